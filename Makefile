@@ -1,0 +1,161 @@
+# flexslot build. Each directory describes itself in a module.mk:
+#   LIBRARIES += name          name_SOURCES := ...   (a static library)
+#   PROGRAMS  += prog          prog_SOURCES := ...   prog_INSTALL_DIR := bin|sbin
+# Every program links against every library (as one group), so module.mk files
+# need not know the order between them.
+#
+# BUILD=dir puts all output under dir (default build/); SANITIZE=1 builds with
+# AddressSanitizer and UndefinedBehaviorSanitizer. `make check` runs the tests
+# in both.
+
+BUILD ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+SYSCONFDIR ?= /etc
+SANITIZE ?= 0
+
+CC ?= cc
+PKGS := libvirt libsystemd inih sqlite3
+TEST_PKGS := check
+
+WARNINGS := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wmissing-prototypes \
+	-Wstrict-prototypes -Wno-unused-parameter -Wno-missing-field-initializers
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -I. -MMD -MP
+ALL_LDFLAGS := $(LDFLAGS) -Wl,--as-needed
+ifeq ($(SANITIZE),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+ALL_CFLAGS += $(SAN_FLAGS) -O1
+ALL_LDFLAGS += $(SAN_FLAGS)
+endif
+
+.DEFAULT_GOAL := all
+NO_CONFIG_GOALS := clean distclean help format
+ifneq ($(filter-out $(NO_CONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
+# Make remakes this file before anything else: that runs the dependency step
+# on a fresh machine and caches the pkg-config flags for the build.
+include $(BUILD)/config.mk
+endif
+
+$(BUILD)/config.mk: packaging/deps.sh Makefile
+	@packaging/deps.sh
+	@mkdir -p $(@D)
+	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags $(PKGS))"; \
+	   echo "PKG_LIBS := $$(pkg-config --libs $(PKGS)) -lm"; \
+	   echo "TEST_CFLAGS := $$(pkg-config --cflags $(TEST_PKGS))"; \
+	   echo "TEST_LIBS := $$(pkg-config --libs $(TEST_PKGS))"; } > $@.tmp
+	@mv $@.tmp $@
+
+LIBRARIES :=
+PROGRAMS :=
+include $(sort $(wildcard */module.mk))
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+LIB_FILES := $(foreach l,$(LIBRARIES),$(BUILD)/lib/libflexslot-$(l).a)
+LINK_LIBS = -Wl,--start-group $(LIB_FILES) -Wl,--end-group $(PKG_LIBS)
+
+define library_rules
+$(BUILD)/lib/libflexslot-$(1).a: $(call obj,$($(1)_SOURCES))
+	@mkdir -p $$(@D)
+	@rm -f $$@
+	ar rcs $$@ $$^
+ALL_OBJS += $(call obj,$($(1)_SOURCES))
+endef
+
+define program_rules
+$(BUILD)/bin/$(1): $(call obj,$($(1)_SOURCES)) $(LIB_FILES)
+	@mkdir -p $$(@D)
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $(call obj,$($(1)_SOURCES)) $$(LINK_LIBS)
+ALL_OBJS += $(call obj,$($(1)_SOURCES))
+endef
+
+$(foreach l,$(LIBRARIES),$(eval $(call library_rules,$(l))))
+$(foreach p,$(PROGRAMS),$(eval $(call program_rules,$(p))))
+
+PROGRAM_FILES := $(foreach p,$(PROGRAMS),$(BUILD)/bin/$(p))
+
+$(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+# Tests: tests/check_<name>.c defines Suite *suite_<name>(void); the runner's
+# list of suites is generated from the file names, and rewritten only when it
+# changes so that adding nothing rebuilds nothing.
+TEST_SOURCES := $(sort $(wildcard tests/*.c))
+TEST_SUITES := $(patsubst tests/check_%.c,%,$(filter tests/check_%.c,$(TEST_SOURCES)))
+TEST_OBJS := $(call obj,$(TEST_SOURCES))
+TEST_RUNNER := $(BUILD)/tests/flexslot-tests
+
+$(BUILD)/tests/suites.h: FORCE
+	@mkdir -p $(@D)
+	@printf 'SUITE(%s)\n' $(TEST_SUITES) > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@
+	@rm -f $@.tmp
+
+$(BUILD)/obj/tests/%.o: tests/%.c $(BUILD)/config.mk $(BUILD)/tests/suites.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/tests $(PKG_CFLAGS) $(TEST_CFLAGS) -c -o $@ $<
+
+$(TEST_RUNNER): $(TEST_OBJS) $(LIB_FILES)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJS) $(LINK_LIBS) $(TEST_LIBS)
+
+-include $(ALL_OBJS:.o=.d) $(TEST_OBJS:.o=.d)
+
+.PHONY: all check check-run tests install uninstall clean distclean lint format \
+	demo bench help FORCE
+
+all: $(LIB_FILES) $(PROGRAM_FILES)
+
+tests: all $(TEST_RUNNER)
+
+# Runs every suite in this build; FLEXSLOT_BUILD tells integration tests where
+# the programs are. CK_RUN_SUITE=name runs one suite.
+check-run: tests
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) $(TEST_RUNNER)
+
+# The plain build first, then the same suites under ASan and UBSan, so the
+# output ends with the sanitizer run's summary line.
+check: check-run
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/sanitize SANITIZE=1 check-run
+
+install: all
+	$(foreach p,$(PROGRAMS),install -D -m 0755 $(BUILD)/bin/$(p) \
+		$(DESTDIR)$(PREFIX)/$(or $($(p)_INSTALL_DIR),bin)/$(p);)
+	$(foreach f,$(INSTALL_DATA),install -D -m 0644 $(word 1,$(subst :, ,$(f))) \
+		$(DESTDIR)$(word 2,$(subst :, ,$(f)));)
+
+uninstall:
+	$(foreach p,$(PROGRAMS),rm -f $(DESTDIR)$(PREFIX)/$(or $($(p)_INSTALL_DIR),bin)/$(p);)
+	$(foreach f,$(INSTALL_DATA),rm -f $(DESTDIR)$(word 2,$(subst :, ,$(f)));)
+
+clean:
+	rm -rf $(BUILD)
+
+distclean: clean
+
+LINT_SOURCES = $(foreach l,$(LIBRARIES),$($(l)_SOURCES)) \
+	$(foreach p,$(PROGRAMS),$($(p)_SOURCES))
+
+lint: $(BUILD)/config.mk
+	cppcheck --quiet --error-exitcode=1 --std=c11 --inline-suppr \
+		--enable=warning,performance,portability \
+		--suppress=missingIncludeSystem -I. -D_GNU_SOURCE \
+		$(LINT_SOURCES) $(TEST_SOURCES)
+	clang-tidy --quiet $(LINT_SOURCES) -- -std=gnu11 -D_GNU_SOURCE -I. $(PKG_CFLAGS)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+help:
+	@echo "make            build everything into $(BUILD)/"
+	@echo "make check      run all test suites, plain and with ASan/UBSan"
+	@echo "make demo       run the simulator's demonstration experiment"
+	@echo "make bench      run the benchmarks"
+	@echo "make lint       cppcheck and clang-tidy"
+	@echo "make install    install into DESTDIR/PREFIX (default $(PREFIX))"
+	@echo "make clean      remove $(BUILD)/"
+	@echo "variables: BUILD=dir SANITIZE=1 PREFIX=... DESTDIR=... CFLAGS=..."
+
+FORCE:

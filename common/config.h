@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A configuration is a plain struct described by a schema table: one ConfKey
+ * per (section, key) with its type, default and range. Loading applies the
+ * defaults, then the file, then the schema's cross-field check, into a
+ * scratch copy; the caller's struct changes only when all of it succeeded. */
+
+typedef enum ConfType {
+        CONF_INT,      /* int64_t, range [min, max] */
+        CONF_DOUBLE,   /* double, range [dmin, dmax] */
+        CONF_BOOL,     /* bool */
+        CONF_STRING,   /* char *, owned; freed by conf_free() */
+        CONF_DURATION, /* usec_t; "3s", "500ms"; range [min, max] in usec */
+        CONF_SIZE,     /* uint64_t bytes; "4G", "512M"; range [min, max] */
+        CONF_ENUM,     /* int: index into choices */
+} ConfType;
+
+typedef struct ConfKey {
+        const char *section;
+        const char *key;
+        ConfType type;
+        size_t offset;
+        /* Parsed like a value from the file; NULL for a required key or a
+         * string that may stay unset (NULL). */
+        const char *default_value;
+        bool required;
+        int64_t min, max;           /* CONF_INT, CONF_DURATION, CONF_SIZE */
+        double dmin, dmax;          /* CONF_DOUBLE */
+        const char *const *choices; /* CONF_ENUM, NULL-terminated */
+} ConfKey;
+
+#define CONF_ERROR_TEXT_MAX 256
+
+typedef struct ConfError {
+        char file[CONF_ERROR_TEXT_MAX];
+        unsigned line; /* 0 when the error has no single line */
+        char section[64];
+        char key[64];
+        char message[CONF_ERROR_TEXT_MAX];
+} ConfError;
+
+typedef struct ConfSchema {
+        const ConfKey *keys;
+        size_t n_keys;
+        size_t size; /* sizeof the configuration struct */
+        /* Cross-field check on the complete struct; fills err (line 0) and
+         * returns a negative errno to refuse the configuration. May be NULL. */
+        int (*validate)(const void *config, ConfError *err);
+} ConfSchema;
+
+/* Fills *config with the defaults alone (and runs validate). */
+int conf_load_defaults(const ConfSchema *schema, void *config, ConfError *err);
+/* Defaults, then the file. *config must be zeroed or hold an earlier loaded
+ * configuration, which is freed and replaced only on success. */
+int conf_load_file(const ConfSchema *schema, const char *path, void *config,
+                   ConfError *err);
+/* Same, from text; name is used in error messages in place of a file name. */
+int conf_load_string(const ConfSchema *schema, const char *name, const char *text,
+                     void *config, ConfError *err);
+/* Frees the strings a load allocated and zeroes the struct. */
+void conf_free(const ConfSchema *schema, void *config);
+
+/* "file:line: [section] key: message", omitting the parts that are unset. */
+void conf_error_format(const ConfError *err, char *buf, size_t size);
+/* Helper for validate callbacks. */
+int conf_error_set(ConfError *err, const char *section, const char *key,
+                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#define CONF_FIELD(type, member) offsetof(type, member)

@@ -1,0 +1,2 @@
+LIBRARIES += common
+common_SOURCES := $(wildcard common/*.c)

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+#include "time-util.h"
+
+#include <time.h>
+
+static usec_t clock_usec(clockid_t id) {
+        struct timespec ts;
+
+        /* Cannot fail for the clocks used here; a zero time would be obvious. */
+        if (clock_gettime(id, &ts) < 0)
+                return 0;
+        return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / NSEC_PER_USEC;
+}
+
+usec_t now_monotonic_usec(void) {
+        return clock_usec(CLOCK_MONOTONIC);
+}
+
+usec_t now_realtime_usec(void) {
+        return clock_usec(CLOCK_REALTIME);
+}

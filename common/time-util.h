@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdint.h>
+
+/* One time unit across the project: microseconds in a uint64_t. */
+typedef uint64_t usec_t;
+
+#define USEC_INFINITY ((usec_t)UINT64_MAX)
+#define USEC_PER_MSEC ((usec_t)1000ULL)
+#define USEC_PER_SEC ((usec_t)1000000ULL)
+#define USEC_PER_MINUTE (60ULL * USEC_PER_SEC)
+#define USEC_PER_HOUR (60ULL * USEC_PER_MINUTE)
+#define NSEC_PER_USEC ((uint64_t)1000ULL)
+
+/* CLOCK_MONOTONIC in microseconds: for intervals, rate limits, timeouts. */
+usec_t now_monotonic_usec(void);
+/* CLOCK_REALTIME in microseconds: only for timestamps shown to people. */
+usec_t now_realtime_usec(void);
+
+static inline double usec_to_sec(usec_t u) {
+        return (double)u / (double)USEC_PER_SEC;
+}

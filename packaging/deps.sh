@@ -1,0 +1,44 @@
+#!/bin/sh
+# Installs the Debian packages flexslot needs to build and test.
+# Does nothing when everything is present; as root it installs what is missing
+# with apt-get; otherwise it prints the exact command to run and fails.
+#
+#   packaging/deps.sh          build and unit-test packages
+#   packaging/deps.sh --vm     also what the real-guest tests need (libvirtd, QEMU,
+#                              busybox, cpio)
+set -eu
+
+build_pkgs="gcc make pkg-config libvirt-dev libsystemd-dev libinih-dev check \
+libsqlite3-dev dbus systemd libvirt-clients gnuplot-nox"
+vm_pkgs="libvirt-daemon libvirt-daemon-system libvirt-daemon-driver-qemu \
+qemu-system-x86 busybox-static cpio"
+
+want="$build_pkgs"
+case "${1:-}" in
+--vm) want="$want $vm_pkgs" ;;
+"") ;;
+*)
+	echo "usage: $0 [--vm]" >&2
+	exit 2
+	;;
+esac
+
+missing=""
+for p in $want; do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$status" = "installed" ] || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "flexslot: missing packages:$missing" >&2
+	echo "flexslot: install them with: sudo apt-get install -y --no-install-recommends$missing" >&2
+	exit 1
+fi
+
+echo "flexslot: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has empty package lists; an old list can name vanished versions.
+apt-get update -qq >&2
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >&2

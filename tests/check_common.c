@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/config.h"
+#include "common/log.h"
+#include "common/macro.h"
+#include "common/parse.h"
+#include "common/time-util.h"
+#include "tests.h"
+
+/* ---- parse ---- */
+
+START_TEST(test_parse_int64) {
+        int64_t v = 7;
+
+        ck_assert_int_eq(parse_int64("42", 0, 100, &v), 0);
+        ck_assert_int_eq(v, 42);
+        ck_assert_int_eq(parse_int64("-5", -10, 10, &v), 0);
+        ck_assert_int_eq(v, -5);
+        v = 7;
+        ck_assert_int_eq(parse_int64("", 0, 100, &v), -EINVAL);
+        ck_assert_int_eq(parse_int64(" 5", 0, 100, &v), -EINVAL);
+        ck_assert_int_eq(parse_int64("5 ", 0, 100, &v), -EINVAL);
+        ck_assert_int_eq(parse_int64("5x", 0, 100, &v), -EINVAL);
+        ck_assert_int_eq(parse_int64("0x10", 0, 100, &v), -EINVAL);
+        ck_assert_int_eq(parse_int64("101", 0, 100, &v), -ERANGE);
+        ck_assert_int_eq(parse_int64("99999999999999999999", INT64_MIN, INT64_MAX, &v),
+                         -ERANGE);
+        ck_assert_int_eq(v, 7); /* untouched on failure */
+}
+END_TEST
+
+START_TEST(test_parse_uint64_rejects_sign) {
+        uint64_t v = 3;
+
+        ck_assert_int_eq(parse_uint64("-1", 0, UINT64_MAX, &v), -EINVAL);
+        ck_assert_int_eq(parse_uint64("+1", 0, UINT64_MAX, &v), -EINVAL);
+        ck_assert_int_eq(v, 3);
+        ck_assert_int_eq(parse_uint64("18446744073709551615", 0, UINT64_MAX, &v), 0);
+        ck_assert(v == UINT64_MAX);
+}
+END_TEST
+
+START_TEST(test_parse_double) {
+        double v = 1.0;
+
+        ck_assert_int_eq(parse_double("0.25", 0, 1, &v), 0);
+        ck_assert_double_eq(v, 0.25);
+        ck_assert_int_eq(parse_double("1e-3", 0, 1, &v), 0);
+        ck_assert_double_eq_tol(v, 0.001, 1e-12);
+        v = 9.0;
+        ck_assert_int_eq(parse_double("nan", 0, 1, &v), -EINVAL);
+        ck_assert_int_eq(parse_double("inf", 0, HUGE_VAL, &v), -EINVAL);
+        ck_assert_int_eq(parse_double("0x1p3", 0, 100, &v), -EINVAL);
+        ck_assert_int_eq(parse_double(".", 0, 1, &v), -EINVAL);
+        ck_assert_int_eq(parse_double("1e", 0, 1, &v), -EINVAL);
+        ck_assert_int_eq(parse_double("1.5", 0, 1, &v), -ERANGE);
+        ck_assert_double_eq(v, 9.0);
+}
+END_TEST
+
+START_TEST(test_parse_bool) {
+        bool b = false;
+
+        ck_assert_int_eq(parse_bool("Yes", &b), 0);
+        ck_assert(b);
+        ck_assert_int_eq(parse_bool("off", &b), 0);
+        ck_assert(!b);
+        ck_assert_int_eq(parse_bool("2", &b), -EINVAL);
+        ck_assert_int_eq(parse_bool("", &b), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_parse_duration_and_size) {
+        usec_t d = 0;
+        uint64_t s = 0;
+
+        ck_assert_int_eq(parse_duration("3", &d), 0);
+        ck_assert_uint_eq(d, 3 * USEC_PER_SEC);
+        ck_assert_int_eq(parse_duration("500ms", &d), 0);
+        ck_assert_uint_eq(d, 500 * USEC_PER_MSEC);
+        ck_assert_int_eq(parse_duration("1.5s", &d), 0);
+        ck_assert_uint_eq(d, 1500 * USEC_PER_MSEC);
+        ck_assert_int_eq(parse_duration("2min", &d), 0);
+        ck_assert_uint_eq(d, 120 * USEC_PER_SEC);
+        ck_assert_int_eq(parse_duration("-1s", &d), -EINVAL);
+        ck_assert_int_eq(parse_duration("3 s", &d), -EINVAL);
+        ck_assert_int_eq(parse_duration("3parsecs", &d), -EINVAL);
+
+        ck_assert_int_eq(parse_size("4G", &s), 0);
+        ck_assert_uint_eq(s, 4ULL << 30);
+        ck_assert_int_eq(parse_size("512MiB", &s), 0);
+        ck_assert_uint_eq(s, 512ULL << 20);
+        ck_assert_int_eq(parse_size("100", &s), 0);
+        ck_assert_uint_eq(s, 100);
+        ck_assert_int_eq(parse_size("1X", &s), -EINVAL);
+        ck_assert_int_eq(parse_size("99999999999T", &s), -ERANGE);
+}
+END_TEST
+
+/* ---- time ---- */
+
+START_TEST(test_monotonic_time_advances) {
+        usec_t a = now_monotonic_usec(), b;
+        struct timespec ts = { .tv_nsec = 2 * 1000 * 1000 };
+
+        nanosleep(&ts, NULL);
+        b = now_monotonic_usec();
+        ck_assert_uint_gt(a, 0);
+        ck_assert_uint_ge(b - a, 2 * USEC_PER_MSEC);
+}
+END_TEST
+
+/* ---- log ---- */
+
+/* Runs fn with stderr redirected to a temporary file and returns its text. */
+static char *capture_stderr(void (*fn)(void)) {
+        char path[] = "/tmp/flexslot-log.XXXXXX";
+        int fd = mkstemp(path), saved = dup(STDERR_FILENO);
+        static char text[4096];
+        ssize_t n;
+
+        ck_assert_int_ge(fd, 0);
+        fflush(stderr);
+        dup2(fd, STDERR_FILENO);
+        fn();
+        fflush(stderr);
+        dup2(saved, STDERR_FILENO);
+        close(saved);
+        n = pread(fd, text, sizeof(text) - 1, 0);
+        ck_assert_int_ge(n, 0);
+        text[n] = '\0';
+        close(fd);
+        unlink(path);
+        return text;
+}
+
+static void log_some_lines(void) {
+        log_info("hello %d", 1);
+        log_debug("hidden");
+        ck_assert_int_eq(log_error_errno(-ENOENT, "open %s", "x"), -ENOENT);
+}
+
+START_TEST(test_log_plain_and_journal) {
+        const char *text;
+
+        unsetenv("JOURNAL_STREAM");
+        log_open("/usr/sbin/flexslot-test");
+        log_set_max_level(LOG_LEVEL_INFO);
+        text = capture_stderr(log_some_lines);
+        ck_assert_str_eq(text, "flexslot-test: hello 1\n"
+                               "flexslot-test: open x: No such file or directory\n");
+
+        log_set_journal_prefix(true);
+        text = capture_stderr(log_some_lines);
+        ck_assert_str_eq(text, "<6>hello 1\n<3>open x: No such file or directory\n");
+        log_set_journal_prefix(false);
+}
+END_TEST
+
+START_TEST(test_log_level_names) {
+        LogLevel l = LOG_LEVEL_INFO;
+
+        ck_assert_int_eq(log_level_from_string("debug", &l), 0);
+        ck_assert_int_eq(l, LOG_LEVEL_DEBUG);
+        ck_assert_int_eq(log_level_from_string("4", &l), 0);
+        ck_assert_int_eq(l, LOG_LEVEL_WARNING);
+        ck_assert_int_eq(log_level_from_string("loud", &l), -EINVAL);
+        ck_assert_str_eq(log_level_to_string(LOG_LEVEL_ERR), "err");
+}
+END_TEST
+
+/* ---- config ---- */
+
+typedef struct TestConfig {
+        char *uri;
+        usec_t interval;
+        bool dry_run;
+        uint64_t memory_reserve;
+        double alpha;
+        int mode;
+        int64_t slots;
+        int64_t min_vcpus;
+        int64_t max_vcpus;
+} TestConfig;
+
+static const char *const mode_names[] = { "static", "flexslot", NULL };
+
+static const ConfKey test_keys[] = {
+        { "agent", "uri", CONF_STRING, offsetof(TestConfig, uri), .required = true },
+        { "agent", "interval", CONF_DURATION, offsetof(TestConfig, interval), "3s",
+          .min = 100 * USEC_PER_MSEC, .max = USEC_PER_HOUR },
+        { "agent", "dry-run", CONF_BOOL, offsetof(TestConfig, dry_run), "no" },
+        { "host", "memory-reserve", CONF_SIZE, offsetof(TestConfig, memory_reserve), "1G",
+          .min = 0, .max = INT64_MAX },
+        { "flexslot", "alpha", CONF_DOUBLE, offsetof(TestConfig, alpha), "0.2",
+          .dmin = 0.01, .dmax = 1.0 },
+        { "flexslot", "mode", CONF_ENUM, offsetof(TestConfig, mode), "flexslot",
+          .choices = mode_names },
+        { "flexslot", "slots", CONF_INT, offsetof(TestConfig, slots), "4", .min = 1,
+          .max = 64 },
+        { "limits", "min-vcpus", CONF_INT, offsetof(TestConfig, min_vcpus), "1", .min = 1,
+          .max = 256 },
+        { "limits", "max-vcpus", CONF_INT, offsetof(TestConfig, max_vcpus), "8", .min = 1,
+          .max = 256 },
+};
+
+static int test_validate(const void *config, ConfError *err) {
+        const TestConfig *c = config;
+
+        if (c->min_vcpus > c->max_vcpus)
+                return conf_error_set(err, "limits", "min-vcpus",
+                                      "%lld is greater than max-vcpus %lld",
+                                      (long long)c->min_vcpus, (long long)c->max_vcpus);
+        return 0;
+}
+
+static const ConfSchema test_schema = {
+        .keys = test_keys,
+        .n_keys = ELEMENTSOF(test_keys),
+        .size = sizeof(TestConfig),
+        .validate = test_validate,
+};
+
+START_TEST(test_config_defaults_then_file) {
+        TestConfig c = { 0 };
+        ConfError err;
+
+        ck_assert_int_eq(conf_load_string(&test_schema, "inline",
+                                          "[agent]\nuri = qemu:///system\n", &c, &err),
+                         0);
+        ck_assert_str_eq(c.uri, "qemu:///system");
+        ck_assert_uint_eq(c.interval, 3 * USEC_PER_SEC);
+        ck_assert(!c.dry_run);
+        ck_assert_uint_eq(c.memory_reserve, 1ULL << 30);
+        ck_assert_double_eq(c.alpha, 0.2);
+        ck_assert_int_eq(c.mode, 1);
+        ck_assert_int_eq(c.slots, 4);
+        conf_free(&test_schema, &c);
+        ck_assert_ptr_null(c.uri);
+}
+END_TEST
+
+START_TEST(test_config_good_file) {
+        TestConfig c = { 0 };
+        ConfError err;
+        int r = conf_load_file(&test_schema, test_srcdir_path("tests/fixtures/config/good.ini"),
+                               &c, &err);
+
+        ck_assert_msg(r == 0, "%s", err.message);
+        ck_assert_str_eq(c.uri, "test:///default");
+        ck_assert_uint_eq(c.interval, 500 * USEC_PER_MSEC);
+        ck_assert(c.dry_run);
+        ck_assert_uint_eq(c.memory_reserve, 2ULL << 30);
+        ck_assert_double_eq(c.alpha, 0.25);
+        ck_assert_int_eq(c.mode, 0);
+        ck_assert_int_eq(c.slots, 8);
+        ck_assert_int_eq(c.max_vcpus, 4);
+        conf_free(&test_schema, &c);
+}
+END_TEST
+
+typedef struct BadFixture {
+        const char *file;
+        unsigned line;
+        const char *message; /* expected text after "path:line: " */
+} BadFixture;
+
+static const BadFixture bad_fixtures[] = {
+        { "unknown-section.ini", 5, "[agnet]: unknown section" },
+        { "unknown-key.ini", 3, "[agent] intervall: unknown key" },
+        { "bad-integer.ini", 4, "[flexslot] slots: invalid integer 'four'" },
+        { "out-of-range.ini", 5, "[flexslot] slots: value '100' out of range [1, 64]" },
+        { "negative-unsigned.ini", 4,
+          "[host] memory-reserve: invalid size '-1G' (e.g. 512M, 4G)" },
+        { "bad-duration.ini", 3,
+          "[agent] interval: invalid duration 'soon' (e.g. 3s, 500ms, 2min)" },
+        { "short-duration.ini", 3,
+          "[agent] interval: value '10us' out of range [100000, 3600000000] microseconds" },
+        { "bad-boolean.ini", 3, "[agent] dry-run: invalid boolean 'maybe' (use yes or no)" },
+        { "bad-enum.ini", 4,
+          "[flexslot] mode: invalid value 'fastest' (one of: static, flexslot)" },
+        { "nan-double.ini", 4, "[flexslot] alpha: invalid number 'nan'" },
+        { "syntax-error.ini", 3, "syntax error (expected [section] or key = value)" },
+        { "duplicate-key.ini", 4, "[agent] interval: set more than once" },
+        { "missing-required.ini", 0, "[agent] uri: required key is missing" },
+        { "outside-section.ini", 1, "uri: key outside any [section]" },
+        { "cross-field.ini", 0, "[limits] min-vcpus: 6 is greater than max-vcpus 2" },
+        { "empty-string.ini", 2, "[agent] uri: empty value" },
+};
+
+START_TEST(test_config_bad_fixture) {
+        const BadFixture *f = &bad_fixtures[_i];
+        TestConfig c = { 0 };
+        ConfError err;
+        char path[512], expected[1024], got[1024];
+        int r;
+
+        /* A configuration already in place must survive the failed load. */
+        ck_assert_int_eq(conf_load_string(&test_schema, "inline",
+                                          "[agent]\nuri = keep:///me\n[flexslot]\nslots = 9\n",
+                                          &c, &err),
+                         0);
+
+        snprintf(path, sizeof(path), "%s",
+                 test_srcdir_path("tests/fixtures/config/"));
+        strncat(path, f->file, sizeof(path) - strlen(path) - 1);
+        r = conf_load_file(&test_schema, path, &c, &err);
+        ck_assert_int_lt(r, 0);
+        ck_assert_uint_eq(err.line, f->line);
+
+        if (f->line > 0)
+                snprintf(expected, sizeof(expected), "%s:%u: %s", path, f->line, f->message);
+        else
+                snprintf(expected, sizeof(expected), "%s: %s", path, f->message);
+        conf_error_format(&err, got, sizeof(got));
+        ck_assert_str_eq(got, expected);
+
+        ck_assert_str_eq(c.uri, "keep:///me");
+        ck_assert_int_eq(c.slots, 9);
+        conf_free(&test_schema, &c);
+}
+END_TEST
+
+START_TEST(test_config_unreadable_file) {
+        TestConfig c = { 0 };
+        ConfError err;
+        char got[1024];
+
+        ck_assert_int_eq(conf_load_file(&test_schema, "/nonexistent/flexslot.ini", &c, &err),
+                         -ENOENT);
+        conf_error_format(&err, got, sizeof(got));
+        ck_assert_str_eq(got, "/nonexistent/flexslot.ini: cannot read: No such file or directory");
+        ck_assert_int_lt(conf_load_file(&test_schema, "/", &c, &err), 0);
+        ck_assert_str_eq(err.message, "not a regular file");
+        ck_assert_ptr_null(c.uri);
+}
+END_TEST
+
+START_TEST(test_config_long_line_accepted) {
+        TestConfig c = { 0 };
+        ConfError err;
+        char text[1200], uri[1000];
+
+        memset(uri, 'a', sizeof(uri) - 1);
+        uri[sizeof(uri) - 1] = '\0';
+        snprintf(text, sizeof(text), "[agent]\nuri = %s\n", uri);
+        ck_assert_int_eq(conf_load_string(&test_schema, "inline", text, &c, &err), 0);
+        ck_assert_str_eq(c.uri, uri);
+        conf_free(&test_schema, &c);
+}
+END_TEST
+
+START_TEST(test_config_bad_default_is_reported) {
+        static const ConfKey keys[] = {
+                { "a", "n", CONF_INT, 0, "200", .min = 0, .max = 10 },
+        };
+        static const ConfSchema schema = { keys, 1, sizeof(int64_t), NULL };
+        int64_t n = 0;
+        ConfError err;
+
+        ck_assert_int_lt(conf_load_defaults(&schema, &n, &err), 0);
+        ck_assert_str_eq(err.message, "built-in default: value '200' out of range [0, 10]");
+}
+END_TEST
+
+Suite *suite_common(void) {
+        Suite *s = suite_create("common");
+        TCase *tc;
+
+        tc = tcase_create("parse");
+        tcase_add_test(tc, test_parse_int64);
+        tcase_add_test(tc, test_parse_uint64_rejects_sign);
+        tcase_add_test(tc, test_parse_double);
+        tcase_add_test(tc, test_parse_bool);
+        tcase_add_test(tc, test_parse_duration_and_size);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("time-log");
+        tcase_add_test(tc, test_monotonic_time_advances);
+        tcase_add_test(tc, test_log_plain_and_journal);
+        tcase_add_test(tc, test_log_level_names);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("config");
+        tcase_add_test(tc, test_config_defaults_then_file);
+        tcase_add_test(tc, test_config_good_file);
+        tcase_add_loop_test(tc, test_config_bad_fixture, 0, (int)ELEMENTSOF(bad_fixtures));
+        tcase_add_test(tc, test_config_unreadable_file);
+        tcase_add_test(tc, test_config_long_line_accepted);
+        tcase_add_test(tc, test_config_bad_default_is_reported);
+        suite_add_tcase(s, tc);
+        return s;
+}
