@@ -110,10 +110,17 @@ all: $(LIB_FILES) $(PROGRAM_FILES)
 
 tests: all $(TEST_RUNNER)
 
+# Modules add their benchmarks as prerequisites ("bench: bench-sim") and the
+# simulator module gives demo its recipe.
+bench: all
+
 # Runs every suite in this build; FLEXSLOT_BUILD tells integration tests where
 # the programs are. CK_RUN_SUITE=name runs one suite.
 check-run: tests
-	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) $(TEST_RUNNER)
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) \
+		FLEXSLOT_SANITIZE=$(SANITIZE) \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+		$(TEST_RUNNER)
 
 # The plain build first, then the same suites under ASan and UBSan, so the
 # output ends with the sanitizer run's summary line.

@@ -1,11 +1,11 @@
 #!/bin/sh
-# Installs the Debian packages flexslot needs to build and test.
+# Installs the Debian packages flexslot needs to build and test, including
+# what the real-guest tests need (libvirtd, QEMU, busybox, cpio).
 # Does nothing when everything is present; as root it installs what is missing
 # with apt-get; otherwise it prints the exact command to run and fails.
 #
-#   packaging/deps.sh          build and unit-test packages
-#   packaging/deps.sh --vm     also what the real-guest tests need (libvirtd, QEMU,
-#                              busybox, cpio)
+#   packaging/deps.sh            everything
+#   packaging/deps.sh --build    only what building needs
 set -eu
 
 build_pkgs="gcc make pkg-config libvirt-dev libsystemd-dev libinih-dev check \
@@ -13,12 +13,12 @@ libsqlite3-dev dbus systemd libvirt-clients gnuplot-nox"
 vm_pkgs="libvirt-daemon libvirt-daemon-system libvirt-daemon-driver-qemu \
 qemu-system-x86 busybox-static cpio"
 
-want="$build_pkgs"
+want="$build_pkgs $vm_pkgs"
 case "${1:-}" in
---vm) want="$want $vm_pkgs" ;;
+--build) want="$build_pkgs" ;;
 "") ;;
 *)
-	echo "usage: $0 [--vm]" >&2
+	echo "usage: $0 [--build]" >&2
 	exit 2
 	;;
 esac
