@@ -1,0 +1,123 @@
+#!/bin/sh
+# Host CPU contention for a guest: busy loops in a cgroup that is a sibling of
+# the guest's machine cgroup, with a much higher CPU weight, so the guest's
+# vCPUs wait (and see steal). A hog in the root cgroup barely affects a guest
+# under libvirt's /machine partition.
+#
+#   tests/vm/hog.sh start STATEDIR QEMU_PID [N]   N busy loops (default: CPUs online)
+#   tests/vm/hog.sh stop STATEDIR                 stop them (by PID), remove the cgroup
+#
+# Works with cgroup v1 (cpu controller, cpu.shares) and v2 (cpu.weight).
+set -eu
+
+usage() {
+	echo "usage: $0 start STATEDIR QEMU_PID [N] | stop STATEDIR" >&2
+	exit 2
+}
+msg() { echo "hog.sh: $*" >&2; }
+[ $# -ge 2 ] || usage
+cmd=$1 state=$2
+
+# Prints "MOUNT PATH VERSION" for the cpu controller of PID $1.
+cpu_cgroup_of() {
+	while IFS=: read -r _ ctrls path; do
+		case ",$ctrls," in
+		*,cpu,*)
+			for m in /sys/fs/cgroup/cpu /sys/fs/cgroup/cpu,cpuacct /sys/fs/cgroup/cpuacct,cpu; do
+				if [ -f "$m/cpu.shares" ]; then
+					echo "$m $path 1"
+					return 0
+				fi
+			done
+			;;
+		esac
+	done <"/proc/$1/cgroup"
+	if [ -f /sys/fs/cgroup/cgroup.controllers ] &&
+		grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
+		path=$(sed -n 's/^0:://p' "/proc/$1/cgroup")
+		echo "/sys/fs/cgroup $path 2"
+		return 0
+	fi
+	return 1
+}
+
+do_start() {
+	qpid=$1 n=$2
+	[ -d "/proc/$qpid" ] || {
+		msg "no process $qpid"
+		exit 1
+	}
+	info=$(cpu_cgroup_of "$qpid") || info=""
+	# shellcheck disable=SC2086 # three words
+	set -- $info
+	[ $# -eq 3 ] || {
+		msg "cannot find the cpu cgroup of $qpid"
+		exit 1
+	}
+	mnt=$1 path=$2 ver=$3
+	# The guest's partition: the first component (/machine or /machine.slice).
+	part=$(echo "$path" | cut -d/ -f2)
+	[ -n "$part" ] || {
+		msg "process $qpid is in the root cpu cgroup"
+		exit 1
+	}
+	cg="$mnt/$part/flexslot-hog-$$"
+	mkdir "$cg"
+	echo "$cg" >"$state/hog.cgroup"
+	if [ "$ver" = 1 ]; then
+		echo 262144 >"$cg/cpu.shares"
+	else
+		echo 10000 >"$cg/cpu.weight"
+	fi
+	: >"$state/hog.pids"
+	i=0
+	while [ "$i" -lt "$n" ]; do
+		# The loop moves itself into the cgroup before it starts spinning.
+		sh -c 'echo $$ >"$1/cgroup.procs" && while :; do :; done' hog "$cg" \
+			</dev/null >/dev/null 2>&1 &
+		echo $! >>"$state/hog.pids"
+		i=$((i + 1))
+	done
+	# Bounded wait until every loop sits in the cgroup.
+	t=0
+	while [ "$(wc -l <"$cg/cgroup.procs")" -lt "$n" ]; do
+		t=$((t + 1))
+		[ "$t" -lt 50 ] || {
+			msg "busy loops did not enter $cg"
+			do_stop
+			exit 1
+		}
+		sleep 0.1
+	done
+	echo "$cg"
+}
+
+do_stop() {
+	if [ -f "$state/hog.pids" ]; then
+		while read -r p; do
+			kill -KILL "$p" 2>/dev/null || true
+		done <"$state/hog.pids"
+	fi
+	if [ -f "$state/hog.cgroup" ]; then
+		cg=$(cat "$state/hog.cgroup")
+		t=0
+		while [ -d "$cg" ] && ! rmdir "$cg" 2>/dev/null; do
+			t=$((t + 1))
+			[ "$t" -lt 50 ] || {
+				msg "cannot remove $cg"
+				break
+			}
+			sleep 0.1
+		done
+	fi
+	rm -f "$state/hog.pids" "$state/hog.cgroup"
+}
+
+case $cmd in
+start)
+	[ $# -ge 3 ] || usage
+	do_start "$3" "${4:-$(getconf _NPROCESSORS_ONLN)}"
+	;;
+stop) do_stop ;;
+*) usage ;;
+esac
