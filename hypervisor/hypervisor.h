@@ -309,9 +309,19 @@ extern const HypervisorDriver hv_libvirt_driver;
  * ran do not get them. */
 int hv_event_loop_start(void);
 
+/* Flags of hv_connection_open. */
+typedef enum HvConnectFlags {
+        /* If the hypervisor cannot be reached now (-ENOTCONN), return a
+         * connection anyway that is "lost" and reconnects with back-off on
+         * later calls, so a daemon can start before libvirtd. */
+        HV_CONNECT_LAZY = 1u << 0,
+} HvConnectFlags;
+
 /* Opens uri with the libvirt backend. options may be NULL (defaults).
- * Returns 0, -EINVAL, -ENOENT/-EOPNOTSUPP (no driver for the URI or
- * unknown test:/// file), -EPERM, -ENOTCONN (daemon unreachable), -ENOMEM. */
+ * Returns 0, -EINVAL (bad argument, unreadable or invalid test:/// file),
+ * -EOPNOTSUPP (no libvirt driver for the URI), -EPERM, -ENOTCONN (the
+ * daemon the URI names is unreachable: also what an unknown scheme gives, as
+ * libvirt hands those to libvirtd), -ENOMEM. */
 int hv_connection_open(const char *uri, const HvConnectOptions *options, unsigned flags,
                        HvConnection **ret);
 /* Same with another driver (tests, other hypervisors). */
@@ -328,6 +338,13 @@ const char *hv_connection_get_uri(const HvConnection *conn);
 bool hv_connection_is_connected(const HvConnection *conn);
 /* Reconnect attempts that failed since the connection was last good. */
 unsigned hv_connection_get_failures(const HvConnection *conn);
+/* Message of the last failed operation ("" if none), e.g. libvirt's
+ * "requested cpu amount exceeds maximum supported amount (100 > 32)": for
+ * error replies and logs. Valid until the next call on conn. */
+const char *hv_connection_get_last_error(const HvConnection *conn);
+/* For drivers: sets the message hv_connection_get_last_error returns. */
+void hv_connection_set_last_error(HvConnection *conn, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
 /* Driver state, for the driver's own use. */
 void *hv_connection_get_private(const HvConnection *conn);
 void hv_connection_set_private(HvConnection *conn, void *data);
@@ -348,7 +365,8 @@ int hv_domain_set_vcpus(HvConnection *conn, const char *domain, unsigned vcpus, 
  * balloon driver works, and stays put if the guest has none. */
 int hv_domain_set_memory(HvConnection *conn, const char *domain, uint64_t kib, unsigned flags,
                          uint64_t *ret_kib);
-/* Live CPU weight (cpu_shares, 2..262144). Returns the value read back. */
+/* Live CPU weight (cpu_shares, 1..262144; cgroup v1 hosts take 2..262144,
+ * v2 hosts 1..10000). Returns the value read back. */
 int hv_domain_set_cpu_weight(HvConnection *conn, const char *domain, uint64_t shares,
                              unsigned flags, uint64_t *ret_shares);
 /* Live CPU cap of each vCPU: quota_usec of CPU time every period_usec

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/* Pure code: raw counters from a bulk stats record, metrics from two samples,
+ * and the reconnect back-off. No libvirt call, no clock, no I/O. */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "hypervisor.h"
+
+static const char *const state_names[] = {
+        [HV_STATE_NOSTATE] = "nostate",   [HV_STATE_RUNNING] = "running",
+        [HV_STATE_BLOCKED] = "blocked",   [HV_STATE_PAUSED] = "paused",
+        [HV_STATE_SHUTDOWN] = "shutdown", [HV_STATE_SHUTOFF] = "shutoff",
+        [HV_STATE_CRASHED] = "crashed",   [HV_STATE_PMSUSPENDED] = "pmsuspended",
+};
+
+const char *hv_domain_state_to_string(HvDomainState state) {
+        if ((unsigned)state >= ELEMENTSOF(state_names))
+                return "unknown";
+        return state_names[state];
+}
+
+#define BITMAP_WORDS (HV_VCPU_MAX / 64)
+
+static void bitmap_set(uint64_t *bitmap, unsigned id) {
+        bitmap[id / 64] |= UINT64_C(1) << (id % 64);
+}
+
+static bool bitmap_test(const uint64_t *bitmap, unsigned id) {
+        return bitmap[id / 64] & (UINT64_C(1) << (id % 64));
+}
+
+static bool bitmap_equal(const uint64_t *a, const uint64_t *b) {
+        return memcmp(a, b, BITMAP_WORDS * sizeof(uint64_t)) == 0;
+}
+
+static bool bitmap_empty(const uint64_t *a) {
+        for (unsigned w = 0; w < BITMAP_WORDS; w++)
+                if (a[w])
+                        return false;
+        return true;
+}
+
+bool hv_sample_has_vcpu(const HvDomainSample *s, unsigned id) {
+        return s && id < HV_VCPU_MAX && bitmap_test(s->vcpu_present, id);
+}
+
+/* Counters come as ULLONG from QEMU; other unsigned or non-negative integer
+ * types are accepted so that a driver's choice of type does not lose data. */
+static bool param_get_u64(const virTypedParameter *p, uint64_t *ret) {
+        switch (p->type) {
+        case VIR_TYPED_PARAM_UINT:
+                *ret = p->value.ui;
+                return true;
+        case VIR_TYPED_PARAM_ULLONG:
+                *ret = p->value.ul;
+                return true;
+        case VIR_TYPED_PARAM_INT:
+                if (p->value.i < 0)
+                        return false;
+                *ret = (uint64_t)p->value.i;
+                return true;
+        case VIR_TYPED_PARAM_LLONG:
+                if (p->value.l < 0)
+                        return false;
+                *ret = (uint64_t)p->value.l;
+                return true;
+        default:
+                return false;
+        }
+}
+
+/* Parses "<digits>.<rest>" strictly (no sign, no space); *ret_rest points
+ * after the dot. Ids too large for unsigned are reported as UINT_MAX so the
+ * caller treats them as out of range. */
+static bool parse_vcpu_id(const char *s, unsigned *ret_id, const char **ret_rest) {
+        uint64_t id = 0;
+        const char *p = s;
+
+        if (*p < '0' || *p > '9')
+                return false;
+        for (; *p >= '0' && *p <= '9'; p++)
+                id = MIN(id * 10 + (uint64_t)(*p - '0'), (uint64_t)UINT32_MAX);
+        if (*p != '.')
+                return false;
+        *ret_id = (unsigned)id;
+        *ret_rest = p + 1;
+        return true;
+}
+
+/* What one record gave, collected first: the sample gets a group of fields
+ * only when the group is complete. */
+typedef enum Seen {
+        SEEN_CPU_TIME = 1u << 0,
+        SEEN_VCPU_CURRENT = 1u << 1,
+        SEEN_VCPU_MAX = 1u << 2,
+        SEEN_BALLOON_CURRENT = 1u << 3,
+        SEEN_BALLOON_MAX = 1u << 4,
+        SEEN_BALLOON_UNUSED = 1u << 5,
+        SEEN_BALLOON_AVAILABLE = 1u << 6,
+} Seen;
+
+typedef struct ParseState {
+        unsigned seen; /* Seen bits */
+        uint64_t vcpu_current, vcpu_max;
+        uint64_t vcpu_seen[BITMAP_WORDS];
+        uint64_t has_delay[BITMAP_WORDS];
+        uint64_t has_time[BITMAP_WORDS];
+        bool vcpu_out_of_range;
+} ParseState;
+
+static const struct {
+        const char *field;
+        size_t offset; /* of a uint64_t in HvDomainSample */
+        Seen seen;
+} u64_params[] = {
+        { "cpu.time", offsetof(HvDomainSample, cpu_time_ns), SEEN_CPU_TIME },
+        { "balloon.current", offsetof(HvDomainSample, balloon_current_kib), SEEN_BALLOON_CURRENT },
+        { "balloon.maximum", offsetof(HvDomainSample, balloon_max_kib), SEEN_BALLOON_MAX },
+        { "balloon.unused", offsetof(HvDomainSample, balloon_unused_kib), SEEN_BALLOON_UNUSED },
+        { "balloon.available", offsetof(HvDomainSample, balloon_available_kib),
+          SEEN_BALLOON_AVAILABLE },
+};
+
+static void parse_vcpu_param(const virTypedParameter *p, const char *after_prefix,
+                             HvDomainSample *s, ParseState *st) {
+        const char *rest;
+        unsigned id;
+        uint64_t value;
+
+        if (!parse_vcpu_id(after_prefix, &id, &rest))
+                return;
+        if (id >= HV_VCPU_MAX) {
+                st->vcpu_out_of_range = true;
+                return;
+        }
+        bitmap_set(st->vcpu_seen, id);
+        if (!param_get_u64(p, &value))
+                return;
+        if (strcmp(rest, "delay") == 0) {
+                s->vcpu_delay_ns[id] = value;
+                bitmap_set(st->has_delay, id);
+        } else if (strcmp(rest, "time") == 0) {
+                s->vcpu_time_ns[id] = value;
+                bitmap_set(st->has_time, id);
+        }
+}
+
+static void parse_param(const virTypedParameter *p, HvDomainSample *s, ParseState *st) {
+        const char *f = p->field;
+        uint64_t value;
+
+        if (strncmp(f, "vcpu.", 5) == 0 && f[5] >= '0' && f[5] <= '9') {
+                parse_vcpu_param(p, f + 5, s, st);
+                return;
+        }
+        if (strcmp(f, "state.state") == 0 && p->type == VIR_TYPED_PARAM_INT) {
+                s->state = (HvDomainState)p->value.i;
+                s->fields |= HV_FIELD_STATE;
+                return;
+        }
+        if (strcmp(f, "state.reason") == 0 && p->type == VIR_TYPED_PARAM_INT) {
+                s->state_reason = p->value.i;
+                return;
+        }
+        if (!param_get_u64(p, &value))
+                return;
+        if (strcmp(f, "vcpu.current") == 0) {
+                st->vcpu_current = value;
+                st->seen |= SEEN_VCPU_CURRENT;
+                return;
+        }
+        if (strcmp(f, "vcpu.maximum") == 0) {
+                st->vcpu_max = value;
+                st->seen |= SEEN_VCPU_MAX;
+                return;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(u64_params); i++)
+                if (strcmp(f, u64_params[i].field) == 0) {
+                        memcpy((char *)s + u64_params[i].offset, &value, sizeof(value));
+                        st->seen |= u64_params[i].seen;
+                        return;
+                }
+}
+
+static bool all_seen(const ParseState *st, unsigned bits) {
+        return (st->seen & bits) == bits;
+}
+
+static void keep_vcpu_counters(HvDomainSample *s, const ParseState *st, const uint64_t *has,
+                               HvSampleField field, uint64_t values[HV_VCPU_MAX]) {
+        if (!st->vcpu_out_of_range && !bitmap_empty(st->vcpu_seen) &&
+            bitmap_equal(st->vcpu_seen, has))
+                s->fields |= field;
+        else
+                memset(values, 0, HV_VCPU_MAX * sizeof(uint64_t));
+}
+
+/* Keeps a group of fields only when complete; an incomplete one is zeroed so
+ * that a cleared bit always means "holds 0". */
+static void sample_keep_groups(HvDomainSample *s, const ParseState *st) {
+        if (all_seen(st, SEEN_CPU_TIME))
+                s->fields |= HV_FIELD_CPU_TIME;
+        if (all_seen(st, SEEN_VCPU_CURRENT | SEEN_VCPU_MAX) && st->vcpu_current <= UINT32_MAX &&
+            st->vcpu_max <= UINT32_MAX) {
+                s->vcpus_current = (unsigned)st->vcpu_current;
+                s->vcpus_max = (unsigned)st->vcpu_max;
+                s->fields |= HV_FIELD_VCPU_COUNT;
+        }
+        if (all_seen(st, SEEN_BALLOON_CURRENT | SEEN_BALLOON_MAX))
+                s->fields |= HV_FIELD_BALLOON;
+        else
+                s->balloon_current_kib = s->balloon_max_kib = 0;
+        if (all_seen(st, SEEN_BALLOON_UNUSED | SEEN_BALLOON_AVAILABLE))
+                s->fields |= HV_FIELD_BALLOON_GUEST;
+        else
+                s->balloon_unused_kib = s->balloon_available_kib = 0;
+
+        /* Steal over a subset of the vCPUs would be a guess: all or nothing. */
+        if (!st->vcpu_out_of_range)
+                memcpy(s->vcpu_present, st->vcpu_seen, sizeof(st->vcpu_seen));
+        keep_vcpu_counters(s, st, st->has_delay, HV_FIELD_VCPU_DELAY, s->vcpu_delay_ns);
+        keep_vcpu_counters(s, st, st->has_time, HV_FIELD_VCPU_TIME, s->vcpu_time_ns);
+}
+
+int hv_sample_from_params(const char *name, const char *uuid, const virTypedParameter *params,
+                          int n, usec_t sampled_usec, HvDomainSample *ret) {
+        ParseState st = { 0 };
+
+        if (!name || !ret || n < 0 || (n > 0 && !params))
+                return -EINVAL;
+        if (name[0] == '\0' || strlen(name) >= sizeof(ret->name) ||
+            (uuid && strlen(uuid) >= sizeof(ret->uuid)))
+                return -EINVAL;
+
+        memset(ret, 0, sizeof(*ret));
+        strcpy(ret->name, name);
+        if (uuid)
+                strcpy(ret->uuid, uuid);
+        ret->sampled_usec = sampled_usec;
+
+        for (int i = 0; i < n; i++)
+                parse_param(&params[i], ret, &st);
+        sample_keep_groups(ret, &st);
+        return 0;
+}
+
+static bool same_domain(const HvDomainSample *a, const HvDomainSample *b) {
+        if (a->uuid[0] && b->uuid[0])
+                return strcmp(a->uuid, b->uuid) == 0;
+        return strcmp(a->name, b->name) == 0;
+}
+
+/* Sum of the delay deltas over the vCPUs in both samples; false when a
+ * counter went backwards or no vCPU is common. */
+static bool delay_delta(const HvDomainSample *prev, const HvDomainSample *cur, uint64_t *ret_sum,
+                        unsigned *ret_n) {
+        uint64_t sum = 0;
+        unsigned n = 0;
+
+        for (unsigned w = 0; w < BITMAP_WORDS; w++) {
+                uint64_t common = prev->vcpu_present[w] & cur->vcpu_present[w];
+
+                while (common) {
+                        unsigned id = w * 64 + (unsigned)__builtin_ctzll(common);
+
+                        common &= common - 1;
+                        if (cur->vcpu_delay_ns[id] < prev->vcpu_delay_ns[id])
+                                return false;
+                        sum += cur->vcpu_delay_ns[id] - prev->vcpu_delay_ns[id];
+                        n++;
+                }
+        }
+        if (n == 0)
+                return false;
+        *ret_sum = sum;
+        *ret_n = n;
+        return true;
+}
+
+int hv_metrics_derive(const HvDomainSample *prev, const HvDomainSample *cur, HvDomainMetrics *ret) {
+        HvDomainMetrics m = { 0 };
+        double wall_ns;
+
+        if (!cur || !ret)
+                return -EINVAL;
+
+        if (cur->fields & HV_FIELD_STATE) {
+                m.state = cur->state;
+                m.valid |= HV_METRIC_STATE;
+        }
+        if (cur->fields & HV_FIELD_VCPU_COUNT) {
+                m.vcpus_current = cur->vcpus_current;
+                m.vcpus_max = cur->vcpus_max;
+                m.valid |= HV_METRIC_VCPUS;
+        }
+        if (cur->fields & HV_FIELD_BALLOON) {
+                m.memory_kib = cur->balloon_current_kib;
+                m.memory_max_kib = cur->balloon_max_kib;
+                m.valid |= HV_METRIC_MEMORY;
+        }
+        if (cur->fields & HV_FIELD_BALLOON_GUEST) {
+                m.memory_unused_kib = cur->balloon_unused_kib;
+                m.memory_available_kib = cur->balloon_available_kib;
+                m.valid |= HV_METRIC_MEMORY_GUEST;
+        }
+
+        if (!prev || !same_domain(prev, cur) || cur->sampled_usec <= prev->sampled_usec) {
+                *ret = m;
+                return 0;
+        }
+        m.interval_usec = cur->sampled_usec - prev->sampled_usec;
+        wall_ns = (double)m.interval_usec * (double)NSEC_PER_USEC;
+
+        if ((prev->fields & cur->fields & HV_FIELD_CPU_TIME) &&
+            cur->cpu_time_ns >= prev->cpu_time_ns) {
+                m.cpu_use = (double)(cur->cpu_time_ns - prev->cpu_time_ns) / wall_ns;
+                m.valid |= HV_METRIC_CPU_USE;
+        }
+
+        if (prev->fields & cur->fields & HV_FIELD_VCPU_DELAY) {
+                uint64_t delay_ns;
+                unsigned n;
+
+                if (delay_delta(prev, cur, &delay_ns, &n)) {
+                        m.steal = MIN((double)delay_ns / (wall_ns * (double)n), 1.0);
+                        m.valid |= HV_METRIC_STEAL;
+                }
+        }
+
+        *ret = m;
+        return 0;
+}
+
+int hv_backoff_init(HvBackoff *b, usec_t initial, usec_t max) {
+        if (!b || initial == 0 || max < initial)
+                return -EINVAL;
+        *b = (HvBackoff){ .initial = initial, .max = max, .delay = initial };
+        return 0;
+}
+
+bool hv_backoff_due(const HvBackoff *b, usec_t now) {
+        return now >= b->next_attempt;
+}
+
+void hv_backoff_failed(HvBackoff *b, usec_t now) {
+        b->next_attempt = now > USEC_INFINITY - b->delay ? USEC_INFINITY : now + b->delay;
+        b->delay = b->delay > b->max / 2 ? b->max : b->delay * 2;
+        b->failures++;
+}
+
+void hv_backoff_succeeded(HvBackoff *b) {
+        b->delay = b->initial;
+        b->next_attempt = 0;
+        b->failures = 0;
+}

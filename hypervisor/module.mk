@@ -1,0 +1,2 @@
+LIBRARIES += hypervisor
+hypervisor_SOURCES := $(wildcard hypervisor/*.c)
