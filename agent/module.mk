@@ -1,0 +1,4 @@
+# flexslot-agentd: the per-host agent. Its testable parts (configuration,
+# safety limits, history, the worker queue) are the `agent` library.
+LIBRARIES += agent
+agent_SOURCES := agent/config.c agent/safety.c agent/ring.c agent/worker.c

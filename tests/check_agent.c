@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: MIT */
+/* The agent's pure parts: configuration, safety limits, history ring, and
+ * the worker queue that keeps libvirt off the event loop. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <systemd/sd-event.h>
+
+#include "agent/config.h"
+#include "agent/ring.h"
+#include "agent/safety.h"
+#include "agent/worker.h"
+#include "common/log.h"
+#include "common/macro.h"
+#include "tests.h"
+
+#define MIB (1ULL << 20)
+#define GIB (1ULL << 30)
+
+/* ---- configuration ---- */
+
+START_TEST(test_config_defaults) {
+        AgentConfig c = { 0 };
+        ConfError err;
+        AgentLimits l;
+
+        ck_assert_int_eq(conf_load_defaults(&agent_config_schema, &c, &err), 0);
+        ck_assert_str_eq(c.uri, "qemu:///system");
+        ck_assert_ptr_null(c.address);
+        ck_assert_uint_eq(c.interval, 5 * USEC_PER_SEC);
+        ck_assert_str_eq(c.allowed_group, "flexslot");
+        ck_assert_int_eq(agent_config_log_levels[c.log_level], LOG_LEVEL_INFO);
+
+        agent_config_to_limits(&c, 16, 64 * GIB, &l);
+        ck_assert_uint_eq(l.host_vcpus, 16);
+        ck_assert_uint_eq(l.host_memory, 64 * GIB);
+        ck_assert_uint_eq(l.reserve_memory, GIB);
+        ck_assert_uint_eq(l.min_memory, 512 * MIB);
+        conf_free(&agent_config_schema, &c);
+}
+END_TEST
+
+START_TEST(test_config_host_overrides_and_overcommit) {
+        AgentConfig c = { 0 };
+        ConfError err;
+        AgentLimits l;
+
+        ck_assert_int_eq(conf_load_string(&agent_config_schema, "inline",
+                                          "[host]\ncpus = 6\nmemory = 8G\ncpu-overcommit = 1.5\n",
+                                          &c, &err),
+                         0);
+        agent_config_to_limits(&c, 16, 64 * GIB, &l);
+        ck_assert_uint_eq(l.host_vcpus, 9);
+        ck_assert_uint_eq(l.host_memory, 8 * GIB);
+        conf_free(&agent_config_schema, &c);
+}
+END_TEST
+
+/* The shipped example must load, and as shipped it must mean the defaults. */
+START_TEST(test_config_example_is_defaults) {
+        AgentConfig example = { 0 }, defaults = { 0 };
+        ConfError err;
+        char msg[512];
+        int r;
+
+        r = conf_load_file(&agent_config_schema, test_srcdir_path("conf/agent.ini"), &example,
+                           &err);
+        conf_error_format(&err, msg, sizeof(msg));
+        ck_assert_msg(r == 0, "%s", msg);
+        ck_assert_int_eq(conf_load_defaults(&agent_config_schema, &defaults, &err), 0);
+        ck_assert_str_eq(example.uri, defaults.uri);
+        ck_assert_uint_eq(example.interval, defaults.interval);
+        ck_assert_uint_eq(example.max_memory, defaults.max_memory);
+        ck_assert_uint_eq(example.min_interval, defaults.min_interval);
+        conf_free(&agent_config_schema, &example);
+        conf_free(&agent_config_schema, &defaults);
+}
+END_TEST
+
+typedef struct BadConfig {
+        const char *file;
+        unsigned line;
+        const char *message;
+} BadConfig;
+
+static const BadConfig bad_configs[] = {
+        { "bad.ini", 4, "[limts]: unknown section" },
+        { "reserve-cpus.ini", 0, "[host] reserve-cpus: 4 leaves nothing of cpus 4" },
+        { "memory-range.ini", 0,
+          "[limits] min-memory: 2147483648 bytes is greater than max-memory 1073741824 bytes" },
+        { "short-interval.ini", 3,
+          "[agent] interval: value '10ms' out of range [100000, 3600000000] microseconds" },
+        { "zero-step.ini", 2, "[limits] max-vcpu-step: value '0' out of range [1, 4096]" },
+        { "log-level.ini", 3,
+          "[agent] log-level: invalid value 'loud' (one of: err, warning, notice, info, "
+          "debug)" },
+        { "min-change.ini", 0,
+          "[limits] min-memory-change: 268435456 bytes is greater than max-memory-step "
+          "134217728 bytes" },
+};
+
+START_TEST(test_config_bad) {
+        const BadConfig *b = &bad_configs[_i];
+        AgentConfig c = { 0 };
+        ConfError err;
+        char path[512], expected[1024], got[1024];
+
+        snprintf(path, sizeof(path), "%s%s", test_srcdir_path("tests/fixtures/agent/"), b->file);
+        ck_assert_int_lt(conf_load_file(&agent_config_schema, path, &c, &err), 0);
+        if (b->line > 0)
+                snprintf(expected, sizeof(expected), "%s:%u: %s", path, b->line, b->message);
+        else
+                snprintf(expected, sizeof(expected), "%s: %s", path, b->message);
+        conf_error_format(&err, got, sizeof(got));
+        ck_assert_str_eq(got, expected);
+        ck_assert_ptr_null(c.uri);
+}
+END_TEST
+
+/* ---- safety limits ---- */
+
+static const AgentLimits limits = {
+        .min_vcpus = 1,
+        .max_vcpus = 8,
+        .max_vcpu_step = 2,
+        .min_memory = 512 * MIB,
+        .max_memory = 16 * GIB,
+        .max_memory_step = 2 * GIB,
+        .min_memory_change = 64 * MIB,
+        .min_cpu_weight = 128,
+        .max_cpu_weight = 8192,
+        .min_cpu_weight_change = 16,
+        .min_interval = 30 * USEC_PER_SEC,
+        .host_vcpus = 16,
+        .host_memory = 32 * GIB,
+        .reserve_cpus = 2,
+        .reserve_memory = 4 * GIB,
+};
+
+typedef struct SafetyCase {
+        const char *name;
+        SafetyRequest req;
+        SafetyVerdict verdict;
+        const char *why;
+} SafetyCase;
+
+#define NOW (1000 * USEC_PER_SEC)
+
+static const SafetyCase safety_cases[] = {
+        { "vcpus grow one", { SAFETY_VCPUS, 2, 3, 8, 6, false, 0, NOW }, SAFETY_APPLY, "" },
+        { "vcpus unchanged", { SAFETY_VCPUS, 2, 2, 8, 6, false, 0, NOW }, SAFETY_NO_CHANGE, "" },
+        /* The no-op path comes after the range check: an unchanged value
+         * outside the limits is still refused. */
+        { "vcpus below floor", { SAFETY_VCPUS, 0, 0, 8, 6, false, 0, NOW }, SAFETY_OUT_OF_RANGE,
+          "vcpus 0 is outside the allowed range [1, 8]" },
+        { "vcpus above ceiling", { SAFETY_VCPUS, 8, 9, 16, 6, false, 0, NOW },
+          SAFETY_OUT_OF_RANGE, "vcpus 9 is outside the allowed range [1, 8]" },
+        { "vcpus above domain max", { SAFETY_VCPUS, 2, 4, 3, 6, false, 0, NOW },
+          SAFETY_OUT_OF_RANGE, "vcpus 4 is above the domain's maximum 3" },
+        { "vcpus step", { SAFETY_VCPUS, 2, 5, 8, 6, false, 0, NOW }, SAFETY_STEP_TOO_LARGE,
+          "vcpus change of 3 is larger than the maximum step 2" },
+        { "vcpus shrink step", { SAFETY_VCPUS, 8, 5, 8, 12, false, 0, NOW },
+          SAFETY_STEP_TOO_LARGE, "vcpus change of 3 is larger than the maximum step 2" },
+        /* 16 host vCPUs, 2 reserved: 12 in use, 2 -> 4 makes 14, the limit. */
+        { "vcpus up to the reserve", { SAFETY_VCPUS, 2, 4, 8, 12, false, 0, NOW }, SAFETY_APPLY,
+          "" },
+        { "vcpus into the reserve", { SAFETY_VCPUS, 2, 4, 8, 13, false, 0, NOW },
+          SAFETY_HOST_RESERVE,
+          "vcpus 4 would leave the host's VMs holding 15 of 16 (2 reserved for the host)" },
+        /* Shrinking is always allowed, even on an overcommitted host. */
+        { "vcpus shrink overcommitted", { SAFETY_VCPUS, 4, 3, 8, 40, false, 0, NOW },
+          SAFETY_APPLY, "" },
+        { "memory grow", { SAFETY_MEMORY, GIB, 2 * GIB, 4 * GIB, 8 * GIB, false, 0, NOW },
+          SAFETY_APPLY, "" },
+        { "memory below floor", { SAFETY_MEMORY, GIB, 256 * MIB, 4 * GIB, 8 * GIB, false, 0, NOW },
+          SAFETY_OUT_OF_RANGE, "memory 268435456 is outside the allowed range [536870912, "
+                               "17179869184]" },
+        { "memory above domain max",
+          { SAFETY_MEMORY, GIB, 5 * GIB, 4 * GIB, 8 * GIB, false, 0, NOW }, SAFETY_OUT_OF_RANGE,
+          "memory 5368709120 is above the domain's maximum 4294967296" },
+        { "memory step", { SAFETY_MEMORY, GIB, 4 * GIB, 0, 8 * GIB, false, 0, NOW },
+          SAFETY_STEP_TOO_LARGE, "memory change of 3221225472 is larger than the maximum step "
+                                 "2147483648" },
+        { "memory too small a change",
+          { SAFETY_MEMORY, GIB, GIB + 32 * MIB, 0, 8 * GIB, false, 0, NOW },
+          SAFETY_CHANGE_TOO_SMALL, "memory change of 33554432 is smaller than the minimum "
+                                   "change 67108864" },
+        { "memory into the reserve",
+          { SAFETY_MEMORY, GIB, 2 * GIB, 0, 28 * GIB, false, 0, NOW }, SAFETY_HOST_RESERVE,
+          "memory 2147483648 would leave the host's VMs holding 31138512896 of 34359738368 "
+          "(4294967296 reserved for the host)" },
+        { "weight any step", { SAFETY_CPU_WEIGHT, 128, 8192, 0, 0, false, 0, NOW }, SAFETY_APPLY,
+          "" },
+        { "weight too small a change", { SAFETY_CPU_WEIGHT, 1024, 1030, 0, 0, false, 0, NOW },
+          SAFETY_CHANGE_TOO_SMALL, "cpu-weight change of 6 is smaller than the minimum change 16" },
+        { "weight out of range", { SAFETY_CPU_WEIGHT, 1024, 10000, 0, 0, false, 0, NOW },
+          SAFETY_OUT_OF_RANGE, "cpu-weight 10000 is outside the allowed range [128, 8192]" },
+        { "rate limited", { SAFETY_VCPUS, 2, 3, 8, 6, true, NOW - 10 * USEC_PER_SEC, NOW },
+          SAFETY_RATE_LIMITED,
+          "domain was changed 10.0 s ago; changes are at least 30.0 s apart" },
+        { "rate limit passed", { SAFETY_VCPUS, 2, 3, 8, 6, true, NOW - 30 * USEC_PER_SEC, NOW },
+          SAFETY_APPLY, "" },
+        /* A no-op is never rate limited: it changes nothing. */
+        { "no-op while rate limited", { SAFETY_VCPUS, 2, 2, 8, 6, true, NOW, NOW },
+          SAFETY_NO_CHANGE, "" },
+};
+
+START_TEST(test_safety_rule) {
+        const SafetyCase *c = &safety_cases[_i];
+        char why[256];
+        SafetyVerdict v = safety_check(&limits, &c->req, why, sizeof(why));
+
+        ck_assert_msg(v == c->verdict, "%s: got %s, expected %s", c->name,
+                      safety_verdict_to_string(v), safety_verdict_to_string(c->verdict));
+        ck_assert_str_eq(why, c->why);
+}
+END_TEST
+
+START_TEST(test_safety_names) {
+        for (int v = 0; v < _SAFETY_VERDICT_MAX; v++)
+                ck_assert_ptr_nonnull(safety_verdict_to_string(v));
+        ck_assert_ptr_null(safety_verdict_to_string(_SAFETY_VERDICT_MAX));
+        ck_assert_str_eq(safety_resource_to_string(SAFETY_MEMORY), "memory");
+}
+END_TEST
+
+/* ---- history ring ---- */
+
+static int n_freed;
+
+static void count_free(void *item) {
+        n_freed++;
+        free(item);
+}
+
+static int *int_new(int v) {
+        int *p = malloc(sizeof(int));
+        ck_assert_ptr_nonnull(p);
+        *p = v;
+        return p;
+}
+
+START_TEST(test_ring_keeps_newest) {
+        Ring ring;
+
+        n_freed = 0;
+        ck_assert_int_eq(ring_init(&ring, 0, count_free), -EINVAL);
+        ck_assert_int_eq(ring_init(&ring, 3, count_free), 0);
+        ck_assert_ptr_null(ring_get_newest(&ring, 0));
+        for (int i = 1; i <= 5; i++)
+                ring_push(&ring, int_new(i));
+        ck_assert_uint_eq(ring_size(&ring), 3);
+        ck_assert_int_eq(n_freed, 2);
+        ck_assert_int_eq(*(int *)ring_get_newest(&ring, 0), 5);
+        ck_assert_int_eq(*(int *)ring_get_newest(&ring, 2), 3);
+        ck_assert_ptr_null(ring_get_newest(&ring, 3));
+        ring_done(&ring);
+        ck_assert_int_eq(n_freed, 5);
+}
+END_TEST
+
+/* ---- worker queue ---- */
+
+/* A job that blocks on a gate the test opens, standing in for a libvirt
+ * call stuck on a busy domain job. */
+typedef struct Gate {
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        bool open, entered;
+} Gate;
+
+static Gate gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false };
+
+typedef struct TestJob {
+        int value;
+        bool wait_gate;
+        WorkerOutcome outcomes[2];
+        int results[2];
+        int n_answers;
+        bool ran;
+        bool *freed;
+} TestJob;
+
+static int test_job_run(void *userdata, void *data) {
+        TestJob *job = data;
+
+        job->ran = true;
+        if (job->wait_gate) {
+                pthread_mutex_lock(&gate.lock);
+                gate.entered = true;
+                pthread_cond_broadcast(&gate.cond);
+                while (!gate.open)
+                        pthread_cond_wait(&gate.cond, &gate.lock);
+                pthread_mutex_unlock(&gate.lock);
+        }
+        return job->value + *(int *)userdata;
+}
+
+static void test_job_done(WorkerOutcome outcome, int result, void *data) {
+        TestJob *job = data;
+
+        ck_assert_int_lt(job->n_answers, 2);
+        job->outcomes[job->n_answers] = outcome;
+        job->results[job->n_answers] = result;
+        job->n_answers++;
+}
+
+static void test_job_free(void *data) {
+        TestJob *job = data;
+        *job->freed = true;
+}
+
+static const WorkerJobOps test_ops = { test_job_run, test_job_done, test_job_free };
+
+static void gate_set(bool open) {
+        pthread_mutex_lock(&gate.lock);
+        gate.open = open;
+        gate.entered = false;
+        pthread_cond_broadcast(&gate.cond);
+        pthread_mutex_unlock(&gate.lock);
+}
+
+static void gate_wait_entered(void) {
+        pthread_mutex_lock(&gate.lock);
+        while (!gate.entered)
+                pthread_cond_wait(&gate.cond, &gate.lock);
+        pthread_mutex_unlock(&gate.lock);
+}
+
+/* Runs the loop until cond holds; each iteration waits at most 5 s, so a
+ * broken worker fails the test instead of hanging it. */
+#define RUN_UNTIL(event, cond)                                                 \
+        do {                                                                   \
+                for (int i_ = 0; i_ < 100 && !(cond); i_++)                    \
+                        ck_assert_int_ge(sd_event_run((event), 5 * USEC_PER_SEC), 0); \
+                ck_assert_msg((cond), "timed out waiting for " #cond);         \
+        } while (0)
+
+static int worker_base = 100;
+
+START_TEST(test_worker_runs_in_order) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        Worker *w = NULL;
+        bool freed[3] = { false };
+        TestJob jobs[3];
+
+        ck_assert_int_eq(sd_event_new(&e), 0);
+        ck_assert_int_eq(worker_new(e, &worker_base, &w), 0);
+        for (int i = 0; i < 3; i++) {
+                jobs[i] = (TestJob){ .value = i, .freed = &freed[i] };
+                ck_assert_int_eq(worker_submit(w, &test_ops, &jobs[i], 5 * USEC_PER_SEC), 0);
+        }
+        ck_assert_uint_eq(worker_get_pending(w), 3);
+        RUN_UNTIL(e, freed[0] && freed[1] && freed[2]);
+        for (int i = 0; i < 3; i++) {
+                ck_assert_int_eq(jobs[i].n_answers, 1);
+                ck_assert_int_eq(jobs[i].outcomes[0], WORKER_DONE);
+                ck_assert_int_eq(jobs[i].results[0], 100 + i);
+        }
+        ck_assert_uint_eq(worker_get_pending(w), 0);
+        ck_assert_ptr_null(worker_free(w));
+}
+END_TEST
+
+/* The stuck job times out while running and still answers later; the job
+ * queued behind it times out without ever running; the loop stays free. */
+START_TEST(test_worker_timeouts) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        Worker *w = NULL;
+        bool freed[2] = { false };
+        TestJob stuck = { .value = 1, .wait_gate = true, .freed = &freed[0] };
+        TestJob behind = { .value = 2, .freed = &freed[1] };
+
+        gate_set(false);
+        ck_assert_int_eq(sd_event_new(&e), 0);
+        ck_assert_int_eq(worker_new(e, &worker_base, &w), 0);
+        ck_assert_int_eq(worker_submit(w, &test_ops, &stuck, 20 * USEC_PER_MSEC), 0);
+        gate_wait_entered();
+        ck_assert_int_eq(worker_submit(w, &test_ops, &behind, 40 * USEC_PER_MSEC), 0);
+
+        RUN_UNTIL(e, stuck.n_answers == 1 && behind.n_answers == 1);
+        ck_assert_int_eq(stuck.outcomes[0], WORKER_TIMEOUT_RUNNING);
+        ck_assert_int_eq(stuck.results[0], -ETIMEDOUT);
+        ck_assert_int_eq(behind.outcomes[0], WORKER_TIMEOUT_QUEUED);
+        ck_assert(freed[1]);
+        ck_assert(!behind.ran);
+        ck_assert(!freed[0]);
+        ck_assert_uint_eq(worker_get_pending(w), 0);
+
+        gate_set(true);
+        RUN_UNTIL(e, freed[0]);
+        ck_assert_int_eq(stuck.n_answers, 2);
+        ck_assert_int_eq(stuck.outcomes[1], WORKER_LATE);
+        ck_assert_int_eq(stuck.results[1], 101);
+        ck_assert(!behind.ran);
+        ck_assert_ptr_null(worker_free(w));
+}
+END_TEST
+
+/* What an abandoned worker thread still uses must outlive the test
+ * function, and stay reachable so that LeakSanitizer does not count it. */
+static bool limit_freed[WORKER_QUEUE_MAX + 1];
+static TestJob limit_jobs[WORKER_QUEUE_MAX + 1];
+static Worker *volatile abandoned_worker;
+static sd_event *volatile abandoned_event;
+
+START_TEST(test_worker_queue_limit_and_stop) {
+        bool *freed = limit_freed;
+        TestJob *jobs = limit_jobs;
+        Worker *w = NULL;
+        sd_event *e = NULL;
+        int n_cancelled = 0;
+
+        gate_set(false);
+        ck_assert_int_eq(sd_event_new(&e), 0);
+        ck_assert_int_eq(worker_new(e, &worker_base, &w), 0);
+        for (int i = 0; i <= WORKER_QUEUE_MAX; i++) {
+                jobs[i] = (TestJob){ .value = i, .wait_gate = i == 0, .freed = &freed[i] };
+                ck_assert_int_eq(worker_submit(w, &test_ops, &jobs[i], 0),
+                                 i < WORKER_QUEUE_MAX ? 0 : -EBUSY);
+        }
+        gate_wait_entered();
+        /* The running job cannot be stopped: stop gives up after the wait. */
+        ck_assert_int_eq(worker_stop(w, 10 * USEC_PER_MSEC), -ETIMEDOUT);
+        for (int i = 1; i < WORKER_QUEUE_MAX; i++) {
+                ck_assert(freed[i]);
+                n_cancelled += jobs[i].outcomes[0] == WORKER_CANCELLED;
+        }
+        ck_assert_int_eq(n_cancelled, WORKER_QUEUE_MAX - 1);
+        ck_assert_int_eq(worker_submit(w, &test_ops, &jobs[WORKER_QUEUE_MAX], 0), -ESHUTDOWN);
+        abandoned_worker = w;
+        abandoned_event = e;
+        gate_set(true);
+}
+END_TEST
+
+Suite *suite_agent(void) {
+        Suite *s = suite_create("agent");
+        TCase *tc;
+
+        tc = tcase_create("config");
+        tcase_add_test(tc, test_config_defaults);
+        tcase_add_test(tc, test_config_host_overrides_and_overcommit);
+        tcase_add_test(tc, test_config_example_is_defaults);
+        tcase_add_loop_test(tc, test_config_bad, 0, (int)ELEMENTSOF(bad_configs));
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("safety");
+        tcase_add_loop_test(tc, test_safety_rule, 0, (int)ELEMENTSOF(safety_cases));
+        tcase_add_test(tc, test_safety_names);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("ring");
+        tcase_add_test(tc, test_ring_keeps_newest);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("worker");
+        tcase_add_test(tc, test_worker_runs_in_order);
+        tcase_add_test(tc, test_worker_timeouts);
+        tcase_add_test(tc, test_worker_queue_limit_and_stop);
+        suite_add_tcase(s, tc);
+        return s;
+}
