@@ -27,10 +27,12 @@ typedef struct LvEventContext {
 
 typedef struct LvConn {
         virConnectPtr conn;
-        /* Set by the close callback from the event thread. Allocated apart
-         * and freed by libvirt when the callback is unregistered, so an
-         * in-flight callback never writes freed memory. NULL = no callback. */
-        atomic_bool *closed;
+        /* Set by the close callback from the event thread. libvirt calls the
+         * callback under the lock that unregistering takes, so it never runs
+         * after lv_close unregistered it. Local drivers accept the callback
+         * but never call it (nor its free function: no ownership to hand). */
+        atomic_bool closed;
+        bool close_callback;
         int lifecycle_id; /* -1 = no lifecycle callback */
 } LvConn;
 
@@ -184,16 +186,12 @@ static int on_lifecycle(virConnectPtr conn, virDomainPtr dom, int event, int det
 static void lv_watch(HvConnection *hc, LvConn *lv) {
         const HvConnectOptions *o = hv_connection_get_options(hc);
         _cleanup_free_ LvEventContext *ctx = NULL;
-        atomic_bool *closed;
 
         if (!atomic_load(&event_loop_running))
                 return;
 
-        closed = calloc(1, sizeof(*closed));
-        if (closed && virConnectRegisterCloseCallback(lv->conn, on_close, closed, free) == 0)
-                lv->closed = closed;
-        else
-                free(closed);
+        if (virConnectRegisterCloseCallback(lv->conn, on_close, &lv->closed, NULL) == 0)
+                lv->close_callback = true;
         if (virConnectSetKeepAlive(lv->conn, o->keepalive_interval_sec, o->keepalive_count) < 0)
                 log_debug("No keepalive on %s", hv_connection_get_uri(hc));
         virResetLastError();
@@ -241,7 +239,7 @@ static void lv_close(HvConnection *hc) {
                 return;
         if (lv->lifecycle_id >= 0)
                 virConnectDomainEventDeregisterAny(lv->conn, lv->lifecycle_id);
-        if (lv->closed)
+        if (lv->close_callback)
                 virConnectUnregisterCloseCallback(lv->conn, on_close);
         virConnectClose(lv->conn);
         virResetLastError();
@@ -252,7 +250,7 @@ static void lv_close(HvConnection *hc) {
 static bool lv_is_alive(HvConnection *hc) {
         LvConn *lv = lv_get(hc);
 
-        if (lv->closed && atomic_load(lv->closed))
+        if (atomic_load(&lv->closed))
                 return false;
         return virConnectIsAlive(lv->conn) == 1;
 }
