@@ -217,18 +217,22 @@ static void lv_watch(HvConnection *hc, LvConn *lv) {
 }
 
 static int lv_open(HvConnection *hc, const char *uri, unsigned flags) {
-        _cleanup_free_ LvConn *lv = NULL;
+        virConnectPtr conn;
+        LvConn *lv;
 
         libvirt_init();
-        lv = calloc(1, sizeof(*lv));
-        if (!lv)
-                return -ENOMEM;
-        lv->lifecycle_id = -1;
-        lv->conn = virConnectOpen(uri);
-        if (!lv->conn)
+        conn = virConnectOpen(uri);
+        if (!conn)
                 return lv_error(hc, NULL, "open");
+        lv = calloc(1, sizeof(*lv));
+        if (!lv) {
+                virConnectClose(conn);
+                return -ENOMEM;
+        }
+        lv->conn = conn;
+        lv->lifecycle_id = -1;
         lv_watch(hc, lv);
-        hv_connection_set_private(hc, TAKE_PTR(lv));
+        hv_connection_set_private(hc, lv);
         return 0;
 }
 
@@ -493,7 +497,7 @@ static int lv_set_sched(HvConnection *hc, const char *domain, virTypedParameter 
                         unsigned need, HvDomainInfo *ret_info) {
         virConnectPtr conn = lv_get(hc)->conn;
         _cleanup_domain_ virDomainPtr d = NULL;
-        HvDomainInfo info;
+        HvDomainInfo info = { 0 };
         int r;
 
         r = lv_lookup(hc, domain, &d);
@@ -521,7 +525,7 @@ static void param_set(virTypedParameter *p, const char *field, int type) {
 static int lv_domain_set_cpu_weight(HvConnection *hc, const char *domain, uint64_t shares,
                                     unsigned flags, uint64_t *ret_shares) {
         virTypedParameter p;
-        HvDomainInfo info;
+        HvDomainInfo info = { 0 };
         int r;
 
         param_set(&p, VIR_DOMAIN_SCHEDULER_CPU_SHARES, VIR_TYPED_PARAM_ULLONG);
@@ -537,7 +541,7 @@ static int lv_domain_set_quota(HvConnection *hc, const char *domain, int64_t quo
                                uint64_t period_usec, unsigned flags, int64_t *ret_quota_usec,
                                uint64_t *ret_period_usec) {
         virTypedParameter p[2];
-        HvDomainInfo info;
+        HvDomainInfo info = { 0 };
         int r;
 
         param_set(&p[0], VIR_DOMAIN_SCHEDULER_VCPU_QUOTA, VIR_TYPED_PARAM_LLONG);
