@@ -188,8 +188,12 @@ const HvConnectOptions *hv_connection_get_options(const HvConnection *conn) {
         return &conn->options;
 }
 
-/* Checks shared by every operation; returns 0 to go on. */
-static int check_op(HvConnection *conn, const void *op, unsigned flags, unsigned allowed_flags) {
+/* The driver's operation, or NULL when there is no connection to ask. */
+#define DRIVER_OP(conn, op) ((conn) ? (conn)->driver->op : NULL)
+
+/* Checks shared by every operation, then makes sure the connection works;
+ * returns 0 to go on. */
+static int op_begin(HvConnection *conn, const void *op, unsigned flags, unsigned allowed_flags) {
         if (!conn || (flags & ~allowed_flags))
                 return -EINVAL;
         if (!op) {
@@ -197,14 +201,14 @@ static int check_op(HvConnection *conn, const void *op, unsigned flags, unsigned
                                              conn->driver->name);
                 return -EOPNOTSUPP;
         }
-        return 0;
+        return conn_begin(conn);
 }
 
-static int check_domain_op(HvConnection *conn, const void *op, const char *domain, unsigned flags,
+static int domain_op_begin(HvConnection *conn, const void *op, const char *domain, unsigned flags,
                            unsigned allowed_flags) {
         if (!domain || domain[0] == '\0')
                 return -EINVAL;
-        return check_op(conn, op, flags, allowed_flags);
+        return op_begin(conn, op, flags, allowed_flags);
 }
 
 int hv_domain_list(HvConnection *conn, unsigned flags, HvDomainRef **ret, size_t *ret_n) {
@@ -212,10 +216,7 @@ int hv_domain_list(HvConnection *conn, unsigned flags, HvDomainRef **ret, size_t
 
         if (!ret || !ret_n)
                 return -EINVAL;
-        r = check_op(conn, conn ? conn->driver->list_domains : NULL, flags, 0);
-        if (r < 0)
-                return r;
-        r = conn_begin(conn);
+        r = op_begin(conn, DRIVER_OP(conn, list_domains), flags, 0);
         if (r < 0)
                 return r;
         return conn_end(conn, conn->driver->list_domains(conn, flags, ret, ret_n));
@@ -226,10 +227,7 @@ int hv_sample_all(HvConnection *conn, unsigned flags, HvDomainSample **ret, size
 
         if (!ret || !ret_n)
                 return -EINVAL;
-        r = check_op(conn, conn ? conn->driver->sample_all : NULL, flags, 0);
-        if (r < 0)
-                return r;
-        r = conn_begin(conn);
+        r = op_begin(conn, DRIVER_OP(conn, sample_all), flags, 0);
         if (r < 0)
                 return r;
         return conn_end(conn, conn->driver->sample_all(conn, flags, ret, ret_n));
@@ -240,10 +238,7 @@ int hv_domain_get_info(HvConnection *conn, const char *domain, unsigned flags, H
 
         if (!ret)
                 return -EINVAL;
-        r = check_domain_op(conn, conn ? conn->driver->domain_get_info : NULL, domain, flags, 0);
-        if (r < 0)
-                return r;
-        r = conn_begin(conn);
+        r = domain_op_begin(conn, DRIVER_OP(conn, domain_get_info), domain, flags, 0);
         if (r < 0)
                 return r;
         return conn_end(conn, conn->driver->domain_get_info(conn, domain, flags, ret));
@@ -255,12 +250,12 @@ int hv_domain_set_vcpus(HvConnection *conn, const char *domain, unsigned vcpus, 
         unsigned got;
         int r;
 
-        r = check_domain_op(conn, conn ? conn->driver->domain_set_vcpus : NULL, domain, flags,
+        if (vcpus == 0)
+                return -EINVAL;
+        r = domain_op_begin(conn, DRIVER_OP(conn, domain_set_vcpus), domain, flags,
                             HV_VCPUS_ALLOW_UNPLUG);
         if (r < 0)
                 return r;
-        if (vcpus == 0)
-                return -EINVAL;
         /* The unplug policy needs the current count, whatever the driver. */
         r = hv_domain_get_info(conn, domain, 0, &info);
         if (r < 0)
@@ -276,9 +271,6 @@ int hv_domain_set_vcpus(HvConnection *conn, const char *domain, unsigned vcpus, 
                                              domain, info.vcpus_current, vcpus);
                 return -EPERM;
         }
-        r = conn_begin(conn);
-        if (r < 0)
-                return r;
         r = conn_end(conn, conn->driver->domain_set_vcpus(conn, domain, vcpus, flags, &got));
         if (r < 0)
                 return r;
@@ -292,12 +284,9 @@ int hv_domain_set_memory(HvConnection *conn, const char *domain, uint64_t kib, u
         uint64_t got;
         int r;
 
-        r = check_domain_op(conn, conn ? conn->driver->domain_set_memory : NULL, domain, flags, 0);
-        if (r < 0)
-                return r;
         if (kib == 0)
                 return -EINVAL;
-        r = conn_begin(conn);
+        r = domain_op_begin(conn, DRIVER_OP(conn, domain_set_memory), domain, flags, 0);
         if (r < 0)
                 return r;
         r = conn_end(conn, conn->driver->domain_set_memory(conn, domain, kib, flags, &got));
@@ -313,13 +302,9 @@ int hv_domain_set_cpu_weight(HvConnection *conn, const char *domain, uint64_t sh
         uint64_t got;
         int r;
 
-        r = check_domain_op(conn, conn ? conn->driver->domain_set_cpu_weight : NULL, domain, flags,
-                            0);
-        if (r < 0)
-                return r;
         if (shares < CPU_SHARES_MIN || shares > CPU_SHARES_MAX)
                 return -EINVAL;
-        r = conn_begin(conn);
+        r = domain_op_begin(conn, DRIVER_OP(conn, domain_set_cpu_weight), domain, flags, 0);
         if (r < 0)
                 return r;
         r = conn_end(conn, conn->driver->domain_set_cpu_weight(conn, domain, shares, flags, &got));
@@ -337,13 +322,10 @@ int hv_domain_set_quota(HvConnection *conn, const char *domain, int64_t quota_us
         uint64_t got_period;
         int r;
 
-        r = check_domain_op(conn, conn ? conn->driver->domain_set_quota : NULL, domain, flags, 0);
-        if (r < 0)
-                return r;
         if (period_usec < VCPU_PERIOD_MIN || period_usec > VCPU_PERIOD_MAX ||
             (quota_usec != -1 && (quota_usec < VCPU_QUOTA_MIN || quota_usec > VCPU_QUOTA_MAX)))
                 return -EINVAL;
-        r = conn_begin(conn);
+        r = domain_op_begin(conn, DRIVER_OP(conn, domain_set_quota), domain, flags, 0);
         if (r < 0)
                 return r;
         r = conn_end(conn, conn->driver->domain_set_quota(conn, domain, quota_usec, period_usec,
