@@ -60,6 +60,7 @@ static const ConfKey agent_keys[] = {
           .min = 0, .max = CPU_WEIGHT_MAX },
         { "limits", "min-interval", CONF_DURATION, F(min_interval), "30s", .min = 0,
           .max = 24 * USEC_PER_HOUR },
+        { "limits", "allow-vcpu-unplug", CONF_BOOL, F(allow_vcpu_unplug), "no" },
 };
 
 static int agent_config_validate(const void *config, ConfError *err) {

@@ -39,6 +39,7 @@ typedef struct AgentConfig {
         int64_t max_cpu_weight;
         int64_t min_cpu_weight_change;
         usec_t min_interval;
+        bool allow_vcpu_unplug;
 } AgentConfig;
 
 extern const ConfSchema agent_config_schema;

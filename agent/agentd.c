@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: MIT */
+/* flexslot-agentd: samples this host's VMs, keeps a short history and
+ * serves org.flexslot.Agent1 on D-Bus; changes VMs within safety limits.
+ * libvirt runs on a worker thread so that the bus and the sampling timer
+ * keep going while the hypervisor is stuck. */
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "common/log.h"
+#include "common/macro.h"
+#include "daemon.h"
+
+#define DEFAULT_CONFIG_FILE "/etc/flexslot/agent.ini"
+/* How long shutdown waits for a libvirt call in progress. */
+#define STOP_WAIT_USEC (5 * USEC_PER_SEC)
+
+typedef struct Options {
+        const char *config_file;
+        bool config_given;
+        const char *address;
+        const char *uri;
+        bool dry_run;
+        const char *log_level;
+} Options;
+
+static void help(void) {
+        printf("Usage: flexslot-agentd [OPTIONS]\n"
+               "\n"
+               "Per-host flexslot agent: samples the VMs of a libvirt host and serves\n"
+               "org.flexslot.Agent1 on D-Bus (metrics, history, safe VM resizing).\n"
+               "\n"
+               "  -h --help              Show this help and exit\n"
+               "  -c --config=FILE       Configuration file (default " DEFAULT_CONFIG_FILE
+               ";\n"
+               "                         built-in defaults if that does not exist)\n"
+               "  -a --address=ADDRESS   D-Bus address to serve on (default: the system bus)\n"
+               "  -u --uri=URI           libvirt URI (default: qemu:///system)\n"
+               "  -n --dry-run           Decide and log every change, apply none\n"
+               "     --log-level=LEVEL   err, warning, notice, info or debug\n"
+               "\n"
+               "Options override the configuration file. See flexslot-agentd(8).\n");
+}
+
+/* Returns 1 to run, 0 to exit successfully, < 0 on a usage error. */
+static int parse_argv(int argc, char **argv, Options *o) {
+        enum { ARG_LOG_LEVEL = 0x100 };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "config", required_argument, NULL, 'c' },
+                { "address", required_argument, NULL, 'a' },
+                { "uri", required_argument, NULL, 'u' },
+                { "dry-run", no_argument, NULL, 'n' },
+                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                {},
+        };
+        int c;
+
+        *o = (Options){ .config_file = DEFAULT_CONFIG_FILE };
+        while ((c = getopt_long(argc, argv, "hc:a:u:n", options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case 'c':
+                        o->config_file = optarg;
+                        o->config_given = true;
+                        break;
+                case 'a':
+                        o->address = optarg;
+                        break;
+                case 'u':
+                        o->uri = optarg;
+                        break;
+                case 'n':
+                        o->dry_run = true;
+                        break;
+                case ARG_LOG_LEVEL:
+                        o->log_level = optarg;
+                        break;
+                default:
+                        return -EINVAL;
+                }
+        if (optind < argc) {
+                log_error("Unexpected argument '%s'; see --help", argv[optind]);
+                return -EINVAL;
+        }
+        return 1;
+}
+
+static int replace_string(char **field, const char *value) {
+        char *copy = strdup(value);
+
+        if (!copy)
+                return log_oom();
+        free(*field);
+        *field = copy;
+        return 0;
+}
+
+static int load_config(Agent *a, const Options *o) {
+        ConfError err;
+        char msg[CONF_ERROR_TEXT_MAX * 2];
+        LogLevel level;
+        int r;
+
+        if (!o->config_given && access(o->config_file, F_OK) < 0 && errno == ENOENT)
+                r = conf_load_defaults(&agent_config_schema, &a->config, &err);
+        else
+                r = conf_load_file(&agent_config_schema, o->config_file, &a->config, &err);
+        if (r < 0) {
+                conf_error_format(&err, msg, sizeof(msg));
+                log_error("%s", msg);
+                return r;
+        }
+        log_set_max_level(agent_config_log_levels[a->config.log_level]);
+        if (o->log_level) {
+                if (log_level_from_string(o->log_level, &level) < 0) {
+                        log_error("Invalid --log-level '%s'", o->log_level);
+                        return -EINVAL;
+                }
+                log_set_max_level(level);
+        }
+        if (o->address && replace_string(&a->config.address, o->address) < 0)
+                return -ENOMEM;
+        if (o->uri && replace_string(&a->config.uri, o->uri) < 0)
+                return -ENOMEM;
+        if (o->dry_run)
+                a->config.dry_run = true;
+        return 0;
+}
+
+/* The group allowed to change VMs; a missing group leaves only root. */
+static void resolve_allowed_group(Agent *a) {
+        struct group grp, *result = NULL;
+        char buf[4096];
+
+        if (getgrnam_r(a->config.allowed_group, &grp, buf, sizeof(buf), &result) == 0 && result) {
+                a->allowed_gid = result->gr_gid;
+                a->have_allowed_gid = true;
+        } else
+                log_info("Group '%s' does not exist: only root may change VMs",
+                         a->config.allowed_group);
+}
+
+static void snapshot_free(void *p) {
+        free(p);
+}
+
+typedef struct SampleJob {
+        Agent *agent;
+        AgentSnapshot *snapshot;
+} SampleJob;
+
+static int sample_run(void *userdata, void *data) {
+        SampleJob *j = data;
+        return agent_host_sample(userdata, &j->snapshot);
+}
+
+static void sample_done(WorkerOutcome outcome, int result, void *data) {
+        SampleJob *j = data;
+        Agent *a = j->agent;
+        int r;
+
+        if (outcome == WORKER_TIMEOUT_RUNNING) {
+                /* Still running: no new sample until it returns. */
+                log_warning("The hypervisor did not answer a sample within %.1f s",
+                            usec_to_sec(a->config.hypervisor_timeout));
+                agent_bus_set_available(a, false);
+                return;
+        }
+        a->sampling = false;
+        if ((outcome != WORKER_DONE && outcome != WORKER_LATE) || result < 0 || !j->snapshot) {
+                agent_bus_set_available(a, false);
+                return;
+        }
+        agent_bus_set_available(a, true);
+        r = agent_bus_emit_sample(a, j->snapshot);
+        if (r < 0)
+                log_warning_errno(r, "Cannot emit the Sample signal");
+        ring_push(&a->history, TAKE_PTR(j->snapshot));
+}
+
+static void sample_free(void *data) {
+        SampleJob *j = data;
+
+        free(j->snapshot);
+        free(j);
+}
+
+static const WorkerJobOps sample_ops = { sample_run, sample_done, sample_free };
+
+static int on_sample_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Agent *a = userdata;
+        SampleJob *j;
+        int r;
+
+        r = sd_event_source_set_time_relative(s, a->config.interval);
+        if (r < 0)
+                return log_error_errno(r, "Cannot rearm the sampling timer");
+        r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        if (r < 0)
+                return log_error_errno(r, "Cannot rearm the sampling timer");
+        if (a->sampling) {
+                log_debug("Previous sample still running, skipping this one");
+                return 0;
+        }
+        j = calloc(1, sizeof(*j));
+        if (!j)
+                return log_oom();
+        j->agent = a;
+        r = worker_submit(a->worker, &sample_ops, j, a->config.hypervisor_timeout);
+        if (r < 0) {
+                sample_free(j);
+                log_warning_errno(r, "Cannot queue a sample");
+                return 0;
+        }
+        a->sampling = true;
+        return 0;
+}
+
+static int connect_bus(Agent *a) {
+        int r;
+
+        if (!a->config.address) {
+                r = sd_bus_open_system(&a->bus);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot connect to the system bus");
+        } else {
+                r = sd_bus_new(&a->bus);
+                if (r < 0)
+                        return log_oom();
+                r = sd_bus_set_address(a->bus, a->config.address);
+                if (r < 0)
+                        return log_error_errno(r, "Invalid D-Bus address '%s'",
+                                               a->config.address);
+                (void)sd_bus_set_bus_client(a->bus, true);
+                r = sd_bus_start(a->bus);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot connect to D-Bus at %s",
+                                               a->config.address);
+        }
+        (void)sd_bus_set_description(a->bus, "flexslot-agentd");
+        /* Without its bus the agent is useless; exit and let systemd restart it. */
+        r = sd_bus_set_exit_on_disconnect(a->bus, true);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set exit-on-disconnect");
+        return 0;
+}
+
+static void set_capacity(Agent *a) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES),
+             page = sysconf(_SC_PAGESIZE);
+        AgentLimits limits;
+
+        agent_config_to_limits(&a->config, cpus > 0 ? (uint64_t)cpus : 1,
+                               pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0,
+                               &limits);
+        a->capacity_cpus = (uint32_t)MIN(limits.host_vcpus, (uint64_t)UINT32_MAX);
+        a->capacity_memory = limits.host_memory;
+        a->reserve_cpus = (uint32_t)MIN(limits.reserve_cpus, (uint64_t)UINT32_MAX);
+        a->reserve_memory = limits.reserve_memory;
+        a->host.limits = limits;
+}
+
+static int agent_start(Agent *a) {
+        char hostname[256] = "";
+        sigset_t mask;
+        int r;
+
+        a->dry_run = a->config.dry_run;
+        if (gethostname(hostname, sizeof(hostname) - 1) < 0)
+                log_warning_errno(negative_errno(), "Cannot read the host name");
+        a->hostname = strdup(hostname);
+        if (!a->hostname)
+                return log_oom();
+        resolve_allowed_group(a);
+        r = ring_init(&a->history, (size_t)a->config.history, snapshot_free);
+        if (r < 0)
+                return log_oom();
+        r = agent_host_init(&a->host, a->config.uri, &(AgentLimits){ 0 }, a->config.dry_run,
+                            a->config.allow_vcpu_unplug);
+        if (r < 0)
+                return log_oom();
+        set_capacity(a);
+
+        /* Blocked before any thread starts, so every thread inherits it and
+         * only the event loop sees the signals. */
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return log_error_errno(negative_errno(), "Cannot block signals");
+
+        r = sd_event_default(&a->event);
+        if (r < 0)
+                return log_error_errno(r, "Cannot create the event loop");
+        r = sd_event_add_signal(a->event, NULL, SIGTERM, NULL, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(a->event, NULL, SIGINT, NULL, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch signals");
+        r = sd_event_set_watchdog(a->event, true);
+        if (r < 0)
+                return log_error_errno(r, "Cannot enable the watchdog");
+
+        /* libvirt's own event loop gives keepalive and notice of a lost
+         * connection to libvirtd. */
+        r = hv_event_loop_start();
+        if (r < 0)
+                log_warning_errno(r, "No libvirt event loop; a lost libvirtd is noticed late");
+        r = worker_new(a->event, &a->host, &a->worker);
+        if (r < 0)
+                return log_error_errno(r, "Cannot start the hypervisor worker");
+
+        r = connect_bus(a);
+        if (r < 0)
+                return r;
+        r = agent_bus_setup(a);
+        if (r < 0)
+                return r;
+        r = sd_bus_attach_event(a->bus, a->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot attach the bus to the event loop");
+
+        r = sd_event_add_time_relative(a->event, &a->sample_timer, CLOCK_MONOTONIC, 0, 0,
+                                       on_sample_timer, a);
+        if (r < 0)
+                return log_error_errno(r, "Cannot add the sampling timer");
+        (void)sd_event_source_set_description(a->sample_timer, "sample-timer");
+        return 0;
+}
+
+static int agent_stop(Agent *a) {
+        int r = 0;
+
+        a->sample_timer = sd_event_source_disable_unref(a->sample_timer);
+        if (a->worker) {
+                /* Cancelled requests are answered on the bus, so it goes last. */
+                r = worker_stop(a->worker, STOP_WAIT_USEC);
+                if (r == -ETIMEDOUT)
+                        log_warning("A libvirt call is still running; exiting without it");
+        }
+        if (a->bus)
+                (void)sd_bus_flush(a->bus);
+        if (r == -ETIMEDOUT)
+                return r;
+        a->worker = worker_free(a->worker);
+        agent_host_done(&a->host);
+        a->object_slot = sd_bus_slot_unref(a->object_slot);
+        a->bus = sd_bus_flush_close_unref(a->bus);
+        a->event = sd_event_unref(a->event);
+        if (a->history.items)
+                ring_done(&a->history);
+        free(a->hostname);
+        conf_free(&agent_config_schema, &a->config);
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        Agent agent = { 0 };
+        Options o;
+        int r;
+
+        log_open(argv[0]);
+        r = parse_argv(argc, argv, &o);
+        if (r <= 0)
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        r = load_config(&agent, &o);
+        if (r < 0)
+                return EXIT_FAILURE;
+
+        r = agent_start(&agent);
+        if (r >= 0) {
+                log_info("Serving %s for %s on %s%s", AGENT_BUS_NAME, agent.config.uri,
+                         agent.config.address ? agent.config.address : "the system bus",
+                         agent.config.dry_run ? " (dry run)" : "");
+                (void)sd_notify(false, "READY=1\nSTATUS=Sampling");
+                r = sd_event_loop(agent.event);
+                if (r < 0)
+                        log_error_errno(r, "Event loop failed");
+                (void)sd_notify(false, "STOPPING=1");
+        }
+        if (agent_stop(&agent) < 0)
+                /* A thread is stuck in libvirt and still uses the state. */
+                _exit(r < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

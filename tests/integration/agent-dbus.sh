@@ -1,0 +1,138 @@
+#!/bin/sh
+# flexslot-agentd end to end: a private dbus-daemon, the agent on libvirt's
+# test driver with a fixture host of four domains, driven with systemd's
+# busctl. Checks introspection, properties, the domain list, a vCPU and a
+# memory resize that the test driver then reports, every named error (and
+# that a refused request changes nothing), the Sample signal, the access
+# check, and a clean exit on SIGTERM.
+set -eu
+. "$FLEXSLOT_SRCDIR/tests/fixtures/agent/lib.sh"
+
+GIB=1073741824
+
+# ---- command line ----
+"$agentd" --help >"$tmp/help" || fail "--help failed"
+grep -q -- "--config=FILE" "$tmp/help" || fail "--help does not list --config"
+bad=$src/tests/fixtures/agent/bad.ini
+if "$agentd" --config "$bad" --address unix:path=/nonexistent 2>"$tmp/bad.err"; then
+	fail "the agent started with $bad"
+fi
+grep -qF "$bad:4: [limts]: unknown section" "$tmp/bad.err" || {
+	cat "$tmp/bad.err"
+	fail "the error does not name $bad:4"
+}
+if "$agentd" --bogus 2>/dev/null; then
+	fail "an unknown option was accepted"
+fi
+
+# ---- the agent on the test driver ----
+start_bus
+start_monitor
+cat >"$tmp/agent.ini" <<CONF
+[agent]
+uri = test://$src/tests/fixtures/agent/host.xml
+interval = 200ms
+hypervisor-timeout = 5s
+[host]
+cpus = 8
+memory = 7G
+reserve-memory = 2G
+[limits]
+max-vcpu-step = 1
+min-memory-change = 64M
+min-interval = 60s
+CONF
+start_agent "$tmp/agent.ini"
+
+bus introspect org.flexslot.Agent1 /org/flexslot/Agent1 >"$tmp/introspect"
+for member in ListDomains GetMetrics GetAllMetrics GetHistory SetVcpus SetMemory \
+	SetCpuWeight Sample HostName URI Interval CapacityCPUs CapacityMemory; do
+	grep -q "^\.$member " "$tmp/introspect" || fail "introspection lacks $member"
+done
+[ "$(agent_property URI)" = "s \"test://$src/tests/fixtures/agent/host.xml\"" ] ||
+	fail "URI is $(agent_property URI)"
+[ "$(agent_property CapacityCPUs)" = "u 8" ] || fail "CapacityCPUs is $(agent_property CapacityCPUs)"
+[ "$(agent_property CapacityMemory)" = "t $((7 * GIB))" ] || fail "CapacityMemory"
+[ "$(agent_property Interval)" = "t 200000" ] || fail "Interval"
+
+has_sample() {
+	[ "$(agent_property LastSample)" != "t 0" ]
+}
+poll has_sample || fail "no sample"
+[ "$(agent_property HypervisorAvailable)" = "b true" ] || fail "hypervisor not available"
+
+domains=$(agent_call ListDomains)
+echo "ListDomains: $domains"
+case $domains in "a(sss) 4 "*) ;; *) fail "expected 4 domains: $domains" ;; esac
+echo "$domains" | grep -q '"worker1" "11111111-1111-1111-1111-111111111111" "running"' ||
+	fail "worker1 is not listed as running"
+echo "$domains" | grep -q '"spare" "44444444-4444-4444-4444-444444444444" "shutoff"' ||
+	fail "spare is not listed as shut off"
+
+# metrics DOMAIN: "vcpus max memory max-memory" of its newest sample.
+metrics() {
+	agent_call GetMetrics s "$1" | awk '{ print $6, $7, $8, $9 }'
+}
+[ "$(metrics worker1)" = "2 4 $GIB $((4 * GIB))" ] || fail "worker1: $(metrics worker1)"
+
+# ---- changes that the test driver then reports ----
+# Lowering vCPUs (hot-unplug) is off by default; checked before worker2 is
+# changed, which would make the next request rate limited.
+expect_error NotPermitted SetVcpus su worker2 1
+[ "$(agent_call SetVcpus su worker1 3)" = "uu 2 3" ] || fail "SetVcpus worker1 3"
+metrics_are() {
+	[ "$(metrics "$1")" = "$2" ]
+}
+poll metrics_are worker1 "3 4 $GIB $((4 * GIB))" || fail "worker1 after SetVcpus: $(metrics worker1)"
+[ "$(agent_call SetMemory st worker2 $((3 * GIB)))" = "tt $((2 * GIB)) $((3 * GIB))" ] ||
+	fail "SetMemory worker2 3G"
+poll metrics_are worker2 "2 4 $((3 * GIB)) $((4 * GIB))" ||
+	fail "worker2 after SetMemory: $(metrics worker2)"
+# The same value again is a successful no-op.
+[ "$(agent_call SetVcpus su worker1 3)" = "uu 3 3" ] || fail "no-op SetVcpus"
+
+# ---- every refusal is named and changes nothing ----
+expect_error NoSuchDomain SetVcpus su nosuch 2
+expect_error NoSuchDomain GetMetrics s nosuch
+expect_error NotRunning SetVcpus su spare 2
+expect_error OutOfRange SetVcpus su worker3 3          # above its maximum of 2
+expect_error OutOfRange SetMemory st worker3 $((256 * 1048576)) # below min-memory
+expect_error StepTooLarge SetVcpus su worker2 4        # max-vcpu-step = 1
+expect_error ChangeTooSmall SetMemory st worker3 $((GIB + 32 * 1048576))
+# 7G, 2G reserved: worker1 1G + worker2 4G + worker3 1G would be 6G.
+expect_error HostReserve SetMemory st worker2 $((4 * GIB))
+expect_error RateLimited SetMemory st worker1 $((GIB / 2)) # changed above, min-interval 60s
+expect_error NotSupported SetCpuWeight st worker3 512  # the test driver has no cpu_shares
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetVcpus su "" 2
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetMemory st worker3 1000
+[ "$(metrics worker3)" = "1 2 $GIB $((2 * GIB))" ] || fail "a refusal changed worker3"
+[ "$(metrics worker1)" = "3 4 $GIB $((4 * GIB))" ] || fail "a refusal changed worker1"
+
+# Anyone may read; only root and the allowed group may change VMs.
+chmod 0755 "$tmp"
+nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups busctl --address="$address" "$@"
+}
+nobody call org.flexslot.Agent1 /org/flexslot/Agent1 org.flexslot.Agent1 GetMetrics s worker3 \
+	>/dev/null || fail "an unprivileged caller cannot read metrics"
+before=$(count_in_monitor "ErrorName=org.freedesktop.DBus.Error.AccessDenied")
+if nobody call org.flexslot.Agent1 /org/flexslot/Agent1 org.flexslot.Agent1 SetVcpus su \
+	worker3 2 2>/dev/null; then
+	fail "an unprivileged caller changed a VM"
+fi
+poll monitor_count_above "ErrorName=org.freedesktop.DBus.Error.AccessDenied" "$before" ||
+	fail "no AccessDenied for an unprivileged caller"
+[ "$(metrics worker3)" = "1 2 $GIB $((2 * GIB))" ] || fail "the unprivileged call changed worker3"
+
+# ---- the Sample signal and the history ----
+samples_seen() {
+	[ "$(count_in_monitor "Member=Sample")" -ge 3 ]
+}
+poll samples_seen || fail "no Sample signals"
+history=$(agent_call GetHistory su worker1 2)
+case $history in "a(t(sssuuttdd)) 2 "*) ;; *) fail "GetHistory: $history" ;; esac
+
+stop_agent
+grep -q "worker1: 2 vCPUs -> 3 vCPUs" "$tmp/agent.log" || fail "the vCPU change was not logged"
+grep -q "worker2: 2048 MiB -> 3072 MiB" "$tmp/agent.log" || fail "the memory change was not logged"
+echo "PASS"
