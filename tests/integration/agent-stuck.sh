@@ -1,0 +1,54 @@
+#!/bin/sh
+# flexslot-agentd while libvirt does not answer: the agent's hypervisor is a
+# socket that accepts and never replies, so its first libvirt call blocks
+# for good. The bus must keep answering (properties, reads), a change must
+# come back as Error.HypervisorUnavailable within the configured timeout,
+# and SIGTERM must still stop the agent.
+set -eu
+. "$FLEXSLOT_SRCDIR/tests/fixtures/agent/lib.sh"
+
+command -v python3 >/dev/null || skip "no python3 for the unresponsive hypervisor"
+python3 "$src/tests/fixtures/agent/hang-server.py" "$tmp/hang.sock" >"$tmp/hang.log" 2>&1 &
+pids="$pids $!"
+poll grep -q ready "$tmp/hang.log" || fail "the unresponsive hypervisor did not start"
+
+start_bus
+start_monitor
+cat >"$tmp/agent.ini" <<CONF
+[agent]
+uri = test+unix:///default?socket=$tmp/hang.sock
+interval = 200ms
+hypervisor-timeout = 500ms
+CONF
+start_agent "$tmp/agent.ini"
+
+unavailable() {
+	[ "$(agent_property HypervisorAvailable)" = "b false" ]
+}
+# The first sample times out while libvirt is still blocked in it.
+poll grep -q "did not answer a sample" "$tmp/agent.log" || fail "the sample did not time out"
+unavailable || fail "HypervisorAvailable is not false"
+
+# The bus answers at once although a libvirt call is outstanding.
+start=$(date +%s%N)
+[ "$(agent_property Interval)" = "t 200000" ] || fail "Interval"
+expect_error HypervisorUnavailable ListDomains
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+echo "properties and ListDomains answered in $elapsed_ms ms with libvirt blocked"
+[ "$elapsed_ms" -lt 2000 ] || fail "the bus took $elapsed_ms ms to answer"
+
+# A change waits behind the stuck call and is answered after the timeout,
+# without having been made.
+start=$(date +%s%N)
+expect_error HypervisorUnavailable SetVcpus su worker1 2
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+echo "SetVcpus answered HypervisorUnavailable in $elapsed_ms ms"
+grep -q "the change was not made" "$tmp/monitor.log" || fail "the reply does not say so"
+[ "$elapsed_ms" -ge 400 ] || fail "answered before the timeout"
+[ "$elapsed_ms" -lt 5000 ] || fail "answered long after the 500 ms timeout"
+
+# SIGTERM ends the agent although its worker thread is stuck in libvirt.
+stop_agent
+grep -q "still running; exiting without it" "$tmp/agent.log" ||
+	fail "the agent did not notice the stuck call at exit"
+echo "PASS"
