@@ -76,12 +76,15 @@ typedef enum HvSampleField {
 } HvSampleField;
 
 /* One domain's counters at one moment: plain data, no pointers, so arrays of
- * samples can be copied, kept as history and freed with free(). */
+ * samples can be copied, kept as history and freed with free(). About 4.7 KiB
+ * (the per-vCPU arrays), so keep few generations of them. */
 typedef struct HvDomainSample {
         char name[HV_NAME_MAX];
         char uuid[HV_UUID_STRING_MAX];
-        unsigned fields;     /* HvSampleField bits */
-        usec_t sampled_usec; /* CLOCK_MONOTONIC when the counters were read */
+        unsigned fields; /* HvSampleField bits */
+        /* CLOCK_MONOTONIC just after the bulk call returned; all domains of
+         * one call share it, so a slow call shows as jitter (see steal). */
+        usec_t sampled_usec;
 
         HvDomainState state;
         int state_reason; /* virDomain<State>Reason of the state */
