@@ -1,0 +1,52 @@
+#!/bin/sh
+# packaging/org.flexslot.Agent1.conf on a bus that, like the system bus,
+# denies method calls unless a policy allows them: anyone may introspect
+# and read; a caller who is neither root nor in the flexslot group is
+# stopped by the bus itself before a change reaches the agent; root may
+# change VMs.
+set -eu
+. "$FLEXSLOT_SRCDIR/tests/fixtures/agent/lib.sh"
+
+start_bus system
+start_monitor
+cat >"$tmp/agent.ini" <<CONF
+[agent]
+uri = test://$src/tests/fixtures/agent/host.xml
+interval = 200ms
+[host]
+cpus = 8
+memory = 16G
+CONF
+start_agent "$tmp/agent.ini"
+has_sample() {
+	[ "$(agent_property LastSample)" != "t 0" ]
+}
+poll has_sample || fail "no sample"
+
+as_nobody introspect org.flexslot.Agent1 /org/flexslot/Agent1 >/dev/null ||
+	fail "nobody cannot introspect"
+as_nobody get-property org.flexslot.Agent1 /org/flexslot/Agent1 org.flexslot.Agent1 \
+	CapacityCPUs >/dev/null || fail "nobody cannot read a property"
+for call in "ListDomains" "GetMetrics s worker1" "GetAllMetrics" "GetHistory su worker1 0"; do
+	# shellcheck disable=SC2086
+	as_nobody call org.flexslot.Agent1 /org/flexslot/Agent1 org.flexslot.Agent1 $call \
+		>/dev/null || fail "nobody cannot call $call"
+done
+
+for call in "SetVcpus su worker1 3" "SetMemory st worker1 2147483648" \
+	"SetCpuWeight st worker1 512"; do
+	# shellcheck disable=SC2086
+	if out=$(as_nobody call org.flexslot.Agent1 /org/flexslot/Agent1 org.flexslot.Agent1 \
+		$call 2>&1); then
+		fail "nobody could call $call"
+	fi
+	echo "nobody: $call -> $out"
+	member=${call%% *}
+	poll grep -q "ErrorMessage=\"Rejected send message.*member=\"$member\"" "$tmp/monitor.log" ||
+		fail "$member was not refused by the bus itself"
+done
+# Nothing reached the agent: worker1 is unchanged, and root may change it.
+[ "$(agent_call SetVcpus su worker1 3)" = "uu 2 3" ] || fail "root cannot change worker1"
+
+stop_agent
+echo "PASS"
