@@ -84,10 +84,13 @@ static int conn_begin(HvConnection *conn) {
 }
 
 /* After an operation: a driver that found the connection gone says so with
- * -ENOTCONN; the next call reconnects. */
+ * -ENOTCONN; the next call reconnects. A success clears messages of errors
+ * the driver handled on the way (a domain that vanished while listing). */
 static int conn_end(HvConnection *conn, int r) {
         if (r == -ENOTCONN)
                 conn_lost(conn);
+        if (r >= 0)
+                conn->last_error[0] = '\0';
         return r;
 }
 

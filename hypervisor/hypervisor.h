@@ -341,7 +341,7 @@ const char *hv_connection_get_uri(const HvConnection *conn);
 bool hv_connection_is_connected(const HvConnection *conn);
 /* Reconnect attempts that failed since the connection was last good. */
 unsigned hv_connection_get_failures(const HvConnection *conn);
-/* Message of the last failed operation ("" if none), e.g. libvirt's
+/* Message of the last operation's failure ("" if it succeeded), e.g. libvirt's
  * "requested cpu amount exceeds maximum supported amount (100 > 32)": for
  * error replies and logs. Valid until the next call on conn. */
 const char *hv_connection_get_last_error(const HvConnection *conn);

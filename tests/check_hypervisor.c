@@ -907,6 +907,8 @@ START_TEST(test_libvirt_fixture_actions) {
         ck_assert_str_eq(hv_connection_get_last_error(conn),
                          "invalid argument: cannot set memory higher than max memory");
         ck_assert_uint_eq(kib, 0);
+        ck_assert_int_eq(hv_domain_get_info(conn, "worker2", 0, &info), 0);
+        ck_assert_str_eq(hv_connection_get_last_error(conn), "");
 
         /* A shut-off domain has nothing live to change. */
         ck_assert_int_eq(hv_domain_set_memory(conn, "spare", 1048576, 0, &kib), -ESRCH);
