@@ -3,7 +3,8 @@
 # denies method calls unless a policy allows them: anyone may introspect
 # and read; a caller who is neither root nor in the flexslot group is
 # stopped by the bus itself before a change reaches the agent; root may
-# change VMs.
+# change VMs. The agent runs with --dry-run, so it also checks that flag:
+# the change is allowed and logged, and not made.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/agent/lib.sh"
 
@@ -17,7 +18,8 @@ interval = 200ms
 cpus = 8
 memory = 16G
 CONF
-start_agent "$tmp/agent.ini"
+start_agent "$tmp/agent.ini" --dry-run
+[ "$(agent_property DryRun)" = "b true" ] || fail "--dry-run did not set DryRun"
 has_sample() {
 	[ "$(agent_property LastSample)" != "t 0" ]
 }
@@ -45,8 +47,11 @@ for call in "SetVcpus su worker1 3" "SetMemory st worker1 2147483648" \
 	poll grep -q "ErrorMessage=\"Rejected send message.*member=\"$member\"" "$tmp/monitor.log" ||
 		fail "$member was not refused by the bus itself"
 done
-# Nothing reached the agent: worker1 is unchanged, and root may change it.
-[ "$(agent_call SetVcpus su worker1 3)" = "uu 2 3" ] || fail "root cannot change worker1"
+# Nothing reached the agent: worker1 is unchanged. Root's call reaches the
+# agent, which allows it and, in a dry run, leaves worker1 as it was.
+[ "$(agent_call SetVcpus su worker1 3)" = "uu 2 2" ] || fail "root's dry-run SetVcpus"
+grep -q "worker1: 2 vCPUs -> 3 vCPUs allowed; dry run, not applied" "$tmp/agent.log" ||
+	fail "the dry-run decision was not logged"
 
 stop_agent
 echo "PASS"
