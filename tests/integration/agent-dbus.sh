@@ -60,6 +60,8 @@ has_sample() {
 }
 poll has_sample || fail "no sample"
 [ "$(agent_property HypervisorAvailable)" = "b true" ] || fail "hypervisor not available"
+poll grep -q "Member=PropertiesChanged" "$tmp/monitor.log" ||
+	fail "no PropertiesChanged when the hypervisor became available"
 
 domains=$(agent_call ListDomains)
 echo "ListDomains: $domains"

@@ -3,7 +3,7 @@
 # socket that accepts and never replies, so its first libvirt call blocks
 # for good. The bus must keep answering (properties, reads), a change must
 # come back as Error.HypervisorUnavailable within the configured timeout,
-# and SIGTERM must still stop the agent.
+# the watchdog must keep being fed, and SIGTERM must still stop the agent.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/agent/lib.sh"
 
@@ -20,7 +20,15 @@ uri = test+unix:///default?socket=$tmp/hang.sock
 interval = 200ms
 hypervisor-timeout = 500ms
 CONF
+# The agent's sd_notify messages, as systemd would get them with
+# Type=notify and WatchdogSec=.
+python3 "$src/tests/fixtures/agent/notify-socket.py" "$tmp/notify" >"$tmp/notify.log" 2>&1 &
+pids="$pids $!"
+poll grep -q ready "$tmp/notify.log" || fail "the notify socket did not start"
+export NOTIFY_SOCKET="$tmp/notify" WATCHDOG_USEC=400000
 start_agent "$tmp/agent.ini"
+unset NOTIFY_SOCKET WATCHDOG_USEC
+poll grep -q "^READY=1" "$tmp/notify.log" || fail "no READY=1"
 
 unavailable() {
 	[ "$(agent_property HypervisorAvailable)" = "b false" ]
@@ -46,6 +54,13 @@ echo "SetVcpus answered HypervisorUnavailable in $elapsed_ms ms"
 grep -q "the change was not made" "$tmp/monitor.log" || fail "the reply does not say so"
 [ "$elapsed_ms" -ge 400 ] || fail "answered before the timeout"
 [ "$elapsed_ms" -lt 5000 ] || fail "answered long after the 500 ms timeout"
+
+# The event loop keeps feeding the watchdog while libvirt is blocked.
+pings=$(grep -c "^WATCHDOG=1" "$tmp/notify.log" || true)
+more_pings() {
+	[ "$(grep -c "^WATCHDOG=1" "$tmp/notify.log")" -ge $((pings + 3)) ]
+}
+poll more_pings || fail "the watchdog was not fed while libvirt was blocked"
 
 # SIGTERM ends the agent although its worker thread is stuck in libvirt.
 stop_agent
