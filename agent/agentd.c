@@ -212,9 +212,12 @@ static int on_sample_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                 log_debug("Previous sample still running, skipping this one");
                 return 0;
         }
+        /* Failing to queue loses one sample, not the timer. */
         j = calloc(1, sizeof(*j));
-        if (!j)
-                return log_oom();
+        if (!j) {
+                log_oom();
+                return 0;
+        }
         j->agent = a;
         r = worker_submit(a->worker, &sample_ops, j, a->config.hypervisor_timeout);
         if (r < 0) {

@@ -104,8 +104,10 @@ static int on_wakeup(sd_event_source *s, int fd, uint32_t revents, void *userdat
         WorkerJob *list, *reversed = NULL;
         uint64_t counter;
 
+        /* Not fatal: the finished list below is what counts, and a source
+         * that returned an error would be disabled for good. */
         if (read(fd, &counter, sizeof(counter)) < 0 && errno != EAGAIN)
-                return log_error_errno(negative_errno(), "Cannot read the worker's eventfd");
+                log_warning_errno(negative_errno(), "Cannot read the worker's eventfd");
 
         pthread_mutex_lock(&w->lock);
         list = TAKE_PTR(w->finished);
