@@ -4,7 +4,10 @@
 # vCPUs wait (and see steal). A hog in the root cgroup barely affects a guest
 # under libvirt's /machine partition.
 #
-#   tests/vm/hog.sh start STATEDIR QEMU_PID [N]   N busy loops (default: CPUs online)
+#   tests/vm/hog.sh start STATEDIR QEMU_PID [N [WEIGHT]]
+#         N busy loops (default: CPUs online) with cgroup v1 cpu.shares WEIGHT
+#         (default 4096: four times a guest's; a much higher weight starves
+#         QEMU's own threads too, and monitor queries then take seconds)
 #   tests/vm/hog.sh stop STATEDIR                 stop them (by PID), remove the cgroup
 #
 # Works with cgroup v1 (cpu controller, cpu.shares) and v2 (cpu.weight).
@@ -42,7 +45,7 @@ cpu_cgroup_of() {
 }
 
 do_start() {
-	qpid=$1 n=$2
+	qpid=$1 n=$2 weight=$3
 	[ -d "/proc/$qpid" ] || {
 		msg "no process $qpid"
 		exit 1
@@ -65,16 +68,17 @@ do_start() {
 	mkdir "$cg"
 	echo "$cg" >"$state/hog.cgroup"
 	if [ "$ver" = 1 ]; then
-		echo 262144 >"$cg/cpu.shares"
+		echo "$weight" >"$cg/cpu.shares"
 	else
-		echo 10000 >"$cg/cpu.weight"
+		# v2 weights are 1..10000 with 100 as the default (v1: 1024).
+		echo $((weight * 100 / 1024)) >"$cg/cpu.weight"
 	fi
 	: >"$state/hog.pids"
 	i=0
 	while [ "$i" -lt "$n" ]; do
 		# The loop moves itself into the cgroup before it starts spinning.
 		sh -c 'echo $$ >"$1/cgroup.procs" && while :; do :; done' hog "$cg" \
-			</dev/null >/dev/null 2>&1 &
+			</dev/null >/dev/null 2>&1 9>&- &
 		echo $! >>"$state/hog.pids"
 		i=$((i + 1))
 	done
@@ -116,7 +120,7 @@ do_stop() {
 case $cmd in
 start)
 	[ $# -ge 3 ] || usage
-	do_start "$3" "${4:-$(getconf _NPROCESSORS_ONLN)}"
+	do_start "$3" "${4:-$(getconf _NPROCESSORS_ONLN)}" "${5:-4096}"
 	;;
 stop) do_stop ;;
 *) usage ;;

@@ -125,7 +125,7 @@ do_start() {
 			--config /etc/libvirt/libvirtd.conf"
 	# unshare execs sh, which execs libvirtd: $! is libvirtd's PID.
 	unshare --mount --propagation private sh -c "$inner" \
-		</dev/null >>"$state/libvirtd.out" 2>&1 &
+		</dev/null >>"$state/libvirtd.out" 2>&1 9>&- &
 	pid=$!
 	echo "$pid" >"$state/libvirtd.pid"
 	uri=$(uri_of "$state")

@@ -1,0 +1,160 @@
+# shellcheck shell=sh
+# Helpers for tests and benchmarks that run real QEMU guests; source it with
+#   vm_dir=<srcdir>/tests/vm; . "$vm_dir/lib.sh"
+# It needs vm_dir (this directory) and vm_state (an empty private directory).
+# After vm_setup: VM_URI, VM_KERNEL, VM_INITRD. Everything started is recorded
+# under vm_state and stopped by vm_teardown, by PID.
+#
+# Environment:
+#   FLEXSLOT_VM_ACCEL   tcg or kvm to force; default: KVM if a KVM guest boots
+#                       on this machine (the verdict is cached), else TCG
+#   FLEXSLOT_VM_CACHE   where the guest and the verdict are cached
+#                       (default /var/cache/flexslot/vm)
+
+: "${vm_dir:?set vm_dir before sourcing lib.sh}" "${vm_state:?set vm_state before sourcing lib.sh}"
+vm_cache=${FLEXSLOT_VM_CACHE:-/var/cache/flexslot/vm}
+
+vm_log() { echo "vm: $*" >&2; }
+
+vm_now_ms() {
+	# /proc/uptime has 10 ms resolution and needs no date +%N.
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
+}
+
+# vm_poll TIMEOUT_SEC COMMAND...: runs COMMAND every 0.1 s until it succeeds
+# or TIMEOUT_SEC pass. Returns COMMAND's last status.
+vm_poll() {
+	_vp_limit=$(($1 * 10))
+	shift
+	_vp_n=0
+	while :; do
+		if "$@"; then
+			return 0
+		fi
+		_vp_n=$((_vp_n + 1))
+		[ "$_vp_n" -lt "$_vp_limit" ] || return 1
+		sleep 0.1
+	done
+}
+
+vm_console_has() { grep -q -- "$2" "$vm_state/$1.console" 2>/dev/null; }
+
+vm_virsh() { virsh -q -c "$VM_URI" "$@"; }
+
+# vm_domstat NAME FIELD: one field of virsh domstats (empty if absent).
+vm_domstat() {
+	vm_virsh domstats "$1" 2>/dev/null | sed -n "s/^ *$2=//p"
+}
+
+# vm_qemu_pid NAME
+vm_qemu_pid() { cat "$vm_state/run/qemu/$1.pid"; }
+
+# vm_lock TIMEOUT_SEC: waits for the machine-wide lock of real-guest tests and
+# benchmarks (two of them at once would steal each other's CPU: a hog or a
+# busy guest of one starves the guests of the other). Held until this shell
+# exits; long-lived children are started with the descriptor closed.
+vm_lock() {
+	mkdir -p "$vm_cache"
+	exec 9>>"$vm_cache/vm.lock"
+	if ! flock -n 9; then
+		vm_log "waiting for another real-guest test or benchmark to finish"
+		flock -w "$1" 9 || return 1
+	fi
+}
+
+# Builds the guest and starts the private libvirtd. Returns 1 (with a
+# message) if libvirtd cannot start.
+vm_setup() {
+	mkdir -p "$vm_state"
+	_vs_out=$("$vm_dir/build-guest.sh") || {
+		vm_log "cannot build the guest"
+		return 2
+	}
+	VM_KERNEL=$(echo "$_vs_out" | sed -n 's/^KERNEL=//p')
+	VM_INITRD=$(echo "$_vs_out" | sed -n 's/^INITRD=//p')
+	VM_URI=$("$vm_dir/libvirtd.sh" start "$vm_state") || return 1
+	export VM_URI VM_KERNEL VM_INITRD
+}
+
+# vm_create NAME ACCEL MEM_MIB VCPUS_MAX BUSY: creates a transient guest.
+vm_create() {
+	rm -f "$vm_state/$1.console"
+	"$vm_dir/guest-xml.sh" "$1" "$VM_KERNEL" "$VM_INITRD" "$vm_state/$1.console" \
+		"$3" "$4" "$5" "$2" >"$vm_state/$1.xml"
+	vm_virsh create "$vm_state/$1.xml" >/dev/null
+}
+
+# vm_boot NAME ACCEL MEM_MIB VCPUS_MAX BUSY TIMEOUT: creates the guest and waits
+# for its init; sets VM_BOOT_MS. On timeout the guest is destroyed.
+vm_boot() {
+	_vb_t0=$(vm_now_ms)
+	vm_create "$1" "$2" "$3" "$4" "$5" || return 1
+	if ! vm_poll "$6" vm_console_has "$1" FLEXSLOT-GUEST-READY; then
+		vm_virsh destroy "$1" >/dev/null 2>&1 || true
+		return 1
+	fi
+	VM_BOOT_MS=$(($(vm_now_ms) - _vb_t0))
+	export VM_BOOT_MS
+}
+
+# Prints qemu or kvm: the domain type to use here.
+vm_accel() {
+	case ${FLEXSLOT_VM_ACCEL:-auto} in
+	tcg | qemu)
+		echo qemu
+		return 0
+		;;
+	kvm)
+		echo kvm
+		return 0
+		;;
+	esac
+	if ! [ -r /dev/kvm ] || ! [ -w /dev/kvm ]; then
+		echo qemu
+		return 0
+	fi
+	_va_key="$(uname -r) $(qemu-system-x86_64 --version 2>/dev/null | head -n1)"
+	_va_file="$vm_cache/accel"
+	if [ -f "$_va_file" ] && [ "$(sed -n 1p "$_va_file")" = "$_va_key" ]; then
+		sed -n 2p "$_va_file"
+		return 0
+	fi
+	# Probe: a KVM guest boots in a second or two where KVM works.
+	_va_res=qemu
+	if vm_boot flexslot-kvm-probe kvm 64 1 0 20 2>/dev/null; then
+		_va_res=kvm
+	fi
+	vm_virsh destroy flexslot-kvm-probe >/dev/null 2>&1 || true
+	vm_log "KVM guests $([ "$_va_res" = kvm ] && echo boot || echo "do not boot") here; using $_va_res"
+	printf '%s\n%s\n' "$_va_key" "$_va_res" >"$_va_file.tmp.$$" &&
+		mv "$_va_file.tmp.$$" "$_va_file"
+	echo "$_va_res"
+}
+
+# Records a PID that vm_teardown stops: vm_track PID NAME.
+vm_track() { echo "$1 $2" >>"$vm_state/pids"; }
+
+# Stops everything: tracked processes (TERM, then KILL), the hog, libvirtd
+# and its guests. Safe to call more than once.
+vm_teardown() {
+	if [ -f "$vm_state/pids" ]; then
+		while read -r _vt_pid _vt_name; do
+			kill -TERM "$_vt_pid" 2>/dev/null || continue
+			_vt_n=0
+			while kill -0 "$_vt_pid" 2>/dev/null && [ "$_vt_n" -lt 50 ]; do
+				# Reaps it when it is our child (the shell reaps on wait).
+				if wait "$_vt_pid" 2>/dev/null; then break; fi
+				sleep 0.1
+				_vt_n=$((_vt_n + 1))
+			done
+			if kill -0 "$_vt_pid" 2>/dev/null; then
+				vm_log "$_vt_name ($_vt_pid) ignored TERM; killing it"
+				kill -KILL "$_vt_pid" 2>/dev/null || true
+				wait "$_vt_pid" 2>/dev/null || true
+			fi
+		done <"$vm_state/pids"
+		rm -f "$vm_state/pids"
+	fi
+	"$vm_dir/hog.sh" stop "$vm_state" || true
+	"$vm_dir/libvirtd.sh" stop "$vm_state" || true
+}
