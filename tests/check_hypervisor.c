@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -26,6 +27,8 @@
 typedef struct Params {
         virTypedParameter p[64];
         int n;
+        char strings[4][64]; /* values of string parameters */
+        int n_strings;
 } Params;
 
 static virTypedParameter *params_add(Params *ps, const char *field, int type) {
@@ -109,6 +112,114 @@ static HvDomainMetrics derive(const Record *prev, const Record *cur) {
         ck_assert_int_eq(hv_metrics_derive(prev ? &a : NULL, &b, &m), 0);
         return m;
 }
+
+/* ---- counters recorded from real QEMU guests ---- */
+
+/* A record of tests/fixtures/hypervisor/qemu-tcg.stats (see its header). */
+typedef struct RecordedDomain {
+        char name[64];
+        char uuid[HV_UUID_STRING_MAX];
+        usec_t t;
+        Params ps;
+} RecordedDomain;
+
+static void params_add_text(Params *ps, const char *field, const char *type, const char *value) {
+        if (strcmp(type, "int") == 0)
+                params_add_int(ps, field, (int)strtol(value, NULL, 10));
+        else if (strcmp(type, "uint") == 0)
+                params_add_uint(ps, field, (unsigned)strtoul(value, NULL, 10));
+        else if (strcmp(type, "ullong") == 0)
+                params_add_ull(ps, field, strtoull(value, NULL, 10));
+        else if (strcmp(type, "llong") == 0)
+                params_add(ps, field, VIR_TYPED_PARAM_LLONG)->value.l = strtoll(value, NULL, 10);
+        else {
+                ck_assert_str_eq(type, "string");
+                ck_assert_int_lt(ps->n_strings, (int)ELEMENTSOF(ps->strings));
+                snprintf(ps->strings[ps->n_strings], sizeof(ps->strings[0]), "%s", value);
+                params_add(ps, field, VIR_TYPED_PARAM_STRING)->value.s =
+                        ps->strings[ps->n_strings++];
+        }
+}
+
+/* Loads the records in file order; they stay where they are (string
+ * parameters point into them). */
+static size_t load_recording(const char *path, RecordedDomain *doms, size_t max) {
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        RecordedDomain *d = NULL;
+        char line[256];
+        size_t n = 0;
+
+        ck_assert_msg(f, "cannot open %s", path);
+        while (fgets(line, sizeof(line), f)) {
+                char field[VIR_TYPED_PARAM_FIELD_LENGTH], type[16], value[64];
+                unsigned long long t;
+
+                if (line[0] == '#' || line[0] == '\n')
+                        continue;
+                if (strncmp(line, "domain ", 7) == 0) {
+                        ck_assert_uint_lt(n, max);
+                        d = &doms[n++];
+                        memset(d, 0, sizeof(*d));
+                        ck_assert_int_eq(
+                                sscanf(line, "domain %63s %36s %llu", d->name, d->uuid, &t), 3);
+                        d->t = t;
+                        continue;
+                }
+                ck_assert_int_eq(sscanf(line, "%79s %15s %63s", field, type, value), 3);
+                ck_assert_ptr_nonnull(d);
+                params_add_text(&d->ps, field, type, value);
+        }
+        return n;
+}
+
+START_TEST(test_recorded_qemu_rounds) {
+        static RecordedDomain doms[4];
+        static HvDomainSample before, after;
+        static const struct {
+                const char *name;
+                unsigned vcpus;
+                double steal, cpu;
+                uint64_t unused_kib;
+        } expected[] = {
+                /* (201588482 + 215179396) ns delay / (2.014735 s * 2 vCPUs) */
+                { "worker-a", 2, 0.1034299493481773, 1.811945987933897, 183424 },
+                /* 7455502 ns / 2.014735 s */
+                { "worker-b", 1, 0.0037004876571856845, 0.014084234403035635, 183168 },
+        };
+        size_t n = load_recording(test_srcdir_path("tests/fixtures/hypervisor/qemu-tcg.stats"),
+                                  doms, ELEMENTSOF(doms));
+
+        ck_assert_uint_eq(n, 4);
+        for (size_t i = 0; i < ELEMENTSOF(expected); i++) {
+                const RecordedDomain *a = &doms[i], *b = &doms[i + 2];
+                HvDomainMetrics m;
+
+                ck_assert_str_eq(a->name, expected[i].name);
+                ck_assert_int_eq(
+                        hv_sample_from_params(a->name, a->uuid, a->ps.p, a->ps.n, a->t, &before),
+                        0);
+                ck_assert_int_eq(
+                        hv_sample_from_params(b->name, b->uuid, b->ps.p, b->ps.n, b->t, &after), 0);
+                ck_assert_uint_eq(after.fields, HV_FIELD_STATE | HV_FIELD_CPU_TIME |
+                                                        HV_FIELD_VCPU_COUNT | HV_FIELD_VCPU_DELAY |
+                                                        HV_FIELD_VCPU_TIME | HV_FIELD_BALLOON |
+                                                        HV_FIELD_BALLOON_GUEST);
+                ck_assert_int_eq(hv_metrics_derive(&before, &after, &m), 0);
+                ck_assert_uint_eq(m.valid, HV_METRIC_STATE | HV_METRIC_STEAL | HV_METRIC_CPU_USE |
+                                                   HV_METRIC_VCPUS | HV_METRIC_MEMORY |
+                                                   HV_METRIC_MEMORY_GUEST);
+                ck_assert_uint_eq(m.interval_usec, 2014735);
+                ck_assert_double_eq_tol(m.steal, expected[i].steal, 1e-12);
+                ck_assert_double_eq_tol(m.cpu_use, expected[i].cpu, 1e-12);
+                ck_assert_uint_eq(m.vcpus_current, expected[i].vcpus);
+                ck_assert_uint_eq(m.vcpus_max, 2);
+                ck_assert_uint_eq(m.memory_kib, 262144);
+                ck_assert_uint_eq(m.memory_max_kib, 262144);
+                ck_assert_uint_eq(m.memory_unused_kib, expected[i].unused_kib);
+                ck_assert_uint_eq(m.memory_available_kib, 210468);
+        }
+}
+END_TEST
 
 #define STEAL_RATES (HV_METRIC_STEAL | HV_METRIC_CPU_USE)
 #define INSTANT (HV_METRIC_STATE | HV_METRIC_VCPUS | HV_METRIC_MEMORY)
@@ -1123,6 +1234,7 @@ Suite *suite_hypervisor(void) {
         tcase_add_test(tc, test_derive_clamps_jitter);
         tcase_add_test(tc, test_derive_other_domain);
         tcase_add_test(tc, test_derive_sequence);
+        tcase_add_test(tc, test_recorded_qemu_rounds);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("backoff");
