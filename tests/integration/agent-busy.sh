@@ -1,0 +1,85 @@
+#!/bin/sh
+# flexslot-agentd while a real libvirtd stops answering in the middle of its
+# work: the agent talks to a private libvirtd (serving the test driver's
+# fixture host) through a proxy that the test freezes after the first
+# samples. While a libvirt call is outstanding the bus must answer reads from
+# the cached sample at once, a change must come back as
+# Error.HypervisorUnavailable after the timeout without having been made,
+# and when libvirtd answers again the agent must recover by itself.
+set -eu
+. "$FLEXSLOT_SRCDIR/tests/fixtures/agent/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "a private libvirtd needs root"
+command -v libvirtd >/dev/null || [ -x /usr/sbin/libvirtd ] || skip "no libvirtd"
+command -v python3 >/dev/null || skip "no python3 for the freezing proxy"
+
+libvirtd_state=$tmp/libvirtd
+stop_all() {
+	sh "$src/tests/vm/libvirtd.sh" stop "$libvirtd_state" || true
+	cleanup
+}
+trap stop_all EXIT
+sh "$src/tests/vm/libvirtd.sh" start "$libvirtd_state" >"$tmp/libvirtd.uri" ||
+	skip "the private libvirtd did not start"
+
+python3 "$src/tests/fixtures/agent/freeze-proxy.py" "$tmp/proxy.sock" \
+	"$libvirtd_state/run/libvirt-sock" >"$tmp/proxy.log" 2>&1 &
+proxy_pid=$!
+pids="$pids $proxy_pid"
+poll grep -q ready "$tmp/proxy.log" || fail "the proxy did not start"
+
+start_bus
+start_monitor
+cat >"$tmp/agent.ini" <<CONF
+[agent]
+uri = test+unix://$src/tests/fixtures/agent/host.xml?socket=$tmp/proxy.sock
+interval = 200ms
+hypervisor-timeout = 1s
+[host]
+cpus = 8
+memory = 16G
+CONF
+start_agent "$tmp/agent.ini"
+
+has_sample() {
+	[ "$(agent_property LastSample)" != "t 0" ]
+}
+poll has_sample || fail "no sample through the proxy"
+available() {
+	[ "$(agent_property HypervisorAvailable)" = "b $1" ]
+}
+poll available true || fail "the hypervisor is not available"
+
+# libvirtd stops answering; the next sample blocks in libvirt.
+kill -USR1 "$proxy_pid"
+poll grep -q frozen "$tmp/proxy.log" || fail "the proxy did not freeze"
+poll grep -q "did not answer a sample" "$tmp/agent.log" || fail "no sample timed out"
+
+start=$(date +%s%N)
+domains=$(agent_call ListDomains)
+metrics=$(agent_call GetMetrics s worker1)
+property=$(agent_property CapacityCPUs)
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+echo "with libvirt blocked: ListDomains, GetMetrics and a property in $elapsed_ms ms"
+case $domains in "a(sss) 4 "*) ;; *) fail "ListDomains from the cache: $domains" ;; esac
+case $metrics in *'"worker1"'*' "running" 2 4 '*) ;; *) fail "GetMetrics: $metrics" ;; esac
+[ "$property" = "u 8" ] || fail "CapacityCPUs: $property"
+[ "$elapsed_ms" -lt 1000 ] || fail "reads took $elapsed_ms ms while libvirt was blocked"
+available false || fail "HypervisorAvailable is still true"
+
+start=$(date +%s%N)
+expect_error HypervisorUnavailable SetVcpus su worker1 3
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+echo "SetVcpus answered HypervisorUnavailable after $elapsed_ms ms"
+grep -q "the change was not made" "$tmp/monitor.log" || fail "the reply does not say so"
+[ "$elapsed_ms" -lt 5000 ] || fail "the timeout of 1 s took $elapsed_ms ms"
+
+# libvirtd answers again: the outstanding call finishes, sampling resumes,
+# and the refused change had not been made (worker1 still has 2 vCPUs).
+kill -USR1 "$proxy_pid"
+poll grep -q thawed "$tmp/proxy.log" || fail "the proxy did not thaw"
+poll available true || fail "the agent did not recover"
+[ "$(agent_call SetVcpus su worker1 3)" = "uu 2 3" ] || fail "SetVcpus after recovery"
+
+stop_agent
+echo "PASS"
