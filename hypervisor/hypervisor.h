@@ -19,7 +19,8 @@
  *   -EINVAL      bad argument or unknown flag bit; a value the hypervisor
  *                refused (above the maximum, out of range)
  *   -ENOENT      no such domain (also when it vanished between list and action)
- *   -ESRCH       the domain exists but is not running and the action needs it
+ *   -ESRCH       the domain exists but its state does not allow the action
+ *                (a live change to a domain that is not running)
  *   -EOPNOTSUPP  the driver or hypervisor does not support the operation
  *   -EPERM       refused by policy (vCPU unplug without HV_VCPUS_ALLOW_UNPLUG)
  *                or by the hypervisor's access control
