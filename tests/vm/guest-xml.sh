@@ -1,20 +1,24 @@
 #!/bin/sh
 # Prints the libvirt XML of a tiny test guest (see build-guest.sh).
 #
-#   tests/vm/guest-xml.sh NAME KERNEL INITRD CONSOLE_LOG [MEM_MIB [VCPUS_MAX [BUSY [TYPE]]]]
+#   tests/vm/guest-xml.sh NAME KERNEL INITRD CONSOLE_LOG [MEM_MIB [VCPUS_MAX [BUSY [TYPE [PIN]]]]]
 #
 # MEM_MIB   maximum (and initial) memory, default 128
 # VCPUS_MAX maximum vCPUs, default 2; the guest starts with 1
 # BUSY      busy loops the guest runs (flexslot.busy=), default 1
 # TYPE      domain type: qemu (TCG, the default) or kvm
+# PIN       a host CPU number: every vCPU runs on that CPU only, and QEMU's
+#           other threads on the other CPUs (if there are others); empty:
+#           no pinning. With a hog pinned to the same CPU (hog.sh) the guest
+#           sees steal however many CPUs the host has.
 set -eu
 
 [ $# -ge 4 ] || {
-	echo "usage: $0 NAME KERNEL INITRD CONSOLE_LOG [MEM_MIB [VCPUS_MAX [BUSY [TYPE]]]]" >&2
+	echo "usage: $0 NAME KERNEL INITRD CONSOLE_LOG [MEM_MIB [VCPUS_MAX [BUSY [TYPE [PIN]]]]]" >&2
 	exit 2
 }
 name=$1 kernel=$2 initrd=$3 console=$4
-mem=${5:-128} vmax=${6:-2} busy=${7:-1} type=${8:-qemu}
+mem=${5:-128} vmax=${6:-2} busy=${7:-1} type=${8:-qemu} pin=${9:-}
 
 case $type in
 qemu) cpu="" ;;
@@ -25,12 +29,26 @@ kvm) cpu="<cpu mode='host-passthrough'/>" ;;
 	;;
 esac
 
+vcpu_cpuset="" cputune=""
+if [ -n "$pin" ]; then
+	vcpu_cpuset=" cpuset='$pin'"
+	ncpu=$(getconf _NPROCESSORS_ONLN)
+	others=""
+	i=0
+	while [ "$i" -lt "$ncpu" ]; do
+		[ "$i" = "$pin" ] || others="$others${others:+,}$i"
+		i=$((i + 1))
+	done
+	[ -z "$others" ] || cputune="<cputune><emulatorpin cpuset='$others'/></cputune>"
+fi
+
 cat <<EOF
 <domain type='$type'>
   <name>$name</name>
   <memory unit='MiB'>$mem</memory>
   <currentMemory unit='MiB'>$mem</currentMemory>
-  <vcpu placement='static' current='1'>$vmax</vcpu>
+  <vcpu placement='static'$vcpu_cpuset current='1'>$vmax</vcpu>
+  $cputune
   <os>
     <type arch='x86_64' machine='pc'>hvm</type>
     <kernel>$kernel</kernel>

@@ -4,10 +4,11 @@
 # vCPUs wait (and see steal). A hog in the root cgroup barely affects a guest
 # under libvirt's /machine partition.
 #
-#   tests/vm/hog.sh start STATEDIR QEMU_PID [N [WEIGHT]]
+#   tests/vm/hog.sh start STATEDIR QEMU_PID [N [WEIGHT [CPU]]]
 #         N busy loops (default: CPUs online) with cgroup v1 cpu.shares WEIGHT
 #         (default 4096: four times a guest's; a much higher weight starves
-#         QEMU's own threads too, and monitor queries then take seconds)
+#         QEMU's own threads too, and monitor queries then take seconds),
+#         all on host CPU number CPU if given (see guest-xml.sh PIN)
 #   tests/vm/hog.sh stop STATEDIR                 stop them (by PID), remove the cgroup
 #
 # Works with cgroup v1 (cpu controller, cpu.shares) and v2 (cpu.weight).
@@ -45,7 +46,9 @@ cpu_cgroup_of() {
 }
 
 do_start() {
-	qpid=$1 n=$2 weight=$3
+	qpid=$1 n=$2 weight=$3 cpu=$4
+	pin=""
+	[ -z "$cpu" ] || pin="taskset -c $cpu"
 	[ -d "/proc/$qpid" ] || {
 		msg "no process $qpid"
 		exit 1
@@ -77,7 +80,8 @@ do_start() {
 	i=0
 	while [ "$i" -lt "$n" ]; do
 		# The loop moves itself into the cgroup before it starts spinning.
-		sh -c 'echo $$ >"$1/cgroup.procs" && while :; do :; done' hog "$cg" \
+		# shellcheck disable=SC2086,SC2016 # pin: empty or a command; the inner script
+		$pin sh -c 'echo $$ >"$1/cgroup.procs" && while :; do :; done' hog "$cg" \
 			</dev/null >/dev/null 2>&1 9>&- &
 		echo $! >>"$state/hog.pids"
 		i=$((i + 1))
@@ -120,7 +124,7 @@ do_stop() {
 case $cmd in
 start)
 	[ $# -ge 3 ] || usage
-	do_start "$3" "${4:-$(getconf _NPROCESSORS_ONLN)}" "${5:-4096}"
+	do_start "$3" "${4:-$(getconf _NPROCESSORS_ONLN)}" "${5:-4096}" "${6:-}"
 	;;
 stop) do_stop ;;
 *) usage ;;

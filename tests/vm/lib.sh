@@ -76,19 +76,20 @@ vm_setup() {
 	export VM_URI VM_KERNEL VM_INITRD
 }
 
-# vm_create NAME ACCEL MEM_MIB VCPUS_MAX BUSY: creates a transient guest.
+# vm_create NAME ACCEL MEM_MIB VCPUS_MAX BUSY [PIN]: creates a transient guest
+# (PIN: see guest-xml.sh).
 vm_create() {
 	rm -f "$vm_state/$1.console"
 	"$vm_dir/guest-xml.sh" "$1" "$VM_KERNEL" "$VM_INITRD" "$vm_state/$1.console" \
-		"$3" "$4" "$5" "$2" >"$vm_state/$1.xml"
+		"$3" "$4" "$5" "$2" "${6:-}" >"$vm_state/$1.xml"
 	vm_virsh create "$vm_state/$1.xml" >/dev/null
 }
 
-# vm_boot NAME ACCEL MEM_MIB VCPUS_MAX BUSY TIMEOUT: creates the guest and waits
-# for its init; sets VM_BOOT_MS. On timeout the guest is destroyed.
+# vm_boot NAME ACCEL MEM_MIB VCPUS_MAX BUSY TIMEOUT [PIN]: creates the guest and
+# waits for its init; sets VM_BOOT_MS. On timeout the guest is destroyed.
 vm_boot() {
 	_vb_t0=$(vm_now_ms)
-	vm_create "$1" "$2" "$3" "$4" "$5" || return 1
+	vm_create "$1" "$2" "$3" "$4" "$5" "${7:-}" || return 1
 	if ! vm_poll "$6" vm_console_has "$1" FLEXSLOT-GUEST-READY; then
 		vm_virsh destroy "$1" >/dev/null 2>&1 || true
 		return 1
