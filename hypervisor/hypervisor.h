@@ -175,6 +175,15 @@ typedef struct HvDomainMetrics {
  * ret is NULL. */
 int hv_metrics_derive(const HvDomainSample *prev, const HvDomainSample *cur, HvDomainMetrics *ret);
 
+/* hv_metrics_derive for every domain of a round: ret[i] gets cur[i]'s
+ * metrics, each paired with the sample of the same domain in prev (by UUID,
+ * by name without one; prev's order does not matter), in O(n log n) rather
+ * than a search per domain. A domain new in cur gets the first-sample
+ * metrics. prev may be NULL when n_prev is 0. Returns 0, -EINVAL or -ENOMEM
+ * (then ret is untouched). */
+int hv_metrics_derive_all(const HvDomainSample *prev, size_t n_prev, const HvDomainSample *cur,
+                          size_t n_cur, HvDomainMetrics *ret);
+
 /* ---- reconnect back-off (pure, the caller supplies the time) ----------- */
 
 typedef struct HvBackoff {

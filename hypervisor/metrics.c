@@ -3,6 +3,7 @@
  * and the reconnect back-off. No libvirt call, no clock, no I/O. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
@@ -330,6 +331,46 @@ int hv_metrics_derive(const HvDomainSample *prev, const HvDomainSample *cur, HvD
         }
 
         *ret = m;
+        return 0;
+}
+
+/* The identity derive pairs by (see same_domain). */
+static const char *sample_key(const HvDomainSample *s) {
+        return s->uuid[0] ? s->uuid : s->name;
+}
+
+/* Sorting these, not the samples: each sample is kilobytes. */
+typedef struct SampleRef {
+        const HvDomainSample *sample;
+} SampleRef;
+
+static int compare_sample_refs(const void *a, const void *b) {
+        return strcmp(sample_key(((const SampleRef *)a)->sample),
+                      sample_key(((const SampleRef *)b)->sample));
+}
+
+int hv_metrics_derive_all(const HvDomainSample *prev, size_t n_prev, const HvDomainSample *cur,
+                          size_t n_cur, HvDomainMetrics *ret) {
+        _cleanup_free_ SampleRef *index = NULL;
+
+        if ((n_prev > 0 && !prev) || (n_cur > 0 && (!cur || !ret)))
+                return -EINVAL;
+        index = calloc(MAX(n_prev, (size_t)1), sizeof(SampleRef));
+        if (!index)
+                return -ENOMEM;
+        for (size_t i = 0; i < n_prev; i++)
+                index[i].sample = &prev[i];
+        qsort(index, n_prev, sizeof(SampleRef), compare_sample_refs);
+
+        for (size_t i = 0; i < n_cur; i++) {
+                const SampleRef key = { &cur[i] };
+                const SampleRef *found = n_prev > 0
+                                                 ? bsearch(&key, index, n_prev, sizeof(SampleRef),
+                                                           compare_sample_refs)
+                                                 : NULL;
+
+                (void)hv_metrics_derive(found ? found->sample : NULL, &cur[i], &ret[i]);
+        }
         return 0;
 }
 

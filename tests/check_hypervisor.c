@@ -94,11 +94,16 @@ static void record_params(const Record *r, Params *ps) {
         params_add_ull(ps, "balloon.maximum", 4194304);
 }
 
-static void record_sample(const Record *r, HvDomainSample *ret) {
+static void record_sample_as(const Record *r, const char *name, const char *uuid,
+                             HvDomainSample *ret) {
         Params ps;
 
         record_params(r, &ps);
-        ck_assert_int_eq(hv_sample_from_params("worker1", DOMAIN_UUID, ps.p, ps.n, r->t, ret), 0);
+        ck_assert_int_eq(hv_sample_from_params(name, uuid, ps.p, ps.n, r->t, ret), 0);
+}
+
+static void record_sample(const Record *r, HvDomainSample *ret) {
+        record_sample_as(r, "worker1", DOMAIN_UUID, ret);
 }
 
 /* Derives the metrics of cur against prev (both recorded). */
@@ -595,6 +600,45 @@ START_TEST(test_derive_sequence) {
                 ck_assert_double_eq_tol(m.steal, seq[i].steal, 1e-12);
                 ck_assert_double_eq_tol(m.cpu_use, seq[i].cpu, 1e-12);
         }
+}
+END_TEST
+
+START_TEST(test_derive_all_pairs_by_uuid) {
+        static HvDomainSample prev[3], cur[3];
+        static const char *const uuids[] = {
+                "6f1b2c3d-0001-4a00-8000-000000000001",
+                "6f1b2c3d-0002-4a00-8000-000000000002",
+                "6f1b2c3d-0003-4a00-8000-000000000003",
+                "6f1b2c3d-0004-4a00-8000-000000000004",
+        };
+        /* 1 s apart; domain n's delay grows by n * 0.1 s on its one vCPU. */
+        Record r0 = { .t = 1000000, .cpu_ns = SEC_NS, .n_vcpus = 1, .ids = { 0 } };
+        Record r1 = { .t = 2000000, .cpu_ns = 2 * SEC_NS, .n_vcpus = 1, .ids = { 0 } };
+        /* prev: domains 3, 1, 2; cur: 2, 4 (new), 1; 3 has gone. */
+        static const unsigned prev_ids[] = { 3, 1, 2 }, cur_ids[] = { 2, 4, 1 };
+        HvDomainMetrics m[3];
+
+        for (size_t i = 0; i < 3; i++) {
+                r0.delays[0] = 0;
+                record_sample_as(&r0, "w", uuids[prev_ids[i] - 1], &prev[i]);
+                r1.delays[0] = cur_ids[i] * (SEC_NS / 10);
+                record_sample_as(&r1, "w", uuids[cur_ids[i] - 1], &cur[i]);
+        }
+        ck_assert_int_eq(hv_metrics_derive_all(prev, 3, cur, 3, m), 0);
+        ck_assert_uint_eq(m[0].valid, INSTANT | STEAL_RATES);
+        ck_assert_double_eq_tol(m[0].steal, 0.2, 1e-12);
+        ck_assert_double_eq_tol(m[0].cpu_use, 1.0, 1e-12);
+        ck_assert_uint_eq(m[1].valid, INSTANT);
+        ck_assert_uint_eq(m[2].valid, INSTANT | STEAL_RATES);
+        ck_assert_double_eq_tol(m[2].steal, 0.1, 1e-12);
+
+        /* No previous round at all: first-sample metrics. */
+        ck_assert_int_eq(hv_metrics_derive_all(NULL, 0, cur, 3, m), 0);
+        for (size_t i = 0; i < 3; i++)
+                ck_assert_uint_eq(m[i].valid, INSTANT);
+        ck_assert_int_eq(hv_metrics_derive_all(NULL, 1, cur, 3, m), -EINVAL);
+        ck_assert_int_eq(hv_metrics_derive_all(prev, 3, cur, 3, NULL), -EINVAL);
+        ck_assert_int_eq(hv_metrics_derive_all(prev, 3, NULL, 0, NULL), 0);
 }
 END_TEST
 
@@ -1235,6 +1279,7 @@ Suite *suite_hypervisor(void) {
         tcase_add_test(tc, test_derive_other_domain);
         tcase_add_test(tc, test_derive_sequence);
         tcase_add_test(tc, test_recorded_qemu_rounds);
+        tcase_add_test(tc, test_derive_all_pairs_by_uuid);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("backoff");
