@@ -301,6 +301,10 @@ static int agent_start(Agent *a) {
         sigaddset(&mask, SIGINT);
         if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
                 return log_error_errno(negative_errno(), "Cannot block signals");
+        /* libvirt writes to its daemon's socket without MSG_NOSIGNAL: a
+         * libvirtd restart must be an error return, not the end of us. */
+        if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+                return log_error_errno(negative_errno(), "Cannot ignore SIGPIPE");
 
         r = sd_event_default(&a->event);
         if (r < 0)

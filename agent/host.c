@@ -228,7 +228,7 @@ static int change_failed(AgentHost *h, AgentChange *c, int r, const char *fmt, .
         return 0;
 }
 
-static int read_current(AgentHost *h, AgentChange *c, const HvDomainInfo *info,
+static int read_current(const AgentChange *c, const HvDomainInfo *info,
                         uint64_t *ret_current, uint64_t *ret_max) {
         switch (c->resource) {
         case SAFETY_VCPUS:
@@ -293,7 +293,7 @@ int agent_host_change(AgentHost *h, AgentChange *c) {
         if (!state_is_live(info.state))
                 return change_failed(h, c, -ESRCH, "domain %s is %s; live changes need it running",
                                      info.name, hv_domain_state_to_string(info.state));
-        r = read_current(h, c, &info, &current, &domain_max);
+        r = read_current(c, &info, &current, &domain_max);
         if (r < 0)
                 return change_failed(h, c, r, "the hypervisor reports no %s for %s", what,
                                      info.name);
