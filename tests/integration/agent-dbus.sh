@@ -107,6 +107,13 @@ expect_error RateLimited SetMemory st worker1 $((GIB / 2)) # changed above, min-
 expect_error NotSupported SetCpuWeight st worker3 512  # the test driver has no cpu_shares
 expect_error org.freedesktop.DBus.Error.InvalidArgs SetVcpus su "" 2
 expect_error org.freedesktop.DBus.Error.InvalidArgs SetMemory st worker3 1000
+long_name=$(printf '%0300d' 0)
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetVcpus su "$long_name" 2
+expect_error org.freedesktop.DBus.Error.InvalidArgs GetMetrics s "$long_name"
+# Wrong argument types are refused by sd-bus before any handler runs.
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetVcpus ss worker3 two
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetMemory s worker3
+expect_error org.freedesktop.DBus.Error.UnknownMethod Reboot s worker3
 [ "$(metrics worker3)" = "1 2 $GIB $((2 * GIB))" ] || fail "a refusal changed worker3"
 [ "$(metrics worker1)" = "3 4 $GIB $((4 * GIB))" ] || fail "a refusal changed worker1"
 
