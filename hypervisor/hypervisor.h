@@ -367,6 +367,9 @@ const HvConnectOptions *hv_connection_get_options(const HvConnection *conn);
  * unless documented. Outputs are untouched on failure. Arrays are allocated
  * with malloc; free them with free(). */
 int hv_domain_list(HvConnection *conn, unsigned flags, HvDomainRef **ret, size_t *ret_n);
+/* Counters of every domain (running or not) from one bulk call that does not
+ * wait for domains busy in a job; in the driver's order, which may change
+ * between calls: pair rounds with hv_metrics_derive_all. */
 int hv_sample_all(HvConnection *conn, unsigned flags, HvDomainSample **ret, size_t *ret_n);
 int hv_domain_get_info(HvConnection *conn, const char *domain, unsigned flags, HvDomainInfo *ret);
 /* Live vCPU count, 1..vcpus_max; lowering it needs HV_VCPUS_ALLOW_UNPLUG
