@@ -110,9 +110,14 @@ int agent_host_sample(AgentHost *h, AgentSnapshot **ret) {
                 return r;
         r = hv_sample_all(h->conn, 0, &samples, &n);
         if (r < 0) {
-                log_warning_errno(r, "Sampling %s failed: %s", h->uri, host_error(h, r));
+                log_full_errno(h->sample_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARNING, r,
+                               "Sampling %s failed: %s", h->uri, host_error(h, r));
+                h->sample_failing = true;
                 return r;
         }
+        if (h->sample_failing)
+                log_notice("Sampling %s works again", h->uri);
+        h->sample_failing = false;
 
         size = sizeof(AgentSnapshot) + n * sizeof(AgentDomain);
         snap = calloc(1, size);

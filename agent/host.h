@@ -50,6 +50,9 @@ typedef struct AgentHost {
         /* When each domain was last changed, for the rate limit. */
         AgentChangeRecord *changes;
         size_t n_changes;
+        /* Whether the last sample failed: only the first failure of a run
+         * is a warning, the others would repeat it every interval. */
+        bool sample_failing;
         /* For tests: the clock of the rate limit. NULL: monotonic. */
         usec_t (*clock)(void);
 } AgentHost;

@@ -5,7 +5,8 @@
 # samples. While a libvirt call is outstanding the bus must answer reads from
 # the cached sample at once, a change must come back as
 # Error.HypervisorUnavailable after the timeout without having been made,
-# and when libvirtd answers again the agent must recover by itself.
+# and when libvirtd answers again the agent must recover by itself. Then
+# libvirtd restarts, and the agent reconnects by itself.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/agent/lib.sh"
 
@@ -80,6 +81,15 @@ kill -USR1 "$proxy_pid"
 poll grep -q thawed "$tmp/proxy.log" || fail "the proxy did not thaw"
 poll available true || fail "the agent did not recover"
 [ "$(agent_call SetVcpus su worker1 3)" = "uu 2 3" ] || fail "SetVcpus after recovery"
+
+# A libvirtd restart: the connection is lost, then re-made with back-off.
+sh "$src/tests/vm/libvirtd.sh" stop "$libvirtd_state"
+poll available false || fail "the lost libvirtd went unnoticed"
+sh "$src/tests/vm/libvirtd.sh" start "$libvirtd_state" >/dev/null ||
+	fail "the private libvirtd did not restart"
+poll available true || fail "the agent did not reconnect to the restarted libvirtd"
+grep -q "Reconnected to" "$tmp/agent.log" || fail "the reconnection was not logged"
+case $(agent_call ListDomains) in "a(sss) 4 "*) ;; *) fail "ListDomains after the restart" ;; esac
 
 stop_agent
 echo "PASS"
