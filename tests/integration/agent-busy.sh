@@ -23,11 +23,9 @@ trap stop_all EXIT
 sh "$src/tests/vm/libvirtd.sh" start "$libvirtd_state" >"$tmp/libvirtd.uri" ||
 	skip "the private libvirtd did not start"
 
-python3 "$src/tests/fixtures/agent/freeze-proxy.py" "$tmp/proxy.sock" \
-	"$libvirtd_state/run/libvirt-sock" >"$tmp/proxy.log" 2>&1 &
-proxy_pid=$!
-pids="$pids $proxy_pid"
-poll grep -q ready "$tmp/proxy.log" || fail "the proxy did not start"
+start_python freeze-proxy.py "$tmp/proxy.log" "$tmp/proxy.sock" \
+	"$libvirtd_state/run/libvirt-sock"
+proxy_pid=$helper_pid
 
 start_bus
 start_monitor
@@ -42,35 +40,29 @@ memory = 16G
 CONF
 start_agent "$tmp/agent.ini"
 
-has_sample() {
-	[ "$(agent_property LastSample)" != "t 0" ]
-}
 poll has_sample || fail "no sample through the proxy"
-available() {
-	[ "$(agent_property HypervisorAvailable)" = "b $1" ]
-}
-poll available true || fail "the hypervisor is not available"
+poll hypervisor_available true || fail "the hypervisor is not available"
 
 # libvirtd stops answering; the next sample blocks in libvirt.
 kill -USR1 "$proxy_pid"
 poll grep -q frozen "$tmp/proxy.log" || fail "the proxy did not freeze"
 poll grep -q "did not answer a sample" "$tmp/agent.log" || fail "no sample timed out"
 
-start=$(date +%s%N)
+start=$(now_ms)
 domains=$(agent_call ListDomains)
 metrics=$(agent_call GetMetrics s worker1)
 property=$(agent_property CapacityCPUs)
-elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+elapsed_ms=$(($(now_ms) - start))
 echo "with libvirt blocked: ListDomains, GetMetrics and a property in $elapsed_ms ms"
 case $domains in "a(sss) 4 "*) ;; *) fail "ListDomains from the cache: $domains" ;; esac
 case $metrics in *'"worker1"'*' "running" 2 4 '*) ;; *) fail "GetMetrics: $metrics" ;; esac
 [ "$property" = "u 8" ] || fail "CapacityCPUs: $property"
 [ "$elapsed_ms" -lt 1000 ] || fail "reads took $elapsed_ms ms while libvirt was blocked"
-available false || fail "HypervisorAvailable is still true"
+hypervisor_available false || fail "HypervisorAvailable is still true"
 
-start=$(date +%s%N)
+start=$(now_ms)
 expect_error HypervisorUnavailable SetVcpus su worker1 3
-elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+elapsed_ms=$(($(now_ms) - start))
 echo "SetVcpus answered HypervisorUnavailable after $elapsed_ms ms"
 grep -q "the change was not made" "$tmp/monitor.log" || fail "the reply does not say so"
 [ "$elapsed_ms" -lt 5000 ] || fail "the timeout of 1 s took $elapsed_ms ms"
@@ -79,15 +71,15 @@ grep -q "the change was not made" "$tmp/monitor.log" || fail "the reply does not
 # and the refused change had not been made (worker1 still has 2 vCPUs).
 kill -USR1 "$proxy_pid"
 poll grep -q thawed "$tmp/proxy.log" || fail "the proxy did not thaw"
-poll available true || fail "the agent did not recover"
+poll hypervisor_available true || fail "the agent did not recover"
 [ "$(agent_call SetVcpus su worker1 3)" = "uu 2 3" ] || fail "SetVcpus after recovery"
 
 # A libvirtd restart: the connection is lost, then re-made with back-off.
 sh "$src/tests/vm/libvirtd.sh" stop "$libvirtd_state"
-poll available false || fail "the lost libvirtd went unnoticed"
+poll hypervisor_available false || fail "the lost libvirtd went unnoticed"
 sh "$src/tests/vm/libvirtd.sh" start "$libvirtd_state" >/dev/null ||
 	fail "the private libvirtd did not restart"
-poll available true || fail "the agent did not reconnect to the restarted libvirtd"
+poll hypervisor_available true || fail "the agent did not reconnect to the restarted libvirtd"
 grep -q "Reconnected to" "$tmp/agent.log" || fail "the reconnection was not logged"
 case $(agent_call ListDomains) in "a(sss) 4 "*) ;; *) fail "ListDomains after the restart" ;; esac
 

@@ -55,11 +55,8 @@ done
 [ "$(agent_property CapacityMemory)" = "t $((7 * GIB))" ] || fail "CapacityMemory"
 [ "$(agent_property Interval)" = "t 200000" ] || fail "Interval"
 
-has_sample() {
-	[ "$(agent_property LastSample)" != "t 0" ]
-}
 poll has_sample || fail "no sample"
-[ "$(agent_property HypervisorAvailable)" = "b true" ] || fail "hypervisor not available"
+hypervisor_available true || fail "hypervisor not available"
 poll grep -q "Member=PropertiesChanged" "$tmp/monitor.log" ||
 	fail "no PropertiesChanged when the hypervisor became available"
 

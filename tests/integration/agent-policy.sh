@@ -20,9 +20,6 @@ memory = 16G
 CONF
 start_agent "$tmp/agent.ini" --dry-run
 [ "$(agent_property DryRun)" = "b true" ] || fail "--dry-run did not set DryRun"
-has_sample() {
-	[ "$(agent_property LastSample)" != "t 0" ]
-}
 poll has_sample || fail "no sample"
 
 as_nobody introspect org.flexslot.Agent1 /org/flexslot/Agent1 >/dev/null ||

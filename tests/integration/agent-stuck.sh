@@ -8,9 +8,7 @@ set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/agent/lib.sh"
 
 command -v python3 >/dev/null || skip "no python3 for the unresponsive hypervisor"
-python3 "$src/tests/fixtures/agent/hang-server.py" "$tmp/hang.sock" >"$tmp/hang.log" 2>&1 &
-pids="$pids $!"
-poll grep -q ready "$tmp/hang.log" || fail "the unresponsive hypervisor did not start"
+start_python hang-server.py "$tmp/hang.log" "$tmp/hang.sock"
 
 start_bus
 start_monitor
@@ -22,34 +20,29 @@ hypervisor-timeout = 500ms
 CONF
 # The agent's sd_notify messages, as systemd would get them with
 # Type=notify and WatchdogSec=.
-python3 "$src/tests/fixtures/agent/notify-socket.py" "$tmp/notify" >"$tmp/notify.log" 2>&1 &
-pids="$pids $!"
-poll grep -q ready "$tmp/notify.log" || fail "the notify socket did not start"
+start_python notify-socket.py "$tmp/notify.log" "$tmp/notify"
 export NOTIFY_SOCKET="$tmp/notify" WATCHDOG_USEC=400000
 start_agent "$tmp/agent.ini"
 unset NOTIFY_SOCKET WATCHDOG_USEC
 poll grep -q "^READY=1" "$tmp/notify.log" || fail "no READY=1"
 
-unavailable() {
-	[ "$(agent_property HypervisorAvailable)" = "b false" ]
-}
 # The first sample times out while libvirt is still blocked in it.
 poll grep -q "did not answer a sample" "$tmp/agent.log" || fail "the sample did not time out"
-unavailable || fail "HypervisorAvailable is not false"
+hypervisor_available false || fail "HypervisorAvailable is not false"
 
 # The bus answers at once although a libvirt call is outstanding.
-start=$(date +%s%N)
+start=$(now_ms)
 [ "$(agent_property Interval)" = "t 200000" ] || fail "Interval"
 expect_error HypervisorUnavailable ListDomains
-elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+elapsed_ms=$(($(now_ms) - start))
 echo "properties and ListDomains answered in $elapsed_ms ms with libvirt blocked"
 [ "$elapsed_ms" -lt 2000 ] || fail "the bus took $elapsed_ms ms to answer"
 
 # A change waits behind the stuck call and is answered after the timeout,
 # without having been made.
-start=$(date +%s%N)
+start=$(now_ms)
 expect_error HypervisorUnavailable SetVcpus su worker1 2
-elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+elapsed_ms=$(($(now_ms) - start))
 echo "SetVcpus answered HypervisorUnavailable in $elapsed_ms ms"
 grep -q "the change was not made" "$tmp/monitor.log" || fail "the reply does not say so"
 [ "$elapsed_ms" -ge 400 ] || fail "answered before the timeout"
