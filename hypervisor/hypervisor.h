@@ -331,6 +331,10 @@ typedef enum HvConnectFlags {
 } HvConnectFlags;
 
 /* Opens uri with the libvirt backend. options may be NULL (defaults).
+ * The process must ignore SIGPIPE (libvirt's advice too): libvirt's client
+ * can write to the socket of a libvirtd that went away, and the signal would
+ * kill the caller instead of the call failing with -ENOTCONN. Signal
+ * dispositions belong to the program, so this layer does not set it.
  * Returns 0, -EINVAL (bad argument, unreadable or invalid test:/// file),
  * -EOPNOTSUPP (no libvirt driver for the URI), -EPERM, -ENOTCONN (the
  * daemon the URI names is unreachable: also what an unknown scheme gives, as
