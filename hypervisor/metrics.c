@@ -73,8 +73,8 @@ static bool param_get_u64(const virTypedParameter *p, uint64_t *ret) {
 }
 
 /* Parses "<digits>.<rest>" strictly (no sign, no space); *ret_rest points
- * after the dot. Ids too large for unsigned are reported as UINT_MAX so the
- * caller treats them as out of range. */
+ * after the dot. Larger ids are clamped to UINT32_MAX, which the
+ * caller treats as out of range. */
 static bool parse_vcpu_id(const char *s, unsigned *ret_id, const char **ret_rest) {
         uint64_t id = 0;
         const char *p = s;
