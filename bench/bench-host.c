@@ -13,10 +13,12 @@
  *       Prints the bulk-stats record of DOMAIN as "field type value" lines.
  *   flexslot-bench-host replay RECORD N[,N...] ROUNDS
  *       The agent's own processing of a bulk-stats answer: N domains made
- *       from the recorded one (typed parameters as libvirt returns them),
- *       turned into samples (hv_sample_from_params), metrics derived against
- *       the previous round (hv_metrics_derive) and kept as history. Prints
- *       microseconds per domain (median over ROUNDS).
+ *       from the recorded one (typed parameters as libvirt returns them) are
+ *       the answer of a replay hypervisor driver, and the agent's sampling
+ *       step (agent_host_sample) runs on it: parsing, matching each domain
+ *       with its previous sample, deriving metrics, building the snapshot.
+ *       Also the floor: parsing and derivation alone, previous sample found
+ *       by index. Prints microseconds per domain (median over ROUNDS).
  *   flexslot-bench-host watch URI DOMAIN SECONDS
  *       Samples every 0.5 s through the hypervisor layer and prints the
  *       derived metrics of DOMAIN ("steal=... cpu_use=... vcpus=N memory_kib=N").
@@ -34,6 +36,8 @@
 
 #include "common/macro.h"
 #include "common/parse.h"
+#include "agent/host.h"
+#include "common/log.h"
 #include "common/time-util.h"
 #include "hypervisor/hypervisor.h"
 
@@ -44,6 +48,15 @@
 #define MAX_PARAMS 4096
 
 static void silent_error(void *userdata, virErrorPtr err) {
+}
+
+/* CLOCK_MONOTONIC in nanoseconds: the replay steps of a few domains take
+ * microseconds. */
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static int compare_usec(const void *a, const void *b) {
@@ -343,97 +356,227 @@ static int record_load(const char *path, Record *rec) {
         return rec->n > 0 ? 0 : -EINVAL;
 }
 
-/* Advances the counters of one domain's parameters as time passing would:
- * cpu.time, vcpu.N.time and vcpu.N.delay grow by amounts that differ per
- * domain, so no two domains look alike. */
-static void params_advance(virTypedParameter *p, int n, uint64_t seed) {
-        for (int k = 0; k < n; k++) {
-                if (p[k].type != VIR_TYPED_PARAM_ULLONG)
-                        continue;
-                if (strcmp(p[k].field, "cpu.time") == 0 ||
-                    (strncmp(p[k].field, "vcpu.", 5) == 0 &&
-                     (strstr(p[k].field, ".time") || strstr(p[k].field, ".delay"))))
-                        p[k].value.ul += 100000000ULL + (seed * 7919ULL) % 50000000ULL;
-        }
+/* N domains made from one recorded record: their typed parameters as libvirt
+ * returns them, with counters that advance every round by amounts that
+ * differ per domain, so that no two domains look alike. */
+typedef struct Replay {
+        const Record *rec;
+        int ndom;
+        char (*names)[32];
+        char (*uuids)[HV_UUID_STRING_MAX];
+        virTypedParameter **params;
+        int *counters; /* indexes of cpu.time, vcpu.N.time, vcpu.N.delay */
+        int n_counters;
+        uint64_t round;
+        usec_t sampled;
+        uint64_t excluded_ns; /* time spent advancing the counters, not processing */
+} Replay;
+
+static Replay *replay_current; /* the replay driver's data (one at a time) */
+
+static void replay_free(Replay *rp) {
+        if (!rp)
+                return;
+        for (int i = 0; rp->params && i < rp->ndom; i++)
+                free(rp->params[i]);
+        free(rp->params);
+        free(rp->names);
+        free(rp->uuids);
+        free(rp->counters);
+        free(rp);
 }
 
-typedef struct ReplayDomain {
-        char name[32], uuid[HV_UUID_STRING_MAX];
-        virTypedParameter *params;
-        HvDomainSample *history[2]; /* a two-deep history: previous and current */
-} ReplayDomain;
+static int replay_new(const Record *rec, int ndom, Replay **ret) {
+        Replay *rp = calloc(1, sizeof(*rp));
 
-static int replay_one(const Record *rec, int ndom, int rounds, double *ret_us_per_domain) {
-        static usec_t t[MAX_ROUNDS];
-        ReplayDomain *d = calloc((size_t)ndom, sizeof(*d));
-        usec_t sampled = 1000000;
-        int r = 0;
-
-        if (!d)
+        if (!rp)
                 return -ENOMEM;
+        rp->rec = rec;
+        rp->ndom = ndom;
+        rp->sampled = USEC_PER_SEC;
+        rp->names = calloc((size_t)ndom, sizeof(*rp->names));
+        rp->uuids = calloc((size_t)ndom, sizeof(*rp->uuids));
+        rp->params = calloc((size_t)ndom, sizeof(*rp->params));
+        rp->counters = calloc((size_t)rec->n, sizeof(int));
+        if (!rp->names || !rp->uuids || !rp->params || !rp->counters) {
+                replay_free(rp);
+                return -ENOMEM;
+        }
+        for (int k = 0; k < rec->n; k++) {
+                const virTypedParameter *p = &rec->params[k];
+
+                if (p->type == VIR_TYPED_PARAM_ULLONG &&
+                    (strcmp(p->field, "cpu.time") == 0 ||
+                     (strncmp(p->field, "vcpu.", 5) == 0 &&
+                      (strstr(p->field, ".time") || strstr(p->field, ".delay")))))
+                        rp->counters[rp->n_counters++] = k;
+        }
         for (int i = 0; i < ndom; i++) {
-                snprintf(d[i].name, sizeof(d[i].name), "bench-%06d", i);
-                snprintf(d[i].uuid, sizeof(d[i].uuid), "%08x-0000-4000-8000-%012x", (unsigned)i,
-                         (unsigned)i);
-                d[i].params = malloc(sizeof(virTypedParameter) * (size_t)rec->n);
-                if (!d[i].params) {
+                snprintf(rp->names[i], sizeof(rp->names[i]), "bench-%06d", i);
+                snprintf(rp->uuids[i], sizeof(rp->uuids[i]), "%08x-0000-4000-8000-%012x",
+                         (unsigned)i, (unsigned)i);
+                rp->params[i] = malloc(sizeof(virTypedParameter) * (size_t)rec->n);
+                if (!rp->params[i]) {
+                        replay_free(rp);
+                        return -ENOMEM;
+                }
+                memcpy(rp->params[i], rec->params, sizeof(virTypedParameter) * (size_t)rec->n);
+        }
+        *ret = rp;
+        return 0;
+}
+
+/* What a new answer from libvirt looks like: every counter moved on. */
+static void replay_advance(Replay *rp) {
+        uint64_t t0 = now_ns();
+
+        for (int i = 0; i < rp->ndom; i++)
+                for (int c = 0; c < rp->n_counters; c++)
+                        rp->params[i][rp->counters[c]].value.ul +=
+                                100000000ULL + (((uint64_t)i + rp->round) * 7919ULL) % 50000000ULL;
+        rp->round++;
+        rp->sampled += USEC_PER_SEC;
+        rp->excluded_ns += now_ns() - t0;
+}
+
+/* A hypervisor driver whose bulk call answers with the replayed records,
+ * parsed exactly as the libvirt backend parses a real answer. */
+static int replay_drv_open(HvConnection *conn, const char *uri, unsigned flags) {
+        return replay_current ? 0 : -ENOENT;
+}
+
+static void replay_drv_close(HvConnection *conn) {
+}
+
+static int replay_drv_sample_all(HvConnection *conn, unsigned flags, HvDomainSample **ret,
+                                 size_t *ret_n) {
+        Replay *rp = replay_current;
+        HvDomainSample *s;
+
+        replay_advance(rp);
+        s = malloc(sizeof(*s) * (size_t)rp->ndom);
+        if (!s)
+                return -ENOMEM;
+        for (int i = 0; i < rp->ndom; i++) {
+                int r = hv_sample_from_params(rp->names[i], rp->uuids[i], rp->params[i],
+                                              rp->rec->n, rp->sampled, &s[i]);
+                if (r < 0) {
+                        free(s);
+                        return r;
+                }
+        }
+        *ret = s;
+        *ret_n = (size_t)rp->ndom;
+        return 0;
+}
+
+static const HypervisorDriver replay_driver = {
+        .name = "replay",
+        .open = replay_drv_open,
+        .close = replay_drv_close,
+        .sample_all = replay_drv_sample_all,
+};
+
+/* The agent's own sampling step (agent_host_sample: the bulk answer parsed
+ * into samples, each matched with its previous sample, metrics derived, the
+ * snapshot built) on the replayed answer. Returns the median time of one
+ * step divided by the number of domains, in microseconds. */
+static int replay_agent(const Record *rec, int ndom, int rounds, double *ret_us) {
+        static usec_t t[MAX_ROUNDS];
+        AgentLimits limits = { 0 };
+        AgentHost h;
+        Replay *rp = NULL;
+        int r;
+
+        r = replay_new(rec, ndom, &rp);
+        if (r < 0)
+                return r;
+        replay_current = rp;
+        r = agent_host_init(&h, "replay:///", &limits, false, false);
+        if (r < 0)
+                goto out_replay;
+        r = hv_connection_open_driver(&replay_driver, "replay:///", NULL, 0, &h.conn);
+        if (r < 0)
+                goto out;
+        /* Round -1 fills the previous samples; then the timed rounds. */
+        for (int round = -1; round < rounds; round++) {
+                AgentSnapshot *snap = NULL;
+                uint64_t t0 = now_ns(), excluded = rp->excluded_ns;
+                bool derived = false;
+
+                r = agent_host_sample(&h, &snap);
+                if (r < 0)
+                        goto out;
+                if (round >= 0)
+                        t[round] = now_ns() - t0 - (rp->excluded_ns - excluded);
+                for (size_t i = 0; i < snap->n_domains; i++)
+                        if (snap->domains[i].metrics.valid & HV_METRIC_STEAL)
+                                derived = true;
+                free(snap);
+                if (round >= 0 && !derived) {
+                        fprintf(stderr, "replay: the agent derived no steal\n");
+                        r = -EINVAL;
+                        goto out;
+                }
+        }
+        *ret_us = (double)median(t, (size_t)rounds) / 1000.0 / ndom;
+out:
+        agent_host_done(&h);
+out_replay:
+        replay_current = NULL;
+        replay_free(rp);
+        return r;
+}
+
+/* The floor: the same parsing and derivation with the previous sample found
+ * by index (no lookup) and a two-deep history per domain. */
+static int replay_floor(const Record *rec, int ndom, int rounds, double *ret_us) {
+        static usec_t t[MAX_ROUNDS];
+        HvDomainSample *prev = NULL, *cur = NULL;
+        Replay *rp = NULL;
+        int r;
+
+        r = replay_new(rec, ndom, &rp);
+        if (r < 0)
+                return r;
+        for (int round = -1; round < rounds; round++) {
+                uint64_t t0;
+                double checksum = 0;
+
+                replay_advance(rp);
+                t0 = now_ns();
+                cur = malloc(sizeof(*cur) * (size_t)ndom);
+                if (!cur) {
                         r = -ENOMEM;
                         goto out;
                 }
-                memcpy(d[i].params, rec->params, sizeof(virTypedParameter) * (size_t)rec->n);
-        }
-        /* Round -1 fills the history; then the timed rounds. */
-        for (int round = -1; round < rounds; round++) {
-                usec_t t0;
-                double checksum = 0;
-
-                /* What a new answer from libvirt looks like: fresh counters,
-                 * prepared outside the timed part. */
-                for (int i = 0; i < ndom; i++)
-                        params_advance(d[i].params, rec->n, (uint64_t)i + (uint64_t)round);
-                sampled += USEC_PER_SEC;
-
-                t0 = now_monotonic_usec();
                 for (int i = 0; i < ndom; i++) {
-                        HvDomainSample *s = malloc(sizeof(*s));
                         HvDomainMetrics m;
 
-                        if (!s) {
-                                r = -ENOMEM;
+                        r = hv_sample_from_params(rp->names[i], rp->uuids[i], rp->params[i],
+                                                  rec->n, rp->sampled, &cur[i]);
+                        if (r < 0)
                                 goto out;
-                        }
-                        r = hv_sample_from_params(d[i].name, d[i].uuid, d[i].params, rec->n,
-                                                  sampled, s);
-                        if (r < 0) {
-                                free(s);
+                        r = hv_metrics_derive(prev ? &prev[i] : NULL, &cur[i], &m);
+                        if (r < 0)
                                 goto out;
-                        }
-                        r = hv_metrics_derive(d[i].history[1], s, &m);
-                        if (r < 0) {
-                                free(s);
-                                goto out;
-                        }
                         checksum += m.steal + m.cpu_use;
-                        free(d[i].history[0]);
-                        d[i].history[0] = d[i].history[1];
-                        d[i].history[1] = s;
                 }
+                free(prev);
+                prev = TAKE_PTR(cur);
                 if (round >= 0)
-                        t[round] = now_monotonic_usec() - t0;
+                        t[round] = now_ns() - t0;
                 if (round >= 0 && !(checksum > 0)) {
                         fprintf(stderr, "replay: no metric was derived\n");
                         r = -EINVAL;
                         goto out;
                 }
         }
-        *ret_us_per_domain = (double)median(t, (size_t)rounds) / ndom;
+        *ret_us = (double)median(t, (size_t)rounds) / 1000.0 / ndom;
 out:
-        for (int i = 0; i < ndom; i++) {
-                free(d[i].params);
-                free(d[i].history[0]);
-                free(d[i].history[1]);
-        }
-        free(d);
+        free(prev);
+        free(cur);
+        replay_free(rp);
         return r;
 }
 
@@ -456,19 +599,22 @@ static int cmd_replay(const char *path, const char *counts, const char *rounds_s
         }
         for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
                 int ndom;
-                double us = 0;
+                double agent = 0, floor = 0;
 
-                if (parse_int(tok, 1, 1000000, &ndom) < 0) {
+                if (parse_int(tok, 1, 100000, &ndom) < 0) {
                         fprintf(stderr, "bad domain count: %s\n", tok);
                         return 2;
                 }
-                r = replay_one(rec, ndom, rounds, &us);
+                r = replay_agent(rec, ndom, rounds, &agent);
+                if (r >= 0)
+                        r = replay_floor(rec, ndom, rounds, &floor);
                 if (r < 0) {
                         fprintf(stderr, "replay of %d domains failed: %s\n", ndom, strerror(-r));
                         return 1;
                 }
-                printf("replay domains=%d rounds=%d params=%d us_per_domain=%.3f\n", ndom, rounds,
-                       rec->n, us);
+                printf("replay domains=%d rounds=%d params=%d agent_us_per_domain=%.3f "
+                       "floor_us_per_domain=%.3f\n",
+                       ndom, rounds, rec->n, agent, floor);
         }
         return 0;
 }

@@ -7,7 +7,8 @@ BENCH_HOST := $(BUILD)/bench/flexslot-bench-host
 bench_host_SOURCES := bench/bench-host.c
 bench_host_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(bench_host_SOURCES))
 ALL_OBJS += $(bench_host_OBJS)
-bench_host_LIBS := $(BUILD)/lib/libflexslot-hypervisor.a $(BUILD)/lib/libflexslot-common.a
+bench_host_LIBS := $(BUILD)/lib/libflexslot-agent.a $(BUILD)/lib/libflexslot-hypervisor.a \
+	$(BUILD)/lib/libflexslot-common.a
 
 all: $(BENCH_HOST)
 
@@ -15,3 +16,8 @@ $(BENCH_HOST): $(bench_host_OBJS) $(bench_host_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(bench_host_OBJS) \
 		-Wl,--start-group $(bench_host_LIBS) -Wl,--end-group $(PKG_LIBS)
+
+.PHONY: bench-host
+bench: bench-host
+bench-host: $(BENCH_HOST)
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) bench/host.sh
