@@ -51,6 +51,7 @@ report_pass() {
 	say "  baseline, GetInfo+GetVcpus+MemoryStats:     $(ms "$c") per pass, $(awk -v a="$c" -v n="$n" 'BEGIN { printf "%.1f", a / n }') us/domain  (baseline/agent = $(ratio "$c" "$a"))"
 	[ "$u" = none ] || say "    (not supported by this driver: $u; those calls failed fast)"
 	say "  baseline, one stats call per domain:        $(ms "$s") per pass, $(awk -v a="$s" -v n="$n" 'BEGIN { printf "%.1f", a / n }') us/domain  (baseline/agent = $(ratio "$s" "$a"))"
+	say "  bulk call with one stats group only: state $(ms "$(field "$2" group_state_us)"), cpu-total $(ms "$(field "$2" group_cpu_total_us)"), vcpu $(ms "$(field "$2" group_vcpu_us)"), balloon $(ms "$(field "$2" group_balloon_us)")"
 }
 
 say "flexslot host benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(getconf _NPROCESSORS_ONLN) CPUs"

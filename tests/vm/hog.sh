@@ -73,8 +73,15 @@ do_start() {
 	if [ "$ver" = 1 ]; then
 		echo "$weight" >"$cg/cpu.shares"
 	else
+		# The cpu controller may not be enabled below the partition yet.
+		[ -f "$cg/cpu.weight" ] ||
+			echo +cpu >"$mnt/$part/cgroup.subtree_control" 2>/dev/null || true
 		# v2 weights are 1..10000 with 100 as the default (v1: 1024).
-		echo $((weight * 100 / 1024)) >"$cg/cpu.weight"
+		if [ -f "$cg/cpu.weight" ]; then
+			echo $((weight * 100 / 1024)) >"$cg/cpu.weight"
+		else
+			msg "no cpu controller for $cg: the hog competes with equal weight"
+		fi
 	fi
 	: >"$state/hog.pids"
 	i=0

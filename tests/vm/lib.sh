@@ -122,7 +122,8 @@ vm_accel() {
 	fi
 	# Probe: a KVM guest boots in a second or two where KVM works.
 	_va_res=qemu
-	if vm_boot flexslot-kvm-probe kvm 64 1 0 20 2>/dev/null; then
+	# (96 MiB: the Debian kernel does not come up in 64.)
+	if vm_boot flexslot-kvm-probe kvm 96 1 0 20 2>/dev/null; then
 		_va_res=kvm
 	fi
 	vm_virsh destroy flexslot-kvm-probe >/dev/null 2>&1 || true
