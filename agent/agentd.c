@@ -164,6 +164,20 @@ static int sample_run(void *userdata, void *data) {
         return agent_host_sample(userdata, &j->snapshot);
 }
 
+/* What `systemctl status` shows; sent only when it changes. */
+static void set_status(Agent *a, bool available, size_t n_domains) {
+        if (a->status_sent && a->status_available == available &&
+            a->status_domains == n_domains)
+                return;
+        a->status_sent = true;
+        a->status_available = available;
+        a->status_domains = n_domains;
+        if (available)
+                (void)sd_notifyf(false, "STATUS=Sampling %zu domains", n_domains);
+        else
+                (void)sd_notify(false, "STATUS=The hypervisor is not answering");
+}
+
 static void sample_done(WorkerOutcome outcome, int result, void *data) {
         SampleJob *j = data;
         Agent *a = j->agent;
@@ -174,14 +188,17 @@ static void sample_done(WorkerOutcome outcome, int result, void *data) {
                 log_warning("The hypervisor did not answer a sample within %.1f s",
                             usec_to_sec(a->config.hypervisor_timeout));
                 agent_bus_set_available(a, false);
+                set_status(a, false, 0);
                 return;
         }
         a->sampling = false;
         if ((outcome != WORKER_DONE && outcome != WORKER_LATE) || result < 0 || !j->snapshot) {
                 agent_bus_set_available(a, false);
+                set_status(a, false, 0);
                 return;
         }
         agent_bus_set_available(a, true);
+        set_status(a, true, j->snapshot->n_domains);
         r = agent_bus_emit_sample(a, j->snapshot);
         if (r < 0)
                 log_warning_errno(r, "Cannot emit the Sample signal");
@@ -389,7 +406,7 @@ int main(int argc, char **argv) {
                 log_info("Serving %s for %s on %s%s", AGENT_BUS_NAME, agent.config.uri,
                          agent.config.address ? agent.config.address : "the system bus",
                          agent.config.dry_run ? " (dry run)" : "");
-                (void)sd_notify(false, "READY=1\nSTATUS=Sampling");
+                (void)sd_notify(false, "READY=1\nSTATUS=Waiting for the first sample");
                 r = sd_event_loop(agent.event);
                 if (r < 0)
                         log_error_errno(r, "Event loop failed");

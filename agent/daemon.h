@@ -30,6 +30,8 @@ typedef struct Agent {
         Ring history; /* AgentSnapshot *, newest last */
         bool sampling;
         bool have_allowed_gid;
+        bool status_sent, status_available;
+        size_t status_domains;
         gid_t allowed_gid;
 
         /* D-Bus properties, read through offsetof. */

@@ -29,6 +29,8 @@ poll grep -q "^READY=1" "$tmp/notify.log" || fail "no READY=1"
 # The first sample times out while libvirt is still blocked in it.
 poll grep -q "did not answer a sample" "$tmp/agent.log" || fail "the sample did not time out"
 hypervisor_available false || fail "HypervisorAvailable is not false"
+poll grep -q "^STATUS=The hypervisor is not answering" "$tmp/notify.log" ||
+	fail "the service status does not say the hypervisor is not answering"
 
 # The bus answers at once although a libvirt call is outstanding.
 start=$(now_ms)
