@@ -114,7 +114,7 @@ vm_accel() {
 		echo qemu
 		return 0
 	fi
-	_va_key="$(uname -r) $(qemu-system-x86_64 --version 2>/dev/null | head -n1)"
+	_va_key="probe2 $(uname -r) $(qemu-system-x86_64 --version 2>/dev/null | head -n1)"
 	_va_file="$vm_cache/accel"
 	if [ -f "$_va_file" ] && [ "$(sed -n 1p "$_va_file")" = "$_va_key" ]; then
 		sed -n 2p "$_va_file"
