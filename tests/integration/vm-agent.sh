@@ -5,8 +5,8 @@
 # report non-zero steal for the guest, and a higher CPU weight set through
 # the agent must cut it; a live vCPU add (1 -> 2, onlined by the guest) and a
 # balloon change (128 -> 96 MiB) made through the agent must take effect and
-# be read back through it (busctl on org.flexslot.Agent1). Skips only when the machine cannot run it (not root, no
-# QEMU, libvirtd does not start).
+# be read back through it (busctl on org.flexslot.Agent1). Skips only when
+# the machine cannot run it (not root, no QEMU, libvirtd does not start).
 set -eu
 
 srcdir=${FLEXSLOT_SRCDIR:?run through make check}
