@@ -70,8 +70,17 @@ mkdir -p "$debdir"
 deb=$(find "$debdir" -maxdepth 1 -name "${pkg}_*_amd64.deb" | sort | tail -n1)
 if [ -z "$deb" ]; then
 	msg "downloading $pkg from the Debian archive"
-	(cd "$debdir" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
-		die "apt-get download $pkg failed"
+	if ! (cd "$debdir" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2); then
+		# Old package lists can name a version the archive no longer has.
+		[ "$(id -u)" -eq 0 ] || die "apt-get download $pkg failed"
+		msg "updating package lists and retrying"
+		apt-get update -qq >&2 || true
+		pkg=$(kernel_pkg)
+		[ -n "$pkg" ] || die "cannot find the Debian kernel package after apt-get update"
+		kver=${pkg#linux-image-}
+		(cd "$debdir" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
+			die "apt-get download $pkg failed"
+	fi
 	deb=$(find "$debdir" -maxdepth 1 -name "${pkg}_*_amd64.deb" | sort | tail -n1)
 	[ -n "$deb" ] || die "apt-get download $pkg left no .deb in $debdir"
 fi
