@@ -432,7 +432,7 @@ static int replay_new(const Record *rec, int ndom, Replay **ret) {
         rp->sampled = USEC_PER_SEC;
         rp->names = calloc((size_t)ndom, sizeof(*rp->names));
         rp->uuids = calloc((size_t)ndom, sizeof(*rp->uuids));
-        rp->params = calloc((size_t)ndom, sizeof(*rp->params));
+        rp->params = calloc((size_t)ndom, sizeof(virTypedParameter *));
         rp->counters = calloc((size_t)rec->n, sizeof(int));
         if (!rp->names || !rp->uuids || !rp->params || !rp->counters) {
                 replay_free(rp);
@@ -617,18 +617,19 @@ out:
 }
 
 static int cmd_replay(const char *path, const char *counts, const char *rounds_s) {
-        _cleanup_free_ Record *rec = malloc(sizeof(Record));
-        _cleanup_free_ char *list = strdup(counts);
-        char *save = NULL;
+        static Record rec; /* large: not on the stack */
+        char list[256], *save = NULL;
         int rounds, r;
 
-        if (!rec || !list)
-                return 1;
+        if (snprintf(list, sizeof(list), "%s", counts) >= (int)sizeof(list)) {
+                fprintf(stderr, "too long: %s\n", counts);
+                return 2;
+        }
         if (parse_int(rounds_s, 1, MAX_ROUNDS, &rounds) < 0) {
                 fprintf(stderr, "bad ROUNDS: %s\n", rounds_s);
                 return 2;
         }
-        r = record_load(path, rec);
+        r = record_load(path, &rec);
         if (r < 0) {
                 fprintf(stderr, "cannot load %s: %s\n", path, strerror(-r));
                 return 1;
@@ -641,16 +642,16 @@ static int cmd_replay(const char *path, const char *counts, const char *rounds_s
                         fprintf(stderr, "bad domain count: %s\n", tok);
                         return 2;
                 }
-                r = replay_agent(rec, ndom, rounds, &agent);
+                r = replay_agent(&rec, ndom, rounds, &agent);
                 if (r >= 0)
-                        r = replay_floor(rec, ndom, rounds, &floor);
+                        r = replay_floor(&rec, ndom, rounds, &floor);
                 if (r < 0) {
                         fprintf(stderr, "replay of %d domains failed: %s\n", ndom, strerror(-r));
                         return 1;
                 }
                 printf("replay domains=%d rounds=%d params=%d agent_us_per_domain=%.3f "
                        "floor_us_per_domain=%.3f\n",
-                       ndom, rounds, rec->n, agent, floor);
+                       ndom, rounds, rec.n, agent, floor);
         }
         return 0;
 }
