@@ -67,7 +67,7 @@ why_not=""
 per_call_us=""
 if [ -z "$why_not" ]; then
 	vm_dir="$srcdir/tests/vm"
-	vm_state=$(mktemp -d /tmp/flexslot-bench-host.XXXXXX)
+	vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
 	# shellcheck disable=SC1091 # tests/vm/lib.sh, checked on its own
 	. "$vm_dir/lib.sh"
 	finish() {

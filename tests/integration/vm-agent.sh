@@ -30,7 +30,7 @@ for t in virsh unshare busybox cpio; do
 done
 
 vm_dir="$srcdir/tests/vm"
-vm_state=$(mktemp -d /tmp/flexslot-vm-agent.XXXXXX)
+vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
 # shellcheck disable=SC1091 # tests/vm/lib.sh, checked on its own
 . "$vm_dir/lib.sh"
 

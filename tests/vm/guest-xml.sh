@@ -11,6 +11,8 @@
 #           other threads on the other CPUs (if there are others); empty:
 #           no pinning. With a hog pinned to the same CPU (hog.sh) the guest
 #           sees steal however many CPUs the host has.
+# The CPU weight is given explicitly (libvirt's default, 1024), so a cgroup
+# left behind by a killed run cannot lend the guest another one.
 set -eu
 
 [ $# -ge 4 ] || {
@@ -29,7 +31,7 @@ kvm) cpu="<cpu mode='host-passthrough'/>" ;;
 	;;
 esac
 
-vcpu_cpuset="" cputune=""
+vcpu_cpuset="" emulatorpin=""
 if [ -n "$pin" ]; then
 	vcpu_cpuset=" cpuset='$pin'"
 	ncpu=$(getconf _NPROCESSORS_ONLN)
@@ -39,7 +41,7 @@ if [ -n "$pin" ]; then
 		[ "$i" = "$pin" ] || others="$others${others:+,}$i"
 		i=$((i + 1))
 	done
-	[ -z "$others" ] || cputune="<cputune><emulatorpin cpuset='$others'/></cputune>"
+	[ -z "$others" ] || emulatorpin="<emulatorpin cpuset='$others'/>"
 fi
 
 cat <<EOF
@@ -48,7 +50,10 @@ cat <<EOF
   <memory unit='MiB'>$mem</memory>
   <currentMemory unit='MiB'>$mem</currentMemory>
   <vcpu placement='static'$vcpu_cpuset current='1'>$vmax</vcpu>
-  $cputune
+  <cputune>
+    <shares>1024</shares>
+    $emulatorpin
+  </cputune>
   <os>
     <type arch='x86_64' machine='pc'>hvm</type>
     <kernel>$kernel</kernel>

@@ -110,7 +110,11 @@ do_start() {
 do_stop() {
 	if [ -f "$state/hog.pids" ]; then
 		while read -r p; do
-			kill -KILL "$p" 2>/dev/null || true
+			# Only our loop: its command line names its cgroup (the PID
+			# may have been reused if a killed run left this file).
+			if tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q flexslot-hog-; then
+				kill -KILL "$p" 2>/dev/null || true
+			fi
 		done <"$state/hog.pids"
 	fi
 	if [ -f "$state/hog.cgroup" ]; then

@@ -1,7 +1,8 @@
 # shellcheck shell=sh
 # Helpers for tests and benchmarks that run real QEMU guests; source it with
 #   vm_dir=<srcdir>/tests/vm; . "$vm_dir/lib.sh"
-# It needs vm_dir (this directory) and vm_state (an empty private directory).
+# It needs vm_dir (this directory) and vm_state (an empty private directory
+# named /tmp/flexslot-vm.XXXXXX, see vm_reap_stale).
 # After vm_setup: VM_URI, VM_KERNEL, VM_INITRD. Everything started is recorded
 # under vm_state and stopped by vm_teardown, by PID.
 #
@@ -60,6 +61,7 @@ vm_lock() {
 		vm_log "waiting for another real-guest test or benchmark to finish"
 		flock -w "$1" 9 || return 1
 	fi
+	vm_reap_stale
 }
 
 # Builds the guest and starts the private libvirtd. Returns 1 (with a
@@ -133,14 +135,40 @@ vm_accel() {
 	echo "$_va_res"
 }
 
-# Records a PID that vm_teardown stops: vm_track PID NAME.
+# Records a PID that vm_teardown stops: vm_track PID NAME, where NAME is part
+# of its command line.
 vm_track() { echo "$1 $2" >>"$vm_state/pids"; }
 
+# vm_pid_is PID NAME: PID is alive and NAME is in its command line.
+vm_pid_is() {
+	tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q -- "$2"
+}
+
+# With the lock held (vm_lock), stops what runs that were killed (SIGKILL, a
+# crash) left behind in their state directories: their QEMU, libvirtd, hog,
+# bus and agent, each by its recorded PID after checking its command line.
+# Users of this file name their state directories /tmp/flexslot-vm.*.
+vm_reap_stale() {
+	for _vr_dir in /tmp/flexslot-vm.*; do
+		if [ ! -d "$_vr_dir" ] || [ "$_vr_dir" = "$vm_state" ]; then
+			continue
+		fi
+		[ -f "$_vr_dir/libvirtd.pid" ] || [ -f "$_vr_dir/hog.pids" ] ||
+			[ -f "$_vr_dir/pids" ] || continue
+		vm_log "stopping what a killed run left in $_vr_dir"
+		vm_teardown "$_vr_dir"
+		rm -rf "$_vr_dir"
+	done
+}
+
 # Stops everything: tracked processes (TERM, then KILL), the hog, libvirtd
-# and its guests. Safe to call more than once.
+# and its guests, of this run or of the run whose state directory is $1.
+# Safe to call more than once.
 vm_teardown() {
-	if [ -f "$vm_state/pids" ]; then
+	_vt_dir=${1:-$vm_state}
+	if [ -f "$_vt_dir/pids" ]; then
 		while read -r _vt_pid _vt_name; do
+			vm_pid_is "$_vt_pid" "$_vt_name" || continue
 			kill -TERM "$_vt_pid" 2>/dev/null || continue
 			_vt_n=0
 			while kill -0 "$_vt_pid" 2>/dev/null && [ "$_vt_n" -lt 50 ]; do
@@ -154,9 +182,9 @@ vm_teardown() {
 				kill -KILL "$_vt_pid" 2>/dev/null || true
 				wait "$_vt_pid" 2>/dev/null || true
 			fi
-		done <"$vm_state/pids"
-		rm -f "$vm_state/pids"
+		done <"$_vt_dir/pids"
+		rm -f "$_vt_dir/pids"
 	fi
-	"$vm_dir/hog.sh" stop "$vm_state" || true
-	"$vm_dir/libvirtd.sh" stop "$vm_state" || true
+	"$vm_dir/hog.sh" stop "$_vt_dir" || true
+	"$vm_dir/libvirtd.sh" stop "$_vt_dir" || true
 }

@@ -168,9 +168,18 @@ do_stop() {
 		done
 	fi
 	# Any QEMU still alive (libvirtd hung or already gone): by its pid file.
+	# libvirtd did not clean up after such a guest: remove its cgroups too,
+	# or the next guest of that name and id inherits their settings.
 	for f in "$state"/run/qemu/*.pid; do
 		[ -f "$f" ] || continue
 		stop_pid "$(cat "$f" 2>/dev/null || true)" qemu-system
+		name=$(basename "$f" .pid)
+		for cg in /sys/fs/cgroup/*/machine/qemu-*-"$name".libvirt-qemu \
+			/sys/fs/cgroup/machine/qemu-*-"$name".libvirt-qemu; do
+			[ -d "$cg" ] || continue
+			find "$cg" -depth -type d -exec rmdir {} \; 2>/dev/null ||
+				msg "cannot remove $cg"
+		done
 	done
 	stop_pid "$pid" libvirtd
 	rm -f "$state/libvirtd.pid"
