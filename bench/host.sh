@@ -102,6 +102,9 @@ if [ -z "$why_not" ]; then
 	"$bench" record "$VM_URI" flexslot-bench-1 >"$build/bench/domstats-recorded.txt"
 	record="$build/bench/domstats-recorded.txt"
 
+	say "(GetInfo and GetVcpus give no vcpu.N.delay, so that baseline cannot derive steal;"
+	say " one stats call per domain is the like-for-like one. Under TCG each guest's"
+	say " vcpu, cpu-total and balloon groups cost ~1 ms of QEMU and /proc work.)"
 	line=$("$bench" pass "$VM_URI" "$passes")
 	report_pass "sampling pass, 1 TCG guest" "$line"
 	per_call_us=$(field "$line" per_domain_calls_us)
