@@ -5,7 +5,8 @@
 # report non-zero steal for the guest, and a higher CPU weight set through
 # the agent must cut it; a live vCPU add (1 -> 2, onlined by the guest) and a
 # balloon change (128 -> 96 MiB) made through the agent must take effect and
-# be read back through it (busctl on org.flexslot.Agent1). Skips only when
+# be read back through it (busctl on org.flexslot.Agent1); after a libvirtd
+# restart the agent must sample and change the guest again. Skips only when
 # the machine cannot run it (not root, no QEMU, libvirtd does not start).
 set -eu
 
@@ -215,6 +216,28 @@ step "balloon 128 -> 96 MiB"
 out=$(set_memory_kib 98304) || fail "SetMemory 96 MiB failed: $out"
 echo "SetMemory: $out"
 vm_poll 30 read_back 2 $((96 * 1048576)) || fail "the agent did not read back 96 MiB"
+
+# libvirtd restarts under the agent; the guest runs on. The agent must
+# reconnect and sample it again, with rates (a second sample after the
+# reconnect), and change it again.
+step "libvirtd restart under the agent"
+"$vm_dir/libvirtd.sh" restart "$vm_state" >/dev/null || fail "libvirtd did not restart"
+restarted_usec=$(($(date +%s%N) / 1000))
+# True once the agent's newest sample was taken after the restart.
+sampled_after_restart() {
+	last=$(bus get-property org.flexslot.Agent1 /org/flexslot/Agent1 org.flexslot.Agent1 \
+		LastSample 2>/dev/null | awk '{ print $2 }')
+	[ -n "$last" ] && [ "$last" -gt "$restarted_usec" ]
+}
+vm_poll 60 sampled_after_restart || {
+	tail -n 20 "$vm_state/agent.log"
+	fail "the agent took no sample after libvirtd restarted"
+}
+vm_poll 30 has_rates || fail "the agent derived no steal after libvirtd restarted: $(metrics)"
+vm_poll 10 read_back 2 $((96 * 1048576)) || fail "the agent lost the guest's state: $(metrics)"
+out=$(set_memory_kib 114688) || fail "SetMemory 112 MiB after the restart failed: $out"
+vm_poll 30 read_back 2 $((112 * 1048576)) || fail "the agent did not read back 112 MiB"
+grep -i -E "connect|sampling" "$vm_state/agent.log" | tail -n 5 || true
 
 echo "total: $(($(vm_now_ms) - t_start)) ms"
 echo "PASS"

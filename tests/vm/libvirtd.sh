@@ -4,6 +4,9 @@
 #
 #   tests/vm/libvirtd.sh start STATEDIR   start; prints the connection URI
 #   tests/vm/libvirtd.sh stop STATEDIR    destroy its guests, stop it (by PID)
+#   tests/vm/libvirtd.sh restart STATEDIR stop only the daemon (its guests keep
+#                                         running), start it again on the same
+#                                         state: it reconnects to them
 #   tests/vm/libvirtd.sh uri STATEDIR     print the URI of a started daemon
 #
 # libvirtd runs inside `unshare --mount --propagation private`, where private
@@ -18,7 +21,7 @@
 set -eu
 
 usage() {
-	echo "usage: $0 start|stop|uri STATEDIR" >&2
+	echo "usage: $0 start|stop|restart|uri STATEDIR" >&2
 	exit 2
 }
 [ $# -eq 2 ] || usage
@@ -65,7 +68,9 @@ stop_pid() {
 	wait_gone "$1" 50 || msg "$2 ($1) did not exit"
 }
 
+# do_start [keep]: with "keep", the state of a stopped daemon is reused.
 do_start() {
+	keep=${1:-}
 	[ "$(id -u)" -eq 0 ] || {
 		msg "must run as root"
 		exit 1
@@ -84,10 +89,19 @@ do_start() {
 	mkdir -p "$state" "$cache/libvirt-cache"
 	state=$(cd "$state" && pwd)
 	cache=$(cd "$cache" && pwd)
-	rm -rf "${state:?}/etc" "${state:?}/run" "${state:?}/lib" "${state:?}/log"
-	mkdir -p "$state/run" "$state/lib" "$state/log"
-	chmod 0700 "$state/run"
+	if [ "$keep" = keep ] && [ -d "$state/etc" ]; then
+		write_config=false
+	else
+		write_config=true
+		rm -rf "${state:?}/etc" "${state:?}/run" "${state:?}/lib" "${state:?}/log"
+		mkdir -p "$state/run" "$state/lib" "$state/log"
+		chmod 0700 "$state/run"
+	fi
+	if $write_config; then write_config; fi
+	start_daemon
+}
 
+write_config() {
 	# A copy of the machine's libvirt configuration, with our qemu.conf.
 	cp -a /etc/libvirt "$state/etc"
 	rm -rf "$state/etc/qemu/networks/autostart" "$state/etc/qemu/autostart" \
@@ -112,7 +126,9 @@ do_start() {
 		log_outputs = "3:file:$state/log/libvirtd.log"
 		keepalive_interval = 5
 	EOF
+}
 
+start_daemon() {
 	# /run/libvirt may not exist yet: the mount point itself is the only
 	# thing created outside STATEDIR (an empty directory the package owns).
 	mkdir -p /run/libvirt
@@ -185,9 +201,24 @@ do_stop() {
 	rm -f "$state/libvirtd.pid"
 }
 
+# Stops the daemon only, by PID; QEMU runs on (it is not libvirtd's child).
+do_stop_daemon() {
+	pid=$(cat "$state/libvirtd.pid" 2>/dev/null || true)
+	pid_is "$pid" libvirtd || {
+		msg "no libvirtd running in $state"
+		exit 1
+	}
+	stop_pid "$pid" libvirtd
+	rm -f "$state/libvirtd.pid"
+}
+
 case $cmd in
 start) do_start ;;
 stop) do_stop ;;
+restart)
+	do_stop_daemon
+	do_start keep
+	;;
 uri) uri_of "$(cd "$state" && pwd)" ;;
 *) usage ;;
 esac
