@@ -41,8 +41,8 @@
 #include "common/time-util.h"
 #include "hypervisor/hypervisor.h"
 
-#define STATS_GROUPS                                                                               \
-        (VIR_DOMAIN_STATS_STATE | VIR_DOMAIN_STATS_CPU_TOTAL | VIR_DOMAIN_STATS_VCPU |             \
+#define STATS_GROUPS                                                                   \
+        (VIR_DOMAIN_STATS_STATE | VIR_DOMAIN_STATS_CPU_TOTAL | VIR_DOMAIN_STATS_VCPU | \
          VIR_DOMAIN_STATS_BALLOON)
 #define MAX_ROUNDS 1000
 #define MAX_PARAMS 4096
@@ -494,8 +494,8 @@ static int replay_drv_sample_all(HvConnection *conn, unsigned flags, HvDomainSam
         if (!s)
                 return -ENOMEM;
         for (int i = 0; i < rp->ndom; i++) {
-                int r = hv_sample_from_params(rp->names[i], rp->uuids[i], rp->params[i],
-                                              rp->rec->n, rp->sampled, &s[i]);
+                int r = hv_sample_from_params(rp->names[i], rp->uuids[i], rp->params[i], rp->rec->n,
+                                              rp->sampled, &s[i]);
                 if (r < 0) {
                         free(s);
                         return r;
@@ -589,8 +589,8 @@ static int replay_floor(const Record *rec, int ndom, int rounds, double *ret_us)
                 for (int i = 0; i < ndom; i++) {
                         HvDomainMetrics m;
 
-                        r = hv_sample_from_params(rp->names[i], rp->uuids[i], rp->params[i],
-                                                  rec->n, rp->sampled, &cur[i]);
+                        r = hv_sample_from_params(rp->names[i], rp->uuids[i], rp->params[i], rec->n,
+                                                  rp->sampled, &cur[i]);
                         if (r < 0)
                                 goto out;
                         r = hv_metrics_derive(prev ? &prev[i] : NULL, &cur[i], &m);
@@ -715,8 +715,9 @@ int main(int argc, char **argv) {
                 return cmd_replay(argv[2], argv[3], argv[4]);
         if (argc == 5 && strcmp(argv[1], "watch") == 0)
                 return cmd_watch(argv[2], argv[3], argv[4]);
-        fprintf(stderr, "usage: %s pass URI PASSES | record URI DOMAIN | "
-                        "replay RECORD N[,N...] ROUNDS | watch URI DOMAIN SECONDS\n",
+        fprintf(stderr,
+                "usage: %s pass URI PASSES | record URI DOMAIN | "
+                "replay RECORD N[,N...] ROUNDS | watch URI DOMAIN SECONDS\n",
                 argv[0]);
         return 2;
 }
