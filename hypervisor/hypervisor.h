@@ -83,9 +83,11 @@ typedef struct HvDomainSample {
         char name[HV_NAME_MAX];
         char uuid[HV_UUID_STRING_MAX];
         unsigned fields; /* HvSampleField bits */
-        /* CLOCK_MONOTONIC just after the bulk call returned; all domains of
-         * one call share it, so a slow call shows as jitter (see steal). */
+        /* CLOCK_MONOTONIC at the middle of the bulk call; all domains of one
+         * call share it. The hypervisor read the counters somewhere within
+         * span_usec around it, which bounds how well rates can be known. */
         usec_t sampled_usec;
+        usec_t span_usec;
 
         HvDomainState state;
         int state_reason; /* virDomain<State>Reason of the state */
@@ -160,6 +162,8 @@ typedef struct HvDomainMetrics {
         uint64_t memory_unused_kib, memory_available_kib; /* MEMORY_GUEST */
 } HvDomainMetrics;
 
+#define HV_RATE_MAX_TIMING_ERROR_INVERSE 10
+
 /* Derives cur's metrics from two samples of the same domain. prev may be
  * NULL (first sample): then only the instantaneous metrics (state, vCPUs,
  * memory) are valid. The rates (steal, cpu_use) are invalid, not zero, when:
@@ -169,7 +173,9 @@ typedef struct HvDomainMetrics {
  *     this round, the next round has a good prev again,
  *   - a counter is missing in either sample (steal needs vcpu.N.delay, which
  *     libvirt < 7.2 does not give; a shut-off domain has no counters),
- *   - no vCPU is present in both samples.
+ *   - no vCPU is present in both samples,
+ *   - the interval is known to worse than 1/HV_RATE_MAX_TIMING_ERROR_INVERSE
+ *     of itself: half of each sample's span_usec exceeds that share.
  * When the vCPU set changed between the samples, steal uses only the vCPUs
  * present in both. Pure: no clock, no I/O. Returns 0, or -EINVAL if cur or
  * ret is NULL. */

@@ -343,16 +343,18 @@ static int lv_sample_all(HvConnection *hc, unsigned flags, HvDomainSample **ret,
         virDomainStatsRecordPtr *records = NULL;
         _cleanup_free_ HvDomainSample *samples = NULL;
         size_t n_samples = 0;
-        usec_t now;
+        usec_t start, end, middle;
         int n;
 
+        start = now_monotonic_usec();
         /* NOWAIT: a domain stuck in a job (migration, a hung monitor) gives
          * what it can without its job lock instead of blocking the round. */
         n = virConnectGetAllDomainStats(conn, STATS_GROUPS, &records,
                                         VIR_CONNECT_GET_ALL_DOMAINS_STATS_NOWAIT);
         if (n < 0)
                 return lv_error(hc, conn, "domain stats");
-        now = now_monotonic_usec();
+        end = now_monotonic_usec();
+        middle = start + (end - start) / 2;
 
         samples = calloc((size_t)MAX(n, 1), sizeof(*samples));
         if (!samples) {
@@ -364,12 +366,12 @@ static int lv_sample_all(HvConnection *hc, unsigned flags, HvDomainSample **ret,
                 const char *name = virDomainGetName(records[i]->dom);
 
                 (void)virDomainGetUUIDString(records[i]->dom, uuid);
-                if (hv_sample_from_params(name, uuid, records[i]->params, records[i]->nparams, now,
-                                          &samples[n_samples]) < 0) {
+                if (hv_sample_from_params(name, uuid, records[i]->params, records[i]->nparams,
+                                          middle, &samples[n_samples]) < 0) {
                         log_warning("Skipping domain with unusable name '%s'", name ? name : "");
                         continue;
                 }
-                n_samples++;
+                samples[n_samples++].span_usec = end - start;
         }
         virDomainStatsRecordListFree(records);
         *ret = TAKE_PTR(samples);

@@ -314,6 +314,17 @@ int hv_metrics_derive(const HvDomainSample *prev, const HvDomainSample *cur, HvD
         m.interval_usec = cur->sampled_usec - prev->sampled_usec;
         wall_ns = (double)m.interval_usec * (double)NSEC_PER_USEC;
 
+        /* The first call after libvirtd starts can take seconds (it probes
+         * QEMU's capabilities) while the next takes milliseconds: a rate over
+         * an interval known only to within several seconds is noise (a 1-vCPU
+         * guest once showed cpu_use 207). Each stamp is off by at most half
+         * its call's span. */
+        if ((prev->span_usec + cur->span_usec) / 2 * HV_RATE_MAX_TIMING_ERROR_INVERSE >
+            m.interval_usec) {
+                *ret = m;
+                return 0;
+        }
+
         if ((prev->fields & cur->fields & HV_FIELD_CPU_TIME) &&
             cur->cpu_time_ns >= prev->cpu_time_ns) {
                 m.cpu_use = (double)(cur->cpu_time_ns - prev->cpu_time_ns) / wall_ns;

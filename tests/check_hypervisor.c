@@ -70,6 +70,7 @@ typedef struct Record {
         unsigned ids[8];
         uint64_t delays[8];
         bool no_delay;
+        usec_t span; /* how long the bulk call took */
 } Record;
 
 static void record_params(const Record *r, Params *ps) {
@@ -100,6 +101,7 @@ static void record_sample_as(const Record *r, const char *name, const char *uuid
 
         record_params(r, &ps);
         ck_assert_int_eq(hv_sample_from_params(name, uuid, ps.p, ps.n, r->t, ret), 0);
+        ret->span_usec = r->span;
 }
 
 static void record_sample(const Record *r, HvDomainSample *ret) {
@@ -524,6 +526,28 @@ START_TEST(test_derive_zero_elapsed) {
         ck_assert_uint_eq(m.interval_usec, 0);
         /* A clock that went backwards is no better. */
         b.t = a.t - 1;
+        m = derive(&a, &b);
+        ck_assert_uint_eq(m.valid, INSTANT);
+}
+END_TEST
+
+START_TEST(test_derive_slow_call_blurs_interval) {
+        /* Measured: the first bulk call after libvirtd started took 4.26 s,
+         * the next one 20 ms, 3 s later. */
+        Record a = { .t = 1000000, .cpu_ns = 0, .n_vcpus = 1, .ids = { 0 }, .span = 4260000 };
+        Record b = { .t = 4000000, .cpu_ns = SEC_NS, .n_vcpus = 1, .ids = { 0 }, .span = 20000 };
+        HvDomainMetrics m = derive(&a, &b);
+
+        ck_assert_uint_eq(m.valid, INSTANT);
+        ck_assert_uint_eq(m.interval_usec, 3000000);
+
+        /* At the limit, (600 ms + 0) / 2 is a tenth of 3 s: still usable. */
+        a.span = 600000;
+        b.span = 0;
+        m = derive(&a, &b);
+        ck_assert_uint_eq(m.valid, INSTANT | STEAL_RATES);
+        ck_assert_double_eq_tol(m.cpu_use, 1.0 / 3.0, 1e-12);
+        a.span = 600002;
         m = derive(&a, &b);
         ck_assert_uint_eq(m.valid, INSTANT);
 }
@@ -1275,6 +1299,7 @@ Suite *suite_hypervisor(void) {
         tcase_add_test(tc, test_derive_no_common_vcpu);
         tcase_add_test(tc, test_derive_without_delay_field);
         tcase_add_test(tc, test_derive_zero_elapsed);
+        tcase_add_test(tc, test_derive_slow_call_blurs_interval);
         tcase_add_test(tc, test_derive_clamps_jitter);
         tcase_add_test(tc, test_derive_other_domain);
         tcase_add_test(tc, test_derive_sequence);
