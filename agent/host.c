@@ -63,14 +63,6 @@ static const char *host_error(const AgentHost *h, int r) {
         return e && *e ? e : strerror(-r);
 }
 
-static const HvDomainSample *find_prev(const AgentHost *h, const HvDomainSample *cur) {
-        for (size_t i = 0; i < h->n_prev; i++)
-                if (cur->uuid[0] ? strcmp(h->prev[i].uuid, cur->uuid) == 0
-                                 : strcmp(h->prev[i].name, cur->name) == 0)
-                        return &h->prev[i];
-        return NULL;
-}
-
 /* Drivers without vCPU or balloon counters (libvirt's test driver, a
  * hypervisor without a balloon device) still report the configured values. */
 static void fill_from_info(AgentHost *h, AgentDomain *d) {
@@ -101,6 +93,7 @@ static void fill_from_info(AgentHost *h, AgentDomain *d) {
 
 int agent_host_sample(AgentHost *h, AgentSnapshot **ret) {
         _cleanup_free_ HvDomainSample *samples = NULL;
+        _cleanup_free_ HvDomainMetrics *metrics = NULL;
         _cleanup_free_ AgentSnapshot *snap = NULL, *copy = NULL;
         size_t n = 0, size;
         int r;
@@ -122,8 +115,15 @@ int agent_host_sample(AgentHost *h, AgentSnapshot **ret) {
         size = sizeof(AgentSnapshot) + n * sizeof(AgentDomain);
         snap = calloc(1, size);
         copy = malloc(size);
-        if (!snap || !copy)
+        metrics = calloc(MAX(n, (size_t)1), sizeof(*metrics));
+        if (!snap || !copy || !metrics)
                 return log_oom();
+        /* Pairs each domain with its previous sample by sorting, not by a
+         * search per domain: a pass must stay flat per domain on hosts with
+         * thousands of them. */
+        r = hv_metrics_derive_all(h->prev, h->n_prev, samples, n, metrics);
+        if (r < 0)
+                return r;
         snap->realtime = now_realtime_usec();
         snap->n_domains = n;
         for (size_t i = 0; i < n; i++) {
@@ -131,9 +131,7 @@ int agent_host_sample(AgentHost *h, AgentSnapshot **ret) {
 
                 memcpy(d->name, samples[i].name, sizeof(d->name));
                 memcpy(d->uuid, samples[i].uuid, sizeof(d->uuid));
-                r = hv_metrics_derive(find_prev(h, &samples[i]), &samples[i], &d->metrics);
-                if (r < 0)
-                        return r;
+                d->metrics = metrics[i];
                 fill_from_info(h, d);
         }
 
