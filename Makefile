@@ -1,6 +1,7 @@
 # flexslot build. Each directory describes itself in a module.mk:
 #   LIBRARIES += name          name_SOURCES := ...   (a static library)
 #   PROGRAMS  += prog          prog_SOURCES := ...   prog_INSTALL_DIR := bin|sbin
+#   BENCH_PROGRAMS += prog     prog_SOURCES := ...   (built, never installed)
 # Every program links against every library (as one group), so module.mk files
 # need not know the order between them.
 #
@@ -49,6 +50,7 @@ $(BUILD)/config.mk: packaging/deps.sh Makefile
 
 LIBRARIES :=
 PROGRAMS :=
+BENCH_PROGRAMS :=
 include $(sort $(wildcard */module.mk))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -63,17 +65,21 @@ $(BUILD)/lib/libflexslot-$(1).a: $(call obj,$($(1)_SOURCES))
 ALL_OBJS += $(call obj,$($(1)_SOURCES))
 endef
 
+# $(1): program, $(2): directory under $(BUILD)
 define program_rules
-$(BUILD)/bin/$(1): $(call obj,$($(1)_SOURCES)) $(LIB_FILES)
+$(BUILD)/$(2)/$(1): $(call obj,$($(1)_SOURCES)) $(LIB_FILES)
 	@mkdir -p $$(@D)
 	$$(CC) $$(ALL_LDFLAGS) -o $$@ $(call obj,$($(1)_SOURCES)) $$(LINK_LIBS)
 ALL_OBJS += $(call obj,$($(1)_SOURCES))
 endef
 
 $(foreach l,$(LIBRARIES),$(eval $(call library_rules,$(l))))
-$(foreach p,$(PROGRAMS),$(eval $(call program_rules,$(p))))
+$(foreach p,$(PROGRAMS),$(eval $(call program_rules,$(p),bin)))
+$(foreach p,$(BENCH_PROGRAMS),$(eval $(call program_rules,$(p),bench)))
 
-PROGRAM_FILES := $(foreach p,$(PROGRAMS),$(BUILD)/bin/$(p))
+# Benchmarks are built with everything, so that `make check` compiles them.
+PROGRAM_FILES := $(foreach p,$(PROGRAMS),$(BUILD)/bin/$(p)) \
+	$(foreach p,$(BENCH_PROGRAMS),$(BUILD)/bench/$(p))
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
@@ -143,7 +149,7 @@ clean:
 distclean: clean
 
 LINT_SOURCES = $(foreach l,$(LIBRARIES),$($(l)_SOURCES)) \
-	$(foreach p,$(PROGRAMS),$($(p)_SOURCES))
+	$(foreach p,$(PROGRAMS) $(BENCH_PROGRAMS),$($(p)_SOURCES))
 
 lint: $(BUILD)/config.mk
 	cppcheck --quiet --error-exitcode=1 --std=c11 --inline-suppr \

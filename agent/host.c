@@ -112,11 +112,8 @@ int agent_host_sample(AgentHost *h, AgentSnapshot **ret) {
                 log_notice("Sampling %s works again", h->uri);
         h->sample_failing = false;
 
-        size = sizeof(AgentSnapshot) + n * sizeof(AgentDomain);
-        snap = calloc(1, size);
-        copy = malloc(size);
         metrics = calloc(MAX(n, (size_t)1), sizeof(*metrics));
-        if (!snap || !copy || !metrics)
+        if (!metrics)
                 return log_oom();
         /* Pairs each domain with its previous sample by sorting, not by a
          * search per domain: a pass must stay flat per domain on hosts with
@@ -124,6 +121,12 @@ int agent_host_sample(AgentHost *h, AgentSnapshot **ret) {
         r = hv_metrics_derive_all(h->prev, h->n_prev, samples, n, metrics);
         if (r < 0)
                 return r;
+
+        size = sizeof(AgentSnapshot) + n * sizeof(AgentDomain);
+        snap = calloc(1, size);
+        copy = malloc(size);
+        if (!snap || !copy)
+                return log_oom();
         snap->realtime = now_realtime_usec();
         snap->n_domains = n;
         for (size_t i = 0; i < n; i++) {
