@@ -2,6 +2,9 @@
 #   LIBRARIES += name          name_SOURCES := ...   (a static library)
 #   PROGRAMS  += prog          prog_SOURCES := ...   prog_INSTALL_DIR := bin|sbin
 #   BENCH_PROGRAMS += prog     prog_SOURCES := ...   (built, never installed)
+#   INSTALL_DATA += src:/absolute/destination   (a src ending in .in has its
+#                  @PREFIX@, @BINDIR@, @SBINDIR@, @SYSCONFDIR@ filled in; a file
+#                  under SYSCONFDIR that exists already is the admin's: kept)
 # Every program links against every library (as one group), so module.mk files
 # need not know the order between them.
 #
@@ -136,12 +139,31 @@ check: check-run
 install: all
 	$(foreach p,$(PROGRAMS),install -D -m 0755 $(BUILD)/bin/$(p) \
 		$(DESTDIR)$(PREFIX)/$(or $($(p)_INSTALL_DIR),bin)/$(p);)
-	$(foreach f,$(INSTALL_DATA),install -D -m 0644 $(word 1,$(subst :, ,$(f))) \
-		$(DESTDIR)$(word 2,$(subst :, ,$(f)));)
+	@set -e; for pair in $(INSTALL_DATA); do \
+		src=$${pair%%:*}; dest=$(DESTDIR)$${pair#*:}; \
+		case $$dest in $(DESTDIR)$(SYSCONFDIR)/*) if [ -e "$$dest" ]; then \
+			echo "keeping $$dest (edited configuration)"; continue; fi ;; esac; \
+		echo "install $$src $$dest"; \
+		case $$src in \
+		*.in) mkdir -p "$$(dirname "$$dest")"; \
+		      sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@BINDIR@|$(PREFIX)/bin|g' \
+		          -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		          "$$src" > "$$dest.tmp"; \
+		      chmod 0644 "$$dest.tmp"; mv "$$dest.tmp" "$$dest" ;; \
+		*) install -D -m 0644 "$$src" "$$dest" ;; \
+		esac; \
+	done
 
+# Configuration under SYSCONFDIR stays: it may hold the admin's edits.
 uninstall:
 	$(foreach p,$(PROGRAMS),rm -f $(DESTDIR)$(PREFIX)/$(or $($(p)_INSTALL_DIR),bin)/$(p);)
-	$(foreach f,$(INSTALL_DATA),rm -f $(DESTDIR)$(word 2,$(subst :, ,$(f)));)
+	@for pair in $(INSTALL_DATA); do \
+		dest=$(DESTDIR)$${pair#*:}; \
+		case $$dest in \
+		$(DESTDIR)$(SYSCONFDIR)/*) echo "keeping $$dest" ;; \
+		*) rm -f "$$dest" ;; \
+		esac; \
+	done
 
 clean:
 	rm -rf $(BUILD)

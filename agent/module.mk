@@ -9,6 +9,6 @@ flexslot-agentd_SOURCES := agent/agentd.c agent/bus.c
 flexslot-agentd_INSTALL_DIR := sbin
 
 INSTALL_DATA += conf/agent.ini:$(SYSCONFDIR)/flexslot/agent.ini \
-	packaging/flexslot-agentd.service:$(PREFIX)/lib/systemd/system/flexslot-agentd.service \
-	packaging/org.flexslot.Agent1.conf:$(SYSCONFDIR)/dbus-1/system.d/org.flexslot.Agent1.conf \
+	packaging/flexslot-agentd.service.in:$(PREFIX)/lib/systemd/system/flexslot-agentd.service \
+	packaging/org.flexslot.Agent1.conf:$(PREFIX)/share/dbus-1/system.d/org.flexslot.Agent1.conf \
 	packaging/flexslot-agentd.8:$(PREFIX)/share/man/man8/flexslot-agentd.8
