@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What the layers of one policy_step() share: the inputs, the decisions so
+ * far, and a working view of the cluster that those decisions change (free
+ * slots, which tasks are placed), so that a later layer never hands out a slot
+ * an earlier one took. Internal to the core and its policies. */
+
+#include <stdbool.h>
+
+#include "controller/core/model.h"
+#include "controller/core/policy.h"
+
+struct PolicyContext {
+        const PolicyConfig *cfg;
+        const ClusterSnapshot *snap;
+        usec_t now;
+        Decisions *d;
+
+        /* Per node. */
+        unsigned *map_slots;            /* after this step's slot changes */
+        unsigned *busy[_TASK_TYPE_MAX]; /* slots taken by attempts */
+        unsigned *node_stragglers;      /* straggler attempts found this cycle */
+        uint64_t *node_memory;          /* slot memory of the attempts it runs */
+
+        /* Per task. */
+        bool *task_placed;      /* a pending task got a slot in this step */
+        unsigned *task_running; /* running attempts once this step is applied */
+
+        /* Per attempt: FlexSlot's analysis (controller/core/flexslot.c). */
+        double *speed; /* input processing speed D in bytes/s; 0: not measured */
+        double *score; /* P; 0: not measured */
+        bool *straggler;
+        Bottleneck *bottleneck;
+        bool *killed;
+
+        /* Per job. */
+        unsigned *maps_done, *maps_total;
+        usec_t *wait_since;   /* working copy of Job.locality_wait_since */
+        uint32_t *job_order;  /* jobs by (submitted, index) */
+        uint32_t *task_start; /* job j's tasks are tasks_by_job[task_start[j] .. task_start[j+1]) */
+        uint32_t *tasks_by_job;
+};
+
+int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s,
+                 usec_t now, Decisions *d);
+void context_done(PolicyContext *ctx);
+
+unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, TaskType type);
+/* Memory a node's slots hold once this step is applied: its attempts' slot
+ * memory plus the node's default for each free slot. */
+uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node);
+bool context_task_pending(const PolicyContext *ctx, uint32_t task);
+/* Reduces wait for the job's maps (PolicyConfig.reduce_slowstart). */
+bool context_task_eligible(const PolicyContext *ctx, uint32_t task);
+bool task_is_local(const Task *t, uint32_t node);
+/* The job's first pending eligible task of this type, local to node when
+ * local is true; NO_INDEX if none. */
+uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskType type,
+                                  uint32_t node, bool local);
+/* Seconds an attempt has run; 0 when it started at or after now. */
+double context_attempt_age(const PolicyContext *ctx, uint32_t attempt);
+
+/* Decisions that change the working view. -ENOBUFS only if the arrays were
+ * sized wrong, which is a bug. */
+int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, bool speculative);
+int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64_t slot_memory,
+                 double prev_speed);
+int context_set_map_slots(PolicyContext *ctx, uint32_t node, unsigned map_slots);
+/* Emits JobNotes for the jobs whose wait changed; policy_step() calls it last. */
+int context_flush_job_notes(PolicyContext *ctx);
+
+#define DECISIONS_PUSH(d, name, ...)                                           \
+        ({                                                                     \
+                int push_r_ = -ENOBUFS;                                        \
+                if ((d)->n_##name < (d)->cap_##name) {                         \
+                        (d)->name[(d)->n_##name++] =                           \
+                                (__typeof__(*(d)->name)){ __VA_ARGS__ };       \
+                        push_r_ = 0;                                           \
+                }                                                              \
+                push_r_;                                                       \
+        })

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* FlexSlot (Guo, Rao, Jiang, Zhou), section III: the pieces the slot manager
+ * and the VM allocator build on, each a pure function so that it can be
+ * tested alone. Choices where the paper is silent:
+ *
+ * - III-B, P = (1 + 1/S) * D: S is the split size in MiB and D the input
+ *   speed in MiB/s (with S in bytes the 1/S term, the normalized progress
+ *   rate, would vanish). D is the attempt's average speed since it started,
+ *   bytes_processed / age; an attempt is judged only once it is min_age old,
+ *   since the first seconds of a task (JVM start, first read) say little.
+ * - III-B, k-means: tasks are clustered per job, against their peers (the
+ *   tasks of different applications run at unrelated speeds). Backup
+ *   attempts are not judged: they are copies of a task already judged.
+ *   k-means always splits values that are not all equal, so noise alone
+ *   would make half of a uniform job "stragglers"; the low cluster counts
+ *   only when its centroid is below straggler_ratio times the high one
+ *   (default 0.8; 1.0 gives the paper's pure k-means).
+ * - III-C, bottleneck: I/O when the attempt's I/O wait share is at least
+ *   io_threshold (default 0.2) and at least its node's steal share; else CPU
+ *   when the node's steal share is at least steal_threshold (default 0.1);
+ *   else none. Fig. 5 and Fig. 6 show stragglers whose time is dominated by
+ *   one of the two; the thresholds keep a straggler with a little of both
+ *   from being resized for nothing.
+ * - Algorithm 1, line 7: the printed test S/D - S/D_prev > T would kill
+ *   again only when the last resize made the task slower; the text says the
+ *   resizing continues while "the resulting decrease in the input processing
+ *   time ... outweighs the wasted processing time due to task killing (T)",
+ *   so the test here is S/D_prev - S/D > T. Slot memory never grows past the
+ *   VM's memory ceiling less vm_memory_reserve; at that cap the task is no
+ *   longer killed.
+ * - Algorithm 2: the loop of the paper recomputes mu and sigma over steal
+ *   values that only change once moved slots have been filled and the
+ *   hypervisor reacted, so taken literally it never ends. Here one control
+ *   cycle makes at most max_moves moves (default 1), pairing the k-th lowest
+ *   steal node with the k-th highest, and the next cycle measures again; with
+ *   settle > 0 no move is made until the last slot change is that old. A node
+ *   keeps at least min_map_slots and gets at most max_map_slots.
+ * - V-F, unlimited: the moves stay as above (conserving), and in addition a
+ *   node whose map slots are all busy while maps are pending gets one more
+ *   slot when its resources are free: a vCPU idle (cpu_use + 1 <= vcpus),
+ *   no contention (steal below steal_threshold) and memory for the slot
+ *   (committed slot memory + vm_memory_reserve + one slot <= VM memory).
+ * - III-E, re-placement: an attempt younger than new_task_window that is a
+ *   straggler on a node running another straggler, and was never killed for
+ *   resizing, is killed and placed on an alive node without stragglers that
+ *   has a free map slot: a node holding its split first, then the lowest
+ *   steal, then the lowest index. Without such a node it stays, and
+ *   Algorithm 1 applies to it as to any straggler. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "controller/core/context.h"
+
+/* D in bytes/s, or 0 when the attempt is younger than min_age. */
+double flexslot_input_speed(const Attempt *a, usec_t now, usec_t min_age);
+/* P = (1 + 1/S) * D, S in MiB, D in MiB/s; 0 for an empty split. */
+double flexslot_score(uint64_t input_size, double speed);
+Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait,
+                               double node_steal);
+/* Algorithm 1, line 7. */
+bool flexslot_resize_pays(const Attempt *a, double speed, usec_t interval);
+/* Algorithm 1, line 9, rounded down to whole bytes and capped at limit. */
+uint64_t flexslot_grow_memory(uint64_t memory, double alpha, uint64_t limit);
+
+/* Algorithm 2 for one control cycle over the nodes listed in nodes[0..n):
+ * steal and slots are indexed by node. Writes the moves (one map slot from
+ * ret_from[k] to ret_to[k]) and returns their number; 0 when the standard
+ * deviation of steal is at most lambda. order holds n entries of scratch. */
+size_t flexslot_plan_moves(const PolicyConfig *cfg, const uint32_t *nodes, size_t n,
+                           const double *steal, const unsigned *slots, uint32_t *order,
+                           uint32_t *ret_from, uint32_t *ret_to);
+
+/* Fills the context's per-attempt speed, score, straggler and bottleneck,
+ * the per-node straggler counts and the StragglerNote decisions. */
+int flexslot_analyze(PolicyContext *ctx);
