@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/* The pure building blocks of the policy core: statistics, k-means, FlexSlot's
+ * score, bottleneck test, Algorithm 1's predicates, Algorithm 2's planner and
+ * the snapshot validator. */
+#include <errno.h>
+#include <math.h>
+
+#include "common/macro.h"
+#include "controller/core/flexslot.h"
+#include "controller/core/policy.h"
+#include "controller/core/stats.h"
+#include "tests.h"
+
+#define MIB (1024ULL * 1024ULL)
+
+/* ---- statistics ---- */
+
+START_TEST(test_mean_stddev_skewness) {
+        const double x[] = { 1, 2, 3, 10 };
+        const double flat[] = { 5, 5, 5 };
+
+        ck_assert_double_eq(stats_mean(x, 4), 4.0);
+        ck_assert_double_eq_tol(stats_stddev(x, 4), 3.5355339059327378, 1e-12);
+        /* FlexSlot II-B's formula with the population deviation. */
+        ck_assert_double_eq_tol(stats_skewness(x, 4), 1.0182337649086284, 1e-12);
+        ck_assert_double_eq(stats_skewness(flat, 3), 0.0);
+        ck_assert_double_eq(stats_skewness(x, 0), 0.0);
+        ck_assert_double_eq(stats_stddev(x, 0), 0.0);
+}
+END_TEST
+
+START_TEST(test_percentile) {
+        const double x[] = { 40, 10, 30, 20, 50 };
+        double scratch[5];
+
+        ck_assert_double_eq(stats_percentile(x, 5, 0.0, scratch), 10);
+        ck_assert_double_eq(stats_percentile(x, 5, 0.25, scratch), 20);
+        ck_assert_double_eq(stats_percentile(x, 5, 0.5, scratch), 30);
+        ck_assert_double_eq(stats_percentile(x, 5, 1.0, scratch), 50);
+        ck_assert_double_eq(stats_percentile(x, 0, 0.5, scratch), 0);
+}
+END_TEST
+
+START_TEST(test_max_min_shares) {
+        const double demand[] = { 2, 10, 10 };
+        double share[3];
+
+        /* 12 slots: the small claimant gets its 2, the rest split 10. */
+        stats_max_min_shares(demand, 3, 12, share);
+        ck_assert_double_eq(share[0], 2);
+        ck_assert_double_eq(share[1], 5);
+        ck_assert_double_eq(share[2], 5);
+        /* Enough for everyone: each gets its demand. */
+        stats_max_min_shares(demand, 3, 100, share);
+        ck_assert_double_eq(share[1], 10);
+        ck_assert_double_eq(share[2], 10);
+}
+END_TEST
+
+/* ---- k-means ---- */
+
+START_TEST(test_kmeans_two_clusters) {
+        const double x[] = { 10, 11, 12, 3, 2 };
+        bool low[5];
+        double lo, hi;
+
+        ck_assert_uint_eq(kmeans2_1d(x, 5, low, &lo, &hi), 2);
+        ck_assert(!low[0] && !low[1] && !low[2] && low[3] && low[4]);
+        ck_assert_double_eq(lo, 2.5);
+        ck_assert_double_eq(hi, 11);
+}
+END_TEST
+
+START_TEST(test_kmeans_iterates_to_fixpoint) {
+        /* From the extremes 0 and 10, 4 joins the low cluster and 5 (equally
+         * far) the high one; the centroids 2 and 7.5 keep that split. */
+        const double x[] = { 0, 4, 5, 10 };
+        bool low[4];
+        double lo, hi;
+
+        ck_assert_uint_eq(kmeans2_1d(x, 4, low, &lo, &hi), 2);
+        ck_assert(low[0] && low[1] && !low[2] && !low[3]);
+        ck_assert_double_eq(lo, 2);
+        ck_assert_double_eq(hi, 7.5);
+}
+END_TEST
+
+START_TEST(test_kmeans_degenerate) {
+        const double same[] = { 3, 3, 3 };
+        const double one[] = { 7 };
+        bool low[3] = { true, true, true };
+        double lo, hi;
+
+        ck_assert_uint_eq(kmeans2_1d(same, 3, low, &lo, &hi), 0);
+        ck_assert(!low[0] && !low[1] && !low[2]);
+        ck_assert_double_eq(lo, 3);
+        ck_assert_uint_eq(kmeans2_1d(one, 1, low, &lo, &hi), 0);
+        ck_assert_uint_eq(kmeans2_1d(NULL, 0, low, &lo, &hi), 0);
+}
+END_TEST
+
+/* ---- FlexSlot pieces ---- */
+
+static PolicyConfig defaults(void) {
+        PolicyConfig cfg;
+
+        policy_config_default(&cfg);
+        return cfg;
+}
+
+START_TEST(test_score) {
+        /* 64 MiB split at 8 MiB/s: P = (1 + 1/64) * 8. */
+        ck_assert_double_eq(flexslot_score(64 * MIB, 8.0 * MIB), 8.125);
+        ck_assert_double_eq(flexslot_score(1 * MIB, 2.0 * MIB), 4.0);
+        ck_assert_double_eq(flexslot_score(0, 8.0 * MIB), 0);
+}
+END_TEST
+
+START_TEST(test_input_speed) {
+        Attempt a = { .started = 10 * USEC_PER_SEC, .bytes_processed = 40 * MIB };
+
+        /* 40 MiB in 20 s. */
+        ck_assert_double_eq(flexslot_input_speed(&a, 30 * USEC_PER_SEC, 10 * USEC_PER_SEC),
+                            2.0 * MIB);
+        /* Younger than min_age, or not started: not measured. */
+        ck_assert_double_eq(flexslot_input_speed(&a, 15 * USEC_PER_SEC, 10 * USEC_PER_SEC), 0);
+        ck_assert_double_eq(flexslot_input_speed(&a, 5 * USEC_PER_SEC, 0), 0);
+}
+END_TEST
+
+START_TEST(test_bottleneck) {
+        PolicyConfig cfg = defaults();
+
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.5, 0.1), BOTTLENECK_IO);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.2, 0.2), BOTTLENECK_IO);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.3, 0.4), BOTTLENECK_CPU);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, 0.1), BOTTLENECK_CPU);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.19, 0.09), BOTTLENECK_NONE);
+}
+END_TEST
+
+START_TEST(test_resize_pays) {
+        Attempt a = { .input_size = 60 * MIB, .kill_count = 0 };
+        usec_t t = 3 * USEC_PER_SEC;
+
+        /* Line 7: the first kill always. */
+        ck_assert(flexslot_resize_pays(&a, 1.0 * MIB, t));
+        /* Later: 60 s at D_prev = 1 MiB/s, now 60/1.5 = 40 s: 20 s saved > T. */
+        a.kill_count = 1;
+        a.prev_speed = 1.0 * MIB;
+        ck_assert(flexslot_resize_pays(&a, 1.5 * MIB, t));
+        /* 60 / 1.04 = 57.69 s: 2.3 s saved < T = 3 s: stop. */
+        ck_assert(!flexslot_resize_pays(&a, 1.04 * MIB, t));
+        /* Slower than before: stop. */
+        ck_assert(!flexslot_resize_pays(&a, 0.9 * MIB, t));
+        /* No earlier speed known: stop. */
+        a.prev_speed = 0;
+        ck_assert(!flexslot_resize_pays(&a, 1.5 * MIB, t));
+}
+END_TEST
+
+START_TEST(test_grow_memory) {
+        ck_assert_uint_eq(flexslot_grow_memory(200 * MIB, 0.2, 4096 * MIB), 240 * MIB);
+        ck_assert_uint_eq(flexslot_grow_memory(1000, 0.2, 1100), 1100);
+        ck_assert_uint_eq(flexslot_grow_memory(1001, 0.5, 4096), 1501);
+}
+END_TEST
+
+/* Algorithm 2's planner on four nodes. */
+START_TEST(test_plan_moves_one_per_cycle) {
+        PolicyConfig cfg = defaults();
+        const uint32_t nodes[] = { 0, 1, 2, 3 };
+        const double steal[] = { 0.1, 0.3, 0.05, 0.2 };
+        const unsigned slots[] = { 4, 4, 4, 4 };
+        uint32_t order[4], from[4], to[4];
+
+        /* sigma = 0.096 > lambda = 0.05: least steal (2) gives to most (1). */
+        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 4, steal, slots, order, from, to), 1);
+        ck_assert_uint_eq(from[0], 2);
+        ck_assert_uint_eq(to[0], 1);
+        /* Two moves: then the second lowest (0) gives to the second highest (3). */
+        cfg.max_moves = 2;
+        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 4, steal, slots, order, from, to), 2);
+        ck_assert_uint_eq(from[1], 0);
+        ck_assert_uint_eq(to[1], 3);
+        /* More moves than pairs: one per pair of distinct nodes. */
+        cfg.max_moves = 10;
+        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 4, steal, slots, order, from, to), 2);
+}
+END_TEST
+
+START_TEST(test_plan_moves_stops_at_lambda) {
+        PolicyConfig cfg = defaults();
+        const uint32_t nodes[] = { 0, 1, 2, 3 };
+        const double steal[] = { 0.1, 0.3, 0.05, 0.2 };
+        const unsigned slots[] = { 4, 4, 4, 4 };
+        uint32_t order[4], from[4], to[4];
+
+        cfg.lambda = 0.0961;
+        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 4, steal, slots, order, from, to), 0);
+        cfg.lambda = 0.096;
+        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 4, steal, slots, order, from, to), 1);
+        /* One node alone has no deviation. */
+        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 1, steal, slots, order, from, to), 0);
+}
+END_TEST
+
+START_TEST(test_plan_moves_respects_slot_bounds) {
+        PolicyConfig cfg = defaults();
+        const uint32_t nodes[] = { 0, 1, 2, 3 };
+        const double steal[] = { 0.1, 0.3, 0.05, 0.2 };
+        const unsigned slots[] = { 4, 16, 1, 4 };
+        uint32_t order[4], from[4], to[4];
+
+        /* Node 2 (least steal) is at min_map_slots and node 1 (most) at
+         * max_map_slots: node 0 gives to node 3 instead. */
+        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 4, steal, slots, order, from, to), 1);
+        ck_assert_uint_eq(from[0], 0);
+        ck_assert_uint_eq(to[0], 3);
+}
+END_TEST
+
+START_TEST(test_plan_moves_ties_by_index) {
+        PolicyConfig cfg = defaults();
+        const uint32_t nodes[] = { 0, 1, 2, 3 };
+        const double steal[] = { 0.3, 0.0, 0.3, 0.0 };
+        const unsigned slots[] = { 4, 4, 4, 4 };
+        uint32_t order[4], from[4], to[4];
+
+        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 4, steal, slots, order, from, to), 1);
+        ck_assert_uint_eq(from[0], 1);
+        ck_assert_uint_eq(to[0], 2);
+}
+END_TEST
+
+/* ---- snapshot validation ---- */
+
+START_TEST(test_snapshot_validate) {
+        Host hosts[] = { { .pcpus = 4 } };
+        Vm vms[] = { { .host = 0 } };
+        Node nodes[] = { { .vm = 0, .steal = 0.1 } };
+        Job jobs[] = { { .id = 1 } };
+        Task tasks[] = { { .job = 0, .state = TASK_RUNNING, .n_locations = 1 } };
+        Attempt attempts[] = { { .task = 0, .node = 0, .progress = 0.5 } };
+        ClusterSnapshot s = { hosts, 1, vms, 1, nodes, 1, jobs, 1, tasks, 1, attempts, 1 };
+
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        nodes[0].steal = 1.5;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        nodes[0].steal = NAN;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        nodes[0].steal = 0;
+        tasks[0].locations[0] = 3;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        tasks[0].locations[0] = 0;
+        tasks[0].state = TASK_PENDING; /* a running attempt of a pending task */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        tasks[0].state = TASK_RUNNING;
+        attempts[0].node = 1;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        attempts[0].node = 0;
+        vms[0].host = 2;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        vms[0].host = 0;
+        s.attempts = NULL;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        ck_assert_int_eq(snapshot_validate(NULL), -EINVAL);
+}
+END_TEST
+
+Suite *suite_core(void) {
+        Suite *s = suite_create("core");
+        TCase *tc;
+
+        tc = tcase_create("stats");
+        tcase_add_test(tc, test_mean_stddev_skewness);
+        tcase_add_test(tc, test_percentile);
+        tcase_add_test(tc, test_max_min_shares);
+        tcase_add_test(tc, test_kmeans_two_clusters);
+        tcase_add_test(tc, test_kmeans_iterates_to_fixpoint);
+        tcase_add_test(tc, test_kmeans_degenerate);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("flexslot");
+        tcase_add_test(tc, test_score);
+        tcase_add_test(tc, test_input_speed);
+        tcase_add_test(tc, test_bottleneck);
+        tcase_add_test(tc, test_resize_pays);
+        tcase_add_test(tc, test_grow_memory);
+        tcase_add_test(tc, test_plan_moves_one_per_cycle);
+        tcase_add_test(tc, test_plan_moves_stops_at_lambda);
+        tcase_add_test(tc, test_plan_moves_respects_slot_bounds);
+        tcase_add_test(tc, test_plan_moves_ties_by_index);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("model");
+        tcase_add_test(tc, test_snapshot_validate);
+        suite_add_tcase(s, tc);
+        return s;
+}
