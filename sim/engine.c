@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: MIT */
+/* Time on the hosts: the model of sim/host.h in motion. Every change on a
+ * host (a phase starts or ends, an attempt comes or goes, a VM is resized)
+ * goes through host_update(), which first accounts the time since the last
+ * change at the old rates, then recomputes every rate on the host and moves
+ * each attempt's phase-end event to where the new rate puts it. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/host.h"
+#include "sim/sim-internal.h"
+
+#define MB (1024.0 * 1024.0)
+/* Hadoop 1.x weighs a map's progress 2/3 map phase, 1/3 sort (merge), and a
+ * reduce's 1/3 each for shuffle, sort and reduce. */
+#define MAP_PHASE_WEIGHT (2.0 / 3.0)
+/* The share of a reduce's heap that buffers shuffled data
+ * (mapred.job.shuffle.input.buffer.percent). */
+#define SHUFFLE_BUFFER_SHARE 0.7
+
+static usec_t attempt_phase_event(EventQueue *q, void *userdata);
+
+static double sec(usec_t u) {
+        return (double)u / (double)USEC_PER_SEC;
+}
+
+static const Scenario *scenario(const SimAttempt *a) {
+        return a->cl->sim->sc;
+}
+
+static bool attempt_is_map(const SimAttempt *a) {
+        return a->cl->tasks[a->task].type == TASK_MAP;
+}
+
+/* ---- accounting ---- */
+
+static void host_advance(Sim *s, SimHost *h) {
+        usec_t now = event_queue_now(s->queue);
+        double dt = sec(now - h->last);
+
+        if (dt <= 0)
+                return;
+        h->last = now;
+        for (size_t i = 0; i < h->n_attempts; i++) {
+                SimAttempt *a = h->attempts[i];
+                if (a->phase != PHASE_SHUFFLE_WAIT)
+                        a->remaining -= a->rate * dt;
+                a->t_cpu += a->f_cpu * dt;
+                a->t_io += a->f_io * dt;
+                a->t_steal += a->f_steal * dt;
+                a->t_queue += a->f_queue * dt;
+        }
+        for (size_t i = 0; i < h->n_vms; i++) {
+                SimVm *v = &s->vms[h->vms[i]];
+                double idle = MAX((double)v->vcpus - v->runnable, 0.0);
+                v->cpu_total += v->alloc * dt;
+                v->steal_total += (v->runnable - v->alloc) * dt;
+                v->iowait_total += MIN((double)v->n_io, idle) * dt;
+        }
+}
+
+void hosts_advance_all(Sim *s) {
+        for (size_t i = 0; i < s->n_hosts; i++)
+                host_advance(s, &s->hosts[i]);
+}
+
+/* ---- rates ---- */
+
+static void check_host(Sim *s, const SimHost *h, const CpuDemand *d, const double *alloc) {
+        double total = 0, demand = 0;
+
+        for (size_t i = 0; i < h->n_vms; i++) {
+                double limit = d[i].cap > 0 ? MIN(d[i].runnable, d[i].cap) : d[i].runnable;
+                total += alloc[i];
+                demand += limit;
+                if (alloc[i] < -1e-9 || alloc[i] > limit + 1e-9)
+                        snprintf(s->invariant_error, sizeof(s->invariant_error),
+                                 "VM allocation %g outside [0, %g]", alloc[i], limit);
+        }
+        if (total > h->pcpus + 1e-9)
+                snprintf(s->invariant_error, sizeof(s->invariant_error),
+                         "%g pCPUs handed out on a host of %g", total, h->pcpus);
+        if (fabs(total - MIN(demand, h->pcpus)) > 1e-6)
+                snprintf(s->invariant_error, sizeof(s->invariant_error),
+                         "not work conserving: %g handed out, %g wanted, %g there", total,
+                         demand, h->pcpus);
+}
+
+static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_share) {
+        usec_t now = event_queue_now(s->queue);
+        double old = a->rate;
+
+        a->f_cpu = a->f_io = a->f_steal = a->f_queue = 0;
+        switch (a->phase) {
+        case PHASE_STARTUP:
+                a->rate = 1.0;
+                a->f_queue = 1.0;
+                break;
+        case PHASE_SHUFFLE_WAIT:
+                a->rate = 0;
+                a->f_queue = 1.0;
+                break;
+        case PHASE_IO:
+        case PHASE_MERGE:
+                a->rate = disk_share;
+                a->f_io = 1.0;
+                break;
+        case PHASE_CPU: {
+                /* g: share of a vCPU the guest gives this task; run: share of
+                 * the VM's runnable vCPU time that gets a pCPU; slow: paging. */
+                double g = MIN(1.0, (double)v->vcpus / (double)v->n_cpu);
+                double run = v->runnable > 0 ? v->alloc / v->runnable : 0;
+                double slow = memory_slowdown(v->committed, (double)v->memory,
+                                              s->memory_penalty);
+                a->rate = g * run / slow;
+                a->f_cpu = a->rate;
+                a->f_io = g * run - a->rate;
+                a->f_steal = g * (1.0 - run);
+                a->f_queue = 1.0 - g;
+                break;
+        }
+        }
+        if (a->ev && old == a->rate)
+                return;
+        if (a->ev)
+                (void)event_queue_cancel(s->queue, a->ev);
+        a->ev = 0;
+        if (a->rate > 0) {
+                double delay = MAX(a->remaining, 0.0) / a->rate * (double)USEC_PER_SEC;
+                int r = event_queue_schedule(s->queue,
+                                             now + (usec_t)MIN(ceil(delay), 1e15),
+                                             attempt_phase_event, a, &a->ev);
+                if (r < 0)
+                        sim_fail(s, r);
+        }
+}
+
+static void host_recompute(Sim *s, SimHost *h) {
+        CpuDemand d[h->n_vms ? h->n_vms : 1];
+        double alloc[h->n_vms ? h->n_vms : 1];
+        double disk;
+
+        for (size_t i = 0; i < h->n_vms; i++) {
+                SimVm *v = &s->vms[h->vms[i]];
+                v->n_cpu = v->n_io = 0;
+                v->committed = (double)s->sc->vm_os_memory;
+        }
+        h->n_io = 0;
+        for (size_t i = 0; i < h->n_attempts; i++) {
+                SimAttempt *a = h->attempts[i];
+                SimVm *v = &s->vms[a->vm];
+                v->committed += (double)a->slot_memory;
+                if (a->phase == PHASE_CPU)
+                        v->n_cpu++;
+                else if (a->phase == PHASE_IO || a->phase == PHASE_MERGE) {
+                        v->n_io++;
+                        h->n_io++;
+                }
+        }
+        for (size_t i = 0; i < h->n_vms; i++) {
+                SimVm *v = &s->vms[h->vms[i]];
+                v->runnable = MIN((double)v->vcpus, (double)v->n_cpu);
+                d[i] = (CpuDemand){ .runnable = v->runnable, .cap = v->cap,
+                                    .weight = (double)v->weight };
+        }
+        cpu_share_compute(h->pcpus, d, h->n_vms, alloc);
+        if (s->check_invariants)
+                check_host(s, h, d, alloc);
+        for (size_t i = 0; i < h->n_vms; i++)
+                s->vms[h->vms[i]].alloc = alloc[i];
+
+        disk = disk_share_compute(h->disk_bw, s->stream_bw, h->n_io);
+        for (size_t i = 0; i < h->n_attempts; i++) {
+                SimAttempt *a = h->attempts[i];
+                attempt_set_rate(s, a, &s->vms[a->vm], disk);
+        }
+}
+
+void host_update(Sim *s, uint32_t host) {
+        host_advance(s, &s->hosts[host]);
+        host_recompute(s, &s->hosts[host]);
+}
+
+/* ---- phases ---- */
+
+static void phase_enter(SimAttempt *a, Phase phase, double amount) {
+        a->phase = phase;
+        a->remaining = amount;
+}
+
+/* Moves the attempt to its next phase after the current one ended; returns
+ * false when the attempt is complete. */
+static bool attempt_next_phase(SimAttempt *a) {
+        bool map = attempt_is_map(a);
+
+        switch (a->phase) {
+        case PHASE_STARTUP:
+                if (map)
+                        phase_enter(a, PHASE_IO, a->io_round);
+                else if (a->cl->jobx[a->cl->tasks[a->task].job].maps_done <
+                         a->cl->jobx[a->cl->tasks[a->task].job].n_maps)
+                        phase_enter(a, PHASE_SHUFFLE_WAIT, 0);
+                else
+                        phase_enter(a, PHASE_MERGE, a->merge_io);
+                return true;
+        case PHASE_SHUFFLE_WAIT:
+                phase_enter(a, PHASE_MERGE, a->merge_io);
+                return true;
+        case PHASE_IO:
+                if (map) {
+                        phase_enter(a, PHASE_CPU, a->cpu_round);
+                        return true;
+                }
+                if (++a->round < a->rounds) {
+                        phase_enter(a, PHASE_CPU, a->cpu_round);
+                        return true;
+                }
+                return false;
+        case PHASE_CPU:
+                if (!map) {
+                        phase_enter(a, PHASE_IO, a->io_round);
+                        return true;
+                }
+                if (++a->round < a->rounds) {
+                        phase_enter(a, PHASE_IO, a->io_round);
+                        return true;
+                }
+                if (a->merge_io > 0) {
+                        phase_enter(a, PHASE_MERGE, a->merge_io);
+                        return true;
+                }
+                return false;
+        case PHASE_MERGE:
+                if (map)
+                        return false;
+                phase_enter(a, PHASE_CPU, a->cpu_round);
+                return true;
+        }
+        return false;
+}
+
+static void list_remove(SimAttempt **list, size_t *n, size_t pos, bool cluster_list) {
+        list[pos] = list[--*n];
+        if (pos < *n) {
+                if (cluster_list)
+                        list[pos]->cluster_pos = pos;
+                else
+                        list[pos]->host_pos = pos;
+        }
+}
+
+/* Takes an attempt off its host and cluster and adds its time to the task. */
+static void attempt_detach(SimAttempt *a) {
+        Sim *s = a->cl->sim;
+        SimHost *h = &s->hosts[a->host];
+        TaskExtra *tx = &a->cl->taskx[a->task];
+
+        if (a->ev)
+                (void)event_queue_cancel(s->queue, a->ev);
+        tx->cpu += a->t_cpu;
+        tx->iowait += a->t_io;
+        tx->steal += a->t_steal;
+        tx->queue += a->t_queue;
+        tx->running--;
+        a->cl->node_running[a->cl->tasks[a->task].type][a->node]--;
+        list_remove(h->attempts, &h->n_attempts, a->host_pos, false);
+        list_remove(a->cl->attempts, &a->cl->n_attempts, a->cluster_pos, true);
+}
+
+void attempt_kill(SimAttempt *a) {
+        Sim *s = a->cl->sim;
+        uint32_t host = a->host;
+
+        host_advance(s, &s->hosts[host]);
+        attempt_detach(a);
+        free(a);
+        host_recompute(s, &s->hosts[host]);
+}
+
+static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
+        SimAttempt *a = userdata;
+        SimCluster *cl = a->cl;
+        Sim *s = cl->sim;
+        uint32_t host = a->host, task = a->task;
+        SimHost *h = &s->hosts[host];
+
+        host_advance(s, h);
+        /* This event is the phase's end: its time was rounded up, so what is
+         * left is rounding noise. */
+        a->ev = 0;
+        a->remaining = 0;
+        if (attempt_next_phase(a)) {
+                host_recompute(s, h);
+                return 0;
+        }
+        attempt_detach(a);
+        free(a);
+        host_recompute(s, h);
+        sim_task_finished(cl, task);
+        return 0;
+}
+
+void job_maps_finished(SimCluster *cl, uint32_t job) {
+        Sim *s = cl->sim;
+
+        for (size_t i = 0; i < cl->n_attempts; i++) {
+                SimAttempt *a = cl->attempts[i];
+                if (cl->tasks[a->task].job == job && a->phase == PHASE_SHUFFLE_WAIT) {
+                        host_advance(s, &s->hosts[a->host]);
+                        attempt_next_phase(a);
+                        host_recompute(s, &s->hosts[a->host]);
+                }
+        }
+}
+
+/* ---- start ---- */
+
+static void attempt_plan(SimAttempt *a) {
+        const Scenario *sc = scenario(a);
+        const Task *t = &a->cl->tasks[a->task];
+        const TaskExtra *tx = &a->cl->taskx[a->task];
+        double input = (double)t->input_size;
+
+        a->rounds = (unsigned)MAX(1.0, ceil(input / (double)sc->chunk));
+        a->cpu_round = tx->cpu_work / a->rounds;
+        if (t->type == TASK_MAP) {
+                double buffer = spill_buffer_bytes((double)sc->sort_buffer,
+                                                   (double)sc->task_heap,
+                                                   (double)a->slot_memory);
+                unsigned spills = spill_count(tx->output, buffer);
+                a->io_round = (input + tx->output) / a->rounds;
+                a->merge_io = spill_merge_bytes(tx->output, spills);
+        } else {
+                double buffer = (double)a->slot_memory * SHUFFLE_BUFFER_SHARE;
+                a->io_round = tx->output / a->rounds;
+                a->merge_io = input + spill_merge_bytes(input, spill_count(input, buffer));
+        }
+}
+
+int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_memory,
+                  bool speculative) {
+        Sim *s = cl->sim;
+        SimAttempt *a;
+        TaskExtra *tx = &cl->taskx[task];
+        SimVm *v = &s->vms[cl->node_vm[node]];
+        SimHost *h = &s->hosts[v->host];
+        usec_t now = event_queue_now(s->queue);
+
+        if (h->n_attempts == h->cap_attempts) {
+                size_t n = h->cap_attempts ? 2 * h->cap_attempts : 16;
+                SimAttempt **p = realloc(h->attempts, n * sizeof(*p));
+                if (!p)
+                        return -ENOMEM;
+                h->attempts = p;
+                h->cap_attempts = n;
+        }
+        if (cl->n_attempts == cl->cap_attempts) {
+                size_t n = cl->cap_attempts ? 2 * cl->cap_attempts : 64;
+                SimAttempt **p = realloc(cl->attempts, n * sizeof(*p));
+                if (!p)
+                        return -ENOMEM;
+                cl->attempts = p;
+                cl->cap_attempts = n;
+        }
+        a = calloc(1, sizeof(*a));
+        if (!a)
+                return -ENOMEM;
+        *a = (SimAttempt){
+                .id = ++cl->next_attempt_id,
+                .cl = cl,
+                .task = task,
+                .node = node,
+                .vm = cl->node_vm[node],
+                .host = v->host,
+                .slot_memory = slot_memory,
+                .started = now,
+                .speculative = speculative,
+                .kill_count = tx->kill_count,
+                .prev_speed = tx->prev_speed,
+                .phase = PHASE_STARTUP,
+                .remaining = sec(s->sc->task_startup),
+        };
+        attempt_plan(a);
+        host_advance(s, h);
+        a->host_pos = h->n_attempts;
+        h->attempts[h->n_attempts++] = a;
+        a->cluster_pos = cl->n_attempts;
+        cl->attempts[cl->n_attempts++] = a;
+        if (tx->attempts++ == 0)
+                tx->first_start = now;
+        tx->running++;
+        cl->node_running[cl->tasks[task].type][node]++;
+        cl->tasks[task].state = TASK_RUNNING;
+        host_recompute(s, h);
+        return 0;
+}
+
+/* ---- what the snapshot reports ---- */
+
+double attempt_input_size(const SimAttempt *a) {
+        return (double)a->cl->tasks[a->task].input_size;
+}
+
+/* Share done of the current phase, from what is left of it. */
+static double phase_done(const SimAttempt *a, double amount) {
+        return amount > 0 ? CLAMP(1.0 - a->remaining / amount, 0.0, 1.0) : 1.0;
+}
+
+double attempt_bytes_processed(const SimAttempt *a) {
+        double input = attempt_input_size(a);
+
+        if (attempt_is_map(a)) {
+                double per_round = input / a->rounds;
+                switch (a->phase) {
+                case PHASE_STARTUP:
+                        return 0;
+                case PHASE_IO:
+                        return per_round * (a->round + phase_done(a, a->io_round));
+                case PHASE_CPU:
+                        return per_round * (a->round + 1);
+                default:
+                        return input;
+                }
+        }
+        switch (a->phase) {
+        case PHASE_STARTUP:
+        case PHASE_SHUFFLE_WAIT:
+                return 0;
+        case PHASE_MERGE:
+                return input * phase_done(a, a->merge_io);
+        default:
+                return input;
+        }
+}
+
+double attempt_progress(const SimAttempt *a) {
+        double input = attempt_input_size(a);
+        double done;
+
+        if (attempt_is_map(a)) {
+                done = input > 0 ? attempt_bytes_processed(a) / input : 1.0;
+                if (a->phase == PHASE_MERGE)
+                        return MAP_PHASE_WEIGHT +
+                               (1.0 - MAP_PHASE_WEIGHT) * phase_done(a, a->merge_io);
+                return MAP_PHASE_WEIGHT * done;
+        }
+        switch (a->phase) {
+        case PHASE_STARTUP:
+        case PHASE_SHUFFLE_WAIT:
+                return 0;
+        case PHASE_MERGE:
+                return 2.0 / 3.0 * phase_done(a, a->merge_io);
+        default: {
+                double per_round = 1.0 / a->rounds;
+                double in_round = a->phase == PHASE_CPU ? 0.5 * phase_done(a, a->cpu_round)
+                                                        : 0.5 + 0.5 * phase_done(a, a->io_round);
+                return 2.0 / 3.0 + (per_round * (a->round + in_round)) / 3.0;
+        }
+        }
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The physical model of the simulator, all in one place.
+ *
+ * Hosts. A host has pcpus physical CPUs, a disk of disk_bw bytes/s and its
+ * memory. It runs VMs of one or two clusters (the second one is the
+ * interference of Fig. 11).
+ *
+ * CPU. A VM has vcpus virtual CPUs, a CPU weight (cgroup cpu.shares) and an
+ * optional cap in pCPUs (a CFS quota, VMware's "limit": what the demand-based
+ * allocator and the static 4.8 GHz nodes of the paper set). Its demand is its
+ * runnable vCPUs: min(vcpus, tasks in a CPU phase). The host hands out its
+ * pCPUs by weighted max-min fairness (cpu_share_compute): a VM never gets
+ * more than its demand or its cap, the rest is split in proportion to the
+ * weights, and the split is work conserving: if the VMs want more than the
+ * host has, all of it is handed out. A runnable vCPU that does not get a pCPU
+ * accumulates steal, which is what libvirt reports as vcpu.N.delay and the
+ * guest shows as steal: steal rate = demand - allocation >= 0.
+ *
+ * Tasks. Inside a VM the guest spreads its allocation evenly over its tasks
+ * in a CPU phase; when there are more such tasks than vCPUs, the surplus
+ * waits in the guest's run queue ("queue" time, not steal). A task alternates
+ * I/O and CPU phases: each round reads a chunk of its input and writes its
+ * share of the spills (I/O), then computes on it (CPU).
+ *
+ * Disk. The I/O phases of all tasks on a host share its disk equally, each
+ * at most stream_bw bytes/s (disk_share_compute). Time in an I/O phase is
+ * I/O wait.
+ *
+ * Spills. A map task's sort buffer is io.sort.mb scaled by its slot memory
+ * (100 MB for the default 200 MB heap). Output beyond 80 % of the buffer
+ * spills; with more than one spill the spills are merged
+ * ceil(log10(spills)) times (io.sort.factor 10), each pass reading and
+ * writing the whole output once more. So a smaller buffer means more I/O,
+ * and FlexSlot's larger slot memory (Alg. 1) removes the merge.
+ *
+ * Memory. A VM's committed memory is its OS base plus the heaps of the tasks
+ * it runs; beyond the VM's current memory the guest pages, which slows its
+ * CPU phases by 1 + memory_penalty * overcommit fraction; the lost time is
+ * I/O wait (paging is disk I/O).
+ *
+ * Rates change only at events (a phase starts or ends, a VM is resized), so
+ * between events everything moves linearly and the simulator can compute
+ * the exact time each phase ends. */
+
+typedef struct CpuDemand {
+        double runnable; /* vCPUs that want to run, >= 0 */
+        double cap;      /* pCPUs at most; <= 0 means no cap */
+        double weight;   /* > 0 */
+} CpuDemand;
+
+/* Fills ret_alloc[i] with VM i's pCPUs (weighted max-min fair, work
+ * conserving up to the caps). n may be 0. */
+void cpu_share_compute(double pcpus, const CpuDemand *d, size_t n, double *ret_alloc);
+
+/* Per-stream bandwidth when streams share a disk of disk_bw bytes/s, each at
+ * most stream_bw. */
+double disk_share_compute(double disk_bw, double stream_bw, unsigned streams);
+
+/* Sort buffer bytes for a map slot of slot_mem bytes, scaled from the
+ * configured (sort_buffer, task_heap) pair. */
+double spill_buffer_bytes(double sort_buffer, double task_heap, double slot_mem);
+/* Number of spills of output bytes through a buffer. */
+unsigned spill_count(double output, double buffer);
+/* Extra bytes read and written to merge that many spills of output bytes. */
+double spill_merge_bytes(double output, unsigned spills);
+/* CPU slow-down factor of a VM that has committed bytes against mem bytes. */
+double memory_slowdown(double committed, double mem, double penalty);

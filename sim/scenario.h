@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/config.h"
+#include "common/time-util.h"
+
+/* A scenario file (INI, sim/scenarios/, keys documented in
+ * sim/scenarios/README.md): the testbed, Hadoop's settings, the policy
+ * layers and the workload. Sizes are bytes, durations usec. */
+typedef struct Scenario {
+        /* [cluster] */
+        int64_t hosts, host_cpus, vms, masters, vm_vcpus, vm_vcpus_max;
+        uint64_t host_memory, host_disk_bw, stream_bw, vm_memory, vm_memory_max, vm_os_memory;
+        double vm_cap, vm_weight, memory_penalty;
+        /* [hadoop] */
+        int64_t map_slots, reduce_slots;
+        uint64_t block_size, sort_buffer, task_heap, chunk;
+        usec_t heartbeat, task_startup;
+        /* [policy] */
+        char *scheduler, *slot_manager, *speculation, *allocator;
+        usec_t control_interval, resize_delay;
+        double alpha, lambda;
+        bool unlimited_slots;
+        /* [workload] */
+        char *workload_file, *jobs;
+        double scale;
+        int64_t seed;
+        usec_t arrival_gap;
+        /* [interference]: a second cluster of the same shape and policies
+         * on the same hosts, running its own jobs (FlexSlot V-E) */
+        bool interference;
+        char *interference_jobs;
+} Scenario;
+
+extern const ConfSchema scenario_schema;
+
+/* Loads path; a relative workload file is resolved against the scenario's
+ * directory. Errors go to err as "file:line: ..." (the line of the key when
+ * a cross-field check fails). */
+int scenario_load(const char *path, Scenario *ret, char *err, size_t err_size);
+int scenario_load_string(const char *name, const char *text, Scenario *ret, char *err,
+                         size_t err_size);
+/* Replaces a string field (e.g. &s->slot_manager) with a copy of value. */
+int scenario_set_string(char **field, const char *value);
+void scenario_done(Scenario *s);
