@@ -121,10 +121,8 @@ static uint32_t fair_job_task(PolicyContext *ctx, uint32_t job, uint32_t node, T
                 ctx->wait_since[job] = 0;
                 return t;
         }
-        if (ctx->wait_since[job] == 0) {
+        if (ctx->wait_since[job] == 0)
                 ctx->wait_since[job] = ctx->now;
-                return NO_INDEX;
-        }
         if (ctx->now - ctx->wait_since[job] < ctx->cfg->locality_delay)
                 return NO_INDEX;
         return context_job_pending_task(ctx, job, type, node, false);

@@ -68,6 +68,10 @@ static int handle_stragglers(PolicyContext *ctx) {
                 if (target != NO_INDEX) {
                         const Attempt *a = &ctx->snap->attempts[i];
 
+                        /* The straggler moves with its task: the next new
+                         * straggler on either node is judged accordingly. */
+                        ctx->node_stragglers[a->node]--;
+                        ctx->node_stragglers[target]++;
                         r = context_kill(ctx, i, KILL_REPLACE, a->slot_memory, ctx->speed[i]);
                         if (r >= 0)
                                 r = context_assign(ctx, a->task, target, false);
