@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/* Simulator throughput: events per second of the event heap alone (a hold
+ * model: every event reschedules itself, so the heap stays at a fixed size,
+ * as a simulation's does) and of the whole simulator on the Fig. 10
+ * scenario, with the ratio between them. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "common/time-util.h"
+#include "sim/event.h"
+#include "sim/report.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
+#include "sim/workload.h"
+
+#define HOLD_EVENTS 1000     /* pending events, about what the Fig. 10 run holds */
+#define HEAP_DISPATCHES 20000000ULL
+
+typedef struct Hold {
+        uint64_t rng;
+        uint64_t left;
+} Hold;
+
+static usec_t hold_event(EventQueue *q, void *userdata) {
+        Hold *h = userdata;
+
+        if (h->left == 0) {
+                event_queue_stop(q);
+                return 0;
+        }
+        h->left--;
+        h->rng = h->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        return 1 + (h->rng >> 33) % 10000;
+}
+
+static double heap_events_per_sec(void) {
+        _cleanup_(event_queue_freep) EventQueue *q = NULL;
+        Hold hold = { .rng = 1, .left = HEAP_DISPATCHES };
+        usec_t start;
+        uint64_t n;
+
+        if (event_queue_new(&q) < 0)
+                return 0;
+        for (unsigned i = 0; i < HOLD_EVENTS; i++)
+                if (event_queue_schedule(q, i, hold_event, &hold, NULL) < 0)
+                        return 0;
+        start = now_monotonic_usec();
+        n = event_queue_run(q, USEC_INFINITY);
+        return (double)n / usec_to_sec(now_monotonic_usec() - start);
+}
+
+static int sim_events_per_sec(const char *path, const char *speculation, double *ret_rate,
+                              uint64_t *ret_events) {
+        Scenario sc = { 0 };
+        Workload wl = { 0 };
+        _cleanup_(sim_freep) Sim *sim = NULL;
+        char err[512];
+        usec_t start;
+        int r;
+
+        r = scenario_load(path, &sc, err, sizeof(err));
+        if (r < 0) {
+                fprintf(stderr, "%s\n", err);
+                return r;
+        }
+        r = workload_load(sc.workload_file, &wl, err, sizeof(err));
+        if (r >= 0)
+                r = scenario_set_string(&sc.speculation, speculation);
+        if (r >= 0)
+                r = sim_new(&sc, &wl, &sim, err, sizeof(err));
+        if (r >= 0) {
+                start = now_monotonic_usec();
+                r = sim_run(sim);
+                *ret_rate = (double)sim_results(sim)->events /
+                            usec_to_sec(now_monotonic_usec() - start);
+                *ret_events = sim_results(sim)->events;
+        }
+        if (r < 0)
+                fprintf(stderr, "bench-sim: %s: %s\n", path, err[0] ? err : strerror(-r));
+        workload_done(&wl);
+        scenario_done(&sc);
+        return r;
+}
+
+int main(int argc, char **argv) {
+        static const char *const speculations[] = { "none", "hadoop" };
+        double heap, rate;
+        uint64_t events;
+
+        if (argc != 2) {
+                fprintf(stderr, "Usage: bench-sim SCENARIO.ini\n");
+                return 2;
+        }
+        heap = heap_events_per_sec();
+        printf("event heap alone (%u pending):            %12.0f events/s\n", HOLD_EVENTS,
+               heap);
+        for (size_t i = 0; i < ELEMENTSOF(speculations); i++) {
+                if (sim_events_per_sec(argv[1], speculations[i], &rate, &events) < 0)
+                        return 1;
+                printf("simulator, %s, speculation=%-6s %12.0f events/s (%.1f %% of the heap "
+                       "alone, %llu events)\n",
+                       argv[1], speculations[i], rate, 100.0 * rate / heap,
+                       (unsigned long long)events);
+        }
+        return 0;
+}
