@@ -8,28 +8,11 @@
 #include "common/macro.h"
 #include "controller/core/policy.h"
 #include "tests.h"
+#include "check_policy.h"
 
-#define MIB (1024ULL * 1024ULL)
-#define GIB (1024ULL * MIB)
-#define SEC USEC_PER_SEC
+Fixture fx;
 
-typedef struct Fixture {
-        Host hosts[2];
-        Vm vms[8];
-        Node nodes[8];
-        Job jobs[8];
-        Task tasks[64];
-        Attempt attempts[64];
-        ClusterSnapshot s;
-        PolicyConfig cfg;
-        Decisions d;
-} Fixture;
-
-static Fixture fx;
-
-/* One host (8 pCPUs, 16 GiB) with n VMs of 2 vCPUs (max 4) and 2 GiB (max
- * 4 GiB), each the node of a tracker with 200 MiB slots. */
-static void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots) {
+void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots) {
         decisions_done(&fx.d);
         memset(&fx, 0, sizeof(fx));
         policy_config_default(&fx.cfg);
@@ -53,15 +36,14 @@ static void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots) {
         fx.s.attempts = fx.attempts;
 }
 
-static uint32_t fx_job(usec_t submitted, uint32_t pool) {
+uint32_t fx_job(usec_t submitted, uint32_t pool) {
         uint32_t j = (uint32_t)fx.s.n_jobs++;
 
         fx.jobs[j] = (Job){ .id = 400 + j, .submitted = submitted, .pool = pool };
         return j;
 }
 
-/* A pending 64 MiB map whose split is on node loc (NO_INDEX: nowhere). */
-static uint32_t fx_map(uint32_t job, uint32_t loc) {
+uint32_t fx_map(uint32_t job, uint32_t loc) {
         uint32_t t = (uint32_t)fx.s.n_tasks++;
 
         fx.tasks[t] = (Task){ .id = 500 + t, .job = job, .type = TASK_MAP,
@@ -73,7 +55,7 @@ static uint32_t fx_map(uint32_t job, uint32_t loc) {
         return t;
 }
 
-static uint32_t fx_reduce(uint32_t job) {
+uint32_t fx_reduce(uint32_t job) {
         uint32_t t = (uint32_t)fx.s.n_tasks++;
 
         fx.tasks[t] = (Task){ .id = 500 + t, .job = job, .type = TASK_REDUCE,
@@ -81,8 +63,7 @@ static uint32_t fx_reduce(uint32_t job) {
         return t;
 }
 
-/* An attempt of task on node since started that has read bytes. */
-static uint32_t fx_run(uint32_t task, uint32_t node, usec_t started, uint64_t bytes) {
+uint32_t fx_run(uint32_t task, uint32_t node, usec_t started, uint64_t bytes) {
         uint32_t a = (uint32_t)fx.s.n_attempts++;
         Task *t = &fx.tasks[task];
 
@@ -96,11 +77,11 @@ static uint32_t fx_run(uint32_t task, uint32_t node, usec_t started, uint64_t by
         return a;
 }
 
-static void fx_done(uint32_t task) {
+void fx_done(uint32_t task) {
         fx.tasks[task].state = TASK_DONE;
 }
 
-static int fx_step(unsigned flags, usec_t now) {
+int fx_step(unsigned flags, usec_t now) {
         _cleanup_(policy_freep) Policy *p = NULL;
         int r = policy_new(&fx.cfg, &p);
 
@@ -109,8 +90,8 @@ static int fx_step(unsigned flags, usec_t now) {
         return policy_step(p, &fx.s, now, flags, &fx.d);
 }
 
-static void check_assignment(size_t i, uint32_t task, uint32_t node, bool local,
-                             bool speculative) {
+void fx_check_assignment(size_t i, uint32_t task, uint32_t node, bool local,
+                         bool speculative) {
         ck_assert_uint_gt(fx.d.n_assignments, i);
         ck_assert_uint_eq(fx.d.assignments[i].task, task);
         ck_assert_uint_eq(fx.d.assignments[i].node, node);
@@ -118,7 +99,7 @@ static void check_assignment(size_t i, uint32_t task, uint32_t node, bool local,
         ck_assert_int_eq(fx.d.assignments[i].speculative, speculative);
 }
 
-static void teardown(void) {
+void fx_teardown(void) {
         decisions_done(&fx.d);
 }
 
@@ -167,9 +148,9 @@ START_TEST(test_fifo_order_and_locality) {
         /* Node 0: the older job B first, though its map is elsewhere; then A's
          * local map. Node 1: A's remaining map. */
         ck_assert_uint_eq(fx.d.n_assignments, 3);
-        check_assignment(0, b0, 0, false, false);
-        check_assignment(1, a1, 0, true, false);
-        check_assignment(2, a0, 1, true, false);
+        fx_check_assignment(0, b0, 0, false, false);
+        fx_check_assignment(1, a1, 0, true, false);
+        fx_check_assignment(2, a0, 1, true, false);
         ck_assert_uint_eq(fx.d.assignments[0].slot_memory, 200 * MIB);
 }
 END_TEST
@@ -183,8 +164,8 @@ START_TEST(test_fifo_prefers_local_within_job) {
         t1 = fx_map(j, 0);
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 2);
-        check_assignment(0, t1, 0, true, false);
-        check_assignment(1, t0, 1, true, false);
+        fx_check_assignment(0, t1, 0, true, false);
+        fx_check_assignment(1, t0, 1, true, false);
 }
 END_TEST
 
@@ -221,7 +202,7 @@ START_TEST(test_reduce_slowstart) {
         fx_done(m0);
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
-        check_assignment(0, r0, 0, false, false);
+        fx_check_assignment(0, r0, 0, false, false);
         ck_assert_int_eq(fx.d.assignments[0].type, TASK_REDUCE);
 }
 END_TEST
@@ -297,13 +278,13 @@ START_TEST(test_fair_delay_scheduling) {
         /* Waited long enough: runs remotely. */
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 105 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
-        check_assignment(0, a0, 0, false, false);
+        fx_check_assignment(0, a0, 0, false, false);
 
         /* A local task ends the wait. */
         fx.attempts[0].node = 0;
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 106 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
-        check_assignment(0, a0, 1, true, false);
+        fx_check_assignment(0, a0, 1, true, false);
         ck_assert_uint_eq(fx.d.n_job_notes, 1);
         ck_assert_uint_eq(fx.d.job_notes[0].locality_wait_since, 0);
 }
@@ -326,7 +307,7 @@ START_TEST(test_speculation_hadoop) {
         /* Progress 1, 0.906, 0.297: average 0.734; only t2 is 0.2 below. */
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 70 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
-        check_assignment(0, t2, 2, true, true);
+        fx_check_assignment(0, t2, 2, true, true);
         /* 59 s old: too young. */
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 69 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 0);
@@ -363,7 +344,7 @@ START_TEST(test_speculation_late) {
          * 2 is). The cap, 0.1 x 10 slots, allows one backup. */
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
-        check_assignment(0, late_tasks[2], 3, true, true);
+        fx_check_assignment(0, late_tasks[2], 3, true, true);
 }
 END_TEST
 
@@ -380,8 +361,8 @@ START_TEST(test_speculation_late_order_and_cap) {
         fx.cfg.late_spec_cap = 0.3;
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 2);
-        check_assignment(0, late_tasks[2], 3, true, true);
-        check_assignment(1, late_tasks[3], 4, true, true);
+        fx_check_assignment(0, late_tasks[2], 3, true, true);
+        fx_check_assignment(1, late_tasks[3], 4, true, true);
 }
 END_TEST
 
@@ -390,13 +371,13 @@ Suite *suite_policy(void) {
         TCase *tc;
 
         tc = tcase_create("api");
-        tcase_add_checked_fixture(tc, NULL, teardown);
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_policy_new_rejects);
         tcase_add_test(tc, test_step_rejects_bad_input);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("schedulers");
-        tcase_add_checked_fixture(tc, NULL, teardown);
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_fifo_order_and_locality);
         tcase_add_test(tc, test_fifo_prefers_local_within_job);
         tcase_add_test(tc, test_fifo_no_over_assignment);
@@ -407,7 +388,7 @@ Suite *suite_policy(void) {
         suite_add_tcase(s, tc);
 
         tc = tcase_create("speculation");
-        tcase_add_checked_fixture(tc, NULL, teardown);
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_speculation_hadoop);
         tcase_add_test(tc, test_speculation_late);
         tcase_add_test(tc, test_speculation_late_order_and_cap);

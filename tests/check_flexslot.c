@@ -1,0 +1,585 @@
+/* SPDX-License-Identifier: MIT */
+/* The FlexSlot slot manager through policy_step(): straggler detection, every
+ * branch of Algorithms 1 and 2, the unlimited variant and re-placement; the VM
+ * allocators; and the contracts every policy of every layer keeps. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "controller/core/policy.h"
+#include "tests.h"
+#include "check_policy.h"
+
+static uint32_t straggler; /* the slow attempt of straggler_fixture() */
+
+/* Four nodes with two map slots; one job with a map on each node since t = 0.
+ * At t = 20 s three read 3 MiB/s (P = 3.047) and the one on node 3 reads
+ * 0.5 MiB/s (P = 0.508) with the given I/O wait, on a node with that steal. */
+static void straggler_fixture(double iowait, double steal) {
+        uint32_t j;
+
+        fx_cluster(4, 2, 0);
+        fx.cfg.slot_manager = "flexslot";
+        j = fx_job(1, 0);
+        for (uint32_t n = 0; n < 4; n++)
+                fx_run(fx_map(j, n), n, 0, n == 3 ? 10 * MIB : 60 * MIB);
+        straggler = 3;
+        fx.attempts[straggler].iowait = iowait;
+        fx.nodes[3].steal = steal;
+}
+
+static void check_no_slot_or_kill(void) {
+        ck_assert_uint_eq(fx.d.n_kills, 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+}
+
+START_TEST(test_straggler_detected_io_first_kill) {
+        straggler_fixture(0.5, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 1);
+        ck_assert_uint_eq(fx.d.stragglers[0].attempt, straggler);
+        ck_assert_double_eq(fx.d.stragglers[0].score, 0.5078125);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_IO);
+        /* Algorithm 1, first round: kill and restart with 1.2 x 200 MiB. */
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+        ck_assert_uint_eq(fx.d.kills[0].attempt, straggler);
+        ck_assert_int_eq(fx.d.kills[0].reason, KILL_RESIZE);
+        ck_assert_uint_eq(fx.d.kills[0].slot_memory, 240 * MIB);
+        ck_assert_double_eq(fx.d.kills[0].prev_speed, 0.5 * MIB);
+        ck_assert_uint_eq(fx.d.n_attempt_notes, 0);
+        /* No steal: Algorithm 2 has nothing to balance. */
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+}
+END_TEST
+
+START_TEST(test_resize_again_while_it_pays) {
+        straggler_fixture(0.5, 0);
+        fx.attempts[straggler].kill_count = 1;
+        fx.attempts[straggler].slot_memory = 240 * MIB;
+        /* 64 MiB at 0.4 MiB/s took 160 s, at 0.5 it takes 128 s: 32 s > T. */
+        fx.attempts[straggler].prev_speed = 0.4 * MIB;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+        ck_assert_uint_eq(fx.d.kills[0].slot_memory, 288 * MIB);
+}
+END_TEST
+
+START_TEST(test_resize_stops_when_gain_below_interval) {
+        straggler_fixture(0.5, 0);
+        fx.attempts[straggler].kill_count = 1;
+        /* 130.6 s before, 128 s now: 2.6 s saved < T = 3 s. */
+        fx.attempts[straggler].prev_speed = 0.49 * MIB;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        check_no_slot_or_kill();
+        /* Line 13: D_prev = D. */
+        ck_assert_uint_eq(fx.d.n_attempt_notes, 1);
+        ck_assert_uint_eq(fx.d.attempt_notes[0].attempt, straggler);
+        ck_assert_double_eq(fx.d.attempt_notes[0].speed, 0.5 * MIB);
+}
+END_TEST
+
+START_TEST(test_resize_stops_at_vm_memory) {
+        straggler_fixture(0.5, 0);
+        /* 4 GiB VM ceiling less the 512 MiB reserve. */
+        fx.attempts[straggler].slot_memory = 3584 * MIB;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        check_no_slot_or_kill();
+        ck_assert_uint_eq(fx.d.n_attempt_notes, 1);
+}
+END_TEST
+
+START_TEST(test_cpu_straggler_moves_slot) {
+        unsigned total = 0;
+
+        straggler_fixture(0.05, 0.3);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_CPU);
+        ck_assert_uint_eq(fx.d.n_kills, 0);
+        ck_assert_uint_eq(fx.d.n_attempt_notes, 0);
+        /* Steal 0, 0, 0, 0.3: sigma 0.13 > 0.05; node 0 (least, lowest
+         * index) gives a map slot to node 3 (most). */
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+        ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
+        ck_assert_uint_eq(fx.d.slot_changes[0].map_slots, 1);
+        ck_assert_uint_eq(fx.d.slot_changes[1].node, 3);
+        ck_assert_uint_eq(fx.d.slot_changes[1].map_slots, 3);
+        for (size_t i = 0; i < fx.d.n_slot_changes; i++)
+                total += fx.d.slot_changes[i].map_slots;
+        ck_assert_uint_eq(total, 4); /* 2 + 2 before: conserved */
+}
+END_TEST
+
+START_TEST(test_slot_moves_stop_at_lambda) {
+        straggler_fixture(0.05, 0.3);
+        fx.cfg.lambda = 0.13;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+}
+END_TEST
+
+START_TEST(test_slot_moves_wait_to_settle) {
+        straggler_fixture(0.05, 0.3);
+        fx.cfg.settle = 10 * SEC;
+        fx.nodes[2].slots_changed_at = 15 * SEC;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 25 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+}
+END_TEST
+
+START_TEST(test_no_bottleneck_no_action) {
+        straggler_fixture(0.1, 0.05);
+        fx.cfg.lambda = 0.5;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 1);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_NONE);
+        check_no_slot_or_kill();
+        ck_assert_uint_eq(fx.d.n_attempt_notes, 0);
+}
+END_TEST
+
+START_TEST(test_straggler_ratio) {
+        straggler_fixture(0.5, 0);
+        /* 2.5 MiB/s against 3: the clusters are 0.83 apart, above 0.8. */
+        fx.attempts[straggler].bytes_processed = 50 * MIB;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 0);
+        ck_assert_uint_eq(fx.d.n_kills, 0);
+        /* The paper's pure k-means: the low cluster is always stragglers. */
+        fx.cfg.straggler_ratio = 1.0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 1);
+}
+END_TEST
+
+START_TEST(test_young_attempts_not_judged) {
+        straggler_fixture(0.5, 0);
+        /* 9 s < min_age = 10 s. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 9 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 0);
+}
+END_TEST
+
+START_TEST(test_static_slot_manager_only_reports) {
+        straggler_fixture(0.5, 0.3);
+        fx.cfg.slot_manager = "static";
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 1);
+        check_no_slot_or_kill();
+}
+END_TEST
+
+/* Two nodes with one map slot, both busy, one map pending; VM 0 has an idle
+ * vCPU, VM 1 does not. */
+static void unlimited_fixture(void) {
+        uint32_t j;
+
+        fx_cluster(2, 1, 0);
+        fx.cfg.slot_manager = "flexslot";
+        fx.cfg.unlimited = true;
+        j = fx_job(1, 0);
+        fx_run(fx_map(j, 0), 0, 15 * SEC, 0);
+        fx_run(fx_map(j, 1), 1, 15 * SEC, 0);
+        fx_map(j, 1);
+        fx.vms[0].cpu_use = 0.5;
+        fx.vms[1].cpu_use = 1.5;
+}
+
+START_TEST(test_unlimited_adds_where_free) {
+        unlimited_fixture();
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 1);
+        ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
+        ck_assert_uint_eq(fx.d.slot_changes[0].map_slots, 2);
+        /* The scheduler fills the new slot at once. */
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        fx_check_assignment(0, 2, 0, false, false);
+}
+END_TEST
+
+START_TEST(test_unlimited_needs_free_resources) {
+        unlimited_fixture();
+        fx.vms[0].memory = 800 * MIB; /* 200 running + 512 reserve + 200 > 800 */
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        fx.vms[0].memory = 2 * GIB;
+        fx.nodes[0].steal = 0.2;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        /* Limited FlexSlot never adds. */
+        fx.nodes[0].steal = 0;
+        fx.cfg.unlimited = false;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+}
+END_TEST
+
+/* At t = 40 s node 3 runs an old straggler (since 0, I/O-bound) and a new one
+ * (since 25 s) whose split is on node 1, both at 0.25 MiB/s; nodes 0-2 run
+ * maps at 1.5 MiB/s. */
+static uint32_t old_straggler, new_straggler, new_task;
+
+static void replacement_fixture(void) {
+        uint32_t j;
+
+        fx_cluster(4, 2, 0);
+        fx.cfg.slot_manager = "flexslot";
+        j = fx_job(1, 0);
+        for (uint32_t n = 0; n < 3; n++)
+                fx_run(fx_map(j, n), n, 0, 60 * MIB);
+        old_straggler = fx_run(fx_map(j, 3), 3, 0, 10 * MIB);
+        fx.attempts[old_straggler].iowait = 0.5;
+        new_task = fx_map(j, 1);
+        new_straggler = fx_run(new_task, 3, 25 * SEC, 3 * MIB + 3 * MIB / 4);
+}
+
+START_TEST(test_new_straggler_replaced_locally) {
+        replacement_fixture();
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 40 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 2);
+        ck_assert_uint_eq(fx.d.n_kills, 2);
+        ck_assert_uint_eq(fx.d.kills[0].attempt, old_straggler);
+        ck_assert_int_eq(fx.d.kills[0].reason, KILL_RESIZE);
+        ck_assert_uint_eq(fx.d.kills[1].attempt, new_straggler);
+        ck_assert_int_eq(fx.d.kills[1].reason, KILL_REPLACE);
+        ck_assert_uint_eq(fx.d.kills[1].slot_memory, 200 * MIB);
+        /* Node 1 has no straggler, a free slot and the split. */
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        fx_check_assignment(0, new_task, 1, true, false);
+}
+END_TEST
+
+START_TEST(test_new_straggler_stays_without_target) {
+        replacement_fixture();
+        for (uint32_t n = 0; n < 3; n++)
+                fx.nodes[n].map_slots = 1;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 40 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        /* It falls to Algorithm 1, which does not apply: it is not I/O-bound. */
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+        ck_assert_uint_eq(fx.d.kills[0].attempt, old_straggler);
+}
+END_TEST
+
+/* ---- VM allocators ---- */
+
+static void check_vm_target(size_t i, uint32_t vm, unsigned weight, unsigned vcpus,
+                            uint64_t memory) {
+        ck_assert_uint_gt(fx.d.n_vm_targets, i);
+        ck_assert_uint_eq(fx.d.vm_targets[i].vm, vm);
+        ck_assert_uint_eq(fx.d.vm_targets[i].cpu_weight, weight);
+        ck_assert_uint_eq(fx.d.vm_targets[i].vcpus, vcpus);
+        ck_assert_uint_eq(fx.d.vm_targets[i].memory, memory);
+}
+
+START_TEST(test_vm_static) {
+        fx_cluster(4, 2, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        /* 8 pCPUs and 16 GiB over 4 VMs. */
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        for (uint32_t v = 0; v < 4; v++)
+                check_vm_target(v, v, 1024, 2, 4 * GIB);
+        /* Once there, nothing changes. */
+        for (uint32_t v = 0; v < 4; v++)
+                fx.vms[v].memory = 4 * GIB;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 0);
+}
+END_TEST
+
+START_TEST(test_vm_demand) {
+        const double use[] = { 3, 1, 0, 0 };
+        const uint64_t used[] = { 2 * GIB, 1 * GIB, 512 * MIB, 0 };
+
+        fx_cluster(4, 2, 0);
+        fx.cfg.vm_allocator = "demand";
+        for (uint32_t v = 0; v < 4; v++) {
+                fx.vms[v].cpu_use = use[v];
+                fx.vms[v].memory_used = used[v];
+        }
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        /* Weight 4096 in proportion to use (idle VMs count 0.01); vCPUs and
+         * memory 1.25 x use, at least 1 vCPU and 512 MiB. */
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        check_vm_target(0, 0, 3057, 4, 2560 * MIB);
+        check_vm_target(1, 1, 1019, 2, 1280 * MIB);
+        check_vm_target(2, 2, 10, 1, 640 * MIB);
+        check_vm_target(3, 3, 10, 1, 512 * MIB);
+}
+END_TEST
+
+START_TEST(test_vm_flexslot) {
+        uint32_t j;
+
+        fx_cluster(4, 2, 0);
+        fx.cfg.vm_allocator = "flexslot";
+        fx.nodes[0].map_slots = 1;
+        fx.nodes[3].map_slots = 3;
+        j = fx_job(1, 0);
+        for (uint32_t n = 1; n < 4; n++)
+                fx_run(fx_map(j, n), n, 0, n == 3 ? 10 * MIB : 60 * MIB);
+        fx.nodes[3].steal = 0.3;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_CPU);
+        /* Needs 1, 2, 2 and 3 slots + 1 CPU-starved straggler = 9 shares of
+         * 4096; memory is the slots' plus the 512 MiB reserve. */
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        check_vm_target(0, 0, 455, 1, 712 * MIB);
+        check_vm_target(1, 1, 910, 2, 912 * MIB);
+        check_vm_target(2, 2, 910, 2, 912 * MIB);
+        check_vm_target(3, 3, 1820, 3, 1112 * MIB);
+}
+END_TEST
+
+START_TEST(test_vm_memory_scaled_to_host) {
+        fx_cluster(4, 2, 0);
+        fx.cfg.vm_allocator = "flexslot";
+        fx.hosts[0].memory = 2 * GIB;
+        /* Each wants 2 x 200 + 512 = 912 MiB: 3648 > 2048, scaled by 2048/3648
+         * to 512 MiB each. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        for (uint32_t v = 0; v < 4; v++)
+                check_vm_target(v, v, 1024, 2, 512 * MIB);
+}
+END_TEST
+
+/* ---- contracts over every policy of every layer ---- */
+
+typedef struct Combo {
+        const char *scheduler, *slot_manager, *speculation, *vm_allocator;
+        bool unlimited;
+} Combo;
+
+static const Combo combos[] = {
+        { "fifo", "static", "none", "static", false },
+        { "fair", "static", "none", "static", false },
+        { "fifo", "flexslot", "none", "static", false },
+        { "fifo", "flexslot", "none", "static", true },
+        { "fifo", "static", "hadoop", "static", false },
+        { "fair", "static", "late", "static", false },
+        { "fifo", "static", "none", "demand", false },
+        { "fair", "flexslot", "late", "flexslot", false },
+        { "fair", "flexslot", "hadoop", "demand", true },
+};
+
+/* A busy cluster: two pools, pending maps and reduces, old attempts to back
+ * up, an I/O-bound and a CPU-starved straggler, uneven steal and VM use. */
+static void busy_fixture(const Combo *c) {
+        uint32_t a, b;
+
+        fx_cluster(5, 2, 1);
+        fx.cfg.scheduler = c->scheduler;
+        fx.cfg.slot_manager = c->slot_manager;
+        fx.cfg.speculation = c->speculation;
+        fx.cfg.vm_allocator = c->vm_allocator;
+        fx.cfg.unlimited = c->unlimited;
+        a = fx_job(1, 0);
+        b = fx_job(2, 1);
+        for (uint32_t n = 0; n < 4; n++)
+                fx_run(fx_map(a, n), n, 0, n >= 2 ? 5 * MIB : 60 * MIB);
+        fx_done(fx_map(a, 4));
+        fx.attempts[2].iowait = 0.6;
+        fx.nodes[3].steal = 0.4;
+        fx.nodes[1].steal = 0.1;
+        fx_run(fx_map(b, 0), 0, 50 * SEC, 30 * MIB);
+        for (uint32_t n = 0; n < 6; n++)
+                fx_map(n % 2 ? a : b, n % 5);
+        fx_reduce(a);
+        fx_reduce(b);
+        for (uint32_t v = 0; v < 5; v++) {
+                fx.vms[v].cpu_use = 0.3 * v;
+                fx.vms[v].memory_used = (v + 1) * 300 * MIB;
+        }
+}
+
+static void format_decisions(const Decisions *d, char *buf, size_t size) {
+        FILE *f = fmemopen(buf, size, "w");
+
+        ck_assert_ptr_nonnull(f);
+        for (size_t i = 0; i < d->n_assignments; i++)
+                fprintf(f, "A%u,%u,%d,%llu,%d,%d;", d->assignments[i].task,
+                        d->assignments[i].node, d->assignments[i].type,
+                        (unsigned long long)d->assignments[i].slot_memory,
+                        d->assignments[i].speculative, d->assignments[i].local);
+        for (size_t i = 0; i < d->n_kills; i++)
+                fprintf(f, "K%u,%d,%llu,%.17g;", d->kills[i].attempt, d->kills[i].reason,
+                        (unsigned long long)d->kills[i].slot_memory, d->kills[i].prev_speed);
+        for (size_t i = 0; i < d->n_slot_changes; i++)
+                fprintf(f, "S%u,%u;", d->slot_changes[i].node, d->slot_changes[i].map_slots);
+        for (size_t i = 0; i < d->n_vm_targets; i++)
+                fprintf(f, "V%u,%u,%u,%llu;", d->vm_targets[i].vm, d->vm_targets[i].cpu_weight,
+                        d->vm_targets[i].vcpus, (unsigned long long)d->vm_targets[i].memory);
+        for (size_t i = 0; i < d->n_attempt_notes; i++)
+                fprintf(f, "N%u,%.17g;", d->attempt_notes[i].attempt, d->attempt_notes[i].speed);
+        for (size_t i = 0; i < d->n_job_notes; i++)
+                fprintf(f, "J%u,%llu;", d->job_notes[i].job,
+                        (unsigned long long)d->job_notes[i].locality_wait_since);
+        for (size_t i = 0; i < d->n_stragglers; i++)
+                fprintf(f, "X%u,%.17g,%d;", d->stragglers[i].attempt, d->stragglers[i].score,
+                        d->stragglers[i].bottleneck);
+        ck_assert_int_eq(fclose(f), 0);
+}
+
+static bool replaced(const Decisions *d, uint32_t task) {
+        for (size_t i = 0; i < d->n_kills; i++)
+                if (d->kills[i].reason == KILL_REPLACE &&
+                    fx.attempts[d->kills[i].attempt].task == task)
+                        return true;
+        return false;
+}
+
+static void check_assignments_fit(const Decisions *d) {
+        unsigned map_slots[8], busy[8][_TASK_TYPE_MAX] = { { 0 } };
+
+        for (uint32_t n = 0; n < fx.s.n_nodes; n++)
+                map_slots[n] = fx.nodes[n].map_slots;
+        for (size_t i = 0; i < d->n_slot_changes; i++) {
+                const SlotChange *c = &d->slot_changes[i];
+
+                ck_assert_uint_lt(c->node, fx.s.n_nodes);
+                ck_assert_uint_ge(c->map_slots, fx.cfg.min_map_slots);
+                ck_assert_uint_le(c->map_slots, fx.cfg.max_map_slots);
+                map_slots[c->node] = c->map_slots;
+        }
+        for (size_t i = 0; i < fx.s.n_attempts; i++)
+                busy[fx.attempts[i].node][fx.tasks[fx.attempts[i].task].type]++;
+        for (size_t i = 0; i < d->n_kills; i++) {
+                const Attempt *a = &fx.attempts[d->kills[i].attempt];
+
+                ck_assert_uint_lt(d->kills[i].attempt, fx.s.n_attempts);
+                for (size_t k = 0; k < i; k++)
+                        ck_assert_uint_ne(d->kills[k].attempt, d->kills[i].attempt);
+                if (d->kills[i].reason == KILL_REPLACE)
+                        busy[a->node][TASK_MAP]--;
+        }
+        /* A node that lost a slot keeps its running attempts, but gets no
+         * new one while it has as many as slots. */
+        for (size_t i = 0; i < d->n_assignments; i++) {
+                const Assignment *x = &d->assignments[i];
+                unsigned slots = x->type == TASK_MAP ? map_slots[x->node]
+                                                     : fx.nodes[x->node].reduce_slots;
+
+                ck_assert_uint_lt(x->task, fx.s.n_tasks);
+                ck_assert_uint_lt(x->node, fx.s.n_nodes);
+                ck_assert(fx.nodes[x->node].alive);
+                if (x->speculative)
+                        ck_assert_int_eq(fx.tasks[x->task].state, TASK_RUNNING);
+                else
+                        ck_assert(fx.tasks[x->task].state == TASK_PENDING ||
+                                  replaced(d, x->task));
+                for (size_t k = 0; k < i; k++)
+                        ck_assert(d->assignments[k].task != x->task || x->speculative);
+                ck_assert_uint_lt(busy[x->node][x->type], slots);
+                busy[x->node][x->type]++;
+        }
+}
+
+static void check_slots_conserved(const Decisions *d, bool unlimited) {
+        int delta = 0;
+
+        for (size_t i = 0; i < d->n_slot_changes; i++)
+                delta += (int)d->slot_changes[i].map_slots -
+                         (int)fx.nodes[d->slot_changes[i].node].map_slots;
+        if (unlimited)
+                ck_assert_int_ge(delta, 0);
+        else
+                ck_assert_int_eq(delta, 0);
+}
+
+static void check_vm_targets(const Decisions *d) {
+        for (size_t i = 0; i < d->n_vm_targets; i++) {
+                const VmTarget *t = &d->vm_targets[i];
+
+                ck_assert_uint_lt(t->vm, fx.s.n_vms);
+                ck_assert_uint_ge(t->cpu_weight, 2);
+                ck_assert_uint_ge(t->vcpus, 1);
+                ck_assert_uint_le(t->vcpus, fx.vms[t->vm].vcpus_max);
+                ck_assert_uint_le(t->memory, fx.vms[t->vm].memory_max);
+        }
+}
+
+START_TEST(test_contracts) {
+        const Combo *c = &combos[_i];
+        _cleanup_(policy_freep) Policy *p = NULL;
+        Decisions again = {};
+        static char first[8192], second[8192];
+
+        busy_fixture(c);
+        ck_assert_int_eq(policy_new(&fx.cfg, &p), 0);
+        ck_assert_int_eq(policy_step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &fx.d), 0);
+        check_assignments_fit(&fx.d);
+        check_slots_conserved(&fx.d, c->unlimited);
+        check_vm_targets(&fx.d);
+
+        /* Same inputs, same decisions: from the same Policy and a new one. */
+        ck_assert_int_eq(policy_step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &again), 0);
+        format_decisions(&fx.d, first, sizeof(first));
+        format_decisions(&again, second, sizeof(second));
+        ck_assert_str_eq(first, second);
+        p = policy_free(p);
+        ck_assert_int_eq(policy_new(&fx.cfg, &p), 0);
+        ck_assert_int_eq(policy_step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &again), 0);
+        format_decisions(&again, second, sizeof(second));
+        ck_assert_str_eq(first, second);
+        decisions_done(&again);
+}
+END_TEST
+
+/* Every policy in the tables is exercised by some combination above. */
+START_TEST(test_combos_cover_tables) {
+#define COVERED(table, field)                                                  \
+        for (size_t i = 0; table[i]; i++) {                                    \
+                bool found = false;                                            \
+                for (size_t k = 0; k < ELEMENTSOF(combos); k++)                \
+                        found |= strcmp(combos[k].field, table[i]->name) == 0; \
+                ck_assert_msg(found, "%s not covered", table[i]->name);        \
+        }
+        COVERED(job_scheduler_table, scheduler)
+        COVERED(slot_manager_table, slot_manager)
+        COVERED(speculation_table, speculation)
+        COVERED(vm_allocator_table, vm_allocator)
+#undef COVERED
+}
+END_TEST
+
+Suite *suite_flexslot(void) {
+        Suite *s = suite_create("flexslot");
+        TCase *tc;
+
+        tc = tcase_create("slot-manager");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_straggler_detected_io_first_kill);
+        tcase_add_test(tc, test_resize_again_while_it_pays);
+        tcase_add_test(tc, test_resize_stops_when_gain_below_interval);
+        tcase_add_test(tc, test_resize_stops_at_vm_memory);
+        tcase_add_test(tc, test_cpu_straggler_moves_slot);
+        tcase_add_test(tc, test_slot_moves_stop_at_lambda);
+        tcase_add_test(tc, test_slot_moves_wait_to_settle);
+        tcase_add_test(tc, test_no_bottleneck_no_action);
+        tcase_add_test(tc, test_straggler_ratio);
+        tcase_add_test(tc, test_young_attempts_not_judged);
+        tcase_add_test(tc, test_static_slot_manager_only_reports);
+        tcase_add_test(tc, test_unlimited_adds_where_free);
+        tcase_add_test(tc, test_unlimited_needs_free_resources);
+        tcase_add_test(tc, test_new_straggler_replaced_locally);
+        tcase_add_test(tc, test_new_straggler_stays_without_target);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("vm-allocator");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_vm_static);
+        tcase_add_test(tc, test_vm_demand);
+        tcase_add_test(tc, test_vm_flexslot);
+        tcase_add_test(tc, test_vm_memory_scaled_to_host);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("contracts");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_loop_test(tc, test_contracts, 0, (int)ELEMENTSOF(combos));
+        tcase_add_test(tc, test_combos_cover_tables);
+        suite_add_tcase(s, tc);
+        return s;
+}
