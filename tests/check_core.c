@@ -166,55 +166,60 @@ START_TEST(test_grow_memory) {
 }
 END_TEST
 
-/* Algorithm 2's planner on four nodes. */
+/* Algorithm 2's planner on nodes 0-3; the moves go to from[] and to[]. */
+static size_t plan(const PolicyConfig *cfg, const double steal[4], const unsigned slots[4],
+                   uint32_t from[4], uint32_t to[4]) {
+        const uint32_t nodes[] = { 0, 1, 2, 3 };
+        uint32_t order[4];
+
+        return flexslot_plan_moves(cfg, nodes, 4, steal, slots, order, from, to);
+}
+
+static const double uneven[] = { 0.1, 0.3, 0.05, 0.2 }; /* sigma 0.0960 */
+static const unsigned four_each[] = { 4, 4, 4, 4 };
+
 START_TEST(test_plan_moves_one_per_cycle) {
         PolicyConfig cfg = defaults();
-        const uint32_t nodes[] = { 0, 1, 2, 3 };
-        const double steal[] = { 0.1, 0.3, 0.05, 0.2 };
-        const unsigned slots[] = { 4, 4, 4, 4 };
-        uint32_t order[4], from[4], to[4];
+        uint32_t from[4], to[4];
 
-        /* sigma = 0.096 > lambda = 0.05: least steal (2) gives to most (1). */
-        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 4, steal, slots, order, from, to), 1);
+        /* sigma > lambda = 0.05: least steal (2) gives to most (1). */
+        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 1);
         ck_assert_uint_eq(from[0], 2);
         ck_assert_uint_eq(to[0], 1);
         /* Two moves: then the second lowest (0) gives to the second highest (3). */
         cfg.max_moves = 2;
-        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 4, steal, slots, order, from, to), 2);
+        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 2);
         ck_assert_uint_eq(from[1], 0);
         ck_assert_uint_eq(to[1], 3);
         /* More moves than pairs: one per pair of distinct nodes. */
         cfg.max_moves = 10;
-        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 4, steal, slots, order, from, to), 2);
+        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 2);
 }
 END_TEST
 
 START_TEST(test_plan_moves_stops_at_lambda) {
         PolicyConfig cfg = defaults();
-        const uint32_t nodes[] = { 0, 1, 2, 3 };
-        const double steal[] = { 0.1, 0.3, 0.05, 0.2 };
-        const unsigned slots[] = { 4, 4, 4, 4 };
-        uint32_t order[4], from[4], to[4];
+        const uint32_t one[] = { 0 };
+        uint32_t order[1], from[4], to[4];
 
         cfg.lambda = 0.0961;
-        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 4, steal, slots, order, from, to), 0);
+        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 0);
         cfg.lambda = 0.096;
-        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 4, steal, slots, order, from, to), 1);
+        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 1);
         /* One node alone has no deviation. */
-        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 1, steal, slots, order, from, to), 0);
+        ck_assert_uint_eq(flexslot_plan_moves(&cfg, one, 1, uneven, four_each, order, from, to),
+                          0);
 }
 END_TEST
 
 START_TEST(test_plan_moves_respects_slot_bounds) {
         PolicyConfig cfg = defaults();
-        const uint32_t nodes[] = { 0, 1, 2, 3 };
-        const double steal[] = { 0.1, 0.3, 0.05, 0.2 };
         const unsigned slots[] = { 4, 16, 1, 4 };
-        uint32_t order[4], from[4], to[4];
+        uint32_t from[4], to[4];
 
         /* Node 2 (least steal) is at min_map_slots and node 1 (most) at
          * max_map_slots: node 0 gives to node 3 instead. */
-        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 4, steal, slots, order, from, to), 1);
+        ck_assert_uint_eq(plan(&cfg, uneven, slots, from, to), 1);
         ck_assert_uint_eq(from[0], 0);
         ck_assert_uint_eq(to[0], 3);
 }
@@ -222,12 +227,10 @@ END_TEST
 
 START_TEST(test_plan_moves_ties_by_index) {
         PolicyConfig cfg = defaults();
-        const uint32_t nodes[] = { 0, 1, 2, 3 };
         const double steal[] = { 0.3, 0.0, 0.3, 0.0 };
-        const unsigned slots[] = { 4, 4, 4, 4 };
-        uint32_t order[4], from[4], to[4];
+        uint32_t from[4], to[4];
 
-        ck_assert_uint_eq(flexslot_plan_moves(&cfg, nodes, 4, steal, slots, order, from, to), 1);
+        ck_assert_uint_eq(plan(&cfg, steal, four_each, from, to), 1);
         ck_assert_uint_eq(from[0], 1);
         ck_assert_uint_eq(to[0], 2);
 }

@@ -53,7 +53,7 @@ double stats_percentile(const double *x, size_t n, double p, double *scratch) {
 
 size_t kmeans2_1d(const double *x, size_t n, bool *ret_low, double *ret_low_c,
                   double *ret_high_c) {
-        double lo = x && n ? x[0] : 0, hi = lo;
+        double lo = n > 0 ? x[0] : 0, hi = lo;
         size_t n_low = 0;
         bool changed = true;
 

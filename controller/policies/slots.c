@@ -95,6 +95,9 @@ static bool settling(const PolicyContext *ctx) {
 
 /* Algorithm 2, bounded to one round of moves per control cycle. */
 static int move_slots(PolicyContext *ctx) {
+        if (settling(ctx))
+                return 0;
+
         size_t n_nodes = ctx->snap->n_nodes, n_alive = 0, moves;
         _cleanup_free_ uint32_t *alive = calloc(MAX(n_nodes, (size_t)1), sizeof(uint32_t));
         _cleanup_free_ uint32_t *order = calloc(MAX(n_nodes, (size_t)1), sizeof(uint32_t));
@@ -104,8 +107,6 @@ static int move_slots(PolicyContext *ctx) {
 
         if (!alive || !order || !from || !to || !steal)
                 return -ENOMEM;
-        if (settling(ctx))
-                return 0;
         for (uint32_t i = 0; i < n_nodes; i++) {
                 steal[i] = ctx->snap->nodes[i].steal;
                 if (ctx->snap->nodes[i].alive)

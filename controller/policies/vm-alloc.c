@@ -119,7 +119,7 @@ static void demand_want(const PolicyContext *ctx, uint32_t v, uint32_t node, uns
 
         /* A floor of a hundredth of a CPU keeps an idle VM schedulable. */
         *ret = (VmWant){
-                .need = MAX(vm->cpu_use, 0.01),
+                .need = fmax(vm->cpu_use, 0.01),
                 .vcpus = clamp_vcpus(vm->cpu_use * headroom, vm),
                 .memory = clamp_memory(ctx, (double)vm->memory_used * headroom, vm),
         };
@@ -128,24 +128,19 @@ static void demand_want(const PolicyContext *ctx, uint32_t v, uint32_t node, uns
 static void flexslot_want(const PolicyContext *ctx, uint32_t v, uint32_t node, unsigned n,
                           VmWant *ret) {
         const Vm *vm = &ctx->snap->vms[v];
-        double slots = 0, starved = 0;
+        double slots = 0, starved = 0, memory = 0;
 
         if (node != NO_INDEX && ctx->snap->nodes[node].alive) {
                 slots = ctx->map_slots[node] + ctx->busy[TASK_REDUCE][node];
                 for (uint32_t i = 0; i < ctx->snap->n_attempts; i++)
                         starved += ctx->snap->attempts[i].node == node &&
                                    ctx->straggler[i] && ctx->bottleneck[i] == BOTTLENECK_CPU;
+                memory = (double)(context_node_committed_memory(ctx, node) +
+                                  ctx->cfg->vm_memory_reserve);
         }
-        *ret = (VmWant){
-                .need = slots + starved,
-                .vcpus = clamp_vcpus(slots, vm),
-                .memory = clamp_memory(ctx,
-                                       node == NO_INDEX
-                                               ? 0
-                                               : (double)(context_node_committed_memory(ctx, node) +
-                                                          ctx->cfg->vm_memory_reserve),
-                                       vm),
-        };
+        ret->need = slots + starved;
+        ret->vcpus = clamp_vcpus(slots, vm);
+        ret->memory = clamp_memory(ctx, memory, vm);
 }
 
 static int static_allocate(void *state, PolicyContext *ctx, unsigned flags) {
