@@ -52,29 +52,23 @@ static int launch_backup(PolicyContext *ctx, uint32_t attempt, const bool *slow_
         return context_assign(ctx, a->task, best, true);
 }
 
-static double task_progress(const PolicyContext *ctx, uint32_t task) {
-        double best = 0;
-
-        if (ctx->snap->tasks[task].state == TASK_DONE)
-                return 1;
-        for (size_t i = 0; i < ctx->snap->n_attempts; i++)
-                if (ctx->snap->attempts[i].task == task)
-                        best = MAX(best, ctx->snap->attempts[i].progress);
-        return best;
-}
-
 static int hadoop_speculate(void *state, PolicyContext *ctx, unsigned flags) {
         const ClusterSnapshot *s = ctx->snap;
         size_t n_avg = 2 * MAX(s->n_jobs, (size_t)1);
         _cleanup_free_ double *sum = calloc(n_avg, sizeof(double));
         _cleanup_free_ unsigned *count = calloc(n_avg, sizeof(unsigned));
+        _cleanup_free_ double *progress = calloc(MAX(s->n_tasks, (size_t)1), sizeof(double));
 
-        if (!sum || !count)
+        if (!sum || !count || !progress)
                 return -ENOMEM;
+        /* A task's progress is its best attempt's; a done task's is 1. */
+        for (uint32_t i = 0; i < s->n_attempts; i++)
+                progress[s->attempts[i].task] =
+                        MAX(progress[s->attempts[i].task], s->attempts[i].progress);
         for (uint32_t t = 0; t < s->n_tasks; t++) {
                 size_t k = 2 * s->tasks[t].job + s->tasks[t].type;
 
-                sum[k] += task_progress(ctx, t);
+                sum[k] += s->tasks[t].state == TASK_DONE ? 1.0 : progress[t];
                 count[k]++;
         }
         for (uint32_t i = 0; i < s->n_attempts; i++) {
