@@ -47,6 +47,13 @@ int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
 
 /* ---- snapshot ---- */
 
+/* part / whole as a share in 0..1; 0 for an empty whole. */
+static double share_of(double part, double whole) {
+        if (whole <= 0)
+                return 0;
+        return CLAMP(part / whole, 0.0, 1.0);
+}
+
 static int snapshot_attempts(SimCluster *cl) {
         usec_t now = event_queue_now(cl->sim->queue);
 
@@ -57,7 +64,7 @@ static int snapshot_attempts(SimCluster *cl) {
                 if (!at)
                         return -ENOMEM;
                 cl->snap_attempts = at;
-                map = realloc(cl->snap_map, n * sizeof(*map));
+                map = realloc(cl->snap_map, n * sizeof(SimAttempt *));
                 if (!map)
                         return -ENOMEM;
                 cl->snap_map = map;
@@ -73,11 +80,11 @@ static int snapshot_attempts(SimCluster *cl) {
                         .node = a->node,
                         .slot_memory = a->slot_memory,
                         .started = a->started,
-                        .progress = CLAMP(attempt_progress(a), 0.0, 1.0),
+                        .progress = share_of(attempt_progress(a), 1.0),
                         .bytes_processed = (uint64_t)attempt_bytes_processed(a),
                         .input_size = (uint64_t)attempt_input_size(a),
-                        .cpu = age > 0 ? CLAMP(a->t_cpu / age, 0.0, 1.0) : 0,
-                        .iowait = age > 0 ? CLAMP(a->t_io / age, 0.0, 1.0) : 0,
+                        .cpu = share_of(a->t_cpu, age),
+                        .iowait = share_of(a->t_io, age),
                         .speculative = a->speculative,
                         .kill_count = a->kill_count,
                         .prev_speed = a->prev_speed,
@@ -290,9 +297,8 @@ static void vms_measure(SimCluster *cl, usec_t now) {
                 if (dt <= 0)
                         continue;
                 v->cpu_use = (v->cpu_total - v->win_cpu) / dt;
-                v->steal_share = CLAMP((v->steal_total - v->win_steal) / (dt * v->vcpus), 0.0, 1.0);
-                v->iowait_share =
-                        CLAMP((v->iowait_total - v->win_iowait) / (dt * v->vcpus), 0.0, 1.0);
+                v->steal_share = share_of(v->steal_total - v->win_steal, dt * v->vcpus);
+                v->iowait_share = share_of(v->iowait_total - v->win_iowait, dt * v->vcpus);
                 v->win_cpu = v->cpu_total;
                 v->win_steal = v->steal_total;
                 v->win_iowait = v->iowait_total;

@@ -69,10 +69,11 @@ void hosts_advance_all(Sim *s) {
 
 /* ---- rates ---- */
 
-static void check_host(Sim *s, const SimHost *h, const CpuDemand *d, const double *alloc) {
+static void check_host(Sim *s, const SimHost *h, const CpuDemand *d, const double *alloc,
+                       size_t n) {
         double total = 0, demand = 0;
 
-        for (size_t i = 0; i < h->n_vms; i++) {
+        for (size_t i = 0; i < n; i++) {
                 double limit = d[i].cap > 0 ? MIN(d[i].runnable, d[i].cap) : d[i].runnable;
                 total += alloc[i];
                 demand += limit;
@@ -139,11 +140,12 @@ static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_
 }
 
 static void host_recompute(Sim *s, SimHost *h) {
-        CpuDemand d[h->n_vms ? h->n_vms : 1];
-        double alloc[h->n_vms ? h->n_vms : 1];
+        const size_t n = h->n_vms;
+        CpuDemand d[n ? n : 1];
+        double alloc[n ? n : 1];
         double disk;
 
-        for (size_t i = 0; i < h->n_vms; i++) {
+        for (size_t i = 0; i < n; i++) {
                 SimVm *v = &s->vms[h->vms[i]];
                 v->n_cpu = v->n_io = 0;
                 v->committed = (double)s->sc->vm_os_memory;
@@ -160,16 +162,16 @@ static void host_recompute(Sim *s, SimHost *h) {
                         h->n_io++;
                 }
         }
-        for (size_t i = 0; i < h->n_vms; i++) {
+        for (size_t i = 0; i < n; i++) {
                 SimVm *v = &s->vms[h->vms[i]];
                 v->runnable = MIN((double)v->vcpus, (double)v->n_cpu);
                 d[i] = (CpuDemand){ .runnable = v->runnable, .cap = v->cap,
                                     .weight = (double)v->weight };
         }
-        cpu_share_compute(h->pcpus, d, h->n_vms, alloc);
+        cpu_share_compute(h->pcpus, d, n, alloc);
         if (s->check_invariants)
-                check_host(s, h, d, alloc);
-        for (size_t i = 0; i < h->n_vms; i++)
+                check_host(s, h, d, alloc, n);
+        for (size_t i = 0; i < n; i++)
                 s->vms[h->vms[i]].alloc = alloc[i];
 
         disk = disk_share_compute(h->disk_bw, s->stream_bw, h->n_io);
@@ -351,7 +353,7 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_me
 
         if (h->n_attempts == h->cap_attempts) {
                 size_t n = h->cap_attempts ? 2 * h->cap_attempts : 16;
-                SimAttempt **p = realloc(h->attempts, n * sizeof(*p));
+                SimAttempt **p = realloc(h->attempts, n * sizeof(SimAttempt *));
                 if (!p)
                         return -ENOMEM;
                 h->attempts = p;
@@ -359,7 +361,7 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_me
         }
         if (cl->n_attempts == cl->cap_attempts) {
                 size_t n = cl->cap_attempts ? 2 * cl->cap_attempts : 64;
-                SimAttempt **p = realloc(cl->attempts, n * sizeof(*p));
+                SimAttempt **p = realloc(cl->attempts, n * sizeof(SimAttempt *));
                 if (!p)
                         return -ENOMEM;
                 cl->attempts = p;

@@ -333,9 +333,12 @@ static int write_chart(const Experiment *e, const Cell *cells, size_t nv, size_t
 int experiment_run(const char *name, const ExperimentOptions *opt) {
         const Experiment *e = experiment_find(name);
         size_t nv = n_variants(e), nr = n_rows(e);
-        _cleanup_free_ Cell *cells = calloc(nv * nr, sizeof(Cell));
+        _cleanup_free_ Cell *cells = NULL;
         int status;
 
+        if (nv == 0 || nr == 0)
+                return 1;
+        cells = calloc(nv * nr, sizeof(Cell));
         if (!cells)
                 return 1;
         for (size_t i = 0; i < nr; i++)

@@ -231,11 +231,12 @@ int report_gnuplot(const char *dir, const char *script_name, const char *script)
  * and breakdown charts. */
 static int write_map_cdf(const char *dir, const SimResults *r) {
         _cleanup_fclose_ FILE *f = open_in(dir, "map-cdf.csv");
-        _cleanup_free_ size_t *order = calloc(MAX(r->n_tasks, (size_t)1), sizeof(size_t));
+        _cleanup_free_ size_t *order = NULL;
         size_t n = 0;
 
         if (!f)
                 return negative_errno();
+        order = calloc(MAX(r->n_tasks, (size_t)1), sizeof(size_t));
         if (!order)
                 return -ENOMEM;
         for (size_t i = 0; i < r->n_tasks; i++)

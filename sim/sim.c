@@ -331,11 +331,11 @@ int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t
                 r = build_cluster_nodes(s, cl);
                 if (r < 0)
                         return r;
-                r = build_jobs(s, cl, wl, c == 0 ? sc->jobs : sc->interference_jobs, err,
-                               err_size);
+                r = cluster_policy_init(cl, err, err_size);
                 if (r < 0)
                         return r;
-                r = cluster_policy_init(cl, err, err_size);
+                r = build_jobs(s, cl, wl, c == 0 ? sc->jobs : sc->interference_jobs, err,
+                               err_size);
                 if (r < 0)
                         return r;
                 r = schedule_events(s, cl);

@@ -139,7 +139,7 @@ int workload_parse(const char *name, const char *text, Workload *ret, char *err,
                    size_t err_size) {
         _cleanup_free_ char *copy = strdup(text);
         _cleanup_free_ Benchmark *list = NULL;
-        int map[N_COLUMNS];
+        int map[N_COLUMNS] = { 0 };
         bool have_header = false;
         unsigned line = 0;
         size_t n = 0;
