@@ -172,7 +172,7 @@ static size_t plan(const PolicyConfig *cfg, const double steal[4], const unsigne
         const uint32_t nodes[] = { 0, 1, 2, 3 };
         uint32_t order[4];
 
-        return flexslot_plan_moves(cfg, nodes, 4, steal, slots, order, from, to);
+        return flexslot_plan_moves(cfg, nodes, 4, steal, slots, NULL, NULL, order, from, to);
 }
 
 static const double uneven[] = { 0.1, 0.3, 0.05, 0.2 }; /* sigma 0.0960 */
@@ -207,14 +207,15 @@ START_TEST(test_plan_moves_stops_at_lambda) {
         cfg.lambda = 0.096;
         ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 1);
         /* One node alone has no deviation. */
-        ck_assert_uint_eq(flexslot_plan_moves(&cfg, one, 1, uneven, four_each, order, from, to),
-                          0);
+        ck_assert_uint_eq(
+                flexslot_plan_moves(&cfg, one, 1, uneven, four_each, NULL, NULL, order, from, to),
+                0);
 }
 END_TEST
 
 START_TEST(test_plan_moves_respects_slot_bounds) {
         PolicyConfig cfg = defaults();
-        const unsigned slots[] = { 4, 16, 1, 4 };
+        const unsigned slots[] = { 4, 8, 1, 4 };
         uint32_t from[4], to[4];
 
         /* Node 2 (least steal) is at min_map_slots and node 1 (most) at

@@ -109,6 +109,42 @@ START_TEST(test_cpu_straggler_moves_slot) {
 }
 END_TEST
 
+START_TEST(test_slot_moves_need_cpu_straggler) {
+        /* Node 3 steals 0.3 but its straggler is I/O-bound: nothing moves. */
+        straggler_fixture(0.5, 0.3);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        /* Nodes 1-3 run stragglers (only node 3's is CPU-bound), so node 0
+         * alone may give; while it steals the most, no pair is left. */
+        straggler_fixture(0.05, 0.3);
+        fx.attempts[1].bytes_processed = 10 * MIB;
+        fx.attempts[2].bytes_processed = 10 * MIB;
+        fx.nodes[0].steal = 0.35;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 3);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        /* Once it steals the least, it gives to node 3. */
+        fx.nodes[0].steal = 0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+        ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
+        ck_assert_uint_eq(fx.d.slot_changes[1].node, 3);
+}
+END_TEST
+
+START_TEST(test_slot_moves_need_idle_host_cpu) {
+        straggler_fixture(0.05, 0.3);
+        /* The four VMs use 7.5 of the host's 8 pCPUs: no idle one to gain. */
+        for (uint32_t v = 0; v < 4; v++)
+                fx.vms[v].cpu_use = 1.875;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        fx.vms[0].cpu_use = 0.875;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+}
+END_TEST
+
 START_TEST(test_slot_moves_stop_at_lambda) {
         straggler_fixture(0.05, 0.3);
         fx.cfg.lambda = 0.13;
@@ -216,9 +252,10 @@ START_TEST(test_unlimited_needs_free_resources) {
 }
 END_TEST
 
-/* At t = 40 s node 3 runs an old straggler (since 0, I/O-bound) and a new one
- * (since 25 s) whose split is on node 1, both at 0.25 MiB/s; nodes 0-2 run
- * maps at 1.5 MiB/s. */
+/* At t = 40 s node 3, which gained a third slot at 20 s, runs an old
+ * straggler (since 0, I/O-bound) and a new one in the added slot (since 25 s)
+ * whose split is on node 1, both at 0.25 MiB/s; nodes 0-2 run maps at
+ * 1.5 MiB/s. */
 static uint32_t old_straggler, new_straggler, new_task;
 
 static void replacement_fixture(void) {
@@ -226,6 +263,8 @@ static void replacement_fixture(void) {
 
         fx_cluster(4, 2, 0);
         fx.cfg.slot_manager = "flexslot";
+        fx.nodes[3].map_slots = 3;
+        fx.nodes[3].slots_changed_at = 20 * SEC;
         j = fx_job(1, 0);
         for (uint32_t n = 0; n < 3; n++)
                 fx_run(fx_map(j, n), n, 0, 60 * MIB);
@@ -248,6 +287,22 @@ START_TEST(test_new_straggler_replaced_locally) {
         /* Node 1 has no straggler, a free slot and the split. */
         ck_assert_uint_eq(fx.d.n_assignments, 1);
         fx_check_assignment(0, new_task, 1, true, false);
+}
+END_TEST
+
+START_TEST(test_straggler_replaced_only_in_added_slot) {
+        replacement_fixture();
+        /* It started before the node's last change: not in an added slot. */
+        fx.nodes[3].slots_changed_at = 30 * SEC;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 40 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+        /* The node has no more slots than the others: it gained none. */
+        fx.nodes[3].slots_changed_at = 20 * SEC;
+        fx.nodes[3].map_slots = 2;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 40 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        ck_assert_uint_eq(fx.d.n_kills, 1);
 }
 END_TEST
 
@@ -556,6 +611,8 @@ Suite *suite_flexslot(void) {
         tcase_add_test(tc, test_resize_stops_when_gain_below_interval);
         tcase_add_test(tc, test_resize_stops_at_vm_memory);
         tcase_add_test(tc, test_cpu_straggler_moves_slot);
+        tcase_add_test(tc, test_slot_moves_need_cpu_straggler);
+        tcase_add_test(tc, test_slot_moves_need_idle_host_cpu);
         tcase_add_test(tc, test_slot_moves_stop_at_lambda);
         tcase_add_test(tc, test_slot_moves_wait_to_settle);
         tcase_add_test(tc, test_no_bottleneck_no_action);
@@ -565,6 +622,7 @@ Suite *suite_flexslot(void) {
         tcase_add_test(tc, test_unlimited_adds_where_free);
         tcase_add_test(tc, test_unlimited_needs_free_resources);
         tcase_add_test(tc, test_new_straggler_replaced_locally);
+        tcase_add_test(tc, test_straggler_replaced_only_in_added_slot);
         tcase_add_test(tc, test_new_straggler_stays_without_target);
         suite_add_tcase(s, tc);
 

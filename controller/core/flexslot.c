@@ -58,8 +58,9 @@ static int compare_by_steal(const void *a, const void *b, void *userdata) {
 }
 
 size_t flexslot_plan_moves(const PolicyConfig *cfg, const uint32_t *nodes, size_t n,
-                           const double *steal, const unsigned *slots, uint32_t *order,
-                           uint32_t *ret_from, uint32_t *ret_to) {
+                           const double *steal, const unsigned *slots, const bool *may_give,
+                           const bool *may_take, uint32_t *order, uint32_t *ret_from,
+                           uint32_t *ret_to) {
         double sum = 0, sum_sq = 0, mu;
         size_t lo = 0, hi, moves = 0;
 
@@ -80,11 +81,11 @@ size_t flexslot_plan_moves(const PolicyConfig *cfg, const uint32_t *nodes, size_
         qsort_r(order, n, sizeof(uint32_t), compare_by_steal, (void *)steal);
         hi = n - 1;
         while (moves < cfg->max_moves && lo < hi) {
-                if (slots[order[lo]] <= cfg->min_map_slots) {
+                if (slots[order[lo]] <= cfg->min_map_slots || (may_give && !may_give[order[lo]])) {
                         lo++;
                         continue;
                 }
-                if (slots[order[hi]] >= cfg->max_map_slots) {
+                if (slots[order[hi]] >= cfg->max_map_slots || (may_take && !may_take[order[hi]])) {
                         hi--;
                         continue;
                 }

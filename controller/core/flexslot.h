@@ -34,20 +34,35 @@
  *   values that only change once moved slots have been filled and the
  *   hypervisor reacted, so taken literally it never ends. Here one control
  *   cycle makes at most max_moves moves (default 1), pairing the k-th lowest
- *   steal node with the k-th highest, and the next cycle measures again; with
- *   settle > 0 no move is made until the last slot change is that old. A node
- *   keeps at least min_map_slots and gets at most max_map_slots.
+ *   steal node with the k-th highest, and measures again only once the last
+ *   slot change is settle old (default 15 s, five heartbeats: the new slot
+ *   must be filled and the allocator must react before steal can move). A
+ *   node keeps at least min_map_slots and gets at most max_map_slots
+ *   (default 8, twice the paper's 4). As III-E says, slots move "from nodes
+ *   running fast tasks to nodes running stragglers" once a straggler's
+ *   bottleneck is CPU: the algorithm runs only while some straggler is
+ *   CPU-bound, a donor runs no straggler and a receiver runs a CPU-bound one.
+ *   The paper counts on the cloud's demand-based allocator to follow the new
+ *   slot with CPU from a cluster-wide pool (VMware DRS); here a host is the
+ *   pool, so a receiver's host must also have a pCPU idle (the sum of its
+ *   VMs' cpu_use at most pcpus - 1). Without these bounds a receiver whose
+ *   host has no CPU to give keeps gaining slots every cycle (its steal never
+ *   falls) until it holds them all: in the simulator's Fig. 10 wordcount run
+ *   that made the job 41% slower than stock Hadoop.
  * - V-F, unlimited: the moves stay as above (conserving), and in addition a
  *   node whose map slots are all busy while maps are pending gets one more
  *   slot when its resources are free: a vCPU idle (cpu_use + 1 <= vcpus),
  *   no contention (steal below steal_threshold) and memory for the slot
  *   (committed slot memory + vm_memory_reserve + one slot <= VM memory).
- * - III-E, re-placement: an attempt younger than new_task_window that is a
- *   straggler on a node running another straggler, and was never killed for
- *   resizing, is killed and placed on an alive node without stragglers that
- *   has a free map slot: a node holding its split first, then the lowest
- *   steal, then the lowest index. Without such a node it stays, and
- *   Algorithm 1 applies to it as to any straggler. */
+ * - III-E, re-placement: the paper worries about "newly added slots" that
+ *   get a straggler. An attempt is such a new task when its node gained
+ *   slots (it has more map slots than the mean of the alive nodes), it
+ *   started after the node's last slot change, it is younger than
+ *   new_task_window and was never killed for resizing. If it is a straggler
+ *   and its node runs another straggler, it is killed and placed on an alive
+ *   node without stragglers that has a free map slot: a node holding its
+ *   split first, then the lowest steal, then the lowest index. Without such
+ *   a node it stays, and Algorithm 1 applies to it as to any straggler. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -67,12 +82,14 @@ bool flexslot_resize_pays(const Attempt *a, double speed, usec_t interval);
 uint64_t flexslot_grow_memory(uint64_t memory, double alpha, uint64_t limit);
 
 /* Algorithm 2 for one control cycle over the nodes listed in nodes[0..n):
- * steal and slots are indexed by node. Writes the moves (one map slot from
- * ret_from[k] to ret_to[k]) and returns their number; 0 when the standard
- * deviation of steal is at most lambda. order holds n entries of scratch. */
+ * steal, slots, may_give and may_take are indexed by node (NULL may_give or
+ * may_take: every node may). Writes the moves (one map slot from ret_from[k]
+ * to ret_to[k]) and returns their number; 0 when the standard deviation of
+ * steal is at most lambda. order holds n entries of scratch. */
 size_t flexslot_plan_moves(const PolicyConfig *cfg, const uint32_t *nodes, size_t n,
-                           const double *steal, const unsigned *slots, uint32_t *order,
-                           uint32_t *ret_from, uint32_t *ret_to);
+                           const double *steal, const unsigned *slots, const bool *may_give,
+                           const bool *may_take, uint32_t *order, uint32_t *ret_from,
+                           uint32_t *ret_to);
 
 /* Fills the context's per-attempt speed, score, straggler and bottleneck,
  * the per-node straggler counts and the StragglerNote decisions. */

@@ -14,16 +14,24 @@ const SlotManagerOps slot_manager_static = {
         .name = "static",
 };
 
+/* The attempt runs in a slot its node gained (see flexslot.h). */
+static bool in_added_slot(const PolicyContext *ctx, const Attempt *a, double mean_slots) {
+        const Node *n = &ctx->snap->nodes[a->node];
+
+        return (double)n->map_slots > mean_slots && n->slots_changed_at != 0 &&
+               a->started >= n->slots_changed_at && a->kill_count == 0 &&
+               ctx->now - a->started <= ctx->cfg->new_task_window;
+}
+
 /* III-E: where a new straggler that shares its node with another straggler
  * goes instead; NO_INDEX to leave it. */
-static uint32_t replacement_node(const PolicyContext *ctx, uint32_t attempt) {
+static uint32_t replacement_node(const PolicyContext *ctx, uint32_t attempt, double mean_slots) {
         const Attempt *a = &ctx->snap->attempts[attempt];
         const Task *t = &ctx->snap->tasks[a->task];
         uint32_t best = NO_INDEX;
         bool best_local = false;
 
-        if (a->kill_count > 0 || ctx->node_stragglers[a->node] < 2 ||
-            ctx->now - a->started > ctx->cfg->new_task_window)
+        if (ctx->node_stragglers[a->node] < 2 || !in_added_slot(ctx, a, mean_slots))
                 return NO_INDEX;
         for (uint32_t n = 0; n < ctx->snap->n_nodes; n++) {
                 bool local = task_is_local(t, n);
@@ -57,14 +65,28 @@ static int resize_slot_memory(PolicyContext *ctx, uint32_t attempt) {
         return DECISIONS_PUSH(ctx->d, attempt_notes, .attempt = attempt, .speed = speed);
 }
 
+static double mean_map_slots(const PolicyContext *ctx) {
+        double sum = 0;
+        size_t n = 0;
+
+        for (size_t i = 0; i < ctx->snap->n_nodes; i++)
+                if (ctx->snap->nodes[i].alive) {
+                        sum += ctx->snap->nodes[i].map_slots;
+                        n++;
+                }
+        return n > 0 ? sum / (double)n : 0;
+}
+
 static int handle_stragglers(PolicyContext *ctx) {
+        double mean_slots = mean_map_slots(ctx);
+
         for (uint32_t i = 0; i < ctx->snap->n_attempts; i++) {
                 uint32_t target;
                 int r = 0;
 
                 if (!ctx->straggler[i])
                         continue;
-                target = replacement_node(ctx, i);
+                target = replacement_node(ctx, i, mean_slots);
                 if (target != NO_INDEX) {
                         const Attempt *a = &ctx->snap->attempts[i];
 
@@ -93,27 +115,58 @@ static bool settling(const PolicyContext *ctx) {
         return false;
 }
 
-/* Algorithm 2, bounded to one round of moves per control cycle. */
+/* A slot added to a node on this host can bring it CPU: the host has a pCPU
+ * idle. The paper's pool spans the cluster (VMware DRS); here each host is a
+ * pool, and on a saturated host the added slot's tasks only crowd the node's
+ * own stragglers and take CPU from its neighbours. */
+static bool host_has_idle_cpu(const PolicyContext *ctx, uint32_t host) {
+        const ClusterSnapshot *s = ctx->snap;
+        double used = 0;
+
+        for (uint32_t v = 0; v < s->n_vms; v++)
+                if (s->vms[v].host == host)
+                        used += s->vms[v].cpu_use;
+        return used + 1.0 <= (double)s->hosts[host].pcpus;
+}
+
+/* Algorithm 2, bounded to one round of moves per control cycle, from nodes
+ * running only fast tasks to nodes running CPU-starved stragglers whose host
+ * can give them CPU. */
 static int move_slots(PolicyContext *ctx) {
-        if (settling(ctx))
+        size_t n_nodes = ctx->snap->n_nodes, n_alive = 0, moves;
+        bool starved = false;
+
+        for (size_t i = 0; i < ctx->snap->n_attempts; i++)
+                starved |= ctx->straggler[i] && ctx->bottleneck[i] == BOTTLENECK_CPU;
+        if (!starved || settling(ctx))
                 return 0;
 
-        size_t n_nodes = ctx->snap->n_nodes, n_alive = 0, moves;
-        _cleanup_free_ uint32_t *alive = calloc(MAX(n_nodes, (size_t)1), sizeof(uint32_t));
-        _cleanup_free_ uint32_t *order = calloc(MAX(n_nodes, (size_t)1), sizeof(uint32_t));
-        _cleanup_free_ uint32_t *from = calloc(MAX(n_nodes, (size_t)1), sizeof(uint32_t));
-        _cleanup_free_ uint32_t *to = calloc(MAX(n_nodes, (size_t)1), sizeof(uint32_t));
-        _cleanup_free_ double *steal = calloc(MAX(n_nodes, (size_t)1), sizeof(double));
+        size_t size = MAX(n_nodes, (size_t)1);
+        _cleanup_free_ uint32_t *alive = calloc(size, sizeof(uint32_t));
+        _cleanup_free_ uint32_t *order = calloc(size, sizeof(uint32_t));
+        _cleanup_free_ uint32_t *from = calloc(size, sizeof(uint32_t));
+        _cleanup_free_ uint32_t *to = calloc(size, sizeof(uint32_t));
+        _cleanup_free_ double *steal = calloc(size, sizeof(double));
+        _cleanup_free_ bool *may_give = calloc(size, sizeof(bool));
+        _cleanup_free_ bool *may_take = calloc(size, sizeof(bool));
 
-        if (!alive || !order || !from || !to || !steal)
+        if (!alive || !order || !from || !to || !steal || !may_give || !may_take)
                 return -ENOMEM;
         for (uint32_t i = 0; i < n_nodes; i++) {
                 steal[i] = ctx->snap->nodes[i].steal;
+                may_give[i] = ctx->node_stragglers[i] == 0;
                 if (ctx->snap->nodes[i].alive)
                         alive[n_alive++] = i;
         }
-        moves = flexslot_plan_moves(ctx->cfg, alive, n_alive, steal, ctx->map_slots, order,
-                                    from, to);
+        for (size_t i = 0; i < ctx->snap->n_attempts; i++) {
+                uint32_t node = ctx->snap->attempts[i].node;
+
+                if (ctx->straggler[i] && ctx->bottleneck[i] == BOTTLENECK_CPU && !may_take[node])
+                        may_take[node] = host_has_idle_cpu(
+                                ctx, ctx->snap->vms[ctx->snap->nodes[node].vm].host);
+        }
+        moves = flexslot_plan_moves(ctx->cfg, alive, n_alive, steal, ctx->map_slots, may_give,
+                                    may_take, order, from, to);
         for (size_t k = 0; k < moves; k++) {
                 int r = context_set_map_slots(ctx, from[k], ctx->map_slots[from[k]] - 1);
 
