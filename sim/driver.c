@@ -38,6 +38,19 @@ int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
         cl->cfg.alpha = sc->alpha;
         cl->cfg.lambda = sc->lambda;
         cl->cfg.unlimited = sc->unlimited_slots;
+        cl->cfg.straggler_ratio = sc->straggler_ratio;
+        cl->cfg.io_threshold = sc->io_threshold;
+        cl->cfg.steal_threshold = sc->steal_threshold;
+        cl->cfg.demand_headroom = sc->demand_headroom;
+        cl->cfg.reduce_slowstart = sc->reduce_slowstart;
+        cl->cfg.min_map_slots = (unsigned)sc->min_map_slots;
+        cl->cfg.max_map_slots = (unsigned)sc->max_map_slots;
+        cl->cfg.max_moves = (unsigned)sc->max_moves;
+        cl->cfg.settle = sc->settle;
+        cl->cfg.min_age = sc->min_age;
+        /* The guest OS and daemons: what the VM allocators keep outside the
+         * slots is what the model charges a VM before its tasks. */
+        cl->cfg.vm_memory_reserve = sc->vm_os_memory;
         r = policy_new(&cl->cfg, &cl->policy);
         if (r < 0)
                 snprintf(err, err_size, "[policy]: the policy core refused the settings: %s",

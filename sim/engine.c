@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/host.h"
 #include "sim/sim-internal.h"
 
 #define MB (1024.0 * 1024.0)
@@ -141,8 +140,8 @@ static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_
 
 static void host_recompute(Sim *s, SimHost *h) {
         const size_t n = h->n_vms;
-        CpuDemand d[n ? n : 1];
-        double alloc[n ? n : 1];
+        CpuDemand *d = h->demand;
+        double *alloc = h->alloc;
         double disk;
 
         for (size_t i = 0; i < n; i++) {

@@ -56,6 +56,16 @@ static const ConfKey keys[] = {
         DBL("policy", "alpha", alpha, "0.2", 0.01, 10),
         DBL("policy", "lambda", lambda, "0.05", 0, 1e6),
         BOOL("policy", "unlimited_slots", unlimited_slots, "no"),
+        DBL("policy", "straggler_ratio", straggler_ratio, "0.8", 0.01, 1),
+        DBL("policy", "io_threshold", io_threshold, "0.2", 0, 1),
+        DBL("policy", "steal_threshold", steal_threshold, "0.1", 0, 1),
+        DBL("policy", "demand_headroom", demand_headroom, "1.25", 1, 10),
+        DBL("policy", "reduce_slowstart", reduce_slowstart, "0.05", 0, 1),
+        INT("policy", "min_map_slots", min_map_slots, "1", 0, 256),
+        INT("policy", "max_map_slots", max_map_slots, "16", 1, 256),
+        INT("policy", "max_moves", max_moves, "1", 0, 10000),
+        DUR("policy", "settle", settle, "0", 0, 3600LL * 1000000),
+        DUR("policy", "min_age", min_age, "10s", 0, 3600LL * 1000000),
 
         STR("workload", "file", workload_file, "../workloads/puma.csv"),
         STR("workload", "jobs", jobs, "wordcount"),
@@ -88,6 +98,8 @@ static int validate(const void *config, ConfError *err) {
         if (s->sort_buffer >= s->task_heap)
                 return conf_error_set(err, "hadoop", "sort_buffer",
                                       "the sort buffer must fit in the task heap");
+        if (s->min_map_slots > s->max_map_slots)
+                return conf_error_set(err, "policy", "min_map_slots", "above max_map_slots");
         if (s->interference && !s->interference_jobs)
                 return conf_error_set(err, "interference", "jobs",
                                       "required when interference is enabled");

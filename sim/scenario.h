@@ -22,7 +22,10 @@ typedef struct Scenario {
         /* [policy] */
         char *scheduler, *slot_manager, *speculation, *allocator;
         usec_t control_interval, resize_delay;
-        double alpha, lambda;
+        double alpha, lambda, straggler_ratio, io_threshold, steal_threshold, demand_headroom;
+        double reduce_slowstart;
+        int64_t min_map_slots, max_map_slots, max_moves;
+        usec_t settle, min_age;
         bool unlimited_slots;
         /* [workload] */
         char *workload_file, *jobs;

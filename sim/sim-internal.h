@@ -8,6 +8,7 @@
 #include "controller/core/model.h"
 #include "controller/core/policy.h"
 #include "sim/event.h"
+#include "sim/host.h"
 #include "sim/sim.h"
 
 typedef enum Phase {
@@ -130,6 +131,8 @@ typedef struct SimHost {
         double pcpus, disk_bw, memory;
         uint32_t *vms;
         size_t n_vms;
+        CpuDemand *demand; /* scratch for cpu_share_compute, one per VM */
+        double *alloc;
         SimAttempt **attempts;
         size_t n_attempts, cap_attempts;
         usec_t last;

@@ -72,8 +72,11 @@ static int build_vms(Sim *s) {
         if (!s->vms)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_hosts; i++) {
-                s->hosts[i].vms = calloc(s->n_vms / s->n_hosts + 1, sizeof(uint32_t));
-                if (!s->hosts[i].vms)
+                size_t most = s->n_vms / s->n_hosts + 1;
+                s->hosts[i].vms = calloc(most, sizeof(uint32_t));
+                s->hosts[i].demand = calloc(most, sizeof(CpuDemand));
+                s->hosts[i].alloc = calloc(most, sizeof(double));
+                if (!s->hosts[i].vms || !s->hosts[i].demand || !s->hosts[i].alloc)
                         return -ENOMEM;
         }
         for (size_t i = 0; i < s->n_vms; i++) {
@@ -375,6 +378,8 @@ Sim *sim_free(Sim *s) {
                 cluster_free(&s->clusters[c]);
         for (size_t i = 0; s->hosts && i < s->n_hosts; i++) {
                 free(s->hosts[i].vms);
+                free(s->hosts[i].demand);
+                free(s->hosts[i].alloc);
                 free(s->hosts[i].attempts);
         }
         free(s->hosts);
