@@ -104,6 +104,7 @@ static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_
                 a->f_queue = 1.0;
                 break;
         case PHASE_IO:
+        case PHASE_SHUFFLE:
         case PHASE_MERGE:
                 a->rate = disk_share;
                 a->f_io = 1.0;
@@ -156,7 +157,8 @@ static void host_recompute(Sim *s, SimHost *h) {
                 v->committed += (double)a->slot_memory;
                 if (a->phase == PHASE_CPU)
                         v->n_cpu++;
-                else if (a->phase == PHASE_IO || a->phase == PHASE_MERGE) {
+                else if (a->phase == PHASE_IO || a->phase == PHASE_SHUFFLE ||
+                         a->phase == PHASE_MERGE) {
                         v->n_io++;
                         h->n_io++;
                 }
@@ -192,6 +194,36 @@ static void phase_enter(SimAttempt *a, Phase phase, double amount) {
         a->remaining = amount;
 }
 
+/* Map output of the job's finished maps that this reduce has not fetched
+ * yet. Every map's output is spread evenly over the reduces. */
+static double shuffle_available(const SimAttempt *a) {
+        const JobExtra *jx = &a->cl->jobx[a->cl->tasks[a->task].job];
+        double input = (double)a->cl->tasks[a->task].input_size;
+
+        unsigned maps = jx->n_maps > 0 ? jx->n_maps : 1;
+
+        return MAX(input * jx->maps_done / maps - a->shuffled, 0.0);
+}
+
+/* A reduce after a fetch (or its start): fetch more, wait for maps, or sort
+ * once everything is in. Fetches gather at least a chunk of output (the
+ * last one excepted), as Hadoop's copier threads batch small map outputs;
+ * one fetch per map and reduce would be an event storm. */
+static void reduce_shuffle_next(SimAttempt *a) {
+        double input = (double)a->cl->tasks[a->task].input_size;
+        double available = shuffle_available(a);
+
+        if (available >= MIN((double)scenario(a)->chunk, input - a->shuffled) && available > 0) {
+                a->fetch = available;
+                phase_enter(a, PHASE_SHUFFLE, available);
+        } else if (a->shuffled < input)
+                phase_enter(a, PHASE_SHUFFLE_WAIT, 0);
+        else if (a->merge_io > 0)
+                phase_enter(a, PHASE_MERGE, a->merge_io);
+        else
+                phase_enter(a, PHASE_CPU, a->cpu_round);
+}
+
 /* Moves the attempt to its next phase after the current one ended; returns
  * false when the attempt is complete. */
 static bool attempt_next_phase(SimAttempt *a) {
@@ -201,14 +233,16 @@ static bool attempt_next_phase(SimAttempt *a) {
         case PHASE_STARTUP:
                 if (map)
                         phase_enter(a, PHASE_IO, a->io_round);
-                else if (a->cl->jobx[a->cl->tasks[a->task].job].maps_done <
-                         a->cl->jobx[a->cl->tasks[a->task].job].n_maps)
-                        phase_enter(a, PHASE_SHUFFLE_WAIT, 0);
                 else
-                        phase_enter(a, PHASE_MERGE, a->merge_io);
+                        reduce_shuffle_next(a);
+                return true;
+        case PHASE_SHUFFLE:
+                a->shuffled += a->fetch;
+                a->fetch = 0;
+                reduce_shuffle_next(a);
                 return true;
         case PHASE_SHUFFLE_WAIT:
-                phase_enter(a, PHASE_MERGE, a->merge_io);
+                reduce_shuffle_next(a);
                 return true;
         case PHASE_IO:
                 if (map) {
@@ -304,12 +338,12 @@ static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
         return 0;
 }
 
-void job_maps_finished(SimCluster *cl, uint32_t job) {
+void job_map_finished(SimCluster *cl, uint32_t job) {
         Sim *s = cl->sim;
 
         for (size_t i = 0; i < cl->n_attempts; i++) {
                 SimAttempt *a = cl->attempts[i];
-                if (cl->tasks[a->task].job == job && a->phase == PHASE_SHUFFLE_WAIT) {
+                if (a->phase == PHASE_SHUFFLE_WAIT && cl->tasks[a->task].job == job) {
                         host_advance(s, &s->hosts[a->host]);
                         attempt_next_phase(a);
                         host_recompute(s, &s->hosts[a->host]);
@@ -337,7 +371,10 @@ static void attempt_plan(SimAttempt *a) {
         } else {
                 double buffer = (double)a->slot_memory * SHUFFLE_BUFFER_SHARE;
                 a->io_round = tx->output / a->rounds;
-                a->merge_io = input + spill_merge_bytes(input, spill_count(input, buffer));
+                unsigned spills = spill_count(input, buffer);
+                /* The last merge pass feeds the reduce function instead of
+                 * writing a file: one read where a map's merge writes too. */
+                a->merge_io = spills > 1 ? spill_merge_bytes(input, spills) - input : 0;
         }
 }
 
@@ -429,9 +466,9 @@ double attempt_bytes_processed(const SimAttempt *a) {
         switch (a->phase) {
         case PHASE_STARTUP:
         case PHASE_SHUFFLE_WAIT:
-                return 0;
-        case PHASE_MERGE:
-                return input * phase_done(a, a->merge_io);
+                return a->shuffled;
+        case PHASE_SHUFFLE:
+                return a->shuffled + a->fetch * phase_done(a, a->fetch);
         default:
                 return input;
         }
@@ -451,9 +488,10 @@ double attempt_progress(const SimAttempt *a) {
         switch (a->phase) {
         case PHASE_STARTUP:
         case PHASE_SHUFFLE_WAIT:
-                return 0;
+        case PHASE_SHUFFLE:
+                return input > 0 ? attempt_bytes_processed(a) / input / 3.0 : 0;
         case PHASE_MERGE:
-                return 2.0 / 3.0 * phase_done(a, a->merge_io);
+                return (1.0 + phase_done(a, a->merge_io)) / 3.0;
         default: {
                 double per_round = 1.0 / a->rounds;
                 double in_round = a->phase == PHASE_CPU ? 0.5 * phase_done(a, a->cpu_round)

@@ -38,6 +38,10 @@
  * writing the whole output once more. So a smaller buffer means more I/O,
  * and FlexSlot's larger slot memory (Alg. 1) removes the merge.
  *
+ * Reduces fetch each map's share of output as the map finishes (the
+ * shuffle, I/O on the reduce's host), merge what did not fit in 70 % of the
+ * heap the same way, then alternate CPU and output writes.
+ *
  * Memory. A VM's committed memory is its OS base plus the heaps of the tasks
  * it runs; beyond the VM's current memory the guest pages, which slows its
  * CPU phases by 1 + memory_penalty * overcommit fraction; the lost time is

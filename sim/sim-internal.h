@@ -13,7 +13,8 @@
 
 typedef enum Phase {
         PHASE_STARTUP,      /* JVM launch: wall time */
-        PHASE_SHUFFLE_WAIT, /* a reduce waiting for its job's last map */
+        PHASE_SHUFFLE_WAIT, /* a reduce that fetched all finished maps' output */
+        PHASE_SHUFFLE,      /* a reduce fetching map output: bytes */
         PHASE_IO,           /* read, spill, shuffle or write: bytes */
         PHASE_CPU,          /* compute: CPU seconds */
         PHASE_MERGE,        /* map spill merge or reduce sort: bytes */
@@ -34,10 +35,12 @@ typedef struct SimAttempt {
         /* The plan: rounds of (IO io_round bytes, CPU cpu_round seconds),
          * in that order for maps (read+spill, then compute) and CPU first
          * for reduces (compute, then write); maps end with merge_io bytes,
-         * reduces start with it (shuffle plus sort). */
+         * reduces start with it (the sort passes), after a shuffle that
+         * fetches each map's share as the map finishes (shuffled bytes so
+         * far, the current fetch in remaining). */
         Phase phase;
         unsigned round, rounds;
-        double io_round, cpu_round, merge_io;
+        double io_round, cpu_round, merge_io, shuffled, fetch;
         double remaining, rate; /* in the phase's unit, per second */
         /* Shares of wall time going to each account at the current rate. */
         double f_cpu, f_io, f_steal, f_queue;
@@ -164,8 +167,8 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_me
                   bool speculative);
 /* Removes an attempt that was killed; its time goes to its task. */
 void attempt_kill(SimAttempt *a);
-/* Wakes the job's reduces once its last map is done. */
-void job_maps_finished(SimCluster *cl, uint32_t job);
+/* Wakes the job's reduces that wait for map output, after a map finished. */
+void job_map_finished(SimCluster *cl, uint32_t job);
 double attempt_progress(const SimAttempt *a);
 double attempt_bytes_processed(const SimAttempt *a);
 double attempt_input_size(const SimAttempt *a);

@@ -419,8 +419,10 @@ void sim_task_finished(SimCluster *cl, uint32_t task) {
         for (size_t i = cl->n_attempts; i-- > 0;)
                 if (i < cl->n_attempts && cl->attempts[i]->task == task)
                         attempt_kill(cl->attempts[i]);
-        if (t->type == TASK_MAP && ++jx->maps_done == jx->n_maps)
-                job_maps_finished(cl, t->job);
+        if (t->type == TASK_MAP) {
+                jx->maps_done++;
+                job_map_finished(cl, t->job);
+        }
         if (++jx->tasks_done == jx->n_maps + jx->n_reduces) {
                 jx->finished = tx->finished;
                 cl->n_finished++;

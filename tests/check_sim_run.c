@@ -58,7 +58,7 @@ START_TEST(test_lone_task_exact_time) {
         double mb = 1024.0 * 1024.0, io = (64 + 32) * mb / (100 * mb), expect;
 
         run_start(&run,
-                  "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\n"
+                  "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n"
                   "[policy]\nallocator = static\nspeculation = none\n"
                   "[workload]\njobs = one\n",
                   true);
