@@ -244,8 +244,19 @@ START_TEST(test_unlimited_needs_free_resources) {
         fx.nodes[0].steal = 0.2;
         ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 0);
-        /* Limited FlexSlot never adds. */
+        /* The host's 8 pCPUs are busy (VM 1 of the fixture uses 1.5). */
         fx.nodes[0].steal = 0;
+        fx.vms[1].cpu_use = 7.0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        fx.vms[1].cpu_use = 1.5;
+        /* The last slot change is younger than settle (15 s). */
+        fx.nodes[0].slots_changed_at = 6 * SEC;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 21 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 1);
+        /* Limited FlexSlot never adds. */
         fx.cfg.unlimited = false;
         ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 0);

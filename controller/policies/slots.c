@@ -190,22 +190,29 @@ static bool resources_free(const PolicyContext *ctx, uint32_t node) {
         const Vm *vm = &ctx->snap->vms[n->vm];
 
         return vm->cpu_use + 1.0 <= (double)vm->vcpus && n->steal < ctx->cfg->steal_threshold &&
+               host_has_idle_cpu(ctx, vm->host) &&
                context_node_committed_memory(ctx, node) + ctx->cfg->vm_memory_reserve +
                                n->slot_memory <=
                        vm->memory;
 }
 
-/* V-F: one more slot on each full node whose VM has room for it. */
+/* V-F: one more slot on each node whose map slots are all busy while maps
+ * are pending and whose resources are free, one slot at a time per node and
+ * only once its last change has settled (cpu_use and steal lag behind a new
+ * slot). */
 static int add_free_slots(PolicyContext *ctx) {
         if (!maps_pending(ctx))
                 return 0;
         for (uint32_t i = 0; i < ctx->snap->n_nodes; i++) {
+                const Node *n = &ctx->snap->nodes[i];
+                unsigned slots = ctx->map_slots[i];
                 int r;
 
-                if (!ctx->snap->nodes[i].alive || context_free_slots(ctx, i, TASK_MAP) > 0 ||
-                    ctx->map_slots[i] >= ctx->cfg->max_map_slots || !resources_free(ctx, i))
+                if (!n->alive || slots != n->map_slots || slots >= ctx->cfg->max_map_slots ||
+                    (n->slots_changed_at != 0 && ctx->now < n->slots_changed_at + ctx->cfg->settle) ||
+                    context_free_slots(ctx, i, TASK_MAP) > 0 || !resources_free(ctx, i))
                         continue;
-                r = context_set_map_slots(ctx, i, ctx->map_slots[i] + 1);
+                r = context_set_map_slots(ctx, i, slots + 1);
                 if (r < 0)
                         return r;
         }
