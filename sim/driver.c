@@ -48,6 +48,7 @@ int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
         cl->cfg.max_moves = (unsigned)sc->max_moves;
         cl->cfg.settle = sc->settle;
         cl->cfg.min_age = sc->min_age;
+        cl->cfg.locality_delay = sc->locality_delay;
         /* The guest OS and daemons: what the VM allocators keep outside the
          * slots is what the model charges a VM before its tasks. */
         cl->cfg.vm_memory_reserve = sc->vm_os_memory;
@@ -259,7 +260,9 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
                 if (r < 0)
                         return r;
         }
-        for (size_t i = 0; i < d->n_vm_targets; i++)
+        /* A cluster whose VMs the cloud sizes on its own (no agent) keeps
+         * them as they are. */
+        for (size_t i = 0; cl->sim->sc->apply_vm_targets && i < d->n_vm_targets; i++)
                 apply_vm_target(cl, &d->vm_targets[i]);
         return 0;
 }

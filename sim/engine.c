@@ -331,6 +331,7 @@ static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
                 host_recompute(s, h);
                 return 0;
         }
+        cl->taskx[task].node = a->node;
         attempt_detach(a);
         free(a);
         host_recompute(s, h);

@@ -33,7 +33,8 @@ typedef struct Variant {
         const char *label;
         const char *slot_manager, *allocator; /* NULL: the scenario's */
         bool unlimited;
-        double alpha; /* 0: the scenario's */
+        double alpha;          /* 0: the scenario's */
+        usec_t locality_delay; /* 0: the scenario's */
 } Variant;
 
 typedef struct Row {
@@ -41,8 +42,11 @@ typedef struct Row {
         const char *paper; /* the paper's figure for the last variant, or a note */
 } Row;
 
+typedef int (*ExperimentFunc)(const Experiment *e, const ExperimentOptions *opt);
+
 struct Experiment {
         const char *name, *title, *scenario;
+        ExperimentFunc custom; /* runs instead of the variants x rows table */
         Metric metric;
         const char *paper_label;
         Variant variants[MAX_VARIANTS];
@@ -50,11 +54,24 @@ struct Experiment {
         const char *note;
 };
 
-#define STOCK { "stock", "static", "demand", false, 0 }
-#define FLEXSLOT { "flexslot", "flexslot", "demand", false, 0 }
-#define FLEXSLOT_ALLOC { "fs+alloc", "flexslot", "flexslot", false, 0 }
+#define STOCK { "stock", "static", "demand", false, 0, 0 }
+#define FLEXSLOT { "flexslot", "flexslot", "demand", false, 0, 0 }
+#define FLEXSLOT_ALLOC { "fs+alloc", "flexslot", "flexslot", false, 0, 0 }
+
+static int table1_run(const Experiment *e, const ExperimentOptions *opt);
 
 static const Experiment experiments[] = {
+        {
+                .name = "table1",
+                .title = "Table I: skewness of wordcount map task times on three clusters",
+                .scenario = "table1.ini",
+                .custom = table1_run,
+                .note = "Homo: every node capped at 2 pCPUs (4.8 GHz); Heter: the same 60 "
+                        "pCPUs, half spread evenly and half by the CPU and I/O wait time of "
+                        "the stragglers (slowest 20 % of maps) each node ran in the Homo run; "
+                        "Heter + skew-sched: also the stragglers' splits live only on the "
+                        "strongest quarter of the nodes, where delay scheduling keeps them.",
+        },
         {
                 .name = "fig10",
                 .title = "Fig. 10: normalized job completion time (stock Hadoop with "
@@ -192,73 +209,104 @@ typedef struct Cell {
         double other_jct; /* co-running cluster's mean, 0 without */
 } Cell;
 
-/* One simulator run of benchmark under variant; returns an exit status. */
-static int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
-                    const ExperimentOptions *opt, Cell *ret) {
-        _cleanup_free_ char *path = NULL;
-        _cleanup_(sim_freep) Sim *sim = NULL;
-        Scenario sc = { 0 };
-        Workload wl = { 0 };
-        char err[512];
-        int r, status = 2;
+typedef struct CellRun {
+        Scenario sc;
+        Workload wl;
+        Sim *sim;
+} CellRun;
 
+static void cell_close(CellRun *c) {
+        c->sim = sim_free(c->sim);
+        workload_done(&c->wl);
+        scenario_done(&c->sc);
+}
+
+/* Loads the experiment's scenario with the variant's settings for
+ * benchmark and builds the simulator; returns an exit status. */
+static int cell_open(const Experiment *e, const Variant *v, const char *benchmark,
+                     const ExperimentOptions *opt, CellRun *c) {
+        _cleanup_free_ char *path = NULL;
+        char err[512];
+        int r;
+
+        *c = (CellRun){ 0 };
         if (asprintf(&path, "%s/%s", opt->scenario_dir, e->scenario) < 0)
                 return 1;
-        r = scenario_load(path, &sc, err, sizeof(err));
+        r = scenario_load(path, &c->sc, err, sizeof(err));
         if (r < 0) {
                 fprintf(stderr, "flexslot-sim: %s\n", err);
                 return 2;
         }
-        r = workload_load(sc.workload_file, &wl, err, sizeof(err));
+        r = workload_load(c->sc.workload_file, &c->wl, err, sizeof(err));
         if (r < 0) {
                 fprintf(stderr, "flexslot-sim: %s\n", err);
-                goto out;
+                cell_close(c);
+                return 2;
         }
-        if (scenario_set_string(&sc.jobs, benchmark) < 0 ||
-            (sc.interference && scenario_set_string(&sc.interference_jobs, benchmark) < 0) ||
-            (v->slot_manager && scenario_set_string(&sc.slot_manager, v->slot_manager) < 0) ||
-            (v->allocator && scenario_set_string(&sc.allocator, v->allocator) < 0)) {
-                status = 1;
-                goto out;
+        if (scenario_set_string(&c->sc.jobs, benchmark) < 0 ||
+            (c->sc.interference && scenario_set_string(&c->sc.interference_jobs, benchmark) < 0) ||
+            (v->slot_manager && scenario_set_string(&c->sc.slot_manager, v->slot_manager) < 0) ||
+            (v->allocator && scenario_set_string(&c->sc.allocator, v->allocator) < 0)) {
+                cell_close(c);
+                return 1;
         }
-        sc.unlimited_slots = sc.unlimited_slots || v->unlimited;
+        c->sc.unlimited_slots = c->sc.unlimited_slots || v->unlimited;
         if (v->alpha > 0)
-                sc.alpha = v->alpha;
+                c->sc.alpha = v->alpha;
+        if (v->locality_delay > 0)
+                c->sc.locality_delay = v->locality_delay;
         if (opt->quick)
-                sc.scale *= QUICK_SCALE;
+                c->sc.scale *= QUICK_SCALE;
         if (opt->seed_set)
-                sc.seed = opt->seed;
+                c->sc.seed = opt->seed;
 
-        r = sim_new(&sc, &wl, &sim, err, sizeof(err));
+        r = sim_new(&c->sc, &c->wl, &c->sim, err, sizeof(err));
         if (r < 0) {
                 fprintf(stderr, "flexslot-sim: %s: %s\n", path, r == -EINVAL ? err : strerror(-r));
-                status = r == -EINVAL ? 2 : 1;
-                goto out;
+                cell_close(c);
+                return r == -EINVAL ? 2 : 1;
         }
-        status = 1;
-        r = sim_run(sim);
+        return 0;
+}
+
+/* Runs an opened cell and summarizes it (and writes its files with --out);
+ * returns an exit status. */
+static int cell_run(CellRun *c, const Experiment *e, const Variant *v, const char *benchmark,
+                    const ExperimentOptions *opt, Cell *ret) {
+        int r = sim_run(c->sim);
+
         if (r < 0) {
                 fprintf(stderr, "flexslot-sim: %s under %s: %s\n", benchmark, v->label,
-                        sim_invariant_error(sim) ? sim_invariant_error(sim) : strerror(-r));
-                goto out;
+                        sim_invariant_error(c->sim) ? sim_invariant_error(c->sim)
+                                                    : strerror(-r));
+                return 1;
         }
-        if (run_summarize(sim_results(sim), &ret->sum) < 0)
-                goto out;
-        ret->other_jct = sim_results(sim)->other_mean_jct;
+        if (run_summarize(sim_results(c->sim), &ret->sum) < 0)
+                return 1;
+        ret->other_jct = sim_results(c->sim)->other_mean_jct;
         if (opt->out) {
                 _cleanup_free_ char *dir = NULL;
                 if (asprintf(&dir, "%s/%s/%s/%s", opt->out, e->name, benchmark, v->label) < 0)
-                        goto out;
-                r = report_write(dir, sim_results(sim));
+                        return 1;
+                r = report_write(dir, sim_results(c->sim));
                 if (r < 0 && r != -ENOENT) {
                         fprintf(stderr, "flexslot-sim: writing %s: %s\n", dir, strerror(-r));
-                        goto out;
+                        return 1;
                 }
         }
-        status = 0;
-out:
-        workload_done(&wl);
-        scenario_done(&sc);
+        return 0;
+}
+
+/* One simulator run of benchmark under variant; returns an exit status. */
+static int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
+                    const ExperimentOptions *opt, Cell *ret) {
+        CellRun c;
+        int status = cell_open(e, v, benchmark, opt, &c);
+
+        if (status != 0)
+                return status;
+        status = cell_run(&c, e, v, benchmark, opt, ret);
+        cell_close(&c);
         return status;
 }
 
@@ -330,11 +378,151 @@ static int write_chart(const Experiment *e, const Cell *cells, size_t nv, size_t
         return report_gnuplot(dir, "chart.gp", script);
 }
 
+/* ---- Table I ---- */
+
+#define TABLE1_BENCHMARK "wordcount"
+/* The testbed's CPU pool for the 30 slaves: 2 pCPUs (4.8 GHz) each. */
+#define TABLE1_NODE_CAP 2.0
+/* "nearly 20 % of tasks run at least 20 % longer than the others" (Fig. 2) */
+#define TABLE1_STRAGGLER_SHARE 0.2
+
+typedef struct Table1Profile {
+        double *caps;     /* per node */
+        bool *straggler;  /* per task */
+        uint32_t *strong; /* nodes by cap, largest first */
+        size_t n_nodes, n_tasks;
+} Table1Profile;
+
+static void table1_profile_done(Table1Profile *p) {
+        free(p->caps);
+        free(p->straggler);
+        free(p->strong);
+}
+
+static int compare_desc(const void *a, const void *b) {
+        double x = *(const double *)a, y = *(const double *)b;
+
+        return (x < y) - (x > y);
+}
+
+/* From the Homo run: which maps straggled, and how the same CPU pool would
+ * be split by each node's CPU and I/O wait time (FlexSlot II-B). */
+static int table1_profile(const SimResults *r, size_t n_nodes, Table1Profile *p) {
+        _cleanup_free_ double *times = calloc(MAX(r->n_tasks, (size_t)1), sizeof(double));
+        _cleanup_free_ double *work = calloc(MAX(n_nodes, (size_t)1), sizeof(double));
+        double threshold, total = 0;
+        size_t n = 0;
+
+        p->n_nodes = n_nodes;
+        p->n_tasks = r->n_tasks;
+        p->caps = calloc(MAX(n_nodes, (size_t)1), sizeof(double));
+        p->strong = calloc(MAX(n_nodes, (size_t)1), sizeof(uint32_t));
+        p->straggler = calloc(MAX(r->n_tasks, (size_t)1), sizeof(bool));
+        if (!times || !work || !p->caps || !p->strong || !p->straggler)
+                return -ENOMEM;
+        for (size_t i = 0; i < r->n_tasks; i++)
+                if (r->tasks[i].map)
+                        times[n++] = r->tasks[i].finished - r->tasks[i].started;
+        qsort(times, n, sizeof(double), compare_desc);
+        threshold = n > 0 ? times[(size_t)((double)n * TABLE1_STRAGGLER_SHARE)] : 0;
+        for (size_t i = 0; i < r->n_tasks; i++) {
+                p->straggler[i] = r->tasks[i].map &&
+                                  r->tasks[i].finished - r->tasks[i].started > threshold;
+                if (p->straggler[i]) {
+                        work[r->tasks[i].node] += r->tasks[i].cpu + r->tasks[i].iowait;
+                        total += r->tasks[i].cpu + r->tasks[i].iowait;
+                }
+        }
+        /* Half the pool stays evenly spread so that no node starves; the
+         * other half follows the stragglers' CPU and I/O wait time. */
+        for (size_t i = 0; i < n_nodes; i++) {
+                p->caps[i] = TABLE1_NODE_CAP / 2 +
+                             (total > 0 ? TABLE1_NODE_CAP / 2 * (double)n_nodes * work[i] / total
+                                        : TABLE1_NODE_CAP / 2);
+                p->strong[i] = (uint32_t)i;
+        }
+        /* Strongest first; ties by index, so the order is reproducible. */
+        for (size_t i = 1; i < n_nodes; i++)
+                for (size_t j = i; j > 0 && p->caps[p->strong[j]] > p->caps[p->strong[j - 1]]; j--) {
+                        uint32_t t = p->strong[j];
+                        p->strong[j] = p->strong[j - 1];
+                        p->strong[j - 1] = t;
+                }
+        return 0;
+}
+
+static int table1_apply(Sim *sim, const Table1Profile *p, bool skew_sched) {
+        size_t n_strong = MAX(p->n_nodes / 4, (size_t)1), k = 0;
+
+        for (size_t i = 0; i < p->n_nodes; i++)
+                if (sim_set_node_cap(sim, (uint32_t)i, p->caps[i]) < 0)
+                        return -EINVAL;
+        if (!skew_sched)
+                return 0;
+        /* Each straggler's split lives on three of the strongest quarter of
+         * the nodes, taken in turn. */
+        for (size_t t = 0; t < p->n_tasks; t++) {
+                uint32_t where[3];
+                if (!p->straggler[t])
+                        continue;
+                for (unsigned i = 0; i < 3; i++)
+                        where[i] = p->strong[(k + i) % n_strong];
+                k++;
+                if (sim_set_task_locations(sim, (uint32_t)t, where, MIN(3u, (unsigned)n_strong)) < 0)
+                        return -EINVAL;
+        }
+        return 0;
+}
+
+static int table1_run(const Experiment *e, const ExperimentOptions *opt) {
+        static const Variant variants[] = {
+                { "Homo", NULL, NULL, false, 0, 0 },
+                { "Heter", NULL, NULL, false, 0, 0 },
+                /* Delay scheduling that waits as long as it takes: the
+                 * stragglers run only where their splits are. */
+                { "Heter+skew-sched", NULL, NULL, false, 0, 24 * USEC_PER_HOUR },
+        };
+        static const char *const paper[] = { "2.65", "2.25", "0.31" };
+        Table1Profile profile = { 0 };
+        Cell cells[ELEMENTSOF(variants)] = { 0 };
+        int status = 0;
+
+        for (size_t v = 0; v < ELEMENTSOF(variants) && status == 0; v++) {
+                CellRun c;
+                status = cell_open(e, &variants[v], TABLE1_BENCHMARK, opt, &c);
+                if (status != 0)
+                        break;
+                if (v > 0 && table1_apply(c.sim, &profile, v == 2) < 0)
+                        status = 1;
+                if (status == 0)
+                        status = cell_run(&c, e, &variants[v], TABLE1_BENCHMARK, opt, &cells[v]);
+                if (status == 0 && v == 0 &&
+                    table1_profile(sim_results(c.sim), sim_n_nodes(c.sim), &profile) < 0)
+                        status = 1;
+                cell_close(&c);
+        }
+        table1_profile_done(&profile);
+        if (status != 0)
+                return status;
+        printf("%s%s\n", e->title, opt->quick ? " [quick: reduced input]" : "");
+        printf("%-18s %8s %8s %10s\n", "cluster", "ours", "paper", "JCT (s)");
+        for (size_t v = 0; v < ELEMENTSOF(variants); v++)
+                printf("%-18s %8.2f %8s %10.0f\n", variants[v].label, cells[v].sum.map_skewness,
+                       paper[v], cells[v].sum.jct);
+        printf("Note: %s\n", e->note);
+        return 0;
+}
+
+/* ---- the table of variants x benchmarks ---- */
+
 int experiment_run(const char *name, const ExperimentOptions *opt) {
         const Experiment *e = experiment_find(name);
         size_t nv = n_variants(e), nr = n_rows(e);
         _cleanup_free_ Cell *cells = NULL;
         int status;
+
+        if (e->custom)
+                return e->custom(e, opt);
 
         if (nv == 0 || nr == 0)
                 return 1;

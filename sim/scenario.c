@@ -56,6 +56,7 @@ static const ConfKey keys[] = {
         DBL("policy", "alpha", alpha, "0.2", 0.01, 10),
         DBL("policy", "lambda", lambda, "0.05", 0, 1e6),
         BOOL("policy", "unlimited_slots", unlimited_slots, "no"),
+        BOOL("policy", "apply_vm_targets", apply_vm_targets, "yes"),
         DBL("policy", "straggler_ratio", straggler_ratio, "0.8", 0.01, 1),
         DBL("policy", "io_threshold", io_threshold, "0.2", 0, 1),
         DBL("policy", "steal_threshold", steal_threshold, "0.1", 0, 1),
@@ -66,6 +67,7 @@ static const ConfKey keys[] = {
         INT("policy", "max_moves", max_moves, "1", 0, 10000),
         DUR("policy", "settle", settle, "0", 0, 3600LL * 1000000),
         DUR("policy", "min_age", min_age, "10s", 0, 3600LL * 1000000),
+        DUR("policy", "locality_delay", locality_delay, "5s", 0, 24 * 3600LL * 1000000),
 
         STR("workload", "file", workload_file, "../workloads/puma.csv"),
         STR("workload", "jobs", jobs, "wordcount"),

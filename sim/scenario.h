@@ -25,8 +25,9 @@ typedef struct Scenario {
         double alpha, lambda, straggler_ratio, io_threshold, steal_threshold, demand_headroom;
         double reduce_slowstart;
         int64_t min_map_slots, max_map_slots, max_moves;
-        usec_t settle, min_age;
+        usec_t settle, min_age, locality_delay;
         bool unlimited_slots;
+        bool apply_vm_targets;
         /* [workload] */
         char *workload_file, *jobs;
         double scale;

@@ -54,6 +54,7 @@ typedef struct TaskExtra {
         double cpu_work;   /* seconds on one core */
         double output;     /* map output bytes; for a reduce its write bytes */
         usec_t first_start, finished;
+        uint32_t node; /* of the attempt that finished it */
         double cpu, iowait, steal, queue; /* of finished and killed attempts */
         unsigned kill_count, resize_kills, attempts, running;
         double prev_speed;

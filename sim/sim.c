@@ -456,6 +456,7 @@ static int collect(Sim *s) {
                 const TaskExtra *tx = &cl->taskx[i];
                 res->tasks[i] = (TaskResult){
                         .job = cl->tasks[i].job,
+                        .node = tx->node,
                         .map = cl->tasks[i].type == TASK_MAP,
                         .input_mb = (double)cl->tasks[i].input_size / MB,
                         .started = sec(tx->first_start),
@@ -505,6 +506,35 @@ int sim_run(Sim *s) {
                 return -ETIMEDOUT;
         hosts_advance_all(s);
         return collect(s);
+}
+
+int sim_set_node_cap(Sim *s, uint32_t node, double cap) {
+        const SimCluster *cl = &s->clusters[0];
+
+        if (node >= cl->n_nodes || cap < 0)
+                return -EINVAL;
+        s->vms[cl->node_vm[node]].cap = cap;
+        return 0;
+}
+
+int sim_set_task_locations(Sim *s, uint32_t task, const uint32_t *nodes, unsigned n) {
+        SimCluster *cl = &s->clusters[0];
+        Task *t;
+
+        if (task >= cl->n_tasks || n == 0 || n > MAX_REPLICAS)
+                return -EINVAL;
+        t = &cl->tasks[task];
+        for (unsigned i = 0; i < n; i++) {
+                if (nodes[i] >= cl->n_nodes)
+                        return -EINVAL;
+                t->locations[i] = nodes[i];
+        }
+        t->n_locations = n;
+        return 0;
+}
+
+size_t sim_n_nodes(const Sim *s) {
+        return s->clusters[0].n_nodes;
 }
 
 const SimResults *sim_results(const Sim *s) {

@@ -20,6 +20,7 @@ typedef struct Sim Sim;
 /* Per finished task of the measured cluster (cluster 0). */
 typedef struct TaskResult {
         uint32_t job;
+        uint32_t node; /* index among the slave nodes, of the finishing attempt */
         bool map;
         double input_mb;
         double started, finished; /* seconds; first attempt's start, last finish */
@@ -72,6 +73,15 @@ typedef struct SimResults {
 int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t err_size);
 Sim *sim_free(Sim *s);
 DEFINE_POINTER_CLEANUP_FUNC(Sim, sim_free);
+
+/* Experiment setup between sim_new() and sim_run(), for the measured
+ * cluster: a slave node's CPU cap in pCPUs (FlexSlot II-B's heterogeneous
+ * cluster), and where a map task's input split lives (FlexSlot II-B's
+ * "skew-sched": a locality-honouring scheduler then runs it there).
+ * -EINVAL for an index out of range. */
+int sim_set_node_cap(Sim *s, uint32_t node, double cap);
+int sim_set_task_locations(Sim *s, uint32_t task, const uint32_t *nodes, unsigned n);
+size_t sim_n_nodes(const Sim *s);
 
 /* Runs until every job of both clusters finished (or a safety horizon of
  * simulated time passed: -ETIMEDOUT). */
