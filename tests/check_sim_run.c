@@ -2,6 +2,7 @@
 /* Whole simulator runs on small clusters: exact timing of a lone task,
  * conservation of task time, model invariants on every host update, and
  * determinism. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,55 @@ START_TEST(test_lone_task_exact_time) {
         ck_assert_double_eq_tol(r->tasks[0].steal, 0, 1e-9);
         ck_assert_double_eq_tol(r->tasks[0].queue, 1.0, 1e-5);
         run_done(&run);
+}
+END_TEST
+
+/* The same task on a VM capped at half a pCPU: its vCPU is runnable all
+ * through the CPU phase but runs half the time; the other half is steal. */
+START_TEST(test_capped_vm_steal) {
+        Run run;
+        const SimResults *r;
+        double mb = 1024.0 * 1024.0, io = (64 + 32) * mb / (100 * mb);
+
+        run_start(&run,
+                  "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n"
+                  "vm_cap = 0.5\n"
+                  "[policy]\nallocator = static\nspeculation = none\n"
+                  "[workload]\njobs = one\n",
+                  true);
+        r = sim_results(run.sim);
+        ck_assert_double_eq_tol(r->jobs[0].finished, 3.0 + 1.0 + io + 12.8, 1e-5);
+        ck_assert_double_eq_tol(r->tasks[0].cpu, 6.4, 1e-5);
+        ck_assert_double_eq_tol(r->tasks[0].steal, 6.4, 1e-5);
+        ck_assert_double_eq_tol(r->nodes[0].cpu_use * r->makespan, 6.4, 1e-4);
+        run_done(&run);
+}
+END_TEST
+
+START_TEST(test_setup_calls_check_ranges) {
+        Scenario sc = { 0 };
+        Workload wl = { 0 };
+        _cleanup_(sim_freep) Sim *sim = NULL;
+        char err[512] = "";
+        uint32_t where[] = { 0, 1 }, nowhere[] = { 9 };
+
+        ck_assert_int_eq(workload_parse("t.csv", workload_text, &wl, err, sizeof(err)), 0);
+        ck_assert_int_eq(scenario_load_string("t.ini", "[cluster]\nvms = 4\nmasters = 1\n"
+                                                       "[workload]\njobs = one\n",
+                                              &sc, err, sizeof(err)),
+                         0);
+        ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), 0);
+        ck_assert_uint_eq(sim_n_nodes(sim), 3);
+        ck_assert_int_eq(sim_set_node_cap(sim, 2, 1.5), 0);
+        ck_assert_int_eq(sim_set_node_cap(sim, 3, 1.5), -EINVAL);
+        ck_assert_int_eq(sim_set_node_cap(sim, 0, -1), -EINVAL);
+        ck_assert_int_eq(sim_set_task_locations(sim, 0, where, 2), 0);
+        ck_assert_int_eq(sim_set_task_locations(sim, 0, nowhere, 1), -EINVAL);
+        ck_assert_int_eq(sim_set_task_locations(sim, 1, where, 2), -EINVAL); /* one task */
+        ck_assert_int_eq(sim_set_task_locations(sim, 0, where, 0), -EINVAL);
+        ck_assert_int_eq(sim_run(sim), 0);
+        scenario_done(&sc);
+        workload_done(&wl);
 }
 END_TEST
 
@@ -194,6 +244,8 @@ Suite *suite_sim_run(void) {
         /* Whole runs under the sanitizers take a few seconds. */
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_lone_task_exact_time);
+        tcase_add_test(tc, test_capped_vm_steal);
+        tcase_add_test(tc, test_setup_calls_check_ranges);
         tcase_add_loop_test(tc, test_busy_cluster_conserves_time, 0, 3);
         tcase_add_test(tc, test_same_seed_same_run);
         tcase_add_test(tc, test_skewness_formula);
