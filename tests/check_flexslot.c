@@ -56,7 +56,8 @@ START_TEST(test_resize_again_while_it_pays) {
         straggler_fixture(0.5, 0);
         fx.attempts[straggler].kill_count = 1;
         fx.attempts[straggler].slot_memory = 240 * MIB;
-        /* 64 MiB at 0.4 MiB/s took 160 s, at 0.5 it takes 128 s: 32 s > T. */
+        /* 64 MiB at 0.4 MiB/s took 160 s, at 0.5 it takes 128 s: 32 s is more
+         * than the 20 s the attempt has run. */
         fx.attempts[straggler].prev_speed = 0.4 * MIB;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_kills, 1);
@@ -75,6 +76,18 @@ START_TEST(test_resize_stops_when_gain_below_interval) {
         ck_assert_uint_eq(fx.d.n_attempt_notes, 1);
         ck_assert_uint_eq(fx.d.attempt_notes[0].attempt, straggler);
         ck_assert_double_eq(fx.d.attempt_notes[0].speed, 0.5 * MIB);
+}
+END_TEST
+
+START_TEST(test_resize_gain_must_beat_lost_work) {
+        straggler_fixture(0.5, 0);
+        fx.attempts[straggler].kill_count = 1;
+        /* 142.2 s before, 128 s now: 14.2 s saved is more than T but less
+         * than the 20 s of work a kill would throw away. */
+        fx.attempts[straggler].prev_speed = 0.45 * MIB;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        check_no_slot_or_kill();
+        ck_assert_uint_eq(fx.d.n_attempt_notes, 1);
 }
 END_TEST
 
@@ -620,6 +633,7 @@ Suite *suite_flexslot(void) {
         tcase_add_test(tc, test_straggler_detected_io_first_kill);
         tcase_add_test(tc, test_resize_again_while_it_pays);
         tcase_add_test(tc, test_resize_stops_when_gain_below_interval);
+        tcase_add_test(tc, test_resize_gain_must_beat_lost_work);
         tcase_add_test(tc, test_resize_stops_at_vm_memory);
         tcase_add_test(tc, test_cpu_straggler_moves_slot);
         tcase_add_test(tc, test_slot_moves_need_cpu_straggler);

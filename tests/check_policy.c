@@ -16,6 +16,9 @@ void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots) {
         decisions_done(&fx.d);
         memset(&fx, 0, sizeof(fx));
         policy_config_default(&fx.cfg);
+        /* Short enough for snapshots a few tens of seconds into a job. */
+        fx.cfg.min_age = 10 * SEC;
+        fx.cfg.new_task_window = 30 * SEC;
         fx.hosts[0] = (Host){ .id = 100, .pcpus = 8, .memory = 16 * GIB };
         fx.s.hosts = fx.hosts;
         fx.s.n_hosts = 1;

@@ -32,14 +32,14 @@ Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait,
         return BOTTLENECK_NONE;
 }
 
-bool flexslot_resize_pays(const Attempt *a, double speed, usec_t interval) {
+bool flexslot_resize_pays(const Attempt *a, double speed, usec_t waste) {
         double size = (double)a->input_size;
 
         if (a->kill_count == 0)
                 return true;
         if (speed <= 0 || a->prev_speed <= 0)
                 return false;
-        return size / a->prev_speed - size / speed > usec_to_sec(interval);
+        return size / a->prev_speed - size / speed > usec_to_sec(waste);
 }
 
 uint64_t flexslot_grow_memory(uint64_t memory, double alpha, uint64_t limit) {

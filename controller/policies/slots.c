@@ -58,8 +58,10 @@ static int resize_slot_memory(PolicyContext *ctx, uint32_t attempt) {
                                  : 0;
         uint64_t grown = flexslot_grow_memory(a->slot_memory, ctx->cfg->alpha, limit);
         double speed = ctx->speed[attempt];
+        /* A kill throws away the attempt's work: at least one interval T. */
+        usec_t waste = MAX(ctx->cfg->interval, ctx->now - a->started);
 
-        if (grown > a->slot_memory && flexslot_resize_pays(a, speed, ctx->cfg->interval))
+        if (grown > a->slot_memory && flexslot_resize_pays(a, speed, waste))
                 return context_kill(ctx, attempt, KILL_RESIZE, grown, speed);
         /* Line 13: D_prev = D, for the next round's test. */
         return DECISIONS_PUSH(ctx->d, attempt_notes, .attempt = attempt, .speed = speed);
