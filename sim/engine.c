@@ -452,17 +452,28 @@ double attempt_bytes_processed(const SimAttempt *a) {
         double input = attempt_input_size(a);
 
         if (attempt_is_map(a)) {
+                /* A real map reads and computes record by record; the model's
+                 * rounds are coarser, so within a round the input counts as
+                 * consumed in proportion to the round's nominal time (I/O at
+                 * the stream bandwidth, then CPU on one core) already done.
+                 * Progress then moves smoothly, as Hadoop's does. */
                 double per_round = input / a->rounds;
+                double t_io = a->io_round / a->cl->sim->stream_bw, t_cpu = a->cpu_round;
+                double whole = t_io + t_cpu, done;
+
                 switch (a->phase) {
                 case PHASE_STARTUP:
                         return 0;
                 case PHASE_IO:
-                        return per_round * (a->round + phase_done(a, a->io_round));
+                        done = phase_done(a, a->io_round) * t_io;
+                        break;
                 case PHASE_CPU:
-                        return per_round * (a->round + 1);
+                        done = t_io + phase_done(a, a->cpu_round) * t_cpu;
+                        break;
                 default:
                         return input;
                 }
+                return per_round * (a->round + (whole > 0 ? done / whole : 1.0));
         }
         switch (a->phase) {
         case PHASE_STARTUP:
