@@ -446,15 +446,19 @@ static const Combo combos[] = {
 
 /* A busy cluster: two pools, pending maps and reduces, old attempts to back
  * up, an I/O-bound and a CPU-starved straggler, uneven steal and VM use. */
-static void busy_fixture(const Combo *c) {
-        uint32_t a, b;
-
-        fx_cluster(5, 2, 1);
+static void combo_apply(const Combo *c) {
         fx.cfg.scheduler = c->scheduler;
         fx.cfg.slot_manager = c->slot_manager;
         fx.cfg.speculation = c->speculation;
         fx.cfg.vm_allocator = c->vm_allocator;
         fx.cfg.unlimited = c->unlimited;
+}
+
+static void busy_fixture(const Combo *c) {
+        uint32_t a, b;
+
+        fx_cluster(5, 2, 1);
+        combo_apply(c);
         a = fx_job(1, 0);
         b = fx_job(2, 1);
         for (uint32_t n = 0; n < 4; n++)
@@ -607,6 +611,93 @@ START_TEST(test_contracts) {
 }
 END_TEST
 
+/* xorshift64: the same random snapshots on every run. */
+static uint64_t rng = 1;
+
+static uint32_t rnd(uint32_t n) {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        return (uint32_t)(rng % n);
+}
+
+static double rnd_share(void) {
+        return rnd(101) / 100.0;
+}
+
+static void random_attempts(uint32_t task) {
+        for (unsigned k = 1 + rnd(2); k > 0 && fx.s.n_attempts < ELEMENTSOF(fx.attempts); k--) {
+                uint32_t a = fx_run(task, rnd((uint32_t)fx.s.n_nodes), rnd(100) * SEC,
+                                    rnd(65) * MIB);
+
+                fx.attempts[a].iowait = rnd_share();
+                fx.attempts[a].speculative = k == 2;
+                fx.attempts[a].kill_count = rnd(3);
+                fx.attempts[a].prev_speed = rnd(4) * 0.25 * MIB;
+                fx.attempts[a].slot_memory = (100 + rnd(400)) * MIB;
+        }
+}
+
+/* Up to 8 nodes on two hosts, 4 jobs and 40 tasks, everything random but
+ * valid: dead nodes, nodes without slots, over-full nodes, tasks with two
+ * attempts, saturated hosts. */
+static void random_fixture(const Combo *c) {
+        uint32_t n_nodes = 1 + rnd(8), n_jobs = 1 + rnd(4), n_tasks = 1 + rnd(40);
+
+        fx_cluster(n_nodes, 0, 0);
+        combo_apply(c);
+        fx.hosts[1] = (Host){ .id = 101, .pcpus = 1 + rnd(8), .memory = (1 + rnd(16)) * GIB };
+        fx.s.n_hosts = 2;
+        for (uint32_t i = 0; i < n_nodes; i++) {
+                fx.vms[i].host = rnd(2);
+                fx.vms[i].cpu_use = rnd(50) / 10.0;
+                fx.vms[i].memory_used = rnd(4096) * MIB;
+                fx.nodes[i].map_slots = rnd(5);
+                fx.nodes[i].reduce_slots = rnd(3);
+                fx.nodes[i].alive = rnd(5) != 0;
+                fx.nodes[i].steal = rnd_share() / 2;
+                fx.nodes[i].iowait = rnd_share() / 2;
+                fx.nodes[i].slots_changed_at = rnd(3) ? 0 : rnd(100) * SEC;
+        }
+        for (uint32_t j = 0; j < n_jobs; j++) {
+                fx_job((1 + rnd(50)) * SEC, rnd(3));
+                fx.jobs[j].locality_wait_since = rnd(2) ? 0 : (1 + rnd(100)) * SEC;
+        }
+        for (uint32_t t = 0; t < n_tasks; t++) {
+                uint32_t job = rnd(n_jobs);
+                uint32_t task = rnd(4) ? fx_map(job, rnd(n_nodes + 1) == n_nodes ? NO_INDEX
+                                                                                  : rnd(n_nodes))
+                                       : fx_reduce(job);
+
+                switch (rnd(3)) {
+                case 0:
+                        fx_done(task);
+                        break;
+                case 1:
+                        random_attempts(task);
+                        break;
+                default:
+                        break;
+                }
+        }
+}
+
+/* The same contracts on random snapshots; under ASan and UBSan this is also
+ * the policy core's fuzz test. */
+START_TEST(test_contracts_random) {
+        const Combo *c = &combos[_i];
+
+        rng = 0x9e3779b97f4a7c15ULL + (uint64_t)_i;
+        for (int round = 0; round < 200; round++) {
+                random_fixture(c);
+                ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 100 * SEC), 0);
+                check_assignments_fit(&fx.d);
+                check_slots_conserved(&fx.d, c->unlimited);
+                check_vm_targets(&fx.d);
+        }
+}
+END_TEST
+
 /* Every policy in the tables is exercised by some combination above. */
 START_TEST(test_combos_cover_tables) {
 #define COVERED(table, field)                                                  \
@@ -662,6 +753,7 @@ Suite *suite_flexslot(void) {
         tc = tcase_create("contracts");
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_loop_test(tc, test_contracts, 0, (int)ELEMENTSOF(combos));
+        tcase_add_loop_test(tc, test_contracts_random, 0, (int)ELEMENTSOF(combos));
         tcase_add_test(tc, test_combos_cover_tables);
         suite_add_tcase(s, tc);
         return s;
