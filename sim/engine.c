@@ -277,6 +277,22 @@ static bool attempt_next_phase(SimAttempt *a) {
         return false;
 }
 
+/* Room for one more entry in a list of n attempts. */
+static int list_reserve(SimAttempt ***list, size_t n, size_t *cap) {
+        SimAttempt **p;
+        size_t want;
+
+        if (n < *cap)
+                return 0;
+        want = *cap ? 2 * *cap : 16;
+        p = realloc(*list, want * sizeof(SimAttempt *));
+        if (!p)
+                return -ENOMEM;
+        *list = p;
+        *cap = want;
+        return 0;
+}
+
 static void list_remove(SimAttempt **list, size_t *n, size_t pos, bool cluster_list) {
         list[pos] = list[--*n];
         if (pos < *n) {
@@ -388,22 +404,9 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_me
         SimHost *h = &s->hosts[v->host];
         usec_t now = event_queue_now(s->queue);
 
-        if (h->n_attempts == h->cap_attempts) {
-                size_t n = h->cap_attempts ? 2 * h->cap_attempts : 16;
-                SimAttempt **p = realloc(h->attempts, n * sizeof(SimAttempt *));
-                if (!p)
-                        return -ENOMEM;
-                h->attempts = p;
-                h->cap_attempts = n;
-        }
-        if (cl->n_attempts == cl->cap_attempts) {
-                size_t n = cl->cap_attempts ? 2 * cl->cap_attempts : 64;
-                SimAttempt **p = realloc(cl->attempts, n * sizeof(SimAttempt *));
-                if (!p)
-                        return -ENOMEM;
-                cl->attempts = p;
-                cl->cap_attempts = n;
-        }
+        if (list_reserve(&h->attempts, h->n_attempts, &h->cap_attempts) < 0 ||
+            list_reserve(&cl->attempts, cl->n_attempts, &cl->cap_attempts) < 0)
+                return -ENOMEM;
         a = calloc(1, sizeof(*a));
         if (!a)
                 return -ENOMEM;
