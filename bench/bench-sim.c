@@ -16,7 +16,7 @@
 #include "sim/sim.h"
 #include "sim/workload.h"
 
-#define HOLD_EVENTS 1000     /* pending events, about what the Fig. 10 run holds */
+#define HOLD_EVENTS 1000u /* pending events, about what the Fig. 10 run holds */
 #define HEAP_DISPATCHES 20000000ULL
 
 typedef struct Hold {

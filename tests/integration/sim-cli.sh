@@ -84,4 +84,11 @@ sed -e 's/^scale = 1$/scale = 0.02/' -e "s|../workloads/puma.csv|$tmp/puma.csv|"
 cat "$tmp/exp.txt"
 grep -q "^inverted-index  *1.00  *[0-9.]*  *[0-9.]*  *0.65" "$tmp/exp.txt" || fail "fig10 table"
 [ -s "$tmp/exp/fig10/fig10.csv" ] || fail "fig10.csv"
+
+"$sim" list | grep -q "^table1 " || fail "list"
+sed -e 's/^jobs = wordcount$/jobs = wordcount\nscale = 0.02/' -e "s|../workloads/puma.csv|$tmp/puma.csv|" \
+	"$src/sim/scenarios/table1.ini" >"$tmp/scenarios/table1.ini"
+"$sim" --scenarios "$tmp/scenarios" experiment table1 >"$tmp/t1.txt"
+cat "$tmp/t1.txt"
+grep -q "^Heter+skew-sched  *-*[0-9.]*  *0.31" "$tmp/t1.txt" || fail "table1"
 echo "sim-cli: ok"
