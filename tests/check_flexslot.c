@@ -52,52 +52,49 @@ START_TEST(test_straggler_detected_io_first_kill) {
 }
 END_TEST
 
-START_TEST(test_resize_again_while_it_pays) {
-        straggler_fixture(0.5, 0);
-        fx.attempts[straggler].kill_count = 1;
-        fx.attempts[straggler].slot_memory = 240 * MIB;
-        /* 64 MiB at 0.4 MiB/s took 160 s, at 0.5 it takes 128 s: 32 s is more
-         * than the 20 s the attempt has run. */
-        fx.attempts[straggler].prev_speed = 0.4 * MIB;
-        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
-        ck_assert_uint_eq(fx.d.n_kills, 1);
-        ck_assert_uint_eq(fx.d.kills[0].slot_memory, 288 * MIB);
-}
-END_TEST
+/* Algorithm 1 on the I/O-bound straggler (64 MiB at 0.5 MiB/s, 20 s old). */
+typedef struct ResizeCase {
+        const char *what;
+        unsigned kill_count;
+        double prev_speed_mib;       /* D_prev in MiB/s */
+        uint64_t slot_memory_mib;
+        uint64_t restart_memory_mib; /* 0: no kill, D_prev := D instead */
+} ResizeCase;
 
-START_TEST(test_resize_stops_when_gain_below_interval) {
-        straggler_fixture(0.5, 0);
-        fx.attempts[straggler].kill_count = 1;
-        /* 130.6 s before, 128 s now: 2.6 s saved < T = 3 s. */
-        fx.attempts[straggler].prev_speed = 0.49 * MIB;
-        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
-        check_no_slot_or_kill();
-        /* Line 13: D_prev = D. */
-        ck_assert_uint_eq(fx.d.n_attempt_notes, 1);
-        ck_assert_uint_eq(fx.d.attempt_notes[0].attempt, straggler);
-        ck_assert_double_eq(fx.d.attempt_notes[0].speed, 0.5 * MIB);
-}
-END_TEST
+static const ResizeCase resize_cases[] = {
+        { "line 7: the first kill always, 1.2 x the slot", 0, 0, 200, 240 },
+        { "160 s at D_prev, 128 s now: 32 s saved beat the 20 s run", 1, 0.4, 240, 288 },
+        { "130.6 s at D_prev: 2.6 s saved, less than T = 3 s", 1, 0.49, 200, 0 },
+        { "142.2 s at D_prev: 14.2 s saved, more than T, less than 20 s run", 1, 0.45, 200, 0 },
+        { "no D_prev known", 1, 0, 200, 0 },
+        { "slower than before", 2, 0.6, 200, 0 },
+        { "at the 4 GiB VM ceiling less the 512 MiB reserve", 0, 0, 3584, 0 },
+};
 
-START_TEST(test_resize_gain_must_beat_lost_work) {
-        straggler_fixture(0.5, 0);
-        fx.attempts[straggler].kill_count = 1;
-        /* 142.2 s before, 128 s now: 14.2 s saved is more than T but less
-         * than the 20 s of work a kill would throw away. */
-        fx.attempts[straggler].prev_speed = 0.45 * MIB;
-        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
-        check_no_slot_or_kill();
-        ck_assert_uint_eq(fx.d.n_attempt_notes, 1);
-}
-END_TEST
+START_TEST(test_resize_cases) {
+        const ResizeCase *c = &resize_cases[_i];
+        Attempt *a;
 
-START_TEST(test_resize_stops_at_vm_memory) {
         straggler_fixture(0.5, 0);
-        /* 4 GiB VM ceiling less the 512 MiB reserve. */
-        fx.attempts[straggler].slot_memory = 3584 * MIB;
+        a = &fx.attempts[straggler];
+        a->kill_count = c->kill_count;
+        a->prev_speed = c->prev_speed_mib * MIB;
+        a->slot_memory = c->slot_memory_mib * MIB;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
-        check_no_slot_or_kill();
-        ck_assert_uint_eq(fx.d.n_attempt_notes, 1);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        if (c->restart_memory_mib == 0) {
+                ck_assert_msg(fx.d.n_kills == 0, "%s", c->what);
+                ck_assert_uint_eq(fx.d.n_attempt_notes, 1);
+                ck_assert_uint_eq(fx.d.attempt_notes[0].attempt, straggler);
+                ck_assert_double_eq(fx.d.attempt_notes[0].speed, 0.5 * MIB);
+                return;
+        }
+        ck_assert_msg(fx.d.n_kills == 1, "%s", c->what);
+        ck_assert_uint_eq(fx.d.kills[0].attempt, straggler);
+        ck_assert_int_eq(fx.d.kills[0].reason, KILL_RESIZE);
+        ck_assert_uint_eq(fx.d.kills[0].slot_memory, c->restart_memory_mib * MIB);
+        ck_assert_double_eq(fx.d.kills[0].prev_speed, 0.5 * MIB);
+        ck_assert_uint_eq(fx.d.n_attempt_notes, 0);
 }
 END_TEST
 
@@ -722,10 +719,7 @@ Suite *suite_flexslot(void) {
         tc = tcase_create("slot-manager");
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_straggler_detected_io_first_kill);
-        tcase_add_test(tc, test_resize_again_while_it_pays);
-        tcase_add_test(tc, test_resize_stops_when_gain_below_interval);
-        tcase_add_test(tc, test_resize_gain_must_beat_lost_work);
-        tcase_add_test(tc, test_resize_stops_at_vm_memory);
+        tcase_add_loop_test(tc, test_resize_cases, 0, (int)ELEMENTSOF(resize_cases));
         tcase_add_test(tc, test_cpu_straggler_moves_slot);
         tcase_add_test(tc, test_slot_moves_need_cpu_straggler);
         tcase_add_test(tc, test_slot_moves_need_idle_host_cpu);
