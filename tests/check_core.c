@@ -266,6 +266,9 @@ START_TEST(test_snapshot_validate) {
         vms[0].host = 2;
         ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
         vms[0].host = 0;
+        vms[0].cpu_cap = -1;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        vms[0].cpu_cap = 0;
         s.attempts = NULL;
         ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
         ck_assert_int_eq(snapshot_validate(NULL), -EINVAL);

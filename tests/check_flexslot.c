@@ -342,24 +342,27 @@ END_TEST
 /* ---- VM allocators ---- */
 
 static void check_vm_target(size_t i, uint32_t vm, unsigned weight, unsigned vcpus,
-                            uint64_t memory) {
+                            uint64_t memory, double cpu_cap) {
         ck_assert_uint_gt(fx.d.n_vm_targets, i);
         ck_assert_uint_eq(fx.d.vm_targets[i].vm, vm);
         ck_assert_uint_eq(fx.d.vm_targets[i].cpu_weight, weight);
         ck_assert_uint_eq(fx.d.vm_targets[i].vcpus, vcpus);
         ck_assert_uint_eq(fx.d.vm_targets[i].memory, memory);
+        ck_assert_double_eq(fx.d.vm_targets[i].cpu_cap, cpu_cap);
 }
 
 START_TEST(test_vm_static) {
         fx_cluster(4, 2, 0);
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
-        /* 8 pCPUs and 16 GiB over 4 VMs. */
+        /* 8 pCPUs and 16 GiB over 4 VMs, the CPU share also a cap. */
         ck_assert_uint_eq(fx.d.n_vm_targets, 4);
         for (uint32_t v = 0; v < 4; v++)
-                check_vm_target(v, v, 1024, 2, 4 * GIB);
+                check_vm_target(v, v, 1024, 2, 4 * GIB, 2.0);
         /* Once there, nothing changes. */
-        for (uint32_t v = 0; v < 4; v++)
+        for (uint32_t v = 0; v < 4; v++) {
                 fx.vms[v].memory = 4 * GIB;
+                fx.vms[v].cpu_cap = 2.0;
+        }
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_vm_targets, 0);
 }
@@ -379,10 +382,10 @@ START_TEST(test_vm_demand) {
         /* Weight 4096 in proportion to use (idle VMs count 0.01); vCPUs and
          * memory 1.25 x use, at least 1 vCPU and 512 MiB. */
         ck_assert_uint_eq(fx.d.n_vm_targets, 4);
-        check_vm_target(0, 0, 3057, 4, 2560 * MIB);
-        check_vm_target(1, 1, 1019, 2, 1280 * MIB);
-        check_vm_target(2, 2, 10, 1, 640 * MIB);
-        check_vm_target(3, 3, 10, 1, 512 * MIB);
+        check_vm_target(0, 0, 3057, 4, 2560 * MIB, 0);
+        check_vm_target(1, 1, 1019, 2, 1280 * MIB, 0);
+        check_vm_target(2, 2, 10, 1, 640 * MIB, 0);
+        check_vm_target(3, 3, 10, 1, 512 * MIB, 0);
 }
 END_TEST
 
@@ -402,10 +405,10 @@ START_TEST(test_vm_flexslot) {
         /* Needs 1, 2, 2 and 3 slots + 1 CPU-starved straggler = 9 shares of
          * 4096; memory is the slots' plus the 512 MiB reserve. */
         ck_assert_uint_eq(fx.d.n_vm_targets, 4);
-        check_vm_target(0, 0, 455, 1, 712 * MIB);
-        check_vm_target(1, 1, 910, 2, 912 * MIB);
-        check_vm_target(2, 2, 910, 2, 912 * MIB);
-        check_vm_target(3, 3, 1820, 3, 1112 * MIB);
+        check_vm_target(0, 0, 455, 1, 712 * MIB, 0);
+        check_vm_target(1, 1, 910, 2, 912 * MIB, 0);
+        check_vm_target(2, 2, 910, 2, 912 * MIB, 0);
+        check_vm_target(3, 3, 1820, 3, 1112 * MIB, 0);
 }
 END_TEST
 
@@ -418,7 +421,7 @@ START_TEST(test_vm_memory_scaled_to_host) {
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_vm_targets, 4);
         for (uint32_t v = 0; v < 4; v++)
-                check_vm_target(v, v, 1024, 2, 512 * MIB);
+                check_vm_target(v, v, 1024, 2, 512 * MIB, 0);
 }
 END_TEST
 
@@ -490,8 +493,9 @@ static void format_decisions(const Decisions *d, char *buf, size_t size) {
         for (size_t i = 0; i < d->n_slot_changes; i++)
                 fprintf(f, "S%u,%u;", d->slot_changes[i].node, d->slot_changes[i].map_slots);
         for (size_t i = 0; i < d->n_vm_targets; i++)
-                fprintf(f, "V%u,%u,%u,%llu;", d->vm_targets[i].vm, d->vm_targets[i].cpu_weight,
-                        d->vm_targets[i].vcpus, (unsigned long long)d->vm_targets[i].memory);
+                fprintf(f, "V%u,%u,%u,%llu,%.17g;", d->vm_targets[i].vm,
+                        d->vm_targets[i].cpu_weight, d->vm_targets[i].vcpus,
+                        (unsigned long long)d->vm_targets[i].memory, d->vm_targets[i].cpu_cap);
         for (size_t i = 0; i < d->n_attempt_notes; i++)
                 fprintf(f, "N%u,%.17g;", d->attempt_notes[i].attempt, d->attempt_notes[i].speed);
         for (size_t i = 0; i < d->n_job_notes; i++)
@@ -578,6 +582,7 @@ static void check_vm_targets(const Decisions *d) {
                 ck_assert_uint_ge(t->vcpus, 1);
                 ck_assert_uint_le(t->vcpus, fx.vms[t->vm].vcpus_max);
                 ck_assert_uint_le(t->memory, fx.vms[t->vm].memory_max);
+                ck_assert(t->cpu_cap >= 0);
         }
 }
 

@@ -37,6 +37,7 @@ typedef struct Vm {
         unsigned vcpus, vcpus_max;
         uint64_t memory, memory_max; /* balloon target now, and its ceiling */
         unsigned cpu_weight;         /* cpu_shares; 1024 is the default */
+        double cpu_cap;              /* CPUs it may use at most (a quota); 0: none */
         /* Recent CPU consumption in CPUs, the "demand" a DRS-like allocator
          * follows (FlexSlot II-C). */
         double cpu_use;

@@ -123,6 +123,7 @@ typedef struct VmTarget {
         unsigned cpu_weight;
         unsigned vcpus;
         uint64_t memory;
+        double cpu_cap; /* CPUs; 0: no cap */
 } VmTarget;
 
 /* Store speed as Attempt.prev_speed for the next cycle (Algorithm 1, line 13). */

@@ -6,7 +6,10 @@
  * host (never below min_vm_memory), everything within the VM's maxima. Only
  * VMs whose target differs from what they have get a VmTarget.
  *
- * static: equal fixed shares of the host.
+ * static: equal fixed shares of the host, the CPU share also as a cap (the
+ *   paper's homogeneous cluster of fixed 4.8 GHz nodes, II-B). The other
+ *   two set no cap: weights divide a busy host, and a cap would only leave
+ *   CPU idle.
  * demand: the DRS-like baseline of FlexSlot II-C: entitlement follows recent
  *   consumption (CPU use and touched memory, times demand_headroom), so a VM
  *   whose tasks wait on I/O or are starved looks idle and gets less.
@@ -26,6 +29,7 @@ typedef struct VmWant {
         double need;
         unsigned vcpus;
         uint64_t memory;
+        double cpu_cap;
 } VmWant;
 
 typedef void (*VmWantFunc)(const PolicyContext *ctx, uint32_t vm, uint32_t node,
@@ -59,7 +63,7 @@ static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_n
                                                        : 1.0;
         for (uint32_t v = 0; v < s->n_vms; v++) {
                 const Vm *vm = &s->vms[v];
-                VmTarget t = { .vm = v, .vcpus = wants[v].vcpus };
+                VmTarget t = { .vm = v, .vcpus = wants[v].vcpus, .cpu_cap = wants[v].cpu_cap };
                 int r;
 
                 if (vm->host != host)
@@ -70,10 +74,10 @@ static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_n
                                         : ctx->cfg->weight_per_vm;
                 t.memory = clamp_memory(ctx, (double)wants[v].memory * scale, vm);
                 if (t.cpu_weight == vm->cpu_weight && t.vcpus == vm->vcpus &&
-                    t.memory == vm->memory)
+                    t.memory == vm->memory && t.cpu_cap == vm->cpu_cap)
                         continue;
                 r = DECISIONS_PUSH(ctx->d, vm_targets, .vm = t.vm, .cpu_weight = t.cpu_weight,
-                                   .vcpus = t.vcpus, .memory = t.memory);
+                                   .vcpus = t.vcpus, .memory = t.memory, .cpu_cap = t.cpu_cap);
                 if (r < 0)
                         return r;
         }
@@ -109,6 +113,7 @@ static void static_want(const PolicyContext *ctx, uint32_t v, uint32_t node, uns
                 .need = 1,
                 .vcpus = clamp_vcpus(floor((double)h->pcpus / n), vm),
                 .memory = clamp_memory(ctx, (double)h->memory / n, vm),
+                .cpu_cap = (double)h->pcpus / n,
         };
 }
 
