@@ -327,6 +327,34 @@ static double cell_value(const Experiment *e, const Cell *row, size_t v) {
         return NAN;
 }
 
+/* The map task time CDF of every variant of one benchmark in one chart, as
+ * FlexSlot's Fig. 8 shows them, from the runs' map-cdf.csv files. */
+static int write_cdf_chart(const Experiment *e, const char *benchmark, size_t nv,
+                           const char *dir) {
+        _cleanup_free_ char *script = NULL, *name = NULL;
+        char plot[2048] = "";
+        size_t used = 0;
+
+        for (size_t v = 0; v < nv; v++)
+                used += (size_t)snprintf(plot + used, sizeof(plot) - MIN(used, sizeof(plot)),
+                                         "%s'%s/%s/map-cdf.csv' using 3:2 every ::1 with steps "
+                                         "lw 2 title '%s'",
+                                         v ? ", " : "", benchmark, e->variants[v].label,
+                                         e->variants[v].label);
+        if (asprintf(&name, "%s-cdf.gp", benchmark) < 0 ||
+            asprintf(&script,
+                     "set terminal pngcairo size 900,520 font ',10'\n"
+                     "set datafile separator ','\n"
+                     "set output '%s-cdf.png'\n"
+                     "set title '%s: map task time CDF'\n"
+                     "set xlabel 'task time (s)'; set ylabel 'fraction of map tasks'\n"
+                     "set yrange [0:1]; set grid; set key bottom right\n"
+                     "plot %s\n",
+                     benchmark, benchmark, plot) < 0)
+                return -ENOMEM;
+        return report_gnuplot(dir, name, script);
+}
+
 static int write_chart(const Experiment *e, const Cell *cells, size_t nv, size_t nr,
                        const ExperimentOptions *opt) {
         _cleanup_free_ char *dir = NULL, *script = NULL, *csv = NULL;
@@ -375,7 +403,10 @@ static int write_chart(const Experiment *e, const Cell *cells, size_t nv, size_t
                      "plot %s\n",
                      e->name, e->title, ylabel, plot) < 0)
                 return -ENOMEM;
-        return report_gnuplot(dir, "chart.gp", script);
+        r = report_gnuplot(dir, "chart.gp", script);
+        for (size_t i = 0; r >= 0 && i < nr; i++)
+                r = write_cdf_chart(e, e->rows[i].benchmark, nv, dir);
+        return r;
 }
 
 /* ---- Table I ---- */
@@ -563,7 +594,8 @@ int experiment_run(const char *name, const ExperimentOptions *opt) {
                         return 1;
                 }
                 else
-                        printf("Chart: %s/%s/%s.png; per-run CSV and charts under %s/%s/\n",
+                        printf("Charts: %s/%s/%s.png and <benchmark>-cdf.png beside it; "
+                               "per-run CSV and charts under %s/%s/<benchmark>/<variant>/\n",
                                opt->out, e->name, e->name, opt->out, e->name);
         }
         return 0;

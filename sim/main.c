@@ -90,7 +90,9 @@ static int cmd_run(const char *path, const ExperimentOptions *opt) {
         r = sim_run(sim);
         if (r < 0) {
                 fprintf(stderr, "flexslot-sim: %s: the run failed: %s\n", path,
-                        sim_invariant_error(sim) ? sim_invariant_error(sim) : strerror(-r));
+                        sim_invariant_error(sim) ? sim_invariant_error(sim)
+                        : r == -ETIMEDOUT        ? "jobs left unfinished after 30 simulated days"
+                                                 : strerror(-r));
                 goto out;
         }
         r = run_summarize(sim_results(sim), &sum);
