@@ -56,7 +56,7 @@ END_TEST
 typedef struct ResizeCase {
         const char *what;
         unsigned kill_count;
-        double prev_speed_mib;       /* D_prev in MiB/s */
+        double prev_speed_mib; /* D_prev in MiB/s */
         uint64_t slot_memory_mib;
         uint64_t restart_memory_mib; /* 0: no kill, D_prev := D instead */
 } ResizeCase;
@@ -341,8 +341,8 @@ END_TEST
 
 /* ---- VM allocators ---- */
 
-static void check_vm_target(size_t i, uint32_t vm, unsigned weight, unsigned vcpus,
-                            uint64_t memory, double cpu_cap) {
+static void check_vm_target(size_t i, uint32_t vm, unsigned weight, unsigned vcpus, uint64_t memory,
+                            double cpu_cap) {
         ck_assert_uint_gt(fx.d.n_vm_targets, i);
         ck_assert_uint_eq(fx.d.vm_targets[i].vm, vm);
         ck_assert_uint_eq(fx.d.vm_targets[i].cpu_weight, weight);
@@ -483,9 +483,8 @@ static void format_decisions(const Decisions *d, char *buf, size_t size) {
 
         ck_assert_ptr_nonnull(f);
         for (size_t i = 0; i < d->n_assignments; i++)
-                fprintf(f, "A%u,%u,%d,%llu,%d,%d;", d->assignments[i].task,
-                        d->assignments[i].node, d->assignments[i].type,
-                        (unsigned long long)d->assignments[i].slot_memory,
+                fprintf(f, "A%u,%u,%d,%llu,%d,%d;", d->assignments[i].task, d->assignments[i].node,
+                        d->assignments[i].type, (unsigned long long)d->assignments[i].slot_memory,
                         d->assignments[i].speculative, d->assignments[i].local);
         for (size_t i = 0; i < d->n_kills; i++)
                 fprintf(f, "K%u,%d,%llu,%.17g;", d->kills[i].attempt, d->kills[i].reason,
@@ -543,8 +542,8 @@ static void check_assignments_fit(const Decisions *d) {
          * new one while it has as many as slots. */
         for (size_t i = 0; i < d->n_assignments; i++) {
                 const Assignment *x = &d->assignments[i];
-                unsigned slots = x->type == TASK_MAP ? map_slots[x->node]
-                                                     : fx.nodes[x->node].reduce_slots;
+                unsigned slots =
+                        x->type == TASK_MAP ? map_slots[x->node] : fx.nodes[x->node].reduce_slots;
 
                 ck_assert_uint_lt(x->task, fx.s.n_tasks);
                 ck_assert_uint_lt(x->node, fx.s.n_nodes);
@@ -552,8 +551,7 @@ static void check_assignments_fit(const Decisions *d) {
                 if (x->speculative)
                         ck_assert_int_eq(fx.tasks[x->task].state, TASK_RUNNING);
                 else
-                        ck_assert(fx.tasks[x->task].state == TASK_PENDING ||
-                                  replaced(d, x->task));
+                        ck_assert(fx.tasks[x->task].state == TASK_PENDING || replaced(d, x->task));
                 for (size_t k = 0; k < i; k++)
                         ck_assert(d->assignments[k].task != x->task || x->speculative);
                 ck_assert_uint_lt(busy[x->node][x->type], slots);
@@ -629,8 +627,8 @@ static double rnd_share(void) {
 
 static void random_attempts(uint32_t task) {
         for (unsigned k = 1 + rnd(2); k > 0 && fx.s.n_attempts < ELEMENTSOF(fx.attempts); k--) {
-                uint32_t a = fx_run(task, rnd((uint32_t)fx.s.n_nodes), rnd(100) * SEC,
-                                    rnd(65) * MIB);
+                uint32_t a =
+                        fx_run(task, rnd((uint32_t)fx.s.n_nodes), rnd(100) * SEC, rnd(65) * MIB);
 
                 fx.attempts[a].iowait = rnd_share();
                 fx.attempts[a].speculative = k == 2;
@@ -667,9 +665,9 @@ static void random_fixture(const Combo *c) {
         }
         for (uint32_t t = 0; t < n_tasks; t++) {
                 uint32_t job = rnd(n_jobs);
-                uint32_t task = rnd(4) ? fx_map(job, rnd(n_nodes + 1) == n_nodes ? NO_INDEX
-                                                                                  : rnd(n_nodes))
-                                       : fx_reduce(job);
+                uint32_t task =
+                        rnd(4) ? fx_map(job, rnd(n_nodes + 1) == n_nodes ? NO_INDEX : rnd(n_nodes))
+                               : fx_reduce(job);
 
                 switch (rnd(3)) {
                 case 0:

@@ -23,11 +23,18 @@ void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots) {
         fx.s.hosts = fx.hosts;
         fx.s.n_hosts = 1;
         for (unsigned i = 0; i < n; i++) {
-                fx.vms[i] = (Vm){ .id = 200 + i, .host = 0, .vcpus = 2, .vcpus_max = 4,
-                                  .memory = 2 * GIB, .memory_max = 4 * GIB,
+                fx.vms[i] = (Vm){ .id = 200 + i,
+                                  .host = 0,
+                                  .vcpus = 2,
+                                  .vcpus_max = 4,
+                                  .memory = 2 * GIB,
+                                  .memory_max = 4 * GIB,
                                   .cpu_weight = 1024 };
-                fx.nodes[i] = (Node){ .id = 300 + i, .vm = i, .map_slots = map_slots,
-                                      .reduce_slots = reduce_slots, .slot_memory = 200 * MIB,
+                fx.nodes[i] = (Node){ .id = 300 + i,
+                                      .vm = i,
+                                      .map_slots = map_slots,
+                                      .reduce_slots = reduce_slots,
+                                      .slot_memory = 200 * MIB,
                                       .alive = true };
         }
         fx.s.vms = fx.vms;
@@ -49,8 +56,11 @@ uint32_t fx_job(usec_t submitted, uint32_t pool) {
 uint32_t fx_map(uint32_t job, uint32_t loc) {
         uint32_t t = (uint32_t)fx.s.n_tasks++;
 
-        fx.tasks[t] = (Task){ .id = 500 + t, .job = job, .type = TASK_MAP,
-                              .state = TASK_PENDING, .input_size = 64 * MIB };
+        fx.tasks[t] = (Task){ .id = 500 + t,
+                              .job = job,
+                              .type = TASK_MAP,
+                              .state = TASK_PENDING,
+                              .input_size = 64 * MIB };
         if (loc != NO_INDEX) {
                 fx.tasks[t].locations[0] = loc;
                 fx.tasks[t].n_locations = 1;
@@ -61,8 +71,11 @@ uint32_t fx_map(uint32_t job, uint32_t loc) {
 uint32_t fx_reduce(uint32_t job) {
         uint32_t t = (uint32_t)fx.s.n_tasks++;
 
-        fx.tasks[t] = (Task){ .id = 500 + t, .job = job, .type = TASK_REDUCE,
-                              .state = TASK_PENDING, .input_size = 64 * MIB };
+        fx.tasks[t] = (Task){ .id = 500 + t,
+                              .job = job,
+                              .type = TASK_REDUCE,
+                              .state = TASK_PENDING,
+                              .input_size = 64 * MIB };
         return t;
 }
 
@@ -71,9 +84,12 @@ uint32_t fx_run(uint32_t task, uint32_t node, usec_t started, uint64_t bytes) {
         Task *t = &fx.tasks[task];
 
         t->state = TASK_RUNNING;
-        fx.attempts[a] = (Attempt){ .id = 600 + a, .task = task, .node = node,
+        fx.attempts[a] = (Attempt){ .id = 600 + a,
+                                    .task = task,
+                                    .node = node,
                                     .slot_memory = fx.nodes[node].slot_memory,
-                                    .started = started, .bytes_processed = bytes,
+                                    .started = started,
+                                    .bytes_processed = bytes,
                                     .input_size = t->input_size,
                                     .progress = (double)bytes / (double)t->input_size,
                                     .cpu = 0.5 };
@@ -93,8 +109,7 @@ int fx_step(unsigned flags, usec_t now) {
         return policy_step(p, &fx.s, now, flags, &fx.d);
 }
 
-void fx_check_assignment(size_t i, uint32_t task, uint32_t node, bool local,
-                         bool speculative) {
+void fx_check_assignment(size_t i, uint32_t task, uint32_t node, bool local, bool speculative) {
         ck_assert_uint_gt(fx.d.n_assignments, i);
         ck_assert_uint_eq(fx.d.assignments[i].task, task);
         ck_assert_uint_eq(fx.d.assignments[i].node, node);

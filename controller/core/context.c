@@ -7,24 +7,24 @@
 #include "controller/core/context.h"
 
 /* Every scratch array of a step: allocated together and freed together. */
-#define CONTEXT_ARRAYS(X)                                                      \
-        X(map_slots, n_nodes)                                                  \
-        X(busy[TASK_MAP], n_nodes)                                             \
-        X(busy[TASK_REDUCE], n_nodes)                                          \
-        X(node_stragglers, n_nodes)                                            \
-        X(node_memory, n_nodes)                                                \
-        X(task_placed, n_tasks)                                                \
-        X(task_running, n_tasks)                                               \
-        X(speed, n_attempts)                                                   \
-        X(score, n_attempts)                                                   \
-        X(straggler, n_attempts)                                               \
-        X(bottleneck, n_attempts)                                              \
-        X(killed, n_attempts)                                                  \
-        X(maps_done, n_jobs)                                                   \
-        X(maps_total, n_jobs)                                                  \
-        X(wait_since, n_jobs)                                                  \
-        X(job_order, n_jobs)                                                   \
-        X(task_start, n_jobs + 1)                                              \
+#define CONTEXT_ARRAYS(X)             \
+        X(map_slots, n_nodes)         \
+        X(busy[TASK_MAP], n_nodes)    \
+        X(busy[TASK_REDUCE], n_nodes) \
+        X(node_stragglers, n_nodes)   \
+        X(node_memory, n_nodes)       \
+        X(task_placed, n_tasks)       \
+        X(task_running, n_tasks)      \
+        X(speed, n_attempts)          \
+        X(score, n_attempts)          \
+        X(straggler, n_attempts)      \
+        X(bottleneck, n_attempts)     \
+        X(killed, n_attempts)         \
+        X(maps_done, n_jobs)          \
+        X(maps_total, n_jobs)         \
+        X(wait_since, n_jobs)         \
+        X(job_order, n_jobs)          \
+        X(task_start, n_jobs + 1)     \
         X(tasks_by_job, n_tasks)
 
 void context_done(PolicyContext *ctx) {
@@ -43,17 +43,17 @@ static int compare_jobs(const void *a, const void *b, void *userdata) {
         return (x > y) - (x < y);
 }
 
-int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s,
-                 usec_t now, Decisions *d) {
+int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
+                 Decisions *d) {
         size_t n_nodes = s->n_nodes, n_tasks = s->n_tasks, n_attempts = s->n_attempts,
                n_jobs = s->n_jobs;
 
         *ctx = (PolicyContext){ .cfg = cfg, .snap = s, .now = now, .d = d };
-#define ALLOC_ARRAY(field, count)                                              \
+#define ALLOC_ARRAY(field, count)                                                  \
         ctx->field = calloc(MAX((size_t)(count), (size_t)1), sizeof(*ctx->field)); \
-        if (!ctx->field) {                                                     \
-                context_done(ctx);                                             \
-                return -ENOMEM;                                                \
+        if (!ctx->field) {                                                         \
+                context_done(ctx);                                                 \
+                return -ENOMEM;                                                    \
         }
         CONTEXT_ARRAYS(ALLOC_ARRAY)
 #undef ALLOC_ARRAY

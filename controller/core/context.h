@@ -42,8 +42,8 @@ struct PolicyContext {
         uint32_t *tasks_by_job;
 };
 
-int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s,
-                 usec_t now, Decisions *d);
+int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
+                 Decisions *d);
 void context_done(PolicyContext *ctx);
 
 unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, TaskType type);
@@ -70,13 +70,12 @@ int context_set_map_slots(PolicyContext *ctx, uint32_t node, unsigned map_slots)
 /* Emits JobNotes for the jobs whose wait changed; policy_step() calls it last. */
 int context_flush_job_notes(PolicyContext *ctx);
 
-#define DECISIONS_PUSH(d, name, ...)                                           \
-        ({                                                                     \
-                int push_r_ = -ENOBUFS;                                        \
-                if ((d)->n_##name < (d)->cap_##name) {                         \
-                        (d)->name[(d)->n_##name++] =                           \
-                                (__typeof__(*(d)->name)){ __VA_ARGS__ };       \
-                        push_r_ = 0;                                           \
-                }                                                              \
-                push_r_;                                                       \
+#define DECISIONS_PUSH(d, name, ...)                                                          \
+        ({                                                                                    \
+                int push_r_ = -ENOBUFS;                                                       \
+                if ((d)->n_##name < (d)->cap_##name) {                                        \
+                        (d)->name[(d)->n_##name++] = (__typeof__(*(d)->name)){ __VA_ARGS__ }; \
+                        push_r_ = 0;                                                          \
+                }                                                                             \
+                push_r_;                                                                      \
         })

@@ -23,8 +23,7 @@ double flexslot_score(uint64_t input_size, double speed) {
         return (1.0 + 1.0 / s) * (speed / BYTES_PER_MIB);
 }
 
-Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait,
-                               double node_steal) {
+Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, double node_steal) {
         if (attempt_iowait >= cfg->io_threshold && attempt_iowait >= node_steal)
                 return BOTTLENECK_IO;
         if (node_steal >= cfg->steal_threshold)
@@ -99,8 +98,7 @@ size_t flexslot_plan_moves(const PolicyConfig *cfg, const uint32_t *nodes, size_
 static bool attempt_judged(const PolicyContext *ctx, uint32_t i) {
         const Attempt *a = &ctx->snap->attempts[i];
 
-        return !a->speculative && ctx->snap->tasks[a->task].type == TASK_MAP &&
-               ctx->score[i] > 0;
+        return !a->speculative && ctx->snap->tasks[a->task].type == TASK_MAP && ctx->score[i] > 0;
 }
 
 /* k-means over the judged attempts of one job, given in members[0..n). */
@@ -120,8 +118,8 @@ static void analyze_job(PolicyContext *ctx, const uint32_t *members, size_t n, d
                 if (!low[k])
                         continue;
                 ctx->straggler[i] = true;
-                ctx->bottleneck[i] = flexslot_bottleneck(ctx->cfg, a->iowait,
-                                                         ctx->snap->nodes[a->node].steal);
+                ctx->bottleneck[i] =
+                        flexslot_bottleneck(ctx->cfg, a->iowait, ctx->snap->nodes[a->node].steal);
                 ctx->node_stragglers[a->node]++;
         }
 }

@@ -37,9 +37,8 @@
  *   here an attempt is judged once min_age old, so the waste is its age when
  *   that is longer than T (with T alone, noise in the speed of I/O-bound
  *   tasks re-killed some of them eleven times in the simulator's tera-sort
- *   run). Slot memory never grows past the
- *   VM's memory ceiling less vm_memory_reserve; at that cap the task is no
- *   longer killed.
+ *   run). Slot memory never grows past the VM's memory ceiling less
+ *   vm_memory_reserve; at that cap the task is no longer killed.
  * - Algorithm 2: the loop of the paper recomputes mu and sigma over steal
  *   values that only change once moved slots have been filled and the
  *   hypervisor reacted, so taken literally it never ends. Here one control
@@ -67,9 +66,10 @@
  *   memory). A node grows by one slot at a time, once its last change is
  *   settle old, since cpu_use and steal lag behind a new slot (without the
  *   wait the simulator's wordcount cluster grew from 120 to 150 slots in
- *   half a minute, and then ran at up to 0.79 steal). Slots are only added: a rule that removed
- *   slots beyond one per vCPU under steal made them oscillate and cost 3 to
- *   10% in the simulator's wordcount and histogram-movies runs.
+ *   half a minute, and then ran at up to 0.79 steal). Slots are only added:
+ *   a rule that removed slots beyond one per vCPU under steal made them
+ *   oscillate and cost 3 to 10% in the simulator's wordcount and
+ *   histogram-movies runs.
  * - III-E, re-placement: the paper worries about "newly added slots" that
  *   get a straggler. An attempt is such a new task when its node gained
  *   slots (it has more map slots than the mean of the alive nodes), it
@@ -90,8 +90,7 @@
 double flexslot_input_speed(const Attempt *a, usec_t now, usec_t min_age);
 /* P = (1 + 1/S) * D, S in MiB, D in MiB/s; 0 for an empty split. */
 double flexslot_score(uint64_t input_size, double speed);
-Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait,
-                               double node_steal);
+Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, double node_steal);
 /* Algorithm 1, line 7, with the time a kill wastes in place of T. */
 bool flexslot_resize_pays(const Attempt *a, double speed, usec_t waste);
 /* Algorithm 1, line 9, rounded down to whole bytes and capped at limit. */

@@ -36,8 +36,7 @@ int snapshot_validate(const ClusterSnapshot *s) {
                 return -EINVAL;
         for (size_t i = 0; i < s->n_vms; i++)
                 if (s->vms[i].host >= s->n_hosts || !isfinite(s->vms[i].cpu_use) ||
-                    s->vms[i].cpu_use < 0 || !isfinite(s->vms[i].cpu_cap) ||
-                    s->vms[i].cpu_cap < 0)
+                    s->vms[i].cpu_use < 0 || !isfinite(s->vms[i].cpu_cap) || s->vms[i].cpu_cap < 0)
                         return -EINVAL;
         for (size_t i = 0; i < s->n_nodes; i++)
                 if (s->nodes[i].vm >= s->n_vms || !share_ok(s->nodes[i].steal) ||

@@ -88,7 +88,7 @@ typedef struct Task {
         uint32_t job; /* index into jobs */
         TaskType type;
         TaskState state;
-        uint64_t input_size; /* split size S for maps, partition size for reduces */
+        uint64_t input_size;              /* split size S for maps, partition size for reduces */
         uint32_t locations[MAX_REPLICAS]; /* nodes holding the split */
         unsigned n_locations;
         /* Slot memory the next attempt must get; 0: the node's default. A

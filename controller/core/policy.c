@@ -37,12 +37,12 @@ const VmAllocatorOps *const vm_allocator_table[] = {
 };
 
 /* The four tables differ in type only; each entry starts with its name. */
-#define DEFINE_OPS_FIND(func, type, table)                                     \
-        const type *func(const char *name) {                                   \
-                for (size_t i = 0; name && table[i]; i++)                      \
-                        if (strcmp(table[i]->name, name) == 0)                 \
-                                return table[i];                               \
-                return NULL;                                                   \
+#define DEFINE_OPS_FIND(func, type, table)                     \
+        const type *func(const char *name) {                   \
+                for (size_t i = 0; name && table[i]; i++)      \
+                        if (strcmp(table[i]->name, name) == 0) \
+                                return table[i];               \
+                return NULL;                                   \
         }
 
 DEFINE_OPS_FIND(job_scheduler_ops_find, JobSchedulerOps, job_scheduler_table)
@@ -135,7 +135,7 @@ Policy *policy_free(Policy *p) {
         return NULL;
 }
 
-#define LAYER_INIT(p, layer)                                                   \
+#define LAYER_INIT(p, layer) \
         ((p)->layer->init ? (p)->layer->init(&(p)->cfg, &(p)->layer##_state) : 0)
 
 int policy_new(const PolicyConfig *cfg, Policy **ret) {
@@ -194,22 +194,22 @@ static int decisions_reserve(Decisions *d, const ClusterSnapshot *s, const Polic
                n_attempt_notes = n_attempts, n_job_notes = s->n_jobs, n_stragglers = n_attempts;
 
         for (size_t i = 0; i < s->n_nodes; i++)
-                n_assignments += MAX(s->nodes[i].map_slots, cfg->max_map_slots) +
-                                 s->nodes[i].reduce_slots;
-#define RESERVE(type, name)                                                    \
-        if (d->cap_##name < n_##name) {                                        \
-                type *grown = realloc(d->name, n_##name * sizeof(type));       \
-                if (!grown)                                                    \
-                        return -ENOMEM;                                        \
-                d->name = grown;                                               \
-                d->cap_##name = n_##name;                                      \
+                n_assignments +=
+                        MAX(s->nodes[i].map_slots, cfg->max_map_slots) + s->nodes[i].reduce_slots;
+#define RESERVE(type, name)                                              \
+        if (d->cap_##name < n_##name) {                                  \
+                type *grown = realloc(d->name, n_##name * sizeof(type)); \
+                if (!grown)                                              \
+                        return -ENOMEM;                                  \
+                d->name = grown;                                         \
+                d->cap_##name = n_##name;                                \
         }
         DECISION_ARRAYS(RESERVE)
 #undef RESERVE
         return 0;
 }
 
-#define LAYER_RUN(p, layer, decide, ctx)                                       \
+#define LAYER_RUN(p, layer, decide, ctx) \
         ((p)->layer->decide ? (p)->layer->decide((p)->layer##_state, (ctx), 0) : 0)
 
 static int step_layers(Policy *p, PolicyContext *ctx, unsigned flags) {

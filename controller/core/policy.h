@@ -74,9 +74,9 @@ typedef struct PolicyConfig {
         bool unlimited;                        /* V-F: add slots where resources are free */
 
         /* VM allocators. */
-        unsigned weight_per_vm;    /* a host's CPU weight pool is this times its VMs */
-        double demand_headroom;    /* demand: entitlement = headroom x use */
-        uint64_t min_vm_memory;    /* floor of any memory target */
+        unsigned weight_per_vm;     /* a host's CPU weight pool is this times its VMs */
+        double demand_headroom;     /* demand: entitlement = headroom x use */
+        uint64_t min_vm_memory;     /* floor of any memory target */
         uint64_t vm_memory_reserve; /* guest OS and daemons, outside the slots */
 } PolicyConfig;
 
@@ -150,21 +150,21 @@ typedef struct StragglerNote {
         Bottleneck bottleneck;
 } StragglerNote;
 
-#define DECISION_ARRAYS(X)                                                     \
-        X(Assignment, assignments)                                             \
-        X(Kill, kills)                                                         \
-        X(SlotChange, slot_changes)                                            \
-        X(VmTarget, vm_targets)                                                \
-        X(AttemptNote, attempt_notes)                                          \
-        X(JobNote, job_notes)                                                  \
+#define DECISION_ARRAYS(X)            \
+        X(Assignment, assignments)    \
+        X(Kill, kills)                \
+        X(SlotChange, slot_changes)   \
+        X(VmTarget, vm_targets)       \
+        X(AttemptNote, attempt_notes) \
+        X(JobNote, job_notes)         \
         X(StragglerNote, stragglers)
 
 /* Owned by the caller; policy_step() sizes the arrays from the snapshot (at
  * most once per growth of the cluster) and refills them on every call. */
 typedef struct Decisions {
-#define DECISION_FIELDS(type, name)                                            \
-        type *name;                                                            \
-        size_t n_##name;                                                       \
+#define DECISION_FIELDS(type, name) \
+        type *name;                 \
+        size_t n_##name;            \
         size_t cap_##name;
         DECISION_ARRAYS(DECISION_FIELDS)
 #undef DECISION_FIELDS

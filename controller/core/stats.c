@@ -51,8 +51,7 @@ double stats_percentile(const double *x, size_t n, double p, double *scratch) {
         return scratch[(size_t)(p * (double)(n - 1))];
 }
 
-size_t kmeans2_1d(const double *x, size_t n, bool *ret_low, double *ret_low_c,
-                  double *ret_high_c) {
+size_t kmeans2_1d(const double *x, size_t n, bool *ret_low, double *ret_low_c, double *ret_high_c) {
         double lo = n > 0 ? x[0] : 0, hi = lo;
         size_t n_low = 0;
         bool changed = true;

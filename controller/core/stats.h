@@ -23,8 +23,7 @@ double stats_percentile(const double *x, size_t n, double p, double *scratch);
  * whether x[i] is in the low cluster; the centroids go to ret_low_c and
  * ret_high_c. Returns the size of the low cluster: 0 when all values are
  * equal (one cluster), or n < 2. */
-size_t kmeans2_1d(const double *x, size_t n, bool *ret_low, double *ret_low_c,
-                  double *ret_high_c);
+size_t kmeans2_1d(const double *x, size_t n, bool *ret_low, double *ret_low_c, double *ret_high_c);
 
 /* Max-min fair shares of capacity among n claimants with equal weights:
  * nobody gets more than its demand, and what the satisfied ones leave is

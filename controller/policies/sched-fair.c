@@ -129,8 +129,8 @@ static uint32_t fair_job_task(PolicyContext *ctx, uint32_t job, uint32_t node, T
 }
 
 /* One free slot: the neediest job that may launch here; false if none. */
-static int fair_fill_slot(PolicyContext *ctx, FairJob *jobs, size_t n, uint32_t node,
-                          TaskType type, bool *ret_filled) {
+static int fair_fill_slot(PolicyContext *ctx, FairJob *jobs, size_t n, uint32_t node, TaskType type,
+                          bool *ret_filled) {
         qsort(jobs, n, sizeof(FairJob), compare_need);
         for (size_t i = 0; i < n; i++) {
                 uint32_t t;

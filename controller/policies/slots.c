@@ -211,7 +211,8 @@ static int add_free_slots(PolicyContext *ctx) {
                 int r;
 
                 if (!n->alive || slots != n->map_slots || slots >= ctx->cfg->max_map_slots ||
-                    (n->slots_changed_at != 0 && ctx->now < n->slots_changed_at + ctx->cfg->settle) ||
+                    (n->slots_changed_at != 0 &&
+                     ctx->now < n->slots_changed_at + ctx->cfg->settle) ||
                     context_free_slots(ctx, i, TASK_MAP) > 0 || !resources_free(ctx, i))
                         continue;
                 r = context_set_map_slots(ctx, i, slots + 1);

@@ -170,8 +170,8 @@ static size_t late_candidates(const PolicyContext *ctx, LateScratch *l) {
                                                               group_key(ctx, l->by_group[first]);
                      end++)
                         l->values[end - first] = progress_rate(ctx, l->by_group[end]);
-                threshold = stats_percentile(l->values, end - first,
-                                             ctx->cfg->late_slow_task_pct, l->sorted);
+                threshold = stats_percentile(l->values, end - first, ctx->cfg->late_slow_task_pct,
+                                             l->sorted);
                 for (size_t k = first; k < end; k++) {
                         uint32_t i = l->by_group[k];
                         double rate = l->values[k - first];

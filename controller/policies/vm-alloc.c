@@ -45,8 +45,8 @@ static uint64_t clamp_memory(const PolicyContext *ctx, double want, const Vm *vm
         return (uint64_t)CLAMP(floor(want), lo, (double)vm->memory_max);
 }
 
-static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_node,
-                         VmWant *wants, VmWantFunc want) {
+static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_node, VmWant *wants,
+                         VmWantFunc want) {
         const ClusterSnapshot *s = ctx->snap;
         unsigned n = 0;
         double need = 0, memory = 0, scale;
@@ -68,8 +68,8 @@ static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_n
 
                 if (vm->host != host)
                         continue;
-                t.cpu_weight = need > 0 ? (unsigned)MAX(lround((double)ctx->cfg->weight_per_vm *
-                                                               n * wants[v].need / need),
+                t.cpu_weight = need > 0 ? (unsigned)MAX(lround((double)ctx->cfg->weight_per_vm * n *
+                                                               wants[v].need / need),
                                                         2L)
                                         : ctx->cfg->weight_per_vm;
                 t.memory = clamp_memory(ctx, (double)wants[v].memory * scale, vm);
@@ -138,8 +138,8 @@ static void flexslot_want(const PolicyContext *ctx, uint32_t v, uint32_t node, u
         if (node != NO_INDEX && ctx->snap->nodes[node].alive) {
                 slots = ctx->map_slots[node] + ctx->busy[TASK_REDUCE][node];
                 for (uint32_t i = 0; i < ctx->snap->n_attempts; i++)
-                        starved += ctx->snap->attempts[i].node == node &&
-                                   ctx->straggler[i] && ctx->bottleneck[i] == BOTTLENECK_CPU;
+                        starved += ctx->snap->attempts[i].node == node && ctx->straggler[i] &&
+                                   ctx->bottleneck[i] == BOTTLENECK_CPU;
                 memory = (double)(context_node_committed_memory(ctx, node) +
                                   ctx->cfg->vm_memory_reserve);
         }
