@@ -61,7 +61,7 @@ static int sim_events_per_sec(const char *path, const char *speculation, double 
         usec_t start;
         int r;
 
-        r = scenario_load(path, &sc, err, sizeof(err));
+        r = scenario_load(path, NULL, 0, &sc, err, sizeof(err));
         if (r < 0) {
                 fprintf(stderr, "%s\n", err);
                 return r;

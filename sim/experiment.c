@@ -232,7 +232,7 @@ static int cell_open(const Experiment *e, const Variant *v, const char *benchmar
         *c = (CellRun){ 0 };
         if (asprintf(&path, "%s/%s", opt->scenario_dir, e->scenario) < 0)
                 return 1;
-        r = scenario_load(path, &c->sc, err, sizeof(err));
+        r = scenario_load(path, opt->overrides, opt->n_overrides, &c->sc, err, sizeof(err));
         if (r < 0) {
                 fprintf(stderr, "flexslot-sim: %s\n", err);
                 return 2;

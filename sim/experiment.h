@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sim/scenario.h"
+
 /* The FlexSlot paper's experiments: each runs scenario files under policy
  * variants and prints our figures beside the paper's. */
 
@@ -18,6 +20,9 @@ typedef struct ExperimentOptions {
         bool quick;
         bool seed_set;
         int64_t seed;
+        /* --set values, applied to every scenario before the variants. */
+        const ScenarioOverride *overrides;
+        size_t n_overrides;
 } ExperimentOptions;
 
 typedef struct Experiment Experiment;

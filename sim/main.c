@@ -18,6 +18,7 @@
 #include "sim/workload.h"
 
 #define EXIT_USAGE 2
+#define MAX_OVERRIDES 64
 
 static void usage(FILE *f) {
         fprintf(f,
@@ -39,6 +40,9 @@ static void usage(FILE *f) {
                 "  -S, --scenarios=DIR where experiments find their scenario files\n"
                 "                     (default: %s)\n"
                 "  -q, --quick        experiments: a smaller input, for a demonstration\n"
+                "      --set=SECTION.KEY=VALUE\n"
+                "                     change one scenario key (repeatable), e.g.\n"
+                "                     --set policy.slot_manager=flexslot\n"
                 "  -h, --help         show this help\n"
                 "\n"
                 "Exit status: 0 on success, 1 when a run fails, 2 on bad usage or a bad\n"
@@ -67,7 +71,7 @@ static int cmd_run(const char *path, const ExperimentOptions *opt) {
         char err[512];
         int r, status = EXIT_FAILURE;
 
-        r = scenario_load(path, &sc, err, sizeof(err));
+        r = scenario_load(path, opt->overrides, opt->n_overrides, &sc, err, sizeof(err));
         if (r < 0) {
                 fprintf(stderr, "flexslot-sim: %s\n", err);
                 return EXIT_USAGE;
@@ -124,10 +128,12 @@ int main(int argc, char **argv) {
                 { "out", required_argument, NULL, 'o' },
                 { "scenarios", required_argument, NULL, 'S' },
                 { "quick", no_argument, NULL, 'q' },
+                { "set", required_argument, NULL, 'O' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         ExperimentOptions opt = { .scenario_dir = EXPERIMENT_DEFAULT_DIR };
+        ScenarioOverride overrides[MAX_OVERRIDES];
         int c;
 
         log_open("flexslot-sim");
@@ -146,6 +152,15 @@ int main(int argc, char **argv) {
                         break;
                 case 'q':
                         opt.quick = true;
+                        break;
+                case 'O':
+                        if (opt.n_overrides == MAX_OVERRIDES)
+                                return usage_error("more than %d --set options", MAX_OVERRIDES);
+                        if (scenario_override_parse(optarg, &overrides[opt.n_overrides]) < 0)
+                                return usage_error("--set '%s': expected SECTION.KEY=VALUE",
+                                                   optarg);
+                        opt.overrides = overrides;
+                        opt.n_overrides++;
                         break;
                 case 'h':
                         usage(stdout);

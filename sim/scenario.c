@@ -161,7 +161,72 @@ int scenario_load_string(const char *name, const char *text, Scenario *ret, char
         return load_text(name, text, ret, err, err_size);
 }
 
-int scenario_load(const char *path, Scenario *ret, char *err, size_t err_size) {
+/* Offset of the start of line number line (1-based) in text. */
+static size_t line_offset(const char *text, unsigned line) {
+        const char *p = text;
+
+        for (unsigned l = 1; l < line && *p; l++) {
+                const char *eol = strchrnul(p, '\n');
+                p = *eol ? eol + 1 : eol;
+        }
+        return (size_t)(p - text);
+}
+
+/* Line of the header of [section], 0 when there is none. */
+static unsigned find_section_line(const char *text, const char *section) {
+        size_t slen = strlen(section);
+        unsigned line = 1;
+
+        for (const char *p = text; *p; line++) {
+                const char *eol = strchrnul(p, '\n');
+                while (p < eol && (*p == ' ' || *p == '\t'))
+                        p++;
+                if (*p == '[' && strncmp(p + 1, section, slen) == 0 && p[1 + slen] == ']')
+                        return line;
+                p = *eol ? eol + 1 : eol;
+        }
+        return 0;
+}
+
+/* The text with "key = value" in [section]: in place of the key's line when
+ * the file sets it, else right after the section's header, else in a new
+ * section at the end. */
+static char *text_override(const char *text, const ScenarioOverride *o) {
+        unsigned line = find_key_line(text, o->section, o->key);
+        char *out = NULL;
+        int r;
+
+        if (line > 0) {
+                size_t start = line_offset(text, line), end = line_offset(text, line + 1);
+                r = asprintf(&out, "%.*s%s = %s\n%s", (int)start, text, o->key, o->value,
+                             text + end);
+        } else if ((line = find_section_line(text, o->section)) > 0) {
+                size_t end = line_offset(text, line + 1);
+                r = asprintf(&out, "%.*s%s%s = %s\n%s", (int)end, text,
+                             end > 0 && text[end - 1] != '\n' ? "\n" : "", o->key, o->value,
+                             text + end);
+        } else
+                r = asprintf(&out, "%s\n[%s]\n%s = %s\n", text, o->section, o->key, o->value);
+        return r < 0 ? NULL : out;
+}
+
+int scenario_override_parse(const char *assignment, ScenarioOverride *ret) {
+        const char *dot = strchr(assignment, '.'), *eq = strchr(assignment, '=');
+        ScenarioOverride o = { 0 };
+
+        if (!dot || !eq || dot > eq || dot == assignment || eq == dot + 1 ||
+            strchr(assignment, '\n') || (size_t)(dot - assignment) >= sizeof(o.section) ||
+            (size_t)(eq - dot - 1) >= sizeof(o.key))
+                return -EINVAL;
+        memcpy(o.section, assignment, (size_t)(dot - assignment));
+        memcpy(o.key, dot + 1, (size_t)(eq - dot - 1));
+        o.value = eq + 1;
+        *ret = o;
+        return 0;
+}
+
+int scenario_load(const char *path, const ScenarioOverride *overrides, size_t n_overrides,
+                  Scenario *ret, char *err, size_t err_size) {
         _cleanup_fclose_ FILE *f = fopen(path, "re");
         _cleanup_free_ char *text = NULL, *dir_copy = NULL;
         Scenario s;
@@ -177,9 +242,25 @@ int scenario_load(const char *path, Scenario *ret, char *err, size_t err_size) {
                 snprintf(err, err_size, "%s: cannot read", path);
                 return -EIO;
         }
+        /* The file alone first, so that its own errors name its own lines. */
         r = load_text(path, text ? text : "", &s, err, err_size);
         if (r < 0)
                 return r;
+        scenario_done(&s);
+        for (size_t i = 0; i < n_overrides; i++) {
+                char *next = text_override(text ? text : "", &overrides[i]);
+                if (!next)
+                        return -ENOMEM;
+                free(text);
+                text = next;
+        }
+        r = load_text(path, text ? text : "", &s, err, err_size);
+        if (r < 0) {
+                char detail[512];
+                snprintf(detail, sizeof(detail), "%s", err);
+                snprintf(err, err_size, "%s (with the --set values)", detail);
+                return r;
+        }
         if (s.workload_file[0] != '/') {
                 char *resolved;
                 dir_copy = strdup(path);

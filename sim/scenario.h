@@ -41,10 +41,22 @@ typedef struct Scenario {
 
 extern const ConfSchema scenario_schema;
 
-/* Loads path; a relative workload file is resolved against the scenario's
+/* A "section.key=value" from the command line's --set. */
+typedef struct ScenarioOverride {
+        char section[32];
+        char key[32];
+        const char *value; /* points into the parsed string */
+} ScenarioOverride;
+
+/* -EINVAL unless assignment is section.key=value (value may be empty). */
+int scenario_override_parse(const char *assignment, ScenarioOverride *ret);
+
+/* Loads path, then again with the overrides in place of (or added to) the
+ * file's keys; a relative workload file is resolved against the scenario's
  * directory. Errors go to err as "file:line: ..." (the line of the key when
  * a cross-field check fails). */
-int scenario_load(const char *path, Scenario *ret, char *err, size_t err_size);
+int scenario_load(const char *path, const ScenarioOverride *overrides, size_t n_overrides,
+                  Scenario *ret, char *err, size_t err_size);
 int scenario_load_string(const char *name, const char *text, Scenario *ret, char *err,
                          size_t err_size);
 /* Replaces a string field (e.g. &s->slot_manager) with a copy of value. */

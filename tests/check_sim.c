@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/macro.h"
 #include "sim/event.h"
@@ -424,6 +425,46 @@ START_TEST(test_scenario_bad) {
 }
 END_TEST
 
+START_TEST(test_scenario_overrides) {
+        _cleanup_free_ char *dir = test_make_tmpdir(), *path = NULL;
+        static const char *const good[] = { "cluster.hosts=4", "cluster.vms=8",
+                                            "workload.jobs=grep", "policy.alpha=0.5" };
+        ScenarioOverride o[ELEMENTSOF(good)], bad;
+        Scenario s = { 0 };
+        char err[512] = "";
+        FILE *f;
+
+        ck_assert_ptr_nonnull(dir);
+        ck_assert_int_ge(asprintf(&path, "%s/s.ini", dir), 0);
+        f = fopen(path, "we");
+        ck_assert_ptr_nonnull(f);
+        fputs("[cluster]\nhosts = 2\n\n[policy]\nalpha = 0.3", f); /* no final newline */
+        fclose(f);
+        for (size_t i = 0; i < ELEMENTSOF(good); i++)
+                ck_assert_int_eq(scenario_override_parse(good[i], &o[i]), 0);
+        ck_assert_str_eq(o[0].section, "cluster");
+        ck_assert_str_eq(o[0].key, "hosts");
+        ck_assert_str_eq(o[0].value, "4");
+        ck_assert_int_eq(scenario_load(path, o, ELEMENTSOF(o), &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(s.hosts, 4);
+        ck_assert_int_eq(s.vms, 8);
+        ck_assert_str_eq(s.jobs, "grep");
+        ck_assert_double_eq(s.alpha, 0.5);
+        scenario_done(&s);
+
+        ck_assert_int_eq(scenario_override_parse("cluster.vms=1", &bad), 0);
+        ck_assert_int_eq(scenario_load(path, &bad, 1, &s, err, sizeof(err)), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(err, "masters: 2 masters leave no slave among 1 VMs "
+                                          "(with the --set values)"));
+        ck_assert_int_eq(scenario_override_parse("hosts=1", &bad), -EINVAL);
+        ck_assert_int_eq(scenario_override_parse("cluster.hosts", &bad), -EINVAL);
+        ck_assert_int_eq(scenario_override_parse(".hosts=1", &bad), -EINVAL);
+        ck_assert_int_eq(scenario_override_parse("cluster.=1", &bad), -EINVAL);
+        unlink(path);
+        rmdir(dir);
+}
+END_TEST
+
 Suite *suite_sim(void) {
         Suite *s = suite_create("sim");
         TCase *tc;
@@ -448,6 +489,7 @@ Suite *suite_sim(void) {
         tcase_add_test(tc, test_workload_shipped_files);
         tcase_add_test(tc, test_scenario_defaults_are_the_testbed);
         tcase_add_loop_test(tc, test_scenario_bad, 0, (int)ELEMENTSOF(bad_scenarios));
+        tcase_add_test(tc, test_scenario_overrides);
         suite_add_tcase(s, tc);
         return s;
 }
