@@ -151,6 +151,25 @@ START_TEST(test_step_rejects_bad_input) {
 }
 END_TEST
 
+START_TEST(test_empty_cluster) {
+        const char *const slot_managers[] = { "static", "flexslot" };
+
+        for (size_t i = 0; i < ELEMENTSOF(slot_managers); i++) {
+                fx_cluster(0, 0, 0);
+                fx.s.n_hosts = 0;
+                fx.cfg.scheduler = "fair";
+                fx.cfg.slot_manager = slot_managers[i];
+                fx.cfg.speculation = "late";
+                fx.cfg.vm_allocator = "flexslot";
+                fx.cfg.unlimited = true;
+                ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 10 * SEC), 0);
+                ck_assert_uint_eq(fx.d.n_assignments + fx.d.n_kills + fx.d.n_slot_changes +
+                                          fx.d.n_vm_targets + fx.d.n_stragglers,
+                                  0);
+        }
+}
+END_TEST
+
 /* ---- FIFO ---- */
 
 START_TEST(test_fifo_order_and_locality) {
@@ -392,6 +411,7 @@ Suite *suite_policy(void) {
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_policy_new_rejects);
         tcase_add_test(tc, test_step_rejects_bad_input);
+        tcase_add_test(tc, test_empty_cluster);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("schedulers");
