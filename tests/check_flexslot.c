@@ -2,6 +2,7 @@
 /* The FlexSlot slot manager through policy_step(): straggler detection, every
  * branch of Algorithms 1 and 2, the unlimited variant and re-placement; the VM
  * allocators; and the contracts every policy of every layer keeps. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -698,6 +699,85 @@ START_TEST(test_contracts_random) {
 }
 END_TEST
 
+/* Hand-made decisions on two one-slot nodes: map 0 pending, map 1 done, map
+ * 2 running on node 1 (attempt 0). Each case breaks one rule. */
+typedef struct BadCase {
+        const char *what;
+        Assignment assignment;
+        Kill kills[2];
+        size_t n_kills;
+        SlotChange change;
+        size_t n_changes;
+        VmTarget target;
+} BadCase;
+
+#define PLACE_MAP0 \
+        { .task = 0, .node = 0, .type = TASK_MAP }
+#define VM0 \
+        { .vm = 0, .cpu_weight = 1024, .vcpus = 2, .memory = 2 * GIB }
+
+static const BadCase bad_cases[] = {
+        { "node out of range", { .task = 0, .node = 2, .type = TASK_MAP }, .target = VM0 },
+        { "task out of range", { .task = 9, .node = 0, .type = TASK_MAP }, .target = VM0 },
+        { "done task", { .task = 1, .node = 0, .type = TASK_MAP }, .target = VM0 },
+        { "running task without a re-placement",
+          { .task = 2, .node = 0, .type = TASK_MAP },
+          .target = VM0 },
+        { "wrong type", { .task = 0, .node = 0, .type = TASK_REDUCE }, .target = VM0 },
+        { "full node", { .task = 0, .node = 1, .type = TASK_MAP }, .target = VM0 },
+        { "slot removed", PLACE_MAP0, .change = { .node = 0, .map_slots = 0 }, .n_changes = 1,
+          .target = VM0 },
+        { "slot change out of range", PLACE_MAP0, .change = { .node = 5, .map_slots = 1 },
+          .n_changes = 1, .target = VM0 },
+        { "attempt killed twice",
+          PLACE_MAP0,
+          { { .attempt = 0, .reason = KILL_RESIZE }, { .attempt = 0, .reason = KILL_RESIZE } },
+          2,
+          .target = VM0 },
+        { "kill out of range",
+          PLACE_MAP0,
+          { { .attempt = 3, .reason = KILL_RESIZE } },
+          1,
+          .target = VM0 },
+        { "no vCPU", PLACE_MAP0, .target = { .vm = 0, .cpu_weight = 1024, .vcpus = 0 } },
+        { "memory above the maximum", PLACE_MAP0,
+          .target = { .vm = 0, .cpu_weight = 1024, .vcpus = 2, .memory = 5 * GIB } },
+        { "VM out of range", PLACE_MAP0, .target = { .vm = 2, .cpu_weight = 1024, .vcpus = 1 } },
+};
+
+START_TEST(test_decisions_validate) {
+        const BadCase *c = &bad_cases[_i];
+        Assignment assignment = c->assignment;
+        Kill kills[2] = { c->kills[0], c->kills[1] };
+        SlotChange change = c->change;
+        VmTarget target = c->target;
+        Decisions d = { .assignments = &assignment,
+                        .n_assignments = 1,
+                        .kills = kills,
+                        .n_kills = c->n_kills,
+                        .slot_changes = &change,
+                        .n_slot_changes = c->n_changes,
+                        .vm_targets = &target,
+                        .n_vm_targets = 1 };
+        Assignment good = PLACE_MAP0;
+        Decisions ok = { .assignments = &good, .n_assignments = 1 };
+        uint32_t j;
+
+        fx_cluster(2, 1, 0);
+        j = fx_job(1, 0);
+        fx_map(j, 0);
+        fx_done(fx_map(j, 0));
+        fx_run(fx_map(j, 1), 1, 0, 0);
+        ck_assert_int_eq(decisions_validate(&fx.s, &ok), 0);
+        ck_assert_msg(decisions_validate(&fx.s, &d) == -EBADMSG, "%s accepted", c->what);
+        /* Re-placing the running map frees its slot and lets it be placed. */
+        good = (Assignment){ .task = 2, .node = 1, .type = TASK_MAP };
+        kills[0] = (Kill){ .attempt = 0, .reason = KILL_REPLACE };
+        ok = (Decisions){ .assignments = &good, .n_assignments = 1, .kills = kills, .n_kills = 1 };
+        ck_assert_int_eq(decisions_validate(&fx.s, &ok), 0);
+}
+END_TEST
+
 /* Every policy in the tables is exercised by some combination above. */
 START_TEST(test_combos_cover_tables) {
 #define COVERED(table, field)                                                  \
@@ -752,6 +832,7 @@ Suite *suite_flexslot(void) {
         tcase_add_loop_test(tc, test_contracts, 0, (int)ELEMENTSOF(combos));
         tcase_add_loop_test(tc, test_contracts_random, 0, (int)ELEMENTSOF(combos));
         tcase_add_test(tc, test_combos_cover_tables);
+        tcase_add_loop_test(tc, test_decisions_validate, 0, (int)ELEMENTSOF(bad_cases));
         suite_add_tcase(s, tc);
         return s;
 }

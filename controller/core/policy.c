@@ -252,6 +252,8 @@ int policy_step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags,
                 return r;
         r = step_layers(p, &ctx, flags);
         context_done(&ctx);
+        if (r >= 0)
+                r = decisions_validate(s, d);
         if (r < 0)
                 decisions_clear(d);
         return r;

@@ -171,6 +171,12 @@ typedef struct Decisions {
 } Decisions;
 
 void decisions_done(Decisions *d);
+/* -EBADMSG when d refers to an object s does not have, kills an attempt
+ * twice, places a task that is neither pending nor re-placed, puts a new
+ * attempt on a dead or full node (after the slot changes and re-placements)
+ * or sets a VM outside its maxima. policy_step() checks its own output with
+ * it; a driver may check decisions from elsewhere. */
+int decisions_validate(const ClusterSnapshot *s, const Decisions *d);
 
 /* ---- layers ---- */
 
@@ -237,5 +243,6 @@ static inline void policy_freep(Policy **p) {
 const PolicyConfig *policy_config(const Policy *p);
 
 /* One control cycle or heartbeat at time now. -EINVAL for a bad snapshot or
- * unknown flag bits, -ENOMEM; *d is left empty on failure. */
+ * unknown flag bits, -ENOMEM, -EBADMSG if a policy broke the contract of
+ * decisions_validate() (a bug); *d is left empty on failure. */
 int policy_step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags, Decisions *d);
