@@ -268,14 +268,17 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
 }
 
 static int cluster_step(SimCluster *cl, uint32_t beat, unsigned flags) {
-        usec_t now = event_queue_now(cl->sim->queue);
+        usec_t now = event_queue_now(cl->sim->queue), start;
         ClusterSnapshot snap;
         int r;
 
         r = snapshot_build(cl, beat, &snap);
         if (r < 0)
                 return r;
+        start = now_monotonic_usec();
         r = policy_step(cl->policy, &snap, now, flags, &cl->decisions);
+        cl->sim->results.policy_wall += now_monotonic_usec() - start;
+        cl->sim->results.policy_steps++;
         if (r < 0)
                 return r;
         return decisions_apply(cl, &cl->decisions);

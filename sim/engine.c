@@ -126,16 +126,16 @@ static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_
         }
         if (a->ev && old == a->rate)
                 return;
-        if (a->ev)
-                (void)event_queue_cancel(s->queue, a->ev);
-        a->ev = 0;
         if (a->rate > 0) {
                 double delay = MAX(a->remaining, 0.0) / a->rate * (double)USEC_PER_SEC;
-                int r = event_queue_schedule(s->queue,
-                                             now + (usec_t)MIN(ceil(delay), 1e15),
-                                             attempt_phase_event, a, &a->ev);
+                usec_t at = now + (usec_t)MIN(ceil(delay), 1e15);
+                int r = a->ev ? event_queue_move(s->queue, a->ev, at)
+                              : event_queue_schedule(s->queue, at, attempt_phase_event, a, &a->ev);
                 if (r < 0)
                         sim_fail(s, r);
+        } else if (a->ev) {
+                (void)event_queue_cancel(s->queue, a->ev);
+                a->ev = 0;
         }
 }
 

@@ -183,15 +183,42 @@ int event_queue_schedule(EventQueue *q, usec_t at, EventFn fn, void *userdata,
         return 0;
 }
 
-int event_queue_cancel(EventQueue *q, EventId id) {
+/* The slab slot of a pending event, or NO_SLOT for a stale or bad id. */
+static uint32_t pending_slot(const EventQueue *q, EventId id) {
         uint64_t raw = id - 1;
         uint32_t slot = (uint32_t)raw;
 
         if (id == 0 || slot >= q->n_records || q->records[slot].generation != (uint32_t)(raw >> 32) ||
             q->records[slot].heap_pos == NO_SLOT)
+                return NO_SLOT;
+        return slot;
+}
+
+int event_queue_cancel(EventQueue *q, EventId id) {
+        uint32_t slot = pending_slot(q, id);
+
+        if (slot == NO_SLOT)
                 return -ENOENT;
         heap_remove(q, q->records[slot].heap_pos);
         slot_release(q, slot);
+        return 0;
+}
+
+int event_queue_move(EventQueue *q, EventId id, usec_t at) {
+        uint32_t slot = pending_slot(q, id);
+        size_t pos;
+
+        if (slot == NO_SLOT)
+                return -ENOENT;
+        if (at < q->now)
+                return -EINVAL;
+        pos = q->records[slot].heap_pos;
+        q->heap[pos].time = at;
+        q->heap[pos].seq = q->next_seq++;
+        if (pos > 0 && entry_before(&q->heap[pos], &q->heap[(pos - 1) / 2]))
+                sift_up(q, pos);
+        else
+                sift_down(q, pos);
         return 0;
 }
 

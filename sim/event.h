@@ -30,6 +30,10 @@ int event_queue_schedule(EventQueue *q, usec_t at, EventFn fn, void *userdata,
                          EventId *ret_id);
 /* -ENOENT when the event already ran or was cancelled. */
 int event_queue_cancel(EventQueue *q, EventId id);
+/* Moves a pending event to time at, ordered as if scheduled now (after
+ * every event already at that time): what cancel and schedule would do, in
+ * one sift. -ENOENT as cancel, -EINVAL for a time in the past. */
+int event_queue_move(EventQueue *q, EventId id, usec_t at);
 
 usec_t event_queue_now(const EventQueue *q);
 size_t event_queue_pending(const EventQueue *q);

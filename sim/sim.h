@@ -63,7 +63,11 @@ typedef struct SimResults {
         UtilSample *util;
         size_t n_util, cap_util;
         uint64_t events;
-        double makespan; /* seconds */
+        uint64_t policy_steps; /* policy_step() calls, both clusters */
+        /* Wall time spent in them, for benchmarks; it never feeds back
+         * into the simulation. */
+        usec_t policy_wall;
+        double makespan;       /* seconds */
         /* Co-running cluster's mean job completion time (0 without one). */
         double other_mean_jct;
 } SimResults;

@@ -124,6 +124,36 @@ START_TEST(test_heap_periodic_and_cancel_from_callback) {
 }
 END_TEST
 
+START_TEST(test_heap_move) {
+        _cleanup_(event_queue_freep) EventQueue *q = NULL;
+        Trace trace = { 0 };
+        Tag tags[4];
+        EventId ids[4];
+
+        ck_assert_int_eq(event_queue_new(&q), 0);
+        for (int i = 0; i < 4; i++) {
+                tags[i] = (Tag){ &trace, i };
+                ck_assert_int_eq(event_queue_schedule(q, 10 * (usec_t)(i + 1), record, &tags[i],
+                                                      &ids[i]),
+                                 0);
+        }
+        /* Later, earlier, and onto a time taken: after the one already there. */
+        ck_assert_int_eq(event_queue_move(q, ids[0], 35), 0);
+        ck_assert_int_eq(event_queue_move(q, ids[3], 5), 0);
+        ck_assert_int_eq(event_queue_move(q, ids[1], 30), 0);
+        ck_assert_uint_eq(event_queue_run(q, 6), 1);
+        ck_assert_int_eq(event_queue_move(q, ids[3], 50), -ENOENT); /* ran */
+        ck_assert_int_eq(event_queue_move(q, ids[2], 1), -EINVAL);  /* past */
+        event_queue_run(q, USEC_INFINITY);
+        ck_assert_int_eq(trace.n, 4);
+        ck_assert_int_eq(trace.order[0], 3);
+        ck_assert_int_eq(trace.order[1], 2);
+        ck_assert_int_eq(trace.order[2], 1);
+        ck_assert_int_eq(trace.order[3], 0);
+        ck_assert_uint_eq(event_queue_pending(q), 0);
+}
+END_TEST
+
 /* Many random events, with random cancels: the order is always
  * non-decreasing in (time, sequence). */
 typedef struct Seen {
@@ -473,6 +503,7 @@ Suite *suite_sim(void) {
         tcase_add_test(tc, test_heap_orders_by_time_then_sequence);
         tcase_add_test(tc, test_heap_cancel_and_stale_ids);
         tcase_add_test(tc, test_heap_periodic_and_cancel_from_callback);
+        tcase_add_test(tc, test_heap_move);
         tcase_add_test(tc, test_heap_random_order);
         suite_add_tcase(s, tc);
 
