@@ -11,9 +11,9 @@
  *   VM allocator   CPU weight, vCPUs and memory of each VM          (control)
  *
  * policy_step() runs them in that order; each layer sees the snapshot plus the
- * decisions of the layers before it (a killed attempt's slot is free for the
- * scheduler, a slot the slot manager added can be filled, the VM allocator
- * knows which nodes gained slots). The core does no I/O, reads no clock, logs
+ * decisions of the layers before it (the slot of a re-placed attempt is free
+ * for the scheduler, a slot the slot manager added can be filled, the VM
+ * allocator knows which nodes gained slots). The core does no I/O, reads no clock, logs
  * nothing and keeps no global state: the same inputs give the same Decisions.
  *
  * Driver contract (simulator and live controller alike):
