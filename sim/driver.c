@@ -35,20 +35,26 @@ int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
         cl->cfg.speculation = sc->speculation;
         cl->cfg.vm_allocator = sc->allocator;
         cl->cfg.interval = sc->control_interval;
-        cl->cfg.alpha = sc->alpha;
-        cl->cfg.lambda = sc->lambda;
+#define TUNE(key, field, value)                                                \
+        do {                                                                   \
+                if (sc->tuned & TUNED(key))                                    \
+                        cl->cfg.field = (value);                               \
+        } while (0)
+        TUNE(TUNED_ALPHA, alpha, sc->alpha);
+        TUNE(TUNED_LAMBDA, lambda, sc->lambda);
+        TUNE(TUNED_STRAGGLER_RATIO, straggler_ratio, sc->straggler_ratio);
+        TUNE(TUNED_IO_THRESHOLD, io_threshold, sc->io_threshold);
+        TUNE(TUNED_STEAL_THRESHOLD, steal_threshold, sc->steal_threshold);
+        TUNE(TUNED_DEMAND_HEADROOM, demand_headroom, sc->demand_headroom);
+        TUNE(TUNED_REDUCE_SLOWSTART, reduce_slowstart, sc->reduce_slowstart);
+        TUNE(TUNED_MIN_MAP_SLOTS, min_map_slots, (unsigned)sc->min_map_slots);
+        TUNE(TUNED_MAX_MAP_SLOTS, max_map_slots, (unsigned)sc->max_map_slots);
+        TUNE(TUNED_MAX_MOVES, max_moves, (unsigned)sc->max_moves);
+        TUNE(TUNED_SETTLE, settle, sc->settle);
+        TUNE(TUNED_MIN_AGE, min_age, sc->min_age);
+        TUNE(TUNED_LOCALITY_DELAY, locality_delay, sc->locality_delay);
+#undef TUNE
         cl->cfg.unlimited = sc->unlimited_slots;
-        cl->cfg.straggler_ratio = sc->straggler_ratio;
-        cl->cfg.io_threshold = sc->io_threshold;
-        cl->cfg.steal_threshold = sc->steal_threshold;
-        cl->cfg.demand_headroom = sc->demand_headroom;
-        cl->cfg.reduce_slowstart = sc->reduce_slowstart;
-        cl->cfg.min_map_slots = (unsigned)sc->min_map_slots;
-        cl->cfg.max_map_slots = (unsigned)sc->max_map_slots;
-        cl->cfg.max_moves = (unsigned)sc->max_moves;
-        cl->cfg.settle = sc->settle;
-        cl->cfg.min_age = sc->min_age;
-        cl->cfg.locality_delay = sc->locality_delay;
         /* The guest OS and daemons: what the VM allocators keep outside the
          * slots is what the model charges a VM before its tasks. */
         cl->cfg.vm_memory_reserve = sc->vm_os_memory;
@@ -118,6 +124,7 @@ static void snapshot_vms(SimCluster *cl) {
                         .memory = v->memory,
                         .memory_max = v->memory_max,
                         .cpu_weight = v->weight,
+                        .cpu_cap = v->cap,
                         .cpu_use = v->cpu_use,
                         .memory_used = (uint64_t)v->committed,
                 };
@@ -207,13 +214,15 @@ static void apply_vm_target(SimCluster *cl, const VmTarget *t) {
         uint64_t memory = MIN(t->memory, v->memory_max);
         int r;
 
-        if (t->cpu_weight == 0 || memory == 0)
+        if (t->cpu_weight == 0 || memory == 0 || t->cpu_cap < 0)
                 return;
-        if (t->cpu_weight == v->weight && vcpus == v->vcpus && memory == v->memory)
+        if (t->cpu_weight == v->weight && vcpus == v->vcpus && memory == v->memory &&
+            t->cpu_cap == v->cap)
                 return;
         v->target_weight = t->cpu_weight;
         v->target_vcpus = vcpus;
         v->target_memory = memory;
+        v->target_cap = t->cpu_cap;
         if (v->resize_ev)
                 return; /* the pending resize applies the newest target */
         r = event_queue_schedule(s->queue, event_queue_now(s->queue) + s->sc->resize_delay,
@@ -396,6 +405,7 @@ usec_t vm_resize_event(EventQueue *q, void *userdata) {
         v->weight = v->target_weight;
         v->vcpus = v->target_vcpus;
         v->memory = v->target_memory;
+        v->cap = v->target_cap;
         host_update(s, v->host);
         return 0;
 }

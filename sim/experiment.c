@@ -263,10 +263,14 @@ static int cell_open(const Experiment *e, const Variant *v, const char *benchmar
                 return 1;
         }
         c->sc.unlimited_slots = c->sc.unlimited_slots || v->unlimited;
-        if (v->alpha > 0)
+        if (v->alpha > 0) {
                 c->sc.alpha = v->alpha;
-        if (v->locality_delay > 0)
+                c->sc.tuned |= TUNED(TUNED_ALPHA);
+        }
+        if (v->locality_delay > 0) {
                 c->sc.locality_delay = v->locality_delay;
+                c->sc.tuned |= TUNED(TUNED_LOCALITY_DELAY);
+        }
         if (opt->quick)
                 c->sc.scale *= QUICK_SCALE;
         if (opt->seed_set)

@@ -53,21 +53,22 @@ static const ConfKey keys[] = {
         STR("policy", "allocator", allocator, "demand"),
         DUR("policy", "control_interval", control_interval, "3s", 10000, 3600LL * 1000000),
         DUR("policy", "resize_delay", resize_delay, "1s", 0, 3600LL * 1000000),
-        DBL("policy", "alpha", alpha, "0.2", 0.01, 10),
-        DBL("policy", "lambda", lambda, "0.05", 0, 1e6),
         BOOL("policy", "unlimited_slots", unlimited_slots, "no"),
         BOOL("policy", "apply_vm_targets", apply_vm_targets, "yes"),
-        DBL("policy", "straggler_ratio", straggler_ratio, "0.8", 0.01, 1),
-        DBL("policy", "io_threshold", io_threshold, "0.2", 0, 1),
-        DBL("policy", "steal_threshold", steal_threshold, "0.1", 0, 1),
-        DBL("policy", "demand_headroom", demand_headroom, "1.25", 1, 10),
-        DBL("policy", "reduce_slowstart", reduce_slowstart, "0.05", 0, 1),
-        INT("policy", "min_map_slots", min_map_slots, "1", 0, 256),
-        INT("policy", "max_map_slots", max_map_slots, "16", 1, 256),
-        INT("policy", "max_moves", max_moves, "1", 0, 10000),
-        DUR("policy", "settle", settle, "0", 0, 3600LL * 1000000),
-        DUR("policy", "min_age", min_age, "10s", 0, 3600LL * 1000000),
-        DUR("policy", "locality_delay", locality_delay, "5s", 0, 24 * 3600LL * 1000000),
+        /* The core's tunables: no defaults here (see Scenario.tuned). */
+        DBL("policy", "alpha", alpha, NULL, 0.01, 10),
+        DBL("policy", "lambda", lambda, NULL, 0, 1e6),
+        DBL("policy", "straggler_ratio", straggler_ratio, NULL, 0.01, 1),
+        DBL("policy", "io_threshold", io_threshold, NULL, 0, 1),
+        DBL("policy", "steal_threshold", steal_threshold, NULL, 0, 1),
+        DBL("policy", "demand_headroom", demand_headroom, NULL, 1, 10),
+        DBL("policy", "reduce_slowstart", reduce_slowstart, NULL, 0, 1),
+        INT("policy", "min_map_slots", min_map_slots, NULL, 0, 256),
+        INT("policy", "max_map_slots", max_map_slots, NULL, 1, 256),
+        INT("policy", "max_moves", max_moves, NULL, 0, 10000),
+        DUR("policy", "settle", settle, NULL, 0, 3600LL * 1000000),
+        DUR("policy", "min_age", min_age, NULL, 0, 3600LL * 1000000),
+        DUR("policy", "locality_delay", locality_delay, NULL, 0, 24 * 3600LL * 1000000),
 
         STR("workload", "file", workload_file, "../workloads/puma.csv"),
         STR("workload", "jobs", jobs, "wordcount"),
@@ -100,8 +101,6 @@ static int validate(const void *config, ConfError *err) {
         if (s->sort_buffer >= s->task_heap)
                 return conf_error_set(err, "hadoop", "sort_buffer",
                                       "the sort buffer must fit in the task heap");
-        if (s->min_map_slots > s->max_map_slots)
-                return conf_error_set(err, "policy", "min_map_slots", "above max_map_slots");
         if (s->interference && !s->interference_jobs)
                 return conf_error_set(err, "interference", "jobs",
                                       "required when interference is enabled");
@@ -139,6 +138,23 @@ static unsigned find_key_line(const char *text, const char *section, const char 
         return 0;
 }
 
+/* The [policy] names of the TunedKeys, in their order. */
+static const char *const tuned_names[_TUNED_MAX] = {
+        [TUNED_ALPHA] = "alpha",
+        [TUNED_LAMBDA] = "lambda",
+        [TUNED_STRAGGLER_RATIO] = "straggler_ratio",
+        [TUNED_IO_THRESHOLD] = "io_threshold",
+        [TUNED_STEAL_THRESHOLD] = "steal_threshold",
+        [TUNED_DEMAND_HEADROOM] = "demand_headroom",
+        [TUNED_REDUCE_SLOWSTART] = "reduce_slowstart",
+        [TUNED_MIN_MAP_SLOTS] = "min_map_slots",
+        [TUNED_MAX_MAP_SLOTS] = "max_map_slots",
+        [TUNED_MAX_MOVES] = "max_moves",
+        [TUNED_SETTLE] = "settle",
+        [TUNED_MIN_AGE] = "min_age",
+        [TUNED_LOCALITY_DELAY] = "locality_delay",
+};
+
 static int load_text(const char *name, const char *text, Scenario *ret, char *err,
                      size_t err_size) {
         Scenario s = { 0 };
@@ -152,6 +168,11 @@ static int load_text(const char *name, const char *text, Scenario *ret, char *er
                 conf_error_format(&e, err, err_size);
                 return r;
         }
+        /* The schema cannot tell a value set to its zero from one not set;
+         * the text can. */
+        for (unsigned k = 0; k < _TUNED_MAX; k++)
+                if (find_key_line(text, "policy", tuned_names[k]) > 0)
+                        s.tuned |= TUNED(k);
         *ret = s;
         return 0;
 }

@@ -22,10 +22,13 @@ typedef struct Scenario {
         /* [policy] */
         char *scheduler, *slot_manager, *speculation, *allocator;
         usec_t control_interval, resize_delay;
+        /* Tunables of the policy core: only those the file sets (bits of
+         * `tuned`, by TunedKey) replace policy_config_default()'s values. */
         double alpha, lambda, straggler_ratio, io_threshold, steal_threshold, demand_headroom;
         double reduce_slowstart;
         int64_t min_map_slots, max_map_slots, max_moves;
         usec_t settle, min_age, locality_delay;
+        uint32_t tuned;
         bool unlimited_slots;
         bool apply_vm_targets;
         /* [workload] */
@@ -38,6 +41,25 @@ typedef struct Scenario {
         bool interference;
         char *interference_jobs;
 } Scenario;
+
+typedef enum TunedKey {
+        TUNED_ALPHA,
+        TUNED_LAMBDA,
+        TUNED_STRAGGLER_RATIO,
+        TUNED_IO_THRESHOLD,
+        TUNED_STEAL_THRESHOLD,
+        TUNED_DEMAND_HEADROOM,
+        TUNED_REDUCE_SLOWSTART,
+        TUNED_MIN_MAP_SLOTS,
+        TUNED_MAX_MAP_SLOTS,
+        TUNED_MAX_MOVES,
+        TUNED_SETTLE,
+        TUNED_MIN_AGE,
+        TUNED_LOCALITY_DELAY,
+        _TUNED_MAX,
+} TunedKey;
+
+#define TUNED(key) (1u << (key))
 
 extern const ConfSchema scenario_schema;
 

@@ -128,6 +128,7 @@ typedef struct SimVm {
         /* A pending resize (VmTarget), applied by an event. */
         unsigned target_weight, target_vcpus;
         uint64_t target_memory;
+        double target_cap;
         EventId resize_ev;
 } SimVm;
 

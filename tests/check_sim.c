@@ -423,8 +423,16 @@ START_TEST(test_scenario_defaults_are_the_testbed) {
         ck_assert_uint_eq(s.sort_buffer, 100ULL << 20);
         ck_assert_uint_eq(s.task_heap, 200ULL << 20);
         ck_assert_uint_eq(s.heartbeat, 3 * USEC_PER_SEC);
-        ck_assert_double_eq(s.alpha, 0.2);
+        ck_assert_uint_eq(s.tuned, 0); /* the policy core's own defaults apply */
         ck_assert_str_eq(s.slot_manager, "static");
+        scenario_done(&s);
+
+        ck_assert_int_eq(scenario_load_string("s.ini", "[policy]\nsettle = 0\nalpha = 0.3\n", &s,
+                                              err, sizeof(err)),
+                         0);
+        ck_assert_uint_eq(s.tuned, TUNED(TUNED_SETTLE) | TUNED(TUNED_ALPHA));
+        ck_assert_uint_eq(s.settle, 0);
+        ck_assert_double_eq(s.alpha, 0.3);
         scenario_done(&s);
 }
 END_TEST

@@ -86,7 +86,7 @@ START_TEST(test_capped_vm_steal) {
         run_start(&run,
                   "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n"
                   "vm_cap = 0.5\n"
-                  "[policy]\nallocator = static\nspeculation = none\n"
+                  "[policy]\nallocator = static\nspeculation = none\napply_vm_targets = no\n"
                   "[workload]\njobs = one\n",
                   true);
         r = sim_results(run.sim);
