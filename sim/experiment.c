@@ -155,7 +155,8 @@ static const Experiment experiments[] = {
                           { "k-means", "~1" },
                           { "histogram-movies", "~1" },
                           { "histogram-ratings", "~1" } },
-                .note = "the paper: \"most straggler only required 1 kill\".",
+                .note = "the paper: \"most straggler only required 1 kill\". '-': no "
+                        "straggler was resized.",
         },
         {
                 .name = "fig15",
@@ -336,7 +337,8 @@ static double cell_value(const Experiment *e, const Cell *row, size_t v) {
         case METRIC_JCT:
                 return cell_jct(&row[v]) / cell_jct(&row[0]);
         case METRIC_KILLS:
-                return row[v].sum.kills_per_straggler;
+                /* No straggler resized: there is no average to give. */
+                return row[v].sum.resized > 0 ? row[v].sum.kills_per_straggler : NAN;
         case METRIC_SKEW:
                 return row[v].sum.map_skewness;
         }
@@ -398,7 +400,10 @@ static int write_chart(const Experiment *e, const Cell *cells, size_t nv, size_t
         for (size_t i = 0; i < nr; i++) {
                 fprintf(f, "%s", e->rows[i].benchmark);
                 for (size_t v = 0; v < nv; v++)
-                        fprintf(f, ",%.4f", cell_value(e, &cells[i * nv], v));
+                        if (isnan(cell_value(e, &cells[i * nv], v)))
+                                fprintf(f, ",");
+                        else
+                                fprintf(f, ",%.4f", cell_value(e, &cells[i * nv], v));
                 fprintf(f, ",%.1f\n", cell_jct(&cells[i * nv]));
         }
         if (fflush(f) != 0)
@@ -624,7 +629,10 @@ int experiment_run(const char *name, const ExperimentOptions *opt) {
                 const Cell *row = &cells[i * nv];
                 printf("%-18s", e->rows[i].benchmark);
                 for (size_t v = 0; v < nv; v++)
-                        printf(" %10.2f", cell_value(e, row, v));
+                        if (isnan(cell_value(e, row, v)))
+                                printf(" %10s", "-");
+                        else
+                                printf(" %10.2f", cell_value(e, row, v));
                 printf("  %-18s", e->rows[i].paper);
                 if (e->metric == METRIC_JCT)
                         printf(" %.0f", cell_jct(&row[0]));
