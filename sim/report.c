@@ -174,12 +174,13 @@ static int write_nodes(const char *dir, const SimResults *r) {
 
         if (!f)
                 return negative_errno();
-        fprintf(f, "vm,host,role,cpu_use_pcpus,steal_share,iowait_share,final_map_slots\n");
+        fprintf(f, "vm,host,role,cpu_use_pcpus,steal_share,iowait_share,final_map_slots,"
+                   "maps_run\n");
         for (size_t i = 0; i < r->n_nodes; i++) {
                 const NodeResult *n = &r->nodes[i];
-                fprintf(f, "%zu,%u,%s,%.3f,%.4f,%.4f,%u\n", i, n->host,
+                fprintf(f, "%zu,%u,%s,%.3f,%.4f,%.4f,%u,%u\n", i, n->host,
                         n->master ? "master" : "slave", n->cpu_use, n->steal, n->iowait,
-                        n->final_map_slots);
+                        n->final_map_slots, n->maps_run);
         }
         return ferror(f) ? -EIO : 0;
 }

@@ -483,6 +483,9 @@ static int collect(Sim *s) {
                 if (!n->master)
                         n->final_map_slots = cl->nodes[v->node].map_slots;
         }
+        for (size_t i = 0; i < cl->n_tasks; i++)
+                if (cl->tasks[i].type == TASK_MAP)
+                        res->nodes[cl->nodes[cl->taskx[i].node].vm].maps_run++;
         res->makespan = sec(end);
         res->events = event_queue_dispatched(s->queue);
         if (s->n_clusters > 1) {

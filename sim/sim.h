@@ -42,6 +42,7 @@ typedef struct NodeResult {
         double cpu_use;   /* pCPUs */
         double steal;     /* share of vCPU time */
         double iowait;    /* share of vCPU time */
+        unsigned maps_run; /* map tasks it finished (FlexSlot Fig. 4) */
         unsigned final_map_slots;
 } NodeResult;
 

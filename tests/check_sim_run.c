@@ -151,7 +151,7 @@ START_TEST(test_busy_cluster_conserves_time) {
         Run run;
         const SimResults *r;
         double host_cpu[2] = { 0, 0 };
-        unsigned contended = 0;
+        unsigned contended = 0, maps = 0, maps_run = 0;
 
         run_busy(&run, variants[_i][0], variants[_i][1], variants[_i][2]);
         r = sim_results(run.sim);
@@ -170,10 +170,16 @@ START_TEST(test_busy_cluster_conserves_time) {
                         ck_assert(split >= t->finished - t->started - 1e-4);
         }
         ck_assert_uint_gt(contended, 0); /* 20 vCPUs on 8 pCPUs do contend */
+        for (size_t i = 0; i < r->n_tasks; i++)
+                maps += r->tasks[i].map;
         for (size_t i = 0; i < r->n_nodes; i++) {
                 ck_assert(r->nodes[i].steal >= 0);
                 host_cpu[r->nodes[i].host] += r->nodes[i].cpu_use;
+                maps_run += r->nodes[i].maps_run;
+                if (r->nodes[i].master)
+                        ck_assert_uint_eq(r->nodes[i].maps_run, 0);
         }
+        ck_assert_uint_eq(maps_run, maps);
         ck_assert(host_cpu[0] <= 4 + 1e-9);
         ck_assert(host_cpu[1] <= 4 + 1e-9);
         for (size_t i = 0; i < r->n_util; i++)
