@@ -361,7 +361,7 @@ static int write_cdf_chart(const Experiment *e, const char *benchmark, size_t nv
                                          e->variants[v].label);
         if (asprintf(&name, "%s-cdf.gp", benchmark) < 0 ||
             asprintf(&script,
-                     "set terminal pngcairo size 900,520 font ',10'\n"
+                     "set terminal pngcairo noenhanced size 900,520 font ',10'\n"
                      "set datafile separator ','\n"
                      "set output '%s-cdf.png'\n"
                      "set title '%s: map task time CDF'\n"
@@ -413,7 +413,7 @@ static int write_chart(const Experiment *e, const Cell *cells, size_t nv, size_t
                                          "%s'%s.csv' using %zu:xtic(1) title columnhead",
                                          v ? ", " : "", e->name, v + 2);
         if (asprintf(&script,
-                     "set terminal pngcairo size 1000,520 font ',10'\n"
+                     "set terminal pngcairo noenhanced size 1000,520 font ',10'\n"
                      "set datafile separator ','\n"
                      "set output '%s.png'\n"
                      "set title '%s'\n"

@@ -266,7 +266,7 @@ static int write_map_cdf(const char *dir, const SimResults *r) {
 /* Column numbers refer to map-cdf.csv, nodes.csv and util.csv as written
  * above. */
 static const char task_charts[] =
-        "set terminal pngcairo size 900,560 font ',10'\n"
+        "set terminal pngcairo noenhanced size 900,560 font ',10'\n"
         "set datafile separator ','\n"
         "set grid\n"
         "set output 'task-cdf.png'\n"
@@ -287,6 +287,9 @@ static const char task_charts[] =
         "set style data histograms; set style histogram clustered\n"
         "plot 'nodes.csv' using 4 title columnhead, '' using 5 title columnhead, "
         "'' using 6 title columnhead\n"
+        "set output 'maps-per-node.png'\n"
+        "set title 'Map tasks each VM ran'; set ylabel 'map tasks'; set yrange [0:*]\n"
+        "plot 'nodes.csv' using 8 title columnhead\n"
         "set output 'util.png'\n"
         "set title 'Cluster utilisation'\n"
         "set style data lines\n"

@@ -72,7 +72,7 @@ for f in jobs.csv tasks.csv nodes.csv util.csv map-cdf.csv; do
 done
 head -1 "$tmp/run/tasks.csv" | grep -q "cpu_s,iowait_s,steal_s" || fail "tasks.csv header"
 if command -v gnuplot >/dev/null; then
-	for f in task-cdf.png task-breakdown.png nodes.png util.png; do
+	for f in task-cdf.png task-breakdown.png nodes.png maps-per-node.png util.png; do
 		[ -s "$tmp/run/$f" ] || fail "missing chart $f"
 	done
 fi
