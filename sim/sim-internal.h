@@ -111,7 +111,6 @@ typedef struct SimVm {
         uint32_t host;
         unsigned cluster;
         uint32_t node; /* index into its cluster's nodes, NO_INDEX for a master */
-        uint32_t local; /* index into its cluster's vms */
         unsigned vcpus, vcpus_max, weight;
         uint64_t memory, memory_max;
         double cap;
@@ -133,7 +132,7 @@ typedef struct SimVm {
 } SimVm;
 
 typedef struct SimHost {
-        double pcpus, disk_bw, memory;
+        double pcpus, disk_bw;
         uint32_t *vms;
         size_t n_vms;
         CpuDemand *demand; /* scratch for cpu_share_compute, one per VM */

@@ -47,7 +47,6 @@ static int build_hosts(Sim *s) {
                 s->hosts[i] = (SimHost){
                         .pcpus = (double)sc->host_cpus,
                         .disk_bw = (double)sc->host_disk_bw,
-                        .memory = (double)sc->host_memory,
                 };
                 s->snap_hosts[i] = (Host){
                         .id = i,
@@ -89,7 +88,6 @@ static int build_vms(Sim *s) {
                         .host = (uint32_t)(local % s->n_hosts),
                         .cluster = (unsigned)(i / per_cluster),
                         .node = NO_INDEX,
-                        .local = (uint32_t)local,
                         .vcpus = (unsigned)sc->vm_vcpus,
                         .vcpus_max = (unsigned)sc->vm_vcpus_max,
                         .weight = (unsigned)sc->vm_weight,
