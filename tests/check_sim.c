@@ -403,6 +403,33 @@ START_TEST(test_workload_shipped_files) {
 }
 END_TEST
 
+/* Random mutations of a good file: every one parses or is refused with a
+ * file:line message, and nothing crashes (the sanitizer run checks memory). */
+START_TEST(test_workload_mutations) {
+        size_t len = strlen(good_workload);
+        uint64_t x = 2024;
+
+        for (int round = 0; round < 3000; round++) {
+                char text[sizeof(good_workload)], err[256] = "";
+                Workload w = { 0 };
+                int r;
+
+                memcpy(text, good_workload, len + 1);
+                for (int k = 0; k < 1 + round % 4; k++) {
+                        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                        text[(x >> 33) % len] = " ,.-#0123456789\nex\t"[(x >> 20) % 18];
+                }
+                r = workload_parse("w.csv", text, &w, err, sizeof(err));
+                ck_assert(r == 0 || r == -EINVAL);
+                if (r == 0)
+                        ck_assert_uint_ge(w.n_benchmarks, 1);
+                else
+                        ck_assert_msg(strncmp(err, "w.csv:", 6) == 0, "%s", err);
+                workload_done(&w);
+        }
+}
+END_TEST
+
 /* ---- scenario files ---- */
 
 START_TEST(test_scenario_defaults_are_the_testbed) {
@@ -526,6 +553,7 @@ Suite *suite_sim(void) {
         tcase_add_test(tc, test_workload_good);
         tcase_add_loop_test(tc, test_workload_bad, 0, (int)ELEMENTSOF(bad_workloads));
         tcase_add_test(tc, test_workload_shipped_files);
+        tcase_add_test(tc, test_workload_mutations);
         tcase_add_test(tc, test_scenario_defaults_are_the_testbed);
         tcase_add_loop_test(tc, test_scenario_bad, 0, (int)ELEMENTSOF(bad_scenarios));
         tcase_add_test(tc, test_scenario_overrides);
