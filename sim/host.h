@@ -10,9 +10,10 @@
  * memory. It runs VMs of one or two clusters (the second one is the
  * interference of Fig. 11).
  *
- * CPU. A VM has vcpus virtual CPUs, a CPU weight (cgroup cpu.shares) and an
- * optional cap in pCPUs (a CFS quota, VMware's "limit": what the demand-based
- * allocator and the static 4.8 GHz nodes of the paper set). Its demand is its
+ * CPU. A VM has vcpus virtual CPUs, a CPU weight (cgroup cpu.shares: what
+ * the VM allocators set to an entitlement) and an optional cap in pCPUs (a
+ * CFS quota, VMware's "limit": the static 4.8 GHz nodes of the paper). Its
+ * demand is its
  * runnable vCPUs: min(vcpus, tasks in a CPU phase). The host hands out its
  * pCPUs by weighted max-min fairness (cpu_share_compute): a VM never gets
  * more than its demand or its cap, the rest is split in proportion to the

@@ -380,13 +380,37 @@ START_TEST(test_vm_demand) {
                 fx.vms[v].memory_used = used[v];
         }
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
-        /* Weight 4096 in proportion to use (idle VMs count 0.01); vCPUs and
-         * memory 1.25 x use, at least 1 vCPU and 512 MiB. */
+        /* Needs 1.25 x use (idle VMs count 0.01): 3.75, 1.25, 0.0125 and
+         * 0.0125 of 8 pCPUs; the 2.975 left go equally, so the entitlements
+         * are 4.49375, 1.99375, 0.75625 and 0.75625 CPUs, 512 weight each.
+         * vCPUs stay at 2, memory is 1.25 x use, at least 512 MiB. */
         ck_assert_uint_eq(fx.d.n_vm_targets, 4);
-        check_vm_target(0, 0, 3057, 4, 2560 * MIB, 0);
-        check_vm_target(1, 1, 1019, 2, 1280 * MIB, 0);
-        check_vm_target(2, 2, 10, 1, 640 * MIB, 0);
-        check_vm_target(3, 3, 10, 1, 512 * MIB, 0);
+        check_vm_target(0, 0, 2301, 2, 2560 * MIB, 0);
+        check_vm_target(1, 1, 1021, 2, 1280 * MIB, 0);
+        check_vm_target(2, 2, 387, 2, 640 * MIB, 0);
+        check_vm_target(3, 3, 387, 2, 512 * MIB, 0);
+}
+END_TEST
+
+START_TEST(test_vm_demand_starves_low_use_on_busy_host) {
+        const double use[] = { 3, 3, 3, 0.1 };
+
+        fx_cluster(4, 2, 0);
+        fx.cfg.vm_allocator = "demand";
+        for (uint32_t v = 0; v < 4; v++) {
+                fx.vms[v].vcpus = 4;
+                fx.vms[v].cpu_use = use[v];
+                fx.vms[v].memory_used = 1 * GIB;
+        }
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        /* Needs 3.75 x 3 + 0.125 = 11.375 > 8 pCPUs: no spare, entitlements
+         * in proportion to use (2.637 and 0.088 CPUs). The VM whose tasks
+         * waited on I/O keeps its 4 vCPUs: when they run again, what its
+         * weight does not get them is steal. */
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        for (uint32_t v = 0; v < 3; v++)
+                check_vm_target(v, v, 1350, 4, 1280 * MIB, 0);
+        check_vm_target(3, 3, 45, 4, 1280 * MIB, 0);
 }
 END_TEST
 
@@ -403,10 +427,12 @@ START_TEST(test_vm_flexslot) {
         fx.nodes[3].steal = 0.3;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_CPU);
-        /* Needs 1, 2, 2 and 3 slots + 1 CPU-starved straggler = 9 shares of
-         * 4096; memory is the slots' plus the 512 MiB reserve. */
+        /* Needs 1, 2, 2 and 3 slots + 1 CPU-starved straggler = 9 CPUs on 8
+         * pCPUs: weights 4096 x need / 9; vCPUs cover the slots but never
+         * drop below the 2 each VM has; memory is the slots' plus the 512 MiB
+         * reserve. */
         ck_assert_uint_eq(fx.d.n_vm_targets, 4);
-        check_vm_target(0, 0, 455, 1, 712 * MIB, 0);
+        check_vm_target(0, 0, 455, 2, 712 * MIB, 0);
         check_vm_target(1, 1, 910, 2, 912 * MIB, 0);
         check_vm_target(2, 2, 910, 2, 912 * MIB, 0);
         check_vm_target(3, 3, 1820, 3, 1112 * MIB, 0);
@@ -823,6 +849,7 @@ Suite *suite_flexslot(void) {
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_vm_static);
         tcase_add_test(tc, test_vm_demand);
+        tcase_add_test(tc, test_vm_demand_starves_low_use_on_busy_host);
         tcase_add_test(tc, test_vm_flexslot);
         tcase_add_test(tc, test_vm_memory_scaled_to_host);
         suite_add_tcase(s, tc);

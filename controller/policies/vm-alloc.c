@@ -1,21 +1,33 @@
 /* SPDX-License-Identifier: MIT */
-/* VM allocators: how each host's CPU weight pool (weight_per_vm per VM), its
- * vCPUs and its memory are divided among its VMs. Each policy states what a
- * VM wants (a CPU need, vCPUs, memory); the division is common: CPU weight in
- * proportion to need, memory scaled down together when the wants exceed the
- * host (never below min_vm_memory), everything within the VM's maxima. Only
- * VMs whose target differs from what they have get a VmTarget.
+/* VM allocators: how each host's CPU and memory are divided among its VMs.
+ * Each policy states what a VM wants (a CPU need in CPUs, vCPUs, memory, a
+ * cap); the division is common. CPU is an entitlement, as VMware DRS
+ * computes it for a resource pool: when the needs on a host exceed its
+ * pCPUs each VM is entitled to its proportional part of them, otherwise to
+ * its need plus an equal part of what is left (the VMs' static shares are
+ * equal). The entitlement becomes the VM's CPU weight (the host's pool is
+ * weight_per_vm per VM), so it binds when the host is contended: a VM
+ * whose runnable vCPUs exceed what its weight gets them accumulates steal,
+ * which is what FlexSlot's Algorithm 2 reads (III-C). Memory is scaled
+ * down together when the wants exceed the host (never below
+ * min_vm_memory), everything within the VM's maxima. Only VMs whose target
+ * differs from what they have get a VmTarget.
  *
  * static: equal fixed shares of the host, the CPU share also as a cap (the
  *   paper's homogeneous cluster of fixed 4.8 GHz nodes, II-B). The other
- *   two set no cap: weights divide a busy host, and a cap would only leave
- *   CPU idle.
- * demand: the DRS-like baseline of FlexSlot II-C: entitlement follows recent
- *   consumption (CPU use and touched memory, times demand_headroom), so a VM
- *   whose tasks wait on I/O or are starved looks idle and gets less.
+ *   two set no cap: a cap would leave CPU idle that ESX's scheduler, which
+ *   enforces DRS's entitlements through shares, hands out.
+ * demand: the DRS-like baseline of FlexSlot II-C: the need is recent
+ *   consumption (CPU use and touched memory) times demand_headroom, so a VM
+ *   whose tasks waited on I/O or were starved looks idle, gets a small
+ *   weight, and is starved when its tasks want CPU again on a busy host.
+ *   It changes entitlements only: the guest keeps its vCPUs (DRS does not
+ *   hot-remove vCPUs, and fewer vCPUs would show starvation as the guest's
+ *   run queue instead of steal).
  * flexslot: what the tasks on the VM's node need: one CPU's worth per map
  *   slot (with the slot manager's changes) and per running reduce, plus one
- *   per straggler starved of CPU (III-C); memory for every slot at its slot
+ *   per straggler starved of CPU (III-C); vCPUs enough to run every slot at
+ *   once (never fewer than the VM has); memory for every slot at its slot
  *   memory, grown slots included, plus vm_memory_reserve. */
 #include <errno.h>
 #include <math.h>
@@ -48,8 +60,9 @@ static uint64_t clamp_memory(const PolicyContext *ctx, double want, const Vm *vm
 static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_node, VmWant *wants,
                          VmWantFunc want) {
         const ClusterSnapshot *s = ctx->snap;
+        double pcpus = (double)s->hosts[host].pcpus;
         unsigned n = 0;
-        double need = 0, memory = 0, scale;
+        double need = 0, memory = 0, scale, cpu_scale, spare;
 
         for (uint32_t v = 0; v < s->n_vms; v++)
                 n += s->vms[v].host == host;
@@ -61,6 +74,9 @@ static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_n
                 }
         scale = memory > (double)s->hosts[host].memory ? (double)s->hosts[host].memory / memory
                                                        : 1.0;
+        /* The entitlements add up to the host's pCPUs (see the top). */
+        cpu_scale = need > pcpus ? pcpus / need : 1.0;
+        spare = n > 0 && need < pcpus ? (pcpus - need) / n : 0;
         for (uint32_t v = 0; v < s->n_vms; v++) {
                 const Vm *vm = &s->vms[v];
                 VmTarget t = { .vm = v, .vcpus = wants[v].vcpus, .cpu_cap = wants[v].cpu_cap };
@@ -68,10 +84,11 @@ static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_n
 
                 if (vm->host != host)
                         continue;
-                t.cpu_weight = need > 0 ? (unsigned)MAX(lround((double)ctx->cfg->weight_per_vm * n *
-                                                               wants[v].need / need),
-                                                        2L)
-                                        : ctx->cfg->weight_per_vm;
+                t.cpu_weight = pcpus > 0 ? (unsigned)MAX(lround((double)ctx->cfg->weight_per_vm * n *
+                                                                (wants[v].need * cpu_scale + spare) /
+                                                                pcpus),
+                                                         2L)
+                                         : ctx->cfg->weight_per_vm;
                 t.memory = clamp_memory(ctx, (double)wants[v].memory * scale, vm);
                 if (t.cpu_weight == vm->cpu_weight && t.vcpus == vm->vcpus &&
                     t.memory == vm->memory && t.cpu_cap == vm->cpu_cap)
@@ -111,7 +128,7 @@ static void static_want(const PolicyContext *ctx, uint32_t v, uint32_t node, uns
 
         *ret = (VmWant){
                 .need = 1,
-                .vcpus = clamp_vcpus(floor((double)h->pcpus / n), vm),
+                .vcpus = vm->vcpus,
                 .memory = clamp_memory(ctx, (double)h->memory / n, vm),
                 .cpu_cap = (double)h->pcpus / n,
         };
@@ -124,8 +141,8 @@ static void demand_want(const PolicyContext *ctx, uint32_t v, uint32_t node, uns
 
         /* A floor of a hundredth of a CPU keeps an idle VM schedulable. */
         *ret = (VmWant){
-                .need = fmax(vm->cpu_use, 0.01),
-                .vcpus = clamp_vcpus(vm->cpu_use * headroom, vm),
+                .need = fmax(vm->cpu_use, 0.01) * headroom,
+                .vcpus = vm->vcpus,
                 .memory = clamp_memory(ctx, (double)vm->memory_used * headroom, vm),
         };
 }
@@ -144,7 +161,7 @@ static void flexslot_want(const PolicyContext *ctx, uint32_t v, uint32_t node, u
                                   ctx->cfg->vm_memory_reserve);
         }
         ret->need = slots + starved;
-        ret->vcpus = clamp_vcpus(slots, vm);
+        ret->vcpus = clamp_vcpus(MAX(slots, (double)vm->vcpus), vm);
         ret->memory = clamp_memory(ctx, memory, vm);
 }
 
