@@ -83,6 +83,26 @@ double spill_merge_bytes(double output, unsigned spills) {
         return 2.0 * output * ceil(log((double)spills) / log(SORT_FACTOR));
 }
 
+/* Spills the map has started once it consumed share x of its input: one
+ * each time its output (produced evenly over the input) crosses a multiple
+ * of the spill size, except the last spill, which only the flush starts. */
+static double spills_started(double output, double buffer, double x) {
+        double per_spill = buffer * SPILL_PERCENT;
+
+        return MIN(floor(x * output / per_spill), (double)(spill_count(output, buffer) - 1));
+}
+
+double spill_started_bytes(double output, double buffer, double from, double to) {
+        return buffer * SPILL_PERCENT *
+               (spills_started(output, buffer, to) - spills_started(output, buffer, from));
+}
+
+double spill_flush_bytes(double output, double buffer) {
+        unsigned spills = spill_count(output, buffer);
+
+        return output - buffer * SPILL_PERCENT * (spills - 1) + spill_merge_bytes(output, spills);
+}
+
 double memory_slowdown(double committed, double mem, double penalty) {
         if (committed <= mem || mem <= 0)
                 return 1.0;

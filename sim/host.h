@@ -25,19 +25,33 @@
  * Tasks. Inside a VM the guest spreads its allocation evenly over its tasks
  * in a CPU phase; when there are more such tasks than vCPUs, the surplus
  * waits in the guest's run queue ("queue" time, not steal). A task alternates
- * I/O and CPU phases: each round reads a chunk of its input and writes its
- * share of the spills (I/O), then computes on it (CPU).
+ * I/O and CPU phases: each round reads a chunk of its input and writes the
+ * spills started in it (I/O), then computes on it (CPU).
  *
  * Disk. The I/O phases of all tasks on a host share its disk equally, each
  * at most stream_bw bytes/s (disk_share_compute). Time in an I/O phase is
  * I/O wait.
  *
- * Spills. A map task's sort buffer is io.sort.mb scaled by its slot memory
- * (100 MB for the default 200 MB heap). Output beyond 80 % of the buffer
- * spills; with more than one spill the spills are merged
- * ceil(log10(spills)) times (io.sort.factor 10), each pass reading and
- * writing the whole output once more. So a smaller buffer means more I/O,
- * and FlexSlot's larger slot memory (Alg. 1) removes the merge.
+ * Spills (Hadoop 1.x MapOutputBuffer). A map task's sort buffer is
+ * io.sort.mb scaled by its slot memory (100 MB for the default 200 MB heap).
+ * Its output, produced evenly over its input, fills the buffer; each time
+ * 80 % of the buffer (io.sort.spill.percent) has filled since the last
+ * spill, the spill thread writes that much to disk while the map goes on
+ * reading input. Those writes belong to the map phase: they take the host
+ * disk from the map's own reads and everyone else's, so they lower the
+ * input processing speed D that FlexSlot measures (III-B). The model
+ * charges each spill to the round in which its threshold is crossed, in
+ * series with the round's read: on a busy disk the spill thread and the
+ * reader share one bandwidth either way, and a map whose spill lags far
+ * enough behind blocks on a full buffer; on an idle disk the model loses
+ * the overlap. The last spill (what is left in the buffer) is written only
+ * when the input is consumed, and with more than one spill the spills are
+ * then merged ceil(log10(spills)) times (io.sort.factor 10), each pass
+ * reading and writing the whole output once more. So once a larger buffer
+ * (Alg. 1's slot memory) holds the whole output in one spill, the map phase
+ * writes nothing, D rises and the merge is gone; a larger buffer that still
+ * needs two or more spills only makes them bigger and later, and changes D
+ * and the merge little.
  *
  * Reduces fetch each map's share of output as the map finishes (the
  * shuffle, I/O on the reduce's host), merge what did not fit in 70 % of the
@@ -73,5 +87,10 @@ double spill_buffer_bytes(double sort_buffer, double task_heap, double slot_mem)
 unsigned spill_count(double output, double buffer);
 /* Extra bytes read and written to merge that many spills of output bytes. */
 double spill_merge_bytes(double output, unsigned spills);
+/* Bytes of the spills a map starts while it consumes its input from share
+ * from to share to (0..1) of its split. */
+double spill_started_bytes(double output, double buffer, double from, double to);
+/* I/O after a map's input is consumed: its last spill and the merge. */
+double spill_flush_bytes(double output, double buffer);
 /* CPU slow-down factor of a VM that has committed bytes against mem bytes. */
 double memory_slowdown(double committed, double mem, double penalty);

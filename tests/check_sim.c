@@ -307,6 +307,20 @@ START_TEST(test_disk_and_spills) {
         ck_assert_double_eq(spill_merge_bytes(88 * mb, 1), 0);
         /* 11 spills need two merge passes at fan-in 10. */
         ck_assert_double_eq(spill_merge_bytes(10 * mb, 11), 40 * mb);
+        /* A map's 88 MB of output through the 100 MB buffer crosses the
+         * 80 MB threshold past 10/11 of its input: the spill thread writes
+         * 80 MB in the last quarter, and the flush the other 8 MB plus the
+         * merge. Through 120 MB all 88 MB wait for the flush. */
+        ck_assert_double_eq(spill_started_bytes(88 * mb, 100 * mb, 0, 0.75), 0);
+        ck_assert_double_eq(spill_started_bytes(88 * mb, 100 * mb, 0.75, 1), 80 * mb);
+        ck_assert_double_eq(spill_flush_bytes(88 * mb, 100 * mb), (8 + 176) * mb);
+        ck_assert_double_eq(spill_started_bytes(88 * mb, 120 * mb, 0, 1), 0);
+        ck_assert_double_eq(spill_flush_bytes(88 * mb, 120 * mb), 88 * mb);
+        /* 200 MB: spills start at 80 and 160 MB of output, the third at the
+         * flush (40 MB), then one merge pass of 2 x 200 MB. */
+        ck_assert_double_eq(spill_started_bytes(200 * mb, 100 * mb, 0, 0.5), 80 * mb);
+        ck_assert_double_eq(spill_started_bytes(200 * mb, 100 * mb, 0.5, 1), 80 * mb);
+        ck_assert_double_eq(spill_flush_bytes(200 * mb, 100 * mb), (40 + 400) * mb);
 
         ck_assert_double_eq(memory_slowdown(3, 4, 2), 1);
         ck_assert_double_eq(memory_slowdown(5, 4, 2), 1.5);
