@@ -21,6 +21,7 @@
 #define SHUFFLE_BUFFER_SHARE 0.7
 
 static usec_t attempt_phase_event(EventQueue *q, void *userdata);
+static double map_round_io(const SimAttempt *a);
 
 static double sec(usec_t u) {
         return (double)u / (double)USEC_PER_SEC;
@@ -260,6 +261,7 @@ static bool attempt_next_phase(SimAttempt *a) {
                         return true;
                 }
                 if (++a->round < a->rounds) {
+                        a->io_round = map_round_io(a);
                         phase_enter(a, PHASE_IO, a->io_round);
                         return true;
                 }
@@ -370,6 +372,24 @@ void job_map_finished(SimCluster *cl, uint32_t job) {
 
 /* ---- start ---- */
 
+static double map_buffer(const SimAttempt *a) {
+        const Scenario *sc = scenario(a);
+
+        return spill_buffer_bytes((double)sc->sort_buffer, (double)sc->task_heap,
+                                  (double)a->slot_memory);
+}
+
+/* The current round of a map reads its share of the input and writes the
+ * spills started in it (host.h). */
+static double map_round_io(const SimAttempt *a) {
+        double input = attempt_input_size(a);
+
+        return input / a->rounds +
+               spill_started_bytes(a->cl->taskx[a->task].output, map_buffer(a),
+                                   (double)a->round / a->rounds,
+                                   (double)(a->round + 1) / a->rounds);
+}
+
 static void attempt_plan(SimAttempt *a) {
         const Scenario *sc = scenario(a);
         const Task *t = &a->cl->tasks[a->task];
@@ -379,12 +399,8 @@ static void attempt_plan(SimAttempt *a) {
         a->rounds = (unsigned)MAX(1.0, ceil(input / (double)sc->chunk));
         a->cpu_round = tx->cpu_work / a->rounds;
         if (t->type == TASK_MAP) {
-                double buffer = spill_buffer_bytes((double)sc->sort_buffer,
-                                                   (double)sc->task_heap,
-                                                   (double)a->slot_memory);
-                unsigned spills = spill_count(tx->output, buffer);
-                a->io_round = (input + tx->output) / a->rounds;
-                a->merge_io = spill_merge_bytes(tx->output, spills);
+                a->io_round = map_round_io(a);
+                a->merge_io = spill_flush_bytes(tx->output, map_buffer(a));
         } else {
                 double buffer = (double)a->slot_memory * SHUFFLE_BUFFER_SHARE;
                 a->io_round = tx->output / a->rounds;

@@ -21,6 +21,8 @@ static const char workload_text[] =
         "expensive_output\n"
         /* exactly one 64 MB block, no reduce */
         "one,0.0625,0.1,0.5,0,0,0,0,0,1,0,1,1\n"
+        /* the same with 88 MB of output, past the default spill threshold */
+        "spilly,0.0625,0.1,1.375,0,0,0,0,0,1,0,1,1\n"
         /* skewed splits and expensive records, with reduces */
         "skewed,3,0.25,1.1,0.06,0.1,6,0.25,0.1,3,0.15,1.8,1.5\n";
 
@@ -73,6 +75,41 @@ START_TEST(test_lone_task_exact_time) {
         ck_assert_double_eq_tol(r->tasks[0].steal, 0, 1e-9);
         ck_assert_double_eq_tol(r->tasks[0].queue, 1.0, 1e-5);
         run_done(&run);
+}
+END_TEST
+
+/* A lone map whose 88 MB of output crosses the 80 MB spill threshold of
+ * the 100 MB sort buffer in its last 16 MB round: that round's read comes
+ * with the 80 MB spill, so the map phase takes (3 x 16 + 16 + 80) MB at
+ * 100 MB/s plus 6.4 s of CPU (7.84 s: D = 64 MB / 7.84 s); the flush writes
+ * the last 8 MB and merges 2 x 88 MB (1.84 s). With a 120 MB buffer the
+ * map phase only reads (7.04 s: D = 64 MB / 7.04 s) and the flush writes
+ * the 88 MB in one spill. */
+#define SPILLY_SCENARIO(sort_buffer)                                                        \
+        "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n"               \
+        "[hadoop]\nsort_buffer = " sort_buffer "\n"                                           \
+        "[policy]\nallocator = static\nspeculation = none\n"                                   \
+        "[workload]\njobs = spilly\n"
+
+START_TEST(test_spill_during_map_phase) {
+        static const struct {
+                const char *scenario;
+                double map_phase, flush;
+        } cases[] = { { SPILLY_SCENARIO("100M"), 1.44 + 6.4, 1.84 },
+                      { SPILLY_SCENARIO("120M"), 0.64 + 6.4, 0.88 } };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const SimResults *r;
+                Run run;
+
+                run_start(&run, cases[i].scenario, true);
+                r = sim_results(run.sim);
+                ck_assert_double_eq_tol(r->jobs[0].finished,
+                                        3.0 + 1.0 + cases[i].map_phase + cases[i].flush, 1e-5);
+                ck_assert_double_eq_tol(r->tasks[0].iowait,
+                                        cases[i].map_phase - 6.4 + cases[i].flush, 1e-5);
+                run_done(&run);
+        }
 }
 END_TEST
 
@@ -250,6 +287,7 @@ Suite *suite_sim_run(void) {
         /* Whole runs under the sanitizers take a few seconds. */
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_lone_task_exact_time);
+        tcase_add_test(tc, test_spill_during_map_phase);
         tcase_add_test(tc, test_capped_vm_steal);
         tcase_add_test(tc, test_setup_calls_check_ranges);
         tcase_add_loop_test(tc, test_busy_cluster_conserves_time, 0, 3);
