@@ -369,22 +369,29 @@ START_TEST(test_vm_static) {
 }
 END_TEST
 
-START_TEST(test_vm_demand) {
-        const double use[] = { 3, 1, 0, 0 };
-        const uint64_t used[] = { 2 * GIB, 1 * GIB, 512 * MIB, 0 };
-
+/* Four VMs of the given vCPUs under the demand allocator, one control step
+ * after a window with the given CPU use and touched memory. */
+static void demand_step(unsigned vcpus, const double *use, const uint64_t *used) {
         fx_cluster(4, 2, 0);
         fx.cfg.vm_allocator = "demand";
         for (uint32_t v = 0; v < 4; v++) {
+                fx.vms[v].vcpus = vcpus;
                 fx.vms[v].cpu_use = use[v];
                 fx.vms[v].memory_used = used[v];
         }
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+}
+
+START_TEST(test_vm_demand) {
+        const double use[] = { 3, 1, 0, 0 };
+        const uint64_t used[] = { 2 * GIB, 1 * GIB, 512 * MIB, 0 };
+
+        demand_step(2, use, used);
         /* Needs 1.25 x use (idle VMs count 0.01): 3.75, 1.25, 0.0125 and
          * 0.0125 of 8 pCPUs; the 2.975 left go equally, so the entitlements
          * are 4.49375, 1.99375, 0.75625 and 0.75625 CPUs, 512 weight each.
          * vCPUs stay at 2, memory is 1.25 x use, at least 512 MiB. */
-        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
         check_vm_target(0, 0, 2301, 2, 2560 * MIB, 0);
         check_vm_target(1, 1, 1021, 2, 1280 * MIB, 0);
         check_vm_target(2, 2, 387, 2, 640 * MIB, 0);
@@ -394,20 +401,13 @@ END_TEST
 
 START_TEST(test_vm_demand_starves_low_use_on_busy_host) {
         const double use[] = { 3, 3, 3, 0.1 };
+        const uint64_t used[] = { 1 * GIB, 1 * GIB, 1 * GIB, 1 * GIB };
 
-        fx_cluster(4, 2, 0);
-        fx.cfg.vm_allocator = "demand";
-        for (uint32_t v = 0; v < 4; v++) {
-                fx.vms[v].vcpus = 4;
-                fx.vms[v].cpu_use = use[v];
-                fx.vms[v].memory_used = 1 * GIB;
-        }
-        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        demand_step(4, use, used);
         /* Needs 3.75 x 3 + 0.125 = 11.375 > 8 pCPUs: no spare, entitlements
          * in proportion to use (2.637 and 0.088 CPUs). The VM whose tasks
          * waited on I/O keeps its 4 vCPUs: when they run again, what its
          * weight does not get them is steal. */
-        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
         for (uint32_t v = 0; v < 3; v++)
                 check_vm_target(v, v, 1350, 4, 1280 * MIB, 0);
         check_vm_target(3, 3, 45, 4, 1280 * MIB, 0);
