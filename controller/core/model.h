@@ -135,5 +135,6 @@ typedef struct ClusterSnapshot {
 
 /* Checks that every index points inside its array, shares are in 0..1 and
  * running attempts belong to running tasks: -EINVAL otherwise. Drivers call it
- * on snapshots built from outside data; policy_step() calls it too. */
+ * on snapshots built from outside data; policy_step() calls it too unless the
+ * driver vouches for the snapshot (POLICY_STEP_TRUSTED). */
 int snapshot_validate(const ClusterSnapshot *s);

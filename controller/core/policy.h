@@ -229,6 +229,13 @@ typedef enum PolicyStepFlags {
         POLICY_STEP_CONTROL = 1u << 0, /* slot manager and VM allocator */
         POLICY_STEP_ASSIGN = 1u << 1,  /* job scheduler and speculation */
         POLICY_STEP_ALL = POLICY_STEP_CONTROL | POLICY_STEP_ASSIGN,
+        /* The driver built the snapshot from its own consistent model and
+         * vouches that snapshot_validate() passes, so the step skips that
+         * O(tasks) check: the simulator, thousands of steps a run. A driver
+         * of outside data (tracker heartbeats, agent metrics) must not set it;
+         * a test or debug run should not either, so that a driver bug shows
+         * as -EINVAL rather than as a wrong index. */
+        POLICY_STEP_TRUSTED = 1u << 2,
 } PolicyStepFlags;
 
 typedef struct Policy Policy;
@@ -242,7 +249,8 @@ static inline void policy_freep(Policy **p) {
 }
 const PolicyConfig *policy_config(const Policy *p);
 
-/* One control cycle or heartbeat at time now. -EINVAL for a bad snapshot or
- * unknown flag bits, -ENOMEM, -EBADMSG if a policy broke the contract of
+/* One control cycle or heartbeat at time now: the layers of flags
+ * (POLICY_STEP_ALL bits), optionally POLICY_STEP_TRUSTED. -EINVAL for a bad
+ * snapshot (unless trusted) or unknown flag bits, -ENOMEM, -EBADMSG if a policy broke the contract of
  * decisions_validate() (a bug); *d is left empty on failure. */
 int policy_step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags, Decisions *d);
