@@ -41,10 +41,11 @@
  * disk from the map's own reads and everyone else's, so they lower the
  * input processing speed D that FlexSlot measures (III-B). The model
  * charges each spill to the round in which its threshold is crossed, in
- * series with the round's read: on a busy disk the spill thread and the
- * reader share one bandwidth either way, and a map whose spill lags far
- * enough behind blocks on a full buffer; on an idle disk the model loses
- * the overlap. The last spill (what is left in the buffer) is written only
+ * series with the round's read, as if the map blocked for the whole spill
+ * (it does block once its output fills the other 20 % of the buffer before
+ * the spill is written): it leaves out the overlap of the spill with the
+ * map's reads and compute, so it overstates the drop of D while a spill is
+ * written. The last spill (what is left in the buffer) is written only
  * when the input is consumed, and with more than one spill the spills are
  * then merged ceil(log10(spills)) times (io.sort.factor 10), each pass
  * reading and writing the whole output once more. So once a larger buffer
