@@ -140,6 +140,30 @@ static size_t arrived_tasks(const SimCluster *cl) {
         return last->first_task + last->n_maps + last->n_reduces;
 }
 
+/* Each arrived job's Job.tasks, which spares the core a pass over every
+ * task: counts from JobExtra, and each first-pending bound moved past the
+ * tasks that left pending since the last step (apply_kill() moves it back
+ * for a task that returns to pending). */
+static void snapshot_job_tasks(SimCluster *cl) {
+        for (size_t j = 0; j < cl->n_arrived; j++) {
+                const JobExtra *jx = &cl->jobx[j];
+                JobTasks *jt = &cl->jobs[j].tasks;
+                uint32_t end = jx->first_task + jx->n_maps + jx->n_reduces;
+
+                jt->first = jx->first_task;
+                jt->count = jx->n_maps + jx->n_reduces;
+                jt->maps = jx->n_maps;
+                jt->maps_done = jx->maps_done;
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
+                        uint32_t k = MAX(jt->first_pending[type], jt->first);
+                        while (k < end &&
+                               (cl->tasks[k].type != type || cl->tasks[k].state != TASK_PENDING))
+                                k++;
+                        jt->first_pending[type] = k;
+                }
+        }
+}
+
 /* beat: the node whose heartbeat this is, or NO_INDEX for a control cycle.
  * Hadoop's JobTracker hands out tasks only to the tracker that just
  * heartbeated, so the other nodes show no free slot in that step. */
@@ -152,6 +176,7 @@ static int snapshot_build(SimCluster *cl, uint32_t beat, ClusterSnapshot *ret) {
         if (r < 0)
                 return r;
         snapshot_vms(cl);
+        snapshot_job_tasks(cl);
         memcpy(cl->snap_nodes, cl->nodes, cl->n_nodes * sizeof(Node));
         if (beat != NO_INDEX)
                 for (size_t i = 0; i < cl->n_nodes; i++) {
@@ -175,6 +200,7 @@ static int snapshot_build(SimCluster *cl, uint32_t beat, ClusterSnapshot *ret) {
                 .n_tasks = arrived_tasks(cl),
                 .attempts = cl->snap_attempts,
                 .n_attempts = cl->n_attempts,
+                .job_tasks_kept = true,
         };
         return 0;
 }
@@ -202,8 +228,13 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
                 tx->resize_kills++;
                 return attempt_start(cl, task, node, k->slot_memory, speculative);
         }
-        if (tx->running == 0)
-                cl->tasks[task].state = TASK_PENDING;
+        if (tx->running == 0) {
+                Task *t = &cl->tasks[task];
+                JobTasks *jt = &cl->jobs[t->job].tasks;
+
+                t->state = TASK_PENDING;
+                jt->first_pending[t->type] = MIN(jt->first_pending[t->type], task);
+        }
         return 0;
 }
 

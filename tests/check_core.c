@@ -292,19 +292,90 @@ START_TEST(test_step_trusted_skips_validation) {
         ck_assert_int_eq(policy_new(&cfg, &p), 0);
         ck_assert_int_eq(policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL, &d), -EINVAL);
         ck_assert_uint_eq(d.n_assignments, 0);
-        ck_assert_int_eq(policy_step(p, &s, 10 * USEC_PER_SEC,
-                                     POLICY_STEP_ALL | POLICY_STEP_TRUSTED, &d),
-                         0);
+        ck_assert_int_eq(
+                policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL | POLICY_STEP_TRUSTED, &d),
+                0);
         ck_assert_uint_eq(d.n_assignments, 1);
         ck_assert_uint_eq(d.assignments[0].task, 0);
         ck_assert_int_eq(policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_TRUSTED << 1, &d),
                          -EINVAL);
-        ck_assert_int_eq(policy_step(p, NULL, 10 * USEC_PER_SEC, POLICY_STEP_TRUSTED, &d),
-                         -EINVAL);
+        ck_assert_int_eq(policy_step(p, NULL, 10 * USEC_PER_SEC, POLICY_STEP_TRUSTED, &d), -EINVAL);
         nodes[0].steal = 0;
         ck_assert_int_eq(policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
         ck_assert_uint_eq(d.n_assignments, 1);
         decisions_done(&d);
+}
+END_TEST
+
+/* Two jobs, maps before reduces in each; job 0's first map runs. */
+static void summarized_cluster(Job jobs[2], Task tasks[6]) {
+        for (uint32_t i = 0; i < 6; i++)
+                tasks[i] = (Task){ .job = i / 3,
+                                   .type = i % 3 == 2 ? TASK_REDUCE : TASK_MAP,
+                                   .state = i == 0 ? TASK_RUNNING : TASK_PENDING,
+                                   .n_locations = 1,
+                                   .locations = { i % 2 } };
+        for (uint32_t j = 0; j < 2; j++)
+                jobs[j] = (Job){ .id = j,
+                                 .submitted = j,
+                                 .tasks = { .first = 3 * j,
+                                            .count = 3,
+                                            .maps = 2,
+                                            .first_pending = { 3 * j + (j == 0), 3 * j + 2 } } };
+}
+
+/* A kept Job.tasks gives the decisions counting does, and validation checks
+ * every part of it. */
+START_TEST(test_job_tasks_kept) {
+        Host hosts[] = { { .pcpus = 8 } };
+        Vm vms[] = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 },
+                     { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } };
+        Node nodes[] = { { .vm = 0, .map_slots = 2, .reduce_slots = 1, .alive = true },
+                         { .vm = 1, .map_slots = 2, .reduce_slots = 1, .alive = true } };
+        Job jobs[2];
+        Task tasks[6];
+        Attempt attempts[] = { { .task = 0, .node = 0 } };
+        ClusterSnapshot s = { hosts, 1, vms, 2, nodes, 2, jobs, 2, tasks, 6, attempts, 1 };
+        _cleanup_(policy_freep) Policy *p = NULL;
+        PolicyConfig cfg = defaults();
+        Decisions counted = { 0 }, kept = { 0 };
+
+        summarized_cluster(jobs, tasks);
+        cfg.reduce_slowstart = 0;
+        ck_assert_int_eq(policy_new(&cfg, &p), 0);
+        ck_assert_int_eq(policy_step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &counted), 0);
+        s.job_tasks_kept = true;
+        ck_assert_int_eq(policy_step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &kept), 0);
+        ck_assert_uint_eq(kept.n_assignments, counted.n_assignments);
+        ck_assert_uint_eq(kept.n_assignments, 5);
+        for (size_t i = 0; i < kept.n_assignments; i++) {
+                ck_assert_uint_eq(kept.assignments[i].task, counted.assignments[i].task);
+                ck_assert_uint_eq(kept.assignments[i].node, counted.assignments[i].node);
+        }
+        /* FIFO: node 0 takes job 0's map 1, not job 1's map 4 local to it. */
+        ck_assert_uint_eq(kept.assignments[0].task, 1);
+
+        jobs[1].tasks.first = 2; /* not where job 0 ends */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        jobs[1].tasks.count = 2; /* a task left out */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        jobs[0].tasks.maps_done = 1;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        jobs[1].tasks.first_pending[TASK_MAP] = 4; /* task 3 is pending */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        jobs[1].tasks.first_pending[TASK_REDUCE] = 7;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        tasks[3].job = 0;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        decisions_done(&counted);
+        decisions_done(&kept);
 }
 END_TEST
 
@@ -336,6 +407,7 @@ Suite *suite_core(void) {
         tc = tcase_create("model");
         tcase_add_test(tc, test_snapshot_validate);
         tcase_add_test(tc, test_step_trusted_skips_validation);
+        tcase_add_test(tc, test_job_tasks_kept);
         suite_add_tcase(s, tc);
         return s;
 }

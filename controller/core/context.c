@@ -6,15 +6,14 @@
 #include "common/macro.h"
 #include "controller/core/context.h"
 
-/* Every scratch array of a step: allocated together and freed together. */
+/* Every scratch array of a step but the per-task ones (ContextTaskBuffers):
+ * allocated together and freed together. */
 #define CONTEXT_ARRAYS(X)             \
         X(map_slots, n_nodes)         \
         X(busy[TASK_MAP], n_nodes)    \
         X(busy[TASK_REDUCE], n_nodes) \
         X(node_stragglers, n_nodes)   \
         X(node_memory, n_nodes)       \
-        X(task_placed, n_tasks)       \
-        X(task_running, n_tasks)      \
         X(speed, n_attempts)          \
         X(score, n_attempts)          \
         X(straggler, n_attempts)      \
@@ -25,9 +24,57 @@
         X(wait_since, n_jobs)         \
         X(job_order, n_jobs)          \
         X(task_start, n_jobs + 1)     \
-        X(tasks_by_job, n_tasks)
+        X(pending[TASK_MAP], n_jobs)  \
+        X(pending[TASK_REDUCE], n_jobs)
+
+void context_task_buffers_done(ContextTaskBuffers *b) {
+        free(b->placed);
+        free(b->running);
+        free(b->identity);
+        memset(b, 0, sizeof(*b));
+}
+
+static int task_buffers_reserve(ContextTaskBuffers *b, size_t n) {
+        bool *placed;
+        unsigned *running;
+        uint32_t *identity;
+
+        if (n <= b->n)
+                return 0;
+        placed = realloc(b->placed, n * sizeof(*placed));
+        if (!placed)
+                return -ENOMEM;
+        b->placed = placed;
+        running = realloc(b->running, n * sizeof(*running));
+        if (!running)
+                return -ENOMEM;
+        b->running = running;
+        identity = realloc(b->identity, n * sizeof(*identity));
+        if (!identity)
+                return -ENOMEM;
+        b->identity = identity;
+        for (size_t i = b->n; i < n; i++) {
+                placed[i] = false;
+                running[i] = 0;
+                identity[i] = (uint32_t)i;
+        }
+        b->n = n;
+        return 0;
+}
 
 void context_done(PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+
+        /* Back to all zero: only the tasks of attempts and assignments were
+         * touched. */
+        for (size_t i = 0; ctx->task_running && i < s->n_attempts; i++)
+                ctx->task_running[s->attempts[i].task] = 0;
+        for (size_t i = 0; ctx->task_running && i < ctx->d->n_assignments; i++) {
+                ctx->task_running[ctx->d->assignments[i].task] = 0;
+                ctx->task_placed[ctx->d->assignments[i].task] = false;
+        }
+        if (!ctx->task_buffers || ctx->tasks_by_job != ctx->task_buffers->identity)
+                free(ctx->tasks_by_job);
 #define FREE_ARRAY(field, count) free(ctx->field);
         CONTEXT_ARRAYS(FREE_ARRAY)
 #undef FREE_ARRAY
@@ -43,30 +90,32 @@ static int compare_jobs(const void *a, const void *b, void *userdata) {
         return (x > y) - (x < y);
 }
 
-int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
-                 Decisions *d) {
-        size_t n_nodes = s->n_nodes, n_tasks = s->n_tasks, n_attempts = s->n_attempts,
-               n_jobs = s->n_jobs;
+/* Each job's tasks from the driver's summary: already grouped by job. */
+static void jobs_from_summary(PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
 
-        *ctx = (PolicyContext){ .cfg = cfg, .snap = s, .now = now, .d = d };
-#define ALLOC_ARRAY(field, count)                                                  \
-        ctx->field = calloc(MAX((size_t)(count), (size_t)1), sizeof(*ctx->field)); \
-        if (!ctx->field) {                                                         \
-                context_done(ctx);                                                 \
-                return -ENOMEM;                                                    \
+        for (size_t j = 0; j < s->n_jobs; j++) {
+                const JobTasks *jt = &s->jobs[j].tasks;
+
+                ctx->task_start[j] = jt->first;
+                ctx->maps_total[j] = jt->maps;
+                ctx->maps_done[j] = jt->maps_done;
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                        ctx->pending[type][j].from = jt->first_pending[type];
         }
-        CONTEXT_ARRAYS(ALLOC_ARRAY)
-#undef ALLOC_ARRAY
+        ctx->task_start[s->n_jobs] = (uint32_t)s->n_tasks;
+        ctx->tasks_by_job = ctx->task_buffers->identity;
+}
 
-        for (size_t i = 0; i < n_nodes; i++)
-                ctx->map_slots[i] = s->nodes[i].map_slots;
-        for (size_t i = 0; i < n_attempts; i++) {
-                const Attempt *a = &s->attempts[i];
+/* Each job's tasks counted and grouped by a pass over all of them. */
+static int jobs_from_tasks(PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+        size_t n_jobs = s->n_jobs, n_tasks = s->n_tasks;
+        _cleanup_free_ uint32_t *fill = calloc(MAX(n_jobs, (size_t)1), sizeof(uint32_t));
 
-                ctx->busy[s->tasks[a->task].type][a->node]++;
-                ctx->node_memory[a->node] += a->slot_memory;
-                ctx->task_running[a->task]++;
-        }
+        ctx->tasks_by_job = calloc(MAX(n_tasks, (size_t)1), sizeof(uint32_t));
+        if (!fill || !ctx->tasks_by_job)
+                return -ENOMEM;
         for (size_t i = 0; i < n_tasks; i++) {
                 const Task *t = &s->tasks[i];
 
@@ -77,21 +126,66 @@ int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnaps
                 if (t->state == TASK_DONE)
                         ctx->maps_done[t->job]++;
         }
-        for (size_t j = 0; j < n_jobs; j++) {
+        for (size_t j = 0; j < n_jobs; j++)
                 ctx->task_start[j + 1] += ctx->task_start[j];
-                ctx->wait_since[j] = s->jobs[j].locality_wait_since;
-                ctx->job_order[j] = (uint32_t)j;
-        }
         /* A counting sort keeps each job's tasks in index order. */
-        _cleanup_free_ uint32_t *fill = calloc(MAX(n_jobs, (size_t)1), sizeof(uint32_t));
-        if (!fill) {
-                context_done(ctx);
-                return -ENOMEM;
-        }
         for (size_t i = 0; i < n_tasks; i++) {
                 uint32_t j = s->tasks[i].job;
 
                 ctx->tasks_by_job[ctx->task_start[j] + fill[j]++] = (uint32_t)i;
+        }
+        for (size_t j = 0; j < n_jobs; j++)
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                        ctx->pending[type][j].from = ctx->task_start[j];
+        return 0;
+}
+
+int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
+                 Decisions *d, ContextTaskBuffers *b) {
+        size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts, n_jobs = s->n_jobs;
+        int r;
+
+        *ctx = (PolicyContext){ .cfg = cfg, .snap = s, .now = now, .d = d };
+#define ALLOC_ARRAY(field, count)                                                  \
+        ctx->field = calloc(MAX((size_t)(count), (size_t)1), sizeof(*ctx->field)); \
+        if (!ctx->field) {                                                         \
+                context_done(ctx);                                                 \
+                return -ENOMEM;                                                    \
+        }
+        CONTEXT_ARRAYS(ALLOC_ARRAY)
+#undef ALLOC_ARRAY
+        r = task_buffers_reserve(b, s->n_tasks);
+        if (r < 0) {
+                context_done(ctx);
+                return r;
+        }
+        ctx->task_buffers = b;
+        ctx->task_placed = b->placed;
+        ctx->task_running = b->running;
+
+        for (size_t i = 0; i < n_nodes; i++)
+                ctx->map_slots[i] = s->nodes[i].map_slots;
+        for (size_t i = 0; i < n_attempts; i++) {
+                const Attempt *a = &s->attempts[i];
+
+                ctx->busy[s->tasks[a->task].type][a->node]++;
+                ctx->node_memory[a->node] += a->slot_memory;
+                ctx->task_running[a->task]++;
+        }
+        if (s->job_tasks_kept)
+                jobs_from_summary(ctx);
+        else {
+                r = jobs_from_tasks(ctx);
+                if (r < 0) {
+                        context_done(ctx);
+                        return r;
+                }
+        }
+        for (size_t j = 0; j < n_jobs; j++) {
+                ctx->wait_since[j] = s->jobs[j].locality_wait_since;
+                ctx->job_order[j] = (uint32_t)j;
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                        ctx->pending[type][j].local_node = NO_INDEX;
         }
         qsort_r(ctx->job_order, n_jobs, sizeof(uint32_t), compare_jobs, (void *)s->jobs);
         return 0;
@@ -117,13 +211,17 @@ bool context_task_pending(const PolicyContext *ctx, uint32_t task) {
         return ctx->snap->tasks[task].state == TASK_PENDING && !ctx->task_placed[task];
 }
 
+static bool job_type_eligible(const PolicyContext *ctx, uint32_t job, TaskType type) {
+        if (type == TASK_MAP)
+                return true;
+        return (double)ctx->maps_done[job] >=
+               ctx->cfg->reduce_slowstart * (double)ctx->maps_total[job];
+}
+
 bool context_task_eligible(const PolicyContext *ctx, uint32_t task) {
         const Task *t = &ctx->snap->tasks[task];
 
-        if (t->type == TASK_MAP)
-                return true;
-        return (double)ctx->maps_done[t->job] >=
-               ctx->cfg->reduce_slowstart * (double)ctx->maps_total[t->job];
+        return job_type_eligible(ctx, t->job, t->type);
 }
 
 bool task_is_local(const Task *t, uint32_t node) {
@@ -133,19 +231,36 @@ bool task_is_local(const Task *t, uint32_t node) {
         return false;
 }
 
+static bool task_pending_of_type(const PolicyContext *ctx, uint32_t task, TaskType type) {
+        return ctx->snap->tasks[task].type == type && context_task_pending(ctx, task);
+}
+
+/* Eligibility is the job's for a type, so it is asked once; the cursors skip
+ * what earlier calls of the step passed over (the context is const for the
+ * layers, the cursors a cache behind it). */
 uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskType type,
                                   uint32_t node, bool local) {
-        for (uint32_t k = ctx->task_start[job]; k < ctx->task_start[job + 1]; k++) {
-                uint32_t t = ctx->tasks_by_job[k];
-                const Task *task = &ctx->snap->tasks[t];
+        PendingCursor *c = &ctx->pending[type][job];
+        uint32_t end = ctx->task_start[job + 1], k;
 
-                if (task->type != type || !context_task_pending(ctx, t) ||
-                    !context_task_eligible(ctx, t))
-                        continue;
-                if (!local || task_is_local(task, node))
-                        return t;
+        if (!job_type_eligible(ctx, job, type))
+                return NO_INDEX;
+        while (c->from < end && !task_pending_of_type(ctx, ctx->tasks_by_job[c->from], type))
+                c->from++;
+        if (!local)
+                return c->from < end ? ctx->tasks_by_job[c->from] : NO_INDEX;
+        if (c->local_node != node) {
+                c->local_node = node;
+                c->local_from = c->from;
         }
-        return NO_INDEX;
+        for (k = MAX(c->from, c->local_from); k < end; k++) {
+                uint32_t t = ctx->tasks_by_job[k];
+
+                if (task_pending_of_type(ctx, t, type) && task_is_local(&ctx->snap->tasks[t], node))
+                        break;
+        }
+        c->local_from = k;
+        return k < end ? ctx->tasks_by_job[k] : NO_INDEX;
 }
 
 double context_attempt_age(const PolicyContext *ctx, uint32_t attempt) {

@@ -11,6 +11,28 @@
 #include "controller/core/model.h"
 #include "controller/core/policy.h"
 
+/* Per-task scratch that outlives a step, owned by the Policy: all zero
+ * between steps, since context_done() clears what its step set, so that a
+ * step costs time in proportion to its attempts and decisions rather than to
+ * every task. */
+typedef struct ContextTaskBuffers {
+        bool *placed;
+        unsigned *running;
+        uint32_t *identity; /* identity[i] == i: tasks_by_job when Job.tasks is kept */
+        size_t n;
+} ContextTaskBuffers;
+
+void context_task_buffers_done(ContextTaskBuffers *b);
+
+/* Where context_job_pending_task() resumes for one job and task type: the
+ * step only ever takes tasks out of pending, so what was passed over once
+ * stays passed over. Positions index tasks_by_job. */
+typedef struct PendingCursor {
+        uint32_t from;       /* no pending task of the type before this */
+        uint32_t local_node; /* NO_INDEX, or the node of the last local search */
+        uint32_t local_from; /* ... and none local to it before this */
+} PendingCursor;
+
 struct PolicyContext {
         const PolicyConfig *cfg;
         const ClusterSnapshot *snap;
@@ -23,9 +45,11 @@ struct PolicyContext {
         unsigned *node_stragglers;      /* straggler attempts found this cycle */
         uint64_t *node_memory;          /* slot memory of the attempts it runs */
 
-        /* Per task. */
+        /* Per task, changed only by context_assign() and context_kill(),
+         * which is what lets context_done() clear them cheaply. */
         bool *task_placed;      /* a pending task got a slot in this step */
         unsigned *task_running; /* running attempts once this step is applied */
+        ContextTaskBuffers *task_buffers;
 
         /* Per attempt: FlexSlot's analysis (controller/core/flexslot.c). */
         double *speed; /* input processing speed D in bytes/s; 0: not measured */
@@ -40,10 +64,12 @@ struct PolicyContext {
         uint32_t *job_order;  /* jobs by (submitted, index) */
         uint32_t *task_start; /* job j's tasks are tasks_by_job[task_start[j] .. task_start[j+1]) */
         uint32_t *tasks_by_job;
+        PendingCursor *pending[_TASK_TYPE_MAX];
 };
 
+/* The per-task arrays come from b, grown to the snapshot's tasks. */
 int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
-                 Decisions *d);
+                 Decisions *d, ContextTaskBuffers *b);
 void context_done(PolicyContext *ctx);
 
 unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, TaskType type);

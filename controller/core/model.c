@@ -31,6 +31,44 @@ static bool attempt_ok(const ClusterSnapshot *s, const Attempt *a) {
                a->prev_speed >= 0;
 }
 
+static bool job_tasks_ok(const ClusterSnapshot *s, uint32_t job, const JobTasks *jt) {
+        unsigned maps = 0, maps_done = 0;
+
+        if (jt->count > s->n_tasks - jt->first)
+                return false;
+        for (unsigned type = 0; type < _TASK_TYPE_MAX; type++)
+                if (jt->first_pending[type] < jt->first ||
+                    jt->first_pending[type] > jt->first + jt->count)
+                        return false;
+        for (uint32_t i = jt->first; i < jt->first + jt->count; i++) {
+                const Task *t = &s->tasks[i];
+
+                if (t->job != job || (t->state == TASK_PENDING && i < jt->first_pending[t->type]))
+                        return false;
+                if (t->type == TASK_MAP) {
+                        maps++;
+                        maps_done += t->state == TASK_DONE;
+                }
+        }
+        return maps == jt->maps && maps_done == jt->maps_done;
+}
+
+/* Tasks were checked first: their types index first_pending. */
+static bool all_job_tasks_ok(const ClusterSnapshot *s) {
+        size_t next = 0;
+
+        if (!s->job_tasks_kept)
+                return true;
+        for (size_t j = 0; j < s->n_jobs; j++) {
+                const JobTasks *jt = &s->jobs[j].tasks;
+
+                if (jt->first != next || !job_tasks_ok(s, (uint32_t)j, jt))
+                        return false;
+                next += jt->count;
+        }
+        return next == s->n_tasks;
+}
+
 int snapshot_validate(const ClusterSnapshot *s) {
         if (!s || !arrays_ok(s))
                 return -EINVAL;
@@ -48,5 +86,7 @@ int snapshot_validate(const ClusterSnapshot *s) {
         for (size_t i = 0; i < s->n_attempts; i++)
                 if (!attempt_ok(s, &s->attempts[i]))
                         return -EINVAL;
+        if (!all_job_tasks_ok(s))
+                return -EINVAL;
         return 0;
 }

@@ -72,6 +72,21 @@ typedef enum TaskState {
         TASK_DONE,
 } TaskState;
 
+/* A summary of one job's tasks that a driver may keep up to date as their
+ * states change (ClusterSnapshot.job_tasks_kept), so that a step needs no
+ * pass over every task (the simulator steps thousands of times a run).
+ * Keeping it also states that each job's tasks are contiguous and in job
+ * order: job j's are tasks[first .. first + count), and job j + 1's begin
+ * where they end. */
+typedef struct JobTasks {
+        uint32_t first, count;
+        unsigned maps, maps_done; /* map tasks, and those of them TASK_DONE */
+        /* No task of that type before this index is TASK_PENDING; first +
+         * count when none is. Any lower bound down to first is correct, the
+         * exact index the fastest. */
+        uint32_t first_pending[_TASK_TYPE_MAX];
+} JobTasks;
+
 typedef struct Job {
         uint64_t id;
         usec_t submitted;
@@ -81,6 +96,7 @@ typedef struct Job {
          * over for want of a local map task, 0 when it is not waiting. The
          * scheduler reports changes as JobNote decisions. */
         usec_t locality_wait_since;
+        JobTasks tasks; /* read only when the snapshot says it is kept */
 } Job;
 
 typedef struct Task {
@@ -131,10 +147,13 @@ typedef struct ClusterSnapshot {
         size_t n_tasks;
         const Attempt *attempts;
         size_t n_attempts;
+        /* Every Job.tasks is up to date; false: the core counts itself. */
+        bool job_tasks_kept;
 } ClusterSnapshot;
 
-/* Checks that every index points inside its array, shares are in 0..1 and
- * running attempts belong to running tasks: -EINVAL otherwise. Drivers call it
+/* Checks that every index points inside its array, shares are in 0..1,
+ * running attempts belong to running tasks and, when kept, each Job.tasks
+ * agrees with the tasks: -EINVAL otherwise. Drivers call it
  * on snapshots built from outside data; policy_step() calls it too unless the
  * driver vouches for the snapshot (POLICY_STEP_TRUSTED). */
 int snapshot_validate(const ClusterSnapshot *s);

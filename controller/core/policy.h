@@ -251,6 +251,7 @@ const PolicyConfig *policy_config(const Policy *p);
 
 /* One control cycle or heartbeat at time now: the layers of flags
  * (POLICY_STEP_ALL bits), optionally POLICY_STEP_TRUSTED. -EINVAL for a bad
- * snapshot (unless trusted) or unknown flag bits, -ENOMEM, -EBADMSG if a policy broke the contract of
- * decisions_validate() (a bug); *d is left empty on failure. */
+ * snapshot (unless trusted) or unknown flag bits, -ENOMEM, -EBADMSG if a
+ * policy broke the contract of decisions_validate() (a bug); *d is left
+ * empty on failure. */
 int policy_step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags, Decisions *d);
