@@ -365,7 +365,12 @@ void job_map_finished(SimCluster *cl, uint32_t job) {
                 if (a->phase == PHASE_SHUFFLE_WAIT && cl->tasks[a->task].job == job) {
                         host_advance(s, &s->hosts[a->host]);
                         attempt_next_phase(a);
-                        host_recompute(s, &s->hosts[a->host]);
+                        /* Most maps leave less than a fetch's worth, and a
+                         * reduce that keeps waiting changes nothing the rates
+                         * depend on: recomputing would set every rate and
+                         * event to what it is. */
+                        if (a->phase != PHASE_SHUFFLE_WAIT)
+                                host_recompute(s, &s->hosts[a->host]);
                 }
         }
 }
