@@ -200,6 +200,14 @@ unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, TaskType ty
         return slots - ctx->busy[type][node];
 }
 
+bool context_any_free_slot(const PolicyContext *ctx) {
+        for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                        if (context_free_slots(ctx, node, type) > 0)
+                                return true;
+        return false;
+}
+
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node) {
         unsigned free_slots = context_free_slots(ctx, node, TASK_MAP) +
                               context_free_slots(ctx, node, TASK_REDUCE);

@@ -224,7 +224,11 @@ static int step_layers(Policy *p, PolicyContext *ctx, unsigned flags) {
         }
         if (r >= 0 && (flags & POLICY_STEP_ASSIGN)) {
                 r = LAYER_RUN(p, scheduler, assign, ctx);
-                if (r >= 0)
+                /* Backups only go into free slots: once the scheduler
+                 * filled them all, as it mostly does while tasks are
+                 * pending, speculation has nothing to decide, and its pass
+                 * over every task would be wasted. */
+                if (r >= 0 && context_any_free_slot(ctx))
                         r = LAYER_RUN(p, speculation, speculate, ctx);
         }
         if (r >= 0 && (flags & POLICY_STEP_CONTROL))

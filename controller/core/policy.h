@@ -199,6 +199,8 @@ typedef struct SlotManagerOps {
         int (*manage)(void *state, PolicyContext *ctx, unsigned flags);
 } SlotManagerOps;
 
+/* A speculation layer only adds backups (speculative assignments) into the
+ * slots the scheduler left free: policy_step() skips it when none is. */
 typedef struct SpeculationOps {
         const char *name;
         int (*init)(const PolicyConfig *cfg, void **ret_state);
