@@ -379,6 +379,39 @@ START_TEST(test_job_tasks_kept) {
 }
 END_TEST
 
+/* decisions_validate() tells tasks apart by sorted lists of the decisions'
+ * tasks: a task placed twice, or a running one that no kill re-placed, is
+ * refused; a re-placed task, or a backup beside its original, is not. */
+START_TEST(test_decisions_validate_tasks_once) {
+        Host hosts[] = { { .pcpus = 8 } };
+        Vm vms[] = { { .host = 0 } };
+        Node nodes[] = { { .vm = 0, .map_slots = 4, .alive = true } };
+        Job jobs[] = { { .id = 1 } };
+        Task tasks[] = { { .job = 0, .state = TASK_PENDING },
+                         { .job = 0, .state = TASK_RUNNING },
+                         { .job = 0, .state = TASK_RUNNING } };
+        Attempt attempts[] = { { .task = 1, .node = 0 }, { .task = 2, .node = 0 } };
+        ClusterSnapshot s = { hosts, 1, vms, 1, nodes, 1, jobs, 1, tasks, 3, attempts, 2 };
+        Assignment as[3];
+        Kill kill = { .attempt = 1, .reason = KILL_REPLACE };
+        Decisions d = { .assignments = as, .kills = &kill };
+
+        as[0] = (Assignment){ .task = 0, .node = 0, .type = TASK_MAP };
+        as[1] = (Assignment){ .task = 1, .node = 0, .type = TASK_MAP, .speculative = true };
+        d.n_assignments = 2;
+        ck_assert_int_eq(decisions_validate(&s, &d), 0);
+        as[1] = as[0];
+        ck_assert_int_eq(decisions_validate(&s, &d), -EBADMSG);
+        as[1] = (Assignment){ .task = 2, .node = 0, .type = TASK_MAP };
+        ck_assert_int_eq(decisions_validate(&s, &d), -EBADMSG);
+        d.n_kills = 1;
+        ck_assert_int_eq(decisions_validate(&s, &d), 0);
+        as[2] = as[1];
+        d.n_assignments = 3;
+        ck_assert_int_eq(decisions_validate(&s, &d), -EBADMSG);
+}
+END_TEST
+
 Suite *suite_core(void) {
         Suite *s = suite_create("core");
         TCase *tc;
@@ -408,6 +441,7 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_snapshot_validate);
         tcase_add_test(tc, test_step_trusted_skips_validation);
         tcase_add_test(tc, test_job_tasks_kept);
+        tcase_add_test(tc, test_decisions_validate_tasks_once);
         suite_add_tcase(s, tc);
         return s;
 }

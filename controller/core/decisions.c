@@ -9,8 +9,22 @@
 #include "common/macro.h"
 #include "controller/core/policy.h"
 
+static int compare_u32(const void *a, const void *b) {
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+        return (x > y) - (x < y);
+}
+
+static bool sorted_contains(const uint32_t *sorted, size_t n, uint32_t x) {
+        return bsearch(&x, sorted, n, sizeof(uint32_t), compare_u32) != NULL;
+}
+
+/* replaced gets the tasks of re-placement kills, sorted: the check costs
+ * time in proportion to the decisions and attempts, not to every task. */
 static bool kills_valid(const ClusterSnapshot *s, const Decisions *d, bool *killed,
-                        unsigned *busy_map, bool *replaced) {
+                        unsigned *busy_map, uint32_t *replaced, size_t *ret_n_replaced) {
+        size_t n_replaced = 0;
+
         for (size_t i = 0; i < d->n_kills; i++) {
                 const Kill *k = &d->kills[i];
 
@@ -24,14 +38,21 @@ static bool kills_valid(const ClusterSnapshot *s, const Decisions *d, bool *kill
                         if (s->tasks[a->task].type != TASK_MAP)
                                 return false;
                         busy_map[a->node]--;
-                        replaced[a->task] = true;
+                        replaced[n_replaced++] = a->task;
                 }
         }
+        qsort(replaced, n_replaced, sizeof(uint32_t), compare_u32);
+        *ret_n_replaced = n_replaced;
         return true;
 }
 
+/* placed: scratch for the tasks of the non-speculative assignments, each of
+ * which may appear once. */
 static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d, const unsigned *slots,
-                              unsigned *busy[_TASK_TYPE_MAX], const bool *replaced, bool *placed) {
+                              unsigned *busy[_TASK_TYPE_MAX], const uint32_t *replaced,
+                              size_t n_replaced, uint32_t *placed) {
+        size_t n_placed = 0;
+
         for (size_t i = 0; i < d->n_assignments; i++) {
                 const Assignment *x = &d->assignments[i];
                 const Task *t;
@@ -43,13 +64,18 @@ static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d, cons
                 limit = t->type == TASK_MAP ? slots[x->node] : s->nodes[x->node].reduce_slots;
                 if (x->type != t->type || busy[t->type][x->node] >= limit)
                         return false;
-                if (x->speculative
-                            ? t->state != TASK_RUNNING
-                            : placed[x->task] || (t->state != TASK_PENDING && !replaced[x->task]))
+                if (x->speculative ? t->state != TASK_RUNNING
+                                   : t->state != TASK_PENDING &&
+                                             !sorted_contains(replaced, n_replaced, x->task))
                         return false;
-                placed[x->task] |= !x->speculative;
+                if (!x->speculative)
+                        placed[n_placed++] = x->task;
                 busy[t->type][x->node]++;
         }
+        qsort(placed, n_placed, sizeof(uint32_t), compare_u32);
+        for (size_t i = 1; i < n_placed; i++)
+                if (placed[i] == placed[i - 1])
+                        return false;
         return true;
 }
 
@@ -65,13 +91,14 @@ static bool vm_targets_valid(const ClusterSnapshot *s, const Decisions *d) {
 }
 
 int decisions_validate(const ClusterSnapshot *s, const Decisions *d) {
-        size_t n_nodes = MAX(s->n_nodes, (size_t)1), n_tasks = MAX(s->n_tasks, (size_t)1);
+        size_t n_nodes = MAX(s->n_nodes, (size_t)1), n_replaced;
         _cleanup_free_ unsigned *slots = calloc(n_nodes, sizeof(unsigned));
         _cleanup_free_ unsigned *busy_map = calloc(n_nodes, sizeof(unsigned));
         _cleanup_free_ unsigned *busy_reduce = calloc(n_nodes, sizeof(unsigned));
         _cleanup_free_ bool *killed = calloc(MAX(s->n_attempts, (size_t)1), sizeof(bool));
-        _cleanup_free_ bool *replaced = calloc(n_tasks, sizeof(bool));
-        _cleanup_free_ bool *placed = calloc(n_tasks, sizeof(bool));
+        _cleanup_free_ uint32_t *replaced = calloc(MAX(d->n_kills, (size_t)1), sizeof(uint32_t));
+        _cleanup_free_ uint32_t *placed =
+                calloc(MAX(d->n_assignments, (size_t)1), sizeof(uint32_t));
         unsigned *busy[_TASK_TYPE_MAX] = { busy_map, busy_reduce };
 
         if (!slots || !busy_map || !busy_reduce || !killed || !replaced || !placed)
@@ -85,8 +112,9 @@ int decisions_validate(const ClusterSnapshot *s, const Decisions *d) {
         }
         for (size_t i = 0; i < s->n_attempts; i++)
                 busy[s->tasks[s->attempts[i].task].type][s->attempts[i].node]++;
-        if (!kills_valid(s, d, killed, busy_map, replaced) ||
-            !assignments_valid(s, d, slots, busy, replaced, placed) || !vm_targets_valid(s, d))
+        if (!kills_valid(s, d, killed, busy_map, replaced, &n_replaced) ||
+            !assignments_valid(s, d, slots, busy, replaced, n_replaced, placed) ||
+            !vm_targets_valid(s, d))
                 return -EBADMSG;
         for (size_t i = 0; i < d->n_attempt_notes; i++)
                 if (d->attempt_notes[i].attempt >= s->n_attempts)
