@@ -6,59 +6,105 @@
 #include "common/macro.h"
 #include "controller/core/context.h"
 
-/* Every scratch array of a step but the per-task ones (ContextTaskBuffers):
- * allocated together and freed together. */
-#define CONTEXT_ARRAYS(X)             \
-        X(map_slots, n_nodes)         \
-        X(busy[TASK_MAP], n_nodes)    \
-        X(busy[TASK_REDUCE], n_nodes) \
-        X(node_stragglers, n_nodes)   \
-        X(node_memory, n_nodes)       \
-        X(speed, n_attempts)          \
-        X(score, n_attempts)          \
-        X(straggler, n_attempts)      \
-        X(bottleneck, n_attempts)     \
-        X(killed, n_attempts)         \
-        X(maps_done, n_jobs)          \
-        X(maps_total, n_jobs)         \
-        X(wait_since, n_jobs)         \
-        X(job_order, n_jobs)          \
-        X(task_start, n_jobs + 1)     \
-        X(pending[TASK_MAP], n_jobs)  \
-        X(pending[TASK_REDUCE], n_jobs)
+/* Every scratch array of a step but the per-task ones, by what it is per:
+ * the jobs' have one entry more, for task_start. */
+#define CONTEXT_ARRAYS(X)           \
+        X(map_slots, nodes)         \
+        X(busy[TASK_MAP], nodes)    \
+        X(busy[TASK_REDUCE], nodes) \
+        X(node_stragglers, nodes)   \
+        X(node_memory, nodes)       \
+        X(speed, attempts)          \
+        X(score, attempts)          \
+        X(straggler, attempts)      \
+        X(bottleneck, attempts)     \
+        X(killed, attempts)         \
+        X(maps_done, jobs)          \
+        X(maps_total, jobs)         \
+        X(wait_since, jobs)         \
+        X(job_order, jobs)          \
+        X(task_start, jobs)         \
+        X(pending[TASK_MAP], jobs)  \
+        X(pending[TASK_REDUCE], jobs)
 
-void context_task_buffers_done(ContextTaskBuffers *b) {
+void context_buffers_done(ContextBuffers *b) {
+#define FREE_ARRAY(field, per) free(b->arrays.field);
+        CONTEXT_ARRAYS(FREE_ARRAY)
+#undef FREE_ARRAY
         free(b->placed);
         free(b->running);
         free(b->identity);
+        free(b->by_job);
         memset(b, 0, sizeof(*b));
 }
 
-static int task_buffers_reserve(ContextTaskBuffers *b, size_t n) {
-        bool *placed;
-        unsigned *running;
-        uint32_t *identity;
+/* *array holds have elements; at least want afterwards. */
+static int reserve(void **array, size_t elem, size_t have, size_t want) {
+        void *p;
 
-        if (n <= b->n)
+        if (want <= have)
                 return 0;
-        placed = realloc(b->placed, n * sizeof(*placed));
-        if (!placed)
+        p = realloc(*array, want * elem);
+        if (!p)
                 return -ENOMEM;
+        *array = p;
+        return 0;
+}
+
+/* The per-task arrays, zero beyond what they held. */
+static int task_buffers_reserve(ContextBuffers *b, size_t n) {
+        void *placed = b->placed, *running = b->running, *identity = b->identity,
+             *by_job = b->by_job;
+        int r;
+
+        r = reserve(&placed, sizeof(*b->placed), b->cap_tasks, n);
         b->placed = placed;
-        running = realloc(b->running, n * sizeof(*running));
-        if (!running)
-                return -ENOMEM;
+        if (r >= 0)
+                r = reserve(&running, sizeof(*b->running), b->cap_tasks, n);
         b->running = running;
-        identity = realloc(b->identity, n * sizeof(*identity));
-        if (!identity)
-                return -ENOMEM;
+        if (r >= 0)
+                r = reserve(&identity, sizeof(*b->identity), b->cap_tasks, n);
         b->identity = identity;
-        for (size_t i = b->n; i < n; i++) {
-                placed[i] = false;
-                running[i] = 0;
-                identity[i] = (uint32_t)i;
+        if (r >= 0)
+                r = reserve(&by_job, sizeof(*b->by_job), b->cap_tasks, n);
+        b->by_job = by_job;
+        if (r < 0)
+                return r;
+        for (size_t i = b->cap_tasks; i < n; i++) {
+                b->placed[i] = false;
+                b->running[i] = 0;
+                b->identity[i] = (uint32_t)i;
         }
-        b->n = n;
+        b->cap_tasks = MAX(b->cap_tasks, n);
+        return 0;
+}
+
+/* Grows what is short (a failure leaves the capacities, so the next step
+ * tries again) and hands the arrays, cleared, to ctx. */
+static int step_arrays_reserve(PolicyContext *ctx, ContextBuffers *b) {
+        const ClusterSnapshot *s = ctx->snap;
+        size_t want_nodes = MAX(s->n_nodes, (size_t)1),
+               want_attempts = MAX(s->n_attempts, (size_t)1), want_jobs = s->n_jobs + 1;
+        int r = 0;
+
+#define RESERVE_ARRAY(field, per)                                                    \
+        if (r >= 0) {                                                                \
+                void *p = b->arrays.field;                                           \
+                r = reserve(&p, sizeof(*b->arrays.field), b->cap_##per, want_##per); \
+                b->arrays.field = p;                                                 \
+        }
+        CONTEXT_ARRAYS(RESERVE_ARRAY)
+#undef RESERVE_ARRAY
+        if (r < 0)
+                return r;
+        b->cap_nodes = MAX(b->cap_nodes, want_nodes);
+        b->cap_attempts = MAX(b->cap_attempts, want_attempts);
+        b->cap_jobs = MAX(b->cap_jobs, want_jobs);
+#define TAKE_ARRAY(field, per)        \
+        ctx->field = b->arrays.field; \
+        memset(ctx->field, 0, want_##per * sizeof(*ctx->field));
+        CONTEXT_ARRAYS(TAKE_ARRAY)
+#undef TAKE_ARRAY
         return 0;
 }
 
@@ -73,11 +119,6 @@ void context_done(PolicyContext *ctx) {
                 ctx->task_running[ctx->d->assignments[i].task] = 0;
                 ctx->task_placed[ctx->d->assignments[i].task] = false;
         }
-        if (!ctx->task_buffers || ctx->tasks_by_job != ctx->task_buffers->identity)
-                free(ctx->tasks_by_job);
-#define FREE_ARRAY(field, count) free(ctx->field);
-        CONTEXT_ARRAYS(FREE_ARRAY)
-#undef FREE_ARRAY
         memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -104,7 +145,7 @@ static void jobs_from_summary(PolicyContext *ctx) {
                         ctx->pending[type][j].from = jt->first_pending[type];
         }
         ctx->task_start[s->n_jobs] = (uint32_t)s->n_tasks;
-        ctx->tasks_by_job = ctx->task_buffers->identity;
+        ctx->tasks_by_job = ctx->buffers->identity;
 }
 
 /* Each job's tasks counted and grouped by a pass over all of them. */
@@ -113,9 +154,9 @@ static int jobs_from_tasks(PolicyContext *ctx) {
         size_t n_jobs = s->n_jobs, n_tasks = s->n_tasks;
         _cleanup_free_ uint32_t *fill = calloc(MAX(n_jobs, (size_t)1), sizeof(uint32_t));
 
-        ctx->tasks_by_job = calloc(MAX(n_tasks, (size_t)1), sizeof(uint32_t));
-        if (!fill || !ctx->tasks_by_job)
+        if (!fill)
                 return -ENOMEM;
+        ctx->tasks_by_job = ctx->buffers->by_job;
         for (size_t i = 0; i < n_tasks; i++) {
                 const Task *t = &s->tasks[i];
 
@@ -141,25 +182,18 @@ static int jobs_from_tasks(PolicyContext *ctx) {
 }
 
 int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
-                 Decisions *d, ContextTaskBuffers *b) {
+                 Decisions *d, ContextBuffers *b) {
         size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts, n_jobs = s->n_jobs;
         int r;
 
-        *ctx = (PolicyContext){ .cfg = cfg, .snap = s, .now = now, .d = d };
-#define ALLOC_ARRAY(field, count)                                                  \
-        ctx->field = calloc(MAX((size_t)(count), (size_t)1), sizeof(*ctx->field)); \
-        if (!ctx->field) {                                                         \
-                context_done(ctx);                                                 \
-                return -ENOMEM;                                                    \
-        }
-        CONTEXT_ARRAYS(ALLOC_ARRAY)
-#undef ALLOC_ARRAY
-        r = task_buffers_reserve(b, s->n_tasks);
+        *ctx = (PolicyContext){ .cfg = cfg, .snap = s, .now = now, .d = d, .buffers = b };
+        r = step_arrays_reserve(ctx, b);
+        if (r >= 0)
+                r = task_buffers_reserve(b, MAX(s->n_tasks, (size_t)1));
         if (r < 0) {
                 context_done(ctx);
                 return r;
         }
-        ctx->task_buffers = b;
         ctx->task_placed = b->placed;
         ctx->task_running = b->running;
 

@@ -11,18 +11,7 @@
 #include "controller/core/model.h"
 #include "controller/core/policy.h"
 
-/* Per-task scratch that outlives a step, owned by the Policy: all zero
- * between steps, since context_done() clears what its step set, so that a
- * step costs time in proportion to its attempts and decisions rather than to
- * every task. */
-typedef struct ContextTaskBuffers {
-        bool *placed;
-        unsigned *running;
-        uint32_t *identity; /* identity[i] == i: tasks_by_job when Job.tasks is kept */
-        size_t n;
-} ContextTaskBuffers;
-
-void context_task_buffers_done(ContextTaskBuffers *b);
+typedef struct ContextBuffers ContextBuffers;
 
 /* Where context_job_pending_task() resumes for one job and task type: the
  * step only ever takes tasks out of pending, so what was passed over once
@@ -49,7 +38,7 @@ struct PolicyContext {
          * which is what lets context_done() clear them cheaply. */
         bool *task_placed;      /* a pending task got a slot in this step */
         unsigned *task_running; /* running attempts once this step is applied */
-        ContextTaskBuffers *task_buffers;
+        ContextBuffers *buffers;
 
         /* Per attempt: FlexSlot's analysis (controller/core/flexslot.c). */
         double *speed; /* input processing speed D in bytes/s; 0: not measured */
@@ -67,9 +56,26 @@ struct PolicyContext {
         PendingCursor *pending[_TASK_TYPE_MAX];
 };
 
-/* The per-task arrays come from b, grown to the snapshot's tasks. */
+/* Scratch that outlives a step, owned by the Policy, so that a step
+ * allocates nothing once the cluster stopped growing and costs time in
+ * proportion to its nodes, attempts and decisions rather than to every task:
+ * the per-task arrays are all zero between steps (context_done() clears what
+ * its step set), context_init() clears the others. */
+struct ContextBuffers {
+        PolicyContext arrays; /* between steps, only its array pointers */
+        size_t cap_nodes, cap_attempts, cap_jobs;
+        bool *placed;
+        unsigned *running;
+        uint32_t *identity; /* identity[i] == i: tasks_by_job when Job.tasks is kept */
+        uint32_t *by_job;   /* tasks_by_job when the core counts */
+        size_t cap_tasks;
+};
+
+void context_buffers_done(ContextBuffers *b);
+
+/* The arrays come from b, grown to the snapshot. */
 int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
-                 Decisions *d, ContextTaskBuffers *b);
+                 Decisions *d, ContextBuffers *b);
 void context_done(PolicyContext *ctx);
 
 unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, TaskType type);

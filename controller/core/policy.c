@@ -118,7 +118,7 @@ struct Policy {
         const SpeculationOps *speculation;
         const VmAllocatorOps *vm_allocator;
         void *scheduler_state, *slot_manager_state, *speculation_state, *vm_allocator_state;
-        ContextTaskBuffers task_buffers;
+        ContextBuffers context_buffers;
 };
 
 Policy *policy_free(Policy *p) {
@@ -132,7 +132,7 @@ Policy *policy_free(Policy *p) {
                 p->speculation->free(p->speculation_state);
         if (p->vm_allocator->free)
                 p->vm_allocator->free(p->vm_allocator_state);
-        context_task_buffers_done(&p->task_buffers);
+        context_buffers_done(&p->context_buffers);
         free(p);
         return NULL;
 }
@@ -255,7 +255,7 @@ int policy_step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags,
         r = decisions_reserve(d, s, &p->cfg);
         if (r < 0)
                 return r;
-        r = context_init(&ctx, &p->cfg, s, now, d, &p->task_buffers);
+        r = context_init(&ctx, &p->cfg, s, now, d, &p->context_buffers);
         if (r < 0)
                 return r;
         r = step_layers(p, &ctx, flags);
