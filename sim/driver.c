@@ -92,7 +92,7 @@ static int snapshot_attempts(SimCluster *cl) {
         }
         for (size_t i = 0; i < cl->n_attempts; i++) {
                 SimAttempt *a = cl->attempts[i];
-                double age = sec(now - a->started);
+                double age = sec(now - a->started), bytes = attempt_bytes_processed(a);
                 cl->snap_map[i] = a;
                 cl->snap_attempts[i] = (Attempt){
                         .id = a->id,
@@ -100,8 +100,8 @@ static int snapshot_attempts(SimCluster *cl) {
                         .node = a->node,
                         .slot_memory = a->slot_memory,
                         .started = a->started,
-                        .progress = share_of(attempt_progress(a), 1.0),
-                        .bytes_processed = (uint64_t)attempt_bytes_processed(a),
+                        .progress = share_of(attempt_progress(a, bytes), 1.0),
+                        .bytes_processed = (uint64_t)bytes,
                         .input_size = (uint64_t)attempt_input_size(a),
                         .cpu = share_of(a->t_cpu, age),
                         .iowait = share_of(a->t_io, age),

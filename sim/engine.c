@@ -510,12 +510,12 @@ double attempt_bytes_processed(const SimAttempt *a) {
         }
 }
 
-double attempt_progress(const SimAttempt *a) {
+double attempt_progress(const SimAttempt *a, double bytes_processed) {
         double input = attempt_input_size(a);
         double done;
 
         if (attempt_is_map(a)) {
-                done = input > 0 ? attempt_bytes_processed(a) / input : 1.0;
+                done = input > 0 ? bytes_processed / input : 1.0;
                 if (a->phase == PHASE_MERGE)
                         return MAP_PHASE_WEIGHT +
                                (1.0 - MAP_PHASE_WEIGHT) * phase_done(a, a->merge_io);
@@ -525,7 +525,7 @@ double attempt_progress(const SimAttempt *a) {
         case PHASE_STARTUP:
         case PHASE_SHUFFLE_WAIT:
         case PHASE_SHUFFLE:
-                return input > 0 ? attempt_bytes_processed(a) / input / 3.0 : 0;
+                return input > 0 ? bytes_processed / input / 3.0 : 0;
         case PHASE_MERGE:
                 return (1.0 + phase_done(a, a->merge_io)) / 3.0;
         default: {

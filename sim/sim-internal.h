@@ -170,8 +170,9 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_me
 void attempt_kill(SimAttempt *a);
 /* Wakes the job's reduces that wait for map output, after a map finished. */
 void job_map_finished(SimCluster *cl, uint32_t job);
-double attempt_progress(const SimAttempt *a);
 double attempt_bytes_processed(const SimAttempt *a);
+/* Given attempt_bytes_processed(a), which the snapshot reports too. */
+double attempt_progress(const SimAttempt *a, double bytes_processed);
 double attempt_input_size(const SimAttempt *a);
 
 /* driver.c */
