@@ -90,8 +90,20 @@ static void check_host(Sim *s, const SimHost *h, const CpuDemand *d, const doubl
                          demand, h->pcpus);
 }
 
-static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_share) {
-        usec_t now = event_queue_now(s->queue);
+/* g: share of a vCPU the guest gives a task; run: share of the VM's
+ * runnable vCPU time that gets a pCPU; slow: paging. */
+static void vm_set_cpu_rate(const Sim *s, SimVm *v) {
+        double g = MIN(1.0, (double)v->vcpus / (double)v->n_cpu);
+        double run = v->runnable > 0 ? v->alloc / v->runnable : 0;
+        double slow = memory_slowdown(v->committed, (double)v->memory, s->memory_penalty);
+
+        v->cpu_rate = g * run / slow;
+        v->cpu_f_io = g * run - v->cpu_rate;
+        v->cpu_f_steal = g * (1.0 - run);
+        v->cpu_f_queue = 1.0 - g;
+}
+
+static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_share, usec_t now) {
         double old = a->rate;
 
         a->f_cpu = a->f_io = a->f_steal = a->f_queue = 0;
@@ -110,20 +122,13 @@ static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_
                 a->rate = disk_share;
                 a->f_io = 1.0;
                 break;
-        case PHASE_CPU: {
-                /* g: share of a vCPU the guest gives this task; run: share of
-                 * the VM's runnable vCPU time that gets a pCPU; slow: paging. */
-                double g = MIN(1.0, (double)v->vcpus / (double)v->n_cpu);
-                double run = v->runnable > 0 ? v->alloc / v->runnable : 0;
-                double slow = memory_slowdown(v->committed, (double)v->memory,
-                                              s->memory_penalty);
-                a->rate = g * run / slow;
-                a->f_cpu = a->rate;
-                a->f_io = g * run - a->rate;
-                a->f_steal = g * (1.0 - run);
-                a->f_queue = 1.0 - g;
+        case PHASE_CPU:
+                a->rate = v->cpu_rate;
+                a->f_cpu = v->cpu_rate;
+                a->f_io = v->cpu_f_io;
+                a->f_steal = v->cpu_f_steal;
+                a->f_queue = v->cpu_f_queue;
                 break;
-        }
         }
         if (a->ev && old == a->rate)
                 return;
@@ -141,6 +146,7 @@ static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_
 }
 
 static void host_recompute(Sim *s, SimHost *h) {
+        usec_t now = event_queue_now(s->queue);
         const size_t n = h->n_vms;
         CpuDemand *d = h->demand;
         double *alloc = h->alloc;
@@ -173,13 +179,17 @@ static void host_recompute(Sim *s, SimHost *h) {
         cpu_share_compute(h->pcpus, d, n, alloc);
         if (s->check_invariants)
                 check_host(s, h, d, alloc, n);
-        for (size_t i = 0; i < n; i++)
-                s->vms[h->vms[i]].alloc = alloc[i];
+        for (size_t i = 0; i < n; i++) {
+                SimVm *v = &s->vms[h->vms[i]];
+                v->alloc = alloc[i];
+                if (v->n_cpu > 0)
+                        vm_set_cpu_rate(s, v);
+        }
 
         disk = disk_share_compute(h->disk_bw, s->stream_bw, h->n_io);
         for (size_t i = 0; i < h->n_attempts; i++) {
                 SimAttempt *a = h->attempts[i];
-                attempt_set_rate(s, a, &s->vms[a->vm], disk);
+                attempt_set_rate(s, a, &s->vms[a->vm], disk, now);
         }
 }
 

@@ -117,6 +117,9 @@ typedef struct SimVm {
         /* Now. */
         unsigned n_cpu, n_io;
         double runnable, alloc, committed;
+        /* What each of its attempts in a CPU phase gets, the same for all of
+         * them: set by host_recompute() while n_cpu > 0. */
+        double cpu_rate, cpu_f_io, cpu_f_steal, cpu_f_queue;
         /* Cumulative vCPU-seconds, and their values when the measurement
          * window began. */
         double cpu_total, steal_total, iowait_total;
