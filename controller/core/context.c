@@ -234,10 +234,15 @@ unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, TaskType ty
         return slots - ctx->busy[type][node];
 }
 
-bool context_any_free_slot(const PolicyContext *ctx) {
-        for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
+bool context_backup_possible(const PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+        bool running[_TASK_TYPE_MAX] = { false, false };
+
+        for (size_t i = 0; i < s->n_attempts; i++)
+                running[s->tasks[s->attempts[i].task].type] = true;
+        for (uint32_t node = 0; node < s->n_nodes; node++)
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                        if (context_free_slots(ctx, node, type) > 0)
+                        if (running[type] && context_free_slots(ctx, node, type) > 0)
                                 return true;
         return false;
 }

@@ -79,7 +79,8 @@ int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnaps
 void context_done(PolicyContext *ctx);
 
 unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, TaskType type);
-bool context_any_free_slot(const PolicyContext *ctx);
+/* Some type has both a free slot and a running attempt to back up. */
+bool context_backup_possible(const PolicyContext *ctx);
 /* Memory a node's slots hold once this step is applied: its attempts' slot
  * memory plus the node's default for each free slot. */
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node);

@@ -224,11 +224,12 @@ static int step_layers(Policy *p, PolicyContext *ctx, unsigned flags) {
         }
         if (r >= 0 && (flags & POLICY_STEP_ASSIGN)) {
                 r = LAYER_RUN(p, scheduler, assign, ctx);
-                /* Backups only go into free slots: once the scheduler
-                 * filled them all, as it mostly does while tasks are
-                 * pending, speculation has nothing to decide, and its pass
-                 * over every task would be wasted. */
-                if (r >= 0 && context_any_free_slot(ctx))
+                /* A backup copies a running attempt's task into a free slot
+                 * of its type. Without such a pair (the scheduler filled
+                 * every slot, or the free ones are map slots in a job's
+                 * reduce phase) speculation has nothing to decide, and its
+                 * pass over every task would be wasted. */
+                if (r >= 0 && context_backup_possible(ctx))
                         r = LAYER_RUN(p, speculation, speculate, ctx);
         }
         if (r >= 0 && (flags & POLICY_STEP_CONTROL))

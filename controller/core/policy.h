@@ -199,8 +199,9 @@ typedef struct SlotManagerOps {
         int (*manage)(void *state, PolicyContext *ctx, unsigned flags);
 } SlotManagerOps;
 
-/* A speculation layer only adds backups (speculative assignments) into the
- * slots the scheduler left free: policy_step() skips it when none is. */
+/* A speculation layer only adds backups (speculative assignments) of tasks
+ * with a running attempt into the slots of their type the scheduler left
+ * free: policy_step() skips it when no type has both. */
 typedef struct SpeculationOps {
         const char *name;
         int (*init)(const PolicyConfig *cfg, void **ret_state);
