@@ -229,8 +229,8 @@ static int step_layers(Policy *p, PolicyContext *ctx, unsigned flags) {
                  * every slot, or the free ones are map slots in a job's
                  * reduce phase) speculation has nothing to decide, and its
                  * pass over every task would be wasted. */
-                if (r >= 0 && context_backup_possible(ctx))
-                        r = LAYER_RUN(p, speculation, speculate, ctx);
+                if (r >= 0 && p->speculation->speculate && context_backup_possible(ctx))
+                        r = p->speculation->speculate(p->speculation_state, ctx, 0);
         }
         if (r >= 0 && (flags & POLICY_STEP_CONTROL))
                 r = LAYER_RUN(p, vm_allocator, allocate, ctx);
