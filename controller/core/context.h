@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What the layers of one policy_step() share: the inputs, the decisions so
+ * far, and a working view of the cluster that those decisions change (free
+ * slots, which tasks are placed), so that a later layer never hands out a slot
+ * an earlier one took. Internal to the core and its policies. */
+
+#include <stdbool.h>
+
+#include "controller/core/model.h"
+#include "controller/core/policy.h"
+
+typedef struct ContextBuffers ContextBuffers;
+
+/* Where context_job_pending_task() resumes for one job and task type: the
+ * step only ever takes tasks out of pending, so what was passed over once
+ * stays passed over. Positions index tasks_by_job. */
+typedef struct PendingCursor {
+        uint32_t from;       /* no pending task of the type before this */
+        uint32_t local_node; /* NO_INDEX, or the node of the last local search */
+        uint32_t local_from; /* ... and none local to it before this */
+} PendingCursor;
+
+struct PolicyContext {
+        const PolicyConfig *cfg;
+        const ClusterSnapshot *snap;
+        usec_t now;
+        Decisions *d;
+
+        /* Per node. */
+        unsigned *map_slots;            /* after this step's slot changes */
+        unsigned *busy[_TASK_TYPE_MAX]; /* slots taken by attempts */
+        unsigned *node_stragglers;      /* straggler attempts found this cycle */
+        uint64_t *node_memory;          /* slot memory of the attempts it runs */
+
+        /* Per task, changed only by context_assign() and context_kill(),
+         * which is what lets context_done() clear them cheaply. */
+        bool *task_placed;      /* a pending task got a slot in this step */
+        unsigned *task_running; /* running attempts once this step is applied */
+        ContextBuffers *buffers;
+
+        /* Per attempt: FlexSlot's analysis (controller/core/flexslot.c). */
+        double *speed; /* input processing speed D in bytes/s; 0: not measured */
+        double *score; /* P; 0: not measured */
+        bool *straggler;
+        Bottleneck *bottleneck;
+        bool *killed;
+
+        /* Per job. */
+        unsigned *maps_done, *maps_total;
+        usec_t *wait_since;   /* working copy of Job.locality_wait_since */
+        uint32_t *job_order;  /* jobs by (submitted, index) */
+        uint32_t *task_start; /* job j's tasks are tasks_by_job[task_start[j] .. task_start[j+1]) */
+        uint32_t *tasks_by_job;
+        PendingCursor *pending[_TASK_TYPE_MAX];
+};
+
+/* Scratch that outlives a step, owned by the Policy, so that a step
+ * allocates nothing once the cluster stopped growing and costs time in
+ * proportion to its nodes, attempts and decisions rather than to every task:
+ * the per-task arrays are all zero between steps (context_done() clears what
+ * its step set), context_init() clears the others. */
+struct ContextBuffers {
+        PolicyContext arrays; /* between steps, only its array pointers */
+        size_t cap_nodes, cap_attempts, cap_jobs;
+        bool *placed;
+        unsigned *running;
+        uint32_t *identity; /* identity[i] == i: tasks_by_job when Job.tasks is kept */
+        uint32_t *by_job;   /* tasks_by_job when the core counts */
+        size_t cap_tasks;
+};
+
+void context_buffers_done(ContextBuffers *b);
+
+/* The arrays come from b, grown to the snapshot. */
+int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
+                 Decisions *d, ContextBuffers *b);
+void context_done(PolicyContext *ctx);
+
+unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, TaskType type);
+/* Some type has both a free slot and a running attempt to back up. */
+bool context_backup_possible(const PolicyContext *ctx);
+/* Memory a node's slots hold once this step is applied: its attempts' slot
+ * memory plus the node's default for each free slot. */
+uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node);
+bool context_task_pending(const PolicyContext *ctx, uint32_t task);
+/* Reduces wait for the job's maps (PolicyConfig.reduce_slowstart). */
+bool context_task_eligible(const PolicyContext *ctx, uint32_t task);
+bool task_is_local(const Task *t, uint32_t node);
+/* The job's first pending eligible task of this type, local to node when
+ * local is true; NO_INDEX if none. */
+uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskType type,
+                                  uint32_t node, bool local);
+/* Seconds an attempt has run; 0 when it started at or after now. */
+double context_attempt_age(const PolicyContext *ctx, uint32_t attempt);
+
+/* Decisions that change the working view. -ENOBUFS only if the arrays were
+ * sized wrong, which is a bug. */
+int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, bool speculative);
+int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64_t slot_memory,
+                 double prev_speed);
+int context_set_map_slots(PolicyContext *ctx, uint32_t node, unsigned map_slots);
+/* Emits JobNotes for the jobs whose wait changed; policy_step() calls it last. */
+int context_flush_job_notes(PolicyContext *ctx);
+
+#define DECISIONS_PUSH(d, name, ...)                                                          \
+        ({                                                                                    \
+                int push_r_ = -ENOBUFS;                                                       \
+                if ((d)->n_##name < (d)->cap_##name) {                                        \
+                        (d)->name[(d)->n_##name++] = (__typeof__(*(d)->name)){ __VA_ARGS__ }; \
+                        push_r_ = 0;                                                          \
+                }                                                                             \
+                push_r_;                                                                      \
+        })

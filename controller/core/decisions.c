@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* The generic check of a step's output against its snapshot, done once here
+ * rather than trusted to every policy (the libvirt dispatch-layer habit): a
+ * driver applies nothing that refers to a missing object or overfills a
+ * node. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "common/macro.h"
+#include "controller/core/policy.h"
+
+static int compare_u32(const void *a, const void *b) {
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+        return (x > y) - (x < y);
+}
+
+static bool sorted_contains(const uint32_t *sorted, size_t n, uint32_t x) {
+        return bsearch(&x, sorted, n, sizeof(uint32_t), compare_u32) != NULL;
+}
+
+/* replaced gets the tasks of re-placement kills, sorted: the check costs
+ * time in proportion to the decisions and attempts, not to every task. */
+static bool kills_valid(const ClusterSnapshot *s, const Decisions *d, bool *killed,
+                        unsigned *busy_map, uint32_t *replaced, size_t *ret_n_replaced) {
+        size_t n_replaced = 0;
+
+        for (size_t i = 0; i < d->n_kills; i++) {
+                const Kill *k = &d->kills[i];
+
+                if (k->attempt >= s->n_attempts || killed[k->attempt] ||
+                    (k->reason != KILL_RESIZE && k->reason != KILL_REPLACE))
+                        return false;
+                killed[k->attempt] = true;
+                if (k->reason == KILL_REPLACE) {
+                        const Attempt *a = &s->attempts[k->attempt];
+
+                        if (s->tasks[a->task].type != TASK_MAP)
+                                return false;
+                        busy_map[a->node]--;
+                        replaced[n_replaced++] = a->task;
+                }
+        }
+        qsort(replaced, n_replaced, sizeof(uint32_t), compare_u32);
+        *ret_n_replaced = n_replaced;
+        return true;
+}
+
+/* placed: scratch for the tasks of the non-speculative assignments, each of
+ * which may appear once. */
+static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d, const unsigned *slots,
+                              unsigned *busy[_TASK_TYPE_MAX], const uint32_t *replaced,
+                              size_t n_replaced, uint32_t *placed) {
+        size_t n_placed = 0;
+
+        for (size_t i = 0; i < d->n_assignments; i++) {
+                const Assignment *x = &d->assignments[i];
+                const Task *t;
+                unsigned limit;
+
+                if (x->task >= s->n_tasks || x->node >= s->n_nodes || !s->nodes[x->node].alive)
+                        return false;
+                t = &s->tasks[x->task];
+                limit = t->type == TASK_MAP ? slots[x->node] : s->nodes[x->node].reduce_slots;
+                if (x->type != t->type || busy[t->type][x->node] >= limit)
+                        return false;
+                if (x->speculative ? t->state != TASK_RUNNING
+                                   : t->state != TASK_PENDING &&
+                                             !sorted_contains(replaced, n_replaced, x->task))
+                        return false;
+                if (!x->speculative)
+                        placed[n_placed++] = x->task;
+                busy[t->type][x->node]++;
+        }
+        qsort(placed, n_placed, sizeof(uint32_t), compare_u32);
+        for (size_t i = 1; i < n_placed; i++)
+                if (placed[i] == placed[i - 1])
+                        return false;
+        return true;
+}
+
+static bool vm_targets_valid(const ClusterSnapshot *s, const Decisions *d) {
+        for (size_t i = 0; i < d->n_vm_targets; i++) {
+                const VmTarget *t = &d->vm_targets[i];
+
+                if (t->vm >= s->n_vms || t->vcpus < 1 || t->vcpus > s->vms[t->vm].vcpus_max ||
+                    t->memory > s->vms[t->vm].memory_max || t->cpu_weight < 2 || !(t->cpu_cap >= 0))
+                        return false;
+        }
+        return true;
+}
+
+int decisions_validate(const ClusterSnapshot *s, const Decisions *d) {
+        size_t n_nodes = MAX(s->n_nodes, (size_t)1), n_replaced;
+        _cleanup_free_ unsigned *slots = calloc(n_nodes, sizeof(unsigned));
+        _cleanup_free_ unsigned *busy_map = calloc(n_nodes, sizeof(unsigned));
+        _cleanup_free_ unsigned *busy_reduce = calloc(n_nodes, sizeof(unsigned));
+        _cleanup_free_ bool *killed = calloc(MAX(s->n_attempts, (size_t)1), sizeof(bool));
+        _cleanup_free_ uint32_t *replaced = calloc(MAX(d->n_kills, (size_t)1), sizeof(uint32_t));
+        _cleanup_free_ uint32_t *placed =
+                calloc(MAX(d->n_assignments, (size_t)1), sizeof(uint32_t));
+        unsigned *busy[_TASK_TYPE_MAX] = { busy_map, busy_reduce };
+
+        if (!slots || !busy_map || !busy_reduce || !killed || !replaced || !placed)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_nodes; i++)
+                slots[i] = s->nodes[i].map_slots;
+        for (size_t i = 0; i < d->n_slot_changes; i++) {
+                if (d->slot_changes[i].node >= s->n_nodes)
+                        return -EBADMSG;
+                slots[d->slot_changes[i].node] = d->slot_changes[i].map_slots;
+        }
+        for (size_t i = 0; i < s->n_attempts; i++)
+                busy[s->tasks[s->attempts[i].task].type][s->attempts[i].node]++;
+        if (!kills_valid(s, d, killed, busy_map, replaced, &n_replaced) ||
+            !assignments_valid(s, d, slots, busy, replaced, n_replaced, placed) ||
+            !vm_targets_valid(s, d))
+                return -EBADMSG;
+        for (size_t i = 0; i < d->n_attempt_notes; i++)
+                if (d->attempt_notes[i].attempt >= s->n_attempts)
+                        return -EBADMSG;
+        for (size_t i = 0; i < d->n_job_notes; i++)
+                if (d->job_notes[i].job >= s->n_jobs)
+                        return -EBADMSG;
+        for (size_t i = 0; i < d->n_stragglers; i++)
+                if (d->stragglers[i].attempt >= s->n_attempts)
+                        return -EBADMSG;
+        return 0;
+}

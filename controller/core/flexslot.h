@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* FlexSlot (Guo, Rao, Jiang, Zhou), section III: the pieces the slot manager
+ * and the VM allocator build on, each a pure function so that it can be
+ * tested alone. Choices where the paper is silent:
+ *
+ * - III-B, P = (1 + 1/S) * D: S is the split size in MiB and D the input
+ *   speed in MiB/s (with S in bytes the 1/S term, the normalized progress
+ *   rate, would vanish). D is the attempt's average speed since it started,
+ *   bytes_processed / age; an attempt is judged only once it is min_age old
+ *   (default 30 s), since its first seconds (JVM start, the wait for a CPU
+ *   or the disk in the guest, the first read) count in the age but process
+ *   nothing: judged at 10 s, two thirds of the uniform tera-sort maps in the
+ *   simulator fell in the low cluster at some point and were killed, and
+ *   the job took 24% longer; at 30 s none were (LATE waits a minute for the
+ *   same reason).
+ * - III-B, k-means: tasks are clustered per job, against their peers (the
+ *   tasks of different applications run at unrelated speeds). Backup
+ *   attempts are not judged: they are copies of a task already judged.
+ *   k-means always splits values that are not all equal, so noise alone
+ *   would make half of a uniform job "stragglers"; the low cluster counts
+ *   only when its centroid is below straggler_ratio times the high one
+ *   (default 0.8; 1.0 gives the paper's pure k-means).
+ * - III-C, bottleneck: I/O when the attempt's I/O wait share is at least
+ *   io_threshold (default 0.2) and at least its node's steal share; else CPU
+ *   when the node's steal share is at least steal_threshold (default 0.1);
+ *   else none. Fig. 5 and Fig. 6 show stragglers whose time is dominated by
+ *   one of the two; the thresholds keep a straggler with a little of both
+ *   from being resized for nothing.
+ * - Algorithm 1, line 7: the printed test S/D - S/D_prev > T would kill
+ *   again only when the last resize made the task slower; the text says the
+ *   resizing continues while "the resulting decrease in the input processing
+ *   time ... outweighs the wasted processing time due to task killing (T)",
+ *   so the test here is S/D_prev - S/D > T. The paper takes T as the work a
+ *   kill wastes because it judges a restarted task at the next heartbeat;
+ *   here an attempt is judged once min_age old, so the waste is its age when
+ *   that is longer than T (with T alone, noise in the speed of I/O-bound
+ *   tasks re-killed some of them eleven times in the simulator's tera-sort
+ *   run). Slot memory never grows past the VM's memory ceiling less
+ *   vm_memory_reserve; at that cap the task is no longer killed.
+ * - Algorithm 2: the loop of the paper recomputes mu and sigma over steal
+ *   values that only change once moved slots have been filled and the
+ *   hypervisor reacted, so taken literally it never ends. Here one control
+ *   cycle makes at most max_moves moves (default 1), pairing the k-th lowest
+ *   steal node with the k-th highest, and measures again only once the last
+ *   slot change is settle old (default 15 s, five heartbeats: the new slot
+ *   must be filled and the allocator must react before steal can move). A
+ *   node keeps at least min_map_slots and gets at most max_map_slots
+ *   (default 8, twice the paper's 4). As III-E says, slots move "from nodes
+ *   running fast tasks to nodes running stragglers" once a straggler's
+ *   bottleneck is CPU: the algorithm runs only while some straggler is
+ *   CPU-bound, a donor runs no straggler and a receiver runs a CPU-bound one.
+ *   The paper counts on the cloud's demand-based allocator to follow the new
+ *   slot with CPU from a cluster-wide pool (VMware DRS); here a host is the
+ *   pool, so a receiver's host must also have a pCPU idle (the sum of its
+ *   VMs' cpu_use at most pcpus - 1). Without these bounds a receiver whose
+ *   host has no CPU to give keeps gaining slots every cycle (its steal never
+ *   falls) until it holds them all: in the simulator's Fig. 10 wordcount run
+ *   that made the job 41% slower than stock Hadoop.
+ * - V-F, unlimited: the moves stay as above (conserving), and in addition
+ *   a node whose map slots are all busy while maps are pending gets one more
+ *   when its resources are free: a vCPU idle (cpu_use + 1 <= vcpus), a pCPU
+ *   idle on its host, no contention (steal below steal_threshold) and memory
+ *   for the slot (committed slot memory + vm_memory_reserve + one slot <= VM
+ *   memory). A node grows by one slot at a time, once its last change is
+ *   settle old, since cpu_use and steal lag behind a new slot (without the
+ *   wait the simulator's wordcount cluster grew from 120 to 150 slots in
+ *   half a minute, and then ran at up to 0.79 steal). Slots are only added:
+ *   a rule that removed slots beyond one per vCPU under steal made them
+ *   oscillate and cost 3 to 10% in the simulator's wordcount and
+ *   histogram-movies runs.
+ * - III-E, re-placement: the paper worries about "newly added slots" that
+ *   get a straggler. An attempt is such a new task when its node gained
+ *   slots (it has more map slots than the mean of the alive nodes), it
+ *   started after the node's last slot change, it is younger than
+ *   new_task_window and was never killed for resizing. If it is a straggler
+ *   and its node runs another straggler, it is killed and placed on an alive
+ *   node without stragglers that has a free map slot: a node holding its
+ *   split first, then the lowest steal, then the lowest index. Without such
+ *   a node it stays, and Algorithm 1 applies to it as to any straggler. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "controller/core/context.h"
+
+/* D in bytes/s, or 0 when the attempt is younger than min_age. */
+double flexslot_input_speed(const Attempt *a, usec_t now, usec_t min_age);
+/* P = (1 + 1/S) * D, S in MiB, D in MiB/s; 0 for an empty split. */
+double flexslot_score(uint64_t input_size, double speed);
+Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, double node_steal);
+/* Algorithm 1, line 7, with the time a kill wastes in place of T. */
+bool flexslot_resize_pays(const Attempt *a, double speed, usec_t waste);
+/* Algorithm 1, line 9, rounded down to whole bytes and capped at limit. */
+uint64_t flexslot_grow_memory(uint64_t memory, double alpha, uint64_t limit);
+
+/* Algorithm 2 for one control cycle over the nodes listed in nodes[0..n):
+ * steal, slots, may_give and may_take are indexed by node (NULL may_give or
+ * may_take: every node may). Writes the moves (one map slot from ret_from[k]
+ * to ret_to[k]) and returns their number; 0 when the standard deviation of
+ * steal is at most lambda. order holds n entries of scratch. */
+size_t flexslot_plan_moves(const PolicyConfig *cfg, const uint32_t *nodes, size_t n,
+                           const double *steal, const unsigned *slots, const bool *may_give,
+                           const bool *may_take, uint32_t *order, uint32_t *ret_from,
+                           uint32_t *ret_to);
+
+/* Fills the context's per-attempt speed, score, straggler and bottleneck,
+ * the per-node straggler counts and the StragglerNote decisions. */
+int flexslot_analyze(PolicyContext *ctx);

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <math.h>
+
+#include "controller/core/model.h"
+
+static bool share_ok(double x) {
+        return isfinite(x) && x >= 0 && x <= 1;
+}
+
+static bool arrays_ok(const ClusterSnapshot *s) {
+        return (s->hosts || s->n_hosts == 0) && (s->vms || s->n_vms == 0) &&
+               (s->nodes || s->n_nodes == 0) && (s->jobs || s->n_jobs == 0) &&
+               (s->tasks || s->n_tasks == 0) && (s->attempts || s->n_attempts == 0);
+}
+
+static bool task_ok(const ClusterSnapshot *s, const Task *t) {
+        if (t->job >= s->n_jobs || (unsigned)t->type >= _TASK_TYPE_MAX ||
+            (unsigned)t->state > TASK_DONE || t->n_locations > MAX_REPLICAS)
+                return false;
+        for (unsigned k = 0; k < t->n_locations; k++)
+                if (t->locations[k] >= s->n_nodes)
+                        return false;
+        return true;
+}
+
+static bool attempt_ok(const ClusterSnapshot *s, const Attempt *a) {
+        return a->task < s->n_tasks && a->node < s->n_nodes &&
+               s->tasks[a->task].state == TASK_RUNNING && share_ok(a->progress) &&
+               share_ok(a->cpu) && share_ok(a->iowait) && isfinite(a->prev_speed) &&
+               a->prev_speed >= 0;
+}
+
+static bool job_tasks_ok(const ClusterSnapshot *s, uint32_t job, const JobTasks *jt) {
+        unsigned maps = 0, maps_done = 0;
+
+        if (jt->count > s->n_tasks - jt->first)
+                return false;
+        for (unsigned type = 0; type < _TASK_TYPE_MAX; type++)
+                if (jt->first_pending[type] < jt->first ||
+                    jt->first_pending[type] > jt->first + jt->count)
+                        return false;
+        for (uint32_t i = jt->first; i < jt->first + jt->count; i++) {
+                const Task *t = &s->tasks[i];
+
+                if (t->job != job || (t->state == TASK_PENDING && i < jt->first_pending[t->type]))
+                        return false;
+                if (t->type == TASK_MAP) {
+                        maps++;
+                        maps_done += t->state == TASK_DONE;
+                }
+        }
+        return maps == jt->maps && maps_done == jt->maps_done;
+}
+
+/* Tasks were checked first: their types index first_pending. */
+static bool all_job_tasks_ok(const ClusterSnapshot *s) {
+        size_t next = 0;
+
+        if (!s->job_tasks_kept)
+                return true;
+        for (size_t j = 0; j < s->n_jobs; j++) {
+                const JobTasks *jt = &s->jobs[j].tasks;
+
+                if (jt->first != next || !job_tasks_ok(s, (uint32_t)j, jt))
+                        return false;
+                next += jt->count;
+        }
+        return next == s->n_tasks;
+}
+
+int snapshot_validate(const ClusterSnapshot *s) {
+        if (!s || !arrays_ok(s))
+                return -EINVAL;
+        for (size_t i = 0; i < s->n_vms; i++)
+                if (s->vms[i].host >= s->n_hosts || !isfinite(s->vms[i].cpu_use) ||
+                    s->vms[i].cpu_use < 0 || !isfinite(s->vms[i].cpu_cap) || s->vms[i].cpu_cap < 0)
+                        return -EINVAL;
+        for (size_t i = 0; i < s->n_nodes; i++)
+                if (s->nodes[i].vm >= s->n_vms || !share_ok(s->nodes[i].steal) ||
+                    !share_ok(s->nodes[i].iowait))
+                        return -EINVAL;
+        for (size_t i = 0; i < s->n_tasks; i++)
+                if (!task_ok(s, &s->tasks[i]))
+                        return -EINVAL;
+        for (size_t i = 0; i < s->n_attempts; i++)
+                if (!attempt_ok(s, &s->attempts[i]))
+                        return -EINVAL;
+        if (!all_job_tasks_ok(s))
+                return -EINVAL;
+        return 0;
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The cluster snapshot the policy core decides on. A driver (the simulator,
+ * the live controller) fills one ClusterSnapshot per control cycle or
+ * heartbeat from its own model; the core only reads it. Objects refer to each
+ * other by index into the snapshot's arrays, so a snapshot is a set of flat
+ * arrays the driver can build without allocating per object; each object
+ * also carries the driver's stable id, which the core never interprets.
+ *
+ * Units: time in usec_t, memory and data sizes in bytes, bandwidth in
+ * bytes/s, CPU in CPUs (1.0 = one CPU fully busy), steal and I/O wait as the
+ * share (0..1) of the last measurement interval. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/time-util.h"
+
+/* Index into one of the snapshot's arrays; NO_INDEX when absent. */
+#define NO_INDEX UINT32_MAX
+
+/* A map task's input split lives on at most this many nodes (HDFS replicas). */
+#define MAX_REPLICAS 3
+
+typedef struct Host {
+        uint64_t id;
+        unsigned pcpus;
+        uint64_t memory;         /* bytes the VMs of this host may share */
+        uint64_t disk_bandwidth; /* bytes/s */
+} Host;
+
+typedef struct Vm {
+        uint64_t id;
+        uint32_t host; /* index into hosts */
+        unsigned vcpus, vcpus_max;
+        uint64_t memory, memory_max; /* balloon target now, and its ceiling */
+        unsigned cpu_weight;         /* cpu_shares; 1024 is the default */
+        double cpu_cap;              /* CPUs it may use at most (a quota); 0: none */
+        /* Recent CPU consumption in CPUs, the "demand" a DRS-like allocator
+         * follows (FlexSlot II-C). */
+        double cpu_use;
+        /* Memory the guest actively touches, the demand-based estimate of
+         * memory (II-C: ratio of touched pages). */
+        uint64_t memory_used;
+} Vm;
+
+/* A task tracker: one per VM. */
+typedef struct Node {
+        uint64_t id;
+        uint32_t vm; /* index into vms */
+        unsigned map_slots, reduce_slots;
+        uint64_t slot_memory; /* memory of a new slot (the JVM heap) */
+        double steal;         /* node steal share over the last interval */
+        double iowait;        /* node I/O wait share over the last interval */
+        /* When the map slot count last changed (0: never); Algorithm 2 waits
+         * for a move to take effect before it measures again. */
+        usec_t slots_changed_at;
+        bool alive;
+} Node;
+
+typedef enum TaskType {
+        TASK_MAP,
+        TASK_REDUCE,
+        _TASK_TYPE_MAX,
+} TaskType;
+
+typedef enum TaskState {
+        TASK_PENDING, /* waiting for a slot */
+        TASK_RUNNING, /* has at least one running attempt */
+        TASK_DONE,
+} TaskState;
+
+/* A summary of one job's tasks that a driver may keep up to date as their
+ * states change (ClusterSnapshot.job_tasks_kept), so that a step needs no
+ * pass over every task (the simulator steps thousands of times a run).
+ * Keeping it also states that each job's tasks are contiguous and in job
+ * order: job j's are tasks[first .. first + count), and job j + 1's begin
+ * where they end. */
+typedef struct JobTasks {
+        uint32_t first, count;
+        unsigned maps, maps_done; /* map tasks, and those of them TASK_DONE */
+        /* No task of that type before this index is TASK_PENDING; first +
+         * count when none is. Any lower bound down to first is correct, the
+         * exact index the fastest. */
+        uint32_t first_pending[_TASK_TYPE_MAX];
+} JobTasks;
+
+typedef struct Job {
+        uint64_t id;
+        usec_t submitted;
+        usec_t deadline; /* absolute; 0: none */
+        uint32_t pool;   /* fair scheduler pool (user); any small integer */
+        /* Delay scheduling (Zaharia et al.): since when the job has been passed
+         * over for want of a local map task, 0 when it is not waiting. The
+         * scheduler reports changes as JobNote decisions. */
+        usec_t locality_wait_since;
+        JobTasks tasks; /* read only when the snapshot says it is kept */
+} Job;
+
+typedef struct Task {
+        uint64_t id;
+        uint32_t job; /* index into jobs */
+        TaskType type;
+        TaskState state;
+        uint64_t input_size;              /* split size S for maps, partition size for reduces */
+        uint32_t locations[MAX_REPLICAS]; /* nodes holding the split */
+        unsigned n_locations;
+        /* Slot memory the next attempt must get; 0: the node's default. A
+         * FlexSlot kill that re-places the task elsewhere keeps its memory. */
+        uint64_t slot_memory;
+} Task;
+
+/* A running attempt of a task. Finished and killed attempts are not in the
+ * snapshot. */
+typedef struct Attempt {
+        uint64_t id;
+        uint32_t task; /* index into tasks */
+        uint32_t node; /* index into nodes */
+        uint64_t slot_memory;
+        usec_t started;
+        double progress;          /* Hadoop progress score, 0..1 */
+        uint64_t bytes_processed; /* input bytes consumed so far */
+        uint64_t input_size;      /* bytes this attempt must consume */
+        double cpu;               /* CPU share of its run time, 0..1 */
+        double iowait;            /* I/O wait share of its run time, 0..1 */
+        bool speculative;         /* a backup copy */
+        /* Carried across restarts by the driver (FlexSlot Algorithm 1): how
+         * often the task was killed to grow its slot, and the input speed D
+         * (bytes/s) the core reported for it last cycle (AttemptNote), or the
+         * speed of the attempt it replaced. 0 when unknown. */
+        unsigned kill_count;
+        double prev_speed;
+} Attempt;
+
+typedef struct ClusterSnapshot {
+        const Host *hosts;
+        size_t n_hosts;
+        const Vm *vms;
+        size_t n_vms;
+        const Node *nodes;
+        size_t n_nodes;
+        const Job *jobs;
+        size_t n_jobs;
+        const Task *tasks;
+        size_t n_tasks;
+        const Attempt *attempts;
+        size_t n_attempts;
+        /* Every Job.tasks is up to date; false: the core counts itself. */
+        bool job_tasks_kept;
+} ClusterSnapshot;
+
+/* Checks that every index points inside its array, shares are in 0..1,
+ * running attempts belong to running tasks and, when kept, each Job.tasks
+ * agrees with the tasks: -EINVAL otherwise. Drivers call it
+ * on snapshots built from outside data; policy_step() calls it too unless the
+ * driver vouches for the snapshot (POLICY_STEP_TRUSTED). */
+int snapshot_validate(const ClusterSnapshot *s);

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/* Slot managers. static: Hadoop's fixed slots. flexslot: FlexSlot III-D and
+ * III-E (Algorithms 1 and 2, straggler re-placement) and the unlimited
+ * variant of V-F; the choices the paper leaves open are listed in
+ * controller/core/flexslot.h. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "common/macro.h"
+#include "controller/core/flexslot.h"
+#include "controller/policies/policies.h"
+
+const SlotManagerOps slot_manager_static = {
+        .name = "static",
+};
+
+/* The attempt runs in a slot its node gained (see flexslot.h). */
+static bool in_added_slot(const PolicyContext *ctx, const Attempt *a, double mean_slots) {
+        const Node *n = &ctx->snap->nodes[a->node];
+
+        return (double)n->map_slots > mean_slots && n->slots_changed_at != 0 &&
+               a->started >= n->slots_changed_at && a->kill_count == 0 &&
+               ctx->now - a->started <= ctx->cfg->new_task_window;
+}
+
+/* III-E: where a new straggler that shares its node with another straggler
+ * goes instead; NO_INDEX to leave it. */
+static uint32_t replacement_node(const PolicyContext *ctx, uint32_t attempt, double mean_slots) {
+        const Attempt *a = &ctx->snap->attempts[attempt];
+        const Task *t = &ctx->snap->tasks[a->task];
+        uint32_t best = NO_INDEX;
+        bool best_local = false;
+
+        if (ctx->node_stragglers[a->node] < 2 || !in_added_slot(ctx, a, mean_slots))
+                return NO_INDEX;
+        for (uint32_t n = 0; n < ctx->snap->n_nodes; n++) {
+                bool local = task_is_local(t, n);
+
+                if (n == a->node || ctx->node_stragglers[n] > 0 ||
+                    context_free_slots(ctx, n, TASK_MAP) == 0)
+                        continue;
+                if (best == NO_INDEX || (local && !best_local) ||
+                    (local == best_local &&
+                     ctx->snap->nodes[n].steal < ctx->snap->nodes[best].steal)) {
+                        best = n;
+                        best_local = local;
+                }
+        }
+        return best;
+}
+
+/* Algorithm 1 for one I/O-bound straggler. */
+static int resize_slot_memory(PolicyContext *ctx, uint32_t attempt) {
+        const Attempt *a = &ctx->snap->attempts[attempt];
+        const Vm *vm = &ctx->snap->vms[ctx->snap->nodes[a->node].vm];
+        uint64_t limit = vm->memory_max > ctx->cfg->vm_memory_reserve
+                                 ? vm->memory_max - ctx->cfg->vm_memory_reserve
+                                 : 0;
+        uint64_t grown = flexslot_grow_memory(a->slot_memory, ctx->cfg->alpha, limit);
+        double speed = ctx->speed[attempt];
+        /* A kill throws away the attempt's work: at least one interval T. */
+        usec_t waste = MAX(ctx->cfg->interval, ctx->now - a->started);
+
+        if (grown > a->slot_memory && flexslot_resize_pays(a, speed, waste))
+                return context_kill(ctx, attempt, KILL_RESIZE, grown, speed);
+        /* Line 13: D_prev = D, for the next round's test. */
+        return DECISIONS_PUSH(ctx->d, attempt_notes, .attempt = attempt, .speed = speed);
+}
+
+static double mean_map_slots(const PolicyContext *ctx) {
+        double sum = 0;
+        size_t n = 0;
+
+        for (size_t i = 0; i < ctx->snap->n_nodes; i++)
+                if (ctx->snap->nodes[i].alive) {
+                        sum += ctx->snap->nodes[i].map_slots;
+                        n++;
+                }
+        return n > 0 ? sum / (double)n : 0;
+}
+
+static int handle_stragglers(PolicyContext *ctx) {
+        double mean_slots = mean_map_slots(ctx);
+
+        for (uint32_t i = 0; i < ctx->snap->n_attempts; i++) {
+                uint32_t target;
+                int r = 0;
+
+                if (!ctx->straggler[i])
+                        continue;
+                target = replacement_node(ctx, i, mean_slots);
+                if (target != NO_INDEX) {
+                        const Attempt *a = &ctx->snap->attempts[i];
+
+                        /* The straggler moves with its task: the next new
+                         * straggler on either node is judged accordingly. */
+                        ctx->node_stragglers[a->node]--;
+                        ctx->node_stragglers[target]++;
+                        r = context_kill(ctx, i, KILL_REPLACE, a->slot_memory, ctx->speed[i]);
+                        if (r >= 0)
+                                r = context_assign(ctx, a->task, target, false);
+                } else if (ctx->bottleneck[i] == BOTTLENECK_IO)
+                        r = resize_slot_memory(ctx, i);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static bool settling(const PolicyContext *ctx) {
+        for (size_t i = 0; i < ctx->snap->n_nodes; i++) {
+                usec_t changed = ctx->snap->nodes[i].slots_changed_at;
+
+                if (changed != 0 && ctx->now < changed + ctx->cfg->settle)
+                        return true;
+        }
+        return false;
+}
+
+/* A slot added to a node on this host can bring it CPU: the host has a pCPU
+ * idle. The paper's pool spans the cluster (VMware DRS); here each host is a
+ * pool, and on a saturated host the added slot's tasks only crowd the node's
+ * own stragglers and take CPU from its neighbours. */
+static bool host_has_idle_cpu(const PolicyContext *ctx, uint32_t host) {
+        const ClusterSnapshot *s = ctx->snap;
+        double used = 0;
+
+        for (uint32_t v = 0; v < s->n_vms; v++)
+                if (s->vms[v].host == host)
+                        used += s->vms[v].cpu_use;
+        return used + 1.0 <= (double)s->hosts[host].pcpus;
+}
+
+/* Algorithm 2, bounded to one round of moves per control cycle, from nodes
+ * running only fast tasks to nodes running CPU-starved stragglers whose host
+ * can give them CPU. */
+static int move_slots(PolicyContext *ctx) {
+        size_t n_nodes = ctx->snap->n_nodes, n_alive = 0, moves;
+        bool starved = false;
+
+        for (size_t i = 0; i < ctx->snap->n_attempts; i++)
+                starved |= ctx->straggler[i] && ctx->bottleneck[i] == BOTTLENECK_CPU;
+        if (!starved || settling(ctx))
+                return 0;
+
+        size_t size = MAX(n_nodes, (size_t)1);
+        _cleanup_free_ uint32_t *alive = calloc(size, sizeof(uint32_t));
+        _cleanup_free_ uint32_t *order = calloc(size, sizeof(uint32_t));
+        _cleanup_free_ uint32_t *from = calloc(size, sizeof(uint32_t));
+        _cleanup_free_ uint32_t *to = calloc(size, sizeof(uint32_t));
+        _cleanup_free_ double *steal = calloc(size, sizeof(double));
+        _cleanup_free_ bool *may_give = calloc(size, sizeof(bool));
+        _cleanup_free_ bool *may_take = calloc(size, sizeof(bool));
+
+        if (!alive || !order || !from || !to || !steal || !may_give || !may_take)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < n_nodes; i++) {
+                steal[i] = ctx->snap->nodes[i].steal;
+                may_give[i] = ctx->node_stragglers[i] == 0;
+                if (ctx->snap->nodes[i].alive)
+                        alive[n_alive++] = i;
+        }
+        for (size_t i = 0; i < ctx->snap->n_attempts; i++) {
+                uint32_t node = ctx->snap->attempts[i].node;
+
+                if (ctx->straggler[i] && ctx->bottleneck[i] == BOTTLENECK_CPU && !may_take[node])
+                        may_take[node] = host_has_idle_cpu(
+                                ctx, ctx->snap->vms[ctx->snap->nodes[node].vm].host);
+        }
+        moves = flexslot_plan_moves(ctx->cfg, alive, n_alive, steal, ctx->map_slots, may_give,
+                                    may_take, order, from, to);
+        for (size_t k = 0; k < moves; k++) {
+                int r = context_set_map_slots(ctx, from[k], ctx->map_slots[from[k]] - 1);
+
+                if (r >= 0)
+                        r = context_set_map_slots(ctx, to[k], ctx->map_slots[to[k]] + 1);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static bool maps_pending(const PolicyContext *ctx) {
+        for (uint32_t t = 0; t < ctx->snap->n_tasks; t++)
+                if (ctx->snap->tasks[t].type == TASK_MAP && context_task_pending(ctx, t))
+                        return true;
+        return false;
+}
+
+static bool resources_free(const PolicyContext *ctx, uint32_t node) {
+        const Node *n = &ctx->snap->nodes[node];
+        const Vm *vm = &ctx->snap->vms[n->vm];
+
+        return vm->cpu_use + 1.0 <= (double)vm->vcpus && n->steal < ctx->cfg->steal_threshold &&
+               host_has_idle_cpu(ctx, vm->host) &&
+               context_node_committed_memory(ctx, node) + ctx->cfg->vm_memory_reserve +
+                               n->slot_memory <=
+                       vm->memory;
+}
+
+/* V-F: one more slot on each node whose map slots are all busy while maps
+ * are pending and whose resources are free, one slot at a time per node and
+ * only once its last change has settled (cpu_use and steal lag behind a new
+ * slot). */
+static int add_free_slots(PolicyContext *ctx) {
+        if (!maps_pending(ctx))
+                return 0;
+        for (uint32_t i = 0; i < ctx->snap->n_nodes; i++) {
+                const Node *n = &ctx->snap->nodes[i];
+                unsigned slots = ctx->map_slots[i];
+                int r;
+
+                if (!n->alive || slots != n->map_slots || slots >= ctx->cfg->max_map_slots ||
+                    (n->slots_changed_at != 0 &&
+                     ctx->now < n->slots_changed_at + ctx->cfg->settle) ||
+                    context_free_slots(ctx, i, TASK_MAP) > 0 || !resources_free(ctx, i))
+                        continue;
+                r = context_set_map_slots(ctx, i, slots + 1);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int flexslot_manage(void *state, PolicyContext *ctx, unsigned flags) {
+        int r;
+
+        r = handle_stragglers(ctx);
+        if (r >= 0)
+                r = move_slots(ctx);
+        if (r >= 0 && ctx->cfg->unlimited)
+                r = add_free_slots(ctx);
+        return r;
+}
+
+const SlotManagerOps slot_manager_flexslot = {
+        .name = "flexslot",
+        .manage = flexslot_manage,
+};

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/* VM allocators: how each host's CPU and memory are divided among its VMs.
+ * Each policy states what a VM wants (a CPU need in CPUs, vCPUs, memory, a
+ * cap); the division is common. CPU is an entitlement, as VMware DRS
+ * computes it for a resource pool: when the needs on a host exceed its
+ * pCPUs each VM is entitled to its proportional part of them, otherwise to
+ * its need plus an equal part of what is left (the VMs' static shares are
+ * equal). The entitlement becomes the VM's CPU weight (the host's pool is
+ * weight_per_vm per VM), so it binds when the host is contended: a VM
+ * whose runnable vCPUs exceed what its weight gets them accumulates steal,
+ * which is what FlexSlot's Algorithm 2 reads (III-C). Memory is scaled
+ * down together when the wants exceed the host (never below
+ * min_vm_memory), everything within the VM's maxima. Only VMs whose target
+ * differs from what they have get a VmTarget.
+ *
+ * static: equal fixed shares of the host, the CPU share also as a cap (the
+ *   paper's homogeneous cluster of fixed 4.8 GHz nodes, II-B). The other
+ *   two set no cap: a cap would leave CPU idle that ESX's scheduler, which
+ *   enforces DRS's entitlements through shares, hands out.
+ * demand: the DRS-like baseline of FlexSlot II-C: the need is recent
+ *   consumption (CPU use and touched memory) times demand_headroom, so a VM
+ *   whose tasks waited on I/O or were starved looks idle, gets a small
+ *   weight, and is starved when its tasks want CPU again on a busy host.
+ *   It changes entitlements only: the guest keeps its vCPUs (DRS does not
+ *   hot-remove vCPUs, and fewer vCPUs would show starvation as the guest's
+ *   run queue instead of steal).
+ * flexslot: what the tasks on the VM's node need: one CPU's worth per map
+ *   slot (with the slot manager's changes) and per running reduce, plus one
+ *   per straggler starved of CPU (III-C); vCPUs enough to run every slot at
+ *   once (never fewer than the VM has); memory for every slot at its slot
+ *   memory, grown slots included, plus vm_memory_reserve. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "common/macro.h"
+#include "controller/core/context.h"
+#include "controller/policies/policies.h"
+
+typedef struct VmWant {
+        double need;
+        unsigned vcpus;
+        uint64_t memory;
+        double cpu_cap;
+} VmWant;
+
+typedef void (*VmWantFunc)(const PolicyContext *ctx, uint32_t vm, uint32_t node,
+                           unsigned vms_on_host, VmWant *ret);
+
+static unsigned clamp_vcpus(double want, const Vm *vm) {
+        return (unsigned)CLAMP(ceil(want), 1.0, (double)MAX(vm->vcpus_max, 1u));
+}
+
+static uint64_t clamp_memory(const PolicyContext *ctx, double want, const Vm *vm) {
+        double lo = (double)MIN(ctx->cfg->min_vm_memory, vm->memory_max);
+
+        return (uint64_t)CLAMP(floor(want), lo, (double)vm->memory_max);
+}
+
+static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_node, VmWant *wants,
+                         VmWantFunc want) {
+        const ClusterSnapshot *s = ctx->snap;
+        double pcpus = (double)s->hosts[host].pcpus;
+        unsigned n = 0;
+        double need = 0, memory = 0, scale, cpu_scale, spare;
+
+        for (uint32_t v = 0; v < s->n_vms; v++)
+                n += s->vms[v].host == host;
+        for (uint32_t v = 0; v < s->n_vms; v++)
+                if (s->vms[v].host == host) {
+                        want(ctx, v, vm_node[v], n, &wants[v]);
+                        need += wants[v].need;
+                        memory += (double)wants[v].memory;
+                }
+        scale = memory > (double)s->hosts[host].memory ? (double)s->hosts[host].memory / memory
+                                                       : 1.0;
+        /* The entitlements add up to the host's pCPUs (see the top). */
+        cpu_scale = need > pcpus ? pcpus / need : 1.0;
+        spare = n > 0 && need < pcpus ? (pcpus - need) / n : 0;
+        for (uint32_t v = 0; v < s->n_vms; v++) {
+                const Vm *vm = &s->vms[v];
+                VmTarget t = { .vm = v, .vcpus = wants[v].vcpus, .cpu_cap = wants[v].cpu_cap };
+                int r;
+
+                if (vm->host != host)
+                        continue;
+                t.cpu_weight = pcpus > 0 ? (unsigned)MAX(lround((double)ctx->cfg->weight_per_vm * n *
+                                                                (wants[v].need * cpu_scale + spare) /
+                                                                pcpus),
+                                                         2L)
+                                         : ctx->cfg->weight_per_vm;
+                t.memory = clamp_memory(ctx, (double)wants[v].memory * scale, vm);
+                if (t.cpu_weight == vm->cpu_weight && t.vcpus == vm->vcpus &&
+                    t.memory == vm->memory && t.cpu_cap == vm->cpu_cap)
+                        continue;
+                r = DECISIONS_PUSH(ctx->d, vm_targets, .vm = t.vm, .cpu_weight = t.cpu_weight,
+                                   .vcpus = t.vcpus, .memory = t.memory, .cpu_cap = t.cpu_cap);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int allocate_by(PolicyContext *ctx, VmWantFunc want) {
+        const ClusterSnapshot *s = ctx->snap;
+        _cleanup_free_ uint32_t *vm_node = calloc(MAX(s->n_vms, (size_t)1), sizeof(uint32_t));
+        _cleanup_free_ VmWant *wants = calloc(MAX(s->n_vms, (size_t)1), sizeof(VmWant));
+
+        if (!vm_node || !wants)
+                return -ENOMEM;
+        for (uint32_t v = 0; v < s->n_vms; v++)
+                vm_node[v] = NO_INDEX;
+        for (uint32_t i = 0; i < s->n_nodes; i++)
+                vm_node[s->nodes[i].vm] = i;
+        for (uint32_t h = 0; h < s->n_hosts; h++) {
+                int r = allocate_host(ctx, h, vm_node, wants, want);
+
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static void static_want(const PolicyContext *ctx, uint32_t v, uint32_t node, unsigned n,
+                        VmWant *ret) {
+        const Vm *vm = &ctx->snap->vms[v];
+        const Host *h = &ctx->snap->hosts[vm->host];
+
+        *ret = (VmWant){
+                .need = 1,
+                .vcpus = vm->vcpus,
+                .memory = clamp_memory(ctx, (double)h->memory / n, vm),
+                .cpu_cap = (double)h->pcpus / n,
+        };
+}
+
+static void demand_want(const PolicyContext *ctx, uint32_t v, uint32_t node, unsigned n,
+                        VmWant *ret) {
+        const Vm *vm = &ctx->snap->vms[v];
+        double headroom = ctx->cfg->demand_headroom;
+
+        /* A floor of a hundredth of a CPU keeps an idle VM schedulable. */
+        *ret = (VmWant){
+                .need = fmax(vm->cpu_use, 0.01) * headroom,
+                .vcpus = vm->vcpus,
+                .memory = clamp_memory(ctx, (double)vm->memory_used * headroom, vm),
+        };
+}
+
+static void flexslot_want(const PolicyContext *ctx, uint32_t v, uint32_t node, unsigned n,
+                          VmWant *ret) {
+        const Vm *vm = &ctx->snap->vms[v];
+        double slots = 0, starved = 0, memory = 0;
+
+        if (node != NO_INDEX && ctx->snap->nodes[node].alive) {
+                slots = ctx->map_slots[node] + ctx->busy[TASK_REDUCE][node];
+                for (uint32_t i = 0; i < ctx->snap->n_attempts; i++)
+                        starved += ctx->snap->attempts[i].node == node && ctx->straggler[i] &&
+                                   ctx->bottleneck[i] == BOTTLENECK_CPU;
+                memory = (double)(context_node_committed_memory(ctx, node) +
+                                  ctx->cfg->vm_memory_reserve);
+        }
+        ret->need = slots + starved;
+        ret->vcpus = clamp_vcpus(MAX(slots, (double)vm->vcpus), vm);
+        ret->memory = clamp_memory(ctx, memory, vm);
+}
+
+static int static_allocate(void *state, PolicyContext *ctx, unsigned flags) {
+        return allocate_by(ctx, static_want);
+}
+
+static int demand_allocate(void *state, PolicyContext *ctx, unsigned flags) {
+        return allocate_by(ctx, demand_want);
+}
+
+static int flexslot_allocate(void *state, PolicyContext *ctx, unsigned flags) {
+        return allocate_by(ctx, flexslot_want);
+}
+
+const VmAllocatorOps vm_allocator_static = {
+        .name = "static",
+        .allocate = static_allocate,
+};
+
+const VmAllocatorOps vm_allocator_demand = {
+        .name = "demand",
+        .allocate = demand_allocate,
+};
+
+const VmAllocatorOps vm_allocator_flexslot = {
+        .name = "flexslot",
+        .allocate = flexslot_allocate,
+};

@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: MIT */
+/* The simulator as a driver of the policy core, following the contract of
+ * controller/core/policy.h: fill a snapshot, step, apply the decisions. The
+ * simulator decides nothing itself. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim-internal.h"
+
+static double sec(usec_t u) {
+        return (double)u / (double)USEC_PER_SEC;
+}
+
+int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
+        const Scenario *sc = cl->sim->sc;
+        const char *names[] = { sc->scheduler, sc->slot_manager, sc->speculation, sc->allocator };
+        const char *keys[] = { "scheduler", "slot_manager", "speculation", "allocator" };
+        bool known[] = { job_scheduler_ops_find(sc->scheduler) != NULL,
+                         slot_manager_ops_find(sc->slot_manager) != NULL,
+                         speculation_ops_find(sc->speculation) != NULL,
+                         vm_allocator_ops_find(sc->allocator) != NULL };
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (!known[i]) {
+                        snprintf(err, err_size, "[policy] %s: unknown policy '%s'", keys[i],
+                                 names[i]);
+                        return -EINVAL;
+                }
+        policy_config_default(&cl->cfg);
+        cl->cfg.scheduler = sc->scheduler;
+        cl->cfg.slot_manager = sc->slot_manager;
+        cl->cfg.speculation = sc->speculation;
+        cl->cfg.vm_allocator = sc->allocator;
+        cl->cfg.interval = sc->control_interval;
+#define TUNE(key, field, value)                                                \
+        do {                                                                   \
+                if (sc->tuned & TUNED(key))                                    \
+                        cl->cfg.field = (value);                               \
+        } while (0)
+        TUNE(TUNED_ALPHA, alpha, sc->alpha);
+        TUNE(TUNED_LAMBDA, lambda, sc->lambda);
+        TUNE(TUNED_STRAGGLER_RATIO, straggler_ratio, sc->straggler_ratio);
+        TUNE(TUNED_IO_THRESHOLD, io_threshold, sc->io_threshold);
+        TUNE(TUNED_STEAL_THRESHOLD, steal_threshold, sc->steal_threshold);
+        TUNE(TUNED_DEMAND_HEADROOM, demand_headroom, sc->demand_headroom);
+        TUNE(TUNED_REDUCE_SLOWSTART, reduce_slowstart, sc->reduce_slowstart);
+        TUNE(TUNED_MIN_MAP_SLOTS, min_map_slots, (unsigned)sc->min_map_slots);
+        TUNE(TUNED_MAX_MAP_SLOTS, max_map_slots, (unsigned)sc->max_map_slots);
+        TUNE(TUNED_MAX_MOVES, max_moves, (unsigned)sc->max_moves);
+        TUNE(TUNED_SETTLE, settle, sc->settle);
+        TUNE(TUNED_MIN_AGE, min_age, sc->min_age);
+        TUNE(TUNED_LOCALITY_DELAY, locality_delay, sc->locality_delay);
+#undef TUNE
+        cl->cfg.unlimited = sc->unlimited_slots;
+        /* The guest OS and daemons: what the VM allocators keep outside the
+         * slots is what the model charges a VM before its tasks. */
+        cl->cfg.vm_memory_reserve = sc->vm_os_memory;
+        r = policy_new(&cl->cfg, &cl->policy);
+        if (r < 0)
+                snprintf(err, err_size, "[policy]: the policy core refused the settings: %s",
+                         strerror(-r));
+        return r;
+}
+
+/* ---- snapshot ---- */
+
+/* part / whole as a share in 0..1; 0 for an empty whole. */
+static double share_of(double part, double whole) {
+        if (whole <= 0)
+                return 0;
+        return CLAMP(part / whole, 0.0, 1.0);
+}
+
+static int snapshot_attempts(SimCluster *cl) {
+        usec_t now = event_queue_now(cl->sim->queue);
+
+        if (cl->n_attempts > cl->cap_snap_attempts) {
+                size_t n = MAX(cl->n_attempts, 2 * cl->cap_snap_attempts);
+                Attempt *at = realloc(cl->snap_attempts, n * sizeof(*at));
+                SimAttempt **map;
+                if (!at)
+                        return -ENOMEM;
+                cl->snap_attempts = at;
+                map = realloc(cl->snap_map, n * sizeof(SimAttempt *));
+                if (!map)
+                        return -ENOMEM;
+                cl->snap_map = map;
+                cl->cap_snap_attempts = n;
+        }
+        for (size_t i = 0; i < cl->n_attempts; i++) {
+                SimAttempt *a = cl->attempts[i];
+                double age = sec(now - a->started), bytes = attempt_bytes_processed(a);
+                cl->snap_map[i] = a;
+                cl->snap_attempts[i] = (Attempt){
+                        .id = a->id,
+                        .task = a->task,
+                        .node = a->node,
+                        .slot_memory = a->slot_memory,
+                        .started = a->started,
+                        .progress = share_of(attempt_progress(a, bytes), 1.0),
+                        .bytes_processed = (uint64_t)bytes,
+                        .input_size = (uint64_t)attempt_input_size(a),
+                        .cpu = share_of(a->t_cpu, age),
+                        .iowait = share_of(a->t_io, age),
+                        .speculative = a->speculative,
+                        .kill_count = a->kill_count,
+                        .prev_speed = a->prev_speed,
+                };
+        }
+        return 0;
+}
+
+static void snapshot_vms(SimCluster *cl) {
+        for (size_t i = 0; i < cl->n_vms; i++) {
+                const SimVm *v = &cl->sim->vms[cl->vms[i]];
+                cl->snap_vms[i] = (Vm){
+                        .id = cl->vms[i],
+                        .host = v->host,
+                        .vcpus = v->vcpus,
+                        .vcpus_max = v->vcpus_max,
+                        .memory = v->memory,
+                        .memory_max = v->memory_max,
+                        .cpu_weight = v->weight,
+                        .cpu_cap = v->cap,
+                        .cpu_use = v->cpu_use,
+                        .memory_used = (uint64_t)v->committed,
+                };
+        }
+}
+
+static size_t arrived_tasks(const SimCluster *cl) {
+        const JobExtra *last;
+
+        if (cl->n_arrived == 0)
+                return 0;
+        last = &cl->jobx[cl->n_arrived - 1];
+        return last->first_task + last->n_maps + last->n_reduces;
+}
+
+/* Each arrived job's Job.tasks, which spares the core a pass over every
+ * task: counts from JobExtra, and each first-pending bound moved past the
+ * tasks that left pending since the last step (apply_kill() moves it back
+ * for a task that returns to pending). */
+static void snapshot_job_tasks(SimCluster *cl) {
+        for (size_t j = 0; j < cl->n_arrived; j++) {
+                const JobExtra *jx = &cl->jobx[j];
+                JobTasks *jt = &cl->jobs[j].tasks;
+                uint32_t end = jx->first_task + jx->n_maps + jx->n_reduces;
+
+                jt->first = jx->first_task;
+                jt->count = jx->n_maps + jx->n_reduces;
+                jt->maps = jx->n_maps;
+                jt->maps_done = jx->maps_done;
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
+                        uint32_t k = MAX(jt->first_pending[type], jt->first);
+                        while (k < end &&
+                               (cl->tasks[k].type != type || cl->tasks[k].state != TASK_PENDING))
+                                k++;
+                        jt->first_pending[type] = k;
+                }
+        }
+}
+
+/* beat: the node whose heartbeat this is, or NO_INDEX for a control cycle.
+ * Hadoop's JobTracker hands out tasks only to the tracker that just
+ * heartbeated, so the other nodes show no free slot in that step. */
+static int snapshot_build(SimCluster *cl, uint32_t beat, ClusterSnapshot *ret) {
+        Sim *s = cl->sim;
+        int r;
+
+        hosts_advance_all(s);
+        r = snapshot_attempts(cl);
+        if (r < 0)
+                return r;
+        snapshot_vms(cl);
+        snapshot_job_tasks(cl);
+        memcpy(cl->snap_nodes, cl->nodes, cl->n_nodes * sizeof(Node));
+        if (beat != NO_INDEX)
+                for (size_t i = 0; i < cl->n_nodes; i++) {
+                        Node *n = &cl->snap_nodes[i];
+                        if (i == beat)
+                                continue;
+                        n->map_slots = MIN(n->map_slots, cl->node_running[TASK_MAP][i]);
+                        n->reduce_slots =
+                                MIN(n->reduce_slots, cl->node_running[TASK_REDUCE][i]);
+                }
+        *ret = (ClusterSnapshot){
+                .hosts = s->snap_hosts,
+                .n_hosts = s->n_hosts,
+                .vms = cl->snap_vms,
+                .n_vms = cl->n_vms,
+                .nodes = cl->snap_nodes,
+                .n_nodes = cl->n_nodes,
+                .jobs = cl->jobs,
+                .n_jobs = cl->n_arrived,
+                .tasks = cl->tasks,
+                .n_tasks = arrived_tasks(cl),
+                .attempts = cl->snap_attempts,
+                .n_attempts = cl->n_attempts,
+                .job_tasks_kept = true,
+        };
+        return 0;
+}
+
+/* ---- decisions ---- */
+
+static int apply_kill(SimCluster *cl, const Kill *k) {
+        SimAttempt *a = cl->snap_map[k->attempt];
+        uint32_t task, node;
+        TaskExtra *tx;
+        bool speculative;
+
+        if (!a)
+                return 0; /* already gone in this step */
+        cl->snap_map[k->attempt] = NULL;
+        task = a->task;
+        node = a->node;
+        speculative = a->speculative;
+        tx = &cl->taskx[task];
+        attempt_kill(a);
+        tx->kill_count++;
+        tx->prev_speed = k->prev_speed;
+        cl->tasks[task].slot_memory = k->slot_memory;
+        if (k->reason == KILL_RESIZE) {
+                tx->resize_kills++;
+                return attempt_start(cl, task, node, k->slot_memory, speculative);
+        }
+        if (tx->running == 0) {
+                Task *t = &cl->tasks[task];
+                JobTasks *jt = &cl->jobs[t->job].tasks;
+
+                t->state = TASK_PENDING;
+                jt->first_pending[t->type] = MIN(jt->first_pending[t->type], task);
+        }
+        return 0;
+}
+
+static void apply_vm_target(SimCluster *cl, const VmTarget *t) {
+        Sim *s = cl->sim;
+        SimVm *v = &s->vms[cl->vms[t->vm]];
+        unsigned vcpus = CLAMP(t->vcpus, 1u, v->vcpus_max);
+        uint64_t memory = MIN(t->memory, v->memory_max);
+        int r;
+
+        if (t->cpu_weight == 0 || memory == 0 || t->cpu_cap < 0)
+                return;
+        if (t->cpu_weight == v->weight && vcpus == v->vcpus && memory == v->memory &&
+            t->cpu_cap == v->cap)
+                return;
+        v->target_weight = t->cpu_weight;
+        v->target_vcpus = vcpus;
+        v->target_memory = memory;
+        v->target_cap = t->cpu_cap;
+        if (v->resize_ev)
+                return; /* the pending resize applies the newest target */
+        r = event_queue_schedule(s->queue, event_queue_now(s->queue) + s->sc->resize_delay,
+                                 vm_resize_event, v, &v->resize_ev);
+        if (r < 0)
+                sim_fail(s, r);
+}
+
+static int decisions_apply(SimCluster *cl, const Decisions *d) {
+        usec_t now = event_queue_now(cl->sim->queue);
+        int r;
+
+        /* Notes first: they name attempts by snapshot index, and kills free
+         * attempts. */
+        for (size_t i = 0; i < d->n_attempt_notes; i++) {
+                SimAttempt *a = cl->snap_map[d->attempt_notes[i].attempt];
+                a->prev_speed = d->attempt_notes[i].speed;
+                cl->taskx[a->task].prev_speed = d->attempt_notes[i].speed;
+        }
+        for (size_t i = 0; i < d->n_stragglers; i++) {
+                SimAttempt *a = cl->snap_map[d->stragglers[i].attempt];
+                cl->taskx[a->task].straggler = true;
+        }
+        for (size_t i = 0; i < d->n_job_notes; i++)
+                cl->jobs[d->job_notes[i].job].locality_wait_since =
+                        d->job_notes[i].locality_wait_since;
+        for (size_t i = 0; i < d->n_kills; i++) {
+                r = apply_kill(cl, &d->kills[i]);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < d->n_slot_changes; i++) {
+                Node *n = &cl->nodes[d->slot_changes[i].node];
+                n->map_slots = d->slot_changes[i].map_slots;
+                n->slots_changed_at = now;
+        }
+        for (size_t i = 0; i < d->n_assignments; i++) {
+                const Assignment *as = &d->assignments[i];
+                uint64_t mem = as->slot_memory ? as->slot_memory
+                                               : cl->nodes[as->node].slot_memory;
+                if (cl->tasks[as->task].state == TASK_DONE)
+                        continue;
+                r = attempt_start(cl, as->task, as->node, mem, as->speculative);
+                if (r < 0)
+                        return r;
+        }
+        /* A cluster whose VMs the cloud sizes on its own (no agent) keeps
+         * them as they are. */
+        for (size_t i = 0; cl->sim->sc->apply_vm_targets && i < d->n_vm_targets; i++)
+                apply_vm_target(cl, &d->vm_targets[i]);
+        return 0;
+}
+
+static int cluster_step(SimCluster *cl, uint32_t beat, unsigned flags) {
+        usec_t now = event_queue_now(cl->sim->queue), start;
+        ClusterSnapshot snap;
+        int r;
+
+        r = snapshot_build(cl, beat, &snap);
+        if (r < 0)
+                return r;
+        /* The snapshot mirrors the model, so it is consistent by
+         * construction; the O(tasks) validation of every step is for runs
+         * that check the model's invariants (tests). */
+        if (!cl->sim->check_invariants)
+                flags |= POLICY_STEP_TRUSTED;
+        start = now_monotonic_usec();
+        r = policy_step(cl->policy, &snap, now, flags, &cl->decisions);
+        cl->sim->results.policy_wall += now_monotonic_usec() - start;
+        cl->sim->results.policy_steps++;
+        if (r < 0)
+                return r;
+        return decisions_apply(cl, &cl->decisions);
+}
+
+static bool cluster_done(const SimCluster *cl) {
+        return cl->n_finished == cl->n_jobs;
+}
+
+/* ---- events ---- */
+
+usec_t heartbeat_event(EventQueue *q, void *userdata) {
+        NodeBeat *b = userdata;
+        SimCluster *cl = b->cl;
+        const Node *n = &cl->nodes[b->node];
+        int r;
+
+        if (cluster_done(cl))
+                return 0;
+        if (cl->n_arrived > 0 &&
+            (cl->node_running[TASK_MAP][b->node] < n->map_slots ||
+             cl->node_running[TASK_REDUCE][b->node] < n->reduce_slots)) {
+                r = cluster_step(cl, b->node, POLICY_STEP_ASSIGN);
+                if (r < 0)
+                        sim_fail(cl->sim, r);
+        }
+        return cl->sim->sc->heartbeat;
+}
+
+/* Closes each VM's measurement window: what the agent would report. */
+static void vms_measure(SimCluster *cl, usec_t now) {
+        for (size_t i = 0; i < cl->n_vms; i++) {
+                SimVm *v = &cl->sim->vms[cl->vms[i]];
+                double dt = sec(now - v->win_start);
+                if (dt <= 0)
+                        continue;
+                v->cpu_use = (v->cpu_total - v->win_cpu) / dt;
+                v->steal_share = share_of(v->steal_total - v->win_steal, dt * v->vcpus);
+                v->iowait_share = share_of(v->iowait_total - v->win_iowait, dt * v->vcpus);
+                v->win_cpu = v->cpu_total;
+                v->win_steal = v->steal_total;
+                v->win_iowait = v->iowait_total;
+                v->win_start = now;
+                if (v->node != NO_INDEX) {
+                        cl->nodes[v->node].steal = v->steal_share;
+                        cl->nodes[v->node].iowait = v->iowait_share;
+                }
+        }
+}
+
+static int util_record(SimCluster *cl, usec_t now) {
+        Sim *s = cl->sim;
+        SimResults *res = &s->results;
+        double cpu = 0, pcpus = 0, committed = 0, memory = 0;
+        unsigned slots = 0;
+
+        for (size_t i = 0; i < cl->n_vms; i++) {
+                const SimVm *v = &s->vms[cl->vms[i]];
+                cpu += v->cpu_use;
+                committed += v->committed;
+                memory += (double)v->memory;
+        }
+        for (size_t i = 0; i < s->n_hosts; i++)
+                pcpus += s->hosts[i].pcpus;
+        for (size_t i = 0; i < cl->n_nodes; i++)
+                slots += cl->nodes[i].map_slots;
+        if (res->n_util == res->cap_util) {
+                size_t n = res->cap_util ? 2 * res->cap_util : 256;
+                UtilSample *u = realloc(res->util, n * sizeof(*u));
+                if (!u)
+                        return -ENOMEM;
+                res->util = u;
+                res->cap_util = n;
+        }
+        res->util[res->n_util++] = (UtilSample){
+                .time = sec(now),
+                .cpu = cpu / pcpus,
+                .memory = committed / memory,
+                .running_maps = 0,
+                .map_slots = slots,
+        };
+        for (size_t i = 0; i < cl->n_nodes; i++)
+                res->util[res->n_util - 1].running_maps += cl->node_running[TASK_MAP][i];
+        return 0;
+}
+
+usec_t control_event(EventQueue *q, void *userdata) {
+        SimCluster *cl = userdata;
+        usec_t now = event_queue_now(q);
+        int r;
+
+        if (cluster_done(cl))
+                return 0;
+        hosts_advance_all(cl->sim);
+        vms_measure(cl, now);
+        if (cl->index == 0) {
+                r = util_record(cl, now);
+                if (r < 0)
+                        sim_fail(cl->sim, r);
+        }
+        if (cl->n_arrived > 0) {
+                r = cluster_step(cl, NO_INDEX, POLICY_STEP_CONTROL);
+                if (r < 0)
+                        sim_fail(cl->sim, r);
+        }
+        return cl->sim->sc->control_interval;
+}
+
+usec_t vm_resize_event(EventQueue *q, void *userdata) {
+        SimVm *v = userdata;
+        Sim *s = v->sim;
+
+        hosts_advance_all(s);
+        v->resize_ev = 0;
+        v->weight = v->target_weight;
+        v->vcpus = v->target_vcpus;
+        v->memory = v->target_memory;
+        v->cap = v->target_cap;
+        host_update(s, v->host);
+        return 0;
+}
+
+usec_t job_arrival_event(EventQueue *q, void *userdata) {
+        SimCluster *cl = userdata;
+
+        cl->n_arrived++;
+        return 0;
+}

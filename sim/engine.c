@@ -1,0 +1,548 @@
+/* SPDX-License-Identifier: MIT */
+/* Time on the hosts: the model of sim/host.h in motion. Every change on a
+ * host (a phase starts or ends, an attempt comes or goes, a VM is resized)
+ * goes through host_update(), which first accounts the time since the last
+ * change at the old rates, then recomputes every rate on the host and moves
+ * each attempt's phase-end event to where the new rate puts it. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim-internal.h"
+
+#define MB (1024.0 * 1024.0)
+/* Hadoop 1.x weighs a map's progress 2/3 map phase, 1/3 sort (merge), and a
+ * reduce's 1/3 each for shuffle, sort and reduce. */
+#define MAP_PHASE_WEIGHT (2.0 / 3.0)
+/* The share of a reduce's heap that buffers shuffled data
+ * (mapred.job.shuffle.input.buffer.percent). */
+#define SHUFFLE_BUFFER_SHARE 0.7
+
+static usec_t attempt_phase_event(EventQueue *q, void *userdata);
+static double map_round_io(const SimAttempt *a);
+
+static double sec(usec_t u) {
+        return (double)u / (double)USEC_PER_SEC;
+}
+
+static const Scenario *scenario(const SimAttempt *a) {
+        return a->cl->sim->sc;
+}
+
+static bool attempt_is_map(const SimAttempt *a) {
+        return a->cl->tasks[a->task].type == TASK_MAP;
+}
+
+/* ---- accounting ---- */
+
+static void host_advance(Sim *s, SimHost *h) {
+        usec_t now = event_queue_now(s->queue);
+        double dt = sec(now - h->last);
+
+        if (dt <= 0)
+                return;
+        h->last = now;
+        for (size_t i = 0; i < h->n_attempts; i++) {
+                SimAttempt *a = h->attempts[i];
+                if (a->phase != PHASE_SHUFFLE_WAIT)
+                        a->remaining -= a->rate * dt;
+                a->t_cpu += a->f_cpu * dt;
+                a->t_io += a->f_io * dt;
+                a->t_steal += a->f_steal * dt;
+                a->t_queue += a->f_queue * dt;
+        }
+        for (size_t i = 0; i < h->n_vms; i++) {
+                SimVm *v = &s->vms[h->vms[i]];
+                double idle = MAX((double)v->vcpus - v->runnable, 0.0);
+                v->cpu_total += v->alloc * dt;
+                v->steal_total += (v->runnable - v->alloc) * dt;
+                v->iowait_total += MIN((double)v->n_io, idle) * dt;
+        }
+}
+
+void hosts_advance_all(Sim *s) {
+        for (size_t i = 0; i < s->n_hosts; i++)
+                host_advance(s, &s->hosts[i]);
+}
+
+/* ---- rates ---- */
+
+static void check_host(Sim *s, const SimHost *h, const CpuDemand *d, const double *alloc,
+                       size_t n) {
+        double total = 0, demand = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                double limit = d[i].cap > 0 ? MIN(d[i].runnable, d[i].cap) : d[i].runnable;
+                total += alloc[i];
+                demand += limit;
+                if (alloc[i] < -1e-9 || alloc[i] > limit + 1e-9)
+                        snprintf(s->invariant_error, sizeof(s->invariant_error),
+                                 "VM allocation %g outside [0, %g]", alloc[i], limit);
+        }
+        if (total > h->pcpus + 1e-9)
+                snprintf(s->invariant_error, sizeof(s->invariant_error),
+                         "%g pCPUs handed out on a host of %g", total, h->pcpus);
+        if (fabs(total - MIN(demand, h->pcpus)) > 1e-6)
+                snprintf(s->invariant_error, sizeof(s->invariant_error),
+                         "not work conserving: %g handed out, %g wanted, %g there", total,
+                         demand, h->pcpus);
+}
+
+/* g: share of a vCPU the guest gives a task; run: share of the VM's
+ * runnable vCPU time that gets a pCPU; slow: paging. */
+static void vm_set_cpu_rate(const Sim *s, SimVm *v) {
+        double g = MIN(1.0, (double)v->vcpus / (double)v->n_cpu);
+        double run = v->runnable > 0 ? v->alloc / v->runnable : 0;
+        double slow = memory_slowdown(v->committed, (double)v->memory, s->memory_penalty);
+
+        v->cpu_rate = g * run / slow;
+        v->cpu_f_io = g * run - v->cpu_rate;
+        v->cpu_f_steal = g * (1.0 - run);
+        v->cpu_f_queue = 1.0 - g;
+}
+
+static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_share, usec_t now) {
+        double old = a->rate;
+
+        a->f_cpu = a->f_io = a->f_steal = a->f_queue = 0;
+        switch (a->phase) {
+        case PHASE_STARTUP:
+                a->rate = 1.0;
+                a->f_queue = 1.0;
+                break;
+        case PHASE_SHUFFLE_WAIT:
+                a->rate = 0;
+                a->f_queue = 1.0;
+                break;
+        case PHASE_IO:
+        case PHASE_SHUFFLE:
+        case PHASE_MERGE:
+                a->rate = disk_share;
+                a->f_io = 1.0;
+                break;
+        case PHASE_CPU:
+                a->rate = v->cpu_rate;
+                a->f_cpu = v->cpu_rate;
+                a->f_io = v->cpu_f_io;
+                a->f_steal = v->cpu_f_steal;
+                a->f_queue = v->cpu_f_queue;
+                break;
+        }
+        if (a->ev && old == a->rate)
+                return;
+        if (a->rate > 0) {
+                double delay = MAX(a->remaining, 0.0) / a->rate * (double)USEC_PER_SEC;
+                usec_t at = now + (usec_t)MIN(ceil(delay), 1e15);
+                int r = a->ev ? event_queue_move(s->queue, a->ev, at)
+                              : event_queue_schedule(s->queue, at, attempt_phase_event, a, &a->ev);
+                if (r < 0)
+                        sim_fail(s, r);
+        } else if (a->ev) {
+                (void)event_queue_cancel(s->queue, a->ev);
+                a->ev = 0;
+        }
+}
+
+static void host_recompute(Sim *s, SimHost *h) {
+        usec_t now = event_queue_now(s->queue);
+        const size_t n = h->n_vms;
+        CpuDemand *d = h->demand;
+        double *alloc = h->alloc;
+        double disk;
+
+        for (size_t i = 0; i < n; i++) {
+                SimVm *v = &s->vms[h->vms[i]];
+                v->n_cpu = v->n_io = 0;
+                v->committed = (double)s->sc->vm_os_memory;
+        }
+        h->n_io = 0;
+        for (size_t i = 0; i < h->n_attempts; i++) {
+                SimAttempt *a = h->attempts[i];
+                SimVm *v = &s->vms[a->vm];
+                v->committed += (double)a->slot_memory;
+                if (a->phase == PHASE_CPU)
+                        v->n_cpu++;
+                else if (a->phase == PHASE_IO || a->phase == PHASE_SHUFFLE ||
+                         a->phase == PHASE_MERGE) {
+                        v->n_io++;
+                        h->n_io++;
+                }
+        }
+        for (size_t i = 0; i < n; i++) {
+                SimVm *v = &s->vms[h->vms[i]];
+                v->runnable = MIN((double)v->vcpus, (double)v->n_cpu);
+                d[i] = (CpuDemand){ .runnable = v->runnable, .cap = v->cap,
+                                    .weight = (double)v->weight };
+        }
+        cpu_share_compute(h->pcpus, d, n, alloc);
+        if (s->check_invariants)
+                check_host(s, h, d, alloc, n);
+        for (size_t i = 0; i < n; i++) {
+                SimVm *v = &s->vms[h->vms[i]];
+                v->alloc = alloc[i];
+                if (v->n_cpu > 0)
+                        vm_set_cpu_rate(s, v);
+        }
+
+        disk = disk_share_compute(h->disk_bw, s->stream_bw, h->n_io);
+        for (size_t i = 0; i < h->n_attempts; i++) {
+                SimAttempt *a = h->attempts[i];
+                attempt_set_rate(s, a, &s->vms[a->vm], disk, now);
+        }
+}
+
+void host_update(Sim *s, uint32_t host) {
+        host_advance(s, &s->hosts[host]);
+        host_recompute(s, &s->hosts[host]);
+}
+
+/* ---- phases ---- */
+
+static void phase_enter(SimAttempt *a, Phase phase, double amount) {
+        a->phase = phase;
+        a->remaining = amount;
+}
+
+/* Map output of the job's finished maps that this reduce has not fetched
+ * yet. Every map's output is spread evenly over the reduces. */
+static double shuffle_available(const SimAttempt *a) {
+        const JobExtra *jx = &a->cl->jobx[a->cl->tasks[a->task].job];
+        double input = (double)a->cl->tasks[a->task].input_size;
+
+        unsigned maps = jx->n_maps > 0 ? jx->n_maps : 1;
+
+        return MAX(input * jx->maps_done / maps - a->shuffled, 0.0);
+}
+
+/* A reduce after a fetch (or its start): fetch more, wait for maps, or sort
+ * once everything is in. Fetches gather at least a chunk of output (the
+ * last one excepted), as Hadoop's copier threads batch small map outputs;
+ * one fetch per map and reduce would be an event storm. */
+static void reduce_shuffle_next(SimAttempt *a) {
+        double input = (double)a->cl->tasks[a->task].input_size;
+        double available = shuffle_available(a);
+
+        if (available >= MIN((double)scenario(a)->chunk, input - a->shuffled) && available > 0) {
+                a->fetch = available;
+                phase_enter(a, PHASE_SHUFFLE, available);
+        } else if (a->shuffled < input)
+                phase_enter(a, PHASE_SHUFFLE_WAIT, 0);
+        else if (a->merge_io > 0)
+                phase_enter(a, PHASE_MERGE, a->merge_io);
+        else
+                phase_enter(a, PHASE_CPU, a->cpu_round);
+}
+
+/* Moves the attempt to its next phase after the current one ended; returns
+ * false when the attempt is complete. */
+static bool attempt_next_phase(SimAttempt *a) {
+        bool map = attempt_is_map(a);
+
+        switch (a->phase) {
+        case PHASE_STARTUP:
+                if (map)
+                        phase_enter(a, PHASE_IO, a->io_round);
+                else
+                        reduce_shuffle_next(a);
+                return true;
+        case PHASE_SHUFFLE:
+                a->shuffled += a->fetch;
+                a->fetch = 0;
+                reduce_shuffle_next(a);
+                return true;
+        case PHASE_SHUFFLE_WAIT:
+                reduce_shuffle_next(a);
+                return true;
+        case PHASE_IO:
+                if (map) {
+                        phase_enter(a, PHASE_CPU, a->cpu_round);
+                        return true;
+                }
+                if (++a->round < a->rounds) {
+                        phase_enter(a, PHASE_CPU, a->cpu_round);
+                        return true;
+                }
+                return false;
+        case PHASE_CPU:
+                if (!map) {
+                        phase_enter(a, PHASE_IO, a->io_round);
+                        return true;
+                }
+                if (++a->round < a->rounds) {
+                        a->io_round = map_round_io(a);
+                        phase_enter(a, PHASE_IO, a->io_round);
+                        return true;
+                }
+                if (a->merge_io > 0) {
+                        phase_enter(a, PHASE_MERGE, a->merge_io);
+                        return true;
+                }
+                return false;
+        case PHASE_MERGE:
+                if (map)
+                        return false;
+                phase_enter(a, PHASE_CPU, a->cpu_round);
+                return true;
+        }
+        return false;
+}
+
+/* Room for one more entry in a list of n attempts. */
+static int list_reserve(SimAttempt ***list, size_t n, size_t *cap) {
+        SimAttempt **p;
+        size_t want;
+
+        if (n < *cap)
+                return 0;
+        want = *cap ? 2 * *cap : 16;
+        p = realloc(*list, want * sizeof(SimAttempt *));
+        if (!p)
+                return -ENOMEM;
+        *list = p;
+        *cap = want;
+        return 0;
+}
+
+static void list_remove(SimAttempt **list, size_t *n, size_t pos, bool cluster_list) {
+        list[pos] = list[--*n];
+        if (pos < *n) {
+                if (cluster_list)
+                        list[pos]->cluster_pos = pos;
+                else
+                        list[pos]->host_pos = pos;
+        }
+}
+
+/* Takes an attempt off its host and cluster and adds its time to the task. */
+static void attempt_detach(SimAttempt *a) {
+        Sim *s = a->cl->sim;
+        SimHost *h = &s->hosts[a->host];
+        TaskExtra *tx = &a->cl->taskx[a->task];
+
+        if (a->ev)
+                (void)event_queue_cancel(s->queue, a->ev);
+        tx->cpu += a->t_cpu;
+        tx->iowait += a->t_io;
+        tx->steal += a->t_steal;
+        tx->queue += a->t_queue;
+        tx->running--;
+        a->cl->node_running[a->cl->tasks[a->task].type][a->node]--;
+        list_remove(h->attempts, &h->n_attempts, a->host_pos, false);
+        list_remove(a->cl->attempts, &a->cl->n_attempts, a->cluster_pos, true);
+}
+
+void attempt_kill(SimAttempt *a) {
+        Sim *s = a->cl->sim;
+        uint32_t host = a->host;
+
+        host_advance(s, &s->hosts[host]);
+        attempt_detach(a);
+        free(a);
+        host_recompute(s, &s->hosts[host]);
+}
+
+static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
+        SimAttempt *a = userdata;
+        SimCluster *cl = a->cl;
+        Sim *s = cl->sim;
+        uint32_t host = a->host, task = a->task;
+        SimHost *h = &s->hosts[host];
+
+        host_advance(s, h);
+        /* This event is the phase's end: its time was rounded up, so what is
+         * left is rounding noise. */
+        a->ev = 0;
+        a->remaining = 0;
+        if (attempt_next_phase(a)) {
+                host_recompute(s, h);
+                return 0;
+        }
+        cl->taskx[task].node = a->node;
+        attempt_detach(a);
+        free(a);
+        host_recompute(s, h);
+        sim_task_finished(cl, task);
+        return 0;
+}
+
+void job_map_finished(SimCluster *cl, uint32_t job) {
+        Sim *s = cl->sim;
+
+        for (size_t i = 0; i < cl->n_attempts; i++) {
+                SimAttempt *a = cl->attempts[i];
+                if (a->phase == PHASE_SHUFFLE_WAIT && cl->tasks[a->task].job == job) {
+                        host_advance(s, &s->hosts[a->host]);
+                        attempt_next_phase(a);
+                        /* Most maps leave less than a fetch's worth, and a
+                         * reduce that keeps waiting changes nothing the rates
+                         * depend on: recomputing would set every rate and
+                         * event to what it is. */
+                        if (a->phase != PHASE_SHUFFLE_WAIT)
+                                host_recompute(s, &s->hosts[a->host]);
+                }
+        }
+}
+
+/* ---- start ---- */
+
+static double map_buffer(const SimAttempt *a) {
+        const Scenario *sc = scenario(a);
+
+        return spill_buffer_bytes((double)sc->sort_buffer, (double)sc->task_heap,
+                                  (double)a->slot_memory);
+}
+
+/* The current round of a map reads its share of the input and writes the
+ * spills started in it (host.h). */
+static double map_round_io(const SimAttempt *a) {
+        double input = attempt_input_size(a);
+
+        return input / a->rounds +
+               spill_started_bytes(a->cl->taskx[a->task].output, map_buffer(a),
+                                   (double)a->round / a->rounds,
+                                   (double)(a->round + 1) / a->rounds);
+}
+
+static void attempt_plan(SimAttempt *a) {
+        const Scenario *sc = scenario(a);
+        const Task *t = &a->cl->tasks[a->task];
+        const TaskExtra *tx = &a->cl->taskx[a->task];
+        double input = (double)t->input_size;
+
+        a->rounds = (unsigned)MAX(1.0, ceil(input / (double)sc->chunk));
+        a->cpu_round = tx->cpu_work / a->rounds;
+        if (t->type == TASK_MAP) {
+                a->io_round = map_round_io(a);
+                a->merge_io = spill_flush_bytes(tx->output, map_buffer(a));
+        } else {
+                double buffer = (double)a->slot_memory * SHUFFLE_BUFFER_SHARE;
+                a->io_round = tx->output / a->rounds;
+                unsigned spills = spill_count(input, buffer);
+                /* The last merge pass feeds the reduce function instead of
+                 * writing a file: one read where a map's merge writes too. */
+                a->merge_io = spills > 1 ? spill_merge_bytes(input, spills) - input : 0;
+        }
+}
+
+int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_memory,
+                  bool speculative) {
+        Sim *s = cl->sim;
+        SimAttempt *a;
+        TaskExtra *tx = &cl->taskx[task];
+        SimVm *v = &s->vms[cl->node_vm[node]];
+        SimHost *h = &s->hosts[v->host];
+        usec_t now = event_queue_now(s->queue);
+
+        if (list_reserve(&h->attempts, h->n_attempts, &h->cap_attempts) < 0 ||
+            list_reserve(&cl->attempts, cl->n_attempts, &cl->cap_attempts) < 0)
+                return -ENOMEM;
+        a = calloc(1, sizeof(*a));
+        if (!a)
+                return -ENOMEM;
+        *a = (SimAttempt){
+                .id = ++cl->next_attempt_id,
+                .cl = cl,
+                .task = task,
+                .node = node,
+                .vm = cl->node_vm[node],
+                .host = v->host,
+                .slot_memory = slot_memory,
+                .started = now,
+                .speculative = speculative,
+                .kill_count = tx->kill_count,
+                .prev_speed = tx->prev_speed,
+                .phase = PHASE_STARTUP,
+                .remaining = sec(s->sc->task_startup),
+        };
+        attempt_plan(a);
+        host_advance(s, h);
+        a->host_pos = h->n_attempts;
+        h->attempts[h->n_attempts++] = a;
+        a->cluster_pos = cl->n_attempts;
+        cl->attempts[cl->n_attempts++] = a;
+        if (tx->attempts++ == 0)
+                tx->first_start = now;
+        tx->running++;
+        cl->node_running[cl->tasks[task].type][node]++;
+        cl->tasks[task].state = TASK_RUNNING;
+        host_recompute(s, h);
+        return 0;
+}
+
+/* ---- what the snapshot reports ---- */
+
+double attempt_input_size(const SimAttempt *a) {
+        return (double)a->cl->tasks[a->task].input_size;
+}
+
+/* Share done of the current phase, from what is left of it. */
+static double phase_done(const SimAttempt *a, double amount) {
+        return amount > 0 ? CLAMP(1.0 - a->remaining / amount, 0.0, 1.0) : 1.0;
+}
+
+double attempt_bytes_processed(const SimAttempt *a) {
+        double input = attempt_input_size(a);
+
+        if (attempt_is_map(a)) {
+                /* A real map reads and computes record by record; the model's
+                 * rounds are coarser, so within a round the input counts as
+                 * consumed in proportion to the round's nominal time (I/O at
+                 * the stream bandwidth, then CPU on one core) already done.
+                 * Progress then moves smoothly, as Hadoop's does. */
+                double per_round = input / a->rounds;
+                double t_io = a->io_round / a->cl->sim->stream_bw, t_cpu = a->cpu_round;
+                double whole = t_io + t_cpu, done;
+
+                switch (a->phase) {
+                case PHASE_STARTUP:
+                        return 0;
+                case PHASE_IO:
+                        done = phase_done(a, a->io_round) * t_io;
+                        break;
+                case PHASE_CPU:
+                        done = t_io + phase_done(a, a->cpu_round) * t_cpu;
+                        break;
+                default:
+                        return input;
+                }
+                return per_round * (a->round + (whole > 0 ? done / whole : 1.0));
+        }
+        switch (a->phase) {
+        case PHASE_STARTUP:
+        case PHASE_SHUFFLE_WAIT:
+                return a->shuffled;
+        case PHASE_SHUFFLE:
+                return a->shuffled + a->fetch * phase_done(a, a->fetch);
+        default:
+                return input;
+        }
+}
+
+double attempt_progress(const SimAttempt *a, double bytes_processed) {
+        double input = attempt_input_size(a);
+        double done;
+
+        if (attempt_is_map(a)) {
+                done = input > 0 ? bytes_processed / input : 1.0;
+                if (a->phase == PHASE_MERGE)
+                        return MAP_PHASE_WEIGHT +
+                               (1.0 - MAP_PHASE_WEIGHT) * phase_done(a, a->merge_io);
+                return MAP_PHASE_WEIGHT * done;
+        }
+        switch (a->phase) {
+        case PHASE_STARTUP:
+        case PHASE_SHUFFLE_WAIT:
+        case PHASE_SHUFFLE:
+                return input > 0 ? bytes_processed / input / 3.0 : 0;
+        case PHASE_MERGE:
+                return (1.0 + phase_done(a, a->merge_io)) / 3.0;
+        default: {
+                double per_round = 1.0 / a->rounds;
+                double in_round = a->phase == PHASE_CPU ? 0.5 * phase_done(a, a->cpu_round)
+                                                        : 0.5 + 0.5 * phase_done(a, a->io_round);
+                return 2.0 / 3.0 + (per_round * (a->round + in_round)) / 3.0;
+        }
+        }
+}

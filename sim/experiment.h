@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/scenario.h"
+
+/* The FlexSlot paper's experiments: each runs scenario files under policy
+ * variants and prints our figures beside the paper's. */
+
+#ifndef EXPERIMENT_DEFAULT_DIR
+#define EXPERIMENT_DEFAULT_DIR "sim/scenarios"
+#endif
+
+typedef struct ExperimentOptions {
+        const char *scenario_dir;
+        const char *out; /* NULL: no files */
+        bool quick;
+        bool seed_set;
+        int64_t seed;
+        /* --set values, applied to every scenario before the variants. */
+        const ScenarioOverride *overrides;
+        size_t n_overrides;
+} ExperimentOptions;
+
+typedef struct Experiment Experiment;
+
+const Experiment *experiment_find(const char *name);
+void experiment_list(FILE *f);
+/* Returns an exit status: 0, 1 (a run failed) or 2 (a bad file). */
+int experiment_run(const char *name, const ExperimentOptions *opt);

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+#include "scenario.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+
+#define F(m) CONF_FIELD(Scenario, m)
+#define GB (1024LL * 1024 * 1024)
+#define MB (1024LL * 1024)
+#define INT(sec, k, m, def, lo, hi) { sec, k, CONF_INT, F(m), def, .min = lo, .max = hi }
+#define SIZE(sec, k, m, def, lo, hi) { sec, k, CONF_SIZE, F(m), def, .min = lo, .max = hi }
+#define DBL(sec, k, m, def, lo, hi) { sec, k, CONF_DOUBLE, F(m), def, .dmin = lo, .dmax = hi }
+#define DUR(sec, k, m, def, lo, hi) { sec, k, CONF_DURATION, F(m), def, .min = lo, .max = hi }
+#define STR(sec, k, m, def) { sec, k, CONF_STRING, F(m), def }
+#define BOOL(sec, k, m, def) { sec, k, CONF_BOOL, F(m), def }
+
+/* Defaults are the FlexSlot testbed (Section V-A). */
+static const ConfKey keys[] = {
+        INT("cluster", "hosts", hosts, "8", 1, 10000),
+        INT("cluster", "host_cpus", host_cpus, "8", 1, 1024),
+        SIZE("cluster", "host_memory", host_memory, "64G", 64 * MB, 64 * 1024 * GB),
+        SIZE("cluster", "host_disk_bandwidth", host_disk_bw, "160M", 1 * MB, 1024 * GB),
+        SIZE("cluster", "stream_bandwidth", stream_bw, "60M", 1 * MB, 1024 * GB),
+        INT("cluster", "vms", vms, "32", 1, 100000),
+        INT("cluster", "masters", masters, "2", 0, 100000),
+        INT("cluster", "vm_vcpus", vm_vcpus, "4", 1, 256),
+        INT("cluster", "vm_vcpus_max", vm_vcpus_max, "8", 1, 256),
+        SIZE("cluster", "vm_memory_max", vm_memory_max, "8G", 64 * MB, 4096 * GB),
+        SIZE("cluster", "vm_memory", vm_memory, "4G", 64 * MB, 4096 * GB),
+        SIZE("cluster", "vm_os_memory", vm_os_memory, "512M", 0, 4096 * GB),
+        DBL("cluster", "vm_cap", vm_cap, "0", 0, 1024),
+        DBL("cluster", "vm_weight", vm_weight, "1024", 1, 262144),
+        DBL("cluster", "memory_penalty", memory_penalty, "2", 0, 1000),
+
+        INT("hadoop", "map_slots", map_slots, "4", 1, 256),
+        INT("hadoop", "reduce_slots", reduce_slots, "2", 0, 256),
+        SIZE("hadoop", "block_size", block_size, "64M", 1 * MB, 64 * GB),
+        SIZE("hadoop", "sort_buffer", sort_buffer, "100M", 1 * MB, 64 * GB),
+        SIZE("hadoop", "task_heap", task_heap, "200M", 16 * MB, 64 * GB),
+        SIZE("hadoop", "chunk", chunk, "16M", 64 * 1024, 64 * GB),
+        DUR("hadoop", "heartbeat", heartbeat, "3s", 10000, 3600LL * 1000000),
+        DUR("hadoop", "task_startup", task_startup, "1s", 0, 3600LL * 1000000),
+
+        STR("policy", "scheduler", scheduler, "fifo"),
+        STR("policy", "slot_manager", slot_manager, "static"),
+        STR("policy", "speculation", speculation, "none"),
+        STR("policy", "allocator", allocator, "demand"),
+        DUR("policy", "control_interval", control_interval, "3s", 10000, 3600LL * 1000000),
+        DUR("policy", "resize_delay", resize_delay, "1s", 0, 3600LL * 1000000),
+        BOOL("policy", "unlimited_slots", unlimited_slots, "no"),
+        BOOL("policy", "apply_vm_targets", apply_vm_targets, "yes"),
+        /* The core's tunables: no defaults here (see Scenario.tuned). */
+        DBL("policy", "alpha", alpha, NULL, 0.01, 10),
+        DBL("policy", "lambda", lambda, NULL, 0, 1e6),
+        DBL("policy", "straggler_ratio", straggler_ratio, NULL, 0.01, 1),
+        DBL("policy", "io_threshold", io_threshold, NULL, 0, 1),
+        DBL("policy", "steal_threshold", steal_threshold, NULL, 0, 1),
+        DBL("policy", "demand_headroom", demand_headroom, NULL, 1, 10),
+        DBL("policy", "reduce_slowstart", reduce_slowstart, NULL, 0, 1),
+        INT("policy", "min_map_slots", min_map_slots, NULL, 0, 256),
+        INT("policy", "max_map_slots", max_map_slots, NULL, 1, 256),
+        INT("policy", "max_moves", max_moves, NULL, 0, 10000),
+        DUR("policy", "settle", settle, NULL, 0, 3600LL * 1000000),
+        DUR("policy", "min_age", min_age, NULL, 0, 3600LL * 1000000),
+        DUR("policy", "locality_delay", locality_delay, NULL, 0, 24 * 3600LL * 1000000),
+
+        STR("workload", "file", workload_file, "../workloads/puma.csv"),
+        STR("workload", "jobs", jobs, "wordcount"),
+        DBL("workload", "scale", scale, "1", 1e-6, 1000),
+        INT("workload", "seed", seed, "1", 0, INT64_MAX),
+        DUR("workload", "arrival_gap", arrival_gap, "0", 0, 365LL * 24 * 3600 * 1000000),
+
+        BOOL("interference", "enabled", interference, "no"),
+        STR("interference", "jobs", interference_jobs, NULL),
+};
+
+static int validate(const void *config, ConfError *err) {
+        const Scenario *s = config;
+
+        if (s->masters >= s->vms)
+                return conf_error_set(err, "cluster", "masters",
+                                      "%" PRId64 " masters leave no slave among %" PRId64
+                                      " VMs",
+                                      s->masters, s->vms);
+        if (s->vm_vcpus > s->host_cpus * 64)
+                return conf_error_set(err, "cluster", "vm_vcpus",
+                                      "more than 64 vCPUs per host pCPU");
+        if (s->vm_vcpus_max < s->vm_vcpus)
+                return conf_error_set(err, "cluster", "vm_vcpus_max", "below vm_vcpus");
+        if (s->vm_memory_max < s->vm_memory)
+                return conf_error_set(err, "cluster", "vm_memory_max", "below vm_memory");
+        if (s->vm_os_memory >= s->vm_memory)
+                return conf_error_set(err, "cluster", "vm_os_memory",
+                                      "the OS alone fills the VM's memory");
+        if (s->sort_buffer >= s->task_heap)
+                return conf_error_set(err, "hadoop", "sort_buffer",
+                                      "the sort buffer must fit in the task heap");
+        if (s->interference && !s->interference_jobs)
+                return conf_error_set(err, "interference", "jobs",
+                                      "required when interference is enabled");
+        return 0;
+}
+
+const ConfSchema scenario_schema = {
+        .keys = keys,
+        .n_keys = ELEMENTSOF(keys),
+        .size = sizeof(Scenario),
+        .validate = validate,
+};
+
+/* A cross-field error names a key but no line; point at the key's line when
+ * the file sets it, so every error in a scenario file reads file:line. */
+static unsigned find_key_line(const char *text, const char *section, const char *key) {
+        bool in_section = false;
+        unsigned line = 1;
+
+        for (const char *p = text; *p; line++) {
+                const char *eol = strchrnul(p, '\n');
+                const char *q = p;
+                size_t klen = strlen(key);
+
+                while (q < eol && (*q == ' ' || *q == '\t'))
+                        q++;
+                if (*q == '[') {
+                        size_t slen = strlen(section);
+                        in_section = strncmp(q + 1, section, slen) == 0 && q[1 + slen] == ']';
+                } else if (in_section && strncmp(q, key, klen) == 0 &&
+                           (q[klen] == ' ' || q[klen] == '=' || q[klen] == '\t'))
+                        return line;
+                p = *eol ? eol + 1 : eol;
+        }
+        return 0;
+}
+
+/* The [policy] names of the TunedKeys, in their order. */
+static const char *const tuned_names[_TUNED_MAX] = {
+        [TUNED_ALPHA] = "alpha",
+        [TUNED_LAMBDA] = "lambda",
+        [TUNED_STRAGGLER_RATIO] = "straggler_ratio",
+        [TUNED_IO_THRESHOLD] = "io_threshold",
+        [TUNED_STEAL_THRESHOLD] = "steal_threshold",
+        [TUNED_DEMAND_HEADROOM] = "demand_headroom",
+        [TUNED_REDUCE_SLOWSTART] = "reduce_slowstart",
+        [TUNED_MIN_MAP_SLOTS] = "min_map_slots",
+        [TUNED_MAX_MAP_SLOTS] = "max_map_slots",
+        [TUNED_MAX_MOVES] = "max_moves",
+        [TUNED_SETTLE] = "settle",
+        [TUNED_MIN_AGE] = "min_age",
+        [TUNED_LOCALITY_DELAY] = "locality_delay",
+};
+
+static int load_text(const char *name, const char *text, Scenario *ret, char *err,
+                     size_t err_size) {
+        Scenario s = { 0 };
+        ConfError e;
+        int r;
+
+        r = conf_load_string(&scenario_schema, name, text, &s, &e);
+        if (r < 0) {
+                if (e.line == 0 && e.key[0])
+                        e.line = find_key_line(text, e.section, e.key);
+                conf_error_format(&e, err, err_size);
+                return r;
+        }
+        /* The schema cannot tell a value set to its zero from one not set;
+         * the text can. */
+        for (unsigned k = 0; k < _TUNED_MAX; k++)
+                if (find_key_line(text, "policy", tuned_names[k]) > 0)
+                        s.tuned |= TUNED(k);
+        *ret = s;
+        return 0;
+}
+
+int scenario_load_string(const char *name, const char *text, Scenario *ret, char *err,
+                         size_t err_size) {
+        return load_text(name, text, ret, err, err_size);
+}
+
+/* Offset of the start of line number line (1-based) in text. */
+static size_t line_offset(const char *text, unsigned line) {
+        const char *p = text;
+
+        for (unsigned l = 1; l < line && *p; l++) {
+                const char *eol = strchrnul(p, '\n');
+                p = *eol ? eol + 1 : eol;
+        }
+        return (size_t)(p - text);
+}
+
+/* Line of the header of [section], 0 when there is none. */
+static unsigned find_section_line(const char *text, const char *section) {
+        size_t slen = strlen(section);
+        unsigned line = 1;
+
+        for (const char *p = text; *p; line++) {
+                const char *eol = strchrnul(p, '\n');
+                while (p < eol && (*p == ' ' || *p == '\t'))
+                        p++;
+                if (*p == '[' && strncmp(p + 1, section, slen) == 0 && p[1 + slen] == ']')
+                        return line;
+                p = *eol ? eol + 1 : eol;
+        }
+        return 0;
+}
+
+/* The text with "key = value" in [section]: in place of the key's line when
+ * the file sets it, else right after the section's header, else in a new
+ * section at the end. */
+static char *text_override(const char *text, const ScenarioOverride *o) {
+        unsigned line = find_key_line(text, o->section, o->key);
+        char *out = NULL;
+        int r;
+
+        if (line > 0) {
+                size_t start = line_offset(text, line), end = line_offset(text, line + 1);
+                r = asprintf(&out, "%.*s%s = %s\n%s", (int)start, text, o->key, o->value,
+                             text + end);
+        } else if ((line = find_section_line(text, o->section)) > 0) {
+                size_t end = line_offset(text, line + 1);
+                r = asprintf(&out, "%.*s%s%s = %s\n%s", (int)end, text,
+                             end > 0 && text[end - 1] != '\n' ? "\n" : "", o->key, o->value,
+                             text + end);
+        } else
+                r = asprintf(&out, "%s\n[%s]\n%s = %s\n", text, o->section, o->key, o->value);
+        return r < 0 ? NULL : out;
+}
+
+int scenario_override_parse(const char *assignment, ScenarioOverride *ret) {
+        const char *dot = strchr(assignment, '.'), *eq = strchr(assignment, '=');
+        ScenarioOverride o = { 0 };
+
+        if (!dot || !eq || dot > eq || dot == assignment || eq == dot + 1 ||
+            strchr(assignment, '\n') || (size_t)(dot - assignment) >= sizeof(o.section) ||
+            (size_t)(eq - dot - 1) >= sizeof(o.key))
+                return -EINVAL;
+        memcpy(o.section, assignment, (size_t)(dot - assignment));
+        memcpy(o.key, dot + 1, (size_t)(eq - dot - 1));
+        o.value = eq + 1;
+        *ret = o;
+        return 0;
+}
+
+int scenario_load(const char *path, const ScenarioOverride *overrides, size_t n_overrides,
+                  Scenario *ret, char *err, size_t err_size) {
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        _cleanup_free_ char *text = NULL, *dir_copy = NULL;
+        Scenario s;
+        size_t len = 0;
+        int r;
+
+        if (!f) {
+                r = negative_errno();
+                snprintf(err, err_size, "%s: cannot open: %s", path, strerror(-r));
+                return r;
+        }
+        if (getdelim(&text, &len, '\0', f) < 0 && !feof(f)) {
+                snprintf(err, err_size, "%s: cannot read", path);
+                return -EIO;
+        }
+        /* The file alone first, so that its own errors name its own lines. */
+        r = load_text(path, text ? text : "", &s, err, err_size);
+        if (r < 0)
+                return r;
+        scenario_done(&s);
+        for (size_t i = 0; i < n_overrides; i++) {
+                char *next = text_override(text ? text : "", &overrides[i]);
+                if (!next)
+                        return -ENOMEM;
+                free(text);
+                text = next;
+        }
+        r = load_text(path, text ? text : "", &s, err, err_size);
+        if (r < 0) {
+                char detail[512];
+                snprintf(detail, sizeof(detail), "%s", err);
+                snprintf(err, err_size, "%s (with the --set values)", detail);
+                return r;
+        }
+        if (s.workload_file[0] != '/') {
+                char *resolved;
+                dir_copy = strdup(path);
+                if (!dir_copy ||
+                    asprintf(&resolved, "%s/%s", dirname(dir_copy), s.workload_file) < 0) {
+                        scenario_done(&s);
+                        return -ENOMEM;
+                }
+                free(s.workload_file);
+                s.workload_file = resolved;
+        }
+        *ret = s;
+        return 0;
+}
+
+int scenario_set_string(char **field, const char *value) {
+        char *copy = strdup(value);
+
+        if (!copy)
+                return -ENOMEM;
+        free(*field);
+        *field = copy;
+        return 0;
+}
+
+void scenario_done(Scenario *s) {
+        conf_free(&scenario_schema, s);
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/config.h"
+#include "common/time-util.h"
+
+/* A scenario file (INI, sim/scenarios/, keys documented in
+ * sim/scenarios/README.md): the testbed, Hadoop's settings, the policy
+ * layers and the workload. Sizes are bytes, durations usec. */
+typedef struct Scenario {
+        /* [cluster] */
+        int64_t hosts, host_cpus, vms, masters, vm_vcpus, vm_vcpus_max;
+        uint64_t host_memory, host_disk_bw, stream_bw, vm_memory, vm_memory_max, vm_os_memory;
+        double vm_cap, vm_weight, memory_penalty;
+        /* [hadoop] */
+        int64_t map_slots, reduce_slots;
+        uint64_t block_size, sort_buffer, task_heap, chunk;
+        usec_t heartbeat, task_startup;
+        /* [policy] */
+        char *scheduler, *slot_manager, *speculation, *allocator;
+        usec_t control_interval, resize_delay;
+        /* Tunables of the policy core: only those the file sets (bits of
+         * `tuned`, by TunedKey) replace policy_config_default()'s values. */
+        double alpha, lambda, straggler_ratio, io_threshold, steal_threshold, demand_headroom;
+        double reduce_slowstart;
+        int64_t min_map_slots, max_map_slots, max_moves;
+        usec_t settle, min_age, locality_delay;
+        uint32_t tuned;
+        bool unlimited_slots;
+        bool apply_vm_targets;
+        /* [workload] */
+        char *workload_file, *jobs;
+        double scale;
+        int64_t seed;
+        usec_t arrival_gap;
+        /* [interference]: a second cluster of the same shape and policies
+         * on the same hosts, running its own jobs (FlexSlot V-E) */
+        bool interference;
+        char *interference_jobs;
+} Scenario;
+
+typedef enum TunedKey {
+        TUNED_ALPHA,
+        TUNED_LAMBDA,
+        TUNED_STRAGGLER_RATIO,
+        TUNED_IO_THRESHOLD,
+        TUNED_STEAL_THRESHOLD,
+        TUNED_DEMAND_HEADROOM,
+        TUNED_REDUCE_SLOWSTART,
+        TUNED_MIN_MAP_SLOTS,
+        TUNED_MAX_MAP_SLOTS,
+        TUNED_MAX_MOVES,
+        TUNED_SETTLE,
+        TUNED_MIN_AGE,
+        TUNED_LOCALITY_DELAY,
+        _TUNED_MAX,
+} TunedKey;
+
+#define TUNED(key) (1u << (key))
+
+extern const ConfSchema scenario_schema;
+
+/* A "section.key=value" from the command line's --set. */
+typedef struct ScenarioOverride {
+        char section[32];
+        char key[32];
+        const char *value; /* points into the parsed string */
+} ScenarioOverride;
+
+/* -EINVAL unless assignment is section.key=value (value may be empty). */
+int scenario_override_parse(const char *assignment, ScenarioOverride *ret);
+
+/* Loads path, then again with the overrides in place of (or added to) the
+ * file's keys; a relative workload file is resolved against the scenario's
+ * directory. Errors go to err as "file:line: ..." (the line of the key when
+ * a cross-field check fails). */
+int scenario_load(const char *path, const ScenarioOverride *overrides, size_t n_overrides,
+                  Scenario *ret, char *err, size_t err_size);
+int scenario_load_string(const char *name, const char *text, Scenario *ret, char *err,
+                         size_t err_size);
+/* Replaces a string field (e.g. &s->slot_manager) with a copy of value. */
+int scenario_set_string(char **field, const char *value);
+void scenario_done(Scenario *s);

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The simulator's own state, shared by its files: engine.c moves time on
+ * hosts (sim/host.h's model), driver.c talks to the policy core, sim.c
+ * builds the cluster and collects results. */
+
+#include "controller/core/model.h"
+#include "controller/core/policy.h"
+#include "sim/event.h"
+#include "sim/host.h"
+#include "sim/sim.h"
+
+typedef enum Phase {
+        PHASE_STARTUP,      /* JVM launch: wall time */
+        PHASE_SHUFFLE_WAIT, /* a reduce that fetched all finished maps' output */
+        PHASE_SHUFFLE,      /* a reduce fetching map output: bytes */
+        PHASE_IO,           /* read, spill, shuffle or write: bytes */
+        PHASE_CPU,          /* compute: CPU seconds */
+        PHASE_MERGE,        /* map spill merge or reduce sort: bytes */
+} Phase;
+
+typedef struct SimCluster SimCluster;
+
+typedef struct SimAttempt {
+        uint64_t id;
+        SimCluster *cl;
+        uint32_t task, node, vm, host;
+        uint64_t slot_memory;
+        usec_t started;
+        bool speculative;
+        unsigned kill_count;
+        double prev_speed;
+
+        /* The plan: rounds of (IO io_round bytes, CPU cpu_round seconds),
+         * in that order for maps (read+spill, then compute) and CPU first
+         * for reduces (compute, then write); maps end with merge_io bytes,
+         * reduces start with it (the sort passes), after a shuffle that
+         * fetches each map's share as the map finishes (shuffled bytes so
+         * far, the current fetch in remaining). */
+        Phase phase;
+        unsigned round, rounds;
+        double io_round, cpu_round, merge_io, shuffled, fetch;
+        double remaining, rate; /* in the phase's unit, per second */
+        /* Shares of wall time going to each account at the current rate. */
+        double f_cpu, f_io, f_steal, f_queue;
+        double t_cpu, t_io, t_steal, t_queue; /* seconds */
+
+        EventId ev;
+        size_t host_pos, cluster_pos;
+} SimAttempt;
+
+typedef struct TaskExtra {
+        double cpu_work;   /* seconds on one core */
+        double output;     /* map output bytes; for a reduce its write bytes */
+        usec_t first_start, finished;
+        uint32_t node; /* of the attempt that finished it */
+        double cpu, iowait, steal, queue; /* of finished and killed attempts */
+        unsigned kill_count, resize_kills, attempts, running;
+        double prev_speed;
+        bool straggler;
+} TaskExtra;
+
+typedef struct JobExtra {
+        const Benchmark *bench;
+        uint32_t first_task, n_maps, n_reduces;
+        unsigned maps_done, tasks_done;
+        usec_t finished;
+} JobExtra;
+
+typedef struct NodeBeat {
+        SimCluster *cl;
+        uint32_t node;
+} NodeBeat;
+
+struct SimCluster {
+        unsigned index;
+        Sim *sim;
+        Policy *policy;
+        PolicyConfig cfg;
+        Decisions decisions;
+
+        Job *jobs; /* snapshot arrays, kept up to date in place */
+        JobExtra *jobx;
+        size_t n_jobs, n_arrived, n_finished;
+        Task *tasks;
+        TaskExtra *taskx;
+        size_t n_tasks;
+        Node *nodes;
+        uint32_t *node_vm; /* global VM index of each node */
+        unsigned *node_running[_TASK_TYPE_MAX]; /* running attempts per node */
+        Node *snap_nodes;
+        size_t n_nodes;
+        NodeBeat *beats;
+        uint32_t *vms; /* global indices of this cluster's VMs */
+        size_t n_vms;
+
+        SimAttempt **attempts; /* running, in start order */
+        size_t n_attempts, cap_attempts;
+
+        /* Built for each policy step. */
+        Vm *snap_vms;
+        Attempt *snap_attempts;
+        SimAttempt **snap_map; /* snapshot attempt index -> attempt */
+        size_t cap_snap_attempts;
+        uint64_t next_attempt_id;
+};
+
+typedef struct SimVm {
+        Sim *sim;
+        uint32_t host;
+        unsigned cluster;
+        uint32_t node; /* index into its cluster's nodes, NO_INDEX for a master */
+        unsigned vcpus, vcpus_max, weight;
+        uint64_t memory, memory_max;
+        double cap;
+        /* Now. */
+        unsigned n_cpu, n_io;
+        double runnable, alloc, committed;
+        /* What each of its attempts in a CPU phase gets, the same for all of
+         * them: set by host_recompute() while n_cpu > 0. */
+        double cpu_rate, cpu_f_io, cpu_f_steal, cpu_f_queue;
+        /* Cumulative vCPU-seconds, and their values when the measurement
+         * window began. */
+        double cpu_total, steal_total, iowait_total;
+        double win_cpu, win_steal, win_iowait;
+        usec_t win_start;
+        /* Last window's figures, as the snapshot reports them. */
+        double cpu_use, steal_share, iowait_share;
+        /* A pending resize (VmTarget), applied by an event. */
+        unsigned target_weight, target_vcpus;
+        uint64_t target_memory;
+        double target_cap;
+        EventId resize_ev;
+} SimVm;
+
+typedef struct SimHost {
+        double pcpus, disk_bw;
+        uint32_t *vms;
+        size_t n_vms;
+        CpuDemand *demand; /* scratch for cpu_share_compute, one per VM */
+        double *alloc;
+        SimAttempt **attempts;
+        size_t n_attempts, cap_attempts;
+        usec_t last;
+        unsigned n_io;
+} SimHost;
+
+struct Sim {
+        const Scenario *sc;
+        EventQueue *queue;
+        SimHost *hosts;
+        size_t n_hosts;
+        Host *snap_hosts;
+        SimVm *vms;
+        size_t n_vms;
+        SimCluster clusters[2];
+        unsigned n_clusters;
+        uint64_t rng;
+        double stream_bw, memory_penalty;
+        SimResults results;
+        bool check_invariants;
+        char invariant_error[256];
+        int error; /* first failure inside an event callback */
+};
+
+/* engine.c */
+void host_update(Sim *s, uint32_t host);
+void hosts_advance_all(Sim *s);
+int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_memory,
+                  bool speculative);
+/* Removes an attempt that was killed; its time goes to its task. */
+void attempt_kill(SimAttempt *a);
+/* Wakes the job's reduces that wait for map output, after a map finished. */
+void job_map_finished(SimCluster *cl, uint32_t job);
+double attempt_bytes_processed(const SimAttempt *a);
+/* Given attempt_bytes_processed(a), which the snapshot reports too. */
+double attempt_progress(const SimAttempt *a, double bytes_processed);
+double attempt_input_size(const SimAttempt *a);
+
+/* driver.c */
+int cluster_policy_init(SimCluster *cl, char *err, size_t err_size);
+usec_t heartbeat_event(EventQueue *q, void *userdata);
+usec_t control_event(EventQueue *q, void *userdata);
+usec_t vm_resize_event(EventQueue *q, void *userdata);
+usec_t job_arrival_event(EventQueue *q, void *userdata);
+
+/* sim.c */
+void sim_task_finished(SimCluster *cl, uint32_t task);
+void sim_fail(Sim *s, int error);

@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: MIT */
+/* Building the simulated cluster from a scenario and a workload, running it,
+ * and collecting what the reports need. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim-internal.h"
+
+#define MB (1024.0 * 1024.0)
+/* Stop a run that has not finished after this much simulated time: a policy
+ * that never schedules some task must not hang the simulator. */
+#define HORIZON (30ULL * 24 * USEC_PER_HOUR)
+
+/* splitmix64: small, fast, and the same on every machine. */
+static uint64_t rng_next(uint64_t *state) {
+        uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+}
+
+static double rng_uniform(uint64_t *state) {
+        return (double)(rng_next(state) >> 11) * 0x1.0p-53;
+}
+
+void sim_fail(Sim *s, int error) {
+        if (s->error == 0)
+                s->error = error;
+        event_queue_stop(s->queue);
+}
+
+/* ---- building ---- */
+
+static int build_hosts(Sim *s) {
+        const Scenario *sc = s->sc;
+
+        s->n_hosts = (size_t)sc->hosts;
+        s->hosts = calloc(s->n_hosts, sizeof(SimHost));
+        s->snap_hosts = calloc(s->n_hosts, sizeof(Host));
+        if (!s->hosts || !s->snap_hosts)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_hosts; i++) {
+                s->hosts[i] = (SimHost){
+                        .pcpus = (double)sc->host_cpus,
+                        .disk_bw = (double)sc->host_disk_bw,
+                };
+                s->snap_hosts[i] = (Host){
+                        .id = i,
+                        .pcpus = (unsigned)sc->host_cpus,
+                        .memory = sc->host_memory,
+                        .disk_bandwidth = sc->host_disk_bw,
+                };
+        }
+        return 0;
+}
+
+/* VMs go round-robin over the hosts, each cluster starting at host 0, so a
+ * co-running cluster lands VM for VM beside the measured one. The first
+ * `masters` VMs of a cluster are its JobTracker and NameNode: they run no
+ * tasks. */
+static int build_vms(Sim *s) {
+        const Scenario *sc = s->sc;
+        size_t per_cluster = (size_t)sc->vms;
+
+        s->n_vms = per_cluster * s->n_clusters;
+        s->vms = calloc(s->n_vms, sizeof(SimVm));
+        if (!s->vms)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_hosts; i++) {
+                size_t most = s->n_vms / s->n_hosts + 1;
+                s->hosts[i].vms = calloc(most, sizeof(uint32_t));
+                s->hosts[i].demand = calloc(most, sizeof(CpuDemand));
+                s->hosts[i].alloc = calloc(most, sizeof(double));
+                if (!s->hosts[i].vms || !s->hosts[i].demand || !s->hosts[i].alloc)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < s->n_vms; i++) {
+                size_t local = i % per_cluster;
+                SimVm *v = &s->vms[i];
+                SimHost *h = &s->hosts[local % s->n_hosts];
+
+                *v = (SimVm){
+                        .sim = s,
+                        .host = (uint32_t)(local % s->n_hosts),
+                        .cluster = (unsigned)(i / per_cluster),
+                        .node = NO_INDEX,
+                        .vcpus = (unsigned)sc->vm_vcpus,
+                        .vcpus_max = (unsigned)sc->vm_vcpus_max,
+                        .weight = (unsigned)sc->vm_weight,
+                        .memory = sc->vm_memory,
+                        .memory_max = sc->vm_memory_max,
+                        .cap = sc->vm_cap,
+                        .committed = (double)sc->vm_os_memory,
+                };
+                h->vms[h->n_vms++] = (uint32_t)i;
+        }
+        return 0;
+}
+
+static int cluster_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
+        cl->n_vms = n_vms;
+        cl->n_nodes = n_nodes;
+        cl->vms = calloc(n_vms, sizeof(uint32_t));
+        cl->snap_vms = calloc(n_vms, sizeof(Vm));
+        cl->nodes = calloc(n_nodes, sizeof(Node));
+        cl->snap_nodes = calloc(n_nodes, sizeof(Node));
+        cl->node_vm = calloc(n_nodes, sizeof(uint32_t));
+        cl->beats = calloc(n_nodes, sizeof(NodeBeat));
+        for (int t = 0; t < _TASK_TYPE_MAX; t++)
+                cl->node_running[t] = calloc(n_nodes, sizeof(unsigned));
+        if (!cl->vms || !cl->snap_vms || !cl->nodes || !cl->snap_nodes || !cl->node_vm ||
+            !cl->beats || !cl->node_running[TASK_MAP] || !cl->node_running[TASK_REDUCE])
+                return -ENOMEM;
+        return 0;
+}
+
+static int build_cluster_nodes(Sim *s, SimCluster *cl) {
+        const Scenario *sc = s->sc;
+        size_t per_cluster = (size_t)sc->vms, masters = (size_t)sc->masters;
+        int r;
+
+        r = cluster_alloc(cl, per_cluster, per_cluster - masters);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < per_cluster; i++) {
+                uint32_t global = (uint32_t)(cl->index * per_cluster + i);
+                cl->vms[i] = global;
+                if (i < masters)
+                        continue;
+                uint32_t n = (uint32_t)(i - masters);
+                s->vms[global].node = n;
+                cl->node_vm[n] = global;
+                cl->nodes[n] = (Node){
+                        .id = n,
+                        .vm = (uint32_t)i,
+                        .map_slots = (unsigned)sc->map_slots,
+                        .reduce_slots = (unsigned)sc->reduce_slots,
+                        .slot_memory = sc->task_heap,
+                        .alive = true,
+                };
+                cl->beats[n] = (NodeBeat){ .cl = cl, .node = n };
+        }
+        return 0;
+}
+
+/* Split sizes of FlexSlot II-A: most splits are one block, some come from
+ * files smaller than a block, some from unsplittable files larger than one. */
+static double split_size(Sim *s, const Benchmark *b, double block) {
+        double u = rng_uniform(&s->rng);
+
+        if (u < b->small_frac)
+                return block * (0.1 + 0.9 * rng_uniform(&s->rng));
+        if (u < b->small_frac + b->large_frac)
+                return block * (1.0 + (b->large_max_blocks - 1.0) * rng_uniform(&s->rng));
+        return block;
+}
+
+static void place_replicas(Sim *s, const SimCluster *cl, Task *t) {
+        unsigned want = (unsigned)MIN((size_t)MAX_REPLICAS, cl->n_nodes);
+
+        t->n_locations = 0;
+        while (t->n_locations < want) {
+                uint32_t n = (uint32_t)(rng_next(&s->rng) % cl->n_nodes);
+                bool dup = false;
+                for (unsigned i = 0; i < t->n_locations; i++)
+                        dup = dup || t->locations[i] == n;
+                if (!dup)
+                        t->locations[t->n_locations++] = n;
+        }
+}
+
+typedef struct TaskList {
+        Task *tasks;
+        TaskExtra *extra;
+        size_t n, cap;
+} TaskList;
+
+static int task_push(TaskList *l, Task **ret_t, TaskExtra **ret_x) {
+        if (l->n == l->cap) {
+                size_t n = l->cap ? 2 * l->cap : 1024;
+                Task *t = realloc(l->tasks, n * sizeof(*t));
+                TaskExtra *x;
+                if (!t)
+                        return -ENOMEM;
+                l->tasks = t;
+                x = realloc(l->extra, n * sizeof(*x));
+                if (!x)
+                        return -ENOMEM;
+                l->extra = x;
+                l->cap = n;
+        }
+        *ret_t = memset(&l->tasks[l->n], 0, sizeof(Task));
+        *ret_x = memset(&l->extra[l->n], 0, sizeof(TaskExtra));
+        l->n++;
+        return 0;
+}
+
+static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskList *l) {
+        const Scenario *sc = s->sc;
+        double block = (double)sc->block_size, left = b->input_bytes * sc->scale;
+        double total_output = 0;
+        JobExtra *jx = &cl->jobx[j];
+        unsigned reduces;
+        Task *t;
+        TaskExtra *x;
+        int r;
+
+        jx->bench = b;
+        jx->first_task = (uint32_t)l->n;
+        cl->jobs[j] = (Job){ .id = j, .submitted = (usec_t)j * sc->arrival_gap };
+        while (left > 0) {
+                double size = MIN(split_size(s, b, block), left);
+                bool expensive = rng_uniform(&s->rng) < b->expensive_frac;
+                r = task_push(l, &t, &x);
+                if (r < 0)
+                        return r;
+                left -= size;
+                t->id = l->n - 1;
+                t->job = (uint32_t)j;
+                t->type = TASK_MAP;
+                t->input_size = (uint64_t)size;
+                place_replicas(s, cl, t);
+                x->cpu_work = size / MB * b->map_cpu_per_mb * (expensive ? b->expensive_cpu : 1);
+                x->output = size * b->map_output_ratio * (expensive ? b->expensive_output : 1);
+                total_output += x->output;
+                jx->n_maps++;
+        }
+        reduces = b->reduces == 0 ? 0 : (unsigned)MAX(1.0, round(b->reduces * MIN(sc->scale, 1.0)));
+        for (unsigned i = 0; i < reduces; i++) {
+                double input = total_output / reduces;
+                r = task_push(l, &t, &x);
+                if (r < 0)
+                        return r;
+                t->id = l->n - 1;
+                t->job = (uint32_t)j;
+                t->type = TASK_REDUCE;
+                t->input_size = (uint64_t)input;
+                x->cpu_work = input / MB * b->reduce_cpu_per_mb;
+                x->output = input * b->output_ratio;
+                jx->n_reduces++;
+        }
+        return 0;
+}
+
+/* Splits a comma-separated job list into benchmarks. */
+static int build_jobs(Sim *s, SimCluster *cl, const Workload *wl, const char *list,
+                      char *err, size_t err_size) {
+        _cleanup_free_ char *copy = strdup(list);
+        TaskList l = { 0 };
+        size_t n = 1;
+        char *save = NULL;
+        int r = 0;
+
+        if (!copy)
+                return -ENOMEM;
+        for (const char *p = list; *p; p++)
+                n += *p == ',';
+        cl->jobs = calloc(n, sizeof(Job));
+        cl->jobx = calloc(n, sizeof(JobExtra));
+        if (!cl->jobs || !cl->jobx)
+                return -ENOMEM;
+        for (char *name = strtok_r(copy, ", ", &save); name; name = strtok_r(NULL, ", ", &save)) {
+                const Benchmark *b = workload_find(wl, name);
+                if (!b) {
+                        snprintf(err, err_size, "[workload] jobs: no benchmark '%s' in the workload",
+                                 name);
+                        r = -EINVAL;
+                        break;
+                }
+                r = build_job(s, cl, cl->n_jobs++, b, &l);
+                if (r < 0)
+                        break;
+        }
+        cl->tasks = l.tasks;
+        cl->taskx = l.extra;
+        cl->n_tasks = l.n;
+        if (r == 0 && cl->n_jobs == 0) {
+                snprintf(err, err_size, "[workload] jobs: empty job list");
+                r = -EINVAL;
+        }
+        return r;
+}
+
+static int schedule_events(Sim *s, SimCluster *cl) {
+        const Scenario *sc = s->sc;
+        int r;
+
+        for (size_t j = 0; j < cl->n_jobs; j++) {
+                r = event_queue_schedule(s->queue, cl->jobs[j].submitted, job_arrival_event, cl,
+                                         NULL);
+                if (r < 0)
+                        return r;
+        }
+        /* Trackers heartbeat at staggered offsets, as real ones drift apart. */
+        for (size_t i = 0; i < cl->n_nodes; i++) {
+                usec_t offset = sc->heartbeat * (i + 1) / cl->n_nodes;
+                r = event_queue_schedule(s->queue, offset, heartbeat_event, &cl->beats[i], NULL);
+                if (r < 0)
+                        return r;
+        }
+        return event_queue_schedule(s->queue, sc->control_interval, control_event, cl, NULL);
+}
+
+int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t err_size) {
+        _cleanup_(sim_freep) Sim *s = calloc(1, sizeof(Sim));
+        int r;
+
+        if (!s)
+                return -ENOMEM;
+        s->sc = sc;
+        s->rng = (uint64_t)sc->seed;
+        s->stream_bw = (double)sc->stream_bw;
+        s->memory_penalty = sc->memory_penalty;
+        s->n_clusters = sc->interference ? 2 : 1;
+        r = event_queue_new(&s->queue);
+        if (r < 0)
+                return r;
+        r = build_hosts(s);
+        if (r < 0)
+                return r;
+        r = build_vms(s);
+        if (r < 0)
+                return r;
+        for (unsigned c = 0; c < s->n_clusters; c++) {
+                SimCluster *cl = &s->clusters[c];
+                cl->index = c;
+                cl->sim = s;
+                r = build_cluster_nodes(s, cl);
+                if (r < 0)
+                        return r;
+                r = cluster_policy_init(cl, err, err_size);
+                if (r < 0)
+                        return r;
+                r = build_jobs(s, cl, wl, c == 0 ? sc->jobs : sc->interference_jobs, err,
+                               err_size);
+                if (r < 0)
+                        return r;
+                r = schedule_events(s, cl);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+static void cluster_free(SimCluster *cl) {
+        for (size_t i = 0; i < cl->n_attempts; i++)
+                free(cl->attempts[i]);
+        free(cl->attempts);
+        policy_free(cl->policy);
+        decisions_done(&cl->decisions);
+        free(cl->jobs);
+        free(cl->jobx);
+        free(cl->tasks);
+        free(cl->taskx);
+        free(cl->nodes);
+        free(cl->snap_nodes);
+        free(cl->node_vm);
+        free(cl->beats);
+        for (int t = 0; t < _TASK_TYPE_MAX; t++)
+                free(cl->node_running[t]);
+        free(cl->vms);
+        free(cl->snap_vms);
+        free(cl->snap_attempts);
+        free(cl->snap_map);
+}
+
+Sim *sim_free(Sim *s) {
+        if (!s)
+                return NULL;
+        for (unsigned c = 0; c < 2; c++)
+                cluster_free(&s->clusters[c]);
+        for (size_t i = 0; s->hosts && i < s->n_hosts; i++) {
+                free(s->hosts[i].vms);
+                free(s->hosts[i].demand);
+                free(s->hosts[i].alloc);
+                free(s->hosts[i].attempts);
+        }
+        free(s->hosts);
+        free(s->snap_hosts);
+        free(s->vms);
+        free(s->results.jobs);
+        free(s->results.tasks);
+        free(s->results.nodes);
+        free(s->results.util);
+        event_queue_free(s->queue);
+        free(s);
+        return NULL;
+}
+
+/* ---- running ---- */
+
+static double sec(usec_t u) {
+        return (double)u / (double)USEC_PER_SEC;
+}
+
+static bool all_done(const Sim *s) {
+        for (unsigned c = 0; c < s->n_clusters; c++)
+                if (s->clusters[c].n_finished < s->clusters[c].n_jobs)
+                        return false;
+        return true;
+}
+
+void sim_task_finished(SimCluster *cl, uint32_t task) {
+        Sim *s = cl->sim;
+        Task *t = &cl->tasks[task];
+        TaskExtra *tx = &cl->taskx[task];
+        JobExtra *jx = &cl->jobx[t->job];
+
+        t->state = TASK_DONE;
+        tx->finished = event_queue_now(s->queue);
+        /* The losing copies of a speculated task. */
+        for (size_t i = cl->n_attempts; i-- > 0;)
+                if (i < cl->n_attempts && cl->attempts[i]->task == task)
+                        attempt_kill(cl->attempts[i]);
+        if (t->type == TASK_MAP) {
+                jx->maps_done++;
+                job_map_finished(cl, t->job);
+        }
+        if (++jx->tasks_done == jx->n_maps + jx->n_reduces) {
+                jx->finished = tx->finished;
+                cl->n_finished++;
+                if (all_done(s))
+                        event_queue_stop(s->queue);
+        }
+}
+
+static int collect(Sim *s) {
+        SimResults *res = &s->results;
+        const SimCluster *cl = &s->clusters[0];
+        usec_t end = event_queue_now(s->queue);
+
+        res->jobs = calloc(cl->n_jobs, sizeof(JobResult));
+        res->tasks = calloc(cl->n_tasks, sizeof(TaskResult));
+        res->nodes = calloc(cl->n_vms, sizeof(NodeResult));
+        if (!res->jobs || !res->tasks || !res->nodes)
+                return -ENOMEM;
+        res->n_jobs = cl->n_jobs;
+        for (size_t j = 0; j < cl->n_jobs; j++) {
+                const JobExtra *jx = &cl->jobx[j];
+                JobResult *jr = &res->jobs[j];
+                snprintf(jr->name, sizeof(jr->name), "%s", jx->bench->name);
+                jr->submitted = sec(cl->jobs[j].submitted);
+                jr->finished = sec(jx->finished);
+                jr->maps = jx->n_maps;
+                jr->reduces = jx->n_reduces;
+        }
+        res->n_tasks = cl->n_tasks;
+        for (size_t i = 0; i < cl->n_tasks; i++) {
+                const TaskExtra *tx = &cl->taskx[i];
+                res->tasks[i] = (TaskResult){
+                        .job = cl->tasks[i].job,
+                        .node = tx->node,
+                        .map = cl->tasks[i].type == TASK_MAP,
+                        .input_mb = (double)cl->tasks[i].input_size / MB,
+                        .started = sec(tx->first_start),
+                        .finished = sec(tx->finished),
+                        .cpu = tx->cpu,
+                        .iowait = tx->iowait,
+                        .steal = tx->steal,
+                        .queue = tx->queue,
+                        .resize_kills = tx->resize_kills,
+                        .attempts = tx->attempts,
+                        .straggler = tx->straggler,
+                };
+        }
+        res->n_nodes = cl->n_vms;
+        for (size_t i = 0; i < cl->n_vms; i++) {
+                const SimVm *v = &s->vms[cl->vms[i]];
+                double t = sec(end), vcpu_time = t * v->vcpus;
+                NodeResult *n = &res->nodes[i];
+                n->host = v->host;
+                n->master = v->node == NO_INDEX;
+                n->cpu_use = t > 0 ? v->cpu_total / t : 0;
+                n->steal = vcpu_time > 0 ? v->steal_total / vcpu_time : 0;
+                n->iowait = vcpu_time > 0 ? v->iowait_total / vcpu_time : 0;
+                if (!n->master)
+                        n->final_map_slots = cl->nodes[v->node].map_slots;
+        }
+        for (size_t i = 0; i < cl->n_tasks; i++)
+                if (cl->tasks[i].type == TASK_MAP)
+                        res->nodes[cl->nodes[cl->taskx[i].node].vm].maps_run++;
+        res->makespan = sec(end);
+        res->events = event_queue_dispatched(s->queue);
+        if (s->n_clusters > 1) {
+                const SimCluster *o = &s->clusters[1];
+                double sum = 0;
+                for (size_t j = 0; j < o->n_jobs; j++)
+                        sum += sec(o->jobx[j].finished - o->jobs[j].submitted);
+                res->other_mean_jct = sum / (double)o->n_jobs;
+        }
+        return 0;
+}
+
+int sim_run(Sim *s) {
+        hosts_advance_all(s);
+        event_queue_run(s->queue, HORIZON);
+        if (s->error < 0)
+                return s->error;
+        if (s->invariant_error[0])
+                return -EPROTO;
+        if (!all_done(s))
+                return -ETIMEDOUT;
+        hosts_advance_all(s);
+        return collect(s);
+}
+
+int sim_set_node_cap(Sim *s, uint32_t node, double cap) {
+        const SimCluster *cl = &s->clusters[0];
+
+        if (node >= cl->n_nodes || cap < 0)
+                return -EINVAL;
+        s->vms[cl->node_vm[node]].cap = cap;
+        return 0;
+}
+
+int sim_set_task_locations(Sim *s, uint32_t task, const uint32_t *nodes, unsigned n) {
+        SimCluster *cl = &s->clusters[0];
+        Task *t;
+
+        if (task >= cl->n_tasks || n == 0 || n > MAX_REPLICAS)
+                return -EINVAL;
+        t = &cl->tasks[task];
+        for (unsigned i = 0; i < n; i++) {
+                if (nodes[i] >= cl->n_nodes)
+                        return -EINVAL;
+                t->locations[i] = nodes[i];
+        }
+        t->n_locations = n;
+        return 0;
+}
+
+size_t sim_n_nodes(const Sim *s) {
+        return s->clusters[0].n_nodes;
+}
+
+const SimResults *sim_results(const Sim *s) {
+        return &s->results;
+}
+
+void sim_set_check_invariants(Sim *s, bool enabled) {
+        s->check_invariants = enabled;
+}
+
+const char *sim_invariant_error(const Sim *s) {
+        return s->invariant_error[0] ? s->invariant_error : NULL;
+}

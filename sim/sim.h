@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/macro.h"
+#include "common/time-util.h"
+#include "sim/scenario.h"
+#include "sim/workload.h"
+
+/* The simulated cluster: hosts and VMs under the model of sim/host.h, one
+ * Hadoop cluster (plus an optional co-located second one for interference),
+ * driven by the policy core (controller/core/policy.h) exactly as the live
+ * controller drives it: snapshots in, decisions out. */
+
+typedef struct Sim Sim;
+
+/* Per finished task of the measured cluster (cluster 0). */
+typedef struct TaskResult {
+        uint32_t job;
+        uint32_t node; /* index among the slave nodes, of the finishing attempt */
+        bool map;
+        double input_mb;
+        double started, finished; /* seconds; first attempt's start, last finish */
+        double cpu, iowait, steal, queue; /* seconds, summed over all attempts */
+        unsigned resize_kills, attempts;
+        bool straggler; /* named a straggler by the slot manager at least once */
+} TaskResult;
+
+typedef struct JobResult {
+        char name[32];
+        double submitted, finished; /* seconds */
+        unsigned maps, reduces;
+} JobResult;
+
+/* One row per VM of cluster 0, averaged over the run. */
+typedef struct NodeResult {
+        uint32_t host;
+        bool master;
+        double cpu_use;   /* pCPUs */
+        double steal;     /* share of vCPU time */
+        double iowait;    /* share of vCPU time */
+        unsigned maps_run; /* map tasks it finished (FlexSlot Fig. 4) */
+        unsigned final_map_slots;
+} NodeResult;
+
+/* Cluster-wide utilisation at each control cycle. */
+typedef struct UtilSample {
+        double time;
+        double cpu;    /* share of the hosts' pCPUs used by cluster 0 */
+        double memory; /* share of cluster 0's VM memory committed */
+        unsigned running_maps, map_slots;
+} UtilSample;
+
+typedef struct SimResults {
+        JobResult *jobs;
+        size_t n_jobs;
+        TaskResult *tasks;
+        size_t n_tasks;
+        NodeResult *nodes;
+        size_t n_nodes;
+        UtilSample *util;
+        size_t n_util, cap_util;
+        uint64_t events;
+        uint64_t policy_steps; /* policy_step() calls, both clusters */
+        /* Wall time spent in them, for benchmarks; it never feeds back
+         * into the simulation. */
+        usec_t policy_wall;
+        double makespan;       /* seconds */
+        /* Co-running cluster's mean job completion time (0 without one). */
+        double other_mean_jct;
+} SimResults;
+
+/* Builds the cluster and its jobs. err gets a message for the user (a bad
+ * policy name, an unknown benchmark). */
+int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t err_size);
+Sim *sim_free(Sim *s);
+DEFINE_POINTER_CLEANUP_FUNC(Sim, sim_free);
+
+/* Experiment setup between sim_new() and sim_run(), for the measured
+ * cluster: a slave node's CPU cap in pCPUs (FlexSlot II-B's heterogeneous
+ * cluster), and where a map task's input split lives (FlexSlot II-B's
+ * "skew-sched": a locality-honouring scheduler then runs it there).
+ * -EINVAL for an index out of range. */
+int sim_set_node_cap(Sim *s, uint32_t node, double cap);
+int sim_set_task_locations(Sim *s, uint32_t task, const uint32_t *nodes, unsigned n);
+size_t sim_n_nodes(const Sim *s);
+
+/* Runs until every job of both clusters finished (or a safety horizon of
+ * simulated time passed: -ETIMEDOUT). */
+int sim_run(Sim *s);
+const SimResults *sim_results(const Sim *s);
+
+/* Model invariants, checked after every host update when enabled (tests):
+ * pCPUs handed out <= pCPUs, allocation <= demand, steal >= 0, work
+ * conserving. -EPROTO and a message when one fails. */
+void sim_set_check_invariants(Sim *s, bool enabled);
+const char *sim_invariant_error(const Sim *s);

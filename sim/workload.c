@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+#include "workload.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "common/parse.h"
+
+/* A CSV file: '#' comments and blank lines are skipped, the first other line
+ * names the columns (in any order, all required), each further line is one
+ * benchmark. */
+
+typedef struct Column {
+        const char *name;
+        size_t offset; /* of a double in Benchmark; SIZE_MAX for the special ones */
+        double min, max;
+} Column;
+
+#define COL(n, field, lo, hi) { n, offsetof(Benchmark, field), lo, hi }
+
+static const Column columns[] = {
+        { "name", SIZE_MAX, 0, 0 },
+        COL("input_gb", input_bytes, 0.001, 1e6),
+        COL("map_cpu_s_per_mb", map_cpu_per_mb, 0, 1000),
+        COL("map_output_ratio", map_output_ratio, 0, 100),
+        COL("reduce_cpu_s_per_mb", reduce_cpu_per_mb, 0, 1000),
+        COL("output_ratio", output_ratio, 0, 100),
+        { "reduces", SIZE_MAX, 0, 0 },
+        COL("small_frac", small_frac, 0, 1),
+        COL("large_frac", large_frac, 0, 1),
+        COL("large_max_blocks", large_max_blocks, 1, 1000),
+        COL("expensive_frac", expensive_frac, 0, 1),
+        COL("expensive_cpu", expensive_cpu, 1, 1000),
+        COL("expensive_output", expensive_output, 1, 1000),
+};
+
+#define N_COLUMNS ELEMENTSOF(columns)
+#define MAX_FIELDS 32
+#define MAX_BENCHMARKS 256
+
+static int fail(char *err, size_t size, const char *name, unsigned line, const char *fmt, ...)
+        _printf_(5, 6);
+
+static int fail(char *err, size_t size, const char *name, unsigned line, const char *fmt, ...) {
+        char msg[256];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        snprintf(err, size, "%s:%u: %s", name, line, msg);
+        return -EINVAL;
+}
+
+/* Splits line in place at commas, trimming spaces; returns the count or -1
+ * when there are too many fields. */
+static int split_fields(char *line, char **fields) {
+        int n = 0;
+
+        for (char *p = line;;) {
+                char *end, *comma = strchr(p, ',');
+                if (n == MAX_FIELDS)
+                        return -1;
+                if (comma)
+                        *comma = '\0';
+                while (*p == ' ' || *p == '\t')
+                        p++;
+                end = p + strlen(p);
+                while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+                        *--end = '\0';
+                fields[n++] = p;
+                if (!comma)
+                        return n;
+                p = comma + 1;
+        }
+}
+
+static int parse_row(char **fields, const int *map, Benchmark *b, const char *name,
+                     unsigned line, char *err, size_t err_size) {
+        memset(b, 0, sizeof(*b));
+        for (size_t c = 0; c < N_COLUMNS; c++) {
+                const char *v = fields[map[c]];
+                double d;
+                int r;
+
+                if (strcmp(columns[c].name, "name") == 0) {
+                        if (v[0] == '\0' || strlen(v) >= sizeof(b->name))
+                                return fail(err, err_size, name, line,
+                                            "name: must be 1 to %zu characters",
+                                            sizeof(b->name) - 1);
+                        strcpy(b->name, v);
+                        continue;
+                }
+                if (strcmp(columns[c].name, "reduces") == 0) {
+                        int n;
+                        r = parse_int(v, 0, 100000, &n);
+                        if (r < 0)
+                                return fail(err, err_size, name, line,
+                                            "reduces: '%s' is not an integer in [0, 100000]", v);
+                        b->reduces = (unsigned)n;
+                        continue;
+                }
+                r = parse_double(v, columns[c].min, columns[c].max, &d);
+                if (r < 0)
+                        return fail(err, err_size, name, line,
+                                    "%s: '%s' is not a number in [%g, %g]", columns[c].name, v,
+                                    columns[c].min, columns[c].max);
+                memcpy((char *)b + columns[c].offset, &d, sizeof(d));
+        }
+        b->input_bytes *= 1024.0 * 1024.0 * 1024.0;
+        if (b->small_frac + b->large_frac > 1.0)
+                return fail(err, err_size, name, line,
+                            "small_frac + large_frac must not exceed 1");
+        return 0;
+}
+
+static int parse_header(char **fields, int n, int *map, const char *name, unsigned line,
+                        char *err, size_t err_size) {
+        for (size_t c = 0; c < N_COLUMNS; c++) {
+                map[c] = -1;
+                for (int i = 0; i < n; i++)
+                        if (strcmp(fields[i], columns[c].name) == 0)
+                                map[c] = i;
+                if (map[c] < 0)
+                        return fail(err, err_size, name, line, "header lacks column '%s'",
+                                    columns[c].name);
+        }
+        if ((size_t)n != N_COLUMNS)
+                return fail(err, err_size, name, line,
+                            "header has %d columns, expected %zu", n, N_COLUMNS);
+        return 0;
+}
+
+int workload_parse(const char *name, const char *text, Workload *ret, char *err,
+                   size_t err_size) {
+        _cleanup_free_ char *copy = strdup(text);
+        _cleanup_free_ Benchmark *list = NULL;
+        int map[N_COLUMNS] = { 0 };
+        bool have_header = false;
+        unsigned line = 0;
+        size_t n = 0;
+
+        if (!copy)
+                return -ENOMEM;
+        /* strsep, not strtok: empty lines must still count. */
+        for (char *rest = copy, *l; (l = strsep(&rest, "\n"));) {
+                char *fields[MAX_FIELDS], *p = l;
+                int nf, r;
+
+                line++;
+                while (*p == ' ' || *p == '\t')
+                        p++;
+                if (*p == '\0' || *p == '#' || *p == '\r')
+                        continue;
+                nf = split_fields(p, fields);
+                if (nf < 0)
+                        return fail(err, err_size, name, line, "too many fields");
+                if (!have_header) {
+                        r = parse_header(fields, nf, map, name, line, err, err_size);
+                        if (r < 0)
+                                return r;
+                        have_header = true;
+                        continue;
+                }
+                if ((size_t)nf != N_COLUMNS)
+                        return fail(err, err_size, name, line, "%d fields, expected %zu", nf,
+                                    N_COLUMNS);
+                if (n == MAX_BENCHMARKS)
+                        return fail(err, err_size, name, line, "more than %d benchmarks",
+                                    MAX_BENCHMARKS);
+                if (!list) {
+                        list = calloc(MAX_BENCHMARKS, sizeof(Benchmark));
+                        if (!list)
+                                return -ENOMEM;
+                }
+                r = parse_row(fields, map, &list[n], name, line, err, err_size);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < n; i++)
+                        if (strcmp(list[i].name, list[n].name) == 0)
+                                return fail(err, err_size, name, line,
+                                            "benchmark '%s' defined twice", list[n].name);
+                n++;
+        }
+        if (n == 0)
+                return fail(err, err_size, name, line, "no benchmarks");
+        ret->benchmarks = TAKE_PTR(list);
+        ret->n_benchmarks = n;
+        return 0;
+}
+
+int workload_load(const char *path, Workload *ret, char *err, size_t err_size) {
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+
+        if (!f) {
+                int r = negative_errno();
+                snprintf(err, err_size, "%s: cannot open: %s", path, strerror(-r));
+                return r;
+        }
+        if (getdelim(&text, &len, '\0', f) < 0 && !feof(f)) {
+                snprintf(err, err_size, "%s: cannot read", path);
+                return -EIO;
+        }
+        return workload_parse(path, text ? text : "", ret, err, err_size);
+}
+
+void workload_done(Workload *w) {
+        free(w->benchmarks);
+        *w = (Workload){ 0 };
+}
+
+const Benchmark *workload_find(const Workload *w, const char *name) {
+        for (size_t i = 0; i < w->n_benchmarks; i++)
+                if (strcmp(w->benchmarks[i].name, name) == 0)
+                        return &w->benchmarks[i];
+        return NULL;
+}

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: MIT */
+/* The pure building blocks of the policy core: statistics, k-means, FlexSlot's
+ * score, bottleneck test, Algorithm 1's predicates, Algorithm 2's planner and
+ * the snapshot validator. */
+#include <errno.h>
+#include <math.h>
+
+#include "common/macro.h"
+#include "controller/core/flexslot.h"
+#include "controller/core/policy.h"
+#include "controller/core/stats.h"
+#include "tests.h"
+
+#define MIB (1024ULL * 1024ULL)
+
+/* ---- statistics ---- */
+
+START_TEST(test_mean_stddev_skewness) {
+        const double x[] = { 1, 2, 3, 10 };
+        const double flat[] = { 5, 5, 5 };
+
+        ck_assert_double_eq(stats_mean(x, 4), 4.0);
+        ck_assert_double_eq_tol(stats_stddev(x, 4), 3.5355339059327378, 1e-12);
+        /* FlexSlot II-B's formula with the population deviation. */
+        ck_assert_double_eq_tol(stats_skewness(x, 4), 1.0182337649086284, 1e-12);
+        ck_assert_double_eq(stats_skewness(flat, 3), 0.0);
+        ck_assert_double_eq(stats_skewness(x, 0), 0.0);
+        ck_assert_double_eq(stats_stddev(x, 0), 0.0);
+}
+END_TEST
+
+START_TEST(test_percentile) {
+        const double x[] = { 40, 10, 30, 20, 50 };
+        double scratch[5];
+
+        ck_assert_double_eq(stats_percentile(x, 5, 0.0, scratch), 10);
+        ck_assert_double_eq(stats_percentile(x, 5, 0.25, scratch), 20);
+        ck_assert_double_eq(stats_percentile(x, 5, 0.5, scratch), 30);
+        ck_assert_double_eq(stats_percentile(x, 5, 1.0, scratch), 50);
+        ck_assert_double_eq(stats_percentile(x, 0, 0.5, scratch), 0);
+}
+END_TEST
+
+START_TEST(test_max_min_shares) {
+        const double demand[] = { 2, 10, 10 };
+        double share[3];
+
+        /* 12 slots: the small claimant gets its 2, the rest split 10. */
+        stats_max_min_shares(demand, 3, 12, share);
+        ck_assert_double_eq(share[0], 2);
+        ck_assert_double_eq(share[1], 5);
+        ck_assert_double_eq(share[2], 5);
+        /* Enough for everyone: each gets its demand. */
+        stats_max_min_shares(demand, 3, 100, share);
+        ck_assert_double_eq(share[1], 10);
+        ck_assert_double_eq(share[2], 10);
+}
+END_TEST
+
+/* ---- k-means ---- */
+
+START_TEST(test_kmeans_two_clusters) {
+        const double x[] = { 10, 11, 12, 3, 2 };
+        bool low[5];
+        double lo, hi;
+
+        ck_assert_uint_eq(kmeans2_1d(x, 5, low, &lo, &hi), 2);
+        ck_assert(!low[0] && !low[1] && !low[2] && low[3] && low[4]);
+        ck_assert_double_eq(lo, 2.5);
+        ck_assert_double_eq(hi, 11);
+}
+END_TEST
+
+START_TEST(test_kmeans_iterates_to_fixpoint) {
+        /* From the extremes 0 and 10, 4 joins the low cluster and 5 (equally
+         * far) the high one; the centroids 2 and 7.5 keep that split. */
+        const double x[] = { 0, 4, 5, 10 };
+        bool low[4];
+        double lo, hi;
+
+        ck_assert_uint_eq(kmeans2_1d(x, 4, low, &lo, &hi), 2);
+        ck_assert(low[0] && low[1] && !low[2] && !low[3]);
+        ck_assert_double_eq(lo, 2);
+        ck_assert_double_eq(hi, 7.5);
+}
+END_TEST
+
+START_TEST(test_kmeans_degenerate) {
+        const double same[] = { 3, 3, 3 };
+        const double one[] = { 7 };
+        bool low[3] = { true, true, true };
+        double lo, hi;
+
+        ck_assert_uint_eq(kmeans2_1d(same, 3, low, &lo, &hi), 0);
+        ck_assert(!low[0] && !low[1] && !low[2]);
+        ck_assert_double_eq(lo, 3);
+        ck_assert_uint_eq(kmeans2_1d(one, 1, low, &lo, &hi), 0);
+        ck_assert_uint_eq(kmeans2_1d(NULL, 0, low, &lo, &hi), 0);
+}
+END_TEST
+
+/* ---- FlexSlot pieces ---- */
+
+static PolicyConfig defaults(void) {
+        PolicyConfig cfg;
+
+        policy_config_default(&cfg);
+        return cfg;
+}
+
+START_TEST(test_score) {
+        /* 64 MiB split at 8 MiB/s: P = (1 + 1/64) * 8. */
+        ck_assert_double_eq(flexslot_score(64 * MIB, 8.0 * MIB), 8.125);
+        ck_assert_double_eq(flexslot_score(1 * MIB, 2.0 * MIB), 4.0);
+        ck_assert_double_eq(flexslot_score(0, 8.0 * MIB), 0);
+}
+END_TEST
+
+START_TEST(test_input_speed) {
+        Attempt a = { .started = 10 * USEC_PER_SEC, .bytes_processed = 40 * MIB };
+
+        /* 40 MiB in 20 s. */
+        ck_assert_double_eq(flexslot_input_speed(&a, 30 * USEC_PER_SEC, 10 * USEC_PER_SEC),
+                            2.0 * MIB);
+        /* Younger than min_age, or not started: not measured. */
+        ck_assert_double_eq(flexslot_input_speed(&a, 15 * USEC_PER_SEC, 10 * USEC_PER_SEC), 0);
+        ck_assert_double_eq(flexslot_input_speed(&a, 5 * USEC_PER_SEC, 0), 0);
+}
+END_TEST
+
+START_TEST(test_bottleneck) {
+        PolicyConfig cfg = defaults();
+
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.5, 0.1), BOTTLENECK_IO);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.2, 0.2), BOTTLENECK_IO);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.3, 0.4), BOTTLENECK_CPU);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, 0.1), BOTTLENECK_CPU);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.19, 0.09), BOTTLENECK_NONE);
+}
+END_TEST
+
+START_TEST(test_resize_pays) {
+        Attempt a = { .input_size = 60 * MIB, .kill_count = 0 };
+        usec_t t = 3 * USEC_PER_SEC;
+
+        /* Line 7: the first kill always. */
+        ck_assert(flexslot_resize_pays(&a, 1.0 * MIB, t));
+        /* Later: 60 s at D_prev = 1 MiB/s, now 60/1.5 = 40 s: 20 s saved > T. */
+        a.kill_count = 1;
+        a.prev_speed = 1.0 * MIB;
+        ck_assert(flexslot_resize_pays(&a, 1.5 * MIB, t));
+        /* 60 / 1.04 = 57.69 s: 2.3 s saved < T = 3 s: stop. */
+        ck_assert(!flexslot_resize_pays(&a, 1.04 * MIB, t));
+        /* Slower than before: stop. */
+        ck_assert(!flexslot_resize_pays(&a, 0.9 * MIB, t));
+        /* No earlier speed known: stop. */
+        a.prev_speed = 0;
+        ck_assert(!flexslot_resize_pays(&a, 1.5 * MIB, t));
+}
+END_TEST
+
+START_TEST(test_grow_memory) {
+        ck_assert_uint_eq(flexslot_grow_memory(200 * MIB, 0.2, 4096 * MIB), 240 * MIB);
+        ck_assert_uint_eq(flexslot_grow_memory(1000, 0.2, 1100), 1100);
+        ck_assert_uint_eq(flexslot_grow_memory(1001, 0.5, 4096), 1501);
+}
+END_TEST
+
+/* Algorithm 2's planner on nodes 0-3; the moves go to from[] and to[]. */
+static size_t plan(const PolicyConfig *cfg, const double steal[4], const unsigned slots[4],
+                   uint32_t from[4], uint32_t to[4]) {
+        const uint32_t nodes[] = { 0, 1, 2, 3 };
+        uint32_t order[4];
+
+        return flexslot_plan_moves(cfg, nodes, 4, steal, slots, NULL, NULL, order, from, to);
+}
+
+static const double uneven[] = { 0.1, 0.3, 0.05, 0.2 }; /* sigma 0.0960 */
+static const unsigned four_each[] = { 4, 4, 4, 4 };
+
+START_TEST(test_plan_moves_one_per_cycle) {
+        PolicyConfig cfg = defaults();
+        uint32_t from[4], to[4];
+
+        /* sigma > lambda = 0.05: least steal (2) gives to most (1). */
+        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 1);
+        ck_assert_uint_eq(from[0], 2);
+        ck_assert_uint_eq(to[0], 1);
+        /* Two moves: then the second lowest (0) gives to the second highest (3). */
+        cfg.max_moves = 2;
+        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 2);
+        ck_assert_uint_eq(from[1], 0);
+        ck_assert_uint_eq(to[1], 3);
+        /* More moves than pairs: one per pair of distinct nodes. */
+        cfg.max_moves = 10;
+        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 2);
+}
+END_TEST
+
+START_TEST(test_plan_moves_stops_at_lambda) {
+        PolicyConfig cfg = defaults();
+        const uint32_t one[] = { 0 };
+        uint32_t order[1], from[4], to[4];
+
+        cfg.lambda = 0.0961;
+        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 0);
+        cfg.lambda = 0.096;
+        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 1);
+        /* One node alone has no deviation. */
+        ck_assert_uint_eq(
+                flexslot_plan_moves(&cfg, one, 1, uneven, four_each, NULL, NULL, order, from, to),
+                0);
+}
+END_TEST
+
+START_TEST(test_plan_moves_respects_slot_bounds) {
+        PolicyConfig cfg = defaults();
+        const unsigned slots[] = { 4, 8, 1, 4 };
+        uint32_t from[4], to[4];
+
+        /* Node 2 (least steal) is at min_map_slots and node 1 (most) at
+         * max_map_slots: node 0 gives to node 3 instead. */
+        ck_assert_uint_eq(plan(&cfg, uneven, slots, from, to), 1);
+        ck_assert_uint_eq(from[0], 0);
+        ck_assert_uint_eq(to[0], 3);
+}
+END_TEST
+
+START_TEST(test_plan_moves_ties_by_index) {
+        PolicyConfig cfg = defaults();
+        const double steal[] = { 0.3, 0.0, 0.3, 0.0 };
+        uint32_t from[4], to[4];
+
+        ck_assert_uint_eq(plan(&cfg, steal, four_each, from, to), 1);
+        ck_assert_uint_eq(from[0], 1);
+        ck_assert_uint_eq(to[0], 2);
+}
+END_TEST
+
+/* ---- snapshot validation ---- */
+
+START_TEST(test_snapshot_validate) {
+        Host hosts[] = { { .pcpus = 4 } };
+        Vm vms[] = { { .host = 0 } };
+        Node nodes[] = { { .vm = 0, .steal = 0.1 } };
+        Job jobs[] = { { .id = 1 } };
+        Task tasks[] = { { .job = 0, .state = TASK_RUNNING, .n_locations = 1 } };
+        Attempt attempts[] = { { .task = 0, .node = 0, .progress = 0.5 } };
+        ClusterSnapshot s = { hosts, 1, vms, 1, nodes, 1, jobs, 1, tasks, 1, attempts, 1 };
+
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        nodes[0].steal = 1.5;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        nodes[0].steal = NAN;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        nodes[0].steal = 0;
+        tasks[0].locations[0] = 3;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        tasks[0].locations[0] = 0;
+        tasks[0].state = TASK_PENDING; /* a running attempt of a pending task */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        tasks[0].state = TASK_RUNNING;
+        attempts[0].node = 1;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        attempts[0].node = 0;
+        vms[0].host = 2;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        vms[0].host = 0;
+        vms[0].cpu_cap = -1;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        vms[0].cpu_cap = 0;
+        s.attempts = NULL;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        ck_assert_int_eq(snapshot_validate(NULL), -EINVAL);
+}
+END_TEST
+
+/* A trusted driver skips the validation, which still catches the same bad
+ * snapshot in every other step; a flag bit beyond the trusted one is still
+ * refused. The bad value is a share, which no layer indexes with. */
+START_TEST(test_step_trusted_skips_validation) {
+        Host hosts[] = { { .pcpus = 4 } };
+        Vm vms[] = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } };
+        Node nodes[] = { { .vm = 0, .map_slots = 1, .alive = true, .steal = 1.5 } };
+        Job jobs[] = { { .id = 1 } };
+        Task tasks[] = { { .job = 0, .state = TASK_PENDING } };
+        ClusterSnapshot s = { hosts, 1, vms, 1, nodes, 1, jobs, 1, tasks, 1, NULL, 0 };
+        _cleanup_(policy_freep) Policy *p = NULL;
+        PolicyConfig cfg = defaults();
+        Decisions d = { 0 };
+
+        ck_assert_int_eq(policy_new(&cfg, &p), 0);
+        ck_assert_int_eq(policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL, &d), -EINVAL);
+        ck_assert_uint_eq(d.n_assignments, 0);
+        ck_assert_int_eq(
+                policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL | POLICY_STEP_TRUSTED, &d),
+                0);
+        ck_assert_uint_eq(d.n_assignments, 1);
+        ck_assert_uint_eq(d.assignments[0].task, 0);
+        ck_assert_int_eq(policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_TRUSTED << 1, &d),
+                         -EINVAL);
+        ck_assert_int_eq(policy_step(p, NULL, 10 * USEC_PER_SEC, POLICY_STEP_TRUSTED, &d), -EINVAL);
+        nodes[0].steal = 0;
+        ck_assert_int_eq(policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
+        ck_assert_uint_eq(d.n_assignments, 1);
+        decisions_done(&d);
+}
+END_TEST
+
+/* Two jobs, maps before reduces in each; job 0's first map runs. */
+static void summarized_cluster(Job jobs[2], Task tasks[6]) {
+        for (uint32_t i = 0; i < 6; i++)
+                tasks[i] = (Task){ .job = i / 3,
+                                   .type = i % 3 == 2 ? TASK_REDUCE : TASK_MAP,
+                                   .state = i == 0 ? TASK_RUNNING : TASK_PENDING,
+                                   .n_locations = 1,
+                                   .locations = { i % 2 } };
+        for (uint32_t j = 0; j < 2; j++)
+                jobs[j] = (Job){ .id = j,
+                                 .submitted = j,
+                                 .tasks = { .first = 3 * j,
+                                            .count = 3,
+                                            .maps = 2,
+                                            .first_pending = { 3 * j + (j == 0), 3 * j + 2 } } };
+}
+
+/* A kept Job.tasks gives the decisions counting does, and validation checks
+ * every part of it. */
+START_TEST(test_job_tasks_kept) {
+        Host hosts[] = { { .pcpus = 8 } };
+        Vm vms[] = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 },
+                     { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } };
+        Node nodes[] = { { .vm = 0, .map_slots = 2, .reduce_slots = 1, .alive = true },
+                         { .vm = 1, .map_slots = 2, .reduce_slots = 1, .alive = true } };
+        Job jobs[2];
+        Task tasks[6];
+        Attempt attempts[] = { { .task = 0, .node = 0 } };
+        ClusterSnapshot s = { hosts, 1, vms, 2, nodes, 2, jobs, 2, tasks, 6, attempts, 1 };
+        _cleanup_(policy_freep) Policy *p = NULL;
+        PolicyConfig cfg = defaults();
+        Decisions counted = { 0 }, kept = { 0 };
+
+        summarized_cluster(jobs, tasks);
+        cfg.reduce_slowstart = 0;
+        ck_assert_int_eq(policy_new(&cfg, &p), 0);
+        ck_assert_int_eq(policy_step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &counted), 0);
+        s.job_tasks_kept = true;
+        ck_assert_int_eq(policy_step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &kept), 0);
+        ck_assert_uint_eq(kept.n_assignments, counted.n_assignments);
+        ck_assert_uint_eq(kept.n_assignments, 5);
+        for (size_t i = 0; i < kept.n_assignments; i++) {
+                ck_assert_uint_eq(kept.assignments[i].task, counted.assignments[i].task);
+                ck_assert_uint_eq(kept.assignments[i].node, counted.assignments[i].node);
+        }
+        /* FIFO: node 0 takes job 0's map 1, not job 1's map 4 local to it. */
+        ck_assert_uint_eq(kept.assignments[0].task, 1);
+
+        jobs[1].tasks.first = 2; /* not where job 0 ends */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        jobs[1].tasks.count = 2; /* a task left out */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        jobs[0].tasks.maps_done = 1;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        jobs[1].tasks.first_pending[TASK_MAP] = 4; /* task 3 is pending */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        jobs[1].tasks.first_pending[TASK_REDUCE] = 7;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        tasks[3].job = 0;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        decisions_done(&counted);
+        decisions_done(&kept);
+}
+END_TEST
+
+/* decisions_validate() tells tasks apart by sorted lists of the decisions'
+ * tasks: a task placed twice, or a running one that no kill re-placed, is
+ * refused; a re-placed task, or a backup beside its original, is not. */
+START_TEST(test_decisions_validate_tasks_once) {
+        Host hosts[] = { { .pcpus = 8 } };
+        Vm vms[] = { { .host = 0 } };
+        Node nodes[] = { { .vm = 0, .map_slots = 4, .alive = true } };
+        Job jobs[] = { { .id = 1 } };
+        Task tasks[] = { { .job = 0, .state = TASK_PENDING },
+                         { .job = 0, .state = TASK_RUNNING },
+                         { .job = 0, .state = TASK_RUNNING } };
+        Attempt attempts[] = { { .task = 1, .node = 0 }, { .task = 2, .node = 0 } };
+        ClusterSnapshot s = { hosts, 1, vms, 1, nodes, 1, jobs, 1, tasks, 3, attempts, 2 };
+        Assignment as[3];
+        Kill kill = { .attempt = 1, .reason = KILL_REPLACE };
+        Decisions d = { .assignments = as, .kills = &kill };
+
+        as[0] = (Assignment){ .task = 0, .node = 0, .type = TASK_MAP };
+        as[1] = (Assignment){ .task = 1, .node = 0, .type = TASK_MAP, .speculative = true };
+        d.n_assignments = 2;
+        ck_assert_int_eq(decisions_validate(&s, &d), 0);
+        as[1] = as[0];
+        ck_assert_int_eq(decisions_validate(&s, &d), -EBADMSG);
+        as[1] = (Assignment){ .task = 2, .node = 0, .type = TASK_MAP };
+        ck_assert_int_eq(decisions_validate(&s, &d), -EBADMSG);
+        d.n_kills = 1;
+        ck_assert_int_eq(decisions_validate(&s, &d), 0);
+        as[2] = as[1];
+        d.n_assignments = 3;
+        ck_assert_int_eq(decisions_validate(&s, &d), -EBADMSG);
+}
+END_TEST
+
+Suite *suite_core(void) {
+        Suite *s = suite_create("core");
+        TCase *tc;
+
+        tc = tcase_create("stats");
+        tcase_add_test(tc, test_mean_stddev_skewness);
+        tcase_add_test(tc, test_percentile);
+        tcase_add_test(tc, test_max_min_shares);
+        tcase_add_test(tc, test_kmeans_two_clusters);
+        tcase_add_test(tc, test_kmeans_iterates_to_fixpoint);
+        tcase_add_test(tc, test_kmeans_degenerate);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("flexslot");
+        tcase_add_test(tc, test_score);
+        tcase_add_test(tc, test_input_speed);
+        tcase_add_test(tc, test_bottleneck);
+        tcase_add_test(tc, test_resize_pays);
+        tcase_add_test(tc, test_grow_memory);
+        tcase_add_test(tc, test_plan_moves_one_per_cycle);
+        tcase_add_test(tc, test_plan_moves_stops_at_lambda);
+        tcase_add_test(tc, test_plan_moves_respects_slot_bounds);
+        tcase_add_test(tc, test_plan_moves_ties_by_index);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("model");
+        tcase_add_test(tc, test_snapshot_validate);
+        tcase_add_test(tc, test_step_trusted_skips_validation);
+        tcase_add_test(tc, test_job_tasks_kept);
+        tcase_add_test(tc, test_decisions_validate_tasks_once);
+        suite_add_tcase(s, tc);
+        return s;
+}

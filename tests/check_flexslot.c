@@ -1,0 +1,865 @@
+/* SPDX-License-Identifier: MIT */
+/* The FlexSlot slot manager through policy_step(): straggler detection, every
+ * branch of Algorithms 1 and 2, the unlimited variant and re-placement; the VM
+ * allocators; and the contracts every policy of every layer keeps. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "controller/core/policy.h"
+#include "tests.h"
+#include "check_policy.h"
+
+static uint32_t straggler; /* the slow attempt of straggler_fixture() */
+
+/* Four nodes with two map slots; one job with a map on each node since t = 0.
+ * At t = 20 s three read 3 MiB/s (P = 3.047) and the one on node 3 reads
+ * 0.5 MiB/s (P = 0.508) with the given I/O wait, on a node with that steal. */
+static void straggler_fixture(double iowait, double steal) {
+        uint32_t j;
+
+        fx_cluster(4, 2, 0);
+        fx.cfg.slot_manager = "flexslot";
+        j = fx_job(1, 0);
+        for (uint32_t n = 0; n < 4; n++)
+                fx_run(fx_map(j, n), n, 0, n == 3 ? 10 * MIB : 60 * MIB);
+        straggler = 3;
+        fx.attempts[straggler].iowait = iowait;
+        fx.nodes[3].steal = steal;
+}
+
+static void check_no_slot_or_kill(void) {
+        ck_assert_uint_eq(fx.d.n_kills, 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+}
+
+START_TEST(test_straggler_detected_io_first_kill) {
+        straggler_fixture(0.5, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 1);
+        ck_assert_uint_eq(fx.d.stragglers[0].attempt, straggler);
+        ck_assert_double_eq(fx.d.stragglers[0].score, 0.5078125);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_IO);
+        /* Algorithm 1, first round: kill and restart with 1.2 x 200 MiB. */
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+        ck_assert_uint_eq(fx.d.kills[0].attempt, straggler);
+        ck_assert_int_eq(fx.d.kills[0].reason, KILL_RESIZE);
+        ck_assert_uint_eq(fx.d.kills[0].slot_memory, 240 * MIB);
+        ck_assert_double_eq(fx.d.kills[0].prev_speed, 0.5 * MIB);
+        ck_assert_uint_eq(fx.d.n_attempt_notes, 0);
+        /* No steal: Algorithm 2 has nothing to balance. */
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+}
+END_TEST
+
+/* Algorithm 1 on the I/O-bound straggler (64 MiB at 0.5 MiB/s, 20 s old). */
+typedef struct ResizeCase {
+        const char *what;
+        unsigned kill_count;
+        double prev_speed_mib; /* D_prev in MiB/s */
+        uint64_t slot_memory_mib;
+        uint64_t restart_memory_mib; /* 0: no kill, D_prev := D instead */
+} ResizeCase;
+
+static const ResizeCase resize_cases[] = {
+        { "line 7: the first kill always, 1.2 x the slot", 0, 0, 200, 240 },
+        { "160 s at D_prev, 128 s now: 32 s saved beat the 20 s run", 1, 0.4, 240, 288 },
+        { "130.6 s at D_prev: 2.6 s saved, less than T = 3 s", 1, 0.49, 200, 0 },
+        { "142.2 s at D_prev: 14.2 s saved, more than T, less than 20 s run", 1, 0.45, 200, 0 },
+        { "no D_prev known", 1, 0, 200, 0 },
+        { "slower than before", 2, 0.6, 200, 0 },
+        { "at the 4 GiB VM ceiling less the 512 MiB reserve", 0, 0, 3584, 0 },
+};
+
+START_TEST(test_resize_cases) {
+        const ResizeCase *c = &resize_cases[_i];
+        Attempt *a;
+
+        straggler_fixture(0.5, 0);
+        a = &fx.attempts[straggler];
+        a->kill_count = c->kill_count;
+        a->prev_speed = c->prev_speed_mib * MIB;
+        a->slot_memory = c->slot_memory_mib * MIB;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        if (c->restart_memory_mib == 0) {
+                ck_assert_msg(fx.d.n_kills == 0, "%s", c->what);
+                ck_assert_uint_eq(fx.d.n_attempt_notes, 1);
+                ck_assert_uint_eq(fx.d.attempt_notes[0].attempt, straggler);
+                ck_assert_double_eq(fx.d.attempt_notes[0].speed, 0.5 * MIB);
+                return;
+        }
+        ck_assert_msg(fx.d.n_kills == 1, "%s", c->what);
+        ck_assert_uint_eq(fx.d.kills[0].attempt, straggler);
+        ck_assert_int_eq(fx.d.kills[0].reason, KILL_RESIZE);
+        ck_assert_uint_eq(fx.d.kills[0].slot_memory, c->restart_memory_mib * MIB);
+        ck_assert_double_eq(fx.d.kills[0].prev_speed, 0.5 * MIB);
+        ck_assert_uint_eq(fx.d.n_attempt_notes, 0);
+}
+END_TEST
+
+START_TEST(test_cpu_straggler_moves_slot) {
+        unsigned total = 0;
+
+        straggler_fixture(0.05, 0.3);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_CPU);
+        ck_assert_uint_eq(fx.d.n_kills, 0);
+        ck_assert_uint_eq(fx.d.n_attempt_notes, 0);
+        /* Steal 0, 0, 0, 0.3: sigma 0.13 > 0.05; node 0 (least, lowest
+         * index) gives a map slot to node 3 (most). */
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+        ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
+        ck_assert_uint_eq(fx.d.slot_changes[0].map_slots, 1);
+        ck_assert_uint_eq(fx.d.slot_changes[1].node, 3);
+        ck_assert_uint_eq(fx.d.slot_changes[1].map_slots, 3);
+        for (size_t i = 0; i < fx.d.n_slot_changes; i++)
+                total += fx.d.slot_changes[i].map_slots;
+        ck_assert_uint_eq(total, 4); /* 2 + 2 before: conserved */
+}
+END_TEST
+
+START_TEST(test_slot_moves_need_cpu_straggler) {
+        /* Node 3 steals 0.3 but its straggler is I/O-bound: nothing moves. */
+        straggler_fixture(0.5, 0.3);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        /* Nodes 1-3 run stragglers (only node 3's is CPU-bound), so node 0
+         * alone may give; while it steals the most, no pair is left. */
+        straggler_fixture(0.05, 0.3);
+        fx.attempts[1].bytes_processed = 10 * MIB;
+        fx.attempts[2].bytes_processed = 10 * MIB;
+        fx.nodes[0].steal = 0.35;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 3);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        /* Once it steals the least, it gives to node 3. */
+        fx.nodes[0].steal = 0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+        ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
+        ck_assert_uint_eq(fx.d.slot_changes[1].node, 3);
+}
+END_TEST
+
+START_TEST(test_slot_moves_need_idle_host_cpu) {
+        straggler_fixture(0.05, 0.3);
+        /* The four VMs use 7.5 of the host's 8 pCPUs: no idle one to gain. */
+        for (uint32_t v = 0; v < 4; v++)
+                fx.vms[v].cpu_use = 1.875;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        fx.vms[0].cpu_use = 0.875;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+}
+END_TEST
+
+START_TEST(test_slot_moves_stop_at_lambda) {
+        straggler_fixture(0.05, 0.3);
+        fx.cfg.lambda = 0.13;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+}
+END_TEST
+
+START_TEST(test_slot_moves_wait_to_settle) {
+        straggler_fixture(0.05, 0.3);
+        fx.cfg.settle = 10 * SEC;
+        fx.nodes[2].slots_changed_at = 15 * SEC;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 25 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+}
+END_TEST
+
+START_TEST(test_no_bottleneck_no_action) {
+        straggler_fixture(0.1, 0.05);
+        fx.cfg.lambda = 0.5;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 1);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_NONE);
+        check_no_slot_or_kill();
+        ck_assert_uint_eq(fx.d.n_attempt_notes, 0);
+}
+END_TEST
+
+START_TEST(test_straggler_ratio) {
+        straggler_fixture(0.5, 0);
+        /* 2.5 MiB/s against 3: the clusters are 0.83 apart, above 0.8. */
+        fx.attempts[straggler].bytes_processed = 50 * MIB;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 0);
+        ck_assert_uint_eq(fx.d.n_kills, 0);
+        /* The paper's pure k-means: the low cluster is always stragglers. */
+        fx.cfg.straggler_ratio = 1.0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 1);
+}
+END_TEST
+
+START_TEST(test_young_attempts_not_judged) {
+        straggler_fixture(0.5, 0);
+        /* 9 s < min_age = 10 s. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 9 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 0);
+}
+END_TEST
+
+START_TEST(test_static_slot_manager_only_reports) {
+        straggler_fixture(0.5, 0.3);
+        fx.cfg.slot_manager = "static";
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 1);
+        check_no_slot_or_kill();
+}
+END_TEST
+
+/* Two nodes with one map slot, both busy, one map pending; VM 0 has an idle
+ * vCPU, VM 1 does not. */
+static void unlimited_fixture(void) {
+        uint32_t j;
+
+        fx_cluster(2, 1, 0);
+        fx.cfg.slot_manager = "flexslot";
+        fx.cfg.unlimited = true;
+        j = fx_job(1, 0);
+        fx_run(fx_map(j, 0), 0, 15 * SEC, 0);
+        fx_run(fx_map(j, 1), 1, 15 * SEC, 0);
+        fx_map(j, 1);
+        fx.vms[0].cpu_use = 0.5;
+        fx.vms[1].cpu_use = 1.5;
+}
+
+START_TEST(test_unlimited_adds_where_free) {
+        unlimited_fixture();
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 1);
+        ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
+        ck_assert_uint_eq(fx.d.slot_changes[0].map_slots, 2);
+        /* The scheduler fills the new slot at once. */
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        fx_check_assignment(0, 2, 0, false, false);
+}
+END_TEST
+
+START_TEST(test_unlimited_needs_free_resources) {
+        unlimited_fixture();
+        fx.vms[0].memory = 800 * MIB; /* 200 running + 512 reserve + 200 > 800 */
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        fx.vms[0].memory = 2 * GIB;
+        fx.nodes[0].steal = 0.2;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        /* The host's 8 pCPUs are busy (VM 1 of the fixture uses 1.5). */
+        fx.nodes[0].steal = 0;
+        fx.vms[1].cpu_use = 7.0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        fx.vms[1].cpu_use = 1.5;
+        /* The last slot change is younger than settle (15 s). */
+        fx.nodes[0].slots_changed_at = 6 * SEC;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 21 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 1);
+        /* Limited FlexSlot never adds. */
+        fx.cfg.unlimited = false;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+}
+END_TEST
+
+/* At t = 40 s node 3, which gained a third slot at 20 s, runs an old
+ * straggler (since 0, I/O-bound) and a new one in the added slot (since 25 s)
+ * whose split is on node 1, both at 0.25 MiB/s; nodes 0-2 run maps at
+ * 1.5 MiB/s. */
+static uint32_t old_straggler, new_straggler, new_task;
+
+static void replacement_fixture(void) {
+        uint32_t j;
+
+        fx_cluster(4, 2, 0);
+        fx.cfg.slot_manager = "flexslot";
+        fx.nodes[3].map_slots = 3;
+        fx.nodes[3].slots_changed_at = 20 * SEC;
+        j = fx_job(1, 0);
+        for (uint32_t n = 0; n < 3; n++)
+                fx_run(fx_map(j, n), n, 0, 60 * MIB);
+        old_straggler = fx_run(fx_map(j, 3), 3, 0, 10 * MIB);
+        fx.attempts[old_straggler].iowait = 0.5;
+        new_task = fx_map(j, 1);
+        new_straggler = fx_run(new_task, 3, 25 * SEC, 3 * MIB + 3 * MIB / 4);
+}
+
+START_TEST(test_new_straggler_replaced_locally) {
+        replacement_fixture();
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 40 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 2);
+        ck_assert_uint_eq(fx.d.n_kills, 2);
+        ck_assert_uint_eq(fx.d.kills[0].attempt, old_straggler);
+        ck_assert_int_eq(fx.d.kills[0].reason, KILL_RESIZE);
+        ck_assert_uint_eq(fx.d.kills[1].attempt, new_straggler);
+        ck_assert_int_eq(fx.d.kills[1].reason, KILL_REPLACE);
+        ck_assert_uint_eq(fx.d.kills[1].slot_memory, 200 * MIB);
+        /* Node 1 has no straggler, a free slot and the split. */
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        fx_check_assignment(0, new_task, 1, true, false);
+}
+END_TEST
+
+START_TEST(test_straggler_replaced_only_in_added_slot) {
+        replacement_fixture();
+        /* It started before the node's last change: not in an added slot. */
+        fx.nodes[3].slots_changed_at = 30 * SEC;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 40 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+        /* The node has no more slots than the others: it gained none. */
+        fx.nodes[3].slots_changed_at = 20 * SEC;
+        fx.nodes[3].map_slots = 2;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 40 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+}
+END_TEST
+
+START_TEST(test_new_straggler_stays_without_target) {
+        replacement_fixture();
+        for (uint32_t n = 0; n < 3; n++)
+                fx.nodes[n].map_slots = 1;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 40 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        /* It falls to Algorithm 1, which does not apply: it is not I/O-bound. */
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+        ck_assert_uint_eq(fx.d.kills[0].attempt, old_straggler);
+}
+END_TEST
+
+/* ---- VM allocators ---- */
+
+static void check_vm_target(size_t i, uint32_t vm, unsigned weight, unsigned vcpus, uint64_t memory,
+                            double cpu_cap) {
+        ck_assert_uint_gt(fx.d.n_vm_targets, i);
+        ck_assert_uint_eq(fx.d.vm_targets[i].vm, vm);
+        ck_assert_uint_eq(fx.d.vm_targets[i].cpu_weight, weight);
+        ck_assert_uint_eq(fx.d.vm_targets[i].vcpus, vcpus);
+        ck_assert_uint_eq(fx.d.vm_targets[i].memory, memory);
+        ck_assert_double_eq(fx.d.vm_targets[i].cpu_cap, cpu_cap);
+}
+
+START_TEST(test_vm_static) {
+        fx_cluster(4, 2, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        /* 8 pCPUs and 16 GiB over 4 VMs, the CPU share also a cap. */
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        for (uint32_t v = 0; v < 4; v++)
+                check_vm_target(v, v, 1024, 2, 4 * GIB, 2.0);
+        /* Once there, nothing changes. */
+        for (uint32_t v = 0; v < 4; v++) {
+                fx.vms[v].memory = 4 * GIB;
+                fx.vms[v].cpu_cap = 2.0;
+        }
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 0);
+}
+END_TEST
+
+/* Four VMs of the given vCPUs under the demand allocator, one control step
+ * after a window with the given CPU use and touched memory. */
+static void demand_step(unsigned vcpus, const double *use, const uint64_t *used) {
+        fx_cluster(4, 2, 0);
+        fx.cfg.vm_allocator = "demand";
+        for (uint32_t v = 0; v < 4; v++) {
+                fx.vms[v].vcpus = vcpus;
+                fx.vms[v].cpu_use = use[v];
+                fx.vms[v].memory_used = used[v];
+        }
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+}
+
+START_TEST(test_vm_demand) {
+        const double use[] = { 3, 1, 0, 0 };
+        const uint64_t used[] = { 2 * GIB, 1 * GIB, 512 * MIB, 0 };
+
+        demand_step(2, use, used);
+        /* Needs 1.25 x use (idle VMs count 0.01): 3.75, 1.25, 0.0125 and
+         * 0.0125 of 8 pCPUs; the 2.975 left go equally, so the entitlements
+         * are 4.49375, 1.99375, 0.75625 and 0.75625 CPUs, 512 weight each.
+         * vCPUs stay at 2, memory is 1.25 x use, at least 512 MiB. */
+        check_vm_target(0, 0, 2301, 2, 2560 * MIB, 0);
+        check_vm_target(1, 1, 1021, 2, 1280 * MIB, 0);
+        check_vm_target(2, 2, 387, 2, 640 * MIB, 0);
+        check_vm_target(3, 3, 387, 2, 512 * MIB, 0);
+}
+END_TEST
+
+START_TEST(test_vm_demand_starves_low_use_on_busy_host) {
+        const double use[] = { 3, 3, 3, 0.1 };
+        const uint64_t used[] = { 1 * GIB, 1 * GIB, 1 * GIB, 1 * GIB };
+
+        demand_step(4, use, used);
+        /* Needs 3.75 x 3 + 0.125 = 11.375 > 8 pCPUs: no spare, entitlements
+         * in proportion to use (2.637 and 0.088 CPUs). The VM whose tasks
+         * waited on I/O keeps its 4 vCPUs: when they run again, what its
+         * weight does not get them is steal. */
+        for (uint32_t v = 0; v < 3; v++)
+                check_vm_target(v, v, 1350, 4, 1280 * MIB, 0);
+        check_vm_target(3, 3, 45, 4, 1280 * MIB, 0);
+}
+END_TEST
+
+START_TEST(test_vm_flexslot) {
+        uint32_t j;
+
+        fx_cluster(4, 2, 0);
+        fx.cfg.vm_allocator = "flexslot";
+        fx.nodes[0].map_slots = 1;
+        fx.nodes[3].map_slots = 3;
+        j = fx_job(1, 0);
+        for (uint32_t n = 1; n < 4; n++)
+                fx_run(fx_map(j, n), n, 0, n == 3 ? 10 * MIB : 60 * MIB);
+        fx.nodes[3].steal = 0.3;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_CPU);
+        /* Needs 1, 2, 2 and 3 slots + 1 CPU-starved straggler = 9 CPUs on 8
+         * pCPUs: weights 4096 x need / 9; vCPUs cover the slots but never
+         * drop below the 2 each VM has; memory is the slots' plus the 512 MiB
+         * reserve. */
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        check_vm_target(0, 0, 455, 2, 712 * MIB, 0);
+        check_vm_target(1, 1, 910, 2, 912 * MIB, 0);
+        check_vm_target(2, 2, 910, 2, 912 * MIB, 0);
+        check_vm_target(3, 3, 1820, 3, 1112 * MIB, 0);
+}
+END_TEST
+
+START_TEST(test_vm_memory_scaled_to_host) {
+        fx_cluster(4, 2, 0);
+        fx.cfg.vm_allocator = "flexslot";
+        fx.hosts[0].memory = 2 * GIB;
+        /* Each wants 2 x 200 + 512 = 912 MiB: 3648 > 2048, scaled by 2048/3648
+         * to 512 MiB each. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        for (uint32_t v = 0; v < 4; v++)
+                check_vm_target(v, v, 1024, 2, 512 * MIB, 0);
+}
+END_TEST
+
+/* ---- contracts over every policy of every layer ---- */
+
+typedef struct Combo {
+        const char *scheduler, *slot_manager, *speculation, *vm_allocator;
+        bool unlimited;
+} Combo;
+
+static const Combo combos[] = {
+        { "fifo", "static", "none", "static", false },
+        { "fair", "static", "none", "static", false },
+        { "fifo", "flexslot", "none", "static", false },
+        { "fifo", "flexslot", "none", "static", true },
+        { "fifo", "static", "hadoop", "static", false },
+        { "fair", "static", "late", "static", false },
+        { "fifo", "static", "none", "demand", false },
+        { "fair", "flexslot", "late", "flexslot", false },
+        { "fair", "flexslot", "hadoop", "demand", true },
+};
+
+/* A busy cluster: two pools, pending maps and reduces, old attempts to back
+ * up, an I/O-bound and a CPU-starved straggler, uneven steal and VM use. */
+static void combo_apply(const Combo *c) {
+        fx.cfg.scheduler = c->scheduler;
+        fx.cfg.slot_manager = c->slot_manager;
+        fx.cfg.speculation = c->speculation;
+        fx.cfg.vm_allocator = c->vm_allocator;
+        fx.cfg.unlimited = c->unlimited;
+}
+
+static void busy_fixture(const Combo *c) {
+        uint32_t a, b;
+
+        fx_cluster(5, 2, 1);
+        combo_apply(c);
+        a = fx_job(1, 0);
+        b = fx_job(2, 1);
+        for (uint32_t n = 0; n < 4; n++)
+                fx_run(fx_map(a, n), n, 0, n >= 2 ? 5 * MIB : 60 * MIB);
+        fx_done(fx_map(a, 4));
+        fx.attempts[2].iowait = 0.6;
+        fx.nodes[3].steal = 0.4;
+        fx.nodes[1].steal = 0.1;
+        fx_run(fx_map(b, 0), 0, 50 * SEC, 30 * MIB);
+        for (uint32_t n = 0; n < 6; n++)
+                fx_map(n % 2 ? a : b, n % 5);
+        fx_reduce(a);
+        fx_reduce(b);
+        for (uint32_t v = 0; v < 5; v++) {
+                fx.vms[v].cpu_use = 0.3 * v;
+                fx.vms[v].memory_used = (v + 1) * 300 * MIB;
+        }
+}
+
+static void format_decisions(const Decisions *d, char *buf, size_t size) {
+        FILE *f = fmemopen(buf, size, "w");
+
+        ck_assert_ptr_nonnull(f);
+        for (size_t i = 0; i < d->n_assignments; i++)
+                fprintf(f, "A%u,%u,%d,%llu,%d,%d;", d->assignments[i].task, d->assignments[i].node,
+                        d->assignments[i].type, (unsigned long long)d->assignments[i].slot_memory,
+                        d->assignments[i].speculative, d->assignments[i].local);
+        for (size_t i = 0; i < d->n_kills; i++)
+                fprintf(f, "K%u,%d,%llu,%.17g;", d->kills[i].attempt, d->kills[i].reason,
+                        (unsigned long long)d->kills[i].slot_memory, d->kills[i].prev_speed);
+        for (size_t i = 0; i < d->n_slot_changes; i++)
+                fprintf(f, "S%u,%u;", d->slot_changes[i].node, d->slot_changes[i].map_slots);
+        for (size_t i = 0; i < d->n_vm_targets; i++)
+                fprintf(f, "V%u,%u,%u,%llu,%.17g;", d->vm_targets[i].vm,
+                        d->vm_targets[i].cpu_weight, d->vm_targets[i].vcpus,
+                        (unsigned long long)d->vm_targets[i].memory, d->vm_targets[i].cpu_cap);
+        for (size_t i = 0; i < d->n_attempt_notes; i++)
+                fprintf(f, "N%u,%.17g;", d->attempt_notes[i].attempt, d->attempt_notes[i].speed);
+        for (size_t i = 0; i < d->n_job_notes; i++)
+                fprintf(f, "J%u,%llu;", d->job_notes[i].job,
+                        (unsigned long long)d->job_notes[i].locality_wait_since);
+        for (size_t i = 0; i < d->n_stragglers; i++)
+                fprintf(f, "X%u,%.17g,%d;", d->stragglers[i].attempt, d->stragglers[i].score,
+                        d->stragglers[i].bottleneck);
+        ck_assert_int_eq(fclose(f), 0);
+}
+
+static bool replaced(const Decisions *d, uint32_t task) {
+        for (size_t i = 0; i < d->n_kills; i++)
+                if (d->kills[i].reason == KILL_REPLACE &&
+                    fx.attempts[d->kills[i].attempt].task == task)
+                        return true;
+        return false;
+}
+
+static void check_assignments_fit(const Decisions *d) {
+        unsigned map_slots[8], busy[8][_TASK_TYPE_MAX] = { { 0 } };
+
+        for (uint32_t n = 0; n < fx.s.n_nodes; n++)
+                map_slots[n] = fx.nodes[n].map_slots;
+        for (size_t i = 0; i < d->n_slot_changes; i++) {
+                const SlotChange *c = &d->slot_changes[i];
+
+                ck_assert_uint_lt(c->node, fx.s.n_nodes);
+                ck_assert_uint_ge(c->map_slots, fx.cfg.min_map_slots);
+                ck_assert_uint_le(c->map_slots, fx.cfg.max_map_slots);
+                map_slots[c->node] = c->map_slots;
+        }
+        for (size_t i = 0; i < fx.s.n_attempts; i++)
+                busy[fx.attempts[i].node][fx.tasks[fx.attempts[i].task].type]++;
+        for (size_t i = 0; i < d->n_kills; i++) {
+                const Attempt *a = &fx.attempts[d->kills[i].attempt];
+
+                ck_assert_uint_lt(d->kills[i].attempt, fx.s.n_attempts);
+                for (size_t k = 0; k < i; k++)
+                        ck_assert_uint_ne(d->kills[k].attempt, d->kills[i].attempt);
+                if (d->kills[i].reason == KILL_REPLACE)
+                        busy[a->node][TASK_MAP]--;
+        }
+        /* A node that lost a slot keeps its running attempts, but gets no
+         * new one while it has as many as slots. */
+        for (size_t i = 0; i < d->n_assignments; i++) {
+                const Assignment *x = &d->assignments[i];
+                unsigned slots =
+                        x->type == TASK_MAP ? map_slots[x->node] : fx.nodes[x->node].reduce_slots;
+
+                ck_assert_uint_lt(x->task, fx.s.n_tasks);
+                ck_assert_uint_lt(x->node, fx.s.n_nodes);
+                ck_assert(fx.nodes[x->node].alive);
+                if (x->speculative)
+                        ck_assert_int_eq(fx.tasks[x->task].state, TASK_RUNNING);
+                else
+                        ck_assert(fx.tasks[x->task].state == TASK_PENDING || replaced(d, x->task));
+                for (size_t k = 0; k < i; k++)
+                        ck_assert(d->assignments[k].task != x->task || x->speculative);
+                ck_assert_uint_lt(busy[x->node][x->type], slots);
+                busy[x->node][x->type]++;
+        }
+}
+
+static void check_slots_conserved(const Decisions *d, bool unlimited) {
+        int delta = 0;
+
+        for (size_t i = 0; i < d->n_slot_changes; i++)
+                delta += (int)d->slot_changes[i].map_slots -
+                         (int)fx.nodes[d->slot_changes[i].node].map_slots;
+        if (unlimited)
+                ck_assert_int_ge(delta, 0);
+        else
+                ck_assert_int_eq(delta, 0);
+}
+
+static void check_vm_targets(const Decisions *d) {
+        for (size_t i = 0; i < d->n_vm_targets; i++) {
+                const VmTarget *t = &d->vm_targets[i];
+
+                ck_assert_uint_lt(t->vm, fx.s.n_vms);
+                ck_assert_uint_ge(t->cpu_weight, 2);
+                ck_assert_uint_ge(t->vcpus, 1);
+                ck_assert_uint_le(t->vcpus, fx.vms[t->vm].vcpus_max);
+                ck_assert_uint_le(t->memory, fx.vms[t->vm].memory_max);
+                ck_assert(t->cpu_cap >= 0);
+        }
+}
+
+START_TEST(test_contracts) {
+        const Combo *c = &combos[_i];
+        _cleanup_(policy_freep) Policy *p = NULL;
+        Decisions again = {};
+        static char first[8192], second[8192];
+
+        busy_fixture(c);
+        ck_assert_int_eq(policy_new(&fx.cfg, &p), 0);
+        ck_assert_int_eq(policy_step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &fx.d), 0);
+        check_assignments_fit(&fx.d);
+        check_slots_conserved(&fx.d, c->unlimited);
+        check_vm_targets(&fx.d);
+
+        /* Same inputs, same decisions: from the same Policy and a new one. */
+        ck_assert_int_eq(policy_step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &again), 0);
+        format_decisions(&fx.d, first, sizeof(first));
+        format_decisions(&again, second, sizeof(second));
+        ck_assert_str_eq(first, second);
+        p = policy_free(p);
+        ck_assert_int_eq(policy_new(&fx.cfg, &p), 0);
+        ck_assert_int_eq(policy_step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &again), 0);
+        format_decisions(&again, second, sizeof(second));
+        ck_assert_str_eq(first, second);
+        decisions_done(&again);
+}
+END_TEST
+
+/* xorshift64: the same random snapshots on every run. */
+static uint64_t rng = 1;
+
+static uint32_t rnd(uint32_t n) {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        return (uint32_t)(rng % n);
+}
+
+static double rnd_share(void) {
+        return rnd(101) / 100.0;
+}
+
+static void random_attempts(uint32_t task) {
+        for (unsigned k = 1 + rnd(2); k > 0 && fx.s.n_attempts < ELEMENTSOF(fx.attempts); k--) {
+                uint32_t a =
+                        fx_run(task, rnd((uint32_t)fx.s.n_nodes), rnd(100) * SEC, rnd(65) * MIB);
+
+                fx.attempts[a].iowait = rnd_share();
+                fx.attempts[a].speculative = k == 2;
+                fx.attempts[a].kill_count = rnd(3);
+                fx.attempts[a].prev_speed = rnd(4) * 0.25 * MIB;
+                fx.attempts[a].slot_memory = (100 + rnd(400)) * MIB;
+        }
+}
+
+/* Up to 8 nodes on two hosts, 4 jobs and 40 tasks, everything random but
+ * valid: dead nodes, nodes without slots, over-full nodes, tasks with two
+ * attempts, saturated hosts. */
+static void random_fixture(const Combo *c) {
+        uint32_t n_nodes = 1 + rnd(8), n_jobs = 1 + rnd(4), n_tasks = 1 + rnd(40);
+
+        fx_cluster(n_nodes, 0, 0);
+        combo_apply(c);
+        fx.hosts[1] = (Host){ .id = 101, .pcpus = 1 + rnd(8), .memory = (1 + rnd(16)) * GIB };
+        fx.s.n_hosts = 2;
+        for (uint32_t i = 0; i < n_nodes; i++) {
+                fx.vms[i].host = rnd(2);
+                fx.vms[i].cpu_use = rnd(50) / 10.0;
+                fx.vms[i].memory_used = rnd(4096) * MIB;
+                fx.nodes[i].map_slots = rnd(5);
+                fx.nodes[i].reduce_slots = rnd(3);
+                fx.nodes[i].alive = rnd(5) != 0;
+                fx.nodes[i].steal = rnd_share() / 2;
+                fx.nodes[i].iowait = rnd_share() / 2;
+                fx.nodes[i].slots_changed_at = rnd(3) ? 0 : rnd(100) * SEC;
+        }
+        for (uint32_t j = 0; j < n_jobs; j++) {
+                fx_job((1 + rnd(50)) * SEC, rnd(3));
+                fx.jobs[j].locality_wait_since = rnd(2) ? 0 : (1 + rnd(100)) * SEC;
+        }
+        for (uint32_t t = 0; t < n_tasks; t++) {
+                uint32_t job = rnd(n_jobs);
+                uint32_t task =
+                        rnd(4) ? fx_map(job, rnd(n_nodes + 1) == n_nodes ? NO_INDEX : rnd(n_nodes))
+                               : fx_reduce(job);
+
+                switch (rnd(3)) {
+                case 0:
+                        fx_done(task);
+                        break;
+                case 1:
+                        random_attempts(task);
+                        break;
+                default:
+                        break;
+                }
+        }
+}
+
+/* The same contracts on random snapshots; under ASan and UBSan this is also
+ * the policy core's fuzz test. */
+START_TEST(test_contracts_random) {
+        const Combo *c = &combos[_i];
+
+        rng = 0x9e3779b97f4a7c15ULL + (uint64_t)_i;
+        for (int round = 0; round < 200; round++) {
+                random_fixture(c);
+                ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 100 * SEC), 0);
+                check_assignments_fit(&fx.d);
+                check_slots_conserved(&fx.d, c->unlimited);
+                check_vm_targets(&fx.d);
+        }
+}
+END_TEST
+
+/* Hand-made decisions on two one-slot nodes: map 0 pending, map 1 done, map
+ * 2 running on node 1 (attempt 0). Each case breaks one rule. */
+typedef struct BadCase {
+        const char *what;
+        Assignment assignment;
+        Kill kills[2];
+        size_t n_kills;
+        SlotChange change;
+        size_t n_changes;
+        VmTarget target;
+} BadCase;
+
+#define PLACE_MAP0 \
+        { .task = 0, .node = 0, .type = TASK_MAP }
+#define VM0 \
+        { .vm = 0, .cpu_weight = 1024, .vcpus = 2, .memory = 2 * GIB }
+
+static const BadCase bad_cases[] = {
+        { "node out of range", { .task = 0, .node = 2, .type = TASK_MAP }, .target = VM0 },
+        { "task out of range", { .task = 9, .node = 0, .type = TASK_MAP }, .target = VM0 },
+        { "done task", { .task = 1, .node = 0, .type = TASK_MAP }, .target = VM0 },
+        { "running task without a re-placement",
+          { .task = 2, .node = 0, .type = TASK_MAP },
+          .target = VM0 },
+        { "wrong type", { .task = 0, .node = 0, .type = TASK_REDUCE }, .target = VM0 },
+        { "full node", { .task = 0, .node = 1, .type = TASK_MAP }, .target = VM0 },
+        { "slot removed", PLACE_MAP0, .change = { .node = 0, .map_slots = 0 }, .n_changes = 1,
+          .target = VM0 },
+        { "slot change out of range", PLACE_MAP0, .change = { .node = 5, .map_slots = 1 },
+          .n_changes = 1, .target = VM0 },
+        { "attempt killed twice",
+          PLACE_MAP0,
+          { { .attempt = 0, .reason = KILL_RESIZE }, { .attempt = 0, .reason = KILL_RESIZE } },
+          2,
+          .target = VM0 },
+        { "kill out of range",
+          PLACE_MAP0,
+          { { .attempt = 3, .reason = KILL_RESIZE } },
+          1,
+          .target = VM0 },
+        { "no vCPU", PLACE_MAP0, .target = { .vm = 0, .cpu_weight = 1024, .vcpus = 0 } },
+        { "memory above the maximum", PLACE_MAP0,
+          .target = { .vm = 0, .cpu_weight = 1024, .vcpus = 2, .memory = 5 * GIB } },
+        { "VM out of range", PLACE_MAP0, .target = { .vm = 2, .cpu_weight = 1024, .vcpus = 1 } },
+};
+
+START_TEST(test_decisions_validate) {
+        const BadCase *c = &bad_cases[_i];
+        Assignment assignment = c->assignment;
+        Kill kills[2] = { c->kills[0], c->kills[1] };
+        SlotChange change = c->change;
+        VmTarget target = c->target;
+        Decisions d = { .assignments = &assignment,
+                        .n_assignments = 1,
+                        .kills = kills,
+                        .n_kills = c->n_kills,
+                        .slot_changes = &change,
+                        .n_slot_changes = c->n_changes,
+                        .vm_targets = &target,
+                        .n_vm_targets = 1 };
+        Assignment good = PLACE_MAP0;
+        Decisions ok = { .assignments = &good, .n_assignments = 1 };
+        uint32_t j;
+
+        fx_cluster(2, 1, 0);
+        j = fx_job(1, 0);
+        fx_map(j, 0);
+        fx_done(fx_map(j, 0));
+        fx_run(fx_map(j, 1), 1, 0, 0);
+        ck_assert_int_eq(decisions_validate(&fx.s, &ok), 0);
+        ck_assert_msg(decisions_validate(&fx.s, &d) == -EBADMSG, "%s accepted", c->what);
+        /* Re-placing the running map frees its slot and lets it be placed. */
+        good = (Assignment){ .task = 2, .node = 1, .type = TASK_MAP };
+        kills[0] = (Kill){ .attempt = 0, .reason = KILL_REPLACE };
+        ok = (Decisions){ .assignments = &good, .n_assignments = 1, .kills = kills, .n_kills = 1 };
+        ck_assert_int_eq(decisions_validate(&fx.s, &ok), 0);
+}
+END_TEST
+
+/* Every policy in the tables is exercised by some combination above. */
+START_TEST(test_combos_cover_tables) {
+#define COVERED(table, field)                                                  \
+        for (size_t i = 0; table[i]; i++) {                                    \
+                bool found = false;                                            \
+                for (size_t k = 0; k < ELEMENTSOF(combos); k++)                \
+                        found |= strcmp(combos[k].field, table[i]->name) == 0; \
+                ck_assert_msg(found, "%s not covered", table[i]->name);        \
+        }
+        COVERED(job_scheduler_table, scheduler)
+        COVERED(slot_manager_table, slot_manager)
+        COVERED(speculation_table, speculation)
+        COVERED(vm_allocator_table, vm_allocator)
+#undef COVERED
+}
+END_TEST
+
+Suite *suite_flexslot(void) {
+        Suite *s = suite_create("flexslot");
+        TCase *tc;
+
+        tc = tcase_create("slot-manager");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_straggler_detected_io_first_kill);
+        tcase_add_loop_test(tc, test_resize_cases, 0, (int)ELEMENTSOF(resize_cases));
+        tcase_add_test(tc, test_cpu_straggler_moves_slot);
+        tcase_add_test(tc, test_slot_moves_need_cpu_straggler);
+        tcase_add_test(tc, test_slot_moves_need_idle_host_cpu);
+        tcase_add_test(tc, test_slot_moves_stop_at_lambda);
+        tcase_add_test(tc, test_slot_moves_wait_to_settle);
+        tcase_add_test(tc, test_no_bottleneck_no_action);
+        tcase_add_test(tc, test_straggler_ratio);
+        tcase_add_test(tc, test_young_attempts_not_judged);
+        tcase_add_test(tc, test_static_slot_manager_only_reports);
+        tcase_add_test(tc, test_unlimited_adds_where_free);
+        tcase_add_test(tc, test_unlimited_needs_free_resources);
+        tcase_add_test(tc, test_new_straggler_replaced_locally);
+        tcase_add_test(tc, test_straggler_replaced_only_in_added_slot);
+        tcase_add_test(tc, test_new_straggler_stays_without_target);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("vm-allocator");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_vm_static);
+        tcase_add_test(tc, test_vm_demand);
+        tcase_add_test(tc, test_vm_demand_starves_low_use_on_busy_host);
+        tcase_add_test(tc, test_vm_flexslot);
+        tcase_add_test(tc, test_vm_memory_scaled_to_host);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("contracts");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_loop_test(tc, test_contracts, 0, (int)ELEMENTSOF(combos));
+        tcase_add_loop_test(tc, test_contracts_random, 0, (int)ELEMENTSOF(combos));
+        tcase_add_test(tc, test_combos_cover_tables);
+        tcase_add_loop_test(tc, test_decisions_validate, 0, (int)ELEMENTSOF(bad_cases));
+        suite_add_tcase(s, tc);
+        return s;
+}

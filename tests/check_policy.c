@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: MIT */
+/* policy_step() on hand-made snapshots: each scheduler, speculation rule,
+ * slot manager branch and VM allocator with exact expected decisions, and
+ * the contracts every policy of every layer keeps. */
+#include <errno.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "controller/core/policy.h"
+#include "tests.h"
+#include "check_policy.h"
+
+Fixture fx;
+
+void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots) {
+        decisions_done(&fx.d);
+        memset(&fx, 0, sizeof(fx));
+        policy_config_default(&fx.cfg);
+        /* Short enough for snapshots a few tens of seconds into a job. */
+        fx.cfg.min_age = 10 * SEC;
+        fx.cfg.new_task_window = 30 * SEC;
+        fx.hosts[0] = (Host){ .id = 100, .pcpus = 8, .memory = 16 * GIB };
+        fx.s.hosts = fx.hosts;
+        fx.s.n_hosts = 1;
+        for (unsigned i = 0; i < n; i++) {
+                fx.vms[i] = (Vm){ .id = 200 + i,
+                                  .host = 0,
+                                  .vcpus = 2,
+                                  .vcpus_max = 4,
+                                  .memory = 2 * GIB,
+                                  .memory_max = 4 * GIB,
+                                  .cpu_weight = 1024 };
+                fx.nodes[i] = (Node){ .id = 300 + i,
+                                      .vm = i,
+                                      .map_slots = map_slots,
+                                      .reduce_slots = reduce_slots,
+                                      .slot_memory = 200 * MIB,
+                                      .alive = true };
+        }
+        fx.s.vms = fx.vms;
+        fx.s.n_vms = n;
+        fx.s.nodes = fx.nodes;
+        fx.s.n_nodes = n;
+        fx.s.jobs = fx.jobs;
+        fx.s.tasks = fx.tasks;
+        fx.s.attempts = fx.attempts;
+}
+
+uint32_t fx_job(usec_t submitted, uint32_t pool) {
+        uint32_t j = (uint32_t)fx.s.n_jobs++;
+
+        fx.jobs[j] = (Job){ .id = 400 + j, .submitted = submitted, .pool = pool };
+        return j;
+}
+
+uint32_t fx_map(uint32_t job, uint32_t loc) {
+        uint32_t t = (uint32_t)fx.s.n_tasks++;
+
+        fx.tasks[t] = (Task){ .id = 500 + t,
+                              .job = job,
+                              .type = TASK_MAP,
+                              .state = TASK_PENDING,
+                              .input_size = 64 * MIB };
+        if (loc != NO_INDEX) {
+                fx.tasks[t].locations[0] = loc;
+                fx.tasks[t].n_locations = 1;
+        }
+        return t;
+}
+
+uint32_t fx_reduce(uint32_t job) {
+        uint32_t t = (uint32_t)fx.s.n_tasks++;
+
+        fx.tasks[t] = (Task){ .id = 500 + t,
+                              .job = job,
+                              .type = TASK_REDUCE,
+                              .state = TASK_PENDING,
+                              .input_size = 64 * MIB };
+        return t;
+}
+
+uint32_t fx_run(uint32_t task, uint32_t node, usec_t started, uint64_t bytes) {
+        uint32_t a = (uint32_t)fx.s.n_attempts++;
+        Task *t = &fx.tasks[task];
+
+        t->state = TASK_RUNNING;
+        fx.attempts[a] = (Attempt){ .id = 600 + a,
+                                    .task = task,
+                                    .node = node,
+                                    .slot_memory = fx.nodes[node].slot_memory,
+                                    .started = started,
+                                    .bytes_processed = bytes,
+                                    .input_size = t->input_size,
+                                    .progress = (double)bytes / (double)t->input_size,
+                                    .cpu = 0.5 };
+        return a;
+}
+
+void fx_done(uint32_t task) {
+        fx.tasks[task].state = TASK_DONE;
+}
+
+int fx_step(unsigned flags, usec_t now) {
+        _cleanup_(policy_freep) Policy *p = NULL;
+        int r = policy_new(&fx.cfg, &p);
+
+        if (r < 0)
+                return r;
+        return policy_step(p, &fx.s, now, flags, &fx.d);
+}
+
+void fx_check_assignment(size_t i, uint32_t task, uint32_t node, bool local, bool speculative) {
+        ck_assert_uint_gt(fx.d.n_assignments, i);
+        ck_assert_uint_eq(fx.d.assignments[i].task, task);
+        ck_assert_uint_eq(fx.d.assignments[i].node, node);
+        ck_assert_int_eq(fx.d.assignments[i].local, local);
+        ck_assert_int_eq(fx.d.assignments[i].speculative, speculative);
+}
+
+void fx_teardown(void) {
+        decisions_done(&fx.d);
+}
+
+/* ---- API ---- */
+
+START_TEST(test_policy_new_rejects) {
+        Policy *p = NULL;
+
+        policy_config_default(&fx.cfg);
+        fx.cfg.scheduler = "nope";
+        ck_assert_int_eq(policy_new(&fx.cfg, &p), -EINVAL);
+        policy_config_default(&fx.cfg);
+        fx.cfg.alpha = 0;
+        ck_assert_int_eq(policy_new(&fx.cfg, &p), -EINVAL);
+        policy_config_default(&fx.cfg);
+        fx.cfg.min_map_slots = 5;
+        fx.cfg.max_map_slots = 4;
+        ck_assert_int_eq(policy_new(&fx.cfg, &p), -EINVAL);
+        ck_assert_ptr_null(p);
+        ck_assert_ptr_null(job_scheduler_ops_find(NULL));
+        ck_assert_str_eq(vm_allocator_ops_find("demand")->name, "demand");
+}
+END_TEST
+
+START_TEST(test_step_rejects_bad_input) {
+        fx_cluster(1, 1, 0);
+        ck_assert_int_eq(fx_step(1u << 7, 10 * SEC), -EINVAL);
+        fx.nodes[0].vm = 5;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 10 * SEC), -EINVAL);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+}
+END_TEST
+
+START_TEST(test_empty_cluster) {
+        const char *const slot_managers[] = { "static", "flexslot" };
+
+        for (size_t i = 0; i < ELEMENTSOF(slot_managers); i++) {
+                fx_cluster(0, 0, 0);
+                fx.s.n_hosts = 0;
+                fx.cfg.scheduler = "fair";
+                fx.cfg.slot_manager = slot_managers[i];
+                fx.cfg.speculation = "late";
+                fx.cfg.vm_allocator = "flexslot";
+                fx.cfg.unlimited = true;
+                ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 10 * SEC), 0);
+                ck_assert_uint_eq(fx.d.n_assignments + fx.d.n_kills + fx.d.n_slot_changes +
+                                          fx.d.n_vm_targets + fx.d.n_stragglers,
+                                  0);
+        }
+}
+END_TEST
+
+/* ---- FIFO ---- */
+
+START_TEST(test_fifo_order_and_locality) {
+        uint32_t a, b, a0, a1, b0;
+
+        fx_cluster(2, 2, 0);
+        a = fx_job(10 * SEC, 0);
+        b = fx_job(5 * SEC, 0);
+        a0 = fx_map(a, 1);
+        a1 = fx_map(a, 0);
+        b0 = fx_map(b, 1);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 20 * SEC), 0);
+        /* Node 0: the older job B first, though its map is elsewhere; then A's
+         * local map. Node 1: A's remaining map. */
+        ck_assert_uint_eq(fx.d.n_assignments, 3);
+        fx_check_assignment(0, b0, 0, false, false);
+        fx_check_assignment(1, a1, 0, true, false);
+        fx_check_assignment(2, a0, 1, true, false);
+        ck_assert_uint_eq(fx.d.assignments[0].slot_memory, 200 * MIB);
+}
+END_TEST
+
+START_TEST(test_fifo_prefers_local_within_job) {
+        uint32_t j, t0, t1;
+
+        fx_cluster(2, 1, 0);
+        j = fx_job(1 * SEC, 0);
+        t0 = fx_map(j, 1);
+        t1 = fx_map(j, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 2);
+        fx_check_assignment(0, t1, 0, true, false);
+        fx_check_assignment(1, t0, 1, true, false);
+}
+END_TEST
+
+START_TEST(test_fifo_no_over_assignment) {
+        uint32_t j, running;
+
+        fx_cluster(1, 2, 0);
+        j = fx_job(1 * SEC, 0);
+        running = fx_map(j, 0);
+        fx_run(running, 0, 1 * SEC, 0);
+        fx_map(j, 0);
+        fx_map(j, 0);
+        fx_map(j, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        /* A dead node gets nothing. */
+        fx.nodes[0].alive = false;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+}
+END_TEST
+
+START_TEST(test_reduce_slowstart) {
+        uint32_t j, m0, r0;
+
+        fx_cluster(1, 0, 1);
+        j = fx_job(1 * SEC, 0);
+        m0 = fx_map(j, 0);
+        fx_map(j, 0);
+        r0 = fx_reduce(j);
+        /* No map done: 0 < 0.05 * 2. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        fx_done(m0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        fx_check_assignment(0, r0, 0, false, false);
+        ck_assert_int_eq(fx.d.assignments[0].type, TASK_REDUCE);
+}
+END_TEST
+
+/* ---- Fair ---- */
+
+START_TEST(test_fair_max_min_pools) {
+        uint32_t a, b, c;
+
+        fx_cluster(1, 4, 0);
+        fx.cfg.scheduler = "fair";
+        a = fx_job(1 * SEC, 0);
+        b = fx_job(2 * SEC, 1);
+        c = fx_job(3 * SEC, 1);
+        for (int i = 0; i < 5; i++) {
+                fx_map(a, 0);
+                fx_map(b, 0);
+                fx_map(c, 0);
+        }
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
+        /* Pools 0 and 1 share 4 slots 2:2, B and C split pool 1's 2: the
+         * slots go A, B, C (furthest below share, then submission), then A. */
+        ck_assert_uint_eq(fx.d.n_assignments, 4);
+        ck_assert_uint_eq(fx.tasks[fx.d.assignments[0].task].job, a);
+        ck_assert_uint_eq(fx.tasks[fx.d.assignments[1].task].job, b);
+        ck_assert_uint_eq(fx.tasks[fx.d.assignments[2].task].job, c);
+        ck_assert_uint_eq(fx.tasks[fx.d.assignments[3].task].job, a);
+}
+END_TEST
+
+START_TEST(test_fair_small_demand_leaves_rest) {
+        uint32_t a, b;
+
+        /* A wants 1 slot in all: max-min gives B the other 3. */
+        fx_cluster(1, 4, 0);
+        fx.cfg.scheduler = "fair";
+        a = fx_job(1 * SEC, 0);
+        b = fx_job(2 * SEC, 1);
+        fx_map(a, 0);
+        for (int i = 0; i < 6; i++)
+                fx_map(b, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 4);
+        ck_assert_uint_eq(fx.tasks[fx.d.assignments[0].task].job, a);
+        for (int i = 1; i < 4; i++)
+                ck_assert_uint_eq(fx.tasks[fx.d.assignments[i].task].job, b);
+}
+END_TEST
+
+START_TEST(test_fair_delay_scheduling) {
+        uint32_t x, a, a0;
+
+        fx_cluster(2, 1, 0);
+        fx.cfg.scheduler = "fair";
+        x = fx_job(1 * SEC, 0);
+        fx_run(fx_map(x, 1), 1, 1 * SEC, 0); /* node 1, A's data, is busy */
+        a = fx_job(2 * SEC, 0);
+        a0 = fx_map(a, 1);
+
+        /* Node 0 is free but not local: A starts waiting. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        ck_assert_uint_eq(fx.d.n_job_notes, 1);
+        ck_assert_uint_eq(fx.d.job_notes[0].job, a);
+        ck_assert_uint_eq(fx.d.job_notes[0].locality_wait_since, 100 * SEC);
+        fx.jobs[a].locality_wait_since = 100 * SEC;
+
+        /* Still within the 5 s delay. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 104 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        ck_assert_uint_eq(fx.d.n_job_notes, 0);
+
+        /* Waited long enough: runs remotely. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 105 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        fx_check_assignment(0, a0, 0, false, false);
+
+        /* A local task ends the wait. */
+        fx.attempts[0].node = 0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 106 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        fx_check_assignment(0, a0, 1, true, false);
+        ck_assert_uint_eq(fx.d.n_job_notes, 1);
+        ck_assert_uint_eq(fx.d.job_notes[0].locality_wait_since, 0);
+}
+END_TEST
+
+/* ---- speculation ---- */
+
+START_TEST(test_speculation_hadoop) {
+        uint32_t j, t0, t1, t2;
+
+        fx_cluster(3, 1, 0);
+        fx.cfg.speculation = "hadoop";
+        j = fx_job(1 * SEC, 0);
+        t0 = fx_map(j, 0);
+        t1 = fx_map(j, 0);
+        t2 = fx_map(j, 2);
+        fx_done(t0);
+        fx_run(t1, 0, 10 * SEC, 58 * MIB);
+        fx_run(t2, 1, 10 * SEC, 19 * MIB);
+        /* Progress 1, 0.906, 0.297: average 0.734; only t2 is 0.2 below. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 70 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        fx_check_assignment(0, t2, 2, true, true);
+        /* 59 s old: too young. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 69 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        /* Already backed up: no second copy. */
+        fx_run(t2, 2, 60 * SEC, 0);
+        fx.attempts[2].speculative = true;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 80 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+}
+END_TEST
+
+static uint32_t late_tasks[5];
+
+/* Five maps on five nodes with two slots, progress rates per second
+ * 0.008, 0.006, 0.001, 0.002, 0.007 at t = 100 s. */
+static void late_fixture(void) {
+        const double progress[] = { 0.8, 0.6, 0.1, 0.2, 0.7 };
+        uint32_t j;
+
+        fx_cluster(5, 2, 0);
+        fx.cfg.speculation = "late";
+        j = fx_job(1 * SEC, 0);
+        for (uint32_t i = 0; i < 5; i++) {
+                late_tasks[i] = fx_map(j, (i + 1) % 5);
+                fx_run(late_tasks[i], i, 0, (uint64_t)(progress[i] * 64 * MIB));
+                fx.attempts[i].progress = progress[i];
+        }
+}
+
+START_TEST(test_speculation_late) {
+        late_fixture();
+        /* SlowTaskThreshold: rank 1 of 5, 0.002: only task 2 is below. Its
+         * backup goes to node 3, which holds its split and is not slow (node
+         * 2 is). The cap, 0.1 x 10 slots, allows one backup. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        fx_check_assignment(0, late_tasks[2], 3, true, true);
+}
+END_TEST
+
+START_TEST(test_speculation_late_order_and_cap) {
+        late_fixture();
+        fx.cfg.late_slow_task_pct = 0.5;
+        /* Candidates 2 (900 s left) and 3 (400 s left); the cap of one backup
+         * takes the longest first. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        ck_assert_uint_eq(fx.d.assignments[0].task, late_tasks[2]);
+        /* A cap of three slots: both, longest first, each on the node that
+         * holds its split. */
+        fx.cfg.late_spec_cap = 0.3;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 2);
+        fx_check_assignment(0, late_tasks[2], 3, true, true);
+        fx_check_assignment(1, late_tasks[3], 4, true, true);
+}
+END_TEST
+
+Suite *suite_policy(void) {
+        Suite *s = suite_create("policy");
+        TCase *tc;
+
+        tc = tcase_create("api");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_policy_new_rejects);
+        tcase_add_test(tc, test_step_rejects_bad_input);
+        tcase_add_test(tc, test_empty_cluster);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("schedulers");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_fifo_order_and_locality);
+        tcase_add_test(tc, test_fifo_prefers_local_within_job);
+        tcase_add_test(tc, test_fifo_no_over_assignment);
+        tcase_add_test(tc, test_reduce_slowstart);
+        tcase_add_test(tc, test_fair_max_min_pools);
+        tcase_add_test(tc, test_fair_small_demand_leaves_rest);
+        tcase_add_test(tc, test_fair_delay_scheduling);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("speculation");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_speculation_hadoop);
+        tcase_add_test(tc, test_speculation_late);
+        tcase_add_test(tc, test_speculation_late_order_and_cap);
+        suite_add_tcase(s, tc);
+        return s;
+}

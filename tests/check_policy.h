@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Hand-made cluster snapshots for the policy suites (check_policy.c,
+ * check_flexslot.c). One fixture per test process: Check forks each test. */
+
+#include "controller/core/policy.h"
+
+#define MIB (1024ULL * 1024ULL)
+#define GIB (1024ULL * MIB)
+#define SEC USEC_PER_SEC
+
+typedef struct Fixture {
+        Host hosts[2];
+        Vm vms[8];
+        Node nodes[8];
+        Job jobs[8];
+        Task tasks[64];
+        Attempt attempts[64];
+        ClusterSnapshot s;
+        PolicyConfig cfg;
+        Decisions d;
+} Fixture;
+
+extern Fixture fx;
+
+/* One host (8 pCPUs, 16 GiB) with n VMs of 2 vCPUs (max 4) and 2 GiB (max
+ * 4 GiB), each the node of a tracker with 200 MiB slots. */
+void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots);
+uint32_t fx_job(usec_t submitted, uint32_t pool);
+/* A pending 64 MiB map whose split is on node loc (NO_INDEX: nowhere). */
+uint32_t fx_map(uint32_t job, uint32_t loc);
+uint32_t fx_reduce(uint32_t job);
+/* An attempt of task on node since started that has read bytes. */
+uint32_t fx_run(uint32_t task, uint32_t node, usec_t started, uint64_t bytes);
+void fx_done(uint32_t task);
+/* policy_new() with fx.cfg, then one policy_step() into fx.d. */
+int fx_step(unsigned flags, usec_t now);
+void fx_check_assignment(size_t i, uint32_t task, uint32_t node, bool local, bool speculative);
+void fx_teardown(void);

@@ -1,0 +1,576 @@
+/* SPDX-License-Identifier: MIT */
+/* The simulator's building blocks: the event queue, the host model and the
+ * scenario and workload parsers. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/macro.h"
+#include "sim/event.h"
+#include "sim/host.h"
+#include "sim/scenario.h"
+#include "sim/workload.h"
+#include "tests.h"
+
+/* ---- event queue ---- */
+
+typedef struct Trace {
+        int order[64];
+        int n;
+        EventQueue *q;
+        EventId cancel_me;
+        int repeats;
+} Trace;
+
+typedef struct Tag {
+        Trace *trace;
+        int value;
+} Tag;
+
+static usec_t record(EventQueue *q, void *userdata) {
+        Tag *t = userdata;
+
+        t->trace->order[t->trace->n++] = t->value;
+        return 0;
+}
+
+START_TEST(test_heap_orders_by_time_then_sequence) {
+        _cleanup_(event_queue_freep) EventQueue *q = NULL;
+        static const usec_t times[] = { 50, 10, 30, 10, 20, 50, 10, 0 };
+        static const int expect[] = { 7, 1, 3, 6, 4, 2, 0, 5 };
+        Trace trace = { 0 };
+        Tag tags[ELEMENTSOF(times)];
+
+        ck_assert_int_eq(event_queue_new(&q), 0);
+        for (size_t i = 0; i < ELEMENTSOF(times); i++) {
+                tags[i] = (Tag){ &trace, (int)i };
+                ck_assert_int_eq(event_queue_schedule(q, times[i], record, &tags[i], NULL), 0);
+        }
+        ck_assert_uint_eq(event_queue_pending(q), ELEMENTSOF(times));
+        ck_assert_uint_eq(event_queue_next_time(q), 0);
+        ck_assert_uint_eq(event_queue_run(q, USEC_INFINITY), ELEMENTSOF(times));
+        ck_assert_int_eq(trace.n, (int)ELEMENTSOF(expect));
+        for (size_t i = 0; i < ELEMENTSOF(expect); i++)
+                ck_assert_int_eq(trace.order[i], expect[i]);
+        ck_assert_uint_eq(event_queue_now(q), 50);
+        ck_assert_uint_eq(event_queue_next_time(q), USEC_INFINITY);
+}
+END_TEST
+
+START_TEST(test_heap_cancel_and_stale_ids) {
+        _cleanup_(event_queue_freep) EventQueue *q = NULL;
+        Trace trace = { 0 };
+        Tag tags[5];
+        EventId ids[5];
+
+        ck_assert_int_eq(event_queue_new(&q), 0);
+        for (int i = 0; i < 5; i++) {
+                tags[i] = (Tag){ &trace, i };
+                ck_assert_int_eq(event_queue_schedule(q, 100 - (usec_t)i * 10, record, &tags[i],
+                                                      &ids[i]),
+                                 0);
+        }
+        ck_assert_int_eq(event_queue_cancel(q, ids[2]), 0);
+        ck_assert_int_eq(event_queue_cancel(q, ids[2]), -ENOENT);
+        ck_assert_int_eq(event_queue_cancel(q, 0), -ENOENT);
+        ck_assert_int_eq(event_queue_cancel(q, ids[4]), 0);
+        /* The freed record is reused; the old id must not reach the new event. */
+        tags[2].value = 9;
+        ck_assert_int_eq(event_queue_schedule(q, 75, record, &tags[2], &ids[2]), 0);
+        ck_assert_int_eq(event_queue_cancel(q, ids[4]), -ENOENT);
+        ck_assert_uint_eq(event_queue_run(q, 85), 2); /* 70, 75 */
+        ck_assert_int_eq(event_queue_schedule(q, 70, record, &tags[0], NULL), -EINVAL); /* now is 75 */
+        ck_assert_uint_eq(event_queue_run(q, USEC_INFINITY), 2);
+        ck_assert_int_eq(trace.n, 4);
+        ck_assert_int_eq(trace.order[0], 3);
+        ck_assert_int_eq(trace.order[1], 9);
+        ck_assert_int_eq(trace.order[2], 1);
+        ck_assert_int_eq(trace.order[3], 0);
+}
+END_TEST
+
+static usec_t periodic(EventQueue *q, void *userdata) {
+        Trace *t = userdata;
+
+        t->order[t->n++] = (int)event_queue_now(q);
+        return --t->repeats > 0 ? 7 : 0;
+}
+
+static usec_t cancel_other(EventQueue *q, void *userdata) {
+        Trace *t = userdata;
+
+        ck_assert_int_eq(event_queue_cancel(q, t->cancel_me), 0);
+        return 0;
+}
+
+START_TEST(test_heap_periodic_and_cancel_from_callback) {
+        _cleanup_(event_queue_freep) EventQueue *q = NULL;
+        Trace trace = { .repeats = 3 }, other = { 0 };
+
+        ck_assert_int_eq(event_queue_new(&q), 0);
+        ck_assert_int_eq(event_queue_schedule(q, 5, periodic, &trace, NULL), 0);
+        ck_assert_int_eq(event_queue_schedule(q, 30, periodic, &other, &trace.cancel_me), 0);
+        ck_assert_int_eq(event_queue_schedule(q, 12, cancel_other, &trace, NULL), 0);
+        ck_assert_uint_eq(event_queue_run(q, USEC_INFINITY), 4);
+        ck_assert_int_eq(trace.n, 3);
+        ck_assert_int_eq(trace.order[0], 5);
+        ck_assert_int_eq(trace.order[1], 12);
+        ck_assert_int_eq(trace.order[2], 19);
+        ck_assert_int_eq(other.n, 0);
+        ck_assert_uint_eq(event_queue_dispatched(q), 4);
+}
+END_TEST
+
+START_TEST(test_heap_move) {
+        _cleanup_(event_queue_freep) EventQueue *q = NULL;
+        Trace trace = { 0 };
+        Tag tags[4];
+        EventId ids[4];
+
+        ck_assert_int_eq(event_queue_new(&q), 0);
+        for (int i = 0; i < 4; i++) {
+                tags[i] = (Tag){ &trace, i };
+                ck_assert_int_eq(event_queue_schedule(q, 10 * (usec_t)(i + 1), record, &tags[i],
+                                                      &ids[i]),
+                                 0);
+        }
+        /* Later, earlier, and onto a time taken: after the one already there. */
+        ck_assert_int_eq(event_queue_move(q, ids[0], 35), 0);
+        ck_assert_int_eq(event_queue_move(q, ids[3], 5), 0);
+        ck_assert_int_eq(event_queue_move(q, ids[1], 30), 0);
+        ck_assert_uint_eq(event_queue_run(q, 6), 1);
+        ck_assert_int_eq(event_queue_move(q, ids[3], 50), -ENOENT); /* ran */
+        ck_assert_int_eq(event_queue_move(q, ids[2], 1), -EINVAL);  /* past */
+        event_queue_run(q, USEC_INFINITY);
+        ck_assert_int_eq(trace.n, 4);
+        ck_assert_int_eq(trace.order[0], 3);
+        ck_assert_int_eq(trace.order[1], 2);
+        ck_assert_int_eq(trace.order[2], 1);
+        ck_assert_int_eq(trace.order[3], 0);
+        ck_assert_uint_eq(event_queue_pending(q), 0);
+}
+END_TEST
+
+/* Many random events, with random cancels: the order is always
+ * non-decreasing in (time, sequence). */
+typedef struct Seen {
+        usec_t last_time;
+        int last_seq;
+        int count;
+        int bad;
+} Seen;
+
+typedef struct Stamp {
+        Seen *seen;
+        int seq;
+} Stamp;
+
+static usec_t check_order(EventQueue *q, void *userdata) {
+        Stamp *st = userdata;
+        Seen *s = st->seen;
+        usec_t now = event_queue_now(q);
+
+        if (now < s->last_time || (now == s->last_time && st->seq < s->last_seq))
+                s->bad++;
+        s->last_time = now;
+        s->last_seq = st->seq;
+        s->count++;
+        return 0;
+}
+
+START_TEST(test_heap_random_order) {
+        _cleanup_(event_queue_freep) EventQueue *q = NULL;
+        _cleanup_free_ Stamp *stamps = calloc(5000, sizeof(Stamp));
+        _cleanup_free_ EventId *ids = calloc(5000, sizeof(EventId));
+        Seen seen = { 0 };
+        uint64_t x = 12345;
+        int cancelled = 0;
+
+        ck_assert_int_eq(event_queue_new(&q), 0);
+        for (int i = 0; i < 5000; i++) {
+                x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                stamps[i] = (Stamp){ &seen, i };
+                ck_assert_int_eq(event_queue_schedule(q, (x >> 33) % 100, check_order, &stamps[i],
+                                                      &ids[i]),
+                                 0);
+        }
+        for (int i = 0; i < 5000; i += 3)
+                cancelled += event_queue_cancel(q, ids[i]) == 0;
+        event_queue_run(q, USEC_INFINITY);
+        ck_assert_int_eq(seen.bad, 0);
+        ck_assert_int_eq(seen.count, 5000 - cancelled);
+}
+END_TEST
+
+/* ---- host model ---- */
+
+static double sum(const double *v, size_t n) {
+        double s = 0;
+
+        for (size_t i = 0; i < n; i++)
+                s += v[i];
+        return s;
+}
+
+START_TEST(test_cpu_share_weighted_and_conserving) {
+        /* 8 pCPUs, four 4-vCPU VMs all busy, weights 1:1:2:4: fair shares
+         * 1, 1, 2, 4. */
+        CpuDemand d[] = { { 4, 0, 1 }, { 4, 0, 1 }, { 4, 0, 2 }, { 4, 0, 4 } };
+        double a[4];
+
+        cpu_share_compute(8, d, 4, a);
+        ck_assert_double_eq_tol(a[0], 1, 1e-12);
+        ck_assert_double_eq_tol(a[1], 1, 1e-12);
+        ck_assert_double_eq_tol(a[2], 2, 1e-12);
+        ck_assert_double_eq_tol(a[3], 4, 1e-12);
+
+        /* VM 3 only wants 1: what it leaves goes to the others by weight
+         * (7 over weights 1:1:2, capped at their demand of 4). */
+        d[3].runnable = 1;
+        cpu_share_compute(8, d, 4, a);
+        ck_assert_double_eq_tol(a[3], 1, 1e-12);
+        ck_assert_double_eq_tol(a[0], 1.75, 1e-12);
+        ck_assert_double_eq_tol(a[2], 3.5, 1e-12);
+        ck_assert_double_eq_tol(sum(a, 4), 8, 1e-12);
+
+        /* Under-committed: everyone gets its demand. */
+        d[0].runnable = d[1].runnable = d[2].runnable = 1;
+        cpu_share_compute(8, d, 4, a);
+        for (int i = 0; i < 4; i++)
+                ck_assert_double_eq_tol(a[i], 1, 1e-12);
+}
+END_TEST
+
+START_TEST(test_cpu_share_caps) {
+        /* A 2-pCPU cap (the paper's 4.8 GHz node) holds even on an idle host. */
+        CpuDemand d[] = { { 4, 2, 1 }, { 0, 0, 1 } };
+        double a[2];
+
+        cpu_share_compute(8, d, 2, a);
+        ck_assert_double_eq_tol(a[0], 2, 1e-12);
+        ck_assert_double_eq(a[1], 0);
+        cpu_share_compute(8, d, 0, a); /* no VMs: nothing to do */
+}
+END_TEST
+
+/* Random demands: never more than the host, never more than a VM wants,
+ * never negative, all handed out when wanted (steal = demand - allocation
+ * is then never negative either). */
+START_TEST(test_cpu_share_invariants_random) {
+        uint64_t x = 99;
+
+        for (int round = 0; round < 2000; round++) {
+                CpuDemand d[6];
+                double a[6], want = 0, pcpus;
+                size_t n = 1 + round % 6;
+
+                x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                pcpus = 1 + (double)((x >> 40) % 16);
+                for (size_t i = 0; i < n; i++) {
+                        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                        d[i] = (CpuDemand){ .runnable = (double)((x >> 33) % 9),
+                                            .cap = (x >> 50) % 3 == 0 ? 1.5 : 0,
+                                            .weight = 1 + (double)((x >> 20) % 4096) };
+                        want += d[i].cap > 0 ? MIN(d[i].runnable, d[i].cap) : d[i].runnable;
+                }
+                cpu_share_compute(pcpus, d, n, a);
+                for (size_t i = 0; i < n; i++) {
+                        double limit = d[i].cap > 0 ? MIN(d[i].runnable, d[i].cap) : d[i].runnable;
+                        ck_assert(a[i] >= 0);
+                        ck_assert(a[i] <= limit + 1e-9);
+                        ck_assert(d[i].runnable - a[i] >= -1e-9);
+                }
+                ck_assert(sum(a, n) <= pcpus + 1e-9);
+                ck_assert_double_eq_tol(sum(a, n), MIN(want, pcpus), 1e-9);
+        }
+}
+END_TEST
+
+START_TEST(test_disk_and_spills) {
+        double mb = 1024.0 * 1024.0;
+
+        ck_assert_double_eq(disk_share_compute(400, 100, 0), 100);
+        ck_assert_double_eq(disk_share_compute(400, 100, 2), 100);
+        ck_assert_double_eq(disk_share_compute(400, 100, 8), 50);
+
+        /* 100 MB buffer for the 200 MB heap; Alg. 1's alpha 0.2 gives 120. */
+        ck_assert_double_eq(spill_buffer_bytes(100 * mb, 200 * mb, 200 * mb), 100 * mb);
+        ck_assert_double_eq(spill_buffer_bytes(100 * mb, 200 * mb, 240 * mb), 120 * mb);
+        /* 88 MB of output spills twice through 80 MB (80 % of 100), once
+         * through 96 MB: the larger slot saves the whole merge. */
+        ck_assert_uint_eq(spill_count(88 * mb, 100 * mb), 2);
+        ck_assert_uint_eq(spill_count(88 * mb, 120 * mb), 1);
+        ck_assert_double_eq(spill_merge_bytes(88 * mb, 2), 176 * mb);
+        ck_assert_double_eq(spill_merge_bytes(88 * mb, 1), 0);
+        /* 11 spills need two merge passes at fan-in 10. */
+        ck_assert_double_eq(spill_merge_bytes(10 * mb, 11), 40 * mb);
+        /* A map's 88 MB of output through the 100 MB buffer crosses the
+         * 80 MB threshold past 10/11 of its input: the spill thread writes
+         * 80 MB in the last quarter, and the flush the other 8 MB plus the
+         * merge. Through 120 MB all 88 MB wait for the flush. */
+        ck_assert_double_eq(spill_started_bytes(88 * mb, 100 * mb, 0, 0.75), 0);
+        ck_assert_double_eq(spill_started_bytes(88 * mb, 100 * mb, 0.75, 1), 80 * mb);
+        ck_assert_double_eq(spill_flush_bytes(88 * mb, 100 * mb), (8 + 176) * mb);
+        ck_assert_double_eq(spill_started_bytes(88 * mb, 120 * mb, 0, 1), 0);
+        ck_assert_double_eq(spill_flush_bytes(88 * mb, 120 * mb), 88 * mb);
+        /* 200 MB: spills start at 80 and 160 MB of output, the third at the
+         * flush (40 MB), then one merge pass of 2 x 200 MB. */
+        ck_assert_double_eq(spill_started_bytes(200 * mb, 100 * mb, 0, 0.5), 80 * mb);
+        ck_assert_double_eq(spill_started_bytes(200 * mb, 100 * mb, 0.5, 1), 80 * mb);
+        ck_assert_double_eq(spill_flush_bytes(200 * mb, 100 * mb), (40 + 400) * mb);
+
+        ck_assert_double_eq(memory_slowdown(3, 4, 2), 1);
+        ck_assert_double_eq(memory_slowdown(5, 4, 2), 1.5);
+}
+END_TEST
+
+/* ---- workload files ---- */
+
+static const char good_workload[] =
+        "# comment\n"
+        "\n"
+        "name,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,output_ratio,"
+        "reduces,small_frac,large_frac,large_max_blocks,expensive_frac,expensive_cpu,"
+        "expensive_output\n"
+        "wc, 2, 0.25, 1.1, 0.06, 0.1, 4, 0.25, 0.08, 3, 0.12, 1.8, 1.4\n";
+
+START_TEST(test_workload_good) {
+        Workload w = { 0 };
+        char err[256] = "";
+        const Benchmark *b;
+
+        ck_assert_int_eq(workload_parse("w.csv", good_workload, &w, err, sizeof(err)), 0);
+        ck_assert_uint_eq(w.n_benchmarks, 1);
+        b = workload_find(&w, "wc");
+        ck_assert_ptr_nonnull(b);
+        ck_assert_double_eq(b->input_bytes, 2.0 * 1024 * 1024 * 1024);
+        ck_assert_uint_eq(b->reduces, 4);
+        ck_assert_double_eq(b->expensive_cpu, 1.8);
+        ck_assert_ptr_null(workload_find(&w, "grep"));
+        workload_done(&w);
+}
+END_TEST
+
+static const struct {
+        const char *text;
+        const char *error;
+} bad_workloads[] = {
+        { "", "w.csv:1: no benchmarks" },
+        { "name,input_gb\n", "w.csv:1: header lacks column 'map_cpu_s_per_mb'" },
+        { "#x\nname,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,"
+          "output_ratio,reduces,small_frac,large_frac,large_max_blocks,expensive_frac,"
+          "expensive_cpu,expensive_output\n"
+          "a,1,0.1,1,0.1,1,1,0,0,1,0,1,1\n"
+          "b,1,zero,1,0.1,1,1,0,0,1,0,1,1\n",
+          "w.csv:4: map_cpu_s_per_mb: 'zero' is not a number in [0, 1000]" },
+        { "name,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,"
+          "output_ratio,reduces,small_frac,large_frac,large_max_blocks,expensive_frac,"
+          "expensive_cpu,expensive_output\n"
+          "a,1,0.1,1,0.1,1,1,0.6,0.6,1,0,1,1\n",
+          "w.csv:2: small_frac + large_frac must not exceed 1" },
+        { "name,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,"
+          "output_ratio,reduces,small_frac,large_frac,large_max_blocks,expensive_frac,"
+          "expensive_cpu,expensive_output\n"
+          "a,1,0.1,1,0.1,1,1,0,0,1,0,1\n",
+          "w.csv:2: 12 fields, expected 13" },
+        { "name,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,"
+          "output_ratio,reduces,small_frac,large_frac,large_max_blocks,expensive_frac,"
+          "expensive_cpu,expensive_output\n"
+          "a,1,0.1,1,0.1,1,1,0,0,1,0,1,1\n"
+          "a,1,0.1,1,0.1,1,1,0,0,1,0,1,1\n",
+          "w.csv:3: benchmark 'a' defined twice" },
+        { "name,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,"
+          "output_ratio,reduces,small_frac,large_frac,large_max_blocks,expensive_frac,"
+          "expensive_cpu,expensive_output\n"
+          "a,1,0.1,1,0.1,1,-2,0,0,1,0,1,1\n",
+          "w.csv:2: reduces: '-2' is not an integer in [0, 100000]" },
+};
+
+START_TEST(test_workload_bad) {
+        Workload w = { 0 };
+        char err[256] = "";
+
+        ck_assert_int_eq(workload_parse("w.csv", bad_workloads[_i].text, &w, err, sizeof(err)),
+                         -EINVAL);
+        ck_assert_str_eq(err, bad_workloads[_i].error);
+        ck_assert_ptr_null(w.benchmarks);
+}
+END_TEST
+
+START_TEST(test_workload_shipped_files) {
+        static const char *const files[] = { "sim/workloads/puma.csv" };
+
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                Workload w = { 0 };
+                char err[256] = "";
+                ck_assert_msg(workload_load(test_srcdir_path(files[i]), &w, err, sizeof(err)) == 0,
+                              "%s", err);
+                ck_assert_uint_eq(w.n_benchmarks, 8);
+                ck_assert_ptr_nonnull(workload_find(&w, "histogram-ratings"));
+                ck_assert_double_eq(workload_find(&w, "k-means")->input_bytes,
+                                    30.0 * 1024 * 1024 * 1024);
+                workload_done(&w);
+        }
+}
+END_TEST
+
+/* Random mutations of a good file: every one parses or is refused with a
+ * file:line message, and nothing crashes (the sanitizer run checks memory). */
+START_TEST(test_workload_mutations) {
+        size_t len = strlen(good_workload);
+        uint64_t x = 2024;
+
+        for (int round = 0; round < 3000; round++) {
+                char text[sizeof(good_workload)], err[256] = "";
+                Workload w = { 0 };
+                int r;
+
+                memcpy(text, good_workload, len + 1);
+                for (int k = 0; k < 1 + round % 4; k++) {
+                        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                        text[(x >> 33) % len] = " ,.-#0123456789\nex\t"[(x >> 20) % 18];
+                }
+                r = workload_parse("w.csv", text, &w, err, sizeof(err));
+                ck_assert(r == 0 || r == -EINVAL);
+                if (r == 0)
+                        ck_assert_uint_ge(w.n_benchmarks, 1);
+                else
+                        ck_assert_msg(strncmp(err, "w.csv:", 6) == 0, "%s", err);
+                workload_done(&w);
+        }
+}
+END_TEST
+
+/* ---- scenario files ---- */
+
+START_TEST(test_scenario_defaults_are_the_testbed) {
+        Scenario s = { 0 };
+        char err[256] = "";
+
+        ck_assert_int_eq(scenario_load_string("s.ini", "", &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(s.hosts, 8);
+        ck_assert_int_eq(s.host_cpus, 8);
+        ck_assert_uint_eq(s.host_memory, 64ULL << 30);
+        ck_assert_int_eq(s.vms, 32);
+        ck_assert_int_eq(s.masters, 2);
+        ck_assert_int_eq(s.vm_vcpus, 4);
+        ck_assert_uint_eq(s.vm_memory, 4ULL << 30);
+        ck_assert_int_eq(s.map_slots, 4);
+        ck_assert_int_eq(s.reduce_slots, 2);
+        ck_assert_uint_eq(s.block_size, 64ULL << 20);
+        ck_assert_uint_eq(s.sort_buffer, 100ULL << 20);
+        ck_assert_uint_eq(s.task_heap, 200ULL << 20);
+        ck_assert_uint_eq(s.heartbeat, 3 * USEC_PER_SEC);
+        ck_assert_uint_eq(s.tuned, 0); /* the policy core's own defaults apply */
+        ck_assert_str_eq(s.slot_manager, "static");
+        scenario_done(&s);
+
+        ck_assert_int_eq(scenario_load_string("s.ini", "[policy]\nsettle = 0\nalpha = 0.3\n", &s,
+                                              err, sizeof(err)),
+                         0);
+        ck_assert_uint_eq(s.tuned, TUNED(TUNED_SETTLE) | TUNED(TUNED_ALPHA));
+        ck_assert_uint_eq(s.settle, 0);
+        ck_assert_double_eq(s.alpha, 0.3);
+        scenario_done(&s);
+}
+END_TEST
+
+static const struct {
+        const char *text;
+        const char *error;
+} bad_scenarios[] = {
+        { "[cluster]\nhosts = 0\n", "s.ini:2: [cluster] hosts: value '0' out of range [1, 10000]" },
+        { "[cluster]\nvms = 4\n\nmasters = 4\n",
+          "s.ini:4: [cluster] masters: 4 masters leave no slave among 4 VMs" },
+        { "[hadoop]\nsort_buffer = 300M\n",
+          "s.ini:2: [hadoop] sort_buffer: the sort buffer must fit in the task heap" },
+        { "[clusterx]\nhosts = 1\n", "s.ini:2: [clusterx]: unknown section" },
+        { "[policy]\nalpha = fast\n", "s.ini:2: [policy] alpha: invalid number 'fast'" },
+        { "[interference]\nenabled = yes\n",
+          "s.ini: [interference] jobs: required when interference is enabled" },
+};
+
+START_TEST(test_scenario_bad) {
+        Scenario s = { 0 };
+        char err[256] = "";
+
+        ck_assert_int_eq(scenario_load_string("s.ini", bad_scenarios[_i].text, &s, err,
+                                              sizeof(err)),
+                         -EINVAL);
+        ck_assert_str_eq(err, bad_scenarios[_i].error);
+}
+END_TEST
+
+START_TEST(test_scenario_overrides) {
+        _cleanup_free_ char *dir = test_make_tmpdir(), *path = NULL;
+        static const char *const good[] = { "cluster.hosts=4", "cluster.vms=8",
+                                            "workload.jobs=grep", "policy.alpha=0.5" };
+        ScenarioOverride o[ELEMENTSOF(good)], bad;
+        Scenario s = { 0 };
+        char err[512] = "";
+        FILE *f;
+
+        ck_assert_ptr_nonnull(dir);
+        ck_assert_int_ge(asprintf(&path, "%s/s.ini", dir), 0);
+        f = fopen(path, "we");
+        ck_assert_ptr_nonnull(f);
+        fputs("[cluster]\nhosts = 2\n\n[policy]\nalpha = 0.3", f); /* no final newline */
+        fclose(f);
+        for (size_t i = 0; i < ELEMENTSOF(good); i++)
+                ck_assert_int_eq(scenario_override_parse(good[i], &o[i]), 0);
+        ck_assert_str_eq(o[0].section, "cluster");
+        ck_assert_str_eq(o[0].key, "hosts");
+        ck_assert_str_eq(o[0].value, "4");
+        ck_assert_int_eq(scenario_load(path, o, ELEMENTSOF(o), &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(s.hosts, 4);
+        ck_assert_int_eq(s.vms, 8);
+        ck_assert_str_eq(s.jobs, "grep");
+        ck_assert_double_eq(s.alpha, 0.5);
+        scenario_done(&s);
+
+        ck_assert_int_eq(scenario_override_parse("cluster.vms=1", &bad), 0);
+        ck_assert_int_eq(scenario_load(path, &bad, 1, &s, err, sizeof(err)), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(err, "masters: 2 masters leave no slave among 1 VMs "
+                                          "(with the --set values)"));
+        ck_assert_int_eq(scenario_override_parse("hosts=1", &bad), -EINVAL);
+        ck_assert_int_eq(scenario_override_parse("cluster.hosts", &bad), -EINVAL);
+        ck_assert_int_eq(scenario_override_parse(".hosts=1", &bad), -EINVAL);
+        ck_assert_int_eq(scenario_override_parse("cluster.=1", &bad), -EINVAL);
+        unlink(path);
+        rmdir(dir);
+}
+END_TEST
+
+Suite *suite_sim(void) {
+        Suite *s = suite_create("sim");
+        TCase *tc;
+
+        tc = tcase_create("event-queue");
+        tcase_add_test(tc, test_heap_orders_by_time_then_sequence);
+        tcase_add_test(tc, test_heap_cancel_and_stale_ids);
+        tcase_add_test(tc, test_heap_periodic_and_cancel_from_callback);
+        tcase_add_test(tc, test_heap_move);
+        tcase_add_test(tc, test_heap_random_order);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("host-model");
+        tcase_add_test(tc, test_cpu_share_weighted_and_conserving);
+        tcase_add_test(tc, test_cpu_share_caps);
+        tcase_add_test(tc, test_cpu_share_invariants_random);
+        tcase_add_test(tc, test_disk_and_spills);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("files");
+        tcase_add_test(tc, test_workload_good);
+        tcase_add_loop_test(tc, test_workload_bad, 0, (int)ELEMENTSOF(bad_workloads));
+        tcase_add_test(tc, test_workload_shipped_files);
+        tcase_add_test(tc, test_workload_mutations);
+        tcase_add_test(tc, test_scenario_defaults_are_the_testbed);
+        tcase_add_loop_test(tc, test_scenario_bad, 0, (int)ELEMENTSOF(bad_scenarios));
+        tcase_add_test(tc, test_scenario_overrides);
+        suite_add_tcase(s, tc);
+        return s;
+}

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+/* Whole simulator runs on small clusters: exact timing of a lone task,
+ * conservation of task time, model invariants on every host update, and
+ * determinism. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "sim/report.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
+#include "sim/workload.h"
+#include "tests.h"
+
+static const char workload_text[] =
+        "name,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,output_ratio,"
+        "reduces,small_frac,large_frac,large_max_blocks,expensive_frac,expensive_cpu,"
+        "expensive_output\n"
+        /* exactly one 64 MB block, no reduce */
+        "one,0.0625,0.1,0.5,0,0,0,0,0,1,0,1,1\n"
+        /* the same with 88 MB of output, past the default spill threshold */
+        "spilly,0.0625,0.1,1.375,0,0,0,0,0,1,0,1,1\n"
+        /* skewed splits and expensive records, with reduces */
+        "skewed,3,0.25,1.1,0.06,0.1,6,0.25,0.1,3,0.15,1.8,1.5\n";
+
+typedef struct Run {
+        Scenario sc;
+        Workload wl;
+        Sim *sim;
+} Run;
+
+static void run_start(Run *run, const char *scenario_text, bool invariants) {
+        char err[512] = "";
+
+        memset(run, 0, sizeof(*run));
+        ck_assert_msg(scenario_load_string("t.ini", scenario_text, &run->sc, err, sizeof(err)) == 0,
+                      "%s", err);
+        ck_assert_msg(workload_parse("t.csv", workload_text, &run->wl, err, sizeof(err)) == 0,
+                      "%s", err);
+        ck_assert_msg(sim_new(&run->sc, &run->wl, &run->sim, err, sizeof(err)) == 0, "%s", err);
+        sim_set_check_invariants(run->sim, invariants);
+        ck_assert_msg(sim_run(run->sim) == 0, "run failed: %s",
+                      sim_invariant_error(run->sim) ? sim_invariant_error(run->sim) : "?");
+}
+
+static void run_done(Run *run) {
+        sim_free(run->sim);
+        workload_done(&run->wl);
+        scenario_done(&run->sc);
+}
+
+/* One task alone on one VM: the first heartbeat (3 s) starts it; 1 s of JVM
+ * start; four rounds of 16 MB read plus 8 MB spill at the 100 MB/s stream
+ * limit (0.96 s) and 1.6 s of CPU each (6.4 s) on an uncontended vCPU. */
+START_TEST(test_lone_task_exact_time) {
+        Run run;
+        const SimResults *r;
+        double mb = 1024.0 * 1024.0, io = (64 + 32) * mb / (100 * mb), expect;
+
+        run_start(&run,
+                  "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n"
+                  "[policy]\nallocator = static\nspeculation = none\n"
+                  "[workload]\njobs = one\n",
+                  true);
+        r = sim_results(run.sim);
+        expect = 3.0 + 1.0 + io + 6.4;
+        ck_assert_uint_eq(r->n_jobs, 1);
+        ck_assert_uint_eq(r->n_tasks, 1);
+        ck_assert_double_eq_tol(r->jobs[0].finished, expect, 1e-5);
+        ck_assert_double_eq_tol(r->tasks[0].cpu, 6.4, 1e-5);
+        ck_assert_double_eq_tol(r->tasks[0].iowait, io, 1e-5);
+        ck_assert_double_eq_tol(r->tasks[0].steal, 0, 1e-9);
+        ck_assert_double_eq_tol(r->tasks[0].queue, 1.0, 1e-5);
+        run_done(&run);
+}
+END_TEST
+
+/* A lone map whose 88 MB of output crosses the 80 MB spill threshold of
+ * the 100 MB sort buffer in its last 16 MB round: that round's read comes
+ * with the 80 MB spill, so the map phase takes (3 x 16 + 16 + 80) MB at
+ * 100 MB/s plus 6.4 s of CPU (7.84 s: D = 64 MB / 7.84 s); the flush writes
+ * the last 8 MB and merges 2 x 88 MB (1.84 s). With a 120 MB buffer the
+ * map phase only reads (7.04 s: D = 64 MB / 7.04 s) and the flush writes
+ * the 88 MB in one spill. */
+#define SPILLY_SCENARIO(sort_buffer)                                                        \
+        "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n"               \
+        "[hadoop]\nsort_buffer = " sort_buffer "\n"                                           \
+        "[policy]\nallocator = static\nspeculation = none\n"                                   \
+        "[workload]\njobs = spilly\n"
+
+START_TEST(test_spill_during_map_phase) {
+        static const struct {
+                const char *scenario;
+                double map_phase, flush;
+        } cases[] = { { SPILLY_SCENARIO("100M"), 1.44 + 6.4, 1.84 },
+                      { SPILLY_SCENARIO("120M"), 0.64 + 6.4, 0.88 } };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const SimResults *r;
+                Run run;
+
+                run_start(&run, cases[i].scenario, true);
+                r = sim_results(run.sim);
+                ck_assert_double_eq_tol(r->jobs[0].finished,
+                                        3.0 + 1.0 + cases[i].map_phase + cases[i].flush, 1e-5);
+                ck_assert_double_eq_tol(r->tasks[0].iowait,
+                                        cases[i].map_phase - 6.4 + cases[i].flush, 1e-5);
+                run_done(&run);
+        }
+}
+END_TEST
+
+/* The same task on a VM capped at half a pCPU: its vCPU is runnable all
+ * through the CPU phase but runs half the time; the other half is steal. */
+START_TEST(test_capped_vm_steal) {
+        Run run;
+        const SimResults *r;
+        double mb = 1024.0 * 1024.0, io = (64 + 32) * mb / (100 * mb);
+
+        run_start(&run,
+                  "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n"
+                  "vm_cap = 0.5\n"
+                  "[policy]\nallocator = static\nspeculation = none\napply_vm_targets = no\n"
+                  "[workload]\njobs = one\n",
+                  true);
+        r = sim_results(run.sim);
+        ck_assert_double_eq_tol(r->jobs[0].finished, 3.0 + 1.0 + io + 12.8, 1e-5);
+        ck_assert_double_eq_tol(r->tasks[0].cpu, 6.4, 1e-5);
+        ck_assert_double_eq_tol(r->tasks[0].steal, 6.4, 1e-5);
+        ck_assert_double_eq_tol(r->nodes[0].cpu_use * r->makespan, 6.4, 1e-4);
+        run_done(&run);
+}
+END_TEST
+
+START_TEST(test_setup_calls_check_ranges) {
+        Scenario sc = { 0 };
+        Workload wl = { 0 };
+        _cleanup_(sim_freep) Sim *sim = NULL;
+        char err[512] = "";
+        uint32_t where[] = { 0, 1 }, nowhere[] = { 9 };
+
+        ck_assert_int_eq(workload_parse("t.csv", workload_text, &wl, err, sizeof(err)), 0);
+        ck_assert_int_eq(scenario_load_string("t.ini", "[cluster]\nvms = 4\nmasters = 1\n"
+                                                       "[workload]\njobs = one\n",
+                                              &sc, err, sizeof(err)),
+                         0);
+        ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), 0);
+        ck_assert_uint_eq(sim_n_nodes(sim), 3);
+        ck_assert_int_eq(sim_set_node_cap(sim, 2, 1.5), 0);
+        ck_assert_int_eq(sim_set_node_cap(sim, 3, 1.5), -EINVAL);
+        ck_assert_int_eq(sim_set_node_cap(sim, 0, -1), -EINVAL);
+        ck_assert_int_eq(sim_set_task_locations(sim, 0, where, 2), 0);
+        ck_assert_int_eq(sim_set_task_locations(sim, 0, nowhere, 1), -EINVAL);
+        ck_assert_int_eq(sim_set_task_locations(sim, 1, where, 2), -EINVAL); /* one task */
+        ck_assert_int_eq(sim_set_task_locations(sim, 0, where, 0), -EINVAL);
+        ck_assert_int_eq(sim_run(sim), 0);
+        scenario_done(&sc);
+        workload_done(&wl);
+}
+END_TEST
+
+static const char busy_cluster[] =
+        "[cluster]\nhosts = 2\nhost_cpus = 4\nvms = 6\nmasters = 1\nvm_vcpus = 4\n"
+        "host_disk_bandwidth = 150M\n"
+        "[policy]\nslot_manager = %s\nallocator = %s\nspeculation = hadoop\n"
+        "[workload]\njobs = skewed, one\narrival_gap = 20s\nseed = 7\n"
+        "[interference]\nenabled = %s\njobs = skewed\n";
+
+static void run_busy(Run *run, const char *slots, const char *alloc, const char *interference,
+                     bool checked) {
+        char text[1024];
+
+        snprintf(text, sizeof(text), busy_cluster, slots, alloc, interference);
+        run_start(run, text, checked);
+}
+
+/* Time is conserved: every second of a task is CPU, I/O wait, steal or
+ * queue; VMs never get more than their hosts have. The invariants of
+ * cpu_share_compute are checked on every host update (run_start). */
+START_TEST(test_busy_cluster_conserves_time) {
+        static const char *const variants[][3] = {
+                { "static", "demand", "no" },
+                { "flexslot", "demand", "no" },
+                { "flexslot", "flexslot", "yes" },
+        };
+        Run run;
+        const SimResults *r;
+        double host_cpu[2] = { 0, 0 };
+        unsigned contended = 0, maps = 0, maps_run = 0;
+
+        run_busy(&run, variants[_i][0], variants[_i][1], variants[_i][2], true);
+        r = sim_results(run.sim);
+        ck_assert_uint_eq(r->n_jobs, 2);
+        for (size_t i = 0; i < r->n_tasks; i++) {
+                const TaskResult *t = &r->tasks[i];
+                double split = t->cpu + t->iowait + t->steal + t->queue;
+                ck_assert(t->finished >= t->started);
+                ck_assert(t->steal >= 0 && t->cpu > 0 && t->iowait >= 0);
+                contended += t->steal > 0;
+                /* Killed attempts' time counts too, but their overlap with
+                 * the task's last attempt makes the sum exceed the span. */
+                if (t->attempts == 1)
+                        ck_assert_double_eq_tol(split, t->finished - t->started, 1e-4);
+                else
+                        ck_assert(split >= t->finished - t->started - 1e-4);
+        }
+        ck_assert_uint_gt(contended, 0); /* 20 vCPUs on 8 pCPUs do contend */
+        for (size_t i = 0; i < r->n_tasks; i++)
+                maps += r->tasks[i].map;
+        for (size_t i = 0; i < r->n_nodes; i++) {
+                ck_assert(r->nodes[i].steal >= 0);
+                host_cpu[r->nodes[i].host] += r->nodes[i].cpu_use;
+                maps_run += r->nodes[i].maps_run;
+                if (r->nodes[i].master)
+                        ck_assert_uint_eq(r->nodes[i].maps_run, 0);
+        }
+        ck_assert_uint_eq(maps_run, maps);
+        ck_assert(host_cpu[0] <= 4 + 1e-9);
+        ck_assert(host_cpu[1] <= 4 + 1e-9);
+        for (size_t i = 0; i < r->n_util; i++)
+                ck_assert(r->util[i].cpu >= 0 && r->util[i].cpu <= 1 + 1e-9);
+        run_done(&run);
+}
+END_TEST
+
+/* The same seed gives the same run, checked or not: a checked run validates
+ * every snapshot, an unchecked one hands the policy core trusted snapshots
+ * with the job summaries the driver keeps. */
+START_TEST(test_same_seed_same_run) {
+        Run a, b;
+        const SimResults *ra, *rb;
+
+        run_busy(&a, "flexslot", "demand", "yes", true);
+        run_busy(&b, "flexslot", "demand", "yes", false);
+        ra = sim_results(a.sim);
+        rb = sim_results(b.sim);
+        ck_assert_uint_eq(ra->events, rb->events);
+        ck_assert_uint_eq(ra->n_tasks, rb->n_tasks);
+        ck_assert(ra->makespan == rb->makespan);
+        ck_assert(memcmp(ra->tasks, rb->tasks, ra->n_tasks * sizeof(TaskResult)) == 0);
+        ck_assert(memcmp(ra->jobs, rb->jobs, ra->n_jobs * sizeof(JobResult)) == 0);
+        run_done(&a);
+        run_done(&b);
+}
+END_TEST
+
+START_TEST(test_skewness_formula) {
+        static const double flat[] = { 3, 3, 3 };
+        static const double tail[] = { 1, 1, 1, 1, 6 };
+        static const double mirrored[] = { 6, 6, 6, 6, 1 };
+
+        ck_assert_double_eq(skewness(flat, 3), 0);
+        ck_assert_double_eq(skewness(flat, 0), 0);
+        /* mu = 2, deviations -1 x4 and 4: m2 = 4, m3 = 12, 12 / 4^1.5 = 1.5 */
+        ck_assert_double_eq_tol(skewness(tail, 5), 1.5, 1e-12);
+        ck_assert_double_eq_tol(skewness(mirrored, 5), -1.5, 1e-12);
+}
+END_TEST
+
+START_TEST(test_unknown_policy_and_benchmark) {
+        Scenario sc = { 0 };
+        Workload wl = { 0 };
+        Sim *sim = NULL;
+        char err[512] = "";
+
+        ck_assert_int_eq(workload_parse("t.csv", workload_text, &wl, err, sizeof(err)), 0);
+        ck_assert_int_eq(scenario_load_string("t.ini", "[policy]\nslot_manager = magic\n", &sc,
+                                              err, sizeof(err)),
+                         0);
+        ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), -EINVAL);
+        ck_assert_str_eq(err, "[policy] slot_manager: unknown policy 'magic'");
+        scenario_done(&sc);
+        ck_assert_int_eq(scenario_load_string("t.ini", "[workload]\njobs = one, nope\n", &sc, err,
+                                              sizeof(err)),
+                         0);
+        ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), -EINVAL);
+        ck_assert_str_eq(err, "[workload] jobs: no benchmark 'nope' in the workload");
+        ck_assert_ptr_null(sim);
+        scenario_done(&sc);
+        workload_done(&wl);
+}
+END_TEST
+
+Suite *suite_sim_run(void) {
+        Suite *s = suite_create("sim_run");
+        TCase *tc = tcase_create("runs");
+
+        /* Whole runs under the sanitizers take a few seconds. */
+        tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, test_lone_task_exact_time);
+        tcase_add_test(tc, test_spill_during_map_phase);
+        tcase_add_test(tc, test_capped_vm_steal);
+        tcase_add_test(tc, test_setup_calls_check_ranges);
+        tcase_add_loop_test(tc, test_busy_cluster_conserves_time, 0, 3);
+        tcase_add_test(tc, test_same_seed_same_run);
+        tcase_add_test(tc, test_skewness_formula);
+        tcase_add_test(tc, test_unknown_policy_and_benchmark);
+        suite_add_tcase(s, tc);
+        return s;
+}
