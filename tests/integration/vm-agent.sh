@@ -79,21 +79,9 @@ command -v busctl >/dev/null || fail "busctl is missing (packaging/deps.sh)"
 
 # ---- a private bus and the agent -------------------------------------------
 step "private dbus-daemon and flexslot-agentd"
-cat >"$vm_state/bus.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>custom</type>
-  <listen>unix:path=$vm_state/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_destination="*"/>
-    <allow receive_sender="*"/>
-  </policy>
-</busconfig>
-EOF
+# shellcheck source=tests/lib/bus-config.sh
+. "$FLEXSLOT_SRCDIR/tests/lib/bus-config.sh"
+private_bus_config "$vm_state/bus" >"$vm_state/bus.conf"
 dbus-daemon --config-file="$vm_state/bus.conf" --nofork --print-address=1 \
 	>"$vm_state/bus.address" 2>"$vm_state/bus.log" 9>&- &
 vm_track $! dbus-daemon
