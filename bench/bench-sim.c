@@ -89,7 +89,7 @@ static int sim_events_per_sec(const char *path, const char *speculation, SimRate
                 ret->without_core = (double)res->events / usec_to_sec(wall - res->policy_wall);
         }
         if (r < 0)
-                fprintf(stderr, "bench-sim: %s: %s\n", path, err[0] ? err : strerror(-r));
+                fprintf(stderr, "flexslot-bench-sim: %s: %s\n", path, err[0] ? err : strerror(-r));
         workload_done(&wl);
         scenario_done(&sc);
         return r;
@@ -101,7 +101,7 @@ int main(int argc, char **argv) {
         SimRate rate;
 
         if (argc != 2) {
-                fprintf(stderr, "Usage: bench-sim SCENARIO.ini\n");
+                fprintf(stderr, "Usage: flexslot-bench-sim SCENARIO.ini\n");
                 return 2;
         }
         heap = heap_events_per_sec();

@@ -33,8 +33,10 @@ typedef struct SimAttempt {
         double prev_speed;
 
         /* The plan: rounds of (IO io_round bytes, CPU cpu_round seconds),
-         * in that order for maps (read+spill, then compute) and CPU first
-         * for reduces (compute, then write); maps end with merge_io bytes,
+         * in that order for maps (read plus the spills the round's output
+         * starts, so io_round changes from round to round: map_round_io())
+         * and CPU first for reduces (compute, then write, the same every
+         * round); maps end with merge_io bytes,
          * reduces start with it (the sort passes), after a shuffle that
          * fetches each map's share as the map finishes (shuffled bytes so
          * far, the current fetch in remaining). */
