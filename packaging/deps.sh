@@ -8,8 +8,10 @@
 #   packaging/deps.sh --build    only what building needs
 set -eu
 
+# python3 runs the agent tests' stand-ins for a hung or frozen libvirtd;
+# gnuplot-nox draws the simulator's charts.
 build_pkgs="gcc make pkg-config libvirt-dev libsystemd-dev libinih-dev check \
-libsqlite3-dev dbus systemd libvirt-clients gnuplot-nox"
+libsqlite3-dev dbus systemd libvirt-clients gnuplot-nox python3"
 vm_pkgs="libvirt-daemon libvirt-daemon-system libvirt-daemon-driver-qemu \
 qemu-system-x86 busybox-static cpio"
 
