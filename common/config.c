@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
@@ -19,12 +20,24 @@
 #define CONF_FILE_MAX (1024 * 1024)
 #define CONF_LINE_MAX 4096
 
+/* What set a key: a line of the file, or an assignment (where names it);
+ * neither for a default. */
+typedef struct KeyOrigin {
+        unsigned line;
+        const char *where;
+} KeyOrigin;
+
 typedef struct ParseState {
         const ConfSchema *schema;
         void *config;
-        bool *seen;
+        KeyOrigin *origins;
         ConfError *err;
         bool failed;
+        /* The reader's place in the text: what inih reads next and the
+         * line it is on (the line of the key the handler gets). */
+        const char *next;
+        unsigned line;
+        bool at_line_start;
 } ParseState;
 
 static void copy_text(char *dst, size_t size, const char *src) {
@@ -180,39 +193,109 @@ static int conf_set_value(const ConfKey *k, const char *value, void *config,
         return conf_error_set(err, k->section, k->key, "unsupported key type");
 }
 
+static bool key_is_set(const KeyOrigin *o) {
+        return o->line > 0 || o->where;
+}
+
+/* The schema's key, or NULL with err saying what is wrong with the name. */
+static const ConfKey *lookup_key(const ConfSchema *schema, const char *section, const char *key,
+                                 ConfError *err) {
+        const ConfKey *k = schema_find(schema, section, key);
+
+        if (k)
+                return k;
+        if (section[0] == '\0')
+                conf_error_set(err, NULL, key, "key outside any [section]");
+        else if (!schema_has_section(schema, section))
+                conf_error_set(err, section, NULL, "unknown section");
+        else
+                conf_error_set(err, section, key, "unknown key");
+        return NULL;
+}
+
+static int set_key(ParseState *st, const ConfKey *k, const char *value, KeyOrigin origin) {
+        int r = conf_set_value(k, value, st->config, st->err);
+
+        if (r == -ENOMEM)
+                conf_error_set(st->err, k->section, k->key, "out of memory");
+        if (r < 0)
+                return r;
+        st->origins[k - st->schema->keys] = origin;
+        return 0;
+}
+
 /* inih handler: returns 1 to go on, 0 to stop with an error on this line. */
 static int handle_ini_entry(void *user, const char *section, const char *key,
                        const char *value) {
         ParseState *st = user;
-        const ConfKey *k = schema_find(st->schema, section, key);
-        int r;
+        const ConfKey *k = lookup_key(st->schema, section, key, st->err);
 
-        if (!k) {
-                if (section[0] == '\0')
-                        conf_error_set(st->err, NULL, key,
-                                       "key outside any [section]");
-                else if (!schema_has_section(st->schema, section))
-                        conf_error_set(st->err, section, NULL, "unknown section");
-                else
-                        conf_error_set(st->err, section, key, "unknown key");
-                st->failed = true;
-                return 0;
-        }
-        if (st->seen[k - st->schema->keys]) {
+        if (k && key_is_set(&st->origins[k - st->schema->keys]))
                 conf_error_set(st->err, section, key, "set more than once");
-                st->failed = true;
-                return 0;
-        }
-        st->seen[k - st->schema->keys] = true;
+        else if (k && set_key(st, k, value ? value : "", (KeyOrigin){ .line = st->line }) >= 0)
+                return 1;
+        st->err->line = st->line;
+        st->failed = true;
+        return 0;
+}
 
-        r = conf_set_value(k, value ? value : "", st->config, st->err);
-        if (r < 0) {
-                if (r == -ENOMEM)
-                        conf_error_set(st->err, section, key, "out of memory");
-                st->failed = true;
+/* An empty section has no key for the handler to see (Debian's libinih is
+ * built without INI_CALL_HANDLER_ON_NEW_SECTION), so the reader checks each
+ * [section] header, found by inih's own rules: after a byte order mark on
+ * the first line and blanks, up to the first ']' unless an inline comment
+ * comes first (a line inih then refuses itself). */
+static int check_section_header(ParseState *st, const char *p, const char *eol) {
+        char name[sizeof(st->err->section)];
+        const char *end;
+        bool was_space = false;
+        size_t len;
+
+        if (st->line == 1 && ini_allow_bom && eol - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+                p += 3;
+        while (p < eol && isspace((unsigned char)*p))
+                p++;
+        if (p == eol || *p != '[')
                 return 0;
+        for (end = p + 1; end < eol && *end != ']'; end++) {
+                if (was_space && ini_allow_inline_comments &&
+                    strchr(ini_inline_comment_prefixes, *end))
+                        return 0;
+                was_space = isspace((unsigned char)*end);
         }
-        return 1;
+        if (end == eol)
+                return 0;
+        len = (size_t)(end - p - 1);
+        snprintf(name, sizeof(name), "%.*s", (int)len, p + 1);
+        if (len == 0)
+                conf_error_set(st->err, NULL, NULL, "empty section name []");
+        else if (len < sizeof(name) && schema_has_section(st->schema, name))
+                return 0;
+        else
+                conf_error_set(st->err, name, NULL, "unknown section");
+        st->err->line = st->line;
+        st->failed = true;
+        return -EINVAL;
+}
+
+/* inih's line reader, fgets() over the text, counting lines on the way. */
+static char *read_text(char *buf, int size, void *stream) {
+        ParseState *st = stream;
+        const char *eol = strchrnul(st->next, '\n');
+        size_t n;
+
+        if (st->failed || *st->next == '\0' || size < 2)
+                return NULL;
+        if (st->at_line_start) {
+                st->line++;
+                if (check_section_header(st, st->next, eol) < 0)
+                        return NULL;
+        }
+        n = MIN((size_t)(eol - st->next) + (*eol == '\n'), (size_t)size - 1);
+        memcpy(buf, st->next, n);
+        buf[n] = '\0';
+        st->next += n;
+        st->at_line_start = buf[n - 1] == '\n';
+        return buf;
 }
 
 static int apply_defaults(const ConfSchema *schema, void *config, ConfError *err) {
@@ -241,16 +324,34 @@ static void commit(const ConfSchema *schema, void *config, void *scratch) {
         memcpy(config, scratch, schema->size);
 }
 
-static int finish(const ConfSchema *schema, void *scratch, const bool *seen,
+/* Points a cross-field error at what set the key it names. */
+static void blame_origin(const ConfSchema *schema, const KeyOrigin *origins, ConfError *err) {
+        const ConfKey *k = schema_find(schema, err->section, err->key);
+        const KeyOrigin *o = k ? &origins[k - schema->keys] : NULL;
+
+        if (!o || err->line > 0)
+                return;
+        if (o->where)
+                copy_text(err->file, sizeof(err->file), o->where);
+        else
+                err->line = o->line;
+}
+
+static int finish(const ConfSchema *schema, void *scratch, const KeyOrigin *origins,
                   ConfError *err) {
+        int r;
+
         for (size_t i = 0; i < schema->n_keys; i++)
-                if (schema->keys[i].required && !(seen && seen[i]))
+                if (schema->keys[i].required && !(origins && key_is_set(&origins[i])))
                         return conf_error_set(err, schema->keys[i].section,
                                               schema->keys[i].key,
                                               "required key is missing");
-        if (schema->validate)
-                return schema->validate(scratch, err);
-        return 0;
+        if (!schema->validate)
+                return 0;
+        r = schema->validate(scratch, err);
+        if (r < 0 && origins)
+                blame_origin(schema, origins, err);
+        return r;
 }
 
 int conf_load_defaults(const ConfSchema *schema, void *config, ConfError *err) {
@@ -284,9 +385,19 @@ static void configure_inih(void) {
         ini_stop_on_first_error = true;
 }
 
-int conf_load_string(const ConfSchema *schema, const char *name, const char *text,
-                     void *config, ConfError *err) {
-        _cleanup_free_ bool *seen = NULL;
+static int apply_assignment(ParseState *st, const ConfAssignment *a) {
+        const ConfKey *k = lookup_key(st->schema, a->section, a->key, st->err);
+        int r = k ? set_key(st, k, a->value, (KeyOrigin){ .where = a->where }) : -EINVAL;
+
+        if (r < 0)
+                copy_text(st->err->file, sizeof(st->err->file), a->where);
+        return r;
+}
+
+int conf_load_string_with(const ConfSchema *schema, const char *name, const char *text,
+                          const ConfAssignment *assignments, size_t n_assignments, void *config,
+                          bool *ret_set, ConfError *err) {
+        _cleanup_free_ KeyOrigin *origins = NULL;
         ParseState st;
         void *scratch;
         int r, line;
@@ -294,8 +405,8 @@ int conf_load_string(const ConfSchema *schema, const char *name, const char *tex
         memset(err, 0, sizeof(*err));
         copy_text(err->file, sizeof(err->file), name);
         scratch = calloc(1, schema->size);
-        seen = calloc(schema->n_keys ? schema->n_keys : 1, sizeof(bool));
-        if (!scratch || !seen) {
+        origins = calloc(schema->n_keys ? schema->n_keys : 1, sizeof(KeyOrigin));
+        if (!scratch || !origins) {
                 free(scratch);
                 return -ENOMEM;
         }
@@ -305,33 +416,52 @@ int conf_load_string(const ConfSchema *schema, const char *name, const char *tex
                 goto fail;
 
         configure_inih();
-        st = (ParseState){ .schema = schema, .config = scratch, .seen = seen, .err = err };
-        line = ini_parse_string(text, handle_ini_entry, &st);
+        st = (ParseState){ .schema = schema,
+                           .config = scratch,
+                           .origins = origins,
+                           .err = err,
+                           .next = text,
+                           .at_line_start = true };
+        line = ini_parse_stream(read_text, &st, handle_ini_entry, &st);
         if (line == -2) {
                 r = -ENOMEM;
                 conf_error_set(err, NULL, NULL, "out of memory");
                 goto fail;
         }
-        if (line != 0) {
-                err->line = (unsigned)line;
-                if (!st.failed)
+        if (st.failed || line != 0) {
+                if (!st.failed) {
+                        err->line = (unsigned)line;
                         conf_error_set(err, NULL, NULL,
                                        "syntax error (expected [section] or key = value)");
+                }
                 r = -EINVAL;
                 goto fail;
         }
+        for (size_t i = 0; i < n_assignments; i++) {
+                r = apply_assignment(&st, &assignments[i]);
+                if (r < 0)
+                        goto fail;
+        }
 
-        r = finish(schema, scratch, seen, err);
+        r = finish(schema, scratch, origins, err);
         if (r < 0)
                 goto fail;
         commit(schema, config, scratch);
         free(scratch);
+        if (ret_set)
+                for (size_t i = 0; i < schema->n_keys; i++)
+                        ret_set[i] = key_is_set(&origins[i]);
         return 0;
 
 fail:
         conf_free(schema, scratch);
         free(scratch);
         return r;
+}
+
+int conf_load_string(const ConfSchema *schema, const char *name, const char *text, void *config,
+                     ConfError *err) {
+        return conf_load_string_with(schema, name, text, NULL, 0, config, NULL, err);
 }
 
 static int read_small_file(const char *path, char **ret_text, ConfError *err) {

@@ -48,8 +48,9 @@ typedef struct ConfSchema {
         const ConfKey *keys;
         size_t n_keys;
         size_t size; /* sizeof the configuration struct */
-        /* Cross-field check on the complete struct; fills err (line 0) and
-         * returns a negative errno to refuse the configuration. May be NULL. */
+        /* Cross-field check on the complete struct; fills err (line 0: the
+         * loader adds the line of the key it names) and returns a negative
+         * errno to refuse the configuration. May be NULL. */
         int (*validate)(const void *config, ConfError *err);
 } ConfSchema;
 
@@ -62,6 +63,21 @@ int conf_load_file(const ConfSchema *schema, const char *path, void *config,
 /* Same, from text; name is used in error messages in place of a file name. */
 int conf_load_string(const ConfSchema *schema, const char *name, const char *text,
                      void *config, ConfError *err);
+
+/* A key = value from outside the file, such as a command line's --set. */
+typedef struct ConfAssignment {
+        const char *section, *key, *value;
+        const char *where; /* names it in errors in place of file:line */
+} ConfAssignment;
+
+/* conf_load_string(), then the assignments in order, each replacing what the
+ * file or an earlier assignment set. ret_set (NULL, or n_keys entries) gets
+ * whether the file or an assignment set each key: what a default cannot
+ * tell. An error a key's value causes, its own or a cross-field one, names
+ * the file's line or the assignment that set it. */
+int conf_load_string_with(const ConfSchema *schema, const char *name, const char *text,
+                          const ConfAssignment *assignments, size_t n_assignments, void *config,
+                          bool *ret_set, ConfError *err);
 /* Frees the strings a load allocated and zeroes the struct. */
 void conf_free(const ConfSchema *schema, void *config);
 

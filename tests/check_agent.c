@@ -86,9 +86,10 @@ typedef struct BadConfig {
 } BadConfig;
 
 static const BadConfig bad_configs[] = {
-        { "bad.ini", 4, "[limts]: unknown section" },
-        { "reserve-cpus.ini", 0, "[host] reserve-cpus: 4 leaves nothing of cpus 4" },
-        { "memory-range.ini", 0,
+        { "bad.ini", 3, "[limts]: unknown section" },
+        { "empty-section.ini", 1, "[agnt]: unknown section" },
+        { "reserve-cpus.ini", 4, "[host] reserve-cpus: 4 leaves nothing of cpus 4" },
+        { "memory-range.ini", 5,
           "[limits] min-memory: 2147483648 bytes is greater than max-memory 1073741824 bytes" },
         { "short-interval.ini", 3,
           "[agent] interval: value '10ms' out of range [100000, 3600000000] microseconds" },
@@ -96,7 +97,7 @@ static const BadConfig bad_configs[] = {
         { "log-level.ini", 3,
           "[agent] log-level: invalid value 'loud' (one of: err, warning, notice, info, "
           "debug)" },
-        { "min-change.ini", 0,
+        { "min-change.ini", 3,
           "[limits] min-memory-change: 268435456 bytes is greater than max-memory-step "
           "134217728 bytes" },
 };

@@ -275,12 +275,12 @@ typedef struct BadFixture {
 } BadFixture;
 
 static const BadFixture bad_fixtures[] = {
-        { "unknown-section.ini", 5, "[agnet]: unknown section" },
+        { "unknown-section.ini", 4, "[agnet]: unknown section" },
+        { "empty-unknown-section.ini", 3, "[agnt]: unknown section" },
         { "unknown-key.ini", 3, "[agent] intervall: unknown key" },
         { "bad-integer.ini", 4, "[flexslot] slots: invalid integer 'four'" },
         { "out-of-range.ini", 5, "[flexslot] slots: value '100' out of range [1, 64]" },
-        { "negative-unsigned.ini", 4,
-          "[host] memory-reserve: invalid size '-1G' (e.g. 512M, 4G)" },
+        { "negative-unsigned.ini", 4, "[host] memory-reserve: invalid size '-1G' (e.g. 512M, 4G)" },
         { "bad-duration.ini", 3,
           "[agent] interval: invalid duration 'soon' (e.g. 3s, 500ms, 2min)" },
         { "short-duration.ini", 3,
@@ -293,7 +293,8 @@ static const BadFixture bad_fixtures[] = {
         { "duplicate-key.ini", 4, "[agent] interval: set more than once" },
         { "missing-required.ini", 0, "[agent] uri: required key is missing" },
         { "outside-section.ini", 1, "uri: key outside any [section]" },
-        { "cross-field.ini", 0, "[limits] min-vcpus: 6 is greater than max-vcpus 2" },
+        /* A cross-field error names the line of the key it is about. */
+        { "cross-field.ini", 4, "[limits] min-vcpus: 6 is greater than max-vcpus 2" },
         { "empty-string.ini", 2, "[agent] uri: empty value" },
 };
 
@@ -326,6 +327,111 @@ START_TEST(test_config_bad_fixture) {
 
         ck_assert_str_eq(c.uri, "keep:///me");
         ck_assert_int_eq(c.slots, 9);
+        conf_free(&test_schema, &c);
+}
+END_TEST
+
+START_TEST(test_config_section_headers) {
+        static const struct {
+                const char *text;
+                unsigned line;
+                const char *message; /* NULL: accepted */
+        } cases[] = {
+                { "[agent]\nuri = x\n[flexslot]\n", 0, NULL },
+                { "\xEF\xBB\xBF[agent]\nuri = x\n", 0, NULL },
+                { "[agent]\r\nuri = x\r\n  [host] ; reserves\r\n", 0, NULL },
+                { "; [agnt]\n[agent]\nuri = x\n", 0, NULL },
+                { "[agent]\nuri = x\n\n  [agnt]  \n", 4, "inline:4: [agnt]: unknown section" },
+                { "[agent]\nuri = x\n[ agent ]\n", 3, "inline:3: [ agent ]: unknown section" },
+                { "[]\n[agent]\nuri = x\n", 1, "inline:1: empty section name []" },
+                /* inih's own error for a comment inside the brackets. */
+                { "[agent]\nuri = x\n[host ;]\n", 3,
+                  "inline:3: syntax error (expected [section] or key = value)" },
+                /* The first error in the file wins. */
+                { "[agent]\nuri = x\nnope\n[agnt]\n", 3,
+                  "inline:3: syntax error (expected [section] or key = value)" },
+                { "[agent]\nuri = x\n[agnt]\nnope\n", 3, "inline:3: [agnt]: unknown section" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                TestConfig c = { 0 };
+                ConfError err;
+                char got[1024];
+                int r = conf_load_string(&test_schema, "inline", cases[i].text, &c, &err);
+
+                conf_error_format(&err, got, sizeof(got));
+                if (!cases[i].message) {
+                        ck_assert_msg(r == 0, "case %zu: %s", i, got);
+                        conf_free(&test_schema, &c);
+                        continue;
+                }
+                ck_assert_msg(r == -EINVAL, "case %zu accepted", i);
+                ck_assert_uint_eq(err.line, cases[i].line);
+                ck_assert_str_eq(got, cases[i].message);
+        }
+}
+END_TEST
+
+START_TEST(test_config_assignments) {
+        static const char text[] = "[agent]\nuri = file:///\n[flexslot]\nslots = 8\n"
+                                   "[limits]\nmax-vcpus = 4\n";
+        const ConfAssignment good[] = {
+                { "flexslot", "slots", "9", "--set flexslot.slots=9" },
+                { "host", "memory-reserve", "2G", "--set host.memory-reserve=2G" },
+                { "flexslot", "slots", "10", "--set flexslot.slots=10" },
+        };
+        static const struct {
+                ConfAssignment a;
+                const char *message;
+        } bad[] = {
+                { { "flexslt", "slots", "1", "--set flexslt.slots=1" },
+                  "--set flexslt.slots=1: [flexslt]: unknown section" },
+                { { "flexslot", "slot", "1", "--set flexslot.slot=1" },
+                  "--set flexslot.slot=1: [flexslot] slot: unknown key" },
+                { { "flexslot", "slots", "-1", "--set flexslot.slots=-1" },
+                  "--set flexslot.slots=-1: [flexslot] slots: value '-1' out of range [1, 64]" },
+                { { "agent", "uri", "", "--set agent.uri=" },
+                  "--set agent.uri=: [agent] uri: empty value" },
+                /* A cross-field error about a key an assignment set. */
+                { { "limits", "min-vcpus", "6", "--set limits.min-vcpus=6" },
+                  "--set limits.min-vcpus=6: [limits] min-vcpus: 6 is greater than max-vcpus "
+                  "4" },
+        };
+        TestConfig c = { 0 };
+        ConfError err;
+        bool set[ELEMENTSOF(test_keys)];
+        char got[1024];
+
+        ck_assert_int_eq(conf_load_string_with(&test_schema, "t.ini", text, good, ELEMENTSOF(good),
+                                               &c, set, &err),
+                         0);
+        ck_assert_int_eq(c.slots, 10);
+        ck_assert_uint_eq(c.memory_reserve, 2ULL << 30);
+        ck_assert_int_eq(c.max_vcpus, 4);
+        ck_assert_uint_eq(c.interval, 3 * USEC_PER_SEC);
+        for (size_t i = 0; i < ELEMENTSOF(test_keys); i++) {
+                const char *key = test_keys[i].key;
+                ck_assert_msg(set[i] == (strcmp(key, "uri") == 0 || strcmp(key, "slots") == 0 ||
+                                         strcmp(key, "max-vcpus") == 0 ||
+                                         strcmp(key, "memory-reserve") == 0),
+                              "%s", key);
+        }
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                ck_assert_int_eq(conf_load_string_with(&test_schema, "t.ini", text, &bad[i].a, 1,
+                                                       &c, set, &err),
+                                 -EINVAL);
+                conf_error_format(&err, got, sizeof(got));
+                ck_assert_str_eq(got, bad[i].message);
+                ck_assert_int_eq(c.slots, 10);
+        }
+
+        /* The file's own error comes first and names its line. */
+        ck_assert_int_eq(conf_load_string_with(&test_schema, "t.ini", "[agent]\nuri =\n", good, 1,
+                                               &c, NULL, &err),
+                         -EINVAL);
+        conf_error_format(&err, got, sizeof(got));
+        ck_assert_str_eq(got, "t.ini:2: [agent] uri: empty value");
         conf_free(&test_schema, &c);
 }
 END_TEST
@@ -394,6 +500,8 @@ Suite *suite_common(void) {
         tcase_add_test(tc, test_config_defaults_then_file);
         tcase_add_test(tc, test_config_good_file);
         tcase_add_loop_test(tc, test_config_bad_fixture, 0, (int)ELEMENTSOF(bad_fixtures));
+        tcase_add_test(tc, test_config_section_headers);
+        tcase_add_test(tc, test_config_assignments);
         tcase_add_test(tc, test_config_unreadable_file);
         tcase_add_test(tc, test_config_long_line_accepted);
         tcase_add_test(tc, test_config_bad_default_is_reported);

@@ -17,9 +17,9 @@ bad=$src/tests/fixtures/agent/bad.ini
 if "$agentd" --config "$bad" --address unix:path=/nonexistent 2>"$tmp/bad.err"; then
 	fail "the agent started with $bad"
 fi
-grep -qF "$bad:4: [limts]: unknown section" "$tmp/bad.err" || {
+grep -qF "$bad:3: [limts]: unknown section" "$tmp/bad.err" || {
 	cat "$tmp/bad.err"
-	fail "the error does not name $bad:4"
+	fail "the error does not name $bad:3"
 }
 if "$agentd" --bogus 2>/dev/null; then
 	fail "an unknown option was accepted"
