@@ -114,30 +114,6 @@ const ConfSchema scenario_schema = {
         .validate = validate,
 };
 
-/* A cross-field error names a key but no line; point at the key's line when
- * the file sets it, so every error in a scenario file reads file:line. */
-static unsigned find_key_line(const char *text, const char *section, const char *key) {
-        bool in_section = false;
-        unsigned line = 1;
-
-        for (const char *p = text; *p; line++) {
-                const char *eol = strchrnul(p, '\n');
-                const char *q = p;
-                size_t klen = strlen(key);
-
-                while (q < eol && (*q == ' ' || *q == '\t'))
-                        q++;
-                if (*q == '[') {
-                        size_t slen = strlen(section);
-                        in_section = strncmp(q + 1, section, slen) == 0 && q[1 + slen] == ']';
-                } else if (in_section && strncmp(q, key, klen) == 0 &&
-                           (q[klen] == ' ' || q[klen] == '=' || q[klen] == '\t'))
-                        return line;
-                p = *eol ? eol + 1 : eol;
-        }
-        return 0;
-}
-
 /* The [policy] names of the TunedKeys, in their order. */
 static const char *const tuned_names[_TUNED_MAX] = {
         [TUNED_ALPHA] = "alpha",
@@ -155,80 +131,41 @@ static const char *const tuned_names[_TUNED_MAX] = {
         [TUNED_LOCALITY_DELAY] = "locality_delay",
 };
 
-static int load_text(const char *name, const char *text, Scenario *ret, char *err,
-                     size_t err_size) {
+static int load_text(const char *name, const char *text, const ScenarioOverride *overrides,
+                     size_t n_overrides, Scenario *ret, char *err, size_t err_size) {
+        _cleanup_free_ ConfAssignment *assignments =
+                calloc(n_overrides ? n_overrides : 1, sizeof(ConfAssignment));
+        bool set[ELEMENTSOF(keys)];
         Scenario s = { 0 };
         ConfError e;
         int r;
 
-        r = conf_load_string(&scenario_schema, name, text, &s, &e);
+        if (!assignments)
+                return -ENOMEM;
+        for (size_t i = 0; i < n_overrides; i++)
+                assignments[i] = (ConfAssignment){ .section = overrides[i].section,
+                                                   .key = overrides[i].key,
+                                                   .value = overrides[i].value,
+                                                   .where = overrides[i].where };
+        r = conf_load_string_with(&scenario_schema, name, text, assignments, n_overrides, &s, set,
+                                  &e);
         if (r < 0) {
-                if (e.line == 0 && e.key[0])
-                        e.line = find_key_line(text, e.section, e.key);
                 conf_error_format(&e, err, err_size);
                 return r;
         }
-        /* The schema cannot tell a value set to its zero from one not set;
-         * the text can. */
-        for (unsigned k = 0; k < _TUNED_MAX; k++)
-                if (find_key_line(text, "policy", tuned_names[k]) > 0)
-                        s.tuned |= TUNED(k);
+        /* The schema cannot tell a value set to its zero from one not set. */
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                for (unsigned k = 0; k < _TUNED_MAX; k++)
+                        if (set[i] && strcmp(keys[i].section, "policy") == 0 &&
+                            strcmp(keys[i].key, tuned_names[k]) == 0)
+                                s.tuned |= TUNED(k);
         *ret = s;
         return 0;
 }
 
 int scenario_load_string(const char *name, const char *text, Scenario *ret, char *err,
                          size_t err_size) {
-        return load_text(name, text, ret, err, err_size);
-}
-
-/* Offset of the start of line number line (1-based) in text. */
-static size_t line_offset(const char *text, unsigned line) {
-        const char *p = text;
-
-        for (unsigned l = 1; l < line && *p; l++) {
-                const char *eol = strchrnul(p, '\n');
-                p = *eol ? eol + 1 : eol;
-        }
-        return (size_t)(p - text);
-}
-
-/* Line of the header of [section], 0 when there is none. */
-static unsigned find_section_line(const char *text, const char *section) {
-        size_t slen = strlen(section);
-        unsigned line = 1;
-
-        for (const char *p = text; *p; line++) {
-                const char *eol = strchrnul(p, '\n');
-                while (p < eol && (*p == ' ' || *p == '\t'))
-                        p++;
-                if (*p == '[' && strncmp(p + 1, section, slen) == 0 && p[1 + slen] == ']')
-                        return line;
-                p = *eol ? eol + 1 : eol;
-        }
-        return 0;
-}
-
-/* The text with "key = value" in [section]: in place of the key's line when
- * the file sets it, else right after the section's header, else in a new
- * section at the end. */
-static char *text_override(const char *text, const ScenarioOverride *o) {
-        unsigned line = find_key_line(text, o->section, o->key);
-        char *out = NULL;
-        int r;
-
-        if (line > 0) {
-                size_t start = line_offset(text, line), end = line_offset(text, line + 1);
-                r = asprintf(&out, "%.*s%s = %s\n%s", (int)start, text, o->key, o->value,
-                             text + end);
-        } else if ((line = find_section_line(text, o->section)) > 0) {
-                size_t end = line_offset(text, line + 1);
-                r = asprintf(&out, "%.*s%s%s = %s\n%s", (int)end, text,
-                             end > 0 && text[end - 1] != '\n' ? "\n" : "", o->key, o->value,
-                             text + end);
-        } else
-                r = asprintf(&out, "%s\n[%s]\n%s = %s\n", text, o->section, o->key, o->value);
-        return r < 0 ? NULL : out;
+        return load_text(name, text, NULL, 0, ret, err, err_size);
 }
 
 int scenario_override_parse(const char *assignment, ScenarioOverride *ret) {
@@ -242,6 +179,7 @@ int scenario_override_parse(const char *assignment, ScenarioOverride *ret) {
         memcpy(o.section, assignment, (size_t)(dot - assignment));
         memcpy(o.key, dot + 1, (size_t)(eq - dot - 1));
         o.value = eq + 1;
+        snprintf(o.where, sizeof(o.where), "--set %s", assignment);
         *ret = o;
         return 0;
 }
@@ -263,25 +201,9 @@ int scenario_load(const char *path, const ScenarioOverride *overrides, size_t n_
                 snprintf(err, err_size, "%s: cannot read", path);
                 return -EIO;
         }
-        /* The file alone first, so that its own errors name its own lines. */
-        r = load_text(path, text ? text : "", &s, err, err_size);
+        r = load_text(path, text ? text : "", overrides, n_overrides, &s, err, err_size);
         if (r < 0)
                 return r;
-        scenario_done(&s);
-        for (size_t i = 0; i < n_overrides; i++) {
-                char *next = text_override(text ? text : "", &overrides[i]);
-                if (!next)
-                        return -ENOMEM;
-                free(text);
-                text = next;
-        }
-        r = load_text(path, text ? text : "", &s, err, err_size);
-        if (r < 0) {
-                char detail[512];
-                snprintf(detail, sizeof(detail), "%s", err);
-                snprintf(err, err_size, "%s (with the --set values)", detail);
-                return r;
-        }
         if (s.workload_file[0] != '/') {
                 char *resolved;
                 dir_copy = strdup(path);

@@ -68,15 +68,16 @@ typedef struct ScenarioOverride {
         char section[32];
         char key[32];
         const char *value; /* points into the parsed string */
+        char where[CONF_ERROR_TEXT_MAX]; /* "--set section.key=value", naming it in errors */
 } ScenarioOverride;
 
 /* -EINVAL unless assignment is section.key=value (value may be empty). */
 int scenario_override_parse(const char *assignment, ScenarioOverride *ret);
 
-/* Loads path, then again with the overrides in place of (or added to) the
- * file's keys; a relative workload file is resolved against the scenario's
- * directory. Errors go to err as "file:line: ..." (the line of the key when
- * a cross-field check fails). */
+/* Loads path, then the overrides in order (a later one wins); a relative
+ * workload file is resolved against the scenario's directory. Errors go to
+ * err as "file:line: ..." or "--set section.key=value: ...", naming what set
+ * the key a cross-field check refuses. */
 int scenario_load(const char *path, const ScenarioOverride *overrides, size_t n_overrides,
                   Scenario *ret, char *err, size_t err_size);
 int scenario_load_string(const char *name, const char *text, Scenario *ret, char *err,

@@ -487,7 +487,8 @@ static const struct {
           "s.ini:4: [cluster] masters: 4 masters leave no slave among 4 VMs" },
         { "[hadoop]\nsort_buffer = 300M\n",
           "s.ini:2: [hadoop] sort_buffer: the sort buffer must fit in the task heap" },
-        { "[clusterx]\nhosts = 1\n", "s.ini:2: [clusterx]: unknown section" },
+        { "[clusterx]\nhosts = 1\n", "s.ini:1: [clusterx]: unknown section" },
+        { "[cluster]\nhosts = 1\n[clustr]\n", "s.ini:3: [clustr]: unknown section" },
         { "[policy]\nalpha = fast\n", "s.ini:2: [policy] alpha: invalid number 'fast'" },
         { "[interference]\nenabled = yes\n",
           "s.ini: [interference] jobs: required when interference is enabled" },
@@ -506,9 +507,29 @@ END_TEST
 
 START_TEST(test_scenario_overrides) {
         _cleanup_free_ char *dir = test_make_tmpdir(), *path = NULL;
-        static const char *const good[] = { "cluster.hosts=4", "cluster.vms=8",
-                                            "workload.jobs=grep", "policy.alpha=0.5" };
-        ScenarioOverride o[ELEMENTSOF(good)], bad;
+        /* A later one wins; keys and sections the file lacks are added. */
+        static const char *const good[] = { "cluster.hosts=3",    "cluster.vms=8",
+                                            "workload.jobs=grep", "policy.alpha=0.5",
+                                            "policy.settle=0",    "cluster.hosts=4" };
+        static const struct {
+                const char *assignment;
+                const char *error; /* "/s.ini": the file, in the test's directory */
+        } bad[] = {
+                { "polcy.alpha=1", "--set polcy.alpha=1: [polcy]: unknown section" },
+                { "policy.alfa=1", "--set policy.alfa=1: [policy] alfa: unknown key" },
+                { "cluster.vm_cap=-1",
+                  "--set cluster.vm_cap=-1: [cluster] vm_cap: value '-1' out of range" },
+                { "workload.jobs=", "--set workload.jobs=: [workload] jobs: empty value" },
+                /* A cross-field error names what set the key it is about. */
+                { "cluster.masters=32",
+                  "--set cluster.masters=32: [cluster] masters: 32 masters leave no slave "
+                  "among 32 VMs" },
+                { "cluster.vms=2", "/s.ini: [cluster] masters: 2 masters leave no slave among "
+                                   "2 VMs" },
+                { "hadoop.task_heap=100M",
+                  "/s.ini:5: [hadoop] sort_buffer: the sort buffer must fit in the task heap" },
+        };
+        ScenarioOverride o[ELEMENTSOF(good)], one;
         Scenario s = { 0 };
         char err[512] = "";
         FILE *f;
@@ -517,28 +538,38 @@ START_TEST(test_scenario_overrides) {
         ck_assert_int_ge(asprintf(&path, "%s/s.ini", dir), 0);
         f = fopen(path, "we");
         ck_assert_ptr_nonnull(f);
-        fputs("[cluster]\nhosts = 2\n\n[policy]\nalpha = 0.3", f); /* no final newline */
+        fputs("[cluster]\nhosts = 2\nvms = 32\n[hadoop]\nsort_buffer = 100M\n\n"
+              "[policy]\nalpha = 0.3", /* no final newline */
+              f);
         fclose(f);
         for (size_t i = 0; i < ELEMENTSOF(good); i++)
                 ck_assert_int_eq(scenario_override_parse(good[i], &o[i]), 0);
         ck_assert_str_eq(o[0].section, "cluster");
         ck_assert_str_eq(o[0].key, "hosts");
-        ck_assert_str_eq(o[0].value, "4");
+        ck_assert_str_eq(o[0].value, "3");
+        ck_assert_str_eq(o[0].where, "--set cluster.hosts=3");
         ck_assert_int_eq(scenario_load(path, o, ELEMENTSOF(o), &s, err, sizeof(err)), 0);
         ck_assert_int_eq(s.hosts, 4);
         ck_assert_int_eq(s.vms, 8);
         ck_assert_str_eq(s.jobs, "grep");
         ck_assert_double_eq(s.alpha, 0.5);
+        ck_assert_uint_eq(s.tuned, TUNED(TUNED_ALPHA) | TUNED(TUNED_SETTLE));
         scenario_done(&s);
 
-        ck_assert_int_eq(scenario_override_parse("cluster.vms=1", &bad), 0);
-        ck_assert_int_eq(scenario_load(path, &bad, 1, &s, err, sizeof(err)), -EINVAL);
-        ck_assert_ptr_nonnull(strstr(err, "masters: 2 masters leave no slave among 1 VMs "
-                                          "(with the --set values)"));
-        ck_assert_int_eq(scenario_override_parse("hosts=1", &bad), -EINVAL);
-        ck_assert_int_eq(scenario_override_parse("cluster.hosts", &bad), -EINVAL);
-        ck_assert_int_eq(scenario_override_parse(".hosts=1", &bad), -EINVAL);
-        ck_assert_int_eq(scenario_override_parse("cluster.=1", &bad), -EINVAL);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                char want[512];
+
+                snprintf(want, sizeof(want), "%s%s", bad[i].error[0] == '/' ? dir : "",
+                         bad[i].error);
+                ck_assert_int_eq(scenario_override_parse(bad[i].assignment, &one), 0);
+                ck_assert_int_eq(scenario_load(path, &one, 1, &s, err, sizeof(err)), -EINVAL);
+                ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s: got '%s'",
+                              bad[i].assignment, err);
+        }
+        ck_assert_int_eq(scenario_override_parse("hosts=1", &one), -EINVAL);
+        ck_assert_int_eq(scenario_override_parse("cluster.hosts", &one), -EINVAL);
+        ck_assert_int_eq(scenario_override_parse(".hosts=1", &one), -EINVAL);
+        ck_assert_int_eq(scenario_override_parse("cluster.=1", &one), -EINVAL);
         unlink(path);
         rmdir(dir);
 }

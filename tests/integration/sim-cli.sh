@@ -59,7 +59,7 @@ expect 2 "unknown policy 'magic'" "$sim" run "$tmp/policy.ini"
 sed 's/^wordcount,150,0.25/wordcount,150,fast/' "$tmp/puma.csv" >"$tmp/bad.csv"
 sed 's/puma.csv/bad.csv/' "$tmp/small.ini" >"$tmp/badwl.ini"
 expect 2 "bad.csv:[0-9]*: map_cpu_s_per_mb: 'fast' is not a number" "$sim" run "$tmp/badwl.ini"
-expect 2 "\[policy\] alpha: invalid number 'fast' (with the --set values)" \
+expect 2 "^flexslot-sim: --set policy.alpha=fast: \[policy\] alpha: invalid number 'fast'" \
 	"$sim" --set policy.alpha=fast run "$tmp/small.ini"
 expect 2 "expected SECTION.KEY=VALUE" "$sim" --set alpha run "$tmp/small.ini"
 "$sim" --set policy.slot_manager=static run "$tmp/small.ini" | grep -q "slot manager static" ||
