@@ -10,10 +10,6 @@
 /* The FlexSlot paper's experiments: each runs scenario files under policy
  * variants and prints our figures beside the paper's. */
 
-#ifndef EXPERIMENT_DEFAULT_DIR
-#define EXPERIMENT_DEFAULT_DIR "sim/scenarios"
-#endif
-
 typedef struct ExperimentOptions {
         const char *scenario_dir;
         const char *out; /* NULL: no files */

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
+#include "sim/data.h"
 #include "sim/experiment.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
@@ -20,7 +21,7 @@
 #define EXIT_USAGE 2
 #define MAX_OVERRIDES 64
 
-static void usage(FILE *f) {
+static void usage(FILE *f, const char *scenario_dir) {
         fprintf(f,
                 "Usage: flexslot-sim [OPTIONS] run SCENARIO.ini\n"
                 "       flexslot-sim [OPTIONS] experiment NAME\n"
@@ -47,7 +48,7 @@ static void usage(FILE *f) {
                 "\n"
                 "Exit status: 0 on success, 1 when a run fails, 2 on bad usage or a bad\n"
                 "scenario or workload file.\n",
-                EXPERIMENT_DEFAULT_DIR);
+                scenario_dir ? scenario_dir : "share/flexslot/scenarios beside bin/");
 }
 
 static int usage_error(const char *fmt, ...) _printf_(1, 2);
@@ -132,9 +133,10 @@ int main(int argc, char **argv) {
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
-        ExperimentOptions opt = { .scenario_dir = EXPERIMENT_DEFAULT_DIR };
+        _cleanup_free_ char *data_scenarios = NULL;
+        ExperimentOptions opt = { 0 };
         ScenarioOverride overrides[MAX_OVERRIDES];
-        int c;
+        int c, r;
 
         log_open("flexslot-sim");
         while ((c = getopt_long(argc, argv, "s:o:S:qh", options, NULL)) >= 0)
@@ -163,7 +165,9 @@ int main(int argc, char **argv) {
                         opt.n_overrides++;
                         break;
                 case 'h':
-                        usage(stdout);
+                        /* Without it, the help says where it would be. */
+                        (void)sim_data_path("scenarios", &data_scenarios);
+                        usage(stdout, data_scenarios);
                         return EXIT_SUCCESS;
                 default:
                         return usage_error("bad option");
@@ -185,6 +189,17 @@ int main(int argc, char **argv) {
                 if (!experiment_find(argv[optind + 1]))
                         return usage_error("unknown experiment '%s' (see 'list')",
                                            argv[optind + 1]);
+                if (!opt.scenario_dir) {
+                        r = sim_data_path("scenarios", &data_scenarios);
+                        if (r < 0) {
+                                fprintf(stderr,
+                                        "flexslot-sim: cannot find the scenarios (%s); "
+                                        "give --scenarios DIR\n",
+                                        strerror(-r));
+                                return EXIT_FAILURE;
+                        }
+                        opt.scenario_dir = data_scenarios;
+                }
                 return experiment_run(argv[optind + 1], &opt);
         }
         return usage_error("unknown command '%s'", argv[optind]);

@@ -7,6 +7,20 @@ PROGRAMS += flexslot-sim
 flexslot-sim_SOURCES := sim/main.c
 flexslot-sim_INSTALL_DIR := bin
 
+# Its scenarios and workloads, found beside bin/ in share/flexslot (sim/data.h):
+# installed there, and linked there in the build tree so that a built program
+# (and the tests and benchmarks) finds the source's.
+SIM_DATA_DIRS := scenarios workloads
+INSTALL_DATA += $(foreach d,$(SIM_DATA_DIRS),$(foreach f,$(wildcard sim/$(d)/*),\
+		$(f):$(PREFIX)/share/flexslot/$(d)/$(notdir $(f)))) \
+	packaging/flexslot-sim.1:$(PREFIX)/share/man/man1/flexslot-sim.1
+
+SIM_DATA_LINKS := $(foreach d,$(SIM_DATA_DIRS),$(BUILD)/share/flexslot/$(d))
+all: $(SIM_DATA_LINKS)
+$(SIM_DATA_LINKS):
+	@mkdir -p $(@D)
+	ln -sfn $(CURDIR)/sim/$(@F) $@
+
 # The Fig. 10 experiment at the paper's full input size (about 20 s on one
 # core), with its CSV files and charts under $(BUILD)/demo.
 demo: all

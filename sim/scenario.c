@@ -3,12 +3,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
+#include "sim/data.h"
 
 #define F(m) CONF_FIELD(Scenario, m)
 #define GB (1024LL * 1024 * 1024)
@@ -70,7 +70,8 @@ static const ConfKey keys[] = {
         DUR("policy", "min_age", min_age, NULL, 0, 3600LL * 1000000),
         DUR("policy", "locality_delay", locality_delay, NULL, 0, 24 * 3600LL * 1000000),
 
-        STR("workload", "file", workload_file, "../workloads/puma.csv"),
+        /* Unset: the PUMA workload that comes with the simulator (sim/data.h). */
+        STR("workload", "file", workload_file, NULL),
         STR("workload", "jobs", jobs, "wordcount"),
         DBL("workload", "scale", scale, "1", 1e-6, 1000),
         INT("workload", "seed", seed, "1", 0, INT64_MAX),
@@ -186,35 +187,26 @@ int scenario_override_parse(const char *assignment, ScenarioOverride *ret) {
 
 int scenario_load(const char *path, const ScenarioOverride *overrides, size_t n_overrides,
                   Scenario *ret, char *err, size_t err_size) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
-        _cleanup_free_ char *text = NULL, *dir_copy = NULL;
+        _cleanup_free_ char *text = NULL, *workload = NULL;
         Scenario s;
-        size_t len = 0;
         int r;
 
-        if (!f) {
-                r = negative_errno();
-                snprintf(err, err_size, "%s: cannot open: %s", path, strerror(-r));
-                return r;
-        }
-        if (getdelim(&text, &len, '\0', f) < 0 && !feof(f)) {
-                snprintf(err, err_size, "%s: cannot read", path);
-                return -EIO;
-        }
-        r = load_text(path, text ? text : "", overrides, n_overrides, &s, err, err_size);
+        r = sim_read_text(path, &text, err, err_size);
         if (r < 0)
                 return r;
-        if (s.workload_file[0] != '/') {
-                char *resolved;
-                dir_copy = strdup(path);
-                if (!dir_copy ||
-                    asprintf(&resolved, "%s/%s", dirname(dir_copy), s.workload_file) < 0) {
-                        scenario_done(&s);
-                        return -ENOMEM;
-                }
-                free(s.workload_file);
-                s.workload_file = resolved;
+        r = load_text(path, text, overrides, n_overrides, &s, err, err_size);
+        if (r < 0)
+                return r;
+        r = s.workload_file ? sim_path_relative_to(path, s.workload_file, &workload)
+                            : sim_data_path("workloads/puma.csv", &workload);
+        if (r < 0) {
+                snprintf(err, err_size, "%s: cannot find the workload file: %s", path,
+                         strerror(-r));
+                scenario_done(&s);
+                return r;
         }
+        free(s.workload_file);
+        s.workload_file = TAKE_PTR(workload);
         *ret = s;
         return 0;
 }

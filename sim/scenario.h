@@ -74,8 +74,9 @@ typedef struct ScenarioOverride {
 /* -EINVAL unless assignment is section.key=value (value may be empty). */
 int scenario_override_parse(const char *assignment, ScenarioOverride *ret);
 
-/* Loads path, then the overrides in order (a later one wins); a relative
- * workload file is resolved against the scenario's directory. Errors go to
+/* Loads path, then the overrides in order (a later one wins). The workload
+ * file comes out absolute: a relative one resolved against the scenario's
+ * directory, none the one that comes with the simulator (sim/data.h). Errors go to
  * err as "file:line: ..." or "--set section.key=value: ...", naming what set
  * the key a cross-field check refuses. */
 int scenario_load(const char *path, const ScenarioOverride *overrides, size_t n_overrides,

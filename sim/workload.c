@@ -9,6 +9,7 @@
 
 #include "common/macro.h"
 #include "common/parse.h"
+#include "sim/data.h"
 
 /* A CSV file: '#' comments and blank lines are skipped, the first other line
  * names the columns (in any order, all required), each further line is one
@@ -194,20 +195,12 @@ int workload_parse(const char *name, const char *text, Workload *ret, char *err,
 }
 
 int workload_load(const char *path, Workload *ret, char *err, size_t err_size) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
         _cleanup_free_ char *text = NULL;
-        size_t len = 0;
+        int r = sim_read_text(path, &text, err, err_size);
 
-        if (!f) {
-                int r = negative_errno();
-                snprintf(err, err_size, "%s: cannot open: %s", path, strerror(-r));
+        if (r < 0)
                 return r;
-        }
-        if (getdelim(&text, &len, '\0', f) < 0 && !feof(f)) {
-                snprintf(err, err_size, "%s: cannot read", path);
-                return -EIO;
-        }
-        return workload_parse(path, text ? text : "", ret, err, err_size);
+        return workload_parse(path, text, ret, err, err_size);
 }
 
 void workload_done(Workload *w) {

@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/macro.h"
+#include "sim/data.h"
 #include "sim/event.h"
 #include "sim/host.h"
 #include "sim/scenario.h"
@@ -505,6 +507,103 @@ START_TEST(test_scenario_bad) {
 }
 END_TEST
 
+/* A scenario without a workload file gets the one that comes with the
+ * simulator; a relative one is read from the scenario's directory, and the
+ * path comes out as the user would write it. */
+START_TEST(test_scenario_workload_paths) {
+        _cleanup_free_ char *dir = test_make_tmpdir(), *real = NULL, *sub = NULL, *path = NULL,
+                            *data = NULL;
+        static const struct {
+                const char *file; /* the [workload] file key, NULL: none */
+                const char *want; /* after the scenario's real directory; NULL: data */
+        } cases[] = {
+                { NULL, NULL },
+                { "w.csv", "/sub/w.csv" },
+                { "./w.csv", "/sub/w.csv" },
+                { "../w.csv", "/w.csv" },
+                { ".././../w.csv", "" },
+                { "../x/../w.csv", "/x/../w.csv" },
+                { "/abs/w.csv", "/abs/w.csv" },
+        };
+
+        ck_assert_ptr_nonnull(dir);
+        real = realpath(dir, NULL);
+        ck_assert_ptr_nonnull(real);
+        ck_assert_int_ge(asprintf(&sub, "%s/sub", dir), 0);
+        ck_assert_int_eq(mkdir(sub, 0755), 0);
+        ck_assert_int_ge(asprintf(&path, "%s/s.ini", sub), 0);
+        ck_assert_int_eq(sim_data_path("workloads/puma.csv", &data), 0);
+        ck_assert_int_eq(access(data, R_OK), 0);
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *want = NULL, *parent = strdup(real);
+                Scenario s = { 0 };
+                char err[512] = "";
+                FILE *f = fopen(path, "we");
+
+                ck_assert_ptr_nonnull(f);
+                if (cases[i].file)
+                        fprintf(f, "[workload]\nfile = %s\n", cases[i].file);
+                fclose(f);
+                if (!cases[i].want)
+                        want = strdup(data);
+                else if (cases[i].want[0] == '/' && cases[i].file[0] == '/')
+                        want = strdup(cases[i].want);
+                else if (cases[i].want[0] == '\0') {
+                        /* two levels above the test's directory */
+                        *strrchr(parent, '/') = '\0';
+                        ck_assert_int_ge(asprintf(&want, "%s/w.csv", parent), 0);
+                } else
+                        ck_assert_int_ge(asprintf(&want, "%s%s", real, cases[i].want), 0);
+                ck_assert_msg(scenario_load(path, NULL, 0, &s, err, sizeof(err)) == 0, "%s", err);
+                ck_assert_str_eq(s.workload_file, want);
+                scenario_done(&s);
+        }
+        unlink(path);
+        rmdir(sub);
+        rmdir(dir);
+}
+END_TEST
+
+/* An empty file is empty text; a NUL byte makes it no text file. */
+START_TEST(test_empty_and_binary_files) {
+        _cleanup_free_ char *dir = test_make_tmpdir(), *ini = NULL, *csv = NULL;
+        Scenario s = { 0 };
+        Workload w = { 0 };
+        char err[512] = "", want[512];
+        FILE *f;
+
+        ck_assert_ptr_nonnull(dir);
+        ck_assert_int_ge(asprintf(&ini, "%s/s.ini", dir), 0);
+        ck_assert_int_ge(asprintf(&csv, "%s/w.csv", dir), 0);
+        f = fopen(ini, "we");
+        ck_assert_ptr_nonnull(f);
+        fclose(f);
+        f = fopen(csv, "we");
+        ck_assert_ptr_nonnull(f);
+        fclose(f);
+        ck_assert_msg(scenario_load(ini, NULL, 0, &s, err, sizeof(err)) == 0, "%s", err);
+        ck_assert_int_eq(s.hosts, 8);
+        scenario_done(&s);
+        ck_assert_int_eq(workload_load(csv, &w, err, sizeof(err)), -EINVAL);
+        snprintf(want, sizeof(want), "%s:1: no benchmarks", csv);
+        ck_assert_str_eq(err, want);
+
+        f = fopen(ini, "we");
+        ck_assert_ptr_nonnull(f);
+        fputs("[cluster]\nhosts = 2", f);
+        fputc('\0', f);
+        fputs("\nvms = x\n", f);
+        fclose(f);
+        ck_assert_int_eq(scenario_load(ini, NULL, 0, &s, err, sizeof(err)), -EINVAL);
+        snprintf(want, sizeof(want), "%s: contains a NUL byte", ini);
+        ck_assert_str_eq(err, want);
+        unlink(ini);
+        unlink(csv);
+        rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_scenario_overrides) {
         _cleanup_free_ char *dir = test_make_tmpdir(), *path = NULL;
         /* A later one wins; keys and sections the file lacks are added. */
@@ -601,6 +700,8 @@ Suite *suite_sim(void) {
         tcase_add_test(tc, test_workload_mutations);
         tcase_add_test(tc, test_scenario_defaults_are_the_testbed);
         tcase_add_loop_test(tc, test_scenario_bad, 0, (int)ELEMENTSOF(bad_scenarios));
+        tcase_add_test(tc, test_scenario_workload_paths);
+        tcase_add_test(tc, test_empty_and_binary_files);
         tcase_add_test(tc, test_scenario_overrides);
         suite_add_tcase(s, tc);
         return s;

@@ -4,15 +4,9 @@
 # install keeps an edited configuration; uninstall removes what it installed
 # except the configuration.
 set -eu
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/lib/cli.sh
+. "$FLEXSLOT_SRCDIR/tests/lib/cli.sh"
 dest="$tmp/root"
-run_make() {
-	make --no-print-directory -C "$FLEXSLOT_SRCDIR" BUILD="$FLEXSLOT_BUILD" \
-		DESTDIR="$dest" PREFIX=/usr "$@" >>"$tmp/make.log" 2>&1 ||
-		{ cat "$tmp/make.log"; echo "make $* failed"; exit 1; }
-}
-fail() { echo "FAIL: $*"; exit 1; }
 
 run_make install
 for f in usr/sbin/flexslot-agentd etc/flexslot/agent.ini \

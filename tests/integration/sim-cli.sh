@@ -6,27 +6,8 @@ set -eu
 
 sim="$FLEXSLOT_BUILD/bin/flexslot-sim"
 src="$FLEXSLOT_SRCDIR"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-
-# expect STATUS PATTERN command...: the command exits STATUS and its stderr
-# matches PATTERN.
-expect() {
-	want=$1
-	pattern=$2
-	shift 2
-	set +e
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	set -e
-	[ "$got" -eq "$want" ] || fail "$* exited $got, expected $want: $(cat "$tmp/err")"
-	grep -q -- "$pattern" "$tmp/err" || fail "$*: stderr lacks '$pattern': $(cat "$tmp/err")"
-}
+# shellcheck source=tests/lib/cli.sh
+. "$src/tests/lib/cli.sh"
 
 "$sim" --help | grep -q "experiment NAME" || fail "--help"
 expect 2 "missing command" "$sim"
