@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
+#include "common/version.h"
 #include "sim/data.h"
 #include "sim/experiment.h"
 #include "sim/report.h"
@@ -45,6 +46,7 @@ static void usage(FILE *f, const char *scenario_dir) {
                 "                     change one scenario key (repeatable), e.g.\n"
                 "                     --set policy.slot_manager=flexslot\n"
                 "  -h, --help         show this help\n"
+                "      --version      show the version\n"
                 "\n"
                 "Exit status: 0 on success, 1 when a run fails, 2 on bad usage or a bad\n"
                 "scenario or workload file.\n",
@@ -123,6 +125,16 @@ out:
         return status;
 }
 
+/* getopt's complaint, in our words. A missing value is only possible for
+ * the last argument; an unknown long option leaves optopt 0. */
+static int option_error(int c, char **argv) {
+        if (c == ':')
+                return usage_error("option '%s' needs a value", argv[optind - 1]);
+        if (optopt != 0)
+                return usage_error("unknown option '-%c'", optopt);
+        return usage_error("unknown option '%s'", argv[optind - 1]);
+}
+
 int main(int argc, char **argv) {
         static const struct option options[] = {
                 { "seed", required_argument, NULL, 's' },
@@ -131,15 +143,18 @@ int main(int argc, char **argv) {
                 { "quick", no_argument, NULL, 'q' },
                 { "set", required_argument, NULL, 'O' },
                 { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
                 {},
         };
         _cleanup_free_ char *data_scenarios = NULL;
         ExperimentOptions opt = { 0 };
         ScenarioOverride overrides[MAX_OVERRIDES];
-        int c, r;
+        const char *command;
+        int c, n_args, r;
 
         log_open("flexslot-sim");
-        while ((c = getopt_long(argc, argv, "s:o:S:qh", options, NULL)) >= 0)
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":s:o:S:qh", options, NULL)) >= 0)
                 switch (c) {
                 case 's':
                         if (parse_int64(optarg, 0, INT64_MAX, &opt.seed) < 0)
@@ -169,22 +184,29 @@ int main(int argc, char **argv) {
                         (void)sim_data_path("scenarios", &data_scenarios);
                         usage(stdout, data_scenarios);
                         return EXIT_SUCCESS;
+                case 'V':
+                        printf("flexslot-sim %s\n", FLEXSLOT_VERSION);
+                        return EXIT_SUCCESS;
                 default:
-                        return usage_error("bad option");
+                        return option_error(c, argv);
                 }
         if (optind >= argc)
                 return usage_error("missing command (run, experiment or list)");
-        if (strcmp(argv[optind], "list") == 0 && argc - optind == 1) {
+        command = argv[optind];
+        n_args = argc - optind - 1;
+        if (strcmp(command, "list") == 0) {
+                if (n_args != 0)
+                        return usage_error("list takes no arguments");
                 experiment_list(stdout);
                 return EXIT_SUCCESS;
         }
-        if (strcmp(argv[optind], "run") == 0) {
-                if (argc - optind != 2)
+        if (strcmp(command, "run") == 0) {
+                if (n_args != 1)
                         return usage_error("run takes one scenario file");
                 return cmd_run(argv[optind + 1], &opt);
         }
-        if (strcmp(argv[optind], "experiment") == 0) {
-                if (argc - optind != 2)
+        if (strcmp(command, "experiment") == 0) {
+                if (n_args != 1)
                         return usage_error("experiment takes one name (see 'list')");
                 if (!experiment_find(argv[optind + 1]))
                         return usage_error("unknown experiment '%s' (see 'list')",
@@ -202,5 +224,5 @@ int main(int argc, char **argv) {
                 }
                 return experiment_run(argv[optind + 1], &opt);
         }
-        return usage_error("unknown command '%s'", argv[optind]);
+        return usage_error("unknown command '%s'", command);
 }

@@ -1,0 +1,71 @@
+#!/bin/sh
+# flexslot-sim's command line as a new user meets it: --version, every usage
+# error exits 2 with the --help hint, --set errors name the --set, an empty
+# unknown section is refused (by the agent too), paths are reported as
+# resolved from what was given.
+set -eu
+
+sim="$FLEXSLOT_BUILD/bin/flexslot-sim"
+agent="$FLEXSLOT_BUILD/bin/flexslot-agentd"
+src="$FLEXSLOT_SRCDIR"
+# shellcheck source=tests/lib/cli.sh
+. "$src/tests/lib/cli.sh"
+
+# usage PATTERN args...: a usage error, with the hint.
+usage() {
+	pattern=$1
+	shift
+	expect 2 "^flexslot-sim: $pattern\$" "$sim" "$@"
+	grep -qx "Try 'flexslot-sim --help'." "$tmp/err" || fail "$*: no --help hint"
+}
+
+version=$(sed -n 's/^#define FLEXSLOT_VERSION "\(.*\)"$/\1/p' "$src/common/version.h")
+[ -n "$version" ] || fail "no FLEXSLOT_VERSION in common/version.h"
+[ "$("$sim" --version)" = "flexslot-sim $version" ] || fail "--version: $("$sim" --version)"
+
+usage "unknown option '--bogus'" --bogus list
+usage "unknown option '-x'" -x list
+usage "unknown option '-x'" -qx list
+usage "option '--seed' needs a value" list --seed
+usage "option '-o' needs a value" list -o
+usage "invalid seed 'x'" --seed x list
+usage "list takes no arguments" list extra
+usage "run takes one scenario file" run
+usage "run takes one scenario file" run a.ini b.ini
+usage "experiment takes one name (see 'list')" experiment
+usage "unknown command 'fly'" fly
+usage "missing command (run, experiment or list)"
+
+# --set errors name the --set, never a line of the file.
+cp "$src/sim/scenarios/fig10.ini" "$tmp/good.ini"
+expect 2 "^flexslot-sim: --set polcy.alpha=1: \[polcy\]: unknown section$" \
+	"$sim" --set polcy.alpha=1 run "$tmp/good.ini"
+expect 2 "^flexslot-sim: --set cluster.vm_cap=-1: \[cluster\] vm_cap: value '-1' out of range" \
+	"$sim" --set cluster.vm_cap=-1 run "$tmp/good.ini"
+expect 2 "^flexslot-sim: --set cluster.masters=40: \[cluster\] masters: 40 masters leave" \
+	"$sim" --set cluster.masters=40 run "$tmp/good.ini"
+expect 2 "^flexslot-sim: --set policy.alpha=20: \[policy\] alpha: value '20' out of range" \
+	"$sim" --set policy.alpha=0.5 --set policy.alpha=20 experiment fig14
+
+# An empty unknown section, in a scenario and in the agent's file.
+printf '[agnt]\n' >"$tmp/x.ini"
+expect 2 "^flexslot-sim: $tmp/x.ini:1: \[agnt\]: unknown section$" "$sim" run "$tmp/x.ini"
+if "$agent" --config="$tmp/x.ini" --address=unix:path="$tmp/no-bus" 2>"$tmp/err"; then
+	fail "the agent started with an unknown section"
+fi
+grep -q "$tmp/x.ini:1: \[agnt\]: unknown section" "$tmp/err" || fail "agent: $(cat "$tmp/err")"
+
+# Paths as resolved from what the user gave: an empty scenario runs on the
+# workload that comes with the simulator; a relative workload file is read
+# from the scenario's directory and reported without "./" or "dir/..".
+mkdir "$tmp/a" "$tmp/a/b"
+: >"$tmp/a/empty.ini"
+(cd "$tmp/a" && "$sim" --set workload.scale=0.02 run empty.ini >"$tmp/out") ||
+	fail "empty scenario"
+grep -q "^scenario empty.ini: wordcount" "$tmp/out" || fail "empty scenario: $(cat "$tmp/out")"
+printf '[workload]\nfile = ../nope.csv\n' >"$tmp/a/b/w.ini"
+real=$(cd "$tmp" && pwd -P)
+(cd "$tmp/a" && expect 2 "^flexslot-sim: $real/a/nope.csv: cannot open: No such file" \
+	"$sim" run ./b/w.ini)
+
+echo "sim-usage: ok"
