@@ -35,6 +35,9 @@ struct EventQueue {
         uint64_t dispatched;
         usec_t now;
         bool stopped;
+        EventHookFn hook;
+        void *hook_data;
+        uint64_t hook_every, hook_at; /* hook_at: a count of dispatched events */
 };
 
 #define NO_SLOT UINT32_MAX
@@ -242,15 +245,31 @@ void event_queue_stop(EventQueue *q) {
         q->stopped = true;
 }
 
+void event_queue_set_hook(EventQueue *q, uint64_t every, EventHookFn fn, void *userdata) {
+        q->hook = every > 0 ? fn : NULL;
+        q->hook_data = userdata;
+        q->hook_every = every;
+        q->hook_at = q->dispatched + every;
+}
+
 uint64_t event_queue_run(EventQueue *q, usec_t until) {
         uint64_t n = 0;
 
         q->stopped = false;
         while (q->n_heap > 0 && !q->stopped && q->heap[0].time <= until) {
-                HeapEntry top = q->heap[0];
-                EventRecord *rec = &q->records[top.slot];
-                uint32_t generation = rec->generation;
+                HeapEntry top;
+                EventRecord *rec;
+                uint32_t generation;
                 usec_t again;
+
+                /* Here, before the next event, the last one is all done. */
+                if (q->hook && q->dispatched == q->hook_at) {
+                        q->hook_at += q->hook_every;
+                        q->hook(q, q->hook_data);
+                }
+                top = q->heap[0];
+                rec = &q->records[top.slot];
+                generation = rec->generation;
 
                 q->now = top.time;
                 /* The event stays in the heap (at the top) while its callback

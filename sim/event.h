@@ -45,3 +45,8 @@ usec_t event_queue_next_time(const EventQueue *q);
  * until, or a callback called event_queue_stop(). Returns the number run. */
 uint64_t event_queue_run(EventQueue *q, usec_t until);
 void event_queue_stop(EventQueue *q);
+
+/* Has event_queue_run() call fn after each `every` events (0: never), before
+ * the next one; for watching a long run: fn must not change the queue. */
+typedef void (*EventHookFn)(EventQueue *q, void *userdata);
+void event_queue_set_hook(EventQueue *q, uint64_t every, EventHookFn fn, void *userdata);

@@ -283,6 +283,7 @@ static int cell_open(const Experiment *e, const Variant *v, const char *benchmar
                 cell_close(c);
                 return r == -EINVAL ? 2 : 1;
         }
+        sim_set_progress(c->sim, opt->progress, opt->progress_data);
         return 0;
 }
 

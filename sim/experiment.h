@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "sim/scenario.h"
+#include "sim/sim.h"
 
 /* The FlexSlot paper's experiments: each runs scenario files under policy
  * variants and prints our figures beside the paper's. */
@@ -19,6 +20,8 @@ typedef struct ExperimentOptions {
         /* --set values, applied to every scenario before the variants. */
         const ScenarioOverride *overrides;
         size_t n_overrides;
+        SimProgressFn progress; /* NULL: none; given to every run */
+        void *progress_data;
 } ExperimentOptions;
 
 typedef struct Experiment Experiment;

@@ -3,14 +3,17 @@
  * simulated cluster. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
+#include "common/time-util.h"
 #include "common/version.h"
 #include "sim/data.h"
 #include "sim/experiment.h"
@@ -21,6 +24,8 @@
 
 #define EXIT_USAGE 2
 #define MAX_OVERRIDES 64
+/* A terminal's progress line changes at most this often. */
+#define PROGRESS_INTERVAL (250 * USEC_PER_MSEC)
 
 static void usage(FILE *f, const char *scenario_dir) {
         fprintf(f,
@@ -48,6 +53,7 @@ static void usage(FILE *f, const char *scenario_dir) {
                 "  -h, --help         show this help\n"
                 "      --version      show the version\n"
                 "\n"
+                "On a terminal, a run shows its progress on stderr.\n"
                 "Exit status: 0 on success, 1 when a run fails, 2 on bad usage or a bad\n"
                 "scenario or workload file.\n",
                 scenario_dir ? scenario_dir : "share/flexslot/scenarios beside bin/");
@@ -64,6 +70,35 @@ static int usage_error(const char *fmt, ...) {
         va_end(ap);
         fprintf(stderr, "\nTry 'flexslot-sim --help'.\n");
         return EXIT_USAGE;
+}
+
+/* The progress line on a terminal's stderr: rewritten in place, at most
+ * every PROGRESS_INTERVAL of wall time, erased when the run ends. */
+typedef struct ProgressLine {
+        usec_t next;
+        bool shown;
+} ProgressLine;
+
+static void progress_line_update(const SimProgress *p, void *userdata) {
+        ProgressLine *line = userdata;
+        usec_t now, t = p->now / USEC_PER_SEC;
+
+        if (p->finished) {
+                if (line->shown)
+                        fputs("\r\033[K", stderr);
+                *line = (ProgressLine){ 0 };
+                return;
+        }
+        now = now_monotonic_usec();
+        if (now < line->next)
+                return;
+        line->next = now + PROGRESS_INTERVAL;
+        line->shown = true;
+        fprintf(stderr,
+                "\r\033[Ksimulated %" PRIu64 ":%02" PRIu64 ":%02" PRIu64 ", %" PRIu64
+                " events, jobs done %zu/%zu",
+                t / 3600, t / 60 % 60, t % 60, p->events, p->jobs_done, p->jobs);
+        fflush(stderr);
 }
 
 static int cmd_run(const char *path, const ExperimentOptions *opt) {
@@ -94,6 +129,7 @@ static int cmd_run(const char *path, const ExperimentOptions *opt) {
                 status = r == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
                 goto out;
         }
+        sim_set_progress(sim, opt->progress, opt->progress_data);
         r = sim_run(sim);
         if (r < 0) {
                 fprintf(stderr, "flexslot-sim: %s: the run failed: %s\n", path,
@@ -149,6 +185,7 @@ int main(int argc, char **argv) {
         _cleanup_free_ char *data_scenarios = NULL;
         ExperimentOptions opt = { 0 };
         ScenarioOverride overrides[MAX_OVERRIDES];
+        ProgressLine progress = { 0 };
         const char *command;
         int c, n_args, r;
 
@@ -199,6 +236,10 @@ int main(int argc, char **argv) {
                         return usage_error("list takes no arguments");
                 experiment_list(stdout);
                 return EXIT_SUCCESS;
+        }
+        if (isatty(STDERR_FILENO)) {
+                opt.progress = progress_line_update;
+                opt.progress_data = &progress;
         }
         if (strcmp(command, "run") == 0) {
                 if (n_args != 1)

@@ -164,6 +164,8 @@ struct Sim {
         bool check_invariants;
         char invariant_error[256];
         int error; /* first failure inside an event callback */
+        SimProgressFn progress;
+        void *progress_data;
 };
 
 /* engine.c */

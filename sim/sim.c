@@ -496,7 +496,31 @@ static int collect(Sim *s) {
         return 0;
 }
 
-int sim_run(Sim *s) {
+static void report_progress(Sim *s, bool finished) {
+        SimProgress p = {
+                .now = event_queue_now(s->queue),
+                .events = event_queue_dispatched(s->queue),
+                .finished = finished,
+        };
+
+        for (unsigned c = 0; c < s->n_clusters; c++) {
+                p.jobs_done += s->clusters[c].n_finished;
+                p.jobs += s->clusters[c].n_jobs;
+        }
+        s->progress(&p, s->progress_data);
+}
+
+static void progress_hook(EventQueue *q, void *userdata) {
+        report_progress(userdata, false);
+}
+
+void sim_set_progress(Sim *s, SimProgressFn fn, void *userdata) {
+        s->progress = fn;
+        s->progress_data = userdata;
+        event_queue_set_hook(s->queue, fn ? SIM_PROGRESS_EVENTS : 0, progress_hook, s);
+}
+
+static int run_events(Sim *s) {
         hosts_advance_all(s);
         event_queue_run(s->queue, HORIZON);
         if (s->error < 0)
@@ -507,6 +531,14 @@ int sim_run(Sim *s) {
                 return -ETIMEDOUT;
         hosts_advance_all(s);
         return collect(s);
+}
+
+int sim_run(Sim *s) {
+        int r = run_events(s);
+
+        if (s->progress)
+                report_progress(s, true);
+        return r;
 }
 
 int sim_set_node_cap(Sim *s, uint32_t node, double cap) {

@@ -91,6 +91,22 @@ size_t sim_n_nodes(const Sim *s);
 /* Runs until every job of both clusters finished (or a safety horizon of
  * simulated time passed: -ETIMEDOUT). */
 int sim_run(Sim *s);
+
+/* How far a run is, for a progress display. */
+typedef struct SimProgress {
+        usec_t now; /* simulated time */
+        uint64_t events;
+        size_t jobs_done, jobs; /* of both clusters */
+        bool finished;          /* the last call, as sim_run() returns */
+} SimProgress;
+
+typedef void (*SimProgressFn)(const SimProgress *p, void *userdata);
+
+/* sim_run() calls fn every SIM_PROGRESS_EVENTS events and as it returns,
+ * whatever the outcome. What to show, and how often in wall time, is the
+ * caller's: the simulation reads no clock. */
+#define SIM_PROGRESS_EVENTS 4096
+void sim_set_progress(Sim *s, SimProgressFn fn, void *userdata);
 const SimResults *sim_results(const Sim *s);
 
 /* Model invariants, checked after every host update when enabled (tests):

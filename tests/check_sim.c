@@ -156,6 +156,48 @@ START_TEST(test_heap_move) {
 }
 END_TEST
 
+typedef struct HookLog {
+        uint64_t dispatched[8];
+        usec_t now[8];
+        int n;
+} HookLog;
+
+static void log_hook(EventQueue *q, void *userdata) {
+        HookLog *log = userdata;
+
+        log->dispatched[log->n] = event_queue_dispatched(q);
+        log->now[log->n++] = event_queue_now(q);
+}
+
+/* The hook comes after every third event, between two events, and not
+ * after the last one: nothing is left to watch. */
+START_TEST(test_heap_hook) {
+        _cleanup_(event_queue_freep) EventQueue *q = NULL;
+        Trace trace = { 0 };
+        Tag tags[10];
+        HookLog log = { 0 };
+
+        ck_assert_int_eq(event_queue_new(&q), 0);
+        for (int i = 0; i < 10; i++) {
+                tags[i] = (Tag){ &trace, i };
+                ck_assert_int_eq(event_queue_schedule(q, 10 * (usec_t)i, record, &tags[i], NULL),
+                                 0);
+        }
+        event_queue_set_hook(q, 3, log_hook, &log);
+        ck_assert_uint_eq(event_queue_run(q, 45), 5); /* and on across two runs */
+        ck_assert_uint_eq(event_queue_run(q, USEC_INFINITY), 5);
+        ck_assert_int_eq(log.n, 3);
+        for (int i = 0; i < 3; i++) {
+                ck_assert_uint_eq(log.dispatched[i], 3 * (uint64_t)(i + 1));
+                ck_assert_uint_eq(log.now[i], 10 * (usec_t)(3 * i + 2));
+        }
+        event_queue_set_hook(q, 0, log_hook, &log);
+        ck_assert_int_eq(event_queue_schedule(q, 100, record, &tags[0], NULL), 0);
+        event_queue_run(q, USEC_INFINITY);
+        ck_assert_int_eq(log.n, 3);
+}
+END_TEST
+
 /* Many random events, with random cancels: the order is always
  * non-decreasing in (time, sequence). */
 typedef struct Seen {
@@ -684,6 +726,7 @@ Suite *suite_sim(void) {
         tcase_add_test(tc, test_heap_periodic_and_cancel_from_callback);
         tcase_add_test(tc, test_heap_move);
         tcase_add_test(tc, test_heap_random_order);
+        tcase_add_test(tc, test_heap_hook);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("host-model");

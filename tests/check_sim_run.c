@@ -247,6 +247,60 @@ START_TEST(test_same_seed_same_run) {
 }
 END_TEST
 
+typedef struct ProgressLog {
+        unsigned calls, finished;
+        SimProgress last;
+        bool bad;
+} ProgressLog;
+
+static void log_progress(const SimProgress *p, void *userdata) {
+        ProgressLog *log = userdata;
+
+        /* Every SIM_PROGRESS_EVENTS events, time and jobs only growing, and
+         * a last call after which nothing comes. */
+        if (log->finished > 0 || p->now < log->last.now || p->jobs_done < log->last.jobs_done ||
+            p->jobs_done > p->jobs ||
+            (!p->finished && p->events != (log->calls + 1) * (uint64_t)SIM_PROGRESS_EVENTS))
+                log->bad = true;
+        log->calls += !p->finished;
+        log->finished += p->finished;
+        log->last = *p;
+}
+
+/* Progress reports see the run as it goes and leave it as it is. */
+START_TEST(test_progress_reports) {
+        Run plain, watched;
+        ProgressLog log = { 0 };
+        const SimResults *a, *b;
+        char text[1024], err[512] = "";
+
+        run_busy(&plain, "flexslot", "demand", "yes", false);
+        snprintf(text, sizeof(text), busy_cluster, "flexslot", "demand", "yes");
+        memset(&watched, 0, sizeof(watched));
+        ck_assert_int_eq(scenario_load_string("t.ini", text, &watched.sc, err, sizeof(err)), 0);
+        ck_assert_int_eq(workload_parse("t.csv", workload_text, &watched.wl, err, sizeof(err)), 0);
+        ck_assert_int_eq(sim_new(&watched.sc, &watched.wl, &watched.sim, err, sizeof(err)), 0);
+        sim_set_progress(watched.sim, log_progress, &log);
+        ck_assert_int_eq(sim_run(watched.sim), 0);
+
+        a = sim_results(plain.sim);
+        b = sim_results(watched.sim);
+        ck_assert_uint_gt(a->events, SIM_PROGRESS_EVENTS);
+        ck_assert_uint_eq(a->events, b->events);
+        ck_assert(a->makespan == b->makespan);
+        ck_assert(memcmp(a->tasks, b->tasks, a->n_tasks * sizeof(TaskResult)) == 0);
+        ck_assert(!log.bad);
+        ck_assert_uint_eq(log.calls, (b->events - 1) / SIM_PROGRESS_EVENTS);
+        ck_assert_uint_eq(log.finished, 1);
+        ck_assert_uint_eq(log.last.events, b->events);
+        ck_assert_uint_eq(log.last.jobs, 3); /* two, and one in the co-located cluster */
+        ck_assert_uint_eq(log.last.jobs_done, 3);
+        ck_assert_double_eq(usec_to_sec(log.last.now), b->makespan);
+        run_done(&plain);
+        run_done(&watched);
+}
+END_TEST
+
 START_TEST(test_skewness_formula) {
         static const double flat[] = { 3, 3, 3 };
         static const double tail[] = { 1, 1, 1, 1, 6 };
@@ -296,6 +350,7 @@ Suite *suite_sim_run(void) {
         tcase_add_test(tc, test_setup_calls_check_ranges);
         tcase_add_loop_test(tc, test_busy_cluster_conserves_time, 0, 3);
         tcase_add_test(tc, test_same_seed_same_run);
+        tcase_add_test(tc, test_progress_reports);
         tcase_add_test(tc, test_skewness_formula);
         tcase_add_test(tc, test_unknown_policy_and_benchmark);
         suite_add_tcase(s, tc);
