@@ -14,6 +14,7 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "daemon.h"
@@ -185,8 +186,8 @@ static void sample_done(WorkerOutcome outcome, int result, void *data) {
 
         if (outcome == WORKER_TIMEOUT_RUNNING) {
                 /* Still running: no new sample until it returns. */
-                log_warning("The hypervisor did not answer a sample within %.1f s",
-                            usec_to_sec(a->config.hypervisor_timeout));
+                log_warning("The hypervisor did not answer a sample within %s",
+                            FORMAT_DURATION(a->config.hypervisor_timeout));
                 agent_bus_set_available(a, false);
                 set_status(a, false, 0);
                 return;

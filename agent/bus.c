@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bus-errors.h"
+#include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "daemon.h"
@@ -297,7 +298,7 @@ static int reply_change(ChangeJob *j) {
 static void change_done(WorkerOutcome outcome, int result, void *data) {
         ChangeJob *j = data;
         const char *what = safety_resource_to_string(j->change.resource);
-        double timeout = usec_to_sec(j->agent->config.hypervisor_timeout);
+        const char *timeout = FORMAT_DURATION(j->agent->config.hypervisor_timeout);
         int r = 0;
 
         switch (outcome) {
@@ -310,15 +311,15 @@ static void change_done(WorkerOutcome outcome, int result, void *data) {
                             what);
                 r = sd_bus_reply_method_errorf(
                         j->call, AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
-                        "The hypervisor did not answer within %.1f s; the change was not made.",
+                        "The hypervisor did not answer within %s; the change was not made.",
                         timeout);
                 break;
         case WORKER_TIMEOUT_RUNNING:
-                log_warning("%s: %s change outstanding after %.1f s", j->change.domain, what,
+                log_warning("%s: %s change outstanding after %s", j->change.domain, what,
                             timeout);
                 r = sd_bus_reply_method_errorf(
                         j->call, AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
-                        "The hypervisor did not answer within %.1f s; the change may still take "
+                        "The hypervisor did not answer within %s; the change may still take "
                         "effect (watch the Sample signal).",
                         timeout);
                 break;

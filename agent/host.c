@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 
@@ -209,7 +210,7 @@ static void format_value(SafetyResource r, uint64_t v, char *buf, size_t size) {
                 snprintf(buf, size, "%" PRIu64 " vCPUs", v);
                 break;
         case SAFETY_MEMORY:
-                snprintf(buf, size, "%" PRIu64 " MiB", v >> 20);
+                format_size(buf, size, v);
                 break;
         default:
                 snprintf(buf, size, "CPU weight %" PRIu64, v);

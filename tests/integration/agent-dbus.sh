@@ -96,11 +96,17 @@ expect_error NoSuchDomain GetMetrics s nosuch
 expect_error NotRunning SetVcpus su spare 2
 expect_error OutOfRange SetVcpus su worker3 3          # above its maximum of 2
 expect_error OutOfRange SetMemory st worker3 $((256 * 1048576)) # below min-memory
+said "worker3: memory 256M is outside the allowed range [512M, 16G]."
+expect_error OutOfRange SetMemory st worker3 1024
+said "worker3: memory 1K is outside the allowed range [512M, 16G]."
 expect_error StepTooLarge SetVcpus su worker2 4        # max-vcpu-step = 1
 expect_error ChangeTooSmall SetMemory st worker3 $((GIB + 32 * 1048576))
+said "memory change of 32M is smaller than the minimum change 64M."
 # 7G, 2G reserved: worker1 1G + worker2 4G + worker3 1G would be 6G.
 expect_error HostReserve SetMemory st worker2 $((4 * GIB))
+said "memory 4G would leave the host's VMs holding 6G of 7G (2G reserved for the host)."
 expect_error RateLimited SetMemory st worker1 $((GIB / 2)) # changed above, min-interval 60s
+said "changes are at least 60s apart."
 expect_error NotSupported SetCpuWeight st worker3 512  # the test driver has no cpu_shares
 expect_error org.freedesktop.DBus.Error.InvalidArgs SetVcpus su "" 2
 expect_error org.freedesktop.DBus.Error.InvalidArgs SetMemory st worker3 1000
@@ -136,5 +142,6 @@ case $history in "a(t(sssuuttdd)) 2 "*) ;; *) fail "GetHistory: $history" ;; esa
 
 stop_agent
 grep -q "worker1: 2 vCPUs -> 3 vCPUs" "$tmp/agent.log" || fail "the vCPU change was not logged"
-grep -q "worker2: 2048 MiB -> 3072 MiB" "$tmp/agent.log" || fail "the memory change was not logged"
+grep -q "worker2: 2G -> 3G" "$tmp/agent.log" || fail "the memory change was not logged"
+grep -q "worker3: 1G -> 1K refused" "$tmp/agent.log" || fail "the 1K refusal was not logged in K"
 echo "PASS"
