@@ -215,12 +215,19 @@ static void sample_free(void *data) {
 
 static const WorkerJobOps sample_ops = { sample_run, sample_done, sample_free };
 
+/* usec is the time the sample was due, not the time of this call. */
 static int on_sample_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Agent *a = userdata;
         SampleJob *j;
+        usec_t now;
         int r;
 
-        r = sd_event_source_set_time_relative(s, a->config.interval);
+        /* Samples are due on a fixed schedule, one interval after the
+         * previous deadline: re-arming from now would add the loop's latency
+         * (and the timer's slack) to every interval. */
+        r = sd_event_now(sd_event_source_get_event(s), CLOCK_MONOTONIC, &now);
+        if (r >= 0)
+                r = sd_event_source_set_time(s, usec_next_deadline(usec, a->config.interval, now));
         if (r < 0)
                 return log_error_errno(r, "Cannot rearm the sampling timer");
         r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
@@ -355,7 +362,11 @@ static int agent_start(Agent *a) {
         if (r < 0)
                 return log_error_errno(r, "Cannot attach the bus to the event loop");
 
-        r = sd_event_add_time_relative(a->event, &a->sample_timer, CLOCK_MONOTONIC, 0, 0,
+        /* sd-event's default accuracy (250ms) would let a sample come that
+         * late; a small fraction of the interval keeps the period while
+         * still letting wake-ups coalesce. */
+        r = sd_event_add_time_relative(a->event, &a->sample_timer, CLOCK_MONOTONIC, 0,
+                                       MIN(a->config.interval / 20, 50 * USEC_PER_MSEC),
                                        on_sample_timer, a);
         if (r < 0)
                 return log_error_errno(r, "Cannot add the sampling timer");

@@ -196,6 +196,20 @@ START_TEST(test_monotonic_time_advances) {
 }
 END_TEST
 
+START_TEST(test_next_deadline_keeps_the_schedule) {
+        const usec_t ms = USEC_PER_MSEC;
+
+        /* On time or late within the period: one period after the deadline. */
+        ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1000 * ms), 1100 * ms);
+        ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1060 * ms), 1100 * ms);
+        ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1100 * ms), 1100 * ms);
+        /* Slots missed are skipped, the schedule is kept. */
+        ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1100 * ms + 1), 1200 * ms);
+        ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1350 * ms), 1400 * ms);
+        ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1400 * ms), 1400 * ms);
+}
+END_TEST
+
 /* ---- log ---- */
 
 /* Runs fn with stderr redirected to a temporary file and returns its text. */
@@ -465,6 +479,7 @@ Suite *suite_common(void) {
 
         tc = tcase_create("time-log");
         tcase_add_test(tc, test_monotonic_time_advances);
+        tcase_add_test(tc, test_next_deadline_keeps_the_schedule);
         tcase_add_test(tc, test_log_plain_and_journal);
         tcase_add_test(tc, test_log_level_names);
         suite_add_tcase(s, tc);
