@@ -21,9 +21,21 @@ grep -qF "$bad:4: [limts]: unknown section" "$tmp/bad.err" || {
 	cat "$tmp/bad.err"
 	fail "the error does not name $bad:4"
 }
-if "$agentd" --bogus 2>/dev/null; then
-	fail "an unknown option was accepted"
-fi
+version=$(sed -n 's/^#define FLEXSLOT_VERSION "\(.*\)"$/\1/p' "$src/common/version.h")
+[ "$("$agentd" --version)" = "flexslot-agentd $version" ] ||
+	fail "--version printed '$("$agentd" --version)'"
+# A bad command line exits 2 with a hint, a bad configuration 1.
+for args in --bogus --config "--log-level=loud" extra; do
+	status=0
+	# shellcheck disable=SC2086
+	"$agentd" $args 2>"$tmp/usage.err" || status=$?
+	[ "$status" -eq 2 ] || fail "flexslot-agentd $args exited with $status, not 2"
+	grep -qxF "Try 'flexslot-agentd --help'." "$tmp/usage.err" ||
+		fail "flexslot-agentd $args gives no hint: $(cat "$tmp/usage.err")"
+done
+status=0
+"$agentd" --config "$bad" --address unix:path=/nonexistent 2>/dev/null || status=$?
+[ "$status" -eq 1 ] || fail "a bad configuration exited with $status, not 1"
 
 # ---- the agent on the test driver ----
 start_bus

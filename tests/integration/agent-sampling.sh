@@ -1,5 +1,6 @@
 #!/bin/sh
-# flexslot-agentd samples at its configured interval: on a private bus, with
+# flexslot-agentd samples at its configured interval, and exits with a
+# failure when its bus goes away. On a private bus, with
 # interval = 100ms, the Sample signals' own timestamps are on average 100ms
 # apart over 30 periods. Taking the mean over many periods, from the times
 # the agent stamped rather than when a busy machine delivered the signals,
@@ -29,7 +30,13 @@ enough_samples() {
 }
 # 3 s at the configured period; the poll gives up after 10 s.
 poll enough_samples || fail "fewer than $((PERIODS + 1)) samples in 10 s"
-stop_agent
+
+# Without its bus the agent exits with a failure, for Restart=on-failure.
+kill "$bus_pid"
+status=0
+wait "$agent_pid" || status=$?
+[ "$status" -eq 1 ] || fail "the agent exited with status $status when its bus went away"
+grep -q "Lost the connection to D-Bus" "$tmp/agent.log" || fail "the lost bus was not logged"
 
 mean_us=$(sample_times | head -n $((PERIODS + 1)) |
 	awk 'NR == 1 { first = $1 } { last = $1 } END { printf "%d", (last - first) / (NR - 1) }')
