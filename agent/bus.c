@@ -230,7 +230,7 @@ DEFINE_POINTER_CLEANUP_FUNC(ChangeJob, change_free);
 static void printable_domain(const char *domain, char buf[static DOMAIN_SHOWN_MAX + 4]) {
         size_t i = 0;
 
-        for (; domain[i] && i < DOMAIN_SHOWN_MAX; i++)
+        for (; i < DOMAIN_SHOWN_MAX && domain[i]; i++)
                 buf[i] = (unsigned char)domain[i] < 0x20 || domain[i] == 0x7f ? '?' : domain[i];
         snprintf(buf + i, 4, "%s", domain[i] ? "..." : "");
 }

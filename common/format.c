@@ -29,12 +29,13 @@ static int exact_decimal(uint64_t v, uint64_t factor, char *buf, size_t size) {
                 return -1;
         buf[n++] = '.';
         for (int digits = 0; rem != 0; digits++) {
+                /* rem < factor <= 2^40: no overflow. */
+                uint64_t tenfold = rem * 10;
+
                 if (digits == FRACTION_DIGITS_MAX)
                         return -1;
-                /* rem < factor <= 2^40: no overflow. */
-                rem *= 10;
-                buf[n++] = (char)('0' + rem / factor);
-                rem %= factor;
+                buf[n++] = (char)('0' + tenfold / factor);
+                rem = tenfold % factor;
         }
         buf[n] = '\0';
         return n;
