@@ -14,13 +14,17 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "common/version.h"
 #include "daemon.h"
 
 #define DEFAULT_CONFIG_FILE "/etc/flexslot/agent.ini"
 /* How long shutdown waits for a libvirt call in progress. */
 #define STOP_WAIT_USEC (5 * USEC_PER_SEC)
+/* A bad command line, as distinct from a failure to run (EXIT_FAILURE). */
+#define EXIT_USAGE 2
 
 typedef struct Options {
         const char *config_file;
@@ -28,7 +32,8 @@ typedef struct Options {
         const char *address;
         const char *uri;
         bool dry_run;
-        const char *log_level;
+        bool log_level_given;
+        LogLevel log_level;
 } Options;
 
 static void help(void) {
@@ -38,6 +43,7 @@ static void help(void) {
                "org.flexslot.Agent1 on D-Bus (metrics, history, safe VM resizing).\n"
                "\n"
                "  -h --help              Show this help and exit\n"
+               "     --version           Show the version and exit\n"
                "  -c --config=FILE       Configuration file (default " DEFAULT_CONFIG_FILE
                ";\n"
                "                         built-in defaults if that does not exist)\n"
@@ -49,11 +55,13 @@ static void help(void) {
                "Options override the configuration file. See flexslot-agentd(8).\n");
 }
 
-/* Returns 1 to run, 0 to exit successfully, < 0 on a usage error. */
+/* Returns 1 to run, 0 to exit successfully, < 0 on a usage error (getopt
+ * or this function has said what was wrong). */
 static int parse_argv(int argc, char **argv, Options *o) {
-        enum { ARG_LOG_LEVEL = 0x100 };
+        enum { ARG_VERSION = 0x100, ARG_LOG_LEVEL };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
                 { "config", required_argument, NULL, 'c' },
                 { "address", required_argument, NULL, 'a' },
                 { "uri", required_argument, NULL, 'u' },
@@ -69,6 +77,9 @@ static int parse_argv(int argc, char **argv, Options *o) {
                 case 'h':
                         help();
                         return 0;
+                case ARG_VERSION:
+                        printf("flexslot-agentd %s\n", FLEXSLOT_VERSION);
+                        return 0;
                 case 'c':
                         o->config_file = optarg;
                         o->config_given = true;
@@ -83,13 +94,17 @@ static int parse_argv(int argc, char **argv, Options *o) {
                         o->dry_run = true;
                         break;
                 case ARG_LOG_LEVEL:
-                        o->log_level = optarg;
+                        if (log_level_from_string(optarg, &o->log_level) < 0) {
+                                log_error("Invalid --log-level '%s'", optarg);
+                                return -EINVAL;
+                        }
+                        o->log_level_given = true;
                         break;
                 default:
                         return -EINVAL;
                 }
         if (optind < argc) {
-                log_error("Unexpected argument '%s'; see --help", argv[optind]);
+                log_error("Unexpected argument '%s'", argv[optind]);
                 return -EINVAL;
         }
         return 1;
@@ -108,7 +123,6 @@ static int replace_string(char **field, const char *value) {
 static int load_config(Agent *a, const Options *o) {
         ConfError err;
         char msg[CONF_ERROR_TEXT_MAX * 2];
-        LogLevel level;
         int r;
 
         if (!o->config_given && access(o->config_file, F_OK) < 0 && errno == ENOENT)
@@ -120,14 +134,9 @@ static int load_config(Agent *a, const Options *o) {
                 log_error("%s", msg);
                 return r;
         }
-        log_set_max_level(agent_config_log_levels[a->config.log_level]);
-        if (o->log_level) {
-                if (log_level_from_string(o->log_level, &level) < 0) {
-                        log_error("Invalid --log-level '%s'", o->log_level);
-                        return -EINVAL;
-                }
-                log_set_max_level(level);
-        }
+        log_set_max_level(o->log_level_given
+                                  ? o->log_level
+                                  : (LogLevel)agent_config_log_levels[a->config.log_level]);
         if (o->address && replace_string(&a->config.address, o->address) < 0)
                 return -ENOMEM;
         if (o->uri && replace_string(&a->config.uri, o->uri) < 0)
@@ -185,8 +194,8 @@ static void sample_done(WorkerOutcome outcome, int result, void *data) {
 
         if (outcome == WORKER_TIMEOUT_RUNNING) {
                 /* Still running: no new sample until it returns. */
-                log_warning("The hypervisor did not answer a sample within %.1f s",
-                            usec_to_sec(a->config.hypervisor_timeout));
+                log_warning("The hypervisor did not answer a sample within %s",
+                            FORMAT_DURATION(a->config.hypervisor_timeout));
                 agent_bus_set_available(a, false);
                 set_status(a, false, 0);
                 return;
@@ -214,12 +223,19 @@ static void sample_free(void *data) {
 
 static const WorkerJobOps sample_ops = { sample_run, sample_done, sample_free };
 
+/* usec is the time the sample was due, not the time of this call. */
 static int on_sample_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Agent *a = userdata;
         SampleJob *j;
+        usec_t now;
         int r;
 
-        r = sd_event_source_set_time_relative(s, a->config.interval);
+        /* Samples are due on a fixed schedule, one interval after the
+         * previous deadline: re-arming from now would add the loop's latency
+         * (and the timer's slack) to every interval. */
+        r = sd_event_now(sd_event_source_get_event(s), CLOCK_MONOTONIC, &now);
+        if (r >= 0)
+                r = sd_event_source_set_time(s, usec_next_deadline(usec, a->config.interval, now));
         if (r < 0)
                 return log_error_errno(r, "Cannot rearm the sampling timer");
         r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
@@ -354,7 +370,11 @@ static int agent_start(Agent *a) {
         if (r < 0)
                 return log_error_errno(r, "Cannot attach the bus to the event loop");
 
-        r = sd_event_add_time_relative(a->event, &a->sample_timer, CLOCK_MONOTONIC, 0, 0,
+        /* sd-event's default accuracy (250ms) would let a sample come that
+         * late; a small fraction of the interval keeps the period while
+         * still letting wake-ups coalesce. */
+        r = sd_event_add_time_relative(a->event, &a->sample_timer, CLOCK_MONOTONIC, 0,
+                                       MIN(a->config.interval / 20, 50 * USEC_PER_MSEC),
                                        on_sample_timer, a);
         if (r < 0)
                 return log_error_errno(r, "Cannot add the sampling timer");
@@ -391,12 +411,16 @@ static int agent_stop(Agent *a) {
 int main(int argc, char **argv) {
         Agent agent = { 0 };
         Options o;
-        int r;
+        int r, status;
 
         log_open(argv[0]);
         r = parse_argv(argc, argv, &o);
-        if (r <= 0)
-                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        if (r < 0) {
+                fprintf(stderr, "Try 'flexslot-agentd --help'.\n");
+                return EXIT_USAGE;
+        }
+        if (r == 0)
+                return EXIT_SUCCESS;
         r = load_config(&agent, &o);
         if (r < 0)
                 return EXIT_FAILURE;
@@ -407,13 +431,19 @@ int main(int argc, char **argv) {
                          agent.config.address ? agent.config.address : "the system bus",
                          agent.config.dry_run ? " (dry run)" : "");
                 (void)sd_notify(false, "READY=1\nSTATUS=Waiting for the first sample");
+                /* Its exit code: 0 after SIGTERM or SIGINT; sd-bus ends it
+                 * with EXIT_FAILURE when the bus goes away, which must reach
+                 * systemd's Restart=on-failure. */
                 r = sd_event_loop(agent.event);
                 if (r < 0)
                         log_error_errno(r, "Event loop failed");
+                else if (r > 0)
+                        log_error("Lost the connection to D-Bus");
                 (void)sd_notify(false, "STOPPING=1");
         }
+        status = r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
         if (agent_stop(&agent) < 0)
                 /* A thread is stuck in libvirt and still uses the state. */
-                _exit(r < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
-        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+                _exit(status);
+        return status;
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 const sd_bus_error_map agent_bus_error_map[] = {
         SD_BUS_ERROR_MAP(AGENT_ERROR_NO_SUCH_DOMAIN, ENOENT),
@@ -30,4 +31,9 @@ int agent_bus_errors_register(void) {
                 return r;
         registered = true;
         return 0;
+}
+
+char *agent_error_no_domain(char *buf, size_t size, const char *domain) {
+        snprintf(buf, size, "No domain '%s'", domain);
+        return buf;
 }

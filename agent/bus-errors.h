@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stddef.h>
+
 #include <systemd/sd-bus.h>
 
 /* org.flexslot.Agent1's named errors, for the agent and its clients. Each
@@ -23,3 +25,7 @@ extern const sd_bus_error_map agent_bus_error_map[];
 
 /* Registers the map once per process (sd-bus keeps a global list). */
 int agent_bus_errors_register(void);
+
+/* The message of Error.NoSuchDomain, without a final period: one text
+ * whichever method finds the domain missing. Returns buf. */
+char *agent_error_no_domain(char *buf, size_t size, const char *domain);

@@ -4,15 +4,20 @@
  * libvirt; changes go to the worker thread and are answered asynchronously,
  * or with Error.HypervisorUnavailable when libvirt does not answer in time. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bus-errors.h"
+#include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "daemon.h"
 
 #define METRICS_TYPE "(sssuuttdd)"
+/* How much of a domain argument an error message or the log repeats. */
+#define DOMAIN_SHOWN_MAX 64
 
 
 static const AgentSnapshot *latest_snapshot(const Agent *a) {
@@ -56,16 +61,18 @@ static int no_sample_error(sd_bus_error *error) {
 static int validate_domain(const char *domain, sd_bus_error *error) {
         if (domain[0] == '\0' || strlen(domain) >= HV_NAME_MAX)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "Invalid domain name '%.64s'.", domain);
+                                         "Invalid domain name '%.*s'.", DOMAIN_SHOWN_MAX, domain);
         return 0;
 }
 
 static const AgentDomain *find_domain(const Agent *a, const char *domain,
                                       sd_bus_error *error) {
         const AgentDomain *d = agent_snapshot_find(latest_snapshot(a), domain);
+        char text[HV_NAME_MAX + 16];
 
         if (!d)
-                sd_bus_error_setf(error, AGENT_ERROR_NO_SUCH_DOMAIN, "No domain '%s'.", domain);
+                sd_bus_error_setf(error, AGENT_ERROR_NO_SUCH_DOMAIN, "%s.",
+                                  agent_error_no_domain(text, sizeof(text), domain));
         return d;
 }
 
@@ -197,23 +204,72 @@ static int method_get_history(sd_bus_message *m, void *userdata, sd_bus_error *e
         return sd_bus_send(NULL, reply, NULL);
 }
 
+typedef struct ChangeJob {
+        Agent *agent;
+        sd_bus_message *call;
+        sd_bus_creds *creds; /* the caller's, NULL if the bus would not say */
+        /* The caller has had its answer (a timeout); the outcome is late. */
+        bool answered;
+        AgentChange change;
+} ChangeJob;
+
+static void change_free(void *data) {
+        ChangeJob *j = data;
+
+        if (!j)
+                return;
+        sd_bus_creds_unref(j->creds);
+        sd_bus_message_unref(j->call);
+        free(j);
+}
+
+DEFINE_POINTER_CLEANUP_FUNC(ChangeJob, change_free);
+
+/* A domain argument as the log shows it: the caller chose it, so it is
+ * cut short, and no control character gets to start a line of its own. */
+static void printable_domain(const char *domain, char buf[static DOMAIN_SHOWN_MAX + 4]) {
+        size_t i = 0;
+
+        for (; i < DOMAIN_SHOWN_MAX && domain[i]; i++)
+                buf[i] = (unsigned char)domain[i] < 0x20 || domain[i] == 0x7f ? '?' : domain[i];
+        snprintf(buf + i, 4, "%s", domain[i] ? "..." : "");
+}
+
+/* The audit trail: one line per change request, saying what was asked, by
+ * whom (unique name and effective uid) and the verdict; notice for what was
+ * granted, warning for everything else. */
+static void audit(const ChangeJob *j, LogLevel level, const char *fmt, ...) _printf_(3, 4);
+
+static void audit(const ChangeJob *j, LogLevel level, const char *fmt, ...) {
+        const AgentChange *c = &j->change;
+        const char *sender = sd_bus_message_get_sender(j->call);
+        char domain[DOMAIN_SHOWN_MAX + 4], uid_text[16] = "?", verdict[1024];
+        uid_t uid;
+        va_list ap;
+
+        if (level > log_get_max_level())
+                return;
+        printable_domain(c->domain, domain);
+        if (j->creds && sd_bus_creds_get_euid(j->creds, &uid) >= 0)
+                snprintf(uid_text, sizeof(uid_text), "%u", (unsigned)uid);
+        va_start(ap, fmt);
+        vsnprintf(verdict, sizeof(verdict), fmt, ap);
+        va_end(ap);
+        log_full_errno(level, 0, "%s('%s', %s) by uid %s (%s): %s%s",
+                       sd_bus_message_get_member(j->call), domain,
+                       SAFETY_VALUE(c->resource, c->requested), uid_text, sender ? sender : "?",
+                       j->answered ? "after its timeout, " : "", verdict);
+}
+
 /* Root, or a member of [agent] allowed-group. On the system bus the policy
  * file already enforces this; checking here too keeps a private bus or a
  * permissive policy from opening the mutating methods to everyone. */
-static int authorize(Agent *a, sd_bus_message *m, sd_bus_error *error) {
-        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+static int authorize(Agent *a, sd_bus_creds *creds, sd_bus_error *error) {
         const gid_t *gids = NULL;
         uid_t euid;
         gid_t egid;
-        int r, n;
+        int n;
 
-        r = sd_bus_query_sender_creds(m,
-                                      SD_BUS_CREDS_EUID | SD_BUS_CREDS_EGID |
-                                              SD_BUS_CREDS_SUPPLEMENTARY_GIDS |
-                                              SD_BUS_CREDS_AUGMENT,
-                                      &creds);
-        if (r < 0)
-                return r;
         if (sd_bus_creds_get_euid(creds, &euid) >= 0 && euid == 0)
                 return 0;
         if (a->have_allowed_gid) {
@@ -228,12 +284,6 @@ static int authorize(Agent *a, sd_bus_message *m, sd_bus_error *error) {
                                  "Changing VMs needs root or group '%s'.",
                                  a->config.allowed_group);
 }
-
-typedef struct ChangeJob {
-        Agent *agent;
-        sd_bus_message *call;
-        AgentChange change;
-} ChangeJob;
 
 static int change_run(void *userdata, void *data) {
         ChangeJob *j = data;
@@ -276,99 +326,168 @@ static const char *errno_error(int r) {
         }
 }
 
-static int reply_change(ChangeJob *j) {
-        const AgentChange *c = &j->change;
+#define CHANGE_ERROR_MAX (HV_NAME_MAX + sizeof(((AgentChange *)NULL)->message) + 4)
 
+/* The error a finished change is answered with, or NULL for success. */
+static const char *change_error(const AgentChange *c, char *msg, size_t size) {
         switch (c->status) {
         case AGENT_CHANGE_REFUSED:
-                return sd_bus_reply_method_errorf(j->call, verdict_error(c->verdict), "%s: %s.",
-                                                  c->name, c->message);
+                snprintf(msg, size, "%s: %s.", c->name, c->message);
+                return verdict_error(c->verdict);
         case AGENT_CHANGE_FAILED:
-                return sd_bus_reply_method_errorf(j->call, errno_error(c->error), "%s.",
-                                                  c->message);
+                snprintf(msg, size, "%s.", c->message);
+                return errno_error(c->error);
         default:
-                if (c->resource == SAFETY_VCPUS)
-                        return sd_bus_reply_method_return(j->call, "uu", (uint32_t)c->before,
-                                                          (uint32_t)c->after);
-                return sd_bus_reply_method_return(j->call, "tt", c->before, c->after);
+                return NULL;
         }
+}
+
+static void audit_change(const ChangeJob *j) {
+        const AgentChange *c = &j->change;
+        const char *what = safety_resource_to_string(c->resource), *name;
+        char msg[CHANGE_ERROR_MAX];
+
+        switch (c->status) {
+        case AGENT_CHANGE_APPLIED:
+                if (c->after == c->requested)
+                        audit(j, LOG_LEVEL_NOTICE, "applied, %s %s -> %s", what,
+                              SAFETY_VALUE(c->resource, c->before),
+                              SAFETY_VALUE(c->resource, c->after));
+                else
+                        audit(j, LOG_LEVEL_WARNING, "applied, %s %s -> %s, not as asked%s", what,
+                              SAFETY_VALUE(c->resource, c->before),
+                              SAFETY_VALUE(c->resource, c->after),
+                              c->resource == SAFETY_MEMORY ? " (the balloon may still be moving)"
+                                                           : "");
+                return;
+        case AGENT_CHANGE_UNCHANGED:
+                audit(j, LOG_LEVEL_NOTICE, "unchanged, %s already %s", what,
+                      SAFETY_VALUE(c->resource, c->before));
+                return;
+        case AGENT_CHANGE_DRY_RUN:
+                audit(j, LOG_LEVEL_NOTICE, "allowed, not applied (dry run), %s stays %s", what,
+                      SAFETY_VALUE(c->resource, c->before));
+                return;
+        default:
+                /* Failed only when the hypervisor could not do what it was
+                 * asked; a missing domain, say, is refused. */
+                name = change_error(c, msg, sizeof(msg));
+                audit(j, LOG_LEVEL_WARNING, "%s, %s: %s",
+                      strcmp(name, AGENT_ERROR_HYPERVISOR_FAILED) == 0 ||
+                                      strcmp(name, AGENT_ERROR_HYPERVISOR_UNAVAILABLE) == 0
+                              ? "failed"
+                              : "refused",
+                      name, msg);
+                return;
+        }
+}
+
+static int reply_change(ChangeJob *j) {
+        const AgentChange *c = &j->change;
+        char msg[CHANGE_ERROR_MAX];
+        const char *name = change_error(c, msg, sizeof(msg));
+
+        if (name)
+                return sd_bus_reply_method_error(j->call, &SD_BUS_ERROR_MAKE_CONST(name, msg));
+        if (c->resource == SAFETY_VCPUS)
+                return sd_bus_reply_method_return(j->call, "uu", (uint32_t)c->before,
+                                                  (uint32_t)c->after);
+        return sd_bus_reply_method_return(j->call, "tt", c->before, c->after);
+}
+
+/* Answers the caller with an error and puts it in the audit trail. */
+static int reply_refused(ChangeJob *j, const char *verdict, const char *name, const char *fmt, ...)
+        _printf_(4, 5);
+
+static int reply_refused(ChangeJob *j, const char *verdict, const char *name, const char *fmt,
+                         ...) {
+        char msg[512];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        audit(j, LOG_LEVEL_WARNING, "%s, %s: %s", verdict, name, msg);
+        return sd_bus_reply_method_error(j->call, &SD_BUS_ERROR_MAKE_CONST(name, msg));
 }
 
 static void change_done(WorkerOutcome outcome, int result, void *data) {
         ChangeJob *j = data;
         const char *what = safety_resource_to_string(j->change.resource);
-        double timeout = usec_to_sec(j->agent->config.hypervisor_timeout);
+        const char *timeout = FORMAT_DURATION(j->agent->config.hypervisor_timeout);
         int r = 0;
 
         switch (outcome) {
         case WORKER_DONE:
-                r = result < 0 ? sd_bus_reply_method_errno(j->call, result, NULL)
-                               : reply_change(j);
+                if (result < 0) {
+                        audit(j, LOG_LEVEL_WARNING, "failed: %s", strerror(-result));
+                        r = sd_bus_reply_method_errno(j->call, result, NULL);
+                        break;
+                }
+                audit_change(j);
+                r = reply_change(j);
                 break;
         case WORKER_TIMEOUT_QUEUED:
-                log_warning("%s: %s change not started: the hypervisor is busy", j->change.domain,
-                            what);
-                r = sd_bus_reply_method_errorf(
-                        j->call, AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
-                        "The hypervisor did not answer within %.1f s; the change was not made.",
-                        timeout);
+                r = reply_refused(j, "not made", AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
+                                  "The hypervisor did not answer within %s; the change was not "
+                                  "made.",
+                                  timeout);
                 break;
         case WORKER_TIMEOUT_RUNNING:
-                log_warning("%s: %s change outstanding after %.1f s", j->change.domain, what,
-                            timeout);
-                r = sd_bus_reply_method_errorf(
-                        j->call, AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
-                        "The hypervisor did not answer within %.1f s; the change may still take "
-                        "effect (watch the Sample signal).",
-                        timeout);
+                r = reply_refused(j, "outstanding", AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
+                                  "The hypervisor did not answer within %s; the change may "
+                                  "still take effect (watch the Sample signal).",
+                                  timeout);
+                j->answered = true;
                 break;
         case WORKER_LATE:
-                /* The caller already has its answer; the host logged the
-                 * change itself. */
-                log_notice("%s: late %s change finished (%s)", j->change.domain, what,
-                           result < 0 ? "error" : "see above");
+                if (result < 0)
+                        audit(j, LOG_LEVEL_WARNING, "failed: %s", strerror(-result));
+                else
+                        audit_change(j);
                 break;
         case WORKER_CANCELLED:
-                r = sd_bus_reply_method_errorf(j->call, AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
-                                               "The agent is shutting down.");
+                r = reply_refused(j, "not made", AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
+                                  "The agent is shutting down.");
                 break;
         }
         if (r < 0)
                 log_warning_errno(r, "Cannot reply to a %s change", what);
 }
 
-static void change_free(void *data) {
-        ChangeJob *j = data;
-
-        sd_bus_message_unref(j->call);
-        free(j);
-}
-
 static const WorkerJobOps change_ops = { change_run, change_done, change_free };
 
-/* Shared by the Set* methods after they read their arguments: validation
- * needing no hypervisor state here, then authorization; the limits, the
- * no-op check and the change itself need the domain's current values, so
- * they run on the worker against fresh state rather than a cached sample. */
-static int submit_change(Agent *a, sd_bus_message *m, SafetyResource resource,
-                         const char *domain, uint64_t value, sd_bus_error *error) {
-        ChangeJob *j;
+/* Validation needing no hypervisor state, then authorization; the limits,
+ * the no-op check and the change itself need the domain's current values,
+ * so they run on the worker against fresh state rather than a cached
+ * sample. */
+static int change_check(Agent *a, const ChangeJob *j, const char *domain, sd_bus_error *error) {
         int r;
 
         r = validate_domain(domain, error);
         if (r < 0)
                 return r;
-        if (value == 0)
+        if (j->change.requested == 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "The %s value must be positive.",
-                                         safety_resource_to_string(resource));
-        if (resource == SAFETY_MEMORY && value % 1024 != 0)
+                                         safety_resource_to_string(j->change.resource));
+        if (j->change.resource == SAFETY_MEMORY && j->change.requested % 1024 != 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "Memory %llu is not a multiple of 1024 bytes.",
-                                         (unsigned long long)value);
-        r = authorize(a, m, error);
-        if (r < 0)
-                return r;
+                                         (unsigned long long)j->change.requested);
+        if (!j->creds)
+                return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                        "The bus does not say who the caller is.");
+        return authorize(a, j->creds, error);
+}
+
+/* Shared by the Set* methods after they read their arguments. Every
+ * request ends in one line of the audit trail: here when refused, in
+ * change_done otherwise. */
+static int submit_change(Agent *a, sd_bus_message *m, SafetyResource resource, const char *domain,
+                         uint64_t value, sd_bus_error *error) {
+        _cleanup_(change_freep) ChangeJob *j = NULL;
+        int r;
 
         j = calloc(1, sizeof(*j));
         if (!j)
@@ -378,16 +497,34 @@ static int submit_change(Agent *a, sd_bus_message *m, SafetyResource resource,
         j->change.resource = resource;
         j->change.requested = value;
         snprintf(j->change.domain, sizeof(j->change.domain), "%s", domain);
-        r = worker_submit(a->worker, &change_ops, j, a->config.hypervisor_timeout);
-        if (r < 0) {
-                change_free(j);
+        /* Without credentials the request is refused below, and logged with
+         * its sender alone. */
+        (void)sd_bus_query_sender_creds(m,
+                                        SD_BUS_CREDS_EUID | SD_BUS_CREDS_EGID |
+                                                SD_BUS_CREDS_SUPPLEMENTARY_GIDS |
+                                                SD_BUS_CREDS_AUGMENT,
+                                        &j->creds);
+
+        r = change_check(a, j, domain, error);
+        if (r >= 0) {
+                r = worker_submit(a->worker, &change_ops, j, a->config.hypervisor_timeout);
                 if (r == -EBUSY)
-                        return sd_bus_error_set(error, AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
-                                                "Too many requests are waiting for the "
-                                                "hypervisor.");
+                        r = sd_bus_error_set(error, AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
+                                             "Too many requests are waiting for the "
+                                             "hypervisor.");
+        }
+        if (r < 0) {
+                if (sd_bus_error_is_set(error))
+                        audit(j, LOG_LEVEL_WARNING, "%s, %s: %s",
+                              sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED) ? "denied"
+                                                                                       : "refused",
+                              error->name, error->message);
+                else
+                        audit(j, LOG_LEVEL_WARNING, "failed: %s", strerror(-r));
                 return r;
         }
-        /* Answered from change_done. */
+        /* The worker owns it now and answers from change_done. */
+        TAKE_PTR(j);
         return 1;
 }
 

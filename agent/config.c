@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 
@@ -72,9 +73,8 @@ static int agent_config_validate(const void *config, ConfError *err) {
                                       (long long)c->min_vcpus, (long long)c->max_vcpus);
         if (c->min_memory > c->max_memory)
                 return conf_error_set(err, "limits", "min-memory",
-                                      "%llu bytes is greater than max-memory %llu bytes",
-                                      (unsigned long long)c->min_memory,
-                                      (unsigned long long)c->max_memory);
+                                      "%s is greater than max-memory %s",
+                                      FORMAT_SIZE(c->min_memory), FORMAT_SIZE(c->max_memory));
         if (c->min_cpu_weight > c->max_cpu_weight)
                 return conf_error_set(err, "limits", "min-cpu-weight",
                                       "%lld is greater than max-cpu-weight %lld",
@@ -83,18 +83,17 @@ static int agent_config_validate(const void *config, ConfError *err) {
         /* A minimum change above the maximum step would refuse every change. */
         if (c->min_memory_change > c->max_memory_step)
                 return conf_error_set(err, "limits", "min-memory-change",
-                                      "%llu bytes is greater than max-memory-step %llu bytes",
-                                      (unsigned long long)c->min_memory_change,
-                                      (unsigned long long)c->max_memory_step);
+                                      "%s is greater than max-memory-step %s",
+                                      FORMAT_SIZE(c->min_memory_change),
+                                      FORMAT_SIZE(c->max_memory_step));
         if (c->cpus > 0 && c->reserve_cpus >= c->cpus)
                 return conf_error_set(err, "host", "reserve-cpus",
                                       "%lld leaves nothing of cpus %lld",
                                       (long long)c->reserve_cpus, (long long)c->cpus);
         if (c->memory > 0 && c->reserve_memory >= c->memory)
                 return conf_error_set(err, "host", "reserve-memory",
-                                      "%llu bytes leaves nothing of memory %llu bytes",
-                                      (unsigned long long)c->reserve_memory,
-                                      (unsigned long long)c->memory);
+                                      "%s leaves nothing of memory %s",
+                                      FORMAT_SIZE(c->reserve_memory), FORMAT_SIZE(c->memory));
         return 0;
 }
 

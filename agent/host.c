@@ -2,12 +2,12 @@
 #include "host.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-errors.h"
 #include "common/log.h"
 #include "common/macro.h"
 
@@ -203,20 +203,6 @@ static int change_record_set(AgentHost *h, const char *uuid, usec_t when) {
         return 0;
 }
 
-static void format_value(SafetyResource r, uint64_t v, char *buf, size_t size) {
-        switch (r) {
-        case SAFETY_VCPUS:
-                snprintf(buf, size, "%" PRIu64 " vCPUs", v);
-                break;
-        case SAFETY_MEMORY:
-                snprintf(buf, size, "%" PRIu64 " MiB", v >> 20);
-                break;
-        default:
-                snprintf(buf, size, "CPU weight %" PRIu64, v);
-                break;
-        }
-}
-
 static int change_failed(AgentHost *h, AgentChange *c, int r, const char *fmt, ...)
         _printf_(4, 5);
 
@@ -280,7 +266,6 @@ static int apply(AgentHost *h, const AgentChange *c, const char *uuid, uint64_t 
 
 int agent_host_change(AgentHost *h, AgentChange *c) {
         const char *what = safety_resource_to_string(c->resource);
-        char before_text[64], requested_text[64], after_text[64];
         AgentChangeRecord *rec;
         SafetyRequest req;
         HvDomainInfo info;
@@ -291,8 +276,11 @@ int agent_host_change(AgentHost *h, AgentChange *c) {
         if (r < 0)
                 return change_failed(h, c, -ENOTCONN, "cannot open %s", h->uri);
         r = hv_domain_get_info(h->conn, c->domain, 0, &info);
-        if (r == -ENOENT)
-                return change_failed(h, c, r, "no domain %s", c->domain);
+        if (r == -ENOENT) {
+                char text[sizeof(c->domain) + 16];
+                return change_failed(h, c, r, "%s",
+                                     agent_error_no_domain(text, sizeof(text), c->domain));
+        }
         if (r < 0)
                 return change_failed(h, c, r, NULL);
         memcpy(c->name, info.name, sizeof(c->name));
@@ -317,45 +305,27 @@ int agent_host_change(AgentHost *h, AgentChange *c) {
         };
         c->before = c->after = current;
         c->verdict = safety_check(&h->limits, &req, c->message, sizeof(c->message));
-        format_value(c->resource, current, before_text, sizeof(before_text));
-        format_value(c->resource, c->requested, requested_text, sizeof(requested_text));
         if (c->verdict == SAFETY_NO_CHANGE) {
                 c->status = AGENT_CHANGE_UNCHANGED;
                 return 0;
         }
         if (c->verdict != SAFETY_APPLY) {
                 c->status = AGENT_CHANGE_REFUSED;
-                log_info("%s: %s -> %s refused: %s", info.name, before_text, requested_text,
-                         c->message);
                 return 0;
         }
         if (h->dry_run) {
                 c->status = AGENT_CHANGE_DRY_RUN;
-                log_notice("%s: %s -> %s allowed; dry run, not applied", info.name, before_text,
-                           requested_text);
                 return 0;
         }
 
         r = apply(h, c, info.uuid, &after);
-        if (r < 0) {
-                change_failed(h, c, r, NULL);
-                log_warning_errno(r, "%s: %s -> %s failed: %s", info.name, before_text,
-                                  requested_text, c->message);
-                return 0;
-        }
+        if (r < 0)
+                return change_failed(h, c, r, NULL);
         /* Counted even if the read-back differs: the domain was touched. */
         r = change_record_set(h, info.uuid, req.now);
         if (r < 0)
                 return r;
         c->status = AGENT_CHANGE_APPLIED;
         c->after = after;
-        format_value(c->resource, after, after_text, sizeof(after_text));
-        log_notice("%s: %s -> %s (requested %s)", info.name, before_text, after_text,
-                   requested_text);
-        if (after != c->requested)
-                log_warning("%s: read back %s after asking for %s%s", info.name, after_text,
-                            requested_text,
-                            c->resource == SAFETY_MEMORY ? " (the balloon may still be moving)"
-                                                         : "");
         return 0;
 }

@@ -89,6 +89,7 @@ typedef struct AgentChange {
 } AgentChange;
 
 /* Checks one change against the limits with the domain's current values and
- * applies it unless refused or in dry-run mode; reads the value back and
- * logs before and after. Returns 0 with the outcome in c. */
+ * applies it unless refused or in dry-run mode, and reads the value back.
+ * Returns 0 with the outcome in c, for the caller to answer and log with
+ * who asked. */
 int agent_host_change(AgentHost *h, AgentChange *c);

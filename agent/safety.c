@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "common/format.h"
 #include "common/macro.h"
 
 static const char *const verdict_names[_SAFETY_VERDICT_MAX] = {
@@ -29,6 +30,13 @@ const char *safety_verdict_to_string(SafetyVerdict v) {
 
 const char *safety_resource_to_string(SafetyResource r) {
         return r >= 0 && r < _SAFETY_RESOURCE_MAX ? resource_names[r] : NULL;
+}
+
+char *safety_format_value(SafetyResource r, uint64_t v, char *buf, size_t size) {
+        if (r == SAFETY_MEMORY)
+                return format_size(buf, size, v);
+        snprintf(buf, size, "%" PRIu64, v);
+        return buf;
 }
 
 /* The limits that apply to one resource, in one shape. */
@@ -73,6 +81,7 @@ SafetyVerdict safety_check(const AgentLimits *limits, const SafetyRequest *req, 
                            size_t why_size) {
         ResourceLimits l = resource_limits(limits, req->resource);
         const char *what = safety_resource_to_string(req->resource);
+        SafetyResource r = req->resource;
         uint64_t delta;
 
         if (why_size > 0)
@@ -80,13 +89,13 @@ SafetyVerdict safety_check(const AgentLimits *limits, const SafetyRequest *req, 
 
         if (req->requested < l.floor || req->requested > l.ceiling)
                 return refuse(SAFETY_OUT_OF_RANGE, why, why_size,
-                              "%s %" PRIu64 " is outside the allowed range [%" PRIu64
-                              ", %" PRIu64 "]",
-                              what, req->requested, l.floor, l.ceiling);
+                              "%s %s is outside the allowed range [%s, %s]", what,
+                              SAFETY_VALUE(r, req->requested), SAFETY_VALUE(r, l.floor),
+                              SAFETY_VALUE(r, l.ceiling));
         if (req->domain_max > 0 && req->requested > req->domain_max)
                 return refuse(SAFETY_OUT_OF_RANGE, why, why_size,
-                              "%s %" PRIu64 " is above the domain's maximum %" PRIu64, what,
-                              req->requested, req->domain_max);
+                              "%s %s is above the domain's maximum %s", what,
+                              SAFETY_VALUE(r, req->requested), SAFETY_VALUE(r, req->domain_max));
         if (req->requested == req->current)
                 return SAFETY_NO_CHANGE;
 
@@ -94,13 +103,12 @@ SafetyVerdict safety_check(const AgentLimits *limits, const SafetyRequest *req, 
                                               : req->current - req->requested;
         if (delta > l.max_step)
                 return refuse(SAFETY_STEP_TOO_LARGE, why, why_size,
-                              "%s change of %" PRIu64 " is larger than the maximum step %" PRIu64,
-                              what, delta, l.max_step);
+                              "%s change of %s is larger than the maximum step %s", what,
+                              SAFETY_VALUE(r, delta), SAFETY_VALUE(r, l.max_step));
         if (delta < l.min_change)
                 return refuse(SAFETY_CHANGE_TOO_SMALL, why, why_size,
-                              "%s change of %" PRIu64
-                              " is smaller than the minimum change %" PRIu64,
-                              what, delta, l.min_change);
+                              "%s change of %s is smaller than the minimum change %s", what,
+                              SAFETY_VALUE(r, delta), SAFETY_VALUE(r, l.min_change));
 
         if (req->requested > req->current && l.host_total > 0) {
                 uint64_t usable = l.host_total > l.reserve ? l.host_total - l.reserve : 0;
@@ -109,16 +117,22 @@ SafetyVerdict safety_check(const AgentLimits *limits, const SafetyRequest *req, 
 
                 if (others + req->requested > usable)
                         return refuse(SAFETY_HOST_RESERVE, why, why_size,
-                                      "%s %" PRIu64 " would leave the host's VMs holding %" PRIu64
-                                      " of %" PRIu64 " (%" PRIu64 " reserved for the host)",
-                                      what, req->requested, others + req->requested,
-                                      l.host_total, l.reserve);
+                                      "%s %s would leave the host's VMs holding %s of %s (%s "
+                                      "reserved for the host)",
+                                      what, SAFETY_VALUE(r, req->requested),
+                                      SAFETY_VALUE(r, others + req->requested),
+                                      SAFETY_VALUE(r, l.host_total), SAFETY_VALUE(r, l.reserve));
         }
 
-        if (req->changed_before && req->now < req->last_change + limits->min_interval)
+        if (req->changed_before && req->now < req->last_change + limits->min_interval) {
+                usec_t ago = req->now - req->last_change;
+
+                /* To the millisecond, and never "0 ago". */
+                ago = MAX(ago - ago % USEC_PER_MSEC, USEC_PER_MSEC);
+
                 return refuse(SAFETY_RATE_LIMITED, why, why_size,
-                              "domain was changed %.1f s ago; changes are at least %.1f s apart",
-                              usec_to_sec(req->now - req->last_change),
-                              usec_to_sec(limits->min_interval));
+                              "domain was changed %s ago; changes are at least %s apart",
+                              FORMAT_DURATION(ago), FORMAT_DURATION(limits->min_interval));
+        }
         return SAFETY_APPLY;
 }

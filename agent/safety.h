@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/format.h"
 #include "common/time-util.h"
 
 /* Safety limits on every change the agent makes to a VM, in the spirit of
@@ -64,3 +65,11 @@ SafetyVerdict safety_check(const AgentLimits *limits, const SafetyRequest *req, 
 
 const char *safety_verdict_to_string(SafetyVerdict v);
 const char *safety_resource_to_string(SafetyResource r);
+
+/* A value of the resource as the configuration writes it: a count, or a
+ * size for memory ("512M", "1025"). Returns buf. */
+#define SAFETY_VALUE_MAX FORMAT_SIZE_MAX
+char *safety_format_value(SafetyResource r, uint64_t v, char *buf, size_t size);
+/* For a printf argument, like FORMAT_SIZE(). */
+#define SAFETY_VALUE(r, v) \
+        safety_format_value((r), (v), (char[SAFETY_VALUE_MAX]){ 0 }, SAFETY_VALUE_MAX)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "format.h"
 #include "macro.h"
 #include "parse.h"
 #include "time-util.h"
@@ -89,17 +90,26 @@ static bool schema_has_section(const ConfSchema *schema, const char *section) {
         return false;
 }
 
+/* The range in the units the file uses: "[100ms, 1h]", "[512M, 16G]". */
 static int range_error(ConfError *err, const ConfKey *k, const char *value) {
+        char lo[MAX(FORMAT_DURATION_MAX, FORMAT_SIZE_MAX)], hi[sizeof(lo)];
+
         if (k->type == CONF_DOUBLE)
                 return conf_error_set(err, k->section, k->key,
                                       "value '%s' out of range [%g, %g]", value,
                                       k->dmin, k->dmax);
-        return conf_error_set(err, k->section, k->key,
-                              "value '%s' out of range [%" PRId64 ", %" PRId64 "]%s",
-                              value, k->min, k->max,
-                              k->type == CONF_DURATION ? " microseconds"
-                              : k->type == CONF_SIZE   ? " bytes"
-                                                       : "");
+        if (k->type == CONF_DURATION) {
+                format_duration(lo, sizeof(lo), (usec_t)k->min);
+                format_duration(hi, sizeof(hi), (usec_t)k->max);
+        } else if (k->type == CONF_SIZE) {
+                format_size(lo, sizeof(lo), (uint64_t)k->min);
+                format_size(hi, sizeof(hi), (uint64_t)k->max);
+        } else {
+                snprintf(lo, sizeof(lo), "%" PRId64, k->min);
+                snprintf(hi, sizeof(hi), "%" PRId64, k->max);
+        }
+        return conf_error_set(err, k->section, k->key, "value '%s' out of range [%s, %s]",
+                              value, lo, hi);
 }
 
 /* Parses value for key k and stores it into config. */

@@ -19,3 +19,13 @@ usec_t now_monotonic_usec(void) {
 usec_t now_realtime_usec(void) {
         return clock_usec(CLOCK_REALTIME);
 }
+
+usec_t usec_next_deadline(usec_t deadline, usec_t period, usec_t now) {
+        usec_t next = deadline + period;
+
+        if (period == 0)
+                return now;
+        if (next >= now)
+                return next;
+        return next + (now - next + period - 1) / period * period;
+}

@@ -18,6 +18,12 @@ usec_t now_monotonic_usec(void);
 /* CLOCK_REALTIME in microseconds: only for timestamps shown to people. */
 usec_t now_realtime_usec(void);
 
+/* The next deadline of a periodic timer that was due at deadline: the first
+ * of deadline + k * period (k >= 1) that is not before now. A timer that
+ * fell behind skips the slots it missed rather than catching up in a burst,
+ * and never drifts by the time its callbacks take. */
+usec_t usec_next_deadline(usec_t deadline, usec_t period, usec_t now);
+
 static inline double usec_to_sec(usec_t u) {
         return (double)u / (double)USEC_PER_SEC;
 }

@@ -89,17 +89,16 @@ static const BadConfig bad_configs[] = {
         { "bad.ini", 3, "[limts]: unknown section" },
         { "empty-section.ini", 1, "[agnt]: unknown section" },
         { "reserve-cpus.ini", 4, "[host] reserve-cpus: 4 leaves nothing of cpus 4" },
-        { "memory-range.ini", 5,
-          "[limits] min-memory: 2147483648 bytes is greater than max-memory 1073741824 bytes" },
+        { "memory-range.ini", 5, "[limits] min-memory: 2G is greater than max-memory 1G" },
         { "short-interval.ini", 3,
-          "[agent] interval: value '10ms' out of range [100000, 3600000000] microseconds" },
+          "[agent] interval: value '10ms' out of range [100ms, 1h]" },
+        { "tiny-memory.ini", 2, "[limits] min-memory: value '1000K' out of range [1M, 64T]" },
         { "zero-step.ini", 2, "[limits] max-vcpu-step: value '0' out of range [1, 4096]" },
         { "log-level.ini", 3,
           "[agent] log-level: invalid value 'loud' (one of: err, warning, notice, info, "
           "debug)" },
         { "min-change.ini", 3,
-          "[limits] min-memory-change: 268435456 bytes is greater than max-memory-step "
-          "134217728 bytes" },
+          "[limits] min-memory-change: 256M is greater than max-memory-step 128M" },
 };
 
 START_TEST(test_config_bad) {
@@ -176,22 +175,18 @@ static const SafetyCase safety_cases[] = {
         { "memory grow", { SAFETY_MEMORY, GIB, 2 * GIB, 4 * GIB, 8 * GIB, false, 0, NOW },
           SAFETY_APPLY, "" },
         { "memory below floor", { SAFETY_MEMORY, GIB, 256 * MIB, 4 * GIB, 8 * GIB, false, 0, NOW },
-          SAFETY_OUT_OF_RANGE, "memory 268435456 is outside the allowed range [536870912, "
-                               "17179869184]" },
+          SAFETY_OUT_OF_RANGE, "memory 256M is outside the allowed range [512M, 16G]" },
         { "memory above domain max",
           { SAFETY_MEMORY, GIB, 5 * GIB, 4 * GIB, 8 * GIB, false, 0, NOW }, SAFETY_OUT_OF_RANGE,
-          "memory 5368709120 is above the domain's maximum 4294967296" },
+          "memory 5G is above the domain's maximum 4G" },
         { "memory step", { SAFETY_MEMORY, GIB, 4 * GIB, 0, 8 * GIB, false, 0, NOW },
-          SAFETY_STEP_TOO_LARGE, "memory change of 3221225472 is larger than the maximum step "
-                                 "2147483648" },
+          SAFETY_STEP_TOO_LARGE, "memory change of 3G is larger than the maximum step 2G" },
         { "memory too small a change",
           { SAFETY_MEMORY, GIB, GIB + 32 * MIB, 0, 8 * GIB, false, 0, NOW },
-          SAFETY_CHANGE_TOO_SMALL, "memory change of 33554432 is smaller than the minimum "
-                                   "change 67108864" },
+          SAFETY_CHANGE_TOO_SMALL, "memory change of 32M is smaller than the minimum change 64M" },
         { "memory into the reserve",
           { SAFETY_MEMORY, GIB, 2 * GIB, 0, 28 * GIB, false, 0, NOW }, SAFETY_HOST_RESERVE,
-          "memory 2147483648 would leave the host's VMs holding 31138512896 of 34359738368 "
-          "(4294967296 reserved for the host)" },
+          "memory 2G would leave the host's VMs holding 29G of 32G (4G reserved for the host)" },
         { "weight any step", { SAFETY_CPU_WEIGHT, 128, 8192, 0, 0, false, 0, NOW }, SAFETY_APPLY,
           "" },
         { "weight too small a change", { SAFETY_CPU_WEIGHT, 1024, 1030, 0, 0, false, 0, NOW },
@@ -200,7 +195,14 @@ static const SafetyCase safety_cases[] = {
           SAFETY_OUT_OF_RANGE, "cpu-weight 10000 is outside the allowed range [128, 8192]" },
         { "rate limited", { SAFETY_VCPUS, 2, 3, 8, 6, true, NOW - 10 * USEC_PER_SEC, NOW },
           SAFETY_RATE_LIMITED,
-          "domain was changed 10.0 s ago; changes are at least 30.0 s apart" },
+          "domain was changed 10s ago; changes are at least 30s apart" },
+        /* A byte count where no unit is exact; the time to the millisecond. */
+        { "memory range in bytes",
+          { SAFETY_MEMORY, GIB, 1025, 0, 0, false, 0, NOW }, SAFETY_OUT_OF_RANGE,
+          "memory 1025 is outside the allowed range [512M, 16G]" },
+        { "rate limited just now",
+          { SAFETY_VCPUS, 2, 3, 8, 6, true, NOW - 1500 * USEC_PER_MSEC - 1, NOW },
+          SAFETY_RATE_LIMITED, "domain was changed 1.5s ago; changes are at least 30s apart" },
         { "rate limit passed", { SAFETY_VCPUS, 2, 3, 8, 6, true, NOW - 30 * USEC_PER_SEC, NOW },
           SAFETY_APPLY, "" },
         /* A no-op is never rate limited: it changes nothing. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/config.h"
+#include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
@@ -106,6 +108,81 @@ START_TEST(test_parse_duration_and_size) {
 }
 END_TEST
 
+/* ---- format ---- */
+
+START_TEST(test_format_duration_and_size) {
+        static const struct {
+                usec_t usec;
+                const char *text;
+        } durations[] = {
+                { 0, "0" },
+                { 1, "1us" },
+                { 100 * USEC_PER_MSEC, "100ms" },
+                { 1500 * USEC_PER_MSEC, "1.5s" },
+                { USEC_PER_SEC, "1s" },
+                { 60 * USEC_PER_SEC, "60s" },
+                { 90 * USEC_PER_SEC, "90s" },
+                { 5 * USEC_PER_MINUTE, "5min" },
+                { USEC_PER_HOUR, "1h" },
+                { 24 * USEC_PER_HOUR, "24h" },
+                { 1500, "1.5ms" },
+                { 1234567, "1.234567s" },
+        };
+        static const struct {
+                uint64_t bytes;
+                const char *text;
+        } sizes[] = {
+                { 0, "0" },
+                { 1024, "1K" },
+                { 1025, "1025" },
+                { 1536, "1.5K" },
+                { 512ULL << 20, "512M" },
+                { 16ULL << 30, "16G" },
+                { 3ULL << 29, "1.5G" },
+                { 64ULL << 40, "64T" },
+                { (1ULL << 30) + 1, "1073741825" },
+        };
+        char buf[FORMAT_SIZE_MAX];
+
+        for (size_t i = 0; i < ELEMENTSOF(durations); i++)
+                ck_assert_str_eq(FORMAT_DURATION(durations[i].usec), durations[i].text);
+        for (size_t i = 0; i < ELEMENTSOF(sizes); i++)
+                ck_assert_str_eq(FORMAT_SIZE(sizes[i].bytes), sizes[i].text);
+        /* A short buffer truncates, it does not overflow. */
+        ck_assert_str_eq(format_size(buf, 3, 512ULL << 20), "51");
+}
+END_TEST
+
+/* What a message prints, a configuration file accepts as the same value. */
+START_TEST(test_format_round_trip) {
+        /* Durations rounded to these units, so that fractions of a minute
+         * and of an hour come up too. */
+        static const usec_t grains[] = { 1, USEC_PER_MSEC, 30 * USEC_PER_SEC,
+                                         36 * USEC_PER_MINUTE };
+        uint64_t x = 88172645463325252ULL;
+
+        for (int i = 0; i < 5000; i++) {
+                uint64_t v, parsed = 0;
+                usec_t d = 0;
+
+                /* xorshift64, over every magnitude up to 2^51 and with the
+                 * low bits cleared now and then to hit whole units. */
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                v = (x >> 13) >> (x % 51);
+                if (i % 3 == 0)
+                        v &= ~((1ULL << (x % 41)) - 1);
+                ck_assert_int_eq(parse_size(FORMAT_SIZE(v), &parsed), 0);
+                ck_assert_msg(parsed == v, "%" PRIu64 " -> %s -> %" PRIu64, v, FORMAT_SIZE(v),
+                              parsed);
+                v -= v % grains[i % ELEMENTSOF(grains)];
+                ck_assert_int_eq(parse_duration(FORMAT_DURATION(v), &d), 0);
+                ck_assert_msg(d == v, "%" PRIu64 " -> %s -> %" PRIu64, v, FORMAT_DURATION(v), d);
+        }
+}
+END_TEST
+
 /* ---- time ---- */
 
 START_TEST(test_monotonic_time_advances) {
@@ -116,6 +193,20 @@ START_TEST(test_monotonic_time_advances) {
         b = now_monotonic_usec();
         ck_assert_uint_gt(a, 0);
         ck_assert_uint_ge(b - a, 2 * USEC_PER_MSEC);
+}
+END_TEST
+
+START_TEST(test_next_deadline_keeps_the_schedule) {
+        const usec_t ms = USEC_PER_MSEC;
+
+        /* On time or late within the period: one period after the deadline. */
+        ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1000 * ms), 1100 * ms);
+        ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1060 * ms), 1100 * ms);
+        ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1100 * ms), 1100 * ms);
+        /* Slots missed are skipped, the schedule is kept. */
+        ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1100 * ms + 1), 1200 * ms);
+        ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1350 * ms), 1400 * ms);
+        ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1400 * ms), 1400 * ms);
 }
 END_TEST
 
@@ -284,7 +375,7 @@ static const BadFixture bad_fixtures[] = {
         { "bad-duration.ini", 3,
           "[agent] interval: invalid duration 'soon' (e.g. 3s, 500ms, 2min)" },
         { "short-duration.ini", 3,
-          "[agent] interval: value '10us' out of range [100000, 3600000000] microseconds" },
+          "[agent] interval: value '10us' out of range [100ms, 1h]" },
         { "bad-boolean.ini", 3, "[agent] dry-run: invalid boolean 'maybe' (use yes or no)" },
         { "bad-enum.ini", 4,
           "[flexslot] mode: invalid value 'fastest' (one of: static, flexslot)" },
@@ -488,10 +579,13 @@ Suite *suite_common(void) {
         tcase_add_test(tc, test_parse_double);
         tcase_add_test(tc, test_parse_bool);
         tcase_add_test(tc, test_parse_duration_and_size);
+        tcase_add_test(tc, test_format_duration_and_size);
+        tcase_add_test(tc, test_format_round_trip);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("time-log");
         tcase_add_test(tc, test_monotonic_time_advances);
+        tcase_add_test(tc, test_next_deadline_keeps_the_schedule);
         tcase_add_test(tc, test_log_plain_and_journal);
         tcase_add_test(tc, test_log_level_names);
         suite_add_tcase(s, tc);

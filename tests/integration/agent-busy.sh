@@ -66,6 +66,8 @@ elapsed_ms=$(($(now_ms) - start))
 echo "SetVcpus answered HypervisorUnavailable after $elapsed_ms ms"
 grep -q "the change was not made" "$tmp/monitor.log" || fail "the reply does not say so"
 [ "$elapsed_ms" -lt 5000 ] || fail "the timeout of 1 s took $elapsed_ms ms"
+grep -q "SetVcpus('worker1', 3) by uid 0 (:1\.[0-9]*): not made, org.flexslot.Agent1.Error.HypervisorUnavailable: The hypervisor did not answer within 1s; the change was not made\.$" \
+	"$tmp/agent.log" || fail "the request that timed out is not in the audit trail"
 
 # libvirtd answers again: the outstanding call finishes, sampling resumes,
 # and the refused change had not been made (worker1 still has 2 vCPUs).

@@ -3,8 +3,10 @@
 # test driver with a fixture host of four domains, driven with systemd's
 # busctl. Checks introspection, properties, the domain list, a vCPU and a
 # memory resize that the test driver then reports, every named error (and
-# that a refused request changes nothing), the Sample signal, the access
-# check, and a clean exit on SIGTERM.
+# that a refused request changes nothing, and that a missing domain reads
+# the same from every method), the Sample signal, the access check, a clean
+# exit on SIGTERM, and the audit trail: one line per change request with
+# its caller and verdict, at notice or warning.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/agent/lib.sh"
 
@@ -21,9 +23,21 @@ grep -qF "$bad:3: [limts]: unknown section" "$tmp/bad.err" || {
 	cat "$tmp/bad.err"
 	fail "the error does not name $bad:3"
 }
-if "$agentd" --bogus 2>/dev/null; then
-	fail "an unknown option was accepted"
-fi
+version=$(sed -n 's/^#define FLEXSLOT_VERSION "\(.*\)"$/\1/p' "$src/common/version.h")
+[ "$("$agentd" --version)" = "flexslot-agentd $version" ] ||
+	fail "--version printed '$("$agentd" --version)'"
+# A bad command line exits 2 with a hint, a bad configuration 1.
+for args in --bogus --config "--log-level=loud" extra; do
+	status=0
+	# shellcheck disable=SC2086
+	"$agentd" $args 2>"$tmp/usage.err" || status=$?
+	[ "$status" -eq 2 ] || fail "flexslot-agentd $args exited with $status, not 2"
+	grep -qxF "Try 'flexslot-agentd --help'." "$tmp/usage.err" ||
+		fail "flexslot-agentd $args gives no hint: $(cat "$tmp/usage.err")"
+done
+status=0
+"$agentd" --config "$bad" --address unix:path=/nonexistent 2>/dev/null || status=$?
+[ "$status" -eq 1 ] || fail "a bad configuration exited with $status, not 1"
 
 # ---- the agent on the test driver ----
 start_bus
@@ -42,7 +56,13 @@ max-vcpu-step = 1
 min-memory-change = 64M
 min-interval = 60s
 CONF
+# The agent's stderr counts as the journal, so its lines carry their
+# priority ("<5>" notice, "<4>" warning) as journald would keep it.
+: >"$tmp/agent.log"
+JOURNAL_STREAM=$(stat -c %d:%i "$tmp/agent.log")
+export JOURNAL_STREAM
 start_agent "$tmp/agent.ini"
+unset JOURNAL_STREAM
 
 bus introspect org.flexslot.Agent1 /org/flexslot/Agent1 >"$tmp/introspect"
 for member in ListDomains GetMetrics GetAllMetrics GetHistory SetVcpus SetMemory \
@@ -91,16 +111,28 @@ poll metrics_are worker2 "2 4 $((3 * GIB)) $((4 * GIB))" ||
 [ "$(agent_call SetVcpus su worker1 3)" = "uu 3 3" ] || fail "no-op SetVcpus"
 
 # ---- every refusal is named and changes nothing ----
+# One wording for a missing domain, whichever method finds it missing.
 expect_error NoSuchDomain SetVcpus su nosuch 2
+said "No domain 'nosuch'."
+set_out=$out
 expect_error NoSuchDomain GetMetrics s nosuch
+[ "$out" = "$set_out" ] || fail "GetMetrics says '$out', SetVcpus '$set_out'"
+expect_error NoSuchDomain GetHistory su nosuch 0
+[ "$out" = "$set_out" ] || fail "GetHistory says '$out', SetVcpus '$set_out'"
 expect_error NotRunning SetVcpus su spare 2
 expect_error OutOfRange SetVcpus su worker3 3          # above its maximum of 2
 expect_error OutOfRange SetMemory st worker3 $((256 * 1048576)) # below min-memory
+said "worker3: memory 256M is outside the allowed range [512M, 16G]."
+expect_error OutOfRange SetMemory st worker3 1024
+said "worker3: memory 1K is outside the allowed range [512M, 16G]."
 expect_error StepTooLarge SetVcpus su worker2 4        # max-vcpu-step = 1
 expect_error ChangeTooSmall SetMemory st worker3 $((GIB + 32 * 1048576))
+said "memory change of 32M is smaller than the minimum change 64M."
 # 7G, 2G reserved: worker1 1G + worker2 4G + worker3 1G would be 6G.
 expect_error HostReserve SetMemory st worker2 $((4 * GIB))
+said "memory 4G would leave the host's VMs holding 6G of 7G (2G reserved for the host)."
 expect_error RateLimited SetMemory st worker1 $((GIB / 2)) # changed above, min-interval 60s
+said "changes are at least 60s apart."
 expect_error NotSupported SetCpuWeight st worker3 512  # the test driver has no cpu_shares
 expect_error org.freedesktop.DBus.Error.InvalidArgs SetVcpus su "" 2
 expect_error org.freedesktop.DBus.Error.InvalidArgs SetMemory st worker3 1000
@@ -135,6 +167,31 @@ history=$(agent_call GetHistory su worker1 2)
 case $history in "a(t(sssuuttdd)) 2 "*) ;; *) fail "GetHistory: $history" ;; esac
 
 stop_agent
-grep -q "worker1: 2 vCPUs -> 3 vCPUs" "$tmp/agent.log" || fail "the vCPU change was not logged"
-grep -q "worker2: 2048 MiB -> 3072 MiB" "$tmp/agent.log" || fail "the memory change was not logged"
+
+# ---- the audit trail: each request in one line, with its caller and verdict ----
+# audited PRIORITY TEXT: one line of that priority is TEXT with the
+# caller's unique name, between its uid and its verdict, filled in.
+audited() {
+	prefix=${2%%"(:N)"*}
+	suffix=${2#*"(:N)"}
+	n=$(grep -cxF -- "<$1>$prefix(:1.X)$suffix" "$tmp/agent.log.audit" || true)
+	[ "$n" -eq 1 ] || {
+		grep "^<[0-9]>Set" "$tmp/agent.log"
+		fail "$n lines, not 1, say: <$1>$2"
+	}
+}
+sed 's/(:1\.[0-9]*)/(:1.X)/' "$tmp/agent.log" >"$tmp/agent.log.audit"
+audited 5 "SetVcpus('worker1', 3) by uid 0 (:N): applied, vcpus 2 -> 3"
+audited 5 "SetMemory('worker2', 3G) by uid 0 (:N): applied, memory 2G -> 3G"
+audited 5 "SetVcpus('worker1', 3) by uid 0 (:N): unchanged, vcpus already 3"
+audited 4 "SetVcpus('worker2', 4) by uid 0 (:N): refused, org.flexslot.Agent1.Error.StepTooLarge: worker2: vcpus change of 2 is larger than the maximum step 1."
+audited 4 "SetMemory('worker3', 1K) by uid 0 (:N): refused, org.flexslot.Agent1.Error.OutOfRange: worker3: memory 1K is outside the allowed range [512M, 16G]."
+audited 4 "SetVcpus('nosuch', 2) by uid 0 (:N): refused, org.flexslot.Agent1.Error.NoSuchDomain: No domain 'nosuch'."
+audited 4 "SetVcpus('', 2) by uid 0 (:N): refused, org.freedesktop.DBus.Error.InvalidArgs: Invalid domain name ''."
+audited 4 "SetVcpus('worker3', 2) by uid 65534 (:N): denied, org.freedesktop.DBus.Error.AccessDenied: Changing VMs needs root or group 'flexslot'."
+# Every Set* call the agent's handlers saw (all but the two that sd-bus
+# refused for their argument types) has its line.
+calls=$(($(count_in_monitor "Member=Set") - 2))
+lines=$(grep -c "^<[45]>Set[A-Za-z]*(.*) by uid [0-9]* (:1\.[0-9]*): " "$tmp/agent.log" || true)
+[ "$lines" -eq "$calls" ] || fail "$calls change requests, $lines audit lines"
 echo "PASS"

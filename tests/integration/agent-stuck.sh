@@ -49,6 +49,8 @@ echo "SetVcpus answered HypervisorUnavailable in $elapsed_ms ms"
 grep -q "the change was not made" "$tmp/monitor.log" || fail "the reply does not say so"
 [ "$elapsed_ms" -ge 400 ] || fail "answered before the timeout"
 [ "$elapsed_ms" -lt 5000 ] || fail "answered long after the 500 ms timeout"
+grep -q "SetVcpus('worker1', 2) by uid 0 (:1\.[0-9]*): not made, org.flexslot.Agent1.Error.HypervisorUnavailable: The hypervisor did not answer within 500ms; the change was not made\.$" \
+	"$tmp/agent.log" || fail "the request that timed out is not in the audit trail"
 
 # The event loop keeps feeding the watchdog while libvirt is blocked.
 pings=$(grep -c "^WATCHDOG=1" "$tmp/notify.log" || true)
