@@ -16,6 +16,9 @@ BUILD ?= build
 PREFIX ?= /usr/local
 DESTDIR ?=
 SYSCONFDIR ?= /etc
+# Outside PREFIX: the system bus reads policies only from here (packages) and
+# /etc/dbus-1/system.d (the admin's), whatever the PREFIX.
+DBUS_SYSTEM_DIR ?= /usr/share/dbus-1/system.d
 SANITIZE ?= 0
 
 CC ?= cc
@@ -191,6 +194,7 @@ help:
 	@echo "make lint       cppcheck and clang-tidy"
 	@echo "make install    install into DESTDIR/PREFIX (default $(PREFIX))"
 	@echo "make clean      remove $(BUILD)/"
-	@echo "variables: BUILD=dir SANITIZE=1 PREFIX=... DESTDIR=... CFLAGS=..."
+	@echo "variables: BUILD=dir SANITIZE=1 PREFIX=... DESTDIR=... SYSCONFDIR=... CFLAGS=..."
+	@echo "           DBUS_SYSTEM_DIR=... (default $(DBUS_SYSTEM_DIR), whatever the PREFIX)"
 
 FORCE:
