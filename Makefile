@@ -4,7 +4,9 @@
 #   BENCH_PROGRAMS += prog     prog_SOURCES := ...   (built, never installed)
 #   INSTALL_DATA += src:/absolute/destination   (a src ending in .in has its
 #                  @PREFIX@, @BINDIR@, @SBINDIR@, @SYSCONFDIR@ filled in; a file
-#                  under SYSCONFDIR that exists already is the admin's: kept)
+#                  under SYSCONFDIR that exists already is the admin's: kept;
+#                  the groups of a file installed into a sysusers.d directory
+#                  are created by an install without DESTDIR)
 # Every program links against every library (as one group), so module.mk files
 # need not know the order between them.
 #
@@ -139,6 +141,9 @@ check-run: tests
 check: check-run
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/sanitize SANITIZE=1 check-run
 
+# An install without DESTDIR is a real one: it creates the groups of the
+# sysusers.d files now, as a package's postinst would, rather than leave them
+# to the next boot of a system that runs systemd-sysusers.
 install: all
 	$(foreach p,$(PROGRAMS),install -D -m 0755 $(BUILD)/bin/$(p) \
 		$(DESTDIR)$(PREFIX)/$(or $($(p)_INSTALL_DIR),bin)/$(p);)
@@ -156,8 +161,22 @@ install: all
 		*) install -D -m 0644 "$$src" "$$dest" ;; \
 		esac; \
 	done
+	@set -e; [ -z "$(DESTDIR)" ] || exit 0; \
+	for pair in $(INSTALL_DATA); do \
+		dest=$${pair#*:}; \
+		case $$dest in */sysusers.d/*.conf) ;; *) continue ;; esac; \
+		if command -v systemd-sysusers >/dev/null; then \
+			echo "systemd-sysusers $$dest"; systemd-sysusers "$$dest"; \
+		else \
+			for group in $$(awk '$$1 == "g" { print $$2 }' "$$dest"); do \
+				getent group "$$group" >/dev/null && continue; \
+				echo "groupadd --system $$group"; groupadd --system "$$group"; \
+			done; \
+		fi; \
+	done
 
-# Configuration under SYSCONFDIR stays: it may hold the admin's edits.
+# Configuration under SYSCONFDIR stays: it may hold the admin's edits; so do
+# the groups, which files may still belong to.
 uninstall:
 	$(foreach p,$(PROGRAMS),rm -f $(DESTDIR)$(PREFIX)/$(or $($(p)_INSTALL_DIR),bin)/$(p);)
 	@for pair in $(INSTALL_DATA); do \

@@ -1,10 +1,12 @@
 #!/bin/sh
 # `make install` into a DESTDIR with PREFIX=/usr: programs, configuration,
 # the unit with its paths filled in, the D-Bus policy in a directory the
-# machine's system bus reads, and the man page, which names that path; a
-# second install keeps an edited configuration; uninstall removes what it
-# installed except the configuration. With the default PREFIX (/usr/local)
-# the policy still goes where the bus reads it.
+# machine's system bus reads, and the man page, which names that path; the
+# sysusers.d entry of the group the policy names; a second install keeps an
+# edited configuration; uninstall removes what it installed except the
+# configuration. With the default PREFIX (/usr/local) the policy still goes
+# where the bus reads it. An install into a DESTDIR creates no group
+# (install-group.sh tests a real install).
 set -eu
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -47,10 +49,18 @@ check_policy() {
 run_make "$dest" PREFIX=/usr install
 for f in usr/sbin/flexslot-agentd etc/flexslot/agent.ini \
 	usr/lib/systemd/system/flexslot-agentd.service \
+	usr/lib/sysusers.d/flexslot.conf \
 	usr/share/man/man8/flexslot-agentd.8; do
 	[ -f "$dest/$f" ] || fail "$f not installed"
 done
 check_policy "$dest"
+# The group the policy and allowed-group name, for systemd-sysusers.
+policy_group=$(sed -n 's|.*<policy group="\(.*\)">.*|\1|p' "$dest$found")
+allowed_group=$(sed -n 's|^;*allowed-group = ||p' "$dest/etc/flexslot/agent.ini")
+[ "$policy_group" = flexslot ] && [ "$allowed_group" = flexslot ] ||
+	fail "the policy names group '$policy_group', allowed-group '$allowed_group'"
+[ "$(grep -v '^#' "$dest/usr/lib/sysusers.d/flexslot.conf")" = "g flexslot -" ] ||
+	fail "the sysusers.d entry does not declare the group flexslot"
 grep -qx "\.I $found" "$dest/usr/share/man/man8/flexslot-agentd.8" ||
 	fail "the man page does not name $found"
 [ -x "$dest/usr/sbin/flexslot-agentd" ] || fail "agent not executable"
@@ -69,6 +79,7 @@ run_make "$dest" PREFIX=/usr uninstall
 [ ! -e "$dest/usr/sbin/flexslot-agentd" ] || fail "uninstall left the agent"
 [ ! -e "$dest/usr/lib/systemd/system/flexslot-agentd.service" ] || fail "uninstall left the unit"
 [ ! -e "$dest/usr/share/dbus-1/system.d/org.flexslot.Agent1.conf" ] || fail "uninstall left the policy"
+[ ! -e "$dest/usr/lib/sysusers.d/flexslot.conf" ] || fail "uninstall left the sysusers.d entry"
 grep -q "edited by the admin" "$dest/etc/flexslot/agent.ini" || fail "uninstall removed the configuration"
 
 # The default PREFIX, as a user types `make install`.
@@ -76,4 +87,5 @@ run_make "$tmp/local" install
 [ -f "$tmp/local/usr/local/sbin/flexslot-agentd" ] || fail "the default PREFIX is not /usr/local"
 check_policy "$tmp/local"
 
+! grep -E '^(systemd-sysusers|groupadd) ' "$tmp/make.log" || fail "an install into a DESTDIR created a group"
 echo ok
