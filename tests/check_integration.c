@@ -266,8 +266,8 @@ static char *fixture_path(const char *relative) {
 static pid_t run_fixture(const char *name, usec_t timeout, usec_t grace, RunResult *ret) {
         _cleanup_free_ char *dir = test_make_tmpdir(), *script = fixture_path(name), *log = NULL,
                             *pidfile = NULL, *env_pidfile = NULL;
-        _cleanup_fclose_ FILE *f = NULL;
         char *argv[] = { (char *)"/bin/sh", script, NULL };
+        char line[32] = "";
         int child = 0;
 
         ck_assert_ptr_nonnull(dir);
@@ -278,9 +278,11 @@ static pid_t run_fixture(const char *name, usec_t timeout, usec_t grace, RunResu
 
         ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
         ck_assert_int_eq(run_logged(argv, env, log, timeout, grace, ret), 0);
-        f = fopen(pidfile, "re");
-        ck_assert_msg(f && fscanf(f, "%d", &child) == 1 && child > 0,
-                      "%s did not write its child's PID", name);
+        FILE *f = fopen(pidfile, "re");
+        ck_assert_msg(f && fgets(line, sizeof(line), f), "%s did not write its child's PID", name);
+        fclose(f);
+        line[strcspn(line, "\n")] = '\0';
+        ck_assert_int_eq(parse_int(line, 2, INT_MAX, &child), 0);
         remove_tree(dir);
         return child;
 }
@@ -300,7 +302,7 @@ static void assert_child_gone(pid_t pid) {
 }
 
 START_TEST(test_runner_kills_hung_script) {
-        RunResult res;
+        RunResult res = { 0 };
         pid_t child = run_fixture("hang.sh", 2 * USEC_PER_SEC, USEC_PER_SEC, &res);
 
         ck_assert(res.timed_out);
@@ -311,7 +313,7 @@ START_TEST(test_runner_kills_hung_script) {
 END_TEST
 
 START_TEST(test_runner_kills_what_a_script_left) {
-        RunResult res;
+        RunResult res = { 0 };
         pid_t child = run_fixture("leave.sh", SCRIPT_TIMEOUT_USEC, USEC_PER_SEC, &res);
 
         ck_assert(!res.timed_out);
@@ -352,7 +354,7 @@ static char *run_nested(const char *require_vm, RunResult *ret) {
 
 START_TEST(test_runner_reports_skips) {
         _cleanup_free_ char *out = NULL, *strict = NULL;
-        RunResult res;
+        RunResult res = { 0 };
 
         out = run_nested("0", &res);
         ck_assert_msg(WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0, "%s", out);
