@@ -195,14 +195,15 @@ distclean: clean
 LINT_SOURCES = $(foreach l,$(LIBRARIES),$($(l)_SOURCES)) \
 	$(foreach p,$(PROGRAMS) $(BENCH_PROGRAMS),$($(p)_SOURCES))
 
+# Both install their tools first (packaging/deps.sh --lint): building and
+# testing do not need them.
 lint: $(BUILD)/config.mk
-	cppcheck --quiet --error-exitcode=1 --std=c11 --inline-suppr \
-		--enable=warning,performance,portability \
-		--suppress=missingIncludeSystem -I. -D_GNU_SOURCE \
-		$(LINT_SOURCES) $(TEST_SOURCES)
-	clang-tidy --quiet $(LINT_SOURCES) -- -std=gnu11 -D_GNU_SOURCE -I. $(PKG_CFLAGS)
+	@packaging/deps.sh --lint
+	@tools/lint.sh $(LINT_SOURCES) --cppcheck-only $(TEST_SOURCES) \
+		-- -std=gnu11 -D_GNU_SOURCE -I. $(PKG_CFLAGS)
 
 format:
+	@packaging/deps.sh --lint
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 help:
@@ -210,7 +211,8 @@ help:
 	@echo "make check      run all test suites, plain and with ASan/UBSan"
 	@echo "make demo       run the simulator's demonstration experiment"
 	@echo "make bench      run the benchmarks"
-	@echo "make lint       cppcheck and clang-tidy"
+	@echo "make lint       cppcheck and clang-tidy: findings and a verdict"
+	@echo "make format     clang-format every C file in place"
 	@echo "make install    install into DESTDIR/PREFIX (default $(PREFIX))"
 	@echo "make clean      remove $(BUILD)/"
 	@echo "variables: BUILD=dir SANITIZE=1 PREFIX=... DESTDIR=... SYSCONFDIR=... CFLAGS=..."
