@@ -6,14 +6,8 @@
 # flexslot group) over /etc, and PREFIX and DBUS_SYSTEM_DIR point into a
 # temporary directory.
 set -eu
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
+# shellcheck source=tests/lib/verdict.sh
+. "$FLEXSLOT_SRCDIR/tests/lib/verdict.sh"
 [ "$(id -u)" -eq 0 ] || skip "creating a group needs root"
 unshare --mount --propagation private true 2>/dev/null || skip "no mount namespaces here"
 sysusers=$(command -v systemd-sysusers) || fail "systemd-sysusers is missing (packaging/deps.sh installs systemd)"
@@ -32,6 +26,7 @@ install_with() {
 	shift 2
 	cp -a /etc "$etc"
 	sed -i '/^flexslot:/d' "$etc/group" "$etc/gshadow"
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	unshare --mount --propagation private sh -eu -c '
 		mount --bind "$1" /etc
 		[ "$2" = sysusers ] || mount --bind "$3" "$4"

@@ -19,7 +19,8 @@ run_make() {
 		DESTDIR="$d" "$@" >>"$tmp/make.log" 2>&1 ||
 		{ cat "$tmp/make.log"; echo "make $* failed"; exit 1; }
 }
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/lib/verdict.sh
+. "$FLEXSLOT_SRCDIR/tests/lib/verdict.sh"
 
 # The directories the machine's system bus reads policies from: the
 # <includedir>s of its system.conf, a relative one taken from the file's
@@ -34,7 +35,7 @@ bus_dirs=$(sed -n 's|.*<includedir>\(.*\)</includedir>.*|\1|p' "$bus_conf" | whi
 	esac
 done)
 [ -n "$bus_dirs" ] || fail "$bus_conf includes no directory"
-echo "the system bus reads policies from:" $bus_dirs
+echo "the system bus reads policies from: $(echo "$bus_dirs" | tr '\n' ' ')"
 
 # check_policy ROOT: the one policy installed under ROOT is in one of those.
 check_policy() {
@@ -57,8 +58,9 @@ check_policy "$dest"
 # The group the policy and allowed-group name, for systemd-sysusers.
 policy_group=$(sed -n 's|.*<policy group="\(.*\)">.*|\1|p' "$dest$found")
 allowed_group=$(sed -n 's|^;*allowed-group = ||p' "$dest/etc/flexslot/agent.ini")
-[ "$policy_group" = flexslot ] && [ "$allowed_group" = flexslot ] ||
+if [ "$policy_group" != flexslot ] || [ "$allowed_group" != flexslot ]; then
 	fail "the policy names group '$policy_group', allowed-group '$allowed_group'"
+fi
 [ "$(grep -v '^#' "$dest/usr/lib/sysusers.d/flexslot.conf")" = "g flexslot -" ] ||
 	fail "the sysusers.d entry does not declare the group flexslot"
 grep -qx "\.I $found" "$dest/usr/share/man/man8/flexslot-agentd.8" ||

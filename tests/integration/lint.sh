@@ -9,14 +9,8 @@
 set -eu
 src=${FLEXSLOT_SRCDIR:?run through make check}
 build=${FLEXSLOT_BUILD:?run through make check}
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
+# shellcheck source=tests/lib/verdict.sh
+. "$FLEXSLOT_SRCDIR/tests/lib/verdict.sh"
 for t in cppcheck clang-tidy; do
 	command -v "$t" >/dev/null || skip "$t is not installed (make lint installs it)"
 done
