@@ -4,7 +4,9 @@
 #   BENCH_PROGRAMS += prog     prog_SOURCES := ...   (built, never installed)
 #   INSTALL_DATA += src:/absolute/destination   (a src ending in .in has its
 #                  @PREFIX@, @BINDIR@, @SBINDIR@, @SYSCONFDIR@ filled in; a file
-#                  under SYSCONFDIR that exists already is the admin's: kept)
+#                  under SYSCONFDIR that exists already is the admin's: kept;
+#                  the groups of a file installed into a sysusers.d directory
+#                  are created by an install without DESTDIR)
 # Every program links against every library (as one group), so module.mk files
 # need not know the order between them.
 #
@@ -16,6 +18,9 @@ BUILD ?= build
 PREFIX ?= /usr/local
 DESTDIR ?=
 SYSCONFDIR ?= /etc
+# Outside PREFIX: the system bus reads policies only from here (packages) and
+# /etc/dbus-1/system.d (the admin's), whatever the PREFIX.
+DBUS_SYSTEM_DIR ?= /usr/share/dbus-1/system.d
 SANITIZE ?= 0
 
 CC ?= cc
@@ -136,6 +141,9 @@ check-run: tests
 check: check-run
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/sanitize SANITIZE=1 check-run
 
+# An install without DESTDIR is a real one: it creates the groups of the
+# sysusers.d files now, as a package's postinst would, rather than leave them
+# to the next boot of a system that runs systemd-sysusers.
 install: all
 	$(foreach p,$(PROGRAMS),install -D -m 0755 $(BUILD)/bin/$(p) \
 		$(DESTDIR)$(PREFIX)/$(or $($(p)_INSTALL_DIR),bin)/$(p);)
@@ -153,8 +161,22 @@ install: all
 		*) install -D -m 0644 "$$src" "$$dest" ;; \
 		esac; \
 	done
+	@set -e; [ -z "$(DESTDIR)" ] || exit 0; \
+	for pair in $(INSTALL_DATA); do \
+		dest=$${pair#*:}; \
+		case $$dest in */sysusers.d/*.conf) ;; *) continue ;; esac; \
+		if command -v systemd-sysusers >/dev/null; then \
+			echo "systemd-sysusers $$dest"; systemd-sysusers "$$dest"; \
+		else \
+			for group in $$(awk '$$1 == "g" { print $$2 }' "$$dest"); do \
+				getent group "$$group" >/dev/null && continue; \
+				echo "groupadd --system $$group"; groupadd --system "$$group"; \
+			done; \
+		fi; \
+	done
 
-# Configuration under SYSCONFDIR stays: it may hold the admin's edits.
+# Configuration under SYSCONFDIR stays: it may hold the admin's edits; so do
+# the groups, which files may still belong to.
 uninstall:
 	$(foreach p,$(PROGRAMS),rm -f $(DESTDIR)$(PREFIX)/$(or $($(p)_INSTALL_DIR),bin)/$(p);)
 	@for pair in $(INSTALL_DATA); do \
@@ -173,14 +195,15 @@ distclean: clean
 LINT_SOURCES = $(foreach l,$(LIBRARIES),$($(l)_SOURCES)) \
 	$(foreach p,$(PROGRAMS) $(BENCH_PROGRAMS),$($(p)_SOURCES))
 
+# Both install their tools first (packaging/deps.sh --lint): building and
+# testing do not need them.
 lint: $(BUILD)/config.mk
-	cppcheck --quiet --error-exitcode=1 --std=c11 --inline-suppr \
-		--enable=warning,performance,portability \
-		--suppress=missingIncludeSystem -I. -D_GNU_SOURCE \
-		$(LINT_SOURCES) $(TEST_SOURCES)
-	clang-tidy --quiet $(LINT_SOURCES) -- -std=gnu11 -D_GNU_SOURCE -I. $(PKG_CFLAGS)
+	@packaging/deps.sh --lint
+	@tools/lint.sh $(LINT_SOURCES) --cppcheck-only $(TEST_SOURCES) \
+		-- -std=gnu11 -D_GNU_SOURCE -I. $(PKG_CFLAGS)
 
 format:
+	@packaging/deps.sh --lint
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 help:
@@ -188,9 +211,11 @@ help:
 	@echo "make check      run all test suites, plain and with ASan/UBSan"
 	@echo "make demo       run the simulator's demonstration experiment"
 	@echo "make bench      run the benchmarks"
-	@echo "make lint       cppcheck and clang-tidy"
+	@echo "make lint       cppcheck and clang-tidy: findings and a verdict"
+	@echo "make format     clang-format every C file in place"
 	@echo "make install    install into DESTDIR/PREFIX (default $(PREFIX))"
 	@echo "make clean      remove $(BUILD)/"
-	@echo "variables: BUILD=dir SANITIZE=1 PREFIX=... DESTDIR=... CFLAGS=..."
+	@echo "variables: BUILD=dir SANITIZE=1 PREFIX=... DESTDIR=... SYSCONFDIR=... CFLAGS=..."
+	@echo "           DBUS_SYSTEM_DIR=... (default $(DBUS_SYSTEM_DIR), whatever the PREFIX)"
 
 FORCE:

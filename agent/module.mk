@@ -10,5 +10,6 @@ flexslot-agentd_INSTALL_DIR := sbin
 
 INSTALL_DATA += conf/agent.ini:$(SYSCONFDIR)/flexslot/agent.ini \
 	packaging/flexslot-agentd.service.in:$(PREFIX)/lib/systemd/system/flexslot-agentd.service \
-	packaging/org.flexslot.Agent1.conf:$(PREFIX)/share/dbus-1/system.d/org.flexslot.Agent1.conf \
+	packaging/flexslot.sysusers:$(PREFIX)/lib/sysusers.d/flexslot.conf \
+	packaging/org.flexslot.Agent1.conf:$(DBUS_SYSTEM_DIR)/org.flexslot.Agent1.conf \
 	packaging/flexslot-agentd.8:$(PREFIX)/share/man/man8/flexslot-agentd.8

@@ -4,8 +4,9 @@
 # Does nothing when everything is present; as root it installs what is missing
 # with apt-get; otherwise it prints the exact command to run and fails.
 #
-#   packaging/deps.sh            everything
+#   packaging/deps.sh            everything to build and test
 #   packaging/deps.sh --build    only what building needs
+#   packaging/deps.sh --lint     what `make lint` and `make format` run
 set -eu
 
 # python3 runs the agent tests' stand-ins for a hung or frozen libvirtd;
@@ -14,13 +15,16 @@ build_pkgs="gcc make pkg-config libvirt-dev libsystemd-dev libinih-dev check \
 libsqlite3-dev dbus systemd libvirt-clients gnuplot-nox python3"
 vm_pkgs="libvirt-daemon libvirt-daemon-system libvirt-daemon-driver-qemu \
 qemu-system-x86 busybox-static cpio"
+# Not in the default set: LLVM is large, and building and testing need none.
+lint_pkgs="cppcheck clang-tidy clang-format"
 
 want="$build_pkgs $vm_pkgs"
 case "${1:-}" in
 --build) want="$build_pkgs" ;;
+--lint) want="$lint_pkgs" ;;
 "") ;;
 *)
-	echo "usage: $0 [--build]" >&2
+	echo "usage: $0 [--build | --lint]" >&2
 	exit 2
 	;;
 esac

@@ -11,5 +11,8 @@
 /* Path of a file under the source tree (FLEXSLOT_SRCDIR, default "."), in a
  * static buffer valid until the next call. */
 const char *test_srcdir_path(const char *relative);
+/* Records that a test did not run (it still passes in Check's count); the
+ * runner lists every skip after the summary. */
+void test_skip(const char *what, const char *reason);
 /* A fresh private directory for one test, under TMPDIR. */
 char *test_make_tmpdir(void);

@@ -7,6 +7,7 @@
 # Error.HypervisorUnavailable after the timeout without having been made,
 # and when libvirtd answers again the agent must recover by itself. Then
 # libvirtd restarts, and the agent reconnects by itself.
+# flexslot-test: vm
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/agent/lib.sh"
 

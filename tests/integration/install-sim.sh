@@ -10,7 +10,7 @@ dest="$tmp/root"
 sim="$dest/usr/bin/flexslot-sim"
 data="$dest/usr/share/flexslot"
 
-run_make install
+run_make "$dest" PREFIX=/usr install
 for f in usr/bin/flexslot-sim usr/share/man/man1/flexslot-sim.1 \
 	usr/share/flexslot/scenarios/fig10.ini usr/share/flexslot/scenarios/README.md \
 	usr/share/flexslot/workloads/puma.csv usr/share/flexslot/workloads/README.md; do
@@ -40,7 +40,7 @@ grep -q "$data/scenarios/fig10.ini: cannot open" err.txt || fail "error: $(cat e
 mv "$tmp/fig10.ini" "$data/scenarios/fig10.ini"
 
 cd "$tmp"
-run_make uninstall
+run_make "$dest" PREFIX=/usr uninstall
 for f in usr/bin/flexslot-sim usr/share/man/man1/flexslot-sim.1 \
 	usr/share/flexslot/scenarios/fig10.ini usr/share/flexslot/workloads/puma.csv; do
 	[ ! -e "$dest/$f" ] || fail "uninstall left $f"

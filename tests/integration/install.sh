@@ -1,20 +1,60 @@
 #!/bin/sh
 # `make install` into a DESTDIR with PREFIX=/usr: programs, configuration,
-# the unit with its paths filled in, the D-Bus policy and man page; a second
-# install keeps an edited configuration; uninstall removes what it installed
-# except the configuration.
+# the unit with its paths filled in, the D-Bus policy in a directory the
+# machine's system bus reads, and the man page, which names that path; the
+# sysusers.d entry of the group the policy names; a second install keeps an
+# edited configuration; uninstall removes what it installed except the
+# configuration. With the default PREFIX (/usr/local) the policy still goes
+# where the bus reads it. An install into a DESTDIR creates no group
+# (install-group.sh tests a real install).
 set -eu
 # shellcheck source=tests/lib/cli.sh
 . "$FLEXSLOT_SRCDIR/tests/lib/cli.sh"
 dest="$tmp/root"
 
-run_make install
+# The directories the machine's system bus reads policies from: the
+# <includedir>s of its system.conf, a relative one taken from the file's
+# directory (dbus-daemon(1)).
+bus_conf=/usr/share/dbus-1/system.conf
+[ -f "$bus_conf" ] || bus_conf=/etc/dbus-1/system.conf
+[ -f "$bus_conf" ] || fail "no system bus configuration (packaging/deps.sh installs dbus)"
+bus_dirs=$(sed -n 's|.*<includedir>\(.*\)</includedir>.*|\1|p' "$bus_conf" | while read -r d; do
+	case $d in
+	/*) echo "$d" ;;
+	*) echo "$(dirname "$bus_conf")/$d" ;;
+	esac
+done)
+[ -n "$bus_dirs" ] || fail "$bus_conf includes no directory"
+echo "the system bus reads policies from: $(echo "$bus_dirs" | tr '\n' ' ')"
+
+# check_policy ROOT: the one policy installed under ROOT is in one of those.
+check_policy() {
+	found=$(cd "$1" && find . -name org.flexslot.Agent1.conf | sed 's|^\.||')
+	[ "$(echo "$found" | grep -c .)" -eq 1 ] || fail "policy installed as '$found'"
+	echo "$bus_dirs" | grep -qx "$(dirname "$found")" ||
+		fail "policy installed as $found, where the system bus does not look"
+	cmp -s "$1$found" "$FLEXSLOT_SRCDIR/packaging/org.flexslot.Agent1.conf" ||
+		fail "$found is not the policy"
+}
+
+run_make "$dest" PREFIX=/usr install
 for f in usr/sbin/flexslot-agentd etc/flexslot/agent.ini \
 	usr/lib/systemd/system/flexslot-agentd.service \
-	usr/share/dbus-1/system.d/org.flexslot.Agent1.conf \
+	usr/lib/sysusers.d/flexslot.conf \
 	usr/share/man/man8/flexslot-agentd.8; do
 	[ -f "$dest/$f" ] || fail "$f not installed"
 done
+check_policy "$dest"
+# The group the policy and allowed-group name, for systemd-sysusers.
+policy_group=$(sed -n 's|.*<policy group="\(.*\)">.*|\1|p' "$dest$found")
+allowed_group=$(sed -n 's|^;*allowed-group = ||p' "$dest/etc/flexslot/agent.ini")
+if [ "$policy_group" != flexslot ] || [ "$allowed_group" != flexslot ]; then
+	fail "the policy names group '$policy_group', allowed-group '$allowed_group'"
+fi
+[ "$(grep -v '^#' "$dest/usr/lib/sysusers.d/flexslot.conf")" = "g flexslot -" ] ||
+	fail "the sysusers.d entry does not declare the group flexslot"
+grep -qx "\.I $found" "$dest/usr/share/man/man8/flexslot-agentd.8" ||
+	fail "the man page does not name $found"
 [ -x "$dest/usr/sbin/flexslot-agentd" ] || fail "agent not executable"
 grep -qx 'ExecStart=/usr/sbin/flexslot-agentd --config=/etc/flexslot/agent.ini' \
 	"$dest/usr/lib/systemd/system/flexslot-agentd.service" || fail "unit paths not filled in"
@@ -24,11 +64,20 @@ grep -qx 'ExecStart=/usr/sbin/flexslot-agentd --config=/etc/flexslot/agent.ini' 
 	fail "a benchmark was installed"
 
 echo "# edited by the admin" >>"$dest/etc/flexslot/agent.ini"
-run_make install
+run_make "$dest" PREFIX=/usr install
 grep -q "edited by the admin" "$dest/etc/flexslot/agent.ini" || fail "edited configuration overwritten"
 
-run_make uninstall
+run_make "$dest" PREFIX=/usr uninstall
 [ ! -e "$dest/usr/sbin/flexslot-agentd" ] || fail "uninstall left the agent"
 [ ! -e "$dest/usr/lib/systemd/system/flexslot-agentd.service" ] || fail "uninstall left the unit"
+[ ! -e "$dest/usr/share/dbus-1/system.d/org.flexslot.Agent1.conf" ] || fail "uninstall left the policy"
+[ ! -e "$dest/usr/lib/sysusers.d/flexslot.conf" ] || fail "uninstall left the sysusers.d entry"
 grep -q "edited by the admin" "$dest/etc/flexslot/agent.ini" || fail "uninstall removed the configuration"
+
+# The default PREFIX, as a user types `make install`.
+run_make "$tmp/local" install
+[ -f "$tmp/local/usr/local/sbin/flexslot-agentd" ] || fail "the default PREFIX is not /usr/local"
+check_policy "$tmp/local"
+
+! grep -E '^(systemd-sysusers|groupadd) ' "$tmp/make.log" || fail "an install into a DESTDIR created a group"
 echo ok

@@ -8,6 +8,7 @@
 # be read back through it (busctl on org.flexslot.Agent1); after a libvirtd
 # restart the agent must sample and change the guest again. Skips only when
 # the machine cannot run it (not root, no QEMU, libvirtd does not start).
+# flexslot-test: vm
 set -eu
 
 srcdir=${FLEXSLOT_SRCDIR:?run through make check}

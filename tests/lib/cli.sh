@@ -5,10 +5,8 @@
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+# shellcheck source=tests/lib/verdict.sh
+. "$FLEXSLOT_SRCDIR/tests/lib/verdict.sh"
 
 # expect STATUS PATTERN command...: the command exits STATUS and its stderr
 # matches PATTERN (grep). Its output stays in $tmp/out and $tmp/err.
@@ -24,10 +22,12 @@ expect() {
 	grep -q -- "$pattern" "$tmp/err" || fail "$*: stderr lacks '$pattern': $(cat "$tmp/err")"
 }
 
-# run_make TARGET...: make in the source tree with this build, installing
-# into DESTDIR=$dest with PREFIX=/usr; its output is shown only on failure.
+# run_make DESTDIR ARG...: make in the source tree with this build, installing
+# into DESTDIR; its output is shown only on failure.
 run_make() {
+	d=$1
+	shift
 	make --no-print-directory -C "$FLEXSLOT_SRCDIR" BUILD="$FLEXSLOT_BUILD" \
-		DESTDIR="${dest:?}" PREFIX=/usr "$@" >>"$tmp/make.log" 2>&1 ||
+		DESTDIR="$d" "$@" >>"$tmp/make.log" 2>&1 ||
 		{ cat "$tmp/make.log"; echo "make $* failed"; exit 1; }
 }
