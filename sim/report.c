@@ -158,13 +158,13 @@ static int write_tasks(const char *dir, const SimResults *r) {
         if (!f)
                 return negative_errno();
         fprintf(f, "task,job,type,input_mb,started_s,finished_s,time_s,cpu_s,iowait_s,steal_s,"
-                   "queue_s,attempts,resize_kills,straggler,node\n");
+                   "queue_s,attempts,resize_kills,straggler,vm\n");
         for (size_t i = 0; i < r->n_tasks; i++) {
                 const TaskResult *t = &r->tasks[i];
                 fprintf(f, "%zu,%u,%s,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%u,%u,%d,%u\n", i,
                         t->job, t->map ? "map" : "reduce", t->input_mb, t->started, t->finished,
                         task_time(t), t->cpu, t->iowait, t->steal, t->queue, t->attempts,
-                        t->resize_kills, t->straggler, t->node);
+                        t->resize_kills, t->straggler, t->vm);
         }
         return ferror(f) ? -EIO : 0;
 }

@@ -21,6 +21,7 @@ typedef struct Sim Sim;
 typedef struct TaskResult {
         uint32_t job;
         uint32_t node; /* index among the slave nodes, of the finishing attempt */
+        uint32_t vm;   /* the same node's VM: its index in SimResults.nodes */
         bool map;
         double input_mb;
         double started, finished; /* seconds; first attempt's start, last finish */

@@ -190,13 +190,21 @@ START_TEST(test_busy_cluster_conserves_time) {
         const SimResults *r;
         double host_cpu[2] = { 0, 0 };
         unsigned contended = 0, maps = 0, maps_run = 0;
+        unsigned *vm_maps;
 
         run_busy(&run, variants[_i][0], variants[_i][1], variants[_i][2], true);
         r = sim_results(run.sim);
         ck_assert_uint_eq(r->n_jobs, 2);
+        vm_maps = calloc(r->n_nodes, sizeof(unsigned));
+        ck_assert_ptr_nonnull(vm_maps);
         for (size_t i = 0; i < r->n_tasks; i++) {
                 const TaskResult *t = &r->tasks[i];
                 double split = t->cpu + t->iowait + t->steal + t->queue;
+                /* A task names its VM the way nodes[] counts VMs, masters
+                 * first: the CSV files join on it. */
+                ck_assert_uint_lt(t->vm, r->n_nodes);
+                ck_assert(!r->nodes[t->vm].master);
+                vm_maps[t->vm] += t->map;
                 ck_assert(t->finished >= t->started);
                 ck_assert(t->steal >= 0 && t->cpu > 0 && t->iowait >= 0);
                 contended += t->steal > 0;
@@ -214,9 +222,11 @@ START_TEST(test_busy_cluster_conserves_time) {
                 ck_assert(r->nodes[i].steal >= 0);
                 host_cpu[r->nodes[i].host] += r->nodes[i].cpu_use;
                 maps_run += r->nodes[i].maps_run;
+                ck_assert_uint_eq(r->nodes[i].maps_run, vm_maps[i]);
                 if (r->nodes[i].master)
                         ck_assert_uint_eq(r->nodes[i].maps_run, 0);
         }
+        free(vm_maps);
         ck_assert_uint_eq(maps_run, maps);
         ck_assert(host_cpu[0] <= 4 + 1e-9);
         ck_assert(host_cpu[1] <= 4 + 1e-9);

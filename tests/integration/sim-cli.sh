@@ -71,6 +71,23 @@ for f in jobs.csv tasks.csv nodes.csv util.csv map-cdf.csv; do
 	[ -s "$tmp/run/$f" ] || fail "missing $f"
 done
 head -1 "$tmp/run/tasks.csv" | grep -q "cpu_s,iowait_s,steal_s" || fail "tasks.csv header"
+
+# One id for a VM in every file: the map tasks tasks.csv puts on a VM are
+# the maps_run nodes.csv gives it, and the masters (which run no task) get
+# none.
+awk -F, '
+FNR == 1 { for (i = 1; i <= NF; i++) col[FILENAME, $i] = i; next }
+FILENAME ~ /tasks.csv$/ { n[$col[FILENAME, "vm"]] += $col[FILENAME, "type"] == "map"; next }
+{
+	vm = $col[FILENAME, "vm"]; masters += $col[FILENAME, "role"] == "master"
+	if (n[vm] + 0 != $col[FILENAME, "maps_run"]) {
+		printf "vm %s (%s): nodes.csv maps_run %s, tasks.csv %d maps\n", vm,
+			$col[FILENAME, "role"], $col[FILENAME, "maps_run"], n[vm]
+		bad = 1
+	}
+}
+END { if (masters == 0) { print "no master in nodes.csv"; bad = 1 }; exit bad }
+' "$tmp/run/tasks.csv" "$tmp/run/nodes.csv" || fail "tasks.csv and nodes.csv disagree on VM ids"
 if command -v gnuplot >/dev/null; then
 	for f in task-cdf.png task-breakdown.png nodes.png maps-per-node.png util.png; do
 		[ -s "$tmp/run/$f" ] || fail "missing chart $f"
