@@ -69,6 +69,7 @@ int run_summarize(const SimResults *r, RunSummary *ret) {
                 s.resized += t->resize_kills > 0;
                 s.resize_kills += t->resize_kills;
         }
+        s.slot_changes = (unsigned)r->slot_changes;
         s.maps = (unsigned)n;
         if (n > 0) {
                 s.cpu /= (double)n;
@@ -108,6 +109,7 @@ void run_summary_print(FILE *f, const RunSummary *s) {
                 s->cpu, s->iowait, s->steal, s->queue);
         fprintf(f, "stragglers              %u named, %u resized, %u resize kills (%.2f per resized task)\n",
                 s->stragglers, s->resized, s->resize_kills, s->kills_per_straggler);
+        fprintf(f, "map slot changes        %u\n", s->slot_changes);
         fprintf(f, "utilisation             CPU %.0f %% of the hosts, memory %.0f %% of the VMs\n",
                 100 * s->cpu_util, 100 * s->mem_util);
         fprintf(f, "events                  %.0f\n", s->events);

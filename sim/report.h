@@ -17,6 +17,7 @@ typedef struct RunSummary {
         double map_mean, map_p50, map_p95, map_max;
         double cpu, iowait, steal, queue; /* mean seconds per map task */
         unsigned maps, stragglers, resized, resize_kills;
+        unsigned slot_changes;      /* changes of a node's map slots */
         double kills_per_straggler; /* resize kills / tasks resized at least once */
         double cpu_util, mem_util;  /* mean over the run */
         double events;

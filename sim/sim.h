@@ -65,6 +65,7 @@ typedef struct SimResults {
         UtilSample *util;
         size_t n_util, cap_util;
         uint64_t events;
+        uint64_t slot_changes; /* changes of a node's map slots (the slot manager's) */
         uint64_t policy_steps; /* policy_step() calls, both clusters */
         /* Wall time spent in them, for benchmarks; it never feeds back
          * into the simulation. */

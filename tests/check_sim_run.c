@@ -189,7 +189,7 @@ START_TEST(test_busy_cluster_conserves_time) {
         Run run;
         const SimResults *r;
         double host_cpu[2] = { 0, 0 };
-        unsigned contended = 0, maps = 0, maps_run = 0;
+        unsigned contended = 0, maps = 0, maps_run = 0, kills = 0;
         unsigned *vm_maps;
 
         run_busy(&run, variants[_i][0], variants[_i][1], variants[_i][2], true);
@@ -205,6 +205,7 @@ START_TEST(test_busy_cluster_conserves_time) {
                 ck_assert_uint_lt(t->vm, r->n_nodes);
                 ck_assert(!r->nodes[t->vm].master);
                 vm_maps[t->vm] += t->map;
+                kills += t->resize_kills;
                 ck_assert(t->finished >= t->started);
                 ck_assert(t->steal >= 0 && t->cpu > 0 && t->iowait >= 0);
                 contended += t->steal > 0;
@@ -227,6 +228,12 @@ START_TEST(test_busy_cluster_conserves_time) {
                         ck_assert_uint_eq(r->nodes[i].maps_run, 0);
         }
         free(vm_maps);
+        /* Stock's static slots never change nor kill to resize; FlexSlot
+         * with its allocator moves slots on this cluster. */
+        if (strcmp(variants[_i][0], "static") == 0)
+                ck_assert(kills == 0 && r->slot_changes == 0);
+        if (strcmp(variants[_i][1], "flexslot") == 0)
+                ck_assert_uint_gt(r->slot_changes, 0);
         ck_assert_uint_eq(maps_run, maps);
         ck_assert(host_cpu[0] <= 4 + 1e-9);
         ck_assert(host_cpu[1] <= 4 + 1e-9);
