@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/macro.h"
 #include "sim/report.h"
@@ -277,6 +278,31 @@ START_TEST(test_skewness_formula) {
 }
 END_TEST
 
+/* --out: made with its parents, or refused with the reason, never taken
+ * for something it is not. */
+START_TEST(test_report_prepare_dir) {
+        _cleanup_free_ char *dir = test_make_tmpdir(), *nested = NULL, *file = NULL;
+        FILE *f;
+
+        ck_assert_ptr_nonnull(dir);
+        ck_assert_int_eq(report_prepare_dir(""), -ENOENT);
+        ck_assert_int_eq(report_prepare_dir("/proc/nope"), -ENOENT);
+        ck_assert_int_gt(asprintf(&nested, "%s/a/b/", dir), 0);
+        ck_assert_int_eq(report_prepare_dir(nested), 0);
+        ck_assert_int_eq(report_prepare_dir(nested), 0);
+        ck_assert_int_gt(asprintf(&file, "%s/file", dir), 0);
+        f = fopen(file, "we");
+        ck_assert_ptr_nonnull(f);
+        fclose(f);
+        ck_assert_int_eq(report_prepare_dir(file), -ENOTDIR);
+        ck_assert_int_eq(unlink(file), 0);
+        ck_assert_int_eq(rmdir(nested), 0);
+        nested[strlen(nested) - 3] = '\0'; /* dir/a */
+        ck_assert_int_eq(rmdir(nested), 0);
+        ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 START_TEST(test_unknown_policy_and_benchmark) {
         Scenario sc = { 0 };
         Workload wl = { 0 };
@@ -315,6 +341,7 @@ Suite *suite_sim_run(void) {
         tcase_add_test(tc, test_same_seed_same_run);
         tcase_add_test(tc, test_skewness_formula);
         tcase_add_test(tc, test_unknown_policy_and_benchmark);
+        tcase_add_test(tc, test_report_prepare_dir);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -67,7 +67,7 @@ expect 2 "expected SECTION.KEY=VALUE" "$sim" --set alpha run "$tmp/small.ini"
 
 "$sim" --out "$tmp/run" run "$tmp/small.ini" >"$tmp/run.txt"
 grep -q "map task time skewness" "$tmp/run.txt" || fail "no summary"
-for f in jobs.csv tasks.csv nodes.csv util.csv map-cdf.csv; do
+for f in jobs.csv tasks.csv nodes.csv util.csv map-cdf.csv map-breakdown.csv; do
 	[ -s "$tmp/run/$f" ] || fail "missing $f"
 done
 head -1 "$tmp/run/tasks.csv" | grep -q "cpu_s,iowait_s,steal_s" || fail "tasks.csv header"
@@ -88,15 +88,69 @@ FILENAME ~ /tasks.csv$/ { n[$col[FILENAME, "vm"]] += $col[FILENAME, "type"] == "
 }
 END { if (masters == 0) { print "no master in nodes.csv"; bad = 1 }; exit bad }
 ' "$tmp/run/tasks.csv" "$tmp/run/nodes.csv" || fail "tasks.csv and nodes.csv disagree on VM ids"
+
+# svg FILE: an SVG document, as gnuplot's svg terminal writes it.
+svg() {
+	[ -s "$1" ] || fail "missing $1"
+	head -c 100 "$1" | grep -q '^<?xml\|^<svg' || fail "$1 is no SVG"
+	grep -q '</svg>' "$1" || fail "$1 is cut short"
+}
+
 if command -v gnuplot >/dev/null; then
-	for f in task-cdf.png task-breakdown.png nodes.png maps-per-node.png util.png; do
-		[ -s "$tmp/run/$f" ] || fail "missing chart $f"
+	grep -q "CSV and charts in $tmp/run/" "$tmp/run.txt" || fail "run: where the charts are"
+	for f in task-cdf task-breakdown nodes maps-per-node util; do
+		[ -s "$tmp/run/$f.png" ] || fail "missing chart $f.png"
+		svg "$tmp/run/$f.svg"
 	done
+	# Each chart names the run; words, not CSV column names, in legends.
+	[ "$(grep -c "^set title 'wordcount under slot manager flexslot, allocator demand: " \
+		"$tmp/run/charts.gp")" -eq 5 ] || fail "charts.gp titles: $(grep title "$tmp/run/charts.gp")"
+	! grep -q "title columnhead" "$tmp/run/charts.gp" || fail "charts.gp uses column names"
+	# The breakdown shows groups of tasks, not one bar per task.
+	groups=$(($(wc -l <"$tmp/run/map-breakdown.csv") - 1))
+	[ "$groups" -ge 1 ] && [ "$groups" -le 20 ] || fail "map-breakdown.csv has $groups groups"
+	grep -q "plot 'map-breakdown.csv'" "$tmp/run/charts.gp" || fail "breakdown chart input"
 fi
 
 "$sim" --seed 5 run "$tmp/small.ini" >"$tmp/a.txt"
 "$sim" --seed 5 run "$tmp/small.ini" >"$tmp/b.txt"
 cmp -s "$tmp/a.txt" "$tmp/b.txt" || fail "same seed, different output"
+
+# --out that cannot be made or written is an error that names the
+# directory and why, before any run; gnuplot is "missing" only when it is.
+expect 1 "cannot create the output directory '/proc/nope': No such file or directory" \
+	"$sim" --out /proc/nope run "$tmp/small.ini"
+[ ! -s "$tmp/out" ] || fail "--out /proc/nope: the run went ahead: $(cat "$tmp/out")"
+! grep -q gnuplot "$tmp/err" || fail "--out /proc/nope blamed gnuplot"
+expect 1 "cannot create the output directory '': No such file or directory" \
+	"$sim" --out "" run "$tmp/small.ini"
+: >"$tmp/plain"
+expect 1 "output directory '$tmp/plain': Not a directory" "$sim" --out "$tmp/plain" run "$tmp/small.ini"
+expect 1 "cannot create the output directory '/proc/nope'" \
+	"$sim" --quick --out /proc/nope experiment fig9
+[ ! -s "$tmp/out" ] || fail "experiment with --out /proc/nope went ahead"
+# A file that cannot be written in full (a file size limit here, a full
+# disk alike) fails, naming the file: the error shows only when the buffer
+# goes out, at fclose().
+out=$( (
+	trap '' XFSZ
+	ulimit -f 0
+	"$sim" --out "$tmp/limit" run "$tmp/small.ini" >/dev/null && echo "exit 0" || echo "exit $?"
+) 2>&1)
+echo "$out" | grep -q "writing $tmp/limit/jobs.csv: File too large" || fail "file size limit: $out"
+echo "$out" | grep -q "^exit 1$" || fail "file size limit: $out"
+mkdir "$tmp/nogp"
+env PATH="$tmp/nogp" "$sim" --out "$tmp/nogp/run" run "$tmp/small.ini" >"$tmp/out" 2>"$tmp/err" ||
+	fail "no gnuplot: exit $?: $(cat "$tmp/err")"
+grep -q "CSV files in $tmp/nogp/run/ (gnuplot is missing: no charts)" "$tmp/out" ||
+	fail "no gnuplot: $(cat "$tmp/out")"
+[ -s "$tmp/nogp/run/tasks.csv" ] && [ -s "$tmp/nogp/run/charts.gp" ] || fail "no gnuplot: files"
+mkdir "$tmp/badgp"
+printf '#!/bin/sh\necho "gnuplot: line 1: bad" >&2\nexit 3\n' >"$tmp/badgp/gnuplot"
+chmod +x "$tmp/badgp/gnuplot"
+expect 1 "gnuplot failed on $tmp/badgp/run/charts.gp with exit status 3" \
+	env PATH="$tmp/badgp:$PATH" "$sim" --out "$tmp/badgp/run" run "$tmp/small.ini"
+! grep -q "gnuplot is missing" "$tmp/out" "$tmp/err" || fail "a failing gnuplot is not a missing one"
 
 # An experiment against a small copy of its scenario.
 mkdir "$tmp/scenarios"
@@ -106,6 +160,19 @@ sed -e 's/^scale = 1$/scale = 0.02/' -e "s|../workloads/puma.csv|$tmp/puma.csv|"
 cat "$tmp/exp.txt"
 grep -q "^inverted-index  *1.00  *[0-9.]*  *[0-9.]*  *0.65" "$tmp/exp.txt" || fail "fig10 table"
 [ -s "$tmp/exp/fig10/fig10.csv" ] || fail "fig10.csv"
+if command -v gnuplot >/dev/null; then
+	# The chart: what it shows, an x label, the paper's figures as their
+	# own bars; each run's charts name the benchmark and variant.
+	grep -q "^set title 'Fig. 10: normalized job completion time.*, ours (simulated) and the paper''s'$" \
+		"$tmp/exp/fig10/charts.gp" || fail "fig10 chart title"
+	grep -q "^set xlabel 'benchmark'" "$tmp/exp/fig10/charts.gp" || fail "fig10 chart x label"
+	grep -q "title 'paper flexslot'" "$tmp/exp/fig10/charts.gp" || fail "fig10 chart: no paper bars"
+	grep -q "^set title 'inverted-index under fs+alloc (fig10): map task time CDF'" \
+		"$tmp/exp/fig10/inverted-index/fs+alloc/charts.gp" || fail "per-run chart title"
+	svg "$tmp/exp/fig10/fig10.svg"
+	svg "$tmp/exp/fig10/wordcount-cdf.svg"
+	svg "$tmp/exp/fig10/wordcount/flexslot/task-breakdown.svg"
+fi
 
 "$sim" list | grep -q "^table1 " || fail "list"
 sed -e 's/^jobs = wordcount$/jobs = wordcount\nscale = 0.02/' -e "s|../workloads/puma.csv|$tmp/puma.csv|" \
