@@ -31,8 +31,8 @@ typedef struct Variant {
 
 typedef struct Row {
         const char *benchmark;
-        /* The paper's figure, which the chart shows: a number, a range
-         * "low-high" or "~number"; or a note. */
+        /* The paper's figure for the experiment's paper_variant, which the
+         * chart shows: a number, a range "low-high" or "~number"; or a note. */
         const char *paper;
 } Row;
 
@@ -43,6 +43,7 @@ struct Experiment {
         ExperimentFunc custom; /* runs instead of the variants x rows table */
         Metric metric;
         const char *paper_label;
+        const char *paper_variant; /* the variant the paper's figures are for */
         Variant variants[MAX_VARIANTS];
         Row rows[MAX_ROWS];
         const char *note;
@@ -63,8 +64,11 @@ typedef struct Cell {
 double cell_value(const Experiment *e, const Cell *row, size_t v);
 double cell_jct(const Cell *c);
 
-/* The table of ours beside the paper's, on stdout. */
+/* The table of ours beside the paper's, with what it says about the
+ * paper's figures and the decisions of every run, on stdout. */
 void table_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr, bool quick);
+/* Only the decisions of every run (resize kills, map slot changes). */
+void decisions_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr);
 /* Writes the table as out/NAME/NAME.csv and its charts; returns as
  * report_plot() does. */
 int table_write(const Experiment *e, const Cell *cells, size_t nv, size_t nr,

@@ -58,6 +58,99 @@ static bool paper_figure(const char *text, double *ret_low, double *ret_high) {
         return true;
 }
 
+/* Ours within this of the paper's figure (or range) agrees with it. */
+#define PAPER_TOLERANCE 0.05
+/* A mean normalized time within this of 1 is no gain. */
+#define NO_GAIN 0.02
+
+static void print_range(FILE *f, double low, double high) {
+        if (fabs(high - low) < 0.005)
+                fprintf(f, "%.2f", low);
+        else
+                fprintf(f, "%.2f-%.2f", low, high);
+}
+
+void experiment_compare_print(FILE *f, const char *variant, const double *ours, const double *low,
+                              const double *high, size_t n) {
+        double ours_min = HUGE_VAL, ours_max = -HUGE_VAL, paper_min = HUGE_VAL,
+               paper_max = -HUGE_VAL, ours_mean = 0, paper_mean = 0;
+        size_t within = 0;
+
+        if (n == 0)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                ours_min = MIN(ours_min, ours[i]);
+                ours_max = MAX(ours_max, ours[i]);
+                paper_min = MIN(paper_min, low[i]);
+                paper_max = MAX(paper_max, high[i]);
+                ours_mean += ours[i] / (double)n;
+                paper_mean += (low[i] + high[i]) / 2 / (double)n;
+                within +=
+                        ours[i] >= low[i] - PAPER_TOLERANCE && ours[i] <= high[i] + PAPER_TOLERANCE;
+        }
+        fprintf(f, "Ours against the paper: %s takes ", variant);
+        print_range(f, ours_min, ours_max);
+        fprintf(f,
+                " of stock's time on the %zu benchmark%s the paper gives a figure for, the "
+                "paper ",
+                n, n == 1 ? "" : "s");
+        print_range(f, paper_min, paper_max);
+        fprintf(f, " (%zu of %zu within %.2f of it).\n", within, n, PAPER_TOLERANCE);
+        if (within == n)
+                fprintf(f, "The model reproduces the paper's figures.\n");
+        else if (ours_mean >= 1 - NO_GAIN)
+                fprintf(f,
+                        "The model does not reproduce the paper's gain: %s is %s stock here "
+                        "(mean %.2f, the paper %.2f); sim/README.md discusses why.\n",
+                        variant, ours_mean > 1 + NO_GAIN ? "slower than" : "no faster than",
+                        ours_mean, paper_mean);
+        else
+                fprintf(f,
+                        "The model shows a %s gain than the paper's (mean %.2f of stock's "
+                        "time, the paper %.2f).\n",
+                        ours_mean > paper_mean ? "smaller" : "larger", ours_mean, paper_mean);
+}
+
+static size_t variant_index(const Experiment *e, const char *label) {
+        for (size_t v = 0; label && v < n_variants(e); v++)
+                if (strcmp(e->variants[v].label, label) == 0)
+                        return v;
+        return SIZE_MAX;
+}
+
+/* Our figure for the paper's variant beside the paper's, on each row where
+ * the paper gives one: only completion times are "gains". */
+static void compare_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr) {
+        size_t pv = variant_index(e, e->paper_variant), n = 0;
+        double ours[MAX_ROWS], low[MAX_ROWS], high[MAX_ROWS];
+
+        if (e->metric != METRIC_JCT || pv == SIZE_MAX)
+                return;
+        for (size_t i = 0; i < nr; i++)
+                if (paper_figure(e->rows[i].paper, &low[n], &high[n]))
+                        ours[n++] = cell_value(e, &cells[i * nv], pv);
+        experiment_compare_print(stdout, e->paper_variant, ours, low, high, n);
+}
+
+/* What the policies did in each run: FlexSlot's resize kills and slot
+ * changes, which stock's never makes. */
+void decisions_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr) {
+        printf("Decisions per run (resize kills / map slot changes):\n%-18s", "benchmark");
+        for (size_t v = 0; v < nv; v++)
+                printf(" %10s", e->variants[v].label);
+        printf("\n");
+        for (size_t i = 0; i < nr; i++) {
+                printf("%-18s", e->rows[i].benchmark);
+                for (size_t v = 0; v < nv; v++) {
+                        char both[32];
+                        snprintf(both, sizeof(both), "%u/%u", cells[i * nv + v].sum.resize_kills,
+                                 cells[i * nv + v].sum.slot_changes);
+                        printf(" %10s", both);
+                }
+                printf("\n");
+        }
+}
+
 typedef struct Table {
         const Experiment *e;
         const Cell *cells;
@@ -65,14 +158,18 @@ typedef struct Table {
 } Table;
 
 /* name.csv: our figure per benchmark and variant, the first variant's
- * completion time and the paper's figure. */
+ * completion time, the paper's figure and the decisions of every run. */
 static int fill_table_csv(FILE *f, const void *userdata) {
         const Table *t = userdata;
 
         fprintf(f, "benchmark");
         for (size_t v = 0; v < t->nv; v++)
                 fprintf(f, ",%s", t->e->variants[v].label);
-        fprintf(f, ",jct_s_%s,paper_low,paper_high\n", t->e->variants[0].label);
+        fprintf(f, ",jct_s_%s,paper_low,paper_high", t->e->variants[0].label);
+        for (size_t v = 0; v < t->nv; v++)
+                fprintf(f, ",resize_kills_%s,slot_changes_%s", t->e->variants[v].label,
+                        t->e->variants[v].label);
+        fprintf(f, "\n");
         for (size_t i = 0; i < t->nr; i++) {
                 const Cell *row = &t->cells[i * t->nv];
                 double low, high;
@@ -87,6 +184,8 @@ static int fill_table_csv(FILE *f, const void *userdata) {
                         fprintf(f, ",%.4f,%.4f", low, high);
                 else
                         fprintf(f, ",,");
+                for (size_t v = 0; v < t->nv; v++)
+                        fprintf(f, ",%u,%u", row[v].sum.resize_kills, row[v].sum.slot_changes);
                 fprintf(f, "\n");
         }
         return 0;
@@ -249,5 +348,7 @@ void table_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr, b
                         printf(" %.0f", cell_jct(&row[0]));
                 printf("\n");
         }
+        compare_print(e, cells, nv, nr);
+        decisions_print(e, cells, nv, nr);
         printf("Note: %s\n", e->note);
 }

@@ -58,6 +58,7 @@ static const Experiment experiments[] = {
                 .scenario = "fig10.ini",
                 .metric = METRIC_JCT,
                 .paper_label = "paper flexslot",
+                .paper_variant = "flexslot",
                 .variants = { STOCK, FLEXSLOT, FLEXSLOT_ALLOC },
                 .rows = { { "tera-sort", "-" },
                           { "inverted-index", "0.65" },
@@ -77,6 +78,7 @@ static const Experiment experiments[] = {
                 .scenario = "fig11.ini",
                 .metric = METRIC_JCT,
                 .paper_label = "paper flexslot",
+                .paper_variant = "flexslot",
                 .variants = { STOCK, FLEXSLOT, FLEXSLOT_ALLOC },
                 .rows = { { "tera-sort", "-" },
                           { "inverted-index", "0.56-0.66" },
@@ -95,6 +97,7 @@ static const Experiment experiments[] = {
                 .scenario = "fig10.ini",
                 .metric = METRIC_JCT,
                 .paper_label = "paper unlimited",
+                .paper_variant = "unlimited",
                 .variants = { STOCK, FLEXSLOT, { "unlimited", "flexslot", "demand", true, 0 } },
                 .rows = { { "tera-sort", "-" },
                           { "inverted-index", "-" },
@@ -113,6 +116,7 @@ static const Experiment experiments[] = {
                 .scenario = "fig10.ini",
                 .metric = METRIC_KILLS,
                 .paper_label = "paper",
+                .paper_variant = "flexslot",
                 .variants = { FLEXSLOT },
                 .rows = { { "tera-sort", "~1" },
                           { "inverted-index", "~1" },
@@ -148,6 +152,7 @@ static const Experiment experiments[] = {
                 .scenario = "fig10.ini",
                 .metric = METRIC_SKEW,
                 .paper_label = "paper flexslot",
+                .paper_variant = "flexslot",
                 .variants = { STOCK, FLEXSLOT, FLEXSLOT_ALLOC },
                 .rows = { { "inverted-index", "0.96 (stock 4.98)" },
                           { "wordcount", "-" } },
@@ -453,6 +458,7 @@ static int breakdown_run(const Experiment *e, const ExperimentOptions *opt) {
         }
         printf("%-10s %8s %8s %8s %12s %9s%% %9s%%\n", "paper", "-", "-", "-", "-", "-60.5",
                "-39.7");
+        decisions_print(e, cells, nv, 1);
         printf("Note: %s\n", e->note);
         if (opt->out)
                 files_print(e, opt, cells, nv, false, false);
