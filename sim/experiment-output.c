@@ -321,10 +321,12 @@ void files_print(const Experiment *e, const ExperimentOptions *opt, const Cell *
                 no_charts = no_charts || cells[i].no_charts;
         if (no_charts)
                 printf("gnuplot is missing: CSV files and gnuplot scripts only, no charts.\n");
-        if (table)
-                printf("%s: %s/%s/%s.csv, the chart %s.png (and .svg) and <benchmark>-cdf.png "
-                       "beside it.\n",
-                       no_charts ? "Files" : "Charts", opt->out, e->name, e->name, e->name);
+        if (table && no_charts)
+                printf("Table: %s/%s/%s.csv\n", opt->out, e->name, e->name);
+        else if (table)
+                printf("Charts: %s/%s/%s.csv, the chart %s.png (and .svg) and "
+                       "<benchmark>-cdf.png beside it.\n",
+                       opt->out, e->name, e->name, e->name);
         printf("Per-run CSV files%s under %s/%s/<benchmark>/<variant>/\n",
                no_charts ? "" : " and charts", opt->out, e->name);
 }
