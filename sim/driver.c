@@ -287,6 +287,8 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
         }
         for (size_t i = 0; i < d->n_slot_changes; i++) {
                 Node *n = &cl->nodes[d->slot_changes[i].node];
+                if (cl->index == 0 && n->map_slots != d->slot_changes[i].map_slots)
+                        cl->sim->results.slot_changes++;
                 n->map_slots = d->slot_changes[i].map_slots;
                 n->slots_changed_at = now;
         }

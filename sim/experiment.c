@@ -7,52 +7,19 @@
 #include "experiment.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
+#include "sim/experiment-internal.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
 
-#define MAX_VARIANTS 6
-#define MAX_ROWS 8
 /* --quick runs this share of each benchmark's input: enough waves of maps
  * for stragglers and slot moves to matter, small enough for a demo. */
 #define QUICK_SCALE 0.15
-
-typedef enum Metric {
-        METRIC_JCT,   /* completion time normalized to the first variant */
-        METRIC_KILLS, /* resize kills per resized straggler */
-        METRIC_SKEW,  /* skewness of map task times */
-} Metric;
-
-typedef struct Variant {
-        const char *label;
-        const char *slot_manager, *allocator; /* NULL: the scenario's */
-        bool unlimited;
-        double alpha;          /* 0: the scenario's */
-        usec_t locality_delay; /* 0: the scenario's */
-} Variant;
-
-typedef struct Row {
-        const char *benchmark;
-        const char *paper; /* the paper's figure for the last variant, or a note */
-} Row;
-
-typedef int (*ExperimentFunc)(const Experiment *e, const ExperimentOptions *opt);
-
-struct Experiment {
-        const char *name, *title, *scenario;
-        ExperimentFunc custom; /* runs instead of the variants x rows table */
-        Metric metric;
-        const char *paper_label;
-        Variant variants[MAX_VARIANTS];
-        Row rows[MAX_ROWS];
-        const char *note;
-};
 
 #define STOCK { "stock", "static", "demand", false, 0, 0 }
 #define FLEXSLOT { "flexslot", "flexslot", "demand", false, 0, 0 }
@@ -91,6 +58,7 @@ static const Experiment experiments[] = {
                 .scenario = "fig10.ini",
                 .metric = METRIC_JCT,
                 .paper_label = "paper flexslot",
+                .paper_variant = "flexslot",
                 .variants = { STOCK, FLEXSLOT, FLEXSLOT_ALLOC },
                 .rows = { { "tera-sort", "-" },
                           { "inverted-index", "0.65" },
@@ -110,6 +78,7 @@ static const Experiment experiments[] = {
                 .scenario = "fig11.ini",
                 .metric = METRIC_JCT,
                 .paper_label = "paper flexslot",
+                .paper_variant = "flexslot",
                 .variants = { STOCK, FLEXSLOT, FLEXSLOT_ALLOC },
                 .rows = { { "tera-sort", "-" },
                           { "inverted-index", "0.56-0.66" },
@@ -128,6 +97,7 @@ static const Experiment experiments[] = {
                 .scenario = "fig10.ini",
                 .metric = METRIC_JCT,
                 .paper_label = "paper unlimited",
+                .paper_variant = "unlimited",
                 .variants = { STOCK, FLEXSLOT, { "unlimited", "flexslot", "demand", true, 0 } },
                 .rows = { { "tera-sort", "-" },
                           { "inverted-index", "-" },
@@ -146,6 +116,7 @@ static const Experiment experiments[] = {
                 .scenario = "fig10.ini",
                 .metric = METRIC_KILLS,
                 .paper_label = "paper",
+                .paper_variant = "flexslot",
                 .variants = { FLEXSLOT },
                 .rows = { { "tera-sort", "~1" },
                           { "inverted-index", "~1" },
@@ -181,6 +152,7 @@ static const Experiment experiments[] = {
                 .scenario = "fig10.ini",
                 .metric = METRIC_SKEW,
                 .paper_label = "paper flexslot",
+                .paper_variant = "flexslot",
                 .variants = { STOCK, FLEXSLOT, FLEXSLOT_ALLOC },
                 .rows = { { "inverted-index", "0.96 (stock 4.98)" },
                           { "wordcount", "-" } },
@@ -201,7 +173,7 @@ void experiment_list(FILE *f) {
                 fprintf(f, "%-7s %s\n", experiments[i].name, experiments[i].title);
 }
 
-static size_t n_variants(const Experiment *e) {
+size_t n_variants(const Experiment *e) {
         size_t n = 0;
 
         while (n < MAX_VARIANTS && e->variants[n].label)
@@ -209,18 +181,13 @@ static size_t n_variants(const Experiment *e) {
         return n;
 }
 
-static size_t n_rows(const Experiment *e) {
+size_t n_rows(const Experiment *e) {
         size_t n = 0;
 
         while (n < MAX_ROWS && e->rows[n].benchmark)
                 n++;
         return n;
 }
-
-typedef struct Cell {
-        RunSummary sum;
-        double other_jct; /* co-running cluster's mean, 0 without */
-} Cell;
 
 typedef struct CellRun {
         Scenario sc;
@@ -303,14 +270,14 @@ static int cell_run(CellRun *c, const Experiment *e, const Variant *v, const cha
                 return 1;
         ret->other_jct = sim_results(c->sim)->other_mean_jct;
         if (opt->out) {
-                _cleanup_free_ char *dir = NULL;
-                if (asprintf(&dir, "%s/%s/%s/%s", opt->out, e->name, benchmark, v->label) < 0)
+                _cleanup_free_ char *dir = NULL, *run = NULL;
+                if (asprintf(&dir, "%s/%s/%s/%s", opt->out, e->name, benchmark, v->label) < 0 ||
+                    asprintf(&run, "%s under %s (%s)", benchmark, v->label, e->name) < 0)
                         return 1;
-                r = report_write(dir, sim_results(c->sim));
-                if (r < 0 && r != -ENOENT) {
-                        fprintf(stderr, "flexslot-sim: writing %s: %s\n", dir, strerror(-r));
+                r = report_write(dir, run, sim_results(c->sim));
+                if (r < 0)
                         return 1;
-                }
+                ret->no_charts = r == REPORT_NO_GNUPLOT;
         }
         return 0;
 }
@@ -326,109 +293,6 @@ static int run_cell(const Experiment *e, const Variant *v, const char *benchmark
         status = cell_run(&c, e, v, benchmark, opt, ret);
         cell_close(&c);
         return status;
-}
-
-static double cell_jct(const Cell *c) {
-        /* With a co-running cluster the paper averages both clusters' jobs. */
-        return c->other_jct > 0 ? (c->sum.jct + c->other_jct) / 2 : c->sum.jct;
-}
-
-static double cell_value(const Experiment *e, const Cell *row, size_t v) {
-        switch (e->metric) {
-        case METRIC_JCT:
-                return cell_jct(&row[v]) / cell_jct(&row[0]);
-        case METRIC_KILLS:
-                /* No straggler resized: there is no average to give. */
-                return row[v].sum.resized > 0 ? row[v].sum.kills_per_straggler : NAN;
-        case METRIC_SKEW:
-                return row[v].sum.map_skewness;
-        }
-        return NAN;
-}
-
-/* The map task time CDF of every variant of one benchmark in one chart, as
- * FlexSlot's Fig. 8 shows them, from the runs' map-cdf.csv files. */
-static int write_cdf_chart(const Experiment *e, const char *benchmark, size_t nv,
-                           const char *dir) {
-        _cleanup_free_ char *script = NULL, *name = NULL;
-        char plot[2048] = "";
-        size_t used = 0;
-
-        for (size_t v = 0; v < nv; v++)
-                used += (size_t)snprintf(plot + used, sizeof(plot) - MIN(used, sizeof(plot)),
-                                         "%s'%s/%s/map-cdf.csv' using 3:2 every ::1 with steps "
-                                         "lw 2 title '%s'",
-                                         v ? ", " : "", benchmark, e->variants[v].label,
-                                         e->variants[v].label);
-        if (asprintf(&name, "%s-cdf.gp", benchmark) < 0 ||
-            asprintf(&script,
-                     "set terminal pngcairo noenhanced size 900,520 font ',10'\n"
-                     "set datafile separator ','\n"
-                     "set output '%s-cdf.png'\n"
-                     "set title '%s: map task time CDF'\n"
-                     "set xlabel 'task time (s)'; set ylabel 'fraction of map tasks'\n"
-                     "set yrange [0:1]; set grid; set key bottom right\n"
-                     "plot %s\n",
-                     benchmark, benchmark, plot) < 0)
-                return -ENOMEM;
-        return report_gnuplot(dir, name, script);
-}
-
-static int write_chart(const Experiment *e, const Cell *cells, size_t nv, size_t nr,
-                       const ExperimentOptions *opt) {
-        _cleanup_free_ char *dir = NULL, *script = NULL, *csv = NULL;
-        _cleanup_fclose_ FILE *f = NULL;
-        const char *ylabel = e->metric == METRIC_JCT     ? "normalized job completion time"
-                             : e->metric == METRIC_KILLS ? "kills per straggler"
-                                                         : "skewness";
-        char plot[1024] = "";
-        size_t used = 0;
-        int r;
-
-        if (asprintf(&dir, "%s/%s", opt->out, e->name) < 0 ||
-            asprintf(&csv, "%s/%s.csv", dir, e->name) < 0)
-                return -ENOMEM;
-        r = report_mkdir(dir);
-        if (r < 0)
-                return r;
-        f = fopen(csv, "we");
-        if (!f)
-                return negative_errno();
-        fprintf(f, "benchmark");
-        for (size_t v = 0; v < nv; v++)
-                fprintf(f, ",%s", e->variants[v].label);
-        fprintf(f, ",jct_s_%s\n", e->variants[0].label);
-        for (size_t i = 0; i < nr; i++) {
-                fprintf(f, "%s", e->rows[i].benchmark);
-                for (size_t v = 0; v < nv; v++)
-                        if (isnan(cell_value(e, &cells[i * nv], v)))
-                                fprintf(f, ",");
-                        else
-                                fprintf(f, ",%.4f", cell_value(e, &cells[i * nv], v));
-                fprintf(f, ",%.1f\n", cell_jct(&cells[i * nv]));
-        }
-        if (fflush(f) != 0)
-                return -EIO;
-        for (size_t v = 0; v < nv; v++)
-                used += (size_t)snprintf(plot + used, sizeof(plot) - MIN(used, sizeof(plot)),
-                                         "%s'%s.csv' using %zu:xtic(1) title columnhead",
-                                         v ? ", " : "", e->name, v + 2);
-        if (asprintf(&script,
-                     "set terminal pngcairo noenhanced size 1000,520 font ',10'\n"
-                     "set datafile separator ','\n"
-                     "set output '%s.png'\n"
-                     "set title '%s'\n"
-                     "set ylabel '%s'\n"
-                     "set style data histograms; set style histogram clustered gap 1\n"
-                     "set style fill solid 0.9 border -1; set grid ytics\n"
-                     "set xtics rotate by -25; set yrange [0:*]; set key top left\n"
-                     "plot %s\n",
-                     e->name, e->title, ylabel, plot) < 0)
-                return -ENOMEM;
-        r = report_gnuplot(dir, "chart.gp", script);
-        for (size_t i = 0; r >= 0 && i < nr; i++)
-                r = write_cdf_chart(e, e->rows[i].benchmark, nv, dir);
-        return r;
 }
 
 /* ---- Table I ---- */
@@ -563,6 +427,8 @@ static int table1_run(const Experiment *e, const ExperimentOptions *opt) {
                 printf("%-18s %8.2f %8s %10.0f\n", variants[v].label, cells[v].sum.map_skewness,
                        paper[v], cells[v].sum.jct);
         printf("Note: %s\n", e->note);
+        if (opt->out)
+                files_print(e, opt, cells, ELEMENTSOF(cells), false, false);
         return 0;
 }
 
@@ -593,7 +459,10 @@ static int breakdown_run(const Experiment *e, const ExperimentOptions *opt) {
         }
         printf("%-10s %8s %8s %8s %12s %9s%% %9s%%\n", "paper", "-", "-", "-", "-", "-60.5",
                "-39.7");
+        decisions_print(e, cells, nv, 1);
         printf("Note: %s\n", e->note);
+        if (opt->out)
+                files_print(e, opt, cells, nv, false, false);
         return 0;
 }
 
@@ -603,8 +472,12 @@ int experiment_run(const char *name, const ExperimentOptions *opt) {
         const Experiment *e = experiment_find(name);
         size_t nv = n_variants(e), nr = n_rows(e);
         _cleanup_free_ Cell *cells = NULL;
-        int status;
+        int status, r;
 
+        /* A directory that cannot take the files fails now, not after the
+         * runs. */
+        if (opt->out && report_prepare_dir(opt->out) < 0)
+                return 1;
         if (e->custom)
                 return e->custom(e, opt);
 
@@ -621,38 +494,12 @@ int experiment_run(const char *name, const ExperimentOptions *opt) {
                                 return status;
                 }
 
-        printf("%s%s\n", e->title, opt->quick ? " [quick: reduced input]" : "");
-        printf("%-18s", "benchmark");
-        for (size_t v = 0; v < nv; v++)
-                printf(" %10s", e->variants[v].label);
-        printf("  %-18s %s\n", e->paper_label, e->metric == METRIC_JCT ? "stock JCT (s)" : "");
-        for (size_t i = 0; i < nr; i++) {
-                const Cell *row = &cells[i * nv];
-                printf("%-18s", e->rows[i].benchmark);
-                for (size_t v = 0; v < nv; v++)
-                        if (isnan(cell_value(e, row, v)))
-                                printf(" %10s", "-");
-                        else
-                                printf(" %10.2f", cell_value(e, row, v));
-                printf("  %-18s", e->rows[i].paper);
-                if (e->metric == METRIC_JCT)
-                        printf(" %.0f", cell_jct(&row[0]));
-                printf("\n");
-        }
-        printf("Note: %s\n", e->note);
+        table_print(e, cells, nv, nr, opt->quick);
         if (opt->out) {
-                int r = write_chart(e, cells, nv, nr, opt);
-                if (r == -ENOENT)
-                        printf("gnuplot is missing: CSV files only, in %s/%s/\n", opt->out,
-                               e->name);
-                else if (r < 0) {
-                        fprintf(stderr, "flexslot-sim: chart: %s\n", strerror(-r));
+                r = table_write(e, cells, nv, nr, opt);
+                if (r < 0)
                         return 1;
-                }
-                else
-                        printf("Charts: %s/%s/%s.png and <benchmark>-cdf.png beside it; "
-                               "per-run CSV and charts under %s/%s/<benchmark>/<variant>/\n",
-                               opt->out, e->name, e->name, opt->out, e->name);
+                files_print(e, opt, cells, nv * nr, true, r == REPORT_NO_GNUPLOT);
         }
         return 0;
 }

@@ -43,7 +43,7 @@ static void usage(FILE *f, const char *scenario_dir) {
                 "Options:\n"
                 "  -s, --seed=N       seed of the workload's random splits (default: the\n"
                 "                     scenario's [workload] seed)\n"
-                "  -o, --out=DIR      write CSV files and PNG charts into DIR\n"
+                "  -o, --out=DIR      write CSV files and charts (PNG and SVG) into DIR\n"
                 "  -S, --scenarios=DIR where experiments find their scenario files\n"
                 "                     (default: %s)\n"
                 "  -q, --quick        experiments: a smaller input, for a demonstration\n"
@@ -129,6 +129,8 @@ static int cmd_run(const char *path, const ExperimentOptions *opt) {
                 status = r == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
                 goto out;
         }
+        if (opt->out && report_prepare_dir(opt->out) < 0)
+                goto out;
         sim_set_progress(sim, opt->progress, opt->progress_data);
         r = sim_run(sim);
         if (r < 0) {
@@ -145,14 +147,17 @@ static int cmd_run(const char *path, const ExperimentOptions *opt) {
                path, sc.jobs, sc.slot_manager, sc.allocator, sc.scheduler, sc.speculation);
         run_summary_print(stdout, &sum);
         if (opt->out) {
-                r = report_write(opt->out, sim_results(sim));
-                if (r == -ENOENT)
-                        fprintf(stderr, "flexslot-sim: gnuplot is missing: wrote CSV files only\n");
-                else if (r < 0) {
-                        fprintf(stderr, "flexslot-sim: writing %s: %s\n", opt->out, strerror(-r));
+                _cleanup_free_ char *run = NULL;
+                if (asprintf(&run, "%s under slot manager %s, allocator %s", sc.jobs,
+                             sc.slot_manager, sc.allocator) < 0)
                         goto out;
-                }
-                printf("CSV and charts in %s/\n", opt->out);
+                r = report_write(opt->out, run, sim_results(sim));
+                if (r < 0)
+                        goto out;
+                if (r == REPORT_NO_GNUPLOT)
+                        printf("CSV files in %s/ (gnuplot is missing: no charts)\n", opt->out);
+                else
+                        printf("CSV and charts in %s/\n", opt->out);
         }
         status = EXIT_SUCCESS;
 out:

@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "common/macro.h"
 
 double skewness(const double *x, size_t n) {
@@ -69,6 +71,7 @@ int run_summarize(const SimResults *r, RunSummary *ret) {
                 s.resized += t->resize_kills > 0;
                 s.resize_kills += t->resize_kills;
         }
+        s.slot_changes = (unsigned)r->slot_changes;
         s.maps = (unsigned)n;
         if (n > 0) {
                 s.cpu /= (double)n;
@@ -108,18 +111,21 @@ void run_summary_print(FILE *f, const RunSummary *s) {
                 s->cpu, s->iowait, s->steal, s->queue);
         fprintf(f, "stragglers              %u named, %u resized, %u resize kills (%.2f per resized task)\n",
                 s->stragglers, s->resized, s->resize_kills, s->kills_per_straggler);
+        fprintf(f, "map slot changes        %u\n", s->slot_changes);
         fprintf(f, "utilisation             CPU %.0f %% of the hosts, memory %.0f %% of the VMs\n",
                 100 * s->cpu_util, 100 * s->mem_util);
         fprintf(f, "events                  %.0f\n", s->events);
 }
 
-int report_mkdir(const char *dir) {
+/* mkdir -p: dir and each missing parent. */
+static int mkdir_parents(const char *dir) {
         _cleanup_free_ char *copy = strdup(dir);
 
         if (!copy)
                 return -ENOMEM;
-        for (char *p = copy + 1; *p; p++)
-                if (*p == '/') {
+        /* A leading '/' names the root, not a parent to create. */
+        for (char *p = copy; *p; p++)
+                if (*p == '/' && p > copy) {
                         *p = '\0';
                         if (mkdir(copy, 0755) < 0 && errno != EEXIST)
                                 return negative_errno();
@@ -130,50 +136,164 @@ int report_mkdir(const char *dir) {
         return 0;
 }
 
-static FILE *open_in(const char *dir, const char *name) {
-        _cleanup_free_ char *path = NULL;
+int report_prepare_dir(const char *dir) {
+        struct stat st;
+        int r;
 
-        if (asprintf(&path, "%s/%s", dir, name) < 0)
-                return NULL;
-        return fopen(path, "we");
+        r = mkdir_parents(dir);
+        if (r < 0)
+                return log_error_errno(r, "cannot create the output directory '%s'", dir);
+        if (stat(dir, &st) < 0)
+                return log_error_errno(negative_errno(), "output directory '%s'", dir);
+        if (!S_ISDIR(st.st_mode))
+                return log_error_errno(-ENOTDIR, "output directory '%s'", dir);
+        if (access(dir, W_OK | X_OK) < 0)
+                return log_error_errno(negative_errno(),
+                                       "cannot write into the output directory '%s'", dir);
+        return 0;
 }
 
-static int write_jobs(const char *dir, const SimResults *r) {
-        _cleanup_fclose_ FILE *f = open_in(dir, "jobs.csv");
+int report_write_file(const char *dir, const char *name, ReportFill fill, const void *userdata) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        int r;
 
+        if (asprintf(&path, "%s/%s", dir, name) < 0)
+                return log_oom();
+        f = fopen(path, "we");
         if (!f)
-                return negative_errno();
+                return log_error_errno(negative_errno(), "cannot create %s", path);
+        r = fill(f, userdata);
+        if (r < 0)
+                return log_error_errno(r, "writing %s", path);
+        /* A full disk or a file size limit may show only when the buffer
+         * goes out: in fflush() or in fclose(). */
+        if (fflush(f) != 0)
+                return log_error_errno(negative_errno(), "writing %s", path);
+        if (ferror(f))
+                return log_error_errno(-EIO, "writing %s", path);
+        if (fclose(TAKE_PTR(f)) != 0)
+                return log_error_errno(negative_errno(), "writing %s", path);
+        return 0;
+}
+
+void report_quote(FILE *f, const char *s) {
+        /* gnuplot's single-quoted strings take a quote as two. */
+        for (; *s; s++) {
+                if (*s == '\'')
+                        fputc('\'', f);
+                fputc(*s, f);
+        }
+}
+
+void report_chart_begin(FILE *f, const char *name, unsigned width, unsigned height) {
+        fprintf(f,
+                "reset\n"
+                "set datafile separator ','; set datafile columnheaders; set grid\n"
+                "set terminal pngcairo noenhanced size %u,%u font ',10'\n"
+                "set output '",
+                width, height);
+        report_quote(f, name);
+        fputs(".png'\n", f);
+}
+
+void report_chart_end(FILE *f, const char *name, unsigned width, unsigned height) {
+        fprintf(f,
+                "set terminal svg noenhanced size %u,%u font ',10' background 'white'\n"
+                "set output '",
+                width, height);
+        report_quote(f, name);
+        fputs(".svg'\nreplot\nset output\n", f);
+}
+
+/* Where the child of report_plot() stopped before it became gnuplot. */
+typedef struct ExecFailure {
+        bool in_chdir;
+        int error;
+} ExecFailure;
+
+int report_plot(const char *dir, const char *script_name) {
+        _cleanup_close_ int rfd = -1, wfd = -1;
+        ExecFailure failure;
+        int fds[2], status;
+        ssize_t n;
+        pid_t pid;
+
+        if (pipe2(fds, O_CLOEXEC) < 0)
+                return log_error_errno(negative_errno(), "cannot run gnuplot");
+        rfd = fds[0];
+        wfd = fds[1];
+        pid = fork();
+        if (pid < 0)
+                return log_error_errno(negative_errno(), "cannot run gnuplot");
+        if (pid == 0) {
+                /* The pipe closes on a successful exec; otherwise it carries
+                 * why not, which the exit status could not tell apart from
+                 * gnuplot's own. */
+                ExecFailure f = { .in_chdir = true };
+                if (chdir(dir) >= 0) {
+                        f.in_chdir = false;
+                        execlp("gnuplot", "gnuplot", script_name, (char *)NULL);
+                }
+                f.error = errno;
+                (void)!write(wfd, &f, sizeof(f));
+                _exit(127);
+        }
+        close(TAKE_FD(wfd));
+        do
+                n = read(rfd, &failure, sizeof(failure));
+        while (n < 0 && errno == EINTR);
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return log_error_errno(negative_errno(), "waiting for gnuplot");
+        if (n == (ssize_t)sizeof(failure)) {
+                if (failure.in_chdir)
+                        return log_error_errno(-failure.error, "cannot enter %s", dir);
+                if (failure.error == ENOENT)
+                        return REPORT_NO_GNUPLOT;
+                return log_error_errno(-failure.error, "cannot run gnuplot");
+        }
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+                return 0;
+        if (WIFEXITED(status))
+                log_error("gnuplot failed on %s/%s with exit status %d", dir, script_name,
+                          WEXITSTATUS(status));
+        else
+                log_error("gnuplot was killed by signal %d on %s/%s", WTERMSIG(status), dir,
+                          script_name);
+        return -EIO;
+}
+
+static int fill_jobs(FILE *f, const void *userdata) {
+        const SimResults *r = userdata;
+
         fprintf(f, "job,benchmark,submitted_s,finished_s,completion_s,maps,reduces\n");
         for (size_t j = 0; j < r->n_jobs; j++) {
                 const JobResult *jr = &r->jobs[j];
                 fprintf(f, "%zu,%s,%.3f,%.3f,%.3f,%u,%u\n", j, jr->name, jr->submitted,
                         jr->finished, jr->finished - jr->submitted, jr->maps, jr->reduces);
         }
-        return ferror(f) ? -EIO : 0;
+        return 0;
 }
 
-static int write_tasks(const char *dir, const SimResults *r) {
-        _cleanup_fclose_ FILE *f = open_in(dir, "tasks.csv");
+static int fill_tasks(FILE *f, const void *userdata) {
+        const SimResults *r = userdata;
 
-        if (!f)
-                return negative_errno();
         fprintf(f, "task,job,type,input_mb,started_s,finished_s,time_s,cpu_s,iowait_s,steal_s,"
-                   "queue_s,attempts,resize_kills,straggler,node\n");
+                   "queue_s,attempts,resize_kills,straggler,vm\n");
         for (size_t i = 0; i < r->n_tasks; i++) {
                 const TaskResult *t = &r->tasks[i];
                 fprintf(f, "%zu,%u,%s,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%u,%u,%d,%u\n", i,
                         t->job, t->map ? "map" : "reduce", t->input_mb, t->started, t->finished,
                         task_time(t), t->cpu, t->iowait, t->steal, t->queue, t->attempts,
-                        t->resize_kills, t->straggler, t->node);
+                        t->resize_kills, t->straggler, t->vm);
         }
-        return ferror(f) ? -EIO : 0;
+        return 0;
 }
 
-static int write_nodes(const char *dir, const SimResults *r) {
-        _cleanup_fclose_ FILE *f = open_in(dir, "nodes.csv");
+static int fill_nodes(FILE *f, const void *userdata) {
+        const SimResults *r = userdata;
 
-        if (!f)
-                return negative_errno();
         fprintf(f, "vm,host,role,cpu_use_pcpus,steal_share,iowait_share,final_map_slots,"
                    "maps_run\n");
         for (size_t i = 0; i < r->n_nodes; i++) {
@@ -182,136 +302,168 @@ static int write_nodes(const char *dir, const SimResults *r) {
                         n->master ? "master" : "slave", n->cpu_use, n->steal, n->iowait,
                         n->final_map_slots, n->maps_run);
         }
-        return ferror(f) ? -EIO : 0;
+        return 0;
 }
 
-static int write_util(const char *dir, const SimResults *r) {
-        _cleanup_fclose_ FILE *f = open_in(dir, "util.csv");
+static int fill_util(FILE *f, const void *userdata) {
+        const SimResults *r = userdata;
 
-        if (!f)
-                return negative_errno();
         fprintf(f, "time_s,cpu_share,memory_share,running_maps,map_slots\n");
         for (size_t i = 0; i < r->n_util; i++) {
                 const UtilSample *u = &r->util[i];
                 fprintf(f, "%.3f,%.4f,%.4f,%u,%u\n", u->time, u->cpu, u->memory,
                         u->running_maps, u->map_slots);
         }
-        return ferror(f) ? -EIO : 0;
+        return 0;
 }
 
-int report_gnuplot(const char *dir, const char *script_name, const char *script) {
-        _cleanup_free_ char *path = NULL;
-        pid_t pid;
-        int status;
+/* The map tasks of a run, shortest first: the input of the CDF and
+ * breakdown charts. */
+typedef struct MapOrder {
+        const SimResults *r;
+        size_t *order;
+        size_t n;
+} MapOrder;
 
-        {
-                _cleanup_fclose_ FILE *f = open_in(dir, script_name);
-                if (!f)
-                        return negative_errno();
-                fputs(script, f);
-                if (ferror(f))
-                        return -EIO;
-        }
-        pid = fork();
-        if (pid < 0)
-                return negative_errno();
-        if (pid == 0) {
-                if (chdir(dir) < 0)
-                        _exit(126);
-                execlp("gnuplot", "gnuplot", script_name, (char *)NULL);
-                _exit(127);
-        }
-        if (waitpid(pid, &status, 0) < 0)
-                return negative_errno();
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-                return -ENOENT;
-        return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
-}
-
-/* Map tasks shortest first, with the CDF's fraction: the input of the CDF
- * and breakdown charts. */
-static int write_map_cdf(const char *dir, const SimResults *r) {
-        _cleanup_fclose_ FILE *f = open_in(dir, "map-cdf.csv");
-        _cleanup_free_ size_t *order = NULL;
+/* Fills order with the indices of r's map tasks and returns their number. */
+static size_t map_order(const SimResults *r, size_t *order) {
         size_t n = 0;
 
-        if (!f)
-                return negative_errno();
-        order = calloc(MAX(r->n_tasks, (size_t)1), sizeof(size_t));
-        if (!order)
-                return -ENOMEM;
         for (size_t i = 0; i < r->n_tasks; i++)
                 if (r->tasks[i].map)
                         order[n++] = i;
         /* Insertion sort keeps equal times in task order; a few thousand
          * tasks sort in well under a millisecond. */
         for (size_t i = 1; i < n; i++)
-                for (size_t j = i; j > 0 && task_time(&r->tasks[order[j]]) <
-                                                    task_time(&r->tasks[order[j - 1]]);
+                for (size_t j = i;
+                     j > 0 && task_time(&r->tasks[order[j]]) < task_time(&r->tasks[order[j - 1]]);
                      j--) {
                         size_t t = order[j];
                         order[j] = order[j - 1];
                         order[j - 1] = t;
                 }
-        fprintf(f, "rank,fraction,time_s,cpu_s,iowait_s,steal_s,queue_s\n");
-        for (size_t k = 0; k < n; k++) {
-                const TaskResult *t = &r->tasks[order[k]];
-                fprintf(f, "%zu,%.5f,%.3f,%.3f,%.3f,%.3f,%.3f\n", k + 1,
-                        (double)(k + 1) / (double)n, task_time(t), t->cpu, t->iowait, t->steal,
-                        t->queue);
-        }
-        return ferror(f) ? -EIO : 0;
+        return n;
 }
 
-/* Column numbers refer to map-cdf.csv, nodes.csv and util.csv as written
- * above. */
-static const char task_charts[] =
-        "set terminal pngcairo noenhanced size 900,560 font ',10'\n"
-        "set datafile separator ','\n"
-        "set grid\n"
-        "set output 'task-cdf.png'\n"
-        "set title 'Map task time CDF'\n"
-        "set xlabel 'task time (s)'; set ylabel 'fraction of map tasks'; set yrange [0:1]\n"
-        "plot 'map-cdf.csv' using 3:2 every ::1 with steps lw 2 title 'map tasks'\n"
-        "set output 'task-breakdown.png'\n"
-        "set title 'Map task time split, shortest task first'\n"
-        "set xlabel 'map tasks'; set ylabel 'seconds'; set yrange [0:*]\n"
-        "set style fill solid 1.0 noborder\n"
-        "plot 'map-cdf.csv' every ::1 using 1:($4+$5+$6+$7) with boxes title 'queue and start', "
-        "'' every ::1 using 1:($4+$5+$6) with boxes title 'steal', "
-        "'' every ::1 using 1:($4+$5) with boxes title 'I/O wait', "
-        "'' every ::1 using 1:4 with boxes title 'cpu'\n"
-        "set output 'nodes.png'\n"
-        "set title 'Per VM over the run'\n"
-        "set xlabel 'VM'; set ylabel 'share of vCPU time / pCPUs'\n"
-        "set style data histograms; set style histogram clustered\n"
-        "plot 'nodes.csv' using 4 title columnhead, '' using 5 title columnhead, "
-        "'' using 6 title columnhead\n"
-        "set output 'maps-per-node.png'\n"
-        "set title 'Map tasks each VM ran'; set ylabel 'map tasks'; set yrange [0:*]\n"
-        "plot 'nodes.csv' using 8 title columnhead\n"
-        "set output 'util.png'\n"
-        "set title 'Cluster utilisation'\n"
-        "set style data lines\n"
-        "set xlabel 'time (s)'; set ylabel 'share'; set yrange [0:1.05]\n"
-        "plot 'util.csv' using 1:2 title 'CPU of the hosts', '' using 1:3 title 'memory of the VMs'\n";
+static int fill_map_cdf(FILE *f, const void *userdata) {
+        const MapOrder *m = userdata;
 
-int report_write(const char *dir, const SimResults *r) {
-        int r2;
+        fprintf(f, "rank,fraction,time_s,cpu_s,iowait_s,steal_s,queue_s\n");
+        for (size_t k = 0; k < m->n; k++) {
+                const TaskResult *t = &m->r->tasks[m->order[k]];
+                fprintf(f, "%zu,%.5f,%.3f,%.3f,%.3f,%.3f,%.3f\n", k + 1,
+                        (double)(k + 1) / (double)m->n, task_time(t), t->cpu, t->iowait, t->steal,
+                        t->queue);
+        }
+        return 0;
+}
 
-        r2 = report_mkdir(dir);
-        if (r2 < 0)
-                return r2;
-        r2 = write_jobs(dir, r);
-        if (r2 >= 0)
-                r2 = write_tasks(dir, r);
-        if (r2 >= 0)
-                r2 = write_nodes(dir, r);
-        if (r2 >= 0)
-                r2 = write_util(dir, r);
-        if (r2 >= 0)
-                r2 = write_map_cdf(dir, r);
-        if (r2 < 0)
-                return r2;
-        return report_gnuplot(dir, "charts.gp", task_charts);
+/* The breakdown chart's groups: thousands of one-task bars are unreadable,
+ * twenty groups of 5 % show both the bulk and the stragglers' tail. */
+#define BREAKDOWN_GROUPS 20
+
+static int fill_map_breakdown(FILE *f, const void *userdata) {
+        const MapOrder *m = userdata;
+        size_t groups = MIN(m->n, (size_t)BREAKDOWN_GROUPS);
+
+        fprintf(f, "tasks_by_time,tasks,shortest_s,longest_s,cpu_s,iowait_s,steal_s,queue_s\n");
+        for (size_t g = 0; g < groups; g++) {
+                size_t from = g * m->n / groups, to = (g + 1) * m->n / groups, k = to - from;
+                double cpu = 0, iowait = 0, steal = 0, queue = 0;
+                for (size_t i = from; i < to; i++) {
+                        const TaskResult *t = &m->r->tasks[m->order[i]];
+                        cpu += t->cpu;
+                        iowait += t->iowait;
+                        steal += t->steal;
+                        queue += t->queue;
+                }
+                fprintf(f, "%.0f-%.0f %%,%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+                        100.0 * (double)g / (double)groups,
+                        100.0 * (double)(g + 1) / (double)groups, k,
+                        task_time(&m->r->tasks[m->order[from]]),
+                        task_time(&m->r->tasks[m->order[to - 1]]), cpu / (double)k,
+                        iowait / (double)k, steal / (double)k, queue / (double)k);
+        }
+        return 0;
+}
+
+/* The charts of one run: file name, what the title says after the run's
+ * name, and the settings and plot command. Column numbers refer to the CSV
+ * files as the fill functions above write them. */
+static const struct {
+        const char *name, *what, *body;
+} run_charts[] = {
+        { "task-cdf", "map task time CDF",
+          "set xlabel 'map task time (s)'; set ylabel 'fraction of map tasks'\n"
+          "set yrange [0:1]; set key bottom right\n"
+          "plot 'map-cdf.csv' using 3:2 with steps lw 2 title 'map tasks'\n" },
+        { "task-breakdown", "where map task time goes, shortest tasks first",
+          "set xlabel 'map tasks by time, in groups of 5 % (the last ones are the stragglers)'\n"
+          "set ylabel 'mean seconds per map task'; set yrange [0:*]; set key top left\n"
+          "set style data histograms; set style histogram rowstacked\n"
+          "set style fill solid 0.9 border -1; set boxwidth 0.8; set xtics rotate by -45\n"
+          "plot 'map-breakdown.csv' using 5:xtic(1) title 'CPU', '' using 6 title 'I/O wait', "
+          "'' using 7 title 'steal', '' using 8 title 'queue and JVM start'\n" },
+        { "nodes", "CPU use, steal and I/O wait of each VM over the run",
+          "set xlabel 'VM (vm in nodes.csv and tasks.csv; the masters run no tasks)'\n"
+          "set ylabel 'pCPUs used, share of vCPU time'; set yrange [0:*]\n"
+          "set key below horizontal\n"
+          "set style data histograms; set style histogram clustered\n"
+          "set style fill solid 0.9 border -1\n"
+          "plot 'nodes.csv' using 4:xtic(1) title 'CPU use (pCPUs)', "
+          "'' using 5 title 'steal (share of vCPU time)', "
+          "'' using 6 title 'I/O wait (share of vCPU time)'\n" },
+        { "maps-per-node", "map tasks each VM ran",
+          "set xlabel 'VM (vm in nodes.csv and tasks.csv)'; set ylabel 'map tasks'\n"
+          "set yrange [0:*]; set style data histograms; set style fill solid 0.9 border -1\n"
+          "plot 'nodes.csv' using 8:xtic(1) title 'map tasks finished'\n" },
+        { "util", "cluster utilisation",
+          "set style data lines\n"
+          "set xlabel 'time (s)'; set ylabel 'share'; set yrange [0:1.05]\n"
+          "plot 'util.csv' using 1:2 title 'CPU of the hosts', "
+          "'' using 1:3 title 'memory of the VMs'\n" },
+};
+
+#define RUN_CHART_WIDTH 900
+#define RUN_CHART_HEIGHT 560
+
+static int fill_charts(FILE *f, const void *userdata) {
+        const char *run = userdata;
+
+        for (size_t i = 0; i < ELEMENTSOF(run_charts); i++) {
+                report_chart_begin(f, run_charts[i].name, RUN_CHART_WIDTH, RUN_CHART_HEIGHT);
+                fputs("set title '", f);
+                report_quote(f, run);
+                fprintf(f, ": %s'\n%s", run_charts[i].what, run_charts[i].body);
+                report_chart_end(f, run_charts[i].name, RUN_CHART_WIDTH, RUN_CHART_HEIGHT);
+        }
+        return 0;
+}
+
+int report_write(const char *dir, const char *run, const SimResults *r) {
+        _cleanup_free_ size_t *order = calloc(MAX(r->n_tasks, (size_t)1), sizeof(size_t));
+        MapOrder maps;
+        int k;
+
+        if (!order)
+                return log_oom();
+        maps = (MapOrder){ .r = r, .order = order, .n = map_order(r, order) };
+        k = report_prepare_dir(dir);
+        if (k >= 0)
+                k = report_write_file(dir, "jobs.csv", fill_jobs, r);
+        if (k >= 0)
+                k = report_write_file(dir, "tasks.csv", fill_tasks, r);
+        if (k >= 0)
+                k = report_write_file(dir, "nodes.csv", fill_nodes, r);
+        if (k >= 0)
+                k = report_write_file(dir, "util.csv", fill_util, r);
+        if (k >= 0)
+                k = report_write_file(dir, "map-cdf.csv", fill_map_cdf, &maps);
+        if (k >= 0)
+                k = report_write_file(dir, "map-breakdown.csv", fill_map_breakdown, &maps);
+        if (k >= 0)
+                k = report_write_file(dir, "charts.gp", fill_charts, run);
+        if (k < 0)
+                return k;
+        return report_plot(dir, "charts.gp");
 }

@@ -17,6 +17,7 @@ typedef struct RunSummary {
         double map_mean, map_p50, map_p95, map_max;
         double cpu, iowait, steal, queue; /* mean seconds per map task */
         unsigned maps, stragglers, resized, resize_kills;
+        unsigned slot_changes;      /* changes of a node's map slots */
         double kills_per_straggler; /* resize kills / tasks resized at least once */
         double cpu_util, mem_util;  /* mean over the run */
         double events;
@@ -25,11 +26,34 @@ typedef struct RunSummary {
 int run_summarize(const SimResults *r, RunSummary *ret);
 void run_summary_print(FILE *f, const RunSummary *s);
 
-/* Writes jobs.csv, tasks.csv, nodes.csv, util.csv into dir (created if
- * missing) and, when gnuplot is installed, task-cdf.png,
- * task-breakdown.png and nodes.png with the scripts that made them. */
-int report_write(const char *dir, const SimResults *r);
-/* Runs gnuplot on script; -ENOENT when gnuplot is missing. */
-int report_gnuplot(const char *dir, const char *script_name, const char *script);
-/* Creates dir and its parents. */
-int report_mkdir(const char *dir);
+/* Creates dir and its parents and checks that files can be made in it:
+ * what --out needs before a run starts. Logs why not. */
+int report_prepare_dir(const char *dir);
+
+/* Writes one file, dir/name, with fill (which returns 0 or a negative
+ * errno); write errors include those fclose() reports. Logs why not. */
+typedef int (*ReportFill)(FILE *f, const void *userdata);
+int report_write_file(const char *dir, const char *name, ReportFill fill, const void *userdata);
+
+/* Writes s as the inside of a single-quoted gnuplot string. */
+void report_quote(FILE *f, const char *s);
+/* The commands around one chart's settings and plot command in a gnuplot
+ * script: it starts from gnuplot's defaults with CSV input (header line
+ * skipped) and a grid, goes to name.png, then again to name.svg. */
+void report_chart_begin(FILE *f, const char *name, unsigned width, unsigned height);
+void report_chart_end(FILE *f, const char *name, unsigned width, unsigned height);
+
+/* What report_plot() and report_write() return when gnuplot is not
+ * installed: the script is written, the charts are not. */
+#define REPORT_NO_GNUPLOT 1
+
+/* Runs gnuplot on dir/script_name in dir: 0, REPORT_NO_GNUPLOT, or a
+ * negative errno (logged, with gnuplot's exit status when it failed). */
+int report_plot(const char *dir, const char *script_name);
+
+/* Writes jobs.csv, tasks.csv, nodes.csv, util.csv, map-cdf.csv and
+ * map-breakdown.csv into dir (report_prepare_dir() first) and the charts
+ * task-cdf, task-breakdown, nodes, maps-per-node and util (PNG and SVG)
+ * with charts.gp, which made them; run names the run in the charts'
+ * titles. Returns as report_plot() does; logs its errors. */
+int report_write(const char *dir, const char *run, const SimResults *r);

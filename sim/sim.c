@@ -455,6 +455,7 @@ static int collect(Sim *s) {
                 res->tasks[i] = (TaskResult){
                         .job = cl->tasks[i].job,
                         .node = tx->node,
+                        .vm = cl->nodes[tx->node].vm,
                         .map = cl->tasks[i].type == TASK_MAP,
                         .input_mb = (double)cl->tasks[i].input_size / MB,
                         .started = sec(tx->first_start),

@@ -21,6 +21,7 @@ typedef struct Sim Sim;
 typedef struct TaskResult {
         uint32_t job;
         uint32_t node; /* index among the slave nodes, of the finishing attempt */
+        uint32_t vm;   /* the same node's VM: its index in SimResults.nodes */
         bool map;
         double input_mb;
         double started, finished; /* seconds; first attempt's start, last finish */
@@ -64,6 +65,7 @@ typedef struct SimResults {
         UtilSample *util;
         size_t n_util, cap_util;
         uint64_t events;
+        uint64_t slot_changes; /* changes of a node's map slots (the slot manager's) */
         uint64_t policy_steps; /* policy_step() calls, both clusters */
         /* Wall time spent in them, for benchmarks; it never feeds back
          * into the simulation. */

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/macro.h"
+#include "sim/experiment.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
@@ -189,14 +191,23 @@ START_TEST(test_busy_cluster_conserves_time) {
         Run run;
         const SimResults *r;
         double host_cpu[2] = { 0, 0 };
-        unsigned contended = 0, maps = 0, maps_run = 0;
+        unsigned contended = 0, maps = 0, maps_run = 0, kills = 0;
+        unsigned *vm_maps;
 
         run_busy(&run, variants[_i][0], variants[_i][1], variants[_i][2], true);
         r = sim_results(run.sim);
         ck_assert_uint_eq(r->n_jobs, 2);
+        vm_maps = calloc(r->n_nodes, sizeof(unsigned));
+        ck_assert_ptr_nonnull(vm_maps);
         for (size_t i = 0; i < r->n_tasks; i++) {
                 const TaskResult *t = &r->tasks[i];
                 double split = t->cpu + t->iowait + t->steal + t->queue;
+                /* A task names its VM the way nodes[] counts VMs, masters
+                 * first: the CSV files join on it. */
+                ck_assert_uint_lt(t->vm, r->n_nodes);
+                ck_assert(!r->nodes[t->vm].master);
+                vm_maps[t->vm] += t->map;
+                kills += t->resize_kills;
                 ck_assert(t->finished >= t->started);
                 ck_assert(t->steal >= 0 && t->cpu > 0 && t->iowait >= 0);
                 contended += t->steal > 0;
@@ -214,9 +225,17 @@ START_TEST(test_busy_cluster_conserves_time) {
                 ck_assert(r->nodes[i].steal >= 0);
                 host_cpu[r->nodes[i].host] += r->nodes[i].cpu_use;
                 maps_run += r->nodes[i].maps_run;
+                ck_assert_uint_eq(r->nodes[i].maps_run, vm_maps[i]);
                 if (r->nodes[i].master)
                         ck_assert_uint_eq(r->nodes[i].maps_run, 0);
         }
+        free(vm_maps);
+        /* Stock's static slots never change nor kill to resize; FlexSlot
+         * with its allocator moves slots on this cluster. */
+        if (strcmp(variants[_i][0], "static") == 0)
+                ck_assert(kills == 0 && r->slot_changes == 0);
+        if (strcmp(variants[_i][1], "flexslot") == 0)
+                ck_assert_uint_gt(r->slot_changes, 0);
         ck_assert_uint_eq(maps_run, maps);
         ck_assert(host_cpu[0] <= 4 + 1e-9);
         ck_assert(host_cpu[1] <= 4 + 1e-9);
@@ -314,6 +333,86 @@ START_TEST(test_skewness_formula) {
 }
 END_TEST
 
+/* experiment_compare_print(f, ...) as a string. */
+static char *compare(const double *ours, const double *low, const double *high, size_t n) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+
+        ck_assert_ptr_nonnull(f);
+        experiment_compare_print(f, "flexslot", ours, low, high, n);
+        ck_assert_int_eq(fclose(f), 0);
+        return text;
+}
+
+/* What the experiments say about the paper follows the numbers. */
+START_TEST(test_paper_comparison) {
+        static const double low[] = { 0.65, 0.56, 0.87 }, high[] = { 0.65, 0.66, 0.87 };
+        static const double none[] = { 1.00, 1.03, 1.00 }, slower[] = { 1.10, 1.07, 1.02 };
+        static const double close[] = { 0.68, 0.70, 0.84 }, some[] = { 0.85, 0.80, 0.90 };
+        static const double more[] = { 0.40, 0.50, 0.60 };
+        char *text;
+
+        text = compare(none, low, high, 3);
+        ck_assert_str_eq(
+                text, "Ours against the paper: flexslot takes 1.00-1.03 of stock's time on the 3 "
+                      "benchmarks the paper gives a figure for, the paper 0.56-0.87 (0 of 3 "
+                      "within 0.05 of it).\n"
+                      "The model does not reproduce the paper's gain: flexslot is no faster "
+                      "than stock here (mean 1.01, the paper 0.71); sim/README.md discusses "
+                      "why.\n");
+        free(text);
+        text = compare(slower, low, high, 3);
+        ck_assert_ptr_nonnull(strstr(text, "flexslot is slower than stock here (mean 1.06"));
+        free(text);
+        text = compare(close, low, high, 3);
+        ck_assert_ptr_nonnull(strstr(text, "takes 0.68-0.84 of stock's time"));
+        ck_assert_ptr_nonnull(strstr(text, "(3 of 3 within 0.05 of it).\n"
+                                           "The model reproduces the paper's figures.\n"));
+        free(text);
+        text = compare(some, low, high, 3);
+        ck_assert_ptr_nonnull(strstr(text, "(1 of 3 within 0.05 of it).\n"
+                                           "The model shows a smaller gain than the paper's "
+                                           "(mean 0.85 of stock's time, the paper 0.71).\n"));
+        free(text);
+        text = compare(more, low, high, 3);
+        ck_assert_ptr_nonnull(strstr(text, "a larger gain"));
+        free(text);
+        text = compare(none, low, high, 1);
+        ck_assert_ptr_nonnull(strstr(text, "takes 1.00 of stock's time on the 1 benchmark the "
+                                           "paper gives a figure for, the paper 0.65 (0 of 1"));
+        free(text);
+        text = compare(none, low, high, 0);
+        ck_assert_str_eq(text, "");
+        free(text);
+}
+END_TEST
+
+/* --out: made with its parents, or refused with the reason, never taken
+ * for something it is not. */
+START_TEST(test_report_prepare_dir) {
+        _cleanup_free_ char *dir = test_make_tmpdir(), *nested = NULL, *file = NULL;
+        FILE *f;
+
+        ck_assert_ptr_nonnull(dir);
+        ck_assert_int_eq(report_prepare_dir(""), -ENOENT);
+        ck_assert_int_eq(report_prepare_dir("/proc/nope"), -ENOENT);
+        ck_assert_int_gt(asprintf(&nested, "%s/a/b/", dir), 0);
+        ck_assert_int_eq(report_prepare_dir(nested), 0);
+        ck_assert_int_eq(report_prepare_dir(nested), 0);
+        ck_assert_int_gt(asprintf(&file, "%s/file", dir), 0);
+        f = fopen(file, "we");
+        ck_assert_ptr_nonnull(f);
+        fclose(f);
+        ck_assert_int_eq(report_prepare_dir(file), -ENOTDIR);
+        ck_assert_int_eq(unlink(file), 0);
+        ck_assert_int_eq(rmdir(nested), 0);
+        nested[strlen(nested) - 3] = '\0'; /* dir/a */
+        ck_assert_int_eq(rmdir(nested), 0);
+        ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 START_TEST(test_unknown_policy_and_benchmark) {
         Scenario sc = { 0 };
         Workload wl = { 0 };
@@ -353,6 +452,8 @@ Suite *suite_sim_run(void) {
         tcase_add_test(tc, test_progress_reports);
         tcase_add_test(tc, test_skewness_formula);
         tcase_add_test(tc, test_unknown_policy_and_benchmark);
+        tcase_add_test(tc, test_paper_comparison);
+        tcase_add_test(tc, test_report_prepare_dir);
         suite_add_tcase(s, tc);
         return s;
 }

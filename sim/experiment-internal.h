@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What experiment.c, which runs the experiments, shares with
+ * experiment-output.c, which prints and writes their tables. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "common/time-util.h"
+#include "sim/experiment.h"
+#include "sim/report.h"
+
+#define MAX_VARIANTS 6
+#define MAX_ROWS 8
+
+typedef enum Metric {
+        METRIC_JCT,   /* completion time normalized to the first variant */
+        METRIC_KILLS, /* resize kills per resized straggler */
+        METRIC_SKEW,  /* skewness of map task times */
+} Metric;
+
+typedef struct Variant {
+        const char *label;
+        const char *slot_manager, *allocator; /* NULL: the scenario's */
+        bool unlimited;
+        double alpha;          /* 0: the scenario's */
+        usec_t locality_delay; /* 0: the scenario's */
+} Variant;
+
+typedef struct Row {
+        const char *benchmark;
+        /* The paper's figure for the experiment's paper_variant, which the
+         * chart shows: a number, a range "low-high" or "~number"; or a note. */
+        const char *paper;
+} Row;
+
+typedef int (*ExperimentFunc)(const Experiment *e, const ExperimentOptions *opt);
+
+struct Experiment {
+        const char *name, *title, *scenario;
+        ExperimentFunc custom; /* runs instead of the variants x rows table */
+        Metric metric;
+        const char *paper_label;
+        const char *paper_variant; /* the variant the paper's figures are for */
+        Variant variants[MAX_VARIANTS];
+        Row rows[MAX_ROWS];
+        const char *note;
+};
+
+size_t n_variants(const Experiment *e);
+size_t n_rows(const Experiment *e);
+
+/* One run of a benchmark under a variant. */
+typedef struct Cell {
+        RunSummary sum;
+        double other_jct; /* co-running cluster's mean, 0 without */
+        bool no_charts;   /* --out wrote its CSV files only: no gnuplot */
+} Cell;
+
+/* The experiment's metric for variant v of a row of cells (one per
+ * variant); NAN where there is none. */
+double cell_value(const Experiment *e, const Cell *row, size_t v);
+double cell_jct(const Cell *c);
+
+/* The table of ours beside the paper's, with what it says about the
+ * paper's figures and the decisions of every run, on stdout. */
+void table_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr, bool quick);
+/* Only the decisions of every run (resize kills, map slot changes). */
+void decisions_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr);
+/* Writes the table as out/NAME/NAME.csv and its charts; returns as
+ * report_plot() does. */
+int table_write(const Experiment *e, const Cell *cells, size_t nv, size_t nr,
+                const ExperimentOptions *opt);
+/* Where --out put the files; table: there is a NAME.csv with its charts;
+ * no_charts: gnuplot was missing for it. */
+void files_print(const Experiment *e, const ExperimentOptions *opt, const Cell *cells, size_t n,
+                 bool table, bool no_charts);
