@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The SLO models: ARIA's profile, bounds and Eq. 15 slots, the Deadline
- * Constraint Scheduler's minimum tasks and test and RAS's utility. Expected
- * values are worked out by hand from the papers' equations; each test shows
- * the arithmetic. */
+ * Constraint Scheduler's minimum tasks and test, RAS's utility, and the
+ * profile file. Expected values are worked out by hand from the papers'
+ * equations; each test shows the arithmetic. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -13,6 +13,7 @@
 #include "controller/policies/dcs-model.h"
 #include "controller/policies/ras-utility.h"
 #include "controller/policies/slo-math.h"
+#include "sim/profile.h"
 #include "tests.h"
 
 #define TOL 1e-6
@@ -785,6 +786,91 @@ START_TEST(test_ras_utility_monotonic) {
 }
 END_TEST
 
+/* ---- profile file ---- */
+
+static const char good_profile[] = "[map]\n"
+                                   "min = 94s\n"
+                                   "avg = 144s\n"
+                                   "max = 3.1min\n"
+                                   "input = 59.85M\n"
+                                   "selectivity = 10.07\n"
+                                   "[shuffle]\n"
+                                   "first_avg = 12s\n"
+                                   "first_max = 20s\n"
+                                   "typical_avg = 121s\n"
+                                   "typical_max = 152s\n"
+                                   "[reduce]\n"
+                                   "avg = 16s\n"
+                                   "max = 33s\n"
+                                   "selectivity = 0.37\n";
+
+START_TEST(test_profile_parse) {
+        AriaProfile p;
+        char err[256] = "";
+        int r = profile_parse("p.ini", good_profile, &p, err, sizeof(err));
+
+        ck_assert_msg(r == 0, "%s", err);
+        ck_assert_double_eq_tol(p.map_min, 94, TOL);
+        ck_assert_double_eq_tol(p.map_max, 186, TOL);
+        ck_assert_double_eq_tol(p.map_input, 62757274, 1); /* 59.85 * 2^20, rounded */
+        ck_assert_double_eq_tol(p.map_selectivity, 10.07, TOL);
+        ck_assert_double_eq_tol(p.shtyp_max, 152, TOL);
+        ck_assert_double_eq_tol(p.reduce_selectivity, 0.37, TOL);
+        ck_assert_int_eq(aria_profile_check(&p), 0);
+}
+END_TEST
+
+/* The shipped profile is Table 1's row as wiki has it. */
+START_TEST(test_profile_shipped) {
+        AriaProfile p;
+        char err[256] = "";
+        int r = profile_load(test_srcdir_path("sim/profiles/wikitrends.ini"), &p, err, sizeof(err));
+
+        ck_assert_msg(r == 0, "%s", err);
+        ck_assert_double_eq_tol(p.map_avg, wiki.map_avg, TOL);
+        ck_assert_double_eq_tol(p.sh1_avg, wiki.sh1_avg, TOL);
+        ck_assert_double_eq_tol(p.shtyp_avg, wiki.shtyp_avg, TOL);
+        ck_assert_double_eq_tol(p.map_input, wiki.map_input, 1);
+        ck_assert_double_eq_tol(p.reduce_max, wiki.reduce_max, TOL);
+}
+END_TEST
+
+static const struct {
+        const char *from, *to, *error;
+} bad_profiles[] = {
+        { "min = 94s", "min = fast", "p.ini:2: [map] min: invalid duration 'fast'" },
+        { "avg = 144s", "avg = 0", "p.ini:3: [map] avg: a map task takes some time" },
+        { "min = 94s", "min = 150s", "p.ini:2: [map] min: 150s is above avg, 144s" },
+        { "typical_avg = 121s", "typical_avg = 160s",
+          "p.ini:10: [shuffle] typical_avg: 160s is above typical_max, 152s" },
+        { "max = 33s", "max = 10s", "p.ini:13: [reduce] avg: 16s is above max, 10s" },
+        { "selectivity = 0.37", "selectivity = -1",
+          "p.ini:15: [reduce] selectivity: value '-1' out of range" },
+        { "input = 59.85M", "input = 0", "p.ini:5: [map] input: value '0' out of range" },
+        { "first_max = 20s\n", "", "p.ini: [shuffle] first_max: required key is missing" },
+        { "[reduce]", "[reduse]", "p.ini:12: [reduse]" },
+        { "avg = 16s", "avg = 16s\navg = 17s", "p.ini:14: [reduce] avg:" },
+        { "max = 33s", "max = 33s\nspeed = 1", "p.ini:15: [reduce] speed: unknown key" },
+};
+
+START_TEST(test_profile_bad) {
+        const AriaProfile before = wiki;
+        AriaProfile p = wiki;
+        char text[1024], err[256] = "";
+        const char *at = strstr(good_profile, bad_profiles[_i].from);
+        size_t head;
+
+        ck_assert_ptr_nonnull(at);
+        head = (size_t)(at - good_profile);
+        snprintf(text, sizeof(text), "%.*s%s%s", (int)head, good_profile, bad_profiles[_i].to,
+                 at + strlen(bad_profiles[_i].from));
+        ck_assert_int_eq(profile_parse("p.ini", text, &p, err, sizeof(err)), -EINVAL);
+        ck_assert_msg(strncmp(err, bad_profiles[_i].error, strlen(bad_profiles[_i].error)) == 0,
+                      "got '%s', expected '%s...'", err, bad_profiles[_i].error);
+        ck_assert_mem_eq(&p, &before, sizeof(p));
+}
+END_TEST
+
 Suite *suite_slo(void) {
         Suite *s = suite_create("slo");
         TCase *tc;
@@ -814,6 +900,12 @@ Suite *suite_slo(void) {
         tcase_add_test(tc, test_ras_required_slots);
         tcase_add_test(tc, test_ras_utility);
         tcase_add_test(tc, test_ras_utility_monotonic);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("profile");
+        tcase_add_test(tc, test_profile_parse);
+        tcase_add_test(tc, test_profile_shipped);
+        tcase_add_loop_test(tc, test_profile_bad, 0, (int)ELEMENTSOF(bad_profiles));
         suite_add_tcase(s, tc);
         return s;
 }
