@@ -98,6 +98,7 @@ static int snapshot_attempts(SimCluster *cl) {
                         .id = a->id,
                         .task = a->task,
                         .node = a->node,
+                        .slot = a->slot,
                         .slot_memory = a->slot_memory,
                         .started = a->started,
                         .progress = share_of(attempt_progress(a, bytes), 1.0),
@@ -183,9 +184,9 @@ static int snapshot_build(SimCluster *cl, uint32_t beat, ClusterSnapshot *ret) {
                         Node *n = &cl->snap_nodes[i];
                         if (i == beat)
                                 continue;
-                        n->map_slots = MIN(n->map_slots, cl->node_running[TASK_MAP][i]);
-                        n->reduce_slots =
-                                MIN(n->reduce_slots, cl->node_running[TASK_REDUCE][i]);
+                        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                                n->slots[slot] =
+                                        MIN(n->slots[slot], cl->node_running[slot][i]);
                 }
         *ret = (ClusterSnapshot){
                 .hosts = s->snap_hosts,
@@ -210,6 +211,7 @@ static int snapshot_build(SimCluster *cl, uint32_t beat, ClusterSnapshot *ret) {
 static int apply_kill(SimCluster *cl, const Kill *k) {
         SimAttempt *a = cl->snap_map[k->attempt];
         uint32_t task, node;
+        SlotType slot;
         TaskExtra *tx;
         bool speculative;
 
@@ -218,6 +220,7 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
         cl->snap_map[k->attempt] = NULL;
         task = a->task;
         node = a->node;
+        slot = a->slot;
         speculative = a->speculative;
         tx = &cl->taskx[task];
         attempt_kill(a);
@@ -226,7 +229,7 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
         cl->tasks[task].slot_memory = k->slot_memory;
         if (k->reason == KILL_RESIZE) {
                 tx->resize_kills++;
-                return attempt_start(cl, task, node, k->slot_memory, speculative);
+                return attempt_start(cl, task, node, slot, k->slot_memory, speculative);
         }
         if (tx->running == 0) {
                 Task *t = &cl->tasks[task];
@@ -287,7 +290,7 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
         }
         for (size_t i = 0; i < d->n_slot_changes; i++) {
                 Node *n = &cl->nodes[d->slot_changes[i].node];
-                n->map_slots = d->slot_changes[i].map_slots;
+                memcpy(n->slots, d->slot_changes[i].slots, sizeof(n->slots));
                 n->slots_changed_at = now;
         }
         for (size_t i = 0; i < d->n_assignments; i++) {
@@ -296,7 +299,7 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
                                                : cl->nodes[as->node].slot_memory;
                 if (cl->tasks[as->task].state == TASK_DONE)
                         continue;
-                r = attempt_start(cl, as->task, as->node, mem, as->speculative);
+                r = attempt_start(cl, as->task, as->node, as->slot, mem, as->speculative);
                 if (r < 0)
                         return r;
         }
@@ -344,8 +347,8 @@ usec_t heartbeat_event(EventQueue *q, void *userdata) {
         if (cluster_done(cl))
                 return 0;
         if (cl->n_arrived > 0 &&
-            (cl->node_running[TASK_MAP][b->node] < n->map_slots ||
-             cl->node_running[TASK_REDUCE][b->node] < n->reduce_slots)) {
+            (cl->node_running[SLOT_MAP][b->node] < n->slots[SLOT_MAP] ||
+             cl->node_running[SLOT_REDUCE][b->node] < n->slots[SLOT_REDUCE])) {
                 r = cluster_step(cl, b->node, POLICY_STEP_ASSIGN);
                 if (r < 0)
                         sim_fail(cl->sim, r);
@@ -389,7 +392,7 @@ static int util_record(SimCluster *cl, usec_t now) {
         for (size_t i = 0; i < s->n_hosts; i++)
                 pcpus += s->hosts[i].pcpus;
         for (size_t i = 0; i < cl->n_nodes; i++)
-                slots += cl->nodes[i].map_slots;
+                slots += cl->nodes[i].slots[SLOT_MAP];
         if (res->n_util == res->cap_util) {
                 size_t n = res->cap_util ? 2 * res->cap_util : 256;
                 UtilSample *u = realloc(res->util, n * sizeof(*u));
@@ -406,7 +409,7 @@ static int util_record(SimCluster *cl, usec_t now) {
                 .map_slots = slots,
         };
         for (size_t i = 0; i < cl->n_nodes; i++)
-                res->util[res->n_util - 1].running_maps += cl->node_running[TASK_MAP][i];
+                res->util[res->n_util - 1].running_maps += cl->node_running[SLOT_MAP][i];
         return 0;
 }
 

@@ -328,7 +328,7 @@ static void attempt_detach(SimAttempt *a) {
         tx->steal += a->t_steal;
         tx->queue += a->t_queue;
         tx->running--;
-        a->cl->node_running[a->cl->tasks[a->task].type][a->node]--;
+        a->cl->node_running[a->slot][a->node]--;
         list_remove(h->attempts, &h->n_attempts, a->host_pos, false);
         list_remove(a->cl->attempts, &a->cl->n_attempts, a->cluster_pos, true);
 }
@@ -426,7 +426,7 @@ static void attempt_plan(SimAttempt *a) {
         }
 }
 
-int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_memory,
+int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, uint64_t slot_memory,
                   bool speculative) {
         Sim *s = cl->sim;
         SimAttempt *a;
@@ -448,6 +448,7 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_me
                 .node = node,
                 .vm = cl->node_vm[node],
                 .host = v->host,
+                .slot = slot,
                 .slot_memory = slot_memory,
                 .started = now,
                 .speculative = speculative,
@@ -465,7 +466,7 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_me
         if (tx->attempts++ == 0)
                 tx->first_start = now;
         tx->running++;
-        cl->node_running[cl->tasks[task].type][node]++;
+        cl->node_running[slot][node]++;
         cl->tasks[task].state = TASK_RUNNING;
         host_recompute(s, h);
         return 0;

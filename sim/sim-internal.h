@@ -26,6 +26,7 @@ typedef struct SimAttempt {
         uint64_t id;
         SimCluster *cl;
         uint32_t task, node, vm, host;
+        SlotType slot;
         uint64_t slot_memory;
         usec_t started;
         bool speculative;
@@ -90,7 +91,7 @@ struct SimCluster {
         size_t n_tasks;
         Node *nodes;
         uint32_t *node_vm; /* global VM index of each node */
-        unsigned *node_running[_TASK_TYPE_MAX]; /* running attempts per node */
+        unsigned *node_running[_SLOT_TYPE_MAX]; /* attempts per node, by their slot's type */
         Node *snap_nodes;
         size_t n_nodes;
         NodeBeat *beats;
@@ -169,7 +170,7 @@ struct Sim {
 /* engine.c */
 void host_update(Sim *s, uint32_t host);
 void hosts_advance_all(Sim *s);
-int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_memory,
+int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, uint64_t slot_memory,
                   bool speculative);
 /* Removes an attempt that was killed; its time goes to its task. */
 void attempt_kill(SimAttempt *a);

@@ -110,10 +110,10 @@ static int cluster_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
         cl->snap_nodes = calloc(n_nodes, sizeof(Node));
         cl->node_vm = calloc(n_nodes, sizeof(uint32_t));
         cl->beats = calloc(n_nodes, sizeof(NodeBeat));
-        for (int t = 0; t < _TASK_TYPE_MAX; t++)
+        for (int t = 0; t < _SLOT_TYPE_MAX; t++)
                 cl->node_running[t] = calloc(n_nodes, sizeof(unsigned));
         if (!cl->vms || !cl->snap_vms || !cl->nodes || !cl->snap_nodes || !cl->node_vm ||
-            !cl->beats || !cl->node_running[TASK_MAP] || !cl->node_running[TASK_REDUCE])
+            !cl->beats || !cl->node_running[SLOT_MAP] || !cl->node_running[SLOT_REDUCE])
                 return -ENOMEM;
         return 0;
 }
@@ -137,8 +137,8 @@ static int build_cluster_nodes(Sim *s, SimCluster *cl) {
                 cl->nodes[n] = (Node){
                         .id = n,
                         .vm = (uint32_t)i,
-                        .map_slots = (unsigned)sc->map_slots,
-                        .reduce_slots = (unsigned)sc->reduce_slots,
+                        .slots = { [SLOT_MAP] = (unsigned)sc->map_slots,
+                                   [SLOT_REDUCE] = (unsigned)sc->reduce_slots },
                         .slot_memory = sc->task_heap,
                         .alive = true,
                 };
@@ -361,7 +361,7 @@ static void cluster_free(SimCluster *cl) {
         free(cl->snap_nodes);
         free(cl->node_vm);
         free(cl->beats);
-        for (int t = 0; t < _TASK_TYPE_MAX; t++)
+        for (int t = 0; t < _SLOT_TYPE_MAX; t++)
                 free(cl->node_running[t]);
         free(cl->vms);
         free(cl->snap_vms);
@@ -479,7 +479,7 @@ static int collect(Sim *s) {
                 n->steal = vcpu_time > 0 ? v->steal_total / vcpu_time : 0;
                 n->iowait = vcpu_time > 0 ? v->iowait_total / vcpu_time : 0;
                 if (!n->master)
-                        n->final_map_slots = cl->nodes[v->node].map_slots;
+                        n->final_map_slots = cl->nodes[v->node].slots[SLOT_MAP];
         }
         for (size_t i = 0; i < cl->n_tasks; i++)
                 if (cl->tasks[i].type == TASK_MAP)

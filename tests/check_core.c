@@ -281,7 +281,7 @@ END_TEST
 START_TEST(test_step_trusted_skips_validation) {
         Host hosts[] = { { .pcpus = 4 } };
         Vm vms[] = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } };
-        Node nodes[] = { { .vm = 0, .map_slots = 1, .alive = true, .steal = 1.5 } };
+        Node nodes[] = { { .vm = 0, .slots = { 1, 0 }, .alive = true, .steal = 1.5 } };
         Job jobs[] = { { .id = 1 } };
         Task tasks[] = { { .job = 0, .state = TASK_PENDING } };
         ClusterSnapshot s = { hosts, 1, vms, 1, nodes, 1, jobs, 1, tasks, 1, NULL, 0 };
@@ -330,8 +330,8 @@ START_TEST(test_job_tasks_kept) {
         Host hosts[] = { { .pcpus = 8 } };
         Vm vms[] = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 },
                      { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } };
-        Node nodes[] = { { .vm = 0, .map_slots = 2, .reduce_slots = 1, .alive = true },
-                         { .vm = 1, .map_slots = 2, .reduce_slots = 1, .alive = true } };
+        Node nodes[] = { { .vm = 0, .slots = { 2, 1 }, .alive = true },
+                         { .vm = 1, .slots = { 2, 1 }, .alive = true } };
         Job jobs[2];
         Task tasks[6];
         Attempt attempts[] = { { .task = 0, .node = 0 } };
@@ -385,7 +385,7 @@ END_TEST
 START_TEST(test_decisions_validate_tasks_once) {
         Host hosts[] = { { .pcpus = 8 } };
         Vm vms[] = { { .host = 0 } };
-        Node nodes[] = { { .vm = 0, .map_slots = 4, .alive = true } };
+        Node nodes[] = { { .vm = 0, .slots = { 4, 0 }, .alive = true } };
         Job jobs[] = { { .id = 1 } };
         Task tasks[] = { { .job = 0, .state = TASK_PENDING },
                          { .job = 0, .state = TASK_RUNNING },
@@ -409,6 +409,108 @@ START_TEST(test_decisions_validate_tasks_once) {
         as[2] = as[1];
         d.n_assignments = 3;
         ck_assert_int_eq(decisions_validate(&s, &d), -EBADMSG);
+}
+END_TEST
+
+/* One node with a map and a reduce slot; map 0 runs in the reduce slot
+ * (borrowed), map 1 and reduce 2 are pending. */
+typedef struct BorrowFixture {
+        Host hosts[1];
+        Vm vms[1];
+        Node nodes[1];
+        Job jobs[1];
+        Task tasks[3];
+        Attempt attempts[1];
+        ClusterSnapshot s;
+} BorrowFixture;
+
+static void borrow_fixture(BorrowFixture *f) {
+        *f = (BorrowFixture){
+                .hosts = { { .pcpus = 4 } },
+                .vms = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } },
+                .nodes = { { .vm = 0,
+                             .slots = { [SLOT_MAP] = 1, [SLOT_REDUCE] = 1 },
+                             .alive = true } },
+                .jobs = { { .id = 1 } },
+                .tasks = { { .job = 0, .type = TASK_MAP, .state = TASK_RUNNING },
+                           { .job = 0, .type = TASK_MAP, .state = TASK_PENDING },
+                           { .job = 0, .type = TASK_REDUCE, .state = TASK_PENDING } },
+                .attempts = { { .task = 0, .node = 0, .slot = SLOT_REDUCE } },
+        };
+        f->s = (ClusterSnapshot){ f->hosts, 1, f->vms,   1, f->nodes,    1,
+                                  f->jobs,  1, f->tasks, 3, f->attempts, 1 };
+}
+
+static int validate_one(const ClusterSnapshot *s, uint32_t task, SlotType slot,
+                        const SlotChange *change, const Kill *kill) {
+        Assignment as = { .task = task, .node = 0, .type = s->tasks[task].type, .slot = slot };
+        Decisions d = { .assignments = &as,
+                        .n_assignments = 1,
+                        .slot_changes = (SlotChange *)change,
+                        .n_slot_changes = change ? 1 : 0,
+                        .kills = (Kill *)kill,
+                        .n_kills = kill ? 1 : 0 };
+
+        return decisions_validate(s, &d);
+}
+
+/* Slots are counted by their own type: the map in the reduce slot fills it,
+ * so neither a reduce nor another map may go there, while the map slot is
+ * still free for either; a slot change turns the map slot into a second
+ * reduce slot; a re-placement frees the borrowed slot. */
+START_TEST(test_borrowed_slot_validation) {
+        const SlotChange to_reduce = { .node = 0, .slots = { [SLOT_MAP] = 0, [SLOT_REDUCE] = 2 } };
+        const Kill replace = { .attempt = 0, .reason = KILL_REPLACE };
+        BorrowFixture f;
+
+        borrow_fixture(&f);
+        ck_assert_int_eq(snapshot_validate(&f.s), 0);
+        ck_assert_int_eq(validate_one(&f.s, 1, SLOT_MAP, NULL, NULL), 0);
+        ck_assert_int_eq(validate_one(&f.s, 2, SLOT_MAP, NULL, NULL), 0);
+        ck_assert_int_eq(validate_one(&f.s, 1, SLOT_REDUCE, NULL, NULL), -EBADMSG);
+        ck_assert_int_eq(validate_one(&f.s, 2, SLOT_REDUCE, NULL, NULL), -EBADMSG);
+        ck_assert_int_eq(validate_one(&f.s, 2, _SLOT_TYPE_MAX, NULL, NULL), -EBADMSG);
+
+        ck_assert_int_eq(validate_one(&f.s, 2, SLOT_REDUCE, &to_reduce, NULL), 0);
+        ck_assert_int_eq(validate_one(&f.s, 1, SLOT_MAP, &to_reduce, NULL), -EBADMSG);
+        ck_assert_int_eq(validate_one(&f.s, 2, SLOT_REDUCE, NULL, &replace), 0);
+
+        /* The map placed in the second reduce slot is a valid attempt of the
+         * next snapshot; a slot type out of range is not. */
+        f.nodes[0].slots[SLOT_REDUCE] = 2;
+        ck_assert_int_eq(validate_one(&f.s, 1, SLOT_REDUCE, NULL, NULL), 0);
+        f.tasks[1].state = TASK_RUNNING;
+        f.attempts[0] = (Attempt){ .task = 1, .node = 0, .slot = SLOT_REDUCE };
+        ck_assert_int_eq(snapshot_validate(&f.s), 0);
+        f.attempts[0].slot = _SLOT_TYPE_MAX;
+        ck_assert_int_eq(snapshot_validate(&f.s), -EINVAL);
+}
+END_TEST
+
+/* Today's policies keep each task in a slot of its type, and count the
+ * borrowed reduce slot as taken: FIFO runs the pending map in the map slot
+ * and has no room for the reduce. */
+START_TEST(test_borrowed_slot_is_busy) {
+        _cleanup_(policy_freep) Policy *p = NULL;
+        PolicyConfig cfg = defaults();
+        Decisions d = { 0 };
+        BorrowFixture f;
+
+        borrow_fixture(&f);
+        cfg.reduce_slowstart = 0;
+        ck_assert_int_eq(policy_new(&cfg, &p), 0);
+        ck_assert_int_eq(policy_step(p, &f.s, USEC_PER_SEC, POLICY_STEP_ASSIGN, &d), 0);
+        ck_assert_uint_eq(d.n_assignments, 1);
+        ck_assert_uint_eq(d.assignments[0].task, 1);
+        ck_assert_int_eq(d.assignments[0].slot, SLOT_MAP);
+        /* With the map back in a map slot, the reduce slot is free for it. */
+        f.attempts[0].slot = SLOT_MAP;
+        f.tasks[1].state = TASK_DONE;
+        ck_assert_int_eq(policy_step(p, &f.s, USEC_PER_SEC, POLICY_STEP_ASSIGN, &d), 0);
+        ck_assert_uint_eq(d.n_assignments, 1);
+        ck_assert_uint_eq(d.assignments[0].task, 2);
+        ck_assert_int_eq(d.assignments[0].slot, SLOT_REDUCE);
+        decisions_done(&d);
 }
 END_TEST
 
@@ -442,6 +544,8 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_step_trusted_skips_validation);
         tcase_add_test(tc, test_job_tasks_kept);
         tcase_add_test(tc, test_decisions_validate_tasks_once);
+        tcase_add_test(tc, test_borrowed_slot_validation);
+        tcase_add_test(tc, test_borrowed_slot_is_busy);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -111,11 +111,11 @@ START_TEST(test_cpu_straggler_moves_slot) {
          * index) gives a map slot to node 3 (most). */
         ck_assert_uint_eq(fx.d.n_slot_changes, 2);
         ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
-        ck_assert_uint_eq(fx.d.slot_changes[0].map_slots, 1);
+        ck_assert_uint_eq(fx.d.slot_changes[0].slots[SLOT_MAP], 1);
         ck_assert_uint_eq(fx.d.slot_changes[1].node, 3);
-        ck_assert_uint_eq(fx.d.slot_changes[1].map_slots, 3);
+        ck_assert_uint_eq(fx.d.slot_changes[1].slots[SLOT_MAP], 3);
         for (size_t i = 0; i < fx.d.n_slot_changes; i++)
-                total += fx.d.slot_changes[i].map_slots;
+                total += fx.d.slot_changes[i].slots[SLOT_MAP];
         ck_assert_uint_eq(total, 4); /* 2 + 2 before: conserved */
 }
 END_TEST
@@ -238,7 +238,7 @@ START_TEST(test_unlimited_adds_where_free) {
         ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 1);
         ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
-        ck_assert_uint_eq(fx.d.slot_changes[0].map_slots, 2);
+        ck_assert_uint_eq(fx.d.slot_changes[0].slots[SLOT_MAP], 2);
         /* The scheduler fills the new slot at once. */
         ck_assert_uint_eq(fx.d.n_assignments, 1);
         fx_check_assignment(0, 2, 0, false, false);
@@ -285,7 +285,7 @@ static void replacement_fixture(void) {
 
         fx_cluster(4, 2, 0);
         fx.cfg.slot_manager = "flexslot";
-        fx.nodes[3].map_slots = 3;
+        fx.nodes[3].slots[SLOT_MAP] = 3;
         fx.nodes[3].slots_changed_at = 20 * SEC;
         j = fx_job(1, 0);
         for (uint32_t n = 0; n < 3; n++)
@@ -321,7 +321,7 @@ START_TEST(test_straggler_replaced_only_in_added_slot) {
         ck_assert_uint_eq(fx.d.n_kills, 1);
         /* The node has no more slots than the others: it gained none. */
         fx.nodes[3].slots_changed_at = 20 * SEC;
-        fx.nodes[3].map_slots = 2;
+        fx.nodes[3].slots[SLOT_MAP] = 2;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 40 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 0);
         ck_assert_uint_eq(fx.d.n_kills, 1);
@@ -331,7 +331,7 @@ END_TEST
 START_TEST(test_new_straggler_stays_without_target) {
         replacement_fixture();
         for (uint32_t n = 0; n < 3; n++)
-                fx.nodes[n].map_slots = 1;
+                fx.nodes[n].slots[SLOT_MAP] = 1;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 40 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 0);
         /* It falls to Algorithm 1, which does not apply: it is not I/O-bound. */
@@ -419,8 +419,8 @@ START_TEST(test_vm_flexslot) {
 
         fx_cluster(4, 2, 0);
         fx.cfg.vm_allocator = "flexslot";
-        fx.nodes[0].map_slots = 1;
-        fx.nodes[3].map_slots = 3;
+        fx.nodes[0].slots[SLOT_MAP] = 1;
+        fx.nodes[3].slots[SLOT_MAP] = 3;
         j = fx_job(1, 0);
         for (uint32_t n = 1; n < 4; n++)
                 fx_run(fx_map(j, n), n, 0, n == 3 ? 10 * MIB : 60 * MIB);
@@ -510,14 +510,16 @@ static void format_decisions(const Decisions *d, char *buf, size_t size) {
 
         ck_assert_ptr_nonnull(f);
         for (size_t i = 0; i < d->n_assignments; i++)
-                fprintf(f, "A%u,%u,%d,%llu,%d,%d;", d->assignments[i].task, d->assignments[i].node,
-                        d->assignments[i].type, (unsigned long long)d->assignments[i].slot_memory,
+                fprintf(f, "A%u,%u,%d,%d,%llu,%d,%d;", d->assignments[i].task,
+                        d->assignments[i].node, d->assignments[i].type, d->assignments[i].slot,
+                        (unsigned long long)d->assignments[i].slot_memory,
                         d->assignments[i].speculative, d->assignments[i].local);
         for (size_t i = 0; i < d->n_kills; i++)
                 fprintf(f, "K%u,%d,%llu,%.17g;", d->kills[i].attempt, d->kills[i].reason,
                         (unsigned long long)d->kills[i].slot_memory, d->kills[i].prev_speed);
         for (size_t i = 0; i < d->n_slot_changes; i++)
-                fprintf(f, "S%u,%u;", d->slot_changes[i].node, d->slot_changes[i].map_slots);
+                fprintf(f, "S%u,%u,%u;", d->slot_changes[i].node,
+                        d->slot_changes[i].slots[SLOT_MAP], d->slot_changes[i].slots[SLOT_REDUCE]);
         for (size_t i = 0; i < d->n_vm_targets; i++)
                 fprintf(f, "V%u,%u,%u,%llu,%.17g;", d->vm_targets[i].vm,
                         d->vm_targets[i].cpu_weight, d->vm_targets[i].vcpus,
@@ -533,82 +535,32 @@ static void format_decisions(const Decisions *d, char *buf, size_t size) {
         ck_assert_int_eq(fclose(f), 0);
 }
 
-static bool replaced(const Decisions *d, uint32_t task) {
-        for (size_t i = 0; i < d->n_kills; i++)
-                if (d->kills[i].reason == KILL_REPLACE &&
-                    fx.attempts[d->kills[i].attempt].task == task)
-                        return true;
-        return false;
-}
-
-static void check_assignments_fit(const Decisions *d) {
-        unsigned map_slots[8], busy[8][_TASK_TYPE_MAX] = { { 0 } };
-
-        for (uint32_t n = 0; n < fx.s.n_nodes; n++)
-                map_slots[n] = fx.nodes[n].map_slots;
+/* What policy_step() checked already (decisions_validate()) is not checked
+ * again: these are rules of today's policies, not of the core. Slot managers
+ * move map slots within their bounds and leave reduce slots alone; every
+ * task goes into a slot of its own type. */
+static void check_policy_rules(const Decisions *d) {
         for (size_t i = 0; i < d->n_slot_changes; i++) {
                 const SlotChange *c = &d->slot_changes[i];
 
-                ck_assert_uint_lt(c->node, fx.s.n_nodes);
-                ck_assert_uint_ge(c->map_slots, fx.cfg.min_map_slots);
-                ck_assert_uint_le(c->map_slots, fx.cfg.max_map_slots);
-                map_slots[c->node] = c->map_slots;
+                ck_assert_uint_ge(c->slots[SLOT_MAP], fx.cfg.min_map_slots);
+                ck_assert_uint_le(c->slots[SLOT_MAP], fx.cfg.max_map_slots);
+                ck_assert_uint_eq(c->slots[SLOT_REDUCE], fx.nodes[c->node].slots[SLOT_REDUCE]);
         }
-        for (size_t i = 0; i < fx.s.n_attempts; i++)
-                busy[fx.attempts[i].node][fx.tasks[fx.attempts[i].task].type]++;
-        for (size_t i = 0; i < d->n_kills; i++) {
-                const Attempt *a = &fx.attempts[d->kills[i].attempt];
-
-                ck_assert_uint_lt(d->kills[i].attempt, fx.s.n_attempts);
-                for (size_t k = 0; k < i; k++)
-                        ck_assert_uint_ne(d->kills[k].attempt, d->kills[i].attempt);
-                if (d->kills[i].reason == KILL_REPLACE)
-                        busy[a->node][TASK_MAP]--;
-        }
-        /* A node that lost a slot keeps its running attempts, but gets no
-         * new one while it has as many as slots. */
-        for (size_t i = 0; i < d->n_assignments; i++) {
-                const Assignment *x = &d->assignments[i];
-                unsigned slots =
-                        x->type == TASK_MAP ? map_slots[x->node] : fx.nodes[x->node].reduce_slots;
-
-                ck_assert_uint_lt(x->task, fx.s.n_tasks);
-                ck_assert_uint_lt(x->node, fx.s.n_nodes);
-                ck_assert(fx.nodes[x->node].alive);
-                if (x->speculative)
-                        ck_assert_int_eq(fx.tasks[x->task].state, TASK_RUNNING);
-                else
-                        ck_assert(fx.tasks[x->task].state == TASK_PENDING || replaced(d, x->task));
-                for (size_t k = 0; k < i; k++)
-                        ck_assert(d->assignments[k].task != x->task || x->speculative);
-                ck_assert_uint_lt(busy[x->node][x->type], slots);
-                busy[x->node][x->type]++;
-        }
+        for (size_t i = 0; i < d->n_assignments; i++)
+                ck_assert_int_eq(d->assignments[i].slot, slot_type_of(d->assignments[i].type));
 }
 
 static void check_slots_conserved(const Decisions *d, bool unlimited) {
         int delta = 0;
 
         for (size_t i = 0; i < d->n_slot_changes; i++)
-                delta += (int)d->slot_changes[i].map_slots -
-                         (int)fx.nodes[d->slot_changes[i].node].map_slots;
+                delta += (int)d->slot_changes[i].slots[SLOT_MAP] -
+                         (int)fx.nodes[d->slot_changes[i].node].slots[SLOT_MAP];
         if (unlimited)
                 ck_assert_int_ge(delta, 0);
         else
                 ck_assert_int_eq(delta, 0);
-}
-
-static void check_vm_targets(const Decisions *d) {
-        for (size_t i = 0; i < d->n_vm_targets; i++) {
-                const VmTarget *t = &d->vm_targets[i];
-
-                ck_assert_uint_lt(t->vm, fx.s.n_vms);
-                ck_assert_uint_ge(t->cpu_weight, 2);
-                ck_assert_uint_ge(t->vcpus, 1);
-                ck_assert_uint_le(t->vcpus, fx.vms[t->vm].vcpus_max);
-                ck_assert_uint_le(t->memory, fx.vms[t->vm].memory_max);
-                ck_assert(t->cpu_cap >= 0);
-        }
 }
 
 START_TEST(test_contracts) {
@@ -620,9 +572,8 @@ START_TEST(test_contracts) {
         busy_fixture(c);
         ck_assert_int_eq(policy_new(&fx.cfg, &p), 0);
         ck_assert_int_eq(policy_step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &fx.d), 0);
-        check_assignments_fit(&fx.d);
+        check_policy_rules(&fx.d);
         check_slots_conserved(&fx.d, c->unlimited);
-        check_vm_targets(&fx.d);
 
         /* Same inputs, same decisions: from the same Policy and a new one. */
         ck_assert_int_eq(policy_step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &again), 0);
@@ -662,12 +613,17 @@ static void random_attempts(uint32_t task) {
                 fx.attempts[a].kill_count = rnd(3);
                 fx.attempts[a].prev_speed = rnd(4) * 0.25 * MIB;
                 fx.attempts[a].slot_memory = (100 + rnd(400)) * MIB;
+                /* Some in a borrowed slot, which today's policies never
+                 * use but must count as taken. */
+                if (rnd(4) == 0)
+                        fx.attempts[a].slot =
+                                fx.attempts[a].slot == SLOT_MAP ? SLOT_REDUCE : SLOT_MAP;
         }
 }
 
 /* Up to 8 nodes on two hosts, 4 jobs and 40 tasks, everything random but
  * valid: dead nodes, nodes without slots, over-full nodes, tasks with two
- * attempts, saturated hosts. */
+ * attempts, attempts in borrowed slots, saturated hosts. */
 static void random_fixture(const Combo *c) {
         uint32_t n_nodes = 1 + rnd(8), n_jobs = 1 + rnd(4), n_tasks = 1 + rnd(40);
 
@@ -679,8 +635,8 @@ static void random_fixture(const Combo *c) {
                 fx.vms[i].host = rnd(2);
                 fx.vms[i].cpu_use = rnd(50) / 10.0;
                 fx.vms[i].memory_used = rnd(4096) * MIB;
-                fx.nodes[i].map_slots = rnd(5);
-                fx.nodes[i].reduce_slots = rnd(3);
+                fx.nodes[i].slots[SLOT_MAP] = rnd(5);
+                fx.nodes[i].slots[SLOT_REDUCE] = rnd(3);
                 fx.nodes[i].alive = rnd(5) != 0;
                 fx.nodes[i].steal = rnd_share() / 2;
                 fx.nodes[i].iowait = rnd_share() / 2;
@@ -718,9 +674,8 @@ START_TEST(test_contracts_random) {
         for (int round = 0; round < 200; round++) {
                 random_fixture(c);
                 ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 100 * SEC), 0);
-                check_assignments_fit(&fx.d);
+                check_policy_rules(&fx.d);
                 check_slots_conserved(&fx.d, c->unlimited);
-                check_vm_targets(&fx.d);
         }
 }
 END_TEST
@@ -751,9 +706,9 @@ static const BadCase bad_cases[] = {
           .target = VM0 },
         { "wrong type", { .task = 0, .node = 0, .type = TASK_REDUCE }, .target = VM0 },
         { "full node", { .task = 0, .node = 1, .type = TASK_MAP }, .target = VM0 },
-        { "slot removed", PLACE_MAP0, .change = { .node = 0, .map_slots = 0 }, .n_changes = 1,
+        { "slot removed", PLACE_MAP0, .change = { .node = 0, .slots = { 0, 0 } }, .n_changes = 1,
           .target = VM0 },
-        { "slot change out of range", PLACE_MAP0, .change = { .node = 5, .map_slots = 1 },
+        { "slot change out of range", PLACE_MAP0, .change = { .node = 5, .slots = { 1, 0 } },
           .n_changes = 1, .target = VM0 },
         { "attempt killed twice",
           PLACE_MAP0,

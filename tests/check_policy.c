@@ -32,8 +32,7 @@ void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots) {
                                   .cpu_weight = 1024 };
                 fx.nodes[i] = (Node){ .id = 300 + i,
                                       .vm = i,
-                                      .map_slots = map_slots,
-                                      .reduce_slots = reduce_slots,
+                                      .slots = { map_slots, reduce_slots },
                                       .slot_memory = 200 * MIB,
                                       .alive = true };
         }
@@ -87,6 +86,7 @@ uint32_t fx_run(uint32_t task, uint32_t node, usec_t started, uint64_t bytes) {
         fx.attempts[a] = (Attempt){ .id = 600 + a,
                                     .task = task,
                                     .node = node,
+                                    .slot = slot_type_of(t->type),
                                     .slot_memory = fx.nodes[node].slot_memory,
                                     .started = started,
                                     .bytes_processed = bytes,

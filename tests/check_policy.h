@@ -31,7 +31,8 @@ uint32_t fx_job(usec_t submitted, uint32_t pool);
 /* A pending 64 MiB map whose split is on node loc (NO_INDEX: nowhere). */
 uint32_t fx_map(uint32_t job, uint32_t loc);
 uint32_t fx_reduce(uint32_t job);
-/* An attempt of task on node since started that has read bytes. */
+/* An attempt of task on node since started that has read bytes, in a slot
+ * of the task's type. */
 uint32_t fx_run(uint32_t task, uint32_t node, usec_t started, uint64_t bytes);
 void fx_done(uint32_t task);
 /* policy_new() with fx.cfg, then one policy_step() into fx.d. */

@@ -8,23 +8,24 @@
 
 /* Every scratch array of a step but the per-task ones, by what it is per:
  * the jobs' have one entry more, for task_start. */
-#define CONTEXT_ARRAYS(X)           \
-        X(map_slots, nodes)         \
-        X(busy[TASK_MAP], nodes)    \
-        X(busy[TASK_REDUCE], nodes) \
-        X(node_stragglers, nodes)   \
-        X(node_memory, nodes)       \
-        X(speed, attempts)          \
-        X(score, attempts)          \
-        X(straggler, attempts)      \
-        X(bottleneck, attempts)     \
-        X(killed, attempts)         \
-        X(maps_done, jobs)          \
-        X(maps_total, jobs)         \
-        X(wait_since, jobs)         \
-        X(job_order, jobs)          \
-        X(task_start, jobs)         \
-        X(pending[TASK_MAP], jobs)  \
+#define CONTEXT_ARRAYS(X)            \
+        X(slots[SLOT_MAP], nodes)    \
+        X(slots[SLOT_REDUCE], nodes) \
+        X(busy[SLOT_MAP], nodes)     \
+        X(busy[SLOT_REDUCE], nodes)  \
+        X(node_stragglers, nodes)    \
+        X(node_memory, nodes)        \
+        X(speed, attempts)           \
+        X(score, attempts)           \
+        X(straggler, attempts)       \
+        X(bottleneck, attempts)      \
+        X(killed, attempts)          \
+        X(maps_done, jobs)           \
+        X(maps_total, jobs)          \
+        X(wait_since, jobs)          \
+        X(job_order, jobs)           \
+        X(task_start, jobs)          \
+        X(pending[TASK_MAP], jobs)   \
         X(pending[TASK_REDUCE], jobs)
 
 void context_buffers_done(ContextBuffers *b) {
@@ -198,11 +199,12 @@ int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnaps
         ctx->task_running = b->running;
 
         for (size_t i = 0; i < n_nodes; i++)
-                ctx->map_slots[i] = s->nodes[i].map_slots;
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                        ctx->slots[slot][i] = s->nodes[i].slots[slot];
         for (size_t i = 0; i < n_attempts; i++) {
                 const Attempt *a = &s->attempts[i];
 
-                ctx->busy[s->tasks[a->task].type][a->node]++;
+                ctx->busy[a->slot][a->node]++;
                 ctx->node_memory[a->node] += a->slot_memory;
                 ctx->task_running[a->task]++;
         }
@@ -225,31 +227,17 @@ int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnaps
         return 0;
 }
 
-unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, TaskType type) {
-        const Node *n = &ctx->snap->nodes[node];
-        unsigned slots = type == TASK_MAP ? ctx->map_slots[node] : n->reduce_slots;
+unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
+        unsigned slots = ctx->slots[slot][node];
 
-        if (!n->alive || ctx->busy[type][node] >= slots)
+        if (!ctx->snap->nodes[node].alive || ctx->busy[slot][node] >= slots)
                 return 0;
-        return slots - ctx->busy[type][node];
-}
-
-bool context_backup_possible(const PolicyContext *ctx) {
-        const ClusterSnapshot *s = ctx->snap;
-        bool running[_TASK_TYPE_MAX] = { false, false };
-
-        for (size_t i = 0; i < s->n_attempts; i++)
-                running[s->tasks[s->attempts[i].task].type] = true;
-        for (uint32_t node = 0; node < s->n_nodes; node++)
-                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                        if (running[type] && context_free_slots(ctx, node, type) > 0)
-                                return true;
-        return false;
+        return slots - ctx->busy[slot][node];
 }
 
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node) {
-        unsigned free_slots = context_free_slots(ctx, node, TASK_MAP) +
-                              context_free_slots(ctx, node, TASK_REDUCE);
+        unsigned free_slots = context_free_slots(ctx, node, SLOT_MAP) +
+                              context_free_slots(ctx, node, SLOT_REDUCE);
 
         return ctx->node_memory[node] + free_slots * ctx->snap->nodes[node].slot_memory;
 }
@@ -316,17 +304,18 @@ double context_attempt_age(const PolicyContext *ctx, uint32_t attempt) {
         return ctx->now > started ? usec_to_sec(ctx->now - started) : 0;
 }
 
-int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, bool speculative) {
+int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType slot,
+                   bool speculative) {
         const Task *t = &ctx->snap->tasks[task];
         uint64_t memory = t->slot_memory ? t->slot_memory : ctx->snap->nodes[node].slot_memory;
         int r;
 
         r = DECISIONS_PUSH(ctx->d, assignments, .task = task, .node = node, .type = t->type,
-                           .slot_memory = memory, .speculative = speculative,
+                           .slot = slot, .slot_memory = memory, .speculative = speculative,
                            .local = t->type == TASK_MAP && task_is_local(t, node));
         if (r < 0)
                 return r;
-        ctx->busy[t->type][node]++;
+        ctx->busy[slot][node]++;
         ctx->node_memory[node] += memory;
         ctx->task_running[task]++;
         ctx->task_placed[task] = true;
@@ -348,22 +337,24 @@ int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64
         if (reason == KILL_RESIZE)
                 ctx->node_memory[a->node] += slot_memory;
         else {
-                ctx->busy[ctx->snap->tasks[a->task].type][a->node]--;
+                ctx->busy[a->slot][a->node]--;
                 ctx->task_running[a->task]--;
         }
         return 0;
 }
 
-int context_set_map_slots(PolicyContext *ctx, uint32_t node, unsigned map_slots) {
+int context_set_slots(PolicyContext *ctx, uint32_t node, SlotType slot, unsigned count) {
         Decisions *d = ctx->d;
 
-        ctx->map_slots[node] = map_slots;
+        ctx->slots[slot][node] = count;
         for (size_t i = 0; i < d->n_slot_changes; i++)
                 if (d->slot_changes[i].node == node) {
-                        d->slot_changes[i].map_slots = map_slots;
+                        d->slot_changes[i].slots[slot] = count;
                         return 0;
                 }
-        return DECISIONS_PUSH(d, slot_changes, .node = node, .map_slots = map_slots);
+        return DECISIONS_PUSH(
+                d, slot_changes, .node = node,
+                .slots = { ctx->slots[SLOT_MAP][node], ctx->slots[SLOT_REDUCE][node] });
 }
 
 int context_flush_job_notes(PolicyContext *ctx) {

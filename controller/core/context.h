@@ -28,11 +28,12 @@ struct PolicyContext {
         usec_t now;
         Decisions *d;
 
+        /* Per node, by SlotType. */
+        unsigned *slots[_SLOT_TYPE_MAX]; /* after this step's slot changes */
+        unsigned *busy[_SLOT_TYPE_MAX];  /* slots taken by attempts, whatever their tasks */
         /* Per node. */
-        unsigned *map_slots;            /* after this step's slot changes */
-        unsigned *busy[_TASK_TYPE_MAX]; /* slots taken by attempts */
-        unsigned *node_stragglers;      /* straggler attempts found this cycle */
-        uint64_t *node_memory;          /* slot memory of the attempts it runs */
+        unsigned *node_stragglers; /* straggler attempts found this cycle */
+        uint64_t *node_memory;     /* slot memory of the attempts it runs */
 
         /* Per task, changed only by context_assign() and context_kill(),
          * which is what lets context_done() clear them cheaply. */
@@ -78,9 +79,9 @@ int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnaps
                  Decisions *d, ContextBuffers *b);
 void context_done(PolicyContext *ctx);
 
-unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, TaskType type);
-/* Some type has both a free slot and a running attempt to back up. */
-bool context_backup_possible(const PolicyContext *ctx);
+/* Free slots of a type on an alive node: its slots less the attempts
+ * running in them. */
+unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot);
 /* Memory a node's slots hold once this step is applied: its attempts' slot
  * memory plus the node's default for each free slot. */
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node);
@@ -95,21 +96,30 @@ uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskTy
 /* Seconds an attempt has run; 0 when it started at or after now. */
 double context_attempt_age(const PolicyContext *ctx, uint32_t attempt);
 
-/* Decisions that change the working view. -ENOBUFS only if the arrays were
- * sized wrong, which is a bug. */
-int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, bool speculative);
+/* Decisions that change the working view; -ENOMEM. The assignment takes a
+ * slot of the given type, which need not be the task's (the core does not
+ * check it: see policy.h). */
+int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType slot,
+                   bool speculative);
 int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64_t slot_memory,
                  double prev_speed);
-int context_set_map_slots(PolicyContext *ctx, uint32_t node, unsigned map_slots);
+/* The node's slot count of one type; its SlotChange carries both counts. */
+int context_set_slots(PolicyContext *ctx, uint32_t node, SlotType slot, unsigned count);
 /* Emits JobNotes for the jobs whose wait changed; policy_step() calls it last. */
 int context_flush_job_notes(PolicyContext *ctx);
 
-#define DECISIONS_PUSH(d, name, ...)                                                          \
-        ({                                                                                    \
-                int push_r_ = -ENOBUFS;                                                       \
-                if ((d)->n_##name < (d)->cap_##name) {                                        \
-                        (d)->name[(d)->n_##name++] = (__typeof__(*(d)->name)){ __VA_ARGS__ }; \
-                        push_r_ = 0;                                                          \
-                }                                                                             \
-                push_r_;                                                                      \
+/* Room for one more element in an array of *cap (doubling); -ENOMEM. */
+int decisions_grow(void **array, size_t *cap, size_t elem);
+
+#define DECISIONS_PUSH(d, name, ...)                                                              \
+        ({                                                                                        \
+                int push_r_ = 0;                                                                  \
+                if ((d)->n_##name == (d)->cap_##name) {                                           \
+                        void *push_a_ = (d)->name;                                                \
+                        push_r_ = decisions_grow(&push_a_, &(d)->cap_##name, sizeof(*(d)->name)); \
+                        (d)->name = push_a_;                                                      \
+                }                                                                                 \
+                if (push_r_ >= 0)                                                                 \
+                        (d)->name[(d)->n_##name++] = (__typeof__(*(d)->name)){ __VA_ARGS__ };     \
+                push_r_;                                                                          \
         })

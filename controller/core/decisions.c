@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "common/macro.h"
+#include "controller/core/context.h"
 #include "controller/core/policy.h"
 
 static int compare_u32(const void *a, const void *b) {
@@ -22,7 +23,8 @@ static bool sorted_contains(const uint32_t *sorted, size_t n, uint32_t x) {
 /* replaced gets the tasks of re-placement kills, sorted: the check costs
  * time in proportion to the decisions and attempts, not to every task. */
 static bool kills_valid(const ClusterSnapshot *s, const Decisions *d, bool *killed,
-                        unsigned *busy_map, uint32_t *replaced, size_t *ret_n_replaced) {
+                        unsigned *busy[_SLOT_TYPE_MAX], uint32_t *replaced,
+                        size_t *ret_n_replaced) {
         size_t n_replaced = 0;
 
         for (size_t i = 0; i < d->n_kills; i++) {
@@ -35,9 +37,7 @@ static bool kills_valid(const ClusterSnapshot *s, const Decisions *d, bool *kill
                 if (k->reason == KILL_REPLACE) {
                         const Attempt *a = &s->attempts[k->attempt];
 
-                        if (s->tasks[a->task].type != TASK_MAP)
-                                return false;
-                        busy_map[a->node]--;
+                        busy[a->slot][a->node]--;
                         replaced[n_replaced++] = a->task;
                 }
         }
@@ -48,21 +48,20 @@ static bool kills_valid(const ClusterSnapshot *s, const Decisions *d, bool *kill
 
 /* placed: scratch for the tasks of the non-speculative assignments, each of
  * which may appear once. */
-static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d, const unsigned *slots,
-                              unsigned *busy[_TASK_TYPE_MAX], const uint32_t *replaced,
-                              size_t n_replaced, uint32_t *placed) {
+static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d,
+                              unsigned *const slots[_SLOT_TYPE_MAX], unsigned *busy[_SLOT_TYPE_MAX],
+                              const uint32_t *replaced, size_t n_replaced, uint32_t *placed) {
         size_t n_placed = 0;
 
         for (size_t i = 0; i < d->n_assignments; i++) {
                 const Assignment *x = &d->assignments[i];
                 const Task *t;
-                unsigned limit;
 
-                if (x->task >= s->n_tasks || x->node >= s->n_nodes || !s->nodes[x->node].alive)
+                if (x->task >= s->n_tasks || x->node >= s->n_nodes || !s->nodes[x->node].alive ||
+                    (unsigned)x->slot >= _SLOT_TYPE_MAX)
                         return false;
                 t = &s->tasks[x->task];
-                limit = t->type == TASK_MAP ? slots[x->node] : s->nodes[x->node].reduce_slots;
-                if (x->type != t->type || busy[t->type][x->node] >= limit)
+                if (x->type != t->type || busy[x->slot][x->node] >= slots[x->slot][x->node])
                         return false;
                 if (x->speculative ? t->state != TASK_RUNNING
                                    : t->state != TASK_PENDING &&
@@ -70,7 +69,7 @@ static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d, cons
                         return false;
                 if (!x->speculative)
                         placed[n_placed++] = x->task;
-                busy[t->type][x->node]++;
+                busy[x->slot][x->node]++;
         }
         qsort(placed, n_placed, sizeof(uint32_t), compare_u32);
         for (size_t i = 1; i < n_placed; i++)
@@ -90,29 +89,47 @@ static bool vm_targets_valid(const ClusterSnapshot *s, const Decisions *d) {
         return true;
 }
 
+int decisions_grow(void **array, size_t *cap, size_t elem) {
+        size_t n = MAX(2 * *cap, (size_t)16);
+        void *p = reallocarray(*array, n, elem);
+
+        if (!p)
+                return -ENOMEM;
+        *array = p;
+        *cap = n;
+        return 0;
+}
+
 int decisions_validate(const ClusterSnapshot *s, const Decisions *d) {
         size_t n_nodes = MAX(s->n_nodes, (size_t)1), n_replaced;
-        _cleanup_free_ unsigned *slots = calloc(n_nodes, sizeof(unsigned));
+        _cleanup_free_ unsigned *slots_map = calloc(n_nodes, sizeof(unsigned));
+        _cleanup_free_ unsigned *slots_reduce = calloc(n_nodes, sizeof(unsigned));
         _cleanup_free_ unsigned *busy_map = calloc(n_nodes, sizeof(unsigned));
         _cleanup_free_ unsigned *busy_reduce = calloc(n_nodes, sizeof(unsigned));
         _cleanup_free_ bool *killed = calloc(MAX(s->n_attempts, (size_t)1), sizeof(bool));
         _cleanup_free_ uint32_t *replaced = calloc(MAX(d->n_kills, (size_t)1), sizeof(uint32_t));
         _cleanup_free_ uint32_t *placed =
                 calloc(MAX(d->n_assignments, (size_t)1), sizeof(uint32_t));
-        unsigned *busy[_TASK_TYPE_MAX] = { busy_map, busy_reduce };
+        unsigned *slots[_SLOT_TYPE_MAX] = { slots_map, slots_reduce };
+        unsigned *busy[_SLOT_TYPE_MAX] = { busy_map, busy_reduce };
 
-        if (!slots || !busy_map || !busy_reduce || !killed || !replaced || !placed)
+        if (!slots_map || !slots_reduce || !busy_map || !busy_reduce || !killed || !replaced ||
+            !placed)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_nodes; i++)
-                slots[i] = s->nodes[i].map_slots;
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                        slots[slot][i] = s->nodes[i].slots[slot];
         for (size_t i = 0; i < d->n_slot_changes; i++) {
-                if (d->slot_changes[i].node >= s->n_nodes)
+                const SlotChange *c = &d->slot_changes[i];
+
+                if (c->node >= s->n_nodes)
                         return -EBADMSG;
-                slots[d->slot_changes[i].node] = d->slot_changes[i].map_slots;
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                        slots[slot][c->node] = c->slots[slot];
         }
         for (size_t i = 0; i < s->n_attempts; i++)
-                busy[s->tasks[s->attempts[i].task].type][s->attempts[i].node]++;
-        if (!kills_valid(s, d, killed, busy_map, replaced, &n_replaced) ||
+                busy[s->attempts[i].slot][s->attempts[i].node]++;
+        if (!kills_valid(s, d, killed, busy, replaced, &n_replaced) ||
             !assignments_valid(s, d, slots, busy, replaced, n_replaced, placed) ||
             !vm_targets_valid(s, d))
                 return -EBADMSG;

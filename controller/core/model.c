@@ -25,7 +25,7 @@ static bool task_ok(const ClusterSnapshot *s, const Task *t) {
 }
 
 static bool attempt_ok(const ClusterSnapshot *s, const Attempt *a) {
-        return a->task < s->n_tasks && a->node < s->n_nodes &&
+        return a->task < s->n_tasks && a->node < s->n_nodes && (unsigned)a->slot < _SLOT_TYPE_MAX &&
                s->tasks[a->task].state == TASK_RUNNING && share_ok(a->progress) &&
                share_ok(a->cpu) && share_ok(a->iowait) && isfinite(a->prev_speed) &&
                a->prev_speed >= 0;

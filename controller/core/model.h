@@ -7,6 +7,8 @@
  * other by index into the snapshot's arrays, so a snapshot is a set of flat
  * arrays the driver can build without allocating per object; each object
  * also carries the driver's stable id, which the core never interprets.
+ * Slots are typed apart from tasks (SlotType): a node's free slots of a type
+ * are its slots of that type less the attempts running in them.
  *
  * Units: time in usec_t, memory and data sizes in bytes, bandwidth in
  * bytes/s, CPU in CPUs (1.0 = one CPU fully busy), steal and I/O wait as the
@@ -46,25 +48,40 @@ typedef struct Vm {
         uint64_t memory_used;
 } Vm;
 
-/* A task tracker: one per VM. */
-typedef struct Node {
-        uint64_t id;
-        uint32_t vm; /* index into vms */
-        unsigned map_slots, reduce_slots;
-        uint64_t slot_memory; /* memory of a new slot (the JVM heap) */
-        double steal;         /* node steal share over the last interval */
-        double iowait;        /* node I/O wait share over the last interval */
-        /* When the map slot count last changed (0: never); Algorithm 2 waits
-         * for a move to take effect before it measures again. */
-        usec_t slots_changed_at;
-        bool alive;
-} Node;
-
 typedef enum TaskType {
         TASK_MAP,
         TASK_REDUCE,
         _TASK_TYPE_MAX,
 } TaskType;
+
+/* A slot has a type of its own: a map may run in a reduce slot a policy
+ * borrowed for it (DynamicMR's dynamic slot allocation), so what a node has
+ * free is counted by slot type, whatever the tasks in its slots are. */
+typedef enum SlotType {
+        SLOT_MAP,
+        SLOT_REDUCE,
+        _SLOT_TYPE_MAX,
+} SlotType;
+
+/* The slot type named after a task type, where Hadoop runs such a task: the
+ * policies that do not borrow slots place every task in it. */
+static inline SlotType slot_type_of(TaskType type) {
+        return type == TASK_MAP ? SLOT_MAP : SLOT_REDUCE;
+}
+
+/* A task tracker: one per VM. */
+typedef struct Node {
+        uint64_t id;
+        uint32_t vm;                    /* index into vms */
+        unsigned slots[_SLOT_TYPE_MAX]; /* by SlotType */
+        uint64_t slot_memory;           /* memory of a new slot (the JVM heap) */
+        double steal;                   /* node steal share over the last interval */
+        double iowait;                  /* node I/O wait share over the last interval */
+        /* When a slot count last changed (0: never); Algorithm 2 waits for a
+         * move to take effect before it measures again. */
+        usec_t slots_changed_at;
+        bool alive;
+} Node;
 
 typedef enum TaskState {
         TASK_PENDING, /* waiting for a slot */
@@ -118,6 +135,7 @@ typedef struct Attempt {
         uint64_t id;
         uint32_t task; /* index into tasks */
         uint32_t node; /* index into nodes */
+        SlotType slot; /* the type of the slot it runs in */
         uint64_t slot_memory;
         usec_t started;
         double progress;          /* Hadoop progress score, 0..1 */
@@ -151,8 +169,8 @@ typedef struct ClusterSnapshot {
         bool job_tasks_kept;
 } ClusterSnapshot;
 
-/* Checks that every index points inside its array, shares are in 0..1,
- * running attempts belong to running tasks and, when kept, each Job.tasks
+/* Checks that every index points inside its array, slot types are known, shares
+ * are in 0..1, running attempts belong to running tasks and, when kept, each Job.tasks
  * agrees with the tasks: -EINVAL otherwise. Drivers call it
  * on snapshots built from outside data; policy_step() calls it too unless the
  * driver vouches for the snapshot (POLICY_STEP_TRUSTED). */

@@ -187,30 +187,6 @@ static void decisions_clear(Decisions *d) {
 #undef CLEAR_DECISIONS
 }
 
-/* Upper bounds of each kind of decision for this snapshot: an assignment
- * takes a free slot and a node never gets more map slots than the larger of
- * its own count and max_map_slots; everything else is per object. */
-static int decisions_reserve(Decisions *d, const ClusterSnapshot *s, const PolicyConfig *cfg) {
-        size_t n_assignments = 0, n_attempts = s->n_attempts;
-        size_t n_kills = n_attempts, n_slot_changes = s->n_nodes, n_vm_targets = s->n_vms,
-               n_attempt_notes = n_attempts, n_job_notes = s->n_jobs, n_stragglers = n_attempts;
-
-        for (size_t i = 0; i < s->n_nodes; i++)
-                n_assignments +=
-                        MAX(s->nodes[i].map_slots, cfg->max_map_slots) + s->nodes[i].reduce_slots;
-#define RESERVE(type, name)                                              \
-        if (d->cap_##name < n_##name) {                                  \
-                type *grown = realloc(d->name, n_##name * sizeof(type)); \
-                if (!grown)                                              \
-                        return -ENOMEM;                                  \
-                d->name = grown;                                         \
-                d->cap_##name = n_##name;                                \
-        }
-        DECISION_ARRAYS(RESERVE)
-#undef RESERVE
-        return 0;
-}
-
 #define LAYER_RUN(p, layer, decide, ctx) \
         ((p)->layer->decide ? (p)->layer->decide((p)->layer##_state, (ctx), 0) : 0)
 
@@ -224,13 +200,8 @@ static int step_layers(Policy *p, PolicyContext *ctx, unsigned flags) {
         }
         if (r >= 0 && (flags & POLICY_STEP_ASSIGN)) {
                 r = LAYER_RUN(p, scheduler, assign, ctx);
-                /* A backup copies a running attempt's task into a free slot
-                 * of its type. Without such a pair (the scheduler filled
-                 * every slot, or the free ones are map slots in a job's
-                 * reduce phase) speculation has nothing to decide, and its
-                 * pass over every task would be wasted. */
-                if (r >= 0 && p->speculation->speculate && context_backup_possible(ctx))
-                        r = p->speculation->speculate(p->speculation_state, ctx, 0);
+                if (r >= 0)
+                        r = LAYER_RUN(p, speculation, speculate, ctx);
         }
         if (r >= 0 && (flags & POLICY_STEP_CONTROL))
                 r = LAYER_RUN(p, vm_allocator, allocate, ctx);
@@ -253,9 +224,6 @@ int policy_step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags,
                 if (r < 0)
                         return r;
         }
-        r = decisions_reserve(d, s, &p->cfg);
-        if (r < 0)
-                return r;
         r = context_init(&ctx, &p->cfg, s, now, d, &p->context_buffers);
         if (r < 0)
                 return r;

@@ -15,14 +15,17 @@
  * for the scheduler, a slot the slot manager added can be filled, the VM
  * allocator knows which nodes gained slots). The core does no I/O, reads no clock, logs
  * nothing and keeps no global state: the same inputs give the same Decisions.
+ * It counts slots by their own type and lets a task run in a slot of either;
+ * running each task in the slot named after its type (slot_type_of()) is a
+ * rule of the policies that keep it, which today's all do.
  *
  * Driver contract (simulator and live controller alike):
  *   1. fill a ClusterSnapshot (model.h), call policy_step() with the current
  *      time and the layers to run (POLICY_STEP_CONTROL every control interval,
  *      POLICY_STEP_ASSIGN on every heartbeat or cycle);
- *   2. apply the Decisions in array order: kills, slot changes, assignments,
- *      VM targets; store the notes (AttemptNote -> Attempt.prev_speed,
- *      JobNote -> Job.locality_wait_since) for the next snapshot. */
+ *   2. apply the Decisions in array order: kills, slot changes (both counts),
+ *      assignments (each in a slot of its type), VM targets; store the notes (AttemptNote ->
+ * Attempt.prev_speed, JobNote -> Job.locality_wait_since) for the next snapshot. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -85,11 +88,13 @@ void policy_config_default(PolicyConfig *cfg);
 
 /* ---- decisions ---- */
 
-/* Run a pending task (or a backup of a running one) in a free slot. */
+/* Run a pending task (or a backup of a running one) in a free slot of the
+ * given type, which need not be the task's own (a borrowed slot). */
 typedef struct Assignment {
         uint32_t task;
         uint32_t node;
-        TaskType type;
+        TaskType type; /* the task's, as a check */
+        SlotType slot;
         uint64_t slot_memory;
         bool speculative;
         bool local; /* the node holds the map's input split */
@@ -105,17 +110,20 @@ typedef struct Kill {
         KillReason reason;
         /* The next attempt's slot memory and D_prev; the driver increments
          * the task's kill count. KILL_RESIZE restarts on the same node at
-         * once; KILL_REPLACE returns the task to pending with this slot
-         * memory, and an Assignment in the same Decisions places it. */
+         * once, in a slot of the same type; KILL_REPLACE frees the slot and
+         * returns the task to pending with this slot memory, and an
+         * Assignment in the same Decisions places it. */
         uint64_t slot_memory;
         double prev_speed;
 } Kill;
 
-/* New absolute map slot count of a node (Algorithm 2, V-F). A node with more
- * running maps than slots keeps them until they finish. */
+/* New absolute slot counts of a node, both types (Algorithm 2 and V-F move
+ * map slots; a change may also turn slots of one type into the other). A
+ * node with more attempts in slots of a type than it now has keeps them
+ * until they finish. */
 typedef struct SlotChange {
         uint32_t node;
-        unsigned map_slots;
+        unsigned slots[_SLOT_TYPE_MAX]; /* by SlotType */
 } SlotChange;
 
 typedef struct VmTarget {
@@ -159,8 +167,8 @@ typedef struct StragglerNote {
         X(JobNote, job_notes)         \
         X(StragglerNote, stragglers)
 
-/* Owned by the caller; policy_step() sizes the arrays from the snapshot (at
- * most once per growth of the cluster) and refills them on every call. */
+/* Owned by the caller; policy_step() refills the arrays on every call and
+ * grows them when a step needs more room than any step before it. */
 typedef struct Decisions {
 #define DECISION_FIELDS(type, name) \
         type *name;                 \
@@ -173,8 +181,9 @@ typedef struct Decisions {
 void decisions_done(Decisions *d);
 /* -EBADMSG when d refers to an object s does not have, kills an attempt
  * twice, places a task that is neither pending nor re-placed, puts a new
- * attempt on a dead or full node (after the slot changes and re-placements)
- * or sets a VM outside its maxima. policy_step() checks its own output with
+ * attempt on a dead or full node (its slots of the assignment's type, after
+ * the slot changes and re-placements, less the attempts running in them,
+ * whatever their tasks) or sets a VM outside its maxima. policy_step() checks its own output with
  * it; a driver may check decisions from elsewhere. */
 int decisions_validate(const ClusterSnapshot *s, const Decisions *d);
 
@@ -200,8 +209,7 @@ typedef struct SlotManagerOps {
 } SlotManagerOps;
 
 /* A speculation layer only adds backups (speculative assignments) of tasks
- * with a running attempt into the slots of their type the scheduler left
- * free: policy_step() skips it when no type has both. */
+ * with a running attempt into the slots the scheduler left free. */
 typedef struct SpeculationOps {
         const char *name;
         int (*init)(const PolicyConfig *cfg, void **ret_state);

@@ -7,7 +7,7 @@
  * order). For a map slot a job without a task local to the node is passed
  * over, and keeps waiting, until it has waited locality_delay; a local
  * launch ends its wait (the paper's Algorithm 1, with time in place of a
- * skip count). */
+ * skip count). Every task runs in a slot of its own type. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -105,8 +105,7 @@ static size_t fair_collect(const PolicyContext *ctx, FairScratch *f, TaskType ty
         }
         for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
                 if (ctx->snap->nodes[node].alive)
-                        capacity += type == TASK_MAP ? ctx->map_slots[node]
-                                                     : ctx->snap->nodes[node].reduce_slots;
+                        capacity += ctx->slots[slot_type_of(type)][node];
         fair_shares(ctx, f, n, capacity);
         return n;
 }
@@ -143,7 +142,7 @@ static int fair_fill_slot(PolicyContext *ctx, FairJob *jobs, size_t n, uint32_t 
                 jobs[i].running++;
                 jobs[i].pending--;
                 *ret_filled = true;
-                return context_assign(ctx, t, node, false);
+                return context_assign(ctx, t, node, slot_type_of(type), false);
         }
         *ret_filled = false;
         return 0;
@@ -165,7 +164,7 @@ static int fair_assign(void *state, PolicyContext *ctx, unsigned flags) {
                 for (uint32_t node = 0; node < ctx->snap->n_nodes; node++) {
                         bool filled = true;
 
-                        while (filled && context_free_slots(ctx, node, type) > 0) {
+                        while (filled && context_free_slots(ctx, node, slot_type_of(type)) > 0) {
                                 int r = fair_fill_slot(ctx, jobs, n, node, type, &filled);
 
                                 if (r < 0)

@@ -18,7 +18,7 @@ const SlotManagerOps slot_manager_static = {
 static bool in_added_slot(const PolicyContext *ctx, const Attempt *a, double mean_slots) {
         const Node *n = &ctx->snap->nodes[a->node];
 
-        return (double)n->map_slots > mean_slots && n->slots_changed_at != 0 &&
+        return (double)n->slots[SLOT_MAP] > mean_slots && n->slots_changed_at != 0 &&
                a->started >= n->slots_changed_at && a->kill_count == 0 &&
                ctx->now - a->started <= ctx->cfg->new_task_window;
 }
@@ -37,7 +37,7 @@ static uint32_t replacement_node(const PolicyContext *ctx, uint32_t attempt, dou
                 bool local = task_is_local(t, n);
 
                 if (n == a->node || ctx->node_stragglers[n] > 0 ||
-                    context_free_slots(ctx, n, TASK_MAP) == 0)
+                    context_free_slots(ctx, n, SLOT_MAP) == 0)
                         continue;
                 if (best == NO_INDEX || (local && !best_local) ||
                     (local == best_local &&
@@ -73,7 +73,7 @@ static double mean_map_slots(const PolicyContext *ctx) {
 
         for (size_t i = 0; i < ctx->snap->n_nodes; i++)
                 if (ctx->snap->nodes[i].alive) {
-                        sum += ctx->snap->nodes[i].map_slots;
+                        sum += ctx->snap->nodes[i].slots[SLOT_MAP];
                         n++;
                 }
         return n > 0 ? sum / (double)n : 0;
@@ -98,7 +98,7 @@ static int handle_stragglers(PolicyContext *ctx) {
                         ctx->node_stragglers[target]++;
                         r = context_kill(ctx, i, KILL_REPLACE, a->slot_memory, ctx->speed[i]);
                         if (r >= 0)
-                                r = context_assign(ctx, a->task, target, false);
+                                r = context_assign(ctx, a->task, target, SLOT_MAP, false);
                 } else if (ctx->bottleneck[i] == BOTTLENECK_IO)
                         r = resize_slot_memory(ctx, i);
                 if (r < 0)
@@ -167,13 +167,15 @@ static int move_slots(PolicyContext *ctx) {
                         may_take[node] = host_has_idle_cpu(
                                 ctx, ctx->snap->vms[ctx->snap->nodes[node].vm].host);
         }
-        moves = flexslot_plan_moves(ctx->cfg, alive, n_alive, steal, ctx->map_slots, may_give,
+        moves = flexslot_plan_moves(ctx->cfg, alive, n_alive, steal, ctx->slots[SLOT_MAP], may_give,
                                     may_take, order, from, to);
         for (size_t k = 0; k < moves; k++) {
-                int r = context_set_map_slots(ctx, from[k], ctx->map_slots[from[k]] - 1);
+                int r = context_set_slots(ctx, from[k], SLOT_MAP,
+                                          ctx->slots[SLOT_MAP][from[k]] - 1);
 
                 if (r >= 0)
-                        r = context_set_map_slots(ctx, to[k], ctx->map_slots[to[k]] + 1);
+                        r = context_set_slots(ctx, to[k], SLOT_MAP,
+                                              ctx->slots[SLOT_MAP][to[k]] + 1);
                 if (r < 0)
                         return r;
         }
@@ -207,15 +209,15 @@ static int add_free_slots(PolicyContext *ctx) {
                 return 0;
         for (uint32_t i = 0; i < ctx->snap->n_nodes; i++) {
                 const Node *n = &ctx->snap->nodes[i];
-                unsigned slots = ctx->map_slots[i];
+                unsigned slots = ctx->slots[SLOT_MAP][i];
                 int r;
 
-                if (!n->alive || slots != n->map_slots || slots >= ctx->cfg->max_map_slots ||
+                if (!n->alive || slots != n->slots[SLOT_MAP] || slots >= ctx->cfg->max_map_slots ||
                     (n->slots_changed_at != 0 &&
                      ctx->now < n->slots_changed_at + ctx->cfg->settle) ||
-                    context_free_slots(ctx, i, TASK_MAP) > 0 || !resources_free(ctx, i))
+                    context_free_slots(ctx, i, SLOT_MAP) > 0 || !resources_free(ctx, i))
                         continue;
-                r = context_set_map_slots(ctx, i, slots + 1);
+                r = context_set_slots(ctx, i, SLOT_MAP, slots + 1);
                 if (r < 0)
                         return r;
         }

@@ -153,7 +153,7 @@ static void flexslot_want(const PolicyContext *ctx, uint32_t v, uint32_t node, u
         double slots = 0, starved = 0, memory = 0;
 
         if (node != NO_INDEX && ctx->snap->nodes[node].alive) {
-                slots = ctx->map_slots[node] + ctx->busy[TASK_REDUCE][node];
+                slots = ctx->slots[SLOT_MAP][node] + ctx->busy[SLOT_REDUCE][node];
                 for (uint32_t i = 0; i < ctx->snap->n_attempts; i++)
                         starved += ctx->snap->attempts[i].node == node && ctx->straggler[i] &&
                                    ctx->bottleneck[i] == BOTTLENECK_CPU;
