@@ -165,10 +165,7 @@ static void snapshot_job_tasks(SimCluster *cl) {
         }
 }
 
-/* beat: the node whose heartbeat this is, or NO_INDEX for a control cycle.
- * Hadoop's JobTracker hands out tasks only to the tracker that just
- * heartbeated, so the other nodes show no free slot in that step. */
-static int snapshot_build(SimCluster *cl, uint32_t beat, ClusterSnapshot *ret) {
+static int snapshot_build(SimCluster *cl, ClusterSnapshot *ret) {
         Sim *s = cl->sim;
         int r;
 
@@ -178,22 +175,12 @@ static int snapshot_build(SimCluster *cl, uint32_t beat, ClusterSnapshot *ret) {
                 return r;
         snapshot_vms(cl);
         snapshot_job_tasks(cl);
-        memcpy(cl->snap_nodes, cl->nodes, cl->n_nodes * sizeof(Node));
-        if (beat != NO_INDEX)
-                for (size_t i = 0; i < cl->n_nodes; i++) {
-                        Node *n = &cl->snap_nodes[i];
-                        if (i == beat)
-                                continue;
-                        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
-                                n->slots[slot] =
-                                        MIN(n->slots[slot], cl->node_running[slot][i]);
-                }
         *ret = (ClusterSnapshot){
                 .hosts = s->snap_hosts,
                 .n_hosts = s->n_hosts,
                 .vms = cl->snap_vms,
                 .n_vms = cl->n_vms,
-                .nodes = cl->snap_nodes,
+                .nodes = cl->nodes,
                 .n_nodes = cl->n_nodes,
                 .jobs = cl->jobs,
                 .n_jobs = cl->n_arrived,
@@ -310,21 +297,29 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
         return 0;
 }
 
+/* beat: the node whose heartbeat this is (Hadoop's JobTracker hands out
+ * tasks only to the tracker that just reported), or NO_INDEX for a control
+ * cycle. */
 static int cluster_step(SimCluster *cl, uint32_t beat, unsigned flags) {
-        usec_t now = event_queue_now(cl->sim->queue), start;
+        PolicyStepArgs args = { .now = event_queue_now(cl->sim->queue),
+                                .flags = flags,
+                                .node = beat };
         ClusterSnapshot snap;
+        usec_t start;
         int r;
 
-        r = snapshot_build(cl, beat, &snap);
+        r = snapshot_build(cl, &snap);
         if (r < 0)
                 return r;
+        if (beat != NO_INDEX)
+                args.flags |= POLICY_STEP_HEARTBEAT;
         /* The snapshot mirrors the model, so it is consistent by
          * construction; the O(tasks) validation of every step is for runs
          * that check the model's invariants (tests). */
         if (!cl->sim->check_invariants)
-                flags |= POLICY_STEP_TRUSTED;
+                args.flags |= POLICY_STEP_TRUSTED;
         start = now_monotonic_usec();
-        r = policy_step(cl->policy, &snap, now, flags, &cl->decisions);
+        r = policy_step(cl->policy, &snap, &args, &cl->decisions);
         cl->sim->results.policy_wall += now_monotonic_usec() - start;
         cl->sim->results.policy_steps++;
         if (r < 0)

@@ -89,10 +89,9 @@ struct SimCluster {
         Task *tasks;
         TaskExtra *taskx;
         size_t n_tasks;
-        Node *nodes;
+        Node *nodes; /* the snapshot's too */
         uint32_t *node_vm; /* global VM index of each node */
         unsigned *node_running[_SLOT_TYPE_MAX]; /* attempts per node, by their slot's type */
-        Node *snap_nodes;
         size_t n_nodes;
         NodeBeat *beats;
         uint32_t *vms; /* global indices of this cluster's VMs */

@@ -107,13 +107,12 @@ static int cluster_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
         cl->vms = calloc(n_vms, sizeof(uint32_t));
         cl->snap_vms = calloc(n_vms, sizeof(Vm));
         cl->nodes = calloc(n_nodes, sizeof(Node));
-        cl->snap_nodes = calloc(n_nodes, sizeof(Node));
         cl->node_vm = calloc(n_nodes, sizeof(uint32_t));
         cl->beats = calloc(n_nodes, sizeof(NodeBeat));
         for (int t = 0; t < _SLOT_TYPE_MAX; t++)
                 cl->node_running[t] = calloc(n_nodes, sizeof(unsigned));
-        if (!cl->vms || !cl->snap_vms || !cl->nodes || !cl->snap_nodes || !cl->node_vm ||
-            !cl->beats || !cl->node_running[SLOT_MAP] || !cl->node_running[SLOT_REDUCE])
+        if (!cl->vms || !cl->snap_vms || !cl->nodes || !cl->node_vm || !cl->beats ||
+            !cl->node_running[SLOT_MAP] || !cl->node_running[SLOT_REDUCE])
                 return -ENOMEM;
         return 0;
 }
@@ -358,7 +357,6 @@ static void cluster_free(SimCluster *cl) {
         free(cl->tasks);
         free(cl->taskx);
         free(cl->nodes);
-        free(cl->snap_nodes);
         free(cl->node_vm);
         free(cl->beats);
         for (int t = 0; t < _SLOT_TYPE_MAX; t++)

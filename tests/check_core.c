@@ -10,6 +10,7 @@
 #include "controller/core/policy.h"
 #include "controller/core/stats.h"
 #include "tests.h"
+#include "check_policy.h"
 
 #define MIB (1024ULL * 1024ULL)
 
@@ -290,18 +291,16 @@ START_TEST(test_step_trusted_skips_validation) {
         Decisions d = { 0 };
 
         ck_assert_int_eq(policy_new(&cfg, &p), 0);
-        ck_assert_int_eq(policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL, &d), -EINVAL);
+        ck_assert_int_eq(step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL, &d), -EINVAL);
         ck_assert_uint_eq(d.n_assignments, 0);
-        ck_assert_int_eq(
-                policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL | POLICY_STEP_TRUSTED, &d),
-                0);
+        ck_assert_int_eq(step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL | POLICY_STEP_TRUSTED, &d),
+                         0);
         ck_assert_uint_eq(d.n_assignments, 1);
         ck_assert_uint_eq(d.assignments[0].task, 0);
-        ck_assert_int_eq(policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_TRUSTED << 1, &d),
-                         -EINVAL);
-        ck_assert_int_eq(policy_step(p, NULL, 10 * USEC_PER_SEC, POLICY_STEP_TRUSTED, &d), -EINVAL);
+        ck_assert_int_eq(step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_TRUSTED << 1, &d), -EINVAL);
+        ck_assert_int_eq(step(p, NULL, 10 * USEC_PER_SEC, POLICY_STEP_TRUSTED, &d), -EINVAL);
         nodes[0].steal = 0;
-        ck_assert_int_eq(policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
+        ck_assert_int_eq(step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
         ck_assert_uint_eq(d.n_assignments, 1);
         decisions_done(&d);
 }
@@ -343,9 +342,9 @@ START_TEST(test_job_tasks_kept) {
         summarized_cluster(jobs, tasks);
         cfg.reduce_slowstart = 0;
         ck_assert_int_eq(policy_new(&cfg, &p), 0);
-        ck_assert_int_eq(policy_step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &counted), 0);
+        ck_assert_int_eq(step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &counted), 0);
         s.job_tasks_kept = true;
-        ck_assert_int_eq(policy_step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &kept), 0);
+        ck_assert_int_eq(step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &kept), 0);
         ck_assert_uint_eq(kept.n_assignments, counted.n_assignments);
         ck_assert_uint_eq(kept.n_assignments, 5);
         for (size_t i = 0; i < kept.n_assignments; i++) {
@@ -399,16 +398,16 @@ START_TEST(test_decisions_validate_tasks_once) {
         as[0] = (Assignment){ .task = 0, .node = 0, .type = TASK_MAP };
         as[1] = (Assignment){ .task = 1, .node = 0, .type = TASK_MAP, .speculative = true };
         d.n_assignments = 2;
-        ck_assert_int_eq(decisions_validate(&s, &d), 0);
+        ck_assert_int_eq(decisions_validate(&s, NULL, &d), 0);
         as[1] = as[0];
-        ck_assert_int_eq(decisions_validate(&s, &d), -EBADMSG);
+        ck_assert_int_eq(decisions_validate(&s, NULL, &d), -EBADMSG);
         as[1] = (Assignment){ .task = 2, .node = 0, .type = TASK_MAP };
-        ck_assert_int_eq(decisions_validate(&s, &d), -EBADMSG);
+        ck_assert_int_eq(decisions_validate(&s, NULL, &d), -EBADMSG);
         d.n_kills = 1;
-        ck_assert_int_eq(decisions_validate(&s, &d), 0);
+        ck_assert_int_eq(decisions_validate(&s, NULL, &d), 0);
         as[2] = as[1];
         d.n_assignments = 3;
-        ck_assert_int_eq(decisions_validate(&s, &d), -EBADMSG);
+        ck_assert_int_eq(decisions_validate(&s, NULL, &d), -EBADMSG);
 }
 END_TEST
 
@@ -451,7 +450,7 @@ static int validate_one(const ClusterSnapshot *s, uint32_t task, SlotType slot,
                         .kills = (Kill *)kill,
                         .n_kills = kill ? 1 : 0 };
 
-        return decisions_validate(s, &d);
+        return decisions_validate(s, NULL, &d);
 }
 
 /* Slots are counted by their own type: the map in the reduce slot fills it,
@@ -499,14 +498,14 @@ START_TEST(test_borrowed_slot_is_busy) {
         borrow_fixture(&f);
         cfg.reduce_slowstart = 0;
         ck_assert_int_eq(policy_new(&cfg, &p), 0);
-        ck_assert_int_eq(policy_step(p, &f.s, USEC_PER_SEC, POLICY_STEP_ASSIGN, &d), 0);
+        ck_assert_int_eq(step(p, &f.s, USEC_PER_SEC, POLICY_STEP_ASSIGN, &d), 0);
         ck_assert_uint_eq(d.n_assignments, 1);
         ck_assert_uint_eq(d.assignments[0].task, 1);
         ck_assert_int_eq(d.assignments[0].slot, SLOT_MAP);
         /* With the map back in a map slot, the reduce slot is free for it. */
         f.attempts[0].slot = SLOT_MAP;
         f.tasks[1].state = TASK_DONE;
-        ck_assert_int_eq(policy_step(p, &f.s, USEC_PER_SEC, POLICY_STEP_ASSIGN, &d), 0);
+        ck_assert_int_eq(step(p, &f.s, USEC_PER_SEC, POLICY_STEP_ASSIGN, &d), 0);
         ck_assert_uint_eq(d.n_assignments, 1);
         ck_assert_uint_eq(d.assignments[0].task, 2);
         ck_assert_int_eq(d.assignments[0].slot, SLOT_REDUCE);

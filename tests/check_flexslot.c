@@ -571,18 +571,18 @@ START_TEST(test_contracts) {
 
         busy_fixture(c);
         ck_assert_int_eq(policy_new(&fx.cfg, &p), 0);
-        ck_assert_int_eq(policy_step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &fx.d), 0);
+        ck_assert_int_eq(step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &fx.d), 0);
         check_policy_rules(&fx.d);
         check_slots_conserved(&fx.d, c->unlimited);
 
         /* Same inputs, same decisions: from the same Policy and a new one. */
-        ck_assert_int_eq(policy_step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &again), 0);
+        ck_assert_int_eq(step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &again), 0);
         format_decisions(&fx.d, first, sizeof(first));
         format_decisions(&again, second, sizeof(second));
         ck_assert_str_eq(first, second);
         p = policy_free(p);
         ck_assert_int_eq(policy_new(&fx.cfg, &p), 0);
-        ck_assert_int_eq(policy_step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &again), 0);
+        ck_assert_int_eq(step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &again), 0);
         format_decisions(&again, second, sizeof(second));
         ck_assert_str_eq(first, second);
         decisions_done(&again);
@@ -749,13 +749,13 @@ START_TEST(test_decisions_validate) {
         fx_map(j, 0);
         fx_done(fx_map(j, 0));
         fx_run(fx_map(j, 1), 1, 0, 0);
-        ck_assert_int_eq(decisions_validate(&fx.s, &ok), 0);
-        ck_assert_msg(decisions_validate(&fx.s, &d) == -EBADMSG, "%s accepted", c->what);
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &ok), 0);
+        ck_assert_msg(decisions_validate(&fx.s, NULL, &d) == -EBADMSG, "%s accepted", c->what);
         /* Re-placing the running map frees its slot and lets it be placed. */
         good = (Assignment){ .task = 2, .node = 1, .type = TASK_MAP };
         kills[0] = (Kill){ .attempt = 0, .reason = KILL_REPLACE };
         ok = (Decisions){ .assignments = &good, .n_assignments = 1, .kills = kills, .n_kills = 1 };
-        ck_assert_int_eq(decisions_validate(&fx.s, &ok), 0);
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &ok), 0);
 }
 END_TEST
 

@@ -106,7 +106,11 @@ int fx_step(unsigned flags, usec_t now) {
 
         if (r < 0)
                 return r;
-        return policy_step(p, &fx.s, now, flags, &fx.d);
+        return step(p, &fx.s, now, flags, &fx.d);
+}
+
+int step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags, Decisions *d) {
+        return policy_step(p, s, &(PolicyStepArgs){ .now = now, .flags = flags }, d);
 }
 
 void fx_check_assignment(size_t i, uint32_t task, uint32_t node, bool local, bool speculative) {
@@ -327,6 +331,87 @@ START_TEST(test_fair_delay_scheduling) {
 }
 END_TEST
 
+/* ---- heartbeats ---- */
+
+/* policy_new() with fx.cfg, then one assignment step for node's heartbeat. */
+static int fx_beat(uint32_t node, usec_t now) {
+        _cleanup_(policy_freep) Policy *p = NULL;
+        PolicyStepArgs args = { .now = now,
+                                .flags = POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT,
+                                .node = node };
+        int r = policy_new(&fx.cfg, &p);
+
+        if (r < 0)
+                return r;
+        return policy_step(p, &fx.s, &args, &fx.d);
+}
+
+START_TEST(test_heartbeat_fills_only_its_node) {
+        PolicyStepArgs beat1 = { .flags = POLICY_STEP_HEARTBEAT, .node = 1 };
+        uint32_t j;
+
+        fx_cluster(3, 2, 1);
+        fx.cfg.reduce_slowstart = 0;
+        j = fx_job(1 * SEC, 0);
+        for (int i = 0; i < 6; i++)
+                fx_map(j, NO_INDEX);
+        fx_reduce(j);
+        ck_assert_int_eq(fx_beat(1, 2 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 3);
+        for (size_t i = 0; i < fx.d.n_assignments; i++)
+                ck_assert_uint_eq(fx.d.assignments[i].node, 1);
+        ck_assert_int_eq(fx.d.assignments[2].type, TASK_REDUCE);
+        /* A step of no heartbeat fills every node; as the output of node 1's
+         * heartbeat, those decisions are refused. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 7);
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &fx.d), 0);
+        ck_assert_int_eq(decisions_validate(&fx.s, &beat1, &fx.d), -EBADMSG);
+        /* A heartbeat of a node the snapshot does not have. */
+        ck_assert_int_eq(fx_beat(3, 2 * SEC), -EINVAL);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+}
+END_TEST
+
+/* Five nodes of two map slots: A (pool 0) runs 3 maps on nodes 1 and 2, B
+ * (pool 1) runs 1 on node 3 and has one more pending, A six; node 0
+ * heartbeats. Over the cluster's 10 slots B's demand of 2 is its share and
+ * A gets the other 8: A is further below its share (3/8 against 1/2), then
+ * level with B and submitted first (4/8), and gets both free slots. */
+static void fair_heartbeat_fixture(void) {
+        uint32_t a, b;
+
+        fx_cluster(5, 2, 0);
+        fx.cfg.scheduler = "fair";
+        a = fx_job(1 * SEC, 0);
+        b = fx_job(2 * SEC, 1);
+        fx_run(fx_map(a, 1), 1, 1 * SEC, 0);
+        fx_run(fx_map(a, 1), 1, 1 * SEC, 0);
+        fx_run(fx_map(a, 2), 2, 1 * SEC, 0);
+        fx_run(fx_map(b, 3), 3, 1 * SEC, 0);
+        for (int i = 0; i < 6; i++)
+                fx_map(a, 0);
+        fx_map(b, 0);
+}
+
+START_TEST(test_heartbeat_fair_shares_whole_cluster) {
+        fair_heartbeat_fixture();
+        ck_assert_int_eq(fx_beat(0, 10 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 2);
+        for (size_t i = 0; i < 2; i++) {
+                ck_assert_uint_eq(fx.d.assignments[i].node, 0);
+                ck_assert_uint_eq(fx.tasks[fx.d.assignments[i].task].job, 0);
+        }
+        /* What a driver got when it hid the other nodes' free slots from the
+         * step instead: 6 slots, A's share 4, so B (1/2 against 3/4) came
+         * first. */
+        for (uint32_t n = 1; n < 5; n++)
+                fx.nodes[n].slots[SLOT_MAP] = n == 1 ? 2 : n == 4 ? 0 : 1;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
+        ck_assert_uint_eq(fx.tasks[fx.d.assignments[0].task].job, 1);
+}
+END_TEST
+
 /* ---- speculation ---- */
 
 START_TEST(test_speculation_hadoop) {
@@ -423,6 +508,12 @@ Suite *suite_policy(void) {
         tcase_add_test(tc, test_fair_max_min_pools);
         tcase_add_test(tc, test_fair_small_demand_leaves_rest);
         tcase_add_test(tc, test_fair_delay_scheduling);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("heartbeats");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_heartbeat_fills_only_its_node);
+        tcase_add_test(tc, test_heartbeat_fair_shares_whole_cluster);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("speculation");

@@ -2,7 +2,8 @@
 #pragma once
 
 /* Hand-made cluster snapshots for the policy suites (check_policy.c,
- * check_flexslot.c). One fixture per test process: Check forks each test. */
+ * check_flexslot.c), and the step helper check_core.c shares. One fixture
+ * per test process: Check forks each test. */
 
 #include "controller/core/policy.h"
 
@@ -35,6 +36,8 @@ uint32_t fx_reduce(uint32_t job);
  * of the task's type. */
 uint32_t fx_run(uint32_t task, uint32_t node, usec_t started, uint64_t bytes);
 void fx_done(uint32_t task);
+/* policy_step() at now with flags, not a heartbeat. */
+int step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags, Decisions *d);
 /* policy_new() with fx.cfg, then one policy_step() into fx.d. */
 int fx_step(unsigned flags, usec_t now);
 void fx_check_assignment(size_t i, uint32_t task, uint32_t node, bool local, bool speculative);

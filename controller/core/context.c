@@ -182,12 +182,19 @@ static int jobs_from_tasks(PolicyContext *ctx) {
         return 0;
 }
 
-int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
-                 Decisions *d, ContextBuffers *b) {
+int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s,
+                 const PolicyStepArgs *args, Decisions *d, ContextBuffers *b) {
         size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts, n_jobs = s->n_jobs;
         int r;
 
-        *ctx = (PolicyContext){ .cfg = cfg, .snap = s, .now = now, .d = d, .buffers = b };
+        *ctx = (PolicyContext){
+                .cfg = cfg,
+                .snap = s,
+                .now = args->now,
+                .beating_node = args->flags & POLICY_STEP_HEARTBEAT ? args->node : NO_INDEX,
+                .d = d,
+                .buffers = b,
+        };
         r = step_arrays_reserve(ctx, b);
         if (r >= 0)
                 r = task_buffers_reserve(b, MAX(s->n_tasks, (size_t)1));
@@ -233,6 +240,12 @@ unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType sl
         if (!ctx->snap->nodes[node].alive || ctx->busy[slot][node] >= slots)
                 return 0;
         return slots - ctx->busy[slot][node];
+}
+
+unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
+        if (ctx->beating_node != NO_INDEX && node != ctx->beating_node)
+                return 0;
+        return context_free_slots(ctx, node, slot);
 }
 
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node) {

@@ -26,6 +26,7 @@ struct PolicyContext {
         const PolicyConfig *cfg;
         const ClusterSnapshot *snap;
         usec_t now;
+        uint32_t beating_node; /* a heartbeat step's node; NO_INDEX: none */
         Decisions *d;
 
         /* Per node, by SlotType. */
@@ -75,13 +76,16 @@ struct ContextBuffers {
 void context_buffers_done(ContextBuffers *b);
 
 /* The arrays come from b, grown to the snapshot. */
-int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
-                 Decisions *d, ContextBuffers *b);
+int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s,
+                 const PolicyStepArgs *args, Decisions *d, ContextBuffers *b);
 void context_done(PolicyContext *ctx);
 
 /* Free slots of a type on an alive node: its slots less the attempts
  * running in them. */
 unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot);
+/* The free slots an assignment of this step may take: in a heartbeat step
+ * none but the heartbeating node's. */
+unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotType slot);
 /* Memory a node's slots hold once this step is applied: its attempts' slot
  * memory plus the node's default for each free slot. */
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node);

@@ -48,7 +48,7 @@ static bool kills_valid(const ClusterSnapshot *s, const Decisions *d, bool *kill
 
 /* placed: scratch for the tasks of the non-speculative assignments, each of
  * which may appear once. */
-static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d,
+static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d, uint32_t beating_node,
                               unsigned *const slots[_SLOT_TYPE_MAX], unsigned *busy[_SLOT_TYPE_MAX],
                               const uint32_t *replaced, size_t n_replaced, uint32_t *placed) {
         size_t n_placed = 0;
@@ -58,7 +58,8 @@ static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d,
                 const Task *t;
 
                 if (x->task >= s->n_tasks || x->node >= s->n_nodes || !s->nodes[x->node].alive ||
-                    (unsigned)x->slot >= _SLOT_TYPE_MAX)
+                    (unsigned)x->slot >= _SLOT_TYPE_MAX ||
+                    (beating_node != NO_INDEX && x->node != beating_node))
                         return false;
                 t = &s->tasks[x->task];
                 if (x->type != t->type || busy[x->slot][x->node] >= slots[x->slot][x->node])
@@ -100,8 +101,10 @@ int decisions_grow(void **array, size_t *cap, size_t elem) {
         return 0;
 }
 
-int decisions_validate(const ClusterSnapshot *s, const Decisions *d) {
+int decisions_validate(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d) {
         size_t n_nodes = MAX(s->n_nodes, (size_t)1), n_replaced;
+        uint32_t beating_node =
+                step && (step->flags & POLICY_STEP_HEARTBEAT) ? step->node : NO_INDEX;
         _cleanup_free_ unsigned *slots_map = calloc(n_nodes, sizeof(unsigned));
         _cleanup_free_ unsigned *slots_reduce = calloc(n_nodes, sizeof(unsigned));
         _cleanup_free_ unsigned *busy_map = calloc(n_nodes, sizeof(unsigned));
@@ -130,7 +133,7 @@ int decisions_validate(const ClusterSnapshot *s, const Decisions *d) {
         for (size_t i = 0; i < s->n_attempts; i++)
                 busy[s->attempts[i].slot][s->attempts[i].node]++;
         if (!kills_valid(s, d, killed, busy, replaced, &n_replaced) ||
-            !assignments_valid(s, d, slots, busy, replaced, n_replaced, placed) ||
+            !assignments_valid(s, d, beating_node, slots, busy, replaced, n_replaced, placed) ||
             !vm_targets_valid(s, d))
                 return -EBADMSG;
         for (size_t i = 0; i < d->n_attempt_notes; i++)

@@ -210,27 +210,32 @@ static int step_layers(Policy *p, PolicyContext *ctx, unsigned flags) {
         return r;
 }
 
-int policy_step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags, Decisions *d) {
+int policy_step(Policy *p, const ClusterSnapshot *s, const PolicyStepArgs *args, Decisions *d) {
+        const unsigned known = POLICY_STEP_ALL | POLICY_STEP_TRUSTED | POLICY_STEP_HEARTBEAT;
         PolicyContext ctx;
+        unsigned flags;
         int r;
 
         if (!p || !d)
                 return -EINVAL;
         decisions_clear(d);
-        if (!s || (flags & ~(unsigned)(POLICY_STEP_ALL | POLICY_STEP_TRUSTED)) != 0)
+        if (!s || !args || (args->flags & ~known) != 0)
+                return -EINVAL;
+        flags = args->flags;
+        if ((flags & POLICY_STEP_HEARTBEAT) && args->node >= s->n_nodes)
                 return -EINVAL;
         if (!(flags & POLICY_STEP_TRUSTED)) {
                 r = snapshot_validate(s);
                 if (r < 0)
                         return r;
         }
-        r = context_init(&ctx, &p->cfg, s, now, d, &p->context_buffers);
+        r = context_init(&ctx, &p->cfg, s, args, d, &p->context_buffers);
         if (r < 0)
                 return r;
         r = step_layers(p, &ctx, flags);
         context_done(&ctx);
         if (r >= 0)
-                r = decisions_validate(s, d);
+                r = decisions_validate(s, args, d);
         if (r < 0)
                 decisions_clear(d);
         return r;

@@ -22,7 +22,8 @@
  * Driver contract (simulator and live controller alike):
  *   1. fill a ClusterSnapshot (model.h), call policy_step() with the current
  *      time and the layers to run (POLICY_STEP_CONTROL every control interval,
- *      POLICY_STEP_ASSIGN on every heartbeat or cycle);
+ *      POLICY_STEP_ASSIGN on every heartbeat or cycle; a heartbeat also says
+ *      POLICY_STEP_HEARTBEAT and which node beats);
  *   2. apply the Decisions in array order: kills, slot changes (both counts),
  *      assignments (each in a slot of its type), VM targets; store the notes (AttemptNote ->
  * Attempt.prev_speed, JobNote -> Job.locality_wait_since) for the next snapshot. */
@@ -85,6 +86,33 @@ typedef struct PolicyConfig {
 
 /* Defaults, each documented where it is used. */
 void policy_config_default(PolicyConfig *cfg);
+
+/* ---- what a step is asked ---- */
+
+typedef enum PolicyStepFlags {
+        POLICY_STEP_CONTROL = 1u << 0, /* slot manager and VM allocator */
+        POLICY_STEP_ASSIGN = 1u << 1,  /* job scheduler and speculation */
+        POLICY_STEP_ALL = POLICY_STEP_CONTROL | POLICY_STEP_ASSIGN,
+        /* The driver built the snapshot from its own consistent model and
+         * vouches that snapshot_validate() passes, so the step skips that
+         * O(tasks) check: the simulator, thousands of steps a run. A driver
+         * of outside data (tracker heartbeats, agent metrics) must not set it;
+         * a test or debug run should not either, so that a driver bug shows
+         * as -EINVAL rather than as a wrong index. */
+        POLICY_STEP_TRUSTED = 1u << 2,
+        /* The step answers one node's heartbeat (PolicyStepArgs.node): as
+         * Hadoop 1's JobTracker hands tasks only to the tracker that just
+         * reported, only that node's free slots may be filled. The layers
+         * still see the whole cluster: shares and caps count every node's
+         * slots. */
+        POLICY_STEP_HEARTBEAT = 1u << 3,
+} PolicyStepFlags;
+
+typedef struct PolicyStepArgs {
+        usec_t now;
+        unsigned flags; /* PolicyStepFlags */
+        uint32_t node;  /* with POLICY_STEP_HEARTBEAT: the heartbeating node */
+} PolicyStepArgs;
 
 /* ---- decisions ---- */
 
@@ -183,9 +211,11 @@ void decisions_done(Decisions *d);
  * twice, places a task that is neither pending nor re-placed, puts a new
  * attempt on a dead or full node (its slots of the assignment's type, after
  * the slot changes and re-placements, less the attempts running in them,
- * whatever their tasks) or sets a VM outside its maxima. policy_step() checks its own output with
- * it; a driver may check decisions from elsewhere. */
-int decisions_validate(const ClusterSnapshot *s, const Decisions *d);
+ * whatever their tasks) or, in a heartbeat step, on another node than the
+ * heartbeating one, or sets a VM outside its maxima. step may be NULL (a
+ * step of no heartbeat). policy_step() checks its own output with it; a
+ * driver may check decisions from elsewhere. */
+int decisions_validate(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d);
 
 /* ---- layers ---- */
 
@@ -236,19 +266,6 @@ extern const VmAllocatorOps *const vm_allocator_table[];
 
 /* ---- the step ---- */
 
-typedef enum PolicyStepFlags {
-        POLICY_STEP_CONTROL = 1u << 0, /* slot manager and VM allocator */
-        POLICY_STEP_ASSIGN = 1u << 1,  /* job scheduler and speculation */
-        POLICY_STEP_ALL = POLICY_STEP_CONTROL | POLICY_STEP_ASSIGN,
-        /* The driver built the snapshot from its own consistent model and
-         * vouches that snapshot_validate() passes, so the step skips that
-         * O(tasks) check: the simulator, thousands of steps a run. A driver
-         * of outside data (tracker heartbeats, agent metrics) must not set it;
-         * a test or debug run should not either, so that a driver bug shows
-         * as -EINVAL rather than as a wrong index. */
-        POLICY_STEP_TRUSTED = 1u << 2,
-} PolicyStepFlags;
-
 typedef struct Policy Policy;
 
 /* -EINVAL for an unknown layer name or a parameter out of range. The
@@ -260,9 +277,10 @@ static inline void policy_freep(Policy **p) {
 }
 const PolicyConfig *policy_config(const Policy *p);
 
-/* One control cycle or heartbeat at time now: the layers of flags
- * (POLICY_STEP_ALL bits), optionally POLICY_STEP_TRUSTED. -EINVAL for a bad
- * snapshot (unless trusted) or unknown flag bits, -ENOMEM, -EBADMSG if a
- * policy broke the contract of decisions_validate() (a bug); *d is left
- * empty on failure. */
-int policy_step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags, Decisions *d);
+/* One control cycle or heartbeat at time args->now: the layers of
+ * args->flags (POLICY_STEP_ALL bits), optionally POLICY_STEP_TRUSTED and
+ * POLICY_STEP_HEARTBEAT. -EINVAL for a bad snapshot (unless trusted),
+ * unknown flag bits or a heartbeat of a node the snapshot does not have,
+ * -ENOMEM, -EBADMSG if a policy broke the contract of decisions_validate()
+ * (a bug); *d is left empty on failure. */
+int policy_step(Policy *p, const ClusterSnapshot *s, const PolicyStepArgs *args, Decisions *d);

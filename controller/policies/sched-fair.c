@@ -164,7 +164,7 @@ static int fair_assign(void *state, PolicyContext *ctx, unsigned flags) {
                 for (uint32_t node = 0; node < ctx->snap->n_nodes; node++) {
                         bool filled = true;
 
-                        while (filled && context_free_slots(ctx, node, slot_type_of(type)) > 0) {
+                        while (filled && context_fillable_slots(ctx, node, slot_type_of(type)) > 0) {
                                 int r = fair_fill_slot(ctx, jobs, n, node, type, &filled);
 
                                 if (r < 0)

@@ -23,7 +23,7 @@ static uint32_t fifo_pick(const PolicyContext *ctx, uint32_t node, TaskType type
 static int fifo_assign(void *state, PolicyContext *ctx, unsigned flags) {
         for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                        while (context_free_slots(ctx, node, slot_type_of(type)) > 0) {
+                        while (context_fillable_slots(ctx, node, slot_type_of(type)) > 0) {
                                 uint32_t t = fifo_pick(ctx, node, type);
                                 int r;
 

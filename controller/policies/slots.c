@@ -37,7 +37,7 @@ static uint32_t replacement_node(const PolicyContext *ctx, uint32_t attempt, dou
                 bool local = task_is_local(t, n);
 
                 if (n == a->node || ctx->node_stragglers[n] > 0 ||
-                    context_free_slots(ctx, n, SLOT_MAP) == 0)
+                    context_fillable_slots(ctx, n, SLOT_MAP) == 0)
                         continue;
                 if (best == NO_INDEX || (local && !best_local) ||
                     (local == best_local &&

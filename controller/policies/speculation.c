@@ -42,7 +42,7 @@ static int launch_backup(PolicyContext *ctx, uint32_t attempt, const bool *slow_
         *ret_launched = false;
         for (uint32_t n = 0; n < ctx->snap->n_nodes; n++) {
                 if (n == a->node || (slow_node && slow_node[n]) ||
-                    context_free_slots(ctx, n, slot_type_of(t->type)) == 0)
+                    context_fillable_slots(ctx, n, slot_type_of(t->type)) == 0)
                         continue;
                 if (best == NO_INDEX || (task_is_local(t, n) && !task_is_local(t, best)))
                         best = n;
@@ -65,7 +65,7 @@ static bool backup_possible(const PolicyContext *ctx) {
                 running[s->tasks[s->attempts[i].task].type] = true;
         for (uint32_t node = 0; node < s->n_nodes; node++)
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                        if (running[type] && context_free_slots(ctx, node, slot_type_of(type)) > 0)
+                        if (running[type] && context_fillable_slots(ctx, node, slot_type_of(type)) > 0)
                                 return true;
         return false;
 }
