@@ -67,6 +67,18 @@ int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
 
 /* ---- snapshot ---- */
 
+void node_capacity_update(Sim *s, const SimVm *v) {
+        uint64_t os = s->sc->vm_os_memory;
+
+        if (v->node == NO_INDEX)
+                return;
+        s->clusters[v->cluster].nodes[v->node].capacity = (Resources){
+                .cpu = v->vcpus,
+                .io = s->hosts[v->host].disk_bw,
+                .memory = v->memory > os ? v->memory - os : 0,
+        };
+}
+
 /* part / whole as a share in 0..1; 0 for an empty whole. */
 static double share_of(double part, double whole) {
         if (whole <= 0)
@@ -114,9 +126,12 @@ static int snapshot_attempts(SimCluster *cl) {
         return 0;
 }
 
+/* A VM is measured once its first window closed (vms_measure()), the agent
+ * having sampled it by then; the window starts when the last one closed. */
 static void snapshot_vms(SimCluster *cl) {
         for (size_t i = 0; i < cl->n_vms; i++) {
                 const SimVm *v = &cl->sim->vms[cl->vms[i]];
+                bool measured = v->win_start != 0;
                 cl->snap_vms[i] = (Vm){
                         .id = cl->vms[i],
                         .host = v->host,
@@ -127,7 +142,8 @@ static void snapshot_vms(SimCluster *cl) {
                         .cpu_weight = v->weight,
                         .cpu_cap = v->cap,
                         .cpu_use = v->cpu_use,
-                        .memory_used = (uint64_t)v->committed,
+                        .memory_used = measured ? (uint64_t)v->committed : 0,
+                        .measured_at = v->win_start,
                 };
         }
 }
@@ -341,6 +357,7 @@ usec_t heartbeat_event(EventQueue *q, void *userdata) {
 
         if (cluster_done(cl))
                 return 0;
+        cl->nodes[b->node].last_heartbeat = event_queue_now(q);
         if (cl->n_arrived > 0 &&
             (cl->node_running[SLOT_MAP][b->node] < n->slots[SLOT_MAP] ||
              cl->node_running[SLOT_REDUCE][b->node] < n->slots[SLOT_REDUCE])) {
@@ -368,6 +385,7 @@ static void vms_measure(SimCluster *cl, usec_t now) {
                 if (v->node != NO_INDEX) {
                         cl->nodes[v->node].steal = v->steal_share;
                         cl->nodes[v->node].iowait = v->iowait_share;
+                        cl->nodes[v->node].measured_at = now;
                 }
         }
 }
@@ -440,6 +458,7 @@ usec_t vm_resize_event(EventQueue *q, void *userdata) {
         v->vcpus = v->target_vcpus;
         v->memory = v->target_memory;
         v->cap = v->target_cap;
+        node_capacity_update(s, v);
         host_update(s, v->host);
         return 0;
 }

@@ -182,6 +182,9 @@ double attempt_input_size(const SimAttempt *a);
 
 /* driver.c */
 int cluster_policy_init(SimCluster *cl, char *err, size_t err_size);
+/* Node.capacity of the VM's node, if it has one: its vCPUs, the memory its
+ * guest OS leaves and its host's disk bandwidth. */
+void node_capacity_update(Sim *s, const SimVm *v);
 usec_t heartbeat_event(EventQueue *q, void *userdata);
 usec_t control_event(EventQueue *q, void *userdata);
 usec_t vm_resize_event(EventQueue *q, void *userdata);

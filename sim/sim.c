@@ -138,9 +138,10 @@ static int build_cluster_nodes(Sim *s, SimCluster *cl) {
                         .vm = (uint32_t)i,
                         .slots = { [SLOT_MAP] = (unsigned)sc->map_slots,
                                    [SLOT_REDUCE] = (unsigned)sc->reduce_slots },
+                        .state = NODE_ALIVE,
                         .slot_memory = sc->task_heap,
-                        .alive = true,
                 };
+                node_capacity_update(s, &s->vms[global]);
                 cl->beats[n] = (NodeBeat){ .cl = cl, .node = n };
         }
         return 0;

@@ -129,14 +129,28 @@ START_TEST(test_input_speed) {
 }
 END_TEST
 
+static const Node *stealing(double steal) {
+        static Node n;
+
+        n = (Node){ .steal = steal, .measured_at = 1 };
+        return &n;
+}
+
 START_TEST(test_bottleneck) {
         PolicyConfig cfg = defaults();
+        const Node unmeasured = { 0 };
 
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.5, 0.1), BOTTLENECK_IO);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.2, 0.2), BOTTLENECK_IO);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.3, 0.4), BOTTLENECK_CPU);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, 0.1), BOTTLENECK_CPU);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.19, 0.09), BOTTLENECK_NONE);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.5, stealing(0.1)), BOTTLENECK_IO);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.2, stealing(0.2)), BOTTLENECK_IO);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.3, stealing(0.4)), BOTTLENECK_CPU);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, stealing(0.1)), BOTTLENECK_CPU);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.19, stealing(0.09)), BOTTLENECK_NONE);
+        /* Steal not measured is not a steal of 0: never CPU-bound, even
+         * with a threshold that a measured 0 reaches. */
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.2, &unmeasured), BOTTLENECK_IO);
+        cfg.steal_threshold = 0;
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, stealing(0)), BOTTLENECK_CPU);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, &unmeasured), BOTTLENECK_NONE);
 }
 END_TEST
 
@@ -243,7 +257,7 @@ END_TEST
 START_TEST(test_snapshot_validate) {
         Host hosts[] = { { .pcpus = 4 } };
         Vm vms[] = { { .host = 0 } };
-        Node nodes[] = { { .vm = 0, .steal = 0.1 } };
+        Node nodes[] = { { .vm = 0, .steal = 0.1, .measured_at = 1 } };
         Job jobs[] = { { .id = 1 } };
         Task tasks[] = { { .job = 0, .state = TASK_RUNNING, .n_locations = 1 } };
         Attempt attempts[] = { { .task = 0, .node = 0, .progress = 0.5 } };
@@ -270,6 +284,26 @@ START_TEST(test_snapshot_validate) {
         vms[0].cpu_cap = -1;
         ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
         vms[0].cpu_cap = 0;
+        /* Measurements not taken are 0; node states and capacities are in
+         * range; a lost node runs nothing. */
+        vms[0].cpu_use = 0.5;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        vms[0].measured_at = 1;
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        nodes[0].steal = 0.1;
+        nodes[0].measured_at = 0;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        nodes[0].measured_at = 1;
+        nodes[0].state = _NODE_STATE_MAX;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        nodes[0].state = NODE_LOST;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        nodes[0].state = NODE_BLACKLISTED;
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        nodes[0].capacity.cpu = NAN;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        nodes[0].capacity.cpu = 4;
+        ck_assert_int_eq(snapshot_validate(&s), 0);
         s.attempts = NULL;
         ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
         ck_assert_int_eq(snapshot_validate(NULL), -EINVAL);
@@ -282,7 +316,7 @@ END_TEST
 START_TEST(test_step_trusted_skips_validation) {
         Host hosts[] = { { .pcpus = 4 } };
         Vm vms[] = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } };
-        Node nodes[] = { { .vm = 0, .slots = { 1, 0 }, .alive = true, .steal = 1.5 } };
+        Node nodes[] = { { .vm = 0, .slots = { 1, 0 }, .steal = 1.5 } };
         Job jobs[] = { { .id = 1 } };
         Task tasks[] = { { .job = 0, .state = TASK_PENDING } };
         ClusterSnapshot s = { hosts, 1, vms, 1, nodes, 1, jobs, 1, tasks, 1, NULL, 0 };
@@ -329,8 +363,7 @@ START_TEST(test_job_tasks_kept) {
         Host hosts[] = { { .pcpus = 8 } };
         Vm vms[] = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 },
                      { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } };
-        Node nodes[] = { { .vm = 0, .slots = { 2, 1 }, .alive = true },
-                         { .vm = 1, .slots = { 2, 1 }, .alive = true } };
+        Node nodes[] = { { .vm = 0, .slots = { 2, 1 } }, { .vm = 1, .slots = { 2, 1 } } };
         Job jobs[2];
         Task tasks[6];
         Attempt attempts[] = { { .task = 0, .node = 0 } };
@@ -384,7 +417,7 @@ END_TEST
 START_TEST(test_decisions_validate_tasks_once) {
         Host hosts[] = { { .pcpus = 8 } };
         Vm vms[] = { { .host = 0 } };
-        Node nodes[] = { { .vm = 0, .slots = { 4, 0 }, .alive = true } };
+        Node nodes[] = { { .vm = 0, .slots = { 4, 0 } } };
         Job jobs[] = { { .id = 1 } };
         Task tasks[] = { { .job = 0, .state = TASK_PENDING },
                          { .job = 0, .state = TASK_RUNNING },
@@ -427,9 +460,10 @@ static void borrow_fixture(BorrowFixture *f) {
         *f = (BorrowFixture){
                 .hosts = { { .pcpus = 4 } },
                 .vms = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } },
-                .nodes = { { .vm = 0,
-                             .slots = { [SLOT_MAP] = 1, [SLOT_REDUCE] = 1 },
-                             .alive = true } },
+                .nodes = { {
+                        .vm = 0,
+                        .slots = { [SLOT_MAP] = 1, [SLOT_REDUCE] = 1 },
+                } },
                 .jobs = { { .id = 1 } },
                 .tasks = { { .job = 0, .type = TASK_MAP, .state = TASK_RUNNING },
                            { .job = 0, .type = TASK_MAP, .state = TASK_PENDING },

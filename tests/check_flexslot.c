@@ -156,6 +156,32 @@ START_TEST(test_slot_moves_need_idle_host_cpu) {
 }
 END_TEST
 
+/* A node whose steal is not measured counts neither as stealing nor as
+ * free of steal. */
+START_TEST(test_unmeasured_steal) {
+        /* The straggler's node not measured: not CPU-bound, nothing moves. */
+        straggler_fixture(0.05, 0);
+        fx.nodes[3].measured_at = 0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 1);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_NONE);
+        check_no_slot_or_kill();
+        /* Node 0, the donor when measured, is left out of Algorithm 2:
+         * node 1 gives instead. */
+        straggler_fixture(0.05, 0.3);
+        fx.nodes[0].measured_at = 0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+        ck_assert_uint_eq(fx.d.slot_changes[0].node, 1);
+        ck_assert_uint_eq(fx.d.slot_changes[1].node, 3);
+        /* A VM on the host not measured: no pCPU known to be idle. */
+        fx.nodes[0].measured_at = 1;
+        fx.vms[1].measured_at = 0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+}
+END_TEST
+
 START_TEST(test_slot_moves_stop_at_lambda) {
         straggler_fixture(0.05, 0.3);
         fx.cfg.lambda = 0.13;
@@ -267,6 +293,16 @@ START_TEST(test_unlimited_needs_free_resources) {
         ck_assert_uint_eq(fx.d.n_slot_changes, 0);
         ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 21 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 1);
+        /* Without a measurement of the node or its VM, nothing is added. */
+        fx.nodes[0].measured_at = 0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 21 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        fx.nodes[0].measured_at = 1;
+        fx.vms[0].cpu_use = 0;
+        fx.vms[0].measured_at = 0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 21 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        fx.vms[0].measured_at = 1;
         /* Limited FlexSlot never adds. */
         fx.cfg.unlimited = false;
         ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
@@ -370,14 +406,17 @@ START_TEST(test_vm_static) {
 END_TEST
 
 /* Four VMs of the given vCPUs under the demand allocator, one control step
- * after a window with the given CPU use and touched memory. */
-static void demand_step(unsigned vcpus, const double *use, const uint64_t *used) {
+ * after a window with the given CPU use and touched memory; VM unmeasured
+ * (unless NO_INDEX) has no measurement yet. */
+static void demand_step(unsigned vcpus, const double *use, const uint64_t *used,
+                        uint32_t unmeasured) {
         fx_cluster(4, 2, 0);
         fx.cfg.vm_allocator = "demand";
         for (uint32_t v = 0; v < 4; v++) {
                 fx.vms[v].vcpus = vcpus;
                 fx.vms[v].cpu_use = use[v];
                 fx.vms[v].memory_used = used[v];
+                fx.vms[v].measured_at = v == unmeasured ? 0 : 1;
         }
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_vm_targets, 4);
@@ -387,7 +426,7 @@ START_TEST(test_vm_demand) {
         const double use[] = { 3, 1, 0, 0 };
         const uint64_t used[] = { 2 * GIB, 1 * GIB, 512 * MIB, 0 };
 
-        demand_step(2, use, used);
+        demand_step(2, use, used, NO_INDEX);
         /* Needs 1.25 x use (idle VMs count 0.01): 3.75, 1.25, 0.0125 and
          * 0.0125 of 8 pCPUs; the 2.975 left go equally, so the entitlements
          * are 4.49375, 1.99375, 0.75625 and 0.75625 CPUs, 512 weight each.
@@ -399,11 +438,27 @@ START_TEST(test_vm_demand) {
 }
 END_TEST
 
+START_TEST(test_vm_demand_unmeasured) {
+        const double use[] = { 3, 1, 0, 0 };
+        const uint64_t used[] = { 2 * GIB, 1 * GIB, 512 * MIB, 0 };
+
+        /* VM 3 not measured yet is not idle: it needs its 2 vCPUs and keeps
+         * its 2 GiB. Needs 3.75 + 1.25 + 0.0125 + 2 = 7.0125 of 8 pCPUs:
+         * 0.246875 spare each, entitlements 3.996875, 1.496875, 0.259375
+         * and 2.246875 CPUs at 512 weight each. */
+        demand_step(2, use, used, 3);
+        check_vm_target(0, 0, 2046, 2, 2560 * MIB, 0);
+        check_vm_target(1, 1, 766, 2, 1280 * MIB, 0);
+        check_vm_target(2, 2, 133, 2, 640 * MIB, 0);
+        check_vm_target(3, 3, 1150, 2, 2 * GIB, 0);
+}
+END_TEST
+
 START_TEST(test_vm_demand_starves_low_use_on_busy_host) {
         const double use[] = { 3, 3, 3, 0.1 };
         const uint64_t used[] = { 1 * GIB, 1 * GIB, 1 * GIB, 1 * GIB };
 
-        demand_step(4, use, used);
+        demand_step(4, use, used, NO_INDEX);
         /* Needs 3.75 x 3 + 0.125 = 11.375 > 8 pCPUs: no spare, entitlements
          * in proportion to use (2.637 and 0.088 CPUs). The VM whose tasks
          * waited on I/O keeps its 4 vCPUs: when they run again, what its
@@ -637,7 +692,7 @@ static void random_fixture(const Combo *c) {
                 fx.vms[i].memory_used = rnd(4096) * MIB;
                 fx.nodes[i].slots[SLOT_MAP] = rnd(5);
                 fx.nodes[i].slots[SLOT_REDUCE] = rnd(3);
-                fx.nodes[i].alive = rnd(5) != 0;
+                fx.nodes[i].state = rnd(5) ? NODE_ALIVE : NODE_BLACKLISTED;
                 fx.nodes[i].steal = rnd_share() / 2;
                 fx.nodes[i].iowait = rnd_share() / 2;
                 fx.nodes[i].slots_changed_at = rnd(3) ? 0 : rnd(100) * SEC;
@@ -787,6 +842,7 @@ Suite *suite_flexslot(void) {
         tcase_add_test(tc, test_cpu_straggler_moves_slot);
         tcase_add_test(tc, test_slot_moves_need_cpu_straggler);
         tcase_add_test(tc, test_slot_moves_need_idle_host_cpu);
+        tcase_add_test(tc, test_unmeasured_steal);
         tcase_add_test(tc, test_slot_moves_stop_at_lambda);
         tcase_add_test(tc, test_slot_moves_wait_to_settle);
         tcase_add_test(tc, test_no_bottleneck_no_action);
@@ -804,6 +860,7 @@ Suite *suite_flexslot(void) {
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_vm_static);
         tcase_add_test(tc, test_vm_demand);
+        tcase_add_test(tc, test_vm_demand_unmeasured);
         tcase_add_test(tc, test_vm_demand_starves_low_use_on_busy_host);
         tcase_add_test(tc, test_vm_flexslot);
         tcase_add_test(tc, test_vm_memory_scaled_to_host);

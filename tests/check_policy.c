@@ -29,12 +29,13 @@ void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots) {
                                   .vcpus_max = 4,
                                   .memory = 2 * GIB,
                                   .memory_max = 4 * GIB,
-                                  .cpu_weight = 1024 };
+                                  .cpu_weight = 1024,
+                                  .measured_at = 1 };
                 fx.nodes[i] = (Node){ .id = 300 + i,
                                       .vm = i,
                                       .slots = { map_slots, reduce_slots },
                                       .slot_memory = 200 * MIB,
-                                      .alive = true };
+                                      .measured_at = 1 };
         }
         fx.s.vms = fx.vms;
         fx.s.n_vms = n;
@@ -222,10 +223,35 @@ START_TEST(test_fifo_no_over_assignment) {
         fx_map(j, 0);
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
-        /* A dead node gets nothing. */
-        fx.nodes[0].alive = false;
+        /* A blacklisted node gets nothing new. */
+        fx.nodes[0].state = NODE_BLACKLISTED;
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 0);
+}
+END_TEST
+
+/* Only an alive node gets tasks; a blacklisted one keeps what it runs. */
+START_TEST(test_lost_and_blacklisted_nodes) {
+        Assignment to_lost = { .task = 2, .node = 1, .type = TASK_MAP };
+        Decisions d = { .assignments = &to_lost, .n_assignments = 1 };
+        uint32_t j;
+
+        fx_cluster(3, 2, 0);
+        j = fx_job(1 * SEC, 0);
+        fx_run(fx_map(j, 2), 2, 1 * SEC, 0);
+        for (int i = 0; i < 5; i++)
+                fx_map(j, NO_INDEX);
+        fx.nodes[1].state = NODE_LOST;
+        fx.nodes[2].state = NODE_BLACKLISTED;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 2);
+        fx_check_assignment(0, 1, 0, false, false);
+        fx_check_assignment(1, 2, 0, false, false);
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+        to_lost.node = 2;
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+        to_lost.node = 0;
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), 0);
 }
 END_TEST
 
@@ -504,6 +530,7 @@ Suite *suite_policy(void) {
         tcase_add_test(tc, test_fifo_order_and_locality);
         tcase_add_test(tc, test_fifo_prefers_local_within_job);
         tcase_add_test(tc, test_fifo_no_over_assignment);
+        tcase_add_test(tc, test_lost_and_blacklisted_nodes);
         tcase_add_test(tc, test_reduce_slowstart);
         tcase_add_test(tc, test_fair_max_min_pools);
         tcase_add_test(tc, test_fair_small_demand_leaves_rest);

@@ -26,7 +26,8 @@ typedef struct Fixture {
 extern Fixture fx;
 
 /* One host (8 pCPUs, 16 GiB) with n VMs of 2 vCPUs (max 4) and 2 GiB (max
- * 4 GiB), each the node of a tracker with 200 MiB slots. */
+ * 4 GiB), each the node of a tracker with 200 MiB slots; VMs and nodes are
+ * measured (at time 1). */
 void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots);
 uint32_t fx_job(usec_t submitted, uint32_t pool);
 /* A pending 64 MiB map whose split is on node loc (NO_INDEX: nowhere). */

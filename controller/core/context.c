@@ -237,7 +237,7 @@ int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnaps
 unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
         unsigned slots = ctx->slots[slot][node];
 
-        if (!ctx->snap->nodes[node].alive || ctx->busy[slot][node] >= slots)
+        if (!node_schedulable(&ctx->snap->nodes[node]) || ctx->busy[slot][node] >= slots)
                 return 0;
         return slots - ctx->busy[slot][node];
 }

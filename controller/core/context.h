@@ -80,7 +80,7 @@ int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnaps
                  const PolicyStepArgs *args, Decisions *d, ContextBuffers *b);
 void context_done(PolicyContext *ctx);
 
-/* Free slots of a type on an alive node: its slots less the attempts
+/* Free slots of a type on a schedulable node: its slots less the attempts
  * running in them. */
 unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot);
 /* The free slots an assignment of this step may take: in a heartbeat step

@@ -57,8 +57,8 @@ static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d, uint
                 const Assignment *x = &d->assignments[i];
                 const Task *t;
 
-                if (x->task >= s->n_tasks || x->node >= s->n_nodes || !s->nodes[x->node].alive ||
-                    (unsigned)x->slot >= _SLOT_TYPE_MAX ||
+                if (x->task >= s->n_tasks || x->node >= s->n_nodes ||
+                    !node_schedulable(&s->nodes[x->node]) || (unsigned)x->slot >= _SLOT_TYPE_MAX ||
                     (beating_node != NO_INDEX && x->node != beating_node))
                         return false;
                 t = &s->tasks[x->task];

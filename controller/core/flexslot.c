@@ -23,10 +23,12 @@ double flexslot_score(uint64_t input_size, double speed) {
         return (1.0 + 1.0 / s) * (speed / BYTES_PER_MIB);
 }
 
-Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, double node_steal) {
-        if (attempt_iowait >= cfg->io_threshold && attempt_iowait >= node_steal)
+Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, const Node *node) {
+        double steal = node_measured(node) ? node->steal : 0;
+
+        if (attempt_iowait >= cfg->io_threshold && attempt_iowait >= steal)
                 return BOTTLENECK_IO;
-        if (node_steal >= cfg->steal_threshold)
+        if (node_measured(node) && steal >= cfg->steal_threshold)
                 return BOTTLENECK_CPU;
         return BOTTLENECK_NONE;
 }
@@ -119,7 +121,7 @@ static void analyze_job(PolicyContext *ctx, const uint32_t *members, size_t n, d
                         continue;
                 ctx->straggler[i] = true;
                 ctx->bottleneck[i] =
-                        flexslot_bottleneck(ctx->cfg, a->iowait, ctx->snap->nodes[a->node].steal);
+                        flexslot_bottleneck(ctx->cfg, a->iowait, &ctx->snap->nodes[a->node]);
                 ctx->node_stragglers[a->node]++;
         }
 }

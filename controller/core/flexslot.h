@@ -27,7 +27,13 @@
  *   when the node's steal share is at least steal_threshold (default 0.1);
  *   else none. Fig. 5 and Fig. 6 show stragglers whose time is dominated by
  *   one of the two; the thresholds keep a straggler with a little of both
- *   from being resized for nothing.
+ *   from being resized for nothing. A node whose steal is not measured is
+ *   never CPU-bound, and its attempts' I/O wait is compared against 0.
+ * - Unmeasured nodes and VMs elsewhere: Algorithm 2 leaves a node without a
+ *   steal measurement out (neither donor nor receiver, nor in mu and sigma);
+ *   a host with a VM whose CPU use is not measured has no pCPU known to be
+ *   idle; V-F adds no slot to a node whose steal or VM is not measured; a
+ *   straggler's re-placement prefers measured nodes to unmeasured ones.
  * - Algorithm 1, line 7: the printed test S/D - S/D_prev > T would kill
  *   again only when the last resize made the task slower; the text says the
  *   resizing continues while "the resulting decrease in the input processing
@@ -90,7 +96,7 @@
 double flexslot_input_speed(const Attempt *a, usec_t now, usec_t min_age);
 /* P = (1 + 1/S) * D, S in MiB, D in MiB/s; 0 for an empty split. */
 double flexslot_score(uint64_t input_size, double speed);
-Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, double node_steal);
+Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, const Node *node);
 /* Algorithm 1, line 7, with the time a kill wastes in place of T. */
 bool flexslot_resize_pays(const Attempt *a, double speed, usec_t waste);
 /* Algorithm 1, line 9, rounded down to whole bytes and capped at limit. */

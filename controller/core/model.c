@@ -25,7 +25,8 @@ static bool task_ok(const ClusterSnapshot *s, const Task *t) {
 }
 
 static bool attempt_ok(const ClusterSnapshot *s, const Attempt *a) {
-        return a->task < s->n_tasks && a->node < s->n_nodes && (unsigned)a->slot < _SLOT_TYPE_MAX &&
+        return a->task < s->n_tasks && a->node < s->n_nodes &&
+               s->nodes[a->node].state != NODE_LOST && (unsigned)a->slot < _SLOT_TYPE_MAX &&
                s->tasks[a->task].state == TASK_RUNNING && share_ok(a->progress) &&
                share_ok(a->cpu) && share_ok(a->iowait) && isfinite(a->prev_speed) &&
                a->prev_speed >= 0;
@@ -69,16 +70,29 @@ static bool all_job_tasks_ok(const ClusterSnapshot *s) {
         return next == s->n_tasks;
 }
 
+static bool amount_ok(double x) {
+        return isfinite(x) && x >= 0;
+}
+
+static bool vm_ok(const ClusterSnapshot *s, const Vm *v) {
+        return v->host < s->n_hosts && amount_ok(v->cpu_use) && amount_ok(v->cpu_cap) &&
+               (vm_measured(v) || (v->cpu_use == 0 && v->memory_used == 0));
+}
+
+static bool node_ok(const ClusterSnapshot *s, const Node *n) {
+        return n->vm < s->n_vms && (unsigned)n->state < _NODE_STATE_MAX && share_ok(n->steal) &&
+               share_ok(n->iowait) && (node_measured(n) || (n->steal == 0 && n->iowait == 0)) &&
+               amount_ok(n->capacity.cpu) && amount_ok(n->capacity.io);
+}
+
 int snapshot_validate(const ClusterSnapshot *s) {
         if (!s || !arrays_ok(s))
                 return -EINVAL;
         for (size_t i = 0; i < s->n_vms; i++)
-                if (s->vms[i].host >= s->n_hosts || !isfinite(s->vms[i].cpu_use) ||
-                    s->vms[i].cpu_use < 0 || !isfinite(s->vms[i].cpu_cap) || s->vms[i].cpu_cap < 0)
+                if (!vm_ok(s, &s->vms[i]))
                         return -EINVAL;
         for (size_t i = 0; i < s->n_nodes; i++)
-                if (s->nodes[i].vm >= s->n_vms || !share_ok(s->nodes[i].steal) ||
-                    !share_ok(s->nodes[i].iowait))
+                if (!node_ok(s, &s->nodes[i]))
                         return -EINVAL;
         for (size_t i = 0; i < s->n_tasks; i++)
                 if (!task_ok(s, &s->tasks[i]))

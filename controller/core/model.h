@@ -12,7 +12,12 @@
  *
  * Units: time in usec_t, memory and data sizes in bytes, bandwidth in
  * bytes/s, CPU in CPUs (1.0 = one CPU fully busy), steal and I/O wait as the
- * share (0..1) of the last measurement interval. */
+ * share (0..1) of the last measurement interval.
+ *
+ * Measurements (a VM's CPU and memory use, a node's steal and I/O wait)
+ * carry the time they were taken, measured_at, 0 when there is none yet:
+ * then the values are 0 and mean nothing, which is not the same as a
+ * measured 0. The age of a measurement is now - measured_at. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,6 +30,14 @@
 
 /* A map task's input split lives on at most this many nodes (HDFS replicas). */
 #define MAX_REPLICAS 3
+
+/* A vector of resources: what a node offers its tasks at most, or what one
+ * task uses (the job and node profiles of RAS, Polo et al.). */
+typedef struct Resources {
+        double cpu;      /* CPUs */
+        double io;       /* bytes/s of disk I/O */
+        uint64_t memory; /* bytes */
+} Resources;
 
 typedef struct Host {
         uint64_t id;
@@ -46,6 +59,7 @@ typedef struct Vm {
         /* Memory the guest actively touches, the demand-based estimate of
          * memory (II-C: ratio of touched pages). */
         uint64_t memory_used;
+        usec_t measured_at; /* of cpu_use and memory_used; 0: not measured */
 } Vm;
 
 typedef enum TaskType {
@@ -69,19 +83,47 @@ static inline SlotType slot_type_of(TaskType type) {
         return type == TASK_MAP ? SLOT_MAP : SLOT_REDUCE;
 }
 
+/* Hadoop 1's view of a task tracker. The zero value is alive. */
+typedef enum NodeState {
+        NODE_ALIVE, /* reports on time: may get tasks */
+        /* Missed its heartbeats for too long: gets nothing, and the driver
+         * no longer reports its attempts (they are lost with it). */
+        NODE_LOST,
+        /* Reports, but too many of its attempts failed: gets no new task;
+         * what runs there goes on. */
+        NODE_BLACKLISTED,
+        _NODE_STATE_MAX,
+} NodeState;
+
 /* A task tracker: one per VM. */
 typedef struct Node {
         uint64_t id;
-        uint32_t vm;                    /* index into vms */
+        uint32_t vm; /* index into vms */
+        NodeState state;
         unsigned slots[_SLOT_TYPE_MAX]; /* by SlotType */
         uint64_t slot_memory;           /* memory of a new slot (the JVM heap) */
+        Resources capacity;             /* what its tasks may use together at most */
         double steal;                   /* node steal share over the last interval */
         double iowait;                  /* node I/O wait share over the last interval */
+        usec_t measured_at;             /* of steal and iowait; 0: not measured */
+        usec_t last_heartbeat;          /* 0: none yet */
         /* When a slot count last changed (0: never); Algorithm 2 waits for a
          * move to take effect before it measures again. */
         usec_t slots_changed_at;
-        bool alive;
 } Node;
+
+/* The node may get new tasks: alive, neither lost nor blacklisted. */
+static inline bool node_schedulable(const Node *n) {
+        return n->state == NODE_ALIVE;
+}
+
+static inline bool node_measured(const Node *n) {
+        return n->measured_at != 0;
+}
+
+static inline bool vm_measured(const Vm *v) {
+        return v->measured_at != 0;
+}
 
 typedef enum TaskState {
         TASK_PENDING, /* waiting for a slot */
@@ -169,9 +211,10 @@ typedef struct ClusterSnapshot {
         bool job_tasks_kept;
 } ClusterSnapshot;
 
-/* Checks that every index points inside its array, slot types are known, shares
- * are in 0..1, running attempts belong to running tasks and, when kept, each Job.tasks
- * agrees with the tasks: -EINVAL otherwise. Drivers call it
- * on snapshots built from outside data; policy_step() calls it too unless the
- * driver vouches for the snapshot (POLICY_STEP_TRUSTED). */
+/* Checks that every index points inside its array, slot types and node
+ * states are known, shares are in 0..1, measurements not taken are 0,
+ * running attempts belong to running tasks on nodes that are not lost and,
+ * when kept, each Job.tasks agrees with the tasks: -EINVAL otherwise.
+ * Drivers call it on snapshots built from outside data; policy_step() calls
+ * it too unless the driver vouches for the snapshot (POLICY_STEP_TRUSTED). */
 int snapshot_validate(const ClusterSnapshot *s);

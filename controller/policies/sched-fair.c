@@ -104,7 +104,7 @@ static size_t fair_collect(const PolicyContext *ctx, FairScratch *f, TaskType ty
                         f->jobs[n++] = j;
         }
         for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
-                if (ctx->snap->nodes[node].alive)
+                if (node_schedulable(&ctx->snap->nodes[node]))
                         capacity += ctx->slots[slot_type_of(type)][node];
         fair_shares(ctx, f, n, capacity);
         return n;
@@ -164,7 +164,8 @@ static int fair_assign(void *state, PolicyContext *ctx, unsigned flags) {
                 for (uint32_t node = 0; node < ctx->snap->n_nodes; node++) {
                         bool filled = true;
 
-                        while (filled && context_fillable_slots(ctx, node, slot_type_of(type)) > 0) {
+                        while (filled &&
+                               context_fillable_slots(ctx, node, slot_type_of(type)) > 0) {
                                 int r = fair_fill_slot(ctx, jobs, n, node, type, &filled);
 
                                 if (r < 0)

@@ -23,6 +23,13 @@ static bool in_added_slot(const PolicyContext *ctx, const Attempt *a, double mea
                ctx->now - a->started <= ctx->cfg->new_task_window;
 }
 
+/* Lower steal first, a measured node before an unmeasured one. */
+static bool steal_lower(const Node *a, const Node *b) {
+        if (node_measured(a) != node_measured(b))
+                return node_measured(a);
+        return a->steal < b->steal;
+}
+
 /* III-E: where a new straggler that shares its node with another straggler
  * goes instead; NO_INDEX to leave it. */
 static uint32_t replacement_node(const PolicyContext *ctx, uint32_t attempt, double mean_slots) {
@@ -41,7 +48,7 @@ static uint32_t replacement_node(const PolicyContext *ctx, uint32_t attempt, dou
                         continue;
                 if (best == NO_INDEX || (local && !best_local) ||
                     (local == best_local &&
-                     ctx->snap->nodes[n].steal < ctx->snap->nodes[best].steal)) {
+                     steal_lower(&ctx->snap->nodes[n], &ctx->snap->nodes[best]))) {
                         best = n;
                         best_local = local;
                 }
@@ -72,7 +79,7 @@ static double mean_map_slots(const PolicyContext *ctx) {
         size_t n = 0;
 
         for (size_t i = 0; i < ctx->snap->n_nodes; i++)
-                if (ctx->snap->nodes[i].alive) {
+                if (node_schedulable(&ctx->snap->nodes[i])) {
                         sum += ctx->snap->nodes[i].slots[SLOT_MAP];
                         n++;
                 }
@@ -120,14 +127,18 @@ static bool settling(const PolicyContext *ctx) {
 /* A slot added to a node on this host can bring it CPU: the host has a pCPU
  * idle. The paper's pool spans the cluster (VMware DRS); here each host is a
  * pool, and on a saturated host the added slot's tasks only crowd the node's
- * own stragglers and take CPU from its neighbours. */
+ * own stragglers and take CPU from its neighbours. A VM whose use is not
+ * measured may be using anything. */
 static bool host_has_idle_cpu(const PolicyContext *ctx, uint32_t host) {
         const ClusterSnapshot *s = ctx->snap;
         double used = 0;
 
         for (uint32_t v = 0; v < s->n_vms; v++)
-                if (s->vms[v].host == host)
+                if (s->vms[v].host == host) {
+                        if (!vm_measured(&s->vms[v]))
+                                return false;
                         used += s->vms[v].cpu_use;
+                }
         return used + 1.0 <= (double)s->hosts[host].pcpus;
 }
 
@@ -135,7 +146,7 @@ static bool host_has_idle_cpu(const PolicyContext *ctx, uint32_t host) {
  * running only fast tasks to nodes running CPU-starved stragglers whose host
  * can give them CPU. */
 static int move_slots(PolicyContext *ctx) {
-        size_t n_nodes = ctx->snap->n_nodes, n_alive = 0, moves;
+        size_t n_nodes = ctx->snap->n_nodes, n_measured = 0, moves;
         bool starved = false;
 
         for (size_t i = 0; i < ctx->snap->n_attempts; i++)
@@ -144,7 +155,7 @@ static int move_slots(PolicyContext *ctx) {
                 return 0;
 
         size_t size = MAX(n_nodes, (size_t)1);
-        _cleanup_free_ uint32_t *alive = calloc(size, sizeof(uint32_t));
+        _cleanup_free_ uint32_t *measured = calloc(size, sizeof(uint32_t));
         _cleanup_free_ uint32_t *order = calloc(size, sizeof(uint32_t));
         _cleanup_free_ uint32_t *from = calloc(size, sizeof(uint32_t));
         _cleanup_free_ uint32_t *to = calloc(size, sizeof(uint32_t));
@@ -152,13 +163,13 @@ static int move_slots(PolicyContext *ctx) {
         _cleanup_free_ bool *may_give = calloc(size, sizeof(bool));
         _cleanup_free_ bool *may_take = calloc(size, sizeof(bool));
 
-        if (!alive || !order || !from || !to || !steal || !may_give || !may_take)
+        if (!measured || !order || !from || !to || !steal || !may_give || !may_take)
                 return -ENOMEM;
         for (uint32_t i = 0; i < n_nodes; i++) {
                 steal[i] = ctx->snap->nodes[i].steal;
                 may_give[i] = ctx->node_stragglers[i] == 0;
-                if (ctx->snap->nodes[i].alive)
-                        alive[n_alive++] = i;
+                if (node_schedulable(&ctx->snap->nodes[i]) && node_measured(&ctx->snap->nodes[i]))
+                        measured[n_measured++] = i;
         }
         for (size_t i = 0; i < ctx->snap->n_attempts; i++) {
                 uint32_t node = ctx->snap->attempts[i].node;
@@ -167,8 +178,8 @@ static int move_slots(PolicyContext *ctx) {
                         may_take[node] = host_has_idle_cpu(
                                 ctx, ctx->snap->vms[ctx->snap->nodes[node].vm].host);
         }
-        moves = flexslot_plan_moves(ctx->cfg, alive, n_alive, steal, ctx->slots[SLOT_MAP], may_give,
-                                    may_take, order, from, to);
+        moves = flexslot_plan_moves(ctx->cfg, measured, n_measured, steal, ctx->slots[SLOT_MAP],
+                                    may_give, may_take, order, from, to);
         for (size_t k = 0; k < moves; k++) {
                 int r = context_set_slots(ctx, from[k], SLOT_MAP,
                                           ctx->slots[SLOT_MAP][from[k]] - 1);
@@ -193,8 +204,8 @@ static bool resources_free(const PolicyContext *ctx, uint32_t node) {
         const Node *n = &ctx->snap->nodes[node];
         const Vm *vm = &ctx->snap->vms[n->vm];
 
-        return vm->cpu_use + 1.0 <= (double)vm->vcpus && n->steal < ctx->cfg->steal_threshold &&
-               host_has_idle_cpu(ctx, vm->host) &&
+        return node_measured(n) && vm_measured(vm) && vm->cpu_use + 1.0 <= (double)vm->vcpus &&
+               n->steal < ctx->cfg->steal_threshold && host_has_idle_cpu(ctx, vm->host) &&
                context_node_committed_memory(ctx, node) + ctx->cfg->vm_memory_reserve +
                                n->slot_memory <=
                        vm->memory;
@@ -212,7 +223,8 @@ static int add_free_slots(PolicyContext *ctx) {
                 unsigned slots = ctx->slots[SLOT_MAP][i];
                 int r;
 
-                if (!n->alive || slots != n->slots[SLOT_MAP] || slots >= ctx->cfg->max_map_slots ||
+                if (!node_schedulable(n) || slots != n->slots[SLOT_MAP] ||
+                    slots >= ctx->cfg->max_map_slots ||
                     (n->slots_changed_at != 0 &&
                      ctx->now < n->slots_changed_at + ctx->cfg->settle) ||
                     context_free_slots(ctx, i, SLOT_MAP) > 0 || !resources_free(ctx, i))

@@ -65,7 +65,8 @@ static bool backup_possible(const PolicyContext *ctx) {
                 running[s->tasks[s->attempts[i].task].type] = true;
         for (uint32_t node = 0; node < s->n_nodes; node++)
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                        if (running[type] && context_fillable_slots(ctx, node, slot_type_of(type)) > 0)
+                        if (running[type] &&
+                            context_fillable_slots(ctx, node, slot_type_of(type)) > 0)
                                 return true;
         return false;
 }
@@ -215,7 +216,7 @@ static double late_cap(const PolicyContext *ctx, unsigned *ret_running) {
 
         *ret_running = 0;
         for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
-                if (ctx->snap->nodes[node].alive)
+                if (node_schedulable(&ctx->snap->nodes[node]))
                         slots += ctx->slots[SLOT_MAP][node] + ctx->slots[SLOT_REDUCE][node];
         for (uint32_t i = 0; i < ctx->snap->n_attempts; i++)
                 if (ctx->snap->attempts[i].speculative && !ctx->killed[i])

@@ -23,7 +23,8 @@
  *   weight, and is starved when its tasks want CPU again on a busy host.
  *   It changes entitlements only: the guest keeps its vCPUs (DRS does not
  *   hot-remove vCPUs, and fewer vCPUs would show starvation as the guest's
- *   run queue instead of steal).
+ *   run queue instead of steal). A VM not measured yet is not taken for
+ *   idle: it needs all its vCPUs and keeps its memory.
  * flexslot: what the tasks on the VM's node need: one CPU's worth per map
  *   slot (with the slot manager's changes) and per running reduce, plus one
  *   per straggler starved of CPU (III-C); vCPUs enough to run every slot at
@@ -139,6 +140,11 @@ static void demand_want(const PolicyContext *ctx, uint32_t v, uint32_t node, uns
         const Vm *vm = &ctx->snap->vms[v];
         double headroom = ctx->cfg->demand_headroom;
 
+        if (!vm_measured(vm)) {
+                *ret = (VmWant){ .need = vm->vcpus, .vcpus = vm->vcpus, .memory = vm->memory };
+                return;
+        }
+
         /* A floor of a hundredth of a CPU keeps an idle VM schedulable. */
         *ret = (VmWant){
                 .need = fmax(vm->cpu_use, 0.01) * headroom,
@@ -152,7 +158,7 @@ static void flexslot_want(const PolicyContext *ctx, uint32_t v, uint32_t node, u
         const Vm *vm = &ctx->snap->vms[v];
         double slots = 0, starved = 0, memory = 0;
 
-        if (node != NO_INDEX && ctx->snap->nodes[node].alive) {
+        if (node != NO_INDEX && node_schedulable(&ctx->snap->nodes[node])) {
                 slots = ctx->slots[SLOT_MAP][node] + ctx->busy[SLOT_REDUCE][node];
                 for (uint32_t i = 0; i < ctx->snap->n_attempts; i++)
                         starved += ctx->snap->attempts[i].node == node && ctx->straggler[i] &&
