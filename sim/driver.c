@@ -149,28 +149,26 @@ static void snapshot_vms(SimCluster *cl) {
 }
 
 static size_t arrived_tasks(const SimCluster *cl) {
-        const JobExtra *last;
+        size_t last = cl->n_arrived - 1;
 
         if (cl->n_arrived == 0)
                 return 0;
-        last = &cl->jobx[cl->n_arrived - 1];
-        return last->first_task + last->n_maps + last->n_reduces;
+        return cl->jobx[last].first_task + job_n_tasks(&cl->jobs[last]);
 }
 
 /* Each arrived job's Job.tasks, which spares the core a pass over every
- * task: counts from JobExtra, and each first-pending bound moved past the
- * tasks that left pending since the last step (apply_kill() moves it back
- * for a task that returns to pending). */
+ * task: the job's tasks from JobExtra (Job.counts are kept as tasks start
+ * and end), and each first-pending bound moved past the tasks that left
+ * pending since the last step (apply_kill() moves it back for a task that
+ * returns to pending). */
 static void snapshot_job_tasks(SimCluster *cl) {
         for (size_t j = 0; j < cl->n_arrived; j++) {
                 const JobExtra *jx = &cl->jobx[j];
                 JobTasks *jt = &cl->jobs[j].tasks;
-                uint32_t end = jx->first_task + jx->n_maps + jx->n_reduces;
+                uint32_t end = jx->first_task + job_n_tasks(&cl->jobs[j]);
 
                 jt->first = jx->first_task;
-                jt->count = jx->n_maps + jx->n_reduces;
-                jt->maps = jx->n_maps;
-                jt->maps_done = jx->maps_done;
+                jt->count = job_n_tasks(&cl->jobs[j]);
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
                         uint32_t k = MAX(jt->first_pending[type], jt->first);
                         while (k < end &&
@@ -207,6 +205,24 @@ static int snapshot_build(SimCluster *cl, ClusterSnapshot *ret) {
                 .job_tasks_kept = true,
         };
         return 0;
+}
+
+void job_profile_add(SimCluster *cl, const SimAttempt *a, usec_t now) {
+        uint32_t job = cl->tasks[a->task].job;
+        PhaseStats *phases = cl->jobs[job].profile.phases;
+        usec_t maps_end = cl->jobx[job].maps_finished;
+
+        if (cl->tasks[a->task].type == TASK_MAP) {
+                phase_stats_add(&phases[PROFILE_MAP], now - a->started);
+                return;
+        }
+        /* A reduce cannot end its shuffle before the last map's output is
+         * in, so maps_end is set and at most its shuffle's end. */
+        if (a->started < maps_end)
+                phase_stats_add(&phases[PROFILE_FIRST_SHUFFLE], a->shuffle_end - maps_end);
+        else
+                phase_stats_add(&phases[PROFILE_TYPICAL_SHUFFLE], a->shuffle_end - a->started);
+        phase_stats_add(&phases[PROFILE_REDUCE], now - a->shuffle_end);
 }
 
 /* ---- decisions ---- */

@@ -32,6 +32,7 @@ typedef struct SimAttempt {
         bool speculative;
         unsigned kill_count;
         double prev_speed;
+        usec_t shuffle_end; /* a reduce's, once its reduce phase began */
 
         /* The plan: rounds of (IO io_round bytes, CPU cpu_round seconds),
          * in that order for maps (read plus the spills the round's output
@@ -64,12 +65,17 @@ typedef struct TaskExtra {
         bool straggler;
 } TaskExtra;
 
+/* The rest of a job is its snapshot Job: task counts, profile, demand. */
 typedef struct JobExtra {
         const Benchmark *bench;
-        uint32_t first_task, n_maps, n_reduces;
-        unsigned maps_done, tasks_done;
+        uint32_t first_task;
+        usec_t maps_finished; /* when its last map finished; 0: not yet */
         usec_t finished;
 } JobExtra;
+
+static inline uint32_t job_n_tasks(const Job *j) {
+        return j->counts[TASK_MAP].total + j->counts[TASK_REDUCE].total;
+}
 
 typedef struct NodeBeat {
         SimCluster *cl;
@@ -107,6 +113,13 @@ struct SimCluster {
         size_t cap_snap_attempts;
         uint64_t next_attempt_id;
 };
+
+/* The counts of the task's job and type, kept as its attempts start and end. */
+static inline TaskCounts *task_counts(SimCluster *cl, uint32_t task) {
+        const Task *t = &cl->tasks[task];
+
+        return &cl->jobs[t->job].counts[t->type];
+}
 
 typedef struct SimVm {
         Sim *sim;
@@ -182,6 +195,8 @@ double attempt_input_size(const SimAttempt *a);
 
 /* driver.c */
 int cluster_policy_init(SimCluster *cl, char *err, size_t err_size);
+/* Adds the task a finished to its job's profile (Job.profile), at now. */
+void job_profile_add(SimCluster *cl, const SimAttempt *a, usec_t now);
 /* Node.capacity of the VM's node, if it has one: its vCPUs, the memory its
  * guest OS leaves and its host's disk bandwidth. */
 void node_capacity_update(Sim *s, const SimVm *v);

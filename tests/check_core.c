@@ -310,6 +310,54 @@ START_TEST(test_snapshot_validate) {
 }
 END_TEST
 
+/* A job's profile as its tasks end: 30 s, 10 s, 20 s. */
+START_TEST(test_phase_stats) {
+        PhaseStats ps = { 0 };
+
+        ck_assert_uint_eq(phase_stats_mean(&ps), 0);
+        phase_stats_add(&ps, 30 * USEC_PER_SEC);
+        ck_assert_uint_eq(ps.min, 30 * USEC_PER_SEC);
+        phase_stats_add(&ps, 10 * USEC_PER_SEC);
+        phase_stats_add(&ps, 20 * USEC_PER_SEC);
+        ck_assert_uint_eq(ps.count, 3);
+        ck_assert_uint_eq(ps.total, 60 * USEC_PER_SEC);
+        ck_assert_uint_eq(ps.min, 10 * USEC_PER_SEC);
+        ck_assert_uint_eq(ps.max, 30 * USEC_PER_SEC);
+        ck_assert_uint_eq(phase_stats_mean(&ps), 20 * USEC_PER_SEC);
+}
+END_TEST
+
+/* Job counts and profiles are checked for sense even when not kept. */
+START_TEST(test_job_validate) {
+        Host hosts[] = { { .pcpus = 4 } };
+        Vm vms[] = { { .host = 0 } };
+        Node nodes[] = { { .vm = 0 } };
+        JobProfile stored = { 0 };
+        Job jobs[] = { { .id = 1,
+                         .counts = { [TASK_MAP] = { .total = 3, .done = 1, .running = 2 } },
+                         .stored_profile = &stored } };
+        ClusterSnapshot s = { hosts, 1, vms, 1, nodes, 1, jobs, 1, NULL, 0, NULL, 0 };
+        PhaseStats *map = &jobs[0].profile.phases[PROFILE_MAP];
+
+        phase_stats_add(map, 5 * USEC_PER_SEC);
+        phase_stats_add(&stored.phases[PROFILE_REDUCE], 7 * USEC_PER_SEC);
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        jobs[0].counts[TASK_MAP].running = 3; /* more done and running than tasks */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        jobs[0].counts[TASK_MAP].running = 2;
+        map->min = 6 * USEC_PER_SEC; /* above the longest */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        map->min = 5 * USEC_PER_SEC;
+        stored.phases[PROFILE_MAP].total = 1; /* a total of no task */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        stored.phases[PROFILE_MAP].total = 0;
+        jobs[0].demand[TASK_REDUCE].io = -1;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        jobs[0].demand[TASK_REDUCE].io = 0;
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+}
+END_TEST
+
 /* A trusted driver skips the validation, which still catches the same bad
  * snapshot in every other step; a flag bit beyond the trusted one is still
  * refused. The bad value is a share, which no layer indexes with. */
@@ -351,9 +399,10 @@ static void summarized_cluster(Job jobs[2], Task tasks[6]) {
         for (uint32_t j = 0; j < 2; j++)
                 jobs[j] = (Job){ .id = j,
                                  .submitted = j,
+                                 .counts = { [TASK_MAP] = { .total = 2, .running = j == 0 },
+                                             [TASK_REDUCE] = { .total = 1 } },
                                  .tasks = { .first = 3 * j,
                                             .count = 3,
-                                            .maps = 2,
                                             .first_pending = { 3 * j + (j == 0), 3 * j + 2 } } };
 }
 
@@ -393,7 +442,13 @@ START_TEST(test_job_tasks_kept) {
         jobs[1].tasks.count = 2; /* a task left out */
         ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
         summarized_cluster(jobs, tasks);
-        jobs[0].tasks.maps_done = 1;
+        jobs[0].counts[TASK_MAP].done = 1;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        jobs[0].counts[TASK_MAP].running = 0;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        jobs[1].counts[TASK_REDUCE].total = 2;
         ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
         summarized_cluster(jobs, tasks);
         jobs[1].tasks.first_pending[TASK_MAP] = 4; /* task 3 is pending */
@@ -575,6 +630,8 @@ Suite *suite_core(void) {
         tc = tcase_create("model");
         tcase_add_test(tc, test_snapshot_validate);
         tcase_add_test(tc, test_step_trusted_skips_validation);
+        tcase_add_test(tc, test_phase_stats);
+        tcase_add_test(tc, test_job_validate);
         tcase_add_test(tc, test_job_tasks_kept);
         tcase_add_test(tc, test_decisions_validate_tasks_once);
         tcase_add_test(tc, test_borrowed_slot_validation);

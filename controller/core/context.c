@@ -140,8 +140,8 @@ static void jobs_from_summary(PolicyContext *ctx) {
                 const JobTasks *jt = &s->jobs[j].tasks;
 
                 ctx->task_start[j] = jt->first;
-                ctx->maps_total[j] = jt->maps;
-                ctx->maps_done[j] = jt->maps_done;
+                ctx->maps_total[j] = s->jobs[j].counts[TASK_MAP].total;
+                ctx->maps_done[j] = s->jobs[j].counts[TASK_MAP].done;
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
                         ctx->pending[type][j].from = jt->first_pending[type];
         }

@@ -131,15 +131,60 @@ typedef enum TaskState {
         TASK_DONE,
 } TaskState;
 
+/* A job's tasks of one type, kept by the driver as tasks change state
+ * (finished tasks need not stay in the snapshot). */
+typedef struct TaskCounts {
+        unsigned total;   /* tasks of the type */
+        unsigned done;    /* TASK_DONE */
+        unsigned running; /* TASK_RUNNING: with a running attempt */
+        /* Attempts that failed, or were killed (a lost speculative race, a
+         * policy's kill): Hadoop retries the task, so they count attempts. */
+        unsigned failed, killed;
+} TaskCounts;
+
+/* The phases of ARIA's job profile (Verma, Cherkasova, Campbell, ICAC'11,
+ * section 2.2 and Table 1), each a distribution of durations of finished
+ * tasks:
+ *   map             a map task's run, from its start to its end;
+ *   first shuffle   a reduce of the first wave (started while maps still
+ *                   ran): the part of its shuffle (with its sort) after the
+ *                   job's last map finished, the part no map overlaps;
+ *   typical shuffle a reduce of a later wave: its whole shuffle and sort,
+ *                   from its start;
+ *   reduce          a reduce's reduce phase, from the shuffle's end to its
+ *                   own. */
+typedef enum ProfilePhase {
+        PROFILE_MAP,
+        PROFILE_FIRST_SHUFFLE,
+        PROFILE_TYPICAL_SHUFFLE,
+        PROFILE_REDUCE,
+        _PROFILE_PHASE_MAX,
+} ProfilePhase;
+
+/* Durations of a phase's finished tasks: the mean is total / count (see
+ * phase_stats_mean()); all 0 while count is 0. */
+typedef struct PhaseStats {
+        unsigned count;
+        usec_t total, min, max;
+} PhaseStats;
+
+typedef struct JobProfile {
+        PhaseStats phases[_PROFILE_PHASE_MAX];
+} JobProfile;
+
+/* Adds one finished task's duration: what a driver calls as tasks end. */
+void phase_stats_add(PhaseStats *s, usec_t duration);
+/* 0 when count is 0. */
+usec_t phase_stats_mean(const PhaseStats *s);
+
 /* A summary of one job's tasks that a driver may keep up to date as their
  * states change (ClusterSnapshot.job_tasks_kept), so that a step needs no
  * pass over every task (the simulator steps thousands of times a run).
  * Keeping it also states that each job's tasks are contiguous and in job
  * order: job j's are tasks[first .. first + count), and job j + 1's begin
- * where they end. */
+ * where they end, and that the job's TaskCounts count these tasks. */
 typedef struct JobTasks {
         uint32_t first, count;
-        unsigned maps, maps_done; /* map tasks, and those of them TASK_DONE */
         /* No task of that type before this index is TASK_PENDING; first +
          * count when none is. Any lower bound down to first is correct, the
          * exact index the fastest. */
@@ -151,6 +196,16 @@ typedef struct Job {
         usec_t submitted;
         usec_t deadline; /* absolute; 0: none */
         uint32_t pool;   /* fair scheduler pool (user); any small integer */
+        /* What deadline schedulers read: the input (all its map splits),
+         * the tasks by type, the profile of this run's finished tasks and
+         * one stored from earlier runs (ARIA's profile database; NULL:
+         * none), all kept by the driver. */
+        uint64_t input_size;
+        TaskCounts counts[_TASK_TYPE_MAX];
+        JobProfile profile;
+        const JobProfile *stored_profile;
+        /* What one task of each type uses while it runs (RAS's job profile). */
+        Resources demand[_TASK_TYPE_MAX];
         /* Delay scheduling (Zaharia et al.): since when the job has been passed
          * over for want of a local map task, 0 when it is not waiting. The
          * scheduler reports changes as JobNote decisions. */
@@ -213,8 +268,10 @@ typedef struct ClusterSnapshot {
 
 /* Checks that every index points inside its array, slot types and node
  * states are known, shares are in 0..1, measurements not taken are 0,
- * running attempts belong to running tasks on nodes that are not lost and,
- * when kept, each Job.tasks agrees with the tasks: -EINVAL otherwise.
+ * running attempts belong to running tasks on nodes that are not lost, no
+ * job counts more tasks done or running than it has, profiles are sane
+ * and, when kept, each Job.tasks and Job.counts agree with the tasks:
+ * -EINVAL otherwise.
  * Drivers call it on snapshots built from outside data; policy_step() calls
  * it too unless the driver vouches for the snapshot (POLICY_STEP_TRUSTED). */
 int snapshot_validate(const ClusterSnapshot *s);
