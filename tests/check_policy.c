@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "controller/core/context.h"
 #include "controller/core/policy.h"
 #include "tests.h"
 #include "check_policy.h"
@@ -438,6 +439,217 @@ START_TEST(test_heartbeat_fair_shares_whole_cluster) {
 }
 END_TEST
 
+/* ---- admission, quotas, placements, reservations ---- */
+
+/* Today's schedulers have no admission test: every job is admitted. */
+START_TEST(test_admit_by_default) {
+        const Job job = { .id = 9,
+                          .deadline = 50 * SEC,
+                          .counts = { [TASK_MAP] = { .total = 4 } } };
+        AdmitVerdict v = { .reason = "untouched" };
+        _cleanup_(policy_freep) Policy *p = NULL;
+
+        fx_cluster(2, 2, 1);
+        fx_map(fx_job(1 * SEC, 0), 0);
+        for (size_t i = 0; job_scheduler_table[i]; i++) {
+                fx.cfg.scheduler = job_scheduler_table[i]->name;
+                p = policy_free(p);
+                ck_assert_int_eq(policy_new(&fx.cfg, &p), 0);
+                ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), 0);
+                ck_assert(v.admit);
+                ck_assert_str_eq(v.reason, "");
+        }
+}
+END_TEST
+
+/* A toy schedulability test: a job needs a map slot for each map whose
+ * deadline cannot wait, and the cluster has the free map slots it has. */
+static int toy_admit(void *state, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
+                     const Job *job, AdmitVerdict *ret) {
+        unsigned free_slots = 0;
+
+        for (size_t n = 0; n < s->n_nodes; n++)
+                free_slots += s->nodes[n].slots[SLOT_MAP];
+        for (size_t i = 0; i < s->n_attempts; i++)
+                free_slots -= s->attempts[i].slot == SLOT_MAP;
+        ret->slots_needed[SLOT_MAP] = job->counts[TASK_MAP].total;
+        ret->slots_free[SLOT_MAP] = free_slots;
+        ret->finish = now + 10 * SEC;
+        ret->admit = ret->slots_needed[SLOT_MAP] <= free_slots;
+        if (!ret->admit)
+                snprintf(ret->reason, sizeof(ret->reason),
+                         "the deadline needs %u map slots, %u are free",
+                         ret->slots_needed[SLOT_MAP], free_slots);
+        return 0;
+}
+
+/* It assigns nothing, and holds node 0's free map slot for job 0's first
+ * task when toy_reserves. */
+static bool toy_reserves;
+
+static int toy_assign(void *state, PolicyContext *ctx, unsigned flags) {
+        return toy_reserves ? context_reserve(ctx, 0, SLOT_MAP, 0, 0) : 0;
+}
+
+static const JobSchedulerOps toy_scheduler = {
+        .name = "toy",
+        .assign = toy_assign,
+        .admit = toy_admit,
+};
+
+static int toy_policy(Policy **ret) {
+        const PolicyLayers layers = {
+                .scheduler = &toy_scheduler,
+                .slot_manager = slot_manager_ops_find("static"),
+                .speculation = speculation_ops_find("hadoop"),
+                .vm_allocator = vm_allocator_ops_find("static"),
+        };
+
+        return policy_new_layers(&layers, &fx.cfg, ret);
+}
+
+START_TEST(test_admit_refusal) {
+        Job job = { .id = 9, .deadline = 50 * SEC, .counts = { [TASK_MAP] = { .total = 4 } } };
+        AdmitVerdict v = { 0 }, before;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        Fixture copy;
+
+        fx_cluster(2, 2, 0);
+        fx_run(fx_map(fx_job(1 * SEC, 0), 0), 1, 1 * SEC, 0);
+        ck_assert_int_eq(toy_policy(&p), 0);
+        memcpy(&copy, &fx, sizeof(fx));
+        ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), 0);
+        ck_assert(!v.admit);
+        ck_assert_str_eq(v.reason, "the deadline needs 4 map slots, 3 are free");
+        ck_assert_uint_eq(v.slots_needed[SLOT_MAP], 4);
+        ck_assert_uint_eq(v.slots_free[SLOT_MAP], 3);
+        ck_assert_uint_eq(v.finish, 20 * SEC);
+        ck_assert(memcmp(&copy, &fx, sizeof(fx)) == 0);
+        job.counts[TASK_MAP].total = 3;
+        ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), 0);
+        ck_assert(v.admit);
+        /* A job that makes no sense is an error, and the verdict stays. */
+        before = v;
+        job.counts[TASK_MAP].done = 5;
+        ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), -EINVAL);
+        ck_assert(memcmp(&before, &v, sizeof(v)) == 0);
+}
+END_TEST
+
+/* Node 0 has one map slot free, node 1 one beside the old map of job 0
+ * that Hadoop's speculation backs up, never on its own node: into node
+ * 0's slot, unless the toy scheduler holds that for map 0. */
+START_TEST(test_reservation_holds_slot) {
+        _cleanup_(policy_freep) Policy *p = NULL;
+        uint32_t j;
+
+        fx_cluster(2, 2, 0);
+        fx.nodes[0].slots[SLOT_MAP] = 1;
+        j = fx_job(1 * SEC, 0);
+        fx_map(j, 0);
+        fx_run(fx_map(j, 1), 1, 0, 1 * MIB);
+        fx_done(fx_map(j, 1));
+        ck_assert_int_eq(toy_policy(&p), 0);
+        ck_assert_int_eq(step(p, &fx.s, 100 * SEC, POLICY_STEP_ASSIGN, &fx.d), 0);
+        ck_assert_uint_eq(fx.d.n_reservations, 0);
+        fx_check_assignment(0, 1, 0, false, true);
+        toy_reserves = true;
+        ck_assert_int_eq(step(p, &fx.s, 100 * SEC, POLICY_STEP_ASSIGN, &fx.d), 0);
+        ck_assert_uint_eq(fx.d.n_reservations, 1);
+        ck_assert_uint_eq(fx.d.reservations[0].task, 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+}
+END_TEST
+
+/* Two nodes of two map slots and one reduce slot; node 1 is blacklisted.
+ * Job 0's map 0 is pending, map 1 runs on node 0, map 2 is done. */
+typedef struct NewDecisionCase {
+        const char *what;
+        SlotQuota quotas[2];
+        size_t n_quotas;
+        Placement placement;
+        size_t n_placements;
+        Reservation reservation;
+        size_t n_reservations;
+        bool heartbeat; /* of node 0 */
+        bool valid;
+} NewDecisionCase;
+
+#define Q(j_, m_, r_)                                                             \
+        {                                                                         \
+                .job = (j_), .slots = { [SLOT_MAP] = (m_), [SLOT_REDUCE] = (r_) } \
+        }
+#define PL(n_, s_, c_) \
+        { .node = (n_), .slot = (s_), .job = 0, .type = TASK_MAP, .count = (c_) }
+#define RV(n_, s_, t_) \
+        { .node = (n_), .slot = (s_), .job = 0, .task = (t_) }
+
+static const NewDecisionCase new_decision_cases[] = {
+        { "a quota", { Q(0, 3, 1) }, 1, .valid = true },
+        { "a quota of no job", { Q(1, 3, 1) }, 1 },
+        { "two quotas of one job", { Q(0, 3, 1), Q(0, 1, 0) }, 2 },
+        { "both map slots of node 0", .placement = PL(0, SLOT_MAP, 2), .n_placements = 1,
+          .valid = true },
+        { "placement on no node", .placement = PL(2, SLOT_MAP, 1), .n_placements = 1 },
+        { "placement of no job", .placement = { .node = 0, .job = 1, .count = 1 },
+          .n_placements = 1 },
+        { "placement of no task type",
+          .placement = { .node = 0, .job = 0, .type = _TASK_TYPE_MAX, .count = 1 },
+          .n_placements = 1 },
+        { "more job slots than slots", .placement = PL(0, SLOT_MAP, 3), .n_placements = 1 },
+        { "no slot at all", .placement = PL(0, SLOT_REDUCE, 0), .n_placements = 1 },
+        { "job slots on a blacklisted node", .placement = PL(1, SLOT_MAP, 1), .n_placements = 1 },
+        { "the free map slot of node 0 for map 0", .reservation = RV(0, SLOT_MAP, 0),
+          .n_reservations = 1, .valid = true },
+        { "a slot for any task of job 0", .reservation = RV(0, SLOT_REDUCE, NO_INDEX),
+          .n_reservations = 1, .valid = true },
+        { "in node 0's heartbeat", .reservation = RV(0, SLOT_REDUCE, NO_INDEX), .n_reservations = 1,
+          .heartbeat = true, .valid = true },
+        { "a reservation on no node", .reservation = RV(2, SLOT_MAP, 0), .n_reservations = 1 },
+        { "a reservation of no slot type", .reservation = RV(0, _SLOT_TYPE_MAX, 0),
+          .n_reservations = 1 },
+        { "a reservation of no job", .reservation = { .node = 0, .job = 1, .task = NO_INDEX },
+          .n_reservations = 1 },
+        { "a reservation for no task", .reservation = RV(0, SLOT_MAP, 7), .n_reservations = 1 },
+        { "a reservation for a running task", .reservation = RV(0, SLOT_MAP, 1),
+          .n_reservations = 1 },
+        { "a reservation on a blacklisted node", .reservation = RV(1, SLOT_REDUCE, NO_INDEX),
+          .n_reservations = 1 },
+        { "a reservation of a slot the assignment took", .reservation = RV(0, SLOT_MAP, 0),
+          .n_reservations = 1 },
+};
+
+START_TEST(test_new_decisions_validate) {
+        const NewDecisionCase *c = &new_decision_cases[_i];
+        SlotQuota quotas[2] = { c->quotas[0], c->quotas[1] };
+        Placement placement = c->placement;
+        Reservation reservation = c->reservation;
+        Assignment take = { .task = 0, .node = 0, .type = TASK_MAP };
+        Decisions d = { .quotas = quotas,
+                        .n_quotas = c->n_quotas,
+                        .placements = &placement,
+                        .n_placements = c->n_placements,
+                        .reservations = &reservation,
+                        .n_reservations = c->n_reservations };
+        PolicyStepArgs beat0 = { .flags = POLICY_STEP_HEARTBEAT, .node = 0 };
+        uint32_t j;
+
+        fx_cluster(2, 2, 1);
+        fx.nodes[1].state = NODE_BLACKLISTED;
+        j = fx_job(1 * SEC, 0);
+        fx_map(j, 0);
+        fx_run(fx_map(j, 0), 0, 0, 0);
+        fx_done(fx_map(j, 0));
+        if (strstr(c->what, "the assignment took")) {
+                d.assignments = &take;
+                d.n_assignments = 1;
+        }
+        ck_assert_msg(decisions_validate(&fx.s, c->heartbeat ? &beat0 : NULL, &d) ==
+                              (c->valid ? 0 : -EBADMSG),
+                      "%s", c->what);
+}
+END_TEST
+
 /* ---- speculation ---- */
 
 START_TEST(test_speculation_hadoop) {
@@ -541,6 +753,15 @@ Suite *suite_policy(void) {
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_heartbeat_fills_only_its_node);
         tcase_add_test(tc, test_heartbeat_fair_shares_whole_cluster);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("admission");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_admit_by_default);
+        tcase_add_test(tc, test_admit_refusal);
+        tcase_add_test(tc, test_reservation_holds_slot);
+        tcase_add_loop_test(tc, test_new_decisions_validate, 0,
+                            (int)ELEMENTSOF(new_decision_cases));
         suite_add_tcase(s, tc);
 
         tc = tcase_create("speculation");

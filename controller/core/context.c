@@ -356,6 +356,15 @@ int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64
         return 0;
 }
 
+int context_reserve(PolicyContext *ctx, uint32_t node, SlotType slot, uint32_t job, uint32_t task) {
+        int r = DECISIONS_PUSH(ctx->d, reservations, .node = node, .slot = slot, .job = job,
+                               .task = task);
+
+        if (r >= 0)
+                ctx->busy[slot][node]++;
+        return r;
+}
+
 int context_set_slots(PolicyContext *ctx, uint32_t node, SlotType slot, unsigned count) {
         Decisions *d = ctx->d;
 

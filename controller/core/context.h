@@ -107,6 +107,9 @@ int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType sl
                    bool speculative);
 int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64_t slot_memory,
                  double prev_speed);
+/* Holds a free slot for a job (task: one of its pending tasks, or
+ * NO_INDEX): no later layer of the step takes it. */
+int context_reserve(PolicyContext *ctx, uint32_t node, SlotType slot, uint32_t job, uint32_t task);
 /* The node's slot count of one type; its SlotChange carries both counts. */
 int context_set_slots(PolicyContext *ctx, uint32_t node, SlotType slot, unsigned count);
 /* Emits JobNotes for the jobs whose wait changed; policy_step() calls it last. */

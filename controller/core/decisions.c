@@ -5,6 +5,7 @@
  * node. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/macro.h"
 #include "controller/core/context.h"
@@ -79,6 +80,58 @@ static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d, uint
         return true;
 }
 
+/* After the assignments: each reservation takes a slot still free. */
+static bool reservations_valid(const ClusterSnapshot *s, const Decisions *d, uint32_t beating_node,
+                               unsigned *const slots[_SLOT_TYPE_MAX],
+                               unsigned *busy[_SLOT_TYPE_MAX]) {
+        for (size_t i = 0; i < d->n_reservations; i++) {
+                const Reservation *x = &d->reservations[i];
+
+                if (x->node >= s->n_nodes || !node_schedulable(&s->nodes[x->node]) ||
+                    (unsigned)x->slot >= _SLOT_TYPE_MAX || x->job >= s->n_jobs ||
+                    (beating_node != NO_INDEX && x->node != beating_node) ||
+                    busy[x->slot][x->node] >= slots[x->slot][x->node])
+                        return false;
+                if (x->task != NO_INDEX &&
+                    (x->task >= s->n_tasks || s->tasks[x->task].job != x->job ||
+                     s->tasks[x->task].state != TASK_PENDING))
+                        return false;
+                busy[x->slot][x->node]++;
+        }
+        return true;
+}
+
+/* count: scratch, zero, per node and slot type. */
+static bool placements_valid(const ClusterSnapshot *s, const Decisions *d,
+                             unsigned *const slots[_SLOT_TYPE_MAX],
+                             unsigned *count[_SLOT_TYPE_MAX]) {
+        for (size_t i = 0; i < d->n_placements; i++) {
+                const Placement *x = &d->placements[i];
+
+                if (x->node >= s->n_nodes || !node_schedulable(&s->nodes[x->node]) ||
+                    (unsigned)x->slot >= _SLOT_TYPE_MAX || x->job >= s->n_jobs ||
+                    (unsigned)x->type >= _TASK_TYPE_MAX || x->count == 0 ||
+                    x->count > slots[x->slot][x->node] - count[x->slot][x->node])
+                        return false;
+                count[x->slot][x->node] += x->count;
+        }
+        return true;
+}
+
+/* jobs: scratch for one job per quota. */
+static bool quotas_valid(const ClusterSnapshot *s, const Decisions *d, uint32_t *jobs) {
+        for (size_t i = 0; i < d->n_quotas; i++) {
+                if (d->quotas[i].job >= s->n_jobs)
+                        return false;
+                jobs[i] = d->quotas[i].job;
+        }
+        qsort(jobs, d->n_quotas, sizeof(uint32_t), compare_u32);
+        for (size_t i = 1; i < d->n_quotas; i++)
+                if (jobs[i] == jobs[i - 1])
+                        return false;
+        return true;
+}
+
 static bool vm_targets_valid(const ClusterSnapshot *s, const Decisions *d) {
         for (size_t i = 0; i < d->n_vm_targets; i++) {
                 const VmTarget *t = &d->vm_targets[i];
@@ -113,11 +166,12 @@ int decisions_validate(const ClusterSnapshot *s, const PolicyStepArgs *step, con
         _cleanup_free_ uint32_t *replaced = calloc(MAX(d->n_kills, (size_t)1), sizeof(uint32_t));
         _cleanup_free_ uint32_t *placed =
                 calloc(MAX(d->n_assignments, (size_t)1), sizeof(uint32_t));
+        _cleanup_free_ uint32_t *quota_jobs = calloc(MAX(d->n_quotas, (size_t)1), sizeof(uint32_t));
         unsigned *slots[_SLOT_TYPE_MAX] = { slots_map, slots_reduce };
         unsigned *busy[_SLOT_TYPE_MAX] = { busy_map, busy_reduce };
 
         if (!slots_map || !slots_reduce || !busy_map || !busy_reduce || !killed || !replaced ||
-            !placed)
+            !placed || !quota_jobs)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_nodes; i++)
                 for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
@@ -134,7 +188,13 @@ int decisions_validate(const ClusterSnapshot *s, const PolicyStepArgs *step, con
                 busy[s->attempts[i].slot][s->attempts[i].node]++;
         if (!kills_valid(s, d, killed, busy, replaced, &n_replaced) ||
             !assignments_valid(s, d, beating_node, slots, busy, replaced, n_replaced, placed) ||
-            !vm_targets_valid(s, d))
+            !reservations_valid(s, d, beating_node, slots, busy) || !vm_targets_valid(s, d) ||
+            !quotas_valid(s, d, quota_jobs))
+                return -EBADMSG;
+        /* The placements count on the node's slots, busy or not. */
+        memset(busy_map, 0, n_nodes * sizeof(unsigned));
+        memset(busy_reduce, 0, n_nodes * sizeof(unsigned));
+        if (!placements_valid(s, d, slots, busy))
                 return -EBADMSG;
         for (size_t i = 0; i < d->n_attempt_notes; i++)
                 if (d->attempt_notes[i].attempt >= s->n_attempts)

@@ -103,6 +103,10 @@ static bool job_ok(const Job *j) {
         return profile_ok(&j->profile) && (!j->stored_profile || profile_ok(j->stored_profile));
 }
 
+int job_validate(const Job *job) {
+        return job && job_ok(job) ? 0 : -EINVAL;
+}
+
 static bool vm_ok(const ClusterSnapshot *s, const Vm *v) {
         return v->host < s->n_hosts && amount_ok(v->cpu_use) && amount_ok(v->cpu_cap) &&
                (vm_measured(v) || (v->cpu_use == 0 && v->memory_used == 0));

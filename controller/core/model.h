@@ -275,3 +275,6 @@ typedef struct ClusterSnapshot {
  * Drivers call it on snapshots built from outside data; policy_step() calls
  * it too unless the driver vouches for the snapshot (POLICY_STEP_TRUSTED). */
 int snapshot_validate(const ClusterSnapshot *s);
+/* The part of snapshot_validate() about one job's own fields: its counts,
+ * profiles and demands make sense. -EINVAL otherwise. */
+int job_validate(const Job *job);

@@ -95,9 +95,6 @@ static bool in_range(double x, double lo, double hi) {
 }
 
 static int config_validate(const PolicyConfig *c) {
-        if (!job_scheduler_ops_find(c->scheduler) || !slot_manager_ops_find(c->slot_manager) ||
-            !speculation_ops_find(c->speculation) || !vm_allocator_ops_find(c->vm_allocator))
-                return -EINVAL;
         if (c->interval == 0 || c->min_map_slots > c->max_map_slots || c->max_map_slots == 0 ||
             c->weight_per_vm < 2 || c->new_task_window < c->min_age)
                 return -EINVAL;
@@ -140,11 +137,12 @@ Policy *policy_free(Policy *p) {
 #define LAYER_INIT(p, layer) \
         ((p)->layer->init ? (p)->layer->init(&(p)->cfg, &(p)->layer##_state) : 0)
 
-int policy_new(const PolicyConfig *cfg, Policy **ret) {
+int policy_new_layers(const PolicyLayers *layers, const PolicyConfig *cfg, Policy **ret) {
         _cleanup_(policy_freep) Policy *p = NULL;
         int r;
 
-        if (!cfg || !ret)
+        if (!layers || !layers->scheduler || !layers->slot_manager || !layers->speculation ||
+            !layers->vm_allocator || !cfg || !ret)
                 return -EINVAL;
         r = config_validate(cfg);
         if (r < 0)
@@ -153,10 +151,10 @@ int policy_new(const PolicyConfig *cfg, Policy **ret) {
         if (!p)
                 return -ENOMEM;
         p->cfg = *cfg;
-        p->scheduler = job_scheduler_ops_find(cfg->scheduler);
-        p->slot_manager = slot_manager_ops_find(cfg->slot_manager);
-        p->speculation = speculation_ops_find(cfg->speculation);
-        p->vm_allocator = vm_allocator_ops_find(cfg->vm_allocator);
+        p->scheduler = layers->scheduler;
+        p->slot_manager = layers->slot_manager;
+        p->speculation = layers->speculation;
+        p->vm_allocator = layers->vm_allocator;
         r = LAYER_INIT(p, scheduler);
         if (r >= 0)
                 r = LAYER_INIT(p, slot_manager);
@@ -168,6 +166,20 @@ int policy_new(const PolicyConfig *cfg, Policy **ret) {
                 return r;
         *ret = TAKE_PTR(p);
         return 0;
+}
+
+int policy_new(const PolicyConfig *cfg, Policy **ret) {
+        PolicyLayers layers;
+
+        if (!cfg)
+                return -EINVAL;
+        layers = (PolicyLayers){
+                .scheduler = job_scheduler_ops_find(cfg->scheduler),
+                .slot_manager = slot_manager_ops_find(cfg->slot_manager),
+                .speculation = speculation_ops_find(cfg->speculation),
+                .vm_allocator = vm_allocator_ops_find(cfg->vm_allocator),
+        };
+        return policy_new_layers(&layers, cfg, ret);
 }
 
 const PolicyConfig *policy_config(const Policy *p) {
@@ -239,4 +251,27 @@ int policy_step(Policy *p, const ClusterSnapshot *s, const PolicyStepArgs *args,
         if (r < 0)
                 decisions_clear(d);
         return r;
+}
+
+int policy_admit(Policy *p, const ClusterSnapshot *s, usec_t now, const Job *job,
+                 AdmitVerdict *ret) {
+        AdmitVerdict v = { .admit = true };
+        int r;
+
+        if (!p || !ret)
+                return -EINVAL;
+        r = snapshot_validate(s);
+        if (r >= 0)
+                r = job_validate(job);
+        if (r < 0)
+                return r;
+        if (p->scheduler->admit) {
+                v = (AdmitVerdict){ 0 };
+                r = p->scheduler->admit(p->scheduler_state, &p->cfg, s, now, job, &v);
+                if (r < 0)
+                        return r;
+                v.reason[sizeof(v.reason) - 1] = '\0';
+        }
+        *ret = v;
+        return 0;
 }

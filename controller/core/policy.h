@@ -25,8 +25,14 @@
  *      POLICY_STEP_ASSIGN on every heartbeat or cycle; a heartbeat also says
  *      POLICY_STEP_HEARTBEAT and which node beats);
  *   2. apply the Decisions in array order: kills, slot changes (both counts),
- *      assignments (each in a slot of its type), VM targets; store the notes (AttemptNote ->
- * Attempt.prev_speed, JobNote -> Job.locality_wait_since) for the next snapshot. */
+ *      assignments (each in a slot of its type), VM targets; keep quotas,
+ *      placements and reservations until the next step of their kind
+ *      replaces them (no policy of today makes any, and the simulator
+ *      applies none); store the notes (AttemptNote -> Attempt.prev_speed,
+ *      JobNote -> Job.locality_wait_since) for the next snapshot;
+ *   3. a driver that may turn jobs away (the live controller) asks
+ *      policy_admit() before a job joins the snapshot; the simulator runs
+ *      every job of its workload. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -186,11 +192,43 @@ typedef struct StragglerNote {
         Bottleneck bottleneck;
 } StragglerNote;
 
+/* The least slots of each type a job should hold, so that it meets its
+ * deadline (ARIA's and the Deadline Constraint Scheduler's minimum slots);
+ * one per job. */
+typedef struct SlotQuota {
+        uint32_t job;
+        unsigned slots[_SLOT_TYPE_MAX]; /* by SlotType */
+} SlotQuota;
+
+/* Job slots (RAS): count slots of a type on a node bound to one job's tasks
+ * of one type, which no other task may take. A node's placements of a slot
+ * type fit in its slots of that type, after the slot changes. */
+typedef struct Placement {
+        uint32_t node;
+        SlotType slot;
+        uint32_t job;
+        TaskType type;
+        unsigned count;
+} Placement;
+
+/* A free slot held for a job, to be filled by a task of it that cannot
+ * start yet (DynamicMR's slot pre-scheduling keeps a slot on a node for a
+ * local map); no assignment of the step takes it. */
+typedef struct Reservation {
+        uint32_t node;
+        SlotType slot;
+        uint32_t job;
+        uint32_t task; /* a pending task of the job; NO_INDEX: any of its tasks */
+} Reservation;
+
 #define DECISION_ARRAYS(X)            \
         X(Assignment, assignments)    \
         X(Kill, kills)                \
         X(SlotChange, slot_changes)   \
         X(VmTarget, vm_targets)       \
+        X(SlotQuota, quotas)          \
+        X(Placement, placements)      \
+        X(Reservation, reservations)  \
         X(AttemptNote, attempt_notes) \
         X(JobNote, job_notes)         \
         X(StragglerNote, stragglers)
@@ -212,10 +250,26 @@ void decisions_done(Decisions *d);
  * attempt on a dead or full node (its slots of the assignment's type, after
  * the slot changes and re-placements, less the attempts running in them,
  * whatever their tasks) or, in a heartbeat step, on another node than the
- * heartbeating one, or sets a VM outside its maxima. step may be NULL (a
+ * heartbeating one, sets a VM outside its maxima, gives a job two quotas,
+ * places more job slots on a node than it has, or reserves a slot that is
+ * not free after the assignments (on the heartbeating node only) or for a
+ * task of another job or not pending. step may be NULL (a
  * step of no heartbeat). policy_step() checks its own output with it; a
  * driver may check decisions from elsewhere. */
 int decisions_validate(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d);
+
+/* ---- admission ---- */
+
+/* A layer's answer to a job that asks to run. The numbers are those of the
+ * Deadline Constraint Scheduler's schedulability test, 0 where a layer has
+ * none. */
+typedef struct AdmitVerdict {
+        bool admit;
+        char reason[160];                      /* why not, for people; empty when admitted */
+        unsigned slots_needed[_SLOT_TYPE_MAX]; /* the least the deadline needs */
+        unsigned slots_free[_SLOT_TYPE_MAX];   /* what the cluster can give it */
+        usec_t finish;                         /* when the job would end */
+} AdmitVerdict;
 
 /* ---- layers ---- */
 
@@ -229,6 +283,10 @@ typedef struct JobSchedulerOps {
         int (*init)(const PolicyConfig *cfg, void **ret_state);
         void (*free)(void *state);
         int (*assign)(void *state, PolicyContext *ctx, unsigned flags);
+        /* Whether job, not in s, may run; it fills *ret (zeroed before)
+         * and changes nothing. NULL: every job is admitted. */
+        int (*admit)(void *state, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
+                     const Job *job, AdmitVerdict *ret);
 } JobSchedulerOps;
 
 typedef struct SlotManagerOps {
@@ -268,8 +326,20 @@ extern const VmAllocatorOps *const vm_allocator_table[];
 
 typedef struct Policy Policy;
 
-/* -EINVAL for an unknown layer name or a parameter out of range. The
- * configuration is copied; its name strings must outlive the Policy. */
+/* The four layers of a Policy, one of each. */
+typedef struct PolicyLayers {
+        const JobSchedulerOps *scheduler;
+        const SlotManagerOps *slot_manager;
+        const SpeculationOps *speculation;
+        const VmAllocatorOps *vm_allocator;
+} PolicyLayers;
+
+/* A Policy of the given layers (which must outlive it): -EINVAL for a
+ * missing layer or a parameter out of range. The configuration is copied;
+ * its layer names are not read. */
+int policy_new_layers(const PolicyLayers *layers, const PolicyConfig *cfg, Policy **ret);
+/* The same with the layers the configuration names: -EINVAL also for an
+ * unknown name. The name strings must outlive the Policy. */
 int policy_new(const PolicyConfig *cfg, Policy **ret);
 Policy *policy_free(Policy *p);
 static inline void policy_freep(Policy **p) {
@@ -284,3 +354,11 @@ const PolicyConfig *policy_config(const Policy *p);
  * -ENOMEM, -EBADMSG if a policy broke the contract of decisions_validate()
  * (a bug); *d is left empty on failure. */
 int policy_step(Policy *p, const ClusterSnapshot *s, const PolicyStepArgs *args, Decisions *d);
+
+/* Whether job, not yet in s, may run, asked at now: the job scheduler's
+ * verdict (its admit op; without one, every job is admitted) in *ret.
+ * Nothing changes, in the Policy or elsewhere. -EINVAL for a bad snapshot
+ * or job (see job_validate()), or an error of the layer; *ret is untouched
+ * on failure. */
+int policy_admit(Policy *p, const ClusterSnapshot *s, usec_t now, const Job *job,
+                 AdmitVerdict *ret);
