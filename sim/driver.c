@@ -58,7 +58,7 @@ int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
         /* The guest OS and daemons: what the VM allocators keep outside the
          * slots is what the model charges a VM before its tasks. */
         cl->cfg.vm_memory_reserve = sc->vm_os_memory;
-        r = policy_new(&cl->cfg, &cl->policy);
+        r = policy_new_named(&cl->cfg, &cl->policy);
         if (r < 0)
                 snprintf(err, err_size, "[policy]: the policy core refused the settings: %s",
                          strerror(-r));

@@ -7,6 +7,7 @@
 
 #include "controller/core/model.h"
 #include "controller/core/policy.h"
+#include "controller/policies/policies.h"
 #include "sim/event.h"
 #include "sim/host.h"
 #include "sim/sim.h"

@@ -6,8 +6,9 @@
 #include <math.h>
 
 #include "common/macro.h"
-#include "controller/core/flexslot.h"
+#include "controller/core/arena.h"
 #include "controller/core/policy.h"
+#include "controller/policies/flexslot.h"
 #include "controller/core/stats.h"
 #include "tests.h"
 #include "check_policy.h"
@@ -55,6 +56,37 @@ START_TEST(test_max_min_shares) {
         stats_max_min_shares(demand, 3, 100, share);
         ck_assert_double_eq(share[1], 10);
         ck_assert_double_eq(share[2], 10);
+}
+END_TEST
+
+/* ---- a step's scratch ---- */
+
+/* What a step allocates comes zeroed and aligned; what did not fit the
+ * block spills, and after a reset the block holds it all. */
+START_TEST(test_arena) {
+        Arena a = { 0 };
+        double *x;
+        char *c;
+
+        for (int step = 0; step < 2; step++) {
+                c = arena_alloc(&a, 3, 1);
+                x = arena_alloc(&a, 1000, sizeof(double));
+                ck_assert_ptr_nonnull(c);
+                ck_assert_ptr_nonnull(x);
+                ck_assert_uint_eq((uintptr_t)x % _Alignof(max_align_t), 0);
+                for (int i = 0; i < 1000; i++)
+                        ck_assert(x[i] == 0);
+                ck_assert(c[0] == 0 && c[2] == 0);
+                ck_assert_ptr_nonnull(arena_alloc(&a, 0, 8));
+                /* The first step spills everything, the second nothing. */
+                ck_assert_int_eq(a.spills == NULL, step == 1);
+                x[999] = 1;
+                c[2] = 1;
+                arena_reset(&a);
+        }
+        ck_assert_ptr_null(arena_alloc(&a, SIZE_MAX / 2, 4));
+        arena_done(&a);
+        ck_assert_ptr_null(a.block);
 }
 END_TEST
 
@@ -372,7 +404,7 @@ START_TEST(test_step_trusted_skips_validation) {
         PolicyConfig cfg = defaults();
         Decisions d = { 0 };
 
-        ck_assert_int_eq(policy_new(&cfg, &p), 0);
+        ck_assert_int_eq(policy_new_named(&cfg, &p), 0);
         ck_assert_int_eq(step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL, &d), -EINVAL);
         ck_assert_uint_eq(d.n_assignments, 0);
         ck_assert_int_eq(step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL | POLICY_STEP_TRUSTED, &d),
@@ -423,7 +455,7 @@ START_TEST(test_job_tasks_kept) {
 
         summarized_cluster(jobs, tasks);
         cfg.reduce_slowstart = 0;
-        ck_assert_int_eq(policy_new(&cfg, &p), 0);
+        ck_assert_int_eq(policy_new_named(&cfg, &p), 0);
         ck_assert_int_eq(step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &counted), 0);
         s.job_tasks_kept = true;
         ck_assert_int_eq(step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &kept), 0);
@@ -586,7 +618,7 @@ START_TEST(test_borrowed_slot_is_busy) {
 
         borrow_fixture(&f);
         cfg.reduce_slowstart = 0;
-        ck_assert_int_eq(policy_new(&cfg, &p), 0);
+        ck_assert_int_eq(policy_new_named(&cfg, &p), 0);
         ck_assert_int_eq(step(p, &f.s, USEC_PER_SEC, POLICY_STEP_ASSIGN, &d), 0);
         ck_assert_uint_eq(d.n_assignments, 1);
         ck_assert_uint_eq(d.assignments[0].task, 1);
@@ -613,6 +645,10 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_kmeans_two_clusters);
         tcase_add_test(tc, test_kmeans_iterates_to_fixpoint);
         tcase_add_test(tc, test_kmeans_degenerate);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("arena");
+        tcase_add_test(tc, test_arena);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("flexslot");

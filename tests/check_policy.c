@@ -104,7 +104,7 @@ void fx_done(uint32_t task) {
 
 int fx_step(unsigned flags, usec_t now) {
         _cleanup_(policy_freep) Policy *p = NULL;
-        int r = policy_new(&fx.cfg, &p);
+        int r = policy_new_named(&fx.cfg, &p);
 
         if (r < 0)
                 return r;
@@ -134,14 +134,14 @@ START_TEST(test_policy_new_rejects) {
 
         policy_config_default(&fx.cfg);
         fx.cfg.scheduler = "nope";
-        ck_assert_int_eq(policy_new(&fx.cfg, &p), -EINVAL);
+        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
         policy_config_default(&fx.cfg);
         fx.cfg.alpha = 0;
-        ck_assert_int_eq(policy_new(&fx.cfg, &p), -EINVAL);
+        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
         policy_config_default(&fx.cfg);
         fx.cfg.min_map_slots = 5;
         fx.cfg.max_map_slots = 4;
-        ck_assert_int_eq(policy_new(&fx.cfg, &p), -EINVAL);
+        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
         ck_assert_ptr_null(p);
         ck_assert_ptr_null(job_scheduler_ops_find(NULL));
         ck_assert_str_eq(vm_allocator_ops_find("demand")->name, "demand");
@@ -366,7 +366,7 @@ static int fx_beat(uint32_t node, usec_t now) {
         PolicyStepArgs args = { .now = now,
                                 .flags = POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT,
                                 .node = node };
-        int r = policy_new(&fx.cfg, &p);
+        int r = policy_new_named(&fx.cfg, &p);
 
         if (r < 0)
                 return r;
@@ -454,7 +454,7 @@ START_TEST(test_admit_by_default) {
         for (size_t i = 0; job_scheduler_table[i]; i++) {
                 fx.cfg.scheduler = job_scheduler_table[i]->name;
                 p = policy_free(p);
-                ck_assert_int_eq(policy_new(&fx.cfg, &p), 0);
+                ck_assert_int_eq(policy_new_named(&fx.cfg, &p), 0);
                 ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), 0);
                 ck_assert(v.admit);
                 ck_assert_str_eq(v.reason, "");
@@ -505,7 +505,7 @@ static int toy_policy(Policy **ret) {
                 .vm_allocator = vm_allocator_ops_find("static"),
         };
 
-        return policy_new_layers(&layers, &fx.cfg, ret);
+        return policy_new(&layers, &fx.cfg, ret);
 }
 
 START_TEST(test_admit_refusal) {

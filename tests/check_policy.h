@@ -6,6 +6,7 @@
  * per test process: Check forks each test. */
 
 #include "controller/core/policy.h"
+#include "controller/policies/policies.h"
 
 #define MIB (1024ULL * 1024ULL)
 #define GIB (1024ULL * MIB)

@@ -6,19 +6,14 @@
 #include "common/macro.h"
 #include "controller/core/context.h"
 
-/* Every scratch array of a step but the per-task ones, by what it is per:
- * the jobs' have one entry more, for task_start. */
+/* Every array of a step but the per-task ones, by what it is per: the
+ * jobs' have one entry more, for task_start. */
 #define CONTEXT_ARRAYS(X)            \
         X(slots[SLOT_MAP], nodes)    \
         X(slots[SLOT_REDUCE], nodes) \
         X(busy[SLOT_MAP], nodes)     \
         X(busy[SLOT_REDUCE], nodes)  \
-        X(node_stragglers, nodes)    \
         X(node_memory, nodes)        \
-        X(speed, attempts)           \
-        X(score, attempts)           \
-        X(straggler, attempts)       \
-        X(bottleneck, attempts)      \
         X(killed, attempts)          \
         X(maps_done, jobs)           \
         X(maps_total, jobs)          \
@@ -29,9 +24,7 @@
         X(pending[TASK_REDUCE], jobs)
 
 void context_buffers_done(ContextBuffers *b) {
-#define FREE_ARRAY(field, per) free(b->arrays.field);
-        CONTEXT_ARRAYS(FREE_ARRAY)
-#undef FREE_ARRAY
+        arena_done(&b->arena);
         free(b->placed);
         free(b->running);
         free(b->identity);
@@ -80,37 +73,29 @@ static int task_buffers_reserve(ContextBuffers *b, size_t n) {
         return 0;
 }
 
-/* Grows what is short (a failure leaves the capacities, so the next step
- * tries again) and hands the arrays, cleared, to ctx. */
-static int step_arrays_reserve(PolicyContext *ctx, ContextBuffers *b) {
+/* The step's arrays, zeroed, from the arena. */
+static int step_arrays_take(PolicyContext *ctx) {
         const ClusterSnapshot *s = ctx->snap;
-        size_t want_nodes = MAX(s->n_nodes, (size_t)1),
-               want_attempts = MAX(s->n_attempts, (size_t)1), want_jobs = s->n_jobs + 1;
-        int r = 0;
+        size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts, n_jobs = s->n_jobs + 1;
 
-#define RESERVE_ARRAY(field, per)                                                    \
-        if (r >= 0) {                                                                \
-                void *p = b->arrays.field;                                           \
-                r = reserve(&p, sizeof(*b->arrays.field), b->cap_##per, want_##per); \
-                b->arrays.field = p;                                                 \
-        }
-        CONTEXT_ARRAYS(RESERVE_ARRAY)
-#undef RESERVE_ARRAY
-        if (r < 0)
-                return r;
-        b->cap_nodes = MAX(b->cap_nodes, want_nodes);
-        b->cap_attempts = MAX(b->cap_attempts, want_attempts);
-        b->cap_jobs = MAX(b->cap_jobs, want_jobs);
-#define TAKE_ARRAY(field, per)        \
-        ctx->field = b->arrays.field; \
-        memset(ctx->field, 0, want_##per * sizeof(*ctx->field));
+#define TAKE_ARRAY(field, per)                                           \
+        ctx->field = context_scratch(ctx, n_##per, sizeof(*ctx->field)); \
+        if (!ctx->field)                                                 \
+                return -ENOMEM;
         CONTEXT_ARRAYS(TAKE_ARRAY)
 #undef TAKE_ARRAY
         return 0;
 }
 
+void *context_scratch(const PolicyContext *ctx, size_t n, size_t size) {
+        return arena_alloc(&ctx->buffers->arena, n, size);
+}
+
 void context_done(PolicyContext *ctx) {
         const ClusterSnapshot *s = ctx->snap;
+
+        if (ctx->buffers)
+                arena_reset(&ctx->buffers->arena);
 
         /* Back to all zero: only the tasks of attempts and assignments were
          * touched. */
@@ -153,7 +138,7 @@ static void jobs_from_summary(PolicyContext *ctx) {
 static int jobs_from_tasks(PolicyContext *ctx) {
         const ClusterSnapshot *s = ctx->snap;
         size_t n_jobs = s->n_jobs, n_tasks = s->n_tasks;
-        _cleanup_free_ uint32_t *fill = calloc(MAX(n_jobs, (size_t)1), sizeof(uint32_t));
+        uint32_t *fill = context_scratch(ctx, n_jobs, sizeof(uint32_t));
 
         if (!fill)
                 return -ENOMEM;
@@ -195,7 +180,7 @@ int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnaps
                 .d = d,
                 .buffers = b,
         };
-        r = step_arrays_reserve(ctx, b);
+        r = step_arrays_take(ctx);
         if (r >= 0)
                 r = task_buffers_reserve(b, MAX(s->n_tasks, (size_t)1));
         if (r < 0) {

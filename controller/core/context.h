@@ -2,14 +2,18 @@
 #pragma once
 
 /* What the layers of one policy_step() share: the inputs, the decisions so
- * far, and a working view of the cluster that those decisions change (free
- * slots, which tasks are placed), so that a later layer never hands out a slot
- * an earlier one took. Internal to the core and its policies. */
+ * far, a working view of the cluster that those decisions change (free
+ * slots, which tasks are placed), so that a later layer never hands out a
+ * slot an earlier one took, and scratch memory for the step. The layer
+ * interface (layer.h), for the core and its policies. */
 
 #include <stdbool.h>
 
+#include "controller/core/arena.h"
+#include "controller/core/decisions.h"
+#include "controller/core/layer.h"
 #include "controller/core/model.h"
-#include "controller/core/policy.h"
+#include "controller/core/settings.h"
 
 typedef struct ContextBuffers ContextBuffers;
 
@@ -33,8 +37,7 @@ struct PolicyContext {
         unsigned *slots[_SLOT_TYPE_MAX]; /* after this step's slot changes */
         unsigned *busy[_SLOT_TYPE_MAX];  /* slots taken by attempts, whatever their tasks */
         /* Per node. */
-        unsigned *node_stragglers; /* straggler attempts found this cycle */
-        uint64_t *node_memory;     /* slot memory of the attempts it runs */
+        uint64_t *node_memory; /* slot memory of the attempts it runs */
 
         /* Per task, changed only by context_assign() and context_kill(),
          * which is what lets context_done() clear them cheaply. */
@@ -42,11 +45,7 @@ struct PolicyContext {
         unsigned *task_running; /* running attempts once this step is applied */
         ContextBuffers *buffers;
 
-        /* Per attempt: FlexSlot's analysis (controller/core/flexslot.c). */
-        double *speed; /* input processing speed D in bytes/s; 0: not measured */
-        double *score; /* P; 0: not measured */
-        bool *straggler;
-        Bottleneck *bottleneck;
+        /* Per attempt. */
         bool *killed;
 
         /* Per job. */
@@ -58,14 +57,13 @@ struct PolicyContext {
         PendingCursor *pending[_TASK_TYPE_MAX];
 };
 
-/* Scratch that outlives a step, owned by the Policy, so that a step
- * allocates nothing once the cluster stopped growing and costs time in
- * proportion to its nodes, attempts and decisions rather than to every task:
- * the per-task arrays are all zero between steps (context_done() clears what
- * its step set), context_init() clears the others. */
+/* What outlives a step, owned by the Policy, so that a step allocates
+ * nothing once the cluster stopped growing and costs time in proportion to
+ * its nodes, attempts and decisions rather than to every task: the arena of
+ * every step's scratch, and per-task arrays that are all zero between
+ * steps (context_done() clears what its step set). */
 struct ContextBuffers {
-        PolicyContext arrays; /* between steps, only its array pointers */
-        size_t cap_nodes, cap_attempts, cap_jobs;
+        Arena arena;
         bool *placed;
         unsigned *running;
         uint32_t *identity; /* identity[i] == i: tasks_by_job when Job.tasks is kept */
@@ -78,7 +76,12 @@ void context_buffers_done(ContextBuffers *b);
 /* The arrays come from b, grown to the snapshot. */
 int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s,
                  const PolicyStepArgs *args, Decisions *d, ContextBuffers *b);
+/* Ends the step: what context_scratch() gave is given back. */
 void context_done(PolicyContext *ctx);
+
+/* n zeroed elements of size bytes for this step only (the Policy's arena):
+ * a layer's scratch. NULL when memory is short. */
+void *context_scratch(const PolicyContext *ctx, size_t n, size_t size);
 
 /* Free slots of a type on a schedulable node: its slots less the attempts
  * running in them. */
@@ -115,6 +118,9 @@ int context_set_slots(PolicyContext *ctx, uint32_t node, SlotType slot, unsigned
 /* Emits JobNotes for the jobs whose wait changed; policy_step() calls it last. */
 int context_flush_job_notes(PolicyContext *ctx);
 
+/* decisions_validate() with its scratch from an arena. */
+int decisions_check(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d,
+                    Arena *scratch);
 /* Room for one more element in an array of *cap (doubling); -ENOMEM. */
 int decisions_grow(void **array, size_t *cap, size_t elem);
 

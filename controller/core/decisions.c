@@ -9,7 +9,6 @@
 
 #include "common/macro.h"
 #include "controller/core/context.h"
-#include "controller/core/policy.h"
 
 static int compare_u32(const void *a, const void *b) {
         uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -155,23 +154,31 @@ int decisions_grow(void **array, size_t *cap, size_t elem) {
 }
 
 int decisions_validate(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d) {
-        size_t n_nodes = MAX(s->n_nodes, (size_t)1), n_replaced;
+        Arena scratch = { 0 };
+        int r = decisions_check(s, step, d, &scratch);
+
+        arena_done(&scratch);
+        return r;
+}
+
+int decisions_check(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d,
+                    Arena *scratch) {
+        size_t n_nodes = s->n_nodes, n_replaced;
         uint32_t beating_node =
                 step && (step->flags & POLICY_STEP_HEARTBEAT) ? step->node : NO_INDEX;
-        _cleanup_free_ unsigned *slots_map = calloc(n_nodes, sizeof(unsigned));
-        _cleanup_free_ unsigned *slots_reduce = calloc(n_nodes, sizeof(unsigned));
-        _cleanup_free_ unsigned *busy_map = calloc(n_nodes, sizeof(unsigned));
-        _cleanup_free_ unsigned *busy_reduce = calloc(n_nodes, sizeof(unsigned));
-        _cleanup_free_ bool *killed = calloc(MAX(s->n_attempts, (size_t)1), sizeof(bool));
-        _cleanup_free_ uint32_t *replaced = calloc(MAX(d->n_kills, (size_t)1), sizeof(uint32_t));
-        _cleanup_free_ uint32_t *placed =
-                calloc(MAX(d->n_assignments, (size_t)1), sizeof(uint32_t));
-        _cleanup_free_ uint32_t *quota_jobs = calloc(MAX(d->n_quotas, (size_t)1), sizeof(uint32_t));
-        unsigned *slots[_SLOT_TYPE_MAX] = { slots_map, slots_reduce };
-        unsigned *busy[_SLOT_TYPE_MAX] = { busy_map, busy_reduce };
+        unsigned *slots[_SLOT_TYPE_MAX], *busy[_SLOT_TYPE_MAX];
+        bool *killed = arena_alloc(scratch, s->n_attempts, sizeof(bool));
+        uint32_t *replaced = arena_alloc(scratch, d->n_kills, sizeof(uint32_t));
+        uint32_t *placed = arena_alloc(scratch, d->n_assignments, sizeof(uint32_t));
+        uint32_t *quota_jobs = arena_alloc(scratch, d->n_quotas, sizeof(uint32_t));
 
-        if (!slots_map || !slots_reduce || !busy_map || !busy_reduce || !killed || !replaced ||
-            !placed || !quota_jobs)
+        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
+                slots[slot] = arena_alloc(scratch, n_nodes, sizeof(unsigned));
+                busy[slot] = arena_alloc(scratch, n_nodes, sizeof(unsigned));
+                if (!slots[slot] || !busy[slot])
+                        return -ENOMEM;
+        }
+        if (!killed || !replaced || !placed || !quota_jobs)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_nodes; i++)
                 for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
@@ -192,8 +199,8 @@ int decisions_validate(const ClusterSnapshot *s, const PolicyStepArgs *step, con
             !quotas_valid(s, d, quota_jobs))
                 return -EBADMSG;
         /* The placements count on the node's slots, busy or not. */
-        memset(busy_map, 0, n_nodes * sizeof(unsigned));
-        memset(busy_reduce, 0, n_nodes * sizeof(unsigned));
+        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                memset(busy[slot], 0, n_nodes * sizeof(unsigned));
         if (!placements_valid(s, d, slots, busy))
                 return -EBADMSG;
         for (size_t i = 0; i < d->n_attempt_notes; i++)
@@ -206,4 +213,11 @@ int decisions_validate(const ClusterSnapshot *s, const PolicyStepArgs *step, con
                 if (d->stragglers[i].attempt >= s->n_attempts)
                         return -EBADMSG;
         return 0;
+}
+
+void decisions_done(Decisions *d) {
+#define FREE_DECISIONS(type, name) free(d->name);
+        DECISION_ARRAYS(FREE_DECISIONS)
+#undef FREE_DECISIONS
+        memset(d, 0, sizeof(*d));
 }

@@ -1,112 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
 #include "controller/core/context.h"
-#include "controller/core/flexslot.h"
 #include "controller/core/policy.h"
-#include "controller/policies/policies.h"
-
-const JobSchedulerOps *const job_scheduler_table[] = {
-        &job_scheduler_fifo,
-        &job_scheduler_fair,
-        NULL,
-};
-
-const SlotManagerOps *const slot_manager_table[] = {
-        &slot_manager_static,
-        &slot_manager_flexslot,
-        NULL,
-};
-
-const SpeculationOps *const speculation_table[] = {
-        &speculation_none,
-        &speculation_hadoop,
-        &speculation_late,
-        NULL,
-};
-
-const VmAllocatorOps *const vm_allocator_table[] = {
-        &vm_allocator_static,
-        &vm_allocator_demand,
-        &vm_allocator_flexslot,
-        NULL,
-};
-
-/* The four tables differ in type only; each entry starts with its name. */
-#define DEFINE_OPS_FIND(func, type, table)                     \
-        const type *func(const char *name) {                   \
-                for (size_t i = 0; name && table[i]; i++)      \
-                        if (strcmp(table[i]->name, name) == 0) \
-                                return table[i];               \
-                return NULL;                                   \
-        }
-
-DEFINE_OPS_FIND(job_scheduler_ops_find, JobSchedulerOps, job_scheduler_table)
-DEFINE_OPS_FIND(slot_manager_ops_find, SlotManagerOps, slot_manager_table)
-DEFINE_OPS_FIND(speculation_ops_find, SpeculationOps, speculation_table)
-DEFINE_OPS_FIND(vm_allocator_ops_find, VmAllocatorOps, vm_allocator_table)
-
-void policy_config_default(PolicyConfig *cfg) {
-        *cfg = (PolicyConfig){
-                .scheduler = "fifo",
-                .slot_manager = "static",
-                .speculation = "none",
-                .vm_allocator = "static",
-                /* Hadoop 1's TaskTracker heartbeat for a small cluster. */
-                .interval = 3 * USEC_PER_SEC,
-                .reduce_slowstart = 0.05,
-                /* Delay scheduling: a few seconds is enough for a slot on a
-                 * node with the data to free up (Zaharia et al., EuroSys'10). */
-                .locality_delay = 5 * USEC_PER_SEC,
-                /* Hadoop 1 JobInProgress: SPECULATIVE_LAG and SPECULATIVE_GAP. */
-                .spec_min_runtime = 60 * USEC_PER_SEC,
-                .spec_progress_gap = 0.2,
-                /* LATE (Zaharia et al., OSDI'08) section 4.1. */
-                .late_slow_task_pct = 0.25,
-                .late_slow_node_pct = 0.25,
-                .late_spec_cap = 0.1,
-                /* FlexSlot V-G sets alpha to 0.2; the other FlexSlot values
-                 * are not given in the paper: see flexslot.h. */
-                .alpha = 0.2,
-                .lambda = 0.05,
-                .straggler_ratio = 0.8,
-                .io_threshold = 0.2,
-                .steal_threshold = 0.1,
-                .min_age = 30 * USEC_PER_SEC,
-                .new_task_window = 60 * USEC_PER_SEC,
-                .max_moves = 1,
-                .settle = 15 * USEC_PER_SEC,
-                .min_map_slots = 1,
-                .max_map_slots = 8,
-                .unlimited = false,
-                .weight_per_vm = 1024,
-                .demand_headroom = 1.25,
-                .min_vm_memory = 512ULL << 20,
-                .vm_memory_reserve = 512ULL << 20,
-        };
-}
-
-static bool in_range(double x, double lo, double hi) {
-        return isfinite(x) && x >= lo && x <= hi;
-}
-
-static int config_validate(const PolicyConfig *c) {
-        if (c->interval == 0 || c->min_map_slots > c->max_map_slots || c->max_map_slots == 0 ||
-            c->weight_per_vm < 2 || c->new_task_window < c->min_age)
-                return -EINVAL;
-        if (!in_range(c->reduce_slowstart, 0, 1) || !in_range(c->spec_progress_gap, 0, 1) ||
-            !in_range(c->late_slow_task_pct, 0, 1) || !in_range(c->late_slow_node_pct, 0, 1) ||
-            !in_range(c->late_spec_cap, 0, 1) || !in_range(c->alpha, 0.001, 10) ||
-            !in_range(c->lambda, 0, 1) || !in_range(c->straggler_ratio, 0.01, 1) ||
-            !in_range(c->io_threshold, 0, 1) || !in_range(c->steal_threshold, 0, 1) ||
-            !in_range(c->demand_headroom, 1, 10))
-                return -EINVAL;
-        return 0;
-}
 
 struct Policy {
         PolicyConfig cfg;
@@ -137,14 +36,14 @@ Policy *policy_free(Policy *p) {
 #define LAYER_INIT(p, layer) \
         ((p)->layer->init ? (p)->layer->init(&(p)->cfg, &(p)->layer##_state) : 0)
 
-int policy_new_layers(const PolicyLayers *layers, const PolicyConfig *cfg, Policy **ret) {
+int policy_new(const PolicyLayers *layers, const PolicyConfig *cfg, Policy **ret) {
         _cleanup_(policy_freep) Policy *p = NULL;
         int r;
 
         if (!layers || !layers->scheduler || !layers->slot_manager || !layers->speculation ||
             !layers->vm_allocator || !cfg || !ret)
                 return -EINVAL;
-        r = config_validate(cfg);
+        r = policy_config_validate(cfg);
         if (r < 0)
                 return r;
         p = calloc(1, sizeof(*p));
@@ -168,29 +67,8 @@ int policy_new_layers(const PolicyLayers *layers, const PolicyConfig *cfg, Polic
         return 0;
 }
 
-int policy_new(const PolicyConfig *cfg, Policy **ret) {
-        PolicyLayers layers;
-
-        if (!cfg)
-                return -EINVAL;
-        layers = (PolicyLayers){
-                .scheduler = job_scheduler_ops_find(cfg->scheduler),
-                .slot_manager = slot_manager_ops_find(cfg->slot_manager),
-                .speculation = speculation_ops_find(cfg->speculation),
-                .vm_allocator = vm_allocator_ops_find(cfg->vm_allocator),
-        };
-        return policy_new_layers(&layers, cfg, ret);
-}
-
 const PolicyConfig *policy_config(const Policy *p) {
         return &p->cfg;
-}
-
-void decisions_done(Decisions *d) {
-#define FREE_DECISIONS(type, name) free(d->name);
-        DECISION_ARRAYS(FREE_DECISIONS)
-#undef FREE_DECISIONS
-        memset(d, 0, sizeof(*d));
 }
 
 static void decisions_clear(Decisions *d) {
@@ -205,11 +83,8 @@ static void decisions_clear(Decisions *d) {
 static int step_layers(Policy *p, PolicyContext *ctx, unsigned flags) {
         int r = 0;
 
-        if (flags & POLICY_STEP_CONTROL) {
-                r = flexslot_analyze(ctx);
-                if (r >= 0)
-                        r = LAYER_RUN(p, slot_manager, manage, ctx);
-        }
+        if (flags & POLICY_STEP_CONTROL)
+                r = LAYER_RUN(p, slot_manager, manage, ctx);
         if (r >= 0 && (flags & POLICY_STEP_ASSIGN)) {
                 r = LAYER_RUN(p, scheduler, assign, ctx);
                 if (r >= 0)
@@ -245,9 +120,9 @@ int policy_step(Policy *p, const ClusterSnapshot *s, const PolicyStepArgs *args,
         if (r < 0)
                 return r;
         r = step_layers(p, &ctx, flags);
-        context_done(&ctx);
         if (r >= 0)
-                r = decisions_validate(s, args, d);
+                r = decisions_check(s, args, d, &p->context_buffers.arena);
+        context_done(&ctx);
         if (r < 0)
                 decisions_clear(d);
         return r;

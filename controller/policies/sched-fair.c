@@ -149,11 +149,11 @@ static int fair_fill_slot(PolicyContext *ctx, FairJob *jobs, size_t n, uint32_t 
 }
 
 static int fair_assign(void *state, PolicyContext *ctx, unsigned flags) {
-        size_t n_jobs = MAX(ctx->snap->n_jobs, (size_t)1);
-        _cleanup_free_ FairJob *jobs = calloc(n_jobs, sizeof(FairJob));
-        _cleanup_free_ uint32_t *pools = calloc(n_jobs, sizeof(uint32_t));
-        _cleanup_free_ double *demand = calloc(n_jobs, sizeof(double));
-        _cleanup_free_ double *share = calloc(2 * n_jobs, sizeof(double));
+        size_t n_jobs = ctx->snap->n_jobs;
+        FairJob *jobs = context_scratch(ctx, n_jobs, sizeof(FairJob));
+        uint32_t *pools = context_scratch(ctx, n_jobs, sizeof(uint32_t));
+        double *demand = context_scratch(ctx, n_jobs, sizeof(double));
+        double *share = context_scratch(ctx, 2 * n_jobs, sizeof(double));
         FairScratch f = { .jobs = jobs, .pools = pools, .demand = demand, .share = share };
 
         if (!jobs || !pools || !demand || !share)

@@ -2,12 +2,12 @@
 /* Slot managers. static: Hadoop's fixed slots. flexslot: FlexSlot III-D and
  * III-E (Algorithms 1 and 2, straggler re-placement) and the unlimited
  * variant of V-F; the choices the paper leaves open are listed in
- * controller/core/flexslot.h. */
+ * flexslot.h. */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "common/macro.h"
-#include "controller/core/flexslot.h"
+#include "controller/policies/flexslot.h"
 #include "controller/policies/policies.h"
 
 const SlotManagerOps slot_manager_static = {
@@ -32,18 +32,19 @@ static bool steal_lower(const Node *a, const Node *b) {
 
 /* III-E: where a new straggler that shares its node with another straggler
  * goes instead; NO_INDEX to leave it. */
-static uint32_t replacement_node(const PolicyContext *ctx, uint32_t attempt, double mean_slots) {
+static uint32_t replacement_node(const PolicyContext *ctx, const FlexSlotAnalysis *an,
+                                 uint32_t attempt, double mean_slots) {
         const Attempt *a = &ctx->snap->attempts[attempt];
         const Task *t = &ctx->snap->tasks[a->task];
         uint32_t best = NO_INDEX;
         bool best_local = false;
 
-        if (ctx->node_stragglers[a->node] < 2 || !in_added_slot(ctx, a, mean_slots))
+        if (an->node_stragglers[a->node] < 2 || !in_added_slot(ctx, a, mean_slots))
                 return NO_INDEX;
         for (uint32_t n = 0; n < ctx->snap->n_nodes; n++) {
                 bool local = task_is_local(t, n);
 
-                if (n == a->node || ctx->node_stragglers[n] > 0 ||
+                if (n == a->node || an->node_stragglers[n] > 0 ||
                     context_fillable_slots(ctx, n, SLOT_MAP) == 0)
                         continue;
                 if (best == NO_INDEX || (local && !best_local) ||
@@ -57,14 +58,14 @@ static uint32_t replacement_node(const PolicyContext *ctx, uint32_t attempt, dou
 }
 
 /* Algorithm 1 for one I/O-bound straggler. */
-static int resize_slot_memory(PolicyContext *ctx, uint32_t attempt) {
+static int resize_slot_memory(PolicyContext *ctx, const FlexSlotAnalysis *an, uint32_t attempt) {
         const Attempt *a = &ctx->snap->attempts[attempt];
         const Vm *vm = &ctx->snap->vms[ctx->snap->nodes[a->node].vm];
         uint64_t limit = vm->memory_max > ctx->cfg->vm_memory_reserve
                                  ? vm->memory_max - ctx->cfg->vm_memory_reserve
                                  : 0;
         uint64_t grown = flexslot_grow_memory(a->slot_memory, ctx->cfg->alpha, limit);
-        double speed = ctx->speed[attempt];
+        double speed = an->speed[attempt];
         /* A kill throws away the attempt's work: at least one interval T. */
         usec_t waste = MAX(ctx->cfg->interval, ctx->now - a->started);
 
@@ -86,28 +87,28 @@ static double mean_map_slots(const PolicyContext *ctx) {
         return n > 0 ? sum / (double)n : 0;
 }
 
-static int handle_stragglers(PolicyContext *ctx) {
+static int handle_stragglers(PolicyContext *ctx, FlexSlotAnalysis *an) {
         double mean_slots = mean_map_slots(ctx);
 
         for (uint32_t i = 0; i < ctx->snap->n_attempts; i++) {
                 uint32_t target;
                 int r = 0;
 
-                if (!ctx->straggler[i])
+                if (!an->straggler[i])
                         continue;
-                target = replacement_node(ctx, i, mean_slots);
+                target = replacement_node(ctx, an, i, mean_slots);
                 if (target != NO_INDEX) {
                         const Attempt *a = &ctx->snap->attempts[i];
 
                         /* The straggler moves with its task: the next new
                          * straggler on either node is judged accordingly. */
-                        ctx->node_stragglers[a->node]--;
-                        ctx->node_stragglers[target]++;
-                        r = context_kill(ctx, i, KILL_REPLACE, a->slot_memory, ctx->speed[i]);
+                        an->node_stragglers[a->node]--;
+                        an->node_stragglers[target]++;
+                        r = context_kill(ctx, i, KILL_REPLACE, a->slot_memory, an->speed[i]);
                         if (r >= 0)
                                 r = context_assign(ctx, a->task, target, SLOT_MAP, false);
-                } else if (ctx->bottleneck[i] == BOTTLENECK_IO)
-                        r = resize_slot_memory(ctx, i);
+                } else if (an->bottleneck[i] == BOTTLENECK_IO)
+                        r = resize_slot_memory(ctx, an, i);
                 if (r < 0)
                         return r;
         }
@@ -145,36 +146,35 @@ static bool host_has_idle_cpu(const PolicyContext *ctx, uint32_t host) {
 /* Algorithm 2, bounded to one round of moves per control cycle, from nodes
  * running only fast tasks to nodes running CPU-starved stragglers whose host
  * can give them CPU. */
-static int move_slots(PolicyContext *ctx) {
+static int move_slots(PolicyContext *ctx, const FlexSlotAnalysis *an) {
         size_t n_nodes = ctx->snap->n_nodes, n_measured = 0, moves;
         bool starved = false;
 
         for (size_t i = 0; i < ctx->snap->n_attempts; i++)
-                starved |= ctx->straggler[i] && ctx->bottleneck[i] == BOTTLENECK_CPU;
+                starved |= an->straggler[i] && an->bottleneck[i] == BOTTLENECK_CPU;
         if (!starved || settling(ctx))
                 return 0;
 
-        size_t size = MAX(n_nodes, (size_t)1);
-        _cleanup_free_ uint32_t *measured = calloc(size, sizeof(uint32_t));
-        _cleanup_free_ uint32_t *order = calloc(size, sizeof(uint32_t));
-        _cleanup_free_ uint32_t *from = calloc(size, sizeof(uint32_t));
-        _cleanup_free_ uint32_t *to = calloc(size, sizeof(uint32_t));
-        _cleanup_free_ double *steal = calloc(size, sizeof(double));
-        _cleanup_free_ bool *may_give = calloc(size, sizeof(bool));
-        _cleanup_free_ bool *may_take = calloc(size, sizeof(bool));
+        uint32_t *measured = context_scratch(ctx, n_nodes, sizeof(uint32_t));
+        uint32_t *order = context_scratch(ctx, n_nodes, sizeof(uint32_t));
+        uint32_t *from = context_scratch(ctx, n_nodes, sizeof(uint32_t));
+        uint32_t *to = context_scratch(ctx, n_nodes, sizeof(uint32_t));
+        double *steal = context_scratch(ctx, n_nodes, sizeof(double));
+        bool *may_give = context_scratch(ctx, n_nodes, sizeof(bool));
+        bool *may_take = context_scratch(ctx, n_nodes, sizeof(bool));
 
         if (!measured || !order || !from || !to || !steal || !may_give || !may_take)
                 return -ENOMEM;
         for (uint32_t i = 0; i < n_nodes; i++) {
                 steal[i] = ctx->snap->nodes[i].steal;
-                may_give[i] = ctx->node_stragglers[i] == 0;
+                may_give[i] = an->node_stragglers[i] == 0;
                 if (node_schedulable(&ctx->snap->nodes[i]) && node_measured(&ctx->snap->nodes[i]))
                         measured[n_measured++] = i;
         }
         for (size_t i = 0; i < ctx->snap->n_attempts; i++) {
                 uint32_t node = ctx->snap->attempts[i].node;
 
-                if (ctx->straggler[i] && ctx->bottleneck[i] == BOTTLENECK_CPU && !may_take[node])
+                if (an->straggler[i] && an->bottleneck[i] == BOTTLENECK_CPU && !may_take[node])
                         may_take[node] = host_has_idle_cpu(
                                 ctx, ctx->snap->vms[ctx->snap->nodes[node].vm].host);
         }
@@ -237,11 +237,23 @@ static int add_free_slots(PolicyContext *ctx) {
 }
 
 static int flexslot_manage(void *state, PolicyContext *ctx, unsigned flags) {
+        size_t n_attempts = ctx->snap->n_attempts;
+        FlexSlotAnalysis an = {
+                .speed = context_scratch(ctx, n_attempts, sizeof(double)),
+                .score = context_scratch(ctx, n_attempts, sizeof(double)),
+                .straggler = context_scratch(ctx, n_attempts, sizeof(bool)),
+                .bottleneck = context_scratch(ctx, n_attempts, sizeof(Bottleneck)),
+                .node_stragglers = context_scratch(ctx, ctx->snap->n_nodes, sizeof(unsigned)),
+        };
         int r;
 
-        r = handle_stragglers(ctx);
+        if (!an.speed || !an.score || !an.straggler || !an.bottleneck || !an.node_stragglers)
+                return -ENOMEM;
+        r = flexslot_analyze(ctx, &an);
         if (r >= 0)
-                r = move_slots(ctx);
+                r = handle_stragglers(ctx, &an);
+        if (r >= 0)
+                r = move_slots(ctx, &an);
         if (r >= 0 && ctx->cfg->unlimited)
                 r = add_free_slots(ctx);
         return r;

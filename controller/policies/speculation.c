@@ -73,14 +73,14 @@ static bool backup_possible(const PolicyContext *ctx) {
 
 static int hadoop_speculate(void *state, PolicyContext *ctx, unsigned flags) {
         const ClusterSnapshot *s = ctx->snap;
-        size_t n_avg = 2 * MAX(s->n_jobs, (size_t)1);
+        size_t n_avg = 2 * s->n_jobs;
 
         if (!backup_possible(ctx))
                 return 0;
 
-        _cleanup_free_ double *sum = calloc(n_avg, sizeof(double));
-        _cleanup_free_ unsigned *count = calloc(n_avg, sizeof(unsigned));
-        _cleanup_free_ double *progress = calloc(MAX(s->n_tasks, (size_t)1), sizeof(double));
+        double *sum = context_scratch(ctx, n_avg, sizeof(double));
+        unsigned *count = context_scratch(ctx, n_avg, sizeof(unsigned));
+        double *progress = context_scratch(ctx, s->n_tasks, sizeof(double));
 
         if (!sum || !count || !progress)
                 return -ENOMEM;
@@ -225,19 +225,19 @@ static double late_cap(const PolicyContext *ctx, unsigned *ret_running) {
 }
 
 static int late_speculate(void *state, PolicyContext *ctx, unsigned flags) {
-        size_t n_nodes = MAX(ctx->snap->n_nodes, (size_t)1);
+        size_t n_nodes = ctx->snap->n_nodes;
         size_t n_values = MAX(ctx->snap->n_attempts, ctx->snap->n_nodes) + 1;
 
         if (!backup_possible(ctx))
                 return 0;
 
-        _cleanup_free_ bool *slow_node = calloc(n_nodes, sizeof(bool));
-        _cleanup_free_ double *node_rate = calloc(n_nodes, sizeof(double));
-        _cleanup_free_ unsigned *node_count = calloc(n_nodes, sizeof(unsigned));
-        _cleanup_free_ double *values = calloc(n_values, sizeof(double));
-        _cleanup_free_ double *sorted = calloc(n_values, sizeof(double));
-        _cleanup_free_ uint32_t *by_group = calloc(n_values, sizeof(uint32_t));
-        _cleanup_free_ LateCandidate *candidates = calloc(n_values, sizeof(LateCandidate));
+        bool *slow_node = context_scratch(ctx, n_nodes, sizeof(bool));
+        double *node_rate = context_scratch(ctx, n_nodes, sizeof(double));
+        unsigned *node_count = context_scratch(ctx, n_nodes, sizeof(unsigned));
+        double *values = context_scratch(ctx, n_values, sizeof(double));
+        double *sorted = context_scratch(ctx, n_values, sizeof(double));
+        uint32_t *by_group = context_scratch(ctx, n_values, sizeof(uint32_t));
+        LateCandidate *candidates = context_scratch(ctx, n_values, sizeof(LateCandidate));
         LateScratch l = { slow_node, node_rate, node_count, values, sorted, by_group, candidates };
         unsigned running;
         double cap;

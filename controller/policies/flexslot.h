@@ -91,6 +91,7 @@
 #include <stdint.h>
 
 #include "controller/core/context.h"
+#include "controller/core/layer.h"
 
 /* D in bytes/s, or 0 when the attempt is younger than min_age. */
 double flexslot_input_speed(const Attempt *a, usec_t now, usec_t min_age);
@@ -112,6 +113,17 @@ size_t flexslot_plan_moves(const PolicyConfig *cfg, const uint32_t *nodes, size_
                            const bool *may_take, uint32_t *order, uint32_t *ret_from,
                            uint32_t *ret_to);
 
-/* Fills the context's per-attempt speed, score, straggler and bottleneck,
- * the per-node straggler counts and the StragglerNote decisions. */
-int flexslot_analyze(PolicyContext *ctx);
+/* FlexSlot's judgement of one step's attempts (III-B, III-C), the slot
+ * manager's own: indexed by attempt, except node_stragglers by node. */
+typedef struct FlexSlotAnalysis {
+        double *speed; /* input processing speed D in bytes/s; 0: not measured */
+        double *score; /* P; 0: not measured */
+        bool *straggler;
+        Bottleneck *bottleneck;
+        unsigned *node_stragglers; /* straggler attempts on the node */
+} FlexSlotAnalysis;
+
+/* Judges the step's attempts into *a (zeroed arrays as long as the
+ * snapshot's attempts and nodes) and adds a StragglerNote for each
+ * straggler. */
+int flexslot_analyze(PolicyContext *ctx, FlexSlotAnalysis *a);
