@@ -120,7 +120,6 @@ static int snapshot_attempts(SimCluster *cl) {
                         .iowait = share_of(a->t_io, age),
                         .speculative = a->speculative,
                         .kill_count = a->kill_count,
-                        .prev_speed = a->prev_speed,
                 };
         }
         return 0;
@@ -244,7 +243,6 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
         tx = &cl->taskx[task];
         attempt_kill(a);
         tx->kill_count++;
-        tx->prev_speed = k->prev_speed;
         cl->tasks[task].slot_memory = k->slot_memory;
         if (k->reason == KILL_RESIZE) {
                 tx->resize_kills++;
@@ -288,20 +286,12 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
         usec_t now = event_queue_now(cl->sim->queue);
         int r;
 
-        /* Notes first: they name attempts by snapshot index, and kills free
-         * attempts. */
-        for (size_t i = 0; i < d->n_attempt_notes; i++) {
-                SimAttempt *a = cl->snap_map[d->attempt_notes[i].attempt];
-                a->prev_speed = d->attempt_notes[i].speed;
-                cl->taskx[a->task].prev_speed = d->attempt_notes[i].speed;
-        }
+        /* Reports first: they name attempts by snapshot index, and kills
+         * free attempts. */
         for (size_t i = 0; i < d->n_stragglers; i++) {
                 SimAttempt *a = cl->snap_map[d->stragglers[i].attempt];
                 cl->taskx[a->task].straggler = true;
         }
-        for (size_t i = 0; i < d->n_job_notes; i++)
-                cl->jobs[d->job_notes[i].job].locality_wait_since =
-                        d->job_notes[i].locality_wait_since;
         for (size_t i = 0; i < d->n_kills; i++) {
                 r = apply_kill(cl, &d->kills[i]);
                 if (r < 0)

@@ -461,7 +461,6 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, u
                 .started = now,
                 .speculative = speculative,
                 .kill_count = tx->kill_count,
-                .prev_speed = tx->prev_speed,
                 .phase = PHASE_STARTUP,
                 .remaining = sec(s->sc->task_startup),
         };

@@ -32,7 +32,6 @@ typedef struct SimAttempt {
         usec_t started;
         bool speculative;
         unsigned kill_count;
-        double prev_speed;
         usec_t shuffle_end; /* a reduce's, once its reduce phase began */
 
         /* The plan: rounds of (IO io_round bytes, CPU cpu_round seconds),
@@ -62,7 +61,6 @@ typedef struct TaskExtra {
         uint32_t node; /* of the attempt that finished it */
         double cpu, iowait, steal, queue; /* of finished and killed attempts */
         unsigned kill_count, resize_kills, attempts, running;
-        double prev_speed;
         bool straggler;
 } TaskExtra;
 

@@ -7,6 +7,7 @@
 
 #include "common/macro.h"
 #include "controller/core/arena.h"
+#include "controller/core/idmap.h"
 #include "controller/core/policy.h"
 #include "controller/policies/flexslot.h"
 #include "controller/core/stats.h"
@@ -87,6 +88,55 @@ START_TEST(test_arena) {
         ck_assert_ptr_null(arena_alloc(&a, SIZE_MAX / 2, 4));
         arena_done(&a);
         ck_assert_ptr_null(a.block);
+}
+END_TEST
+
+/* ---- what layers remember ---- */
+
+/* Ids that crowd a few buckets (multiples of a large power of two) and
+ * consecutive ones, through growth, removals and sweeps, against what
+ * should be there: a sweep keeps what was put or touched since the last. */
+START_TEST(test_idmap) {
+        enum { N = 3000 };
+        static bool present[N];
+        IdMap m;
+
+        idmap_init(&m, sizeof(uint64_t));
+        ck_assert_ptr_null(idmap_get(&m, 7));
+        idmap_remove(&m, 7);
+        idmap_touch(&m, 7);
+        for (uint64_t i = 0; i < N; i++) {
+                uint64_t id = i < N / 2 ? i << 40 : i, *v;
+
+                ck_assert_int_eq(idmap_put(&m, id, (void **)&v), 0);
+                ck_assert_uint_eq(*v, 0);
+                *v = id * 3;
+                present[i] = true;
+        }
+        for (uint64_t i = 0; i < N; i += 3) {
+                idmap_remove(&m, i < N / 2 ? i << 40 : i);
+                present[i] = false;
+        }
+        ck_assert_uint_eq(m.n, N - N / 3);
+        /* Everything was put since the last sweep. */
+        idmap_sweep(&m);
+        ck_assert_uint_eq(m.n, N - N / 3);
+        for (uint64_t i = 0; i < N; i += 2)
+                idmap_touch(&m, i < N / 2 ? i << 40 : i);
+        idmap_sweep(&m);
+        for (uint64_t i = 0; i < N; i++) {
+                uint64_t id = i < N / 2 ? i << 40 : i, *v = idmap_get(&m, id);
+                bool want = present[i] && i % 2 == 0;
+
+                ck_assert_msg((v != NULL) == want, "id %llu", (unsigned long long)id);
+                if (v)
+                        ck_assert_uint_eq(*v, id * 3);
+        }
+        /* Nothing touched: all go. */
+        idmap_sweep(&m);
+        ck_assert_uint_eq(m.n, 0);
+        ck_assert_ptr_null(idmap_get(&m, 0));
+        idmap_done(&m);
 }
 END_TEST
 
@@ -191,18 +241,16 @@ START_TEST(test_resize_pays) {
         usec_t t = 3 * USEC_PER_SEC;
 
         /* Line 7: the first kill always. */
-        ck_assert(flexslot_resize_pays(&a, 1.0 * MIB, t));
+        ck_assert(flexslot_resize_pays(&a, 0, 1.0 * MIB, t));
         /* Later: 60 s at D_prev = 1 MiB/s, now 60/1.5 = 40 s: 20 s saved > T. */
         a.kill_count = 1;
-        a.prev_speed = 1.0 * MIB;
-        ck_assert(flexslot_resize_pays(&a, 1.5 * MIB, t));
+        ck_assert(flexslot_resize_pays(&a, 1.0 * MIB, 1.5 * MIB, t));
         /* 60 / 1.04 = 57.69 s: 2.3 s saved < T = 3 s: stop. */
-        ck_assert(!flexslot_resize_pays(&a, 1.04 * MIB, t));
+        ck_assert(!flexslot_resize_pays(&a, 1.0 * MIB, 1.04 * MIB, t));
         /* Slower than before: stop. */
-        ck_assert(!flexslot_resize_pays(&a, 0.9 * MIB, t));
+        ck_assert(!flexslot_resize_pays(&a, 1.0 * MIB, 0.9 * MIB, t));
         /* No earlier speed known: stop. */
-        a.prev_speed = 0;
-        ck_assert(!flexslot_resize_pays(&a, 1.5 * MIB, t));
+        ck_assert(!flexslot_resize_pays(&a, 0, 1.5 * MIB, t));
 }
 END_TEST
 
@@ -647,8 +695,9 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_kmeans_degenerate);
         suite_add_tcase(s, tc);
 
-        tc = tcase_create("arena");
+        tc = tcase_create("memory");
         tcase_add_test(tc, test_arena);
+        tcase_add_test(tc, test_idmap);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("flexslot");

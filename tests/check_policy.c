@@ -15,6 +15,7 @@ Fixture fx;
 
 void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots) {
         decisions_done(&fx.d);
+        policy_free(fx.p);
         memset(&fx, 0, sizeof(fx));
         policy_config_default(&fx.cfg);
         /* Short enough for snapshots a few tens of seconds into a job. */
@@ -111,6 +112,16 @@ int fx_step(unsigned flags, usec_t now) {
         return step(p, &fx.s, now, flags, &fx.d);
 }
 
+int fx_step_kept(unsigned flags, usec_t now) {
+        if (!fx.p) {
+                int r = policy_new_named(&fx.cfg, &fx.p);
+
+                if (r < 0)
+                        return r;
+        }
+        return step(fx.p, &fx.s, now, flags, &fx.d);
+}
+
 int step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags, Decisions *d) {
         return policy_step(p, s, &(PolicyStepArgs){ .now = now, .flags = flags }, d);
 }
@@ -125,6 +136,7 @@ void fx_check_assignment(size_t i, uint32_t task, uint32_t node, bool local, boo
 
 void fx_teardown(void) {
         decisions_done(&fx.d);
+        fx.p = policy_free(fx.p);
 }
 
 /* ---- API ---- */
@@ -320,8 +332,10 @@ START_TEST(test_fair_small_demand_leaves_rest) {
 }
 END_TEST
 
+/* The wait is the scheduler's memory across steps, by job id. */
 START_TEST(test_fair_delay_scheduling) {
         uint32_t x, a, a0;
+        Job swap;
 
         fx_cluster(2, 1, 0);
         fx.cfg.scheduler = "fair";
@@ -331,36 +345,39 @@ START_TEST(test_fair_delay_scheduling) {
         a0 = fx_map(a, 1);
 
         /* Node 0 is free but not local: A starts waiting. */
-        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 100 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 0);
-        ck_assert_uint_eq(fx.d.n_job_notes, 1);
-        ck_assert_uint_eq(fx.d.job_notes[0].job, a);
-        ck_assert_uint_eq(fx.d.job_notes[0].locality_wait_since, 100 * SEC);
-        fx.jobs[a].locality_wait_since = 100 * SEC;
-
         /* Still within the 5 s delay. */
-        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 104 * SEC), 0);
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 104 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 0);
-        ck_assert_uint_eq(fx.d.n_job_notes, 0);
 
-        /* Waited long enough: runs remotely. */
-        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 105 * SEC), 0);
+        /* Waited long enough: runs remotely, though the jobs changed
+         * places in the snapshot. */
+        swap = fx.jobs[x];
+        fx.jobs[x] = fx.jobs[a];
+        fx.jobs[a] = swap;
+        fx.tasks[0].job = a;
+        fx.tasks[a0].job = x;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 105 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
         fx_check_assignment(0, a0, 0, false, false);
 
-        /* A local task ends the wait. */
+        /* A local task ends the wait: the next one starts anew. */
         fx.attempts[0].node = 0;
-        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 106 * SEC), 0);
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 106 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
         fx_check_assignment(0, a0, 1, true, false);
-        ck_assert_uint_eq(fx.d.n_job_notes, 1);
-        ck_assert_uint_eq(fx.d.job_notes[0].locality_wait_since, 0);
+        fx.attempts[0].node = 1;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 107 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 112 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
 }
 END_TEST
 
 /* ---- heartbeats ---- */
 
-/* policy_new() with fx.cfg, then one assignment step for node's heartbeat. */
+/* policy_new_named() with fx.cfg, then one assignment step for node's heartbeat. */
 static int fx_beat(uint32_t node, usec_t now) {
         _cleanup_(policy_freep) Policy *p = NULL;
         PolicyStepArgs args = { .now = now,

@@ -22,6 +22,7 @@ typedef struct Fixture {
         ClusterSnapshot s;
         PolicyConfig cfg;
         Decisions d;
+        Policy *p; /* of fx_step_kept() */
 } Fixture;
 
 extern Fixture fx;
@@ -40,7 +41,10 @@ uint32_t fx_run(uint32_t task, uint32_t node, usec_t started, uint64_t bytes);
 void fx_done(uint32_t task);
 /* policy_step() at now with flags, not a heartbeat. */
 int step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags, Decisions *d);
-/* policy_new() with fx.cfg, then one policy_step() into fx.d. */
+/* policy_new_named() with fx.cfg, then one policy_step() into fx.d. */
 int fx_step(unsigned flags, usec_t now);
+/* The same with one Policy for the fixture's life, made at its first step
+ * from fx.cfg: what its layers remember carries from step to step. */
+int fx_step_kept(unsigned flags, usec_t now);
 void fx_check_assignment(size_t i, uint32_t task, uint32_t node, bool local, bool speculative);
 void fx_teardown(void);

@@ -17,7 +17,6 @@
         X(killed, attempts)          \
         X(maps_done, jobs)           \
         X(maps_total, jobs)          \
-        X(wait_since, jobs)          \
         X(job_order, jobs)           \
         X(task_start, jobs)          \
         X(pending[TASK_MAP], jobs)   \
@@ -210,7 +209,6 @@ int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnaps
                 }
         }
         for (size_t j = 0; j < n_jobs; j++) {
-                ctx->wait_since[j] = s->jobs[j].locality_wait_since;
                 ctx->job_order[j] = (uint32_t)j;
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
                         ctx->pending[type][j].local_node = NO_INDEX;
@@ -320,13 +318,12 @@ int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType sl
         return 0;
 }
 
-int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64_t slot_memory,
-                 double prev_speed) {
+int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64_t slot_memory) {
         const Attempt *a = &ctx->snap->attempts[attempt];
         int r;
 
         r = DECISIONS_PUSH(ctx->d, kills, .attempt = attempt, .reason = reason,
-                           .slot_memory = slot_memory, .prev_speed = prev_speed);
+                           .slot_memory = slot_memory);
         if (r < 0)
                 return r;
         ctx->killed[attempt] = true;
@@ -362,18 +359,4 @@ int context_set_slots(PolicyContext *ctx, uint32_t node, SlotType slot, unsigned
         return DECISIONS_PUSH(
                 d, slot_changes, .node = node,
                 .slots = { ctx->slots[SLOT_MAP][node], ctx->slots[SLOT_REDUCE][node] });
-}
-
-int context_flush_job_notes(PolicyContext *ctx) {
-        for (size_t j = 0; j < ctx->snap->n_jobs; j++) {
-                int r;
-
-                if (ctx->wait_since[j] == ctx->snap->jobs[j].locality_wait_since)
-                        continue;
-                r = DECISIONS_PUSH(ctx->d, job_notes, .job = (uint32_t)j,
-                                   .locality_wait_since = ctx->wait_since[j]);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
 }

@@ -50,7 +50,6 @@ struct PolicyContext {
 
         /* Per job. */
         unsigned *maps_done, *maps_total;
-        usec_t *wait_since;   /* working copy of Job.locality_wait_since */
         uint32_t *job_order;  /* jobs by (submitted, index) */
         uint32_t *task_start; /* job j's tasks are tasks_by_job[task_start[j] .. task_start[j+1]) */
         uint32_t *tasks_by_job;
@@ -108,15 +107,12 @@ double context_attempt_age(const PolicyContext *ctx, uint32_t attempt);
  * check it: see policy.h). */
 int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType slot,
                    bool speculative);
-int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64_t slot_memory,
-                 double prev_speed);
+int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64_t slot_memory);
 /* Holds a free slot for a job (task: one of its pending tasks, or
  * NO_INDEX): no later layer of the step takes it. */
 int context_reserve(PolicyContext *ctx, uint32_t node, SlotType slot, uint32_t job, uint32_t task);
 /* The node's slot count of one type; its SlotChange carries both counts. */
 int context_set_slots(PolicyContext *ctx, uint32_t node, SlotType slot, unsigned count);
-/* Emits JobNotes for the jobs whose wait changed; policy_step() calls it last. */
-int context_flush_job_notes(PolicyContext *ctx);
 
 /* decisions_validate() with its scratch from an arena. */
 int decisions_check(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d,

@@ -203,12 +203,6 @@ int decisions_check(const ClusterSnapshot *s, const PolicyStepArgs *step, const 
                 memset(busy[slot], 0, n_nodes * sizeof(unsigned));
         if (!placements_valid(s, d, slots, busy))
                 return -EBADMSG;
-        for (size_t i = 0; i < d->n_attempt_notes; i++)
-                if (d->attempt_notes[i].attempt >= s->n_attempts)
-                        return -EBADMSG;
-        for (size_t i = 0; i < d->n_job_notes; i++)
-                if (d->job_notes[i].job >= s->n_jobs)
-                        return -EBADMSG;
         for (size_t i = 0; i < d->n_stragglers; i++)
                 if (d->stragglers[i].attempt >= s->n_attempts)
                         return -EBADMSG;

@@ -62,13 +62,12 @@ typedef enum KillReason {
 typedef struct Kill {
         uint32_t attempt;
         KillReason reason;
-        /* The next attempt's slot memory and D_prev; the driver increments
-         * the task's kill count. KILL_RESIZE restarts on the same node at
-         * once, in a slot of the same type; KILL_REPLACE frees the slot and
-         * returns the task to pending with this slot memory, and an
-         * Assignment in the same Decisions places it. */
+        /* The next attempt's slot memory; the driver increments the task's
+         * kill count. KILL_RESIZE restarts on the same node at once, in a
+         * slot of the same type; KILL_REPLACE frees the slot and returns
+         * the task to pending with this slot memory, and an Assignment in
+         * the same Decisions places it. */
         uint64_t slot_memory;
-        double prev_speed;
 } Kill;
 
 /* New absolute slot counts of a node, both types (Algorithm 2 and V-F move
@@ -87,17 +86,6 @@ typedef struct VmTarget {
         uint64_t memory;
         double cpu_cap; /* CPUs; 0: no cap */
 } VmTarget;
-
-/* Store speed as Attempt.prev_speed for the next cycle (Algorithm 1, line 13). */
-typedef struct AttemptNote {
-        uint32_t attempt;
-        double speed;
-} AttemptNote;
-
-typedef struct JobNote {
-        uint32_t job;
-        usec_t locality_wait_since;
-} JobNote;
 
 /* What holds a slow attempt back. */
 typedef enum Bottleneck {
@@ -145,16 +133,14 @@ typedef struct Reservation {
         uint32_t task; /* a pending task of the job; NO_INDEX: any of its tasks */
 } Reservation;
 
-#define DECISION_ARRAYS(X)            \
-        X(Assignment, assignments)    \
-        X(Kill, kills)                \
-        X(SlotChange, slot_changes)   \
-        X(VmTarget, vm_targets)       \
-        X(SlotQuota, quotas)          \
-        X(Placement, placements)      \
-        X(Reservation, reservations)  \
-        X(AttemptNote, attempt_notes) \
-        X(JobNote, job_notes)         \
+#define DECISION_ARRAYS(X)           \
+        X(Assignment, assignments)   \
+        X(Kill, kills)               \
+        X(SlotChange, slot_changes)  \
+        X(VmTarget, vm_targets)      \
+        X(SlotQuota, quotas)         \
+        X(Placement, placements)     \
+        X(Reservation, reservations) \
         X(StragglerNote, stragglers)
 
 /* Owned by the caller; policy_step() refills the arrays on every call and

@@ -5,8 +5,11 @@
  * function pointers (the libvirt driver-table pattern), with a name, an
  * optional state it keeps across steps (init, free) and the op that makes
  * its decisions. The ops see the snapshot through a PolicyContext
- * (context.h) and add decisions with its helpers. The core knows no policy:
- * controller/policies/ holds them and the tables that find them by name. */
+ * (context.h), add decisions with its helpers and take a step's scratch
+ * from context_scratch(). What a policy must remember from one step to the
+ * next lives in its state, keyed by the snapshot's stable ids (idmap.h),
+ * never in the snapshot. The core knows no policy: controller/policies/
+ * holds them and the tables that find them by name. */
 
 #include "controller/core/decisions.h"
 #include "controller/core/model.h"

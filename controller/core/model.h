@@ -6,7 +6,10 @@
  * heartbeat from its own model; the core only reads it. Objects refer to each
  * other by index into the snapshot's arrays, so a snapshot is a set of flat
  * arrays the driver can build without allocating per object; each object
- * also carries the driver's stable id, which the core never interprets.
+ * also carries the driver's stable id, which the core never interprets and
+ * a layer may key what it remembers across steps by (idmap.h): a driver
+ * keeps an object's id for its life and never gives it to another object of
+ * the same kind.
  * Slots are typed apart from tasks (SlotType): a node's free slots of a type
  * are its slots of that type less the attempts running in them.
  *
@@ -206,10 +209,6 @@ typedef struct Job {
         const JobProfile *stored_profile;
         /* What one task of each type uses while it runs (RAS's job profile). */
         Resources demand[_TASK_TYPE_MAX];
-        /* Delay scheduling (Zaharia et al.): since when the job has been passed
-         * over for want of a local map task, 0 when it is not waiting. The
-         * scheduler reports changes as JobNote decisions. */
-        usec_t locality_wait_since;
         JobTasks tasks; /* read only when the snapshot says it is kept */
 } Job;
 
@@ -241,12 +240,9 @@ typedef struct Attempt {
         double cpu;               /* CPU share of its run time, 0..1 */
         double iowait;            /* I/O wait share of its run time, 0..1 */
         bool speculative;         /* a backup copy */
-        /* Carried across restarts by the driver (FlexSlot Algorithm 1): how
-         * often the task was killed to grow its slot, and the input speed D
-         * (bytes/s) the core reported for it last cycle (AttemptNote), or the
-         * speed of the attempt it replaced. 0 when unknown. */
+        /* How often the task was killed before this attempt (the driver
+         * counts its Kill decisions). */
         unsigned kill_count;
-        double prev_speed;
 } Attempt;
 
 typedef struct ClusterSnapshot {

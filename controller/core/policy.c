@@ -92,8 +92,6 @@ static int step_layers(Policy *p, PolicyContext *ctx, unsigned flags) {
         }
         if (r >= 0 && (flags & POLICY_STEP_CONTROL))
                 r = LAYER_RUN(p, vm_allocator, allocate, ctx);
-        if (r >= 0)
-                r = context_flush_job_notes(ctx);
         return r;
 }
 

@@ -15,7 +15,8 @@
  * for the scheduler, a slot the slot manager added can be filled, the VM
  * allocator knows which nodes gained slots and which stragglers the slot
  * manager found). The core does no I/O, reads no clock, logs nothing and
- * keeps no global state: the same inputs give the same Decisions. It knows
+ * keeps no global state: the same inputs (snapshot, time, and what the
+ * layers remember from earlier steps) give the same Decisions. It knows
  * no policy (controller/policies/ holds them), counts slots by their own
  * type and lets a task run in a slot of either; running each task in the
  * slot named after its type (slot_type_of()) is a rule of the policies that
@@ -23,7 +24,8 @@
  *
  * The headers: model.h the snapshot, decisions.h what a step is asked and
  * answers, settings.h the layers' settings, layer.h and context.h what a
- * layer is and sees, this one the step. A Policy keeps the layers' state
+ * layer is and sees, idmap.h and arena.h what it remembers and the step's
+ * scratch, this one the step. A Policy keeps the layers' state
  * and the memory of its steps: an arena each step's scratch comes from
  * (context_scratch()), reset when the step ends.
  *
@@ -36,8 +38,7 @@
  *      assignments (each in a slot of its type), VM targets; keep quotas,
  *      placements and reservations until the next step of their kind
  *      replaces them (no policy of today makes any, and the simulator
- *      applies none); store the notes (AttemptNote -> Attempt.prev_speed,
- *      JobNote -> Job.locality_wait_since) for the next snapshot;
+ *      applies none); record the reports (StragglerNote) as it likes;
  *   3. a driver that may turn jobs away (the live controller) asks
  *      policy_admit() before a job joins the snapshot; the simulator runs
  *      every job of its workload. */

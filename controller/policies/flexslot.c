@@ -33,14 +33,14 @@ Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, c
         return BOTTLENECK_NONE;
 }
 
-bool flexslot_resize_pays(const Attempt *a, double speed, usec_t waste) {
+bool flexslot_resize_pays(const Attempt *a, double prev_speed, double speed, usec_t waste) {
         double size = (double)a->input_size;
 
         if (a->kill_count == 0)
                 return true;
-        if (speed <= 0 || a->prev_speed <= 0)
+        if (speed <= 0 || prev_speed <= 0)
                 return false;
-        return size / a->prev_speed - size / speed > usec_to_sec(waste);
+        return size / prev_speed - size / speed > usec_to_sec(waste);
 }
 
 uint64_t flexslot_grow_memory(uint64_t memory, double alpha, uint64_t limit) {

@@ -43,8 +43,11 @@
  *   here an attempt is judged once min_age old, so the waste is its age when
  *   that is longer than T (with T alone, noise in the speed of I/O-bound
  *   tasks re-killed some of them eleven times in the simulator's tera-sort
- *   run). Slot memory never grows past the VM's memory ceiling less
- *   vm_memory_reserve; at that cap the task is no longer killed.
+ *   run). D_prev is the slot manager's memory of the task (by Task.id): the
+ *   speed it measured when it last killed the task or let it run (line 13),
+ *   kept while the task has an attempt at each control step; without one, a
+ *   task killed before is not killed again. Slot memory never grows past the VM's memory ceiling
+ * less vm_memory_reserve; at that cap the task is no longer killed.
  * - Algorithm 2: the loop of the paper recomputes mu and sigma over steal
  *   values that only change once moved slots have been filled and the
  *   hypervisor reacted, so taken literally it never ends. Here one control
@@ -98,8 +101,9 @@ double flexslot_input_speed(const Attempt *a, usec_t now, usec_t min_age);
 /* P = (1 + 1/S) * D, S in MiB, D in MiB/s; 0 for an empty split. */
 double flexslot_score(uint64_t input_size, double speed);
 Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, const Node *node);
-/* Algorithm 1, line 7, with the time a kill wastes in place of T. */
-bool flexslot_resize_pays(const Attempt *a, double speed, usec_t waste);
+/* Algorithm 1, line 7, with the time a kill wastes in place of T: a's
+ * speed is D, prev_speed D_prev (0: not known). */
+bool flexslot_resize_pays(const Attempt *a, double prev_speed, double speed, usec_t waste);
 /* Algorithm 1, line 9, rounded down to whole bytes and capped at limit. */
 uint64_t flexslot_grow_memory(uint64_t memory, double alpha, uint64_t limit);
 

@@ -7,12 +7,47 @@
 #include <stdlib.h>
 
 #include "common/macro.h"
+#include "controller/core/idmap.h"
 #include "controller/policies/flexslot.h"
 #include "controller/policies/policies.h"
 
 const SlotManagerOps slot_manager_static = {
         .name = "static",
 };
+
+/* What the flexslot slot manager remembers across steps, its state: each
+ * running task's D_prev (Algorithm 1) by Task.id, a double. */
+static int flexslot_init(const PolicyConfig *cfg, void **ret_state) {
+        return idmap_new_state(sizeof(double), ret_state);
+}
+
+static void flexslot_free(void *state) {
+        idmap_free(state);
+}
+
+static double prev_speed(const IdMap *prev_speeds, const PolicyContext *ctx, uint32_t task) {
+        const double *speed = idmap_get(prev_speeds, ctx->snap->tasks[task].id);
+
+        return speed ? *speed : 0;
+}
+
+static int remember_speed(IdMap *prev_speeds, const PolicyContext *ctx, uint32_t task,
+                          double speed) {
+        double *p;
+        int r = idmap_put(prev_speeds, ctx->snap->tasks[task].id, (void **)&p);
+
+        if (r >= 0)
+                *p = speed;
+        return r;
+}
+
+/* A task with no attempt is done, or back in pending with no restart to
+ * come (a driver places a re-placed task at once): its D_prev goes. */
+static void forget_finished(IdMap *prev_speeds, const PolicyContext *ctx) {
+        for (size_t i = 0; i < ctx->snap->n_attempts; i++)
+                idmap_touch(prev_speeds, ctx->snap->tasks[ctx->snap->attempts[i].task].id);
+        idmap_sweep(prev_speeds);
+}
 
 /* The attempt runs in a slot its node gained (see flexslot.h). */
 static bool in_added_slot(const PolicyContext *ctx, const Attempt *a, double mean_slots) {
@@ -58,7 +93,8 @@ static uint32_t replacement_node(const PolicyContext *ctx, const FlexSlotAnalysi
 }
 
 /* Algorithm 1 for one I/O-bound straggler. */
-static int resize_slot_memory(PolicyContext *ctx, const FlexSlotAnalysis *an, uint32_t attempt) {
+static int resize_slot_memory(IdMap *prev_speeds, PolicyContext *ctx, const FlexSlotAnalysis *an,
+                              uint32_t attempt) {
         const Attempt *a = &ctx->snap->attempts[attempt];
         const Vm *vm = &ctx->snap->vms[ctx->snap->nodes[a->node].vm];
         uint64_t limit = vm->memory_max > ctx->cfg->vm_memory_reserve
@@ -69,10 +105,16 @@ static int resize_slot_memory(PolicyContext *ctx, const FlexSlotAnalysis *an, ui
         /* A kill throws away the attempt's work: at least one interval T. */
         usec_t waste = MAX(ctx->cfg->interval, ctx->now - a->started);
 
-        if (grown > a->slot_memory && flexslot_resize_pays(a, speed, waste))
-                return context_kill(ctx, attempt, KILL_RESIZE, grown, speed);
-        /* Line 13: D_prev = D, for the next round's test. */
-        return DECISIONS_PUSH(ctx->d, attempt_notes, .attempt = attempt, .speed = speed);
+        int r = 0;
+
+        if (grown > a->slot_memory &&
+            flexslot_resize_pays(a, prev_speed(prev_speeds, ctx, a->task), speed, waste))
+                r = context_kill(ctx, attempt, KILL_RESIZE, grown);
+        /* Line 13: D_prev = D, for the next round's test, whether the task
+         * restarts now or runs on. */
+        if (r >= 0)
+                r = remember_speed(prev_speeds, ctx, a->task, speed);
+        return r;
 }
 
 static double mean_map_slots(const PolicyContext *ctx) {
@@ -87,7 +129,7 @@ static double mean_map_slots(const PolicyContext *ctx) {
         return n > 0 ? sum / (double)n : 0;
 }
 
-static int handle_stragglers(PolicyContext *ctx, FlexSlotAnalysis *an) {
+static int handle_stragglers(IdMap *prev_speeds, PolicyContext *ctx, FlexSlotAnalysis *an) {
         double mean_slots = mean_map_slots(ctx);
 
         for (uint32_t i = 0; i < ctx->snap->n_attempts; i++) {
@@ -104,11 +146,13 @@ static int handle_stragglers(PolicyContext *ctx, FlexSlotAnalysis *an) {
                          * straggler on either node is judged accordingly. */
                         an->node_stragglers[a->node]--;
                         an->node_stragglers[target]++;
-                        r = context_kill(ctx, i, KILL_REPLACE, a->slot_memory, an->speed[i]);
+                        r = context_kill(ctx, i, KILL_REPLACE, a->slot_memory);
                         if (r >= 0)
                                 r = context_assign(ctx, a->task, target, SLOT_MAP, false);
+                        if (r >= 0)
+                                r = remember_speed(prev_speeds, ctx, a->task, an->speed[i]);
                 } else if (an->bottleneck[i] == BOTTLENECK_IO)
-                        r = resize_slot_memory(ctx, an, i);
+                        r = resize_slot_memory(prev_speeds, ctx, an, i);
                 if (r < 0)
                         return r;
         }
@@ -237,6 +281,7 @@ static int add_free_slots(PolicyContext *ctx) {
 }
 
 static int flexslot_manage(void *state, PolicyContext *ctx, unsigned flags) {
+        IdMap *prev_speeds = state;
         size_t n_attempts = ctx->snap->n_attempts;
         FlexSlotAnalysis an = {
                 .speed = context_scratch(ctx, n_attempts, sizeof(double)),
@@ -251,15 +296,19 @@ static int flexslot_manage(void *state, PolicyContext *ctx, unsigned flags) {
                 return -ENOMEM;
         r = flexslot_analyze(ctx, &an);
         if (r >= 0)
-                r = handle_stragglers(ctx, &an);
+                r = handle_stragglers(prev_speeds, ctx, &an);
         if (r >= 0)
                 r = move_slots(ctx, &an);
         if (r >= 0 && ctx->cfg->unlimited)
                 r = add_free_slots(ctx);
+        if (r >= 0)
+                forget_finished(prev_speeds, ctx);
         return r;
 }
 
 const SlotManagerOps slot_manager_flexslot = {
         .name = "flexslot",
+        .init = flexslot_init,
+        .free = flexslot_free,
         .manage = flexslot_manage,
 };
