@@ -205,15 +205,20 @@ static void phase_enter(SimAttempt *a, Phase phase, double amount) {
         a->remaining = amount;
 }
 
+/* A reduce's shuffle and sort are over: its reduce function starts. */
+static void reduce_begin(SimAttempt *a) {
+        a->shuffle_end = event_queue_now(a->cl->sim->queue);
+        phase_enter(a, PHASE_CPU, a->cpu_round);
+}
+
 /* Map output of the job's finished maps that this reduce has not fetched
  * yet. Every map's output is spread evenly over the reduces. */
 static double shuffle_available(const SimAttempt *a) {
-        const JobExtra *jx = &a->cl->jobx[a->cl->tasks[a->task].job];
+        const TaskCounts *maps = &a->cl->jobs[a->cl->tasks[a->task].job].counts[TASK_MAP];
         double input = (double)a->cl->tasks[a->task].input_size;
+        unsigned total = MAX(maps->total, 1u);
 
-        unsigned maps = jx->n_maps > 0 ? jx->n_maps : 1;
-
-        return MAX(input * jx->maps_done / maps - a->shuffled, 0.0);
+        return MAX(input * maps->done / total - a->shuffled, 0.0);
 }
 
 /* A reduce after a fetch (or its start): fetch more, wait for maps, or sort
@@ -232,7 +237,7 @@ static void reduce_shuffle_next(SimAttempt *a) {
         else if (a->merge_io > 0)
                 phase_enter(a, PHASE_MERGE, a->merge_io);
         else
-                phase_enter(a, PHASE_CPU, a->cpu_round);
+                reduce_begin(a);
 }
 
 /* Moves the attempt to its next phase after the current one ended; returns
@@ -283,7 +288,7 @@ static bool attempt_next_phase(SimAttempt *a) {
         case PHASE_MERGE:
                 if (map)
                         return false;
-                phase_enter(a, PHASE_CPU, a->cpu_round);
+                reduce_begin(a);
                 return true;
         }
         return false;
@@ -327,8 +332,9 @@ static void attempt_detach(SimAttempt *a) {
         tx->iowait += a->t_io;
         tx->steal += a->t_steal;
         tx->queue += a->t_queue;
-        tx->running--;
-        a->cl->node_running[a->cl->tasks[a->task].type][a->node]--;
+        if (--tx->running == 0)
+                task_counts(a->cl, a->task)->running--;
+        a->cl->node_running[a->slot][a->node]--;
         list_remove(h->attempts, &h->n_attempts, a->host_pos, false);
         list_remove(a->cl->attempts, &a->cl->n_attempts, a->cluster_pos, true);
 }
@@ -338,6 +344,7 @@ void attempt_kill(SimAttempt *a) {
         uint32_t host = a->host;
 
         host_advance(s, &s->hosts[host]);
+        task_counts(a->cl, a->task)->killed++;
         attempt_detach(a);
         free(a);
         host_recompute(s, &s->hosts[host]);
@@ -360,6 +367,7 @@ static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
                 return 0;
         }
         cl->taskx[task].node = a->node;
+        job_profile_add(cl, a, event_queue_now(q));
         attempt_detach(a);
         free(a);
         host_recompute(s, h);
@@ -426,7 +434,7 @@ static void attempt_plan(SimAttempt *a) {
         }
 }
 
-int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_memory,
+int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, uint64_t slot_memory,
                   bool speculative) {
         Sim *s = cl->sim;
         SimAttempt *a;
@@ -448,11 +456,11 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_me
                 .node = node,
                 .vm = cl->node_vm[node],
                 .host = v->host,
+                .slot = slot,
                 .slot_memory = slot_memory,
                 .started = now,
                 .speculative = speculative,
                 .kill_count = tx->kill_count,
-                .prev_speed = tx->prev_speed,
                 .phase = PHASE_STARTUP,
                 .remaining = sec(s->sc->task_startup),
         };
@@ -464,8 +472,9 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_me
         cl->attempts[cl->n_attempts++] = a;
         if (tx->attempts++ == 0)
                 tx->first_start = now;
-        tx->running++;
-        cl->node_running[cl->tasks[task].type][node]++;
+        if (tx->running++ == 0)
+                task_counts(cl, task)->running++;
+        cl->node_running[slot][node]++;
         cl->tasks[task].state = TASK_RUNNING;
         host_recompute(s, h);
         return 0;

@@ -7,6 +7,7 @@
 
 #include "controller/core/model.h"
 #include "controller/core/policy.h"
+#include "controller/policies/policies.h"
 #include "sim/event.h"
 #include "sim/host.h"
 #include "sim/sim.h"
@@ -26,11 +27,12 @@ typedef struct SimAttempt {
         uint64_t id;
         SimCluster *cl;
         uint32_t task, node, vm, host;
+        SlotType slot;
         uint64_t slot_memory;
         usec_t started;
         bool speculative;
         unsigned kill_count;
-        double prev_speed;
+        usec_t shuffle_end; /* a reduce's, once its reduce phase began */
 
         /* The plan: rounds of (IO io_round bytes, CPU cpu_round seconds),
          * in that order for maps (read plus the spills the round's output
@@ -59,16 +61,20 @@ typedef struct TaskExtra {
         uint32_t node; /* of the attempt that finished it */
         double cpu, iowait, steal, queue; /* of finished and killed attempts */
         unsigned kill_count, resize_kills, attempts, running;
-        double prev_speed;
         bool straggler;
 } TaskExtra;
 
+/* The rest of a job is its snapshot Job: task counts, profile, demand. */
 typedef struct JobExtra {
         const Benchmark *bench;
-        uint32_t first_task, n_maps, n_reduces;
-        unsigned maps_done, tasks_done;
+        uint32_t first_task;
+        usec_t maps_finished; /* when its last map finished; 0: not yet */
         usec_t finished;
 } JobExtra;
+
+static inline uint32_t job_n_tasks(const Job *j) {
+        return j->counts[TASK_MAP].total + j->counts[TASK_REDUCE].total;
+}
 
 typedef struct NodeBeat {
         SimCluster *cl;
@@ -88,10 +94,9 @@ struct SimCluster {
         Task *tasks;
         TaskExtra *taskx;
         size_t n_tasks;
-        Node *nodes;
+        Node *nodes; /* the snapshot's too */
         uint32_t *node_vm; /* global VM index of each node */
-        unsigned *node_running[_TASK_TYPE_MAX]; /* running attempts per node */
-        Node *snap_nodes;
+        unsigned *node_running[_SLOT_TYPE_MAX]; /* attempts per node, by their slot's type */
         size_t n_nodes;
         NodeBeat *beats;
         uint32_t *vms; /* global indices of this cluster's VMs */
@@ -107,6 +112,13 @@ struct SimCluster {
         size_t cap_snap_attempts;
         uint64_t next_attempt_id;
 };
+
+/* The counts of the task's job and type, kept as its attempts start and end. */
+static inline TaskCounts *task_counts(SimCluster *cl, uint32_t task) {
+        const Task *t = &cl->tasks[task];
+
+        return &cl->jobs[t->job].counts[t->type];
+}
 
 typedef struct SimVm {
         Sim *sim;
@@ -171,7 +183,7 @@ struct Sim {
 /* engine.c */
 void host_update(Sim *s, uint32_t host);
 void hosts_advance_all(Sim *s);
-int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_memory,
+int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, uint64_t slot_memory,
                   bool speculative);
 /* Removes an attempt that was killed; its time goes to its task. */
 void attempt_kill(SimAttempt *a);
@@ -184,6 +196,11 @@ double attempt_input_size(const SimAttempt *a);
 
 /* driver.c */
 int cluster_policy_init(SimCluster *cl, char *err, size_t err_size);
+/* Adds the task a finished to its job's profile (Job.profile), at now. */
+void job_profile_add(SimCluster *cl, const SimAttempt *a, usec_t now);
+/* Node.capacity of the VM's node, if it has one: its vCPUs, the memory its
+ * guest OS leaves and its host's disk bandwidth. */
+void node_capacity_update(Sim *s, const SimVm *v);
 usec_t heartbeat_event(EventQueue *q, void *userdata);
 usec_t control_event(EventQueue *q, void *userdata);
 usec_t vm_resize_event(EventQueue *q, void *userdata);
