@@ -559,6 +559,9 @@ END_TEST
 typedef struct Combo {
         const char *scheduler, *slot_manager, *speculation, *vm_allocator;
         bool unlimited;
+        /* DynamicMR's scheduler modes (PolicyConfig.dmr) */
+        DhsaMode dhsa;
+        bool prescheduling; /* with the load manager */
 } Combo;
 
 static const Combo combos[] = {
@@ -571,6 +574,10 @@ static const Combo combos[] = {
         { "fifo", "static", "none", "demand", false },
         { "fair", "flexslot", "late", "flexslot", false },
         { "fair", "flexslot", "hadoop", "demand", true },
+        { "fair", "flexslot", "late", "flexslot", false, DHSA_PI, true },
+        { "fair", "static", "none", "demand", false, DHSA_PD, true },
+        { "fifo", "flexslot", "hadoop", "static", true, DHSA_PI },
+        { "fifo", "static", "late", "flexslot", false, DHSA_PD, true },
 };
 
 /* A busy cluster: two pools, pending maps and reduces, old attempts to back
@@ -581,6 +588,9 @@ static void combo_apply(const Combo *c) {
         fx.cfg.speculation = c->speculation;
         fx.cfg.vm_allocator = c->vm_allocator;
         fx.cfg.unlimited = c->unlimited;
+        fx.cfg.dmr.dhsa = c->dhsa;
+        fx.cfg.dmr.load_balance = c->prescheduling;
+        fx.cfg.dmr.prescheduling = c->prescheduling;
 }
 
 static void busy_fixture(const Combo *c) {
@@ -634,8 +644,10 @@ static void format_decisions(const Decisions *d, char *buf, size_t size) {
 
 /* What policy_step() checked already (decisions_validate()) is not checked
  * again: these are rules of today's policies, not of the core. Slot managers
- * move map slots within their bounds and leave reduce slots alone; every
- * task goes into a slot of its own type. */
+ * move map slots within their bounds and leave reduce slots alone (DHSA
+ * with equal slot weights changes no count); every task goes into a slot
+ * of its own type, but a pending task may borrow one of the other type
+ * under DHSA. */
 static void check_policy_rules(const Decisions *d) {
         for (size_t i = 0; i < d->n_slot_changes; i++) {
                 const SlotChange *c = &d->slot_changes[i];
@@ -644,8 +656,12 @@ static void check_policy_rules(const Decisions *d) {
                 ck_assert_uint_le(c->slots[SLOT_MAP], fx.cfg.max_map_slots);
                 ck_assert_uint_eq(c->slots[SLOT_REDUCE], fx.nodes[c->node].slots[SLOT_REDUCE]);
         }
-        for (size_t i = 0; i < d->n_assignments; i++)
-                ck_assert_int_eq(d->assignments[i].slot, slot_type_of(d->assignments[i].type));
+        for (size_t i = 0; i < d->n_assignments; i++) {
+                const Assignment *a = &d->assignments[i];
+
+                if (fx.cfg.dmr.dhsa == DHSA_NONE || a->speculative)
+                        ck_assert_int_eq(a->slot, slot_type_of(a->type));
+        }
 }
 
 static void check_slots_conserved(const Decisions *d, bool unlimited) {
@@ -872,6 +888,13 @@ START_TEST(test_combos_cover_tables) {
         COVERED(speculation_table, speculation)
         COVERED(vm_allocator_table, vm_allocator)
 #undef COVERED
+        for (DhsaMode m = DHSA_NONE; m < _DHSA_MODE_MAX; m++) {
+                bool found = false;
+
+                for (size_t k = 0; k < ELEMENTSOF(combos); k++)
+                        found |= combos[k].dhsa == m;
+                ck_assert_msg(found, "DHSA mode %d not covered", m);
+        }
 }
 END_TEST
 

@@ -20,7 +20,8 @@
  * no policy (controller/policies/ holds them), counts slots by their own
  * type and lets a task run in a slot of either; running each task in the
  * slot named after its type (slot_type_of()) is a rule of the policies that
- * keep it, which today's all do.
+ * keep it, which all do but the schedulers under DynamicMR's slot
+ * borrowing (PolicyConfig.dmr.dhsa).
  *
  * The headers: model.h the snapshot, decisions.h what a step is asked and
  * answers, settings.h the layers' settings, layer.h and context.h what a
@@ -35,10 +36,12 @@
  *      POLICY_STEP_ASSIGN on every heartbeat or cycle; a heartbeat also says
  *      POLICY_STEP_HEARTBEAT and which node beats);
  *   2. apply the Decisions in array order: kills, slot changes (both counts),
- *      assignments (each in a slot of its type), VM targets; keep quotas,
- *      placements and reservations until the next step of their kind
- *      replaces them (no policy of today makes any, and the simulator
- *      applies none); record the reports (StragglerNote) as it likes;
+ *      assignments (each in a slot of the type it names, which may be the
+ *      other type's: a map in a reduce slot runs as a map), VM targets;
+ *      keep quotas, placements and reservations until the next step of
+ *      their kind replaces them (no policy of today makes any, and the
+ *      simulator applies none); record the reports (StragglerNote) as it
+ *      likes;
  *   3. a driver that may turn jobs away (the live controller) asks
  *      policy_admit() before a job joins the snapshot; the simulator runs
  *      every job of its workload. */

@@ -42,11 +42,38 @@ void policy_config_default(PolicyConfig *cfg) {
                 .demand_headroom = 1.25,
                 .min_vm_memory = 512ULL << 20,
                 .vm_memory_reserve = 512ULL << 20,
+                /* DynamicMR: off, and where on, borrowing all it may (the
+                 * paper's advice for performance, Appendix F) with the one
+                 * slot per core of its experiments (3.2.2). */
+                .dmr = {
+                        .dhsa = DHSA_NONE,
+                        .borrow_map_slots = 1.0,
+                        .borrow_reduce_slots = 1.0,
+                        .map_slot_weight = 1,
+                        .reduce_slot_weight = 1,
+                        .load_balance = false,
+                        .prescheduling = false,
+                },
         };
 }
 
 static bool in_range(double x, double lo, double hi) {
         return isfinite(x) && x >= lo && x <= hi;
+}
+
+/* A weight is a small whole number of resource units. */
+#define SLOT_WEIGHT_MAX 64
+
+static int dynamicmr_validate(const DynamicMrSettings *m) {
+        if ((unsigned)m->dhsa >= _DHSA_MODE_MAX || !in_range(m->borrow_map_slots, 0, 1) ||
+            !in_range(m->borrow_reduce_slots, 0, 1) ||
+            m->map_slot_weight < 1 || m->map_slot_weight > SLOT_WEIGHT_MAX ||
+            m->reduce_slot_weight < 1 || m->reduce_slot_weight > SLOT_WEIGHT_MAX)
+                return -EINVAL;
+        /* Pre-scheduling gives out what the load manager holds back. */
+        if (m->prescheduling && !m->load_balance)
+                return -EINVAL;
+        return 0;
 }
 
 int policy_config_validate(const PolicyConfig *c) {
@@ -60,5 +87,5 @@ int policy_config_validate(const PolicyConfig *c) {
             !in_range(c->io_threshold, 0, 1) || !in_range(c->steal_threshold, 0, 1) ||
             !in_range(c->demand_headroom, 1, 10))
                 return -EINVAL;
-        return 0;
+        return dynamicmr_validate(&c->dmr);
 }

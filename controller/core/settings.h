@@ -2,12 +2,43 @@
 #pragma once
 
 /* The settings of a Policy's layers, one struct for all of them for now:
- * each field says which layer reads it. */
+ * each field says which layer reads it; a policy with several settings
+ * keeps them in a sub-struct of its own (DynamicMrSettings), so that they
+ * move together. */
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "common/time-util.h"
+
+/* DynamicMR's slot borrowing (DHSA, Tang, Lee and He, TCC 2014, section
+ * 2.1), read by the fifo and fair schedulers. */
+typedef enum DhsaMode {
+        DHSA_NONE, /* a task runs only in a slot of its own type */
+        DHSA_PI,   /* pool-independent: fair within each phase, then across */
+        DHSA_PD,   /* pool-dependent: each pool fills its own needs, then lends */
+        _DHSA_MODE_MAX,
+} DhsaMode;
+
+/* DynamicMR (controller/policies/dynamicmr.h has the choices where the
+ * paper is vague). */
+typedef struct DynamicMrSettings {
+        /* fifo and fair: DHSA; the shares of a node's unused map and reduce
+         * slots tasks of the other type may borrow at one heartbeat
+         * (percentageOfBorrowedMapSlots, percentageOfBorrowedReduceSlots,
+         * 0..1); and the slots' resource weights (2.1, challenge C2: a slot
+         * of weight 2 holds two tasks of weight 1). */
+        DhsaMode dhsa;
+        double borrow_map_slots, borrow_reduce_slots;
+        unsigned map_slot_weight, reduce_slot_weight;
+        /* fifo and fair: Hadoop's load manager (2.3.1, Steps 1-3), which
+         * keeps a node's tasks of each type at its share of the cluster's
+         * load; and Slot PreScheduling (2.3.2), which gives the extra idle
+         * slots it holds back to the head job's local maps (needs the load
+         * manager). */
+        bool load_balance;
+        bool prescheduling;
+} DynamicMrSettings;
 
 typedef struct PolicyConfig {
         /* Layer names, read by policy_layers_find() (controller/policies/
@@ -56,6 +87,8 @@ typedef struct PolicyConfig {
         double demand_headroom;     /* demand: entitlement = headroom x use */
         uint64_t min_vm_memory;     /* floor of any memory target */
         uint64_t vm_memory_reserve; /* guest OS and daemons, outside the slots */
+
+        DynamicMrSettings dmr;
 } PolicyConfig;
 
 /* Defaults, each documented where it is used. */

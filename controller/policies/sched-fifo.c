@@ -3,40 +3,57 @@
  * each free map slot the first job with pending maps runs one, a map whose
  * split is on the node if it has one. Reduces follow the same order once a
  * job's maps are far enough (reduce_slowstart). Every task runs in a slot of
- * its own type. */
+ * its own type, unless DynamicMR lends it one of the other type
+ * (dynamicmr.h, which fills the slots; under PD-DHSA the queue is one
+ * pool). It remembers only the filler's memory of the nodes. */
 #include "controller/core/context.h"
+#include "controller/policies/dynamicmr.h"
 #include "controller/policies/policies.h"
 
-static uint32_t fifo_pick(const PolicyContext *ctx, uint32_t node, TaskType type) {
-        for (size_t k = 0; k < ctx->snap->n_jobs; k++) {
-                uint32_t job = ctx->job_order[k], t;
+static int fifo_init(const PolicyConfig *cfg, void **ret_state) {
+        return dmr_memory_new(ret_state);
+}
 
+static void fifo_free(void *state) {
+        idmap_free(state);
+}
+
+/* FIFO waits for no split: a job's local map if it has one, else any. The
+ * head job (PICK_HEAD) is the first with a pending task of the type. */
+static uint32_t fifo_pick(void *data, PolicyContext *ctx, uint32_t node, TaskType type,
+                          uint32_t pool, PickMode mode, bool *visited) {
+        for (size_t k = 0; k < ctx->snap->n_jobs; k++) {
+                uint32_t job = ctx->job_order[k], any, t;
+
+                any = context_job_pending_task(ctx, job, type, node, false);
+                if (any == NO_INDEX)
+                        continue;
                 t = context_job_pending_task(ctx, job, type, node, type == TASK_MAP);
-                if (t == NO_INDEX)
-                        t = context_job_pending_task(ctx, job, type, node, false);
-                if (t != NO_INDEX)
+                if (t != NO_INDEX || mode == PICK_HEAD)
                         return t;
+                return any;
         }
         return NO_INDEX;
 }
 
-static int fifo_assign(void *state, PolicyContext *ctx, unsigned flags) {
-        for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
-                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                        while (context_fillable_slots(ctx, node, slot_type_of(type)) > 0) {
-                                uint32_t t = fifo_pick(ctx, node, type);
-                                int r;
+static size_t fifo_pools(void *data, PolicyContext *ctx, uint32_t *ret) {
+        ret[0] = NO_INDEX;
+        return 1;
+}
 
-                                if (t == NO_INDEX)
-                                        break;
-                                r = context_assign(ctx, t, node, slot_type_of(type), false);
-                                if (r < 0)
-                                        return r;
-                        }
-        return 0;
+static int fifo_assign(void *state, PolicyContext *ctx, unsigned flags) {
+        TaskSource src = { .pick = fifo_pick, .pools = fifo_pools };
+        DmrFill *fill;
+        int r = dmr_fill_begin(ctx, state, &fill);
+
+        if (r < 0)
+                return r;
+        return dmr_fill(fill, &src, state);
 }
 
 const JobSchedulerOps job_scheduler_fifo = {
         .name = "fifo",
+        .init = fifo_init,
+        .free = fifo_free,
         .assign = fifo_assign,
 };
