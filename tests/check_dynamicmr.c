@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* DynamicMR (Tang, Lee and He, TCC 2014) in the policy core: the arithmetic
- * of DHSA and the load manager, every case of PI-DHSA and PD-DHSA through
- * the fifo and fair schedulers, slot weights and Slot PreScheduling. */
+ * of DHSA, the load manager and SEPB, every case of PI-DHSA and PD-DHSA
+ * through the fifo and fair schedulers, slot weights, Slot PreScheduling,
+ * and SEPB on LATE with the paper's six-job example. */
 #include <errno.h>
 #include <string.h>
 
@@ -15,6 +16,14 @@ static size_t count_assigned(TaskType type, SlotType slot) {
 
         for (size_t i = 0; i < fx.d.n_assignments; i++)
                 n += fx.d.assignments[i].type == type && fx.d.assignments[i].slot == slot;
+        return n;
+}
+
+static size_t count_speculative(void) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < fx.d.n_assignments; i++)
+                n += fx.d.assignments[i].speculative;
         return n;
 }
 
@@ -61,6 +70,9 @@ START_TEST(test_settings_validate) {
         ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
         policy_config_default(&fx.cfg);
         fx.cfg.dmr.borrow_map_slots = 1.5;
+        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
+        policy_config_default(&fx.cfg);
+        fx.cfg.dmr.jobs_checked = -0.1;
         ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
         policy_config_default(&fx.cfg);
         fx.cfg.dmr.dhsa = _DHSA_MODE_MAX;
@@ -144,6 +156,25 @@ START_TEST(test_load_manager_arithmetic) {
         ck_assert_uint_eq(load_allowable_idle(6, 7), 0);
         ck_assert_uint_eq(load_extra_idle(8, 7, 6), 1);
         ck_assert_uint_eq(load_extra_idle(8, 8, 6), 0);
+}
+END_TEST
+
+START_TEST(test_sepb_arithmetic) {
+        /* 2.2.1: 4 of 6 jobs checked; 0 checks none, 1 all. */
+        ck_assert_uint_eq(sepb_jobs_checked(4.0 / 6.0, 6), 4);
+        ck_assert_uint_eq(sepb_jobs_checked(0.5, 5), 3);
+        ck_assert_uint_eq(sepb_jobs_checked(0, 6), 0);
+        ck_assert_uint_eq(sepb_jobs_checked(1, 6), 6);
+        ck_assert_uint_eq(sepb_jobs_checked(1, 0), 0);
+        /* (1) and (2): skip. */
+        ck_assert(sepb_skips(0, 20, 0, 0));
+        /* Not (1): the job has pending tasks of its own. */
+        ck_assert(!sepb_skips(3, 20, 5, 1));
+        /* (1) without (2) or (3). */
+        ck_assert(!sepb_skips(0, 0, 0, 1));
+        /* (1) and (3): pending tasks of the other type that may borrow. */
+        ck_assert(sepb_skips(0, 0, 4, 0.5));
+        ck_assert(!sepb_skips(0, 0, 4, 0));
 }
 END_TEST
 
@@ -562,6 +593,169 @@ START_TEST(test_prescheduling_borrows_reduce_slot) {
 }
 END_TEST
 
+/* ---- SEPB ---- */
+
+/* 2.2.1's six jobs on 8 nodes of 5 map slots, all but 4 slots of node 7
+ * busy. J1 .. J6 run 5, 4, 3, 2, 1 and 0 stragglers (progress 0.1 in 100 s)
+ * beside k + 1 fast attempts (0.8), so that LATE (SlowTaskThreshold 0.5)
+ * names exactly the stragglers; J6 runs one fast attempt, on node 7. Their
+ * pending maps are 0, 0, 10, 10, 15 and 20; J3's and J4's splits are on
+ * node 7 (where local selects them), J5's and J6's on node 0, so delay
+ * scheduling keeps those two waiting. SpeculativeCap is 0.1 of 40 slots: 4. */
+static uint32_t six_jobs[6];
+
+static void six_jobs_fixture(uint32_t pending_loc) {
+        static const unsigned stragglers[] = { 5, 4, 3, 2, 1, 0 };
+        static const unsigned pending[] = { 0, 0, 10, 10, 15, 20 };
+        uint32_t node = 0, attempt;
+
+        fx_cluster(8, 5, 0);
+        fx.cfg.scheduler = "fair";
+        fx.cfg.speculation = "sepb";
+        fx.cfg.late_slow_task_pct = 0.5;
+        for (uint32_t j = 0; j < 6; j++) {
+                unsigned running = j < 5 ? 2 * stragglers[j] + 1 : 1;
+
+                six_jobs[j] = fx_job((1 + j) * SEC, 0);
+                for (unsigned k = 0; k < running; k++) {
+                        uint32_t where = j == 5 ? 7 : node++ / 5;
+
+                        attempt = fx_run(fx_map(six_jobs[j], where), where, 0, 0);
+                        fx.attempts[attempt].progress = k < stragglers[j] ? 0.1 : 0.8;
+                }
+                maps(six_jobs[j], pending[j], j < 4 ? pending_loc : 0);
+        }
+}
+
+/* LATE as Hadoop runs it (percentageOfJobsCheckedForPendingTasks 0): J1,
+ * first in the queue, backs up four stragglers in all four idle slots.
+ * SEPB checking 4 of the 6 jobs: J1's window (J1 .. J4) and J2's have
+ * pending maps, so neither backs up; the slots go to the pending maps of
+ * J3 and J4. */
+START_TEST(test_sepb_six_jobs) {
+        six_jobs_fixture(7);
+        fx.cfg.dmr.jobs_checked = 0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 4);
+        for (size_t i = 0; i < 4; i++) {
+                ck_assert(fx.d.assignments[i].speculative);
+                ck_assert_uint_eq(assigned_job(i), six_jobs[0]);
+                ck_assert_uint_eq(fx.d.assignments[i].node, 7);
+        }
+
+        fx.cfg.dmr.jobs_checked = 4.0 / 6.0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 4);
+        ck_assert_uint_eq(count_speculative(), 0);
+        ck_assert_uint_eq(count_job(six_jobs[2], TASK_MAP, SLOT_MAP) +
+                                  count_job(six_jobs[3], TASK_MAP, SLOT_MAP),
+                          4);
+        ck_assert_uint_gt(count_job(six_jobs[2], TASK_MAP, SLOT_MAP), 0);
+        ck_assert_uint_gt(count_job(six_jobs[3], TASK_MAP, SLOT_MAP), 0);
+}
+END_TEST
+
+/* When no pending task can start yet (every split waits for node 0), SEPB
+ * keeps the slots from J1's backups all the same and reserves them for the
+ * first job of J1's window with pending maps, J3. */
+START_TEST(test_sepb_reserves_for_pending) {
+        six_jobs_fixture(0);
+        fx.cfg.dmr.jobs_checked = 4.0 / 6.0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        ck_assert_uint_eq(fx.d.n_reservations, 4);
+        for (size_t i = 0; i < 4; i++) {
+                ck_assert_uint_eq(fx.d.reservations[i].node, 7);
+                ck_assert_uint_eq(fx.d.reservations[i].job, six_jobs[2]);
+                ck_assert_uint_eq(fx.d.reservations[i].task, NO_INDEX);
+        }
+        /* Checking only J1 itself: its window has no pending map. */
+        fx.cfg.dmr.jobs_checked = 1.0 / 6.0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_reservations, 0);
+        ck_assert_uint_eq(count_speculative(), 4);
+}
+END_TEST
+
+/* Condition (3): J1 has a straggler and no pending task; J2, in its window,
+ * has only a pending reduce, for a cluster without reduce slots. With DHSA
+ * lending map slots to reduces, J1's backup waits and J2's reduce borrows
+ * node 2's free map slot; without DHSA (or with nothing to lend) J1, first
+ * in the queue, backs up into it. */
+START_TEST(test_sepb_condition3) {
+        uint32_t j1, j2, a;
+
+        fx_cluster(3, 2, 0);
+        fx.nodes[2].slots[SLOT_MAP] = 1;
+        fx.cfg.scheduler = "fifo";
+        fx.cfg.speculation = "sepb";
+        fx.cfg.late_slow_task_pct = 0.5;
+        fx.cfg.reduce_slowstart = 0;
+        j1 = fx_job(1 * SEC, 0);
+        for (uint32_t k = 0; k < 3; k++) {
+                a = fx_run(fx_map(j1, 0), k == 2 ? 1 : 0, 0, 0);
+                fx.attempts[a].progress = k == 0 ? 0.1 : 0.8;
+        }
+        fx_run(fx_map(j1, 1), 1, 0, 0);
+        fx.attempts[3].progress = 0.8;
+        j2 = fx_job(2 * SEC, 0);
+        fx_reduce(j2);
+        fx.cfg.dmr.dhsa = DHSA_PI;
+        ck_assert_int_eq(beat(2, 100 * SEC), 0);
+        ck_assert_uint_eq(count_speculative(), 0);
+        ck_assert_uint_eq(count_assigned(TASK_REDUCE, SLOT_MAP), 1);
+        fx.cfg.dmr.dhsa = DHSA_NONE;
+        ck_assert_int_eq(beat(2, 100 * SEC), 0);
+        ck_assert_uint_eq(count_speculative(), 1);
+        ck_assert_uint_eq(assigned_job(0), j1);
+        fx.cfg.dmr.dhsa = DHSA_PI;
+        fx.cfg.dmr.borrow_map_slots = 0;
+        ck_assert_int_eq(beat(2, 100 * SEC), 0);
+        ck_assert_uint_eq(count_speculative(), 1);
+        ck_assert_uint_eq(count_assigned(TASK_REDUCE, SLOT_MAP), 0);
+}
+END_TEST
+
+/* The kill: maps of the job took 20 s on average (two finished, 40 s). At
+ * 41 s an attempt started at 0 has run over twice that and is killed to
+ * run again; one started at 2 s has not; one whose task has a backup, and
+ * a reduce, are left to LATE. The freed slot takes the pending map. */
+START_TEST(test_sepb_kills_hopeless_maps) {
+        uint32_t j, old, young, backed, reduce, pending;
+
+        fx_cluster(4, 2, 1);
+        fx.cfg.speculation = "sepb";
+        j = fx_job(1 * SEC, 0);
+        fx.jobs[j].profile.phases[PROFILE_MAP] = (PhaseStats){
+                .count = 2, .total = 40 * SEC, .min = 15 * SEC, .max = 25 * SEC
+        };
+        old = fx_run(fx_map(j, 0), 0, 0, 0);
+        young = fx_run(fx_map(j, 0), 0, 2 * SEC, 0);
+        backed = fx_map(j, 1);
+        fx_run(backed, 1, 0, 0);
+        fx_run(backed, 2, 30 * SEC, 0);
+        fx.attempts[3].speculative = true;
+        fx_run(fx_map(j, 2), 2, 40 * SEC, 0);
+        fx_run(fx_map(j, 3), 3, 40 * SEC, 0);
+        fx_run(fx_map(j, 3), 3, 40 * SEC, 0);
+        fx_run(fx_map(j, 1), 1, 40 * SEC, 0);
+        reduce = fx_reduce(j);
+        fx_run(reduce, 0, 0, 0);
+        pending = fx_map(j, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 41 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+        ck_assert_uint_eq(fx.d.kills[0].attempt, old);
+        ck_assert_int_eq(fx.d.kills[0].reason, KILL_RETRY);
+        ck_assert_uint_ne(fx.d.kills[0].attempt, young);
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        fx_check_assignment(0, pending, 0, true, false);
+        /* Without a finished map there is no mean to judge by. */
+        fx.jobs[j].profile.phases[PROFILE_MAP] = (PhaseStats){ 0 };
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 41 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_kills, 0);
+}
+END_TEST
+
 Suite *suite_dynamicmr(void) {
         Suite *s = suite_create("dynamicmr");
         TCase *tc;
@@ -573,6 +767,7 @@ Suite *suite_dynamicmr(void) {
         tcase_add_test(tc, test_dhsa_borrow_target);
         tcase_add_test(tc, test_slot_weights_arithmetic);
         tcase_add_test(tc, test_load_manager_arithmetic);
+        tcase_add_test(tc, test_sepb_arithmetic);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("dhsa");
@@ -597,5 +792,12 @@ Suite *suite_dynamicmr(void) {
         tcase_add_test(tc, test_prescheduling_borrows_reduce_slot);
         suite_add_tcase(s, tc);
 
+        tc = tcase_create("sepb");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_sepb_six_jobs);
+        tcase_add_test(tc, test_sepb_reserves_for_pending);
+        tcase_add_test(tc, test_sepb_condition3);
+        tcase_add_test(tc, test_sepb_kills_hopeless_maps);
+        suite_add_tcase(s, tc);
         return s;
 }

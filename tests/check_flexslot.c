@@ -574,9 +574,10 @@ static const Combo combos[] = {
         { "fifo", "static", "none", "demand", false },
         { "fair", "flexslot", "late", "flexslot", false },
         { "fair", "flexslot", "hadoop", "demand", true },
-        { "fair", "flexslot", "late", "flexslot", false, DHSA_PI, true },
+        { "fair", "static", "sepb", "static", false },
+        { "fair", "flexslot", "sepb", "flexslot", false, DHSA_PI, true },
         { "fair", "static", "none", "demand", false, DHSA_PD, true },
-        { "fifo", "flexslot", "hadoop", "static", true, DHSA_PI },
+        { "fifo", "flexslot", "sepb", "static", true, DHSA_PI },
         { "fifo", "static", "late", "flexslot", false, DHSA_PD, true },
 };
 
@@ -835,6 +836,11 @@ static const BadCase bad_cases[] = {
           { { .attempt = 3, .reason = KILL_RESIZE } },
           1,
           .target = VM0 },
+        { "kill for no reason",
+          PLACE_MAP0,
+          { { .attempt = 0, .reason = _KILL_REASON_MAX } },
+          1,
+          .target = VM0 },
         { "no vCPU", PLACE_MAP0, .target = { .vm = 0, .cpu_weight = 1024, .vcpus = 0 } },
         { "memory above the maximum", PLACE_MAP0,
           .target = { .vm = 0, .cpu_weight = 1024, .vcpus = 2, .memory = 5 * GIB } },
@@ -866,10 +872,13 @@ START_TEST(test_decisions_validate) {
         fx_run(fx_map(j, 1), 1, 0, 0);
         ck_assert_int_eq(decisions_validate(&fx.s, NULL, &ok), 0);
         ck_assert_msg(decisions_validate(&fx.s, NULL, &d) == -EBADMSG, "%s accepted", c->what);
-        /* Re-placing the running map frees its slot and lets it be placed. */
+        /* Re-placing the running map frees its slot and lets it be placed,
+         * and so does killing it to run again. */
         good = (Assignment){ .task = 2, .node = 1, .type = TASK_MAP };
         kills[0] = (Kill){ .attempt = 0, .reason = KILL_REPLACE };
         ok = (Decisions){ .assignments = &good, .n_assignments = 1, .kills = kills, .n_kills = 1 };
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &ok), 0);
+        kills[0].reason = KILL_RETRY;
         ck_assert_int_eq(decisions_validate(&fx.s, NULL, &ok), 0);
 }
 END_TEST

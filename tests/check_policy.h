@@ -17,7 +17,7 @@ typedef struct Fixture {
         Vm vms[8];
         Node nodes[8];
         Job jobs[8];
-        Task tasks[64];
+        Task tasks[128];
         Attempt attempts[64];
         ClusterSnapshot s;
         PolicyConfig cfg;

@@ -31,10 +31,10 @@ static bool kills_valid(const ClusterSnapshot *s, const Decisions *d, bool *kill
                 const Kill *k = &d->kills[i];
 
                 if (k->attempt >= s->n_attempts || killed[k->attempt] ||
-                    (k->reason != KILL_RESIZE && k->reason != KILL_REPLACE))
+                    (unsigned)k->reason >= _KILL_REASON_MAX)
                         return false;
                 killed[k->attempt] = true;
-                if (k->reason == KILL_REPLACE) {
+                if (k->reason != KILL_RESIZE) {
                         const Attempt *a = &s->attempts[k->attempt];
 
                         busy[a->slot][a->node]--;

@@ -57,6 +57,8 @@ typedef struct Assignment {
 typedef enum KillReason {
         KILL_RESIZE,  /* Algorithm 1: restart here with more slot memory */
         KILL_REPLACE, /* III-E: new straggler on a straggler node, runs elsewhere */
+        KILL_RETRY,   /* DynamicMR 2.2: a hopeless straggler, run again as if it failed */
+        _KILL_REASON_MAX,
 } KillReason;
 
 typedef struct Kill {
@@ -64,9 +66,11 @@ typedef struct Kill {
         KillReason reason;
         /* The next attempt's slot memory; the driver increments the task's
          * kill count. KILL_RESIZE restarts on the same node at once, in a
-         * slot of the same type; KILL_REPLACE frees the slot and returns
-         * the task to pending with this slot memory, and an Assignment in
-         * the same Decisions places it. */
+         * slot of the same type; KILL_REPLACE and KILL_RETRY free the slot
+         * and return the task to pending with this slot memory (unless a
+         * backup of it runs on): an Assignment in the same Decisions may
+         * place it (KILL_REPLACE's always does), else a later step does,
+         * as the first of its job's pending tasks. */
         uint64_t slot_memory;
 } Kill;
 

@@ -38,12 +38,19 @@ typedef struct SlotManagerOps {
         int (*manage)(void *state, PolicyContext *ctx, unsigned flags);
 } SlotManagerOps;
 
-/* A speculation layer only adds backups (speculative assignments) of tasks
- * with a running attempt into the slots the scheduler left free. */
+/* A speculation layer adds backups (speculative assignments) of tasks with
+ * a running attempt into the slots the scheduler left free (speculate). It
+ * may also run before the scheduler (ahead, NULL: not), for backups that
+ * come before other jobs' pending tasks: in Hadoop a job asked for a task
+ * hands out a backup once it has no pending task, so a job ahead in the
+ * queue backs up its stragglers before a later job's pending tasks start
+ * (the LATE DynamicMR's SEPB works on). Either may kill attempts it judges
+ * hopeless (KILL_RETRY). */
 typedef struct SpeculationOps {
         const char *name;
         int (*init)(const PolicyConfig *cfg, void **ret_state);
         void (*free)(void *state);
+        int (*ahead)(void *state, PolicyContext *ctx, unsigned flags);
         int (*speculate)(void *state, PolicyContext *ctx, unsigned flags);
 } SpeculationOps;
 

@@ -86,7 +86,9 @@ static int step_layers(Policy *p, PolicyContext *ctx, unsigned flags) {
         if (flags & POLICY_STEP_CONTROL)
                 r = LAYER_RUN(p, slot_manager, manage, ctx);
         if (r >= 0 && (flags & POLICY_STEP_ASSIGN)) {
-                r = LAYER_RUN(p, scheduler, assign, ctx);
+                r = LAYER_RUN(p, speculation, ahead, ctx);
+                if (r >= 0)
+                        r = LAYER_RUN(p, scheduler, assign, ctx);
                 if (r >= 0)
                         r = LAYER_RUN(p, speculation, speculate, ctx);
         }

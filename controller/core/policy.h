@@ -10,7 +10,8 @@
  *   speculation    backup copies of slow tasks into remaining slots (assign)
  *   VM allocator   CPU weight, vCPUs and memory of each VM          (control)
  *
- * policy_step() runs them in that order; each layer sees the snapshot plus the
+ * policy_step() runs them in that order (a speculation layer may also run
+ * just before the scheduler: layer.h); each layer sees the snapshot plus the
  * decisions of the layers before it (the slot of a re-placed attempt is free
  * for the scheduler, a slot the slot manager added can be filled, the VM
  * allocator knows which nodes gained slots and which stragglers the slot
@@ -39,9 +40,9 @@
  *      assignments (each in a slot of the type it names, which may be the
  *      other type's: a map in a reduce slot runs as a map), VM targets;
  *      keep quotas, placements and reservations until the next step of
- *      their kind replaces them (no policy of today makes any, and the
- *      simulator applies none); record the reports (StragglerNote) as it
- *      likes;
+ *      their kind replaces them (DynamicMR's SEPB reserves slots; no policy
+ *      makes quotas or placements yet); record the reports (StragglerNote)
+ *      as it likes;
  *   3. a driver that may turn jobs away (the live controller) asks
  *      policy_admit() before a job joins the snapshot; the simulator runs
  *      every job of its workload. */

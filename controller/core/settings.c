@@ -44,7 +44,8 @@ void policy_config_default(PolicyConfig *cfg) {
                 .vm_memory_reserve = 512ULL << 20,
                 /* DynamicMR: off, and where on, borrowing all it may (the
                  * paper's advice for performance, Appendix F) with the one
-                 * slot per core of its experiments (3.2.2). */
+                 * slot per core of its experiments (3.2.2); SEPB checks every
+                 * job (its advice is 60-100 %, 3.3). */
                 .dmr = {
                         .dhsa = DHSA_NONE,
                         .borrow_map_slots = 1.0,
@@ -53,6 +54,7 @@ void policy_config_default(PolicyConfig *cfg) {
                         .reduce_slot_weight = 1,
                         .load_balance = false,
                         .prescheduling = false,
+                        .jobs_checked = 1.0,
                 },
         };
 }
@@ -66,7 +68,7 @@ static bool in_range(double x, double lo, double hi) {
 
 static int dynamicmr_validate(const DynamicMrSettings *m) {
         if ((unsigned)m->dhsa >= _DHSA_MODE_MAX || !in_range(m->borrow_map_slots, 0, 1) ||
-            !in_range(m->borrow_reduce_slots, 0, 1) ||
+            !in_range(m->borrow_reduce_slots, 0, 1) || !in_range(m->jobs_checked, 0, 1) ||
             m->map_slot_weight < 1 || m->map_slot_weight > SLOT_WEIGHT_MAX ||
             m->reduce_slot_weight < 1 || m->reduce_slot_weight > SLOT_WEIGHT_MAX)
                 return -EINVAL;

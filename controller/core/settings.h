@@ -38,6 +38,8 @@ typedef struct DynamicMrSettings {
          * manager). */
         bool load_balance;
         bool prescheduling;
+        /* sepb: percentageOfJobsCheckedForPendingTasks (2.2), 0..1. */
+        double jobs_checked;
 } DynamicMrSettings;
 
 typedef struct PolicyConfig {

@@ -73,7 +73,21 @@ unsigned load_extra_idle(unsigned slots, unsigned used, unsigned usable) {
         return slots > top ? slots - top : 0;
 }
 
-/* ---- pending tasks ---- */
+/* ---- SEPB ---- */
+
+size_t sepb_jobs_checked(double share, size_t n_jobs) {
+        /* The epsilon keeps 2/3 x 6 from rounding up to 5. */
+        double n = ceil(share * (double)n_jobs - 1e-9);
+
+        return n > 0 ? MIN((size_t)n, n_jobs) : 0;
+}
+
+bool sepb_skips(unsigned own_pending, unsigned window_pending, unsigned window_other,
+                double borrow) {
+        bool c1 = own_pending == 0, c2 = window_pending > 0, c3 = window_other > 0 && borrow > 0;
+
+        return c1 && (c2 || c3);
+}
 
 void dmr_count_pending(const PolicyContext *ctx, unsigned *ret[_TASK_TYPE_MAX]) {
         const ClusterSnapshot *s = ctx->snap;

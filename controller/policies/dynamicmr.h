@@ -31,7 +31,8 @@
  * slots (FlexSlot moves map slots between nodes), so the two compose: the
  * filler takes a node's configured slots as it finds them.
  *
- * Slot PreScheduling (2.3.2) and the load manager whose limits
+ * SEPB (2.2) is the speculation layer "sepb" (speculation.c), LATE with
+ * its gate. Slot PreScheduling (2.3.2) and the load manager whose limits
  * it relaxes (2.3.1) are scheduler modes (dmr.load_balance,
  * dmr.prescheduling), done by the filler as DHSA is: both decide which
  * task takes which free slot.
@@ -106,7 +107,9 @@
  *   local maps the same way, whatever the cluster-wide case (the paper's
  *   second case), within the borrow limit. The pre-allocation is an
  *   assignment: a local pending map can start in a free slot of its node
- *   at once, so nothing is left for a reservation to hold. */
+ *   at once, so nothing is left for a reservation to hold (SEPB's are the
+ *   reservations DynamicMR makes).
+ * - SEPB (2.2) and its kill: see speculation.c and sepb_*() below. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -152,6 +155,22 @@ unsigned load_usable_slots(double load, unsigned node_slots);
 unsigned load_allowable_idle(unsigned usable, unsigned used);
 /* Definition 2: slots - max(used, usable), 0 if that is negative. */
 unsigned load_extra_idle(unsigned slots, unsigned used, unsigned usable);
+
+/* ---- SEPB (2.2) ---- */
+
+/* maxNumOfJobsCheckedForPendingTasks: share x n_jobs rounded up (the
+ * paper's example checks 4 of 6 jobs), at most n_jobs. */
+size_t sepb_jobs_checked(double share, size_t n_jobs);
+/* Whether job J_i's backups for a slot of one type wait, from the three
+ * conditions of 2.2 written for a map slot (a reduce slot's are the same
+ * with the types swapped): (1) own_pending, J_i's pending tasks of the
+ * slot's type (failed ones waiting to run again are pending too), is 0;
+ * (2) window_pending, those of the window J_i .. J_j, is above 0; (3)
+ * window_other, the window's pending tasks of the other type, is above 0
+ * and borrow, the share of the slot type that other type may borrow (0
+ * without DHSA), is above 0. Skip when (1) and (2), or (1) and (3). */
+bool sepb_skips(unsigned own_pending, unsigned window_pending, unsigned window_other,
+                double borrow);
 
 /* Each job's pending tasks of each type that may start now (eligible, not
  * placed in this step): ret[type][job], arrays of n_jobs. */

@@ -16,6 +16,7 @@ extern const SlotManagerOps slot_manager_flexslot;
 extern const SpeculationOps speculation_none;
 extern const SpeculationOps speculation_hadoop;
 extern const SpeculationOps speculation_late;
+extern const SpeculationOps speculation_sepb;
 
 extern const VmAllocatorOps vm_allocator_static;
 extern const VmAllocatorOps vm_allocator_demand;

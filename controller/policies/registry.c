@@ -21,6 +21,7 @@ const SpeculationOps *const speculation_table[] = {
         &speculation_none,
         &speculation_hadoop,
         &speculation_late,
+        &speculation_sepb,
         NULL,
 };
 

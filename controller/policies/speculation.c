@@ -12,13 +12,15 @@
  * attempts' mean progress rate below the late_slow_node_pct percentile). A
  * backup never runs on its original's node; among the other nodes with a
  * free slot of the task's type the first holding a map's split wins, else
- * the first. */
+ * the first. sepb: DynamicMR's Speculative Execution Performance Balancing
+ * (Tang, Lee and He, TCC 2014, 2.2) on LATE, see sepb_ahead(). */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "common/macro.h"
 #include "controller/core/context.h"
 #include "controller/core/stats.h"
+#include "controller/policies/dynamicmr.h"
 #include "controller/policies/policies.h"
 
 const SpeculationOps speculation_none = {
@@ -211,6 +213,7 @@ static size_t late_candidates(const PolicyContext *ctx, LateScratch *l) {
         return n;
 }
 
+/* SpeculativeCap, and the backups running once the step is applied. */
 static double late_cap(const PolicyContext *ctx, unsigned *ret_running) {
         double slots = 0;
 
@@ -221,38 +224,51 @@ static double late_cap(const PolicyContext *ctx, unsigned *ret_running) {
         for (uint32_t i = 0; i < ctx->snap->n_attempts; i++)
                 if (ctx->snap->attempts[i].speculative && !ctx->killed[i])
                         (*ret_running)++;
+        for (size_t i = 0; i < ctx->d->n_assignments; i++)
+                *ret_running += ctx->d->assignments[i].speculative;
         return ctx->cfg->late_spec_cap * slots;
 }
 
-static int late_speculate(void *state, PolicyContext *ctx, unsigned flags) {
+/* LATE's judgement of the step: the slow nodes and the candidates, longest
+ * time left first; the number of candidates. */
+static int late_analyze(PolicyContext *ctx, LateScratch *l, size_t *ret_n) {
         size_t n_nodes = ctx->snap->n_nodes;
         size_t n_values = MAX(ctx->snap->n_attempts, ctx->snap->n_nodes) + 1;
 
-        if (!backup_possible(ctx))
-                return 0;
+        *l = (LateScratch){
+                .slow_node = context_scratch(ctx, n_nodes, sizeof(bool)),
+                .node_rate = context_scratch(ctx, n_nodes, sizeof(double)),
+                .node_count = context_scratch(ctx, n_nodes, sizeof(unsigned)),
+                .values = context_scratch(ctx, n_values, sizeof(double)),
+                .sorted = context_scratch(ctx, n_values, sizeof(double)),
+                .by_group = context_scratch(ctx, n_values, sizeof(uint32_t)),
+                .candidates = context_scratch(ctx, n_values, sizeof(LateCandidate)),
+        };
+        if (!l->slow_node || !l->node_rate || !l->node_count || !l->values || !l->sorted ||
+            !l->by_group || !l->candidates)
+                return -ENOMEM;
+        late_slow_nodes(ctx, l);
+        *ret_n = late_candidates(ctx, l);
+        return 0;
+}
 
-        bool *slow_node = context_scratch(ctx, n_nodes, sizeof(bool));
-        double *node_rate = context_scratch(ctx, n_nodes, sizeof(double));
-        unsigned *node_count = context_scratch(ctx, n_nodes, sizeof(unsigned));
-        double *values = context_scratch(ctx, n_values, sizeof(double));
-        double *sorted = context_scratch(ctx, n_values, sizeof(double));
-        uint32_t *by_group = context_scratch(ctx, n_values, sizeof(uint32_t));
-        LateCandidate *candidates = context_scratch(ctx, n_values, sizeof(LateCandidate));
-        LateScratch l = { slow_node, node_rate, node_count, values, sorted, by_group, candidates };
+static int late_speculate(void *state, PolicyContext *ctx, unsigned flags) {
+        LateScratch l;
         unsigned running;
         double cap;
         size_t n;
+        int r;
 
-        if (!slow_node || !node_rate || !node_count || !values || !sorted || !by_group ||
-            !candidates)
-                return -ENOMEM;
-        late_slow_nodes(ctx, &l);
-        n = late_candidates(ctx, &l);
+        if (!backup_possible(ctx))
+                return 0;
+        r = late_analyze(ctx, &l, &n);
+        if (r < 0)
+                return r;
         cap = late_cap(ctx, &running);
         for (size_t k = 0; k < n && (double)running < cap; k++) {
                 bool launched;
-                int r = launch_backup(ctx, candidates[k].attempt, slow_node, &launched);
 
+                r = launch_backup(ctx, l.candidates[k].attempt, l.slow_node, &launched);
                 if (r < 0)
                         return r;
                 running += launched;
@@ -263,4 +279,254 @@ static int late_speculate(void *state, PolicyContext *ctx, unsigned flags) {
 const SpeculationOps speculation_late = {
         .name = "late",
         .speculate = late_speculate,
+};
+
+/* ---- SEPB ----
+ *
+ * LATE's backups go job by job in submission order (the paper's J1, J2,
+ * ...; the order Hadoop's FIFO asks jobs in; a speculation layer does not
+ * know a fair scheduler's), each job's longest time left first, within
+ * SpeculativeCap, a backup never on its original's node nor a slow one.
+ * Before the scheduler (ahead), a free slot goes to the first job in that
+ * order that either has pending tasks the slot can run, which leaves the
+ * slot to the scheduler (a job hands out its pending tasks before its
+ * backups), or a LATE candidate it may back up here. SEPB's gate is on
+ * that backup: a job J_i with no pending task of the slot's type waits
+ * while the window of maxNumOfJobsCheckedForPendingTasks jobs from J_i
+ * (sepb_jobs_checked(), J_i included) has pending tasks of that type, or
+ * of the other type when DHSA lets it borrow the slot (sepb_skips()). With
+ * percentageOfJobsCheckedForPendingTasks 0 nothing waits: LATE as Hadoop
+ * runs it, the paper's baseline, whose jobs ahead in the queue back up
+ * stragglers before later jobs' pending tasks start.
+ *
+ * After the scheduler, the slots it left free (pending tasks it could not
+ * start yet: a map waiting for a local slot, reduces before slowstart) go
+ * the same way, but a job that would back up and waits instead gives the
+ * slot to the pending tasks of its window: a reservation for the first job
+ * of the window with pending tasks the slot can run, so that no backup
+ * takes it before they can start.
+ *
+ * The kill (2.2): before anything else, an attempt of a map with no backup
+ * that has run over twice the mean time of its job's finished maps is
+ * killed (KILL_RETRY), its task to run again. Reduces are left to LATE: a
+ * reduce's age counts its wait for the maps, which the mean of finished
+ * reduces (the profile counts the first wave's shuffle from the last map)
+ * does not. Pending counts are of tasks that may start now
+ * (dmr_count_pending()). */
+
+#define SEPB_KILL_FACTOR 2
+
+typedef enum SepbWalk {
+        WALK_NONE,     /* no job wants the slot */
+        WALK_SCHEDULE, /* a job's pending tasks come first: the scheduler's */
+        WALK_TAKEN,    /* a backup or a reservation took it */
+        WALK_CAP,      /* SpeculativeCap reached */
+} SepbWalk;
+
+typedef struct SepbStep {
+        PolicyContext *ctx;
+        LateScratch l;
+        size_t n_candidates;
+        unsigned running;
+        double cap;
+        bool ahead;
+        unsigned *pending[_TASK_TYPE_MAX]; /* by job */
+        /* By position in submission order: pending tasks of each type in
+         * the job's window, and whether its backups wait, by slot type. */
+        unsigned *window[_TASK_TYPE_MAX];
+        bool *waits[_SLOT_TYPE_MAX];
+        size_t checked;
+} SepbStep;
+
+static double sepb_borrow(const PolicyContext *ctx, SlotType slot) {
+        const DynamicMrSettings *m = &ctx->cfg->dmr;
+
+        if (m->dhsa == DHSA_NONE)
+                return 0;
+        return slot == SLOT_MAP ? m->borrow_map_slots : m->borrow_reduce_slots;
+}
+
+static TaskType sepb_other(TaskType type) {
+        return type == TASK_MAP ? TASK_REDUCE : TASK_MAP;
+}
+
+/* Job's pending tasks the slot type can run: its own, and the other type's
+ * under DHSA. */
+static bool sepb_job_fits(const SepbStep *st, uint32_t job, SlotType slot) {
+        TaskType own = slot == SLOT_MAP ? TASK_MAP : TASK_REDUCE;
+
+        return st->pending[own][job] > 0 ||
+               (sepb_borrow(st->ctx, slot) > 0 && st->pending[sepb_other(own)][job] > 0);
+}
+
+static int sepb_windows(SepbStep *st) {
+        const PolicyContext *ctx = st->ctx;
+        size_t n = ctx->snap->n_jobs;
+
+        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
+                st->pending[type] = context_scratch(ctx, n, sizeof(unsigned));
+                st->window[type] = context_scratch(ctx, n + 1, sizeof(unsigned));
+                st->waits[slot_type_of(type)] = context_scratch(ctx, n, sizeof(bool));
+                if (!st->pending[type] || !st->window[type] || !st->waits[slot_type_of(type)])
+                        return -ENOMEM;
+        }
+        dmr_count_pending(ctx, st->pending);
+        st->checked = sepb_jobs_checked(ctx->cfg->dmr.jobs_checked, n);
+        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
+                unsigned *w = st->window[type];
+
+                /* Suffix sums by position, then each window's difference. */
+                for (size_t k = n; k-- > 0;)
+                        w[k] = w[k + 1] + st->pending[type][ctx->job_order[k]];
+                for (size_t k = 0; k < n; k++)
+                        w[k] -= w[MIN(k + st->checked, n)];
+        }
+        for (size_t k = 0; k < n; k++) {
+                uint32_t job = ctx->job_order[k];
+
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
+                        SlotType slot = slot_type_of(type);
+
+                        st->waits[slot][k] = sepb_skips(st->pending[type][job],
+                                                        st->window[type][k],
+                                                        st->window[sepb_other(type)][k],
+                                                        sepb_borrow(ctx, slot));
+                }
+        }
+        return 0;
+}
+
+/* The job's next candidate of the task type whose backup may run on node;
+ * its index in the candidates, or SIZE_MAX. */
+static size_t sepb_candidate(const SepbStep *st, uint32_t job, TaskType type, uint32_t node) {
+        const ClusterSnapshot *s = st->ctx->snap;
+
+        for (size_t k = 0; k < st->n_candidates; k++) {
+                uint32_t i = st->l.candidates[k].attempt;
+                const Task *t = &s->tasks[s->attempts[i].task];
+
+                if (t->job == job && t->type == type && may_back_up(st->ctx, i) &&
+                    s->attempts[i].node != node && !st->l.slow_node[node])
+                        return k;
+        }
+        return SIZE_MAX;
+}
+
+/* The first job of the window at position k with pending tasks the slot
+ * type can run. */
+static uint32_t sepb_window_job(const SepbStep *st, size_t k, SlotType slot) {
+        const PolicyContext *ctx = st->ctx;
+
+        for (size_t x = k; x < MIN(k + st->checked, ctx->snap->n_jobs); x++)
+                if (sepb_job_fits(st, ctx->job_order[x], slot))
+                        return ctx->job_order[x];
+        return NO_INDEX;
+}
+
+/* One free slot of a type on node, walked job by job. */
+static int sepb_walk(SepbStep *st, uint32_t node, SlotType slot, SepbWalk *ret) {
+        PolicyContext *ctx = st->ctx;
+        TaskType type = slot == SLOT_MAP ? TASK_MAP : TASK_REDUCE;
+
+        *ret = WALK_NONE;
+        for (size_t k = 0; k < ctx->snap->n_jobs; k++) {
+                uint32_t job = ctx->job_order[k], attempt;
+                size_t c;
+
+                if (st->ahead && sepb_job_fits(st, job, slot)) {
+                        *ret = WALK_SCHEDULE;
+                        return 0;
+                }
+                c = sepb_candidate(st, job, type, node);
+                if (c == SIZE_MAX)
+                        continue;
+                if ((double)st->running >= st->cap) {
+                        *ret = WALK_CAP;
+                        return 0;
+                }
+                if (st->waits[slot][k]) {
+                        uint32_t to = sepb_window_job(st, k, slot);
+
+                        if (st->ahead || to == NO_INDEX)
+                                continue;
+                        *ret = WALK_TAKEN;
+                        return context_reserve(ctx, node, slot, to, NO_INDEX);
+                }
+                attempt = st->l.candidates[c].attempt;
+                st->running++;
+                *ret = WALK_TAKEN;
+                return context_assign(ctx, ctx->snap->attempts[attempt].task, node, slot, true);
+        }
+        return 0;
+}
+
+static int sepb_fill(SepbStep *st) {
+        PolicyContext *ctx = st->ctx;
+
+        for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
+                        SepbWalk w = WALK_TAKEN;
+
+                        while (w == WALK_TAKEN && context_fillable_slots(ctx, node, slot) > 0) {
+                                int r = sepb_walk(st, node, slot, &w);
+
+                                if (r < 0)
+                                        return r;
+                                if (w == WALK_CAP)
+                                        return 0;
+                        }
+                }
+        return 0;
+}
+
+/* The kill of 2.2: maps that have run over twice their job's mean. */
+static int sepb_kill_hopeless(PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+
+        for (uint32_t i = 0; i < s->n_attempts; i++) {
+                const Attempt *a = &s->attempts[i];
+                const Task *t = &s->tasks[a->task];
+                const PhaseStats *maps = &s->jobs[t->job].profile.phases[PROFILE_MAP];
+                int r;
+
+                if (t->type != TASK_MAP || ctx->killed[i] || ctx->task_running[a->task] != 1 ||
+                    maps->count == 0 ||
+                    ctx->now <= a->started + SEPB_KILL_FACTOR * phase_stats_mean(maps))
+                        continue;
+                r = context_kill(ctx, i, KILL_RETRY, a->slot_memory);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int sepb_step(PolicyContext *ctx, bool ahead) {
+        SepbStep st = { .ctx = ctx, .ahead = ahead };
+        int r;
+
+        if (!backup_possible(ctx))
+                return 0;
+        r = late_analyze(ctx, &st.l, &st.n_candidates);
+        if (r >= 0)
+                r = sepb_windows(&st);
+        if (r < 0)
+                return r;
+        st.cap = late_cap(ctx, &st.running);
+        return sepb_fill(&st);
+}
+
+static int sepb_ahead(void *state, PolicyContext *ctx, unsigned flags) {
+        int r = sepb_kill_hopeless(ctx);
+
+        return r < 0 ? r : sepb_step(ctx, true);
+}
+
+static int sepb_speculate(void *state, PolicyContext *ctx, unsigned flags) {
+        return sepb_step(ctx, false);
+}
+
+const SpeculationOps speculation_sepb = {
+        .name = "sepb",
+        .ahead = sepb_ahead,
+        .speculate = sepb_speculate,
 };
