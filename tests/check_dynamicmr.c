@@ -719,7 +719,9 @@ END_TEST
 /* The kill: maps of the job took 20 s on average (two finished, 40 s). At
  * 41 s an attempt started at 0 has run over twice that and is killed to
  * run again; one started at 2 s has not; one whose task has a backup, and
- * a reduce, are left to LATE. The freed slot takes the pending map. */
+ * a reduce, are left to LATE. The freed slot takes the pending map. An
+ * attempt of a task killed before is not killed again, nor one whose split
+ * is larger than the job's mean in proportion. */
 START_TEST(test_sepb_kills_hopeless_maps) {
         uint32_t j, old, young, backed, reduce, pending;
 
@@ -749,6 +751,19 @@ START_TEST(test_sepb_kills_hopeless_maps) {
         ck_assert_uint_ne(fx.d.kills[0].attempt, young);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
         fx_check_assignment(0, pending, 0, true, false);
+        fx.attempts[old].kill_count = 1;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 41 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_kills, 0);
+        /* Eight maps of 32 MiB on average: 64 MiB ones may take 80 s. */
+        fx.attempts[old].kill_count = 0;
+        fx.jobs[j].counts[TASK_MAP].total = 8;
+        fx.jobs[j].input_size = 8 * 32 * MIB;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 80 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_kills, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 81 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+        fx.jobs[j].counts[TASK_MAP].total = 0;
+        fx.jobs[j].input_size = 0;
         /* Without a finished map there is no mean to judge by. */
         fx.jobs[j].profile.phases[PROFILE_MAP] = (PhaseStats){ 0 };
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 41 * SEC), 0);

@@ -307,12 +307,16 @@ const SpeculationOps speculation_late = {
  * takes it before they can start.
  *
  * The kill (2.2): before anything else, an attempt of a map with no backup
- * that has run over twice the mean time of its job's finished maps is
- * killed (KILL_RETRY), its task to run again. Reduces are left to LATE: a
- * reduce's age counts its wait for the maps, which the mean of finished
- * reduces (the profile counts the first wave's shuffle from the last map)
- * does not. Pending counts are of tasks that may start now
- * (dmr_count_pending()). */
+ * that has run over twice its estimated time is killed (KILL_RETRY), its
+ * task to run again. The estimate is the mean time of the job's finished
+ * maps scaled by the attempt's split against the job's mean split, so that
+ * a map of a large split is not taken for a hung one; and a task is killed
+ * so once: an attempt of a task killed before is left to LATE, since a
+ * task slow by nature would otherwise be killed at every attempt. Reduces
+ * are left to LATE too: a reduce's age counts its wait for the maps, which
+ * the mean of finished reduces (the profile counts the first wave's
+ * shuffle from the last map) does not. Pending counts are of tasks that
+ * may start now (dmr_count_pending()). */
 
 #define SEPB_KILL_FACTOR 2
 
@@ -479,19 +483,32 @@ static int sepb_fill(SepbStep *st) {
         return 0;
 }
 
-/* The kill of 2.2: maps that have run over twice their job's mean. */
+/* A map attempt's time, from its job's finished maps; 0 without any. */
+static double sepb_map_estimate(const Job *job, const Attempt *a) {
+        const PhaseStats *maps = &job->profile.phases[PROFILE_MAP];
+        double mean = (double)phase_stats_mean(maps);
+        unsigned n_maps = job->counts[TASK_MAP].total;
+
+        if (maps->count == 0)
+                return 0;
+        if (job->input_size == 0 || n_maps == 0 || a->input_size == 0)
+                return mean;
+        return mean * (double)a->input_size * n_maps / (double)job->input_size;
+}
+
+/* The kill of 2.2: maps that have run over twice their estimated time. */
 static int sepb_kill_hopeless(PolicyContext *ctx) {
         const ClusterSnapshot *s = ctx->snap;
 
         for (uint32_t i = 0; i < s->n_attempts; i++) {
                 const Attempt *a = &s->attempts[i];
                 const Task *t = &s->tasks[a->task];
-                const PhaseStats *maps = &s->jobs[t->job].profile.phases[PROFILE_MAP];
+                double estimate = sepb_map_estimate(&s->jobs[t->job], a);
                 int r;
 
                 if (t->type != TASK_MAP || ctx->killed[i] || ctx->task_running[a->task] != 1 ||
-                    maps->count == 0 ||
-                    ctx->now <= a->started + SEPB_KILL_FACTOR * phase_stats_mean(maps))
+                    a->kill_count > 0 || estimate <= 0 ||
+                    (double)(ctx->now - MIN(ctx->now, a->started)) <= SEPB_KILL_FACTOR * estimate)
                         continue;
                 r = context_kill(ctx, i, KILL_RETRY, a->slot_memory);
                 if (r < 0)
