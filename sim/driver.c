@@ -30,6 +30,11 @@ int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
                         return -EINVAL;
                 }
         policy_config_default(&cl->cfg);
+        if (dhsa_mode_from_string(sc->dmr.dhsa, &cl->cfg.dmr.dhsa) < 0) {
+                snprintf(err, err_size, "[policy] dhsa: unknown mode '%s' (none, pi or pd)",
+                         sc->dmr.dhsa);
+                return -EINVAL;
+        }
         cl->cfg.scheduler = sc->scheduler;
         cl->cfg.slot_manager = sc->slot_manager;
         cl->cfg.speculation = sc->speculation;
@@ -53,7 +58,15 @@ int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
         TUNE(TUNED_SETTLE, settle, sc->settle);
         TUNE(TUNED_MIN_AGE, min_age, sc->min_age);
         TUNE(TUNED_LOCALITY_DELAY, locality_delay, sc->locality_delay);
+        TUNE(TUNED_BORROW_MAP_SLOTS, dmr.borrow_map_slots, sc->dmr.borrow_map_slots);
+        TUNE(TUNED_BORROW_REDUCE_SLOTS, dmr.borrow_reduce_slots, sc->dmr.borrow_reduce_slots);
+        TUNE(TUNED_JOBS_CHECKED, dmr.jobs_checked, sc->dmr.jobs_checked);
+        TUNE(TUNED_MAP_SLOT_WEIGHT, dmr.map_slot_weight, (unsigned)sc->dmr.map_slot_weight);
+        TUNE(TUNED_REDUCE_SLOT_WEIGHT, dmr.reduce_slot_weight,
+             (unsigned)sc->dmr.reduce_slot_weight);
 #undef TUNE
+        cl->cfg.dmr.load_balance = sc->dmr.load_balance;
+        cl->cfg.dmr.prescheduling = sc->dmr.prescheduling;
         cl->cfg.unlimited = sc->unlimited_slots;
         /* The guest OS and daemons: what the VM allocators keep outside the
          * slots is what the model charges a VM before its tasks. */
@@ -243,6 +256,8 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
         tx = &cl->taskx[task];
         attempt_kill(a);
         tx->kill_count++;
+        if (k->reason == KILL_RETRY && cl->index == 0)
+                cl->sim->results.retry_kills++;
         cl->tasks[task].slot_memory = k->slot_memory;
         if (k->reason == KILL_RESIZE) {
                 tx->resize_kills++;
@@ -305,6 +320,9 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
                 memcpy(n->slots, d->slot_changes[i].slots, sizeof(n->slots));
                 n->slots_changed_at = now;
         }
+        /* An attempt runs as its task's type in whatever slot it takes: a
+         * map in a reduce slot DHSA lent it runs as a map, and the slot is
+         * a reduce slot again when it ends. */
         for (size_t i = 0; i < d->n_assignments; i++) {
                 const Assignment *as = &d->assignments[i];
                 uint64_t mem = as->slot_memory ? as->slot_memory
@@ -314,7 +332,16 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
                 r = attempt_start(cl, as->task, as->node, as->slot, mem, as->speculative);
                 if (r < 0)
                         return r;
+                if (cl->index == 0 && as->slot != slot_type_of(as->type))
+                        cl->sim->results.borrowed++;
         }
+        /* A reservation holds its slot until the next assignment step of
+         * its node replaces it. Here only that step (its heartbeat) starts
+         * tasks on the node, FlexSlot's re-placements in a control cycle
+         * aside, and the step decides afresh: holding asks nothing of the
+         * driver but to count it. */
+        if (cl->index == 0)
+                cl->sim->results.reservations += d->n_reservations;
         /* A cluster whose VMs the cloud sizes on its own (no agent) keeps
          * them as they are. */
         for (size_t i = 0; cl->sim->sc->apply_vm_targets && i < d->n_vm_targets; i++)
@@ -430,8 +457,10 @@ static int util_record(SimCluster *cl, usec_t now) {
                 .running_maps = 0,
                 .map_slots = slots,
         };
-        for (size_t i = 0; i < cl->n_nodes; i++)
-                res->util[res->n_util - 1].running_maps += cl->node_running[SLOT_MAP][i];
+        /* Maps wherever they run: DHSA puts some in reduce slots. */
+        for (size_t i = 0; i < cl->n_attempts; i++)
+                res->util[res->n_util - 1].running_maps +=
+                        cl->tasks[cl->attempts[i]->task].type == TASK_MAP;
         return 0;
 }
 

@@ -72,6 +72,9 @@ int run_summarize(const SimResults *r, RunSummary *ret) {
                 s.resize_kills += t->resize_kills;
         }
         s.slot_changes = (unsigned)r->slot_changes;
+        s.borrowed = (unsigned)r->borrowed;
+        s.reservations = (unsigned)r->reservations;
+        s.retry_kills = (unsigned)r->retry_kills;
         s.maps = (unsigned)n;
         if (n > 0) {
                 s.cpu /= (double)n;
@@ -112,6 +115,10 @@ void run_summary_print(FILE *f, const RunSummary *s) {
         fprintf(f, "stragglers              %u named, %u resized, %u resize kills (%.2f per resized task)\n",
                 s->stragglers, s->resized, s->resize_kills, s->kills_per_straggler);
         fprintf(f, "map slot changes        %u\n", s->slot_changes);
+        if (s->borrowed + s->reservations + s->retry_kills > 0)
+                fprintf(f, "DynamicMR               %u tasks in borrowed slots, %u slots reserved, "
+                           "%u hopeless maps killed\n",
+                        s->borrowed, s->reservations, s->retry_kills);
         fprintf(f, "utilisation             CPU %.0f %% of the hosts, memory %.0f %% of the VMs\n",
                 100 * s->cpu_util, 100 * s->mem_util);
         fprintf(f, "events                  %.0f\n", s->events);

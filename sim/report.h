@@ -18,6 +18,8 @@ typedef struct RunSummary {
         double cpu, iowait, steal, queue; /* mean seconds per map task */
         unsigned maps, stragglers, resized, resize_kills;
         unsigned slot_changes;      /* changes of a node's map slots */
+        /* DynamicMR's decisions (SimResults) */
+        unsigned borrowed, reservations, retry_kills;
         double kills_per_straggler; /* resize kills / tasks resized at least once */
         double cpu_util, mem_util;  /* mean over the run */
         double events;

@@ -69,6 +69,15 @@ static const ConfKey keys[] = {
         DUR("policy", "settle", settle, NULL, 0, 3600LL * 1000000),
         DUR("policy", "min_age", min_age, NULL, 0, 3600LL * 1000000),
         DUR("policy", "locality_delay", locality_delay, NULL, 0, 24 * 3600LL * 1000000),
+        /* DynamicMR */
+        STR("policy", "dhsa", dmr.dhsa, "none"),
+        BOOL("policy", "load_balance", dmr.load_balance, "no"),
+        BOOL("policy", "prescheduling", dmr.prescheduling, "no"),
+        DBL("policy", "borrow_map_slots", dmr.borrow_map_slots, NULL, 0, 1),
+        DBL("policy", "borrow_reduce_slots", dmr.borrow_reduce_slots, NULL, 0, 1),
+        DBL("policy", "jobs_checked", dmr.jobs_checked, NULL, 0, 1),
+        INT("policy", "map_slot_weight", dmr.map_slot_weight, NULL, 1, 64),
+        INT("policy", "reduce_slot_weight", dmr.reduce_slot_weight, NULL, 1, 64),
 
         /* Unset: the PUMA workload that comes with the simulator (sim/data.h). */
         STR("workload", "file", workload_file, NULL),
@@ -102,6 +111,10 @@ static int validate(const void *config, ConfError *err) {
         if (s->sort_buffer >= s->task_heap)
                 return conf_error_set(err, "hadoop", "sort_buffer",
                                       "the sort buffer must fit in the task heap");
+        if (s->dmr.prescheduling && !s->dmr.load_balance)
+                return conf_error_set(err, "policy", "prescheduling",
+                                      "gives out what the load manager holds back: needs "
+                                      "load_balance");
         if (s->interference && !s->interference_jobs)
                 return conf_error_set(err, "interference", "jobs",
                                       "required when interference is enabled");
@@ -130,6 +143,11 @@ static const char *const tuned_names[_TUNED_MAX] = {
         [TUNED_SETTLE] = "settle",
         [TUNED_MIN_AGE] = "min_age",
         [TUNED_LOCALITY_DELAY] = "locality_delay",
+        [TUNED_BORROW_MAP_SLOTS] = "borrow_map_slots",
+        [TUNED_BORROW_REDUCE_SLOTS] = "borrow_reduce_slots",
+        [TUNED_JOBS_CHECKED] = "jobs_checked",
+        [TUNED_MAP_SLOT_WEIGHT] = "map_slot_weight",
+        [TUNED_REDUCE_SLOT_WEIGHT] = "reduce_slot_weight",
 };
 
 static int load_text(const char *name, const char *text, const ScenarioOverride *overrides,

@@ -29,6 +29,14 @@ typedef struct Scenario {
         int64_t min_map_slots, max_map_slots, max_moves;
         usec_t settle, min_age, locality_delay;
         uint32_t tuned;
+        /* DynamicMR (PolicyConfig.dmr): the DHSA mode by name, the
+         * schedulers' modes, and tunables as above. */
+        struct {
+                char *dhsa;
+                bool load_balance, prescheduling;
+                double borrow_map_slots, borrow_reduce_slots, jobs_checked;
+                int64_t map_slot_weight, reduce_slot_weight;
+        } dmr;
         bool unlimited_slots;
         bool apply_vm_targets;
         /* [workload] */
@@ -56,6 +64,11 @@ typedef enum TunedKey {
         TUNED_SETTLE,
         TUNED_MIN_AGE,
         TUNED_LOCALITY_DELAY,
+        TUNED_BORROW_MAP_SLOTS,
+        TUNED_BORROW_REDUCE_SLOTS,
+        TUNED_JOBS_CHECKED,
+        TUNED_MAP_SLOT_WEIGHT,
+        TUNED_REDUCE_SLOT_WEIGHT,
         _TUNED_MAX,
 } TunedKey;
 

@@ -66,6 +66,9 @@ typedef struct SimResults {
         size_t n_util, cap_util;
         uint64_t events;
         uint64_t slot_changes; /* changes of a node's map slots (the slot manager's) */
+        /* DynamicMR: attempts started in a slot of the other type (DHSA),
+         * slots reserved (SEPB), attempts killed to run again (SEPB). */
+        uint64_t borrowed, reservations, retry_kills;
         uint64_t policy_steps; /* policy_step() calls, both clusters */
         /* Wall time spent in them, for benchmarks; it never feeds back
          * into the simulation. */

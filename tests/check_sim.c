@@ -510,6 +510,14 @@ START_TEST(test_scenario_defaults_are_the_testbed) {
         ck_assert_uint_eq(s.heartbeat, 3 * USEC_PER_SEC);
         ck_assert_uint_eq(s.tuned, 0); /* the policy core's own defaults apply */
         ck_assert_str_eq(s.slot_manager, "static");
+        ck_assert_str_eq(s.dmr.dhsa, "none");
+        ck_assert(!s.dmr.load_balance && !s.dmr.prescheduling);
+        scenario_done(&s);
+
+        ck_assert_int_eq(scenario_load_string("s.ini", "[policy]\njobs_checked = 0\n", &s, err,
+                                              sizeof(err)),
+                         0);
+        ck_assert_uint_eq(s.tuned, TUNED(TUNED_JOBS_CHECKED));
         scenario_done(&s);
 
         ck_assert_int_eq(scenario_load_string("s.ini", "[policy]\nsettle = 0\nalpha = 0.3\n", &s,
@@ -536,6 +544,13 @@ static const struct {
         { "[policy]\nalpha = fast\n", "s.ini:2: [policy] alpha: invalid number 'fast'" },
         { "[interference]\nenabled = yes\n",
           "s.ini: [interference] jobs: required when interference is enabled" },
+        { "[policy]\nprescheduling = yes\n",
+          "s.ini:2: [policy] prescheduling: gives out what the load manager holds back: needs "
+          "load_balance" },
+        { "[policy]\nborrow_reduce_slots = 1.5\n",
+          "s.ini:2: [policy] borrow_reduce_slots: value '1.5' out of range [0, 1]" },
+        { "[policy]\nmap_slot_weight = 0\n",
+          "s.ini:2: [policy] map_slot_weight: value '0' out of range [1, 64]" },
 };
 
 START_TEST(test_scenario_bad) {

@@ -81,6 +81,43 @@ START_TEST(test_lone_task_exact_time) {
 }
 END_TEST
 
+/* Two such maps on a VM of one map and one reduce slot: under PI-DHSA the
+ * second borrows the idle reduce slot (case 2) and runs as a map, in
+ * exactly the lone map's time beside the first (a disk fast enough for
+ * both streams); stock Hadoop runs it after the first. */
+START_TEST(test_map_in_reduce_slot_runs_as_map) {
+        static const char scenario[] =
+                "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n"
+                "host_disk_bandwidth = 1G\n"
+                "[hadoop]\nmap_slots = 1\nreduce_slots = 1\n"
+                "[policy]\nallocator = static\nspeculation = none\ndhsa = %s\n"
+                "[workload]\njobs = one, one\n";
+        double mb = 1024.0 * 1024.0, expect = 3.0 + 1.0 + (64 + 32) * mb / (100 * mb) + 6.4;
+        char text[512];
+        Run run;
+        const SimResults *r;
+
+        snprintf(text, sizeof(text), scenario, "pi");
+        run_start(&run, text, true);
+        r = sim_results(run.sim);
+        ck_assert_uint_eq(r->borrowed, 1);
+        ck_assert_uint_eq(r->n_tasks, 2);
+        for (size_t i = 0; i < 2; i++) {
+                ck_assert(r->tasks[i].map);
+                ck_assert_double_eq_tol(r->tasks[i].finished, expect, 1e-5);
+                ck_assert_double_eq_tol(r->tasks[i].cpu, 6.4, 1e-5);
+        }
+        run_done(&run);
+
+        snprintf(text, sizeof(text), scenario, "none");
+        run_start(&run, text, true);
+        r = sim_results(run.sim);
+        ck_assert_uint_eq(r->borrowed, 0);
+        ck_assert(r->jobs[1].finished > expect + 3);
+        run_done(&run);
+}
+END_TEST
+
 /* A lone map whose 88 MB of output crosses the 80 MB spill threshold of
  * the 100 MB sort buffer in its last 16 MB round: that round's read comes
  * with the 80 MB spill, so the map phase takes (3 x 16 + 16 + 80) MB at
@@ -242,6 +279,47 @@ START_TEST(test_busy_cluster_conserves_time) {
         ck_assert(host_cpu[1] <= 4 + 1e-9);
         for (size_t i = 0; i < r->n_util; i++)
                 ck_assert(r->util[i].cpu >= 0 && r->util[i].cpu <= 1 + 1e-9);
+        run_done(&run);
+}
+END_TEST
+
+/* The layers compose: DynamicMR's PI-DHSA, load manager and
+ * PreScheduling in the fair scheduler, FlexSlot's slot manager and VM
+ * allocator, SEPB on LATE, over a busy cluster with every snapshot and
+ * decision checked. Maps borrow reduce slots, SEPB kills maps of large
+ * splits stuck behind their steal, and time is conserved. */
+START_TEST(test_dynamicmr_composes_with_flexslot) {
+        static const char scenario[] =
+                "[cluster]\nhosts = 2\nhost_cpus = 4\nvms = 6\nmasters = 1\nvm_vcpus = 4\n"
+                "host_disk_bandwidth = 150M\n"
+                "[hadoop]\nmap_slots = 2\nreduce_slots = 2\n"
+                "[policy]\nscheduler = fair\ndhsa = %s\nslot_manager = flexslot\n"
+                "allocator = flexslot\nspeculation = sepb\nload_balance = yes\n"
+                "prescheduling = yes\njobs_checked = 0.5\n"
+                "[workload]\njobs = skewed, one\narrival_gap = 20s\nseed = 7\n";
+        char text[1024];
+        Run run;
+        const SimResults *r;
+
+        snprintf(text, sizeof(text), scenario, "pi");
+        run_start(&run, text, true);
+        r = sim_results(run.sim);
+        ck_assert_uint_eq(r->n_jobs, 2);
+        ck_assert_uint_gt(r->borrowed, 0);
+        ck_assert_uint_gt(r->retry_kills, 0);
+        for (size_t i = 0; i < r->n_tasks; i++) {
+                const TaskResult *t = &r->tasks[i];
+                double split = t->cpu + t->iowait + t->steal + t->queue;
+
+                ck_assert(t->finished >= t->started);
+                if (t->attempts == 1)
+                        ck_assert_double_eq_tol(split, t->finished - t->started, 1e-4);
+        }
+        run_done(&run);
+
+        snprintf(text, sizeof(text), scenario, "none");
+        run_start(&run, text, true);
+        ck_assert_uint_eq(sim_results(run.sim)->borrowed, 0);
         run_done(&run);
 }
 END_TEST
@@ -479,6 +557,12 @@ START_TEST(test_unknown_policy_and_benchmark) {
         ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), -EINVAL);
         ck_assert_str_eq(err, "[policy] slot_manager: unknown policy 'magic'");
         scenario_done(&sc);
+        ck_assert_int_eq(scenario_load_string("t.ini", "[policy]\ndhsa = both\n", &sc, err,
+                                              sizeof(err)),
+                         0);
+        ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), -EINVAL);
+        ck_assert_str_eq(err, "[policy] dhsa: unknown mode 'both' (none, pi or pd)");
+        scenario_done(&sc);
         ck_assert_int_eq(scenario_load_string("t.ini", "[workload]\njobs = one, nope\n", &sc, err,
                                               sizeof(err)),
                          0);
@@ -497,10 +581,12 @@ Suite *suite_sim_run(void) {
         /* Whole runs under the sanitizers take a few seconds. */
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_lone_task_exact_time);
+        tcase_add_test(tc, test_map_in_reduce_slot_runs_as_map);
         tcase_add_test(tc, test_spill_during_map_phase);
         tcase_add_test(tc, test_capped_vm_steal);
         tcase_add_test(tc, test_setup_calls_check_ranges);
         tcase_add_loop_test(tc, test_busy_cluster_conserves_time, 0, 3);
+        tcase_add_test(tc, test_dynamicmr_composes_with_flexslot);
         tcase_add_test(tc, test_same_seed_same_run);
         tcase_add_test(tc, test_progress_reports);
         tcase_add_test(tc, test_job_profile);

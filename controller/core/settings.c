@@ -1,8 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 
 #include "controller/core/settings.h"
+
+int dhsa_mode_from_string(const char *s, DhsaMode *ret) {
+        static const char *const names[_DHSA_MODE_MAX] = {
+                [DHSA_NONE] = "none",
+                [DHSA_PI] = "pi",
+                [DHSA_PD] = "pd",
+        };
+
+        for (DhsaMode m = DHSA_NONE; s && m < _DHSA_MODE_MAX; m++)
+                if (strcmp(s, names[m]) == 0) {
+                        *ret = m;
+                        return 0;
+                }
+        return -EINVAL;
+}
 
 void policy_config_default(PolicyConfig *cfg) {
         *cfg = (PolicyConfig){

@@ -93,6 +93,9 @@ typedef struct PolicyConfig {
         DynamicMrSettings dmr;
 } PolicyConfig;
 
+/* "none", "pi" or "pd": -EINVAL for another name. */
+int dhsa_mode_from_string(const char *s, DhsaMode *ret);
+
 /* Defaults, each documented where it is used. */
 void policy_config_default(PolicyConfig *cfg);
 /* -EINVAL when a setting is out of its range (see policy_config_default()'s
