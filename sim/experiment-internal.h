@@ -64,6 +64,13 @@ typedef struct Cell {
 double cell_value(const Experiment *e, const Cell *row, size_t v);
 double cell_jct(const Cell *c);
 
+/* One simulator run of benchmark under variant (its label names the run's
+ * files); returns an exit status. */
+int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
+             const ExperimentOptions *opt, Cell *ret);
+/* The DynamicMR paper's Fig. 8 (experiment-dmr.c). */
+int dmr_fig8_run(const Experiment *e, const ExperimentOptions *opt);
+
 /* The table of ours beside the paper's, with what it says about the
  * paper's figures and the decisions of every run, on stdout. */
 void table_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr, bool quick);
