@@ -442,51 +442,57 @@ static size_t count_job(uint32_t job, TaskType type, SlotType slot) {
         return n;
 }
 
-/* Case (a): A has no map (below its map share) and three reduces (above
+/* The pools' cases of 2.1.2 on one node, two slots of each kind in all.
+ * Case (a): A has no map (below its map share) and three reduces (above
  * its reduce share), on 3 map and 1 reduce slots; B has five maps. A's
  * second reduce takes a map slot before B gets a third: 2 slots each of
- * the 4. PI-DHSA is fair within each phase instead: B's maps take all
- * three map slots. Case (b) is the mirror: A's second map takes a reduce
- * slot before B's reduces get a third. */
-START_TEST(test_pd_cases_a_b) {
-        pd_pools(3, 1, 0, 3, 5, 0);
-        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
-        ck_assert_uint_eq(fx.d.n_assignments, 4);
-        ck_assert_uint_eq(count_job(0, TASK_REDUCE, SLOT_REDUCE), 1);
-        ck_assert_uint_eq(count_job(0, TASK_REDUCE, SLOT_MAP), 1);
-        ck_assert_uint_eq(count_job(1, TASK_MAP, SLOT_MAP), 2);
-        fx.cfg.dmr.dhsa = DHSA_PI;
-        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
-        ck_assert_uint_eq(count_job(0, TASK_REDUCE, SLOT_REDUCE), 1);
-        ck_assert_uint_eq(count_job(1, TASK_MAP, SLOT_MAP), 3);
+ * the 4. Case (b) is the mirror: A's second map takes a reduce slot before
+ * B's reduces get a third. Case (c): A needs one map, less than its
+ * shares: it lends the rest, and B (five of each) gets 3 of the 4 slots.
+ * Case (d): A wants more of both than its shares and borrows B's unused
+ * map share: B has a single reduce, A gets both map slots and a reduce
+ * slot. */
+typedef struct PoolCase {
+        unsigned map_slots, reduce_slots;
+        unsigned a_maps, a_reduces, b_maps, b_reduces;
+        unsigned want[2][_TASK_TYPE_MAX][_SLOT_TYPE_MAX]; /* by job (A, B) */
+} PoolCase;
 
-        pd_pools(1, 3, 3, 0, 0, 5);
+#define WANT(mm, mr, rm, rr) \
+        { { [SLOT_MAP] = (mm), [SLOT_REDUCE] = (mr) }, { [SLOT_MAP] = (rm), [SLOT_REDUCE] = (rr) } }
+
+static const PoolCase pool_cases[] = {
+        { 3, 1, 0, 3, 5, 0, { WANT(0, 0, 1, 1), WANT(2, 0, 0, 0) } },
+        { 1, 3, 3, 0, 0, 5, { WANT(1, 1, 0, 0), WANT(0, 0, 0, 2) } },
+        { 2, 2, 1, 0, 5, 5, { WANT(1, 0, 0, 0), WANT(1, 0, 0, 2) } },
+        { 2, 2, 5, 5, 0, 1, { WANT(2, 0, 0, 1), WANT(0, 0, 0, 1) } },
+};
+
+START_TEST(test_pd_pool_cases) {
+        const PoolCase *c = &pool_cases[_i];
+
+        pd_pools(c->map_slots, c->reduce_slots, c->a_maps, c->a_reduces, c->b_maps,
+                 c->b_reduces);
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 4);
-        ck_assert_uint_eq(count_job(0, TASK_MAP, SLOT_MAP), 1);
-        ck_assert_uint_eq(count_job(0, TASK_MAP, SLOT_REDUCE), 1);
-        ck_assert_uint_eq(count_job(1, TASK_REDUCE, SLOT_REDUCE), 2);
+        for (uint32_t job = 0; job < 2; job++)
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                                ck_assert_msg(count_job(job, type, slot) == c->want[job][type][slot],
+                                              "case (%c): job %u, type %d in slot %d", 'a' + _i,
+                                              job, type, slot);
 }
 END_TEST
 
-/* Case (c): A needs one map, less than its shares: it lends the rest, and
- * B (five of each) gets 3 of the 4 slots. Case (d): A wants more of both
- * than its shares and borrows B's unused map share: B has a single reduce,
- * A gets both map slots and a reduce slot. */
-START_TEST(test_pd_cases_c_d) {
-        pd_pools(2, 2, 1, 0, 5, 5);
+/* PI-DHSA is fair within each phase instead: in case (a), B's maps take all
+ * three map slots and A's one reduce the reduce slot. */
+START_TEST(test_pi_against_pd_case_a) {
+        pd_pools(3, 1, 0, 3, 5, 0);
+        fx.cfg.dmr.dhsa = DHSA_PI;
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 4);
-        ck_assert_uint_eq(count_job(0, TASK_MAP, SLOT_MAP), 1);
-        ck_assert_uint_eq(count_job(1, TASK_MAP, SLOT_MAP), 1);
-        ck_assert_uint_eq(count_job(1, TASK_REDUCE, SLOT_REDUCE), 2);
-
-        pd_pools(2, 2, 5, 5, 0, 1);
-        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
-        ck_assert_uint_eq(fx.d.n_assignments, 4);
-        ck_assert_uint_eq(count_job(0, TASK_MAP, SLOT_MAP), 2);
         ck_assert_uint_eq(count_job(0, TASK_REDUCE, SLOT_REDUCE), 1);
-        ck_assert_uint_eq(count_job(1, TASK_REDUCE, SLOT_REDUCE), 1);
+        ck_assert_uint_eq(count_job(1, TASK_MAP, SLOT_MAP), 3);
 }
 END_TEST
 
@@ -795,8 +801,8 @@ Suite *suite_dynamicmr(void) {
         tcase_add_test(tc, test_weights_16_maps_or_8_reduces);
         tcase_add_test(tc, test_weights_remembered_by_node);
         tcase_add_test(tc, test_pd_attempts_in_order);
-        tcase_add_test(tc, test_pd_cases_a_b);
-        tcase_add_test(tc, test_pd_cases_c_d);
+        tcase_add_loop_test(tc, test_pd_pool_cases, 0, (int)ELEMENTSOF(pool_cases));
+        tcase_add_test(tc, test_pi_against_pd_case_a);
         tcase_add_test(tc, test_pd_visited_for_map);
         suite_add_tcase(s, tc);
 

@@ -4,6 +4,7 @@
  * determinism. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,17 @@ static void run_done(Run *run) {
         scenario_done(&run->sc);
 }
 
+/* A checked run of the scenario text printf makes of format. */
+__attribute__((format(printf, 2, 3))) static void run_with(Run *run, const char *format, ...) {
+        char text[1024];
+        va_list ap;
+
+        va_start(ap, format);
+        vsnprintf(text, sizeof(text), format, ap);
+        va_end(ap);
+        run_start(run, text, true);
+}
+
 /* One task alone on one VM: the first heartbeat (3 s) starts it; 1 s of JVM
  * start; four rounds of 16 MB read plus 8 MB spill at the 100 MB/s stream
  * limit (0.96 s) and 1.6 s of CPU each (6.4 s) on an uncontended vCPU. */
@@ -93,12 +105,10 @@ START_TEST(test_map_in_reduce_slot_runs_as_map) {
                 "[policy]\nallocator = static\nspeculation = none\ndhsa = %s\n"
                 "[workload]\njobs = one, one\n";
         double mb = 1024.0 * 1024.0, expect = 3.0 + 1.0 + (64 + 32) * mb / (100 * mb) + 6.4;
-        char text[512];
         Run run;
         const SimResults *r;
 
-        snprintf(text, sizeof(text), scenario, "pi");
-        run_start(&run, text, true);
+        run_with(&run, scenario, "pi");
         r = sim_results(run.sim);
         ck_assert_uint_eq(r->borrowed, 1);
         ck_assert_uint_eq(r->n_tasks, 2);
@@ -109,8 +119,7 @@ START_TEST(test_map_in_reduce_slot_runs_as_map) {
         }
         run_done(&run);
 
-        snprintf(text, sizeof(text), scenario, "none");
-        run_start(&run, text, true);
+        run_with(&run, scenario, "none");
         r = sim_results(run.sim);
         ck_assert_uint_eq(r->borrowed, 0);
         ck_assert(r->jobs[1].finished > expect + 3);
@@ -297,12 +306,10 @@ START_TEST(test_dynamicmr_composes_with_flexslot) {
                 "allocator = flexslot\nspeculation = sepb\nload_balance = yes\n"
                 "prescheduling = yes\njobs_checked = 0.5\n"
                 "[workload]\njobs = skewed, one\narrival_gap = 20s\nseed = 7\n";
-        char text[1024];
         Run run;
         const SimResults *r;
 
-        snprintf(text, sizeof(text), scenario, "pi");
-        run_start(&run, text, true);
+        run_with(&run, scenario, "pi");
         r = sim_results(run.sim);
         ck_assert_uint_eq(r->n_jobs, 2);
         ck_assert_uint_gt(r->borrowed, 0);
@@ -317,8 +324,7 @@ START_TEST(test_dynamicmr_composes_with_flexslot) {
         }
         run_done(&run);
 
-        snprintf(text, sizeof(text), scenario, "none");
-        run_start(&run, text, true);
+        run_with(&run, scenario, "none");
         ck_assert_uint_eq(sim_results(run.sim)->borrowed, 0);
         run_done(&run);
 }
