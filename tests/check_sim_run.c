@@ -93,17 +93,20 @@ START_TEST(test_lone_task_exact_time) {
 }
 END_TEST
 
-/* Two such maps on a VM of one map and one reduce slot: under PI-DHSA the
+/* Three such maps on a VM of one map and one reduce slot: under PI-DHSA the
  * second borrows the idle reduce slot (case 2) and runs as a map, in
  * exactly the lone map's time beside the first (a disk fast enough for
- * both streams); stock Hadoop runs it after the first. */
+ * every stream). The slot it holds is a reduce slot, taken until it ends:
+ * the third map waits for the heartbeat after the first two end (12 s),
+ * and runs in the lone map's time from there. Stock Hadoop runs the second
+ * after the first. */
 START_TEST(test_map_in_reduce_slot_runs_as_map) {
         static const char scenario[] =
                 "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n"
                 "host_disk_bandwidth = 1G\n"
                 "[hadoop]\nmap_slots = 1\nreduce_slots = 1\n"
                 "[policy]\nallocator = static\nspeculation = none\ndhsa = %s\n"
-                "[workload]\njobs = one, one\n";
+                "[workload]\njobs = one, one, one\n";
         double mb = 1024.0 * 1024.0, expect = 3.0 + 1.0 + (64 + 32) * mb / (100 * mb) + 6.4;
         Run run;
         const SimResults *r;
@@ -111,10 +114,10 @@ START_TEST(test_map_in_reduce_slot_runs_as_map) {
         run_with(&run, scenario, "pi");
         r = sim_results(run.sim);
         ck_assert_uint_eq(r->borrowed, 1);
-        ck_assert_uint_eq(r->n_tasks, 2);
-        for (size_t i = 0; i < 2; i++) {
+        ck_assert_uint_eq(r->n_tasks, 3);
+        for (size_t i = 0; i < 3; i++) {
                 ck_assert(r->tasks[i].map);
-                ck_assert_double_eq_tol(r->tasks[i].finished, expect, 1e-5);
+                ck_assert_double_eq_tol(r->tasks[i].finished, i < 2 ? expect : expect + 9, 1e-5);
                 ck_assert_double_eq_tol(r->tasks[i].cpu, 6.4, 1e-5);
         }
         run_done(&run);
