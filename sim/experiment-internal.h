@@ -67,6 +67,9 @@ double cell_jct(const Cell *c);
 /* The table of ours beside the paper's, with what it says about the
  * paper's figures and the decisions of every run, on stdout. */
 void table_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr, bool quick);
+/* Each run's completion time over its lower bound, and the first
+ * variant's distance from it. */
+void bound_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr);
 /* Only the decisions of every run (resize kills, map slot changes). */
 void decisions_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr);
 /* Writes the table as out/NAME/NAME.csv and its charts; returns as

@@ -331,6 +331,23 @@ void files_print(const Experiment *e, const ExperimentOptions *opt, const Cell *
                no_charts ? "" : " and charts", opt->out, e->name);
 }
 
+void bound_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr) {
+        printf("Job completion time over its lower bound (1 = the physical limit), and what any "
+               "policy can win against %s:\n%-18s",
+               e->variants[0].label, "benchmark");
+        for (size_t v = 0; v < nv; v++)
+                printf(" %10s", e->variants[v].label);
+        printf(" %10s %10s\n", "bound (s)", "to win");
+        for (size_t i = 0; i < nr; i++) {
+                const Cell *row = &cells[i * nv];
+                printf("%-18s", e->rows[i].benchmark);
+                for (size_t v = 0; v < nv; v++)
+                        printf(" %10.2f", run_bound_ratio(&row[v].sum));
+                printf(" %10.0f %9.0f%%\n", row[0].sum.bound.value,
+                       100.0 * (1.0 - 1.0 / run_bound_ratio(&row[0].sum)));
+        }
+}
+
 void table_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr, bool quick) {
         printf("%s%s\n", e->title, quick ? " [quick: reduced input]" : "");
         printf("%-18s", "benchmark");
@@ -351,6 +368,7 @@ void table_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr, b
                 printf("\n");
         }
         compare_print(e, cells, nv, nr);
+        bound_print(e, cells, nv, nr);
         decisions_print(e, cells, nv, nr);
         printf("Note: %s\n", e->note);
 }

@@ -422,10 +422,11 @@ static int table1_run(const Experiment *e, const ExperimentOptions *opt) {
         if (status != 0)
                 return status;
         printf("%s%s\n", e->title, opt->quick ? " [quick: reduced input]" : "");
-        printf("%-18s %8s %8s %10s\n", "cluster", "ours", "paper", "JCT (s)");
+        printf("%-18s %8s %8s %10s %10s\n", "cluster", "ours", "paper", "JCT (s)", "x bound");
         for (size_t v = 0; v < ELEMENTSOF(variants); v++)
-                printf("%-18s %8.2f %8s %10.0f\n", variants[v].label, cells[v].sum.map_skewness,
-                       paper[v], cells[v].sum.jct);
+                printf("%-18s %8.2f %8s %10.0f %10.2f\n", variants[v].label,
+                       cells[v].sum.map_skewness, paper[v], cells[v].sum.jct,
+                       run_bound_ratio(&cells[v].sum));
         printf("Note: %s\n", e->note);
         if (opt->out)
                 files_print(e, opt, cells, ELEMENTSOF(cells), false, false);
@@ -459,6 +460,7 @@ static int breakdown_run(const Experiment *e, const ExperimentOptions *opt) {
         }
         printf("%-10s %8s %8s %8s %12s %9s%% %9s%%\n", "paper", "-", "-", "-", "-", "-60.5",
                "-39.7");
+        bound_print(e, cells, nv, 1);
         decisions_print(e, cells, nv, 1);
         printf("Note: %s\n", e->note);
         if (opt->out)

@@ -89,8 +89,10 @@ int run_summarize(const SimResults *r, RunSummary *ret) {
         s.kills_per_straggler = s.resized ? (double)s.resize_kills / s.resized : 0;
         for (size_t j = 0; j < r->n_jobs; j++)
                 s.mean_jct += (r->jobs[j].finished - r->jobs[j].submitted) / (double)r->n_jobs;
-        if (r->n_jobs > 0)
+        if (r->n_jobs > 0) {
                 s.jct = r->jobs[0].finished - r->jobs[0].submitted;
+                s.bound = r->jobs[0].bound;
+        }
         for (size_t i = 0; i < r->n_util; i++) {
                 s.cpu_util += r->util[i].cpu / (double)r->n_util;
                 s.mem_util += r->util[i].memory / (double)r->n_util;
@@ -100,9 +102,21 @@ int run_summarize(const SimResults *r, RunSummary *ret) {
         return 0;
 }
 
+double run_bound_ratio(const RunSummary *s) {
+        return s->bound.value > 0 ? s->jct / s->bound.value : NAN;
+}
+
 void run_summary_print(FILE *f, const RunSummary *s) {
         fprintf(f, "job completion time     %.1f s (mean over jobs %.1f s)\n", s->jct,
                 s->mean_jct);
+        fprintf(f,
+                "lower bound             %.1f s (CPU %.1f, disk %.1f, longest chain %.1f, maps "
+                "then tail %.1f)\n",
+                s->bound.value, s->bound.cpu, s->bound.disk, s->bound.chain,
+                s->bound.maps_then_tail);
+        fprintf(f,
+                "against the bound       %.2f x: any policy can win at most %.0f %% of this time\n",
+                run_bound_ratio(s), 100.0 * (1.0 - 1.0 / run_bound_ratio(s)));
         fprintf(f, "map tasks               %u: mean %.1f s, median %.1f s, p95 %.1f s, max %.1f s\n",
                 s->maps, s->map_mean, s->map_p50, s->map_p95, s->map_max);
         fprintf(f, "map task time skewness  %.2f\n", s->map_skewness);

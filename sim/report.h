@@ -12,6 +12,7 @@ double skewness(const double *x, size_t n);
 /* Figures of one run, from its results. */
 typedef struct RunSummary {
         double jct;          /* first job's completion time, seconds */
+        SimBound bound;      /* the first job's lower bound (sim/bound.c) */
         double mean_jct;     /* over all jobs */
         double map_skewness; /* of map task times (first start to finish) */
         double map_mean, map_p50, map_p95, map_max;
@@ -24,6 +25,9 @@ typedef struct RunSummary {
 } RunSummary;
 
 int run_summarize(const SimResults *r, RunSummary *ret);
+/* The run's completion time over its lower bound (>= 1); what any policy
+ * could save of the run's time is 1 - 1 / that. */
+double run_bound_ratio(const RunSummary *s);
 void run_summary_print(FILE *f, const RunSummary *s);
 
 /* Creates dir and its parents and checks that files can be made in it:

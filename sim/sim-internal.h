@@ -189,6 +189,11 @@ usec_t control_event(EventQueue *q, void *userdata);
 usec_t vm_resize_event(EventQueue *q, void *userdata);
 usec_t job_arrival_event(EventQueue *q, void *userdata);
 
+/* bound.c */
+/* The pCPUs the cluster's slaves can get at most. */
+double sim_bound_pcpus(const Sim *s, const SimCluster *cl);
+void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *ret);
+
 /* sim.c */
 void sim_task_finished(SimCluster *cl, uint32_t task);
 void sim_fail(Sim *s, int error);

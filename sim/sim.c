@@ -448,6 +448,7 @@ static int collect(Sim *s) {
                 jr->finished = sec(jx->finished);
                 jr->maps = jx->n_maps;
                 jr->reduces = jx->n_reduces;
+                sim_bound_job(s, cl, (uint32_t)j, &jr->bound);
         }
         res->n_tasks = cl->n_tasks;
         for (size_t i = 0; i < cl->n_tasks; i++) {

@@ -30,10 +30,21 @@ typedef struct TaskResult {
         bool straggler; /* named a straggler by the slot manager at least once */
 } TaskResult;
 
+/* A lower bound on a job's completion time that no policy can beat on the
+ * cluster it ran on, its work counted as if it ran alone (sim/bound.c). */
+typedef struct SimBound {
+        double cpu;   /* its first task's start, then all its CPU work on the pool's pCPUs */
+        double disk;  /* its first task's start, then the I/O no policy avoids on all disks */
+        double chain; /* its first task's start, the longest map alone, the longest reduce tail */
+        double maps_then_tail; /* the map work on the pool, then the longest reduce tail */
+        double value;          /* the largest of them, seconds after submission */
+} SimBound;
+
 typedef struct JobResult {
         char name[32];
         double submitted, finished; /* seconds */
         unsigned maps, reduces;
+        SimBound bound;
 } JobResult;
 
 /* One row per VM of cluster 0, averaged over the run. */

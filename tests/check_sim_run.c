@@ -26,7 +26,9 @@ static const char workload_text[] =
         /* the same with 88 MB of output, past the default spill threshold */
         "spilly,0.0625,0.1,1.375,0,0,0,0,0,1,0,1,1\n"
         /* skewed splits and expensive records, with reduces */
-        "skewed,3,0.25,1.1,0.06,0.1,6,0.25,0.1,3,0.15,1.8,1.5\n";
+        "skewed,3,0.25,1.1,0.06,0.1,6,0.25,0.1,3,0.15,1.8,1.5\n"
+        /* one block that emits nothing: only its read and CPU */
+        "bare,0.0625,0.1,0,0,0,0,0,0,1,0,1,1\n";
 
 typedef struct Run {
         Scenario sc;
@@ -77,6 +79,95 @@ START_TEST(test_lone_task_exact_time) {
         ck_assert_double_eq_tol(r->tasks[0].steal, 0, 1e-9);
         ck_assert_double_eq_tol(r->tasks[0].queue, 1.0, 1e-5);
         run_done(&run);
+}
+END_TEST
+
+/* The lower bound of a lone map that writes nothing is its run: the first
+ * heartbeat, the JVM start, its read at one stream and its CPU on one pCPU;
+ * nothing of it could go faster. */
+START_TEST(test_bound_is_a_lone_task) {
+        Run run;
+        const SimResults *r;
+
+        run_start(&run,
+                  "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n"
+                  "[policy]\nallocator = static\nspeculation = none\n"
+                  "[workload]\njobs = bare\n",
+                  true);
+        r = sim_results(run.sim);
+        ck_assert_double_eq_tol(r->jobs[0].finished, 3.0 + 1.0 + 0.64 + 6.4, 1e-5);
+        ck_assert_double_eq_tol(r->jobs[0].bound.value, r->jobs[0].finished, 1e-5);
+        ck_assert_double_eq_tol(r->jobs[0].bound.chain, r->jobs[0].bound.value, 1e-9);
+        run_done(&run);
+}
+END_TEST
+
+static uint64_t lcg(uint64_t *x) {
+        *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+        return *x >> 33;
+}
+
+/* No run finishes a job before its lower bound, on random clusters,
+ * workloads and policies, and the bound is never trivial (it counts the
+ * first heartbeat and a JVM start at least). */
+START_TEST(test_bound_below_every_run) {
+        static const char *const slots[] = { "static", "flexslot" };
+        static const char *const allocators[] = { "static", "demand", "flexslot" };
+        static const char *const speculation[] = { "none", "hadoop" };
+        uint64_t x = 12345 + (uint64_t)_i;
+
+        for (int round = 0; round < 6; round++) {
+                char text[2048], wl_text[1024], err[512] = "";
+                Run run = { 0 };
+                const SimResults *r;
+                int hosts = 1 + (int)(lcg(&x) % 3), vms = 2 + (int)(lcg(&x) % 7);
+
+                snprintf(wl_text, sizeof(wl_text),
+                         "name,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,"
+                         "output_ratio,reduces,small_frac,large_frac,large_max_blocks,"
+                         "expensive_frac,expensive_cpu,expensive_output\n"
+                         "rnd,%.3f,%.3f,%.2f,%.3f,%.2f,%u,%.2f,%.2f,%u,%.2f,%.1f,%.1f\n",
+                         0.2 + (double)(lcg(&x) % 800) / 1000, (double)(lcg(&x) % 400) / 1000,
+                         (double)(lcg(&x) % 200) / 100, (double)(lcg(&x) % 100) / 1000,
+                         (double)(lcg(&x) % 100) / 100, (unsigned)(lcg(&x) % 5),
+                         (double)(lcg(&x) % 40) / 100, (double)(lcg(&x) % 30) / 100,
+                         1 + (unsigned)(lcg(&x) % 3), (double)(lcg(&x) % 30) / 100,
+                         1 + (double)(lcg(&x) % 20) / 10, 1 + (double)(lcg(&x) % 10) / 10);
+                snprintf(text, sizeof(text),
+                         "[cluster]\nhosts = %d\nhost_cpus = %d\nvms = %d\nmasters = %d\n"
+                         "vm_vcpus = %d\nvm_cap = %s\nhost_disk_bandwidth = %dM\n"
+                         "stream_bandwidth = %dM\n"
+                         "[hadoop]\nmap_slots = %d\nsort_buffer = %dM\n"
+                         "[policy]\nslot_manager = %s\nallocator = %s\nspeculation = %s\n"
+                         "apply_vm_targets = %s\n"
+                         "[workload]\njobs = rnd, rnd\narrival_gap = %ds\nseed = %d\n",
+                         hosts, 2 + (int)(lcg(&x) % 7), vms, (int)(lcg(&x) % 2),
+                         1 + (int)(lcg(&x) % 4), lcg(&x) % 2 ? "0" : "1.5",
+                         40 + (int)(lcg(&x) % 200), 20 + (int)(lcg(&x) % 100),
+                         1 + (int)(lcg(&x) % 6), 20 + (int)(lcg(&x) % 150), slots[lcg(&x) % 2],
+                         allocators[lcg(&x) % 3], speculation[lcg(&x) % 2],
+                         lcg(&x) % 2 ? "yes" : "no", (int)(lcg(&x) % 60), (int)(lcg(&x) % 1000));
+                ck_assert_msg(scenario_load_string("t.ini", text, &run.sc, err, sizeof(err)) == 0,
+                              "%s", err);
+                ck_assert_msg(workload_parse("t.csv", wl_text, &run.wl, err, sizeof(err)) == 0,
+                              "%s", err);
+                ck_assert_msg(sim_new(&run.sc, &run.wl, &run.sim, err, sizeof(err)) == 0, "%s",
+                              err);
+                sim_set_check_invariants(run.sim, true);
+                ck_assert_int_eq(sim_run(run.sim), 0);
+                r = sim_results(run.sim);
+                for (size_t j = 0; j < r->n_jobs; j++) {
+                        const JobResult *jr = &r->jobs[j];
+                        ck_assert_msg(jr->finished - jr->submitted >= jr->bound.value - 1e-6,
+                                      "job %zu took %g s, below its bound %g s (cpu %g, disk %g, "
+                                      "chain %g, phases %g)\n%s\n%s",
+                                      j, jr->finished - jr->submitted, jr->bound.value,
+                                      jr->bound.cpu, jr->bound.disk, jr->bound.chain,
+                                      jr->bound.maps_then_tail, text, wl_text);
+                        ck_assert(jr->bound.value >= run.sc.task_startup / 1e6);
+                }
+                run_done(&run);
+        }
 }
 END_TEST
 
@@ -445,6 +536,8 @@ Suite *suite_sim_run(void) {
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_lone_task_exact_time);
         tcase_add_test(tc, test_spill_during_map_phase);
+        tcase_add_test(tc, test_bound_is_a_lone_task);
+        tcase_add_loop_test(tc, test_bound_below_every_run, 0, 5);
         tcase_add_test(tc, test_capped_vm_steal);
         tcase_add_test(tc, test_setup_calls_check_ranges);
         tcase_add_loop_test(tc, test_busy_cluster_conserves_time, 0, 3);
