@@ -52,13 +52,16 @@ double sim_bound_pcpus(const Sim *s, const SimCluster *cl) {
         for (size_t i = 0; i < cl->n_nodes; i++) {
                 const SimVm *v = &s->vms[cl->node_vm[i]];
                 /* Without an allocator that resizes them, the VMs keep their
-                 * vCPUs and caps; an allocator may give up to vcpus_max. */
-                if (s->sc->apply_vm_targets)
+                 * vCPUs and caps (DRS's caps come and go); an allocator may
+                 * give up to vcpus_max. */
+                if (s->sc->drs)
+                        vms += v->vcpus;
+                else if (s->sc->apply_vm_targets)
                         vms += v->vcpus_max;
                 else
                         vms += v->cap > 0 ? MIN(v->cap, (double)v->vcpus) : v->vcpus;
         }
-        return MIN(hosts, vms);
+        return fmin(fmin(hosts, vms), s->sc->drs ? sim_drs_pool(s) : HUGE_VAL);
 }
 
 void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *ret) {

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "common/macro.h"
 
@@ -56,6 +57,68 @@ void cpu_share_compute(double pcpus, const CpuDemand *d, size_t n, double *ret_a
                         if (ret_alloc[i] < 0)
                                 ret_alloc[i] = d[i].weight * level;
                 break;
+        }
+}
+
+/* Max-min fair split of pool over VMs each wanting at most bound[i]: the
+ * water filling of cpu_share_compute() with equal weights. */
+static void maxmin_fill(double pool, const double *bound, size_t n, double *ret,
+                        CpuDemand *scratch) {
+        for (size_t i = 0; i < n; i++)
+                scratch[i] = (CpuDemand){ .runnable = bound[i], .weight = 1 };
+        cpu_share_compute(pool, scratch, n, ret);
+}
+
+void drs_divvy(DrsDivvy how, double pool, const double *demand, const double *size, size_t n,
+               double *ret_share) {
+        _cleanup_free_ CpuDemand *scratch = calloc(MAX(n, (size_t)1), sizeof(CpuDemand));
+        _cleanup_free_ double *bound = calloc(MAX(n, (size_t)1), sizeof(double));
+        _cleanup_free_ double *extra = calloc(MAX(n, (size_t)1), sizeof(double));
+
+        if (!scratch || !bound || !extra) {
+                /* No memory for the divvy: equal parts keep every VM running. */
+                for (size_t i = 0; i < n; i++)
+                        ret_share[i] = MIN(size[i], pool / (double)n);
+                return;
+        }
+        if (how == DRS_DIVVY_MAXMIN) {
+                for (size_t i = 0; i < n; i++)
+                        bound[i] = MIN(demand[i], size[i]);
+                maxmin_fill(pool, bound, n, ret_share, scratch);
+                for (size_t i = 0; i < n; i++) {
+                        pool -= ret_share[i];
+                        bound[i] = size[i] - ret_share[i];
+                }
+                maxmin_fill(MAX(pool, 0.0), bound, n, extra, scratch);
+                for (size_t i = 0; i < n; i++)
+                        ret_share[i] += extra[i];
+                return;
+        }
+        /* Proportional: a VM whose part exceeds its size gets its size, and
+         * the others divide the rest again; each round fixes one VM at
+         * least. */
+        for (size_t i = 0; i < n; i++)
+                ret_share[i] = -1; /* not fixed */
+        for (;;) {
+                double wanted = 0, left = pool;
+                bool fixed = false;
+
+                for (size_t i = 0; i < n; i++)
+                        if (ret_share[i] < 0)
+                                wanted += demand[i];
+                        else
+                                left -= ret_share[i];
+                for (size_t i = 0; i < n; i++)
+                        if (ret_share[i] < 0 && left * demand[i] / wanted >= size[i]) {
+                                ret_share[i] = size[i];
+                                fixed = true;
+                        }
+                if (fixed)
+                        continue;
+                for (size_t i = 0; i < n; i++)
+                        if (ret_share[i] < 0)
+                                ret_share[i] = MAX(left, 0.0) * demand[i] / wanted;
+                return;
         }
 }
 

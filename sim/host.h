@@ -77,6 +77,19 @@ typedef struct CpuDemand {
  * conserving up to the caps). n may be 0. */
 void cpu_share_compute(double pcpus, const CpuDemand *d, size_t n, double *ret_alloc);
 
+/* How DRS divides a resource pool among its VMs (sim/drs.c says which
+ * sources support which). */
+typedef enum DrsDivvy {
+        DRS_DIVVY_PROPORTIONAL, /* in proportion to their demands */
+        DRS_DIVVY_MAXMIN,       /* each its demand, max-min fair; what is left in equal parts */
+} DrsDivvy;
+
+/* Fills ret_share[i] with VM i's part of pool pCPUs: by demand[i] as how
+ * says, never more than size[i] (its vCPUs); all of the pool when the sizes
+ * allow. Demands must be > 0. */
+void drs_divvy(DrsDivvy how, double pool, const double *demand, const double *size, size_t n,
+               double *ret_share);
+
 /* Per-stream bandwidth when streams share a disk of disk_bw bytes/s, each at
  * most stream_bw. */
 double disk_share_compute(double disk_bw, double stream_bw, unsigned streams);

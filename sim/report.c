@@ -51,6 +51,76 @@ static double task_time(const TaskResult *t) {
         return t->finished - t->started;
 }
 
+typedef struct TimedTask {
+        double time;
+        size_t index;
+} TimedTask;
+
+static int compare_timed_desc(const void *a, const void *b) {
+        const TimedTask *x = a, *y = b;
+
+        if (x->time != y->time)
+                return (x->time < y->time) - (x->time > y->time);
+        return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The slowest tenth of the maps: FlexSlot Fig. 6's stragglers. */
+static int summarize_slowest(const SimResults *r, RunSummary *s) {
+        _cleanup_free_ TimedTask *maps = calloc(MAX(r->n_tasks, (size_t)1), sizeof(TimedTask));
+        size_t n = 0, slow;
+
+        if (!maps)
+                return -ENOMEM;
+        for (size_t i = 0; i < r->n_tasks; i++)
+                if (r->tasks[i].map) {
+                        maps[n] = (TimedTask){ .time = task_time(&r->tasks[i]), .index = i };
+                        s->map_input_mb += r->tasks[i].input_mb;
+                        n++;
+                }
+        if (n == 0)
+                return 0;
+        s->map_input_mb /= (double)n;
+        qsort(maps, n, sizeof(TimedTask), compare_timed_desc);
+        slow = MAX(n / 10, (size_t)1);
+        for (size_t k = 0; k < slow; k++) {
+                const TaskResult *t = &r->tasks[maps[k].index];
+                s->slow_cpu += t->cpu / (double)slow;
+                s->slow_iowait += t->iowait / (double)slow;
+                s->slow_steal += t->steal / (double)slow;
+                s->slow_queue += t->queue / (double)slow;
+                s->slow_input_mb += t->input_mb / (double)slow;
+        }
+        return 0;
+}
+
+static void summarize_nodes(const SimResults *r, RunSummary *s) {
+        bool first = true;
+
+        for (size_t i = 0; i < r->n_nodes; i++) {
+                const NodeResult *n = &r->nodes[i];
+                if (n->master)
+                        continue;
+                s->node_maps_min = first ? n->maps_run : MIN(s->node_maps_min, n->maps_run);
+                s->node_maps_max = first ? n->maps_run : MAX(s->node_maps_max, n->maps_run);
+                s->node_cpu_min = first ? n->cpu_use : MIN(s->node_cpu_min, n->cpu_use);
+                s->node_cpu_max = first ? n->cpu_use : MAX(s->node_cpu_max, n->cpu_use);
+                first = false;
+        }
+}
+
+/* Share of the first job's time after its last map finished. */
+static double tail_share(const SimResults *r) {
+        double last_map = 0, jct;
+
+        if (r->n_jobs == 0)
+                return 0;
+        for (size_t i = 0; i < r->n_tasks; i++)
+                if (r->tasks[i].map && r->tasks[i].job == 0)
+                        last_map = MAX(last_map, r->tasks[i].finished);
+        jct = r->jobs[0].finished - r->jobs[0].submitted;
+        return jct > 0 ? (r->jobs[0].finished - last_map) / jct : 0;
+}
+
 int run_summarize(const SimResults *r, RunSummary *ret) {
         _cleanup_free_ double *times = calloc(MAX(r->n_tasks, (size_t)1), sizeof(double));
         RunSummary s = { 0 };
@@ -98,12 +168,22 @@ int run_summarize(const SimResults *r, RunSummary *ret) {
                 s.mem_util += r->util[i].memory / (double)r->n_util;
         }
         s.events = (double)r->events;
+        if (summarize_slowest(r, &s) < 0)
+                return -ENOMEM;
+        summarize_nodes(r, &s);
+        s.tail_share = tail_share(r);
         *ret = s;
         return 0;
 }
 
 double run_bound_ratio(const RunSummary *s) {
         return s->bound.value > 0 ? s->jct / s->bound.value : NAN;
+}
+
+double run_slow_steal_share(const RunSummary *s) {
+        double total = s->slow_cpu + s->slow_iowait + s->slow_steal + s->slow_queue;
+
+        return total > 0 ? s->slow_steal / total : 0;
 }
 
 void run_summary_print(FILE *f, const RunSummary *s) {
@@ -125,6 +205,16 @@ void run_summary_print(FILE *f, const RunSummary *s) {
                 s->cpu, s->iowait, s->steal, s->queue);
         fprintf(f, "stragglers              %u named, %u resized, %u resize kills (%.2f per resized task)\n",
                 s->stragglers, s->resized, s->resize_kills, s->kills_per_straggler);
+        fprintf(f,
+                "slowest tenth of maps   cpu %.1f s, I/O wait %.1f s, steal %.1f s (%.0f %% of "
+                "their time), queue and start %.1f s; input %.0f MB (all maps %.0f MB)\n",
+                s->slow_cpu, s->slow_iowait, s->slow_steal, 100.0 * run_slow_steal_share(s),
+                s->slow_queue, s->slow_input_mb, s->map_input_mb);
+        fprintf(f, "per slave               %u-%u maps (%.2f x), %.2f-%.2f pCPUs used\n",
+                s->node_maps_min, s->node_maps_max,
+                (double)s->node_maps_max / MAX(s->node_maps_min, 1u), s->node_cpu_min,
+                s->node_cpu_max);
+        fprintf(f, "after the last map      %.0f %% of the job's time\n", 100.0 * s->tail_share);
         fprintf(f, "map slot changes        %u\n", s->slot_changes);
         fprintf(f, "utilisation             CPU %.0f %% of the hosts, memory %.0f %% of the VMs\n",
                 100 * s->cpu_util, 100 * s->mem_util);

@@ -22,12 +22,21 @@ typedef struct RunSummary {
         double kills_per_straggler; /* resize kills / tasks resized at least once */
         double cpu_util, mem_util;  /* mean over the run */
         double events;
+        /* The slowest tenth of the maps (FlexSlot Fig. 6): mean seconds of
+         * each kind, their mean input, and all maps' mean input (MB). */
+        double slow_cpu, slow_iowait, slow_steal, slow_queue, slow_input_mb, map_input_mb;
+        /* Maps finished and CPU used per slave, fewest and most (Fig. 4). */
+        unsigned node_maps_min, node_maps_max;
+        double node_cpu_min, node_cpu_max;
+        double tail_share; /* of the first job's time, after its last map finished */
 } RunSummary;
 
 int run_summarize(const SimResults *r, RunSummary *ret);
 /* The run's completion time over its lower bound (>= 1); what any policy
  * could save of the run's time is 1 - 1 / that. */
 double run_bound_ratio(const RunSummary *s);
+/* Share of the slowest tenth of the maps' time spent in steal. */
+double run_slow_steal_share(const RunSummary *s);
 void run_summary_print(FILE *f, const RunSummary *s);
 
 /* Creates dir and its parents and checks that files can be made in it:

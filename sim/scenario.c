@@ -19,6 +19,10 @@
 #define DUR(sec, k, m, def, lo, hi) { sec, k, CONF_DURATION, F(m), def, .min = lo, .max = hi }
 #define STR(sec, k, m, def) { sec, k, CONF_STRING, F(m), def }
 #define BOOL(sec, k, m, def) { sec, k, CONF_BOOL, F(m), def }
+#define ENUM(sec, k, m, def, list) \
+        { sec, k, CONF_ENUM, F(m), def, .choices = list }
+
+static const char *const divvy_choices[] = { "proportional", "maxmin", NULL };
 
 /* Defaults are the FlexSlot testbed (Section V-A). */
 static const ConfKey keys[] = {
@@ -77,6 +81,15 @@ static const ConfKey keys[] = {
         INT("workload", "seed", seed, "1", 0, INT64_MAX),
         DUR("workload", "arrival_gap", arrival_gap, "0", 0, 365LL * 24 * 3600 * 1000000),
 
+        /* The defaults and their sources are in sim/drs.c. */
+        BOOL("drs", "enabled", drs, "no"),
+        DBL("drs", "pool", drs_pool, "0", 0, 1e6),
+        DUR("drs", "period", drs_period, "5min", 10000, 24 * 3600LL * 1000000),
+        DUR("drs", "window", drs_window, "5min", 10000, 24 * 3600LL * 1000000),
+        DUR("drs", "sample", drs_sample, "20s", 10000, 3600LL * 1000000),
+        BOOL("drs", "ready", drs_ready, "no"),
+        ENUM("drs", "divvy", drs_divvy, "proportional", divvy_choices),
+
         BOOL("interference", "enabled", interference, "no"),
         STR("interference", "jobs", interference_jobs, NULL),
 };
@@ -102,6 +115,11 @@ static int validate(const void *config, ConfError *err) {
         if (s->sort_buffer >= s->task_heap)
                 return conf_error_set(err, "hadoop", "sort_buffer",
                                       "the sort buffer must fit in the task heap");
+        if (s->drs && s->apply_vm_targets)
+                return conf_error_set(err, "drs", "enabled",
+                                      "DRS sizes the VMs: set [policy] apply_vm_targets = no");
+        if (s->drs_window < s->drs_sample)
+                return conf_error_set(err, "drs", "window", "shorter than the sample interval");
         if (s->interference && !s->interference_jobs)
                 return conf_error_set(err, "interference", "jobs",
                                       "required when interference is enabled");

@@ -36,6 +36,12 @@ typedef struct Scenario {
         double scale;
         int64_t seed;
         usec_t arrival_gap;
+        /* [drs]: VMware DRS as the FlexSlot testbed ran it (sim/drs.c) */
+        bool drs;
+        double drs_pool; /* pCPUs; 0: every host's */
+        usec_t drs_period, drs_window, drs_sample;
+        bool drs_ready;
+        int drs_divvy; /* DrsDivvy of sim/host.h */
         /* [interference]: a second cluster of the same shape and policies
          * on the same hosts, running its own jobs (FlexSlot V-E) */
         bool interference;

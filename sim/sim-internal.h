@@ -75,6 +75,19 @@ typedef struct NodeBeat {
         uint32_t node;
 } NodeBeat;
 
+/* A VM's cumulative CPU use and ready time when DRS sampled it. */
+typedef struct DrsSample {
+        usec_t at;
+        double cpu, ready; /* vCPU-seconds */
+} DrsSample;
+
+/* DRS's view of a cluster's VMs (sim/drs.c). */
+typedef struct SimDrs {
+        DrsSample *ring; /* `slots` samples per VM, VM after VM */
+        size_t slots, next, taken;
+        double *demand, *size, *share; /* per VM, for the divvy */
+} SimDrs;
+
 struct SimCluster {
         unsigned index;
         Sim *sim;
@@ -106,6 +119,7 @@ struct SimCluster {
         SimAttempt **snap_map; /* snapshot attempt index -> attempt */
         size_t cap_snap_attempts;
         uint64_t next_attempt_id;
+        SimDrs drs;
 };
 
 typedef struct SimVm {
@@ -188,6 +202,11 @@ usec_t heartbeat_event(EventQueue *q, void *userdata);
 usec_t control_event(EventQueue *q, void *userdata);
 usec_t vm_resize_event(EventQueue *q, void *userdata);
 usec_t job_arrival_event(EventQueue *q, void *userdata);
+
+/* drs.c */
+int drs_start(SimCluster *cl);
+void drs_done(SimCluster *cl);
+double sim_drs_pool(const Sim *s);
 
 /* bound.c */
 /* The pCPUs the cluster's slaves can get at most. */

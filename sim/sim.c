@@ -342,6 +342,11 @@ int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t
                 r = schedule_events(s, cl);
                 if (r < 0)
                         return r;
+                if (sc->drs) {
+                        r = drs_start(cl);
+                        if (r < 0)
+                                return r;
+                }
         }
         *ret = TAKE_PTR(s);
         return 0;
@@ -367,6 +372,7 @@ static void cluster_free(SimCluster *cl) {
         free(cl->snap_vms);
         free(cl->snap_attempts);
         free(cl->snap_map);
+        drs_done(cl);
 }
 
 Sim *sim_free(Sim *s) {

@@ -333,6 +333,78 @@ START_TEST(test_cpu_share_invariants_random) {
 }
 END_TEST
 
+/* DRS divides its pool by demand: in proportion (a VM beyond its size gets
+ * its size, the others the rest in proportion), or each its demand and the
+ * rest in equal parts, never beyond a size. */
+START_TEST(test_drs_divvy) {
+        static const double size4[] = { 4, 4, 4 }, small[] = { 4, 4, 2 };
+        static const double d123[] = { 1, 2, 3 }, d111[] = { 1, 1, 1 }, d125[] = { 1, 2, 5 };
+        double a[3];
+
+        drs_divvy(DRS_DIVVY_PROPORTIONAL, 6, d123, size4, 3, a);
+        ck_assert_double_eq_tol(a[0], 1, 1e-12);
+        ck_assert_double_eq_tol(a[2], 3, 1e-12);
+        drs_divvy(DRS_DIVVY_PROPORTIONAL, 3, d123, size4, 3, a);
+        ck_assert_double_eq_tol(a[0], 0.5, 1e-12);
+        ck_assert_double_eq_tol(a[1], 1, 1e-12);
+        /* 3 of 9 would be 4.5 > 2: 2, then 7 by 1:2 would give 14/3 > 4: 4,
+         * then 3 for the first. */
+        drs_divvy(DRS_DIVVY_PROPORTIONAL, 9, d123, small, 3, a);
+        ck_assert_double_eq_tol(a[0], 3, 1e-12);
+        ck_assert_double_eq_tol(a[1], 4, 1e-12);
+        ck_assert_double_eq_tol(a[2], 2, 1e-12);
+        /* More pool than sizes: every VM its size. */
+        drs_divvy(DRS_DIVVY_PROPORTIONAL, 64, d111, small, 3, a);
+        ck_assert_double_eq_tol(sum(a, 3), 10, 1e-12);
+
+        /* Max-min: demands 1, 2 and (at most its size) 4 share 6 at level 2. */
+        drs_divvy(DRS_DIVVY_MAXMIN, 6, d125, size4, 3, a);
+        ck_assert_double_eq_tol(a[0], 1, 1e-12);
+        ck_assert_double_eq_tol(a[1], 2, 1e-12);
+        ck_assert_double_eq_tol(a[2], 3, 1e-12);
+        /* Demands met, 7 left in equal parts up to the sizes. */
+        drs_divvy(DRS_DIVVY_MAXMIN, 10, d111, small, 3, a);
+        ck_assert_double_eq_tol(a[0], 4, 1e-12);
+        ck_assert_double_eq_tol(a[1], 4, 1e-12);
+        ck_assert_double_eq_tol(a[2], 2, 1e-12);
+        drs_divvy(DRS_DIVVY_MAXMIN, 4, d111, small, 3, a);
+        ck_assert_double_eq_tol(a[0], 4.0 / 3, 1e-12);
+}
+END_TEST
+
+/* Random pools and demands: the pool is handed out up to the sizes, never
+ * beyond one; a proportional divvy keeps the VMs below their size in the
+ * ratio of their demands. */
+START_TEST(test_drs_divvy_random) {
+        uint64_t x = 7;
+
+        for (int round = 0; round < 2000; round++) {
+                double demand[6], size[6], a[6], sizes = 0, pool, ratio = -1;
+                size_t n = 1 + round % 6;
+                DrsDivvy how = round % 2 ? DRS_DIVVY_MAXMIN : DRS_DIVVY_PROPORTIONAL;
+
+                x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                pool = 0.5 + (double)((x >> 40) % 64);
+                for (size_t i = 0; i < n; i++) {
+                        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                        demand[i] = 0.01 + (double)((x >> 33) % 800) / 100;
+                        size[i] = 1 + (double)((x >> 50) % 8);
+                        sizes += size[i];
+                }
+                drs_divvy(how, pool, demand, size, n, a);
+                ck_assert_double_eq_tol(sum(a, n), MIN(pool, sizes), 1e-9);
+                for (size_t i = 0; i < n; i++) {
+                        ck_assert(a[i] >= 0 && a[i] <= size[i] + 1e-9);
+                        if (how != DRS_DIVVY_PROPORTIONAL || a[i] >= size[i] - 1e-9)
+                                continue;
+                        if (ratio < 0)
+                                ratio = a[i] / demand[i];
+                        ck_assert_double_eq_tol(a[i] / demand[i], ratio, 1e-9 * ratio);
+                }
+        }
+}
+END_TEST
+
 START_TEST(test_disk_and_spills) {
         double mb = 1024.0 * 1024.0;
 
@@ -536,6 +608,12 @@ static const struct {
         { "[policy]\nalpha = fast\n", "s.ini:2: [policy] alpha: invalid number 'fast'" },
         { "[interference]\nenabled = yes\n",
           "s.ini: [interference] jobs: required when interference is enabled" },
+        { "[drs]\nenabled = yes\n",
+          "s.ini:2: [drs] enabled: DRS sizes the VMs: set [policy] apply_vm_targets = no" },
+        { "[policy]\napply_vm_targets = no\n[drs]\nenabled = yes\nwindow = 5s\n",
+          "s.ini:5: [drs] window: shorter than the sample interval" },
+        { "[drs]\ndivvy = fair\n",
+          "s.ini:2: [drs] divvy: invalid value 'fair' (one of: proportional, maxmin)" },
 };
 
 START_TEST(test_scenario_bad) {
@@ -733,6 +811,8 @@ Suite *suite_sim(void) {
         tcase_add_test(tc, test_cpu_share_weighted_and_conserving);
         tcase_add_test(tc, test_cpu_share_caps);
         tcase_add_test(tc, test_cpu_share_invariants_random);
+        tcase_add_test(tc, test_drs_divvy);
+        tcase_add_test(tc, test_drs_divvy_random);
         tcase_add_test(tc, test_disk_and_spills);
         suite_add_tcase(s, tc);
 
