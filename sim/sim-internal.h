@@ -17,7 +17,8 @@ typedef enum Phase {
         PHASE_SHUFFLE,      /* a reduce fetching map output: bytes */
         PHASE_IO,           /* read, spill, shuffle or write: bytes */
         PHASE_CPU,          /* compute: CPU seconds */
-        PHASE_MERGE,        /* map spill merge or reduce sort: bytes */
+        PHASE_MERGE,        /* map flush and merge or reduce sort: bytes */
+        PHASE_SPILL_WAIT,   /* a map blocked until its spill thread is done */
 } Phase;
 
 typedef struct SimCluster SimCluster;
@@ -32,18 +33,26 @@ typedef struct SimAttempt {
         unsigned kill_count;
         double prev_speed;
 
-        /* The plan: rounds of (IO io_round bytes, CPU cpu_round seconds),
-         * in that order for maps (read plus the spills the round's output
-         * starts, so io_round changes from round to round: map_round_io())
-         * and CPU first for reduces (compute, then write, the same every
-         * round); maps end with merge_io bytes,
-         * reduces start with it (the sort passes), after a shuffle that
-         * fetches each map's share as the map finishes (shuffled bytes so
-         * far, the current fetch in remaining). */
+        /* The plan (sim/host.h): rounds of (IO io_round bytes, CPU
+         * cpu_round seconds). A map's round reads its share of the split,
+         * then computes; the spills it starts go to the spill thread, and
+         * merge_io bytes (the flush and merge) end it. A reduce first
+         * fetches each map's segment as the map finishes (shuffled bytes
+         * and segments so far; the current fetch and the phase's bytes with
+         * what it writes and merges), then writes and merges merge_io bytes
+         * (the sort), then each round reads its share of the final merge
+         * and writes its output, and computes. */
         Phase phase;
-        unsigned round, rounds;
-        double io_round, cpu_round, merge_io, shuffled, fetch;
+        unsigned round, rounds, segments;
+        double io_round, cpu_round, merge_io, shuffled, fetch, fetch_io;
         double remaining, rate; /* in the phase's unit, per second */
+        /* A map's spills for its slot's buffer, and its spill thread:
+         * bytes left to write at spill_rate, and those a blocked map thread
+         * has for it next. */
+        MapSpillPlan spills;
+        double spill_left, spill_rate, spill_waiting;
+        EventId spill_ev;
+        ReduceShuffle shuffle; /* a reduce's buffer and files */
         /* Shares of wall time going to each account at the current rate. */
         double f_cpu, f_io, f_steal, f_queue;
         double t_cpu, t_io, t_steal, t_queue; /* seconds */
@@ -54,7 +63,8 @@ typedef struct SimAttempt {
 
 typedef struct TaskExtra {
         double cpu_work;   /* seconds on one core */
-        double output;     /* map output bytes; for a reduce its write bytes */
+        double output;     /* bytes the map function emits; for a reduce its write bytes */
+        double records;    /* records the map function emits */
         usec_t first_start, finished;
         uint32_t node; /* of the attempt that finished it */
         double cpu, iowait, steal, queue; /* of finished and killed attempts */

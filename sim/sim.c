@@ -147,9 +147,9 @@ static int build_cluster_nodes(Sim *s, SimCluster *cl) {
         return 0;
 }
 
-/* Split sizes of FlexSlot II-A: most splits are one block, some come from
- * files smaller than a block, some from unsplittable files larger than one. */
-static double split_size(Sim *s, const Benchmark *b, double block) {
+/* File sizes of FlexSlot II-A: most files are one block, some smaller than
+ * a block, some larger. */
+static double file_size(Sim *s, const Benchmark *b, double block) {
         double u = rng_uniform(&s->rng);
 
         if (u < b->small_frac)
@@ -157,6 +157,16 @@ static double split_size(Sim *s, const Benchmark *b, double block) {
         if (u < b->small_frac + b->large_frac)
                 return block * (1.0 + (b->large_max_blocks - 1.0) * rng_uniform(&s->rng));
         return block;
+}
+
+/* Hadoop 1.1.1's FileInputFormat.getSplits(): a file is cut into splits of
+ * a block while more than SPLIT_SLOP (1.1) blocks are left; the rest is the
+ * last split, so no split exceeds 1.1 blocks. (mapred.map.tasks' goal size
+ * is far above a block for these inputs, and mapred.min.split.size is 1.) */
+#define SPLIT_SLOP 1.1
+
+static double next_split(double file_left, double block) {
+        return file_left / block > SPLIT_SLOP ? block : file_left;
 }
 
 static void place_replicas(Sim *s, const SimCluster *cl, Task *t) {
@@ -201,7 +211,7 @@ static int task_push(TaskList *l, Task **ret_t, TaskExtra **ret_x) {
 
 static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskList *l) {
         const Scenario *sc = s->sc;
-        double block = (double)sc->block_size, left = b->input_bytes * sc->scale;
+        double block = (double)sc->block_size, left = b->input_bytes * sc->scale, file_left = 0;
         double total_output = 0;
         JobExtra *jx = &cl->jobx[j];
         unsigned reduces;
@@ -213,8 +223,15 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
         jx->first_task = (uint32_t)l->n;
         cl->jobs[j] = (Job){ .id = j, .submitted = (usec_t)j * sc->arrival_gap };
         while (left > 0) {
-                double size = MIN(split_size(s, b, block), left);
-                bool expensive = rng_uniform(&s->rng) < b->expensive_frac;
+                double size;
+                bool expensive;
+                MapSpillPlan plan;
+
+                if (file_left <= 0)
+                        file_left = MIN(file_size(s, b, block), left);
+                size = next_split(file_left, block);
+                file_left -= size;
+                expensive = rng_uniform(&s->rng) < b->expensive_frac;
                 r = task_push(l, &t, &x);
                 if (r < 0)
                         return r;
@@ -226,7 +243,14 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 place_replicas(s, cl, t);
                 x->cpu_work = size / MB * b->map_cpu_per_mb * (expensive ? b->expensive_cpu : 1);
                 x->output = size * b->map_output_ratio * (expensive ? b->expensive_output : 1);
-                total_output += x->output;
+                x->records = b->record_bytes > 0 ? x->output / b->record_bytes : 0;
+                /* The reduces fetch what the maps write at the default slot
+                 * memory. */
+                r = map_spill_plan(x->output, x->records, (double)sc->sort_buffer, b->combine_ratio,
+                                   &plan);
+                if (r < 0)
+                        return r;
+                total_output += plan.output;
                 jx->n_maps++;
         }
         reduces = b->reduces == 0 ? 0 : (unsigned)MAX(1.0, round(b->reduces * MIN(sc->scale, 1.0)));

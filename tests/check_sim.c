@@ -415,31 +415,104 @@ START_TEST(test_disk_and_spills) {
         /* 100 MB buffer for the 200 MB heap; Alg. 1's alpha 0.2 gives 120. */
         ck_assert_double_eq(spill_buffer_bytes(100 * mb, 200 * mb, 200 * mb), 100 * mb);
         ck_assert_double_eq(spill_buffer_bytes(100 * mb, 200 * mb, 240 * mb), 120 * mb);
-        /* 88 MB of output spills twice through 80 MB (80 % of 100), once
-         * through 96 MB: the larger slot saves the whole merge. */
-        ck_assert_uint_eq(spill_count(88 * mb, 100 * mb), 2);
-        ck_assert_uint_eq(spill_count(88 * mb, 120 * mb), 1);
-        ck_assert_double_eq(spill_merge_bytes(88 * mb, 2), 176 * mb);
-        ck_assert_double_eq(spill_merge_bytes(88 * mb, 1), 0);
-        /* 11 spills need two merge passes at fan-in 10. */
-        ck_assert_double_eq(spill_merge_bytes(10 * mb, 11), 40 * mb);
-        /* A map's 88 MB of output through the 100 MB buffer crosses the
-         * 80 MB threshold past 10/11 of its input: the spill thread writes
-         * 80 MB in the last quarter, and the flush the other 8 MB plus the
-         * merge. Through 120 MB all 88 MB wait for the flush. */
-        ck_assert_double_eq(spill_started_bytes(88 * mb, 100 * mb, 0, 0.75), 0);
-        ck_assert_double_eq(spill_started_bytes(88 * mb, 100 * mb, 0.75, 1), 80 * mb);
-        ck_assert_double_eq(spill_flush_bytes(88 * mb, 100 * mb), (8 + 176) * mb);
-        ck_assert_double_eq(spill_started_bytes(88 * mb, 120 * mb, 0, 1), 0);
-        ck_assert_double_eq(spill_flush_bytes(88 * mb, 120 * mb), 88 * mb);
-        /* 200 MB: spills start at 80 and 160 MB of output, the third at the
-         * flush (40 MB), then one merge pass of 2 x 200 MB. */
-        ck_assert_double_eq(spill_started_bytes(200 * mb, 100 * mb, 0, 0.5), 80 * mb);
-        ck_assert_double_eq(spill_started_bytes(200 * mb, 100 * mb, 0.5, 1), 80 * mb);
-        ck_assert_double_eq(spill_flush_bytes(200 * mb, 100 * mb), (40 + 400) * mb);
-
         ck_assert_double_eq(memory_slowdown(3, 4, 2), 1);
         ck_assert_double_eq(memory_slowdown(5, 4, 2), 1.5);
+}
+END_TEST
+
+/* Hadoop's Merger: passes over the smallest segments until io.sort.factor
+ * (10) are left, the first pass taking just enough that every later one
+ * takes 10. */
+START_TEST(test_merge_passes) {
+        double sizes[32];
+        size_t n = 11;
+
+        for (size_t i = 0; i < 32; i++)
+                sizes[i] = 1;
+        /* 11: merge 2 (read and written), 10 left. */
+        ck_assert_double_eq(merge_passes(sizes, &n), 4);
+        ck_assert_uint_eq(n, 10);
+        n = 10;
+        ck_assert_double_eq(merge_passes(sizes, &n), 0);
+        /* 28 = 1 + 9 + 9 + 9: first pass 10, then 10 of the originals
+         * twice: 28 -> 19 -> 10. */
+        for (size_t i = 0; i < 32; i++)
+                sizes[i] = 1;
+        n = 28;
+        ck_assert_double_eq(merge_passes(sizes, &n), 2 * (10 + 10));
+        ck_assert_uint_eq(n, 10);
+}
+END_TEST
+
+/* A map's spills through io.sort.mb = 100 MB: 80 % of the 95 MB data part
+ * (76 MB) or of the 327680 record slots (262144 records), whichever fills
+ * first; the combiner on each spill and, with 3 spills or more, again in
+ * the final merge. */
+START_TEST(test_map_spills) {
+        double mb = 1024.0 * 1024.0, data = 0.95 * 100 * mb * 0.8;
+        MapSpillPlan p;
+
+        /* Large records: 88 MB spills once at 76 MB and again at the flush
+         * (12 MB); the final merge reads both and writes the output. */
+        ck_assert_int_eq(map_spill_plan(88 * mb, 0, 100 * mb, 1, &p), 0);
+        ck_assert_double_eq_tol(p.per_spill, data, 1);
+        ck_assert_uint_eq(p.spills, 2);
+        ck_assert_double_eq_tol(p.flush, 88 * mb - data + 88 * mb + 88 * mb, 1);
+        ck_assert_double_eq_tol(p.output, 88 * mb, 1);
+        ck_assert_double_eq_tol(map_spill_written(&p, 0, 0.75), 0, 1e-9);
+        ck_assert_double_eq_tol(map_spill_written(&p, 0.75, 1), data, 1);
+        /* Alg. 1's 120 MB buffer holds it in one spill, the output file. */
+        ck_assert_int_eq(map_spill_plan(88 * mb, 0, 120 * mb, 1, &p), 0);
+        ck_assert_uint_eq(p.spills, 1);
+        ck_assert_double_eq_tol(p.flush, 88 * mb, 1);
+        ck_assert_double_eq_tol(map_spill_written(&p, 0, 1), 0, 1e-9);
+
+        /* wordcount's 12-byte records: 64 MB spill every 262144 x 12 bytes
+         * (3 MB), 22 spills; the combiner keeps 0.2 of each (0.6 MB, the
+         * last 0.2 MB); merge passes of 4 and 10 spills (2 and 6 MB), then
+         * the final merge reads 12.8 MB and, combining again, writes 2.56. */
+        ck_assert_int_eq(map_spill_plan(64 * mb, 64 * mb / 12, 100 * mb, 0.2, &p), 0);
+        ck_assert_double_eq_tol(p.per_spill, 3 * mb, 1);
+        ck_assert_uint_eq(p.spills, 22);
+        ck_assert_double_eq_tol(p.output, 0.04 * 64 * mb, 1);
+        ck_assert_double_eq_tol(p.flush, (0.2 + 2 * (2 + 6) + 12.8 + 2.56) * mb, 1);
+        ck_assert_double_eq_tol(map_spill_written(&p, 0, 0.5), 10 * 0.6 * mb, 1);
+        ck_assert_double_eq_tol(map_spill_written(&p, 0, 1), 21 * 0.6 * mb, 1);
+        /* Two spills: no combining in the merge. */
+        ck_assert_int_eq(map_spill_plan(4 * mb, 4 * mb / 12, 100 * mb, 0.2, &p), 0);
+        ck_assert_uint_eq(p.spills, 2);
+        ck_assert_double_eq_tol(p.output, 0.2 * 4 * mb, 1);
+}
+END_TEST
+
+/* A reduce's shuffle with a 200 MB heap: a 140 MB buffer merged to disk at
+ * 66 % (92.4 MB) or 1000 segments, segments over 35 MB straight to disk,
+ * 19 files merged down by the 10 smallest; at the end memory goes to disk
+ * unless 10 files are there, and the final merge reads the files. */
+START_TEST(test_reduce_shuffle) {
+        double mb = 1024.0 * 1024.0, read;
+        ReduceShuffle s;
+
+        reduce_shuffle_init(&s, 200 * mb);
+        ck_assert_double_eq(reduce_shuffle_fetch(&s, 10 * mb, 9), 0);
+        ck_assert_double_eq(reduce_shuffle_fetch(&s, 10 * mb, 1), 100 * mb);
+        ck_assert_double_eq(reduce_shuffle_fetch(&s, 40 * mb, 1), 40 * mb);
+        ck_assert_double_eq(reduce_shuffle_fetch(&s, 5 * mb, 2), 0);
+        ck_assert_double_eq(reduce_shuffle_finish(&s, &read), 10 * mb);
+        ck_assert_double_eq(read, 150 * mb);
+
+        reduce_shuffle_init(&s, 200 * mb);
+        ck_assert_double_eq(reduce_shuffle_fetch(&s, 0.01 * mb, 999), 0);
+        ck_assert_double_eq_tol(reduce_shuffle_fetch(&s, 0.01 * mb, 1), 10 * mb, 1e-3);
+
+        /* 19 files of 40 MB: the 19th makes 10 of them one. */
+        reduce_shuffle_init(&s, 200 * mb);
+        ck_assert_double_eq(reduce_shuffle_fetch(&s, 40 * mb, 19), (19 * 40 + 800) * mb);
+        ck_assert_uint_eq(s.n_files, 10);
+        /* 10 files: memory stays for the final merge, nothing is written. */
+        ck_assert_double_eq(reduce_shuffle_fetch(&s, 1 * mb, 3), 0);
+        ck_assert_double_eq(reduce_shuffle_finish(&s, &read), 0);
+        ck_assert_double_eq(read, 19 * 40 * mb);
 }
 END_TEST
 
@@ -814,6 +887,9 @@ Suite *suite_sim(void) {
         tcase_add_test(tc, test_drs_divvy);
         tcase_add_test(tc, test_drs_divvy_random);
         tcase_add_test(tc, test_disk_and_spills);
+        tcase_add_test(tc, test_merge_passes);
+        tcase_add_test(tc, test_map_spills);
+        tcase_add_test(tc, test_reduce_shuffle);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("files");

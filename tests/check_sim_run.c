@@ -25,8 +25,12 @@ static const char workload_text[] =
         "one,0.0625,0.1,0.5,0,0,0,0,0,1,0,1,1\n"
         /* the same with 88 MB of output, past the default spill threshold */
         "spilly,0.0625,0.1,1.375,0,0,0,0,0,1,0,1,1\n"
+        /* and with 160 MB, two spills before the flush */
+        "gushing,0.0625,0.1,2.5,0,0,0,0,0,1,0,1,1\n"
         /* skewed splits and expensive records, with reduces */
         "skewed,3,0.25,1.1,0.06,0.1,6,0.25,0.1,3,0.15,1.8,1.5\n"
+        /* files of 1 to 3 blocks */
+        "big-files,2,0.1,0.5,0,0,0,0,1,3,0,1,1\n"
         /* one block that emits nothing: only its read and CPU */
         "bare,0.0625,0.1,0,0,0,0,0,0,1,0,1,1\n";
 
@@ -125,14 +129,16 @@ START_TEST(test_bound_below_every_run) {
                 snprintf(wl_text, sizeof(wl_text),
                          "name,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,"
                          "output_ratio,reduces,small_frac,large_frac,large_max_blocks,"
-                         "expensive_frac,expensive_cpu,expensive_output\n"
-                         "rnd,%.3f,%.3f,%.2f,%.3f,%.2f,%u,%.2f,%.2f,%u,%.2f,%.1f,%.1f\n",
+                         "expensive_frac,expensive_cpu,expensive_output,record_bytes,"
+                         "combine_ratio\n"
+                         "rnd,%.3f,%.3f,%.2f,%.3f,%.2f,%u,%.2f,%.2f,%u,%.2f,%.1f,%.1f,%u,%.2f\n",
                          0.2 + (double)(lcg(&x) % 800) / 1000, (double)(lcg(&x) % 400) / 1000,
                          (double)(lcg(&x) % 200) / 100, (double)(lcg(&x) % 100) / 1000,
                          (double)(lcg(&x) % 100) / 100, (unsigned)(lcg(&x) % 5),
                          (double)(lcg(&x) % 40) / 100, (double)(lcg(&x) % 30) / 100,
                          1 + (unsigned)(lcg(&x) % 3), (double)(lcg(&x) % 30) / 100,
-                         1 + (double)(lcg(&x) % 20) / 10, 1 + (double)(lcg(&x) % 10) / 10);
+                         1 + (double)(lcg(&x) % 20) / 10, 1 + (double)(lcg(&x) % 10) / 10,
+                         (unsigned)(lcg(&x) % 4) * 10, 0.1 + (double)(lcg(&x) % 10) / 10);
                 snprintf(text, sizeof(text),
                          "[cluster]\nhosts = %d\nhost_cpus = %d\nvms = %d\nmasters = %d\n"
                          "vm_vcpus = %d\nvm_cap = %s\nhost_disk_bandwidth = %dM\n"
@@ -171,25 +177,33 @@ START_TEST(test_bound_below_every_run) {
 }
 END_TEST
 
-/* A lone map whose 88 MB of output crosses the 80 MB spill threshold of
- * the 100 MB sort buffer in its last 16 MB round: that round's read comes
- * with the 80 MB spill, so the map phase takes (3 x 16 + 16 + 80) MB at
- * 100 MB/s plus 6.4 s of CPU (7.84 s: D = 64 MB / 7.84 s); the flush writes
- * the last 8 MB and merges 2 x 88 MB (1.84 s). With a 120 MB buffer the
- * map phase only reads (7.04 s: D = 64 MB / 7.04 s) and the flush writes
- * the 88 MB in one spill. */
-#define SPILLY_SCENARIO(sort_buffer)                                                        \
-        "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n"               \
-        "[hadoop]\nsort_buffer = " sort_buffer "\n"                                           \
-        "[policy]\nallocator = static\nspeculation = none\n"                                   \
-        "[workload]\njobs = spilly\n"
+/* A lone map's spills (sim/host.h): 76 MB of its output (80 % of the
+ * sort buffer's 95 MB data part) start a spill, which the spill thread
+ * writes while the map goes on; the map then writes the last spill and
+ * merges. Rounds of 16 MB are read at 100 MB/s (0.16 s) and computed in
+ * 1.6 s.
+ * - 88 MB of output: the one spill starts in the last round, so the flush
+ *   writes it, the last 12 MB and merges 2 x 88 MB: 2.64 s.
+ * - The same through a 120 MB buffer (91.2 MB per spill): one spill at the
+ *   flush, 0.88 s.
+ * - 160 MB: the first spill starts in round 2 and is written during round 3
+ *   (its read shares the disk's 160 MB/s with the spill: 0.2 s; the rest
+ *   of the 76 MB goes at 100 MB/s while the map computes), costing the map
+ *   0.04 s; the flush writes the second spill, the last 8 MB and merges
+ *   2 x 160 MB: 4.04 s. */
+#define SPILLY_SCENARIO(sort_buffer, job)                                       \
+        "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n" \
+        "[hadoop]\nsort_buffer = " sort_buffer "\n"                             \
+        "[policy]\nallocator = static\nspeculation = none\n"                    \
+        "[workload]\njobs = " job "\n"
 
 START_TEST(test_spill_during_map_phase) {
         static const struct {
                 const char *scenario;
                 double map_phase, flush;
-        } cases[] = { { SPILLY_SCENARIO("100M"), 1.44 + 6.4, 1.84 },
-                      { SPILLY_SCENARIO("120M"), 0.64 + 6.4, 0.88 } };
+        } cases[] = { { SPILLY_SCENARIO("100M", "spilly"), 0.64 + 6.4, 2.64 },
+                      { SPILLY_SCENARIO("120M", "spilly"), 0.64 + 6.4, 0.88 },
+                      { SPILLY_SCENARIO("100M", "gushing"), 0.68 + 6.4, 4.04 } };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 const SimResults *r;
@@ -203,6 +217,59 @@ START_TEST(test_spill_during_map_phase) {
                                         cases[i].map_phase - 6.4 + cases[i].flush, 1e-5);
                 run_done(&run);
         }
+}
+END_TEST
+
+/* Two clusters of PUMA's tera-sort on the testbed, FlexSlot moving slots:
+ * hundreds of spill threads start and end beside other events, a map
+ * waiting for one never waits for ever, and every invariant holds. */
+START_TEST(test_spill_threads_on_a_busy_testbed) {
+        Scenario sc = { 0 };
+        Workload wl = { 0 };
+        _cleanup_(sim_freep) Sim *sim = NULL;
+        ScenarioOverride o[4];
+        char err[512] = "";
+        static const char *const sets[] = { "workload.scale=0.15", "workload.jobs=tera-sort",
+                                            "interference.jobs=tera-sort",
+                                            "policy.slot_manager=flexslot" };
+
+        for (size_t i = 0; i < ELEMENTSOF(sets); i++)
+                ck_assert_int_eq(scenario_override_parse(sets[i], &o[i]), 0);
+        ck_assert_msg(scenario_load(test_srcdir_path("sim/scenarios/fig11.ini"), o, 4, &sc, err,
+                                    sizeof(err)) == 0,
+                      "%s", err);
+        ck_assert_msg(workload_load(sc.workload_file, &wl, err, sizeof(err)) == 0, "%s", err);
+        ck_assert_msg(sim_new(&sc, &wl, &sim, err, sizeof(err)) == 0, "%s", err);
+        sim_set_check_invariants(sim, true);
+        ck_assert_msg(sim_run(sim) == 0, "%s",
+                      sim_invariant_error(sim) ? sim_invariant_error(sim) : "did not finish");
+        workload_done(&wl);
+        scenario_done(&sc);
+}
+END_TEST
+
+/* FileInputFormat cuts each file into blocks while more than 1.1 blocks
+ * are left: files of 1 to 3 blocks give splits of a block and remainders up
+ * to 1.1 blocks, and never a larger split. */
+START_TEST(test_splits_as_file_input_format) {
+        double mb = 1024.0 * 1024.0, total = 0;
+        unsigned blocks = 0, remainders = 0;
+        const SimResults *r;
+        Run run;
+
+        run_start(&run, "[policy]\nspeculation = none\n[workload]\njobs = big-files\n", false);
+        r = sim_results(run.sim);
+        for (size_t i = 0; i < r->n_tasks; i++) {
+                double size = r->tasks[i].input_mb * mb;
+                ck_assert(size <= 1.1 * 64 * mb + 1);
+                blocks += fabs(size - 64 * mb) < 1;
+                remainders += fabs(size - 64 * mb) >= 1;
+                total += size;
+        }
+        ck_assert_double_eq_tol(total, 2.0 * 1024 * mb, r->n_tasks);
+        ck_assert_uint_gt(blocks, remainders);
+        ck_assert_uint_gt(remainders, 0);
+        run_done(&run);
 }
 END_TEST
 
@@ -536,6 +603,8 @@ Suite *suite_sim_run(void) {
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_lone_task_exact_time);
         tcase_add_test(tc, test_spill_during_map_phase);
+        tcase_add_test(tc, test_splits_as_file_input_format);
+        tcase_add_test(tc, test_spill_threads_on_a_busy_testbed);
         tcase_add_test(tc, test_bound_is_a_lone_task);
         tcase_add_loop_test(tc, test_bound_below_every_run, 0, 5);
         tcase_add_test(tc, test_capped_vm_steal);
