@@ -78,7 +78,7 @@ void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *r
 
                 cpu += tx->cpu_work;
                 if (cl->tasks[k].type == TASK_MAP) {
-                        double least_io = input + tx->output * jx->bench->combine_ratio;
+                        double least_io = input + tx->output * jx->combine;
                         map_cpu += tx->cpu_work;
                         map_io += least_io;
                         io += least_io;

@@ -489,8 +489,8 @@ static int attempt_plan(SimAttempt *a) {
                 return 0;
         }
         a->io_round = input / a->rounds;
-        return map_spill_plan(tx->output, tx->records, map_buffer(a),
-                              a->cl->jobx[t->job].bench->combine_ratio, &a->spills);
+        return map_spill_plan(tx->output, tx->records, map_buffer(a), a->cl->jobx[t->job].combine,
+                              &a->spills);
 }
 
 int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_memory,

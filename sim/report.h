@@ -25,6 +25,8 @@ typedef struct RunSummary {
         /* The slowest tenth of the maps (FlexSlot Fig. 6): mean seconds of
          * each kind, their mean input, and all maps' mean input (MB). */
         double slow_cpu, slow_iowait, slow_steal, slow_queue, slow_input_mb, map_input_mb;
+        /* Mean map time of the fastest half and of the slowest tenth (Fig. 3). */
+        double fast_half_mean, slow_tenth_mean;
         /* Maps finished and CPU used per slave, fewest and most (Fig. 4). */
         unsigned node_maps_min, node_maps_max;
         double node_cpu_min, node_cpu_max;

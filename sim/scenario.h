@@ -34,6 +34,8 @@ typedef struct Scenario {
         /* [workload] */
         char *workload_file, *jobs;
         double scale;
+        /* Replace every benchmark's columns when >= 0 (sensitivity runs). */
+        double combine_ratio, record_bytes;
         int64_t seed;
         usec_t arrival_gap;
         /* [drs]: VMware DRS as the FlexSlot testbed ran it (sim/drs.c) */

@@ -75,6 +75,7 @@ typedef struct TaskExtra {
 
 typedef struct JobExtra {
         const Benchmark *bench;
+        double combine; /* its combine ratio, the scenario's if it sets one */
         uint32_t first_task, n_maps, n_reduces;
         unsigned maps_done, tasks_done;
         usec_t finished;

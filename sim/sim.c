@@ -212,7 +212,8 @@ static int task_push(TaskList *l, Task **ret_t, TaskExtra **ret_x) {
 static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskList *l) {
         const Scenario *sc = s->sc;
         double block = (double)sc->block_size, left = b->input_bytes * sc->scale, file_left = 0;
-        double total_output = 0;
+        double total_output = 0,
+               record_bytes = sc->record_bytes >= 0 ? sc->record_bytes : b->record_bytes;
         JobExtra *jx = &cl->jobx[j];
         unsigned reduces;
         Task *t;
@@ -220,6 +221,7 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
         int r;
 
         jx->bench = b;
+        jx->combine = sc->combine_ratio >= 0 ? sc->combine_ratio : b->combine_ratio;
         jx->first_task = (uint32_t)l->n;
         cl->jobs[j] = (Job){ .id = j, .submitted = (usec_t)j * sc->arrival_gap };
         while (left > 0) {
@@ -243,10 +245,10 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 place_replicas(s, cl, t);
                 x->cpu_work = size / MB * b->map_cpu_per_mb * (expensive ? b->expensive_cpu : 1);
                 x->output = size * b->map_output_ratio * (expensive ? b->expensive_output : 1);
-                x->records = b->record_bytes > 0 ? x->output / b->record_bytes : 0;
+                x->records = record_bytes > 0 ? x->output / record_bytes : 0;
                 /* The reduces fetch what the maps write at the default slot
                  * memory. */
-                r = map_spill_plan(x->output, x->records, (double)sc->sort_buffer, b->combine_ratio,
+                r = map_spill_plan(x->output, x->records, (double)sc->sort_buffer, jx->combine,
                                    &plan);
                 if (r < 0)
                         return r;
