@@ -102,8 +102,8 @@ void table_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr,
                  const ExperimentOptions *opt);
 /* The title line: the title, the seeds, and [quick] when it is. */
 void title_print(const Experiment *e, const ExperimentOptions *opt);
-/* Each run's completion time over its lower bound, and the first
- * variant's distance from it. */
+/* Each run's completion time over its lower bound, the first variant's
+ * distance from it and its share of time after the last map. */
 void bound_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr);
 /* Only the decisions of every run (resize kills, map slot changes). */
 void decisions_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr);

@@ -232,6 +232,10 @@ static double fig_bound_seconds(const RunSummary *s) {
         return s->bound.value;
 }
 
+static double fig_tail(const RunSummary *s) {
+        return s->tail_share;
+}
+
 typedef struct Table {
         const Experiment *e;
         const Cell *cells;
@@ -427,12 +431,12 @@ void files_print(const Experiment *e, const ExperimentOptions *opt, const Cell *
 }
 
 void bound_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr) {
-        printf("Job completion time over its lower bound (1 = the physical limit), and what any "
-               "policy can win against %s:\n%-18s",
-               e->variants[0].label, "benchmark");
+        printf("Job completion time over its lower bound (1 = the physical limit), what any "
+               "policy can win against %s, and the share of %s's time after its last map:\n%-18s",
+               e->variants[0].label, e->variants[0].label, "benchmark");
         for (size_t v = 0; v < nv; v++)
                 printf(" %12s", e->variants[v].label);
-        printf(" %10s %10s\n", "bound (s)", "to win");
+        printf(" %10s %10s %10s\n", "bound (s)", "to win", "post-map");
         for (size_t i = 0; i < nr; i++) {
                 const Cell *row = &cells[i * nv];
                 double ratio = cell_figure(&row[0], fig_bound).mean;
@@ -442,8 +446,8 @@ void bound_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr) {
                         printf(" %12s", spread_format(text, sizeof(text),
                                                       cell_figure(&row[v], fig_bound), 2));
                 }
-                printf(" %10.0f %9.0f%%\n", cell_figure(&row[0], fig_bound_seconds).mean,
-                       100.0 * (1.0 - 1.0 / ratio));
+                printf(" %10.0f %9.0f%% %9.0f%%\n", cell_figure(&row[0], fig_bound_seconds).mean,
+                       100.0 * (1.0 - 1.0 / ratio), 100.0 * cell_figure(&row[0], fig_tail).mean);
         }
 }
 
