@@ -64,6 +64,21 @@ double sim_bound_pcpus(const Sim *s, const SimCluster *cl) {
         return fmin(fmin(hosts, vms), s->sc->drs ? sim_drs_pool(s) : HUGE_VAL);
 }
 
+/* Two jobs on the same hosts: each takes at least its own bound, the later
+ * one at least their work together on what both clusters can get of the
+ * hosts' pCPUs, and on their disks; whichever ends first, the mean is at
+ * least the smaller of the two sums. */
+double sim_bound_pair(const Sim *s, const SimBound *a, const SimBound *b) {
+        double hosts = 0, start = fmin(a->start, b->start), shared;
+
+        for (size_t i = 0; i < s->n_hosts; i++)
+                hosts += s->hosts[i].pcpus;
+        shared = fmax(start + (a->work_cpu + b->work_cpu) / fmin(hosts, a->pcpus + b->pcpus),
+                      start + (a->work_io + b->work_io) / a->disks);
+
+        return fmin(a->value + fmax(b->value, shared), b->value + fmax(a->value, shared)) / 2;
+}
+
 void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *ret) {
         const JobExtra *jx = &cl->jobx[job];
         usec_t submitted = cl->jobs[job].submitted;
@@ -90,6 +105,11 @@ void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *r
         }
         start = sec(first_heartbeat(s, cl, submitted) - submitted) + sec(s->sc->task_startup);
         *ret = (SimBound){
+                .start = start,
+                .work_cpu = cpu,
+                .work_io = io,
+                .pcpus = pcpus,
+                .disks = disks,
                 .cpu = start + cpu / pcpus,
                 .disk = start + io / disks,
                 .chain = start + longest_map + tail,

@@ -165,6 +165,7 @@ int run_summarize(const SimResults *r, RunSummary *ret) {
         if (r->n_jobs > 0) {
                 s.jct = r->jobs[0].finished - r->jobs[0].submitted;
                 s.bound = r->jobs[0].bound;
+                s.pair_bound = r->pair_bound;
         }
         for (size_t i = 0; i < r->n_util; i++) {
                 s.cpu_util += r->util[i].cpu / (double)r->n_util;

@@ -13,6 +13,7 @@ double skewness(const double *x, size_t n);
 typedef struct RunSummary {
         double jct;          /* first job's completion time, seconds */
         SimBound bound;      /* the first job's lower bound (sim/bound.c) */
+        double pair_bound;   /* SimResults' with a co-running cluster, else 0 */
         double mean_jct;     /* over all jobs */
         double map_skewness; /* of map task times (first start to finish) */
         double map_mean, map_p50, map_p95, map_max;

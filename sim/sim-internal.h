@@ -223,6 +223,7 @@ double sim_drs_pool(const Sim *s);
 /* The pCPUs the cluster's slaves can get at most. */
 double sim_bound_pcpus(const Sim *s, const SimCluster *cl);
 void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *ret);
+double sim_bound_pair(const Sim *s, const SimBound *a, const SimBound *b);
 
 /* sim.c */
 void sim_task_finished(SimCluster *cl, uint32_t task);

@@ -71,7 +71,8 @@ static int build_vms(Sim *s) {
         if (!s->vms)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_hosts; i++) {
-                size_t most = s->n_vms / s->n_hosts + 1;
+                /* Each cluster puts ceil(per_cluster / hosts) at most on a host. */
+                size_t most = s->n_clusters * ((per_cluster + s->n_hosts - 1) / s->n_hosts);
                 s->hosts[i].vms = calloc(most, sizeof(uint32_t));
                 s->hosts[i].demand = calloc(most, sizeof(CpuDemand));
                 s->hosts[i].alloc = calloc(most, sizeof(double));
@@ -526,6 +527,11 @@ static int collect(Sim *s) {
                 for (size_t j = 0; j < o->n_jobs; j++)
                         sum += sec(o->jobx[j].finished - o->jobs[j].submitted);
                 res->other_mean_jct = sum / (double)o->n_jobs;
+                if (cl->n_jobs > 0 && o->n_jobs > 0) {
+                        SimBound other;
+                        sim_bound_job(s, o, 0, &other);
+                        res->pair_bound = sim_bound_pair(s, &res->jobs[0].bound, &other);
+                }
         }
         return 0;
 }

@@ -38,6 +38,10 @@ typedef struct SimBound {
         double chain; /* its first task's start, the longest map alone, the longest reduce tail */
         double maps_then_tail; /* the map work on the pool, then the longest reduce tail */
         double value;          /* the largest of them, seconds after submission */
+        /* What they are made of: the first task's start (s), the CPU work
+         * (pCPU-s) and unavoidable I/O (bytes), and the pCPUs and disk
+         * bandwidth (bytes/s) they are spread over. */
+        double start, work_cpu, work_io, pcpus, disks;
 } SimBound;
 
 typedef struct JobResult {
@@ -84,6 +88,9 @@ typedef struct SimResults {
         double makespan;       /* seconds */
         /* Co-running cluster's mean job completion time (0 without one). */
         double other_mean_jct;
+        /* With a co-running cluster, a lower bound on the mean completion
+         * time of both clusters' first jobs (sim/bound.c); 0 without one. */
+        double pair_bound;
 } SimResults;
 
 /* Builds the cluster and its jobs. err gets a message for the user (a bad

@@ -122,7 +122,7 @@ START_TEST(test_bound_below_every_run) {
         uint64_t x = 12345 + (uint64_t)_i;
 
         for (int round = 0; round < 6; round++) {
-                char text[2048], wl_text[1024], err[512] = "";
+                char text[2200], wl_text[1024], err[512] = "";
                 Run run = { 0 };
                 const SimResults *r;
                 int hosts = 1 + (int)(lcg(&x) % 3), vms = 2 + (int)(lcg(&x) % 7);
@@ -147,13 +147,15 @@ START_TEST(test_bound_below_every_run) {
                          "[hadoop]\nmap_slots = %d\nsort_buffer = %dM\n"
                          "[policy]\nslot_manager = %s\nallocator = %s\nspeculation = %s\n"
                          "apply_vm_targets = %s\n"
-                         "[workload]\njobs = rnd, rnd\narrival_gap = %ds\nseed = %d\n",
+                         "[workload]\njobs = rnd, rnd\narrival_gap = %ds\nseed = %d\n"
+                         "[interference]\nenabled = %s\njobs = rnd\n",
                          hosts, 2 + (int)(lcg(&x) % 7), vms, (int)(lcg(&x) % 2),
                          1 + (int)(lcg(&x) % 4), lcg(&x) % 2 ? "0" : "1.5",
                          40 + (int)(lcg(&x) % 200), 20 + (int)(lcg(&x) % 100),
                          1 + (int)(lcg(&x) % 6), 20 + (int)(lcg(&x) % 150), slots[lcg(&x) % 2],
                          allocators[lcg(&x) % 3], speculation[lcg(&x) % 2],
-                         lcg(&x) % 2 ? "yes" : "no", (int)(lcg(&x) % 60), (int)(lcg(&x) % 1000));
+                         lcg(&x) % 2 ? "yes" : "no", (int)(lcg(&x) % 60), (int)(lcg(&x) % 1000),
+                         lcg(&x) % 3 ? "no" : "yes");
                 ck_assert_msg(scenario_load_string("t.ini", text, &run.sc, err, sizeof(err)) == 0,
                               "%s", err);
                 ck_assert_msg(workload_parse("t.csv", wl_text, &run.wl, err, sizeof(err)) == 0,
@@ -173,6 +175,15 @@ START_TEST(test_bound_below_every_run) {
                                       jr->bound.maps_then_tail, text, wl_text);
                         ck_assert(jr->bound.value >= run.sc.task_startup / 1e6);
                 }
+                /* With a co-running cluster, the mean of both first jobs. */
+                if (run.sc.interference)
+                        ck_assert_msg(
+                                (r->jobs[0].finished - r->jobs[0].submitted + r->other_mean_jct) /
+                                                2 >=
+                                        r->pair_bound - 1e-6,
+                                "mean %g below the pair bound %g\n%s\n%s",
+                                (r->jobs[0].finished + r->other_mean_jct) / 2, r->pair_bound, text,
+                                wl_text);
                 run_done(&run);
         }
 }
