@@ -12,7 +12,7 @@
 #include "sim/experiment.h"
 #include "sim/report.h"
 
-#define MAX_VARIANTS 8
+#define MAX_VARIANTS 10
 #define MAX_ROWS 8
 #define MAX_SEEDS 16
 #define MAX_VARIANT_SETS 4

@@ -258,12 +258,18 @@ static const Experiment experiments[] = {
                         { .label = "chunk 4M", .cloud = CLOUD_DRS, .sets = { "hadoop.chunk=4M" } },
                         { .label = "disk 80M", .cloud = CLOUD_DRS,
                           .sets = { "cluster.host_disk_bandwidth=80M" } },
+                        { .label = "no small", .cloud = CLOUD_DRS,
+                          .sets = { "workload.small_frac=0" } },
+                        { .label = "exp cpu 3", .cloud = CLOUD_DRS,
+                          .sets = { "workload.expensive_cpu=3" } },
                 },
                 .rows = { { "wordcount", NULL } },
                 .note = "comb: what wordcount's combiner keeps of a spill (0.2 as shipped; no "
                         "comb: none kept out); big recs: records never start a spill (only "
                         "the 76 MB data part does); chunk: the model's round of input (16M as "
-                        "shipped); disk: each host's disk bandwidth (160M as shipped).",
+                        "shipped); disk: each host's disk bandwidth (160M as shipped); no small: "
+                        "no file smaller than a block (a quarter as shipped); exp cpu: "
+                        "what expensive records cost in CPU (1.2 x as shipped).",
         },
 };
 

@@ -80,6 +80,8 @@ static const ConfKey keys[] = {
         DBL("workload", "scale", scale, "1", 1e-6, 1000),
         DBL("workload", "combine_ratio", combine_ratio, "-1", -1, 1),
         DBL("workload", "record_bytes", record_bytes, "-1", -1, 1e9),
+        DBL("workload", "small_frac", small_frac, "-1", -1, 1),
+        DBL("workload", "expensive_cpu", expensive_cpu, "-1", -1, 1000),
         INT("workload", "seed", seed, "1", 0, INT64_MAX),
         DUR("workload", "arrival_gap", arrival_gap, "0", 0, 365LL * 24 * 3600 * 1000000),
 
@@ -117,6 +119,9 @@ static int validate(const void *config, ConfError *err) {
         if (s->sort_buffer >= s->task_heap)
                 return conf_error_set(err, "hadoop", "sort_buffer",
                                       "the sort buffer must fit in the task heap");
+        if (s->expensive_cpu >= 0 && s->expensive_cpu < 1)
+                return conf_error_set(err, "workload", "expensive_cpu",
+                                      "expensive records cost at least as much: 1 or more, or -1");
         if (s->combine_ratio >= 0 && s->combine_ratio < 0.0001)
                 return conf_error_set(err, "workload", "combine_ratio",
                                       "a combiner keeps something: at least 0.0001, or -1");

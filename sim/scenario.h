@@ -35,7 +35,7 @@ typedef struct Scenario {
         char *workload_file, *jobs;
         double scale;
         /* Replace every benchmark's columns when >= 0 (sensitivity runs). */
-        double combine_ratio, record_bytes;
+        double combine_ratio, record_bytes, small_frac, expensive_cpu;
         int64_t seed;
         usec_t arrival_gap;
         /* [drs]: VMware DRS as the FlexSlot testbed ran it (sim/drs.c) */

@@ -150,12 +150,12 @@ static int build_cluster_nodes(Sim *s, SimCluster *cl) {
 
 /* File sizes of FlexSlot II-A: most files are one block, some smaller than
  * a block, some larger. */
-static double file_size(Sim *s, const Benchmark *b, double block) {
+static double file_size(Sim *s, const Benchmark *b, double small_frac, double block) {
         double u = rng_uniform(&s->rng);
 
-        if (u < b->small_frac)
+        if (u < small_frac)
                 return block * (0.1 + 0.9 * rng_uniform(&s->rng));
-        if (u < b->small_frac + b->large_frac)
+        if (u < small_frac + b->large_frac)
                 return block * (1.0 + (b->large_max_blocks - 1.0) * rng_uniform(&s->rng));
         return block;
 }
@@ -215,6 +215,8 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
         double block = (double)sc->block_size, left = b->input_bytes * sc->scale, file_left = 0;
         double total_output = 0,
                record_bytes = sc->record_bytes >= 0 ? sc->record_bytes : b->record_bytes;
+        double small_frac = sc->small_frac >= 0 ? sc->small_frac : b->small_frac;
+        double expensive_cpu = sc->expensive_cpu >= 1 ? sc->expensive_cpu : b->expensive_cpu;
         JobExtra *jx = &cl->jobx[j];
         unsigned reduces;
         Task *t;
@@ -231,7 +233,7 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 MapSpillPlan plan;
 
                 if (file_left <= 0)
-                        file_left = MIN(file_size(s, b, block), left);
+                        file_left = MIN(file_size(s, b, small_frac, block), left);
                 size = next_split(file_left, block);
                 file_left -= size;
                 expensive = rng_uniform(&s->rng) < b->expensive_frac;
@@ -244,7 +246,7 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 t->type = TASK_MAP;
                 t->input_size = (uint64_t)size;
                 place_replicas(s, cl, t);
-                x->cpu_work = size / MB * b->map_cpu_per_mb * (expensive ? b->expensive_cpu : 1);
+                x->cpu_work = size / MB * b->map_cpu_per_mb * (expensive ? expensive_cpu : 1);
                 x->output = size * b->map_output_ratio * (expensive ? b->expensive_output : 1);
                 x->records = record_bytes > 0 ? x->output / record_bytes : 0;
                 /* The reduces fetch what the maps write at the default slot

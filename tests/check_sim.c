@@ -685,6 +685,11 @@ static const struct {
           "s.ini:2: [drs] enabled: DRS sizes the VMs: set [policy] apply_vm_targets = no" },
         { "[policy]\napply_vm_targets = no\n[drs]\nenabled = yes\nwindow = 5s\n",
           "s.ini:5: [drs] window: shorter than the sample interval" },
+        { "[workload]\ncombine_ratio = 0\n",
+          "s.ini:2: [workload] combine_ratio: a combiner keeps something: at least 0.0001, or -1" },
+        { "[workload]\nexpensive_cpu = 0.5\n",
+          "s.ini:2: [workload] expensive_cpu: expensive records cost at least as much: 1 or more, "
+          "or -1" },
         { "[drs]\ndivvy = fair\n",
           "s.ini:2: [drs] divvy: invalid value 'fair' (one of: proportional, maxmin)" },
 };

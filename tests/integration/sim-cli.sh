@@ -150,7 +150,7 @@ while read -r name title; do
 	fig4 | fig6) rows="homo drs paper" table=no ;;
 	fig9) rows="homo stock flexslot fs+alloc paper" table=no ;;
 	drs) rows="5min 60s 3s ready maxmin 3s+ready 3s+maxmin homo" table=no ;;
-	assume) rows="as comb comb no big chunk disk" table=no ;;
+	assume) rows="as comb comb no big chunk disk no exp" table=no ;;
 	fig15) rows="inverted-index k-means histogram-movies" ;;
 	skew) rows="inverted-index wordcount" ;;
 	*) rows=$puma ;;
