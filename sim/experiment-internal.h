@@ -75,6 +75,36 @@ Spread spread_of(const double *x, size_t n);
 const char *spread_format(char *buf, size_t size, Spread s, int decimals);
 #define SPREAD_TEXT_MAX 32
 
+/* The figures of one run the experiments show: fig_NAME(run) for a field of
+ * RunSummary, and a few computed from several. */
+#define RUN_FIELDS(X)                  \
+        X(skewness, map_skewness)      \
+        X(jct, jct)                    \
+        X(fast_half, fast_half_mean)   \
+        X(slow_tenth, slow_tenth_mean) \
+        X(maps_min, node_maps_min)     \
+        X(maps_max, node_maps_max)     \
+        X(cpu_min, node_cpu_min)       \
+        X(cpu_max, node_cpu_max)       \
+        X(slow_cpu, slow_cpu)          \
+        X(slow_iowait, slow_iowait)    \
+        X(slow_steal, slow_steal)      \
+        X(slow_queue, slow_queue)      \
+        X(tail, tail_share)            \
+        X(cpu, cpu)                    \
+        X(iowait, iowait)              \
+        X(steal, steal)                \
+        X(queue, queue)                \
+        X(resize_kills, resize_kills)  \
+        X(slot_changes, slot_changes)
+#define DECLARE_FIGURE(name, field) double fig_##name(const RunSummary *s);
+RUN_FIELDS(DECLARE_FIGURE)
+#undef DECLARE_FIGURE
+double fig_bound_ratio(const RunSummary *s);
+double fig_bound_seconds(const RunSummary *s); /* the bound the ratio divides by */
+double fig_maps_ratio(const RunSummary *s);    /* most over fewest maps per slave */
+double fig_steal_share(const RunSummary *s);   /* of the slowest tenth's time */
+
 /* One benchmark under one variant, run once per seed. */
 typedef struct Cell {
         RunSummary runs[MAX_SEEDS];

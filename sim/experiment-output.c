@@ -13,6 +13,29 @@
 #include "common/parse.h"
 #include "sim/experiment-internal.h"
 
+#define DEFINE_FIGURE(name, field)               \
+        double fig_##name(const RunSummary *s) { \
+                return (double)s->field;         \
+        }
+RUN_FIELDS(DEFINE_FIGURE)
+#undef DEFINE_FIGURE
+
+double fig_bound_ratio(const RunSummary *s) {
+        return run_bound_ratio(s);
+}
+
+double fig_bound_seconds(const RunSummary *s) {
+        return s->pair_bound > 0 ? s->pair_bound : s->bound.value;
+}
+
+double fig_maps_ratio(const RunSummary *s) {
+        return (double)s->node_maps_max / MAX(s->node_maps_min, 1u);
+}
+
+double fig_steal_share(const RunSummary *s) {
+        return run_slow_steal_share(s);
+}
+
 Spread spread_of(const double *x, size_t n) {
         Spread s = { .mean = 0, .min = HUGE_VAL, .max = -HUGE_VAL };
         size_t used = 0;
@@ -191,14 +214,6 @@ static void compare_print(const Experiment *e, const Cell *cells, size_t nv, siz
         experiment_compare_print(stdout, e->paper_variant, ours, low, high, n);
 }
 
-static double fig_resize_kills(const RunSummary *s) {
-        return s->resize_kills;
-}
-
-static double fig_slot_changes(const RunSummary *s) {
-        return s->slot_changes;
-}
-
 /* What the policies did in each run: FlexSlot's resize kills and slot
  * changes, which stock's never makes. */
 void decisions_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr) {
@@ -220,10 +235,6 @@ void decisions_print(const Experiment *e, const Cell *cells, size_t nv, size_t n
         }
 }
 
-static double fig_jct(const RunSummary *s) {
-        return s->jct;
-}
-
 /* Seed k's completion time over its lower bound: with a co-running
  * cluster, the mean of both over the bound of that mean. */
 static double cell_bound_ratio(const Cell *c, size_t k) {
@@ -238,14 +249,6 @@ static Spread cell_bound_spread(const Cell *c) {
         for (size_t k = 0; k < c->n; k++)
                 x[k] = cell_bound_ratio(c, k);
         return spread_of(x, c->n);
-}
-
-static double fig_bound_seconds(const RunSummary *s) {
-        return s->pair_bound > 0 ? s->pair_bound : s->bound.value;
-}
-
-static double fig_tail(const RunSummary *s) {
-        return s->tail_share;
 }
 
 typedef struct Table {

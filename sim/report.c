@@ -82,8 +82,9 @@ static int summarize_slowest(const SimResults *r, RunSummary *s) {
         s->map_input_mb /= (double)n;
         qsort(maps, n, sizeof(TimedTask), compare_timed_desc);
         slow = MAX(n / 10, (size_t)1);
-        for (size_t k = n / 2; k < n; k++)
-                s->fast_half_mean += maps[k].time / (double)(n - n / 2);
+        /* The fastest half: the last n - n / 2, slowest first. */
+        for (size_t k = n / 2, fast = n - n / 2; k < n; k++)
+                s->fast_half_mean += maps[k].time / (double)fast;
         for (size_t k = 0; k < slow; k++) {
                 const TaskResult *t = &r->tasks[maps[k].index];
                 s->slow_tenth_mean += maps[k].time / (double)slow;

@@ -337,38 +337,34 @@ END_TEST
  * its size, the others the rest in proportion), or each its demand and the
  * rest in equal parts, never beyond a size. */
 START_TEST(test_drs_divvy) {
-        static const double size4[] = { 4, 4, 4 }, small[] = { 4, 4, 2 };
-        static const double d123[] = { 1, 2, 3 }, d111[] = { 1, 1, 1 }, d125[] = { 1, 2, 5 };
-        double a[3];
+        static const struct {
+                DrsDivvy how;
+                double pool, demand[3], size[3], want[3];
+        } cases[] = {
+                { DRS_DIVVY_PROPORTIONAL, 6, { 1, 2, 3 }, { 4, 4, 4 }, { 1, 2, 3 } },
+                { DRS_DIVVY_PROPORTIONAL, 3, { 1, 2, 3 }, { 4, 4, 4 }, { 0.5, 1, 1.5 } },
+                /* 3 of 9 would be 4.5 > 2: 2, then 7 by 1:2 would give 14/3 >
+                 * 4: 4, then 3 for the first. */
+                { DRS_DIVVY_PROPORTIONAL, 9, { 1, 2, 3 }, { 4, 4, 2 }, { 3, 4, 2 } },
+                /* More pool than sizes: every VM its size. */
+                { DRS_DIVVY_PROPORTIONAL, 64, { 1, 1, 1 }, { 4, 4, 2 }, { 4, 4, 2 } },
+                /* Max-min: demands 1, 2 and (at most its size) 4 share 6 at
+                 * level 2. */
+                { DRS_DIVVY_MAXMIN, 6, { 1, 2, 5 }, { 4, 4, 4 }, { 1, 2, 3 } },
+                /* Demands met, 7 left in equal parts up to the sizes. */
+                { DRS_DIVVY_MAXMIN, 10, { 1, 1, 1 }, { 4, 4, 2 }, { 4, 4, 2 } },
+                { DRS_DIVVY_MAXMIN, 4, { 1, 1, 1 }, { 4, 4, 2 }, { 4.0 / 3, 4.0 / 3, 4.0 / 3 } },
+        };
 
-        drs_divvy(DRS_DIVVY_PROPORTIONAL, 6, d123, size4, 3, a);
-        ck_assert_double_eq_tol(a[0], 1, 1e-12);
-        ck_assert_double_eq_tol(a[2], 3, 1e-12);
-        drs_divvy(DRS_DIVVY_PROPORTIONAL, 3, d123, size4, 3, a);
-        ck_assert_double_eq_tol(a[0], 0.5, 1e-12);
-        ck_assert_double_eq_tol(a[1], 1, 1e-12);
-        /* 3 of 9 would be 4.5 > 2: 2, then 7 by 1:2 would give 14/3 > 4: 4,
-         * then 3 for the first. */
-        drs_divvy(DRS_DIVVY_PROPORTIONAL, 9, d123, small, 3, a);
-        ck_assert_double_eq_tol(a[0], 3, 1e-12);
-        ck_assert_double_eq_tol(a[1], 4, 1e-12);
-        ck_assert_double_eq_tol(a[2], 2, 1e-12);
-        /* More pool than sizes: every VM its size. */
-        drs_divvy(DRS_DIVVY_PROPORTIONAL, 64, d111, small, 3, a);
-        ck_assert_double_eq_tol(sum(a, 3), 10, 1e-12);
+        for (size_t c = 0; c < ELEMENTSOF(cases); c++) {
+                double a[3];
 
-        /* Max-min: demands 1, 2 and (at most its size) 4 share 6 at level 2. */
-        drs_divvy(DRS_DIVVY_MAXMIN, 6, d125, size4, 3, a);
-        ck_assert_double_eq_tol(a[0], 1, 1e-12);
-        ck_assert_double_eq_tol(a[1], 2, 1e-12);
-        ck_assert_double_eq_tol(a[2], 3, 1e-12);
-        /* Demands met, 7 left in equal parts up to the sizes. */
-        drs_divvy(DRS_DIVVY_MAXMIN, 10, d111, small, 3, a);
-        ck_assert_double_eq_tol(a[0], 4, 1e-12);
-        ck_assert_double_eq_tol(a[1], 4, 1e-12);
-        ck_assert_double_eq_tol(a[2], 2, 1e-12);
-        drs_divvy(DRS_DIVVY_MAXMIN, 4, d111, small, 3, a);
-        ck_assert_double_eq_tol(a[0], 4.0 / 3, 1e-12);
+                drs_divvy(cases[c].how, cases[c].pool, cases[c].demand, cases[c].size, 3, a);
+                for (size_t i = 0; i < 3; i++)
+                        ck_assert_msg(fabs(a[i] - cases[c].want[i]) < 1e-12,
+                                      "case %zu: VM %zu gets %g, not %g", c, i, a[i],
+                                      cases[c].want[i]);
+        }
 }
 END_TEST
 
