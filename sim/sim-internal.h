@@ -5,6 +5,7 @@
  * hosts (sim/host.h's model), driver.c talks to the policy core, sim.c
  * builds the cluster and collects results. */
 
+#include "actuation/actuation.h"
 #include "controller/core/model.h"
 #include "controller/core/policy.h"
 #include "sim/event.h"
@@ -134,6 +135,7 @@ typedef struct SimVm {
         uint64_t target_memory;
         double target_cap;
         EventId resize_ev;
+        ActHistory act_history; /* when each resource last changed */
 } SimVm;
 
 typedef struct SimHost {
@@ -187,6 +189,8 @@ int cluster_policy_init(SimCluster *cl, char *err, size_t err_size);
 usec_t heartbeat_event(EventQueue *q, void *userdata);
 usec_t control_event(EventQueue *q, void *userdata);
 usec_t vm_resize_event(EventQueue *q, void *userdata);
+/* t as the agent's limits let it through (actuate.c); notes the changes. */
+VmTarget sim_vm_target_limit(Sim *s, SimVm *v, const VmTarget *t);
 usec_t job_arrival_event(EventQueue *q, void *userdata);
 
 /* sim.c */
