@@ -75,13 +75,50 @@ static const char *collector_error(const AgentCollector *c, int r) {
         return e && *e ? e : strerror(-r);
 }
 
+/* A domain in an index of the previous snapshot. */
+typedef struct DomainRef {
+        const AgentDomain *d;
+} DomainRef;
+
 /* The previous sample of a domain is found by UUID and name together: a
  * renamed or re-created domain has its settings read again. */
-static int domain_compare(const void *a, const void *b) {
-        const AgentDomain *x = *(const AgentDomain *const *)a, *y = *(const AgentDomain *const *)b;
+static int domain_compare(const AgentDomain *x, const AgentDomain *y) {
         int r = strcmp(x->uuid, y->uuid);
 
         return r != 0 ? r : strcmp(x->name, y->name);
+}
+
+static int ref_compare(const void *a, const void *b) {
+        return domain_compare(((const DomainRef *)a)->d, ((const DomainRef *)b)->d);
+}
+
+/* The previous snapshot's domains, for finding a domain's previous sample:
+ * at the same place (libvirt mostly answers in the same order), else by a
+ * search in an index sorted on first need, so that a pass stays flat per
+ * domain on hosts with thousands of them. */
+typedef struct Before {
+        const AgentSnapshot *snap;
+        DomainRef *sorted;
+} Before;
+
+static const AgentDomain *before_find(Before *b, const AgentDomain *d, size_t i) {
+        const DomainRef key = { d }, *found;
+        size_t n = b->snap ? b->snap->n_domains : 0;
+
+        if (i < n && domain_compare(&b->snap->domains[i], d) == 0)
+                return &b->snap->domains[i];
+        if (n == 0)
+                return NULL;
+        if (!b->sorted) {
+                b->sorted = calloc(n, sizeof(*b->sorted));
+                if (!b->sorted)
+                        return NULL; /* the settings are read again */
+                for (size_t k = 0; k < n; k++)
+                        b->sorted[k].d = &b->snap->domains[k];
+                qsort(b->sorted, n, sizeof(*b->sorted), ref_compare);
+        }
+        found = bsearch(&key, b->sorted, n, sizeof(*b->sorted), ref_compare);
+        return found ? found->d : NULL;
 }
 
 static bool is_stale(const AgentStale *stale, const char *uuid) {
@@ -206,8 +243,8 @@ int agent_collector_sample(AgentCollector *c, const AgentStale *stale, AgentSnap
         _cleanup_free_ HvDomainSample *samples = NULL;
         _cleanup_free_ HvDomainMetrics *metrics = NULL;
         _cleanup_free_ AgentSnapshot *snap = NULL, *copy = NULL;
-        _cleanup_free_ const AgentDomain **before = NULL;
-        size_t n = 0, n_before = c->latest ? c->latest->n_domains : 0, size;
+        Before before = { .snap = c->latest };
+        size_t n = 0, size;
         usec_t now = collector_now(c);
         int r;
 
@@ -226,8 +263,7 @@ int agent_collector_sample(AgentCollector *c, const AgentStale *stale, AgentSnap
         c->sample_failing = false;
 
         metrics = calloc(MAX(n, (size_t)1), sizeof(*metrics));
-        before = calloc(MAX(n_before, (size_t)1), sizeof(*before));
-        if (!metrics || !before)
+        if (!metrics)
                 return log_oom();
         /* Pairs each domain with its previous sample by sorting, not by a
          * search per domain: a pass must stay flat per domain on hosts with
@@ -235,29 +271,25 @@ int agent_collector_sample(AgentCollector *c, const AgentStale *stale, AgentSnap
         r = hv_metrics_derive_all(c->prev, c->n_prev, samples, n, metrics);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < n_before; i++)
-                before[i] = &c->latest->domains[i];
-        qsort(before, n_before, sizeof(*before), domain_compare);
 
         size = sizeof(AgentSnapshot) + n * sizeof(AgentDomain);
         snap = calloc(1, size);
         copy = malloc(size);
-        if (!snap || !copy)
+        if (!snap || !copy) {
+                free(before.sorted);
                 return log_oom();
+        }
         snap->realtime = now_realtime_usec();
         snap->n_domains = n;
         for (size_t i = 0; i < n; i++) {
                 AgentDomain *d = &snap->domains[i];
-                const AgentDomain *key = d, *const * found;
 
                 memcpy(d->name, samples[i].name, sizeof(d->name));
                 memcpy(d->uuid, samples[i].uuid, sizeof(d->uuid));
                 d->metrics = metrics[i];
-                found = n_before > 0
-                                ? bsearch(&key, before, n_before, sizeof(*before), domain_compare)
-                                : NULL;
-                fill_from_info(c, d, found ? *found : NULL, is_stale(stale, d->uuid), now);
+                fill_from_info(c, d, before_find(&before, d, i), is_stale(stale, d->uuid), now);
         }
+        free(before.sorted);
 
         /* The collector keeps its own copy: the loop frees its snapshots as
          * they leave the history. */

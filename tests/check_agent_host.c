@@ -288,6 +288,8 @@ END_TEST
 
 static unsigned n_info_calls;
 static uint64_t fake_shares = 1024;
+/* Whether the driver answers its two domains in the other order. */
+static bool swapped;
 
 static int counting_open(HvConnection *conn, const char *uri, unsigned flags) {
         return 0;
@@ -298,18 +300,22 @@ static void counting_close(HvConnection *conn) {
 
 static int counting_sample_all(HvConnection *conn, unsigned flags, HvDomainSample **ret,
                                size_t *ret_n) {
-        HvDomainSample *s = calloc(1, sizeof(*s));
+        HvDomainSample *s = calloc(2, sizeof(*s));
 
         ck_assert_ptr_nonnull(s);
-        snprintf(s->name, sizeof(s->name), "vm");
-        snprintf(s->uuid, sizeof(s->uuid), "55555555-5555-5555-5555-555555555555");
-        s->fields = HV_FIELD_STATE | HV_FIELD_VCPU_COUNT | HV_FIELD_BALLOON;
-        s->state = HV_STATE_RUNNING;
-        s->vcpus_current = 2;
-        s->vcpus_max = 4;
-        s->balloon_current_kib = s->balloon_max_kib = 1024 * 1024;
+        for (unsigned i = 0; i < 2; i++) {
+                unsigned id = swapped ? 1 - i : i;
+
+                snprintf(s[i].name, sizeof(s[i].name), "vm%u", id);
+                snprintf(s[i].uuid, sizeof(s[i].uuid), "55555555-5555-5555-5555-55555555555%u", id);
+                s[i].fields = HV_FIELD_STATE | HV_FIELD_VCPU_COUNT | HV_FIELD_BALLOON;
+                s[i].state = HV_STATE_RUNNING;
+                s[i].vcpus_current = 2;
+                s[i].vcpus_max = 4;
+                s[i].balloon_current_kib = s[i].balloon_max_kib = 1024 * 1024;
+        }
         *ret = s;
-        *ret_n = 1;
+        *ret_n = 2;
         return 0;
 }
 
@@ -334,21 +340,25 @@ static const HypervisorDriver counting_driver = {
         .domain_get_info = counting_get_info,
 };
 
+/* vm0's weight in the next sample; both domains carry the same settings. */
 static unsigned weight_after(const AgentStale *stale) {
         AgentSnapshot *s = NULL;
+        const AgentDomain *d;
         unsigned w;
 
         ck_assert_int_eq(agent_collector_sample(&collector, stale, &s), 0);
-        ck_assert_uint_eq(s->domains[0].settings, AGENT_SETTING_CPU_WEIGHT | AGENT_SETTING_CPU_CAP);
+        d = agent_snapshot_find(s, "vm0");
+        ck_assert_uint_eq(d->settings, AGENT_SETTING_CPU_WEIGHT | AGENT_SETTING_CPU_CAP);
         /* 75 ms of every 100 ms on each of 2 vCPUs. */
-        ck_assert_uint_eq(agent_domain_cpu_cap(&s->domains[0]), 1500);
-        w = (unsigned)s->domains[0].cpu_weight;
+        ck_assert_uint_eq(agent_domain_cpu_cap(d), 1500);
+        w = (unsigned)d->cpu_weight;
         free(s);
         return w;
 }
 
-/* Read when first seen, carried over while fresh, read again when the
- * agent changed them or when they are AGENT_SETTINGS_MAX_AGE old. */
+/* Read when first seen, carried over while fresh (whatever order the
+ * domains come in), read again when the agent changed them or when they
+ * are AGENT_SETTINGS_MAX_AGE old. */
 START_TEST(test_collector_settings) {
         AgentStale stale = { 0 };
 
@@ -360,24 +370,27 @@ START_TEST(test_collector_settings) {
         collector.clock = fake_clock;
         fake_now = 1000 * USEC_PER_SEC;
         n_info_calls = 0;
+        swapped = false;
 
         ck_assert_uint_eq(weight_after(NULL), 1024);
-        ck_assert_uint_eq(n_info_calls, 1);
+        ck_assert_uint_eq(n_info_calls, 2);
         fake_shares = 2048;
         fake_now += USEC_PER_SEC;
         ck_assert_uint_eq(weight_after(NULL), 1024);
-        ck_assert_uint_eq(n_info_calls, 1);
-
-        ck_assert_int_eq(agent_stale_add(&stale, "55555555-5555-5555-5555-555555555555"), 0);
-        ck_assert_uint_eq(weight_after(&stale), 2048);
+        swapped = true;
+        ck_assert_uint_eq(weight_after(NULL), 1024);
         ck_assert_uint_eq(n_info_calls, 2);
+
+        ck_assert_int_eq(agent_stale_add(&stale, "55555555-5555-5555-5555-555555555550"), 0);
+        ck_assert_uint_eq(weight_after(&stale), 2048);
+        ck_assert_uint_eq(n_info_calls, 3);
 
         fake_shares = 4096;
         fake_now += AGENT_SETTINGS_MAX_AGE - USEC_PER_SEC;
         ck_assert_uint_eq(weight_after(NULL), 2048);
         fake_now += USEC_PER_SEC;
         ck_assert_uint_eq(weight_after(NULL), 4096);
-        ck_assert_uint_eq(n_info_calls, 3);
+        ck_assert_uint_eq(n_info_calls, 5);
         agent_stale_done(&stale);
         agent_collector_done(&collector);
 }
