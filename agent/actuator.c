@@ -11,6 +11,7 @@
 #include "collector.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "connection.h"
 
 #define KIB 1024ULL
 /* libvirt's default period, for a domain that reports none. */
@@ -30,15 +31,6 @@ void agent_actuator_done(AgentActuator *a) {
         free(a->uri);
         free(a->records);
         *a = (AgentActuator){ 0 };
-}
-
-static usec_t actuator_now(const AgentActuator *a) {
-        return a->clock ? a->clock() : now_monotonic_usec();
-}
-
-static const char *actuator_error(const AgentActuator *a, int r) {
-        const char *e = a->conn ? hv_connection_get_last_error(a->conn) : "";
-        return e && *e ? e : strerror(-r);
 }
 
 static AgentChangeRecord *record_find(AgentActuator *a, const char *uuid) {
@@ -174,7 +166,7 @@ static int apply_one(AgentActuator *a, AgentChange *c, ActResource r, unsigned v
         if (k < 0) {
                 x->status = AGENT_CHANGE_FAILED;
                 x->error = k;
-                snprintf(x->message, sizeof(x->message), "%s", actuator_error(a, k));
+                snprintf(x->message, sizeof(x->message), "%s", agent_hv_error(a->conn, k));
                 return 0;
         }
         x->status = x->outcome.verdict == ACT_CLAMPED ? AGENT_CHANGE_CLAMPED : AGENT_CHANGE_APPLIED;
@@ -196,7 +188,7 @@ static void keep_cap(AgentActuator *a, const AgentChange *c, const ActVm *vm, un
         if (r < 0)
                 log_warning_errno(r,
                                   "Cannot keep the CPU cap of %s at %s across its vCPU change: %s",
-                                  c->name, ACT_VALUE(ACT_CPU_CAP, cap), actuator_error(a, r));
+                                  c->name, ACT_VALUE(ACT_CPU_CAP, cap), agent_hv_error(a->conn, r));
 }
 
 int agent_actuator_change(AgentActuator *a, AgentChange *c) {
@@ -208,11 +200,9 @@ int agent_actuator_change(AgentActuator *a, AgentChange *c) {
         bool cap_applied = false;
         int r;
 
-        if (!a->conn) {
-                r = hv_connection_open(a->uri, NULL, HV_CONNECT_LAZY, &a->conn);
-                if (r < 0)
-                        return change_failed(c, -ENOTCONN, "cannot open %s", a->uri);
-        }
+        r = agent_connect(&a->conn, a->uri);
+        if (r < 0)
+                return change_failed(c, -ENOTCONN, "cannot open %s", a->uri);
         r = hv_domain_get_info(a->conn, c->domain, 0, &info);
         if (r == -ENOENT) {
                 char text[sizeof(c->domain) + 16];
@@ -220,7 +210,7 @@ int agent_actuator_change(AgentActuator *a, AgentChange *c) {
                                      agent_error_no_domain(text, sizeof(text), c->domain));
         }
         if (r < 0)
-                return change_failed(c, r, "%s", actuator_error(a, r));
+                return change_failed(c, r, "%s", agent_hv_error(a->conn, r));
         memcpy(c->name, info.name, sizeof(c->name));
         memcpy(c->uuid, info.uuid, sizeof(c->uuid));
         if (!hv_domain_state_is_live(info.state))
@@ -236,7 +226,7 @@ int agent_actuator_change(AgentActuator *a, AgentChange *c) {
                           .others_memory = c->others_memory },
                 .history = rec ? rec->history : (ActHistory){ 0 },
                 .target = c->target,
-                .now = actuator_now(a),
+                .now = agent_now(a->clock),
         };
         r = act_plan(&a->limits, &req, c->flags, &plan);
         if (r < 0)

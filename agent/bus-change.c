@@ -451,12 +451,18 @@ static void change_done(WorkerOutcome outcome, int result, void *data) {
 
 static const WorkerJobOps change_ops = { change_run, change_done, change_free };
 
-static int change_new(Agent *a, sd_bus_message *m, bool single, ChangeJob **ret) {
+/* A request, with its domain argument read; a domain longer than any name
+ * is kept cut short for the audit trail and refused in submit_change().
+ * NULL only when out of memory. r: how reading went. */
+static ChangeJob *change_new(Agent *a, sd_bus_message *m, bool single, int *r) {
+        const char *domain;
         ChangeJob *j;
 
         j = calloc(1, sizeof(*j));
-        if (!j)
-                return -ENOMEM;
+        if (!j) {
+                *r = -ENOMEM;
+                return NULL;
+        }
         j->agent = a;
         j->call = sd_bus_message_ref(m);
         j->single = single;
@@ -468,8 +474,12 @@ static int change_new(Agent *a, sd_bus_message *m, bool single, ChangeJob **ret)
                                                 SD_BUS_CREDS_SUPPLEMENTARY_GIDS |
                                                 SD_BUS_CREDS_AUGMENT,
                                         &j->creds);
-        *ret = j;
-        return 0;
+        *r = sd_bus_message_read(m, "s", &domain);
+        if (*r >= 0) {
+                snprintf(j->change.domain, sizeof(j->change.domain), "%s", domain);
+                j->domain_valid = agent_domain_is_valid(domain);
+        }
+        return j;
 }
 
 /* A value given for r: what no limit needs to judge, since no VM can have
@@ -629,27 +639,12 @@ static int submit_change(ChangeJob *j_, int r, sd_bus_error *error) {
         return 1;
 }
 
-static int read_domain(ChangeJob *j, sd_bus_message *m) {
-        const char *domain;
-        int r;
-
-        r = sd_bus_message_read(m, "s", &domain);
-        if (r < 0)
-                return r;
-        /* Kept for the audit trail, cut short if need be. */
-        snprintf(j->change.domain, sizeof(j->change.domain), "%s", domain);
-        j->domain_valid = agent_domain_is_valid(domain);
-        return 0;
-}
-
 int agent_method_set_target(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        ChangeJob *j;
         int r;
+        ChangeJob *j = change_new(userdata, m, false, &r);
 
-        r = change_new(userdata, m, false, &j);
-        if (r < 0)
+        if (!j)
                 return r;
-        r = read_domain(j, m);
         if (r >= 0)
                 r = read_target(j, m, error);
         return submit_change(j, r, error);
@@ -657,15 +652,13 @@ int agent_method_set_target(sd_bus_message *m, void *userdata, sd_bus_error *err
 
 /* SetVcpus (u), SetMemory (t), SetCpuWeight (t). */
 static int set_single(sd_bus_message *m, void *userdata, sd_bus_error *error, ActResource res) {
-        ChangeJob *j;
         uint32_t u = 0;
         uint64_t t = 0;
         int r;
+        ChangeJob *j = change_new(userdata, m, true, &r);
 
-        r = change_new(userdata, m, true, &j);
-        if (r < 0)
+        if (!j)
                 return r;
-        r = read_domain(j, m);
         if (r >= 0)
                 r = sd_bus_message_read_basic(m, res == ACT_VCPUS ? 'u' : 't',
                                               res == ACT_VCPUS ? (void *)&u : &t);

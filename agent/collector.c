@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "connection.h"
 #include "common/macro.h"
 
 #define KIB 1024ULL
@@ -64,15 +65,6 @@ void agent_collector_done(AgentCollector *c) {
         free(c->prev);
         free(c->latest);
         *c = (AgentCollector){ 0 };
-}
-
-static usec_t collector_now(const AgentCollector *c) {
-        return c->clock ? c->clock() : now_monotonic_usec();
-}
-
-static const char *collector_error(const AgentCollector *c, int r) {
-        const char *e = c->conn ? hv_connection_get_last_error(c->conn) : "";
-        return e && *e ? e : strerror(-r);
 }
 
 /* A domain in an index of the previous snapshot. */
@@ -205,7 +197,7 @@ static void fill_from_info(AgentCollector *c, AgentDomain *d, const AgentDomain 
                 return;
         r = hv_domain_get_info(c->conn, d->uuid[0] ? d->uuid : d->name, 0, &info);
         if (r < 0) {
-                log_debug_errno(r, "No info for %s: %s", d->name, collector_error(c, r));
+                log_debug_errno(r, "No info for %s: %s", d->name, agent_hv_error(c->conn, r));
                 /* Not again before the settings are due anyway. */
                 if (settings_due)
                         d->settings_read = now;
@@ -226,35 +218,22 @@ static void fill_from_info(AgentCollector *c, AgentDomain *d, const AgentDomain 
         }
 }
 
-/* The connection is opened on first use, so that it belongs to the thread
- * that uses it, and lazily, so that the agent starts before libvirtd. */
-static int collector_connect(AgentCollector *c) {
-        int r;
-
-        if (c->conn)
-                return 0;
-        r = hv_connection_open(c->uri, NULL, HV_CONNECT_LAZY, &c->conn);
-        if (r < 0)
-                return log_error_errno(r, "Cannot open hypervisor connection %s", c->uri);
-        return 0;
-}
-
 int agent_collector_sample(AgentCollector *c, const AgentStale *stale, AgentSnapshot **ret) {
         _cleanup_free_ HvDomainSample *samples = NULL;
         _cleanup_free_ HvDomainMetrics *metrics = NULL;
         _cleanup_free_ AgentSnapshot *snap = NULL, *copy = NULL;
         Before before = { .snap = c->latest };
         size_t n = 0, size;
-        usec_t now = collector_now(c);
+        usec_t now = agent_now(c->clock);
         int r;
 
-        r = collector_connect(c);
+        r = agent_connect(&c->conn, c->uri);
         if (r < 0)
                 return r;
         r = hv_sample_all(c->conn, 0, &samples, &n);
         if (r < 0) {
                 log_full_errno(c->sample_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARNING, r,
-                               "Sampling %s failed: %s", c->uri, collector_error(c, r));
+                               "Sampling %s failed: %s", c->uri, agent_hv_error(c->conn, r));
                 c->sample_failing = true;
                 return r;
         }

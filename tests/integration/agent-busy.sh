@@ -11,38 +11,7 @@
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/agent/lib.sh"
 
-[ "$(id -u)" -eq 0 ] || skip "a private libvirtd needs root"
-command -v libvirtd >/dev/null || [ -x /usr/sbin/libvirtd ] || skip "no libvirtd"
-command -v python3 >/dev/null || skip "no python3 for the freezing proxy"
-
-libvirtd_state=$tmp/libvirtd
-stop_all() {
-	sh "$src/tests/vm/libvirtd.sh" stop "$libvirtd_state" || true
-	cleanup
-}
-trap stop_all EXIT
-sh "$src/tests/vm/libvirtd.sh" start "$libvirtd_state" >"$tmp/libvirtd.uri" ||
-	skip "the private libvirtd did not start"
-
-start_python freeze-proxy.py "$tmp/proxy.log" "$tmp/proxy.sock" \
-	"$libvirtd_state/run/libvirt-sock"
-proxy_pid=$helper_pid
-
-start_bus
-start_monitor
-cat >"$tmp/agent.ini" <<CONF
-[agent]
-uri = test+unix://$src/tests/fixtures/agent/host.xml?socket=$tmp/proxy.sock
-interval = 200ms
-hypervisor-timeout = 1s
-[host]
-cpus = 8
-memory = 16G
-CONF
-start_agent "$tmp/agent.ini"
-
-poll has_sample || fail "no sample through the proxy"
-poll hypervisor_available true || fail "the hypervisor is not available"
+start_agent_behind_proxy 1s
 
 # libvirtd stops answering; the next sample blocks in libvirt.
 kill -USR1 "$proxy_pid"
