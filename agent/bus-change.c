@@ -394,9 +394,9 @@ static void note_settings_changed(ChangeJob *j) {
         for (size_t i = 0; i < ELEMENTSOF(settings); i++) {
                 AgentChangeStatus s = c->r[settings[i]].status;
 
-                if ((s == AGENT_CHANGE_APPLIED || s == AGENT_CHANGE_CLAMPED) &&
-                    agent_stale_add(&j->agent->stale, c->uuid) < 0) {
-                        log_oom();
+                if (s == AGENT_CHANGE_APPLIED || s == AGENT_CHANGE_CLAMPED) {
+                        if (agent_stale_add(&j->agent->stale, c->uuid) < 0)
+                                log_oom();
                         return;
                 }
         }

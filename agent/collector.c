@@ -123,8 +123,6 @@ static bool is_stale(const AgentStale *stale, const char *uuid) {
 int agent_stale_add(AgentStale *s, const char *uuid) {
         char(*grown)[HV_UUID_STRING_MAX];
 
-        if (is_stale(s, uuid))
-                return 0;
         grown = reallocarray(s->uuids, s->n + 1, sizeof(*grown));
         if (!grown)
                 return -ENOMEM;

@@ -70,7 +70,8 @@ typedef struct AgentStale {
         size_t n;
 } AgentStale;
 
-/* Adds uuid unless it is there already. */
+/* Adds uuid, even if it is there already: a sample in flight may have read
+ * the domain before this change, and forgets only what it was handed. */
 int agent_stale_add(AgentStale *s, const char *uuid);
 /* Forgets the first n, which a sample has read again. */
 void agent_stale_drop(AgentStale *s, size_t n);
