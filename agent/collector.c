@@ -133,6 +133,8 @@ int agent_stale_add(AgentStale *s, const char *uuid) {
 
 void agent_stale_drop(AgentStale *s, size_t n) {
         n = MIN(n, s->n);
+        if (n == 0)
+                return;
         memmove(s->uuids, s->uuids + n, (s->n - n) * sizeof(*s->uuids));
         s->n -= n;
 }
