@@ -258,9 +258,10 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
         return 0;
 }
 
-static void apply_vm_target(SimCluster *cl, const VmTarget *t) {
+static void apply_vm_target(SimCluster *cl, const VmTarget *asked) {
         Sim *s = cl->sim;
-        SimVm *v = &s->vms[cl->vms[t->vm]];
+        SimVm *v = &s->vms[cl->vms[asked->vm]];
+        const VmTarget limited = sim_vm_target_limit(s, v, asked), *t = &limited;
         unsigned vcpus = CLAMP(t->vcpus, 1u, v->vcpus_max);
         uint64_t memory = MIN(t->memory, v->memory_max);
         int r;

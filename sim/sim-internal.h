@@ -5,6 +5,7 @@
  * hosts (sim/host.h's model), driver.c talks to the policy core, sim.c
  * builds the cluster and collects results. */
 
+#include "actuation/actuation.h"
 #include "controller/core/model.h"
 #include "controller/core/policy.h"
 #include "controller/policies/policies.h"
@@ -146,6 +147,7 @@ typedef struct SimVm {
         uint64_t target_memory;
         double target_cap;
         EventId resize_ev;
+        ActHistory act_history; /* when each resource last changed */
 } SimVm;
 
 typedef struct SimHost {
@@ -204,6 +206,8 @@ void node_capacity_update(Sim *s, const SimVm *v);
 usec_t heartbeat_event(EventQueue *q, void *userdata);
 usec_t control_event(EventQueue *q, void *userdata);
 usec_t vm_resize_event(EventQueue *q, void *userdata);
+/* t as the agent's limits let it through (actuate.c); notes the changes. */
+VmTarget sim_vm_target_limit(Sim *s, SimVm *v, const VmTarget *t);
 usec_t job_arrival_event(EventQueue *q, void *userdata);
 
 /* sim.c */

@@ -490,6 +490,46 @@ START_TEST(test_unknown_policy_and_benchmark) {
 }
 END_TEST
 
+/* A VM target reaches the model as the agent would apply it (actuation/,
+ * with the agent's default limits): the weight clamped to its ceiling, the
+ * memory to the 2G step, vCPU growth refused on a host whose VMs already
+ * hold more vCPUs than its CPUs less the reserve; a second target within
+ * 30 s is refused resource by resource. */
+START_TEST(test_vm_targets_through_the_agents_limits) {
+        Scenario sc = { 0 };
+        Workload wl = { 0 };
+        _cleanup_(sim_freep) Sim *sim = NULL;
+        char err[512] = "";
+        SimVm *v;
+        VmTarget t, got;
+
+        ck_assert_int_eq(workload_parse("t.csv", workload_text, &wl, err, sizeof(err)), 0);
+        ck_assert_int_eq(scenario_load_string("t.ini",
+                                              "[cluster]\nhosts = 1\nhost_cpus = 8\nvms = 4\n"
+                                              "masters = 1\nvm_vcpus = 4\nvm_memory = 4G\n"
+                                              "[workload]\njobs = one\n",
+                                              &sc, err, sizeof(err)),
+                         0);
+        ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), 0);
+        v = &sim->vms[0];
+        ck_assert_uint_eq(v->vcpus, 4);
+        t = (VmTarget){ .cpu_weight = 20000, .vcpus = 6, .memory = 8ULL << 30, .cpu_cap = 1.5 };
+        got = sim_vm_target_limit(sim, v, &t);
+        ck_assert_uint_eq(got.cpu_weight, 8192);
+        ck_assert_uint_eq(got.vcpus, 4);
+        ck_assert_uint_eq(got.memory, 6ULL << 30);
+        ck_assert(got.cpu_cap == 1.5);
+
+        t = (VmTarget){ .cpu_weight = 512, .vcpus = 4, .memory = 3ULL << 30 };
+        got = sim_vm_target_limit(sim, v, &t);
+        ck_assert_uint_eq(got.cpu_weight, v->weight);
+        ck_assert_uint_eq(got.memory, v->memory);
+        ck_assert(got.cpu_cap == v->cap);
+        scenario_done(&sc);
+        workload_done(&wl);
+}
+END_TEST
+
 Suite *suite_sim_run(void) {
         Suite *s = suite_create("sim_run");
         TCase *tc = tcase_create("runs");
@@ -508,6 +548,7 @@ Suite *suite_sim_run(void) {
         tcase_add_test(tc, test_unknown_policy_and_benchmark);
         tcase_add_test(tc, test_paper_comparison);
         tcase_add_test(tc, test_report_prepare_dir);
+        tcase_add_test(tc, test_vm_targets_through_the_agents_limits);
         suite_add_tcase(s, tc);
         return s;
 }
