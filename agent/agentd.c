@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* flexslot-agentd: samples this host's VMs, keeps a short history and
  * serves org.flexslot.Agent1 on D-Bus; changes VMs within safety limits.
- * libvirt runs on a worker thread so that the bus and the sampling timer
- * keep going while the hypervisor is stuck. */
+ * libvirt runs on two worker threads, each with its own connection, one
+ * for samples and one for changes: the bus and the sampling timer keep
+ * going while the hypervisor is stuck, and a change stuck on one domain
+ * does not hold up the samples. */
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
@@ -44,8 +46,7 @@ static void help(void) {
                "\n"
                "  -h --help              Show this help and exit\n"
                "     --version           Show the version and exit\n"
-               "  -c --config=FILE       Configuration file (default " DEFAULT_CONFIG_FILE
-               ";\n"
+               "  -c --config=FILE       Configuration file (default " DEFAULT_CONFIG_FILE ";\n"
                "                         built-in defaults if that does not exist)\n"
                "  -a --address=ADDRESS   D-Bus address to serve on (default: the system bus)\n"
                "  -u --uri=URI           libvirt URI (default: qemu:///system)\n"
@@ -165,18 +166,19 @@ static void snapshot_free(void *p) {
 
 typedef struct SampleJob {
         Agent *agent;
+        /* The domains whose settings changed when the job was queued. */
+        AgentStale stale;
         AgentSnapshot *snapshot;
 } SampleJob;
 
 static int sample_run(void *userdata, void *data) {
         SampleJob *j = data;
-        return agent_host_sample(userdata, &j->snapshot);
+        return agent_collector_sample(userdata, &j->stale, &j->snapshot);
 }
 
 /* What `systemctl status` shows; sent only when it changes. */
 static void set_status(Agent *a, bool available, size_t n_domains) {
-        if (a->status_sent && a->status_available == available &&
-            a->status_domains == n_domains)
+        if (a->status_sent && a->status_available == available && a->status_domains == n_domains)
                 return;
         a->status_sent = true;
         a->status_available = available;
@@ -206,6 +208,8 @@ static void sample_done(WorkerOutcome outcome, int result, void *data) {
                 set_status(a, false, 0);
                 return;
         }
+        /* Read again: later changes stay for the next sample. */
+        agent_stale_drop(&a->stale, j->stale.n);
         agent_bus_set_available(a, true);
         set_status(a, true, j->snapshot->n_domains);
         r = agent_bus_emit_sample(a, j->snapshot);
@@ -217,6 +221,7 @@ static void sample_done(WorkerOutcome outcome, int result, void *data) {
 static void sample_free(void *data) {
         SampleJob *j = data;
 
+        agent_stale_done(&j->stale);
         free(j->snapshot);
         free(j);
 }
@@ -252,7 +257,10 @@ static int on_sample_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                 return 0;
         }
         j->agent = a;
-        r = worker_submit(a->worker, &sample_ops, j, a->config.hypervisor_timeout);
+        r = agent_stale_copy(&a->stale, &j->stale);
+        if (r >= 0)
+                r = worker_submit(a->collector_worker, &sample_ops, j,
+                                  a->config.hypervisor_timeout);
         if (r < 0) {
                 sample_free(j);
                 log_warning_errno(r, "Cannot queue a sample");
@@ -275,8 +283,7 @@ static int connect_bus(Agent *a) {
                         return log_oom();
                 r = sd_bus_set_address(a->bus, a->config.address);
                 if (r < 0)
-                        return log_error_errno(r, "Invalid D-Bus address '%s'",
-                                               a->config.address);
+                        return log_error_errno(r, "Invalid D-Bus address '%s'", a->config.address);
                 (void)sd_bus_set_bus_client(a->bus, true);
                 r = sd_bus_start(a->bus);
                 if (r < 0)
@@ -291,19 +298,22 @@ static int connect_bus(Agent *a) {
         return 0;
 }
 
-static void set_capacity(Agent *a) {
+/* The limits, and the capacity they are computed against. */
+static int setup_actuator(Agent *a) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES),
              page = sysconf(_SC_PAGESIZE);
-        AgentLimits limits;
+        ActLimits limits;
+        ActHost host;
 
         agent_config_to_limits(&a->config, cpus > 0 ? (uint64_t)cpus : 1,
                                pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0,
-                               &limits);
-        a->capacity_cpus = (uint32_t)MIN(limits.host_vcpus, (uint64_t)UINT32_MAX);
-        a->capacity_memory = limits.host_memory;
+                               &limits, &host);
+        a->capacity_cpus =
+                (uint32_t)MIN(act_vcpu_capacity(&limits, host.cpus), (uint64_t)UINT32_MAX);
+        a->capacity_memory = host.memory;
         a->reserve_cpus = (uint32_t)MIN(limits.reserve_cpus, (uint64_t)UINT32_MAX);
         a->reserve_memory = limits.reserve_memory;
-        a->host.limits = limits;
+        return agent_actuator_init(&a->actuator, a->config.uri, &limits, &host, a->config.dry_run);
 }
 
 static int agent_start(Agent *a) {
@@ -321,11 +331,11 @@ static int agent_start(Agent *a) {
         r = ring_init(&a->history, (size_t)a->config.history, snapshot_free);
         if (r < 0)
                 return log_oom();
-        r = agent_host_init(&a->host, a->config.uri, &(AgentLimits){ 0 }, a->config.dry_run,
-                            a->config.allow_vcpu_unplug);
+        r = agent_collector_init(&a->collector, a->config.uri);
+        if (r >= 0)
+                r = setup_actuator(a);
         if (r < 0)
                 return log_oom();
-        set_capacity(a);
 
         /* Blocked before any thread starts, so every thread inherits it and
          * only the event loop sees the signals. */
@@ -356,9 +366,11 @@ static int agent_start(Agent *a) {
         r = hv_event_loop_start();
         if (r < 0)
                 log_warning_errno(r, "No libvirt event loop; a lost libvirtd is noticed late");
-        r = worker_new(a->event, &a->host, &a->worker);
+        r = worker_new(a->event, &a->collector, &a->collector_worker);
+        if (r >= 0)
+                r = worker_new(a->event, &a->actuator, &a->actuator_worker);
         if (r < 0)
-                return log_error_errno(r, "Cannot start the hypervisor worker");
+                return log_error_errno(r, "Cannot start the hypervisor workers");
 
         r = connect_bus(a);
         if (r < 0)
@@ -382,22 +394,36 @@ static int agent_start(Agent *a) {
         return 0;
 }
 
+/* Stops a worker within what is left until deadline. */
+static int stop_worker(Worker *w, usec_t deadline) {
+        usec_t now = now_monotonic_usec();
+
+        if (!w)
+                return 0;
+        return worker_stop(w, deadline > now ? deadline - now : 0);
+}
+
 static int agent_stop(Agent *a) {
-        int r = 0;
+        usec_t deadline = now_monotonic_usec() + STOP_WAIT_USEC;
+        int r, k;
 
         a->sample_timer = sd_event_source_disable_unref(a->sample_timer);
-        if (a->worker) {
-                /* Cancelled requests are answered on the bus, so it goes last. */
-                r = worker_stop(a->worker, STOP_WAIT_USEC);
-                if (r == -ETIMEDOUT)
-                        log_warning("A libvirt call is still running; exiting without it");
+        /* Cancelled requests are answered on the bus, so it goes last. */
+        r = stop_worker(a->collector_worker, deadline);
+        k = stop_worker(a->actuator_worker, deadline);
+        if (r == -ETIMEDOUT || k == -ETIMEDOUT) {
+                log_warning("A libvirt call is still running; exiting without it");
+                r = -ETIMEDOUT;
         }
         if (a->bus)
                 (void)sd_bus_flush(a->bus);
         if (r == -ETIMEDOUT)
                 return r;
-        a->worker = worker_free(a->worker);
-        agent_host_done(&a->host);
+        a->collector_worker = worker_free(a->collector_worker);
+        a->actuator_worker = worker_free(a->actuator_worker);
+        agent_collector_done(&a->collector);
+        agent_actuator_done(&a->actuator);
+        agent_stale_done(&a->stale);
         a->object_slot = sd_bus_slot_unref(a->object_slot);
         a->bus = sd_bus_flush_close_unref(a->bus);
         a->event = sd_event_unref(a->event);

@@ -87,7 +87,7 @@ void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *r
 
         for (size_t i = 0; i < s->n_hosts; i++)
                 disks += s->hosts[i].disk_bw;
-        for (uint32_t k = jx->first_task; k < jx->first_task + jx->n_maps + jx->n_reduces; k++) {
+        for (uint32_t k = jx->first_task; k < jx->first_task + job_n_tasks(&cl->jobs[job]); k++) {
                 const TaskExtra *tx = &cl->taskx[k];
                 double input = (double)cl->tasks[k].input_size;
 

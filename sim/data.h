@@ -3,11 +3,12 @@
 
 #include <stddef.h>
 
-/* The simulator's data: scenarios/ and workloads/ in PREFIX/share/flexslot,
- * found beside the running program's bin/ (PREFIX/bin/flexslot-sim). The
- * build tree has the same layout ($(BUILD)/share/flexslot links to the
- * source's sim/), so a built program finds the source's files. Nothing is
- * compiled in: a DESTDIR copy and a moved tree find their own. */
+/* The simulator's data: scenarios/, workloads/ and profiles/ in
+ * PREFIX/share/flexslot, found beside the running program's bin/
+ * (PREFIX/bin/flexslot-sim). The build tree has the same layout
+ * ($(BUILD)/share/flexslot links to the source's sim/), so a built program
+ * finds the source's files. Nothing is compiled in: a DESTDIR copy and a
+ * moved tree find their own. */
 
 /* "PREFIX/share/flexslot/name" (name may be ""), or a negative errno when
  * the program's own path cannot be read. */

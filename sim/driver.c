@@ -58,7 +58,7 @@ int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
         /* The guest OS and daemons: what the VM allocators keep outside the
          * slots is what the model charges a VM before its tasks. */
         cl->cfg.vm_memory_reserve = sc->vm_os_memory;
-        r = policy_new(&cl->cfg, &cl->policy);
+        r = policy_new_named(&cl->cfg, &cl->policy);
         if (r < 0)
                 snprintf(err, err_size, "[policy]: the policy core refused the settings: %s",
                          strerror(-r));
@@ -66,6 +66,18 @@ int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
 }
 
 /* ---- snapshot ---- */
+
+void node_capacity_update(Sim *s, const SimVm *v) {
+        uint64_t os = s->sc->vm_os_memory;
+
+        if (v->node == NO_INDEX)
+                return;
+        s->clusters[v->cluster].nodes[v->node].capacity = (Resources){
+                .cpu = v->vcpus,
+                .io = s->hosts[v->host].disk_bw,
+                .memory = v->memory > os ? v->memory - os : 0,
+        };
+}
 
 /* part / whole as a share in 0..1; 0 for an empty whole. */
 static double share_of(double part, double whole) {
@@ -98,6 +110,7 @@ static int snapshot_attempts(SimCluster *cl) {
                         .id = a->id,
                         .task = a->task,
                         .node = a->node,
+                        .slot = a->slot,
                         .slot_memory = a->slot_memory,
                         .started = a->started,
                         .progress = share_of(attempt_progress(a, bytes), 1.0),
@@ -107,15 +120,17 @@ static int snapshot_attempts(SimCluster *cl) {
                         .iowait = share_of(a->t_io, age),
                         .speculative = a->speculative,
                         .kill_count = a->kill_count,
-                        .prev_speed = a->prev_speed,
                 };
         }
         return 0;
 }
 
+/* A VM is measured once its first window closed (vms_measure()), the agent
+ * having sampled it by then; the window starts when the last one closed. */
 static void snapshot_vms(SimCluster *cl) {
         for (size_t i = 0; i < cl->n_vms; i++) {
                 const SimVm *v = &cl->sim->vms[cl->vms[i]];
+                bool measured = v->win_start != 0;
                 cl->snap_vms[i] = (Vm){
                         .id = cl->vms[i],
                         .host = v->host,
@@ -126,34 +141,33 @@ static void snapshot_vms(SimCluster *cl) {
                         .cpu_weight = v->weight,
                         .cpu_cap = v->cap,
                         .cpu_use = v->cpu_use,
-                        .memory_used = (uint64_t)v->committed,
+                        .memory_used = measured ? (uint64_t)v->committed : 0,
+                        .measured_at = v->win_start,
                 };
         }
 }
 
 static size_t arrived_tasks(const SimCluster *cl) {
-        const JobExtra *last;
+        size_t last = cl->n_arrived - 1;
 
         if (cl->n_arrived == 0)
                 return 0;
-        last = &cl->jobx[cl->n_arrived - 1];
-        return last->first_task + last->n_maps + last->n_reduces;
+        return cl->jobx[last].first_task + job_n_tasks(&cl->jobs[last]);
 }
 
 /* Each arrived job's Job.tasks, which spares the core a pass over every
- * task: counts from JobExtra, and each first-pending bound moved past the
- * tasks that left pending since the last step (apply_kill() moves it back
- * for a task that returns to pending). */
+ * task: the job's tasks from JobExtra (Job.counts are kept as tasks start
+ * and end), and each first-pending bound moved past the tasks that left
+ * pending since the last step (apply_kill() moves it back for a task that
+ * returns to pending). */
 static void snapshot_job_tasks(SimCluster *cl) {
         for (size_t j = 0; j < cl->n_arrived; j++) {
                 const JobExtra *jx = &cl->jobx[j];
                 JobTasks *jt = &cl->jobs[j].tasks;
-                uint32_t end = jx->first_task + jx->n_maps + jx->n_reduces;
+                uint32_t end = jx->first_task + job_n_tasks(&cl->jobs[j]);
 
                 jt->first = jx->first_task;
-                jt->count = jx->n_maps + jx->n_reduces;
-                jt->maps = jx->n_maps;
-                jt->maps_done = jx->maps_done;
+                jt->count = job_n_tasks(&cl->jobs[j]);
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
                         uint32_t k = MAX(jt->first_pending[type], jt->first);
                         while (k < end &&
@@ -164,10 +178,7 @@ static void snapshot_job_tasks(SimCluster *cl) {
         }
 }
 
-/* beat: the node whose heartbeat this is, or NO_INDEX for a control cycle.
- * Hadoop's JobTracker hands out tasks only to the tracker that just
- * heartbeated, so the other nodes show no free slot in that step. */
-static int snapshot_build(SimCluster *cl, uint32_t beat, ClusterSnapshot *ret) {
+static int snapshot_build(SimCluster *cl, ClusterSnapshot *ret) {
         Sim *s = cl->sim;
         int r;
 
@@ -177,22 +188,12 @@ static int snapshot_build(SimCluster *cl, uint32_t beat, ClusterSnapshot *ret) {
                 return r;
         snapshot_vms(cl);
         snapshot_job_tasks(cl);
-        memcpy(cl->snap_nodes, cl->nodes, cl->n_nodes * sizeof(Node));
-        if (beat != NO_INDEX)
-                for (size_t i = 0; i < cl->n_nodes; i++) {
-                        Node *n = &cl->snap_nodes[i];
-                        if (i == beat)
-                                continue;
-                        n->map_slots = MIN(n->map_slots, cl->node_running[TASK_MAP][i]);
-                        n->reduce_slots =
-                                MIN(n->reduce_slots, cl->node_running[TASK_REDUCE][i]);
-                }
         *ret = (ClusterSnapshot){
                 .hosts = s->snap_hosts,
                 .n_hosts = s->n_hosts,
                 .vms = cl->snap_vms,
                 .n_vms = cl->n_vms,
-                .nodes = cl->snap_nodes,
+                .nodes = cl->nodes,
                 .n_nodes = cl->n_nodes,
                 .jobs = cl->jobs,
                 .n_jobs = cl->n_arrived,
@@ -205,11 +206,30 @@ static int snapshot_build(SimCluster *cl, uint32_t beat, ClusterSnapshot *ret) {
         return 0;
 }
 
+void job_profile_add(SimCluster *cl, const SimAttempt *a, usec_t now) {
+        uint32_t job = cl->tasks[a->task].job;
+        PhaseStats *phases = cl->jobs[job].profile.phases;
+        usec_t maps_end = cl->jobx[job].maps_finished;
+
+        if (cl->tasks[a->task].type == TASK_MAP) {
+                phase_stats_add(&phases[PROFILE_MAP], now - a->started);
+                return;
+        }
+        /* A reduce cannot end its shuffle before the last map's output is
+         * in, so maps_end is set and at most its shuffle's end. */
+        if (a->started < maps_end)
+                phase_stats_add(&phases[PROFILE_FIRST_SHUFFLE], a->shuffle_end - maps_end);
+        else
+                phase_stats_add(&phases[PROFILE_TYPICAL_SHUFFLE], a->shuffle_end - a->started);
+        phase_stats_add(&phases[PROFILE_REDUCE], now - a->shuffle_end);
+}
+
 /* ---- decisions ---- */
 
 static int apply_kill(SimCluster *cl, const Kill *k) {
         SimAttempt *a = cl->snap_map[k->attempt];
         uint32_t task, node;
+        SlotType slot;
         TaskExtra *tx;
         bool speculative;
 
@@ -218,15 +238,15 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
         cl->snap_map[k->attempt] = NULL;
         task = a->task;
         node = a->node;
+        slot = a->slot;
         speculative = a->speculative;
         tx = &cl->taskx[task];
         attempt_kill(a);
         tx->kill_count++;
-        tx->prev_speed = k->prev_speed;
         cl->tasks[task].slot_memory = k->slot_memory;
         if (k->reason == KILL_RESIZE) {
                 tx->resize_kills++;
-                return attempt_start(cl, task, node, k->slot_memory, speculative);
+                return attempt_start(cl, task, node, slot, k->slot_memory, speculative);
         }
         if (tx->running == 0) {
                 Task *t = &cl->tasks[task];
@@ -238,9 +258,10 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
         return 0;
 }
 
-static void apply_vm_target(SimCluster *cl, const VmTarget *t) {
+static void apply_vm_target(SimCluster *cl, const VmTarget *asked) {
         Sim *s = cl->sim;
-        SimVm *v = &s->vms[cl->vms[t->vm]];
+        SimVm *v = &s->vms[cl->vms[asked->vm]];
+        const VmTarget limited = sim_vm_target_limit(s, v, asked), *t = &limited;
         unsigned vcpus = CLAMP(t->vcpus, 1u, v->vcpus_max);
         uint64_t memory = MIN(t->memory, v->memory_max);
         int r;
@@ -266,20 +287,12 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
         usec_t now = event_queue_now(cl->sim->queue);
         int r;
 
-        /* Notes first: they name attempts by snapshot index, and kills free
-         * attempts. */
-        for (size_t i = 0; i < d->n_attempt_notes; i++) {
-                SimAttempt *a = cl->snap_map[d->attempt_notes[i].attempt];
-                a->prev_speed = d->attempt_notes[i].speed;
-                cl->taskx[a->task].prev_speed = d->attempt_notes[i].speed;
-        }
+        /* Reports first: they name attempts by snapshot index, and kills
+         * free attempts. */
         for (size_t i = 0; i < d->n_stragglers; i++) {
                 SimAttempt *a = cl->snap_map[d->stragglers[i].attempt];
                 cl->taskx[a->task].straggler = true;
         }
-        for (size_t i = 0; i < d->n_job_notes; i++)
-                cl->jobs[d->job_notes[i].job].locality_wait_since =
-                        d->job_notes[i].locality_wait_since;
         for (size_t i = 0; i < d->n_kills; i++) {
                 r = apply_kill(cl, &d->kills[i]);
                 if (r < 0)
@@ -287,9 +300,10 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
         }
         for (size_t i = 0; i < d->n_slot_changes; i++) {
                 Node *n = &cl->nodes[d->slot_changes[i].node];
-                if (cl->index == 0 && n->map_slots != d->slot_changes[i].map_slots)
+                if (cl->index == 0 &&
+                    memcmp(n->slots, d->slot_changes[i].slots, sizeof(n->slots)) != 0)
                         cl->sim->results.slot_changes++;
-                n->map_slots = d->slot_changes[i].map_slots;
+                memcpy(n->slots, d->slot_changes[i].slots, sizeof(n->slots));
                 n->slots_changed_at = now;
         }
         for (size_t i = 0; i < d->n_assignments; i++) {
@@ -298,7 +312,7 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
                                                : cl->nodes[as->node].slot_memory;
                 if (cl->tasks[as->task].state == TASK_DONE)
                         continue;
-                r = attempt_start(cl, as->task, as->node, mem, as->speculative);
+                r = attempt_start(cl, as->task, as->node, as->slot, mem, as->speculative);
                 if (r < 0)
                         return r;
         }
@@ -309,21 +323,29 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
         return 0;
 }
 
+/* beat: the node whose heartbeat this is (Hadoop's JobTracker hands out
+ * tasks only to the tracker that just reported), or NO_INDEX for a control
+ * cycle. */
 static int cluster_step(SimCluster *cl, uint32_t beat, unsigned flags) {
-        usec_t now = event_queue_now(cl->sim->queue), start;
+        PolicyStepArgs args = { .now = event_queue_now(cl->sim->queue),
+                                .flags = flags,
+                                .node = beat };
         ClusterSnapshot snap;
+        usec_t start;
         int r;
 
-        r = snapshot_build(cl, beat, &snap);
+        r = snapshot_build(cl, &snap);
         if (r < 0)
                 return r;
+        if (beat != NO_INDEX)
+                args.flags |= POLICY_STEP_HEARTBEAT;
         /* The snapshot mirrors the model, so it is consistent by
          * construction; the O(tasks) validation of every step is for runs
          * that check the model's invariants (tests). */
         if (!cl->sim->check_invariants)
-                flags |= POLICY_STEP_TRUSTED;
+                args.flags |= POLICY_STEP_TRUSTED;
         start = now_monotonic_usec();
-        r = policy_step(cl->policy, &snap, now, flags, &cl->decisions);
+        r = policy_step(cl->policy, &snap, &args, &cl->decisions);
         cl->sim->results.policy_wall += now_monotonic_usec() - start;
         cl->sim->results.policy_steps++;
         if (r < 0)
@@ -345,9 +367,10 @@ usec_t heartbeat_event(EventQueue *q, void *userdata) {
 
         if (cluster_done(cl))
                 return 0;
+        cl->nodes[b->node].last_heartbeat = event_queue_now(q);
         if (cl->n_arrived > 0 &&
-            (cl->node_running[TASK_MAP][b->node] < n->map_slots ||
-             cl->node_running[TASK_REDUCE][b->node] < n->reduce_slots)) {
+            (cl->node_running[SLOT_MAP][b->node] < n->slots[SLOT_MAP] ||
+             cl->node_running[SLOT_REDUCE][b->node] < n->slots[SLOT_REDUCE])) {
                 r = cluster_step(cl, b->node, POLICY_STEP_ASSIGN);
                 if (r < 0)
                         sim_fail(cl->sim, r);
@@ -372,6 +395,7 @@ static void vms_measure(SimCluster *cl, usec_t now) {
                 if (v->node != NO_INDEX) {
                         cl->nodes[v->node].steal = v->steal_share;
                         cl->nodes[v->node].iowait = v->iowait_share;
+                        cl->nodes[v->node].measured_at = now;
                 }
         }
 }
@@ -391,7 +415,7 @@ static int util_record(SimCluster *cl, usec_t now) {
         for (size_t i = 0; i < s->n_hosts; i++)
                 pcpus += s->hosts[i].pcpus;
         for (size_t i = 0; i < cl->n_nodes; i++)
-                slots += cl->nodes[i].map_slots;
+                slots += cl->nodes[i].slots[SLOT_MAP];
         if (res->n_util == res->cap_util) {
                 size_t n = res->cap_util ? 2 * res->cap_util : 256;
                 UtilSample *u = realloc(res->util, n * sizeof(*u));
@@ -408,7 +432,7 @@ static int util_record(SimCluster *cl, usec_t now) {
                 .map_slots = slots,
         };
         for (size_t i = 0; i < cl->n_nodes; i++)
-                res->util[res->n_util - 1].running_maps += cl->node_running[TASK_MAP][i];
+                res->util[res->n_util - 1].running_maps += cl->node_running[SLOT_MAP][i];
         return 0;
 }
 
@@ -444,6 +468,7 @@ usec_t vm_resize_event(EventQueue *q, void *userdata) {
         v->vcpus = v->target_vcpus;
         v->memory = v->target_memory;
         v->cap = v->target_cap;
+        node_capacity_update(s, v);
         host_update(s, v->host);
         return 0;
 }

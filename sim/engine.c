@@ -235,8 +235,10 @@ static void phase_enter(SimAttempt *a, Phase phase, double amount) {
         a->remaining = amount;
 }
 
-/* The reduce function's rounds, once all its input is sorted. */
+/* The reduce's shuffle and sort are over: the final merge streams into the
+ * reduce function's rounds. This is where ARIA's reduce phase begins. */
 static void reduce_begin(SimAttempt *a) {
+        a->shuffle_end = event_queue_now(a->cl->sim->queue);
         phase_enter(a, PHASE_IO, a->io_round);
 }
 
@@ -260,17 +262,17 @@ static void reduce_sort(SimAttempt *a) {
  * output (the last one excepted), as Hadoop's copier threads batch small
  * map outputs; one fetch per map and reduce would be an event storm. */
 static void reduce_shuffle_next(SimAttempt *a) {
-        const JobExtra *jx = &a->cl->jobx[a->cl->tasks[a->task].job];
-        double segment = (double)a->cl->tasks[a->task].input_size / MAX(jx->n_maps, 1u);
-        unsigned ready = jx->maps_done - a->segments;
-        bool last = a->segments + ready == jx->n_maps;
+        const TaskCounts *maps = &a->cl->jobs[a->cl->tasks[a->task].job].counts[TASK_MAP];
+        double segment = (double)a->cl->tasks[a->task].input_size / MAX(maps->total, 1u);
+        unsigned ready = maps->done - a->segments;
+        bool last = a->segments + ready == maps->total;
 
         if (ready > 0 && (last || ready * segment >= (double)scenario(a)->chunk)) {
                 a->fetch = ready * segment;
                 a->fetch_io = a->fetch + reduce_shuffle_fetch(&a->shuffle, segment, ready);
                 a->segments += ready;
                 phase_enter(a, PHASE_SHUFFLE, a->fetch_io);
-        } else if (a->segments < jx->n_maps)
+        } else if (a->segments < maps->total)
                 phase_enter(a, PHASE_SHUFFLE_WAIT, 0);
         else
                 reduce_sort(a);
@@ -390,8 +392,9 @@ static void attempt_detach(SimAttempt *a) {
         tx->iowait += a->t_io;
         tx->steal += a->t_steal;
         tx->queue += a->t_queue;
-        tx->running--;
-        a->cl->node_running[a->cl->tasks[a->task].type][a->node]--;
+        if (--tx->running == 0)
+                task_counts(a->cl, a->task)->running--;
+        a->cl->node_running[a->slot][a->node]--;
         list_remove(h->attempts, &h->n_attempts, a->host_pos, false);
         list_remove(a->cl->attempts, &a->cl->n_attempts, a->cluster_pos, true);
 }
@@ -401,6 +404,7 @@ void attempt_kill(SimAttempt *a) {
         uint32_t host = a->host;
 
         host_advance(s, &s->hosts[host]);
+        task_counts(a->cl, a->task)->killed++;
         attempt_detach(a);
         free(a);
         host_recompute(s, &s->hosts[host]);
@@ -423,6 +427,7 @@ static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
                 return 0;
         }
         cl->taskx[task].node = a->node;
+        job_profile_add(cl, a, event_queue_now(q));
         attempt_detach(a);
         free(a);
         host_recompute(s, h);
@@ -493,7 +498,7 @@ static int attempt_plan(SimAttempt *a) {
                               &a->spills);
 }
 
-int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_memory,
+int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, uint64_t slot_memory,
                   bool speculative) {
         Sim *s = cl->sim;
         SimAttempt *a;
@@ -516,11 +521,11 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_me
                 .node = node,
                 .vm = cl->node_vm[node],
                 .host = v->host,
+                .slot = slot,
                 .slot_memory = slot_memory,
                 .started = now,
                 .speculative = speculative,
                 .kill_count = tx->kill_count,
-                .prev_speed = tx->prev_speed,
                 .phase = PHASE_STARTUP,
                 .remaining = sec(s->sc->task_startup),
         };
@@ -536,8 +541,9 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_me
         cl->attempts[cl->n_attempts++] = a;
         if (tx->attempts++ == 0)
                 tx->first_start = now;
-        tx->running++;
-        cl->node_running[cl->tasks[task].type][node]++;
+        if (tx->running++ == 0)
+                task_counts(cl, task)->running++;
+        cl->node_running[slot][node]++;
         cl->tasks[task].state = TASK_RUNNING;
         host_recompute(s, h);
         return 0;

@@ -17,6 +17,7 @@
 #include "common/version.h"
 #include "sim/data.h"
 #include "sim/experiment.h"
+#include "sim/plan.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
@@ -31,6 +32,8 @@ static void usage(FILE *f, const char *scenario_dir) {
         fprintf(f,
                 "Usage: flexslot-sim [OPTIONS] run SCENARIO.ini\n"
                 "       flexslot-sim [OPTIONS] experiment NAME\n"
+                "       flexslot-sim plan PROFILE --deadline=TIME --reduces=N\n"
+                "                    (--maps=N | --input=SIZE) [PLAN OPTIONS]\n"
                 "       flexslot-sim list\n"
                 "\n"
                 "Simulates a Hadoop cluster on KVM hosts driven by the flexslot policy core.\n"
@@ -38,6 +41,8 @@ static void usage(FILE *f, const char *scenario_dir) {
                 "  run SCENARIO     run one scenario file and print a summary\n"
                 "  experiment NAME  run one of the FlexSlot paper's experiments and print our\n"
                 "                   numbers beside the paper's (see 'list')\n"
+                "  plan PROFILE     the slots a job needs to meet its deadline, from its\n"
+                "                   ARIA profile (an INI file; see the man page)\n"
                 "  list             list the experiments\n"
                 "\n"
                 "Options:\n"
@@ -51,12 +56,29 @@ static void usage(FILE *f, const char *scenario_dir) {
                 "      --set=SECTION.KEY=VALUE\n"
                 "                     change one scenario key (repeatable), e.g.\n"
                 "                     --set policy.slot_manager=flexslot\n"
+                "\n"
+                "Plan options:\n"
+                "      --deadline=TIME    from now, e.g. 240s or 4min\n"
+                "      --reduces=N        reduce tasks\n"
+                "      --maps=N           map tasks, or\n"
+                "      --input=SIZE       the input (e.g. 4G), divided by the profile's input\n"
+                "                         per map\n"
+                "      --map-slots=N, --reduce-slots=N\n"
+                "                         the slots the job can have: ARIA's bounds for them,\n"
+                "                         its minimum slots at most them (default: no limit)\n"
+                "      --map-cost=C, --reduce-cost=C, --transfer-cost=C\n"
+                "                         the Deadline Constraint Scheduler's c_m, c_r, c_d in\n"
+                "                         seconds per MB: adds its n_m^min, n_r^min and test\n"
+                "      --skew             that scheduler's worst-case reduce skew\n"
+                "      --json             the answer as JSON\n"
+                "\n"
                 "  -h, --help         show this help\n"
                 "      --version      show the version\n"
                 "\n"
                 "On a terminal, a run shows its progress on stderr.\n"
-                "Exit status: 0 on success, 1 when a run fails, 2 on bad usage or a bad\n"
-                "scenario or workload file.\n",
+                "Exit status: 0 on success (for plan: answered, whether or not the deadline\n"
+                "can be met), 1 when a run fails, 2 on bad usage or a bad scenario, workload\n"
+                "or profile file.\n",
                 scenario_dir ? scenario_dir : "share/flexslot/scenarios beside bin/");
 }
 
@@ -186,12 +208,15 @@ int main(int argc, char **argv) {
                 { "set", required_argument, NULL, 'O' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
+                PLAN_LONG_OPTIONS,
                 {},
         };
         _cleanup_free_ char *data_scenarios = NULL;
         ExperimentOptions opt = { 0 };
         ScenarioOverride overrides[MAX_OVERRIDES];
         ProgressLine progress = { 0 };
+        PlanRequest plan = { 0 };
+        char problem[256];
         const char *command;
         int c, n_args, r;
 
@@ -231,12 +256,24 @@ int main(int argc, char **argv) {
                         printf("flexslot-sim %s\n", FLEXSLOT_VERSION);
                         return EXIT_SUCCESS;
                 default:
-                        return option_error(c, argv);
+                        if (!plan_option_is(c))
+                                return option_error(c, argv);
+                        if (plan_option(&plan, c, optarg, problem, sizeof(problem)) < 0)
+                                return usage_error("%s", problem);
                 }
         if (optind >= argc)
-                return usage_error("missing command (run, experiment or list)");
+                return usage_error("missing command (run, experiment, plan or list)");
         command = argv[optind];
         n_args = argc - optind - 1;
+        if (strcmp(command, "plan") == 0) {
+                if (n_args != 1)
+                        return usage_error("plan takes one profile file");
+                if (plan_check(&plan, problem, sizeof(problem)) < 0)
+                        return usage_error("%s", problem);
+                return plan_run(argv[optind + 1], &plan, stdout);
+        }
+        if (plan_first_option(&plan))
+                return usage_error("%s is an option of plan", plan_first_option(&plan));
         if (strcmp(command, "list") == 0) {
                 if (n_args != 0)
                         return usage_error("list takes no arguments");

@@ -7,10 +7,11 @@ PROGRAMS += flexslot-sim
 flexslot-sim_SOURCES := sim/main.c
 flexslot-sim_INSTALL_DIR := bin
 
-# Its scenarios and workloads, found beside bin/ in share/flexslot (sim/data.h):
-# installed there, and linked there in the build tree so that a built program
-# (and the tests and benchmarks) finds the source's.
-SIM_DATA_DIRS := scenarios workloads
+# Its scenarios, workloads and job profiles, found beside bin/ in
+# share/flexslot (sim/data.h): installed there, and linked there in the build
+# tree so that a built program (and the tests and benchmarks) finds the
+# source's.
+SIM_DATA_DIRS := scenarios workloads profiles
 INSTALL_DATA += $(foreach d,$(SIM_DATA_DIRS),$(foreach f,$(wildcard sim/$(d)/*),\
 		$(f):$(PREFIX)/share/flexslot/$(d)/$(notdir $(f)))) \
 	packaging/flexslot-sim.1:$(PREFIX)/share/man/man1/flexslot-sim.1

@@ -5,8 +5,10 @@
  * hosts (sim/host.h's model), driver.c talks to the policy core, sim.c
  * builds the cluster and collects results. */
 
+#include "actuation/actuation.h"
 #include "controller/core/model.h"
 #include "controller/core/policy.h"
+#include "controller/policies/policies.h"
 #include "sim/event.h"
 #include "sim/host.h"
 #include "sim/sim.h"
@@ -27,11 +29,12 @@ typedef struct SimAttempt {
         uint64_t id;
         SimCluster *cl;
         uint32_t task, node, vm, host;
+        SlotType slot;
         uint64_t slot_memory;
         usec_t started;
         bool speculative;
         unsigned kill_count;
-        double prev_speed;
+        usec_t shuffle_end; /* a reduce's, once its reduce phase began */
 
         /* The plan (sim/host.h): rounds of (IO io_round bytes, CPU
          * cpu_round seconds). A map's round reads its share of the split,
@@ -62,24 +65,28 @@ typedef struct SimAttempt {
 } SimAttempt;
 
 typedef struct TaskExtra {
-        double cpu_work;   /* seconds on one core */
-        double output;     /* bytes the map function emits; for a reduce its write bytes */
-        double records;    /* records the map function emits */
+        double cpu_work; /* seconds on one core */
+        double output;   /* bytes the map function emits; for a reduce its write bytes */
+        double records;  /* records the map function emits */
         usec_t first_start, finished;
-        uint32_t node; /* of the attempt that finished it */
+        uint32_t node;                    /* of the attempt that finished it */
         double cpu, iowait, steal, queue; /* of finished and killed attempts */
         unsigned kill_count, resize_kills, attempts, running;
-        double prev_speed;
         bool straggler;
 } TaskExtra;
 
+/* The rest of a job is its snapshot Job: task counts, profile, demand. */
 typedef struct JobExtra {
         const Benchmark *bench;
         double combine; /* its combine ratio, the scenario's if it sets one */
-        uint32_t first_task, n_maps, n_reduces;
-        unsigned maps_done, tasks_done;
+        uint32_t first_task;
+        usec_t maps_finished; /* when its last map finished; 0: not yet */
         usec_t finished;
 } JobExtra;
+
+static inline uint32_t job_n_tasks(const Job *j) {
+        return j->counts[TASK_MAP].total + j->counts[TASK_REDUCE].total;
+}
 
 typedef struct NodeBeat {
         SimCluster *cl;
@@ -112,10 +119,9 @@ struct SimCluster {
         Task *tasks;
         TaskExtra *taskx;
         size_t n_tasks;
-        Node *nodes;
-        uint32_t *node_vm; /* global VM index of each node */
-        unsigned *node_running[_TASK_TYPE_MAX]; /* running attempts per node */
-        Node *snap_nodes;
+        Node *nodes;                            /* the snapshot's too */
+        uint32_t *node_vm;                      /* global VM index of each node */
+        unsigned *node_running[_SLOT_TYPE_MAX]; /* attempts per node, by their slot's type */
         size_t n_nodes;
         NodeBeat *beats;
         uint32_t *vms; /* global indices of this cluster's VMs */
@@ -132,6 +138,13 @@ struct SimCluster {
         uint64_t next_attempt_id;
         SimDrs drs;
 };
+
+/* The counts of the task's job and type, kept as its attempts start and end. */
+static inline TaskCounts *task_counts(SimCluster *cl, uint32_t task) {
+        const Task *t = &cl->tasks[task];
+
+        return &cl->jobs[t->job].counts[t->type];
+}
 
 typedef struct SimVm {
         Sim *sim;
@@ -159,6 +172,7 @@ typedef struct SimVm {
         uint64_t target_memory;
         double target_cap;
         EventId resize_ev;
+        ActHistory act_history; /* when each resource last changed */
 } SimVm;
 
 typedef struct SimHost {
@@ -196,7 +210,7 @@ struct Sim {
 /* engine.c */
 void host_update(Sim *s, uint32_t host);
 void hosts_advance_all(Sim *s);
-int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, uint64_t slot_memory,
+int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, uint64_t slot_memory,
                   bool speculative);
 /* Removes an attempt that was killed; its time goes to its task. */
 void attempt_kill(SimAttempt *a);
@@ -209,9 +223,16 @@ double attempt_input_size(const SimAttempt *a);
 
 /* driver.c */
 int cluster_policy_init(SimCluster *cl, char *err, size_t err_size);
+/* Adds the task a finished to its job's profile (Job.profile), at now. */
+void job_profile_add(SimCluster *cl, const SimAttempt *a, usec_t now);
+/* Node.capacity of the VM's node, if it has one: its vCPUs, the memory its
+ * guest OS leaves and its host's disk bandwidth. */
+void node_capacity_update(Sim *s, const SimVm *v);
 usec_t heartbeat_event(EventQueue *q, void *userdata);
 usec_t control_event(EventQueue *q, void *userdata);
 usec_t vm_resize_event(EventQueue *q, void *userdata);
+/* t as the agent's limits let it through (actuate.c); notes the changes. */
+VmTarget sim_vm_target_limit(Sim *s, SimVm *v, const VmTarget *t);
 usec_t job_arrival_event(EventQueue *q, void *userdata);
 
 /* drs.c */

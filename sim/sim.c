@@ -108,13 +108,12 @@ static int cluster_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
         cl->vms = calloc(n_vms, sizeof(uint32_t));
         cl->snap_vms = calloc(n_vms, sizeof(Vm));
         cl->nodes = calloc(n_nodes, sizeof(Node));
-        cl->snap_nodes = calloc(n_nodes, sizeof(Node));
         cl->node_vm = calloc(n_nodes, sizeof(uint32_t));
         cl->beats = calloc(n_nodes, sizeof(NodeBeat));
-        for (int t = 0; t < _TASK_TYPE_MAX; t++)
+        for (int t = 0; t < _SLOT_TYPE_MAX; t++)
                 cl->node_running[t] = calloc(n_nodes, sizeof(unsigned));
-        if (!cl->vms || !cl->snap_vms || !cl->nodes || !cl->snap_nodes || !cl->node_vm ||
-            !cl->beats || !cl->node_running[TASK_MAP] || !cl->node_running[TASK_REDUCE])
+        if (!cl->vms || !cl->snap_vms || !cl->nodes || !cl->node_vm || !cl->beats ||
+            !cl->node_running[SLOT_MAP] || !cl->node_running[SLOT_REDUCE])
                 return -ENOMEM;
         return 0;
 }
@@ -138,11 +137,12 @@ static int build_cluster_nodes(Sim *s, SimCluster *cl) {
                 cl->nodes[n] = (Node){
                         .id = n,
                         .vm = (uint32_t)i,
-                        .map_slots = (unsigned)sc->map_slots,
-                        .reduce_slots = (unsigned)sc->reduce_slots,
+                        .slots = { [SLOT_MAP] = (unsigned)sc->map_slots,
+                                   [SLOT_REDUCE] = (unsigned)sc->reduce_slots },
+                        .state = NODE_ALIVE,
                         .slot_memory = sc->task_heap,
-                        .alive = true,
                 };
+                node_capacity_update(s, &s->vms[global]);
                 cl->beats[n] = (NodeBeat){ .cl = cl, .node = n };
         }
         return 0;
@@ -210,6 +210,19 @@ static int task_push(TaskList *l, Task **ret_t, TaskExtra **ret_x) {
         return 0;
 }
 
+/* RAS's demand of one task: what it uses running alone at its benchmark's
+ * nominal costs per MB of input (CPU on one core, its input and output at
+ * the stream bandwidth), and its heap. */
+static Resources task_demand(const Sim *s, double cpu_per_mb, double output_ratio) {
+        double io_bytes = MB * (1.0 + output_ratio), run = cpu_per_mb + io_bytes / s->stream_bw;
+
+        return (Resources){
+                .cpu = run > 0 ? cpu_per_mb / run : 0,
+                .io = run > 0 ? io_bytes / run : 0,
+                .memory = s->sc->task_heap,
+        };
+}
+
 static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskList *l) {
         const Scenario *sc = s->sc;
         double block = (double)sc->block_size, left = b->input_bytes * sc->scale, file_left = 0;
@@ -226,7 +239,12 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
         jx->bench = b;
         jx->combine = sc->combine_ratio >= 0 ? sc->combine_ratio : b->combine_ratio;
         jx->first_task = (uint32_t)l->n;
-        cl->jobs[j] = (Job){ .id = j, .submitted = (usec_t)j * sc->arrival_gap };
+        cl->jobs[j] = (Job){
+                .id = j,
+                .submitted = (usec_t)j * sc->arrival_gap,
+                .demand = { [TASK_MAP] = task_demand(s, b->map_cpu_per_mb, b->map_output_ratio),
+                            [TASK_REDUCE] = task_demand(s, b->reduce_cpu_per_mb, b->output_ratio) },
+        };
         while (left > 0) {
                 double size;
                 bool expensive;
@@ -245,6 +263,7 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 t->job = (uint32_t)j;
                 t->type = TASK_MAP;
                 t->input_size = (uint64_t)size;
+                cl->jobs[j].input_size += t->input_size;
                 place_replicas(s, cl, t);
                 x->cpu_work = size / MB * b->map_cpu_per_mb * (expensive ? expensive_cpu : 1);
                 x->output = size * b->map_output_ratio * (expensive ? b->expensive_output : 1);
@@ -256,7 +275,7 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 if (r < 0)
                         return r;
                 total_output += plan.output;
-                jx->n_maps++;
+                cl->jobs[j].counts[TASK_MAP].total++;
         }
         reduces = b->reduces == 0 ? 0 : (unsigned)MAX(1.0, round(b->reduces * MIN(sc->scale, 1.0)));
         for (unsigned i = 0; i < reduces; i++) {
@@ -270,7 +289,7 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 t->input_size = (uint64_t)input;
                 x->cpu_work = input / MB * b->reduce_cpu_per_mb;
                 x->output = input * b->output_ratio;
-                jx->n_reduces++;
+                cl->jobs[j].counts[TASK_REDUCE].total++;
         }
         return 0;
 }
@@ -392,10 +411,9 @@ static void cluster_free(SimCluster *cl) {
         free(cl->tasks);
         free(cl->taskx);
         free(cl->nodes);
-        free(cl->snap_nodes);
         free(cl->node_vm);
         free(cl->beats);
-        for (int t = 0; t < _TASK_TYPE_MAX; t++)
+        for (int t = 0; t < _SLOT_TYPE_MAX; t++)
                 free(cl->node_running[t]);
         free(cl->vms);
         free(cl->snap_vms);
@@ -445,18 +463,21 @@ void sim_task_finished(SimCluster *cl, uint32_t task) {
         Task *t = &cl->tasks[task];
         TaskExtra *tx = &cl->taskx[task];
         JobExtra *jx = &cl->jobx[t->job];
+        const Job *job = &cl->jobs[t->job];
 
         t->state = TASK_DONE;
         tx->finished = event_queue_now(s->queue);
+        task_counts(cl, task)->done++;
         /* The losing copies of a speculated task. */
         for (size_t i = cl->n_attempts; i-- > 0;)
                 if (i < cl->n_attempts && cl->attempts[i]->task == task)
                         attempt_kill(cl->attempts[i]);
         if (t->type == TASK_MAP) {
-                jx->maps_done++;
+                if (job->counts[TASK_MAP].done == job->counts[TASK_MAP].total)
+                        jx->maps_finished = tx->finished;
                 job_map_finished(cl, t->job);
         }
-        if (++jx->tasks_done == jx->n_maps + jx->n_reduces) {
+        if (job->counts[TASK_MAP].done + job->counts[TASK_REDUCE].done == job_n_tasks(job)) {
                 jx->finished = tx->finished;
                 cl->n_finished++;
                 if (all_done(s))
@@ -481,8 +502,8 @@ static int collect(Sim *s) {
                 snprintf(jr->name, sizeof(jr->name), "%s", jx->bench->name);
                 jr->submitted = sec(cl->jobs[j].submitted);
                 jr->finished = sec(jx->finished);
-                jr->maps = jx->n_maps;
-                jr->reduces = jx->n_reduces;
+                jr->maps = cl->jobs[j].counts[TASK_MAP].total;
+                jr->reduces = cl->jobs[j].counts[TASK_REDUCE].total;
                 sim_bound_job(s, cl, (uint32_t)j, &jr->bound);
         }
         res->n_tasks = cl->n_tasks;
@@ -516,7 +537,7 @@ static int collect(Sim *s) {
                 n->steal = vcpu_time > 0 ? v->steal_total / vcpu_time : 0;
                 n->iowait = vcpu_time > 0 ? v->iowait_total / vcpu_time : 0;
                 if (!n->master)
-                        n->final_map_slots = cl->nodes[v->node].map_slots;
+                        n->final_map_slots = cl->nodes[v->node].slots[SLOT_MAP];
         }
         for (size_t i = 0; i < cl->n_tasks; i++)
                 if (cl->tasks[i].type == TASK_MAP)

@@ -6,10 +6,13 @@
 #include <math.h>
 
 #include "common/macro.h"
-#include "controller/core/flexslot.h"
+#include "controller/core/arena.h"
+#include "controller/core/idmap.h"
 #include "controller/core/policy.h"
+#include "controller/policies/flexslot.h"
 #include "controller/core/stats.h"
 #include "tests.h"
+#include "check_policy.h"
 
 #define MIB (1024ULL * 1024ULL)
 
@@ -54,6 +57,86 @@ START_TEST(test_max_min_shares) {
         stats_max_min_shares(demand, 3, 100, share);
         ck_assert_double_eq(share[1], 10);
         ck_assert_double_eq(share[2], 10);
+}
+END_TEST
+
+/* ---- a step's scratch ---- */
+
+/* What a step allocates comes zeroed and aligned; what did not fit the
+ * block spills, and after a reset the block holds it all. */
+START_TEST(test_arena) {
+        Arena a = { 0 };
+        double *x;
+        char *c;
+
+        for (int step = 0; step < 2; step++) {
+                c = arena_alloc(&a, 3, 1);
+                x = arena_alloc(&a, 1000, sizeof(double));
+                ck_assert_ptr_nonnull(c);
+                ck_assert_ptr_nonnull(x);
+                ck_assert_uint_eq((uintptr_t)x % _Alignof(max_align_t), 0);
+                for (int i = 0; i < 1000; i++)
+                        ck_assert(x[i] == 0);
+                ck_assert(c[0] == 0 && c[2] == 0);
+                ck_assert_ptr_nonnull(arena_alloc(&a, 0, 8));
+                /* The first step spills everything, the second nothing. */
+                ck_assert_int_eq(a.spills == NULL, step == 1);
+                x[999] = 1;
+                c[2] = 1;
+                arena_reset(&a);
+        }
+        ck_assert_ptr_null(arena_alloc(&a, SIZE_MAX / 2, 4));
+        arena_done(&a);
+        ck_assert_ptr_null(a.block);
+}
+END_TEST
+
+/* ---- what layers remember ---- */
+
+/* Ids that crowd a few buckets (multiples of a large power of two) and
+ * consecutive ones, through growth, removals and sweeps, against what
+ * should be there: a sweep keeps what was put or touched since the last. */
+START_TEST(test_idmap) {
+        enum { N = 3000 };
+        static bool present[N];
+        IdMap m;
+
+        idmap_init(&m, sizeof(uint64_t));
+        ck_assert_ptr_null(idmap_get(&m, 7));
+        idmap_remove(&m, 7);
+        idmap_touch(&m, 7);
+        for (uint64_t i = 0; i < N; i++) {
+                uint64_t id = i < N / 2 ? i << 40 : i, *v;
+
+                ck_assert_int_eq(idmap_put(&m, id, (void **)&v), 0);
+                ck_assert_uint_eq(*v, 0);
+                *v = id * 3;
+                present[i] = true;
+        }
+        for (uint64_t i = 0; i < N; i += 3) {
+                idmap_remove(&m, i < N / 2 ? i << 40 : i);
+                present[i] = false;
+        }
+        ck_assert_uint_eq(m.n, N - N / 3);
+        /* Everything was put since the last sweep. */
+        idmap_sweep(&m);
+        ck_assert_uint_eq(m.n, N - N / 3);
+        for (uint64_t i = 0; i < N; i += 2)
+                idmap_touch(&m, i < N / 2 ? i << 40 : i);
+        idmap_sweep(&m);
+        for (uint64_t i = 0; i < N; i++) {
+                uint64_t id = i < N / 2 ? i << 40 : i, *v = idmap_get(&m, id);
+                bool want = present[i] && i % 2 == 0;
+
+                ck_assert_msg((v != NULL) == want, "id %llu", (unsigned long long)id);
+                if (v)
+                        ck_assert_uint_eq(*v, id * 3);
+        }
+        /* Nothing touched: all go. */
+        idmap_sweep(&m);
+        ck_assert_uint_eq(m.n, 0);
+        ck_assert_ptr_null(idmap_get(&m, 0));
+        idmap_done(&m);
 }
 END_TEST
 
@@ -128,14 +211,28 @@ START_TEST(test_input_speed) {
 }
 END_TEST
 
+static const Node *stealing(double steal) {
+        static Node n;
+
+        n = (Node){ .steal = steal, .measured_at = 1 };
+        return &n;
+}
+
 START_TEST(test_bottleneck) {
         PolicyConfig cfg = defaults();
+        const Node unmeasured = { 0 };
 
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.5, 0.1), BOTTLENECK_IO);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.2, 0.2), BOTTLENECK_IO);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.3, 0.4), BOTTLENECK_CPU);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, 0.1), BOTTLENECK_CPU);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.19, 0.09), BOTTLENECK_NONE);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.5, stealing(0.1)), BOTTLENECK_IO);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.2, stealing(0.2)), BOTTLENECK_IO);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.3, stealing(0.4)), BOTTLENECK_CPU);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, stealing(0.1)), BOTTLENECK_CPU);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.19, stealing(0.09)), BOTTLENECK_NONE);
+        /* Steal not measured is not a steal of 0: never CPU-bound, even
+         * with a threshold that a measured 0 reaches. */
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.2, &unmeasured), BOTTLENECK_IO);
+        cfg.steal_threshold = 0;
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, stealing(0)), BOTTLENECK_CPU);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, &unmeasured), BOTTLENECK_NONE);
 }
 END_TEST
 
@@ -144,18 +241,16 @@ START_TEST(test_resize_pays) {
         usec_t t = 3 * USEC_PER_SEC;
 
         /* Line 7: the first kill always. */
-        ck_assert(flexslot_resize_pays(&a, 1.0 * MIB, t));
+        ck_assert(flexslot_resize_pays(&a, 0, 1.0 * MIB, t));
         /* Later: 60 s at D_prev = 1 MiB/s, now 60/1.5 = 40 s: 20 s saved > T. */
         a.kill_count = 1;
-        a.prev_speed = 1.0 * MIB;
-        ck_assert(flexslot_resize_pays(&a, 1.5 * MIB, t));
+        ck_assert(flexslot_resize_pays(&a, 1.0 * MIB, 1.5 * MIB, t));
         /* 60 / 1.04 = 57.69 s: 2.3 s saved < T = 3 s: stop. */
-        ck_assert(!flexslot_resize_pays(&a, 1.04 * MIB, t));
+        ck_assert(!flexslot_resize_pays(&a, 1.0 * MIB, 1.04 * MIB, t));
         /* Slower than before: stop. */
-        ck_assert(!flexslot_resize_pays(&a, 0.9 * MIB, t));
+        ck_assert(!flexslot_resize_pays(&a, 1.0 * MIB, 0.9 * MIB, t));
         /* No earlier speed known: stop. */
-        a.prev_speed = 0;
-        ck_assert(!flexslot_resize_pays(&a, 1.5 * MIB, t));
+        ck_assert(!flexslot_resize_pays(&a, 0, 1.5 * MIB, t));
 }
 END_TEST
 
@@ -242,7 +337,7 @@ END_TEST
 START_TEST(test_snapshot_validate) {
         Host hosts[] = { { .pcpus = 4 } };
         Vm vms[] = { { .host = 0 } };
-        Node nodes[] = { { .vm = 0, .steal = 0.1 } };
+        Node nodes[] = { { .vm = 0, .steal = 0.1, .measured_at = 1 } };
         Job jobs[] = { { .id = 1 } };
         Task tasks[] = { { .job = 0, .state = TASK_RUNNING, .n_locations = 1 } };
         Attempt attempts[] = { { .task = 0, .node = 0, .progress = 0.5 } };
@@ -269,9 +364,77 @@ START_TEST(test_snapshot_validate) {
         vms[0].cpu_cap = -1;
         ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
         vms[0].cpu_cap = 0;
+        /* Measurements not taken are 0; node states and capacities are in
+         * range; a lost node runs nothing. */
+        vms[0].cpu_use = 0.5;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        vms[0].measured_at = 1;
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        nodes[0].steal = 0.1;
+        nodes[0].measured_at = 0;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        nodes[0].measured_at = 1;
+        nodes[0].state = _NODE_STATE_MAX;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        nodes[0].state = NODE_LOST;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        nodes[0].state = NODE_BLACKLISTED;
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        nodes[0].capacity.cpu = NAN;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        nodes[0].capacity.cpu = 4;
+        ck_assert_int_eq(snapshot_validate(&s), 0);
         s.attempts = NULL;
         ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
         ck_assert_int_eq(snapshot_validate(NULL), -EINVAL);
+}
+END_TEST
+
+/* A job's profile as its tasks end: 30 s, 10 s, 20 s. */
+START_TEST(test_phase_stats) {
+        PhaseStats ps = { 0 };
+
+        ck_assert_uint_eq(phase_stats_mean(&ps), 0);
+        phase_stats_add(&ps, 30 * USEC_PER_SEC);
+        ck_assert_uint_eq(ps.min, 30 * USEC_PER_SEC);
+        phase_stats_add(&ps, 10 * USEC_PER_SEC);
+        phase_stats_add(&ps, 20 * USEC_PER_SEC);
+        ck_assert_uint_eq(ps.count, 3);
+        ck_assert_uint_eq(ps.total, 60 * USEC_PER_SEC);
+        ck_assert_uint_eq(ps.min, 10 * USEC_PER_SEC);
+        ck_assert_uint_eq(ps.max, 30 * USEC_PER_SEC);
+        ck_assert_uint_eq(phase_stats_mean(&ps), 20 * USEC_PER_SEC);
+}
+END_TEST
+
+/* Job counts and profiles are checked for sense even when not kept. */
+START_TEST(test_job_validate) {
+        Host hosts[] = { { .pcpus = 4 } };
+        Vm vms[] = { { .host = 0 } };
+        Node nodes[] = { { .vm = 0 } };
+        JobProfile stored = { 0 };
+        Job jobs[] = { { .id = 1,
+                         .counts = { [TASK_MAP] = { .total = 3, .done = 1, .running = 2 } },
+                         .stored_profile = &stored } };
+        ClusterSnapshot s = { hosts, 1, vms, 1, nodes, 1, jobs, 1, NULL, 0, NULL, 0 };
+        PhaseStats *map = &jobs[0].profile.phases[PROFILE_MAP];
+
+        phase_stats_add(map, 5 * USEC_PER_SEC);
+        phase_stats_add(&stored.phases[PROFILE_REDUCE], 7 * USEC_PER_SEC);
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        jobs[0].counts[TASK_MAP].running = 3; /* more done and running than tasks */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        jobs[0].counts[TASK_MAP].running = 2;
+        map->min = 6 * USEC_PER_SEC; /* above the longest */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        map->min = 5 * USEC_PER_SEC;
+        stored.phases[PROFILE_MAP].total = 1; /* a total of no task */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        stored.phases[PROFILE_MAP].total = 0;
+        jobs[0].demand[TASK_REDUCE].io = -1;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        jobs[0].demand[TASK_REDUCE].io = 0;
+        ck_assert_int_eq(snapshot_validate(&s), 0);
 }
 END_TEST
 
@@ -281,7 +444,7 @@ END_TEST
 START_TEST(test_step_trusted_skips_validation) {
         Host hosts[] = { { .pcpus = 4 } };
         Vm vms[] = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } };
-        Node nodes[] = { { .vm = 0, .map_slots = 1, .alive = true, .steal = 1.5 } };
+        Node nodes[] = { { .vm = 0, .slots = { 1, 0 }, .steal = 1.5 } };
         Job jobs[] = { { .id = 1 } };
         Task tasks[] = { { .job = 0, .state = TASK_PENDING } };
         ClusterSnapshot s = { hosts, 1, vms, 1, nodes, 1, jobs, 1, tasks, 1, NULL, 0 };
@@ -289,19 +452,17 @@ START_TEST(test_step_trusted_skips_validation) {
         PolicyConfig cfg = defaults();
         Decisions d = { 0 };
 
-        ck_assert_int_eq(policy_new(&cfg, &p), 0);
-        ck_assert_int_eq(policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL, &d), -EINVAL);
+        ck_assert_int_eq(policy_new_named(&cfg, &p), 0);
+        ck_assert_int_eq(step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL, &d), -EINVAL);
         ck_assert_uint_eq(d.n_assignments, 0);
-        ck_assert_int_eq(
-                policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL | POLICY_STEP_TRUSTED, &d),
-                0);
+        ck_assert_int_eq(step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL | POLICY_STEP_TRUSTED, &d),
+                         0);
         ck_assert_uint_eq(d.n_assignments, 1);
         ck_assert_uint_eq(d.assignments[0].task, 0);
-        ck_assert_int_eq(policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_TRUSTED << 1, &d),
-                         -EINVAL);
-        ck_assert_int_eq(policy_step(p, NULL, 10 * USEC_PER_SEC, POLICY_STEP_TRUSTED, &d), -EINVAL);
+        ck_assert_int_eq(step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_TRUSTED << 1, &d), -EINVAL);
+        ck_assert_int_eq(step(p, NULL, 10 * USEC_PER_SEC, POLICY_STEP_TRUSTED, &d), -EINVAL);
         nodes[0].steal = 0;
-        ck_assert_int_eq(policy_step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
+        ck_assert_int_eq(step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
         ck_assert_uint_eq(d.n_assignments, 1);
         decisions_done(&d);
 }
@@ -318,9 +479,10 @@ static void summarized_cluster(Job jobs[2], Task tasks[6]) {
         for (uint32_t j = 0; j < 2; j++)
                 jobs[j] = (Job){ .id = j,
                                  .submitted = j,
+                                 .counts = { [TASK_MAP] = { .total = 2, .running = j == 0 },
+                                             [TASK_REDUCE] = { .total = 1 } },
                                  .tasks = { .first = 3 * j,
                                             .count = 3,
-                                            .maps = 2,
                                             .first_pending = { 3 * j + (j == 0), 3 * j + 2 } } };
 }
 
@@ -330,8 +492,7 @@ START_TEST(test_job_tasks_kept) {
         Host hosts[] = { { .pcpus = 8 } };
         Vm vms[] = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 },
                      { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } };
-        Node nodes[] = { { .vm = 0, .map_slots = 2, .reduce_slots = 1, .alive = true },
-                         { .vm = 1, .map_slots = 2, .reduce_slots = 1, .alive = true } };
+        Node nodes[] = { { .vm = 0, .slots = { 2, 1 } }, { .vm = 1, .slots = { 2, 1 } } };
         Job jobs[2];
         Task tasks[6];
         Attempt attempts[] = { { .task = 0, .node = 0 } };
@@ -342,10 +503,10 @@ START_TEST(test_job_tasks_kept) {
 
         summarized_cluster(jobs, tasks);
         cfg.reduce_slowstart = 0;
-        ck_assert_int_eq(policy_new(&cfg, &p), 0);
-        ck_assert_int_eq(policy_step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &counted), 0);
+        ck_assert_int_eq(policy_new_named(&cfg, &p), 0);
+        ck_assert_int_eq(step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &counted), 0);
         s.job_tasks_kept = true;
-        ck_assert_int_eq(policy_step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &kept), 0);
+        ck_assert_int_eq(step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &kept), 0);
         ck_assert_uint_eq(kept.n_assignments, counted.n_assignments);
         ck_assert_uint_eq(kept.n_assignments, 5);
         for (size_t i = 0; i < kept.n_assignments; i++) {
@@ -361,7 +522,13 @@ START_TEST(test_job_tasks_kept) {
         jobs[1].tasks.count = 2; /* a task left out */
         ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
         summarized_cluster(jobs, tasks);
-        jobs[0].tasks.maps_done = 1;
+        jobs[0].counts[TASK_MAP].done = 1;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        jobs[0].counts[TASK_MAP].running = 0;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        summarized_cluster(jobs, tasks);
+        jobs[1].counts[TASK_REDUCE].total = 2;
         ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
         summarized_cluster(jobs, tasks);
         jobs[1].tasks.first_pending[TASK_MAP] = 4; /* task 3 is pending */
@@ -385,7 +552,7 @@ END_TEST
 START_TEST(test_decisions_validate_tasks_once) {
         Host hosts[] = { { .pcpus = 8 } };
         Vm vms[] = { { .host = 0 } };
-        Node nodes[] = { { .vm = 0, .map_slots = 4, .alive = true } };
+        Node nodes[] = { { .vm = 0, .slots = { 4, 0 } } };
         Job jobs[] = { { .id = 1 } };
         Task tasks[] = { { .job = 0, .state = TASK_PENDING },
                          { .job = 0, .state = TASK_RUNNING },
@@ -399,16 +566,119 @@ START_TEST(test_decisions_validate_tasks_once) {
         as[0] = (Assignment){ .task = 0, .node = 0, .type = TASK_MAP };
         as[1] = (Assignment){ .task = 1, .node = 0, .type = TASK_MAP, .speculative = true };
         d.n_assignments = 2;
-        ck_assert_int_eq(decisions_validate(&s, &d), 0);
+        ck_assert_int_eq(decisions_validate(&s, NULL, &d), 0);
         as[1] = as[0];
-        ck_assert_int_eq(decisions_validate(&s, &d), -EBADMSG);
+        ck_assert_int_eq(decisions_validate(&s, NULL, &d), -EBADMSG);
         as[1] = (Assignment){ .task = 2, .node = 0, .type = TASK_MAP };
-        ck_assert_int_eq(decisions_validate(&s, &d), -EBADMSG);
+        ck_assert_int_eq(decisions_validate(&s, NULL, &d), -EBADMSG);
         d.n_kills = 1;
-        ck_assert_int_eq(decisions_validate(&s, &d), 0);
+        ck_assert_int_eq(decisions_validate(&s, NULL, &d), 0);
         as[2] = as[1];
         d.n_assignments = 3;
-        ck_assert_int_eq(decisions_validate(&s, &d), -EBADMSG);
+        ck_assert_int_eq(decisions_validate(&s, NULL, &d), -EBADMSG);
+}
+END_TEST
+
+/* One node with a map and a reduce slot; map 0 runs in the reduce slot
+ * (borrowed), map 1 and reduce 2 are pending. */
+typedef struct BorrowFixture {
+        Host hosts[1];
+        Vm vms[1];
+        Node nodes[1];
+        Job jobs[1];
+        Task tasks[3];
+        Attempt attempts[1];
+        ClusterSnapshot s;
+} BorrowFixture;
+
+static void borrow_fixture(BorrowFixture *f) {
+        *f = (BorrowFixture){
+                .hosts = { { .pcpus = 4 } },
+                .vms = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } },
+                .nodes = { {
+                        .vm = 0,
+                        .slots = { [SLOT_MAP] = 1, [SLOT_REDUCE] = 1 },
+                } },
+                .jobs = { { .id = 1 } },
+                .tasks = { { .job = 0, .type = TASK_MAP, .state = TASK_RUNNING },
+                           { .job = 0, .type = TASK_MAP, .state = TASK_PENDING },
+                           { .job = 0, .type = TASK_REDUCE, .state = TASK_PENDING } },
+                .attempts = { { .task = 0, .node = 0, .slot = SLOT_REDUCE } },
+        };
+        f->s = (ClusterSnapshot){ f->hosts, 1, f->vms,   1, f->nodes,    1,
+                                  f->jobs,  1, f->tasks, 3, f->attempts, 1 };
+}
+
+static int validate_one(const ClusterSnapshot *s, uint32_t task, SlotType slot,
+                        const SlotChange *change, const Kill *kill) {
+        Assignment as = { .task = task, .node = 0, .type = s->tasks[task].type, .slot = slot };
+        Decisions d = { .assignments = &as,
+                        .n_assignments = 1,
+                        .slot_changes = (SlotChange *)change,
+                        .n_slot_changes = change ? 1 : 0,
+                        .kills = (Kill *)kill,
+                        .n_kills = kill ? 1 : 0 };
+
+        return decisions_validate(s, NULL, &d);
+}
+
+/* Slots are counted by their own type: the map in the reduce slot fills it,
+ * so neither a reduce nor another map may go there, while the map slot is
+ * still free for either; a slot change turns the map slot into a second
+ * reduce slot; a re-placement frees the borrowed slot. */
+START_TEST(test_borrowed_slot_validation) {
+        const SlotChange to_reduce = { .node = 0, .slots = { [SLOT_MAP] = 0, [SLOT_REDUCE] = 2 } };
+        const Kill replace = { .attempt = 0, .reason = KILL_REPLACE };
+        BorrowFixture f;
+
+        borrow_fixture(&f);
+        ck_assert_int_eq(snapshot_validate(&f.s), 0);
+        ck_assert_int_eq(validate_one(&f.s, 1, SLOT_MAP, NULL, NULL), 0);
+        ck_assert_int_eq(validate_one(&f.s, 2, SLOT_MAP, NULL, NULL), 0);
+        ck_assert_int_eq(validate_one(&f.s, 1, SLOT_REDUCE, NULL, NULL), -EBADMSG);
+        ck_assert_int_eq(validate_one(&f.s, 2, SLOT_REDUCE, NULL, NULL), -EBADMSG);
+        ck_assert_int_eq(validate_one(&f.s, 2, _SLOT_TYPE_MAX, NULL, NULL), -EBADMSG);
+
+        ck_assert_int_eq(validate_one(&f.s, 2, SLOT_REDUCE, &to_reduce, NULL), 0);
+        ck_assert_int_eq(validate_one(&f.s, 1, SLOT_MAP, &to_reduce, NULL), -EBADMSG);
+        ck_assert_int_eq(validate_one(&f.s, 2, SLOT_REDUCE, NULL, &replace), 0);
+
+        /* The map placed in the second reduce slot is a valid attempt of the
+         * next snapshot; a slot type out of range is not. */
+        f.nodes[0].slots[SLOT_REDUCE] = 2;
+        ck_assert_int_eq(validate_one(&f.s, 1, SLOT_REDUCE, NULL, NULL), 0);
+        f.tasks[1].state = TASK_RUNNING;
+        f.attempts[0] = (Attempt){ .task = 1, .node = 0, .slot = SLOT_REDUCE };
+        ck_assert_int_eq(snapshot_validate(&f.s), 0);
+        f.attempts[0].slot = _SLOT_TYPE_MAX;
+        ck_assert_int_eq(snapshot_validate(&f.s), -EINVAL);
+}
+END_TEST
+
+/* Today's policies keep each task in a slot of its type, and count the
+ * borrowed reduce slot as taken: FIFO runs the pending map in the map slot
+ * and has no room for the reduce. */
+START_TEST(test_borrowed_slot_is_busy) {
+        _cleanup_(policy_freep) Policy *p = NULL;
+        PolicyConfig cfg = defaults();
+        Decisions d = { 0 };
+        BorrowFixture f;
+
+        borrow_fixture(&f);
+        cfg.reduce_slowstart = 0;
+        ck_assert_int_eq(policy_new_named(&cfg, &p), 0);
+        ck_assert_int_eq(step(p, &f.s, USEC_PER_SEC, POLICY_STEP_ASSIGN, &d), 0);
+        ck_assert_uint_eq(d.n_assignments, 1);
+        ck_assert_uint_eq(d.assignments[0].task, 1);
+        ck_assert_int_eq(d.assignments[0].slot, SLOT_MAP);
+        /* With the map back in a map slot, the reduce slot is free for it. */
+        f.attempts[0].slot = SLOT_MAP;
+        f.tasks[1].state = TASK_DONE;
+        ck_assert_int_eq(step(p, &f.s, USEC_PER_SEC, POLICY_STEP_ASSIGN, &d), 0);
+        ck_assert_uint_eq(d.n_assignments, 1);
+        ck_assert_uint_eq(d.assignments[0].task, 2);
+        ck_assert_int_eq(d.assignments[0].slot, SLOT_REDUCE);
+        decisions_done(&d);
 }
 END_TEST
 
@@ -423,6 +693,11 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_kmeans_two_clusters);
         tcase_add_test(tc, test_kmeans_iterates_to_fixpoint);
         tcase_add_test(tc, test_kmeans_degenerate);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("memory");
+        tcase_add_test(tc, test_arena);
+        tcase_add_test(tc, test_idmap);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("flexslot");
@@ -440,8 +715,12 @@ Suite *suite_core(void) {
         tc = tcase_create("model");
         tcase_add_test(tc, test_snapshot_validate);
         tcase_add_test(tc, test_step_trusted_skips_validation);
+        tcase_add_test(tc, test_phase_stats);
+        tcase_add_test(tc, test_job_validate);
         tcase_add_test(tc, test_job_tasks_kept);
         tcase_add_test(tc, test_decisions_validate_tasks_once);
+        tcase_add_test(tc, test_borrowed_slot_validation);
+        tcase_add_test(tc, test_borrowed_slot_is_busy);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "controller/core/context.h"
 #include "controller/core/policy.h"
 #include "tests.h"
 #include "check_policy.h"
@@ -14,6 +15,7 @@ Fixture fx;
 
 void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots) {
         decisions_done(&fx.d);
+        policy_free(fx.p);
         memset(&fx, 0, sizeof(fx));
         policy_config_default(&fx.cfg);
         /* Short enough for snapshots a few tens of seconds into a job. */
@@ -29,13 +31,13 @@ void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots) {
                                   .vcpus_max = 4,
                                   .memory = 2 * GIB,
                                   .memory_max = 4 * GIB,
-                                  .cpu_weight = 1024 };
+                                  .cpu_weight = 1024,
+                                  .measured_at = 1 };
                 fx.nodes[i] = (Node){ .id = 300 + i,
                                       .vm = i,
-                                      .map_slots = map_slots,
-                                      .reduce_slots = reduce_slots,
+                                      .slots = { map_slots, reduce_slots },
                                       .slot_memory = 200 * MIB,
-                                      .alive = true };
+                                      .measured_at = 1 };
         }
         fx.s.vms = fx.vms;
         fx.s.n_vms = n;
@@ -87,6 +89,7 @@ uint32_t fx_run(uint32_t task, uint32_t node, usec_t started, uint64_t bytes) {
         fx.attempts[a] = (Attempt){ .id = 600 + a,
                                     .task = task,
                                     .node = node,
+                                    .slot = slot_type_of(t->type),
                                     .slot_memory = fx.nodes[node].slot_memory,
                                     .started = started,
                                     .bytes_processed = bytes,
@@ -102,11 +105,25 @@ void fx_done(uint32_t task) {
 
 int fx_step(unsigned flags, usec_t now) {
         _cleanup_(policy_freep) Policy *p = NULL;
-        int r = policy_new(&fx.cfg, &p);
+        int r = policy_new_named(&fx.cfg, &p);
 
         if (r < 0)
                 return r;
-        return policy_step(p, &fx.s, now, flags, &fx.d);
+        return step(p, &fx.s, now, flags, &fx.d);
+}
+
+int fx_step_kept(unsigned flags, usec_t now) {
+        if (!fx.p) {
+                int r = policy_new_named(&fx.cfg, &fx.p);
+
+                if (r < 0)
+                        return r;
+        }
+        return step(fx.p, &fx.s, now, flags, &fx.d);
+}
+
+int step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags, Decisions *d) {
+        return policy_step(p, s, &(PolicyStepArgs){ .now = now, .flags = flags }, d);
 }
 
 void fx_check_assignment(size_t i, uint32_t task, uint32_t node, bool local, bool speculative) {
@@ -119,6 +136,7 @@ void fx_check_assignment(size_t i, uint32_t task, uint32_t node, bool local, boo
 
 void fx_teardown(void) {
         decisions_done(&fx.d);
+        fx.p = policy_free(fx.p);
 }
 
 /* ---- API ---- */
@@ -128,14 +146,14 @@ START_TEST(test_policy_new_rejects) {
 
         policy_config_default(&fx.cfg);
         fx.cfg.scheduler = "nope";
-        ck_assert_int_eq(policy_new(&fx.cfg, &p), -EINVAL);
+        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
         policy_config_default(&fx.cfg);
         fx.cfg.alpha = 0;
-        ck_assert_int_eq(policy_new(&fx.cfg, &p), -EINVAL);
+        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
         policy_config_default(&fx.cfg);
         fx.cfg.min_map_slots = 5;
         fx.cfg.max_map_slots = 4;
-        ck_assert_int_eq(policy_new(&fx.cfg, &p), -EINVAL);
+        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
         ck_assert_ptr_null(p);
         ck_assert_ptr_null(job_scheduler_ops_find(NULL));
         ck_assert_str_eq(vm_allocator_ops_find("demand")->name, "demand");
@@ -218,10 +236,35 @@ START_TEST(test_fifo_no_over_assignment) {
         fx_map(j, 0);
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
-        /* A dead node gets nothing. */
-        fx.nodes[0].alive = false;
+        /* A blacklisted node gets nothing new. */
+        fx.nodes[0].state = NODE_BLACKLISTED;
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 0);
+}
+END_TEST
+
+/* Only an alive node gets tasks; a blacklisted one keeps what it runs. */
+START_TEST(test_lost_and_blacklisted_nodes) {
+        Assignment to_lost = { .task = 2, .node = 1, .type = TASK_MAP };
+        Decisions d = { .assignments = &to_lost, .n_assignments = 1 };
+        uint32_t j;
+
+        fx_cluster(3, 2, 0);
+        j = fx_job(1 * SEC, 0);
+        fx_run(fx_map(j, 2), 2, 1 * SEC, 0);
+        for (int i = 0; i < 5; i++)
+                fx_map(j, NO_INDEX);
+        fx.nodes[1].state = NODE_LOST;
+        fx.nodes[2].state = NODE_BLACKLISTED;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 2);
+        fx_check_assignment(0, 1, 0, false, false);
+        fx_check_assignment(1, 2, 0, false, false);
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+        to_lost.node = 2;
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+        to_lost.node = 0;
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), 0);
 }
 END_TEST
 
@@ -289,8 +332,10 @@ START_TEST(test_fair_small_demand_leaves_rest) {
 }
 END_TEST
 
+/* The wait is the scheduler's memory across steps, by job id. */
 START_TEST(test_fair_delay_scheduling) {
         uint32_t x, a, a0;
+        Job swap;
 
         fx_cluster(2, 1, 0);
         fx.cfg.scheduler = "fair";
@@ -300,30 +345,325 @@ START_TEST(test_fair_delay_scheduling) {
         a0 = fx_map(a, 1);
 
         /* Node 0 is free but not local: A starts waiting. */
-        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 100 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 0);
-        ck_assert_uint_eq(fx.d.n_job_notes, 1);
-        ck_assert_uint_eq(fx.d.job_notes[0].job, a);
-        ck_assert_uint_eq(fx.d.job_notes[0].locality_wait_since, 100 * SEC);
-        fx.jobs[a].locality_wait_since = 100 * SEC;
-
         /* Still within the 5 s delay. */
-        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 104 * SEC), 0);
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 104 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 0);
-        ck_assert_uint_eq(fx.d.n_job_notes, 0);
 
-        /* Waited long enough: runs remotely. */
-        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 105 * SEC), 0);
+        /* Waited long enough: runs remotely, though the jobs changed
+         * places in the snapshot. */
+        swap = fx.jobs[x];
+        fx.jobs[x] = fx.jobs[a];
+        fx.jobs[a] = swap;
+        fx.tasks[0].job = a;
+        fx.tasks[a0].job = x;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 105 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
         fx_check_assignment(0, a0, 0, false, false);
 
-        /* A local task ends the wait. */
+        /* A local task ends the wait: the next one starts anew. */
         fx.attempts[0].node = 0;
-        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 106 * SEC), 0);
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 106 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
         fx_check_assignment(0, a0, 1, true, false);
-        ck_assert_uint_eq(fx.d.n_job_notes, 1);
-        ck_assert_uint_eq(fx.d.job_notes[0].locality_wait_since, 0);
+        fx.attempts[0].node = 1;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 107 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 112 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+}
+END_TEST
+
+/* ---- heartbeats ---- */
+
+/* policy_new_named() with fx.cfg, then one assignment step for node's heartbeat. */
+static int fx_beat(uint32_t node, usec_t now) {
+        _cleanup_(policy_freep) Policy *p = NULL;
+        PolicyStepArgs args = { .now = now,
+                                .flags = POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT,
+                                .node = node };
+        int r = policy_new_named(&fx.cfg, &p);
+
+        if (r < 0)
+                return r;
+        return policy_step(p, &fx.s, &args, &fx.d);
+}
+
+START_TEST(test_heartbeat_fills_only_its_node) {
+        PolicyStepArgs beat1 = { .flags = POLICY_STEP_HEARTBEAT, .node = 1 };
+        uint32_t j;
+
+        fx_cluster(3, 2, 1);
+        fx.cfg.reduce_slowstart = 0;
+        j = fx_job(1 * SEC, 0);
+        for (int i = 0; i < 6; i++)
+                fx_map(j, NO_INDEX);
+        fx_reduce(j);
+        ck_assert_int_eq(fx_beat(1, 2 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 3);
+        for (size_t i = 0; i < fx.d.n_assignments; i++)
+                ck_assert_uint_eq(fx.d.assignments[i].node, 1);
+        ck_assert_int_eq(fx.d.assignments[2].type, TASK_REDUCE);
+        /* A step of no heartbeat fills every node; as the output of node 1's
+         * heartbeat, those decisions are refused. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 2 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 7);
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &fx.d), 0);
+        ck_assert_int_eq(decisions_validate(&fx.s, &beat1, &fx.d), -EBADMSG);
+        /* A heartbeat of a node the snapshot does not have. */
+        ck_assert_int_eq(fx_beat(3, 2 * SEC), -EINVAL);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+}
+END_TEST
+
+/* Five nodes of two map slots: A (pool 0) runs 3 maps on nodes 1 and 2, B
+ * (pool 1) runs 1 on node 3 and has one more pending, A six; node 0
+ * heartbeats. Over the cluster's 10 slots B's demand of 2 is its share and
+ * A gets the other 8: A is further below its share (3/8 against 1/2), then
+ * level with B and submitted first (4/8), and gets both free slots. */
+static void fair_heartbeat_fixture(void) {
+        uint32_t a, b;
+
+        fx_cluster(5, 2, 0);
+        fx.cfg.scheduler = "fair";
+        a = fx_job(1 * SEC, 0);
+        b = fx_job(2 * SEC, 1);
+        fx_run(fx_map(a, 1), 1, 1 * SEC, 0);
+        fx_run(fx_map(a, 1), 1, 1 * SEC, 0);
+        fx_run(fx_map(a, 2), 2, 1 * SEC, 0);
+        fx_run(fx_map(b, 3), 3, 1 * SEC, 0);
+        for (int i = 0; i < 6; i++)
+                fx_map(a, 0);
+        fx_map(b, 0);
+}
+
+START_TEST(test_heartbeat_fair_shares_whole_cluster) {
+        fair_heartbeat_fixture();
+        ck_assert_int_eq(fx_beat(0, 10 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 2);
+        for (size_t i = 0; i < 2; i++) {
+                ck_assert_uint_eq(fx.d.assignments[i].node, 0);
+                ck_assert_uint_eq(fx.tasks[fx.d.assignments[i].task].job, 0);
+        }
+        /* What a driver got when it hid the other nodes' free slots from the
+         * step instead: 6 slots, A's share 4, so B (1/2 against 3/4) came
+         * first. */
+        for (uint32_t n = 1; n < 5; n++)
+                fx.nodes[n].slots[SLOT_MAP] = n == 1 ? 2 : n == 4 ? 0 : 1;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
+        ck_assert_uint_eq(fx.tasks[fx.d.assignments[0].task].job, 1);
+}
+END_TEST
+
+/* ---- admission, quotas, placements, reservations ---- */
+
+/* Today's schedulers have no admission test: every job is admitted. */
+START_TEST(test_admit_by_default) {
+        const Job job = { .id = 9,
+                          .deadline = 50 * SEC,
+                          .counts = { [TASK_MAP] = { .total = 4 } } };
+        AdmitVerdict v = { .reason = "untouched" };
+        _cleanup_(policy_freep) Policy *p = NULL;
+
+        fx_cluster(2, 2, 1);
+        fx_map(fx_job(1 * SEC, 0), 0);
+        for (size_t i = 0; job_scheduler_table[i]; i++) {
+                fx.cfg.scheduler = job_scheduler_table[i]->name;
+                p = policy_free(p);
+                ck_assert_int_eq(policy_new_named(&fx.cfg, &p), 0);
+                ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), 0);
+                ck_assert(v.admit);
+                ck_assert_str_eq(v.reason, "");
+        }
+}
+END_TEST
+
+/* A toy schedulability test: a job needs a map slot for each map whose
+ * deadline cannot wait, and the cluster has the free map slots it has. */
+static int toy_admit(void *state, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
+                     const Job *job, AdmitVerdict *ret) {
+        unsigned free_slots = 0;
+
+        for (size_t n = 0; n < s->n_nodes; n++)
+                free_slots += s->nodes[n].slots[SLOT_MAP];
+        for (size_t i = 0; i < s->n_attempts; i++)
+                free_slots -= s->attempts[i].slot == SLOT_MAP;
+        ret->slots_needed[SLOT_MAP] = job->counts[TASK_MAP].total;
+        ret->slots_free[SLOT_MAP] = free_slots;
+        ret->finish = now + 10 * SEC;
+        ret->admit = ret->slots_needed[SLOT_MAP] <= free_slots;
+        if (!ret->admit)
+                snprintf(ret->reason, sizeof(ret->reason),
+                         "the deadline needs %u map slots, %u are free",
+                         ret->slots_needed[SLOT_MAP], free_slots);
+        return 0;
+}
+
+/* It assigns nothing, and holds node 0's free map slot for job 0's first
+ * task when toy_reserves. */
+static bool toy_reserves;
+
+static int toy_assign(void *state, PolicyContext *ctx, unsigned flags) {
+        return toy_reserves ? context_reserve(ctx, 0, SLOT_MAP, 0, 0) : 0;
+}
+
+static const JobSchedulerOps toy_scheduler = {
+        .name = "toy",
+        .assign = toy_assign,
+        .admit = toy_admit,
+};
+
+static int toy_policy(Policy **ret) {
+        const PolicyLayers layers = {
+                .scheduler = &toy_scheduler,
+                .slot_manager = slot_manager_ops_find("static"),
+                .speculation = speculation_ops_find("hadoop"),
+                .vm_allocator = vm_allocator_ops_find("static"),
+        };
+
+        return policy_new(&layers, &fx.cfg, ret);
+}
+
+START_TEST(test_admit_refusal) {
+        Job job = { .id = 9, .deadline = 50 * SEC, .counts = { [TASK_MAP] = { .total = 4 } } };
+        AdmitVerdict v = { 0 }, before;
+        _cleanup_(policy_freep) Policy *p = NULL;
+        Fixture copy;
+
+        fx_cluster(2, 2, 0);
+        fx_run(fx_map(fx_job(1 * SEC, 0), 0), 1, 1 * SEC, 0);
+        ck_assert_int_eq(toy_policy(&p), 0);
+        memcpy(&copy, &fx, sizeof(fx));
+        ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), 0);
+        ck_assert(!v.admit);
+        ck_assert_str_eq(v.reason, "the deadline needs 4 map slots, 3 are free");
+        ck_assert_uint_eq(v.slots_needed[SLOT_MAP], 4);
+        ck_assert_uint_eq(v.slots_free[SLOT_MAP], 3);
+        ck_assert_uint_eq(v.finish, 20 * SEC);
+        ck_assert(memcmp(&copy, &fx, sizeof(fx)) == 0);
+        job.counts[TASK_MAP].total = 3;
+        ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), 0);
+        ck_assert(v.admit);
+        /* A job that makes no sense is an error, and the verdict stays. */
+        before = v;
+        job.counts[TASK_MAP].done = 5;
+        ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), -EINVAL);
+        ck_assert(memcmp(&before, &v, sizeof(v)) == 0);
+}
+END_TEST
+
+/* Node 0 has one map slot free, node 1 one beside the old map of job 0
+ * that Hadoop's speculation backs up, never on its own node: into node
+ * 0's slot, unless the toy scheduler holds that for map 0. */
+START_TEST(test_reservation_holds_slot) {
+        _cleanup_(policy_freep) Policy *p = NULL;
+        uint32_t j;
+
+        fx_cluster(2, 2, 0);
+        fx.nodes[0].slots[SLOT_MAP] = 1;
+        j = fx_job(1 * SEC, 0);
+        fx_map(j, 0);
+        fx_run(fx_map(j, 1), 1, 0, 1 * MIB);
+        fx_done(fx_map(j, 1));
+        ck_assert_int_eq(toy_policy(&p), 0);
+        ck_assert_int_eq(step(p, &fx.s, 100 * SEC, POLICY_STEP_ASSIGN, &fx.d), 0);
+        ck_assert_uint_eq(fx.d.n_reservations, 0);
+        fx_check_assignment(0, 1, 0, false, true);
+        toy_reserves = true;
+        ck_assert_int_eq(step(p, &fx.s, 100 * SEC, POLICY_STEP_ASSIGN, &fx.d), 0);
+        ck_assert_uint_eq(fx.d.n_reservations, 1);
+        ck_assert_uint_eq(fx.d.reservations[0].task, 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+}
+END_TEST
+
+/* Two nodes of two map slots and one reduce slot; node 1 is blacklisted.
+ * Job 0's map 0 is pending, map 1 runs on node 0, map 2 is done. */
+typedef struct NewDecisionCase {
+        const char *what;
+        SlotQuota quotas[2];
+        size_t n_quotas;
+        Placement placement;
+        size_t n_placements;
+        Reservation reservation;
+        size_t n_reservations;
+        bool heartbeat; /* of node 0 */
+        bool valid;
+} NewDecisionCase;
+
+#define Q(j_, m_, r_)                                                             \
+        {                                                                         \
+                .job = (j_), .slots = { [SLOT_MAP] = (m_), [SLOT_REDUCE] = (r_) } \
+        }
+#define PL(n_, s_, c_) \
+        { .node = (n_), .slot = (s_), .job = 0, .type = TASK_MAP, .count = (c_) }
+#define RV(n_, s_, t_) \
+        { .node = (n_), .slot = (s_), .job = 0, .task = (t_) }
+
+static const NewDecisionCase new_decision_cases[] = {
+        { "a quota", { Q(0, 3, 1) }, 1, .valid = true },
+        { "a quota of no job", { Q(1, 3, 1) }, 1 },
+        { "two quotas of one job", { Q(0, 3, 1), Q(0, 1, 0) }, 2 },
+        { "both map slots of node 0", .placement = PL(0, SLOT_MAP, 2), .n_placements = 1,
+          .valid = true },
+        { "placement on no node", .placement = PL(2, SLOT_MAP, 1), .n_placements = 1 },
+        { "placement of no job", .placement = { .node = 0, .job = 1, .count = 1 },
+          .n_placements = 1 },
+        { "placement of no task type",
+          .placement = { .node = 0, .job = 0, .type = _TASK_TYPE_MAX, .count = 1 },
+          .n_placements = 1 },
+        { "more job slots than slots", .placement = PL(0, SLOT_MAP, 3), .n_placements = 1 },
+        { "no slot at all", .placement = PL(0, SLOT_REDUCE, 0), .n_placements = 1 },
+        { "job slots on a blacklisted node", .placement = PL(1, SLOT_MAP, 1), .n_placements = 1 },
+        { "the free map slot of node 0 for map 0", .reservation = RV(0, SLOT_MAP, 0),
+          .n_reservations = 1, .valid = true },
+        { "a slot for any task of job 0", .reservation = RV(0, SLOT_REDUCE, NO_INDEX),
+          .n_reservations = 1, .valid = true },
+        { "in node 0's heartbeat", .reservation = RV(0, SLOT_REDUCE, NO_INDEX), .n_reservations = 1,
+          .heartbeat = true, .valid = true },
+        { "a reservation on no node", .reservation = RV(2, SLOT_MAP, 0), .n_reservations = 1 },
+        { "a reservation of no slot type", .reservation = RV(0, _SLOT_TYPE_MAX, 0),
+          .n_reservations = 1 },
+        { "a reservation of no job", .reservation = { .node = 0, .job = 1, .task = NO_INDEX },
+          .n_reservations = 1 },
+        { "a reservation for no task", .reservation = RV(0, SLOT_MAP, 7), .n_reservations = 1 },
+        { "a reservation for a running task", .reservation = RV(0, SLOT_MAP, 1),
+          .n_reservations = 1 },
+        { "a reservation on a blacklisted node", .reservation = RV(1, SLOT_REDUCE, NO_INDEX),
+          .n_reservations = 1 },
+        { "a reservation of a slot the assignment took", .reservation = RV(0, SLOT_MAP, 0),
+          .n_reservations = 1 },
+};
+
+START_TEST(test_new_decisions_validate) {
+        const NewDecisionCase *c = &new_decision_cases[_i];
+        SlotQuota quotas[2] = { c->quotas[0], c->quotas[1] };
+        Placement placement = c->placement;
+        Reservation reservation = c->reservation;
+        Assignment take = { .task = 0, .node = 0, .type = TASK_MAP };
+        Decisions d = { .quotas = quotas,
+                        .n_quotas = c->n_quotas,
+                        .placements = &placement,
+                        .n_placements = c->n_placements,
+                        .reservations = &reservation,
+                        .n_reservations = c->n_reservations };
+        PolicyStepArgs beat0 = { .flags = POLICY_STEP_HEARTBEAT, .node = 0 };
+        uint32_t j;
+
+        fx_cluster(2, 2, 1);
+        fx.nodes[1].state = NODE_BLACKLISTED;
+        j = fx_job(1 * SEC, 0);
+        fx_map(j, 0);
+        fx_run(fx_map(j, 0), 0, 0, 0);
+        fx_done(fx_map(j, 0));
+        if (strstr(c->what, "the assignment took")) {
+                d.assignments = &take;
+                d.n_assignments = 1;
+        }
+        ck_assert_msg(decisions_validate(&fx.s, c->heartbeat ? &beat0 : NULL, &d) ==
+                              (c->valid ? 0 : -EBADMSG),
+                      "%s", c->what);
 }
 END_TEST
 
@@ -419,10 +759,26 @@ Suite *suite_policy(void) {
         tcase_add_test(tc, test_fifo_order_and_locality);
         tcase_add_test(tc, test_fifo_prefers_local_within_job);
         tcase_add_test(tc, test_fifo_no_over_assignment);
+        tcase_add_test(tc, test_lost_and_blacklisted_nodes);
         tcase_add_test(tc, test_reduce_slowstart);
         tcase_add_test(tc, test_fair_max_min_pools);
         tcase_add_test(tc, test_fair_small_demand_leaves_rest);
         tcase_add_test(tc, test_fair_delay_scheduling);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("heartbeats");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_heartbeat_fills_only_its_node);
+        tcase_add_test(tc, test_heartbeat_fair_shares_whole_cluster);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("admission");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_admit_by_default);
+        tcase_add_test(tc, test_admit_refusal);
+        tcase_add_test(tc, test_reservation_holds_slot);
+        tcase_add_loop_test(tc, test_new_decisions_validate, 0,
+                            (int)ELEMENTSOF(new_decision_cases));
         suite_add_tcase(s, tc);
 
         tc = tcase_create("speculation");

@@ -2,9 +2,11 @@
 #pragma once
 
 /* Hand-made cluster snapshots for the policy suites (check_policy.c,
- * check_flexslot.c). One fixture per test process: Check forks each test. */
+ * check_flexslot.c), and the step helper check_core.c shares. One fixture
+ * per test process: Check forks each test. */
 
 #include "controller/core/policy.h"
+#include "controller/policies/policies.h"
 
 #define MIB (1024ULL * 1024ULL)
 #define GIB (1024ULL * MIB)
@@ -20,21 +22,29 @@ typedef struct Fixture {
         ClusterSnapshot s;
         PolicyConfig cfg;
         Decisions d;
+        Policy *p; /* of fx_step_kept() */
 } Fixture;
 
 extern Fixture fx;
 
 /* One host (8 pCPUs, 16 GiB) with n VMs of 2 vCPUs (max 4) and 2 GiB (max
- * 4 GiB), each the node of a tracker with 200 MiB slots. */
+ * 4 GiB), each the node of a tracker with 200 MiB slots; VMs and nodes are
+ * measured (at time 1). */
 void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots);
 uint32_t fx_job(usec_t submitted, uint32_t pool);
 /* A pending 64 MiB map whose split is on node loc (NO_INDEX: nowhere). */
 uint32_t fx_map(uint32_t job, uint32_t loc);
 uint32_t fx_reduce(uint32_t job);
-/* An attempt of task on node since started that has read bytes. */
+/* An attempt of task on node since started that has read bytes, in a slot
+ * of the task's type. */
 uint32_t fx_run(uint32_t task, uint32_t node, usec_t started, uint64_t bytes);
 void fx_done(uint32_t task);
-/* policy_new() with fx.cfg, then one policy_step() into fx.d. */
+/* policy_step() at now with flags, not a heartbeat. */
+int step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags, Decisions *d);
+/* policy_new_named() with fx.cfg, then one policy_step() into fx.d. */
 int fx_step(unsigned flags, usec_t now);
+/* The same with one Policy for the fixture's life, made at its first step
+ * from fx.cfg: what its layers remember carries from step to step. */
+int fx_step_kept(unsigned flags, usec_t now);
 void fx_check_assignment(size_t i, uint32_t task, uint32_t node, bool local, bool speculative);
 void fx_teardown(void);

@@ -14,6 +14,7 @@
 #include "sim/experiment.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
+#include "sim/sim-internal.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
 #include "tests.h"
@@ -490,6 +491,58 @@ START_TEST(test_progress_reports) {
 }
 END_TEST
 
+/* The job profile the driver keeps as tasks end (ARIA's Table 1), on two
+ * VMs with one reduce slot each: the six reduces run in three waves, the
+ * first (two) from early in the map stage, so their shuffle counts only
+ * from the last map's end; nothing is killed, so each task's one attempt
+ * ran from its start to its end, which the results give. */
+START_TEST(test_job_profile) {
+        const SimResults *r;
+        const Job *job;
+        const PhaseStats *ph;
+        double map_total = 0, map_max = 0;
+        Run run;
+
+        run_start(&run,
+                  "[cluster]\nhosts = 1\nvms = 2\nmasters = 0\n"
+                  "[hadoop]\nreduce_slots = 1\n"
+                  "[policy]\nallocator = static\nspeculation = none\n"
+                  "[workload]\njobs = skewed\n",
+                  true);
+        r = sim_results(run.sim);
+        job = &run.sim->clusters[0].jobs[0];
+        ph = job->profile.phases;
+        ck_assert_uint_eq(job->counts[TASK_MAP].total, r->jobs[0].maps);
+        ck_assert_uint_eq(job->counts[TASK_REDUCE].total, 6);
+        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
+                ck_assert_uint_eq(job->counts[type].done, job->counts[type].total);
+                ck_assert_uint_eq(job->counts[type].running, 0);
+                ck_assert_uint_eq(job->counts[type].killed, 0);
+        }
+        for (size_t i = 0; i < r->n_tasks; i++)
+                if (r->tasks[i].map) {
+                        map_total += r->tasks[i].finished - r->tasks[i].started;
+                        map_max = MAX(map_max, r->tasks[i].finished - r->tasks[i].started);
+                }
+        ck_assert_uint_eq(ph[PROFILE_MAP].count, r->jobs[0].maps);
+        ck_assert_double_eq_tol(usec_to_sec(ph[PROFILE_MAP].total), map_total, 1e-3);
+        ck_assert_double_eq_tol(usec_to_sec(ph[PROFILE_MAP].max), map_max, 1e-6);
+        ck_assert_uint_eq(ph[PROFILE_FIRST_SHUFFLE].count, 2);
+        ck_assert_uint_eq(ph[PROFILE_TYPICAL_SHUFFLE].count, 4);
+        ck_assert_uint_eq(ph[PROFILE_REDUCE].count, 6);
+        /* A first wave's shuffle, once the maps are done, has only the last
+         * fetches and the sort left; a later wave fetches everything. */
+        ck_assert_uint_lt(phase_stats_mean(&ph[PROFILE_FIRST_SHUFFLE]),
+                          phase_stats_mean(&ph[PROFILE_TYPICAL_SHUFFLE]));
+        /* The sum of the splits, each rounded down to whole bytes. */
+        ck_assert_uint_le(job->input_size, 3ULL << 30);
+        ck_assert_uint_ge(job->input_size, (3ULL << 30) - r->jobs[0].maps);
+        ck_assert_double_gt(job->demand[TASK_MAP].cpu, 0);
+        ck_assert_uint_eq(job->demand[TASK_MAP].memory, run.sc.task_heap);
+        run_done(&run);
+}
+END_TEST
+
 START_TEST(test_skewness_formula) {
         static const double flat[] = { 3, 3, 3 };
         static const double tail[] = { 1, 1, 1, 1, 6 };
@@ -624,6 +677,46 @@ START_TEST(test_unknown_policy_and_benchmark) {
 }
 END_TEST
 
+/* A VM target reaches the model as the agent would apply it (actuation/,
+ * with the agent's default limits): the weight clamped to its ceiling, the
+ * memory to the 2G step, vCPU growth refused on a host whose VMs already
+ * hold more vCPUs than its CPUs less the reserve; a second target within
+ * 30 s is refused resource by resource. */
+START_TEST(test_vm_targets_through_the_agents_limits) {
+        Scenario sc = { 0 };
+        Workload wl = { 0 };
+        _cleanup_(sim_freep) Sim *sim = NULL;
+        char err[512] = "";
+        SimVm *v;
+        VmTarget t, got;
+
+        ck_assert_int_eq(workload_parse("t.csv", workload_text, &wl, err, sizeof(err)), 0);
+        ck_assert_int_eq(scenario_load_string("t.ini",
+                                              "[cluster]\nhosts = 1\nhost_cpus = 8\nvms = 4\n"
+                                              "masters = 1\nvm_vcpus = 4\nvm_memory = 4G\n"
+                                              "[workload]\njobs = one\n",
+                                              &sc, err, sizeof(err)),
+                         0);
+        ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), 0);
+        v = &sim->vms[0];
+        ck_assert_uint_eq(v->vcpus, 4);
+        t = (VmTarget){ .cpu_weight = 20000, .vcpus = 6, .memory = 8ULL << 30, .cpu_cap = 1.5 };
+        got = sim_vm_target_limit(sim, v, &t);
+        ck_assert_uint_eq(got.cpu_weight, 8192);
+        ck_assert_uint_eq(got.vcpus, 4);
+        ck_assert_uint_eq(got.memory, 6ULL << 30);
+        ck_assert(got.cpu_cap == 1.5);
+
+        t = (VmTarget){ .cpu_weight = 512, .vcpus = 4, .memory = 3ULL << 30 };
+        got = sim_vm_target_limit(sim, v, &t);
+        ck_assert_uint_eq(got.cpu_weight, v->weight);
+        ck_assert_uint_eq(got.memory, v->memory);
+        ck_assert(got.cpu_cap == v->cap);
+        scenario_done(&sc);
+        workload_done(&wl);
+}
+END_TEST
+
 Suite *suite_sim_run(void) {
         Suite *s = suite_create("sim_run");
         TCase *tc = tcase_create("runs");
@@ -641,10 +734,12 @@ Suite *suite_sim_run(void) {
         tcase_add_loop_test(tc, test_busy_cluster_conserves_time, 0, 3);
         tcase_add_test(tc, test_same_seed_same_run);
         tcase_add_test(tc, test_progress_reports);
+        tcase_add_test(tc, test_job_profile);
         tcase_add_test(tc, test_skewness_formula);
         tcase_add_test(tc, test_unknown_policy_and_benchmark);
         tcase_add_test(tc, test_paper_comparison);
         tcase_add_test(tc, test_report_prepare_dir);
+        tcase_add_test(tc, test_vm_targets_through_the_agents_limits);
         suite_add_tcase(s, tc);
         return s;
 }

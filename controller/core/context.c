@@ -6,31 +6,24 @@
 #include "common/macro.h"
 #include "controller/core/context.h"
 
-/* Every scratch array of a step but the per-task ones, by what it is per:
- * the jobs' have one entry more, for task_start. */
-#define CONTEXT_ARRAYS(X)           \
-        X(map_slots, nodes)         \
-        X(busy[TASK_MAP], nodes)    \
-        X(busy[TASK_REDUCE], nodes) \
-        X(node_stragglers, nodes)   \
-        X(node_memory, nodes)       \
-        X(speed, attempts)          \
-        X(score, attempts)          \
-        X(straggler, attempts)      \
-        X(bottleneck, attempts)     \
-        X(killed, attempts)         \
-        X(maps_done, jobs)          \
-        X(maps_total, jobs)         \
-        X(wait_since, jobs)         \
-        X(job_order, jobs)          \
-        X(task_start, jobs)         \
-        X(pending[TASK_MAP], jobs)  \
+/* Every array of a step but the per-task ones, by what it is per: the
+ * jobs' have one entry more, for task_start. */
+#define CONTEXT_ARRAYS(X)            \
+        X(slots[SLOT_MAP], nodes)    \
+        X(slots[SLOT_REDUCE], nodes) \
+        X(busy[SLOT_MAP], nodes)     \
+        X(busy[SLOT_REDUCE], nodes)  \
+        X(node_memory, nodes)        \
+        X(killed, attempts)          \
+        X(maps_done, jobs)           \
+        X(maps_total, jobs)          \
+        X(job_order, jobs)           \
+        X(task_start, jobs)          \
+        X(pending[TASK_MAP], jobs)   \
         X(pending[TASK_REDUCE], jobs)
 
 void context_buffers_done(ContextBuffers *b) {
-#define FREE_ARRAY(field, per) free(b->arrays.field);
-        CONTEXT_ARRAYS(FREE_ARRAY)
-#undef FREE_ARRAY
+        arena_done(&b->arena);
         free(b->placed);
         free(b->running);
         free(b->identity);
@@ -79,37 +72,29 @@ static int task_buffers_reserve(ContextBuffers *b, size_t n) {
         return 0;
 }
 
-/* Grows what is short (a failure leaves the capacities, so the next step
- * tries again) and hands the arrays, cleared, to ctx. */
-static int step_arrays_reserve(PolicyContext *ctx, ContextBuffers *b) {
+/* The step's arrays, zeroed, from the arena. */
+static int step_arrays_take(PolicyContext *ctx) {
         const ClusterSnapshot *s = ctx->snap;
-        size_t want_nodes = MAX(s->n_nodes, (size_t)1),
-               want_attempts = MAX(s->n_attempts, (size_t)1), want_jobs = s->n_jobs + 1;
-        int r = 0;
+        size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts, n_jobs = s->n_jobs + 1;
 
-#define RESERVE_ARRAY(field, per)                                                    \
-        if (r >= 0) {                                                                \
-                void *p = b->arrays.field;                                           \
-                r = reserve(&p, sizeof(*b->arrays.field), b->cap_##per, want_##per); \
-                b->arrays.field = p;                                                 \
-        }
-        CONTEXT_ARRAYS(RESERVE_ARRAY)
-#undef RESERVE_ARRAY
-        if (r < 0)
-                return r;
-        b->cap_nodes = MAX(b->cap_nodes, want_nodes);
-        b->cap_attempts = MAX(b->cap_attempts, want_attempts);
-        b->cap_jobs = MAX(b->cap_jobs, want_jobs);
-#define TAKE_ARRAY(field, per)        \
-        ctx->field = b->arrays.field; \
-        memset(ctx->field, 0, want_##per * sizeof(*ctx->field));
+#define TAKE_ARRAY(field, per)                                           \
+        ctx->field = context_scratch(ctx, n_##per, sizeof(*ctx->field)); \
+        if (!ctx->field)                                                 \
+                return -ENOMEM;
         CONTEXT_ARRAYS(TAKE_ARRAY)
 #undef TAKE_ARRAY
         return 0;
 }
 
+void *context_scratch(const PolicyContext *ctx, size_t n, size_t size) {
+        return arena_alloc(&ctx->buffers->arena, n, size);
+}
+
 void context_done(PolicyContext *ctx) {
         const ClusterSnapshot *s = ctx->snap;
+
+        if (ctx->buffers)
+                arena_reset(&ctx->buffers->arena);
 
         /* Back to all zero: only the tasks of attempts and assignments were
          * touched. */
@@ -139,8 +124,8 @@ static void jobs_from_summary(PolicyContext *ctx) {
                 const JobTasks *jt = &s->jobs[j].tasks;
 
                 ctx->task_start[j] = jt->first;
-                ctx->maps_total[j] = jt->maps;
-                ctx->maps_done[j] = jt->maps_done;
+                ctx->maps_total[j] = s->jobs[j].counts[TASK_MAP].total;
+                ctx->maps_done[j] = s->jobs[j].counts[TASK_MAP].done;
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
                         ctx->pending[type][j].from = jt->first_pending[type];
         }
@@ -152,7 +137,7 @@ static void jobs_from_summary(PolicyContext *ctx) {
 static int jobs_from_tasks(PolicyContext *ctx) {
         const ClusterSnapshot *s = ctx->snap;
         size_t n_jobs = s->n_jobs, n_tasks = s->n_tasks;
-        _cleanup_free_ uint32_t *fill = calloc(MAX(n_jobs, (size_t)1), sizeof(uint32_t));
+        uint32_t *fill = context_scratch(ctx, n_jobs, sizeof(uint32_t));
 
         if (!fill)
                 return -ENOMEM;
@@ -181,13 +166,20 @@ static int jobs_from_tasks(PolicyContext *ctx) {
         return 0;
 }
 
-int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
-                 Decisions *d, ContextBuffers *b) {
+int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s,
+                 const PolicyStepArgs *args, Decisions *d, ContextBuffers *b) {
         size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts, n_jobs = s->n_jobs;
         int r;
 
-        *ctx = (PolicyContext){ .cfg = cfg, .snap = s, .now = now, .d = d, .buffers = b };
-        r = step_arrays_reserve(ctx, b);
+        *ctx = (PolicyContext){
+                .cfg = cfg,
+                .snap = s,
+                .now = args->now,
+                .beating_node = args->flags & POLICY_STEP_HEARTBEAT ? args->node : NO_INDEX,
+                .d = d,
+                .buffers = b,
+        };
+        r = step_arrays_take(ctx);
         if (r >= 0)
                 r = task_buffers_reserve(b, MAX(s->n_tasks, (size_t)1));
         if (r < 0) {
@@ -198,11 +190,12 @@ int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnaps
         ctx->task_running = b->running;
 
         for (size_t i = 0; i < n_nodes; i++)
-                ctx->map_slots[i] = s->nodes[i].map_slots;
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                        ctx->slots[slot][i] = s->nodes[i].slots[slot];
         for (size_t i = 0; i < n_attempts; i++) {
                 const Attempt *a = &s->attempts[i];
 
-                ctx->busy[s->tasks[a->task].type][a->node]++;
+                ctx->busy[a->slot][a->node]++;
                 ctx->node_memory[a->node] += a->slot_memory;
                 ctx->task_running[a->task]++;
         }
@@ -216,7 +209,6 @@ int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnaps
                 }
         }
         for (size_t j = 0; j < n_jobs; j++) {
-                ctx->wait_since[j] = s->jobs[j].locality_wait_since;
                 ctx->job_order[j] = (uint32_t)j;
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
                         ctx->pending[type][j].local_node = NO_INDEX;
@@ -225,31 +217,23 @@ int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnaps
         return 0;
 }
 
-unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, TaskType type) {
-        const Node *n = &ctx->snap->nodes[node];
-        unsigned slots = type == TASK_MAP ? ctx->map_slots[node] : n->reduce_slots;
+unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
+        unsigned slots = ctx->slots[slot][node];
 
-        if (!n->alive || ctx->busy[type][node] >= slots)
+        if (!node_schedulable(&ctx->snap->nodes[node]) || ctx->busy[slot][node] >= slots)
                 return 0;
-        return slots - ctx->busy[type][node];
+        return slots - ctx->busy[slot][node];
 }
 
-bool context_backup_possible(const PolicyContext *ctx) {
-        const ClusterSnapshot *s = ctx->snap;
-        bool running[_TASK_TYPE_MAX] = { false, false };
-
-        for (size_t i = 0; i < s->n_attempts; i++)
-                running[s->tasks[s->attempts[i].task].type] = true;
-        for (uint32_t node = 0; node < s->n_nodes; node++)
-                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                        if (running[type] && context_free_slots(ctx, node, type) > 0)
-                                return true;
-        return false;
+unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
+        if (ctx->beating_node != NO_INDEX && node != ctx->beating_node)
+                return 0;
+        return context_free_slots(ctx, node, slot);
 }
 
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node) {
-        unsigned free_slots = context_free_slots(ctx, node, TASK_MAP) +
-                              context_free_slots(ctx, node, TASK_REDUCE);
+        unsigned free_slots = context_free_slots(ctx, node, SLOT_MAP) +
+                              context_free_slots(ctx, node, SLOT_REDUCE);
 
         return ctx->node_memory[node] + free_slots * ctx->snap->nodes[node].slot_memory;
 }
@@ -316,30 +300,30 @@ double context_attempt_age(const PolicyContext *ctx, uint32_t attempt) {
         return ctx->now > started ? usec_to_sec(ctx->now - started) : 0;
 }
 
-int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, bool speculative) {
+int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType slot,
+                   bool speculative) {
         const Task *t = &ctx->snap->tasks[task];
         uint64_t memory = t->slot_memory ? t->slot_memory : ctx->snap->nodes[node].slot_memory;
         int r;
 
         r = DECISIONS_PUSH(ctx->d, assignments, .task = task, .node = node, .type = t->type,
-                           .slot_memory = memory, .speculative = speculative,
+                           .slot = slot, .slot_memory = memory, .speculative = speculative,
                            .local = t->type == TASK_MAP && task_is_local(t, node));
         if (r < 0)
                 return r;
-        ctx->busy[t->type][node]++;
+        ctx->busy[slot][node]++;
         ctx->node_memory[node] += memory;
         ctx->task_running[task]++;
         ctx->task_placed[task] = true;
         return 0;
 }
 
-int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64_t slot_memory,
-                 double prev_speed) {
+int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64_t slot_memory) {
         const Attempt *a = &ctx->snap->attempts[attempt];
         int r;
 
         r = DECISIONS_PUSH(ctx->d, kills, .attempt = attempt, .reason = reason,
-                           .slot_memory = slot_memory, .prev_speed = prev_speed);
+                           .slot_memory = slot_memory);
         if (r < 0)
                 return r;
         ctx->killed[attempt] = true;
@@ -348,34 +332,31 @@ int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64
         if (reason == KILL_RESIZE)
                 ctx->node_memory[a->node] += slot_memory;
         else {
-                ctx->busy[ctx->snap->tasks[a->task].type][a->node]--;
+                ctx->busy[a->slot][a->node]--;
                 ctx->task_running[a->task]--;
         }
         return 0;
 }
 
-int context_set_map_slots(PolicyContext *ctx, uint32_t node, unsigned map_slots) {
-        Decisions *d = ctx->d;
+int context_reserve(PolicyContext *ctx, uint32_t node, SlotType slot, uint32_t job, uint32_t task) {
+        int r = DECISIONS_PUSH(ctx->d, reservations, .node = node, .slot = slot, .job = job,
+                               .task = task);
 
-        ctx->map_slots[node] = map_slots;
-        for (size_t i = 0; i < d->n_slot_changes; i++)
-                if (d->slot_changes[i].node == node) {
-                        d->slot_changes[i].map_slots = map_slots;
-                        return 0;
-                }
-        return DECISIONS_PUSH(d, slot_changes, .node = node, .map_slots = map_slots);
+        if (r >= 0)
+                ctx->busy[slot][node]++;
+        return r;
 }
 
-int context_flush_job_notes(PolicyContext *ctx) {
-        for (size_t j = 0; j < ctx->snap->n_jobs; j++) {
-                int r;
+int context_set_slots(PolicyContext *ctx, uint32_t node, SlotType slot, unsigned count) {
+        Decisions *d = ctx->d;
 
-                if (ctx->wait_since[j] == ctx->snap->jobs[j].locality_wait_since)
-                        continue;
-                r = DECISIONS_PUSH(ctx->d, job_notes, .job = (uint32_t)j,
-                                   .locality_wait_since = ctx->wait_since[j]);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        ctx->slots[slot][node] = count;
+        for (size_t i = 0; i < d->n_slot_changes; i++)
+                if (d->slot_changes[i].node == node) {
+                        d->slot_changes[i].slots[slot] = count;
+                        return 0;
+                }
+        return DECISIONS_PUSH(
+                d, slot_changes, .node = node,
+                .slots = { ctx->slots[SLOT_MAP][node], ctx->slots[SLOT_REDUCE][node] });
 }

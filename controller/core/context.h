@@ -2,14 +2,18 @@
 #pragma once
 
 /* What the layers of one policy_step() share: the inputs, the decisions so
- * far, and a working view of the cluster that those decisions change (free
- * slots, which tasks are placed), so that a later layer never hands out a slot
- * an earlier one took. Internal to the core and its policies. */
+ * far, a working view of the cluster that those decisions change (free
+ * slots, which tasks are placed), so that a later layer never hands out a
+ * slot an earlier one took, and scratch memory for the step. The layer
+ * interface (layer.h), for the core and its policies. */
 
 #include <stdbool.h>
 
+#include "controller/core/arena.h"
+#include "controller/core/decisions.h"
+#include "controller/core/layer.h"
 #include "controller/core/model.h"
-#include "controller/core/policy.h"
+#include "controller/core/settings.h"
 
 typedef struct ContextBuffers ContextBuffers;
 
@@ -26,13 +30,14 @@ struct PolicyContext {
         const PolicyConfig *cfg;
         const ClusterSnapshot *snap;
         usec_t now;
+        uint32_t beating_node; /* a heartbeat step's node; NO_INDEX: none */
         Decisions *d;
 
+        /* Per node, by SlotType. */
+        unsigned *slots[_SLOT_TYPE_MAX]; /* after this step's slot changes */
+        unsigned *busy[_SLOT_TYPE_MAX];  /* slots taken by attempts, whatever their tasks */
         /* Per node. */
-        unsigned *map_slots;            /* after this step's slot changes */
-        unsigned *busy[_TASK_TYPE_MAX]; /* slots taken by attempts */
-        unsigned *node_stragglers;      /* straggler attempts found this cycle */
-        uint64_t *node_memory;          /* slot memory of the attempts it runs */
+        uint64_t *node_memory; /* slot memory of the attempts it runs */
 
         /* Per task, changed only by context_assign() and context_kill(),
          * which is what lets context_done() clear them cheaply. */
@@ -40,30 +45,24 @@ struct PolicyContext {
         unsigned *task_running; /* running attempts once this step is applied */
         ContextBuffers *buffers;
 
-        /* Per attempt: FlexSlot's analysis (controller/core/flexslot.c). */
-        double *speed; /* input processing speed D in bytes/s; 0: not measured */
-        double *score; /* P; 0: not measured */
-        bool *straggler;
-        Bottleneck *bottleneck;
+        /* Per attempt. */
         bool *killed;
 
         /* Per job. */
         unsigned *maps_done, *maps_total;
-        usec_t *wait_since;   /* working copy of Job.locality_wait_since */
         uint32_t *job_order;  /* jobs by (submitted, index) */
         uint32_t *task_start; /* job j's tasks are tasks_by_job[task_start[j] .. task_start[j+1]) */
         uint32_t *tasks_by_job;
         PendingCursor *pending[_TASK_TYPE_MAX];
 };
 
-/* Scratch that outlives a step, owned by the Policy, so that a step
- * allocates nothing once the cluster stopped growing and costs time in
- * proportion to its nodes, attempts and decisions rather than to every task:
- * the per-task arrays are all zero between steps (context_done() clears what
- * its step set), context_init() clears the others. */
+/* What outlives a step, owned by the Policy, so that a step allocates
+ * nothing once the cluster stopped growing and costs time in proportion to
+ * its nodes, attempts and decisions rather than to every task: the arena of
+ * every step's scratch, and per-task arrays that are all zero between
+ * steps (context_done() clears what its step set). */
 struct ContextBuffers {
-        PolicyContext arrays; /* between steps, only its array pointers */
-        size_t cap_nodes, cap_attempts, cap_jobs;
+        Arena arena;
         bool *placed;
         unsigned *running;
         uint32_t *identity; /* identity[i] == i: tasks_by_job when Job.tasks is kept */
@@ -74,13 +73,21 @@ struct ContextBuffers {
 void context_buffers_done(ContextBuffers *b);
 
 /* The arrays come from b, grown to the snapshot. */
-int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
-                 Decisions *d, ContextBuffers *b);
+int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s,
+                 const PolicyStepArgs *args, Decisions *d, ContextBuffers *b);
+/* Ends the step: what context_scratch() gave is given back. */
 void context_done(PolicyContext *ctx);
 
-unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, TaskType type);
-/* Some type has both a free slot and a running attempt to back up. */
-bool context_backup_possible(const PolicyContext *ctx);
+/* n zeroed elements of size bytes for this step only (the Policy's arena):
+ * a layer's scratch. NULL when memory is short. */
+void *context_scratch(const PolicyContext *ctx, size_t n, size_t size);
+
+/* Free slots of a type on a schedulable node: its slots less the attempts
+ * running in them. */
+unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot);
+/* The free slots an assignment of this step may take: in a heartbeat step
+ * none but the heartbeating node's. */
+unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotType slot);
 /* Memory a node's slots hold once this step is applied: its attempts' slot
  * memory plus the node's default for each free slot. */
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node);
@@ -95,21 +102,33 @@ uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskTy
 /* Seconds an attempt has run; 0 when it started at or after now. */
 double context_attempt_age(const PolicyContext *ctx, uint32_t attempt);
 
-/* Decisions that change the working view. -ENOBUFS only if the arrays were
- * sized wrong, which is a bug. */
-int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, bool speculative);
-int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64_t slot_memory,
-                 double prev_speed);
-int context_set_map_slots(PolicyContext *ctx, uint32_t node, unsigned map_slots);
-/* Emits JobNotes for the jobs whose wait changed; policy_step() calls it last. */
-int context_flush_job_notes(PolicyContext *ctx);
+/* Decisions that change the working view; -ENOMEM. The assignment takes a
+ * slot of the given type, which need not be the task's (the core does not
+ * check it: see policy.h). */
+int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType slot,
+                   bool speculative);
+int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64_t slot_memory);
+/* Holds a free slot for a job (task: one of its pending tasks, or
+ * NO_INDEX): no later layer of the step takes it. */
+int context_reserve(PolicyContext *ctx, uint32_t node, SlotType slot, uint32_t job, uint32_t task);
+/* The node's slot count of one type; its SlotChange carries both counts. */
+int context_set_slots(PolicyContext *ctx, uint32_t node, SlotType slot, unsigned count);
 
-#define DECISIONS_PUSH(d, name, ...)                                                          \
-        ({                                                                                    \
-                int push_r_ = -ENOBUFS;                                                       \
-                if ((d)->n_##name < (d)->cap_##name) {                                        \
-                        (d)->name[(d)->n_##name++] = (__typeof__(*(d)->name)){ __VA_ARGS__ }; \
-                        push_r_ = 0;                                                          \
-                }                                                                             \
-                push_r_;                                                                      \
+/* decisions_validate() with its scratch from an arena. */
+int decisions_check(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d,
+                    Arena *scratch);
+/* Room for one more element in an array of *cap (doubling); -ENOMEM. */
+int decisions_grow(void **array, size_t *cap, size_t elem);
+
+#define DECISIONS_PUSH(d, name, ...)                                                              \
+        ({                                                                                        \
+                int push_r_ = 0;                                                                  \
+                if ((d)->n_##name == (d)->cap_##name) {                                           \
+                        void *push_a_ = (d)->name;                                                \
+                        push_r_ = decisions_grow(&push_a_, &(d)->cap_##name, sizeof(*(d)->name)); \
+                        (d)->name = push_a_;                                                      \
+                }                                                                                 \
+                if (push_r_ >= 0)                                                                 \
+                        (d)->name[(d)->n_##name++] = (__typeof__(*(d)->name)){ __VA_ARGS__ };     \
+                push_r_;                                                                          \
         })

@@ -5,9 +5,10 @@
  * node. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/macro.h"
-#include "controller/core/policy.h"
+#include "controller/core/context.h"
 
 static int compare_u32(const void *a, const void *b) {
         uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -22,7 +23,8 @@ static bool sorted_contains(const uint32_t *sorted, size_t n, uint32_t x) {
 /* replaced gets the tasks of re-placement kills, sorted: the check costs
  * time in proportion to the decisions and attempts, not to every task. */
 static bool kills_valid(const ClusterSnapshot *s, const Decisions *d, bool *killed,
-                        unsigned *busy_map, uint32_t *replaced, size_t *ret_n_replaced) {
+                        unsigned *busy[_SLOT_TYPE_MAX], uint32_t *replaced,
+                        size_t *ret_n_replaced) {
         size_t n_replaced = 0;
 
         for (size_t i = 0; i < d->n_kills; i++) {
@@ -35,9 +37,7 @@ static bool kills_valid(const ClusterSnapshot *s, const Decisions *d, bool *kill
                 if (k->reason == KILL_REPLACE) {
                         const Attempt *a = &s->attempts[k->attempt];
 
-                        if (s->tasks[a->task].type != TASK_MAP)
-                                return false;
-                        busy_map[a->node]--;
+                        busy[a->slot][a->node]--;
                         replaced[n_replaced++] = a->task;
                 }
         }
@@ -48,21 +48,21 @@ static bool kills_valid(const ClusterSnapshot *s, const Decisions *d, bool *kill
 
 /* placed: scratch for the tasks of the non-speculative assignments, each of
  * which may appear once. */
-static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d, const unsigned *slots,
-                              unsigned *busy[_TASK_TYPE_MAX], const uint32_t *replaced,
-                              size_t n_replaced, uint32_t *placed) {
+static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d, uint32_t beating_node,
+                              unsigned *const slots[_SLOT_TYPE_MAX], unsigned *busy[_SLOT_TYPE_MAX],
+                              const uint32_t *replaced, size_t n_replaced, uint32_t *placed) {
         size_t n_placed = 0;
 
         for (size_t i = 0; i < d->n_assignments; i++) {
                 const Assignment *x = &d->assignments[i];
                 const Task *t;
-                unsigned limit;
 
-                if (x->task >= s->n_tasks || x->node >= s->n_nodes || !s->nodes[x->node].alive)
+                if (x->task >= s->n_tasks || x->node >= s->n_nodes ||
+                    !node_schedulable(&s->nodes[x->node]) || (unsigned)x->slot >= _SLOT_TYPE_MAX ||
+                    (beating_node != NO_INDEX && x->node != beating_node))
                         return false;
                 t = &s->tasks[x->task];
-                limit = t->type == TASK_MAP ? slots[x->node] : s->nodes[x->node].reduce_slots;
-                if (x->type != t->type || busy[t->type][x->node] >= limit)
+                if (x->type != t->type || busy[x->slot][x->node] >= slots[x->slot][x->node])
                         return false;
                 if (x->speculative ? t->state != TASK_RUNNING
                                    : t->state != TASK_PENDING &&
@@ -70,11 +70,63 @@ static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d, cons
                         return false;
                 if (!x->speculative)
                         placed[n_placed++] = x->task;
-                busy[t->type][x->node]++;
+                busy[x->slot][x->node]++;
         }
         qsort(placed, n_placed, sizeof(uint32_t), compare_u32);
         for (size_t i = 1; i < n_placed; i++)
                 if (placed[i] == placed[i - 1])
+                        return false;
+        return true;
+}
+
+/* After the assignments: each reservation takes a slot still free. */
+static bool reservations_valid(const ClusterSnapshot *s, const Decisions *d, uint32_t beating_node,
+                               unsigned *const slots[_SLOT_TYPE_MAX],
+                               unsigned *busy[_SLOT_TYPE_MAX]) {
+        for (size_t i = 0; i < d->n_reservations; i++) {
+                const Reservation *x = &d->reservations[i];
+
+                if (x->node >= s->n_nodes || !node_schedulable(&s->nodes[x->node]) ||
+                    (unsigned)x->slot >= _SLOT_TYPE_MAX || x->job >= s->n_jobs ||
+                    (beating_node != NO_INDEX && x->node != beating_node) ||
+                    busy[x->slot][x->node] >= slots[x->slot][x->node])
+                        return false;
+                if (x->task != NO_INDEX &&
+                    (x->task >= s->n_tasks || s->tasks[x->task].job != x->job ||
+                     s->tasks[x->task].state != TASK_PENDING))
+                        return false;
+                busy[x->slot][x->node]++;
+        }
+        return true;
+}
+
+/* count: scratch, zero, per node and slot type. */
+static bool placements_valid(const ClusterSnapshot *s, const Decisions *d,
+                             unsigned *const slots[_SLOT_TYPE_MAX],
+                             unsigned *count[_SLOT_TYPE_MAX]) {
+        for (size_t i = 0; i < d->n_placements; i++) {
+                const Placement *x = &d->placements[i];
+
+                if (x->node >= s->n_nodes || !node_schedulable(&s->nodes[x->node]) ||
+                    (unsigned)x->slot >= _SLOT_TYPE_MAX || x->job >= s->n_jobs ||
+                    (unsigned)x->type >= _TASK_TYPE_MAX || x->count == 0 ||
+                    x->count > slots[x->slot][x->node] - count[x->slot][x->node])
+                        return false;
+                count[x->slot][x->node] += x->count;
+        }
+        return true;
+}
+
+/* jobs: scratch for one job per quota. */
+static bool quotas_valid(const ClusterSnapshot *s, const Decisions *d, uint32_t *jobs) {
+        for (size_t i = 0; i < d->n_quotas; i++) {
+                if (d->quotas[i].job >= s->n_jobs)
+                        return false;
+                jobs[i] = d->quotas[i].job;
+        }
+        qsort(jobs, d->n_quotas, sizeof(uint32_t), compare_u32);
+        for (size_t i = 1; i < d->n_quotas; i++)
+                if (jobs[i] == jobs[i - 1])
                         return false;
         return true;
 }
@@ -90,40 +142,76 @@ static bool vm_targets_valid(const ClusterSnapshot *s, const Decisions *d) {
         return true;
 }
 
-int decisions_validate(const ClusterSnapshot *s, const Decisions *d) {
-        size_t n_nodes = MAX(s->n_nodes, (size_t)1), n_replaced;
-        _cleanup_free_ unsigned *slots = calloc(n_nodes, sizeof(unsigned));
-        _cleanup_free_ unsigned *busy_map = calloc(n_nodes, sizeof(unsigned));
-        _cleanup_free_ unsigned *busy_reduce = calloc(n_nodes, sizeof(unsigned));
-        _cleanup_free_ bool *killed = calloc(MAX(s->n_attempts, (size_t)1), sizeof(bool));
-        _cleanup_free_ uint32_t *replaced = calloc(MAX(d->n_kills, (size_t)1), sizeof(uint32_t));
-        _cleanup_free_ uint32_t *placed =
-                calloc(MAX(d->n_assignments, (size_t)1), sizeof(uint32_t));
-        unsigned *busy[_TASK_TYPE_MAX] = { busy_map, busy_reduce };
+int decisions_grow(void **array, size_t *cap, size_t elem) {
+        size_t n = MAX(2 * *cap, (size_t)16);
+        void *p = reallocarray(*array, n, elem);
 
-        if (!slots || !busy_map || !busy_reduce || !killed || !replaced || !placed)
+        if (!p)
+                return -ENOMEM;
+        *array = p;
+        *cap = n;
+        return 0;
+}
+
+int decisions_validate(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d) {
+        Arena scratch = { 0 };
+        int r = decisions_check(s, step, d, &scratch);
+
+        arena_done(&scratch);
+        return r;
+}
+
+int decisions_check(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d,
+                    Arena *scratch) {
+        size_t n_nodes = s->n_nodes, n_replaced;
+        uint32_t beating_node =
+                step && (step->flags & POLICY_STEP_HEARTBEAT) ? step->node : NO_INDEX;
+        unsigned *slots[_SLOT_TYPE_MAX], *busy[_SLOT_TYPE_MAX];
+        bool *killed = arena_alloc(scratch, s->n_attempts, sizeof(bool));
+        uint32_t *replaced = arena_alloc(scratch, d->n_kills, sizeof(uint32_t));
+        uint32_t *placed = arena_alloc(scratch, d->n_assignments, sizeof(uint32_t));
+        uint32_t *quota_jobs = arena_alloc(scratch, d->n_quotas, sizeof(uint32_t));
+
+        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
+                slots[slot] = arena_alloc(scratch, n_nodes, sizeof(unsigned));
+                busy[slot] = arena_alloc(scratch, n_nodes, sizeof(unsigned));
+                if (!slots[slot] || !busy[slot])
+                        return -ENOMEM;
+        }
+        if (!killed || !replaced || !placed || !quota_jobs)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_nodes; i++)
-                slots[i] = s->nodes[i].map_slots;
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                        slots[slot][i] = s->nodes[i].slots[slot];
         for (size_t i = 0; i < d->n_slot_changes; i++) {
-                if (d->slot_changes[i].node >= s->n_nodes)
+                const SlotChange *c = &d->slot_changes[i];
+
+                if (c->node >= s->n_nodes)
                         return -EBADMSG;
-                slots[d->slot_changes[i].node] = d->slot_changes[i].map_slots;
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                        slots[slot][c->node] = c->slots[slot];
         }
         for (size_t i = 0; i < s->n_attempts; i++)
-                busy[s->tasks[s->attempts[i].task].type][s->attempts[i].node]++;
-        if (!kills_valid(s, d, killed, busy_map, replaced, &n_replaced) ||
-            !assignments_valid(s, d, slots, busy, replaced, n_replaced, placed) ||
-            !vm_targets_valid(s, d))
+                busy[s->attempts[i].slot][s->attempts[i].node]++;
+        if (!kills_valid(s, d, killed, busy, replaced, &n_replaced) ||
+            !assignments_valid(s, d, beating_node, slots, busy, replaced, n_replaced, placed) ||
+            !reservations_valid(s, d, beating_node, slots, busy) || !vm_targets_valid(s, d) ||
+            !quotas_valid(s, d, quota_jobs))
                 return -EBADMSG;
-        for (size_t i = 0; i < d->n_attempt_notes; i++)
-                if (d->attempt_notes[i].attempt >= s->n_attempts)
-                        return -EBADMSG;
-        for (size_t i = 0; i < d->n_job_notes; i++)
-                if (d->job_notes[i].job >= s->n_jobs)
-                        return -EBADMSG;
+        /* The placements count on the node's slots, busy or not. */
+        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                memset(busy[slot], 0, n_nodes * sizeof(unsigned));
+        if (!placements_valid(s, d, slots, busy))
+                return -EBADMSG;
         for (size_t i = 0; i < d->n_stragglers; i++)
                 if (d->stragglers[i].attempt >= s->n_attempts)
                         return -EBADMSG;
         return 0;
+}
+
+void decisions_done(Decisions *d) {
+#define FREE_DECISIONS(type, name) free(d->name);
+        DECISION_ARRAYS(FREE_DECISIONS)
+#undef FREE_DECISIONS
+        memset(d, 0, sizeof(*d));
 }

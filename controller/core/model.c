@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <math.h>
 
+#include "common/macro.h"
 #include "controller/core/model.h"
 
 static bool share_ok(double x) {
@@ -26,13 +27,14 @@ static bool task_ok(const ClusterSnapshot *s, const Task *t) {
 
 static bool attempt_ok(const ClusterSnapshot *s, const Attempt *a) {
         return a->task < s->n_tasks && a->node < s->n_nodes &&
+               s->nodes[a->node].state != NODE_LOST && (unsigned)a->slot < _SLOT_TYPE_MAX &&
                s->tasks[a->task].state == TASK_RUNNING && share_ok(a->progress) &&
-               share_ok(a->cpu) && share_ok(a->iowait) && isfinite(a->prev_speed) &&
-               a->prev_speed >= 0;
+               share_ok(a->cpu) && share_ok(a->iowait);
 }
 
 static bool job_tasks_ok(const ClusterSnapshot *s, uint32_t job, const JobTasks *jt) {
-        unsigned maps = 0, maps_done = 0;
+        TaskCounts counted[_TASK_TYPE_MAX] = {};
+        const TaskCounts *c = s->jobs[job].counts;
 
         if (jt->count > s->n_tasks - jt->first)
                 return false;
@@ -45,12 +47,15 @@ static bool job_tasks_ok(const ClusterSnapshot *s, uint32_t job, const JobTasks 
 
                 if (t->job != job || (t->state == TASK_PENDING && i < jt->first_pending[t->type]))
                         return false;
-                if (t->type == TASK_MAP) {
-                        maps++;
-                        maps_done += t->state == TASK_DONE;
-                }
+                counted[t->type].total++;
+                counted[t->type].done += t->state == TASK_DONE;
+                counted[t->type].running += t->state == TASK_RUNNING;
         }
-        return maps == jt->maps && maps_done == jt->maps_done;
+        for (unsigned type = 0; type < _TASK_TYPE_MAX; type++)
+                if (counted[type].total != c[type].total || counted[type].done != c[type].done ||
+                    counted[type].running != c[type].running)
+                        return false;
+        return true;
 }
 
 /* Tasks were checked first: their types index first_pending. */
@@ -69,16 +74,72 @@ static bool all_job_tasks_ok(const ClusterSnapshot *s) {
         return next == s->n_tasks;
 }
 
+static bool amount_ok(double x) {
+        return isfinite(x) && x >= 0;
+}
+
+static bool profile_ok(const JobProfile *p) {
+        for (unsigned k = 0; k < _PROFILE_PHASE_MAX; k++) {
+                const PhaseStats *ps = &p->phases[k];
+
+                if (ps->count == 0 ? ps->total != 0 || ps->min != 0 || ps->max != 0
+                                   : ps->min > ps->max || ps->total < ps->max)
+                        return false;
+        }
+        return true;
+}
+
+static bool resources_ok(const Resources *r) {
+        return amount_ok(r->cpu) && amount_ok(r->io);
+}
+
+static bool job_ok(const Job *j) {
+        for (unsigned type = 0; type < _TASK_TYPE_MAX; type++)
+                if (j->counts[type].done > j->counts[type].total ||
+                    j->counts[type].running > j->counts[type].total - j->counts[type].done ||
+                    !resources_ok(&j->demand[type]))
+                        return false;
+        return profile_ok(&j->profile) && (!j->stored_profile || profile_ok(j->stored_profile));
+}
+
+int job_validate(const Job *job) {
+        return job && job_ok(job) ? 0 : -EINVAL;
+}
+
+static bool vm_ok(const ClusterSnapshot *s, const Vm *v) {
+        return v->host < s->n_hosts && amount_ok(v->cpu_use) && amount_ok(v->cpu_cap) &&
+               (vm_measured(v) || (v->cpu_use == 0 && v->memory_used == 0));
+}
+
+static bool node_ok(const ClusterSnapshot *s, const Node *n) {
+        return n->vm < s->n_vms && (unsigned)n->state < _NODE_STATE_MAX && share_ok(n->steal) &&
+               share_ok(n->iowait) && (node_measured(n) || (n->steal == 0 && n->iowait == 0)) &&
+               resources_ok(&n->capacity);
+}
+
+void phase_stats_add(PhaseStats *s, usec_t duration) {
+        if (s->count == 0 || duration < s->min)
+                s->min = duration;
+        s->max = MAX(s->max, duration);
+        s->total += duration;
+        s->count++;
+}
+
+usec_t phase_stats_mean(const PhaseStats *s) {
+        return s->count > 0 ? s->total / s->count : 0;
+}
+
 int snapshot_validate(const ClusterSnapshot *s) {
         if (!s || !arrays_ok(s))
                 return -EINVAL;
         for (size_t i = 0; i < s->n_vms; i++)
-                if (s->vms[i].host >= s->n_hosts || !isfinite(s->vms[i].cpu_use) ||
-                    s->vms[i].cpu_use < 0 || !isfinite(s->vms[i].cpu_cap) || s->vms[i].cpu_cap < 0)
+                if (!vm_ok(s, &s->vms[i]))
                         return -EINVAL;
         for (size_t i = 0; i < s->n_nodes; i++)
-                if (s->nodes[i].vm >= s->n_vms || !share_ok(s->nodes[i].steal) ||
-                    !share_ok(s->nodes[i].iowait))
+                if (!node_ok(s, &s->nodes[i]))
+                        return -EINVAL;
+        for (size_t i = 0; i < s->n_jobs; i++)
+                if (!job_ok(&s->jobs[i]))
                         return -EINVAL;
         for (size_t i = 0; i < s->n_tasks; i++)
                 if (!task_ok(s, &s->tasks[i]))

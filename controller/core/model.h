@@ -6,11 +6,21 @@
  * heartbeat from its own model; the core only reads it. Objects refer to each
  * other by index into the snapshot's arrays, so a snapshot is a set of flat
  * arrays the driver can build without allocating per object; each object
- * also carries the driver's stable id, which the core never interprets.
+ * also carries the driver's stable id, which the core never interprets and
+ * a layer may key what it remembers across steps by (idmap.h): a driver
+ * keeps an object's id for its life and never gives it to another object of
+ * the same kind.
+ * Slots are typed apart from tasks (SlotType): a node's free slots of a type
+ * are its slots of that type less the attempts running in them.
  *
  * Units: time in usec_t, memory and data sizes in bytes, bandwidth in
  * bytes/s, CPU in CPUs (1.0 = one CPU fully busy), steal and I/O wait as the
- * share (0..1) of the last measurement interval. */
+ * share (0..1) of the last measurement interval.
+ *
+ * Measurements (a VM's CPU and memory use, a node's steal and I/O wait)
+ * carry the time they were taken, measured_at, 0 when there is none yet:
+ * then the values are 0 and mean nothing, which is not the same as a
+ * measured 0. The age of a measurement is now - measured_at. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,6 +33,14 @@
 
 /* A map task's input split lives on at most this many nodes (HDFS replicas). */
 #define MAX_REPLICAS 3
+
+/* A vector of resources: what a node offers its tasks at most, or what one
+ * task uses (the job and node profiles of RAS, Polo et al.). */
+typedef struct Resources {
+        double cpu;      /* CPUs */
+        double io;       /* bytes/s of disk I/O */
+        uint64_t memory; /* bytes */
+} Resources;
 
 typedef struct Host {
         uint64_t id;
@@ -44,21 +62,8 @@ typedef struct Vm {
         /* Memory the guest actively touches, the demand-based estimate of
          * memory (II-C: ratio of touched pages). */
         uint64_t memory_used;
+        usec_t measured_at; /* of cpu_use and memory_used; 0: not measured */
 } Vm;
-
-/* A task tracker: one per VM. */
-typedef struct Node {
-        uint64_t id;
-        uint32_t vm; /* index into vms */
-        unsigned map_slots, reduce_slots;
-        uint64_t slot_memory; /* memory of a new slot (the JVM heap) */
-        double steal;         /* node steal share over the last interval */
-        double iowait;        /* node I/O wait share over the last interval */
-        /* When the map slot count last changed (0: never); Algorithm 2 waits
-         * for a move to take effect before it measures again. */
-        usec_t slots_changed_at;
-        bool alive;
-} Node;
 
 typedef enum TaskType {
         TASK_MAP,
@@ -66,21 +71,123 @@ typedef enum TaskType {
         _TASK_TYPE_MAX,
 } TaskType;
 
+/* A slot has a type of its own: a map may run in a reduce slot a policy
+ * borrowed for it (DynamicMR's dynamic slot allocation), so what a node has
+ * free is counted by slot type, whatever the tasks in its slots are. */
+typedef enum SlotType {
+        SLOT_MAP,
+        SLOT_REDUCE,
+        _SLOT_TYPE_MAX,
+} SlotType;
+
+/* The slot type named after a task type, where Hadoop runs such a task: the
+ * policies that do not borrow slots place every task in it. */
+static inline SlotType slot_type_of(TaskType type) {
+        return type == TASK_MAP ? SLOT_MAP : SLOT_REDUCE;
+}
+
+/* Hadoop 1's view of a task tracker. The zero value is alive. */
+typedef enum NodeState {
+        NODE_ALIVE, /* reports on time: may get tasks */
+        /* Missed its heartbeats for too long: gets nothing, and the driver
+         * no longer reports its attempts (they are lost with it). */
+        NODE_LOST,
+        /* Reports, but too many of its attempts failed: gets no new task;
+         * what runs there goes on. */
+        NODE_BLACKLISTED,
+        _NODE_STATE_MAX,
+} NodeState;
+
+/* A task tracker: one per VM. */
+typedef struct Node {
+        uint64_t id;
+        uint32_t vm; /* index into vms */
+        NodeState state;
+        unsigned slots[_SLOT_TYPE_MAX]; /* by SlotType */
+        uint64_t slot_memory;           /* memory of a new slot (the JVM heap) */
+        Resources capacity;             /* what its tasks may use together at most */
+        double steal;                   /* node steal share over the last interval */
+        double iowait;                  /* node I/O wait share over the last interval */
+        usec_t measured_at;             /* of steal and iowait; 0: not measured */
+        usec_t last_heartbeat;          /* 0: none yet */
+        /* When a slot count last changed (0: never); Algorithm 2 waits for a
+         * move to take effect before it measures again. */
+        usec_t slots_changed_at;
+} Node;
+
+/* The node may get new tasks: alive, neither lost nor blacklisted. */
+static inline bool node_schedulable(const Node *n) {
+        return n->state == NODE_ALIVE;
+}
+
+static inline bool node_measured(const Node *n) {
+        return n->measured_at != 0;
+}
+
+static inline bool vm_measured(const Vm *v) {
+        return v->measured_at != 0;
+}
+
 typedef enum TaskState {
         TASK_PENDING, /* waiting for a slot */
         TASK_RUNNING, /* has at least one running attempt */
         TASK_DONE,
 } TaskState;
 
+/* A job's tasks of one type, kept by the driver as tasks change state
+ * (finished tasks need not stay in the snapshot). */
+typedef struct TaskCounts {
+        unsigned total;   /* tasks of the type */
+        unsigned done;    /* TASK_DONE */
+        unsigned running; /* TASK_RUNNING: with a running attempt */
+        /* Attempts that failed, or were killed (a lost speculative race, a
+         * policy's kill): Hadoop retries the task, so they count attempts. */
+        unsigned failed, killed;
+} TaskCounts;
+
+/* The phases of ARIA's job profile (Verma, Cherkasova, Campbell, ICAC'11,
+ * section 2.2 and Table 1), each a distribution of durations of finished
+ * tasks:
+ *   map             a map task's run, from its start to its end;
+ *   first shuffle   a reduce of the first wave (started while maps still
+ *                   ran): the part of its shuffle (with its sort) after the
+ *                   job's last map finished, the part no map overlaps;
+ *   typical shuffle a reduce of a later wave: its whole shuffle and sort,
+ *                   from its start;
+ *   reduce          a reduce's reduce phase, from the shuffle's end to its
+ *                   own. */
+typedef enum ProfilePhase {
+        PROFILE_MAP,
+        PROFILE_FIRST_SHUFFLE,
+        PROFILE_TYPICAL_SHUFFLE,
+        PROFILE_REDUCE,
+        _PROFILE_PHASE_MAX,
+} ProfilePhase;
+
+/* Durations of a phase's finished tasks: the mean is total / count (see
+ * phase_stats_mean()); all 0 while count is 0. */
+typedef struct PhaseStats {
+        unsigned count;
+        usec_t total, min, max;
+} PhaseStats;
+
+typedef struct JobProfile {
+        PhaseStats phases[_PROFILE_PHASE_MAX];
+} JobProfile;
+
+/* Adds one finished task's duration: what a driver calls as tasks end. */
+void phase_stats_add(PhaseStats *s, usec_t duration);
+/* 0 when count is 0. */
+usec_t phase_stats_mean(const PhaseStats *s);
+
 /* A summary of one job's tasks that a driver may keep up to date as their
  * states change (ClusterSnapshot.job_tasks_kept), so that a step needs no
  * pass over every task (the simulator steps thousands of times a run).
  * Keeping it also states that each job's tasks are contiguous and in job
  * order: job j's are tasks[first .. first + count), and job j + 1's begin
- * where they end. */
+ * where they end, and that the job's TaskCounts count these tasks. */
 typedef struct JobTasks {
         uint32_t first, count;
-        unsigned maps, maps_done; /* map tasks, and those of them TASK_DONE */
         /* No task of that type before this index is TASK_PENDING; first +
          * count when none is. Any lower bound down to first is correct, the
          * exact index the fastest. */
@@ -92,10 +199,16 @@ typedef struct Job {
         usec_t submitted;
         usec_t deadline; /* absolute; 0: none */
         uint32_t pool;   /* fair scheduler pool (user); any small integer */
-        /* Delay scheduling (Zaharia et al.): since when the job has been passed
-         * over for want of a local map task, 0 when it is not waiting. The
-         * scheduler reports changes as JobNote decisions. */
-        usec_t locality_wait_since;
+        /* What deadline schedulers read: the input (all its map splits),
+         * the tasks by type, the profile of this run's finished tasks and
+         * one stored from earlier runs (ARIA's profile database; NULL:
+         * none), all kept by the driver. */
+        uint64_t input_size;
+        TaskCounts counts[_TASK_TYPE_MAX];
+        JobProfile profile;
+        const JobProfile *stored_profile;
+        /* What one task of each type uses while it runs (RAS's job profile). */
+        Resources demand[_TASK_TYPE_MAX];
         JobTasks tasks; /* read only when the snapshot says it is kept */
 } Job;
 
@@ -118,6 +231,7 @@ typedef struct Attempt {
         uint64_t id;
         uint32_t task; /* index into tasks */
         uint32_t node; /* index into nodes */
+        SlotType slot; /* the type of the slot it runs in */
         uint64_t slot_memory;
         usec_t started;
         double progress;          /* Hadoop progress score, 0..1 */
@@ -126,12 +240,9 @@ typedef struct Attempt {
         double cpu;               /* CPU share of its run time, 0..1 */
         double iowait;            /* I/O wait share of its run time, 0..1 */
         bool speculative;         /* a backup copy */
-        /* Carried across restarts by the driver (FlexSlot Algorithm 1): how
-         * often the task was killed to grow its slot, and the input speed D
-         * (bytes/s) the core reported for it last cycle (AttemptNote), or the
-         * speed of the attempt it replaced. 0 when unknown. */
+        /* How often the task was killed before this attempt (the driver
+         * counts its Kill decisions). */
         unsigned kill_count;
-        double prev_speed;
 } Attempt;
 
 typedef struct ClusterSnapshot {
@@ -151,9 +262,15 @@ typedef struct ClusterSnapshot {
         bool job_tasks_kept;
 } ClusterSnapshot;
 
-/* Checks that every index points inside its array, shares are in 0..1,
- * running attempts belong to running tasks and, when kept, each Job.tasks
- * agrees with the tasks: -EINVAL otherwise. Drivers call it
- * on snapshots built from outside data; policy_step() calls it too unless the
- * driver vouches for the snapshot (POLICY_STEP_TRUSTED). */
+/* Checks that every index points inside its array, slot types and node
+ * states are known, shares are in 0..1, measurements not taken are 0,
+ * running attempts belong to running tasks on nodes that are not lost, no
+ * job counts more tasks done or running than it has, profiles are sane
+ * and, when kept, each Job.tasks and Job.counts agree with the tasks:
+ * -EINVAL otherwise.
+ * Drivers call it on snapshots built from outside data; policy_step() calls
+ * it too unless the driver vouches for the snapshot (POLICY_STEP_TRUSTED). */
 int snapshot_validate(const ClusterSnapshot *s);
+/* The part of snapshot_validate() about one job's own fields: its counts,
+ * profiles and demands make sense. -EINVAL otherwise. */
+int job_validate(const Job *job);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* The policy core: one pure step from (configuration, snapshot, now) to
- * Decisions, made of four layers that compose, each chosen by name from a
- * table of function pointers (the libvirt driver-table pattern):
+/* The policy core's step: one pure function from (settings, snapshot, now,
+ * the layers' state) to Decisions, made of four layers that compose, each
+ * a table of function pointers (layer.h):
  *
  *   slot manager   straggler handling, slot memory and slot counts  (control)
  *   job scheduler  which pending task goes into which free slot     (assign)
@@ -13,248 +13,71 @@
  * policy_step() runs them in that order; each layer sees the snapshot plus the
  * decisions of the layers before it (the slot of a re-placed attempt is free
  * for the scheduler, a slot the slot manager added can be filled, the VM
- * allocator knows which nodes gained slots). The core does no I/O, reads no clock, logs
- * nothing and keeps no global state: the same inputs give the same Decisions.
+ * allocator knows which nodes gained slots and which stragglers the slot
+ * manager found). The core does no I/O, reads no clock, logs nothing and
+ * keeps no global state: the same inputs (snapshot, time, and what the
+ * layers remember from earlier steps) give the same Decisions. It knows
+ * no policy (controller/policies/ holds them), counts slots by their own
+ * type and lets a task run in a slot of either; running each task in the
+ * slot named after its type (slot_type_of()) is a rule of the policies that
+ * keep it, which today's all do.
+ *
+ * The headers: model.h the snapshot, decisions.h what a step is asked and
+ * answers, settings.h the layers' settings, layer.h and context.h what a
+ * layer is and sees, idmap.h and arena.h what it remembers and the step's
+ * scratch, this one the step. A Policy keeps the layers' state
+ * and the memory of its steps: an arena each step's scratch comes from
+ * (context_scratch()), reset when the step ends.
  *
  * Driver contract (simulator and live controller alike):
  *   1. fill a ClusterSnapshot (model.h), call policy_step() with the current
  *      time and the layers to run (POLICY_STEP_CONTROL every control interval,
- *      POLICY_STEP_ASSIGN on every heartbeat or cycle);
- *   2. apply the Decisions in array order: kills, slot changes, assignments,
- *      VM targets; store the notes (AttemptNote -> Attempt.prev_speed,
- *      JobNote -> Job.locality_wait_since) for the next snapshot. */
+ *      POLICY_STEP_ASSIGN on every heartbeat or cycle; a heartbeat also says
+ *      POLICY_STEP_HEARTBEAT and which node beats);
+ *   2. apply the Decisions in array order: kills, slot changes (both counts),
+ *      assignments (each in a slot of its type), VM targets; keep quotas,
+ *      placements and reservations until the next step of their kind
+ *      replaces them (no policy of today makes any, and the simulator
+ *      applies none); record the reports (StragglerNote) as it likes;
+ *   3. a driver that may turn jobs away (the live controller) asks
+ *      policy_admit() before a job joins the snapshot; the simulator runs
+ *      every job of its workload. */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "common/time-util.h"
+#include "controller/core/decisions.h"
+#include "controller/core/layer.h"
 #include "controller/core/model.h"
-
-/* ---- configuration ---- */
-
-typedef struct PolicyConfig {
-        /* Layer names: see *_ops_find(). */
-        const char *scheduler;
-        const char *slot_manager;
-        const char *speculation;
-        const char *vm_allocator;
-
-        /* Control interval: FlexSlot's heartbeat interval T (Algorithm 1). */
-        usec_t interval;
-        /* Reduces start once this share of the job's maps is done (Hadoop's
-         * mapred.reduce.slowstart.completed.maps). */
-        double reduce_slowstart;
-
-        /* fair: how long a job may be passed over for want of a local map
-         * task before it takes a non-local one (delay scheduling's W). */
-        usec_t locality_delay;
-
-        /* hadoop speculation: a task at least this old whose progress is
-         * this far below its job's average gets one backup. */
-        usec_t spec_min_runtime;
-        double spec_progress_gap;
-        /* late: SlowTaskThreshold and SlowNodeThreshold (percentiles of
-         * progress rate) and SpeculativeCap (share of all slots). */
-        double late_slow_task_pct;
-        double late_slow_node_pct;
-        double late_spec_cap;
-
-        /* flexslot (FlexSlot III, V). */
-        double alpha;           /* slot memory step of Algorithm 1 */
-        double lambda;          /* steal standard deviation bound of Algorithm 2 */
-        double straggler_ratio; /* see flexslot.h: 1.0 is the paper's pure k-means */
-        double io_threshold;    /* bottleneck: attempt I/O wait share */
-        double steal_threshold; /* bottleneck: node steal share */
-        usec_t min_age;         /* an attempt is judged only after running this long */
-        usec_t new_task_window; /* "newly scheduled" for straggler re-placement */
-        unsigned max_moves;     /* Algorithm 2 moves per control cycle */
-        usec_t settle;          /* no moves until the last one is this old */
-        unsigned min_map_slots, max_map_slots; /* per node */
-        bool unlimited;                        /* V-F: add slots where resources are free */
-
-        /* VM allocators. */
-        unsigned weight_per_vm;     /* a host's CPU weight pool is this times its VMs */
-        double demand_headroom;     /* demand: entitlement = headroom x use */
-        uint64_t min_vm_memory;     /* floor of any memory target */
-        uint64_t vm_memory_reserve; /* guest OS and daemons, outside the slots */
-} PolicyConfig;
-
-/* Defaults, each documented where it is used. */
-void policy_config_default(PolicyConfig *cfg);
-
-/* ---- decisions ---- */
-
-/* Run a pending task (or a backup of a running one) in a free slot. */
-typedef struct Assignment {
-        uint32_t task;
-        uint32_t node;
-        TaskType type;
-        uint64_t slot_memory;
-        bool speculative;
-        bool local; /* the node holds the map's input split */
-} Assignment;
-
-typedef enum KillReason {
-        KILL_RESIZE,  /* Algorithm 1: restart here with more slot memory */
-        KILL_REPLACE, /* III-E: new straggler on a straggler node, runs elsewhere */
-} KillReason;
-
-typedef struct Kill {
-        uint32_t attempt;
-        KillReason reason;
-        /* The next attempt's slot memory and D_prev; the driver increments
-         * the task's kill count. KILL_RESIZE restarts on the same node at
-         * once; KILL_REPLACE returns the task to pending with this slot
-         * memory, and an Assignment in the same Decisions places it. */
-        uint64_t slot_memory;
-        double prev_speed;
-} Kill;
-
-/* New absolute map slot count of a node (Algorithm 2, V-F). A node with more
- * running maps than slots keeps them until they finish. */
-typedef struct SlotChange {
-        uint32_t node;
-        unsigned map_slots;
-} SlotChange;
-
-typedef struct VmTarget {
-        uint32_t vm;
-        unsigned cpu_weight;
-        unsigned vcpus;
-        uint64_t memory;
-        double cpu_cap; /* CPUs; 0: no cap */
-} VmTarget;
-
-/* Store speed as Attempt.prev_speed for the next cycle (Algorithm 1, line 13). */
-typedef struct AttemptNote {
-        uint32_t attempt;
-        double speed;
-} AttemptNote;
-
-typedef struct JobNote {
-        uint32_t job;
-        usec_t locality_wait_since;
-} JobNote;
-
-typedef enum Bottleneck {
-        BOTTLENECK_NONE,
-        BOTTLENECK_IO,  /* I/O wait dominates: grow the slot (Algorithm 1) */
-        BOTTLENECK_CPU, /* steal dominates: move slots (Algorithm 2) */
-} Bottleneck;
-
-/* A straggler found this cycle, for reports. */
-typedef struct StragglerNote {
-        uint32_t attempt;
-        double score; /* P */
-        Bottleneck bottleneck;
-} StragglerNote;
-
-#define DECISION_ARRAYS(X)            \
-        X(Assignment, assignments)    \
-        X(Kill, kills)                \
-        X(SlotChange, slot_changes)   \
-        X(VmTarget, vm_targets)       \
-        X(AttemptNote, attempt_notes) \
-        X(JobNote, job_notes)         \
-        X(StragglerNote, stragglers)
-
-/* Owned by the caller; policy_step() sizes the arrays from the snapshot (at
- * most once per growth of the cluster) and refills them on every call. */
-typedef struct Decisions {
-#define DECISION_FIELDS(type, name) \
-        type *name;                 \
-        size_t n_##name;            \
-        size_t cap_##name;
-        DECISION_ARRAYS(DECISION_FIELDS)
-#undef DECISION_FIELDS
-} Decisions;
-
-void decisions_done(Decisions *d);
-/* -EBADMSG when d refers to an object s does not have, kills an attempt
- * twice, places a task that is neither pending nor re-placed, puts a new
- * attempt on a dead or full node (after the slot changes and re-placements)
- * or sets a VM outside its maxima. policy_step() checks its own output with
- * it; a driver may check decisions from elsewhere. */
-int decisions_validate(const ClusterSnapshot *s, const Decisions *d);
-
-/* ---- layers ---- */
-
-typedef struct PolicyContext PolicyContext; /* controller/core/context.h */
-
-/* Every layer: init may be NULL (no state) and returns its state in
- * *ret_state; free(NULL) is harmless. The decide member adds decisions to the
- * context and returns 0 or a negative errno; flags is reserved (0). */
-typedef struct JobSchedulerOps {
-        const char *name;
-        int (*init)(const PolicyConfig *cfg, void **ret_state);
-        void (*free)(void *state);
-        int (*assign)(void *state, PolicyContext *ctx, unsigned flags);
-} JobSchedulerOps;
-
-typedef struct SlotManagerOps {
-        const char *name;
-        int (*init)(const PolicyConfig *cfg, void **ret_state);
-        void (*free)(void *state);
-        int (*manage)(void *state, PolicyContext *ctx, unsigned flags);
-} SlotManagerOps;
-
-/* A speculation layer only adds backups (speculative assignments) of tasks
- * with a running attempt into the slots of their type the scheduler left
- * free: policy_step() skips it when no type has both. */
-typedef struct SpeculationOps {
-        const char *name;
-        int (*init)(const PolicyConfig *cfg, void **ret_state);
-        void (*free)(void *state);
-        int (*speculate)(void *state, PolicyContext *ctx, unsigned flags);
-} SpeculationOps;
-
-typedef struct VmAllocatorOps {
-        const char *name;
-        int (*init)(const PolicyConfig *cfg, void **ret_state);
-        void (*free)(void *state);
-        int (*allocate)(void *state, PolicyContext *ctx, unsigned flags);
-} VmAllocatorOps;
-
-/* Lookup by name; NULL when unknown. The tables end with NULL. */
-const JobSchedulerOps *job_scheduler_ops_find(const char *name);
-const SlotManagerOps *slot_manager_ops_find(const char *name);
-const SpeculationOps *speculation_ops_find(const char *name);
-const VmAllocatorOps *vm_allocator_ops_find(const char *name);
-extern const JobSchedulerOps *const job_scheduler_table[];
-extern const SlotManagerOps *const slot_manager_table[];
-extern const SpeculationOps *const speculation_table[];
-extern const VmAllocatorOps *const vm_allocator_table[];
-
-/* ---- the step ---- */
-
-typedef enum PolicyStepFlags {
-        POLICY_STEP_CONTROL = 1u << 0, /* slot manager and VM allocator */
-        POLICY_STEP_ASSIGN = 1u << 1,  /* job scheduler and speculation */
-        POLICY_STEP_ALL = POLICY_STEP_CONTROL | POLICY_STEP_ASSIGN,
-        /* The driver built the snapshot from its own consistent model and
-         * vouches that snapshot_validate() passes, so the step skips that
-         * O(tasks) check: the simulator, thousands of steps a run. A driver
-         * of outside data (tracker heartbeats, agent metrics) must not set it;
-         * a test or debug run should not either, so that a driver bug shows
-         * as -EINVAL rather than as a wrong index. */
-        POLICY_STEP_TRUSTED = 1u << 2,
-} PolicyStepFlags;
+#include "controller/core/settings.h"
 
 typedef struct Policy Policy;
 
-/* -EINVAL for an unknown layer name or a parameter out of range. The
- * configuration is copied; its name strings must outlive the Policy. */
-int policy_new(const PolicyConfig *cfg, Policy **ret);
+/* A Policy of the given layers (which must outlive it): -EINVAL for a
+ * missing layer or a setting out of range. The configuration is copied;
+ * its layer names are not read (policy_new_named() in
+ * controller/policies/policies.h finds the layers by name). */
+int policy_new(const PolicyLayers *layers, const PolicyConfig *cfg, Policy **ret);
 Policy *policy_free(Policy *p);
 static inline void policy_freep(Policy **p) {
         policy_free(*p);
 }
 const PolicyConfig *policy_config(const Policy *p);
 
-/* One control cycle or heartbeat at time now: the layers of flags
- * (POLICY_STEP_ALL bits), optionally POLICY_STEP_TRUSTED. -EINVAL for a bad
- * snapshot (unless trusted) or unknown flag bits, -ENOMEM, -EBADMSG if a
- * policy broke the contract of decisions_validate() (a bug); *d is left
- * empty on failure. */
-int policy_step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags, Decisions *d);
+/* One control cycle or heartbeat at time args->now: the layers of
+ * args->flags (POLICY_STEP_ALL bits), optionally POLICY_STEP_TRUSTED and
+ * POLICY_STEP_HEARTBEAT. -EINVAL for a bad snapshot (unless trusted),
+ * unknown flag bits or a heartbeat of a node the snapshot does not have,
+ * -ENOMEM, -EBADMSG if a policy broke the contract of decisions_validate()
+ * (a bug); *d is left empty on failure. */
+int policy_step(Policy *p, const ClusterSnapshot *s, const PolicyStepArgs *args, Decisions *d);
+
+/* Whether job, not yet in s, may run, asked at now: the job scheduler's
+ * verdict (its admit op; without one, every job is admitted) in *ret.
+ * Nothing changes, in the Policy or elsewhere. -EINVAL for a bad snapshot
+ * or job (see job_validate()), or an error of the layer; *ret is untouched
+ * on failure. */
+int policy_admit(Policy *p, const ClusterSnapshot *s, usec_t now, const Job *job,
+                 AdmitVerdict *ret);

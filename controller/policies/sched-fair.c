@@ -7,13 +7,15 @@
  * order). For a map slot a job without a task local to the node is passed
  * over, and keeps waiting, until it has waited locality_delay; a local
  * launch ends its wait (the paper's Algorithm 1, with time in place of a
- * skip count). */
+ * skip count). Every task runs in a slot of its own type. A job's wait is
+ * the scheduler's memory across steps, by Job.id, for the jobs that wait. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "common/macro.h"
 #include "controller/core/context.h"
+#include "controller/core/idmap.h"
 #include "controller/core/stats.h"
 #include "controller/policies/policies.h"
 
@@ -29,6 +31,46 @@ typedef struct FairScratch {
         uint32_t *pools;
         double *demand, *share;
 } FairScratch;
+
+/* The scheduler's state: since when each waiting job has been passed over
+ * for want of a local map task, a usec_t by Job.id. */
+static int fair_init(const PolicyConfig *cfg, void **ret_state) {
+        return idmap_new_state(sizeof(usec_t), ret_state);
+}
+
+static void fair_free(void *state) {
+        idmap_free(state);
+}
+
+/* The step's working copy of the waits, by job index. */
+static usec_t *waits_load(const IdMap *waits, const PolicyContext *ctx) {
+        usec_t *since = context_scratch(ctx, ctx->snap->n_jobs, sizeof(usec_t));
+
+        for (size_t j = 0; since && j < ctx->snap->n_jobs; j++) {
+                const usec_t *w = idmap_get(waits, ctx->snap->jobs[j].id);
+
+                since[j] = w ? *w : 0;
+        }
+        return since;
+}
+
+/* Keeps the waits of the jobs that wait, forgets the others and the jobs
+ * that left the snapshot. */
+static int waits_store(IdMap *waits, const PolicyContext *ctx, const usec_t *since) {
+        for (size_t j = 0; j < ctx->snap->n_jobs; j++) {
+                usec_t *w;
+                int r;
+
+                if (since[j] == 0)
+                        continue;
+                r = idmap_put(waits, ctx->snap->jobs[j].id, (void **)&w);
+                if (r < 0)
+                        return r;
+                *w = since[j];
+        }
+        idmap_sweep(waits);
+        return 0;
+}
 
 static double need_ratio(const FairJob *j) {
         return j->share > 0 ? j->running / j->share : INFINITY;
@@ -104,60 +146,62 @@ static size_t fair_collect(const PolicyContext *ctx, FairScratch *f, TaskType ty
                         f->jobs[n++] = j;
         }
         for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
-                if (ctx->snap->nodes[node].alive)
-                        capacity += type == TASK_MAP ? ctx->map_slots[node]
-                                                     : ctx->snap->nodes[node].reduce_slots;
+                if (node_schedulable(&ctx->snap->nodes[node]))
+                        capacity += ctx->slots[slot_type_of(type)][node];
         fair_shares(ctx, f, n, capacity);
         return n;
 }
 
 /* Delay scheduling: the task job j may launch on node now, or NO_INDEX. */
-static uint32_t fair_job_task(PolicyContext *ctx, uint32_t job, uint32_t node, TaskType type) {
+static uint32_t fair_job_task(PolicyContext *ctx, usec_t *since, uint32_t job, uint32_t node,
+                              TaskType type) {
         uint32_t t = context_job_pending_task(ctx, job, type, node, type == TASK_MAP);
 
         if (type == TASK_REDUCE)
                 return t;
         if (t != NO_INDEX) {
-                ctx->wait_since[job] = 0;
+                since[job] = 0;
                 return t;
         }
-        if (ctx->wait_since[job] == 0)
-                ctx->wait_since[job] = ctx->now;
-        if (ctx->now - ctx->wait_since[job] < ctx->cfg->locality_delay)
+        if (since[job] == 0)
+                since[job] = ctx->now;
+        if (ctx->now - since[job] < ctx->cfg->locality_delay)
                 return NO_INDEX;
         return context_job_pending_task(ctx, job, type, node, false);
 }
 
 /* One free slot: the neediest job that may launch here; false if none. */
-static int fair_fill_slot(PolicyContext *ctx, FairJob *jobs, size_t n, uint32_t node, TaskType type,
-                          bool *ret_filled) {
+static int fair_fill_slot(PolicyContext *ctx, usec_t *since, FairJob *jobs, size_t n, uint32_t node,
+                          TaskType type, bool *ret_filled) {
         qsort(jobs, n, sizeof(FairJob), compare_need);
         for (size_t i = 0; i < n; i++) {
                 uint32_t t;
 
                 if (jobs[i].pending == 0)
                         continue;
-                t = fair_job_task(ctx, jobs[i].job, node, type);
+                t = fair_job_task(ctx, since, jobs[i].job, node, type);
                 if (t == NO_INDEX)
                         continue;
                 jobs[i].running++;
                 jobs[i].pending--;
                 *ret_filled = true;
-                return context_assign(ctx, t, node, false);
+                return context_assign(ctx, t, node, slot_type_of(type), false);
         }
         *ret_filled = false;
         return 0;
 }
 
 static int fair_assign(void *state, PolicyContext *ctx, unsigned flags) {
-        size_t n_jobs = MAX(ctx->snap->n_jobs, (size_t)1);
-        _cleanup_free_ FairJob *jobs = calloc(n_jobs, sizeof(FairJob));
-        _cleanup_free_ uint32_t *pools = calloc(n_jobs, sizeof(uint32_t));
-        _cleanup_free_ double *demand = calloc(n_jobs, sizeof(double));
-        _cleanup_free_ double *share = calloc(2 * n_jobs, sizeof(double));
+        IdMap *waits = state;
+        size_t n_jobs = ctx->snap->n_jobs;
+        usec_t *since = waits_load(waits, ctx);
+        FairJob *jobs = context_scratch(ctx, n_jobs, sizeof(FairJob));
+        uint32_t *pools = context_scratch(ctx, n_jobs, sizeof(uint32_t));
+        double *demand = context_scratch(ctx, n_jobs, sizeof(double));
+        double *share = context_scratch(ctx, 2 * n_jobs, sizeof(double));
         FairScratch f = { .jobs = jobs, .pools = pools, .demand = demand, .share = share };
 
-        if (!jobs || !pools || !demand || !share)
+        if (!since || !jobs || !pools || !demand || !share)
                 return -ENOMEM;
         for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
                 size_t n = fair_collect(ctx, &f, type);
@@ -165,18 +209,21 @@ static int fair_assign(void *state, PolicyContext *ctx, unsigned flags) {
                 for (uint32_t node = 0; node < ctx->snap->n_nodes; node++) {
                         bool filled = true;
 
-                        while (filled && context_free_slots(ctx, node, type) > 0) {
-                                int r = fair_fill_slot(ctx, jobs, n, node, type, &filled);
+                        while (filled &&
+                               context_fillable_slots(ctx, node, slot_type_of(type)) > 0) {
+                                int r = fair_fill_slot(ctx, since, jobs, n, node, type, &filled);
 
                                 if (r < 0)
                                         return r;
                         }
                 }
         }
-        return 0;
+        return waits_store(waits, ctx, since);
 }
 
 const JobSchedulerOps job_scheduler_fair = {
         .name = "fair",
+        .init = fair_init,
+        .free = fair_free,
         .assign = fair_assign,
 };

@@ -2,46 +2,89 @@
 /* Slot managers. static: Hadoop's fixed slots. flexslot: FlexSlot III-D and
  * III-E (Algorithms 1 and 2, straggler re-placement) and the unlimited
  * variant of V-F; the choices the paper leaves open are listed in
- * controller/core/flexslot.h. */
+ * flexslot.h. */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "common/macro.h"
-#include "controller/core/flexslot.h"
+#include "controller/core/idmap.h"
+#include "controller/policies/flexslot.h"
 #include "controller/policies/policies.h"
 
 const SlotManagerOps slot_manager_static = {
         .name = "static",
 };
 
+/* What the flexslot slot manager remembers across steps, its state: each
+ * running task's D_prev (Algorithm 1) by Task.id, a double. */
+static int flexslot_init(const PolicyConfig *cfg, void **ret_state) {
+        return idmap_new_state(sizeof(double), ret_state);
+}
+
+static void flexslot_free(void *state) {
+        idmap_free(state);
+}
+
+static double prev_speed(const IdMap *prev_speeds, const PolicyContext *ctx, uint32_t task) {
+        const double *speed = idmap_get(prev_speeds, ctx->snap->tasks[task].id);
+
+        return speed ? *speed : 0;
+}
+
+static int remember_speed(IdMap *prev_speeds, const PolicyContext *ctx, uint32_t task,
+                          double speed) {
+        double *p;
+        int r = idmap_put(prev_speeds, ctx->snap->tasks[task].id, (void **)&p);
+
+        if (r >= 0)
+                *p = speed;
+        return r;
+}
+
+/* A task with no attempt is done, or back in pending with no restart to
+ * come (a driver places a re-placed task at once): its D_prev goes. */
+static void forget_finished(IdMap *prev_speeds, const PolicyContext *ctx) {
+        for (size_t i = 0; i < ctx->snap->n_attempts; i++)
+                idmap_touch(prev_speeds, ctx->snap->tasks[ctx->snap->attempts[i].task].id);
+        idmap_sweep(prev_speeds);
+}
+
 /* The attempt runs in a slot its node gained (see flexslot.h). */
 static bool in_added_slot(const PolicyContext *ctx, const Attempt *a, double mean_slots) {
         const Node *n = &ctx->snap->nodes[a->node];
 
-        return (double)n->map_slots > mean_slots && n->slots_changed_at != 0 &&
+        return (double)n->slots[SLOT_MAP] > mean_slots && n->slots_changed_at != 0 &&
                a->started >= n->slots_changed_at && a->kill_count == 0 &&
                ctx->now - a->started <= ctx->cfg->new_task_window;
 }
 
+/* Lower steal first, a measured node before an unmeasured one. */
+static bool steal_lower(const Node *a, const Node *b) {
+        if (node_measured(a) != node_measured(b))
+                return node_measured(a);
+        return a->steal < b->steal;
+}
+
 /* III-E: where a new straggler that shares its node with another straggler
  * goes instead; NO_INDEX to leave it. */
-static uint32_t replacement_node(const PolicyContext *ctx, uint32_t attempt, double mean_slots) {
+static uint32_t replacement_node(const PolicyContext *ctx, const FlexSlotAnalysis *an,
+                                 uint32_t attempt, double mean_slots) {
         const Attempt *a = &ctx->snap->attempts[attempt];
         const Task *t = &ctx->snap->tasks[a->task];
         uint32_t best = NO_INDEX;
         bool best_local = false;
 
-        if (ctx->node_stragglers[a->node] < 2 || !in_added_slot(ctx, a, mean_slots))
+        if (an->node_stragglers[a->node] < 2 || !in_added_slot(ctx, a, mean_slots))
                 return NO_INDEX;
         for (uint32_t n = 0; n < ctx->snap->n_nodes; n++) {
                 bool local = task_is_local(t, n);
 
-                if (n == a->node || ctx->node_stragglers[n] > 0 ||
-                    context_free_slots(ctx, n, TASK_MAP) == 0)
+                if (n == a->node || an->node_stragglers[n] > 0 ||
+                    context_fillable_slots(ctx, n, SLOT_MAP) == 0)
                         continue;
                 if (best == NO_INDEX || (local && !best_local) ||
                     (local == best_local &&
-                     ctx->snap->nodes[n].steal < ctx->snap->nodes[best].steal)) {
+                     steal_lower(&ctx->snap->nodes[n], &ctx->snap->nodes[best]))) {
                         best = n;
                         best_local = local;
                 }
@@ -50,21 +93,28 @@ static uint32_t replacement_node(const PolicyContext *ctx, uint32_t attempt, dou
 }
 
 /* Algorithm 1 for one I/O-bound straggler. */
-static int resize_slot_memory(PolicyContext *ctx, uint32_t attempt) {
+static int resize_slot_memory(IdMap *prev_speeds, PolicyContext *ctx, const FlexSlotAnalysis *an,
+                              uint32_t attempt) {
         const Attempt *a = &ctx->snap->attempts[attempt];
         const Vm *vm = &ctx->snap->vms[ctx->snap->nodes[a->node].vm];
         uint64_t limit = vm->memory_max > ctx->cfg->vm_memory_reserve
                                  ? vm->memory_max - ctx->cfg->vm_memory_reserve
                                  : 0;
         uint64_t grown = flexslot_grow_memory(a->slot_memory, ctx->cfg->alpha, limit);
-        double speed = ctx->speed[attempt];
+        double speed = an->speed[attempt];
         /* A kill throws away the attempt's work: at least one interval T. */
         usec_t waste = MAX(ctx->cfg->interval, ctx->now - a->started);
 
-        if (grown > a->slot_memory && flexslot_resize_pays(a, speed, waste))
-                return context_kill(ctx, attempt, KILL_RESIZE, grown, speed);
-        /* Line 13: D_prev = D, for the next round's test. */
-        return DECISIONS_PUSH(ctx->d, attempt_notes, .attempt = attempt, .speed = speed);
+        int r = 0;
+
+        if (grown > a->slot_memory &&
+            flexslot_resize_pays(a, prev_speed(prev_speeds, ctx, a->task), speed, waste))
+                r = context_kill(ctx, attempt, KILL_RESIZE, grown);
+        /* Line 13: D_prev = D, for the next round's test, whether the task
+         * restarts now or runs on. */
+        if (r >= 0)
+                r = remember_speed(prev_speeds, ctx, a->task, speed);
+        return r;
 }
 
 static double mean_map_slots(const PolicyContext *ctx) {
@@ -72,35 +122,37 @@ static double mean_map_slots(const PolicyContext *ctx) {
         size_t n = 0;
 
         for (size_t i = 0; i < ctx->snap->n_nodes; i++)
-                if (ctx->snap->nodes[i].alive) {
-                        sum += ctx->snap->nodes[i].map_slots;
+                if (node_schedulable(&ctx->snap->nodes[i])) {
+                        sum += ctx->snap->nodes[i].slots[SLOT_MAP];
                         n++;
                 }
         return n > 0 ? sum / (double)n : 0;
 }
 
-static int handle_stragglers(PolicyContext *ctx) {
+static int handle_stragglers(IdMap *prev_speeds, PolicyContext *ctx, FlexSlotAnalysis *an) {
         double mean_slots = mean_map_slots(ctx);
 
         for (uint32_t i = 0; i < ctx->snap->n_attempts; i++) {
                 uint32_t target;
                 int r = 0;
 
-                if (!ctx->straggler[i])
+                if (!an->straggler[i])
                         continue;
-                target = replacement_node(ctx, i, mean_slots);
+                target = replacement_node(ctx, an, i, mean_slots);
                 if (target != NO_INDEX) {
                         const Attempt *a = &ctx->snap->attempts[i];
 
                         /* The straggler moves with its task: the next new
                          * straggler on either node is judged accordingly. */
-                        ctx->node_stragglers[a->node]--;
-                        ctx->node_stragglers[target]++;
-                        r = context_kill(ctx, i, KILL_REPLACE, a->slot_memory, ctx->speed[i]);
+                        an->node_stragglers[a->node]--;
+                        an->node_stragglers[target]++;
+                        r = context_kill(ctx, i, KILL_REPLACE, a->slot_memory);
                         if (r >= 0)
-                                r = context_assign(ctx, a->task, target, false);
-                } else if (ctx->bottleneck[i] == BOTTLENECK_IO)
-                        r = resize_slot_memory(ctx, i);
+                                r = context_assign(ctx, a->task, target, SLOT_MAP, false);
+                        if (r >= 0)
+                                r = remember_speed(prev_speeds, ctx, a->task, an->speed[i]);
+                } else if (an->bottleneck[i] == BOTTLENECK_IO)
+                        r = resize_slot_memory(prev_speeds, ctx, an, i);
                 if (r < 0)
                         return r;
         }
@@ -120,60 +172,65 @@ static bool settling(const PolicyContext *ctx) {
 /* A slot added to a node on this host can bring it CPU: the host has a pCPU
  * idle. The paper's pool spans the cluster (VMware DRS); here each host is a
  * pool, and on a saturated host the added slot's tasks only crowd the node's
- * own stragglers and take CPU from its neighbours. */
+ * own stragglers and take CPU from its neighbours. A VM whose use is not
+ * measured may be using anything. */
 static bool host_has_idle_cpu(const PolicyContext *ctx, uint32_t host) {
         const ClusterSnapshot *s = ctx->snap;
         double used = 0;
 
         for (uint32_t v = 0; v < s->n_vms; v++)
-                if (s->vms[v].host == host)
+                if (s->vms[v].host == host) {
+                        if (!vm_measured(&s->vms[v]))
+                                return false;
                         used += s->vms[v].cpu_use;
+                }
         return used + 1.0 <= (double)s->hosts[host].pcpus;
 }
 
 /* Algorithm 2, bounded to one round of moves per control cycle, from nodes
  * running only fast tasks to nodes running CPU-starved stragglers whose host
  * can give them CPU. */
-static int move_slots(PolicyContext *ctx) {
-        size_t n_nodes = ctx->snap->n_nodes, n_alive = 0, moves;
+static int move_slots(PolicyContext *ctx, const FlexSlotAnalysis *an) {
+        size_t n_nodes = ctx->snap->n_nodes, n_measured = 0, moves;
         bool starved = false;
 
         for (size_t i = 0; i < ctx->snap->n_attempts; i++)
-                starved |= ctx->straggler[i] && ctx->bottleneck[i] == BOTTLENECK_CPU;
+                starved |= an->straggler[i] && an->bottleneck[i] == BOTTLENECK_CPU;
         if (!starved || settling(ctx))
                 return 0;
 
-        size_t size = MAX(n_nodes, (size_t)1);
-        _cleanup_free_ uint32_t *alive = calloc(size, sizeof(uint32_t));
-        _cleanup_free_ uint32_t *order = calloc(size, sizeof(uint32_t));
-        _cleanup_free_ uint32_t *from = calloc(size, sizeof(uint32_t));
-        _cleanup_free_ uint32_t *to = calloc(size, sizeof(uint32_t));
-        _cleanup_free_ double *steal = calloc(size, sizeof(double));
-        _cleanup_free_ bool *may_give = calloc(size, sizeof(bool));
-        _cleanup_free_ bool *may_take = calloc(size, sizeof(bool));
+        uint32_t *measured = context_scratch(ctx, n_nodes, sizeof(uint32_t));
+        uint32_t *order = context_scratch(ctx, n_nodes, sizeof(uint32_t));
+        uint32_t *from = context_scratch(ctx, n_nodes, sizeof(uint32_t));
+        uint32_t *to = context_scratch(ctx, n_nodes, sizeof(uint32_t));
+        double *steal = context_scratch(ctx, n_nodes, sizeof(double));
+        bool *may_give = context_scratch(ctx, n_nodes, sizeof(bool));
+        bool *may_take = context_scratch(ctx, n_nodes, sizeof(bool));
 
-        if (!alive || !order || !from || !to || !steal || !may_give || !may_take)
+        if (!measured || !order || !from || !to || !steal || !may_give || !may_take)
                 return -ENOMEM;
         for (uint32_t i = 0; i < n_nodes; i++) {
                 steal[i] = ctx->snap->nodes[i].steal;
-                may_give[i] = ctx->node_stragglers[i] == 0;
-                if (ctx->snap->nodes[i].alive)
-                        alive[n_alive++] = i;
+                may_give[i] = an->node_stragglers[i] == 0;
+                if (node_schedulable(&ctx->snap->nodes[i]) && node_measured(&ctx->snap->nodes[i]))
+                        measured[n_measured++] = i;
         }
         for (size_t i = 0; i < ctx->snap->n_attempts; i++) {
                 uint32_t node = ctx->snap->attempts[i].node;
 
-                if (ctx->straggler[i] && ctx->bottleneck[i] == BOTTLENECK_CPU && !may_take[node])
+                if (an->straggler[i] && an->bottleneck[i] == BOTTLENECK_CPU && !may_take[node])
                         may_take[node] = host_has_idle_cpu(
                                 ctx, ctx->snap->vms[ctx->snap->nodes[node].vm].host);
         }
-        moves = flexslot_plan_moves(ctx->cfg, alive, n_alive, steal, ctx->map_slots, may_give,
-                                    may_take, order, from, to);
+        moves = flexslot_plan_moves(ctx->cfg, measured, n_measured, steal, ctx->slots[SLOT_MAP],
+                                    may_give, may_take, order, from, to);
         for (size_t k = 0; k < moves; k++) {
-                int r = context_set_map_slots(ctx, from[k], ctx->map_slots[from[k]] - 1);
+                int r = context_set_slots(ctx, from[k], SLOT_MAP,
+                                          ctx->slots[SLOT_MAP][from[k]] - 1);
 
                 if (r >= 0)
-                        r = context_set_map_slots(ctx, to[k], ctx->map_slots[to[k]] + 1);
+                        r = context_set_slots(ctx, to[k], SLOT_MAP,
+                                              ctx->slots[SLOT_MAP][to[k]] + 1);
                 if (r < 0)
                         return r;
         }
@@ -191,8 +248,8 @@ static bool resources_free(const PolicyContext *ctx, uint32_t node) {
         const Node *n = &ctx->snap->nodes[node];
         const Vm *vm = &ctx->snap->vms[n->vm];
 
-        return vm->cpu_use + 1.0 <= (double)vm->vcpus && n->steal < ctx->cfg->steal_threshold &&
-               host_has_idle_cpu(ctx, vm->host) &&
+        return node_measured(n) && vm_measured(vm) && vm->cpu_use + 1.0 <= (double)vm->vcpus &&
+               n->steal < ctx->cfg->steal_threshold && host_has_idle_cpu(ctx, vm->host) &&
                context_node_committed_memory(ctx, node) + ctx->cfg->vm_memory_reserve +
                                n->slot_memory <=
                        vm->memory;
@@ -207,15 +264,16 @@ static int add_free_slots(PolicyContext *ctx) {
                 return 0;
         for (uint32_t i = 0; i < ctx->snap->n_nodes; i++) {
                 const Node *n = &ctx->snap->nodes[i];
-                unsigned slots = ctx->map_slots[i];
+                unsigned slots = ctx->slots[SLOT_MAP][i];
                 int r;
 
-                if (!n->alive || slots != n->map_slots || slots >= ctx->cfg->max_map_slots ||
+                if (!node_schedulable(n) || slots != n->slots[SLOT_MAP] ||
+                    slots >= ctx->cfg->max_map_slots ||
                     (n->slots_changed_at != 0 &&
                      ctx->now < n->slots_changed_at + ctx->cfg->settle) ||
-                    context_free_slots(ctx, i, TASK_MAP) > 0 || !resources_free(ctx, i))
+                    context_free_slots(ctx, i, SLOT_MAP) > 0 || !resources_free(ctx, i))
                         continue;
-                r = context_set_map_slots(ctx, i, slots + 1);
+                r = context_set_slots(ctx, i, SLOT_MAP, slots + 1);
                 if (r < 0)
                         return r;
         }
@@ -223,17 +281,34 @@ static int add_free_slots(PolicyContext *ctx) {
 }
 
 static int flexslot_manage(void *state, PolicyContext *ctx, unsigned flags) {
+        IdMap *prev_speeds = state;
+        size_t n_attempts = ctx->snap->n_attempts;
+        FlexSlotAnalysis an = {
+                .speed = context_scratch(ctx, n_attempts, sizeof(double)),
+                .score = context_scratch(ctx, n_attempts, sizeof(double)),
+                .straggler = context_scratch(ctx, n_attempts, sizeof(bool)),
+                .bottleneck = context_scratch(ctx, n_attempts, sizeof(Bottleneck)),
+                .node_stragglers = context_scratch(ctx, ctx->snap->n_nodes, sizeof(unsigned)),
+        };
         int r;
 
-        r = handle_stragglers(ctx);
+        if (!an.speed || !an.score || !an.straggler || !an.bottleneck || !an.node_stragglers)
+                return -ENOMEM;
+        r = flexslot_analyze(ctx, &an);
         if (r >= 0)
-                r = move_slots(ctx);
+                r = handle_stragglers(prev_speeds, ctx, &an);
+        if (r >= 0)
+                r = move_slots(ctx, &an);
         if (r >= 0 && ctx->cfg->unlimited)
                 r = add_free_slots(ctx);
+        if (r >= 0)
+                forget_finished(prev_speeds, ctx);
         return r;
 }
 
 const SlotManagerOps slot_manager_flexslot = {
         .name = "flexslot",
+        .init = flexslot_init,
+        .free = flexslot_free,
         .manage = flexslot_manage,
 };

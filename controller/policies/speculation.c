@@ -11,7 +11,8 @@
  * below late_spec_cap of all slots, and never onto a slow node (its
  * attempts' mean progress rate below the late_slow_node_pct percentile). A
  * backup never runs on its original's node; among the other nodes with a
- * free slot the first holding a map's split wins, else the first. */
+ * free slot of the task's type the first holding a map's split wins, else
+ * the first. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -41,7 +42,7 @@ static int launch_backup(PolicyContext *ctx, uint32_t attempt, const bool *slow_
         *ret_launched = false;
         for (uint32_t n = 0; n < ctx->snap->n_nodes; n++) {
                 if (n == a->node || (slow_node && slow_node[n]) ||
-                    context_free_slots(ctx, n, t->type) == 0)
+                    context_fillable_slots(ctx, n, slot_type_of(t->type)) == 0)
                         continue;
                 if (best == NO_INDEX || (task_is_local(t, n) && !task_is_local(t, best)))
                         best = n;
@@ -49,15 +50,37 @@ static int launch_backup(PolicyContext *ctx, uint32_t attempt, const bool *slow_
         if (best == NO_INDEX)
                 return 0;
         *ret_launched = true;
-        return context_assign(ctx, a->task, best, true);
+        return context_assign(ctx, a->task, best, slot_type_of(t->type), true);
+}
+
+/* Some task type has both a running attempt and a free slot of its type.
+ * Without such a pair (the scheduler filled every slot, or the free ones are
+ * map slots in a job's reduce phase) there is no backup to launch, and a
+ * layer's pass over every task would be wasted. */
+static bool backup_possible(const PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+        bool running[_TASK_TYPE_MAX] = { false, false };
+
+        for (size_t i = 0; i < s->n_attempts; i++)
+                running[s->tasks[s->attempts[i].task].type] = true;
+        for (uint32_t node = 0; node < s->n_nodes; node++)
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                        if (running[type] &&
+                            context_fillable_slots(ctx, node, slot_type_of(type)) > 0)
+                                return true;
+        return false;
 }
 
 static int hadoop_speculate(void *state, PolicyContext *ctx, unsigned flags) {
         const ClusterSnapshot *s = ctx->snap;
-        size_t n_avg = 2 * MAX(s->n_jobs, (size_t)1);
-        _cleanup_free_ double *sum = calloc(n_avg, sizeof(double));
-        _cleanup_free_ unsigned *count = calloc(n_avg, sizeof(unsigned));
-        _cleanup_free_ double *progress = calloc(MAX(s->n_tasks, (size_t)1), sizeof(double));
+        size_t n_avg = 2 * s->n_jobs;
+
+        if (!backup_possible(ctx))
+                return 0;
+
+        double *sum = context_scratch(ctx, n_avg, sizeof(double));
+        unsigned *count = context_scratch(ctx, n_avg, sizeof(unsigned));
+        double *progress = context_scratch(ctx, s->n_tasks, sizeof(double));
 
         if (!sum || !count || !progress)
                 return -ENOMEM;
@@ -193,8 +216,8 @@ static double late_cap(const PolicyContext *ctx, unsigned *ret_running) {
 
         *ret_running = 0;
         for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
-                if (ctx->snap->nodes[node].alive)
-                        slots += ctx->map_slots[node] + ctx->snap->nodes[node].reduce_slots;
+                if (node_schedulable(&ctx->snap->nodes[node]))
+                        slots += ctx->slots[SLOT_MAP][node] + ctx->slots[SLOT_REDUCE][node];
         for (uint32_t i = 0; i < ctx->snap->n_attempts; i++)
                 if (ctx->snap->attempts[i].speculative && !ctx->killed[i])
                         (*ret_running)++;
@@ -202,15 +225,19 @@ static double late_cap(const PolicyContext *ctx, unsigned *ret_running) {
 }
 
 static int late_speculate(void *state, PolicyContext *ctx, unsigned flags) {
-        size_t n_nodes = MAX(ctx->snap->n_nodes, (size_t)1);
+        size_t n_nodes = ctx->snap->n_nodes;
         size_t n_values = MAX(ctx->snap->n_attempts, ctx->snap->n_nodes) + 1;
-        _cleanup_free_ bool *slow_node = calloc(n_nodes, sizeof(bool));
-        _cleanup_free_ double *node_rate = calloc(n_nodes, sizeof(double));
-        _cleanup_free_ unsigned *node_count = calloc(n_nodes, sizeof(unsigned));
-        _cleanup_free_ double *values = calloc(n_values, sizeof(double));
-        _cleanup_free_ double *sorted = calloc(n_values, sizeof(double));
-        _cleanup_free_ uint32_t *by_group = calloc(n_values, sizeof(uint32_t));
-        _cleanup_free_ LateCandidate *candidates = calloc(n_values, sizeof(LateCandidate));
+
+        if (!backup_possible(ctx))
+                return 0;
+
+        bool *slow_node = context_scratch(ctx, n_nodes, sizeof(bool));
+        double *node_rate = context_scratch(ctx, n_nodes, sizeof(double));
+        unsigned *node_count = context_scratch(ctx, n_nodes, sizeof(unsigned));
+        double *values = context_scratch(ctx, n_values, sizeof(double));
+        double *sorted = context_scratch(ctx, n_values, sizeof(double));
+        uint32_t *by_group = context_scratch(ctx, n_values, sizeof(uint32_t));
+        LateCandidate *candidates = context_scratch(ctx, n_values, sizeof(LateCandidate));
         LateScratch l = { slow_node, node_rate, node_count, values, sorted, by_group, candidates };
         unsigned running;
         double cap;

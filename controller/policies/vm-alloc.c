@@ -23,12 +23,15 @@
  *   weight, and is starved when its tasks want CPU again on a busy host.
  *   It changes entitlements only: the guest keeps its vCPUs (DRS does not
  *   hot-remove vCPUs, and fewer vCPUs would show starvation as the guest's
- *   run queue instead of steal).
+ *   run queue instead of steal). A VM not measured yet is not taken for
+ *   idle: it needs all its vCPUs and keeps its memory.
  * flexslot: what the tasks on the VM's node need: one CPU's worth per map
  *   slot (with the slot manager's changes) and per running reduce, plus one
  *   per straggler starved of CPU (III-C); vCPUs enough to run every slot at
  *   once (never fewer than the VM has); memory for every slot at its slot
- *   memory, grown slots included, plus vm_memory_reserve. */
+ *   memory, grown slots included, plus vm_memory_reserve. The stragglers are
+ *   those the slot manager reported in the step (StragglerNote): with a
+ *   slot manager that judges none, there are none. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -44,8 +47,9 @@ typedef struct VmWant {
         double cpu_cap;
 } VmWant;
 
+/* data: the policy's own, per node or NULL. */
 typedef void (*VmWantFunc)(const PolicyContext *ctx, uint32_t vm, uint32_t node,
-                           unsigned vms_on_host, VmWant *ret);
+                           unsigned vms_on_host, const void *data, VmWant *ret);
 
 static unsigned clamp_vcpus(double want, const Vm *vm) {
         return (unsigned)CLAMP(ceil(want), 1.0, (double)MAX(vm->vcpus_max, 1u));
@@ -58,7 +62,7 @@ static uint64_t clamp_memory(const PolicyContext *ctx, double want, const Vm *vm
 }
 
 static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_node, VmWant *wants,
-                         VmWantFunc want) {
+                         VmWantFunc want, const void *data) {
         const ClusterSnapshot *s = ctx->snap;
         double pcpus = (double)s->hosts[host].pcpus;
         unsigned n = 0;
@@ -68,7 +72,7 @@ static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_n
                 n += s->vms[v].host == host;
         for (uint32_t v = 0; v < s->n_vms; v++)
                 if (s->vms[v].host == host) {
-                        want(ctx, v, vm_node[v], n, &wants[v]);
+                        want(ctx, v, vm_node[v], n, data, &wants[v]);
                         need += wants[v].need;
                         memory += (double)wants[v].memory;
                 }
@@ -84,11 +88,12 @@ static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_n
 
                 if (vm->host != host)
                         continue;
-                t.cpu_weight = pcpus > 0 ? (unsigned)MAX(lround((double)ctx->cfg->weight_per_vm * n *
-                                                                (wants[v].need * cpu_scale + spare) /
-                                                                pcpus),
-                                                         2L)
-                                         : ctx->cfg->weight_per_vm;
+                t.cpu_weight =
+                        pcpus > 0
+                                ? (unsigned)MAX(lround((double)ctx->cfg->weight_per_vm * n *
+                                                       (wants[v].need * cpu_scale + spare) / pcpus),
+                                                2L)
+                                : ctx->cfg->weight_per_vm;
                 t.memory = clamp_memory(ctx, (double)wants[v].memory * scale, vm);
                 if (t.cpu_weight == vm->cpu_weight && t.vcpus == vm->vcpus &&
                     t.memory == vm->memory && t.cpu_cap == vm->cpu_cap)
@@ -101,10 +106,10 @@ static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_n
         return 0;
 }
 
-static int allocate_by(PolicyContext *ctx, VmWantFunc want) {
+static int allocate_by(PolicyContext *ctx, VmWantFunc want, const void *data) {
         const ClusterSnapshot *s = ctx->snap;
-        _cleanup_free_ uint32_t *vm_node = calloc(MAX(s->n_vms, (size_t)1), sizeof(uint32_t));
-        _cleanup_free_ VmWant *wants = calloc(MAX(s->n_vms, (size_t)1), sizeof(VmWant));
+        uint32_t *vm_node = context_scratch(ctx, s->n_vms, sizeof(uint32_t));
+        VmWant *wants = context_scratch(ctx, s->n_vms, sizeof(VmWant));
 
         if (!vm_node || !wants)
                 return -ENOMEM;
@@ -113,7 +118,7 @@ static int allocate_by(PolicyContext *ctx, VmWantFunc want) {
         for (uint32_t i = 0; i < s->n_nodes; i++)
                 vm_node[s->nodes[i].vm] = i;
         for (uint32_t h = 0; h < s->n_hosts; h++) {
-                int r = allocate_host(ctx, h, vm_node, wants, want);
+                int r = allocate_host(ctx, h, vm_node, wants, want, data);
 
                 if (r < 0)
                         return r;
@@ -122,7 +127,7 @@ static int allocate_by(PolicyContext *ctx, VmWantFunc want) {
 }
 
 static void static_want(const PolicyContext *ctx, uint32_t v, uint32_t node, unsigned n,
-                        VmWant *ret) {
+                        const void *data, VmWant *ret) {
         const Vm *vm = &ctx->snap->vms[v];
         const Host *h = &ctx->snap->hosts[vm->host];
 
@@ -135,9 +140,14 @@ static void static_want(const PolicyContext *ctx, uint32_t v, uint32_t node, uns
 }
 
 static void demand_want(const PolicyContext *ctx, uint32_t v, uint32_t node, unsigned n,
-                        VmWant *ret) {
+                        const void *data, VmWant *ret) {
         const Vm *vm = &ctx->snap->vms[v];
         double headroom = ctx->cfg->demand_headroom;
+
+        if (!vm_measured(vm)) {
+                *ret = (VmWant){ .need = vm->vcpus, .vcpus = vm->vcpus, .memory = vm->memory };
+                return;
+        }
 
         /* A floor of a hundredth of a CPU keeps an idle VM schedulable. */
         *ret = (VmWant){
@@ -147,16 +157,16 @@ static void demand_want(const PolicyContext *ctx, uint32_t v, uint32_t node, uns
         };
 }
 
+/* data: the CPU-starved stragglers of each node. */
 static void flexslot_want(const PolicyContext *ctx, uint32_t v, uint32_t node, unsigned n,
-                          VmWant *ret) {
+                          const void *data, VmWant *ret) {
+        const unsigned *starved_on = data;
         const Vm *vm = &ctx->snap->vms[v];
         double slots = 0, starved = 0, memory = 0;
 
-        if (node != NO_INDEX && ctx->snap->nodes[node].alive) {
-                slots = ctx->map_slots[node] + ctx->busy[TASK_REDUCE][node];
-                for (uint32_t i = 0; i < ctx->snap->n_attempts; i++)
-                        starved += ctx->snap->attempts[i].node == node && ctx->straggler[i] &&
-                                   ctx->bottleneck[i] == BOTTLENECK_CPU;
+        if (node != NO_INDEX && node_schedulable(&ctx->snap->nodes[node])) {
+                slots = ctx->slots[SLOT_MAP][node] + ctx->busy[SLOT_REDUCE][node];
+                starved = starved_on[node];
                 memory = (double)(context_node_committed_memory(ctx, node) +
                                   ctx->cfg->vm_memory_reserve);
         }
@@ -166,15 +176,23 @@ static void flexslot_want(const PolicyContext *ctx, uint32_t v, uint32_t node, u
 }
 
 static int static_allocate(void *state, PolicyContext *ctx, unsigned flags) {
-        return allocate_by(ctx, static_want);
+        return allocate_by(ctx, static_want, NULL);
 }
 
 static int demand_allocate(void *state, PolicyContext *ctx, unsigned flags) {
-        return allocate_by(ctx, demand_want);
+        return allocate_by(ctx, demand_want, NULL);
 }
 
+/* The stragglers are those the slot manager reported in this step. */
 static int flexslot_allocate(void *state, PolicyContext *ctx, unsigned flags) {
-        return allocate_by(ctx, flexslot_want);
+        unsigned *starved = context_scratch(ctx, ctx->snap->n_nodes, sizeof(unsigned));
+
+        if (!starved)
+                return -ENOMEM;
+        for (size_t i = 0; i < ctx->d->n_stragglers; i++)
+                if (ctx->d->stragglers[i].bottleneck == BOTTLENECK_CPU)
+                        starved[ctx->snap->attempts[ctx->d->stragglers[i].attempt].node]++;
+        return allocate_by(ctx, flexslot_want, starved);
 }
 
 const VmAllocatorOps vm_allocator_static = {

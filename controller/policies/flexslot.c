@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "common/macro.h"
-#include "controller/core/flexslot.h"
 #include "controller/core/stats.h"
+#include "controller/policies/flexslot.h"
 
 #define BYTES_PER_MIB (1024.0 * 1024.0)
 
@@ -23,22 +23,24 @@ double flexslot_score(uint64_t input_size, double speed) {
         return (1.0 + 1.0 / s) * (speed / BYTES_PER_MIB);
 }
 
-Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, double node_steal) {
-        if (attempt_iowait >= cfg->io_threshold && attempt_iowait >= node_steal)
+Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, const Node *node) {
+        double steal = node_measured(node) ? node->steal : 0;
+
+        if (attempt_iowait >= cfg->io_threshold && attempt_iowait >= steal)
                 return BOTTLENECK_IO;
-        if (node_steal >= cfg->steal_threshold)
+        if (node_measured(node) && steal >= cfg->steal_threshold)
                 return BOTTLENECK_CPU;
         return BOTTLENECK_NONE;
 }
 
-bool flexslot_resize_pays(const Attempt *a, double speed, usec_t waste) {
+bool flexslot_resize_pays(const Attempt *a, double prev_speed, double speed, usec_t waste) {
         double size = (double)a->input_size;
 
         if (a->kill_count == 0)
                 return true;
-        if (speed <= 0 || a->prev_speed <= 0)
+        if (speed <= 0 || prev_speed <= 0)
                 return false;
-        return size / a->prev_speed - size / speed > usec_to_sec(waste);
+        return size / prev_speed - size / speed > usec_to_sec(waste);
 }
 
 uint64_t flexslot_grow_memory(uint64_t memory, double alpha, uint64_t limit) {
@@ -95,19 +97,19 @@ size_t flexslot_plan_moves(const PolicyConfig *cfg, const uint32_t *nodes, size_
         return moves;
 }
 
-static bool attempt_judged(const PolicyContext *ctx, uint32_t i) {
+static bool attempt_judged(const PolicyContext *ctx, const FlexSlotAnalysis *an, uint32_t i) {
         const Attempt *a = &ctx->snap->attempts[i];
 
-        return !a->speculative && ctx->snap->tasks[a->task].type == TASK_MAP && ctx->score[i] > 0;
+        return !a->speculative && ctx->snap->tasks[a->task].type == TASK_MAP && an->score[i] > 0;
 }
 
 /* k-means over the judged attempts of one job, given in members[0..n). */
-static void analyze_job(PolicyContext *ctx, const uint32_t *members, size_t n, double *values,
-                        bool *low) {
+static void analyze_job(const PolicyContext *ctx, FlexSlotAnalysis *an, const uint32_t *members,
+                        size_t n, double *values, bool *low) {
         double low_c, high_c;
 
         for (size_t k = 0; k < n; k++)
-                values[k] = ctx->score[members[k]];
+                values[k] = an->score[members[k]];
         if (kmeans2_1d(values, n, low, &low_c, &high_c) == 0 ||
             low_c >= ctx->cfg->straggler_ratio * high_c)
                 return;
@@ -117,30 +119,30 @@ static void analyze_job(PolicyContext *ctx, const uint32_t *members, size_t n, d
 
                 if (!low[k])
                         continue;
-                ctx->straggler[i] = true;
-                ctx->bottleneck[i] =
-                        flexslot_bottleneck(ctx->cfg, a->iowait, ctx->snap->nodes[a->node].steal);
-                ctx->node_stragglers[a->node]++;
+                an->straggler[i] = true;
+                an->bottleneck[i] =
+                        flexslot_bottleneck(ctx->cfg, a->iowait, &ctx->snap->nodes[a->node]);
+                an->node_stragglers[a->node]++;
         }
 }
 
-int flexslot_analyze(PolicyContext *ctx) {
+int flexslot_analyze(PolicyContext *ctx, FlexSlotAnalysis *an) {
         const ClusterSnapshot *s = ctx->snap;
         size_t n = s->n_attempts, n_jobs = s->n_jobs;
-        _cleanup_free_ uint32_t *members = calloc(MAX(n, (size_t)1), sizeof(uint32_t));
-        _cleanup_free_ size_t *start = calloc(n_jobs + 1, sizeof(size_t));
-        _cleanup_free_ double *values = calloc(MAX(n, (size_t)1), sizeof(double));
-        _cleanup_free_ bool *low = calloc(MAX(n, (size_t)1), sizeof(bool));
-        _cleanup_free_ size_t *next = calloc(MAX(n_jobs, (size_t)1), sizeof(size_t));
+        uint32_t *members = context_scratch(ctx, n, sizeof(uint32_t));
+        size_t *start = context_scratch(ctx, n_jobs + 1, sizeof(size_t));
+        double *values = context_scratch(ctx, n, sizeof(double));
+        bool *low = context_scratch(ctx, n, sizeof(bool));
+        size_t *next = context_scratch(ctx, n_jobs, sizeof(size_t));
 
         if (!members || !start || !values || !low || !next)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 const Attempt *a = &s->attempts[i];
 
-                ctx->speed[i] = flexslot_input_speed(a, ctx->now, ctx->cfg->min_age);
-                ctx->score[i] = flexslot_score(a->input_size, ctx->speed[i]);
-                if (attempt_judged(ctx, (uint32_t)i))
+                an->speed[i] = flexslot_input_speed(a, ctx->now, ctx->cfg->min_age);
+                an->score[i] = flexslot_score(a->input_size, an->speed[i]);
+                if (attempt_judged(ctx, an, (uint32_t)i))
                         start[s->tasks[a->task].job + 1]++;
         }
         /* Group the judged attempts by job (a counting sort, so each group
@@ -150,18 +152,18 @@ int flexslot_analyze(PolicyContext *ctx) {
                 next[j] = start[j];
         }
         for (size_t i = 0; i < n; i++)
-                if (attempt_judged(ctx, (uint32_t)i))
+                if (attempt_judged(ctx, an, (uint32_t)i))
                         members[next[s->tasks[s->attempts[i].task].job]++] = (uint32_t)i;
         for (size_t j = 0; j < n_jobs; j++)
-                analyze_job(ctx, members + start[j], start[j + 1] - start[j], values, low);
+                analyze_job(ctx, an, members + start[j], start[j + 1] - start[j], values, low);
 
         for (size_t i = 0; i < n; i++) {
                 int r;
 
-                if (!ctx->straggler[i])
+                if (!an->straggler[i])
                         continue;
                 r = DECISIONS_PUSH(ctx->d, stragglers, .attempt = (uint32_t)i,
-                                   .score = ctx->score[i], .bottleneck = ctx->bottleneck[i]);
+                                   .score = an->score[i], .bottleneck = an->bottleneck[i]);
                 if (r < 0)
                         return r;
         }

@@ -27,7 +27,13 @@
  *   when the node's steal share is at least steal_threshold (default 0.1);
  *   else none. Fig. 5 and Fig. 6 show stragglers whose time is dominated by
  *   one of the two; the thresholds keep a straggler with a little of both
- *   from being resized for nothing.
+ *   from being resized for nothing. A node whose steal is not measured is
+ *   never CPU-bound, and its attempts' I/O wait is compared against 0.
+ * - Unmeasured nodes and VMs elsewhere: Algorithm 2 leaves a node without a
+ *   steal measurement out (neither donor nor receiver, nor in mu and sigma);
+ *   a host with a VM whose CPU use is not measured has no pCPU known to be
+ *   idle; V-F adds no slot to a node whose steal or VM is not measured; a
+ *   straggler's re-placement prefers measured nodes to unmeasured ones.
  * - Algorithm 1, line 7: the printed test S/D - S/D_prev > T would kill
  *   again only when the last resize made the task slower; the text says the
  *   resizing continues while "the resulting decrease in the input processing
@@ -37,8 +43,11 @@
  *   here an attempt is judged once min_age old, so the waste is its age when
  *   that is longer than T (with T alone, noise in the speed of I/O-bound
  *   tasks re-killed some of them eleven times in the simulator's tera-sort
- *   run). Slot memory never grows past the VM's memory ceiling less
- *   vm_memory_reserve; at that cap the task is no longer killed.
+ *   run). D_prev is the slot manager's memory of the task (by Task.id): the
+ *   speed it measured when it last killed the task or let it run (line 13),
+ *   kept while the task has an attempt at each control step; without one, a
+ *   task killed before is not killed again. Slot memory never grows past the VM's memory ceiling
+ * less vm_memory_reserve; at that cap the task is no longer killed.
  * - Algorithm 2: the loop of the paper recomputes mu and sigma over steal
  *   values that only change once moved slots have been filled and the
  *   hypervisor reacted, so taken literally it never ends. Here one control
@@ -85,14 +94,16 @@
 #include <stdint.h>
 
 #include "controller/core/context.h"
+#include "controller/core/layer.h"
 
 /* D in bytes/s, or 0 when the attempt is younger than min_age. */
 double flexslot_input_speed(const Attempt *a, usec_t now, usec_t min_age);
 /* P = (1 + 1/S) * D, S in MiB, D in MiB/s; 0 for an empty split. */
 double flexslot_score(uint64_t input_size, double speed);
-Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, double node_steal);
-/* Algorithm 1, line 7, with the time a kill wastes in place of T. */
-bool flexslot_resize_pays(const Attempt *a, double speed, usec_t waste);
+Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, const Node *node);
+/* Algorithm 1, line 7, with the time a kill wastes in place of T: a's
+ * speed is D, prev_speed D_prev (0: not known). */
+bool flexslot_resize_pays(const Attempt *a, double prev_speed, double speed, usec_t waste);
 /* Algorithm 1, line 9, rounded down to whole bytes and capped at limit. */
 uint64_t flexslot_grow_memory(uint64_t memory, double alpha, uint64_t limit);
 
@@ -106,6 +117,17 @@ size_t flexslot_plan_moves(const PolicyConfig *cfg, const uint32_t *nodes, size_
                            const bool *may_take, uint32_t *order, uint32_t *ret_from,
                            uint32_t *ret_to);
 
-/* Fills the context's per-attempt speed, score, straggler and bottleneck,
- * the per-node straggler counts and the StragglerNote decisions. */
-int flexslot_analyze(PolicyContext *ctx);
+/* FlexSlot's judgement of one step's attempts (III-B, III-C), the slot
+ * manager's own: indexed by attempt, except node_stragglers by node. */
+typedef struct FlexSlotAnalysis {
+        double *speed; /* input processing speed D in bytes/s; 0: not measured */
+        double *score; /* P; 0: not measured */
+        bool *straggler;
+        Bottleneck *bottleneck;
+        unsigned *node_stragglers; /* straggler attempts on the node */
+} FlexSlotAnalysis;
+
+/* Judges the step's attempts into *a (zeroed arrays as long as the
+ * snapshot's attempts and nodes) and adds a StragglerNote for each
+ * straggler. */
+int flexslot_analyze(PolicyContext *ctx, FlexSlotAnalysis *a);
