@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The tracker's task runtime, its pure and file-level parts: input splits
- * and line records, the record format and map output files, the merge,
- * the applications, and the sort buffer's spills. */
+ * and line records, the record format and map output files, the merge, and
+ * the sort buffer's spills. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -94,12 +94,13 @@ static size_t reference_lines(const char *s, size_t len, Line *out) {
 }
 
 /* Reads the splits [cuts[i], cuts[i+1]) of path in order into out. */
-static size_t read_through_splits(const char *path, const uint64_t *cuts, size_t n_cuts,
-                                  Line *out, size_t max) {
+static size_t read_through_splits(const char *path, const uint64_t *cuts, size_t n_cuts, Line *out,
+                                  size_t max) {
         size_t n = 0;
 
         for (size_t i = 0; i + 1 < n_cuts; i++) {
-                InputSplit split = { .path = (char *)path, .offset = cuts[i],
+                InputSplit split = { .path = (char *)path,
+                                     .offset = cuts[i],
                                      .length = cuts[i + 1] - cuts[i] };
                 LineReader r;
                 const uint8_t *line;
@@ -249,9 +250,9 @@ START_TEST(test_split_directory) {
 
         /* A split past the end of its file is refused, naming it. */
         snprintf(path, sizeof(path), "%s/small", dir);
-        ck_assert_int_eq(line_reader_open(&(InputSplit){ .path = path, .offset = 2, .length = 3 },
-                                          &r),
-                         -EINVAL);
+        ck_assert_int_eq(
+                line_reader_open(&(InputSplit){ .path = path, .offset = 2, .length = 3 }, &r),
+                -EINVAL);
 
         snprintf(path, sizeof(path), "%s/sub", dir);
         ck_assert_int_eq(mkdir(path, 0755), 0);
@@ -272,17 +273,20 @@ START_TEST(test_partition_is_hadoops) {
                 const char *key;
                 unsigned r, p;
         } cases[] = {
-                { "hello", 3, 2 }, { "hello", 7, 5 },  { "hello", 10, 3 }, { "", 7, 1 },
-                { "w123", 7, 2 },  { "w123", 10, 0 },  { "\xe9t\xe9", 7, 5 },
-                { "\xe9t\xe9", 10, 1 }, { "the quick brown fox", 7, 6 }, { "hello", 1, 0 },
+                { "hello", 3, 2 },     { "hello", 7, 5 },      { "hello", 10, 3 },
+                { "", 7, 1 },          { "w123", 7, 2 },       { "w123", 10, 0 },
+                { "\xe9t\xe9", 7, 5 }, { "\xe9t\xe9", 10, 1 }, { "the quick brown fox", 7, 6 },
+                { "hello", 1, 0 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++)
                 ck_assert_uint_eq(record_partition((const uint8_t *)cases[i].key,
                                                    strlen(cases[i].key), cases[i].r),
                                   cases[i].p);
-        ck_assert_int_lt(record_key_compare((const uint8_t *)"ab", 2, (const uint8_t *)"abc", 3), 0);
-        ck_assert_int_gt(record_key_compare((const uint8_t *)"\xe9", 1, (const uint8_t *)"z", 1), 0);
+        ck_assert_int_lt(record_key_compare((const uint8_t *)"ab", 2, (const uint8_t *)"abc", 3),
+                         0);
+        ck_assert_int_gt(record_key_compare((const uint8_t *)"\xe9", 1, (const uint8_t *)"z", 1),
+                         0);
         ck_assert_int_eq(record_key_compare((const uint8_t *)"ab", 2, (const uint8_t *)"ab", 2), 0);
 }
 END_TEST
@@ -444,7 +448,9 @@ END_TEST
 /* ---- merge and grouping ---- */
 
 START_TEST(test_merge_and_group) {
-        RecordList in[4] = { RECORD_LIST_INIT, RECORD_LIST_INIT, RECORD_LIST_INIT, RECORD_LIST_INIT }, got = RECORD_LIST_INIT;
+        RecordList in[4] = { RECORD_LIST_INIT, RECORD_LIST_INIT, RECORD_LIST_INIT,
+                             RECORD_LIST_INIT },
+                   got = RECORD_LIST_INIT;
         ListStream ls[4];
         RecordStream *streams[4];
         Merger m;
@@ -550,124 +556,15 @@ START_TEST(test_merge_passes) {
 }
 END_TEST
 
-/* ---- applications ---- */
-
-static const char *run_map(const char *app, const char *arg, const char *path, const char *line) {
-        static RecordList out;
-        const AppOps *ops = app_find(app);
-        AppConfig cfg = { .arg = arg };
-        MapRecord rec = { .path = path, .line = (const uint8_t *)line, .len = strlen(line) };
-        void *state = NULL;
-        int r;
-
-        ck_assert_ptr_nonnull(ops);
-        record_list_done(&out);
-        ck_assert_int_eq(app_init(ops, &cfg, &state), 0);
-        r = ops->map(state, &rec, &out.emitter);
-        app_free(ops, state);
-        return r < 0 ? NULL : record_list_join(&out);
-}
-
-static const char *run_group(const char *app, bool combine, const char *key, const char *values) {
-        static RecordList in, out;
-        const AppOps *ops = app_find(app);
-        ListStream ls;
-        AppConfig cfg = { .arg = ops->arg_name ? "." : NULL };
-        void *state = NULL;
-        int r;
-
-        record_list_done(&in);
-        record_list_done(&out);
-        for (const char *v = values; *v;) {
-                size_t n = strcspn(v, " ");
-                record_list_add(&in, key, strlen(key), v, n);
-                v += n + (v[n] == ' ');
-        }
-        list_stream_init(&ls, &in);
-        ck_assert_int_eq(app_init(ops, &cfg, &state), 0);
-        r = group_run(&ls.stream, combine ? ops->combine : ops->reduce, state, &out.emitter);
-        app_free(ops, state);
-        return r < 0 ? NULL : record_list_join(&out);
-}
-
-START_TEST(test_app_wordcount_grep_sort) {
-        ck_assert_str_eq(run_map("wordcount", NULL, "f", "  the cat\tthe\fend\r "),
-                         "the=1 cat=1 the=1 end=1");
-        ck_assert_str_eq(run_map("wordcount", NULL, "f", ""), "");
-        ck_assert_str_eq(run_group("wordcount", true, "the", "1 2 39"), "the=42");
-        ck_assert_str_eq(run_group("wordcount", false, "the", "1"), "the=1");
-        ck_assert_ptr_null(run_group("wordcount", false, "the", "1 x"));
-
-        /* Every non-empty match, with ^ only at the line's start. */
-        ck_assert_str_eq(run_map("grep", "a+b?", "f", "aab xab b a"), "aab=1 ab=1 a=1");
-        ck_assert_str_eq(run_map("grep", "^x", "f", "xx x"), "x=1");
-        ck_assert_str_eq(run_map("grep", "z*", "f", "azzb"), "zz=1");
-        ck_assert_str_eq(run_group("grep", true, "ab", "2 3"), "ab=5");
-
-        ck_assert_str_eq(run_map("sort", NULL, "f", "key\tva\tlue"), "key=va\tlue");
-        ck_assert_str_eq(run_map("sort", NULL, "f", "lonely"), "lonely=");
-        ck_assert_str_eq(run_map("sort", NULL, "f", "\tv"), "=v");
-        ck_assert_str_eq(run_group("sort", false, "k", "b a b"), "k=b k=a k=b");
-}
-END_TEST
-
-START_TEST(test_app_inverted_index) {
-        ck_assert_str_eq(run_map("inverted-index", NULL, "/data/doc1.txt", "a b a"),
-                         "a=doc1.txt b=doc1.txt a=doc1.txt");
-        ck_assert_str_eq(run_group("inverted-index", true, "a", "d2 d1 d2"), "a=d1 a=d2");
-        ck_assert_str_eq(run_group("inverted-index", false, "a", "d2 d1 d2 d10"), "a=d1,d10,d2");
-}
-END_TEST
-
-START_TEST(test_app_histograms) {
-        /* PUMA's bins: average 3.5 -> 4.0, 3.0 -> 3.5, 1.5 -> 2.0, 4.25 -> 4.5. */
-        ck_assert_str_eq(run_map("histogram-movies", NULL, "f", "1:11_3,12_4"), "4.0=1");
-        ck_assert_str_eq(run_map("histogram-movies", NULL, "f", "2:5_3"), "3.5=1");
-        ck_assert_str_eq(run_map("histogram-movies", NULL, "f", "3:7_1,,8_2"), "2.0=1");
-        ck_assert_str_eq(run_map("histogram-movies", NULL, "f", "4:1_4,2_4,3_4,4_5"), "4.5=1");
-        ck_assert_str_eq(run_map("histogram-movies", NULL, "f", "5:1_5"), "5.5=1");
-        /* No movie id, or no reviews: nothing. */
-        ck_assert_str_eq(run_map("histogram-movies", NULL, "f", ":1_4"), "");
-        ck_assert_str_eq(run_map("histogram-movies", NULL, "f", "no colon"), "");
-        ck_assert_str_eq(run_map("histogram-movies", NULL, "f", "6:"), "");
-        ck_assert_ptr_null(run_map("histogram-movies", NULL, "f", "7:1_x"));
-        ck_assert_ptr_null(run_map("histogram-movies", NULL, "f", "7:1_"));
-        ck_assert_str_eq(run_group("histogram-movies", false, "4.0", "1 1 5"), "4.0=7");
-
-        ck_assert_str_eq(run_map("histogram-ratings", NULL, "f", "1:11_3,12_4,13_03,4"),
-                         "3=1 4=1 3=1 4=1");
-        ck_assert_ptr_null(run_map("histogram-ratings", NULL, "f", "1:11_-3"));
-        ck_assert_str_eq(run_group("histogram-ratings", true, "3", "1 1"), "3=2");
-}
-END_TEST
-
-START_TEST(test_app_table) {
-        void *state = (void *)1;
-
-        for (const AppOps *const *a = app_table; *a; a++) {
-                ck_assert_ptr_nonnull((*a)->map);
-                ck_assert_ptr_nonnull((*a)->reduce);
-                ck_assert_ptr_eq(app_find((*a)->name), *a);
-        }
-        ck_assert_ptr_null(app_find("wordcont"));
-        /* The argument is checked before the application sees it. */
-        ck_assert_int_eq(app_init(app_find("grep"), &(AppConfig){ 0 }, &state), -EINVAL);
-        ck_assert_int_eq(app_init(app_find("wordcount"), &(AppConfig){ .arg = "x" }, &state),
-                         -EINVAL);
-        ck_assert_int_eq(app_init(app_find("grep"), &(AppConfig){ .arg = "(" }, &state),
-                         -EINVAL);
-        ck_assert_ptr_eq(state, (void *)1);
-}
-END_TEST
-
 /* ---- the sort buffer ---- */
 
 /* Collects n records "kNNNNN" with values of vlen bytes, R partitions,
  * and returns the spills. */
 static uint64_t collect_and_spill(const char *dir, uint64_t size, unsigned n, size_t vlen,
                                   const AppOps *app, RecordList *ret_all) {
-        SortBufferOptions o = { .size = size, .partitions = 3, .app = app, .work_dir = dir,
-                                .factor = 10 };
+        SortBufferOptions o = {
+                .size = size, .partitions = 3, .app = app, .work_dir = dir, .factor = 10
+        };
         SortBuffer *b = NULL;
         SortBufferStats st;
         MapOutput *m = NULL;
@@ -705,12 +602,12 @@ static uint64_t collect_and_spill(const char *dir, uint64_t size, unsigned n, si
                         ck_assert_uint_eq(record_partition(got.r[i].key, got.r[i].klen, 3), p);
                         if (i > 0)
                                 ck_assert_int_le(record_key_compare(got.r[i - 1].key,
-                                                                    got.r[i - 1].klen,
-                                                                    got.r[i].key, got.r[i].klen),
+                                                                    got.r[i - 1].klen, got.r[i].key,
+                                                                    got.r[i].klen),
                                                  0);
                         if (ret_all)
-                                record_list_add(ret_all, got.r[i].key, got.r[i].klen,
-                                                got.r[i].val, got.r[i].vlen);
+                                record_list_add(ret_all, got.r[i].key, got.r[i].klen, got.r[i].val,
+                                                got.r[i].vlen);
                 }
                 segment_reader_done(&sr);
                 record_list_done(&got);
@@ -741,8 +638,9 @@ START_TEST(test_sort_buffer_spill_thresholds) {
         ck_assert_uint_eq(collect_and_spill(dir, size, 50 * 4 + 1, 994, NULL, NULL), 5);
         /* A record larger than the buffer is spilled alone. */
         {
-                SortBufferOptions o = { .size = size, .partitions = 2, .work_dir = dir,
-                                        .factor = 10 };
+                SortBufferOptions o = {
+                        .size = size, .partitions = 2, .work_dir = dir, .factor = 10
+                };
                 _cleanup_free_ char *huge = calloc(1, size);
                 SortBuffer *b = NULL;
                 SortBufferStats st;
@@ -775,8 +673,8 @@ START_TEST(test_more_memory_fewer_spills) {
 
         for (size_t i = 0; i < ELEMENTSOF(slots); i++) {
                 RecordList all = RECORD_LIST_INIT;
-                uint64_t spills = collect_and_spill(dir, sort_buffer_for_slot(slots[i]), 20000, 1,
-                                                    wc, &all);
+                uint64_t spills =
+                        collect_and_spill(dir, sort_buffer_for_slot(slots[i]), 20000, 1, wc, &all);
                 ListStream ls;
                 RecordList sums = RECORD_LIST_INIT;
 
@@ -824,13 +722,6 @@ Suite *suite_tracker(void) {
         tcase_add_test(tc, test_atomic_file);
         tcase_add_test(tc, test_merge_and_group);
         tcase_add_test(tc, test_merge_passes);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("apps");
-        tcase_add_test(tc, test_app_wordcount_grep_sort);
-        tcase_add_test(tc, test_app_inverted_index);
-        tcase_add_test(tc, test_app_histograms);
-        tcase_add_test(tc, test_app_table);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("sortbuf");

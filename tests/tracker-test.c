@@ -26,8 +26,9 @@ void record_list_add(RecordList *l, const void *key, size_t klen, const void *va
                 l->r = realloc(l->r, l->cap * sizeof(TestRecord));
                 ck_assert_ptr_nonnull(l->r);
         }
-        l->r[l->n++] = (TestRecord){ .key = dup_bytes(key, klen), .klen = klen,
-                                     .val = dup_bytes(val, vlen), .vlen = vlen };
+        l->r[l->n++] = (TestRecord){
+                .key = dup_bytes(key, klen), .klen = klen, .val = dup_bytes(val, vlen), .vlen = vlen
+        };
         l->emitter.emit = record_list_emit;
 }
 
@@ -126,14 +127,17 @@ void test_write_file(const char *path, const void *data, size_t len) {
 }
 
 const char *test_read_file(const char *path) {
-        static char buf[1 << 16];
+        static char buf[1 << 20];
         int fd = open(path, O_RDONLY | O_CLOEXEC);
+        size_t len = 0;
         ssize_t n;
 
         ck_assert_int_ge(fd, 0);
-        n = read(fd, buf, sizeof(buf) - 1);
-        ck_assert_int_ge(n, 0);
-        buf[n] = '\0';
+        while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+                len += (size_t)n;
+        ck_assert_int_eq(n, 0);
+        ck_assert_uint_lt(len, sizeof(buf) - 1);
+        buf[len] = '\0';
         close(fd);
         return buf;
 }

@@ -24,7 +24,8 @@ typedef struct RecordList {
 } RecordList;
 
 int record_list_emit(Emitter *e, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen);
-#define RECORD_LIST_INIT { .emitter.emit = record_list_emit }
+#define RECORD_LIST_INIT \
+        { .emitter.emit = record_list_emit }
 
 void record_list_add(RecordList *l, const void *key, size_t klen, const void *val, size_t vlen);
 /* Appends all records of s; 0 or the stream's error. */

@@ -23,8 +23,8 @@ typedef struct MapRecord {
 } MapRecord;
 
 typedef struct AppConfig {
-        const char *arg;     /* the application's argument (grep's pattern) */
-        const char *mapper;  /* streaming: shell commands */
+        const char *arg;    /* the application's argument (grep's pattern) */
+        const char *mapper; /* streaming: shell commands */
         const char *reducer;
         const InputSplit *split; /* map tasks: streaming tells the command */
         unsigned partition;      /* reduce tasks: likewise */
@@ -39,10 +39,10 @@ typedef struct AppOps {
         int (*init)(const AppConfig *cfg, void **ret_state); /* may be NULL */
         void (*free)(void *state);
         int (*map)(void *state, const MapRecord *rec, Emitter *out);
-        int (*map_end)(void *state, Emitter *out);        /* may be NULL */
-        GroupFunc combine;                                /* may be NULL */
+        int (*map_end)(void *state, Emitter *out); /* may be NULL */
+        GroupFunc combine;                         /* may be NULL */
         GroupFunc reduce;
-        int (*reduce_end)(void *state, Emitter *out);     /* may be NULL */
+        int (*reduce_end)(void *state, Emitter *out); /* may be NULL */
 } AppOps;
 
 /* The built-in applications, NULL-terminated, and lookup by name. */

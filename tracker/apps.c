@@ -27,9 +27,9 @@ int app_sum_counts(void *state, const uint8_t *key, size_t klen, ValueIter *valu
 
         while ((r = values->next(values, &v, &vlen)) > 0) {
                 if (record_parse_u64(v, vlen, &x) < 0 || x > UINT64_MAX - sum)
-                        return log_error_errno(-EBADMSG, "The value '%.*s' of key '%.*s' is not a count",
-                                               (int)MIN(vlen, (size_t)32), v,
-                                               (int)MIN(klen, (size_t)64), key);
+                        return log_error_errno(
+                                -EBADMSG, "The value '%.*s' of key '%.*s' is not a count",
+                                (int)MIN(vlen, (size_t)32), v, (int)MIN(klen, (size_t)64), key);
                 sum += x;
         }
         if (r < 0)
@@ -88,40 +88,60 @@ static const AppOps app_wordcount = {
 /* Hadoop's Grep example (its search job; the second job, which sorts the
  * matches by count, is not part of it): counts every match of an extended
  * regular expression. Empty matches are not counted. */
+typedef struct Grep {
+        regex_t re;
+        char *line; /* the line with a NUL after it */
+        size_t cap;
+} Grep;
+
 static int grep_init(const AppConfig *cfg, void **ret_state) {
-        regex_t *re = malloc(sizeof(regex_t));
+        Grep *g = calloc(1, sizeof(Grep));
         char msg[256];
         int k;
 
-        if (!re)
+        if (!g)
                 return -ENOMEM;
-        k = regcomp(re, cfg->arg, REG_EXTENDED);
+        k = regcomp(&g->re, cfg->arg, REG_EXTENDED);
         if (k != 0) {
-                regerror(k, re, msg, sizeof(msg));
-                free(re);
+                regerror(k, &g->re, msg, sizeof(msg));
+                free(g);
                 return log_error_errno(-EINVAL, "grep: bad pattern '%s': %s", cfg->arg, msg);
         }
-        *ret_state = re;
+        *ret_state = g;
         return 0;
 }
 
 static void grep_free(void *state) {
-        regfree(state);
-        free(state);
+        Grep *g = state;
+
+        regfree(&g->re);
+        free(g->line);
+        free(g);
 }
 
 static int grep_map(void *state, const MapRecord *rec, Emitter *out) {
-        const regex_t *re = state;
+        Grep *g = state;
         size_t at = 0;
         int r;
 
+        /* REG_STARTEND lets a line hold a NUL, but the string must still
+         * end in one for whatever takes its length first. */
+        if (rec->len + 1 > g->cap) {
+                size_t cap = MAX(rec->len + 1, 2 * g->cap);
+                char *l = realloc(g->line, cap);
+                if (!l)
+                        return -ENOMEM;
+                g->line = l;
+                g->cap = cap;
+        }
+        memcpy(g->line, rec->line, rec->len);
+        g->line[rec->len] = '\0';
         while (at <= rec->len) {
-                /* REG_STARTEND: the line needs no NUL and may hold one; the
-                 * offsets returned count from the line's start. */
+                /* The offsets returned count from the line's start. */
                 regmatch_t m = { .rm_so = (regoff_t)at, .rm_eo = (regoff_t)rec->len };
                 int flags = REG_STARTEND | (at > 0 ? REG_NOTBOL : 0);
 
-                if (regexec(re, (const char *)rec->line, 1, &m, flags) != 0)
+                if (regexec(&g->re, g->line, 1, &m, flags) != 0)
                         return 0;
                 if (m.rm_eo == m.rm_so) {
                         at = (size_t)m.rm_eo + 1;
@@ -221,7 +241,8 @@ static int value_set_add(ValueSet *s, const uint8_t *v, size_t vlen) {
         }
         if (s->n == 0)
                 s->offsets[0] = 0;
-        memcpy(s->bytes + s->len, v, vlen);
+        if (vlen > 0)
+                memcpy(s->bytes + s->len, v, vlen);
         s->len += vlen;
         s->offsets[++s->n] = s->len;
         return 0;
@@ -322,7 +343,7 @@ static const AppOps app_inverted_index = {
 };
 
 const AppOps *const app_table[] = {
-        &app_wordcount,       &app_grep, &app_sort, &app_inverted_index, &app_histogram_movies,
+        &app_wordcount,         &app_grep, &app_sort, &app_inverted_index, &app_histogram_movies,
         &app_histogram_ratings, NULL,
 };
 

@@ -84,7 +84,7 @@ static int map_run(MapRun *m) {
         TASK_STATUS_SET(s->status, phase, TASK_PHASE_COMMIT);
         TASK_STATUS_SET(s->status, records_out, m->report.sort.records);
         if (fstat(m->out.fd, &st) < 0)
-                return -errno;
+                return negative_errno();
         m->report.output_bytes = (uint64_t)st.st_size;
         TASK_STATUS_SET(s->status, bytes_written, m->report.output_bytes);
         return atomic_file_commit(&m->out);

@@ -14,10 +14,11 @@
 #include "common/log.h"
 #include "common/macro.h"
 
-#define MAP_OUTPUT_MAGIC "FSLOTMAP"
 #define MAP_OUTPUT_VERSION 1U
 #define INDEX_ENTRY_SIZE 24U
 #define TRAILER_SIZE 24U
+
+static const char map_output_magic[8] = { 'F', 'S', 'L', 'O', 'T', 'M', 'A', 'P' };
 
 int map_output_writer_init(MapOutputWriter *w, int fd, unsigned partitions) {
         Segment *index;
@@ -88,7 +89,7 @@ int map_output_writer_finish(MapOutputWriter *w) {
         memcpy(trailer + 8, &v, 4);
         v = htole32(MAP_OUTPUT_VERSION);
         memcpy(trailer + 12, &v, 4);
-        memcpy(trailer + 16, MAP_OUTPUT_MAGIC, 8);
+        memcpy(trailer + 16, map_output_magic, sizeof(map_output_magic));
         r = buf_writer_write(&w->out, trailer, sizeof(trailer));
         if (r < 0)
                 return r;
@@ -109,7 +110,7 @@ static int pread_exact(int fd, void *buf, size_t n, uint64_t offset) {
                 if (k < 0) {
                         if (errno == EINTR)
                                 continue;
-                        return -errno;
+                        return negative_errno();
                 }
                 if (k == 0)
                         return -EBADMSG;
@@ -136,7 +137,7 @@ static int map_output_read_index(MapOutput *m, uint64_t size) {
         r = pread_exact(m->fd, trailer, sizeof(trailer), size - TRAILER_SIZE);
         if (r < 0)
                 return log_error_errno(r, "%s: cannot read", m->path);
-        if (memcmp(trailer + 16, MAP_OUTPUT_MAGIC, 8) != 0)
+        if (memcmp(trailer + 16, map_output_magic, sizeof(map_output_magic)) != 0)
                 return map_output_bad(m->path, "no trailer (truncated or another kind of file)");
         if (get_le32(trailer + 12) != MAP_OUTPUT_VERSION)
                 return map_output_bad(m->path, "unknown version");
@@ -178,17 +179,22 @@ static int map_output_read_index(MapOutput *m, uint64_t size) {
         return 0;
 }
 
+static MapOutput *map_output_new(const char *path) {
+        MapOutput *m = calloc(1, sizeof(*m));
+
+        if (!m)
+                return NULL;
+        m->fd = -1;
+        m->path = strdup(path);
+        return m->path ? m : map_output_free(m);
+}
+
 int map_output_open(const char *path, MapOutput **ret) {
-        _cleanup_(map_output_freep) MapOutput *m = NULL;
+        _cleanup_(map_output_freep) MapOutput *m = map_output_new(path);
         struct stat st;
         int r;
 
-        m = calloc(1, sizeof(*m));
         if (!m)
-                return -ENOMEM;
-        m->fd = -1;
-        m->path = strdup(path);
-        if (!m->path)
                 return -ENOMEM;
         m->fd = open(path, O_RDONLY | O_CLOEXEC);
         if (m->fd < 0)
@@ -216,8 +222,9 @@ MapOutput *map_output_free(MapOutput *m) {
 }
 
 int atomic_file_open(const char *path, const char *tag, AtomicFile *ret) {
-        _cleanup_free_ char *tmp = NULL, *final = NULL;
+        _cleanup_free_ char *tmp = NULL;
         const char *slash = strrchr(path, '/');
+        char *final;
         int fd, k;
 
         if (!*path || (slash && !slash[1]))
@@ -230,13 +237,16 @@ int atomic_file_open(const char *path, const char *tag, AtomicFile *ret) {
                 tmp = NULL; /* undefined after a failed asprintf */
                 return -ENOMEM;
         }
-        final = strdup(path);
-        if (!final)
-                return -ENOMEM;
         fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd < 0)
                 return log_error_errno(-errno, "Cannot create %s", tmp);
-        *ret = (AtomicFile){ .fd = fd, .path = TAKE_PTR(final), .tmp_path = TAKE_PTR(tmp) };
+        final = strdup(path);
+        if (!final) {
+                close(fd);
+                (void)unlink(tmp);
+                return -ENOMEM;
+        }
+        *ret = (AtomicFile){ .fd = fd, .path = final, .tmp_path = TAKE_PTR(tmp) };
         return 0;
 }
 
@@ -248,10 +258,10 @@ static int fsync_parent_dir(const char *path) {
                 return -ENOMEM;
         fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                return -errno;
+                return negative_errno();
         /* Some file systems cannot sync a directory; the rename stands. */
         if (fsync(fd) < 0 && errno != EINVAL && errno != EROFS)
-                return -errno;
+                return negative_errno();
         return 0;
 }
 

@@ -141,7 +141,8 @@ int grouper_next(Grouper *g, const uint8_t **key, size_t *klen, ValueIter **valu
                 g->key = k;
                 g->kcap = cap;
         }
-        memcpy(g->key, g->in->key, g->in->klen);
+        if (g->in->klen > 0)
+                memcpy(g->key, g->in->key, g->in->klen);
         g->klen = g->in->klen;
         g->first = true;
         g->in_group = true;
@@ -231,19 +232,25 @@ static int merge_plan_bytes(const Segment *segs, size_t n, unsigned factor, uint
 }
 
 static int merge_open_readers(MergeRun *m, const Segment *segs, size_t n) {
+        SegmentReader *readers = calloc(MAX(n, (size_t)1), sizeof(SegmentReader));
+        RecordStream **inputs = calloc(MAX(n, (size_t)1), sizeof(RecordStream *));
         int r;
 
-        m->readers = calloc(MAX(n, (size_t)1), sizeof(SegmentReader));
-        m->inputs = calloc(MAX(n, (size_t)1), sizeof(RecordStream *));
-        if (!m->readers || !m->inputs)
+        if (!readers || !inputs) {
+                free(readers);
+                free(inputs);
                 return -ENOMEM;
-        for (; m->n < n; m->n++) {
-                r = segment_reader_init(&m->readers[m->n], &segs[m->n]);
+        }
+        m->readers = readers;
+        m->inputs = inputs;
+        for (size_t i = 0; i < n; i++) {
+                r = segment_reader_init(&readers[i], &segs[i]);
                 if (r < 0)
                         return r;
-                m->inputs[m->n] = &m->readers[m->n].stream;
+                inputs[i] = &readers[i].stream;
+                m->n = i + 1;
         }
-        return merger_init(&m->merger, m->inputs, n);
+        return merger_init(&m->merger, inputs, n);
 }
 
 static void merge_close_readers(MergeRun *m) {

@@ -50,7 +50,7 @@ typedef int (*GroupFunc)(void *state, const uint8_t *key, size_t klen, ValueIter
 int group_run(RecordStream *in, GroupFunc fn, void *state, Emitter *out);
 
 typedef struct MergeOptions {
-        unsigned factor; /* >= 2 */
+        unsigned factor;      /* >= 2 */
         const char *work_dir; /* intermediate passes write scratch files here */
         /* Called as intermediate passes progress; may be NULL. */
         void (*progress)(void *userdata, uint64_t done, uint64_t total);

@@ -52,7 +52,7 @@ static int pwrite_all(int fd, const uint8_t *p, size_t n, uint64_t offset) {
                 if (k < 0) {
                         if (errno == EINTR)
                                 continue;
-                        return -errno;
+                        return negative_errno();
                 }
                 p += k;
                 n -= (size_t)k;
@@ -78,6 +78,8 @@ int buf_writer_write(BufWriter *w, const void *data, size_t n) {
         const uint8_t *p = data;
         int r;
 
+        if (n == 0)
+                return 0;
         if (w->len + n <= w->cap) {
                 memcpy(w->buf + w->len, p, n);
                 w->len += n;
@@ -207,8 +209,8 @@ static int segment_reader_fill(SegmentReader *r, size_t want) {
 }
 
 static int segment_reader_corrupt(SegmentReader *r, const char *what) {
-        return log_error_errno(-EBADMSG, "%s: corrupt segment at byte %" PRIu64 ": %s",
-                               r->seg.name, r->seg.offset + r->consumed, what);
+        return log_error_errno(-EBADMSG, "%s: corrupt segment at byte %" PRIu64 ": %s", r->seg.name,
+                               r->seg.offset + r->consumed, what);
 }
 
 static int segment_reader_next(RecordStream *s) {
@@ -295,7 +297,8 @@ int file_copy_range(int from_fd, uint64_t from, int to_fd, uint64_t to, uint64_t
         loff_t in = (loff_t)from, out = (loff_t)to;
 
         while (length > 0) {
-                ssize_t k = copy_file_range(from_fd, &in, to_fd, &out, (size_t)MIN(length, (uint64_t)SSIZE_MAX), 0);
+                ssize_t k = copy_file_range(from_fd, &in, to_fd, &out,
+                                            (size_t)MIN(length, (uint64_t)SSIZE_MAX), 0);
                 if (k > 0) {
                         length -= (uint64_t)k;
                         continue;
@@ -306,7 +309,7 @@ int file_copy_range(int from_fd, uint64_t from, int to_fd, uint64_t to, uint64_t
                         continue;
                 /* Across file systems, or one that cannot: copy by hand. */
                 if (!copy_needs_fallback(errno))
-                        return -errno;
+                        return negative_errno();
                 break;
         }
         if (length == 0)
@@ -321,7 +324,7 @@ int file_copy_range(int from_fd, uint64_t from, int to_fd, uint64_t to, uint64_t
                 if (k < 0) {
                         if (errno == EINTR)
                                 continue;
-                        return -errno;
+                        return negative_errno();
                 }
                 if (k == 0)
                         return -EBADMSG;

@@ -70,8 +70,8 @@ static int reduce_run_find_inputs(ReduceRun *m) {
 
         for (size_t i = 0; i < s->n_inputs; i++) {
                 struct stat st;
-                char **files;
-                size_t n;
+                char **files = NULL;
+                size_t n = 0;
 
                 if (stat(s->inputs[i], &st) < 0)
                         return log_error_errno(-errno, "Cannot read map output %s", s->inputs[i]);
@@ -127,7 +127,8 @@ static int reduce_run_copy(ReduceRun *m) {
                         return log_error_errno(-EINVAL,
                                                "%s has %u partitions, %s has %u: not one job's map "
                                                "outputs",
-                                               m->paths[i], mo->partitions, m->paths[0], partitions);
+                                               m->paths[i], mo->partitions, m->paths[0],
+                                               partitions);
                 if (s->partition >= partitions)
                         return log_error_errno(-EINVAL,
                                                "Partition %u is out of range: %s has %u partitions",
@@ -135,8 +136,8 @@ static int reduce_run_copy(ReduceRun *m) {
                 seg = &mo->index[s->partition];
                 r = file_copy_range(mo->fd, seg->offset, m->scratch_fd, end, seg->length);
                 if (r < 0)
-                        return log_error_errno(r, "Cannot fetch partition %u of %s",
-                                               s->partition, m->paths[i]);
+                        return log_error_errno(r, "Cannot fetch partition %u of %s", s->partition,
+                                               m->paths[i]);
                 m->segs[i] = (Segment){
                         .fd = m->scratch_fd,
                         .offset = end,

@@ -272,16 +272,14 @@ static int sort_buffer_collect(Emitter *e, const uint8_t *key, size_t klen, cons
         return 0;
 }
 
-int sort_buffer_new(const SortBufferOptions *opt, SortBuffer **ret) {
-        _cleanup_(sort_buffer_freep) SortBuffer *b = NULL;
+/* The buffer's memory, allocated, not touched: pages become resident as
+ * records fill them, so a small map does not occupy its whole buffer. */
+static SortBuffer *sort_buffer_alloc(const SortBufferOptions *opt) {
+        SortBuffer *b = calloc(1, sizeof(*b));
         size_t meta_bytes;
 
-        if (opt->size < SORT_BUFFER_MIN || opt->size > SORT_BUFFER_MAX || opt->partitions == 0 ||
-            opt->partitions > MAP_OUTPUT_PARTITIONS_MAX || opt->factor < 2 || !opt->work_dir)
-                return -EINVAL;
-        b = calloc(1, sizeof(*b));
         if (!b)
-                return -ENOMEM;
+                return NULL;
         b->emitter.emit = sort_buffer_collect;
         b->opt = *opt;
         meta_bytes = (size_t)(opt->size * SORT_RECORD_PERCENT / 100);
@@ -289,13 +287,21 @@ int sort_buffer_new(const SortBufferOptions *opt, SortBuffer **ret) {
         b->data_cap = (size_t)opt->size - b->meta_cap * sizeof(SortMeta);
         b->spill_records_at = MAX(b->meta_cap * SORT_SPILL_PERCENT / 100, (size_t)1);
         b->spill_data_at = b->data_cap / 100 * SORT_SPILL_PERCENT;
-        /* Allocated, not touched: pages become resident as records fill
-         * them, so a small map does not occupy its whole buffer. */
         b->data = malloc(b->data_cap + sizeof(uint64_t));
         b->meta = malloc(b->meta_cap * sizeof(SortMeta));
-        if (!b->data || !b->meta)
+        return b->data && b->meta ? b : sort_buffer_free(b);
+}
+
+int sort_buffer_new(const SortBufferOptions *opt, SortBuffer **ret) {
+        SortBuffer *b;
+
+        if (opt->size < SORT_BUFFER_MIN || opt->size > SORT_BUFFER_MAX || opt->partitions == 0 ||
+            opt->partitions > MAP_OUTPUT_PARTITIONS_MAX || opt->factor < 2 || !opt->work_dir)
+                return -EINVAL;
+        b = sort_buffer_alloc(opt);
+        if (!b)
                 return -ENOMEM;
-        *ret = TAKE_PTR(b);
+        *ret = b;
         return 0;
 }
 

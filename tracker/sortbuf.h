@@ -22,10 +22,10 @@
 #define SORT_BUFFER_DEFAULT (100ULL << 20) /* io.sort.mb */
 #define SORT_BUFFER_MAX (2047ULL << 20)    /* Hadoop's bound on io.sort.mb */
 #define SORT_BUFFER_MIN (64ULL << 10)
-#define SORT_SPILL_PERCENT 80          /* io.sort.spill.percent */
-#define SORT_RECORD_PERCENT 5          /* io.sort.record.percent */
-#define SORT_RECORD_ACCOUNTING 16      /* bytes per record in that part */
-#define SORT_MIN_SPILLS_FOR_COMBINE 3  /* min.num.spills.for.combine */
+#define SORT_SPILL_PERCENT 80         /* io.sort.spill.percent */
+#define SORT_RECORD_PERCENT 5         /* io.sort.record.percent */
+#define SORT_RECORD_ACCOUNTING 16     /* bytes per record in that part */
+#define SORT_MIN_SPILLS_FOR_COMBINE 3 /* min.num.spills.for.combine */
 
 /* The sort buffer of a task whose slot has slot_memory bytes: half of it,
  * as Hadoop 1's defaults give io.sort.mb = 100 MB inside a 200 MB child
@@ -47,10 +47,10 @@ typedef struct SortBufferOptions {
 } SortBufferOptions;
 
 typedef struct SortBufferStats {
-        uint64_t records, bytes;   /* collected */
-        uint64_t spills;           /* including the final flush */
-        uint64_t spilled_records;  /* written to spills, after the combiner */
-        uint64_t merge_passes;     /* intermediate passes of the final merge */
+        uint64_t records, bytes;  /* collected */
+        uint64_t spills;          /* including the final flush */
+        uint64_t spilled_records; /* written to spills, after the combiner */
+        uint64_t merge_passes;    /* intermediate passes of the final merge */
 } SortBufferStats;
 
 typedef struct SortBuffer SortBuffer;

@@ -67,20 +67,21 @@ static int compare_strings(const void *a, const void *b) {
 }
 
 int dir_list_files(const char *dir, char ***ret, size_t *ret_n) {
-        _cleanup_close_ int dfd = -1;
         DIR *d;
         struct dirent *de;
         char **v = NULL;
         size_t n = 0, cap = 0;
-        int r = 0;
+        int fd, r = 0;
 
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0)
-                return log_error_errno(-errno, "Cannot open directory %s", dir);
-        d = fdopendir(dfd);
-        if (!d)
-                return log_error_errno(-errno, "Cannot read directory %s", dir);
-        dfd = -1; /* the DIR owns it now */
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return log_error_errno(negative_errno(), "Cannot open directory %s", dir);
+        d = fdopendir(fd);
+        if (!d) {
+                r = negative_errno();
+                close(fd);
+                return log_error_errno(r, "Cannot read directory %s", dir);
+        }
         while ((errno = 0, de = readdir(d))) {
                 struct stat st;
                 char *path;
@@ -108,6 +109,7 @@ int dir_list_files(const char *dir, char ***ret, size_t *ret_n) {
                                 break;
                         }
                         v = nv;
+                        v[n] = NULL;
                         cap = c;
                 }
                 if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
@@ -129,7 +131,8 @@ int dir_list_files(const char *dir, char ***ret, size_t *ret_n) {
                 strv_free(v);
                 return r;
         }
-        qsort(v, n, sizeof(char *), compare_strings);
+        if (n > 1)
+                qsort(v, n, sizeof(char *), compare_strings);
         *ret = v;
         *ret_n = n;
         return 0;
@@ -150,7 +153,7 @@ static int split_by_size(const void *a, const void *b) {
 static int input_splits_add_path(InputSplitList *l, const char *path, uint64_t block_size) {
         struct stat st;
         char **files = NULL;
-        size_t n;
+        size_t n = 0;
         int r;
 
         if (stat(path, &st) < 0)
@@ -158,8 +161,7 @@ static int input_splits_add_path(InputSplitList *l, const char *path, uint64_t b
         if (S_ISREG(st.st_mode))
                 return input_splits_add_file(l, path, (uint64_t)st.st_size, block_size);
         if (!S_ISDIR(st.st_mode))
-                return log_error_errno(-EINVAL, "Input %s is neither a file nor a directory",
-                                       path);
+                return log_error_errno(-EINVAL, "Input %s is neither a file nor a directory", path);
         r = dir_list_files(path, &files, &n);
         if (r < 0)
                 return r;
@@ -199,24 +201,22 @@ void input_split_list_done(InputSplitList *l) {
 }
 
 int input_split_parse(const char *s, InputSplit *ret) {
-        _cleanup_free_ char *copy = strdup(s);
-        char *c1, *c2, *path;
+        const char *c2 = strrchr(s, ':'), *c1;
         uint64_t offset, length;
+        char number[32];
+        char *path;
 
-        if (!copy)
-                return -ENOMEM;
-        c2 = strrchr(copy, ':');
         if (!c2)
                 return -EINVAL;
-        *c2 = '\0';
-        c1 = strrchr(copy, ':');
-        if (!c1 || c1 == copy)
+        c1 = memrchr(s, ':', (size_t)(c2 - s));
+        if (!c1 || c1 == s || (size_t)(c2 - c1 - 1) >= sizeof(number))
                 return -EINVAL;
-        *c1 = '\0';
-        if (parse_uint64(c1 + 1, 0, INT64_MAX, &offset) < 0 ||
+        memcpy(number, c1 + 1, (size_t)(c2 - c1 - 1));
+        number[c2 - c1 - 1] = '\0';
+        if (parse_uint64(number, 0, INT64_MAX, &offset) < 0 ||
             parse_uint64(c2 + 1, 0, INT64_MAX - offset, &length) < 0)
                 return -EINVAL;
-        path = strdup(copy);
+        path = strndup(s, (size_t)(c1 - s));
         if (!path)
                 return -ENOMEM;
         *ret = (InputSplit){ .path = path, .offset = offset, .length = length };
@@ -280,10 +280,9 @@ static int line_reader_fill(LineReader *r) {
                 uint8_t *buf;
 
                 if (r->len > RECORD_FIELD_MAX)
-                        return log_error_errno(-E2BIG,
-                                               "%s: the line at byte %" PRIu64
-                                               " is longer than %u bytes",
-                                               r->path, r->pos, RECORD_FIELD_MAX);
+                        return log_error_errno(
+                                -E2BIG, "%s: the line at byte %" PRIu64 " is longer than %u bytes",
+                                r->path, r->pos, RECORD_FIELD_MAX);
                 buf = realloc(r->buf, cap);
                 if (!buf)
                         return -ENOMEM;
@@ -336,8 +335,8 @@ static int line_reader_raw(LineReader *r, const uint8_t **line, size_t *len) {
 }
 
 int line_reader_next(LineReader *r, const uint8_t **line, size_t *len, uint64_t *offset) {
-        const uint8_t *l;
-        size_t n;
+        const uint8_t *l = NULL;
+        size_t n = 0;
         uint64_t at;
         int k;
 

@@ -57,7 +57,7 @@ typedef struct LineReader {
         int fd;
         char *path;
         uint64_t start, end;
-        uint64_t pos;      /* file offset of buf[head] */
+        uint64_t pos; /* file offset of buf[head] */
         uint8_t *buf;
         size_t head, len, cap;
         bool eof, started;

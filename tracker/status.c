@@ -15,9 +15,9 @@ int task_status_create(int *ret_fd, TaskStatus **ret) {
 
         fd = memfd_create("flexslot-task-status", MFD_CLOEXEC);
         if (fd < 0)
-                return -errno;
+                return negative_errno();
         if (ftruncate(fd, sizeof(TaskStatus)) < 0)
-                return -errno;
+                return negative_errno();
         r = task_status_map(fd, ret);
         if (r < 0)
                 return r;
@@ -30,12 +30,12 @@ int task_status_map(int fd, TaskStatus **ret) {
         void *p;
 
         if (fstat(fd, &st) < 0)
-                return -errno;
+                return negative_errno();
         if ((size_t)st.st_size < sizeof(TaskStatus))
                 return -EINVAL;
         p = mmap(NULL, sizeof(TaskStatus), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (p == MAP_FAILED)
-                return -errno;
+                return negative_errno();
         *ret = p;
         return 0;
 }

@@ -41,11 +41,11 @@ typedef struct TaskStatus {
 
 /* Stores into a field of a status that may be NULL (a task run without a
  * tracker watching). */
-#define TASK_STATUS_SET(s, field, value)                                                   \
-        do {                                                                               \
-                TaskStatus *status_ = (s);                                                 \
-                if (status_)                                                               \
-                        __atomic_store_n(&status_->field, (value), __ATOMIC_RELAXED);     \
+#define TASK_STATUS_SET(s, field, value)                                              \
+        do {                                                                          \
+                TaskStatus *status_ = (s);                                            \
+                if (status_)                                                          \
+                        __atomic_store_n(&status_->field, (value), __ATOMIC_RELAXED); \
         } while (0)
 
 /* A new shared status: *ret_fd is the memfd to hand to the task (it is

@@ -54,7 +54,7 @@ static int set_nonblock(int fd) {
         int flags = fcntl(fd, F_GETFL);
 
         if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
-                return -errno;
+                return negative_errno();
         return 0;
 }
 
@@ -218,7 +218,7 @@ static int stream_proc_flush(StreamProc *p, LineFunc fn, Emitter *out) {
                 if (poll(fds, 2, -1) < 0) {
                         if (errno == EINTR)
                                 continue;
-                        return -errno;
+                        return negative_errno();
                 }
                 if (fds[1].revents) {
                         r = stream_proc_read(p, fn, out);
@@ -263,11 +263,11 @@ static int stream_proc_write(StreamProc *p, const uint8_t *data, size_t n, LineF
 }
 
 static int stream_proc_wait(StreamProc *p, int *ret_status) {
-        int status;
+        int status = 0;
 
         while (waitpid(p->pid, &status, 0) < 0)
                 if (errno != EINTR)
-                        return -errno;
+                        return negative_errno();
         p->pid = -1;
         *ret_status = status;
         return 0;
@@ -275,7 +275,7 @@ static int stream_proc_wait(StreamProc *p, int *ret_status) {
 
 /* Ends the input, reads the rest of the output and waits for the command. */
 static int stream_proc_finish(StreamProc *p, LineFunc fn, Emitter *out) {
-        int status, r;
+        int status = 0, r;
 
         r = stream_proc_flush(p, fn, out);
         if (r < 0)
@@ -288,7 +288,7 @@ static int stream_proc_finish(StreamProc *p, LineFunc fn, Emitter *out) {
                 if (poll(&fd, 1, -1) < 0) {
                         if (errno == EINTR)
                                 continue;
-                        return -errno;
+                        return negative_errno();
                 }
                 r = stream_proc_read(p, fn, out);
                 if (r < 0)
@@ -402,12 +402,11 @@ static int map_line(const uint8_t *line, size_t len, Emitter *out) {
         const uint8_t *tab = memchr(line, '\t', len);
         size_t klen = tab ? (size_t)(tab - line) : len;
 
-        return emitter_emit(out, line, klen, tab ? tab + 1 : line + len,
-                            tab ? len - klen - 1 : 0);
+        return emitter_emit(out, line, klen, tab ? tab + 1 : line + len, tab ? len - klen - 1 : 0);
 }
 
 static int reduce_line(const uint8_t *line, size_t len, Emitter *out) {
-        return emitter_emit(out, line, len, NULL, 0);
+        return emitter_emit(out, line, len, line + len, 0);
 }
 
 static int streaming_map(void *state, const MapRecord *rec, Emitter *out) {
@@ -445,13 +444,11 @@ static int streaming_reduce(void *state, const uint8_t *key, size_t klen, ValueI
         while ((r = values->next(values, &v, &vlen)) > 0) {
                 r = stream_proc_write(&s->proc, key, klen, reduce_line, out);
                 if (r >= 0 && vlen > 0)
-                        r = stream_proc_write(&s->proc, (const uint8_t *)"\t", 1, reduce_line,
-                                              out);
+                        r = stream_proc_write(&s->proc, (const uint8_t *)"\t", 1, reduce_line, out);
                 if (r >= 0)
                         r = stream_proc_write(&s->proc, v, vlen, reduce_line, out);
                 if (r >= 0)
-                        r = stream_proc_write(&s->proc, (const uint8_t *)"\n", 1, reduce_line,
-                                              out);
+                        r = stream_proc_write(&s->proc, (const uint8_t *)"\n", 1, reduce_line, out);
                 if (r < 0)
                         return r;
         }
