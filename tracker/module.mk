@@ -1,4 +1,10 @@
 # flexslot-tracker's task runtime: input splits, the applications, the map
-# side's sort buffer and the reduce side's merge, and a task's progress.
+# side's sort buffer and the reduce side's merge, running a task as a child
+# under a memory limit, and its progress. flexslot-task runs one task from
+# the command line.
 LIBRARIES += tracker
-tracker_SOURCES := $(wildcard tracker/*.c)
+tracker_SOURCES := $(filter-out tracker/task-main.c,$(wildcard tracker/*.c))
+
+PROGRAMS += flexslot-task
+flexslot-task_SOURCES := tracker/task-main.c
+flexslot-task_INSTALL_DIR := bin
