@@ -445,6 +445,41 @@ START_TEST(test_atomic_file) {
 }
 END_TEST
 
+/* A range copied between files, across file systems where the machine has
+ * two (/dev/shm is tmpfs), which takes the read-and-write way. */
+START_TEST(test_file_copy_range) {
+        _cleanup_free_ char *dir = test_make_tmpdir();
+        _cleanup_free_ uint8_t *data = malloc(3 << 20), *back = malloc(3 << 20);
+        char src[512], dst[512];
+        int from, to;
+
+        ck_assert_ptr_nonnull(data);
+        ck_assert_ptr_nonnull(back);
+        for (size_t i = 0; i < (3 << 20); i++)
+                data[i] = (uint8_t)(i * 7 + i / 4096);
+        if (access("/dev/shm", W_OK) == 0)
+                snprintf(src, sizeof(src), "/dev/shm/flexslot-copy-%d", (int)getpid());
+        else
+                snprintf(src, sizeof(src), "%s/src", dir);
+        snprintf(dst, sizeof(dst), "%s/dst", dir);
+        test_write_file(src, data, 3 << 20);
+        from = open(src, O_RDONLY | O_CLOEXEC);
+        to = open(dst, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        ck_assert_int_ge(from, 0);
+        ck_assert_int_ge(to, 0);
+        ck_assert_int_eq(file_copy_range(from, 1000, to, 7, (5 << 19) + 3), 0);
+        ck_assert_int_eq(file_pread_exact(to, back, (5 << 19) + 3, 7), 0);
+        ck_assert(memcmp(back, data + 1000, (5 << 19) + 3) == 0);
+        /* Past the source's end: an error, not a short copy. */
+        ck_assert_int_eq(file_copy_range(from, (3 << 20) - 10, to, 0, 11), -EBADMSG);
+        ck_assert_int_eq(file_pread_exact(from, back, 11, (3 << 20) - 10), -EBADMSG);
+        close(from);
+        close(to);
+        unlink(src);
+        test_remove_tree(dir);
+}
+END_TEST
+
 /* ---- merge and grouping ---- */
 
 START_TEST(test_merge_and_group) {
@@ -720,6 +755,7 @@ Suite *suite_tracker(void) {
         tcase_add_test(tc, test_segment_round_trip);
         tcase_add_test(tc, test_map_output_file);
         tcase_add_test(tc, test_atomic_file);
+        tcase_add_test(tc, test_file_copy_range);
         tcase_add_test(tc, test_merge_and_group);
         tcase_add_test(tc, test_merge_passes);
         suite_add_tcase(s, tc);

@@ -102,25 +102,6 @@ void map_output_writer_done(MapOutputWriter *w) {
         w->index = NULL;
 }
 
-static int pread_exact(int fd, void *buf, size_t n, uint64_t offset) {
-        uint8_t *p = buf;
-
-        while (n > 0) {
-                ssize_t k = pread(fd, p, n, (off_t)offset);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0)
-                        return -EBADMSG;
-                p += k;
-                n -= (size_t)k;
-                offset += (uint64_t)k;
-        }
-        return 0;
-}
-
 static int map_output_bad(const char *path, const char *what) {
         return log_error_errno(-EBADMSG, "%s: not a valid map output: %s", path, what);
 }
@@ -134,7 +115,7 @@ static int map_output_read_index(MapOutput *m, uint64_t size) {
 
         if (size < TRAILER_SIZE)
                 return map_output_bad(m->path, "shorter than its trailer");
-        r = pread_exact(m->fd, trailer, sizeof(trailer), size - TRAILER_SIZE);
+        r = file_pread_exact(m->fd, trailer, sizeof(trailer), size - TRAILER_SIZE);
         if (r < 0)
                 return log_error_errno(r, "%s: cannot read", m->path);
         if (memcmp(trailer + 16, map_output_magic, sizeof(map_output_magic)) != 0)
@@ -153,7 +134,7 @@ static int map_output_read_index(MapOutput *m, uint64_t size) {
         m->index = calloc(partitions, sizeof(Segment));
         if (!raw || !m->index)
                 return -ENOMEM;
-        r = pread_exact(m->fd, raw, (size_t)partitions * INDEX_ENTRY_SIZE, index_offset);
+        r = file_pread_exact(m->fd, raw, (size_t)partitions * INDEX_ENTRY_SIZE, index_offset);
         if (r < 0)
                 return log_error_errno(r, "%s: cannot read its index", m->path);
         for (unsigned p = 0; p < partitions; p++) {

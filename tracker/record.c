@@ -318,9 +318,25 @@ int file_copy_range(int from_fd, uint64_t from, int to_fd, uint64_t to, uint64_t
         if (!buf)
                 return -ENOMEM;
         while (length > 0) {
-                ssize_t k = pread(from_fd, buf, (size_t)MIN(length, (uint64_t)COPY_CHUNK), in);
-                int r;
+                size_t n = (size_t)MIN(length, (uint64_t)COPY_CHUNK);
+                int r = file_pread_exact(from_fd, buf, n, (uint64_t)in);
 
+                if (r >= 0)
+                        r = pwrite_all(to_fd, buf, n, (uint64_t)out);
+                if (r < 0)
+                        return r;
+                in += (loff_t)n;
+                out += (loff_t)n;
+                length -= n;
+        }
+        return 0;
+}
+
+int file_pread_exact(int fd, void *buf, size_t n, uint64_t offset) {
+        uint8_t *p = buf;
+
+        while (n > 0) {
+                ssize_t k = pread(fd, p, n, (off_t)offset);
                 if (k < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -328,12 +344,9 @@ int file_copy_range(int from_fd, uint64_t from, int to_fd, uint64_t to, uint64_t
                 }
                 if (k == 0)
                         return -EBADMSG;
-                r = pwrite_all(to_fd, buf, (size_t)k, (uint64_t)out);
-                if (r < 0)
-                        return r;
-                in += k;
-                out += k;
-                length -= (uint64_t)k;
+                p += k;
+                n -= (size_t)k;
+                offset += (uint64_t)k;
         }
         return 0;
 }

@@ -108,6 +108,9 @@ typedef struct SegmentReader {
 int segment_reader_init(SegmentReader *r, const Segment *seg);
 void segment_reader_done(SegmentReader *r);
 
+/* Reads exactly n bytes at offset; a file that ends before is -EBADMSG. */
+int file_pread_exact(int fd, void *buf, size_t n, uint64_t offset);
+
 /* Copies a byte range between files (copy_file_range where the kernel can,
  * else read and write). */
 int file_copy_range(int from_fd, uint64_t from, int to_fd, uint64_t to, uint64_t length);
