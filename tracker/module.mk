@@ -8,3 +8,5 @@ tracker_SOURCES := $(filter-out tracker/task-main.c,$(wildcard tracker/*.c))
 PROGRAMS += flexslot-task
 flexslot-task_SOURCES := tracker/task-main.c
 flexslot-task_INSTALL_DIR := bin
+
+INSTALL_DATA += packaging/flexslot-task.1:$(PREFIX)/share/man/man1/flexslot-task.1

@@ -121,6 +121,16 @@ usage "reduce needs its map outputs (files or directories)" reduce --app=sort --
 usage "invalid attempt '../x': up to 100 letters, digits, '.', '_' and '-', not first '.'" \
 	map --attempt=../x
 usage "apps takes no arguments" apps x
+# The progress a tracker reads: the status it passes by descriptor.
+truncate -s 4096 "$tmp/status"
+"$task" map --app=wordcount --split="$split" --reduces=1 --out="$tmp/s.map" -q \
+	--status-fd=3 3<>"$tmp/status" || fail "map with --status-fd"
+# kind (u32 at 8): 1, a map; phase (u32 at 12): 7, done; input (u64 at 16): 100.
+[ "$(od -An -t u4 -j 8 -N 8 "$tmp/status" | tr -s ' ')" = " 1 7" ] ||
+	fail "status: $(od -An -t u4 -j 8 -N 8 "$tmp/status")"
+[ "$(od -An -t u8 -j 16 -N 8 "$tmp/status" | tr -d ' ')" = 100 ] || fail "status: input done"
+usage "--status-fd=3 is not a task status: Invalid argument" map --app=sort --split="$split" \
+	--reduces=1 --out=o --status-fd=3 3</dev/null
 # Bad input at run time: named, exit 1, nothing written.
 expect 1 "runs past the end of the file" "$task" map --app=sort \
 	--split="$tmp/text/small.txt:0:99999999" --reduces=1 --out="$tmp/o"
