@@ -32,7 +32,7 @@ void record_list_add(RecordList *l, const void *key, size_t klen, const void *va
 int record_list_drain(RecordList *l, RecordStream *s);
 /* "key=value key=value ...", valid until the list changes. */
 const char *record_list_join(RecordList *l);
-/* By key, equal keys keeping their order. */
+/* By key; equal keys in no particular order. */
 void record_list_sort(RecordList *l);
 void record_list_assert_equal(const RecordList *got, const RecordList *want);
 /* Frees the records; the list is empty and usable again. */

@@ -76,7 +76,7 @@ static void reset_signals(void) {
  * have threads). */
 _Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild *c) {
         sigset_t none;
-        int fd;
+        int fd, status;
 
         (void)setpgid(0, 0);
         reset_signals();
@@ -99,9 +99,9 @@ _Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild 
                 execvp(spec->argv[0], spec->argv);
                 _exit(127);
         }
-        fd = spec->fn(spec->userdata);
+        status = spec->fn(spec->userdata);
         fflush(NULL);
-        _exit(fd & 0xff);
+        _exit(status & 0xff);
 }
 
 int task_child_spawn(const TaskChildSpec *spec, TaskChild **ret) {
