@@ -610,15 +610,14 @@ int main(int argc, char **argv) {
         r = options_check_task(&o);
         if (r != 0)
                 return r;
-        if (o.status_fd) {
-                if (parse_int(o.status_fd, 3, INT32_MAX, &fd) < 0)
-                        return usage_error("invalid --status-fd '%s'", o.status_fd);
-                r = task_status_map(fd, &t.status);
-                if (r < 0)
-                        return usage_error("--status-fd=%d is not a task status: %s", fd,
-                                           strerror(-r));
-        }
-        r = o.slot_memory ? task_run_child(&t) : task_run(&t);
+        if (!o.status_fd)
+                r = EXIT_SUCCESS;
+        else if (parse_int(o.status_fd, 3, INT32_MAX, &fd) < 0)
+                r = usage_error("invalid --status-fd '%s'", o.status_fd);
+        else if ((r = task_status_map(fd, &t.status)) < 0)
+                r = usage_error("--status-fd=%d is not a task status: %s", fd, strerror(-r));
+        if (r == EXIT_SUCCESS)
+                r = o.slot_memory ? task_run_child(&t) : task_run(&t);
         task_status_unmap(t.status);
         input_split_done(&o.parsed_split);
         return r;
