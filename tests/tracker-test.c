@@ -3,7 +3,6 @@
 
 #include <check.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,11 +138,3 @@ const char *test_read_file(const char *path) {
         return buf;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(path);
-}
-
-void test_remove_tree(const char *dir) {
-        if (dir)
-                (void)nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}

@@ -49,4 +49,3 @@ void list_stream_init(ListStream *s, const RecordList *l);
 void test_write_file(const char *path, const void *data, size_t len);
 /* The file's text, in a buffer valid until the next call. */
 const char *test_read_file(const char *path);
-void test_remove_tree(const char *dir);
