@@ -4,12 +4,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cli.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
@@ -23,7 +23,7 @@
 #include "sim/sim.h"
 #include "sim/workload.h"
 
-#define EXIT_USAGE 2
+#define PROGRAM "flexslot-sim"
 #define MAX_OVERRIDES 64
 /* A terminal's progress line changes at most this often. */
 #define PROGRESS_INTERVAL (250 * USEC_PER_MSEC)
@@ -81,19 +81,6 @@ static void usage(FILE *f, const char *scenario_dir) {
                 scenario_dir ? scenario_dir : "share/flexslot/scenarios beside bin/");
 }
 
-static int usage_error(const char *fmt, ...) _printf_(1, 2);
-
-static int usage_error(const char *fmt, ...) {
-        va_list ap;
-
-        fprintf(stderr, "flexslot-sim: ");
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fprintf(stderr, "\nTry 'flexslot-sim --help'.\n");
-        return EXIT_USAGE;
-}
-
 /* The progress line on a terminal's stderr: rewritten in place, at most
  * every PROGRESS_INTERVAL of wall time, erased when the run ends. */
 typedef struct ProgressLine {
@@ -146,8 +133,7 @@ static int cmd_run(const char *path, const ExperimentOptions *opt) {
         }
         r = sim_new(&sc, &wl, &sim, err, sizeof(err));
         if (r < 0) {
-                fprintf(stderr, "flexslot-sim: %s: %s\n", path,
-                        r == -EINVAL ? err : strerror(-r));
+                fprintf(stderr, "flexslot-sim: %s: %s\n", path, r == -EINVAL ? err : strerror(-r));
                 status = r == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
                 goto out;
         }
@@ -188,16 +174,6 @@ out:
         return status;
 }
 
-/* getopt's complaint, in our words. A missing value is only possible for
- * the last argument; an unknown long option leaves optopt 0. */
-static int option_error(int c, char **argv) {
-        if (c == ':')
-                return usage_error("option '%s' needs a value", argv[optind - 1]);
-        if (optopt != 0)
-                return usage_error("unknown option '-%c'", optopt);
-        return usage_error("unknown option '%s'", argv[optind - 1]);
-}
-
 int main(int argc, char **argv) {
         static const struct option options[] = {
                 { "seed", required_argument, NULL, 's' },
@@ -225,7 +201,7 @@ int main(int argc, char **argv) {
                 switch (c) {
                 case 's':
                         if (parse_int64(optarg, 0, INT64_MAX, &opt.seed) < 0)
-                                return usage_error("invalid seed '%s'", optarg);
+                                return cli_usage_error(PROGRAM, "invalid seed '%s'", optarg);
                         opt.seed_set = true;
                         break;
                 case 'o':
@@ -239,10 +215,11 @@ int main(int argc, char **argv) {
                         break;
                 case 'O':
                         if (opt.n_overrides == MAX_OVERRIDES)
-                                return usage_error("more than %d --set options", MAX_OVERRIDES);
+                                return cli_usage_error(PROGRAM, "more than %d --set options",
+                                                       MAX_OVERRIDES);
                         if (scenario_override_parse(optarg, &overrides[opt.n_overrides]) < 0)
-                                return usage_error("--set '%s': expected SECTION.KEY=VALUE",
-                                                   optarg);
+                                return cli_usage_error(
+                                        PROGRAM, "--set '%s': expected SECTION.KEY=VALUE", optarg);
                         opt.overrides = overrides;
                         opt.n_overrides++;
                         break;
@@ -256,26 +233,27 @@ int main(int argc, char **argv) {
                         return EXIT_SUCCESS;
                 default:
                         if (!plan_option_is(c))
-                                return option_error(c, argv);
+                                return cli_option_error(PROGRAM, c, argv);
                         if (plan_option(&plan, c, optarg, problem, sizeof(problem)) < 0)
-                                return usage_error("%s", problem);
+                                return cli_usage_error(PROGRAM, "%s", problem);
                 }
         if (optind >= argc)
-                return usage_error("missing command (run, experiment, plan or list)");
+                return cli_usage_error(PROGRAM, "missing command (run, experiment, plan or list)");
         command = argv[optind];
         n_args = argc - optind - 1;
         if (strcmp(command, "plan") == 0) {
                 if (n_args != 1)
-                        return usage_error("plan takes one profile file");
+                        return cli_usage_error(PROGRAM, "plan takes one profile file");
                 if (plan_check(&plan, problem, sizeof(problem)) < 0)
-                        return usage_error("%s", problem);
+                        return cli_usage_error(PROGRAM, "%s", problem);
                 return plan_run(argv[optind + 1], &plan, stdout);
         }
         if (plan_first_option(&plan))
-                return usage_error("%s is an option of plan", plan_first_option(&plan));
+                return cli_usage_error(PROGRAM, "%s is an option of plan",
+                                       plan_first_option(&plan));
         if (strcmp(command, "list") == 0) {
                 if (n_args != 0)
-                        return usage_error("list takes no arguments");
+                        return cli_usage_error(PROGRAM, "list takes no arguments");
                 experiment_list(stdout);
                 return EXIT_SUCCESS;
         }
@@ -285,15 +263,15 @@ int main(int argc, char **argv) {
         }
         if (strcmp(command, "run") == 0) {
                 if (n_args != 1)
-                        return usage_error("run takes one scenario file");
+                        return cli_usage_error(PROGRAM, "run takes one scenario file");
                 return cmd_run(argv[optind + 1], &opt);
         }
         if (strcmp(command, "experiment") == 0) {
                 if (n_args != 1)
-                        return usage_error("experiment takes one name (see 'list')");
+                        return cli_usage_error(PROGRAM, "experiment takes one name (see 'list')");
                 if (!experiment_find(argv[optind + 1]))
-                        return usage_error("unknown experiment '%s' (see 'list')",
-                                           argv[optind + 1]);
+                        return cli_usage_error(PROGRAM, "unknown experiment '%s' (see 'list')",
+                                               argv[optind + 1]);
                 if (!opt.scenario_dir) {
                         r = sim_data_path("scenarios", &data_scenarios);
                         if (r < 0) {
@@ -307,5 +285,5 @@ int main(int argc, char **argv) {
                 }
                 return experiment_run(argv[optind + 1], &opt);
         }
-        return usage_error("unknown command '%s'", command);
+        return cli_usage_error(PROGRAM, "unknown command '%s'", command);
 }

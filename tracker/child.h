@@ -16,9 +16,9 @@
  * memory in use, so it needs headroom for what is mapped but never
  * touched, and binds each process of the task on its own. */
 
-/* Exit statuses of a task process. */
+/* Exit statuses of a task process; 2 is a usage error (EXIT_USAGE,
+ * common/cli.h). */
 #define TASK_EXIT_FAILED 1
-#define TASK_EXIT_USAGE 2
 #define TASK_EXIT_NOMEM 3   /* out of memory: under RLIMIT_AS, the limit */
 #define TASK_EXIT_SETUP 126 /* the child could not join its cgroup or set its limit */
 

@@ -7,13 +7,13 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "common/cli.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
@@ -22,7 +22,7 @@
 #include "tracker/mapout.h"
 #include "tracker/task.h"
 
-#define EXIT_USAGE TASK_EXIT_USAGE
+#define PROGRAM "flexslot-task"
 #define ATTEMPT_MAX 100
 /* How long a task told to stop on Ctrl-C gets before SIGKILL. */
 #define KILL_GRACE (5 * USEC_PER_SEC)
@@ -103,27 +103,6 @@ static void usage(FILE *f) {
                 MAP_OUTPUT_PARTITIONS_MAX);
 }
 
-static int usage_error(const char *fmt, ...) _printf_(1, 2);
-
-static int usage_error(const char *fmt, ...) {
-        va_list ap;
-
-        fprintf(stderr, "flexslot-task: ");
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fprintf(stderr, "\nTry 'flexslot-task --help'.\n");
-        return EXIT_USAGE;
-}
-
-static int option_error(int c, char **argv) {
-        if (c == ':')
-                return usage_error("option '%s' needs a value", argv[optind - 1]);
-        if (optopt != 0)
-                return usage_error("unknown option '-%c'", optopt);
-        return usage_error("unknown option '%s'", argv[optind - 1]);
-}
-
 static bool attempt_valid(const char *s) {
         size_t n = strlen(s);
 
@@ -171,8 +150,8 @@ static int options_check_use(const Options *o) {
                 for (size_t j = 0; j < ELEMENTSOF(option_uses); j++)
                         if (strcmp(o->given[i], option_uses[j].name) == 0 &&
                             !(option_uses[j].commands & ON(o->command)))
-                                return usage_error("%s does not apply to %s", o->given[i],
-                                                   command_names[o->command]);
+                                return cli_usage_error(PROGRAM, "%s does not apply to %s",
+                                                       o->given[i], command_names[o->command]);
         return 0;
 }
 
@@ -190,39 +169,42 @@ static int options_check_task(Options *o) {
         const char *cmd = o->command == CMD_MAP ? o->app_cfg.mapper : o->app_cfg.reducer;
 
         if (o->app && cmd)
-                return usage_error("--app and %s exclude each other", cmd_opt);
+                return cli_usage_error(PROGRAM, "--app and %s exclude each other", cmd_opt);
         if (!o->app && !cmd)
-                return usage_error("%s needs --app=NAME or %s=COMMAND", command_names[o->command],
-                                   cmd_opt);
+                return cli_usage_error(PROGRAM, "%s needs --app=NAME or %s=COMMAND",
+                                       command_names[o->command], cmd_opt);
         if (cmd && o->app_cfg.arg)
-                return usage_error("--app-arg is for built-in applications");
+                return cli_usage_error(PROGRAM, "--app-arg is for built-in applications");
         if (!o->app)
                 o->app = &app_streaming;
         else if (o->app->arg_name && !o->app_cfg.arg)
-                return usage_error("%s needs its %s: --app-arg=%s", o->app->name, o->app->arg_name,
-                                   o->app->arg_name);
+                return cli_usage_error(PROGRAM, "%s needs its %s: --app-arg=%s", o->app->name,
+                                       o->app->arg_name, o->app->arg_name);
         else if (!o->app->arg_name && o->app_cfg.arg)
-                return usage_error("%s takes no --app-arg", o->app->name);
+                return cli_usage_error(PROGRAM, "%s takes no --app-arg", o->app->name);
         if (!o->out)
-                return usage_error("%s needs --out=FILE", command_names[o->command]);
+                return cli_usage_error(PROGRAM, "%s needs --out=FILE", command_names[o->command]);
         if (o->command == CMD_MAP) {
                 if (!o->split)
-                        return usage_error("map needs --split=FILE:OFFSET:LENGTH");
+                        return cli_usage_error(PROGRAM, "map needs --split=FILE:OFFSET:LENGTH");
                 if (!o->reduces_set)
-                        return usage_error("map needs --reduces=N");
+                        return cli_usage_error(PROGRAM, "map needs --reduces=N");
                 if (o->n_paths > 0)
-                        return usage_error("map takes no arguments besides its options");
+                        return cli_usage_error(PROGRAM,
+                                               "map takes no arguments besides its options");
                 if (o->sort_buffer == 0)
                         o->sort_buffer = o->slot_memory ? sort_buffer_for_slot(o->slot_memory)
                                                         : SORT_BUFFER_DEFAULT;
                 /* Last: nothing after it fails, so the parsed split is freed. */
                 if (input_split_parse(o->split, &o->parsed_split) < 0)
-                        return usage_error("invalid split '%s' (FILE:OFFSET:LENGTH)", o->split);
+                        return cli_usage_error(PROGRAM, "invalid split '%s' (FILE:OFFSET:LENGTH)",
+                                               o->split);
         } else {
                 if (!o->partition_set)
-                        return usage_error("reduce needs --partition=P");
+                        return cli_usage_error(PROGRAM, "reduce needs --partition=P");
                 if (o->n_paths == 0)
-                        return usage_error("reduce needs its map outputs (files or directories)");
+                        return cli_usage_error(
+                                PROGRAM, "reduce needs its map outputs (files or directories)");
         }
         if (!o->attempt) {
                 snprintf(o->attempt_buf, sizeof(o->attempt_buf), "attempt-%d", (int)getpid());
@@ -388,7 +370,7 @@ static int cmd_splits(const Options *o) {
         int r;
 
         if (o->n_paths == 0)
-                return usage_error("splits needs files or directories");
+                return cli_usage_error(PROGRAM, "splits needs files or directories");
         r = input_splits_compute(o->paths, o->n_paths, o->block_size, &l);
         if (r < 0)
                 return TASK_EXIT_FAILED;
@@ -435,7 +417,7 @@ static int parse_size_option(const char *name, const char *s, uint64_t min, uint
         uint64_t v;
 
         if (parse_size(s, &v) < 0 || v < min || v > max)
-                return usage_error("invalid %s '%s'", name, s);
+                return cli_usage_error(PROGRAM, "invalid %s '%s'", name, s);
         *ret = v;
         return 0;
 }
@@ -444,7 +426,7 @@ static int parse_unsigned_option(const char *what, const char *s, unsigned max, 
         int v;
 
         if (parse_int(s, 0, (int)max, &v) < 0)
-                return usage_error("invalid %s '%s' (0-%u)", what, s, max);
+                return cli_usage_error(PROGRAM, "invalid %s '%s' (0-%u)", what, s, max);
         *ret = (unsigned)v;
         return 0;
 }
@@ -482,7 +464,8 @@ static int parse_options(int argc, char **argv, Options *o) {
                 case 'a':
                         o->app = app_find(optarg);
                         if (!o->app)
-                                return usage_error("unknown application '%s' (see 'apps')", optarg);
+                                return cli_usage_error(
+                                        PROGRAM, "unknown application '%s' (see 'apps')", optarg);
                         break;
                 case 'A':
                         o->app_cfg.arg = optarg;
@@ -502,8 +485,9 @@ static int parse_options(int argc, char **argv, Options *o) {
                         if (r != 0)
                                 return r;
                         if (o->reduces == 0)
-                                return usage_error("invalid number of reduces '0' (1-%u)",
-                                                   MAP_OUTPUT_PARTITIONS_MAX);
+                                return cli_usage_error(PROGRAM,
+                                                       "invalid number of reduces '0' (1-%u)",
+                                                       MAP_OUTPUT_PARTITIONS_MAX);
                         o->reduces_set = true;
                         break;
                 case 'p':
@@ -536,15 +520,17 @@ static int parse_options(int argc, char **argv, Options *o) {
                         else if (strcmp(optarg, "rlimit") == 0)
                                 o->memory_mode = TASK_MEMORY_RLIMIT;
                         else
-                                return usage_error("invalid --memory-limit '%s' (auto, cgroup "
-                                                   "or rlimit)",
-                                                   optarg);
+                                return cli_usage_error(PROGRAM,
+                                                       "invalid --memory-limit '%s' (auto, cgroup "
+                                                       "or rlimit)",
+                                                       optarg);
                         break;
                 case 't':
                         if (!attempt_valid(optarg))
-                                return usage_error("invalid attempt '%s': up to %d letters, "
-                                                   "digits, '.', '_' and '-', not first '.'",
-                                                   optarg, ATTEMPT_MAX);
+                                return cli_usage_error(PROGRAM,
+                                                       "invalid attempt '%s': up to %d letters, "
+                                                       "digits, '.', '_' and '-', not first '.'",
+                                                       optarg, ATTEMPT_MAX);
                         o->attempt = optarg;
                         break;
                 case 'w':
@@ -564,7 +550,7 @@ static int parse_options(int argc, char **argv, Options *o) {
                         break;
                 case 'l':
                         if (log_level_from_string(optarg, &level) < 0)
-                                return usage_error("invalid log level '%s'", optarg);
+                                return cli_usage_error(PROGRAM, "invalid log level '%s'", optarg);
                         log_set_max_level(level);
                         break;
                 case 'h':
@@ -574,13 +560,13 @@ static int parse_options(int argc, char **argv, Options *o) {
                         printf("flexslot-task %s\n", FLEXSLOT_VERSION);
                         return -1;
                 default:
-                        return option_error(c, argv);
+                        return cli_option_error(PROGRAM, c, argv);
                 }
         }
         if (optind >= argc)
-                return usage_error("missing command (map, reduce, splits or apps)");
+                return cli_usage_error(PROGRAM, "missing command (map, reduce, splits or apps)");
         if (parse_command(argv[optind], &o->command) < 0)
-                return usage_error("unknown command '%s'", argv[optind]);
+                return cli_usage_error(PROGRAM, "unknown command '%s'", argv[optind]);
         o->paths = argv + optind + 1;
         o->n_paths = (size_t)(argc - optind - 1);
         return options_check_use(o);
@@ -598,7 +584,7 @@ int main(int argc, char **argv) {
         switch (o.command) {
         case CMD_APPS:
                 if (o.n_paths > 0)
-                        return usage_error("apps takes no arguments");
+                        return cli_usage_error(PROGRAM, "apps takes no arguments");
                 cmd_apps();
                 return EXIT_SUCCESS;
         case CMD_SPLITS:
@@ -613,9 +599,10 @@ int main(int argc, char **argv) {
         if (!o.status_fd)
                 r = EXIT_SUCCESS;
         else if (parse_int(o.status_fd, 3, INT32_MAX, &fd) < 0)
-                r = usage_error("invalid --status-fd '%s'", o.status_fd);
+                r = cli_usage_error(PROGRAM, "invalid --status-fd '%s'", o.status_fd);
         else if ((r = task_status_map(fd, &t.status)) < 0)
-                r = usage_error("--status-fd=%d is not a task status: %s", fd, strerror(-r));
+                r = cli_usage_error(PROGRAM, "--status-fd=%d is not a task status: %s", fd,
+                                    strerror(-r));
         if (r == EXIT_SUCCESS)
                 r = o.slot_memory ? task_run_child(&t) : task_run(&t);
         task_status_unmap(t.status);
