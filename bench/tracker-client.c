@@ -57,8 +57,7 @@ static int append_report(Client *c, sd_bus_message *m) {
                 r = sd_bus_message_open_container(m, 'a', TRACKER_RUNNING_TYPE);
         for (size_t i = 0; hold && i < c->n_held && r >= 0; i++)
                 r = sd_bus_message_append(m, TRACKER_RUNNING_TYPE, c->held[i].attempt, progress,
-                                          (uint64_t)50, (uint64_t)100, (uint64_t)1000,
-                                          (uint64_t)0);
+                                          (uint64_t)50, (uint64_t)100, (uint64_t)1000, (uint64_t)0);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         if (r >= 0)
@@ -68,8 +67,8 @@ static int append_report(Client *c, sd_bus_message *m) {
 
                 snprintf(output, sizeof(output), "out/%" PRIu64 "/%s-%u", c->held[i].job,
                          c->held[i].type, c->held[i].index);
-                r = sd_bus_message_append(m, TRACKER_FINISHED_TYPE, c->held[i].attempt,
-                                          "succeeded", (uint64_t)100, (uint64_t)10, output, "");
+                r = sd_bus_message_append(m, TRACKER_FINISHED_TYPE, c->held[i].attempt, "succeeded",
+                                          (uint64_t)100, (uint64_t)10, output, "");
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
@@ -122,8 +121,8 @@ static int beat(Client *c) {
         sd_bus_error e = SD_BUS_ERROR_NULL;
         int r;
 
-        r = sd_bus_message_new_method_call(c->bus, &m, NULL, TRACKER_OBJECT_PATH,
-                                           TRACKER_INTERFACE, "Heartbeat");
+        r = sd_bus_message_new_method_call(c->bus, &m, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE,
+                                           "Heartbeat");
         if (r >= 0)
                 r = append_report(c, m);
         if (r < 0)
@@ -137,16 +136,15 @@ static int beat(Client *c) {
         return read_reply(c, reply) < 0 ? 1 : 0;
 }
 
-static int register_tracker(Client *c, const char *token, const char *hostname,
-                            unsigned map_slots, unsigned reduce_slots) {
+static int register_tracker(Client *c, const char *token, const char *hostname, unsigned map_slots,
+                            unsigned reduce_slots) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         sd_bus_error e = SD_BUS_ERROR_NULL;
         int r;
 
-        r = sd_bus_call_method(c->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE, "Register",
-                               &e, &reply, "sssuut", token,
-                               "00000000-0000-0000-0000-000000000001", hostname, map_slots,
-                               reduce_slots, (uint64_t)256 << 20);
+        r = sd_bus_call_method(c->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE, "Register", &e,
+                               &reply, "sssuut", token, "00000000-0000-0000-0000-000000000001",
+                               hostname, map_slots, reduce_slots, (uint64_t)256 << 20);
         if (r < 0) {
                 r = print_error(&e, r);
                 sd_bus_error_free(&e);
@@ -161,9 +159,14 @@ static int register_tracker(Client *c, const char *token, const char *hostname,
 }
 
 static int read_token(const char *path, char *buf, size_t size) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        FILE *f = fopen(path, "re");
+        bool ok;
 
-        if (!f || !fgets(buf, (int)size, f))
+        if (!f)
+                return -EIO;
+        ok = fgets(buf, (int)size, f) != NULL;
+        fclose(f);
+        if (!ok)
                 return -EIO;
         buf[strcspn(buf, "\n")] = '\0';
         return 0;

@@ -98,8 +98,8 @@ static int method_submit_job(sd_bus_message *m, void *userdata, sd_bus_error *er
                 log_info("SubmitJob '%.64s' by %.64s refused: %s", name, user, err.message);
                 return reply_error(r, &err, error);
         }
-        log_info("Job %" PRIu64 " '%.64s' of %.64s submitted: %s, %zu inputs, %u reduces", id,
-                 name, user, app, spec.n_inputs, reduces);
+        log_info("Job %" PRIu64 " '%.64s' of %.64s submitted: %s, %zu inputs, %u reduces", id, name,
+                 user, app, spec.n_inputs, reduces);
         return sd_bus_reply_method_return(m, "t", id);
 }
 

@@ -114,8 +114,8 @@ static int job_load(Cluster *c, StoreJob *info, ClusterJob *ret, StoreError *err
                 tasks[i].type = i < info->n_maps ? TASK_MAP : TASK_REDUCE;
                 tasks[i].index = i < info->n_maps ? (unsigned)i : (unsigned)(i - info->n_maps);
         }
-        r = store_job_tasks(c->store, info->id, STORE_TASK_STATUS_BIT(STORE_TASK_SUCCEEDED),
-                            &done, &n_done, err);
+        r = store_job_tasks(c->store, info->id, STORE_TASK_STATUS_BIT(STORE_TASK_SUCCEEDED), &done,
+                            &n_done, err);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n_done; i++) {
@@ -180,7 +180,7 @@ static int cluster_add_job(Cluster *c, uint64_t id, StoreError *err) {
 }
 
 int cluster_new(Store *store, Policy *policy, Cluster **ret, StoreError *err) {
-        _cleanup_(cluster_freep) Cluster *c = NULL;
+        Cluster *c;
         StoreJob *jobs = NULL;
         size_t n = 0;
         int r;
@@ -195,14 +195,14 @@ int cluster_new(Store *store, Policy *policy, Cluster **ret, StoreError *err) {
          * past the stored ones; this covers the attempts that never ended). */
         c->next_attempt = now_realtime_usec();
         r = store_jobs_list(store, STORE_JOB_UNFINISHED, &jobs, &n, err);
-        if (r < 0)
-                return r;
         for (size_t i = 0; i < n && r >= 0; i++)
                 r = cluster_add_job(c, jobs[i].id, err);
         store_jobs_free(jobs, n);
-        if (r < 0)
+        if (r < 0) {
+                cluster_free(c);
                 return r;
-        *ret = TAKE_PTR(c);
+        }
+        *ret = c;
         return 0;
 }
 
@@ -289,7 +289,7 @@ int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,
         n.hostname = strdup(hostname);
         n.vm_uuid = strdup(vm_uuid);
         nodes = n.hostname && n.vm_uuid ? realloc(c->nodes, (c->n_nodes + 1) * sizeof(*nodes))
-                                         : NULL;
+                                        : NULL;
         if (!nodes) {
                 node_done(&n);
                 return -ENOMEM;
@@ -352,7 +352,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         s.jobs = calloc(MAX(c->n_jobs, (size_t)1), sizeof(*s.jobs));
         s.tasks = calloc(MAX(n_tasks, (size_t)1), sizeof(*s.tasks));
         s.attempts = calloc(MAX(n_tasks, (size_t)1), sizeof(*s.attempts));
-        s.task_of = calloc(MAX(n_tasks, (size_t)1), sizeof(*s.task_of));
+        s.task_of = calloc(MAX(n_tasks, (size_t)1), sizeof(ClusterTask *));
         if (!s.hosts || !s.vms || !s.nodes || !s.jobs || !s.tasks || !s.attempts || !s.task_of) {
                 snapshot_done(&s);
                 return -ENOMEM;
@@ -361,7 +361,10 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                 const ClusterNode *cn = &c->nodes[i];
 
                 s.hosts[i] = (Host){ .id = cn->id, .pcpus = 1 };
-                s.vms[i] = (Vm){ .id = cn->id, .host = (uint32_t)i, .vcpus = 1, .vcpus_max = 1,
+                s.vms[i] = (Vm){ .id = cn->id,
+                                 .host = (uint32_t)i,
+                                 .vcpus = 1,
+                                 .vcpus_max = 1,
                                  .cpu_weight = 1024 };
                 s.nodes[i] = (Node){
                         .id = cn->id,
@@ -381,8 +384,10 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                 const ClusterJob *cj = &c->jobs[j];
                 Job *job = &s.jobs[j];
 
-                *job = (Job){ .id = cj->info.id, .submitted = cj->info.submitted,
-                              .deadline = cj->info.deadline, .pool = cj->pool };
+                *job = (Job){ .id = cj->info.id,
+                              .submitted = cj->info.submitted,
+                              .deadline = cj->info.deadline,
+                              .pool = cj->pool };
                 for (size_t i = 0; i < cj->n_tasks; i++) {
                         ClusterTask *t = &cj->tasks[i];
                         TaskCounts *counts = &job->counts[t->type];
@@ -396,15 +401,15 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                 continue;
                         }
                         s.task_of[n_tasks] = t;
-                        s.tasks[n_tasks] = (Task){ .id = t->type == TASK_MAP
-                                                                 ? cj->info.id << 24 | t->index
-                                                                 : cj->info.id << 24 | 1u << 23 |
-                                                                           t->index,
-                                                   .job = (uint32_t)j,
-                                                   .type = t->type,
-                                                   .state = t->state,
-                                                   .input_size = t->input_size,
-                                                   .slot_memory = t->slot_memory };
+                        s.tasks[n_tasks] =
+                                (Task){ .id = t->type == TASK_MAP
+                                                      ? cj->info.id << 24 | t->index
+                                                      : cj->info.id << 24 | 1u << 23 | t->index,
+                                        .job = (uint32_t)j,
+                                        .type = t->type,
+                                        .state = t->state,
+                                        .input_size = t->input_size,
+                                        .slot_memory = t->slot_memory };
                         if (t->state == TASK_RUNNING && node != NO_INDEX) {
                                 counts->running++;
                                 s.attempts[n_attempts++] = (Attempt){
@@ -412,9 +417,8 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                         .task = (uint32_t)n_tasks,
                                         .node = node,
                                         .slot = slot_type_of(t->type),
-                                        .slot_memory = t->slot_memory
-                                                               ? t->slot_memory
-                                                               : c->nodes[node].slot_memory,
+                                        .slot_memory = t->slot_memory ? t->slot_memory
+                                                                      : c->nodes[node].slot_memory,
                                         .started = t->started,
                                         .progress = t->progress,
                                         .bytes_processed = t->bytes_processed,
@@ -427,10 +431,17 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                         n_tasks++;
                 }
         }
-        s.s = (ClusterSnapshot){ .hosts = s.hosts, .n_hosts = c->n_nodes, .vms = s.vms,
-                                 .n_vms = c->n_nodes, .nodes = s.nodes, .n_nodes = c->n_nodes,
-                                 .jobs = s.jobs, .n_jobs = c->n_jobs, .tasks = s.tasks,
-                                 .n_tasks = n_tasks, .attempts = s.attempts,
+        s.s = (ClusterSnapshot){ .hosts = s.hosts,
+                                 .n_hosts = c->n_nodes,
+                                 .vms = s.vms,
+                                 .n_vms = c->n_nodes,
+                                 .nodes = s.nodes,
+                                 .n_nodes = c->n_nodes,
+                                 .jobs = s.jobs,
+                                 .n_jobs = c->n_jobs,
+                                 .tasks = s.tasks,
+                                 .n_tasks = n_tasks,
+                                 .attempts = s.attempts,
                                  .n_attempts = n_attempts };
         *ret = s;
         return 0;
@@ -502,8 +513,7 @@ static bool text_valid(const char *s) {
 /* Everything a report says, checked against the model before any of it is
  * believed. Attempts the model does not know are not errors: they are from
  * before a restart of the controller, or of a cancelled job. */
-static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r,
-                        StoreError *err) {
+static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r, StoreError *err) {
         for (unsigned type = 0; type < _SLOT_TYPE_MAX; type++)
                 if (r->free_slots[type] > n->slots[type])
                         return fail(err, -EINVAL, "free-slots",
@@ -576,13 +586,13 @@ static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport
                         .attempt = x->attempt,
                         .node = n->hostname,
                         .status = x->status,
-                        .started = MIN(t->started, now),
+                        .started = t->started < now ? t->started : now,
                         .finished = now,
                         .input_bytes = x->input_bytes,
                         .output_bytes = x->output_bytes,
                         .output = x->status == STORE_TASK_SUCCEEDED ? x->output : NULL,
                         .reason = x->status != STORE_TASK_SUCCEEDED && x->reason[0] ? x->reason
-                                                                                     : NULL,
+                                                                                    : NULL,
                 };
         }
         return k > 0 ? store_tasks_record(c->store, records, k, err) : 0;
@@ -808,8 +818,8 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, us
         if (!n)
                 return fail(err, -ENOENT, "tracker", "No tracker %" PRIu64, node);
         if (n->state == NODE_LOST)
-                return fail(err, -ESTALE, "tracker",
-                            "Tracker %" PRIu64 " was lost: register again", node);
+                return fail(err, -ESTALE, "tracker", "Tracker %" PRIu64 " was lost: register again",
+                            node);
         r = report_check(c, n, report, err);
         if (r < 0)
                 return r;

@@ -72,7 +72,7 @@ typedef struct ClusterNode {
 } ClusterNode;
 
 typedef struct Cluster {
-        Store *store;  /* not owned */
+        Store *store;   /* not owned */
         Policy *policy; /* not owned */
         ClusterJob *jobs;
         size_t n_jobs;
@@ -131,7 +131,6 @@ void cluster_reply_done(ClusterReply *r);
 /* The model of the store's unfinished jobs; queued ones are started. */
 int cluster_new(Store *store, Policy *policy, Cluster **ret, StoreError *err);
 Cluster *cluster_free(Cluster *c);
-DEFINE_POINTER_CLEANUP_FUNC(Cluster, cluster_free);
 
 /* Admission (policy_admit() on the current snapshot: a refusal is -EPERM
  * with the verdict in *ret_verdict), then the store, then the model. */

@@ -29,8 +29,7 @@ static const ConfKey controller_keys[] = {
           .min = 10 * USEC_PER_MSEC, .max = USEC_PER_MINUTE },
         { "trackers", "lost-timeout", CONF_DURATION, F(lost_timeout), "30s",
           .min = 20 * USEC_PER_MSEC, .max = USEC_PER_HOUR },
-        { "trackers", "max-trackers", CONF_INT, F(max_trackers), "1024", .min = 1,
-          .max = 100000 },
+        { "trackers", "max-trackers", CONF_INT, F(max_trackers), "1024", .min = 1, .max = 100000 },
 
         { "policy", "scheduler", CONF_STRING, F(scheduler), "fifo" },
         { "policy", "slot-manager", CONF_STRING, F(slot_manager), "static" },

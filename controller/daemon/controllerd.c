@@ -274,8 +274,7 @@ static int add_periodic(Controller *c, sd_event_source **ret, sd_event_time_hand
                         const char *name) {
         int r;
 
-        r = sd_event_add_time_relative(c->event, ret, CLOCK_MONOTONIC,
-                                       c->config.heartbeat_interval,
+        r = sd_event_add_time_relative(c->event, ret, CLOCK_MONOTONIC, c->config.heartbeat_interval,
                                        c->config.heartbeat_interval / 20, handler, c);
         if (r < 0)
                 return log_error_errno(r, "Cannot add the %s timer", name);
@@ -373,8 +372,7 @@ int main(int argc, char **argv) {
         r = controller_start(&c);
         if (r >= 0) {
                 log_info("Serving %s on %s, trackers on %s", CONTROLLER_BUS_NAME,
-                         c.config.address ? c.config.address : "the system bus",
-                         c.config.listen);
+                         c.config.address ? c.config.address : "the system bus", c.config.listen);
                 (void)sd_notify(false, "READY=1\nSTATUS=Serving");
                 r = sd_event_loop(c.event);
                 if (r < 0)

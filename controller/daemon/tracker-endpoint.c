@@ -304,8 +304,8 @@ static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
                         return r;
         }
         for (size_t i = 0; i < reply.n_assignments; i++)
-                log_debug("Tracker %" PRIu64 ": attempt %" PRIu64 " of job %" PRIu64 " %s %u",
-                          id, reply.assignments[i].attempt, reply.assignments[i].job->info.id,
+                log_debug("Tracker %" PRIu64 ": attempt %" PRIu64 " of job %" PRIu64 " %s %u", id,
+                          reply.assignments[i].attempt, reply.assignments[i].job->info.id,
                           reply.assignments[i].task->type == TASK_MAP ? "map" : "reduce",
                           reply.assignments[i].task->index);
         r = reply_heartbeat(m, &reply);
@@ -316,16 +316,16 @@ static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
 static const sd_bus_vtable tracker_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("Register",
-                                SD_BUS_ARGS("s", token, "s", vm_uuid, "s", hostname, "u",
-                                            map_slots, "u", reduce_slots, "t", slot_memory),
+                                SD_BUS_ARGS("s", token, "s", vm_uuid, "s", hostname, "u", map_slots,
+                                            "u", reduce_slots, "t", slot_memory),
                                 SD_BUS_RESULT("t", tracker, "t", interval), method_register,
                                 SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_SENSITIVE),
         SD_BUS_METHOD_WITH_ARGS("Heartbeat",
                                 SD_BUS_ARGS("t", tracker, TRACKER_NODE_TYPE, node,
                                             "a" TRACKER_RUNNING_TYPE, running,
                                             "a" TRACKER_FINISHED_TYPE, finished),
-                                SD_BUS_RESULT("a" TRACKER_ASSIGNMENT_TYPE, assignments, "at",
-                                              kills, TRACKER_SLOTS_TYPE, slots),
+                                SD_BUS_RESULT("a" TRACKER_ASSIGNMENT_TYPE, assignments, "at", kills,
+                                              TRACKER_SLOTS_TYPE, slots),
                                 method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
@@ -342,8 +342,8 @@ static int on_disconnect(sd_bus_message *m, void *userdata, sd_bus_error *error)
 
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Controller *c = userdata;
-        _cleanup_close_ int cfd = -1;
         TrackerConnection *t;
+        int cfd;
         sd_id128_t id;
         int r;
 
@@ -355,21 +355,28 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
         }
         if (c->n_connections >= (size_t)c->config.max_trackers) {
                 log_warning("Refusing a tracker: %zu connections already", c->n_connections);
+                close(cfd);
                 return 0;
         }
         t = calloc(1, sizeof(*t));
-        if (!t)
+        if (!t) {
+                close(cfd);
                 return log_oom(), 0;
+        }
         t->controller = c;
         r = sd_id128_randomize(&id);
         if (r >= 0)
                 r = sd_bus_new(&t->bus);
         if (r >= 0)
                 r = sd_bus_set_fd(t->bus, cfd, cfd);
-        if (r >= 0) {
-                cfd = -1; /* the bus owns it now */
-                r = sd_bus_set_server(t->bus, 1, id);
+        if (r < 0) {
+                /* Until sd_bus_set_fd() took it, the socket is ours. */
+                close(cfd);
+                log_warning_errno(r, "Cannot set up a tracker connection");
+                connection_free(t);
+                return 0;
         }
+        r = sd_bus_set_server(t->bus, 1, id);
         if (r >= 0)
                 r = sd_bus_set_anonymous(t->bus, 1);
         if (r >= 0)
@@ -377,9 +384,8 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
                                              tracker_vtable, t);
         if (r >= 0)
                 r = sd_bus_match_signal(t->bus, NULL, "org.freedesktop.DBus.Local",
-                                        "/org/freedesktop/DBus/Local",
-                                        "org.freedesktop.DBus.Local", "Disconnected",
-                                        on_disconnect, t);
+                                        "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
+                                        "Disconnected", on_disconnect, t);
         if (r >= 0)
                 r = sd_bus_attach_event(t->bus, c->event, SD_EVENT_PRIORITY_NORMAL);
         if (r >= 0)
@@ -437,15 +443,16 @@ static int listen_socket(const char *address, int *ret_fd) {
                 fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
                 if (fd >= 0)
                         (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-                r = fd < 0 ? negative_errno()
-                           : bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 ? negative_errno() : 0;
+                r = fd < 0                                      ? negative_errno()
+                    : bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 ? negative_errno()
+                                                                : 0;
                 freeaddrinfo(ai);
                 if (r < 0)
                         return log_error_errno(r, "Cannot listen on %s", address);
                 /* With port=0 the kernel picks one; say which. */
                 if (getsockname(fd, (struct sockaddr *)&sa, &len) >= 0 &&
-                    getnameinfo((struct sockaddr *)&sa, len, host, sizeof(host), port,
-                                sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+                    getnameinfo((struct sockaddr *)&sa, len, host, sizeof(host), port, sizeof(port),
+                                NI_NUMERICHOST | NI_NUMERICSERV) == 0)
                         log_info("Tracker endpoint tcp:host=%s,port=%s", host, port);
         }
         if (listen(fd, SOMAXCONN) < 0)
