@@ -18,6 +18,7 @@
 
 #include "bus-errors.h"
 #include "common/format.h"
+#include "common/cli.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/version.h"
@@ -27,7 +28,7 @@
 
 #define DEFAULT_CONFIG_FILE "/etc/flexslot/controller.ini"
 /* A bad command line, as distinct from a failure to run (EXIT_FAILURE). */
-#define EXIT_USAGE 2
+#define PROGRAM "flexslot-controllerd"
 
 typedef struct Options {
         const char *config_file;
@@ -67,7 +68,8 @@ static int parse_argv(int argc, char **argv, Options *o) {
         int c;
 
         *o = (Options){ .config_file = DEFAULT_CONFIG_FILE };
-        while ((c = getopt_long(argc, argv, "hc:a:", options, NULL)) >= 0)
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":hc:a:", options, NULL)) >= 0)
                 switch (c) {
                 case 'h':
                         help();
@@ -84,16 +86,17 @@ static int parse_argv(int argc, char **argv, Options *o) {
                         break;
                 case ARG_LOG_LEVEL:
                         if (log_level_from_string(optarg, &o->log_level) < 0) {
-                                log_error("Invalid --log-level '%s'", optarg);
+                                cli_usage_error(PROGRAM, "invalid --log-level '%s'", optarg);
                                 return -EINVAL;
                         }
                         o->log_level_given = true;
                         break;
                 default:
+                        cli_option_error(PROGRAM, c, argv);
                         return -EINVAL;
                 }
         if (optind < argc) {
-                log_error("Unexpected argument '%s'", argv[optind]);
+                cli_usage_error(PROGRAM, "unexpected argument '%s'", argv[optind]);
                 return -EINVAL;
         }
         return 1;
@@ -359,10 +362,8 @@ int main(int argc, char **argv) {
 
         log_open(argv[0]);
         r = parse_argv(argc, argv, &o);
-        if (r < 0) {
-                fprintf(stderr, "Try 'flexslot-controllerd --help'.\n");
+        if (r < 0)
                 return EXIT_USAGE;
-        }
         if (r == 0)
                 return EXIT_SUCCESS;
         r = load_config(&c, &o);
