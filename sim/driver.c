@@ -14,54 +14,14 @@ static double sec(usec_t u) {
 }
 
 int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
-        const Scenario *sc = cl->sim->sc;
-        const char *names[] = { sc->scheduler, sc->slot_manager, sc->speculation, sc->allocator };
-        const char *keys[] = { "scheduler", "slot_manager", "speculation", "allocator" };
-        bool known[] = { job_scheduler_ops_find(sc->scheduler) != NULL,
-                         slot_manager_ops_find(sc->slot_manager) != NULL,
-                         speculation_ops_find(sc->speculation) != NULL,
-                         vm_allocator_ops_find(sc->allocator) != NULL };
-        int r;
+        PolicyConfig cfg = scenario_policy_config(cl->sim->sc);
+        ConfError e;
+        int r = policy_new_named(&cfg, &e, &cl->policy);
 
-        for (size_t i = 0; i < ELEMENTSOF(names); i++)
-                if (!known[i]) {
-                        snprintf(err, err_size, "[policy] %s: unknown policy '%s'", keys[i],
-                                 names[i]);
-                        return -EINVAL;
-                }
-        policy_config_default(&cl->cfg);
-        cl->cfg.scheduler = sc->scheduler;
-        cl->cfg.slot_manager = sc->slot_manager;
-        cl->cfg.speculation = sc->speculation;
-        cl->cfg.vm_allocator = sc->allocator;
-        cl->cfg.interval = sc->control_interval;
-#define TUNE(key, field, value)                                                \
-        do {                                                                   \
-                if (sc->tuned & TUNED(key))                                    \
-                        cl->cfg.field = (value);                               \
-        } while (0)
-        TUNE(TUNED_ALPHA, alpha, sc->alpha);
-        TUNE(TUNED_LAMBDA, lambda, sc->lambda);
-        TUNE(TUNED_STRAGGLER_RATIO, straggler_ratio, sc->straggler_ratio);
-        TUNE(TUNED_IO_THRESHOLD, io_threshold, sc->io_threshold);
-        TUNE(TUNED_STEAL_THRESHOLD, steal_threshold, sc->steal_threshold);
-        TUNE(TUNED_DEMAND_HEADROOM, demand_headroom, sc->demand_headroom);
-        TUNE(TUNED_REDUCE_SLOWSTART, reduce_slowstart, sc->reduce_slowstart);
-        TUNE(TUNED_MIN_MAP_SLOTS, min_map_slots, (unsigned)sc->min_map_slots);
-        TUNE(TUNED_MAX_MAP_SLOTS, max_map_slots, (unsigned)sc->max_map_slots);
-        TUNE(TUNED_MAX_MOVES, max_moves, (unsigned)sc->max_moves);
-        TUNE(TUNED_SETTLE, settle, sc->settle);
-        TUNE(TUNED_MIN_AGE, min_age, sc->min_age);
-        TUNE(TUNED_LOCALITY_DELAY, locality_delay, sc->locality_delay);
-#undef TUNE
-        cl->cfg.unlimited = sc->unlimited_slots;
-        /* The guest OS and daemons: what the VM allocators keep outside the
-         * slots is what the model charges a VM before its tasks. */
-        cl->cfg.vm_memory_reserve = sc->vm_os_memory;
-        r = policy_new_named(&cl->cfg, &cl->policy);
-        if (r < 0)
-                snprintf(err, err_size, "[policy]: the policy core refused the settings: %s",
-                         strerror(-r));
+        if (r == -EINVAL)
+                conf_error_format(&e, err, err_size);
+        else if (r < 0)
+                snprintf(err, err_size, "[policy]: %s", strerror(-r));
         return r;
 }
 
@@ -454,7 +414,7 @@ usec_t control_event(EventQueue *q, void *userdata) {
                 if (r < 0)
                         sim_fail(cl->sim, r);
         }
-        return cl->sim->sc->control_interval;
+        return scenario_core(cl->sim->sc)->control_interval;
 }
 
 usec_t vm_resize_event(EventQueue *q, void *userdata) {

@@ -85,7 +85,6 @@ struct SimCluster {
         unsigned index;
         Sim *sim;
         Policy *policy;
-        PolicyConfig cfg;
         Decisions decisions;
 
         Job *jobs; /* snapshot arrays, kept up to date in place */

@@ -321,7 +321,8 @@ static int schedule_events(Sim *s, SimCluster *cl) {
                 if (r < 0)
                         return r;
         }
-        return event_queue_schedule(s->queue, sc->control_interval, control_event, cl, NULL);
+        return event_queue_schedule(s->queue, scenario_core(sc)->control_interval, control_event,
+                                    cl, NULL);
 }
 
 int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t err_size) {

@@ -220,7 +220,7 @@ END_TEST
 
 START_TEST(test_slot_moves_stop_at_lambda) {
         straggler_fixture(0.05, 0.3);
-        fx.cfg.lambda = 0.13;
+        fx_flexslot()->lambda = 0.13;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 0);
 }
@@ -228,7 +228,7 @@ END_TEST
 
 START_TEST(test_slot_moves_wait_to_settle) {
         straggler_fixture(0.05, 0.3);
-        fx.cfg.settle = 10 * SEC;
+        fx_flexslot()->settle = 10 * SEC;
         fx.nodes[2].slots_changed_at = 15 * SEC;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 0);
@@ -239,7 +239,7 @@ END_TEST
 
 START_TEST(test_no_bottleneck_no_action) {
         straggler_fixture(0.1, 0.05);
-        fx.cfg.lambda = 0.5;
+        fx_flexslot()->lambda = 0.5;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_stragglers, 1);
         ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_NONE);
@@ -255,7 +255,7 @@ START_TEST(test_straggler_ratio) {
         ck_assert_uint_eq(fx.d.n_stragglers, 0);
         ck_assert_uint_eq(fx.d.n_kills, 0);
         /* The paper's pure k-means: the low cluster is always stragglers. */
-        fx.cfg.straggler_ratio = 1.0;
+        fx_flexslot()->straggler_ratio = 1.0;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_stragglers, 1);
 }
@@ -286,7 +286,7 @@ static void unlimited_fixture(void) {
 
         fx_cluster(2, 1, 0);
         fx.cfg.slot_manager = "flexslot";
-        fx.cfg.unlimited = true;
+        fx_flexslot()->unlimited_slots = true;
         j = fx_job(1, 0);
         fx_run(fx_map(j, 0), 0, 15 * SEC, 0);
         fx_run(fx_map(j, 1), 1, 15 * SEC, 0);
@@ -340,7 +340,7 @@ START_TEST(test_unlimited_needs_free_resources) {
         ck_assert_uint_eq(fx.d.n_slot_changes, 0);
         fx.vms[0].measured_at = 1;
         /* Limited FlexSlot never adds. */
-        fx.cfg.unlimited = false;
+        fx_flexslot()->unlimited_slots = false;
         ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 0);
 }
@@ -513,7 +513,7 @@ START_TEST(test_vm_flexslot) {
         /* The slot manager finds the CPU-starved straggler, and moves no
          * slot with this lambda. */
         fx.cfg.slot_manager = "flexslot";
-        fx.cfg.lambda = 1;
+        fx_flexslot()->lambda = 1;
         fx.nodes[0].slots[SLOT_MAP] = 1;
         fx.nodes[3].slots[SLOT_MAP] = 3;
         j = fx_job(1, 0);
@@ -580,7 +580,7 @@ static void combo_apply(const Combo *c) {
         fx.cfg.slot_manager = c->slot_manager;
         fx.cfg.speculation = c->speculation;
         fx.cfg.vm_allocator = c->vm_allocator;
-        fx.cfg.unlimited = c->unlimited;
+        fx_flexslot()->unlimited_slots = c->unlimited;
 }
 
 static void busy_fixture(const Combo *c) {
@@ -640,8 +640,8 @@ static void check_policy_rules(const Decisions *d) {
         for (size_t i = 0; i < d->n_slot_changes; i++) {
                 const SlotChange *c = &d->slot_changes[i];
 
-                ck_assert_uint_ge(c->slots[SLOT_MAP], fx.cfg.min_map_slots);
-                ck_assert_uint_le(c->slots[SLOT_MAP], fx.cfg.max_map_slots);
+                ck_assert_uint_ge(c->slots[SLOT_MAP], fx_flexslot()->min_map_slots);
+                ck_assert_uint_le(c->slots[SLOT_MAP], fx_flexslot()->max_map_slots);
                 ck_assert_uint_eq(c->slots[SLOT_REDUCE], fx.nodes[c->node].slots[SLOT_REDUCE]);
         }
         for (size_t i = 0; i < d->n_assignments; i++)
@@ -667,7 +667,7 @@ START_TEST(test_contracts) {
         static char first[8192], second[8192];
 
         busy_fixture(c);
-        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), 0);
+        ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &p), 0);
         ck_assert_int_eq(step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &fx.d), 0);
         check_policy_rules(&fx.d);
         check_slots_conserved(&fx.d, c->unlimited);
@@ -678,7 +678,7 @@ START_TEST(test_contracts) {
         format_decisions(&again, second, sizeof(second));
         ck_assert_str_eq(first, second);
         p = policy_free(p);
-        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), 0);
+        ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &p), 0);
         ck_assert_int_eq(step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &again), 0);
         format_decisions(&again, second, sizeof(second));
         ck_assert_str_eq(first, second);
@@ -771,7 +771,7 @@ START_TEST(test_contracts_random) {
         for (int round = 0; round < 200; round++) {
                 random_fixture(c);
                 if (!p)
-                        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), 0);
+                        ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &p), 0);
                 ck_assert_int_eq(step(p, &fx.s, (100 + round) * SEC, POLICY_STEP_ALL, &fx.d), 0);
                 check_policy_rules(&fx.d);
                 check_slots_conserved(&fx.d, c->unlimited);

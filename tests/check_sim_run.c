@@ -473,11 +473,12 @@ START_TEST(test_unknown_policy_and_benchmark) {
         char err[512] = "";
 
         ck_assert_int_eq(workload_parse("t.csv", workload_text, &wl, err, sizeof(err)), 0);
-        ck_assert_int_eq(scenario_load_string("t.ini", "[policy]\nslot_manager = magic\n", &sc,
-                                              err, sizeof(err)),
+        ck_assert_int_eq(scenario_load_string("t.ini", "[policy]\nslot_manager = magic\n", &sc, err,
+                                              sizeof(err)),
                          0);
         ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), -EINVAL);
-        ck_assert_str_eq(err, "[policy] slot_manager: unknown policy 'magic'");
+        ck_assert_str_eq(
+                err, "[policy] slot_manager: unknown policy 'magic' (one of: static, flexslot)");
         scenario_done(&sc);
         ck_assert_int_eq(scenario_load_string("t.ini", "[workload]\njobs = one, nope\n", &sc, err,
                                               sizeof(err)),

@@ -166,13 +166,13 @@ static int jobs_from_tasks(PolicyContext *ctx) {
         return 0;
 }
 
-int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s,
+int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnapshot *s,
                  const PolicyStepArgs *args, Decisions *d, ContextBuffers *b) {
         size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts, n_jobs = s->n_jobs;
         int r;
 
         *ctx = (PolicyContext){
-                .cfg = cfg,
+                .core = core,
                 .snap = s,
                 .now = args->now,
                 .beating_node = args->flags & POLICY_STEP_HEARTBEAT ? args->node : NO_INDEX,
@@ -246,7 +246,7 @@ static bool job_type_eligible(const PolicyContext *ctx, uint32_t job, TaskType t
         if (type == TASK_MAP)
                 return true;
         return (double)ctx->maps_done[job] >=
-               ctx->cfg->reduce_slowstart * (double)ctx->maps_total[job];
+               ctx->core->reduce_slowstart * (double)ctx->maps_total[job];
 }
 
 bool context_task_eligible(const PolicyContext *ctx, uint32_t task) {

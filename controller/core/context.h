@@ -27,7 +27,7 @@ typedef struct PendingCursor {
 } PendingCursor;
 
 struct PolicyContext {
-        const PolicyConfig *cfg;
+        const CoreSettings *core;
         const ClusterSnapshot *snap;
         usec_t now;
         uint32_t beating_node; /* a heartbeat step's node; NO_INDEX: none */
@@ -73,7 +73,7 @@ struct ContextBuffers {
 void context_buffers_done(ContextBuffers *b);
 
 /* The arrays come from b, grown to the snapshot. */
-int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s,
+int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnapshot *s,
                  const PolicyStepArgs *args, Decisions *d, ContextBuffers *b);
 /* Ends the step: what context_scratch() gave is given back. */
 void context_done(PolicyContext *ctx);
@@ -92,7 +92,7 @@ unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotTyp
  * memory plus the node's default for each free slot. */
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node);
 bool context_task_pending(const PolicyContext *ctx, uint32_t task);
-/* Reduces wait for the job's maps (PolicyConfig.reduce_slowstart). */
+/* Reduces wait for the job's maps (CoreSettings.reduce_slowstart). */
 bool context_task_eligible(const PolicyContext *ctx, uint32_t task);
 bool task_is_local(const Task *t, uint32_t node);
 /* The job's first pending eligible task of this type, local to node when
