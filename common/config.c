@@ -133,9 +133,15 @@ char *conf_key_range(const ConfKey *k, char *buf, size_t size) {
                 snprintf(lo, sizeof(lo), "%" PRId64, k->min);
                 snprintf(hi, sizeof(hi), "%" PRId64, k->max);
                 break;
+        case CONF_ENUM: {
+                size_t used = (size_t)snprintf(buf, size, "%s", "one of");
+                for (int i = 0; k->choices[i] && used < size; i++)
+                        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : ": ",
+                                                 k->choices[i]);
+                return buf;
+        }
         case CONF_BOOL:
         case CONF_STRING:
-        case CONF_ENUM:
                 snprintf(buf, size, "%s", "");
                 return buf;
         }

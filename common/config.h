@@ -104,7 +104,8 @@ int conf_load_parts(const ConfPart *parts, size_t n_parts, const char *name, con
 int conf_check(const ConfSchema *schema, const void *config, ConfError *err);
 
 /* A numeric key's range as the file writes it ("[100ms, 1h]", "[0, 1]"),
- * empty for other keys; buf of CONF_RANGE_MAX never truncates. */
+ * an enum's choices ("one of: a, b"), empty for other keys; buf of
+ * CONF_RANGE_MAX holds any range whole. */
 #define CONF_RANGE_MAX 80
 char *conf_key_range(const ConfKey *k, char *buf, size_t size);
 

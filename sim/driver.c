@@ -138,11 +138,14 @@ static void snapshot_job_tasks(SimCluster *cl) {
         }
 }
 
-static int snapshot_build(SimCluster *cl, ClusterSnapshot *ret) {
+/* advance: bring the hosts' model up to now first, as a step wants; a
+ * job's admission does without. */
+static int snapshot_build(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
         Sim *s = cl->sim;
         int r;
 
-        hosts_advance_all(s);
+        if (advance)
+                hosts_advance_all(s);
         r = snapshot_attempts(cl);
         if (r < 0)
                 return r;
@@ -293,7 +296,7 @@ static int cluster_step(SimCluster *cl, uint32_t beat, unsigned flags) {
         usec_t start;
         int r;
 
-        r = snapshot_build(cl, &snap);
+        r = snapshot_build(cl, true, &snap);
         if (r < 0)
                 return r;
         if (beat != NO_INDEX)
@@ -432,9 +435,26 @@ usec_t vm_resize_event(EventQueue *q, void *userdata) {
         return 0;
 }
 
+/* The driver contract's admission: a job the policy refuses never runs. */
+static int cluster_admit(SimCluster *cl, uint32_t job) {
+        ClusterSnapshot snap;
+        AdmitVerdict v;
+        int r = snapshot_build(cl, false, &snap);
+
+        if (r >= 0)
+                r = policy_admit(cl->policy, &snap, event_queue_now(cl->sim->queue), &cl->jobs[job],
+                                 &v);
+        if (r >= 0 && !v.admit)
+                sim_job_refuse(cl, job, v.reason);
+        return r;
+}
+
 usec_t job_arrival_event(EventQueue *q, void *userdata) {
         SimCluster *cl = userdata;
+        int r = cluster_admit(cl, (uint32_t)cl->n_arrived);
 
+        if (r < 0)
+                sim_fail(cl->sim, r);
         cl->n_arrived++;
         return 0;
 }

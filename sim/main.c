@@ -196,6 +196,7 @@ static int cmd_run(const char *path, const ExperimentOptions *opt) {
         printf("scenario %s: %s, slot manager %s, allocator %s, scheduler %s, speculation %s\n",
                path, sc.jobs, sc.slot_manager, sc.allocator, sc.scheduler, sc.speculation);
         run_summary_print(stdout, &sum);
+        run_deadlines_print(stdout, sim_results(sim));
         if (opt->out) {
                 _cleanup_free_ char *run = NULL;
                 if (asprintf(&run, "%s under slot manager %s, allocator %s", sc.jobs,

@@ -58,6 +58,8 @@ static const ConfKey keys[] = {
         /* Unset: the PUMA workload that comes with the simulator (sim/data.h). */
         STR("workload", "file", workload_file, NULL),
         STR("workload", "jobs", jobs, "wordcount"),
+        STR("workload", "deadlines", deadlines, NULL),
+        BOOL("workload", "profile_runs", profile_runs, "no"),
         DBL("workload", "scale", scale, "1", 1e-6, 1000),
         INT("workload", "seed", seed, "1", 0, INT64_MAX),
         DUR("workload", "arrival_gap", arrival_gap, "0", 0, 365LL * 24 * 3600 * 1000000),

@@ -32,6 +32,10 @@ typedef struct Scenario {
         PolicyConfig policy;
         /* [workload] */
         char *workload_file, *jobs;
+        /* Each job's deadline after its submission, "none" for none;
+         * NULL: no job has one. */
+        char *deadlines;
+        bool profile_runs;
         double scale;
         int64_t seed;
         usec_t arrival_gap;

@@ -49,7 +49,7 @@ struct PolicyContext {
         bool *killed;
 
         /* Per job. */
-        unsigned *maps_done, *maps_total;
+        unsigned *maps_done, *maps_total, *reduces_done, *reduces_total;
         uint32_t *job_order;  /* jobs by (submitted, index) */
         uint32_t *task_start; /* job j's tasks are tasks_by_job[task_start[j] .. task_start[j+1]) */
         uint32_t *tasks_by_job;
@@ -94,11 +94,17 @@ uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node);
 bool context_task_pending(const PolicyContext *ctx, uint32_t task);
 /* Reduces wait for the job's maps (CoreSettings.reduce_slowstart). */
 bool context_task_eligible(const PolicyContext *ctx, uint32_t task);
+bool context_job_eligible(const PolicyContext *ctx, uint32_t job, TaskType type);
 bool task_is_local(const Task *t, uint32_t node);
 /* The job's first pending eligible task of this type, local to node when
  * local is true; NO_INDEX if none. */
 uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskType type,
                                   uint32_t node, bool local);
+/* The same whatever reduce_slowstart says: for a policy with a rule of its
+ * own for when a job's reduces start (ARIA, the Deadline Constraint
+ * Scheduler). */
+uint32_t context_job_next_task(const PolicyContext *ctx, uint32_t job, TaskType type, uint32_t node,
+                               bool local);
 /* Seconds an attempt has run; 0 when it started at or after now. */
 double context_attempt_age(const PolicyContext *ctx, uint32_t attempt);
 

@@ -38,11 +38,12 @@
  *   2. apply the Decisions in array order: kills, slot changes (both counts),
  *      assignments (each in a slot of its type), VM targets; keep quotas,
  *      placements and reservations until the next step of their kind
- *      replaces them (no policy of today makes any, and the simulator
+ *      replaces them (the deadline schedulers' quotas are what they hold
+ *      their own assignments to, for a driver to show; the simulator
  *      applies none); record the reports (StragglerNote) as it likes;
- *   3. a driver that may turn jobs away (the live controller) asks
- *      policy_admit() before a job joins the snapshot; the simulator runs
- *      every job of its workload. */
+ *   3. ask policy_admit() when a job is submitted, and run it only if
+ *      admitted (the simulator does so at each job's arrival, and reports
+ *      the jobs it refused with the reason). */
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -43,6 +43,9 @@
         }
 #define SETTING_BOOL(T, m, def, meaning) \
         { POLICY_SECTION, #m, CONF_BOOL, offsetof(T, m), def, .doc = (meaning) }
+/* An int index into names, a NULL-terminated array. */
+#define SETTING_ENUM(T, m, def, names, meaning) \
+        { POLICY_SECTION, #m, CONF_ENUM, offsetof(T, m), def, .choices = (names), .doc = (meaning) }
 
 /* What the core itself reads, and the layers with it. */
 typedef struct CoreSettings {

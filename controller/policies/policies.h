@@ -16,6 +16,8 @@
 
 extern const JobSchedulerOps job_scheduler_fifo;
 extern const JobSchedulerOps job_scheduler_fair;
+extern const JobSchedulerOps job_scheduler_aria;     /* sched-aria.c */
+extern const JobSchedulerOps job_scheduler_deadline; /* sched-deadline.c */
 
 extern const SlotManagerOps slot_manager_static;
 extern const SlotManagerOps slot_manager_flexslot; /* settings: flexslot.h */
@@ -33,6 +35,19 @@ typedef struct FairSettings {
         usec_t locality_delay;
 } FairSettings;
 extern const ConfSchema fair_settings_schema;
+
+/* aria: the bound whose minimum slots a job with a deadline gets (an
+ * AriaBound). */
+typedef struct AriaSettings {
+        int aria_bound;
+} AriaSettings;
+extern const ConfSchema aria_settings_schema;
+
+/* deadline: the Deadline Constraint Scheduler (sched-deadline.c). */
+typedef struct DeadlineSettings {
+        bool deadline_worst_skew; /* II-B-1: one reduce may get all the map output */
+} DeadlineSettings;
+extern const ConfSchema deadline_settings_schema;
 
 /* hadoop speculation: Hadoop 1's SPECULATIVE_LAG and SPECULATIVE_GAP. */
 typedef struct HadoopSpeculationSettings {

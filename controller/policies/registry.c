@@ -10,6 +10,8 @@
 const JobSchedulerOps *const job_scheduler_table[] = {
         &job_scheduler_fifo,
         &job_scheduler_fair,
+        &job_scheduler_aria,
+        &job_scheduler_deadline,
         NULL,
 };
 
