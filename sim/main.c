@@ -35,6 +35,7 @@ static void usage(FILE *f, const char *scenario_dir) {
                 "       flexslot-sim plan PROFILE --deadline=TIME --reduces=N\n"
                 "                    (--maps=N | --input=SIZE) [PLAN OPTIONS]\n"
                 "       flexslot-sim list\n"
+                "       flexslot-sim settings\n"
                 "\n"
                 "Simulates a Hadoop cluster on KVM hosts driven by the flexslot policy core.\n"
                 "\n"
@@ -44,6 +45,8 @@ static void usage(FILE *f, const char *scenario_dir) {
                 "  plan PROFILE     the slots a job needs to meet its deadline, from its\n"
                 "                   ARIA profile (an INI file; see the man page)\n"
                 "  list             list the experiments\n"
+                "  settings         list the [policy] keys of the policy core and its\n"
+                "                   layers: default, range and meaning\n"
                 "\n"
                 "Options:\n"
                 "  -s, --seed=N       seed of the workload's random splits (default: the\n"
@@ -110,6 +113,31 @@ static void progress_line_update(const SimProgress *p, void *userdata) {
         fflush(stderr);
 }
 
+/* The keys of a scenario's [policy] section that the policy core and its
+ * layers declare, each as its schema says. */
+static int cmd_settings(void) {
+        PolicyConfig c;
+        int r = policy_config_init(&c);
+
+        if (r < 0) {
+                fprintf(stderr, "flexslot-sim: %s\n", strerror(-r));
+                return EXIT_FAILURE;
+        }
+        printf("[policy] keys of the policy core and its layers (every layer's, whichever\n"
+               "the scenario picks): key = default  range\n");
+        for (size_t i = 0; i < c.n_settings; i++)
+                for (size_t k = 0; k < c.schemas[i]->n_keys; k++) {
+                        const ConfKey *key = &c.schemas[i]->keys[k];
+                        char range[CONF_RANGE_MAX];
+
+                        conf_key_range(key, range, sizeof(range));
+                        printf("%s = %s%s%s\n    %s\n", key->key, key->default_value,
+                               range[0] ? "  " : "", range, key->doc);
+                }
+        policy_config_done(&c);
+        return EXIT_SUCCESS;
+}
+
 static int cmd_run(const char *path, const ExperimentOptions *opt) {
         Scenario sc = { 0 };
         Workload wl = { 0 };
@@ -154,6 +182,7 @@ static int cmd_run(const char *path, const ExperimentOptions *opt) {
         printf("scenario %s: %s, slot manager %s, allocator %s, scheduler %s, speculation %s\n",
                path, sc.jobs, sc.slot_manager, sc.allocator, sc.scheduler, sc.speculation);
         run_summary_print(stdout, &sum);
+        run_deadlines_print(stdout, sim_results(sim));
         if (opt->out) {
                 _cleanup_free_ char *run = NULL;
                 if (asprintf(&run, "%s under slot manager %s, allocator %s", sc.jobs,
@@ -238,7 +267,7 @@ int main(int argc, char **argv) {
                                 return cli_usage_error(PROGRAM, "%s", problem);
                 }
         if (optind >= argc)
-                return cli_usage_error(PROGRAM, "missing command (run, experiment, plan or list)");
+                return cli_usage_error(PROGRAM, "missing command (run, experiment, plan, list or settings)");
         command = argv[optind];
         n_args = argc - optind - 1;
         if (strcmp(command, "plan") == 0) {
@@ -256,6 +285,11 @@ int main(int argc, char **argv) {
                         return cli_usage_error(PROGRAM, "list takes no arguments");
                 experiment_list(stdout);
                 return EXIT_SUCCESS;
+        }
+        if (strcmp(command, "settings") == 0) {
+                if (n_args != 0)
+                        return cli_usage_error(PROGRAM, "settings takes no arguments");
+                return cmd_settings();
         }
         if (isatty(STDERR_FILENO)) {
                 opt.progress = progress_line_update;

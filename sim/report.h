@@ -13,6 +13,9 @@ double skewness(const double *x, size_t n);
 typedef struct RunSummary {
         double jct;          /* first job's completion time, seconds */
         double mean_jct;     /* over all jobs */
+        /* Jobs with a deadline that ran: by it, after it; jobs refused at
+         * submission. The job times above are of the jobs that ran. */
+        unsigned deadlines_met, deadlines_missed, refused;
         double map_skewness; /* of map task times (first start to finish) */
         double map_mean, map_p50, map_p95, map_max;
         double cpu, iowait, steal, queue; /* mean seconds per map task */
@@ -25,6 +28,9 @@ typedef struct RunSummary {
 
 int run_summarize(const SimResults *r, RunSummary *ret);
 void run_summary_print(FILE *f, const RunSummary *s);
+/* One line for each job with a deadline or refused: when it ended beside its
+ * deadline, or why it was refused. */
+void run_deadlines_print(FILE *f, const SimResults *r);
 
 /* Creates dir and its parents and checks that files can be made in it:
  * what --out needs before a run starts. Logs why not. */

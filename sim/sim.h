@@ -33,7 +33,12 @@ typedef struct TaskResult {
 typedef struct JobResult {
         char name[32];
         double submitted, finished; /* seconds */
+        double deadline;            /* seconds, absolute; 0: none */
         unsigned maps, reduces;
+        /* Turned away at submission (policy_admit()), why; finished is
+         * then when. */
+        bool refused;
+        char refusal[160];
 } JobResult;
 
 /* One row per VM of cluster 0, averaged over the run. */

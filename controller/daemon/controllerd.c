@@ -186,6 +186,31 @@ static int lock_store(Controller *c) {
         return 0;
 }
 
+/* The policy core with the layers the configuration names, at their
+ * defaults; the control interval is the heartbeat interval. */
+static int build_policy(Controller *c) {
+        _cleanup_(policy_config_done) PolicyConfig cfg = { 0 };
+        CoreSettings *core;
+        ConfError err = { 0 };
+        char text[CONF_ERROR_TEXT_MAX * 2];
+        int r;
+
+        if (policy_config_init(&cfg) < 0)
+                return log_oom();
+        cfg.scheduler = c->config.scheduler;
+        cfg.slot_manager = c->config.slot_manager;
+        cfg.speculation = c->config.speculation;
+        cfg.vm_allocator = c->config.vm_allocator;
+        core = policy_config_settings(&cfg, &core_settings_schema);
+        core->control_interval = c->config.heartbeat_interval;
+        r = policy_new_named(&cfg, &err, &c->policy);
+        if (r < 0) {
+                conf_error_format(&err, text, sizeof(text));
+                return log_error_errno(r, "Cannot build the policy: %s", text);
+        }
+        return 0;
+}
+
 static int open_state(Controller *c) {
         StoreError err = { 0 };
         int r;
@@ -197,15 +222,9 @@ static int open_state(Controller *c) {
         if (r < 0)
                 return log_error_errno(r, "Cannot open the store %s: %s", c->config.store,
                                        err.message);
-        policy_config_default(&c->policy_config);
-        c->policy_config.scheduler = c->config.scheduler;
-        c->policy_config.slot_manager = c->config.slot_manager;
-        c->policy_config.speculation = c->config.speculation;
-        c->policy_config.vm_allocator = c->config.vm_allocator;
-        c->policy_config.interval = c->config.heartbeat_interval;
-        r = policy_new_named(&c->policy_config, &c->policy);
+        r = build_policy(c);
         if (r < 0)
-                return log_error_errno(r, "Cannot build the policy");
+                return r;
         r = cluster_new(c->store, c->policy, &c->cluster, &err);
         if (r < 0)
                 return log_error_errno(r, "Cannot load the unfinished jobs: %s", err.message);

@@ -28,7 +28,6 @@ typedef struct Controller {
         Store *store;
         int lock_fd;
         Policy *policy;
-        PolicyConfig policy_config;
         Cluster *cluster;
         char *token;
         size_t token_len;
