@@ -267,7 +267,8 @@ int main(int argc, char **argv) {
                                 return cli_usage_error(PROGRAM, "%s", problem);
                 }
         if (optind >= argc)
-                return cli_usage_error(PROGRAM, "missing command (run, experiment, plan, list or settings)");
+                return cli_usage_error(PROGRAM,
+                                       "missing command (run, experiment, plan, list or settings)");
         command = argv[optind];
         n_args = argc - optind - 1;
         if (strcmp(command, "plan") == 0) {
