@@ -17,6 +17,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "common/format.h"
+#include "common/cli.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/version.h"
@@ -26,7 +27,7 @@
 /* How long shutdown waits for a libvirt call in progress. */
 #define STOP_WAIT_USEC (5 * USEC_PER_SEC)
 /* A bad command line, as distinct from a failure to run (EXIT_FAILURE). */
-#define EXIT_USAGE 2
+#define PROGRAM "flexslot-agentd"
 
 typedef struct Options {
         const char *config_file;
@@ -56,8 +57,8 @@ static void help(void) {
                "Options override the configuration file. See flexslot-agentd(8).\n");
 }
 
-/* Returns 1 to run, 0 to exit successfully, < 0 on a usage error (getopt
- * or this function has said what was wrong). */
+/* Returns 1 to run, 0 to exit successfully, < 0 on a usage error (already
+ * said, with the hint). */
 static int parse_argv(int argc, char **argv, Options *o) {
         enum { ARG_VERSION = 0x100, ARG_LOG_LEVEL };
         static const struct option options[] = {
@@ -73,7 +74,8 @@ static int parse_argv(int argc, char **argv, Options *o) {
         int c;
 
         *o = (Options){ .config_file = DEFAULT_CONFIG_FILE };
-        while ((c = getopt_long(argc, argv, "hc:a:u:n", options, NULL)) >= 0)
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":hc:a:u:n", options, NULL)) >= 0)
                 switch (c) {
                 case 'h':
                         help();
@@ -96,16 +98,17 @@ static int parse_argv(int argc, char **argv, Options *o) {
                         break;
                 case ARG_LOG_LEVEL:
                         if (log_level_from_string(optarg, &o->log_level) < 0) {
-                                log_error("Invalid --log-level '%s'", optarg);
+                                cli_usage_error(PROGRAM, "invalid --log-level '%s'", optarg);
                                 return -EINVAL;
                         }
                         o->log_level_given = true;
                         break;
                 default:
+                        cli_option_error(PROGRAM, c, argv);
                         return -EINVAL;
                 }
         if (optind < argc) {
-                log_error("Unexpected argument '%s'", argv[optind]);
+                cli_usage_error(PROGRAM, "unexpected argument '%s'", argv[optind]);
                 return -EINVAL;
         }
         return 1;
@@ -441,10 +444,8 @@ int main(int argc, char **argv) {
 
         log_open(argv[0]);
         r = parse_argv(argc, argv, &o);
-        if (r < 0) {
-                fprintf(stderr, "Try 'flexslot-agentd --help'.\n");
+        if (r < 0)
                 return EXIT_USAGE;
-        }
         if (r == 0)
                 return EXIT_SUCCESS;
         r = load_config(&agent, &o);

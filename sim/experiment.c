@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "controller/policies/flexslot.h"
 #include "sim/experiment-internal.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
@@ -352,6 +353,18 @@ bad:
         return -EINVAL;
 }
 
+/* The variant's settings on top of the scenario's. */
+static void variant_apply(const Variant *v, PolicyConfig *policy) {
+        FlexSlotSettings *flexslot = policy_config_settings(policy, &flexslot_settings_schema);
+        FairSettings *fair = policy_config_settings(policy, &fair_settings_schema);
+
+        flexslot->unlimited_slots = flexslot->unlimited_slots || v->unlimited;
+        if (v->alpha > 0)
+                flexslot->alpha = v->alpha;
+        if (v->locality_delay > 0)
+                fair->locality_delay = v->locality_delay;
+}
+
 /* Loads the experiment's scenario with the variant's settings for
  * benchmark and seed and builds the simulator; returns an exit status. */
 static int cell_open(const Experiment *e, const Variant *v, const char *benchmark, int64_t seed,
@@ -388,15 +401,7 @@ static int cell_open(const Experiment *e, const Variant *v, const char *benchmar
          * (the paper's 4.8 GHz of 153.6 for 32 VMs). */
         if (v->cloud == CLOUD_HOMO)
                 c->sc.vm_cap = (double)(c->sc.hosts * c->sc.host_cpus) / (double)c->sc.vms;
-        c->sc.unlimited_slots = c->sc.unlimited_slots || v->unlimited;
-        if (v->alpha > 0) {
-                c->sc.alpha = v->alpha;
-                c->sc.tuned |= TUNED(TUNED_ALPHA);
-        }
-        if (v->locality_delay > 0) {
-                c->sc.locality_delay = v->locality_delay;
-                c->sc.tuned |= TUNED(TUNED_LOCALITY_DELAY);
-        }
+        variant_apply(v, &c->sc.policy);
         if (opt->quick)
                 c->sc.scale *= QUICK_SCALE;
         c->sc.seed = seed;

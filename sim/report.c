@@ -162,12 +162,26 @@ int run_summarize(const SimResults *r, RunSummary *ret) {
         }
         s.kills_per_straggler = s.resized ? (double)s.resize_kills / s.resized : 0;
         for (size_t j = 0; j < r->n_jobs; j++)
-                s.mean_jct += (r->jobs[j].finished - r->jobs[j].submitted) / (double)r->n_jobs;
-        if (r->n_jobs > 0) {
-                s.jct = r->jobs[0].finished - r->jobs[0].submitted;
-                s.bound = r->jobs[0].bound;
-                s.pair_bound = r->pair_bound;
+                s.refused += r->jobs[j].refused;
+        for (size_t j = 0, ran = 0; j < r->n_jobs; j++) {
+                const JobResult *jr = &r->jobs[j];
+
+                if (jr->refused)
+                        continue;
+                if (ran++ == 0) {
+                        s.jct = jr->finished - jr->submitted;
+                        s.bound = jr->bound;
+                }
+                if (jr->deadline > 0 && jr->finished <= jr->deadline)
+                        s.deadlines_met++;
+                else if (jr->deadline > 0)
+                        s.deadlines_missed++;
         }
+        s.pair_bound = r->pair_bound;
+        for (size_t j = 0; j < r->n_jobs; j++)
+                if (!r->jobs[j].refused)
+                        s.mean_jct += (r->jobs[j].finished - r->jobs[j].submitted) /
+                                      (double)(r->n_jobs - s.refused);
         for (size_t i = 0; i < r->n_util; i++) {
                 s.cpu_util += r->util[i].cpu / (double)r->n_util;
                 s.mem_util += r->util[i].memory / (double)r->n_util;
@@ -224,6 +238,23 @@ void run_summary_print(FILE *f, const RunSummary *s) {
         fprintf(f, "utilisation             CPU %.0f %% of the hosts, memory %.0f %% of the VMs\n",
                 100 * s->cpu_util, 100 * s->mem_util);
         fprintf(f, "events                  %.0f\n", s->events);
+        if (s->deadlines_met + s->deadlines_missed + s->refused > 0)
+                fprintf(f, "deadlines               %u met, %u missed, %u jobs refused\n",
+                        s->deadlines_met, s->deadlines_missed, s->refused);
+}
+
+void run_deadlines_print(FILE *f, const SimResults *r) {
+        for (size_t j = 0; j < r->n_jobs; j++) {
+                const JobResult *jr = &r->jobs[j];
+
+                if (jr->refused)
+                        fprintf(f, "job %zu %s refused at %.1f s: %s\n", j, jr->name, jr->submitted,
+                                jr->refusal);
+                else if (jr->deadline > 0)
+                        fprintf(f, "job %zu %s: deadline %.1f s, finished %.1f s: %s\n", j,
+                                jr->name, jr->deadline, jr->finished,
+                                jr->finished <= jr->deadline ? "met" : "missed");
+        }
 }
 
 /* mkdir -p: dir and each missing parent. */

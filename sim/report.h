@@ -15,6 +15,9 @@ typedef struct RunSummary {
         SimBound bound;      /* the first job's lower bound (sim/bound.c) */
         double pair_bound;   /* SimResults' with a co-running cluster, else 0 */
         double mean_jct;     /* over all jobs */
+        /* Jobs with a deadline that ran: by it, after it; jobs refused at
+         * submission. The job times above are of the jobs that ran. */
+        unsigned deadlines_met, deadlines_missed, refused;
         double map_skewness; /* of map task times (first start to finish) */
         double map_mean, map_p50, map_p95, map_max;
         double cpu, iowait, steal, queue; /* mean seconds per map task */
@@ -41,6 +44,9 @@ double run_bound_ratio(const RunSummary *s);
 /* Share of the slowest tenth of the maps' time spent in steal. */
 double run_slow_steal_share(const RunSummary *s);
 void run_summary_print(FILE *f, const RunSummary *s);
+/* One line for each job with a deadline or refused: when it ended beside its
+ * deadline, or why it was refused. */
+void run_deadlines_print(FILE *f, const SimResults *r);
 
 /* Creates dir and its parents and checks that files can be made in it:
  * what --out needs before a run starts. Logs why not. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "scenario.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -55,28 +56,14 @@ static const ConfKey keys[] = {
         STR("policy", "slot_manager", slot_manager, "static"),
         STR("policy", "speculation", speculation, "none"),
         STR("policy", "allocator", allocator, "demand"),
-        DUR("policy", "control_interval", control_interval, "3s", 10000, 3600LL * 1000000),
         DUR("policy", "resize_delay", resize_delay, "1s", 0, 3600LL * 1000000),
-        BOOL("policy", "unlimited_slots", unlimited_slots, "no"),
         BOOL("policy", "apply_vm_targets", apply_vm_targets, "yes"),
-        /* The core's tunables: no defaults here (see Scenario.tuned). */
-        DBL("policy", "alpha", alpha, NULL, 0.01, 10),
-        DBL("policy", "lambda", lambda, NULL, 0, 1e6),
-        DBL("policy", "straggler_ratio", straggler_ratio, NULL, 0.01, 1),
-        DBL("policy", "io_threshold", io_threshold, NULL, 0, 1),
-        DBL("policy", "steal_threshold", steal_threshold, NULL, 0, 1),
-        DBL("policy", "demand_headroom", demand_headroom, NULL, 1, 10),
-        DBL("policy", "reduce_slowstart", reduce_slowstart, NULL, 0, 1),
-        INT("policy", "min_map_slots", min_map_slots, NULL, 0, 256),
-        INT("policy", "max_map_slots", max_map_slots, NULL, 1, 256),
-        INT("policy", "max_moves", max_moves, NULL, 0, 10000),
-        DUR("policy", "settle", settle, NULL, 0, 3600LL * 1000000),
-        DUR("policy", "min_age", min_age, NULL, 0, 3600LL * 1000000),
-        DUR("policy", "locality_delay", locality_delay, NULL, 0, 24 * 3600LL * 1000000),
 
         /* Unset: the PUMA workload that comes with the simulator (sim/data.h). */
         STR("workload", "file", workload_file, NULL),
         STR("workload", "jobs", jobs, "wordcount"),
+        STR("workload", "deadlines", deadlines, NULL),
+        BOOL("workload", "profile_runs", profile_runs, "no"),
         DBL("workload", "scale", scale, "1", 1e-6, 1000),
         DBL("workload", "combine_ratio", combine_ratio, "-1", -1, 1),
         DBL("workload", "record_bytes", record_bytes, "-1", -1, 1e9),
@@ -143,51 +130,48 @@ const ConfSchema scenario_schema = {
         .validate = validate,
 };
 
-/* The [policy] names of the TunedKeys, in their order. */
-static const char *const tuned_names[_TUNED_MAX] = {
-        [TUNED_ALPHA] = "alpha",
-        [TUNED_LAMBDA] = "lambda",
-        [TUNED_STRAGGLER_RATIO] = "straggler_ratio",
-        [TUNED_IO_THRESHOLD] = "io_threshold",
-        [TUNED_STEAL_THRESHOLD] = "steal_threshold",
-        [TUNED_DEMAND_HEADROOM] = "demand_headroom",
-        [TUNED_REDUCE_SLOWSTART] = "reduce_slowstart",
-        [TUNED_MIN_MAP_SLOTS] = "min_map_slots",
-        [TUNED_MAX_MAP_SLOTS] = "max_map_slots",
-        [TUNED_MAX_MOVES] = "max_moves",
-        [TUNED_SETTLE] = "settle",
-        [TUNED_MIN_AGE] = "min_age",
-        [TUNED_LOCALITY_DELAY] = "locality_delay",
-};
-
+/* The scenario's keys, then the policy core's and its layers'. */
 static int load_text(const char *name, const char *text, const ScenarioOverride *overrides,
                      size_t n_overrides, Scenario *ret, char *err, size_t err_size) {
-        _cleanup_free_ ConfAssignment *assignments =
-                calloc(n_overrides ? n_overrides : 1, sizeof(ConfAssignment));
-        bool set[ELEMENTSOF(keys)];
+        _cleanup_free_ ConfAssignment *assignments = NULL;
+        ConfPart parts[1 + POLICY_SCHEMAS_MAX];
+        bool core_set[16];
         Scenario s = { 0 };
+        PolicyConfig policy;
         ConfError e;
         int r;
 
-        if (!assignments)
+        r = policy_config_init(&policy);
+        if (r < 0)
+                return r;
+        assignments = calloc(n_overrides ? n_overrides : 1, sizeof(ConfAssignment));
+        if (!assignments) {
+                policy_config_done(&policy);
                 return -ENOMEM;
+        }
         for (size_t i = 0; i < n_overrides; i++)
                 assignments[i] = (ConfAssignment){ .section = overrides[i].section,
                                                    .key = overrides[i].key,
                                                    .value = overrides[i].value,
                                                    .where = overrides[i].where };
-        r = conf_load_string_with(&scenario_schema, name, text, assignments, n_overrides, &s, set,
-                                  &e);
+        parts[0] = (ConfPart){ .schema = &scenario_schema, .config = &s };
+        /* The scenario's struct is loaded whole: policy joins it after. */
+        policy_config_parts(&policy, parts + 1);
+        /* policy_config_init() puts the core's settings first. */
+        assert(policy.schemas[0] == &core_settings_schema &&
+               core_settings_schema.n_keys <= ELEMENTSOF(core_set));
+        parts[1].ret_set = core_set;
+        r = conf_load_parts(parts, 1 + policy.n_settings, name, text, assignments, n_overrides, &e);
         if (r < 0) {
                 conf_error_format(&e, err, err_size);
+                policy_config_done(&policy);
                 return r;
         }
-        /* The schema cannot tell a value set to its zero from one not set. */
-        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
-                for (unsigned k = 0; k < _TUNED_MAX; k++)
-                        if (set[i] && strcmp(keys[i].section, "policy") == 0 &&
-                            strcmp(keys[i].key, tuned_names[k]) == 0)
-                                s.tuned |= TUNED(k);
+        s.policy = policy;
+        for (size_t i = 0; i < core_settings_schema.n_keys; i++)
+                if (!core_set[i] &&
+                    strcmp(core_settings_schema.keys[i].key, "vm_memory_reserve") == 0)
+                        scenario_core(&s)->vm_memory_reserve = s.vm_os_memory;
         *ret = s;
         return 0;
 }
@@ -249,6 +233,21 @@ int scenario_set_string(char **field, const char *value) {
         return 0;
 }
 
+CoreSettings *scenario_core(const Scenario *s) {
+        return policy_config_settings(&s->policy, &core_settings_schema);
+}
+
+PolicyConfig scenario_policy_config(const Scenario *s) {
+        PolicyConfig c = s->policy;
+
+        c.scheduler = s->scheduler;
+        c.slot_manager = s->slot_manager;
+        c.speculation = s->speculation;
+        c.vm_allocator = s->allocator;
+        return c;
+}
+
 void scenario_done(Scenario *s) {
+        policy_config_done(&s->policy);
         conf_free(&scenario_schema, s);
 }

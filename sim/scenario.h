@@ -6,6 +6,7 @@
 
 #include "common/config.h"
 #include "common/time-util.h"
+#include "controller/policies/policies.h"
 
 /* A scenario file (INI, sim/scenarios/, keys documented in
  * sim/scenarios/README.md): the testbed, Hadoop's settings, the policy
@@ -19,20 +20,22 @@ typedef struct Scenario {
         int64_t map_slots, reduce_slots;
         uint64_t block_size, sort_buffer, task_heap, chunk;
         usec_t heartbeat, task_startup;
-        /* [policy] */
+        /* [policy]: the layers' names and what the simulator does with
+         * their decisions; the rest of the section is `policy`. */
         char *scheduler, *slot_manager, *speculation, *allocator;
-        usec_t control_interval, resize_delay;
-        /* Tunables of the policy core: only those the file sets (bits of
-         * `tuned`, by TunedKey) replace policy_config_default()'s values. */
-        double alpha, lambda, straggler_ratio, io_threshold, steal_threshold, demand_headroom;
-        double reduce_slowstart;
-        int64_t min_map_slots, max_map_slots, max_moves;
-        usec_t settle, min_age, locality_delay;
-        uint32_t tuned;
-        bool unlimited_slots;
+        usec_t resize_delay;
         bool apply_vm_targets;
+        /* The settings of the core and of every layer, their keys declared
+         * by the layers; its layer names are unset (the strings above name
+         * them). The core's vm_memory_reserve is [cluster] vm_os_memory
+         * unless the file or --set gives it. */
+        PolicyConfig policy;
         /* [workload] */
         char *workload_file, *jobs;
+        /* Each job's deadline after its submission, "none" for none;
+         * NULL: no job has one. */
+        char *deadlines;
+        bool profile_runs;
         double scale;
         /* Replace every benchmark's columns when >= 0 (sensitivity runs). */
         double combine_ratio, record_bytes, small_frac, expensive_cpu;
@@ -50,25 +53,8 @@ typedef struct Scenario {
         char *interference_jobs;
 } Scenario;
 
-typedef enum TunedKey {
-        TUNED_ALPHA,
-        TUNED_LAMBDA,
-        TUNED_STRAGGLER_RATIO,
-        TUNED_IO_THRESHOLD,
-        TUNED_STEAL_THRESHOLD,
-        TUNED_DEMAND_HEADROOM,
-        TUNED_REDUCE_SLOWSTART,
-        TUNED_MIN_MAP_SLOTS,
-        TUNED_MAX_MAP_SLOTS,
-        TUNED_MAX_MOVES,
-        TUNED_SETTLE,
-        TUNED_MIN_AGE,
-        TUNED_LOCALITY_DELAY,
-        _TUNED_MAX,
-} TunedKey;
-
-#define TUNED(key) (1u << (key))
-
+/* The simulator's own keys; a scenario file also has those of
+ * Scenario.policy. */
 extern const ConfSchema scenario_schema;
 
 /* A "section.key=value" from the command line's --set. */
@@ -93,4 +79,9 @@ int scenario_load_string(const char *name, const char *text, Scenario *ret, char
                          size_t err_size);
 /* Replaces a string field (e.g. &s->slot_manager) with a copy of value. */
 int scenario_set_string(char **field, const char *value);
+/* The core's settings in s->policy. */
+CoreSettings *scenario_core(const Scenario *s);
+/* s->policy with the layers s names: what builds a Policy. Shares the
+ * settings of s->policy, so it lives no longer than s. */
+PolicyConfig scenario_policy_config(const Scenario *s);
 void scenario_done(Scenario *s);

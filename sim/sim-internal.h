@@ -82,6 +82,9 @@ typedef struct JobExtra {
         uint32_t first_task;
         usec_t maps_finished; /* when its last map finished; 0: not yet */
         usec_t finished;
+        bool refused;
+        char refusal[160];
+        JobProfile stored_profile; /* [workload] profile_runs: its Job.stored_profile */
 } JobExtra;
 
 static inline uint32_t job_n_tasks(const Job *j) {
@@ -110,7 +113,6 @@ struct SimCluster {
         unsigned index;
         Sim *sim;
         Policy *policy;
-        PolicyConfig cfg;
         Decisions decisions;
 
         Job *jobs; /* snapshot arrays, kept up to date in place */
@@ -234,6 +236,9 @@ usec_t vm_resize_event(EventQueue *q, void *userdata);
 /* t as the agent's limits let it through (actuate.c); notes the changes. */
 VmTarget sim_vm_target_limit(Sim *s, SimVm *v, const VmTarget *t);
 usec_t job_arrival_event(EventQueue *q, void *userdata);
+/* A job turned away at submission: its tasks count as done, it as
+ * finished now. */
+void sim_job_refuse(SimCluster *cl, uint32_t job, const char *reason);
 
 /* drs.c */
 int drs_start(SimCluster *cl);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/parse.h"
 #include "sim/sim-internal.h"
 
 #define MB (1024.0 * 1024.0)
@@ -333,6 +334,64 @@ static int build_jobs(Sim *s, SimCluster *cl, const Workload *wl, const char *li
         return r;
 }
 
+/* [workload] deadlines: one per job, after its submission, or "none". */
+static int apply_deadlines(SimCluster *cl, const char *list, char *err, size_t err_size) {
+        _cleanup_free_ char *copy = strdup(list);
+        size_t j = 0;
+        char *save = NULL, *d;
+
+        if (!copy)
+                return -ENOMEM;
+        for (d = strtok_r(copy, ", ", &save); d && j < cl->n_jobs;
+             d = strtok_r(NULL, ", ", &save), j++) {
+                usec_t after = 0;
+
+                if (strcmp(d, "none") != 0 && (parse_duration(d, &after) < 0 || after == 0)) {
+                        snprintf(err, err_size,
+                                 "[workload] deadlines: '%s' is neither a duration above 0 nor "
+                                 "none",
+                                 d);
+                        return -EINVAL;
+                }
+                cl->jobs[j].deadline = after ? cl->jobs[j].submitted + after : 0;
+        }
+        if (d || j != cl->n_jobs) {
+                snprintf(err, err_size, "[workload] deadlines: one for each of the %zu jobs",
+                         cl->n_jobs);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* [workload] profile_runs: the profile of each job with a deadline from a
+ * run of its benchmark alone on the same cluster, the way ARIA's profile
+ * database holds the jobs that ran before. */
+static int profile_runs(Sim *s, SimCluster *cl, const Workload *wl, char *err, size_t err_size) {
+        for (size_t j = 0; j < cl->n_jobs; j++) {
+                JobExtra *jx = &cl->jobx[j];
+                Scenario solo = *s->sc;
+                _cleanup_(sim_freep) Sim *p = NULL;
+                char name[sizeof(jx->bench->name)];
+                int r;
+
+                if (cl->jobs[j].deadline == 0)
+                        continue;
+                snprintf(name, sizeof(name), "%s", jx->bench->name);
+                solo.jobs = name;
+                solo.deadlines = NULL;
+                solo.profile_runs = false;
+                solo.interference = false;
+                r = sim_new(&solo, wl, &p, err, err_size);
+                if (r >= 0)
+                        r = sim_run(p);
+                if (r < 0)
+                        return r;
+                jx->stored_profile = p->clusters[0].jobs[0].profile;
+                cl->jobs[j].stored_profile = &jx->stored_profile;
+        }
+        return 0;
+}
+
 static int schedule_events(Sim *s, SimCluster *cl) {
         const Scenario *sc = s->sc;
         int r;
@@ -350,7 +409,8 @@ static int schedule_events(Sim *s, SimCluster *cl) {
                 if (r < 0)
                         return r;
         }
-        return event_queue_schedule(s->queue, sc->control_interval, control_event, cl, NULL);
+        return event_queue_schedule(s->queue, scenario_core(sc)->control_interval, control_event,
+                                    cl, NULL);
 }
 
 int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t err_size) {
@@ -385,6 +445,10 @@ int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t
                         return r;
                 r = build_jobs(s, cl, wl, c == 0 ? sc->jobs : sc->interference_jobs, err,
                                err_size);
+                if (r >= 0 && c == 0 && sc->deadlines)
+                        r = apply_deadlines(cl, sc->deadlines, err, err_size);
+                if (r >= 0 && c == 0 && sc->profile_runs)
+                        r = profile_runs(s, cl, wl, err, err_size);
                 if (r < 0)
                         return r;
                 r = schedule_events(s, cl);
@@ -485,6 +549,22 @@ void sim_task_finished(SimCluster *cl, uint32_t task) {
         }
 }
 
+void sim_job_refuse(SimCluster *cl, uint32_t job, const char *reason) {
+        Job *j = &cl->jobs[job];
+        JobExtra *jx = &cl->jobx[job];
+
+        for (uint32_t t = jx->first_task; t < jx->first_task + job_n_tasks(j); t++)
+                cl->tasks[t].state = TASK_DONE;
+        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                j->counts[type].done = j->counts[type].total;
+        jx->refused = true;
+        snprintf(jx->refusal, sizeof(jx->refusal), "%s", reason);
+        jx->finished = event_queue_now(cl->sim->queue);
+        cl->n_finished++;
+        if (all_done(cl->sim))
+                event_queue_stop(cl->sim->queue);
+}
+
 static int collect(Sim *s) {
         SimResults *res = &s->results;
         const SimCluster *cl = &s->clusters[0];
@@ -502,14 +582,18 @@ static int collect(Sim *s) {
                 snprintf(jr->name, sizeof(jr->name), "%s", jx->bench->name);
                 jr->submitted = sec(cl->jobs[j].submitted);
                 jr->finished = sec(jx->finished);
+                jr->deadline = sec(cl->jobs[j].deadline);
+                jr->refused = jx->refused;
+                snprintf(jr->refusal, sizeof(jr->refusal), "%s", jx->refusal);
                 jr->maps = cl->jobs[j].counts[TASK_MAP].total;
                 jr->reduces = cl->jobs[j].counts[TASK_REDUCE].total;
                 sim_bound_job(s, cl, (uint32_t)j, &jr->bound);
         }
-        res->n_tasks = cl->n_tasks;
         for (size_t i = 0; i < cl->n_tasks; i++) {
                 const TaskExtra *tx = &cl->taskx[i];
-                res->tasks[i] = (TaskResult){
+                if (cl->jobx[cl->tasks[i].job].refused)
+                        continue;
+                res->tasks[res->n_tasks++] = (TaskResult){
                         .job = cl->tasks[i].job,
                         .node = tx->node,
                         .vm = cl->nodes[tx->node].vm,
@@ -540,7 +624,7 @@ static int collect(Sim *s) {
                         n->final_map_slots = cl->nodes[v->node].slots[SLOT_MAP];
         }
         for (size_t i = 0; i < cl->n_tasks; i++)
-                if (cl->tasks[i].type == TASK_MAP)
+                if (cl->tasks[i].type == TASK_MAP && !cl->jobx[cl->tasks[i].job].refused)
                         res->nodes[cl->nodes[cl->taskx[i].node].vm].maps_run++;
         res->makespan = sec(end);
         res->events = event_queue_dispatched(s->queue);

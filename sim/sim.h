@@ -47,8 +47,13 @@ typedef struct SimBound {
 typedef struct JobResult {
         char name[32];
         double submitted, finished; /* seconds */
+        double deadline;            /* seconds, absolute; 0: none */
         unsigned maps, reduces;
         SimBound bound;
+        /* Turned away at submission (policy_admit()), why; finished is
+         * then when. */
+        bool refused;
+        char refusal[160];
 } JobResult;
 
 /* One row per VM of cluster 0, averaged over the run. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/macro.h"
+#include "controller/policies/flexslot.h"
 #include "sim/data.h"
 #include "sim/event.h"
 #include "sim/host.h"
@@ -631,6 +632,10 @@ END_TEST
 
 /* ---- scenario files ---- */
 
+static FlexSlotSettings *flexslot_of(const Scenario *s) {
+        return policy_config_settings(&s->policy, &flexslot_settings_schema);
+}
+
 START_TEST(test_scenario_defaults_are_the_testbed) {
         Scenario s = { 0 };
         char err[256] = "";
@@ -649,17 +654,50 @@ START_TEST(test_scenario_defaults_are_the_testbed) {
         ck_assert_uint_eq(s.sort_buffer, 100ULL << 20);
         ck_assert_uint_eq(s.task_heap, 200ULL << 20);
         ck_assert_uint_eq(s.heartbeat, 3 * USEC_PER_SEC);
-        ck_assert_uint_eq(s.tuned, 0); /* the policy core's own defaults apply */
         ck_assert_str_eq(s.slot_manager, "static");
+        /* The layers' own defaults, and what the guest OS takes for the
+         * core's reserve. */
+        ck_assert_double_eq(flexslot_of(&s)->alpha, 0.2);
+        ck_assert_uint_eq(flexslot_of(&s)->settle, 15 * USEC_PER_SEC);
+        ck_assert_uint_eq(scenario_core(&s)->control_interval, 3 * USEC_PER_SEC);
+        ck_assert_uint_eq(scenario_core(&s)->vm_memory_reserve, 512ULL << 20);
         scenario_done(&s);
 
-        ck_assert_int_eq(scenario_load_string("s.ini", "[policy]\nsettle = 0\nalpha = 0.3\n", &s,
+        ck_assert_int_eq(scenario_load_string("s.ini",
+                                              "[cluster]\nvm_os_memory = 1G\n"
+                                              "[policy]\nsettle = 0\nalpha = 0.3\n",
+                                              &s, err, sizeof(err)),
+                         0);
+        ck_assert_uint_eq(flexslot_of(&s)->settle, 0);
+        ck_assert_double_eq(flexslot_of(&s)->alpha, 0.3);
+        ck_assert_uint_eq(scenario_core(&s)->vm_memory_reserve, 1ULL << 30);
+        scenario_done(&s);
+
+        ck_assert_int_eq(scenario_load_string("s.ini", "[policy]\nvm_memory_reserve = 256M\n", &s,
                                               err, sizeof(err)),
                          0);
-        ck_assert_uint_eq(s.tuned, TUNED(TUNED_SETTLE) | TUNED(TUNED_ALPHA));
-        ck_assert_uint_eq(s.settle, 0);
-        ck_assert_double_eq(s.alpha, 0.3);
+        ck_assert_uint_eq(scenario_core(&s)->vm_memory_reserve, 256ULL << 20);
         scenario_done(&s);
+}
+END_TEST
+
+/* The scenario files' documentation names every key of the policy core and
+ * its layers. */
+START_TEST(test_scenario_readme_has_policy_keys) {
+        _cleanup_free_ char *text = NULL;
+        PolicyConfig c;
+        char err[256];
+
+        ck_assert_int_eq(
+                sim_read_text(test_srcdir_path("sim/scenarios/README.md"), &text, err, sizeof(err)),
+                0);
+        ck_assert_int_eq(policy_config_init(&c), 0);
+        for (size_t i = 0; i < c.n_settings; i++)
+                for (size_t k = 0; k < c.schemas[i]->n_keys; k++)
+                        ck_assert_msg(strstr(text, c.schemas[i]->keys[k].key),
+                                      "sim/scenarios/README.md lacks [policy] %s",
+                                      c.schemas[i]->keys[k].key);
+        policy_config_done(&c);
 }
 END_TEST
 
@@ -675,6 +713,11 @@ static const struct {
         { "[clusterx]\nhosts = 1\n", "s.ini:1: [clusterx]: unknown section" },
         { "[cluster]\nhosts = 1\n[clustr]\n", "s.ini:3: [clustr]: unknown section" },
         { "[policy]\nalpha = fast\n", "s.ini:2: [policy] alpha: invalid number 'fast'" },
+        /* A layer's key has its layer's range, whichever layer runs. */
+        { "[policy]\nslot_manager = static\nlambda = 2\n",
+          "s.ini:3: [policy] lambda: value '2' out of range [0, 1]" },
+        { "[policy]\nlocality_delay = 48h\n",
+          "s.ini:2: [policy] locality_delay: value '48h' out of range [0, 24h]" },
         { "[interference]\nenabled = yes\n",
           "s.ini: [interference] jobs: required when interference is enabled" },
         { "[drs]\nenabled = yes\n",
@@ -810,6 +853,11 @@ START_TEST(test_scenario_overrides) {
         } bad[] = {
                 { "polcy.alpha=1", "--set polcy.alpha=1: [polcy]: unknown section" },
                 { "policy.alfa=1", "--set policy.alfa=1: [policy] alfa: unknown key" },
+                { "policy.lambda=2",
+                  "--set policy.lambda=2: [policy] lambda: value '2' out of range [0, 1]" },
+                { "policy.min_map_slots=9",
+                  "--set policy.min_map_slots=9: [policy] min_map_slots: 9 is greater than "
+                  "max_map_slots 8" },
                 { "cluster.vm_cap=-1",
                   "--set cluster.vm_cap=-1: [cluster] vm_cap: value '-1' out of range" },
                 { "workload.jobs=", "--set workload.jobs=: [workload] jobs: empty value" },
@@ -845,8 +893,8 @@ START_TEST(test_scenario_overrides) {
         ck_assert_int_eq(s.hosts, 4);
         ck_assert_int_eq(s.vms, 8);
         ck_assert_str_eq(s.jobs, "grep");
-        ck_assert_double_eq(s.alpha, 0.5);
-        ck_assert_uint_eq(s.tuned, TUNED(TUNED_ALPHA) | TUNED(TUNED_SETTLE));
+        ck_assert_double_eq(flexslot_of(&s)->alpha, 0.5);
+        ck_assert_uint_eq(flexslot_of(&s)->settle, 0);
         scenario_done(&s);
 
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
@@ -899,6 +947,7 @@ Suite *suite_sim(void) {
         tcase_add_test(tc, test_workload_shipped_files);
         tcase_add_test(tc, test_workload_mutations);
         tcase_add_test(tc, test_scenario_defaults_are_the_testbed);
+        tcase_add_test(tc, test_scenario_readme_has_policy_keys);
         tcase_add_loop_test(tc, test_scenario_bad, 0, (int)ELEMENTSOF(bad_scenarios));
         tcase_add_test(tc, test_scenario_workload_paths);
         tcase_add_test(tc, test_empty_and_binary_files);

@@ -660,11 +660,12 @@ START_TEST(test_unknown_policy_and_benchmark) {
         char err[512] = "";
 
         ck_assert_int_eq(workload_parse("t.csv", workload_text, &wl, err, sizeof(err)), 0);
-        ck_assert_int_eq(scenario_load_string("t.ini", "[policy]\nslot_manager = magic\n", &sc,
-                                              err, sizeof(err)),
+        ck_assert_int_eq(scenario_load_string("t.ini", "[policy]\nslot_manager = magic\n", &sc, err,
+                                              sizeof(err)),
                          0);
         ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), -EINVAL);
-        ck_assert_str_eq(err, "[policy] slot_manager: unknown policy 'magic'");
+        ck_assert_str_eq(
+                err, "[policy] slot_manager: unknown policy 'magic' (one of: static, flexslot)");
         scenario_done(&sc);
         ck_assert_int_eq(scenario_load_string("t.ini", "[workload]\njobs = one, nope\n", &sc, err,
                                               sizeof(err)),
@@ -717,6 +718,95 @@ START_TEST(test_vm_targets_through_the_agents_limits) {
 }
 END_TEST
 
+/* A claim: a job with a deadline behind a bigger job without one misses it
+ * under FIFO and meets it under ARIA's SLO scheduler, which runs it first
+ * with the slots its profile (from a run of it alone) says it needs. The
+ * Deadline Constraint Scheduler refuses it at submission, saying why, when
+ * its minimum map tasks are more than the free slots (a 120 s deadline);
+ * at 200 s it admits the job, which then finishes at 270 s, past its
+ * deadline: under the Hadoop 1.1.1 map and reduce model the admission
+ * test's cost model (II-B, from the stored profile) promises more than the
+ * run delivers. Which of its terms is short is not yet measured; this test
+ * holds the scheduler to what the model shows today. */
+#define DEADLINE_SCENARIO                                        \
+        "[cluster]\nhosts = 2\nvms = 6\n"                        \
+        "[policy]\nscheduler = %s\nspeculation = none\n"         \
+        "[workload]\njobs = skewed, skewed\narrival_gap = 10s\n" \
+        "deadlines = none, %s\nprofile_runs = yes\n"
+
+static const JobResult *deadline_run(Run *run, const char *scheduler, const char *deadline,
+                                     double absolute) {
+        char text[512];
+
+        snprintf(text, sizeof(text), DEADLINE_SCENARIO, scheduler, deadline);
+        run_start(run, text, false);
+        ck_assert_uint_eq(sim_results(run->sim)->n_jobs, 2);
+        ck_assert_double_eq(sim_results(run->sim)->jobs[0].deadline, 0);
+        ck_assert_double_eq(sim_results(run->sim)->jobs[1].deadline, absolute);
+        return &sim_results(run->sim)->jobs[1];
+}
+
+START_TEST(test_deadline_met_under_aria_not_fifo) {
+        const JobResult *job;
+        RunSummary sum;
+        Run run;
+
+        job = deadline_run(&run, "fifo", "200s", 210);
+        ck_assert(!job->refused);
+        ck_assert_double_gt(job->finished, job->deadline);
+        run_done(&run);
+
+        job = deadline_run(&run, "aria", "200s", 210);
+        ck_assert(!job->refused);
+        ck_assert_double_le(job->finished, job->deadline);
+        ck_assert_int_eq(run_summarize(sim_results(run.sim), &sum), 0);
+        ck_assert_uint_eq(sum.deadlines_met, 1);
+        ck_assert_uint_eq(sum.deadlines_missed, 0);
+        run_done(&run);
+
+        job = deadline_run(&run, "deadline", "200s", 210);
+        ck_assert(!job->refused);
+        ck_assert_double_gt(job->finished, job->deadline);
+        ck_assert_int_eq(run_summarize(sim_results(run.sim), &sum), 0);
+        ck_assert_uint_eq(sum.deadlines_missed, 1);
+        run_done(&run);
+
+        job = deadline_run(&run, "deadline", "120s", 130);
+        ck_assert(job->refused);
+        ck_assert_double_eq(job->finished, 10);
+        ck_assert_msg(strstr(job->refusal, "map slots (n_m^min) and 16 are free"), "%s",
+                      job->refusal);
+        ck_assert_int_eq(run_summarize(sim_results(run.sim), &sum), 0);
+        ck_assert_uint_eq(sum.refused, 1);
+        /* The job that ran is the one the summary times. */
+        ck_assert_double_eq(sum.jct, sim_results(run.sim)->jobs[0].finished);
+        for (size_t i = 0; i < sim_results(run.sim)->n_tasks; i++)
+                ck_assert_uint_eq(sim_results(run.sim)->tasks[i].job, 0);
+        run_done(&run);
+}
+END_TEST
+
+/* Deadlines name each job's, or none. */
+START_TEST(test_deadlines_key) {
+        static const char *const bad[] = { "1s", "1s, 2s, 3s", "none, soon", "none, 0" };
+        Scenario sc;
+        Workload wl;
+        Sim *sim = NULL;
+        char err[512], text[256];
+
+        ck_assert_int_eq(workload_parse("t.csv", workload_text, &wl, err, sizeof(err)), 0);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                snprintf(text, sizeof(text), "[workload]\njobs = one, one\ndeadlines = %s\n",
+                         bad[i]);
+                ck_assert_int_eq(scenario_load_string("t.ini", text, &sc, err, sizeof(err)), 0);
+                ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), -EINVAL);
+                ck_assert_msg(strncmp(err, "[workload] deadlines: ", 22) == 0, "%s", err);
+                scenario_done(&sc);
+        }
+        workload_done(&wl);
+}
+END_TEST
+
 Suite *suite_sim_run(void) {
         Suite *s = suite_create("sim_run");
         TCase *tc = tcase_create("runs");
@@ -740,6 +830,8 @@ Suite *suite_sim_run(void) {
         tcase_add_test(tc, test_paper_comparison);
         tcase_add_test(tc, test_report_prepare_dir);
         tcase_add_test(tc, test_vm_targets_through_the_agents_limits);
+        tcase_add_test(tc, test_deadline_met_under_aria_not_fifo);
+        tcase_add_test(tc, test_deadlines_key);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -1,65 +1,62 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* The settings of a Policy's layers, one struct for all of them for now:
- * each field says which layer reads it. */
+/* Settings: the core's and each layer's own. A layer's settings are a
+ * struct of its own that its ops table describes with a schema
+ * (common/config.h's ConfSchema: each key's type, default, range and
+ * meaning, and a validate for what one key alone cannot say), so that a
+ * knob is declared once, where it is read, and every configuration that
+ * sets it (the simulator's scenario files, the controller's configuration,
+ * a command line's --set) gets the same default, range and error. Every
+ * key lives in a configuration's [policy] section and is named as the
+ * struct member it sets; a key names one knob across every layer of the
+ * registry (controller/policies/policies.h), which a test checks. */
 
-#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "common/config.h"
 #include "common/time-util.h"
 
-typedef struct PolicyConfig {
-        /* Layer names, read by policy_layers_find() (controller/policies/
-         * policies.h), not by the core. */
-        const char *scheduler;
-        const char *slot_manager;
-        const char *speculation;
-        const char *vm_allocator;
+#define POLICY_SECTION "policy"
 
-        /* Control interval: FlexSlot's heartbeat interval T (Algorithm 1). */
-        usec_t interval;
+/* One key of the settings struct T, named as its member m. */
+#define SETTING_INT(T, m, def, lo, hi, meaning)                                              \
+        {                                                                                    \
+                POLICY_SECTION, #m, CONF_INT, offsetof(T, m), def, .min = (lo), .max = (hi), \
+                                                                   .doc = (meaning)          \
+        }
+#define SETTING_DOUBLE(T, m, def, lo, hi, meaning)                                                \
+        {                                                                                         \
+                POLICY_SECTION, #m, CONF_DOUBLE, offsetof(T, m), def, .dmin = (lo), .dmax = (hi), \
+                                                                      .doc = (meaning)            \
+        }
+#define SETTING_DURATION(T, m, def, lo, hi, meaning)                                              \
+        {                                                                                         \
+                POLICY_SECTION, #m, CONF_DURATION, offsetof(T, m), def, .min = (lo), .max = (hi), \
+                                                                        .doc = (meaning)          \
+        }
+#define SETTING_SIZE(T, m, def, lo, hi, meaning)                                              \
+        {                                                                                     \
+                POLICY_SECTION, #m, CONF_SIZE, offsetof(T, m), def, .min = (lo), .max = (hi), \
+                                                                    .doc = (meaning)          \
+        }
+#define SETTING_BOOL(T, m, def, meaning) \
+        { POLICY_SECTION, #m, CONF_BOOL, offsetof(T, m), def, .doc = (meaning) }
+/* An int index into names, a NULL-terminated array. */
+#define SETTING_ENUM(T, m, def, names, meaning) \
+        { POLICY_SECTION, #m, CONF_ENUM, offsetof(T, m), def, .choices = (names), .doc = (meaning) }
+
+/* What the core itself reads, and the layers with it. */
+typedef struct CoreSettings {
+        /* The control interval: FlexSlot's heartbeat interval T (Algorithm 1),
+         * at which a driver runs POLICY_STEP_CONTROL. */
+        usec_t control_interval;
         /* Reduces start once this share of the job's maps is done (Hadoop's
          * mapred.reduce.slowstart.completed.maps). */
         double reduce_slowstart;
+        /* Memory of a VM outside its slots: the guest OS and daemons. */
+        uint64_t vm_memory_reserve;
+} CoreSettings;
 
-        /* fair: how long a job may be passed over for want of a local map
-         * task before it takes a non-local one (delay scheduling's W). */
-        usec_t locality_delay;
-
-        /* hadoop speculation: a task at least this old whose progress is
-         * this far below its job's average gets one backup. */
-        usec_t spec_min_runtime;
-        double spec_progress_gap;
-        /* late: SlowTaskThreshold and SlowNodeThreshold (percentiles of
-         * progress rate) and SpeculativeCap (share of all slots). */
-        double late_slow_task_pct;
-        double late_slow_node_pct;
-        double late_spec_cap;
-
-        /* flexslot (FlexSlot III, V). */
-        double alpha;           /* slot memory step of Algorithm 1 */
-        double lambda;          /* steal standard deviation bound of Algorithm 2 */
-        double straggler_ratio; /* see controller/policies/flexslot.h: 1.0 is the paper's pure
-                                   k-means */
-        double io_threshold;    /* bottleneck: attempt I/O wait share */
-        double steal_threshold; /* bottleneck: node steal share */
-        usec_t min_age;         /* an attempt is judged only after running this long */
-        usec_t new_task_window; /* "newly scheduled" for straggler re-placement */
-        unsigned max_moves;     /* Algorithm 2 moves per control cycle */
-        usec_t settle;          /* no moves until the last one is this old */
-        unsigned min_map_slots, max_map_slots; /* per node */
-        bool unlimited;                        /* V-F: add slots where resources are free */
-
-        /* VM allocators. */
-        unsigned weight_per_vm;     /* a host's CPU weight pool is this times its VMs */
-        double demand_headroom;     /* demand: entitlement = headroom x use */
-        uint64_t min_vm_memory;     /* floor of any memory target */
-        uint64_t vm_memory_reserve; /* guest OS and daemons, outside the slots */
-} PolicyConfig;
-
-/* Defaults, each documented where it is used. */
-void policy_config_default(PolicyConfig *cfg);
-/* -EINVAL when a setting is out of its range (see policy_config_default()'s
- * comments) or two disagree. */
-int policy_config_validate(const PolicyConfig *cfg);
+extern const ConfSchema core_settings_schema;

@@ -32,9 +32,23 @@ typedef struct FairScratch {
         double *demand, *share;
 } FairScratch;
 
+static const ConfKey fair_keys[] = {
+        /* Delay scheduling: a few seconds is enough for a slot on a node
+         * with the data to free up (Zaharia et al., EuroSys'10). */
+        SETTING_DURATION(FairSettings, locality_delay, "5s", 0, 24 * USEC_PER_HOUR,
+                         "fair: how long a job may be passed over for want of a local map "
+                         "before it takes a non-local one (delay scheduling's W)"),
+};
+
+const ConfSchema fair_settings_schema = {
+        .keys = fair_keys,
+        .n_keys = ELEMENTSOF(fair_keys),
+        .size = sizeof(FairSettings),
+};
+
 /* The scheduler's state: since when each waiting job has been passed over
  * for want of a local map task, a usec_t by Job.id. */
-static int fair_init(const PolicyConfig *cfg, void **ret_state) {
+static int fair_init(const void *settings, void **ret_state) {
         return idmap_new_state(sizeof(usec_t), ret_state);
 }
 
@@ -153,8 +167,8 @@ static size_t fair_collect(const PolicyContext *ctx, FairScratch *f, TaskType ty
 }
 
 /* Delay scheduling: the task job j may launch on node now, or NO_INDEX. */
-static uint32_t fair_job_task(PolicyContext *ctx, usec_t *since, uint32_t job, uint32_t node,
-                              TaskType type) {
+static uint32_t fair_job_task(PolicyContext *ctx, const FairSettings *set, usec_t *since,
+                              uint32_t job, uint32_t node, TaskType type) {
         uint32_t t = context_job_pending_task(ctx, job, type, node, type == TASK_MAP);
 
         if (type == TASK_REDUCE)
@@ -165,21 +179,21 @@ static uint32_t fair_job_task(PolicyContext *ctx, usec_t *since, uint32_t job, u
         }
         if (since[job] == 0)
                 since[job] = ctx->now;
-        if (ctx->now - since[job] < ctx->cfg->locality_delay)
+        if (ctx->now - since[job] < set->locality_delay)
                 return NO_INDEX;
         return context_job_pending_task(ctx, job, type, node, false);
 }
 
 /* One free slot: the neediest job that may launch here; false if none. */
-static int fair_fill_slot(PolicyContext *ctx, usec_t *since, FairJob *jobs, size_t n, uint32_t node,
-                          TaskType type, bool *ret_filled) {
+static int fair_fill_slot(PolicyContext *ctx, const FairSettings *set, usec_t *since, FairJob *jobs,
+                          size_t n, uint32_t node, TaskType type, bool *ret_filled) {
         qsort(jobs, n, sizeof(FairJob), compare_need);
         for (size_t i = 0; i < n; i++) {
                 uint32_t t;
 
                 if (jobs[i].pending == 0)
                         continue;
-                t = fair_job_task(ctx, since, jobs[i].job, node, type);
+                t = fair_job_task(ctx, set, since, jobs[i].job, node, type);
                 if (t == NO_INDEX)
                         continue;
                 jobs[i].running++;
@@ -191,7 +205,8 @@ static int fair_fill_slot(PolicyContext *ctx, usec_t *since, FairJob *jobs, size
         return 0;
 }
 
-static int fair_assign(void *state, PolicyContext *ctx, unsigned flags) {
+static int fair_assign(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
+        const FairSettings *set = settings;
         IdMap *waits = state;
         size_t n_jobs = ctx->snap->n_jobs;
         usec_t *since = waits_load(waits, ctx);
@@ -211,7 +226,8 @@ static int fair_assign(void *state, PolicyContext *ctx, unsigned flags) {
 
                         while (filled &&
                                context_fillable_slots(ctx, node, slot_type_of(type)) > 0) {
-                                int r = fair_fill_slot(ctx, since, jobs, n, node, type, &filled);
+                                int r = fair_fill_slot(ctx, set, since, jobs, n, node, type,
+                                                       &filled);
 
                                 if (r < 0)
                                         return r;
@@ -223,6 +239,7 @@ static int fair_assign(void *state, PolicyContext *ctx, unsigned flags) {
 
 const JobSchedulerOps job_scheduler_fair = {
         .name = "fair",
+        .settings = &fair_settings_schema,
         .init = fair_init,
         .free = fair_free,
         .assign = fair_assign,

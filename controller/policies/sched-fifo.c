@@ -20,7 +20,7 @@ static uint32_t fifo_pick(const PolicyContext *ctx, uint32_t node, TaskType type
         return NO_INDEX;
 }
 
-static int fifo_assign(void *state, PolicyContext *ctx, unsigned flags) {
+static int fifo_assign(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
         for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
                         while (context_fillable_slots(ctx, node, slot_type_of(type)) > 0) {

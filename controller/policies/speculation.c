@@ -6,7 +6,8 @@
  * for that task type (done tasks count 1, pending 0), gets one backup, tasks
  * taken in index order. late: LATE (Zaharia et al., OSDI'08): a task whose
  * progress rate is below the late_slow_task_pct percentile of its job's
- * running tasks of that type is a candidate; candidates go by estimated time
+ * running tasks of that type is a candidate once late_min_runtime old (as
+ * hadoop's spec_min_runtime); candidates go by estimated time
  * left (1 - progress) / rate, longest first, while running backups stay
  * below late_spec_cap of all slots, and never onto a slow node (its
  * attempts' mean progress rate below the late_slow_node_pct percentile). A
@@ -25,12 +26,47 @@ const SpeculationOps speculation_none = {
         .name = "none",
 };
 
-/* The attempt is its task's only one and old enough to judge. */
-static bool may_back_up(const PolicyContext *ctx, uint32_t attempt) {
+static const ConfKey hadoop_keys[] = {
+        /* Hadoop 1 JobInProgress: SPECULATIVE_LAG and SPECULATIVE_GAP. */
+        SETTING_DURATION(HadoopSpeculationSettings, spec_min_runtime, "60s", 0, 24 * USEC_PER_HOUR,
+                         "hadoop speculation: a task must run this long before a backup"),
+        SETTING_DOUBLE(HadoopSpeculationSettings, spec_progress_gap, "0.2", 0, 1,
+                       "hadoop speculation: a task this far below its job's mean progress "
+                       "gets a backup"),
+};
+
+const ConfSchema hadoop_speculation_settings_schema = {
+        .keys = hadoop_keys,
+        .n_keys = ELEMENTSOF(hadoop_keys),
+        .size = sizeof(HadoopSpeculationSettings),
+};
+
+/* LATE (Zaharia et al., OSDI'08) section 4.1. */
+static const ConfKey late_keys[] = {
+        SETTING_DURATION(LateSettings, late_min_runtime, "60s", 0, 24 * USEC_PER_HOUR,
+                         "late: a task must run this long before a backup"),
+        SETTING_DOUBLE(LateSettings, late_slow_task_pct, "0.25", 0, 1,
+                       "late: SlowTaskThreshold, the percentile of progress rate below which "
+                       "a task may get a backup"),
+        SETTING_DOUBLE(LateSettings, late_slow_node_pct, "0.25", 0, 1,
+                       "late: SlowNodeThreshold, the percentile of progress rate below which "
+                       "a node gets no backup"),
+        SETTING_DOUBLE(LateSettings, late_spec_cap, "0.1", 0, 1,
+                       "late: SpeculativeCap, the share of all slots backups may hold"),
+};
+
+const ConfSchema late_settings_schema = {
+        .keys = late_keys,
+        .n_keys = ELEMENTSOF(late_keys),
+        .size = sizeof(LateSettings),
+};
+
+/* The attempt is its task's only one and at least min_runtime old. */
+static bool may_back_up(const PolicyContext *ctx, uint32_t attempt, usec_t min_runtime) {
         const Attempt *a = &ctx->snap->attempts[attempt];
 
         return !ctx->killed[attempt] && ctx->task_running[a->task] == 1 &&
-               ctx->now >= a->started + ctx->cfg->spec_min_runtime;
+               ctx->now >= a->started + min_runtime;
 }
 
 static int launch_backup(PolicyContext *ctx, uint32_t attempt, const bool *slow_node,
@@ -71,7 +107,8 @@ static bool backup_possible(const PolicyContext *ctx) {
         return false;
 }
 
-static int hadoop_speculate(void *state, PolicyContext *ctx, unsigned flags) {
+static int hadoop_speculate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
+        const HadoopSpeculationSettings *set = settings;
         const ClusterSnapshot *s = ctx->snap;
         size_t n_avg = 2 * s->n_jobs;
 
@@ -100,8 +137,8 @@ static int hadoop_speculate(void *state, PolicyContext *ctx, unsigned flags) {
                 bool launched;
                 int r;
 
-                if (!may_back_up(ctx, i) ||
-                    s->attempts[i].progress >= sum[k] / count[k] - ctx->cfg->spec_progress_gap)
+                if (!may_back_up(ctx, i, set->spec_min_runtime) ||
+                    s->attempts[i].progress >= sum[k] / count[k] - set->spec_progress_gap)
                         continue;
                 r = launch_backup(ctx, i, NULL, &launched);
                 if (r < 0)
@@ -112,6 +149,7 @@ static int hadoop_speculate(void *state, PolicyContext *ctx, unsigned flags) {
 
 const SpeculationOps speculation_hadoop = {
         .name = "hadoop",
+        .settings = &hadoop_speculation_settings_schema,
         .speculate = hadoop_speculate,
 };
 
@@ -151,6 +189,7 @@ static int compare_group(const void *a, const void *b, void *userdata) {
 }
 
 typedef struct LateScratch {
+        const LateSettings *set;
         bool *slow_node;
         double *node_rate;
         unsigned *node_count;
@@ -174,7 +213,7 @@ static void late_slow_nodes(const PolicyContext *ctx, LateScratch *l) {
                         l->node_rate[node] /= l->node_count[node];
                         l->values[n++] = l->node_rate[node];
                 }
-        threshold = stats_percentile(l->values, n, ctx->cfg->late_slow_node_pct, l->sorted);
+        threshold = stats_percentile(l->values, n, l->set->late_slow_node_pct, l->sorted);
         for (uint32_t node = 0; node < s->n_nodes; node++)
                 l->slow_node[node] = l->node_count[node] > 0 && l->node_rate[node] < threshold;
 }
@@ -193,13 +232,14 @@ static size_t late_candidates(const PolicyContext *ctx, LateScratch *l) {
                                                               group_key(ctx, l->by_group[first]);
                      end++)
                         l->values[end - first] = progress_rate(ctx, l->by_group[end]);
-                threshold = stats_percentile(l->values, end - first, ctx->cfg->late_slow_task_pct,
+                threshold = stats_percentile(l->values, end - first, l->set->late_slow_task_pct,
                                              l->sorted);
                 for (size_t k = first; k < end; k++) {
                         uint32_t i = l->by_group[k];
                         double rate = l->values[k - first];
 
-                        if (!may_back_up(ctx, i) || rate >= threshold || rate <= 0)
+                        if (!may_back_up(ctx, i, l->set->late_min_runtime) || rate >= threshold ||
+                            rate <= 0)
                                 continue;
                         l->candidates[n++] = (LateCandidate){
                                 .attempt = i,
@@ -211,7 +251,7 @@ static size_t late_candidates(const PolicyContext *ctx, LateScratch *l) {
         return n;
 }
 
-static double late_cap(const PolicyContext *ctx, unsigned *ret_running) {
+static double late_cap(const PolicyContext *ctx, const LateSettings *set, unsigned *ret_running) {
         double slots = 0;
 
         *ret_running = 0;
@@ -221,10 +261,10 @@ static double late_cap(const PolicyContext *ctx, unsigned *ret_running) {
         for (uint32_t i = 0; i < ctx->snap->n_attempts; i++)
                 if (ctx->snap->attempts[i].speculative && !ctx->killed[i])
                         (*ret_running)++;
-        return ctx->cfg->late_spec_cap * slots;
+        return set->late_spec_cap * slots;
 }
 
-static int late_speculate(void *state, PolicyContext *ctx, unsigned flags) {
+static int late_speculate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
         size_t n_nodes = ctx->snap->n_nodes;
         size_t n_values = MAX(ctx->snap->n_attempts, ctx->snap->n_nodes) + 1;
 
@@ -238,7 +278,8 @@ static int late_speculate(void *state, PolicyContext *ctx, unsigned flags) {
         double *sorted = context_scratch(ctx, n_values, sizeof(double));
         uint32_t *by_group = context_scratch(ctx, n_values, sizeof(uint32_t));
         LateCandidate *candidates = context_scratch(ctx, n_values, sizeof(LateCandidate));
-        LateScratch l = { slow_node, node_rate, node_count, values, sorted, by_group, candidates };
+        LateScratch l = { settings, slow_node, node_rate, node_count,
+                          values,   sorted,    by_group,  candidates };
         unsigned running;
         double cap;
         size_t n;
@@ -248,7 +289,7 @@ static int late_speculate(void *state, PolicyContext *ctx, unsigned flags) {
                 return -ENOMEM;
         late_slow_nodes(ctx, &l);
         n = late_candidates(ctx, &l);
-        cap = late_cap(ctx, &running);
+        cap = late_cap(ctx, settings, &running);
         for (size_t k = 0; k < n && (double)running < cap; k++) {
                 bool launched;
                 int r = launch_backup(ctx, candidates[k].attempt, slow_node, &launched);
@@ -262,5 +303,6 @@ static int late_speculate(void *state, PolicyContext *ctx, unsigned flags) {
 
 const SpeculationOps speculation_late = {
         .name = "late",
+        .settings = &late_settings_schema,
         .speculate = late_speculate,
 };

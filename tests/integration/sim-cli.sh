@@ -43,6 +43,10 @@ expect 2 "bad.csv:[0-9]*: map_cpu_s_per_mb: 'fast' is not a number" "$sim" run "
 expect 2 "^flexslot-sim: --set policy.alpha=fast: \[policy\] alpha: invalid number 'fast'" \
 	"$sim" --set policy.alpha=fast run "$tmp/small.ini"
 expect 2 "expected SECTION.KEY=VALUE" "$sim" --set alpha run "$tmp/small.ini"
+# A layer's setting has the layer's range, named with its key.
+expect 2 "^flexslot-sim: --set policy.lambda=2: \[policy\] lambda: value '2' out of range \[0, 1\]" \
+	"$sim" --set policy.lambda=2 run "$tmp/small.ini"
+"$sim" settings | grep -q "^lambda = 0.05  \[0, 1\]$" || fail "settings: lambda"
 "$sim" --set policy.slot_manager=static run "$tmp/small.ini" | grep -q "slot manager static" ||
 	fail "--set did not apply"
 
