@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 
 #include "common/format.h"
 #include "common/cli.h"
+#include "common/daemon-util.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/version.h"
@@ -273,34 +273,6 @@ static int on_sample_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static int connect_bus(Agent *a) {
-        int r;
-
-        if (!a->config.address) {
-                r = sd_bus_open_system(&a->bus);
-                if (r < 0)
-                        return log_error_errno(r, "Cannot connect to the system bus");
-        } else {
-                r = sd_bus_new(&a->bus);
-                if (r < 0)
-                        return log_oom();
-                r = sd_bus_set_address(a->bus, a->config.address);
-                if (r < 0)
-                        return log_error_errno(r, "Invalid D-Bus address '%s'", a->config.address);
-                (void)sd_bus_set_bus_client(a->bus, true);
-                r = sd_bus_start(a->bus);
-                if (r < 0)
-                        return log_error_errno(r, "Cannot connect to D-Bus at %s",
-                                               a->config.address);
-        }
-        (void)sd_bus_set_description(a->bus, "flexslot-agentd");
-        /* Without its bus the agent is useless; exit and let systemd restart it. */
-        r = sd_bus_set_exit_on_disconnect(a->bus, true);
-        if (r < 0)
-                return log_error_errno(r, "Cannot set exit-on-disconnect");
-        return 0;
-}
-
 /* The limits, and the capacity they are computed against. */
 static int setup_actuator(Agent *a) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES),
@@ -321,7 +293,6 @@ static int setup_actuator(Agent *a) {
 
 static int agent_start(Agent *a) {
         char hostname[256] = "";
-        sigset_t mask;
         int r;
 
         a->dry_run = a->config.dry_run;
@@ -340,29 +311,9 @@ static int agent_start(Agent *a) {
         if (r < 0)
                 return log_oom();
 
-        /* Blocked before any thread starts, so every thread inherits it and
-         * only the event loop sees the signals. */
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return log_error_errno(negative_errno(), "Cannot block signals");
-        /* libvirt writes to its daemon's socket without MSG_NOSIGNAL: a
-         * libvirtd restart must be an error return, not the end of us. */
-        if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
-                return log_error_errno(negative_errno(), "Cannot ignore SIGPIPE");
-
-        r = sd_event_default(&a->event);
+        r = daemon_event_new(&a->event);
         if (r < 0)
-                return log_error_errno(r, "Cannot create the event loop");
-        r = sd_event_add_signal(a->event, NULL, SIGTERM, NULL, NULL);
-        if (r >= 0)
-                r = sd_event_add_signal(a->event, NULL, SIGINT, NULL, NULL);
-        if (r < 0)
-                return log_error_errno(r, "Cannot watch signals");
-        r = sd_event_set_watchdog(a->event, true);
-        if (r < 0)
-                return log_error_errno(r, "Cannot enable the watchdog");
+                return r;
 
         /* libvirt's own event loop gives keepalive and notice of a lost
          * connection to libvirtd. */
@@ -375,7 +326,7 @@ static int agent_start(Agent *a) {
         if (r < 0)
                 return log_error_errno(r, "Cannot start the hypervisor workers");
 
-        r = connect_bus(a);
+        r = daemon_bus_connect(a->config.address, "flexslot-agentd", &a->bus);
         if (r < 0)
                 return r;
         r = agent_bus_setup(a);
@@ -457,16 +408,7 @@ int main(int argc, char **argv) {
                 log_info("Serving %s for %s on %s%s", AGENT_BUS_NAME, agent.config.uri,
                          agent.config.address ? agent.config.address : "the system bus",
                          agent.config.dry_run ? " (dry run)" : "");
-                (void)sd_notify(false, "READY=1\nSTATUS=Waiting for the first sample");
-                /* Its exit code: 0 after SIGTERM or SIGINT; sd-bus ends it
-                 * with EXIT_FAILURE when the bus goes away, which must reach
-                 * systemd's Restart=on-failure. */
-                r = sd_event_loop(agent.event);
-                if (r < 0)
-                        log_error_errno(r, "Event loop failed");
-                else if (r > 0)
-                        log_error("Lost the connection to D-Bus");
-                (void)sd_notify(false, "STOPPING=1");
+                r = daemon_run(agent.event, "Waiting for the first sample");
         }
         status = r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
         if (agent_stop(&agent) < 0)

@@ -7,18 +7,16 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
 
-#include <systemd/sd-daemon.h>
-
 #include "bus-errors.h"
 #include "common/format.h"
 #include "common/cli.h"
+#include "common/daemon-util.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/version.h"
@@ -232,33 +230,6 @@ static int open_state(Controller *c) {
         return 0;
 }
 
-static int connect_bus(Controller *c) {
-        int r;
-
-        if (!c->config.address) {
-                r = sd_bus_open_system(&c->bus);
-                if (r < 0)
-                        return log_error_errno(r, "Cannot connect to the system bus");
-        } else {
-                r = sd_bus_new(&c->bus);
-                if (r < 0)
-                        return log_oom();
-                r = sd_bus_set_address(c->bus, c->config.address);
-                if (r < 0)
-                        return log_error_errno(r, "Invalid D-Bus address '%s'", c->config.address);
-                (void)sd_bus_set_bus_client(c->bus, true);
-                r = sd_bus_start(c->bus);
-                if (r < 0)
-                        return log_error_errno(r, "Cannot connect to D-Bus at %s",
-                                               c->config.address);
-        }
-        (void)sd_bus_set_description(c->bus, "flexslot-controllerd");
-        r = sd_bus_set_exit_on_disconnect(c->bus, true);
-        if (r < 0)
-                return log_error_errno(r, "Cannot set exit-on-disconnect");
-        return 0;
-}
-
 /* A periodic timer on a fixed schedule, one heartbeat interval apart. */
 static int rearm(sd_event_source *s, uint64_t usec, const Controller *c) {
         usec_t now;
@@ -305,7 +276,6 @@ static int add_periodic(Controller *c, sd_event_source **ret, sd_event_time_hand
 }
 
 static int controller_start(Controller *c) {
-        sigset_t mask;
         int r;
 
         r = controller_bus_errors_register();
@@ -318,27 +288,11 @@ static int controller_start(Controller *c) {
         if (r < 0)
                 return r;
 
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return log_error_errno(negative_errno(), "Cannot block signals");
-        /* A tracker that hangs up mid-reply must be an error return. */
-        if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
-                return log_error_errno(negative_errno(), "Cannot ignore SIGPIPE");
-        r = sd_event_default(&c->event);
+        r = daemon_event_new(&c->event);
         if (r < 0)
-                return log_error_errno(r, "Cannot create the event loop");
-        r = sd_event_add_signal(c->event, NULL, SIGTERM, NULL, NULL);
-        if (r >= 0)
-                r = sd_event_add_signal(c->event, NULL, SIGINT, NULL, NULL);
-        if (r < 0)
-                return log_error_errno(r, "Cannot watch signals");
-        r = sd_event_set_watchdog(c->event, true);
-        if (r < 0)
-                return log_error_errno(r, "Cannot enable the watchdog");
+                return r;
 
-        r = connect_bus(c);
+        r = daemon_bus_connect(c->config.address, "flexslot-controllerd", &c->bus);
         if (r < 0)
                 return r;
         r = controller_bus_setup(c);
@@ -393,13 +347,7 @@ int main(int argc, char **argv) {
         if (r >= 0) {
                 log_info("Serving %s on %s, trackers on %s", CONTROLLER_BUS_NAME,
                          c.config.address ? c.config.address : "the system bus", c.config.listen);
-                (void)sd_notify(false, "READY=1\nSTATUS=Serving");
-                r = sd_event_loop(c.event);
-                if (r < 0)
-                        log_error_errno(r, "Event loop failed");
-                else if (r > 0)
-                        log_error("Lost the connection to D-Bus");
-                (void)sd_notify(false, "STOPPING=1");
+                r = daemon_run(c.event, "Serving");
         }
         controller_stop(&c);
         return r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
