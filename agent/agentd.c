@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* flexslot-agentd: samples this host's VMs, keeps a short history and
  * serves org.flexslot.Agent1 on D-Bus; changes VMs within safety limits.
- * libvirt runs on a worker thread so that the bus and the sampling timer
- * keep going while the hypervisor is stuck. */
+ * libvirt runs on two worker threads, each with its own connection, one
+ * for samples and one for changes: the bus and the sampling timer keep
+ * going while the hypervisor is stuck, and a change stuck on one domain
+ * does not hold up the samples. */
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #include <systemd/sd-daemon.h>
 
 #include "common/format.h"
+#include "common/cli.h"
+#include "common/daemon-util.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/version.h"
@@ -24,7 +27,7 @@
 /* How long shutdown waits for a libvirt call in progress. */
 #define STOP_WAIT_USEC (5 * USEC_PER_SEC)
 /* A bad command line, as distinct from a failure to run (EXIT_FAILURE). */
-#define EXIT_USAGE 2
+#define PROGRAM "flexslot-agentd"
 
 typedef struct Options {
         const char *config_file;
@@ -44,8 +47,7 @@ static void help(void) {
                "\n"
                "  -h --help              Show this help and exit\n"
                "     --version           Show the version and exit\n"
-               "  -c --config=FILE       Configuration file (default " DEFAULT_CONFIG_FILE
-               ";\n"
+               "  -c --config=FILE       Configuration file (default " DEFAULT_CONFIG_FILE ";\n"
                "                         built-in defaults if that does not exist)\n"
                "  -a --address=ADDRESS   D-Bus address to serve on (default: the system bus)\n"
                "  -u --uri=URI           libvirt URI (default: qemu:///system)\n"
@@ -55,8 +57,8 @@ static void help(void) {
                "Options override the configuration file. See flexslot-agentd(8).\n");
 }
 
-/* Returns 1 to run, 0 to exit successfully, < 0 on a usage error (getopt
- * or this function has said what was wrong). */
+/* Returns 1 to run, 0 to exit successfully, < 0 on a usage error (already
+ * said, with the hint). */
 static int parse_argv(int argc, char **argv, Options *o) {
         enum { ARG_VERSION = 0x100, ARG_LOG_LEVEL };
         static const struct option options[] = {
@@ -72,7 +74,8 @@ static int parse_argv(int argc, char **argv, Options *o) {
         int c;
 
         *o = (Options){ .config_file = DEFAULT_CONFIG_FILE };
-        while ((c = getopt_long(argc, argv, "hc:a:u:n", options, NULL)) >= 0)
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":hc:a:u:n", options, NULL)) >= 0)
                 switch (c) {
                 case 'h':
                         help();
@@ -95,16 +98,17 @@ static int parse_argv(int argc, char **argv, Options *o) {
                         break;
                 case ARG_LOG_LEVEL:
                         if (log_level_from_string(optarg, &o->log_level) < 0) {
-                                log_error("Invalid --log-level '%s'", optarg);
+                                cli_usage_error(PROGRAM, "invalid --log-level '%s'", optarg);
                                 return -EINVAL;
                         }
                         o->log_level_given = true;
                         break;
                 default:
+                        cli_option_error(PROGRAM, c, argv);
                         return -EINVAL;
                 }
         if (optind < argc) {
-                log_error("Unexpected argument '%s'", argv[optind]);
+                cli_usage_error(PROGRAM, "unexpected argument '%s'", argv[optind]);
                 return -EINVAL;
         }
         return 1;
@@ -165,18 +169,19 @@ static void snapshot_free(void *p) {
 
 typedef struct SampleJob {
         Agent *agent;
+        /* The domains whose settings changed when the job was queued. */
+        AgentStale stale;
         AgentSnapshot *snapshot;
 } SampleJob;
 
 static int sample_run(void *userdata, void *data) {
         SampleJob *j = data;
-        return agent_host_sample(userdata, &j->snapshot);
+        return agent_collector_sample(userdata, &j->stale, &j->snapshot);
 }
 
 /* What `systemctl status` shows; sent only when it changes. */
 static void set_status(Agent *a, bool available, size_t n_domains) {
-        if (a->status_sent && a->status_available == available &&
-            a->status_domains == n_domains)
+        if (a->status_sent && a->status_available == available && a->status_domains == n_domains)
                 return;
         a->status_sent = true;
         a->status_available = available;
@@ -206,6 +211,8 @@ static void sample_done(WorkerOutcome outcome, int result, void *data) {
                 set_status(a, false, 0);
                 return;
         }
+        /* Read again: later changes stay for the next sample. */
+        agent_stale_drop(&a->stale, j->stale.n);
         agent_bus_set_available(a, true);
         set_status(a, true, j->snapshot->n_domains);
         r = agent_bus_emit_sample(a, j->snapshot);
@@ -217,6 +224,7 @@ static void sample_done(WorkerOutcome outcome, int result, void *data) {
 static void sample_free(void *data) {
         SampleJob *j = data;
 
+        agent_stale_done(&j->stale);
         free(j->snapshot);
         free(j);
 }
@@ -252,7 +260,10 @@ static int on_sample_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                 return 0;
         }
         j->agent = a;
-        r = worker_submit(a->worker, &sample_ops, j, a->config.hypervisor_timeout);
+        r = agent_stale_copy(&a->stale, &j->stale);
+        if (r >= 0)
+                r = worker_submit(a->collector_worker, &sample_ops, j,
+                                  a->config.hypervisor_timeout);
         if (r < 0) {
                 sample_free(j);
                 log_warning_errno(r, "Cannot queue a sample");
@@ -262,53 +273,26 @@ static int on_sample_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static int connect_bus(Agent *a) {
-        int r;
-
-        if (!a->config.address) {
-                r = sd_bus_open_system(&a->bus);
-                if (r < 0)
-                        return log_error_errno(r, "Cannot connect to the system bus");
-        } else {
-                r = sd_bus_new(&a->bus);
-                if (r < 0)
-                        return log_oom();
-                r = sd_bus_set_address(a->bus, a->config.address);
-                if (r < 0)
-                        return log_error_errno(r, "Invalid D-Bus address '%s'",
-                                               a->config.address);
-                (void)sd_bus_set_bus_client(a->bus, true);
-                r = sd_bus_start(a->bus);
-                if (r < 0)
-                        return log_error_errno(r, "Cannot connect to D-Bus at %s",
-                                               a->config.address);
-        }
-        (void)sd_bus_set_description(a->bus, "flexslot-agentd");
-        /* Without its bus the agent is useless; exit and let systemd restart it. */
-        r = sd_bus_set_exit_on_disconnect(a->bus, true);
-        if (r < 0)
-                return log_error_errno(r, "Cannot set exit-on-disconnect");
-        return 0;
-}
-
-static void set_capacity(Agent *a) {
+/* The limits, and the capacity they are computed against. */
+static int setup_actuator(Agent *a) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES),
              page = sysconf(_SC_PAGESIZE);
-        AgentLimits limits;
+        ActLimits limits;
+        ActHost host;
 
         agent_config_to_limits(&a->config, cpus > 0 ? (uint64_t)cpus : 1,
                                pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0,
-                               &limits);
-        a->capacity_cpus = (uint32_t)MIN(limits.host_vcpus, (uint64_t)UINT32_MAX);
-        a->capacity_memory = limits.host_memory;
+                               &limits, &host);
+        a->capacity_cpus =
+                (uint32_t)MIN(act_vcpu_capacity(&limits, host.cpus), (uint64_t)UINT32_MAX);
+        a->capacity_memory = host.memory;
         a->reserve_cpus = (uint32_t)MIN(limits.reserve_cpus, (uint64_t)UINT32_MAX);
         a->reserve_memory = limits.reserve_memory;
-        a->host.limits = limits;
+        return agent_actuator_init(&a->actuator, a->config.uri, &limits, &host, a->config.dry_run);
 }
 
 static int agent_start(Agent *a) {
         char hostname[256] = "";
-        sigset_t mask;
         int r;
 
         a->dry_run = a->config.dry_run;
@@ -321,46 +305,28 @@ static int agent_start(Agent *a) {
         r = ring_init(&a->history, (size_t)a->config.history, snapshot_free);
         if (r < 0)
                 return log_oom();
-        r = agent_host_init(&a->host, a->config.uri, &(AgentLimits){ 0 }, a->config.dry_run,
-                            a->config.allow_vcpu_unplug);
+        r = agent_collector_init(&a->collector, a->config.uri);
+        if (r >= 0)
+                r = setup_actuator(a);
         if (r < 0)
                 return log_oom();
-        set_capacity(a);
 
-        /* Blocked before any thread starts, so every thread inherits it and
-         * only the event loop sees the signals. */
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGINT);
-        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-                return log_error_errno(negative_errno(), "Cannot block signals");
-        /* libvirt writes to its daemon's socket without MSG_NOSIGNAL: a
-         * libvirtd restart must be an error return, not the end of us. */
-        if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
-                return log_error_errno(negative_errno(), "Cannot ignore SIGPIPE");
-
-        r = sd_event_default(&a->event);
+        r = daemon_event_new(&a->event);
         if (r < 0)
-                return log_error_errno(r, "Cannot create the event loop");
-        r = sd_event_add_signal(a->event, NULL, SIGTERM, NULL, NULL);
-        if (r >= 0)
-                r = sd_event_add_signal(a->event, NULL, SIGINT, NULL, NULL);
-        if (r < 0)
-                return log_error_errno(r, "Cannot watch signals");
-        r = sd_event_set_watchdog(a->event, true);
-        if (r < 0)
-                return log_error_errno(r, "Cannot enable the watchdog");
+                return r;
 
         /* libvirt's own event loop gives keepalive and notice of a lost
          * connection to libvirtd. */
         r = hv_event_loop_start();
         if (r < 0)
                 log_warning_errno(r, "No libvirt event loop; a lost libvirtd is noticed late");
-        r = worker_new(a->event, &a->host, &a->worker);
+        r = worker_new(a->event, &a->collector, &a->collector_worker);
+        if (r >= 0)
+                r = worker_new(a->event, &a->actuator, &a->actuator_worker);
         if (r < 0)
-                return log_error_errno(r, "Cannot start the hypervisor worker");
+                return log_error_errno(r, "Cannot start the hypervisor workers");
 
-        r = connect_bus(a);
+        r = daemon_bus_connect(a->config.address, "flexslot-agentd", &a->bus);
         if (r < 0)
                 return r;
         r = agent_bus_setup(a);
@@ -382,22 +348,36 @@ static int agent_start(Agent *a) {
         return 0;
 }
 
+/* Stops a worker within what is left until deadline. */
+static int stop_worker(Worker *w, usec_t deadline) {
+        usec_t now = now_monotonic_usec();
+
+        if (!w)
+                return 0;
+        return worker_stop(w, deadline > now ? deadline - now : 0);
+}
+
 static int agent_stop(Agent *a) {
-        int r = 0;
+        usec_t deadline = now_monotonic_usec() + STOP_WAIT_USEC;
+        int r, k;
 
         a->sample_timer = sd_event_source_disable_unref(a->sample_timer);
-        if (a->worker) {
-                /* Cancelled requests are answered on the bus, so it goes last. */
-                r = worker_stop(a->worker, STOP_WAIT_USEC);
-                if (r == -ETIMEDOUT)
-                        log_warning("A libvirt call is still running; exiting without it");
+        /* Cancelled requests are answered on the bus, so it goes last. */
+        r = stop_worker(a->collector_worker, deadline);
+        k = stop_worker(a->actuator_worker, deadline);
+        if (r == -ETIMEDOUT || k == -ETIMEDOUT) {
+                log_warning("A libvirt call is still running; exiting without it");
+                r = -ETIMEDOUT;
         }
         if (a->bus)
                 (void)sd_bus_flush(a->bus);
         if (r == -ETIMEDOUT)
                 return r;
-        a->worker = worker_free(a->worker);
-        agent_host_done(&a->host);
+        a->collector_worker = worker_free(a->collector_worker);
+        a->actuator_worker = worker_free(a->actuator_worker);
+        agent_collector_done(&a->collector);
+        agent_actuator_done(&a->actuator);
+        agent_stale_done(&a->stale);
         a->object_slot = sd_bus_slot_unref(a->object_slot);
         a->bus = sd_bus_flush_close_unref(a->bus);
         a->event = sd_event_unref(a->event);
@@ -415,10 +395,8 @@ int main(int argc, char **argv) {
 
         log_open(argv[0]);
         r = parse_argv(argc, argv, &o);
-        if (r < 0) {
-                fprintf(stderr, "Try 'flexslot-agentd --help'.\n");
+        if (r < 0)
                 return EXIT_USAGE;
-        }
         if (r == 0)
                 return EXIT_SUCCESS;
         r = load_config(&agent, &o);
@@ -430,16 +408,7 @@ int main(int argc, char **argv) {
                 log_info("Serving %s for %s on %s%s", AGENT_BUS_NAME, agent.config.uri,
                          agent.config.address ? agent.config.address : "the system bus",
                          agent.config.dry_run ? " (dry run)" : "");
-                (void)sd_notify(false, "READY=1\nSTATUS=Waiting for the first sample");
-                /* Its exit code: 0 after SIGTERM or SIGINT; sd-bus ends it
-                 * with EXIT_FAILURE when the bus goes away, which must reach
-                 * systemd's Restart=on-failure. */
-                r = sd_event_loop(agent.event);
-                if (r < 0)
-                        log_error_errno(r, "Event loop failed");
-                else if (r > 0)
-                        log_error("Lost the connection to D-Bus");
-                (void)sd_notify(false, "STOPPING=1");
+                r = daemon_run(agent.event, "Waiting for the first sample");
         }
         status = r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
         if (agent_stop(&agent) < 0)

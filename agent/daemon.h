@@ -8,26 +8,35 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "actuator.h"
+#include "collector.h"
 #include "config.h"
-#include "host.h"
 #include "ring.h"
 #include "worker.h"
 
 #define AGENT_BUS_NAME "org.flexslot.Agent1"
 #define AGENT_OBJECT_PATH "/org/flexslot/Agent1"
 #define AGENT_INTERFACE "org.flexslot.Agent1"
+/* How much of a caller's string an error message or the log repeats. */
+#define AGENT_SHOWN_MAX 64
 
 /* flexslot-agentd's state. Everything here belongs to the event loop's
- * thread except host, which the worker thread owns while it runs. */
+ * thread except collector and actuator, which their worker threads own
+ * while they run: samples and changes each have a thread and a libvirt
+ * connection, so that neither waits for the other. */
 typedef struct Agent {
         AgentConfig config;
         sd_event *event;
         sd_bus *bus;
         sd_bus_slot *object_slot;
         sd_event_source *sample_timer;
-        Worker *worker;
-        AgentHost host;
+        Worker *collector_worker, *actuator_worker;
+        AgentCollector collector;
+        AgentActuator actuator;
         Ring history; /* AgentSnapshot *, newest last */
+        /* Domains whose settings the agent changed, for the next sample to
+         * read again. */
+        AgentStale stale;
         bool sampling;
         bool have_allowed_gid;
         bool status_sent, status_available;
@@ -38,7 +47,7 @@ typedef struct Agent {
         char *hostname;
         uint32_t capacity_cpus, reserve_cpus;
         uint64_t capacity_memory, reserve_memory;
-        int dry_run;               /* "b" properties are ints in sd-bus */
+        int dry_run; /* "b" properties are ints in sd-bus */
         int hypervisor_available;
 } Agent;
 
@@ -48,3 +57,13 @@ int agent_bus_setup(Agent *a);
 int agent_bus_emit_sample(Agent *a, const AgentSnapshot *s);
 /* Sets HypervisorAvailable and emits PropertiesChanged when it changes. */
 void agent_bus_set_available(Agent *a, bool available);
+/* A domain argument: a name or a UUID, as libvirt allows. */
+bool agent_domain_is_valid(const char *domain);
+/* Error.InvalidArgs for one that is not. */
+int agent_bus_invalid_domain(const char *domain, sd_bus_error *error);
+
+/* The change methods (bus-change.c). */
+int agent_method_set_target(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int agent_method_set_vcpus(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int agent_method_set_memory(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int agent_method_set_cpu_weight(sd_bus_message *m, void *userdata, sd_bus_error *error);

@@ -15,7 +15,7 @@
  *       The agent's own processing of a bulk-stats answer: N domains made
  *       from the recorded one (typed parameters as libvirt returns them) are
  *       the answer of a replay hypervisor driver, and the agent's sampling
- *       step (agent_host_sample) runs on it: parsing, matching each domain
+ *       step (agent_collector_sample) runs on it: parsing, matching each domain
  *       with its previous sample, deriving metrics, building the snapshot.
  *       Also the floor: parsing and derivation alone, previous sample found
  *       by index. Prints microseconds per domain (median over ROUNDS).
@@ -37,7 +37,7 @@
 
 #include "common/macro.h"
 #include "common/parse.h"
-#include "agent/host.h"
+#include "agent/collector.h"
 #include "common/log.h"
 #include "common/time-util.h"
 #include "hypervisor/hypervisor.h"
@@ -514,14 +514,13 @@ static const HypervisorDriver replay_driver = {
         .sample_all = replay_drv_sample_all,
 };
 
-/* The agent's own sampling step (agent_host_sample: the bulk answer parsed
+/* The agent's own sampling step (agent_collector_sample: the bulk answer parsed
  * into samples, each matched with its previous sample, metrics derived, the
  * snapshot built) on the replayed answer. Returns the median time of one
  * step divided by the number of domains, in microseconds. */
 static int replay_agent(const Record *rec, int ndom, int rounds, double *ret_us) {
         static usec_t t[MAX_ROUNDS];
-        AgentLimits limits = { 0 };
-        AgentHost h;
+        AgentCollector h;
         Replay *rp = NULL;
         int r;
 
@@ -529,7 +528,7 @@ static int replay_agent(const Record *rec, int ndom, int rounds, double *ret_us)
         if (r < 0)
                 return r;
         replay_current = rp;
-        r = agent_host_init(&h, "replay:///", &limits, false, false);
+        r = agent_collector_init(&h, "replay:///");
         if (r < 0)
                 goto out_replay;
         r = hv_connection_open_driver(&replay_driver, "replay:///", NULL, 0, &h.conn);
@@ -541,7 +540,7 @@ static int replay_agent(const Record *rec, int ndom, int rounds, double *ret_us)
                 uint64_t t0 = now_ns(), excluded = rp->excluded_ns;
                 bool derived = false;
 
-                r = agent_host_sample(&h, &snap);
+                r = agent_collector_sample(&h, NULL, &snap);
                 if (r < 0)
                         goto out;
                 if (round >= 0)
@@ -558,7 +557,7 @@ static int replay_agent(const Record *rec, int ndom, int rounds, double *ret_us)
         }
         *ret_us = (double)median(t, (size_t)rounds) / 1000.0 / ndom;
 out:
-        agent_host_done(&h);
+        agent_collector_done(&h);
 out_replay:
         replay_current = NULL;
         replay_free(rp);

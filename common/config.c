@@ -28,10 +28,23 @@ typedef struct KeyOrigin {
         const char *where;
 } KeyOrigin;
 
-typedef struct ParseState {
+/* One part of a load: its schema, the scratch struct it fills and what set
+ * each of its keys. */
+typedef struct PartState {
         const ConfSchema *schema;
-        void *config;
+        void *scratch;
         KeyOrigin *origins;
+} PartState;
+
+/* A key of one of the parts. */
+typedef struct KeyRef {
+        PartState *part;
+        const ConfKey *key;
+} KeyRef;
+
+typedef struct ParseState {
+        PartState *parts;
+        size_t n_parts;
         ConfError *err;
         bool failed;
         /* The reader's place in the text: what inih reads next and the
@@ -83,38 +96,68 @@ static const ConfKey *schema_find(const ConfSchema *schema, const char *section,
         return NULL;
 }
 
-static bool schema_has_section(const ConfSchema *schema, const char *section) {
-        for (size_t i = 0; i < schema->n_keys; i++)
-                if (strcmp(schema->keys[i].section, section) == 0)
-                        return true;
+static bool parts_have_section(const PartState *parts, size_t n_parts, const char *section) {
+        for (size_t p = 0; p < n_parts; p++)
+                for (size_t i = 0; i < parts[p].schema->n_keys; i++)
+                        if (strcmp(parts[p].schema->keys[i].section, section) == 0)
+                                return true;
         return false;
 }
 
-/* The range in the units the file uses: "[100ms, 1h]", "[512M, 16G]". */
-static int range_error(ConfError *err, const ConfKey *k, const char *value) {
+static KeyRef parts_find(PartState *parts, size_t n_parts, const char *section, const char *key) {
+        for (size_t p = 0; p < n_parts; p++) {
+                const ConfKey *k = schema_find(parts[p].schema, section, key);
+
+                if (k)
+                        return (KeyRef){ .part = &parts[p], .key = k };
+        }
+        return (KeyRef){ 0 };
+}
+
+char *conf_key_range(const ConfKey *k, char *buf, size_t size) {
         char lo[MAX(FORMAT_DURATION_MAX, FORMAT_SIZE_MAX)], hi[sizeof(lo)];
 
-        if (k->type == CONF_DOUBLE)
-                return conf_error_set(err, k->section, k->key,
-                                      "value '%s' out of range [%g, %g]", value,
-                                      k->dmin, k->dmax);
-        if (k->type == CONF_DURATION) {
+        switch (k->type) {
+        case CONF_DOUBLE:
+                snprintf(buf, size, "[%g, %g]", k->dmin, k->dmax);
+                return buf;
+        case CONF_DURATION:
                 format_duration(lo, sizeof(lo), (usec_t)k->min);
                 format_duration(hi, sizeof(hi), (usec_t)k->max);
-        } else if (k->type == CONF_SIZE) {
+                break;
+        case CONF_SIZE:
                 format_size(lo, sizeof(lo), (uint64_t)k->min);
                 format_size(hi, sizeof(hi), (uint64_t)k->max);
-        } else {
+                break;
+        case CONF_INT:
                 snprintf(lo, sizeof(lo), "%" PRId64, k->min);
                 snprintf(hi, sizeof(hi), "%" PRId64, k->max);
+                break;
+        case CONF_ENUM: {
+                size_t used = (size_t)snprintf(buf, size, "%s", "one of");
+                for (int i = 0; k->choices[i] && used < size; i++)
+                        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : ": ",
+                                                 k->choices[i]);
+                return buf;
         }
-        return conf_error_set(err, k->section, k->key, "value '%s' out of range [%s, %s]",
-                              value, lo, hi);
+        case CONF_BOOL:
+        case CONF_STRING:
+                snprintf(buf, size, "%s", "");
+                return buf;
+        }
+        snprintf(buf, size, "[%s, %s]", lo, hi);
+        return buf;
+}
+
+static int range_error(ConfError *err, const ConfKey *k, const char *value) {
+        char range[CONF_RANGE_MAX];
+
+        return conf_error_set(err, k->section, k->key, "value '%s' out of range %s", value,
+                              conf_key_range(k, range, sizeof(range)));
 }
 
 /* Parses value for key k and stores it into config. */
-static int conf_set_value(const ConfKey *k, const char *value, void *config,
-                          ConfError *err) {
+static int conf_set_value(const ConfKey *k, const char *value, void *config, ConfError *err) {
         char *field = (char *)config + k->offset;
         int r;
 
@@ -207,42 +250,45 @@ static bool key_is_set(const KeyOrigin *o) {
         return o->line > 0 || o->where;
 }
 
-/* The schema's key, or NULL with err saying what is wrong with the name. */
-static const ConfKey *lookup_key(const ConfSchema *schema, const char *section, const char *key,
-                                 ConfError *err) {
-        const ConfKey *k = schema_find(schema, section, key);
+/* A part's key, or none (part NULL) with err saying what is wrong with
+ * the name. */
+static KeyRef lookup_key(ParseState *st, const char *section, const char *key) {
+        KeyRef k = parts_find(st->parts, st->n_parts, section, key);
 
-        if (k)
+        if (k.part)
                 return k;
         if (section[0] == '\0')
-                conf_error_set(err, NULL, key, "key outside any [section]");
-        else if (!schema_has_section(schema, section))
-                conf_error_set(err, section, NULL, "unknown section");
+                conf_error_set(st->err, NULL, key, "key outside any [section]");
+        else if (!parts_have_section(st->parts, st->n_parts, section))
+                conf_error_set(st->err, section, NULL, "unknown section");
         else
-                conf_error_set(err, section, key, "unknown key");
-        return NULL;
+                conf_error_set(st->err, section, key, "unknown key");
+        return k;
 }
 
-static int set_key(ParseState *st, const ConfKey *k, const char *value, KeyOrigin origin) {
-        int r = conf_set_value(k, value, st->config, st->err);
+static KeyOrigin *key_origin(KeyRef k) {
+        return &k.part->origins[k.key - k.part->schema->keys];
+}
+
+static int set_key(ParseState *st, KeyRef k, const char *value, KeyOrigin origin) {
+        int r = conf_set_value(k.key, value, k.part->scratch, st->err);
 
         if (r == -ENOMEM)
-                conf_error_set(st->err, k->section, k->key, "out of memory");
+                conf_error_set(st->err, k.key->section, k.key->key, "out of memory");
         if (r < 0)
                 return r;
-        st->origins[k - st->schema->keys] = origin;
+        *key_origin(k) = origin;
         return 0;
 }
 
 /* inih handler: returns 1 to go on, 0 to stop with an error on this line. */
-static int handle_ini_entry(void *user, const char *section, const char *key,
-                       const char *value) {
+static int handle_ini_entry(void *user, const char *section, const char *key, const char *value) {
         ParseState *st = user;
-        const ConfKey *k = lookup_key(st->schema, section, key, st->err);
+        KeyRef k = lookup_key(st, section, key);
 
-        if (k && key_is_set(&st->origins[k - st->schema->keys]))
+        if (k.part && key_is_set(key_origin(k)))
                 conf_error_set(st->err, section, key, "set more than once");
-        else if (k && set_key(st, k, value ? value : "", (KeyOrigin){ .line = st->line }) >= 0)
+        else if (k.part && set_key(st, k, value ? value : "", (KeyOrigin){ .line = st->line }) >= 0)
                 return 1;
         st->err->line = st->line;
         st->failed = true;
@@ -278,7 +324,7 @@ static int check_section_header(ParseState *st, const char *p, const char *eol) 
         snprintf(name, sizeof(name), "%.*s", (int)len, p + 1);
         if (len == 0)
                 conf_error_set(st->err, NULL, NULL, "empty section name []");
-        else if (len < sizeof(name) && schema_has_section(st->schema, name))
+        else if (len < sizeof(name) && parts_have_section(st->parts, st->n_parts, name))
                 return 0;
         else
                 conf_error_set(st->err, name, NULL, "unknown section");
@@ -335,9 +381,9 @@ static void commit(const ConfSchema *schema, void *config, void *scratch) {
 }
 
 /* Points a cross-field error at what set the key it names. */
-static void blame_origin(const ConfSchema *schema, const KeyOrigin *origins, ConfError *err) {
-        const ConfKey *k = schema_find(schema, err->section, err->key);
-        const KeyOrigin *o = k ? &origins[k - schema->keys] : NULL;
+static void blame_origin(PartState *parts, size_t n_parts, ConfError *err) {
+        KeyRef k = parts_find(parts, n_parts, err->section, err->key);
+        const KeyOrigin *o = k.part ? key_origin(k) : NULL;
 
         if (!o || err->line > 0)
                 return;
@@ -347,21 +393,14 @@ static void blame_origin(const ConfSchema *schema, const KeyOrigin *origins, Con
                 err->line = o->line;
 }
 
-static int finish(const ConfSchema *schema, void *scratch, const KeyOrigin *origins,
+/* Required keys and validate of one part; origins NULL for defaults alone. */
+static int finish(const ConfSchema *schema, const void *scratch, const KeyOrigin *origins,
                   ConfError *err) {
-        int r;
-
         for (size_t i = 0; i < schema->n_keys; i++)
                 if (schema->keys[i].required && !(origins && key_is_set(&origins[i])))
-                        return conf_error_set(err, schema->keys[i].section,
-                                              schema->keys[i].key,
+                        return conf_error_set(err, schema->keys[i].section, schema->keys[i].key,
                                               "required key is missing");
-        if (!schema->validate)
-                return 0;
-        r = schema->validate(scratch, err);
-        if (r < 0 && origins)
-                blame_origin(schema, origins, err);
-        return r;
+        return schema->validate ? schema->validate(scratch, err) : 0;
 }
 
 int conf_load_defaults(const ConfSchema *schema, void *config, ConfError *err) {
@@ -396,77 +435,132 @@ static void configure_inih(void) {
 }
 
 static int apply_assignment(ParseState *st, const ConfAssignment *a) {
-        const ConfKey *k = lookup_key(st->schema, a->section, a->key, st->err);
-        int r = k ? set_key(st, k, a->value, (KeyOrigin){ .where = a->where }) : -EINVAL;
+        KeyRef k = lookup_key(st, a->section, a->key);
+        int r = k.part ? set_key(st, k, a->value, (KeyOrigin){ .where = a->where }) : -EINVAL;
 
         if (r < 0)
                 copy_text(st->err->file, sizeof(st->err->file), a->where);
         return r;
 }
 
-int conf_load_string_with(const ConfSchema *schema, const char *name, const char *text,
-                          const ConfAssignment *assignments, size_t n_assignments, void *config,
-                          bool *ret_set, ConfError *err) {
-        _cleanup_free_ KeyOrigin *origins = NULL;
-        ParseState st;
-        void *scratch;
-        int r, line;
+/* A key in two parts would go to the first one alone. */
+static int check_parts_disjoint(const ConfPart *parts, size_t n_parts, ConfError *err) {
+        for (size_t p = 0; p < n_parts; p++)
+                for (size_t i = 0; i < parts[p].schema->n_keys; i++)
+                        for (size_t q = p + 1; q < n_parts; q++) {
+                                const ConfKey *k = &parts[p].schema->keys[i];
+
+                                if (schema_find(parts[q].schema, k->section, k->key))
+                                        return conf_error_set(err, k->section, k->key,
+                                                              "declared by two schemas");
+                        }
+        return 0;
+}
+
+static void parts_free(PartState *parts, size_t n_parts) {
+        for (size_t p = 0; p < n_parts; p++) {
+                if (parts[p].scratch)
+                        conf_free(parts[p].schema, parts[p].scratch);
+                free(parts[p].scratch);
+                free(parts[p].origins);
+        }
+        free(parts);
+}
+
+static int parse_text(ParseState *st, const char *text, const ConfAssignment *assignments,
+                      size_t n_assignments) {
+        int line;
+
+        configure_inih();
+        st->next = text;
+        st->at_line_start = true;
+        line = ini_parse_stream(read_text, st, handle_ini_entry, st);
+        if (line == -2) {
+                conf_error_set(st->err, NULL, NULL, "out of memory");
+                return -ENOMEM;
+        }
+        if (st->failed || line != 0) {
+                if (!st->failed) {
+                        st->err->line = (unsigned)line;
+                        conf_error_set(st->err, NULL, NULL,
+                                       "syntax error (expected [section] or key = value)");
+                }
+                return -EINVAL;
+        }
+        for (size_t i = 0; i < n_assignments; i++) {
+                int r = apply_assignment(st, &assignments[i]);
+
+                if (r < 0)
+                        return r;
+        }
+        for (size_t p = 0; p < st->n_parts; p++) {
+                const PartState *part = &st->parts[p];
+                int r = finish(part->schema, part->scratch, part->origins, st->err);
+
+                if (r < 0) {
+                        blame_origin(st->parts, st->n_parts, st->err);
+                        return r;
+                }
+        }
+        return 0;
+}
+
+int conf_load_parts(const ConfPart *parts, size_t n_parts, const char *name, const char *text,
+                    const ConfAssignment *assignments, size_t n_assignments, ConfError *err) {
+        ParseState st = { .n_parts = n_parts, .err = err };
+        int r;
 
         memset(err, 0, sizeof(*err));
         copy_text(err->file, sizeof(err->file), name);
-        scratch = calloc(1, schema->size);
-        origins = calloc(schema->n_keys ? schema->n_keys : 1, sizeof(KeyOrigin));
-        if (!scratch || !origins) {
-                free(scratch);
+        r = check_parts_disjoint(parts, n_parts, err);
+        if (r < 0)
+                return r;
+        st.parts = calloc(MAX(n_parts, (size_t)1), sizeof(PartState));
+        if (!st.parts)
                 return -ENOMEM;
-        }
+        for (size_t p = 0; p < n_parts; p++) {
+                const ConfSchema *schema = parts[p].schema;
 
-        r = apply_defaults(schema, scratch, err);
-        if (r < 0)
-                goto fail;
+                size_t n_keys = MAX(schema->n_keys, (size_t)1);
 
-        configure_inih();
-        st = (ParseState){ .schema = schema,
-                           .config = scratch,
-                           .origins = origins,
-                           .err = err,
-                           .next = text,
-                           .at_line_start = true };
-        line = ini_parse_stream(read_text, &st, handle_ini_entry, &st);
-        if (line == -2) {
-                r = -ENOMEM;
-                conf_error_set(err, NULL, NULL, "out of memory");
-                goto fail;
-        }
-        if (st.failed || line != 0) {
-                if (!st.failed) {
-                        err->line = (unsigned)line;
-                        conf_error_set(err, NULL, NULL,
-                                       "syntax error (expected [section] or key = value)");
+                st.parts[p] = (PartState){
+                        .schema = schema,
+                        .scratch = calloc(1, schema->size),
+                        .origins = calloc(n_keys, sizeof(KeyOrigin)),
+                };
+                if (!st.parts[p].scratch || !st.parts[p].origins) {
+                        parts_free(st.parts, n_parts);
+                        return -ENOMEM;
                 }
-                r = -EINVAL;
-                goto fail;
+                r = apply_defaults(schema, st.parts[p].scratch, err);
+                if (r < 0) {
+                        parts_free(st.parts, n_parts);
+                        return r;
+                }
         }
-        for (size_t i = 0; i < n_assignments; i++) {
-                r = apply_assignment(&st, &assignments[i]);
-                if (r < 0)
-                        goto fail;
+        r = parse_text(&st, text, assignments, n_assignments);
+        if (r < 0) {
+                parts_free(st.parts, n_parts);
+                return r;
         }
+        for (size_t p = 0; p < n_parts; p++) {
+                PartState *part = &st.parts[p];
 
-        r = finish(schema, scratch, origins, err);
-        if (r < 0)
-                goto fail;
-        commit(schema, config, scratch);
-        free(scratch);
-        if (ret_set)
-                for (size_t i = 0; i < schema->n_keys; i++)
-                        ret_set[i] = key_is_set(&origins[i]);
+                commit(part->schema, parts[p].config, part->scratch);
+                free(TAKE_PTR(part->scratch));
+                for (size_t i = 0; parts[p].ret_set && i < part->schema->n_keys; i++)
+                        parts[p].ret_set[i] = key_is_set(&part->origins[i]);
+        }
+        parts_free(st.parts, n_parts);
         return 0;
+}
 
-fail:
-        conf_free(schema, scratch);
-        free(scratch);
-        return r;
+int conf_load_string_with(const ConfSchema *schema, const char *name, const char *text,
+                          const ConfAssignment *assignments, size_t n_assignments, void *config,
+                          bool *ret_set, ConfError *err) {
+        const ConfPart part = { .schema = schema, .config = config, .ret_set = ret_set };
+
+        return conf_load_parts(&part, 1, name, text, assignments, n_assignments, err);
 }
 
 int conf_load_string(const ConfSchema *schema, const char *name, const char *text, void *config,
@@ -530,6 +624,66 @@ int conf_load_file(const ConfSchema *schema, const char *path, void *config,
         if (r < 0)
                 return r;
         return conf_load_string(schema, path, text, config, err);
+}
+
+/* A key's value in config, written as the file would write it, if it is
+ * outside the key's range. */
+static bool value_out_of_range(const ConfKey *k, const void *config, char *buf, size_t size) {
+        const char *field = (const char *)config + k->offset;
+
+        switch (k->type) {
+        case CONF_INT: {
+                int64_t v;
+                memcpy(&v, field, sizeof(v));
+                snprintf(buf, size, "%" PRId64, v);
+                return v < k->min || v > k->max;
+        }
+        case CONF_DOUBLE: {
+                double v;
+                memcpy(&v, field, sizeof(v));
+                snprintf(buf, size, "%g", v);
+                return !(v >= k->dmin && v <= k->dmax);
+        }
+        case CONF_DURATION: {
+                usec_t v;
+                memcpy(&v, field, sizeof(v));
+                format_duration(buf, size, v);
+                return v > (usec_t)INT64_MAX || (int64_t)v < k->min || (int64_t)v > k->max;
+        }
+        case CONF_SIZE: {
+                uint64_t v;
+                memcpy(&v, field, sizeof(v));
+                format_size(buf, size, v);
+                return v > (uint64_t)INT64_MAX || (int64_t)v < k->min || (int64_t)v > k->max;
+        }
+        case CONF_ENUM: {
+                int v, n = 0;
+                memcpy(&v, field, sizeof(v));
+                while (k->choices[n])
+                        n++;
+                snprintf(buf, size, "%d", v);
+                return v < 0 || v >= n;
+        }
+        case CONF_BOOL:
+        case CONF_STRING:
+                return false;
+        }
+        return false;
+}
+
+int conf_check(const ConfSchema *schema, const void *config, ConfError *err) {
+        memset(err, 0, sizeof(*err));
+        for (size_t i = 0; i < schema->n_keys; i++) {
+                const ConfKey *k = &schema->keys[i];
+                char value[MAX(FORMAT_DURATION_MAX, FORMAT_SIZE_MAX)];
+
+                if (!value_out_of_range(k, config, value, sizeof(value)))
+                        continue;
+                if (k->type == CONF_ENUM)
+                        return conf_error_set(err, k->section, k->key, "invalid choice %s", value);
+                return range_error(err, k, value);
+        }
+        return schema->validate ? schema->validate(config, err) : 0;
 }
 
 void conf_free(const ConfSchema *schema, void *config) {

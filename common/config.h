@@ -32,6 +32,9 @@ typedef struct ConfKey {
         int64_t min, max;           /* CONF_INT, CONF_DURATION, CONF_SIZE */
         double dmin, dmax;          /* CONF_DOUBLE */
         const char *const *choices; /* CONF_ENUM, NULL-terminated */
+        /* What the key means, in a sentence, for listings of the keys
+         * (flexslot-sim settings); NULL for keys that none lists. */
+        const char *doc;
 } ConfKey;
 
 #define CONF_ERROR_TEXT_MAX 256
@@ -78,6 +81,34 @@ typedef struct ConfAssignment {
 int conf_load_string_with(const ConfSchema *schema, const char *name, const char *text,
                           const ConfAssignment *assignments, size_t n_assignments, void *config,
                           bool *ret_set, ConfError *err);
+/* One configuration of several structs, each described by its own schema:
+ * a program's own keys and those of the policy layers it runs, say. A key
+ * belongs to the part whose schema has it (no two may), and each part's
+ * validate checks its own struct. */
+typedef struct ConfPart {
+        const ConfSchema *schema;
+        /* Zeroed or an earlier load's; every part is replaced only when all
+         * of them loaded. */
+        void *config;
+        bool *ret_set; /* NULL, or schema->n_keys entries: as conf_load_string_with() */
+} ConfPart;
+
+/* conf_load_string_with() over several parts: -EINVAL also when two parts
+ * have the same key (a programming error, said so in err). */
+int conf_load_parts(const ConfPart *parts, size_t n_parts, const char *name, const char *text,
+                    const ConfAssignment *assignments, size_t n_assignments, ConfError *err);
+
+/* Whether a struct filled in code, not loaded, is one a load could give:
+ * every key's value in its range (said in the file's units, as a load's
+ * error says it), then validate. -EINVAL with err naming the key. */
+int conf_check(const ConfSchema *schema, const void *config, ConfError *err);
+
+/* A numeric key's range as the file writes it ("[100ms, 1h]", "[0, 1]"),
+ * an enum's choices ("one of: a, b"), empty for other keys; buf of
+ * CONF_RANGE_MAX holds any range whole. */
+#define CONF_RANGE_MAX 80
+char *conf_key_range(const ConfKey *k, char *buf, size_t size);
+
 /* Frees the strings a load allocated and zeroes the struct. */
 void conf_free(const ConfSchema *schema, void *config);
 

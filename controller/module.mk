@@ -1,2 +1,24 @@
 LIBRARIES += policy
 policy_SOURCES := $(wildcard controller/core/*.c) $(wildcard controller/policies/*.c)
+# The controller's durable store (SQLite): jobs, their task attempts, ARIA
+# profiles. Not part of the policy core, which does no I/O.
+LIBRARIES += store
+store_SOURCES := $(wildcard controller/store/*.c)
+# flexslot-controllerd: the live controller. Its testable parts (the
+# configuration and the live model of the cluster) are the `controllerd`
+# library.
+LIBRARIES += controllerd
+controllerd_SOURCES := controller/daemon/config.c controller/daemon/cluster.c \
+	controller/daemon/bus-errors.c
+
+PROGRAMS += flexslot-controllerd
+flexslot-controllerd_SOURCES := controller/daemon/controllerd.c \
+	controller/daemon/bus-controller.c controller/daemon/tracker-endpoint.c
+flexslot-controllerd_INSTALL_DIR := sbin
+
+INSTALL_DATA += conf/controller.ini:$(SYSCONFDIR)/flexslot/controller.ini
+
+# A tracker that runs no task, for the controller's tests (and a heartbeat
+# load later): tracker-protocol.h spoken from outside.
+BENCH_PROGRAMS += flexslot-tracker-client
+flexslot-tracker-client_SOURCES := bench/tracker-client.c

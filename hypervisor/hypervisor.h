@@ -61,6 +61,8 @@ typedef enum HvDomainState {
 
 /* "running", "paused", ...; "unknown" for values outside the enum. */
 const char *hv_domain_state_to_string(HvDomainState state);
+/* Running, blocked or paused: the domain has a live process to change. */
+bool hv_domain_state_is_live(HvDomainState state);
 
 /* ---- raw counters ---------------------------------------------------- */
 

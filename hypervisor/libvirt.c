@@ -27,6 +27,7 @@ typedef struct LvEventContext {
 
 typedef struct LvConn {
         virConnectPtr conn;
+        bool shared; /* a test:///FILE connection (see lv_connect) */
         /* Set by the close callback from the event thread. libvirt calls the
          * callback under the lock that unregistering takes, so it never runs
          * after lv_close unregistered it. Local drivers accept the callback
@@ -216,20 +217,95 @@ static void lv_watch(HvConnection *hc, LvConn *lv) {
         ctx = NULL; /* libvirt frees it */
 }
 
+/* libvirt's in-process test driver gives every open of test:///FILE a copy
+ * of its own of the host FILE describes, where a real hypervisor is one
+ * host however many connections reach it. Opens of one test:///FILE in a
+ * process share the first one's libvirt connection (libvirt connections
+ * may be used from several threads), so that callers with a connection
+ * each, such as the agent's collector and actuator, see one host there as
+ * they would on a real one. libvirt shares test:///default itself. */
+typedef struct LvShared {
+        struct LvShared *next;
+        char *uri;
+        virConnectPtr conn; /* each user holds a reference */
+        unsigned users;
+} LvShared;
+
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static LvShared *shared_conns;
+
+static bool is_shared_uri(const char *uri) {
+        return strncmp(uri, "test:///", 8) == 0 && strcmp(uri, "test:///default") != 0;
+}
+
+static virConnectPtr lv_connect(const char *uri, bool *ret_shared) {
+        LvShared *s;
+        virConnectPtr conn = NULL;
+
+        *ret_shared = false;
+        if (!is_shared_uri(uri))
+                return virConnectOpen(uri);
+        pthread_mutex_lock(&shared_lock);
+        for (s = shared_conns; s && strcmp(s->uri, uri) != 0; s = s->next)
+                ;
+        if (s) {
+                if (virConnectRef(s->conn) == 0) {
+                        s->users++;
+                        conn = s->conn;
+                }
+        } else {
+                s = calloc(1, sizeof(*s));
+                if (s && (s->uri = strdup(uri)) && (conn = virConnectOpen(uri))) {
+                        s->conn = conn;
+                        s->users = 1;
+                        s->next = shared_conns;
+                        shared_conns = s;
+                } else if (s) {
+                        free(s->uri);
+                        free(s);
+                }
+        }
+        pthread_mutex_unlock(&shared_lock);
+        *ret_shared = conn != NULL;
+        return conn;
+}
+
+static void lv_disconnect(LvConn *lv) {
+        if (lv->shared) {
+                pthread_mutex_lock(&shared_lock);
+                for (LvShared **p = &shared_conns; *p; p = &(*p)->next)
+                        if ((*p)->conn == lv->conn) {
+                                LvShared *s = *p;
+
+                                if (--s->users == 0) {
+                                        *p = s->next;
+                                        free(s->uri);
+                                        free(s);
+                                }
+                                break;
+                        }
+                pthread_mutex_unlock(&shared_lock);
+        }
+        virConnectClose(lv->conn);
+}
+
 static int lv_open(HvConnection *hc, const char *uri, unsigned flags) {
         virConnectPtr conn;
         LvConn *lv;
+        bool shared;
 
         libvirt_init();
-        conn = virConnectOpen(uri);
+        conn = lv_connect(uri, &shared);
         if (!conn)
                 return lv_error(hc, NULL, "open");
         lv = calloc(1, sizeof(*lv));
         if (!lv) {
-                virConnectClose(conn);
+                LvConn tmp = { .conn = conn, .shared = shared };
+                lv_disconnect(&tmp);
                 return -ENOMEM;
         }
         lv->conn = conn;
+        lv->shared = shared;
         lv->lifecycle_id = -1;
         lv_watch(hc, lv);
         hv_connection_set_private(hc, lv);
@@ -245,7 +321,7 @@ static void lv_close(HvConnection *hc) {
                 virConnectDomainEventDeregisterAny(lv->conn, lv->lifecycle_id);
         if (lv->close_callback)
                 virConnectUnregisterCloseCallback(lv->conn, on_close);
-        virConnectClose(lv->conn);
+        lv_disconnect(lv);
         virResetLastError();
         free(lv);
         hv_connection_set_private(hc, NULL);

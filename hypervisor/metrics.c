@@ -22,6 +22,10 @@ const char *hv_domain_state_to_string(HvDomainState state) {
         return state_names[state];
 }
 
+bool hv_domain_state_is_live(HvDomainState state) {
+        return state == HV_STATE_RUNNING || state == HV_STATE_BLOCKED || state == HV_STATE_PAUSED;
+}
+
 #define BITMAP_WORDS (HV_VCPU_MAX / 64)
 
 static void bitmap_set(uint64_t *bitmap, unsigned id) {

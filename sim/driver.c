@@ -14,67 +14,14 @@ static double sec(usec_t u) {
 }
 
 int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
-        const Scenario *sc = cl->sim->sc;
-        const char *names[] = { sc->scheduler, sc->slot_manager, sc->speculation, sc->allocator };
-        const char *keys[] = { "scheduler", "slot_manager", "speculation", "allocator" };
-        bool known[] = { job_scheduler_ops_find(sc->scheduler) != NULL,
-                         slot_manager_ops_find(sc->slot_manager) != NULL,
-                         speculation_ops_find(sc->speculation) != NULL,
-                         vm_allocator_ops_find(sc->allocator) != NULL };
-        int r;
+        PolicyConfig cfg = scenario_policy_config(cl->sim->sc);
+        ConfError e;
+        int r = policy_new_named(&cfg, &e, &cl->policy);
 
-        for (size_t i = 0; i < ELEMENTSOF(names); i++)
-                if (!known[i]) {
-                        snprintf(err, err_size, "[policy] %s: unknown policy '%s'", keys[i],
-                                 names[i]);
-                        return -EINVAL;
-                }
-        policy_config_default(&cl->cfg);
-        if (dhsa_mode_from_string(sc->dmr.dhsa, &cl->cfg.dmr.dhsa) < 0) {
-                snprintf(err, err_size, "[policy] dhsa: unknown mode '%s' (none, pi or pd)",
-                         sc->dmr.dhsa);
-                return -EINVAL;
-        }
-        cl->cfg.scheduler = sc->scheduler;
-        cl->cfg.slot_manager = sc->slot_manager;
-        cl->cfg.speculation = sc->speculation;
-        cl->cfg.vm_allocator = sc->allocator;
-        cl->cfg.interval = sc->control_interval;
-#define TUNE(key, field, value)                                                \
-        do {                                                                   \
-                if (sc->tuned & TUNED(key))                                    \
-                        cl->cfg.field = (value);                               \
-        } while (0)
-        TUNE(TUNED_ALPHA, alpha, sc->alpha);
-        TUNE(TUNED_LAMBDA, lambda, sc->lambda);
-        TUNE(TUNED_STRAGGLER_RATIO, straggler_ratio, sc->straggler_ratio);
-        TUNE(TUNED_IO_THRESHOLD, io_threshold, sc->io_threshold);
-        TUNE(TUNED_STEAL_THRESHOLD, steal_threshold, sc->steal_threshold);
-        TUNE(TUNED_DEMAND_HEADROOM, demand_headroom, sc->demand_headroom);
-        TUNE(TUNED_REDUCE_SLOWSTART, reduce_slowstart, sc->reduce_slowstart);
-        TUNE(TUNED_MIN_MAP_SLOTS, min_map_slots, (unsigned)sc->min_map_slots);
-        TUNE(TUNED_MAX_MAP_SLOTS, max_map_slots, (unsigned)sc->max_map_slots);
-        TUNE(TUNED_MAX_MOVES, max_moves, (unsigned)sc->max_moves);
-        TUNE(TUNED_SETTLE, settle, sc->settle);
-        TUNE(TUNED_MIN_AGE, min_age, sc->min_age);
-        TUNE(TUNED_LOCALITY_DELAY, locality_delay, sc->locality_delay);
-        TUNE(TUNED_BORROW_MAP_SLOTS, dmr.borrow_map_slots, sc->dmr.borrow_map_slots);
-        TUNE(TUNED_BORROW_REDUCE_SLOTS, dmr.borrow_reduce_slots, sc->dmr.borrow_reduce_slots);
-        TUNE(TUNED_JOBS_CHECKED, dmr.jobs_checked, sc->dmr.jobs_checked);
-        TUNE(TUNED_MAP_SLOT_WEIGHT, dmr.map_slot_weight, (unsigned)sc->dmr.map_slot_weight);
-        TUNE(TUNED_REDUCE_SLOT_WEIGHT, dmr.reduce_slot_weight,
-             (unsigned)sc->dmr.reduce_slot_weight);
-#undef TUNE
-        cl->cfg.dmr.load_balance = sc->dmr.load_balance;
-        cl->cfg.dmr.prescheduling = sc->dmr.prescheduling;
-        cl->cfg.unlimited = sc->unlimited_slots;
-        /* The guest OS and daemons: what the VM allocators keep outside the
-         * slots is what the model charges a VM before its tasks. */
-        cl->cfg.vm_memory_reserve = sc->vm_os_memory;
-        r = policy_new_named(&cl->cfg, &cl->policy);
-        if (r < 0)
-                snprintf(err, err_size, "[policy]: the policy core refused the settings: %s",
-                         strerror(-r));
+        if (r == -EINVAL)
+                conf_error_format(&e, err, err_size);
+        else if (r < 0)
+                snprintf(err, err_size, "[policy]: %s", strerror(-r));
         return r;
 }
 
@@ -191,11 +138,14 @@ static void snapshot_job_tasks(SimCluster *cl) {
         }
 }
 
-static int snapshot_build(SimCluster *cl, ClusterSnapshot *ret) {
+/* advance: bring the hosts' model up to now first, as a step wants; a
+ * job's admission does without. */
+static int snapshot_build(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
         Sim *s = cl->sim;
         int r;
 
-        hosts_advance_all(s);
+        if (advance)
+                hosts_advance_all(s);
         r = snapshot_attempts(cl);
         if (r < 0)
                 return r;
@@ -273,9 +223,10 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
         return 0;
 }
 
-static void apply_vm_target(SimCluster *cl, const VmTarget *t) {
+static void apply_vm_target(SimCluster *cl, const VmTarget *asked) {
         Sim *s = cl->sim;
-        SimVm *v = &s->vms[cl->vms[t->vm]];
+        SimVm *v = &s->vms[cl->vms[asked->vm]];
+        const VmTarget limited = sim_vm_target_limit(s, v, asked), *t = &limited;
         unsigned vcpus = CLAMP(t->vcpus, 1u, v->vcpus_max);
         uint64_t memory = MIN(t->memory, v->memory_max);
         int r;
@@ -360,7 +311,7 @@ static int cluster_step(SimCluster *cl, uint32_t beat, unsigned flags) {
         usec_t start;
         int r;
 
-        r = snapshot_build(cl, &snap);
+        r = snapshot_build(cl, true, &snap);
         if (r < 0)
                 return r;
         if (beat != NO_INDEX)
@@ -483,7 +434,7 @@ usec_t control_event(EventQueue *q, void *userdata) {
                 if (r < 0)
                         sim_fail(cl->sim, r);
         }
-        return cl->sim->sc->control_interval;
+        return scenario_core(cl->sim->sc)->control_interval;
 }
 
 usec_t vm_resize_event(EventQueue *q, void *userdata) {
@@ -501,9 +452,26 @@ usec_t vm_resize_event(EventQueue *q, void *userdata) {
         return 0;
 }
 
+/* The driver contract's admission: a job the policy refuses never runs. */
+static int cluster_admit(SimCluster *cl, uint32_t job) {
+        ClusterSnapshot snap;
+        AdmitVerdict v;
+        int r = snapshot_build(cl, false, &snap);
+
+        if (r >= 0)
+                r = policy_admit(cl->policy, &snap, event_queue_now(cl->sim->queue), &cl->jobs[job],
+                                 &v);
+        if (r >= 0 && !v.admit)
+                sim_job_refuse(cl, job, v.reason);
+        return r;
+}
+
 usec_t job_arrival_event(EventQueue *q, void *userdata) {
         SimCluster *cl = userdata;
+        int r = cluster_admit(cl, (uint32_t)cl->n_arrived);
 
+        if (r < 0)
+                sim_fail(cl->sim, r);
         cl->n_arrived++;
         return 0;
 }

@@ -16,12 +16,9 @@
 /* Hadoop 1.x weighs a map's progress 2/3 map phase, 1/3 sort (merge), and a
  * reduce's 1/3 each for shuffle, sort and reduce. */
 #define MAP_PHASE_WEIGHT (2.0 / 3.0)
-/* The share of a reduce's heap that buffers shuffled data
- * (mapred.job.shuffle.input.buffer.percent). */
-#define SHUFFLE_BUFFER_SHARE 0.7
 
 static usec_t attempt_phase_event(EventQueue *q, void *userdata);
-static double map_round_io(const SimAttempt *a);
+static usec_t attempt_spill_event(EventQueue *q, void *userdata);
 
 static double sec(usec_t u) {
         return (double)u / (double)USEC_PER_SEC;
@@ -48,6 +45,7 @@ static void host_advance(Sim *s, SimHost *h) {
                 SimAttempt *a = h->attempts[i];
                 if (a->phase != PHASE_SHUFFLE_WAIT)
                         a->remaining -= a->rate * dt;
+                a->spill_left -= a->spill_rate * dt;
                 a->t_cpu += a->f_cpu * dt;
                 a->t_io += a->f_io * dt;
                 a->t_steal += a->f_steal * dt;
@@ -103,9 +101,36 @@ static void vm_set_cpu_rate(const Sim *s, SimVm *v) {
         v->cpu_f_queue = 1.0 - g;
 }
 
-static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_share, usec_t now) {
-        double old = a->rate;
+/* A spill thread is writing until its event ran: what it has left may reach
+ * zero (and below, rounding) a moment before the event's rounded time. */
+static bool spill_active(const SimAttempt *a) {
+        return a->spill_left > 0 || a->spill_ev;
+}
 
+/* Moves the event that ends an amount going at a rate to where the rate
+ * puts it; none while nothing moves. */
+static void flow_schedule(Sim *s, EventId *ev, double remaining, double rate, EventFn fn,
+                          void *userdata, usec_t now) {
+        if (rate > 0) {
+                double delay = MAX(remaining, 0.0) / rate * (double)USEC_PER_SEC;
+                usec_t at = now + (usec_t)MIN(ceil(delay), 1e15);
+                int r = *ev ? event_queue_move(s->queue, *ev, at)
+                            : event_queue_schedule(s->queue, at, fn, userdata, ev);
+                if (r < 0)
+                        sim_fail(s, r);
+        } else if (*ev) {
+                (void)event_queue_cancel(s->queue, *ev);
+                *ev = 0;
+        }
+}
+
+static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_share, usec_t now) {
+        double old = a->rate, old_spill = a->spill_rate;
+
+        a->spill_rate = spill_active(a) ? disk_share : 0;
+        if (!a->spill_ev || old_spill != a->spill_rate)
+                flow_schedule(s, &a->spill_ev, a->spill_left, a->spill_rate, attempt_spill_event, a,
+                              now);
         a->f_cpu = a->f_io = a->f_steal = a->f_queue = 0;
         switch (a->phase) {
         case PHASE_STARTUP:
@@ -115,6 +140,10 @@ static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_
         case PHASE_SHUFFLE_WAIT:
                 a->rate = 0;
                 a->f_queue = 1.0;
+                break;
+        case PHASE_SPILL_WAIT:
+                a->rate = 0;
+                a->f_io = 1.0;
                 break;
         case PHASE_IO:
         case PHASE_SHUFFLE:
@@ -132,17 +161,7 @@ static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_
         }
         if (a->ev && old == a->rate)
                 return;
-        if (a->rate > 0) {
-                double delay = MAX(a->remaining, 0.0) / a->rate * (double)USEC_PER_SEC;
-                usec_t at = now + (usec_t)MIN(ceil(delay), 1e15);
-                int r = a->ev ? event_queue_move(s->queue, a->ev, at)
-                              : event_queue_schedule(s->queue, at, attempt_phase_event, a, &a->ev);
-                if (r < 0)
-                        sim_fail(s, r);
-        } else if (a->ev) {
-                (void)event_queue_cancel(s->queue, a->ev);
-                a->ev = 0;
-        }
+        flow_schedule(s, &a->ev, a->remaining, a->rate, attempt_phase_event, a, now);
 }
 
 static void host_recompute(Sim *s, SimHost *h) {
@@ -169,6 +188,11 @@ static void host_recompute(Sim *s, SimHost *h) {
                         v->n_io++;
                         h->n_io++;
                 }
+                /* A spill thread writing is a stream of its own. */
+                if (spill_active(a)) {
+                        v->n_io++;
+                        h->n_io++;
+                }
         }
         for (size_t i = 0; i < n; i++) {
                 SimVm *v = &s->vms[h->vms[i]];
@@ -190,6 +214,12 @@ static void host_recompute(Sim *s, SimHost *h) {
         for (size_t i = 0; i < h->n_attempts; i++) {
                 SimAttempt *a = h->attempts[i];
                 attempt_set_rate(s, a, &s->vms[a->vm], disk, now);
+                if (s->check_invariants && a->phase == PHASE_SPILL_WAIT && !a->spill_ev) {
+                        snprintf(s->invariant_error, sizeof(s->invariant_error),
+                                 "task %u waits for a spill thread that writes nothing", a->task);
+                        /* It would wait for ever. */
+                        event_queue_stop(s->queue);
+                }
         }
 }
 
@@ -205,39 +235,78 @@ static void phase_enter(SimAttempt *a, Phase phase, double amount) {
         a->remaining = amount;
 }
 
-/* A reduce's shuffle and sort are over: its reduce function starts. */
+/* The reduce's shuffle and sort are over: the final merge streams into the
+ * reduce function's rounds. This is where ARIA's reduce phase begins. */
 static void reduce_begin(SimAttempt *a) {
         a->shuffle_end = event_queue_now(a->cl->sim->queue);
-        phase_enter(a, PHASE_CPU, a->cpu_round);
+        phase_enter(a, PHASE_IO, a->io_round);
 }
 
-/* Map output of the job's finished maps that this reduce has not fetched
- * yet. Every map's output is spread evenly over the reduces. */
-static double shuffle_available(const SimAttempt *a) {
-        const TaskCounts *maps = &a->cl->jobs[a->cl->tasks[a->task].job].counts[TASK_MAP];
-        double input = (double)a->cl->tasks[a->task].input_size;
-        unsigned total = MAX(maps->total, 1u);
+/* All map output is in: what memory holds goes to disk, merge passes bring
+ * the files down to io.sort.factor, and the final merge streams into the
+ * reduce's rounds (sim/host.h). */
+static void reduce_sort(SimAttempt *a) {
+        double read;
 
-        return MAX(input * maps->done / total - a->shuffled, 0.0);
-}
-
-/* A reduce after a fetch (or its start): fetch more, wait for maps, or sort
- * once everything is in. Fetches gather at least a chunk of output (the
- * last one excepted), as Hadoop's copier threads batch small map outputs;
- * one fetch per map and reduce would be an event storm. */
-static void reduce_shuffle_next(SimAttempt *a) {
-        double input = (double)a->cl->tasks[a->task].input_size;
-        double available = shuffle_available(a);
-
-        if (available >= MIN((double)scenario(a)->chunk, input - a->shuffled) && available > 0) {
-                a->fetch = available;
-                phase_enter(a, PHASE_SHUFFLE, available);
-        } else if (a->shuffled < input)
-                phase_enter(a, PHASE_SHUFFLE_WAIT, 0);
-        else if (a->merge_io > 0)
+        a->merge_io = reduce_shuffle_finish(&a->shuffle, &read);
+        a->io_round = (read + a->cl->taskx[a->task].output) / a->rounds;
+        if (a->merge_io > 0)
                 phase_enter(a, PHASE_MERGE, a->merge_io);
         else
                 reduce_begin(a);
+}
+
+/* A reduce after a fetch (or its start): fetch the segments of the maps
+ * finished since, wait for maps, or sort once everything is in. Each map
+ * leaves every reduce an equal segment. Fetches gather at least a chunk of
+ * output (the last one excepted), as Hadoop's copier threads batch small
+ * map outputs; one fetch per map and reduce would be an event storm. */
+static void reduce_shuffle_next(SimAttempt *a) {
+        const TaskCounts *maps = &a->cl->jobs[a->cl->tasks[a->task].job].counts[TASK_MAP];
+        double segment = (double)a->cl->tasks[a->task].input_size / MAX(maps->total, 1u);
+        unsigned ready = maps->done - a->segments;
+        bool last = a->segments + ready == maps->total;
+
+        if (ready > 0 && (last || ready * segment >= (double)scenario(a)->chunk)) {
+                a->fetch = ready * segment;
+                a->fetch_io = a->fetch + reduce_shuffle_fetch(&a->shuffle, segment, ready);
+                a->segments += ready;
+                phase_enter(a, PHASE_SHUFFLE, a->fetch_io);
+        } else if (a->segments < maps->total)
+                phase_enter(a, PHASE_SHUFFLE_WAIT, 0);
+        else
+                reduce_sort(a);
+}
+
+/* A map's round ended: the spills it started go to the spill thread (the
+ * map waits if that one is still writing earlier ones), or after the last
+ * round the map waits for the spill thread and flushes. Returns false when
+ * the map is complete. */
+static bool map_round_end(SimAttempt *a) {
+        double written = map_spill_written(&a->spills, (double)a->round / a->rounds,
+                                           (double)(a->round + 1) / a->rounds);
+
+        if (++a->round < a->rounds) {
+                if (a->spill_left > 0) {
+                        a->spill_waiting = written;
+                        phase_enter(a, PHASE_SPILL_WAIT, 0);
+                } else {
+                        a->spill_left = written;
+                        phase_enter(a, PHASE_IO, a->io_round);
+                }
+                return true;
+        }
+        /* The map now writes what its spill thread had left. */
+        a->merge_io = MAX(a->spill_left, 0.0) + written + a->spills.flush;
+        a->spill_left = 0;
+        if (a->spill_ev) {
+                (void)event_queue_cancel(a->cl->sim->queue, a->spill_ev);
+                a->spill_ev = 0;
+        }
+        if (a->merge_io <= 0)
+                return false;
+        phase_enter(a, PHASE_MERGE, a->merge_io);
+        return true;
 }
 
 /* Moves the attempt to its next phase after the current one ended; returns
@@ -254,34 +323,20 @@ static bool attempt_next_phase(SimAttempt *a) {
                 return true;
         case PHASE_SHUFFLE:
                 a->shuffled += a->fetch;
-                a->fetch = 0;
+                a->fetch = a->fetch_io = 0;
                 reduce_shuffle_next(a);
                 return true;
         case PHASE_SHUFFLE_WAIT:
                 reduce_shuffle_next(a);
                 return true;
         case PHASE_IO:
-                if (map) {
-                        phase_enter(a, PHASE_CPU, a->cpu_round);
-                        return true;
-                }
-                if (++a->round < a->rounds) {
-                        phase_enter(a, PHASE_CPU, a->cpu_round);
-                        return true;
-                }
-                return false;
+                phase_enter(a, PHASE_CPU, a->cpu_round);
+                return true;
         case PHASE_CPU:
-                if (!map) {
-                        phase_enter(a, PHASE_IO, a->io_round);
-                        return true;
-                }
+                if (map)
+                        return map_round_end(a);
                 if (++a->round < a->rounds) {
-                        a->io_round = map_round_io(a);
                         phase_enter(a, PHASE_IO, a->io_round);
-                        return true;
-                }
-                if (a->merge_io > 0) {
-                        phase_enter(a, PHASE_MERGE, a->merge_io);
                         return true;
                 }
                 return false;
@@ -289,6 +344,9 @@ static bool attempt_next_phase(SimAttempt *a) {
                 if (map)
                         return false;
                 reduce_begin(a);
+                return true;
+        case PHASE_SPILL_WAIT:
+                /* Only the spill thread's end moves it on. */
                 return true;
         }
         return false;
@@ -328,6 +386,8 @@ static void attempt_detach(SimAttempt *a) {
 
         if (a->ev)
                 (void)event_queue_cancel(s->queue, a->ev);
+        if (a->spill_ev)
+                (void)event_queue_cancel(s->queue, a->spill_ev);
         tx->cpu += a->t_cpu;
         tx->iowait += a->t_io;
         tx->steal += a->t_steal;
@@ -375,6 +435,25 @@ static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
         return 0;
 }
 
+/* The spill thread wrote what it had: a map thread waiting for it hands it
+ * the next spills and goes on. */
+static usec_t attempt_spill_event(EventQueue *q, void *userdata) {
+        SimAttempt *a = userdata;
+        Sim *s = a->cl->sim;
+        SimHost *h = &s->hosts[a->host];
+
+        host_advance(s, h);
+        a->spill_ev = 0;
+        a->spill_left = 0;
+        if (a->phase == PHASE_SPILL_WAIT) {
+                a->spill_left = a->spill_waiting;
+                a->spill_waiting = 0;
+                phase_enter(a, PHASE_IO, a->io_round);
+        }
+        host_recompute(s, h);
+        return 0;
+}
+
 void job_map_finished(SimCluster *cl, uint32_t job) {
         Sim *s = cl->sim;
 
@@ -402,18 +481,7 @@ static double map_buffer(const SimAttempt *a) {
                                   (double)a->slot_memory);
 }
 
-/* The current round of a map reads its share of the input and writes the
- * spills started in it (host.h). */
-static double map_round_io(const SimAttempt *a) {
-        double input = attempt_input_size(a);
-
-        return input / a->rounds +
-               spill_started_bytes(a->cl->taskx[a->task].output, map_buffer(a),
-                                   (double)a->round / a->rounds,
-                                   (double)(a->round + 1) / a->rounds);
-}
-
-static void attempt_plan(SimAttempt *a) {
+static int attempt_plan(SimAttempt *a) {
         const Scenario *sc = scenario(a);
         const Task *t = &a->cl->tasks[a->task];
         const TaskExtra *tx = &a->cl->taskx[a->task];
@@ -421,17 +489,13 @@ static void attempt_plan(SimAttempt *a) {
 
         a->rounds = (unsigned)MAX(1.0, ceil(input / (double)sc->chunk));
         a->cpu_round = tx->cpu_work / a->rounds;
-        if (t->type == TASK_MAP) {
-                a->io_round = map_round_io(a);
-                a->merge_io = spill_flush_bytes(tx->output, map_buffer(a));
-        } else {
-                double buffer = (double)a->slot_memory * SHUFFLE_BUFFER_SHARE;
-                a->io_round = tx->output / a->rounds;
-                unsigned spills = spill_count(input, buffer);
-                /* The last merge pass feeds the reduce function instead of
-                 * writing a file: one read where a map's merge writes too. */
-                a->merge_io = spills > 1 ? spill_merge_bytes(input, spills) - input : 0;
+        if (t->type == TASK_REDUCE) {
+                reduce_shuffle_init(&a->shuffle, (double)a->slot_memory);
+                return 0;
         }
+        a->io_round = input / a->rounds;
+        return map_spill_plan(tx->output, tx->records, map_buffer(a), a->cl->jobx[t->job].combine,
+                              &a->spills);
 }
 
 int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, uint64_t slot_memory,
@@ -442,6 +506,7 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, u
         SimVm *v = &s->vms[cl->node_vm[node]];
         SimHost *h = &s->hosts[v->host];
         usec_t now = event_queue_now(s->queue);
+        int r;
 
         if (list_reserve(&h->attempts, h->n_attempts, &h->cap_attempts) < 0 ||
             list_reserve(&cl->attempts, cl->n_attempts, &cl->cap_attempts) < 0)
@@ -464,7 +529,11 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, u
                 .phase = PHASE_STARTUP,
                 .remaining = sec(s->sc->task_startup),
         };
-        attempt_plan(a);
+        r = attempt_plan(a);
+        if (r < 0) {
+                free(a);
+                return r;
+        }
         host_advance(s, h);
         a->host_pos = h->n_attempts;
         h->attempts[h->n_attempts++] = a;
@@ -507,6 +576,8 @@ double attempt_bytes_processed(const SimAttempt *a) {
                 switch (a->phase) {
                 case PHASE_STARTUP:
                         return 0;
+                case PHASE_SPILL_WAIT:
+                        return per_round * a->round;
                 case PHASE_IO:
                         done = phase_done(a, a->io_round) * t_io;
                         break;
@@ -523,7 +594,7 @@ double attempt_bytes_processed(const SimAttempt *a) {
         case PHASE_SHUFFLE_WAIT:
                 return a->shuffled;
         case PHASE_SHUFFLE:
-                return a->shuffled + a->fetch * phase_done(a, a->fetch);
+                return a->shuffled + a->fetch * phase_done(a, a->fetch_io);
         default:
                 return input;
         }
@@ -549,8 +620,8 @@ double attempt_progress(const SimAttempt *a, double bytes_processed) {
                 return (1.0 + phase_done(a, a->merge_io)) / 3.0;
         default: {
                 double per_round = 1.0 / a->rounds;
-                double in_round = a->phase == PHASE_CPU ? 0.5 * phase_done(a, a->cpu_round)
-                                                        : 0.5 + 0.5 * phase_done(a, a->io_round);
+                double in_round = a->phase == PHASE_IO ? 0.5 * phase_done(a, a->io_round)
+                                                       : 0.5 + 0.5 * phase_done(a, a->cpu_round);
                 return 2.0 / 3.0 + (per_round * (a->round + in_round)) / 3.0;
         }
         }

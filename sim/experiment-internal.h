@@ -12,8 +12,10 @@
 #include "sim/experiment.h"
 #include "sim/report.h"
 
-#define MAX_VARIANTS 6
+#define MAX_VARIANTS 10
 #define MAX_ROWS 8
+#define MAX_SEEDS 16
+#define MAX_VARIANT_SETS 4
 
 typedef enum Metric {
         METRIC_JCT,   /* completion time normalized to the first variant */
@@ -21,12 +23,23 @@ typedef enum Metric {
         METRIC_SKEW,  /* skewness of map task times */
 } Metric;
 
+/* Who sizes the measured cluster's VMs. */
+typedef enum Cloud {
+        CLOUD_SCENARIO, /* as the scenario file says */
+        CLOUD_DRS,      /* VMware DRS (sim/drs.c), as under the paper's stock Hadoop */
+        CLOUD_HOMO,     /* nobody: each VM capped at an equal part of the pool (II-B's Homo) */
+        CLOUD_AGENT,    /* the cluster's own VM allocator, no DRS (flexslot's agent on KVM) */
+} Cloud;
+
 typedef struct Variant {
         const char *label;
         const char *slot_manager, *allocator; /* NULL: the scenario's */
+        Cloud cloud;
         bool unlimited;
         double alpha;          /* 0: the scenario's */
         usec_t locality_delay; /* 0: the scenario's */
+        /* "section.key=value" applied after everything else (NULL-ended). */
+        const char *sets[MAX_VARIANT_SETS];
 } Variant;
 
 typedef struct Row {
@@ -52,17 +65,66 @@ struct Experiment {
 size_t n_variants(const Experiment *e);
 size_t n_rows(const Experiment *e);
 
-/* One run of a benchmark under a variant. */
+/* A mean over seeds and how far the seeds went from it. */
+struct Spread {
+        double mean, min, max;
+};
+
+Spread spread_of(const double *x, size_t n);
+/* "mean±h", h half the range; "-" for a NAN mean. */
+const char *spread_format(char *buf, size_t size, Spread s, int decimals);
+#define SPREAD_TEXT_MAX 32
+
+/* The figures of one run the experiments show: fig_NAME(run) for a field of
+ * RunSummary, and a few computed from several. */
+#define RUN_FIELDS(X)                  \
+        X(skewness, map_skewness)      \
+        X(jct, jct)                    \
+        X(fast_half, fast_half_mean)   \
+        X(slow_tenth, slow_tenth_mean) \
+        X(maps_min, node_maps_min)     \
+        X(maps_max, node_maps_max)     \
+        X(cpu_min, node_cpu_min)       \
+        X(cpu_max, node_cpu_max)       \
+        X(slow_cpu, slow_cpu)          \
+        X(slow_iowait, slow_iowait)    \
+        X(slow_steal, slow_steal)      \
+        X(slow_queue, slow_queue)      \
+        X(tail, tail_share)            \
+        X(cpu, cpu)                    \
+        X(iowait, iowait)              \
+        X(steal, steal)                \
+        X(queue, queue)                \
+        X(resize_kills, resize_kills)  \
+        X(slot_changes, slot_changes)
+#define DECLARE_FIGURE(name, field) double fig_##name(const RunSummary *s);
+RUN_FIELDS(DECLARE_FIGURE)
+#undef DECLARE_FIGURE
+double fig_bound_ratio(const RunSummary *s);
+double fig_bound_seconds(const RunSummary *s); /* the bound the ratio divides by */
+double fig_maps_ratio(const RunSummary *s);    /* most over fewest maps per slave */
+double fig_steal_share(const RunSummary *s);   /* of the slowest tenth's time */
+
+/* One benchmark under one variant, run once per seed. */
 typedef struct Cell {
-        RunSummary sum;
-        double other_jct; /* co-running cluster's mean, 0 without */
-        bool no_charts;   /* --out wrote its CSV files only: no gnuplot */
+        RunSummary runs[MAX_SEEDS];
+        double other_jct[MAX_SEEDS]; /* co-running cluster's mean, 0 without */
+        size_t n;
+        bool no_charts; /* --out wrote its CSV files only: no gnuplot */
 } Cell;
 
+/* The seeds every experiment runs: the first and how many. */
+int64_t experiment_first_seed(const ExperimentOptions *opt);
+size_t experiment_seeds(const ExperimentOptions *opt);
+
 /* The experiment's metric for variant v of a row of cells (one per
- * variant); NAN where there is none. */
-double cell_value(const Experiment *e, const Cell *row, size_t v);
-double cell_jct(const Cell *c);
+ * variant) in seed k's run; NAN where there is none. */
+double cell_value(const Experiment *e, const Cell *row, size_t v, size_t k);
+/* The same over the seeds. */
+Spread cell_spread(const Experiment *e, const Cell *row, size_t v);
+double cell_jct(const Cell *c, size_t k);
+/* Of a figure of each seed's run: fn(&c->runs[k]). */
+Spread cell_figure(const Cell *c, double (*fn)(const RunSummary *));
 
 /* One simulator run of benchmark under variant (its label names the run's
  * files); returns an exit status. */
@@ -73,7 +135,13 @@ int dmr_fig8_run(const Experiment *e, const ExperimentOptions *opt);
 
 /* The table of ours beside the paper's, with what it says about the
  * paper's figures and the decisions of every run, on stdout. */
-void table_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr, bool quick);
+void table_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr,
+                 const ExperimentOptions *opt);
+/* The title line: the title, the seeds, and [quick] when it is. */
+void title_print(const Experiment *e, const ExperimentOptions *opt);
+/* Each run's completion time over its lower bound, the first variant's
+ * distance from it and its share of time after the last map. */
+void bound_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr);
 /* Only the decisions of every run (resize kills, map slot changes). */
 void decisions_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr);
 /* Writes the table as out/NAME/NAME.csv and its charts; returns as

@@ -3,6 +3,7 @@
  * what it says about the paper's figures, and with --out the table as CSV
  * with its charts. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,22 +13,97 @@
 #include "common/parse.h"
 #include "sim/experiment-internal.h"
 
-double cell_jct(const Cell *c) {
-        /* With a co-running cluster the paper averages both clusters' jobs. */
-        return c->other_jct > 0 ? (c->sum.jct + c->other_jct) / 2 : c->sum.jct;
+#define DEFINE_FIGURE(name, field)               \
+        double fig_##name(const RunSummary *s) { \
+                return (double)s->field;         \
+        }
+RUN_FIELDS(DEFINE_FIGURE)
+#undef DEFINE_FIGURE
+
+double fig_bound_ratio(const RunSummary *s) {
+        return run_bound_ratio(s);
 }
 
-double cell_value(const Experiment *e, const Cell *row, size_t v) {
+double fig_bound_seconds(const RunSummary *s) {
+        return s->pair_bound > 0 ? s->pair_bound : s->bound.value;
+}
+
+double fig_maps_ratio(const RunSummary *s) {
+        return (double)s->node_maps_max / MAX(s->node_maps_min, 1u);
+}
+
+double fig_steal_share(const RunSummary *s) {
+        return run_slow_steal_share(s);
+}
+
+Spread spread_of(const double *x, size_t n) {
+        Spread s = { .mean = 0, .min = HUGE_VAL, .max = -HUGE_VAL };
+        size_t used = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                if (isnan(x[i]))
+                        continue;
+                s.mean += x[i];
+                s.min = MIN(s.min, x[i]);
+                s.max = MAX(s.max, x[i]);
+                used++;
+        }
+        if (used == 0)
+                return (Spread){ NAN, NAN, NAN };
+        s.mean /= (double)used;
+        return s;
+}
+
+const char *spread_format(char *buf, size_t size, Spread s, int decimals) {
+        if (isnan(s.mean))
+                snprintf(buf, size, "-");
+        else
+                snprintf(buf, size, "%.*f±%.*f", decimals, s.mean, decimals, (s.max - s.min) / 2);
+        return buf;
+}
+
+double cell_jct(const Cell *c, size_t k) {
+        /* With a co-running cluster the paper averages both clusters' jobs. */
+        return c->other_jct[k] > 0 ? (c->runs[k].jct + c->other_jct[k]) / 2 : c->runs[k].jct;
+}
+
+double cell_value(const Experiment *e, const Cell *row, size_t v, size_t k) {
+        const RunSummary *r = &row[v].runs[k];
+
         switch (e->metric) {
         case METRIC_JCT:
-                return cell_jct(&row[v]) / cell_jct(&row[0]);
+                return cell_jct(&row[v], k) / cell_jct(&row[0], k);
         case METRIC_KILLS:
                 /* No straggler resized: there is no average to give. */
-                return row[v].sum.resized > 0 ? row[v].sum.kills_per_straggler : NAN;
+                return r->resized > 0 ? r->kills_per_straggler : NAN;
         case METRIC_SKEW:
-                return row[v].sum.map_skewness;
+                return r->map_skewness;
         }
         return NAN;
+}
+
+Spread cell_spread(const Experiment *e, const Cell *row, size_t v) {
+        double x[MAX_SEEDS];
+
+        for (size_t k = 0; k < row[v].n; k++)
+                x[k] = cell_value(e, row, v, k);
+        return spread_of(x, row[v].n);
+}
+
+Spread cell_figure(const Cell *c, double (*fn)(const RunSummary *)) {
+        double x[MAX_SEEDS];
+
+        for (size_t k = 0; k < c->n; k++)
+                x[k] = fn(&c->runs[k]);
+        return spread_of(x, c->n);
+}
+
+void title_print(const Experiment *e, const ExperimentOptions *opt) {
+        int64_t first = experiment_first_seed(opt);
+
+        printf("%s%s\n", e->title, opt->quick ? " [quick: reduced input]" : "");
+        printf("Seeds %" PRId64 "-%" PRId64 "; ours is the mean ± half the range over them.\n",
+               first, first + (int64_t)experiment_seeds(opt) - 1);
 }
 
 /* A Row's paper figure as numbers: low == high for one number; false for
@@ -60,8 +136,6 @@ static bool paper_figure(const char *text, double *ret_low, double *ret_high) {
 
 /* Ours within this of the paper's figure (or range) agrees with it. */
 #define PAPER_TOLERANCE 0.05
-/* A mean normalized time within this of 1 is no gain. */
-#define NO_GAIN 0.02
 
 static void print_range(FILE *f, double low, double high) {
         if (fabs(high - low) < 0.005)
@@ -70,23 +144,26 @@ static void print_range(FILE *f, double low, double high) {
                 fprintf(f, "%.2f-%.2f", low, high);
 }
 
-void experiment_compare_print(FILE *f, const char *variant, const double *ours, const double *low,
+void experiment_compare_print(FILE *f, const char *variant, const Spread *ours, const double *low,
                               const double *high, size_t n) {
         double ours_min = HUGE_VAL, ours_max = -HUGE_VAL, paper_min = HUGE_VAL,
                paper_max = -HUGE_VAL, ours_mean = 0, paper_mean = 0;
-        size_t within = 0;
+        size_t within = 0, faster = 0, slower = 0;
 
         if (n == 0)
                 return;
         for (size_t i = 0; i < n; i++) {
-                ours_min = MIN(ours_min, ours[i]);
-                ours_max = MAX(ours_max, ours[i]);
+                ours_min = MIN(ours_min, ours[i].mean);
+                ours_max = MAX(ours_max, ours[i].mean);
                 paper_min = MIN(paper_min, low[i]);
                 paper_max = MAX(paper_max, high[i]);
-                ours_mean += ours[i] / (double)n;
+                ours_mean += ours[i].mean / (double)n;
                 paper_mean += (low[i] + high[i]) / 2 / (double)n;
-                within +=
-                        ours[i] >= low[i] - PAPER_TOLERANCE && ours[i] <= high[i] + PAPER_TOLERANCE;
+                within += ours[i].mean >= low[i] - PAPER_TOLERANCE &&
+                          ours[i].mean <= high[i] + PAPER_TOLERANCE;
+                /* A difference inside the spread over seeds is none. */
+                faster += ours[i].max < 1;
+                slower += ours[i].min > 1;
         }
         fprintf(f, "Ours against the paper: %s takes ", variant);
         print_range(f, ours_min, ours_max);
@@ -96,13 +173,17 @@ void experiment_compare_print(FILE *f, const char *variant, const double *ours, 
                 n, n == 1 ? "" : "s");
         print_range(f, paper_min, paper_max);
         fprintf(f, " (%zu of %zu within %.2f of it).\n", within, n, PAPER_TOLERANCE);
+        fprintf(f,
+                "%s is faster than stock in every seed on %zu of them, slower in every seed on "
+                "%zu, and neither on %zu.\n",
+                variant, faster, slower, n - faster - slower);
         if (within == n)
                 fprintf(f, "The model reproduces the paper's figures.\n");
-        else if (ours_mean >= 1 - NO_GAIN)
+        else if (faster == 0)
                 fprintf(f,
                         "The model does not reproduce the paper's gain: %s is %s stock here "
                         "(mean %.2f, the paper %.2f); sim/README.md discusses why.\n",
-                        variant, ours_mean > 1 + NO_GAIN ? "slower than" : "no faster than",
+                        variant, slower > 0 && ours_mean > 1 ? "slower than" : "no faster than",
                         ours_mean, paper_mean);
         else
                 fprintf(f,
@@ -122,20 +203,22 @@ static size_t variant_index(const Experiment *e, const char *label) {
  * the paper gives one: only completion times are "gains". */
 static void compare_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr) {
         size_t pv = variant_index(e, e->paper_variant), n = 0;
-        double ours[MAX_ROWS], low[MAX_ROWS], high[MAX_ROWS];
+        double low[MAX_ROWS], high[MAX_ROWS];
+        Spread ours[MAX_ROWS];
 
         if (e->metric != METRIC_JCT || pv == SIZE_MAX)
                 return;
         for (size_t i = 0; i < nr; i++)
                 if (paper_figure(e->rows[i].paper, &low[n], &high[n]))
-                        ours[n++] = cell_value(e, &cells[i * nv], pv);
+                        ours[n++] = cell_spread(e, &cells[i * nv], pv);
         experiment_compare_print(stdout, e->paper_variant, ours, low, high, n);
 }
 
 /* What the policies did in each run: FlexSlot's resize kills and slot
  * changes, which stock's never makes. */
 void decisions_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr) {
-        printf("Decisions per run (resize kills / map slot changes):\n%-18s", "benchmark");
+        printf("Decisions per run, mean over the seeds (resize kills / map slot changes):\n%-18s",
+               "benchmark");
         for (size_t v = 0; v < nv; v++)
                 printf(" %10s", e->variants[v].label);
         printf("\n");
@@ -143,12 +226,29 @@ void decisions_print(const Experiment *e, const Cell *cells, size_t nv, size_t n
                 printf("%-18s", e->rows[i].benchmark);
                 for (size_t v = 0; v < nv; v++) {
                         char both[32];
-                        snprintf(both, sizeof(both), "%u/%u", cells[i * nv + v].sum.resize_kills,
-                                 cells[i * nv + v].sum.slot_changes);
+                        snprintf(both, sizeof(both), "%.0f/%.0f",
+                                 cell_figure(&cells[i * nv + v], fig_resize_kills).mean,
+                                 cell_figure(&cells[i * nv + v], fig_slot_changes).mean);
                         printf(" %10s", both);
                 }
                 printf("\n");
         }
+}
+
+/* Seed k's completion time over its lower bound: with a co-running
+ * cluster, the mean of both over the bound of that mean. */
+static double cell_bound_ratio(const Cell *c, size_t k) {
+        const RunSummary *r = &c->runs[k];
+
+        return r->pair_bound > 0 ? cell_jct(c, k) / r->pair_bound : run_bound_ratio(r);
+}
+
+static Spread cell_bound_spread(const Cell *c) {
+        double x[MAX_SEEDS];
+
+        for (size_t k = 0; k < c->n; k++)
+                x[k] = cell_bound_ratio(c, k);
+        return spread_of(x, c->n);
 }
 
 typedef struct Table {
@@ -157,8 +257,10 @@ typedef struct Table {
         size_t nv, nr;
 } Table;
 
-/* name.csv: our figure per benchmark and variant, the first variant's
- * completion time, the paper's figure and the decisions of every run. */
+/* name.csv: our figure per benchmark and variant (the mean over the
+ * seeds), the first variant's completion time, the paper's figure, the
+ * decisions of every run, then each variant's lowest and highest figure
+ * over the seeds and its completion time over the lower bound. */
 static int fill_table_csv(FILE *f, const void *userdata) {
         const Table *t = userdata;
 
@@ -169,23 +271,35 @@ static int fill_table_csv(FILE *f, const void *userdata) {
         for (size_t v = 0; v < t->nv; v++)
                 fprintf(f, ",resize_kills_%s,slot_changes_%s", t->e->variants[v].label,
                         t->e->variants[v].label);
+        for (size_t v = 0; v < t->nv; v++)
+                fprintf(f, ",%s_min,%s_max,%s_x_bound", t->e->variants[v].label,
+                        t->e->variants[v].label, t->e->variants[v].label);
         fprintf(f, "\n");
         for (size_t i = 0; i < t->nr; i++) {
                 const Cell *row = &t->cells[i * t->nv];
                 double low, high;
                 fprintf(f, "%s", t->e->rows[i].benchmark);
                 for (size_t v = 0; v < t->nv; v++)
-                        if (isnan(cell_value(t->e, row, v)))
+                        if (isnan(cell_spread(t->e, row, v).mean))
                                 fprintf(f, ",");
                         else
-                                fprintf(f, ",%.4f", cell_value(t->e, row, v));
-                fprintf(f, ",%.1f", cell_jct(row));
+                                fprintf(f, ",%.4f", cell_spread(t->e, row, v).mean);
+                fprintf(f, ",%.1f", cell_figure(&row[0], fig_jct).mean);
                 if (paper_figure(t->e->rows[i].paper, &low, &high))
                         fprintf(f, ",%.4f,%.4f", low, high);
                 else
                         fprintf(f, ",,");
                 for (size_t v = 0; v < t->nv; v++)
-                        fprintf(f, ",%u,%u", row[v].sum.resize_kills, row[v].sum.slot_changes);
+                        fprintf(f, ",%.0f,%.0f", cell_figure(&row[v], fig_resize_kills).mean,
+                                cell_figure(&row[v], fig_slot_changes).mean);
+                for (size_t v = 0; v < t->nv; v++) {
+                        Spread sp = cell_spread(t->e, row, v);
+                        if (isnan(sp.mean))
+                                fprintf(f, ",,");
+                        else
+                                fprintf(f, ",%.4f,%.4f", sp.min, sp.max);
+                        fprintf(f, ",%.4f", cell_bound_spread(&row[v]).mean);
+                }
                 fprintf(f, "\n");
         }
         return 0;
@@ -233,7 +347,7 @@ static void table_chart(FILE *f, const Table *t) {
                  * only make gnuplot warn. */
                 bool any = false;
                 for (size_t i = 0; i < t->nr; i++)
-                        any = any || !isnan(cell_value(e, &t->cells[i * t->nv], v));
+                        any = any || !isnan(cell_spread(e, &t->cells[i * t->nv], v).mean);
                 if (!any)
                         continue;
                 fprintf(f, ", '' using ($0*%zu+%zu):%zu with boxes title '", group, v, v + 2);
@@ -331,26 +445,54 @@ void files_print(const Experiment *e, const ExperimentOptions *opt, const Cell *
                no_charts ? "" : " and charts", opt->out, e->name);
 }
 
-void table_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr, bool quick) {
-        printf("%s%s\n", e->title, quick ? " [quick: reduced input]" : "");
+void bound_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr) {
+        printf("Job completion time over its lower bound (1 = the physical limit), what any "
+               "policy can win against %s, and the share of %s's time after its last map:\n%s%-18s",
+               e->variants[0].label, e->variants[0].label,
+               cells[0].runs[0].pair_bound > 0
+                       ? "(with the co-running cluster: both clusters' mean and its bound)\n"
+                       : "",
+               "benchmark");
+        for (size_t v = 0; v < nv; v++)
+                printf(" %12s", e->variants[v].label);
+        printf(" %10s %10s %10s\n", "bound (s)", "to win", "post-map");
+        for (size_t i = 0; i < nr; i++) {
+                const Cell *row = &cells[i * nv];
+                double ratio = cell_bound_spread(&row[0]).mean;
+                printf("%-18s", e->rows[i].benchmark);
+                for (size_t v = 0; v < nv; v++) {
+                        char text[SPREAD_TEXT_MAX];
+                        printf(" %12s",
+                               spread_format(text, sizeof(text), cell_bound_spread(&row[v]), 2));
+                }
+                printf(" %10.0f %9.0f%% %9.0f%%\n", cell_figure(&row[0], fig_bound_seconds).mean,
+                       100.0 * (1.0 - 1.0 / ratio), 100.0 * cell_figure(&row[0], fig_tail).mean);
+        }
+}
+
+void table_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr,
+                 const ExperimentOptions *opt) {
+        title_print(e, opt);
         printf("%-18s", "benchmark");
         for (size_t v = 0; v < nv; v++)
-                printf(" %10s", e->variants[v].label);
+                printf(" %12s", e->variants[v].label);
         printf("  %-18s %s\n", e->paper_label, e->metric == METRIC_JCT ? "stock JCT (s)" : "");
         for (size_t i = 0; i < nr; i++) {
                 const Cell *row = &cells[i * nv];
+                char text[SPREAD_TEXT_MAX];
                 printf("%-18s", e->rows[i].benchmark);
                 for (size_t v = 0; v < nv; v++)
-                        if (isnan(cell_value(e, row, v)))
-                                printf(" %10s", "-");
-                        else
-                                printf(" %10.2f", cell_value(e, row, v));
+                        printf(" %12s",
+                               spread_format(text, sizeof(text), cell_spread(e, row, v), 2));
                 printf("  %-18s", e->rows[i].paper);
                 if (e->metric == METRIC_JCT)
-                        printf(" %.0f", cell_jct(&row[0]));
+                        printf(" %s",
+                               spread_format(text, sizeof(text), cell_figure(&row[0], fig_jct), 0));
                 printf("\n");
         }
         compare_print(e, cells, nv, nr);
+        if (e->metric == METRIC_JCT)
+                bound_print(e, cells, nv, nr);
         decisions_print(e, cells, nv, nr);
         printf("Note: %s\n", e->note);
 }

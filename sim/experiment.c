@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* The experiments of FlexSlot section V. Each one is a scenario file (the
- * testbed and the stock policies) plus a list of variants that change only
- * policy settings; every number printed as "ours" comes from a simulator run
- * of the policy core. The paper's numbers are those its text states (the
- * figures themselves are not given as data); "-" where it states none. */
+/* The experiments of FlexSlot sections II and V. Each one is a scenario file
+ * (the testbed and the stock policies) plus a list of variants that change
+ * who sizes the VMs and the policy settings; every number printed as "ours"
+ * comes from simulator runs of the policy core, one per seed, given as the
+ * mean and half the range over the seeds. The paper's numbers are those its
+ * text states (the figures themselves are not given as data); "-" where it
+ * states none. */
 #include "experiment.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
+#include "controller/policies/flexslot.h"
 #include "sim/experiment-internal.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
@@ -20,13 +25,31 @@
 /* --quick runs this share of each benchmark's input: enough waves of maps
  * for stragglers and slot moves to matter, small enough for a demo. */
 #define QUICK_SCALE 0.15
+/* Seeds per experiment: enough to see whether a difference is more than
+ * the spread of the workload's random splits and placement. */
+#define SEEDS 5
+#define QUICK_SEEDS 3
 
-#define STOCK { "stock", "static", "demand", false, 0, 0 }
-#define FLEXSLOT { "flexslot", "flexslot", "demand", false, 0, 0 }
-#define FLEXSLOT_ALLOC { "fs+alloc", "flexslot", "flexslot", false, 0, 0 }
+/* Stock Hadoop and the paper's FlexSlot under DRS; the paper's static
+ * homogeneous cluster; FlexSlot with flexslot's allocator instead of DRS. */
+#define STOCK \
+        { .label = "stock", .slot_manager = "static", .cloud = CLOUD_DRS }
+#define FLEXSLOT \
+        { .label = "flexslot", .slot_manager = "flexslot", .cloud = CLOUD_DRS }
+#define HOMO \
+        { .label = "homo", .slot_manager = "static", .cloud = CLOUD_HOMO }
+#define FLEXSLOT_ALLOC                                                                    \
+        {                                                                                 \
+                .label = "fs+alloc", .slot_manager = "flexslot", .allocator = "flexslot", \
+                .cloud = CLOUD_AGENT                                                      \
+        }
+#define KILLS(a) \
+        { .label = "a=" #a, .slot_manager = "flexslot", .cloud = CLOUD_DRS, .alpha = a }
 
 static int table1_run(const Experiment *e, const ExperimentOptions *opt);
 static int breakdown_run(const Experiment *e, const ExperimentOptions *opt);
+static int motivation_run(const Experiment *e, const ExperimentOptions *opt);
+static int sensitivity_run(const Experiment *e, const ExperimentOptions *opt);
 
 static const Experiment experiments[] = {
         {
@@ -41,20 +64,52 @@ static const Experiment experiments[] = {
                         "strongest quarter of the nodes, where delay scheduling keeps them.",
         },
         {
+                .name = "fig3",
+                .title = "Fig. 3: wordcount map task times on the static and the DRS cluster",
+                .scenario = "fig10.ini",
+                .custom = motivation_run,
+                .variants = { HOMO, STOCK },
+                .rows = { { "wordcount", NULL } },
+                .note = "the paper: under DRS the fast tasks ran faster and the stragglers "
+                        "slower than on the static cluster, so the skewness rose (its Homo "
+                        "skewness is 2.65, Table I).",
+        },
+        {
+                .name = "fig4",
+                .title = "Fig. 4: wordcount map tasks and CPU per slave on the static and the DRS "
+                         "cluster",
+                .scenario = "fig10.ini",
+                .custom = motivation_run,
+                .variants = { HOMO, STOCK },
+                .rows = { { "wordcount", NULL } },
+                .note = "the paper: under DRS some nodes ran 10x more tasks than the node with "
+                        "the fewest; those hot spots ran fast tasks and got more CPU.",
+        },
+        {
+                .name = "fig6",
+                .title = "Fig. 6: where the slowest tenth of wordcount's maps spend their time "
+                         "(seconds)",
+                .scenario = "fig10.ini",
+                .custom = motivation_run,
+                .variants = { HOMO, STOCK },
+                .rows = { { "wordcount", NULL } },
+                .note = "the paper: under DRS, steal time contributed most to the stragglers' "
+                        "runtime.",
+        },
+        {
                 .name = "fig9",
                 .title = "Fig. 9: mean inverted-index map task time split (seconds)",
                 .scenario = "fig10.ini",
                 .custom = breakdown_run,
-                .variants = { STOCK, FLEXSLOT, FLEXSLOT_ALLOC },
+                .variants = { HOMO, STOCK, FLEXSLOT, FLEXSLOT_ALLOC },
                 .rows = { { "inverted-index", NULL } },
-                .note = "the paper: FlexSlot cut steal time by 60.5 % and I/O wait by 39.7 % "
-                        "against stock Hadoop (its I/O wait figure is against a homogeneous "
-                        "cluster).",
+                .note = "the paper: FlexSlot cut steal time by 60.5 % against stock Hadoop under "
+                        "DRS and I/O wait by 39.7 % against stock Hadoop on the static "
+                        "homogeneous cluster (homo).",
         },
         {
                 .name = "fig10",
-                .title = "Fig. 10: normalized job completion time (stock Hadoop with "
-                         "demand-based allocation = 1)",
+                .title = "Fig. 10: normalized job completion time (stock Hadoop under DRS = 1)",
                 .scenario = "fig10.ini",
                 .metric = METRIC_JCT,
                 .paper_label = "paper flexslot",
@@ -68,8 +123,9 @@ static const Experiment experiments[] = {
                           { "k-means", "0.75" },
                           { "histogram-movies", "0.87" },
                           { "histogram-ratings", "0.88" } },
-                .note = "flexslot = the paper's FlexSlot (slot manager, demand allocator); "
-                        "fs+alloc = flexslot slot manager with the flexslot VM allocator.",
+                .note = "flexslot = the paper's FlexSlot (its slot manager) under DRS; fs+alloc "
+                        "= the FlexSlot slot manager with flexslot's VM allocator instead of "
+                        "DRS.",
         },
         {
                 .name = "fig11",
@@ -98,7 +154,9 @@ static const Experiment experiments[] = {
                 .metric = METRIC_JCT,
                 .paper_label = "paper unlimited",
                 .paper_variant = "unlimited",
-                .variants = { STOCK, FLEXSLOT, { "unlimited", "flexslot", "demand", true, 0 } },
+                .variants = { STOCK, FLEXSLOT,
+                              { .label = "unlimited", .slot_manager = "flexslot",
+                                .cloud = CLOUD_DRS, .unlimited = true } },
                 .rows = { { "tera-sort", "-" },
                           { "inverted-index", "-" },
                           { "term-vector", "-" },
@@ -135,11 +193,7 @@ static const Experiment experiments[] = {
                 .scenario = "fig10.ini",
                 .metric = METRIC_KILLS,
                 .paper_label = "paper trend",
-                .variants = { { "a=0.1", "flexslot", "demand", false, 0.1 },
-                              { "a=0.2", "flexslot", "demand", false, 0.2 },
-                              { "a=0.3", "flexslot", "demand", false, 0.3 },
-                              { "a=0.4", "flexslot", "demand", false, 0.4 },
-                              { "a=0.5", "flexslot", "demand", false, 0.5 } },
+                .variants = { KILLS(0.1), KILLS(0.2), KILLS(0.3), KILLS(0.4), KILLS(0.5) },
                 .rows = { { "inverted-index", "falls" },
                           { "k-means", "falls" },
                           { "histogram-movies", "flat" } },
@@ -149,7 +203,7 @@ static const Experiment experiments[] = {
         {
                 .name = "dmr-fig8",
                 .title = "DynamicMR Fig. 8: speedup over stock Hadoop at 1/11 map/reduce slots "
-                         "per slave, by slot configuration (mean of 3 seeds)",
+                         "per slave, by slot configuration",
                 .scenario = "dmr.ini",
                 .custom = dmr_fig8_run,
                 .note = "the DynamicMR testbed (dmr.ini) under the Fair scheduler, one job at a "
@@ -164,10 +218,69 @@ static const Experiment experiments[] = {
                 .paper_label = "paper flexslot",
                 .paper_variant = "flexslot",
                 .variants = { STOCK, FLEXSLOT, FLEXSLOT_ALLOC },
-                .rows = { { "inverted-index", "0.96 (stock 4.98)" },
-                          { "wordcount", "-" } },
+                .rows = { { "inverted-index", "0.96 (stock 4.98)" }, { "wordcount", "-" } },
                 .note = "the paper's Fig. 8 skewness for inverted-index: stock 4.98, "
                         "SkewTune 1.68, FlexSlot 0.96.",
+        },
+        {
+                .name = "drs",
+                .title = "DRS's estimator: wordcount under stock Hadoop and FlexSlot for each "
+                         "way of estimating demand",
+                .scenario = "fig10.ini",
+                .custom = sensitivity_run,
+                .variants = {
+                        { .label = "5min", .cloud = CLOUD_DRS },
+                        { .label = "60s", .cloud = CLOUD_DRS,
+                          .sets = { "drs.period=60s", "drs.window=60s" } },
+                        { .label = "3s", .cloud = CLOUD_DRS,
+                          .sets = { "drs.period=3s", "drs.window=3s", "drs.sample=1s" } },
+                        { .label = "ready", .cloud = CLOUD_DRS, .sets = { "drs.ready=yes" } },
+                        { .label = "maxmin", .cloud = CLOUD_DRS, .sets = { "drs.divvy=maxmin" } },
+                        { .label = "3s+ready", .cloud = CLOUD_DRS,
+                          .sets = { "drs.period=3s", "drs.window=3s", "drs.sample=1s",
+                                    "drs.ready=yes" } },
+                        { .label = "3s+maxmin", .cloud = CLOUD_DRS,
+                          .sets = { "drs.period=3s", "drs.window=3s", "drs.sample=1s",
+                                    "drs.divvy=maxmin" } },
+                        HOMO,
+                },
+                .rows = { { "wordcount", NULL } },
+                .note = "5min is the default (sim/drs.c): DRS divides the pool every 5 minutes "
+                        "by the last 5 minutes' CPU use, in proportion; ready: ready time "
+                        "counts as demand; maxmin: each VM its demand, the rest in equal "
+                        "parts; homo: no DRS, static 2-pCPU nodes.",
+        },
+        {
+                .name = "assume",
+                .title = "The model's assumptions: wordcount under stock Hadoop and FlexSlot as "
+                         "each one changes",
+                .scenario = "fig10.ini",
+                .custom = sensitivity_run,
+                .variants = {
+                        { .label = "as is", .cloud = CLOUD_DRS },
+                        { .label = "comb 0.1", .cloud = CLOUD_DRS,
+                          .sets = { "workload.combine_ratio=0.1" } },
+                        { .label = "comb 0.5", .cloud = CLOUD_DRS,
+                          .sets = { "workload.combine_ratio=0.5" } },
+                        { .label = "no comb", .cloud = CLOUD_DRS,
+                          .sets = { "workload.combine_ratio=1" } },
+                        { .label = "big recs", .cloud = CLOUD_DRS,
+                          .sets = { "workload.record_bytes=0" } },
+                        { .label = "chunk 4M", .cloud = CLOUD_DRS, .sets = { "hadoop.chunk=4M" } },
+                        { .label = "disk 80M", .cloud = CLOUD_DRS,
+                          .sets = { "cluster.host_disk_bandwidth=80M" } },
+                        { .label = "no small", .cloud = CLOUD_DRS,
+                          .sets = { "workload.small_frac=0" } },
+                        { .label = "exp cpu 3", .cloud = CLOUD_DRS,
+                          .sets = { "workload.expensive_cpu=3" } },
+                },
+                .rows = { { "wordcount", NULL } },
+                .note = "comb: what wordcount's combiner keeps of a spill (0.2 as shipped; no "
+                        "comb: none kept out); big recs: records never start a spill (only "
+                        "the 76 MB data part does); chunk: the model's round of input (16M as "
+                        "shipped); disk: each host's disk bandwidth (160M as shipped); no small: "
+                        "no file smaller than a block (a quarter as shipped); exp cpu: "
+                        "what expensive records cost in CPU (1.2 x as shipped).",
         },
 };
 
@@ -199,6 +312,14 @@ size_t n_rows(const Experiment *e) {
         return n;
 }
 
+int64_t experiment_first_seed(const ExperimentOptions *opt) {
+        return opt->seed_set ? opt->seed : 1;
+}
+
+size_t experiment_seeds(const ExperimentOptions *opt) {
+        return opt->quick ? QUICK_SEEDS : SEEDS;
+}
+
 typedef struct CellRun {
         Scenario sc;
         Workload wl;
@@ -211,18 +332,64 @@ static void cell_close(CellRun *c) {
         scenario_done(&c->sc);
 }
 
+/* The scenario keys of a variant's cloud and its own settings, after the
+ * command line's. */
+static int variant_overrides(const Variant *v, const ExperimentOptions *opt, ScenarioOverride **ret,
+                             size_t *ret_n) {
+        static const char *const clouds[][3] = {
+                [CLOUD_SCENARIO] = { NULL },
+                [CLOUD_DRS] = { "drs.enabled=yes", "policy.apply_vm_targets=no", NULL },
+                [CLOUD_HOMO] = { "drs.enabled=no", "policy.apply_vm_targets=no", NULL },
+                [CLOUD_AGENT] = { "drs.enabled=no", "policy.apply_vm_targets=yes", NULL },
+        };
+        ScenarioOverride *o = calloc(opt->n_overrides + 2 + MAX_VARIANT_SETS, sizeof(*o));
+        size_t n = 0;
+
+        if (!o)
+                return -ENOMEM;
+        for (size_t i = 0; i < opt->n_overrides; i++)
+                o[n++] = opt->overrides[i];
+        for (size_t i = 0; clouds[v->cloud][i]; i++)
+                if (scenario_override_parse(clouds[v->cloud][i], &o[n++]) < 0)
+                        goto bad;
+        for (size_t i = 0; i < MAX_VARIANT_SETS && v->sets[i]; i++)
+                if (scenario_override_parse(v->sets[i], &o[n++]) < 0)
+                        goto bad;
+        *ret = o;
+        *ret_n = n;
+        return 0;
+bad:
+        free(o);
+        return -EINVAL;
+}
+
+/* The variant's settings on top of the scenario's. */
+static void variant_apply(const Variant *v, PolicyConfig *policy) {
+        FlexSlotSettings *flexslot = policy_config_settings(policy, &flexslot_settings_schema);
+        FairSettings *fair = policy_config_settings(policy, &fair_settings_schema);
+
+        flexslot->unlimited_slots = flexslot->unlimited_slots || v->unlimited;
+        if (v->alpha > 0)
+                flexslot->alpha = v->alpha;
+        if (v->locality_delay > 0)
+                fair->locality_delay = v->locality_delay;
+}
+
 /* Loads the experiment's scenario with the variant's settings for
- * benchmark and builds the simulator; returns an exit status. */
-static int cell_open(const Experiment *e, const Variant *v, const char *benchmark,
+ * benchmark and seed and builds the simulator; returns an exit status. */
+static int cell_open(const Experiment *e, const Variant *v, const char *benchmark, int64_t seed,
                      const ExperimentOptions *opt, CellRun *c) {
         _cleanup_free_ char *path = NULL;
+        _cleanup_free_ ScenarioOverride *overrides = NULL;
+        size_t n_overrides;
         char err[512];
         int r;
 
         *c = (CellRun){ 0 };
-        if (asprintf(&path, "%s/%s", opt->scenario_dir, e->scenario) < 0)
+        if (asprintf(&path, "%s/%s", opt->scenario_dir, e->scenario) < 0 ||
+            variant_overrides(v, opt, &overrides, &n_overrides) < 0)
                 return 1;
-        r = scenario_load(path, opt->overrides, opt->n_overrides, &c->sc, err, sizeof(err));
+        r = scenario_load(path, overrides, n_overrides, &c->sc, err, sizeof(err));
         if (r < 0) {
                 fprintf(stderr, "flexslot-sim: %s\n", err);
                 return 2;
@@ -240,19 +407,14 @@ static int cell_open(const Experiment *e, const Variant *v, const char *benchmar
                 cell_close(c);
                 return 1;
         }
-        c->sc.unlimited_slots = c->sc.unlimited_slots || v->unlimited;
-        if (v->alpha > 0) {
-                c->sc.alpha = v->alpha;
-                c->sc.tuned |= TUNED(TUNED_ALPHA);
-        }
-        if (v->locality_delay > 0) {
-                c->sc.locality_delay = v->locality_delay;
-                c->sc.tuned |= TUNED(TUNED_LOCALITY_DELAY);
-        }
+        /* II-B's Homo: the pool split equally, each VM capped at its part
+         * (the paper's 4.8 GHz of 153.6 for 32 VMs). */
+        if (v->cloud == CLOUD_HOMO)
+                c->sc.vm_cap = (double)(c->sc.hosts * c->sc.host_cpus) / (double)c->sc.vms;
+        variant_apply(v, &c->sc.policy);
         if (opt->quick)
                 c->sc.scale *= QUICK_SCALE;
-        if (opt->seed_set)
-                c->sc.seed = opt->seed;
+        c->sc.seed = seed;
 
         r = sim_new(&c->sc, &c->wl, &c->sim, err, sizeof(err));
         if (r < 0) {
@@ -264,22 +426,23 @@ static int cell_open(const Experiment *e, const Variant *v, const char *benchmar
         return 0;
 }
 
-/* Runs an opened cell and summarizes it (and writes its files with --out);
- * returns an exit status. */
+/* Runs an opened cell as its k-th seed and summarizes it (and writes its
+ * files with --out, for the first seed); returns an exit status. */
 static int cell_run(CellRun *c, const Experiment *e, const Variant *v, const char *benchmark,
-                    const ExperimentOptions *opt, Cell *ret) {
+                    const ExperimentOptions *opt, Cell *ret, size_t k) {
         int r = sim_run(c->sim);
 
         if (r < 0) {
-                fprintf(stderr, "flexslot-sim: %s under %s: %s\n", benchmark, v->label,
-                        sim_invariant_error(c->sim) ? sim_invariant_error(c->sim)
-                                                    : strerror(-r));
+                fprintf(stderr, "flexslot-sim: %s under %s, seed %" PRId64 ": %s\n", benchmark,
+                        v->label, c->sc.seed,
+                        sim_invariant_error(c->sim) ? sim_invariant_error(c->sim) : strerror(-r));
                 return 1;
         }
-        if (run_summarize(sim_results(c->sim), &ret->sum) < 0)
+        if (run_summarize(sim_results(c->sim), &ret->runs[k]) < 0)
                 return 1;
-        ret->other_jct = sim_results(c->sim)->other_mean_jct;
-        if (opt->out) {
+        ret->other_jct[k] = sim_results(c->sim)->other_mean_jct;
+        ret->n = MAX(ret->n, k + 1);
+        if (opt->out && k == 0) {
                 _cleanup_free_ char *dir = NULL, *run = NULL;
                 if (asprintf(&dir, "%s/%s/%s/%s", opt->out, e->name, benchmark, v->label) < 0 ||
                     asprintf(&run, "%s under %s (%s)", benchmark, v->label, e->name) < 0)
@@ -292,16 +455,46 @@ static int cell_run(CellRun *c, const Experiment *e, const Variant *v, const cha
         return 0;
 }
 
+/* Every seed of benchmark under variant; returns an exit status. */
 int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
                     const ExperimentOptions *opt, Cell *ret) {
-        CellRun c;
-        int status = cell_open(e, v, benchmark, opt, &c);
+        for (size_t k = 0; k < experiment_seeds(opt); k++) {
+                CellRun c;
+                int status = cell_open(e, v, benchmark, experiment_first_seed(opt) + (int64_t)k,
+                                       opt, &c);
 
-        if (status != 0)
-                return status;
-        status = cell_run(&c, e, v, benchmark, opt, ret);
-        cell_close(&c);
-        return status;
+                if (status != 0)
+                        return status;
+                status = cell_run(&c, e, v, benchmark, opt, ret, k);
+                cell_close(&c);
+                if (status != 0)
+                        return status;
+        }
+        return 0;
+}
+
+/* Every variant of every row: cells[row * nv + variant]. */
+static int run_cells(const Experiment *e, const ExperimentOptions *opt, Cell **ret) {
+        size_t nv = n_variants(e), nr = n_rows(e);
+        _cleanup_free_ Cell *cells = calloc(MAX(nv * nr, (size_t)1), sizeof(Cell));
+
+        if (!cells)
+                return 1;
+        for (size_t i = 0; i < nr; i++)
+                for (size_t v = 0; v < nv; v++) {
+                        int status = run_cell(e, &e->variants[v], e->rows[i].benchmark, opt,
+                                              &cells[i * nv + v]);
+                        if (status != 0)
+                                return status;
+                }
+        *ret = TAKE_PTR(cells);
+        return 0;
+}
+
+/* "mean±h" of a figure of a cell's runs. */
+static const char *figure_text(char *buf, const Cell *c, double (*fn)(const RunSummary *),
+                               int decimals) {
+        return spread_format(buf, SPREAD_TEXT_MAX, cell_figure(c, fn), decimals);
 }
 
 /* ---- Table I ---- */
@@ -323,6 +516,7 @@ static void table1_profile_done(Table1Profile *p) {
         free(p->caps);
         free(p->straggler);
         free(p->strong);
+        *p = (Table1Profile){ 0 };
 }
 
 static int compare_desc(const void *a, const void *b) {
@@ -400,78 +594,281 @@ static int table1_apply(Sim *sim, const Table1Profile *p, bool skew_sched) {
         return 0;
 }
 
-static int table1_run(const Experiment *e, const ExperimentOptions *opt) {
-        static const Variant variants[] = {
-                { "Homo", NULL, NULL, false, 0, 0 },
-                { "Heter", NULL, NULL, false, 0, 0 },
-                /* Delay scheduling that waits as long as it takes: the
-                 * stragglers run only where their splits are. */
-                { "Heter+skew-sched", NULL, NULL, false, 0, 24 * USEC_PER_HOUR },
-        };
-        static const char *const paper[] = { "2.65", "2.25", "0.31" };
+/* One seed of the three clusters; returns an exit status. */
+static int table1_seed(const Experiment *e, const Variant *variants, size_t nv, int64_t seed,
+                       const ExperimentOptions *opt, Cell *cells, size_t k) {
         Table1Profile profile = { 0 };
-        Cell cells[ELEMENTSOF(variants)] = { 0 };
         int status = 0;
 
-        for (size_t v = 0; v < ELEMENTSOF(variants) && status == 0; v++) {
+        for (size_t v = 0; v < nv && status == 0; v++) {
                 CellRun c;
-                status = cell_open(e, &variants[v], TABLE1_BENCHMARK, opt, &c);
+                status = cell_open(e, &variants[v], TABLE1_BENCHMARK, seed, opt, &c);
                 if (status != 0)
                         break;
                 if (v > 0 && table1_apply(c.sim, &profile, v == 2) < 0)
                         status = 1;
                 if (status == 0)
-                        status = cell_run(&c, e, &variants[v], TABLE1_BENCHMARK, opt, &cells[v]);
+                        status = cell_run(&c, e, &variants[v], TABLE1_BENCHMARK, opt, &cells[v], k);
                 if (status == 0 && v == 0 &&
                     table1_profile(sim_results(c.sim), sim_n_nodes(c.sim), &profile) < 0)
                         status = 1;
                 cell_close(&c);
         }
         table1_profile_done(&profile);
-        if (status != 0)
-                return status;
-        printf("%s%s\n", e->title, opt->quick ? " [quick: reduced input]" : "");
-        printf("%-18s %8s %8s %10s\n", "cluster", "ours", "paper", "JCT (s)");
+        return status;
+}
+
+static int table1_run(const Experiment *e, const ExperimentOptions *opt) {
+        static const Variant variants[] = {
+                { .label = "Homo" },
+                { .label = "Heter" },
+                /* Delay scheduling that waits as long as it takes: the
+                 * stragglers run only where their splits are. */
+                { .label = "Heter+skew-sched", .locality_delay = 24 * USEC_PER_HOUR },
+        };
+        static const char *const paper[] = { "2.65", "2.25", "0.31" };
+        Cell cells[ELEMENTSOF(variants)] = { 0 };
+        char skew[SPREAD_TEXT_MAX], jct[SPREAD_TEXT_MAX], bound[SPREAD_TEXT_MAX];
+
+        for (size_t k = 0; k < experiment_seeds(opt); k++) {
+                int status = table1_seed(e, variants, ELEMENTSOF(variants),
+                                         experiment_first_seed(opt) + (int64_t)k, opt, cells, k);
+                if (status != 0)
+                        return status;
+        }
+        title_print(e, opt);
+        printf("%-18s %12s %8s %12s %12s\n", "cluster", "ours", "paper", "JCT (s)", "x bound");
         for (size_t v = 0; v < ELEMENTSOF(variants); v++)
-                printf("%-18s %8.2f %8s %10.0f\n", variants[v].label, cells[v].sum.map_skewness,
-                       paper[v], cells[v].sum.jct);
+                printf("%-18s %12s %8s %12s %12s\n", variants[v].label,
+                       figure_text(skew, &cells[v], fig_skewness, 2), paper[v],
+                       figure_text(jct, &cells[v], fig_jct, 0),
+                       figure_text(bound, &cells[v], fig_bound_ratio, 2));
         printf("Note: %s\n", e->note);
         if (opt->out)
                 files_print(e, opt, cells, ELEMENTSOF(cells), false, false);
         return 0;
 }
 
+/* ---- Fig. 3, 4 and 6: the motivation, static cluster against DRS ---- */
+
+/* Whether a figure's mean under DRS is above or below Homo's by more than
+ * half the range of either over the seeds, or neither: a difference inside
+ * the spread is none. */
+static const char *direction(const Cell *homo, const Cell *drs, double (*fn)(const RunSummary *)) {
+        Spread h = cell_figure(homo, fn), d = cell_figure(drs, fn);
+        double spread = MAX(h.max - h.min, d.max - d.min) / 2;
+
+        if (d.mean - h.mean > spread)
+                return "higher";
+        if (h.mean - d.mean > spread)
+                return "lower";
+        return "no different";
+}
+
+static void fig3_print(const Cell *cells) {
+        static const struct {
+                const char *name;
+                double (*fn)(const RunSummary *);
+                int decimals;
+                const char *paper;
+        } figures[] = {
+                { "skewness", fig_skewness, 2, "higher (Homo 2.65)" },
+                { "fastest half (s)", fig_fast_half, 1, "lower" },
+                { "slowest tenth (s)", fig_slow_tenth, 1, "higher" },
+                { "JCT (s)", fig_jct, 0, "-" },
+                { "JCT x bound", fig_bound_ratio, 2, "-" },
+        };
+        char a[SPREAD_TEXT_MAX], b[SPREAD_TEXT_MAX];
+
+        printf("%-20s %12s %12s %14s %20s\n", "figure", "homo", "drs", "drs vs homo", "paper");
+        for (size_t i = 0; i < ELEMENTSOF(figures); i++)
+                printf("%-20s %12s %12s %14s %20s\n", figures[i].name,
+                       figure_text(a, &cells[0], figures[i].fn, figures[i].decimals),
+                       figure_text(b, &cells[1], figures[i].fn, figures[i].decimals),
+                       direction(&cells[0], &cells[1], figures[i].fn), figures[i].paper);
+        printf("Ours against the paper: under DRS the skewness is %s, the fast tasks' time %s "
+               "and the stragglers' %s than on the static cluster (beyond the spread over the "
+               "seeds); the paper has higher, lower and higher.\n",
+               direction(&cells[0], &cells[1], fig_skewness),
+               direction(&cells[0], &cells[1], fig_fast_half),
+               direction(&cells[0], &cells[1], fig_slow_tenth));
+}
+
+static void fig4_print(const Cell *cells) {
+        char a[5][SPREAD_TEXT_MAX];
+
+        printf("%-8s %12s %12s %12s %12s %12s\n", "cluster", "fewest maps", "most maps",
+               "most/fewest", "least CPU", "most CPU");
+        for (size_t v = 0; v < 2; v++)
+                printf("%-8s %12s %12s %12s %12s %12s\n", v == 0 ? "homo" : "drs",
+                       figure_text(a[0], &cells[v], fig_maps_min, 0),
+                       figure_text(a[1], &cells[v], fig_maps_max, 0),
+                       figure_text(a[2], &cells[v], fig_maps_ratio, 2),
+                       figure_text(a[3], &cells[v], fig_cpu_min, 2),
+                       figure_text(a[4], &cells[v], fig_cpu_max, 2));
+        printf("%-8s %12s %12s %12s\n", "paper", "-", "-", "~10 (drs)");
+        printf("Ours against the paper: under DRS the busiest slave ran %.2f times the maps of "
+               "the least busy (homo %.2f); the paper ~10.\n",
+               cell_figure(&cells[1], fig_maps_ratio).mean,
+               cell_figure(&cells[0], fig_maps_ratio).mean);
+}
+
+static void fig6_print(const Cell *cells) {
+        static const struct {
+                const char *name;
+                double (*fn)(const RunSummary *);
+        } parts[] = { { "cpu", fig_slow_cpu },
+                      { "I/O wait", fig_slow_iowait },
+                      { "steal", fig_slow_steal },
+                      { "queue+start", fig_slow_queue } };
+        char a[4][SPREAD_TEXT_MAX], share[SPREAD_TEXT_MAX];
+
+        printf("%-8s", "cluster");
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++)
+                printf(" %12s", parts[i].name);
+        printf(" %14s\n", "steal share");
+        for (size_t v = 0; v < 2; v++) {
+                printf("%-8s", v == 0 ? "homo" : "drs");
+                for (size_t i = 0; i < ELEMENTSOF(parts); i++)
+                        printf(" %12s", figure_text(a[i], &cells[v], parts[i].fn, 1));
+                printf(" %14s\n", figure_text(share, &cells[v], fig_steal_share, 2));
+        }
+        printf("%-8s %12s %12s %12s %12s %14s\n", "paper", "-", "-", "largest", "-", "-");
+        {
+                const Cell *drs = &cells[1];
+                size_t largest = 0;
+                for (size_t i = 1; i < ELEMENTSOF(parts); i++)
+                        if (cell_figure(drs, parts[i].fn).mean >
+                            cell_figure(drs, parts[largest].fn).mean)
+                                largest = i;
+                printf("Ours against the paper: under DRS the stragglers' largest part is %s "
+                       "(steal %.0f %% of their time); the paper: steal.\n",
+                       parts[largest].name, 100.0 * cell_figure(drs, fig_steal_share).mean);
+        }
+}
+
+static int motivation_run(const Experiment *e, const ExperimentOptions *opt) {
+        _cleanup_free_ Cell *cells = NULL;
+        int status = run_cells(e, opt, &cells);
+
+        if (status != 0)
+                return status;
+        title_print(e, opt);
+        if (strcmp(e->name, "fig3") == 0)
+                fig3_print(cells);
+        else if (strcmp(e->name, "fig4") == 0)
+                fig4_print(cells);
+        else
+                fig6_print(cells);
+        printf("Note: %s\n", e->note);
+        if (opt->out)
+                files_print(e, opt, cells, n_variants(e), false, false);
+        return 0;
+}
+
 /* ---- Fig. 9 ---- */
 
-static double change_pct(double now, double before) {
-        return before > 0 ? 100.0 * (now - before) / before : 0;
+static size_t variant_at(const Experiment *e, const char *label) {
+        for (size_t v = 0; v < n_variants(e); v++)
+                if (strcmp(e->variants[v].label, label) == 0)
+                        return v;
+        return 0;
+}
+
+/* The mean change of a figure against the same seed's run of base, in %. */
+static Spread change_pct(const Cell *c, const Cell *base, double (*fn)(const RunSummary *)) {
+        double x[MAX_SEEDS];
+        size_t n = MIN(c->n, base->n);
+
+        for (size_t k = 0; k < n; k++) {
+                double b = fn(&base->runs[k]);
+                x[k] = b > 0 ? 100.0 * (fn(&c->runs[k]) - b) / b : 0;
+        }
+        return spread_of(x, n);
 }
 
 static int breakdown_run(const Experiment *e, const ExperimentOptions *opt) {
-        const char *benchmark = e->rows[0].benchmark;
-        size_t nv = n_variants(e);
-        Cell cells[MAX_VARIANTS] = { 0 };
+        size_t nv = n_variants(e), homo = variant_at(e, "homo"), stock = variant_at(e, "stock");
+        _cleanup_free_ Cell *cells = NULL;
+        char a[6][SPREAD_TEXT_MAX];
+        int status = run_cells(e, opt, &cells);
 
-        for (size_t v = 0; v < nv; v++) {
-                int status = run_cell(e, &e->variants[v], benchmark, opt, &cells[v]);
-                if (status != 0)
-                        return status;
-        }
-        printf("%s%s\n", e->title, opt->quick ? " [quick: reduced input]" : "");
-        printf("%-10s %8s %8s %8s %12s %10s %10s\n", "variant", "cpu", "I/O wait", "steal",
-               "queue+start", "steal vs", "I/O vs");
-        for (size_t v = 0; v < nv; v++) {
-                const RunSummary *r = &cells[v].sum;
-                printf("%-10s %8.1f %8.1f %8.1f %12.1f %9.0f%% %9.0f%%\n", e->variants[v].label,
-                       r->cpu, r->iowait, r->steal, r->queue, change_pct(r->steal, cells[0].sum.steal),
-                       change_pct(r->iowait, cells[0].sum.iowait));
-        }
-        printf("%-10s %8s %8s %8s %12s %9s%% %9s%%\n", "paper", "-", "-", "-", "-", "-60.5",
-               "-39.7");
+        if (status != 0)
+                return status;
+        title_print(e, opt);
+        printf("%-10s %11s %11s %11s %12s %12s %12s\n", "variant", "cpu", "I/O wait", "steal",
+               "queue+start", "steal vs st", "I/O vs homo");
+        for (size_t v = 0; v < nv; v++)
+                printf("%-10s %11s %11s %11s %12s %11s%% %11s%%\n", e->variants[v].label,
+                       figure_text(a[0], &cells[v], fig_cpu, 1),
+                       figure_text(a[1], &cells[v], fig_iowait, 1),
+                       figure_text(a[2], &cells[v], fig_steal, 1),
+                       figure_text(a[3], &cells[v], fig_queue, 1),
+                       spread_format(a[4], SPREAD_TEXT_MAX,
+                                     change_pct(&cells[v], &cells[stock], fig_steal), 0),
+                       spread_format(a[5], SPREAD_TEXT_MAX,
+                                     change_pct(&cells[v], &cells[homo], fig_iowait), 0));
+        printf("%-10s %11s %11s %11s %12s %11s%% %11s%%\n", "paper flexslot", "-", "-", "-", "-",
+               "-60.5", "-39.7");
+        bound_print(e, cells, nv, 1);
         decisions_print(e, cells, nv, 1);
         printf("Note: %s\n", e->note);
         if (opt->out)
                 files_print(e, opt, cells, nv, false, false);
+        return 0;
+}
+
+/* ---- the estimator and the assumptions: each setting under stock and
+ * FlexSlot ---- */
+
+/* FlexSlot over stock in the same seed, for a pair of cells. */
+static Spread flexslot_ratio(const Cell *stock, const Cell *flexslot) {
+        double x[MAX_SEEDS];
+        size_t n = MIN(stock->n, flexslot->n);
+
+        for (size_t k = 0; k < n; k++)
+                x[k] = flexslot->runs[k].jct / stock->runs[k].jct;
+        return spread_of(x, n);
+}
+
+static int sensitivity_run(const Experiment *e, const ExperimentOptions *opt) {
+        size_t nv = n_variants(e);
+        const char *benchmark = e->rows[0].benchmark;
+        _cleanup_free_ Cell *cells = calloc(2 * nv, sizeof(Cell));
+        char a[7][SPREAD_TEXT_MAX];
+
+        if (!cells)
+                return 1;
+        for (size_t v = 0; v < nv; v++) {
+                Variant stock = e->variants[v], flexslot = e->variants[v];
+                int status;
+
+                stock.slot_manager = "static";
+                flexslot.slot_manager = "flexslot";
+                status = run_cell(e, &stock, benchmark, opt, &cells[2 * v]);
+                if (status == 0)
+                        status = run_cell(e, &flexslot, benchmark, opt, &cells[2 * v + 1]);
+                if (status != 0)
+                        return status;
+        }
+        title_print(e, opt);
+        printf("%-10s %10s %11s %11s %11s %11s %11s %13s\n", "setting", "stock JCT", "x bound",
+               "skewness", "maps ratio", "slow steal", "post-map", "flexslot/st");
+        for (size_t v = 0; v < nv; v++) {
+                const Cell *c = &cells[2 * v];
+                printf("%-10s %10s %11s %11s %11s %11s %11s %13s\n", e->variants[v].label,
+                       figure_text(a[0], c, fig_jct, 0), figure_text(a[1], c, fig_bound_ratio, 2),
+                       figure_text(a[2], c, fig_skewness, 2),
+                       figure_text(a[3], c, fig_maps_ratio, 2),
+                       figure_text(a[4], c, fig_steal_share, 2), figure_text(a[5], c, fig_tail, 2),
+                       spread_format(a[6], SPREAD_TEXT_MAX, flexslot_ratio(c, &cells[2 * v + 1]),
+                                     3));
+        }
+        printf("Columns: stock Hadoop's completion time, its ratio to the lower bound, its map "
+               "skewness, its busiest over least busy slave (maps), the steal share of its "
+               "slowest tenth of maps, its share of time after the last map, and FlexSlot's "
+               "completion time over stock's in the same seed.\n");
+        printf("Note: %s\n", e->note);
         return 0;
 }
 
@@ -492,18 +889,10 @@ int experiment_run(const char *name, const ExperimentOptions *opt) {
 
         if (nv == 0 || nr == 0)
                 return 1;
-        cells = calloc(nv * nr, sizeof(Cell));
-        if (!cells)
-                return 1;
-        for (size_t i = 0; i < nr; i++)
-                for (size_t v = 0; v < nv; v++) {
-                        status = run_cell(e, &e->variants[v], e->rows[i].benchmark, opt,
-                                          &cells[i * nv + v]);
-                        if (status != 0)
-                                return status;
-                }
-
-        table_print(e, cells, nv, nr, opt->quick);
+        status = run_cells(e, opt, &cells);
+        if (status != 0)
+                return status;
+        table_print(e, cells, nv, nr, opt);
         if (opt->out) {
                 r = table_write(e, cells, nv, nr, opt);
                 if (r < 0)

@@ -31,9 +31,12 @@ void experiment_list(FILE *f);
 /* Returns an exit status: 0, 1 (a run failed) or 2 (a bad file). */
 int experiment_run(const char *name, const ExperimentOptions *opt);
 
-/* Says how ours, variant's normalized job completion times on n benchmarks,
- * compare with the paper's figures for them (low[i]..high[i]): the ranges,
- * how many agree, and whether the model reproduces the paper's gain, as
- * the numbers say. Nothing for n == 0. */
-void experiment_compare_print(FILE *f, const char *variant, const double *ours, const double *low,
+typedef struct Spread Spread;
+
+/* Says how ours, variant's normalized job completion times on n benchmarks
+ * (means and ranges over seeds), compare with the paper's figures for them
+ * (low[i]..high[i]): the ranges, how many agree, on how many the variant is
+ * faster or slower than stock in every seed, and whether the model
+ * reproduces the paper's gain, as the numbers say. Nothing for n == 0. */
+void experiment_compare_print(FILE *f, const char *variant, const Spread *ours, const double *low,
                               const double *high, size_t n);

@@ -25,38 +25,50 @@
  * Tasks. Inside a VM the guest spreads its allocation evenly over its tasks
  * in a CPU phase; when there are more such tasks than vCPUs, the surplus
  * waits in the guest's run queue ("queue" time, not steal). A task alternates
- * I/O and CPU phases: each round reads a chunk of its input and writes the
- * spills started in it (I/O), then computes on it (CPU).
+ * I/O and CPU phases in rounds of a chunk of its input (see Maps and Reduces
+ * below).
  *
- * Disk. The I/O phases of all tasks on a host share its disk equally, each
- * at most stream_bw bytes/s (disk_share_compute). Time in an I/O phase is
- * I/O wait.
+ * Disk. The I/O streams on a host (tasks in an I/O phase and maps' spill
+ * threads) share its disk equally, each at most stream_bw bytes/s
+ * (disk_share_compute). Time a task spends in an I/O phase, or blocked on
+ * its spill thread, is I/O wait. The spill thread's sorting and combining
+ * CPU is left out (a map's CPU cost per MB is meant to include it).
  *
- * Spills (Hadoop 1.x MapOutputBuffer). A map task's sort buffer is
- * io.sort.mb scaled by its slot memory (100 MB for the default 200 MB heap).
- * Its output, produced evenly over its input, fills the buffer; each time
- * 80 % of the buffer (io.sort.spill.percent) has filled since the last
- * spill, the spill thread writes that much to disk while the map goes on
- * reading input. Those writes belong to the map phase: they take the host
- * disk from the map's own reads and everyone else's, so they lower the
- * input processing speed D that FlexSlot measures (III-B). The model
- * charges each spill to the round in which its threshold is crossed, in
- * series with the round's read, as if the map blocked for the whole spill
- * (it does block once its output fills the other 20 % of the buffer before
- * the spill is written): it leaves out the overlap of the spill with the
- * map's reads and compute, so it overstates the drop of D while a spill is
- * written. The last spill (what is left in the buffer) is written only
- * when the input is consumed, and with more than one spill the spills are
- * then merged ceil(log10(spills)) times (io.sort.factor 10), each pass
- * reading and writing the whole output once more. So once a larger buffer
- * (Alg. 1's slot memory) holds the whole output in one spill, the map phase
- * writes nothing, D rises and the merge is gone; a larger buffer that still
- * needs two or more spills only makes them bigger and later, and changes D
- * and the merge little.
+ * Maps (Hadoop 1.1.1's MapTask.MapOutputBuffer, mapred-default.xml). A
+ * map's sort buffer is io.sort.mb scaled by its slot memory (100 MB for the
+ * default 200 MB heap); io.sort.record.percent (0.05) of it accounts for
+ * records at 16 bytes each, the rest holds their data. Its output, produced
+ * evenly over its input, starts a spill whenever 80 % (io.sort.spill.percent)
+ * of either part has filled since the last one: small records (wordcount's
+ * 12 bytes) spill on the record count long before the data part fills.
+ * The spill thread sorts a spill, runs the combiner on it when the job has
+ * one (what survives: the benchmark's combine ratio) and writes it, while
+ * the map thread goes on reading and computing: those writes are a second
+ * I/O stream of the attempt, on the host's disk beside the map's reads. The
+ * map thread runs at most one round ahead of the spill thread (it blocks,
+ * as Hadoop's collect() does when the buffer is full). Once the input is
+ * consumed the map waits for the spill thread, writes the last spill and
+ * merges the spills as Hadoop's Merger does with io.sort.factor 10: passes
+ * over the smallest spills until at most 10 are left, then one final pass
+ * that reads them all and writes the map output file, combining again when
+ * there were at least 3 spills (min.num.spills.for.combine). One spill is
+ * the output file itself.
  *
- * Reduces fetch each map's share of output as the map finishes (the
- * shuffle, I/O on the reduce's host), merge what did not fit in 70 % of the
- * heap the same way, then alternate CPU and output writes.
+ * Reduces (Hadoop 1.1.1's ReduceTask.ReduceCopier). A reduce fetches each
+ * map's segment of output as the map finishes (the shuffle: I/O on the
+ * reduce's host). Segments go to a buffer of 70 % of its heap
+ * (mapred.job.shuffle.input.buffer.percent), or straight to disk when one is
+ * larger than a quarter of it; the buffer is merged to a disk file when it
+ * is 66 % full (mapred.job.shuffle.merge.percent) or holds 1000 segments
+ * (mapred.inmem.merge.threshold), and with 19 files on disk (2 io.sort.factor
+ * - 1) the 10 smallest are merged into one: all of it during the shuffle,
+ * overlapped with the maps. Once every map's segment is in, what is left in
+ * memory goes to disk (mapred.job.reduce.input.buffer.percent is 0) unless
+ * 10 or more files are already there, passes merge the files down to 10,
+ * and the final merge streams into the reduce: each round reads its share
+ * of the files and writes its share of the output, then computes. What a
+ * combiner would save on the reduce side is left out, and a reduce's input
+ * is what the maps write at the default slot memory.
  *
  * Memory. A VM's committed memory is its OS base plus the heaps of the tasks
  * it runs; beyond the VM's current memory the guest pages, which slows its
@@ -77,6 +89,19 @@ typedef struct CpuDemand {
  * conserving up to the caps). n may be 0. */
 void cpu_share_compute(double pcpus, const CpuDemand *d, size_t n, double *ret_alloc);
 
+/* How DRS divides a resource pool among its VMs (sim/drs.c says which
+ * sources support which). */
+typedef enum DrsDivvy {
+        DRS_DIVVY_PROPORTIONAL, /* in proportion to their demands */
+        DRS_DIVVY_MAXMIN,       /* each its demand, max-min fair; what is left in equal parts */
+} DrsDivvy;
+
+/* Fills ret_share[i] with VM i's part of pool pCPUs: by demand[i] as how
+ * says, never more than size[i] (its vCPUs); all of the pool when the sizes
+ * allow. Demands must be > 0. */
+void drs_divvy(DrsDivvy how, double pool, const double *demand, const double *size, size_t n,
+               double *ret_share);
+
 /* Per-stream bandwidth when streams share a disk of disk_bw bytes/s, each at
  * most stream_bw. */
 double disk_share_compute(double disk_bw, double stream_bw, unsigned streams);
@@ -84,14 +109,47 @@ double disk_share_compute(double disk_bw, double stream_bw, unsigned streams);
 /* Sort buffer bytes for a map slot of slot_mem bytes, scaled from the
  * configured (sort_buffer, task_heap) pair. */
 double spill_buffer_bytes(double sort_buffer, double task_heap, double slot_mem);
-/* Number of spills of output bytes through a buffer. */
-unsigned spill_count(double output, double buffer);
-/* Extra bytes read and written to merge that many spills of output bytes. */
-double spill_merge_bytes(double output, unsigned spills);
-/* Bytes of the spills a map starts while it consumes its input from share
- * from to share to (0..1) of its split. */
-double spill_started_bytes(double output, double buffer, double from, double to);
-/* I/O after a map's input is consumed: its last spill and the merge. */
-double spill_flush_bytes(double output, double buffer);
+
+/* Bytes read and written by Hadoop's Merger to bring n segments of the
+ * given sizes down to io.sort.factor (10) or fewer, smallest first; sizes
+ * are left as the final pass finds them, n updated. */
+double merge_passes(double *sizes, size_t *n);
+
+/* What a map writes through its sort buffer. */
+typedef struct MapSpillPlan {
+        double raw;       /* bytes the map function emits */
+        double per_spill; /* raw bytes that start a spill */
+        double combine;   /* share of a spill's bytes the combiner keeps (1: no combiner) */
+        unsigned spills;  /* spill files, the last one written at the flush */
+        double flush;  /* I/O once the input is consumed: last spill, merge passes, final merge */
+        double output; /* the map output file, which the reduces fetch */
+} MapSpillPlan;
+
+/* The plan of a map emitting raw bytes in records records through a sort
+ * buffer of buffer bytes. -ENOMEM, or 0. */
+int map_spill_plan(double raw, double records, double buffer, double combine, MapSpillPlan *ret);
+/* Bytes the spill thread writes for the spills a map starts while it
+ * consumes its input from share from to share to (0..1). */
+double map_spill_written(const MapSpillPlan *p, double from, double to);
+
+/* A reduce's shuffle: its buffer, what is in it, and its files on disk. */
+#define REDUCE_MAX_FILES 20
+typedef struct ReduceShuffle {
+        double buffer;     /* bytes of the shuffle buffer */
+        double mem;        /* bytes in it */
+        unsigned segments; /* segments in it */
+        double files[REDUCE_MAX_FILES];
+        size_t n_files;
+} ReduceShuffle;
+
+void reduce_shuffle_init(ReduceShuffle *s, double heap);
+/* Takes count fetched segments of segment bytes each; returns the bytes
+ * that writes and merges to disk add to the fetch. */
+double reduce_shuffle_fetch(ReduceShuffle *s, double segment, unsigned count);
+/* Once everything is fetched: returns the bytes written and merged before
+ * the reduce starts, and sets *ret_read to what the final merge reads from
+ * disk while it streams into the reduce. */
+double reduce_shuffle_finish(ReduceShuffle *s, double *ret_read);
+
 /* CPU slow-down factor of a VM that has committed bytes against mem bytes. */
 double memory_slowdown(double committed, double mem, double penalty);

@@ -4,12 +4,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cli.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
@@ -23,7 +23,7 @@
 #include "sim/sim.h"
 #include "sim/workload.h"
 
-#define EXIT_USAGE 2
+#define PROGRAM "flexslot-sim"
 #define MAX_OVERRIDES 64
 /* A terminal's progress line changes at most this often. */
 #define PROGRESS_INTERVAL (250 * USEC_PER_MSEC)
@@ -35,6 +35,7 @@ static void usage(FILE *f, const char *scenario_dir) {
                 "       flexslot-sim plan PROFILE --deadline=TIME --reduces=N\n"
                 "                    (--maps=N | --input=SIZE) [PLAN OPTIONS]\n"
                 "       flexslot-sim list\n"
+                "       flexslot-sim settings\n"
                 "\n"
                 "Simulates a Hadoop cluster on KVM hosts driven by the flexslot policy core.\n"
                 "\n"
@@ -44,10 +45,13 @@ static void usage(FILE *f, const char *scenario_dir) {
                 "  plan PROFILE     the slots a job needs to meet its deadline, from its\n"
                 "                   ARIA profile (an INI file; see the man page)\n"
                 "  list             list the experiments\n"
+                "  settings         list the [policy] keys of the policy core and its\n"
+                "                   layers: default, range and meaning\n"
                 "\n"
                 "Options:\n"
                 "  -s, --seed=N       seed of the workload's random splits (default: the\n"
-                "                     scenario's [workload] seed)\n"
+                "                     scenario's [workload] seed); an experiment runs it (1)\n"
+                "                     and the next four, two with --quick\n"
                 "  -o, --out=DIR      write CSV files and charts (PNG and SVG) into DIR\n"
                 "  -S, --scenarios=DIR where experiments find their scenario files\n"
                 "                     (default: %s)\n"
@@ -81,19 +85,6 @@ static void usage(FILE *f, const char *scenario_dir) {
                 scenario_dir ? scenario_dir : "share/flexslot/scenarios beside bin/");
 }
 
-static int usage_error(const char *fmt, ...) _printf_(1, 2);
-
-static int usage_error(const char *fmt, ...) {
-        va_list ap;
-
-        fprintf(stderr, "flexslot-sim: ");
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fprintf(stderr, "\nTry 'flexslot-sim --help'.\n");
-        return EXIT_USAGE;
-}
-
 /* The progress line on a terminal's stderr: rewritten in place, at most
  * every PROGRESS_INTERVAL of wall time, erased when the run ends. */
 typedef struct ProgressLine {
@@ -123,6 +114,31 @@ static void progress_line_update(const SimProgress *p, void *userdata) {
         fflush(stderr);
 }
 
+/* The keys of a scenario's [policy] section that the policy core and its
+ * layers declare, each as its schema says. */
+static int cmd_settings(void) {
+        PolicyConfig c;
+        int r = policy_config_init(&c);
+
+        if (r < 0) {
+                fprintf(stderr, "flexslot-sim: %s\n", strerror(-r));
+                return EXIT_FAILURE;
+        }
+        printf("[policy] keys of the policy core and its layers (every layer's, whichever\n"
+               "the scenario picks): key = default  range\n");
+        for (size_t i = 0; i < c.n_settings; i++)
+                for (size_t k = 0; k < c.schemas[i]->n_keys; k++) {
+                        const ConfKey *key = &c.schemas[i]->keys[k];
+                        char range[CONF_RANGE_MAX];
+
+                        conf_key_range(key, range, sizeof(range));
+                        printf("%s = %s%s%s\n    %s\n", key->key, key->default_value,
+                               range[0] ? "  " : "", range, key->doc);
+                }
+        policy_config_done(&c);
+        return EXIT_SUCCESS;
+}
+
 static int cmd_run(const char *path, const ExperimentOptions *opt) {
         Scenario sc = { 0 };
         Workload wl = { 0 };
@@ -146,8 +162,7 @@ static int cmd_run(const char *path, const ExperimentOptions *opt) {
         }
         r = sim_new(&sc, &wl, &sim, err, sizeof(err));
         if (r < 0) {
-                fprintf(stderr, "flexslot-sim: %s: %s\n", path,
-                        r == -EINVAL ? err : strerror(-r));
+                fprintf(stderr, "flexslot-sim: %s: %s\n", path, r == -EINVAL ? err : strerror(-r));
                 status = r == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
                 goto out;
         }
@@ -168,6 +183,7 @@ static int cmd_run(const char *path, const ExperimentOptions *opt) {
         printf("scenario %s: %s, slot manager %s, allocator %s, scheduler %s, speculation %s\n",
                path, sc.jobs, sc.slot_manager, sc.allocator, sc.scheduler, sc.speculation);
         run_summary_print(stdout, &sum);
+        run_deadlines_print(stdout, sim_results(sim));
         if (opt->out) {
                 _cleanup_free_ char *run = NULL;
                 if (asprintf(&run, "%s under slot manager %s, allocator %s", sc.jobs,
@@ -186,16 +202,6 @@ out:
         workload_done(&wl);
         scenario_done(&sc);
         return status;
-}
-
-/* getopt's complaint, in our words. A missing value is only possible for
- * the last argument; an unknown long option leaves optopt 0. */
-static int option_error(int c, char **argv) {
-        if (c == ':')
-                return usage_error("option '%s' needs a value", argv[optind - 1]);
-        if (optopt != 0)
-                return usage_error("unknown option '-%c'", optopt);
-        return usage_error("unknown option '%s'", argv[optind - 1]);
 }
 
 int main(int argc, char **argv) {
@@ -225,7 +231,7 @@ int main(int argc, char **argv) {
                 switch (c) {
                 case 's':
                         if (parse_int64(optarg, 0, INT64_MAX, &opt.seed) < 0)
-                                return usage_error("invalid seed '%s'", optarg);
+                                return cli_usage_error(PROGRAM, "invalid seed '%s'", optarg);
                         opt.seed_set = true;
                         break;
                 case 'o':
@@ -239,10 +245,11 @@ int main(int argc, char **argv) {
                         break;
                 case 'O':
                         if (opt.n_overrides == MAX_OVERRIDES)
-                                return usage_error("more than %d --set options", MAX_OVERRIDES);
+                                return cli_usage_error(PROGRAM, "more than %d --set options",
+                                                       MAX_OVERRIDES);
                         if (scenario_override_parse(optarg, &overrides[opt.n_overrides]) < 0)
-                                return usage_error("--set '%s': expected SECTION.KEY=VALUE",
-                                                   optarg);
+                                return cli_usage_error(
+                                        PROGRAM, "--set '%s': expected SECTION.KEY=VALUE", optarg);
                         opt.overrides = overrides;
                         opt.n_overrides++;
                         break;
@@ -256,28 +263,35 @@ int main(int argc, char **argv) {
                         return EXIT_SUCCESS;
                 default:
                         if (!plan_option_is(c))
-                                return option_error(c, argv);
+                                return cli_option_error(PROGRAM, c, argv);
                         if (plan_option(&plan, c, optarg, problem, sizeof(problem)) < 0)
-                                return usage_error("%s", problem);
+                                return cli_usage_error(PROGRAM, "%s", problem);
                 }
         if (optind >= argc)
-                return usage_error("missing command (run, experiment, plan or list)");
+                return cli_usage_error(PROGRAM,
+                                       "missing command (run, experiment, plan, list or settings)");
         command = argv[optind];
         n_args = argc - optind - 1;
         if (strcmp(command, "plan") == 0) {
                 if (n_args != 1)
-                        return usage_error("plan takes one profile file");
+                        return cli_usage_error(PROGRAM, "plan takes one profile file");
                 if (plan_check(&plan, problem, sizeof(problem)) < 0)
-                        return usage_error("%s", problem);
+                        return cli_usage_error(PROGRAM, "%s", problem);
                 return plan_run(argv[optind + 1], &plan, stdout);
         }
         if (plan_first_option(&plan))
-                return usage_error("%s is an option of plan", plan_first_option(&plan));
+                return cli_usage_error(PROGRAM, "%s is an option of plan",
+                                       plan_first_option(&plan));
         if (strcmp(command, "list") == 0) {
                 if (n_args != 0)
-                        return usage_error("list takes no arguments");
+                        return cli_usage_error(PROGRAM, "list takes no arguments");
                 experiment_list(stdout);
                 return EXIT_SUCCESS;
+        }
+        if (strcmp(command, "settings") == 0) {
+                if (n_args != 0)
+                        return cli_usage_error(PROGRAM, "settings takes no arguments");
+                return cmd_settings();
         }
         if (isatty(STDERR_FILENO)) {
                 opt.progress = progress_line_update;
@@ -285,15 +299,15 @@ int main(int argc, char **argv) {
         }
         if (strcmp(command, "run") == 0) {
                 if (n_args != 1)
-                        return usage_error("run takes one scenario file");
+                        return cli_usage_error(PROGRAM, "run takes one scenario file");
                 return cmd_run(argv[optind + 1], &opt);
         }
         if (strcmp(command, "experiment") == 0) {
                 if (n_args != 1)
-                        return usage_error("experiment takes one name (see 'list')");
+                        return cli_usage_error(PROGRAM, "experiment takes one name (see 'list')");
                 if (!experiment_find(argv[optind + 1]))
-                        return usage_error("unknown experiment '%s' (see 'list')",
-                                           argv[optind + 1]);
+                        return cli_usage_error(PROGRAM, "unknown experiment '%s' (see 'list')",
+                                               argv[optind + 1]);
                 if (!opt.scenario_dir) {
                         r = sim_data_path("scenarios", &data_scenarios);
                         if (r < 0) {
@@ -307,5 +321,5 @@ int main(int argc, char **argv) {
                 }
                 return experiment_run(argv[optind + 1], &opt);
         }
-        return usage_error("unknown command '%s'", command);
+        return cli_usage_error(PROGRAM, "unknown command '%s'", command);
 }

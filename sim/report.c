@@ -51,6 +51,80 @@ static double task_time(const TaskResult *t) {
         return t->finished - t->started;
 }
 
+typedef struct TimedTask {
+        double time;
+        size_t index;
+} TimedTask;
+
+static int compare_timed_desc(const void *a, const void *b) {
+        const TimedTask *x = a, *y = b;
+
+        if (x->time != y->time)
+                return (x->time < y->time) - (x->time > y->time);
+        return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The slowest tenth of the maps: FlexSlot Fig. 6's stragglers. */
+static int summarize_slowest(const SimResults *r, RunSummary *s) {
+        _cleanup_free_ TimedTask *maps = calloc(MAX(r->n_tasks, (size_t)1), sizeof(TimedTask));
+        size_t n = 0, slow;
+
+        if (!maps)
+                return -ENOMEM;
+        for (size_t i = 0; i < r->n_tasks; i++)
+                if (r->tasks[i].map) {
+                        maps[n] = (TimedTask){ .time = task_time(&r->tasks[i]), .index = i };
+                        s->map_input_mb += r->tasks[i].input_mb;
+                        n++;
+                }
+        if (n == 0)
+                return 0;
+        s->map_input_mb /= (double)n;
+        qsort(maps, n, sizeof(TimedTask), compare_timed_desc);
+        slow = MAX(n / 10, (size_t)1);
+        /* The fastest half: the last n - n / 2, slowest first. */
+        for (size_t k = n / 2, fast = n - n / 2; k < n; k++)
+                s->fast_half_mean += maps[k].time / (double)fast;
+        for (size_t k = 0; k < slow; k++) {
+                const TaskResult *t = &r->tasks[maps[k].index];
+                s->slow_tenth_mean += maps[k].time / (double)slow;
+                s->slow_cpu += t->cpu / (double)slow;
+                s->slow_iowait += t->iowait / (double)slow;
+                s->slow_steal += t->steal / (double)slow;
+                s->slow_queue += t->queue / (double)slow;
+                s->slow_input_mb += t->input_mb / (double)slow;
+        }
+        return 0;
+}
+
+static void summarize_nodes(const SimResults *r, RunSummary *s) {
+        bool first = true;
+
+        for (size_t i = 0; i < r->n_nodes; i++) {
+                const NodeResult *n = &r->nodes[i];
+                if (n->master)
+                        continue;
+                s->node_maps_min = first ? n->maps_run : MIN(s->node_maps_min, n->maps_run);
+                s->node_maps_max = first ? n->maps_run : MAX(s->node_maps_max, n->maps_run);
+                s->node_cpu_min = first ? n->cpu_use : MIN(s->node_cpu_min, n->cpu_use);
+                s->node_cpu_max = first ? n->cpu_use : MAX(s->node_cpu_max, n->cpu_use);
+                first = false;
+        }
+}
+
+/* Share of the first job's time after its last map finished. */
+static double tail_share(const SimResults *r) {
+        double last_map = 0, jct;
+
+        if (r->n_jobs == 0)
+                return 0;
+        for (size_t i = 0; i < r->n_tasks; i++)
+                if (r->tasks[i].map && r->tasks[i].job == 0)
+                        last_map = MAX(last_map, r->tasks[i].finished);
+        jct = r->jobs[0].finished - r->jobs[0].submitted;
+        return jct > 0 ? (r->jobs[0].finished - last_map) / jct : 0;
+}
+
 int run_summarize(const SimResults *r, RunSummary *ret) {
         _cleanup_free_ double *times = calloc(MAX(r->n_tasks, (size_t)1), sizeof(double));
         RunSummary s = { 0 };
@@ -91,21 +165,60 @@ int run_summarize(const SimResults *r, RunSummary *ret) {
         }
         s.kills_per_straggler = s.resized ? (double)s.resize_kills / s.resized : 0;
         for (size_t j = 0; j < r->n_jobs; j++)
-                s.mean_jct += (r->jobs[j].finished - r->jobs[j].submitted) / (double)r->n_jobs;
-        if (r->n_jobs > 0)
-                s.jct = r->jobs[0].finished - r->jobs[0].submitted;
+                s.refused += r->jobs[j].refused;
+        for (size_t j = 0, ran = 0; j < r->n_jobs; j++) {
+                const JobResult *jr = &r->jobs[j];
+
+                if (jr->refused)
+                        continue;
+                if (ran++ == 0) {
+                        s.jct = jr->finished - jr->submitted;
+                        s.bound = jr->bound;
+                }
+                if (jr->deadline > 0 && jr->finished <= jr->deadline)
+                        s.deadlines_met++;
+                else if (jr->deadline > 0)
+                        s.deadlines_missed++;
+        }
+        s.pair_bound = r->pair_bound;
+        for (size_t j = 0; j < r->n_jobs; j++)
+                if (!r->jobs[j].refused)
+                        s.mean_jct += (r->jobs[j].finished - r->jobs[j].submitted) /
+                                      (double)(r->n_jobs - s.refused);
         for (size_t i = 0; i < r->n_util; i++) {
                 s.cpu_util += r->util[i].cpu / (double)r->n_util;
                 s.mem_util += r->util[i].memory / (double)r->n_util;
         }
         s.events = (double)r->events;
+        if (summarize_slowest(r, &s) < 0)
+                return -ENOMEM;
+        summarize_nodes(r, &s);
+        s.tail_share = tail_share(r);
         *ret = s;
         return 0;
+}
+
+double run_bound_ratio(const RunSummary *s) {
+        return s->bound.value > 0 ? s->jct / s->bound.value : NAN;
+}
+
+double run_slow_steal_share(const RunSummary *s) {
+        double total = s->slow_cpu + s->slow_iowait + s->slow_steal + s->slow_queue;
+
+        return total > 0 ? s->slow_steal / total : 0;
 }
 
 void run_summary_print(FILE *f, const RunSummary *s) {
         fprintf(f, "job completion time     %.1f s (mean over jobs %.1f s)\n", s->jct,
                 s->mean_jct);
+        fprintf(f,
+                "lower bound             %.1f s (CPU %.1f, disk %.1f, longest chain %.1f, maps "
+                "then tail %.1f)\n",
+                s->bound.value, s->bound.cpu, s->bound.disk, s->bound.chain,
+                s->bound.maps_then_tail);
+        fprintf(f,
+                "against the bound       %.2f x: any policy can win at most %.0f %% of this time\n",
+                run_bound_ratio(s), 100.0 * (1.0 - 1.0 / run_bound_ratio(s)));
         fprintf(f, "map tasks               %u: mean %.1f s, median %.1f s, p95 %.1f s, max %.1f s\n",
                 s->maps, s->map_mean, s->map_p50, s->map_p95, s->map_max);
         fprintf(f, "map task time skewness  %.2f\n", s->map_skewness);
@@ -114,6 +227,16 @@ void run_summary_print(FILE *f, const RunSummary *s) {
                 s->cpu, s->iowait, s->steal, s->queue);
         fprintf(f, "stragglers              %u named, %u resized, %u resize kills (%.2f per resized task)\n",
                 s->stragglers, s->resized, s->resize_kills, s->kills_per_straggler);
+        fprintf(f,
+                "slowest tenth of maps   cpu %.1f s, I/O wait %.1f s, steal %.1f s (%.0f %% of "
+                "their time), queue and start %.1f s; input %.0f MB (all maps %.0f MB)\n",
+                s->slow_cpu, s->slow_iowait, s->slow_steal, 100.0 * run_slow_steal_share(s),
+                s->slow_queue, s->slow_input_mb, s->map_input_mb);
+        fprintf(f, "per slave               %u-%u maps (%.2f x), %.2f-%.2f pCPUs used\n",
+                s->node_maps_min, s->node_maps_max,
+                (double)s->node_maps_max / MAX(s->node_maps_min, 1u), s->node_cpu_min,
+                s->node_cpu_max);
+        fprintf(f, "after the last map      %.0f %% of the job's time\n", 100.0 * s->tail_share);
         fprintf(f, "map slot changes        %u\n", s->slot_changes);
         if (s->borrowed + s->reservations + s->retry_kills > 0)
                 fprintf(f, "DynamicMR               %u tasks in borrowed slots, %u slots reserved, "
@@ -122,6 +245,23 @@ void run_summary_print(FILE *f, const RunSummary *s) {
         fprintf(f, "utilisation             CPU %.0f %% of the hosts, memory %.0f %% of the VMs\n",
                 100 * s->cpu_util, 100 * s->mem_util);
         fprintf(f, "events                  %.0f\n", s->events);
+        if (s->deadlines_met + s->deadlines_missed + s->refused > 0)
+                fprintf(f, "deadlines               %u met, %u missed, %u jobs refused\n",
+                        s->deadlines_met, s->deadlines_missed, s->refused);
+}
+
+void run_deadlines_print(FILE *f, const SimResults *r) {
+        for (size_t j = 0; j < r->n_jobs; j++) {
+                const JobResult *jr = &r->jobs[j];
+
+                if (jr->refused)
+                        fprintf(f, "job %zu %s refused at %.1f s: %s\n", j, jr->name, jr->submitted,
+                                jr->refusal);
+                else if (jr->deadline > 0)
+                        fprintf(f, "job %zu %s: deadline %.1f s, finished %.1f s: %s\n", j,
+                                jr->name, jr->deadline, jr->finished,
+                                jr->finished <= jr->deadline ? "met" : "missed");
+        }
 }
 
 /* mkdir -p: dir and each missing parent. */

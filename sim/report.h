@@ -12,7 +12,12 @@ double skewness(const double *x, size_t n);
 /* Figures of one run, from its results. */
 typedef struct RunSummary {
         double jct;          /* first job's completion time, seconds */
+        SimBound bound;      /* the first job's lower bound (sim/bound.c) */
+        double pair_bound;   /* SimResults' with a co-running cluster, else 0 */
         double mean_jct;     /* over all jobs */
+        /* Jobs with a deadline that ran: by it, after it; jobs refused at
+         * submission. The job times above are of the jobs that ran. */
+        unsigned deadlines_met, deadlines_missed, refused;
         double map_skewness; /* of map task times (first start to finish) */
         double map_mean, map_p50, map_p95, map_max;
         double cpu, iowait, steal, queue; /* mean seconds per map task */
@@ -23,10 +28,27 @@ typedef struct RunSummary {
         double kills_per_straggler; /* resize kills / tasks resized at least once */
         double cpu_util, mem_util;  /* mean over the run */
         double events;
+        /* The slowest tenth of the maps (FlexSlot Fig. 6): mean seconds of
+         * each kind, their mean input, and all maps' mean input (MB). */
+        double slow_cpu, slow_iowait, slow_steal, slow_queue, slow_input_mb, map_input_mb;
+        /* Mean map time of the fastest half and of the slowest tenth (Fig. 3). */
+        double fast_half_mean, slow_tenth_mean;
+        /* Maps finished and CPU used per slave, fewest and most (Fig. 4). */
+        unsigned node_maps_min, node_maps_max;
+        double node_cpu_min, node_cpu_max;
+        double tail_share; /* of the first job's time, after its last map finished */
 } RunSummary;
 
 int run_summarize(const SimResults *r, RunSummary *ret);
+/* The run's completion time over its lower bound (>= 1); what any policy
+ * could save of the run's time is 1 - 1 / that. */
+double run_bound_ratio(const RunSummary *s);
+/* Share of the slowest tenth of the maps' time spent in steal. */
+double run_slow_steal_share(const RunSummary *s);
 void run_summary_print(FILE *f, const RunSummary *s);
+/* One line for each job with a deadline or refused: when it ended beside its
+ * deadline, or why it was refused. */
+void run_deadlines_print(FILE *f, const SimResults *r);
 
 /* Creates dir and its parents and checks that files can be made in it:
  * what --out needs before a run starts. Logs why not. */

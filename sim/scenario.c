@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "scenario.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,6 +20,10 @@
 #define DUR(sec, k, m, def, lo, hi) { sec, k, CONF_DURATION, F(m), def, .min = lo, .max = hi }
 #define STR(sec, k, m, def) { sec, k, CONF_STRING, F(m), def }
 #define BOOL(sec, k, m, def) { sec, k, CONF_BOOL, F(m), def }
+#define ENUM(sec, k, m, def, list) \
+        { sec, k, CONF_ENUM, F(m), def, .choices = list }
+
+static const char *const divvy_choices[] = { "proportional", "maxmin", NULL };
 
 /* Defaults are the FlexSlot testbed (Section V-A). */
 static const ConfKey keys[] = {
@@ -51,40 +56,30 @@ static const ConfKey keys[] = {
         STR("policy", "slot_manager", slot_manager, "static"),
         STR("policy", "speculation", speculation, "none"),
         STR("policy", "allocator", allocator, "demand"),
-        DUR("policy", "control_interval", control_interval, "3s", 10000, 3600LL * 1000000),
         DUR("policy", "resize_delay", resize_delay, "1s", 0, 3600LL * 1000000),
-        BOOL("policy", "unlimited_slots", unlimited_slots, "no"),
         BOOL("policy", "apply_vm_targets", apply_vm_targets, "yes"),
-        /* The core's tunables: no defaults here (see Scenario.tuned). */
-        DBL("policy", "alpha", alpha, NULL, 0.01, 10),
-        DBL("policy", "lambda", lambda, NULL, 0, 1e6),
-        DBL("policy", "straggler_ratio", straggler_ratio, NULL, 0.01, 1),
-        DBL("policy", "io_threshold", io_threshold, NULL, 0, 1),
-        DBL("policy", "steal_threshold", steal_threshold, NULL, 0, 1),
-        DBL("policy", "demand_headroom", demand_headroom, NULL, 1, 10),
-        DBL("policy", "reduce_slowstart", reduce_slowstart, NULL, 0, 1),
-        INT("policy", "min_map_slots", min_map_slots, NULL, 0, 256),
-        INT("policy", "max_map_slots", max_map_slots, NULL, 1, 256),
-        INT("policy", "max_moves", max_moves, NULL, 0, 10000),
-        DUR("policy", "settle", settle, NULL, 0, 3600LL * 1000000),
-        DUR("policy", "min_age", min_age, NULL, 0, 3600LL * 1000000),
-        DUR("policy", "locality_delay", locality_delay, NULL, 0, 24 * 3600LL * 1000000),
-        /* DynamicMR */
-        STR("policy", "dhsa", dmr.dhsa, "none"),
-        BOOL("policy", "load_balance", dmr.load_balance, "no"),
-        BOOL("policy", "prescheduling", dmr.prescheduling, "no"),
-        DBL("policy", "borrow_map_slots", dmr.borrow_map_slots, NULL, 0, 1),
-        DBL("policy", "borrow_reduce_slots", dmr.borrow_reduce_slots, NULL, 0, 1),
-        DBL("policy", "jobs_checked", dmr.jobs_checked, NULL, 0, 1),
-        INT("policy", "map_slot_weight", dmr.map_slot_weight, NULL, 1, 64),
-        INT("policy", "reduce_slot_weight", dmr.reduce_slot_weight, NULL, 1, 64),
 
         /* Unset: the PUMA workload that comes with the simulator (sim/data.h). */
         STR("workload", "file", workload_file, NULL),
         STR("workload", "jobs", jobs, "wordcount"),
+        STR("workload", "deadlines", deadlines, NULL),
+        BOOL("workload", "profile_runs", profile_runs, "no"),
         DBL("workload", "scale", scale, "1", 1e-6, 1000),
+        DBL("workload", "combine_ratio", combine_ratio, "-1", -1, 1),
+        DBL("workload", "record_bytes", record_bytes, "-1", -1, 1e9),
+        DBL("workload", "small_frac", small_frac, "-1", -1, 1),
+        DBL("workload", "expensive_cpu", expensive_cpu, "-1", -1, 1000),
         INT("workload", "seed", seed, "1", 0, INT64_MAX),
         DUR("workload", "arrival_gap", arrival_gap, "0", 0, 365LL * 24 * 3600 * 1000000),
+
+        /* The defaults and their sources are in sim/drs.c. */
+        BOOL("drs", "enabled", drs, "no"),
+        DBL("drs", "pool", drs_pool, "0", 0, 1e6),
+        DUR("drs", "period", drs_period, "5min", 10000, 24 * 3600LL * 1000000),
+        DUR("drs", "window", drs_window, "5min", 10000, 24 * 3600LL * 1000000),
+        DUR("drs", "sample", drs_sample, "20s", 10000, 3600LL * 1000000),
+        BOOL("drs", "ready", drs_ready, "no"),
+        ENUM("drs", "divvy", drs_divvy, "proportional", divvy_choices),
 
         BOOL("interference", "enabled", interference, "no"),
         STR("interference", "jobs", interference_jobs, NULL),
@@ -111,10 +106,17 @@ static int validate(const void *config, ConfError *err) {
         if (s->sort_buffer >= s->task_heap)
                 return conf_error_set(err, "hadoop", "sort_buffer",
                                       "the sort buffer must fit in the task heap");
-        if (s->dmr.prescheduling && !s->dmr.load_balance)
-                return conf_error_set(err, "policy", "prescheduling",
-                                      "gives out what the load manager holds back: needs "
-                                      "load_balance");
+        if (s->expensive_cpu >= 0 && s->expensive_cpu < 1)
+                return conf_error_set(err, "workload", "expensive_cpu",
+                                      "expensive records cost at least as much: 1 or more, or -1");
+        if (s->combine_ratio >= 0 && s->combine_ratio < 0.0001)
+                return conf_error_set(err, "workload", "combine_ratio",
+                                      "a combiner keeps something: at least 0.0001, or -1");
+        if (s->drs && s->apply_vm_targets)
+                return conf_error_set(err, "drs", "enabled",
+                                      "DRS sizes the VMs: set [policy] apply_vm_targets = no");
+        if (s->drs_window < s->drs_sample)
+                return conf_error_set(err, "drs", "window", "shorter than the sample interval");
         if (s->interference && !s->interference_jobs)
                 return conf_error_set(err, "interference", "jobs",
                                       "required when interference is enabled");
@@ -128,56 +130,48 @@ const ConfSchema scenario_schema = {
         .validate = validate,
 };
 
-/* The [policy] names of the TunedKeys, in their order. */
-static const char *const tuned_names[_TUNED_MAX] = {
-        [TUNED_ALPHA] = "alpha",
-        [TUNED_LAMBDA] = "lambda",
-        [TUNED_STRAGGLER_RATIO] = "straggler_ratio",
-        [TUNED_IO_THRESHOLD] = "io_threshold",
-        [TUNED_STEAL_THRESHOLD] = "steal_threshold",
-        [TUNED_DEMAND_HEADROOM] = "demand_headroom",
-        [TUNED_REDUCE_SLOWSTART] = "reduce_slowstart",
-        [TUNED_MIN_MAP_SLOTS] = "min_map_slots",
-        [TUNED_MAX_MAP_SLOTS] = "max_map_slots",
-        [TUNED_MAX_MOVES] = "max_moves",
-        [TUNED_SETTLE] = "settle",
-        [TUNED_MIN_AGE] = "min_age",
-        [TUNED_LOCALITY_DELAY] = "locality_delay",
-        [TUNED_BORROW_MAP_SLOTS] = "borrow_map_slots",
-        [TUNED_BORROW_REDUCE_SLOTS] = "borrow_reduce_slots",
-        [TUNED_JOBS_CHECKED] = "jobs_checked",
-        [TUNED_MAP_SLOT_WEIGHT] = "map_slot_weight",
-        [TUNED_REDUCE_SLOT_WEIGHT] = "reduce_slot_weight",
-};
-
+/* The scenario's keys, then the policy core's and its layers'. */
 static int load_text(const char *name, const char *text, const ScenarioOverride *overrides,
                      size_t n_overrides, Scenario *ret, char *err, size_t err_size) {
-        _cleanup_free_ ConfAssignment *assignments =
-                calloc(n_overrides ? n_overrides : 1, sizeof(ConfAssignment));
-        bool set[ELEMENTSOF(keys)];
+        _cleanup_free_ ConfAssignment *assignments = NULL;
+        ConfPart parts[1 + POLICY_SCHEMAS_MAX];
+        bool core_set[16];
         Scenario s = { 0 };
+        PolicyConfig policy;
         ConfError e;
         int r;
 
-        if (!assignments)
+        r = policy_config_init(&policy);
+        if (r < 0)
+                return r;
+        assignments = calloc(n_overrides ? n_overrides : 1, sizeof(ConfAssignment));
+        if (!assignments) {
+                policy_config_done(&policy);
                 return -ENOMEM;
+        }
         for (size_t i = 0; i < n_overrides; i++)
                 assignments[i] = (ConfAssignment){ .section = overrides[i].section,
                                                    .key = overrides[i].key,
                                                    .value = overrides[i].value,
                                                    .where = overrides[i].where };
-        r = conf_load_string_with(&scenario_schema, name, text, assignments, n_overrides, &s, set,
-                                  &e);
+        parts[0] = (ConfPart){ .schema = &scenario_schema, .config = &s };
+        /* The scenario's struct is loaded whole: policy joins it after. */
+        policy_config_parts(&policy, parts + 1);
+        /* policy_config_init() puts the core's settings first. */
+        assert(policy.schemas[0] == &core_settings_schema &&
+               core_settings_schema.n_keys <= ELEMENTSOF(core_set));
+        parts[1].ret_set = core_set;
+        r = conf_load_parts(parts, 1 + policy.n_settings, name, text, assignments, n_overrides, &e);
         if (r < 0) {
                 conf_error_format(&e, err, err_size);
+                policy_config_done(&policy);
                 return r;
         }
-        /* The schema cannot tell a value set to its zero from one not set. */
-        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
-                for (unsigned k = 0; k < _TUNED_MAX; k++)
-                        if (set[i] && strcmp(keys[i].section, "policy") == 0 &&
-                            strcmp(keys[i].key, tuned_names[k]) == 0)
-                                s.tuned |= TUNED(k);
+        s.policy = policy;
+        for (size_t i = 0; i < core_settings_schema.n_keys; i++)
+                if (!core_set[i] &&
+                    strcmp(core_settings_schema.keys[i].key, "vm_memory_reserve") == 0)
+                        scenario_core(&s)->vm_memory_reserve = s.vm_os_memory;
         *ret = s;
         return 0;
 }
@@ -239,6 +233,21 @@ int scenario_set_string(char **field, const char *value) {
         return 0;
 }
 
+CoreSettings *scenario_core(const Scenario *s) {
+        return policy_config_settings(&s->policy, &core_settings_schema);
+}
+
+PolicyConfig scenario_policy_config(const Scenario *s) {
+        PolicyConfig c = s->policy;
+
+        c.scheduler = s->scheduler;
+        c.slot_manager = s->slot_manager;
+        c.speculation = s->speculation;
+        c.vm_allocator = s->allocator;
+        return c;
+}
+
 void scenario_done(Scenario *s) {
+        policy_config_done(&s->policy);
         conf_free(&scenario_schema, s);
 }

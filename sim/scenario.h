@@ -6,6 +6,7 @@
 
 #include "common/config.h"
 #include "common/time-util.h"
+#include "controller/policies/policies.h"
 
 /* A scenario file (INI, sim/scenarios/, keys documented in
  * sim/scenarios/README.md): the testbed, Hadoop's settings, the policy
@@ -19,61 +20,41 @@ typedef struct Scenario {
         int64_t map_slots, reduce_slots;
         uint64_t block_size, sort_buffer, task_heap, chunk;
         usec_t heartbeat, task_startup;
-        /* [policy] */
+        /* [policy]: the layers' names and what the simulator does with
+         * their decisions; the rest of the section is `policy`. */
         char *scheduler, *slot_manager, *speculation, *allocator;
-        usec_t control_interval, resize_delay;
-        /* Tunables of the policy core: only those the file sets (bits of
-         * `tuned`, by TunedKey) replace policy_config_default()'s values. */
-        double alpha, lambda, straggler_ratio, io_threshold, steal_threshold, demand_headroom;
-        double reduce_slowstart;
-        int64_t min_map_slots, max_map_slots, max_moves;
-        usec_t settle, min_age, locality_delay;
-        uint32_t tuned;
-        /* DynamicMR (PolicyConfig.dmr): the DHSA mode by name, the
-         * schedulers' modes, and tunables as above. */
-        struct {
-                char *dhsa;
-                bool load_balance, prescheduling;
-                double borrow_map_slots, borrow_reduce_slots, jobs_checked;
-                int64_t map_slot_weight, reduce_slot_weight;
-        } dmr;
-        bool unlimited_slots;
+        usec_t resize_delay;
         bool apply_vm_targets;
+        /* The settings of the core and of every layer, their keys declared
+         * by the layers; its layer names are unset (the strings above name
+         * them). The core's vm_memory_reserve is [cluster] vm_os_memory
+         * unless the file or --set gives it. */
+        PolicyConfig policy;
         /* [workload] */
         char *workload_file, *jobs;
+        /* Each job's deadline after its submission, "none" for none;
+         * NULL: no job has one. */
+        char *deadlines;
+        bool profile_runs;
         double scale;
+        /* Replace every benchmark's columns when >= 0 (sensitivity runs). */
+        double combine_ratio, record_bytes, small_frac, expensive_cpu;
         int64_t seed;
         usec_t arrival_gap;
+        /* [drs]: VMware DRS as the FlexSlot testbed ran it (sim/drs.c) */
+        bool drs;
+        double drs_pool; /* pCPUs; 0: every host's */
+        usec_t drs_period, drs_window, drs_sample;
+        bool drs_ready;
+        int drs_divvy; /* DrsDivvy of sim/host.h */
         /* [interference]: a second cluster of the same shape and policies
          * on the same hosts, running its own jobs (FlexSlot V-E) */
         bool interference;
         char *interference_jobs;
 } Scenario;
 
-typedef enum TunedKey {
-        TUNED_ALPHA,
-        TUNED_LAMBDA,
-        TUNED_STRAGGLER_RATIO,
-        TUNED_IO_THRESHOLD,
-        TUNED_STEAL_THRESHOLD,
-        TUNED_DEMAND_HEADROOM,
-        TUNED_REDUCE_SLOWSTART,
-        TUNED_MIN_MAP_SLOTS,
-        TUNED_MAX_MAP_SLOTS,
-        TUNED_MAX_MOVES,
-        TUNED_SETTLE,
-        TUNED_MIN_AGE,
-        TUNED_LOCALITY_DELAY,
-        TUNED_BORROW_MAP_SLOTS,
-        TUNED_BORROW_REDUCE_SLOTS,
-        TUNED_JOBS_CHECKED,
-        TUNED_MAP_SLOT_WEIGHT,
-        TUNED_REDUCE_SLOT_WEIGHT,
-        _TUNED_MAX,
-} TunedKey;
-
-#define TUNED(key) (1u << (key))
-
+/* The simulator's own keys; a scenario file also has those of
+ * Scenario.policy. */
 extern const ConfSchema scenario_schema;
 
 /* A "section.key=value" from the command line's --set. */
@@ -98,4 +79,9 @@ int scenario_load_string(const char *name, const char *text, Scenario *ret, char
                          size_t err_size);
 /* Replaces a string field (e.g. &s->slot_manager) with a copy of value. */
 int scenario_set_string(char **field, const char *value);
+/* The core's settings in s->policy. */
+CoreSettings *scenario_core(const Scenario *s);
+/* s->policy with the layers s names: what builds a Policy. Shares the
+ * settings of s->policy, so it lives no longer than s. */
+PolicyConfig scenario_policy_config(const Scenario *s);
 void scenario_done(Scenario *s);

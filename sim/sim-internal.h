@@ -5,6 +5,7 @@
  * hosts (sim/host.h's model), driver.c talks to the policy core, sim.c
  * builds the cluster and collects results. */
 
+#include "actuation/actuation.h"
 #include "controller/core/model.h"
 #include "controller/core/policy.h"
 #include "controller/policies/policies.h"
@@ -18,7 +19,8 @@ typedef enum Phase {
         PHASE_SHUFFLE,      /* a reduce fetching map output: bytes */
         PHASE_IO,           /* read, spill, shuffle or write: bytes */
         PHASE_CPU,          /* compute: CPU seconds */
-        PHASE_MERGE,        /* map spill merge or reduce sort: bytes */
+        PHASE_MERGE,        /* map flush and merge or reduce sort: bytes */
+        PHASE_SPILL_WAIT,   /* a map blocked until its spill thread is done */
 } Phase;
 
 typedef struct SimCluster SimCluster;
@@ -34,18 +36,26 @@ typedef struct SimAttempt {
         unsigned kill_count;
         usec_t shuffle_end; /* a reduce's, once its reduce phase began */
 
-        /* The plan: rounds of (IO io_round bytes, CPU cpu_round seconds),
-         * in that order for maps (read plus the spills the round's output
-         * starts, so io_round changes from round to round: map_round_io())
-         * and CPU first for reduces (compute, then write, the same every
-         * round); maps end with merge_io bytes,
-         * reduces start with it (the sort passes), after a shuffle that
-         * fetches each map's share as the map finishes (shuffled bytes so
-         * far, the current fetch in remaining). */
+        /* The plan (sim/host.h): rounds of (IO io_round bytes, CPU
+         * cpu_round seconds). A map's round reads its share of the split,
+         * then computes; the spills it starts go to the spill thread, and
+         * merge_io bytes (the flush and merge) end it. A reduce first
+         * fetches each map's segment as the map finishes (shuffled bytes
+         * and segments so far; the current fetch and the phase's bytes with
+         * what it writes and merges), then writes and merges merge_io bytes
+         * (the sort), then each round reads its share of the final merge
+         * and writes its output, and computes. */
         Phase phase;
-        unsigned round, rounds;
-        double io_round, cpu_round, merge_io, shuffled, fetch;
+        unsigned round, rounds, segments;
+        double io_round, cpu_round, merge_io, shuffled, fetch, fetch_io;
         double remaining, rate; /* in the phase's unit, per second */
+        /* A map's spills for its slot's buffer, and its spill thread:
+         * bytes left to write at spill_rate, and those a blocked map thread
+         * has for it next. */
+        MapSpillPlan spills;
+        double spill_left, spill_rate, spill_waiting;
+        EventId spill_ev;
+        ReduceShuffle shuffle; /* a reduce's buffer and files */
         /* Shares of wall time going to each account at the current rate. */
         double f_cpu, f_io, f_steal, f_queue;
         double t_cpu, t_io, t_steal, t_queue; /* seconds */
@@ -55,10 +65,11 @@ typedef struct SimAttempt {
 } SimAttempt;
 
 typedef struct TaskExtra {
-        double cpu_work;   /* seconds on one core */
-        double output;     /* map output bytes; for a reduce its write bytes */
+        double cpu_work; /* seconds on one core */
+        double output;   /* bytes the map function emits; for a reduce its write bytes */
+        double records;  /* records the map function emits */
         usec_t first_start, finished;
-        uint32_t node; /* of the attempt that finished it */
+        uint32_t node;                    /* of the attempt that finished it */
         double cpu, iowait, steal, queue; /* of finished and killed attempts */
         unsigned kill_count, resize_kills, attempts, running;
         bool straggler;
@@ -67,9 +78,13 @@ typedef struct TaskExtra {
 /* The rest of a job is its snapshot Job: task counts, profile, demand. */
 typedef struct JobExtra {
         const Benchmark *bench;
+        double combine; /* its combine ratio, the scenario's if it sets one */
         uint32_t first_task;
         usec_t maps_finished; /* when its last map finished; 0: not yet */
         usec_t finished;
+        bool refused;
+        char refusal[160];
+        JobProfile stored_profile; /* [workload] profile_runs: its Job.stored_profile */
 } JobExtra;
 
 static inline uint32_t job_n_tasks(const Job *j) {
@@ -81,11 +96,23 @@ typedef struct NodeBeat {
         uint32_t node;
 } NodeBeat;
 
+/* A VM's cumulative CPU use and ready time when DRS sampled it. */
+typedef struct DrsSample {
+        usec_t at;
+        double cpu, ready; /* vCPU-seconds */
+} DrsSample;
+
+/* DRS's view of a cluster's VMs (sim/drs.c). */
+typedef struct SimDrs {
+        DrsSample *ring; /* `slots` samples per VM, VM after VM */
+        size_t slots, next, taken;
+        double *demand, *size, *share; /* per VM, for the divvy */
+} SimDrs;
+
 struct SimCluster {
         unsigned index;
         Sim *sim;
         Policy *policy;
-        PolicyConfig cfg;
         Decisions decisions;
 
         Job *jobs; /* snapshot arrays, kept up to date in place */
@@ -94,8 +121,8 @@ struct SimCluster {
         Task *tasks;
         TaskExtra *taskx;
         size_t n_tasks;
-        Node *nodes; /* the snapshot's too */
-        uint32_t *node_vm; /* global VM index of each node */
+        Node *nodes;                            /* the snapshot's too */
+        uint32_t *node_vm;                      /* global VM index of each node */
         unsigned *node_running[_SLOT_TYPE_MAX]; /* attempts per node, by their slot's type */
         size_t n_nodes;
         NodeBeat *beats;
@@ -111,6 +138,7 @@ struct SimCluster {
         SimAttempt **snap_map; /* snapshot attempt index -> attempt */
         size_t cap_snap_attempts;
         uint64_t next_attempt_id;
+        SimDrs drs;
 };
 
 /* The counts of the task's job and type, kept as its attempts start and end. */
@@ -146,6 +174,7 @@ typedef struct SimVm {
         uint64_t target_memory;
         double target_cap;
         EventId resize_ev;
+        ActHistory act_history; /* when each resource last changed */
 } SimVm;
 
 typedef struct SimHost {
@@ -204,7 +233,23 @@ void node_capacity_update(Sim *s, const SimVm *v);
 usec_t heartbeat_event(EventQueue *q, void *userdata);
 usec_t control_event(EventQueue *q, void *userdata);
 usec_t vm_resize_event(EventQueue *q, void *userdata);
+/* t as the agent's limits let it through (actuate.c); notes the changes. */
+VmTarget sim_vm_target_limit(Sim *s, SimVm *v, const VmTarget *t);
 usec_t job_arrival_event(EventQueue *q, void *userdata);
+/* A job turned away at submission: its tasks count as done, it as
+ * finished now. */
+void sim_job_refuse(SimCluster *cl, uint32_t job, const char *reason);
+
+/* drs.c */
+int drs_start(SimCluster *cl);
+void drs_done(SimCluster *cl);
+double sim_drs_pool(const Sim *s);
+
+/* bound.c */
+/* The pCPUs the cluster's slaves can get at most. */
+double sim_bound_pcpus(const Sim *s, const SimCluster *cl);
+void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *ret);
+double sim_bound_pair(const Sim *s, const SimBound *a, const SimBound *b);
 
 /* sim.c */
 void sim_task_finished(SimCluster *cl, uint32_t task);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/parse.h"
 #include "sim/sim-internal.h"
 
 #define MB (1024.0 * 1024.0)
@@ -71,7 +72,8 @@ static int build_vms(Sim *s) {
         if (!s->vms)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_hosts; i++) {
-                size_t most = s->n_vms / s->n_hosts + 1;
+                /* Each cluster puts ceil(per_cluster / hosts) at most on a host. */
+                size_t most = s->n_clusters * ((per_cluster + s->n_hosts - 1) / s->n_hosts);
                 s->hosts[i].vms = calloc(most, sizeof(uint32_t));
                 s->hosts[i].demand = calloc(most, sizeof(CpuDemand));
                 s->hosts[i].alloc = calloc(most, sizeof(double));
@@ -147,16 +149,26 @@ static int build_cluster_nodes(Sim *s, SimCluster *cl) {
         return 0;
 }
 
-/* Split sizes of FlexSlot II-A: most splits are one block, some come from
- * files smaller than a block, some from unsplittable files larger than one. */
-static double split_size(Sim *s, const Benchmark *b, double block) {
+/* File sizes of FlexSlot II-A: most files are one block, some smaller than
+ * a block, some larger. */
+static double file_size(Sim *s, const Benchmark *b, double small_frac, double block) {
         double u = rng_uniform(&s->rng);
 
-        if (u < b->small_frac)
+        if (u < small_frac)
                 return block * (0.1 + 0.9 * rng_uniform(&s->rng));
-        if (u < b->small_frac + b->large_frac)
+        if (u < small_frac + b->large_frac)
                 return block * (1.0 + (b->large_max_blocks - 1.0) * rng_uniform(&s->rng));
         return block;
+}
+
+/* Hadoop 1.1.1's FileInputFormat.getSplits(): a file is cut into splits of
+ * a block while more than SPLIT_SLOP (1.1) blocks are left; the rest is the
+ * last split, so no split exceeds 1.1 blocks. (mapred.map.tasks' goal size
+ * is far above a block for these inputs, and mapred.min.split.size is 1.) */
+#define SPLIT_SLOP 1.1
+
+static double next_split(double file_left, double block) {
+        return file_left / block > SPLIT_SLOP ? block : file_left;
 }
 
 static void place_replicas(Sim *s, const SimCluster *cl, Task *t) {
@@ -214,8 +226,11 @@ static Resources task_demand(const Sim *s, double cpu_per_mb, double output_rati
 
 static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskList *l) {
         const Scenario *sc = s->sc;
-        double block = (double)sc->block_size, left = b->input_bytes * sc->scale;
-        double total_output = 0;
+        double block = (double)sc->block_size, left = b->input_bytes * sc->scale, file_left = 0;
+        double total_output = 0,
+               record_bytes = sc->record_bytes >= 0 ? sc->record_bytes : b->record_bytes;
+        double small_frac = sc->small_frac >= 0 ? sc->small_frac : b->small_frac;
+        double expensive_cpu = sc->expensive_cpu >= 1 ? sc->expensive_cpu : b->expensive_cpu;
         JobExtra *jx = &cl->jobx[j];
         unsigned reduces;
         Task *t;
@@ -223,6 +238,7 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
         int r;
 
         jx->bench = b;
+        jx->combine = sc->combine_ratio >= 0 ? sc->combine_ratio : b->combine_ratio;
         jx->first_task = (uint32_t)l->n;
         cl->jobs[j] = (Job){
                 .id = j,
@@ -231,8 +247,15 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                             [TASK_REDUCE] = task_demand(s, b->reduce_cpu_per_mb, b->output_ratio) },
         };
         while (left > 0) {
-                double size = MIN(split_size(s, b, block), left);
-                bool expensive = rng_uniform(&s->rng) < b->expensive_frac;
+                double size;
+                bool expensive;
+                MapSpillPlan plan;
+
+                if (file_left <= 0)
+                        file_left = MIN(file_size(s, b, small_frac, block), left);
+                size = next_split(file_left, block);
+                file_left -= size;
+                expensive = rng_uniform(&s->rng) < b->expensive_frac;
                 r = task_push(l, &t, &x);
                 if (r < 0)
                         return r;
@@ -243,9 +266,16 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 t->input_size = (uint64_t)size;
                 cl->jobs[j].input_size += t->input_size;
                 place_replicas(s, cl, t);
-                x->cpu_work = size / MB * b->map_cpu_per_mb * (expensive ? b->expensive_cpu : 1);
+                x->cpu_work = size / MB * b->map_cpu_per_mb * (expensive ? expensive_cpu : 1);
                 x->output = size * b->map_output_ratio * (expensive ? b->expensive_output : 1);
-                total_output += x->output;
+                x->records = record_bytes > 0 ? x->output / record_bytes : 0;
+                /* The reduces fetch what the maps write at the default slot
+                 * memory. */
+                r = map_spill_plan(x->output, x->records, (double)sc->sort_buffer, jx->combine,
+                                   &plan);
+                if (r < 0)
+                        return r;
+                total_output += plan.output;
                 cl->jobs[j].counts[TASK_MAP].total++;
         }
         reduces = b->reduces == 0 ? 0 : (unsigned)MAX(1.0, round(b->reduces * MIN(sc->scale, 1.0)));
@@ -304,6 +334,64 @@ static int build_jobs(Sim *s, SimCluster *cl, const Workload *wl, const char *li
         return r;
 }
 
+/* [workload] deadlines: one per job, after its submission, or "none". */
+static int apply_deadlines(SimCluster *cl, const char *list, char *err, size_t err_size) {
+        _cleanup_free_ char *copy = strdup(list);
+        size_t j = 0;
+        char *save = NULL, *d;
+
+        if (!copy)
+                return -ENOMEM;
+        for (d = strtok_r(copy, ", ", &save); d && j < cl->n_jobs;
+             d = strtok_r(NULL, ", ", &save), j++) {
+                usec_t after = 0;
+
+                if (strcmp(d, "none") != 0 && (parse_duration(d, &after) < 0 || after == 0)) {
+                        snprintf(err, err_size,
+                                 "[workload] deadlines: '%s' is neither a duration above 0 nor "
+                                 "none",
+                                 d);
+                        return -EINVAL;
+                }
+                cl->jobs[j].deadline = after ? cl->jobs[j].submitted + after : 0;
+        }
+        if (d || j != cl->n_jobs) {
+                snprintf(err, err_size, "[workload] deadlines: one for each of the %zu jobs",
+                         cl->n_jobs);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* [workload] profile_runs: the profile of each job with a deadline from a
+ * run of its benchmark alone on the same cluster, the way ARIA's profile
+ * database holds the jobs that ran before. */
+static int profile_runs(Sim *s, SimCluster *cl, const Workload *wl, char *err, size_t err_size) {
+        for (size_t j = 0; j < cl->n_jobs; j++) {
+                JobExtra *jx = &cl->jobx[j];
+                Scenario solo = *s->sc;
+                _cleanup_(sim_freep) Sim *p = NULL;
+                char name[sizeof(jx->bench->name)];
+                int r;
+
+                if (cl->jobs[j].deadline == 0)
+                        continue;
+                snprintf(name, sizeof(name), "%s", jx->bench->name);
+                solo.jobs = name;
+                solo.deadlines = NULL;
+                solo.profile_runs = false;
+                solo.interference = false;
+                r = sim_new(&solo, wl, &p, err, err_size);
+                if (r >= 0)
+                        r = sim_run(p);
+                if (r < 0)
+                        return r;
+                jx->stored_profile = p->clusters[0].jobs[0].profile;
+                cl->jobs[j].stored_profile = &jx->stored_profile;
+        }
+        return 0;
+}
+
 static int schedule_events(Sim *s, SimCluster *cl) {
         const Scenario *sc = s->sc;
         int r;
@@ -321,7 +409,8 @@ static int schedule_events(Sim *s, SimCluster *cl) {
                 if (r < 0)
                         return r;
         }
-        return event_queue_schedule(s->queue, sc->control_interval, control_event, cl, NULL);
+        return event_queue_schedule(s->queue, scenario_core(sc)->control_interval, control_event,
+                                    cl, NULL);
 }
 
 int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t err_size) {
@@ -356,11 +445,20 @@ int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t
                         return r;
                 r = build_jobs(s, cl, wl, c == 0 ? sc->jobs : sc->interference_jobs, err,
                                err_size);
+                if (r >= 0 && c == 0 && sc->deadlines)
+                        r = apply_deadlines(cl, sc->deadlines, err, err_size);
+                if (r >= 0 && c == 0 && sc->profile_runs)
+                        r = profile_runs(s, cl, wl, err, err_size);
                 if (r < 0)
                         return r;
                 r = schedule_events(s, cl);
                 if (r < 0)
                         return r;
+                if (sc->drs) {
+                        r = drs_start(cl);
+                        if (r < 0)
+                                return r;
+                }
         }
         *ret = TAKE_PTR(s);
         return 0;
@@ -385,6 +483,7 @@ static void cluster_free(SimCluster *cl) {
         free(cl->snap_vms);
         free(cl->snap_attempts);
         free(cl->snap_map);
+        drs_done(cl);
 }
 
 Sim *sim_free(Sim *s) {
@@ -450,6 +549,22 @@ void sim_task_finished(SimCluster *cl, uint32_t task) {
         }
 }
 
+void sim_job_refuse(SimCluster *cl, uint32_t job, const char *reason) {
+        Job *j = &cl->jobs[job];
+        JobExtra *jx = &cl->jobx[job];
+
+        for (uint32_t t = jx->first_task; t < jx->first_task + job_n_tasks(j); t++)
+                cl->tasks[t].state = TASK_DONE;
+        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                j->counts[type].done = j->counts[type].total;
+        jx->refused = true;
+        snprintf(jx->refusal, sizeof(jx->refusal), "%s", reason);
+        jx->finished = event_queue_now(cl->sim->queue);
+        cl->n_finished++;
+        if (all_done(cl->sim))
+                event_queue_stop(cl->sim->queue);
+}
+
 static int collect(Sim *s) {
         SimResults *res = &s->results;
         const SimCluster *cl = &s->clusters[0];
@@ -467,13 +582,18 @@ static int collect(Sim *s) {
                 snprintf(jr->name, sizeof(jr->name), "%s", jx->bench->name);
                 jr->submitted = sec(cl->jobs[j].submitted);
                 jr->finished = sec(jx->finished);
+                jr->deadline = sec(cl->jobs[j].deadline);
+                jr->refused = jx->refused;
+                snprintf(jr->refusal, sizeof(jr->refusal), "%s", jx->refusal);
                 jr->maps = cl->jobs[j].counts[TASK_MAP].total;
                 jr->reduces = cl->jobs[j].counts[TASK_REDUCE].total;
+                sim_bound_job(s, cl, (uint32_t)j, &jr->bound);
         }
-        res->n_tasks = cl->n_tasks;
         for (size_t i = 0; i < cl->n_tasks; i++) {
                 const TaskExtra *tx = &cl->taskx[i];
-                res->tasks[i] = (TaskResult){
+                if (cl->jobx[cl->tasks[i].job].refused)
+                        continue;
+                res->tasks[res->n_tasks++] = (TaskResult){
                         .job = cl->tasks[i].job,
                         .node = tx->node,
                         .vm = cl->nodes[tx->node].vm,
@@ -504,7 +624,7 @@ static int collect(Sim *s) {
                         n->final_map_slots = cl->nodes[v->node].slots[SLOT_MAP];
         }
         for (size_t i = 0; i < cl->n_tasks; i++)
-                if (cl->tasks[i].type == TASK_MAP)
+                if (cl->tasks[i].type == TASK_MAP && !cl->jobx[cl->tasks[i].job].refused)
                         res->nodes[cl->nodes[cl->taskx[i].node].vm].maps_run++;
         res->makespan = sec(end);
         res->events = event_queue_dispatched(s->queue);
@@ -514,6 +634,11 @@ static int collect(Sim *s) {
                 for (size_t j = 0; j < o->n_jobs; j++)
                         sum += sec(o->jobx[j].finished - o->jobs[j].submitted);
                 res->other_mean_jct = sum / (double)o->n_jobs;
+                if (cl->n_jobs > 0 && o->n_jobs > 0) {
+                        SimBound other;
+                        sim_bound_job(s, o, 0, &other);
+                        res->pair_bound = sim_bound_pair(s, &res->jobs[0].bound, &other);
+                }
         }
         return 0;
 }

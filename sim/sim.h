@@ -30,10 +30,30 @@ typedef struct TaskResult {
         bool straggler; /* named a straggler by the slot manager at least once */
 } TaskResult;
 
+/* A lower bound on a job's completion time that no policy can beat on the
+ * cluster it ran on, its work counted as if it ran alone (sim/bound.c). */
+typedef struct SimBound {
+        double cpu;   /* its first task's start, then all its CPU work on the pool's pCPUs */
+        double disk;  /* its first task's start, then the I/O no policy avoids on all disks */
+        double chain; /* its first task's start, the longest map alone, the longest reduce tail */
+        double maps_then_tail; /* the map work on the pool, then the longest reduce tail */
+        double value;          /* the largest of them, seconds after submission */
+        /* What they are made of: the first task's start (s), the CPU work
+         * (pCPU-s) and unavoidable I/O (bytes), and the pCPUs and disk
+         * bandwidth (bytes/s) they are spread over. */
+        double start, work_cpu, work_io, pcpus, disks;
+} SimBound;
+
 typedef struct JobResult {
         char name[32];
         double submitted, finished; /* seconds */
+        double deadline;            /* seconds, absolute; 0: none */
         unsigned maps, reduces;
+        SimBound bound;
+        /* Turned away at submission (policy_admit()), why; finished is
+         * then when. */
+        bool refused;
+        char refusal[160];
 } JobResult;
 
 /* One row per VM of cluster 0, averaged over the run. */
@@ -76,6 +96,9 @@ typedef struct SimResults {
         double makespan;       /* seconds */
         /* Co-running cluster's mean job completion time (0 without one). */
         double other_mean_jct;
+        /* With a co-running cluster, a lower bound on the mean completion
+         * time of both clusters' first jobs (sim/bound.c); 0 without one. */
+        double pair_bound;
 } SimResults;
 
 /* Builds the cluster and its jobs. err gets a message for the user (a bad

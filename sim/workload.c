@@ -19,9 +19,13 @@ typedef struct Column {
         const char *name;
         size_t offset; /* of a double in Benchmark; SIZE_MAX for the special ones */
         double min, max;
+        const char *missing; /* the value of an optional column a file lacks; NULL: required */
 } Column;
 
-#define COL(n, field, lo, hi) { n, offsetof(Benchmark, field), lo, hi }
+#define COL(n, field, lo, hi) \
+        { n, offsetof(Benchmark, field), lo, hi, NULL }
+#define OPTIONAL(n, field, lo, hi, def) \
+        { n, offsetof(Benchmark, field), lo, hi, def }
 
 static const Column columns[] = {
         { "name", SIZE_MAX, 0, 0 },
@@ -37,6 +41,8 @@ static const Column columns[] = {
         COL("expensive_frac", expensive_frac, 0, 1),
         COL("expensive_cpu", expensive_cpu, 1, 1000),
         COL("expensive_output", expensive_output, 1, 1000),
+        OPTIONAL("record_bytes", record_bytes, 0, 1e9, "0"),
+        OPTIONAL("combine_ratio", combine_ratio, 0.0001, 1, "1"),
 };
 
 #define N_COLUMNS ELEMENTSOF(columns)
@@ -84,7 +90,7 @@ static int parse_row(char **fields, const int *map, Benchmark *b, const char *na
                      unsigned line, char *err, size_t err_size) {
         memset(b, 0, sizeof(*b));
         for (size_t c = 0; c < N_COLUMNS; c++) {
-                const char *v = fields[map[c]];
+                const char *v = map[c] >= 0 ? fields[map[c]] : columns[c].missing;
                 double d;
                 int r;
 
@@ -119,21 +125,25 @@ static int parse_row(char **fields, const int *map, Benchmark *b, const char *na
         return 0;
 }
 
+/* Maps each column to its field; returns the number of fields a row has. */
 static int parse_header(char **fields, int n, int *map, const char *name, unsigned line,
                         char *err, size_t err_size) {
+        int found = 0;
+
         for (size_t c = 0; c < N_COLUMNS; c++) {
                 map[c] = -1;
                 for (int i = 0; i < n; i++)
                         if (strcmp(fields[i], columns[c].name) == 0)
                                 map[c] = i;
-                if (map[c] < 0)
+                if (map[c] < 0 && !columns[c].missing)
                         return fail(err, err_size, name, line, "header lacks column '%s'",
                                     columns[c].name);
+                found += map[c] >= 0;
         }
-        if ((size_t)n != N_COLUMNS)
-                return fail(err, err_size, name, line,
-                            "header has %d columns, expected %zu", n, N_COLUMNS);
-        return 0;
+        if (n != found)
+                return fail(err, err_size, name, line, "header has %d columns, expected %d", n,
+                            found);
+        return n;
 }
 
 int workload_parse(const char *name, const char *text, Workload *ret, char *err,
@@ -141,7 +151,7 @@ int workload_parse(const char *name, const char *text, Workload *ret, char *err,
         _cleanup_free_ char *copy = strdup(text);
         _cleanup_free_ Benchmark *list = NULL;
         int map[N_COLUMNS] = { 0 };
-        bool have_header = false;
+        int width = 0; /* fields per row; 0 before the header */
         unsigned line = 0;
         size_t n = 0;
 
@@ -160,16 +170,14 @@ int workload_parse(const char *name, const char *text, Workload *ret, char *err,
                 nf = split_fields(p, fields);
                 if (nf < 0)
                         return fail(err, err_size, name, line, "too many fields");
-                if (!have_header) {
-                        r = parse_header(fields, nf, map, name, line, err, err_size);
-                        if (r < 0)
-                                return r;
-                        have_header = true;
+                if (width == 0) {
+                        width = parse_header(fields, nf, map, name, line, err, err_size);
+                        if (width < 0)
+                                return width;
                         continue;
                 }
-                if ((size_t)nf != N_COLUMNS)
-                        return fail(err, err_size, name, line, "%d fields, expected %zu", nf,
-                                    N_COLUMNS);
+                if (nf != width)
+                        return fail(err, err_size, name, line, "%d fields, expected %d", nf, width);
                 if (n == MAX_BENCHMARKS)
                         return fail(err, err_size, name, line, "more than %d benchmarks",
                                     MAX_BENCHMARKS);

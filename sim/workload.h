@@ -24,6 +24,10 @@ typedef struct Benchmark {
         /* Expensive records: a fraction of splits cost more CPU and emit more
          * output per byte. */
         double expensive_frac, expensive_cpu, expensive_output;
+        /* Map output: bytes per record as the sort buffer holds them (0:
+         * records never start a spill), and the share of a spill's bytes
+         * the job's combiner keeps (1: the job sets no combiner). */
+        double record_bytes, combine_ratio;
 } Benchmark;
 
 typedef struct Workload {

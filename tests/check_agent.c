@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The agent's pure parts: configuration, safety limits, history ring, and
- * the worker queue that keeps libvirt off the event loop. */
+/* The agent's pure parts: configuration, history ring, and the worker
+ * queue that keeps libvirt off the event loop. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -8,9 +8,9 @@
 
 #include <systemd/sd-event.h>
 
+#include "agent/collector.h"
 #include "agent/config.h"
 #include "agent/ring.h"
-#include "agent/safety.h"
 #include "agent/worker.h"
 #include "common/log.h"
 #include "common/macro.h"
@@ -24,7 +24,8 @@
 START_TEST(test_config_defaults) {
         AgentConfig c = { 0 };
         ConfError err;
-        AgentLimits l;
+        ActLimits l;
+        ActHost h;
 
         ck_assert_int_eq(conf_load_defaults(&agent_config_schema, &c, &err), 0);
         ck_assert_str_eq(c.uri, "qemu:///system");
@@ -33,11 +34,14 @@ START_TEST(test_config_defaults) {
         ck_assert_str_eq(c.allowed_group, "flexslot");
         ck_assert_int_eq(agent_config_log_levels[c.log_level], LOG_LEVEL_INFO);
 
-        agent_config_to_limits(&c, 16, 64 * GIB, &l);
-        ck_assert_uint_eq(l.host_vcpus, 16);
-        ck_assert_uint_eq(l.host_memory, 64 * GIB);
+        agent_config_to_limits(&c, 16, 64 * GIB, &l, &h);
+        ck_assert_uint_eq(act_vcpu_capacity(&l, h.cpus), 16);
+        ck_assert_uint_eq(h.memory, 64 * GIB);
         ck_assert_uint_eq(l.reserve_memory, GIB);
-        ck_assert_uint_eq(l.min_memory, 512 * MIB);
+        ck_assert_uint_eq(l.r[ACT_MEMORY].floor, 512 * MIB);
+        ck_assert_uint_eq(l.r[ACT_CPU_CAP].floor, 100);
+        ck_assert_uint_eq(l.r[ACT_CPU_CAP].ceiling, ACT_CAP_NONE);
+        ck_assert(!l.allow_vcpu_unplug);
         conf_free(&agent_config_schema, &c);
 }
 END_TEST
@@ -45,15 +49,16 @@ END_TEST
 START_TEST(test_config_host_overrides_and_overcommit) {
         AgentConfig c = { 0 };
         ConfError err;
-        AgentLimits l;
+        ActLimits l;
+        ActHost h;
 
         ck_assert_int_eq(conf_load_string(&agent_config_schema, "inline",
                                           "[host]\ncpus = 6\nmemory = 8G\ncpu-overcommit = 1.5\n",
                                           &c, &err),
                          0);
-        agent_config_to_limits(&c, 16, 64 * GIB, &l);
-        ck_assert_uint_eq(l.host_vcpus, 9);
-        ck_assert_uint_eq(l.host_memory, 8 * GIB);
+        agent_config_to_limits(&c, 16, 64 * GIB, &l, &h);
+        ck_assert_uint_eq(act_vcpu_capacity(&l, h.cpus), 9);
+        ck_assert_uint_eq(h.memory, 8 * GIB);
         conf_free(&agent_config_schema, &c);
 }
 END_TEST
@@ -72,10 +77,31 @@ START_TEST(test_config_example_is_defaults) {
         ck_assert_int_eq(conf_load_defaults(&agent_config_schema, &defaults, &err), 0);
         ck_assert_str_eq(example.uri, defaults.uri);
         ck_assert_uint_eq(example.interval, defaults.interval);
-        ck_assert_uint_eq(example.max_memory, defaults.max_memory);
-        ck_assert_uint_eq(example.min_interval, defaults.min_interval);
+        ck_assert_mem_eq(&example.act, &defaults.act, sizeof(example.act));
         conf_free(&agent_config_schema, &example);
         conf_free(&agent_config_schema, &defaults);
+}
+END_TEST
+
+/* The simulator applies act_limits_default(): they must be the limits an
+ * agent without a configuration file enforces. */
+START_TEST(test_config_limits_are_the_simulators) {
+        AgentConfig c = { 0 };
+        const ActLimits *sim;
+        ConfError err;
+        ActLimits l;
+        ActHost h;
+
+        ck_assert_int_eq(conf_load_defaults(&agent_config_schema, &c, &err), 0);
+        agent_config_to_limits(&c, 8, 16 * GIB, &l, &h);
+        sim = act_limits_default();
+        ck_assert_mem_eq(l.r, sim->r, sizeof(l.r));
+        ck_assert_uint_eq(l.min_interval, sim->min_interval);
+        ck_assert(l.allow_vcpu_unplug == sim->allow_vcpu_unplug);
+        ck_assert(l.cpu_overcommit == sim->cpu_overcommit);
+        ck_assert_uint_eq(l.reserve_cpus, sim->reserve_cpus);
+        ck_assert_uint_eq(l.reserve_memory, sim->reserve_memory);
+        conf_free(&agent_config_schema, &c);
 }
 END_TEST
 
@@ -90,8 +116,7 @@ static const BadConfig bad_configs[] = {
         { "empty-section.ini", 1, "[agnt]: unknown section" },
         { "reserve-cpus.ini", 4, "[host] reserve-cpus: 4 leaves nothing of cpus 4" },
         { "memory-range.ini", 5, "[limits] min-memory: 2G is greater than max-memory 1G" },
-        { "short-interval.ini", 3,
-          "[agent] interval: value '10ms' out of range [100ms, 1h]" },
+        { "short-interval.ini", 3, "[agent] interval: value '10ms' out of range [100ms, 1h]" },
         { "tiny-memory.ini", 2, "[limits] min-memory: value '1000K' out of range [1M, 64T]" },
         { "zero-step.ini", 2, "[limits] max-vcpu-step: value '0' out of range [1, 4096]" },
         { "log-level.ini", 3,
@@ -119,113 +144,32 @@ START_TEST(test_config_bad) {
 }
 END_TEST
 
-/* ---- safety limits ---- */
+/* ---- domains whose settings a sample must read again ---- */
 
-static const AgentLimits limits = {
-        .min_vcpus = 1,
-        .max_vcpus = 8,
-        .max_vcpu_step = 2,
-        .min_memory = 512 * MIB,
-        .max_memory = 16 * GIB,
-        .max_memory_step = 2 * GIB,
-        .min_memory_change = 64 * MIB,
-        .min_cpu_weight = 128,
-        .max_cpu_weight = 8192,
-        .min_cpu_weight_change = 16,
-        .min_interval = 30 * USEC_PER_SEC,
-        .host_vcpus = 16,
-        .host_memory = 32 * GIB,
-        .reserve_cpus = 2,
-        .reserve_memory = 4 * GIB,
-};
+/* The loop hands a copy to a sample job; when that sample succeeds, what it
+ * was handed is forgotten and what was added meanwhile stays for the next,
+ * even a domain it was handed: it may have read that one before the
+ * change. */
+START_TEST(test_stale_list) {
+        AgentStale stale = { 0 }, copy;
 
-typedef struct SafetyCase {
-        const char *name;
-        SafetyRequest req;
-        SafetyVerdict verdict;
-        const char *why;
-} SafetyCase;
-
-#define NOW (1000 * USEC_PER_SEC)
-
-static const SafetyCase safety_cases[] = {
-        { "vcpus grow one", { SAFETY_VCPUS, 2, 3, 8, 6, false, 0, NOW }, SAFETY_APPLY, "" },
-        { "vcpus unchanged", { SAFETY_VCPUS, 2, 2, 8, 6, false, 0, NOW }, SAFETY_NO_CHANGE, "" },
-        /* The no-op path comes after the range check: an unchanged value
-         * outside the limits is still refused. */
-        { "vcpus below floor", { SAFETY_VCPUS, 0, 0, 8, 6, false, 0, NOW }, SAFETY_OUT_OF_RANGE,
-          "vcpus 0 is outside the allowed range [1, 8]" },
-        { "vcpus above ceiling", { SAFETY_VCPUS, 8, 9, 16, 6, false, 0, NOW },
-          SAFETY_OUT_OF_RANGE, "vcpus 9 is outside the allowed range [1, 8]" },
-        { "vcpus above domain max", { SAFETY_VCPUS, 2, 4, 3, 6, false, 0, NOW },
-          SAFETY_OUT_OF_RANGE, "vcpus 4 is above the domain's maximum 3" },
-        { "vcpus step", { SAFETY_VCPUS, 2, 5, 8, 6, false, 0, NOW }, SAFETY_STEP_TOO_LARGE,
-          "vcpus change of 3 is larger than the maximum step 2" },
-        { "vcpus shrink step", { SAFETY_VCPUS, 8, 5, 8, 12, false, 0, NOW },
-          SAFETY_STEP_TOO_LARGE, "vcpus change of 3 is larger than the maximum step 2" },
-        /* 16 host vCPUs, 2 reserved: 12 in use, 2 -> 4 makes 14, the limit. */
-        { "vcpus up to the reserve", { SAFETY_VCPUS, 2, 4, 8, 12, false, 0, NOW }, SAFETY_APPLY,
-          "" },
-        { "vcpus into the reserve", { SAFETY_VCPUS, 2, 4, 8, 13, false, 0, NOW },
-          SAFETY_HOST_RESERVE,
-          "vcpus 4 would leave the host's VMs holding 15 of 16 (2 reserved for the host)" },
-        /* Shrinking is always allowed, even on an overcommitted host. */
-        { "vcpus shrink overcommitted", { SAFETY_VCPUS, 4, 3, 8, 40, false, 0, NOW },
-          SAFETY_APPLY, "" },
-        { "memory grow", { SAFETY_MEMORY, GIB, 2 * GIB, 4 * GIB, 8 * GIB, false, 0, NOW },
-          SAFETY_APPLY, "" },
-        { "memory below floor", { SAFETY_MEMORY, GIB, 256 * MIB, 4 * GIB, 8 * GIB, false, 0, NOW },
-          SAFETY_OUT_OF_RANGE, "memory 256M is outside the allowed range [512M, 16G]" },
-        { "memory above domain max",
-          { SAFETY_MEMORY, GIB, 5 * GIB, 4 * GIB, 8 * GIB, false, 0, NOW }, SAFETY_OUT_OF_RANGE,
-          "memory 5G is above the domain's maximum 4G" },
-        { "memory step", { SAFETY_MEMORY, GIB, 4 * GIB, 0, 8 * GIB, false, 0, NOW },
-          SAFETY_STEP_TOO_LARGE, "memory change of 3G is larger than the maximum step 2G" },
-        { "memory too small a change",
-          { SAFETY_MEMORY, GIB, GIB + 32 * MIB, 0, 8 * GIB, false, 0, NOW },
-          SAFETY_CHANGE_TOO_SMALL, "memory change of 32M is smaller than the minimum change 64M" },
-        { "memory into the reserve",
-          { SAFETY_MEMORY, GIB, 2 * GIB, 0, 28 * GIB, false, 0, NOW }, SAFETY_HOST_RESERVE,
-          "memory 2G would leave the host's VMs holding 29G of 32G (4G reserved for the host)" },
-        { "weight any step", { SAFETY_CPU_WEIGHT, 128, 8192, 0, 0, false, 0, NOW }, SAFETY_APPLY,
-          "" },
-        { "weight too small a change", { SAFETY_CPU_WEIGHT, 1024, 1030, 0, 0, false, 0, NOW },
-          SAFETY_CHANGE_TOO_SMALL, "cpu-weight change of 6 is smaller than the minimum change 16" },
-        { "weight out of range", { SAFETY_CPU_WEIGHT, 1024, 10000, 0, 0, false, 0, NOW },
-          SAFETY_OUT_OF_RANGE, "cpu-weight 10000 is outside the allowed range [128, 8192]" },
-        { "rate limited", { SAFETY_VCPUS, 2, 3, 8, 6, true, NOW - 10 * USEC_PER_SEC, NOW },
-          SAFETY_RATE_LIMITED,
-          "domain was changed 10s ago; changes are at least 30s apart" },
-        /* A byte count where no unit is exact; the time to the millisecond. */
-        { "memory range in bytes",
-          { SAFETY_MEMORY, GIB, 1025, 0, 0, false, 0, NOW }, SAFETY_OUT_OF_RANGE,
-          "memory 1025 is outside the allowed range [512M, 16G]" },
-        { "rate limited just now",
-          { SAFETY_VCPUS, 2, 3, 8, 6, true, NOW - 1500 * USEC_PER_MSEC - 1, NOW },
-          SAFETY_RATE_LIMITED, "domain was changed 1.5s ago; changes are at least 30s apart" },
-        { "rate limit passed", { SAFETY_VCPUS, 2, 3, 8, 6, true, NOW - 30 * USEC_PER_SEC, NOW },
-          SAFETY_APPLY, "" },
-        /* A no-op is never rate limited: it changes nothing. */
-        { "no-op while rate limited", { SAFETY_VCPUS, 2, 2, 8, 6, true, NOW, NOW },
-          SAFETY_NO_CHANGE, "" },
-};
-
-START_TEST(test_safety_rule) {
-        const SafetyCase *c = &safety_cases[_i];
-        char why[256];
-        SafetyVerdict v = safety_check(&limits, &c->req, why, sizeof(why));
-
-        ck_assert_msg(v == c->verdict, "%s: got %s, expected %s", c->name,
-                      safety_verdict_to_string(v), safety_verdict_to_string(c->verdict));
-        ck_assert_str_eq(why, c->why);
-}
-END_TEST
-
-START_TEST(test_safety_names) {
-        for (int v = 0; v < _SAFETY_VERDICT_MAX; v++)
-                ck_assert_ptr_nonnull(safety_verdict_to_string(v));
-        ck_assert_ptr_null(safety_verdict_to_string(_SAFETY_VERDICT_MAX));
-        ck_assert_str_eq(safety_resource_to_string(SAFETY_MEMORY), "memory");
+        /* What every sample of an agent that changed nothing does. */
+        agent_stale_drop(&stale, 0);
+        ck_assert_int_eq(agent_stale_add(&stale, "a"), 0);
+        ck_assert_int_eq(agent_stale_add(&stale, "b"), 0);
+        ck_assert_int_eq(agent_stale_copy(&stale, &copy), 0);
+        ck_assert_int_eq(agent_stale_add(&stale, "c"), 0);
+        ck_assert_int_eq(agent_stale_add(&stale, "a"), 0);
+        agent_stale_drop(&stale, copy.n);
+        ck_assert_uint_eq(stale.n, 2);
+        ck_assert_str_eq(stale.uuids[0], "c");
+        ck_assert_str_eq(stale.uuids[1], "a");
+        ck_assert_uint_eq(copy.n, 2);
+        ck_assert_str_eq(copy.uuids[1], "b");
+        agent_stale_drop(&stale, 5);
+        ck_assert_uint_eq(stale.n, 0);
+        agent_stale_done(&copy);
+        agent_stale_done(&stale);
 }
 END_TEST
 
@@ -334,11 +278,11 @@ static void gate_wait_entered(void) {
 
 /* Runs the loop until cond holds; each iteration waits at most 5 s, so a
  * broken worker fails the test instead of hanging it. */
-#define RUN_UNTIL(event, cond)                                                 \
-        do {                                                                   \
-                for (int i_ = 0; i_ < 100 && !(cond); i_++)                    \
+#define RUN_UNTIL(event, cond)                                                        \
+        do {                                                                          \
+                for (int i_ = 0; i_ < 100 && !(cond); i_++)                           \
                         ck_assert_int_ge(sd_event_run((event), 5 * USEC_PER_SEC), 0); \
-                ck_assert_msg((cond), "timed out waiting for " #cond);         \
+                ck_assert_msg((cond), "timed out waiting for " #cond);                \
         } while (0)
 
 static int worker_base = 100;
@@ -447,12 +391,12 @@ Suite *suite_agent(void) {
         tcase_add_test(tc, test_config_defaults);
         tcase_add_test(tc, test_config_host_overrides_and_overcommit);
         tcase_add_test(tc, test_config_example_is_defaults);
+        tcase_add_test(tc, test_config_limits_are_the_simulators);
         tcase_add_loop_test(tc, test_config_bad, 0, (int)ELEMENTSOF(bad_configs));
         suite_add_tcase(s, tc);
 
-        tc = tcase_create("safety");
-        tcase_add_loop_test(tc, test_safety_rule, 0, (int)ELEMENTSOF(safety_cases));
-        tcase_add_test(tc, test_safety_names);
+        tc = tcase_create("stale");
+        tcase_add_test(tc, test_stale_list);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("ring");

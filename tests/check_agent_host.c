@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* The agent's hypervisor side against libvirt's test driver, in process:
- * sampling a fixture host and changes with their limits, read-back, dry
- * run and rate limit (on a fake clock, so no test sleeps). */
+/* The agent's hypervisor side, in process: the collector and the actuator
+ * on connections of their own to libvirt's test driver (sampling a fixture
+ * host, changes and targets with their limits, read-back, dry run, the
+ * rate limit per resource, on a fake clock so that no test sleeps), and the
+ * collector's reading of per-domain settings against a counting driver. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/host.h"
+#include "agent/actuator.h"
+#include "actuation/config.h"
+#include "agent/collector.h"
 #include "common/log.h"
+#include "common/macro.h"
 #include "tests.h"
 
 #define GIB (1ULL << 30)
@@ -18,34 +23,23 @@ static usec_t fake_clock(void) {
         return fake_now;
 }
 
-static const AgentLimits limits = {
-        .min_vcpus = 1,
-        .max_vcpus = 8,
-        .max_vcpu_step = 2,
-        .min_memory = GIB / 2,
-        .max_memory = 16 * GIB,
-        .max_memory_step = 2 * GIB,
-        .min_memory_change = 64 << 20,
-        .min_cpu_weight = 128,
-        .max_cpu_weight = 8192,
-        .min_cpu_weight_change = 16,
-        .min_interval = 30 * USEC_PER_SEC,
-        .host_vcpus = 8,
-        .host_memory = 7 * GIB,
-        .reserve_cpus = 1,
-        .reserve_memory = 2 * GIB,
-};
-
-static AgentHost host;
+static AgentCollector collector;
+static AgentActuator actuator;
 
 static void host_setup(bool dry_run, bool allow_unplug) {
+        /* The shipped defaults on an 8-CPU, 7G host with 2G reserved. */
+        ActLimits limits = *act_limits_default();
+        ActHost capacity = { .cpus = 8, .memory = 7 * GIB };
         char uri[4096];
 
+        limits.reserve_memory = 2 * GIB;
+        limits.allow_vcpu_unplug = allow_unplug;
         log_set_max_level(LOG_LEVEL_ERR);
         snprintf(uri, sizeof(uri), "test://%s", test_srcdir_path("tests/fixtures/agent/host.xml"));
         ck_assert_msg(uri[7] == '/', "FLEXSLOT_SRCDIR must be absolute: %s", uri);
-        ck_assert_int_eq(agent_host_init(&host, uri, &limits, dry_run, allow_unplug), 0);
-        host.clock = fake_clock;
+        ck_assert_int_eq(agent_collector_init(&collector, uri), 0);
+        ck_assert_int_eq(agent_actuator_init(&actuator, uri, &limits, &capacity, dry_run), 0);
+        collector.clock = actuator.clock = fake_clock;
         fake_now = 1000 * USEC_PER_SEC;
 }
 
@@ -54,29 +48,45 @@ static void setup(void) {
 }
 
 static void teardown(void) {
-        agent_host_done(&host);
+        agent_collector_done(&collector);
+        agent_actuator_done(&actuator);
 }
 
 static AgentSnapshot *sample(void) {
         AgentSnapshot *s = NULL;
 
-        ck_assert_int_eq(agent_host_sample(&host, &s), 0);
+        ck_assert_int_eq(agent_collector_sample(&collector, NULL, &s), 0);
         ck_assert_ptr_nonnull(s);
         return s;
 }
 
-static AgentChange change(SafetyResource resource, const char *domain, uint64_t value) {
-        AgentChange c = { .resource = resource, .requested = value };
+/* A change as the daemon makes it: what the other domains hold comes from
+ * the newest sample. */
+static AgentChange change_target(const char *domain, const ActTarget *t, unsigned flags) {
+        AgentChange c = { .target = *t, .flags = flags };
 
         snprintf(c.domain, sizeof(c.domain), "%s", domain);
-        ck_assert_int_eq(agent_host_change(&host, &c), 0);
+        agent_snapshot_others(collector.latest, domain, &c.others_vcpus, &c.others_memory);
+        ck_assert_int_eq(agent_actuator_change(&actuator, &c), 0);
         return c;
+}
+
+/* SetVcpus and the like: one resource, refused rather than clamped. */
+static AgentResourceChange change(ActResource r, const char *domain, uint64_t value) {
+        ActTarget t = { .set = ACT_BIT(r) };
+        AgentChange c;
+
+        t.value[r] = value;
+        c = change_target(domain, &t, ACT_STRICT);
+        ck_assert_int_eq(c.error, 0);
+        return c.r[r];
 }
 
 START_TEST(test_host_sample) {
         AgentSnapshot *s = sample();
         const AgentDomain *w1 = agent_snapshot_find(s, "worker1");
         const AgentDomain *spare = agent_snapshot_find(s, "44444444-4444-4444-4444-444444444444");
+        uint64_t vcpus, memory;
 
         ck_assert_uint_eq(s->n_domains, 4);
         ck_assert_ptr_nonnull(w1);
@@ -86,18 +96,29 @@ START_TEST(test_host_sample) {
         ck_assert_uint_eq(w1->metrics.vcpus_max, 4);
         ck_assert_uint_eq(w1->metrics.memory_kib, GIB / 1024);
         ck_assert_uint_eq(w1->metrics.memory_max_kib, 4 * GIB / 1024);
-        /* The test driver has no counters to derive rates from. */
+        /* The test driver has no counters to derive rates from, and no
+         * cpu_shares or quota. */
         ck_assert(!(w1->metrics.valid & HV_METRIC_STEAL));
+        ck_assert_uint_eq(w1->settings, 0);
         ck_assert_ptr_nonnull(spare);
         ck_assert_str_eq(spare->name, "spare");
         ck_assert_int_eq(spare->metrics.state, HV_STATE_SHUTOFF);
         ck_assert_ptr_null(agent_snapshot_find(s, "nosuch"));
+
+        /* worker1 2 vCPUs 1G, worker3 1 and 1G; spare is shut off. */
+        agent_snapshot_others(s, "worker2", &vcpus, &memory);
+        ck_assert_uint_eq(vcpus, 3);
+        ck_assert_uint_eq(memory, 2 * GIB);
+        agent_snapshot_others(NULL, "worker2", &vcpus, &memory);
+        ck_assert_uint_eq(vcpus + memory, 0);
         free(s);
 }
 END_TEST
 
+/* The collector and the actuator have a connection each; a change made on
+ * one is what the other samples, as on a real host. */
 START_TEST(test_host_change_then_rate_limit) {
-        AgentChange c = change(SAFETY_VCPUS, "worker1", 3);
+        AgentResourceChange c = change(ACT_VCPUS, "worker1", 3);
         AgentSnapshot *s;
 
         ck_assert_int_eq(c.status, AGENT_CHANGE_APPLIED);
@@ -107,93 +128,271 @@ START_TEST(test_host_change_then_rate_limit) {
         ck_assert_uint_eq(agent_snapshot_find(s, "worker1")->metrics.vcpus_current, 3);
         free(s);
 
-        /* Any resource of the same domain is rate limited; others are not. */
+        /* The rate limit is per resource: worker1's memory may change, its
+         * vCPUs not again within the interval. */
         fake_now += 29 * USEC_PER_SEC;
-        c = change(SAFETY_MEMORY, "worker1", 2 * GIB);
-        ck_assert_int_eq(c.status, AGENT_CHANGE_REFUSED);
-        ck_assert_int_eq(c.verdict, SAFETY_RATE_LIMITED);
-        ck_assert_uint_eq(c.after, GIB);
-        c = change(SAFETY_MEMORY, "worker2", 3 * GIB);
+        c = change(ACT_MEMORY, "worker1", 2 * GIB);
         ck_assert_int_eq(c.status, AGENT_CHANGE_APPLIED);
-        ck_assert_uint_eq(c.after, 3 * GIB);
+        ck_assert_uint_eq(c.after, 2 * GIB);
+        c = change(ACT_VCPUS, "worker1", 4);
+        ck_assert_int_eq(c.status, AGENT_CHANGE_REFUSED);
+        ck_assert_int_eq(c.outcome.rule, ACT_RULE_RATE);
+        ck_assert_str_eq(c.message,
+                         "vcpus changed 29s ago; changes of one resource are at least 30s apart");
+        ck_assert_uint_eq(c.after, 3);
 
         fake_now += USEC_PER_SEC;
-        c = change(SAFETY_MEMORY, "worker1", GIB / 2);
+        c = change(ACT_VCPUS, "worker1", 4);
         ck_assert_int_eq(c.status, AGENT_CHANGE_APPLIED);
-        ck_assert_uint_eq(c.after, GIB / 2);
+        ck_assert_uint_eq(c.after, 4);
 }
 END_TEST
 
 START_TEST(test_host_unchanged_is_not_a_change) {
-        AgentChange c = change(SAFETY_VCPUS, "worker1", 2);
+        AgentResourceChange c = change(ACT_VCPUS, "worker1", 2);
 
         ck_assert_int_eq(c.status, AGENT_CHANGE_UNCHANGED);
         /* ... so it does not start the rate limit. */
-        c = change(SAFETY_VCPUS, "worker1", 3);
+        c = change(ACT_VCPUS, "worker1", 3);
         ck_assert_int_eq(c.status, AGENT_CHANGE_APPLIED);
 }
 END_TEST
 
 START_TEST(test_host_reserve_counts_other_domains) {
-        AgentChange c;
+        AgentResourceChange c;
 
         /* 7G host, 2G reserved; worker1 1G + worker2 2G + worker3 1G. Only a
-         * sample tells the host what the other domains hold. */
+         * sample tells the actuator what the other domains hold. */
         free(sample());
-        c = change(SAFETY_MEMORY, "worker2", 4 * GIB);
+        c = change(ACT_MEMORY, "worker2", 4 * GIB);
         ck_assert_int_eq(c.status, AGENT_CHANGE_REFUSED);
-        ck_assert_int_eq(c.verdict, SAFETY_HOST_RESERVE);
-        c = change(SAFETY_MEMORY, "worker2", 3 * GIB);
+        ck_assert_int_eq(c.outcome.rule, ACT_RULE_HOST_RESERVE);
+        ck_assert_str_eq(c.message, "memory 4G would leave the host's VMs holding 6G of 7G (2G "
+                                    "reserved for the host)");
+        c = change(ACT_MEMORY, "worker2", 3 * GIB);
         ck_assert_int_eq(c.status, AGENT_CHANGE_APPLIED);
 }
 END_TEST
 
 START_TEST(test_host_failures) {
-        AgentChange c = change(SAFETY_VCPUS, "nosuch", 2);
+        ActTarget t = { .set = ACT_BIT(ACT_VCPUS), .value[ACT_VCPUS] = 2 };
+        AgentChange whole = change_target("nosuch", &t, ACT_STRICT);
+        AgentResourceChange c;
 
-        ck_assert_int_eq(c.status, AGENT_CHANGE_FAILED);
-        ck_assert_int_eq(c.error, -ENOENT);
-        c = change(SAFETY_VCPUS, "spare", 2);
-        ck_assert_int_eq(c.error, -ESRCH);
-        ck_assert_str_eq(c.message, "domain spare is shutoff; live changes need it running");
-        c = change(SAFETY_CPU_WEIGHT, "worker1", 512);
-        ck_assert_int_eq(c.error, -EOPNOTSUPP);
+        ck_assert_int_eq(whole.error, -ENOENT);
+        ck_assert_str_eq(whole.message, "No domain 'nosuch'");
+        whole = change_target("spare", &t, ACT_STRICT);
+        ck_assert_int_eq(whole.error, -ESRCH);
+        ck_assert_str_eq(whole.message, "domain spare is shutoff; live changes need it running");
+        c = change(ACT_CPU_WEIGHT, "worker1", 512);
+        ck_assert_int_eq(c.status, AGENT_CHANGE_REFUSED);
+        ck_assert_int_eq(c.outcome.rule, ACT_RULE_UNKNOWN);
+        ck_assert_str_eq(c.message, "the hypervisor reports no cpu-weight");
         /* Unplug is off unless configured. */
-        c = change(SAFETY_VCPUS, "worker1", 1);
-        ck_assert_int_eq(c.status, AGENT_CHANGE_FAILED);
-        ck_assert_int_eq(c.error, -EPERM);
-        c = change(SAFETY_VCPUS, "worker1", 2);
+        c = change(ACT_VCPUS, "worker1", 1);
+        ck_assert_int_eq(c.status, AGENT_CHANGE_REFUSED);
+        ck_assert_int_eq(c.outcome.rule, ACT_RULE_UNPLUG);
+        c = change(ACT_VCPUS, "worker1", 2);
         ck_assert_int_eq(c.status, AGENT_CHANGE_UNCHANGED);
 }
 END_TEST
 
 START_TEST(test_host_unplug_when_allowed) {
-        AgentChange c;
+        AgentResourceChange c;
 
-        agent_host_done(&host);
+        teardown();
         host_setup(false, true);
-        c = change(SAFETY_VCPUS, "worker1", 1);
+        c = change(ACT_VCPUS, "worker1", 1);
         ck_assert_int_eq(c.status, AGENT_CHANGE_APPLIED);
         ck_assert_uint_eq(c.after, 1);
 }
 END_TEST
 
 START_TEST(test_host_dry_run_changes_nothing) {
-        AgentChange c;
+        ActTarget t = { .set = ACT_BIT(ACT_VCPUS), .value[ACT_VCPUS] = 4 };
+        AgentResourceChange c;
         AgentSnapshot *s;
 
-        agent_host_done(&host);
+        teardown();
         host_setup(true, false);
-        c = change(SAFETY_VCPUS, "worker1", 3);
+        c = change(ACT_VCPUS, "worker1", 3);
         ck_assert_int_eq(c.status, AGENT_CHANGE_DRY_RUN);
         ck_assert_uint_eq(c.before, 2);
         ck_assert_uint_eq(c.after, 2);
         s = sample();
         ck_assert_uint_eq(agent_snapshot_find(s, "worker1")->metrics.vcpus_current, 2);
         free(s);
-        /* Refusals are still refusals in a dry run. */
-        c = change(SAFETY_VCPUS, "worker1", 4 + 1);
+        /* Refusals are still refusals in a dry run... */
+        c = change(ACT_VCPUS, "worker1", 4 + 1);
         ck_assert_int_eq(c.status, AGENT_CHANGE_REFUSED);
+        /* ... and a clamp says what it would have applied. */
+        c = change_target("worker3", &t, 0).r[ACT_VCPUS];
+        ck_assert_int_eq(c.status, AGENT_CHANGE_DRY_RUN);
+        ck_assert_int_eq(c.outcome.verdict, ACT_CLAMPED);
+        ck_assert_uint_eq(c.outcome.value, 2);
+        ck_assert_uint_eq(c.after, 1);
+}
+END_TEST
+
+/* A VM target: every resource decided and applied in one call, each with
+ * its own verdict. */
+START_TEST(test_host_target) {
+        ActTarget t = { .set = ACT_ALL,
+                        .value = { [ACT_CPU_WEIGHT] = 2048,
+                                   [ACT_VCPUS] = 4,
+                                   [ACT_CPU_CAP] = 1500,
+                                   [ACT_MEMORY] = 4 * GIB } };
+        AgentSnapshot *s;
+        AgentChange c;
+
+        free(sample());
+        c = change_target("worker1", &t, 0);
+        ck_assert_int_eq(c.error, 0);
+        ck_assert_str_eq(c.uuid, "11111111-1111-1111-1111-111111111111");
+        /* The test driver has neither cpu_shares nor a quota. */
+        ck_assert_int_eq(c.r[ACT_CPU_WEIGHT].status, AGENT_CHANGE_REFUSED);
+        ck_assert_int_eq(c.r[ACT_CPU_WEIGHT].outcome.rule, ACT_RULE_UNKNOWN);
+        ck_assert_int_eq(c.r[ACT_CPU_CAP].status, AGENT_CHANGE_REFUSED);
+        /* 7 of 8 vCPUs usable, 3 elsewhere: 2 -> 4 fits. */
+        ck_assert_int_eq(c.r[ACT_VCPUS].status, AGENT_CHANGE_APPLIED);
+        ck_assert_uint_eq(c.r[ACT_VCPUS].after, 4);
+        /* 1G -> 4G: the 2G step makes it 3G, the host reserve (5G usable,
+         * 3G elsewhere) 2G. */
+        ck_assert_int_eq(c.r[ACT_MEMORY].status, AGENT_CHANGE_CLAMPED);
+        ck_assert_int_eq(c.r[ACT_MEMORY].outcome.rule, ACT_RULE_HOST_RESERVE);
+        ck_assert_uint_eq(c.r[ACT_MEMORY].before, GIB);
+        ck_assert_uint_eq(c.r[ACT_MEMORY].after, 2 * GIB);
+        ck_assert_str_eq(c.r[ACT_MEMORY].message,
+                         "memory 3G would leave the host's VMs holding 6G of 7G (2G reserved "
+                         "for the host)");
+
+        s = sample();
+        ck_assert_uint_eq(agent_snapshot_find(s, "worker1")->metrics.vcpus_current, 4);
+        ck_assert_uint_eq(agent_snapshot_find(s, "worker1")->metrics.memory_kib, 2 * GIB / 1024);
+        free(s);
+
+        /* The next target within the interval: refused per resource, with
+         * the rate limit as the reason of what changed. */
+        fake_now += 10 * USEC_PER_SEC;
+        t.value[ACT_VCPUS] = 3;
+        t.value[ACT_MEMORY] = GIB;
+        c = change_target("worker1", &t, 0);
+        ck_assert_int_eq(c.r[ACT_VCPUS].outcome.rule, ACT_RULE_UNPLUG);
+        ck_assert_int_eq(c.r[ACT_MEMORY].status, AGENT_CHANGE_REFUSED);
+        ck_assert_int_eq(c.r[ACT_MEMORY].outcome.rule, ACT_RULE_RATE);
+        ck_assert_int_eq(c.r[ACT_CPU_WEIGHT].outcome.rule, ACT_RULE_UNKNOWN);
+}
+END_TEST
+
+/* ---- per-domain settings, against a driver that counts its calls ---- */
+
+static unsigned n_info_calls;
+static uint64_t fake_shares = 1024;
+/* Whether the driver answers its two domains in the other order. */
+static bool swapped;
+
+static int counting_open(HvConnection *conn, const char *uri, unsigned flags) {
+        return 0;
+}
+
+static void counting_close(HvConnection *conn) {
+}
+
+static int counting_sample_all(HvConnection *conn, unsigned flags, HvDomainSample **ret,
+                               size_t *ret_n) {
+        HvDomainSample *s = calloc(2, sizeof(*s));
+
+        ck_assert_ptr_nonnull(s);
+        for (unsigned i = 0; i < 2; i++) {
+                unsigned id = swapped ? 1 - i : i;
+
+                snprintf(s[i].name, sizeof(s[i].name), "vm%u", id);
+                snprintf(s[i].uuid, sizeof(s[i].uuid), "55555555-5555-5555-5555-55555555555%u", id);
+                s[i].fields = HV_FIELD_STATE | HV_FIELD_VCPU_COUNT | HV_FIELD_BALLOON;
+                s[i].state = HV_STATE_RUNNING;
+                s[i].vcpus_current = 2;
+                s[i].vcpus_max = 4;
+                s[i].balloon_current_kib = s[i].balloon_max_kib = 1024 * 1024;
+        }
+        *ret = s;
+        *ret_n = 2;
+        return 0;
+}
+
+static int counting_get_info(HvConnection *conn, const char *domain, unsigned flags,
+                             HvDomainInfo *ret) {
+        n_info_calls++;
+        *ret = (HvDomainInfo){ .state = HV_STATE_RUNNING,
+                               .vcpus_current = 2,
+                               .vcpus_max = 4,
+                               .fields = HV_INFO_CPU_WEIGHT | HV_INFO_QUOTA,
+                               .cpu_shares = fake_shares,
+                               .vcpu_quota_usec = 75000,
+                               .vcpu_period_usec = 100000 };
+        return 0;
+}
+
+static const HypervisorDriver counting_driver = {
+        .name = "counting",
+        .open = counting_open,
+        .close = counting_close,
+        .sample_all = counting_sample_all,
+        .domain_get_info = counting_get_info,
+};
+
+/* vm0's weight in the next sample; both domains carry the same settings. */
+static unsigned weight_after(const AgentStale *stale) {
+        AgentSnapshot *s = NULL;
+        const AgentDomain *d;
+        unsigned w;
+
+        ck_assert_int_eq(agent_collector_sample(&collector, stale, &s), 0);
+        d = agent_snapshot_find(s, "vm0");
+        ck_assert_uint_eq(d->settings, AGENT_SETTING_CPU_WEIGHT | AGENT_SETTING_CPU_CAP);
+        /* 75 ms of every 100 ms on each of 2 vCPUs. */
+        ck_assert_uint_eq(agent_domain_cpu_cap(d), 1500);
+        w = (unsigned)d->cpu_weight;
+        free(s);
+        return w;
+}
+
+/* Read when first seen, carried over while fresh (whatever order the
+ * domains come in), read again when the agent changed them or when they
+ * are AGENT_SETTINGS_MAX_AGE old. */
+START_TEST(test_collector_settings) {
+        AgentStale stale = { 0 };
+
+        log_set_max_level(LOG_LEVEL_ERR);
+        ck_assert_int_eq(agent_collector_init(&collector, "counting:///"), 0);
+        ck_assert_int_eq(hv_connection_open_driver(&counting_driver, "counting:///", NULL, 0,
+                                                   &collector.conn),
+                         0);
+        collector.clock = fake_clock;
+        fake_now = 1000 * USEC_PER_SEC;
+        n_info_calls = 0;
+        swapped = false;
+
+        ck_assert_uint_eq(weight_after(NULL), 1024);
+        ck_assert_uint_eq(n_info_calls, 2);
+        fake_shares = 2048;
+        fake_now += USEC_PER_SEC;
+        ck_assert_uint_eq(weight_after(NULL), 1024);
+        swapped = true;
+        ck_assert_uint_eq(weight_after(NULL), 1024);
+        ck_assert_uint_eq(n_info_calls, 2);
+
+        ck_assert_int_eq(agent_stale_add(&stale, "55555555-5555-5555-5555-555555555550"), 0);
+        ck_assert_uint_eq(weight_after(&stale), 2048);
+        ck_assert_uint_eq(n_info_calls, 3);
+
+        fake_shares = 4096;
+        fake_now += AGENT_SETTINGS_MAX_AGE - USEC_PER_SEC;
+        ck_assert_uint_eq(weight_after(NULL), 2048);
+        fake_now += USEC_PER_SEC;
+        ck_assert_uint_eq(weight_after(NULL), 4096);
+        ck_assert_uint_eq(n_info_calls, 5);
+        agent_stale_done(&stale);
+        agent_collector_done(&collector);
 }
 END_TEST
 
@@ -209,6 +408,11 @@ Suite *suite_agent_host(void) {
         tcase_add_test(tc, test_host_failures);
         tcase_add_test(tc, test_host_unplug_when_allowed);
         tcase_add_test(tc, test_host_dry_run_changes_nothing);
+        tcase_add_test(tc, test_host_target);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("settings");
+        tcase_add_test(tc, test_collector_settings);
         suite_add_tcase(s, tc);
         return s;
 }

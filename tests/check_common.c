@@ -569,6 +569,103 @@ START_TEST(test_config_bad_default_is_reported) {
 }
 END_TEST
 
+/* A second struct beside TestConfig, loaded from the same text. */
+typedef struct ExtraConfig {
+        double lambda;
+        int64_t moves;
+} ExtraConfig;
+
+static const ConfKey extra_keys[] = {
+        { "flexslot", "lambda", CONF_DOUBLE, offsetof(ExtraConfig, lambda), "0.05", .dmin = 0,
+          .dmax = 1 },
+        { "extra", "moves", CONF_INT, offsetof(ExtraConfig, moves), "1", .min = 0, .max = 9 },
+};
+
+static int extra_validate(const void *config, ConfError *err) {
+        const ExtraConfig *c = config;
+
+        if (c->moves > 0 && c->lambda == 0)
+                return conf_error_set(err, "extra", "moves", "moves need a lambda above 0");
+        return 0;
+}
+
+static const ConfSchema extra_schema = {
+        .keys = extra_keys,
+        .n_keys = ELEMENTSOF(extra_keys),
+        .size = sizeof(ExtraConfig),
+        .validate = extra_validate,
+};
+
+START_TEST(test_config_parts) {
+        static const char text[] = "[agent]\nuri = file:///\n[flexslot]\nslots = 8\nlambda = 0.5\n"
+                                   "[extra]\nmoves = 3\n";
+        const ConfAssignment set_lambda = { "flexslot", "lambda", "0", "--set flexslot.lambda=0" };
+        const ConfAssignment bad_lambda = { "flexslot", "lambda", "2", "--set flexslot.lambda=2" };
+        TestConfig c = { 0 };
+        ExtraConfig x = { 0 };
+        bool set_c[ELEMENTSOF(test_keys)], set_x[ELEMENTSOF(extra_keys)];
+        const ConfPart parts[] = { { &test_schema, &c, set_c }, { &extra_schema, &x, set_x } };
+        ConfError err;
+        char got[512];
+
+        ck_assert_int_eq(conf_load_parts(parts, 2, "t.ini", text, NULL, 0, &err), 0);
+        ck_assert_int_eq(c.slots, 8);
+        ck_assert_double_eq(x.lambda, 0.5);
+        ck_assert_int_eq(x.moves, 3);
+        ck_assert(set_x[0] && set_x[1] && !set_c[1]);
+
+        /* Each part's range and validate, naming what set the key; nothing
+         * changes in either part. */
+        ck_assert_int_eq(conf_load_parts(parts, 2, "t.ini", text, &bad_lambda, 1, &err), -EINVAL);
+        conf_error_format(&err, got, sizeof(got));
+        ck_assert_str_eq(got, "--set flexslot.lambda=2: [flexslot] lambda: value '2' out of "
+                              "range [0, 1]");
+        ck_assert_int_eq(conf_load_parts(parts, 2, "t.ini", text, &set_lambda, 1, &err), -EINVAL);
+        conf_error_format(&err, got, sizeof(got));
+        ck_assert_str_eq(got, "t.ini:7: [extra] moves: moves need a lambda above 0");
+        ck_assert_double_eq(x.lambda, 0.5);
+        ck_assert_int_eq(c.slots, 8);
+
+        /* A key of both parts is a mistake of the program. */
+        ck_assert_int_eq(conf_load_parts((const ConfPart[]){ { &extra_schema, &x, NULL },
+                                                             { &extra_schema, &x, NULL } },
+                                         2, "t.ini", "", NULL, 0, &err),
+                         -EINVAL);
+        conf_error_format(&err, got, sizeof(got));
+        ck_assert_str_eq(got, "t.ini: [flexslot] lambda: declared by two schemas");
+        conf_free(&test_schema, &c);
+}
+END_TEST
+
+/* A struct filled in code is held to the ranges a file is held to, said in
+ * the file's units, and to validate. */
+START_TEST(test_config_check) {
+        TestConfig c = { 0 };
+        ConfError err;
+        char got[512];
+
+        ck_assert_int_eq(conf_load_string(&test_schema, "t", "[agent]\nuri = x\n", &c, &err), 0);
+        ck_assert_int_eq(conf_check(&test_schema, &c, &err), 0);
+        c.interval = 2 * USEC_PER_HOUR;
+        ck_assert_int_eq(conf_check(&test_schema, &c, &err), -EINVAL);
+        conf_error_format(&err, got, sizeof(got));
+        ck_assert_str_eq(got, "[agent] interval: value '2h' out of range [100ms, 1h]");
+        c.interval = USEC_PER_SEC;
+        c.alpha = NAN;
+        ck_assert_int_eq(conf_check(&test_schema, &c, &err), -EINVAL);
+        ck_assert_str_eq(err.message, "value 'nan' out of range [0.01, 1]");
+        c.alpha = 0.5;
+        c.mode = 2;
+        ck_assert_int_eq(conf_check(&test_schema, &c, &err), -EINVAL);
+        ck_assert_str_eq(err.key, "mode");
+        c.mode = 0;
+        c.min_vcpus = 9;
+        ck_assert_int_eq(conf_check(&test_schema, &c, &err), -EINVAL);
+        ck_assert_str_eq(err.message, "9 is greater than max-vcpus 8");
+        conf_free(&test_schema, &c);
+}
+END_TEST
+
 Suite *suite_common(void) {
         Suite *s = suite_create("common");
         TCase *tc;
@@ -599,6 +696,8 @@ Suite *suite_common(void) {
         tcase_add_test(tc, test_config_unreadable_file);
         tcase_add_test(tc, test_config_long_line_accepted);
         tcase_add_test(tc, test_config_bad_default_is_reported);
+        tcase_add_test(tc, test_config_parts);
+        tcase_add_test(tc, test_config_check);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -184,11 +184,25 @@ END_TEST
 
 /* ---- FlexSlot pieces ---- */
 
-static PolicyConfig defaults(void) {
-        PolicyConfig cfg;
+static FlexSlotSettings defaults(void) {
+        FlexSlotSettings set;
+        ConfError err;
 
-        policy_config_default(&cfg);
-        return cfg;
+        ck_assert_int_eq(conf_load_defaults(&flexslot_settings_schema, &set, &err), 0);
+        return set;
+}
+
+/* FIFO and the static layers at their defaults, reduces starting once this
+ * share of their job's maps is done. */
+static int fifo_new(double reduce_slowstart, Policy **ret) {
+        const PolicyLayers layers = { &job_scheduler_fifo, &slot_manager_static, &speculation_none,
+                                      &vm_allocator_static };
+        CoreSettings core;
+        ConfError err;
+
+        ck_assert_int_eq(conf_load_defaults(&core_settings_schema, &core, &err), 0);
+        core.reduce_slowstart = reduce_slowstart;
+        return policy_new(&layers, &core, &err, ret);
 }
 
 START_TEST(test_score) {
@@ -219,7 +233,7 @@ static const Node *stealing(double steal) {
 }
 
 START_TEST(test_bottleneck) {
-        PolicyConfig cfg = defaults();
+        FlexSlotSettings cfg = defaults();
         const Node unmeasured = { 0 };
 
         ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.5, stealing(0.1)), BOTTLENECK_IO);
@@ -262,7 +276,7 @@ START_TEST(test_grow_memory) {
 END_TEST
 
 /* Algorithm 2's planner on nodes 0-3; the moves go to from[] and to[]. */
-static size_t plan(const PolicyConfig *cfg, const double steal[4], const unsigned slots[4],
+static size_t plan(const FlexSlotSettings *cfg, const double steal[4], const unsigned slots[4],
                    uint32_t from[4], uint32_t to[4]) {
         const uint32_t nodes[] = { 0, 1, 2, 3 };
         uint32_t order[4];
@@ -274,7 +288,7 @@ static const double uneven[] = { 0.1, 0.3, 0.05, 0.2 }; /* sigma 0.0960 */
 static const unsigned four_each[] = { 4, 4, 4, 4 };
 
 START_TEST(test_plan_moves_one_per_cycle) {
-        PolicyConfig cfg = defaults();
+        FlexSlotSettings cfg = defaults();
         uint32_t from[4], to[4];
 
         /* sigma > lambda = 0.05: least steal (2) gives to most (1). */
@@ -293,7 +307,7 @@ START_TEST(test_plan_moves_one_per_cycle) {
 END_TEST
 
 START_TEST(test_plan_moves_stops_at_lambda) {
-        PolicyConfig cfg = defaults();
+        FlexSlotSettings cfg = defaults();
         const uint32_t one[] = { 0 };
         uint32_t order[1], from[4], to[4];
 
@@ -309,7 +323,7 @@ START_TEST(test_plan_moves_stops_at_lambda) {
 END_TEST
 
 START_TEST(test_plan_moves_respects_slot_bounds) {
-        PolicyConfig cfg = defaults();
+        FlexSlotSettings cfg = defaults();
         const unsigned slots[] = { 4, 8, 1, 4 };
         uint32_t from[4], to[4];
 
@@ -322,7 +336,7 @@ START_TEST(test_plan_moves_respects_slot_bounds) {
 END_TEST
 
 START_TEST(test_plan_moves_ties_by_index) {
-        PolicyConfig cfg = defaults();
+        FlexSlotSettings cfg = defaults();
         const double steal[] = { 0.3, 0.0, 0.3, 0.0 };
         uint32_t from[4], to[4];
 
@@ -449,10 +463,9 @@ START_TEST(test_step_trusted_skips_validation) {
         Task tasks[] = { { .job = 0, .state = TASK_PENDING } };
         ClusterSnapshot s = { hosts, 1, vms, 1, nodes, 1, jobs, 1, tasks, 1, NULL, 0 };
         _cleanup_(policy_freep) Policy *p = NULL;
-        PolicyConfig cfg = defaults();
         Decisions d = { 0 };
 
-        ck_assert_int_eq(policy_new_named(&cfg, &p), 0);
+        ck_assert_int_eq(fifo_new(0.05, &p), 0);
         ck_assert_int_eq(step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL, &d), -EINVAL);
         ck_assert_uint_eq(d.n_assignments, 0);
         ck_assert_int_eq(step(p, &s, 10 * USEC_PER_SEC, POLICY_STEP_ALL | POLICY_STEP_TRUSTED, &d),
@@ -498,12 +511,10 @@ START_TEST(test_job_tasks_kept) {
         Attempt attempts[] = { { .task = 0, .node = 0 } };
         ClusterSnapshot s = { hosts, 1, vms, 2, nodes, 2, jobs, 2, tasks, 6, attempts, 1 };
         _cleanup_(policy_freep) Policy *p = NULL;
-        PolicyConfig cfg = defaults();
         Decisions counted = { 0 }, kept = { 0 };
 
         summarized_cluster(jobs, tasks);
-        cfg.reduce_slowstart = 0;
-        ck_assert_int_eq(policy_new_named(&cfg, &p), 0);
+        ck_assert_int_eq(fifo_new(0, &p), 0);
         ck_assert_int_eq(step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &counted), 0);
         s.job_tasks_kept = true;
         ck_assert_int_eq(step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &kept), 0);
@@ -660,13 +671,11 @@ END_TEST
  * and has no room for the reduce. */
 START_TEST(test_borrowed_slot_is_busy) {
         _cleanup_(policy_freep) Policy *p = NULL;
-        PolicyConfig cfg = defaults();
         Decisions d = { 0 };
         BorrowFixture f;
 
         borrow_fixture(&f);
-        cfg.reduce_slowstart = 0;
-        ck_assert_int_eq(policy_new_named(&cfg, &p), 0);
+        ck_assert_int_eq(fifo_new(0, &p), 0);
         ck_assert_int_eq(step(p, &f.s, USEC_PER_SEC, POLICY_STEP_ASSIGN, &d), 0);
         ck_assert_uint_eq(d.n_assignments, 1);
         ck_assert_uint_eq(d.assignments[0].task, 1);

@@ -37,7 +37,7 @@ static int beat(uint32_t node, usec_t now) {
         PolicyStepArgs args = { .now = now,
                                 .flags = POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT,
                                 .node = node };
-        int r = policy_new_named(&fx.cfg, &p);
+        int r = policy_new_named(&fx.cfg, NULL, &p);
 
         if (r < 0)
                 return r;
@@ -57,26 +57,38 @@ static void reduces(uint32_t job, unsigned n) {
 /* ---- settings and arithmetic ---- */
 
 START_TEST(test_settings_validate) {
+        static const char *const keys[] = { "reduce_slot_weight", "borrow_map_slots",
+                                            "jobs_checked", "dhsa" };
         Policy *p = NULL;
+        ConfError err;
 
-        policy_config_default(&fx.cfg);
-        ck_assert_int_eq(fx.cfg.dmr.dhsa, DHSA_NONE);
-        fx.cfg.dmr.prescheduling = true;
-        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
-        fx.cfg.dmr.load_balance = true;
-        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), 0);
+        policy_config_done(&fx.cfg);
+        ck_assert_int_eq(policy_config_init(&fx.cfg), 0);
+        fx.cfg.speculation = "sepb";
+        ck_assert_int_eq(fx_core()->dmr.dhsa, DHSA_NONE);
+        fx_core()->dmr.prescheduling = true;
+        ck_assert_int_eq(policy_new_named(&fx.cfg, &err, &p), -EINVAL);
+        ck_assert_str_eq(err.key, "prescheduling");
+        fx_core()->dmr.load_balance = true;
+        ck_assert_int_eq(policy_new_named(&fx.cfg, &err, &p), 0);
         p = policy_free(p);
-        fx.cfg.dmr.reduce_slot_weight = 0;
-        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
-        policy_config_default(&fx.cfg);
-        fx.cfg.dmr.borrow_map_slots = 1.5;
-        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
-        policy_config_default(&fx.cfg);
-        fx.cfg.dmr.jobs_checked = -0.1;
-        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
-        policy_config_default(&fx.cfg);
-        fx.cfg.dmr.dhsa = _DHSA_MODE_MAX;
-        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                CoreSettings core = *fx_core();
+                LateSettings late = *fx_late();
+
+                if (i == 0)
+                        fx_core()->dmr.reduce_slot_weight = 0;
+                else if (i == 1)
+                        fx_core()->dmr.borrow_map_slots = 1.5;
+                else if (i == 2)
+                        fx_late()->jobs_checked = -0.1;
+                else
+                        fx_core()->dmr.dhsa = _DHSA_MODE_MAX;
+                ck_assert_int_eq(policy_new_named(&fx.cfg, &err, &p), -EINVAL);
+                ck_assert_str_eq(err.key, keys[i]);
+                *fx_core() = core;
+                *fx_late() = late;
+        }
         ck_assert_ptr_null(p);
 }
 END_TEST
@@ -184,8 +196,8 @@ static void pi_fixture(const char *scheduler, unsigned n, unsigned map_slots,
                        unsigned reduce_slots) {
         fx_cluster(n, map_slots, reduce_slots);
         fx.cfg.scheduler = scheduler;
-        fx.cfg.dmr.dhsa = DHSA_PI;
-        fx.cfg.reduce_slowstart = 0;
+        fx_core()->dmr.dhsa = DHSA_PI;
+        fx_core()->reduce_slowstart = 0;
 }
 
 /* Case 1: node 0's map slots are busy and node 1 has two free; two maps
@@ -233,7 +245,7 @@ START_TEST(test_pi_case2_maps_borrow) {
         ck_assert_int_eq(fx.d.assignments[3].slot, SLOT_REDUCE);
         ck_assert(fx.d.assignments[3].local);
         /* Stock Hadoop leaves the reduce slot idle. */
-        fx.cfg.dmr.dhsa = DHSA_NONE;
+        fx_core()->dmr.dhsa = DHSA_NONE;
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 3);
         ck_assert_uint_eq(count_assigned(TASK_MAP, SLOT_REDUCE), 0);
@@ -297,14 +309,14 @@ START_TEST(test_pi_borrow_limits) {
 
         for (size_t i = 0; i < ELEMENTSOF(limits); i++) {
                 pi_fixture("fifo", 1, 2, 4);
-                fx.cfg.dmr.borrow_reduce_slots = limits[i].share;
+                fx_core()->dmr.borrow_reduce_slots = limits[i].share;
                 maps(fx_job(1 * SEC, 0), 10, 0);
                 ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
                 ck_assert_uint_eq(count_assigned(TASK_MAP, SLOT_MAP), 2);
                 ck_assert_uint_eq(count_assigned(TASK_MAP, SLOT_REDUCE), limits[i].borrowed);
 
                 pi_fixture("fifo", 1, 4, 1);
-                fx.cfg.dmr.borrow_map_slots = limits[i].share;
+                fx_core()->dmr.borrow_map_slots = limits[i].share;
                 reduces(fx_job(1 * SEC, 0), 10);
                 ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
                 ck_assert_uint_eq(count_assigned(TASK_REDUCE, SLOT_REDUCE), 1);
@@ -322,7 +334,7 @@ END_TEST
  * reduces. */
 START_TEST(test_weights_16_maps_or_8_reduces) {
         pi_fixture("fifo", 1, 8, 4);
-        fx.cfg.dmr.reduce_slot_weight = 2;
+        fx_core()->dmr.reduce_slot_weight = 2;
         maps(fx_job(1 * SEC, 0), 20, 0);
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 16);
@@ -333,7 +345,7 @@ START_TEST(test_weights_16_maps_or_8_reduces) {
         ck_assert_uint_eq(fx.d.slot_changes[0].slots[SLOT_REDUCE], 8);
 
         pi_fixture("fifo", 1, 8, 4);
-        fx.cfg.dmr.reduce_slot_weight = 2;
+        fx_core()->dmr.reduce_slot_weight = 2;
         reduces(fx_job(1 * SEC, 0), 20);
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 8);
@@ -355,7 +367,7 @@ START_TEST(test_weights_remembered_by_node) {
         uint32_t j, r;
 
         pi_fixture("fifo", 1, 8, 4);
-        fx.cfg.dmr.reduce_slot_weight = 2;
+        fx_core()->dmr.reduce_slot_weight = 2;
         j = fx_job(1 * SEC, 0);
         maps(j, 16, 0);
         ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 10 * SEC), 0);
@@ -384,7 +396,7 @@ END_TEST
 
 static void pd_fixture(const char *scheduler, unsigned map_slots, unsigned reduce_slots) {
         pi_fixture(scheduler, 1, map_slots, reduce_slots);
-        fx.cfg.dmr.dhsa = DHSA_PD;
+        fx_core()->dmr.dhsa = DHSA_PD;
 }
 
 static void check_order(const TaskType *types, const SlotType *slots, size_t n) {
@@ -488,7 +500,7 @@ END_TEST
  * three map slots and A's one reduce the reduce slot. */
 START_TEST(test_pi_against_pd_case_a) {
         pd_pools(3, 1, 0, 3, 5, 0);
-        fx.cfg.dmr.dhsa = DHSA_PI;
+        fx_core()->dmr.dhsa = DHSA_PI;
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 4);
         ck_assert_uint_eq(count_job(0, TASK_REDUCE, SLOT_REDUCE), 1);
@@ -505,7 +517,7 @@ START_TEST(test_pd_visited_for_map) {
 
         fx_cluster(2, 2, 0);
         fx.cfg.scheduler = "fair";
-        fx.cfg.dmr.dhsa = DHSA_PD;
+        fx_core()->dmr.dhsa = DHSA_PD;
         x = fx_job(1 * SEC, 0);
         fx_run(fx_map(x, 1), 1, 0, 0);
         fx_run(fx_map(x, 1), 1, 0, 0);
@@ -515,7 +527,7 @@ START_TEST(test_pd_visited_for_map) {
         ck_assert_uint_eq(fx.d.n_assignments, 2);
         ck_assert_uint_eq(assigned_job(0), a);
         ck_assert(!fx.d.assignments[0].local);
-        fx.cfg.dmr.dhsa = DHSA_PI;
+        fx_core()->dmr.dhsa = DHSA_PI;
         ck_assert_int_eq(beat(0, 10 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 0);
 }
@@ -526,14 +538,14 @@ END_TEST
 /* Four maps for 8 map slots: a load of 0.5, so each node of 4 may run 2. */
 START_TEST(test_load_balance_caps_nodes) {
         fx_cluster(2, 4, 0);
-        fx.cfg.dmr.load_balance = true;
+        fx_core()->dmr.load_balance = true;
         maps(fx_job(1 * SEC, 0), 4, NO_INDEX);
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 4);
         ck_assert_uint_eq(fx.d.assignments[0].node, 0);
         ck_assert_uint_eq(fx.d.assignments[1].node, 0);
         ck_assert_uint_eq(fx.d.assignments[2].node, 1);
-        fx.cfg.dmr.load_balance = false;
+        fx_core()->dmr.load_balance = false;
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
         for (size_t i = 0; i < fx.d.n_assignments; i++)
                 ck_assert_uint_eq(fx.d.assignments[i].node, 0);
@@ -551,7 +563,7 @@ START_TEST(test_prescheduling_extra_slot) {
 
         fx_cluster(2, 4, 0);
         fx.cfg.scheduler = "fair";
-        fx.cfg.dmr.load_balance = true;
+        fx_core()->dmr.load_balance = true;
         b = fx_job(1 * SEC, 1);
         for (int i = 0; i < 3; i++)
                 fx_run(fx_map(b, 0), 0, 0, 0);
@@ -559,7 +571,7 @@ START_TEST(test_prescheduling_extra_slot) {
         t = fx_map(j1, 0);
         ck_assert_int_eq(beat(0, 10 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 0);
-        fx.cfg.dmr.prescheduling = true;
+        fx_core()->dmr.prescheduling = true;
         ck_assert_int_eq(beat(0, 10 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
         fx_check_assignment(0, t, 0, true, false);
@@ -580,7 +592,7 @@ START_TEST(test_prescheduling_borrows_reduce_slot) {
         uint32_t b, j1, t;
 
         pi_fixture("fair", 2, 2, 2);
-        fx.cfg.dmr.load_balance = true;
+        fx_core()->dmr.load_balance = true;
         b = fx_job(1 * SEC, 1);
         fx_run(fx_map(b, 0), 0, 0, 0);
         fx_run(fx_map(b, 0), 0, 0, 0);
@@ -588,12 +600,12 @@ START_TEST(test_prescheduling_borrows_reduce_slot) {
         t = fx_map(j1, 0);
         ck_assert_int_eq(beat(0, 10 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 0);
-        fx.cfg.dmr.prescheduling = true;
+        fx_core()->dmr.prescheduling = true;
         ck_assert_int_eq(beat(0, 10 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
         fx_check_assignment(0, t, 0, true, false);
         ck_assert_int_eq(fx.d.assignments[0].slot, SLOT_REDUCE);
-        fx.cfg.dmr.borrow_reduce_slots = 0;
+        fx_core()->dmr.borrow_reduce_slots = 0;
         ck_assert_int_eq(beat(0, 10 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 0);
 }
@@ -618,7 +630,7 @@ static void six_jobs_fixture(uint32_t pending_loc) {
         fx_cluster(8, 5, 0);
         fx.cfg.scheduler = "fair";
         fx.cfg.speculation = "sepb";
-        fx.cfg.late_slow_task_pct = 0.5;
+        fx_late()->late_slow_task_pct = 0.5;
         for (uint32_t j = 0; j < 6; j++) {
                 unsigned running = j < 5 ? 2 * stragglers[j] + 1 : 1;
 
@@ -640,7 +652,7 @@ static void six_jobs_fixture(uint32_t pending_loc) {
  * J3 and J4. */
 START_TEST(test_sepb_six_jobs) {
         six_jobs_fixture(7);
-        fx.cfg.dmr.jobs_checked = 0;
+        fx_late()->jobs_checked = 0;
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 4);
         for (size_t i = 0; i < 4; i++) {
@@ -649,7 +661,7 @@ START_TEST(test_sepb_six_jobs) {
                 ck_assert_uint_eq(fx.d.assignments[i].node, 7);
         }
 
-        fx.cfg.dmr.jobs_checked = 4.0 / 6.0;
+        fx_late()->jobs_checked = 4.0 / 6.0;
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 4);
         ck_assert_uint_eq(count_speculative(), 0);
@@ -666,7 +678,7 @@ END_TEST
  * first job of J1's window with pending maps, J3. */
 START_TEST(test_sepb_reserves_for_pending) {
         six_jobs_fixture(0);
-        fx.cfg.dmr.jobs_checked = 4.0 / 6.0;
+        fx_late()->jobs_checked = 4.0 / 6.0;
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 0);
         ck_assert_uint_eq(fx.d.n_reservations, 4);
@@ -676,7 +688,7 @@ START_TEST(test_sepb_reserves_for_pending) {
                 ck_assert_uint_eq(fx.d.reservations[i].task, NO_INDEX);
         }
         /* Checking only J1 itself: its window has no pending map. */
-        fx.cfg.dmr.jobs_checked = 1.0 / 6.0;
+        fx_late()->jobs_checked = 1.0 / 6.0;
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_reservations, 0);
         ck_assert_uint_eq(count_speculative(), 4);
@@ -695,8 +707,8 @@ START_TEST(test_sepb_condition3) {
         fx.nodes[2].slots[SLOT_MAP] = 1;
         fx.cfg.scheduler = "fifo";
         fx.cfg.speculation = "sepb";
-        fx.cfg.late_slow_task_pct = 0.5;
-        fx.cfg.reduce_slowstart = 0;
+        fx_late()->late_slow_task_pct = 0.5;
+        fx_core()->reduce_slowstart = 0;
         j1 = fx_job(1 * SEC, 0);
         for (uint32_t k = 0; k < 3; k++) {
                 a = fx_run(fx_map(j1, 0), k == 2 ? 1 : 0, 0, 0);
@@ -706,16 +718,16 @@ START_TEST(test_sepb_condition3) {
         fx.attempts[3].progress = 0.8;
         j2 = fx_job(2 * SEC, 0);
         fx_reduce(j2);
-        fx.cfg.dmr.dhsa = DHSA_PI;
+        fx_core()->dmr.dhsa = DHSA_PI;
         ck_assert_int_eq(beat(2, 100 * SEC), 0);
         ck_assert_uint_eq(count_speculative(), 0);
         ck_assert_uint_eq(count_assigned(TASK_REDUCE, SLOT_MAP), 1);
-        fx.cfg.dmr.dhsa = DHSA_NONE;
+        fx_core()->dmr.dhsa = DHSA_NONE;
         ck_assert_int_eq(beat(2, 100 * SEC), 0);
         ck_assert_uint_eq(count_speculative(), 1);
         ck_assert_uint_eq(assigned_job(0), j1);
-        fx.cfg.dmr.dhsa = DHSA_PI;
-        fx.cfg.dmr.borrow_map_slots = 0;
+        fx_core()->dmr.dhsa = DHSA_PI;
+        fx_core()->dmr.borrow_map_slots = 0;
         ck_assert_int_eq(beat(2, 100 * SEC), 0);
         ck_assert_uint_eq(count_speculative(), 1);
         ck_assert_uint_eq(count_assigned(TASK_REDUCE, SLOT_MAP), 0);

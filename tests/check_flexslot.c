@@ -220,7 +220,7 @@ END_TEST
 
 START_TEST(test_slot_moves_stop_at_lambda) {
         straggler_fixture(0.05, 0.3);
-        fx.cfg.lambda = 0.13;
+        fx_flexslot()->lambda = 0.13;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 0);
 }
@@ -228,7 +228,7 @@ END_TEST
 
 START_TEST(test_slot_moves_wait_to_settle) {
         straggler_fixture(0.05, 0.3);
-        fx.cfg.settle = 10 * SEC;
+        fx_flexslot()->settle = 10 * SEC;
         fx.nodes[2].slots_changed_at = 15 * SEC;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 0);
@@ -239,7 +239,7 @@ END_TEST
 
 START_TEST(test_no_bottleneck_no_action) {
         straggler_fixture(0.1, 0.05);
-        fx.cfg.lambda = 0.5;
+        fx_flexslot()->lambda = 0.5;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_stragglers, 1);
         ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_NONE);
@@ -255,7 +255,7 @@ START_TEST(test_straggler_ratio) {
         ck_assert_uint_eq(fx.d.n_stragglers, 0);
         ck_assert_uint_eq(fx.d.n_kills, 0);
         /* The paper's pure k-means: the low cluster is always stragglers. */
-        fx.cfg.straggler_ratio = 1.0;
+        fx_flexslot()->straggler_ratio = 1.0;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_stragglers, 1);
 }
@@ -286,7 +286,7 @@ static void unlimited_fixture(void) {
 
         fx_cluster(2, 1, 0);
         fx.cfg.slot_manager = "flexslot";
-        fx.cfg.unlimited = true;
+        fx_flexslot()->unlimited_slots = true;
         j = fx_job(1, 0);
         fx_run(fx_map(j, 0), 0, 15 * SEC, 0);
         fx_run(fx_map(j, 1), 1, 15 * SEC, 0);
@@ -340,7 +340,7 @@ START_TEST(test_unlimited_needs_free_resources) {
         ck_assert_uint_eq(fx.d.n_slot_changes, 0);
         fx.vms[0].measured_at = 1;
         /* Limited FlexSlot never adds. */
-        fx.cfg.unlimited = false;
+        fx_flexslot()->unlimited_slots = false;
         ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 0);
 }
@@ -513,7 +513,7 @@ START_TEST(test_vm_flexslot) {
         /* The slot manager finds the CPU-starved straggler, and moves no
          * slot with this lambda. */
         fx.cfg.slot_manager = "flexslot";
-        fx.cfg.lambda = 1;
+        fx_flexslot()->lambda = 1;
         fx.nodes[0].slots[SLOT_MAP] = 1;
         fx.nodes[3].slots[SLOT_MAP] = 3;
         j = fx_job(1, 0);
@@ -559,7 +559,7 @@ END_TEST
 typedef struct Combo {
         const char *scheduler, *slot_manager, *speculation, *vm_allocator;
         bool unlimited;
-        /* DynamicMR's scheduler modes (PolicyConfig.dmr) */
+        /* DynamicMR's scheduler modes (CoreSettings.dmr) */
         DhsaMode dhsa;
         bool prescheduling; /* with the load manager */
 } Combo;
@@ -579,7 +579,24 @@ static const Combo combos[] = {
         { "fair", "static", "none", "demand", false, DHSA_PD, true },
         { "fifo", "flexslot", "sepb", "static", true, DHSA_PI },
         { "fifo", "static", "late", "flexslot", false, DHSA_PD, true },
+        { "aria", "static", "none", "static", false },
+        { "aria", "flexslot", "late", "flexslot", true },
+        { "deadline", "static", "hadoop", "demand", false },
+        { "deadline", "flexslot", "none", "flexslot", false },
 };
+
+/* A profile from an earlier run, for the jobs with deadlines. */
+static JobProfile profile_of_the_past;
+
+static void stored_profile_make(void) {
+        JobProfile *p = &profile_of_the_past;
+
+        *p = (JobProfile){ 0 };
+        phase_stats_add(&p->phases[PROFILE_MAP], 20 * SEC);
+        phase_stats_add(&p->phases[PROFILE_MAP], 30 * SEC);
+        phase_stats_add(&p->phases[PROFILE_TYPICAL_SHUFFLE], 10 * SEC);
+        phase_stats_add(&p->phases[PROFILE_REDUCE], 40 * SEC);
+}
 
 /* A busy cluster: two pools, pending maps and reduces, old attempts to back
  * up, an I/O-bound and a CPU-starved straggler, uneven steal and VM use. */
@@ -588,10 +605,10 @@ static void combo_apply(const Combo *c) {
         fx.cfg.slot_manager = c->slot_manager;
         fx.cfg.speculation = c->speculation;
         fx.cfg.vm_allocator = c->vm_allocator;
-        fx.cfg.unlimited = c->unlimited;
-        fx.cfg.dmr.dhsa = c->dhsa;
-        fx.cfg.dmr.load_balance = c->prescheduling;
-        fx.cfg.dmr.prescheduling = c->prescheduling;
+        fx_flexslot()->unlimited_slots = c->unlimited;
+        fx_core()->dmr.dhsa = c->dhsa;
+        fx_core()->dmr.load_balance = c->prescheduling;
+        fx_core()->dmr.prescheduling = c->prescheduling;
 }
 
 static void busy_fixture(const Combo *c) {
@@ -601,6 +618,11 @@ static void busy_fixture(const Combo *c) {
         combo_apply(c);
         a = fx_job(1, 0);
         b = fx_job(2, 1);
+        /* Job b has a deadline and a profile from an earlier run. */
+        stored_profile_make();
+        fx.jobs[b].deadline = 300 * SEC;
+        fx.jobs[b].stored_profile = &profile_of_the_past;
+        fx.jobs[b].input_size = 7 * 64 * MIB;
         for (uint32_t n = 0; n < 4; n++)
                 fx_run(fx_map(a, n), n, 0, n >= 2 ? 5 * MIB : 60 * MIB);
         fx_done(fx_map(a, 4));
@@ -643,6 +665,38 @@ static void format_decisions(const Decisions *d, char *buf, size_t size) {
         ck_assert_int_eq(fclose(f), 0);
 }
 
+/* The task's attempt is killed to run elsewhere (III-E). */
+static bool replaced(const Decisions *d, uint32_t task) {
+        for (size_t k = 0; k < d->n_kills; k++)
+                if (d->kills[k].reason == KILL_REPLACE &&
+                    fx.attempts[d->kills[k].attempt].task == task)
+                        return true;
+        return false;
+}
+
+/* A job with a quota gets no new task that takes it past its quota of
+ * running tasks (attempts that are not backups; a re-placed one, the slot
+ * manager's, is neither new nor counted). */
+static void check_quotas(const Decisions *d) {
+        for (size_t q = 0; q < d->n_quotas; q++) {
+                unsigned running[_TASK_TYPE_MAX] = { 0 }, assigned[_TASK_TYPE_MAX] = { 0 };
+                uint32_t job = d->quotas[q].job;
+
+                for (uint32_t i = 0; i < fx.s.n_attempts; i++)
+                        if (!fx.attempts[i].speculative && !replaced(d, fx.attempts[i].task) &&
+                            fx.tasks[fx.attempts[i].task].job == job)
+                                running[fx.tasks[fx.attempts[i].task].type]++;
+                for (size_t i = 0; i < d->n_assignments; i++)
+                        if (!d->assignments[i].speculative &&
+                            !replaced(d, d->assignments[i].task) &&
+                            fx.tasks[d->assignments[i].task].job == job)
+                                assigned[d->assignments[i].type]++;
+                for (TaskType t = TASK_MAP; t < _TASK_TYPE_MAX; t++)
+                        ck_assert(assigned[t] == 0 ||
+                                  running[t] + assigned[t] <= d->quotas[q].slots[t]);
+        }
+}
+
 /* What policy_step() checked already (decisions_validate()) is not checked
  * again: these are rules of today's policies, not of the core. Slot managers
  * move map slots within their bounds and leave reduce slots alone (DHSA
@@ -653,16 +707,17 @@ static void check_policy_rules(const Decisions *d) {
         for (size_t i = 0; i < d->n_slot_changes; i++) {
                 const SlotChange *c = &d->slot_changes[i];
 
-                ck_assert_uint_ge(c->slots[SLOT_MAP], fx.cfg.min_map_slots);
-                ck_assert_uint_le(c->slots[SLOT_MAP], fx.cfg.max_map_slots);
+                ck_assert_uint_ge(c->slots[SLOT_MAP], fx_flexslot()->min_map_slots);
+                ck_assert_uint_le(c->slots[SLOT_MAP], fx_flexslot()->max_map_slots);
                 ck_assert_uint_eq(c->slots[SLOT_REDUCE], fx.nodes[c->node].slots[SLOT_REDUCE]);
         }
         for (size_t i = 0; i < d->n_assignments; i++) {
                 const Assignment *a = &d->assignments[i];
 
-                if (fx.cfg.dmr.dhsa == DHSA_NONE || a->speculative)
+                if (fx_core()->dmr.dhsa == DHSA_NONE || a->speculative)
                         ck_assert_int_eq(a->slot, slot_type_of(a->type));
         }
+        check_quotas(d);
 }
 
 static void check_slots_conserved(const Decisions *d, bool unlimited) {
@@ -684,7 +739,7 @@ START_TEST(test_contracts) {
         static char first[8192], second[8192];
 
         busy_fixture(c);
-        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), 0);
+        ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &p), 0);
         ck_assert_int_eq(step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &fx.d), 0);
         check_policy_rules(&fx.d);
         check_slots_conserved(&fx.d, c->unlimited);
@@ -695,7 +750,7 @@ START_TEST(test_contracts) {
         format_decisions(&again, second, sizeof(second));
         ck_assert_str_eq(first, second);
         p = policy_free(p);
-        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), 0);
+        ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &p), 0);
         ck_assert_int_eq(step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &again), 0);
         format_decisions(&again, second, sizeof(second));
         ck_assert_str_eq(first, second);
@@ -755,8 +810,14 @@ static void random_fixture(const Combo *c) {
                 fx.nodes[i].iowait = rnd_share() / 2;
                 fx.nodes[i].slots_changed_at = rnd(3) ? 0 : rnd(100) * SEC;
         }
-        for (uint32_t j = 0; j < n_jobs; j++)
+        stored_profile_make();
+        for (uint32_t j = 0; j < n_jobs; j++) {
                 fx_job((1 + rnd(50)) * SEC, rnd(3));
+                /* Deadlines past, near and far; some jobs with a profile. */
+                fx.jobs[j].deadline = rnd(3) ? rnd(300) * SEC : 0;
+                fx.jobs[j].stored_profile = rnd(2) ? &profile_of_the_past : NULL;
+                fx.jobs[j].input_size = rnd(4) * 64 * MIB;
+        }
         for (uint32_t t = 0; t < n_tasks; t++) {
                 uint32_t job = rnd(n_jobs);
                 uint32_t task =
@@ -788,7 +849,7 @@ START_TEST(test_contracts_random) {
         for (int round = 0; round < 200; round++) {
                 random_fixture(c);
                 if (!p)
-                        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), 0);
+                        ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &p), 0);
                 ck_assert_int_eq(step(p, &fx.s, (100 + round) * SEC, POLICY_STEP_ALL, &fx.d), 0);
                 check_policy_rules(&fx.d);
                 check_slots_conserved(&fx.d, c->unlimited);

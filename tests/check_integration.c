@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <ftw.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -243,14 +242,6 @@ END_TEST
 
 /* ---- the runner itself, on the scripts of tests/fixtures/runner/ ---------- */
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
-        return remove(path);
-}
-
-static void remove_tree(const char *dir) {
-        nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static char *fixture_path(const char *relative) {
         char *path = NULL;
 
@@ -283,7 +274,7 @@ static pid_t run_fixture(const char *name, usec_t timeout, usec_t grace, RunResu
         fclose(f);
         line[strcspn(line, "\n")] = '\0';
         ck_assert_int_eq(parse_int(line, 2, INT_MAX, &child), 0);
-        remove_tree(dir);
+        test_remove_tree(dir);
         return child;
 }
 
@@ -348,7 +339,7 @@ static char *run_nested(const char *require_vm, RunResult *ret) {
         f = fopen(log, "re");
         ck_assert_ptr_nonnull(f);
         ck_assert_int_ge(getdelim(&output, &size, '\0', f), 0);
-        remove_tree(dir);
+        test_remove_tree(dir);
         return TAKE_PTR(output);
 }
 

@@ -3,6 +3,7 @@
  * slot manager branch and VM allocator with exact expected decisions, and
  * the contracts every policy of every layer keeps. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
@@ -13,14 +14,32 @@
 
 Fixture fx;
 
+FlexSlotSettings *fx_flexslot(void) {
+        return policy_config_settings(&fx.cfg, &flexslot_settings_schema);
+}
+
+LateSettings *fx_late(void) {
+        return policy_config_settings(&fx.cfg, &late_settings_schema);
+}
+
+CoreSettings *fx_core(void) {
+        return policy_config_settings(&fx.cfg, &core_settings_schema);
+}
+
+static void fx_config_reset(void) {
+        policy_config_done(&fx.cfg);
+        ck_assert_int_eq(policy_config_init(&fx.cfg), 0);
+}
+
 void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots) {
         decisions_done(&fx.d);
         policy_free(fx.p);
+        policy_config_done(&fx.cfg);
         memset(&fx, 0, sizeof(fx));
-        policy_config_default(&fx.cfg);
+        fx_config_reset();
         /* Short enough for snapshots a few tens of seconds into a job. */
-        fx.cfg.min_age = 10 * SEC;
-        fx.cfg.new_task_window = 30 * SEC;
+        fx_flexslot()->min_age = 10 * SEC;
+        fx_flexslot()->new_task_window = 30 * SEC;
         fx.hosts[0] = (Host){ .id = 100, .pcpus = 8, .memory = 16 * GIB };
         fx.s.hosts = fx.hosts;
         fx.s.n_hosts = 1;
@@ -105,7 +124,7 @@ void fx_done(uint32_t task) {
 
 int fx_step(unsigned flags, usec_t now) {
         _cleanup_(policy_freep) Policy *p = NULL;
-        int r = policy_new_named(&fx.cfg, &p);
+        int r = policy_new_named(&fx.cfg, NULL, &p);
 
         if (r < 0)
                 return r;
@@ -114,7 +133,7 @@ int fx_step(unsigned flags, usec_t now) {
 
 int fx_step_kept(unsigned flags, usec_t now) {
         if (!fx.p) {
-                int r = policy_new_named(&fx.cfg, &fx.p);
+                int r = policy_new_named(&fx.cfg, NULL, &fx.p);
 
                 if (r < 0)
                         return r;
@@ -137,24 +156,55 @@ void fx_check_assignment(size_t i, uint32_t task, uint32_t node, bool local, boo
 void fx_teardown(void) {
         decisions_done(&fx.d);
         fx.p = policy_free(fx.p);
+        policy_config_done(&fx.cfg);
 }
 
 /* ---- API ---- */
 
+/* policy_new_named()'s error, formatted. */
+static const char *new_error(void) {
+        static char text[512];
+        Policy *p = NULL;
+        ConfError err;
+
+        ck_assert_int_eq(policy_new_named(&fx.cfg, &err, &p), -EINVAL);
+        ck_assert_ptr_null(p);
+        conf_error_format(&err, text, sizeof(text));
+        return text;
+}
+
+/* A bad name or setting of the layers in use names its key, and the known
+ * names or the key's range in the configuration's units. */
 START_TEST(test_policy_new_rejects) {
         Policy *p = NULL;
 
-        policy_config_default(&fx.cfg);
+        fx_config_reset();
         fx.cfg.scheduler = "nope";
-        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
-        policy_config_default(&fx.cfg);
-        fx.cfg.alpha = 0;
-        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
-        policy_config_default(&fx.cfg);
-        fx.cfg.min_map_slots = 5;
-        fx.cfg.max_map_slots = 4;
-        ck_assert_int_eq(policy_new_named(&fx.cfg, &p), -EINVAL);
-        ck_assert_ptr_null(p);
+        ck_assert_str_eq(
+                new_error(),
+                "[policy] scheduler: unknown policy 'nope' (one of: fifo, fair, aria, deadline)");
+        fx_config_reset();
+        fx.cfg.slot_manager = "flexslot";
+        fx_flexslot()->lambda = 2;
+        ck_assert_str_eq(new_error(), "[policy] lambda: value '2' out of range [0, 1]");
+        fx_config_reset();
+        fx.cfg.slot_manager = "flexslot";
+        fx_flexslot()->settle = 2 * USEC_PER_HOUR;
+        ck_assert_str_eq(new_error(), "[policy] settle: value '2h' out of range [0, 1h]");
+        fx_config_reset();
+        fx.cfg.slot_manager = "flexslot";
+        fx_flexslot()->min_map_slots = 5;
+        fx_flexslot()->max_map_slots = 4;
+        ck_assert_str_eq(new_error(), "[policy] min_map_slots: 5 is greater than max_map_slots 4");
+        fx_config_reset();
+        fx_core()->vm_memory_reserve = 8192 * GIB;
+        ck_assert_str_eq(new_error(),
+                         "[policy] vm_memory_reserve: value '8T' out of range [0, 4T]");
+        /* The settings of a layer not in use are not the Policy's. */
+        fx_config_reset();
+        fx_flexslot()->lambda = 2;
+        ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &p), 0);
+        p = policy_free(p);
         ck_assert_ptr_null(job_scheduler_ops_find(NULL));
         ck_assert_str_eq(vm_allocator_ops_find("demand")->name, "demand");
 }
@@ -179,7 +229,7 @@ START_TEST(test_empty_cluster) {
                 fx.cfg.slot_manager = slot_managers[i];
                 fx.cfg.speculation = "late";
                 fx.cfg.vm_allocator = "flexslot";
-                fx.cfg.unlimited = true;
+                fx_flexslot()->unlimited_slots = true;
                 ck_assert_int_eq(fx_step(POLICY_STEP_ALL, 10 * SEC), 0);
                 ck_assert_uint_eq(fx.d.n_assignments + fx.d.n_kills + fx.d.n_slot_changes +
                                           fx.d.n_vm_targets + fx.d.n_stragglers,
@@ -383,7 +433,7 @@ static int fx_beat(uint32_t node, usec_t now) {
         PolicyStepArgs args = { .now = now,
                                 .flags = POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT,
                                 .node = node };
-        int r = policy_new_named(&fx.cfg, &p);
+        int r = policy_new_named(&fx.cfg, NULL, &p);
 
         if (r < 0)
                 return r;
@@ -395,7 +445,7 @@ START_TEST(test_heartbeat_fills_only_its_node) {
         uint32_t j;
 
         fx_cluster(3, 2, 1);
-        fx.cfg.reduce_slowstart = 0;
+        fx_core()->reduce_slowstart = 0;
         j = fx_job(1 * SEC, 0);
         for (int i = 0; i < 6; i++)
                 fx_map(j, NO_INDEX);
@@ -471,7 +521,7 @@ START_TEST(test_admit_by_default) {
         for (size_t i = 0; job_scheduler_table[i]; i++) {
                 fx.cfg.scheduler = job_scheduler_table[i]->name;
                 p = policy_free(p);
-                ck_assert_int_eq(policy_new_named(&fx.cfg, &p), 0);
+                ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &p), 0);
                 ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), 0);
                 ck_assert(v.admit);
                 ck_assert_str_eq(v.reason, "");
@@ -481,7 +531,7 @@ END_TEST
 
 /* A toy schedulability test: a job needs a map slot for each map whose
  * deadline cannot wait, and the cluster has the free map slots it has. */
-static int toy_admit(void *state, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
+static int toy_admit(void *state, const void *settings, const ClusterSnapshot *s, usec_t now,
                      const Job *job, AdmitVerdict *ret) {
         unsigned free_slots = 0;
 
@@ -504,7 +554,7 @@ static int toy_admit(void *state, const PolicyConfig *cfg, const ClusterSnapshot
  * task when toy_reserves. */
 static bool toy_reserves;
 
-static int toy_assign(void *state, PolicyContext *ctx, unsigned flags) {
+static int toy_assign(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
         return toy_reserves ? context_reserve(ctx, 0, SLOT_MAP, 0, 0) : 0;
 }
 
@@ -522,7 +572,7 @@ static int toy_policy(Policy **ret) {
                 .vm_allocator = vm_allocator_ops_find("static"),
         };
 
-        return policy_new(&layers, &fx.cfg, ret);
+        return policy_new(&layers, fx_core(), NULL, ret);
 }
 
 START_TEST(test_admit_refusal) {
@@ -727,7 +777,7 @@ END_TEST
 
 START_TEST(test_speculation_late_order_and_cap) {
         late_fixture();
-        fx.cfg.late_slow_task_pct = 0.5;
+        fx_late()->late_slow_task_pct = 0.5;
         /* Candidates 2 (900 s left) and 3 (400 s left); the cap of one backup
          * takes the longest first. */
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
@@ -735,11 +785,132 @@ START_TEST(test_speculation_late_order_and_cap) {
         ck_assert_uint_eq(fx.d.assignments[0].task, late_tasks[2]);
         /* A cap of three slots: both, longest first, each on the node that
          * holds its split. */
-        fx.cfg.late_spec_cap = 0.3;
+        fx_late()->late_spec_cap = 0.3;
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 2);
         fx_check_assignment(0, late_tasks[2], 3, true, true);
         fx_check_assignment(1, late_tasks[3], 4, true, true);
+}
+END_TEST
+
+/* ---- settings ---- */
+
+/* What every schema of the registry keeps: keys in [policy], each with a
+ * meaning and no string (policy_new() copies settings bytewise), a default
+ * in its range that validate accepts, and a key names one knob across every
+ * schema (conf_load_parts() refuses a key two schemas declare). */
+START_TEST(test_settings_schemas) {
+        _cleanup_free_ ConfPart *parts = NULL;
+        PolicyConfig c;
+        ConfError err;
+
+        ck_assert_int_eq(policy_config_init(&c), 0);
+        ck_assert_ptr_eq(c.schemas[0], &core_settings_schema);
+        ck_assert_uint_ge(c.n_settings, 6);
+        ck_assert_ptr_nonnull(policy_config_settings(&c, slot_manager_flexslot.settings));
+        ck_assert_ptr_nonnull(policy_config_settings(&c, &vm_allocator_settings_schema));
+        for (size_t i = 0; i < c.n_settings; i++) {
+                const ConfSchema *schema = c.schemas[i];
+
+                for (size_t k = 0; k < schema->n_keys; k++) {
+                        const ConfKey *key = &schema->keys[k];
+
+                        ck_assert_str_eq(key->section, POLICY_SECTION);
+                        ck_assert_msg(key->doc && key->doc[0], "%s: no meaning", key->key);
+                        ck_assert_msg(key->default_value, "%s: no default", key->key);
+                        ck_assert_int_ne(key->type, CONF_STRING);
+                }
+                /* Loaded from the default texts, and checked as stored. */
+                ck_assert_msg(conf_check(schema, c.settings[i], &err) == 0, "%s: %s", err.key,
+                              err.message);
+        }
+        parts = calloc(c.n_settings, sizeof(ConfPart));
+        ck_assert_ptr_nonnull(parts);
+        policy_config_parts(&c, parts);
+        ck_assert_int_eq(conf_load_parts(parts, c.n_settings, "empty", "", NULL, 0, &err), 0);
+        policy_config_done(&c);
+}
+END_TEST
+
+/* Each numeric key of each schema, just outside its range, is refused by
+ * the Policy that would read it, with the key and its range. */
+START_TEST(test_settings_out_of_range) {
+        PolicyConfig c;
+        size_t checked = 0;
+
+        ck_assert_int_eq(policy_config_init(&c), 0);
+        for (size_t i = 0; i < c.n_settings; i++) {
+                const ConfSchema *schema = c.schemas[i];
+                _cleanup_free_ void *bad = malloc(schema->size);
+
+                ck_assert_ptr_nonnull(bad);
+                for (size_t k = 0; k < schema->n_keys; k++) {
+                        const ConfKey *key = &schema->keys[k];
+                        char *field = (char *)bad + key->offset, want[256], got[512];
+                        char range[CONF_RANGE_MAX];
+                        ConfError err;
+
+                        memcpy(bad, c.settings[i], schema->size);
+                        if (key->type == CONF_DOUBLE)
+                                *(double *)(void *)field = key->dmax * 2 + 1;
+                        else if (key->type == CONF_INT || key->type == CONF_DURATION ||
+                                 key->type == CONF_SIZE)
+                                *(int64_t *)(void *)field = key->max + 1;
+                        else
+                                continue;
+                        ck_assert_int_eq(conf_check(schema, bad, &err), -EINVAL);
+                        conf_error_format(&err, got, sizeof(got));
+                        snprintf(want, sizeof(want), "[policy] %s: value '", key->key);
+                        ck_assert_msg(strncmp(got, want, strlen(want)) == 0, "%s", got);
+                        snprintf(want, sizeof(want), "' out of range %s",
+                                 conf_key_range(key, range, sizeof(range)));
+                        ck_assert_msg(strstr(got, want), "%s", got);
+                        checked++;
+                }
+        }
+        ck_assert_uint_ge(checked, 20);
+        policy_config_done(&c);
+}
+END_TEST
+
+/* A configuration outside the simulator (the controller's) loads the core's
+ * keys and those of the layers it names, from the layers' own schemas, and
+ * a Policy of those layers runs with them. */
+START_TEST(test_settings_of_named_layers) {
+        static const char text[] = "[policy]\ncontrol_interval = 5s\nlocality_delay = 1s\n"
+                                   "late_spec_cap = 0.5\n";
+        const SpeculationOps *late = speculation_ops_find("late");
+        const JobSchedulerOps *fair = job_scheduler_ops_find("fair");
+        CoreSettings core = { 0 };
+        FairSettings fair_set = { 0 };
+        LateSettings late_set = { 0 };
+        const ConfPart parts[] = {
+                { &core_settings_schema, &core, NULL },
+                { fair->settings, &fair_set, NULL },
+                { late->settings, &late_set, NULL },
+        };
+        const PolicyLayers layers = { fair,      slot_manager_ops_find("static"),
+                                      late,      vm_allocator_ops_find("static"),
+                                      &fair_set, NULL,
+                                      &late_set, NULL };
+        _cleanup_(policy_freep) Policy *p = NULL;
+        char got[512];
+        ConfError err;
+
+        ck_assert_int_eq(
+                conf_load_parts(parts, ELEMENTSOF(parts), "controller.ini", text, NULL, 0, &err),
+                0);
+        ck_assert_uint_eq(core.control_interval, 5 * SEC);
+        ck_assert_uint_eq(fair_set.locality_delay, 1 * SEC);
+        ck_assert_double_eq(late_set.late_spec_cap, 0.5);
+        ck_assert_double_eq(late_set.late_slow_task_pct, 0.25);
+        ck_assert_int_eq(policy_new(&layers, &core, &err, &p), 0);
+        /* A knob of a layer it does not run is no key of its own. */
+        ck_assert_int_eq(conf_load_parts(parts, ELEMENTSOF(parts), "controller.ini",
+                                         "[policy]\nlambda = 0.1\n", NULL, 0, &err),
+                         -EINVAL);
+        conf_error_format(&err, got, sizeof(got));
+        ck_assert_str_eq(got, "controller.ini:2: [policy] lambda: unknown key");
 }
 END_TEST
 
@@ -752,6 +923,12 @@ Suite *suite_policy(void) {
         tcase_add_test(tc, test_policy_new_rejects);
         tcase_add_test(tc, test_step_rejects_bad_input);
         tcase_add_test(tc, test_empty_cluster);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("settings");
+        tcase_add_test(tc, test_settings_schemas);
+        tcase_add_test(tc, test_settings_out_of_range);
+        tcase_add_test(tc, test_settings_of_named_layers);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("schedulers");

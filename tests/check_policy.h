@@ -6,6 +6,7 @@
  * per test process: Check forks each test. */
 
 #include "controller/core/policy.h"
+#include "controller/policies/flexslot.h"
 #include "controller/policies/policies.h"
 
 #define MIB (1024ULL * 1024ULL)
@@ -26,6 +27,11 @@ typedef struct Fixture {
 } Fixture;
 
 extern Fixture fx;
+
+/* The settings of these layers in fx.cfg. */
+FlexSlotSettings *fx_flexslot(void);
+LateSettings *fx_late(void);
+CoreSettings *fx_core(void);
 
 /* One host (8 pCPUs, 16 GiB) with n VMs of 2 vCPUs (max 4) and 2 GiB (max
  * 4 GiB), each the node of a tracker with 200 MiB slots; VMs and nodes are

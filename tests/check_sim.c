@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/macro.h"
+#include "controller/policies/flexslot.h"
 #include "sim/data.h"
 #include "sim/event.h"
 #include "sim/host.h"
@@ -333,6 +334,74 @@ START_TEST(test_cpu_share_invariants_random) {
 }
 END_TEST
 
+/* DRS divides its pool by demand: in proportion (a VM beyond its size gets
+ * its size, the others the rest in proportion), or each its demand and the
+ * rest in equal parts, never beyond a size. */
+START_TEST(test_drs_divvy) {
+        static const struct {
+                DrsDivvy how;
+                double pool, demand[3], size[3], want[3];
+        } cases[] = {
+                { DRS_DIVVY_PROPORTIONAL, 6, { 1, 2, 3 }, { 4, 4, 4 }, { 1, 2, 3 } },
+                { DRS_DIVVY_PROPORTIONAL, 3, { 1, 2, 3 }, { 4, 4, 4 }, { 0.5, 1, 1.5 } },
+                /* 3 of 9 would be 4.5 > 2: 2, then 7 by 1:2 would give 14/3 >
+                 * 4: 4, then 3 for the first. */
+                { DRS_DIVVY_PROPORTIONAL, 9, { 1, 2, 3 }, { 4, 4, 2 }, { 3, 4, 2 } },
+                /* More pool than sizes: every VM its size. */
+                { DRS_DIVVY_PROPORTIONAL, 64, { 1, 1, 1 }, { 4, 4, 2 }, { 4, 4, 2 } },
+                /* Max-min: demands 1, 2 and (at most its size) 4 share 6 at
+                 * level 2. */
+                { DRS_DIVVY_MAXMIN, 6, { 1, 2, 5 }, { 4, 4, 4 }, { 1, 2, 3 } },
+                /* Demands met, 7 left in equal parts up to the sizes. */
+                { DRS_DIVVY_MAXMIN, 10, { 1, 1, 1 }, { 4, 4, 2 }, { 4, 4, 2 } },
+                { DRS_DIVVY_MAXMIN, 4, { 1, 1, 1 }, { 4, 4, 2 }, { 4.0 / 3, 4.0 / 3, 4.0 / 3 } },
+        };
+
+        for (size_t c = 0; c < ELEMENTSOF(cases); c++) {
+                double a[3];
+
+                drs_divvy(cases[c].how, cases[c].pool, cases[c].demand, cases[c].size, 3, a);
+                for (size_t i = 0; i < 3; i++)
+                        ck_assert_msg(fabs(a[i] - cases[c].want[i]) < 1e-12,
+                                      "case %zu: VM %zu gets %g, not %g", c, i, a[i],
+                                      cases[c].want[i]);
+        }
+}
+END_TEST
+
+/* Random pools and demands: the pool is handed out up to the sizes, never
+ * beyond one; a proportional divvy keeps the VMs below their size in the
+ * ratio of their demands. */
+START_TEST(test_drs_divvy_random) {
+        uint64_t x = 7;
+
+        for (int round = 0; round < 2000; round++) {
+                double demand[6], size[6], a[6], sizes = 0, pool, ratio = -1;
+                size_t n = 1 + round % 6;
+                DrsDivvy how = round % 2 ? DRS_DIVVY_MAXMIN : DRS_DIVVY_PROPORTIONAL;
+
+                x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                pool = 0.5 + (double)((x >> 40) % 64);
+                for (size_t i = 0; i < n; i++) {
+                        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                        demand[i] = 0.01 + (double)((x >> 33) % 800) / 100;
+                        size[i] = 1 + (double)((x >> 50) % 8);
+                        sizes += size[i];
+                }
+                drs_divvy(how, pool, demand, size, n, a);
+                ck_assert_double_eq_tol(sum(a, n), MIN(pool, sizes), 1e-9);
+                for (size_t i = 0; i < n; i++) {
+                        ck_assert(a[i] >= 0 && a[i] <= size[i] + 1e-9);
+                        if (how != DRS_DIVVY_PROPORTIONAL || a[i] >= size[i] - 1e-9)
+                                continue;
+                        if (ratio < 0)
+                                ratio = a[i] / demand[i];
+                        ck_assert_double_eq_tol(a[i] / demand[i], ratio, 1e-9 * ratio);
+                }
+        }
+}
+END_TEST
+
 START_TEST(test_disk_and_spills) {
         double mb = 1024.0 * 1024.0;
 
@@ -343,31 +412,104 @@ START_TEST(test_disk_and_spills) {
         /* 100 MB buffer for the 200 MB heap; Alg. 1's alpha 0.2 gives 120. */
         ck_assert_double_eq(spill_buffer_bytes(100 * mb, 200 * mb, 200 * mb), 100 * mb);
         ck_assert_double_eq(spill_buffer_bytes(100 * mb, 200 * mb, 240 * mb), 120 * mb);
-        /* 88 MB of output spills twice through 80 MB (80 % of 100), once
-         * through 96 MB: the larger slot saves the whole merge. */
-        ck_assert_uint_eq(spill_count(88 * mb, 100 * mb), 2);
-        ck_assert_uint_eq(spill_count(88 * mb, 120 * mb), 1);
-        ck_assert_double_eq(spill_merge_bytes(88 * mb, 2), 176 * mb);
-        ck_assert_double_eq(spill_merge_bytes(88 * mb, 1), 0);
-        /* 11 spills need two merge passes at fan-in 10. */
-        ck_assert_double_eq(spill_merge_bytes(10 * mb, 11), 40 * mb);
-        /* A map's 88 MB of output through the 100 MB buffer crosses the
-         * 80 MB threshold past 10/11 of its input: the spill thread writes
-         * 80 MB in the last quarter, and the flush the other 8 MB plus the
-         * merge. Through 120 MB all 88 MB wait for the flush. */
-        ck_assert_double_eq(spill_started_bytes(88 * mb, 100 * mb, 0, 0.75), 0);
-        ck_assert_double_eq(spill_started_bytes(88 * mb, 100 * mb, 0.75, 1), 80 * mb);
-        ck_assert_double_eq(spill_flush_bytes(88 * mb, 100 * mb), (8 + 176) * mb);
-        ck_assert_double_eq(spill_started_bytes(88 * mb, 120 * mb, 0, 1), 0);
-        ck_assert_double_eq(spill_flush_bytes(88 * mb, 120 * mb), 88 * mb);
-        /* 200 MB: spills start at 80 and 160 MB of output, the third at the
-         * flush (40 MB), then one merge pass of 2 x 200 MB. */
-        ck_assert_double_eq(spill_started_bytes(200 * mb, 100 * mb, 0, 0.5), 80 * mb);
-        ck_assert_double_eq(spill_started_bytes(200 * mb, 100 * mb, 0.5, 1), 80 * mb);
-        ck_assert_double_eq(spill_flush_bytes(200 * mb, 100 * mb), (40 + 400) * mb);
-
         ck_assert_double_eq(memory_slowdown(3, 4, 2), 1);
         ck_assert_double_eq(memory_slowdown(5, 4, 2), 1.5);
+}
+END_TEST
+
+/* Hadoop's Merger: passes over the smallest segments until io.sort.factor
+ * (10) are left, the first pass taking just enough that every later one
+ * takes 10. */
+START_TEST(test_merge_passes) {
+        double sizes[32];
+        size_t n = 11;
+
+        for (size_t i = 0; i < 32; i++)
+                sizes[i] = 1;
+        /* 11: merge 2 (read and written), 10 left. */
+        ck_assert_double_eq(merge_passes(sizes, &n), 4);
+        ck_assert_uint_eq(n, 10);
+        n = 10;
+        ck_assert_double_eq(merge_passes(sizes, &n), 0);
+        /* 28 = 1 + 9 + 9 + 9: first pass 10, then 10 of the originals
+         * twice: 28 -> 19 -> 10. */
+        for (size_t i = 0; i < 32; i++)
+                sizes[i] = 1;
+        n = 28;
+        ck_assert_double_eq(merge_passes(sizes, &n), 2 * (10 + 10));
+        ck_assert_uint_eq(n, 10);
+}
+END_TEST
+
+/* A map's spills through io.sort.mb = 100 MB: 80 % of the 95 MB data part
+ * (76 MB) or of the 327680 record slots (262144 records), whichever fills
+ * first; the combiner on each spill and, with 3 spills or more, again in
+ * the final merge. */
+START_TEST(test_map_spills) {
+        double mb = 1024.0 * 1024.0, data = 0.95 * 100 * mb * 0.8;
+        MapSpillPlan p;
+
+        /* Large records: 88 MB spills once at 76 MB and again at the flush
+         * (12 MB); the final merge reads both and writes the output. */
+        ck_assert_int_eq(map_spill_plan(88 * mb, 0, 100 * mb, 1, &p), 0);
+        ck_assert_double_eq_tol(p.per_spill, data, 1);
+        ck_assert_uint_eq(p.spills, 2);
+        ck_assert_double_eq_tol(p.flush, 88 * mb - data + 88 * mb + 88 * mb, 1);
+        ck_assert_double_eq_tol(p.output, 88 * mb, 1);
+        ck_assert_double_eq_tol(map_spill_written(&p, 0, 0.75), 0, 1e-9);
+        ck_assert_double_eq_tol(map_spill_written(&p, 0.75, 1), data, 1);
+        /* Alg. 1's 120 MB buffer holds it in one spill, the output file. */
+        ck_assert_int_eq(map_spill_plan(88 * mb, 0, 120 * mb, 1, &p), 0);
+        ck_assert_uint_eq(p.spills, 1);
+        ck_assert_double_eq_tol(p.flush, 88 * mb, 1);
+        ck_assert_double_eq_tol(map_spill_written(&p, 0, 1), 0, 1e-9);
+
+        /* wordcount's 12-byte records: 64 MB spill every 262144 x 12 bytes
+         * (3 MB), 22 spills; the combiner keeps 0.2 of each (0.6 MB, the
+         * last 0.2 MB); merge passes of 4 and 10 spills (2 and 6 MB), then
+         * the final merge reads 12.8 MB and, combining again, writes 2.56. */
+        ck_assert_int_eq(map_spill_plan(64 * mb, 64 * mb / 12, 100 * mb, 0.2, &p), 0);
+        ck_assert_double_eq_tol(p.per_spill, 3 * mb, 1);
+        ck_assert_uint_eq(p.spills, 22);
+        ck_assert_double_eq_tol(p.output, 0.04 * 64 * mb, 1);
+        ck_assert_double_eq_tol(p.flush, (0.2 + 2 * (2 + 6) + 12.8 + 2.56) * mb, 1);
+        ck_assert_double_eq_tol(map_spill_written(&p, 0, 0.5), 10 * 0.6 * mb, 1);
+        ck_assert_double_eq_tol(map_spill_written(&p, 0, 1), 21 * 0.6 * mb, 1);
+        /* Two spills: no combining in the merge. */
+        ck_assert_int_eq(map_spill_plan(4 * mb, 4 * mb / 12, 100 * mb, 0.2, &p), 0);
+        ck_assert_uint_eq(p.spills, 2);
+        ck_assert_double_eq_tol(p.output, 0.2 * 4 * mb, 1);
+}
+END_TEST
+
+/* A reduce's shuffle with a 200 MB heap: a 140 MB buffer merged to disk at
+ * 66 % (92.4 MB) or 1000 segments, segments over 35 MB straight to disk,
+ * 19 files merged down by the 10 smallest; at the end memory goes to disk
+ * unless 10 files are there, and the final merge reads the files. */
+START_TEST(test_reduce_shuffle) {
+        double mb = 1024.0 * 1024.0, read;
+        ReduceShuffle s;
+
+        reduce_shuffle_init(&s, 200 * mb);
+        ck_assert_double_eq(reduce_shuffle_fetch(&s, 10 * mb, 9), 0);
+        ck_assert_double_eq(reduce_shuffle_fetch(&s, 10 * mb, 1), 100 * mb);
+        ck_assert_double_eq(reduce_shuffle_fetch(&s, 40 * mb, 1), 40 * mb);
+        ck_assert_double_eq(reduce_shuffle_fetch(&s, 5 * mb, 2), 0);
+        ck_assert_double_eq(reduce_shuffle_finish(&s, &read), 10 * mb);
+        ck_assert_double_eq(read, 150 * mb);
+
+        reduce_shuffle_init(&s, 200 * mb);
+        ck_assert_double_eq(reduce_shuffle_fetch(&s, 0.01 * mb, 999), 0);
+        ck_assert_double_eq_tol(reduce_shuffle_fetch(&s, 0.01 * mb, 1), 10 * mb, 1e-3);
+
+        /* 19 files of 40 MB: the 19th makes 10 of them one. */
+        reduce_shuffle_init(&s, 200 * mb);
+        ck_assert_double_eq(reduce_shuffle_fetch(&s, 40 * mb, 19), (19 * 40 + 800) * mb);
+        ck_assert_uint_eq(s.n_files, 10);
+        /* 10 files: memory stays for the final merge, nothing is written. */
+        ck_assert_double_eq(reduce_shuffle_fetch(&s, 1 * mb, 3), 0);
+        ck_assert_double_eq(reduce_shuffle_finish(&s, &read), 0);
+        ck_assert_double_eq(read, 19 * 40 * mb);
 }
 END_TEST
 
@@ -490,6 +632,10 @@ END_TEST
 
 /* ---- scenario files ---- */
 
+static FlexSlotSettings *flexslot_of(const Scenario *s) {
+        return policy_config_settings(&s->policy, &flexslot_settings_schema);
+}
+
 START_TEST(test_scenario_defaults_are_the_testbed) {
         Scenario s = { 0 };
         char err[256] = "";
@@ -508,25 +654,52 @@ START_TEST(test_scenario_defaults_are_the_testbed) {
         ck_assert_uint_eq(s.sort_buffer, 100ULL << 20);
         ck_assert_uint_eq(s.task_heap, 200ULL << 20);
         ck_assert_uint_eq(s.heartbeat, 3 * USEC_PER_SEC);
-        ck_assert_uint_eq(s.tuned, 0); /* the policy core's own defaults apply */
         ck_assert_str_eq(s.slot_manager, "static");
-        ck_assert_str_eq(s.dmr.dhsa, "none");
-        ck_assert(!s.dmr.load_balance && !s.dmr.prescheduling);
+        /* The layers' own defaults, and what the guest OS takes for the
+         * core's reserve. */
+        ck_assert_double_eq(flexslot_of(&s)->alpha, 0.2);
+        ck_assert_uint_eq(flexslot_of(&s)->settle, 15 * USEC_PER_SEC);
+        ck_assert_uint_eq(scenario_core(&s)->control_interval, 3 * USEC_PER_SEC);
+        ck_assert_uint_eq(scenario_core(&s)->vm_memory_reserve, 512ULL << 20);
+        ck_assert_int_eq(scenario_core(&s)->dmr.dhsa, DHSA_NONE);
+        ck_assert(!scenario_core(&s)->dmr.load_balance && !scenario_core(&s)->dmr.prescheduling);
         scenario_done(&s);
 
-        ck_assert_int_eq(scenario_load_string("s.ini", "[policy]\njobs_checked = 0\n", &s, err,
-                                              sizeof(err)),
+        ck_assert_int_eq(scenario_load_string("s.ini",
+                                              "[cluster]\nvm_os_memory = 1G\n"
+                                              "[policy]\nsettle = 0\nalpha = 0.3\n",
+                                              &s, err, sizeof(err)),
                          0);
-        ck_assert_uint_eq(s.tuned, TUNED(TUNED_JOBS_CHECKED));
+        ck_assert_uint_eq(flexslot_of(&s)->settle, 0);
+        ck_assert_double_eq(flexslot_of(&s)->alpha, 0.3);
+        ck_assert_uint_eq(scenario_core(&s)->vm_memory_reserve, 1ULL << 30);
         scenario_done(&s);
 
-        ck_assert_int_eq(scenario_load_string("s.ini", "[policy]\nsettle = 0\nalpha = 0.3\n", &s,
+        ck_assert_int_eq(scenario_load_string("s.ini", "[policy]\nvm_memory_reserve = 256M\n", &s,
                                               err, sizeof(err)),
                          0);
-        ck_assert_uint_eq(s.tuned, TUNED(TUNED_SETTLE) | TUNED(TUNED_ALPHA));
-        ck_assert_uint_eq(s.settle, 0);
-        ck_assert_double_eq(s.alpha, 0.3);
+        ck_assert_uint_eq(scenario_core(&s)->vm_memory_reserve, 256ULL << 20);
         scenario_done(&s);
+}
+END_TEST
+
+/* The scenario files' documentation names every key of the policy core and
+ * its layers. */
+START_TEST(test_scenario_readme_has_policy_keys) {
+        _cleanup_free_ char *text = NULL;
+        PolicyConfig c;
+        char err[256];
+
+        ck_assert_int_eq(
+                sim_read_text(test_srcdir_path("sim/scenarios/README.md"), &text, err, sizeof(err)),
+                0);
+        ck_assert_int_eq(policy_config_init(&c), 0);
+        for (size_t i = 0; i < c.n_settings; i++)
+                for (size_t k = 0; k < c.schemas[i]->n_keys; k++)
+                        ck_assert_msg(strstr(text, c.schemas[i]->keys[k].key),
+                                      "sim/scenarios/README.md lacks [policy] %s",
+                                      c.schemas[i]->keys[k].key);
+        policy_config_done(&c);
 }
 END_TEST
 
@@ -542,6 +715,11 @@ static const struct {
         { "[clusterx]\nhosts = 1\n", "s.ini:1: [clusterx]: unknown section" },
         { "[cluster]\nhosts = 1\n[clustr]\n", "s.ini:3: [clustr]: unknown section" },
         { "[policy]\nalpha = fast\n", "s.ini:2: [policy] alpha: invalid number 'fast'" },
+        /* A layer's key has its layer's range, whichever layer runs. */
+        { "[policy]\nslot_manager = static\nlambda = 2\n",
+          "s.ini:3: [policy] lambda: value '2' out of range [0, 1]" },
+        { "[policy]\nlocality_delay = 48h\n",
+          "s.ini:2: [policy] locality_delay: value '48h' out of range [0, 24h]" },
         { "[interference]\nenabled = yes\n",
           "s.ini: [interference] jobs: required when interference is enabled" },
         { "[policy]\nprescheduling = yes\n",
@@ -551,6 +729,19 @@ static const struct {
           "s.ini:2: [policy] borrow_reduce_slots: value '1.5' out of range [0, 1]" },
         { "[policy]\nmap_slot_weight = 0\n",
           "s.ini:2: [policy] map_slot_weight: value '0' out of range [1, 64]" },
+        { "[policy]\ndhsa = both\n",
+          "s.ini:2: [policy] dhsa: invalid value 'both' (one of: none, pi, pd)" },
+        { "[drs]\nenabled = yes\n",
+          "s.ini:2: [drs] enabled: DRS sizes the VMs: set [policy] apply_vm_targets = no" },
+        { "[policy]\napply_vm_targets = no\n[drs]\nenabled = yes\nwindow = 5s\n",
+          "s.ini:5: [drs] window: shorter than the sample interval" },
+        { "[workload]\ncombine_ratio = 0\n",
+          "s.ini:2: [workload] combine_ratio: a combiner keeps something: at least 0.0001, or -1" },
+        { "[workload]\nexpensive_cpu = 0.5\n",
+          "s.ini:2: [workload] expensive_cpu: expensive records cost at least as much: 1 or more, "
+          "or -1" },
+        { "[drs]\ndivvy = fair\n",
+          "s.ini:2: [drs] divvy: invalid value 'fair' (one of: proportional, maxmin)" },
 };
 
 START_TEST(test_scenario_bad) {
@@ -673,6 +864,11 @@ START_TEST(test_scenario_overrides) {
         } bad[] = {
                 { "polcy.alpha=1", "--set polcy.alpha=1: [polcy]: unknown section" },
                 { "policy.alfa=1", "--set policy.alfa=1: [policy] alfa: unknown key" },
+                { "policy.lambda=2",
+                  "--set policy.lambda=2: [policy] lambda: value '2' out of range [0, 1]" },
+                { "policy.min_map_slots=9",
+                  "--set policy.min_map_slots=9: [policy] min_map_slots: 9 is greater than "
+                  "max_map_slots 8" },
                 { "cluster.vm_cap=-1",
                   "--set cluster.vm_cap=-1: [cluster] vm_cap: value '-1' out of range" },
                 { "workload.jobs=", "--set workload.jobs=: [workload] jobs: empty value" },
@@ -708,8 +904,8 @@ START_TEST(test_scenario_overrides) {
         ck_assert_int_eq(s.hosts, 4);
         ck_assert_int_eq(s.vms, 8);
         ck_assert_str_eq(s.jobs, "grep");
-        ck_assert_double_eq(s.alpha, 0.5);
-        ck_assert_uint_eq(s.tuned, TUNED(TUNED_ALPHA) | TUNED(TUNED_SETTLE));
+        ck_assert_double_eq(flexslot_of(&s)->alpha, 0.5);
+        ck_assert_uint_eq(flexslot_of(&s)->settle, 0);
         scenario_done(&s);
 
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
@@ -748,7 +944,12 @@ Suite *suite_sim(void) {
         tcase_add_test(tc, test_cpu_share_weighted_and_conserving);
         tcase_add_test(tc, test_cpu_share_caps);
         tcase_add_test(tc, test_cpu_share_invariants_random);
+        tcase_add_test(tc, test_drs_divvy);
+        tcase_add_test(tc, test_drs_divvy_random);
         tcase_add_test(tc, test_disk_and_spills);
+        tcase_add_test(tc, test_merge_passes);
+        tcase_add_test(tc, test_map_spills);
+        tcase_add_test(tc, test_reduce_shuffle);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("files");
@@ -757,6 +958,7 @@ Suite *suite_sim(void) {
         tcase_add_test(tc, test_workload_shipped_files);
         tcase_add_test(tc, test_workload_mutations);
         tcase_add_test(tc, test_scenario_defaults_are_the_testbed);
+        tcase_add_test(tc, test_scenario_readme_has_policy_keys);
         tcase_add_loop_test(tc, test_scenario_bad, 0, (int)ELEMENTSOF(bad_scenarios));
         tcase_add_test(tc, test_scenario_workload_paths);
         tcase_add_test(tc, test_empty_and_binary_files);

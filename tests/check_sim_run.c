@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/macro.h"
+#include "sim/experiment-internal.h"
 #include "sim/experiment.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
@@ -27,8 +28,14 @@ static const char workload_text[] =
         "one,0.0625,0.1,0.5,0,0,0,0,0,1,0,1,1\n"
         /* the same with 88 MB of output, past the default spill threshold */
         "spilly,0.0625,0.1,1.375,0,0,0,0,0,1,0,1,1\n"
+        /* and with 160 MB, two spills before the flush */
+        "gushing,0.0625,0.1,2.5,0,0,0,0,0,1,0,1,1\n"
         /* skewed splits and expensive records, with reduces */
-        "skewed,3,0.25,1.1,0.06,0.1,6,0.25,0.1,3,0.15,1.8,1.5\n";
+        "skewed,3,0.25,1.1,0.06,0.1,6,0.25,0.1,3,0.15,1.8,1.5\n"
+        /* files of 1 to 3 blocks */
+        "big-files,2,0.1,0.5,0,0,0,0,1,3,0,1,1\n"
+        /* one block that emits nothing: only its read and CPU */
+        "bare,0.0625,0.1,0,0,0,0,0,0,1,0,1,1\n";
 
 typedef struct Run {
         Scenario sc;
@@ -130,25 +137,135 @@ START_TEST(test_map_in_reduce_slot_runs_as_map) {
 }
 END_TEST
 
-/* A lone map whose 88 MB of output crosses the 80 MB spill threshold of
- * the 100 MB sort buffer in its last 16 MB round: that round's read comes
- * with the 80 MB spill, so the map phase takes (3 x 16 + 16 + 80) MB at
- * 100 MB/s plus 6.4 s of CPU (7.84 s: D = 64 MB / 7.84 s); the flush writes
- * the last 8 MB and merges 2 x 88 MB (1.84 s). With a 120 MB buffer the
- * map phase only reads (7.04 s: D = 64 MB / 7.04 s) and the flush writes
- * the 88 MB in one spill. */
-#define SPILLY_SCENARIO(sort_buffer)                                                        \
-        "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n"               \
-        "[hadoop]\nsort_buffer = " sort_buffer "\n"                                           \
-        "[policy]\nallocator = static\nspeculation = none\n"                                   \
-        "[workload]\njobs = spilly\n"
+/* The lower bound of a lone map that writes nothing is its run: the first
+ * heartbeat, the JVM start, its read at one stream and its CPU on one pCPU;
+ * nothing of it could go faster. */
+START_TEST(test_bound_is_a_lone_task) {
+        Run run;
+        const SimResults *r;
+
+        run_start(&run,
+                  "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n"
+                  "[policy]\nallocator = static\nspeculation = none\n"
+                  "[workload]\njobs = bare\n",
+                  true);
+        r = sim_results(run.sim);
+        ck_assert_double_eq_tol(r->jobs[0].finished, 3.0 + 1.0 + 0.64 + 6.4, 1e-5);
+        ck_assert_double_eq_tol(r->jobs[0].bound.value, r->jobs[0].finished, 1e-5);
+        ck_assert_double_eq_tol(r->jobs[0].bound.chain, r->jobs[0].bound.value, 1e-9);
+        run_done(&run);
+}
+END_TEST
+
+static uint64_t lcg(uint64_t *x) {
+        *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+        return *x >> 33;
+}
+
+/* No run finishes a job before its lower bound, on random clusters,
+ * workloads and policies, and the bound is never trivial (it counts the
+ * first heartbeat and a JVM start at least). */
+START_TEST(test_bound_below_every_run) {
+        static const char *const slots[] = { "static", "flexslot" };
+        static const char *const allocators[] = { "static", "demand", "flexslot" };
+        static const char *const speculation[] = { "none", "hadoop" };
+        uint64_t x = 12345 + (uint64_t)_i;
+
+        for (int round = 0; round < 6; round++) {
+                char text[2200], wl_text[1024], err[512] = "";
+                Run run = { 0 };
+                const SimResults *r;
+                int hosts = 1 + (int)(lcg(&x) % 3), vms = 2 + (int)(lcg(&x) % 7);
+
+                snprintf(wl_text, sizeof(wl_text),
+                         "name,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,"
+                         "output_ratio,reduces,small_frac,large_frac,large_max_blocks,"
+                         "expensive_frac,expensive_cpu,expensive_output,record_bytes,"
+                         "combine_ratio\n"
+                         "rnd,%.3f,%.3f,%.2f,%.3f,%.2f,%u,%.2f,%.2f,%u,%.2f,%.1f,%.1f,%u,%.2f\n",
+                         0.2 + (double)(lcg(&x) % 800) / 1000, (double)(lcg(&x) % 400) / 1000,
+                         (double)(lcg(&x) % 200) / 100, (double)(lcg(&x) % 100) / 1000,
+                         (double)(lcg(&x) % 100) / 100, (unsigned)(lcg(&x) % 5),
+                         (double)(lcg(&x) % 40) / 100, (double)(lcg(&x) % 30) / 100,
+                         1 + (unsigned)(lcg(&x) % 3), (double)(lcg(&x) % 30) / 100,
+                         1 + (double)(lcg(&x) % 20) / 10, 1 + (double)(lcg(&x) % 10) / 10,
+                         (unsigned)(lcg(&x) % 4) * 10, 0.1 + (double)(lcg(&x) % 10) / 10);
+                snprintf(text, sizeof(text),
+                         "[cluster]\nhosts = %d\nhost_cpus = %d\nvms = %d\nmasters = %d\n"
+                         "vm_vcpus = %d\nvm_cap = %s\nhost_disk_bandwidth = %dM\n"
+                         "stream_bandwidth = %dM\n"
+                         "[hadoop]\nmap_slots = %d\nsort_buffer = %dM\n"
+                         "[policy]\nslot_manager = %s\nallocator = %s\nspeculation = %s\n"
+                         "apply_vm_targets = %s\n"
+                         "[workload]\njobs = rnd, rnd\narrival_gap = %ds\nseed = %d\n"
+                         "[interference]\nenabled = %s\njobs = rnd\n",
+                         hosts, 2 + (int)(lcg(&x) % 7), vms, (int)(lcg(&x) % 2),
+                         1 + (int)(lcg(&x) % 4), lcg(&x) % 2 ? "0" : "1.5",
+                         40 + (int)(lcg(&x) % 200), 20 + (int)(lcg(&x) % 100),
+                         1 + (int)(lcg(&x) % 6), 20 + (int)(lcg(&x) % 150), slots[lcg(&x) % 2],
+                         allocators[lcg(&x) % 3], speculation[lcg(&x) % 2],
+                         lcg(&x) % 2 ? "yes" : "no", (int)(lcg(&x) % 60), (int)(lcg(&x) % 1000),
+                         lcg(&x) % 3 ? "no" : "yes");
+                ck_assert_msg(scenario_load_string("t.ini", text, &run.sc, err, sizeof(err)) == 0,
+                              "%s", err);
+                ck_assert_msg(workload_parse("t.csv", wl_text, &run.wl, err, sizeof(err)) == 0,
+                              "%s", err);
+                ck_assert_msg(sim_new(&run.sc, &run.wl, &run.sim, err, sizeof(err)) == 0, "%s",
+                              err);
+                sim_set_check_invariants(run.sim, true);
+                ck_assert_int_eq(sim_run(run.sim), 0);
+                r = sim_results(run.sim);
+                for (size_t j = 0; j < r->n_jobs; j++) {
+                        const JobResult *jr = &r->jobs[j];
+                        ck_assert_msg(jr->finished - jr->submitted >= jr->bound.value - 1e-6,
+                                      "job %zu took %g s, below its bound %g s (cpu %g, disk %g, "
+                                      "chain %g, phases %g)\n%s\n%s",
+                                      j, jr->finished - jr->submitted, jr->bound.value,
+                                      jr->bound.cpu, jr->bound.disk, jr->bound.chain,
+                                      jr->bound.maps_then_tail, text, wl_text);
+                        ck_assert(jr->bound.value >= run.sc.task_startup / 1e6);
+                }
+                /* With a co-running cluster, the mean of both first jobs. */
+                if (run.sc.interference)
+                        ck_assert_msg(
+                                (r->jobs[0].finished - r->jobs[0].submitted + r->other_mean_jct) /
+                                                2 >=
+                                        r->pair_bound - 1e-6,
+                                "mean %g below the pair bound %g\n%s\n%s",
+                                (r->jobs[0].finished + r->other_mean_jct) / 2, r->pair_bound, text,
+                                wl_text);
+                run_done(&run);
+        }
+}
+END_TEST
+
+/* A lone map's spills (sim/host.h): 76 MB of its output (80 % of the
+ * sort buffer's 95 MB data part) start a spill, which the spill thread
+ * writes while the map goes on; the map then writes the last spill and
+ * merges. Rounds of 16 MB are read at 100 MB/s (0.16 s) and computed in
+ * 1.6 s.
+ * - 88 MB of output: the one spill starts in the last round, so the flush
+ *   writes it, the last 12 MB and merges 2 x 88 MB: 2.64 s.
+ * - The same through a 120 MB buffer (91.2 MB per spill): one spill at the
+ *   flush, 0.88 s.
+ * - 160 MB: the first spill starts in round 2 and is written during round 3
+ *   (its read shares the disk's 160 MB/s with the spill: 0.2 s; the rest
+ *   of the 76 MB goes at 100 MB/s while the map computes), costing the map
+ *   0.04 s; the flush writes the second spill, the last 8 MB and merges
+ *   2 x 160 MB: 4.04 s. */
+#define SPILLY_SCENARIO(sort_buffer, job)                                       \
+        "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n" \
+        "[hadoop]\nsort_buffer = " sort_buffer "\n"                             \
+        "[policy]\nallocator = static\nspeculation = none\n"                    \
+        "[workload]\njobs = " job "\n"
 
 START_TEST(test_spill_during_map_phase) {
         static const struct {
                 const char *scenario;
                 double map_phase, flush;
-        } cases[] = { { SPILLY_SCENARIO("100M"), 1.44 + 6.4, 1.84 },
-                      { SPILLY_SCENARIO("120M"), 0.64 + 6.4, 0.88 } };
+        } cases[] = { { SPILLY_SCENARIO("100M", "spilly"), 0.64 + 6.4, 2.64 },
+                      { SPILLY_SCENARIO("120M", "spilly"), 0.64 + 6.4, 0.88 },
+                      { SPILLY_SCENARIO("100M", "gushing"), 0.68 + 6.4, 4.04 } };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 const SimResults *r;
@@ -162,6 +279,59 @@ START_TEST(test_spill_during_map_phase) {
                                         cases[i].map_phase - 6.4 + cases[i].flush, 1e-5);
                 run_done(&run);
         }
+}
+END_TEST
+
+/* Two clusters of PUMA's tera-sort on the testbed, FlexSlot moving slots:
+ * hundreds of spill threads start and end beside other events, a map
+ * waiting for one never waits for ever, and every invariant holds. */
+START_TEST(test_spill_threads_on_a_busy_testbed) {
+        Scenario sc = { 0 };
+        Workload wl = { 0 };
+        _cleanup_(sim_freep) Sim *sim = NULL;
+        ScenarioOverride o[4];
+        char err[512] = "";
+        static const char *const sets[] = { "workload.scale=0.15", "workload.jobs=tera-sort",
+                                            "interference.jobs=tera-sort",
+                                            "policy.slot_manager=flexslot" };
+
+        for (size_t i = 0; i < ELEMENTSOF(sets); i++)
+                ck_assert_int_eq(scenario_override_parse(sets[i], &o[i]), 0);
+        ck_assert_msg(scenario_load(test_srcdir_path("sim/scenarios/fig11.ini"), o, 4, &sc, err,
+                                    sizeof(err)) == 0,
+                      "%s", err);
+        ck_assert_msg(workload_load(sc.workload_file, &wl, err, sizeof(err)) == 0, "%s", err);
+        ck_assert_msg(sim_new(&sc, &wl, &sim, err, sizeof(err)) == 0, "%s", err);
+        sim_set_check_invariants(sim, true);
+        ck_assert_msg(sim_run(sim) == 0, "%s",
+                      sim_invariant_error(sim) ? sim_invariant_error(sim) : "did not finish");
+        workload_done(&wl);
+        scenario_done(&sc);
+}
+END_TEST
+
+/* FileInputFormat cuts each file into blocks while more than 1.1 blocks
+ * are left: files of 1 to 3 blocks give splits of a block and remainders up
+ * to 1.1 blocks, and never a larger split. */
+START_TEST(test_splits_as_file_input_format) {
+        double mb = 1024.0 * 1024.0, total = 0;
+        unsigned blocks = 0, remainders = 0;
+        const SimResults *r;
+        Run run;
+
+        run_start(&run, "[policy]\nspeculation = none\n[workload]\njobs = big-files\n", false);
+        r = sim_results(run.sim);
+        for (size_t i = 0; i < r->n_tasks; i++) {
+                double size = r->tasks[i].input_mb * mb;
+                ck_assert(size <= 1.1 * 64 * mb + 1);
+                blocks += fabs(size - 64 * mb) < 1;
+                remainders += fabs(size - 64 * mb) >= 1;
+                total += size;
+        }
+        ck_assert_double_eq_tol(total, 2.0 * 1024 * mb, r->n_tasks);
+        ck_assert_uint_gt(blocks, remainders);
+        ck_assert_uint_gt(remainders, 0);
+        run_done(&run);
 }
 END_TEST
 
@@ -298,8 +468,9 @@ END_TEST
 /* The layers compose: DynamicMR's PI-DHSA, load manager and
  * PreScheduling in the fair scheduler, FlexSlot's slot manager and VM
  * allocator, SEPB on LATE, over a busy cluster with every snapshot and
- * decision checked. Maps borrow reduce slots, SEPB kills maps of large
- * splits stuck behind their steal, and time is conserved. */
+ * decision checked. Maps borrow reduce slots, SEPB kills maps whose
+ * expensive records (three times the CPU) and steal keep them past twice
+ * their estimate, and time is conserved. */
 START_TEST(test_dynamicmr_composes_with_flexslot) {
         static const char scenario[] =
                 "[cluster]\nhosts = 2\nhost_cpus = 4\nvms = 6\nmasters = 1\nvm_vcpus = 4\n"
@@ -308,7 +479,8 @@ START_TEST(test_dynamicmr_composes_with_flexslot) {
                 "[policy]\nscheduler = fair\ndhsa = %s\nslot_manager = flexslot\n"
                 "allocator = flexslot\nspeculation = sepb\nload_balance = yes\n"
                 "prescheduling = yes\njobs_checked = 0.5\n"
-                "[workload]\njobs = skewed, one\narrival_gap = 20s\nseed = 7\n";
+                "[workload]\njobs = skewed, one\narrival_gap = 20s\nseed = 7\n"
+                "expensive_cpu = 3\n";
         Run run;
         const SimResults *r;
 
@@ -473,56 +645,73 @@ START_TEST(test_skewness_formula) {
 }
 END_TEST
 
-/* experiment_compare_print(f, ...) as a string. */
-static char *compare(const double *ours, const double *low, const double *high, size_t n) {
+/* experiment_compare_print(f, ...) as a string; each benchmark's figure
+ * spreads half a width either side of its mean. */
+static char *compare(const double *ours, double width, const double *low, const double *high,
+                     size_t n) {
+        Spread spread[8];
         char *text = NULL;
         size_t size = 0;
         FILE *f = open_memstream(&text, &size);
 
+        for (size_t i = 0; i < n; i++)
+                spread[i] = (Spread){ ours[i], ours[i] - width / 2, ours[i] + width / 2 };
         ck_assert_ptr_nonnull(f);
-        experiment_compare_print(f, "flexslot", ours, low, high, n);
+        experiment_compare_print(f, "flexslot", spread, low, high, n);
         ck_assert_int_eq(fclose(f), 0);
         return text;
 }
 
-/* What the experiments say about the paper follows the numbers. */
+/* What the experiments say about the paper follows the numbers, and a
+ * difference inside the spread over seeds is none. */
 START_TEST(test_paper_comparison) {
         static const double low[] = { 0.65, 0.56, 0.87 }, high[] = { 0.65, 0.66, 0.87 };
         static const double none[] = { 1.00, 1.03, 1.00 }, slower[] = { 1.10, 1.07, 1.02 };
         static const double close[] = { 0.68, 0.70, 0.84 }, some[] = { 0.85, 0.80, 0.90 };
-        static const double more[] = { 0.40, 0.50, 0.60 };
+        static const double more[] = { 0.40, 0.50, 0.60 }, shy[] = { 0.97, 0.97, 0.97 };
         char *text;
 
-        text = compare(none, low, high, 3);
+        text = compare(none, 0.02, low, high, 3);
         ck_assert_str_eq(
                 text, "Ours against the paper: flexslot takes 1.00-1.03 of stock's time on the 3 "
                       "benchmarks the paper gives a figure for, the paper 0.56-0.87 (0 of 3 "
                       "within 0.05 of it).\n"
-                      "The model does not reproduce the paper's gain: flexslot is no faster "
-                      "than stock here (mean 1.01, the paper 0.71); sim/README.md discusses "
-                      "why.\n");
+                      "flexslot is faster than stock in every seed on 0 of them, slower in every "
+                      "seed on 1, and neither on 2.\n"
+                      "The model does not reproduce the paper's gain: flexslot is slower than "
+                      "stock here (mean 1.01, the paper 0.71); sim/README.md discusses why.\n");
         free(text);
-        text = compare(slower, low, high, 3);
+        text = compare(slower, 0.02, low, high, 3);
         ck_assert_ptr_nonnull(strstr(text, "flexslot is slower than stock here (mean 1.06"));
         free(text);
-        text = compare(close, low, high, 3);
+        text = compare(close, 0.02, low, high, 3);
         ck_assert_ptr_nonnull(strstr(text, "takes 0.68-0.84 of stock's time"));
         ck_assert_ptr_nonnull(strstr(text, "(3 of 3 within 0.05 of it).\n"
+                                           "flexslot is faster than stock in every seed on 3 of "
+                                           "them, slower in every seed on 0, and neither on 0.\n"
                                            "The model reproduces the paper's figures.\n"));
         free(text);
-        text = compare(some, low, high, 3);
-        ck_assert_ptr_nonnull(strstr(text, "(1 of 3 within 0.05 of it).\n"
-                                           "The model shows a smaller gain than the paper's "
+        text = compare(some, 0.02, low, high, 3);
+        ck_assert_ptr_nonnull(strstr(text, "(1 of 3 within 0.05 of it).\n"));
+        ck_assert_ptr_nonnull(strstr(text, "The model shows a smaller gain than the paper's "
                                            "(mean 0.85 of stock's time, the paper 0.71).\n"));
         free(text);
-        text = compare(more, low, high, 3);
+        text = compare(more, 0.02, low, high, 3);
         ck_assert_ptr_nonnull(strstr(text, "a larger gain"));
         free(text);
-        text = compare(none, low, high, 1);
+        /* 3 % faster on the mean, but some seed at 1.01: no gain. */
+        text = compare(shy, 0.08, low, high, 3);
+        ck_assert_ptr_nonnull(strstr(text, "faster than stock in every seed on 0 of them"));
+        ck_assert_ptr_nonnull(strstr(text, "flexslot is no faster than stock here (mean 0.97"));
+        free(text);
+        text = compare(shy, 0.02, low, high, 3);
+        ck_assert_ptr_nonnull(strstr(text, "a smaller gain"));
+        free(text);
+        text = compare(none, 0.02, low, high, 1);
         ck_assert_ptr_nonnull(strstr(text, "takes 1.00 of stock's time on the 1 benchmark the "
                                            "paper gives a figure for, the paper 0.65 (0 of 1"));
         free(text);
-        text = compare(none, low, high, 0);
+        text = compare(none, 0.02, low, high, 0);
         ck_assert_str_eq(text, "");
         free(text);
 }
@@ -560,17 +749,12 @@ START_TEST(test_unknown_policy_and_benchmark) {
         char err[512] = "";
 
         ck_assert_int_eq(workload_parse("t.csv", workload_text, &wl, err, sizeof(err)), 0);
-        ck_assert_int_eq(scenario_load_string("t.ini", "[policy]\nslot_manager = magic\n", &sc,
-                                              err, sizeof(err)),
-                         0);
-        ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), -EINVAL);
-        ck_assert_str_eq(err, "[policy] slot_manager: unknown policy 'magic'");
-        scenario_done(&sc);
-        ck_assert_int_eq(scenario_load_string("t.ini", "[policy]\ndhsa = both\n", &sc, err,
+        ck_assert_int_eq(scenario_load_string("t.ini", "[policy]\nslot_manager = magic\n", &sc, err,
                                               sizeof(err)),
                          0);
         ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), -EINVAL);
-        ck_assert_str_eq(err, "[policy] dhsa: unknown mode 'both' (none, pi or pd)");
+        ck_assert_str_eq(
+                err, "[policy] slot_manager: unknown policy 'magic' (one of: static, flexslot)");
         scenario_done(&sc);
         ck_assert_int_eq(scenario_load_string("t.ini", "[workload]\njobs = one, nope\n", &sc, err,
                                               sizeof(err)),
@@ -579,6 +763,135 @@ START_TEST(test_unknown_policy_and_benchmark) {
         ck_assert_str_eq(err, "[workload] jobs: no benchmark 'nope' in the workload");
         ck_assert_ptr_null(sim);
         scenario_done(&sc);
+        workload_done(&wl);
+}
+END_TEST
+
+/* A VM target reaches the model as the agent would apply it (actuation/,
+ * with the agent's default limits): the weight clamped to its ceiling, the
+ * memory to the 2G step, vCPU growth refused on a host whose VMs already
+ * hold more vCPUs than its CPUs less the reserve; a second target within
+ * 30 s is refused resource by resource. */
+START_TEST(test_vm_targets_through_the_agents_limits) {
+        Scenario sc = { 0 };
+        Workload wl = { 0 };
+        _cleanup_(sim_freep) Sim *sim = NULL;
+        char err[512] = "";
+        SimVm *v;
+        VmTarget t, got;
+
+        ck_assert_int_eq(workload_parse("t.csv", workload_text, &wl, err, sizeof(err)), 0);
+        ck_assert_int_eq(scenario_load_string("t.ini",
+                                              "[cluster]\nhosts = 1\nhost_cpus = 8\nvms = 4\n"
+                                              "masters = 1\nvm_vcpus = 4\nvm_memory = 4G\n"
+                                              "[workload]\njobs = one\n",
+                                              &sc, err, sizeof(err)),
+                         0);
+        ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), 0);
+        v = &sim->vms[0];
+        ck_assert_uint_eq(v->vcpus, 4);
+        t = (VmTarget){ .cpu_weight = 20000, .vcpus = 6, .memory = 8ULL << 30, .cpu_cap = 1.5 };
+        got = sim_vm_target_limit(sim, v, &t);
+        ck_assert_uint_eq(got.cpu_weight, 8192);
+        ck_assert_uint_eq(got.vcpus, 4);
+        ck_assert_uint_eq(got.memory, 6ULL << 30);
+        ck_assert(got.cpu_cap == 1.5);
+
+        t = (VmTarget){ .cpu_weight = 512, .vcpus = 4, .memory = 3ULL << 30 };
+        got = sim_vm_target_limit(sim, v, &t);
+        ck_assert_uint_eq(got.cpu_weight, v->weight);
+        ck_assert_uint_eq(got.memory, v->memory);
+        ck_assert(got.cpu_cap == v->cap);
+        scenario_done(&sc);
+        workload_done(&wl);
+}
+END_TEST
+
+/* A claim: a job with a deadline behind a bigger job without one misses it
+ * under FIFO and meets it under ARIA's SLO scheduler, which runs it first
+ * with the slots its profile (from a run of it alone) says it needs. The
+ * Deadline Constraint Scheduler refuses it at submission, saying why, when
+ * its minimum map tasks are more than the free slots (a 120 s deadline);
+ * at 200 s it admits the job, which then finishes at 270 s, past its
+ * deadline: under the Hadoop 1.1.1 map and reduce model the admission
+ * test's cost model (II-B, from the stored profile) promises more than the
+ * run delivers. Which of its terms is short is not yet measured; this test
+ * holds the scheduler to what the model shows today. */
+#define DEADLINE_SCENARIO                                        \
+        "[cluster]\nhosts = 2\nvms = 6\n"                        \
+        "[policy]\nscheduler = %s\nspeculation = none\n"         \
+        "[workload]\njobs = skewed, skewed\narrival_gap = 10s\n" \
+        "deadlines = none, %s\nprofile_runs = yes\n"
+
+static const JobResult *deadline_run(Run *run, const char *scheduler, const char *deadline,
+                                     double absolute) {
+        char text[512];
+
+        snprintf(text, sizeof(text), DEADLINE_SCENARIO, scheduler, deadline);
+        run_start(run, text, false);
+        ck_assert_uint_eq(sim_results(run->sim)->n_jobs, 2);
+        ck_assert_double_eq(sim_results(run->sim)->jobs[0].deadline, 0);
+        ck_assert_double_eq(sim_results(run->sim)->jobs[1].deadline, absolute);
+        return &sim_results(run->sim)->jobs[1];
+}
+
+START_TEST(test_deadline_met_under_aria_not_fifo) {
+        const JobResult *job;
+        RunSummary sum;
+        Run run;
+
+        job = deadline_run(&run, "fifo", "200s", 210);
+        ck_assert(!job->refused);
+        ck_assert_double_gt(job->finished, job->deadline);
+        run_done(&run);
+
+        job = deadline_run(&run, "aria", "200s", 210);
+        ck_assert(!job->refused);
+        ck_assert_double_le(job->finished, job->deadline);
+        ck_assert_int_eq(run_summarize(sim_results(run.sim), &sum), 0);
+        ck_assert_uint_eq(sum.deadlines_met, 1);
+        ck_assert_uint_eq(sum.deadlines_missed, 0);
+        run_done(&run);
+
+        job = deadline_run(&run, "deadline", "200s", 210);
+        ck_assert(!job->refused);
+        ck_assert_double_gt(job->finished, job->deadline);
+        ck_assert_int_eq(run_summarize(sim_results(run.sim), &sum), 0);
+        ck_assert_uint_eq(sum.deadlines_missed, 1);
+        run_done(&run);
+
+        job = deadline_run(&run, "deadline", "120s", 130);
+        ck_assert(job->refused);
+        ck_assert_double_eq(job->finished, 10);
+        ck_assert_msg(strstr(job->refusal, "map slots (n_m^min) and 16 are free"), "%s",
+                      job->refusal);
+        ck_assert_int_eq(run_summarize(sim_results(run.sim), &sum), 0);
+        ck_assert_uint_eq(sum.refused, 1);
+        /* The job that ran is the one the summary times. */
+        ck_assert_double_eq(sum.jct, sim_results(run.sim)->jobs[0].finished);
+        for (size_t i = 0; i < sim_results(run.sim)->n_tasks; i++)
+                ck_assert_uint_eq(sim_results(run.sim)->tasks[i].job, 0);
+        run_done(&run);
+}
+END_TEST
+
+/* Deadlines name each job's, or none. */
+START_TEST(test_deadlines_key) {
+        static const char *const bad[] = { "1s", "1s, 2s, 3s", "none, soon", "none, 0" };
+        Scenario sc;
+        Workload wl;
+        Sim *sim = NULL;
+        char err[512], text[256];
+
+        ck_assert_int_eq(workload_parse("t.csv", workload_text, &wl, err, sizeof(err)), 0);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                snprintf(text, sizeof(text), "[workload]\njobs = one, one\ndeadlines = %s\n",
+                         bad[i]);
+                ck_assert_int_eq(scenario_load_string("t.ini", text, &sc, err, sizeof(err)), 0);
+                ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), -EINVAL);
+                ck_assert_msg(strncmp(err, "[workload] deadlines: ", 22) == 0, "%s", err);
+                scenario_done(&sc);
+        }
         workload_done(&wl);
 }
 END_TEST
@@ -592,6 +905,10 @@ Suite *suite_sim_run(void) {
         tcase_add_test(tc, test_lone_task_exact_time);
         tcase_add_test(tc, test_map_in_reduce_slot_runs_as_map);
         tcase_add_test(tc, test_spill_during_map_phase);
+        tcase_add_test(tc, test_splits_as_file_input_format);
+        tcase_add_test(tc, test_spill_threads_on_a_busy_testbed);
+        tcase_add_test(tc, test_bound_is_a_lone_task);
+        tcase_add_loop_test(tc, test_bound_below_every_run, 0, 5);
         tcase_add_test(tc, test_capped_vm_steal);
         tcase_add_test(tc, test_setup_calls_check_ranges);
         tcase_add_loop_test(tc, test_busy_cluster_conserves_time, 0, 3);
@@ -603,6 +920,9 @@ Suite *suite_sim_run(void) {
         tcase_add_test(tc, test_unknown_policy_and_benchmark);
         tcase_add_test(tc, test_paper_comparison);
         tcase_add_test(tc, test_report_prepare_dir);
+        tcase_add_test(tc, test_vm_targets_through_the_agents_limits);
+        tcase_add_test(tc, test_deadline_met_under_aria_not_fifo);
+        tcase_add_test(tc, test_deadlines_key);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -2,6 +2,7 @@
 /* One runner for every suite. Check's own CK_RUN_SUITE and CK_RUN_CASE
  * environment variables select a subset; fork mode keeps a crash in one test
  * from taking the others down. */
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,15 @@ char *test_make_tmpdir(void) {
                 return NULL;
         }
         return path;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+        return remove(path);
+}
+
+void test_remove_tree(const char *dir) {
+        if (dir)
+                nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int main(void) {

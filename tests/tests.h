@@ -16,3 +16,5 @@ const char *test_srcdir_path(const char *relative);
 void test_skip(const char *what, const char *reason);
 /* A fresh private directory for one test, under TMPDIR. */
 char *test_make_tmpdir(void);
+/* Removes dir and everything under it, as far as it can; NULL is fine. */
+void test_remove_tree(const char *dir);

@@ -17,6 +17,8 @@
         X(killed, attempts)          \
         X(maps_done, jobs)           \
         X(maps_total, jobs)          \
+        X(reduces_done, jobs)        \
+        X(reduces_total, jobs)       \
         X(job_order, jobs)           \
         X(task_start, jobs)          \
         X(pending[TASK_MAP], jobs)   \
@@ -126,6 +128,8 @@ static void jobs_from_summary(PolicyContext *ctx) {
                 ctx->task_start[j] = jt->first;
                 ctx->maps_total[j] = s->jobs[j].counts[TASK_MAP].total;
                 ctx->maps_done[j] = s->jobs[j].counts[TASK_MAP].done;
+                ctx->reduces_total[j] = s->jobs[j].counts[TASK_REDUCE].total;
+                ctx->reduces_done[j] = s->jobs[j].counts[TASK_REDUCE].done;
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
                         ctx->pending[type][j].from = jt->first_pending[type];
         }
@@ -146,11 +150,13 @@ static int jobs_from_tasks(PolicyContext *ctx) {
                 const Task *t = &s->tasks[i];
 
                 ctx->task_start[t->job + 1]++;
-                if (t->type != TASK_MAP)
-                        continue;
-                ctx->maps_total[t->job]++;
-                if (t->state == TASK_DONE)
-                        ctx->maps_done[t->job]++;
+                if (t->type == TASK_MAP) {
+                        ctx->maps_total[t->job]++;
+                        ctx->maps_done[t->job] += t->state == TASK_DONE;
+                } else {
+                        ctx->reduces_total[t->job]++;
+                        ctx->reduces_done[t->job] += t->state == TASK_DONE;
+                }
         }
         for (size_t j = 0; j < n_jobs; j++)
                 ctx->task_start[j + 1] += ctx->task_start[j];
@@ -166,13 +172,13 @@ static int jobs_from_tasks(PolicyContext *ctx) {
         return 0;
 }
 
-int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s,
+int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnapshot *s,
                  const PolicyStepArgs *args, Decisions *d, ContextBuffers *b) {
         size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts, n_jobs = s->n_jobs;
         int r;
 
         *ctx = (PolicyContext){
-                .cfg = cfg,
+                .core = core,
                 .snap = s,
                 .now = args->now,
                 .beating_node = args->flags & POLICY_STEP_HEARTBEAT ? args->node : NO_INDEX,
@@ -242,17 +248,17 @@ bool context_task_pending(const PolicyContext *ctx, uint32_t task) {
         return ctx->snap->tasks[task].state == TASK_PENDING && !ctx->task_placed[task];
 }
 
-static bool job_type_eligible(const PolicyContext *ctx, uint32_t job, TaskType type) {
+bool context_job_eligible(const PolicyContext *ctx, uint32_t job, TaskType type) {
         if (type == TASK_MAP)
                 return true;
         return (double)ctx->maps_done[job] >=
-               ctx->cfg->reduce_slowstart * (double)ctx->maps_total[job];
+               ctx->core->reduce_slowstart * (double)ctx->maps_total[job];
 }
 
 bool context_task_eligible(const PolicyContext *ctx, uint32_t task) {
         const Task *t = &ctx->snap->tasks[task];
 
-        return job_type_eligible(ctx, t->job, t->type);
+        return context_job_eligible(ctx, t->job, t->type);
 }
 
 bool task_is_local(const Task *t, uint32_t node) {
@@ -266,16 +272,20 @@ static bool task_pending_of_type(const PolicyContext *ctx, uint32_t task, TaskTy
         return ctx->snap->tasks[task].type == type && context_task_pending(ctx, task);
 }
 
-/* Eligibility is the job's for a type, so it is asked once; the cursors skip
- * what earlier calls of the step passed over (the context is const for the
- * layers, the cursors a cache behind it). */
 uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskType type,
                                   uint32_t node, bool local) {
+        if (!context_job_eligible(ctx, job, type))
+                return NO_INDEX;
+        return context_job_next_task(ctx, job, type, node, local);
+}
+
+/* The cursors skip what earlier calls of the step passed over (the context
+ * is const for the layers, the cursors a cache behind it). */
+uint32_t context_job_next_task(const PolicyContext *ctx, uint32_t job, TaskType type, uint32_t node,
+                               bool local) {
         PendingCursor *c = &ctx->pending[type][job];
         uint32_t end = ctx->task_start[job + 1], k;
 
-        if (!job_type_eligible(ctx, job, type))
-                return NO_INDEX;
         while (c->from < end && !task_pending_of_type(ctx, ctx->tasks_by_job[c->from], type))
                 c->from++;
         if (!local)

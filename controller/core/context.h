@@ -27,7 +27,7 @@ typedef struct PendingCursor {
 } PendingCursor;
 
 struct PolicyContext {
-        const PolicyConfig *cfg;
+        const CoreSettings *core;
         const ClusterSnapshot *snap;
         usec_t now;
         uint32_t beating_node; /* a heartbeat step's node; NO_INDEX: none */
@@ -49,7 +49,7 @@ struct PolicyContext {
         bool *killed;
 
         /* Per job. */
-        unsigned *maps_done, *maps_total;
+        unsigned *maps_done, *maps_total, *reduces_done, *reduces_total;
         uint32_t *job_order;  /* jobs by (submitted, index) */
         uint32_t *task_start; /* job j's tasks are tasks_by_job[task_start[j] .. task_start[j+1]) */
         uint32_t *tasks_by_job;
@@ -73,7 +73,7 @@ struct ContextBuffers {
 void context_buffers_done(ContextBuffers *b);
 
 /* The arrays come from b, grown to the snapshot. */
-int context_init(PolicyContext *ctx, const PolicyConfig *cfg, const ClusterSnapshot *s,
+int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnapshot *s,
                  const PolicyStepArgs *args, Decisions *d, ContextBuffers *b);
 /* Ends the step: what context_scratch() gave is given back. */
 void context_done(PolicyContext *ctx);
@@ -92,13 +92,19 @@ unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotTyp
  * memory plus the node's default for each free slot. */
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node);
 bool context_task_pending(const PolicyContext *ctx, uint32_t task);
-/* Reduces wait for the job's maps (PolicyConfig.reduce_slowstart). */
+/* Reduces wait for the job's maps (CoreSettings.reduce_slowstart). */
 bool context_task_eligible(const PolicyContext *ctx, uint32_t task);
+bool context_job_eligible(const PolicyContext *ctx, uint32_t job, TaskType type);
 bool task_is_local(const Task *t, uint32_t node);
 /* The job's first pending eligible task of this type, local to node when
  * local is true; NO_INDEX if none. */
 uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskType type,
                                   uint32_t node, bool local);
+/* The same whatever reduce_slowstart says: for a policy with a rule of its
+ * own for when a job's reduces start (ARIA, the Deadline Constraint
+ * Scheduler). */
+uint32_t context_job_next_task(const PolicyContext *ctx, uint32_t job, TaskType type, uint32_t node,
+                               bool local);
 /* Seconds an attempt has run; 0 when it started at or after now. */
 double context_attempt_age(const PolicyContext *ctx, uint32_t attempt);
 

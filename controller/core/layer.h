@@ -3,9 +3,9 @@
 
 /* The layer interface: a policy of each of the four layers is a table of
  * function pointers (the libvirt driver-table pattern), with a name, an
- * optional state it keeps across steps (init, free) and the op that makes
- * its decisions. The ops see the snapshot through a PolicyContext
- * (context.h), add decisions with its helpers and take a step's scratch
+ * its settings (a struct and its schema, settings.h), an optional state it
+ * keeps across steps (init, free) and the op that makes its decisions. The ops see the snapshot
+ * through a PolicyContext (context.h), add decisions with its helpers and take a step's scratch
  * from context_scratch(). What a policy must remember from one step to the
  * next lives in its state, keyed by the snapshot's stable ids (idmap.h),
  * never in the snapshot. The core knows no policy: controller/policies/
@@ -17,25 +17,30 @@
 
 typedef struct PolicyContext PolicyContext; /* context.h */
 
-/* Every layer: init may be NULL (no state) and returns its state in
- * *ret_state; free(NULL) is harmless. The decide member adds decisions to the
- * context and returns 0 or a negative errno; flags is reserved (0). */
+/* Every layer: settings is the schema of its settings struct (settings.h),
+ * NULL for a layer without any; the core hands each op the layer's own
+ * struct (NULL without a schema), valid for the Policy's life. init may be
+ * NULL (no state) and returns its state in *ret_state; free(NULL) is
+ * harmless. The decide member adds decisions to the context and returns 0
+ * or a negative errno; flags is reserved (0). */
 typedef struct JobSchedulerOps {
         const char *name;
-        int (*init)(const PolicyConfig *cfg, void **ret_state);
+        const ConfSchema *settings;
+        int (*init)(const void *settings, void **ret_state);
         void (*free)(void *state);
-        int (*assign)(void *state, PolicyContext *ctx, unsigned flags);
+        int (*assign)(void *state, const void *settings, PolicyContext *ctx, unsigned flags);
         /* Whether job, not in s, may run; it fills *ret (zeroed before)
          * and changes nothing. NULL: every job is admitted. */
-        int (*admit)(void *state, const PolicyConfig *cfg, const ClusterSnapshot *s, usec_t now,
+        int (*admit)(void *state, const void *settings, const ClusterSnapshot *s, usec_t now,
                      const Job *job, AdmitVerdict *ret);
 } JobSchedulerOps;
 
 typedef struct SlotManagerOps {
         const char *name;
-        int (*init)(const PolicyConfig *cfg, void **ret_state);
+        const ConfSchema *settings;
+        int (*init)(const void *settings, void **ret_state);
         void (*free)(void *state);
-        int (*manage)(void *state, PolicyContext *ctx, unsigned flags);
+        int (*manage)(void *state, const void *settings, PolicyContext *ctx, unsigned flags);
 } SlotManagerOps;
 
 /* A speculation layer adds backups (speculative assignments) of tasks with
@@ -48,23 +53,29 @@ typedef struct SlotManagerOps {
  * hopeless (KILL_RETRY). */
 typedef struct SpeculationOps {
         const char *name;
-        int (*init)(const PolicyConfig *cfg, void **ret_state);
+        const ConfSchema *settings;
+        int (*init)(const void *settings, void **ret_state);
         void (*free)(void *state);
-        int (*ahead)(void *state, PolicyContext *ctx, unsigned flags);
-        int (*speculate)(void *state, PolicyContext *ctx, unsigned flags);
+        int (*ahead)(void *state, const void *settings, PolicyContext *ctx, unsigned flags);
+        int (*speculate)(void *state, const void *settings, PolicyContext *ctx, unsigned flags);
 } SpeculationOps;
 
 typedef struct VmAllocatorOps {
         const char *name;
-        int (*init)(const PolicyConfig *cfg, void **ret_state);
+        const ConfSchema *settings;
+        int (*init)(const void *settings, void **ret_state);
         void (*free)(void *state);
-        int (*allocate)(void *state, PolicyContext *ctx, unsigned flags);
+        int (*allocate)(void *state, const void *settings, PolicyContext *ctx, unsigned flags);
 } VmAllocatorOps;
 
-/* The four layers of a Policy, one of each. */
+/* The four layers of a Policy, one of each, and the settings of each: a
+ * struct its schema describes, which policy_new() copies; NULL for the
+ * schema's defaults. */
 typedef struct PolicyLayers {
         const JobSchedulerOps *scheduler;
         const SlotManagerOps *slot_manager;
         const SpeculationOps *speculation;
         const VmAllocatorOps *vm_allocator;
+        const void *scheduler_settings, *slot_manager_settings, *speculation_settings,
+                *vm_allocator_settings;
 } PolicyLayers;

@@ -8,67 +8,106 @@
 #include "controller/core/policy.h"
 
 struct Policy {
-        PolicyConfig cfg;
+        CoreSettings core;
         const JobSchedulerOps *scheduler;
         const SlotManagerOps *slot_manager;
         const SpeculationOps *speculation;
         const VmAllocatorOps *vm_allocator;
+        /* Each layer's copy of its settings, and its state. */
+        void *scheduler_settings, *slot_manager_settings, *speculation_settings,
+                *vm_allocator_settings;
         void *scheduler_state, *slot_manager_state, *speculation_state, *vm_allocator_state;
         ContextBuffers context_buffers;
 };
 
+#define LAYER_FREE(p, layer)                                  \
+        do {                                                  \
+                if ((p)->layer->free)                         \
+                        (p)->layer->free((p)->layer##_state); \
+                free((p)->layer##_settings);                  \
+        } while (0)
+
 Policy *policy_free(Policy *p) {
         if (!p)
                 return NULL;
-        if (p->scheduler->free)
-                p->scheduler->free(p->scheduler_state);
-        if (p->slot_manager->free)
-                p->slot_manager->free(p->slot_manager_state);
-        if (p->speculation->free)
-                p->speculation->free(p->speculation_state);
-        if (p->vm_allocator->free)
-                p->vm_allocator->free(p->vm_allocator_state);
+        LAYER_FREE(p, scheduler);
+        LAYER_FREE(p, slot_manager);
+        LAYER_FREE(p, speculation);
+        LAYER_FREE(p, vm_allocator);
         context_buffers_done(&p->context_buffers);
         free(p);
         return NULL;
 }
 
-#define LAYER_INIT(p, layer) \
-        ((p)->layer->init ? (p)->layer->init(&(p)->cfg, &(p)->layer##_state) : 0)
-
-int policy_new(const PolicyLayers *layers, const PolicyConfig *cfg, Policy **ret) {
-        _cleanup_(policy_freep) Policy *p = NULL;
+/* A copy of settings (NULL: the schema's defaults) that conf_check()
+ * accepts, in *ret; NULL for a layer without a schema. */
+static int settings_copy(const ConfSchema *schema, const void *settings, ConfError *err,
+                         void **ret) {
+        _cleanup_free_ void *copy = NULL;
         int r;
 
-        if (!layers || !layers->scheduler || !layers->slot_manager || !layers->speculation ||
-            !layers->vm_allocator || !cfg || !ret)
-                return -EINVAL;
-        r = policy_config_validate(cfg);
+        *ret = NULL;
+        if (!schema)
+                return 0;
+        copy = calloc(1, schema->size);
+        if (!copy)
+                return -ENOMEM;
+        if (settings) {
+                memcpy(copy, settings, schema->size);
+                r = conf_check(schema, copy, err);
+        } else
+                r = conf_load_defaults(schema, copy, err);
         if (r < 0)
                 return r;
+        *ret = TAKE_PTR(copy);
+        return 0;
+}
+
+/* The layer's settings, then its state. */
+#define LAYER_INIT(p, layers, layer, err)                                                       \
+        ({                                                                                      \
+                int init_r_ = settings_copy((p)->layer->settings, (layers)->layer##_settings,   \
+                                            (err), &(p)->layer##_settings);                     \
+                if (init_r_ >= 0 && (p)->layer->init)                                           \
+                        init_r_ = (p)->layer->init((p)->layer##_settings, &(p)->layer##_state); \
+                init_r_;                                                                        \
+        })
+
+int policy_new(const PolicyLayers *layers, const CoreSettings *core, ConfError *err, Policy **ret) {
+        _cleanup_(policy_freep) Policy *p = NULL;
+        ConfError ignored;
+        int r;
+
+        if (!err)
+                err = &ignored;
+        memset(err, 0, sizeof(*err));
+        if (!layers || !layers->scheduler || !layers->slot_manager || !layers->speculation ||
+            !layers->vm_allocator || !ret)
+                return -EINVAL;
         p = calloc(1, sizeof(*p));
         if (!p)
                 return -ENOMEM;
-        p->cfg = *cfg;
         p->scheduler = layers->scheduler;
         p->slot_manager = layers->slot_manager;
         p->speculation = layers->speculation;
         p->vm_allocator = layers->vm_allocator;
-        r = LAYER_INIT(p, scheduler);
+        if (core) {
+                p->core = *core;
+                r = conf_check(&core_settings_schema, &p->core, err);
+        } else
+                r = conf_load_defaults(&core_settings_schema, &p->core, err);
         if (r >= 0)
-                r = LAYER_INIT(p, slot_manager);
+                r = LAYER_INIT(p, layers, scheduler, err);
         if (r >= 0)
-                r = LAYER_INIT(p, speculation);
+                r = LAYER_INIT(p, layers, slot_manager, err);
         if (r >= 0)
-                r = LAYER_INIT(p, vm_allocator);
+                r = LAYER_INIT(p, layers, speculation, err);
+        if (r >= 0)
+                r = LAYER_INIT(p, layers, vm_allocator, err);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(p);
         return 0;
-}
-
-const PolicyConfig *policy_config(const Policy *p) {
-        return &p->cfg;
 }
 
 static void decisions_clear(Decisions *d) {
@@ -77,8 +116,10 @@ static void decisions_clear(Decisions *d) {
 #undef CLEAR_DECISIONS
 }
 
-#define LAYER_RUN(p, layer, decide, ctx) \
-        ((p)->layer->decide ? (p)->layer->decide((p)->layer##_state, (ctx), 0) : 0)
+#define LAYER_RUN(p, layer, decide, ctx)                                                   \
+        ((p)->layer->decide                                                                \
+                 ? (p)->layer->decide((p)->layer##_state, (p)->layer##_settings, (ctx), 0) \
+                 : 0)
 
 static int step_layers(Policy *p, PolicyContext *ctx, unsigned flags) {
         int r = 0;
@@ -116,7 +157,7 @@ int policy_step(Policy *p, const ClusterSnapshot *s, const PolicyStepArgs *args,
                 if (r < 0)
                         return r;
         }
-        r = context_init(&ctx, &p->cfg, s, args, d, &p->context_buffers);
+        r = context_init(&ctx, &p->core, s, args, d, &p->context_buffers);
         if (r < 0)
                 return r;
         r = step_layers(p, &ctx, flags);
@@ -142,7 +183,7 @@ int policy_admit(Policy *p, const ClusterSnapshot *s, usec_t now, const Job *job
                 return r;
         if (p->scheduler->admit) {
                 v = (AdmitVerdict){ 0 };
-                r = p->scheduler->admit(p->scheduler_state, &p->cfg, s, now, job, &v);
+                r = p->scheduler->admit(p->scheduler_state, p->scheduler_settings, s, now, job, &v);
                 if (r < 0)
                         return r;
                 v.reason[sizeof(v.reason) - 1] = '\0';

@@ -22,10 +22,11 @@
  * type and lets a task run in a slot of either; running each task in the
  * slot named after its type (slot_type_of()) is a rule of the policies that
  * keep it, which all do but the schedulers under DynamicMR's slot
- * borrowing (PolicyConfig.dmr.dhsa).
+ * borrowing (CoreSettings.dmr.dhsa).
  *
  * The headers: model.h the snapshot, decisions.h what a step is asked and
- * answers, settings.h the layers' settings, layer.h and context.h what a
+ * answers, settings.h the core's settings and how a layer declares its own,
+ * layer.h and context.h what a
  * layer is and sees, idmap.h and arena.h what it remembers and the step's
  * scratch, this one the step. A Policy keeps the layers' state
  * and the memory of its steps: an arena each step's scratch comes from
@@ -40,12 +41,13 @@
  *      assignments (each in a slot of the type it names, which may be the
  *      other type's: a map in a reduce slot runs as a map), VM targets;
  *      keep quotas, placements and reservations until the next step of
- *      their kind replaces them (DynamicMR's SEPB reserves slots; no policy
- *      makes quotas or placements yet); record the reports (StragglerNote)
- *      as it likes;
- *   3. a driver that may turn jobs away (the live controller) asks
- *      policy_admit() before a job joins the snapshot; the simulator runs
- *      every job of its workload. */
+ *      their kind replaces them (the deadline schedulers' quotas are what
+ *      they hold their own assignments to, for a driver to show; DynamicMR's
+ *      SEPB reserves slots; the simulator applies no quotas); record the
+ *      reports (StragglerNote) as it likes;
+ *   3. ask policy_admit() when a job is submitted, and run it only if
+ *      admitted (the simulator does so at each job's arrival, and reports
+ *      the jobs it refused with the reason). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -59,16 +61,17 @@
 
 typedef struct Policy Policy;
 
-/* A Policy of the given layers (which must outlive it): -EINVAL for a
- * missing layer or a setting out of range. The configuration is copied;
- * its layer names are not read (policy_new_named() in
- * controller/policies/policies.h finds the layers by name). */
-int policy_new(const PolicyLayers *layers, const PolicyConfig *cfg, Policy **ret);
+/* A Policy of the given layers (which must outlive it) with their settings
+ * (PolicyLayers) and the core's (NULL: core_settings_schema's defaults):
+ * -EINVAL for a missing layer, or a setting out of its range or at odds
+ * with another, which err (NULL: not wanted) names with its key and range
+ * (conf_check()). The settings are copied. policy_new_named() in
+ * controller/policies/policies.h finds the layers by name. */
+int policy_new(const PolicyLayers *layers, const CoreSettings *core, ConfError *err, Policy **ret);
 Policy *policy_free(Policy *p);
 static inline void policy_freep(Policy **p) {
         policy_free(*p);
 }
-const PolicyConfig *policy_config(const Policy *p);
 
 /* One control cycle or heartbeat at time args->now: the layers of
  * args->flags (POLICY_STEP_ALL bits), optionally POLICY_STEP_TRUSTED and

@@ -1,109 +1,79 @@
 /* SPDX-License-Identifier: MIT */
-#include <errno.h>
-#include <math.h>
-#include <string.h>
-
 #include "controller/core/settings.h"
 
-int dhsa_mode_from_string(const char *s, DhsaMode *ret) {
-        static const char *const names[_DHSA_MODE_MAX] = {
-                [DHSA_NONE] = "none",
-                [DHSA_PI] = "pi",
-                [DHSA_PD] = "pd",
-        };
+#include "common/macro.h"
 
-        for (DhsaMode m = DHSA_NONE; s && m < _DHSA_MODE_MAX; m++)
-                if (strcmp(s, names[m]) == 0) {
-                        *ret = m;
-                        return 0;
-                }
-        return -EINVAL;
-}
+#define GIB (1LL << 30)
 
-void policy_config_default(PolicyConfig *cfg) {
-        *cfg = (PolicyConfig){
-                .scheduler = "fifo",
-                .slot_manager = "static",
-                .speculation = "none",
-                .vm_allocator = "static",
-                /* Hadoop 1's TaskTracker heartbeat for a small cluster. */
-                .interval = 3 * USEC_PER_SEC,
-                .reduce_slowstart = 0.05,
-                /* Delay scheduling: a few seconds is enough for a slot on a
-                 * node with the data to free up (Zaharia et al., EuroSys'10). */
-                .locality_delay = 5 * USEC_PER_SEC,
-                /* Hadoop 1 JobInProgress: SPECULATIVE_LAG and SPECULATIVE_GAP. */
-                .spec_min_runtime = 60 * USEC_PER_SEC,
-                .spec_progress_gap = 0.2,
-                /* LATE (Zaharia et al., OSDI'08) section 4.1. */
-                .late_slow_task_pct = 0.25,
-                .late_slow_node_pct = 0.25,
-                .late_spec_cap = 0.1,
-                /* FlexSlot V-G sets alpha to 0.2; the other FlexSlot values
-                 * are not given in the paper: see
-                 * controller/policies/flexslot.h. */
-                .alpha = 0.2,
-                .lambda = 0.05,
-                .straggler_ratio = 0.8,
-                .io_threshold = 0.2,
-                .steal_threshold = 0.1,
-                .min_age = 30 * USEC_PER_SEC,
-                .new_task_window = 60 * USEC_PER_SEC,
-                .max_moves = 1,
-                .settle = 15 * USEC_PER_SEC,
-                .min_map_slots = 1,
-                .max_map_slots = 8,
-                .unlimited = false,
-                .weight_per_vm = 1024,
-                .demand_headroom = 1.25,
-                .min_vm_memory = 512ULL << 20,
-                .vm_memory_reserve = 512ULL << 20,
-                /* DynamicMR: off, and where on, borrowing all it may (the
-                 * paper's advice for performance, Appendix F) with the one
-                 * slot per core of its experiments (3.2.2); SEPB checks every
-                 * job (its advice is 60-100 %, 3.3). */
-                .dmr = {
-                        .dhsa = DHSA_NONE,
-                        .borrow_map_slots = 1.0,
-                        .borrow_reduce_slots = 1.0,
-                        .map_slot_weight = 1,
-                        .reduce_slot_weight = 1,
-                        .load_balance = false,
-                        .prescheduling = false,
-                        .jobs_checked = 1.0,
-                },
-        };
-}
-
-static bool in_range(double x, double lo, double hi) {
-        return isfinite(x) && x >= lo && x <= hi;
-}
+/* A key of CoreSettings.dmr, named as its member there. */
+#define DMR_SETTING(conf_type, m, def, meaning, ...)                               \
+        {                                                                          \
+                POLICY_SECTION, #m, conf_type, offsetof(CoreSettings, dmr.m), def, \
+                        .doc = (meaning), __VA_ARGS__                              \
+        }
 
 /* A weight is a small whole number of resource units. */
 #define SLOT_WEIGHT_MAX 64
 
-static int dynamicmr_validate(const DynamicMrSettings *m) {
-        if ((unsigned)m->dhsa >= _DHSA_MODE_MAX || !in_range(m->borrow_map_slots, 0, 1) ||
-            !in_range(m->borrow_reduce_slots, 0, 1) || !in_range(m->jobs_checked, 0, 1) ||
-            m->map_slot_weight < 1 || m->map_slot_weight > SLOT_WEIGHT_MAX ||
-            m->reduce_slot_weight < 1 || m->reduce_slot_weight > SLOT_WEIGHT_MAX)
-                return -EINVAL;
+static const char *const dhsa_names[] = {
+        [DHSA_NONE] = "none",
+        [DHSA_PI] = "pi",
+        [DHSA_PD] = "pd",
+        [_DHSA_MODE_MAX] = NULL,
+};
+
+static const ConfKey core_keys[] = {
+        /* Hadoop 1's TaskTracker heartbeat for a small cluster. */
+        SETTING_DURATION(CoreSettings, control_interval, "3s", 10 * USEC_PER_MSEC, USEC_PER_HOUR,
+                         "the slot manager's and VM allocator's cycle (FlexSlot's T)"),
+        SETTING_DOUBLE(CoreSettings, reduce_slowstart, "0.05", 0, 1,
+                       "share of a job's maps done before its reduces may start "
+                       "(mapred.reduce.slowstart.completed.maps)"),
+        SETTING_SIZE(CoreSettings, vm_memory_reserve, "512M", 0, 4096 * GIB,
+                     "memory of a VM outside its slots: the guest OS and daemons"),
+        /* DynamicMR: off, and where on, borrowing all it may (the paper's
+         * advice for performance, Appendix F) with the one slot per core of
+         * its experiments (3.2.2). */
+        DMR_SETTING(CONF_ENUM, dhsa, "none",
+                    "DynamicMR's slot borrowing under fifo and fair: none, pi (pool-independent) "
+                    "or pd (pool-dependent)",
+                    .choices = dhsa_names),
+        DMR_SETTING(CONF_DOUBLE, borrow_map_slots, "1",
+                    "share of a node's unused map slots "
+                    "reduces may borrow at one heartbeat (percentageOfBorrowedMapSlots)",
+                    .dmin = 0, .dmax = 1),
+        DMR_SETTING(CONF_DOUBLE, borrow_reduce_slots, "1",
+                    "share of a node's unused reduce "
+                    "slots maps may borrow at one heartbeat (percentageOfBorrowedReduceSlots)",
+                    .dmin = 0, .dmax = 1),
+        DMR_SETTING(CONF_INT, map_slot_weight, "1",
+                    "resource units of a map slot, a task of its type taking one", .min = 1,
+                    .max = SLOT_WEIGHT_MAX),
+        DMR_SETTING(CONF_INT, reduce_slot_weight, "1",
+                    "resource units of a reduce slot, a task of its type taking one", .min = 1,
+                    .max = SLOT_WEIGHT_MAX),
+        DMR_SETTING(CONF_BOOL, load_balance, "no",
+                    "Hadoop's load manager: a node's tasks of each type at its share of the "
+                    "cluster's load"),
+        DMR_SETTING(CONF_BOOL, prescheduling, "no",
+                    "DynamicMR's Slot PreScheduling: the idle slots the load manager holds back "
+                    "go to the head job's local maps (needs load_balance)"),
+};
+
+static int core_settings_validate(const void *settings, ConfError *err) {
+        const CoreSettings *set = settings;
+
         /* Pre-scheduling gives out what the load manager holds back. */
-        if (m->prescheduling && !m->load_balance)
-                return -EINVAL;
+        if (set->dmr.prescheduling && !set->dmr.load_balance)
+                return conf_error_set(err, POLICY_SECTION, "prescheduling",
+                                      "gives out what the load manager holds back: needs "
+                                      "load_balance");
         return 0;
 }
 
-int policy_config_validate(const PolicyConfig *c) {
-        if (c->interval == 0 || c->min_map_slots > c->max_map_slots || c->max_map_slots == 0 ||
-            c->weight_per_vm < 2 || c->new_task_window < c->min_age)
-                return -EINVAL;
-        if (!in_range(c->reduce_slowstart, 0, 1) || !in_range(c->spec_progress_gap, 0, 1) ||
-            !in_range(c->late_slow_task_pct, 0, 1) || !in_range(c->late_slow_node_pct, 0, 1) ||
-            !in_range(c->late_spec_cap, 0, 1) || !in_range(c->alpha, 0.001, 10) ||
-            !in_range(c->lambda, 0, 1) || !in_range(c->straggler_ratio, 0.01, 1) ||
-            !in_range(c->io_threshold, 0, 1) || !in_range(c->steal_threshold, 0, 1) ||
-            !in_range(c->demand_headroom, 1, 10))
-                return -EINVAL;
-        return dynamicmr_validate(&c->dmr);
-}
+const ConfSchema core_settings_schema = {
+        .keys = core_keys,
+        .n_keys = ELEMENTSOF(core_keys),
+        .size = sizeof(CoreSettings),
+        .validate = core_settings_validate,
+};

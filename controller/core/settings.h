@@ -1,18 +1,55 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* The settings of a Policy's layers, one struct for all of them for now:
- * each field says which layer reads it; a policy with several settings
- * keeps them in a sub-struct of its own (DynamicMrSettings), so that they
- * move together. */
+/* Settings: the core's and each layer's own. A layer's settings are a
+ * struct of its own that its ops table describes with a schema
+ * (common/config.h's ConfSchema: each key's type, default, range and
+ * meaning, and a validate for what one key alone cannot say), so that a
+ * knob is declared once, where it is read, and every configuration that
+ * sets it (the simulator's scenario files, the controller's configuration,
+ * a command line's --set) gets the same default, range and error. Every
+ * key lives in a configuration's [policy] section and is named as the
+ * struct member it sets; a key names one knob across every layer of the
+ * registry (controller/policies/policies.h), which a test checks. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "common/config.h"
 #include "common/time-util.h"
 
+#define POLICY_SECTION "policy"
+
+/* One key of the settings struct T, named as its member m. */
+#define SETTING_INT(T, m, def, lo, hi, meaning)                                              \
+        {                                                                                    \
+                POLICY_SECTION, #m, CONF_INT, offsetof(T, m), def, .min = (lo), .max = (hi), \
+                                                                   .doc = (meaning)          \
+        }
+#define SETTING_DOUBLE(T, m, def, lo, hi, meaning)                                                \
+        {                                                                                         \
+                POLICY_SECTION, #m, CONF_DOUBLE, offsetof(T, m), def, .dmin = (lo), .dmax = (hi), \
+                                                                      .doc = (meaning)            \
+        }
+#define SETTING_DURATION(T, m, def, lo, hi, meaning)                                              \
+        {                                                                                         \
+                POLICY_SECTION, #m, CONF_DURATION, offsetof(T, m), def, .min = (lo), .max = (hi), \
+                                                                        .doc = (meaning)          \
+        }
+#define SETTING_SIZE(T, m, def, lo, hi, meaning)                                              \
+        {                                                                                     \
+                POLICY_SECTION, #m, CONF_SIZE, offsetof(T, m), def, .min = (lo), .max = (hi), \
+                                                                    .doc = (meaning)          \
+        }
+#define SETTING_BOOL(T, m, def, meaning) \
+        { POLICY_SECTION, #m, CONF_BOOL, offsetof(T, m), def, .doc = (meaning) }
+/* An int index into names, a NULL-terminated array. */
+#define SETTING_ENUM(T, m, def, names, meaning) \
+        { POLICY_SECTION, #m, CONF_ENUM, offsetof(T, m), def, .choices = (names), .doc = (meaning) }
+
 /* DynamicMR's slot borrowing (DHSA, Tang, Lee and He, TCC 2014, section
- * 2.1), read by the fifo and fair schedulers. */
+ * 2.1). */
 typedef enum DhsaMode {
         DHSA_NONE, /* a task runs only in a slot of its own type */
         DHSA_PI,   /* pool-independent: fair within each phase, then across */
@@ -20,84 +57,39 @@ typedef enum DhsaMode {
         _DHSA_MODE_MAX,
 } DhsaMode;
 
-/* DynamicMR (controller/policies/dynamicmr.h has the choices where the
- * paper is vague). */
+/* DynamicMR's slot settings (controller/policies/dynamicmr.h has the
+ * choices where the paper is vague). They are the core's, not one layer's:
+ * the fifo and fair schedulers fill slots by them and SEPB's gate
+ * (speculation.c) asks whether a slot may be borrowed, and a knob is
+ * declared once. */
 typedef struct DynamicMrSettings {
-        /* fifo and fair: DHSA; the shares of a node's unused map and reduce
-         * slots tasks of the other type may borrow at one heartbeat
-         * (percentageOfBorrowedMapSlots, percentageOfBorrowedReduceSlots,
-         * 0..1); and the slots' resource weights (2.1, challenge C2: a slot
-         * of weight 2 holds two tasks of weight 1). */
+        /* DHSA; the shares of a node's unused map and reduce slots tasks of
+         * the other type may borrow at one heartbeat
+         * (percentageOfBorrowedMapSlots, percentageOfBorrowedReduceSlots);
+         * and the slots' resource weights (2.1, challenge C2: a slot of
+         * weight 2 holds two tasks of weight 1). */
         DhsaMode dhsa;
         double borrow_map_slots, borrow_reduce_slots;
-        unsigned map_slot_weight, reduce_slot_weight;
-        /* fifo and fair: Hadoop's load manager (2.3.1, Steps 1-3), which
-         * keeps a node's tasks of each type at its share of the cluster's
-         * load; and Slot PreScheduling (2.3.2), which gives the extra idle
-         * slots it holds back to the head job's local maps (needs the load
-         * manager). */
+        int64_t map_slot_weight, reduce_slot_weight;
+        /* Hadoop's load manager (2.3.1, Steps 1-3), which keeps a node's
+         * tasks of each type at its share of the cluster's load; and Slot
+         * PreScheduling (2.3.2), which gives the extra idle slots it holds
+         * back to the head job's local maps (needs the load manager). */
         bool load_balance;
         bool prescheduling;
-        /* sepb: percentageOfJobsCheckedForPendingTasks (2.2), 0..1. */
-        double jobs_checked;
 } DynamicMrSettings;
 
-typedef struct PolicyConfig {
-        /* Layer names, read by policy_layers_find() (controller/policies/
-         * policies.h), not by the core. */
-        const char *scheduler;
-        const char *slot_manager;
-        const char *speculation;
-        const char *vm_allocator;
-
-        /* Control interval: FlexSlot's heartbeat interval T (Algorithm 1). */
-        usec_t interval;
+/* What the core itself reads, and the layers with it. */
+typedef struct CoreSettings {
+        /* The control interval: FlexSlot's heartbeat interval T (Algorithm 1),
+         * at which a driver runs POLICY_STEP_CONTROL. */
+        usec_t control_interval;
         /* Reduces start once this share of the job's maps is done (Hadoop's
          * mapred.reduce.slowstart.completed.maps). */
         double reduce_slowstart;
-
-        /* fair: how long a job may be passed over for want of a local map
-         * task before it takes a non-local one (delay scheduling's W). */
-        usec_t locality_delay;
-
-        /* hadoop speculation: a task at least this old whose progress is
-         * this far below its job's average gets one backup. */
-        usec_t spec_min_runtime;
-        double spec_progress_gap;
-        /* late: SlowTaskThreshold and SlowNodeThreshold (percentiles of
-         * progress rate) and SpeculativeCap (share of all slots). */
-        double late_slow_task_pct;
-        double late_slow_node_pct;
-        double late_spec_cap;
-
-        /* flexslot (FlexSlot III, V). */
-        double alpha;           /* slot memory step of Algorithm 1 */
-        double lambda;          /* steal standard deviation bound of Algorithm 2 */
-        double straggler_ratio; /* see controller/policies/flexslot.h: 1.0 is the paper's pure
-                                   k-means */
-        double io_threshold;    /* bottleneck: attempt I/O wait share */
-        double steal_threshold; /* bottleneck: node steal share */
-        usec_t min_age;         /* an attempt is judged only after running this long */
-        usec_t new_task_window; /* "newly scheduled" for straggler re-placement */
-        unsigned max_moves;     /* Algorithm 2 moves per control cycle */
-        usec_t settle;          /* no moves until the last one is this old */
-        unsigned min_map_slots, max_map_slots; /* per node */
-        bool unlimited;                        /* V-F: add slots where resources are free */
-
-        /* VM allocators. */
-        unsigned weight_per_vm;     /* a host's CPU weight pool is this times its VMs */
-        double demand_headroom;     /* demand: entitlement = headroom x use */
-        uint64_t min_vm_memory;     /* floor of any memory target */
-        uint64_t vm_memory_reserve; /* guest OS and daemons, outside the slots */
-
+        /* Memory of a VM outside its slots: the guest OS and daemons. */
+        uint64_t vm_memory_reserve;
         DynamicMrSettings dmr;
-} PolicyConfig;
+} CoreSettings;
 
-/* "none", "pi" or "pd": -EINVAL for another name. */
-int dhsa_mode_from_string(const char *s, DhsaMode *ret);
-
-/* Defaults, each documented where it is used. */
-void policy_config_default(PolicyConfig *cfg);
-/* -EINVAL when a setting is out of its range (see policy_config_default()'s
- * comments) or two disagree. */
-int policy_config_validate(const PolicyConfig *cfg);
+extern const ConfSchema core_settings_schema;

@@ -304,7 +304,7 @@ int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
         if (!f || !freed)
                 return -ENOMEM;
         f->ctx = ctx;
-        f->m = &ctx->cfg->dmr;
+        f->m = &ctx->core->dmr;
         f->weight[SLOT_MAP] = f->m->map_slot_weight;
         f->weight[SLOT_REDUCE] = f->m->reduce_slot_weight;
         f->visited = context_scratch(ctx, s->n_jobs, sizeof(bool));

@@ -5,7 +5,8 @@
  * Optimization Framework for MapReduce Clusters", IEEE TCC 2014), section 2:
  * the arithmetic of its three techniques, each a pure function, and the
  * slot filler the fifo and fair schedulers hand their free slots to. Its
- * settings are PolicyConfig.dmr (controller/core/settings.h).
+ * settings are CoreSettings.dmr (controller/core/settings.h) and, for SEPB,
+ * LateSettings.jobs_checked (policies.h).
  *
  * Where the pieces live in the four layers, and why.
  *

@@ -23,12 +23,13 @@ double flexslot_score(uint64_t input_size, double speed) {
         return (1.0 + 1.0 / s) * (speed / BYTES_PER_MIB);
 }
 
-Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, const Node *node) {
+Bottleneck flexslot_bottleneck(const FlexSlotSettings *set, double attempt_iowait,
+                               const Node *node) {
         double steal = node_measured(node) ? node->steal : 0;
 
-        if (attempt_iowait >= cfg->io_threshold && attempt_iowait >= steal)
+        if (attempt_iowait >= set->io_threshold && attempt_iowait >= steal)
                 return BOTTLENECK_IO;
-        if (node_measured(node) && steal >= cfg->steal_threshold)
+        if (node_measured(node) && steal >= set->steal_threshold)
                 return BOTTLENECK_CPU;
         return BOTTLENECK_NONE;
 }
@@ -58,7 +59,7 @@ static int compare_by_steal(const void *a, const void *b, void *userdata) {
         return (x > y) - (x < y);
 }
 
-size_t flexslot_plan_moves(const PolicyConfig *cfg, const uint32_t *nodes, size_t n,
+size_t flexslot_plan_moves(const FlexSlotSettings *set, const uint32_t *nodes, size_t n,
                            const double *steal, const unsigned *slots, const bool *may_give,
                            const bool *may_take, uint32_t *order, uint32_t *ret_from,
                            uint32_t *ret_to) {
@@ -72,7 +73,7 @@ size_t flexslot_plan_moves(const PolicyConfig *cfg, const uint32_t *nodes, size_
         mu = sum / (double)n;
         for (size_t i = 0; i < n; i++)
                 sum_sq += (steal[nodes[i]] - mu) * (steal[nodes[i]] - mu);
-        if (sqrt(sum_sq / (double)n) <= cfg->lambda)
+        if (sqrt(sum_sq / (double)n) <= set->lambda)
                 return 0;
 
         /* Sorting by steal sorts by steal - mu: the donor is the node with the
@@ -81,12 +82,12 @@ size_t flexslot_plan_moves(const PolicyConfig *cfg, const uint32_t *nodes, size_
                 order[i] = nodes[i];
         qsort_r(order, n, sizeof(uint32_t), compare_by_steal, (void *)steal);
         hi = n - 1;
-        while (moves < cfg->max_moves && lo < hi) {
-                if (slots[order[lo]] <= cfg->min_map_slots || (may_give && !may_give[order[lo]])) {
+        while ((int64_t)moves < set->max_moves && lo < hi) {
+                if (slots[order[lo]] <= set->min_map_slots || (may_give && !may_give[order[lo]])) {
                         lo++;
                         continue;
                 }
-                if (slots[order[hi]] >= cfg->max_map_slots || (may_take && !may_take[order[hi]])) {
+                if (slots[order[hi]] >= set->max_map_slots || (may_take && !may_take[order[hi]])) {
                         hi--;
                         continue;
                 }
@@ -104,14 +105,14 @@ static bool attempt_judged(const PolicyContext *ctx, const FlexSlotAnalysis *an,
 }
 
 /* k-means over the judged attempts of one job, given in members[0..n). */
-static void analyze_job(const PolicyContext *ctx, FlexSlotAnalysis *an, const uint32_t *members,
-                        size_t n, double *values, bool *low) {
+static void analyze_job(const PolicyContext *ctx, const FlexSlotSettings *set, FlexSlotAnalysis *an,
+                        const uint32_t *members, size_t n, double *values, bool *low) {
         double low_c, high_c;
 
         for (size_t k = 0; k < n; k++)
                 values[k] = an->score[members[k]];
         if (kmeans2_1d(values, n, low, &low_c, &high_c) == 0 ||
-            low_c >= ctx->cfg->straggler_ratio * high_c)
+            low_c >= set->straggler_ratio * high_c)
                 return;
         for (size_t k = 0; k < n; k++) {
                 uint32_t i = members[k];
@@ -120,13 +121,12 @@ static void analyze_job(const PolicyContext *ctx, FlexSlotAnalysis *an, const ui
                 if (!low[k])
                         continue;
                 an->straggler[i] = true;
-                an->bottleneck[i] =
-                        flexslot_bottleneck(ctx->cfg, a->iowait, &ctx->snap->nodes[a->node]);
+                an->bottleneck[i] = flexslot_bottleneck(set, a->iowait, &ctx->snap->nodes[a->node]);
                 an->node_stragglers[a->node]++;
         }
 }
 
-int flexslot_analyze(PolicyContext *ctx, FlexSlotAnalysis *an) {
+int flexslot_analyze(PolicyContext *ctx, const FlexSlotSettings *set, FlexSlotAnalysis *an) {
         const ClusterSnapshot *s = ctx->snap;
         size_t n = s->n_attempts, n_jobs = s->n_jobs;
         uint32_t *members = context_scratch(ctx, n, sizeof(uint32_t));
@@ -140,7 +140,7 @@ int flexslot_analyze(PolicyContext *ctx, FlexSlotAnalysis *an) {
         for (size_t i = 0; i < n; i++) {
                 const Attempt *a = &s->attempts[i];
 
-                an->speed[i] = flexslot_input_speed(a, ctx->now, ctx->cfg->min_age);
+                an->speed[i] = flexslot_input_speed(a, ctx->now, set->min_age);
                 an->score[i] = flexslot_score(a->input_size, an->speed[i]);
                 if (attempt_judged(ctx, an, (uint32_t)i))
                         start[s->tasks[a->task].job + 1]++;
@@ -155,7 +155,7 @@ int flexslot_analyze(PolicyContext *ctx, FlexSlotAnalysis *an) {
                 if (attempt_judged(ctx, an, (uint32_t)i))
                         members[next[s->tasks[s->attempts[i].task].job]++] = (uint32_t)i;
         for (size_t j = 0; j < n_jobs; j++)
-                analyze_job(ctx, an, members + start[j], start[j + 1] - start[j], values, low);
+                analyze_job(ctx, set, an, members + start[j], start[j + 1] - start[j], values, low);
 
         for (size_t i = 0; i < n; i++) {
                 int r;

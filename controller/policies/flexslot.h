@@ -96,11 +96,29 @@
 #include "controller/core/context.h"
 #include "controller/core/layer.h"
 
+/* The flexslot slot manager's settings (its schema: slot_manager_flexslot's
+ * settings, in slots.c), each described above. */
+typedef struct FlexSlotSettings {
+        double alpha;           /* slot memory step of Algorithm 1 */
+        double lambda;          /* steal standard deviation bound of Algorithm 2 */
+        double straggler_ratio; /* 1.0 is the paper's pure k-means */
+        double io_threshold;    /* bottleneck: attempt I/O wait share */
+        double steal_threshold; /* bottleneck: node steal share */
+        usec_t min_age;         /* an attempt is judged only after running this long */
+        usec_t new_task_window; /* "newly scheduled" for straggler re-placement */
+        int64_t max_moves;      /* Algorithm 2 moves per control cycle */
+        usec_t settle;          /* no moves until the last one is this old */
+        int64_t min_map_slots, max_map_slots; /* per node */
+        bool unlimited_slots;                 /* V-F: add slots where resources are free */
+} FlexSlotSettings;
+extern const ConfSchema flexslot_settings_schema;
+
 /* D in bytes/s, or 0 when the attempt is younger than min_age. */
 double flexslot_input_speed(const Attempt *a, usec_t now, usec_t min_age);
 /* P = (1 + 1/S) * D, S in MiB, D in MiB/s; 0 for an empty split. */
 double flexslot_score(uint64_t input_size, double speed);
-Bottleneck flexslot_bottleneck(const PolicyConfig *cfg, double attempt_iowait, const Node *node);
+Bottleneck flexslot_bottleneck(const FlexSlotSettings *set, double attempt_iowait,
+                               const Node *node);
 /* Algorithm 1, line 7, with the time a kill wastes in place of T: a's
  * speed is D, prev_speed D_prev (0: not known). */
 bool flexslot_resize_pays(const Attempt *a, double prev_speed, double speed, usec_t waste);
@@ -112,7 +130,7 @@ uint64_t flexslot_grow_memory(uint64_t memory, double alpha, uint64_t limit);
  * may_take: every node may). Writes the moves (one map slot from ret_from[k]
  * to ret_to[k]) and returns their number; 0 when the standard deviation of
  * steal is at most lambda. order holds n entries of scratch. */
-size_t flexslot_plan_moves(const PolicyConfig *cfg, const uint32_t *nodes, size_t n,
+size_t flexslot_plan_moves(const FlexSlotSettings *set, const uint32_t *nodes, size_t n,
                            const double *steal, const unsigned *slots, const bool *may_give,
                            const bool *may_take, uint32_t *order, uint32_t *ret_from,
                            uint32_t *ret_to);
@@ -130,4 +148,4 @@ typedef struct FlexSlotAnalysis {
 /* Judges the step's attempts into *a (zeroed arrays as long as the
  * snapshot's attempts and nodes) and adds a StragglerNote for each
  * straggler. */
-int flexslot_analyze(PolicyContext *ctx, FlexSlotAnalysis *a);
+int flexslot_analyze(PolicyContext *ctx, const FlexSlotSettings *set, FlexSlotAnalysis *a);

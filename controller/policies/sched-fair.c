@@ -53,6 +53,7 @@ typedef struct FairView {
 typedef struct FairStep {
         PolicyContext *ctx;
         const DmrFill *fill;
+        const FairSettings *set;
         usec_t *since;
         bool pd;
         FairView view[_TASK_TYPE_MAX]; /* both the same view under PD-DHSA */
@@ -65,6 +66,20 @@ typedef struct FairState {
         IdMap *nodes;
 } FairState;
 
+static const ConfKey fair_keys[] = {
+        /* Delay scheduling: a few seconds is enough for a slot on a node
+         * with the data to free up (Zaharia et al., EuroSys'10). */
+        SETTING_DURATION(FairSettings, locality_delay, "5s", 0, 24 * USEC_PER_HOUR,
+                         "fair: how long a job may be passed over for want of a local map "
+                         "before it takes a non-local one (delay scheduling's W)"),
+};
+
+const ConfSchema fair_settings_schema = {
+        .keys = fair_keys,
+        .n_keys = ELEMENTSOF(fair_keys),
+        .size = sizeof(FairSettings),
+};
+
 static void fair_free(void *state) {
         FairState *s = state;
 
@@ -75,7 +90,7 @@ static void fair_free(void *state) {
         free(s);
 }
 
-static int fair_init(const PolicyConfig *cfg, void **ret_state) {
+static int fair_init(const void *settings, void **ret_state) {
         FairState *s = calloc(1, sizeof(*s));
         int r;
 
@@ -229,8 +244,8 @@ static int fair_collect(FairStep *st, FairView *v, const TaskType *types, size_t
 }
 
 /* Delay scheduling: the task job j may launch on node now, or NO_INDEX. */
-static uint32_t fair_job_task(PolicyContext *ctx, usec_t *since, uint32_t job, uint32_t node,
-                              TaskType type) {
+static uint32_t fair_job_task(PolicyContext *ctx, const FairSettings *set, usec_t *since,
+                              uint32_t job, uint32_t node, TaskType type) {
         uint32_t t = context_job_pending_task(ctx, job, type, node, type == TASK_MAP);
 
         if (type == TASK_REDUCE)
@@ -241,7 +256,7 @@ static uint32_t fair_job_task(PolicyContext *ctx, usec_t *since, uint32_t job, u
         }
         if (since[job] == 0)
                 since[job] = ctx->now;
-        if (ctx->now - since[job] < ctx->cfg->locality_delay)
+        if (ctx->now - since[job] < set->locality_delay)
                 return NO_INDEX;
         return context_job_pending_task(ctx, job, type, node, false);
 }
@@ -270,7 +285,7 @@ static uint32_t fair_pick(void *data, PolicyContext *ctx, uint32_t node, TaskTyp
                         continue;
                 if (mode == PICK_HEAD)
                         return head_task(ctx, st->since, job, node, type);
-                t = fair_job_task(ctx, st->since, job, node, type);
+                t = fair_job_task(ctx, st->set, st->since, job, node, type);
                 if (t == NO_INDEX && type == TASK_MAP) {
                         if (mode == PICK_RELAXED && visited[job])
                                 t = context_job_pending_task(ctx, job, type, node, false);
@@ -336,13 +351,14 @@ static int fair_views(FairStep *st) {
         return r;
 }
 
-static int fair_assign(void *state, PolicyContext *ctx, unsigned flags) {
+static int fair_assign(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
         FairState *fs = state;
         size_t n_jobs = ctx->snap->n_jobs;
         FairStep st = {
                 .ctx = ctx,
                 .since = waits_load(&fs->waits, ctx),
-                .pd = ctx->cfg->dmr.dhsa == DHSA_PD,
+                .set = settings,
+                .pd = ctx->core->dmr.dhsa == DHSA_PD,
                 .demand = context_scratch(ctx, n_jobs, sizeof(double)),
                 .share = context_scratch(ctx, 2 * n_jobs, sizeof(double)),
                 .sorted = context_scratch(ctx, n_jobs, sizeof(FairPool)),
@@ -367,6 +383,7 @@ static int fair_assign(void *state, PolicyContext *ctx, unsigned flags) {
 
 const JobSchedulerOps job_scheduler_fair = {
         .name = "fair",
+        .settings = &fair_settings_schema,
         .init = fair_init,
         .free = fair_free,
         .assign = fair_assign,

@@ -10,7 +10,7 @@
 #include "controller/policies/dynamicmr.h"
 #include "controller/policies/policies.h"
 
-static int fifo_init(const PolicyConfig *cfg, void **ret_state) {
+static int fifo_init(const void *settings, void **ret_state) {
         return dmr_memory_new(ret_state);
 }
 
@@ -41,7 +41,7 @@ static size_t fifo_pools(void *data, PolicyContext *ctx, uint32_t *ret) {
         return 1;
 }
 
-static int fifo_assign(void *state, PolicyContext *ctx, unsigned flags) {
+static int fifo_assign(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
         TaskSource src = { .pick = fifo_pick, .pools = fifo_pools };
         DmrFill *fill;
         int r = dmr_fill_begin(ctx, state, &fill);

@@ -4,8 +4,10 @@
  * variant of V-F; the choices the paper leaves open are listed in
  * flexslot.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 
+#include "common/format.h"
 #include "common/macro.h"
 #include "controller/core/idmap.h"
 #include "controller/policies/flexslot.h"
@@ -15,9 +17,63 @@ const SlotManagerOps slot_manager_static = {
         .name = "static",
 };
 
+/* FlexSlot V-G sets alpha to 0.2; the paper gives none of the others: see
+ * flexslot.h. */
+static const ConfKey flexslot_keys[] = {
+        SETTING_DOUBLE(FlexSlotSettings, alpha, "0.2", 0.001, 10,
+                       "flexslot: a resized straggler's slot memory grows by this share "
+                       "(Algorithm 1)"),
+        SETTING_DOUBLE(FlexSlotSettings, lambda, "0.05", 0, 1,
+                       "flexslot: slots move while the standard deviation of the nodes' steal "
+                       "exceeds this (Algorithm 2)"),
+        SETTING_DOUBLE(FlexSlotSettings, straggler_ratio, "0.8", 0.01, 1,
+                       "flexslot: stragglers are the low k-means cluster only when its centre "
+                       "is below this times the high one (1: the paper's pure k-means)"),
+        SETTING_DOUBLE(FlexSlotSettings, io_threshold, "0.2", 0, 1,
+                       "flexslot: a straggler is I/O-bound from this I/O wait share"),
+        SETTING_DOUBLE(FlexSlotSettings, steal_threshold, "0.1", 0, 1,
+                       "flexslot: a straggler is CPU-bound from this steal share of its node"),
+        SETTING_DURATION(FlexSlotSettings, min_age, "30s", 0, USEC_PER_HOUR,
+                         "flexslot: an attempt is judged once it has run this long"),
+        SETTING_DURATION(FlexSlotSettings, new_task_window, "60s", 0, USEC_PER_HOUR,
+                         "flexslot: an attempt this young in an added slot is a new task "
+                         "(straggler re-placement); at least min_age"),
+        SETTING_INT(FlexSlotSettings, max_moves, "1", 0, 10000,
+                    "flexslot: map slots Algorithm 2 moves per control cycle"),
+        SETTING_DURATION(FlexSlotSettings, settle, "15s", 0, USEC_PER_HOUR,
+                         "flexslot: no slot changes until the last one is this old"),
+        SETTING_INT(FlexSlotSettings, min_map_slots, "1", 0, 256,
+                    "flexslot: the fewest map slots a node keeps"),
+        SETTING_INT(FlexSlotSettings, max_map_slots, "8", 1, 256,
+                    "flexslot: the most map slots a node gets; at least min_map_slots"),
+        SETTING_BOOL(FlexSlotSettings, unlimited_slots, "no",
+                     "flexslot: V-F, slots are also added where resources are free"),
+};
+
+static int flexslot_settings_validate(const void *settings, ConfError *err) {
+        const FlexSlotSettings *set = settings;
+
+        if (set->min_map_slots > set->max_map_slots)
+                return conf_error_set(err, POLICY_SECTION, "min_map_slots",
+                                      "%" PRId64 " is greater than max_map_slots %" PRId64,
+                                      set->min_map_slots, set->max_map_slots);
+        if (set->min_age > set->new_task_window)
+                return conf_error_set(
+                        err, POLICY_SECTION, "min_age", "%s is longer than new_task_window %s",
+                        FORMAT_DURATION(set->min_age), FORMAT_DURATION(set->new_task_window));
+        return 0;
+}
+
+const ConfSchema flexslot_settings_schema = {
+        .keys = flexslot_keys,
+        .n_keys = ELEMENTSOF(flexslot_keys),
+        .size = sizeof(FlexSlotSettings),
+        .validate = flexslot_settings_validate,
+};
+
 /* What the flexslot slot manager remembers across steps, its state: each
  * running task's D_prev (Algorithm 1) by Task.id, a double. */
-static int flexslot_init(const PolicyConfig *cfg, void **ret_state) {
+static int flexslot_init(const void *settings, void **ret_state) {
         return idmap_new_state(sizeof(double), ret_state);
 }
 
@@ -50,12 +106,13 @@ static void forget_finished(IdMap *prev_speeds, const PolicyContext *ctx) {
 }
 
 /* The attempt runs in a slot its node gained (see flexslot.h). */
-static bool in_added_slot(const PolicyContext *ctx, const Attempt *a, double mean_slots) {
+static bool in_added_slot(const PolicyContext *ctx, const FlexSlotSettings *set, const Attempt *a,
+                          double mean_slots) {
         const Node *n = &ctx->snap->nodes[a->node];
 
         return (double)n->slots[SLOT_MAP] > mean_slots && n->slots_changed_at != 0 &&
                a->started >= n->slots_changed_at && a->kill_count == 0 &&
-               ctx->now - a->started <= ctx->cfg->new_task_window;
+               ctx->now - a->started <= set->new_task_window;
 }
 
 /* Lower steal first, a measured node before an unmeasured one. */
@@ -67,14 +124,14 @@ static bool steal_lower(const Node *a, const Node *b) {
 
 /* III-E: where a new straggler that shares its node with another straggler
  * goes instead; NO_INDEX to leave it. */
-static uint32_t replacement_node(const PolicyContext *ctx, const FlexSlotAnalysis *an,
-                                 uint32_t attempt, double mean_slots) {
+static uint32_t replacement_node(const PolicyContext *ctx, const FlexSlotSettings *set,
+                                 const FlexSlotAnalysis *an, uint32_t attempt, double mean_slots) {
         const Attempt *a = &ctx->snap->attempts[attempt];
         const Task *t = &ctx->snap->tasks[a->task];
         uint32_t best = NO_INDEX;
         bool best_local = false;
 
-        if (an->node_stragglers[a->node] < 2 || !in_added_slot(ctx, a, mean_slots))
+        if (an->node_stragglers[a->node] < 2 || !in_added_slot(ctx, set, a, mean_slots))
                 return NO_INDEX;
         for (uint32_t n = 0; n < ctx->snap->n_nodes; n++) {
                 bool local = task_is_local(t, n);
@@ -93,17 +150,17 @@ static uint32_t replacement_node(const PolicyContext *ctx, const FlexSlotAnalysi
 }
 
 /* Algorithm 1 for one I/O-bound straggler. */
-static int resize_slot_memory(IdMap *prev_speeds, PolicyContext *ctx, const FlexSlotAnalysis *an,
-                              uint32_t attempt) {
+static int resize_slot_memory(IdMap *prev_speeds, PolicyContext *ctx, const FlexSlotSettings *set,
+                              const FlexSlotAnalysis *an, uint32_t attempt) {
         const Attempt *a = &ctx->snap->attempts[attempt];
         const Vm *vm = &ctx->snap->vms[ctx->snap->nodes[a->node].vm];
-        uint64_t limit = vm->memory_max > ctx->cfg->vm_memory_reserve
-                                 ? vm->memory_max - ctx->cfg->vm_memory_reserve
+        uint64_t limit = vm->memory_max > ctx->core->vm_memory_reserve
+                                 ? vm->memory_max - ctx->core->vm_memory_reserve
                                  : 0;
-        uint64_t grown = flexslot_grow_memory(a->slot_memory, ctx->cfg->alpha, limit);
+        uint64_t grown = flexslot_grow_memory(a->slot_memory, set->alpha, limit);
         double speed = an->speed[attempt];
         /* A kill throws away the attempt's work: at least one interval T. */
-        usec_t waste = MAX(ctx->cfg->interval, ctx->now - a->started);
+        usec_t waste = MAX(ctx->core->control_interval, ctx->now - a->started);
 
         int r = 0;
 
@@ -129,7 +186,8 @@ static double mean_map_slots(const PolicyContext *ctx) {
         return n > 0 ? sum / (double)n : 0;
 }
 
-static int handle_stragglers(IdMap *prev_speeds, PolicyContext *ctx, FlexSlotAnalysis *an) {
+static int handle_stragglers(IdMap *prev_speeds, PolicyContext *ctx, const FlexSlotSettings *set,
+                             FlexSlotAnalysis *an) {
         double mean_slots = mean_map_slots(ctx);
 
         for (uint32_t i = 0; i < ctx->snap->n_attempts; i++) {
@@ -138,7 +196,7 @@ static int handle_stragglers(IdMap *prev_speeds, PolicyContext *ctx, FlexSlotAna
 
                 if (!an->straggler[i])
                         continue;
-                target = replacement_node(ctx, an, i, mean_slots);
+                target = replacement_node(ctx, set, an, i, mean_slots);
                 if (target != NO_INDEX) {
                         const Attempt *a = &ctx->snap->attempts[i];
 
@@ -152,18 +210,18 @@ static int handle_stragglers(IdMap *prev_speeds, PolicyContext *ctx, FlexSlotAna
                         if (r >= 0)
                                 r = remember_speed(prev_speeds, ctx, a->task, an->speed[i]);
                 } else if (an->bottleneck[i] == BOTTLENECK_IO)
-                        r = resize_slot_memory(prev_speeds, ctx, an, i);
+                        r = resize_slot_memory(prev_speeds, ctx, set, an, i);
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
-static bool settling(const PolicyContext *ctx) {
+static bool settling(const PolicyContext *ctx, const FlexSlotSettings *set) {
         for (size_t i = 0; i < ctx->snap->n_nodes; i++) {
                 usec_t changed = ctx->snap->nodes[i].slots_changed_at;
 
-                if (changed != 0 && ctx->now < changed + ctx->cfg->settle)
+                if (changed != 0 && ctx->now < changed + set->settle)
                         return true;
         }
         return false;
@@ -190,13 +248,13 @@ static bool host_has_idle_cpu(const PolicyContext *ctx, uint32_t host) {
 /* Algorithm 2, bounded to one round of moves per control cycle, from nodes
  * running only fast tasks to nodes running CPU-starved stragglers whose host
  * can give them CPU. */
-static int move_slots(PolicyContext *ctx, const FlexSlotAnalysis *an) {
+static int move_slots(PolicyContext *ctx, const FlexSlotSettings *set, const FlexSlotAnalysis *an) {
         size_t n_nodes = ctx->snap->n_nodes, n_measured = 0, moves;
         bool starved = false;
 
         for (size_t i = 0; i < ctx->snap->n_attempts; i++)
                 starved |= an->straggler[i] && an->bottleneck[i] == BOTTLENECK_CPU;
-        if (!starved || settling(ctx))
+        if (!starved || settling(ctx, set))
                 return 0;
 
         uint32_t *measured = context_scratch(ctx, n_nodes, sizeof(uint32_t));
@@ -222,7 +280,7 @@ static int move_slots(PolicyContext *ctx, const FlexSlotAnalysis *an) {
                         may_take[node] = host_has_idle_cpu(
                                 ctx, ctx->snap->vms[ctx->snap->nodes[node].vm].host);
         }
-        moves = flexslot_plan_moves(ctx->cfg, measured, n_measured, steal, ctx->slots[SLOT_MAP],
+        moves = flexslot_plan_moves(set, measured, n_measured, steal, ctx->slots[SLOT_MAP],
                                     may_give, may_take, order, from, to);
         for (size_t k = 0; k < moves; k++) {
                 int r = context_set_slots(ctx, from[k], SLOT_MAP,
@@ -244,13 +302,13 @@ static bool maps_pending(const PolicyContext *ctx) {
         return false;
 }
 
-static bool resources_free(const PolicyContext *ctx, uint32_t node) {
+static bool resources_free(const PolicyContext *ctx, const FlexSlotSettings *set, uint32_t node) {
         const Node *n = &ctx->snap->nodes[node];
         const Vm *vm = &ctx->snap->vms[n->vm];
 
         return node_measured(n) && vm_measured(vm) && vm->cpu_use + 1.0 <= (double)vm->vcpus &&
-               n->steal < ctx->cfg->steal_threshold && host_has_idle_cpu(ctx, vm->host) &&
-               context_node_committed_memory(ctx, node) + ctx->cfg->vm_memory_reserve +
+               n->steal < set->steal_threshold && host_has_idle_cpu(ctx, vm->host) &&
+               context_node_committed_memory(ctx, node) + ctx->core->vm_memory_reserve +
                                n->slot_memory <=
                        vm->memory;
 }
@@ -259,7 +317,7 @@ static bool resources_free(const PolicyContext *ctx, uint32_t node) {
  * are pending and whose resources are free, one slot at a time per node and
  * only once its last change has settled (cpu_use and steal lag behind a new
  * slot). */
-static int add_free_slots(PolicyContext *ctx) {
+static int add_free_slots(PolicyContext *ctx, const FlexSlotSettings *set) {
         if (!maps_pending(ctx))
                 return 0;
         for (uint32_t i = 0; i < ctx->snap->n_nodes; i++) {
@@ -268,10 +326,9 @@ static int add_free_slots(PolicyContext *ctx) {
                 int r;
 
                 if (!node_schedulable(n) || slots != n->slots[SLOT_MAP] ||
-                    slots >= ctx->cfg->max_map_slots ||
-                    (n->slots_changed_at != 0 &&
-                     ctx->now < n->slots_changed_at + ctx->cfg->settle) ||
-                    context_free_slots(ctx, i, SLOT_MAP) > 0 || !resources_free(ctx, i))
+                    slots >= set->max_map_slots ||
+                    (n->slots_changed_at != 0 && ctx->now < n->slots_changed_at + set->settle) ||
+                    context_free_slots(ctx, i, SLOT_MAP) > 0 || !resources_free(ctx, set, i))
                         continue;
                 r = context_set_slots(ctx, i, SLOT_MAP, slots + 1);
                 if (r < 0)
@@ -280,7 +337,8 @@ static int add_free_slots(PolicyContext *ctx) {
         return 0;
 }
 
-static int flexslot_manage(void *state, PolicyContext *ctx, unsigned flags) {
+static int flexslot_manage(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
+        const FlexSlotSettings *set = settings;
         IdMap *prev_speeds = state;
         size_t n_attempts = ctx->snap->n_attempts;
         FlexSlotAnalysis an = {
@@ -294,13 +352,13 @@ static int flexslot_manage(void *state, PolicyContext *ctx, unsigned flags) {
 
         if (!an.speed || !an.score || !an.straggler || !an.bottleneck || !an.node_stragglers)
                 return -ENOMEM;
-        r = flexslot_analyze(ctx, &an);
+        r = flexslot_analyze(ctx, set, &an);
         if (r >= 0)
-                r = handle_stragglers(prev_speeds, ctx, &an);
+                r = handle_stragglers(prev_speeds, ctx, set, &an);
         if (r >= 0)
-                r = move_slots(ctx, &an);
-        if (r >= 0 && ctx->cfg->unlimited)
-                r = add_free_slots(ctx);
+                r = move_slots(ctx, set, &an);
+        if (r >= 0 && set->unlimited_slots)
+                r = add_free_slots(ctx, set);
         if (r >= 0)
                 forget_finished(prev_speeds, ctx);
         return r;
@@ -308,6 +366,7 @@ static int flexslot_manage(void *state, PolicyContext *ctx, unsigned flags) {
 
 const SlotManagerOps slot_manager_flexslot = {
         .name = "flexslot",
+        .settings = &flexslot_settings_schema,
         .init = flexslot_init,
         .free = flexslot_free,
         .manage = flexslot_manage,

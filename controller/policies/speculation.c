@@ -6,7 +6,8 @@
  * for that task type (done tasks count 1, pending 0), gets one backup, tasks
  * taken in index order. late: LATE (Zaharia et al., OSDI'08): a task whose
  * progress rate is below the late_slow_task_pct percentile of its job's
- * running tasks of that type is a candidate; candidates go by estimated time
+ * running tasks of that type is a candidate once late_min_runtime old (as
+ * hadoop's spec_min_runtime); candidates go by estimated time
  * left (1 - progress) / rate, longest first, while running backups stay
  * below late_spec_cap of all slots, and never onto a slow node (its
  * attempts' mean progress rate below the late_slow_node_pct percentile). A
@@ -27,12 +28,51 @@ const SpeculationOps speculation_none = {
         .name = "none",
 };
 
-/* The attempt is its task's only one and old enough to judge. */
-static bool may_back_up(const PolicyContext *ctx, uint32_t attempt) {
+static const ConfKey hadoop_keys[] = {
+        /* Hadoop 1 JobInProgress: SPECULATIVE_LAG and SPECULATIVE_GAP. */
+        SETTING_DURATION(HadoopSpeculationSettings, spec_min_runtime, "60s", 0, 24 * USEC_PER_HOUR,
+                         "hadoop speculation: a task must run this long before a backup"),
+        SETTING_DOUBLE(HadoopSpeculationSettings, spec_progress_gap, "0.2", 0, 1,
+                       "hadoop speculation: a task this far below its job's mean progress "
+                       "gets a backup"),
+};
+
+const ConfSchema hadoop_speculation_settings_schema = {
+        .keys = hadoop_keys,
+        .n_keys = ELEMENTSOF(hadoop_keys),
+        .size = sizeof(HadoopSpeculationSettings),
+};
+
+/* LATE (Zaharia et al., OSDI'08) section 4.1. */
+static const ConfKey late_keys[] = {
+        SETTING_DURATION(LateSettings, late_min_runtime, "60s", 0, 24 * USEC_PER_HOUR,
+                         "late, sepb: a task must run this long before a backup"),
+        SETTING_DOUBLE(LateSettings, late_slow_task_pct, "0.25", 0, 1,
+                       "late, sepb: SlowTaskThreshold, the percentile of progress rate below which "
+                       "a task may get a backup"),
+        SETTING_DOUBLE(LateSettings, late_slow_node_pct, "0.25", 0, 1,
+                       "late, sepb: SlowNodeThreshold, the percentile of progress rate below which "
+                       "a node gets no backup"),
+        SETTING_DOUBLE(LateSettings, late_spec_cap, "0.1", 0, 1,
+                       "late, sepb: SpeculativeCap, the share of all slots backups may hold"),
+        /* SEPB checks every job (DynamicMR's advice is 60-100 %, 3.3). */
+        SETTING_DOUBLE(LateSettings, jobs_checked, "1", 0, 1,
+                       "sepb: percentageOfJobsCheckedForPendingTasks, the share of the jobs "
+                       "from a job on whose pending tasks its backups wait"),
+};
+
+const ConfSchema late_settings_schema = {
+        .keys = late_keys,
+        .n_keys = ELEMENTSOF(late_keys),
+        .size = sizeof(LateSettings),
+};
+
+/* The attempt is its task's only one and at least min_runtime old. */
+static bool may_back_up(const PolicyContext *ctx, uint32_t attempt, usec_t min_runtime) {
         const Attempt *a = &ctx->snap->attempts[attempt];
 
         return !ctx->killed[attempt] && ctx->task_running[a->task] == 1 &&
-               ctx->now >= a->started + ctx->cfg->spec_min_runtime;
+               ctx->now >= a->started + min_runtime;
 }
 
 static int launch_backup(PolicyContext *ctx, uint32_t attempt, const bool *slow_node,
@@ -73,7 +113,8 @@ static bool backup_possible(const PolicyContext *ctx) {
         return false;
 }
 
-static int hadoop_speculate(void *state, PolicyContext *ctx, unsigned flags) {
+static int hadoop_speculate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
+        const HadoopSpeculationSettings *set = settings;
         const ClusterSnapshot *s = ctx->snap;
         size_t n_avg = 2 * s->n_jobs;
 
@@ -102,8 +143,8 @@ static int hadoop_speculate(void *state, PolicyContext *ctx, unsigned flags) {
                 bool launched;
                 int r;
 
-                if (!may_back_up(ctx, i) ||
-                    s->attempts[i].progress >= sum[k] / count[k] - ctx->cfg->spec_progress_gap)
+                if (!may_back_up(ctx, i, set->spec_min_runtime) ||
+                    s->attempts[i].progress >= sum[k] / count[k] - set->spec_progress_gap)
                         continue;
                 r = launch_backup(ctx, i, NULL, &launched);
                 if (r < 0)
@@ -114,6 +155,7 @@ static int hadoop_speculate(void *state, PolicyContext *ctx, unsigned flags) {
 
 const SpeculationOps speculation_hadoop = {
         .name = "hadoop",
+        .settings = &hadoop_speculation_settings_schema,
         .speculate = hadoop_speculate,
 };
 
@@ -153,6 +195,7 @@ static int compare_group(const void *a, const void *b, void *userdata) {
 }
 
 typedef struct LateScratch {
+        const LateSettings *set;
         bool *slow_node;
         double *node_rate;
         unsigned *node_count;
@@ -176,7 +219,7 @@ static void late_slow_nodes(const PolicyContext *ctx, LateScratch *l) {
                         l->node_rate[node] /= l->node_count[node];
                         l->values[n++] = l->node_rate[node];
                 }
-        threshold = stats_percentile(l->values, n, ctx->cfg->late_slow_node_pct, l->sorted);
+        threshold = stats_percentile(l->values, n, l->set->late_slow_node_pct, l->sorted);
         for (uint32_t node = 0; node < s->n_nodes; node++)
                 l->slow_node[node] = l->node_count[node] > 0 && l->node_rate[node] < threshold;
 }
@@ -195,13 +238,14 @@ static size_t late_candidates(const PolicyContext *ctx, LateScratch *l) {
                                                               group_key(ctx, l->by_group[first]);
                      end++)
                         l->values[end - first] = progress_rate(ctx, l->by_group[end]);
-                threshold = stats_percentile(l->values, end - first, ctx->cfg->late_slow_task_pct,
+                threshold = stats_percentile(l->values, end - first, l->set->late_slow_task_pct,
                                              l->sorted);
                 for (size_t k = first; k < end; k++) {
                         uint32_t i = l->by_group[k];
                         double rate = l->values[k - first];
 
-                        if (!may_back_up(ctx, i) || rate >= threshold || rate <= 0)
+                        if (!may_back_up(ctx, i, l->set->late_min_runtime) || rate >= threshold ||
+                            rate <= 0)
                                 continue;
                         l->candidates[n++] = (LateCandidate){
                                 .attempt = i,
@@ -214,7 +258,7 @@ static size_t late_candidates(const PolicyContext *ctx, LateScratch *l) {
 }
 
 /* SpeculativeCap, and the backups running once the step is applied. */
-static double late_cap(const PolicyContext *ctx, unsigned *ret_running) {
+static double late_cap(const PolicyContext *ctx, const LateSettings *set, unsigned *ret_running) {
         double slots = 0;
 
         *ret_running = 0;
@@ -226,16 +270,18 @@ static double late_cap(const PolicyContext *ctx, unsigned *ret_running) {
                         (*ret_running)++;
         for (size_t i = 0; i < ctx->d->n_assignments; i++)
                 *ret_running += ctx->d->assignments[i].speculative;
-        return ctx->cfg->late_spec_cap * slots;
+        return set->late_spec_cap * slots;
 }
 
 /* LATE's judgement of the step: the slow nodes and the candidates, longest
  * time left first; the number of candidates. */
-static int late_analyze(PolicyContext *ctx, LateScratch *l, size_t *ret_n) {
+static int late_analyze(PolicyContext *ctx, const LateSettings *set, LateScratch *l,
+                        size_t *ret_n) {
         size_t n_nodes = ctx->snap->n_nodes;
         size_t n_values = MAX(ctx->snap->n_attempts, ctx->snap->n_nodes) + 1;
 
         *l = (LateScratch){
+                .set = set,
                 .slow_node = context_scratch(ctx, n_nodes, sizeof(bool)),
                 .node_rate = context_scratch(ctx, n_nodes, sizeof(double)),
                 .node_count = context_scratch(ctx, n_nodes, sizeof(unsigned)),
@@ -252,7 +298,7 @@ static int late_analyze(PolicyContext *ctx, LateScratch *l, size_t *ret_n) {
         return 0;
 }
 
-static int late_speculate(void *state, PolicyContext *ctx, unsigned flags) {
+static int late_speculate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
         LateScratch l;
         unsigned running;
         double cap;
@@ -261,10 +307,10 @@ static int late_speculate(void *state, PolicyContext *ctx, unsigned flags) {
 
         if (!backup_possible(ctx))
                 return 0;
-        r = late_analyze(ctx, &l, &n);
+        r = late_analyze(ctx, settings, &l, &n);
         if (r < 0)
                 return r;
-        cap = late_cap(ctx, &running);
+        cap = late_cap(ctx, settings, &running);
         for (size_t k = 0; k < n && (double)running < cap; k++) {
                 bool launched;
 
@@ -278,6 +324,7 @@ static int late_speculate(void *state, PolicyContext *ctx, unsigned flags) {
 
 const SpeculationOps speculation_late = {
         .name = "late",
+        .settings = &late_settings_schema,
         .speculate = late_speculate,
 };
 
@@ -343,7 +390,7 @@ typedef struct SepbStep {
 } SepbStep;
 
 static double sepb_borrow(const PolicyContext *ctx, SlotType slot) {
-        const DynamicMrSettings *m = &ctx->cfg->dmr;
+        const DynamicMrSettings *m = &ctx->core->dmr;
 
         if (m->dhsa == DHSA_NONE)
                 return 0;
@@ -375,7 +422,7 @@ static int sepb_windows(SepbStep *st) {
                         return -ENOMEM;
         }
         dmr_count_pending(ctx, st->pending);
-        st->checked = sepb_jobs_checked(ctx->cfg->dmr.jobs_checked, n);
+        st->checked = sepb_jobs_checked(st->l.set->jobs_checked, n);
         for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
                 unsigned *w = st->window[type];
 
@@ -409,7 +456,8 @@ static size_t sepb_candidate(const SepbStep *st, uint32_t job, TaskType type, ui
                 uint32_t i = st->l.candidates[k].attempt;
                 const Task *t = &s->tasks[s->attempts[i].task];
 
-                if (t->job == job && t->type == type && may_back_up(st->ctx, i) &&
+                if (t->job == job && t->type == type &&
+                    may_back_up(st->ctx, i, st->l.set->late_min_runtime) &&
                     s->attempts[i].node != node && !st->l.slow_node[node])
                         return k;
         }
@@ -517,33 +565,34 @@ static int sepb_kill_hopeless(PolicyContext *ctx) {
         return 0;
 }
 
-static int sepb_step(PolicyContext *ctx, bool ahead) {
+static int sepb_step(PolicyContext *ctx, const LateSettings *set, bool ahead) {
         SepbStep st = { .ctx = ctx, .ahead = ahead };
         int r;
 
         if (!backup_possible(ctx))
                 return 0;
-        r = late_analyze(ctx, &st.l, &st.n_candidates);
+        r = late_analyze(ctx, set, &st.l, &st.n_candidates);
         if (r >= 0)
                 r = sepb_windows(&st);
         if (r < 0)
                 return r;
-        st.cap = late_cap(ctx, &st.running);
+        st.cap = late_cap(ctx, set, &st.running);
         return sepb_fill(&st);
 }
 
-static int sepb_ahead(void *state, PolicyContext *ctx, unsigned flags) {
+static int sepb_ahead(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
         int r = sepb_kill_hopeless(ctx);
 
-        return r < 0 ? r : sepb_step(ctx, true);
+        return r < 0 ? r : sepb_step(ctx, settings, true);
 }
 
-static int sepb_speculate(void *state, PolicyContext *ctx, unsigned flags) {
-        return sepb_step(ctx, false);
+static int sepb_speculate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
+        return sepb_step(ctx, settings, false);
 }
 
 const SpeculationOps speculation_sepb = {
         .name = "sepb",
+        .settings = &late_settings_schema,
         .ahead = sepb_ahead,
         .speculate = sepb_speculate,
 };

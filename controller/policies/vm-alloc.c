@@ -40,6 +40,23 @@
 #include "controller/core/context.h"
 #include "controller/policies/policies.h"
 
+#define GIB (1LL << 30)
+
+static const ConfKey vm_allocator_keys[] = {
+        SETTING_INT(VmAllocatorSettings, weight_per_vm, "1024", 2, 262144,
+                    "VM allocators: a host's pool of CPU weight is this times its VMs"),
+        SETTING_DOUBLE(VmAllocatorSettings, demand_headroom, "1.25", 1, 10,
+                       "demand allocator: a VM's entitlement is this times its recent use"),
+        SETTING_SIZE(VmAllocatorSettings, min_vm_memory, "512M", 0, 4096 * GIB,
+                     "VM allocators: the least memory a VM is given"),
+};
+
+const ConfSchema vm_allocator_settings_schema = {
+        .keys = vm_allocator_keys,
+        .n_keys = ELEMENTSOF(vm_allocator_keys),
+        .size = sizeof(VmAllocatorSettings),
+};
+
 typedef struct VmWant {
         double need;
         unsigned vcpus;
@@ -48,21 +65,22 @@ typedef struct VmWant {
 } VmWant;
 
 /* data: the policy's own, per node or NULL. */
-typedef void (*VmWantFunc)(const PolicyContext *ctx, uint32_t vm, uint32_t node,
-                           unsigned vms_on_host, const void *data, VmWant *ret);
+typedef void (*VmWantFunc)(const PolicyContext *ctx, const VmAllocatorSettings *set, uint32_t vm,
+                           uint32_t node, unsigned vms_on_host, const void *data, VmWant *ret);
 
 static unsigned clamp_vcpus(double want, const Vm *vm) {
         return (unsigned)CLAMP(ceil(want), 1.0, (double)MAX(vm->vcpus_max, 1u));
 }
 
-static uint64_t clamp_memory(const PolicyContext *ctx, double want, const Vm *vm) {
-        double lo = (double)MIN(ctx->cfg->min_vm_memory, vm->memory_max);
+static uint64_t clamp_memory(const VmAllocatorSettings *set, double want, const Vm *vm) {
+        double lo = (double)MIN(set->min_vm_memory, vm->memory_max);
 
         return (uint64_t)CLAMP(floor(want), lo, (double)vm->memory_max);
 }
 
-static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_node, VmWant *wants,
-                         VmWantFunc want, const void *data) {
+static int allocate_host(PolicyContext *ctx, const VmAllocatorSettings *set, uint32_t host,
+                         const uint32_t *vm_node, VmWant *wants, VmWantFunc want,
+                         const void *data) {
         const ClusterSnapshot *s = ctx->snap;
         double pcpus = (double)s->hosts[host].pcpus;
         unsigned n = 0;
@@ -72,7 +90,7 @@ static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_n
                 n += s->vms[v].host == host;
         for (uint32_t v = 0; v < s->n_vms; v++)
                 if (s->vms[v].host == host) {
-                        want(ctx, v, vm_node[v], n, data, &wants[v]);
+                        want(ctx, set, v, vm_node[v], n, data, &wants[v]);
                         need += wants[v].need;
                         memory += (double)wants[v].memory;
                 }
@@ -90,11 +108,11 @@ static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_n
                         continue;
                 t.cpu_weight =
                         pcpus > 0
-                                ? (unsigned)MAX(lround((double)ctx->cfg->weight_per_vm * n *
+                                ? (unsigned)MAX(lround((double)set->weight_per_vm * n *
                                                        (wants[v].need * cpu_scale + spare) / pcpus),
                                                 2L)
-                                : ctx->cfg->weight_per_vm;
-                t.memory = clamp_memory(ctx, (double)wants[v].memory * scale, vm);
+                                : (unsigned)set->weight_per_vm;
+                t.memory = clamp_memory(set, (double)wants[v].memory * scale, vm);
                 if (t.cpu_weight == vm->cpu_weight && t.vcpus == vm->vcpus &&
                     t.memory == vm->memory && t.cpu_cap == vm->cpu_cap)
                         continue;
@@ -106,7 +124,8 @@ static int allocate_host(PolicyContext *ctx, uint32_t host, const uint32_t *vm_n
         return 0;
 }
 
-static int allocate_by(PolicyContext *ctx, VmWantFunc want, const void *data) {
+static int allocate_by(PolicyContext *ctx, const VmAllocatorSettings *set, VmWantFunc want,
+                       const void *data) {
         const ClusterSnapshot *s = ctx->snap;
         uint32_t *vm_node = context_scratch(ctx, s->n_vms, sizeof(uint32_t));
         VmWant *wants = context_scratch(ctx, s->n_vms, sizeof(VmWant));
@@ -118,7 +137,7 @@ static int allocate_by(PolicyContext *ctx, VmWantFunc want, const void *data) {
         for (uint32_t i = 0; i < s->n_nodes; i++)
                 vm_node[s->nodes[i].vm] = i;
         for (uint32_t h = 0; h < s->n_hosts; h++) {
-                int r = allocate_host(ctx, h, vm_node, wants, want, data);
+                int r = allocate_host(ctx, set, h, vm_node, wants, want, data);
 
                 if (r < 0)
                         return r;
@@ -126,23 +145,23 @@ static int allocate_by(PolicyContext *ctx, VmWantFunc want, const void *data) {
         return 0;
 }
 
-static void static_want(const PolicyContext *ctx, uint32_t v, uint32_t node, unsigned n,
-                        const void *data, VmWant *ret) {
+static void static_want(const PolicyContext *ctx, const VmAllocatorSettings *set, uint32_t v,
+                        uint32_t node, unsigned n, const void *data, VmWant *ret) {
         const Vm *vm = &ctx->snap->vms[v];
         const Host *h = &ctx->snap->hosts[vm->host];
 
         *ret = (VmWant){
                 .need = 1,
                 .vcpus = vm->vcpus,
-                .memory = clamp_memory(ctx, (double)h->memory / n, vm),
+                .memory = clamp_memory(set, (double)h->memory / n, vm),
                 .cpu_cap = (double)h->pcpus / n,
         };
 }
 
-static void demand_want(const PolicyContext *ctx, uint32_t v, uint32_t node, unsigned n,
-                        const void *data, VmWant *ret) {
+static void demand_want(const PolicyContext *ctx, const VmAllocatorSettings *set, uint32_t v,
+                        uint32_t node, unsigned n, const void *data, VmWant *ret) {
         const Vm *vm = &ctx->snap->vms[v];
-        double headroom = ctx->cfg->demand_headroom;
+        double headroom = set->demand_headroom;
 
         if (!vm_measured(vm)) {
                 *ret = (VmWant){ .need = vm->vcpus, .vcpus = vm->vcpus, .memory = vm->memory };
@@ -153,13 +172,13 @@ static void demand_want(const PolicyContext *ctx, uint32_t v, uint32_t node, uns
         *ret = (VmWant){
                 .need = fmax(vm->cpu_use, 0.01) * headroom,
                 .vcpus = vm->vcpus,
-                .memory = clamp_memory(ctx, (double)vm->memory_used * headroom, vm),
+                .memory = clamp_memory(set, (double)vm->memory_used * headroom, vm),
         };
 }
 
 /* data: the CPU-starved stragglers of each node. */
-static void flexslot_want(const PolicyContext *ctx, uint32_t v, uint32_t node, unsigned n,
-                          const void *data, VmWant *ret) {
+static void flexslot_want(const PolicyContext *ctx, const VmAllocatorSettings *set, uint32_t v,
+                          uint32_t node, unsigned n, const void *data, VmWant *ret) {
         const unsigned *starved_on = data;
         const Vm *vm = &ctx->snap->vms[v];
         double slots = 0, starved = 0, memory = 0;
@@ -168,23 +187,24 @@ static void flexslot_want(const PolicyContext *ctx, uint32_t v, uint32_t node, u
                 slots = ctx->slots[SLOT_MAP][node] + ctx->busy[SLOT_REDUCE][node];
                 starved = starved_on[node];
                 memory = (double)(context_node_committed_memory(ctx, node) +
-                                  ctx->cfg->vm_memory_reserve);
+                                  ctx->core->vm_memory_reserve);
         }
         ret->need = slots + starved;
         ret->vcpus = clamp_vcpus(MAX(slots, (double)vm->vcpus), vm);
-        ret->memory = clamp_memory(ctx, memory, vm);
+        ret->memory = clamp_memory(set, memory, vm);
 }
 
-static int static_allocate(void *state, PolicyContext *ctx, unsigned flags) {
-        return allocate_by(ctx, static_want, NULL);
+static int static_allocate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
+        return allocate_by(ctx, settings, static_want, NULL);
 }
 
-static int demand_allocate(void *state, PolicyContext *ctx, unsigned flags) {
-        return allocate_by(ctx, demand_want, NULL);
+static int demand_allocate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
+        return allocate_by(ctx, settings, demand_want, NULL);
 }
 
 /* The stragglers are those the slot manager reported in this step. */
-static int flexslot_allocate(void *state, PolicyContext *ctx, unsigned flags) {
+static int flexslot_allocate(void *state, const void *settings, PolicyContext *ctx,
+                             unsigned flags) {
         unsigned *starved = context_scratch(ctx, ctx->snap->n_nodes, sizeof(unsigned));
 
         if (!starved)
@@ -192,20 +212,23 @@ static int flexslot_allocate(void *state, PolicyContext *ctx, unsigned flags) {
         for (size_t i = 0; i < ctx->d->n_stragglers; i++)
                 if (ctx->d->stragglers[i].bottleneck == BOTTLENECK_CPU)
                         starved[ctx->snap->attempts[ctx->d->stragglers[i].attempt].node]++;
-        return allocate_by(ctx, flexslot_want, starved);
+        return allocate_by(ctx, settings, flexslot_want, starved);
 }
 
 const VmAllocatorOps vm_allocator_static = {
         .name = "static",
+        .settings = &vm_allocator_settings_schema,
         .allocate = static_allocate,
 };
 
 const VmAllocatorOps vm_allocator_demand = {
         .name = "demand",
+        .settings = &vm_allocator_settings_schema,
         .allocate = demand_allocate,
 };
 
 const VmAllocatorOps vm_allocator_flexslot = {
         .name = "flexslot",
+        .settings = &vm_allocator_settings_schema,
         .allocate = flexslot_allocate,
 };

@@ -4,9 +4,11 @@
 # busctl. Checks introspection, properties, the domain list, a vCPU and a
 # memory resize that the test driver then reports, every named error (and
 # that a refused request changes nothing, and that a missing domain reads
-# the same from every method), the Sample signal, the access check, a clean
-# exit on SIGTERM, and the audit trail: one line per change request with
-# its caller and verdict, at notice or warning.
+# the same from every method), SetTarget (a verdict per resource, clamping,
+# the rate limit per resource, bad keys and types refused with nothing
+# changed), the metrics' validity field, the Sample signal, the access
+# check, a clean exit on SIGTERM, and the audit trail: one line per change
+# request with its caller and verdict, at notice or warning.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/agent/lib.sh"
 
@@ -65,7 +67,7 @@ start_agent "$tmp/agent.ini"
 unset JOURNAL_STREAM
 
 bus introspect org.flexslot.Agent1 /org/flexslot/Agent1 >"$tmp/introspect"
-for member in ListDomains GetMetrics GetAllMetrics GetHistory SetVcpus SetMemory \
+for member in ListDomains GetMetrics GetAllMetrics GetHistory SetTarget SetVcpus SetMemory \
 	SetCpuWeight Sample HostName URI Interval CapacityCPUs CapacityMemory; do
 	grep -q "^\.$member " "$tmp/introspect" || fail "introspection lacks $member"
 done
@@ -93,6 +95,10 @@ metrics() {
 	agent_call GetMetrics s "$1" | awk '{ print $6, $7, $8, $9 }'
 }
 [ "$(metrics worker1)" = "2 4 $GIB $((4 * GIB))" ] || fail "worker1: $(metrics worker1)"
+# Fields 10-13: what holds a value (vCPUs and memory: 3), CPU weight, cap
+# and guest memory in use, which the test driver does not give (0, -1, 0).
+extra=$(agent_call GetMetrics s worker1 | awk '{ print $12, $13, $14, $15 }')
+[ "$extra" = "3 0 -1 0" ] || fail "worker1's validity, weight, cap and memory in use: $extra"
 
 # ---- changes that the test driver then reports ----
 # Lowering vCPUs (hot-unplug) is off by default; checked before worker2 is
@@ -131,8 +137,11 @@ said "memory change of 32M is smaller than the minimum change 64M."
 # 7G, 2G reserved: worker1 1G + worker2 4G + worker3 1G would be 6G.
 expect_error HostReserve SetMemory st worker2 $((4 * GIB))
 said "memory 4G would leave the host's VMs holding 6G of 7G (2G reserved for the host)."
-expect_error RateLimited SetMemory st worker1 $((GIB / 2)) # changed above, min-interval 60s
-said "changes are at least 60s apart."
+# Per resource: worker1's vCPUs changed above (min-interval 60s), its memory
+# did not.
+expect_error RateLimited SetVcpus su worker1 4
+said "worker1: vcpus changed "
+said "; changes of one resource are at least 60s apart."
 expect_error NotSupported SetCpuWeight st worker3 512  # the test driver has no cpu_shares
 expect_error org.freedesktop.DBus.Error.InvalidArgs SetVcpus su "" 2
 expect_error org.freedesktop.DBus.Error.InvalidArgs SetMemory st worker3 1000
@@ -158,13 +167,62 @@ poll monitor_count_above "ErrorName=org.freedesktop.DBus.Error.AccessDenied" "$b
 	fail "no AccessDenied for an unprivileged caller"
 [ "$(metrics worker3)" = "1 2 $GIB $((2 * GIB))" ] || fail "the unprivileged call changed worker3"
 
+# ---- SetTarget ----
+target() {
+	agent_call SetTarget "sa{sv}" "$@"
+}
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetTarget "sa{sv}" worker3 1 bogus u 2
+said "Unknown target key 'bogus'; the keys are cpu-weight (u), vcpus (u), cpu-cap (d) and memory (t)."
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetTarget "sa{sv}" worker3 1 vcpus s two
+said "Target key 'vcpus' must be of type u, not s."
+# A good key before a bad one is not applied either.
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetTarget "sa{sv}" worker3 2 vcpus u 2 \
+	memory u 5
+said "Target key 'memory' must be of type t, not u."
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetTarget "sa{sv}" worker3 2 vcpus u 2 \
+	vcpus u 2
+said "Target key 'vcpus' is given twice."
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetTarget "sa{sv}" worker3 0
+said "The target sets nothing"
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetTarget "sa{sv}" worker3 1 cpu-cap d inf
+said "Target key 'cpu-cap' must be 0 (no cap) or a number of CPUs, not inf."
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetTarget "sa{sv}" worker3 1 memory t 1000
+said "Memory 1000 is not a multiple of 1024 bytes."
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetTarget "sa{sv}" "" 1 vcpus u 2
+expect_error NoSuchDomain SetTarget "sa{sv}" nosuch 1 vcpus u 2
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetTarget s worker3
+[ "$(metrics worker3)" = "1 2 $GIB $((2 * GIB))" ] || fail "a refused target changed worker3"
+
+# Each resource on its own: the test driver has no CPU weight or cap; 4
+# vCPUs are clamped to worker3's maximum of 2; memory shrinks as asked.
+out=$(target worker3 4 cpu-weight u 2048 vcpus u 4 cpu-cap d 1.5 memory t $((768 * 1048576)))
+echo "SetTarget: $out"
+expected='a{s(svvss)} 4 "cpu-weight" "refused" u 0 u 0 "org.flexslot.Agent1.Error.NotSupported" "the hypervisor reports no cpu-weight"'
+# busctl writes an apostrophe as \'.
+q="\\'"
+expected="$expected"' "vcpus" "clamped" u 1 u 2 "org.flexslot.Agent1.Error.OutOfRange" "vcpus 4 is above the domain'"${q}"'s maximum 2"'
+expected="$expected"' "cpu-cap" "refused" d -1 d -1 "org.flexslot.Agent1.Error.NotSupported" "the hypervisor reports no cpu-cap"'
+expected="$expected"' "memory" "applied" t 1073741824 t 805306368 "" ""'
+[ "$out" = "$expected" ] || fail "SetTarget answered: $out"
+poll metrics_are worker3 "2 2 $((768 * 1048576)) $((2 * GIB))" ||
+	fail "worker3 after SetTarget: $(metrics worker3)"
+# Within min-interval: what changed is rate limited, resource by resource;
+# what is already so is unchanged.
+out=$(target worker3 2 vcpus u 2 memory t $GIB)
+echo "SetTarget again: $out"
+case $out in
+'a{s(svvss)} 2 "vcpus" "unchanged" u 2 u 2 "" "" "memory" "refused" t 805306368 t 805306368 "org.flexslot.Agent1.Error.RateLimited" "memory changed '*'; changes of one resource are at least 60s apart"') ;;
+*) fail "the second target: $out" ;;
+esac
+[ "$(metrics worker3)" = "2 2 $((768 * 1048576)) $((2 * GIB))" ] || fail "a refused resource changed"
+
 # ---- the Sample signal and the history ----
 samples_seen() {
 	[ "$(count_in_monitor "Member=Sample")" -ge 3 ]
 }
 poll samples_seen || fail "no Sample signals"
 history=$(agent_call GetHistory su worker1 2)
-case $history in "a(t(sssuuttdd)) 2 "*) ;; *) fail "GetHistory: $history" ;; esac
+case $history in "a(t(sssuuttdduudt)) 2 "*) ;; *) fail "GetHistory: $history" ;; esac
 
 stop_agent
 
@@ -189,9 +247,13 @@ audited 4 "SetMemory('worker3', 1K) by uid 0 (:N): refused, org.flexslot.Agent1.
 audited 4 "SetVcpus('nosuch', 2) by uid 0 (:N): refused, org.flexslot.Agent1.Error.NoSuchDomain: No domain 'nosuch'."
 audited 4 "SetVcpus('', 2) by uid 0 (:N): refused, org.freedesktop.DBus.Error.InvalidArgs: Invalid domain name ''."
 audited 4 "SetVcpus('worker3', 2) by uid 65534 (:N): denied, org.freedesktop.DBus.Error.AccessDenied: Changing VMs needs root or group 'flexslot'."
-# Every Set* call the agent's handlers saw (all but the two that sd-bus
+audited 4 "SetVcpus('worker1', 4) by uid 0 (:N): refused, org.flexslot.Agent1.Error.RateLimited: worker1: vcpus changed $(sed -n "s/.*worker1: vcpus changed \([^;]*\);.*/\1/p" "$tmp/agent.log" | head -n 1); changes of one resource are at least 60s apart."
+audited 4 "SetTarget('worker3', bogus=?) by uid 0 (:N): refused, org.freedesktop.DBus.Error.InvalidArgs: Unknown target key 'bogus'; the keys are cpu-weight (u), vcpus (u), cpu-cap (d) and memory (t)."
+audited 4 "SetTarget('worker3', vcpus=2, memory=?) by uid 0 (:N): refused, org.freedesktop.DBus.Error.InvalidArgs: Target key 'memory' must be of type t, not u."
+audited 4 "SetTarget('worker3', cpu-weight=2048, vcpus=4, cpu-cap=1.5, memory=768M) by uid 0 (:N): cpu-weight: refused, org.flexslot.Agent1.Error.NotSupported: worker3: the hypervisor reports no cpu-weight; vcpus: clamped, 1 -> 2, org.flexslot.Agent1.Error.OutOfRange: vcpus 4 is above the domain's maximum 2; cpu-cap: refused, org.flexslot.Agent1.Error.NotSupported: worker3: the hypervisor reports no cpu-cap; memory: applied, 1G -> 768M"
+# Every Set* call the agent's handlers saw (all but the three that sd-bus
 # refused for their argument types) has its line.
-calls=$(($(count_in_monitor "Member=Set") - 2))
+calls=$(($(count_in_monitor "Member=Set") - 3))
 lines=$(grep -c "^<[45]>Set[A-Za-z]*(.*) by uid [0-9]* (:1\.[0-9]*): " "$tmp/agent.log" || true)
 [ "$lines" -eq "$calls" ] || fail "$calls change requests, $lines audit lines"
 echo "PASS"

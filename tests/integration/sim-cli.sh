@@ -43,6 +43,10 @@ expect 2 "bad.csv:[0-9]*: map_cpu_s_per_mb: 'fast' is not a number" "$sim" run "
 expect 2 "^flexslot-sim: --set policy.alpha=fast: \[policy\] alpha: invalid number 'fast'" \
 	"$sim" --set policy.alpha=fast run "$tmp/small.ini"
 expect 2 "expected SECTION.KEY=VALUE" "$sim" --set alpha run "$tmp/small.ini"
+# A layer's setting has the layer's range, named with its key.
+expect 2 "^flexslot-sim: --set policy.lambda=2: \[policy\] lambda: value '2' out of range \[0, 1\]" \
+	"$sim" --set policy.lambda=2 run "$tmp/small.ini"
+"$sim" settings | grep -q "^lambda = 0.05  \[0, 1\]$" || fail "settings: lambda"
 "$sim" --set policy.slot_manager=static run "$tmp/small.ini" | grep -q "slot manager static" ||
 	fail "--set did not apply"
 
@@ -133,18 +137,24 @@ expect 1 "gnuplot failed on $tmp/badgp/run/charts.gp with exit status 3" \
 	env PATH="$tmp/badgp:$PATH" "$sim" --out "$tmp/badgp/run" run "$tmp/small.ini"
 ! grep -q "gnuplot is missing" "$tmp/out" "$tmp/err" || fail "a failing gnuplot is not a missing one"
 
-# Every experiment at --quick size on the shipped scenarios (a fraction of a
-# second each without charts): its title, each of the paper's rows with
-# figures that parse, and FlexSlot's decisions. The model does not give
-# FlexSlot the paper's gain, so nothing here asks for one; but a FlexSlot
-# that stopped acting (no resize kill, no slot change in any run) fails.
+# Every experiment at --quick size on the shipped scenarios (a second or two
+# each without charts): its title, the seeds it ran, each of its rows with
+# figures (a mean over the seeds and half their range) that parse, and
+# FlexSlot's decisions. The model does not give FlexSlot the paper's gain,
+# so nothing here asks for one; but a FlexSlot that stopped acting (no
+# resize kill, no slot change in any run) fails.
 "$sim" list >"$tmp/list"
-[ "$(wc -l <"$tmp/list")" -eq 9 ] || fail "list: $(cat "$tmp/list")"
+[ "$(wc -l <"$tmp/list")" -eq 14 ] || fail "list: $(cat "$tmp/list")"
 puma="tera-sort inverted-index term-vector wordcount grep k-means histogram-movies histogram-ratings"
 while read -r name title; do
+	table=yes
 	case $name in
-	table1) rows="Homo Heter Heter+skew-sched" ;;
-	fig9) rows="stock flexslot fs+alloc" ;;
+	table1) rows="Homo Heter Heter+skew-sched" table=no ;;
+	fig3) rows="skewness fastest slowest JCT JCT" table=no ;;
+	fig4 | fig6) rows="homo drs paper" table=no ;;
+	fig9) rows="homo stock flexslot fs+alloc paper" table=no ;;
+	drs) rows="5min 60s 3s ready maxmin 3s+ready 3s+maxmin homo" table=no ;;
+	assume) rows="as comb comb no big chunk disk no exp" table=no ;;
 	fig15) rows="inverted-index k-means histogram-movies" ;;
 	skew) rows="inverted-index wordcount" ;;
 	dmr-fig8) rows="1/11 2/10 3/9 4/8 5/7 6/6 7/5 8/4 9/3 10/2 11/1" ;;
@@ -154,24 +164,32 @@ while read -r name title; do
 		fail "$name exited $?"
 	[ "$(head -1 "$tmp/$name.txt")" = "$title [quick: reduced input]" ] ||
 		fail "$name: title $(head -1 "$tmp/$name.txt")"
-	# The table: a row per benchmark (variant, cluster), in order, and our
-	# figures in it (the columns before the paper's) are numbers, or '-'
-	# where there is none to give.
-	awk -v rows="$rows" -v name="$name" '
+	[ "$(sed -n 2p "$tmp/$name.txt")" = "Seeds 1-3; ours is the mean ± half the range over them." ] ||
+		fail "$name: seeds $(sed -n 2p "$tmp/$name.txt")"
+	# The table: a row per benchmark (variant, cluster, figure), in order,
+	# each with figures; in a table of variants x benchmarks every figure
+	# before the paper's column is a mean and spread, or '-' where there is
+	# none to give.
+	awk -v rows="$rows" -v name="$name" -v table="$table" '
 	BEGIN { n_want = split(rows, want, " ") }
-	NR == 2 { for (i = NF; i > 1; i--) if ($i == "paper") ours = i - 1 }
-	NR > 2 && NR <= 2 + n_want {
-		if ($1 != want[NR - 2]) { print name ": row " NR - 2 " is " $1 ", not " want[NR - 2]; bad = 1 }
-		for (i = 2; i <= (ours ? ours : NF); i++)
-			if ($i !~ /^-?[0-9]+(\.[0-9]+)?%?$/ && $i != "-") { print name ": " $0; bad = 1 }
+	NR == 3 { for (i = NF; i > 1; i--) if ($i == "paper") ours = i - 1 }
+	NR > 3 && NR <= 3 + n_want {
+		if ($1 != want[NR - 3]) { print name ": row " NR - 3 " is " $1 ", not " want[NR - 3]; bad = 1 }
+		if (table == "yes") {
+			for (i = 2; i <= (ours ? ours : NF); i++)
+				if ($i !~ /^-?[0-9]+(\.[0-9]+)?±[0-9]+(\.[0-9]+)?%?$/ && $i != "-") {
+					print name ": " $0; bad = 1
+				}
+		} else if ($1 != "paper" && $0 !~ /[0-9]±[0-9]/) {
+			print name ": no figure in " $0; bad = 1
+		}
 	}
-	END { if (NR < 2 + n_want) { print name ": rows missing"; bad = 1 }; exit bad }
+	END { if (NR < 3 + n_want) { print name ": rows missing"; bad = 1 }; exit bad }
 	' "$tmp/$name.txt" || fail "$name table"
-	# Decisions: none under stock (static slots), some under each FlexSlot
-	# variant, summed over the benchmarks; DynamicMR's sweep has its own
-	# checks below.
-	case $name in table1 | dmr-fig8) continue ;; esac
-	sed -n '/^Decisions per run (resize kills \/ map slot changes):$/,/^Note/p' "$tmp/$name.txt" |
+	grep -q "^Decisions per run" "$tmp/$name.txt" || continue
+	# Decisions: none under stock Hadoop (static slots), some under each
+	# FlexSlot variant, summed over the benchmarks.
+	sed -n '/^Decisions per run, mean over the seeds (resize kills \/ map slot changes):$/,/^Note/p' "$tmp/$name.txt" |
 		awk -v rows="$rows" -v name="$name" '
 	BEGIN { n_want = split(name == "fig9" ? "inverted-index" : rows, want, " ") }
 	NR == 2 { for (v = 2; v <= NF; v++) label[v] = $v; nv = NF; next }
@@ -185,7 +203,7 @@ while read -r name title; do
 	END {
 		if (nv == 0 || n != n_want) { print name ": decisions table"; bad = 1 }
 		for (v = 2; v <= nv; v++)
-			if ((label[v] == "stock") != (sum[v] == 0)) {
+			if ((label[v] == "stock" || label[v] == "homo") != (sum[v] == 0)) {
 				print name ": " label[v] " made " sum[v] " decisions"; bad = 1
 			}
 		exit bad
@@ -195,7 +213,9 @@ done <"$tmp/list"
 # DynamicMR's sweep with its table: every benchmark, configuration, variant
 # and seed in the CSV, the same table printed as without --out; stock at
 # 1/11 is the unit, and the DHSAs, which lend the idle reduce slots to
-# maps, beat it there.
+# maps, beat it there; but for sort, whose 32 maps at this size leave the
+# job to its reduces, where maps in borrowed slots only share the disks
+# with the others (PD-DHSA 0.95; at full size both DHSAs gain 1.97).
 "$sim" --quick --scenarios "$src/sim/scenarios" --out "$tmp/exp" experiment dmr-fig8 \
 	>"$tmp/dmr.txt" || fail "dmr-fig8 --out exited $?"
 grep -v '^Table: ' "$tmp/dmr.txt" | cmp -s - "$tmp/dmr-fig8.txt" || fail "--out changed dmr-fig8's table"
@@ -203,7 +223,7 @@ awk -F, '
 NR == 1 { next }
 { n++ }
 $2 == 1 && $4 == "stock" && $7 != "1.0000" { print $0 ": stock is not the unit"; bad = 1 }
-$2 == 1 && $4 != "stock" && $7 <= 1 { print $0 ": no gain at 1/11"; bad = 1 }
+$2 == 1 && $4 != "stock" && $1 != "sort" && $7 <= 1 { print $0 ": no gain at 1/11"; bad = 1 }
 END { if (n != 9 * 11 * 3 * 3) { print n " rows"; bad = 1 }; exit bad }
 ' "$tmp/exp/dmr-fig8/dmr-fig8.csv" >"$tmp/claims" || fail "dmr-fig8.csv: $(cat "$tmp/claims")"
 
@@ -223,6 +243,9 @@ NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		if ($i !~ /^[0-9]+(\.[0-9]+)?$/ && !($i == "" && i >= col["paper_low"] && i <= col["paper_high"])) {
 			print $1 ": column " i " is \"" $i "\""; bad = 1
 		}
+	if ($col["flexslot_min"] > $col["flexslot"] || $col["flexslot"] > $col["flexslot_max"]) {
+		print $1 ": flexslot mean outside its range"; bad = 1
+	}
 	if ($col["paper_low"] == "") next
 	ours = $col["flexslot"]; low = $col["paper_low"]; high = $col["paper_high"]
 	x = sprintf("%.2f", ours) + 0
@@ -231,6 +254,7 @@ NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	if (n == 0 || low < plo) plo = low
 	if (n == 0 || high > phi) phi = high
 	within += ours >= low - 0.05 && ours <= high + 0.05
+	faster += $col["flexslot_max"] < 1; slower += $col["flexslot_min"] > 1
 	mean += ours; pmean += (low + high) / 2; n++
 }
 END {
@@ -238,8 +262,9 @@ END {
 	mean /= n; pmean /= n
 	r = lo == hi ? sprintf("%.2f", lo) : sprintf("%.2f-%.2f", lo, hi)
 	printf "flexslot takes %s of stock'"'"'s time on the 7 benchmarks the paper gives a figure for, the paper %.2f-%.2f (%d of 7 within 0.05 of it).\n", r, plo, phi, within
+	printf "flexslot is faster than stock in every seed on %d of them, slower in every seed on %d, and neither on %d.\n", faster, slower, n - faster - slower
 	if (within == n) print "The model reproduces the paper'"'"'s figures."
-	else if (mean >= 0.98) print "The model does not reproduce the paper'"'"'s gain"
+	else if (faster == 0) print "The model does not reproduce the paper'"'"'s gain"
 	else print "The model shows a " (mean > pmean ? "smaller" : "larger") " gain"
 	exit bad
 }' "$tmp/exp/fig10/fig10.csv" >"$tmp/claims" || fail "fig10.csv: $(cat "$tmp/claims")"

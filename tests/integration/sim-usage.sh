@@ -31,11 +31,12 @@ usage "option '--seed' needs a value" list --seed
 usage "option '-o' needs a value" list -o
 usage "invalid seed 'x'" --seed x list
 usage "list takes no arguments" list extra
+usage "settings takes no arguments" settings extra
 usage "run takes one scenario file" run
 usage "run takes one scenario file" run a.ini b.ini
 usage "experiment takes one name (see 'list')" experiment
 usage "unknown command 'fly'" fly
-usage "missing command (run, experiment, plan or list)"
+usage "missing command (run, experiment, plan, list or settings)"
 
 # --set errors name the --set, never a line of the file.
 cp "$src/sim/scenarios/fig10.ini" "$tmp/good.ini"

@@ -3,11 +3,13 @@
 # boots, else TCG) built from a Debian kernel package and busybox; a private
 # dbus-daemon carries flexslot-agentd. Under a host CPU hog the agent must
 # report non-zero steal for the guest, and a higher CPU weight set through
-# the agent must cut it; a live vCPU add (1 -> 2, onlined by the guest) and a
-# balloon change (128 -> 96 MiB) made through the agent must take effect and
-# be read back through it (busctl on org.flexslot.Agent1); after a libvirtd
-# restart the agent must sample and change the guest again. Skips only when
-# the machine cannot run it (not root, no QEMU, libvirtd does not start).
+# the agent's SetTarget must cut it; one SetTarget with a CPU weight, a live
+# vCPU add (1 -> 2, onlined by the guest), a balloon change (128 -> 96 MiB)
+# and a CPU cap must take effect and be read back through the agent's
+# metrics (busctl on org.flexslot.Agent1), with the guest's memory in use;
+# after a libvirtd restart the agent must sample and change the guest
+# again. Skips only when the machine cannot run it (not root, no QEMU,
+# libvirtd does not start).
 # flexslot-test: vm
 set -eu
 
@@ -127,9 +129,13 @@ vm_poll 20 bus status org.flexslot.Agent1 >/dev/null 2>&1 || {
 
 # The agent's newest metrics of the guest as "vcpus vcpus_max memory
 # memory_max cpu_use steal" (memory in bytes; rates -1 when not known yet).
-# GetMetrics answers "t(sssuuttdd) TIMESTAMP NAME UUID STATE VCPUS ...".
+# GetMetrics answers "t(sssuuttdduudt) TIMESTAMP NAME UUID STATE VCPUS ...".
 metrics() {
 	agent_call GetMetrics s "$guest" 2>/dev/null | awk '{ print $6, $7, $8, $9, $10, $11 }'
+}
+# The rest of them: "valid cpu_weight cpu_cap memory_used".
+settings() {
+	agent_call GetMetrics s "$guest" 2>/dev/null | awk '{ print $12, $13, $14, $15 }'
 }
 has_metrics() { [ -n "$(metrics)" ]; }
 # True once the agent has two samples of the guest (steal is not -1).
@@ -156,8 +162,8 @@ read_back() {
 	echo "agent: vcpus vcpus_max memory memory_max cpu_use steal = $m"
 }
 
-set_vcpus() { agent_call SetVcpus su "$guest" "$1"; }
 set_memory_kib() { agent_call SetMemory st "$guest" "$(($1 * 1024))"; }
+set_target() { agent_call SetTarget "sa{sv}" "$guest" "$@"; }
 
 vm_poll 20 has_metrics || {
 	tail -n 20 "$vm_state/agent.log"
@@ -184,9 +190,10 @@ hogged=$(metrics | awk '{ print $6 }')
 # (16384 against the hog's 4096; it had libvirt's default 1024) must cut its
 # steal (to ~0.2 from ~0.8) by 0.2 at least.
 step "CPU weight 16384 under the hog"
-out=$(agent_call SetCpuWeight st "$guest" 16384) || fail "SetCpuWeight failed: $out"
-echo "SetCpuWeight: $out"
-[ "$(echo "$out" | awk '{ print $3 }')" = 16384 ] || fail "the weight read back is not 16384: $out"
+out=$(set_target 1 cpu-weight u 16384) || fail "SetTarget cpu-weight failed: $out"
+echo "SetTarget: $out"
+[ "$out" = 'a{s(svvss)} 1 "cpu-weight" "applied" u 1024 u 16384 "" ""' ] ||
+	fail "the weight read back is not 16384: $out"
 shares=$(vm_virsh schedinfo "$guest" | awk '$1 == "cpu_shares" { print $3 }')
 [ "$shares" = 16384 ] || fail "libvirt reports cpu_shares $shares"
 max=$(echo "$hogged" | awk '{ print $1 - 0.2 }')
@@ -194,17 +201,33 @@ vm_poll 30 steal_below "$max" ||
 	fail "steal did not fall below $max (from $hogged) with the higher weight: $(metrics)"
 "$vm_dir/hog.sh" stop "$vm_state"
 
-step "live vCPU add 1 -> 2"
-out=$(set_vcpus 2) || fail "SetVcpus 2 failed: $out"
-echo "SetVcpus: $out"
-vm_poll 30 read_back 2 $((128 * 1048576)) || fail "the agent did not read back 2 vCPUs"
+# One target, every resource: the weight back down, a live vCPU add 1 -> 2,
+# the balloon 128 -> 96 MiB, a cap of 1.5 CPUs (a quota of 75 ms per 100 ms
+# on each of the 2 vCPUs).
+step "SetTarget: weight 2048, vCPUs 1 -> 2, memory 128 -> 96 MiB, cap 1.5"
+out=$(set_target 4 cpu-weight u 2048 vcpus u 2 memory t $((96 * 1048576)) cpu-cap d 1.5) ||
+	fail "SetTarget failed: $out"
+echo "SetTarget: $out"
+for verdict in '"cpu-weight" "applied" u 16384 u 2048 "" ""' '"vcpus" "applied" u 1 u 2 "" ""' \
+	'"cpu-cap" "applied" d 0 d 1.5 "" ""'; do
+	case $out in *"$verdict"*) ;; *) fail "SetTarget did not answer $verdict" ;; esac
+done
+# The balloon may still be moving when the agent reads it back.
+case $out in *'"memory" "applied" t 134217728 t '*) ;; *) fail "SetTarget's memory: $out" ;; esac
+vm_poll 30 read_back 2 $((96 * 1048576)) || fail "the agent did not read back 2 vCPUs and 96 MiB"
 vm_poll 30 vm_console_has "$guest" "FLEXSLOT-CPU-ONLINE cpu1" ||
 	fail "the guest did not see its second CPU"
-
-step "balloon 128 -> 96 MiB"
-out=$(set_memory_kib 98304) || fail "SetMemory 96 MiB failed: $out"
-echo "SetMemory: $out"
-vm_poll 30 read_back 2 $((96 * 1048576)) || fail "the agent did not read back 96 MiB"
+quota=$(vm_virsh schedinfo "$guest" | awk '$1 == "vcpu_quota" { print $3 }')
+[ "$quota" = 75000 ] || fail "libvirt reports vcpu_quota $quota"
+# Weight and cap as the agent reads them, and the guest's memory in use
+# (the balloon driver's statistics): every field valid (127).
+settings_are() {
+	s=$(settings)
+	echo "$s" | awk '{ exit !($1 == 127 && $2 == 2048 && $3 == 1.5 && $4 > 0 && $4 < 96 * 1048576) }' ||
+		return 1
+	echo "agent: valid cpu_weight cpu_cap memory_used = $s"
+}
+vm_poll 30 settings_are || fail "the agent's weight, cap and memory in use: $(settings)"
 
 # libvirtd restarts under the agent; the guest runs on. The agent must
 # reconnect and sample it again, with rates (a second sample after the

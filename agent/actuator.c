@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+#include "actuator.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-errors.h"
+#include "collector.h"
+#include "common/log.h"
+#include "common/macro.h"
+#include "connection.h"
+
+#define KIB 1024ULL
+/* libvirt's default period, for a domain that reports none. */
+#define VCPU_PERIOD_DEFAULT (100 * USEC_PER_MSEC)
+
+int agent_actuator_init(AgentActuator *a, const char *uri, const ActLimits *limits,
+                        const ActHost *capacity, bool dry_run) {
+        *a = (AgentActuator){ .limits = *limits,
+                              .capacity = { .cpus = capacity->cpus, .memory = capacity->memory },
+                              .dry_run = dry_run };
+        a->uri = strdup(uri);
+        return a->uri ? 0 : -ENOMEM;
+}
+
+void agent_actuator_done(AgentActuator *a) {
+        a->conn = hv_connection_free(a->conn);
+        free(a->uri);
+        free(a->records);
+        *a = (AgentActuator){ 0 };
+}
+
+static AgentChangeRecord *record_find(AgentActuator *a, const char *uuid) {
+        for (size_t i = 0; i < a->n_records; i++)
+                if (strcmp(a->records[i].uuid, uuid) == 0)
+                        return &a->records[i];
+        return NULL;
+}
+
+static bool record_expired(const AgentActuator *a, const AgentChangeRecord *rec, usec_t now) {
+        for (ActResource r = 0; r < _ACT_RESOURCE_MAX; r++)
+                if ((rec->history.changed & ACT_BIT(r)) &&
+                    now - rec->history.last[r] < a->limits.min_interval)
+                        return false;
+        return true;
+}
+
+static int record_note(AgentActuator *a, const char *uuid, ActResource r, usec_t now) {
+        AgentChangeRecord *rec = record_find(a, uuid), *grown;
+
+        if (!rec) {
+                /* Records older than the rate limit mean nothing any more;
+                 * dropping them bounds the table by the domains changed in
+                 * one interval. */
+                for (size_t i = 0; i < a->n_records;)
+                        if (record_expired(a, &a->records[i], now))
+                                a->records[i] = a->records[--a->n_records];
+                        else
+                                i++;
+                grown = reallocarray(a->records, a->n_records + 1, sizeof(*grown));
+                if (!grown)
+                        return -ENOMEM;
+                a->records = grown;
+                rec = &a->records[a->n_records++];
+                *rec = (AgentChangeRecord){ 0 };
+                memcpy(rec->uuid, uuid, sizeof(rec->uuid));
+        }
+        act_history_note(&rec->history, r, now);
+        return 0;
+}
+
+static int change_failed(AgentChange *c, int r, const char *fmt, ...) _printf_(3, 4);
+
+static int change_failed(AgentChange *c, int r, const char *fmt, ...) {
+        va_list ap;
+
+        c->error = r;
+        va_start(ap, fmt);
+        vsnprintf(c->message, sizeof(c->message), fmt, ap);
+        va_end(ap);
+        return 0;
+}
+
+static uint64_t period_of(const HvDomainInfo *info) {
+        return info->vcpu_period_usec > 0 ? info->vcpu_period_usec : VCPU_PERIOD_DEFAULT;
+}
+
+/* The domain's values in the contract's units. */
+static ActVm vm_of(const HvDomainInfo *info) {
+        ActVm vm = {
+                .known = ACT_BIT(ACT_VCPUS) | ACT_BIT(ACT_MEMORY),
+                .value = { [ACT_VCPUS] = info->vcpus_current,
+                           [ACT_MEMORY] = info->memory_kib * KIB },
+                .max = { [ACT_VCPUS] = info->vcpus_max, [ACT_MEMORY] = info->memory_max_kib * KIB },
+        };
+
+        if (info->fields & HV_INFO_CPU_WEIGHT) {
+                vm.known |= ACT_BIT(ACT_CPU_WEIGHT);
+                vm.value[ACT_CPU_WEIGHT] = info->cpu_shares;
+        }
+        if (info->fields & HV_INFO_QUOTA) {
+                vm.known |= ACT_BIT(ACT_CPU_CAP);
+                vm.value[ACT_CPU_CAP] = agent_cap_from_quota(info->vcpu_quota_usec, period_of(info),
+                                                             info->vcpus_current);
+        }
+        return vm;
+}
+
+/* The cap is a quota per vCPU, so it is set for the vCPU count the domain
+ * has by then. */
+static int set_cap(AgentActuator *a, const char *uuid, uint64_t cap, unsigned vcpus,
+                   uint64_t period, uint64_t *ret_after) {
+        int64_t quota = -1, got_quota;
+        uint64_t got_period;
+        int r;
+
+        if (cap != ACT_CAP_NONE)
+                quota = (int64_t)((cap * period + (uint64_t)vcpus * ACT_MILLI / 2) /
+                                  ((uint64_t)vcpus * ACT_MILLI));
+        r = hv_domain_set_quota(a->conn, uuid, quota, period, 0, &got_quota, &got_period);
+        if (r < 0)
+                return r;
+        *ret_after = agent_cap_from_quota(got_quota, got_period, vcpus);
+        return 0;
+}
+
+static int apply(AgentActuator *a, const AgentChange *c, ActResource r, uint64_t value,
+                 unsigned vcpus, uint64_t period, uint64_t *ret_after) {
+        unsigned got_vcpus;
+        uint64_t got;
+        int k;
+
+        switch (r) {
+        case ACT_CPU_WEIGHT:
+                k = hv_domain_set_cpu_weight(a->conn, c->uuid, value, 0, &got);
+                break;
+        case ACT_VCPUS:
+                k = hv_domain_set_vcpus(a->conn, c->uuid, (unsigned)value,
+                                        a->limits.allow_vcpu_unplug ? HV_VCPUS_ALLOW_UNPLUG : 0,
+                                        &got_vcpus);
+                got = got_vcpus;
+                break;
+        case ACT_CPU_CAP:
+                return set_cap(a, c->uuid, value, vcpus, period, ret_after);
+        default:
+                k = hv_domain_set_memory(a->conn, c->uuid, value / KIB, 0, &got);
+                got *= KIB;
+                break;
+        }
+        if (k >= 0)
+                *ret_after = got;
+        return k;
+}
+
+/* Applies one resource the plan allows; a failure is that resource's. */
+static int apply_one(AgentActuator *a, AgentChange *c, ActResource r, unsigned vcpus,
+                     uint64_t period, usec_t now) {
+        AgentResourceChange *x = &c->r[r];
+        uint64_t after;
+        int k;
+
+        k = apply(a, c, r, x->outcome.value, vcpus, period, &after);
+        if (k < 0) {
+                x->status = AGENT_CHANGE_FAILED;
+                x->error = k;
+                snprintf(x->message, sizeof(x->message), "%s", agent_hv_error(a->conn, k));
+                return 0;
+        }
+        x->status = x->outcome.verdict == ACT_CLAMPED ? AGENT_CHANGE_CLAMPED : AGENT_CHANGE_APPLIED;
+        x->after = after;
+        /* Counted even if the read-back differs: the resource was touched. */
+        return record_note(a, c->uuid, r, now);
+}
+
+/* A vCPU change moves a cap set as a quota per vCPU: the cap the target
+ * leaves alone is set again for the new count. */
+static void keep_cap(AgentActuator *a, const AgentChange *c, const ActVm *vm, unsigned vcpus,
+                     uint64_t period) {
+        uint64_t cap = vm->value[ACT_CPU_CAP], after;
+        int r;
+
+        if (!(vm->known & ACT_BIT(ACT_CPU_CAP)) || cap == ACT_CAP_NONE)
+                return;
+        r = set_cap(a, c->uuid, cap, vcpus, period, &after);
+        if (r < 0)
+                log_warning_errno(r,
+                                  "Cannot keep the CPU cap of %s at %s across its vCPU change: %s",
+                                  c->name, ACT_VALUE(ACT_CPU_CAP, cap), agent_hv_error(a->conn, r));
+}
+
+int agent_actuator_change(AgentActuator *a, AgentChange *c) {
+        AgentChangeRecord *rec;
+        ActRequest req;
+        HvDomainInfo info;
+        ActPlan plan;
+        unsigned vcpus;
+        bool cap_applied = false;
+        int r;
+
+        r = agent_connect(&a->conn, a->uri);
+        if (r < 0)
+                return change_failed(c, -ENOTCONN, "cannot open %s", a->uri);
+        r = hv_domain_get_info(a->conn, c->domain, 0, &info);
+        if (r == -ENOENT) {
+                char text[sizeof(c->domain) + 16];
+                return change_failed(c, r, "%s",
+                                     agent_error_no_domain(text, sizeof(text), c->domain));
+        }
+        if (r < 0)
+                return change_failed(c, r, "%s", agent_hv_error(a->conn, r));
+        memcpy(c->name, info.name, sizeof(c->name));
+        memcpy(c->uuid, info.uuid, sizeof(c->uuid));
+        if (!hv_domain_state_is_live(info.state))
+                return change_failed(c, -ESRCH, "domain %s is %s; live changes need it running",
+                                     info.name, hv_domain_state_to_string(info.state));
+
+        rec = record_find(a, info.uuid);
+        req = (ActRequest){
+                .vm = vm_of(&info),
+                .host = { .cpus = a->capacity.cpus,
+                          .memory = a->capacity.memory,
+                          .others_vcpus = c->others_vcpus,
+                          .others_memory = c->others_memory },
+                .history = rec ? rec->history : (ActHistory){ 0 },
+                .target = c->target,
+                .now = agent_now(a->clock),
+        };
+        r = act_plan(&a->limits, &req, c->flags, &plan);
+        if (r < 0)
+                return r;
+
+        vcpus = info.vcpus_current;
+        for (ActResource k = 0; k < _ACT_RESOURCE_MAX; k++) {
+                AgentResourceChange *x = &c->r[k];
+
+                if (!(c->target.set & ACT_BIT(k)))
+                        continue;
+                x->outcome = plan.r[k];
+                x->before = x->after = plan.r[k].current;
+                (void)act_explain(&a->limits, &req, k, &plan.r[k], x->message, sizeof(x->message));
+                switch (plan.r[k].verdict) {
+                case ACT_UNCHANGED:
+                        x->status = AGENT_CHANGE_UNCHANGED;
+                        continue;
+                case ACT_REFUSED:
+                        x->status = AGENT_CHANGE_REFUSED;
+                        continue;
+                default:
+                        break;
+                }
+                if (a->dry_run) {
+                        x->status = AGENT_CHANGE_DRY_RUN;
+                        continue;
+                }
+                r = apply_one(a, c, k, vcpus, period_of(&info), req.now);
+                if (r < 0)
+                        return r;
+                if (k == ACT_VCPUS && x->status != AGENT_CHANGE_FAILED)
+                        vcpus = (unsigned)x->after;
+                if (k == ACT_CPU_CAP)
+                        cap_applied = x->status != AGENT_CHANGE_FAILED;
+        }
+        if (vcpus != info.vcpus_current && !cap_applied)
+                keep_cap(a, c, &req.vm, vcpus, period_of(&info));
+        return 0;
+}

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+#include "collector.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "connection.h"
+#include "common/macro.h"
+
+#define KIB 1024ULL
+
+const AgentDomain *agent_snapshot_find(const AgentSnapshot *s, const char *domain) {
+        if (!s || !domain)
+                return NULL;
+        for (size_t i = 0; i < s->n_domains; i++)
+                if (strcmp(s->domains[i].name, domain) == 0 ||
+                    strcasecmp(s->domains[i].uuid, domain) == 0)
+                        return &s->domains[i];
+        return NULL;
+}
+
+void agent_snapshot_others(const AgentSnapshot *s, const char *domain, uint64_t *ret_vcpus,
+                           uint64_t *ret_memory) {
+        const AgentDomain *self = agent_snapshot_find(s, domain);
+        uint64_t vcpus = 0, memory = 0;
+
+        for (size_t i = 0; s && i < s->n_domains; i++) {
+                const AgentDomain *d = &s->domains[i];
+
+                if (d == self || !hv_domain_state_is_live(d->metrics.state))
+                        continue;
+                vcpus += d->metrics.vcpus_current;
+                memory += d->metrics.memory_kib * KIB;
+        }
+        *ret_vcpus = vcpus;
+        *ret_memory = memory;
+}
+
+uint64_t agent_cap_from_quota(int64_t quota_usec, uint64_t period_usec, unsigned vcpus) {
+        uint64_t milli;
+
+        if (quota_usec <= 0 || period_usec == 0)
+                return ACT_CAP_NONE;
+        milli = ((uint64_t)quota_usec * vcpus * ACT_MILLI + period_usec / 2) / period_usec;
+        return MAX(milli, (uint64_t)1);
+}
+
+uint64_t agent_domain_cpu_cap(const AgentDomain *d) {
+        return agent_cap_from_quota(d->vcpu_quota_usec, d->vcpu_period_usec,
+                                    d->metrics.vcpus_current);
+}
+
+int agent_collector_init(AgentCollector *c, const char *uri) {
+        *c = (AgentCollector){ 0 };
+        c->uri = strdup(uri);
+        return c->uri ? 0 : -ENOMEM;
+}
+
+void agent_collector_done(AgentCollector *c) {
+        c->conn = hv_connection_free(c->conn);
+        free(c->uri);
+        free(c->prev);
+        free(c->latest);
+        *c = (AgentCollector){ 0 };
+}
+
+/* A domain in an index of the previous snapshot. */
+typedef struct DomainRef {
+        const AgentDomain *d;
+} DomainRef;
+
+/* The previous sample of a domain is found by UUID and name together: a
+ * renamed or re-created domain has its settings read again. */
+static int domain_compare(const AgentDomain *x, const AgentDomain *y) {
+        int r = strcmp(x->uuid, y->uuid);
+
+        return r != 0 ? r : strcmp(x->name, y->name);
+}
+
+static int ref_compare(const void *a, const void *b) {
+        return domain_compare(((const DomainRef *)a)->d, ((const DomainRef *)b)->d);
+}
+
+/* The previous snapshot's domains, for finding a domain's previous sample:
+ * at the same place (libvirt mostly answers in the same order), else by a
+ * search in an index sorted on first need, so that a pass stays flat per
+ * domain on hosts with thousands of them. */
+typedef struct Before {
+        const AgentSnapshot *snap;
+        DomainRef *sorted;
+} Before;
+
+static const AgentDomain *before_find(Before *b, const AgentDomain *d, size_t i) {
+        const DomainRef key = { d }, *found;
+        size_t n = b->snap ? b->snap->n_domains : 0;
+
+        if (i < n && domain_compare(&b->snap->domains[i], d) == 0)
+                return &b->snap->domains[i];
+        if (n == 0)
+                return NULL;
+        if (!b->sorted) {
+                b->sorted = calloc(n, sizeof(*b->sorted));
+                if (!b->sorted)
+                        return NULL; /* the settings are read again */
+                for (size_t k = 0; k < n; k++)
+                        b->sorted[k].d = &b->snap->domains[k];
+                qsort(b->sorted, n, sizeof(*b->sorted), ref_compare);
+        }
+        found = bsearch(&key, b->sorted, n, sizeof(*b->sorted), ref_compare);
+        return found ? found->d : NULL;
+}
+
+static bool is_stale(const AgentStale *stale, const char *uuid) {
+        for (size_t i = 0; stale && i < stale->n; i++)
+                if (strcasecmp(stale->uuids[i], uuid) == 0)
+                        return true;
+        return false;
+}
+
+int agent_stale_add(AgentStale *s, const char *uuid) {
+        char(*grown)[HV_UUID_STRING_MAX];
+
+        grown = reallocarray(s->uuids, s->n + 1, sizeof(*grown));
+        if (!grown)
+                return -ENOMEM;
+        s->uuids = grown;
+        snprintf(s->uuids[s->n++], sizeof(*grown), "%s", uuid);
+        return 0;
+}
+
+void agent_stale_drop(AgentStale *s, size_t n) {
+        n = MIN(n, s->n);
+        if (n == 0)
+                return;
+        memmove(s->uuids, s->uuids + n, (s->n - n) * sizeof(*s->uuids));
+        s->n -= n;
+}
+
+int agent_stale_copy(const AgentStale *s, AgentStale *ret) {
+        AgentStale copy = { 0 };
+
+        if (s->n > 0) {
+                copy.uuids = calloc(s->n, sizeof(*copy.uuids));
+                if (!copy.uuids)
+                        return -ENOMEM;
+                memcpy(copy.uuids, s->uuids, s->n * sizeof(*copy.uuids));
+                copy.n = s->n;
+        }
+        *ret = copy;
+        return 0;
+}
+
+void agent_stale_done(AgentStale *s) {
+        free(s->uuids);
+        *s = (AgentStale){ 0 };
+}
+
+static void take_settings(AgentDomain *d, const HvDomainInfo *info, usec_t now) {
+        d->settings = 0;
+        if (info->fields & HV_INFO_CPU_WEIGHT) {
+                d->cpu_weight = info->cpu_shares;
+                d->settings |= AGENT_SETTING_CPU_WEIGHT;
+        }
+        if (info->fields & HV_INFO_QUOTA) {
+                d->vcpu_quota_usec = info->vcpu_quota_usec;
+                d->vcpu_period_usec = info->vcpu_period_usec;
+                d->settings |= AGENT_SETTING_CPU_CAP;
+        }
+        d->settings_read = now;
+}
+
+/* Fills what the bulk call left out: the settings, carried over from the
+ * previous sample while they are fresh, and the vCPUs and memory of drivers
+ * without those counters (libvirt's test driver, a hypervisor without a
+ * balloon device), which still report the configured values. */
+static void fill_from_info(AgentCollector *c, AgentDomain *d, const AgentDomain *before, bool stale,
+                           usec_t now) {
+        HvDomainMetrics *m = &d->metrics;
+        bool live = hv_domain_state_is_live(m->state), settings_due = live;
+        HvDomainInfo info;
+        int r;
+
+        if (live && before && !stale) {
+                d->settings = before->settings;
+                d->cpu_weight = before->cpu_weight;
+                d->vcpu_quota_usec = before->vcpu_quota_usec;
+                d->vcpu_period_usec = before->vcpu_period_usec;
+                d->settings_read = before->settings_read;
+                settings_due = now - before->settings_read >= AGENT_SETTINGS_MAX_AGE;
+        }
+        if (!settings_due && (m->valid & HV_METRIC_VCPUS) && (m->valid & HV_METRIC_MEMORY))
+                return;
+        if (m->state == HV_STATE_SHUTOFF)
+                return;
+        r = hv_domain_get_info(c->conn, d->uuid[0] ? d->uuid : d->name, 0, &info);
+        if (r < 0) {
+                log_debug_errno(r, "No info for %s: %s", d->name, agent_hv_error(c->conn, r));
+                /* Not again before the settings are due anyway. */
+                if (settings_due)
+                        d->settings_read = now;
+                return;
+        }
+        /* Read anyway: fresh settings cost nothing more. */
+        if (live)
+                take_settings(d, &info, now);
+        if (!(m->valid & HV_METRIC_VCPUS)) {
+                m->vcpus_current = info.vcpus_current;
+                m->vcpus_max = info.vcpus_max;
+                m->valid |= HV_METRIC_VCPUS;
+        }
+        if (!(m->valid & HV_METRIC_MEMORY)) {
+                m->memory_kib = info.memory_kib;
+                m->memory_max_kib = info.memory_max_kib;
+                m->valid |= HV_METRIC_MEMORY;
+        }
+}
+
+int agent_collector_sample(AgentCollector *c, const AgentStale *stale, AgentSnapshot **ret) {
+        _cleanup_free_ HvDomainSample *samples = NULL;
+        _cleanup_free_ HvDomainMetrics *metrics = NULL;
+        _cleanup_free_ AgentSnapshot *snap = NULL, *copy = NULL;
+        Before before = { .snap = c->latest };
+        size_t n = 0, size;
+        usec_t now = agent_now(c->clock);
+        int r;
+
+        r = agent_connect(&c->conn, c->uri);
+        if (r < 0)
+                return r;
+        r = hv_sample_all(c->conn, 0, &samples, &n);
+        if (r < 0) {
+                log_full_errno(c->sample_failing ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARNING, r,
+                               "Sampling %s failed: %s", c->uri, agent_hv_error(c->conn, r));
+                c->sample_failing = true;
+                return r;
+        }
+        if (c->sample_failing)
+                log_notice("Sampling %s works again", c->uri);
+        c->sample_failing = false;
+
+        metrics = calloc(MAX(n, (size_t)1), sizeof(*metrics));
+        if (!metrics)
+                return log_oom();
+        /* Pairs each domain with its previous sample by sorting, not by a
+         * search per domain: a pass must stay flat per domain on hosts with
+         * thousands of them. */
+        r = hv_metrics_derive_all(c->prev, c->n_prev, samples, n, metrics);
+        if (r < 0)
+                return r;
+
+        size = sizeof(AgentSnapshot) + n * sizeof(AgentDomain);
+        snap = calloc(1, size);
+        copy = malloc(size);
+        if (!snap || !copy) {
+                free(before.sorted);
+                return log_oom();
+        }
+        snap->realtime = now_realtime_usec();
+        snap->n_domains = n;
+        for (size_t i = 0; i < n; i++) {
+                AgentDomain *d = &snap->domains[i];
+
+                memcpy(d->name, samples[i].name, sizeof(d->name));
+                memcpy(d->uuid, samples[i].uuid, sizeof(d->uuid));
+                d->metrics = metrics[i];
+                fill_from_info(c, d, before_find(&before, d, i), is_stale(stale, d->uuid), now);
+        }
+        free(before.sorted);
+
+        /* The collector keeps its own copy: the loop frees its snapshots as
+         * they leave the history. */
+        memcpy(copy, snap, size);
+        free(c->latest);
+        c->latest = TAKE_PTR(copy);
+        free(c->prev);
+        c->prev = TAKE_PTR(samples);
+        c->n_prev = n;
+        *ret = TAKE_PTR(snap);
+        return 0;
+}

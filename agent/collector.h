@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "actuation/actuation.h"
+#include "hypervisor/hypervisor.h"
+
+/* The agent's collector: samples every domain of the host on a connection
+ * of its own, owned by the sampling worker thread (see worker.h) once the
+ * daemon runs, so that a change stuck in libvirt (agent/actuator.h, on
+ * another connection) never holds up a sample. Its results are
+ * self-contained values the event loop may keep. */
+
+/* Settings of a domain that the bulk call does not give (AgentDomain). */
+typedef enum AgentSetting {
+        AGENT_SETTING_CPU_WEIGHT = 1u << 0,
+        AGENT_SETTING_CPU_CAP = 1u << 1,
+} AgentSetting;
+
+/* Settings are read per domain, not in the bulk call: when the collector
+ * first sees the domain running, after the agent changed them, and when the
+ * last reading is this old (a change made behind the agent's back, with
+ * virsh say, shows within it). */
+#define AGENT_SETTINGS_MAX_AGE (60 * USEC_PER_SEC)
+
+/* One domain in one sample. Metrics with no value this round (see
+ * HvDomainMetrics.valid) are reported as -1 (rates) or 0 (sizes). */
+typedef struct AgentDomain {
+        char name[HV_NAME_MAX];
+        char uuid[HV_UUID_STRING_MAX];
+        HvDomainMetrics metrics;
+        unsigned settings; /* AgentSetting bits: which of the below are known */
+        uint64_t cpu_weight;
+        /* The scheduler's figures, kept so that the cap follows the vCPU
+         * count of every sample: the quota is per vCPU. */
+        int64_t vcpu_quota_usec; /* <= 0: no cap */
+        uint64_t vcpu_period_usec;
+        usec_t settings_read; /* monotonic */
+} AgentDomain;
+
+/* The cap of a domain in the actuation contract's unit (milli-CPUs,
+ * ACT_CAP_NONE) from its quota per vCPU; meaningful with
+ * AGENT_SETTING_CPU_CAP. */
+uint64_t agent_cap_from_quota(int64_t quota_usec, uint64_t period_usec, unsigned vcpus);
+uint64_t agent_domain_cpu_cap(const AgentDomain *d);
+
+/* Every domain at one moment; immutable once made, so the event loop can
+ * keep it in its history and answer from it while libvirt is busy. */
+typedef struct AgentSnapshot {
+        usec_t realtime; /* when it was taken, for people */
+        size_t n_domains;
+        AgentDomain domains[];
+} AgentSnapshot;
+
+/* A domain by name or UUID, or NULL. */
+const AgentDomain *agent_snapshot_find(const AgentSnapshot *s, const char *domain);
+
+/* What the running domains of s other than domain (a name or UUID) hold;
+ * s may be NULL (nothing known yet). */
+void agent_snapshot_others(const AgentSnapshot *s, const char *domain, uint64_t *ret_vcpus,
+                           uint64_t *ret_memory);
+
+/* UUIDs whose settings the agent changed since the collector last read
+ * them. */
+typedef struct AgentStale {
+        char (*uuids)[HV_UUID_STRING_MAX];
+        size_t n;
+} AgentStale;
+
+/* Adds uuid, even if it is there already: a sample in flight may have read
+ * the domain before this change, and forgets only what it was handed. */
+int agent_stale_add(AgentStale *s, const char *uuid);
+/* Forgets the first n, which a sample has read again. */
+void agent_stale_drop(AgentStale *s, size_t n);
+/* A copy for a sample job. */
+int agent_stale_copy(const AgentStale *s, AgentStale *ret);
+void agent_stale_done(AgentStale *s);
+
+typedef struct AgentCollector {
+        char *uri;
+        HvConnection *conn; /* opened by the first sample, on the worker thread */
+        /* Last sample's counters, for the rates of the next one. */
+        HvDomainSample *prev;
+        size_t n_prev;
+        /* Last sample's domains, whose settings carry over. */
+        AgentSnapshot *latest;
+        /* Whether the last sample failed: only the first failure of a run
+         * is a warning, the others would repeat it every interval. */
+        bool sample_failing;
+        /* For tests: the clock of the settings' age. NULL: monotonic. */
+        usec_t (*clock)(void);
+} AgentCollector;
+
+int agent_collector_init(AgentCollector *c, const char *uri);
+void agent_collector_done(AgentCollector *c);
+
+/* Samples every domain with one bulk call, plus one info call per running
+ * domain whose driver gives no vCPU or balloon counters (libvirt's test
+ * driver) or whose settings are due (AGENT_SETTINGS_MAX_AGE; stale may be
+ * NULL). */
+int agent_collector_sample(AgentCollector *c, const AgentStale *stale, AgentSnapshot **ret);

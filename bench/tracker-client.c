@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/* flexslot-tracker-client: speaks org.flexslot.Tracker1 to a controller's
+ * endpoint like a tracker that runs no task: it registers, heartbeats at
+ * the interval it is told, and reports each assigned attempt finished (or
+ * still running, with --mode=hold) at the next beat. It prints what it
+ * hears, one line each, for tests to read:
+ *   registered TRACKER INTERVAL
+ *   assign JOB TYPE INDEX ATTEMPT INPUTS
+ *   kill ATTEMPT
+ *   error NAME: MESSAGE        (and exit 3)
+ * --mode=bad-progress sends a progress score of 1.5 once it holds an
+ * attempt; --token overrides the token file's. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <systemd/sd-bus.h>
+
+#include "common/log.h"
+#include "common/macro.h"
+#include "common/parse.h"
+#include "controller/daemon/tracker-protocol.h"
+
+#define HELD_MAX 1024
+
+typedef struct Held {
+        uint64_t attempt, job;
+        char type[8];
+        unsigned index;
+} Held;
+
+typedef struct Client {
+        sd_bus *bus;
+        uint64_t tracker, interval;
+        const char *mode;
+        Held held[HELD_MAX];
+        size_t n_held;
+} Client;
+
+static int print_error(const sd_bus_error *e, int r) {
+        printf("error %s: %s\n", e->name ? e->name : "?", e->message ? e->message : strerror(-r));
+        fflush(stdout);
+        return 3;
+}
+
+static int append_report(Client *c, sd_bus_message *m) {
+        bool hold = strcmp(c->mode, "run") != 0;
+        double progress = strcmp(c->mode, "bad-progress") == 0 ? 1.5 : 0.5;
+        int r;
+
+        r = sd_bus_message_append(m, "t" TRACKER_NODE_TYPE, c->tracker, 0u, 0u, 0.0, 0.0);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', TRACKER_RUNNING_TYPE);
+        for (size_t i = 0; hold && i < c->n_held && r >= 0; i++)
+                r = sd_bus_message_append(m, TRACKER_RUNNING_TYPE, c->held[i].attempt, progress,
+                                          (uint64_t)50, (uint64_t)100, (uint64_t)1000, (uint64_t)0);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', TRACKER_FINISHED_TYPE);
+        for (size_t i = 0; !hold && i < c->n_held && r >= 0; i++) {
+                char output[128];
+
+                snprintf(output, sizeof(output), "out/%" PRIu64 "/%s-%u", c->held[i].job,
+                         c->held[i].type, c->held[i].index);
+                r = sd_bus_message_append(m, TRACKER_FINISHED_TYPE, c->held[i].attempt, "succeeded",
+                                          (uint64_t)100, (uint64_t)10, output, "");
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        return r;
+}
+
+static int read_reply(Client *c, sd_bus_message *reply) {
+        int r;
+
+        if (strcmp(c->mode, "run") == 0)
+                c->n_held = 0;
+        r = sd_bus_message_enter_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "ttsuusast")) > 0) {
+                Held h = { 0 };
+                const char *type, *app, *input;
+                unsigned partitions;
+                uint64_t memory;
+
+                r = sd_bus_message_read(reply, "ttsuus", &h.attempt, &h.job, &type, &h.index,
+                                        &partitions, &app);
+                if (r < 0)
+                        break;
+                snprintf(h.type, sizeof(h.type), "%s", type);
+                printf("assign %" PRIu64 " %s %u %" PRIu64, h.job, type, h.index, h.attempt);
+                r = sd_bus_message_enter_container(reply, 'a', "s");
+                while (r >= 0 && (r = sd_bus_message_read(reply, "s", &input)) > 0)
+                        printf(" %s", input);
+                printf("\n");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+                if (r >= 0)
+                        r = sd_bus_message_read(reply, "t", &memory);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+                if (r >= 0 && c->n_held < HELD_MAX)
+                        c->held[c->n_held++] = h;
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "t");
+        for (uint64_t kill; r >= 0 && (r = sd_bus_message_read(reply, "t", &kill)) > 0;)
+                printf("kill %" PRIu64 "\n", kill);
+        fflush(stdout);
+        return r < 0 ? r : 0;
+}
+
+static int beat(Client *c) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(c->bus, &m, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE,
+                                           "Heartbeat");
+        if (r >= 0)
+                r = append_report(c, m);
+        if (r < 0)
+                return log_error_errno(r, "Cannot build a heartbeat"), 1;
+        r = sd_bus_call(c->bus, m, 0, &e, &reply);
+        if (r < 0) {
+                r = print_error(&e, r);
+                sd_bus_error_free(&e);
+                return r;
+        }
+        return read_reply(c, reply) < 0 ? 1 : 0;
+}
+
+static int register_tracker(Client *c, const char *token, const char *hostname, unsigned map_slots,
+                            unsigned reduce_slots) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_call_method(c->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE, "Register", &e,
+                               &reply, "sssuut", token, "00000000-0000-0000-0000-000000000001",
+                               hostname, map_slots, reduce_slots, (uint64_t)256 << 20);
+        if (r < 0) {
+                r = print_error(&e, r);
+                sd_bus_error_free(&e);
+                return r;
+        }
+        r = sd_bus_message_read(reply, "tt", &c->tracker, &c->interval);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read Register's reply"), 1;
+        printf("registered %" PRIu64 " %" PRIu64 "\n", c->tracker, c->interval);
+        fflush(stdout);
+        return 0;
+}
+
+static int read_token(const char *path, char *buf, size_t size) {
+        FILE *f = fopen(path, "re");
+        bool ok;
+
+        if (!f)
+                return -EIO;
+        ok = fgets(buf, (int)size, f) != NULL;
+        fclose(f);
+        if (!ok)
+                return -EIO;
+        buf[strcspn(buf, "\n")] = '\0';
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        static const struct option options[] = {
+                { "address", required_argument, NULL, 'a' },
+                { "token-file", required_argument, NULL, 't' },
+                { "token", required_argument, NULL, 'T' },
+                { "beats", required_argument, NULL, 'b' },
+                { "map-slots", required_argument, NULL, 'm' },
+                { "reduce-slots", required_argument, NULL, 'r' },
+                { "hostname", required_argument, NULL, 'H' },
+                { "mode", required_argument, NULL, 'M' },
+                {},
+        };
+        Client c = { .mode = "run" };
+        const char *address = NULL, *hostname = "tracker", *token = NULL;
+        char token_buf[TRACKER_TOKEN_MAX + 2] = "";
+        unsigned map_slots = 1, reduce_slots = 1;
+        int64_t beats = 10;
+        int opt, r;
+
+        log_open(argv[0]);
+        while ((opt = getopt_long(argc, argv, "", options, NULL)) >= 0)
+                switch (opt) {
+                case 'a':
+                        address = optarg;
+                        break;
+                case 't':
+                        if (read_token(optarg, token_buf, sizeof(token_buf)) < 0)
+                                return log_error("Cannot read %s", optarg), 2;
+                        token = token_buf;
+                        break;
+                case 'T':
+                        token = optarg;
+                        break;
+                case 'b':
+                        if (parse_int64(optarg, 0, 100000, &beats) < 0)
+                                return log_error("Invalid --beats '%s'", optarg), 2;
+                        break;
+                case 'm':
+                        if (parse_int(optarg, 0, 1024, (int *)&map_slots) < 0)
+                                return log_error("Invalid --map-slots '%s'", optarg), 2;
+                        break;
+                case 'r':
+                        if (parse_int(optarg, 0, 1024, (int *)&reduce_slots) < 0)
+                                return log_error("Invalid --reduce-slots '%s'", optarg), 2;
+                        break;
+                case 'H':
+                        hostname = optarg;
+                        break;
+                case 'M':
+                        c.mode = optarg;
+                        break;
+                default:
+                        return 2;
+                }
+        if (!address || !token)
+                return log_error("--address and --token-file are needed"), 2;
+
+        r = sd_bus_new(&c.bus);
+        if (r >= 0)
+                r = sd_bus_set_address(c.bus, address);
+        if (r >= 0)
+                r = sd_bus_set_anonymous(c.bus, 1);
+        if (r >= 0)
+                r = sd_bus_start(c.bus);
+        if (r < 0)
+                return log_error_errno(r, "Cannot connect to %s", address), 1;
+        r = register_tracker(&c, token, hostname, map_slots, reduce_slots);
+        for (int64_t i = 0; r == 0 && i < beats; i++) {
+                struct timespec ts = { .tv_sec = (time_t)(c.interval / USEC_PER_SEC),
+                                       .tv_nsec = (long)(c.interval % USEC_PER_SEC) * 1000 };
+
+                r = beat(&c);
+                if (r == 0 && i + 1 < beats)
+                        (void)nanosleep(&ts, NULL);
+        }
+        sd_bus_flush_close_unref(c.bus);
+        return r;
+}

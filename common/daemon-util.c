@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "daemon-util.h"
+#include "log.h"
+#include "macro.h"
+
+int daemon_event_new(sd_event **ret) {
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
+        sigset_t mask;
+        int r;
+
+        /* Blocked before any thread starts, so every thread inherits it and
+         * only the event loop sees the signals. */
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return log_error_errno(negative_errno(), "Cannot block signals");
+        /* A peer that hangs up (libvirtd restarting, a tracker mid-reply)
+         * must be an error return, not the end of the daemon: libvirt writes
+         * to its socket without MSG_NOSIGNAL. */
+        if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+                return log_error_errno(negative_errno(), "Cannot ignore SIGPIPE");
+
+        r = sd_event_default(&event);
+        if (r < 0)
+                return log_error_errno(r, "Cannot create the event loop");
+        r = sd_event_add_signal(event, NULL, SIGTERM, NULL, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(event, NULL, SIGINT, NULL, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch signals");
+        r = sd_event_set_watchdog(event, true);
+        if (r < 0)
+                return log_error_errno(r, "Cannot enable the watchdog");
+        *ret = TAKE_PTR(event);
+        return 0;
+}
+
+int daemon_bus_connect(const char *address, const char *description, sd_bus **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        if (!address) {
+                r = sd_bus_open_system(&bus);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot connect to the system bus");
+        } else {
+                r = sd_bus_new(&bus);
+                if (r < 0)
+                        return log_oom();
+                r = sd_bus_set_address(bus, address);
+                if (r < 0)
+                        return log_error_errno(r, "Invalid D-Bus address '%s'", address);
+                (void)sd_bus_set_bus_client(bus, true);
+                r = sd_bus_start(bus);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot connect to D-Bus at %s", address);
+        }
+        (void)sd_bus_set_description(bus, description);
+        /* Without its bus a daemon is useless; exit and let systemd restart it. */
+        r = sd_bus_set_exit_on_disconnect(bus, true);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set exit-on-disconnect");
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+int daemon_run(sd_event *event, const char *status) {
+        int r;
+
+        (void)sd_notifyf(false, "READY=1\nSTATUS=%s", status);
+        /* sd-bus ends the loop with EXIT_FAILURE when the bus goes away,
+         * which must reach systemd's Restart=on-failure. */
+        r = sd_event_loop(event);
+        if (r < 0)
+                log_error_errno(r, "Event loop failed");
+        else if (r > 0)
+                log_error("Lost the connection to D-Bus");
+        (void)sd_notify(false, "STOPPING=1");
+        return r;
+}

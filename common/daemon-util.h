@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The skeleton of a flexslot daemon on sd-event and sd-bus, the same in
+ * every daemon: signals, the watchdog, the bus connection and the run under
+ * systemd's notify protocol. Errors are logged here. */
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+/* Blocks SIGTERM and SIGINT, ignores SIGPIPE and returns the default event
+ * loop, which exits on either signal and feeds systemd's watchdog. Call it
+ * before starting any thread, so that every thread inherits the mask. */
+int daemon_event_new(sd_event **ret);
+
+/* Connects to the system bus, or with an address to that bus as a client;
+ * description names the connection. Losing the connection ends the event
+ * loop it is attached to with a failure. */
+int daemon_bus_connect(const char *address, const char *description, sd_bus **ret);
+
+/* Tells systemd READY=1 with status (a STATUS= text), runs the loop, says
+ * why it ended and STOPPING=1. Returns the loop's result: 0 after SIGTERM or
+ * SIGINT, > 0 when the bus went away, < 0 when the loop failed. */
+int daemon_run(sd_event *event, const char *status);

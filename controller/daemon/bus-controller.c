@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/* org.flexslot.Controller1: the operators' interface of
+ * flexslot-controllerd. Jobs are read from the store, which holds every
+ * job, ended ones too; changes go through the live model (cluster.h),
+ * which writes the store first. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus-errors.h"
+#include "common/log.h"
+#include "common/macro.h"
+#include "daemon.h"
+
+/* id, state, name, user, pool, application, maps, reduces, maps done,
+ * reduces done, submitted, finished, deadline (realtime usec; 0: none). */
+#define JOB_TYPE "(tsssssuuuuttt)"
+/* id, hostname, VM UUID, state, map slots, reduce slots, running maps,
+ * running reduces, steal, I/O wait. */
+#define NODE_TYPE "(tsssuuuudd)"
+
+static const char *const node_state_names[_NODE_STATE_MAX] = {
+        [NODE_ALIVE] = "alive",
+        [NODE_LOST] = "lost",
+        [NODE_BLACKLISTED] = "blacklisted",
+};
+
+/* A store's or the model's error at the handler's edge. */
+static int reply_error(int r, const StoreError *err, sd_bus_error *error) {
+        const char *name;
+
+        switch (r) {
+        case -EINVAL:
+                name = CONTROLLER_ERROR_INVALID_ARGUMENT;
+                break;
+        case -ENOENT:
+                name = CONTROLLER_ERROR_NO_SUCH_JOB;
+                break;
+        case -EPERM:
+                name = CONTROLLER_ERROR_NOT_ADMITTED;
+                break;
+        case -ENOMEM:
+                return r;
+        default:
+                log_warning_errno(r, "Store: %s", err->message);
+                name = CONTROLLER_ERROR_STORE_FAILED;
+        }
+        return sd_bus_error_setf(error, name, "%s.", err->message[0] ? err->message : "Refused");
+}
+
+static int append_job(sd_bus_message *m, const StoreJob *j) {
+        return sd_bus_message_append(m, JOB_TYPE, j->id, store_job_state_to_string(j->state),
+                                     j->name, j->user, j->pool, j->app ? j->app : "", j->n_maps,
+                                     j->n_reduces, j->maps_done, j->reduces_done, j->submitted,
+                                     j->finished, j->deadline);
+}
+
+static void strv_free(char **v) {
+        for (size_t i = 0; v && v[i]; i++)
+                free(v[i]);
+        free(v);
+}
+DEFINE_POINTER_CLEANUP_FUNC(char *, strv_free);
+
+static int method_submit_job(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Controller *c = userdata;
+        _cleanup_(strv_freep) char **inputs = NULL;
+        const char *app, *pool, *user, *name;
+        StoreError err = { 0 };
+        AdmitVerdict verdict;
+        StoreJobSpec spec;
+        uint32_t reduces;
+        uint64_t deadline, id;
+        int r;
+
+        r = sd_bus_message_read(m, "s", &app);
+        if (r >= 0)
+                r = sd_bus_message_read_strv(m, &inputs);
+        if (r >= 0)
+                r = sd_bus_message_read(m, "utsss", &reduces, &deadline, &pool, &user, &name);
+        if (r < 0)
+                return r;
+        spec = (StoreJobSpec){
+                .name = name,
+                .user = user,
+                .pool = pool,
+                .app = app,
+                .inputs = (const char *const *)inputs,
+                .n_inputs = 0,
+                .n_reduces = reduces,
+                .deadline = deadline,
+        };
+        while (inputs && inputs[spec.n_inputs])
+                spec.n_inputs++;
+        r = cluster_submit(c->cluster, &spec, now_realtime_usec(), &id, &verdict, &err);
+        if (r < 0) {
+                log_info("SubmitJob '%.64s' by %.64s refused: %s", name, user, err.message);
+                return reply_error(r, &err, error);
+        }
+        log_info("Job %" PRIu64 " '%.64s' of %.64s submitted: %s, %zu inputs, %u reduces", id, name,
+                 user, app, spec.n_inputs, reduces);
+        return sd_bus_reply_method_return(m, "t", id);
+}
+
+static int method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Controller *c = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        StoreError err = { 0 };
+        StoreJob *jobs = NULL;
+        size_t n = 0;
+        int r;
+
+        r = store_jobs_list(c->store, STORE_JOB_ANY, &jobs, &n, &err);
+        if (r < 0)
+                return reply_error(r, &err, error);
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', JOB_TYPE);
+        for (size_t i = 0; i < n && r >= 0; i++)
+                r = append_job(reply, &jobs[i]);
+        store_jobs_free(jobs, n);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_get_job(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Controller *c = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        StoreError err = { 0 };
+        StoreJob job = { 0 };
+        uint64_t id;
+        int r;
+
+        r = sd_bus_message_read(m, "t", &id);
+        if (r < 0)
+                return r;
+        r = store_job_get(c->store, id, &job, &err);
+        if (r < 0)
+                return reply_error(r, &err, error);
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = append_job(reply, &job);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "s", job.message ? job.message : "");
+        store_job_clear(&job);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_cancel_job(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Controller *c = userdata;
+        StoreError err = { 0 };
+        uint64_t id;
+        int r;
+
+        r = sd_bus_message_read(m, "t", &id);
+        if (r < 0)
+                return r;
+        r = cluster_cancel(c->cluster, id, &err);
+        if (r < 0)
+                return reply_error(r, &err, error);
+        log_info("Job %" PRIu64 " cancelled", id);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+static int method_list_nodes(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        const Cluster *cl = ((Controller *)userdata)->cluster;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', NODE_TYPE);
+        for (size_t i = 0; i < cl->n_nodes && r >= 0; i++) {
+                const ClusterNode *n = &cl->nodes[i];
+
+                r = sd_bus_message_append(reply, NODE_TYPE, n->id, n->hostname, n->vm_uuid,
+                                          node_state_names[n->state], n->slots[SLOT_MAP],
+                                          n->slots[SLOT_REDUCE], n->running[SLOT_MAP],
+                                          n->running[SLOT_REDUCE], n->steal, n->iowait);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static const sd_bus_vtable controller_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("SubmitJob",
+                                SD_BUS_ARGS("s", application, "as", inputs, "u", reduces, "t",
+                                            deadline, "s", pool, "s", user, "s", name),
+                                SD_BUS_RESULT("t", job), method_submit_job,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListJobs", SD_BUS_NO_ARGS, SD_BUS_RESULT("a" JOB_TYPE, jobs),
+                                method_list_jobs, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetJob", SD_BUS_ARGS("t", job),
+                                SD_BUS_RESULT(JOB_TYPE, job, "s", message), method_get_job,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("CancelJob", SD_BUS_ARGS("t", job), SD_BUS_NO_RESULT,
+                                method_cancel_job, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListNodes", SD_BUS_NO_ARGS, SD_BUS_RESULT("a" NODE_TYPE, nodes),
+                                method_list_nodes, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END,
+};
+
+int controller_bus_setup(Controller *c) {
+        int r;
+
+        r = sd_bus_add_object_vtable(c->bus, &c->object_slot, CONTROLLER_OBJECT_PATH,
+                                     CONTROLLER_INTERFACE, controller_vtable, c);
+        if (r < 0)
+                return log_error_errno(r, "Cannot add the D-Bus object");
+        r = sd_bus_request_name(c->bus, CONTROLLER_BUS_NAME, 0);
+        if (r < 0)
+                return log_error_errno(r, "Cannot take the name %s", CONTROLLER_BUS_NAME);
+        return 0;
+}

@@ -1,0 +1,878 @@
+/* SPDX-License-Identifier: MIT */
+#include "cluster.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/macro.h"
+
+static void task_clear_attempt(ClusterTask *t) {
+        t->state = TASK_PENDING;
+        t->attempt = 0;
+        t->node = 0;
+        t->started = 0;
+        t->progress = 0;
+        t->bytes_processed = 0;
+        t->cpu = t->iowait = 0;
+}
+
+static void job_done(ClusterJob *j) {
+        for (size_t i = 0; i < j->n_tasks; i++)
+                free(j->tasks[i].output);
+        free(j->tasks);
+        store_job_clear(&j->info);
+}
+
+static void node_done(ClusterNode *n) {
+        free(n->hostname);
+        free(n->vm_uuid);
+        free(n->kills);
+}
+
+Cluster *cluster_free(Cluster *c) {
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < c->n_jobs; i++)
+                job_done(&c->jobs[i]);
+        free(c->jobs);
+        for (size_t i = 0; i < c->n_nodes; i++)
+                node_done(&c->nodes[i]);
+        free(c->nodes);
+        for (size_t i = 0; i < c->n_pools; i++)
+                free(c->pools[i]);
+        free(c->pools);
+        decisions_done(&c->decisions);
+        free(c);
+        return NULL;
+}
+
+void cluster_reply_done(ClusterReply *r) {
+        free(r->assignments);
+        free(r->kills);
+        *r = (ClusterReply){ 0 };
+}
+
+static int fail(StoreError *err, int r, const char *field, const char *fmt, ...) _printf_(4, 5);
+static int fail(StoreError *err, int r, const char *field, const char *fmt, ...) {
+        va_list ap;
+
+        if (err) {
+                err->field = field;
+                va_start(ap, fmt);
+                vsnprintf(err->message, sizeof(err->message), fmt, ap);
+                va_end(ap);
+        }
+        return r;
+}
+
+/* A pool is a small integer for the policy core; the names are kept for the
+ * process's life, as the few pools of a cluster are. */
+static int pool_index(Cluster *c, const char *name, uint32_t *ret) {
+        char **pools, *copy;
+
+        for (size_t i = 0; i < c->n_pools; i++)
+                if (strcmp(c->pools[i], name) == 0) {
+                        *ret = (uint32_t)i;
+                        return 0;
+                }
+        copy = strdup(name);
+        if (!copy)
+                return -ENOMEM;
+        pools = realloc(c->pools, (c->n_pools + 1) * sizeof(*pools));
+        if (!pools) {
+                free(copy);
+                return -ENOMEM;
+        }
+        c->pools = pools;
+        c->pools[c->n_pools] = copy;
+        *ret = (uint32_t)c->n_pools++;
+        return 0;
+}
+
+/* The job's tasks: one map per input (the input is its split) and its
+ * reduces; those with a succeeded attempt in the store are done. */
+static int job_load(Cluster *c, StoreJob *info, ClusterJob *ret, StoreError *err) {
+        _cleanup_free_ ClusterTask *tasks = NULL;
+        StoreTaskRecord *done = NULL;
+        size_t n_done = 0, n = (size_t)info->n_maps + info->n_reduces;
+        uint32_t pool;
+        int r;
+
+        r = pool_index(c, info->pool, &pool);
+        if (r < 0)
+                return r;
+        tasks = calloc(MAX(n, (size_t)1), sizeof(*tasks));
+        if (!tasks)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                tasks[i].type = i < info->n_maps ? TASK_MAP : TASK_REDUCE;
+                tasks[i].index = i < info->n_maps ? (unsigned)i : (unsigned)(i - info->n_maps);
+        }
+        r = store_job_tasks(c->store, info->id, STORE_TASK_STATUS_BIT(STORE_TASK_SUCCEEDED), &done,
+                            &n_done, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n_done; i++) {
+                size_t k = done[i].type == TASK_MAP ? done[i].index
+                                                    : info->n_maps + (size_t)done[i].index;
+                if (k >= n)
+                        continue;
+                tasks[k].state = TASK_DONE;
+                tasks[k].output = (char *)done[i].output;
+                done[i].output = NULL;
+        }
+        for (size_t i = 0; i < n_done; i++)
+                c->next_attempt = MAX(c->next_attempt, done[i].attempt + 1);
+        store_task_records_free(done, n_done);
+        /* Attempts that failed or were killed take ids too. */
+        r = store_job_tasks(c->store, info->id, STORE_TASK_ANY, &done, &n_done, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n_done; i++)
+                c->next_attempt = MAX(c->next_attempt, done[i].attempt + 1);
+        store_task_records_free(done, n_done);
+
+        *ret = (ClusterJob){ .info = *info, .pool = pool, .tasks = TAKE_PTR(tasks), .n_tasks = n };
+        *info = (StoreJob){ 0 };
+        return 0;
+}
+
+static int jobs_grow(Cluster *c) {
+        ClusterJob *jobs = realloc(c->jobs, (c->n_jobs + 1) * sizeof(*jobs));
+
+        if (!jobs)
+                return -ENOMEM;
+        c->jobs = jobs;
+        return 0;
+}
+
+/* A job's inputs are its maps (a split per input file, for now). */
+static unsigned job_maps(const StoreJob *info) {
+        return (unsigned)info->n_inputs;
+}
+
+static int cluster_add_job(Cluster *c, uint64_t id, StoreError *err) {
+        StoreJob info = { 0 };
+        int r;
+
+        r = store_job_get(c->store, id, &info, err);
+        if (r >= 0 && info.state == STORE_JOB_QUEUED) {
+                r = store_job_start(c->store, id, job_maps(&info), err);
+                store_job_clear(&info);
+                if (r >= 0)
+                        r = store_job_get(c->store, id, &info, err);
+        }
+        if (r >= 0)
+                r = jobs_grow(c);
+        if (r >= 0)
+                r = job_load(c, &info, &c->jobs[c->n_jobs], err);
+        store_job_clear(&info);
+        if (r < 0)
+                return r;
+        c->n_jobs++;
+        return 0;
+}
+
+int cluster_new(Store *store, Policy *policy, Cluster **ret, StoreError *err) {
+        Cluster *c;
+        StoreJob *jobs = NULL;
+        size_t n = 0;
+        int r;
+
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        c->store = store;
+        c->policy = policy;
+        c->next_node = 1;
+        /* Above every attempt id of an earlier run (job_load() raises it
+         * past the stored ones; this covers the attempts that never ended). */
+        c->next_attempt = now_realtime_usec();
+        r = store_jobs_list(store, STORE_JOB_UNFINISHED, &jobs, &n, err);
+        for (size_t i = 0; i < n && r >= 0; i++)
+                r = cluster_add_job(c, jobs[i].id, err);
+        store_jobs_free(jobs, n);
+        if (r < 0) {
+                cluster_free(c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}
+
+static ClusterJob *job_find(Cluster *c, uint64_t id) {
+        for (size_t i = 0; i < c->n_jobs; i++)
+                if (c->jobs[i].info.id == id)
+                        return &c->jobs[i];
+        return NULL;
+}
+
+static ClusterNode *node_find(Cluster *c, uint64_t id) {
+        for (size_t i = 0; i < c->n_nodes; i++)
+                if (c->nodes[i].id == id)
+                        return &c->nodes[i];
+        return NULL;
+}
+
+const ClusterNode *cluster_node_find(const Cluster *c, uint64_t id) {
+        return node_find((Cluster *)c, id);
+}
+
+static int node_queue_kill(ClusterNode *n, uint64_t attempt) {
+        uint64_t *kills = realloc(n->kills, (n->n_kills + 1) * sizeof(*kills));
+
+        if (!kills)
+                return -ENOMEM;
+        n->kills = kills;
+        n->kills[n->n_kills++] = attempt;
+        return 0;
+}
+
+static void job_remove(Cluster *c, ClusterJob *j) {
+        size_t i = (size_t)(j - c->jobs);
+
+        job_done(j);
+        memmove(&c->jobs[i], &c->jobs[i + 1], (c->n_jobs - i - 1) * sizeof(*c->jobs));
+        c->n_jobs--;
+}
+
+/* The attempt goes; its tracker frees the slot. */
+static void task_stop(Cluster *c, ClusterTask *t) {
+        ClusterNode *n = node_find(c, t->node);
+
+        if (n && n->running[slot_type_of(t->type)] > 0)
+                n->running[slot_type_of(t->type)]--;
+        task_clear_attempt(t);
+}
+
+int cluster_cancel(Cluster *c, uint64_t id, StoreError *err) {
+        ClusterJob *j = job_find(c, id);
+        int r;
+
+        if (!j)
+                return fail(err, -ENOENT, "job", "No running or queued job %" PRIu64, id);
+        r = store_job_finish(c->store, id, STORE_JOB_CANCELLED, "cancelled", err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < j->n_tasks; i++) {
+                ClusterTask *t = &j->tasks[i];
+                ClusterNode *n = node_find(c, t->node);
+
+                if (t->state != TASK_RUNNING)
+                        continue;
+                /* Without memory for the kill the tracker finishes the
+                 * attempt, whose report is then ignored. */
+                if (n && node_queue_kill(n, t->attempt) < 0)
+                        log_oom();
+                task_stop(c, t);
+        }
+        job_remove(c, j);
+        return 0;
+}
+
+int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,
+                     const unsigned slots[static _SLOT_TYPE_MAX], uint64_t slot_memory,
+                     usec_t now_monotonic, uint64_t *ret_id) {
+        ClusterNode *nodes, n = {
+                .id = c->next_node,
+                .slots = { slots[SLOT_MAP], slots[SLOT_REDUCE] },
+                .slot_memory = slot_memory,
+                .last_heartbeat = now_monotonic,
+        };
+
+        n.hostname = strdup(hostname);
+        n.vm_uuid = strdup(vm_uuid);
+        nodes = n.hostname && n.vm_uuid ? realloc(c->nodes, (c->n_nodes + 1) * sizeof(*nodes))
+                                        : NULL;
+        if (!nodes) {
+                node_done(&n);
+                return -ENOMEM;
+        }
+        c->nodes = nodes;
+        c->nodes[c->n_nodes++] = n;
+        c->next_node++;
+        *ret_id = n.id;
+        return 0;
+}
+
+/* ---- the snapshot ---- */
+
+typedef struct Snapshot {
+        ClusterSnapshot s;
+        Host *hosts;
+        Vm *vms;
+        Node *nodes;
+        Job *jobs;
+        Task *tasks;
+        Attempt *attempts;
+        /* What the indices of decisions stand for. */
+        ClusterTask **task_of;
+} Snapshot;
+
+static void snapshot_done(Snapshot *s) {
+        free(s->hosts);
+        free(s->vms);
+        free(s->nodes);
+        free(s->jobs);
+        free(s->tasks);
+        free(s->attempts);
+        free(s->task_of);
+}
+
+static uint32_t node_index(const Cluster *c, uint64_t id) {
+        for (size_t i = 0; i < c->n_nodes; i++)
+                if (c->nodes[i].id == id)
+                        return (uint32_t)i;
+        return NO_INDEX;
+}
+
+static double share(usec_t part, usec_t whole) {
+        return whole > 0 ? CLAMP((double)part / (double)whole, 0.0, 1.0) : 0.0;
+}
+
+/* One host and one VM per tracker until the agents tell which VM runs
+ * where. Done tasks are left out, counted in their job. */
+static int snapshot_build(const Cluster *c, Snapshot *ret) {
+        size_t n_tasks = 0, n_attempts = 0, nn = MAX(c->n_nodes, (size_t)1);
+        Snapshot s = { 0 };
+
+        for (size_t j = 0; j < c->n_jobs; j++)
+                for (size_t i = 0; i < c->jobs[j].n_tasks; i++)
+                        if (c->jobs[j].tasks[i].state != TASK_DONE)
+                                n_tasks++;
+        s.hosts = calloc(nn, sizeof(*s.hosts));
+        s.vms = calloc(nn, sizeof(*s.vms));
+        s.nodes = calloc(nn, sizeof(*s.nodes));
+        s.jobs = calloc(MAX(c->n_jobs, (size_t)1), sizeof(*s.jobs));
+        s.tasks = calloc(MAX(n_tasks, (size_t)1), sizeof(*s.tasks));
+        s.attempts = calloc(MAX(n_tasks, (size_t)1), sizeof(*s.attempts));
+        s.task_of = calloc(MAX(n_tasks, (size_t)1), sizeof(ClusterTask *));
+        if (!s.hosts || !s.vms || !s.nodes || !s.jobs || !s.tasks || !s.attempts || !s.task_of) {
+                snapshot_done(&s);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < c->n_nodes; i++) {
+                const ClusterNode *cn = &c->nodes[i];
+
+                s.hosts[i] = (Host){ .id = cn->id, .pcpus = 1 };
+                s.vms[i] = (Vm){ .id = cn->id,
+                                 .host = (uint32_t)i,
+                                 .vcpus = 1,
+                                 .vcpus_max = 1,
+                                 .cpu_weight = 1024 };
+                s.nodes[i] = (Node){
+                        .id = cn->id,
+                        .vm = (uint32_t)i,
+                        .state = cn->state,
+                        .slots = { cn->slots[SLOT_MAP], cn->slots[SLOT_REDUCE] },
+                        .slot_memory = cn->slot_memory,
+                        .steal = cn->measured_at ? cn->steal : 0,
+                        .iowait = cn->measured_at ? cn->iowait : 0,
+                        .measured_at = cn->measured_at,
+                        .last_heartbeat = cn->measured_at,
+                        .slots_changed_at = cn->slots_changed_at,
+                };
+        }
+        n_tasks = 0;
+        for (size_t j = 0; j < c->n_jobs; j++) {
+                const ClusterJob *cj = &c->jobs[j];
+                Job *job = &s.jobs[j];
+
+                *job = (Job){ .id = cj->info.id,
+                              .submitted = cj->info.submitted,
+                              .deadline = cj->info.deadline,
+                              .pool = cj->pool };
+                for (size_t i = 0; i < cj->n_tasks; i++) {
+                        ClusterTask *t = &cj->tasks[i];
+                        TaskCounts *counts = &job->counts[t->type];
+                        uint32_t node = node_index(c, t->node);
+
+                        counts->total++;
+                        counts->failed += t->failures;
+                        counts->killed += t->kills;
+                        if (t->state == TASK_DONE) {
+                                counts->done++;
+                                continue;
+                        }
+                        s.task_of[n_tasks] = t;
+                        s.tasks[n_tasks] =
+                                (Task){ .id = t->type == TASK_MAP
+                                                      ? cj->info.id << 24 | t->index
+                                                      : cj->info.id << 24 | 1u << 23 | t->index,
+                                        .job = (uint32_t)j,
+                                        .type = t->type,
+                                        .state = t->state,
+                                        .input_size = t->input_size,
+                                        .slot_memory = t->slot_memory };
+                        if (t->state == TASK_RUNNING && node != NO_INDEX) {
+                                counts->running++;
+                                s.attempts[n_attempts++] = (Attempt){
+                                        .id = t->attempt,
+                                        .task = (uint32_t)n_tasks,
+                                        .node = node,
+                                        .slot = slot_type_of(t->type),
+                                        .slot_memory = t->slot_memory ? t->slot_memory
+                                                                      : c->nodes[node].slot_memory,
+                                        .started = t->started,
+                                        .progress = t->progress,
+                                        .bytes_processed = t->bytes_processed,
+                                        .input_size = t->input_size,
+                                        .cpu = t->cpu,
+                                        .iowait = t->iowait,
+                                        .kill_count = t->kills,
+                                };
+                        }
+                        n_tasks++;
+                }
+        }
+        s.s = (ClusterSnapshot){ .hosts = s.hosts,
+                                 .n_hosts = c->n_nodes,
+                                 .vms = s.vms,
+                                 .n_vms = c->n_nodes,
+                                 .nodes = s.nodes,
+                                 .n_nodes = c->n_nodes,
+                                 .jobs = s.jobs,
+                                 .n_jobs = c->n_jobs,
+                                 .tasks = s.tasks,
+                                 .n_tasks = n_tasks,
+                                 .attempts = s.attempts,
+                                 .n_attempts = n_attempts };
+        *ret = s;
+        return 0;
+}
+
+int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *ret_id,
+                   AdmitVerdict *ret_verdict, StoreError *err) {
+        Snapshot s;
+        AdmitVerdict v;
+        Job job = {
+                .submitted = now,
+                .deadline = spec->deadline,
+                .counts = { [TASK_MAP] = { .total = (unsigned)spec->n_inputs },
+                            [TASK_REDUCE] = { .total = spec->n_reduces } },
+        };
+        uint64_t id;
+        int r;
+
+        r = pool_index(c, spec->pool ? spec->pool : "", &job.pool);
+        if (r < 0)
+                return r;
+        r = snapshot_build(c, &s);
+        if (r < 0)
+                return r;
+        r = policy_admit(c->policy, &s.s, now, &job, &v);
+        snapshot_done(&s);
+        if (r < 0)
+                return fail(err, r, NULL, "The scheduler could not judge the job");
+        if (!v.admit) {
+                *ret_verdict = v;
+                return fail(err, -EPERM, NULL, "%s", v.reason);
+        }
+        r = store_job_submit(c->store, spec, &id, err);
+        if (r < 0)
+                return r;
+        /* Stored: from here on a restart finds it even when the model
+         * cannot take it now. */
+        r = cluster_add_job(c, id, err);
+        if (r < 0)
+                log_warning_errno(r, "Job %" PRIu64 " is stored but not started: %s", id,
+                                  err ? err->message : "");
+        *ret_verdict = v;
+        *ret_id = id;
+        return 0;
+}
+
+/* ---- heartbeats ---- */
+
+static ClusterTask *attempt_find(Cluster *c, uint64_t attempt, ClusterJob **ret_job) {
+        for (size_t j = 0; j < c->n_jobs; j++)
+                for (size_t i = 0; i < c->jobs[j].n_tasks; i++)
+                        if (c->jobs[j].tasks[i].state == TASK_RUNNING &&
+                            c->jobs[j].tasks[i].attempt == attempt) {
+                                if (ret_job)
+                                        *ret_job = &c->jobs[j];
+                                return &c->jobs[j].tasks[i];
+                        }
+        return NULL;
+}
+
+static bool share_valid(double x) {
+        return isfinite(x) && x >= 0 && x <= 1;
+}
+
+static bool text_valid(const char *s) {
+        return strlen(s) <= STORE_MESSAGE_MAX;
+}
+
+/* Everything a report says, checked against the model before any of it is
+ * believed. Attempts the model does not know are not errors: they are from
+ * before a restart of the controller, or of a cancelled job. */
+static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r, StoreError *err) {
+        for (unsigned type = 0; type < _SLOT_TYPE_MAX; type++)
+                if (r->free_slots[type] > n->slots[type])
+                        return fail(err, -EINVAL, "free-slots",
+                                    "free %s slots %u is more than the tracker's %u",
+                                    type == SLOT_MAP ? "map" : "reduce", r->free_slots[type],
+                                    n->slots[type]);
+        if (!share_valid(r->steal))
+                return fail(err, -EINVAL, "steal", "steal %g is not a share in 0..1", r->steal);
+        if (!share_valid(r->iowait))
+                return fail(err, -EINVAL, "iowait", "iowait %g is not a share in 0..1", r->iowait);
+        if (r->n_running > CLUSTER_REPORT_MAX || r->n_finished > CLUSTER_REPORT_MAX)
+                return fail(err, -EINVAL, "running", "more than %d attempts in one report",
+                            CLUSTER_REPORT_MAX);
+        for (size_t i = 0; i < r->n_running; i++) {
+                const ClusterRunning *x = &r->running[i];
+                const ClusterTask *t = attempt_find(c, x->attempt, NULL);
+
+                if (!share_valid(x->progress))
+                        return fail(err, -EINVAL, "progress",
+                                    "progress %g of attempt %" PRIu64 " is not in 0..1",
+                                    x->progress, x->attempt);
+                if (t && t->node != n->id)
+                        return fail(err, -EINVAL, "running",
+                                    "attempt %" PRIu64 " runs on another tracker", x->attempt);
+        }
+        for (size_t i = 0; i < r->n_finished; i++) {
+                const ClusterFinished *x = &r->finished[i];
+                const ClusterTask *t = attempt_find(c, x->attempt, NULL);
+
+                if ((unsigned)x->status >= _STORE_TASK_STATUS_MAX)
+                        return fail(err, -EINVAL, "status", "unknown status of attempt %" PRIu64,
+                                    x->attempt);
+                if (!text_valid(x->output) || !text_valid(x->reason))
+                        return fail(err, -EINVAL, "output",
+                                    "output or reason of attempt %" PRIu64 " is too long",
+                                    x->attempt);
+                if (t && t->node != n->id)
+                        return fail(err, -EINVAL, "finished",
+                                    "attempt %" PRIu64 " ran on another tracker", x->attempt);
+                for (size_t k = 0; k < i; k++)
+                        if (r->finished[k].attempt == x->attempt)
+                                return fail(err, -EINVAL, "finished",
+                                            "attempt %" PRIu64 " is reported twice", x->attempt);
+        }
+        return 0;
+}
+
+/* The report's finished attempts of known tasks, in one transaction. */
+static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport *r, usec_t now,
+                           StoreError *err) {
+        _cleanup_free_ StoreTaskRecord *records = NULL;
+        size_t k = 0;
+
+        if (r->n_finished == 0)
+                return 0;
+        records = calloc(r->n_finished, sizeof(*records));
+        if (!records)
+                return -ENOMEM;
+        for (size_t i = 0; i < r->n_finished; i++) {
+                const ClusterFinished *x = &r->finished[i];
+                ClusterJob *j = NULL;
+                const ClusterTask *t = attempt_find(c, x->attempt, &j);
+
+                if (!t)
+                        continue;
+                records[k++] = (StoreTaskRecord){
+                        .job = j->info.id,
+                        .type = t->type,
+                        .index = t->index,
+                        .attempt = x->attempt,
+                        .node = n->hostname,
+                        .status = x->status,
+                        .started = t->started < now ? t->started : now,
+                        .finished = now,
+                        .input_bytes = x->input_bytes,
+                        .output_bytes = x->output_bytes,
+                        .output = x->status == STORE_TASK_SUCCEEDED ? x->output : NULL,
+                        .reason = x->status != STORE_TASK_SUCCEEDED && x->reason[0] ? x->reason
+                                                                                    : NULL,
+                };
+        }
+        return k > 0 ? store_tasks_record(c->store, records, k, err) : 0;
+}
+
+static bool job_complete(const ClusterJob *j) {
+        for (size_t i = 0; i < j->n_tasks; i++)
+                if (j->tasks[i].state != TASK_DONE)
+                        return false;
+        return true;
+}
+
+/* The jobs a report finished or failed end in the store, and leave the
+ * model. A job the store will not end stays, to be tried again. */
+static void jobs_settle(Cluster *c) {
+        for (size_t j = 0; j < c->n_jobs;) {
+                ClusterJob *cj = &c->jobs[j];
+                StoreJobState state = STORE_JOB_SUCCEEDED;
+                const char *why = NULL;
+                char msg[128];
+                StoreError err = { 0 };
+                int r;
+
+                for (size_t i = 0; i < cj->n_tasks; i++)
+                        if (cj->tasks[i].failures >= CLUSTER_MAX_FAILURES) {
+                                snprintf(msg, sizeof(msg), "%s task %u failed %u times",
+                                         cj->tasks[i].type == TASK_MAP ? "map" : "reduce",
+                                         cj->tasks[i].index, cj->tasks[i].failures);
+                                state = STORE_JOB_FAILED;
+                                why = msg;
+                        }
+                if (state == STORE_JOB_SUCCEEDED && !job_complete(cj)) {
+                        j++;
+                        continue;
+                }
+                r = store_job_finish(c->store, cj->info.id, state, why, &err);
+                if (r < 0) {
+                        log_warning_errno(r, "Cannot end job %" PRIu64 ": %s", cj->info.id,
+                                          err.message);
+                        j++;
+                        continue;
+                }
+                log_info("Job %" PRIu64 " %s%s%s", cj->info.id, store_job_state_to_string(state),
+                         why ? ": " : "", why ? why : "");
+                if (state == STORE_JOB_FAILED)
+                        for (size_t i = 0; i < cj->n_tasks; i++)
+                                if (cj->tasks[i].state == TASK_RUNNING) {
+                                        ClusterNode *n = node_find(c, cj->tasks[i].node);
+
+                                        if (n && node_queue_kill(n, cj->tasks[i].attempt) < 0)
+                                                log_oom();
+                                        task_stop(c, &cj->tasks[i]);
+                                }
+                job_remove(c, cj);
+        }
+}
+
+static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, usec_t now,
+                         usec_t now_monotonic) {
+        n->last_heartbeat = now_monotonic;
+        n->steal = r->steal;
+        n->iowait = r->iowait;
+        n->measured_at = now;
+        for (size_t i = 0; i < r->n_running; i++) {
+                const ClusterRunning *x = &r->running[i];
+                ClusterTask *t = attempt_find(c, x->attempt, NULL);
+                usec_t ran;
+
+                if (!t) {
+                        /* Not ours (any more): the tracker should not spend
+                         * a slot on it. */
+                        if (node_queue_kill(n, x->attempt) < 0)
+                                log_oom();
+                        continue;
+                }
+                ran = now > t->started ? now - t->started : 0;
+                t->progress = x->progress;
+                t->bytes_processed = x->bytes_processed;
+                t->input_size = x->input_size;
+                t->cpu = share(x->cpu_time, ran);
+                t->iowait = share(x->iowait_time, ran);
+        }
+        for (size_t i = 0; i < r->n_finished; i++) {
+                const ClusterFinished *x = &r->finished[i];
+                ClusterTask *t = attempt_find(c, x->attempt, NULL);
+                char *output = NULL;
+
+                if (!t)
+                        continue;
+                if (x->status == STORE_TASK_SUCCEEDED) {
+                        output = strdup(x->output);
+                        if (!output)
+                                /* Stored already: only a reduce's list of map
+                                 * outputs misses it until a restart. */
+                                log_oom();
+                }
+                task_stop(c, t);
+                if (x->status == STORE_TASK_SUCCEEDED) {
+                        t->state = TASK_DONE;
+                        free(t->output);
+                        t->output = output;
+                } else if (x->status == STORE_TASK_FAILED)
+                        t->failures++;
+                else
+                        t->kills++;
+        }
+}
+
+static int reply_add_assignment(ClusterReply *reply, const ClusterAssignment *a) {
+        ClusterAssignment *as =
+                realloc(reply->assignments, (reply->n_assignments + 1) * sizeof(*as));
+
+        if (!as)
+                return -ENOMEM;
+        reply->assignments = as;
+        reply->assignments[reply->n_assignments++] = *a;
+        return 0;
+}
+
+static const ClusterJob *job_of_task(const Cluster *c, const ClusterTask *t) {
+        for (size_t j = 0; j < c->n_jobs; j++)
+                if (t >= c->jobs[j].tasks && t < c->jobs[j].tasks + c->jobs[j].n_tasks)
+                        return &c->jobs[j];
+        return NULL;
+}
+
+static int start_attempt(Cluster *c, ClusterNode *n, ClusterTask *t, uint64_t slot_memory,
+                         usec_t now, ClusterReply *reply) {
+        ClusterAssignment a = {
+                .attempt = c->next_attempt,
+                .job = job_of_task(c, t),
+                .task = t,
+                .slot_memory = slot_memory ? slot_memory : n->slot_memory,
+        };
+        int r;
+
+        r = reply_add_assignment(reply, &a);
+        if (r < 0)
+                return r;
+        c->next_attempt++;
+        t->state = TASK_RUNNING;
+        t->attempt = a.attempt;
+        t->node = n->id;
+        t->started = now;
+        t->progress = 0;
+        t->slot_memory = a.slot_memory;
+        n->running[slot_type_of(t->type)]++;
+        return 0;
+}
+
+/* Kills and slot changes wait in their trackers' queues; assignments are
+ * for the heartbeating tracker alone (the step's contract). */
+static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t now,
+                           ClusterReply *reply) {
+        const Decisions *d = &c->decisions;
+        int r;
+
+        for (size_t i = 0; i < d->n_kills; i++) {
+                const Attempt *at = &s->attempts[d->kills[i].attempt];
+                ClusterTask *t = s->task_of[at->task];
+                ClusterNode *on = &c->nodes[at->node];
+
+                r = node_queue_kill(on, t->attempt);
+                if (r < 0)
+                        return r;
+                task_stop(c, t);
+                t->kills++;
+                t->slot_memory = d->kills[i].slot_memory;
+                if (d->kills[i].reason == KILL_RESIZE && n == on) {
+                        r = start_attempt(c, on, t, t->slot_memory, now, reply);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        for (size_t i = 0; i < d->n_slot_changes; i++) {
+                ClusterNode *on = &c->nodes[d->slot_changes[i].node];
+
+                on->slots[SLOT_MAP] = d->slot_changes[i].slots[SLOT_MAP];
+                on->slots[SLOT_REDUCE] = d->slot_changes[i].slots[SLOT_REDUCE];
+                on->slots_changed_at = now;
+                on->slots_pending = true;
+        }
+        if (!n)
+                return 0;
+        for (size_t i = 0; i < d->n_assignments; i++) {
+                const Assignment *as = &d->assignments[i];
+                ClusterTask *t = s->task_of[as->task];
+
+                if (as->speculative || t->state != TASK_PENDING)
+                        /* speculation "none" is the only one the
+                         * configuration allows until backups are kept. */
+                        continue;
+                r = start_attempt(c, n, t, as->slot_memory, now, reply);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, ClusterReply *reply) {
+        PolicyStepArgs args = { .now = now, .flags = flags };
+        Snapshot s;
+        int r;
+
+        r = snapshot_build(c, &s);
+        if (r < 0)
+                return r;
+        if (n)
+                args.node = node_index(c, n->id);
+        r = policy_step(c->policy, &s.s, &args, &c->decisions);
+        if (r >= 0)
+                r = apply_decisions(c, &s, n, now, reply);
+        snapshot_done(&s);
+        return r;
+}
+
+int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, usec_t now,
+                      usec_t now_monotonic, ClusterReply *ret, StoreError *err) {
+        ClusterReply reply = { 0 };
+        ClusterNode *n = node_find(c, node);
+        int r;
+
+        if (!n)
+                return fail(err, -ENOENT, "tracker", "No tracker %" PRIu64, node);
+        if (n->state == NODE_LOST)
+                return fail(err, -ESTALE, "tracker", "Tracker %" PRIu64 " was lost: register again",
+                            node);
+        r = report_check(c, n, report, err);
+        if (r < 0)
+                return r;
+        r = record_finished(c, n, report, now, err);
+        if (r < 0)
+                return r;
+        apply_report(c, n, report, now, now_monotonic);
+        jobs_settle(c);
+
+        r = run_step(c, n, POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT, now, &reply);
+        if (r < 0) {
+                /* The report is in; the tracker asks again next beat. */
+                log_warning_errno(r, "Policy step for tracker %" PRIu64 " failed", node);
+                reply.n_assignments = 0;
+        }
+        reply.kills = TAKE_PTR(n->kills);
+        reply.n_kills = n->n_kills;
+        n->n_kills = 0;
+        reply.slots[SLOT_MAP] = n->slots[SLOT_MAP];
+        reply.slots[SLOT_REDUCE] = n->slots[SLOT_REDUCE];
+        reply.slot_memory = n->slot_memory;
+        n->slots_pending = false;
+        *ret = reply;
+        return 0;
+}
+
+int cluster_control(Cluster *c, usec_t now) {
+        return run_step(c, NULL, POLICY_STEP_CONTROL, now, NULL);
+}
+
+size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout) {
+        size_t lost = 0;
+
+        for (size_t i = 0; i < c->n_nodes; i++) {
+                ClusterNode *n = &c->nodes[i];
+
+                if (n->state == NODE_LOST || now_monotonic - n->last_heartbeat <= timeout)
+                        continue;
+                n->state = NODE_LOST;
+                lost++;
+                for (size_t j = 0; j < c->n_jobs; j++)
+                        for (size_t k = 0; k < c->jobs[j].n_tasks; k++) {
+                                ClusterTask *t = &c->jobs[j].tasks[k];
+
+                                if (t->state == TASK_RUNNING && t->node == n->id)
+                                        task_stop(c, t);
+                        }
+                n->running[SLOT_MAP] = n->running[SLOT_REDUCE] = 0;
+                free(n->kills);
+                n->kills = NULL;
+                n->n_kills = 0;
+                log_warning("Tracker %" PRIu64 " (%s) sent no heartbeat for %s: lost", n->id,
+                            n->hostname, "longer than the timeout");
+        }
+        return lost;
+}

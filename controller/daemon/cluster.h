@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The controller's live model of the cluster: the unfinished jobs with
+ * their tasks, the trackers (nodes) and the attempts running on them. It is
+ * what the store holds plus what only the running controller knows (which
+ * attempt runs where, trackers, progress); each heartbeat and control cycle
+ * turns it into a ClusterSnapshot for the policy core and applies the
+ * Decisions back.
+ *
+ * Durability: a job, its start and every finished attempt are in the store
+ * before the model (or a client) sees them, so a controller killed at any
+ * point and started again rebuilds the model from the store alone
+ * (cluster_new()); what ran meanwhile runs again, what finished does not.
+ *
+ * Times: the policy core and the store get realtime usec_t (the store's
+ * times outlive the process); losing a tracker is measured on the
+ * monotonic clock. No I/O but the store's; one thread. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "controller/core/policy.h"
+#include "controller/store/store.h"
+
+/* Hadoop's mapred.map.max.attempts: a task that failed this often fails its
+ * job. */
+#define CLUSTER_MAX_FAILURES 4
+/* Limits on what one heartbeat may carry. */
+#define CLUSTER_REPORT_MAX 4096
+#define CLUSTER_ID_TEXT_MAX 255
+
+typedef struct ClusterTask {
+        TaskType type;
+        unsigned index;
+        TaskState state;
+        unsigned failures, kills;
+        uint64_t slot_memory; /* the next attempt's; 0: the node's default */
+        /* The running attempt (state TASK_RUNNING). */
+        uint64_t attempt;
+        uint64_t node; /* its tracker's id */
+        usec_t started;
+        double progress;
+        uint64_t bytes_processed, input_size;
+        double cpu, iowait; /* shares of its run time */
+        char *output;       /* TASK_DONE: the output of its succeeded attempt */
+} ClusterTask;
+
+typedef struct ClusterJob {
+        StoreJob info;
+        uint32_t pool;
+        ClusterTask *tasks; /* maps, then reduces */
+        size_t n_tasks;
+} ClusterJob;
+
+typedef struct ClusterNode {
+        uint64_t id;
+        char *hostname, *vm_uuid;
+        NodeState state;
+        unsigned slots[_SLOT_TYPE_MAX];
+        uint64_t slot_memory;
+        usec_t last_heartbeat; /* monotonic */
+        usec_t measured_at;    /* realtime; 0: no measurement yet */
+        usec_t slots_changed_at;
+        double steal, iowait;
+        unsigned running[_SLOT_TYPE_MAX];
+        /* Decisions for this tracker that wait for its next heartbeat. */
+        uint64_t *kills;
+        size_t n_kills;
+        bool slots_pending;
+} ClusterNode;
+
+typedef struct Cluster {
+        Store *store;   /* not owned */
+        Policy *policy; /* not owned */
+        ClusterJob *jobs;
+        size_t n_jobs;
+        ClusterNode *nodes;
+        size_t n_nodes;
+        char **pools;
+        size_t n_pools;
+        uint64_t next_node, next_attempt;
+        Decisions decisions;
+} Cluster;
+
+/* ---- a heartbeat, as the tracker protocol carries it (tracker-protocol.h) ---- */
+
+typedef struct ClusterRunning {
+        uint64_t attempt;
+        double progress;
+        uint64_t bytes_processed, input_size;
+        usec_t cpu_time, iowait_time;
+} ClusterRunning;
+
+typedef struct ClusterFinished {
+        uint64_t attempt;
+        StoreTaskStatus status;
+        uint64_t input_bytes, output_bytes;
+        const char *output; /* succeeded: its output; else empty */
+        const char *reason; /* failed or killed: why; else empty */
+} ClusterFinished;
+
+typedef struct ClusterReport {
+        unsigned free_slots[_SLOT_TYPE_MAX];
+        double steal, iowait;
+        const ClusterRunning *running;
+        size_t n_running;
+        const ClusterFinished *finished;
+        size_t n_finished;
+} ClusterReport;
+
+typedef struct ClusterAssignment {
+        uint64_t attempt;
+        const ClusterJob *job;
+        const ClusterTask *task;
+        uint64_t slot_memory;
+} ClusterAssignment;
+
+typedef struct ClusterReply {
+        ClusterAssignment *assignments;
+        size_t n_assignments;
+        uint64_t *kills;
+        size_t n_kills;
+        unsigned slots[_SLOT_TYPE_MAX];
+        uint64_t slot_memory;
+} ClusterReply;
+
+void cluster_reply_done(ClusterReply *r);
+
+/* The model of the store's unfinished jobs; queued ones are started. */
+int cluster_new(Store *store, Policy *policy, Cluster **ret, StoreError *err);
+Cluster *cluster_free(Cluster *c);
+
+/* Admission (policy_admit() on the current snapshot: a refusal is -EPERM
+ * with the verdict in *ret_verdict), then the store, then the model. */
+int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *ret_id,
+                   AdmitVerdict *ret_verdict, StoreError *err);
+/* -ENOENT for a job the model does not run (unknown or ended). Its running
+ * attempts are killed at their trackers' next heartbeats. */
+int cluster_cancel(Cluster *c, uint64_t id, StoreError *err);
+
+const ClusterNode *cluster_node_find(const Cluster *c, uint64_t id);
+int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,
+                     const unsigned slots[static _SLOT_TYPE_MAX], uint64_t slot_memory,
+                     usec_t now_monotonic, uint64_t *ret_id);
+
+/* A heartbeat of tracker node: -ENOENT for an unknown tracker, -ESTALE for a
+ * lost one (it must register again), -EINVAL for a report that does not fit
+ * the model (the reason in err->message): nothing changed then. Otherwise
+ * the finished attempts are in the store, and *ret holds what the tracker is
+ * to do. */
+int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, usec_t now,
+                      usec_t now_monotonic, ClusterReply *ret, StoreError *err);
+
+/* A control cycle: the slot manager and the VM allocator; what they decide
+ * for a tracker waits for its next heartbeat. */
+int cluster_control(Cluster *c, usec_t now);
+
+/* Marks trackers silent for longer than timeout lost; their running tasks
+ * are pending again. Returns how many were lost. */
+size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout);

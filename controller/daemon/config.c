@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "common/format.h"
+#include "common/log.h"
+#include "common/macro.h"
+#include "controller/policies/policies.h"
+
+static const char *const log_level_choices[] = {
+        "err", "warning", "notice", "info", "debug", NULL
+};
+const int controller_config_log_levels[] = { LOG_LEVEL_ERR, LOG_LEVEL_WARNING, LOG_LEVEL_NOTICE,
+                                             LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
+
+#define F(member) CONF_FIELD(ControllerConfig, member)
+
+static const ConfKey controller_keys[] = {
+        { "controller", "address", CONF_STRING, F(address), NULL },
+        { "controller", "store", CONF_STRING, F(store), "/var/lib/flexslot/controller.db" },
+        { "controller", "log-level", CONF_ENUM, F(log_level), "info",
+          .choices = log_level_choices },
+
+        { "trackers", "listen", CONF_STRING, F(listen), "tcp:host=127.0.0.1,port=7411" },
+        { "trackers", "token-file", CONF_STRING, F(token_file), "/etc/flexslot/cluster-token" },
+        { "trackers", "heartbeat-interval", CONF_DURATION, F(heartbeat_interval), "3s",
+          .min = 10 * USEC_PER_MSEC, .max = USEC_PER_MINUTE },
+        { "trackers", "lost-timeout", CONF_DURATION, F(lost_timeout), "30s",
+          .min = 20 * USEC_PER_MSEC, .max = USEC_PER_HOUR },
+        { "trackers", "max-trackers", CONF_INT, F(max_trackers), "1024", .min = 1, .max = 100000 },
+
+        { "policy", "scheduler", CONF_STRING, F(scheduler), "fifo" },
+        { "policy", "slot-manager", CONF_STRING, F(slot_manager), "static" },
+        { "policy", "speculation", CONF_STRING, F(speculation), "none" },
+        { "policy", "vm-allocator", CONF_STRING, F(vm_allocator), "static" },
+};
+
+/* The forms controller_listen_parse() (tracker-endpoint.c) accepts. */
+static bool listen_address_ok(const char *s) {
+        return (strncmp(s, "tcp:host=", 9) == 0 || strncmp(s, "unix:path=", 10) == 0) &&
+               strlen(s) < 256;
+}
+
+static int controller_config_validate(const void *config, ConfError *err) {
+        const ControllerConfig *c = config;
+
+        if (!c->store || !c->store[0])
+                return conf_error_set(err, "controller", "store", "must not be empty");
+        if (!c->listen || !listen_address_ok(c->listen))
+                return conf_error_set(err, "trackers", "listen",
+                                      "'%s' is neither tcp:host=H,port=P nor unix:path=P",
+                                      c->listen ? c->listen : "");
+        if (!c->token_file || !c->token_file[0])
+                return conf_error_set(err, "trackers", "token-file", "must not be empty");
+        /* A tracker late by a beat or two is not lost. */
+        if (c->lost_timeout < 2 * c->heartbeat_interval)
+                return conf_error_set(err, "trackers", "lost-timeout",
+                                      "%s is less than twice heartbeat-interval %s",
+                                      FORMAT_DURATION(c->lost_timeout),
+                                      FORMAT_DURATION(c->heartbeat_interval));
+        if (!job_scheduler_ops_find(c->scheduler))
+                return conf_error_set(err, "policy", "scheduler", "unknown scheduler '%s'",
+                                      c->scheduler);
+        if (!slot_manager_ops_find(c->slot_manager))
+                return conf_error_set(err, "policy", "slot-manager", "unknown slot manager '%s'",
+                                      c->slot_manager);
+        /* Backup attempts need a task with two attempts in the live model. */
+        if (strcmp(c->speculation, "none") != 0)
+                return conf_error_set(err, "policy", "speculation",
+                                      "'%s': the controller runs only 'none' so far",
+                                      c->speculation);
+        if (!vm_allocator_ops_find(c->vm_allocator))
+                return conf_error_set(err, "policy", "vm-allocator", "unknown VM allocator '%s'",
+                                      c->vm_allocator);
+        return 0;
+}
+
+const ConfSchema controller_config_schema = {
+        .keys = controller_keys,
+        .n_keys = ELEMENTSOF(controller_keys),
+        .size = sizeof(ControllerConfig),
+        .validate = controller_config_validate,
+};

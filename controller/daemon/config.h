@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/config.h"
+#include "common/time-util.h"
+
+/* flexslot-controllerd's configuration; conf/controller.ini documents every
+ * key. */
+typedef struct ControllerConfig {
+        /* [controller] */
+        char *address; /* NULL: the system bus */
+        char *store;
+        int log_level;
+
+        /* [trackers] */
+        char *listen; /* tcp:host=H,port=P or unix:path=P */
+        char *token_file;
+        usec_t heartbeat_interval;
+        usec_t lost_timeout;
+        int64_t max_trackers;
+
+        /* [policy] */
+        char *scheduler, *slot_manager, *speculation, *vm_allocator;
+} ControllerConfig;
+
+extern const ConfSchema controller_config_schema;
+
+/* Log levels in the order of [controller] log-level's choices. */
+extern const int controller_config_log_levels[];

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: MIT */
+/* flexslot-controllerd: keeps the jobs (in the store), serves
+ * org.flexslot.Controller1 to operators on a bus and org.flexslot.Tracker1
+ * to trackers on its own peer-to-peer endpoint, and runs every heartbeat
+ * and control cycle through the policy core. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "bus-errors.h"
+#include "common/format.h"
+#include "common/cli.h"
+#include "common/daemon-util.h"
+#include "common/log.h"
+#include "common/macro.h"
+#include "common/version.h"
+#include "controller/policies/policies.h"
+#include "daemon.h"
+#include "tracker-protocol.h"
+
+#define DEFAULT_CONFIG_FILE "/etc/flexslot/controller.ini"
+/* A bad command line, as distinct from a failure to run (EXIT_FAILURE). */
+#define PROGRAM "flexslot-controllerd"
+
+typedef struct Options {
+        const char *config_file;
+        bool config_given;
+        const char *address;
+        bool log_level_given;
+        LogLevel log_level;
+} Options;
+
+static void help(void) {
+        printf("Usage: flexslot-controllerd [OPTIONS]\n"
+               "\n"
+               "The flexslot controller: keeps the jobs, serves org.flexslot.Controller1\n"
+               "on D-Bus and the trackers' heartbeats on its own endpoint.\n"
+               "\n"
+               "  -h --help              Show this help and exit\n"
+               "     --version           Show the version and exit\n"
+               "  -c --config=FILE       Configuration file (default " DEFAULT_CONFIG_FILE ";\n"
+               "                         built-in defaults if that does not exist)\n"
+               "  -a --address=ADDRESS   D-Bus address to serve on (default: the system bus)\n"
+               "     --log-level=LEVEL   err, warning, notice, info or debug\n"
+               "\n"
+               "Options override the configuration file.\n");
+}
+
+/* Returns 1 to run, 0 to exit successfully, < 0 on a usage error. */
+static int parse_argv(int argc, char **argv, Options *o) {
+        enum { ARG_VERSION = 0x100, ARG_LOG_LEVEL };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "config", required_argument, NULL, 'c' },
+                { "address", required_argument, NULL, 'a' },
+                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                {},
+        };
+        int c;
+
+        *o = (Options){ .config_file = DEFAULT_CONFIG_FILE };
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":hc:a:", options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("flexslot-controllerd %s\n", FLEXSLOT_VERSION);
+                        return 0;
+                case 'c':
+                        o->config_file = optarg;
+                        o->config_given = true;
+                        break;
+                case 'a':
+                        o->address = optarg;
+                        break;
+                case ARG_LOG_LEVEL:
+                        if (log_level_from_string(optarg, &o->log_level) < 0) {
+                                cli_usage_error(PROGRAM, "invalid --log-level '%s'", optarg);
+                                return -EINVAL;
+                        }
+                        o->log_level_given = true;
+                        break;
+                default:
+                        cli_option_error(PROGRAM, c, argv);
+                        return -EINVAL;
+                }
+        if (optind < argc) {
+                cli_usage_error(PROGRAM, "unexpected argument '%s'", argv[optind]);
+                return -EINVAL;
+        }
+        return 1;
+}
+
+static int load_config(Controller *c, const Options *o) {
+        ConfError err;
+        char msg[CONF_ERROR_TEXT_MAX * 2];
+        int r;
+
+        if (!o->config_given && access(o->config_file, F_OK) < 0 && errno == ENOENT)
+                r = conf_load_defaults(&controller_config_schema, &c->config, &err);
+        else
+                r = conf_load_file(&controller_config_schema, o->config_file, &c->config, &err);
+        if (r < 0) {
+                conf_error_format(&err, msg, sizeof(msg));
+                log_error("%s", msg);
+                return r;
+        }
+        log_set_max_level(o->log_level_given
+                                  ? o->log_level
+                                  : (LogLevel)controller_config_log_levels[c->config.log_level]);
+        if (o->address) {
+                char *copy = strdup(o->address);
+
+                if (!copy)
+                        return log_oom();
+                free(c->config.address);
+                c->config.address = copy;
+        }
+        return 0;
+}
+
+/* The cluster token, whole file but a final newline; never logged. */
+static int read_token(Controller *c) {
+        _cleanup_close_ int fd = -1;
+        char buf[TRACKER_TOKEN_MAX + 2];
+        ssize_t n;
+
+        fd = open(c->config.token_file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return log_error_errno(negative_errno(), "Cannot open the token file %s",
+                                       c->config.token_file);
+        n = read(fd, buf, sizeof(buf));
+        if (n < 0)
+                return log_error_errno(negative_errno(), "Cannot read the token file %s",
+                                       c->config.token_file);
+        if (n > 0 && buf[n - 1] == '\n')
+                n--;
+        if (n == 0 || n > TRACKER_TOKEN_MAX || memchr(buf, '\0', (size_t)n) ||
+            memchr(buf, '\n', (size_t)n)) {
+                log_error("The token file %s must hold one line of 1..%d bytes",
+                          c->config.token_file, TRACKER_TOKEN_MAX);
+                return -EINVAL;
+        }
+        c->token = strndup(buf, (size_t)n);
+        explicit_bzero(buf, sizeof(buf));
+        if (!c->token)
+                return log_oom();
+        c->token_len = (size_t)n;
+        return 0;
+}
+
+/* Two controllers on one store would give one job id twice and run every
+ * job twice; SQLite's own locks only serialise their transactions. */
+static int lock_store(Controller *c) {
+        _cleanup_free_ char *path = NULL;
+        char pid[32];
+        int n;
+
+        if (asprintf(&path, "%s.lock", c->config.store) < 0)
+                return log_oom();
+        c->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+        if (c->lock_fd < 0)
+                return log_error_errno(negative_errno(), "Cannot open %s", path);
+        if (flock(c->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+                if (errno == EWOULDBLOCK) {
+                        log_error("The store %s is in use by another controller (lock %s)",
+                                  c->config.store, path);
+                        return -EBUSY;
+                }
+                return log_error_errno(negative_errno(), "Cannot lock %s", path);
+        }
+        n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+        if (ftruncate(c->lock_fd, 0) < 0 || write(c->lock_fd, pid, (size_t)n) != n)
+                log_warning_errno(negative_errno(), "Cannot write the PID into %s", path);
+        return 0;
+}
+
+/* The policy core with the layers the configuration names, at their
+ * defaults; the control interval is the heartbeat interval. */
+static int build_policy(Controller *c) {
+        _cleanup_(policy_config_done) PolicyConfig cfg = { 0 };
+        CoreSettings *core;
+        ConfError err = { 0 };
+        char text[CONF_ERROR_TEXT_MAX * 2];
+        int r;
+
+        if (policy_config_init(&cfg) < 0)
+                return log_oom();
+        cfg.scheduler = c->config.scheduler;
+        cfg.slot_manager = c->config.slot_manager;
+        cfg.speculation = c->config.speculation;
+        cfg.vm_allocator = c->config.vm_allocator;
+        core = policy_config_settings(&cfg, &core_settings_schema);
+        core->control_interval = c->config.heartbeat_interval;
+        r = policy_new_named(&cfg, &err, &c->policy);
+        if (r < 0) {
+                conf_error_format(&err, text, sizeof(text));
+                return log_error_errno(r, "Cannot build the policy: %s", text);
+        }
+        return 0;
+}
+
+static int open_state(Controller *c) {
+        StoreError err = { 0 };
+        int r;
+
+        r = lock_store(c);
+        if (r < 0)
+                return r;
+        r = store_open(c->config.store, &c->store, &err);
+        if (r < 0)
+                return log_error_errno(r, "Cannot open the store %s: %s", c->config.store,
+                                       err.message);
+        r = build_policy(c);
+        if (r < 0)
+                return r;
+        r = cluster_new(c->store, c->policy, &c->cluster, &err);
+        if (r < 0)
+                return log_error_errno(r, "Cannot load the unfinished jobs: %s", err.message);
+        log_info("Resuming %zu unfinished jobs from %s", c->cluster->n_jobs, c->config.store);
+        return 0;
+}
+
+/* A periodic timer on a fixed schedule, one heartbeat interval apart. */
+static int rearm(sd_event_source *s, uint64_t usec, const Controller *c) {
+        usec_t now;
+        int r;
+
+        r = sd_event_now(sd_event_source_get_event(s), CLOCK_MONOTONIC, &now);
+        if (r >= 0)
+                r = sd_event_source_set_time(
+                        s, usec_next_deadline(usec, c->config.heartbeat_interval, now));
+        if (r >= 0)
+                r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        if (r < 0)
+                return log_error_errno(r, "Cannot rearm a timer");
+        return 0;
+}
+
+static int on_lost_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Controller *c = userdata;
+
+        (void)cluster_lose_silent(c->cluster, now_monotonic_usec(), c->config.lost_timeout);
+        return rearm(s, usec, c);
+}
+
+static int on_control_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Controller *c = userdata;
+        int r;
+
+        r = cluster_control(c->cluster, now_realtime_usec());
+        if (r < 0)
+                log_warning_errno(r, "Control cycle failed");
+        return rearm(s, usec, c);
+}
+
+static int add_periodic(Controller *c, sd_event_source **ret, sd_event_time_handler_t handler,
+                        const char *name) {
+        int r;
+
+        r = sd_event_add_time_relative(c->event, ret, CLOCK_MONOTONIC, c->config.heartbeat_interval,
+                                       c->config.heartbeat_interval / 20, handler, c);
+        if (r < 0)
+                return log_error_errno(r, "Cannot add the %s timer", name);
+        (void)sd_event_source_set_description(*ret, name);
+        return 0;
+}
+
+static int controller_start(Controller *c) {
+        int r;
+
+        r = controller_bus_errors_register();
+        if (r < 0)
+                return log_error_errno(r, "Cannot register the error names");
+        r = read_token(c);
+        if (r < 0)
+                return r;
+        r = open_state(c);
+        if (r < 0)
+                return r;
+
+        r = daemon_event_new(&c->event);
+        if (r < 0)
+                return r;
+
+        r = daemon_bus_connect(c->config.address, "flexslot-controllerd", &c->bus);
+        if (r < 0)
+                return r;
+        r = controller_bus_setup(c);
+        if (r < 0)
+                return r;
+        r = sd_bus_attach_event(c->bus, c->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot attach the bus to the event loop");
+        r = tracker_endpoint_start(c);
+        if (r < 0)
+                return r;
+        r = add_periodic(c, &c->lost_timer, on_lost_timer, "lost-trackers");
+        if (r < 0)
+                return r;
+        return add_periodic(c, &c->control_timer, on_control_timer, "control");
+}
+
+static void controller_stop(Controller *c) {
+        c->lost_timer = sd_event_source_disable_unref(c->lost_timer);
+        c->control_timer = sd_event_source_disable_unref(c->control_timer);
+        tracker_endpoint_stop(c);
+        c->object_slot = sd_bus_slot_unref(c->object_slot);
+        c->bus = sd_bus_flush_close_unref(c->bus);
+        c->event = sd_event_unref(c->event);
+        c->cluster = cluster_free(c->cluster);
+        c->policy = policy_free(c->policy);
+        c->store = store_close(c->store);
+        if (c->lock_fd >= 0)
+                close(c->lock_fd);
+        if (c->token)
+                explicit_bzero(c->token, c->token_len);
+        free(c->token);
+        conf_free(&controller_config_schema, &c->config);
+}
+
+int main(int argc, char **argv) {
+        Controller c = { .lock_fd = -1, .listen_fd = -1 };
+        Options o;
+        int r;
+
+        log_open(argv[0]);
+        r = parse_argv(argc, argv, &o);
+        if (r < 0)
+                return EXIT_USAGE;
+        if (r == 0)
+                return EXIT_SUCCESS;
+        r = load_config(&c, &o);
+        if (r < 0)
+                return EXIT_FAILURE;
+
+        r = controller_start(&c);
+        if (r >= 0) {
+                log_info("Serving %s on %s, trackers on %s", CONTROLLER_BUS_NAME,
+                         c.config.address ? c.config.address : "the system bus", c.config.listen);
+                r = daemon_run(c.event, "Serving");
+        }
+        controller_stop(&c);
+        return r == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "cluster.h"
+#include "config.h"
+#include "controller/core/policy.h"
+#include "controller/store/store.h"
+
+#define CONTROLLER_BUS_NAME "org.flexslot.Controller1"
+#define CONTROLLER_OBJECT_PATH "/org/flexslot/Controller1"
+#define CONTROLLER_INTERFACE "org.flexslot.Controller1"
+
+typedef struct TrackerConnection TrackerConnection;
+
+/* flexslot-controllerd's state; everything belongs to the event loop's
+ * thread. */
+typedef struct Controller {
+        ControllerConfig config;
+        sd_event *event;
+        sd_bus *bus;
+        sd_bus_slot *object_slot;
+        Store *store;
+        int lock_fd;
+        Policy *policy;
+        Cluster *cluster;
+        char *token;
+        size_t token_len;
+        int listen_fd;
+        sd_event_source *listen_source, *lost_timer, *control_timer;
+        TrackerConnection *connections;
+        size_t n_connections;
+} Controller;
+
+/* Registers org.flexslot.Controller1 and takes its name (bus-controller.c). */
+int controller_bus_setup(Controller *c);
+
+/* The trackers' endpoint (tracker-endpoint.c). */
+int tracker_endpoint_start(Controller *c);
+void tracker_endpoint_stop(Controller *c);

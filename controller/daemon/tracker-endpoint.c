@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: MIT */
+/* The trackers' endpoint: a D-Bus peer-to-peer listener (no bus daemon; the
+ * trackers in VMs cannot reach the host's bus), one sd-bus server
+ * connection per tracker, serving org.flexslot.Tracker1
+ * (tracker-protocol.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "bus-errors.h"
+#include "common/log.h"
+#include "common/macro.h"
+#include "common/parse.h"
+#include "daemon.h"
+#include "tracker-protocol.h"
+
+struct TrackerConnection {
+        Controller *controller;
+        sd_bus *bus;
+        uint64_t tracker; /* 0: not registered yet */
+        TrackerConnection *next;
+};
+
+static TrackerConnection *connection_free(TrackerConnection *t) {
+        if (!t)
+                return NULL;
+        if (t->bus) {
+                (void)sd_bus_detach_event(t->bus);
+                t->bus = sd_bus_flush_close_unref(t->bus);
+        }
+        free(t);
+        return NULL;
+}
+
+static void connection_drop(TrackerConnection *t) {
+        Controller *c = t->controller;
+
+        for (TrackerConnection **p = &c->connections; *p; p = &(*p)->next)
+                if (*p == t) {
+                        *p = t->next;
+                        c->n_connections--;
+                        break;
+                }
+        connection_free(t);
+}
+
+/* Whether a equals the token, in time that depends on the token's length
+ * only: a tracker learns nothing of it from how long a refusal takes. */
+static bool token_equal(const Controller *c, const char *a) {
+        size_t n = strnlen(a, TRACKER_TOKEN_MAX + 1);
+        unsigned char diff = n != c->token_len;
+
+        for (size_t i = 0; i < c->token_len; i++)
+                diff |= (unsigned char)c->token[i] ^ (unsigned char)(i < n ? a[i] : 0);
+        return diff == 0;
+}
+
+static bool text_ok(const char *s) {
+        size_t n = strlen(s);
+
+        if (n == 0 || n > CLUSTER_ID_TEXT_MAX)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+                        return false;
+        return true;
+}
+
+static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        TrackerConnection *t = userdata;
+        Controller *c = t->controller;
+        const char *token, *uuid, *hostname;
+        unsigned slots[_SLOT_TYPE_MAX];
+        uint64_t memory, id;
+        int r;
+
+        r = sd_bus_message_read(m, "sssuut", &token, &uuid, &hostname, &slots[SLOT_MAP],
+                                &slots[SLOT_REDUCE], &memory);
+        if (r < 0)
+                return r;
+        if (!token_equal(c, token)) {
+                log_warning("A tracker presented a wrong cluster token");
+                return sd_bus_error_set(error, TRACKER_ERROR_BAD_TOKEN,
+                                        "The cluster token is wrong.");
+        }
+        if (!text_ok(uuid))
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "Invalid VM UUID '%.64s'.", uuid);
+        if (!text_ok(hostname))
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "Invalid hostname '%.64s'.", hostname);
+        if (slots[SLOT_MAP] > TRACKER_SLOTS_MAX || slots[SLOT_REDUCE] > TRACKER_SLOTS_MAX)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "Slots %u map, %u reduce: at most %d each.",
+                                         slots[SLOT_MAP], slots[SLOT_REDUCE], TRACKER_SLOTS_MAX);
+        if (memory < TRACKER_SLOT_MEMORY_MIN || memory > TRACKER_SLOT_MEMORY_MAX)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "Slot memory %" PRIu64 " is outside 1M..1T.", memory);
+        if (t->tracker)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "This connection has tracker %" PRIu64 " already.",
+                                         t->tracker);
+        r = cluster_register(c->cluster, uuid, hostname, slots, memory, now_monotonic_usec(), &id);
+        if (r < 0)
+                return r;
+        t->tracker = id;
+        log_info("Tracker %" PRIu64 " registered: %s (VM %s), %u map and %u reduce slots", id,
+                 hostname, uuid, slots[SLOT_MAP], slots[SLOT_REDUCE]);
+        return sd_bus_reply_method_return(m, "tt", id, (uint64_t)c->config.heartbeat_interval);
+}
+
+static int status_from_string(const char *s, StoreTaskStatus *ret) {
+        for (unsigned i = 0; i < _STORE_TASK_STATUS_MAX; i++)
+                if (strcmp(s, store_task_status_to_string(i)) == 0) {
+                        *ret = i;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+typedef struct Report {
+        ClusterReport r;
+        ClusterRunning *running;
+        ClusterFinished *finished;
+        size_t cap_running, cap_finished;
+} Report;
+
+static void report_done(Report *rep) {
+        free(rep->running);
+        free(rep->finished);
+}
+
+static int grow(void **array, size_t *cap, size_t n, size_t size) {
+        void *p;
+
+        if (n < *cap)
+                return 0;
+        if (n >= CLUSTER_REPORT_MAX)
+                return -E2BIG;
+        p = realloc(*array, (n + 1) * 2 * size);
+        if (!p)
+                return -ENOMEM;
+        *array = p;
+        *cap = (n + 1) * 2;
+        return 0;
+}
+
+/* The strings point into m. -EINVAL with the field in *ret_field for a
+ * status the protocol does not have. */
+static int report_read(sd_bus_message *m, Report *rep, const char **ret_field) {
+        const char *status;
+        int r;
+
+        r = sd_bus_message_read(m, TRACKER_NODE_TYPE, &rep->r.free_slots[SLOT_MAP],
+                                &rep->r.free_slots[SLOT_REDUCE], &rep->r.steal, &rep->r.iowait);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(m, 'a', TRACKER_RUNNING_TYPE);
+        if (r < 0)
+                return r;
+        for (;;) {
+                ClusterRunning x;
+
+                r = sd_bus_message_read(m, TRACKER_RUNNING_TYPE, &x.attempt, &x.progress,
+                                        &x.bytes_processed, &x.input_size, &x.cpu_time,
+                                        &x.iowait_time);
+                if (r <= 0)
+                        break;
+                r = grow((void **)&rep->running, &rep->cap_running, rep->r.n_running,
+                         sizeof(*rep->running));
+                if (r < 0)
+                        break;
+                rep->running[rep->r.n_running++] = x;
+        }
+        if (r < 0)
+                return r == -E2BIG ? (*ret_field = "running", -EINVAL) : r;
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(m, 'a', TRACKER_FINISHED_TYPE);
+        if (r < 0)
+                return r;
+        for (;;) {
+                ClusterFinished x;
+
+                r = sd_bus_message_read(m, TRACKER_FINISHED_TYPE, &x.attempt, &status,
+                                        &x.input_bytes, &x.output_bytes, &x.output, &x.reason);
+                if (r <= 0)
+                        break;
+                if (status_from_string(status, &x.status) < 0) {
+                        *ret_field = "status";
+                        return -EINVAL;
+                }
+                r = grow((void **)&rep->finished, &rep->cap_finished, rep->r.n_finished,
+                         sizeof(*rep->finished));
+                if (r < 0)
+                        break;
+                rep->finished[rep->r.n_finished++] = x;
+        }
+        if (r < 0)
+                return r == -E2BIG ? (*ret_field = "finished", -EINVAL) : r;
+        rep->r.running = rep->running;
+        rep->r.finished = rep->finished;
+        return sd_bus_message_exit_container(m);
+}
+
+static int append_assignment(sd_bus_message *m, const ClusterAssignment *a) {
+        const ClusterJob *j = a->job;
+        const ClusterTask *t = a->task;
+        int r;
+
+        r = sd_bus_message_open_container(m, 'r', "ttsuusast");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "ttsuus", a->attempt, j->info.id,
+                                          t->type == TASK_MAP ? "map" : "reduce", t->index,
+                                          j->info.n_reduces, j->info.app ? j->info.app : "");
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "s");
+        if (r < 0)
+                return r;
+        if (t->type == TASK_MAP)
+                r = sd_bus_message_append(m, "s", j->info.inputs[t->index]);
+        else
+                for (size_t i = 0; i < j->n_tasks && r >= 0; i++)
+                        if (j->tasks[i].type == TASK_MAP && j->tasks[i].output)
+                                r = sd_bus_message_append(m, "s", j->tasks[i].output);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "t", a->slot_memory);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        return r;
+}
+
+static int reply_heartbeat(sd_bus_message *m, const ClusterReply *cr) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
+        for (size_t i = 0; i < cr->n_assignments && r >= 0; i++)
+                r = append_assignment(reply, &cr->assignments[i]);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_append_array(reply, 't', cr->kills,
+                                                cr->n_kills * sizeof(uint64_t));
+        if (r >= 0)
+                r = sd_bus_message_append(reply, TRACKER_SLOTS_TYPE, cr->slots[SLOT_MAP],
+                                          cr->slots[SLOT_REDUCE], cr->slot_memory);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        TrackerConnection *t = userdata;
+        Controller *c = t->controller;
+        _cleanup_(report_done) Report rep = { 0 };
+        ClusterReply reply = { 0 };
+        StoreError err = { 0 };
+        const char *field = NULL;
+        uint64_t id;
+        int r;
+
+        r = sd_bus_message_read(m, "t", &id);
+        if (r < 0)
+                return r;
+        if (!t->tracker)
+                return sd_bus_error_set(error, TRACKER_ERROR_BAD_TOKEN,
+                                        "Register with the cluster token first.");
+        if (id != t->tracker)
+                return sd_bus_error_setf(error, TRACKER_ERROR_UNKNOWN_TRACKER,
+                                         "Tracker %" PRIu64 " is not this connection's.", id);
+        r = report_read(m, &rep, &field);
+        if (r == -EINVAL && field)
+                return sd_bus_error_setf(error, TRACKER_ERROR_INVALID_HEARTBEAT,
+                                         "Invalid heartbeat field %s.", field);
+        if (r < 0)
+                return r;
+        r = cluster_heartbeat(c->cluster, id, &rep.r, now_realtime_usec(), now_monotonic_usec(),
+                              &reply, &err);
+        switch (r) {
+        case -ENOENT:
+                return sd_bus_error_setf(error, TRACKER_ERROR_UNKNOWN_TRACKER, "%s.", err.message);
+        case -ESTALE:
+                t->tracker = 0;
+                return sd_bus_error_setf(error, TRACKER_ERROR_TRACKER_LOST, "%s.", err.message);
+        case -EINVAL:
+                log_warning("Heartbeat of tracker %" PRIu64 " refused: %s", id, err.message);
+                return sd_bus_error_setf(error, TRACKER_ERROR_INVALID_HEARTBEAT,
+                                         "Invalid heartbeat field %s: %s.",
+                                         err.field ? err.field : "?", err.message);
+        default:
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < reply.n_assignments; i++)
+                log_debug("Tracker %" PRIu64 ": attempt %" PRIu64 " of job %" PRIu64 " %s %u", id,
+                          reply.assignments[i].attempt, reply.assignments[i].job->info.id,
+                          reply.assignments[i].task->type == TASK_MAP ? "map" : "reduce",
+                          reply.assignments[i].task->index);
+        r = reply_heartbeat(m, &reply);
+        cluster_reply_done(&reply);
+        return r;
+}
+
+static const sd_bus_vtable tracker_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("Register",
+                                SD_BUS_ARGS("s", token, "s", vm_uuid, "s", hostname, "u", map_slots,
+                                            "u", reduce_slots, "t", slot_memory),
+                                SD_BUS_RESULT("t", tracker, "t", interval), method_register,
+                                SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_SENSITIVE),
+        SD_BUS_METHOD_WITH_ARGS("Heartbeat",
+                                SD_BUS_ARGS("t", tracker, TRACKER_NODE_TYPE, node,
+                                            "a" TRACKER_RUNNING_TYPE, running,
+                                            "a" TRACKER_FINISHED_TYPE, finished),
+                                SD_BUS_RESULT("a" TRACKER_ASSIGNMENT_TYPE, assignments, "at", kills,
+                                              TRACKER_SLOTS_TYPE, slots),
+                                method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END,
+};
+
+/* The tracker stays known (its tasks run on) until it misses heartbeats
+ * for the lost timeout; only the connection goes. */
+static int on_disconnect(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        TrackerConnection *t = userdata;
+
+        log_debug("Tracker %" PRIu64 " hung up", t->tracker);
+        connection_drop(t);
+        return 0;
+}
+
+static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        Controller *c = userdata;
+        TrackerConnection *t;
+        int cfd;
+        sd_id128_t id;
+        int r;
+
+        cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (cfd < 0) {
+                if (errno != EAGAIN && errno != EINTR)
+                        log_warning_errno(negative_errno(), "Cannot accept a tracker");
+                return 0;
+        }
+        if (c->n_connections >= (size_t)c->config.max_trackers) {
+                log_warning("Refusing a tracker: %zu connections already", c->n_connections);
+                close(cfd);
+                return 0;
+        }
+        t = calloc(1, sizeof(*t));
+        if (!t) {
+                close(cfd);
+                return log_oom(), 0;
+        }
+        t->controller = c;
+        r = sd_id128_randomize(&id);
+        if (r >= 0)
+                r = sd_bus_new(&t->bus);
+        if (r >= 0)
+                r = sd_bus_set_fd(t->bus, cfd, cfd);
+        if (r < 0) {
+                /* Until sd_bus_set_fd() took it, the socket is ours. */
+                close(cfd);
+                log_warning_errno(r, "Cannot set up a tracker connection");
+                connection_free(t);
+                return 0;
+        }
+        r = sd_bus_set_server(t->bus, 1, id);
+        if (r >= 0)
+                r = sd_bus_set_anonymous(t->bus, 1);
+        if (r >= 0)
+                r = sd_bus_add_object_vtable(t->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE,
+                                             tracker_vtable, t);
+        if (r >= 0)
+                r = sd_bus_match_signal(t->bus, NULL, "org.freedesktop.DBus.Local",
+                                        "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
+                                        "Disconnected", on_disconnect, t);
+        if (r >= 0)
+                r = sd_bus_attach_event(t->bus, c->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r >= 0)
+                r = sd_bus_start(t->bus);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot set up a tracker connection");
+                connection_free(t);
+                return 0;
+        }
+        t->next = c->connections;
+        c->connections = t;
+        c->n_connections++;
+        return 0;
+}
+
+/* tcp:host=H,port=P or unix:path=P (config.c checked the prefix). */
+static int listen_socket(const char *address, int *ret_fd) {
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        if (strncmp(address, "unix:path=", 10) == 0) {
+                struct sockaddr_un sa = { .sun_family = AF_UNIX };
+                const char *path = address + 10;
+
+                if (strlen(path) >= sizeof(sa.sun_path) || path[0] != '/')
+                        return log_error_errno(-EINVAL, "Invalid socket path '%s'", path);
+                strcpy(sa.sun_path, path);
+                fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+                if (fd < 0)
+                        return log_error_errno(negative_errno(), "Cannot create a socket");
+                (void)unlink(path);
+                if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+                        return log_error_errno(negative_errno(), "Cannot bind %s", path);
+        } else {
+                struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+                                          .ai_flags = AI_NUMERICSERV | AI_PASSIVE },
+                                *ai = NULL;
+                char host[256], port[16];
+                const char *comma = strchr(address + 9, ',');
+                uint64_t p;
+                struct sockaddr_storage sa;
+                socklen_t len = sizeof(sa);
+                int one = 1;
+
+                if (!comma || strncmp(comma, ",port=", 6) != 0 ||
+                    (size_t)(comma - (address + 9)) >= sizeof(host) ||
+                    parse_uint64(comma + 6, 0, 65535, &p) < 0)
+                        return log_error_errno(-EINVAL, "Invalid tracker endpoint '%s'", address);
+                snprintf(host, sizeof(host), "%.*s", (int)(comma - (address + 9)), address + 9);
+                snprintf(port, sizeof(port), "%" PRIu64, p);
+                r = getaddrinfo(host, port, &hints, &ai);
+                if (r != 0)
+                        return log_error_errno(-EADDRNOTAVAIL, "Cannot resolve '%s': %s", host,
+                                               gai_strerror(r));
+                fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+                if (fd >= 0)
+                        (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+                r = fd < 0                                      ? negative_errno()
+                    : bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 ? negative_errno()
+                                                                : 0;
+                freeaddrinfo(ai);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot listen on %s", address);
+                /* With port=0 the kernel picks one; say which. */
+                if (getsockname(fd, (struct sockaddr *)&sa, &len) >= 0 &&
+                    getnameinfo((struct sockaddr *)&sa, len, host, sizeof(host), port, sizeof(port),
+                                NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+                        log_info("Tracker endpoint tcp:host=%s,port=%s", host, port);
+        }
+        if (listen(fd, SOMAXCONN) < 0)
+                return log_error_errno(negative_errno(), "Cannot listen on %s", address);
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int tracker_endpoint_start(Controller *c) {
+        int r;
+
+        r = listen_socket(c->config.listen, &c->listen_fd);
+        if (r < 0)
+                return r;
+        r = sd_event_add_io(c->event, &c->listen_source, c->listen_fd, EPOLLIN, on_accept, c);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch the tracker endpoint");
+        (void)sd_event_source_set_description(c->listen_source, "tracker-endpoint");
+        return 0;
+}
+
+void tracker_endpoint_stop(Controller *c) {
+        c->listen_source = sd_event_source_disable_unref(c->listen_source);
+        while (c->connections)
+                connection_drop(c->connections);
+        if (c->listen_fd >= 0)
+                close(c->listen_fd);
+        c->listen_fd = -1;
+}

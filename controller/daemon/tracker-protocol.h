@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* org.flexslot.Tracker1: what a tracker and the controller say to each
+ * other over the controller's peer-to-peer endpoint ([trackers] listen:
+ * tcp:host=H,port=P or unix:path=P; D-Bus without a bus daemon, so the
+ * client connects anonymously and calls with no destination). Object
+ * TRACKER_OBJECT_PATH. One connection carries one tracker; a tracker that
+ * lost its connection, or hears UnknownTracker or TrackerLost, registers
+ * again and reports what finished meanwhile.
+ *
+ * Register(s token, s vm-uuid, s hostname, u map-slots, u reduce-slots,
+ *          t slot-memory) -> (t tracker, t interval)
+ *    token        the cluster token (the controller's [trackers] token-file);
+ *                 a wrong one is Error.BadToken, compared in constant time
+ *    vm-uuid      the SMBIOS UUID of the tracker's VM, 1..255 bytes
+ *    hostname     1..255 bytes
+ *    map-slots, reduce-slots   0..1024 each
+ *    slot-memory  bytes of memory a new slot gets, 1 MiB..1 TiB
+ *    tracker      the id to heartbeat with, on this connection only
+ *    interval     usec between heartbeats
+ *
+ * Heartbeat(t tracker, TRACKER_NODE_TYPE node, a TRACKER_RUNNING_TYPE running,
+ *           a TRACKER_FINISHED_TYPE finished)
+ *    -> (a TRACKER_ASSIGNMENT_TYPE assignments, at kills, TRACKER_SLOTS_TYPE slots)
+ *  node (uudd):
+ *    1 u free map slots      2 u free reduce slots (at most the tracker's)
+ *    3 d node steal          4 d node I/O wait (shares 0..1 of the last interval,
+ *                                from /proc/stat)
+ *  running, one per attempt still running (tdtttt):
+ *    1 t attempt             2 d progress score 0..1 (input consumed / split size)
+ *    3 t bytes processed     4 t input size (bytes)
+ *    5 t CPU time (usec)     6 t block I/O wait (usec), of the task's process
+ *  finished, one per attempt that ended since the last reply (tsttss):
+ *    1 t attempt             2 s status: succeeded, failed or killed
+ *    3 t input bytes         4 t output bytes
+ *    5 s output: where the output is, relative to the data directory
+ *        (succeeded; else "")
+ *    6 s reason: why it failed or was killed ("" for none)
+ *  assignments, tasks to start (ttsuusast):
+ *    1 t attempt             2 t job
+ *    3 s task type: map or reduce
+ *    4 u task index: the map's split, the reduce's partition
+ *    5 u partitions: the job's reduces (how map output is partitioned)
+ *    6 s application
+ *    7 as inputs: a map's split (an input file), a reduce's map outputs
+ *    8 t slot memory (bytes)
+ *  kills: attempts to stop (of this tracker)
+ *  slots (uut): the tracker's map slots, reduce slots and slot memory from
+ *    now on; unchanged values when nothing changed.
+ * A report that does not fit (a share outside 0..1, more free slots than
+ * the tracker has, an attempt of another tracker, an unknown status) is
+ * Error.InvalidHeartbeat, naming the field, and changes nothing. Attempts
+ * the controller does not know (a job cancelled, a controller restarted)
+ * are ignored when finished and killed when running. */
+
+#define TRACKER_OBJECT_PATH "/org/flexslot/Tracker1"
+#define TRACKER_INTERFACE "org.flexslot.Tracker1"
+
+#define TRACKER_NODE_TYPE "(uudd)"
+#define TRACKER_RUNNING_TYPE "(tdtttt)"
+#define TRACKER_FINISHED_TYPE "(tsttss)"
+#define TRACKER_ASSIGNMENT_TYPE "(ttsuusast)"
+#define TRACKER_SLOTS_TYPE "(uut)"
+
+#define TRACKER_SLOTS_MAX 1024
+#define TRACKER_SLOT_MEMORY_MIN (1ULL << 20)
+#define TRACKER_SLOT_MEMORY_MAX (1ULL << 40)
+#define TRACKER_TOKEN_MAX 4096

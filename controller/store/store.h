@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The controller's durable state, in one SQLite file: the jobs it accepted,
+ * the finished attempts of their tasks, and ARIA job profiles (Verma,
+ * Cherkasova, Campbell, ICAC'11: the profile of section 2.2, kept as
+ * section 6's Profile Database keeps "the past profiles of the jobs ...
+ * identified by the (user, job name)"). A controller killed at any point
+ * reopens the file and finds every write a store function had returned 0
+ * for; from it, it resumes each unfinished job without running its finished
+ * tasks again.
+ *
+ * Every write is one transaction: a function that fails has changed
+ * nothing. Every argument is checked first (lengths, ranges, character sets;
+ * the limits are below); a bad one is -EINVAL with the field named in the
+ * StoreError. Other errors: -ENOENT (no such job or profile), -EEXIST (a task
+ * record that contradicts one stored), -EALREADY (the job has ended), -EBUSY
+ * (a state change the job is not ready for, or the file locked by another
+ * process for longer than the busy timeout), -ESTALE (a profile older than
+ * the stored one), -EMEDIUMTYPE (not a flexslot store), -EUCLEAN (a corrupt
+ * one), -EPROTONOSUPPORT (one written by a newer flexslot), -EIO, -ENOSPC,
+ * -ENOMEM and the like for the file itself.
+ *
+ * One Store is used from one thread at a time. Times are realtime usec_t
+ * (the store outlives boots, so monotonic times mean nothing in it). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/macro.h"
+#include "common/time-util.h"
+#include "controller/core/model.h"
+#include "controller/policies/aria-model.h"
+
+/* The schema this code writes; a store of a later version is refused, an
+ * earlier one upgraded when it is opened. */
+#define STORE_SCHEMA_VERSION 2
+
+/* Limits on what a client may put into the store, in bytes for texts. */
+#define STORE_NAME_MAX 255       /* a job's name */
+#define STORE_IDENTIFIER_MAX 255 /* user, pool, application, node */
+#define STORE_COMMAND_MAX 4096   /* a streaming command, an application's argument */
+#define STORE_PATH_MAX 4095      /* an input or output path */
+#define STORE_MESSAGE_MAX 1024   /* why a job or an attempt ended */
+#define STORE_INPUTS_MAX 1024    /* input paths of one job */
+#define STORE_REDUCES_MAX 100000 /* reduce tasks of one job */
+#define STORE_MAPS_MAX 10000000  /* map tasks of one job */
+#define STORE_BATCH_MAX 100000   /* task records written together */
+
+typedef struct Store Store;
+
+#define STORE_ERROR_MAX 512
+
+typedef struct StoreError {
+        /* The argument at fault ("inputs", "deadline", "map_avg"), NULL
+         * when the fault is not one argument's (the file, a job's state). */
+        const char *field;
+        /* A complete sentence naming what was wrong, with the value. */
+        char message[STORE_ERROR_MAX];
+} StoreError;
+
+/* Opens the store at path, creating it (mode 0600: it holds users' commands)
+ * when missing. The file must be a flexslot store, of this version or an
+ * earlier one (upgraded now, in one transaction), and pass SQLite's
+ * quick_check. err may be NULL. */
+int store_open(const char *path, Store **ret, StoreError *err);
+Store *store_close(Store *s);
+DEFINE_POINTER_CLEANUP_FUNC(Store, store_close);
+
+/* ---- jobs ---- */
+
+typedef enum StoreJobState {
+        STORE_JOB_QUEUED,
+        STORE_JOB_RUNNING,
+        STORE_JOB_SUCCEEDED,
+        STORE_JOB_FAILED,
+        STORE_JOB_CANCELLED,
+        _STORE_JOB_STATE_MAX,
+} StoreJobState;
+
+#define STORE_JOB_STATE_BIT(state) (1u << (state))
+#define STORE_JOB_UNFINISHED \
+        (STORE_JOB_STATE_BIT(STORE_JOB_QUEUED) | STORE_JOB_STATE_BIT(STORE_JOB_RUNNING))
+#define STORE_JOB_ANY ((1u << _STORE_JOB_STATE_MAX) - 1)
+
+const char *store_job_state_to_string(StoreJobState state);
+int store_job_state_from_string(const char *s, StoreJobState *ret);
+
+/* What a client submits. A job runs a built-in application (app, with its
+ * argument when it takes one) or streaming commands (mapper, and a reducer
+ * when it has reduces; none is Hadoop's identity reduce), never both.
+ * Inputs are paths relative to the cluster's data directory, without "..". */
+typedef struct StoreJobSpec {
+        const char *name; /* free text, no control characters */
+        const char *user, *pool;
+        const char *app, *app_arg;
+        const char *mapper, *reducer;
+        const char *const *inputs;
+        size_t n_inputs;
+        unsigned n_reduces;
+        usec_t deadline; /* absolute; 0: none */
+} StoreJobSpec;
+
+typedef struct StoreJob {
+        uint64_t id;
+        StoreJobState state;
+        char *name, *user, *pool;
+        char *app, *app_arg, *mapper, *reducer; /* NULL when not given */
+        char **inputs;
+        size_t n_inputs;
+        unsigned n_maps; /* decided when the job started; 0 before */
+        unsigned n_reduces;
+        unsigned maps_done, reduces_done;              /* tasks with a succeeded attempt */
+        usec_t deadline, submitted, started, finished; /* 0: not (yet) */
+        char *message;                                 /* why it ended, NULL when it did not say */
+} StoreJob;
+
+/* Frees what a StoreJob holds (not the struct); NULL is fine. */
+void store_job_clear(StoreJob *job);
+void store_jobs_free(StoreJob *jobs, size_t n);
+
+/* A new queued job; its id is never given to another job of this store. */
+int store_job_submit(Store *s, const StoreJobSpec *spec, uint64_t *ret_id, StoreError *err);
+int store_job_get(Store *s, uint64_t id, StoreJob *ret, StoreError *err);
+/* The jobs whose state is in states (STORE_JOB_STATE_BIT()s), by id. */
+int store_jobs_list(Store *s, unsigned states, StoreJob **ret, size_t *ret_n, StoreError *err);
+
+/* Queued to running, with the number of map tasks its input was split
+ * into: task records name map tasks 0 .. n_maps - 1, so the split must come
+ * out the same when the controller resumes the job. */
+int store_job_start(Store *s, uint64_t id, unsigned n_maps, StoreError *err);
+/* To succeeded (from running, once every task has a succeeded attempt),
+ * failed or cancelled (from queued or running). message (may be NULL) says
+ * why. A job that has ended already is -EALREADY. */
+int store_job_finish(Store *s, uint64_t id, StoreJobState state, const char *message,
+                     StoreError *err);
+
+/* ---- task attempts ---- */
+
+typedef enum StoreTaskStatus {
+        STORE_TASK_SUCCEEDED,
+        STORE_TASK_FAILED,
+        STORE_TASK_KILLED,
+        _STORE_TASK_STATUS_MAX,
+} StoreTaskStatus;
+
+#define STORE_TASK_STATUS_BIT(status) (1u << (status))
+#define STORE_TASK_ANY ((1u << _STORE_TASK_STATUS_MAX) - 1)
+
+const char *store_task_status_to_string(StoreTaskStatus status);
+
+/* One finished attempt of a task of a running job. A task has at most one
+ * succeeded attempt: its output is the task's. */
+typedef struct StoreTaskRecord {
+        uint64_t job;
+        TaskType type;
+        unsigned index;   /* below the job's n_maps or n_reduces */
+        uint64_t attempt; /* the controller's id; one record per attempt */
+        const char *node; /* the tracker that ran it */
+        StoreTaskStatus status;
+        usec_t started, finished; /* 0 < started <= finished */
+        usec_t shuffle_end;       /* reduces: when the shuffle and sort ended; 0: unknown */
+        uint64_t input_bytes, output_bytes;
+        /* Succeeded: the output, relative to the data directory; NULL
+         * otherwise. */
+        const char *output;
+        const char *reason; /* failed or killed: why (may be NULL) */
+} StoreTaskRecord;
+
+/* Writes n (1 .. STORE_BATCH_MAX) records in one transaction: all of them,
+ * or none when one is refused. A record equal to a stored one (the same
+ * attempt, reported again after a reconnection) is accepted and not
+ * written twice; one that contradicts a stored record, or a second
+ * succeeded attempt of a task, is -EEXIST. */
+int store_tasks_record(Store *s, const StoreTaskRecord *records, size_t n, StoreError *err);
+
+/* The job's records whose status is in statuses (STORE_TASK_STATUS_BIT()s),
+ * by type, index and attempt: with STORE_TASK_SUCCEEDED alone, the tasks a
+ * resumed job need not run again and their outputs. The strings belong to
+ * the array. */
+int store_job_tasks(Store *s, uint64_t job, unsigned statuses, StoreTaskRecord **ret, size_t *ret_n,
+                    StoreError *err);
+void store_task_records_free(StoreTaskRecord *records, size_t n);
+
+/* ---- ARIA job profiles ---- */
+
+typedef struct StoreProfile {
+        const char *user, *name; /* the key: a recurring job is a user's job name */
+        uint64_t job;            /* the run it was taken from */
+        usec_t updated;
+        AriaProfile profile;
+} StoreProfile;
+
+/* Stores the profile of run job of (user, name) in place of the stored one,
+ * unless that came from a later run (a higher job id): -ESTALE. Every field
+ * must pass aria_profile_check(); the one that does not is named. */
+int store_profile_put(Store *s, const char *user, const char *name, uint64_t job,
+                      const AriaProfile *profile, StoreError *err);
+/* The strings of *ret belong to it: store_profile_clear(). */
+int store_profile_get(Store *s, const char *user, const char *name, StoreProfile *ret,
+                      StoreError *err);
+/* Every profile, by user and name. */
+int store_profiles_list(Store *s, StoreProfile **ret, size_t *ret_n, StoreError *err);
+void store_profile_clear(StoreProfile *p);
+void store_profiles_free(StoreProfile *profiles, size_t n);

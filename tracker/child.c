@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+#include "child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "tracker/cgroup.h"
+
+struct TaskChild {
+        pid_t pid;
+        int pidfd;
+        TaskMemoryMode mode;
+        MemoryCgroup cg;
+        bool reaped, killed;
+        usec_t start;
+        TaskOutcome outcome;
+};
+
+/* Chooses and sets up the memory limit before the fork. */
+static int task_child_limit(TaskChild *c, const TaskChildSpec *spec) {
+        _cleanup_free_ char *dir = NULL;
+        int version, r;
+
+        if (spec->memory_limit == 0) {
+                c->mode = TASK_MEMORY_NONE;
+                return 0;
+        }
+        if (spec->memory_mode == TASK_MEMORY_RLIMIT || spec->memory_mode == TASK_MEMORY_NONE) {
+                c->mode = spec->memory_mode;
+                return 0;
+        }
+        r = memory_cgroup_find_parent(spec->cgroup_parent, &version, &dir);
+        if (r >= 0)
+                r = memory_cgroup_create(version, dir, spec->name ? spec->name : "task",
+                                         spec->memory_limit, &c->cg);
+        if (r >= 0) {
+                c->mode = TASK_MEMORY_CGROUP;
+                return 0;
+        }
+        if (spec->memory_mode == TASK_MEMORY_CGROUP)
+                return log_error_errno(r, "No memory cgroup for the task");
+        log_debug_errno(r, "No memory cgroup for the task, limiting its address space instead");
+        c->mode = TASK_MEMORY_RLIMIT;
+        return 0;
+}
+
+/* What exec does to signals, for a task that is a function: a handler of
+ * the parent's (a test runner's, say, which kills its own process group
+ * on SIGTERM) must not run in the task. Ignored signals stay ignored, but
+ * SIGPIPE, which a tracker ignores, gets its default back. */
+static void reset_signals(void) {
+        for (int sig = 1; sig < NSIG; sig++) {
+                struct sigaction sa;
+
+                if (sigaction(sig, NULL, &sa) < 0)
+                        continue;
+                if (sig == SIGPIPE || (sa.sa_handler != SIG_IGN && sa.sa_handler != SIG_DFL)) {
+                        sa = (struct sigaction){ .sa_handler = SIG_DFL };
+                        (void)sigaction(sig, &sa, NULL);
+                }
+        }
+}
+
+/* In the child: only async-signal-safe calls until exec (the parent may
+ * have threads). */
+_Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild *c) {
+        sigset_t none;
+        int fd, status;
+
+        (void)setpgid(0, 0);
+        reset_signals();
+        sigemptyset(&none);
+        (void)sigprocmask(SIG_SETMASK, &none, NULL);
+        if (c->mode == TASK_MEMORY_CGROUP) {
+                /* "0" is the writer itself. */
+                fd = open(c->cg.procs, O_WRONLY | O_CLOEXEC);
+                if (fd < 0 || write(fd, "0", 1) != 1)
+                        _exit(TASK_EXIT_SETUP);
+                close(fd);
+        } else if (c->mode == TASK_MEMORY_RLIMIT) {
+                struct rlimit rl = { spec->memory_limit, spec->memory_limit };
+                if (setrlimit(RLIMIT_AS, &rl) < 0)
+                        _exit(TASK_EXIT_SETUP);
+        }
+        if (spec->inherit_fd >= 0 && fcntl(spec->inherit_fd, F_SETFD, 0) < 0)
+                _exit(TASK_EXIT_SETUP);
+        if (spec->argv) {
+                execvp(spec->argv[0], spec->argv);
+                _exit(127);
+        }
+        status = spec->fn(spec->userdata);
+        fflush(NULL);
+        _exit(status & 0xff);
+}
+
+int task_child_spawn(const TaskChildSpec *spec, TaskChild **ret) {
+        _cleanup_(task_child_freep) TaskChild *c = NULL;
+        pid_t pid;
+        int r;
+
+        if (!spec->argv == !spec->fn || (spec->argv && !spec->argv[0]))
+                return -EINVAL;
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        c->pid = -1;
+        c->pidfd = -1;
+        c->reaped = true; /* nothing to reap until the fork */
+        r = task_child_limit(c, spec);
+        if (r < 0)
+                return r;
+        /* Buffered output would be written twice, by both processes. */
+        fflush(NULL);
+        c->start = now_monotonic_usec();
+        pid = fork();
+        if (pid < 0)
+                return log_error_errno(-errno, "Cannot start a task process");
+        if (pid == 0)
+                task_child_run(spec, c);
+        c->pid = pid;
+        c->reaped = false;
+        /* Both sides set the group, so it is in place whichever runs first. */
+        (void)setpgid(pid, pid);
+        c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+        if (c->pidfd < 0)
+                return log_error_errno(-errno, "Cannot watch task process %d", (int)pid);
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+pid_t task_child_pid(const TaskChild *c) {
+        return c->pid;
+}
+
+int task_child_fd(const TaskChild *c) {
+        return c->pidfd;
+}
+
+TaskMemoryMode task_child_memory_mode(const TaskChild *c) {
+        return c->mode;
+}
+
+/* 0 once the task has ended, -ETIMEDOUT if it still runs after timeout. */
+static int task_child_poll(TaskChild *c, usec_t timeout) {
+        usec_t deadline = timeout == USEC_INFINITY ? USEC_INFINITY : now_monotonic_usec() + timeout;
+
+        for (;;) {
+                struct pollfd p = { .fd = c->pidfd, .events = POLLIN };
+                usec_t now = now_monotonic_usec();
+                int ms = deadline == USEC_INFINITY ? -1
+                         : deadline <= now
+                                 ? 0
+                                 : (int)MIN((deadline - now + 999) / 1000, (usec_t)INT32_MAX);
+                int k = poll(&p, 1, ms);
+
+                if (k > 0)
+                        return 0;
+                if (k == 0)
+                        return -ETIMEDOUT;
+                if (errno != EINTR)
+                        return negative_errno();
+        }
+}
+
+static void task_child_classify(TaskChild *c, int status, const struct rusage *ru) {
+        TaskOutcome *o = &c->outcome;
+
+        *o = (TaskOutcome){
+                .exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                .signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+                .memory_mode = c->mode,
+                .cpu = (usec_t)ru->ru_utime.tv_sec * USEC_PER_SEC + (usec_t)ru->ru_utime.tv_usec +
+                       (usec_t)ru->ru_stime.tv_sec * USEC_PER_SEC + (usec_t)ru->ru_stime.tv_usec,
+                .wall = now_monotonic_usec() - c->start,
+        };
+        if (c->mode == TASK_MEMORY_CGROUP)
+                (void)memory_cgroup_oom_kills(&c->cg, &o->oom_kills);
+        if (c->killed)
+                o->end = TASK_END_KILLED;
+        else if ((c->mode == TASK_MEMORY_CGROUP && o->oom_kills > 0) ||
+                 (c->mode == TASK_MEMORY_RLIMIT && o->exit_status == TASK_EXIT_NOMEM))
+                o->end = TASK_END_MEMORY;
+        else if (o->exit_status == 0)
+                o->end = TASK_END_SUCCEEDED;
+        else
+                o->end = TASK_END_FAILED;
+}
+
+/* Reaps a task that has ended: what is left of its process group goes
+ * first, while the unreaped leader still holds the group's id. */
+static int task_child_reap(TaskChild *c) {
+        struct rusage ru;
+        siginfo_t si;
+        int status;
+
+        while (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOWAIT) < 0)
+                if (errno != EINTR)
+                        return negative_errno();
+        (void)kill(-c->pid, SIGKILL);
+        while (wait4(c->pid, &status, 0, &ru) < 0)
+                if (errno != EINTR)
+                        return negative_errno();
+        c->reaped = true;
+        task_child_classify(c, status, &ru);
+        (void)memory_cgroup_destroy(&c->cg);
+        return 0;
+}
+
+int task_child_wait(TaskChild *c, usec_t timeout, TaskOutcome *ret) {
+        int r;
+
+        if (!c->reaped) {
+                r = task_child_poll(c, timeout);
+                if (r < 0)
+                        return r;
+                r = task_child_reap(c);
+                if (r < 0)
+                        return r;
+        }
+        *ret = c->outcome;
+        return 0;
+}
+
+int task_child_kill(TaskChild *c, usec_t grace, TaskOutcome *ret) {
+        int r;
+
+        if (!c->reaped && task_child_poll(c, 0) == -ETIMEDOUT) {
+                c->killed = true;
+                (void)kill(-c->pid, SIGTERM);
+                if (task_child_poll(c, grace) == -ETIMEDOUT)
+                        (void)kill(-c->pid, SIGKILL);
+        }
+        r = task_child_wait(c, USEC_INFINITY, ret);
+        return r;
+}
+
+TaskChild *task_child_free(TaskChild *c) {
+        if (!c)
+                return NULL;
+        if (!c->reaped) {
+                c->killed = true;
+                (void)kill(-c->pid, SIGKILL);
+                (void)task_child_reap(c);
+        }
+        (void)memory_cgroup_destroy(&c->cg);
+        if (c->pidfd >= 0)
+                close(c->pidfd);
+        free(c);
+        return NULL;
+}
+
+const char *task_end_to_string(TaskEnd end) {
+        static const char *const names[] = {
+                [TASK_END_SUCCEEDED] = "succeeded",
+                [TASK_END_FAILED] = "failed",
+                [TASK_END_MEMORY] = "failed: memory limit exceeded",
+                [TASK_END_KILLED] = "killed",
+        };
+
+        return (unsigned)end < ELEMENTSOF(names) ? names[end] : "unknown";
+}
+
+const char *task_memory_mode_to_string(TaskMemoryMode mode) {
+        static const char *const names[] = {
+                [TASK_MEMORY_AUTO] = "auto",
+                [TASK_MEMORY_CGROUP] = "cgroup",
+                [TASK_MEMORY_RLIMIT] = "rlimit",
+                [TASK_MEMORY_NONE] = "none",
+        };
+
+        return (unsigned)mode < ELEMENTSOF(names) ? names[mode] : "unknown";
+}
+
+void task_outcome_describe(const TaskOutcome *o, char *buf, size_t size) {
+        const char *what = task_end_to_string(o->end);
+
+        if (o->end == TASK_END_SUCCEEDED)
+                snprintf(buf, size, "%s", what);
+        else if (o->end == TASK_END_MEMORY && o->memory_mode == TASK_MEMORY_CGROUP)
+                snprintf(buf, size, "%s (cgroup: %llu OOM kill%s)", what,
+                         (unsigned long long)o->oom_kills, o->oom_kills == 1 ? "" : "s");
+        else if (o->end == TASK_END_MEMORY)
+                snprintf(buf, size, "%s (RLIMIT_AS: out of memory)", what);
+        else if (o->signal)
+                snprintf(buf, size, "%s: signal %d (%s)", what, o->signal, strsignal(o->signal));
+        else
+                snprintf(buf, size, "%s: exit status %d", what, o->exit_status);
+}

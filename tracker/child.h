@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/macro.h"
+#include "common/time-util.h"
+
+/* A task as a child process: its own process group (so a kill reaches
+ * everything it started), held to its slot memory, and classified when it
+ * ends. The memory limit is a memory cgroup per task where one can be made
+ * (the kernel OOM-kills the task beyond it, and the cgroup counts the
+ * kill); otherwise RLIMIT_AS, under which an allocation fails instead and a
+ * task exits with TASK_EXIT_NOMEM. RLIMIT_AS bounds address space, not
+ * memory in use, so it needs headroom for what is mapped but never
+ * touched, and binds each process of the task on its own. */
+
+/* Exit statuses of a task process; 2 is a usage error (EXIT_USAGE,
+ * common/cli.h). */
+#define TASK_EXIT_FAILED 1
+#define TASK_EXIT_NOMEM 3   /* out of memory: under RLIMIT_AS, the limit */
+#define TASK_EXIT_SETUP 126 /* the child could not join its cgroup or set its limit */
+
+typedef enum TaskMemoryMode {
+        TASK_MEMORY_AUTO,   /* a cgroup when possible, else RLIMIT_AS */
+        TASK_MEMORY_CGROUP, /* a cgroup, or fail */
+        TASK_MEMORY_RLIMIT,
+        TASK_MEMORY_NONE, /* what a spawn with no limit ends up with */
+} TaskMemoryMode;
+
+typedef struct TaskChildSpec {
+        /* The task: argv executed (PATH searched), or fn called in the
+         * forked child, its return value the exit status. */
+        char *const *argv;
+        int (*fn)(void *userdata);
+        void *userdata;
+        const char *name;      /* names the task's cgroup (the attempt) */
+        uint64_t memory_limit; /* bytes; 0 for none */
+        TaskMemoryMode memory_mode;
+        const char *cgroup_parent; /* NULL: under the tracker's own cgroup */
+        int inherit_fd;            /* a descriptor the task keeps, or -1 */
+} TaskChildSpec;
+
+typedef enum TaskEnd {
+        TASK_END_SUCCEEDED,
+        TASK_END_FAILED,
+        TASK_END_MEMORY, /* died of its memory limit */
+        TASK_END_KILLED, /* on command */
+} TaskEnd;
+
+typedef struct TaskOutcome {
+        TaskEnd end;
+        int exit_status;            /* -1 when a signal ended it */
+        int signal;                 /* 0 when it exited */
+        TaskMemoryMode memory_mode; /* the limit it ran under */
+        uint64_t oom_kills;         /* cgroup: processes the kernel killed */
+        usec_t cpu;                 /* user + system, with its waited-for children */
+        usec_t wall;
+} TaskOutcome;
+
+typedef struct TaskChild TaskChild;
+
+int task_child_spawn(const TaskChildSpec *spec, TaskChild **ret);
+pid_t task_child_pid(const TaskChild *c);
+/* A pidfd that becomes readable when the task ends, for an event loop. */
+int task_child_fd(const TaskChild *c);
+TaskMemoryMode task_child_memory_mode(const TaskChild *c);
+
+/* Waits up to timeout (0: just looks; USEC_INFINITY: until it ends);
+ * -ETIMEDOUT while it runs. Whatever of its process group is left when it
+ * ends is killed. */
+int task_child_wait(TaskChild *c, usec_t timeout, TaskOutcome *ret);
+/* Kill on command: SIGTERM to the whole process group, SIGKILL after
+ * grace if the task is still there. An outcome of a task that had ended by
+ * itself before is its own; otherwise TASK_END_KILLED. */
+int task_child_kill(TaskChild *c, usec_t grace, TaskOutcome *ret);
+
+/* Kills a task still running, reaps it, removes its cgroup. */
+TaskChild *task_child_free(TaskChild *c);
+DEFINE_POINTER_CLEANUP_FUNC(TaskChild, task_child_free);
+
+const char *task_end_to_string(TaskEnd end);
+const char *task_memory_mode_to_string(TaskMemoryMode mode);
+/* "succeeded", "failed: exit status 1", "failed: memory limit exceeded
+ * (cgroup v2, 1 OOM kill)", "killed: signal 15 (Terminated)"... */
+void task_outcome_describe(const TaskOutcome *o, char *buf, size_t size);

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: MIT */
+#include "split.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/macro.h"
+#include "common/parse.h"
+#include "tracker/record.h"
+
+#define READ_CHUNK (256U << 10)
+
+static int input_split_list_push(InputSplitList *l, const char *path, uint64_t offset,
+                                 uint64_t length) {
+        char *p;
+
+        if (l->n == l->cap) {
+                size_t cap = l->cap ? 2 * l->cap : 16;
+                InputSplit *s = realloc(l->splits, cap * sizeof(InputSplit));
+                if (!s)
+                        return -ENOMEM;
+                l->splits = s;
+                l->cap = cap;
+        }
+        p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        l->splits[l->n++] = (InputSplit){ .path = p, .offset = offset, .length = length };
+        return 0;
+}
+
+int input_splits_add_file(InputSplitList *l, const char *path, uint64_t size, uint64_t block_size) {
+        uint64_t left = size;
+        int r;
+
+        if (block_size == 0)
+                return -EINVAL;
+        if (size == 0)
+                return input_split_list_push(l, path, 0, 0);
+        /* Hadoop's left / block > 1.1 in doubles, here exactly. */
+        while ((unsigned __int128)left * 10 > (unsigned __int128)block_size * 11) {
+                r = input_split_list_push(l, path, size - left, block_size);
+                if (r < 0)
+                        return r;
+                left -= block_size;
+        }
+        return input_split_list_push(l, path, size - left, left);
+}
+
+void strv_free(char **v) {
+        if (!v)
+                return;
+        for (char **p = v; *p; p++)
+                free(*p);
+        free(v);
+}
+
+static int compare_strings(const void *a, const void *b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int dir_list_files(const char *dir, char ***ret, size_t *ret_n) {
+        DIR *d;
+        struct dirent *de;
+        char **v = NULL;
+        size_t n = 0, cap = 0;
+        int fd, r = 0;
+
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return log_error_errno(negative_errno(), "Cannot open directory %s", dir);
+        d = fdopendir(fd);
+        if (!d) {
+                r = negative_errno();
+                close(fd);
+                return log_error_errno(r, "Cannot read directory %s", dir);
+        }
+        while ((errno = 0, de = readdir(d))) {
+                struct stat st;
+                char *path;
+
+                if (de->d_name[0] == '.' || de->d_name[0] == '_')
+                        continue;
+                if (fstatat(dirfd(d), de->d_name, &st, 0) < 0) {
+                        r = log_error_errno(-errno, "Cannot stat %s/%s", dir, de->d_name);
+                        break;
+                }
+                if (S_ISDIR(st.st_mode)) {
+                        r = log_error_errno(-EISDIR,
+                                            "%s/%s is a directory: input directories are not "
+                                            "read recursively",
+                                            dir, de->d_name);
+                        break;
+                }
+                if (!S_ISREG(st.st_mode))
+                        continue;
+                if (n + 2 > cap) {
+                        size_t c = cap ? 2 * cap : 16;
+                        char **nv = realloc(v, c * sizeof(char *));
+                        if (!nv) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        v = nv;
+                        v[n] = NULL;
+                        cap = c;
+                }
+                if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+                        r = -ENOMEM;
+                        break;
+                }
+                v[n++] = path;
+                v[n] = NULL;
+        }
+        if (r == 0 && errno != 0)
+                r = log_error_errno(-errno, "Cannot read directory %s", dir);
+        closedir(d);
+        if (r == 0 && !v) {
+                v = calloc(1, sizeof(char *));
+                if (!v)
+                        r = -ENOMEM;
+        }
+        if (r < 0) {
+                strv_free(v);
+                return r;
+        }
+        if (n > 1)
+                qsort(v, n, sizeof(char *), compare_strings);
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+static int split_by_size(const void *a, const void *b) {
+        const InputSplit *x = a, *y = b;
+        int c;
+
+        if (x->length != y->length)
+                return x->length > y->length ? -1 : 1;
+        c = strcmp(x->path, y->path);
+        if (c != 0)
+                return c;
+        return x->offset < y->offset ? -1 : x->offset > y->offset ? 1 : 0;
+}
+
+static int input_splits_add_path(InputSplitList *l, const char *path, uint64_t block_size) {
+        struct stat st;
+        char **files = NULL;
+        size_t n = 0;
+        int r;
+
+        if (stat(path, &st) < 0)
+                return log_error_errno(-errno, "Cannot read input %s", path);
+        if (S_ISREG(st.st_mode))
+                return input_splits_add_file(l, path, (uint64_t)st.st_size, block_size);
+        if (!S_ISDIR(st.st_mode))
+                return log_error_errno(-EINVAL, "Input %s is neither a file nor a directory", path);
+        r = dir_list_files(path, &files, &n);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                if (stat(files[i], &st) < 0)
+                        r = log_error_errno(-errno, "Cannot stat %s", files[i]);
+                else
+                        r = input_splits_add_file(l, files[i], (uint64_t)st.st_size, block_size);
+        }
+        strv_free(files);
+        return r;
+}
+
+int input_splits_compute(char *const *paths, size_t n_paths, uint64_t block_size,
+                         InputSplitList *ret) {
+        InputSplitList l = { 0 };
+        int r;
+
+        for (size_t i = 0; i < n_paths; i++) {
+                r = input_splits_add_path(&l, paths[i], block_size);
+                if (r < 0) {
+                        input_split_list_done(&l);
+                        return r;
+                }
+        }
+        if (l.n > 0)
+                qsort(l.splits, l.n, sizeof(InputSplit), split_by_size);
+        *ret = l;
+        return 0;
+}
+
+void input_split_list_done(InputSplitList *l) {
+        for (size_t i = 0; i < l->n; i++)
+                free(l->splits[i].path);
+        free(l->splits);
+        *l = (InputSplitList){ 0 };
+}
+
+int input_split_parse(const char *s, InputSplit *ret) {
+        const char *c2 = strrchr(s, ':'), *c1;
+        uint64_t offset, length;
+        char number[32];
+        char *path;
+
+        if (!c2)
+                return -EINVAL;
+        c1 = memrchr(s, ':', (size_t)(c2 - s));
+        if (!c1 || c1 == s || (size_t)(c2 - c1 - 1) >= sizeof(number))
+                return -EINVAL;
+        memcpy(number, c1 + 1, (size_t)(c2 - c1 - 1));
+        number[c2 - c1 - 1] = '\0';
+        if (parse_uint64(number, 0, INT64_MAX, &offset) < 0 ||
+            parse_uint64(c2 + 1, 0, INT64_MAX - offset, &length) < 0)
+                return -EINVAL;
+        path = strndup(s, (size_t)(c1 - s));
+        if (!path)
+                return -ENOMEM;
+        *ret = (InputSplit){ .path = path, .offset = offset, .length = length };
+        return 0;
+}
+
+void input_split_done(InputSplit *s) {
+        free(s->path);
+        s->path = NULL;
+}
+
+int line_reader_open(const InputSplit *split, LineReader *ret) {
+        _cleanup_close_ int fd = -1;
+        _cleanup_free_ char *path = NULL;
+        _cleanup_free_ uint8_t *buf = NULL;
+        struct stat st;
+
+        fd = open(split->path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return log_error_errno(-errno, "Cannot open input %s", split->path);
+        if (fstat(fd, &st) < 0)
+                return log_error_errno(-errno, "Cannot stat input %s", split->path);
+        if (split->offset + split->length > (uint64_t)st.st_size)
+                return log_error_errno(-EINVAL,
+                                       "Split %s:%" PRIu64 ":%" PRIu64
+                                       " runs past the end of the file (%" PRIu64 " bytes)",
+                                       split->path, split->offset, split->length,
+                                       (uint64_t)st.st_size);
+        path = strdup(split->path);
+        buf = malloc(READ_CHUNK);
+        if (!path || !buf)
+                return -ENOMEM;
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+        *ret = (LineReader){
+                .fd = TAKE_FD(fd),
+                .path = TAKE_PTR(path),
+                .start = split->offset,
+                .end = split->offset + split->length,
+                /* Back up one byte, so that a line starting exactly at the
+                 * split's start is kept: only a partial line is skipped. */
+                .pos = split->offset > 0 ? split->offset - 1 : 0,
+                .buf = TAKE_PTR(buf),
+                .cap = READ_CHUNK,
+                .started = split->offset == 0,
+        };
+        return 0;
+}
+
+/* Reads more after the buffered bytes, moving them to the front first and
+ * growing the buffer when it is full of one line. */
+static int line_reader_fill(LineReader *r) {
+        ssize_t k;
+
+        if (r->head > 0) {
+                memmove(r->buf, r->buf + r->head, r->len - r->head);
+                r->len -= r->head;
+                r->head = 0;
+        }
+        if (r->len == r->cap) {
+                size_t cap = 2 * r->cap;
+                uint8_t *buf;
+
+                if (r->len > RECORD_FIELD_MAX)
+                        return log_error_errno(
+                                -E2BIG, "%s: the line at byte %" PRIu64 " is longer than %u bytes",
+                                r->path, r->pos, RECORD_FIELD_MAX);
+                buf = realloc(r->buf, cap);
+                if (!buf)
+                        return -ENOMEM;
+                r->buf = buf;
+                r->cap = cap;
+        }
+        do
+                k = pread(r->fd, r->buf + r->len, r->cap - r->len, (off_t)(r->pos + r->len));
+        while (k < 0 && errno == EINTR);
+        if (k < 0)
+                return log_error_errno(-errno, "Cannot read %s", r->path);
+        if (k == 0)
+                r->eof = true;
+        r->len += (size_t)k;
+        return 0;
+}
+
+/* The next raw line from pos: 1 with it (without its '\n'), 0 at the end of
+ * the file. pos moves past it. */
+static int line_reader_raw(LineReader *r, const uint8_t **line, size_t *len) {
+        size_t scanned = 0;
+
+        for (;;) {
+                size_t avail = r->len - r->head;
+                uint8_t *nl = memchr(r->buf + r->head + scanned, '\n', avail - scanned);
+                size_t n, used;
+                int k;
+
+                if (nl || (r->eof && avail > 0)) {
+                        n = nl ? (size_t)(nl - (r->buf + r->head)) : avail;
+                        used = nl ? n + 1 : n;
+                        if (n > RECORD_FIELD_MAX)
+                                return log_error_errno(-E2BIG,
+                                                       "%s: the line at byte %" PRIu64
+                                                       " is longer than %u bytes",
+                                                       r->path, r->pos, RECORD_FIELD_MAX);
+                        *line = r->buf + r->head;
+                        *len = n;
+                        r->head += used;
+                        r->pos += used;
+                        return 1;
+                }
+                if (r->eof)
+                        return 0;
+                scanned = avail;
+                k = line_reader_fill(r);
+                if (k < 0)
+                        return k;
+        }
+}
+
+int line_reader_next(LineReader *r, const uint8_t **line, size_t *len, uint64_t *offset) {
+        const uint8_t *l = NULL;
+        size_t n = 0;
+        uint64_t at;
+        int k;
+
+        if (!r->started) {
+                r->started = true;
+                k = line_reader_raw(r, &l, &n);
+                if (k <= 0)
+                        return k;
+        }
+        if (r->pos >= r->end)
+                return 0;
+        at = r->pos;
+        k = line_reader_raw(r, &l, &n);
+        if (k <= 0)
+                return k;
+        if (n > 0 && l[n - 1] == '\r')
+                n--;
+        *line = l;
+        *len = n;
+        *offset = at;
+        return 1;
+}
+
+uint64_t line_reader_consumed(const LineReader *r) {
+        if (r->pos <= r->start)
+                return 0;
+        return MIN(r->pos, r->end) - r->start;
+}
+
+void line_reader_close(LineReader *r) {
+        if (r->fd >= 0)
+                close(r->fd);
+        r->fd = -1;
+        free(r->buf);
+        r->buf = NULL;
+        free(r->path);
+        r->path = NULL;
+}
