@@ -125,19 +125,11 @@ static int replace_string(char **field, const char *value) {
 }
 
 static int load_config(Agent *a, const Options *o) {
-        ConfError err;
-        char msg[CONF_ERROR_TEXT_MAX * 2];
         int r;
 
-        if (!o->config_given && access(o->config_file, F_OK) < 0 && errno == ENOENT)
-                r = conf_load_defaults(&agent_config_schema, &a->config, &err);
-        else
-                r = conf_load_file(&agent_config_schema, o->config_file, &a->config, &err);
-        if (r < 0) {
-                conf_error_format(&err, msg, sizeof(msg));
-                log_error("%s", msg);
+        r = daemon_load_config(&agent_config_schema, o->config_file, o->config_given, &a->config);
+        if (r < 0)
                 return r;
-        }
         log_set_max_level(o->log_level_given
                                   ? o->log_level
                                   : (LogLevel)agent_config_log_levels[a->config.log_level]);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <unistd.h>
 
 #include <systemd/sd-daemon.h>
 
@@ -83,5 +84,21 @@ int daemon_run(sd_event *event, const char *status) {
         else if (r > 0)
                 log_error("Lost the connection to D-Bus");
         (void)sd_notify(false, "STOPPING=1");
+        return r;
+}
+
+int daemon_load_config(const ConfSchema *schema, const char *path, bool given, void *config) {
+        ConfError err;
+        char msg[CONF_ERROR_TEXT_MAX * 2];
+        int r;
+
+        if (!given && access(path, F_OK) < 0 && errno == ENOENT)
+                r = conf_load_defaults(schema, config, &err);
+        else
+                r = conf_load_file(schema, path, config, &err);
+        if (r < 0) {
+                conf_error_format(&err, msg, sizeof(msg));
+                log_error("%s", msg);
+        }
         return r;
 }

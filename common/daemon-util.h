@@ -5,8 +5,12 @@
  * every daemon: signals, the watchdog, the bus connection and the run under
  * systemd's notify protocol. Errors are logged here. */
 
+#include <stdbool.h>
+
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
+
+#include "config.h"
 
 /* Blocks SIGTERM and SIGINT, ignores SIGPIPE and returns the default event
  * loop, which exits on either signal and feeds systemd's watchdog. Call it
@@ -22,3 +26,8 @@ int daemon_bus_connect(const char *address, const char *description, sd_bus **re
  * why it ended and STOPPING=1. Returns the loop's result: 0 after SIGTERM or
  * SIGINT, > 0 when the bus went away, < 0 when the loop failed. */
 int daemon_run(sd_event *event, const char *status);
+
+/* Loads config from path after schema's defaults. A daemon's default path
+ * (given false) that does not exist means the defaults alone; a path the
+ * user gave must exist. A bad file is logged as file:line. */
+int daemon_load_config(const ConfSchema *schema, const char *path, bool given, void *config);

@@ -101,19 +101,12 @@ static int parse_argv(int argc, char **argv, Options *o) {
 }
 
 static int load_config(Controller *c, const Options *o) {
-        ConfError err;
-        char msg[CONF_ERROR_TEXT_MAX * 2];
         int r;
 
-        if (!o->config_given && access(o->config_file, F_OK) < 0 && errno == ENOENT)
-                r = conf_load_defaults(&controller_config_schema, &c->config, &err);
-        else
-                r = conf_load_file(&controller_config_schema, o->config_file, &c->config, &err);
-        if (r < 0) {
-                conf_error_format(&err, msg, sizeof(msg));
-                log_error("%s", msg);
+        r = daemon_load_config(&controller_config_schema, o->config_file, o->config_given,
+                               &c->config);
+        if (r < 0)
                 return r;
-        }
         log_set_max_level(o->log_level_given
                                   ? o->log_level
                                   : (LogLevel)controller_config_log_levels[c->config.log_level]);
