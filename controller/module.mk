@@ -9,6 +9,7 @@ store_SOURCES := $(wildcard controller/store/*.c)
 # library.
 LIBRARIES += controllerd
 controllerd_SOURCES := controller/daemon/config.c controller/daemon/cluster.c \
+	controller/daemon/agent-hosts.c \
 	controller/daemon/bus-errors.c
 
 PROGRAMS += flexslot-controllerd

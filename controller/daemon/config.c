@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
+#include "agent-hosts.h"
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
@@ -35,6 +37,12 @@ static const ConfKey controller_keys[] = {
         { "policy", "slot-manager", CONF_STRING, F(slot_manager), "static" },
         { "policy", "speculation", CONF_STRING, F(speculation), "none" },
         { "policy", "vm-allocator", CONF_STRING, F(vm_allocator), "static" },
+
+        { "agents", "hosts", CONF_STRING, F(agent_hosts), NULL },
+        { "agents", "call-timeout", CONF_DURATION, F(agent_call_timeout), "5s",
+          .min = 10 * USEC_PER_MSEC, .max = USEC_PER_MINUTE },
+        { "agents", "max-sample-age", CONF_DURATION, F(agent_max_sample_age), "15s",
+          .min = 10 * USEC_PER_MSEC, .max = USEC_PER_HOUR },
 };
 
 /* The forms controller_listen_parse() (tracker-endpoint.c) accepts. */
@@ -45,6 +53,10 @@ static bool listen_address_ok(const char *s) {
 
 static int controller_config_validate(const void *config, ConfError *err) {
         const ControllerConfig *c = config;
+        AgentHost *hosts;
+        size_t n_hosts;
+        char why[CONF_ERROR_TEXT_MAX];
+        int r;
 
         if (!c->store || !c->store[0])
                 return conf_error_set(err, "controller", "store", "must not be empty");
@@ -74,6 +86,12 @@ static int controller_config_validate(const void *config, ConfError *err) {
         if (!vm_allocator_ops_find(c->vm_allocator))
                 return conf_error_set(err, "policy", "vm-allocator", "unknown VM allocator '%s'",
                                       c->vm_allocator);
+        r = agent_hosts_parse(c->agent_hosts, &hosts, &n_hosts, why, sizeof(why));
+        if (r == -EINVAL)
+                return conf_error_set(err, "agents", "hosts", "%s", why);
+        if (r < 0)
+                return r;
+        agent_hosts_free(hosts, n_hosts);
         return 0;
 }
 

@@ -24,6 +24,11 @@ typedef struct ControllerConfig {
 
         /* [policy] */
         char *scheduler, *slot_manager, *speculation, *vm_allocator;
+
+        /* [agents] */
+        char *agent_hosts; /* agent-hosts.h's list */
+        usec_t agent_call_timeout;
+        usec_t agent_max_sample_age;
 } ControllerConfig;
 
 extern const ConfSchema controller_config_schema;
