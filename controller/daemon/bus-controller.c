@@ -178,11 +178,15 @@ static int method_list_nodes(sd_bus_message *m, void *userdata, sd_bus_error *er
                 r = sd_bus_message_open_container(reply, 'a', NODE_TYPE);
         for (size_t i = 0; i < cl->n_nodes && r >= 0; i++) {
                 const ClusterNode *n = &cl->nodes[i];
+                double steal;
+                usec_t at;
 
+                /* What the policy core sees: the agent's when it measures it. */
+                (void)cluster_node_steal(n, &steal, &at);
                 r = sd_bus_message_append(reply, NODE_TYPE, n->id, n->hostname, n->vm_uuid,
                                           node_state_names[n->state], n->slots[SLOT_MAP],
                                           n->slots[SLOT_REDUCE], n->running[SLOT_MAP],
-                                          n->running[SLOT_REDUCE], n->steal, n->iowait);
+                                          n->running[SLOT_REDUCE], steal, n->iowait);
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);

@@ -306,6 +306,7 @@ int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,
 typedef struct Snapshot {
         ClusterSnapshot s;
         Host *hosts;
+        size_t n_hosts;
         Vm *vms;
         Node *nodes;
         Job *jobs;
@@ -336,8 +337,63 @@ static double share(usec_t part, usec_t whole) {
         return whole > 0 ? CLAMP((double)part / (double)whole, 0.0, 1.0) : 0.0;
 }
 
-/* One host and one VM per tracker until the agents tell which VM runs
- * where. Done tasks are left out, counted in their job. */
+ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, usec_t *ret_at) {
+        if (n->vm.host != 0 && n->vm.has_steal) {
+                *ret_steal = n->vm.steal;
+                *ret_at = n->vm.steal_at;
+                return CLUSTER_STEAL_AGENT;
+        }
+        if (n->measured_at != 0) {
+                *ret_steal = n->steal;
+                *ret_at = n->measured_at;
+                return CLUSTER_STEAL_TRACKER;
+        }
+        *ret_steal = 0;
+        *ret_at = 0;
+        return CLUSTER_STEAL_NONE;
+}
+
+/* The index of node i's host in s, added when new: its agent's, shared by
+ * the VMs that agent runs, or a host of its own of one CPU and no memory
+ * to share when no agent knows its VM. */
+static uint32_t host_of_node(const Cluster *c, Snapshot *s, size_t i) {
+        const ClusterVmState *vm = &c->nodes[i].vm;
+
+        for (size_t h = 0; vm->host != 0 && h < s->n_hosts; h++)
+                if (s->hosts[h].id == vm->host)
+                        return (uint32_t)h;
+        s->hosts[s->n_hosts] = vm->host != 0
+                                       ? (Host){ .id = vm->host,
+                                                 .pcpus = vm->host_cpus,
+                                                 .memory = vm->host_memory }
+                                       /* agents' hosts are numbered apart */
+                                       : (Host){ .id = UINT64_MAX - c->nodes[i].id, .pcpus = 1 };
+        return (uint32_t)s->n_hosts++;
+}
+
+/* The agent's view of the VM, else one vCPU and nothing known. */
+static Vm vm_of_node(const ClusterNode *cn, uint32_t host) {
+        const ClusterVmState *v = &cn->vm;
+
+        if (v->host == 0)
+                return (Vm){
+                        .id = cn->id, .host = host, .vcpus = 1, .vcpus_max = 1, .cpu_weight = 1024
+                };
+        return (Vm){ .id = cn->id,
+                     .host = host,
+                     .vcpus = v->vcpus,
+                     .vcpus_max = MAX(v->vcpus_max, v->vcpus),
+                     .memory = v->memory,
+                     .memory_max = MAX(v->memory_max, v->memory),
+                     .cpu_weight = v->cpu_weight ? v->cpu_weight : 1024,
+                     .cpu_cap = v->cpu_cap,
+                     .cpu_use = v->measured_at ? v->cpu_use : 0,
+                     .memory_used = v->measured_at ? v->memory_used : 0,
+                     .measured_at = v->measured_at };
+}
+
+/* A host per agent, one VM per tracker. Done tasks are left out, counted in
+ * their job. */
 static int snapshot_build(const Cluster *c, Snapshot *ret) {
         size_t n_tasks = 0, n_attempts = 0, nn = MAX(c->n_nodes, (size_t)1);
         Snapshot s = { 0 };
@@ -359,22 +415,20 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         }
         for (size_t i = 0; i < c->n_nodes; i++) {
                 const ClusterNode *cn = &c->nodes[i];
+                double steal = 0;
+                usec_t steal_at = 0;
 
-                s.hosts[i] = (Host){ .id = cn->id, .pcpus = 1 };
-                s.vms[i] = (Vm){ .id = cn->id,
-                                 .host = (uint32_t)i,
-                                 .vcpus = 1,
-                                 .vcpus_max = 1,
-                                 .cpu_weight = 1024 };
+                (void)cluster_node_steal(cn, &steal, &steal_at);
+                s.vms[i] = vm_of_node(cn, host_of_node(c, &s, i));
                 s.nodes[i] = (Node){
                         .id = cn->id,
                         .vm = (uint32_t)i,
                         .state = cn->state,
                         .slots = { cn->slots[SLOT_MAP], cn->slots[SLOT_REDUCE] },
                         .slot_memory = cn->slot_memory,
-                        .steal = cn->measured_at ? cn->steal : 0,
+                        .steal = steal,
                         .iowait = cn->measured_at ? cn->iowait : 0,
-                        .measured_at = cn->measured_at,
+                        .measured_at = steal_at,
                         .last_heartbeat = cn->measured_at,
                         .slots_changed_at = cn->slots_changed_at,
                 };
@@ -432,7 +486,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                 }
         }
         s.s = (ClusterSnapshot){ .hosts = s.hosts,
-                                 .n_hosts = c->n_nodes,
+                                 .n_hosts = s.n_hosts,
                                  .vms = s.vms,
                                  .n_vms = c->n_nodes,
                                  .nodes = s.nodes,

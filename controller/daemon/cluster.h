@@ -54,6 +54,32 @@ typedef struct ClusterJob {
         size_t n_tasks;
 } ClusterJob;
 
+/* What the agent of the node's host says of its VM (agents.c keeps it):
+ * the host and the VM's size come into the snapshot, and the VM's steal,
+ * when the agent measures it, stands for the tracker's. host 0: no agent
+ * that can be reached knows the VM, or its sample is too old. */
+typedef struct ClusterVmState {
+        uint64_t host; /* the agent's, > 0 */
+        unsigned host_cpus;
+        uint64_t host_memory;
+        unsigned vcpus, vcpus_max;
+        uint64_t memory, memory_max;
+        unsigned cpu_weight; /* 0: not reported */
+        double cpu_cap;
+        double cpu_use;
+        uint64_t memory_used;
+        usec_t measured_at; /* realtime, of cpu_use and memory_used; 0: not measured */
+        bool has_steal;
+        double steal;
+        usec_t steal_at; /* realtime */
+} ClusterVmState;
+
+typedef enum ClusterStealSource {
+        CLUSTER_STEAL_NONE,
+        CLUSTER_STEAL_TRACKER,
+        CLUSTER_STEAL_AGENT,
+} ClusterStealSource;
+
 typedef struct ClusterNode {
         uint64_t id;
         char *hostname, *vm_uuid;
@@ -65,6 +91,7 @@ typedef struct ClusterNode {
         usec_t slots_changed_at;
         double steal, iowait;
         unsigned running[_SLOT_TYPE_MAX];
+        ClusterVmState vm;
         /* Decisions for this tracker that wait for its next heartbeat. */
         uint64_t *kills;
         size_t n_kills;
@@ -141,6 +168,9 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
 int cluster_cancel(Cluster *c, uint64_t id, StoreError *err);
 
 const ClusterNode *cluster_node_find(const Cluster *c, uint64_t id);
+/* The node's steal as the policy core sees it: its agent's measure when it
+ * has one, else its tracker's report. */
+ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, usec_t *ret_at);
 int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,
                      const unsigned slots[static _SLOT_TYPE_MAX], uint64_t slot_memory,
                      usec_t now_monotonic, uint64_t *ret_id);
@@ -154,7 +184,9 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, us
                       usec_t now_monotonic, ClusterReply *ret, StoreError *err);
 
 /* A control cycle: the slot manager and the VM allocator; what they decide
- * for a tracker waits for its next heartbeat. */
+ * for a tracker waits for its next heartbeat. The VM targets stay in
+ * c->decisions until the next step, a target's vm being the index of its
+ * node in c->nodes. */
 int cluster_control(Cluster *c, usec_t now);
 
 /* Marks trackers silent for longer than timeout lost; their running tasks
