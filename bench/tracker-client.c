@@ -9,7 +9,8 @@
  *   kill ATTEMPT
  *   error NAME: MESSAGE        (and exit 3)
  * --mode=bad-progress sends a progress score of 1.5 once it holds an
- * attempt; --token overrides the token file's. */
+ * attempt; --token overrides the token file's; --vm-uuid names its VM
+ * (a libvirt domain's UUID) and --steal is the node steal it reports. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -37,6 +38,7 @@ typedef struct Client {
         sd_bus *bus;
         uint64_t tracker, interval;
         const char *mode;
+        double steal;
         Held held[HELD_MAX];
         size_t n_held;
 } Client;
@@ -52,7 +54,7 @@ static int append_report(Client *c, sd_bus_message *m) {
         double progress = strcmp(c->mode, "bad-progress") == 0 ? 1.5 : 0.5;
         int r;
 
-        r = sd_bus_message_append(m, "t" TRACKER_NODE_TYPE, c->tracker, 0u, 0u, 0.0, 0.0);
+        r = sd_bus_message_append(m, "t" TRACKER_NODE_TYPE, c->tracker, 0u, 0u, c->steal, 0.0);
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', TRACKER_RUNNING_TYPE);
         for (size_t i = 0; hold && i < c->n_held && r >= 0; i++)
@@ -136,15 +138,15 @@ static int beat(Client *c) {
         return read_reply(c, reply) < 0 ? 1 : 0;
 }
 
-static int register_tracker(Client *c, const char *token, const char *hostname, unsigned map_slots,
-                            unsigned reduce_slots) {
+static int register_tracker(Client *c, const char *token, const char *vm_uuid, const char *hostname,
+                            unsigned map_slots, unsigned reduce_slots) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         sd_bus_error e = SD_BUS_ERROR_NULL;
         int r;
 
         r = sd_bus_call_method(c->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE, "Register", &e,
-                               &reply, "sssuut", token, "00000000-0000-0000-0000-000000000001",
-                               hostname, map_slots, reduce_slots, (uint64_t)256 << 20);
+                               &reply, "sssuut", token, vm_uuid, hostname, map_slots, reduce_slots,
+                               (uint64_t)256 << 20);
         if (r < 0) {
                 r = print_error(&e, r);
                 sd_bus_error_free(&e);
@@ -182,10 +184,13 @@ int main(int argc, char **argv) {
                 { "reduce-slots", required_argument, NULL, 'r' },
                 { "hostname", required_argument, NULL, 'H' },
                 { "mode", required_argument, NULL, 'M' },
+                { "vm-uuid", required_argument, NULL, 'U' },
+                { "steal", required_argument, NULL, 'S' },
                 {},
         };
         Client c = { .mode = "run" };
         const char *address = NULL, *hostname = "tracker", *token = NULL;
+        const char *vm_uuid = "00000000-0000-0000-0000-000000000001";
         char token_buf[TRACKER_TOKEN_MAX + 2] = "";
         unsigned map_slots = 1, reduce_slots = 1;
         int64_t beats = 10;
@@ -223,6 +228,13 @@ int main(int argc, char **argv) {
                 case 'M':
                         c.mode = optarg;
                         break;
+                case 'U':
+                        vm_uuid = optarg;
+                        break;
+                case 'S':
+                        if (parse_double(optarg, 0, 1, &c.steal) < 0)
+                                return log_error("Invalid --steal '%s'", optarg), 2;
+                        break;
                 default:
                         return 2;
                 }
@@ -238,7 +250,7 @@ int main(int argc, char **argv) {
                 r = sd_bus_start(c.bus);
         if (r < 0)
                 return log_error_errno(r, "Cannot connect to %s", address), 1;
-        r = register_tracker(&c, token, hostname, map_slots, reduce_slots);
+        r = register_tracker(&c, token, vm_uuid, hostname, map_slots, reduce_slots);
         for (int64_t i = 0; r == 0 && i < beats; i++) {
                 struct timespec ts = { .tv_sec = (time_t)(c.interval / USEC_PER_SEC),
                                        .tv_nsec = (long)(c.interval % USEC_PER_SEC) * 1000 };

@@ -250,9 +250,12 @@ static int on_control_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Controller *c = userdata;
         int r;
 
+        agents_refresh(c->agents);
         r = cluster_control(c->cluster, now_realtime_usec());
         if (r < 0)
                 log_warning_errno(r, "Control cycle failed");
+        else
+                agents_apply_targets(c->agents);
         return rearm(s, usec, c);
 }
 
@@ -291,6 +294,12 @@ static int controller_start(Controller *c) {
         r = controller_bus_setup(c);
         if (r < 0)
                 return r;
+        r = controller_bus_vms_setup(c);
+        if (r < 0)
+                return r;
+        r = agents_new(c->event, c->cluster, &c->config, &c->agents);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up the agents");
         r = sd_bus_attach_event(c->bus, c->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Cannot attach the bus to the event loop");
@@ -307,6 +316,8 @@ static void controller_stop(Controller *c) {
         c->lost_timer = sd_event_source_disable_unref(c->lost_timer);
         c->control_timer = sd_event_source_disable_unref(c->control_timer);
         tracker_endpoint_stop(c);
+        c->agents = agents_free(c->agents);
+        c->vm_slot = sd_bus_slot_unref(c->vm_slot);
         c->object_slot = sd_bus_slot_unref(c->object_slot);
         c->bus = sd_bus_flush_close_unref(c->bus);
         c->event = sd_event_unref(c->event);

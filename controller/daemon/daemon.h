@@ -7,6 +7,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "agents.h"
 #include "cluster.h"
 #include "config.h"
 #include "controller/core/policy.h"
@@ -24,7 +25,7 @@ typedef struct Controller {
         ControllerConfig config;
         sd_event *event;
         sd_bus *bus;
-        sd_bus_slot *object_slot;
+        sd_bus_slot *object_slot, *vm_slot;
         Store *store;
         int lock_fd;
         Policy *policy;
@@ -35,10 +36,14 @@ typedef struct Controller {
         sd_event_source *listen_source, *lost_timer, *control_timer;
         TrackerConnection *connections;
         size_t n_connections;
+        Agents *agents;
 } Controller;
 
 /* Registers org.flexslot.Controller1 and takes its name (bus-controller.c). */
 int controller_bus_setup(Controller *c);
+
+/* ResizeVm and ListVms on the same object and interface (bus-agents.c). */
+int controller_bus_vms_setup(Controller *c);
 
 /* The trackers' endpoint (tracker-endpoint.c). */
 int tracker_endpoint_start(Controller *c);

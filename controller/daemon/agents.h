@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The controller's client of the hosts' agents (org.flexslot.Agent1), one
+ * connection per [agents] host. Each control cycle it polls every agent's
+ * metrics (GetAllMetrics, asynchronously: an agent that is slow or gone
+ * never holds the event loop, and so never a heartbeat), tells the live
+ * model what each tracker's VM looks like (matched by the libvirt domain
+ * UUID, which is the tracker's VM UUID), and sends the VM allocator's
+ * targets to the agent that runs each VM (SetTarget; the agent applies
+ * its safety limits). A connection that closes is opened again with a
+ * back-off; an agent that does not answer counts as unreachable until it
+ * does, and its VMs' steal is their trackers' meanwhile. Everything
+ * belongs to the event loop's thread. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "agent-hosts.h"
+#include "cluster.h"
+#include "config.h"
+#include "common/time-util.h"
+
+typedef struct Agents Agents;
+
+/* The agents of config's [agents] hosts, none connected yet; cluster (not
+ * owned) is the live model whose nodes they describe. */
+int agents_new(sd_event *event, Cluster *cluster, const ControllerConfig *config, Agents **ret);
+Agents *agents_free(Agents *a);
+
+/* One control cycle's part: connects what is due, polls, and fills each
+ * node's ClusterVmState from the newest fresh samples. */
+void agents_refresh(Agents *a);
+/* Sends the VM targets of the control step just run (cluster_control())
+ * that differ from what the VM has, one on its way per VM at most; a
+ * refusal or failure is logged, counted, and sent again next cycle. */
+void agents_apply_targets(Agents *a);
+
+/* ResizeVm: vm is a node id or a VM UUID; vcpus 0 and memory 0 leave that
+ * resource alone. Replies to m (now or when the agent answers). */
+int agents_resize(Agents *a, sd_bus_message *m, const char *vm, uint32_t vcpus, uint64_t memory,
+                  sd_bus_error *error);
+
+/* A VM of ListVms: tracker node (0: none), VM UUID, domain name, agent
+ * (its [agents] entry; "": none), agent reachable, steal source (agent,
+ * tracker or none), steal, vCPUs, memory, targets sent (a control
+ * cycle's or ResizeVm's), taken by the agent, refused or failed, and what
+ * the agent said of the last one. */
+#define AGENTS_VM_TYPE "(tsssbsdutuuus)"
+/* Appends the array of every VM an agent reports or a tracker runs. */
+int agents_list_vms(Agents *a, sd_bus_message *m);
