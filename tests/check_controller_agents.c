@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* The controller's side of the agents: [agents] hosts in its configuration,
- * and which steal a node's snapshot takes. */
+ * and which steal a node's snapshot takes (tests/integration/
+ * controller-agents.sh runs the rest with a real agent). */
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/config.h"
 #include "controller/daemon/agent-hosts.h"
+#include "controller/daemon/cluster.h"
 #include "controller/daemon/config.h"
+#include "controller/policies/policies.h"
+#include "controller/store/store.h"
 #include "tests.h"
 
 START_TEST(test_hosts_forms) {
@@ -86,6 +92,87 @@ START_TEST(test_config_names_the_line) {
 }
 END_TEST
 
+/* The agent's steal stands for the tracker's while the agent measures it;
+ * a VM whose agent is gone (vm.host 0) or measures none falls back. */
+START_TEST(test_steal_source) {
+        ClusterNode n = { .steal = 0.25, .measured_at = 1000 };
+        double steal = -1;
+        usec_t at = 0;
+
+        ck_assert_int_eq(cluster_node_steal(&n, &steal, &at), CLUSTER_STEAL_TRACKER);
+        ck_assert_double_eq(steal, 0.25);
+        ck_assert_uint_eq(at, 1000);
+
+        n.vm = (ClusterVmState){ .host = 1, .has_steal = true, .steal = 0.6, .steal_at = 2000 };
+        ck_assert_int_eq(cluster_node_steal(&n, &steal, &at), CLUSTER_STEAL_AGENT);
+        ck_assert_double_eq(steal, 0.6);
+        ck_assert_uint_eq(at, 2000);
+
+        n.vm.has_steal = false; /* libvirt's test driver, a guest without vcpu.N.delay */
+        ck_assert_int_eq(cluster_node_steal(&n, &steal, &at), CLUSTER_STEAL_TRACKER);
+        ck_assert_double_eq(steal, 0.25);
+
+        n.vm = (ClusterVmState){ 0 }; /* the agent went away */
+        n.measured_at = 0;
+        n.steal = 0;
+        ck_assert_int_eq(cluster_node_steal(&n, &steal, &at), CLUSTER_STEAL_NONE);
+        ck_assert_double_eq(steal, 0);
+        ck_assert_uint_eq(at, 0);
+}
+END_TEST
+
+/* A node whose VM an agent reports is sized as the agent says: the flexslot
+ * allocator wants a vCPU per map slot, up to the VM's maximum, and memory
+ * within it; a node no agent knows keeps the one-vCPU stand-in. */
+START_TEST(test_snapshot_takes_agent_vm) {
+        _cleanup_(policy_config_done) PolicyConfig cfg = { 0 };
+        char *dir = test_make_tmpdir(), path[4096];
+        const unsigned slots[_SLOT_TYPE_MAX] = { 3, 1 };
+        Policy *policy = NULL;
+        Store *store = NULL;
+        Cluster *cl = NULL;
+        StoreError err = { 0 };
+        uint64_t known, unknown;
+        const VmTarget *t;
+
+        snprintf(path, sizeof(path), "%s/store.db", dir);
+        ck_assert_int_eq(store_open(path, &store, &err), 0);
+        ck_assert_int_eq(policy_config_init(&cfg), 0);
+        cfg.vm_allocator = "flexslot";
+        ck_assert_int_eq(policy_new_named(&cfg, NULL, &policy), 0);
+        ck_assert_int_eq(cluster_new(store, policy, &cl, &err), 0);
+        ck_assert_int_eq(cluster_register(cl, "11111111-1111-1111-1111-111111111111", "w1", slots,
+                                          256 << 20, 1, &known),
+                         0);
+        ck_assert_int_eq(cluster_register(cl, "22222222-2222-2222-2222-222222222222", "w2", slots,
+                                          256 << 20, 1, &unknown),
+                         0);
+        cl->nodes[0].vm = (ClusterVmState){ .host = 1,
+                                            .host_cpus = 16,
+                                            .host_memory = 16ull << 30,
+                                            .vcpus = 2,
+                                            .vcpus_max = 4,
+                                            .memory = 1ull << 30,
+                                            .memory_max = 4ull << 30 };
+        ck_assert_int_eq(cluster_control(cl, 1000000), 0);
+
+        ck_assert_uint_ge(cl->decisions.n_vm_targets, 1);
+        t = &cl->decisions.vm_targets[0];
+        ck_assert_uint_eq(t->vm, 0); /* the node's index */
+        ck_assert_uint_eq(t->vcpus, 3);
+        ck_assert_uint_gt(t->memory, 0);
+        ck_assert_uint_le(t->memory, 4ull << 30);
+        for (size_t i = 1; i < cl->decisions.n_vm_targets; i++)
+                ck_assert_uint_le(cl->decisions.vm_targets[i].vcpus, 1);
+
+        cluster_free(cl);
+        policy_free(policy);
+        store_close(store);
+        test_remove_tree(dir);
+        free(dir);
+}
+END_TEST
+
 Suite *suite_controller_agents(void) {
         Suite *s = suite_create("controller_agents");
         TCase *tc = tcase_create("config");
@@ -93,6 +180,10 @@ Suite *suite_controller_agents(void) {
         tcase_add_test(tc, test_hosts_forms);
         tcase_add_test(tc, test_hosts_refused);
         tcase_add_test(tc, test_config_names_the_line);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("steal");
+        tcase_add_test(tc, test_steal_source);
+        tcase_add_test(tc, test_snapshot_takes_agent_vm);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -31,6 +31,9 @@ typedef struct AgentVm {
         uint64_t memory, memory_max, memory_used;
         double cpu_use, steal, cpu_cap;
         bool pending; /* a target of ours is on its way */
+        /* A sample older than this (realtime) predates the last target the
+         * agent took, whose values stand until a newer one. */
+        usec_t changed_at;
         unsigned sent, applied, failed;
         char last[VERDICT_TEXT_MAX]; /* what the agent said of the last target */
 } AgentVm;
@@ -181,6 +184,9 @@ static void link_down(AgentLink *l, const sd_bus_error *e, int r) {
                             l->host->name, e && e->name ? e->name : "connection",
                             e && e->message ? e->message : strerror(-r));
         l->reachable = false;
+        /* What answers next may be another agent, on another host size. */
+        l->have_capacity = false;
+        l->cpus = 0;
         hv_backoff_failed(&l->backoff, now_monotonic_usec());
         if (l->bus && !sd_bus_is_open(l->bus))
                 link_close(l);
@@ -225,6 +231,11 @@ static int link_take_sample(AgentLink *l, sd_bus_message *m) {
                         break;
                 }
                 vms = grown;
+                if (old && timestamp < old->changed_at) {
+                        vm.vcpus = old->vcpus;
+                        vm.memory = old->memory;
+                        vm.changed_at = old->changed_at;
+                }
                 if (old) {
                         vm.pending = old->pending;
                         vm.sent = old->sent;
@@ -438,12 +449,14 @@ static int read_verdict(sd_bus_message *m, AgentVm *vm, char *buf, size_t size) 
         if (r < 0)
                 return r;
         taken = strcmp(verdict, "refused") != 0 && strcmp(verdict, "failed") != 0;
-        /* Until the next sample says it, so that the next cycle does not
-         * send the same target again. */
+        /* Until a sample says it, so that the next cycle does not send the
+         * same target again. */
         if (vm && taken && strcmp(key, "vcpus") == 0)
                 vm->vcpus = (uint32_t)v[1];
         else if (vm && taken && strcmp(key, "memory") == 0)
                 vm->memory = v[1];
+        if (vm && taken)
+                vm->changed_at = now_realtime_usec();
         snprintf(buf, size, "%s %s %" PRIu64 " -> %" PRIu64 "%s%s%s%s", key, verdict, v[0], v[1],
                  name[0] ? ", " : "", name, message[0] ? ": " : "", message);
         return taken ? 1 : 2;

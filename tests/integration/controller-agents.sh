@@ -1,0 +1,183 @@
+#!/bin/sh
+# flexslot-controllerd with a real flexslot-agentd (libvirt's test driver,
+# tests/fixtures/agent/host.xml) on one private bus, and a test tracker in
+# the fixture's VM worker1: the controller reads the VMs from the agent
+# (ListVms), the flexslot VM allocator's target reaches the agent (its
+# metrics and its audit trail), ResizeVm goes through the agent and refuses
+# bad input by name with nothing changed, and an agent that stops answering
+# or is killed leaves the heartbeats alone (the tracker is never lost), its
+# VMs' steal the tracker's, ResizeVm AgentUnreachable, until a new agent is
+# attached again by itself.
+# The test driver gives no steal (PLATFORM.md), so the steal is the
+# tracker's here throughout; check_controller_agents covers the agent's.
+set -eu
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
+
+agentd=$build/bin/flexslot-agentd
+[ -x "$agentd" ] || fail "$agentd is not built"
+W1=11111111-1111-1111-1111-111111111111
+W2=22222222-2222-2222-2222-222222222222
+SPARE=44444444-4444-4444-4444-444444444444
+GIB=1073741824
+
+agent_call() {
+	bus call org.flexslot.Agent1 /org/flexslot/Agent1 org.flexslot.Agent1 "$@"
+}
+
+# vm_field DOMAIN N: field N of GetMetrics (after "t" and the timestamp:
+# 3 name, 6 vCPUs, 8 memory).
+vm_field() {
+	agent_call GetMetrics s "$1" | awk -v n="$2" '{ print $n }'
+}
+
+vcpus_are() {
+	[ "$(vm_field "$1" 6)" = "$2" ]
+}
+
+# size_is DOMAIN "VCPUS MEMORY"
+size_is() {
+	[ "$(vm_field "$1" 6) $(vm_field "$1" 8)" = "$2" ]
+}
+
+start_agent() {
+	"$agentd" --config "$tmp/agent.ini" --address "$address" >>"$tmp/agent.log" 2>&1 &
+	agent_pid=$!
+	pids="$pids $agent_pid"
+	poll bus status org.flexslot.Agent1 || fail "the agent did not take its bus name"
+}
+
+# vm_row UUID: the ListVms entry of a VM, one line.
+vm_row() {
+	ctl_call ListVms | sed 's/ \([0-9]* "[0-9a-f-]\{36\}"\)/\n\1/g' | grep -F "\"$1\""
+}
+
+row_has() {
+	vm_row "$1" | grep -qF -- "$2"
+}
+
+node_steal() {
+	ctl_call ListNodes | awk '{ print $(NF - 1) }'
+}
+
+tracker_alive() {
+	kill -0 "$tracker_pid" 2>/dev/null || fail "the tracker stopped: $(cat "$tmp/tracker.log")"
+	ctl_call ListNodes | grep -q '"alive"' || fail "the tracker was lost: $(ctl_call ListNodes)"
+}
+
+start_bus
+write_config
+cat >>"$tmp/controller.ini" <<CONF
+[policy]
+vm-allocator = flexslot
+[agents]
+hosts = $address
+call-timeout = 1s
+max-sample-age = 1s
+CONF
+cat >"$tmp/agent.ini" <<CONF
+[agent]
+uri = test://$src/tests/fixtures/agent/host.xml
+interval = 100ms
+[host]
+cpus = 16
+memory = 16G
+reserve-memory = 1G
+[limits]
+min-interval = 10ms
+CONF
+
+# ---- [agents] hosts is checked when the file loads ----
+sed "s|^hosts = .*|hosts = local ssh:|" "$tmp/controller.ini" >"$tmp/bad.ini"
+if "$controllerd" --config "$tmp/bad.ini" --address "$address" 2>"$tmp/bad.err"; then
+	fail "the controller started with hosts = local ssh:"
+fi
+line=$(grep -n "^hosts = " "$tmp/bad.ini" | cut -d: -f1)
+grep -qF "$tmp/bad.ini:$line: [agents] hosts: 'ssh:' is not ssh:[USER@]HOST" "$tmp/bad.err" ||
+	fail "the error does not name the line: $(cat "$tmp/bad.err")"
+
+start_agent
+start_controller
+"$tracker" --address "unix:path=$tmp/trackers" --token-file "$tmp/token" --hostname w1 \
+	--vm-uuid "$W1" --steal 0.25 --map-slots 3 --reduce-slots 1 --beats 100000 \
+	>"$tmp/tracker.log" 2>&1 &
+tracker_pid=$!
+pids="$pids $tracker_pid"
+poll grep -q "^registered 1 " "$tmp/tracker.log" || fail "the tracker did not register: $(cat "$tmp/tracker.log")"
+
+# ---- the VMs as the agent sees them; steal from the tracker ----
+poll row_has "$W2" '"worker2"' || fail "ListVms lacks worker2: $(ctl_call ListVms)"
+poll row_has "$W1" '1 "11111111' || fail "worker1 is not node 1's VM: $(ctl_call ListVms)"
+row_has "$W1" "\"worker1\" \"$address\" true \"tracker\" 0.25" ||
+	fail "worker1's steal is not the tracker's: $(vm_row "$W1")"
+[ "$(node_steal)" = 0.25 ] || fail "ListNodes: $(ctl_call ListNodes)"
+
+# ---- the flexslot allocator's target reaches the agent ----
+# Three map slots want three vCPUs; worker1 has 2 of 4.
+poll vcpus_are worker1 3 || fail "worker1 did not get 3 vCPUs: $(vm_field worker1 6)"
+grep -q "SetTarget('$W1', vcpus=3, memory=[0-9.]*[MG]) by uid 0 " "$tmp/agent.log" ||
+	fail "the agent's audit trail lacks the target: $(grep SetTarget "$tmp/agent.log")"
+poll row_has "$W1" 'vcpus applied 2 -> 3' || fail "ListVms: $(vm_row "$W1")"
+grep -q "VM $W1 on agent .*: vcpus applied 2 -> 3" "$tmp/controller.log" ||
+	fail "the controller did not log what was applied"
+
+# ---- ResizeVm ----
+out=$(ctl_call ResizeVm sut "$W2" 3 $((3 * GIB)))
+echo "ResizeVm worker2: $out"
+case $out in
+*'"vcpus" "applied" u 2 u 3 "" "" "memory" "applied" t '*) ;;
+*) fail "ResizeVm worker2 answered $out" ;;
+esac
+poll size_is worker2 "3 $((3 * GIB))" ||
+	fail "worker2 is not 3 vCPUs, 3G: $(agent_call GetMetrics s worker2)"
+# By node id: node 1 is worker1, 3 -> 4 vCPUs.
+ctl_call ResizeVm sut 1 4 0 | grep -q '"vcpus" "applied" u 3 u 4 "" ""' ||
+	fail "ResizeVm 1 4 0"
+poll vcpus_are worker1 4 || fail "worker1 did not get 4 vCPUs"
+
+sizes() {
+	for d in worker1 worker2 worker3 spare; do
+		printf '%s ' "$(vm_field $d 6) $(vm_field $d 8)"
+	done
+}
+sizes_before=$(sizes)
+expect_error InvalidArgument ResizeVm sut "$W2" 0 0
+expect_error InvalidArgument ResizeVm sut "$W2" 0 1000
+expect_error InvalidArgument ResizeVm sut nosuch 2 0
+expect_error NoSuchVm ResizeVm sut 99 2 0
+expect_error NoSuchVm ResizeVm sut 55555555-5555-5555-5555-555555555555 2 0
+# The agent's own refusal comes back by its name.
+expect_error org.flexslot.Agent1.Error.NotRunning ResizeVm sut "$SPARE" 2 0
+after=$(sizes)
+[ "$after" = "$sizes_before" ] || fail "a refused ResizeVm changed a VM: $sizes_before -> $after"
+
+# ---- an agent that does not answer holds up no heartbeat ----
+# Its calls time out after 1s, twice the lost-timeout: a controller that
+# waited for them would lose the tracker.
+kill -STOP "$agent_pid"
+poll row_has "$W1" "\"$address\" false" || fail "the stopped agent is still reachable"
+grep -q "Agent $address cannot be reached (org.freedesktop.DBus.Error.NoReply" \
+	"$tmp/controller.log" || fail "no warning for the silent agent"
+tracker_alive
+[ "$(node_steal)" = 0.25 ] || fail "ListNodes after the agent stopped: $(ctl_call ListNodes)"
+kill -CONT "$agent_pid"
+poll row_has "$W1" "\"$address\" true" || fail "the agent did not come back"
+
+# ---- an agent killed, then started again ----
+kill -KILL "$agent_pid"
+wait "$agent_pid" 2>/dev/null || true
+poll row_has "$W1" "\"$address\" false" || fail "the killed agent is still reachable"
+tracker_alive
+row_has "$W1" '"tracker" 0.25' || fail "worker1's steal after the kill: $(vm_row "$W1")"
+expect_error AgentUnreachable ResizeVm sut "$W2" 2 0
+# A new agent starts from the fixture (worker1 at 2 vCPUs) and the
+# controller sends its target again.
+start_agent
+poll row_has "$W1" "\"$address\" true" || fail "the new agent was not attached"
+poll vcpus_are worker1 3 || fail "the target did not reach the new agent: $(vm_field worker1 6)"
+tracker_alive
+
+kill -TERM "$controller_pid"
+status=0
+wait "$controller_pid" || status=$?
+[ "$status" -eq 0 ] || fail "the controller exited with status $status"
+echo PASS
