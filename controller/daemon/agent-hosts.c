@@ -37,26 +37,25 @@ static bool ssh_target_ok(const char *s) {
 }
 
 static int entry_parse(const char *word, AgentHost *ret, char *why, size_t why_size) {
-        AgentHost h = { 0 };
+        AgentHost h = { .kind = AGENT_HOST_ADDRESS };
+        const char *target = word;
 
         if (strlen(word) > AGENT_HOST_TEXT_MAX) {
                 snprintf(why, why_size, "'%.32s...' is longer than %d characters", word,
                          AGENT_HOST_TEXT_MAX);
                 return -EINVAL;
         }
-        if (strcmp(word, "local") == 0)
+        if (strcmp(word, "local") == 0) {
                 h.kind = AGENT_HOST_LOCAL;
-        else if (strncmp(word, "ssh:", 4) == 0) {
+                target = NULL;
+        } else if (strncmp(word, "ssh:", 4) == 0) {
                 if (!ssh_target_ok(word + 4)) {
                         snprintf(why, why_size, "'%s' is not ssh:[USER@]HOST", word);
                         return -EINVAL;
                 }
                 h.kind = AGENT_HOST_SSH;
-                h.target = strdup(word + 4);
-        } else if (address_known(word)) {
-                h.kind = AGENT_HOST_ADDRESS;
-                h.target = strdup(word);
-        } else {
+                target = word + 4;
+        } else if (!address_known(word)) {
                 snprintf(why, why_size,
                          "'%s' is neither local, ssh:[USER@]HOST nor a D-Bus address "
                          "(unix:path=, unix:abstract=, tcp:host=, unixexec:path=)",
@@ -64,7 +63,8 @@ static int entry_parse(const char *word, AgentHost *ret, char *why, size_t why_s
                 return -EINVAL;
         }
         h.name = strdup(word);
-        if (!h.name || (h.kind != AGENT_HOST_LOCAL && !h.target)) {
+        h.target = target ? strdup(target) : NULL;
+        if (!h.name || (target && !h.target)) {
                 free(h.name);
                 free(h.target);
                 return -ENOMEM;

@@ -73,7 +73,7 @@ typedef struct TargetCall {
 static void link_close(AgentLink *l) {
         l->poll = sd_bus_slot_unref(l->poll);
         l->props = sd_bus_slot_unref(l->props);
-        l->bus = sd_bus_flush_close_unref(l->bus);
+        l->bus = sd_bus_close_unref(l->bus);
         l->have_capacity = false;
         l->cpus = 0;
 }
@@ -81,7 +81,7 @@ static void link_close(AgentLink *l) {
 Agents *agents_free(Agents *a) {
         if (!a)
                 return NULL;
-        for (size_t i = 0; i < a->n; i++) {
+        for (size_t i = 0; a->links && i < a->n; i++) {
                 link_close(&a->links[i]);
                 free(a->links[i].vms);
         }
@@ -339,7 +339,7 @@ static int on_metrics(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
 }
 
 static int link_connect(AgentLink *l) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_close_unrefp) sd_bus *bus = NULL;
         int r;
 
         switch (l->host->kind) {
@@ -681,7 +681,9 @@ static const char *const steal_sources[] = {
         [CLUSTER_STEAL_AGENT] = "agent",
 };
 
-static int append_vm(sd_bus_message *m, const ClusterNode *n, const AgentLink *l,
+/* A row of ListVms: a VM of agent l (vm, NULL for none), of tracker node n
+ * (NULL for none). */
+static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, const AgentLink *l,
                      const AgentVm *vm) {
         ClusterStealSource source = CLUSTER_STEAL_NONE;
         double steal = 0;
@@ -693,8 +695,8 @@ static int append_vm(sd_bus_message *m, const ClusterNode *n, const AgentLink *l
                 source = CLUSTER_STEAL_AGENT;
                 steal = vm->steal;
         }
-        return sd_bus_message_append(m, AGENTS_VM_TYPE, n ? n->id : 0, vm ? vm->uuid : n->vm_uuid,
-                                     vm ? vm->name : "", l ? l->host->name : "", l && l->reachable,
+        return sd_bus_message_append(m, AGENTS_VM_TYPE, n ? n->id : 0, uuid, vm ? vm->name : "",
+                                     l ? l->host->name : "", l && l->reachable,
                                      steal_sources[source], steal, vm ? vm->vcpus : 0,
                                      vm ? vm->memory : 0, vm ? vm->sent : 0, vm ? vm->applied : 0,
                                      vm ? vm->failed : 0, vm ? vm->last : "");
@@ -713,7 +715,7 @@ int agents_list_vms(Agents *a, sd_bus_message *m) {
                         for (size_t j = 0; !n && j < cl->n_nodes; j++)
                                 if (strcasecmp(cl->nodes[j].vm_uuid, vm->uuid) == 0)
                                         n = &cl->nodes[j];
-                        r = append_vm(m, n, &a->links[i], vm);
+                        r = append_vm(m, vm->uuid, n, &a->links[i], vm);
                 }
         for (size_t j = 0; r >= 0 && j < cl->n_nodes; j++) {
                 bool listed = false;
@@ -721,7 +723,7 @@ int agents_list_vms(Agents *a, sd_bus_message *m) {
                 for (size_t i = 0; !listed && i < a->n; i++)
                         listed = link_vm(&a->links[i], cl->nodes[j].vm_uuid) != NULL;
                 if (!listed)
-                        r = append_vm(m, &cl->nodes[j], NULL, NULL);
+                        r = append_vm(m, cl->nodes[j].vm_uuid, &cl->nodes[j], NULL, NULL);
         }
         if (r < 0)
                 return r;

@@ -374,22 +374,23 @@ static uint32_t host_of_node(const Cluster *c, Snapshot *s, size_t i) {
 /* The agent's view of the VM, else one vCPU and nothing known. */
 static Vm vm_of_node(const ClusterNode *cn, uint32_t host) {
         const ClusterVmState *v = &cn->vm;
+        Vm vm = { .id = cn->id, .host = host, .vcpus = 1, .vcpus_max = 1, .cpu_weight = 1024 };
 
         if (v->host == 0)
-                return (Vm){
-                        .id = cn->id, .host = host, .vcpus = 1, .vcpus_max = 1, .cpu_weight = 1024
-                };
-        return (Vm){ .id = cn->id,
-                     .host = host,
-                     .vcpus = v->vcpus,
-                     .vcpus_max = MAX(v->vcpus_max, v->vcpus),
-                     .memory = v->memory,
-                     .memory_max = MAX(v->memory_max, v->memory),
-                     .cpu_weight = v->cpu_weight ? v->cpu_weight : 1024,
-                     .cpu_cap = v->cpu_cap,
-                     .cpu_use = v->measured_at ? v->cpu_use : 0,
-                     .memory_used = v->measured_at ? v->memory_used : 0,
-                     .measured_at = v->measured_at };
+                return vm;
+        vm.vcpus = v->vcpus;
+        vm.vcpus_max = MAX(v->vcpus_max, v->vcpus);
+        vm.memory = v->memory;
+        vm.memory_max = MAX(v->memory_max, v->memory);
+        if (v->cpu_weight)
+                vm.cpu_weight = v->cpu_weight;
+        vm.cpu_cap = v->cpu_cap;
+        if (v->measured_at) {
+                vm.cpu_use = v->cpu_use;
+                vm.memory_used = v->memory_used;
+                vm.measured_at = v->measured_at;
+        }
+        return vm;
 }
 
 /* A host per agent, one VM per tracker. Done tasks are left out, counted in
