@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,8 @@ static int link_take_sample(AgentLink *l, sd_bus_message *m) {
                 if (old && timestamp < old->changed_at) {
                         vm.vcpus = old->vcpus;
                         vm.memory = old->memory;
+                        vm.cpu_weight = old->cpu_weight;
+                        vm.cpu_cap = old->cpu_cap;
                         vm.changed_at = old->changed_at;
                 }
                 if (old) {
@@ -397,7 +400,11 @@ void agents_refresh(Agents *a) {
 
 static void target_call_free(void *userdata) {
         TargetCall *t = userdata;
+        AgentVm *vm = link_vm(t->link, t->uuid);
 
+        /* Answered or not, another may go. */
+        if (vm)
+                vm->pending = false;
         if (t->request) {
                 /* The connection went before the agent answered. */
                 (void)sd_bus_reply_method_errorf(t->request, CONTROLLER_ERROR_AGENT_UNREACHABLE,
@@ -413,7 +420,7 @@ static void target_call_free(void *userdata) {
  * clamped, unchanged or a dry run), 2 for one it did not, 0 at the end. */
 static int read_verdict(sd_bus_message *m, AgentVm *vm, char *buf, size_t size) {
         const char *key, *verdict, *name, *message;
-        uint64_t v[2] = { 0, 0 };
+        double v[2] = { 0, 0 };
         bool taken;
         int r;
 
@@ -428,6 +435,7 @@ static int read_verdict(sd_bus_message *m, AgentVm *vm, char *buf, size_t size) 
         for (size_t i = 0; r >= 0 && i < 2; i++) {
                 const char *contents;
                 uint32_t u;
+                uint64_t t;
 
                 r = sd_bus_message_peek_type(m, NULL, &contents);
                 if (r < 0)
@@ -435,8 +443,11 @@ static int read_verdict(sd_bus_message *m, AgentVm *vm, char *buf, size_t size) 
                 if (strcmp(contents, "u") == 0) {
                         r = sd_bus_message_read(m, "v", "u", &u);
                         v[i] = u;
-                } else if (strcmp(contents, "t") == 0)
-                        r = sd_bus_message_read(m, "v", "t", &v[i]);
+                } else if (strcmp(contents, "t") == 0) {
+                        r = sd_bus_message_read(m, "v", "t", &t);
+                        v[i] = (double)t;
+                } else if (strcmp(contents, "d") == 0)
+                        r = sd_bus_message_read(m, "v", "d", &v[i]);
                 else
                         r = sd_bus_message_skip(m, "v");
         }
@@ -451,13 +462,18 @@ static int read_verdict(sd_bus_message *m, AgentVm *vm, char *buf, size_t size) 
         taken = strcmp(verdict, "refused") != 0 && strcmp(verdict, "failed") != 0;
         /* Until a sample says it, so that the next cycle does not send the
          * same target again. */
-        if (vm && taken && strcmp(key, "vcpus") == 0)
-                vm->vcpus = (uint32_t)v[1];
-        else if (vm && taken && strcmp(key, "memory") == 0)
-                vm->memory = v[1];
-        if (vm && taken)
+        if (vm && taken) {
+                if (strcmp(key, "vcpus") == 0)
+                        vm->vcpus = (uint32_t)v[1];
+                else if (strcmp(key, "memory") == 0)
+                        vm->memory = (uint64_t)v[1];
+                else if (strcmp(key, "cpu-weight") == 0)
+                        vm->cpu_weight = (uint32_t)v[1];
+                else if (strcmp(key, "cpu-cap") == 0)
+                        vm->cpu_cap = v[1];
                 vm->changed_at = now_realtime_usec();
-        snprintf(buf, size, "%s %s %" PRIu64 " -> %" PRIu64 "%s%s%s%s", key, verdict, v[0], v[1],
+        }
+        snprintf(buf, size, "%s %s %.15g -> %.15g%s%s%s%s", key, verdict, v[0], v[1],
                  name[0] ? ", " : "", name, message[0] ? ": " : "", message);
         return taken ? 1 : 2;
 }
@@ -535,8 +551,16 @@ static int on_target(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         return 0;
 }
 
-/* SetTarget(uuid, {vcpus, memory}) with the keys that are not 0. */
-static int target_send(AgentLink *l, const char *uuid, uint32_t vcpus, uint64_t memory,
+/* What to change of a VM: the resources that are not 0 (the cap: when
+ * set_cap). */
+typedef struct AgentTarget {
+        uint32_t vcpus, cpu_weight;
+        uint64_t memory;
+        bool set_cap;
+        double cpu_cap;
+} AgentTarget;
+
+static int target_send(AgentLink *l, const char *uuid, const AgentTarget *target,
                        sd_bus_message *request) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
@@ -549,10 +573,14 @@ static int target_send(AgentLink *l, const char *uuid, uint32_t vcpus, uint64_t 
                 r = sd_bus_message_append(m, "s", uuid);
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "{sv}");
-        if (r >= 0 && vcpus)
-                r = sd_bus_message_append(m, "{sv}", "vcpus", "u", vcpus);
-        if (r >= 0 && memory)
-                r = sd_bus_message_append(m, "{sv}", "memory", "t", memory);
+        if (r >= 0 && target->cpu_weight)
+                r = sd_bus_message_append(m, "{sv}", "cpu-weight", "u", target->cpu_weight);
+        if (r >= 0 && target->set_cap)
+                r = sd_bus_message_append(m, "{sv}", "cpu-cap", "d", target->cpu_cap);
+        if (r >= 0 && target->vcpus)
+                r = sd_bus_message_append(m, "{sv}", "vcpus", "u", target->vcpus);
+        if (r >= 0 && target->memory)
+                r = sd_bus_message_append(m, "{sv}", "memory", "t", target->memory);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         if (r < 0)
@@ -572,6 +600,28 @@ static int target_send(AgentLink *l, const char *uuid, uint32_t vcpus, uint64_t 
         return sd_bus_slot_set_floating(slot, true);
 }
 
+/* The part of t that differs from what vm has; the CPU weight and cap
+ * only where the agent reports them (libvirt's test driver has neither). */
+static bool target_diff(const VmTarget *t, const AgentVm *vm, AgentTarget *ret) {
+        /* The agent takes memory in KiB. */
+        uint64_t memory = t->memory / 1024 * 1024;
+
+        *ret = (AgentTarget){
+                .vcpus = t->vcpus != vm->vcpus ? t->vcpus : 0,
+                .memory = memory != vm->memory ? memory : 0,
+                .cpu_weight =
+                        (vm->valid & AGENT_METRIC_CPU_WEIGHT) && t->cpu_weight != vm->cpu_weight
+                                ? t->cpu_weight
+                                : 0,
+                /* The agent's cap has its own minimum change; a hundredth of
+                 * a CPU is no change. */
+                .set_cap =
+                        (vm->valid & AGENT_METRIC_CPU_CAP) && fabs(t->cpu_cap - vm->cpu_cap) > 0.01,
+                .cpu_cap = t->cpu_cap,
+        };
+        return ret->vcpus || ret->memory || ret->cpu_weight || ret->set_cap;
+}
+
 void agents_apply_targets(Agents *a) {
         const Cluster *cl = a->cluster;
         const Decisions *d = &cl->decisions;
@@ -579,26 +629,22 @@ void agents_apply_targets(Agents *a) {
         for (size_t i = 0; i < d->n_vm_targets; i++) {
                 const VmTarget *t = &d->vm_targets[i];
                 const ClusterNode *n = &cl->nodes[t->vm];
+                AgentTarget target;
                 AgentLink *l;
                 AgentVm *vm;
-                /* The agent takes memory in KiB. */
-                uint64_t memory = t->memory / 1024 * 1024;
-                uint32_t vcpus;
                 int r;
 
                 if (n->vm.host == 0)
                         continue;
                 l = &a->links[n->vm.host - 1];
                 vm = link_vm(l, n->vm_uuid);
-                if (!vm || vm->pending)
+                if (!vm || vm->pending || !target_diff(t, vm, &target))
                         continue;
-                vcpus = t->vcpus != vm->vcpus ? t->vcpus : 0;
-                memory = memory != vm->memory ? memory : 0;
-                if (!vcpus && !memory)
-                        continue;
-                log_info("VM %s (node %" PRIu64 ") on agent %s: target %u vCPUs, %s", vm->uuid,
-                         n->id, l->host->name, t->vcpus, FORMAT_SIZE(t->memory));
-                r = target_send(l, vm->uuid, vcpus, memory, NULL);
+                log_info("VM %s (node %" PRIu64 ") on agent %s: target %u vCPUs, %s, CPU weight "
+                         "%u, cap %g",
+                         vm->uuid, n->id, l->host->name, t->vcpus, FORMAT_SIZE(t->memory),
+                         t->cpu_weight, t->cpu_cap);
+                r = target_send(l, vm->uuid, &target, NULL);
                 if (r < 0) {
                         log_warning_errno(r, "Cannot send VM %s's target to agent %s", vm->uuid,
                                           l->host->name);
@@ -656,7 +702,7 @@ int agents_resize(Agents *a, sd_bus_message *m, const char *vm_text, uint32_t vc
                 vm = link_vm(l, uuid);
                 if (!vm)
                         continue;
-                r = target_send(l, vm->uuid, vcpus, memory, m);
+                r = target_send(l, vm->uuid, &(AgentTarget){ .vcpus = vcpus, .memory = memory }, m);
                 if (r < 0)
                         return sd_bus_error_setf(error, CONTROLLER_ERROR_AGENT_UNREACHABLE,
                                                  "Cannot call agent %s: %s.", l->host->name,

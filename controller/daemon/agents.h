@@ -35,8 +35,9 @@ Agents *agents_free(Agents *a);
 /* One control cycle's part: connects what is due, polls, and fills each
  * node's ClusterVmState from the newest fresh samples. */
 void agents_refresh(Agents *a);
-/* Sends the VM targets of the control step just run (cluster_control())
- * that differ from what the VM has, one on its way per VM at most; a
+/* Sends the VM targets of the control step just run (cluster_control()):
+ * what differs from what the VM has of vCPUs, memory, and CPU weight and
+ * cap where the agent reports them; one on its way per VM at most. A
  * refusal or failure is logged, counted, and sent again next cycle. */
 void agents_apply_targets(Agents *a);
 
