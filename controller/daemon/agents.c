@@ -9,7 +9,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "agent/bus-errors.h"
 #include "agent/bus-metrics.h"
 #include "agent/daemon.h"
 #include "bus-errors.h"
