@@ -30,6 +30,5 @@ typedef struct AgentHost {
 /* Parses text (NULL or blank: no agents). -EINVAL with why (a sentence
  * naming the entry) for an entry of no known form, a second entry for one
  * host, or more than AGENT_HOSTS_MAX entries; -ENOMEM. */
-int agent_hosts_parse(const char *text, AgentHost **ret, size_t *ret_n, char *why,
-                      size_t why_size);
+int agent_hosts_parse(const char *text, AgentHost **ret, size_t *ret_n, char *why, size_t why_size);
 void agent_hosts_free(AgentHost *hosts, size_t n);
