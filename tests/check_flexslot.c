@@ -441,6 +441,15 @@ START_TEST(test_vm_static) {
 }
 END_TEST
 
+START_TEST(test_vm_none) {
+        /* The cluster static resizes above: none leaves every VM alone. */
+        fx_cluster(4, 2, 0);
+        fx.cfg.vm_allocator = "none";
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 0);
+}
+END_TEST
+
 /* Four VMs of the given vCPUs under the demand allocator, one control step
  * after a window with the given CPU use and touched memory; VM unmeasured
  * (unless NO_INDEX) has no measurement yet. */
@@ -579,7 +588,7 @@ static const Combo combos[] = {
         { "fair", "static", "none", "demand", false, DHSA_PD, true },
         { "fifo", "flexslot", "sepb", "static", true, DHSA_PI },
         { "fifo", "static", "late", "flexslot", false, DHSA_PD, true },
-        { "aria", "static", "none", "static", false },
+        { "aria", "static", "none", "none", false },
         { "aria", "flexslot", "late", "flexslot", true },
         { "deadline", "static", "hadoop", "demand", false },
         { "deadline", "flexslot", "none", "flexslot", false },
@@ -997,6 +1006,7 @@ Suite *suite_flexslot(void) {
         tc = tcase_create("vm-allocator");
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_vm_static);
+        tcase_add_test(tc, test_vm_none);
         tcase_add_test(tc, test_vm_demand);
         tcase_add_test(tc, test_vm_demand_unmeasured);
         tcase_add_test(tc, test_vm_demand_starves_low_use_on_busy_host);

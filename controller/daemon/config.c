@@ -36,7 +36,7 @@ static const ConfKey controller_keys[] = {
         { "policy", "scheduler", CONF_STRING, F(scheduler), "fifo" },
         { "policy", "slot-manager", CONF_STRING, F(slot_manager), "static" },
         { "policy", "speculation", CONF_STRING, F(speculation), "none" },
-        { "policy", "vm-allocator", CONF_STRING, F(vm_allocator), "static" },
+        { "policy", "vm-allocator", CONF_STRING, F(vm_allocator), "none" },
 
         { "agents", "hosts", CONF_STRING, F(agent_hosts), NULL },
         { "agents", "call-timeout", CONF_DURATION, F(agent_call_timeout), "5s",

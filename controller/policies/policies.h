@@ -27,6 +27,7 @@ extern const SpeculationOps speculation_hadoop;
 extern const SpeculationOps speculation_late;
 extern const SpeculationOps speculation_sepb;
 
+extern const VmAllocatorOps vm_allocator_none;
 extern const VmAllocatorOps vm_allocator_static;
 extern const VmAllocatorOps vm_allocator_demand;
 extern const VmAllocatorOps vm_allocator_flexslot;

@@ -30,6 +30,7 @@ const SpeculationOps *const speculation_table[] = {
 };
 
 const VmAllocatorOps *const vm_allocator_table[] = {
+        &vm_allocator_none,
         &vm_allocator_static,
         &vm_allocator_demand,
         &vm_allocator_flexslot,

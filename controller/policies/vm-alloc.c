@@ -13,6 +13,9 @@
  * min_vm_memory), everything within the VM's maxima. Only VMs whose target
  * differs from what they have get a VmTarget.
  *
+ * none: no targets; every VM keeps the size its operator gave it. The
+ *   controller's default, so that starting it changes no VM until an
+ *   allocator is chosen.
  * static: equal fixed shares of the host, the CPU share also as a cap (the
  *   paper's homogeneous cluster of fixed 4.8 GHz nodes, II-B). The other
  *   two set no cap: a cap would leave CPU idle that ESX's scheduler, which
@@ -194,6 +197,10 @@ static void flexslot_want(const PolicyContext *ctx, const VmAllocatorSettings *s
         ret->memory = clamp_memory(set, memory, vm);
 }
 
+static int none_allocate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
+        return 0;
+}
+
 static int static_allocate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
         return allocate_by(ctx, settings, static_want, NULL);
 }
@@ -214,6 +221,12 @@ static int flexslot_allocate(void *state, const void *settings, PolicyContext *c
                         starved[ctx->snap->attempts[ctx->d->stragglers[i].attempt].node]++;
         return allocate_by(ctx, settings, flexslot_want, starved);
 }
+
+const VmAllocatorOps vm_allocator_none = {
+        .name = "none",
+        .settings = &vm_allocator_settings_schema,
+        .allocate = none_allocate,
+};
 
 const VmAllocatorOps vm_allocator_static = {
         .name = "static",
