@@ -132,6 +132,9 @@ int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
              const ExperimentOptions *opt, Cell *ret);
 /* The DynamicMR paper's Fig. 8 (experiment-dmr.c). */
 int dmr_fig8_run(const Experiment *e, const ExperimentOptions *opt);
+/* The deadline papers' experiments on the task-level replay
+ * (experiment-slo.c). */
+int slo_dcs_run(const Experiment *e, const ExperimentOptions *opt);
 
 /* The table of ours beside the paper's, with what it says about the
  * paper's figures and the decisions of every run, on stdout. */
