@@ -135,6 +135,7 @@ int dmr_fig8_run(const Experiment *e, const ExperimentOptions *opt);
 /* The deadline papers' experiments on the task-level replay
  * (experiment-slo.c). */
 int slo_dcs_run(const Experiment *e, const ExperimentOptions *opt);
+int slo_fig5_run(const Experiment *e, const ExperimentOptions *opt);
 
 /* The table of ours beside the paper's, with what it says about the
  * paper's figures and the decisions of every run, on stdout. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The task-level replay (replay.h). Each step rebuilds the snapshot from
- * the jobs that came and are not done: their unfinished tasks, and one
- * attempt per running task. Nodes hold no splits, so no map is local. */
+ * the jobs that came and are not done: all their tasks (the core counts a
+ * job's finished maps from them) and one attempt per running task. Nodes
+ * hold no splits, so no map is local. */
 #include "sim/replay.h"
 
 #include <errno.h>
@@ -116,10 +117,13 @@ static int replay_init(Replay *r, const ReplayOptions *o, const ReplayJob *jobs,
                                   .memory = 1ULL << 30,
                                   .memory_max = 1ULL << 30,
                                   .cpu_weight = 1024 };
-                r->nodes[i] = (Node){ .id = 100 + i,
-                                      .vm = i,
-                                      .slots = { o->map_slots, o->reduce_slots },
-                                      .slot_memory = 200ULL << 20 };
+                r->nodes[i] = (Node){
+                        .id = 100 + i,
+                        .vm = i,
+                        .slots = { !o->map_nodes || i < o->map_nodes ? o->map_slots : 0,
+                                   !o->reduce_nodes || i < o->reduce_nodes ? o->reduce_slots : 0 },
+                        .slot_memory = 200ULL << 20
+                };
         }
         for (size_t j = 0; j < n; j++) {
                 const ReplayJob *in = &jobs[j];
@@ -157,8 +161,6 @@ static void snapshot_build(Replay *r) {
                      t++) {
                         const RTask *rt = &r->tasks[t];
 
-                        if (rt->state == TASK_DONE)
-                                continue;
                         r->stasks[nt] = (Task){ .id = 1 + t,
                                                 .job = (uint32_t)nj,
                                                 .type = rt->type,
@@ -275,8 +277,13 @@ static void task_end(Replay *r, uint32_t t) {
         }
 }
 
+static unsigned slots_of(unsigned nodes, unsigned limit, unsigned per_node) {
+        return (limit ? MIN(limit, nodes) : nodes) * per_node;
+}
+
 static unsigned all_slots(const ReplayOptions *o) {
-        return o->nodes * (o->map_slots + o->reduce_slots);
+        return slots_of(o->nodes, o->map_nodes, o->map_slots) +
+               slots_of(o->nodes, o->reduce_nodes, o->reduce_slots);
 }
 
 /* ARIA 7.2's gate for job j: its minimum pair plus the load under the
@@ -290,8 +297,10 @@ static bool gate_open(const Replay *r, size_t j) {
         if (r->n_running == 0)
                 return true;
         if (slo_job_profile(&r->jobs[j].job, in->maps, &p) < 0 ||
-            aria_min_slots(&p, in->maps, in->reduces, in->deadline, o->nodes * o->map_slots,
-                           o->nodes * o->reduce_slots, o->gate_bound, &al) < 0)
+            aria_min_slots(&p, in->maps, in->reduces, in->deadline,
+                           slots_of(o->nodes, o->map_nodes, o->map_slots),
+                           slots_of(o->nodes, o->reduce_nodes, o->reduce_slots), o->gate_bound,
+                           &al) < 0)
                 return true;
         return r->n_running + al.map_slots + al.reduce_slots <= o->load_threshold * all_slots(o);
 }

@@ -36,6 +36,9 @@ typedef struct ReplayJob {
 
 typedef struct ReplayOptions {
         unsigned nodes, map_slots, reduce_slots; /* slots per node */
+        /* Above 0: only the first this many nodes have map (reduce) slots,
+         * as in ARIA 5.2's allocations of one slot per machine. */
+        unsigned map_nodes, reduce_nodes;
         /* Above 0: ARIA 7.2's arrivals, in order, each when the minimum
          * (map, reduce) slots of Eq. 15 for its deadline under gate_bound
          * plus the running tasks are at most this share of all slots (or
@@ -64,7 +67,8 @@ typedef struct ReplayStats {
 /* Runs jobs (in submission order) under the layers and settings of cfg;
  * ret_jobs has n entries. -EINVAL for a job or option the replay cannot
  * run (no slot for a task type a job has, a time not finite or negative),
- * or a policy's error. */
+ * -EDEADLK when the policy leaves tasks that nothing will start, or a
+ * policy's error. */
 int replay_run(const PolicyConfig *cfg, const ReplayOptions *o, const ReplayJob *jobs, size_t n,
                ReplayJobResult *ret_jobs, ReplayStats *ret);
 
