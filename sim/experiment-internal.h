@@ -136,6 +136,7 @@ int dmr_fig8_run(const Experiment *e, const ExperimentOptions *opt);
  * (experiment-slo.c). */
 int slo_dcs_run(const Experiment *e, const ExperimentOptions *opt);
 int slo_fig5_run(const Experiment *e, const ExperimentOptions *opt);
+int slo_table3_run(const Experiment *e, const ExperimentOptions *opt);
 
 /* The table of ours beside the paper's, with what it says about the
  * paper's figures and the decisions of every run, on stdout. */

@@ -287,22 +287,30 @@ static unsigned all_slots(const ReplayOptions *o) {
 }
 
 /* ARIA 7.2's gate for job j: its minimum pair plus the load under the
- * threshold, or nothing running. */
+ * threshold, or nothing running. The load is "the sum of the percentage of
+ * running map and reduce tasks": running maps over map slots plus running
+ * reduces over reduce slots. */
 static bool gate_open(const Replay *r, size_t j) {
         const ReplayOptions *o = r->o;
         const ReplayJob *in = &r->in[j];
+        unsigned map_slots = slots_of(o->nodes, o->map_nodes, o->map_slots),
+                 reduce_slots = slots_of(o->nodes, o->reduce_nodes, o->reduce_slots), maps = 0;
         AriaAllocation al;
         AriaProfile p;
 
         if (r->n_running == 0)
                 return true;
         if (slo_job_profile(&r->jobs[j].job, in->maps, &p) < 0 ||
-            aria_min_slots(&p, in->maps, in->reduces, in->deadline,
-                           slots_of(o->nodes, o->map_nodes, o->map_slots),
-                           slots_of(o->nodes, o->reduce_nodes, o->reduce_slots), o->gate_bound,
-                           &al) < 0)
+            aria_min_slots(&p, in->maps, in->reduces, in->deadline, map_slots, reduce_slots,
+                           o->gate_bound, &al) < 0)
                 return true;
-        return r->n_running + al.map_slots + al.reduce_slots <= o->load_threshold * all_slots(o);
+        for (size_t k = 0; k < r->n_running; k++)
+                maps += r->tasks[r->running[k]].type == TASK_MAP;
+        return (double)(maps + al.map_slots) / map_slots +
+                       (reduce_slots
+                                ? (double)(r->n_running - maps + al.reduce_slots) / reduce_slots
+                                : 0) <=
+               o->load_threshold;
 }
 
 static int arrive(Replay *r, Policy *pol, size_t j) {
@@ -371,14 +379,19 @@ int replay_run(const PolicyConfig *cfg, const ReplayOptions *o, const ReplayJob 
                 e = policy_new_named(cfg, NULL, &pol);
         while (e >= 0 && left > 0) {
                 double t_next = INFINITY;
+                bool gated = false;
 
-                while (next < n && (o->load_threshold > 0 ? gate_open(&r, next)
-                                                          : jobs[next].submitted <= r.now)) {
+                /* Under a threshold one job at a time, so that the next sees
+                 * the load with the tasks this one started. */
+                while (!gated && next < n &&
+                       (o->load_threshold > 0 ? gate_open(&r, next)
+                                              : jobs[next].submitted <= r.now)) {
                         e = arrive(&r, pol, next++);
                         if (e < 0)
                                 break;
                         if (out[next - 1].refused)
                                 left--;
+                        gated = o->load_threshold > 0;
                 }
                 if (e < 0)
                         break;
@@ -392,6 +405,8 @@ int replay_run(const PolicyConfig *cfg, const ReplayOptions *o, const ReplayJob 
                         e = apply(&r, &d);
                 if (e < 0)
                         break;
+                if (gated)
+                        continue;
                 for (size_t k = 0; k < r.n_running; k++)
                         t_next = fmin(t_next, r.tasks[r.running[k]].end);
                 if (next < n && o->load_threshold == 0)

@@ -41,8 +41,8 @@ typedef struct ReplayOptions {
         unsigned map_nodes, reduce_nodes;
         /* Above 0: ARIA 7.2's arrivals, in order, each when the minimum
          * (map, reduce) slots of Eq. 15 for its deadline under gate_bound
-         * plus the running tasks are at most this share of all slots (or
-         * the cluster is idle). */
+         * plus the running tasks, as the share of map slots plus the share
+         * of reduce slots, are at most this (or the cluster is idle). */
         double load_threshold;
         AriaBound gate_bound;
 } ReplayOptions;
