@@ -515,11 +515,7 @@ static int t3_set(size_t w, size_t n, int64_t seed, T3Set *ret) {
         return 0;
 }
 
-typedef struct T3Result {
-        double utility, missed, load; /* % of..., jobs, % */
-} T3Result;
-
-static int t3_run(const T3Set *s, const char *scheduler, double threshold, T3Result *ret) {
+static int t3_run(const T3Set *s, const char *scheduler, double threshold, SloTable3Result *ret) {
         _cleanup_free_ ReplayJobResult *res = calloc(s->n, sizeof(*res));
         ReplayOptions o = t3_options(threshold);
         ReplayStats st;
@@ -535,8 +531,23 @@ static int t3_run(const T3Set *s, const char *scheduler, double threshold, T3Res
         policy_config_done(&cfg);
         if (r < 0)
                 return r;
-        *ret = (T3Result){ 100 * st.exceeded, st.missed, 100 * st.load };
+        *ret = (SloTable3Result){ 100 * st.exceeded, st.missed, 100 * st.load };
         return 0;
+}
+
+int slo_table3_cell(unsigned workload, size_t jobs, int64_t seed, const char *scheduler,
+                    double threshold, SloTable3Result *ret) {
+        T3Set s;
+        int r;
+
+        if (workload > 1 || jobs == 0 || jobs > T3_JOBS)
+                return -EINVAL;
+        r = t3_set(workload, jobs, seed, &s);
+        if (r < 0)
+                return r;
+        r = t3_run(&s, scheduler, threshold, ret);
+        t3_set_done(&s);
+        return r;
 }
 
 static const char *const t3_schedulers[] = { "aria", "fifo" };
@@ -546,7 +557,7 @@ int slo_table3_run(const Experiment *e, const ExperimentOptions *opt) {
         size_t seeds = experiment_seeds(opt), n = opt->quick ? T3_JOBS_QUICK : T3_JOBS;
         int64_t first = experiment_first_seed(opt);
         /* [workload][threshold][scheduler][seed] */
-        static T3Result res[2][ELEMENTSOF(t3_thresholds)][T3_SCHEDULERS][MAX_SEEDS];
+        static SloTable3Result res[2][ELEMENTSOF(t3_thresholds)][T3_SCHEDULERS][MAX_SEEDS];
 
         for (size_t w = 0; w < 2; w++)
                 for (size_t k = 0; k < seeds; k++) {

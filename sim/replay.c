@@ -286,8 +286,16 @@ static unsigned all_slots(const ReplayOptions *o) {
                slots_of(o->nodes, o->reduce_nodes, o->reduce_slots);
 }
 
+/* Some job that came is not done: the cluster has work, running or not. */
+static bool working(const Replay *r) {
+        for (size_t j = 0; j < r->n_jobs; j++)
+                if (r->jobs[j].arrived && !r->jobs[j].done && !r->out[j].refused)
+                        return true;
+        return false;
+}
+
 /* ARIA 7.2's gate for job j: its minimum pair plus the load under the
- * threshold, or nothing running. The load is "the sum of the percentage of
+ * threshold, or no work at all. The load is "the sum of the percentage of
  * running map and reduce tasks": running maps over map slots plus running
  * reduces over reduce slots. */
 static bool gate_open(const Replay *r, size_t j) {
@@ -298,7 +306,7 @@ static bool gate_open(const Replay *r, size_t j) {
         AriaAllocation al;
         AriaProfile p;
 
-        if (r->n_running == 0)
+        if (!working(r))
                 return true;
         if (slo_job_profile(&r->jobs[j].job, in->maps, &p) < 0 ||
             aria_min_slots(&p, in->maps, in->reduces, in->deadline, map_slots, reduce_slots,
@@ -337,6 +345,15 @@ static int arrive(Replay *r, Policy *pol, size_t j) {
                 snprintf(out->reason, sizeof(out->reason), "%s", v.reason);
         }
         return 0;
+}
+
+/* The next job arrives now; a refused one is done with. */
+static int arrive_next(Replay *r, Policy *pol, size_t *next, size_t *left) {
+        int e = arrive(r, pol, (*next)++);
+
+        if (e >= 0 && r->out[*next - 1].refused)
+                (*left)--;
+        return e;
 }
 
 static void stats_finish(const Replay *r, double busy_time, ReplayStats *ret) {
@@ -379,20 +396,10 @@ int replay_run(const PolicyConfig *cfg, const ReplayOptions *o, const ReplayJob 
                 e = policy_new_named(cfg, NULL, &pol);
         while (e >= 0 && left > 0) {
                 double t_next = INFINITY;
-                bool gated = false;
 
-                /* Under a threshold one job at a time, so that the next sees
-                 * the load with the tasks this one started. */
-                while (!gated && next < n &&
-                       (o->load_threshold > 0 ? gate_open(&r, next)
-                                              : jobs[next].submitted <= r.now)) {
-                        e = arrive(&r, pol, next++);
-                        if (e < 0)
-                                break;
-                        if (out[next - 1].refused)
-                                left--;
-                        gated = o->load_threshold > 0;
-                }
+                while (e >= 0 && o->load_threshold == 0 && next < n &&
+                       jobs[next].submitted <= r.now)
+                        e = arrive_next(&r, pol, &next, &left);
                 if (e < 0)
                         break;
                 snapshot_build(&r);
@@ -405,8 +412,13 @@ int replay_run(const PolicyConfig *cfg, const ReplayOptions *o, const ReplayJob 
                         e = apply(&r, &d);
                 if (e < 0)
                         break;
-                if (gated)
+                /* Under a threshold the next job comes when the load the
+                 * step left has room for it, one at a time: the step runs
+                 * again with it, and the next sees the tasks it started. */
+                if (o->load_threshold > 0 && next < n && gate_open(&r, next)) {
+                        e = arrive_next(&r, pol, &next, &left);
                         continue;
+                }
                 for (size_t k = 0; k < r.n_running; k++)
                         t_next = fmin(t_next, r.tasks[r.running[k]].end);
                 if (next < n && o->load_threshold == 0)

@@ -42,7 +42,7 @@ typedef struct ReplayOptions {
         /* Above 0: ARIA 7.2's arrivals, in order, each when the minimum
          * (map, reduce) slots of Eq. 15 for its deadline under gate_bound
          * plus the running tasks, as the share of map slots plus the share
-         * of reduce slots, are at most this (or the cluster is idle). */
+         * of reduce slots, are at most this (or no job that came is left). */
         double load_threshold;
         AriaBound gate_bound;
 } ReplayOptions;
