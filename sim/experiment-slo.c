@@ -148,19 +148,15 @@ static const char *paper_count(char *buf, size_t size, unsigned n) {
         return buf;
 }
 
-static int dcs_case_print(const DcsCase *c, const ExperimentOptions *opt) {
+/* The rows of case c, one per deadline, named caseN/D. */
+static int dcs_case_print(size_t i, const ExperimentOptions *opt) {
+        const DcsCase *c = &dcs_cases[i];
         size_t seeds = experiment_seeds(opt);
         int64_t first = experiment_first_seed(opt);
 
-        printf("%s: %u maps, reduce tasks %u (assumed), %u+%u slots; maps of %.0f s (slowest), "
-               "reduce phases of %.0f s (assumed), copy %.2f s at 12 MB/s\n",
-               c->name, c->maps, c->reduces, c->trackers * 2, c->trackers * 2, c->map_max,
-               c->reduce_s, c->input_mb / DCS_NETWORK_MB_S);
-        printf("%8s %12s %12s %14s %14s %22s\n", "deadline", "model n_m/n_r", "paper n_m/n_r",
-               "run@slowest", "maps/reduces", "run@observed range");
         for (size_t d = 0; d < 2; d++) {
                 double deadline = c->deadlines[d], fin[MAX_SEEDS];
-                char pm[16], pr[16], spread[SPREAD_TEXT_MAX];
+                char name[32], pm[16], pr[16], spread[SPREAD_TEXT_MAX];
                 unsigned met = 0;
                 DcsTest t;
                 DcsRun slow, run = { 0 };
@@ -175,9 +171,9 @@ static int dcs_case_print(const DcsCase *c, const ExperimentOptions *opt) {
                 }
                 if (r < 0)
                         return r;
-                printf("%7.0fs %8u/%-4u %8s/%-4s %9.1fs %-4s %8u/%-5u %13s s met %u/%zu\n",
-                       deadline, t.min_maps, t.min_reduces,
-                       paper_count(pm, sizeof(pm), c->paper_maps[d]),
+                snprintf(name, sizeof(name), "case%zu/%.0fs", i + 1, deadline);
+                printf("%-12s %6u/%-4u %6s/%-4s %9.1fs %-4s %6u/%-5u %13s s met %u/%zu\n", name,
+                       t.min_maps, t.min_reduces, paper_count(pm, sizeof(pm), c->paper_maps[d]),
                        paper_count(pr, sizeof(pr), c->paper_reduces[d]), slow.finished,
                        slow.finished <= deadline ? "met" : "MISS", slow.maps, slow.reduces,
                        spread_format(spread, sizeof(spread), spread_of(fin, seeds), 1), met, seeds);
@@ -187,11 +183,23 @@ static int dcs_case_print(const DcsCase *c, const ExperimentOptions *opt) {
 
 int slo_dcs_run(const Experiment *e, const ExperimentOptions *opt) {
         title_print(e, opt);
+        printf("%-12s %11s %11s %14s %12s %22s\n", "case", "model", "paper", "run@slowest",
+               "maps/reduces", "run@observed range");
         for (size_t c = 0; c < ELEMENTSOF(dcs_cases); c++)
-                if (dcs_case_print(&dcs_cases[c], opt) < 0)
+                if (dcs_case_print(c, opt) < 0)
                         return 1;
-        printf("Columns: the model's minimum tasks at submission (Eq. 1, Eq. 2 at the model's "
-               "map end) and the paper's; a run with every map at the slowest time, its finish "
+        for (size_t i = 0; i < ELEMENTSOF(dcs_cases); i++) {
+                const DcsCase *c = &dcs_cases[i];
+
+                printf("case%zu: %s, %u maps, reduce tasks %u (assumed), %u+%u slots; maps of "
+                       "%.0f s (slowest), reduce phases of %.0f s (assumed), copy %.2f s at 12 "
+                       "MB/s\n",
+                       i + 1, c->name, c->maps, c->reduces, c->trackers * 2, c->trackers * 2,
+                       c->map_max, c->reduce_s, c->input_mb / DCS_NETWORK_MB_S);
+        }
+        printf("Columns: the model's minimum tasks at submission, n_m^min/n_r^min (Eq. 1, "
+               "Eq. 2 at the model's map end) and the paper's; a run with every map at the slowest "
+               "time, its finish "
                "and the most maps and reduces it ran at once; runs with maps uniform in the "
                "paper's observed 37-120 s (case 1; case 2 gives no range, so its maps are all "
                "74 s), finish over the seeds and how many met the deadline.\n");
@@ -576,15 +584,13 @@ int slo_table3_run(const Experiment *e, const ExperimentOptions *opt) {
                         }
                 }
         title_print(e, opt);
-        printf("%u jobs per run%s.\n", (unsigned)n, opt->quick ? " (quick)" : "");
-        for (size_t w = 0; w < 2; w++) {
-                printf("%s\n%9s %-5s %14s %7s %12s %7s %12s %7s\n",
-                       w == 0 ? "W1 (testbed)" : "W2 (Yahoo!)", "threshold", "sched", "utility %",
-                       "paper", "missed", "paper", "load %", "paper");
+        printf("%-9s %-5s %14s %7s %12s %7s %12s %7s\n", "set", "sched", "utility %", "paper",
+               "missed", "paper", "load %", "paper");
+        for (size_t w = 0; w < 2; w++)
                 for (size_t t = 0; t < ELEMENTSOF(t3_thresholds); t++)
                         for (size_t c = 0; c < T3_SCHEDULERS; c++) {
                                 double u[MAX_SEEDS], m[MAX_SEEDS], l[MAX_SEEDS];
-                                char a[3][SPREAD_TEXT_MAX], p[3][16];
+                                char a[3][SPREAD_TEXT_MAX], p[3][16], set[16];
 
                                 for (size_t k = 0; k < seeds; k++) {
                                         u[k] = res[w][t][c][k].utility;
@@ -593,16 +599,20 @@ int slo_table3_run(const Experiment *e, const ExperimentOptions *opt) {
                                 }
                                 for (size_t i = 0; i < 3; i++)
                                         snprintf(p[i], sizeof(p[i]), "%.2f", t3_paper[t][w][i]);
-                                printf("%8.0f%% %-5s %14s %7s %12s %7s %12s %7s\n",
-                                       100 * t3_thresholds[t], t3_schedulers[c],
+                                snprintf(set, sizeof(set), "W%zu/%.0f%%", w + 1,
+                                         100 * t3_thresholds[t]);
+                                printf("%-9s %-5s %14s %7s %12s %7s %12s %7s\n", set,
+                                       t3_schedulers[c],
                                        spread_format(a[0], SPREAD_TEXT_MAX, spread_of(u, seeds), 2),
-                                       c == 0 ? p[0] : "",
+                                       c == 0 ? p[0] : "-",
                                        spread_format(a[1], SPREAD_TEXT_MAX, spread_of(m, seeds), 2),
-                                       c == 0 ? p[1] : "",
+                                       c == 0 ? p[1] : "-",
                                        spread_format(a[2], SPREAD_TEXT_MAX, spread_of(l, seeds), 2),
-                                       c == 0 ? p[2] : "");
+                                       c == 0 ? p[2] : "-");
                         }
-        }
+        printf("%u jobs per run; W1/105%% is W1 (testbed) with arrivals below a 105 %% load, W2 "
+               "is Yahoo!'s.\n",
+               (unsigned)n);
         printf("Columns: ARIA's SLO-exceeded utility, the sum over late jobs of (T - D) / D, in "
                "%%; jobs that missed their deadline; running tasks over all slots, averaged "
                "over the run. The paper's are for its SLO scheduler, means over 100 runs; FIFO "
