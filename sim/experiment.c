@@ -233,7 +233,7 @@ static const Experiment experiments[] = {
                         "each job, with 64 reduces (Table 2 gives none); deadlines uniform in "
                         "[T_J, 3 T_J], T_J the job alone on the whole cluster under FIFO; a job "
                         "comes when Eq. 15's average-bound pair plus the running tasks is under "
-                        "the threshold, or nothing runs; the scheduler is aria under the average "
+                        "the threshold, or no job is left; the scheduler is aria under the average "
                         "bound with each job's own task times as its stored profile.",
         },
         {
