@@ -479,6 +479,8 @@ static int t3_deadlines(T3Set *s, unsigned short xsubi[3]) {
         PolicyConfig cfg;
         int r = slo_config("fifo", ARIA_AVERAGE, &cfg);
 
+        if (r < 0)
+                return r;
         for (size_t j = 0; r >= 0 && j < s->n; j++) {
                 ReplayJob solo = s->jobs[j];
                 ReplayJobResult res;
@@ -487,10 +489,10 @@ static int t3_deadlines(T3Set *s, unsigned short xsubi[3]) {
                 solo.deadline = 0;
                 solo.profile = NULL;
                 r = replay_run(&cfg, &o, &solo, 1, &res, &st);
-                s->jobs[j].deadline = res.finished * uniform(xsubi, 1, 3);
+                if (r >= 0)
+                        s->jobs[j].deadline = res.finished * uniform(xsubi, 1, 3);
         }
-        if (r >= 0 || r != -ENOMEM)
-                policy_config_done(&cfg);
+        policy_config_done(&cfg);
         return r;
 }
 
@@ -524,18 +526,16 @@ static int t3_set(size_t w, size_t n, int64_t seed, T3Set *ret) {
 }
 
 static int t3_run(const T3Set *s, const char *scheduler, double threshold, SloTable3Result *ret) {
-        _cleanup_free_ ReplayJobResult *res = calloc(s->n, sizeof(*res));
+        _cleanup_free_ ReplayJobResult *res = NULL;
         ReplayOptions o = t3_options(threshold);
         ReplayStats st;
         PolicyConfig cfg;
-        int r;
+        int r = slo_config(scheduler, ARIA_AVERAGE, &cfg);
 
-        if (!res)
-                return -ENOMEM;
-        r = slo_config(scheduler, ARIA_AVERAGE, &cfg);
         if (r < 0)
                 return r;
-        r = replay_run(&cfg, &o, s->jobs, s->n, res, &st);
+        res = calloc(s->n, sizeof(*res));
+        r = res ? replay_run(&cfg, &o, s->jobs, s->n, res, &st) : -ENOMEM;
         policy_config_done(&cfg);
         if (r < 0)
                 return r;

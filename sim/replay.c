@@ -379,7 +379,7 @@ static void stats_finish(const Replay *r, double busy_time, ReplayStats *ret) {
 int replay_run(const PolicyConfig *cfg, const ReplayOptions *o, const ReplayJob *jobs, size_t n,
                ReplayJobResult *ret_jobs, ReplayStats *ret) {
         _cleanup_(policy_freep) Policy *pol = NULL;
-        _cleanup_free_ ReplayJobResult *out = calloc(n ? n : 1, sizeof(*out));
+        _cleanup_free_ ReplayJobResult *out = NULL;
         Decisions d = { 0 };
         Replay r;
         size_t next = 0, left = n;
@@ -387,10 +387,11 @@ int replay_run(const PolicyConfig *cfg, const ReplayOptions *o, const ReplayJob 
         uint64_t steps = 0;
         int e;
 
+        if (n == 0 || o->nodes == 0 || o->map_slots == 0 || !(o->load_threshold >= 0))
+                return -EINVAL;
+        out = calloc(n, sizeof(*out));
         if (!out)
                 return -ENOMEM;
-        if (o->nodes == 0 || o->map_slots == 0 || !(o->load_threshold >= 0))
-                return -EINVAL;
         e = replay_init(&r, o, jobs, n, out);
         if (e >= 0)
                 e = policy_new_named(cfg, NULL, &pol);

@@ -65,8 +65,9 @@ typedef struct ReplayStats {
 } ReplayStats;
 
 /* Runs jobs (in submission order) under the layers and settings of cfg;
- * ret_jobs has n entries. -EINVAL for a job or option the replay cannot
- * run (no slot for a task type a job has, a time not finite or negative),
+ * ret_jobs has n entries. -EINVAL for no job, or a job or option the replay
+ * cannot run (no slot for a task type a job has, a time not finite or
+ * negative),
  * -EDEADLK when the policy leaves tasks that nothing will start, or a
  * policy's error. */
 int replay_run(const PolicyConfig *cfg, const ReplayOptions *o, const ReplayJob *jobs, size_t n,
