@@ -132,6 +132,22 @@ int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
              const ExperimentOptions *opt, Cell *ret);
 /* The DynamicMR paper's Fig. 8 (experiment-dmr.c). */
 int dmr_fig8_run(const Experiment *e, const ExperimentOptions *opt);
+/* The deadline papers' experiments on the task-level replay
+ * (experiment-slo.c). */
+int slo_dcs_run(const Experiment *e, const ExperimentOptions *opt);
+int slo_fig5_run(const Experiment *e, const ExperimentOptions *opt);
+int slo_table3_run(const Experiment *e, const ExperimentOptions *opt);
+
+/* One run of aria-table3: workload 0 (W1) or 1 (W2) of jobs jobs (at most
+ * 100) drawn with seed, under scheduler with arrivals below threshold. */
+typedef struct SloTable3Result {
+        double utility; /* ARIA's SLO-exceeded utility, % */
+        double missed;  /* jobs */
+        double load;    /* running tasks over all slots, % */
+} SloTable3Result;
+
+int slo_table3_cell(unsigned workload, size_t jobs, int64_t seed, const char *scheduler,
+                    double threshold, SloTable3Result *ret);
 
 /* The table of ours beside the paper's, with what it says about the
  * paper's figures and the decisions of every run, on stdout. */

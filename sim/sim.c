@@ -2,6 +2,7 @@
 /* Building the simulated cluster from a scenario and a workload, running it,
  * and collecting what the reports need. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,14 +372,20 @@ static int profile_runs(Sim *s, SimCluster *cl, const Workload *wl, char *err, s
                 JobExtra *jx = &cl->jobx[j];
                 Scenario solo = *s->sc;
                 _cleanup_(sim_freep) Sim *p = NULL;
-                char name[sizeof(jx->bench->name)];
+                char name[sizeof(jx->bench->name)], deadline[32];
                 int r;
 
                 if (cl->jobs[j].deadline == 0)
                         continue;
                 snprintf(name, sizeof(name), "%s", jx->bench->name);
+                /* With its deadline, so that its reduces start as they will
+                 * in this run: the Deadline Constraint Scheduler's wait for
+                 * the last map, and its whole copy is what the profile's
+                 * shuffle measures. */
+                snprintf(deadline, sizeof(deadline), "%" PRIu64 "us",
+                         cl->jobs[j].deadline - cl->jobs[j].submitted);
                 solo.jobs = name;
-                solo.deadlines = NULL;
+                solo.deadlines = deadline;
                 solo.profile_runs = false;
                 solo.interference = false;
                 r = sim_new(&solo, wl, &p, err, err_size);

@@ -144,7 +144,7 @@ expect 1 "gnuplot failed on $tmp/badgp/run/charts.gp with exit status 3" \
 # so nothing here asks for one; but a FlexSlot that stopped acting (no
 # resize kill, no slot change in any run) fails.
 "$sim" list >"$tmp/list"
-[ "$(wc -l <"$tmp/list")" -eq 14 ] || fail "list: $(cat "$tmp/list")"
+[ "$(wc -l <"$tmp/list")" -eq 17 ] || fail "list: $(cat "$tmp/list")"
 puma="tera-sort inverted-index term-vector wordcount grep k-means histogram-movies histogram-ratings"
 while read -r name title; do
 	table=yes
@@ -158,6 +158,13 @@ while read -r name title; do
 	fig15) rows="inverted-index k-means histogram-movies" ;;
 	skew) rows="inverted-index wordcount" ;;
 	dmr-fig8) rows="1/11 2/10 3/9 4/8 5/7 6/6 7/5 8/4 9/3 10/2 11/1" ;;
+	dcs) rows="case1/600s case1/700s case2/680s case2/1000s" table=no ;;
+	aria-fig5) rows="240s 240s 240s 300s 300s 300s 360s 360s 360s 420s 420s 420s" table=no ;;
+	aria-table3)
+		rows=""
+		for w in W1 W2; do for t in 105 100 95 90 85; do rows="$rows $w/$t% $w/$t%"; done; done
+		table=no
+		;;
 	*) rows=$puma ;;
 	esac
 	"$sim" --quick --scenarios "$src/sim/scenarios" experiment "$name" >"$tmp/$name.txt" ||
