@@ -169,6 +169,10 @@ static int snapshot_build(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
         return 0;
 }
 
+int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret) {
+        return snapshot_build(cl, true, ret);
+}
+
 void job_profile_add(SimCluster *cl, const SimAttempt *a, usec_t now) {
         uint32_t job = cl->tasks[a->task].job;
         PhaseStats *phases = cl->jobs[job].profile.phases;
@@ -204,7 +208,7 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
         slot = a->slot;
         speculative = a->speculative;
         tx = &cl->taskx[task];
-        attempt_kill(a);
+        attempt_kill(a, k->reason == KILL_RESIZE);
         tx->kill_count++;
         if (k->reason == KILL_RETRY && cl->index == 0)
                 cl->sim->results.retry_kills++;
@@ -248,7 +252,7 @@ static void apply_vm_target(SimCluster *cl, const VmTarget *asked) {
                 sim_fail(s, r);
 }
 
-static int decisions_apply(SimCluster *cl, const Decisions *d) {
+int sim_decisions_apply(SimCluster *cl, const Decisions *d) {
         usec_t now = event_queue_now(cl->sim->queue);
         int r;
 
@@ -270,16 +274,20 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
                         cl->sim->results.slot_changes++;
                 memcpy(n->slots, d->slot_changes[i].slots, sizeof(n->slots));
                 n->slots_changed_at = now;
+                r = node_grown_resize(cl, d->slot_changes[i].node);
+                if (r < 0)
+                        return r;
         }
         /* An attempt runs as its task's type in whatever slot it takes: a
          * map in a reduce slot DHSA lent it runs as a map, and the slot is
          * a reduce slot again when it ends. */
         for (size_t i = 0; i < d->n_assignments; i++) {
                 const Assignment *as = &d->assignments[i];
-                uint64_t mem = as->slot_memory ? as->slot_memory
-                                               : cl->nodes[as->node].slot_memory;
+                uint64_t mem = as->slot_memory ? as->slot_memory : cl->nodes[as->node].slot_memory;
                 if (cl->tasks[as->task].state == TASK_DONE)
                         continue;
+                if (as->slot == SLOT_MAP)
+                        mem = node_map_slot_take(cl, as->node, mem);
                 r = attempt_start(cl, as->task, as->node, as->slot, mem, as->speculative);
                 if (r < 0)
                         return r;
@@ -327,7 +335,7 @@ static int cluster_step(SimCluster *cl, uint32_t beat, unsigned flags) {
         cl->sim->results.policy_steps++;
         if (r < 0)
                 return r;
-        return decisions_apply(cl, &cl->decisions);
+        return sim_decisions_apply(cl, &cl->decisions);
 }
 
 static bool cluster_done(const SimCluster *cl) {
@@ -345,9 +353,8 @@ usec_t heartbeat_event(EventQueue *q, void *userdata) {
         if (cluster_done(cl))
                 return 0;
         cl->nodes[b->node].last_heartbeat = event_queue_now(q);
-        if (cl->n_arrived > 0 &&
-            (cl->node_running[SLOT_MAP][b->node] < n->slots[SLOT_MAP] ||
-             cl->node_running[SLOT_REDUCE][b->node] < n->slots[SLOT_REDUCE])) {
+        if (cl->n_arrived > 0 && (cl->node_running[SLOT_MAP][b->node] < n->slots[SLOT_MAP] ||
+                                  cl->node_running[SLOT_REDUCE][b->node] < n->slots[SLOT_REDUCE])) {
                 r = cluster_step(cl, b->node, POLICY_STEP_ASSIGN);
                 if (r < 0)
                         sim_fail(cl->sim, r);
