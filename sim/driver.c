@@ -80,6 +80,7 @@ static int snapshot_attempts(SimCluster *cl) {
                         .iowait = share_of(a->t_io, age),
                         .speculative = a->speculative,
                         .kill_count = a->kill_count,
+                        .resize_count = cl->taskx[a->task].resize_kills,
                 };
         }
         return 0;

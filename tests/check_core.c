@@ -251,13 +251,14 @@ START_TEST(test_bottleneck) {
 END_TEST
 
 START_TEST(test_resize_pays) {
-        Attempt a = { .input_size = 60 * MIB, .kill_count = 0 };
+        Attempt a = { .input_size = 60 * MIB, .kill_count = 1 };
         usec_t t = 3 * USEC_PER_SEC;
 
-        /* Line 7: the first kill always. */
+        /* Line 7: the first resize always, after a kill that was no resize
+         * too. */
         ck_assert(flexslot_resize_pays(&a, 0, 1.0 * MIB, t));
         /* Later: 60 s at D_prev = 1 MiB/s, now 60/1.5 = 40 s: 20 s saved > T. */
-        a.kill_count = 1;
+        a.resize_count = 1;
         ck_assert(flexslot_resize_pays(&a, 1.0 * MIB, 1.5 * MIB, t));
         /* 60 / 1.04 = 57.69 s: 2.3 s saved < T = 3 s: stop. */
         ck_assert(!flexslot_resize_pays(&a, 1.0 * MIB, 1.04 * MIB, t));

@@ -78,6 +78,7 @@ static const ResizeCase resize_cases[] = {
 static void straggler_step(double speed_mib, unsigned kill_count) {
         fx.attempts[straggler].bytes_processed = (uint64_t)(speed_mib * 20 * MIB);
         fx.attempts[straggler].kill_count = kill_count;
+        fx.attempts[straggler].resize_count = kill_count;
         ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 20 * SEC), 0);
 }
 
@@ -133,6 +134,19 @@ START_TEST(test_resize_remembers_by_task) {
         fx.tasks[0].state = TASK_RUNNING;
         straggler_step(0.5, 1);
         ck_assert_uint_eq(fx.d.n_kills, 0);
+}
+END_TEST
+
+/* A straggler that III-E re-placed was killed once but never resized: its
+ * first resize is Algorithm 1's unconditional one (killcount = 0), even
+ * with no D_prev known. */
+START_TEST(test_replaced_straggler_first_resize) {
+        straggler_fixture(0.5, 0);
+        fx.attempts[straggler].kill_count = 1;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+        ck_assert_int_eq(fx.d.kills[0].reason, KILL_RESIZE);
+        ck_assert_uint_eq(fx.d.kills[0].slot_memory, 240 * MIB);
 }
 END_TEST
 
@@ -780,6 +794,7 @@ static void random_attempts(uint32_t task) {
                 fx.attempts[a].iowait = rnd_share();
                 fx.attempts[a].speculative = k == 2;
                 fx.attempts[a].kill_count = rnd(3);
+                fx.attempts[a].resize_count = rnd(fx.attempts[a].kill_count + 1);
                 fx.attempts[a].slot_memory = (100 + rnd(400)) * MIB;
                 /* Some in a borrowed slot, which today's policies never
                  * use but must count as taken. */
@@ -977,6 +992,7 @@ Suite *suite_flexslot(void) {
         tcase_add_test(tc, test_straggler_detected_io_first_kill);
         tcase_add_loop_test(tc, test_resize_cases, 0, (int)ELEMENTSOF(resize_cases));
         tcase_add_test(tc, test_resize_remembers_by_task);
+        tcase_add_test(tc, test_replaced_straggler_first_resize);
         tcase_add_test(tc, test_cpu_straggler_moves_slot);
         tcase_add_test(tc, test_slot_moves_need_cpu_straggler);
         tcase_add_test(tc, test_slot_moves_need_idle_host_cpu);

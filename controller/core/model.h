@@ -241,8 +241,9 @@ typedef struct Attempt {
         double iowait;            /* I/O wait share of its run time, 0..1 */
         bool speculative;         /* a backup copy */
         /* How often the task was killed before this attempt (the driver
-         * counts its Kill decisions). */
-        unsigned kill_count;
+         * counts its Kill decisions), and how many of those kills were
+         * resizes (KILL_RESIZE): FlexSlot's killcount (Algorithm 1). */
+        unsigned kill_count, resize_count;
 } Attempt;
 
 typedef struct ClusterSnapshot {
@@ -263,7 +264,8 @@ typedef struct ClusterSnapshot {
 } ClusterSnapshot;
 
 /* Checks that every index points inside its array, slot types and node
- * states are known, shares are in 0..1, measurements not taken are 0,
+ * states are known, shares are in 0..1, an attempt's resizes are among its
+ * kills, measurements not taken are 0,
  * running attempts belong to running tasks on nodes that are not lost, no
  * job counts more tasks done or running than it has, profiles are sane
  * and, when kept, each Job.tasks and Job.counts agree with the tasks:

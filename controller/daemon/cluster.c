@@ -426,6 +426,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                         .cpu = t->cpu,
                                         .iowait = t->iowait,
                                         .kill_count = t->kills,
+                                        .resize_count = t->resizes,
                                 };
                         }
                         n_tasks++;
@@ -760,6 +761,7 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                         return r;
                 task_stop(c, t);
                 t->kills++;
+                t->resizes += d->kills[i].reason == KILL_RESIZE;
                 t->slot_memory = d->kills[i].slot_memory;
                 if (d->kills[i].reason == KILL_RESIZE && n == on) {
                         r = start_attempt(c, on, t, t->slot_memory, now, reply);

@@ -37,7 +37,7 @@ Bottleneck flexslot_bottleneck(const FlexSlotSettings *set, double attempt_iowai
 bool flexslot_resize_pays(const Attempt *a, double prev_speed, double speed, usec_t waste) {
         double size = (double)a->input_size;
 
-        if (a->kill_count == 0)
+        if (a->resize_count == 0)
                 return true;
         if (speed <= 0 || prev_speed <= 0)
                 return false;

@@ -46,7 +46,9 @@
  *   run). D_prev is the slot manager's memory of the task (by Task.id): the
  *   speed it measured when it last killed the task or let it run (line 13),
  *   kept while the task has an attempt at each control step; without one, a
- *   task killed before is not killed again. Slot memory never grows past the VM's memory ceiling
+ *   task resized before is not killed again. The first resize is
+ *   unconditional (killcount = 0): a kill that re-placed the task (III-E)
+ *   is no resize and does not count. Slot memory never grows past the VM's memory ceiling
  * less vm_memory_reserve; at that cap the task is no longer killed.
  * - Algorithm 2: the loop of the paper recomputes mu and sigma over steal
  *   values that only change once moved slots have been filled and the
