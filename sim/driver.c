@@ -78,6 +78,7 @@ static int snapshot_attempts(SimCluster *cl) {
                         .input_size = (uint64_t)attempt_input_size(a),
                         .cpu = share_of(a->t_cpu, age),
                         .iowait = share_of(a->t_io, age),
+                        .steal = share_of(a->t_steal, age),
                         .speculative = a->speculative,
                         .kill_count = a->kill_count,
                         .resize_count = cl->taskx[a->task].resize_kills,

@@ -225,28 +225,24 @@ START_TEST(test_input_speed) {
 }
 END_TEST
 
-static const Node *stealing(double steal) {
-        static Node n;
+static const Attempt *waiting(double iowait, double steal) {
+        static Attempt a;
 
-        n = (Node){ .steal = steal, .measured_at = 1 };
-        return &n;
+        a = (Attempt){ .iowait = iowait, .steal = steal };
+        return &a;
 }
 
+/* The attempt's own shares of its run time decide. */
 START_TEST(test_bottleneck) {
         FlexSlotSettings cfg = defaults();
-        const Node unmeasured = { 0 };
 
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.5, stealing(0.1)), BOTTLENECK_IO);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.2, stealing(0.2)), BOTTLENECK_IO);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.3, stealing(0.4)), BOTTLENECK_CPU);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, stealing(0.1)), BOTTLENECK_CPU);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.19, stealing(0.09)), BOTTLENECK_NONE);
-        /* Steal not measured is not a steal of 0: never CPU-bound, even
-         * with a threshold that a measured 0 reaches. */
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.2, &unmeasured), BOTTLENECK_IO);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.5, 0.1)), BOTTLENECK_IO);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.2, 0.2)), BOTTLENECK_IO);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.3, 0.4)), BOTTLENECK_CPU);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.1, 0.1)), BOTTLENECK_CPU);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.19, 0.09)), BOTTLENECK_NONE);
         cfg.steal_threshold = 0;
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, stealing(0)), BOTTLENECK_CPU);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, &unmeasured), BOTTLENECK_NONE);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.1, 0)), BOTTLENECK_CPU);
 }
 END_TEST
 

@@ -15,7 +15,8 @@ static uint32_t straggler; /* the slow attempt of straggler_fixture() */
 
 /* Four nodes with two map slots; one job with a map on each node since t = 0.
  * At t = 20 s three read 3 MiB/s (P = 3.047) and the one on node 3 reads
- * 0.5 MiB/s (P = 0.508) with the given I/O wait, on a node with that steal. */
+ * 0.5 MiB/s (P = 0.508) with the given I/O wait and steal, on a node with
+ * that steal. */
 static void straggler_fixture(double iowait, double steal) {
         uint32_t j;
 
@@ -26,6 +27,7 @@ static void straggler_fixture(double iowait, double steal) {
                 fx_run(fx_map(j, n), n, 0, n == 3 ? 10 * MIB : 60 * MIB);
         straggler = 3;
         fx.attempts[straggler].iowait = iowait;
+        fx.attempts[straggler].steal = steal;
         fx.nodes[3].steal = steal;
 }
 
@@ -170,6 +172,26 @@ START_TEST(test_cpu_straggler_moves_slot) {
 }
 END_TEST
 
+/* III-C compares the straggler's I/O wait with the steal it saw itself, not
+ * its node's mean over four vCPUs: a lone starved straggler (steal 0.4 of
+ * its time, 0.1 of its node's) that waits 0.3 of its time on I/O is
+ * CPU-bound; one whose node steals but it does not is not. */
+START_TEST(test_bottleneck_by_own_steal) {
+        straggler_fixture(0.3, 0.1);
+        fx.attempts[straggler].steal = 0.4;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 1);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_CPU);
+        ck_assert_uint_eq(fx.d.n_kills, 0);
+
+        straggler_fixture(0.05, 0.3);
+        fx.attempts[straggler].steal = 0.02;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_NONE);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+}
+END_TEST
+
 START_TEST(test_slot_moves_need_cpu_straggler) {
         /* Node 3 steals 0.3 but its straggler is I/O-bound: nothing moves. */
         straggler_fixture(0.5, 0.3);
@@ -209,12 +231,14 @@ END_TEST
 /* A node whose steal is not measured counts neither as stealing nor as
  * free of steal. */
 START_TEST(test_unmeasured_steal) {
-        /* The straggler's node not measured: not CPU-bound, nothing moves. */
-        straggler_fixture(0.05, 0);
+        /* The straggler's node not measured: its straggler is CPU-bound by
+         * its own steal, but the node is no receiver. */
+        straggler_fixture(0.05, 0.3);
         fx.nodes[3].measured_at = 0;
+        fx.nodes[3].steal = 0;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_stragglers, 1);
-        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_NONE);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_CPU);
         check_no_slot_or_kill();
         /* Node 0, the donor when measured, is left out of Algorithm 2:
          * node 1 gives instead. */
@@ -534,6 +558,7 @@ START_TEST(test_vm_flexslot) {
         for (uint32_t n = 1; n < 4; n++)
                 fx_run(fx_map(j, n), n, 0, n == 3 ? 10 * MIB : 60 * MIB);
         fx.nodes[3].steal = 0.3;
+        fx.attempts[2].steal = 0.3;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_CPU);
         /* Needs 1, 2, 2 and 3 slots + 1 CPU-starved straggler = 9 CPUs on 8
@@ -641,6 +666,7 @@ static void busy_fixture(const Combo *c) {
                 fx_run(fx_map(a, n), n, 0, n >= 2 ? 5 * MIB : 60 * MIB);
         fx_done(fx_map(a, 4));
         fx.attempts[2].iowait = 0.6;
+        fx.attempts[3].steal = 0.4;
         fx.nodes[3].steal = 0.4;
         fx.nodes[1].steal = 0.1;
         fx_run(fx_map(b, 0), 0, 50 * SEC, 30 * MIB);
@@ -792,6 +818,7 @@ static void random_attempts(uint32_t task) {
                         fx_run(task, rnd((uint32_t)fx.s.n_nodes), rnd(100) * SEC, rnd(65) * MIB);
 
                 fx.attempts[a].iowait = rnd_share();
+                fx.attempts[a].steal = rnd_share() / 2;
                 fx.attempts[a].speculative = k == 2;
                 fx.attempts[a].kill_count = rnd(3);
                 fx.attempts[a].resize_count = rnd(fx.attempts[a].kill_count + 1);
@@ -994,6 +1021,7 @@ Suite *suite_flexslot(void) {
         tcase_add_test(tc, test_resize_remembers_by_task);
         tcase_add_test(tc, test_replaced_straggler_first_resize);
         tcase_add_test(tc, test_cpu_straggler_moves_slot);
+        tcase_add_test(tc, test_bottleneck_by_own_steal);
         tcase_add_test(tc, test_slot_moves_need_cpu_straggler);
         tcase_add_test(tc, test_slot_moves_need_idle_host_cpu);
         tcase_add_test(tc, test_unmeasured_steal);

@@ -29,7 +29,8 @@ static bool attempt_ok(const ClusterSnapshot *s, const Attempt *a) {
         return a->task < s->n_tasks && a->node < s->n_nodes &&
                s->nodes[a->node].state != NODE_LOST && (unsigned)a->slot < _SLOT_TYPE_MAX &&
                s->tasks[a->task].state == TASK_RUNNING && share_ok(a->progress) &&
-               share_ok(a->cpu) && share_ok(a->iowait) && a->resize_count <= a->kill_count;
+               share_ok(a->cpu) && share_ok(a->iowait) && share_ok(a->steal) &&
+               a->resize_count <= a->kill_count;
 }
 
 static bool job_tasks_ok(const ClusterSnapshot *s, uint32_t job, const JobTasks *jt) {

@@ -239,7 +239,11 @@ typedef struct Attempt {
         uint64_t input_size;      /* bytes this attempt must consume */
         double cpu;               /* CPU share of its run time, 0..1 */
         double iowait;            /* I/O wait share of its run time, 0..1 */
-        bool speculative;         /* a backup copy */
+        /* Steal share of its run time, 0..1: its thread was runnable but
+         * the hypervisor did not run its vCPU. A driver that cannot tell
+         * it per attempt gives its node's steal. */
+        double steal;
+        bool speculative; /* a backup copy */
         /* How often the task was killed before this attempt (the driver
          * counts its Kill decisions), and how many of those kills were
          * resizes (KILL_RESIZE): FlexSlot's killcount (Algorithm 1). */

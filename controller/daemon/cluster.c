@@ -425,6 +425,9 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                         .input_size = t->input_size,
                                         .cpu = t->cpu,
                                         .iowait = t->iowait,
+                                        /* The tracker measures steal per
+                                         * node only. */
+                                        .steal = s.nodes[node].steal,
                                         .kill_count = t->kills,
                                         .resize_count = t->resizes,
                                 };

@@ -23,12 +23,14 @@
  *   only when its centroid is below straggler_ratio times the high one
  *   (default 0.8; 1.0 gives the paper's pure k-means).
  * - III-C, bottleneck: I/O when the attempt's I/O wait share is at least
- *   io_threshold (default 0.2) and at least its node's steal share; else CPU
- *   when the node's steal share is at least steal_threshold (default 0.1);
- *   else none. Fig. 5 and Fig. 6 show stragglers whose time is dominated by
- *   one of the two; the thresholds keep a straggler with a little of both
- *   from being resized for nothing. A node whose steal is not measured is
- *   never CPU-bound, and its attempts' I/O wait is compared against 0.
+ *   io_threshold (default 0.2) and at least its own steal share; else CPU
+ *   when its steal share is at least steal_threshold (default 0.1); else
+ *   none. Both are the attempt's shares of its run time, as Fig. 5 and
+ *   Fig. 6 split each task's time: the node's steal is a mean over its
+ *   vCPUs and its last interval, and a lone starved straggler on a 4-vCPU
+ *   VM shows at most a quarter of its steal there. The figures show
+ *   stragglers whose time is dominated by one of the two; the thresholds
+ *   keep a straggler with a little of both from being resized for nothing.
  * - Unmeasured nodes and VMs elsewhere: Algorithm 2 leaves a node without a
  *   steal measurement out (neither donor nor receiver, nor in mu and sigma);
  *   a host with a VM whose CPU use is not measured has no pCPU known to be
@@ -119,8 +121,7 @@ extern const ConfSchema flexslot_settings_schema;
 double flexslot_input_speed(const Attempt *a, usec_t now, usec_t min_age);
 /* P = (1 + 1/S) * D, S in MiB, D in MiB/s; 0 for an empty split. */
 double flexslot_score(uint64_t input_size, double speed);
-Bottleneck flexslot_bottleneck(const FlexSlotSettings *set, double attempt_iowait,
-                               const Node *node);
+Bottleneck flexslot_bottleneck(const FlexSlotSettings *set, const Attempt *a);
 /* Algorithm 1, line 7, with the time a kill wastes in place of T: a's
  * speed is D, prev_speed D_prev (0: not known). */
 bool flexslot_resize_pays(const Attempt *a, double prev_speed, double speed, usec_t waste);
