@@ -140,6 +140,28 @@ static void snapshot_job_tasks(SimCluster *cl) {
         }
 }
 
+/* A host's CPU use is its VMs' of their last windows, whatever cluster
+ * they belong to; measured once every one of them is. */
+static void snapshot_hosts(Sim *s) {
+        for (size_t h = 0; h < s->n_hosts; h++) {
+                const SimHost *sh = &s->hosts[h];
+                Host *out = &s->snap_hosts[h];
+
+                out->cpu_use = 0;
+                out->measured_at = USEC_INFINITY;
+                for (size_t i = 0; i < sh->n_vms; i++) {
+                        const SimVm *v = &s->vms[sh->vms[i]];
+
+                        out->cpu_use += v->cpu_use;
+                        out->measured_at = MIN(out->measured_at, v->win_start);
+                }
+                if (out->measured_at == USEC_INFINITY || out->measured_at == 0) {
+                        out->cpu_use = 0;
+                        out->measured_at = 0;
+                }
+        }
+}
+
 /* advance: bring the hosts' model up to now first, as a step wants; a
  * job's admission does without. */
 static int snapshot_build(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
@@ -152,6 +174,7 @@ static int snapshot_build(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
         if (r < 0)
                 return r;
         snapshot_vms(cl);
+        snapshot_hosts(s);
         snapshot_job_tasks(cl);
         *ret = (ClusterSnapshot){
                 .hosts = s->snap_hosts,

@@ -375,6 +375,22 @@ START_TEST(test_snapshot_validate) {
         vms[0].cpu_cap = -1;
         ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
         vms[0].cpu_cap = 0;
+        /* Resizes are among the kills; shares in 0..1; a host's use is
+         * measured or 0, never negative. */
+        attempts[0].resize_count = 1;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        attempts[0].kill_count = 1;
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        attempts[0].steal = 1.5;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        attempts[0].steal = 0;
+        hosts[0].cpu_use = 2;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        hosts[0].measured_at = 1;
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        hosts[0].cpu_use = -1;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        hosts[0] = (Host){ .pcpus = 4 };
         /* Measurements not taken are 0; node states and capacities are in
          * range; a lost node runs nothing. */
         vms[0].cpu_use = 0.5;

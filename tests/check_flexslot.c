@@ -228,6 +228,23 @@ START_TEST(test_slot_moves_need_idle_host_cpu) {
 }
 END_TEST
 
+/* Fig. 11: a co-running cluster's VMs on the host count too. This
+ * cluster's four VMs use 1 pCPU, but the host is measured at 7.5 of its 8:
+ * none is idle. At 6.5 one is. */
+START_TEST(test_idle_host_cpu_counts_every_vm) {
+        straggler_fixture(0.05, 0.3);
+        for (uint32_t v = 0; v < 4; v++)
+                fx.vms[v].cpu_use = 0.25;
+        fx.hosts[0].cpu_use = 7.5;
+        fx.hosts[0].measured_at = 1;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        fx.hosts[0].cpu_use = 6.5;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+}
+END_TEST
+
 /* A node whose steal is not measured counts neither as stealing nor as
  * free of steal. */
 START_TEST(test_unmeasured_steal) {
@@ -1024,6 +1041,7 @@ Suite *suite_flexslot(void) {
         tcase_add_test(tc, test_bottleneck_by_own_steal);
         tcase_add_test(tc, test_slot_moves_need_cpu_straggler);
         tcase_add_test(tc, test_slot_moves_need_idle_host_cpu);
+        tcase_add_test(tc, test_idle_host_cpu_counts_every_vm);
         tcase_add_test(tc, test_unmeasured_steal);
         tcase_add_test(tc, test_slot_moves_stop_at_lambda);
         tcase_add_test(tc, test_slot_moves_wait_to_settle);

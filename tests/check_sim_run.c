@@ -498,12 +498,14 @@ START_TEST(test_busy_cluster_conserves_time) {
                         ck_assert_uint_eq(r->nodes[i].maps_run, 0);
         }
         free(vm_maps);
-        /* Stock's static slots never change nor kill to resize; FlexSlot
-         * with its allocator moves slots on this cluster. */
+        /* Stock's static slots never change nor kill to resize. FlexSlot
+         * moves no slot beside the co-running cluster: its VMs and ours
+         * keep the hosts' pCPUs busy, and a slot goes only where one is
+         * idle (every VM on the host counts, Fig. 11). */
         if (strcmp(variants[_i][0], "static") == 0)
                 ck_assert(kills == 0 && r->slot_changes == 0);
-        if (strcmp(variants[_i][1], "flexslot") == 0)
-                ck_assert_uint_gt(r->slot_changes, 0);
+        if (strcmp(variants[_i][2], "yes") == 0)
+                ck_assert_uint_eq(r->slot_changes, 0);
         ck_assert_uint_eq(maps_run, maps);
         ck_assert(host_cpu[0] <= 4 + 1e-9);
         ck_assert(host_cpu[1] <= 4 + 1e-9);
@@ -601,8 +603,10 @@ START_TEST(test_progress_reports) {
         const SimResults *a, *b;
         char text[1024], err[512] = "";
 
-        run_busy(&plain, "flexslot", "demand", "yes", false);
+        /* Heartbeats every second: events enough for a few reports. */
         snprintf(text, sizeof(text), busy_cluster, "flexslot", "demand", "yes");
+        strncat(text, "[hadoop]\nheartbeat = 1s\n", sizeof(text) - strlen(text) - 1);
+        run_start(&plain, text, false);
         memset(&watched, 0, sizeof(watched));
         ck_assert_int_eq(scenario_load_string("t.ini", text, &watched.sc, err, sizeof(err)), 0);
         ck_assert_int_eq(workload_parse("t.csv", workload_text, &watched.wl, err, sizeof(err)), 0);

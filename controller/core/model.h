@@ -47,6 +47,11 @@ typedef struct Host {
         unsigned pcpus;
         uint64_t memory;         /* bytes the VMs of this host may share */
         uint64_t disk_bandwidth; /* bytes/s */
+        /* CPU use of every VM on the host over the last interval, this
+         * cluster's and any other's (a co-running cluster, FlexSlot Fig. 11);
+         * a driver that sees only its own VMs leaves it unmeasured. */
+        double cpu_use;
+        usec_t measured_at; /* of cpu_use; 0: not measured */
 } Host;
 
 typedef struct Vm {
@@ -122,6 +127,10 @@ static inline bool node_schedulable(const Node *n) {
 
 static inline bool node_measured(const Node *n) {
         return n->measured_at != 0;
+}
+
+static inline bool host_measured(const Host *h) {
+        return h->measured_at != 0;
 }
 
 static inline bool vm_measured(const Vm *v) {

@@ -230,12 +230,17 @@ static bool settling(const PolicyContext *ctx, const FlexSlotSettings *set) {
 /* A slot added to a node on this host can bring it CPU: the host has a pCPU
  * idle. The paper's pool spans the cluster (VMware DRS); here each host is a
  * pool, and on a saturated host the added slot's tasks only crowd the node's
- * own stragglers and take CPU from its neighbours. A VM whose use is not
- * measured may be using anything. */
+ * own stragglers and take CPU from its neighbours. Every VM on the host
+ * counts, a co-running cluster's too (Fig. 11), when the driver measures
+ * the host; else this cluster's, and a VM whose use is not measured may be
+ * using anything. */
 static bool host_has_idle_cpu(const PolicyContext *ctx, uint32_t host) {
         const ClusterSnapshot *s = ctx->snap;
+        const Host *h = &s->hosts[host];
         double used = 0;
 
+        if (host_measured(h))
+                return h->cpu_use + 1.0 <= (double)h->pcpus;
         for (uint32_t v = 0; v < s->n_vms; v++)
                 if (s->vms[v].host == host) {
                         if (!vm_measured(&s->vms[v]))
