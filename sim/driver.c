@@ -140,6 +140,14 @@ static void snapshot_job_tasks(SimCluster *cl) {
         }
 }
 
+/* DRS divides the pool every period; the policy's own allocator every
+ * control cycle, when its targets are applied; else nothing does. */
+static usec_t allocator_period(const Scenario *sc) {
+        if (sc->drs)
+                return sc->drs_period;
+        return sc->apply_vm_targets ? scenario_core(sc)->control_interval : 0;
+}
+
 /* A host's CPU use is its VMs' of their last windows, whatever cluster
  * they belong to; measured once every one of them is. */
 static void snapshot_hosts(Sim *s) {
@@ -190,6 +198,7 @@ static int snapshot_build(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
                 .attempts = cl->snap_attempts,
                 .n_attempts = cl->n_attempts,
                 .job_tasks_kept = true,
+                .allocator_period = allocator_period(s->sc),
         };
         return 0;
 }

@@ -289,6 +289,15 @@ START_TEST(test_slot_moves_wait_to_settle) {
         ck_assert_uint_eq(fx.d.n_slot_changes, 0);
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 25 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+        /* Under an allocator that divides the CPU every 5 minutes (DRS),
+         * a move waits for it, not for settle alone. */
+        fx.s.allocator_period = 300 * SEC;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 25 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 314 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 315 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
 }
 END_TEST
 

@@ -274,6 +274,10 @@ typedef struct ClusterSnapshot {
         size_t n_attempts;
         /* Every Job.tasks is up to date; false: the core counts itself. */
         bool job_tasks_kept;
+        /* How often the VMs' CPU is divided again by demand: the period of
+         * the cloud's allocator (VMware DRS's), or the control interval when
+         * the policy's own VM allocator sizes them; 0: not known. */
+        usec_t allocator_period;
 } ClusterSnapshot;
 
 /* Checks that every index points inside its array, slot types and node

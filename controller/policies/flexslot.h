@@ -58,7 +58,10 @@
  *   cycle makes at most max_moves moves (default 1), pairing the k-th lowest
  *   steal node with the k-th highest, and measures again only once the last
  *   slot change is settle old (default 15 s, five heartbeats: the new slot
- *   must be filled and the allocator must react before steal can move). A
+ *   must be filled and the allocator must react before steal can move), and
+ *   at least one allocator period (ClusterSnapshot.allocator_period: DRS's
+ *   5 minutes in the paper's testbed), since steal moves only once the
+ *   allocator has divided the CPU again. A
  *   node keeps at least min_map_slots and gets at most max_map_slots
  *   (default 8, twice the paper's 4). As III-E says, slots move "from nodes
  *   running fast tasks to nodes running stragglers" once a straggler's

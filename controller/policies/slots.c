@@ -217,11 +217,15 @@ static int handle_stragglers(IdMap *prev_speeds, PolicyContext *ctx, const FlexS
         return 0;
 }
 
+/* A moved slot changes steal only once the allocator has divided the CPU
+ * again: Algorithm 2 waits at least one allocator period. */
 static bool settling(const PolicyContext *ctx, const FlexSlotSettings *set) {
+        usec_t wait = MAX(set->settle, ctx->snap->allocator_period);
+
         for (size_t i = 0; i < ctx->snap->n_nodes; i++) {
                 usec_t changed = ctx->snap->nodes[i].slots_changed_at;
 
-                if (changed != 0 && ctx->now < changed + set->settle)
+                if (changed != 0 && ctx->now < changed + wait)
                         return true;
         }
         return false;
