@@ -569,6 +569,40 @@ START_TEST(test_vm_demand_starves_low_use_on_busy_host) {
 }
 END_TEST
 
+/* critical_first: four VMs of 3 map slots on 8 pCPUs (12 CPUs of need).
+ * The job's last two maps run, none waits: on node 0 one at a tenth of its
+ * input after 20 s of CPU (180 s left on one pCPU), on node 1 one at nine
+ * tenths (2.2 s left). The job's maps cannot end before 182.2 / 8 = 22.8 s,
+ * and node 0's map ends after that however the rest is shared: its VM is
+ * entitled to that map's CPU first, then 7/11 of each other slot's, 2.27
+ * CPUs (weight 1164); the others to 3 x 7/11 (977). Without it, 2 CPUs
+ * each. */
+START_TEST(test_vm_critical_first) {
+        VmAllocatorSettings *set;
+        uint32_t j, a;
+
+        fx_cluster(4, 3, 0);
+        fx.cfg.vm_allocator = "flexslot";
+        set = policy_config_settings(&fx.cfg, &vm_allocator_settings_schema);
+        j = fx_job(1, 0);
+        fx.jobs[j].counts[TASK_MAP] = (TaskCounts){ .total = 2, .running = 2 };
+        a = fx_run(fx_map(j, 0), 0, 0, 64 * MIB / 10);
+        fx.attempts[a].cpu = 1;
+        a = fx_run(fx_map(j, 1), 1, 0, 64 * MIB * 9 / 10);
+        fx.attempts[a].cpu = 1;
+        set->critical_first = true;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        ck_assert_uint_eq(fx.d.vm_targets[0].cpu_weight, 1164);
+        for (size_t i = 1; i < 4; i++)
+                ck_assert_uint_eq(fx.d.vm_targets[i].cpu_weight, 977);
+        set->critical_first = false;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        for (size_t i = 0; i < fx.d.n_vm_targets; i++)
+                ck_assert_uint_eq(fx.d.vm_targets[i].cpu_weight, 1024);
+}
+END_TEST
+
 START_TEST(test_vm_flexslot) {
         uint32_t j;
 
@@ -1072,6 +1106,7 @@ Suite *suite_flexslot(void) {
         tcase_add_test(tc, test_vm_demand_unmeasured);
         tcase_add_test(tc, test_vm_demand_starves_low_use_on_busy_host);
         tcase_add_test(tc, test_vm_flexslot);
+        tcase_add_test(tc, test_vm_critical_first);
         tcase_add_test(tc, test_vm_memory_scaled_to_host);
         suite_add_tcase(s, tc);
 
