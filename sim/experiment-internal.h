@@ -29,6 +29,7 @@ typedef enum Cloud {
         CLOUD_DRS,      /* VMware DRS (sim/drs.c), as under the paper's stock Hadoop */
         CLOUD_HOMO,     /* nobody: each VM capped at an equal part of the pool (II-B's Homo) */
         CLOUD_AGENT,    /* the cluster's own VM allocator, no DRS (flexslot's agent on KVM) */
+        CLOUD_KVM,      /* nobody: equal shares of each host, no cap (KVM's defaults) */
 } Cloud;
 
 typedef struct Variant {
@@ -132,6 +133,8 @@ int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
              const ExperimentOptions *opt, Cell *ret);
 /* The DynamicMR paper's Fig. 8 (experiment-dmr.c). */
 int dmr_fig8_run(const Experiment *e, const ExperimentOptions *opt);
+/* Our VM allocator against the baselines and the bound (experiment-alloc.c). */
+int alloc_run(const Experiment *e, const ExperimentOptions *opt);
 
 /* The table of ours beside the paper's, with what it says about the
  * paper's figures and the decisions of every run, on stdout. */
