@@ -125,7 +125,8 @@ static const Experiment experiments[] = {
                           { "histogram-ratings", "0.88" } },
                 .note = "flexslot = the paper's FlexSlot (its slot manager) under DRS; fs+alloc "
                         "= the FlexSlot slot manager with flexslot's VM allocator instead of "
-                        "DRS.",
+                        "DRS; `flexslot-sim experiment alloc` sets it beside KVM's equal shares "
+                        "and shows where its time above the bound goes.",
         },
         {
                 .name = "fig11",
