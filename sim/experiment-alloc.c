@@ -59,32 +59,19 @@ static void gap_print(const Experiment *e, const Cell *cells, size_t nv, size_t 
         }
 }
 
-/* b's completion time over a's in the same seed. */
-static Spread seed_ratio(const Cell *a, const Cell *b) {
-        double x[MAX_SEEDS];
-        size_t n = MIN(a->n, b->n);
-
-        for (size_t k = 0; k < n; k++)
-                x[k] = b->runs[k].jct / a->runs[k].jct;
-        return spread_of(x, n);
-}
-
 int alloc_run(const Experiment *e, const ExperimentOptions *opt) {
         size_t nv = n_variants(e), nr = n_rows(e);
         size_t ours = label_at(e, "fs+alloc"), crit = label_at(e, "fs+crit"),
                kvm = label_at(e, "kvm");
-        _cleanup_free_ Cell *cells = calloc(nv * nr, sizeof(Cell));
+        _cleanup_free_ Cell *cells = NULL;
         char a[2][SPREAD_TEXT_MAX];
+        int status;
 
-        if (!cells || ours == SIZE_MAX || crit == SIZE_MAX || kvm == SIZE_MAX)
+        if (ours == SIZE_MAX || crit == SIZE_MAX || kvm == SIZE_MAX)
                 return 1;
-        for (size_t i = 0; i < nr; i++)
-                for (size_t v = 0; v < nv; v++) {
-                        int status = run_cell(e, &e->variants[v], e->rows[i].benchmark, opt,
-                                              &cells[i * nv + v]);
-                        if (status != 0)
-                                return status;
-                }
+        status = run_cells(e, opt, &cells);
+        if (status != 0)
+                return status;
         table_print(e, cells, nv, nr, opt);
         printf("On KVM without a pool, in the same seed (a ratio inside its spread is no "
                "difference):\n");

@@ -124,6 +124,9 @@ double cell_value(const Experiment *e, const Cell *row, size_t v, size_t k);
 /* The same over the seeds. */
 Spread cell_spread(const Experiment *e, const Cell *row, size_t v);
 double cell_jct(const Cell *c, size_t k);
+/* b's completion time over a's in the same seed (FlexSlot's over stock's,
+ * say), over the seeds both ran. */
+Spread seed_ratio(const Cell *a, const Cell *b);
 /* Of a figure of each seed's run: fn(&c->runs[k]). */
 Spread cell_figure(const Cell *c, double (*fn)(const RunSummary *));
 
@@ -131,6 +134,9 @@ Spread cell_figure(const Cell *c, double (*fn)(const RunSummary *));
  * files); returns an exit status. */
 int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
              const ExperimentOptions *opt, Cell *ret);
+/* Every variant of every row of the experiment: *ret = cells[row * nv +
+ * variant], freed by the caller; returns an exit status. */
+int run_cells(const Experiment *e, const ExperimentOptions *opt, Cell **ret);
 /* The DynamicMR paper's Fig. 8 (experiment-dmr.c). */
 int dmr_fig8_run(const Experiment *e, const ExperimentOptions *opt);
 /* Our VM allocator against the baselines and the bound (experiment-alloc.c). */

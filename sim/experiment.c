@@ -43,6 +43,18 @@
                 .label = "fs+alloc", .slot_manager = "flexslot", .allocator = "flexslot", \
                 .cloud = CLOUD_AGENT                                                      \
         }
+/* Fig. 10's benchmarks and the paper's FlexSlot figure for each. */
+/* clang-format off */
+#define FIG10_ROWS                                      \
+        { { "tera-sort", "-" },                         \
+          { "inverted-index", "0.65" },                 \
+          { "term-vector", "0.71" },                    \
+          { "wordcount", "0.73" },                      \
+          { "grep", "0.73" },                           \
+          { "k-means", "0.75" },                        \
+          { "histogram-movies", "0.87" },               \
+          { "histogram-ratings", "0.88" } }
+/* clang-format on */
 #define KILLS(a) \
         { .label = "a=" #a, .slot_manager = "flexslot", .cloud = CLOUD_DRS, .alpha = a }
 
@@ -115,14 +127,7 @@ static const Experiment experiments[] = {
                 .paper_label = "paper flexslot",
                 .paper_variant = "flexslot",
                 .variants = { STOCK, FLEXSLOT, FLEXSLOT_ALLOC },
-                .rows = { { "tera-sort", "-" },
-                          { "inverted-index", "0.65" },
-                          { "term-vector", "0.71" },
-                          { "wordcount", "0.73" },
-                          { "grep", "0.73" },
-                          { "k-means", "0.75" },
-                          { "histogram-movies", "0.87" },
-                          { "histogram-ratings", "0.88" } },
+                .rows = FIG10_ROWS,
                 .note = "flexslot = the paper's FlexSlot (its slot manager) under DRS; fs+alloc "
                         "= the FlexSlot slot manager with flexslot's VM allocator instead of "
                         "DRS; `flexslot-sim experiment alloc` sets it beside KVM's equal shares "
@@ -221,14 +226,7 @@ static const Experiment experiments[] = {
                               { .label = "fs+crit", .slot_manager = "flexslot",
                                 .allocator = "flexslot", .cloud = CLOUD_AGENT,
                                 .sets = { "policy.critical_first=yes" } } },
-                .rows = { { "tera-sort", "-" },
-                          { "inverted-index", "0.65" },
-                          { "term-vector", "0.71" },
-                          { "wordcount", "0.73" },
-                          { "grep", "0.73" },
-                          { "k-means", "0.75" },
-                          { "histogram-movies", "0.87" },
-                          { "histogram-ratings", "0.88" } },
+                .rows = FIG10_ROWS,
                 .note = "the paper's setting: stock and flexslot under DRS's pool, homo the "
                         "static 2-pCPU cluster; KVM without a pool: kvm is stock on equal "
                         "uncapped shares of each host, fs kvm the FlexSlot slot manager on "
@@ -510,8 +508,7 @@ int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
         return 0;
 }
 
-/* Every variant of every row: cells[row * nv + variant]. */
-static int run_cells(const Experiment *e, const ExperimentOptions *opt, Cell **ret) {
+int run_cells(const Experiment *e, const ExperimentOptions *opt, Cell **ret) {
         size_t nv = n_variants(e), nr = n_rows(e);
         _cleanup_free_ Cell *cells = calloc(MAX(nv * nr, (size_t)1), sizeof(Cell));
 
@@ -860,13 +857,12 @@ static int breakdown_run(const Experiment *e, const ExperimentOptions *opt) {
 /* ---- the estimator and the assumptions: each setting under stock and
  * FlexSlot ---- */
 
-/* FlexSlot over stock in the same seed, for a pair of cells. */
-static Spread flexslot_ratio(const Cell *stock, const Cell *flexslot) {
+Spread seed_ratio(const Cell *a, const Cell *b) {
         double x[MAX_SEEDS];
-        size_t n = MIN(stock->n, flexslot->n);
+        size_t n = MIN(a->n, b->n);
 
         for (size_t k = 0; k < n; k++)
-                x[k] = flexslot->runs[k].jct / stock->runs[k].jct;
+                x[k] = b->runs[k].jct / a->runs[k].jct;
         return spread_of(x, n);
 }
 
@@ -900,8 +896,7 @@ static int sensitivity_run(const Experiment *e, const ExperimentOptions *opt) {
                        figure_text(a[2], c, fig_skewness, 2),
                        figure_text(a[3], c, fig_maps_ratio, 2),
                        figure_text(a[4], c, fig_steal_share, 2), figure_text(a[5], c, fig_tail, 2),
-                       spread_format(a[6], SPREAD_TEXT_MAX, flexslot_ratio(c, &cells[2 * v + 1]),
-                                     3));
+                       spread_format(a[6], SPREAD_TEXT_MAX, seed_ratio(c, &cells[2 * v + 1]), 3));
         }
         printf("Columns: stock Hadoop's completion time, its ratio to the lower bound, its map "
                "skewness, its busiest over least busy slave (maps), the steal share of its "
