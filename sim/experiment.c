@@ -218,7 +218,7 @@ static const Experiment experiments[] = {
                               FLEXSLOT,
                               HOMO,
                               { .label = "kvm", .slot_manager = "static", .cloud = CLOUD_KVM },
-                              { .label = "fs kvm", .slot_manager = "flexslot",
+                              { .label = "fs-kvm", .slot_manager = "flexslot",
                                 .cloud = CLOUD_KVM },
                               { .label = "st+alloc", .slot_manager = "static",
                                 .allocator = "flexslot", .cloud = CLOUD_AGENT },
@@ -229,7 +229,7 @@ static const Experiment experiments[] = {
                 .rows = FIG10_ROWS,
                 .note = "the paper's setting: stock and flexslot under DRS's pool, homo the "
                         "static 2-pCPU cluster; KVM without a pool: kvm is stock on equal "
-                        "uncapped shares of each host, fs kvm the FlexSlot slot manager on "
+                        "uncapped shares of each host, fs-kvm the FlexSlot slot manager on "
                         "them; ours (the agent sizes the VMs, no DRS): st+alloc is stock's slots "
                         "with flexslot's allocator, fs+alloc the FlexSlot slot manager with it, "
                         "fs+crit the same with critical_first.",
