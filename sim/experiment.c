@@ -225,14 +225,18 @@ static const Experiment experiments[] = {
                               FLEXSLOT_ALLOC,
                               { .label = "fs+crit", .slot_manager = "flexslot",
                                 .allocator = "flexslot", .cloud = CLOUD_AGENT,
-                                .sets = { "policy.critical_first=yes" } } },
+                                .sets = { "policy.critical_first=yes" } },
+                              { .label = "fs+unl", .slot_manager = "flexslot",
+                                .allocator = "flexslot", .cloud = CLOUD_AGENT,
+                                .unlimited = true } },
                 .rows = FIG10_ROWS,
                 .note = "the paper's setting: stock and flexslot under DRS's pool, homo the "
                         "static 2-pCPU cluster; KVM without a pool: kvm is stock on equal "
                         "uncapped shares of each host, fs-kvm the FlexSlot slot manager on "
                         "them; ours (the agent sizes the VMs, no DRS): st+alloc is stock's slots "
                         "with flexslot's allocator, fs+alloc the FlexSlot slot manager with it, "
-                        "fs+crit the same with critical_first.",
+                        "fs+crit the same with critical_first, fs+unl with V-F's unlimited "
+                        "slots.",
         },
         {
                 .name = "dmr-fig8",
