@@ -33,8 +33,9 @@
  *   keep a straggler with a little of both from being resized for nothing.
  * - Unmeasured nodes and VMs elsewhere: Algorithm 2 leaves a node without a
  *   steal measurement out (neither donor nor receiver, nor in mu and sigma);
- *   a host with a VM whose CPU use is not measured has no pCPU known to be
- *   idle; V-F adds no slot to a node whose steal or VM is not measured; a
+ *   a host the driver does not measure as a whole, with a VM of this
+ *   cluster whose CPU use is not measured, has no pCPU known to be idle;
+ *   V-F adds no slot to a node whose steal or VM is not measured; a
  *   straggler's re-placement prefers measured nodes to unmeasured ones.
  * - Algorithm 1, line 7: the printed test S/D - S/D_prev > T would kill
  *   again only when the last resize made the task slower; the text says the
@@ -69,8 +70,10 @@
  *   CPU-bound, a donor runs no straggler and a receiver runs a CPU-bound one.
  *   The paper counts on the cloud's demand-based allocator to follow the new
  *   slot with CPU from a cluster-wide pool (VMware DRS); here a host is the
- *   pool, so a receiver's host must also have a pCPU idle (the sum of its
- *   VMs' cpu_use at most pcpus - 1). Without these bounds a receiver whose
+ *   pool, so a receiver's host must also have a pCPU idle (the CPU use of
+ *   all its VMs, a co-running cluster's too (Fig. 11), at most pcpus - 1;
+ *   Host.cpu_use, or this cluster's VMs' when the driver measures no more).
+ *   Without these bounds a receiver whose
  *   host has no CPU to give keeps gaining slots every cycle (its steal never
  *   falls) until it holds them all: in the simulator's Fig. 10 wordcount run
  *   that made the job 41% slower than stock Hadoop.
