@@ -78,8 +78,10 @@ static int snapshot_attempts(SimCluster *cl) {
                         .input_size = (uint64_t)attempt_input_size(a),
                         .cpu = share_of(a->t_cpu, age),
                         .iowait = share_of(a->t_io, age),
+                        .steal = share_of(a->t_steal, age),
                         .speculative = a->speculative,
                         .kill_count = a->kill_count,
+                        .resize_count = cl->taskx[a->task].resize_kills,
                 };
         }
         return 0;
@@ -138,6 +140,36 @@ static void snapshot_job_tasks(SimCluster *cl) {
         }
 }
 
+/* DRS divides the pool every period; the policy's own allocator every
+ * control cycle, when its targets are applied; else nothing does. */
+static usec_t allocator_period(const Scenario *sc) {
+        if (sc->drs)
+                return sc->drs_period;
+        return sc->apply_vm_targets ? scenario_core(sc)->control_interval : 0;
+}
+
+/* A host's CPU use is its VMs' of their last windows, whatever cluster
+ * they belong to; measured once every one of them is. */
+static void snapshot_hosts(Sim *s) {
+        for (size_t h = 0; h < s->n_hosts; h++) {
+                const SimHost *sh = &s->hosts[h];
+                Host *out = &s->snap_hosts[h];
+
+                out->cpu_use = 0;
+                out->measured_at = USEC_INFINITY;
+                for (size_t i = 0; i < sh->n_vms; i++) {
+                        const SimVm *v = &s->vms[sh->vms[i]];
+
+                        out->cpu_use += v->cpu_use;
+                        out->measured_at = MIN(out->measured_at, v->win_start);
+                }
+                if (out->measured_at == USEC_INFINITY || out->measured_at == 0) {
+                        out->cpu_use = 0;
+                        out->measured_at = 0;
+                }
+        }
+}
+
 /* advance: bring the hosts' model up to now first, as a step wants; a
  * job's admission does without. */
 static int snapshot_build(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
@@ -150,6 +182,7 @@ static int snapshot_build(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
         if (r < 0)
                 return r;
         snapshot_vms(cl);
+        snapshot_hosts(s);
         snapshot_job_tasks(cl);
         *ret = (ClusterSnapshot){
                 .hosts = s->snap_hosts,
@@ -165,8 +198,13 @@ static int snapshot_build(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
                 .attempts = cl->snap_attempts,
                 .n_attempts = cl->n_attempts,
                 .job_tasks_kept = true,
+                .allocator_period = allocator_period(s->sc),
         };
         return 0;
+}
+
+int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret) {
+        return snapshot_build(cl, true, ret);
 }
 
 void job_profile_add(SimCluster *cl, const SimAttempt *a, usec_t now) {
@@ -204,7 +242,7 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
         slot = a->slot;
         speculative = a->speculative;
         tx = &cl->taskx[task];
-        attempt_kill(a);
+        attempt_kill(a, k->reason == KILL_RESIZE);
         tx->kill_count++;
         if (k->reason == KILL_RETRY && cl->index == 0)
                 cl->sim->results.retry_kills++;
@@ -248,7 +286,7 @@ static void apply_vm_target(SimCluster *cl, const VmTarget *asked) {
                 sim_fail(s, r);
 }
 
-static int decisions_apply(SimCluster *cl, const Decisions *d) {
+int sim_decisions_apply(SimCluster *cl, const Decisions *d) {
         usec_t now = event_queue_now(cl->sim->queue);
         int r;
 
@@ -270,16 +308,20 @@ static int decisions_apply(SimCluster *cl, const Decisions *d) {
                         cl->sim->results.slot_changes++;
                 memcpy(n->slots, d->slot_changes[i].slots, sizeof(n->slots));
                 n->slots_changed_at = now;
+                r = node_grown_resize(cl, d->slot_changes[i].node);
+                if (r < 0)
+                        return r;
         }
         /* An attempt runs as its task's type in whatever slot it takes: a
          * map in a reduce slot DHSA lent it runs as a map, and the slot is
          * a reduce slot again when it ends. */
         for (size_t i = 0; i < d->n_assignments; i++) {
                 const Assignment *as = &d->assignments[i];
-                uint64_t mem = as->slot_memory ? as->slot_memory
-                                               : cl->nodes[as->node].slot_memory;
+                uint64_t mem = as->slot_memory ? as->slot_memory : cl->nodes[as->node].slot_memory;
                 if (cl->tasks[as->task].state == TASK_DONE)
                         continue;
+                if (as->slot == SLOT_MAP)
+                        mem = node_map_slot_take(cl, as->node, mem);
                 r = attempt_start(cl, as->task, as->node, as->slot, mem, as->speculative);
                 if (r < 0)
                         return r;
@@ -327,7 +369,7 @@ static int cluster_step(SimCluster *cl, uint32_t beat, unsigned flags) {
         cl->sim->results.policy_steps++;
         if (r < 0)
                 return r;
-        return decisions_apply(cl, &cl->decisions);
+        return sim_decisions_apply(cl, &cl->decisions);
 }
 
 static bool cluster_done(const SimCluster *cl) {
@@ -345,9 +387,8 @@ usec_t heartbeat_event(EventQueue *q, void *userdata) {
         if (cluster_done(cl))
                 return 0;
         cl->nodes[b->node].last_heartbeat = event_queue_now(q);
-        if (cl->n_arrived > 0 &&
-            (cl->node_running[SLOT_MAP][b->node] < n->slots[SLOT_MAP] ||
-             cl->node_running[SLOT_REDUCE][b->node] < n->slots[SLOT_REDUCE])) {
+        if (cl->n_arrived > 0 && (cl->node_running[SLOT_MAP][b->node] < n->slots[SLOT_MAP] ||
+                                  cl->node_running[SLOT_REDUCE][b->node] < n->slots[SLOT_REDUCE])) {
                 r = cluster_step(cl, b->node, POLICY_STEP_ASSIGN);
                 if (r < 0)
                         sim_fail(cl->sim, r);

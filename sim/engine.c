@@ -84,8 +84,8 @@ static void check_host(Sim *s, const SimHost *h, const CpuDemand *d, const doubl
                          "%g pCPUs handed out on a host of %g", total, h->pcpus);
         if (fabs(total - MIN(demand, h->pcpus)) > 1e-6)
                 snprintf(s->invariant_error, sizeof(s->invariant_error),
-                         "not work conserving: %g handed out, %g wanted, %g there", total,
-                         demand, h->pcpus);
+                         "not work conserving: %g handed out, %g wanted, %g there", total, demand,
+                         h->pcpus);
 }
 
 /* g: share of a vCPU the guest gives a task; run: share of the VM's
@@ -197,7 +197,8 @@ static void host_recompute(Sim *s, SimHost *h) {
         for (size_t i = 0; i < n; i++) {
                 SimVm *v = &s->vms[h->vms[i]];
                 v->runnable = MIN((double)v->vcpus, (double)v->n_cpu);
-                d[i] = (CpuDemand){ .runnable = v->runnable, .cap = v->cap,
+                d[i] = (CpuDemand){ .runnable = v->runnable,
+                                    .cap = v->cap,
                                     .weight = (double)v->weight };
         }
         cpu_share_compute(h->pcpus, d, n, alloc);
@@ -378,8 +379,67 @@ static void list_remove(SimAttempt **list, size_t *n, size_t pos, bool cluster_l
         }
 }
 
+/* ---- slots a resize grew ----
+ * Algorithm 1, line 9: a resize grows the straggler's slot, and the slot
+ * keeps that size for the maps that run in it later (FlexSlot's SlotAgent
+ * configures slots, III-D and V-B). An attempt in a map slot has the slot's
+ * size as its slot_memory; a node keeps the sizes of its free grown slots,
+ * at most as many as it has map slots free (a slot Algorithm 2 takes away
+ * takes the smallest with it). */
+
+int node_grown_resize(SimCluster *cl, uint32_t node) {
+        GrownSlots *g = &cl->grown[node];
+        unsigned slots = cl->nodes[node].slots[SLOT_MAP],
+                 running = cl->node_running[SLOT_MAP][node];
+        size_t keep = slots > running ? slots - running : 0, lowest;
+
+        if (slots > g->cap) {
+                uint64_t *p = realloc(g->size, slots * sizeof(uint64_t));
+
+                if (!p)
+                        return -ENOMEM;
+                g->size = p;
+                g->cap = slots;
+        }
+        while (g->n > keep) {
+                lowest = 0;
+                for (size_t i = 1; i < g->n; i++)
+                        if (g->size[i] < g->size[lowest])
+                                lowest = i;
+                g->size[lowest] = g->size[--g->n];
+        }
+        return 0;
+}
+
+uint64_t node_map_slot_take(SimCluster *cl, uint32_t node, uint64_t asked) {
+        GrownSlots *g = &cl->grown[node];
+        size_t largest = 0;
+        uint64_t size;
+
+        if (g->n == 0)
+                return asked;
+        for (size_t i = 1; i < g->n; i++)
+                if (g->size[i] > g->size[largest])
+                        largest = i;
+        size = g->size[largest];
+        g->size[largest] = g->size[--g->n];
+        return MAX(size, asked);
+}
+
+/* After the attempt left its map slot: the slot keeps a grown size. The
+ * room is there: the node's grown slots fit its map slots (resize). */
+static void node_map_slot_free(SimCluster *cl, const SimAttempt *a) {
+        GrownSlots *g = &cl->grown[a->node];
+
+        if (a->slot != SLOT_MAP || a->slot_memory <= cl->nodes[a->node].slot_memory ||
+            g->n >= g->cap)
+                return;
+        g->size[g->n++] = a->slot_memory;
+        (void)node_grown_resize(cl, a->node);
+}
+
 /* Takes an attempt off its host and cluster and adds its time to the task. */
-static void attempt_detach(SimAttempt *a) {
+static void attempt_detach(SimAttempt *a, bool slot_kept) {
         Sim *s = a->cl->sim;
         SimHost *h = &s->hosts[a->host];
         TaskExtra *tx = &a->cl->taskx[a->task];
@@ -395,17 +455,19 @@ static void attempt_detach(SimAttempt *a) {
         if (--tx->running == 0)
                 task_counts(a->cl, a->task)->running--;
         a->cl->node_running[a->slot][a->node]--;
+        if (!slot_kept)
+                node_map_slot_free(a->cl, a);
         list_remove(h->attempts, &h->n_attempts, a->host_pos, false);
         list_remove(a->cl->attempts, &a->cl->n_attempts, a->cluster_pos, true);
 }
 
-void attempt_kill(SimAttempt *a) {
+void attempt_kill(SimAttempt *a, bool slot_kept) {
         Sim *s = a->cl->sim;
         uint32_t host = a->host;
 
         host_advance(s, &s->hosts[host]);
         task_counts(a->cl, a->task)->killed++;
-        attempt_detach(a);
+        attempt_detach(a, slot_kept);
         free(a);
         host_recompute(s, &s->hosts[host]);
 }
@@ -428,7 +490,7 @@ static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
         }
         cl->taskx[task].node = a->node;
         job_profile_add(cl, a, event_queue_now(q));
-        attempt_detach(a);
+        attempt_detach(a, false);
         free(a);
         host_recompute(s, h);
         sim_task_finished(cl, task);

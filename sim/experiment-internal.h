@@ -29,6 +29,7 @@ typedef enum Cloud {
         CLOUD_DRS,      /* VMware DRS (sim/drs.c), as under the paper's stock Hadoop */
         CLOUD_HOMO,     /* nobody: each VM capped at an equal part of the pool (II-B's Homo) */
         CLOUD_AGENT,    /* the cluster's own VM allocator, no DRS (flexslot's agent on KVM) */
+        CLOUD_KVM,      /* nobody: equal shares of each host, no cap (KVM's defaults) */
 } Cloud;
 
 typedef struct Variant {
@@ -123,6 +124,9 @@ double cell_value(const Experiment *e, const Cell *row, size_t v, size_t k);
 /* The same over the seeds. */
 Spread cell_spread(const Experiment *e, const Cell *row, size_t v);
 double cell_jct(const Cell *c, size_t k);
+/* b's completion time over a's in the same seed (FlexSlot's over stock's,
+ * say), over the seeds both ran. */
+Spread seed_ratio(const Cell *a, const Cell *b);
 /* Of a figure of each seed's run: fn(&c->runs[k]). */
 Spread cell_figure(const Cell *c, double (*fn)(const RunSummary *));
 
@@ -130,6 +134,9 @@ Spread cell_figure(const Cell *c, double (*fn)(const RunSummary *));
  * files); returns an exit status. */
 int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
              const ExperimentOptions *opt, Cell *ret);
+/* Every variant of every row of the experiment: *ret = cells[row * nv +
+ * variant], freed by the caller; returns an exit status. */
+int run_cells(const Experiment *e, const ExperimentOptions *opt, Cell **ret);
 /* The DynamicMR paper's Fig. 8 (experiment-dmr.c). */
 int dmr_fig8_run(const Experiment *e, const ExperimentOptions *opt);
 /* The deadline papers' experiments on the task-level replay
@@ -148,6 +155,8 @@ typedef struct SloTable3Result {
 
 int slo_table3_cell(unsigned workload, size_t jobs, int64_t seed, const char *scheduler,
                     double threshold, SloTable3Result *ret);
+/* Our VM allocator against the baselines and the bound (experiment-alloc.c). */
+int alloc_run(const Experiment *e, const ExperimentOptions *opt);
 
 /* The table of ours beside the paper's, with what it says about the
  * paper's figures and the decisions of every run, on stdout. */

@@ -43,6 +43,18 @@
                 .label = "fs+alloc", .slot_manager = "flexslot", .allocator = "flexslot", \
                 .cloud = CLOUD_AGENT                                                      \
         }
+/* Fig. 10's benchmarks and the paper's FlexSlot figure for each. */
+/* clang-format off */
+#define FIG10_ROWS                                      \
+        { { "tera-sort", "-" },                         \
+          { "inverted-index", "0.65" },                 \
+          { "term-vector", "0.71" },                    \
+          { "wordcount", "0.73" },                      \
+          { "grep", "0.73" },                           \
+          { "k-means", "0.75" },                        \
+          { "histogram-movies", "0.87" },               \
+          { "histogram-ratings", "0.88" } }
+/* clang-format on */
 #define KILLS(a) \
         { .label = "a=" #a, .slot_manager = "flexslot", .cloud = CLOUD_DRS, .alpha = a }
 
@@ -115,17 +127,11 @@ static const Experiment experiments[] = {
                 .paper_label = "paper flexslot",
                 .paper_variant = "flexslot",
                 .variants = { STOCK, FLEXSLOT, FLEXSLOT_ALLOC },
-                .rows = { { "tera-sort", "-" },
-                          { "inverted-index", "0.65" },
-                          { "term-vector", "0.71" },
-                          { "wordcount", "0.73" },
-                          { "grep", "0.73" },
-                          { "k-means", "0.75" },
-                          { "histogram-movies", "0.87" },
-                          { "histogram-ratings", "0.88" } },
+                .rows = FIG10_ROWS,
                 .note = "flexslot = the paper's FlexSlot (its slot manager) under DRS; fs+alloc "
                         "= the FlexSlot slot manager with flexslot's VM allocator instead of "
-                        "DRS.",
+                        "DRS; `flexslot-sim experiment alloc` sets it beside KVM's equal shares "
+                        "and shows where its time above the bound goes.",
         },
         {
                 .name = "fig11",
@@ -199,6 +205,38 @@ static const Experiment experiments[] = {
                           { "histogram-movies", "flat" } },
                 .note = "the paper: kills fall with alpha for inverted-index and k-means "
                         "(large intermediate data), hardly for histogram-movies.",
+        },
+        {
+                .name = "alloc",
+                .title = "Our VM allocator against stock Hadoop, the paper's FlexSlot and the "
+                         "bound (normalized to stock under DRS)",
+                .scenario = "fig10.ini",
+                .custom = alloc_run,
+                .metric = METRIC_JCT,
+                .paper_label = "paper flexslot",
+                .variants = { STOCK,
+                              FLEXSLOT,
+                              HOMO,
+                              { .label = "kvm", .slot_manager = "static", .cloud = CLOUD_KVM },
+                              { .label = "fs-kvm", .slot_manager = "flexslot",
+                                .cloud = CLOUD_KVM },
+                              { .label = "st+alloc", .slot_manager = "static",
+                                .allocator = "flexslot", .cloud = CLOUD_AGENT },
+                              FLEXSLOT_ALLOC,
+                              { .label = "fs+crit", .slot_manager = "flexslot",
+                                .allocator = "flexslot", .cloud = CLOUD_AGENT,
+                                .sets = { "policy.critical_first=yes" } },
+                              { .label = "fs+unl", .slot_manager = "flexslot",
+                                .allocator = "flexslot", .cloud = CLOUD_AGENT,
+                                .unlimited = true } },
+                .rows = FIG10_ROWS,
+                .note = "the paper's setting: stock and flexslot under DRS's pool, homo the "
+                        "static 2-pCPU cluster; KVM without a pool: kvm is stock on equal "
+                        "uncapped shares of each host, fs-kvm the FlexSlot slot manager on "
+                        "them; ours (the agent sizes the VMs, no DRS): st+alloc is stock's slots "
+                        "with flexslot's allocator, fs+alloc the FlexSlot slot manager with it, "
+                        "fs+crit the same with critical_first, fs+unl with V-F's unlimited "
+                        "slots.",
         },
         {
                 .name = "dmr-fig8",
@@ -377,6 +415,7 @@ static int variant_overrides(const Variant *v, const ExperimentOptions *opt, Sce
                 [CLOUD_DRS] = { "drs.enabled=yes", "policy.apply_vm_targets=no", NULL },
                 [CLOUD_HOMO] = { "drs.enabled=no", "policy.apply_vm_targets=no", NULL },
                 [CLOUD_AGENT] = { "drs.enabled=no", "policy.apply_vm_targets=yes", NULL },
+                [CLOUD_KVM] = { "drs.enabled=no", "policy.apply_vm_targets=no", NULL },
         };
         ScenarioOverride *o = calloc(opt->n_overrides + 2 + MAX_VARIANT_SETS, sizeof(*o));
         size_t n = 0;
@@ -493,7 +532,7 @@ static int cell_run(CellRun *c, const Experiment *e, const Variant *v, const cha
 
 /* Every seed of benchmark under variant; returns an exit status. */
 int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
-                    const ExperimentOptions *opt, Cell *ret) {
+             const ExperimentOptions *opt, Cell *ret) {
         for (size_t k = 0; k < experiment_seeds(opt); k++) {
                 CellRun c;
                 int status = cell_open(e, v, benchmark, experiment_first_seed(opt) + (int64_t)k,
@@ -509,8 +548,7 @@ int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
         return 0;
 }
 
-/* Every variant of every row: cells[row * nv + variant]. */
-static int run_cells(const Experiment *e, const ExperimentOptions *opt, Cell **ret) {
+int run_cells(const Experiment *e, const ExperimentOptions *opt, Cell **ret) {
         size_t nv = n_variants(e), nr = n_rows(e);
         _cleanup_free_ Cell *cells = calloc(MAX(nv * nr, (size_t)1), sizeof(Cell));
 
@@ -582,8 +620,8 @@ static int table1_profile(const SimResults *r, size_t n_nodes, Table1Profile *p)
         qsort(times, n, sizeof(double), compare_desc);
         threshold = n > 0 ? times[(size_t)((double)n * TABLE1_STRAGGLER_SHARE)] : 0;
         for (size_t i = 0; i < r->n_tasks; i++) {
-                p->straggler[i] = r->tasks[i].map &&
-                                  r->tasks[i].finished - r->tasks[i].started > threshold;
+                p->straggler[i] =
+                        r->tasks[i].map && r->tasks[i].finished - r->tasks[i].started > threshold;
                 if (p->straggler[i]) {
                         work[r->tasks[i].node] += r->tasks[i].cpu + r->tasks[i].iowait;
                         total += r->tasks[i].cpu + r->tasks[i].iowait;
@@ -599,7 +637,8 @@ static int table1_profile(const SimResults *r, size_t n_nodes, Table1Profile *p)
         }
         /* Strongest first; ties by index, so the order is reproducible. */
         for (size_t i = 1; i < n_nodes; i++)
-                for (size_t j = i; j > 0 && p->caps[p->strong[j]] > p->caps[p->strong[j - 1]]; j--) {
+                for (size_t j = i; j > 0 && p->caps[p->strong[j]] > p->caps[p->strong[j - 1]];
+                     j--) {
                         uint32_t t = p->strong[j];
                         p->strong[j] = p->strong[j - 1];
                         p->strong[j - 1] = t;
@@ -624,7 +663,8 @@ static int table1_apply(Sim *sim, const Table1Profile *p, bool skew_sched) {
                 for (unsigned i = 0; i < 3; i++)
                         where[i] = p->strong[(k + i) % n_strong];
                 k++;
-                if (sim_set_task_locations(sim, (uint32_t)t, where, MIN(3u, (unsigned)n_strong)) < 0)
+                if (sim_set_task_locations(sim, (uint32_t)t, where, MIN(3u, (unsigned)n_strong)) <
+                    0)
                         return -EINVAL;
         }
         return 0;
@@ -857,13 +897,12 @@ static int breakdown_run(const Experiment *e, const ExperimentOptions *opt) {
 /* ---- the estimator and the assumptions: each setting under stock and
  * FlexSlot ---- */
 
-/* FlexSlot over stock in the same seed, for a pair of cells. */
-static Spread flexslot_ratio(const Cell *stock, const Cell *flexslot) {
+Spread seed_ratio(const Cell *a, const Cell *b) {
         double x[MAX_SEEDS];
-        size_t n = MIN(stock->n, flexslot->n);
+        size_t n = MIN(a->n, b->n);
 
         for (size_t k = 0; k < n; k++)
-                x[k] = flexslot->runs[k].jct / stock->runs[k].jct;
+                x[k] = b->runs[k].jct / a->runs[k].jct;
         return spread_of(x, n);
 }
 
@@ -897,8 +936,7 @@ static int sensitivity_run(const Experiment *e, const ExperimentOptions *opt) {
                        figure_text(a[2], c, fig_skewness, 2),
                        figure_text(a[3], c, fig_maps_ratio, 2),
                        figure_text(a[4], c, fig_steal_share, 2), figure_text(a[5], c, fig_tail, 2),
-                       spread_format(a[6], SPREAD_TEXT_MAX, flexslot_ratio(c, &cells[2 * v + 1]),
-                                     3));
+                       spread_format(a[6], SPREAD_TEXT_MAX, seed_ratio(c, &cells[2 * v + 1]), 3));
         }
         printf("Columns: stock Hadoop's completion time, its ratio to the lower bound, its map "
                "skewness, its busiest over least busy slave (maps), the steal share of its "

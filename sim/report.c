@@ -125,6 +125,34 @@ static double tail_share(const SimResults *r) {
         return jct > 0 ? (r->jobs[0].finished - last_map) / jct : 0;
 }
 
+/* The hosts' idle time of the first job by phase (RunSummary); each util
+ * sample covers the control interval that ends at its time. */
+static void summarize_idle(const SimResults *r, RunSummary *s) {
+        double last_start = 0, last_end = 0, end;
+
+        if (r->n_jobs == 0)
+                return;
+        for (size_t i = 0; i < r->n_tasks; i++)
+                if (r->tasks[i].map && r->tasks[i].job == 0) {
+                        last_start = MAX(last_start, r->tasks[i].started);
+                        last_end = MAX(last_end, r->tasks[i].finished);
+                }
+        end = r->jobs[0].finished;
+        for (size_t i = 1; i < r->n_util; i++) {
+                double t = r->util[i].time,
+                       idle = (1.0 - r->util[i].cpu) * (t - r->util[i - 1].time);
+
+                if (t > end)
+                        break;
+                if (t <= last_start)
+                        s->idle_early += idle;
+                else if (t <= last_end)
+                        s->idle_last_wave += idle;
+                else
+                        s->idle_tail += idle;
+        }
+}
+
 int run_summarize(const SimResults *r, RunSummary *ret) {
         _cleanup_free_ double *times = calloc(MAX(r->n_tasks, (size_t)1), sizeof(double));
         RunSummary s = { 0 };
@@ -194,6 +222,7 @@ int run_summarize(const SimResults *r, RunSummary *ret) {
                 return -ENOMEM;
         summarize_nodes(r, &s);
         s.tail_share = tail_share(r);
+        summarize_idle(r, &s);
         *ret = s;
         return 0;
 }
@@ -209,8 +238,7 @@ double run_slow_steal_share(const RunSummary *s) {
 }
 
 void run_summary_print(FILE *f, const RunSummary *s) {
-        fprintf(f, "job completion time     %.1f s (mean over jobs %.1f s)\n", s->jct,
-                s->mean_jct);
+        fprintf(f, "job completion time     %.1f s (mean over jobs %.1f s)\n", s->jct, s->mean_jct);
         fprintf(f,
                 "lower bound             %.1f s (CPU %.1f, disk %.1f, longest chain %.1f, maps "
                 "then tail %.1f)\n",
@@ -219,13 +247,17 @@ void run_summary_print(FILE *f, const RunSummary *s) {
         fprintf(f,
                 "against the bound       %.2f x: any policy can win at most %.0f %% of this time\n",
                 run_bound_ratio(s), 100.0 * (1.0 - 1.0 / run_bound_ratio(s)));
-        fprintf(f, "map tasks               %u: mean %.1f s, median %.1f s, p95 %.1f s, max %.1f s\n",
+        fprintf(f,
+                "map tasks               %u: mean %.1f s, median %.1f s, p95 %.1f s, max %.1f s\n",
                 s->maps, s->map_mean, s->map_p50, s->map_p95, s->map_max);
         fprintf(f, "map task time skewness  %.2f\n", s->map_skewness);
-        fprintf(f, "mean map task split     cpu %.1f s, I/O wait %.1f s, steal %.1f s, "
-                   "guest queue and start %.1f s\n",
+        fprintf(f,
+                "mean map task split     cpu %.1f s, I/O wait %.1f s, steal %.1f s, "
+                "guest queue and start %.1f s\n",
                 s->cpu, s->iowait, s->steal, s->queue);
-        fprintf(f, "stragglers              %u named, %u resized, %u resize kills (%.2f per resized task)\n",
+        fprintf(f,
+                "stragglers              %u named, %u resized, %u resize kills (%.2f per resized "
+                "task)\n",
                 s->stragglers, s->resized, s->resize_kills, s->kills_per_straggler);
         fprintf(f,
                 "slowest tenth of maps   cpu %.1f s, I/O wait %.1f s, steal %.1f s (%.0f %% of "
@@ -237,10 +269,15 @@ void run_summary_print(FILE *f, const RunSummary *s) {
                 (double)s->node_maps_max / MAX(s->node_maps_min, 1u), s->node_cpu_min,
                 s->node_cpu_max);
         fprintf(f, "after the last map      %.0f %% of the job's time\n", 100.0 * s->tail_share);
+        fprintf(f,
+                "hosts idle              %.1f s before the last wave of maps, %.1f s in it, "
+                "%.1f s after the last map\n",
+                s->idle_early, s->idle_last_wave, s->idle_tail);
         fprintf(f, "map slot changes        %u\n", s->slot_changes);
         if (s->borrowed + s->reservations + s->retry_kills > 0)
-                fprintf(f, "DynamicMR               %u tasks in borrowed slots, %u slots reserved, "
-                           "%u hopeless maps killed\n",
+                fprintf(f,
+                        "DynamicMR               %u tasks in borrowed slots, %u slots reserved, "
+                        "%u hopeless maps killed\n",
                         s->borrowed, s->reservations, s->retry_kills);
         fprintf(f, "utilisation             CPU %.0f %% of the hosts, memory %.0f %% of the VMs\n",
                 100 * s->cpu_util, 100 * s->mem_util);
@@ -458,8 +495,8 @@ static int fill_util(FILE *f, const void *userdata) {
         fprintf(f, "time_s,cpu_share,memory_share,running_maps,map_slots\n");
         for (size_t i = 0; i < r->n_util; i++) {
                 const UtilSample *u = &r->util[i];
-                fprintf(f, "%.3f,%.4f,%.4f,%u,%u\n", u->time, u->cpu, u->memory,
-                        u->running_maps, u->map_slots);
+                fprintf(f, "%.3f,%.4f,%.4f,%u,%u\n", u->time, u->cpu, u->memory, u->running_maps,
+                        u->map_slots);
         }
         return 0;
 }

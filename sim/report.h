@@ -11,10 +11,10 @@ double skewness(const double *x, size_t n);
 
 /* Figures of one run, from its results. */
 typedef struct RunSummary {
-        double jct;          /* first job's completion time, seconds */
-        SimBound bound;      /* the first job's lower bound (sim/bound.c) */
-        double pair_bound;   /* SimResults' with a co-running cluster, else 0 */
-        double mean_jct;     /* over all jobs */
+        double jct;        /* first job's completion time, seconds */
+        SimBound bound;    /* the first job's lower bound (sim/bound.c) */
+        double pair_bound; /* SimResults' with a co-running cluster, else 0 */
+        double mean_jct;   /* over all jobs */
         /* Jobs with a deadline that ran: by it, after it; jobs refused at
          * submission. The job times above are of the jobs that ran. */
         unsigned deadlines_met, deadlines_missed, refused;
@@ -22,7 +22,7 @@ typedef struct RunSummary {
         double map_mean, map_p50, map_p95, map_max;
         double cpu, iowait, steal, queue; /* mean seconds per map task */
         unsigned maps, stragglers, resized, resize_kills;
-        unsigned slot_changes;      /* changes of a node's map slots */
+        unsigned slot_changes; /* changes of a node's map slots */
         /* DynamicMR's decisions (SimResults) */
         unsigned borrowed, reservations, retry_kills;
         double kills_per_straggler; /* resize kills / tasks resized at least once */
@@ -37,6 +37,11 @@ typedef struct RunSummary {
         unsigned node_maps_min, node_maps_max;
         double node_cpu_min, node_cpu_max;
         double tail_share; /* of the first job's time, after its last map finished */
+        /* The hosts' idle pCPU time over their pCPUs (seconds: the time
+         * they all idled, as it were) before the first job's last map
+         * started, from then until its last map ended (its last wave:
+         * no map waited for a slot), and after. */
+        double idle_early, idle_last_wave, idle_tail;
 } RunSummary;
 
 int run_summarize(const SimResults *r, RunSummary *ret);

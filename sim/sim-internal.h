@@ -102,6 +102,12 @@ typedef struct DrsSample {
         double cpu, ready; /* vCPU-seconds */
 } DrsSample;
 
+/* The sizes of a node's free map slots that a resize grew (engine.c). */
+typedef struct GrownSlots {
+        uint64_t *size;
+        size_t n, cap;
+} GrownSlots;
+
 /* DRS's view of a cluster's VMs (sim/drs.c). */
 typedef struct SimDrs {
         DrsSample *ring; /* `slots` samples per VM, VM after VM */
@@ -124,6 +130,7 @@ struct SimCluster {
         Node *nodes;                            /* the snapshot's too */
         uint32_t *node_vm;                      /* global VM index of each node */
         unsigned *node_running[_SLOT_TYPE_MAX]; /* attempts per node, by their slot's type */
+        GrownSlots *grown;                      /* per node */
         size_t n_nodes;
         NodeBeat *beats;
         uint32_t *vms; /* global indices of this cluster's VMs */
@@ -214,8 +221,15 @@ void host_update(Sim *s, uint32_t host);
 void hosts_advance_all(Sim *s);
 int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, uint64_t slot_memory,
                   bool speculative);
-/* Removes an attempt that was killed; its time goes to its task. */
-void attempt_kill(SimAttempt *a);
+/* Removes an attempt that was killed; its time goes to its task. A resized
+ * attempt's slot stays taken (slot_kept): its restart runs in it. */
+void attempt_kill(SimAttempt *a, bool slot_kept);
+/* Room for as many grown slots as the node has map slots; then drops the
+ * smallest free ones beyond what its free map slots can hold. */
+int node_grown_resize(SimCluster *cl, uint32_t node);
+/* The slot memory of a map starting on the node in a map slot that was
+ * asked for `asked`: the largest free grown slot when it is larger. */
+uint64_t node_map_slot_take(SimCluster *cl, uint32_t node, uint64_t asked);
 /* Wakes the job's reduces that wait for map output, after a map finished. */
 void job_map_finished(SimCluster *cl, uint32_t job);
 double attempt_bytes_processed(const SimAttempt *a);
@@ -236,6 +250,10 @@ usec_t vm_resize_event(EventQueue *q, void *userdata);
 /* t as the agent's limits let it through (actuate.c); notes the changes. */
 VmTarget sim_vm_target_limit(Sim *s, SimVm *v, const VmTarget *t);
 usec_t job_arrival_event(EventQueue *q, void *userdata);
+/* What a step does, for tests: the snapshot of now, and carrying out
+ * decisions made on the last snapshot. */
+int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret);
+int sim_decisions_apply(SimCluster *cl, const Decisions *d);
 /* A job turned away at submission: its tasks count as done, it as
  * finished now. */
 void sim_job_refuse(SimCluster *cl, uint32_t job, const char *reason);

@@ -114,7 +114,8 @@ static int cluster_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
         cl->beats = calloc(n_nodes, sizeof(NodeBeat));
         for (int t = 0; t < _SLOT_TYPE_MAX; t++)
                 cl->node_running[t] = calloc(n_nodes, sizeof(unsigned));
-        if (!cl->vms || !cl->snap_vms || !cl->nodes || !cl->node_vm || !cl->beats ||
+        cl->grown = calloc(n_nodes, sizeof(GrownSlots));
+        if (!cl->grown || !cl->vms || !cl->snap_vms || !cl->nodes || !cl->node_vm || !cl->beats ||
             !cl->node_running[SLOT_MAP] || !cl->node_running[SLOT_REDUCE])
                 return -ENOMEM;
         return 0;
@@ -146,6 +147,9 @@ static int build_cluster_nodes(Sim *s, SimCluster *cl) {
                 };
                 node_capacity_update(s, &s->vms[global]);
                 cl->beats[n] = (NodeBeat){ .cl = cl, .node = n };
+                r = node_grown_resize(cl, n);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }
@@ -297,8 +301,8 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
 }
 
 /* Splits a comma-separated job list into benchmarks. */
-static int build_jobs(Sim *s, SimCluster *cl, const Workload *wl, const char *list,
-                      char *err, size_t err_size) {
+static int build_jobs(Sim *s, SimCluster *cl, const Workload *wl, const char *list, char *err,
+                      size_t err_size) {
         _cleanup_free_ char *copy = strdup(list);
         TaskList l = { 0 };
         size_t n = 1;
@@ -316,8 +320,8 @@ static int build_jobs(Sim *s, SimCluster *cl, const Workload *wl, const char *li
         for (char *name = strtok_r(copy, ", ", &save); name; name = strtok_r(NULL, ", ", &save)) {
                 const Benchmark *b = workload_find(wl, name);
                 if (!b) {
-                        snprintf(err, err_size, "[workload] jobs: no benchmark '%s' in the workload",
-                                 name);
+                        snprintf(err, err_size,
+                                 "[workload] jobs: no benchmark '%s' in the workload", name);
                         r = -EINVAL;
                         break;
                 }
@@ -450,8 +454,7 @@ int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t
                 r = cluster_policy_init(cl, err, err_size);
                 if (r < 0)
                         return r;
-                r = build_jobs(s, cl, wl, c == 0 ? sc->jobs : sc->interference_jobs, err,
-                               err_size);
+                r = build_jobs(s, cl, wl, c == 0 ? sc->jobs : sc->interference_jobs, err, err_size);
                 if (r >= 0 && c == 0 && sc->deadlines)
                         r = apply_deadlines(cl, sc->deadlines, err, err_size);
                 if (r >= 0 && c == 0 && sc->profile_runs)
@@ -486,6 +489,9 @@ static void cluster_free(SimCluster *cl) {
         free(cl->beats);
         for (int t = 0; t < _SLOT_TYPE_MAX; t++)
                 free(cl->node_running[t]);
+        for (size_t i = 0; cl->grown && i < cl->n_nodes; i++)
+                free(cl->grown[i].size);
+        free(cl->grown);
         free(cl->vms);
         free(cl->snap_vms);
         free(cl->snap_attempts);
@@ -542,7 +548,7 @@ void sim_task_finished(SimCluster *cl, uint32_t task) {
         /* The losing copies of a speculated task. */
         for (size_t i = cl->n_attempts; i-- > 0;)
                 if (i < cl->n_attempts && cl->attempts[i]->task == task)
-                        attempt_kill(cl->attempts[i]);
+                        attempt_kill(cl->attempts[i], false);
         if (t->type == TASK_MAP) {
                 if (job->counts[TASK_MAP].done == job->counts[TASK_MAP].total)
                         jx->maps_finished = tx->finished;

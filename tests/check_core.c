@@ -225,39 +225,36 @@ START_TEST(test_input_speed) {
 }
 END_TEST
 
-static const Node *stealing(double steal) {
-        static Node n;
+static const Attempt *waiting(double iowait, double steal) {
+        static Attempt a;
 
-        n = (Node){ .steal = steal, .measured_at = 1 };
-        return &n;
+        a = (Attempt){ .iowait = iowait, .steal = steal };
+        return &a;
 }
 
+/* The attempt's own shares of its run time decide. */
 START_TEST(test_bottleneck) {
         FlexSlotSettings cfg = defaults();
-        const Node unmeasured = { 0 };
 
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.5, stealing(0.1)), BOTTLENECK_IO);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.2, stealing(0.2)), BOTTLENECK_IO);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.3, stealing(0.4)), BOTTLENECK_CPU);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, stealing(0.1)), BOTTLENECK_CPU);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.19, stealing(0.09)), BOTTLENECK_NONE);
-        /* Steal not measured is not a steal of 0: never CPU-bound, even
-         * with a threshold that a measured 0 reaches. */
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.2, &unmeasured), BOTTLENECK_IO);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.5, 0.1)), BOTTLENECK_IO);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.2, 0.2)), BOTTLENECK_IO);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.3, 0.4)), BOTTLENECK_CPU);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.1, 0.1)), BOTTLENECK_CPU);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.19, 0.09)), BOTTLENECK_NONE);
         cfg.steal_threshold = 0;
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, stealing(0)), BOTTLENECK_CPU);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, 0.1, &unmeasured), BOTTLENECK_NONE);
+        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.1, 0)), BOTTLENECK_CPU);
 }
 END_TEST
 
 START_TEST(test_resize_pays) {
-        Attempt a = { .input_size = 60 * MIB, .kill_count = 0 };
+        Attempt a = { .input_size = 60 * MIB, .kill_count = 1 };
         usec_t t = 3 * USEC_PER_SEC;
 
-        /* Line 7: the first kill always. */
+        /* Line 7: the first resize always, after a kill that was no resize
+         * too. */
         ck_assert(flexslot_resize_pays(&a, 0, 1.0 * MIB, t));
         /* Later: 60 s at D_prev = 1 MiB/s, now 60/1.5 = 40 s: 20 s saved > T. */
-        a.kill_count = 1;
+        a.resize_count = 1;
         ck_assert(flexslot_resize_pays(&a, 1.0 * MIB, 1.5 * MIB, t));
         /* 60 / 1.04 = 57.69 s: 2.3 s saved < T = 3 s: stop. */
         ck_assert(!flexslot_resize_pays(&a, 1.0 * MIB, 1.04 * MIB, t));
@@ -378,6 +375,22 @@ START_TEST(test_snapshot_validate) {
         vms[0].cpu_cap = -1;
         ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
         vms[0].cpu_cap = 0;
+        /* Resizes are among the kills; shares in 0..1; a host's use is
+         * measured or 0, never negative. */
+        attempts[0].resize_count = 1;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        attempts[0].kill_count = 1;
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        attempts[0].steal = 1.5;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        attempts[0].steal = 0;
+        hosts[0].cpu_use = 2;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        hosts[0].measured_at = 1;
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        hosts[0].cpu_use = -1;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        hosts[0] = (Host){ .pcpus = 4 };
         /* Measurements not taken are 0; node states and capacities are in
          * range; a lost node runs nothing. */
         vms[0].cpu_use = 0.5;

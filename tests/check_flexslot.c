@@ -15,7 +15,8 @@ static uint32_t straggler; /* the slow attempt of straggler_fixture() */
 
 /* Four nodes with two map slots; one job with a map on each node since t = 0.
  * At t = 20 s three read 3 MiB/s (P = 3.047) and the one on node 3 reads
- * 0.5 MiB/s (P = 0.508) with the given I/O wait, on a node with that steal. */
+ * 0.5 MiB/s (P = 0.508) with the given I/O wait and steal, on a node with
+ * that steal. */
 static void straggler_fixture(double iowait, double steal) {
         uint32_t j;
 
@@ -26,6 +27,7 @@ static void straggler_fixture(double iowait, double steal) {
                 fx_run(fx_map(j, n), n, 0, n == 3 ? 10 * MIB : 60 * MIB);
         straggler = 3;
         fx.attempts[straggler].iowait = iowait;
+        fx.attempts[straggler].steal = steal;
         fx.nodes[3].steal = steal;
 }
 
@@ -78,6 +80,7 @@ static const ResizeCase resize_cases[] = {
 static void straggler_step(double speed_mib, unsigned kill_count) {
         fx.attempts[straggler].bytes_processed = (uint64_t)(speed_mib * 20 * MIB);
         fx.attempts[straggler].kill_count = kill_count;
+        fx.attempts[straggler].resize_count = kill_count;
         ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 20 * SEC), 0);
 }
 
@@ -136,6 +139,19 @@ START_TEST(test_resize_remembers_by_task) {
 }
 END_TEST
 
+/* A straggler that III-E re-placed was killed once but never resized: its
+ * first resize is Algorithm 1's unconditional one (killcount = 0), even
+ * with no D_prev known. */
+START_TEST(test_replaced_straggler_first_resize) {
+        straggler_fixture(0.5, 0);
+        fx.attempts[straggler].kill_count = 1;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+        ck_assert_int_eq(fx.d.kills[0].reason, KILL_RESIZE);
+        ck_assert_uint_eq(fx.d.kills[0].slot_memory, 240 * MIB);
+}
+END_TEST
+
 START_TEST(test_cpu_straggler_moves_slot) {
         unsigned total = 0;
 
@@ -153,6 +169,26 @@ START_TEST(test_cpu_straggler_moves_slot) {
         for (size_t i = 0; i < fx.d.n_slot_changes; i++)
                 total += fx.d.slot_changes[i].slots[SLOT_MAP];
         ck_assert_uint_eq(total, 4); /* 2 + 2 before: conserved */
+}
+END_TEST
+
+/* III-C compares the straggler's I/O wait with the steal it saw itself, not
+ * its node's mean over four vCPUs: a lone starved straggler (steal 0.4 of
+ * its time, 0.1 of its node's) that waits 0.3 of its time on I/O is
+ * CPU-bound; one whose node steals but it does not is not. */
+START_TEST(test_bottleneck_by_own_steal) {
+        straggler_fixture(0.3, 0.1);
+        fx.attempts[straggler].steal = 0.4;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 1);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_CPU);
+        ck_assert_uint_eq(fx.d.n_kills, 0);
+
+        straggler_fixture(0.05, 0.3);
+        fx.attempts[straggler].steal = 0.02;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_NONE);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
 }
 END_TEST
 
@@ -179,28 +215,45 @@ START_TEST(test_slot_moves_need_cpu_straggler) {
 }
 END_TEST
 
+/* A control step at 20 s changes this many nodes' slots. */
+static void check_slot_changes(size_t n) {
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, n);
+}
+
+/* The straggler's host needs a pCPU idle. The four VMs use 7.5 of its 8:
+ * none; 6.5: one. The host measured counts every VM on it, a co-running
+ * cluster's too (Fig. 11): this cluster's VMs use 1 pCPU, but the host is
+ * measured at 7.5, then 6.5. */
 START_TEST(test_slot_moves_need_idle_host_cpu) {
         straggler_fixture(0.05, 0.3);
-        /* The four VMs use 7.5 of the host's 8 pCPUs: no idle one to gain. */
         for (uint32_t v = 0; v < 4; v++)
                 fx.vms[v].cpu_use = 1.875;
-        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
-        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        check_slot_changes(0);
         fx.vms[0].cpu_use = 0.875;
-        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
-        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+        check_slot_changes(2);
+
+        for (uint32_t v = 0; v < 4; v++)
+                fx.vms[v].cpu_use = 0.25;
+        fx.hosts[0].cpu_use = 7.5;
+        fx.hosts[0].measured_at = 1;
+        check_slot_changes(0);
+        fx.hosts[0].cpu_use = 6.5;
+        check_slot_changes(2);
 }
 END_TEST
 
 /* A node whose steal is not measured counts neither as stealing nor as
  * free of steal. */
 START_TEST(test_unmeasured_steal) {
-        /* The straggler's node not measured: not CPU-bound, nothing moves. */
-        straggler_fixture(0.05, 0);
+        /* The straggler's node not measured: its straggler is CPU-bound by
+         * its own steal, but the node is no receiver. */
+        straggler_fixture(0.05, 0.3);
         fx.nodes[3].measured_at = 0;
+        fx.nodes[3].steal = 0;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_stragglers, 1);
-        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_NONE);
+        ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_CPU);
         check_no_slot_or_kill();
         /* Node 0, the donor when measured, is left out of Algorithm 2:
          * node 1 gives instead. */
@@ -233,6 +286,15 @@ START_TEST(test_slot_moves_wait_to_settle) {
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 0);
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 25 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+        /* Under an allocator that divides the CPU every 5 minutes (DRS),
+         * a move waits for it, not for settle alone. */
+        fx.s.allocator_period = 300 * SEC;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 25 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 314 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 0);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 315 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 2);
 }
 END_TEST
@@ -514,6 +576,40 @@ START_TEST(test_vm_demand_starves_low_use_on_busy_host) {
 }
 END_TEST
 
+/* critical_first: four VMs of 3 map slots on 8 pCPUs (12 CPUs of need).
+ * The job's last two maps run, none waits: on node 0 one at a tenth of its
+ * input after 20 s of CPU (180 s left on one pCPU), on node 1 one at nine
+ * tenths (2.2 s left). The job's maps cannot end before 182.2 / 8 = 22.8 s,
+ * and node 0's map ends after that however the rest is shared: its VM is
+ * entitled to that map's CPU first, then 7/11 of each other slot's, 2.27
+ * CPUs (weight 1164); the others to 3 x 7/11 (977). Without it, 2 CPUs
+ * each. */
+START_TEST(test_vm_critical_first) {
+        VmAllocatorSettings *set;
+        uint32_t j, a;
+
+        fx_cluster(4, 3, 0);
+        fx.cfg.vm_allocator = "flexslot";
+        set = policy_config_settings(&fx.cfg, &vm_allocator_settings_schema);
+        j = fx_job(1, 0);
+        fx.jobs[j].counts[TASK_MAP] = (TaskCounts){ .total = 2, .running = 2 };
+        a = fx_run(fx_map(j, 0), 0, 0, 64 * MIB / 10);
+        fx.attempts[a].cpu = 1;
+        a = fx_run(fx_map(j, 1), 1, 0, 64 * MIB * 9 / 10);
+        fx.attempts[a].cpu = 1;
+        set->critical_first = true;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        ck_assert_uint_eq(fx.d.vm_targets[0].cpu_weight, 1164);
+        for (size_t i = 1; i < 4; i++)
+                ck_assert_uint_eq(fx.d.vm_targets[i].cpu_weight, 977);
+        set->critical_first = false;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        for (size_t i = 0; i < fx.d.n_vm_targets; i++)
+                ck_assert_uint_eq(fx.d.vm_targets[i].cpu_weight, 1024);
+}
+END_TEST
+
 START_TEST(test_vm_flexslot) {
         uint32_t j;
 
@@ -529,6 +625,7 @@ START_TEST(test_vm_flexslot) {
         for (uint32_t n = 1; n < 4; n++)
                 fx_run(fx_map(j, n), n, 0, n == 3 ? 10 * MIB : 60 * MIB);
         fx.nodes[3].steal = 0.3;
+        fx.attempts[2].steal = 0.3;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_int_eq(fx.d.stragglers[0].bottleneck, BOTTLENECK_CPU);
         /* Needs 1, 2, 2 and 3 slots + 1 CPU-starved straggler = 9 CPUs on 8
@@ -636,6 +733,7 @@ static void busy_fixture(const Combo *c) {
                 fx_run(fx_map(a, n), n, 0, n >= 2 ? 5 * MIB : 60 * MIB);
         fx_done(fx_map(a, 4));
         fx.attempts[2].iowait = 0.6;
+        fx.attempts[3].steal = 0.4;
         fx.nodes[3].steal = 0.4;
         fx.nodes[1].steal = 0.1;
         fx_run(fx_map(b, 0), 0, 50 * SEC, 30 * MIB);
@@ -787,8 +885,10 @@ static void random_attempts(uint32_t task) {
                         fx_run(task, rnd((uint32_t)fx.s.n_nodes), rnd(100) * SEC, rnd(65) * MIB);
 
                 fx.attempts[a].iowait = rnd_share();
+                fx.attempts[a].steal = rnd_share() / 2;
                 fx.attempts[a].speculative = k == 2;
                 fx.attempts[a].kill_count = rnd(3);
+                fx.attempts[a].resize_count = rnd(fx.attempts[a].kill_count + 1);
                 fx.attempts[a].slot_memory = (100 + rnd(400)) * MIB;
                 /* Some in a borrowed slot, which today's policies never
                  * use but must count as taken. */
@@ -986,7 +1086,9 @@ Suite *suite_flexslot(void) {
         tcase_add_test(tc, test_straggler_detected_io_first_kill);
         tcase_add_loop_test(tc, test_resize_cases, 0, (int)ELEMENTSOF(resize_cases));
         tcase_add_test(tc, test_resize_remembers_by_task);
+        tcase_add_test(tc, test_replaced_straggler_first_resize);
         tcase_add_test(tc, test_cpu_straggler_moves_slot);
+        tcase_add_test(tc, test_bottleneck_by_own_steal);
         tcase_add_test(tc, test_slot_moves_need_cpu_straggler);
         tcase_add_test(tc, test_slot_moves_need_idle_host_cpu);
         tcase_add_test(tc, test_unmeasured_steal);
@@ -1011,6 +1113,7 @@ Suite *suite_flexslot(void) {
         tcase_add_test(tc, test_vm_demand_unmeasured);
         tcase_add_test(tc, test_vm_demand_starves_low_use_on_busy_host);
         tcase_add_test(tc, test_vm_flexslot);
+        tcase_add_test(tc, test_vm_critical_first);
         tcase_add_test(tc, test_vm_memory_scaled_to_host);
         suite_add_tcase(s, tc);
 

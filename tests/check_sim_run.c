@@ -20,6 +20,8 @@
 #include "sim/workload.h"
 #include "tests.h"
 
+#define MIB (1024ULL * 1024ULL)
+
 static const char workload_text[] =
         "name,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,output_ratio,"
         "reduces,small_frac,large_frac,large_max_blocks,expensive_frac,expensive_cpu,"
@@ -49,8 +51,8 @@ static void run_start(Run *run, const char *scenario_text, bool invariants) {
         memset(run, 0, sizeof(*run));
         ck_assert_msg(scenario_load_string("t.ini", scenario_text, &run->sc, err, sizeof(err)) == 0,
                       "%s", err);
-        ck_assert_msg(workload_parse("t.csv", workload_text, &run->wl, err, sizeof(err)) == 0,
-                      "%s", err);
+        ck_assert_msg(workload_parse("t.csv", workload_text, &run->wl, err, sizeof(err)) == 0, "%s",
+                      err);
         ck_assert_msg(sim_new(&run->sc, &run->wl, &run->sim, err, sizeof(err)) == 0, "%s", err);
         sim_set_check_invariants(run->sim, invariants);
         ck_assert_msg(sim_run(run->sim) == 0, "run failed: %s",
@@ -133,6 +135,51 @@ START_TEST(test_map_in_reduce_slot_runs_as_map) {
         r = sim_results(run.sim);
         ck_assert_uint_eq(r->borrowed, 0);
         ck_assert(r->jobs[1].finished > expect + 3);
+        run_done(&run);
+}
+END_TEST
+
+/* Algorithm 1, line 9: a resize grows the straggler's slot, not only the
+ * task: on a node of one map slot, the first map is resized to 240 MiB and
+ * then re-placed (which frees its slot); the second map, given the node's
+ * default 200 MiB, starts in the grown slot and gets its 240 MiB. */
+START_TEST(test_resize_grows_the_slot) {
+        Run run = { 0 };
+        char err[512] = "";
+        SimCluster *cl;
+        ClusterSnapshot snap;
+        Assignment as = { .task = 0, .node = 0, .type = TASK_MAP, .slot = SLOT_MAP };
+        Kill kill = { .attempt = 0, .reason = KILL_RESIZE, .slot_memory = 240 * MIB };
+        Decisions d = { .assignments = &as, .n_assignments = 1 };
+
+        ck_assert_int_eq(scenario_load_string("t.ini",
+                                              "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\n"
+                                              "[hadoop]\nmap_slots = 1\ntask_heap = 200M\n"
+                                              "[workload]\njobs = one, one\n",
+                                              &run.sc, err, sizeof(err)),
+                         0);
+        ck_assert_int_eq(workload_parse("t.csv", workload_text, &run.wl, err, sizeof(err)), 0);
+        ck_assert_msg(sim_new(&run.sc, &run.wl, &run.sim, err, sizeof(err)) == 0, "%s", err);
+        cl = &run.sim->clusters[0];
+
+        as.slot_memory = 200 * MIB;
+        ck_assert_int_eq(sim_decisions_apply(cl, &d), 0);
+        ck_assert_uint_eq(cl->attempts[0]->slot_memory, 200 * MIB);
+        ck_assert_int_eq(sim_snapshot(cl, &snap), 0);
+        d = (Decisions){ .kills = &kill, .n_kills = 1 };
+        ck_assert_int_eq(sim_decisions_apply(cl, &d), 0);
+        ck_assert_uint_eq(cl->n_attempts, 1);
+        ck_assert_uint_eq(cl->attempts[0]->slot_memory, 240 * MIB);
+
+        ck_assert_int_eq(sim_snapshot(cl, &snap), 0);
+        kill = (Kill){ .attempt = 0, .reason = KILL_REPLACE, .slot_memory = 240 * MIB };
+        ck_assert_int_eq(sim_decisions_apply(cl, &d), 0);
+        ck_assert_uint_eq(cl->n_attempts, 0);
+        as.task = 1;
+        d = (Decisions){ .assignments = &as, .n_assignments = 1 };
+        ck_assert_int_eq(sim_decisions_apply(cl, &d), 0);
+        ck_assert_uint_eq(cl->attempts[0]->task, 1);
+        ck_assert_uint_eq(cl->attempts[0]->slot_memory, 240 * MIB);
         run_done(&run);
 }
 END_TEST
@@ -365,8 +412,9 @@ START_TEST(test_setup_calls_check_ranges) {
         uint32_t where[] = { 0, 1 }, nowhere[] = { 9 };
 
         ck_assert_int_eq(workload_parse("t.csv", workload_text, &wl, err, sizeof(err)), 0);
-        ck_assert_int_eq(scenario_load_string("t.ini", "[cluster]\nvms = 4\nmasters = 1\n"
-                                                       "[workload]\njobs = one\n",
+        ck_assert_int_eq(scenario_load_string("t.ini",
+                                              "[cluster]\nvms = 4\nmasters = 1\n"
+                                              "[workload]\njobs = one\n",
                                               &sc, err, sizeof(err)),
                          0);
         ck_assert_int_eq(sim_new(&sc, &wl, &sim, err, sizeof(err)), 0);
@@ -450,12 +498,14 @@ START_TEST(test_busy_cluster_conserves_time) {
                         ck_assert_uint_eq(r->nodes[i].maps_run, 0);
         }
         free(vm_maps);
-        /* Stock's static slots never change nor kill to resize; FlexSlot
-         * with its allocator moves slots on this cluster. */
+        /* Stock's static slots never change nor kill to resize. FlexSlot
+         * moves no slot beside the co-running cluster: its VMs and ours
+         * keep the hosts' pCPUs busy, and a slot goes only where one is
+         * idle (every VM on the host counts, Fig. 11). */
         if (strcmp(variants[_i][0], "static") == 0)
                 ck_assert(kills == 0 && r->slot_changes == 0);
-        if (strcmp(variants[_i][1], "flexslot") == 0)
-                ck_assert_uint_gt(r->slot_changes, 0);
+        if (strcmp(variants[_i][2], "yes") == 0)
+                ck_assert_uint_eq(r->slot_changes, 0);
         ck_assert_uint_eq(maps_run, maps);
         ck_assert(host_cpu[0] <= 4 + 1e-9);
         ck_assert(host_cpu[1] <= 4 + 1e-9);
@@ -553,8 +603,10 @@ START_TEST(test_progress_reports) {
         const SimResults *a, *b;
         char text[1024], err[512] = "";
 
-        run_busy(&plain, "flexslot", "demand", "yes", false);
+        /* Heartbeats every second: events enough for a few reports. */
         snprintf(text, sizeof(text), busy_cluster, "flexslot", "demand", "yes");
+        strncat(text, "[hadoop]\nheartbeat = 1s\n", sizeof(text) - strlen(text) - 1);
+        run_start(&plain, text, false);
         memset(&watched, 0, sizeof(watched));
         ck_assert_int_eq(scenario_load_string("t.ini", text, &watched.sc, err, sizeof(err)), 0);
         ck_assert_int_eq(workload_parse("t.csv", workload_text, &watched.wl, err, sizeof(err)), 0);
@@ -919,6 +971,7 @@ Suite *suite_sim_run(void) {
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_lone_task_exact_time);
         tcase_add_test(tc, test_map_in_reduce_slot_runs_as_map);
+        tcase_add_test(tc, test_resize_grows_the_slot);
         tcase_add_test(tc, test_spill_during_map_phase);
         tcase_add_test(tc, test_splits_as_file_input_format);
         tcase_add_test(tc, test_spill_threads_on_a_busy_testbed);

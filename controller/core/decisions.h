@@ -65,8 +65,10 @@ typedef struct Kill {
         uint32_t attempt;
         KillReason reason;
         /* The next attempt's slot memory; the driver increments the task's
-         * kill count. KILL_RESIZE restarts on the same node at once, in a
-         * slot of the same type; KILL_REPLACE and KILL_RETRY free the slot
+         * kill count. KILL_RESIZE restarts on the same node at once, in the
+         * same slot, grown to this size (Algorithm 1, line 9): a driver
+         * whose trackers keep a slot's size (the simulator's do) starts
+         * later maps in that slot with it; KILL_REPLACE and KILL_RETRY free the slot
          * and return the task to pending with this slot memory (unless a
          * backup of it runs on): an Assignment in the same Decisions may
          * place it (KILL_REPLACE's always does), else a later step does,

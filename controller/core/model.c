@@ -29,7 +29,8 @@ static bool attempt_ok(const ClusterSnapshot *s, const Attempt *a) {
         return a->task < s->n_tasks && a->node < s->n_nodes &&
                s->nodes[a->node].state != NODE_LOST && (unsigned)a->slot < _SLOT_TYPE_MAX &&
                s->tasks[a->task].state == TASK_RUNNING && share_ok(a->progress) &&
-               share_ok(a->cpu) && share_ok(a->iowait);
+               share_ok(a->cpu) && share_ok(a->iowait) && share_ok(a->steal) &&
+               a->resize_count <= a->kill_count;
 }
 
 static bool job_tasks_ok(const ClusterSnapshot *s, uint32_t job, const JobTasks *jt) {
@@ -106,6 +107,10 @@ int job_validate(const Job *job) {
         return job && job_ok(job) ? 0 : -EINVAL;
 }
 
+static bool host_ok(const Host *h) {
+        return amount_ok(h->cpu_use) && (host_measured(h) || h->cpu_use == 0);
+}
+
 static bool vm_ok(const ClusterSnapshot *s, const Vm *v) {
         return v->host < s->n_hosts && amount_ok(v->cpu_use) && amount_ok(v->cpu_cap) &&
                (vm_measured(v) || (v->cpu_use == 0 && v->memory_used == 0));
@@ -132,6 +137,9 @@ usec_t phase_stats_mean(const PhaseStats *s) {
 int snapshot_validate(const ClusterSnapshot *s) {
         if (!s || !arrays_ok(s))
                 return -EINVAL;
+        for (size_t i = 0; i < s->n_hosts; i++)
+                if (!host_ok(&s->hosts[i]))
+                        return -EINVAL;
         for (size_t i = 0; i < s->n_vms; i++)
                 if (!vm_ok(s, &s->vms[i]))
                         return -EINVAL;

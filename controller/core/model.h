@@ -47,6 +47,11 @@ typedef struct Host {
         unsigned pcpus;
         uint64_t memory;         /* bytes the VMs of this host may share */
         uint64_t disk_bandwidth; /* bytes/s */
+        /* CPU use of every VM on the host over the last interval, this
+         * cluster's and any other's (a co-running cluster, FlexSlot Fig. 11);
+         * a driver that sees only its own VMs leaves it unmeasured. */
+        double cpu_use;
+        usec_t measured_at; /* of cpu_use; 0: not measured */
 } Host;
 
 typedef struct Vm {
@@ -122,6 +127,10 @@ static inline bool node_schedulable(const Node *n) {
 
 static inline bool node_measured(const Node *n) {
         return n->measured_at != 0;
+}
+
+static inline bool host_measured(const Host *h) {
+        return h->measured_at != 0;
 }
 
 static inline bool vm_measured(const Vm *v) {
@@ -239,10 +248,15 @@ typedef struct Attempt {
         uint64_t input_size;      /* bytes this attempt must consume */
         double cpu;               /* CPU share of its run time, 0..1 */
         double iowait;            /* I/O wait share of its run time, 0..1 */
-        bool speculative;         /* a backup copy */
+        /* Steal share of its run time, 0..1: its thread was runnable but
+         * the hypervisor did not run its vCPU. A driver that cannot tell
+         * it per attempt gives its node's steal. */
+        double steal;
+        bool speculative; /* a backup copy */
         /* How often the task was killed before this attempt (the driver
-         * counts its Kill decisions). */
-        unsigned kill_count;
+         * counts its Kill decisions), and how many of those kills were
+         * resizes (KILL_RESIZE): FlexSlot's killcount (Algorithm 1). */
+        unsigned kill_count, resize_count;
 } Attempt;
 
 typedef struct ClusterSnapshot {
@@ -260,10 +274,15 @@ typedef struct ClusterSnapshot {
         size_t n_attempts;
         /* Every Job.tasks is up to date; false: the core counts itself. */
         bool job_tasks_kept;
+        /* How often the VMs' CPU is divided again by demand: the period of
+         * the cloud's allocator (VMware DRS's), or the control interval when
+         * the policy's own VM allocator sizes them; 0: not known. */
+        usec_t allocator_period;
 } ClusterSnapshot;
 
 /* Checks that every index points inside its array, slot types and node
- * states are known, shares are in 0..1, measurements not taken are 0,
+ * states are known, shares are in 0..1, an attempt's resizes are among its
+ * kills, measurements not taken are 0,
  * running attempts belong to running tasks on nodes that are not lost, no
  * job counts more tasks done or running than it has, profiles are sane
  * and, when kept, each Job.tasks and Job.counts agree with the tasks:

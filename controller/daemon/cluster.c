@@ -480,7 +480,11 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                         .input_size = t->input_size,
                                         .cpu = t->cpu,
                                         .iowait = t->iowait,
+                                        /* The tracker measures steal per
+                                         * node only. */
+                                        .steal = s.nodes[node].steal,
                                         .kill_count = t->kills,
+                                        .resize_count = t->resizes,
                                 };
                         }
                         n_tasks++;
@@ -815,6 +819,7 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                         return r;
                 task_stop(c, t);
                 t->kills++;
+                t->resizes += d->kills[i].reason == KILL_RESIZE;
                 t->slot_memory = d->kills[i].slot_memory;
                 if (d->kills[i].reason == KILL_RESIZE && n == on) {
                         r = start_attempt(c, on, t, t->slot_memory, now, reply);

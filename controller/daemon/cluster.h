@@ -35,8 +35,8 @@ typedef struct ClusterTask {
         TaskType type;
         unsigned index;
         TaskState state;
-        unsigned failures, kills;
-        uint64_t slot_memory; /* the next attempt's; 0: the node's default */
+        unsigned failures, kills, resizes; /* resizes: kills that were KILL_RESIZE */
+        uint64_t slot_memory;              /* the next attempt's; 0: the node's default */
         /* The running attempt (state TASK_RUNNING). */
         uint64_t attempt;
         uint64_t node; /* its tracker's id */

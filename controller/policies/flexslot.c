@@ -23,13 +23,10 @@ double flexslot_score(uint64_t input_size, double speed) {
         return (1.0 + 1.0 / s) * (speed / BYTES_PER_MIB);
 }
 
-Bottleneck flexslot_bottleneck(const FlexSlotSettings *set, double attempt_iowait,
-                               const Node *node) {
-        double steal = node_measured(node) ? node->steal : 0;
-
-        if (attempt_iowait >= set->io_threshold && attempt_iowait >= steal)
+Bottleneck flexslot_bottleneck(const FlexSlotSettings *set, const Attempt *a) {
+        if (a->iowait >= set->io_threshold && a->iowait >= a->steal)
                 return BOTTLENECK_IO;
-        if (node_measured(node) && steal >= set->steal_threshold)
+        if (a->steal >= set->steal_threshold)
                 return BOTTLENECK_CPU;
         return BOTTLENECK_NONE;
 }
@@ -37,7 +34,7 @@ Bottleneck flexslot_bottleneck(const FlexSlotSettings *set, double attempt_iowai
 bool flexslot_resize_pays(const Attempt *a, double prev_speed, double speed, usec_t waste) {
         double size = (double)a->input_size;
 
-        if (a->kill_count == 0)
+        if (a->resize_count == 0)
                 return true;
         if (speed <= 0 || prev_speed <= 0)
                 return false;
@@ -121,7 +118,7 @@ static void analyze_job(const PolicyContext *ctx, const FlexSlotSettings *set, F
                 if (!low[k])
                         continue;
                 an->straggler[i] = true;
-                an->bottleneck[i] = flexslot_bottleneck(set, a->iowait, &ctx->snap->nodes[a->node]);
+                an->bottleneck[i] = flexslot_bottleneck(set, a);
                 an->node_stragglers[a->node]++;
         }
 }

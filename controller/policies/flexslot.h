@@ -23,16 +23,19 @@
  *   only when its centroid is below straggler_ratio times the high one
  *   (default 0.8; 1.0 gives the paper's pure k-means).
  * - III-C, bottleneck: I/O when the attempt's I/O wait share is at least
- *   io_threshold (default 0.2) and at least its node's steal share; else CPU
- *   when the node's steal share is at least steal_threshold (default 0.1);
- *   else none. Fig. 5 and Fig. 6 show stragglers whose time is dominated by
- *   one of the two; the thresholds keep a straggler with a little of both
- *   from being resized for nothing. A node whose steal is not measured is
- *   never CPU-bound, and its attempts' I/O wait is compared against 0.
+ *   io_threshold (default 0.2) and at least its own steal share; else CPU
+ *   when its steal share is at least steal_threshold (default 0.1); else
+ *   none. Both are the attempt's shares of its run time, as Fig. 5 and
+ *   Fig. 6 split each task's time: the node's steal is a mean over its
+ *   vCPUs and its last interval, and a lone starved straggler on a 4-vCPU
+ *   VM shows at most a quarter of its steal there. The figures show
+ *   stragglers whose time is dominated by one of the two; the thresholds
+ *   keep a straggler with a little of both from being resized for nothing.
  * - Unmeasured nodes and VMs elsewhere: Algorithm 2 leaves a node without a
  *   steal measurement out (neither donor nor receiver, nor in mu and sigma);
- *   a host with a VM whose CPU use is not measured has no pCPU known to be
- *   idle; V-F adds no slot to a node whose steal or VM is not measured; a
+ *   a host the driver does not measure as a whole, with a VM of this
+ *   cluster whose CPU use is not measured, has no pCPU known to be idle;
+ *   V-F adds no slot to a node whose steal or VM is not measured; a
  *   straggler's re-placement prefers measured nodes to unmeasured ones.
  * - Algorithm 1, line 7: the printed test S/D - S/D_prev > T would kill
  *   again only when the last resize made the task slower; the text says the
@@ -46,7 +49,9 @@
  *   run). D_prev is the slot manager's memory of the task (by Task.id): the
  *   speed it measured when it last killed the task or let it run (line 13),
  *   kept while the task has an attempt at each control step; without one, a
- *   task killed before is not killed again. Slot memory never grows past the VM's memory ceiling
+ *   task resized before is not killed again. The first resize is
+ *   unconditional (killcount = 0): a kill that re-placed the task (III-E)
+ *   is no resize and does not count. Slot memory never grows past the VM's memory ceiling
  * less vm_memory_reserve; at that cap the task is no longer killed.
  * - Algorithm 2: the loop of the paper recomputes mu and sigma over steal
  *   values that only change once moved slots have been filled and the
@@ -54,7 +59,10 @@
  *   cycle makes at most max_moves moves (default 1), pairing the k-th lowest
  *   steal node with the k-th highest, and measures again only once the last
  *   slot change is settle old (default 15 s, five heartbeats: the new slot
- *   must be filled and the allocator must react before steal can move). A
+ *   must be filled and the allocator must react before steal can move), and
+ *   at least one allocator period (ClusterSnapshot.allocator_period: DRS's
+ *   5 minutes in the paper's testbed), since steal moves only once the
+ *   allocator has divided the CPU again. A
  *   node keeps at least min_map_slots and gets at most max_map_slots
  *   (default 8, twice the paper's 4). As III-E says, slots move "from nodes
  *   running fast tasks to nodes running stragglers" once a straggler's
@@ -62,8 +70,10 @@
  *   CPU-bound, a donor runs no straggler and a receiver runs a CPU-bound one.
  *   The paper counts on the cloud's demand-based allocator to follow the new
  *   slot with CPU from a cluster-wide pool (VMware DRS); here a host is the
- *   pool, so a receiver's host must also have a pCPU idle (the sum of its
- *   VMs' cpu_use at most pcpus - 1). Without these bounds a receiver whose
+ *   pool, so a receiver's host must also have a pCPU idle (the CPU use of
+ *   all its VMs, a co-running cluster's too (Fig. 11), at most pcpus - 1;
+ *   Host.cpu_use, or this cluster's VMs' when the driver measures no more).
+ *   Without these bounds a receiver whose
  *   host has no CPU to give keeps gaining slots every cycle (its steal never
  *   falls) until it holds them all: in the simulator's Fig. 10 wordcount run
  *   that made the job 41% slower than stock Hadoop.
@@ -117,8 +127,7 @@ extern const ConfSchema flexslot_settings_schema;
 double flexslot_input_speed(const Attempt *a, usec_t now, usec_t min_age);
 /* P = (1 + 1/S) * D, S in MiB, D in MiB/s; 0 for an empty split. */
 double flexslot_score(uint64_t input_size, double speed);
-Bottleneck flexslot_bottleneck(const FlexSlotSettings *set, double attempt_iowait,
-                               const Node *node);
+Bottleneck flexslot_bottleneck(const FlexSlotSettings *set, const Attempt *a);
 /* Algorithm 1, line 7, with the time a kill wastes in place of T: a's
  * speed is D, prev_speed D_prev (0: not known). */
 bool flexslot_resize_pays(const Attempt *a, double prev_speed, double speed, usec_t waste);

@@ -77,6 +77,7 @@ typedef struct VmAllocatorSettings {
         int64_t weight_per_vm;  /* a host's CPU weight pool is this times its VMs */
         double demand_headroom; /* demand: entitlement = headroom x use */
         uint64_t min_vm_memory; /* floor of any memory target */
+        bool critical_first;    /* flexslot: critical attempts' CPU first (vm-alloc.c) */
 } VmAllocatorSettings;
 extern const ConfSchema vm_allocator_settings_schema;
 

@@ -217,11 +217,15 @@ static int handle_stragglers(IdMap *prev_speeds, PolicyContext *ctx, const FlexS
         return 0;
 }
 
+/* A moved slot changes steal only once the allocator has divided the CPU
+ * again: Algorithm 2 waits at least one allocator period. */
 static bool settling(const PolicyContext *ctx, const FlexSlotSettings *set) {
+        usec_t wait = MAX(set->settle, ctx->snap->allocator_period);
+
         for (size_t i = 0; i < ctx->snap->n_nodes; i++) {
                 usec_t changed = ctx->snap->nodes[i].slots_changed_at;
 
-                if (changed != 0 && ctx->now < changed + set->settle)
+                if (changed != 0 && ctx->now < changed + wait)
                         return true;
         }
         return false;
@@ -230,12 +234,17 @@ static bool settling(const PolicyContext *ctx, const FlexSlotSettings *set) {
 /* A slot added to a node on this host can bring it CPU: the host has a pCPU
  * idle. The paper's pool spans the cluster (VMware DRS); here each host is a
  * pool, and on a saturated host the added slot's tasks only crowd the node's
- * own stragglers and take CPU from its neighbours. A VM whose use is not
- * measured may be using anything. */
+ * own stragglers and take CPU from its neighbours. Every VM on the host
+ * counts, a co-running cluster's too (Fig. 11), when the driver measures
+ * the host; else this cluster's, and a VM whose use is not measured may be
+ * using anything. */
 static bool host_has_idle_cpu(const PolicyContext *ctx, uint32_t host) {
         const ClusterSnapshot *s = ctx->snap;
+        const Host *h = &s->hosts[host];
         double used = 0;
 
+        if (host_measured(h))
+                return h->cpu_use + 1.0 <= (double)h->pcpus;
         for (uint32_t v = 0; v < s->n_vms; v++)
                 if (s->vms[v].host == host) {
                         if (!vm_measured(&s->vms[v]))

@@ -144,7 +144,7 @@ expect 1 "gnuplot failed on $tmp/badgp/run/charts.gp with exit status 3" \
 # so nothing here asks for one; but a FlexSlot that stopped acting (no
 # resize kill, no slot change in any run) fails.
 "$sim" list >"$tmp/list"
-[ "$(wc -l <"$tmp/list")" -eq 17 ] || fail "list: $(cat "$tmp/list")"
+[ "$(wc -l <"$tmp/list")" -eq 18 ] || fail "list: $(cat "$tmp/list")"
 puma="tera-sort inverted-index term-vector wordcount grep k-means histogram-movies histogram-ratings"
 while read -r name title; do
 	table=yes
@@ -194,8 +194,9 @@ while read -r name title; do
 	END { if (NR < 3 + n_want) { print name ": rows missing"; bad = 1 }; exit bad }
 	' "$tmp/$name.txt" || fail "$name table"
 	grep -q "^Decisions per run" "$tmp/$name.txt" || continue
-	# Decisions: none under stock Hadoop (static slots), some under each
-	# FlexSlot variant, summed over the benchmarks.
+	# Decisions: none under stock Hadoop's static slots (stock, homo, kvm,
+	# st+alloc), some under each FlexSlot variant, summed over the
+	# benchmarks.
 	sed -n '/^Decisions per run, mean over the seeds (resize kills \/ map slot changes):$/,/^Note/p' "$tmp/$name.txt" |
 		awk -v rows="$rows" -v name="$name" '
 	BEGIN { n_want = split(name == "fig9" ? "inverted-index" : rows, want, " ") }
@@ -210,7 +211,7 @@ while read -r name title; do
 	END {
 		if (nv == 0 || n != n_want) { print name ": decisions table"; bad = 1 }
 		for (v = 2; v <= nv; v++)
-			if ((label[v] == "stock" || label[v] == "homo") != (sum[v] == 0)) {
+			if ((label[v] ~ /^(stock|homo|kvm|st\+alloc)$/) != (sum[v] == 0)) {
 				print name ": " label[v] " made " sum[v] " decisions"; bad = 1
 			}
 		exit bad
