@@ -224,6 +224,26 @@ static Resources task_demand(const Sim *s, double cpu_per_mb, double output_rati
         };
 }
 
+/* RAS's profile of a task from shares (%) of a slave's capacity. */
+static Resources profile_demand(const Scenario *sc, double cpu, double io, double memory) {
+        return (Resources){
+                .cpu = cpu / 100 * (double)sc->vm_vcpus,
+                .io = io / 100 * (double)sc->host_disk_bw,
+                .memory = (uint64_t)(memory / 100 * (double)(sc->vm_memory - sc->vm_os_memory)),
+        };
+}
+
+/* A benchmark with RAS's profile (Table 2) gives the scheduler its demands,
+ * and its tasks run in heaps of the profile's memory under every
+ * scheduler, as the jobs the paper measured did; a reduce holds its heap
+ * while it shuffles too. */
+static void job_profile_apply(const Scenario *sc, const Benchmark *b, Job *job) {
+        job->demand[TASK_MAP] = profile_demand(sc, b->ras_map_cpu, b->ras_map_io, b->ras_map_memory);
+        job->demand[TASK_REDUCE] =
+                profile_demand(sc, b->ras_reduce_cpu, b->ras_reduce_io, b->ras_reduce_memory);
+        job->shuffle = profile_demand(sc, 0, b->ras_shuffle_io, b->ras_reduce_memory);
+}
+
 static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskList *l) {
         const Scenario *sc = s->sc;
         double block = (double)sc->block_size, left = b->input_bytes * sc->scale, file_left = 0;
@@ -246,6 +266,8 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 .demand = { [TASK_MAP] = task_demand(s, b->map_cpu_per_mb, b->map_output_ratio),
                             [TASK_REDUCE] = task_demand(s, b->reduce_cpu_per_mb, b->output_ratio) },
         };
+        if (b->ras_profile)
+                job_profile_apply(sc, b, &cl->jobs[j]);
         while (left > 0) {
                 double size;
                 bool expensive;
@@ -266,6 +288,8 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 t->input_size = (uint64_t)size;
                 cl->jobs[j].input_size += t->input_size;
                 place_replicas(s, cl, t);
+                if (b->ras_profile)
+                        t->slot_memory = cl->jobs[j].demand[TASK_MAP].memory;
                 x->cpu_work = size / MB * b->map_cpu_per_mb * (expensive ? expensive_cpu : 1);
                 x->output = size * b->map_output_ratio * (expensive ? b->expensive_output : 1);
                 x->records = record_bytes > 0 ? x->output / record_bytes : 0;
@@ -288,6 +312,8 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 t->job = (uint32_t)j;
                 t->type = TASK_REDUCE;
                 t->input_size = (uint64_t)input;
+                if (b->ras_profile)
+                        t->slot_memory = cl->jobs[j].demand[TASK_REDUCE].memory;
                 x->cpu_work = input / MB * b->reduce_cpu_per_mb;
                 x->output = input * b->output_ratio;
                 cl->jobs[j].counts[TASK_REDUCE].total++;
@@ -334,8 +360,12 @@ static int build_jobs(Sim *s, SimCluster *cl, const Workload *wl, const char *li
         return r;
 }
 
-/* [workload] deadlines: one per job, after its submission, or "none". */
-static int apply_deadlines(SimCluster *cl, const char *list, char *err, size_t err_size) {
+/* A [workload] key of one duration per job, in the order of jobs, into
+ * ret: deadlines (after the job's submission, above 0, or "none": 0) or
+ * submit (from the start, never before the job before it, as jobs arrive
+ * in their order). */
+static int job_durations(const SimCluster *cl, const char *key, const char *list, bool deadline,
+                         usec_t *ret, char *err, size_t err_size) {
         _cleanup_free_ char *copy = strdup(list);
         size_t j = 0;
         char *save = NULL, *d;
@@ -344,23 +374,48 @@ static int apply_deadlines(SimCluster *cl, const char *list, char *err, size_t e
                 return -ENOMEM;
         for (d = strtok_r(copy, ", ", &save); d && j < cl->n_jobs;
              d = strtok_r(NULL, ", ", &save), j++) {
-                usec_t after = 0;
+                bool none = deadline && strcmp(d, "none") == 0;
 
-                if (strcmp(d, "none") != 0 && (parse_duration(d, &after) < 0 || after == 0)) {
-                        snprintf(err, err_size,
-                                 "[workload] deadlines: '%s' is neither a duration above 0 nor "
-                                 "none",
-                                 d);
+                ret[j] = 0;
+                if (!none && (parse_duration(d, &ret[j]) < 0 || (deadline && ret[j] == 0))) {
+                        snprintf(err, err_size, "[workload] %s: '%s' is neither a duration %s",
+                                 key, d, deadline ? "above 0 nor none" : "nor 0");
                         return -EINVAL;
                 }
-                cl->jobs[j].deadline = after ? cl->jobs[j].submitted + after : 0;
+                if (!deadline && j > 0 && ret[j] < ret[j - 1]) {
+                        snprintf(err, err_size,
+                                 "[workload] %s: '%s' comes before the job before it; jobs are "
+                                 "submitted in the order of jobs",
+                                 key, d);
+                        return -EINVAL;
+                }
         }
         if (d || j != cl->n_jobs) {
-                snprintf(err, err_size, "[workload] deadlines: one for each of the %zu jobs",
+                snprintf(err, err_size, "[workload] %s: one for each of the %zu jobs", key,
                          cl->n_jobs);
                 return -EINVAL;
         }
         return 0;
+}
+
+/* [workload] submit, then deadlines after each submission. */
+static int apply_job_times(SimCluster *cl, const Scenario *sc, char *err, size_t err_size) {
+        _cleanup_free_ usec_t *t = calloc(cl->n_jobs, sizeof(usec_t));
+        int r = 0;
+
+        if (!t)
+                return -ENOMEM;
+        if (sc->submit) {
+                r = job_durations(cl, "submit", sc->submit, false, t, err, err_size);
+                for (size_t j = 0; r >= 0 && j < cl->n_jobs; j++)
+                        cl->jobs[j].submitted = t[j];
+        }
+        if (r >= 0 && sc->deadlines) {
+                r = job_durations(cl, "deadlines", sc->deadlines, true, t, err, err_size);
+                for (size_t j = 0; r >= 0 && j < cl->n_jobs; j++)
+                        cl->jobs[j].deadline = t[j] ? cl->jobs[j].submitted + t[j] : 0;
+        }
+        return r;
 }
 
 /* [workload] profile_runs: the profile of each job with a deadline from a
@@ -379,6 +434,7 @@ static int profile_runs(Sim *s, SimCluster *cl, const Workload *wl, char *err, s
                 snprintf(name, sizeof(name), "%s", jx->bench->name);
                 solo.jobs = name;
                 solo.deadlines = NULL;
+                solo.submit = NULL;
                 solo.profile_runs = false;
                 solo.interference = false;
                 r = sim_new(&solo, wl, &p, err, err_size);
@@ -445,8 +501,8 @@ int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t
                         return r;
                 r = build_jobs(s, cl, wl, c == 0 ? sc->jobs : sc->interference_jobs, err,
                                err_size);
-                if (r >= 0 && c == 0 && sc->deadlines)
-                        r = apply_deadlines(cl, sc->deadlines, err, err_size);
+                if (r >= 0 && c == 0)
+                        r = apply_job_times(cl, sc, err, err_size);
                 if (r >= 0 && c == 0 && sc->profile_runs)
                         r = profile_runs(s, cl, wl, err, err_size);
                 if (r < 0)
