@@ -15,6 +15,9 @@
 #include "controller/core/policy.h"
 #include "controller/policies/ras-place.h"
 #include "controller/policies/ras-utility.h"
+#include "sim/scenario.h"
+#include "sim/sim.h"
+#include "sim/workload.h"
 #include "tests.h"
 #include "check_policy.h"
 
@@ -310,6 +313,147 @@ START_TEST(test_ras_scheduler_no_overload) {
 }
 END_TEST
 
+/* A heartbeat fills only the job slots the placement has on its node: two
+ * maps of 1 CPU fill node 0 (the fill visits it first), so node 1's
+ * heartbeat starts none though it has the room; node 0's starts both. */
+START_TEST(test_ras_scheduler_follows_placement) {
+        Resources map = { .cpu = 1, .io = 1, .memory = 100 * MIB };
+        _cleanup_(policy_freep) Policy *policy = NULL;
+        PolicyStepArgs args = { .now = 10 * SEC,
+                                .flags = POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT,
+                                .node = 1 };
+        uint32_t a;
+
+        fx_cluster(2, 8, 2);
+        for (unsigned n = 0; n < 2; n++)
+                fx.nodes[n].capacity = (Resources){ .cpu = 2, .io = 100, .memory = 2 * GIB };
+        fx.cfg.scheduler = "ras";
+        a = ras_job(2, 0, map, map);
+        ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &policy), 0);
+        ck_assert_int_eq(policy_step(policy, &fx.s, &args, &fx.d), 0);
+        ck_assert_uint_eq(fx.d.n_placements, 1);
+        ck_assert_uint_eq(fx.d.placements[0].node, 0);
+        ck_assert_uint_eq(fx.d.placements[0].count, 2);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        args.node = 0;
+        ck_assert_int_eq(policy_step(policy, &fx.s, &args, &fx.d), 0);
+        ck_assert_uint_eq(assigned(a, 0, TASK_MAP), 2);
+}
+END_TEST
+
+/* Between cycles the kept placement bounds each job on a node, even with
+ * room to spare: A's 4 running maps (0.5 CPU each) fill the node when B
+ * comes; the placement gives B two of A's slots (u_A(2) = log 2 / log 10
+ * - 1 = -0.70 still above u_B(1) = -1, and then neither gains from the
+ * other). When A's four end, within the cycle, the node starts A 2 and
+ * B 2, not 4 of either. */
+START_TEST(test_ras_scheduler_keeps_placement) {
+        Resources map = { .cpu = 0.5, .io = 1, .memory = 100 * MIB };
+        RasSettings *set;
+        uint32_t a, b;
+
+        fx_cluster(1, 8, 2);
+        fx.nodes[0].capacity = (Resources){ .cpu = 2, .io = 100, .memory = 2 * GIB };
+        fx.cfg.scheduler = "ras";
+        set = policy_config_settings(&fx.cfg, &ras_settings_schema);
+        set->ras_cycle = 3600 * SEC;
+        a = ras_job(10, 0, map, map);
+        for (uint32_t t = 0; t < 4; t++)
+                fx_run(t, 0, 1 * SEC, 0);
+        fx.jobs[a].counts[TASK_MAP].running = 4;
+        b = ras_job(10, 0, map, map);
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 10 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        for (uint32_t t = 0; t < 4; t++)
+                fx_done(t);
+        fx.s.n_attempts = 0;
+        fx.jobs[a].counts[TASK_MAP].running = 0;
+        fx.jobs[a].counts[TASK_MAP].done = 4;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 20 * SEC), 0);
+        ck_assert_uint_eq(assigned(a, 0, TASK_MAP), 2);
+        ck_assert_uint_eq(assigned(b, 0, TASK_MAP), 2);
+}
+END_TEST
+
+/* ---- the simulator's RAS inputs ---- */
+
+#define WL_HEADER                                                                                  \
+        "name,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,output_ratio,"       \
+        "reduces,small_frac,large_frac,large_max_blocks,expensive_frac,expensive_cpu,"            \
+        "expensive_output"
+#define WL_ROW "a,1,0.1,1,0.1,1,1,0,0,1,0,1,1"
+
+/* RAS's profile columns come all together or not at all, and a file with
+ * them gives each benchmark its profile. */
+START_TEST(test_ras_workload_profile) {
+        Workload wl = { 0 };
+        char err[256] = "";
+
+        ck_assert_int_eq(workload_parse("w.csv", WL_HEADER ",ras_map_cpu\n" WL_ROW ",30\n", &wl,
+                                        err, sizeof(err)),
+                         -EINVAL);
+        ck_assert_msg(strstr(err, "w.csv:1: header has 'ras_map_cpu' but not 'ras_map_io'"), "%s",
+                      err);
+        ck_assert_int_eq(workload_parse("w.csv", WL_HEADER "\n" WL_ROW "\n", &wl, err,
+                                        sizeof(err)),
+                         0);
+        ck_assert(!wl.benchmarks[0].ras_profile);
+        workload_done(&wl);
+        ck_assert_int_eq(workload_parse("w.csv",
+                                        WL_HEADER ",ras_map_cpu,ras_map_io,ras_map_memory,"
+                                                  "ras_shuffle_io,ras_reduce_cpu,ras_reduce_io,"
+                                                  "ras_reduce_memory\n" WL_ROW
+                                                  ",30,45,25,0.15,20,50,60\n",
+                                        &wl, err, sizeof(err)),
+                         0);
+        ck_assert(wl.benchmarks[0].ras_profile);
+        ck_assert_double_eq(wl.benchmarks[0].ras_shuffle_io, 0.15);
+        ck_assert_double_eq(wl.benchmarks[0].ras_reduce_memory, 60);
+        workload_done(&wl);
+}
+END_TEST
+
+static int ras_sim(const char *submit, char *err, size_t err_size, Sim **ret) {
+        ScenarioOverride o[2];
+        Scenario sc = { 0 };
+        Workload wl = { 0 };
+        size_t n = 0;
+        int r;
+
+        ck_assert_int_eq(scenario_override_parse("workload.jobs=sort-6,select-5", &o[n++]), 0);
+        if (submit)
+                ck_assert_int_eq(scenario_override_parse(submit, &o[n++]), 0);
+        ck_assert_int_eq(scenario_load(test_srcdir_path("sim/scenarios/ras.ini"), o, n, &sc, err,
+                                       err_size),
+                         0);
+        ck_assert_int_eq(workload_load(sc.workload_file, &wl, err, err_size), 0);
+        r = sim_new(&sc, &wl, ret, err, err_size);
+        if (r >= 0)
+                r = sim_run(*ret);
+        workload_done(&wl);
+        scenario_done(&sc);
+        return r;
+}
+
+/* [workload] submit: one time per job, never before the job before it;
+ * a job arrives at its time. */
+START_TEST(test_ras_submit_times) {
+        Sim *sim = NULL;
+        char err[256] = "";
+
+        ck_assert_int_eq(ras_sim("workload.submit=0,10s,20s", err, sizeof(err), &sim), -EINVAL);
+        ck_assert_msg(strstr(err, "[workload] submit: one for each of the 2 jobs"), "%s", err);
+        ck_assert_int_eq(ras_sim("workload.submit=10s,5s", err, sizeof(err), &sim), -EINVAL);
+        ck_assert_msg(strstr(err, "'5s' comes before the job before it"), "%s", err);
+        ck_assert_int_eq(ras_sim("workload.submit=0,soon", err, sizeof(err), &sim), -EINVAL);
+        ck_assert_msg(strstr(err, "'soon' is neither a duration nor 0"), "%s", err);
+        ck_assert_int_eq(ras_sim("workload.submit=0,300s", err, sizeof(err), &sim), 0);
+        ck_assert_double_eq(sim_results(sim)->jobs[1].submitted, 300);
+        ck_assert_double_gt(sim_results(sim)->jobs[1].finished, 300);
+        sim_free(sim);
+}
+END_TEST
+
 Suite *suite_ras(void) {
         Suite *s = suite_create("ras");
         TCase *tc = tcase_create("core");
@@ -324,6 +468,10 @@ Suite *suite_ras(void) {
         tcase_add_test(tc, test_ras_required_edges);
         tcase_add_test(tc, test_ras_scheduler_capacity);
         tcase_add_test(tc, test_ras_scheduler_no_overload);
+        tcase_add_test(tc, test_ras_scheduler_follows_placement);
+        tcase_add_test(tc, test_ras_scheduler_keeps_placement);
+        tcase_add_test(tc, test_ras_workload_profile);
+        tcase_add_test(tc, test_ras_submit_times);
         suite_add_tcase(s, tc);
         return s;
 }
