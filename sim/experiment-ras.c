@@ -13,6 +13,7 @@
  * 100 %). */
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +73,15 @@ static double maps_per_tracker(const SimResults *r, size_t slaves) {
         return n && slaves ? sum / (double)n / (double)slaves : 0;
 }
 
-/* Every variant once per seed into t; returns an exit status. */
+/* Every variant once per seed with goals into *ret (freed by the caller),
+ * then the title; returns an exit status. */
 static int ras_runs(const Experiment *e, const ExperimentOptions *opt, const char *goals,
-                    RasTimes *t) {
+                    RasTimes **ret) {
+        RasTimes *t = calloc(1, sizeof(*t));
+
+        *ret = t;
+        if (!t)
+                return 1;
         t->n = experiment_seeds(opt);
         for (size_t v = 0; v < RAS_VARIANTS; v++) {
                 char slots[3][48];
@@ -119,39 +126,34 @@ static int ras_runs(const Experiment *e, const ExperimentOptions *opt, const cha
                         cell_close(&c);
                 }
         }
+        title_print(e, opt);
         return 0;
 }
 
-static Spread makespan_of(const RasTimes *t, size_t v) {
+/* A figure of variant v's runs over the seeds: the double at offset in
+ * RasRun. */
+static Spread spread_at(const RasTimes *t, size_t v, size_t offset) {
         double x[MAX_SEEDS];
 
         for (size_t k = 0; k < t->n; k++)
-                x[k] = t->run[v][k].makespan;
+                memcpy(&x[k], (const char *)&t->run[v][k] + offset, sizeof(double));
         return spread_of(x, t->n);
+}
+
+static Spread makespan_of(const RasTimes *t, size_t v) {
+        return spread_at(t, v, offsetof(RasRun, makespan));
 }
 
 static Spread mean_jct_of(const RasTimes *t, size_t v) {
-        double x[MAX_SEEDS];
-
-        for (size_t k = 0; k < t->n; k++)
-                x[k] = t->run[v][k].mean_jct;
-        return spread_of(x, t->n);
+        return spread_at(t, v, offsetof(RasRun, mean_jct));
 }
 
 static Spread finished_of(const RasTimes *t, size_t v, size_t j) {
-        double x[MAX_SEEDS];
-
-        for (size_t k = 0; k < t->n; k++)
-                x[k] = t->run[v][k].finished[j];
-        return spread_of(x, t->n);
+        return spread_at(t, v, offsetof(RasRun, finished) + j * sizeof(double));
 }
 
 static double concurrency_of(const RasTimes *t, size_t v) {
-        double x[MAX_SEEDS];
-
-        for (size_t k = 0; k < t->n; k++)
-                x[k] = t->run[v][k].maps_per_tracker;
-        return spread_of(x, t->n).mean;
+        return spread_at(t, v, offsetof(RasRun, maps_per_tracker)).mean;
 }
 
 /* The Fair configuration of the shortest mean makespan. */
@@ -212,17 +214,13 @@ static void makespans_print(const RasTimes *t, double paper_ras) {
 }
 
 int ras_exp1_run(const Experiment *e, const ExperimentOptions *opt) {
-        _cleanup_free_ RasTimes *t = calloc(1, sizeof(*t));
+        _cleanup_free_ RasTimes *t = NULL;
         char text[2][SPREAD_TEXT_MAX];
+        int status = ras_runs(e, opt, GOALS_LAX, &t);
         size_t best;
-        int status;
 
-        if (!t)
-                return 1;
-        status = ras_runs(e, opt, GOALS_LAX, t);
         if (status != 0)
                 return status;
-        title_print(e, opt);
         makespans_print(t, paper_exp1[6]);
         printf("paper: the best static configuration is 4 map slots (4,781 s); RAS beats every "
                "configuration by 5 %% to 100 %% and runs 3.4 tasks per tracker on average; mean "
@@ -248,17 +246,13 @@ static size_t goals_met(const RasTimes *t, size_t v, size_t j) {
 }
 
 int ras_exp2_run(const Experiment *e, const ExperimentOptions *opt) {
-        _cleanup_free_ RasTimes *t = calloc(1, sizeof(*t));
+        _cleanup_free_ RasTimes *t = NULL;
         char text[2][SPREAD_TEXT_MAX];
+        int status = ras_runs(e, opt, GOALS_TABLE1, &t);
         size_t best, met_ras = 0, met_fair = 0, met_paper = 0;
-        int status;
 
-        if (!t)
-                return 1;
-        status = ras_runs(e, opt, GOALS_TABLE1, t);
         if (status != 0)
                 return status;
-        title_print(e, opt);
         best = fair_best(t);
         printf("%-16s %6s %12s %6s %14s %6s %14s %6s\n", "job", "goal", "paper RAS", "met",
                "RAS (s)", "met", "best Fair (s)", "met");

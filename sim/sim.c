@@ -360,12 +360,12 @@ static int build_jobs(Sim *s, SimCluster *cl, const Workload *wl, const char *li
         return r;
 }
 
-/* A [workload] key of one duration per job, in the order of jobs, into
- * ret: deadlines (after the job's submission, above 0, or "none": 0) or
- * submit (from the start, never before the job before it, as jobs arrive
- * in their order). */
-static int job_durations(const SimCluster *cl, const char *key, const char *list, bool deadline,
-                         usec_t *ret, char *err, size_t err_size) {
+/* A [workload] key of one duration per job, in the order of jobs: submit
+ * (from the start, never before the job before it, as jobs arrive in
+ * their order) or deadlines (after the job's submission, above 0, or
+ * "none"). On failure sim_new() fails, and the jobs go with it. */
+static int job_times(SimCluster *cl, const char *key, const char *list, bool deadline, char *err,
+                     size_t err_size) {
         _cleanup_free_ char *copy = strdup(list);
         size_t j = 0;
         char *save = NULL, *d;
@@ -374,21 +374,27 @@ static int job_durations(const SimCluster *cl, const char *key, const char *list
                 return -ENOMEM;
         for (d = strtok_r(copy, ", ", &save); d && j < cl->n_jobs;
              d = strtok_r(NULL, ", ", &save), j++) {
-                bool none = deadline && strcmp(d, "none") == 0;
+                Job *job = &cl->jobs[j];
+                usec_t t = 0;
 
-                ret[j] = 0;
-                if (!none && (parse_duration(d, &ret[j]) < 0 || (deadline && ret[j] == 0))) {
+                if (!(deadline && strcmp(d, "none") == 0) &&
+                    (parse_duration(d, &t) < 0 || (deadline && t == 0))) {
                         snprintf(err, err_size, "[workload] %s: '%s' is neither a duration %s",
                                  key, d, deadline ? "above 0 nor none" : "nor 0");
                         return -EINVAL;
                 }
-                if (!deadline && j > 0 && ret[j] < ret[j - 1]) {
+                if (deadline) {
+                        job->deadline = t ? job->submitted + t : 0;
+                        continue;
+                }
+                if (j > 0 && t < job[-1].submitted) {
                         snprintf(err, err_size,
                                  "[workload] %s: '%s' comes before the job before it; jobs are "
                                  "submitted in the order of jobs",
                                  key, d);
                         return -EINVAL;
                 }
+                job->submitted = t;
         }
         if (d || j != cl->n_jobs) {
                 snprintf(err, err_size, "[workload] %s: one for each of the %zu jobs", key,
@@ -400,21 +406,12 @@ static int job_durations(const SimCluster *cl, const char *key, const char *list
 
 /* [workload] submit, then deadlines after each submission. */
 static int apply_job_times(SimCluster *cl, const Scenario *sc, char *err, size_t err_size) {
-        _cleanup_free_ usec_t *t = calloc(cl->n_jobs, sizeof(usec_t));
         int r = 0;
 
-        if (!t)
-                return -ENOMEM;
-        if (sc->submit) {
-                r = job_durations(cl, "submit", sc->submit, false, t, err, err_size);
-                for (size_t j = 0; r >= 0 && j < cl->n_jobs; j++)
-                        cl->jobs[j].submitted = t[j];
-        }
-        if (r >= 0 && sc->deadlines) {
-                r = job_durations(cl, "deadlines", sc->deadlines, true, t, err, err_size);
-                for (size_t j = 0; r >= 0 && j < cl->n_jobs; j++)
-                        cl->jobs[j].deadline = t[j] ? cl->jobs[j].submitted + t[j] : 0;
-        }
+        if (sc->submit)
+                r = job_times(cl, "submit", sc->submit, false, err, err_size);
+        if (r >= 0 && sc->deadlines)
+                r = job_times(cl, "deadlines", sc->deadlines, true, err, err_size);
         return r;
 }
 

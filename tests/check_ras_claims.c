@@ -9,9 +9,7 @@
 #include <stdio.h>
 
 #include "common/macro.h"
-#include "sim/scenario.h"
-#include "sim/sim.h"
-#include "sim/workload.h"
+#include "sim-test.h"
 #include "tests.h"
 
 #define SEEDS 3
@@ -50,31 +48,14 @@ typedef struct Run {
 static Run runs[_SETTING_MAX][SEEDS];
 
 static void run_setting(Setting s, int64_t seed, Run *ret) {
-        ScenarioOverride o[4];
-        Scenario sc = { 0 };
-        Workload wl = { 0 };
-        Sim *sim = NULL;
-        char err[512] = "";
-        size_t n = 0;
+        SimTestRun run;
 
-        while (n < ELEMENTSOF(o) && settings[s][n]) {
-                ck_assert_int_eq(scenario_override_parse(settings[s][n], &o[n]), 0);
-                n++;
-        }
-        ck_assert_msg(scenario_load(test_srcdir_path("sim/scenarios/ras.ini"), o, n, &sc, err,
-                                    sizeof(err)) == 0,
-                      "%s", err);
-        sc.seed = seed;
-        ck_assert_msg(workload_load(sc.workload_file, &wl, err, sizeof(err)) == 0, "%s", err);
-        ck_assert_msg(sim_new(&sc, &wl, &sim, err, sizeof(err)) == 0, "%s", err);
-        ck_assert_int_eq(sim_run(sim), 0);
-        ck_assert_uint_eq(sim_results(sim)->n_jobs, JOBS);
-        ret->makespan = sim_results(sim)->makespan;
+        sim_test_run("sim/scenarios/ras.ini", settings[s], ELEMENTSOF(settings[s]), seed, &run);
+        ck_assert_uint_eq(sim_results(run.sim)->n_jobs, JOBS);
+        ret->makespan = sim_results(run.sim)->makespan;
         for (size_t j = 0; j < JOBS; j++)
-                ret->finished[j] = sim_results(sim)->jobs[j].finished;
-        sim_free(sim);
-        workload_done(&wl);
-        scenario_done(&sc);
+                ret->finished[j] = sim_results(run.sim)->jobs[j].finished;
+        sim_test_done(&run);
 }
 
 static void runs_setup(void) {
