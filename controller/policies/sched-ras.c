@@ -32,7 +32,12 @@
  *   gives it gets none of that job until enough end.
  * - A node's slot counts (Node.slots) bound its job slots: the job slots a
  *   tracker may create at most, which a scenario sets high enough for its
- *   resources to bind first. */
+ *   resources to bind first.
+ * - A job without a profile (a zero Job.demand and Job.shuffle) uses
+ *   nothing in the model, so only the slot counts bound it. The simulator
+ *   gives every job a demand: Table 2's from its workload's RAS columns, or
+ *   else what a task of its benchmark uses alone (sim.c) and no shuffle
+ *   demand. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
