@@ -144,7 +144,7 @@ expect 1 "gnuplot failed on $tmp/badgp/run/charts.gp with exit status 3" \
 # so nothing here asks for one; but a FlexSlot that stopped acting (no
 # resize kill, no slot change in any run) fails.
 "$sim" list >"$tmp/list"
-[ "$(wc -l <"$tmp/list")" -eq 14 ] || fail "list: $(cat "$tmp/list")"
+[ "$(wc -l <"$tmp/list")" -eq 16 ] || fail "list: $(cat "$tmp/list")"
 puma="tera-sort inverted-index term-vector wordcount grep k-means histogram-movies histogram-ratings"
 while read -r name title; do
 	table=yes
@@ -158,6 +158,8 @@ while read -r name title; do
 	fig15) rows="inverted-index k-means histogram-movies" ;;
 	skew) rows="inverted-index wordcount" ;;
 	dmr-fig8) rows="1/11 2/10 3/9 4/8 5/7 6/6 7/5 8/4 9/3 10/2 11/1" ;;
+	ras-exp1) rows="Fair Fair Fair Fair Fair Fair Fair Fair RAS" table=no ;;
+	ras-exp2) rows="J1 J2 J3 J4 J5 J6 J7 J8 J9" table=no ;;
 	*) rows=$puma ;;
 	esac
 	"$sim" --quick --scenarios "$src/sim/scenarios" experiment "$name" >"$tmp/$name.txt" ||
