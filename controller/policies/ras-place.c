@@ -21,7 +21,7 @@ typedef struct Place {
         const RasTracker *trackers;
         RasPlacement *p;
         unsigned *s_alloc, *r_alloc; /* per job, sums over the trackers */
-        unsigned *n_reduce;          /* per tracker, reduces placed */
+        unsigned *n_map, *n_reduce;  /* per tracker, maps and reduces placed */
         Resources *use;              /* per tracker */
 } Place;
 
@@ -77,14 +77,6 @@ static unsigned *cell(const Place *pl, unsigned *m, size_t j, size_t t) {
         return &m[j * pl->n_trackers + t];
 }
 
-static unsigned tracker_slots(const Place *pl, const unsigned *m, size_t t) {
-        unsigned n = 0;
-
-        for (size_t j = 0; j < pl->n_jobs; j++)
-                n += m[j * pl->n_trackers + t];
-        return n;
-}
-
 /* room_for_new_job_slot() for a reduce of job j on tracker t. */
 static bool reduce_room(const Place *pl, size_t j, size_t t) {
         Resources d = reduce_demand(&pl->jobs[j], pl->s_alloc[j]);
@@ -100,7 +92,7 @@ static bool map_room(const Place *pl, size_t j, size_t t) {
         Resources extra = { .io = job->shuffle.io };
 
         if (pl->s_alloc[j] >= job->s_pend ||
-            tracker_slots(pl, pl->p->map, t) >= pl->trackers[t].slots[SLOT_MAP])
+            pl->n_map[t] >= pl->trackers[t].slots[SLOT_MAP])
                 return false;
         if (job->reduce_phase || job->shuffle.io == 0)
                 return ras_fits(&pl->use[t], &job->map, 1, &pl->trackers[t].capacity);
@@ -121,6 +113,7 @@ static void map_move(Place *pl, size_t j, size_t t, int n) {
 
         *cell(pl, pl->p->map, j, t) += (unsigned)n;
         pl->s_alloc[j] += (unsigned)n;
+        pl->n_map[t] += (unsigned)n;
         add(&pl->use[t], &job->map, n);
         if (job->reduce_phase)
                 return;
@@ -236,7 +229,7 @@ static void place_reduces(Place *pl, size_t *order, unsigned *key) {
 
 int ras_place(const RasJob *jobs, size_t n_jobs, const RasTracker *trackers, size_t n_trackers,
               unsigned rounds, RasPlacement *p, double *utility) {
-        _cleanup_free_ unsigned *sums = calloc(2 * n_jobs + n_trackers + 1, sizeof(unsigned));
+        _cleanup_free_ unsigned *sums = calloc(2 * n_jobs + 2 * n_trackers + 1, sizeof(unsigned));
         _cleanup_free_ unsigned *key = calloc(2 * n_trackers + 1, sizeof(unsigned));
         _cleanup_free_ size_t *order = calloc(n_trackers + 1, sizeof(size_t));
         _cleanup_free_ unsigned *removed = calloc(n_jobs + 1, sizeof(unsigned));
@@ -254,11 +247,13 @@ int ras_place(const RasJob *jobs, size_t n_jobs, const RasTracker *trackers, siz
                 return -ENOMEM;
         pl.s_alloc = sums;
         pl.r_alloc = sums + n_jobs;
-        pl.n_reduce = sums + 2 * n_jobs;
+        pl.n_map = sums + 2 * n_jobs;
+        pl.n_reduce = pl.n_map + n_trackers;
         for (size_t j = 0; j < n_jobs; j++) {
                 for (size_t t = 0; t < n_trackers; t++) {
                         pl.s_alloc[j] += *cell(&pl, p->map, j, t);
                         pl.r_alloc[j] += *cell(&pl, p->reduce, j, t);
+                        pl.n_map[t] += *cell(&pl, p->map, j, t);
                         pl.n_reduce[t] += *cell(&pl, p->reduce, j, t);
                 }
                 if (pl.s_alloc[j] > jobs[j].s_pend || pl.r_alloc[j] > jobs[j].r_pend)
