@@ -63,10 +63,11 @@ typedef struct RasPlacement {
 } RasPlacement;
 
 /* The placement of n_jobs jobs on n_trackers trackers: p holds the running
- * tasks on entry and the new placement on return (each cell at least what
- * runs there only for reduces). utility (n_jobs) gets each job's utility
- * under it. -EINVAL for a running placement beyond a job's unfinished
- * tasks, -ENOMEM. */
+ * tasks on entry and the new placement on return, in which a reduce cell
+ * never falls below what runs there and a map cell may (see above).
+ * utility (n_jobs, NULL: not wanted) gets each job's utility under it.
+ * -EINVAL for more running than a job's unfinished tasks, -ENOMEM; p is
+ * untouched on failure. */
 int ras_place(const RasJob *jobs, size_t n_jobs, const RasTracker *trackers, size_t n_trackers,
               unsigned rounds, RasPlacement *p, double *utility);
 
