@@ -335,6 +335,9 @@ int sim_decisions_apply(SimCluster *cl, const Decisions *d) {
          * driver but to count it. */
         if (cl->index == 0)
                 cl->sim->results.reservations += d->n_reservations;
+        /* Placements (RAS's job slots) ask nothing of the driver either: the
+         * scheduler that makes them follows them with its own assignments
+         * (its Task Scheduler), in this step and the next ones. */
         /* A cluster whose VMs the cloud sizes on its own (no agent) keeps
          * them as they are. */
         for (size_t i = 0; cl->sim->sc->apply_vm_targets && i < d->n_vm_targets; i++)

@@ -130,6 +130,20 @@ Spread seed_ratio(const Cell *a, const Cell *b);
 /* Of a figure of each seed's run: fn(&c->runs[k]). */
 Spread cell_figure(const Cell *c, double (*fn)(const RunSummary *));
 
+/* A simulator built for one run, and what it was built from. */
+typedef struct CellRun {
+        Scenario sc;
+        Workload wl;
+        Sim *sim;
+} CellRun;
+
+/* Loads the experiment's scenario with the variant's settings for
+ * benchmark (NULL: the scenario's jobs) and seed and builds the simulator
+ * into c; returns an exit status. */
+int cell_open(const Experiment *e, const Variant *v, const char *benchmark, int64_t seed,
+              const ExperimentOptions *opt, CellRun *c);
+void cell_close(CellRun *c);
+
 /* One simulator run of benchmark under variant (its label names the run's
  * files); returns an exit status. */
 int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
@@ -157,6 +171,9 @@ int slo_table3_cell(unsigned workload, size_t jobs, int64_t seed, const char *sc
                     double threshold, SloTable3Result *ret);
 /* Our VM allocator against the baselines and the bound (experiment-alloc.c). */
 int alloc_run(const Experiment *e, const ExperimentOptions *opt);
+/* The RAS paper's Experiments 1 and 2 (experiment-ras.c). */
+int ras_exp1_run(const Experiment *e, const ExperimentOptions *opt);
+int ras_exp2_run(const Experiment *e, const ExperimentOptions *opt);
 
 /* The table of ours beside the paper's, with what it says about the
  * paper's figures and the decisions of every run, on stdout. */

@@ -63,6 +63,7 @@ static const ConfKey keys[] = {
         STR("workload", "file", workload_file, NULL),
         STR("workload", "jobs", jobs, "wordcount"),
         STR("workload", "deadlines", deadlines, NULL),
+        STR("workload", "submit", submit, NULL),
         BOOL("workload", "profile_runs", profile_runs, "no"),
         DBL("workload", "scale", scale, "1", 1e-6, 1000),
         DBL("workload", "combine_ratio", combine_ratio, "-1", -1, 1),

@@ -35,6 +35,9 @@ typedef struct Scenario {
         /* Each job's deadline after its submission, "none" for none;
          * NULL: no job has one. */
         char *deadlines;
+        /* Each job's submission from the start, in the order of jobs;
+         * NULL: every arrival_gap. */
+        char *submit;
         bool profile_runs;
         double scale;
         /* Replace every benchmark's columns when >= 0 (sensitivity runs). */

@@ -229,6 +229,26 @@ static Resources task_demand(const Sim *s, double cpu_per_mb, double output_rati
         };
 }
 
+/* RAS's profile of a task from shares (%) of a slave's capacity. */
+static Resources profile_demand(const Scenario *sc, double cpu, double io, double memory) {
+        return (Resources){
+                .cpu = cpu / 100 * (double)sc->vm_vcpus,
+                .io = io / 100 * (double)sc->host_disk_bw,
+                .memory = (uint64_t)(memory / 100 * (double)(sc->vm_memory - sc->vm_os_memory)),
+        };
+}
+
+/* A benchmark with RAS's profile (Table 2) gives the scheduler its demands,
+ * and its tasks run in heaps of the profile's memory under every
+ * scheduler, as the jobs the paper measured did; a reduce holds its heap
+ * while it shuffles too. */
+static void job_profile_apply(const Scenario *sc, const Benchmark *b, Job *job) {
+        job->demand[TASK_MAP] = profile_demand(sc, b->ras_map_cpu, b->ras_map_io, b->ras_map_memory);
+        job->demand[TASK_REDUCE] =
+                profile_demand(sc, b->ras_reduce_cpu, b->ras_reduce_io, b->ras_reduce_memory);
+        job->shuffle = profile_demand(sc, 0, b->ras_shuffle_io, b->ras_reduce_memory);
+}
+
 static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskList *l) {
         const Scenario *sc = s->sc;
         double block = (double)sc->block_size, left = b->input_bytes * sc->scale, file_left = 0;
@@ -251,6 +271,8 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 .demand = { [TASK_MAP] = task_demand(s, b->map_cpu_per_mb, b->map_output_ratio),
                             [TASK_REDUCE] = task_demand(s, b->reduce_cpu_per_mb, b->output_ratio) },
         };
+        if (b->ras_profile)
+                job_profile_apply(sc, b, &cl->jobs[j]);
         while (left > 0) {
                 double size;
                 bool expensive;
@@ -271,6 +293,8 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 t->input_size = (uint64_t)size;
                 cl->jobs[j].input_size += t->input_size;
                 place_replicas(s, cl, t);
+                if (b->ras_profile)
+                        t->slot_memory = cl->jobs[j].demand[TASK_MAP].memory;
                 x->cpu_work = size / MB * b->map_cpu_per_mb * (expensive ? expensive_cpu : 1);
                 x->output = size * b->map_output_ratio * (expensive ? b->expensive_output : 1);
                 x->records = record_bytes > 0 ? x->output / record_bytes : 0;
@@ -293,6 +317,8 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 t->job = (uint32_t)j;
                 t->type = TASK_REDUCE;
                 t->input_size = (uint64_t)input;
+                if (b->ras_profile)
+                        t->slot_memory = cl->jobs[j].demand[TASK_REDUCE].memory;
                 x->cpu_work = input / MB * b->reduce_cpu_per_mb;
                 x->output = input * b->output_ratio;
                 cl->jobs[j].counts[TASK_REDUCE].total++;
@@ -339,8 +365,12 @@ static int build_jobs(Sim *s, SimCluster *cl, const Workload *wl, const char *li
         return r;
 }
 
-/* [workload] deadlines: one per job, after its submission, or "none". */
-static int apply_deadlines(SimCluster *cl, const char *list, char *err, size_t err_size) {
+/* A [workload] key of one duration per job, in the order of jobs: submit
+ * (from the start, never before the job before it, as jobs arrive in
+ * their order) or deadlines (after the job's submission, above 0, or
+ * "none"). On failure sim_new() fails, and the jobs go with it. */
+static int job_times(SimCluster *cl, const char *key, const char *list, bool deadline, char *err,
+                     size_t err_size) {
         _cleanup_free_ char *copy = strdup(list);
         size_t j = 0;
         char *save = NULL, *d;
@@ -349,23 +379,45 @@ static int apply_deadlines(SimCluster *cl, const char *list, char *err, size_t e
                 return -ENOMEM;
         for (d = strtok_r(copy, ", ", &save); d && j < cl->n_jobs;
              d = strtok_r(NULL, ", ", &save), j++) {
-                usec_t after = 0;
+                Job *job = &cl->jobs[j];
+                usec_t t = 0;
 
-                if (strcmp(d, "none") != 0 && (parse_duration(d, &after) < 0 || after == 0)) {
-                        snprintf(err, err_size,
-                                 "[workload] deadlines: '%s' is neither a duration above 0 nor "
-                                 "none",
-                                 d);
+                if (!(deadline && strcmp(d, "none") == 0) &&
+                    (parse_duration(d, &t) < 0 || (deadline && t == 0))) {
+                        snprintf(err, err_size, "[workload] %s: '%s' is neither a duration %s",
+                                 key, d, deadline ? "above 0 nor none" : "nor 0");
                         return -EINVAL;
                 }
-                cl->jobs[j].deadline = after ? cl->jobs[j].submitted + after : 0;
+                if (deadline) {
+                        job->deadline = t ? job->submitted + t : 0;
+                        continue;
+                }
+                if (j > 0 && t < job[-1].submitted) {
+                        snprintf(err, err_size,
+                                 "[workload] %s: '%s' comes before the job before it; jobs are "
+                                 "submitted in the order of jobs",
+                                 key, d);
+                        return -EINVAL;
+                }
+                job->submitted = t;
         }
         if (d || j != cl->n_jobs) {
-                snprintf(err, err_size, "[workload] deadlines: one for each of the %zu jobs",
+                snprintf(err, err_size, "[workload] %s: one for each of the %zu jobs", key,
                          cl->n_jobs);
                 return -EINVAL;
         }
         return 0;
+}
+
+/* [workload] submit, then deadlines after each submission. */
+static int apply_job_times(SimCluster *cl, const Scenario *sc, char *err, size_t err_size) {
+        int r = 0;
+
+        if (sc->submit)
+                r = job_times(cl, "submit", sc->submit, false, err, err_size);
+        if (r >= 0 && sc->deadlines)
+                r = job_times(cl, "deadlines", sc->deadlines, true, err, err_size);
+        return r;
 }
 
 /* [workload] profile_runs: the profile of each job with a deadline from a
@@ -390,6 +442,7 @@ static int profile_runs(Sim *s, SimCluster *cl, const Workload *wl, char *err, s
                          cl->jobs[j].deadline - cl->jobs[j].submitted);
                 solo.jobs = name;
                 solo.deadlines = deadline;
+                solo.submit = NULL;
                 solo.profile_runs = false;
                 solo.interference = false;
                 r = sim_new(&solo, wl, &p, err, err_size);
@@ -454,9 +507,10 @@ int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t
                 r = cluster_policy_init(cl, err, err_size);
                 if (r < 0)
                         return r;
-                r = build_jobs(s, cl, wl, c == 0 ? sc->jobs : sc->interference_jobs, err, err_size);
-                if (r >= 0 && c == 0 && sc->deadlines)
-                        r = apply_deadlines(cl, sc->deadlines, err, err_size);
+                r = build_jobs(s, cl, wl, c == 0 ? sc->jobs : sc->interference_jobs, err,
+                               err_size);
+                if (r >= 0 && c == 0)
+                        r = apply_job_times(cl, sc, err, err_size);
                 if (r >= 0 && c == 0 && sc->profile_runs)
                         r = profile_runs(s, cl, wl, err, err_size);
                 if (r < 0)

@@ -43,7 +43,18 @@ static const Column columns[] = {
         COL("expensive_output", expensive_output, 1, 1000),
         OPTIONAL("record_bytes", record_bytes, 0, 1e9, "0"),
         OPTIONAL("combine_ratio", combine_ratio, 0.0001, 1, "1"),
+        /* RAS's profile: all seven columns or none. */
+        OPTIONAL("ras_map_cpu", ras_map_cpu, 0, 100, "0"),
+        OPTIONAL("ras_map_io", ras_map_io, 0, 100, "0"),
+        OPTIONAL("ras_map_memory", ras_map_memory, 0, 100, "0"),
+        OPTIONAL("ras_shuffle_io", ras_shuffle_io, 0, 100, "0"),
+        OPTIONAL("ras_reduce_cpu", ras_reduce_cpu, 0, 100, "0"),
+        OPTIONAL("ras_reduce_io", ras_reduce_io, 0, 100, "0"),
+        OPTIONAL("ras_reduce_memory", ras_reduce_memory, 0, 100, "0"),
 };
+
+/* The first of RAS's columns; the rest follow it to the end. */
+#define RAS_FIRST_COLUMN (ELEMENTSOF(columns) - 7)
 
 #define N_COLUMNS ELEMENTSOF(columns)
 #define MAX_FIELDS 32
@@ -118,6 +129,7 @@ static int parse_row(char **fields, const int *map, Benchmark *b, const char *na
                                     columns[c].min, columns[c].max);
                 memcpy((char *)b + columns[c].offset, &d, sizeof(d));
         }
+        b->ras_profile = map[RAS_FIRST_COLUMN] >= 0;
         b->input_bytes *= 1024.0 * 1024.0 * 1024.0;
         if (b->small_frac + b->large_frac > 1.0)
                 return fail(err, err_size, name, line,
@@ -143,6 +155,13 @@ static int parse_header(char **fields, int n, int *map, const char *name, unsign
         if (n != found)
                 return fail(err, err_size, name, line, "header has %d columns, expected %d", n,
                             found);
+        for (size_t c = RAS_FIRST_COLUMN + 1; c < N_COLUMNS; c++)
+                if ((map[c] >= 0) != (map[RAS_FIRST_COLUMN] >= 0))
+                        return fail(err, err_size, name, line,
+                                    "header has '%s' but not '%s': RAS's profile takes all of "
+                                    "ras_map_cpu .. ras_reduce_memory or none",
+                                    columns[map[c] >= 0 ? c : RAS_FIRST_COLUMN].name,
+                                    columns[map[c] >= 0 ? RAS_FIRST_COLUMN : c].name);
         return n;
 }
 

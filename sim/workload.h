@@ -28,6 +28,12 @@ typedef struct Benchmark {
          * records never start a spill), and the share of a spill's bytes
          * the job's combiner keeps (1: the job sets no combiner). */
         double record_bytes, combine_ratio;
+        /* RAS's job profile (Polo et al., Table 2), in % of a tracker's
+         * capacity used by one task: map, shuffle (I/O per map placed) and
+         * reduce; ras_profile says whether the file gives one. */
+        double ras_map_cpu, ras_map_io, ras_map_memory, ras_shuffle_io, ras_reduce_cpu,
+                ras_reduce_io, ras_reduce_memory;
+        bool ras_profile;
 } Benchmark;
 
 typedef struct Workload {

@@ -689,6 +689,8 @@ static const Combo combos[] = {
         { "aria", "flexslot", "late", "flexslot", true },
         { "deadline", "static", "hadoop", "demand", false },
         { "deadline", "flexslot", "none", "flexslot", false },
+        { "ras", "static", "none", "static", false },
+        { "ras", "flexslot", "hadoop", "demand", true },
 };
 
 /* A profile from an earlier run, for the jobs with deadlines. */

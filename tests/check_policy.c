@@ -182,7 +182,7 @@ START_TEST(test_policy_new_rejects) {
         fx.cfg.scheduler = "nope";
         ck_assert_str_eq(
                 new_error(),
-                "[policy] scheduler: unknown policy 'nope' (one of: fifo, fair, aria, deadline)");
+                "[policy] scheduler: unknown policy 'nope' (one of: fifo, fair, aria, deadline, ras)");
         fx_config_reset();
         fx.cfg.slot_manager = "flexslot";
         fx_flexslot()->lambda = 2;

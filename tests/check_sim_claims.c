@@ -13,6 +13,7 @@
 #include "sim/scenario.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
+#include "sim-test.h"
 #include "tests.h"
 
 #define SEEDS 3
@@ -79,28 +80,11 @@ static const char *scenario_of(Setting s) {
 static RunSummary runs[_SETTING_MAX][SEEDS];
 
 static void run_setting(Setting s, int64_t seed, RunSummary *ret) {
-        ScenarioOverride o[MAX_SETS];
-        Scenario sc = { 0 };
-        Workload wl = { 0 };
-        Sim *sim = NULL;
-        char err[512] = "";
-        size_t n = 0;
+        SimTestRun run;
 
-        while (n < MAX_SETS && settings[s][n]) {
-                ck_assert_int_eq(scenario_override_parse(settings[s][n], &o[n]), 0);
-                n++;
-        }
-        ck_assert_msg(
-                scenario_load(test_srcdir_path(scenario_of(s)), o, n, &sc, err, sizeof(err)) == 0,
-                "%s", err);
-        sc.seed = seed;
-        ck_assert_msg(workload_load(sc.workload_file, &wl, err, sizeof(err)) == 0, "%s", err);
-        ck_assert_msg(sim_new(&sc, &wl, &sim, err, sizeof(err)) == 0, "%s", err);
-        ck_assert_int_eq(sim_run(sim), 0);
-        ck_assert_int_eq(run_summarize(sim_results(sim), ret), 0);
-        sim_free(sim);
-        workload_done(&wl);
-        scenario_done(&sc);
+        sim_test_run(scenario_of(s), settings[s], MAX_SETS, seed, &run);
+        ck_assert_int_eq(run_summarize(sim_results(run.sim), ret), 0);
+        sim_test_done(&run);
 }
 
 /* Every run once, before the tests (which fork from here). */

@@ -100,7 +100,8 @@ static bool job_ok(const Job *j) {
                     j->counts[type].running > j->counts[type].total - j->counts[type].done ||
                     !resources_ok(&j->demand[type]))
                         return false;
-        return profile_ok(&j->profile) && (!j->stored_profile || profile_ok(j->stored_profile));
+        return resources_ok(&j->shuffle) && profile_ok(&j->profile) &&
+               (!j->stored_profile || profile_ok(j->stored_profile));
 }
 
 int job_validate(const Job *job) {

@@ -216,8 +216,13 @@ typedef struct Job {
         TaskCounts counts[_TASK_TYPE_MAX];
         JobProfile profile;
         const JobProfile *stored_profile;
-        /* What one task of each type uses while it runs (RAS's job profile). */
+        /* What one task of each type uses while it runs (RAS's job profile);
+         * a reduce uses demand[TASK_REDUCE] once the job's maps are done, and
+         * shuffle before: its CPU and memory, and its I/O times the maps of
+         * the job running (RAS's Table 2 gives shuffle I/O "per map
+         * placed"). */
         Resources demand[_TASK_TYPE_MAX];
+        Resources shuffle;
         JobTasks tasks; /* read only when the snapshot says it is kept */
 } Job;
 

@@ -18,6 +18,7 @@ extern const JobSchedulerOps job_scheduler_fifo;
 extern const JobSchedulerOps job_scheduler_fair;
 extern const JobSchedulerOps job_scheduler_aria;     /* sched-aria.c */
 extern const JobSchedulerOps job_scheduler_deadline; /* sched-deadline.c */
+extern const JobSchedulerOps job_scheduler_ras;      /* sched-ras.c */
 
 extern const SlotManagerOps slot_manager_static;
 extern const SlotManagerOps slot_manager_flexslot; /* settings: flexslot.h */
@@ -50,6 +51,15 @@ typedef struct DeadlineSettings {
         bool deadline_worst_skew; /* II-B-1: one reduce may get all the map output */
 } DeadlineSettings;
 extern const ConfSchema deadline_settings_schema;
+
+/* ras: its control cycle, map rounds and the map length it assumes before
+ * it has one (sched-ras.c). */
+typedef struct RasSettings {
+        usec_t ras_cycle;
+        int64_t ras_rounds;
+        usec_t ras_map_length;
+} RasSettings;
+extern const ConfSchema ras_settings_schema;
 
 /* hadoop speculation: Hadoop 1's SPECULATIVE_LAG and SPECULATIVE_GAP. */
 typedef struct HadoopSpeculationSettings {

@@ -12,6 +12,7 @@ const JobSchedulerOps *const job_scheduler_table[] = {
         &job_scheduler_fair,
         &job_scheduler_aria,
         &job_scheduler_deadline,
+        &job_scheduler_ras,
         NULL,
 };
 
