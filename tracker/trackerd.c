@@ -263,27 +263,22 @@ static int on_task_exit(sd_event_source *s, int fd, uint32_t revents, void *user
         return task_finish(t->tracker, t, &out);
 }
 
-/* An assignment's map input: a split FILE:OFFSET:LENGTH, or a whole file
- * (a controller that does not split). Relative to the data directory. */
+/* An assignment's map input, a split FILE:OFFSET:LENGTH with FILE relative
+ * to the data directory, as an argument for flexslot-task. */
 static int map_split_arg(const Tracker *k, const char *input, char **ret) {
-        _cleanup_free_ char *path = NULL;
         InputSplit split = { 0 };
-        struct stat st;
         int r;
 
-        if (strstr(input, "..") || input[0] == '/')
-                return -EINVAL;
-        if (asprintf(&path, "%s/%s", k->config.data_dir, input) < 0)
-                return -ENOMEM;
-        if (stat(path, &st) >= 0 && S_ISREG(st.st_mode))
-                r = asprintf(ret, "%s:0:%" PRIu64, path, (uint64_t)st.st_size);
-        else if (input_split_parse(input, &split) >= 0) {
-                r = asprintf(ret, "%s/%s:%" PRIu64 ":%" PRIu64, k->config.data_dir, split.path,
-                             split.offset, split.length);
-                input_split_done(&split);
-        } else
-                return -ENOENT;
-        return r < 0 ? -ENOMEM : 0;
+        r = input_split_parse(input, &split);
+        if (r < 0)
+                return r;
+        if (strstr(split.path, "..") || split.path[0] == '/')
+                r = -EINVAL;
+        else if (asprintf(ret, "%s/%s:%" PRIu64 ":%" PRIu64, k->config.data_dir, split.path,
+                          split.offset, split.length) < 0)
+                r = -ENOMEM;
+        input_split_done(&split);
+        return r;
 }
 
 /* What an assignment says, as read from the reply. */

@@ -216,7 +216,10 @@ static int open_state(Controller *c) {
         r = build_policy(c);
         if (r < 0)
                 return r;
-        r = cluster_new(c->store, c->policy, &c->cluster, &err);
+        r = cluster_new(c->store, c->policy,
+                        &(ClusterData){ .data_dir = c->config.data_dir,
+                                        .block_size = c->config.block_size },
+                        &c->cluster, &err);
         if (r < 0)
                 return log_error_errno(r, "Cannot load the unfinished jobs: %s", err.message);
         log_info("Resuming %zu unfinished jobs from %s", c->cluster->n_jobs, c->config.store);

@@ -225,7 +225,7 @@ static int append_assignment(sd_bus_message *m, const ClusterAssignment *a) {
         if (r < 0)
                 return r;
         if (t->type == TASK_MAP)
-                r = sd_bus_message_append(m, "s", j->info.inputs[t->index]);
+                r = sd_bus_message_append(m, "s", j->splits[t->index]);
         else
                 for (size_t i = 0; i < j->n_tasks && r >= 0; i++)
                         if (j->tasks[i].type == TASK_MAP && j->tasks[i].output)

@@ -43,7 +43,12 @@
  *    4 u task index: the map's split, the reduce's partition
  *    5 u partitions: the job's reduces (how map output is partitioned)
  *    6 s application
- *    7 as inputs: a map's split (an input file), a reduce's map outputs
+ *    7 as inputs: a map's split, one "FILE:OFFSET:LENGTH" (FileInputFormat's
+ *        splits of the job's input files at the controller's [jobs]
+ *        block-size, largest first: map i is the i-th; the last two colons
+ *        separate, FILE may hold colons); a reduce's map outputs, one per
+ *        map. Paths are relative to the data directory the trackers and
+ *        the controller share.
  *    8 t slot memory (bytes)
  *  kills: attempts to stop (of this tracker)
  *  slots (uut): the tracker's map slots, reduce slots and slot memory from
