@@ -75,8 +75,7 @@ static void reset_signals(void) {
 
 /* In the child: only async-signal-safe calls until exec (the parent may
  * have threads). */
-_Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild *c,
-                                     pid_t parent) {
+_Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild *c, pid_t parent) {
         sigset_t none;
         int fd, status;
 

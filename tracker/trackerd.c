@@ -118,11 +118,9 @@ static int tracker_config_validate(const void *config, ConfError *err) {
         if (!c->task_program || !c->task_program[0])
                 return conf_error_set(err, "tracker", "task-program", "must not be empty");
         if (c->vm_uuid && !text_ok(c->vm_uuid))
-                return conf_error_set(err, "tracker", "vm-uuid", "must be 1..%d bytes",
-                                      TEXT_MAX);
+                return conf_error_set(err, "tracker", "vm-uuid", "must be 1..%d bytes", TEXT_MAX);
         if (c->hostname && !text_ok(c->hostname))
-                return conf_error_set(err, "tracker", "hostname", "must be 1..%d bytes",
-                                      TEXT_MAX);
+                return conf_error_set(err, "tracker", "hostname", "must be 1..%d bytes", TEXT_MAX);
         return 0;
 }
 
@@ -162,10 +160,10 @@ typedef struct Tracker {
         size_t token_len;
         char vm_uuid[TEXT_MAX + 1], hostname[TEXT_MAX + 1];
         sd_event *event;
-        sd_bus *bus;                   /* NULL while disconnected */
-        uint64_t id;                   /* 0 while not registered */
+        sd_bus *bus; /* NULL while disconnected */
+        uint64_t id; /* 0 while not registered */
         usec_t interval, backoff;
-        unsigned slots[2];             /* map, reduce */
+        unsigned slots[2]; /* map, reduce */
         uint64_t slot_memory;
         sd_event_source *timer;
         Task **tasks;
@@ -192,8 +190,6 @@ static Task *task_free(Task *t) {
         free(t);
         return NULL;
 }
-
-DEFINE_POINTER_CLEANUP_FUNC(Task, task_free);
 
 static Task *task_find(Tracker *k, uint64_t attempt) {
         for (size_t i = 0; i < k->n_tasks; i++)
@@ -327,8 +323,8 @@ static int task_argv(const Tracker *k, const Assignment *a, const char *out, int
                 for (size_t j = 0; j < a->n_inputs && r == 0; j++)
                         if (strstr(a->inputs[j], "..") || a->inputs[j][0] == '/')
                                 r = -EINVAL;
-                        else if (asprintf(&argv[i++], "%s/%s", k->config.data_dir,
-                                          a->inputs[j]) < 0)
+                        else if (asprintf(&argv[i++], "%s/%s", k->config.data_dir, a->inputs[j]) <
+                                 0)
                                 r = -ENOMEM;
         }
         for (size_t j = 0; j < i && r == 0; j++)
@@ -359,63 +355,58 @@ static int make_output_dir(const Tracker *k, uint64_t job) {
 /* Starts an assignment; one that cannot start is reported failed with why
  * at the next heartbeat, as Hadoop reports a task that failed to launch. */
 static int task_start(Tracker *k, const Assignment *a) {
-        _cleanup_(task_child_freep) TaskChild *child = NULL;
         _cleanup_close_ int status_fd = -1;
-        _cleanup_free_ char *out = NULL;
-        _cleanup_(task_freep) Task *t = NULL;
         char **argv = NULL;
         char name[32];
-        TaskChildSpec spec = { 0 };
-        Task **tasks;
+        Task **tasks, *t;
         int r;
 
-        t = calloc(1, sizeof(*t));
+        tasks = realloc(k->tasks, (k->n_tasks + 1) * sizeof(Task *));
+        if (!tasks)
+                return log_oom();
+        k->tasks = tasks;
+        t = calloc(1, sizeof(Task));
         if (!t)
                 return log_oom();
-        *t = (Task){ .attempt = a->attempt, .registration = k->id,
-                     .map = strcmp(a->type, "map") == 0, .tracker = k };
-        if (t->map)
-                r = asprintf(&out, "out/%" PRIu64 "/map-%05u", a->job, a->index);
-        else
-                r = asprintf(&out, "out/%" PRIu64 "/part-%05u", a->job, a->index);
-        if (r < 0)
-                return log_oom();
-        r = make_output_dir(k, a->job);
+        *t = (Task){ .attempt = a->attempt,
+                     .registration = k->id,
+                     .map = strcmp(a->type, "map") == 0,
+                     .tracker = k };
+        k->tasks[k->n_tasks++] = t;
+
+        r = asprintf(&t->output, "out/%" PRIu64 "/%s-%05u", a->job, t->map ? "map" : "part",
+                     a->index) < 0
+                    ? -ENOMEM
+                    : 0;
+        if (r >= 0)
+                r = make_output_dir(k, a->job);
         if (r >= 0)
                 r = task_status_create(&status_fd, &t->status);
         if (r >= 0)
-                r = task_argv(k, a, out, status_fd, &argv);
+                r = task_argv(k, a, t->output, status_fd, &argv);
         if (r >= 0) {
+                TaskChildSpec spec = { .argv = argv,
+                                       .name = name,
+                                       .memory_limit = a->slot_memory,
+                                       .memory_mode = TASK_MEMORY_AUTO,
+                                       .inherit_fd = status_fd };
+
                 snprintf(name, sizeof(name), "attempt-%" PRIu64, a->attempt);
-                spec = (TaskChildSpec){ .argv = argv, .name = name,
-                                        .memory_limit = a->slot_memory,
-                                        .memory_mode = TASK_MEMORY_AUTO,
-                                        .inherit_fd = status_fd };
-                r = task_child_spawn(&spec, &child);
+                r = task_child_spawn(&spec, &t->child);
         }
         strv_free(argv);
+        if (r >= 0)
+                r = sd_event_add_io(k->event, &t->exit_source, task_child_fd(t->child), EPOLLIN,
+                                    on_task_exit, t);
         if (r < 0) {
                 TaskOutcome fail = { .end = TASK_END_FAILED, .exit_status = 127 };
 
                 log_error_errno(r, "Cannot start attempt %" PRIu64 " (%s %u of job %" PRIu64 ")",
                                 a->attempt, a->type, a->index, a->job);
-                t->output = TAKE_PTR(out);
-                /* Reported as failed: a task_finish() without a child. */
-                return task_finish(k, TAKE_PTR(t), &fail);
+                return task_finish(k, t, &fail);
         }
-        r = sd_event_add_io(k->event, &t->exit_source, task_child_fd(child), EPOLLIN, on_task_exit,
-                            t);
-        if (r < 0)
-                return log_error_errno(r, "Cannot watch attempt %" PRIu64, a->attempt);
-        tasks = realloc(k->tasks, (k->n_tasks + 1) * sizeof(*tasks));
-        if (!tasks)
-                return log_oom();
-        k->tasks = tasks;
-        t->child = TAKE_PTR(child);
-        t->output = TAKE_PTR(out);
         log_info("Attempt %" PRIu64 ": %s %u of job %" PRIu64 " (%s), process %d", a->attempt,
                  a->type, a->index, a->job, a->app, (int)task_child_pid(t->child));
-        k->tasks[k->n_tasks++] = TAKE_PTR(t);
         return 0;
 }
 
@@ -456,10 +447,10 @@ static int append_report(Tracker *k, sd_bus_message *m, size_t *ret_sent) {
 
                 task_status_read(t->status, &snap);
                 (void)proc_stat_read(task_child_pid(t->child), &ps);
-                r = sd_bus_message_append(
-                        m, TRACKER_RUNNING_TYPE, t->attempt, task_status_progress(&snap),
-                        snap.bytes_read, t->map ? snap.input_total : snap.copy_total,
-                        (uint64_t)proc_stat_cpu(&ps), (uint64_t)ps.blkio_delay);
+                r = sd_bus_message_append(m, TRACKER_RUNNING_TYPE, t->attempt,
+                                          task_status_progress(&snap), snap.bytes_read,
+                                          t->map ? snap.input_total : snap.copy_total,
+                                          (uint64_t)proc_stat_cpu(&ps), (uint64_t)ps.blkio_delay);
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
@@ -594,8 +585,8 @@ static int heartbeat(Tracker *k) {
         size_t sent = 0;
         int r;
 
-        r = sd_bus_message_new_method_call(k->bus, &m, NULL, TRACKER_OBJECT_PATH,
-                                           TRACKER_INTERFACE, "Heartbeat");
+        r = sd_bus_message_new_method_call(k->bus, &m, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE,
+                                           "Heartbeat");
         if (r >= 0)
                 r = append_report(k, m, &sent);
         if (r < 0)
@@ -616,9 +607,9 @@ static int register_tracker(Tracker *k) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         int r;
 
-        r = sd_bus_call_method(k->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE, "Register",
-                               &e, &reply, "sssuut", k->token, k->vm_uuid, k->hostname,
-                               k->slots[0], k->slots[1], k->slot_memory);
+        r = sd_bus_call_method(k->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE, "Register", &e,
+                               &reply, "sssuut", k->token, k->vm_uuid, k->hostname, k->slots[0],
+                               k->slots[1], k->slot_memory);
         if (r < 0)
                 return call_error(k, "Register", &e, r);
         r = sd_bus_message_read(reply, "tt", &k->id, &k->interval);
@@ -668,8 +659,8 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         if (k->bus && k->id != 0)
                 next = k->interval;
         else {
-                k->backoff = k->backoff ? MIN(2 * k->backoff, k->config.reconnect_max)
-                                        : RECONNECT_MIN;
+                k->backoff =
+                        k->backoff ? MIN(2 * k->backoff, k->config.reconnect_max) : RECONNECT_MIN;
                 next = k->backoff;
                 log_debug("No controller; trying again in %s", FORMAT_DURATION(next));
         }

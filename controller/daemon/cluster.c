@@ -100,8 +100,7 @@ static int pool_index(Cluster *c, const char *name, uint32_t *ret) {
 
 /* The job's tasks: one map per split (splits, which it takes) and its
  * reduces; those with a succeeded attempt in the store are done. */
-static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret,
-                    StoreError *err) {
+static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, StoreError *err) {
         _cleanup_free_ ClusterTask *tasks = NULL;
         StoreTaskRecord *done = NULL;
         size_t n_done = 0, n = (size_t)info->n_maps + info->n_reduces;
@@ -142,9 +141,11 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret,
                 c->next_attempt = MAX(c->next_attempt, done[i].attempt + 1);
         store_task_records_free(done, n_done);
 
-        *ret = (ClusterJob){
-                .info = *info, .pool = pool, .tasks = TAKE_PTR(tasks), .n_tasks = n, .splits = splits
-        };
+        *ret = (ClusterJob){ .info = *info,
+                             .pool = pool,
+                             .tasks = TAKE_PTR(tasks),
+                             .n_tasks = n,
+                             .splits = splits };
         *info = (StoreJob){ 0 };
         return 0;
 }
@@ -181,8 +182,8 @@ static int job_splits(const Cluster *c, char *const *inputs, size_t n_inputs, ch
                 if (asprintf(&paths[i], "%s/%s", c->data.data_dir, inputs[i]) < 0)
                         r = -ENOMEM;
                 else if (stat(paths[i], &st) < 0)
-                        r = fail(err, -ENOENT, "inputs", "inputs[%zu] '%s': %s in %s", i,
-                                 inputs[i], strerror(errno), c->data.data_dir);
+                        r = fail(err, -ENOENT, "inputs", "inputs[%zu] '%s': %s in %s", i, inputs[i],
+                                 strerror(errno), c->data.data_dir);
         }
         if (r >= 0) {
                 r = input_splits_compute(paths, n_inputs, c->data.block_size, &l);
