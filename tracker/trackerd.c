@@ -280,7 +280,7 @@ static int map_split_arg(const Tracker *k, const char *input, char **ret) {
 /* What an assignment says, as read from the reply. */
 typedef struct Assignment {
         uint64_t attempt, job, slot_memory;
-        const char *type, *app;
+        const char *type, *app, *command;
         unsigned index, partitions;
         const char **inputs;
         size_t n_inputs;
@@ -298,7 +298,14 @@ static int task_argv(const Tracker *k, const Assignment *a, const char *out, int
         if (!argv)
                 return -ENOMEM;
         argv[i++] = strdup(k->config.task_program);
-        r |= asprintf(&argv[i++], "--app=%s", a->app) < 0;
+        if (a->app[0]) {
+                r |= asprintf(&argv[i++], "--app=%s", a->app) < 0;
+                if (a->command[0])
+                        r |= asprintf(&argv[i++], "--app-arg=%s", a->command) < 0;
+        } else if (map)
+                r |= asprintf(&argv[i++], "--mapper=%s", a->command) < 0;
+        else /* Hadoop's identity reduce, over key<TAB>value lines */
+                r |= asprintf(&argv[i++], "--reducer=%s", a->command[0] ? a->command : "cat") < 0;
         r |= asprintf(&argv[i++], "--attempt=%" PRIu64, a->attempt) < 0;
         r |= asprintf(&argv[i++], "--work=%s", k->config.work_dir) < 0;
         r |= asprintf(&argv[i++], "--status-fd=%d", status_fd) < 0;
@@ -406,7 +413,8 @@ static int task_start(Tracker *k, const Assignment *a) {
                 return task_finish(k, t, &fail);
         }
         log_info("Attempt %" PRIu64 ": %s %u of job %" PRIu64 " (%s), process %d", a->attempt,
-                 a->type, a->index, a->job, a->app, (int)task_child_pid(t->child));
+                 a->type, a->index, a->job, a->app[0] ? a->app : "streaming",
+                 (int)task_child_pid(t->child));
         return 0;
 }
 
@@ -475,8 +483,8 @@ static int read_assignment(Tracker *k, sd_bus_message *reply) {
         const char *input;
         int r;
 
-        r = sd_bus_message_read(reply, "ttsuus", &a.attempt, &a.job, &a.type, &a.index,
-                                &a.partitions, &a.app);
+        r = sd_bus_message_read(reply, "ttsuuss", &a.attempt, &a.job, &a.type, &a.index,
+                                &a.partitions, &a.app, &a.command);
         if (r >= 0)
                 r = sd_bus_message_enter_container(reply, 'a', "s");
         while (r >= 0 && (r = sd_bus_message_read(reply, "s", &input)) > 0) {
@@ -505,7 +513,7 @@ static int read_reply(Tracker *k, sd_bus_message *reply) {
         int r;
 
         r = sd_bus_message_enter_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "ttsuusast")) > 0) {
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "ttsuussast")) > 0) {
                 r = read_assignment(k, reply);
                 if (r >= 0)
                         r = sd_bus_message_exit_container(reply);
