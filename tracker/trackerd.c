@@ -13,7 +13,6 @@
  * finished map). Hadoop's shuffle served from the map's tracker is not
  * built. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -680,37 +679,6 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* The cluster token: the file's one line, without its newline; never
- * logged. */
-static int read_token(Tracker *k) {
-        _cleanup_close_ int fd = -1;
-        char buf[TRACKER_TOKEN_MAX + 2];
-        ssize_t n;
-
-        fd = open(k->config.token_file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return log_error_errno(negative_errno(), "Cannot open the token file %s",
-                                       k->config.token_file);
-        n = read(fd, buf, sizeof(buf));
-        if (n < 0)
-                return log_error_errno(negative_errno(), "Cannot read the token file %s",
-                                       k->config.token_file);
-        if (n > 0 && buf[n - 1] == '\n')
-                n--;
-        if (n == 0 || n > TRACKER_TOKEN_MAX || memchr(buf, '\0', (size_t)n) ||
-            memchr(buf, '\n', (size_t)n)) {
-                log_error("The token file %s must hold one line of 1..%d bytes",
-                          k->config.token_file, TRACKER_TOKEN_MAX);
-                return -EINVAL;
-        }
-        k->token = strndup(buf, (size_t)n);
-        explicit_bzero(buf, sizeof(buf));
-        if (!k->token)
-                return log_oom();
-        k->token_len = (size_t)n;
-        return 0;
-}
-
 /* The VM's SMBIOS UUID, which libvirt sets to the domain's UUID, so the
  * controller matches tracker and domain; [tracker] vm-uuid overrides it. */
 static int read_identity(Tracker *k) {
@@ -746,7 +714,7 @@ static int tracker_start(Tracker *k) {
         r = controller_bus_errors_register();
         if (r < 0)
                 return log_error_errno(r, "Cannot register the error names");
-        r = read_token(k);
+        r = daemon_read_token(k->config.token_file, TRACKER_TOKEN_MAX, &k->token, &k->token_len);
         if (r >= 0)
                 r = read_identity(k);
         if (r < 0)
