@@ -602,10 +602,13 @@ static int heartbeat(Tracker *k) {
         if (r < 0)
                 return call_error(k, "Heartbeat", &e, r);
         /* Acknowledged: those reports are the controller's now. */
-        for (size_t i = 0; i < sent; i++)
-                finished_clear(&k->finished[i]);
-        memmove(k->finished, k->finished + sent, (k->n_finished - sent) * sizeof(Finished));
-        k->n_finished -= sent;
+        if (sent > 0) {
+                for (size_t i = 0; i < sent; i++)
+                        finished_clear(&k->finished[i]);
+                memmove(k->finished, k->finished + sent,
+                        (k->n_finished - sent) * sizeof(Finished));
+                k->n_finished -= sent;
+        }
         return read_reply(k, reply);
 }
 
