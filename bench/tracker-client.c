@@ -83,14 +83,14 @@ static int read_reply(Client *c, sd_bus_message *reply) {
         if (strcmp(c->mode, "run") == 0)
                 c->n_held = 0;
         r = sd_bus_message_enter_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "ttsuusast")) > 0) {
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "ttsuussast")) > 0) {
                 Held h = { 0 };
-                const char *type, *app, *input;
+                const char *type, *app, *command, *input;
                 unsigned partitions;
                 uint64_t memory;
 
-                r = sd_bus_message_read(reply, "ttsuus", &h.attempt, &h.job, &type, &h.index,
-                                        &partitions, &app);
+                r = sd_bus_message_read(reply, "ttsuuss", &h.attempt, &h.job, &type, &h.index,
+                                        &partitions, &app, &command);
                 if (r < 0)
                         break;
                 snprintf(h.type, sizeof(h.type), "%s", type);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
@@ -101,4 +103,34 @@ int daemon_load_config(const ConfSchema *schema, const char *path, bool given, v
                 log_error("%s", msg);
         }
         return r;
+}
+
+int daemon_read_token(const char *path, size_t max, char **ret, size_t *ret_len) {
+        _cleanup_close_ int fd = -1;
+        /* Room for one byte too many, and the newline. */
+        char buf[DAEMON_TOKEN_MAX + 2];
+        ssize_t n;
+
+        if (max > DAEMON_TOKEN_MAX)
+                return -EINVAL;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return log_error_errno(negative_errno(), "Cannot open the token file %s", path);
+        n = read(fd, buf, max + 2);
+        if (n < 0)
+                return log_error_errno(negative_errno(), "Cannot read the token file %s", path);
+        if (n > 0 && buf[n - 1] == '\n')
+                n--;
+        if (n == 0 || (size_t)n > max || memchr(buf, '\0', (size_t)n) ||
+            memchr(buf, '\n', (size_t)n)) {
+                explicit_bzero(buf, sizeof(buf));
+                log_error("The token file %s must hold one line of 1..%zu bytes", path, max);
+                return -EINVAL;
+        }
+        *ret = strndup(buf, (size_t)n);
+        explicit_bzero(buf, sizeof(buf));
+        if (!*ret)
+                return log_oom();
+        *ret_len = (size_t)n;
+        return 0;
 }

@@ -6,6 +6,7 @@
  * systemd's notify protocol. Errors are logged here. */
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
@@ -26,6 +27,14 @@ int daemon_bus_connect(const char *address, const char *description, sd_bus **re
  * why it ended and STOPPING=1. Returns the loop's result: 0 after SIGTERM or
  * SIGINT, > 0 when the bus went away, < 0 when the loop failed. */
 int daemon_run(sd_event *event, const char *status);
+
+#define DAEMON_TOKEN_MAX 4096
+
+/* The secret in a token file: its one line of 1..max bytes (max at most
+ * DAEMON_TOKEN_MAX), without the newline, in *ret (a copy; wipe it with
+ * explicit_bzero() before freeing). Errors are logged with the path, never
+ * with the content. */
+int daemon_read_token(const char *path, size_t max, char **ret, size_t *ret_len);
 
 /* Loads config from path after schema's defaults. A daemon's default path
  * (given false) that does not exist means the defaults alone; a path the

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -74,11 +75,15 @@ static void reset_signals(void) {
 
 /* In the child: only async-signal-safe calls until exec (the parent may
  * have threads). */
-_Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild *c) {
+_Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild *c, pid_t parent) {
         sigset_t none;
         int fd, status;
 
         (void)setpgid(0, 0);
+        /* A task whose tracker died has no one to report it or to kill it:
+         * it goes too, even after a SIGKILL of the tracker. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+                _exit(TASK_EXIT_SETUP);
         reset_signals();
         sigemptyset(&none);
         (void)sigprocmask(SIG_SETMASK, &none, NULL);
@@ -106,7 +111,7 @@ _Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild 
 
 int task_child_spawn(const TaskChildSpec *spec, TaskChild **ret) {
         _cleanup_(task_child_freep) TaskChild *c = NULL;
-        pid_t pid;
+        pid_t pid, parent;
         int r;
 
         if (!spec->argv == !spec->fn || (spec->argv && !spec->argv[0]))
@@ -123,11 +128,12 @@ int task_child_spawn(const TaskChildSpec *spec, TaskChild **ret) {
         /* Buffered output would be written twice, by both processes. */
         fflush(NULL);
         c->start = now_monotonic_usec();
+        parent = getpid();
         pid = fork();
         if (pid < 0)
                 return log_error_errno(-errno, "Cannot start a task process");
         if (pid == 0)
-                task_child_run(spec, c);
+                task_child_run(spec, c, parent);
         c->pid = pid;
         c->reaped = false;
         /* Both sides set the group, so it is in place whichever runs first. */

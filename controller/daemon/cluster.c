@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/log.h"
 #include "common/macro.h"
+#include "tracker/split.h"
 
 static void task_clear_attempt(ClusterTask *t) {
         t->state = TASK_PENDING;
@@ -26,6 +28,7 @@ static void job_done(ClusterJob *j) {
         for (size_t i = 0; i < j->n_tasks; i++)
                 free(j->tasks[i].output);
         free(j->tasks);
+        strv_free(j->splits);
         store_job_clear(&j->info);
 }
 
@@ -95,9 +98,9 @@ static int pool_index(Cluster *c, const char *name, uint32_t *ret) {
         return 0;
 }
 
-/* The job's tasks: one map per input (the input is its split) and its
+/* The job's tasks: one map per split (splits, which it takes) and its
  * reduces; those with a succeeded attempt in the store are done. */
-static int job_load(Cluster *c, StoreJob *info, ClusterJob *ret, StoreError *err) {
+static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, StoreError *err) {
         _cleanup_free_ ClusterTask *tasks = NULL;
         StoreTaskRecord *done = NULL;
         size_t n_done = 0, n = (size_t)info->n_maps + info->n_reduces;
@@ -138,7 +141,11 @@ static int job_load(Cluster *c, StoreJob *info, ClusterJob *ret, StoreError *err
                 c->next_attempt = MAX(c->next_attempt, done[i].attempt + 1);
         store_task_records_free(done, n_done);
 
-        *ret = (ClusterJob){ .info = *info, .pool = pool, .tasks = TAKE_PTR(tasks), .n_tasks = n };
+        *ret = (ClusterJob){ .info = *info,
+                             .pool = pool,
+                             .tasks = TAKE_PTR(tasks),
+                             .n_tasks = n,
+                             .splits = splits };
         *info = (StoreJob){ 0 };
         return 0;
 }
@@ -152,26 +159,82 @@ static int jobs_grow(Cluster *c) {
         return 0;
 }
 
-/* A job's inputs are its maps (a split per input file, for now). */
-static unsigned job_maps(const StoreJob *info) {
-        return (unsigned)info->n_inputs;
+/* The job's map inputs, "FILE:OFFSET:LENGTH" relative to the data
+ * directory: Hadoop's FileInputFormat splits of its input files (a
+ * directory stands for its files) at the configured block size, largest
+ * first. Nothing but the files and the block size decides them, so a
+ * restarted controller derives the same splits again; task records name maps
+ * by their index among them. -ENOENT (err says which) when an input cannot
+ * be read. */
+static int job_splits(const Cluster *c, char *const *inputs, size_t n_inputs, char ***ret,
+                      size_t *ret_n, StoreError *err) {
+        _cleanup_(input_split_list_done) InputSplitList l = { 0 };
+        size_t prefix = strlen(c->data.data_dir) + 1;
+        char **paths, **splits = NULL;
+        int r = 0;
+
+        paths = calloc(n_inputs + 1, sizeof(char *));
+        if (!paths)
+                return -ENOMEM;
+        for (size_t i = 0; i < n_inputs && r >= 0; i++) {
+                struct stat st;
+
+                if (asprintf(&paths[i], "%s/%s", c->data.data_dir, inputs[i]) < 0)
+                        r = -ENOMEM;
+                else if (stat(paths[i], &st) < 0)
+                        r = fail(err, -ENOENT, "inputs", "inputs[%zu] '%s': %s in %s", i, inputs[i],
+                                 strerror(errno), c->data.data_dir);
+        }
+        if (r >= 0) {
+                r = input_splits_compute(paths, n_inputs, c->data.block_size, &l);
+                if (r < 0 && r != -ENOMEM)
+                        r = fail(err, r, "inputs", "Cannot split the inputs in %s: %s",
+                                 c->data.data_dir, strerror(-r));
+        }
+        strv_free(paths);
+        if (r >= 0)
+                splits = calloc(l.n + 1, sizeof(char *));
+        if (r >= 0 && !splits)
+                r = -ENOMEM;
+        for (size_t i = 0; i < l.n && r >= 0; i++)
+                if (asprintf(&splits[i], "%s:%" PRIu64 ":%" PRIu64, l.splits[i].path + prefix,
+                             l.splits[i].offset, l.splits[i].length) < 0)
+                        r = -ENOMEM;
+        if (r < 0) {
+                strv_free(splits);
+                return r;
+        }
+        *ret = splits;
+        *ret_n = l.n;
+        return 0;
 }
 
 static int cluster_add_job(Cluster *c, uint64_t id, StoreError *err) {
         StoreJob info = { 0 };
+        char **splits = NULL;
+        size_t n_splits = 0;
         int r;
 
         r = store_job_get(c->store, id, &info, err);
+        if (r >= 0)
+                r = job_splits(c, info.inputs, info.n_inputs, &splits, &n_splits, err);
         if (r >= 0 && info.state == STORE_JOB_QUEUED) {
-                r = store_job_start(c->store, id, job_maps(&info), err);
+                r = store_job_start(c->store, id, (unsigned)n_splits, err);
                 store_job_clear(&info);
                 if (r >= 0)
                         r = store_job_get(c->store, id, &info, err);
         }
+        if (r >= 0 && info.n_maps != n_splits)
+                r = fail(err, -ESTALE, "inputs",
+                         "The inputs split into %zu maps, not the %u the job started with: "
+                         "its input files or the block size changed",
+                         n_splits, info.n_maps);
         if (r >= 0)
                 r = jobs_grow(c);
         if (r >= 0)
-                r = job_load(c, &info, &c->jobs[c->n_jobs], err);
+                r = job_load(c, &info, splits, &c->jobs[c->n_jobs], err);
+        else
+                strv_free(splits);
         store_job_clear(&info);
         if (r < 0)
                 return r;
@@ -179,7 +242,20 @@ static int cluster_add_job(Cluster *c, uint64_t id, StoreError *err) {
         return 0;
 }
 
-int cluster_new(Store *store, Policy *policy, Cluster **ret, StoreError *err) {
+/* A job whose splits cannot be made again (its inputs changed or went)
+ * fails with the reason instead of stopping the controller: its finished
+ * maps are of other splits. */
+static int cluster_resume_job(Cluster *c, uint64_t id, StoreError *err) {
+        int r = cluster_add_job(c, id, err);
+
+        if (r >= 0 || r == -ENOMEM || !err->field || strcmp(err->field, "inputs") != 0)
+                return r;
+        log_error("Job %" PRIu64 " cannot resume: %s", id, err->message);
+        return store_job_finish(c->store, id, STORE_JOB_FAILED, err->message, err);
+}
+
+int cluster_new(Store *store, Policy *policy, const ClusterData *data, Cluster **ret,
+                StoreError *err) {
         Cluster *c;
         StoreJob *jobs = NULL;
         size_t n = 0;
@@ -190,13 +266,14 @@ int cluster_new(Store *store, Policy *policy, Cluster **ret, StoreError *err) {
                 return -ENOMEM;
         c->store = store;
         c->policy = policy;
+        c->data = *data;
         c->next_node = 1;
         /* Above every attempt id of an earlier run (job_load() raises it
          * past the stored ones; this covers the attempts that never ended). */
         c->next_attempt = now_realtime_usec();
         r = store_jobs_list(store, STORE_JOB_UNFINISHED, &jobs, &n, err);
         for (size_t i = 0; i < n && r >= 0; i++)
-                r = cluster_add_job(c, jobs[i].id, err);
+                r = cluster_resume_job(c, jobs[i].id, err);
         store_jobs_free(jobs, n);
         if (r < 0) {
                 cluster_free(c);
@@ -513,12 +590,22 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
         Job job = {
                 .submitted = now,
                 .deadline = spec->deadline,
-                .counts = { [TASK_MAP] = { .total = (unsigned)spec->n_inputs },
-                            [TASK_REDUCE] = { .total = spec->n_reduces } },
+                .counts = { [TASK_REDUCE] = { .total = spec->n_reduces } },
         };
+        char **splits = NULL;
+        size_t n_splits = 0;
         uint64_t id;
         int r;
 
+        /* Admission judges the job by its maps: its splits. */
+        r = store_job_check(spec, err);
+        if (r < 0)
+                return r;
+        r = job_splits(c, (char *const *)spec->inputs, spec->n_inputs, &splits, &n_splits, err);
+        strv_free(splits);
+        if (r < 0)
+                return r == -ENOMEM ? r : -EINVAL;
+        job.counts[TASK_MAP].total = (unsigned)n_splits;
         r = pool_index(c, spec->pool ? spec->pool : "", &job.pool);
         if (r < 0)
                 return r;

@@ -52,6 +52,7 @@ typedef struct ClusterJob {
         uint32_t pool;
         ClusterTask *tasks; /* maps, then reduces */
         size_t n_tasks;
+        char **splits; /* map i's input, FILE:OFFSET:LENGTH in the data directory */
 } ClusterJob;
 
 /* What the agent of the node's host says of its VM (agents.c keeps it):
@@ -98,7 +99,14 @@ typedef struct ClusterNode {
         bool slots_pending;
 } ClusterNode;
 
+/* Where the jobs' inputs are and how they are split. */
+typedef struct ClusterData {
+        const char *data_dir; /* the directory trackers share; not owned */
+        uint64_t block_size;  /* of a split (Hadoop's dfs.block.size) */
+} ClusterData;
+
 typedef struct Cluster {
+        ClusterData data;
         Store *store;   /* not owned */
         Policy *policy; /* not owned */
         ClusterJob *jobs;
@@ -155,8 +163,10 @@ typedef struct ClusterReply {
 
 void cluster_reply_done(ClusterReply *r);
 
-/* The model of the store's unfinished jobs; queued ones are started. */
-int cluster_new(Store *store, Policy *policy, Cluster **ret, StoreError *err);
+/* The model of the store's unfinished jobs; queued ones are started. One
+ * whose inputs no longer split as they did when it started is failed. */
+int cluster_new(Store *store, Policy *policy, const ClusterData *data, Cluster **ret,
+                StoreError *err);
 Cluster *cluster_free(Cluster *c);
 
 /* Admission (policy_admit() on the current snapshot: a refusal is -EPERM

@@ -33,6 +33,10 @@ static const ConfKey controller_keys[] = {
           .min = 20 * USEC_PER_MSEC, .max = USEC_PER_HOUR },
         { "trackers", "max-trackers", CONF_INT, F(max_trackers), "1024", .min = 1, .max = 100000 },
 
+        { "jobs", "data-dir", CONF_STRING, F(data_dir), "/srv/flexslot" },
+        { "jobs", "block-size", CONF_SIZE, F(block_size), "64M", .min = 1 << 10,
+          .max = INT64_C(1) << 40 },
+
         { "policy", "scheduler", CONF_STRING, F(scheduler), "fifo" },
         { "policy", "slot-manager", CONF_STRING, F(slot_manager), "static" },
         { "policy", "speculation", CONF_STRING, F(speculation), "none" },
@@ -72,6 +76,9 @@ static int controller_config_validate(const void *config, ConfError *err) {
                                       "%s is less than twice heartbeat-interval %s",
                                       FORMAT_DURATION(c->lost_timeout),
                                       FORMAT_DURATION(c->heartbeat_interval));
+        if (!c->data_dir || c->data_dir[0] != '/')
+                return conf_error_set(err, "jobs", "data-dir", "'%s' is not an absolute path",
+                                      c->data_dir ? c->data_dir : "");
         if (!job_scheduler_ops_find(c->scheduler))
                 return conf_error_set(err, "policy", "scheduler", "unknown scheduler '%s'",
                                       c->scheduler);

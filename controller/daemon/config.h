@@ -22,6 +22,10 @@ typedef struct ControllerConfig {
         usec_t lost_timeout;
         int64_t max_trackers;
 
+        /* [jobs] */
+        char *data_dir;
+        uint64_t block_size;
+
         /* [policy] */
         char *scheduler, *slot_manager, *speculation, *vm_allocator;
 

@@ -121,36 +121,6 @@ static int load_config(Controller *c, const Options *o) {
         return 0;
 }
 
-/* The cluster token, whole file but a final newline; never logged. */
-static int read_token(Controller *c) {
-        _cleanup_close_ int fd = -1;
-        char buf[TRACKER_TOKEN_MAX + 2];
-        ssize_t n;
-
-        fd = open(c->config.token_file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return log_error_errno(negative_errno(), "Cannot open the token file %s",
-                                       c->config.token_file);
-        n = read(fd, buf, sizeof(buf));
-        if (n < 0)
-                return log_error_errno(negative_errno(), "Cannot read the token file %s",
-                                       c->config.token_file);
-        if (n > 0 && buf[n - 1] == '\n')
-                n--;
-        if (n == 0 || n > TRACKER_TOKEN_MAX || memchr(buf, '\0', (size_t)n) ||
-            memchr(buf, '\n', (size_t)n)) {
-                log_error("The token file %s must hold one line of 1..%d bytes",
-                          c->config.token_file, TRACKER_TOKEN_MAX);
-                return -EINVAL;
-        }
-        c->token = strndup(buf, (size_t)n);
-        explicit_bzero(buf, sizeof(buf));
-        if (!c->token)
-                return log_oom();
-        c->token_len = (size_t)n;
-        return 0;
-}
-
 /* Two controllers on one store would give one job id twice and run every
  * job twice; SQLite's own locks only serialise their transactions. */
 static int lock_store(Controller *c) {
@@ -216,7 +186,10 @@ static int open_state(Controller *c) {
         r = build_policy(c);
         if (r < 0)
                 return r;
-        r = cluster_new(c->store, c->policy, &c->cluster, &err);
+        r = cluster_new(c->store, c->policy,
+                        &(ClusterData){ .data_dir = c->config.data_dir,
+                                        .block_size = c->config.block_size },
+                        &c->cluster, &err);
         if (r < 0)
                 return log_error_errno(r, "Cannot load the unfinished jobs: %s", err.message);
         log_info("Resuming %zu unfinished jobs from %s", c->cluster->n_jobs, c->config.store);
@@ -277,7 +250,7 @@ static int controller_start(Controller *c) {
         r = controller_bus_errors_register();
         if (r < 0)
                 return log_error_errno(r, "Cannot register the error names");
-        r = read_token(c);
+        r = daemon_read_token(c->config.token_file, TRACKER_TOKEN_MAX, &c->token, &c->token_len);
         if (r < 0)
                 return r;
         r = open_state(c);

@@ -213,19 +213,23 @@ static int report_read(sd_bus_message *m, Report *rep, const char **ret_field) {
 static int append_assignment(sd_bus_message *m, const ClusterAssignment *a) {
         const ClusterJob *j = a->job;
         const ClusterTask *t = a->task;
+        const char *command = j->info.app           ? j->info.app_arg
+                              : t->type == TASK_MAP ? j->info.mapper
+                                                    : j->info.reducer;
         int r;
 
-        r = sd_bus_message_open_container(m, 'r', "ttsuusast");
+        r = sd_bus_message_open_container(m, 'r', "ttsuussast");
         if (r >= 0)
-                r = sd_bus_message_append(m, "ttsuus", a->attempt, j->info.id,
+                r = sd_bus_message_append(m, "ttsuuss", a->attempt, j->info.id,
                                           t->type == TASK_MAP ? "map" : "reduce", t->index,
-                                          j->info.n_reduces, j->info.app ? j->info.app : "");
+                                          j->info.n_reduces, j->info.app ? j->info.app : "",
+                                          command ? command : "");
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "s");
         if (r < 0)
                 return r;
         if (t->type == TASK_MAP)
-                r = sd_bus_message_append(m, "s", j->info.inputs[t->index]);
+                r = sd_bus_message_append(m, "s", j->splits[t->index]);
         else
                 for (size_t i = 0; i < j->n_tasks && r >= 0; i++)
                         if (j->tasks[i].type == TASK_MAP && j->tasks[i].output)

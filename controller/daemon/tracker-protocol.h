@@ -37,14 +37,22 @@
  *    5 s output: where the output is, relative to the data directory
  *        (succeeded; else "")
  *    6 s reason: why it failed or was killed ("" for none)
- *  assignments, tasks to start (ttsuusast):
+ *  assignments, tasks to start (ttsuussast):
  *    1 t attempt             2 t job
  *    3 s task type: map or reduce
  *    4 u task index: the map's split, the reduce's partition
  *    5 u partitions: the job's reduces (how map output is partitioned)
- *    6 s application
- *    7 as inputs: a map's split (an input file), a reduce's map outputs
- *    8 t slot memory (bytes)
+ *    6 s application: a built-in's name, "" for streaming commands
+ *    7 s command: a built-in's argument (grep's pattern; "" for none); for
+ *        streaming, the task's command (the mapper, or the reducer: ""
+ *        for Hadoop's identity reduce)
+ *    8 as inputs: a map's split, one "FILE:OFFSET:LENGTH" (FileInputFormat's
+ *        splits of the job's input files at the controller's [jobs]
+ *        block-size, largest first: map i is the i-th; the last two colons
+ *        separate, FILE may hold colons); a reduce's map outputs, one per
+ *        map. Paths are relative to the data directory the trackers and
+ *        the controller share.
+ *    9 t slot memory (bytes)
  *  kills: attempts to stop (of this tracker)
  *  slots (uut): the tracker's map slots, reduce slots and slot memory from
  *    now on; unchanged values when nothing changed.
@@ -60,7 +68,7 @@
 #define TRACKER_NODE_TYPE "(uudd)"
 #define TRACKER_RUNNING_TYPE "(tdtttt)"
 #define TRACKER_FINISHED_TYPE "(tsttss)"
-#define TRACKER_ASSIGNMENT_TYPE "(ttsuusast)"
+#define TRACKER_ASSIGNMENT_TYPE "(ttsuussast)"
 #define TRACKER_SLOTS_TYPE "(uut)"
 
 #define TRACKER_SLOTS_MAX 1024

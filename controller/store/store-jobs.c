@@ -88,6 +88,10 @@ static int check_spec(const StoreJobSpec *spec, StoreError *err) {
         return store_check_int64(spec->deadline, "deadline", err);
 }
 
+int store_job_check(const StoreJobSpec *spec, StoreError *err) {
+        return check_spec(spec, err);
+}
+
 static int insert_job(Store *s, const StoreJobSpec *spec, uint64_t *ret_id, StoreError *err) {
         _cleanup_stmt_ sqlite3_stmt *st = NULL, *in = NULL;
         int64_t id;

@@ -120,6 +120,9 @@ typedef struct StoreJob {
 void store_job_clear(StoreJob *job);
 void store_jobs_free(StoreJob *jobs, size_t n);
 
+/* What store_job_submit() refuses of a spec, refused the same way, without
+ * storing anything. */
+int store_job_check(const StoreJobSpec *spec, StoreError *err);
 /* A new queued job; its id is never given to another job of this store. */
 int store_job_submit(Store *s, const StoreJobSpec *spec, uint64_t *ret_id, StoreError *err);
 int store_job_get(Store *s, uint64_t id, StoreJob *ret, StoreError *err);
