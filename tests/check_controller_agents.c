@@ -140,7 +140,9 @@ START_TEST(test_snapshot_takes_agent_vm) {
         ck_assert_int_eq(policy_config_init(&cfg), 0);
         cfg.vm_allocator = "flexslot";
         ck_assert_int_eq(policy_new_named(&cfg, NULL, &policy), 0);
-        ck_assert_int_eq(cluster_new(store, policy, &cl, &err), 0);
+        const ClusterData data = { .data_dir = dir, .block_size = 64 << 20 };
+
+        ck_assert_int_eq(cluster_new(store, policy, &data, &cl, &err), 0);
         ck_assert_int_eq(cluster_register(cl, "11111111-1111-1111-1111-111111111111", "w1", slots,
                                           256 << 20, 1, &known),
                          0);
