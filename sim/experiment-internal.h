@@ -132,6 +132,10 @@ int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
              const ExperimentOptions *opt, Cell *ret);
 /* The DynamicMR paper's Fig. 8 (experiment-dmr.c). */
 int dmr_fig8_run(const Experiment *e, const ExperimentOptions *opt);
+/* Its Figs. 9, 10 and 12. */
+int dmr_fig9_run(const Experiment *e, const ExperimentOptions *opt);
+int dmr_fig10_run(const Experiment *e, const ExperimentOptions *opt);
+int dmr_fig12_run(const Experiment *e, const ExperimentOptions *opt);
 
 /* The table of ours beside the paper's, with what it says about the
  * paper's figures and the decisions of every run, on stdout. */
