@@ -15,7 +15,7 @@
 #define MAX_VARIANTS 10
 #define MAX_ROWS 8
 #define MAX_SEEDS 16
-#define MAX_VARIANT_SETS 4
+#define MAX_VARIANT_SETS 6
 
 typedef enum Metric {
         METRIC_JCT,   /* completion time normalized to the first variant */
