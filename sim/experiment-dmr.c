@@ -35,20 +35,23 @@ static const char *const dmr_benchmarks[] = {
         "self-join",
 };
 
-/* The title, and the scheduler the runs use: dmr.ini's unless --set
- * policy.scheduler says otherwise (the paper runs DynamicMR under Fair and
- * FIFO, 3.5). */
-static void dmr_title_print(const Experiment *e, const ExperimentOptions *opt) {
+/* The scheduler the runs used, dmr.ini's unless --set policy.scheduler
+ * said otherwise (the paper runs DynamicMR under Fair and FIFO, 3.5), and
+ * the experiment's note. */
+static void dmr_note_print(const Experiment *e, const ExperimentOptions *opt) {
         _cleanup_free_ char *path = NULL;
         Scenario sc;
         char err[512];
 
-        title_print(e, opt);
-        if (asprintf(&path, "%s/%s", opt->scenario_dir, e->scenario) < 0 ||
-            scenario_load(path, opt->overrides, opt->n_overrides, &sc, err, sizeof(err)) < 0)
-                return; /* the runs loaded it: not reached */
-        printf("Scheduler: %s (--set policy.scheduler=fair or fifo chooses).\n", sc.scheduler);
-        scenario_done(&sc);
+        /* The runs loaded the scenario already; only memory can fail here,
+         * which leaves the line out. */
+        if (asprintf(&path, "%s/%s", opt->scenario_dir, e->scenario) >= 0 &&
+            scenario_load(path, opt->overrides, opt->n_overrides, &sc, err, sizeof(err)) >= 0) {
+                printf("Scheduler: %s (--set policy.scheduler=fair or fifo chooses).\n",
+                       sc.scheduler);
+                scenario_done(&sc);
+        }
+        printf("Note: %s\n", e->note);
 }
 
 /* A batch of n jobs submitted at once, as "a,b,...": the benchmarks of
@@ -227,10 +230,10 @@ int dmr_fig8_run(const Experiment *e, const ExperimentOptions *opt) {
                                 if (status != 0)
                                         return status;
                         }
-        dmr_title_print(e, opt);
+        title_print(e, opt);
         for (size_t b = 0; b < ELEMENTSOF(dmr_benchmarks); b++)
                 fig8_print(dmr_benchmarks[b], &times[b], b == 0);
-        printf("Note: %s\n", e->note);
+        dmr_note_print(e, opt);
         if (opt->out) {
                 _cleanup_free_ char *dir = NULL;
                 Fig8Table table = { times, seed };
@@ -322,7 +325,7 @@ int dmr_fig9_run(const Experiment *e, const ExperimentOptions *opt) {
                                 return status;
                 }
         }
-        dmr_title_print(e, opt);
+        title_print(e, opt);
         printf("%-16s", "variant");
         for (size_t w = 0; w < FIG9_WORKLOADS; w++)
                 printf(" %9zu jobs", fig9_jobs[w]);
@@ -353,8 +356,8 @@ int dmr_fig9_run(const Experiment *e, const ExperimentOptions *opt) {
         fig9_count_print("SEPB 1 reserved", cells, fig_reservations);
         printf("paper: SEPB 3-10 %% faster than at 0 (speedups 1.03-1.10), best at 0.8 for 5 "
                "jobs and at 1 for 10 jobs; 0.6-1 recommended\n");
-        printf("Speedup: each seed's last job end at SEPB 0 over the variant's.\nNote: %s\n",
-               e->note);
+        printf("Speedup: each seed's last job end at SEPB 0 over the variant's.\n");
+        dmr_note_print(e, opt);
         return 0;
 }
 
@@ -392,7 +395,7 @@ int dmr_fig10_run(const Experiment *e, const ExperimentOptions *opt) {
                         if (status != 0)
                                 return status;
                 }
-        dmr_title_print(e, opt);
+        title_print(e, opt);
         printf("%-10s %6s %12s %12s %12s %12s\n", "sort job", "maps", "local % w/o", "local % with",
                "points more", "time w/o/with");
         for (size_t r = 0; r < FIG10_ROWS; r++) {
@@ -413,7 +416,7 @@ int dmr_fig10_run(const Experiment *e, const ExperimentOptions *opt) {
         }
         printf("paper: PreScheduling adds about 2-25 %% locality on top of delay scheduling "
                "(Fig. 10) and makes jobs 1-9 %% faster (Fig. 11)\n");
-        printf("Note: %s\n", e->note);
+        dmr_note_print(e, opt);
         return 0;
 }
 
@@ -512,7 +515,7 @@ int dmr_fig12_run(const Experiment *e, const ExperimentOptions *opt) {
                 if (status != 0)
                         return status;
         }
-        dmr_title_print(e, opt);
+        title_print(e, opt);
         printf("%-18s %11s %14s %10s %10s %10s %12s\n", "workload", "best stock", "stock (s)",
                "DynamicMR", "no SEPB", "at best", "paper");
         for (size_t r = 0; r < FIG12_ROWS; r++) {
@@ -537,7 +540,7 @@ int dmr_fig12_run(const Experiment *e, const ExperimentOptions *opt) {
         printf("paper: 46-115 %% faster for single jobs, 49-112 %% for batches, per benchmark "
                "only in its figure\n");
         printf("Speedup: each seed's last job end under stock at its best slots over "
-               "DynamicMR's: at 6/6, at 6/6 without SEPB, at stock's best slots.\nNote: %s\n",
-               e->note);
+               "DynamicMR's: at 6/6, at 6/6 without SEPB, at stock's best slots.\n");
+        dmr_note_print(e, opt);
         return 0;
 }
