@@ -15,7 +15,7 @@
 #define MAX_VARIANTS 10
 #define MAX_ROWS 8
 #define MAX_SEEDS 16
-#define MAX_VARIANT_SETS 4
+#define MAX_VARIANT_SETS 6
 
 typedef enum Metric {
         METRIC_JCT,   /* completion time normalized to the first variant */
@@ -174,6 +174,10 @@ int alloc_run(const Experiment *e, const ExperimentOptions *opt);
 /* The RAS paper's Experiments 1 and 2 (experiment-ras.c). */
 int ras_exp1_run(const Experiment *e, const ExperimentOptions *opt);
 int ras_exp2_run(const Experiment *e, const ExperimentOptions *opt);
+/* Its Figs. 9, 10 and 12. */
+int dmr_fig9_run(const Experiment *e, const ExperimentOptions *opt);
+int dmr_fig10_run(const Experiment *e, const ExperimentOptions *opt);
+int dmr_fig12_run(const Experiment *e, const ExperimentOptions *opt);
 
 /* The table of ours beside the paper's, with what it says about the
  * paper's figures and the decisions of every run, on stdout. */

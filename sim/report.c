@@ -172,7 +172,9 @@ int run_summarize(const SimResults *r, RunSummary *ret) {
                 s.stragglers += t->straggler;
                 s.resized += t->resize_kills > 0;
                 s.resize_kills += t->resize_kills;
+                s.local_maps += t->local;
         }
+        s.makespan = r->makespan;
         s.slot_changes = (unsigned)r->slot_changes;
         s.borrowed = (unsigned)r->borrowed;
         s.reservations = (unsigned)r->reservations;

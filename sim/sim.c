@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/parse.h"
+#include "controller/core/context.h"
 #include "sim/sim-internal.h"
 
 #define MB (1024.0 * 1024.0)
@@ -675,6 +676,8 @@ static int collect(Sim *s) {
                         .resize_kills = tx->resize_kills,
                         .attempts = tx->attempts,
                         .straggler = tx->straggler,
+                        .local = cl->tasks[i].type == TASK_MAP &&
+                                 task_is_local(&cl->tasks[i], tx->node),
                 };
         }
         res->n_nodes = cl->n_vms;

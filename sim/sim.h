@@ -28,6 +28,7 @@ typedef struct TaskResult {
         double cpu, iowait, steal, queue; /* seconds, summed over all attempts */
         unsigned resize_kills, attempts;
         bool straggler; /* named a straggler by the slot manager at least once */
+        bool local;     /* a map whose finishing attempt ran where a replica of its split is */
 } TaskResult;
 
 /* A lower bound on a job's completion time that no policy can beat on the
