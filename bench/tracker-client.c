@@ -7,6 +7,7 @@
  *   registered TRACKER INTERVAL
  *   assign JOB TYPE INDEX ATTEMPT INPUTS
  *   kill ATTEMPT
+ *   slots MAP REDUCE MEMORY    (when a reply changes them)
  *   error NAME: MESSAGE        (and exit 3)
  * --mode=bad-progress sends a progress score of 1.5 once it holds an
  * attempt; --token overrides the token file's. */
@@ -37,6 +38,8 @@ typedef struct Client {
         sd_bus *bus;
         uint64_t tracker, interval;
         const char *mode;
+        unsigned slots[2];
+        uint64_t slot_memory;
         Held held[HELD_MAX];
         size_t n_held;
 } Client;
@@ -73,6 +76,22 @@ static int append_report(Client *c, sd_bus_message *m) {
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         return r;
+}
+
+static int read_slots(Client *c, sd_bus_message *reply) {
+        unsigned map, reduce;
+        uint64_t memory;
+        int r;
+
+        r = sd_bus_message_read(reply, TRACKER_SLOTS_TYPE, &map, &reduce, &memory);
+        if (r < 0)
+                return r;
+        if (map != c->slots[0] || reduce != c->slots[1] || memory != c->slot_memory)
+                printf("slots %u %u %" PRIu64 "\n", map, reduce, memory);
+        c->slots[0] = map;
+        c->slots[1] = reduce;
+        c->slot_memory = memory;
+        return 0;
 }
 
 static int read_reply(Client *c, sd_bus_message *reply) {
@@ -112,6 +131,10 @@ static int read_reply(Client *c, sd_bus_message *reply) {
                 r = sd_bus_message_enter_container(reply, 'a', "t");
         for (uint64_t kill; r >= 0 && (r = sd_bus_message_read(reply, "t", &kill)) > 0;)
                 printf("kill %" PRIu64 "\n", kill);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r >= 0)
+                r = read_slots(c, reply);
         fflush(stdout);
         return r < 0 ? r : 0;
 }
@@ -144,7 +167,7 @@ static int register_tracker(Client *c, const char *token, const char *hostname, 
 
         r = sd_bus_call_method(c->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE, "Register", &e,
                                &reply, "sssuut", token, "00000000-0000-0000-0000-000000000001",
-                               hostname, map_slots, reduce_slots, (uint64_t)256 << 20);
+                               hostname, map_slots, reduce_slots, c->slot_memory);
         if (r < 0) {
                 r = print_error(&e, r);
                 sd_bus_error_free(&e);
@@ -238,6 +261,9 @@ int main(int argc, char **argv) {
                 r = sd_bus_start(c.bus);
         if (r < 0)
                 return log_error_errno(r, "Cannot connect to %s", address), 1;
+        c.slots[0] = map_slots;
+        c.slots[1] = reduce_slots;
+        c.slot_memory = (uint64_t)256 << 20;
         r = register_tracker(&c, token, hostname, map_slots, reduce_slots);
         for (int64_t i = 0; r == 0 && i < beats; i++) {
                 struct timespec ts = { .tv_sec = (time_t)(c.interval / USEC_PER_SEC),

@@ -95,6 +95,17 @@ static int pool_index(Cluster *c, const char *name, uint32_t *ret) {
         return 0;
 }
 
+/* A job runs without a profile when the store cannot give one. */
+static void job_load_profile(Cluster *c, ClusterJob *j) {
+        StoreError err = { 0 };
+        int r;
+
+        r = cluster_profile_load(c->store, j->info.user, j->info.name, &j->profile, &err);
+        if (r < 0 && r != -ENOENT)
+                log_warning_errno(r, "Job %" PRIu64 " runs without its profile: %s", j->info.id,
+                                  err.message);
+}
+
 /* The job's tasks: one map per input (the input is its split) and its
  * reduces; those with a succeeded attempt in the store are done. */
 static int job_load(Cluster *c, StoreJob *info, ClusterJob *ret, StoreError *err) {
@@ -140,6 +151,7 @@ static int job_load(Cluster *c, StoreJob *info, ClusterJob *ret, StoreError *err
 
         *ret = (ClusterJob){ .info = *info, .pool = pool, .tasks = TAKE_PTR(tasks), .n_tasks = n };
         *info = (StoreJob){ 0 };
+        job_load_profile(c, ret);
         return 0;
 }
 
@@ -282,6 +294,7 @@ int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,
         ClusterNode *nodes, n = {
                 .id = c->next_node,
                 .slots = { slots[SLOT_MAP], slots[SLOT_REDUCE] },
+                .told = { slots[SLOT_MAP], slots[SLOT_REDUCE] },
                 .slot_memory = slot_memory,
                 .last_heartbeat = now_monotonic,
         };
@@ -388,6 +401,10 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                               .submitted = cj->info.submitted,
                               .deadline = cj->info.deadline,
                               .pool = cj->pool };
+                if (cj->profile.job) {
+                        job->stored_profile = &cj->profile.phases;
+                        job->input_size = cluster_profile_input(&cj->profile, cj->info.n_maps);
+                }
                 for (size_t i = 0; i < cj->n_tasks; i++) {
                         ClusterTask *t = &cj->tasks[i];
                         TaskCounts *counts = &job->counts[t->type];
@@ -451,6 +468,8 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
                    AdmitVerdict *ret_verdict, StoreError *err) {
         Snapshot s;
         AdmitVerdict v;
+        ClusterProfile profile = { 0 };
+        StoreError perr = { 0 };
         Job job = {
                 .submitted = now,
                 .deadline = spec->deadline,
@@ -463,6 +482,13 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
         r = pool_index(c, spec->pool ? spec->pool : "", &job.pool);
         if (r < 0)
                 return r;
+        r = cluster_profile_load(c->store, spec->user ? spec->user : "",
+                                 spec->name ? spec->name : "", &profile, &perr);
+        if (r >= 0) {
+                job.stored_profile = &profile.phases;
+                job.input_size = cluster_profile_input(&profile, job.counts[TASK_MAP].total);
+        } else if (r != -ENOENT)
+                log_warning_errno(r, "Admitting without a profile: %s", perr.message);
         r = snapshot_build(c, &s);
         if (r < 0)
                 return r;
@@ -515,11 +541,11 @@ static bool text_valid(const char *s) {
  * before a restart of the controller, or of a cancelled job. */
 static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r, StoreError *err) {
         for (unsigned type = 0; type < _SLOT_TYPE_MAX; type++)
-                if (r->free_slots[type] > n->slots[type])
+                if (r->free_slots[type] > n->told[type])
                         return fail(err, -EINVAL, "free-slots",
                                     "free %s slots %u is more than the tracker's %u",
                                     type == SLOT_MAP ? "map" : "reduce", r->free_slots[type],
-                                    n->slots[type]);
+                                    n->told[type]);
         if (!share_valid(r->steal))
                 return fail(err, -EINVAL, "steal", "steal %g is not a share in 0..1", r->steal);
         if (!share_valid(r->iowait))
@@ -637,6 +663,10 @@ static void jobs_settle(Cluster *c) {
                 }
                 log_info("Job %" PRIu64 " %s%s%s", cj->info.id, store_job_state_to_string(state),
                          why ? ": " : "", why ? why : "");
+                if (state == STORE_JOB_SUCCEEDED &&
+                    cluster_profile_save(c->store, &cj->info, &err) < 0)
+                        log_warning("Job %" PRIu64 " leaves no profile: %s", cj->info.id,
+                                    err.message);
                 if (state == STORE_JOB_FAILED)
                         for (size_t i = 0; i < cj->n_tasks; i++)
                                 if (cj->tasks[i].state == TASK_RUNNING) {
@@ -838,11 +868,27 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, us
         reply.kills = TAKE_PTR(n->kills);
         reply.n_kills = n->n_kills;
         n->n_kills = 0;
-        reply.slots[SLOT_MAP] = n->slots[SLOT_MAP];
-        reply.slots[SLOT_REDUCE] = n->slots[SLOT_REDUCE];
+        reply.slots[SLOT_MAP] = n->told[SLOT_MAP] = n->slots[SLOT_MAP];
+        reply.slots[SLOT_REDUCE] = n->told[SLOT_REDUCE] = n->slots[SLOT_REDUCE];
         reply.slot_memory = n->slot_memory;
         n->slots_pending = false;
         *ret = reply;
+        return 0;
+}
+
+int cluster_set_slots(Cluster *c, uint64_t node, const unsigned slots[static _SLOT_TYPE_MAX],
+                      uint64_t slot_memory, usec_t now, StoreError *err) {
+        ClusterNode *n = node_find(c, node);
+
+        if (!n || n->state == NODE_LOST)
+                return fail(err, -ENXIO, "node", "No %s tracker %" PRIu64,
+                            n ? "live" : "registered", node);
+        n->slots[SLOT_MAP] = slots[SLOT_MAP];
+        n->slots[SLOT_REDUCE] = slots[SLOT_REDUCE];
+        if (slot_memory)
+                n->slot_memory = slot_memory;
+        n->slots_changed_at = now;
+        n->slots_pending = true;
         return 0;
 }
 
