@@ -22,3 +22,9 @@ INSTALL_DATA += conf/controller.ini:$(SYSCONFDIR)/flexslot/controller.ini
 # load later): tracker-protocol.h spoken from outside.
 BENCH_PROGRAMS += flexslot-tracker-client
 flexslot-tracker-client_SOURCES := bench/tracker-client.c
+
+# flexslotctl: the operators' command line, a client of Controller1.
+PROGRAMS += flexslotctl
+flexslotctl_SOURCES := controller/ctl/ctl.c controller/ctl/ctl-commands.c \
+	controller/ctl/ctl-output.c
+INSTALL_DATA += packaging/flexslotctl.1:$(PREFIX)/share/man/man1/flexslotctl.1
