@@ -16,7 +16,10 @@ flexslot-controllerd_SOURCES := controller/daemon/controllerd.c \
 	controller/daemon/bus-controller.c controller/daemon/tracker-endpoint.c
 flexslot-controllerd_INSTALL_DIR := sbin
 
-INSTALL_DATA += conf/controller.ini:$(SYSCONFDIR)/flexslot/controller.ini
+INSTALL_DATA += conf/controller.ini:$(SYSCONFDIR)/flexslot/controller.ini \
+	packaging/flexslot-controllerd.service.in:$(PREFIX)/lib/systemd/system/flexslot-controllerd.service \
+	packaging/org.flexslot.Controller1.conf:$(DBUS_SYSTEM_DIR)/org.flexslot.Controller1.conf \
+	packaging/flexslot-controllerd.8:$(PREFIX)/share/man/man8/flexslot-controllerd.8
 
 # A tracker that runs no task, for the controller's tests (and a heartbeat
 # load later): tracker-protocol.h spoken from outside.
