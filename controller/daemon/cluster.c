@@ -203,6 +203,7 @@ int cluster_new(Store *store, Policy *policy, Cluster **ret, StoreError *err) {
         c->store = store;
         c->policy = policy;
         c->next_node = 1;
+        c->step = true;
         /* Above every attempt id of an earlier run (job_load() raises it
          * past the stored ones; this covers the attempts that never ended). */
         c->next_attempt = now_realtime_usec();
@@ -859,7 +860,7 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, us
         apply_report(c, n, report, now, now_monotonic);
         jobs_settle(c);
 
-        r = run_step(c, n, POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT, now, &reply);
+        r = c->step ? run_step(c, n, POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT, now, &reply) : 0;
         if (r < 0) {
                 /* The report is in; the tracker asks again next beat. */
                 log_warning_errno(r, "Policy step for tracker %" PRIu64 " failed", node);

@@ -92,6 +92,9 @@ typedef struct Cluster {
         char **pools;
         size_t n_pools;
         uint64_t next_node, next_attempt;
+        /* false: heartbeats are answered without a policy step, so they
+         * start nothing ([policy] step, a benchmark's baseline). */
+        bool step;
         Decisions decisions;
 } Cluster;
 

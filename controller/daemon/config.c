@@ -35,6 +35,7 @@ static const ConfKey controller_keys[] = {
         { "policy", "slot-manager", CONF_STRING, F(slot_manager), "static" },
         { "policy", "speculation", CONF_STRING, F(speculation), "none" },
         { "policy", "vm-allocator", CONF_STRING, F(vm_allocator), "static" },
+        { "policy", "step", CONF_BOOL, F(step), "yes" },
 };
 
 /* The forms controller_listen_parse() (tracker-endpoint.c) accepts. */

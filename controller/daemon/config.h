@@ -24,6 +24,7 @@ typedef struct ControllerConfig {
 
         /* [policy] */
         char *scheduler, *slot_manager, *speculation, *vm_allocator;
+        bool step; /* false: heartbeats skip the policy (benchmarks only) */
 } ControllerConfig;
 
 extern const ConfSchema controller_config_schema;
