@@ -353,19 +353,20 @@ static double share(usec_t part, usec_t whole) {
 /* One host and one VM per tracker until the agents tell which VM runs
  * where. Done tasks are left out, counted in their job. */
 static int snapshot_build(const Cluster *c, Snapshot *ret) {
-        size_t n_tasks = 0, n_attempts = 0, nn = MAX(c->n_nodes, (size_t)1);
+        size_t n_tasks = 0, n_running = 0, n_attempts = 0, nn = MAX(c->n_nodes, (size_t)1);
         Snapshot s = { 0 };
 
         for (size_t j = 0; j < c->n_jobs; j++)
-                for (size_t i = 0; i < c->jobs[j].n_tasks; i++)
-                        if (c->jobs[j].tasks[i].state != TASK_DONE)
-                                n_tasks++;
+                for (size_t i = 0; i < c->jobs[j].n_tasks; i++) {
+                        n_tasks += c->jobs[j].tasks[i].state != TASK_DONE;
+                        n_running += c->jobs[j].tasks[i].state == TASK_RUNNING;
+                }
         s.hosts = calloc(nn, sizeof(*s.hosts));
         s.vms = calloc(nn, sizeof(*s.vms));
         s.nodes = calloc(nn, sizeof(*s.nodes));
         s.jobs = calloc(MAX(c->n_jobs, (size_t)1), sizeof(*s.jobs));
         s.tasks = calloc(MAX(n_tasks, (size_t)1), sizeof(*s.tasks));
-        s.attempts = calloc(MAX(n_tasks, (size_t)1), sizeof(*s.attempts));
+        s.attempts = calloc(MAX(n_running, (size_t)1), sizeof(*s.attempts));
         s.task_of = calloc(MAX(n_tasks, (size_t)1), sizeof(ClusterTask *));
         if (!s.hosts || !s.vms || !s.nodes || !s.jobs || !s.tasks || !s.attempts || !s.task_of) {
                 snapshot_done(&s);
@@ -409,7 +410,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                 for (size_t i = 0; i < cj->n_tasks; i++) {
                         ClusterTask *t = &cj->tasks[i];
                         TaskCounts *counts = &job->counts[t->type];
-                        uint32_t node = node_index(c, t->node);
+                        uint32_t node;
 
                         counts->total++;
                         counts->failed += t->failures;
@@ -428,7 +429,10 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                         .state = t->state,
                                         .input_size = t->input_size,
                                         .slot_memory = t->slot_memory };
-                        if (t->state == TASK_RUNNING && node != NO_INDEX) {
+                        /* Only a running task has a node to look up: a
+                         * lookup per task was most of a heartbeat's time. */
+                        node = t->state == TASK_RUNNING ? node_index(c, t->node) : NO_INDEX;
+                        if (node != NO_INDEX) {
                                 counts->running++;
                                 s.attempts[n_attempts++] = (Attempt){
                                         .id = t->attempt,
@@ -858,7 +862,10 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, us
         if (r < 0)
                 return r;
         apply_report(c, n, report, now, now_monotonic);
-        jobs_settle(c);
+        /* Only a finished attempt ends a job; a job the store would not
+         * end is tried again at the next one. */
+        if (report->n_finished > 0)
+                jobs_settle(c);
 
         r = c->step ? run_step(c, n, POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT, now, &reply) : 0;
         if (r < 0) {
