@@ -204,6 +204,7 @@ int cluster_new(Store *store, Policy *policy, Cluster **ret, StoreError *err) {
         c->policy = policy;
         c->next_node = 1;
         c->step = true;
+        c->unsettled = true;
         /* Above every attempt id of an earlier run (job_load() raises it
          * past the stored ones; this covers the attempts that never ended). */
         c->next_attempt = now_realtime_usec();
@@ -639,6 +640,7 @@ static bool job_complete(const ClusterJob *j) {
 /* The jobs a report finished or failed end in the store, and leave the
  * model. A job the store will not end stays, to be tried again. */
 static void jobs_settle(Cluster *c) {
+        c->unsettled = false;
         for (size_t j = 0; j < c->n_jobs;) {
                 ClusterJob *cj = &c->jobs[j];
                 StoreJobState state = STORE_JOB_SUCCEEDED;
@@ -663,6 +665,7 @@ static void jobs_settle(Cluster *c) {
                 if (r < 0) {
                         log_warning_errno(r, "Cannot end job %" PRIu64 ": %s", cj->info.id,
                                           err.message);
+                        c->unsettled = true;
                         j++;
                         continue;
                 }
@@ -862,9 +865,9 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, us
         if (r < 0)
                 return r;
         apply_report(c, n, report, now, now_monotonic);
-        /* Only a finished attempt ends a job; a job the store would not
-         * end is tried again at the next one. */
-        if (report->n_finished > 0)
+        /* Only a finished attempt ends a job (but see unsettled): a pass
+         * over every task on every heartbeat would be wasted. */
+        if (report->n_finished > 0 || c->unsettled)
                 jobs_settle(c);
 
         r = c->step ? run_step(c, n, POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT, now, &reply) : 0;

@@ -95,6 +95,9 @@ typedef struct Cluster {
         /* false: heartbeats are answered without a policy step, so they
          * start nothing ([policy] step, a benchmark's baseline). */
         bool step;
+        /* A job may be complete without a finish in this run's reports: one
+         * resumed with every task done, or one the store would not end. */
+        bool unsettled;
         Decisions decisions;
 } Cluster;
 
