@@ -26,6 +26,7 @@
 #include "common/parse.h"
 #include "common/time-util.h"
 #include "controller/daemon/tracker-protocol.h"
+#include "tracker-conn.h"
 
 #define HELD_MAX 64
 
@@ -167,36 +168,26 @@ static int send_beat(Tracker *t) {
 }
 
 static int connect_tracker(Load *l, Tracker *t, const char *address, const char *token, size_t i) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         sd_bus_error e = SD_BUS_ERROR_NULL;
         char host[64], uuid[64];
         uint64_t interval;
         int r;
 
         t->load = l;
-        r = sd_bus_new(&t->bus);
-        if (r >= 0)
-                r = sd_bus_set_address(t->bus, address);
-        if (r >= 0)
-                r = sd_bus_set_anonymous(t->bus, 1);
-        if (r >= 0)
-                r = sd_bus_start(t->bus);
+        r = tracker_bus_open(address, &t->bus);
         if (r < 0)
                 return log_error_errno(r, "Cannot connect to %s", address);
         snprintf(host, sizeof(host), "load-%zu", i);
         snprintf(uuid, sizeof(uuid), "00000000-0000-0000-0000-%012zx", i + 1);
-        r = sd_bus_call_method(t->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE, "Register", &e,
-                               &reply, "sssuut", token, uuid, host, l->slots[0], l->slots[1],
-                               (uint64_t)256 << 20);
+        r = tracker_register(t->bus, token, uuid, host, l->slots, (uint64_t)256 << 20, &t->id,
+                             &interval, &e);
         if (r < 0) {
                 log_error("Register: %s: %s", e.name ? e.name : "?",
                           e.message ? e.message : strerror(-r));
                 sd_bus_error_free(&e);
                 return r;
         }
-        r = sd_bus_message_read(reply, "tt", &t->id, &interval);
-        if (r >= 0)
-                r = sd_bus_attach_event(t->bus, l->event, SD_EVENT_PRIORITY_NORMAL);
+        r = sd_bus_attach_event(t->bus, l->event, SD_EVENT_PRIORITY_NORMAL);
         return r < 0 ? log_error_errno(r, "Cannot set up tracker %zu", i) : 0;
 }
 
@@ -213,20 +204,6 @@ static uint32_t percentile(const Load *l, double p) {
                 return 0;
         i = (size_t)(p * (double)(l->n_latencies - 1) + 0.5);
         return l->latencies[i];
-}
-
-static int read_token(const char *path, char *buf, size_t size) {
-        FILE *f = fopen(path, "re");
-        bool ok;
-
-        if (!f)
-                return -errno;
-        ok = fgets(buf, (int)size, f) != NULL;
-        fclose(f);
-        if (!ok)
-                return -EIO;
-        buf[strcspn(buf, "\n")] = '\0';
-        return 0;
 }
 
 static double cpu_seconds(void) {
@@ -281,7 +258,7 @@ int main(int argc, char **argv) {
                 }
         if (!address || !token_file)
                 return log_error("--address and --token-file are needed"), 2;
-        r = read_token(token_file, token, sizeof(token));
+        r = tracker_token_read(token_file, token, sizeof(token));
         if (r < 0)
                 return log_error_errno(r, "Cannot read %s", token_file), 1;
 

@@ -39,7 +39,7 @@ bench-store: all
 # controller that skips the policy step ([policy] step = no), measured in the
 # same run (bench/heartbeat.sh).
 BENCH_PROGRAMS += flexslot-bench-heartbeat
-flexslot-bench-heartbeat_SOURCES := bench/bench-heartbeat.c
+flexslot-bench-heartbeat_SOURCES := bench/bench-heartbeat.c bench/tracker-conn.c
 
 .PHONY: bench-heartbeat
 bench: bench-heartbeat

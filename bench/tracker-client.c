@@ -25,6 +25,7 @@
 #include "common/macro.h"
 #include "common/parse.h"
 #include "controller/daemon/tracker-protocol.h"
+#include "tracker-conn.h"
 
 #define HELD_MAX 1024
 
@@ -159,39 +160,20 @@ static int beat(Client *c) {
         return read_reply(c, reply) < 0 ? 1 : 0;
 }
 
-static int register_tracker(Client *c, const char *token, const char *hostname, unsigned map_slots,
-                            unsigned reduce_slots) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+static int register_tracker(Client *c, const char *token, const char *hostname) {
         sd_bus_error e = SD_BUS_ERROR_NULL;
         int r;
 
-        r = sd_bus_call_method(c->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE, "Register", &e,
-                               &reply, "sssuut", token, "00000000-0000-0000-0000-000000000001",
-                               hostname, map_slots, reduce_slots, c->slot_memory);
+        r = tracker_register(c->bus, token, "00000000-0000-0000-0000-000000000001", hostname,
+                             c->slots, c->slot_memory, &c->tracker, &c->interval, &e);
         if (r < 0) {
-                r = print_error(&e, r);
+                r = sd_bus_error_is_set(&e) ? print_error(&e, r)
+                                            : (log_error_errno(r, "Register failed"), 1);
                 sd_bus_error_free(&e);
                 return r;
         }
-        r = sd_bus_message_read(reply, "tt", &c->tracker, &c->interval);
-        if (r < 0)
-                return log_error_errno(r, "Cannot read Register's reply"), 1;
         printf("registered %" PRIu64 " %" PRIu64 "\n", c->tracker, c->interval);
         fflush(stdout);
-        return 0;
-}
-
-static int read_token(const char *path, char *buf, size_t size) {
-        FILE *f = fopen(path, "re");
-        bool ok;
-
-        if (!f)
-                return -EIO;
-        ok = fgets(buf, (int)size, f) != NULL;
-        fclose(f);
-        if (!ok)
-                return -EIO;
-        buf[strcspn(buf, "\n")] = '\0';
         return 0;
 }
 
@@ -221,7 +203,7 @@ int main(int argc, char **argv) {
                         address = optarg;
                         break;
                 case 't':
-                        if (read_token(optarg, token_buf, sizeof(token_buf)) < 0)
+                        if (tracker_token_read(optarg, token_buf, sizeof(token_buf)) < 0)
                                 return log_error("Cannot read %s", optarg), 2;
                         token = token_buf;
                         break;
@@ -252,19 +234,13 @@ int main(int argc, char **argv) {
         if (!address || !token)
                 return log_error("--address and --token-file are needed"), 2;
 
-        r = sd_bus_new(&c.bus);
-        if (r >= 0)
-                r = sd_bus_set_address(c.bus, address);
-        if (r >= 0)
-                r = sd_bus_set_anonymous(c.bus, 1);
-        if (r >= 0)
-                r = sd_bus_start(c.bus);
+        r = tracker_bus_open(address, &c.bus);
         if (r < 0)
                 return log_error_errno(r, "Cannot connect to %s", address), 1;
         c.slots[0] = map_slots;
         c.slots[1] = reduce_slots;
         c.slot_memory = (uint64_t)256 << 20;
-        r = register_tracker(&c, token, hostname, map_slots, reduce_slots);
+        r = register_tracker(&c, token, hostname);
         for (int64_t i = 0; r == 0 && i < beats; i++) {
                 struct timespec ts = { .tv_sec = (time_t)(c.interval / USEC_PER_SEC),
                                        .tv_nsec = (long)(c.interval % USEC_PER_SEC) * 1000 };

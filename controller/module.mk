@@ -24,7 +24,7 @@ INSTALL_DATA += conf/controller.ini:$(SYSCONFDIR)/flexslot/controller.ini \
 # A tracker that runs no task, for the controller's tests (and a heartbeat
 # load later): tracker-protocol.h spoken from outside.
 BENCH_PROGRAMS += flexslot-tracker-client
-flexslot-tracker-client_SOURCES := bench/tracker-client.c
+flexslot-tracker-client_SOURCES := bench/tracker-client.c bench/tracker-conn.c
 
 # flexslotctl: the operators' command line, a client of Controller1.
 PROGRAMS += flexslotctl
