@@ -264,8 +264,11 @@ int main(int argc, char **argv) {
 
         r = sd_event_default(&l.event);
         l.trackers = calloc((size_t)n, sizeof(*l.trackers));
-        if (r < 0 || !l.trackers)
+        if (r < 0 || !l.trackers) {
+                free(l.trackers);
+                sd_event_unref(l.event);
                 return log_error("Cannot set up the load"), 1;
+        }
         l.n_trackers = l.active = (size_t)n;
         for (size_t i = 0; i < l.n_trackers && r >= 0; i++)
                 r = connect_tracker(&l, &l.trackers[i], address, token, i);

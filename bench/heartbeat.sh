@@ -3,8 +3,9 @@
 # sustains, and their reply latencies, from many tracker connections on its
 # Unix socket endpoint (flexslot-bench-heartbeat keeps one heartbeat in
 # flight per connection). The cluster is full and steady: $jobs jobs of
-# $maps maps wait, every slot holds a running attempt, so each heartbeat
-# runs the policy step over the whole model and assigns nothing. The
+# 100, then 1000 maps each wait, every slot holds a running attempt, so each
+# heartbeat runs the policy step over the whole model (a heartbeat's cost
+# grows with the tasks not yet done) and assigns nothing. The
 # baseline is the same load on a controller with [policy] step = no, which
 # answers from the same model without the step: the step's share of a
 # heartbeat. The controller runs on CPU 0, the load on CPU 1 (when there
@@ -17,7 +18,7 @@ src=${FLEXSLOT_SRCDIR:?run through make bench}
 trackers=${FLEXSLOT_BENCH_TRACKERS:-64}
 seconds=${FLEXSLOT_BENCH_SECONDS:-5}
 jobs=${FLEXSLOT_BENCH_JOBS:-4}
-maps=${FLEXSLOT_BENCH_MAPS:-1000}
+sizes=${FLEXSLOT_BENCH_MAPS:-100 1000}
 results="$build/bench/heartbeat-results.txt"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/flexslot-bench-heartbeat.XXXXXX")
 # shellcheck source=tests/lib/daemon.sh
@@ -40,9 +41,9 @@ fi
 # cpu_ticks PID: the process's user + system time, in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-# run STEP: one controller with [policy] step = STEP on a fresh store, the
-# jobs submitted, the load; prints the load's line and the controller's CPU
-# share.
+# run STEP MAPS: one controller with [policy] step = STEP on a fresh store,
+# the jobs of MAPS maps submitted, the load; prints the load's line and the
+# controller's CPU share.
 run() {
 	rm -f "$tmp/store.db" "$tmp/store.db-wal" "$tmp/store.db-shm" "$tmp/store.db.lock" \
 		"$tmp/trackers"
@@ -67,7 +68,7 @@ CONF
 		cat "$tmp/controller.log"
 		fail "the controller did not start"
 	}
-	inputs=$(seq -f "in/%g" 1 "$maps")
+	inputs=$(seq -f "in/%g" 1 "$2")
 	for j in $(seq 1 "$jobs"); do
 		# shellcheck disable=SC2086 # one argument per input
 		"$build/bin/flexslotctl" --address "$address" submit --app wordcount --reduces 8 \
@@ -100,12 +101,15 @@ chmod 0600 "$tmp/token"
 start_private_bus
 say "flexslot heartbeat benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $cpus CPUs," \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
-say "$trackers tracker connections (2 map + 1 reduce slots each), $jobs jobs x $maps maps" \
-	"+ 8 reduces, ${seconds}s measured after 1s of warm-up"
-with=$(run yes)
-report "policy step (fifo)" "$with"
-without=$(run no)
-report "baseline, [policy] step = no" "$without"
-say "  the step costs $(awk -v a="$(field "$with" rate)" -v b="$(field "$without" rate)" \
-	'BEGIN { if (a > 0) printf "%.2fx", b / a; else print "n/a" }') in heartbeats/s" \
-	"(baseline rate / step rate)"
+say "$trackers tracker connections (2 map + 1 reduce slots each), ${seconds}s measured" \
+	"after 1s of warm-up"
+for maps in $sizes; do
+	say "$jobs jobs x ($maps maps + 8 reduces):"
+	with=$(run yes "$maps")
+	report "policy step (fifo)" "$with"
+	without=$(run no "$maps")
+	report "baseline, [policy] step = no" "$without"
+	say "  baseline rate / step rate: $(awk -v a="$(field "$with" rate)" \
+		-v b="$(field "$without" rate)" \
+		'BEGIN { if (a > 0) printf "%.2f", b / a; else print "n/a" }')"
+done

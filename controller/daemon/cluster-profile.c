@@ -65,15 +65,14 @@ static usec_t usec_of(double sec) {
 /* A phase whose mean is avg and whose longest task took max: the fewest
  * tasks of that mean with max among them (PhaseStats keep total >= max). */
 static PhaseStats phase_of(double min, double avg, double max) {
-        usec_t a = usec_of(avg), hi = usec_of(max);
+        usec_t a = usec_of(avg), lo = usec_of(min), hi = usec_of(max);
         unsigned count;
 
         if (a == 0)
                 return (PhaseStats){ .count = 1 };
         count = (unsigned)MAX((hi + a - 1) / a, (usec_t)1);
-        return (PhaseStats){
-                .count = count, .total = a * count, .min = MIN(usec_of(min), hi), .max = hi
-        };
+        lo = MIN(lo, hi);
+        return (PhaseStats){ .count = count, .total = a * count, .min = lo, .max = hi };
 }
 
 int cluster_profile_load(Store *store, const char *user, const char *name, ClusterProfile *ret,
