@@ -1,6 +1,8 @@
 #!/bin/sh
 # org.flexslot.Controller1's operator methods beyond jobs, on a private bus
-# with the test tracker: SetSlots reaches the tracker in its next heartbeat
+# with the test tracker: SubmitJob refuses a job that names both an
+# application and streaming commands, or neither; SetSlots reaches the
+# tracker in its next heartbeat
 # reply and refuses an unknown tracker or a bad count by name with nothing
 # changed; a job that succeeds leaves its ARIA profile under (user, name),
 # ListProfiles shows it, and the Deadline Constraint scheduler reads it when
@@ -38,6 +40,11 @@ poll sh -c "busctl --address='$address' call org.flexslot.Controller1 \
 	/org/flexslot/Controller1 org.flexslot.Controller1 ListNodes | grep -q '\"lost\"'" ||
 	fail "the stopped tracker was not lost"
 expect_error NoSuchNode SetSlots tuut 1 1 1 0
+
+# ---- SubmitJob: an application or streaming commands, never both ----
+expect_error InvalidArgument SubmitJob ssssasutsss wordcount "" cat "" 1 in/a 1 0 default alice both
+expect_error InvalidArgument SubmitJob ssssasutsss "" "" "" "" 1 in/a 1 0 default alice neither
+[ "$(ctl_call ListJobs)" = "a(tsssssuuuuttt) 0" ] || fail "a refused submission was stored"
 
 # ---- a profile from a first run, read by the second submission ----
 [ "$(ctl_call ListProfiles)" = "a(ssttdddddddddddd) 0" ] || fail "profiles before any job"
