@@ -493,7 +493,8 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
         if (r >= 0) {
                 job.stored_profile = &profile.phases;
                 job.input_size = cluster_profile_input(&profile, job.counts[TASK_MAP].total);
-        } else if (r != -ENOENT)
+        } else if (r != -ENOENT && r != -EINVAL)
+                /* -EINVAL: a user or name the store refuses below. */
                 log_warning_errno(r, "Admitting without a profile: %s", perr.message);
         r = snapshot_build(c, &s);
         if (r < 0)
