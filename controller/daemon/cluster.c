@@ -354,21 +354,21 @@ static double share(usec_t part, usec_t whole) {
 /* One host and one VM per tracker until the agents tell which VM runs
  * where. Done tasks are left out, counted in their job. */
 static int snapshot_build(const Cluster *c, Snapshot *ret) {
-        size_t n_tasks = 0, n_running = 0, n_attempts = 0, nn = MAX(c->n_nodes, (size_t)1);
+        size_t n_tasks = 0, n_attempts = 0, cap = 1, nn = MAX(c->n_nodes, (size_t)1);
         Snapshot s = { 0 };
 
+        /* Room for every task, done or not, and not zeroed: a pass to
+         * count the tasks left, or clearing the room, cost a heartbeat as
+         * much as filling it, and each entry used is written whole. */
         for (size_t j = 0; j < c->n_jobs; j++)
-                for (size_t i = 0; i < c->jobs[j].n_tasks; i++) {
-                        n_tasks += c->jobs[j].tasks[i].state != TASK_DONE;
-                        n_running += c->jobs[j].tasks[i].state == TASK_RUNNING;
-                }
+                cap += c->jobs[j].n_tasks;
         s.hosts = calloc(nn, sizeof(*s.hosts));
         s.vms = calloc(nn, sizeof(*s.vms));
         s.nodes = calloc(nn, sizeof(*s.nodes));
         s.jobs = calloc(MAX(c->n_jobs, (size_t)1), sizeof(*s.jobs));
-        s.tasks = calloc(MAX(n_tasks, (size_t)1), sizeof(*s.tasks));
-        s.attempts = calloc(MAX(n_running, (size_t)1), sizeof(*s.attempts));
-        s.task_of = calloc(MAX(n_tasks, (size_t)1), sizeof(ClusterTask *));
+        s.tasks = malloc(cap * sizeof(*s.tasks));
+        s.attempts = malloc(cap * sizeof(*s.attempts));
+        s.task_of = malloc(cap * sizeof(ClusterTask *));
         if (!s.hosts || !s.vms || !s.nodes || !s.jobs || !s.tasks || !s.attempts || !s.task_of) {
                 snapshot_done(&s);
                 return -ENOMEM;
@@ -395,7 +395,6 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                         .slots_changed_at = cn->slots_changed_at,
                 };
         }
-        n_tasks = 0;
         for (size_t j = 0; j < c->n_jobs; j++) {
                 const ClusterJob *cj = &c->jobs[j];
                 Job *job = &s.jobs[j];
