@@ -40,3 +40,16 @@ bench-store: all
 
 bench-slo: all
 	$(BENCH_CPU) $(BUILD)/bench/flexslot-bench-slo
+
+# bench-heartbeat: heartbeats per second flexslot-controllerd sustains from
+# many tracker connections, with reply latencies, against the same load on a
+# controller that skips the policy step ([policy] step = no), measured in the
+# same run (bench/heartbeat.sh).
+BENCH_PROGRAMS += flexslot-bench-heartbeat
+flexslot-bench-heartbeat_SOURCES := bench/bench-heartbeat.c bench/tracker-conn.c
+
+.PHONY: bench-heartbeat
+bench: bench-heartbeat
+
+bench-heartbeat: all
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) bench/heartbeat.sh

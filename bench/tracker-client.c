@@ -7,6 +7,7 @@
  *   registered TRACKER INTERVAL
  *   assign JOB TYPE INDEX ATTEMPT INPUTS
  *   kill ATTEMPT
+ *   slots MAP REDUCE MEMORY    (when a reply changes them)
  *   error NAME: MESSAGE        (and exit 3)
  * --mode=bad-progress sends a progress score of 1.5 once it holds an
  * attempt; --token overrides the token file's; --vm-uuid names its VM
@@ -25,6 +26,7 @@
 #include "common/macro.h"
 #include "common/parse.h"
 #include "controller/daemon/tracker-protocol.h"
+#include "tracker-conn.h"
 
 #define HELD_MAX 1024
 
@@ -39,6 +41,8 @@ typedef struct Client {
         uint64_t tracker, interval;
         const char *mode;
         double steal;
+        unsigned slots[2];
+        uint64_t slot_memory;
         Held held[HELD_MAX];
         size_t n_held;
 } Client;
@@ -77,13 +81,29 @@ static int append_report(Client *c, sd_bus_message *m) {
         return r;
 }
 
+static int read_slots(Client *c, sd_bus_message *reply) {
+        unsigned map, reduce;
+        uint64_t memory;
+        int r;
+
+        r = sd_bus_message_read(reply, TRACKER_SLOTS_TYPE, &map, &reduce, &memory);
+        if (r < 0)
+                return r;
+        if (map != c->slots[0] || reduce != c->slots[1] || memory != c->slot_memory)
+                printf("slots %u %u %" PRIu64 "\n", map, reduce, memory);
+        c->slots[0] = map;
+        c->slots[1] = reduce;
+        c->slot_memory = memory;
+        return 0;
+}
+
 static int read_reply(Client *c, sd_bus_message *reply) {
         int r;
 
         if (strcmp(c->mode, "run") == 0)
                 c->n_held = 0;
         r = sd_bus_message_enter_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "ttsuussast")) > 0) {
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', TRACKER_ASSIGNMENT_FIELDS)) > 0) {
                 Held h = { 0 };
                 const char *type, *app, *command, *input;
                 unsigned partitions;
@@ -114,6 +134,10 @@ static int read_reply(Client *c, sd_bus_message *reply) {
                 r = sd_bus_message_enter_container(reply, 'a', "t");
         for (uint64_t kill; r >= 0 && (r = sd_bus_message_read(reply, "t", &kill)) > 0;)
                 printf("kill %" PRIu64 "\n", kill);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r >= 0)
+                r = read_slots(c, reply);
         fflush(stdout);
         return r < 0 ? r : 0;
 }
@@ -138,39 +162,21 @@ static int beat(Client *c) {
         return read_reply(c, reply) < 0 ? 1 : 0;
 }
 
-static int register_tracker(Client *c, const char *token, const char *vm_uuid, const char *hostname,
-                            unsigned map_slots, unsigned reduce_slots) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+static int register_tracker(Client *c, const char *token, const char *vm_uuid,
+                            const char *hostname) {
         sd_bus_error e = SD_BUS_ERROR_NULL;
         int r;
 
-        r = sd_bus_call_method(c->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE, "Register", &e,
-                               &reply, "sssuut", token, vm_uuid, hostname, map_slots, reduce_slots,
-                               (uint64_t)256 << 20);
+        r = tracker_register(c->bus, token, vm_uuid, hostname,
+                             c->slots, c->slot_memory, &c->tracker, &c->interval, &e);
         if (r < 0) {
-                r = print_error(&e, r);
+                r = sd_bus_error_is_set(&e) ? print_error(&e, r)
+                                            : (log_error_errno(r, "Register failed"), 1);
                 sd_bus_error_free(&e);
                 return r;
         }
-        r = sd_bus_message_read(reply, "tt", &c->tracker, &c->interval);
-        if (r < 0)
-                return log_error_errno(r, "Cannot read Register's reply"), 1;
         printf("registered %" PRIu64 " %" PRIu64 "\n", c->tracker, c->interval);
         fflush(stdout);
-        return 0;
-}
-
-static int read_token(const char *path, char *buf, size_t size) {
-        FILE *f = fopen(path, "re");
-        bool ok;
-
-        if (!f)
-                return -EIO;
-        ok = fgets(buf, (int)size, f) != NULL;
-        fclose(f);
-        if (!ok)
-                return -EIO;
-        buf[strcspn(buf, "\n")] = '\0';
         return 0;
 }
 
@@ -203,7 +209,7 @@ int main(int argc, char **argv) {
                         address = optarg;
                         break;
                 case 't':
-                        if (read_token(optarg, token_buf, sizeof(token_buf)) < 0)
+                        if (tracker_token_read(optarg, token_buf, sizeof(token_buf)) < 0)
                                 return log_error("Cannot read %s", optarg), 2;
                         token = token_buf;
                         break;
@@ -241,16 +247,13 @@ int main(int argc, char **argv) {
         if (!address || !token)
                 return log_error("--address and --token-file are needed"), 2;
 
-        r = sd_bus_new(&c.bus);
-        if (r >= 0)
-                r = sd_bus_set_address(c.bus, address);
-        if (r >= 0)
-                r = sd_bus_set_anonymous(c.bus, 1);
-        if (r >= 0)
-                r = sd_bus_start(c.bus);
+        r = tracker_bus_open(address, &c.bus);
         if (r < 0)
                 return log_error_errno(r, "Cannot connect to %s", address), 1;
-        r = register_tracker(&c, token, vm_uuid, hostname, map_slots, reduce_slots);
+        c.slots[0] = map_slots;
+        c.slots[1] = reduce_slots;
+        c.slot_memory = (uint64_t)256 << 20;
+        r = register_tracker(&c, token, vm_uuid, hostname);
         for (int64_t i = 0; r == 0 && i < beats; i++) {
                 struct timespec ts = { .tv_sec = (time_t)(c.interval / USEC_PER_SEC),
                                        .tv_nsec = (long)(c.interval % USEC_PER_SEC) * 1000 };

@@ -9,7 +9,7 @@ store_SOURCES := $(wildcard controller/store/*.c)
 # library.
 LIBRARIES += controllerd
 controllerd_SOURCES := controller/daemon/config.c controller/daemon/cluster.c \
-	controller/daemon/agent-hosts.c \
+	controller/daemon/agent-hosts.c controller/daemon/cluster-profile.c \
 	controller/daemon/bus-errors.c
 
 PROGRAMS += flexslot-controllerd
@@ -18,9 +18,18 @@ flexslot-controllerd_SOURCES := controller/daemon/controllerd.c \
 	controller/daemon/agents.c controller/daemon/bus-agents.c
 flexslot-controllerd_INSTALL_DIR := sbin
 
-INSTALL_DATA += conf/controller.ini:$(SYSCONFDIR)/flexslot/controller.ini
+INSTALL_DATA += conf/controller.ini:$(SYSCONFDIR)/flexslot/controller.ini \
+	packaging/flexslot-controllerd.service.in:$(PREFIX)/lib/systemd/system/flexslot-controllerd.service \
+	packaging/org.flexslot.Controller1.conf:$(DBUS_SYSTEM_DIR)/org.flexslot.Controller1.conf \
+	packaging/flexslot-controllerd.8:$(PREFIX)/share/man/man8/flexslot-controllerd.8
 
 # A tracker that runs no task, for the controller's tests (and a heartbeat
 # load later): tracker-protocol.h spoken from outside.
 BENCH_PROGRAMS += flexslot-tracker-client
-flexslot-tracker-client_SOURCES := bench/tracker-client.c
+flexslot-tracker-client_SOURCES := bench/tracker-client.c bench/tracker-conn.c
+
+# flexslotctl: the operators' command line, a client of Controller1.
+PROGRAMS += flexslotctl
+flexslotctl_SOURCES := controller/ctl/ctl.c controller/ctl/ctl-commands.c \
+	controller/ctl/ctl-output.c
+INSTALL_DATA += packaging/flexslotctl.1:$(PREFIX)/share/man/man1/flexslotctl.1

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/format.h"
+#include "common/json.h"
 #include "common/macro.h"
 #include "common/parse.h"
 #include "controller/policies/aria-model.h"
@@ -240,21 +241,6 @@ static void print_text(FILE *f, const Plan *plan, const PlanRequest *req) {
                 fprintf(f, "  refused: %s\n", plan->dcs_reason);
 }
 
-static void json_string(FILE *f, const char *s) {
-        fputc('"', f);
-        for (; *s; s++) {
-                unsigned char c = (unsigned char)*s;
-
-                if (c == '"' || c == '\\')
-                        fprintf(f, "\\%c", c);
-                else if (c < 0x20)
-                        fprintf(f, "\\u%04x", c);
-                else
-                        fputc(c, f);
-        }
-        fputc('"', f);
-}
-
 /* An empty text is no text: null. */
 static void json_reason(FILE *f, const char *s) {
         if (s[0])
@@ -263,14 +249,7 @@ static void json_reason(FILE *f, const char *s) {
                 fputs("null", f);
 }
 
-/* JSON has no infinity: a time without a slot to run in is null. */
-static void json_number(FILE *f, double v) {
-        if (isfinite(v))
-                fprintf(f, "%.10g", v);
-        else
-                fputs("null", f);
-}
-
+/* A time without a slot to run in is infinite: null. */
 static void json_key_number(FILE *f, const char *indent, const char *key, double v,
                             const char *sep) {
         fprintf(f, "%s\"%s\": ", indent, key);

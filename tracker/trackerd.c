@@ -512,7 +512,7 @@ static int read_reply(Tracker *k, sd_bus_message *reply) {
         int r;
 
         r = sd_bus_message_enter_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "ttsuussast")) > 0) {
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', TRACKER_ASSIGNMENT_FIELDS)) > 0) {
                 r = read_assignment(k, reply);
                 if (r >= 0)
                         r = sd_bus_message_exit_container(reply);

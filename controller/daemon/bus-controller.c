@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "daemon.h"
+#include "tracker-protocol.h"
 
 /* id, state, name, user, pool, application, maps, reduces, maps done,
  * reduces done, submitted, finished, deadline (realtime usec; 0: none). */
@@ -19,6 +20,14 @@
 /* id, hostname, VM UUID, state, map slots, reduce slots, running maps,
  * running reduces, steal, I/O wait. */
 #define NODE_TYPE "(tsssuuuudd)"
+/* user, job name, the job it was taken from, updated (realtime usec), then
+ * ARIA's profile (store.h's AriaProfile, in its order): M_min, M_avg,
+ * M_max, input per map, map selectivity, Sh_avg^1, Sh_max^1, Sh_avg^typ,
+ * Sh_max^typ, R_avg, R_max, reduce selectivity; seconds and bytes. */
+#define PROFILE_TYPE   \
+        "(sstt"        \
+        "dddddddddddd" \
+        ")"
 
 static const char *const node_state_names[_NODE_STATE_MAX] = {
         [NODE_ALIVE] = "alive",
@@ -36,6 +45,9 @@ static int reply_error(int r, const StoreError *err, sd_bus_error *error) {
                 break;
         case -ENOENT:
                 name = CONTROLLER_ERROR_NO_SUCH_JOB;
+                break;
+        case -ENXIO:
+                name = CONTROLLER_ERROR_NO_SUCH_NODE;
                 break;
         case -EPERM:
                 name = CONTROLLER_ERROR_NOT_ADMITTED;
@@ -63,10 +75,15 @@ static void strv_free(char **v) {
 }
 DEFINE_POINTER_CLEANUP_FUNC(char *, strv_free);
 
+/* An empty string is an argument not given: D-Bus has no null string. */
+static const char *empty_to_null(const char *s) {
+        return s[0] ? s : NULL;
+}
+
 static int method_submit_job(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Controller *c = userdata;
         _cleanup_(strv_freep) char **inputs = NULL;
-        const char *app, *pool, *user, *name;
+        const char *app, *arg, *mapper, *reducer, *pool, *user, *name;
         StoreError err = { 0 };
         AdmitVerdict verdict;
         StoreJobSpec spec;
@@ -74,7 +91,7 @@ static int method_submit_job(sd_bus_message *m, void *userdata, sd_bus_error *er
         uint64_t deadline, id;
         int r;
 
-        r = sd_bus_message_read(m, "s", &app);
+        r = sd_bus_message_read(m, "ssss", &app, &arg, &mapper, &reducer);
         if (r >= 0)
                 r = sd_bus_message_read_strv(m, &inputs);
         if (r >= 0)
@@ -85,7 +102,10 @@ static int method_submit_job(sd_bus_message *m, void *userdata, sd_bus_error *er
                 .name = name,
                 .user = user,
                 .pool = pool,
-                .app = app,
+                .app = empty_to_null(app),
+                .app_arg = empty_to_null(arg),
+                .mapper = empty_to_null(mapper),
+                .reducer = empty_to_null(reducer),
                 .inputs = (const char *const *)inputs,
                 .n_inputs = 0,
                 .n_reduces = reduces,
@@ -98,8 +118,8 @@ static int method_submit_job(sd_bus_message *m, void *userdata, sd_bus_error *er
                 log_info("SubmitJob '%.64s' by %.64s refused: %s", name, user, err.message);
                 return reply_error(r, &err, error);
         }
-        log_info("Job %" PRIu64 " '%.64s' of %.64s submitted: %s, %zu inputs, %u reduces", id, name,
-                 user, app, spec.n_inputs, reduces);
+        log_info("Job %" PRIu64 " '%.64s' of %.64s submitted: %.64s, %zu inputs, %u reduces", id,
+                 name, user, spec.app ? spec.app : "streaming", spec.n_inputs, reduces);
         return sd_bus_reply_method_return(m, "t", id);
 }
 
@@ -195,13 +215,73 @@ static int method_list_nodes(sd_bus_message *m, void *userdata, sd_bus_error *er
         return sd_bus_send(NULL, reply, NULL);
 }
 
+static int method_set_slots(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Controller *c = userdata;
+        StoreError err = { 0 };
+        unsigned slots[_SLOT_TYPE_MAX];
+        uint64_t node, memory;
+        int r;
+
+        r = sd_bus_message_read(m, "tuut", &node, &slots[SLOT_MAP], &slots[SLOT_REDUCE], &memory);
+        if (r < 0)
+                return r;
+        if (slots[SLOT_MAP] > TRACKER_SLOTS_MAX || slots[SLOT_REDUCE] > TRACKER_SLOTS_MAX)
+                return sd_bus_error_setf(error, CONTROLLER_ERROR_INVALID_ARGUMENT,
+                                         "Slots %u map, %u reduce: each must be 0..%d.",
+                                         slots[SLOT_MAP], slots[SLOT_REDUCE], TRACKER_SLOTS_MAX);
+        if (memory != 0 && (memory < TRACKER_SLOT_MEMORY_MIN || memory > TRACKER_SLOT_MEMORY_MAX))
+                return sd_bus_error_setf(error, CONTROLLER_ERROR_INVALID_ARGUMENT,
+                                         "Slot memory %" PRIu64
+                                         " bytes: must be 0 (unchanged) or 1 MiB..1 TiB.",
+                                         memory);
+        r = cluster_set_slots(c->cluster, node, slots, memory, now_realtime_usec(), &err);
+        if (r < 0)
+                return reply_error(r, &err, error);
+        log_info("Tracker %" PRIu64 " set to %u map and %u reduce slots", node, slots[SLOT_MAP],
+                 slots[SLOT_REDUCE]);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+static int append_profile(sd_bus_message *m, const StoreProfile *sp) {
+        const AriaProfile *p = &sp->profile;
+
+        return sd_bus_message_append(
+                m, PROFILE_TYPE, sp->user, sp->name, sp->job, sp->updated, p->map_min, p->map_avg,
+                p->map_max, p->map_input, p->map_selectivity, p->sh1_avg, p->sh1_max, p->shtyp_avg,
+                p->shtyp_max, p->reduce_avg, p->reduce_max, p->reduce_selectivity);
+}
+
+static int method_list_profiles(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Controller *c = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        StoreError err = { 0 };
+        StoreProfile *profiles = NULL;
+        size_t n = 0;
+        int r;
+
+        r = store_profiles_list(c->store, &profiles, &n, &err);
+        if (r < 0)
+                return reply_error(r, &err, error);
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', PROFILE_TYPE);
+        for (size_t i = 0; i < n && r >= 0; i++)
+                r = append_profile(reply, &profiles[i]);
+        store_profiles_free(profiles, n);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 static const sd_bus_vtable controller_vtable[] = {
         SD_BUS_VTABLE_START(0),
-        SD_BUS_METHOD_WITH_ARGS("SubmitJob",
-                                SD_BUS_ARGS("s", application, "as", inputs, "u", reduces, "t",
-                                            deadline, "s", pool, "s", user, "s", name),
-                                SD_BUS_RESULT("t", job), method_submit_job,
-                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS(
+                "SubmitJob",
+                SD_BUS_ARGS("s", application, "s", argument, "s", mapper, "s", reducer, "as",
+                            inputs, "u", reduces, "t", deadline, "s", pool, "s", user, "s", name),
+                SD_BUS_RESULT("t", job), method_submit_job, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListJobs", SD_BUS_NO_ARGS, SD_BUS_RESULT("a" JOB_TYPE, jobs),
                                 method_list_jobs, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetJob", SD_BUS_ARGS("t", job),
@@ -211,6 +291,13 @@ static const sd_bus_vtable controller_vtable[] = {
                                 method_cancel_job, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListNodes", SD_BUS_NO_ARGS, SD_BUS_RESULT("a" NODE_TYPE, nodes),
                                 method_list_nodes, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS(
+                "SetSlots",
+                SD_BUS_ARGS("t", node, "u", map_slots, "u", reduce_slots, "t", slot_memory),
+                SD_BUS_NO_RESULT, method_set_slots, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListProfiles", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("a" PROFILE_TYPE, profiles), method_list_profiles,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 

@@ -98,6 +98,17 @@ static int pool_index(Cluster *c, const char *name, uint32_t *ret) {
         return 0;
 }
 
+/* A job runs without a profile when the store cannot give one. */
+static void job_load_profile(Cluster *c, ClusterJob *j) {
+        StoreError err = { 0 };
+        int r;
+
+        r = cluster_profile_load(c->store, j->info.user, j->info.name, &j->profile, &err);
+        if (r < 0 && r != -ENOENT)
+                log_warning_errno(r, "Job %" PRIu64 " runs without its profile: %s", j->info.id,
+                                  err.message);
+}
+
 /* The job's tasks: one map per split (splits, which it takes) and its
  * reduces; those with a succeeded attempt in the store are done. */
 static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, StoreError *err) {
@@ -147,6 +158,7 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
                              .n_tasks = n,
                              .splits = splits };
         *info = (StoreJob){ 0 };
+        job_load_profile(c, ret);
         return 0;
 }
 
@@ -268,6 +280,8 @@ int cluster_new(Store *store, Policy *policy, const ClusterData *data, Cluster *
         c->policy = policy;
         c->data = *data;
         c->next_node = 1;
+        c->step = true;
+        c->unsettled = true;
         /* Above every attempt id of an earlier run (job_load() raises it
          * past the stored ones; this covers the attempts that never ended). */
         c->next_attempt = now_realtime_usec();
@@ -359,6 +373,7 @@ int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,
         ClusterNode *nodes, n = {
                 .id = c->next_node,
                 .slots = { slots[SLOT_MAP], slots[SLOT_REDUCE] },
+                .told = { slots[SLOT_MAP], slots[SLOT_REDUCE] },
                 .slot_memory = slot_memory,
                 .last_heartbeat = now_monotonic,
         };
@@ -473,20 +488,21 @@ static Vm vm_of_node(const ClusterNode *cn, uint32_t host) {
 /* A host per agent, one VM per tracker. Done tasks are left out, counted in
  * their job. */
 static int snapshot_build(const Cluster *c, Snapshot *ret) {
-        size_t n_tasks = 0, n_attempts = 0, nn = MAX(c->n_nodes, (size_t)1);
+        size_t n_tasks = 0, n_attempts = 0, cap = 1, nn = MAX(c->n_nodes, (size_t)1);
         Snapshot s = { 0 };
 
+        /* Room for every task, done or not, and not zeroed: a pass to
+         * count the tasks left, or clearing the room, cost a heartbeat as
+         * much as filling it, and each entry used is written whole. */
         for (size_t j = 0; j < c->n_jobs; j++)
-                for (size_t i = 0; i < c->jobs[j].n_tasks; i++)
-                        if (c->jobs[j].tasks[i].state != TASK_DONE)
-                                n_tasks++;
+                cap += c->jobs[j].n_tasks;
         s.hosts = calloc(nn, sizeof(*s.hosts));
         s.vms = calloc(nn, sizeof(*s.vms));
         s.nodes = calloc(nn, sizeof(*s.nodes));
         s.jobs = calloc(MAX(c->n_jobs, (size_t)1), sizeof(*s.jobs));
-        s.tasks = calloc(MAX(n_tasks, (size_t)1), sizeof(*s.tasks));
-        s.attempts = calloc(MAX(n_tasks, (size_t)1), sizeof(*s.attempts));
-        s.task_of = calloc(MAX(n_tasks, (size_t)1), sizeof(ClusterTask *));
+        s.tasks = malloc(cap * sizeof(*s.tasks));
+        s.attempts = malloc(cap * sizeof(*s.attempts));
+        s.task_of = malloc(cap * sizeof(ClusterTask *));
         if (!s.hosts || !s.vms || !s.nodes || !s.jobs || !s.tasks || !s.attempts || !s.task_of) {
                 snapshot_done(&s);
                 return -ENOMEM;
@@ -511,7 +527,6 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                         .slots_changed_at = cn->slots_changed_at,
                 };
         }
-        n_tasks = 0;
         for (size_t j = 0; j < c->n_jobs; j++) {
                 const ClusterJob *cj = &c->jobs[j];
                 Job *job = &s.jobs[j];
@@ -520,10 +535,14 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                               .submitted = cj->info.submitted,
                               .deadline = cj->info.deadline,
                               .pool = cj->pool };
+                if (cj->profile.job) {
+                        job->stored_profile = &cj->profile.phases;
+                        job->input_size = cluster_profile_input(&cj->profile, cj->info.n_maps);
+                }
                 for (size_t i = 0; i < cj->n_tasks; i++) {
                         ClusterTask *t = &cj->tasks[i];
                         TaskCounts *counts = &job->counts[t->type];
-                        uint32_t node = node_index(c, t->node);
+                        uint32_t node;
 
                         counts->total++;
                         counts->failed += t->failures;
@@ -542,7 +561,10 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                         .state = t->state,
                                         .input_size = t->input_size,
                                         .slot_memory = t->slot_memory };
-                        if (t->state == TASK_RUNNING && node != NO_INDEX) {
+                        /* Only a running task has a node to look up: a
+                         * lookup per task was most of a heartbeat's time. */
+                        node = t->state == TASK_RUNNING ? node_index(c, t->node) : NO_INDEX;
+                        if (node != NO_INDEX) {
                                 counts->running++;
                                 s.attempts[n_attempts++] = (Attempt){
                                         .id = t->attempt,
@@ -587,6 +609,8 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
                    AdmitVerdict *ret_verdict, StoreError *err) {
         Snapshot s;
         AdmitVerdict v;
+        ClusterProfile profile = { 0 };
+        StoreError perr = { 0 };
         Job job = {
                 .submitted = now,
                 .deadline = spec->deadline,
@@ -609,6 +633,14 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
         r = pool_index(c, spec->pool ? spec->pool : "", &job.pool);
         if (r < 0)
                 return r;
+        r = cluster_profile_load(c->store, spec->user ? spec->user : "",
+                                 spec->name ? spec->name : "", &profile, &perr);
+        if (r >= 0) {
+                job.stored_profile = &profile.phases;
+                job.input_size = cluster_profile_input(&profile, job.counts[TASK_MAP].total);
+        } else if (r != -ENOENT && r != -EINVAL)
+                /* -EINVAL: a user or name the store refuses below. */
+                log_warning_errno(r, "Admitting without a profile: %s", perr.message);
         r = snapshot_build(c, &s);
         if (r < 0)
                 return r;
@@ -661,11 +693,11 @@ static bool text_valid(const char *s) {
  * before a restart of the controller, or of a cancelled job. */
 static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r, StoreError *err) {
         for (unsigned type = 0; type < _SLOT_TYPE_MAX; type++)
-                if (r->free_slots[type] > n->slots[type])
+                if (r->free_slots[type] > n->told[type])
                         return fail(err, -EINVAL, "free-slots",
                                     "free %s slots %u is more than the tracker's %u",
                                     type == SLOT_MAP ? "map" : "reduce", r->free_slots[type],
-                                    n->slots[type]);
+                                    n->told[type]);
         if (!share_valid(r->steal))
                 return fail(err, -EINVAL, "steal", "steal %g is not a share in 0..1", r->steal);
         if (!share_valid(r->iowait))
@@ -754,6 +786,7 @@ static bool job_complete(const ClusterJob *j) {
 /* The jobs a report finished or failed end in the store, and leave the
  * model. A job the store will not end stays, to be tried again. */
 static void jobs_settle(Cluster *c) {
+        c->unsettled = false;
         for (size_t j = 0; j < c->n_jobs;) {
                 ClusterJob *cj = &c->jobs[j];
                 StoreJobState state = STORE_JOB_SUCCEEDED;
@@ -778,11 +811,16 @@ static void jobs_settle(Cluster *c) {
                 if (r < 0) {
                         log_warning_errno(r, "Cannot end job %" PRIu64 ": %s", cj->info.id,
                                           err.message);
+                        c->unsettled = true;
                         j++;
                         continue;
                 }
                 log_info("Job %" PRIu64 " %s%s%s", cj->info.id, store_job_state_to_string(state),
                          why ? ": " : "", why ? why : "");
+                if (state == STORE_JOB_SUCCEEDED &&
+                    cluster_profile_save(c->store, &cj->info, &err) < 0)
+                        log_warning("Job %" PRIu64 " leaves no profile: %s", cj->info.id,
+                                    err.message);
                 if (state == STORE_JOB_FAILED)
                         for (size_t i = 0; i < cj->n_tasks; i++)
                                 if (cj->tasks[i].state == TASK_RUNNING) {
@@ -974,9 +1012,12 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, us
         if (r < 0)
                 return r;
         apply_report(c, n, report, now, now_monotonic);
-        jobs_settle(c);
+        /* Only a finished attempt ends a job (but see unsettled): a pass
+         * over every task on every heartbeat would be wasted. */
+        if (report->n_finished > 0 || c->unsettled)
+                jobs_settle(c);
 
-        r = run_step(c, n, POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT, now, &reply);
+        r = c->step ? run_step(c, n, POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT, now, &reply) : 0;
         if (r < 0) {
                 /* The report is in; the tracker asks again next beat. */
                 log_warning_errno(r, "Policy step for tracker %" PRIu64 " failed", node);
@@ -985,11 +1026,27 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, us
         reply.kills = TAKE_PTR(n->kills);
         reply.n_kills = n->n_kills;
         n->n_kills = 0;
-        reply.slots[SLOT_MAP] = n->slots[SLOT_MAP];
-        reply.slots[SLOT_REDUCE] = n->slots[SLOT_REDUCE];
+        reply.slots[SLOT_MAP] = n->told[SLOT_MAP] = n->slots[SLOT_MAP];
+        reply.slots[SLOT_REDUCE] = n->told[SLOT_REDUCE] = n->slots[SLOT_REDUCE];
         reply.slot_memory = n->slot_memory;
         n->slots_pending = false;
         *ret = reply;
+        return 0;
+}
+
+int cluster_set_slots(Cluster *c, uint64_t node, const unsigned slots[static _SLOT_TYPE_MAX],
+                      uint64_t slot_memory, usec_t now, StoreError *err) {
+        ClusterNode *n = node_find(c, node);
+
+        if (!n || n->state == NODE_LOST)
+                return fail(err, -ENXIO, "node", "No %s tracker %" PRIu64,
+                            n ? "live" : "registered", node);
+        n->slots[SLOT_MAP] = slots[SLOT_MAP];
+        n->slots[SLOT_REDUCE] = slots[SLOT_REDUCE];
+        if (slot_memory)
+                n->slot_memory = slot_memory;
+        n->slots_changed_at = now;
+        n->slots_pending = true;
         return 0;
 }
 

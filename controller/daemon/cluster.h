@@ -47,10 +47,18 @@ typedef struct ClusterTask {
         char *output;       /* TASK_DONE: the output of its succeeded attempt */
 } ClusterTask;
 
+/* A stored ARIA profile as the policy core reads it (cluster-profile.c). */
+typedef struct ClusterProfile {
+        uint64_t job; /* the run it was taken from; 0: none */
+        JobProfile phases;
+        double map_input; /* bytes per map task */
+} ClusterProfile;
+
 typedef struct ClusterJob {
         StoreJob info;
         uint32_t pool;
-        ClusterTask *tasks; /* maps, then reduces */
+        ClusterProfile profile; /* of earlier runs of its (user, name) */
+        ClusterTask *tasks;     /* maps, then reduces */
         size_t n_tasks;
         char **splits; /* map i's input, FILE:OFFSET:LENGTH in the data directory */
 } ClusterJob;
@@ -86,6 +94,9 @@ typedef struct ClusterNode {
         char *hostname, *vm_uuid;
         NodeState state;
         unsigned slots[_SLOT_TYPE_MAX];
+        /* The slots the tracker last heard of (Register, a reply): its
+         * reports count free slots against these. */
+        unsigned told[_SLOT_TYPE_MAX];
         uint64_t slot_memory;
         usec_t last_heartbeat; /* monotonic */
         usec_t measured_at;    /* realtime; 0: no measurement yet */
@@ -116,6 +127,12 @@ typedef struct Cluster {
         char **pools;
         size_t n_pools;
         uint64_t next_node, next_attempt;
+        /* false: heartbeats are answered without a policy step, so they
+         * start nothing ([policy] step, a benchmark's baseline). */
+        bool step;
+        /* A job may be complete without a finish in this run's reports: one
+         * resumed with every task done, or one the store would not end. */
+        bool unsettled;
         Decisions decisions;
 } Cluster;
 
@@ -192,6 +209,22 @@ int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,
  * to do. */
 int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, usec_t now,
                       usec_t now_monotonic, ClusterReply *ret, StoreError *err);
+
+/* An operator's slots for tracker node (slot_memory 0: unchanged), in its
+ * next heartbeat's reply: -ENXIO for an unknown or lost tracker. Running
+ * tasks above the new count keep running; the count holds back new ones. */
+int cluster_set_slots(Cluster *c, uint64_t node, const unsigned slots[static _SLOT_TYPE_MAX],
+                      uint64_t slot_memory, usec_t now, StoreError *err);
+
+/* ARIA's profile database (cluster-profile.c): the profile of a succeeded
+ * job's succeeded attempts into the store, under its (user, name); and the
+ * stored one of (user, name), -ENOENT when there is none. */
+int cluster_profile_save(Store *store, const StoreJob *job, StoreError *err);
+int cluster_profile_load(Store *store, const char *user, const char *name, ClusterProfile *ret,
+                         StoreError *err);
+/* The input of a job of maps tasks that the profile's runs had: until the
+ * controller learns its inputs' sizes, what the deadline models read. */
+uint64_t cluster_profile_input(const ClusterProfile *p, unsigned maps);
 
 /* A control cycle: the slot manager and the VM allocator; what they decide
  * for a tracker waits for its next heartbeat. The VM targets stay in

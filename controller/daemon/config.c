@@ -41,6 +41,7 @@ static const ConfKey controller_keys[] = {
         { "policy", "slot-manager", CONF_STRING, F(slot_manager), "static" },
         { "policy", "speculation", CONF_STRING, F(speculation), "none" },
         { "policy", "vm-allocator", CONF_STRING, F(vm_allocator), "none" },
+        { "policy", "step", CONF_BOOL, F(step), "yes" },
 
         { "agents", "hosts", CONF_STRING, F(agent_hosts), NULL },
         { "agents", "call-timeout", CONF_DURATION, F(agent_call_timeout), "5s",

@@ -28,6 +28,7 @@ typedef struct ControllerConfig {
 
         /* [policy] */
         char *scheduler, *slot_manager, *speculation, *vm_allocator;
+        bool step; /* false: heartbeats skip the policy (benchmarks only) */
 
         /* [agents] */
         char *agent_hosts; /* agent-hosts.h's list */

@@ -192,6 +192,9 @@ static int open_state(Controller *c) {
                         &c->cluster, &err);
         if (r < 0)
                 return log_error_errno(r, "Cannot load the unfinished jobs: %s", err.message);
+        c->cluster->step = c->config.step;
+        if (!c->config.step)
+                log_warning("[policy] step is off: heartbeats start no task (for benchmarks)");
         log_info("Resuming %zu unfinished jobs from %s", c->cluster->n_jobs, c->config.store);
         return 0;
 }

@@ -218,7 +218,7 @@ static int append_assignment(sd_bus_message *m, const ClusterAssignment *a) {
                                                     : j->info.reducer;
         int r;
 
-        r = sd_bus_message_open_container(m, 'r', "ttsuussast");
+        r = sd_bus_message_open_container(m, 'r', TRACKER_ASSIGNMENT_FIELDS);
         if (r >= 0)
                 r = sd_bus_message_append(m, "ttsuuss", a->attempt, j->info.id,
                                           t->type == TASK_MAP ? "map" : "reduce", t->index,

@@ -68,7 +68,9 @@
 #define TRACKER_NODE_TYPE "(uudd)"
 #define TRACKER_RUNNING_TYPE "(tdtttt)"
 #define TRACKER_FINISHED_TYPE "(tsttss)"
-#define TRACKER_ASSIGNMENT_TYPE "(ttsuussast)"
+/* An assignment's fields, for entering its struct. */
+#define TRACKER_ASSIGNMENT_FIELDS "ttsuussast"
+#define TRACKER_ASSIGNMENT_TYPE "(" TRACKER_ASSIGNMENT_FIELDS ")"
 #define TRACKER_SLOTS_TYPE "(uut)"
 
 #define TRACKER_SLOTS_MAX 1024

@@ -13,15 +13,15 @@ write_config
 start_controller
 
 # ---- Controller1: submit, list, show, refusals ----
-[ "$(ctl_call SubmitJob sasutsss wordcount 2 in/a in/b 1 0 default alice wc1)" = "t 1" ] ||
+[ "$(ctl_call SubmitJob ssssasutsss wordcount "" "" "" 2 in/a in/b 1 0 default alice wc1)" = "t 1" ] ||
 	fail "the first job is not job 1"
 ctl_call ListJobs | grep -q '"running" "wc1" "alice" "default" "wordcount" 2 1 0 0' ||
 	fail "ListJobs does not show job 1: $(ctl_call ListJobs)"
 [ "$(job_state 1)" = '"running"' ] || fail "job 1 is not running"
 jobs_before=$(ctl_call ListJobs)
-expect_error InvalidArgument SubmitJob sasutsss wordcount 1 ../etc/passwd 1 0 default alice bad
+expect_error InvalidArgument SubmitJob ssssasutsss wordcount "" "" "" 1 ../etc/passwd 1 0 default alice bad
 case $out in *"inputs[0]"*) ;; *) fail "the refusal does not name the input: $out" ;; esac
-expect_error InvalidArgument SubmitJob sasutsss wordcount 0 1 0 default alice noinput
+expect_error InvalidArgument SubmitJob ssssasutsss wordcount "" "" "" 0 1 0 default alice noinput
 expect_error NoSuchJob GetJob t 99
 expect_error NoSuchJob CancelJob t 99
 [ "$(ctl_call ListJobs)" = "$jobs_before" ] || fail "a refused call changed the jobs"
@@ -65,13 +65,13 @@ grep -q "^assign 1 reduce 0 [0-9]* out/1/map-0 out/1/map-1$" "$tmp/good.log" ||
 [ "$(job_state 1)" = '"succeeded"' ] || fail "job 1 did not succeed: $(ctl_call GetJob t 1)"
 
 # ---- cancel ----
-[ "$(ctl_call SubmitJob sasutsss grep 1 in/c 0 0 default bob g)" = "t 2" ] || fail "job 2"
+[ "$(ctl_call SubmitJob ssssasutsss grep "" "" "" 1 in/c 0 0 default bob g)" = "t 2" ] || fail "job 2"
 ctl_call CancelJob t 2 >/dev/null || fail "CancelJob 2"
 [ "$(job_state 2)" = '"cancelled"' ] || fail "job 2 is not cancelled"
 expect_error NoSuchJob CancelJob t 2
 
 # ---- SIGKILL mid-job, restart, resume ----
-[ "$(ctl_call SubmitJob sasutsss sort 3 in/x in/y in/z 1 0 default carol s)" = "t 3" ] ||
+[ "$(ctl_call SubmitJob ssssasutsss sort "" "" "" 3 in/x in/y in/z 1 0 default carol s)" = "t 3" ] ||
 	fail "job 3"
 # Beat 1 takes map 0; beat 2 reports it done and takes map 1.
 run_tracker "$tmp/before.log" --token-file "$tmp/token" --hostname t1 --map-slots 1 \

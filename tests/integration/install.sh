@@ -1,7 +1,8 @@
 #!/bin/sh
 # `make install` into a DESTDIR with PREFIX=/usr: programs, configuration,
-# the unit with its paths filled in, the D-Bus policy in a directory the
-# machine's system bus reads, and the man page, which names that path; the
+# the units with their paths filled in, the D-Bus policies (the agent's and
+# the controller's) in a directory the machine's system bus reads, and the
+# man pages, which name that path; the
 # sysusers.d entry of the group the policy names; a second install keeps an
 # edited configuration; uninstall removes what it installed except the
 # configuration. With the default PREFIX (/usr/local) the policy still goes
@@ -27,13 +28,15 @@ done)
 [ -n "$bus_dirs" ] || fail "$bus_conf includes no directory"
 echo "the system bus reads policies from: $(echo "$bus_dirs" | tr '\n' ' ')"
 
-# check_policy ROOT: the one policy installed under ROOT is in one of those.
+# check_policy ROOT [NAME]: the one policy of bus name NAME (the agent's by
+# default) installed under ROOT is in one of those.
 check_policy() {
-	found=$(cd "$1" && find . -name org.flexslot.Agent1.conf | sed 's|^\.||')
+	file=${2:-org.flexslot.Agent1}.conf
+	found=$(cd "$1" && find . -name "$file" | sed 's|^\.||')
 	[ "$(echo "$found" | grep -c .)" -eq 1 ] || fail "policy installed as '$found'"
 	echo "$bus_dirs" | grep -qx "$(dirname "$found")" ||
 		fail "policy installed as $found, where the system bus does not look"
-	cmp -s "$1$found" "$FLEXSLOT_SRCDIR/packaging/org.flexslot.Agent1.conf" ||
+	cmp -s "$1$found" "$FLEXSLOT_SRCDIR/packaging/$file" ||
 		fail "$found is not the policy"
 }
 
@@ -41,9 +44,22 @@ run_make "$dest" PREFIX=/usr install
 for f in usr/sbin/flexslot-agentd etc/flexslot/agent.ini \
 	usr/lib/systemd/system/flexslot-agentd.service \
 	usr/lib/sysusers.d/flexslot.conf \
-	usr/share/man/man8/flexslot-agentd.8; do
+	usr/share/man/man8/flexslot-agentd.8 \
+	usr/sbin/flexslot-controllerd usr/bin/flexslotctl etc/flexslot/controller.ini \
+	usr/lib/systemd/system/flexslot-controllerd.service \
+	usr/share/man/man8/flexslot-controllerd.8 usr/share/man/man1/flexslotctl.1; do
 	[ -f "$dest/$f" ] || fail "$f not installed"
 done
+check_policy "$dest" org.flexslot.Controller1
+sed -n 's|.*<policy group="\(.*\)">.*|\1|p' "$dest$found" | grep -qx flexslot ||
+	fail "the controller's policy does not open it to the group flexslot"
+grep -qx "\.I $found" "$dest/usr/share/man/man8/flexslot-controllerd.8" ||
+	fail "the controller's man page does not name $found"
+unit="$dest/usr/lib/systemd/system/flexslot-controllerd.service"
+grep -qx 'ExecStart=/usr/sbin/flexslot-controllerd --config=/etc/flexslot/controller.ini' "$unit" ||
+	fail "the controller's unit paths are not filled in"
+grep -qx 'BusName=org.flexslot.Controller1' "$unit" || fail "the controller's unit has no BusName"
+! grep -q '@[A-Z]*@' "$unit" || fail "placeholder left in the controller's unit"
 check_policy "$dest"
 # The group the policy and allowed-group name, for systemd-sysusers.
 policy_group=$(sed -n 's|.*<policy group="\(.*\)">.*|\1|p' "$dest$found")
@@ -71,6 +87,11 @@ run_make "$dest" PREFIX=/usr uninstall
 [ ! -e "$dest/usr/sbin/flexslot-agentd" ] || fail "uninstall left the agent"
 [ ! -e "$dest/usr/lib/systemd/system/flexslot-agentd.service" ] || fail "uninstall left the unit"
 [ ! -e "$dest/usr/share/dbus-1/system.d/org.flexslot.Agent1.conf" ] || fail "uninstall left the policy"
+for f in usr/sbin/flexslot-controllerd usr/bin/flexslotctl \
+	usr/lib/systemd/system/flexslot-controllerd.service \
+	usr/share/dbus-1/system.d/org.flexslot.Controller1.conf; do
+	[ ! -e "$dest/$f" ] || fail "uninstall left $f"
+done
 [ ! -e "$dest/usr/lib/sysusers.d/flexslot.conf" ] || fail "uninstall left the sysusers.d entry"
 grep -q "edited by the admin" "$dest/etc/flexslot/agent.ini" || fail "uninstall removed the configuration"
 
@@ -78,6 +99,7 @@ grep -q "edited by the admin" "$dest/etc/flexslot/agent.ini" || fail "uninstall 
 run_make "$tmp/local" install
 [ -f "$tmp/local/usr/local/sbin/flexslot-agentd" ] || fail "the default PREFIX is not /usr/local"
 check_policy "$tmp/local"
+check_policy "$tmp/local" org.flexslot.Controller1
 
 ! grep -E '^(systemd-sysusers|groupadd) ' "$tmp/make.log" || fail "an install into a DESTDIR created a group"
 echo ok

@@ -136,16 +136,16 @@ check_wordcount() { # JOB
 
 # ---- an input that is not in the data directory is refused by name ----
 jobs_before=$(ctl_call ListJobs)
-expect_error InvalidArgument SubmitJob sasutsss wordcount 2 in/a in/missing 1 0 default alice bad
+expect_error InvalidArgument SubmitJob ssssasutsss wordcount "" "" "" 2 in/a in/missing 1 0 default alice bad
 case $out in *"inputs[1] 'in/missing'"*) ;; *) fail "the refusal does not name the input: $out" ;; esac
 [ "$(ctl_call ListJobs)" = "$jobs_before" ] || fail "a refused job changed the jobs"
 
 # ---- wordcount and sort ----
-[ "$(ctl_call SubmitJob sasutsss wordcount 3 in/a in/b in/c 2 0 default alice wc)" = "t 1" ] ||
+[ "$(ctl_call SubmitJob ssssasutsss wordcount "" "" "" 3 in/a in/b in/c 2 0 default alice wc)" = "t 1" ] ||
 	fail "job 1"
 wait_job 1
 check_wordcount 1
-[ "$(ctl_call SubmitJob sasutsss sort 2 sortin/s1 sortin/s2 1 0 default bob sort)" = "t 2" ] ||
+[ "$(ctl_call SubmitJob ssssasutsss sort "" "" "" 2 sortin/s1 sortin/s2 1 0 default bob sort)" = "t 2" ] ||
 	fail "job 2"
 wait_job 2
 sort -c -s -t "$(printf '\t')" -k1,1 "$data/out/2/part-00000" || fail "sort's output is not sorted"
@@ -153,7 +153,7 @@ sort "$data/out/2/part-00000" | cmp -s - "$tmp/sort.expected" ||
 	fail "sort's output is not its input"
 
 # ---- a tracker killed with SIGKILL while it runs a task ----
-[ "$(ctl_call SubmitJob sasutsss wordcount 3 in/a in/b in/c 2 0 default alice wc3)" = "t 3" ] ||
+[ "$(ctl_call SubmitJob ssssasutsss wordcount "" "" "" 3 in/a in/b in/c 2 0 default alice wc3)" = "t 3" ] ||
 	fail "job 3"
 poll_long grep -q "of job 3 (wordcount), process" "$tmp/tracker-1.log" ||
 	fail "tracker 1 took no task of job 3"
@@ -167,7 +167,7 @@ vm1_lost() {
 poll vm1_lost || fail "vm1 is not lost: $(ctl_call ListNodes)"
 
 # ---- the controller killed with SIGKILL mid-job and restarted ----
-[ "$(ctl_call SubmitJob sasutsss wordcount 3 in/a in/b in/c 2 0 default alice wc4)" = "t 4" ] ||
+[ "$(ctl_call SubmitJob ssssasutsss wordcount "" "" "" 3 in/a in/b in/c 2 0 default alice wc4)" = "t 4" ] ||
 	fail "job 4"
 # job4 FIELD: a count of job 4 in ListJobs: 1 its maps, 3 the maps done.
 job4() {

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/* flexslot-bench-heartbeat: a heartbeat load on flexslot-controllerd's
+ * tracker endpoint (tracker-protocol.h). It opens --trackers connections,
+ * registers a tracker on each, and then keeps one heartbeat outstanding per
+ * connection for --seconds after a --warmup: each reply is answered at once
+ * by the next heartbeat, as a tracker would if its interval were 0. The
+ * trackers hold every attempt they are given (reported running, never
+ * finished), so the cluster fills and stays full: the controller's store
+ * is not written, and what is measured is the protocol, the model and the
+ * policy step. One line of key=value figures on stdout:
+ *   trackers seconds heartbeats rate (per s) p50_us p99_us max_us
+ *   assigned (attempts held at the end) cpu (this process's CPU share) */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "common/log.h"
+#include "common/macro.h"
+#include "common/parse.h"
+#include "common/time-util.h"
+#include "controller/daemon/tracker-protocol.h"
+#include "tracker-conn.h"
+
+#define HELD_MAX 64
+
+typedef struct Load Load;
+
+typedef struct Tracker {
+        Load *load;
+        sd_bus *bus;
+        uint64_t id;
+        usec_t sent;
+        uint64_t held[HELD_MAX];
+        bool held_reduce[HELD_MAX];
+        size_t n_held;
+} Tracker;
+
+struct Load {
+        sd_event *event;
+        Tracker *trackers;
+        size_t n_trackers, active;
+        unsigned slots[2];
+        usec_t start, end; /* the measured interval, monotonic */
+        uint32_t *latencies;
+        size_t n_latencies, size_latencies;
+        int error;
+};
+
+static int record(Load *l, usec_t latency) {
+        if (l->n_latencies == l->size_latencies) {
+                size_t n = MAX(l->size_latencies * 2, (size_t)65536);
+                uint32_t *p = realloc(l->latencies, n * sizeof(*p));
+
+                if (!p)
+                        return -ENOMEM;
+                l->latencies = p;
+                l->size_latencies = n;
+        }
+        l->latencies[l->n_latencies++] = (uint32_t)MIN(latency, (usec_t)UINT32_MAX);
+        return 0;
+}
+
+static unsigned held_of(const Tracker *t, bool reduce) {
+        unsigned n = 0;
+
+        for (size_t i = 0; i < t->n_held; i++)
+                n += t->held_reduce[i] == reduce;
+        return n;
+}
+
+static int send_beat(Tracker *t);
+
+static int read_assignments(Tracker *t, sd_bus_message *reply) {
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', TRACKER_ASSIGNMENT_FIELDS)) > 0) {
+                uint64_t attempt, job;
+                const char *type;
+
+                r = sd_bus_message_read(reply, "tts", &attempt, &job, &type);
+                if (r >= 0)
+                        r = sd_bus_message_skip(reply, "uussast");
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+                if (r >= 0 && t->n_held < HELD_MAX) {
+                        t->held_reduce[t->n_held] = strcmp(type, "reduce") == 0;
+                        t->held[t->n_held++] = attempt;
+                }
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "t");
+        for (uint64_t kill; r >= 0 && (r = sd_bus_message_read(reply, "t", &kill)) > 0;)
+                for (size_t i = 0; i < t->n_held; i++)
+                        if (t->held[i] == kill) {
+                                t->held[i] = t->held[--t->n_held];
+                                t->held_reduce[i] = t->held_reduce[t->n_held];
+                                break;
+                        }
+        return r < 0 ? r : 0;
+}
+
+static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Tracker *t = userdata;
+        Load *l = t->load;
+        const sd_bus_error *e = sd_bus_message_get_error(reply);
+        usec_t now = now_monotonic_usec();
+        int r;
+
+        if (e) {
+                log_error("Heartbeat of tracker %" PRIu64 ": %s: %s", t->id, e->name, e->message);
+                l->error = -EIO;
+                return sd_event_exit(l->event, 1);
+        }
+        r = read_assignments(t, reply);
+        if (r >= 0 && t->sent >= l->start && now <= l->end)
+                r = record(l, now - t->sent);
+        if (r < 0) {
+                l->error = r;
+                return sd_event_exit(l->event, 1);
+        }
+        if (now < l->end)
+                return send_beat(t);
+        if (--l->active == 0)
+                return sd_event_exit(l->event, 0);
+        return 0;
+}
+
+static int send_beat(Tracker *t) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        Load *l = t->load;
+        unsigned used[2] = { held_of(t, false), held_of(t, true) };
+        int r;
+
+        r = sd_bus_message_new_method_call(t->bus, &m, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE,
+                                           "Heartbeat");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "t" TRACKER_NODE_TYPE, t->id,
+                                          l->slots[0] - MIN(used[0], l->slots[0]),
+                                          l->slots[1] - MIN(used[1], l->slots[1]), 0.0, 0.0);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', TRACKER_RUNNING_TYPE);
+        for (size_t i = 0; i < t->n_held && r >= 0; i++)
+                r = sd_bus_message_append(m, TRACKER_RUNNING_TYPE, t->held[i], 0.5, (uint64_t)50,
+                                          (uint64_t)100, (uint64_t)1000, (uint64_t)0);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "a" TRACKER_FINISHED_TYPE, 0);
+        t->sent = now_monotonic_usec();
+        if (r >= 0)
+                r = sd_bus_call_async(t->bus, NULL, m, on_reply, t, 0);
+        if (r < 0) {
+                log_error_errno(r, "Cannot send a heartbeat");
+                l->error = r;
+                return sd_event_exit(l->event, 1);
+        }
+        return 0;
+}
+
+static int connect_tracker(Load *l, Tracker *t, const char *address, const char *token, size_t i) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        char host[64], uuid[64];
+        uint64_t interval;
+        int r;
+
+        t->load = l;
+        r = tracker_bus_open(address, &t->bus);
+        if (r < 0)
+                return log_error_errno(r, "Cannot connect to %s", address);
+        snprintf(host, sizeof(host), "load-%zu", i);
+        snprintf(uuid, sizeof(uuid), "00000000-0000-0000-0000-%012zx", i + 1);
+        r = tracker_register(t->bus, token, uuid, host, l->slots, (uint64_t)256 << 20, &t->id,
+                             &interval, &e);
+        if (r < 0) {
+                log_error("Register: %s: %s", e.name ? e.name : "?",
+                          e.message ? e.message : strerror(-r));
+                sd_bus_error_free(&e);
+                return r;
+        }
+        r = sd_bus_attach_event(t->bus, l->event, SD_EVENT_PRIORITY_NORMAL);
+        return r < 0 ? log_error_errno(r, "Cannot set up tracker %zu", i) : 0;
+}
+
+static int compare_u32(const void *a, const void *b) {
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+        return (x > y) - (x < y);
+}
+
+static uint32_t percentile(const Load *l, double p) {
+        size_t i;
+
+        if (l->n_latencies == 0)
+                return 0;
+        i = (size_t)(p * (double)(l->n_latencies - 1) + 0.5);
+        return l->latencies[i];
+}
+
+static double cpu_seconds(void) {
+        struct rusage ru;
+
+        if (getrusage(RUSAGE_SELF, &ru) < 0)
+                return 0;
+        return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+int main(int argc, char **argv) {
+        static const struct option options[] = {
+                { "address", required_argument, NULL, 'a' },
+                { "token-file", required_argument, NULL, 't' },
+                { "trackers", required_argument, NULL, 'n' },
+                { "seconds", required_argument, NULL, 's' },
+                { "warmup", required_argument, NULL, 'w' },
+                {},
+        };
+        Load l = { .slots = { 2, 1 } };
+        const char *address = NULL, *token_file = NULL;
+        char token[TRACKER_TOKEN_MAX + 2];
+        int64_t n = 64;
+        double seconds = 5, warmup = 1, cpu0;
+        usec_t begin;
+        int opt, r;
+
+        log_open(argv[0]);
+        while ((opt = getopt_long(argc, argv, "", options, NULL)) >= 0)
+                switch (opt) {
+                case 'a':
+                        address = optarg;
+                        break;
+                case 't':
+                        token_file = optarg;
+                        break;
+                case 'n':
+                        if (parse_int64(optarg, 1, 10000, &n) < 0)
+                                return log_error("Invalid --trackers '%s'", optarg), 2;
+                        break;
+                case 's':
+                        if (parse_double(optarg, 0.1, 3600, &seconds) < 0)
+                                return log_error("Invalid --seconds '%s'", optarg), 2;
+                        break;
+                case 'w':
+                        if (parse_double(optarg, 0, 3600, &warmup) < 0)
+                                return log_error("Invalid --warmup '%s'", optarg), 2;
+                        break;
+                default:
+                        return 2;
+                }
+        if (!address || !token_file)
+                return log_error("--address and --token-file are needed"), 2;
+        r = tracker_token_read(token_file, token, sizeof(token));
+        if (r < 0)
+                return log_error_errno(r, "Cannot read %s", token_file), 1;
+
+        r = sd_event_default(&l.event);
+        l.trackers = calloc((size_t)n, sizeof(*l.trackers));
+        if (r < 0 || !l.trackers) {
+                free(l.trackers);
+                sd_event_unref(l.event);
+                return log_error("Cannot set up the load"), 1;
+        }
+        l.n_trackers = l.active = (size_t)n;
+        for (size_t i = 0; i < l.n_trackers && r >= 0; i++)
+                r = connect_tracker(&l, &l.trackers[i], address, token, i);
+        begin = now_monotonic_usec();
+        l.start = begin + (usec_t)(warmup * USEC_PER_SEC);
+        l.end = l.start + (usec_t)(seconds * USEC_PER_SEC);
+        for (size_t i = 0; i < l.n_trackers && r >= 0; i++)
+                r = send_beat(&l.trackers[i]);
+        cpu0 = cpu_seconds();
+        if (r >= 0)
+                r = sd_event_loop(l.event);
+        if (r == 0 && l.error == 0) {
+                size_t held = 0;
+                double wall = (double)(now_monotonic_usec() - begin) / USEC_PER_SEC;
+
+                for (size_t i = 0; i < l.n_trackers; i++)
+                        held += l.trackers[i].n_held;
+                qsort(l.latencies, l.n_latencies, sizeof(*l.latencies), compare_u32);
+                printf("trackers=%zu seconds=%g heartbeats=%zu rate=%.0f p50_us=%" PRIu32
+                       " p99_us=%" PRIu32 " max_us=%" PRIu32 " assigned=%zu cpu=%.2f\n",
+                       l.n_trackers, seconds, l.n_latencies, (double)l.n_latencies / seconds,
+                       percentile(&l, 0.5), percentile(&l, 0.99), percentile(&l, 1.0), held,
+                       (cpu_seconds() - cpu0) / wall);
+        }
+        for (size_t i = 0; i < l.n_trackers; i++)
+                sd_bus_flush_close_unref(l.trackers[i].bus);
+        free(l.trackers);
+        free(l.latencies);
+        sd_event_unref(l.event);
+        return r == 0 && l.error == 0 ? 0 : 1;
+}

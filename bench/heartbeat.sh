@@ -1,0 +1,121 @@
+#!/bin/sh
+# make bench (controller part): heartbeats per second flexslot-controllerd
+# sustains, and their reply latencies, from many tracker connections on its
+# Unix socket endpoint (flexslot-bench-heartbeat keeps one heartbeat in
+# flight per connection). The cluster is full and steady: $jobs jobs of
+# 100, then 1000 maps each wait, every slot holds a running attempt, so each
+# heartbeat runs the policy step over the whole model (a heartbeat's cost
+# grows with the tasks not yet done) and assigns nothing. The
+# baseline is the same load on a controller with [policy] step = no, which
+# answers from the same model without the step: the step's share of a
+# heartbeat. The controller runs on CPU 0, the load on CPU 1 (when there
+# are two); both CPU shares are printed, to tell which one was the limit.
+# The figures also go to $FLEXSLOT_BUILD/bench/heartbeat-results.txt.
+set -eu
+
+build=${FLEXSLOT_BUILD:?run through make bench}
+src=${FLEXSLOT_SRCDIR:?run through make bench}
+trackers=${FLEXSLOT_BENCH_TRACKERS:-64}
+seconds=${FLEXSLOT_BENCH_SECONDS:-5}
+jobs=${FLEXSLOT_BENCH_JOBS:-4}
+sizes=${FLEXSLOT_BENCH_MAPS:-100 1000}
+results="$build/bench/heartbeat-results.txt"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/flexslot-bench-heartbeat.XXXXXX")
+# shellcheck source=tests/lib/daemon.sh
+. "$src/tests/lib/daemon.sh"
+
+mkdir -p "$build/bench"
+: >"$results"
+say() { echo "$*" | tee -a "$results"; }
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+cpus=$(getconf _NPROCESSORS_ONLN)
+if [ "$cpus" -ge 2 ]; then
+	on_controller="taskset -c 0"
+	on_load="taskset -c 1"
+else
+	on_controller=""
+	on_load=""
+fi
+
+# cpu_ticks PID: the process's user + system time, in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# run STEP MAPS: one controller with [policy] step = STEP on a fresh store,
+# the jobs of MAPS maps submitted, the load; prints the load's line and the
+# controller's CPU share.
+run() {
+	rm -f "$tmp/store.db" "$tmp/store.db-wal" "$tmp/store.db-shm" "$tmp/store.db.lock" \
+		"$tmp/trackers"
+	cat >"$tmp/controller.ini" <<CONF
+[controller]
+store = $tmp/store.db
+log-level = warning
+[trackers]
+listen = unix:path=$tmp/trackers
+token-file = $tmp/token
+heartbeat-interval = 10s
+lost-timeout = 10min
+max-trackers = 10000
+[policy]
+step = $1
+CONF
+	$on_controller "$build/bin/flexslot-controllerd" --config "$tmp/controller.ini" \
+		--address "$address" >>"$tmp/controller.log" 2>&1 &
+	controller_pid=$!
+	pids="$pids $controller_pid"
+	poll bus status org.flexslot.Controller1 || {
+		cat "$tmp/controller.log"
+		fail "the controller did not start"
+	}
+	inputs=$(seq -f "in/%g" 1 "$2")
+	for j in $(seq 1 "$jobs"); do
+		# shellcheck disable=SC2086 # one argument per input
+		"$build/bin/flexslotctl" --address "$address" submit --app wordcount --reduces 8 \
+			--user bench --name "job$j" $inputs >/dev/null || fail "cannot submit job $j"
+	done
+	t0=$(cpu_ticks "$controller_pid")
+	w0=$(date +%s.%N)
+	line=$($on_load "$build/bench/flexslot-bench-heartbeat" --address "unix:path=$tmp/trackers" \
+		--token-file "$tmp/token" --trackers "$trackers" --seconds "$seconds" --warmup 1) ||
+		fail "the load failed: $(tail -5 "$tmp/controller.log")"
+	t1=$(cpu_ticks "$controller_pid")
+	w1=$(date +%s.%N)
+	kill "$controller_pid"
+	wait "$controller_pid" || fail "the controller failed: $(tail -5 "$tmp/controller.log")"
+	share=$(awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" -v a="$w0" -v b="$w1" \
+		'BEGIN { printf "%.2f", t / hz / (b - a) }')
+	echo "$line controller_cpu=$share"
+}
+
+# On a machine others use too, the controller may not get its CPU: the
+# heartbeats per second of its own CPU time say what a core of its own
+# would sustain.
+report() {
+	say "  $1: $(field "$2" rate) heartbeats/s, reply latency p50 $(field "$2" p50_us) us," \
+		"p99 $(field "$2" p99_us) us, max $(field "$2" max_us) us;" \
+		"CPU controller $(field "$2" controller_cpu), load $(field "$2" cpu);" \
+		"$(field "$2" assigned) attempts held;" \
+		"$(awk -v r="$(field "$2" rate)" -v c="$(field "$2" controller_cpu)" \
+			'BEGIN { if (c > 0) printf "%.0f", r / c; else print "n/a" }')" \
+		"heartbeats per controller CPU-second"
+}
+
+echo "s3cret-bench-token" >"$tmp/token"
+chmod 0600 "$tmp/token"
+# shellcheck disable=SC2119 # a bus that allows everything
+start_private_bus
+say "flexslot heartbeat benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $cpus CPUs," \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
+say "$trackers tracker connections (2 map + 1 reduce slots each), ${seconds}s measured" \
+	"after 1s of warm-up"
+for maps in $sizes; do
+	say "$jobs jobs x ($maps maps + 8 reduces):"
+	with=$(run yes "$maps")
+	report "policy step (fifo)" "$with"
+	without=$(run no "$maps")
+	report "baseline, [policy] step = no" "$without"
+	say "  baseline rate / step rate: $(awk -v a="$(field "$with" rate)" \
+		-v b="$(field "$without" rate)" \
+		'BEGIN { if (a > 0) printf "%.2f", b / a; else print "n/a" }')"
+done

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/* flexslotctl's commands, one function each, and the columns of what they
+ * print: the fields of org.flexslot.Controller1's records, in its order
+ * (controller/daemon/bus-controller.c). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/cli.h"
+#include "common/macro.h"
+#include "common/parse.h"
+#include "ctl.h"
+
+static const CtlColumn job_columns[] = {
+        { "id", 't' },
+        { "state", 's' },
+        { "name", 's' },
+        { "user", 's' },
+        { "pool", 's' },
+        { "application", 's' },
+        { "maps", 'u' },
+        { "reduces", 'u' },
+        { "maps_done", 'u' },
+        { "reduces_done", 'u' },
+        { "submitted", 't', true },
+        { "finished", 't', true },
+        { "deadline", 't', true },
+};
+
+static const CtlColumn job_extra_columns[] = {
+        { "message", 's' },
+};
+
+static const CtlColumn node_columns[] = {
+        { "id", 't' },           { "hostname", 's' },        { "vm", 's' },
+        { "state", 's' },        { "map_slots", 'u' },       { "reduce_slots", 'u' },
+        { "running_maps", 'u' }, { "running_reduces", 'u' }, { "steal", 'd' },
+        { "iowait", 'd' },
+};
+
+static const CtlColumn profile_columns[] = {
+        { "user", 's' },
+        { "name", 's' },
+        { "job", 't' },
+        { "updated", 't', true },
+        { "map_min", 'd' },
+        { "map_avg", 'd' },
+        { "map_max", 'd' },
+        { "map_input", 'd' },
+        { "map_selectivity", 'd' },
+        { "first_shuffle_avg", 'd' },
+        { "first_shuffle_max", 'd' },
+        { "typical_shuffle_avg", 'd' },
+        { "typical_shuffle_max", 'd' },
+        { "reduce_avg", 'd' },
+        { "reduce_max", 'd' },
+        { "reduce_selectivity", 'd' },
+};
+
+static int call_failed(int r) {
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* A job's or a tracker's id, as the controller numbers them from 1. */
+static int parse_id(const char *what, const char *s, uint64_t *ret) {
+        if (parse_uint64(s, 1, UINT64_MAX, ret) < 0)
+                return cli_usage_error(CTL_PROGRAM, "invalid %s id '%s'", what, s);
+        return 0;
+}
+
+/* A method without arguments whose reply is one array of records. */
+static int list(Ctl *ctl, const char *method, const CtlColumn *cols, size_t n) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        int r;
+
+        r = ctl_new_call(ctl, method, &m);
+        if (r >= 0)
+                r = ctl_send(ctl, m, &reply);
+        if (r >= 0)
+                r = ctl_print_table(ctl, reply, cols, n);
+        return call_failed(r);
+}
+
+static int run_list(Ctl *ctl, char *const *args, unsigned n_args) {
+        return list(ctl, "ListJobs", job_columns, ELEMENTSOF(job_columns));
+}
+
+static int run_nodes(Ctl *ctl, char *const *args, unsigned n_args) {
+        return list(ctl, "ListNodes", node_columns, ELEMENTSOF(node_columns));
+}
+
+static int run_profiles(Ctl *ctl, char *const *args, unsigned n_args) {
+        return list(ctl, "ListProfiles", profile_columns, ELEMENTSOF(profile_columns));
+}
+
+static int run_show(Ctl *ctl, char *const *args, unsigned n_args) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        uint64_t id;
+        int r;
+
+        if (parse_id("job", args[0], &id) != 0)
+                return EXIT_USAGE;
+        r = ctl_new_call(ctl, "GetJob", &m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "t", id);
+        if (r >= 0)
+                r = ctl_send(ctl, m, &reply);
+        if (r >= 0)
+                r = ctl_print_record(ctl, reply, job_columns, ELEMENTSOF(job_columns),
+                                     job_extra_columns, ELEMENTSOF(job_extra_columns));
+        return call_failed(r);
+}
+
+static int run_cancel(Ctl *ctl, char *const *args, unsigned n_args) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        uint64_t id;
+        int r;
+
+        if (parse_id("job", args[0], &id) != 0)
+                return EXIT_USAGE;
+        r = ctl_new_call(ctl, "CancelJob", &m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "t", id);
+        if (r >= 0)
+                r = ctl_send(ctl, m, NULL);
+        return call_failed(r);
+}
+
+static int run_set_slots(Ctl *ctl, char *const *args, unsigned n_args) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        uint64_t node, slots[2];
+        int r;
+
+        if (parse_id("tracker", args[0], &node) != 0)
+                return EXIT_USAGE;
+        /* The controller checks the range, and names it when refusing. */
+        for (unsigned i = 0; i < 2; i++)
+                if (parse_uint64(args[1 + i], 0, UINT32_MAX, &slots[i]) < 0)
+                        return cli_usage_error(CTL_PROGRAM, "invalid %s slots '%s'",
+                                               i == 0 ? "map" : "reduce", args[1 + i]);
+        r = ctl_new_call(ctl, "SetSlots", &m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "tuut", node, (uint32_t)slots[0], (uint32_t)slots[1],
+                                          ctl->slot_memory);
+        if (r >= 0)
+                r = ctl_send(ctl, m, NULL);
+        return call_failed(r);
+}
+
+static const char *or_empty(const char *s) {
+        return s ? s : "";
+}
+
+static int run_submit(Ctl *ctl, char *const *args, unsigned n_args) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        usec_t deadline = ctl->deadline ? now_realtime_usec() + ctl->deadline : 0;
+        const char *name = ctl->name ? ctl->name : ctl->app ? ctl->app : "streaming";
+        uint64_t id;
+        int r;
+
+        /* The controller checks the rest (and names what it refuses); these
+         * two are the command line's own. */
+        if (!ctl->app == !ctl->mapper)
+                return cli_usage_error(CTL_PROGRAM, "give one of --app and --mapper");
+        if (!(ctl->given & CTL_OPT_REDUCES))
+                return cli_usage_error(CTL_PROGRAM, "--reduces is needed");
+        r = ctl_new_call(ctl, "SubmitJob", &m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "ssss", or_empty(ctl->app), or_empty(ctl->arg),
+                                          or_empty(ctl->mapper), or_empty(ctl->reducer));
+        if (r >= 0)
+                r = sd_bus_message_append_strv(m, (char **)args);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "utsss", ctl->reduces, deadline, ctl->pool, ctl->user,
+                                          name);
+        if (r >= 0)
+                r = ctl_send(ctl, m, &reply);
+        if (r >= 0 && (r = sd_bus_message_read(reply, "t", &id)) <= 0) {
+                fprintf(stderr, "%s: SubmitJob's reply has no job id\n", CTL_PROGRAM);
+                return EXIT_FAILURE;
+        }
+        if (r < 0)
+                return EXIT_FAILURE;
+        if (ctl->json)
+                printf("{\"job\": %" PRIu64 "}\n", id);
+        else
+                printf("%" PRIu64 "\n", id);
+        return EXIT_SUCCESS;
+}
+
+const CtlCommand ctl_commands[] = {
+        {
+                .name = "submit",
+                .synopsis = "(--app=APP [--arg=ARG] | --mapper=CMD [--reducer=CMD]) --reduces=N\n"
+                            "       [--deadline=DURATION] [--pool=POOL] [--user=USER] "
+                            "[--name=NAME] INPUT...",
+                .summary = "Submit a job; prints its id",
+                .help = "  --app=APP            a built-in application (wordcount, grep, sort, "
+                        "...)\n"
+                        "  --arg=ARG            the application's argument (grep's pattern)\n"
+                        "  --mapper=CMD         a streaming job's map command\n"
+                        "  --reducer=CMD        its reduce command (none: identity reduce)\n"
+                        "  --reduces=N          reduce tasks\n"
+                        "  --deadline=DURATION  finish within DURATION from now (30min, 2h)\n"
+                        "  --pool=POOL          the fair scheduler's pool (default: default)\n"
+                        "  --user=USER          whose job (default: the caller)\n"
+                        "  --name=NAME          the job's name (default: the application),\n"
+                        "                       with the user the key of its ARIA profile\n"
+                        "INPUTs are paths relative to the cluster's data directory.\n",
+                .min_args = 1,
+                .max_args = UINT32_MAX,
+                .options = CTL_OPT_APP | CTL_OPT_ARG | CTL_OPT_MAPPER | CTL_OPT_REDUCER |
+                           CTL_OPT_REDUCES | CTL_OPT_DEADLINE | CTL_OPT_POOL | CTL_OPT_USER |
+                           CTL_OPT_NAME,
+                .run = run_submit,
+        },
+        {
+                .name = "list",
+                .synopsis = "",
+                .summary = "List the jobs, ended ones too",
+                .run = run_list,
+        },
+        {
+                .name = "show",
+                .synopsis = "JOB",
+                .summary = "Show a job, with why it ended",
+                .min_args = 1,
+                .max_args = 1,
+                .run = run_show,
+        },
+        {
+                .name = "cancel",
+                .synopsis = "JOB",
+                .summary = "Cancel a queued or running job",
+                .min_args = 1,
+                .max_args = 1,
+                .run = run_cancel,
+        },
+        {
+                .name = "nodes",
+                .synopsis = "",
+                .summary = "List the trackers with their slots, running tasks and steal",
+                .run = run_nodes,
+        },
+        {
+                .name = "set-slots",
+                .synopsis = "NODE MAP REDUCE [--slot-memory=SIZE]",
+                .summary = "Set a tracker's map and reduce slots",
+                .help = "  --slot-memory=SIZE   memory of each new slot (512M, 1G); default:\n"
+                        "                       unchanged\n"
+                        "The tracker hears of it in its next heartbeat's reply; running tasks\n"
+                        "above the new count keep running.\n",
+                .min_args = 3,
+                .max_args = 3,
+                .options = CTL_OPT_SLOT_MEMORY,
+                .run = run_set_slots,
+        },
+        {
+                .name = "profiles",
+                .synopsis = "",
+                .summary = "List the ARIA profiles of past jobs, by user and name",
+                .help = "Durations in seconds, sizes in bytes.\n",
+                .run = run_profiles,
+        },
+};
+
+const size_t ctl_n_commands = ELEMENTSOF(ctl_commands);
