@@ -5,11 +5,7 @@
 # RAS's placement, bound by the tracker's slots alone.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-ctl=$build/bin/flexslotctl
-
-flexslotctl() {
-	"$ctl" --address "$address" "$@"
-}
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
 job_succeeded() {
 	flexslotctl show "$1" | grep -q "^state	succeeded$"
 }

@@ -7,24 +7,12 @@
 # controller's, the agent's) printed by name with nothing changed.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-ctl=$build/bin/flexslotctl
-agentd=$build/bin/flexslot-agentd
-[ -x "$agentd" ] || fail "$agentd is not built"
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/agent.sh"
 W1=11111111-1111-1111-1111-111111111111
 W2=22222222-2222-2222-2222-222222222222
 SPARE=44444444-4444-4444-4444-444444444444
 GIB=1073741824
-
-# expect_ctl STATUS PATTERN ARGS...: as in ctl-cli.sh; output in $tmp/out.
-expect_ctl() {
-	want=$1
-	pattern=$2
-	shift 2
-	got=0
-	"$ctl" --address "$address" "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-	[ "$got" -eq "$want" ] || fail "flexslotctl $* exited $got, expected $want: $(cat "$tmp/err")"
-	[ -z "$pattern" ] || grep -Eq -- "$pattern" "$tmp/err" || fail "flexslotctl $*: stderr lacks '$pattern': $(cat "$tmp/err")"
-}
 
 # size_is DOMAIN "VCPUS MEMORY", as the agent measures it.
 size_is() {
@@ -33,7 +21,7 @@ size_is() {
 }
 
 vms_have() {
-	"$ctl" --address "$address" vms --no-legend | grep -q "$1"
+	flexslotctl vms --no-legend | grep -q "$1"
 }
 
 start_bus
@@ -42,20 +30,7 @@ cat >>"$tmp/controller.ini" <<CONF
 [agents]
 hosts = $address
 CONF
-cat >"$tmp/agent.ini" <<CONF
-[agent]
-uri = test://$src/tests/fixtures/agent/host.xml
-interval = 100ms
-[host]
-cpus = 16
-memory = 16G
-reserve-memory = 1G
-[limits]
-min-interval = 10ms
-CONF
-"$agentd" --config "$tmp/agent.ini" --address "$address" >"$tmp/agent.log" 2>&1 &
-pids="$pids $!"
-poll bus status org.flexslot.Agent1 || fail "the agent did not take its bus name"
+start_agent
 start_controller
 "$tracker" --address "unix:path=$tmp/trackers" --token-file "$tmp/token" --hostname w1 \
 	--vm-uuid "$W1" --steal 0.25 --beats 100000 >"$tmp/tracker.log" 2>&1 &
@@ -63,7 +38,7 @@ pids="$pids $!"
 poll grep -q "^registered 1 " "$tmp/tracker.log" || fail "the tracker did not register: $(cat "$tmp/tracker.log")"
 
 # ---- vms ----
-poll vms_have "^1	$W1	worker1	" || fail "vms lacks node 1's VM: $("$ctl" --address "$address" vms)"
+poll vms_have "^1	$W1	worker1	" || fail "vms lacks node 1's VM: $(flexslotctl vms)"
 expect_ctl 0 "" vms
 head -n 1 "$tmp/out" | grep -q "^NODE	VM	NAME	AGENT	REACHABLE	STEAL_SOURCE	STEAL	VCPUS	MEMORY	SENT	APPLIED	FAILED	LAST$" ||
 	fail "vms' header: $(cat "$tmp/out")"
@@ -90,11 +65,11 @@ expect_ctl 0 "" resize-vm 1 4 0 --json --no-legend
 ]' ] || fail "resize-vm 1 --json printed: $(cat "$tmp/out")"
 poll size_is worker1 "4 $GIB" || fail "worker1 is not 4 vCPUs"
 poll vms_have "^1	$W1	worker1	.*	4	$GIB	1	1	0	vcpus applied 2 -> 4$" ||
-	fail "vms after the resize: $("$ctl" --address "$address" vms)"
+	fail "vms after the resize: $(flexslotctl vms)"
 
 # ---- refusals: the command line's, the controller's, the agent's ----
 sizes() {
-	"$ctl" --address "$address" vms --no-legend | cut -f 2,8,9
+	flexslotctl vms --no-legend | cut -f 2,8,9
 }
 before=$(sizes)
 expect_ctl 2 "invalid vCPUs 'x'" resize-vm "$W2" x 1G

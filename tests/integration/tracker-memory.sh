@@ -8,8 +8,8 @@
 # succeeds. A controller killed and started again keeps the count.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-trackerd=$build/bin/flexslot-tracker
-ctl=$build/bin/flexslotctl
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
 data=$tmp/data
 export LC_ALL=C
 
@@ -19,32 +19,7 @@ sed -i 's/^heartbeat-interval = .*/heartbeat-interval = 100ms/; s/^lost-timeout 
 printf 'k1\tv1\nk2\tv2\n' >"$data/in/a"
 start_bus
 start_controller
-mkdir -p "$tmp/work"
-cat >"$tmp/tracker.ini" <<CONF
-[tracker]
-controller = unix:path=$tmp/trackers
-token-file = $tmp/token
-data-dir = $data
-work-dir = $tmp/work
-task-program = $build/bin/flexslot-task
-vm-uuid = 6d1f0c7e-0000-4000-8000-000000000001
-hostname = vm1
-log-level = debug
-[slots]
-map-slots = 1
-reduce-slots = 1
-slot-memory = 32M
-[connection]
-reconnect-max = 400ms
-CONF
-"$trackerd" --config "$tmp/tracker.ini" >"$tmp/tracker.log" 2>&1 &
-tracker_pid=$!
-pids="$pids $tracker_pid"
-poll grep -q "Registered with" "$tmp/tracker.log" || fail "the tracker did not register: $(cat "$tmp/tracker.log")"
-
-flexslotctl() {
-	"$ctl" --address "$address" "$@"
-}
+start_real_tracker 32M
 job_ended() {
 	! flexslotctl show "$1" | grep -Eq '^state	(running|queued)$'
 }

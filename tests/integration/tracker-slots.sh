@@ -9,8 +9,8 @@
 # event log. The job's output is checked against its input.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-trackerd=$build/bin/flexslot-tracker
-ctl=$build/bin/flexslotctl
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
 data=$tmp/data
 gates=$tmp/gates
 export LC_ALL=C
@@ -26,30 +26,7 @@ done
 cat "$data"/maps/* | sort >"$tmp/expected"
 start_bus
 start_controller
-mkdir -p "$tmp/work"
-cat >"$tmp/tracker.ini" <<CONF
-[tracker]
-controller = unix:path=$tmp/trackers
-token-file = $tmp/token
-data-dir = $data
-work-dir = $tmp/work
-task-program = $build/bin/flexslot-task
-vm-uuid = 6d1f0c7e-0000-4000-8000-000000000001
-hostname = vm1
-log-level = debug
-[slots]
-map-slots = 1
-reduce-slots = 1
-slot-memory = 64M
-CONF
-"$trackerd" --config "$tmp/tracker.ini" >"$tmp/tracker.log" 2>&1 &
-tracker_pid=$!
-pids="$pids $tracker_pid"
-poll grep -q "Registered with" "$tmp/tracker.log" || fail "the tracker did not register: $(cat "$tmp/tracker.log")"
-
-flexslotctl() {
-	"$ctl" --address "$address" "$@"
-}
+start_real_tracker 64M
 
 # A map: logs its start, waits for its gate, copies its split.
 mapper="f=\$(basename \"\$map_input_file\"); echo \"start \$f\" >>$gates/events; \
