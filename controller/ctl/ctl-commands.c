@@ -39,6 +39,14 @@ static const CtlColumn node_columns[] = {
         { "iowait", 'd' },
 };
 
+/* controller/daemon/agents.h, AGENTS_VM_TYPE. */
+static const CtlColumn vm_columns[] = {
+        { "node", 't' },      { "vm", 's' },           { "name", 's' },    { "agent", 's' },
+        { "reachable", 'b' }, { "steal_source", 's' }, { "steal", 'd' },   { "vcpus", 'u' },
+        { "memory", 't' },    { "sent", 'u' },         { "applied", 'u' }, { "failed", 'u' },
+        { "last", 's' },
+};
+
 static const CtlColumn profile_columns[] = {
         { "user", 's' },
         { "name", 's' },
@@ -92,6 +100,33 @@ static int run_nodes(Ctl *ctl, char *const *args, unsigned n_args) {
 
 static int run_profiles(Ctl *ctl, char *const *args, unsigned n_args) {
         return list(ctl, "ListProfiles", profile_columns, ELEMENTSOF(profile_columns));
+}
+
+static int run_vms(Ctl *ctl, char *const *args, unsigned n_args) {
+        return list(ctl, "ListVms", vm_columns, ELEMENTSOF(vm_columns));
+}
+
+static int run_resize_vm(Ctl *ctl, char *const *args, unsigned n_args) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        uint64_t vcpus, memory;
+        unsigned refused = 0;
+        int r;
+
+        /* The controller tells a node id from a UUID, and names a VM it
+         * does not know. */
+        if (parse_uint64(args[1], 0, UINT32_MAX, &vcpus) < 0)
+                return cli_usage_error(CTL_PROGRAM, "invalid vCPUs '%s'", args[1]);
+        if (parse_size(args[2], &memory) < 0)
+                return cli_usage_error(CTL_PROGRAM,
+                                       "invalid memory '%s': a size such as 4G or 512M", args[2]);
+        r = ctl_new_call(ctl, "ResizeVm", &m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "sut", args[0], (uint32_t)vcpus, memory);
+        if (r >= 0)
+                r = ctl_send(ctl, m, &reply);
+        if (r >= 0)
+                r = ctl_print_verdicts(ctl, reply, &refused);
+        return r < 0 || refused > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static int run_show(Ctl *ctl, char *const *args, unsigned n_args) {
@@ -255,6 +290,24 @@ const CtlCommand ctl_commands[] = {
                 .max_args = 3,
                 .options = CTL_OPT_SLOT_MEMORY,
                 .run = run_set_slots,
+        },
+        {
+                .name = "vms",
+                .synopsis = "",
+                .summary = "List the VMs of the agents and the trackers, with their sizes",
+                .help = "Memory in bytes; LAST is the agent's answer to the last change sent.\n",
+                .run = run_vms,
+        },
+        {
+                .name = "resize-vm",
+                .synopsis = "VM VCPUS MEMORY",
+                .summary = "Resize a VM through its host's agent",
+                .help = "VM is a tracker's node id or a VM UUID; VCPUS and MEMORY (4G, 512M;\n"
+                        "a multiple of 1K) are the new size, 0 for unchanged. Prints the\n"
+                        "agent's verdict on each resource; exits 1 if it refused one.\n",
+                .min_args = 3,
+                .max_args = 3,
+                .run = run_resize_vm,
         },
         {
                 .name = "profiles",

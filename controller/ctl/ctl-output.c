@@ -97,12 +97,28 @@ static int read_fields(sd_bus_message *m, const CtlColumn *cols, size_t n, CtlVa
         int r = 0;
 
         for (size_t i = 0; i < n && r >= 0; i++) {
+                const char *contents;
                 uint32_t u32;
+                int b;
 
                 switch (cols[i].type) {
                 case 'u':
                         r = sd_bus_message_read_basic(m, 'u', &u32);
                         v[i].u = u32;
+                        break;
+                case 'b':
+                        r = sd_bus_message_read_basic(m, 'b', &b);
+                        v[i].u = b;
+                        break;
+                case 'v':
+                        r = sd_bus_message_peek_type(m, NULL, &contents);
+                        if (r > 0 && strcmp(contents, "u") == 0) {
+                                r = sd_bus_message_read(m, "v", "u", &u32);
+                                v[i].u = u32;
+                        } else if (r > 0 && strcmp(contents, "t") == 0)
+                                r = sd_bus_message_read(m, "v", "t", &v[i].u);
+                        else if (r > 0)
+                                r = -EBADMSG;
                         break;
                 case 't':
                         r = sd_bus_message_read_basic(m, 't', &v[i].u);
@@ -155,6 +171,9 @@ static void print_value(const Ctl *ctl, const CtlColumn *col, const CtlValue *v)
                         json_string(stdout, v->s);
                 else
                         print_text(v->s);
+                return;
+        case 'b':
+                fputs(v->u ? "true" : "false", stdout);
                 return;
         }
         if (col->time && v->u == 0)
@@ -260,5 +279,58 @@ int ctl_print_record(const Ctl *ctl, sd_bus_message *reply, const CtlColumn *col
         print_fields(ctl, extra, n_extra, x, &first);
         if (ctl->json)
                 fputs("\n}\n", stdout);
+        return 0;
+}
+
+/* The verdict of a resource in ResizeVm's answer, as the agent's SetTarget
+ * gives it (agent/bus-change.c): the resource, then (verdict, before,
+ * after, error name, message). */
+static const CtlColumn verdict_columns[] = {
+        { "resource", 's' }, { "verdict", 's' }, { "before", 'v' },
+        { "after", 'v' },    { "error", 's' },   { "message", 's' },
+};
+
+static bool verdict_taken(const char *verdict) {
+        return strcmp(verdict, "refused") != 0 && strcmp(verdict, "failed") != 0;
+}
+
+int ctl_print_verdicts(const Ctl *ctl, sd_bus_message *reply, unsigned *ret_refused) {
+        const size_t n = ELEMENTSOF(verdict_columns);
+        CtlValue v[ELEMENTSOF(verdict_columns)];
+        unsigned refused = 0;
+        bool first = true;
+        int r;
+
+        print_header(ctl, verdict_columns, n);
+        if (ctl->json)
+                putchar('[');
+        r = sd_bus_message_enter_container(reply, 'a', "{s(svvss)}");
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "s(svvss)")) > 0) {
+                r = read_fields(reply, verdict_columns, 1, v);
+                if (r >= 0)
+                        r = sd_bus_message_enter_container(reply, 'r', "svvss");
+                if (r >= 0)
+                        r = read_fields(reply, verdict_columns + 1, n - 1, v + 1);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        break;
+                print_row(ctl, verdict_columns, n, v, first);
+                first = false;
+                if (!verdict_taken(v[1].s)) {
+                        fprintf(stderr, "%s: %s %s: %s: %s\n", CTL_PROGRAM, v[0].s, v[1].s, v[4].s,
+                                v[5].s);
+                        refused++;
+                }
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (ctl->json)
+                fputs(first ? "]\n" : "\n]\n", stdout);
+        if (r < 0)
+                return bad_reply(r);
+        *ret_refused = refused;
         return 0;
 }

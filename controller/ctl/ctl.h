@@ -61,7 +61,8 @@ extern const size_t ctl_n_commands;
 /* ---- ctl-output.c ---- */
 
 /* One field of a reply's record: its name (JSON key; upper-cased in the
- * tab output's header), its D-Bus type (t, u, s or d), and whether it is a
+ * tab output's header), its D-Bus type (t, u, s, d, b, or v for a variant
+ * holding u or t), and whether it is a
  * realtime usec (0: none), printed as an RFC 3339 UTC time in the tab
  * output and as usec in JSON. */
 typedef struct CtlColumn {
@@ -82,3 +83,7 @@ int ctl_print_table(const Ctl *ctl, sd_bus_message *reply, const CtlColumn *cols
  * "name<TAB>value" lines or one JSON object. */
 int ctl_print_record(const Ctl *ctl, sd_bus_message *reply, const CtlColumn *cols, size_t n,
                      const CtlColumn *extra, size_t n_extra);
+/* ResizeVm's answer, a row per resource with the agent's verdict; the
+ * verdicts the agent refused or failed are printed on stderr too, by their
+ * error names, and counted in ret_refused. */
+int ctl_print_verdicts(const Ctl *ctl, sd_bus_message *reply, unsigned *ret_refused);

@@ -25,8 +25,10 @@ static void task_clear_attempt(ClusterTask *t) {
 }
 
 static void job_done(ClusterJob *j) {
-        for (size_t i = 0; i < j->n_tasks; i++)
+        for (size_t i = 0; i < j->n_tasks; i++) {
                 free(j->tasks[i].output);
+                free(j->tasks[i].failure);
+        }
         free(j->tasks);
         strv_free(j->splits);
         store_job_clear(&j->info);
@@ -109,6 +111,12 @@ static void job_load_profile(Cluster *c, ClusterJob *j) {
                                   err.message);
 }
 
+/* Where the task of rec is in its job's tasks: the maps, then the
+ * reduces. */
+static size_t task_position(const StoreJob *info, const StoreTaskRecord *rec) {
+        return rec->type == TASK_MAP ? rec->index : info->n_maps + (size_t)rec->index;
+}
+
 /* The job's tasks: one map per split (splits, which it takes) and its
  * reduces; those with a succeeded attempt in the store are done. */
 static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, StoreError *err) {
@@ -133,8 +141,8 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n_done; i++) {
-                size_t k = done[i].type == TASK_MAP ? done[i].index
-                                                    : info->n_maps + (size_t)done[i].index;
+                size_t k = task_position(info, &done[i]);
+
                 if (k >= n)
                         continue;
                 tasks[k].state = TASK_DONE;
@@ -144,12 +152,25 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
         for (size_t i = 0; i < n_done; i++)
                 c->next_attempt = MAX(c->next_attempt, done[i].attempt + 1);
         store_task_records_free(done, n_done);
-        /* Attempts that failed or were killed take ids too. */
+        /* Attempts that failed or were killed take ids too; those that
+         * failed count towards CLUSTER_MAX_FAILURES across restarts, the
+         * last one's reason with them (the records come by attempt). */
         r = store_job_tasks(c->store, info->id, STORE_TASK_ANY, &done, &n_done, err);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < n_done; i++)
+        for (size_t i = 0; i < n_done; i++) {
+                size_t k = task_position(info, &done[i]);
+
                 c->next_attempt = MAX(c->next_attempt, done[i].attempt + 1);
+                if (done[i].status != STORE_TASK_FAILED || k >= n)
+                        continue;
+                tasks[k].failures++;
+                if (done[i].reason) {
+                        free(tasks[k].failure);
+                        tasks[k].failure = (char *)done[i].reason;
+                        done[i].reason = NULL;
+                }
+        }
         store_task_records_free(done, n_done);
 
         *ret = (ClusterJob){ .info = *info,
@@ -791,15 +812,17 @@ static void jobs_settle(Cluster *c) {
                 ClusterJob *cj = &c->jobs[j];
                 StoreJobState state = STORE_JOB_SUCCEEDED;
                 const char *why = NULL;
-                char msg[128];
+                char msg[STORE_MESSAGE_MAX];
                 StoreError err = { 0 };
                 int r;
 
                 for (size_t i = 0; i < cj->n_tasks; i++)
                         if (cj->tasks[i].failures >= CLUSTER_MAX_FAILURES) {
-                                snprintf(msg, sizeof(msg), "%s task %u failed %u times",
+                                snprintf(msg, sizeof(msg),
+                                         "%s task %u failed %u times; the last: %s",
                                          cj->tasks[i].type == TASK_MAP ? "map" : "reduce",
-                                         cj->tasks[i].index, cj->tasks[i].failures);
+                                         cj->tasks[i].index, cj->tasks[i].failures,
+                                         cj->tasks[i].failure ? cj->tasks[i].failure : "?");
                                 state = STORE_JOB_FAILED;
                                 why = msg;
                         }
@@ -834,6 +857,22 @@ static void jobs_settle(Cluster *c) {
         }
 }
 
+/* An attempt of t failed: counted against CLUSTER_MAX_FAILURES, and its
+ * reason kept for the job's message should the task fail it. */
+static void task_failed(ClusterTask *t, const ClusterJob *j, const ClusterFinished *x,
+                        const ClusterNode *n) {
+        const char *reason = x->reason[0] ? x->reason : "no reason given";
+
+        t->failures++;
+        log_info("Attempt %" PRIu64 " of job %" PRIu64 " (%s %u, failure %u of %u) on %s: %s",
+                 x->attempt, j->info.id, t->type == TASK_MAP ? "map" : "reduce", t->index,
+                 t->failures, CLUSTER_MAX_FAILURES, n->hostname, reason);
+        free(t->failure);
+        t->failure = strdup(reason);
+        if (!t->failure)
+                log_oom();
+}
+
 static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, usec_t now,
                          usec_t now_monotonic) {
         n->last_heartbeat = now_monotonic;
@@ -861,7 +900,8 @@ static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, use
         }
         for (size_t i = 0; i < r->n_finished; i++) {
                 const ClusterFinished *x = &r->finished[i];
-                ClusterTask *t = attempt_find(c, x->attempt, NULL);
+                ClusterJob *j = NULL;
+                ClusterTask *t = attempt_find(c, x->attempt, &j);
                 char *output = NULL;
 
                 if (!t)
@@ -879,7 +919,7 @@ static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, use
                         free(t->output);
                         t->output = output;
                 } else if (x->status == STORE_TASK_FAILED)
-                        t->failures++;
+                        task_failed(t, j, x, n);
                 else
                         t->kills++;
         }

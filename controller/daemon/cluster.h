@@ -45,6 +45,7 @@ typedef struct ClusterTask {
         uint64_t bytes_processed, input_size;
         double cpu, iowait; /* shares of its run time */
         char *output;       /* TASK_DONE: the output of its succeeded attempt */
+        char *failure;      /* why its last failed attempt failed; NULL: none did */
 } ClusterTask;
 
 /* A stored ARIA profile as the policy core reads it (cluster-profile.c). */

@@ -169,6 +169,8 @@ static int build_policy(Controller *c) {
                 conf_error_format(&err, text, sizeof(text));
                 return log_error_errno(r, "Cannot build the policy: %s", text);
         }
+        log_info("Policy: scheduler %s, slot manager %s, speculation %s, VM allocator %s",
+                 cfg.scheduler, cfg.slot_manager, cfg.speculation, cfg.vm_allocator);
         return 0;
 }
 

@@ -12,9 +12,7 @@
 # tracker's here throughout; check_controller_agents covers the agent's.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-
-agentd=$build/bin/flexslot-agentd
-[ -x "$agentd" ] || fail "$agentd is not built"
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/agent.sh"
 W1=11111111-1111-1111-1111-111111111111
 W2=22222222-2222-2222-2222-222222222222
 SPARE=44444444-4444-4444-4444-444444444444
@@ -37,13 +35,6 @@ vcpus_are() {
 # size_is DOMAIN "VCPUS MEMORY"
 size_is() {
 	[ "$(vm_field "$1" 6) $(vm_field "$1" 8)" = "$2" ]
-}
-
-start_agent() {
-	"$agentd" --config "$tmp/agent.ini" --address "$address" >>"$tmp/agent.log" 2>&1 &
-	agent_pid=$!
-	pids="$pids $agent_pid"
-	poll bus status org.flexslot.Agent1 || fail "the agent did not take its bus name"
 }
 
 # vm_row UUID: the ListVms entry of a VM, one line.
@@ -73,17 +64,6 @@ vm-allocator = flexslot
 hosts = $address
 call-timeout = 1s
 max-sample-age = 1s
-CONF
-cat >"$tmp/agent.ini" <<CONF
-[agent]
-uri = test://$src/tests/fixtures/agent/host.xml
-interval = 100ms
-[host]
-cpus = 16
-memory = 16G
-reserve-memory = 1G
-[limits]
-min-interval = 10ms
 CONF
 
 # ---- [agents] hosts is checked when the file loads ----

@@ -5,20 +5,7 @@
 # lines refused with exit status 2 before anything is called.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-ctl=$build/bin/flexslotctl
-
-# expect_ctl STATUS PATTERN ARGS...: flexslotctl on the private bus exits
-# STATUS, and its stderr matches PATTERN (grep -E; "" for anything).
-# Output in $tmp/out.
-expect_ctl() {
-	want=$1
-	pattern=$2
-	shift 2
-	got=0
-	"$ctl" --address "$address" "$@" >"$tmp/out" 2>"$tmp/err" || got=$?
-	[ "$got" -eq "$want" ] || fail "flexslotctl $* exited $got, expected $want: $(cat "$tmp/err")"
-	[ -z "$pattern" ] || grep -Eq -- "$pattern" "$tmp/err" || fail "flexslotctl $*: stderr lacks '$pattern': $(cat "$tmp/err")"
-}
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
 
 start_bus
 write_config
