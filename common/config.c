@@ -613,8 +613,7 @@ static int read_small_file(const char *path, char **ret_text, ConfError *err) {
         return 0;
 }
 
-int conf_load_file(const ConfSchema *schema, const char *path, void *config,
-                   ConfError *err) {
+int conf_load_file_parts(const ConfPart *parts, size_t n_parts, const char *path, ConfError *err) {
         _cleanup_free_ char *text = NULL;
         int r;
 
@@ -623,7 +622,14 @@ int conf_load_file(const ConfSchema *schema, const char *path, void *config,
         r = read_small_file(path, &text, err);
         if (r < 0)
                 return r;
-        return conf_load_string(schema, path, text, config, err);
+        return conf_load_parts(parts, n_parts, path, text, NULL, 0, err);
+}
+
+int conf_load_file(const ConfSchema *schema, const char *path, void *config,
+                   ConfError *err) {
+        const ConfPart part = { .schema = schema, .config = config };
+
+        return conf_load_file_parts(&part, 1, path, err);
 }
 
 /* A key's value in config, written as the file would write it, if it is

@@ -98,6 +98,9 @@ typedef struct ConfPart {
 int conf_load_parts(const ConfPart *parts, size_t n_parts, const char *name, const char *text,
                     const ConfAssignment *assignments, size_t n_assignments, ConfError *err);
 
+/* conf_load_file() over several parts (conf_load_parts()). */
+int conf_load_file_parts(const ConfPart *parts, size_t n_parts, const char *path, ConfError *err);
+
 /* Whether a struct filled in code, not loaded, is one a load could give:
  * every key's value in its range (said in the file's units, as a load's
  * error says it), then validate. -EINVAL with err naming the key. */

@@ -89,20 +89,26 @@ int daemon_run(sd_event *event, const char *status) {
         return r;
 }
 
-int daemon_load_config(const ConfSchema *schema, const char *path, bool given, void *config) {
+int daemon_load_config_parts(const ConfPart *parts, size_t n_parts, const char *path, bool given) {
         ConfError err;
         char msg[CONF_ERROR_TEXT_MAX * 2];
         int r;
 
         if (!given && access(path, F_OK) < 0 && errno == ENOENT)
-                r = conf_load_defaults(schema, config, &err);
+                r = conf_load_parts(parts, n_parts, path, "", NULL, 0, &err);
         else
-                r = conf_load_file(schema, path, config, &err);
+                r = conf_load_file_parts(parts, n_parts, path, &err);
         if (r < 0) {
                 conf_error_format(&err, msg, sizeof(msg));
                 log_error("%s", msg);
         }
         return r;
+}
+
+int daemon_load_config(const ConfSchema *schema, const char *path, bool given, void *config) {
+        const ConfPart part = { .schema = schema, .config = config };
+
+        return daemon_load_config_parts(&part, 1, path, given);
 }
 
 int daemon_read_token(const char *path, size_t max, char **ret, size_t *ret_len) {

@@ -40,3 +40,5 @@ int daemon_read_token(const char *path, size_t max, char **ret, size_t *ret_len)
  * (given false) that does not exist means the defaults alone; a path the
  * user gave must exist. A bad file is logged as file:line. */
 int daemon_load_config(const ConfSchema *schema, const char *path, bool given, void *config);
+/* The same over several parts (common/config.h's conf_load_parts()). */
+int daemon_load_config_parts(const ConfPart *parts, size_t n_parts, const char *path, bool given);

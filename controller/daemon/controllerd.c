@@ -3,6 +3,7 @@
  * org.flexslot.Controller1 to operators on a bus and org.flexslot.Tracker1
  * to trackers on its own peer-to-peer endpoint, and runs every heartbeat
  * and control cycle through the policy core. */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -100,13 +101,29 @@ static int parse_argv(int argc, char **argv, Options *o) {
         return 1;
 }
 
+/* The controller's keys, and in [policy] the parameters of the policy
+ * layers, the same keys as flexslot-sim's scenarios. */
 static int load_config(Controller *c, const Options *o) {
+        ConfPart parts[1 + POLICY_SCHEMAS_MAX];
+        bool core_set[32] = { false };
         int r;
 
-        r = daemon_load_config(&controller_config_schema, o->config_file, o->config_given,
-                               &c->config);
+        r = policy_config_init(&c->policy_config);
+        if (r < 0)
+                return log_oom();
+        parts[0] = (ConfPart){ .schema = &controller_config_schema, .config = &c->config };
+        policy_config_parts(&c->policy_config, parts + 1);
+        /* policy_config_init() puts the core's settings first. */
+        assert(c->policy_config.schemas[0] == &core_settings_schema &&
+               core_settings_schema.n_keys <= ELEMENTSOF(core_set));
+        parts[1].ret_set = core_set;
+        r = daemon_load_config_parts(parts, 1 + c->policy_config.n_settings, o->config_file,
+                                     o->config_given);
         if (r < 0)
                 return r;
+        for (size_t i = 0; i < core_settings_schema.n_keys; i++)
+                if (core_set[i] && strcmp(core_settings_schema.keys[i].key, "control_interval") == 0)
+                        c->control_interval_set = true;
         log_set_max_level(o->log_level_given
                                   ? o->log_level
                                   : (LogLevel)controller_config_log_levels[c->config.log_level]);
@@ -147,30 +164,31 @@ static int lock_store(Controller *c) {
         return 0;
 }
 
-/* The policy core with the layers the configuration names, at their
- * defaults; the control interval is the heartbeat interval. */
+/* The policy core with the layers the configuration names and their
+ * parameters; the control interval is the heartbeat interval unless
+ * [policy] control_interval says otherwise. */
 static int build_policy(Controller *c) {
-        _cleanup_(policy_config_done) PolicyConfig cfg = { 0 };
-        CoreSettings *core;
+        PolicyConfig *cfg = &c->policy_config;
         ConfError err = { 0 };
         char text[CONF_ERROR_TEXT_MAX * 2];
         int r;
 
-        if (policy_config_init(&cfg) < 0)
-                return log_oom();
-        cfg.scheduler = c->config.scheduler;
-        cfg.slot_manager = c->config.slot_manager;
-        cfg.speculation = c->config.speculation;
-        cfg.vm_allocator = c->config.vm_allocator;
-        core = policy_config_settings(&cfg, &core_settings_schema);
-        core->control_interval = c->config.heartbeat_interval;
-        r = policy_new_named(&cfg, &err, &c->policy);
+        cfg->scheduler = c->config.scheduler;
+        cfg->slot_manager = c->config.slot_manager;
+        cfg->speculation = c->config.speculation;
+        cfg->vm_allocator = c->config.vm_allocator;
+        if (!c->control_interval_set) {
+                CoreSettings *core = policy_config_settings(cfg, &core_settings_schema);
+
+                core->control_interval = c->config.heartbeat_interval;
+        }
+        r = policy_new_named(cfg, &err, &c->policy);
         if (r < 0) {
                 conf_error_format(&err, text, sizeof(text));
                 return log_error_errno(r, "Cannot build the policy: %s", text);
         }
         log_info("Policy: scheduler %s, slot manager %s, speculation %s, VM allocator %s",
-                 cfg.scheduler, cfg.slot_manager, cfg.speculation, cfg.vm_allocator);
+                 cfg->scheduler, cfg->slot_manager, cfg->speculation, cfg->vm_allocator);
         return 0;
 }
 
@@ -308,6 +326,7 @@ static void controller_stop(Controller *c) {
                 explicit_bzero(c->token, c->token_len);
         free(c->token);
         conf_free(&controller_config_schema, &c->config);
+        policy_config_done(&c->policy_config);
 }
 
 int main(int argc, char **argv) {

@@ -11,6 +11,7 @@
 #include "cluster.h"
 #include "config.h"
 #include "controller/core/policy.h"
+#include "controller/policies/policies.h"
 #include "controller/store/store.h"
 
 #define CONTROLLER_BUS_NAME "org.flexslot.Controller1"
@@ -23,6 +24,9 @@ typedef struct TrackerConnection TrackerConnection;
  * thread. */
 typedef struct Controller {
         ControllerConfig config;
+        /* [policy]'s parameters of every layer; the names are in config. */
+        PolicyConfig policy_config;
+        bool control_interval_set; /* [policy] control_interval given */
         sd_event *event;
         sd_bus *bus;
         sd_bus_slot *object_slot, *vm_slot;
