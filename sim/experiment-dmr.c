@@ -306,14 +306,14 @@ static void fig9_count_print(const char *label, const Cell *cells,
 static const double fig9b_checked[] = { 0, 1 };
 
 /* Each job's execution time (submission to end) of the batch at SEPB's
- * jobs_checked, per seed, into t. Returns an exit status. */
+ * jobs_checked, in each of the n seeds, into t. Returns an exit status. */
 static int fig9b_times(const Experiment *e, const ExperimentOptions *opt, const char *batch,
-                       double jobs_checked, double t[FIG9B_JOBS][MAX_SEEDS]) {
+                       double jobs_checked, size_t n, double t[FIG9B_JOBS][MAX_SEEDS]) {
         char set[48];
         Variant v = { .label = "fig9b", .sets = { "policy.speculation=sepb", set } };
 
         snprintf(set, sizeof(set), "policy.jobs_checked=%g", jobs_checked);
-        for (size_t k = 0; k < experiment_seeds(opt); k++) {
+        for (size_t k = 0; k < n; k++) {
                 const SimResults *r;
                 CellRun c;
                 int status =
@@ -328,8 +328,8 @@ static int fig9b_times(const Experiment *e, const ExperimentOptions *opt, const 
                         return 1;
                 }
                 r = sim_results(c.sim);
-                for (size_t j = 0; j < FIG9B_JOBS && j < r->n_jobs; j++)
-                        t[j][k] = r->jobs[j].finished - r->jobs[j].submitted;
+                for (size_t j = 0; j < FIG9B_JOBS; j++)
+                        t[j][k] = j < r->n_jobs ? r->jobs[j].finished - r->jobs[j].submitted : NAN;
                 cell_close(&c);
         }
         return 0;
@@ -342,7 +342,7 @@ static int fig9b_print(const Experiment *e, const ExperimentOptions *opt) {
 
         dmr_batch(batch, sizeof(batch), FIG9B_JOBS);
         for (size_t v = 0; v < ELEMENTSOF(fig9b_checked); v++) {
-                int status = fig9b_times(e, opt, batch, fig9b_checked[v], t[v]);
+                int status = fig9b_times(e, opt, batch, fig9b_checked[v], n, t[v]);
 
                 if (status != 0)
                         return status;
