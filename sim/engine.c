@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controller/core/context.h"
 #include "sim/sim-internal.h"
 
 #define MB (1024.0 * 1024.0)
@@ -124,7 +125,10 @@ static void flow_schedule(Sim *s, EventId *ev, double remaining, double rate, Ev
         }
 }
 
-static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_share, usec_t now) {
+/* disk_share: a stream's bandwidth on the attempt's own disk, which its
+ * spill thread and every I/O phase but a remote read use; read: its input's. */
+static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_share, double read,
+                             usec_t now) {
         double old = a->rate, old_spill = a->spill_rate;
 
         a->spill_rate = spill_active(a) ? disk_share : 0;
@@ -146,6 +150,9 @@ static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_
                 a->f_io = 1.0;
                 break;
         case PHASE_IO:
+                a->rate = a->reading ? read : disk_share;
+                a->f_io = 1.0;
+                break;
         case PHASE_SHUFFLE:
         case PHASE_MERGE:
                 a->rate = disk_share;
@@ -164,19 +171,66 @@ static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_
         flow_schedule(s, &a->ev, a->remaining, a->rate, attempt_phase_event, a, now);
 }
 
+static double host_disk_share(const Sim *s, const SimHost *h) {
+        return disk_share_compute(h->disk_bw, s->stream_bw, h->n_io);
+}
+
+/* A remote read goes at its share of the holder's disk, of the holder's
+ * link out and of the reader's link in, each shared equally, as the disk is. */
+static void attempt_update_rate(Sim *s, SimAttempt *a, usec_t now) {
+        const SimHost *h = &s->hosts[a->host], *src = &s->hosts[a->src_host];
+        double disk = host_disk_share(s, h), read = disk;
+        size_t link = MAX(src->n_readers, (size_t)h->net_in);
+
+        if (a->reading)
+                read = MIN(host_disk_share(s, src), s->net_bw / (double)MAX(link, (size_t)1));
+        attempt_set_rate(s, a, &s->vms[a->vm], disk, read, now);
+}
+
+static void host_recompute(Sim *s, SimHost *h);
+
+/* Registers or drops the attempt as a remote reader of its split's holder,
+ * and recomputes the holder's rates: its disk gains or loses a stream. */
+static void remote_read_set(Sim *s, SimAttempt *a, bool want) {
+        SimHost *src = &s->hosts[a->src_host];
+
+        if (want == a->reading)
+                return;
+        host_advance(s, src);
+        if (want) {
+                /* attempt_start() made the room. */
+                a->src_pos = src->n_readers;
+                src->readers[src->n_readers++] = a;
+                s->hosts[a->host].net_in++;
+        } else {
+                src->readers[a->src_pos] = src->readers[--src->n_readers];
+                if (a->src_pos < src->n_readers)
+                        src->readers[a->src_pos]->src_pos = a->src_pos;
+                s->hosts[a->host].net_in--;
+        }
+        a->reading = want;
+        host_recompute(s, src);
+}
+
+/* After a phase change: a map reads remotely in its input phases only. */
+static void remote_read_sync(Sim *s, SimAttempt *a) {
+        remote_read_set(s, a, a->phase == PHASE_IO && a->src_host != a->host && attempt_is_map(a));
+}
+
 static void host_recompute(Sim *s, SimHost *h) {
         usec_t now = event_queue_now(s->queue);
         const size_t n = h->n_vms;
         CpuDemand *d = h->demand;
         double *alloc = h->alloc;
-        double disk;
 
         for (size_t i = 0; i < n; i++) {
                 SimVm *v = &s->vms[h->vms[i]];
                 v->n_cpu = v->n_io = 0;
                 v->committed = (double)s->sc->vm_os_memory;
         }
-        h->n_io = 0;
+        for (size_t i = 0; i < h->n_attempts; i++)
+                remote_read_sync(s, h->attempts[i]);
+        h->n_io = (unsigned)h->n_readers;
         for (size_t i = 0; i < h->n_attempts; i++) {
                 SimAttempt *a = h->attempts[i];
                 SimVm *v = &s->vms[a->vm];
@@ -186,7 +240,9 @@ static void host_recompute(Sim *s, SimHost *h) {
                 else if (a->phase == PHASE_IO || a->phase == PHASE_SHUFFLE ||
                          a->phase == PHASE_MERGE) {
                         v->n_io++;
-                        h->n_io++;
+                        /* A remote read loads the holder's disk. */
+                        if (!a->reading)
+                                h->n_io++;
                 }
                 /* A spill thread writing is a stream of its own. */
                 if (spill_active(a)) {
@@ -211,10 +267,15 @@ static void host_recompute(Sim *s, SimHost *h) {
                         vm_set_cpu_rate(s, v);
         }
 
-        disk = disk_share_compute(h->disk_bw, s->stream_bw, h->n_io);
+        /* Remote readers live on other hosts: their time so far went at the
+         * old rate. */
+        for (size_t i = 0; i < h->n_readers; i++) {
+                host_advance(s, &s->hosts[h->readers[i]->host]);
+                attempt_update_rate(s, h->readers[i], now);
+        }
         for (size_t i = 0; i < h->n_attempts; i++) {
                 SimAttempt *a = h->attempts[i];
-                attempt_set_rate(s, a, &s->vms[a->vm], disk, now);
+                attempt_update_rate(s, a, now);
                 if (s->check_invariants && a->phase == PHASE_SPILL_WAIT && !a->spill_ev) {
                         snprintf(s->invariant_error, sizeof(s->invariant_error),
                                  "task %u waits for a spill thread that writes nothing", a->task);
@@ -459,6 +520,8 @@ static void attempt_detach(SimAttempt *a, bool slot_kept) {
                 node_map_slot_free(a->cl, a);
         list_remove(h->attempts, &h->n_attempts, a->host_pos, false);
         list_remove(a->cl->attempts, &a->cl->n_attempts, a->cluster_pos, true);
+        /* A map killed while it reads leaves the holder's disk. */
+        remote_read_set(s, a, false);
 }
 
 void attempt_kill(SimAttempt *a, bool slot_kept) {
@@ -566,12 +629,19 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, u
         SimAttempt *a;
         TaskExtra *tx = &cl->taskx[task];
         SimVm *v = &s->vms[cl->node_vm[node]];
-        SimHost *h = &s->hosts[v->host];
+        SimHost *h = &s->hosts[v->host], *src = h;
+        const Task *t = &cl->tasks[task];
         usec_t now = event_queue_now(s->queue);
         int r;
 
+        /* HDFS 1.1.1 in one rack (no topology script) reads the first
+         * replica of the block's list: pseudoSortByDistance() moves only
+         * the reader's own node ahead of it. */
+        if (t->type == TASK_MAP && t->n_locations > 0 && !task_is_local(t, node))
+                src = &s->hosts[s->vms[cl->node_vm[t->locations[0]]].host];
         if (list_reserve(&h->attempts, h->n_attempts, &h->cap_attempts) < 0 ||
-            list_reserve(&cl->attempts, cl->n_attempts, &cl->cap_attempts) < 0)
+            list_reserve(&cl->attempts, cl->n_attempts, &cl->cap_attempts) < 0 ||
+            list_reserve(&src->readers, src->n_readers, &src->cap_readers) < 0)
                 return -ENOMEM;
         a = calloc(1, sizeof(*a));
         if (!a)
@@ -583,6 +653,7 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, u
                 .node = node,
                 .vm = cl->node_vm[node],
                 .host = v->host,
+                .src_host = (uint32_t)(src - s->hosts),
                 .slot = slot,
                 .slot_memory = slot_memory,
                 .started = now,

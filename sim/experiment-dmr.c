@@ -300,6 +300,74 @@ static void fig9_count_print(const char *label, const Cell *cells,
         printf("\n");
 }
 
+/* Fig. 9b: the five jobs of the smallest batch one by one, at SEPB 0 and 1
+ * (the paper's 0 and 100 %). */
+#define FIG9B_JOBS 5
+static const double fig9b_checked[] = { 0, 1 };
+
+/* Each job's execution time (submission to end) of the batch at SEPB's
+ * jobs_checked, in each of the n seeds, into t. Returns an exit status. */
+static int fig9b_times(const Experiment *e, const ExperimentOptions *opt, const char *batch,
+                       double jobs_checked, size_t n, double t[FIG9B_JOBS][MAX_SEEDS]) {
+        char set[48];
+        Variant v = { .label = "fig9b", .sets = { "policy.speculation=sepb", set } };
+
+        snprintf(set, sizeof(set), "policy.jobs_checked=%g", jobs_checked);
+        for (size_t k = 0; k < n; k++) {
+                const SimResults *r;
+                CellRun c;
+                int status =
+                        cell_open(e, &v, batch, experiment_first_seed(opt) + (int64_t)k, opt, &c);
+
+                if (status != 0)
+                        return status;
+                if (sim_run(c.sim) < 0) {
+                        fprintf(stderr, "flexslot-sim: %s under SEPB %g failed\n", batch,
+                                jobs_checked);
+                        cell_close(&c);
+                        return 1;
+                }
+                r = sim_results(c.sim);
+                for (size_t j = 0; j < FIG9B_JOBS; j++)
+                        t[j][k] = j < r->n_jobs ? r->jobs[j].finished - r->jobs[j].submitted : NAN;
+                cell_close(&c);
+        }
+        return 0;
+}
+
+static int fig9b_print(const Experiment *e, const ExperimentOptions *opt) {
+        double t[ELEMENTSOF(fig9b_checked)][FIG9B_JOBS][MAX_SEEDS];
+        char batch[DMR_BATCH_MAX];
+        size_t n = experiment_seeds(opt);
+
+        dmr_batch(batch, sizeof(batch), FIG9B_JOBS);
+        for (size_t v = 0; v < ELEMENTSOF(fig9b_checked); v++) {
+                int status = fig9b_times(e, opt, batch, fig9b_checked[v], n, t[v]);
+
+                if (status != 0)
+                        return status;
+        }
+        printf("\nDynamicMR Fig. 9b: the %d jobs' execution times (s) at SEPB 0 and 1, and "
+               "each job's speedup from 0 to 1\n",
+               FIG9B_JOBS);
+        printf("%-5s %-16s %12s %12s %12s\n", "job", "benchmark", "SEPB 0", "SEPB 1", "speedup");
+        for (size_t j = 0; j < FIG9B_JOBS; j++) {
+                char text[3][SPREAD_TEXT_MAX];
+                double x[MAX_SEEDS];
+
+                for (size_t k = 0; k < n; k++)
+                        x[k] = t[0][j][k] / t[1][j][k];
+                printf("%-5zu %-16s %12s %12s %12s\n", j + 1,
+                       dmr_benchmarks[j % ELEMENTSOF(dmr_benchmarks)],
+                       spread_format(text[0], sizeof(text[0]), spread_of(t[0][j], n), 0),
+                       spread_format(text[1], sizeof(text[1]), spread_of(t[1][j], n), 0),
+                       spread_format(text[2], sizeof(text[2]), spread_of(x, n), 3));
+        }
+        printf("paper: jobs 2 and 4 slower at 1 (SEPB holds back their speculation), the "
+               "batch's makespan shorter\n");
+        return 0;
+}
+
 int dmr_fig9_run(const Experiment *e, const ExperimentOptions *opt) {
         _cleanup_free_ Cell *cells = calloc(FIG9_WORKLOADS * FIG9_VARIANTS, sizeof(Cell));
 
@@ -357,6 +425,8 @@ int dmr_fig9_run(const Experiment *e, const ExperimentOptions *opt) {
         printf("paper: SEPB 3-10 %% faster than at 0 (speedups 1.03-1.10), best at 0.8 for 5 "
                "jobs and at 1 for 10 jobs; 0.6-1 recommended\n");
         printf("Speedup: each seed's last job end at SEPB 0 over the variant's.\n");
+        if (fig9b_print(e, opt) != 0)
+                return 1;
         dmr_note_print(e, opt);
         return 0;
 }
@@ -377,45 +447,116 @@ static double fig_locality(const RunSummary *s) {
         return s->maps ? 100.0 * s->local_maps / s->maps : NAN;
 }
 
-int dmr_fig10_run(const Experiment *e, const ExperimentOptions *opt) {
-        Cell cells[FIG10_ROWS][2];
+/* Locality points PreScheduling adds, seed by seed (cells: without, with). */
+static Spread fig10_gain(const Cell cells[2]) {
+        double gain[MAX_SEEDS];
 
+        for (size_t k = 0; k < cells[1].n; k++)
+                gain[k] = fig_locality(&cells[1].runs[k]) - fig_locality(&cells[0].runs[k]);
+        return spread_of(gain, cells[1].n);
+}
+
+/* The runs of benchmark as a job of `blocks` blocks of input, without and
+ * with PreScheduling, into ret[0..1]. Returns an exit status. */
+static int fig10_pair(const Experiment *e, const ExperimentOptions *opt, const char *benchmark,
+                      double blocks, double input_blocks, Cell ret[2]) {
+        for (size_t v = 0; v < 2; v++) {
+                char set[2][48];
+                const char *sets[] = { set[0], set[1], "policy.load_balance=yes", NULL };
+                int status;
+
+                snprintf(set[0], sizeof(set[0]), "workload.scale=%g", blocks / input_blocks);
+                snprintf(set[1], sizeof(set[1]), "policy.prescheduling=%s", fig10_prescheduling[v]);
+                status = dmr_runs(e, opt, fig10_prescheduling[v], benchmark, sets, &ret[v]);
+                if (status != 0)
+                        return status;
+        }
+        return 0;
+}
+
+/* Blocks of the benchmark's Table 3 input (the workload's, unscaled). */
+static int dmr_input_blocks(const Experiment *e, const ExperimentOptions *opt,
+                            const char *benchmark, double *ret) {
+        Variant v = { .label = benchmark };
+        const Benchmark *b;
+        CellRun c;
+        int status;
+
+        status = cell_open(e, &v, benchmark, experiment_first_seed(opt), opt, &c);
+        if (status != 0)
+                return status;
+        b = workload_find(&c.wl, benchmark);
+        if (b)
+                *ret = b->input_bytes / (double)c.sc.block_size;
+        cell_close(&c);
+        return b ? 0 : 2;
+}
+
+/* Fig. 11: each benchmark of Table 3 as jobs of Fig. 10's sizes (in
+ * blocks of input; small files make more maps), the speedup PreScheduling
+ * gives (time without over time with, seed by seed) and the locality it
+ * adds. The paper states 1-9 % for the nine benchmarks, not the size. */
+static int fig11_print(const Experiment *e, const ExperimentOptions *opt) {
+        printf("\nDynamicMR Fig. 11: speedup from PreScheduling (time without / with), locality "
+               "points it adds, by input in blocks\n");
+        printf("%-18s", "benchmark");
         for (size_t r = 0; r < FIG10_ROWS; r++)
-                for (size_t v = 0; v < 2; v++) {
-                        char set[2][48];
-                        const char *sets[] = { set[0], set[1], "policy.load_balance=yes", NULL };
-                        int status;
+                printf(" %12u %10s", fig10_maps[r], "points");
+        printf("\n");
+        for (size_t b = 0; b < ELEMENTSOF(dmr_benchmarks); b++) {
+                double input;
+                int status = dmr_input_blocks(e, opt, dmr_benchmarks[b], &input);
 
-                        snprintf(set[0], sizeof(set[0]), "workload.scale=%g",
-                                 (double)fig10_maps[r] / SORT_BLOCKS);
-                        snprintf(set[1], sizeof(set[1]), "policy.prescheduling=%s",
-                                 fig10_prescheduling[v]);
-                        status = dmr_runs(e, opt, fig10_prescheduling[v], "sort", sets,
-                                          &cells[r][v]);
+                if (status != 0)
+                        return status;
+                printf("%-18s", dmr_benchmarks[b]);
+                for (size_t r = 0; r < FIG10_ROWS; r++) {
+                        char t[2][SPREAD_TEXT_MAX];
+                        Cell cells[2];
+
+                        status = fig10_pair(e, opt, dmr_benchmarks[b], fig10_maps[r], input, cells);
                         if (status != 0)
                                 return status;
+                        printf(" %12s %10s",
+                               spread_format(t[0], sizeof(t[0]), dmr_speedup(&cells[0], &cells[1]),
+                                             3),
+                               spread_format(t[1], sizeof(t[1]), fig10_gain(cells), 1));
                 }
+                printf("\n");
+        }
+        printf("paper: 1.01-1.09 on the nine benchmarks (Fig. 11)\n");
+        return 0;
+}
+
+int dmr_fig10_run(const Experiment *e, const ExperimentOptions *opt) {
+        Cell cells[FIG10_ROWS][2];
+        int status;
+
+        for (size_t r = 0; r < FIG10_ROWS; r++) {
+                status = fig10_pair(e, opt, "sort", fig10_maps[r], SORT_BLOCKS, cells[r]);
+                if (status != 0)
+                        return status;
+        }
         title_print(e, opt);
         printf("%-10s %6s %12s %12s %12s %12s\n", "sort job", "maps", "local % w/o", "local % with",
                "points more", "time w/o/with");
         for (size_t r = 0; r < FIG10_ROWS; r++) {
                 char t[4][SPREAD_TEXT_MAX];
-                double gain[MAX_SEEDS];
 
-                for (size_t k = 0; k < cells[r][1].n; k++)
-                        gain[k] = fig_locality(&cells[r][1].runs[k]) -
-                                  fig_locality(&cells[r][0].runs[k]);
                 printf("%-10u %6u %12s %12s %12s %12s\n", fig10_maps[r], cells[r][0].runs[0].maps,
                        spread_format(t[0], sizeof(t[0]), cell_figure(&cells[r][0], fig_locality),
                                      1),
                        spread_format(t[1], sizeof(t[1]), cell_figure(&cells[r][1], fig_locality),
                                      1),
-                       spread_format(t[2], sizeof(t[2]), spread_of(gain, cells[r][1].n), 1),
+                       spread_format(t[2], sizeof(t[2]), fig10_gain(cells[r]), 1),
                        spread_format(t[3], sizeof(t[3]), dmr_speedup(&cells[r][0], &cells[r][1]),
                                      3));
         }
         printf("paper: PreScheduling adds about 2-25 %% locality on top of delay scheduling "
-               "(Fig. 10) and makes jobs 1-9 %% faster (Fig. 11)\n");
+               "(Fig. 10)\n");
+        status = fig11_print(e, opt);
+        if (status != 0)
+                return status;
         dmr_note_print(e, opt);
         return 0;
 }

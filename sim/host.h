@@ -34,6 +34,15 @@
  * its spill thread, is I/O wait. The spill thread's sorting and combining
  * CPU is left out (a map's CPU cost per MB is meant to include it).
  *
+ * Network. A map whose split has no replica on its node reads it as HDFS
+ * does, from the host of the split's first replica (in one rack, the
+ * namenode puts only the reader's own node ahead of it): the read is one
+ * of that host's disk streams, and goes at most at an equal share of the
+ * holder's link out and of the reader's link in (net_bw bytes/s each way,
+ * shared by the remote reads crossing it). A replica on another VM of the
+ * reader's own host is read over the virtual bridge: its own disk, no
+ * link. The shuffle loads the reducer's disk and no link.
+ *
  * Maps (Hadoop 1.1.1's MapTask.MapOutputBuffer, mapred-default.xml). A
  * map's sort buffer is io.sort.mb scaled by its slot memory (100 MB for the
  * default 200 MB heap); io.sort.record.percent (0.05) of it accounts for

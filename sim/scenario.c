@@ -32,6 +32,8 @@ static const ConfKey keys[] = {
         SIZE("cluster", "host_memory", host_memory, "64G", 64 * MB, 64 * 1024 * GB),
         SIZE("cluster", "host_disk_bandwidth", host_disk_bw, "160M", 1 * MB, 1024 * GB),
         SIZE("cluster", "stream_bandwidth", stream_bw, "60M", 1 * MB, 1024 * GB),
+        /* 10 Gbps Ethernet (V-A). */
+        SIZE("cluster", "network_bandwidth", net_bw, "1192M", 1 * MB, 1024 * GB),
         INT("cluster", "vms", vms, "32", 1, 100000),
         INT("cluster", "masters", masters, "2", 0, 100000),
         INT("cluster", "vm_vcpus", vm_vcpus, "4", 1, 256),

@@ -14,7 +14,8 @@
 typedef struct Scenario {
         /* [cluster] */
         int64_t hosts, host_cpus, vms, masters, vm_vcpus, vm_vcpus_max;
-        uint64_t host_memory, host_disk_bw, stream_bw, vm_memory, vm_memory_max, vm_os_memory;
+        uint64_t host_memory, host_disk_bw, stream_bw, net_bw, vm_memory, vm_memory_max,
+                vm_os_memory;
         double vm_cap, vm_weight, memory_penalty;
         /* [hadoop] */
         int64_t map_slots, reduce_slots;

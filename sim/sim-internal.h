@@ -60,6 +60,15 @@ typedef struct SimAttempt {
         double f_cpu, f_io, f_steal, f_queue;
         double t_cpu, t_io, t_steal, t_queue; /* seconds */
 
+        /* A map whose split has no replica on its node reads it from the
+         * host of the split's first replica (src_host; its own host when
+         * local): while reading is set its input I/O is one of that host's
+         * disk streams (at src_pos in its readers) and crosses both hosts'
+         * network links. */
+        uint32_t src_host;
+        bool reading;
+        size_t src_pos;
+
         EventId ev;
         size_t host_pos, cluster_pos;
 } SimAttempt;
@@ -194,6 +203,11 @@ typedef struct SimHost {
         size_t n_attempts, cap_attempts;
         usec_t last;
         unsigned n_io;
+        /* Remote reads from this host's disk (attempts on other hosts), and
+         * remote reads by this host's attempts: its link's two directions. */
+        SimAttempt **readers;
+        size_t n_readers, cap_readers;
+        unsigned net_in;
 } SimHost;
 
 struct Sim {
@@ -207,7 +221,7 @@ struct Sim {
         SimCluster clusters[2];
         unsigned n_clusters;
         uint64_t rng;
-        double stream_bw, memory_penalty;
+        double stream_bw, net_bw, memory_penalty;
         SimResults results;
         bool check_invariants;
         char invariant_error[256];

@@ -487,6 +487,7 @@ int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t
         s->sc = sc;
         s->rng = (uint64_t)sc->seed;
         s->stream_bw = (double)sc->stream_bw;
+        s->net_bw = (double)sc->net_bw;
         s->memory_penalty = sc->memory_penalty;
         s->n_clusters = sc->interference ? 2 : 1;
         r = event_queue_new(&s->queue);
@@ -564,6 +565,7 @@ Sim *sim_free(Sim *s) {
                 free(s->hosts[i].demand);
                 free(s->hosts[i].alloc);
                 free(s->hosts[i].attempts);
+                free(s->hosts[i].readers);
         }
         free(s->hosts);
         free(s->snap_hosts);

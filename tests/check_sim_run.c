@@ -37,7 +37,9 @@ static const char workload_text[] =
         /* files of 1 to 3 blocks */
         "big-files,2,0.1,0.5,0,0,0,0,1,3,0,1,1\n"
         /* one block that emits nothing: only its read and CPU */
-        "bare,0.0625,0.1,0,0,0,0,0,0,1,0,1,1\n";
+        "bare,0.0625,0.1,0,0,0,0,0,0,1,0,1,1\n"
+        /* two such blocks that only read */
+        "reads,0.125,0,0,0,0,0,0,0,1,0,1,1\n";
 
 typedef struct Run {
         Scenario sc;
@@ -555,6 +557,72 @@ START_TEST(test_dynamicmr_composes_with_flexslot) {
 }
 END_TEST
 
+/* A job of two maps that only read, both splits on the second node alone,
+ * on two hosts of one VM and one map slot each; FIFO without delay, so the
+ * first node's heartbeat (1.5 s) takes a map it holds no replica of, the
+ * second node's (3 s) the other. */
+static void run_remote(Run *run, const char *disk, const char *network) {
+        char text[512], err[512] = "";
+        uint32_t holder[] = { 1 };
+
+        snprintf(text, sizeof(text),
+                 "[cluster]\nhosts = 2\nvms = 2\nmasters = 0\nhost_disk_bandwidth = %s\n"
+                 "stream_bandwidth = 100M\nnetwork_bandwidth = %s\n"
+                 "[hadoop]\nmap_slots = 1\nreduce_slots = 1\n"
+                 "[policy]\nscheduler = fifo\nallocator = static\nspeculation = none\n"
+                 "[workload]\njobs = reads\n",
+                 disk, network);
+        memset(run, 0, sizeof(*run));
+        ck_assert_msg(scenario_load_string("t.ini", text, &run->sc, err, sizeof(err)) == 0, "%s",
+                      err);
+        ck_assert_msg(workload_parse("t.csv", workload_text, &run->wl, err, sizeof(err)) == 0, "%s",
+                      err);
+        ck_assert_msg(sim_new(&run->sc, &run->wl, &run->sim, err, sizeof(err)) == 0, "%s", err);
+        sim_set_check_invariants(run->sim, true);
+        for (uint32_t t = 0; t < 2; t++)
+                ck_assert_int_eq(sim_set_task_locations(run->sim, t, holder, 1), 0);
+        ck_assert_msg(sim_run(run->sim) == 0, "run failed: %s",
+                      sim_invariant_error(run->sim) ? sim_invariant_error(run->sim) : "?");
+        ck_assert_uint_eq(sim_results(run->sim)->n_tasks, 2);
+}
+
+static const TaskResult *remote_task(const SimResults *r, bool local) {
+        for (size_t i = 0; i < r->n_tasks; i++)
+                if (r->tasks[i].local == local)
+                        return &r->tasks[i];
+        ck_abort_msg("no %s map", local ? "local" : "remote");
+        return NULL;
+}
+
+/* Hadoop reads a split it has no replica of from a node that has one: the
+ * remote map's reads load the holder's disk and cross the network. */
+START_TEST(test_remote_read_loads_the_holder) {
+        Run run;
+        const TaskResult *remote, *local;
+
+        /* A 20 MB/s disk: the remote map reads alone from 2.5 s to 4 s
+         * (30 MB), shares the holder's disk with the local map from 4 s at
+         * 10 MB/s each until its 34 MB are in (7.4 s); the local map then
+         * reads its last 30 MB alone. Each waits 4.9 s for its reads, where
+         * two disks would give each 3.2 s. */
+        run_remote(&run, "20M", "1192M");
+        remote = remote_task(sim_results(run.sim), false);
+        local = remote_task(sim_results(run.sim), true);
+        ck_assert_uint_eq(remote->node, 0);
+        ck_assert_double_eq_tol(remote->iowait, 4.9, 1e-4);
+        ck_assert_double_eq_tol(local->iowait, 4.9, 1e-4);
+        run_done(&run);
+
+        /* A 10 MB/s link holds the remote read to 6.4 s on a fast disk;
+         * the local one takes 0.64 s at the stream's 100 MB/s. */
+        run_remote(&run, "1G", "10M");
+        remote = remote_task(sim_results(run.sim), false);
+        ck_assert_double_eq_tol(remote->iowait, 6.4, 1e-4);
+        ck_assert_double_eq_tol(remote_task(sim_results(run.sim), true)->iowait, 0.64, 1e-4);
+        run_done(&run);
+}
+END_TEST
+
 /* The same seed gives the same run, checked or not: a checked run validates
  * every snapshot, an unchecked one hands the policy core trusted snapshots
  * with the job summaries the driver keeps. */
@@ -981,6 +1049,7 @@ Suite *suite_sim_run(void) {
         tcase_add_test(tc, test_setup_calls_check_ranges);
         tcase_add_loop_test(tc, test_busy_cluster_conserves_time, 0, 3);
         tcase_add_test(tc, test_dynamicmr_composes_with_flexslot);
+        tcase_add_test(tc, test_remote_read_loads_the_holder);
         tcase_add_test(tc, test_same_seed_same_run);
         tcase_add_test(tc, test_progress_reports);
         tcase_add_test(tc, test_job_profile);
