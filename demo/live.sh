@@ -41,9 +41,10 @@ ctl_call() {
 		org.flexslot.Controller1 "$@"
 }
 
-# The fixture's running domains (those with a current vCPU count): UUIDs.
-vms=$(awk '/<name>/ { name = $0 } /<uuid>/ { gsub(/ *<\/?uuid>/, ""); uuid = $0 }
-	/current=/ { print uuid }' "$fixture")
+# The UUIDs of the fixture's running domains: a test:runstate marks the
+# others (the shut-off spare).
+vms=$(awk '/<uuid>/ { gsub(/ *<\/?uuid>/, ""); uuid = $0; off = 0 }
+	/<test:runstate>/ { off = 1 } /<\/domain>/ && !off { print uuid }' "$fixture")
 
 echo "== dataset (DEMO_SIZE=$size)"
 mkdir -p "$data/in"
@@ -60,7 +61,7 @@ inputs=$(cd "$data" && ls in/* | tr '\n' ' ')
 n_inputs=$(echo "$inputs" | wc -w)
 echo "$n_inputs files, $(du -sk "$data/in" | cut -f1) KiB, $(wc -l <"$tmp/expected") distinct words"
 
-echo "== starting: dbus-daemon, flexslot-agentd (test driver), trackers per VM"
+echo "== starting: dbus-daemon, flexslot-agentd (test driver), controller, a tracker per VM:" $vms
 start_private_bus
 cat >"$tmp/agent.ini" <<CONF
 [agent]
