@@ -57,11 +57,16 @@ for i in $(seq 4 15); do
 	gen_words "$i" $((size * 300)) >"$data/in/short$i"
 done
 wordcount_answer "$data"/in/* >"$tmp/expected"
-inputs=$(cd "$data" && ls in/* | tr '\n' ' ')
+inputs=""
+for f in "$data"/in/*; do
+	inputs="$inputs in/${f##*/}"
+done
 n_inputs=$(echo "$inputs" | wc -w)
 echo "$n_inputs files, $(du -sk "$data/in" | cut -f1) KiB, $(wc -l <"$tmp/expected") distinct words"
 
-echo "== starting: dbus-daemon, flexslot-agentd (test driver), controller, a tracker per VM:" $vms
+echo "== starting: dbus-daemon, flexslot-agentd (test driver), controller, a tracker per VM:"
+echo "$vms"
+# shellcheck disable=SC2119 # a bus that allows everything
 start_private_bus
 cat >"$tmp/agent.ini" <<CONF
 [agent]
@@ -195,25 +200,28 @@ run() {
 	grep -h 'Kill: attempt\|Slots: tracker\|VM .* on agent .*: .*applied' "$log" |
 		sed 's/^.*: info: [a-z_]*: /    /' | head -10
 	stop_controller
-	eval "acted_$1=\$(grep -c 'Kill: attempt\|Slots: tracker\|VM .* on agent .*: .*applied' \"\$log\" || true)"
-	eval "time_$1=$elapsed stragglers_$1=$stragglers"
+	acted=$(grep -c 'Kill: attempt\|Slots: tracker\|VM .* on agent .*: .*applied' "$log" || true)
 }
 
 # Before any controller: they keep trying until one answers.
 start_trackers
 run stock static none
+time_stock=$elapsed
 run flexslot flexslot flexslot
 
 echo "== summary"
-echo "stock ${time_stock} ms, flexslot ${time_flexslot} ms; both outputs verified"
-# shellcheck disable=SC2154 # set by run through eval
-[ "$stragglers_flexslot" -gt 0 ] ||
+echo "stock $time_stock ms, flexslot $elapsed ms; both outputs verified"
+[ "$stragglers" -gt 0 ] ||
 	echo "No attempt was slow enough to be a straggler: every split ran at full speed."
-if [ "$acted_flexslot" -eq 0 ]; then
+if [ "$acted" -eq 0 ]; then
 	echo "FlexSlot changed nothing here: local processes on one machine see no steal"
 	echo "and no I/O wait worth a slot move, so the difference in time is noise."
 else
-	echo "FlexSlot acted $acted_flexslot times (kills, slot moves, VM targets above);"
+	echo "FlexSlot acted $acted times (kills, slot moves, VM targets above);"
 	echo "on local processes the time difference is not a measure of its benefit."
 fi
-echo "logs: $tmp (kept with KEEP_TMP=1)"
+if [ -n "${KEEP_TMP:-}" ]; then
+	echo "logs and data: $tmp"
+else
+	echo "logs and data are removed now; KEEP_TMP=1 keeps them"
+fi

@@ -934,7 +934,8 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
 
                 if (on->slots[SLOT_MAP] != d->slot_changes[i].slots[SLOT_MAP] ||
                     on->slots[SLOT_REDUCE] != d->slot_changes[i].slots[SLOT_REDUCE])
-                        log_info("Slots: tracker %" PRIu64 " %u map, %u reduce -> %u map, %u reduce",
+                        log_info("Slots: tracker %" PRIu64
+                                 " %u map, %u reduce -> %u map, %u reduce",
                                  on->id, on->slots[SLOT_MAP], on->slots[SLOT_REDUCE],
                                  d->slot_changes[i].slots[SLOT_MAP],
                                  d->slot_changes[i].slots[SLOT_REDUCE]);

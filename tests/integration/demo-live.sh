@@ -15,7 +15,8 @@ trap 'rm -rf "$tmp"' EXIT
 # all_gone FILE: none of the PIDs recorded in FILE is alive.
 all_gone() {
 	[ -s "$1" ] || fail "the demo recorded no PIDs"
-	for p in $(cat "$1"); do
+	read -r started <"$1"
+	for p in $started; do
 		! kill -0 "$p" 2>/dev/null || fail "process $p the demo started is still running: $(ps -o args= -p "$p")"
 	done
 }
