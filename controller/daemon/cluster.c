@@ -971,14 +971,29 @@ static int start_attempt(Cluster *c, ClusterNode *n, ClusterTask *t, uint64_t sl
  * for the heartbeating tracker alone (the step's contract). */
 static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t now,
                            ClusterReply *reply) {
+        static const char *const kill_reasons[_KILL_REASON_MAX] = {
+                [KILL_RESIZE] = "resize",
+                [KILL_REPLACE] = "replace",
+                [KILL_RETRY] = "retry",
+        };
         const Decisions *d = &c->decisions;
         int r;
 
+        /* Layers note a straggler again on every step it stays one: the
+         * attempt names it, for whoever counts them in the log. */
+        for (size_t i = 0; i < d->n_stragglers; i++) {
+                const Attempt *at = &s->attempts[d->stragglers[i].attempt];
+
+                log_debug("Straggler: attempt %" PRIu64 " on tracker %" PRIu64,
+                          s->task_of[at->task]->attempt, c->nodes[at->node].id);
+        }
         for (size_t i = 0; i < d->n_kills; i++) {
                 const Attempt *at = &s->attempts[d->kills[i].attempt];
                 ClusterTask *t = s->task_of[at->task];
                 ClusterNode *on = &c->nodes[at->node];
 
+                log_info("Kill: attempt %" PRIu64 " on tracker %" PRIu64 " (%s)", t->attempt,
+                         on->id, kill_reasons[d->kills[i].reason]);
                 r = node_queue_kill(on, t->attempt);
                 if (r < 0)
                         return r;
@@ -995,6 +1010,13 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
         for (size_t i = 0; i < d->n_slot_changes; i++) {
                 ClusterNode *on = &c->nodes[d->slot_changes[i].node];
 
+                if (on->slots[SLOT_MAP] != d->slot_changes[i].slots[SLOT_MAP] ||
+                    on->slots[SLOT_REDUCE] != d->slot_changes[i].slots[SLOT_REDUCE])
+                        log_info("Slots: tracker %" PRIu64
+                                 " %u map, %u reduce -> %u map, %u reduce",
+                                 on->id, on->slots[SLOT_MAP], on->slots[SLOT_REDUCE],
+                                 d->slot_changes[i].slots[SLOT_MAP],
+                                 d->slot_changes[i].slots[SLOT_REDUCE]);
                 on->slots[SLOT_MAP] = d->slot_changes[i].slots[SLOT_MAP];
                 on->slots[SLOT_REDUCE] = d->slot_changes[i].slots[SLOT_REDUCE];
                 on->slots_changed_at = now;

@@ -10,6 +10,8 @@
 # malformed configuration stop a tracker with a named error.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
+# shellcheck source=tests/lib/dataset.sh
+. "$src/tests/lib/dataset.sh"
 trackerd=$build/bin/flexslot-tracker
 data=$tmp/data
 export LC_ALL=C
@@ -19,19 +21,6 @@ write_config
 # ---- the dataset: Zipf-like words (a few very common, a long tail), files
 # of unequal sizes, and key<TAB>value lines for sort ----
 mkdir -p "$data/in" "$data/sortin"
-gen_words() { # SEED LINES
-	awk -v seed="$1" -v lines="$2" 'BEGIN {
-		srand(seed)
-		for (i = 0; i < lines; i++) {
-			n = 1 + int(rand() * 12); s = ""
-			for (j = 0; j < n; j++) {
-				w = int(2000 * rand() ^ 4)
-				s = s (j ? " " : "") "w" w
-			}
-			print s
-		}
-	}'
-}
 gen_words 1 20000 >"$data/in/a"
 gen_words 2 6000 >"$data/in/b"
 gen_words 3 800 >"$data/in/c"
@@ -39,7 +28,7 @@ awk 'BEGIN { srand(7); for (i = 0; i < 30000; i++)
 	printf "k%08d\tv%d\n", int(100000000 * rand() ^ 2), i }' >"$data/sortin/s1"
 awk 'BEGIN { srand(8); for (i = 0; i < 9000; i++)
 	printf "k%08d\tv%d\n", int(100000000 * rand()), i }' >"$data/sortin/s2"
-cat "$data"/in/* | tr ' ' '\n' | sort | uniq -c | awk '{ print $2 "\t" $1 }' >"$tmp/wc.expected"
+wordcount_answer "$data"/in/* >"$tmp/wc.expected"
 cat "$data"/sortin/* | sort >"$tmp/sort.expected"
 
 # Small blocks, so that the larger files are split and the skew is in the

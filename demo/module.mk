@@ -1,0 +1,7 @@
+# `make demo-live`: the daemons on this machine, wordcount stock then with
+# FlexSlot (demo/live.sh). Building first installs the Debian packages it
+# needs (packaging/deps.sh, through $(BUILD)/config.mk). DEMO_SIZE=N scales
+# the dataset.
+.PHONY: demo-live
+demo-live: all
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/live.sh
