@@ -171,7 +171,7 @@ run() {
 	echo "== run $1: slot-manager=$2 vm-allocator=$3"
 	t0=$(now_ms)
 	# shellcheck disable=SC2086 # the inputs, one argument each
-	job=$(ctl_call SubmitJob sasutsss wordcount "$n_inputs" $inputs 2 0 default demo "wc-$1" |
+	job=$(ctl_call SubmitJob ssssasutsss wordcount "" "" "" "$n_inputs" $inputs 2 0 default demo "wc-$1" |
 		awk '{ print $2 }')
 	i=0
 	while state=$(ctl_call GetJob t "$job" | awk '{ print $3 }'); do
