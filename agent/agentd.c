@@ -5,6 +5,7 @@
  * for samples and one for changes: the bus and the sampling timer keep
  * going while the hypervisor is stuck, and a change stuck on one domain
  * does not hold up the samples. */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
@@ -30,13 +31,10 @@
 #define PROGRAM "flexslot-agentd"
 
 typedef struct Options {
-        const char *config_file;
-        bool config_given;
+        DaemonOptions daemon;
         const char *address;
         const char *uri;
         bool dry_run;
-        bool log_level_given;
-        LogLevel log_level;
 } Options;
 
 static void help(void) {
@@ -57,61 +55,44 @@ static void help(void) {
                "Options override the configuration file. See flexslot-agentd(8).\n");
 }
 
+static int parse_option(int c, const char *arg, void *userdata) {
+        Options *o = userdata;
+
+        switch (c) {
+        case 'a':
+                o->address = arg;
+                break;
+        case 'u':
+                o->uri = arg;
+                break;
+        default:
+                assert(c == 'n');
+                o->dry_run = true;
+        }
+        return 0;
+}
+
 /* Returns 1 to run, 0 to exit successfully, < 0 on a usage error (already
  * said, with the hint). */
 static int parse_argv(int argc, char **argv, Options *o) {
-        enum { ARG_VERSION = 0x100, ARG_LOG_LEVEL };
         static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, ARG_VERSION },
-                { "config", required_argument, NULL, 'c' },
                 { "address", required_argument, NULL, 'a' },
                 { "uri", required_argument, NULL, 'u' },
                 { "dry-run", no_argument, NULL, 'n' },
-                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 {},
         };
-        int c;
+        const DaemonCommandLine command_line = {
+                .program = PROGRAM,
+                .config_default = DEFAULT_CONFIG_FILE,
+                .help = help,
+                .options = options,
+                .short_options = "a:u:n",
+                .option = parse_option,
+                .userdata = o,
+        };
 
-        *o = (Options){ .config_file = DEFAULT_CONFIG_FILE };
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, ":hc:a:u:n", options, NULL)) >= 0)
-                switch (c) {
-                case 'h':
-                        help();
-                        return 0;
-                case ARG_VERSION:
-                        printf("flexslot-agentd %s\n", FLEXSLOT_VERSION);
-                        return 0;
-                case 'c':
-                        o->config_file = optarg;
-                        o->config_given = true;
-                        break;
-                case 'a':
-                        o->address = optarg;
-                        break;
-                case 'u':
-                        o->uri = optarg;
-                        break;
-                case 'n':
-                        o->dry_run = true;
-                        break;
-                case ARG_LOG_LEVEL:
-                        if (log_level_from_string(optarg, &o->log_level) < 0) {
-                                cli_usage_error(PROGRAM, "invalid --log-level '%s'", optarg);
-                                return -EINVAL;
-                        }
-                        o->log_level_given = true;
-                        break;
-                default:
-                        cli_option_error(PROGRAM, c, argv);
-                        return -EINVAL;
-                }
-        if (optind < argc) {
-                cli_usage_error(PROGRAM, "unexpected argument '%s'", argv[optind]);
-                return -EINVAL;
-        }
-        return 1;
+        *o = (Options){ 0 };
+        return daemon_parse_argv(&command_line, argc, argv, &o->daemon);
 }
 
 static int replace_string(char **field, const char *value) {
@@ -127,11 +108,12 @@ static int replace_string(char **field, const char *value) {
 static int load_config(Agent *a, const Options *o) {
         int r;
 
-        r = daemon_load_config(&agent_config_schema, o->config_file, o->config_given, &a->config);
+        r = daemon_load_config(&agent_config_schema, o->daemon.config_file, o->daemon.config_given,
+                               &a->config);
         if (r < 0)
                 return r;
-        log_set_max_level(o->log_level_given
-                                  ? o->log_level
+        log_set_max_level(o->daemon.log_level_given
+                                  ? o->daemon.log_level
                                   : (LogLevel)agent_config_log_levels[a->config.log_level]);
         if (o->address && replace_string(&a->config.address, o->address) < 0)
                 return -ENOMEM;

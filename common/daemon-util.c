@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
 
+#include "cli.h"
 #include "daemon-util.h"
 #include "log.h"
 #include "macro.h"
+#include "version.h"
 
 int daemon_event_new(sd_event **ret) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
@@ -139,4 +144,71 @@ int daemon_read_token(const char *path, size_t max, char **ret, size_t *ret_len)
                 return log_oom();
         *ret_len = (size_t)n;
         return 0;
+}
+
+enum { ARG_VERSION = 0x100, ARG_LOG_LEVEL };
+#define DAEMON_OPTIONS_MAX 16
+
+int daemon_parse_argv(const DaemonCommandLine *cl, int argc, char **argv, DaemonOptions *ret) {
+        static const struct option common[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "config", required_argument, NULL, 'c' },
+                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+        };
+        struct option options[DAEMON_OPTIONS_MAX] = { 0 };
+        char short_options[2 * DAEMON_OPTIONS_MAX] = ":hc:";
+        DaemonOptions o = { .config_file = cl->config_default };
+        size_t n = 0;
+        int c, r;
+
+        for (size_t i = 0; i < ELEMENTSOF(common); i++)
+                options[n++] = common[i];
+        /* The tables are the programs' own constants: too many is a bug. */
+        for (const struct option *own = cl->options; own && own->name; own++) {
+                assert(n + 1 < DAEMON_OPTIONS_MAX);
+                options[n++] = *own;
+        }
+        if (cl->short_options) {
+                assert(strlen(short_options) + strlen(cl->short_options) < sizeof(short_options));
+                strcat(short_options, cl->short_options);
+        }
+
+        /* optind 0 starts getopt afresh, also on a second command line. */
+        optind = 0;
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, short_options, options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        cl->help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("%s %s\n", cl->program, FLEXSLOT_VERSION);
+                        return 0;
+                case 'c':
+                        o.config_file = optarg;
+                        o.config_given = true;
+                        break;
+                case ARG_LOG_LEVEL:
+                        if (log_level_from_string(optarg, &o.log_level) < 0) {
+                                cli_usage_error(cl->program, "invalid --log-level '%s'", optarg);
+                                return -EINVAL;
+                        }
+                        o.log_level_given = true;
+                        break;
+                case '?':
+                case ':':
+                        cli_option_error(cl->program, c, argv);
+                        return -EINVAL;
+                default:
+                        r = cl->option(c, optarg, cl->userdata);
+                        if (r < 0)
+                                return r;
+                }
+        if (optind < argc) {
+                cli_usage_error(cl->program, "unexpected argument '%s'", argv[optind]);
+                return -EINVAL;
+        }
+        *ret = o;
+        return 1;
 }

@@ -12,6 +12,9 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
+#include "log.h"
+
+struct option;
 
 /* Blocks SIGTERM and SIGINT, ignores SIGPIPE and returns the default event
  * loop, which exits on either signal and feeds systemd's watchdog. Call it
@@ -42,3 +45,31 @@ int daemon_read_token(const char *path, size_t max, char **ret, size_t *ret_len)
 int daemon_load_config(const ConfSchema *schema, const char *path, bool given, void *config);
 /* The same over several parts (common/config.h's conf_load_parts()). */
 int daemon_load_config_parts(const ConfPart *parts, size_t n_parts, const char *path, bool given);
+
+/* The options every daemon takes: -h/--help, --version, -c/--config=FILE
+ * and --log-level=LEVEL. */
+typedef struct DaemonOptions {
+        const char *config_file;
+        bool config_given;
+        LogLevel log_level;
+        bool log_level_given;
+} DaemonOptions;
+
+/* A daemon's command line: the options above, and its own in getopt_long()'s
+ * terms (a table ending in an empty entry whose entries return their short
+ * letter or a code >= 0x200, and the short letters, "a:n" style), each
+ * handed to option() with its argument. */
+typedef struct DaemonCommandLine {
+        const char *program;
+        const char *config_default;
+        void (*help)(void);
+        const struct option *options;
+        const char *short_options;
+        /* 0, or < 0 after a usage error has been said (cli_usage_error()). */
+        int (*option)(int c, const char *arg, void *userdata);
+        void *userdata;
+} DaemonCommandLine;
+
+/* Returns 1 to run, 0 after --help or --version (exit successfully), < 0
+ * after a usage error has been said with its hint (exit EXIT_USAGE). */
+int daemon_parse_argv(const DaemonCommandLine *cl, int argc, char **argv, DaemonOptions *ret);

@@ -10,7 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <getopt.h>
+
 #include "common/config.h"
+#include "common/daemon-util.h"
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
@@ -666,6 +669,85 @@ START_TEST(test_config_check) {
 }
 END_TEST
 
+typedef struct ParsedOwn {
+        const char *address;
+        bool dry_run;
+} ParsedOwn;
+
+static unsigned help_shown;
+
+static void count_help(void) {
+        help_shown++;
+}
+
+static int own_option(int c, const char *arg, void *userdata) {
+        ParsedOwn *p = userdata;
+
+        if (c == 'n')
+                p->dry_run = true;
+        else
+                p->address = arg;
+        return 0;
+}
+
+static int parse_line(ParsedOwn *own, DaemonOptions *o, char *line) {
+        static const struct option options[] = {
+                { "address", required_argument, NULL, 'a' },
+                { "dry-run", no_argument, NULL, 'n' },
+                {},
+        };
+        const DaemonCommandLine cl = { .program = "flexslot-test",
+                                       .config_default = "/etc/flexslot/test.ini",
+                                       .help = count_help,
+                                       .options = options,
+                                       .short_options = "a:n",
+                                       .option = own_option,
+                                       .userdata = own };
+        char *argv[16] = { "flexslot-test" };
+        int argc = 1;
+
+        for (char *save = NULL, *w = strtok_r(line, " ", &save); w; w = strtok_r(NULL, " ", &save))
+                argv[argc++] = w;
+        return daemon_parse_argv(&cl, argc, argv, o);
+}
+
+START_TEST(test_daemon_command_line) {
+        ParsedOwn own = { 0 };
+        DaemonOptions o = { .config_file = "untouched" };
+        char ok[] = "-n --log-level=debug --address unix:path=/run/x -c /tmp/f.ini";
+        char defaults[] = "";
+        char help[] = "-a x --help";
+        char bad_level[] = "--log-level=loud";
+        char stray[] = "-n stray";
+        char missing[] = "-a";
+        char unknown[] = "--uri=x";
+
+        ck_assert_int_eq(parse_line(&own, &o, ok), 1);
+        ck_assert_str_eq(o.config_file, "/tmp/f.ini");
+        ck_assert(o.config_given);
+        ck_assert(o.log_level_given);
+        ck_assert_int_eq(o.log_level, LOG_LEVEL_DEBUG);
+        ck_assert(own.dry_run);
+        ck_assert_str_eq(own.address, "unix:path=/run/x");
+
+        /* A second command line starts afresh: the defaults come back. */
+        ck_assert_int_eq(parse_line(&own, &o, defaults), 1);
+        ck_assert_str_eq(o.config_file, "/etc/flexslot/test.ini");
+        ck_assert(!o.config_given && !o.log_level_given);
+
+        ck_assert_int_eq(parse_line(&own, &o, help), 0);
+        ck_assert_uint_eq(help_shown, 1);
+
+        /* Usage errors leave the options as they were. */
+        o = (DaemonOptions){ .config_file = "untouched" };
+        ck_assert_int_eq(parse_line(&own, &o, bad_level), -EINVAL);
+        ck_assert_int_eq(parse_line(&own, &o, stray), -EINVAL);
+        ck_assert_int_eq(parse_line(&own, &o, missing), -EINVAL);
+        ck_assert_int_eq(parse_line(&own, &o, unknown), -EINVAL);
+        ck_assert_str_eq(o.config_file, "untouched");
+}
+END_TEST
+
 Suite *suite_common(void) {
         Suite *s = suite_create("common");
         TCase *tc;
@@ -685,6 +767,7 @@ Suite *suite_common(void) {
         tcase_add_test(tc, test_next_deadline_keeps_the_schedule);
         tcase_add_test(tc, test_log_plain_and_journal);
         tcase_add_test(tc, test_log_level_names);
+        tcase_add_test(tc, test_daemon_command_line);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("config");

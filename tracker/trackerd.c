@@ -766,63 +766,18 @@ static void help(void) {
                "Options override the configuration file. See flexslot-tracker(8).\n");
 }
 
-typedef struct Options {
-        const char *config_file;
-        bool config_given, log_level_given;
-        LogLevel log_level;
-} Options;
-
-/* Returns 1 to run, 0 to exit successfully, < 0 on a usage error. */
-static int parse_argv(int argc, char **argv, Options *o) {
-        enum { ARG_VERSION = 0x100, ARG_LOG_LEVEL };
-        static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, ARG_VERSION },
-                { "config", required_argument, NULL, 'c' },
-                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
-                {},
-        };
-        int c;
-
-        *o = (Options){ .config_file = DEFAULT_CONFIG_FILE };
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, ":hc:", options, NULL)) >= 0)
-                switch (c) {
-                case 'h':
-                        help();
-                        return 0;
-                case ARG_VERSION:
-                        printf("flexslot-tracker %s\n", FLEXSLOT_VERSION);
-                        return 0;
-                case 'c':
-                        o->config_file = optarg;
-                        o->config_given = true;
-                        break;
-                case ARG_LOG_LEVEL:
-                        if (log_level_from_string(optarg, &o->log_level) < 0) {
-                                cli_usage_error(PROGRAM, "invalid --log-level '%s'", optarg);
-                                return -EINVAL;
-                        }
-                        o->log_level_given = true;
-                        break;
-                default:
-                        cli_option_error(PROGRAM, c, argv);
-                        return -EINVAL;
-                }
-        if (optind < argc) {
-                cli_usage_error(PROGRAM, "unexpected argument '%s'", argv[optind]);
-                return -EINVAL;
-        }
-        return 1;
-}
-
 int main(int argc, char **argv) {
+        static const DaemonCommandLine command_line = {
+                .program = PROGRAM,
+                .config_default = DEFAULT_CONFIG_FILE,
+                .help = help,
+        };
         Tracker k = { 0 };
-        Options o;
+        DaemonOptions o;
         int r;
 
         log_open(argv[0]);
-        r = parse_argv(argc, argv, &o);
+        r = daemon_parse_argv(&command_line, argc, argv, &o);
         if (r < 0)
                 return EXIT_USAGE;
         if (r == 0)

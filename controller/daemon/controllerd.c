@@ -30,11 +30,8 @@
 #define PROGRAM "flexslot-controllerd"
 
 typedef struct Options {
-        const char *config_file;
-        bool config_given;
+        DaemonOptions daemon;
         const char *address;
-        bool log_level_given;
-        LogLevel log_level;
 } Options;
 
 static void help(void) {
@@ -53,52 +50,32 @@ static void help(void) {
                "Options override the configuration file.\n");
 }
 
+static int parse_option(int c, const char *arg, void *userdata) {
+        Options *o = userdata;
+
+        assert(c == 'a');
+        o->address = arg;
+        return 0;
+}
+
 /* Returns 1 to run, 0 to exit successfully, < 0 on a usage error. */
 static int parse_argv(int argc, char **argv, Options *o) {
-        enum { ARG_VERSION = 0x100, ARG_LOG_LEVEL };
         static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, ARG_VERSION },
-                { "config", required_argument, NULL, 'c' },
                 { "address", required_argument, NULL, 'a' },
-                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 {},
         };
-        int c;
+        const DaemonCommandLine command_line = {
+                .program = PROGRAM,
+                .config_default = DEFAULT_CONFIG_FILE,
+                .help = help,
+                .options = options,
+                .short_options = "a:",
+                .option = parse_option,
+                .userdata = o,
+        };
 
-        *o = (Options){ .config_file = DEFAULT_CONFIG_FILE };
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, ":hc:a:", options, NULL)) >= 0)
-                switch (c) {
-                case 'h':
-                        help();
-                        return 0;
-                case ARG_VERSION:
-                        printf("flexslot-controllerd %s\n", FLEXSLOT_VERSION);
-                        return 0;
-                case 'c':
-                        o->config_file = optarg;
-                        o->config_given = true;
-                        break;
-                case 'a':
-                        o->address = optarg;
-                        break;
-                case ARG_LOG_LEVEL:
-                        if (log_level_from_string(optarg, &o->log_level) < 0) {
-                                cli_usage_error(PROGRAM, "invalid --log-level '%s'", optarg);
-                                return -EINVAL;
-                        }
-                        o->log_level_given = true;
-                        break;
-                default:
-                        cli_option_error(PROGRAM, c, argv);
-                        return -EINVAL;
-                }
-        if (optind < argc) {
-                cli_usage_error(PROGRAM, "unexpected argument '%s'", argv[optind]);
-                return -EINVAL;
-        }
-        return 1;
+        *o = (Options){ 0 };
+        return daemon_parse_argv(&command_line, argc, argv, &o->daemon);
 }
 
 /* The controller's keys, and in [policy] the parameters of the policy
@@ -117,15 +94,15 @@ static int load_config(Controller *c, const Options *o) {
         assert(c->policy_config.schemas[0] == &core_settings_schema &&
                core_settings_schema.n_keys <= ELEMENTSOF(core_set));
         parts[1].ret_set = core_set;
-        r = daemon_load_config_parts(parts, 1 + c->policy_config.n_settings, o->config_file,
-                                     o->config_given);
+        r = daemon_load_config_parts(parts, 1 + c->policy_config.n_settings, o->daemon.config_file,
+                                     o->daemon.config_given);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < core_settings_schema.n_keys; i++)
                 if (core_set[i] && strcmp(core_settings_schema.keys[i].key, "control_interval") == 0)
                         c->control_interval_set = true;
-        log_set_max_level(o->log_level_given
-                                  ? o->log_level
+        log_set_max_level(o->daemon.log_level_given
+                                  ? o->daemon.log_level
                                   : (LogLevel)controller_config_log_levels[c->config.log_level]);
         if (o->address) {
                 char *copy = strdup(o->address);
