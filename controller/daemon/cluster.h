@@ -31,21 +31,33 @@
 #define CLUSTER_REPORT_MAX 4096
 #define CLUSTER_ID_TEXT_MAX 255
 
-typedef struct ClusterTask {
-        TaskType type;
-        unsigned index;
-        TaskState state;
-        unsigned failures, kills, resizes; /* resizes: kills that were KILL_RESIZE */
-        uint64_t slot_memory;              /* the next attempt's; 0: the node's default */
-        /* The running attempt (state TASK_RUNNING). */
-        uint64_t attempt;
+/* A task runs at most its original attempt and one backup at a time, as
+ * Hadoop 1 does (TaskInProgress never runs a second speculative attempt
+ * while one runs). */
+#define CLUSTER_ATTEMPTS_MAX 2
+
+typedef struct ClusterAttempt {
+        uint64_t id;
         uint64_t node; /* its tracker's id */
         usec_t started;
         double progress;
-        uint64_t bytes_processed, input_size;
+        uint64_t bytes_processed;
         double cpu, iowait; /* shares of its run time */
-        char *output;       /* TASK_DONE: the output of its succeeded attempt */
-        char *failure;      /* why its last failed attempt failed; NULL: none did */
+        uint64_t slot_memory;
+        bool speculative; /* a backup of the task's other attempt */
+} ClusterAttempt;
+
+typedef struct ClusterTask {
+        TaskType type;
+        unsigned index;
+        TaskState state;                   /* TASK_RUNNING: n_attempts > 0 */
+        unsigned failures, kills, resizes; /* resizes: kills that were KILL_RESIZE */
+        uint64_t slot_memory;              /* the next attempt's; 0: the node's default */
+        uint64_t input_size;
+        ClusterAttempt attempts[CLUSTER_ATTEMPTS_MAX]; /* running, in the order they started */
+        unsigned n_attempts;
+        char *output;  /* TASK_DONE: the output of its succeeded attempt */
+        char *failure; /* why its last failed attempt failed; NULL: none did */
 } ClusterTask;
 
 /* A stored ARIA profile as the policy core reads it (cluster-profile.c). */
@@ -90,6 +102,13 @@ typedef enum ClusterStealSource {
         CLUSTER_STEAL_AGENT,
 } ClusterStealSource;
 
+/* An attempt a tracker is to stop, and why (a static string), which the
+ * tracker gives back as the reason of its killed report. */
+typedef struct ClusterKill {
+        uint64_t attempt;
+        const char *reason;
+} ClusterKill;
+
 typedef struct ClusterNode {
         uint64_t id;
         char *hostname, *vm_uuid;
@@ -106,7 +125,7 @@ typedef struct ClusterNode {
         unsigned running[_SLOT_TYPE_MAX];
         ClusterVmState vm;
         /* Decisions for this tracker that wait for its next heartbeat. */
-        uint64_t *kills;
+        ClusterKill *kills;
         size_t n_kills;
         bool slots_pending;
 } ClusterNode;
@@ -173,7 +192,7 @@ typedef struct ClusterAssignment {
 typedef struct ClusterReply {
         ClusterAssignment *assignments;
         size_t n_assignments;
-        uint64_t *kills;
+        ClusterKill *kills;
         size_t n_kills;
         unsigned slots[_SLOT_TYPE_MAX];
         uint64_t slot_memory;
