@@ -35,6 +35,7 @@
 #include "controller/daemon/bus-errors.h"
 #include "controller/daemon/tracker-protocol.h"
 #include "tracker/child.h"
+#include "tracker/mapout.h"
 #include "tracker/procstat.h"
 #include "tracker/sortbuf.h"
 #include "tracker/split.h"
@@ -384,8 +385,11 @@ static int task_start(Tracker *k, const Assignment *a) {
                      .tracker = k };
         k->tasks[k->n_tasks++] = t;
 
-        r = asprintf(&t->output, "out/%" PRIu64 "/%s-%05u", a->job, t->map ? "map" : "part",
-                     a->index) < 0
+        /* Each attempt's own name, so that a task's two attempts never
+         * write one file; the controller renames the winning reduce's to
+         * part-NNNNN when the job succeeds (tracker-protocol.h). */
+        r = asprintf(&t->output, "out/%" PRIu64 "/%s-%05u.%" PRIu64, a->job,
+                     t->map ? "map" : "part", a->index, a->attempt) < 0
                     ? -ENOMEM
                     : 0;
         if (r >= 0)
@@ -421,6 +425,28 @@ static int task_start(Tracker *k, const Assignment *a) {
         return 0;
 }
 
+/* What a killed attempt wrote, finished or not: no one reads it. */
+static void task_remove_output(const Tracker *k, const Task *t) {
+        _cleanup_free_ char *path = NULL, *tmp = NULL;
+        char tag[24]; /* a uint64_t in decimal */
+
+        snprintf(tag, sizeof(tag), "%" PRIu64, t->attempt);
+        if (asprintf(&path, "%s/%s", k->config.data_dir, t->output) < 0) {
+                path = NULL;
+                log_oom();
+                return;
+        }
+        if (atomic_file_tmp_name(path, tag, &tmp) < 0) {
+                tmp = NULL;
+                log_oom();
+                return;
+        }
+        if (unlink(path) < 0 && errno != ENOENT)
+                log_warning_errno(-errno, "Cannot remove %s", path);
+        if (unlink(tmp) < 0 && errno != ENOENT)
+                log_warning_errno(-errno, "Cannot remove %s", tmp);
+}
+
 static void task_kill(Tracker *k, uint64_t attempt, const char *cause) {
         Task *t = task_find(k, attempt);
         TaskOutcome out;
@@ -429,6 +455,7 @@ static void task_kill(Tracker *k, uint64_t attempt, const char *cause) {
                 return;
         if (task_child_kill(t->child, k->config.kill_grace, &out) < 0)
                 return;
+        task_remove_output(k, t);
         (void)task_finish(k, t, &out, cause);
 }
 

@@ -874,6 +874,11 @@ static void jobs_settle(Cluster *c) {
                         j++;
                         continue;
                 }
+                if (state == STORE_JOB_SUCCEEDED &&
+                    cluster_output_commit(&c->data, cj, msg, sizeof(msg)) < 0) {
+                        state = STORE_JOB_FAILED;
+                        why = msg;
+                }
                 r = store_job_finish(c->store, cj->info.id, state, why, &err);
                 if (r < 0) {
                         log_warning_errno(r, "Cannot end job %" PRIu64 ": %s", cj->info.id,
@@ -966,8 +971,11 @@ static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, use
 
                 /* A loser's report, succeeded or killed, finds no attempt:
                  * its kill took it out of the task when the winner's came. */
-                if (!t)
+                if (!t) {
+                        if (x->status == STORE_TASK_SUCCEEDED)
+                                cluster_output_discard(c, x->output);
                         continue;
+                }
                 attempt_stop(c, t, a);
                 if (x->status == STORE_TASK_SUCCEEDED)
                         task_succeeded(c, t, x);

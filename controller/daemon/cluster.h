@@ -246,6 +246,13 @@ int cluster_profile_load(Store *store, const char *user, const char *name, Clust
  * controller learns its inputs' sizes, what the deadline models read. */
 uint64_t cluster_profile_input(const ClusterProfile *p, unsigned maps);
 
+/* The jobs' outputs (cluster-output.c). The job commit: each reduce's
+ * winning output NAME.ATTEMPT renamed to NAME, again if need be; an error
+ * is why in why. And the removal of the output of an attempt whose success
+ * is ignored, unless a task took that output as its own. */
+int cluster_output_commit(const ClusterData *data, const ClusterJob *j, char *why, size_t size);
+void cluster_output_discard(const Cluster *c, const char *output);
+
 /* A control cycle: the slot manager and the VM allocator; what they decide
  * for a tracker waits for its next heartbeat. The VM targets stay in
  * c->decisions until the next step, a target's vm being the index of its

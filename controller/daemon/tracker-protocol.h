@@ -36,7 +36,10 @@
  *    1 t attempt             2 s status: succeeded, failed or killed
  *    3 t input bytes         4 t output bytes
  *    5 s output: where the output is, relative to the data directory
- *        (succeeded; else "")
+ *        (succeeded; else ""): out/JOB/map-NNNNN.ATTEMPT or
+ *        out/JOB/part-NNNNN.ATTEMPT, a name of the attempt's own; when the
+ *        job succeeds the controller renames each reduce's winning output
+ *        to the name without .ATTEMPT (cluster-output.c)
  *    6 s reason: why it failed or was killed ("" for none)
  *  assignments, tasks to start (ttsuussast):
  *    1 t attempt             2 t job
