@@ -31,7 +31,8 @@
 static int committed_name(const char *data_dir, const char *output, char **ret) {
         const char *dot = strrchr(output, '.'), *slash = strrchr(output, '/');
 
-        if (!dot || (slash && dot < slash) || !dot[1] || strspn(dot + 1, "0123456789") != strlen(dot + 1))
+        if (!dot || (slash && dot < slash) || !dot[1] ||
+            strspn(dot + 1, "0123456789") != strlen(dot + 1))
                 return -EINVAL;
         return asprintf(ret, "%s/%.*s", data_dir, (int)(dot - output), output) < 0 ? -ENOMEM : 0;
 }
