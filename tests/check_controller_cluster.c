@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "common/macro.h"
@@ -567,6 +568,41 @@ START_TEST(test_spec_lost_tracker) {
 }
 END_TEST
 
+/* The job commit renames each reduce's winning output to its final name,
+ * and may be repeated after a restart; a part found under neither name is
+ * an error naming it. */
+START_TEST(test_output_commit) {
+        ClusterTask tasks[] = {
+                { .type = TASK_MAP, .index = 0, .state = TASK_DONE, .output = "out/1/map-00000.5" },
+                { .type = TASK_REDUCE,
+                  .index = 0,
+                  .state = TASK_DONE,
+                  .output = "out/1/part-00000.7" },
+                { .type = TASK_REDUCE,
+                  .index = 1,
+                  .state = TASK_DONE,
+                  .output = "out/1/part-00001.8" },
+        };
+        ClusterJob j = { .tasks = tasks, .n_tasks = ELEMENTSOF(tasks) };
+        char why[256] = "";
+
+        make_dir("out");
+        make_dir("out/1");
+        touch("out/1/map-00000.5");
+        touch("out/1/part-00000.7");
+        touch("out/1/part-00001.8");
+        ck_assert_int_eq(cluster_output_commit(&data, &j, why, sizeof(why)), 0);
+        ck_assert(exists("out/1/part-00000") && exists("out/1/part-00001"));
+        ck_assert(!exists("out/1/part-00000.7") && !exists("out/1/part-00001.8"));
+        ck_assert(exists("out/1/map-00000.5"));
+        ck_assert_int_eq(cluster_output_commit(&data, &j, why, sizeof(why)), 0);
+        tasks[2].output = "out/1/part-00002.9";
+        ck_assert_int_eq(cluster_output_commit(&data, &j, why, sizeof(why)), -ENOENT);
+        ck_assert_ptr_nonnull(strstr(why, "reduce 1"));
+        ck_assert_ptr_nonnull(strstr(why, "part-00002.9"));
+}
+END_TEST
+
 Suite *suite_controller_cluster(void) {
         Suite *s = suite_create("controller_cluster");
         TCase *tc = tcase_create("model");
@@ -580,6 +616,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_spec_original_wins);
         tcase_add_test(tc, test_spec_failed_backup);
         tcase_add_test(tc, test_spec_lost_tracker);
+        tcase_add_test(tc, test_output_commit);
         suite_add_tcase(s, tc);
         return s;
 }
