@@ -12,6 +12,8 @@
  * before the model (or a client) sees them, so a controller killed at any
  * point and started again rebuilds the model from the store alone
  * (cluster_new()); what ran meanwhile runs again, what finished does not.
+ * Running attempts are not stored, so neither is a backup: a resumed task
+ * runs again as one attempt, and speculation may back it up anew.
  *
  * Times: the policy core and the store get realtime usec_t (the store's
  * times outlive the process); losing a tracker is measured on the
