@@ -206,8 +206,10 @@ int atomic_file_tmp_name(const char *path, const char *tag, char **ret) {
         const char *slash = strrchr(path, '/');
         int k;
 
-        if (!*path || (slash && !slash[1]))
-                return log_error_errno(-EINVAL, "Output '%s' is not a file name", path);
+        if (!*path || (slash && !slash[1])) {
+                log_error("Output '%s' is not a file name", path);
+                return -EINVAL;
+        }
         if (slash)
                 k = asprintf(ret, "%.*s/.%s.tmp-%s", (int)(slash - path), path, slash + 1, tag);
         else

@@ -536,8 +536,8 @@ static int read_assignment(Tracker *k, sd_bus_message *reply) {
 }
 
 static int read_reply(Tracker *k, sd_bus_message *reply) {
-        uint32_t map_slots, reduce_slots;
-        uint64_t memory;
+        uint32_t map_slots = 0, reduce_slots = 0;
+        uint64_t memory = 0;
         const uint64_t *kills = NULL;
         size_t n_kills = 0, n_causes = 0;
         char **causes = NULL;

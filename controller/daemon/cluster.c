@@ -819,9 +819,11 @@ static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport
                 ClusterJob *j = NULL;
                 unsigned a = 0;
                 const ClusterTask *t = attempt_find(c, x->attempt, &j, &a);
+                usec_t started;
 
                 if (!t || (x->status == STORE_TASK_SUCCEEDED && succeeded_before(c, r, i)))
                         continue;
+                started = t->attempts[a].started;
                 records[k++] = (StoreTaskRecord){
                         .job = j->info.id,
                         .type = t->type,
@@ -829,7 +831,7 @@ static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport
                         .attempt = x->attempt,
                         .node = n->hostname,
                         .status = x->status,
-                        .started = MIN(t->attempts[a].started, now),
+                        .started = started < now ? started : now,
                         .finished = now,
                         .input_bytes = x->input_bytes,
                         .output_bytes = x->output_bytes,
@@ -1059,11 +1061,11 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
         }
         for (size_t i = 0; i < d->n_kills; i++) {
                 const Attempt *at = &s->attempts[d->kills[i].attempt];
-                ClusterTask *t = s->task_of[at->task];
                 ClusterNode *on = &c->nodes[at->node];
                 unsigned a = 0;
+                ClusterTask *t = attempt_find(c, at->id, NULL, &a);
 
-                if (attempt_find(c, at->id, NULL, &a) != t)
+                if (!t)
                         /* Gone with its task's winner earlier in this step. */
                         continue;
                 log_info("Kill: attempt %" PRIu64 " on tracker %" PRIu64 " (%s)", at->id, on->id,

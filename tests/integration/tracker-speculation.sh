@@ -56,7 +56,7 @@ reduce-slots = 1
 slot-memory = 64M
 CONF
 	"$trackerd" --config "$tmp/tracker-$1.ini" >"$tmp/tracker-$1.log" 2>&1 &
-	eval "tracker_pid_$1=$!"
+	echo $! >"$tmp/tracker-$1.pid"
 	pids="$pids $!"
 }
 for i in 1 2 3; do
@@ -85,8 +85,7 @@ while [ -z "$stopped_on" ]; do
 	parent=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status") || fail "process $p went away"
 	[ "$parent" -gt 1 ] || fail "the mapper $mapper_pid runs under no tracker"
 	for i in 1 2 3; do
-		eval "t=\$tracker_pid_$i"
-		[ "$parent" -ne "$t" ] || stopped_on=$i
+		[ "$parent" -ne "$(cat "$tmp/tracker-$i.pid")" ] || stopped_on=$i
 	done
 	task_pid=$p
 	p=$parent
