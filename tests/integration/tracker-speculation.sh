@@ -13,6 +13,7 @@
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
 trackerd=$build/bin/flexslot-tracker
 data=$tmp/data
 gates=$tmp/gates
@@ -39,22 +40,7 @@ start_bus
 start_controller
 
 start_tracker() {
-	mkdir -p "$tmp/work-$1"
-	cat >"$tmp/tracker-$1.ini" <<CONF
-[tracker]
-controller = unix:path=$tmp/trackers
-token-file = $tmp/token
-data-dir = $data
-work-dir = $tmp/work-$1
-task-program = $build/bin/flexslot-task
-vm-uuid = 6d1f0c7e-0000-4000-8000-00000000000$1
-hostname = vm$1
-log-level = debug
-[slots]
-map-slots = 1
-reduce-slots = 1
-slot-memory = 64M
-CONF
+	real_tracker_config "$1" 64M "$tmp/work-$1" >"$tmp/tracker-$1.ini"
 	"$trackerd" --config "$tmp/tracker-$1.ini" >"$tmp/tracker-$1.log" 2>&1 &
 	echo $! >"$tmp/tracker-$1.pid"
 	pids="$pids $!"
