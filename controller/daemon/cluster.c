@@ -913,6 +913,7 @@ static void task_failed(ClusterTask *t, const ClusterJob *j, const ClusterFinish
         const char *reason = x->reason[0] ? x->reason : "no reason given";
 
         t->failures++;
+        t->failed_on = n->id;
         log_info("Attempt %" PRIu64 " of job %" PRIu64 " (%s %u, failure %u of %u) on %s: %s",
                  x->attempt, j->info.id, t->type == TASK_MAP ? "map" : "reduce", t->index,
                  t->failures, CLUSTER_MAX_FAILURES, n->hostname, reason);
@@ -1032,11 +1033,13 @@ static int start_attempt(Cluster *c, ClusterNode *n, ClusterTask *t, uint64_t sl
 }
 
 /* A backup of t on n: one at most, of a task still running (a kill of
- * this step may have ended its attempt), and not beside the attempt it
- * backs up, where it would share the slowness (Hadoop 1 does not run two
- * attempts of a task on one tracker). */
+ * this step may have ended its attempt), not beside the attempt it backs
+ * up, where it would share the slowness, nor where its last attempt failed
+ * (Hadoop 1 runs no attempt of a task on a tracker that runs one or where
+ * one failed, TaskInProgress.hasRunOnMachine()). */
 static bool backup_allowed(const ClusterTask *t, const ClusterNode *n) {
-        return t->state == TASK_RUNNING && t->n_attempts == 1 && t->attempts[0].node != n->id;
+        return t->state == TASK_RUNNING && t->n_attempts == 1 && t->attempts[0].node != n->id &&
+               t->failed_on != n->id;
 }
 
 /* Kills and slot changes wait in their trackers' queues; assignments are

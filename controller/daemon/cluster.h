@@ -56,6 +56,7 @@ typedef struct ClusterTask {
         unsigned failures, kills, resizes; /* resizes: kills that were KILL_RESIZE */
         uint64_t slot_memory;              /* the next attempt's; 0: the node's default */
         uint64_t input_size;
+        uint64_t failed_on; /* the tracker of its last failed attempt; 0: none */
         ClusterAttempt attempts[CLUSTER_ATTEMPTS_MAX]; /* running, in the order they started */
         unsigned n_attempts;
         char *output;  /* TASK_DONE: the output of its succeeded attempt */
