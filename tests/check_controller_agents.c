@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/config.h"
+#include "common/macro.h"
 #include "controller/daemon/agent-hosts.h"
 #include "controller/daemon/cluster.h"
 #include "controller/daemon/config.h"
@@ -89,6 +90,30 @@ START_TEST(test_config_names_the_line) {
         ck_assert_str_eq(c.agent_hosts, "local unix:path=/run/x");
         ck_assert_uint_eq(c.agent_call_timeout, 5 * USEC_PER_SEC);
         conf_free(&controller_config_schema, &c);
+}
+END_TEST
+
+/* Every speculation layer of the policy core runs live; an unknown one is
+ * refused at its line. */
+START_TEST(test_config_speculation) {
+        static const char *const names[] = { "none", "hadoop", "late", "sepb" };
+        ControllerConfig c = { 0 };
+        ConfError err = { 0 };
+        char text[64];
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                snprintf(text, sizeof(text), "[policy]\nspeculation = %s\n", names[i]);
+                ck_assert_int_eq(conf_load_string(&controller_config_schema, "controller.ini", text,
+                                                  &c, &err),
+                                 0);
+                ck_assert_str_eq(c.speculation, names[i]);
+                conf_free(&controller_config_schema, &c);
+        }
+        ck_assert_int_eq(conf_load_string(&controller_config_schema, "controller.ini",
+                                          "[policy]\nspeculation = hopeful\n", &c, &err),
+                         -EINVAL);
+        ck_assert_str_eq(err.key, "speculation");
+        ck_assert_ptr_nonnull(strstr(err.message, "'hopeful'"));
 }
 END_TEST
 
@@ -182,6 +207,7 @@ Suite *suite_controller_agents(void) {
         tcase_add_test(tc, test_hosts_forms);
         tcase_add_test(tc, test_hosts_refused);
         tcase_add_test(tc, test_config_names_the_line);
+        tcase_add_test(tc, test_config_speculation);
         suite_add_tcase(s, tc);
         tc = tcase_create("steal");
         tcase_add_test(tc, test_steal_source);

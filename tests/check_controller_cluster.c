@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "common/macro.h"
@@ -260,6 +261,347 @@ START_TEST(test_resumed_complete_job_ends) {
 }
 END_TEST
 
+/* ---- speculation: a task's original attempt and its backup ---- */
+
+#define T0 (1000 * USEC_PER_SEC)
+#define SPEC_MAPS 5
+
+/* Five maps on trackers a (3 map slots) and b (2), no reduce slots, under
+ * late; map 0's attempt on b makes a tenth of the others' progress, and
+ * tracker c (1 map slot) comes when all five run. */
+typedef struct Spec {
+        Policy *late;
+        Cluster *c;
+        uint64_t job, a, b, cn;
+        uint64_t attempts[SPEC_MAPS]; /* by map */
+        uint64_t on[SPEC_MAPS];       /* their trackers */
+        ClusterTask *slow;            /* the task b runs slowly */
+        uint64_t slow_attempt, backup;
+} Spec;
+
+static uint64_t spec_register(Cluster *c, const char *name, unsigned map_slots) {
+        const unsigned slots[_SLOT_TYPE_MAX] = { map_slots, 0 };
+        uint64_t id;
+
+        ck_assert_int_eq(cluster_register(c, name, name, slots, 256 << 20, 1, &id), 0);
+        return id;
+}
+
+static void spec_beat(Spec *f, uint64_t node, unsigned free_maps, const ClusterRunning *running,
+                      size_t n_running, const ClusterFinished *finished, size_t n_finished,
+                      usec_t now, ClusterReply *reply) {
+        ClusterReport report = { .free_slots = { free_maps, 0 },
+                                 .running = running,
+                                 .n_running = n_running,
+                                 .finished = finished,
+                                 .n_finished = n_finished };
+        StoreError err = { 0 };
+
+        ck_assert_msg(cluster_heartbeat(f->c, node, &report, now, now, reply, &err) == 0, "%s",
+                      err.message);
+}
+
+/* What tracker node runs, by the model, with map 0's progress slow. */
+static size_t spec_running(const Spec *f, uint64_t node, ClusterRunning *ret) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < SPEC_MAPS; i++)
+                if (f->on[i] == node && f->attempts[i])
+                        ret[n++] = (ClusterRunning){ .attempt = f->attempts[i],
+                                                     .progress = f->attempts[i] == f->slow_attempt
+                                                                         ? 0.05
+                                                                         : 0.5,
+                                                     .input_size = 100 };
+        return n;
+}
+
+static void spec_take(Spec *f, uint64_t node, const ClusterReply *reply) {
+        for (size_t i = 0; i < reply->n_assignments; i++) {
+                const ClusterAssignment *as = &reply->assignments[i];
+
+                ck_assert_int_eq(as->task->type, TASK_MAP);
+                ck_assert_uint_eq(f->attempts[as->task->index], 0);
+                f->attempts[as->task->index] = as->attempt;
+                f->on[as->task->index] = node;
+        }
+}
+
+static void spec_setup(Spec *f) {
+        static const char *const inputs[] = { "in/a", "in/b", "in/c", "in/d", "in/e" };
+        StoreJobSpec spec = { .name = "spec",
+                              .user = "alice",
+                              .pool = "default",
+                              .app = "wordcount",
+                              .inputs = inputs,
+                              .n_inputs = ELEMENTSOF(inputs),
+                              .n_reduces = 1 };
+        PolicyConfig cfg = { 0 };
+        ClusterRunning running[SPEC_MAPS];
+        ClusterReply reply = { 0 };
+        StoreError err = { 0 };
+        size_t n;
+
+        *f = (Spec){ 0 };
+        write_input("c");
+        write_input("d");
+        write_input("e");
+        ck_assert_int_eq(policy_config_init(&cfg), 0);
+        cfg.speculation = "late";
+        ck_assert_int_eq(policy_new_named(&cfg, NULL, &f->late), 0);
+        policy_config_done(&cfg);
+        ck_assert_int_eq(store_job_submit(store, &spec, &f->job, &err), 0);
+        ck_assert_int_eq(cluster_new(store, f->late, &data, &f->c, &err), 0);
+        f->a = spec_register(f->c, "a", 3);
+        f->b = spec_register(f->c, "b", 2);
+        spec_beat(f, f->a, 3, NULL, 0, NULL, 0, T0, &reply);
+        spec_take(f, f->a, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 3);
+        cluster_reply_done(&reply);
+        spec_beat(f, f->b, 2, NULL, 0, NULL, 0, T0, &reply);
+        spec_take(f, f->b, &reply);
+        cluster_reply_done(&reply);
+        for (size_t i = 0; i < SPEC_MAPS; i++)
+                ck_assert_uint_ne(f->attempts[i], 0);
+        for (size_t i = 0; i < SPEC_MAPS && !f->slow_attempt; i++)
+                if (f->on[i] == f->b)
+                        f->slow_attempt = f->attempts[i];
+        for (size_t i = 0; i < f->c->jobs[0].n_tasks; i++)
+                if (f->c->jobs[0].tasks[i].n_attempts > 0 &&
+                    f->c->jobs[0].tasks[i].attempts[0].id == f->slow_attempt)
+                        f->slow = &f->c->jobs[0].tasks[i];
+        ck_assert_ptr_nonnull(f->slow);
+
+        /* 70 s on (LATE waits 60 s): every attempt reports its progress. */
+        n = spec_running(f, f->a, running);
+        spec_beat(f, f->a, 0, running, n, NULL, 0, T0 + 70 * USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 0);
+        cluster_reply_done(&reply);
+        n = spec_running(f, f->b, running);
+        spec_beat(f, f->b, 0, running, n, NULL, 0, T0 + 70 * USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 0);
+        cluster_reply_done(&reply);
+
+        /* A free slot elsewhere: the slow attempt gets its backup there. */
+        f->cn = spec_register(f->c, "c", 1);
+        spec_beat(f, f->cn, 1, NULL, 0, NULL, 0, T0 + 71 * USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        ck_assert_ptr_eq(reply.assignments[0].task, f->slow);
+        f->backup = reply.assignments[0].attempt;
+        cluster_reply_done(&reply);
+        ck_assert_int_eq(f->slow->state, TASK_RUNNING);
+        ck_assert_uint_eq(f->slow->n_attempts, 2);
+        ck_assert_uint_eq(f->slow->attempts[0].node, f->b);
+        ck_assert_uint_eq(f->slow->attempts[1].node, f->cn);
+        ck_assert(f->slow->attempts[1].speculative);
+}
+
+static void spec_done(Spec *f) {
+        cluster_free(f->c);
+        policy_free(f->late);
+}
+
+static ClusterFinished spec_finished(uint64_t attempt, StoreTaskStatus status, const char *output,
+                                     const char *reason) {
+        return (ClusterFinished){ .attempt = attempt,
+                                  .status = status,
+                                  .input_bytes = 100,
+                                  .output = output,
+                                  .reason = reason };
+}
+
+/* The succeeded attempts of the job's map index in the store. */
+static size_t spec_successes(const Spec *f, unsigned index) {
+        StoreTaskRecord *recs = NULL;
+        StoreError err = { 0 };
+        size_t n = 0, k = 0;
+
+        ck_assert_int_eq(store_job_tasks(store, f->job, STORE_TASK_STATUS_BIT(STORE_TASK_SUCCEEDED),
+                                         &recs, &n, &err),
+                         0);
+        for (size_t i = 0; i < n; i++)
+                k += recs[i].type == TASK_MAP && recs[i].index == index;
+        store_task_records_free(recs, n);
+        return k;
+}
+
+static void make_dir(const char *name) {
+        _cleanup_free_ char *path = NULL;
+
+        ck_assert_int_ge(asprintf(&path, "%s/%s", dir, name), 0);
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+}
+
+static void touch(const char *name) {
+        _cleanup_free_ char *path = NULL;
+        FILE *f;
+
+        ck_assert_int_ge(asprintf(&path, "%s/%s", dir, name), 0);
+        f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(fclose(f), 0);
+}
+
+static bool exists(const char *name) {
+        _cleanup_free_ char *path = NULL;
+        struct stat st;
+
+        ck_assert_int_ge(asprintf(&path, "%s/%s", dir, name), 0);
+        return stat(path, &st) == 0;
+}
+
+/* The backup succeeds first: the task is done with its output, the slow
+ * attempt is in b's next kills with the reason, and its success that
+ * comes after is ignored, its output removed. */
+START_TEST(test_spec_first_success_wins) {
+        Spec f;
+        ClusterRunning running[SPEC_MAPS];
+        ClusterFinished x;
+        ClusterReply reply = { 0 };
+        unsigned index;
+        size_t n;
+
+        spec_setup(&f);
+        index = f.slow->index;
+        make_dir("out");
+        make_dir("out/1");
+        touch("out/1/map-winner");
+        touch("out/1/map-loser");
+        x = spec_finished(f.backup, STORE_TASK_SUCCEEDED, "out/1/map-winner", "");
+        spec_beat(&f, f.cn, 1, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
+        cluster_reply_done(&reply);
+        ck_assert_int_eq(f.slow->state, TASK_DONE);
+        ck_assert_uint_eq(f.slow->n_attempts, 0);
+        ck_assert_str_eq(f.slow->output, "out/1/map-winner");
+
+        n = spec_running(&f, f.b, running);
+        spec_beat(&f, f.b, 0, running, n, NULL, 0, T0 + 73 * USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.n_kills, 1);
+        ck_assert_uint_eq(reply.kills[0].attempt, f.slow_attempt);
+        ck_assert_str_eq(reply.kills[0].reason, "speculation: another attempt succeeded");
+        cluster_reply_done(&reply);
+
+        /* The kill came too late: the loser succeeded meanwhile. */
+        x = spec_finished(f.slow_attempt, STORE_TASK_SUCCEEDED, "out/1/map-loser", "");
+        spec_beat(&f, f.b, 1, NULL, 0, &x, 1, T0 + 74 * USEC_PER_SEC, &reply);
+        cluster_reply_done(&reply);
+        ck_assert_str_eq(f.slow->output, "out/1/map-winner");
+        ck_assert_uint_eq(spec_successes(&f, index), 1);
+        ck_assert(exists("out/1/map-winner"));
+        ck_assert(!exists("out/1/map-loser"));
+        /* Its killed report would be ignored as well. */
+        x = spec_finished(f.slow_attempt, STORE_TASK_KILLED, "", "speculation");
+        spec_beat(&f, f.b, 1, NULL, 0, &x, 1, T0 + 75 * USEC_PER_SEC, &reply);
+        cluster_reply_done(&reply);
+        ck_assert_uint_eq(f.slow->kills, 0);
+        ck_assert_int_eq(f.slow->state, TASK_DONE);
+        spec_done(&f);
+}
+END_TEST
+
+/* The original succeeds first: the backup is killed on c. */
+START_TEST(test_spec_original_wins) {
+        Spec f;
+        ClusterFinished x;
+        ClusterReply reply = { 0 };
+
+        spec_setup(&f);
+        x = spec_finished(f.slow_attempt, STORE_TASK_SUCCEEDED, "out/1/map-orig", "");
+        spec_beat(&f, f.b, 1, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
+        cluster_reply_done(&reply);
+        ck_assert_int_eq(f.slow->state, TASK_DONE);
+        ck_assert_str_eq(f.slow->output, "out/1/map-orig");
+        spec_beat(&f, f.cn, 0, NULL, 0, NULL, 0, T0 + 73 * USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.n_kills, 1);
+        ck_assert_uint_eq(reply.kills[0].attempt, f.backup);
+        cluster_reply_done(&reply);
+        ck_assert_uint_eq(f.c->nodes[2].running[SLOT_MAP], 0);
+        spec_done(&f);
+}
+END_TEST
+
+/* A failed backup leaves the task running on its original, neither
+ * pending again nor failed; the failure counts, and no backup goes where
+ * one failed, as in Hadoop 1. */
+START_TEST(test_spec_failed_backup) {
+        Spec f;
+        ClusterFinished x;
+        ClusterReply reply = { 0 };
+
+        spec_setup(&f);
+        x = spec_finished(f.backup, STORE_TASK_FAILED, "", "out of memory");
+        spec_beat(&f, f.cn, 1, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
+        ck_assert_int_eq(f.slow->state, TASK_RUNNING);
+        ck_assert_uint_eq(f.slow->n_attempts, 1);
+        ck_assert_uint_eq(f.slow->attempts[0].id, f.slow_attempt);
+        ck_assert_uint_eq(f.slow->failures, 1);
+        ck_assert_uint_eq(f.c->n_jobs, 1);
+        /* Still slow, but no backup where one failed. */
+        ck_assert_uint_eq(reply.n_assignments, 0);
+        cluster_reply_done(&reply);
+        spec_done(&f);
+}
+END_TEST
+
+/* A lost tracker loses only its attempts: b's original goes, the backup
+ * on c runs on and the task is not pending again; c lost as well, it is. */
+START_TEST(test_spec_lost_tracker) {
+        Spec f;
+        ClusterReply reply = { 0 };
+        usec_t now = T0 + 80 * USEC_PER_SEC;
+
+        spec_setup(&f);
+        spec_beat(&f, f.a, 0, NULL, 0, NULL, 0, now, &reply);
+        cluster_reply_done(&reply);
+        spec_beat(&f, f.cn, 0, NULL, 0, NULL, 0, now, &reply);
+        cluster_reply_done(&reply);
+        ck_assert_uint_eq(cluster_lose_silent(f.c, now, 5 * USEC_PER_SEC), 1);
+        ck_assert_int_eq(f.c->nodes[1].state, NODE_LOST);
+        ck_assert_int_eq(f.slow->state, TASK_RUNNING);
+        ck_assert_uint_eq(f.slow->n_attempts, 1);
+        ck_assert_uint_eq(f.slow->attempts[0].id, f.backup);
+        ck_assert_uint_eq(f.slow->attempts[0].node, f.cn);
+        ck_assert_uint_eq(cluster_lose_silent(f.c, now + 10 * USEC_PER_SEC, 5 * USEC_PER_SEC), 2);
+        ck_assert_int_eq(f.slow->state, TASK_PENDING);
+        ck_assert_uint_eq(f.slow->n_attempts, 0);
+        spec_done(&f);
+}
+END_TEST
+
+/* The job commit renames each reduce's winning output to its final name,
+ * and may be repeated after a restart; a part found under neither name is
+ * an error naming it. */
+START_TEST(test_output_commit) {
+        ClusterTask tasks[] = {
+                { .type = TASK_MAP, .index = 0, .state = TASK_DONE, .output = "out/1/map-00000.5" },
+                { .type = TASK_REDUCE,
+                  .index = 0,
+                  .state = TASK_DONE,
+                  .output = "out/1/part-00000.7" },
+                { .type = TASK_REDUCE,
+                  .index = 1,
+                  .state = TASK_DONE,
+                  .output = "out/1/part-00001.8" },
+        };
+        ClusterJob j = { .tasks = tasks, .n_tasks = ELEMENTSOF(tasks) };
+        char why[256] = "";
+
+        make_dir("out");
+        make_dir("out/1");
+        touch("out/1/map-00000.5");
+        touch("out/1/part-00000.7");
+        touch("out/1/part-00001.8");
+        ck_assert_int_eq(cluster_output_commit(&data, &j, why, sizeof(why)), 0);
+        ck_assert(exists("out/1/part-00000") && exists("out/1/part-00001"));
+        ck_assert(!exists("out/1/part-00000.7") && !exists("out/1/part-00001.8"));
+        ck_assert(exists("out/1/map-00000.5"));
+        ck_assert_int_eq(cluster_output_commit(&data, &j, why, sizeof(why)), 0);
+        tasks[2].output = "out/1/part-00002.9";
+        ck_assert_int_eq(cluster_output_commit(&data, &j, why, sizeof(why)), -ENOENT);
+        ck_assert_ptr_nonnull(strstr(why, "reduce 1"));
+        ck_assert_ptr_nonnull(strstr(why, "part-00002.9"));
+}
+END_TEST
+
 Suite *suite_controller_cluster(void) {
         Suite *s = suite_create("controller_cluster");
         TCase *tc = tcase_create("model");
@@ -269,6 +611,11 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_profile_saved_and_loaded);
         tcase_add_test(tc, test_set_slots);
         tcase_add_test(tc, test_resumed_complete_job_ends);
+        tcase_add_test(tc, test_spec_first_success_wins);
+        tcase_add_test(tc, test_spec_original_wins);
+        tcase_add_test(tc, test_spec_failed_backup);
+        tcase_add_test(tc, test_spec_lost_tracker);
+        tcase_add_test(tc, test_output_commit);
         suite_add_tcase(s, tc);
         return s;
 }

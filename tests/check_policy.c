@@ -746,6 +746,26 @@ START_TEST(test_speculation_hadoop) {
 }
 END_TEST
 
+/* A done map the snapshot leaves out, as the live controller's does,
+ * counts as progress 1 through its job's counts: 1, 0.5, 0.25 average
+ * 0.583, so the 0.25 is backed up; 0.5 and 0.25 alone would not be. */
+START_TEST(test_speculation_hadoop_done_left_out) {
+        uint32_t j, t1, t2;
+
+        fx_cluster(3, 1, 0);
+        fx.cfg.speculation = "hadoop";
+        j = fx_job(1 * SEC, 0);
+        t1 = fx_map(j, 0);
+        t2 = fx_map(j, 2);
+        fx.jobs[j].counts[TASK_MAP] = (TaskCounts){ .total = 3, .done = 1, .running = 2 };
+        fx_run(t1, 0, 10 * SEC, 32 * MIB);
+        fx_run(t2, 1, 10 * SEC, 16 * MIB);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 70 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        fx_check_assignment(0, t2, 2, true, true);
+}
+END_TEST
+
 static uint32_t late_tasks[5];
 
 /* Five maps on five nodes with two slots, progress rates per second
@@ -961,6 +981,7 @@ Suite *suite_policy(void) {
         tc = tcase_create("speculation");
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_speculation_hadoop);
+        tcase_add_test(tc, test_speculation_hadoop_done_left_out);
         tcase_add_test(tc, test_speculation_late);
         tcase_add_test(tc, test_speculation_late_order_and_cap);
         suite_add_tcase(s, tc);

@@ -202,21 +202,30 @@ MapOutput *map_output_free(MapOutput *m) {
         return NULL;
 }
 
+int atomic_file_tmp_name(const char *path, const char *tag, char **ret) {
+        const char *slash = strrchr(path, '/');
+        int k;
+
+        if (!*path || (slash && !slash[1])) {
+                log_error("Output '%s' is not a file name", path);
+                return -EINVAL;
+        }
+        if (slash)
+                k = asprintf(ret, "%.*s/.%s.tmp-%s", (int)(slash - path), path, slash + 1, tag);
+        else
+                k = asprintf(ret, ".%s.tmp-%s", path, tag);
+        return k < 0 ? -ENOMEM : 0;
+}
+
 int atomic_file_open(const char *path, const char *tag, AtomicFile *ret) {
         _cleanup_free_ char *tmp = NULL;
-        const char *slash = strrchr(path, '/');
         char *final;
-        int fd, k;
+        int fd, r;
 
-        if (!*path || (slash && !slash[1]))
-                return log_error_errno(-EINVAL, "Output '%s' is not a file name", path);
-        if (slash)
-                k = asprintf(&tmp, "%.*s/.%s.tmp-%s", (int)(slash - path), path, slash + 1, tag);
-        else
-                k = asprintf(&tmp, ".%s.tmp-%s", path, tag);
-        if (k < 0) {
+        r = atomic_file_tmp_name(path, tag, &tmp);
+        if (r < 0) {
                 tmp = NULL; /* undefined after a failed asprintf */
-                return -ENOMEM;
+                return r;
         }
         fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd < 0)

@@ -57,6 +57,9 @@ typedef struct AtomicFile {
 } AtomicFile;
 
 int atomic_file_open(const char *path, const char *tag, AtomicFile *ret);
+/* The temporary name of path's writer tagged tag: for removing what a
+ * killed writer left. */
+int atomic_file_tmp_name(const char *path, const char *tag, char **ret);
 int atomic_file_commit(AtomicFile *f);
 /* Removes the temporary file; fine after commit or on a zeroed AtomicFile. */
 void atomic_file_abort(AtomicFile *f);

@@ -35,6 +35,7 @@
 #include "controller/daemon/bus-errors.h"
 #include "controller/daemon/tracker-protocol.h"
 #include "tracker/child.h"
+#include "tracker/mapout.h"
 #include "tracker/procstat.h"
 #include "tracker/sortbuf.h"
 #include "tracker/split.h"
@@ -214,8 +215,9 @@ static unsigned tasks_running(const Tracker *k, bool map) {
         return n;
 }
 
-/* Moves a task that ended into the reports; out says how it ended. */
-static int task_finish(Tracker *k, Task *t, const TaskOutcome *out) {
+/* Moves a task that ended into the reports; out says how it ended, cause
+ * (NULL: none) why the controller killed it. */
+static int task_finish(Tracker *k, Task *t, const TaskOutcome *out, const char *cause) {
         TaskStatus snap = { 0 };
         Finished f = { .attempt = t->attempt, .registration = t->registration };
         Finished *list;
@@ -230,7 +232,10 @@ static int task_finish(Tracker *k, Task *t, const TaskOutcome *out) {
         f.input_bytes = snap.bytes_read;
         f.output_bytes = snap.bytes_written;
         f.output = strdup(out->end == TASK_END_SUCCEEDED ? t->output : "");
-        f.reason = strdup(out->end == TASK_END_SUCCEEDED ? "" : what);
+        if (out->end == TASK_END_SUCCEEDED || !cause)
+                f.reason = strdup(out->end == TASK_END_SUCCEEDED ? "" : what);
+        else if (asprintf(&f.reason, "%s (%s)", cause, what) < 0)
+                f.reason = NULL;
         list = realloc(k->finished, (k->n_finished + 1) * sizeof(*list));
         if (!f.output || !f.reason || !list) {
                 if (list)
@@ -255,7 +260,7 @@ static int on_task_exit(sd_event_source *s, int fd, uint32_t revents, void *user
                 return 0;
         if (r < 0)
                 return log_error_errno(r, "Cannot reap attempt %" PRIu64, t->attempt);
-        return task_finish(t->tracker, t, &out);
+        return task_finish(t->tracker, t, &out, NULL);
 }
 
 /* An assignment's map input, a split FILE:OFFSET:LENGTH with FILE relative
@@ -380,8 +385,11 @@ static int task_start(Tracker *k, const Assignment *a) {
                      .tracker = k };
         k->tasks[k->n_tasks++] = t;
 
-        r = asprintf(&t->output, "out/%" PRIu64 "/%s-%05u", a->job, t->map ? "map" : "part",
-                     a->index) < 0
+        /* Each attempt's own name, so that a task's two attempts never
+         * write one file; the controller renames the winning reduce's to
+         * part-NNNNN when the job succeeds (tracker-protocol.h). */
+        r = asprintf(&t->output, "out/%" PRIu64 "/%s-%05u.%" PRIu64, a->job,
+                     t->map ? "map" : "part", a->index, a->attempt) < 0
                     ? -ENOMEM
                     : 0;
         if (r >= 0)
@@ -409,7 +417,7 @@ static int task_start(Tracker *k, const Assignment *a) {
 
                 log_error_errno(r, "Cannot start attempt %" PRIu64 " (%s %u of job %" PRIu64 ")",
                                 a->attempt, a->type, a->index, a->job);
-                return task_finish(k, t, &fail);
+                return task_finish(k, t, &fail, NULL);
         }
         log_info("Attempt %" PRIu64 ": %s %u of job %" PRIu64 " (%s), process %d", a->attempt,
                  a->type, a->index, a->job, a->app[0] ? a->app : "streaming",
@@ -417,7 +425,29 @@ static int task_start(Tracker *k, const Assignment *a) {
         return 0;
 }
 
-static void task_kill(Tracker *k, uint64_t attempt) {
+/* What a killed attempt wrote, finished or not: no one reads it. */
+static void task_remove_output(const Tracker *k, const Task *t) {
+        _cleanup_free_ char *path = NULL, *tmp = NULL;
+        char tag[24]; /* a uint64_t in decimal */
+
+        snprintf(tag, sizeof(tag), "%" PRIu64, t->attempt);
+        if (asprintf(&path, "%s/%s", k->config.data_dir, t->output) < 0) {
+                path = NULL;
+                log_oom();
+                return;
+        }
+        if (atomic_file_tmp_name(path, tag, &tmp) < 0) {
+                tmp = NULL;
+                log_oom();
+                return;
+        }
+        if (unlink(path) < 0 && errno != ENOENT)
+                log_warning_errno(-errno, "Cannot remove %s", path);
+        if (unlink(tmp) < 0 && errno != ENOENT)
+                log_warning_errno(-errno, "Cannot remove %s", tmp);
+}
+
+static void task_kill(Tracker *k, uint64_t attempt, const char *cause) {
         Task *t = task_find(k, attempt);
         TaskOutcome out;
 
@@ -425,7 +455,8 @@ static void task_kill(Tracker *k, uint64_t attempt) {
                 return;
         if (task_child_kill(t->child, k->config.kill_grace, &out) < 0)
                 return;
-        (void)task_finish(k, t, &out);
+        task_remove_output(k, t);
+        (void)task_finish(k, t, &out, cause);
 }
 
 static int append_report(Tracker *k, sd_bus_message *m, size_t *ret_sent) {
@@ -505,14 +536,16 @@ static int read_assignment(Tracker *k, sd_bus_message *reply) {
 }
 
 static int read_reply(Tracker *k, sd_bus_message *reply) {
-        uint32_t map_slots, reduce_slots;
-        uint64_t memory;
-        const uint64_t *kills;
-        size_t n_kills;
+        uint32_t map_slots = 0, reduce_slots = 0;
+        uint64_t memory = 0;
+        const uint64_t *kills = NULL;
+        size_t n_kills = 0, n_causes = 0;
+        char **causes = NULL;
         int r;
 
         r = sd_bus_message_enter_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', TRACKER_ASSIGNMENT_FIELDS)) > 0) {
+        while (r >= 0 &&
+               (r = sd_bus_message_enter_container(reply, 'r', TRACKER_ASSIGNMENT_FIELDS)) > 0) {
                 r = read_assignment(k, reply);
                 if (r >= 0)
                         r = sd_bus_message_exit_container(reply);
@@ -521,15 +554,25 @@ static int read_reply(Tracker *k, sd_bus_message *reply) {
                 r = sd_bus_message_exit_container(reply);
         if (r >= 0)
                 r = sd_bus_message_read_array(reply, 't', (const void **)&kills, &n_kills);
-        for (size_t i = 0; r >= 0 && i < n_kills / sizeof(uint64_t); i++) {
-                log_info("Killing attempt %" PRIu64 " on the controller's word", kills[i]);
-                task_kill(k, kills[i]);
-        }
+        n_kills /= sizeof(uint64_t);
         if (r >= 0)
                 r = sd_bus_message_read(reply, TRACKER_SLOTS_TYPE, &map_slots, &reduce_slots,
                                         &memory);
+        /* A controller older than kill-reasons sends none. */
+        if (r >= 0 && sd_bus_message_peek_type(reply, NULL, NULL) > 0)
+                r = sd_bus_message_read_strv(reply, &causes);
         if (r < 0)
                 return log_error_errno(r, "Cannot read the heartbeat reply");
+        while (causes && causes[n_causes])
+                n_causes++;
+        for (size_t i = 0; i < n_kills; i++) {
+                const char *cause = i < n_causes ? causes[i] : NULL;
+
+                log_info("Killing attempt %" PRIu64 " on the controller's word%s%s", kills[i],
+                         cause ? ": " : "", cause ? cause : "");
+                task_kill(k, kills[i], cause);
+        }
+        strv_free(causes);
         /* Fewer slots take effect as tasks end: a running task is never
          * killed for a slot change, but no new one starts beyond them. */
         if (map_slots != k->slots[0] || reduce_slots != k->slots[1] || memory != k->slot_memory)
@@ -605,8 +648,7 @@ static int heartbeat(Tracker *k) {
         if (sent > 0) {
                 for (size_t i = 0; i < sent; i++)
                         finished_clear(&k->finished[i]);
-                memmove(k->finished, k->finished + sent,
-                        (k->n_finished - sent) * sizeof(Finished));
+                memmove(k->finished, k->finished + sent, (k->n_finished - sent) * sizeof(Finished));
                 k->n_finished -= sent;
         }
         return read_reply(k, reply);

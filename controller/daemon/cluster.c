@@ -14,14 +14,20 @@
 #include "common/macro.h"
 #include "tracker/split.h"
 
-static void task_clear_attempt(ClusterTask *t) {
-        t->state = TASK_PENDING;
-        t->attempt = 0;
-        t->node = 0;
-        t->started = 0;
-        t->progress = 0;
-        t->bytes_processed = 0;
-        t->cpu = t->iowait = 0;
+/* Kill reasons a tracker hears, and reports back with the killed attempt. */
+static const char KILL_SPECULATION[] = "speculation: another attempt succeeded";
+static const char KILL_CANCELLED[] = "job cancelled";
+static const char KILL_JOB_FAILED[] = "job failed";
+static const char KILL_UNKNOWN[] = "attempt unknown to the controller";
+
+/* Attempt i of t leaves the task: pending again when it was the last. */
+static void task_remove_attempt(ClusterTask *t, unsigned i) {
+        memmove(&t->attempts[i], &t->attempts[i + 1],
+                (t->n_attempts - i - 1) * sizeof(*t->attempts));
+        t->n_attempts--;
+        t->attempts[t->n_attempts] = (ClusterAttempt){ 0 };
+        if (t->n_attempts == 0 && t->state == TASK_RUNNING)
+                t->state = TASK_PENDING;
 }
 
 static void job_done(ClusterJob *j) {
@@ -336,13 +342,19 @@ const ClusterNode *cluster_node_find(const Cluster *c, uint64_t id) {
         return node_find((Cluster *)c, id);
 }
 
-static int node_queue_kill(ClusterNode *n, uint64_t attempt) {
-        uint64_t *kills = realloc(n->kills, (n->n_kills + 1) * sizeof(*kills));
+static int node_queue_kill(ClusterNode *n, uint64_t attempt, const char *reason) {
+        ClusterKill *kills;
 
+        /* An unknown attempt is reported running on every beat until its
+         * kill is carried out. */
+        for (size_t i = 0; i < n->n_kills; i++)
+                if (n->kills[i].attempt == attempt)
+                        return 0;
+        kills = realloc(n->kills, (n->n_kills + 1) * sizeof(*kills));
         if (!kills)
                 return -ENOMEM;
         n->kills = kills;
-        n->kills[n->n_kills++] = attempt;
+        n->kills[n->n_kills++] = (ClusterKill){ .attempt = attempt, .reason = reason };
         return 0;
 }
 
@@ -354,13 +366,26 @@ static void job_remove(Cluster *c, ClusterJob *j) {
         c->n_jobs--;
 }
 
-/* The attempt goes; its tracker frees the slot. */
-static void task_stop(Cluster *c, ClusterTask *t) {
-        ClusterNode *n = node_find(c, t->node);
+/* Attempt i of t goes; its tracker frees the slot. */
+static void attempt_stop(Cluster *c, ClusterTask *t, unsigned i) {
+        ClusterNode *n = node_find(c, t->attempts[i].node);
 
         if (n && n->running[slot_type_of(t->type)] > 0)
                 n->running[slot_type_of(t->type)]--;
-        task_clear_attempt(t);
+        task_remove_attempt(t, i);
+}
+
+/* Every running attempt of t is killed at its tracker's next heartbeat.
+ * Without memory for a kill the tracker finishes the attempt, whose report
+ * is then ignored. */
+static void task_kill_attempts(Cluster *c, ClusterTask *t, const char *reason) {
+        while (t->n_attempts > 0) {
+                ClusterNode *n = node_find(c, t->attempts[0].node);
+
+                if (n && node_queue_kill(n, t->attempts[0].id, reason) < 0)
+                        log_oom();
+                attempt_stop(c, t, 0);
+        }
 }
 
 int cluster_cancel(Cluster *c, uint64_t id, StoreError *err) {
@@ -372,18 +397,8 @@ int cluster_cancel(Cluster *c, uint64_t id, StoreError *err) {
         r = store_job_finish(c->store, id, STORE_JOB_CANCELLED, "cancelled", err);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < j->n_tasks; i++) {
-                ClusterTask *t = &j->tasks[i];
-                ClusterNode *n = node_find(c, t->node);
-
-                if (t->state != TASK_RUNNING)
-                        continue;
-                /* Without memory for the kill the tracker finishes the
-                 * attempt, whose report is then ignored. */
-                if (n && node_queue_kill(n, t->attempt) < 0)
-                        log_oom();
-                task_stop(c, t);
-        }
+        for (size_t i = 0; i < j->n_tasks; i++)
+                task_kill_attempts(c, &j->tasks[i], KILL_CANCELLED);
         job_remove(c, j);
         return 0;
 }
@@ -522,7 +537,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         s.nodes = calloc(nn, sizeof(*s.nodes));
         s.jobs = calloc(MAX(c->n_jobs, (size_t)1), sizeof(*s.jobs));
         s.tasks = malloc(cap * sizeof(*s.tasks));
-        s.attempts = malloc(cap * sizeof(*s.attempts));
+        s.attempts = malloc(cap * CLUSTER_ATTEMPTS_MAX * sizeof(*s.attempts));
         s.task_of = malloc(cap * sizeof(ClusterTask *));
         if (!s.hosts || !s.vms || !s.nodes || !s.jobs || !s.tasks || !s.attempts || !s.task_of) {
                 snapshot_done(&s);
@@ -563,7 +578,6 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                 for (size_t i = 0; i < cj->n_tasks; i++) {
                         ClusterTask *t = &cj->tasks[i];
                         TaskCounts *counts = &job->counts[t->type];
-                        uint32_t node;
 
                         counts->total++;
                         counts->failed += t->failures;
@@ -582,27 +596,34 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                         .state = t->state,
                                         .input_size = t->input_size,
                                         .slot_memory = t->slot_memory };
-                        /* Only a running task has a node to look up: a
-                         * lookup per task was most of a heartbeat's time. */
-                        node = t->state == TASK_RUNNING ? node_index(c, t->node) : NO_INDEX;
-                        if (node != NO_INDEX) {
-                                counts->running++;
+                        /* Counts are per task; LATE reads each attempt's
+                         * own progress rate. Only a running attempt has a
+                         * node to look up: a lookup per task was most of a
+                         * heartbeat's time. */
+                        counts->running += t->n_attempts > 0;
+                        for (unsigned a = 0; a < t->n_attempts; a++) {
+                                const ClusterAttempt *at = &t->attempts[a];
+                                uint32_t node = node_index(c, at->node);
+
+                                if (node == NO_INDEX)
+                                        continue;
                                 s.attempts[n_attempts++] = (Attempt){
-                                        .id = t->attempt,
+                                        .id = at->id,
                                         .task = (uint32_t)n_tasks,
                                         .node = node,
                                         .slot = slot_type_of(t->type),
-                                        .slot_memory = t->slot_memory ? t->slot_memory
-                                                                      : c->nodes[node].slot_memory,
-                                        .started = t->started,
-                                        .progress = t->progress,
-                                        .bytes_processed = t->bytes_processed,
+                                        .slot_memory = at->slot_memory ? at->slot_memory
+                                                                       : c->nodes[node].slot_memory,
+                                        .started = at->started,
+                                        .progress = at->progress,
+                                        .bytes_processed = at->bytes_processed,
                                         .input_size = t->input_size,
-                                        .cpu = t->cpu,
-                                        .iowait = t->iowait,
+                                        .cpu = at->cpu,
+                                        .iowait = at->iowait,
                                         /* The tracker measures steal per
                                          * node only. */
                                         .steal = s.nodes[node].steal,
+                                        .speculative = at->speculative,
                                         .kill_count = t->kills,
                                         .resize_count = t->resizes,
                                 };
@@ -689,15 +710,22 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
 
 /* ---- heartbeats ---- */
 
-static ClusterTask *attempt_find(Cluster *c, uint64_t attempt, ClusterJob **ret_job) {
+/* The task running attempt, and its index among the task's attempts. */
+static ClusterTask *attempt_find(Cluster *c, uint64_t attempt, ClusterJob **ret_job,
+                                 unsigned *ret_index) {
         for (size_t j = 0; j < c->n_jobs; j++)
-                for (size_t i = 0; i < c->jobs[j].n_tasks; i++)
-                        if (c->jobs[j].tasks[i].state == TASK_RUNNING &&
-                            c->jobs[j].tasks[i].attempt == attempt) {
-                                if (ret_job)
-                                        *ret_job = &c->jobs[j];
-                                return &c->jobs[j].tasks[i];
-                        }
+                for (size_t i = 0; i < c->jobs[j].n_tasks; i++) {
+                        ClusterTask *t = &c->jobs[j].tasks[i];
+
+                        for (unsigned a = 0; a < t->n_attempts; a++)
+                                if (t->attempts[a].id == attempt) {
+                                        if (ret_job)
+                                                *ret_job = &c->jobs[j];
+                                        if (ret_index)
+                                                *ret_index = a;
+                                        return t;
+                                }
+                }
         return NULL;
 }
 
@@ -728,19 +756,21 @@ static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r
                             CLUSTER_REPORT_MAX);
         for (size_t i = 0; i < r->n_running; i++) {
                 const ClusterRunning *x = &r->running[i];
-                const ClusterTask *t = attempt_find(c, x->attempt, NULL);
+                unsigned a = 0;
+                const ClusterTask *t = attempt_find(c, x->attempt, NULL, &a);
 
                 if (!share_valid(x->progress))
                         return fail(err, -EINVAL, "progress",
                                     "progress %g of attempt %" PRIu64 " is not in 0..1",
                                     x->progress, x->attempt);
-                if (t && t->node != n->id)
+                if (t && t->attempts[a].node != n->id)
                         return fail(err, -EINVAL, "running",
                                     "attempt %" PRIu64 " runs on another tracker", x->attempt);
         }
         for (size_t i = 0; i < r->n_finished; i++) {
                 const ClusterFinished *x = &r->finished[i];
-                const ClusterTask *t = attempt_find(c, x->attempt, NULL);
+                unsigned a = 0;
+                const ClusterTask *t = attempt_find(c, x->attempt, NULL, &a);
 
                 if ((unsigned)x->status >= _STORE_TASK_STATUS_MAX)
                         return fail(err, -EINVAL, "status", "unknown status of attempt %" PRIu64,
@@ -749,7 +779,7 @@ static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r
                         return fail(err, -EINVAL, "output",
                                     "output or reason of attempt %" PRIu64 " is too long",
                                     x->attempt);
-                if (t && t->node != n->id)
+                if (t && t->attempts[a].node != n->id)
                         return fail(err, -EINVAL, "finished",
                                     "attempt %" PRIu64 " ran on another tracker", x->attempt);
                 for (size_t k = 0; k < i; k++)
@@ -758,6 +788,19 @@ static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r
                                             "attempt %" PRIu64 " is reported twice", x->attempt);
         }
         return 0;
+}
+
+/* Whether an attempt before the i-th finished of the report succeeded for
+ * the same task: the first success wins (both attempts of a task may run
+ * on one tracker), and the later is ignored as a loser's is. */
+static bool succeeded_before(Cluster *c, const ClusterReport *r, size_t i) {
+        const ClusterTask *t = attempt_find(c, r->finished[i].attempt, NULL, NULL);
+
+        for (size_t k = 0; k < i; k++)
+                if (r->finished[k].status == STORE_TASK_SUCCEEDED &&
+                    attempt_find(c, r->finished[k].attempt, NULL, NULL) == t)
+                        return true;
+        return false;
 }
 
 /* The report's finished attempts of known tasks, in one transaction. */
@@ -774,10 +817,13 @@ static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport
         for (size_t i = 0; i < r->n_finished; i++) {
                 const ClusterFinished *x = &r->finished[i];
                 ClusterJob *j = NULL;
-                const ClusterTask *t = attempt_find(c, x->attempt, &j);
+                unsigned a = 0;
+                const ClusterTask *t = attempt_find(c, x->attempt, &j, &a);
+                usec_t started;
 
-                if (!t)
+                if (!t || (x->status == STORE_TASK_SUCCEEDED && succeeded_before(c, r, i)))
                         continue;
+                started = t->attempts[a].started;
                 records[k++] = (StoreTaskRecord){
                         .job = j->info.id,
                         .type = t->type,
@@ -785,7 +831,7 @@ static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport
                         .attempt = x->attempt,
                         .node = n->hostname,
                         .status = x->status,
-                        .started = t->started < now ? t->started : now,
+                        .started = started < now ? started : now,
                         .finished = now,
                         .input_bytes = x->input_bytes,
                         .output_bytes = x->output_bytes,
@@ -830,6 +876,11 @@ static void jobs_settle(Cluster *c) {
                         j++;
                         continue;
                 }
+                if (state == STORE_JOB_SUCCEEDED &&
+                    cluster_output_commit(&c->data, cj, msg, sizeof(msg)) < 0) {
+                        state = STORE_JOB_FAILED;
+                        why = msg;
+                }
                 r = store_job_finish(c->store, cj->info.id, state, why, &err);
                 if (r < 0) {
                         log_warning_errno(r, "Cannot end job %" PRIu64 ": %s", cj->info.id,
@@ -846,24 +897,23 @@ static void jobs_settle(Cluster *c) {
                                     err.message);
                 if (state == STORE_JOB_FAILED)
                         for (size_t i = 0; i < cj->n_tasks; i++)
-                                if (cj->tasks[i].state == TASK_RUNNING) {
-                                        ClusterNode *n = node_find(c, cj->tasks[i].node);
-
-                                        if (n && node_queue_kill(n, cj->tasks[i].attempt) < 0)
-                                                log_oom();
-                                        task_stop(c, &cj->tasks[i]);
-                                }
+                                task_kill_attempts(c, &cj->tasks[i], KILL_JOB_FAILED);
                 job_remove(c, cj);
         }
 }
 
 /* An attempt of t failed: counted against CLUSTER_MAX_FAILURES, and its
- * reason kept for the job's message should the task fail it. */
+ * reason kept for the job's message should the task fail it. A failed
+ * backup counts too, as every failed attempt counts towards Hadoop 1's
+ * mapred.map.max.attempts (TaskInProgress.incompleteSubTask()), and as
+ * there the task runs on with its other attempt rather than pending again:
+ * we follow it. */
 static void task_failed(ClusterTask *t, const ClusterJob *j, const ClusterFinished *x,
                         const ClusterNode *n) {
         const char *reason = x->reason[0] ? x->reason : "no reason given";
 
         t->failures++;
+        t->failed_on = n->id;
         log_info("Attempt %" PRIu64 " of job %" PRIu64 " (%s %u, failure %u of %u) on %s: %s",
                  x->attempt, j->info.id, t->type == TASK_MAP ? "map" : "reduce", t->index,
                  t->failures, CLUSTER_MAX_FAILURES, n->hostname, reason);
@@ -871,6 +921,21 @@ static void task_failed(ClusterTask *t, const ClusterJob *j, const ClusterFinish
         t->failure = strdup(reason);
         if (!t->failure)
                 log_oom();
+}
+
+/* The first attempt of t to succeed wins; the other is killed, and its
+ * report, whatever it says, is ignored (apply_report()). */
+static void task_succeeded(Cluster *c, ClusterTask *t, const ClusterFinished *x) {
+        char *output = strdup(x->output);
+
+        if (!output)
+                /* Stored already: only a reduce's list of map outputs
+                 * misses it until a restart. */
+                log_oom();
+        task_kill_attempts(c, t, KILL_SPECULATION);
+        t->state = TASK_DONE;
+        free(t->output);
+        t->output = output;
 }
 
 static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, usec_t now,
@@ -881,44 +946,43 @@ static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, use
         n->measured_at = now;
         for (size_t i = 0; i < r->n_running; i++) {
                 const ClusterRunning *x = &r->running[i];
-                ClusterTask *t = attempt_find(c, x->attempt, NULL);
+                unsigned a = 0;
+                ClusterTask *t = attempt_find(c, x->attempt, NULL, &a);
+                ClusterAttempt *at;
                 usec_t ran;
 
                 if (!t) {
                         /* Not ours (any more): the tracker should not spend
                          * a slot on it. */
-                        if (node_queue_kill(n, x->attempt) < 0)
+                        if (node_queue_kill(n, x->attempt, KILL_UNKNOWN) < 0)
                                 log_oom();
                         continue;
                 }
-                ran = now > t->started ? now - t->started : 0;
-                t->progress = x->progress;
-                t->bytes_processed = x->bytes_processed;
+                at = &t->attempts[a];
+                ran = now > at->started ? now - at->started : 0;
+                at->progress = x->progress;
+                at->bytes_processed = x->bytes_processed;
                 t->input_size = x->input_size;
-                t->cpu = share(x->cpu_time, ran);
-                t->iowait = share(x->iowait_time, ran);
+                at->cpu = share(x->cpu_time, ran);
+                at->iowait = share(x->iowait_time, ran);
         }
         for (size_t i = 0; i < r->n_finished; i++) {
                 const ClusterFinished *x = &r->finished[i];
                 ClusterJob *j = NULL;
-                ClusterTask *t = attempt_find(c, x->attempt, &j);
-                char *output = NULL;
+                unsigned a = 0;
+                ClusterTask *t = attempt_find(c, x->attempt, &j, &a);
 
-                if (!t)
+                /* A loser's report, succeeded or killed, finds no attempt:
+                 * its kill took it out of the task when the winner's came. */
+                if (!t) {
+                        if (x->status == STORE_TASK_SUCCEEDED)
+                                cluster_output_discard(c, x->output);
                         continue;
-                if (x->status == STORE_TASK_SUCCEEDED) {
-                        output = strdup(x->output);
-                        if (!output)
-                                /* Stored already: only a reduce's list of map
-                                 * outputs misses it until a restart. */
-                                log_oom();
                 }
-                task_stop(c, t);
-                if (x->status == STORE_TASK_SUCCEEDED) {
-                        t->state = TASK_DONE;
-                        free(t->output);
-                        t->output = output;
-                } else if (x->status == STORE_TASK_FAILED)
+                attempt_stop(c, t, a);
+                if (x->status == STORE_TASK_SUCCEEDED)
+                        task_succeeded(c, t, x);
+                else if (x->status == STORE_TASK_FAILED)
                         task_failed(t, j, x, n);
                 else
                         t->kills++;
@@ -944,7 +1008,7 @@ static const ClusterJob *job_of_task(const Cluster *c, const ClusterTask *t) {
 }
 
 static int start_attempt(Cluster *c, ClusterNode *n, ClusterTask *t, uint64_t slot_memory,
-                         usec_t now, ClusterReply *reply) {
+                         bool speculative, usec_t now, ClusterReply *reply) {
         ClusterAssignment a = {
                 .attempt = c->next_attempt,
                 .job = job_of_task(c, t),
@@ -958,13 +1022,24 @@ static int start_attempt(Cluster *c, ClusterNode *n, ClusterTask *t, uint64_t sl
                 return r;
         c->next_attempt++;
         t->state = TASK_RUNNING;
-        t->attempt = a.attempt;
-        t->node = n->id;
-        t->started = now;
-        t->progress = 0;
+        t->attempts[t->n_attempts++] = (ClusterAttempt){ .id = a.attempt,
+                                                         .node = n->id,
+                                                         .started = now,
+                                                         .slot_memory = a.slot_memory,
+                                                         .speculative = speculative };
         t->slot_memory = a.slot_memory;
         n->running[slot_type_of(t->type)]++;
         return 0;
+}
+
+/* A backup of t on n: one at most, of a task still running (a kill of
+ * this step may have ended its attempt), not beside the attempt it backs
+ * up, where it would share the slowness, nor where its last attempt failed
+ * (Hadoop 1 runs no attempt of a task on a tracker that runs one or where
+ * one failed, TaskInProgress.hasRunOnMachine()). */
+static bool backup_allowed(const ClusterTask *t, const ClusterNode *n) {
+        return t->state == TASK_RUNNING && t->n_attempts == 1 && t->attempts[0].node != n->id &&
+               t->failed_on != n->id;
 }
 
 /* Kills and slot changes wait in their trackers' queues; assignments are
@@ -984,25 +1059,30 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
         for (size_t i = 0; i < d->n_stragglers; i++) {
                 const Attempt *at = &s->attempts[d->stragglers[i].attempt];
 
-                log_debug("Straggler: attempt %" PRIu64 " on tracker %" PRIu64,
-                          s->task_of[at->task]->attempt, c->nodes[at->node].id);
+                log_debug("Straggler: attempt %" PRIu64 " on tracker %" PRIu64, at->id,
+                          c->nodes[at->node].id);
         }
         for (size_t i = 0; i < d->n_kills; i++) {
                 const Attempt *at = &s->attempts[d->kills[i].attempt];
-                ClusterTask *t = s->task_of[at->task];
                 ClusterNode *on = &c->nodes[at->node];
+                unsigned a = 0;
+                ClusterTask *t = attempt_find(c, at->id, NULL, &a);
 
-                log_info("Kill: attempt %" PRIu64 " on tracker %" PRIu64 " (%s)", t->attempt,
-                         on->id, kill_reasons[d->kills[i].reason]);
-                r = node_queue_kill(on, t->attempt);
+                if (!t)
+                        /* Gone with its task's winner earlier in this step. */
+                        continue;
+                log_info("Kill: attempt %" PRIu64 " on tracker %" PRIu64 " (%s)", at->id, on->id,
+                         kill_reasons[d->kills[i].reason]);
+                r = node_queue_kill(on, at->id, kill_reasons[d->kills[i].reason]);
                 if (r < 0)
                         return r;
-                task_stop(c, t);
+                attempt_stop(c, t, a);
                 t->kills++;
                 t->resizes += d->kills[i].reason == KILL_RESIZE;
                 t->slot_memory = d->kills[i].slot_memory;
-                if (d->kills[i].reason == KILL_RESIZE && n == on) {
-                        r = start_attempt(c, on, t, t->slot_memory, now, reply);
+                if (d->kills[i].reason == KILL_RESIZE && n == on &&
+                    t->n_attempts < CLUSTER_ATTEMPTS_MAX) {
+                        r = start_attempt(c, on, t, t->slot_memory, false, now, reply);
                         if (r < 0)
                                 return r;
                 }
@@ -1028,11 +1108,9 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                 const Assignment *as = &d->assignments[i];
                 ClusterTask *t = s->task_of[as->task];
 
-                if (as->speculative || t->state != TASK_PENDING)
-                        /* speculation "none" is the only one the
-                         * configuration allows until backups are kept. */
+                if (as->speculative ? !backup_allowed(t, n) : t->state != TASK_PENDING)
                         continue;
-                r = start_attempt(c, n, t, as->slot_memory, now, reply);
+                r = start_attempt(c, n, t, as->slot_memory, as->speculative, now, reply);
                 if (r < 0)
                         return r;
         }
@@ -1126,12 +1204,15 @@ size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout) {
                         continue;
                 n->state = NODE_LOST;
                 lost++;
+                /* A lost tracker loses its own attempts only: a task
+                 * with its other attempt elsewhere runs on. */
                 for (size_t j = 0; j < c->n_jobs; j++)
                         for (size_t k = 0; k < c->jobs[j].n_tasks; k++) {
                                 ClusterTask *t = &c->jobs[j].tasks[k];
 
-                                if (t->state == TASK_RUNNING && t->node == n->id)
-                                        task_stop(c, t);
+                                for (unsigned a = t->n_attempts; a > 0; a--)
+                                        if (t->attempts[a - 1].node == n->id)
+                                                attempt_stop(c, t, a - 1);
                         }
                 n->running[SLOT_MAP] = n->running[SLOT_REDUCE] = 0;
                 free(n->kills);

@@ -12,6 +12,8 @@
  * before the model (or a client) sees them, so a controller killed at any
  * point and started again rebuilds the model from the store alone
  * (cluster_new()); what ran meanwhile runs again, what finished does not.
+ * Running attempts are not stored, so neither is a backup: a resumed task
+ * runs again as one attempt, and speculation may back it up anew.
  *
  * Times: the policy core and the store get realtime usec_t (the store's
  * times outlive the process); losing a tracker is measured on the
@@ -31,21 +33,34 @@
 #define CLUSTER_REPORT_MAX 4096
 #define CLUSTER_ID_TEXT_MAX 255
 
-typedef struct ClusterTask {
-        TaskType type;
-        unsigned index;
-        TaskState state;
-        unsigned failures, kills, resizes; /* resizes: kills that were KILL_RESIZE */
-        uint64_t slot_memory;              /* the next attempt's; 0: the node's default */
-        /* The running attempt (state TASK_RUNNING). */
-        uint64_t attempt;
+/* A task runs at most its original attempt and one backup at a time, as
+ * Hadoop 1 does (TaskInProgress never runs a second speculative attempt
+ * while one runs). */
+#define CLUSTER_ATTEMPTS_MAX 2
+
+typedef struct ClusterAttempt {
+        uint64_t id;
         uint64_t node; /* its tracker's id */
         usec_t started;
         double progress;
-        uint64_t bytes_processed, input_size;
+        uint64_t bytes_processed;
         double cpu, iowait; /* shares of its run time */
-        char *output;       /* TASK_DONE: the output of its succeeded attempt */
-        char *failure;      /* why its last failed attempt failed; NULL: none did */
+        uint64_t slot_memory;
+        bool speculative; /* a backup of the task's other attempt */
+} ClusterAttempt;
+
+typedef struct ClusterTask {
+        TaskType type;
+        unsigned index;
+        TaskState state;                   /* TASK_RUNNING: n_attempts > 0 */
+        unsigned failures, kills, resizes; /* resizes: kills that were KILL_RESIZE */
+        uint64_t slot_memory;              /* the next attempt's; 0: the node's default */
+        uint64_t input_size;
+        uint64_t failed_on; /* the tracker of its last failed attempt; 0: none */
+        ClusterAttempt attempts[CLUSTER_ATTEMPTS_MAX]; /* running, in the order they started */
+        unsigned n_attempts;
+        char *output;  /* TASK_DONE: the output of its succeeded attempt */
+        char *failure; /* why its last failed attempt failed; NULL: none did */
 } ClusterTask;
 
 /* A stored ARIA profile as the policy core reads it (cluster-profile.c). */
@@ -90,6 +105,13 @@ typedef enum ClusterStealSource {
         CLUSTER_STEAL_AGENT,
 } ClusterStealSource;
 
+/* An attempt a tracker is to stop, and why (a static string), which the
+ * tracker gives back as the reason of its killed report. */
+typedef struct ClusterKill {
+        uint64_t attempt;
+        const char *reason;
+} ClusterKill;
+
 typedef struct ClusterNode {
         uint64_t id;
         char *hostname, *vm_uuid;
@@ -106,7 +128,7 @@ typedef struct ClusterNode {
         unsigned running[_SLOT_TYPE_MAX];
         ClusterVmState vm;
         /* Decisions for this tracker that wait for its next heartbeat. */
-        uint64_t *kills;
+        ClusterKill *kills;
         size_t n_kills;
         bool slots_pending;
 } ClusterNode;
@@ -173,7 +195,7 @@ typedef struct ClusterAssignment {
 typedef struct ClusterReply {
         ClusterAssignment *assignments;
         size_t n_assignments;
-        uint64_t *kills;
+        ClusterKill *kills;
         size_t n_kills;
         unsigned slots[_SLOT_TYPE_MAX];
         uint64_t slot_memory;
@@ -226,6 +248,13 @@ int cluster_profile_load(Store *store, const char *user, const char *name, Clust
 /* The input of a job of maps tasks that the profile's runs had: until the
  * controller learns its inputs' sizes, what the deadline models read. */
 uint64_t cluster_profile_input(const ClusterProfile *p, unsigned maps);
+
+/* The jobs' outputs (cluster-output.c). The job commit: each reduce's
+ * winning output NAME.ATTEMPT renamed to NAME, again if need be; an error
+ * is why in why. And the removal of the output of an attempt whose success
+ * is ignored, unless a task took that output as its own. */
+int cluster_output_commit(const ClusterData *data, const ClusterJob *j, char *why, size_t size);
+void cluster_output_discard(const Cluster *c, const char *output);
 
 /* A control cycle: the slot manager and the VM allocator; what they decide
  * for a tracker waits for its next heartbeat. The VM targets stay in

@@ -86,10 +86,8 @@ static int controller_config_validate(const void *config, ConfError *err) {
         if (!slot_manager_ops_find(c->slot_manager))
                 return conf_error_set(err, "policy", "slot-manager", "unknown slot manager '%s'",
                                       c->slot_manager);
-        /* Backup attempts need a task with two attempts in the live model. */
-        if (strcmp(c->speculation, "none") != 0)
-                return conf_error_set(err, "policy", "speculation",
-                                      "'%s': the controller runs only 'none' so far",
+        if (!speculation_ops_find(c->speculation))
+                return conf_error_set(err, "policy", "speculation", "unknown speculation '%s'",
                                       c->speculation);
         if (!vm_allocator_ops_find(c->vm_allocator))
                 return conf_error_set(err, "policy", "vm-allocator", "unknown VM allocator '%s'",

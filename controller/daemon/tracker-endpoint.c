@@ -255,11 +255,20 @@ static int reply_heartbeat(sd_bus_message *m, const ClusterReply *cr) {
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         if (r >= 0)
-                r = sd_bus_message_append_array(reply, 't', cr->kills,
-                                                cr->n_kills * sizeof(uint64_t));
+                r = sd_bus_message_open_container(reply, 'a', "t");
+        for (size_t i = 0; i < cr->n_kills && r >= 0; i++)
+                r = sd_bus_message_append(reply, "t", cr->kills[i].attempt);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
         if (r >= 0)
                 r = sd_bus_message_append(reply, TRACKER_SLOTS_TYPE, cr->slots[SLOT_MAP],
                                           cr->slots[SLOT_REDUCE], cr->slot_memory);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "s");
+        for (size_t i = 0; i < cr->n_kills && r >= 0; i++)
+                r = sd_bus_message_append(reply, "s", cr->kills[i].reason);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -329,7 +338,7 @@ static const sd_bus_vtable tracker_vtable[] = {
                                             "a" TRACKER_RUNNING_TYPE, running,
                                             "a" TRACKER_FINISHED_TYPE, finished),
                                 SD_BUS_RESULT("a" TRACKER_ASSIGNMENT_TYPE, assignments, "at", kills,
-                                              TRACKER_SLOTS_TYPE, slots),
+                                              TRACKER_SLOTS_TYPE, slots, "as", kill_reasons),
                                 method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

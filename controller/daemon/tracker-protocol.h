@@ -22,7 +22,8 @@
  *
  * Heartbeat(t tracker, TRACKER_NODE_TYPE node, a TRACKER_RUNNING_TYPE running,
  *           a TRACKER_FINISHED_TYPE finished)
- *    -> (a TRACKER_ASSIGNMENT_TYPE assignments, at kills, TRACKER_SLOTS_TYPE slots)
+ *    -> (a TRACKER_ASSIGNMENT_TYPE assignments, at kills, TRACKER_SLOTS_TYPE slots,
+ *        as kill-reasons)
  *  node (uudd):
  *    1 u free map slots      2 u free reduce slots (at most the tracker's)
  *    3 d node steal          4 d node I/O wait (shares 0..1 of the last interval,
@@ -35,7 +36,10 @@
  *    1 t attempt             2 s status: succeeded, failed or killed
  *    3 t input bytes         4 t output bytes
  *    5 s output: where the output is, relative to the data directory
- *        (succeeded; else "")
+ *        (succeeded; else ""): out/JOB/map-NNNNN.ATTEMPT or
+ *        out/JOB/part-NNNNN.ATTEMPT, a name of the attempt's own; when the
+ *        job succeeds the controller renames each reduce's winning output
+ *        to the name without .ATTEMPT (cluster-output.c)
  *    6 s reason: why it failed or was killed ("" for none)
  *  assignments, tasks to start (ttsuussast):
  *    1 t attempt             2 t job
@@ -56,6 +60,10 @@
  *  kills: attempts to stop (of this tracker)
  *  slots (uut): the tracker's map slots, reduce slots and slot memory from
  *    now on; unchanged values when nothing changed.
+ *  kill-reasons: why each of kills is killed, in their order (for example
+ *    "speculation: another attempt succeeded"); the tracker gives it back
+ *    as the reason of the killed attempt. Last, so that a tracker that does
+ *    not read it still reads the rest.
  * A report that does not fit (a share outside 0..1, more free slots than
  * the tracker has, an attempt of another tracker, an unknown status) is
  * Error.InvalidHeartbeat, naming the field, and changes nothing. Attempts

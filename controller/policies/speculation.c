@@ -123,11 +123,14 @@ static int hadoop_speculate(void *state, const void *settings, PolicyContext *ct
 
         double *sum = context_scratch(ctx, n_avg, sizeof(double));
         unsigned *count = context_scratch(ctx, n_avg, sizeof(unsigned));
+        unsigned *done = context_scratch(ctx, n_avg, sizeof(unsigned));
         double *progress = context_scratch(ctx, s->n_tasks, sizeof(double));
 
-        if (!sum || !count || !progress)
+        if (!sum || !count || !done || !progress)
                 return -ENOMEM;
-        /* A task's progress is its best attempt's; a done task's is 1. */
+        /* A task's progress is its best attempt's; a done task's is 1, also
+         * when the snapshot leaves it out and only its job's counts have it
+         * (the live controller's does). */
         for (uint32_t i = 0; i < s->n_attempts; i++)
                 progress[s->attempts[i].task] =
                         MAX(progress[s->attempts[i].task], s->attempts[i].progress);
@@ -136,7 +139,18 @@ static int hadoop_speculate(void *state, const void *settings, PolicyContext *ct
 
                 sum[k] += s->tasks[t].state == TASK_DONE ? 1.0 : progress[t];
                 count[k]++;
+                done[k] += s->tasks[t].state == TASK_DONE;
         }
+        for (uint32_t j = 0; j < s->n_jobs; j++)
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
+                        unsigned counted = s->jobs[j].counts[type].done;
+                        size_t k = 2 * j + type;
+
+                        if (counted > done[k]) {
+                                sum[k] += counted - done[k];
+                                count[k] += counted - done[k];
+                        }
+                }
         for (uint32_t i = 0; i < s->n_attempts; i++) {
                 const Task *t = &s->tasks[s->attempts[i].task];
                 size_t k = 2 * t->job + t->type;
