@@ -83,15 +83,17 @@ static int read_assignments(Tracker *t, sd_bus_message *reply) {
         r = sd_bus_message_enter_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
         while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', TRACKER_ASSIGNMENT_FIELDS)) > 0) {
                 uint64_t attempt, job;
-                const char *type;
+                const char *slot;
 
-                r = sd_bus_message_read(reply, "tts", &attempt, &job, &type);
+                r = sd_bus_message_read(reply, "tt", &attempt, &job);
                 if (r >= 0)
-                        r = sd_bus_message_skip(reply, "uussast");
+                        r = sd_bus_message_skip(reply, "suussast");
+                if (r >= 0)
+                        r = sd_bus_message_read(reply, "s", &slot);
                 if (r >= 0)
                         r = sd_bus_message_exit_container(reply);
                 if (r >= 0 && t->n_held < HELD_MAX) {
-                        t->held_reduce[t->n_held] = strcmp(type, "reduce") == 0;
+                        t->held_reduce[t->n_held] = strcmp(slot, "reduce") == 0;
                         t->held[t->n_held++] = attempt;
                 }
         }

@@ -105,7 +105,7 @@ static int read_reply(Client *c, sd_bus_message *reply) {
         r = sd_bus_message_enter_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
         while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', TRACKER_ASSIGNMENT_FIELDS)) > 0) {
                 Held h = { 0 };
-                const char *type, *app, *command, *input;
+                const char *type, *app, *command, *input, *slot;
                 unsigned partitions;
                 uint64_t memory;
 
@@ -118,11 +118,14 @@ static int read_reply(Client *c, sd_bus_message *reply) {
                 r = sd_bus_message_enter_container(reply, 'a', "s");
                 while (r >= 0 && (r = sd_bus_message_read(reply, "s", &input)) > 0)
                         printf(" %s", input);
-                printf("\n");
                 if (r >= 0)
                         r = sd_bus_message_exit_container(reply);
                 if (r >= 0)
-                        r = sd_bus_message_read(reply, "t", &memory);
+                        r = sd_bus_message_read(reply, "ts", &memory, &slot);
+                /* A lent slot is named; a task in its own type's is not. */
+                if (r >= 0 && strcmp(slot, type) != 0)
+                        printf(" (in a %s slot)", slot);
+                printf("\n");
                 if (r >= 0)
                         r = sd_bus_message_exit_container(reply);
                 if (r >= 0 && c->n_held < HELD_MAX)

@@ -602,6 +602,79 @@ START_TEST(test_output_commit) {
 }
 END_TEST
 
+/* DynamicMR's PI-DHSA live: a tracker of 1 map slot and 3 reduce slots,
+ * a job of 5 maps whose reduce cannot start yet. The maps borrow the idle
+ * reduce slots (case 2), the reply names the slot each occupies, and the
+ * tracker's slots are counted by the slot, not the task's type. */
+START_TEST(test_dhsa_map_in_reduce_slot) {
+        static const char *const inputs[] = { "in/a", "in/b", "in/c", "in/d", "in/e" };
+        StoreJobSpec spec = { .name = "dhsa",
+                              .user = "alice",
+                              .pool = "default",
+                              .app = "wordcount",
+                              .inputs = inputs,
+                              .n_inputs = ELEMENTSOF(inputs),
+                              .n_reduces = 1 };
+        const unsigned slots[_SLOT_TYPE_MAX] = { 1, 3 };
+        PolicyConfig cfg = { 0 };
+        Policy *dhsa = NULL;
+        Cluster *c = NULL;
+        ClusterReport report = { .free_slots = { 1, 3 } };
+        ClusterReply reply = { 0 };
+        ClusterFinished done;
+        StoreError err = { 0 };
+        uint64_t job, node, borrowed = 0;
+        unsigned in_slot[_SLOT_TYPE_MAX] = { 0 };
+        const ClusterNode *n;
+
+        write_input("c");
+        write_input("d");
+        write_input("e");
+        ck_assert_int_eq(policy_config_init(&cfg), 0);
+        ((CoreSettings *)policy_config_settings(&cfg, &core_settings_schema))->dmr.dhsa = DHSA_PI;
+        ck_assert_int_eq(policy_new_named(&cfg, NULL, &dhsa), 0);
+        policy_config_done(&cfg);
+        ck_assert_int_eq(store_job_submit(store, &spec, &job, &err), 0);
+        ck_assert_int_eq(cluster_new(store, dhsa, &data, &c, &err), 0);
+        ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
+
+        ck_assert_int_eq(cluster_heartbeat(c, node, &report, T0, T0, &reply, &err), 0);
+        ck_assert_uint_eq(reply.n_assignments, 4);
+        for (size_t i = 0; i < reply.n_assignments; i++) {
+                ck_assert_int_eq(reply.assignments[i].task->type, TASK_MAP);
+                in_slot[reply.assignments[i].slot]++;
+                if (reply.assignments[i].slot == SLOT_REDUCE)
+                        borrowed = reply.assignments[i].attempt;
+        }
+        ck_assert_uint_eq(in_slot[SLOT_MAP], 1);
+        ck_assert_uint_eq(in_slot[SLOT_REDUCE], 3);
+        cluster_reply_done(&reply);
+        n = cluster_node_find(c, node);
+        ck_assert_uint_eq(n->running[SLOT_MAP], 1);
+        ck_assert_uint_eq(n->running[SLOT_REDUCE], 3);
+
+        /* A borrowed map ends: the reduce slot it held is free again, and
+         * the tracker says so. */
+        done = (ClusterFinished){ .attempt = borrowed,
+                                  .status = STORE_TASK_SUCCEEDED,
+                                  .input_bytes = 16,
+                                  .output = "out/1/map-00000",
+                                  .reason = "" };
+        report = (ClusterReport){ .free_slots = { 0, 1 }, .finished = &done, .n_finished = 1 };
+        ck_assert_msg(cluster_heartbeat(c, node, &report, T0 + 1, T0 + 1, &reply, &err) == 0, "%s",
+                      err.message);
+        n = cluster_node_find(c, node);
+        ck_assert_uint_eq(n->running[SLOT_MAP], 1);
+        /* The freed reduce slot goes to the last map or to the reduce. */
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        ck_assert_int_eq(reply.assignments[0].slot, SLOT_REDUCE);
+        ck_assert_uint_eq(n->running[SLOT_REDUCE], 3);
+        cluster_reply_done(&reply);
+        cluster_free(c);
+        policy_free(dhsa);
+}
+END_TEST
+
 Suite *suite_controller_cluster(void) {
         Suite *s = suite_create("controller_cluster");
         TCase *tc = tcase_create("model");
@@ -616,6 +689,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_spec_failed_backup);
         tcase_add_test(tc, test_spec_lost_tracker);
         tcase_add_test(tc, test_output_commit);
+        tcase_add_test(tc, test_dhsa_map_in_reduce_slot);
         suite_add_tcase(s, tc);
         return s;
 }

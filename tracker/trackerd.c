@@ -139,7 +139,8 @@ static const ConfSchema tracker_config_schema = {
 typedef struct Task {
         uint64_t attempt, registration;
         bool map;
-        char *output; /* relative to the data directory */
+        bool map_slot; /* the slot it holds; a map may hold a lent reduce slot */
+        char *output;  /* relative to the data directory */
         TaskChild *child;
         TaskStatus *status;
         sd_event_source *exit_source;
@@ -207,11 +208,12 @@ static void task_forget(Tracker *k, Task *t) {
         task_free(t);
 }
 
-static unsigned tasks_running(const Tracker *k, bool map) {
+/* Slots are counted by the slot a task holds, not by its type. */
+static unsigned slots_held(const Tracker *k, bool map_slot) {
         unsigned n = 0;
 
         for (size_t i = 0; i < k->n_tasks; i++)
-                n += k->tasks[i]->map == map;
+                n += k->tasks[i]->map_slot == map_slot;
         return n;
 }
 
@@ -284,7 +286,7 @@ static int map_split_arg(const Tracker *k, const char *input, char **ret) {
 /* What an assignment says, as read from the reply. */
 typedef struct Assignment {
         uint64_t attempt, job, slot_memory;
-        const char *type, *app, *command;
+        const char *type, *app, *command, *slot;
         unsigned index, partitions;
         const char **inputs;
         size_t n_inputs;
@@ -370,6 +372,7 @@ static int task_start(Tracker *k, const Assignment *a) {
         char **argv = NULL;
         char name[32];
         Task **tasks, *t;
+        bool slot_known;
         int r;
 
         tasks = realloc(k->tasks, (k->n_tasks + 1) * sizeof(Task *));
@@ -384,14 +387,22 @@ static int task_start(Tracker *k, const Assignment *a) {
                      .map = strcmp(a->type, "map") == 0,
                      .tracker = k };
         k->tasks[k->n_tasks++] = t;
+        /* A slot of no known type fails the attempt as one that could not
+         * launch; until that is reported it holds a slot of its own type. */
+        slot_known = strcmp(a->slot, "map") == 0 || strcmp(a->slot, "reduce") == 0;
+        t->map_slot = slot_known ? strcmp(a->slot, "map") == 0 : t->map;
+        r = slot_known
+                    ? 0
+                    : log_error_errno(-EINVAL, "Slot type '%s' is neither map nor reduce", a->slot);
 
         /* Each attempt's own name, so that a task's two attempts never
          * write one file; the controller renames the winning reduce's to
          * part-NNNNN when the job succeeds (tracker-protocol.h). */
-        r = asprintf(&t->output, "out/%" PRIu64 "/%s-%05u.%" PRIu64, a->job,
-                     t->map ? "map" : "part", a->index, a->attempt) < 0
-                    ? -ENOMEM
-                    : 0;
+        if (r >= 0)
+                r = asprintf(&t->output, "out/%" PRIu64 "/%s-%05u.%" PRIu64, a->job,
+                             t->map ? "map" : "part", a->index, a->attempt) < 0
+                            ? -ENOMEM
+                            : 0;
         if (r >= 0)
                 r = make_output_dir(k, a->job);
         if (r >= 0)
@@ -462,7 +473,7 @@ static void task_kill(Tracker *k, uint64_t attempt, const char *cause) {
 static int append_report(Tracker *k, sd_bus_message *m, size_t *ret_sent) {
         CpuTimes now = { 0 };
         double steal = 0, iowait = 0;
-        unsigned running[2] = { tasks_running(k, true), tasks_running(k, false) };
+        unsigned running[2] = { slots_held(k, true), slots_held(k, false) };
         size_t sent = 0;
         int r;
 
@@ -529,7 +540,7 @@ static int read_assignment(Tracker *k, sd_bus_message *reply) {
         if (r >= 0)
                 r = sd_bus_message_exit_container(reply);
         if (r >= 0)
-                r = sd_bus_message_read(reply, "t", &a.slot_memory);
+                r = sd_bus_message_read(reply, "ts", &a.slot_memory, &a.slot);
         if (r < 0)
                 return r;
         return task_start(k, &a);

@@ -369,9 +369,10 @@ static void job_remove(Cluster *c, ClusterJob *j) {
 /* Attempt i of t goes; its tracker frees the slot. */
 static void attempt_stop(Cluster *c, ClusterTask *t, unsigned i) {
         ClusterNode *n = node_find(c, t->attempts[i].node);
+        SlotType slot = t->attempts[i].slot;
 
-        if (n && n->running[slot_type_of(t->type)] > 0)
-                n->running[slot_type_of(t->type)]--;
+        if (n && n->running[slot] > 0)
+                n->running[slot]--;
         task_remove_attempt(t, i);
 }
 
@@ -611,7 +612,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                         .id = at->id,
                                         .task = (uint32_t)n_tasks,
                                         .node = node,
-                                        .slot = slot_type_of(t->type),
+                                        .slot = at->slot,
                                         .slot_memory = at->slot_memory ? at->slot_memory
                                                                        : c->nodes[node].slot_memory,
                                         .started = at->started,
@@ -1007,13 +1008,14 @@ static const ClusterJob *job_of_task(const Cluster *c, const ClusterTask *t) {
         return NULL;
 }
 
-static int start_attempt(Cluster *c, ClusterNode *n, ClusterTask *t, uint64_t slot_memory,
-                         bool speculative, usec_t now, ClusterReply *reply) {
+static int start_attempt(Cluster *c, ClusterNode *n, ClusterTask *t, SlotType slot,
+                         uint64_t slot_memory, bool speculative, usec_t now, ClusterReply *reply) {
         ClusterAssignment a = {
                 .attempt = c->next_attempt,
                 .job = job_of_task(c, t),
                 .task = t,
                 .slot_memory = slot_memory ? slot_memory : n->slot_memory,
+                .slot = slot,
         };
         int r;
 
@@ -1026,9 +1028,10 @@ static int start_attempt(Cluster *c, ClusterNode *n, ClusterTask *t, uint64_t sl
                                                          .node = n->id,
                                                          .started = now,
                                                          .slot_memory = a.slot_memory,
+                                                         .slot = slot,
                                                          .speculative = speculative };
         t->slot_memory = a.slot_memory;
-        n->running[slot_type_of(t->type)]++;
+        n->running[slot]++;
         return 0;
 }
 
@@ -1067,6 +1070,7 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                 ClusterNode *on = &c->nodes[at->node];
                 unsigned a = 0;
                 ClusterTask *t = attempt_find(c, at->id, NULL, &a);
+                SlotType slot;
 
                 if (!t)
                         /* Gone with its task's winner earlier in this step. */
@@ -1076,13 +1080,15 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                 r = node_queue_kill(on, at->id, kill_reasons[d->kills[i].reason]);
                 if (r < 0)
                         return r;
+                /* A resized attempt starts again in the slot it held. */
+                slot = t->attempts[a].slot;
                 attempt_stop(c, t, a);
                 t->kills++;
                 t->resizes += d->kills[i].reason == KILL_RESIZE;
                 t->slot_memory = d->kills[i].slot_memory;
                 if (d->kills[i].reason == KILL_RESIZE && n == on &&
                     t->n_attempts < CLUSTER_ATTEMPTS_MAX) {
-                        r = start_attempt(c, on, t, t->slot_memory, false, now, reply);
+                        r = start_attempt(c, on, t, slot, t->slot_memory, false, now, reply);
                         if (r < 0)
                                 return r;
                 }
@@ -1110,7 +1116,7 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
 
                 if (as->speculative ? !backup_allowed(t, n) : t->state != TASK_PENDING)
                         continue;
-                r = start_attempt(c, n, t, as->slot_memory, as->speculative, now, reply);
+                r = start_attempt(c, n, t, as->slot, as->slot_memory, as->speculative, now, reply);
                 if (r < 0)
                         return r;
         }

@@ -46,6 +46,7 @@ typedef struct ClusterAttempt {
         uint64_t bytes_processed;
         double cpu, iowait; /* shares of its run time */
         uint64_t slot_memory;
+        SlotType slot;    /* the slot it occupies: the other type's when lent */
         bool speculative; /* a backup of the task's other attempt */
 } ClusterAttempt;
 
@@ -190,6 +191,7 @@ typedef struct ClusterAssignment {
         const ClusterJob *job;
         const ClusterTask *task;
         uint64_t slot_memory;
+        SlotType slot;
 } ClusterAssignment;
 
 typedef struct ClusterReply {

@@ -99,7 +99,8 @@ static int load_config(Controller *c, const Options *o) {
         if (r < 0)
                 return r;
         for (size_t i = 0; i < core_settings_schema.n_keys; i++)
-                if (core_set[i] && strcmp(core_settings_schema.keys[i].key, "control_interval") == 0)
+                if (core_set[i] &&
+                    strcmp(core_settings_schema.keys[i].key, "control_interval") == 0)
                         c->control_interval_set = true;
         log_set_max_level(o->daemon.log_level_given
                                   ? o->daemon.log_level
@@ -146,6 +147,7 @@ static int lock_store(Controller *c) {
  * [policy] control_interval says otherwise. */
 static int build_policy(Controller *c) {
         PolicyConfig *cfg = &c->policy_config;
+        CoreSettings *core = policy_config_settings(cfg, &core_settings_schema);
         ConfError err = { 0 };
         char text[CONF_ERROR_TEXT_MAX * 2];
         int r;
@@ -154,11 +156,17 @@ static int build_policy(Controller *c) {
         cfg->slot_manager = c->config.slot_manager;
         cfg->speculation = c->config.speculation;
         cfg->vm_allocator = c->config.vm_allocator;
-        if (!c->control_interval_set) {
-                CoreSettings *core = policy_config_settings(cfg, &core_settings_schema);
-
+        if (!c->control_interval_set)
                 core->control_interval = c->config.heartbeat_interval;
-        }
+        /* A tracker runs one task in a slot, whichever type the slot is: a
+         * slot weight above 1 (DynamicMR 2.1, challenge C2: two maps in a
+         * reduce slot of weight 2) is the simulator's alone. */
+        if (core->dmr.map_slot_weight != 1 || core->dmr.reduce_slot_weight != 1)
+                return log_error_errno(-EINVAL,
+                                       "[policy] map_slot_weight and reduce_slot_weight must be "
+                                       "1 in the controller (are %" PRIi64 " and %" PRIi64
+                                       "): a tracker runs one task per slot",
+                                       core->dmr.map_slot_weight, core->dmr.reduce_slot_weight);
         r = policy_new_named(cfg, &err, &c->policy);
         if (r < 0) {
                 conf_error_format(&err, text, sizeof(text));

@@ -237,7 +237,8 @@ static int append_assignment(sd_bus_message *m, const ClusterAssignment *a) {
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         if (r >= 0)
-                r = sd_bus_message_append(m, "t", a->slot_memory);
+                r = sd_bus_message_append(m, "ts", a->slot_memory,
+                                          a->slot == SLOT_MAP ? "map" : "reduce");
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         return r;

@@ -41,7 +41,7 @@
  *        job succeeds the controller renames each reduce's winning output
  *        to the name without .ATTEMPT (cluster-output.c)
  *    6 s reason: why it failed or was killed ("" for none)
- *  assignments, tasks to start (ttsuussast):
+ *  assignments, tasks to start (ttsuussasts):
  *    1 t attempt             2 t job
  *    3 s task type: map or reduce
  *    4 u task index: the map's split, the reduce's partition
@@ -57,6 +57,9 @@
  *        map. Paths are relative to the data directory the trackers and
  *        the controller share.
  *    9 t slot memory (bytes)
+ *   10 s slot: map or reduce, the type of slot the task occupies on the
+ *        tracker until it ends: its own type, or the other when DynamicMR's
+ *        slot borrowing lent it (a map in an idle reduce slot)
  *  kills: attempts to stop (of this tracker)
  *  slots (uut): the tracker's map slots, reduce slots and slot memory from
  *    now on; unchanged values when nothing changed.
@@ -77,7 +80,7 @@
 #define TRACKER_RUNNING_TYPE "(tdtttt)"
 #define TRACKER_FINISHED_TYPE "(tsttss)"
 /* An assignment's fields, for entering its struct. */
-#define TRACKER_ASSIGNMENT_FIELDS "ttsuussast"
+#define TRACKER_ASSIGNMENT_FIELDS "ttsuussasts"
 #define TRACKER_ASSIGNMENT_TYPE "(" TRACKER_ASSIGNMENT_FIELDS ")"
 #define TRACKER_SLOTS_TYPE "(uut)"
 
