@@ -433,6 +433,8 @@ static int task_start(Tracker *k, const Assignment *a) {
         log_info("Attempt %" PRIu64 ": %s %u of job %" PRIu64 " (%s), process %d", a->attempt,
                  a->type, a->index, a->job, a->app[0] ? a->app : "streaming",
                  (int)task_child_pid(t->child));
+        if (t->map_slot != t->map)
+                log_info("Attempt %" PRIu64 " holds a lent %s slot", a->attempt, a->slot);
         return 0;
 }
 
