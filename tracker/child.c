@@ -238,17 +238,23 @@ int task_child_wait(TaskChild *c, usec_t timeout, TaskOutcome *ret) {
         return 0;
 }
 
-int task_child_kill(TaskChild *c, usec_t grace, TaskOutcome *ret) {
-        int r;
-
+void task_child_terminate(TaskChild *c) {
         if (!c->reaped && task_child_poll(c, 0) == -ETIMEDOUT) {
                 c->killed = true;
                 (void)kill(-c->pid, SIGTERM);
-                if (task_child_poll(c, grace) == -ETIMEDOUT)
-                        (void)kill(-c->pid, SIGKILL);
         }
-        r = task_child_wait(c, USEC_INFINITY, ret);
-        return r;
+}
+
+void task_child_kill_now(TaskChild *c) {
+        if (!c->reaped)
+                (void)kill(-c->pid, SIGKILL);
+}
+
+int task_child_kill(TaskChild *c, usec_t grace, TaskOutcome *ret) {
+        task_child_terminate(c);
+        if (c->killed && task_child_poll(c, grace) == -ETIMEDOUT)
+                task_child_kill_now(c);
+        return task_child_wait(c, USEC_INFINITY, ret);
 }
 
 TaskChild *task_child_free(TaskChild *c) {

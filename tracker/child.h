@@ -75,6 +75,13 @@ int task_child_wait(TaskChild *c, usec_t timeout, TaskOutcome *ret);
  * grace if the task is still there. An outcome of a task that had ended by
  * itself before is its own; otherwise TASK_END_KILLED. */
 int task_child_kill(TaskChild *c, usec_t grace, TaskOutcome *ret);
+/* The same for an event loop, which must not wait: SIGTERM to the process
+ * group now, unless the task has ended by itself (then its outcome stays
+ * its own); the caller sends task_child_kill_now() when its grace is over
+ * and reaps the task when task_child_fd() becomes readable. */
+void task_child_terminate(TaskChild *c);
+/* SIGKILL to the process group of a task not reaped yet. */
+void task_child_kill_now(TaskChild *c);
 
 /* Kills a task still running, reaps it, removes its cgroup. */
 TaskChild *task_child_free(TaskChild *c);

@@ -144,6 +144,11 @@ typedef struct Task {
         TaskChild *child;
         TaskStatus *status;
         sd_event_source *exit_source;
+        /* Killed on the controller's word: SIGTERM sent, SIGKILL when the
+         * timer fires; the loop goes on meanwhile. */
+        bool killing;
+        char *kill_cause; /* NULL: none given */
+        sd_event_source *kill_timer;
         struct Tracker *tracker;
 } Task;
 
@@ -184,6 +189,8 @@ static Task *task_free(Task *t) {
         if (!t)
                 return NULL;
         sd_event_source_disable_unref(t->exit_source);
+        sd_event_source_disable_unref(t->kill_timer);
+        free(t->kill_cause);
         task_child_free(t->child);
         if (t->status)
                 task_status_unmap(t->status);
@@ -252,6 +259,28 @@ static int task_finish(Tracker *k, Task *t, const TaskOutcome *out, const char *
         return 0;
 }
 
+/* What a killed attempt wrote, finished or not: no one reads it. */
+static void task_remove_output(const Tracker *k, const Task *t) {
+        _cleanup_free_ char *path = NULL, *tmp = NULL;
+        char tag[24]; /* a uint64_t in decimal */
+
+        snprintf(tag, sizeof(tag), "%" PRIu64, t->attempt);
+        if (asprintf(&path, "%s/%s", k->config.data_dir, t->output) < 0) {
+                path = NULL;
+                log_oom();
+                return;
+        }
+        if (atomic_file_tmp_name(path, tag, &tmp) < 0) {
+                tmp = NULL;
+                log_oom();
+                return;
+        }
+        if (unlink(path) < 0 && errno != ENOENT)
+                log_warning_errno(-errno, "Cannot remove %s", path);
+        if (unlink(tmp) < 0 && errno != ENOENT)
+                log_warning_errno(-errno, "Cannot remove %s", tmp);
+}
+
 static int on_task_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Task *t = userdata;
         TaskOutcome out;
@@ -262,7 +291,9 @@ static int on_task_exit(sd_event_source *s, int fd, uint32_t revents, void *user
                 return 0;
         if (r < 0)
                 return log_error_errno(r, "Cannot reap attempt %" PRIu64, t->attempt);
-        return task_finish(t->tracker, t, &out, NULL);
+        if (t->killing)
+                task_remove_output(t->tracker, t);
+        return task_finish(t->tracker, t, &out, t->kill_cause);
 }
 
 /* An assignment's map input, a split FILE:OFFSET:LENGTH with FILE relative
@@ -438,38 +469,34 @@ static int task_start(Tracker *k, const Assignment *a) {
         return 0;
 }
 
-/* What a killed attempt wrote, finished or not: no one reads it. */
-static void task_remove_output(const Tracker *k, const Task *t) {
-        _cleanup_free_ char *path = NULL, *tmp = NULL;
-        char tag[24]; /* a uint64_t in decimal */
+static int on_kill_grace(sd_event_source *s, uint64_t usec, void *userdata) {
+        Task *t = userdata;
 
-        snprintf(tag, sizeof(tag), "%" PRIu64, t->attempt);
-        if (asprintf(&path, "%s/%s", k->config.data_dir, t->output) < 0) {
-                path = NULL;
-                log_oom();
-                return;
-        }
-        if (atomic_file_tmp_name(path, tag, &tmp) < 0) {
-                tmp = NULL;
-                log_oom();
-                return;
-        }
-        if (unlink(path) < 0 && errno != ENOENT)
-                log_warning_errno(-errno, "Cannot remove %s", path);
-        if (unlink(tmp) < 0 && errno != ENOENT)
-                log_warning_errno(-errno, "Cannot remove %s", tmp);
+        log_info("Attempt %" PRIu64 " outlived its kill grace: SIGKILL", t->attempt);
+        task_child_kill_now(t->child);
+        return 0;
 }
 
+/* SIGTERM now, SIGKILL after kill-grace; the attempt is reported when it
+ * is reaped (on_task_exit), so heartbeats go on meanwhile. */
 static void task_kill(Tracker *k, uint64_t attempt, const char *cause) {
         Task *t = task_find(k, attempt);
-        TaskOutcome out;
+        int r;
 
-        if (!t)
+        /* The controller asks again for an attempt it no longer knows. */
+        if (!t || t->killing)
                 return;
-        if (task_child_kill(t->child, k->config.kill_grace, &out) < 0)
-                return;
-        task_remove_output(k, t);
-        (void)task_finish(k, t, &out, cause);
+        t->killing = true;
+        if (cause && !(t->kill_cause = strdup(cause)))
+                log_oom();
+        task_child_terminate(t->child);
+        r = sd_event_add_time_relative(k->event, &t->kill_timer, CLOCK_MONOTONIC,
+                                       k->config.kill_grace, 0, on_kill_grace, t);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot time attempt %" PRIu64 "'s kill grace: SIGKILL now",
+                                  attempt);
+                task_child_kill_now(t->child);
+        }
 }
 
 static int append_report(Tracker *k, sd_bus_message *m, size_t *ret_sent) {
