@@ -5,6 +5,7 @@
  * its reports are checked against what it has heard, and a job resumed
  * with every task done ends at the first heartbeat. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -675,6 +676,105 @@ START_TEST(test_dhsa_map_in_reduce_slot) {
 }
 END_TEST
 
+/* ---- a restarted controller adopts what succeeded while it was away ---- */
+
+static const ClusterTask *map_task(const Cluster *c, unsigned index) {
+        for (size_t i = 0; i < c->jobs[0].n_tasks; i++)
+                if (c->jobs[0].tasks[i].type == TASK_MAP && c->jobs[0].tasks[i].index == index)
+                        return &c->jobs[0].tasks[i];
+        return NULL;
+}
+
+/* Three maps run when the controller dies. While it is away map 0
+ * succeeds with its output there, map 1 reports success without its file,
+ * map 2 still runs. Restarted, it hears of them from the re-registered
+ * tracker: map 0 is adopted (done, in the store, not run again), map 1 and
+ * reports naming another job, another map's name or a later attempt are
+ * not, and map 1 runs again. */
+START_TEST(test_adopt_after_restart) {
+        static const char *const inputs[] = { "in/a", "in/b", "in/c" };
+        StoreJobSpec spec = { .name = "adopt",
+                              .user = "dave",
+                              .pool = "default",
+                              .app = "wordcount",
+                              .inputs = inputs,
+                              .n_inputs = ELEMENTSOF(inputs),
+                              .n_reduces = 1 };
+        const unsigned slots[_SLOT_TYPE_MAX] = { 3, 1 };
+        ClusterReport report = { .free_slots = { 3, 1 } };
+        ClusterReply reply = { 0 };
+        StoreError err = { 0 };
+        Cluster *c = NULL;
+        uint64_t job, node, attempt[3] = { 0 };
+        char out[3][64], jobdir[32], wrong_job[64], wrong_name[64], later[64];
+        ClusterFinished finished[5];
+        ClusterRunning running;
+        StoreTaskRecord *recs = NULL;
+        size_t n = 0;
+
+        write_input("c");
+        ck_assert_int_eq(store_job_submit(store, &spec, &job, &err), 0);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
+        ck_assert_int_eq(cluster_heartbeat(c, node, &report, T0, T0, &reply, &err), 0);
+        ck_assert_uint_eq(reply.n_assignments, 3);
+        for (size_t i = 0; i < 3; i++)
+                attempt[reply.assignments[i].task->index] = reply.assignments[i].attempt;
+        cluster_reply_done(&reply);
+        cluster_free(c); /* killed: nothing of the attempts is stored */
+
+        make_dir("out");
+        for (unsigned i = 0; i < 3; i++)
+                snprintf(out[i], sizeof(out[i]), "out/%" PRIu64 "/map-%05u.%" PRIu64, job, i,
+                         attempt[i]);
+        snprintf(wrong_job, sizeof(wrong_job), "out/%" PRIu64 "/map-00000.%" PRIu64, job + 1,
+                 attempt[2]);
+        snprintf(wrong_name, sizeof(wrong_name), "out/%" PRIu64 "/map-0000.%" PRIu64, job,
+                 attempt[2]);
+        snprintf(jobdir, sizeof(jobdir), "out/%" PRIu64, job);
+        make_dir(jobdir);
+        touch(out[0]);
+
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        /* An attempt id of this run's is no earlier controller's. */
+        snprintf(later, sizeof(later), "out/%" PRIu64 "/map-00002.%" PRIu64, job,
+                 c->first_attempt);
+        touch(later);
+        ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
+        finished[0] = spec_finished(attempt[0], STORE_TASK_SUCCEEDED, out[0], "");
+        finished[1] = spec_finished(attempt[1], STORE_TASK_SUCCEEDED, out[1], "");
+        finished[2] = spec_finished(attempt[2] + 1000, STORE_TASK_SUCCEEDED, wrong_job, "");
+        finished[3] = spec_finished(attempt[2] + 1001, STORE_TASK_SUCCEEDED, wrong_name, "");
+        finished[4] = spec_finished(c->first_attempt, STORE_TASK_SUCCEEDED, later, "");
+        running = (ClusterRunning){ .attempt = attempt[2], .progress = 0.5, .input_size = 16 };
+        report = (ClusterReport){ .free_slots = { 2, 1 },
+                                  .running = &running,
+                                  .n_running = 1,
+                                  .finished = finished,
+                                  .n_finished = 5 };
+        ck_assert_msg(cluster_heartbeat(c, node, &report, T0 + 1, T0 + 1, &reply, &err) == 0, "%s",
+                      err.message);
+        ck_assert_int_eq(map_task(c, 0)->state, TASK_DONE);
+        ck_assert_str_eq(map_task(c, 0)->output, out[0]);
+        ck_assert_int_ne(map_task(c, 1)->state, TASK_DONE);
+        ck_assert_int_ne(map_task(c, 2)->state, TASK_DONE);
+        /* Map 0 is not assigned again; maps 1 and 2 are. */
+        for (size_t i = 0; i < reply.n_assignments; i++)
+                ck_assert_uint_ne(reply.assignments[i].task->index, 0);
+        ck_assert_uint_eq(reply.n_assignments, 2);
+        cluster_reply_done(&reply);
+        ck_assert_int_eq(store_job_tasks(store, job, STORE_TASK_STATUS_BIT(STORE_TASK_SUCCEEDED),
+                                         &recs, &n, &err),
+                         0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(recs[0].index, 0);
+        ck_assert_uint_eq(recs[0].attempt, attempt[0]);
+        store_task_records_free(recs, n);
+        ck_assert(exists(out[0]));
+        cluster_free(c);
+}
+END_TEST
+
 Suite *suite_controller_cluster(void) {
         Suite *s = suite_create("controller_cluster");
         TCase *tc = tcase_create("model");
@@ -690,6 +790,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_spec_lost_tracker);
         tcase_add_test(tc, test_output_commit);
         tcase_add_test(tc, test_dhsa_map_in_reduce_slot);
+        tcase_add_test(tc, test_adopt_after_restart);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -17,6 +17,7 @@
  * Losers' outputs are removed: a killed attempt's by its tracker, one that
  * succeeded before its kill reached it here, when its report comes. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,4 +83,42 @@ void cluster_output_discard(const Cluster *c, const char *output) {
                 log_warning_errno(-errno, "Cannot remove the output %s of a lost attempt", path);
         else
                 log_debug("Removed %s, the output of an attempt that lost", path);
+}
+
+ClusterTask *cluster_output_adoptable(Cluster *c, const ClusterFinished *x) {
+        _cleanup_free_ char *path = NULL;
+        uint64_t job, attempt;
+        unsigned index;
+        char kind[5], canonical[128];
+        TaskType type;
+
+        /* Read back as the trackers write it, and only if it reads back
+         * exactly (no sign, no blanks, no other digits). */
+        if (sscanf(x->output, "out/%" SCNu64 "/%4[a-z]-%u.%" SCNu64, &job, kind, &index,
+                   &attempt) != 4 ||
+            attempt != x->attempt)
+                return NULL;
+        if (strcmp(kind, "map") == 0)
+                type = TASK_MAP;
+        else if (strcmp(kind, "part") == 0)
+                type = TASK_REDUCE;
+        else
+                return NULL;
+        snprintf(canonical, sizeof(canonical), "out/%" PRIu64 "/%s-%05u.%" PRIu64, job, kind, index,
+                 attempt);
+        if (strcmp(canonical, x->output) != 0)
+                return NULL;
+        if (asprintf(&path, "%s/%s", c->data.data_dir, x->output) < 0 || access(path, F_OK) < 0)
+                return NULL;
+        for (size_t j = 0; j < c->n_jobs; j++) {
+                if (c->jobs[j].info.id != job)
+                        continue;
+                for (size_t i = 0; i < c->jobs[j].n_tasks; i++) {
+                        ClusterTask *t = &c->jobs[j].tasks[i];
+
+                        if (t->type == type && t->index == index)
+                                return t->state == TASK_PENDING ? t : NULL;
+                }
+        }
+        return NULL;
 }

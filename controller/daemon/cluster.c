@@ -320,6 +320,7 @@ int cluster_new(Store *store, Policy *policy, const ClusterData *data, Cluster *
                 cluster_free(c);
                 return r;
         }
+        c->first_attempt = c->next_attempt;
         *ret = c;
         return 0;
 }
@@ -805,6 +806,42 @@ static bool succeeded_before(Cluster *c, const ClusterReport *r, size_t i) {
 }
 
 /* The report's finished attempts of known tasks, in one transaction. */
+/* The task runs attempt a (its node filled in here) on n, in a.slot. */
+static void attempt_add(ClusterNode *n, ClusterTask *t, const ClusterAttempt *a) {
+        t->state = TASK_RUNNING;
+        t->attempts[t->n_attempts] = *a;
+        t->attempts[t->n_attempts++].node = n->id;
+        t->slot_memory = a->slot_memory;
+        n->running[a->slot]++;
+}
+
+/* Succeeded attempts that a controller before a restart assigned, which
+ * the tracker reports once it has registered again: a task that waits to
+ * run takes such an attempt as its own, running on n, so that the report
+ * ends it as any other (record_finished(), apply_report()) and the task
+ * does not run again. */
+static void adopt_finished(Cluster *c, ClusterNode *n, const ClusterReport *r, usec_t now) {
+        for (size_t i = 0; i < r->n_finished; i++) {
+                const ClusterFinished *x = &r->finished[i];
+                ClusterTask *t;
+
+                if (x->status != STORE_TASK_SUCCEEDED || x->attempt >= c->first_attempt ||
+                    attempt_find(c, x->attempt, NULL, NULL))
+                        continue;
+                t = cluster_output_adoptable(c, x);
+                if (!t)
+                        continue;
+                log_info("Adopting attempt %" PRIu64 " on tracker %" PRIu64
+                         ", which succeeded while the controller was away: %s",
+                         x->attempt, n->id, x->output);
+                attempt_add(n, t,
+                            &(ClusterAttempt){ .id = x->attempt,
+                                               .started = now,
+                                               .slot_memory = n->slot_memory,
+                                               .slot = slot_type_of(t->type) });
+        }
+}
+
 static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport *r, usec_t now,
                            StoreError *err) {
         _cleanup_free_ StoreTaskRecord *records = NULL;
@@ -1023,15 +1060,12 @@ static int start_attempt(Cluster *c, ClusterNode *n, ClusterTask *t, SlotType sl
         if (r < 0)
                 return r;
         c->next_attempt++;
-        t->state = TASK_RUNNING;
-        t->attempts[t->n_attempts++] = (ClusterAttempt){ .id = a.attempt,
-                                                         .node = n->id,
-                                                         .started = now,
-                                                         .slot_memory = a.slot_memory,
-                                                         .slot = slot,
-                                                         .speculative = speculative };
-        t->slot_memory = a.slot_memory;
-        n->running[slot]++;
+        attempt_add(n, t,
+                    &(ClusterAttempt){ .id = a.attempt,
+                                       .started = now,
+                                       .slot_memory = a.slot_memory,
+                                       .slot = slot,
+                                       .speculative = speculative });
         return 0;
 }
 
@@ -1154,6 +1188,7 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, us
         r = report_check(c, n, report, err);
         if (r < 0)
                 return r;
+        adopt_finished(c, n, report, now);
         r = record_finished(c, n, report, now, err);
         if (r < 0)
                 return r;

@@ -151,6 +151,7 @@ typedef struct Cluster {
         char **pools;
         size_t n_pools;
         uint64_t next_node, next_attempt;
+        uint64_t first_attempt; /* this run's first; those below, earlier runs' */
         /* false: heartbeats are answered without a policy step, so they
          * start nothing ([policy] step, a benchmark's baseline). */
         bool step;
@@ -257,6 +258,10 @@ uint64_t cluster_profile_input(const ClusterProfile *p, unsigned maps);
  * is ignored, unless a task took that output as its own. */
 int cluster_output_commit(const ClusterData *data, const ClusterJob *j, char *why, size_t size);
 void cluster_output_discard(const Cluster *c, const char *output);
+/* The task of a job here, waiting to run, whose output the succeeded
+ * attempt x wrote (out/JOB/map-NNNNN.ATTEMPT or part-NNNNN.ATTEMPT, x's
+ * own attempt, the file there); NULL for any other. */
+ClusterTask *cluster_output_adoptable(Cluster *c, const ClusterFinished *x);
 
 /* A control cycle: the slot manager and the VM allocator; what they decide
  * for a tracker waits for its next heartbeat. The VM targets stay in

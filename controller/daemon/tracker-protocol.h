@@ -71,7 +71,12 @@
  * the tracker has, an attempt of another tracker, an unknown status) is
  * Error.InvalidHeartbeat, naming the field, and changes nothing. Attempts
  * the controller does not know (a job cancelled, a controller restarted)
- * are ignored when finished and killed when running. */
+ * are ignored when finished and killed when running, but for one: a
+ * succeeded attempt that a controller before a restart assigned, whose
+ * output (out/JOB/map-NNNNN.ATTEMPT or part-NNNNN.ATTEMPT, as trackers
+ * name it) is there and belongs to a task that waits to run, is adopted
+ * as that task's success, so that work done while the controller was away
+ * is not done again. */
 
 #define TRACKER_OBJECT_PATH "/org/flexslot/Tracker1"
 #define TRACKER_INTERFACE "org.flexslot.Tracker1"
