@@ -4,8 +4,10 @@
 # Unix socket endpoint (flexslot-bench-heartbeat keeps one heartbeat in
 # flight per connection). The cluster is full and steady: $jobs jobs of
 # 100, then 1000 maps each wait, every slot holds a running attempt, so each
-# heartbeat runs the policy step over the whole model (a heartbeat's cost
-# grows with the tasks not yet done) and assigns nothing. The
+# heartbeat runs the policy step over the whole model and assigns nothing:
+# the step reuses the snapshot of the one before, refreshed with what the
+# heartbeats measured (a heartbeat that finishes or starts a task builds it
+# anew, at a cost that grows with the tasks not yet done). The
 # baseline is the same load on a controller with [policy] step = no, which
 # answers from the same model without the step: the step's share of a
 # heartbeat. The controller runs on CPU 0, the load on CPU 1 (when there
@@ -57,6 +59,8 @@ token-file = $tmp/token
 heartbeat-interval = 10s
 lost-timeout = 10min
 max-trackers = 10000
+[jobs]
+data-dir = $tmp/data
 [policy]
 step = $1
 CONF
@@ -101,6 +105,13 @@ report() {
 		"heartbeats per controller CPU-second"
 }
 
+# The inputs the jobs name, empty: a split each.
+mkdir -p "$tmp/data/in"
+for maps in $sizes; do
+	for i in $(seq 1 "$maps"); do
+		: >"$tmp/data/in/$i"
+	done
+done
 echo "s3cret-bench-token" >"$tmp/token"
 chmod 0600 "$tmp/token"
 # shellcheck disable=SC2119 # a bus that allows everything

@@ -300,6 +300,8 @@ static void spec_beat(Spec *f, uint64_t node, unsigned free_maps, const ClusterR
 
         ck_assert_msg(cluster_heartbeat(f->c, node, &report, now, now, reply, &err) == 0, "%s",
                       err.message);
+        /* The snapshot the next step reuses is what a new one would be. */
+        ck_assert(cluster_snapshot_current(f->c));
 }
 
 /* What tracker node runs, by the model, with map 0's progress slow. */
@@ -352,6 +354,7 @@ static void spec_setup(Spec *f) {
         policy_config_done(&cfg);
         ck_assert_int_eq(store_job_submit(store, &spec, &f->job, &err), 0);
         ck_assert_int_eq(cluster_new(store, f->late, &data, &f->c, &err), 0);
+        f->c->verify_snapshot = true;
         f->a = spec_register(f->c, "a", 3);
         f->b = spec_register(f->c, "b", 2);
         spec_beat(f, f->a, 3, NULL, 0, NULL, 0, T0, &reply);
@@ -637,6 +640,7 @@ START_TEST(test_dhsa_map_in_reduce_slot) {
         policy_config_done(&cfg);
         ck_assert_int_eq(store_job_submit(store, &spec, &job, &err), 0);
         ck_assert_int_eq(cluster_new(store, dhsa, &data, &c, &err), 0);
+        c->verify_snapshot = true;
         ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
 
         ck_assert_int_eq(cluster_heartbeat(c, node, &report, T0, T0, &reply, &err), 0);
@@ -715,6 +719,7 @@ START_TEST(test_adopt_after_restart) {
         write_input("c");
         ck_assert_int_eq(store_job_submit(store, &spec, &job, &err), 0);
         ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        c->verify_snapshot = true;
         ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
         ck_assert_int_eq(cluster_heartbeat(c, node, &report, T0, T0, &reply, &err), 0);
         ck_assert_uint_eq(reply.n_assignments, 3);
@@ -758,10 +763,14 @@ START_TEST(test_adopt_after_restart) {
         ck_assert_str_eq(map_task(c, 0)->output, out[0]);
         ck_assert_int_ne(map_task(c, 1)->state, TASK_DONE);
         ck_assert_int_ne(map_task(c, 2)->state, TASK_DONE);
-        /* Map 0 is not assigned again; maps 1 and 2 are. */
+        /* Map 0 is not assigned again; maps 1 and 2 are (and the reduce,
+         * a third of the maps being done). */
         for (size_t i = 0; i < reply.n_assignments; i++)
-                ck_assert_uint_ne(reply.assignments[i].task->index, 0);
-        ck_assert_uint_eq(reply.n_assignments, 2);
+                ck_assert(reply.assignments[i].task->type != TASK_MAP ||
+                          reply.assignments[i].task->index != 0);
+        ck_assert_uint_ge(reply.n_assignments, 2);
+        ck_assert_int_eq(map_task(c, 1)->state, TASK_RUNNING);
+        ck_assert_int_eq(map_task(c, 2)->state, TASK_RUNNING);
         cluster_reply_done(&reply);
         ck_assert_int_eq(store_job_tasks(store, job, STORE_TASK_STATUS_BIT(STORE_TASK_SUCCEEDED),
                                          &recs, &n, &err),
@@ -771,6 +780,100 @@ START_TEST(test_adopt_after_restart) {
         ck_assert_uint_eq(recs[0].attempt, attempt[0]);
         store_task_records_free(recs, n);
         ck_assert(exists(out[0]));
+        cluster_free(c);
+}
+END_TEST
+
+/* ---- the snapshot kept from step to step ---- */
+
+static void beat(Cluster *c, uint64_t node, unsigned free_maps, const ClusterRunning *running,
+                 size_t n_running, const ClusterFinished *finished, size_t n_finished, usec_t now,
+                 ClusterReply *reply) {
+        ClusterReport report = { .free_slots = { free_maps, 0 },
+                                 .running = running,
+                                 .n_running = n_running,
+                                 .finished = finished,
+                                 .n_finished = n_finished };
+        StoreError err = { 0 };
+
+        ck_assert_msg(cluster_heartbeat(c, node, &report, now, now, reply, &err) == 0, "%s",
+                      err.message);
+        ck_assert(cluster_snapshot_current(c));
+}
+
+/* Heartbeats that change only measures keep the snapshot (and each reuse
+ * is checked against a new build, verify_snapshot); a finish, a new
+ * tracker, a lost one, a slot change and a cancel each make a new one. */
+START_TEST(test_snapshot_kept) {
+        const unsigned one_map[_SLOT_TYPE_MAX] = { 1, 0 };
+        ClusterReply reply = { 0 };
+        StoreError err = { 0 };
+        ClusterRunning running = { .input_size = 16 };
+        ClusterFinished done;
+        Cluster *c = NULL;
+        uint64_t job, a, b, first;
+        char out[64];
+
+        job = submit("erin", "kept", 1);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        ck_assert_int_eq(cluster_register(c, "ua", "a", one_map, 256 << 20, 1, &a), 0);
+        beat(c, a, 1, NULL, 0, NULL, 0, T0, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        first = running.attempt = reply.assignments[0].attempt;
+        cluster_reply_done(&reply);
+        ck_assert_ptr_null(c->snapshot);
+
+        for (unsigned k = 1; k <= 3; k++) {
+                running.progress = 0.25 * k;
+                running.bytes_processed = 4 * k;
+                beat(c, a, 0, &running, 1, NULL, 0, T0 + k * USEC_PER_SEC, &reply);
+                ck_assert_uint_eq(reply.n_assignments, 0);
+                cluster_reply_done(&reply);
+                ck_assert_ptr_nonnull(c->snapshot);
+        }
+
+        /* The map ends; the next one starts in its slot. */
+        make_dir("out");
+        snprintf(out, sizeof(out), "out/%" PRIu64, job);
+        make_dir(out);
+        snprintf(out, sizeof(out), "out/%" PRIu64 "/map-00000.%" PRIu64, job, first);
+        touch(out);
+        done = spec_finished(first, STORE_TASK_SUCCEEDED, out, "");
+        beat(c, a, 1, NULL, 0, &done, 1, T0 + 4 * USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        running.attempt = reply.assignments[0].attempt;
+        running.progress = 0.1;
+        cluster_reply_done(&reply);
+        beat(c, a, 0, &running, 1, NULL, 0, T0 + 5 * USEC_PER_SEC, &reply);
+        cluster_reply_done(&reply);
+        ck_assert_ptr_nonnull(c->snapshot);
+
+        /* A tracker comes, with no slot for the reduce. */
+        ck_assert_int_eq(cluster_register(c, "ub", "b", one_map, 256 << 20, 1, &b), 0);
+        ck_assert_ptr_null(c->snapshot);
+        beat(c, b, 1, NULL, 0, NULL, 0, T0 + 6 * USEC_PER_SEC, &reply);
+        cluster_reply_done(&reply);
+        beat(c, b, 1, NULL, 0, NULL, 0, T0 + 7 * USEC_PER_SEC, &reply);
+        cluster_reply_done(&reply);
+        ck_assert_ptr_nonnull(c->snapshot);
+
+        /* a is lost: its map runs on b. */
+        ck_assert_uint_eq(cluster_lose_silent(c, T0 + 100 * USEC_PER_SEC, 10 * USEC_PER_SEC), 2);
+        ck_assert(cluster_snapshot_current(c));
+        ck_assert_int_eq(cluster_register(c, "ub", "b", one_map, 256 << 20, 1, &b), 0);
+        beat(c, b, 1, NULL, 0, NULL, 0, T0 + 101 * USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        cluster_reply_done(&reply);
+        beat(c, b, 0, NULL, 0, NULL, 0, T0 + 102 * USEC_PER_SEC, &reply);
+        cluster_reply_done(&reply);
+        ck_assert_ptr_nonnull(c->snapshot);
+        ck_assert_int_eq(cluster_set_slots(c, b, one_map, 512 << 20, T0, &err), 0);
+        ck_assert_ptr_null(c->snapshot);
+        beat(c, b, 0, NULL, 0, NULL, 0, T0 + 103 * USEC_PER_SEC, &reply);
+        cluster_reply_done(&reply);
+        ck_assert_int_eq(cluster_cancel(c, job, &err), 0);
+        ck_assert_ptr_null(c->snapshot);
         cluster_free(c);
 }
 END_TEST
@@ -791,6 +894,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_output_commit);
         tcase_add_test(tc, test_dhsa_map_in_reduce_slot);
         tcase_add_test(tc, test_adopt_after_restart);
+        tcase_add_test(tc, test_snapshot_kept);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -52,8 +52,10 @@ static bool job_tasks_ok(const ClusterSnapshot *s, uint32_t job, const JobTasks 
                 counted[t->type].done += t->state == TASK_DONE;
                 counted[t->type].running += t->state == TASK_RUNNING;
         }
+        /* What the counts have beyond these tasks are done ones left out. */
         for (unsigned type = 0; type < _TASK_TYPE_MAX; type++)
-                if (counted[type].total != c[type].total || counted[type].done != c[type].done ||
+                if (counted[type].total > c[type].total || counted[type].done > c[type].done ||
+                    c[type].total - counted[type].total != c[type].done - counted[type].done ||
                     counted[type].running != c[type].running)
                         return false;
         return true;

@@ -194,7 +194,9 @@ usec_t phase_stats_mean(const PhaseStats *s);
  * pass over every task (the simulator steps thousands of times a run).
  * Keeping it also states that each job's tasks are contiguous and in job
  * order: job j's are tasks[first .. first + count), and job j + 1's begin
- * where they end, and that the job's TaskCounts count these tasks. */
+ * where they end, and that the job's TaskCounts count these tasks and,
+ * beyond them, only done tasks the driver leaves out of the snapshot (the
+ * live controller keeps no done task in it). */
 typedef struct JobTasks {
         uint32_t first, count;
         /* No task of that type before this index is TASK_PENDING; first +

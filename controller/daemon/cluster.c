@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "cluster.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -46,9 +47,12 @@ static void node_done(ClusterNode *n) {
         free(n->kills);
 }
 
+static void snapshot_drop(Cluster *c);
+
 Cluster *cluster_free(Cluster *c) {
         if (!c)
                 return NULL;
+        snapshot_drop(c);
         for (size_t i = 0; i < c->n_jobs; i++)
                 job_done(&c->jobs[i]);
         free(c->jobs);
@@ -402,6 +406,7 @@ int cluster_cancel(Cluster *c, uint64_t id, StoreError *err) {
         for (size_t i = 0; i < j->n_tasks; i++)
                 task_kill_attempts(c, &j->tasks[i], KILL_CANCELLED);
         job_remove(c, j);
+        snapshot_drop(c);
         return 0;
 }
 
@@ -427,6 +432,7 @@ int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,
         c->nodes = nodes;
         c->nodes[c->n_nodes++] = n;
         c->next_node++;
+        snapshot_drop(c);
         *ret_id = n.id;
         return 0;
 }
@@ -444,6 +450,8 @@ typedef struct Snapshot {
         Attempt *attempts;
         /* What the indices of decisions stand for. */
         ClusterTask **task_of;
+        /* Where each attempt's measures come from, while it is kept. */
+        const ClusterAttempt **attempt_of;
 } Snapshot;
 
 static void snapshot_done(Snapshot *s) {
@@ -454,6 +462,17 @@ static void snapshot_done(Snapshot *s) {
         free(s->tasks);
         free(s->attempts);
         free(s->task_of);
+        free(s->attempt_of);
+}
+
+/* The model changed beyond what heartbeats measure: the next step builds
+ * its snapshot anew. */
+static void snapshot_drop(Cluster *c) {
+        if (!c->snapshot)
+                return;
+        snapshot_done(c->snapshot);
+        free(c->snapshot);
+        c->snapshot = NULL;
 }
 
 static uint32_t node_index(const Cluster *c, uint64_t id) {
@@ -523,6 +542,53 @@ static Vm vm_of_node(const ClusterNode *cn, uint32_t host) {
         return vm;
 }
 
+/* Hosts, VMs and trackers: what agents and heartbeats change all the time,
+ * done again at every step. */
+static void snapshot_nodes(const Cluster *c, Snapshot *s) {
+        s->n_hosts = 0;
+        for (size_t i = 0; i < c->n_nodes; i++) {
+                const ClusterNode *cn = &c->nodes[i];
+                double steal = 0;
+                usec_t steal_at = 0;
+
+                (void)cluster_node_steal(cn, &steal, &steal_at);
+                s->vms[i] = vm_of_node(cn, host_of_node(c, s, i));
+                s->nodes[i] = (Node){
+                        .id = cn->id,
+                        .vm = (uint32_t)i,
+                        .state = cn->state,
+                        .slots = { cn->slots[SLOT_MAP], cn->slots[SLOT_REDUCE] },
+                        .slot_memory = cn->slot_memory,
+                        .steal = steal,
+                        .iowait = cn->measured_at ? cn->iowait : 0,
+                        .measured_at = steal_at,
+                        .last_heartbeat = cn->measured_at,
+                        .slots_changed_at = cn->slots_changed_at,
+                };
+        }
+        s->s.hosts = s->hosts;
+        s->s.n_hosts = s->n_hosts;
+}
+
+/* What a kept snapshot's heartbeats changed: the trackers, and the running
+ * attempts' measures. */
+static void snapshot_refresh(const Cluster *c, Snapshot *s) {
+        snapshot_nodes(c, s);
+        for (size_t i = 0; i < s->s.n_attempts; i++) {
+                const ClusterAttempt *at = s->attempt_of[i];
+                const ClusterTask *t = s->task_of[s->attempts[i].task];
+                Attempt *a = &s->attempts[i];
+
+                s->tasks[a->task].input_size = t->input_size;
+                a->progress = at->progress;
+                a->bytes_processed = at->bytes_processed;
+                a->input_size = t->input_size;
+                a->cpu = at->cpu;
+                a->iowait = at->iowait;
+                a->steal = s->nodes[a->node].steal;
+        }
+}
+
 /* A host per agent, one VM per tracker. Done tasks are left out, counted in
  * their job. */
 static int snapshot_build(const Cluster *c, Snapshot *ret) {
@@ -541,30 +607,13 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         s.tasks = malloc(cap * sizeof(*s.tasks));
         s.attempts = malloc(cap * CLUSTER_ATTEMPTS_MAX * sizeof(*s.attempts));
         s.task_of = malloc(cap * sizeof(ClusterTask *));
-        if (!s.hosts || !s.vms || !s.nodes || !s.jobs || !s.tasks || !s.attempts || !s.task_of) {
+        s.attempt_of = malloc(cap * CLUSTER_ATTEMPTS_MAX * sizeof(ClusterAttempt *));
+        if (!s.hosts || !s.vms || !s.nodes || !s.jobs || !s.tasks || !s.attempts || !s.task_of ||
+            !s.attempt_of) {
                 snapshot_done(&s);
                 return -ENOMEM;
         }
-        for (size_t i = 0; i < c->n_nodes; i++) {
-                const ClusterNode *cn = &c->nodes[i];
-                double steal = 0;
-                usec_t steal_at = 0;
-
-                (void)cluster_node_steal(cn, &steal, &steal_at);
-                s.vms[i] = vm_of_node(cn, host_of_node(c, &s, i));
-                s.nodes[i] = (Node){
-                        .id = cn->id,
-                        .vm = (uint32_t)i,
-                        .state = cn->state,
-                        .slots = { cn->slots[SLOT_MAP], cn->slots[SLOT_REDUCE] },
-                        .slot_memory = cn->slot_memory,
-                        .steal = steal,
-                        .iowait = cn->measured_at ? cn->iowait : 0,
-                        .measured_at = steal_at,
-                        .last_heartbeat = cn->measured_at,
-                        .slots_changed_at = cn->slots_changed_at,
-                };
-        }
+        snapshot_nodes(c, &s);
         for (size_t j = 0; j < c->n_jobs; j++) {
                 const ClusterJob *cj = &c->jobs[j];
                 Job *job = &s.jobs[j];
@@ -572,7 +621,9 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                 *job = (Job){ .id = cj->info.id,
                               .submitted = cj->info.submitted,
                               .deadline = cj->info.deadline,
-                              .pool = cj->pool };
+                              .pool = cj->pool,
+                              .tasks = { .first = (uint32_t)n_tasks,
+                                         .first_pending = { UINT32_MAX, UINT32_MAX } } };
                 if (cj->profile.job) {
                         job->stored_profile = &cj->profile.phases;
                         job->input_size = cluster_profile_input(&cj->profile, cj->info.n_maps);
@@ -588,6 +639,9 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                 counts->done++;
                                 continue;
                         }
+                        if (t->state == TASK_PENDING &&
+                            job->tasks.first_pending[t->type] == UINT32_MAX)
+                                job->tasks.first_pending[t->type] = (uint32_t)n_tasks;
                         s.task_of[n_tasks] = t;
                         s.tasks[n_tasks] =
                                 (Task){ .id = t->type == TASK_MAP
@@ -609,6 +663,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
 
                                 if (node == NO_INDEX)
                                         continue;
+                                s.attempt_of[n_attempts] = at;
                                 s.attempts[n_attempts++] = (Attempt){
                                         .id = at->id,
                                         .task = (uint32_t)n_tasks,
@@ -632,6 +687,10 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                         }
                         n_tasks++;
                 }
+                job->tasks.count = (uint32_t)n_tasks - job->tasks.first;
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                        if (job->tasks.first_pending[type] == UINT32_MAX)
+                                job->tasks.first_pending[type] = (uint32_t)n_tasks;
         }
         s.s = (ClusterSnapshot){ .hosts = s.hosts,
                                  .n_hosts = s.n_hosts,
@@ -644,14 +703,110 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                  .tasks = s.tasks,
                                  .n_tasks = n_tasks,
                                  .attempts = s.attempts,
-                                 .n_attempts = n_attempts };
+                                 .n_attempts = n_attempts,
+                                 /* Done tasks left out are in the counts. */
+                                 .job_tasks_kept = true };
         *ret = s;
+        return 0;
+}
+
+/* Field by field: what a step may read. */
+static bool nodes_same(const Node *a, const Node *b) {
+        return a->id == b->id && a->vm == b->vm && a->state == b->state &&
+               a->slots[SLOT_MAP] == b->slots[SLOT_MAP] &&
+               a->slots[SLOT_REDUCE] == b->slots[SLOT_REDUCE] && a->slot_memory == b->slot_memory &&
+               a->steal == b->steal && a->iowait == b->iowait && a->measured_at == b->measured_at &&
+               a->last_heartbeat == b->last_heartbeat && a->slots_changed_at == b->slots_changed_at;
+}
+
+static bool counts_same(const TaskCounts *a, const TaskCounts *b) {
+        return a->total == b->total && a->done == b->done && a->running == b->running &&
+               a->failed == b->failed && a->killed == b->killed;
+}
+
+static bool jobs_same(const Job *a, const Job *b) {
+        return a->id == b->id && a->submitted == b->submitted && a->deadline == b->deadline &&
+               a->pool == b->pool && a->input_size == b->input_size &&
+               a->stored_profile == b->stored_profile &&
+               counts_same(&a->counts[TASK_MAP], &b->counts[TASK_MAP]) &&
+               counts_same(&a->counts[TASK_REDUCE], &b->counts[TASK_REDUCE]) &&
+               a->tasks.first == b->tasks.first && a->tasks.count == b->tasks.count &&
+               a->tasks.first_pending[TASK_MAP] == b->tasks.first_pending[TASK_MAP] &&
+               a->tasks.first_pending[TASK_REDUCE] == b->tasks.first_pending[TASK_REDUCE];
+}
+
+static bool tasks_same(const Task *a, const Task *b) {
+        return a->id == b->id && a->job == b->job && a->type == b->type && a->state == b->state &&
+               a->input_size == b->input_size && a->slot_memory == b->slot_memory;
+}
+
+static bool attempts_same(const Attempt *a, const Attempt *b) {
+        return a->id == b->id && a->task == b->task && a->node == b->node && a->slot == b->slot &&
+               a->slot_memory == b->slot_memory && a->started == b->started &&
+               a->progress == b->progress && a->bytes_processed == b->bytes_processed &&
+               a->input_size == b->input_size && a->cpu == b->cpu && a->iowait == b->iowait &&
+               a->steal == b->steal && a->speculative == b->speculative &&
+               a->kill_count == b->kill_count && a->resize_count == b->resize_count;
+}
+
+bool cluster_snapshot_current(Cluster *c) {
+        const Snapshot *k = c->snapshot;
+        Snapshot f;
+        bool same;
+
+        if (!k)
+                return true;
+        snapshot_refresh(c, c->snapshot);
+        if (snapshot_build(c, &f) < 0)
+                return false;
+        same = k->s.n_hosts == f.s.n_hosts && k->s.n_nodes == f.s.n_nodes &&
+               k->s.n_jobs == f.s.n_jobs && k->s.n_tasks == f.s.n_tasks &&
+               k->s.n_attempts == f.s.n_attempts;
+        for (size_t i = 0; same && i < f.s.n_nodes; i++)
+                same = nodes_same(&k->nodes[i], &f.nodes[i]);
+        for (size_t i = 0; same && i < f.s.n_jobs; i++)
+                same = jobs_same(&k->jobs[i], &f.jobs[i]);
+        for (size_t i = 0; same && i < f.s.n_tasks; i++)
+                same = tasks_same(&k->tasks[i], &f.tasks[i]) && k->task_of[i] == f.task_of[i];
+        for (size_t i = 0; same && i < f.s.n_attempts; i++)
+                same = attempts_same(&k->attempts[i], &f.attempts[i]) &&
+                       k->attempt_of[i] == f.attempt_of[i];
+        snapshot_done(&f);
+        return same;
+}
+
+/* The step's snapshot: the last one's with what heartbeats measured since,
+ * while nothing else changed (a heartbeat that finishes, starts or kills
+ * nothing, the steady state of a busy cluster); else a new one. A pass
+ * over every task is most of a heartbeat's cost when thousands wait. */
+static int step_snapshot(Cluster *c, unsigned *flags) {
+        Snapshot *s;
+        int r;
+
+        if (c->snapshot) {
+                snapshot_refresh(c, c->snapshot);
+                /* Tests: a change that did not drop it shows here. */
+                assert(!c->verify_snapshot || cluster_snapshot_current(c));
+                /* Checked when it was built; measures are checked as they
+                 * come (report_check()). */
+                *flags |= POLICY_STEP_TRUSTED;
+                return 0;
+        }
+        s = malloc(sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        r = snapshot_build(c, s);
+        if (r < 0) {
+                free(s);
+                return r;
+        }
+        c->snapshot = s;
         return 0;
 }
 
 int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *ret_id,
                    AdmitVerdict *ret_verdict, StoreError *err) {
-        Snapshot s;
+        unsigned flags = 0;
         AdmitVerdict v;
         ClusterProfile profile = { 0 };
         StoreError perr = { 0 };
@@ -685,11 +840,10 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
         } else if (r != -ENOENT && r != -EINVAL)
                 /* -EINVAL: a user or name the store refuses below. */
                 log_warning_errno(r, "Admitting without a profile: %s", perr.message);
-        r = snapshot_build(c, &s);
+        r = step_snapshot(c, &flags);
         if (r < 0)
                 return r;
-        r = policy_admit(c->policy, &s.s, now, &job, &v);
-        snapshot_done(&s);
+        r = policy_admit(c->policy, &c->snapshot->s, now, &job, &v);
         if (r < 0)
                 return fail(err, r, NULL, "The scheduler could not judge the job");
         if (!v.admit) {
@@ -701,6 +855,7 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
                 return r;
         /* Stored: from here on a restart finds it even when the model
          * cannot take it now. */
+        snapshot_drop(c);
         r = cluster_add_job(c, id, err);
         if (r < 0)
                 log_warning_errno(r, "Job %" PRIu64 " is stored but not started: %s", id,
@@ -1159,18 +1314,19 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
 
 static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, ClusterReply *reply) {
         PolicyStepArgs args = { .now = now, .flags = flags };
-        Snapshot s;
+        const Decisions *d = &c->decisions;
         int r;
 
-        r = snapshot_build(c, &s);
+        r = step_snapshot(c, &args.flags);
         if (r < 0)
                 return r;
         if (n)
                 args.node = node_index(c, n->id);
-        r = policy_step(c->policy, &s.s, &args, &c->decisions);
+        r = policy_step(c->policy, &c->snapshot->s, &args, &c->decisions);
         if (r >= 0)
-                r = apply_decisions(c, &s, n, now, reply);
-        snapshot_done(&s);
+                r = apply_decisions(c, c->snapshot, n, now, reply);
+        if (r < 0 || d->n_kills > 0 || d->n_slot_changes > 0 || (reply && reply->n_assignments > 0))
+                snapshot_drop(c);
         return r;
 }
 
@@ -1188,6 +1344,9 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, us
         r = report_check(c, n, report, err);
         if (r < 0)
                 return r;
+        /* What finished changes tasks and may end jobs. */
+        if (report->n_finished > 0 || c->unsettled)
+                snapshot_drop(c);
         adopt_finished(c, n, report, now);
         r = record_finished(c, n, report, now, err);
         if (r < 0)
@@ -1228,6 +1387,7 @@ int cluster_set_slots(Cluster *c, uint64_t node, const unsigned slots[static _SL
                 n->slot_memory = slot_memory;
         n->slots_changed_at = now;
         n->slots_pending = true;
+        snapshot_drop(c);
         return 0;
 }
 
@@ -1245,6 +1405,7 @@ size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout) {
                         continue;
                 n->state = NODE_LOST;
                 lost++;
+                snapshot_drop(c);
                 /* A lost tracker loses its own attempts only: a task
                  * with its other attempt elsewhere runs on. */
                 for (size_t j = 0; j < c->n_jobs; j++)

@@ -159,6 +159,12 @@ typedef struct Cluster {
          * resumed with every task done, or one the store would not end. */
         bool unsettled;
         Decisions decisions;
+        /* The last step's snapshot, kept while the model changes only in
+         * what heartbeats measure (cluster.c); NULL: built anew next step. */
+        struct Snapshot *snapshot;
+        /* Tests: every reuse of the snapshot is checked against a new one
+         * (cluster_snapshot_current()), and aborts when they differ. */
+        bool verify_snapshot;
 } Cluster;
 
 /* ---- a heartbeat, as the tracker protocol carries it (tracker-protocol.h) ---- */
@@ -211,6 +217,11 @@ void cluster_reply_done(ClusterReply *r);
 int cluster_new(Store *store, Policy *policy, const ClusterData *data, Cluster **ret,
                 StoreError *err);
 Cluster *cluster_free(Cluster *c);
+
+/* Whether the snapshot kept from the last step, with what heartbeats
+ * measured since, is what a new one would be (true when none is kept):
+ * for tests of the points where the model changes. */
+bool cluster_snapshot_current(Cluster *c);
 
 /* Admission (policy_admit() on the current snapshot: a refusal is -EPERM
  * with the verdict in *ret_verdict), then the store, then the model. */
