@@ -98,10 +98,14 @@ static int load_config(Controller *c, const Options *o) {
                                      o->daemon.config_given);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < core_settings_schema.n_keys; i++)
-                if (core_set[i] &&
-                    strcmp(core_settings_schema.keys[i].key, "control_interval") == 0)
+        for (size_t i = 0; i < core_settings_schema.n_keys; i++) {
+                const char *key = core_settings_schema.keys[i].key;
+
+                if (core_set[i] && strcmp(key, "control_interval") == 0)
                         c->control_interval_set = true;
+                if (core_set[i] && strcmp(key, "reduce_slowstart") == 0)
+                        c->reduce_slowstart_set = true;
+        }
         log_set_max_level(o->daemon.log_level_given
                                   ? o->daemon.log_level
                                   : (LogLevel)controller_config_log_levels[c->config.log_level]);
@@ -158,6 +162,16 @@ static int build_policy(Controller *c) {
         cfg->vm_allocator = c->config.vm_allocator;
         if (!c->control_interval_set)
                 core->control_interval = c->config.heartbeat_interval;
+        /* A reduce is given its map outputs when it starts and fetches none
+         * later (there is no shuffle server), so it starts once every map is
+         * done: Hadoop's slowstart of 1. */
+        if (!c->reduce_slowstart_set)
+                core->reduce_slowstart = 1;
+        else if (core->reduce_slowstart < 1)
+                return log_error_errno(-EINVAL,
+                                       "[policy] reduce_slowstart must be 1 in the controller "
+                                       "(is %g): a reduce reads its map outputs when it starts",
+                                       core->reduce_slowstart);
         /* A tracker runs one task in a slot, whichever type the slot is: a
          * slot weight above 1 (DynamicMR 2.1, challenge C2: two maps in a
          * reduce slot of weight 2) is the simulator's alone. */

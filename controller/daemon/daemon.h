@@ -27,6 +27,7 @@ typedef struct Controller {
         /* [policy]'s parameters of every layer; the names are in config. */
         PolicyConfig policy_config;
         bool control_interval_set; /* [policy] control_interval given */
+        bool reduce_slowstart_set; /* [policy] reduce_slowstart given */
         sd_event *event;
         sd_bus *bus;
         sd_bus_slot *object_slot, *vm_slot;

@@ -5,7 +5,9 @@
 # maps wait at once, 3 of them in lent reduce slots, which the tracker
 # names. The gate opens, the job completes and its output is its input
 # (computed here with sort). Slot weights above 1, which a tracker cannot
-# honour, keep the controller from starting, with the keys named.
+# honour, and a reduce_slowstart below 1, which a reduce that reads its map
+# outputs when it starts cannot, keep the controller from starting, with
+# the keys named.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
@@ -21,11 +23,13 @@ cat >>"$tmp/controller.ini" <<CONF
 [policy]
 dhsa = pi
 CONF
+cp "$tmp/controller.ini" "$tmp/slowstart.ini"
 cat >>"$tmp/weighted.ini" <<CONF
 [policy]
 dhsa = pi
 reduce_slot_weight = 2
 CONF
+printf '[policy]\nreduce_slowstart = 0.05\n' >>"$tmp/slowstart.ini"
 mkdir -p "$data/maps" "$gates"
 for i in 0 1 2 3 4; do
 	awk -v i="$i" 'BEGIN { for (k = 0; k < 40; k++) printf "k%d-%03d\tv%d\n", i, k, k }' \
@@ -40,6 +44,11 @@ if "$controllerd" --config "$tmp/weighted.ini" --address "$address" >"$tmp/weigh
 fi
 grep -q "map_slot_weight and reduce_slot_weight must be 1 in the controller (are 1 and 2)" \
 	"$tmp/weighted.log" || fail "no reason for the refusal: $(cat "$tmp/weighted.log")"
+if "$controllerd" --config "$tmp/slowstart.ini" --address "$address" >"$tmp/slowstart.log" 2>&1; then
+	fail "the controller started with a reduce_slowstart of 0.05"
+fi
+grep -q "reduce_slowstart must be 1 in the controller (is 0.05)" "$tmp/slowstart.log" ||
+	fail "no reason for the refusal: $(cat "$tmp/slowstart.log")"
 
 start_controller
 real_tracker_config 1 64M "$tmp/work" | sed 's/^reduce-slots = .*/reduce-slots = 3/' >"$tmp/tracker.ini"
