@@ -18,6 +18,7 @@
  * succeeded before its kill reached it here, when its report comes. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "cluster.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "common/parse.h"
 
 /* The final name of an attempt's output NAME.ATTEMPT in the data
  * directory: -EINVAL for an output without an attempt's suffix. */
@@ -85,28 +87,55 @@ void cluster_output_discard(const Cluster *c, const char *output) {
                 log_debug("Removed %s, the output of an attempt that lost", path);
 }
 
-ClusterTask *cluster_output_adoptable(Cluster *c, const ClusterFinished *x) {
-        _cleanup_free_ char *path = NULL;
-        uint64_t job, attempt;
-        unsigned index;
-        char kind[5], canonical[128];
+/* "out/JOB/KIND-NNNNN.ATTEMPT", as trackers name an attempt's output, read
+ * back: -EINVAL for anything else (the canonical spelling only). */
+static int attempt_output_parse(const char *output, uint64_t *ret_job, TaskType *ret_type,
+                                unsigned *ret_index, uint64_t *ret_attempt) {
+        _cleanup_free_ char *copy = NULL;
+        char *job, *kind, *index, *attempt, canonical[128];
+        uint64_t j, i, a;
         TaskType type;
 
-        /* Read back as the trackers write it, and only if it reads back
-         * exactly (no sign, no blanks, no other digits). */
-        if (sscanf(x->output, "out/%" SCNu64 "/%4[a-z]-%u.%" SCNu64, &job, kind, &index,
-                   &attempt) != 4 ||
-            attempt != x->attempt)
-                return NULL;
+        if (strncmp(output, "out/", 4) != 0 || !(copy = strdup(output + 4)))
+                return -EINVAL;
+        job = copy;
+        kind = strchr(job, '/');
+        if (!kind)
+                return -EINVAL;
+        *kind++ = '\0';
+        index = strchr(kind, '-');
+        attempt = index ? strchr(index, '.') : NULL;
+        if (!attempt)
+                return -EINVAL;
+        *index++ = *attempt++ = '\0';
         if (strcmp(kind, "map") == 0)
                 type = TASK_MAP;
         else if (strcmp(kind, "part") == 0)
                 type = TASK_REDUCE;
         else
-                return NULL;
-        snprintf(canonical, sizeof(canonical), "out/%" PRIu64 "/%s-%05u.%" PRIu64, job, kind, index,
-                 attempt);
-        if (strcmp(canonical, x->output) != 0)
+                return -EINVAL;
+        if (parse_uint64(job, 1, UINT64_MAX, &j) < 0 || parse_uint64(index, 0, UINT_MAX, &i) < 0 ||
+            parse_uint64(attempt, 1, UINT64_MAX, &a) < 0)
+                return -EINVAL;
+        snprintf(canonical, sizeof(canonical), "out/%" PRIu64 "/%s-%05u.%" PRIu64, j, kind,
+                 (unsigned)i, a);
+        if (strcmp(canonical, output) != 0)
+                return -EINVAL;
+        *ret_job = j;
+        *ret_type = type;
+        *ret_index = (unsigned)i;
+        *ret_attempt = a;
+        return 0;
+}
+
+ClusterTask *cluster_output_adoptable(Cluster *c, const ClusterFinished *x) {
+        _cleanup_free_ char *path = NULL;
+        uint64_t job, attempt;
+        unsigned index;
+        TaskType type;
+
+        if (attempt_output_parse(x->output, &job, &type, &index, &attempt) < 0 ||
+            attempt != x->attempt)
                 return NULL;
         if (asprintf(&path, "%s/%s", c->data.data_dir, x->output) < 0 || access(path, F_OK) < 0)
                 return NULL;
