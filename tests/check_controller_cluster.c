@@ -288,9 +288,11 @@ static uint64_t spec_register(Cluster *c, const char *name, unsigned map_slots) 
         return id;
 }
 
-static void spec_beat(Spec *f, uint64_t node, unsigned free_maps, const ClusterRunning *running,
-                      size_t n_running, const ClusterFinished *finished, size_t n_finished,
-                      usec_t now, ClusterReply *reply) {
+/* A heartbeat that must be taken; the snapshot the next step reuses is
+ * then what a new one would be. */
+static void beat(Cluster *c, uint64_t node, unsigned free_maps, const ClusterRunning *running,
+                 size_t n_running, const ClusterFinished *finished, size_t n_finished, usec_t now,
+                 ClusterReply *reply) {
         ClusterReport report = { .free_slots = { free_maps, 0 },
                                  .running = running,
                                  .n_running = n_running,
@@ -298,10 +300,15 @@ static void spec_beat(Spec *f, uint64_t node, unsigned free_maps, const ClusterR
                                  .n_finished = n_finished };
         StoreError err = { 0 };
 
-        ck_assert_msg(cluster_heartbeat(f->c, node, &report, now, now, reply, &err) == 0, "%s",
+        ck_assert_msg(cluster_heartbeat(c, node, &report, now, now, reply, &err) == 0, "%s",
                       err.message);
-        /* The snapshot the next step reuses is what a new one would be. */
-        ck_assert(cluster_snapshot_current(f->c));
+        ck_assert(cluster_snapshot_current(c));
+}
+
+static void spec_beat(Spec *f, uint64_t node, unsigned free_maps, const ClusterRunning *running,
+                      size_t n_running, const ClusterFinished *finished, size_t n_finished,
+                      usec_t now, ClusterReply *reply) {
+        beat(f->c, node, free_maps, running, n_running, finished, n_finished, now, reply);
 }
 
 /* What tracker node runs, by the model, with map 0's progress slow. */
@@ -329,15 +336,27 @@ static void spec_take(Spec *f, uint64_t node, const ClusterReply *reply) {
         }
 }
 
-static void spec_setup(Spec *f) {
+/* A wordcount of alice's over five one-split inputs, with one reduce. */
+static uint64_t submit_five(const char *name) {
         static const char *const inputs[] = { "in/a", "in/b", "in/c", "in/d", "in/e" };
-        StoreJobSpec spec = { .name = "spec",
+        StoreJobSpec spec = { .name = name,
                               .user = "alice",
                               .pool = "default",
                               .app = "wordcount",
                               .inputs = inputs,
                               .n_inputs = ELEMENTSOF(inputs),
                               .n_reduces = 1 };
+        StoreError err = { 0 };
+        uint64_t id;
+
+        write_input("c");
+        write_input("d");
+        write_input("e");
+        ck_assert_int_eq(store_job_submit(store, &spec, &id, &err), 0);
+        return id;
+}
+
+static void spec_setup(Spec *f) {
         PolicyConfig cfg = { 0 };
         ClusterRunning running[SPEC_MAPS];
         ClusterReply reply = { 0 };
@@ -345,14 +364,11 @@ static void spec_setup(Spec *f) {
         size_t n;
 
         *f = (Spec){ 0 };
-        write_input("c");
-        write_input("d");
-        write_input("e");
         ck_assert_int_eq(policy_config_init(&cfg), 0);
         cfg.speculation = "late";
         ck_assert_int_eq(policy_new_named(&cfg, NULL, &f->late), 0);
         policy_config_done(&cfg);
-        ck_assert_int_eq(store_job_submit(store, &spec, &f->job, &err), 0);
+        f->job = submit_five("spec");
         ck_assert_int_eq(cluster_new(store, f->late, &data, &f->c, &err), 0);
         f->c->verify_snapshot = true;
         f->a = spec_register(f->c, "a", 3);
@@ -611,14 +627,6 @@ END_TEST
  * reduce slots (case 2), the reply names the slot each occupies, and the
  * tracker's slots are counted by the slot, not the task's type. */
 START_TEST(test_dhsa_map_in_reduce_slot) {
-        static const char *const inputs[] = { "in/a", "in/b", "in/c", "in/d", "in/e" };
-        StoreJobSpec spec = { .name = "dhsa",
-                              .user = "alice",
-                              .pool = "default",
-                              .app = "wordcount",
-                              .inputs = inputs,
-                              .n_inputs = ELEMENTSOF(inputs),
-                              .n_reduces = 1 };
         const unsigned slots[_SLOT_TYPE_MAX] = { 1, 3 };
         PolicyConfig cfg = { 0 };
         Policy *dhsa = NULL;
@@ -627,18 +635,15 @@ START_TEST(test_dhsa_map_in_reduce_slot) {
         ClusterReply reply = { 0 };
         ClusterFinished done;
         StoreError err = { 0 };
-        uint64_t job, node, borrowed = 0;
+        uint64_t node, borrowed = 0;
         unsigned in_slot[_SLOT_TYPE_MAX] = { 0 };
         const ClusterNode *n;
 
-        write_input("c");
-        write_input("d");
-        write_input("e");
         ck_assert_int_eq(policy_config_init(&cfg), 0);
         ((CoreSettings *)policy_config_settings(&cfg, &core_settings_schema))->dmr.dhsa = DHSA_PI;
         ck_assert_int_eq(policy_new_named(&cfg, NULL, &dhsa), 0);
         policy_config_done(&cfg);
-        ck_assert_int_eq(store_job_submit(store, &spec, &job, &err), 0);
+        (void)submit_five("dhsa");
         ck_assert_int_eq(cluster_new(store, dhsa, &data, &c, &err), 0);
         c->verify_snapshot = true;
         ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
@@ -742,8 +747,7 @@ START_TEST(test_adopt_after_restart) {
 
         ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
         /* An attempt id of this run's is no earlier controller's. */
-        snprintf(later, sizeof(later), "out/%" PRIu64 "/map-00002.%" PRIu64, job,
-                 c->first_attempt);
+        snprintf(later, sizeof(later), "out/%" PRIu64 "/map-00002.%" PRIu64, job, c->first_attempt);
         touch(later);
         ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
         finished[0] = spec_finished(attempt[0], STORE_TASK_SUCCEEDED, out[0], "");
@@ -785,21 +789,6 @@ START_TEST(test_adopt_after_restart) {
 END_TEST
 
 /* ---- the snapshot kept from step to step ---- */
-
-static void beat(Cluster *c, uint64_t node, unsigned free_maps, const ClusterRunning *running,
-                 size_t n_running, const ClusterFinished *finished, size_t n_finished, usec_t now,
-                 ClusterReply *reply) {
-        ClusterReport report = { .free_slots = { free_maps, 0 },
-                                 .running = running,
-                                 .n_running = n_running,
-                                 .finished = finished,
-                                 .n_finished = n_finished };
-        StoreError err = { 0 };
-
-        ck_assert_msg(cluster_heartbeat(c, node, &report, now, now, reply, &err) == 0, "%s",
-                      err.message);
-        ck_assert(cluster_snapshot_current(c));
-}
 
 /* Heartbeats that change only measures keep the snapshot (and each reuse
  * is checked against a new build, verify_snapshot); a finish, a new

@@ -16,8 +16,7 @@ data=$tmp/data
 gates=$tmp/gates
 export LC_ALL=C
 
-write_config
-sed -i 's/^heartbeat-interval = .*/heartbeat-interval = 100ms/' "$tmp/controller.ini"
+write_fast_config
 cp "$tmp/controller.ini" "$tmp/weighted.ini"
 cat >>"$tmp/controller.ini" <<CONF
 [policy]

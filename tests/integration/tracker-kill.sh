@@ -13,8 +13,7 @@ data=$tmp/data
 gates=$tmp/gates
 export LC_ALL=C
 
-write_config
-sed -i 's/^heartbeat-interval = .*/heartbeat-interval = 100ms/' "$tmp/controller.ini"
+write_fast_config
 mkdir -p "$data/maps" "$gates"
 printf 'a\tb\n' >"$data/maps/m0"
 start_bus

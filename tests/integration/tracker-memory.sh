@@ -13,9 +13,7 @@ set -eu
 data=$tmp/data
 export LC_ALL=C
 
-write_config
-sed -i 's/^heartbeat-interval = .*/heartbeat-interval = 100ms/; s/^lost-timeout = .*/lost-timeout = 2s/' \
-	"$tmp/controller.ini"
+write_fast_config 2s
 printf 'k1\tv1\nk2\tv2\n' >"$data/in/a"
 start_bus
 start_controller

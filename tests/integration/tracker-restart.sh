@@ -14,8 +14,7 @@ data=$tmp/data
 gates=$tmp/gates
 export LC_ALL=C
 
-write_config
-sed -i 's/^heartbeat-interval = .*/heartbeat-interval = 100ms/' "$tmp/controller.ini"
+write_fast_config
 mkdir -p "$data/maps" "$gates"
 for i in 0 1; do
 	awk -v i="$i" 'BEGIN { for (k = 0; k < 30; k++) printf "k%d-%03d\tv%d\n", i, k, k }' \

@@ -15,9 +15,7 @@ data=$tmp/data
 gates=$tmp/gates
 export LC_ALL=C
 
-write_config
-sed -i 's/^heartbeat-interval = .*/heartbeat-interval = 100ms/; s/^lost-timeout = .*/lost-timeout = 2s/' \
-	"$tmp/controller.ini"
+write_fast_config 2s
 mkdir -p "$data/maps" "$gates"
 for i in 1 2 3 4 5 6; do
 	awk -v i="$i" 'BEGIN { for (k = 0; k < 50; k++) printf "k%d-%03d\tv%d\n", i, k, k }' \

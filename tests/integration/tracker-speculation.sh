@@ -19,9 +19,7 @@ data=$tmp/data
 gates=$tmp/gates
 export LC_ALL=C
 
-write_config
-sed -i 's/^heartbeat-interval = .*/heartbeat-interval = 100ms/; s/^lost-timeout = .*/lost-timeout = 5s/' \
-	"$tmp/controller.ini"
+write_fast_config 5s
 cat >>"$tmp/controller.ini" <<CONF
 [policy]
 speculation = hadoop
