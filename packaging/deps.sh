@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages flexslot needs to build and test, including
-# what the real-guest tests need (libvirtd, QEMU, busybox, cpio).
+# what the real-guest tests need (libvirtd, QEMU, busybox, cpio) and the
+# SSH test (sshd).
 # Does nothing when everything is present; as root it installs what is missing
 # with apt-get; otherwise it prints the exact command to run and fails.
 #
@@ -15,10 +16,13 @@ build_pkgs="gcc make pkg-config libvirt-dev libsystemd-dev libinih-dev check \
 libsqlite3-dev dbus systemd libvirt-clients gnuplot-nox python3"
 vm_pkgs="libvirt-daemon libvirt-daemon-system libvirt-daemon-driver-qemu \
 qemu-system-x86 busybox-static cpio"
+# The controller's agents over SSH (tests/integration/controller-ssh.sh)
+# run a real sshd and ssh.
+ssh_pkgs="openssh-server openssh-client"
 # Not in the default set: LLVM is large, and building and testing need none.
 lint_pkgs="cppcheck clang-tidy clang-format"
 
-want="$build_pkgs $vm_pkgs"
+want="$build_pkgs $vm_pkgs $ssh_pkgs"
 case "${1:-}" in
 --build) want="$build_pkgs" ;;
 --lint) want="$lint_pkgs" ;;
