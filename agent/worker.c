@@ -205,8 +205,8 @@ int worker_submit(Worker *w, const WorkerJobOps *ops, void *data, usec_t timeout
                 return -ENOMEM;
         *job = (WorkerJob){ .worker = w, .ops = *ops, .data = data, .state = JOB_QUEUED };
         if (timeout > 0) {
-                r = sd_event_add_time_relative(w->event, &job->timer, CLOCK_MONOTONIC, timeout,
-                                               0, on_job_timeout, job);
+                r = sd_event_add_time_relative(w->event, &job->timer, CLOCK_MONOTONIC, timeout, 0,
+                                               on_job_timeout, job);
                 if (r < 0) {
                         free(job);
                         return r;

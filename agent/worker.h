@@ -32,8 +32,8 @@ typedef void (*WorkerFreeFunc)(void *data);
 
 typedef struct WorkerJobOps {
         WorkerRunFunc run;
-        WorkerDoneFunc done;       /* may be NULL */
-        WorkerFreeFunc free_data;  /* may be NULL; called once, after the last done */
+        WorkerDoneFunc done;      /* may be NULL */
+        WorkerFreeFunc free_data; /* may be NULL; called once, after the last done */
 } WorkerJobOps;
 
 /* Pending jobs beyond this are refused with -EBUSY: a stuck hypervisor must

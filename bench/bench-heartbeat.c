@@ -81,7 +81,8 @@ static int read_assignments(Tracker *t, sd_bus_message *reply) {
         int r;
 
         r = sd_bus_message_enter_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', TRACKER_ASSIGNMENT_FIELDS)) > 0) {
+        while (r >= 0 &&
+               (r = sd_bus_message_enter_container(reply, 'r', TRACKER_ASSIGNMENT_FIELDS)) > 0) {
                 uint64_t attempt, job;
                 const char *slot;
 

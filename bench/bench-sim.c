@@ -53,7 +53,7 @@ static double heap_events_per_sec(void) {
 }
 
 typedef struct SimRate {
-        double total;       /* events/s */
+        double total;        /* events/s */
         double without_core; /* events/s, not counting the time in policy_step() */
         uint64_t events, steps;
 } SimRate;

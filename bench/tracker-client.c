@@ -103,7 +103,8 @@ static int read_reply(Client *c, sd_bus_message *reply) {
         if (strcmp(c->mode, "run") == 0)
                 c->n_held = 0;
         r = sd_bus_message_enter_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', TRACKER_ASSIGNMENT_FIELDS)) > 0) {
+        while (r >= 0 &&
+               (r = sd_bus_message_enter_container(reply, 'r', TRACKER_ASSIGNMENT_FIELDS)) > 0) {
                 Held h = { 0 };
                 const char *type, *app, *command, *input, *slot;
                 unsigned partitions;
@@ -170,8 +171,8 @@ static int register_tracker(Client *c, const char *token, const char *vm_uuid,
         sd_bus_error e = SD_BUS_ERROR_NULL;
         int r;
 
-        r = tracker_register(c->bus, token, vm_uuid, hostname,
-                             c->slots, c->slot_memory, &c->tracker, &c->interval, &e);
+        r = tracker_register(c->bus, token, vm_uuid, hostname, c->slots, c->slot_memory,
+                             &c->tracker, &c->interval, &e);
         if (r < 0) {
                 r = sd_bus_error_is_set(&e) ? print_error(&e, r)
                                             : (log_error_errno(r, "Register failed"), 1);

@@ -58,8 +58,7 @@ static void copy_text(char *dst, size_t size, const char *src) {
         snprintf(dst, size, "%s", src ? src : "");
 }
 
-int conf_error_set(ConfError *err, const char *section, const char *key,
-                   const char *fmt, ...) {
+int conf_error_set(ConfError *err, const char *section, const char *key, const char *fmt, ...) {
         va_list ap;
 
         copy_text(err->section, sizeof(err->section), section);
@@ -87,8 +86,7 @@ void conf_error_format(const ConfError *err, char *buf, size_t size) {
         snprintf(buf, size, "%s%s%s", where, what, err->message);
 }
 
-static const ConfKey *schema_find(const ConfSchema *schema, const char *section,
-                                  const char *key) {
+static const ConfKey *schema_find(const ConfSchema *schema, const char *section, const char *key) {
         for (size_t i = 0; i < schema->n_keys; i++)
                 if (strcmp(schema->keys[i].section, section) == 0 &&
                     strcmp(schema->keys[i].key, key) == 0)
@@ -166,8 +164,8 @@ static int conf_set_value(const ConfKey *k, const char *value, void *config, Con
                 int64_t v;
                 r = parse_int64(value, k->min, k->max, &v);
                 if (r == -EINVAL)
-                        return conf_error_set(err, k->section, k->key,
-                                              "invalid integer '%s'", value);
+                        return conf_error_set(err, k->section, k->key, "invalid integer '%s'",
+                                              value);
                 if (r < 0)
                         return range_error(err, k, value);
                 memcpy(field, &v, sizeof(v));
@@ -177,8 +175,8 @@ static int conf_set_value(const ConfKey *k, const char *value, void *config, Con
                 double v;
                 r = parse_double(value, k->dmin, k->dmax, &v);
                 if (r == -EINVAL)
-                        return conf_error_set(err, k->section, k->key,
-                                              "invalid number '%s'", value);
+                        return conf_error_set(err, k->section, k->key, "invalid number '%s'",
+                                              value);
                 if (r < 0)
                         return range_error(err, k, value);
                 memcpy(field, &v, sizeof(v));
@@ -188,16 +186,14 @@ static int conf_set_value(const ConfKey *k, const char *value, void *config, Con
                 bool v;
                 if (parse_bool(value, &v) < 0)
                         return conf_error_set(err, k->section, k->key,
-                                              "invalid boolean '%s' (use yes or no)",
-                                              value);
+                                              "invalid boolean '%s' (use yes or no)", value);
                 memcpy(field, &v, sizeof(v));
                 return 0;
         }
         case CONF_STRING: {
                 char *old, *v;
                 if (value[0] == '\0')
-                        return conf_error_set(err, k->section, k->key,
-                                              "empty value");
+                        return conf_error_set(err, k->section, k->key, "empty value");
                 v = strdup(value);
                 if (!v)
                         return -ENOMEM;
@@ -209,9 +205,9 @@ static int conf_set_value(const ConfKey *k, const char *value, void *config, Con
         case CONF_DURATION: {
                 usec_t v;
                 if (parse_duration(value, &v) < 0)
-                        return conf_error_set(
-                                err, k->section, k->key,
-                                "invalid duration '%s' (e.g. 3s, 500ms, 2min)", value);
+                        return conf_error_set(err, k->section, k->key,
+                                              "invalid duration '%s' (e.g. 3s, 500ms, 2min)",
+                                              value);
                 if ((int64_t)v < k->min || (int64_t)v > k->max)
                         return range_error(err, k, value);
                 memcpy(field, &v, sizeof(v));
@@ -221,8 +217,7 @@ static int conf_set_value(const ConfKey *k, const char *value, void *config, Con
                 uint64_t v;
                 if (parse_size(value, &v) < 0)
                         return conf_error_set(err, k->section, k->key,
-                                              "invalid size '%s' (e.g. 512M, 4G)",
-                                              value);
+                                              "invalid size '%s' (e.g. 512M, 4G)", value);
                 if ((int64_t)v < k->min || (int64_t)v > k->max)
                         return range_error(err, k, value);
                 memcpy(field, &v, sizeof(v));
@@ -237,10 +232,10 @@ static int conf_set_value(const ConfKey *k, const char *value, void *config, Con
                                 return 0;
                         }
                 for (int i = 0; k->choices[i] && used < sizeof(choices); i++)
-                        used += (size_t)snprintf(choices + used, sizeof(choices) - used,
-                                                 "%s%s", i ? ", " : "", k->choices[i]);
-                return conf_error_set(err, k->section, k->key,
-                                      "invalid value '%s' (one of: %s)", value, choices);
+                        used += (size_t)snprintf(choices + used, sizeof(choices) - used, "%s%s",
+                                                 i ? ", " : "", k->choices[i]);
+                return conf_error_set(err, k->section, k->key, "invalid value '%s' (one of: %s)",
+                                      value, choices);
         }
         }
         return conf_error_set(err, k->section, k->key, "unsupported key type");
@@ -366,8 +361,8 @@ static int apply_defaults(const ConfSchema *schema, void *config, ConfError *err
                         /* A bad default is a programming error; say so. */
                         char detail[CONF_ERROR_TEXT_MAX];
                         copy_text(detail, sizeof(detail), err->message);
-                        snprintf(err->message, sizeof(err->message),
-                                 "built-in default: %.200s", detail);
+                        snprintf(err->message, sizeof(err->message), "built-in default: %.200s",
+                                 detail);
                         return r;
                 }
         }
@@ -625,8 +620,7 @@ int conf_load_file_parts(const ConfPart *parts, size_t n_parts, const char *path
         return conf_load_parts(parts, n_parts, path, text, NULL, 0, err);
 }
 
-int conf_load_file(const ConfSchema *schema, const char *path, void *config,
-                   ConfError *err) {
+int conf_load_file(const ConfSchema *schema, const char *path, void *config, ConfError *err) {
         const ConfPart part = { .schema = schema, .config = config };
 
         return conf_load_file_parts(&part, 1, path, err);

@@ -61,11 +61,10 @@ typedef struct ConfSchema {
 int conf_load_defaults(const ConfSchema *schema, void *config, ConfError *err);
 /* Defaults, then the file. *config must be zeroed or hold an earlier loaded
  * configuration, which is freed and replaced only on success. */
-int conf_load_file(const ConfSchema *schema, const char *path, void *config,
-                   ConfError *err);
+int conf_load_file(const ConfSchema *schema, const char *path, void *config, ConfError *err);
 /* Same, from text; name is used in error messages in place of a file name. */
-int conf_load_string(const ConfSchema *schema, const char *name, const char *text,
-                     void *config, ConfError *err);
+int conf_load_string(const ConfSchema *schema, const char *name, const char *text, void *config,
+                     ConfError *err);
 
 /* A key = value from outside the file, such as a command line's --set. */
 typedef struct ConfAssignment {
@@ -118,7 +117,7 @@ void conf_free(const ConfSchema *schema, void *config);
 /* "file:line: [section] key: message", omitting the parts that are unset. */
 void conf_error_format(const ConfError *err, char *buf, size_t size);
 /* Helper for validate callbacks. */
-int conf_error_set(ConfError *err, const char *section, const char *key,
-                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int conf_error_set(ConfError *err, const char *section, const char *key, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
 
 #define CONF_FIELD(type, member) offsetof(type, member)

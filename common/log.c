@@ -55,9 +55,8 @@ void log_set_journal_prefix(bool enabled) {
 }
 
 static const char *const level_names[] = {
-        [LOG_LEVEL_ERR] = "err",     [LOG_LEVEL_WARNING] = "warning",
-        [LOG_LEVEL_NOTICE] = "notice", [LOG_LEVEL_INFO] = "info",
-        [LOG_LEVEL_DEBUG] = "debug",
+        [LOG_LEVEL_ERR] = "err",   [LOG_LEVEL_WARNING] = "warning", [LOG_LEVEL_NOTICE] = "notice",
+        [LOG_LEVEL_INFO] = "info", [LOG_LEVEL_DEBUG] = "debug",
 };
 
 const char *log_level_to_string(LogLevel level) {
@@ -68,8 +67,7 @@ const char *log_level_to_string(LogLevel level) {
 
 int log_level_from_string(const char *s, LogLevel *ret_level) {
         for (int l = LOG_LEVEL_ERR; l <= LOG_LEVEL_DEBUG; l++)
-                if (strcasecmp(s, level_names[l]) == 0 ||
-                    (s[0] == '0' + l && s[1] == '\0')) {
+                if (strcasecmp(s, level_names[l]) == 0 || (s[0] == '0' + l && s[1] == '\0')) {
                         *ret_level = (LogLevel)l;
                         return 0;
                 }
@@ -87,15 +85,14 @@ int log_internal(LogLevel level, int error, const char *func, const char *fmt, .
 
         /* One fprintf per line keeps lines from interleaving between threads. */
         if (journal_prefix)
-                fprintf(stderr, "<%d>%s%s%s\n", (int)level, message,
-                        error < 0 ? ": " : "", error < 0 ? strerror(-error) : "");
+                fprintf(stderr, "<%d>%s%s%s\n", (int)level, message, error < 0 ? ": " : "",
+                        error < 0 ? strerror(-error) : "");
         else if (max_level >= LOG_LEVEL_DEBUG)
-                fprintf(stderr, "%s: %s: %s: %s%s%s\n", program,
-                        log_level_to_string(level), func, message,
-                        error < 0 ? ": " : "", error < 0 ? strerror(-error) : "");
+                fprintf(stderr, "%s: %s: %s: %s%s%s\n", program, log_level_to_string(level), func,
+                        message, error < 0 ? ": " : "", error < 0 ? strerror(-error) : "");
         else
-                fprintf(stderr, "%s: %s%s%s\n", program, message,
-                        error < 0 ? ": " : "", error < 0 ? strerror(-error) : "");
+                fprintf(stderr, "%s: %s%s%s\n", program, message, error < 0 ? ": " : "",
+                        error < 0 ? strerror(-error) : "");
 
         errno = saved_errno;
         return error;

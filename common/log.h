@@ -29,17 +29,15 @@ void log_set_journal_prefix(bool enabled);
 /* Logs one line and returns error (a negative errno, or 0), so a caller can
  * write "return log_error_errno(r, ...)". With error < 0 the message gets
  * ": <strerror>" appended. */
-int log_internal(LogLevel level, int error, const char *func, const char *fmt, ...)
-        _printf_(4, 5);
+int log_internal(LogLevel level, int error, const char *func, const char *fmt, ...) _printf_(4, 5);
 
-#define log_full_errno(level, error, ...)                                      \
-        ({                                                                     \
-                LogLevel log_level_ = (level);                                 \
-                int log_error_ = (error);                                      \
-                log_level_ <= log_get_max_level()                              \
-                        ? log_internal(log_level_, log_error_, __func__,       \
-                                       __VA_ARGS__)                            \
-                        : log_error_;                                          \
+#define log_full_errno(level, error, ...)                                             \
+        ({                                                                            \
+                LogLevel log_level_ = (level);                                        \
+                int log_error_ = (error);                                             \
+                log_level_ <= log_get_max_level()                                     \
+                        ? log_internal(log_level_, log_error_, __func__, __VA_ARGS__) \
+                        : log_error_;                                                 \
         })
 
 #define log_error(...) ((void)log_full_errno(LOG_LEVEL_ERR, 0, __VA_ARGS__))

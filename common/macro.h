@@ -15,26 +15,26 @@
 
 /* Hands ownership out of a cleanup variable: the variable becomes NULL so its
  * destructor does nothing when the scope ends. */
-#define TAKE_PTR(p)                                                            \
-        ({                                                                     \
-                __typeof__(p) taken_ = (p);                                    \
-                (p) = NULL;                                                    \
-                taken_;                                                        \
+#define TAKE_PTR(p)                         \
+        ({                                  \
+                __typeof__(p) taken_ = (p); \
+                (p) = NULL;                 \
+                taken_;                     \
         })
 
-#define TAKE_FD(fd)                                                            \
-        ({                                                                     \
-                int taken_fd_ = (fd);                                          \
-                (fd) = -1;                                                     \
-                taken_fd_;                                                     \
+#define TAKE_FD(fd)                   \
+        ({                            \
+                int taken_fd_ = (fd); \
+                (fd) = -1;            \
+                taken_fd_;            \
         })
 
 /* Defines name##p(type **) that calls func on a non-NULL pointer, so any
  * destructor can be used with _cleanup_. */
-#define DEFINE_POINTER_CLEANUP_FUNC(type, func)                                \
-        static inline void func##p(type **p) {                                 \
-                if (*p)                                                        \
-                        func(*p);                                              \
+#define DEFINE_POINTER_CLEANUP_FUNC(type, func) \
+        static inline void func##p(type **p) {  \
+                if (*p)                         \
+                        func(*p);               \
         }
 
 static inline void freep(void *p) {
@@ -59,17 +59,17 @@ static inline void closep(int *fd) {
 #define _cleanup_close_ _cleanup_(closep)
 
 /* Type-generic MIN/MAX/CLAMP that evaluate their arguments once. */
-#define MIN(a, b)                                                              \
-        ({                                                                     \
-                __typeof__(a) min_a_ = (a);                                    \
-                __typeof__(b) min_b_ = (b);                                    \
-                min_a_ < min_b_ ? min_a_ : min_b_;                             \
+#define MIN(a, b)                                  \
+        ({                                         \
+                __typeof__(a) min_a_ = (a);        \
+                __typeof__(b) min_b_ = (b);        \
+                min_a_ < min_b_ ? min_a_ : min_b_; \
         })
-#define MAX(a, b)                                                              \
-        ({                                                                     \
-                __typeof__(a) max_a_ = (a);                                    \
-                __typeof__(b) max_b_ = (b);                                    \
-                max_a_ > max_b_ ? max_a_ : max_b_;                             \
+#define MAX(a, b)                                  \
+        ({                                         \
+                __typeof__(a) max_a_ = (a);        \
+                __typeof__(b) max_b_ = (b);        \
+                max_a_ > max_b_ ? max_a_ : max_b_; \
         })
 #define CLAMP(x, lo, hi) MIN(MAX((x), (lo)), (hi))
 

@@ -163,8 +163,7 @@ static EventId make_id(uint32_t slot, uint32_t generation) {
         return ((uint64_t)generation << 32 | slot) + 1;
 }
 
-int event_queue_schedule(EventQueue *q, usec_t at, EventFn fn, void *userdata,
-                         EventId *ret_id) {
+int event_queue_schedule(EventQueue *q, usec_t at, EventFn fn, void *userdata, EventId *ret_id) {
         uint32_t slot;
         int r;
 
@@ -191,7 +190,8 @@ static uint32_t pending_slot(const EventQueue *q, EventId id) {
         uint64_t raw = id - 1;
         uint32_t slot = (uint32_t)raw;
 
-        if (id == 0 || slot >= q->n_records || q->records[slot].generation != (uint32_t)(raw >> 32) ||
+        if (id == 0 || slot >= q->n_records ||
+            q->records[slot].generation != (uint32_t)(raw >> 32) ||
             q->records[slot].heap_pos == NO_SLOT)
                 return NO_SLOT;
         return slot;

@@ -26,8 +26,7 @@ EventQueue *event_queue_free(EventQueue *q);
 DEFINE_POINTER_CLEANUP_FUNC(EventQueue, event_queue_free);
 
 /* at must not be earlier than event_queue_now(): -EINVAL. */
-int event_queue_schedule(EventQueue *q, usec_t at, EventFn fn, void *userdata,
-                         EventId *ret_id);
+int event_queue_schedule(EventQueue *q, usec_t at, EventFn fn, void *userdata, EventId *ret_id);
 /* -ENOENT when the event already ran or was cancelled. */
 int event_queue_cancel(EventQueue *q, EventId id);
 /* Moves a pending event to time at, ordered as if scheduled now (after

@@ -30,11 +30,10 @@
 static const double paper_exp1[RAS_JOBS] = { 3113, 648, 1252, 608, 623, 3406, 4536, 3670, 4100 };
 static const double paper_exp2[RAS_JOBS] = { 3018, 896, 802, 550, 560, 2589, 4614, 3365, 4141 };
 static const double paper_goal[RAS_JOBS] = { 3000, 850, 1250, 1100, 950, 2600, 6000, 3400, 4250 };
-static const char *const job_label[RAS_JOBS] = { "J1 sort 90G",     "J2 combine 5G",
-                                                 "J3 select 10G",   "J4 select 25G",
-                                                 "J5 select 5G",    "J6 combine 13G",
-                                                 "J7 combine 50G",  "J8 sort 19G",
-                                                 "J9 sort 6G" };
+static const char *const job_label[RAS_JOBS] = {
+        "J1 sort 90G",    "J2 combine 5G",  "J3 select 10G", "J4 select 25G", "J5 select 5G",
+        "J6 combine 13G", "J7 combine 50G", "J8 sort 19G",   "J9 sort 6G"
+};
 
 /* Goals after each job's submission: Table 1's, which are times from the
  * start, less the submission times of ras.ini; or Experiment 1's lax
@@ -109,7 +108,8 @@ static int ras_runs(const Experiment *e, const ExperimentOptions *opt, const cha
                         if (status != 0)
                                 return status;
                         if (sim_run(c.sim) < 0 || sim_results(c.sim)->n_jobs != RAS_JOBS) {
-                                fprintf(stderr, "flexslot-sim: %s under %s, seed %" PRId64 " failed\n",
+                                fprintf(stderr,
+                                        "flexslot-sim: %s under %s, seed %" PRId64 " failed\n",
                                         e->name, variant.label, c.sc.seed);
                                 cell_close(&c);
                                 return 1;
@@ -209,8 +209,8 @@ static void makespans_print(const RasTimes *t, double paper_ras) {
                best + 1, makespan_of(t, best).mean,
                fabs(100 * (makespan_of(t, best).mean / ras - 1)),
                ras < makespan_of(t, best).mean ? "faster" : "slower", ras_faster(t, best), t->n,
-               100 * (makespan_of(t, 0).mean / ras - 1), concurrency_of(t, RAS_VARIANT),
-               best + 1, concurrency_of(t, best));
+               100 * (makespan_of(t, 0).mean / ras - 1), concurrency_of(t, RAS_VARIANT), best + 1,
+               concurrency_of(t, best));
 }
 
 int ras_exp1_run(const Experiment *e, const ExperimentOptions *opt) {

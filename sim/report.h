@@ -11,11 +11,11 @@ double skewness(const double *x, size_t n);
 
 /* Figures of one run, from its results. */
 typedef struct RunSummary {
-        double jct;          /* first job's completion time, seconds */
-        SimBound bound;      /* the first job's lower bound (sim/bound.c) */
-        double pair_bound;   /* SimResults' with a co-running cluster, else 0 */
-        double mean_jct;     /* over all jobs */
-        double makespan;     /* the last job's end, seconds */
+        double jct;        /* first job's completion time, seconds */
+        SimBound bound;    /* the first job's lower bound (sim/bound.c) */
+        double pair_bound; /* SimResults' with a co-running cluster, else 0 */
+        double mean_jct;   /* over all jobs */
+        double makespan;   /* the last job's end, seconds */
         /* Jobs with a deadline that ran: by it, after it; jobs refused at
          * submission. The job times above are of the jobs that ran. */
         unsigned deadlines_met, deadlines_missed, refused;
@@ -23,8 +23,8 @@ typedef struct RunSummary {
         double map_mean, map_p50, map_p95, map_max;
         double cpu, iowait, steal, queue; /* mean seconds per map task */
         unsigned maps, stragglers, resized, resize_kills;
-        unsigned local_maps; /* maps that read their split where it is stored */
-        unsigned slot_changes;      /* changes of a node's map slots */
+        unsigned local_maps;   /* maps that read their split where it is stored */
+        unsigned slot_changes; /* changes of a node's map slots */
         /* DynamicMR's decisions (SimResults) */
         unsigned borrowed, reservations, retry_kills;
         double kills_per_straggler; /* resize kills / tasks resized at least once */

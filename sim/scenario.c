@@ -14,12 +14,18 @@
 #define F(m) CONF_FIELD(Scenario, m)
 #define GB (1024LL * 1024 * 1024)
 #define MB (1024LL * 1024)
-#define INT(sec, k, m, def, lo, hi) { sec, k, CONF_INT, F(m), def, .min = lo, .max = hi }
-#define SIZE(sec, k, m, def, lo, hi) { sec, k, CONF_SIZE, F(m), def, .min = lo, .max = hi }
-#define DBL(sec, k, m, def, lo, hi) { sec, k, CONF_DOUBLE, F(m), def, .dmin = lo, .dmax = hi }
-#define DUR(sec, k, m, def, lo, hi) { sec, k, CONF_DURATION, F(m), def, .min = lo, .max = hi }
-#define STR(sec, k, m, def) { sec, k, CONF_STRING, F(m), def }
-#define BOOL(sec, k, m, def) { sec, k, CONF_BOOL, F(m), def }
+#define INT(sec, k, m, def, lo, hi) \
+        { sec, k, CONF_INT, F(m), def, .min = lo, .max = hi }
+#define SIZE(sec, k, m, def, lo, hi) \
+        { sec, k, CONF_SIZE, F(m), def, .min = lo, .max = hi }
+#define DBL(sec, k, m, def, lo, hi) \
+        { sec, k, CONF_DOUBLE, F(m), def, .dmin = lo, .dmax = hi }
+#define DUR(sec, k, m, def, lo, hi) \
+        { sec, k, CONF_DURATION, F(m), def, .min = lo, .max = hi }
+#define STR(sec, k, m, def) \
+        { sec, k, CONF_STRING, F(m), def }
+#define BOOL(sec, k, m, def) \
+        { sec, k, CONF_BOOL, F(m), def }
 #define ENUM(sec, k, m, def, list) \
         { sec, k, CONF_ENUM, F(m), def, .choices = list }
 
@@ -93,8 +99,7 @@ static int validate(const void *config, ConfError *err) {
 
         if (s->masters >= s->vms)
                 return conf_error_set(err, "cluster", "masters",
-                                      "%" PRId64 " masters leave no slave among %" PRId64
-                                      " VMs",
+                                      "%" PRId64 " masters leave no slave among %" PRId64 " VMs",
                                       s->masters, s->vms);
         if (s->vm_vcpus > s->host_cpus * 64)
                 return conf_error_set(err, "cluster", "vm_vcpus",

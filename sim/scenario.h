@@ -65,7 +65,7 @@ extern const ConfSchema scenario_schema;
 typedef struct ScenarioOverride {
         char section[32];
         char key[32];
-        const char *value; /* points into the parsed string */
+        const char *value;               /* points into the parsed string */
         char where[CONF_ERROR_TEXT_MAX]; /* "--set section.key=value", naming it in errors */
 } ScenarioOverride;
 

@@ -244,7 +244,8 @@ static Resources profile_demand(const Scenario *sc, double cpu, double io, doubl
  * scheduler, as the jobs the paper measured did; a reduce holds its heap
  * while it shuffles too. */
 static void job_profile_apply(const Scenario *sc, const Benchmark *b, Job *job) {
-        job->demand[TASK_MAP] = profile_demand(sc, b->ras_map_cpu, b->ras_map_io, b->ras_map_memory);
+        job->demand[TASK_MAP] =
+                profile_demand(sc, b->ras_map_cpu, b->ras_map_io, b->ras_map_memory);
         job->demand[TASK_REDUCE] =
                 profile_demand(sc, b->ras_reduce_cpu, b->ras_reduce_io, b->ras_reduce_memory);
         job->shuffle = profile_demand(sc, 0, b->ras_shuffle_io, b->ras_reduce_memory);
@@ -385,8 +386,8 @@ static int job_times(SimCluster *cl, const char *key, const char *list, bool dea
 
                 if (!(deadline && strcmp(d, "none") == 0) &&
                     (parse_duration(d, &t) < 0 || (deadline && t == 0))) {
-                        snprintf(err, err_size, "[workload] %s: '%s' is neither a duration %s",
-                                 key, d, deadline ? "above 0 nor none" : "nor 0");
+                        snprintf(err, err_size, "[workload] %s: '%s' is neither a duration %s", key,
+                                 d, deadline ? "above 0 nor none" : "nor 0");
                         return -EINVAL;
                 }
                 if (deadline) {
@@ -509,8 +510,7 @@ int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t
                 r = cluster_policy_init(cl, err, err_size);
                 if (r < 0)
                         return r;
-                r = build_jobs(s, cl, wl, c == 0 ? sc->jobs : sc->interference_jobs, err,
-                               err_size);
+                r = build_jobs(s, cl, wl, c == 0 ? sc->jobs : sc->interference_jobs, err, err_size);
                 if (r >= 0 && c == 0)
                         r = apply_job_times(cl, sc, err, err_size);
                 if (r >= 0 && c == 0 && sc->profile_runs)

@@ -24,7 +24,7 @@ typedef struct TaskResult {
         uint32_t vm;   /* the same node's VM: its index in SimResults.nodes */
         bool map;
         double input_mb;
-        double started, finished; /* seconds; first attempt's start, last finish */
+        double started, finished;         /* seconds; first attempt's start, last finish */
         double cpu, iowait, steal, queue; /* seconds, summed over all attempts */
         unsigned resize_kills, attempts;
         bool straggler; /* named a straggler by the slot manager at least once */
@@ -61,9 +61,9 @@ typedef struct JobResult {
 typedef struct NodeResult {
         uint32_t host;
         bool master;
-        double cpu_use;   /* pCPUs */
-        double steal;     /* share of vCPU time */
-        double iowait;    /* share of vCPU time */
+        double cpu_use;    /* pCPUs */
+        double steal;      /* share of vCPU time */
+        double iowait;     /* share of vCPU time */
         unsigned maps_run; /* map tasks it finished (FlexSlot Fig. 4) */
         unsigned final_map_slots;
 } NodeResult;
@@ -94,7 +94,7 @@ typedef struct SimResults {
         /* Wall time spent in them, for benchmarks; it never feeds back
          * into the simulation. */
         usec_t policy_wall;
-        double makespan;       /* seconds */
+        double makespan; /* seconds */
         /* Co-running cluster's mean job completion time (0 without one). */
         double other_mean_jct;
         /* With a co-running cluster, a lower bound on the mean completion

@@ -97,8 +97,8 @@ static int split_fields(char *line, char **fields) {
         }
 }
 
-static int parse_row(char **fields, const int *map, Benchmark *b, const char *name,
-                     unsigned line, char *err, size_t err_size) {
+static int parse_row(char **fields, const int *map, Benchmark *b, const char *name, unsigned line,
+                     char *err, size_t err_size) {
         memset(b, 0, sizeof(*b));
         for (size_t c = 0; c < N_COLUMNS; c++) {
                 const char *v = map[c] >= 0 ? fields[map[c]] : columns[c].missing;
@@ -132,14 +132,13 @@ static int parse_row(char **fields, const int *map, Benchmark *b, const char *na
         b->ras_profile = map[RAS_FIRST_COLUMN] >= 0;
         b->input_bytes *= 1024.0 * 1024.0 * 1024.0;
         if (b->small_frac + b->large_frac > 1.0)
-                return fail(err, err_size, name, line,
-                            "small_frac + large_frac must not exceed 1");
+                return fail(err, err_size, name, line, "small_frac + large_frac must not exceed 1");
         return 0;
 }
 
 /* Maps each column to its field; returns the number of fields a row has. */
-static int parse_header(char **fields, int n, int *map, const char *name, unsigned line,
-                        char *err, size_t err_size) {
+static int parse_header(char **fields, int n, int *map, const char *name, unsigned line, char *err,
+                        size_t err_size) {
         int found = 0;
 
         for (size_t c = 0; c < N_COLUMNS; c++) {
@@ -165,8 +164,7 @@ static int parse_header(char **fields, int n, int *map, const char *name, unsign
         return n;
 }
 
-int workload_parse(const char *name, const char *text, Workload *ret, char *err,
-                   size_t err_size) {
+int workload_parse(const char *name, const char *text, Workload *ret, char *err, size_t err_size) {
         _cleanup_free_ char *copy = strdup(text);
         _cleanup_free_ Benchmark *list = NULL;
         int map[N_COLUMNS] = { 0 };

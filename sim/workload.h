@@ -44,7 +44,6 @@ typedef struct Workload {
 /* Parses a workload file. On error returns -EINVAL (or -ENOENT, -ENOMEM)
  * and writes "file:line: message" into err. */
 int workload_load(const char *path, Workload *ret, char *err, size_t err_size);
-int workload_parse(const char *name, const char *text, Workload *ret, char *err,
-                   size_t err_size);
+int workload_parse(const char *name, const char *text, Workload *ret, char *err, size_t err_size);
 void workload_done(Workload *w);
 const Benchmark *workload_find(const Workload *w, const char *name);

@@ -37,8 +37,7 @@ START_TEST(test_parse_int64) {
         ck_assert_int_eq(parse_int64("5x", 0, 100, &v), -EINVAL);
         ck_assert_int_eq(parse_int64("0x10", 0, 100, &v), -EINVAL);
         ck_assert_int_eq(parse_int64("101", 0, 100, &v), -ERANGE);
-        ck_assert_int_eq(parse_int64("99999999999999999999", INT64_MIN, INT64_MAX, &v),
-                         -ERANGE);
+        ck_assert_int_eq(parse_int64("99999999999999999999", INT64_MIN, INT64_MAX, &v), -ERANGE);
         ck_assert_int_eq(v, 7); /* untouched on failure */
 }
 END_TEST
@@ -293,14 +292,13 @@ static const ConfKey test_keys[] = {
         { "agent", "interval", CONF_DURATION, offsetof(TestConfig, interval), "3s",
           .min = 100 * USEC_PER_MSEC, .max = USEC_PER_HOUR },
         { "agent", "dry-run", CONF_BOOL, offsetof(TestConfig, dry_run), "no" },
-        { "host", "memory-reserve", CONF_SIZE, offsetof(TestConfig, memory_reserve), "1G",
-          .min = 0, .max = INT64_MAX },
-        { "flexslot", "alpha", CONF_DOUBLE, offsetof(TestConfig, alpha), "0.2",
-          .dmin = 0.01, .dmax = 1.0 },
+        { "host", "memory-reserve", CONF_SIZE, offsetof(TestConfig, memory_reserve), "1G", .min = 0,
+          .max = INT64_MAX },
+        { "flexslot", "alpha", CONF_DOUBLE, offsetof(TestConfig, alpha), "0.2", .dmin = 0.01,
+          .dmax = 1.0 },
         { "flexslot", "mode", CONF_ENUM, offsetof(TestConfig, mode), "flexslot",
           .choices = mode_names },
-        { "flexslot", "slots", CONF_INT, offsetof(TestConfig, slots), "4", .min = 1,
-          .max = 64 },
+        { "flexslot", "slots", CONF_INT, offsetof(TestConfig, slots), "4", .min = 1, .max = 64 },
         { "limits", "min-vcpus", CONF_INT, offsetof(TestConfig, min_vcpus), "1", .min = 1,
           .max = 256 },
         { "limits", "max-vcpus", CONF_INT, offsetof(TestConfig, max_vcpus), "8", .min = 1,
@@ -328,8 +326,8 @@ START_TEST(test_config_defaults_then_file) {
         TestConfig c = { 0 };
         ConfError err;
 
-        ck_assert_int_eq(conf_load_string(&test_schema, "inline",
-                                          "[agent]\nuri = qemu:///system\n", &c, &err),
+        ck_assert_int_eq(conf_load_string(&test_schema, "inline", "[agent]\nuri = qemu:///system\n",
+                                          &c, &err),
                          0);
         ck_assert_str_eq(c.uri, "qemu:///system");
         ck_assert_uint_eq(c.interval, 3 * USEC_PER_SEC);
@@ -346,8 +344,8 @@ END_TEST
 START_TEST(test_config_good_file) {
         TestConfig c = { 0 };
         ConfError err;
-        int r = conf_load_file(&test_schema, test_srcdir_path("tests/fixtures/config/good.ini"),
-                               &c, &err);
+        int r = conf_load_file(&test_schema, test_srcdir_path("tests/fixtures/config/good.ini"), &c,
+                               &err);
 
         ck_assert_msg(r == 0, "%s", err.message);
         ck_assert_str_eq(c.uri, "test:///default");
@@ -377,8 +375,7 @@ static const BadFixture bad_fixtures[] = {
         { "negative-unsigned.ini", 4, "[host] memory-reserve: invalid size '-1G' (e.g. 512M, 4G)" },
         { "bad-duration.ini", 3,
           "[agent] interval: invalid duration 'soon' (e.g. 3s, 500ms, 2min)" },
-        { "short-duration.ini", 3,
-          "[agent] interval: value '10us' out of range [100ms, 1h]" },
+        { "short-duration.ini", 3, "[agent] interval: value '10us' out of range [100ms, 1h]" },
         { "bad-boolean.ini", 3, "[agent] dry-run: invalid boolean 'maybe' (use yes or no)" },
         { "bad-enum.ini", 4,
           "[flexslot] mode: invalid value 'fastest' (one of: static, flexslot)" },
@@ -401,12 +398,11 @@ START_TEST(test_config_bad_fixture) {
 
         /* A configuration already in place must survive the failed load. */
         ck_assert_int_eq(conf_load_string(&test_schema, "inline",
-                                          "[agent]\nuri = keep:///me\n[flexslot]\nslots = 9\n",
-                                          &c, &err),
+                                          "[agent]\nuri = keep:///me\n[flexslot]\nslots = 9\n", &c,
+                                          &err),
                          0);
 
-        snprintf(path, sizeof(path), "%s",
-                 test_srcdir_path("tests/fixtures/config/"));
+        snprintf(path, sizeof(path), "%s", test_srcdir_path("tests/fixtures/config/"));
         strncat(path, f->file, sizeof(path) - strlen(path) - 1);
         r = conf_load_file(&test_schema, path, &c, &err);
         ck_assert_int_lt(r, 0);

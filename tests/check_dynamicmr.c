@@ -99,10 +99,14 @@ typedef struct CaseRow {
 } CaseRow;
 
 static const CaseRow case_rows[] = {
-        { 3, 4, 1, 2, DHSA_CASE_1 }, { 4, 4, 2, 2, DHSA_CASE_1 }, { 9, 4, 1, 2, DHSA_CASE_2 },
-        { 1, 4, 5, 2, DHSA_CASE_3 }, { 9, 4, 5, 2, DHSA_CASE_4 },
+        { 3, 4, 1, 2, DHSA_CASE_1 },
+        { 4, 4, 2, 2, DHSA_CASE_1 },
+        { 9, 4, 1, 2, DHSA_CASE_2 },
+        { 1, 4, 5, 2, DHSA_CASE_3 },
+        { 9, 4, 5, 2, DHSA_CASE_4 },
         /* Ties: a phase whose tasks fill its slots lends nothing. */
-        { 9, 4, 2, 2, DHSA_CASE_4 }, { 4, 4, 5, 2, DHSA_CASE_4 },
+        { 9, 4, 2, 2, DHSA_CASE_4 },
+        { 4, 4, 5, 2, DHSA_CASE_4 },
 };
 
 START_TEST(test_dhsa_cases) {
@@ -376,7 +380,8 @@ START_TEST(test_weights_remembered_by_node) {
         fx.nodes[0].slots[SLOT_REDUCE] = 8;
         for (uint32_t t = 0; t < 16; t++)
                 if (t < 14)
-                        fx.attempts[fx_run(t, 0, 10 * SEC, 0)].slot = t < 8 ? SLOT_MAP : SLOT_REDUCE;
+                        fx.attempts[fx_run(t, 0, 10 * SEC, 0)].slot =
+                                t < 8 ? SLOT_MAP : SLOT_REDUCE;
                 else
                         fx_done(t);
         r = fx_job(2 * SEC, 0);
@@ -432,8 +437,8 @@ END_TEST
 
 /* Two pools of one job each, A (pool 0) and B (pool 1), on one node; each
  * pool's share of all slots is what max-min gives it. */
-static void pd_pools(unsigned map_slots, unsigned reduce_slots, unsigned a_maps,
-                     unsigned a_reduces, unsigned b_maps, unsigned b_reduces) {
+static void pd_pools(unsigned map_slots, unsigned reduce_slots, unsigned a_maps, unsigned a_reduces,
+                     unsigned b_maps, unsigned b_reduces) {
         uint32_t a, b;
 
         pd_fixture("fair", map_slots, reduce_slots);
@@ -470,8 +475,12 @@ typedef struct PoolCase {
         unsigned want[2][_TASK_TYPE_MAX][_SLOT_TYPE_MAX]; /* by job (A, B) */
 } PoolCase;
 
-#define WANT(mm, mr, rm, rr) \
-        { { [SLOT_MAP] = (mm), [SLOT_REDUCE] = (mr) }, { [SLOT_MAP] = (rm), [SLOT_REDUCE] = (rr) } }
+#define WANT(mm, mr, rm, rr)                                    \
+        {                                                       \
+                { [SLOT_MAP] = (mm), [SLOT_REDUCE] = (mr) }, {  \
+                        [SLOT_MAP] = (rm), [SLOT_REDUCE] = (rr) \
+                }                                               \
+        }
 
 static const PoolCase pool_cases[] = {
         { 3, 1, 0, 3, 5, 0, { WANT(0, 0, 1, 1), WANT(2, 0, 0, 0) } },
@@ -483,14 +492,14 @@ static const PoolCase pool_cases[] = {
 START_TEST(test_pd_pool_cases) {
         const PoolCase *c = &pool_cases[_i];
 
-        pd_pools(c->map_slots, c->reduce_slots, c->a_maps, c->a_reduces, c->b_maps,
-                 c->b_reduces);
+        pd_pools(c->map_slots, c->reduce_slots, c->a_maps, c->a_reduces, c->b_maps, c->b_reduces);
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 4);
         for (uint32_t job = 0; job < 2; job++)
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
                         for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
-                                ck_assert_msg(count_job(job, type, slot) == c->want[job][type][slot],
+                                ck_assert_msg(count_job(job, type, slot) ==
+                                                      c->want[job][type][slot],
                                               "case (%c): job %u, type %d in slot %d", 'a' + _i,
                                               job, type, slot);
 }
@@ -746,9 +755,8 @@ START_TEST(test_sepb_kills_hopeless_maps) {
         fx_cluster(4, 2, 1);
         fx.cfg.speculation = "sepb";
         j = fx_job(1 * SEC, 0);
-        fx.jobs[j].profile.phases[PROFILE_MAP] = (PhaseStats){
-                .count = 2, .total = 40 * SEC, .min = 15 * SEC, .max = 25 * SEC
-        };
+        fx.jobs[j].profile.phases[PROFILE_MAP] =
+                (PhaseStats){ .count = 2, .total = 40 * SEC, .min = 15 * SEC, .max = 25 * SEC };
         old = fx_run(fx_map(j, 0), 0, 0, 0);
         young = fx_run(fx_map(j, 0), 0, 2 * SEC, 0);
         backed = fx_map(j, 1);

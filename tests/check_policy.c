@@ -180,9 +180,8 @@ START_TEST(test_policy_new_rejects) {
 
         fx_config_reset();
         fx.cfg.scheduler = "nope";
-        ck_assert_str_eq(
-                new_error(),
-                "[policy] scheduler: unknown policy 'nope' (one of: fifo, fair, aria, deadline, ras)");
+        ck_assert_str_eq(new_error(), "[policy] scheduler: unknown policy 'nope' (one of: fifo, "
+                                      "fair, aria, deadline, ras)");
         fx_config_reset();
         fx.cfg.slot_manager = "flexslot";
         fx_flexslot()->lambda = 2;

@@ -377,9 +377,9 @@ END_TEST
 
 /* ---- the simulator's RAS inputs ---- */
 
-#define WL_HEADER                                                                                  \
-        "name,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,output_ratio,"       \
-        "reduces,small_frac,large_frac,large_max_blocks,expensive_frac,expensive_cpu,"            \
+#define WL_HEADER                                                                           \
+        "name,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,output_ratio," \
+        "reduces,small_frac,large_frac,large_max_blocks,expensive_frac,expensive_cpu,"      \
         "expensive_output"
 #define WL_ROW "a,1,0.1,1,0.1,1,1,0,0,1,0,1,1"
 
@@ -394,8 +394,7 @@ START_TEST(test_ras_workload_profile) {
                          -EINVAL);
         ck_assert_msg(strstr(err, "w.csv:1: header has 'ras_map_cpu' but not 'ras_map_io'"), "%s",
                       err);
-        ck_assert_int_eq(workload_parse("w.csv", WL_HEADER "\n" WL_ROW "\n", &wl, err,
-                                        sizeof(err)),
+        ck_assert_int_eq(workload_parse("w.csv", WL_HEADER "\n" WL_ROW "\n", &wl, err, sizeof(err)),
                          0);
         ck_assert(!wl.benchmarks[0].ras_profile);
         workload_done(&wl);
@@ -423,9 +422,9 @@ static int ras_sim(const char *submit, char *err, size_t err_size, Sim **ret) {
         ck_assert_int_eq(scenario_override_parse("workload.jobs=sort-6,select-5", &o[n++]), 0);
         if (submit)
                 ck_assert_int_eq(scenario_override_parse(submit, &o[n++]), 0);
-        ck_assert_int_eq(scenario_load(test_srcdir_path("sim/scenarios/ras.ini"), o, n, &sc, err,
-                                       err_size),
-                         0);
+        ck_assert_int_eq(
+                scenario_load(test_srcdir_path("sim/scenarios/ras.ini"), o, n, &sc, err, err_size),
+                0);
         ck_assert_int_eq(workload_load(sc.workload_file, &wl, err, err_size), 0);
         r = sim_new(&sc, &wl, ret, err, err_size);
         if (r >= 0)

@@ -74,12 +74,15 @@ START_TEST(test_ras_exp1_makespan) {
                 double ras = runs[RAS][k].makespan;
 
                 for (Setting s = FAIR_1; s <= FAIR_8; s++)
-                        ck_assert_msg(ras < runs[s][k].makespan, "seed %zu: RAS %.0f s, Fair %d: %.0f s",
-                                      k + 1, ras, s, runs[s][k].makespan);
-                ck_assert_msg(runs[FAIR_2][k].makespan / ras < 1.02, "seed %zu: Fair 2 %.0f, RAS %.0f",
-                              k + 1, runs[FAIR_2][k].makespan, ras);
-                ck_assert_msg(runs[FAIR_1][k].makespan / ras > 1.15, "seed %zu: Fair 1 %.0f, RAS %.0f",
-                              k + 1, runs[FAIR_1][k].makespan, ras);
+                        ck_assert_msg(ras < runs[s][k].makespan,
+                                      "seed %zu: RAS %.0f s, Fair %d: %.0f s", k + 1, ras, s,
+                                      runs[s][k].makespan);
+                ck_assert_msg(runs[FAIR_2][k].makespan / ras < 1.02,
+                              "seed %zu: Fair 2 %.0f, RAS %.0f", k + 1, runs[FAIR_2][k].makespan,
+                              ras);
+                ck_assert_msg(runs[FAIR_1][k].makespan / ras > 1.15,
+                              "seed %zu: Fair 1 %.0f, RAS %.0f", k + 1, runs[FAIR_1][k].makespan,
+                              ras);
         }
 }
 END_TEST

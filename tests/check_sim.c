@@ -72,9 +72,9 @@ START_TEST(test_heap_cancel_and_stale_ids) {
         ck_assert_int_eq(event_queue_new(&q), 0);
         for (int i = 0; i < 5; i++) {
                 tags[i] = (Tag){ &trace, i };
-                ck_assert_int_eq(event_queue_schedule(q, 100 - (usec_t)i * 10, record, &tags[i],
-                                                      &ids[i]),
-                                 0);
+                ck_assert_int_eq(
+                        event_queue_schedule(q, 100 - (usec_t)i * 10, record, &tags[i], &ids[i]),
+                        0);
         }
         ck_assert_int_eq(event_queue_cancel(q, ids[2]), 0);
         ck_assert_int_eq(event_queue_cancel(q, ids[2]), -ENOENT);
@@ -85,7 +85,8 @@ START_TEST(test_heap_cancel_and_stale_ids) {
         ck_assert_int_eq(event_queue_schedule(q, 75, record, &tags[2], &ids[2]), 0);
         ck_assert_int_eq(event_queue_cancel(q, ids[4]), -ENOENT);
         ck_assert_uint_eq(event_queue_run(q, 85), 2); /* 70, 75 */
-        ck_assert_int_eq(event_queue_schedule(q, 70, record, &tags[0], NULL), -EINVAL); /* now is 75 */
+        ck_assert_int_eq(event_queue_schedule(q, 70, record, &tags[0], NULL),
+                         -EINVAL); /* now is 75 */
         ck_assert_uint_eq(event_queue_run(q, USEC_INFINITY), 2);
         ck_assert_int_eq(trace.n, 4);
         ck_assert_int_eq(trace.order[0], 3);
@@ -136,9 +137,9 @@ START_TEST(test_heap_move) {
         ck_assert_int_eq(event_queue_new(&q), 0);
         for (int i = 0; i < 4; i++) {
                 tags[i] = (Tag){ &trace, i };
-                ck_assert_int_eq(event_queue_schedule(q, 10 * (usec_t)(i + 1), record, &tags[i],
-                                                      &ids[i]),
-                                 0);
+                ck_assert_int_eq(
+                        event_queue_schedule(q, 10 * (usec_t)(i + 1), record, &tags[i], &ids[i]),
+                        0);
         }
         /* Later, earlier, and onto a time taken: after the one already there. */
         ck_assert_int_eq(event_queue_move(q, ids[0], 35), 0);
@@ -238,9 +239,9 @@ START_TEST(test_heap_random_order) {
         for (int i = 0; i < 5000; i++) {
                 x = x * 6364136223846793005ULL + 1442695040888963407ULL;
                 stamps[i] = (Stamp){ &seen, i };
-                ck_assert_int_eq(event_queue_schedule(q, (x >> 33) % 100, check_order, &stamps[i],
-                                                      &ids[i]),
-                                 0);
+                ck_assert_int_eq(
+                        event_queue_schedule(q, (x >> 33) % 100, check_order, &stamps[i], &ids[i]),
+                        0);
         }
         for (int i = 0; i < 5000; i += 3)
                 cancelled += event_queue_cancel(q, ids[i]) == 0;
@@ -748,9 +749,9 @@ START_TEST(test_scenario_bad) {
         Scenario s = { 0 };
         char err[256] = "";
 
-        ck_assert_int_eq(scenario_load_string("s.ini", bad_scenarios[_i].text, &s, err,
-                                              sizeof(err)),
-                         -EINVAL);
+        ck_assert_int_eq(
+                scenario_load_string("s.ini", bad_scenarios[_i].text, &s, err, sizeof(err)),
+                -EINVAL);
         ck_assert_str_eq(err, bad_scenarios[_i].error);
 }
 END_TEST

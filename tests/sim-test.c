@@ -17,8 +17,8 @@ void sim_test_run(const char *scenario, const char *const *sets, size_t max_sets
                 ck_assert_int_eq(scenario_override_parse(sets[n], &o[n]), 0);
                 n++;
         }
-        ck_assert_msg(scenario_load(test_srcdir_path(scenario), o, n, &ret->sc, err,
-                                    sizeof(err)) == 0,
+        ck_assert_msg(scenario_load(test_srcdir_path(scenario), o, n, &ret->sc, err, sizeof(err)) ==
+                              0,
                       "%s", err);
         ret->sc.seed = seed;
         ck_assert_msg(workload_load(ret->sc.workload_file, &ret->wl, err, sizeof(err)) == 0, "%s",

@@ -137,4 +137,3 @@ const char *test_read_file(const char *path) {
         close(fd);
         return buf;
 }
-

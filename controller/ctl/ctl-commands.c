@@ -33,9 +33,15 @@ static const CtlColumn job_extra_columns[] = {
 };
 
 static const CtlColumn node_columns[] = {
-        { "id", 't' },           { "hostname", 's' },        { "vm", 's' },
-        { "state", 's' },        { "map_slots", 'u' },       { "reduce_slots", 'u' },
-        { "busy_map_slots", 'u' }, { "busy_reduce_slots", 'u' }, { "steal", 'd' },
+        { "id", 't' },
+        { "hostname", 's' },
+        { "vm", 's' },
+        { "state", 's' },
+        { "map_slots", 'u' },
+        { "reduce_slots", 'u' },
+        { "busy_map_slots", 'u' },
+        { "busy_reduce_slots", 'u' },
+        { "steal", 'd' },
         { "iowait", 'd' },
 };
 

@@ -48,8 +48,8 @@ unsigned dhsa_borrow_target(const unsigned n[_TASK_TYPE_MAX], const unsigned s[_
 
         if (c != (borrower == TASK_MAP ? DHSA_CASE_2 : DHSA_CASE_3))
                 return 0;
-        return MIN(n[borrower] - s[own], dhsa_tasks_held(s[lent] - n[lender], weight[lent],
-                                                         weight[own]));
+        return MIN(n[borrower] - s[own],
+                   dhsa_tasks_held(s[lent] - n[lender], weight[lent], weight[own]));
 }
 
 /* ---- load manager ---- */
@@ -503,9 +503,9 @@ static int fill_pd_node(DmrFill *f, const TaskSource *src, uint32_t node) {
 static int fill_prescheduled(DmrFill *f, const TaskSource *src, uint32_t node) {
         for (;;) {
                 unsigned slots = f->base[SLOT_MAP][node], u = used(f, node, SLOT_MAP);
-                unsigned extra = MIN(load_extra_idle(slots, u,
-                                                     load_usable_slots(f->load[TASK_MAP], slots)),
-                                     idle(f, node, SLOT_MAP));
+                unsigned extra =
+                        MIN(load_extra_idle(slots, u, load_usable_slots(f->load[TASK_MAP], slots)),
+                            idle(f, node, SLOT_MAP));
                 uint32_t t;
                 int r;
 

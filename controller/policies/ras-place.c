@@ -91,8 +91,7 @@ static bool map_room(const Place *pl, size_t j, size_t t) {
         const RasJob *job = &pl->jobs[j];
         Resources extra = { .io = job->shuffle.io };
 
-        if (pl->s_alloc[j] >= job->s_pend ||
-            pl->n_map[t] >= pl->trackers[t].slots[SLOT_MAP])
+        if (pl->s_alloc[j] >= job->s_pend || pl->n_map[t] >= pl->trackers[t].slots[SLOT_MAP])
                 return false;
         if (job->reduce_phase || job->shuffle.io == 0)
                 return ras_fits(&pl->use[t], &job->map, 1, &pl->trackers[t].capacity);
@@ -163,9 +162,8 @@ static bool exchange(Place *pl, size_t t, unsigned *removed) {
         u_in = utility_of(pl, in);
         while (!map_room(pl, in, t)) {
                 size_t out = highest_on(pl, t, in);
-                if (out == pl->n_jobs ||
-                    !(ras_job_utility(&pl->jobs[out], pl->s_alloc[out] - 1, pl->r_alloc[out]) >
-                      u_in))
+                if (out == pl->n_jobs || !(ras_job_utility(&pl->jobs[out], pl->s_alloc[out] - 1,
+                                                           pl->r_alloc[out]) > u_in))
                         break;
                 map_move(pl, out, t, -1);
                 removed[out]++;
@@ -212,8 +210,7 @@ static void place_reduces(Place *pl, size_t *order, unsigned *key) {
                         key[2 * t + 1] = *cell(pl, pl->p->reduce, j, t);
                 }
                 qsort_r(order, pl->n_trackers, sizeof(*order), compare_reduces, key);
-                for (size_t i = 0; i < pl->n_trackers && pl->r_alloc[j] < pl->jobs[j].r_pend;
-                     i++) {
+                for (size_t i = 0; i < pl->n_trackers && pl->r_alloc[j] < pl->jobs[j].r_pend; i++) {
                         size_t t = order[i];
                         Resources d;
                         if (!reduce_room(pl, j, t))

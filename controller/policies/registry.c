@@ -8,12 +8,8 @@
 #include "controller/policies/policies.h"
 
 const JobSchedulerOps *const job_scheduler_table[] = {
-        &job_scheduler_fifo,
-        &job_scheduler_fair,
-        &job_scheduler_aria,
-        &job_scheduler_deadline,
-        &job_scheduler_ras,
-        NULL,
+        &job_scheduler_fifo,     &job_scheduler_fair, &job_scheduler_aria,
+        &job_scheduler_deadline, &job_scheduler_ras,  NULL,
 };
 
 const SlotManagerOps *const slot_manager_table[] = {
@@ -23,11 +19,7 @@ const SlotManagerOps *const slot_manager_table[] = {
 };
 
 const SpeculationOps *const speculation_table[] = {
-        &speculation_none,
-        &speculation_hadoop,
-        &speculation_late,
-        &speculation_sepb,
-        NULL,
+        &speculation_none, &speculation_hadoop, &speculation_late, &speculation_sepb, NULL,
 };
 
 const VmAllocatorOps *const vm_allocator_table[] = {

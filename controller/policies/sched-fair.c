@@ -32,7 +32,7 @@ typedef struct FairJob {
         uint32_t job;
         size_t order; /* position in submission order */
         double running, pending, share;
-        size_t pool;              /* index into the view's pools */
+        size_t pool;                        /* index into the view's pools */
         unsigned n_pending[_TASK_TYPE_MAX]; /* tasks that may start, by type */
 } FairJob;
 

@@ -88,7 +88,7 @@ typedef struct RasStep {
         RasState *st;
         uint32_t *live; /* live jobs, in submission order */
         size_t n_live;
-        uint32_t *live_of;     /* per job: its position in live, NO_INDEX */
+        uint32_t *live_of;      /* per job: its position in live, NO_INDEX */
         unsigned *maps_running; /* per job, with this step's assignments */
         bool *map_phase_over;   /* per job: no map waits for a slot */
 } RasStep;
@@ -170,8 +170,7 @@ static bool placement_due(const RasStep *rs) {
         return false;
 }
 
-static int placement_input(const RasStep *rs, RasJob *jobs, RasTracker *trackers,
-                           RasPlacement *p) {
+static int placement_input(const RasStep *rs, RasJob *jobs, RasTracker *trackers, RasPlacement *p) {
         const PolicyContext *ctx = rs->ctx;
         const ClusterSnapshot *s = ctx->snap;
         size_t n_nodes = s->n_nodes;
@@ -227,7 +226,8 @@ static int placement_keep(RasStep *rs, const RasPlacement *p, const double *util
                         return r;
                 *u = utility[i];
                 for (size_t n = 0; n < s->n_nodes; n++) {
-                        unsigned m = p->map[i * s->n_nodes + n], red = p->reduce[i * s->n_nodes + n];
+                        unsigned m = p->map[i * s->n_nodes + n],
+                                 red = p->reduce[i * s->n_nodes + n];
                         if (m + red == 0)
                                 continue;
                         if (st->n_cells == st->cap_cells) {

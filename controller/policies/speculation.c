@@ -452,10 +452,9 @@ static int sepb_windows(SepbStep *st) {
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
                         SlotType slot = slot_type_of(type);
 
-                        st->waits[slot][k] = sepb_skips(st->pending[type][job],
-                                                        st->window[type][k],
-                                                        st->window[sepb_other(type)][k],
-                                                        sepb_borrow(ctx, slot));
+                        st->waits[slot][k] =
+                                sepb_skips(st->pending[type][job], st->window[type][k],
+                                           st->window[sepb_other(type)][k], sepb_borrow(ctx, slot));
                 }
         }
         return 0;
