@@ -1,9 +1,9 @@
 #!/bin/sh
-# `make lint`: cppcheck and clang-tidy over the given C files, from the top of
-# the tree. Prints their findings and nothing else (clang's "N warnings
-# generated." counts warnings it then drops, in system headers' macros),
-# then a verdict, "lint: clean" or "lint: N findings"; exits 1 on a finding
-# or when a tool fails.
+# `make lint`: cppcheck, clang-tidy and clang-format's check over the given
+# C files, from the top of the tree. Prints their findings and nothing else
+# (clang's "N warnings generated." counts warnings it then drops, in system
+# headers' macros), then a verdict, "lint: clean" or "lint: N findings";
+# exits 1 on a finding or when a tool fails.
 #
 #   tools/lint.sh FILE... [--cppcheck-only FILE...] [-- CLANG_FLAG...]
 #
@@ -43,6 +43,9 @@ if [ -n "$both" ]; then
 	# shellcheck disable=SC2086
 	clang-tidy --quiet $both -- "$@" >>"$out" 2>&1 || failed="$failed clang-tidy"
 fi
+# The layout .clang-format gives (`make format` mends it).
+# shellcheck disable=SC2086
+clang-format --dry-run -Werror $both $only >>"$out" 2>&1 || failed="$failed clang-format"
 
 grep -v -E '^[0-9]+ (warning|error)s? generated\.$|^Error while processing ' "$out" || true
 n=$(grep -c -E '^([^ ]+:[0-9]+:[0-9]+: )?(error|warning|style|performance|portability): ' "$out" || true)
