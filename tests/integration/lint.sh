@@ -3,7 +3,8 @@
 # on a clean file that still makes clang-tidy count a dropped warning (one in
 # a system header's macro) it says "lint: clean" and nothing else; on a file
 # with a cppcheck and a clang-tidy finding it prints both and "lint: 2
-# findings", and fails. `make lint` and `make format` on a machine without
+# findings", and fails; a file clang-format would lay out otherwise is a
+# finding too. `make lint` and `make format` on a machine without
 # the tools (a dpkg-query that knows none of them, a user who may not
 # install) stop with the command that installs them.
 set -eu
@@ -11,14 +12,14 @@ src=${FLEXSLOT_SRCDIR:?run through make check}
 build=${FLEXSLOT_BUILD:?run through make check}
 # shellcheck source=tests/lib/verdict.sh
 . "$FLEXSLOT_SRCDIR/tests/lib/verdict.sh"
-for t in cppcheck clang-tidy; do
+for t in cppcheck clang-tidy clang-format; do
 	command -v "$t" >/dev/null || skip "$t is not installed (make lint installs it)"
 done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
-cp "$src/.clang-tidy" "$tmp/"
+cp "$src/.clang-tidy" "$src/.clang-format" "$tmp/"
 cat >"$tmp/clean.c" <<'C'
 #include <stdint.h>
 
@@ -57,6 +58,14 @@ echo "$out" | grep -q "bad.c:7:16: error: 'atoi' used to convert" || fail "no cl
 echo "$out" | grep -q "bad.c:12:10: error: Array 'v\[2\]' accessed at index 2" || fail "no cppcheck finding"
 [ "$(echo "$out" | tail -n 1)" = "lint: 2 findings" ] || fail "wrong verdict"
 ! echo "$out" | grep -q generated || fail "clang's warning count is printed"
+
+# A file laid out otherwise than .clang-format says is a finding.
+printf 'int lint_ugly(void);\n\nint lint_ugly(void) {\n  return 0;\n}\n' >"$tmp/ugly.c"
+if out=$(tools/lint.sh "$tmp/ugly.c" -- -std=gnu11); then
+	fail "a file clang-format would change passed: $out"
+fi
+echo "$out" | grep -q "ugly.c:[0-9]*:[0-9]*: error: code should be clang-formatted" || fail "no clang-format finding: $out"
+[ "$(echo "$out" | tail -n 1)" = "lint: 1 finding" ] || fail "wrong verdict: $out"
 
 # A machine without the tools, for a user who cannot install them.
 mkdir "$tmp/bin"
