@@ -13,8 +13,8 @@
 
 #include "common/macro.h"
 #include "common/time-util.h"
-#include "controller/core/policy.h"
-#include "controller/policies/policies.h"
+#include "policy/core/policy.h"
+#include "policy/layers/policies.h"
 
 #define SPLIT (64ULL << 20)
 

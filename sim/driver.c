@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The simulator as a driver of the policy core, following the contract of
- * controller/core/policy.h: fill a snapshot, step, apply the decisions. The
+ * policy/core/policy.h: fill a snapshot, step, apply the decisions. The
  * simulator decides nothing itself. */
 #include <errno.h>
 #include <stdio.h>

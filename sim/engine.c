@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/core/context.h"
+#include "policy/core/context.h"
 #include "sim/sim-internal.h"
 
 #define MB (1024.0 * 1024.0)

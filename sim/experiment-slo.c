@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "controller/policies/dcs-model.h"
+#include "policy/layers/dcs-model.h"
 #include "sim/data.h"
 #include "sim/experiment-internal.h"
 #include "sim/profile.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "controller/policies/flexslot.h"
+#include "policy/layers/flexslot.h"
 #include "sim/experiment-internal.h"
 #include "sim/report.h"
 #include "sim/scenario.h"

@@ -12,8 +12,8 @@
 #include "common/json.h"
 #include "common/macro.h"
 #include "common/parse.h"
-#include "controller/policies/aria-model.h"
-#include "controller/policies/dcs-model.h"
+#include "policy/layers/aria-model.h"
+#include "policy/layers/dcs-model.h"
 #include "sim/data.h"
 #include "sim/profile.h"
 

@@ -11,7 +11,7 @@
 
 /* flexslot-sim plan: how many slots a job needs to meet its deadline, from
  * its ARIA profile, without a simulation. ARIA's bounds and Eq. 15 slots
- * (controller/policies/aria-model.h), and the Deadline Constraint
+ * (policy/layers/aria-model.h), and the Deadline Constraint
  * Scheduler's minimum tasks and test (dcs-model.h) when its costs are
  * given. Its options join the program's own (getopt_long values from
  * PLAN_OPT_MAPS on). */

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "controller/policies/aria-model.h"
+#include "policy/layers/aria-model.h"
 
 /* An ARIA job profile file (INI; the format is described in
  * sim/profiles/README.md): every field of section 2.2, durations with their

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "controller/core/policy.h"
-#include "controller/policies/slo-sched.h"
+#include "policy/core/policy.h"
+#include "policy/layers/slo-sched.h"
 
 #define SPLIT (64ULL << 20)
 

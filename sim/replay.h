@@ -4,7 +4,7 @@
 /* A task-level replay of jobs whose task times are given, the kind of
  * simulator ARIA's section 7.2 describes ("we simulate the jobs at the task
  * level", job master decisions only): no hosts, disks or network, each task
- * takes the time it is given, and a policy (controller/core) decides at
+ * takes the time it is given, and a policy (policy/core) decides at
  * every job arrival and task end which pending task runs in which free
  * slot. The deadline papers state their jobs as task times, which
  * flexslot-sim's Hadoop model (sim.h) can only approximate; this runs them
@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "controller/policies/aria-model.h"
-#include "controller/policies/policies.h"
+#include "policy/layers/aria-model.h"
+#include "policy/layers/policies.h"
 
 typedef struct ReplayJob {
         double submitted; /* seconds; under a load threshold, when it may come first */

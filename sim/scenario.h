@@ -6,7 +6,7 @@
 
 #include "common/config.h"
 #include "common/time-util.h"
-#include "controller/policies/policies.h"
+#include "policy/layers/policies.h"
 
 /* A scenario file (INI, sim/scenarios/, keys documented in
  * sim/scenarios/README.md): the testbed, Hadoop's settings, the policy

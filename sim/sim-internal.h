@@ -6,9 +6,9 @@
  * builds the cluster and collects results. */
 
 #include "actuation/actuation.h"
-#include "controller/core/model.h"
-#include "controller/core/policy.h"
-#include "controller/policies/policies.h"
+#include "policy/core/model.h"
+#include "policy/core/policy.h"
+#include "policy/layers/policies.h"
 #include "sim/event.h"
 #include "sim/host.h"
 #include "sim/sim.h"

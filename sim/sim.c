@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/parse.h"
-#include "controller/core/context.h"
+#include "policy/core/context.h"
 #include "sim/sim-internal.h"
 
 #define MB (1024.0 * 1024.0)

@@ -12,7 +12,7 @@
 
 /* The simulated cluster: hosts and VMs under the model of sim/host.h, one
  * Hadoop cluster (plus an optional co-located second one for interference),
- * driven by the policy core (controller/core/policy.h) exactly as the live
+ * driven by the policy core (policy/core/policy.h) exactly as the live
  * controller drives it: snapshots in, decisions out. */
 
 typedef struct Sim Sim;

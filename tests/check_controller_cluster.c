@@ -14,8 +14,8 @@
 
 #include "common/macro.h"
 #include "controller/daemon/cluster.h"
-#include "controller/policies/policies.h"
-#include "controller/policies/slo-sched.h"
+#include "policy/layers/policies.h"
+#include "policy/layers/slo-sched.h"
 #include "tests.h"
 
 static char *dir, *db;

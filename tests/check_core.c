@@ -6,11 +6,11 @@
 #include <math.h>
 
 #include "common/macro.h"
-#include "controller/core/arena.h"
-#include "controller/core/idmap.h"
-#include "controller/core/policy.h"
-#include "controller/policies/flexslot.h"
-#include "controller/core/stats.h"
+#include "policy/core/arena.h"
+#include "policy/core/idmap.h"
+#include "policy/core/policy.h"
+#include "policy/layers/flexslot.h"
+#include "policy/core/stats.h"
 #include "tests.h"
 #include "check_policy.h"
 

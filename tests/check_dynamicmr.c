@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "controller/policies/dynamicmr.h"
+#include "policy/layers/dynamicmr.h"
 #include "tests.h"
 #include "check_policy.h"
 

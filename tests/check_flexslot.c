@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "controller/core/policy.h"
+#include "policy/core/policy.h"
 #include "tests.h"
 #include "check_policy.h"
 

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "controller/core/context.h"
-#include "controller/core/policy.h"
+#include "policy/core/context.h"
+#include "policy/core/policy.h"
 #include "tests.h"
 #include "check_policy.h"
 

@@ -5,9 +5,9 @@
  * check_flexslot.c), and the step helper check_core.c shares. One fixture
  * per test process: Check forks each test. */
 
-#include "controller/core/policy.h"
-#include "controller/policies/flexslot.h"
-#include "controller/policies/policies.h"
+#include "policy/core/policy.h"
+#include "policy/layers/flexslot.h"
+#include "policy/layers/policies.h"
 
 #define MIB (1024ULL * 1024ULL)
 #define GIB (1024ULL * MIB)

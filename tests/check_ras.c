@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "controller/core/policy.h"
-#include "controller/policies/ras-place.h"
-#include "controller/policies/ras-utility.h"
+#include "policy/core/policy.h"
+#include "policy/layers/ras-place.h"
+#include "policy/layers/ras-utility.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
 #include "sim/workload.h"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "common/macro.h"
-#include "controller/policies/flexslot.h"
+#include "policy/layers/flexslot.h"
 #include "sim/data.h"
 #include "sim/event.h"
 #include "sim/host.h"

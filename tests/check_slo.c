@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "controller/policies/aria-model.h"
-#include "controller/policies/dcs-model.h"
-#include "controller/policies/ras-utility.h"
-#include "controller/policies/slo-math.h"
+#include "policy/layers/aria-model.h"
+#include "policy/layers/dcs-model.h"
+#include "policy/layers/ras-utility.h"
+#include "policy/layers/slo-math.h"
 #include "sim/profile.h"
 #include "tests.h"
 

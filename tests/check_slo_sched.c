@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "controller/core/policy.h"
-#include "controller/policies/aria-model.h"
+#include "policy/core/policy.h"
+#include "policy/layers/aria-model.h"
 #include "tests.h"
 #include "check_policy.h"
 

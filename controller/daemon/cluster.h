@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "controller/core/policy.h"
+#include "policy/core/policy.h"
 #include "controller/store/store.h"
 
 /* Hadoop's mapred.map.max.attempts: a task that failed this often fails its

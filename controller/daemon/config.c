@@ -9,7 +9,7 @@
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "controller/policies/policies.h"
+#include "policy/layers/policies.h"
 
 static const char *const log_level_choices[] = {
         "err", "warning", "notice", "info", "debug", NULL

@@ -21,7 +21,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/version.h"
-#include "controller/policies/policies.h"
+#include "policy/layers/policies.h"
 #include "daemon.h"
 #include "tracker-protocol.h"
 

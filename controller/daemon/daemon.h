@@ -10,8 +10,8 @@
 #include "agents.h"
 #include "cluster.h"
 #include "config.h"
-#include "controller/core/policy.h"
-#include "controller/policies/policies.h"
+#include "policy/core/policy.h"
+#include "policy/layers/policies.h"
 #include "controller/store/store.h"
 
 #define CONTROLLER_BUS_NAME "org.flexslot.Controller1"

@@ -30,8 +30,8 @@
 
 #include "common/macro.h"
 #include "common/time-util.h"
-#include "controller/core/model.h"
-#include "controller/policies/aria-model.h"
+#include "policy/core/model.h"
+#include "policy/layers/aria-model.h"
 
 /* The schema this code writes; a store of a later version is refused, an
  * earlier one upgraded when it is opened. */

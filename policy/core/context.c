@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "policy/core/context.h"
+
+/* Every array of a step but the per-task ones, by what it is per: the
+ * jobs' have one entry more, for task_start. */
+#define CONTEXT_ARRAYS(X)            \
+        X(slots[SLOT_MAP], nodes)    \
+        X(slots[SLOT_REDUCE], nodes) \
+        X(busy[SLOT_MAP], nodes)     \
+        X(busy[SLOT_REDUCE], nodes)  \
+        X(node_memory, nodes)        \
+        X(killed, attempts)          \
+        X(maps_done, jobs)           \
+        X(maps_total, jobs)          \
+        X(reduces_done, jobs)        \
+        X(reduces_total, jobs)       \
+        X(job_order, jobs)           \
+        X(task_start, jobs)          \
+        X(pending[TASK_MAP], jobs)   \
+        X(pending[TASK_REDUCE], jobs)
+
+void context_buffers_done(ContextBuffers *b) {
+        arena_done(&b->arena);
+        free(b->placed);
+        free(b->running);
+        free(b->identity);
+        free(b->by_job);
+        memset(b, 0, sizeof(*b));
+}
+
+/* *array holds have elements; at least want afterwards. */
+static int reserve(void **array, size_t elem, size_t have, size_t want) {
+        void *p;
+
+        if (want <= have)
+                return 0;
+        p = realloc(*array, want * elem);
+        if (!p)
+                return -ENOMEM;
+        *array = p;
+        return 0;
+}
+
+/* The per-task arrays, zero beyond what they held. */
+static int task_buffers_reserve(ContextBuffers *b, size_t n) {
+        void *placed = b->placed, *running = b->running, *identity = b->identity,
+             *by_job = b->by_job;
+        int r;
+
+        r = reserve(&placed, sizeof(*b->placed), b->cap_tasks, n);
+        b->placed = placed;
+        if (r >= 0)
+                r = reserve(&running, sizeof(*b->running), b->cap_tasks, n);
+        b->running = running;
+        if (r >= 0)
+                r = reserve(&identity, sizeof(*b->identity), b->cap_tasks, n);
+        b->identity = identity;
+        if (r >= 0)
+                r = reserve(&by_job, sizeof(*b->by_job), b->cap_tasks, n);
+        b->by_job = by_job;
+        if (r < 0)
+                return r;
+        for (size_t i = b->cap_tasks; i < n; i++) {
+                b->placed[i] = false;
+                b->running[i] = 0;
+                b->identity[i] = (uint32_t)i;
+        }
+        b->cap_tasks = MAX(b->cap_tasks, n);
+        return 0;
+}
+
+/* The step's arrays, zeroed, from the arena. */
+static int step_arrays_take(PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+        size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts, n_jobs = s->n_jobs + 1;
+
+#define TAKE_ARRAY(field, per)                                           \
+        ctx->field = context_scratch(ctx, n_##per, sizeof(*ctx->field)); \
+        if (!ctx->field)                                                 \
+                return -ENOMEM;
+        CONTEXT_ARRAYS(TAKE_ARRAY)
+#undef TAKE_ARRAY
+        return 0;
+}
+
+void *context_scratch(const PolicyContext *ctx, size_t n, size_t size) {
+        return arena_alloc(&ctx->buffers->arena, n, size);
+}
+
+void context_done(PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+
+        if (ctx->buffers)
+                arena_reset(&ctx->buffers->arena);
+
+        /* Back to all zero: only the tasks of attempts and assignments were
+         * touched. */
+        for (size_t i = 0; ctx->task_running && i < s->n_attempts; i++)
+                ctx->task_running[s->attempts[i].task] = 0;
+        for (size_t i = 0; ctx->task_running && i < ctx->d->n_assignments; i++) {
+                ctx->task_running[ctx->d->assignments[i].task] = 0;
+                ctx->task_placed[ctx->d->assignments[i].task] = false;
+        }
+        memset(ctx, 0, sizeof(*ctx));
+}
+
+static int compare_jobs(const void *a, const void *b, void *userdata) {
+        const Job *jobs = userdata;
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+        if (jobs[x].submitted != jobs[y].submitted)
+                return jobs[x].submitted < jobs[y].submitted ? -1 : 1;
+        return (x > y) - (x < y);
+}
+
+/* Each job's tasks from the driver's summary: already grouped by job. */
+static void jobs_from_summary(PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+
+        for (size_t j = 0; j < s->n_jobs; j++) {
+                const JobTasks *jt = &s->jobs[j].tasks;
+
+                ctx->task_start[j] = jt->first;
+                ctx->maps_total[j] = s->jobs[j].counts[TASK_MAP].total;
+                ctx->maps_done[j] = s->jobs[j].counts[TASK_MAP].done;
+                ctx->reduces_total[j] = s->jobs[j].counts[TASK_REDUCE].total;
+                ctx->reduces_done[j] = s->jobs[j].counts[TASK_REDUCE].done;
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                        ctx->pending[type][j].from = jt->first_pending[type];
+        }
+        ctx->task_start[s->n_jobs] = (uint32_t)s->n_tasks;
+        ctx->tasks_by_job = ctx->buffers->identity;
+}
+
+/* Each job's tasks counted and grouped by a pass over all of them. */
+static int jobs_from_tasks(PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+        size_t n_jobs = s->n_jobs, n_tasks = s->n_tasks;
+        uint32_t *fill = context_scratch(ctx, n_jobs, sizeof(uint32_t));
+
+        if (!fill)
+                return -ENOMEM;
+        ctx->tasks_by_job = ctx->buffers->by_job;
+        for (size_t i = 0; i < n_tasks; i++) {
+                const Task *t = &s->tasks[i];
+
+                ctx->task_start[t->job + 1]++;
+                if (t->type == TASK_MAP) {
+                        ctx->maps_total[t->job]++;
+                        ctx->maps_done[t->job] += t->state == TASK_DONE;
+                } else {
+                        ctx->reduces_total[t->job]++;
+                        ctx->reduces_done[t->job] += t->state == TASK_DONE;
+                }
+        }
+        for (size_t j = 0; j < n_jobs; j++)
+                ctx->task_start[j + 1] += ctx->task_start[j];
+        /* A counting sort keeps each job's tasks in index order. */
+        for (size_t i = 0; i < n_tasks; i++) {
+                uint32_t j = s->tasks[i].job;
+
+                ctx->tasks_by_job[ctx->task_start[j] + fill[j]++] = (uint32_t)i;
+        }
+        for (size_t j = 0; j < n_jobs; j++)
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                        ctx->pending[type][j].from = ctx->task_start[j];
+        return 0;
+}
+
+int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnapshot *s,
+                 const PolicyStepArgs *args, Decisions *d, ContextBuffers *b) {
+        size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts, n_jobs = s->n_jobs;
+        int r;
+
+        *ctx = (PolicyContext){
+                .core = core,
+                .snap = s,
+                .now = args->now,
+                .beating_node = args->flags & POLICY_STEP_HEARTBEAT ? args->node : NO_INDEX,
+                .d = d,
+                .buffers = b,
+        };
+        r = step_arrays_take(ctx);
+        if (r >= 0)
+                r = task_buffers_reserve(b, MAX(s->n_tasks, (size_t)1));
+        if (r < 0) {
+                context_done(ctx);
+                return r;
+        }
+        ctx->task_placed = b->placed;
+        ctx->task_running = b->running;
+
+        for (size_t i = 0; i < n_nodes; i++)
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                        ctx->slots[slot][i] = s->nodes[i].slots[slot];
+        for (size_t i = 0; i < n_attempts; i++) {
+                const Attempt *a = &s->attempts[i];
+
+                ctx->busy[a->slot][a->node]++;
+                ctx->node_memory[a->node] += a->slot_memory;
+                ctx->task_running[a->task]++;
+        }
+        if (s->job_tasks_kept)
+                jobs_from_summary(ctx);
+        else {
+                r = jobs_from_tasks(ctx);
+                if (r < 0) {
+                        context_done(ctx);
+                        return r;
+                }
+        }
+        for (size_t j = 0; j < n_jobs; j++) {
+                ctx->job_order[j] = (uint32_t)j;
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                        ctx->pending[type][j].local_node = NO_INDEX;
+        }
+        qsort_r(ctx->job_order, n_jobs, sizeof(uint32_t), compare_jobs, (void *)s->jobs);
+        return 0;
+}
+
+unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
+        unsigned slots = ctx->slots[slot][node];
+
+        if (!node_schedulable(&ctx->snap->nodes[node]) || ctx->busy[slot][node] >= slots)
+                return 0;
+        return slots - ctx->busy[slot][node];
+}
+
+unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
+        if (ctx->beating_node != NO_INDEX && node != ctx->beating_node)
+                return 0;
+        return context_free_slots(ctx, node, slot);
+}
+
+uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node) {
+        unsigned free_slots = context_free_slots(ctx, node, SLOT_MAP) +
+                              context_free_slots(ctx, node, SLOT_REDUCE);
+
+        return ctx->node_memory[node] + free_slots * ctx->snap->nodes[node].slot_memory;
+}
+
+bool context_task_pending(const PolicyContext *ctx, uint32_t task) {
+        return ctx->snap->tasks[task].state == TASK_PENDING && !ctx->task_placed[task];
+}
+
+bool context_job_eligible(const PolicyContext *ctx, uint32_t job, TaskType type) {
+        if (type == TASK_MAP)
+                return true;
+        return (double)ctx->maps_done[job] >=
+               ctx->core->reduce_slowstart * (double)ctx->maps_total[job];
+}
+
+bool context_task_eligible(const PolicyContext *ctx, uint32_t task) {
+        const Task *t = &ctx->snap->tasks[task];
+
+        return context_job_eligible(ctx, t->job, t->type);
+}
+
+bool task_is_local(const Task *t, uint32_t node) {
+        for (unsigned i = 0; i < t->n_locations && i < MAX_REPLICAS; i++)
+                if (t->locations[i] == node)
+                        return true;
+        return false;
+}
+
+static bool task_pending_of_type(const PolicyContext *ctx, uint32_t task, TaskType type) {
+        return ctx->snap->tasks[task].type == type && context_task_pending(ctx, task);
+}
+
+uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskType type,
+                                  uint32_t node, bool local) {
+        if (!context_job_eligible(ctx, job, type))
+                return NO_INDEX;
+        return context_job_next_task(ctx, job, type, node, local);
+}
+
+/* The cursors skip what earlier calls of the step passed over (the context
+ * is const for the layers, the cursors a cache behind it). */
+uint32_t context_job_next_task(const PolicyContext *ctx, uint32_t job, TaskType type, uint32_t node,
+                               bool local) {
+        PendingCursor *c = &ctx->pending[type][job];
+        uint32_t end = ctx->task_start[job + 1], k;
+
+        while (c->from < end && !task_pending_of_type(ctx, ctx->tasks_by_job[c->from], type))
+                c->from++;
+        if (!local)
+                return c->from < end ? ctx->tasks_by_job[c->from] : NO_INDEX;
+        if (c->local_node != node) {
+                c->local_node = node;
+                c->local_from = c->from;
+        }
+        for (k = MAX(c->from, c->local_from); k < end; k++) {
+                uint32_t t = ctx->tasks_by_job[k];
+
+                if (task_pending_of_type(ctx, t, type) && task_is_local(&ctx->snap->tasks[t], node))
+                        break;
+        }
+        c->local_from = k;
+        return k < end ? ctx->tasks_by_job[k] : NO_INDEX;
+}
+
+double context_attempt_age(const PolicyContext *ctx, uint32_t attempt) {
+        usec_t started = ctx->snap->attempts[attempt].started;
+
+        return ctx->now > started ? usec_to_sec(ctx->now - started) : 0;
+}
+
+int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType slot,
+                   bool speculative) {
+        const Task *t = &ctx->snap->tasks[task];
+        uint64_t memory = t->slot_memory ? t->slot_memory : ctx->snap->nodes[node].slot_memory;
+        int r;
+
+        r = DECISIONS_PUSH(ctx->d, assignments, .task = task, .node = node, .type = t->type,
+                           .slot = slot, .slot_memory = memory, .speculative = speculative,
+                           .local = t->type == TASK_MAP && task_is_local(t, node));
+        if (r < 0)
+                return r;
+        ctx->busy[slot][node]++;
+        ctx->node_memory[node] += memory;
+        ctx->task_running[task]++;
+        ctx->task_placed[task] = true;
+        return 0;
+}
+
+int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64_t slot_memory) {
+        const Attempt *a = &ctx->snap->attempts[attempt];
+        int r;
+
+        r = DECISIONS_PUSH(ctx->d, kills, .attempt = attempt, .reason = reason,
+                           .slot_memory = slot_memory);
+        if (r < 0)
+                return r;
+        ctx->killed[attempt] = true;
+        ctx->node_memory[a->node] -= a->slot_memory;
+        /* A resize restarts in the same slot; a re-placement frees it. */
+        if (reason == KILL_RESIZE)
+                ctx->node_memory[a->node] += slot_memory;
+        else {
+                ctx->busy[a->slot][a->node]--;
+                ctx->task_running[a->task]--;
+        }
+        return 0;
+}
+
+int context_reserve(PolicyContext *ctx, uint32_t node, SlotType slot, uint32_t job, uint32_t task) {
+        int r = DECISIONS_PUSH(ctx->d, reservations, .node = node, .slot = slot, .job = job,
+                               .task = task);
+
+        if (r >= 0)
+                ctx->busy[slot][node]++;
+        return r;
+}
+
+int context_set_slots(PolicyContext *ctx, uint32_t node, SlotType slot, unsigned count) {
+        Decisions *d = ctx->d;
+
+        ctx->slots[slot][node] = count;
+        for (size_t i = 0; i < d->n_slot_changes; i++)
+                if (d->slot_changes[i].node == node) {
+                        d->slot_changes[i].slots[slot] = count;
+                        return 0;
+                }
+        return DECISIONS_PUSH(
+                d, slot_changes, .node = node,
+                .slots = { ctx->slots[SLOT_MAP][node], ctx->slots[SLOT_REDUCE][node] });
+}

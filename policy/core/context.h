@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What the layers of one policy_step() share: the inputs, the decisions so
+ * far, a working view of the cluster that those decisions change (free
+ * slots, which tasks are placed), so that a later layer never hands out a
+ * slot an earlier one took, and scratch memory for the step. The layer
+ * interface (layer.h), for the core and its policies. */
+
+#include <stdbool.h>
+
+#include "policy/core/arena.h"
+#include "policy/core/decisions.h"
+#include "policy/core/layer.h"
+#include "policy/core/model.h"
+#include "policy/core/settings.h"
+
+typedef struct ContextBuffers ContextBuffers;
+
+/* Where context_job_pending_task() resumes for one job and task type: the
+ * step only ever takes tasks out of pending, so what was passed over once
+ * stays passed over. Positions index tasks_by_job. */
+typedef struct PendingCursor {
+        uint32_t from;       /* no pending task of the type before this */
+        uint32_t local_node; /* NO_INDEX, or the node of the last local search */
+        uint32_t local_from; /* ... and none local to it before this */
+} PendingCursor;
+
+struct PolicyContext {
+        const CoreSettings *core;
+        const ClusterSnapshot *snap;
+        usec_t now;
+        uint32_t beating_node; /* a heartbeat step's node; NO_INDEX: none */
+        Decisions *d;
+
+        /* Per node, by SlotType. */
+        unsigned *slots[_SLOT_TYPE_MAX]; /* after this step's slot changes */
+        unsigned *busy[_SLOT_TYPE_MAX];  /* slots taken by attempts, whatever their tasks */
+        /* Per node. */
+        uint64_t *node_memory; /* slot memory of the attempts it runs */
+
+        /* Per task, changed only by context_assign() and context_kill(),
+         * which is what lets context_done() clear them cheaply. */
+        bool *task_placed;      /* a pending task got a slot in this step */
+        unsigned *task_running; /* running attempts once this step is applied */
+        ContextBuffers *buffers;
+
+        /* Per attempt. */
+        bool *killed;
+
+        /* Per job. */
+        unsigned *maps_done, *maps_total, *reduces_done, *reduces_total;
+        uint32_t *job_order;  /* jobs by (submitted, index) */
+        uint32_t *task_start; /* job j's tasks are tasks_by_job[task_start[j] .. task_start[j+1]) */
+        uint32_t *tasks_by_job;
+        PendingCursor *pending[_TASK_TYPE_MAX];
+};
+
+/* What outlives a step, owned by the Policy, so that a step allocates
+ * nothing once the cluster stopped growing and costs time in proportion to
+ * its nodes, attempts and decisions rather than to every task: the arena of
+ * every step's scratch, and per-task arrays that are all zero between
+ * steps (context_done() clears what its step set). */
+struct ContextBuffers {
+        Arena arena;
+        bool *placed;
+        unsigned *running;
+        uint32_t *identity; /* identity[i] == i: tasks_by_job when Job.tasks is kept */
+        uint32_t *by_job;   /* tasks_by_job when the core counts */
+        size_t cap_tasks;
+};
+
+void context_buffers_done(ContextBuffers *b);
+
+/* The arrays come from b, grown to the snapshot. */
+int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnapshot *s,
+                 const PolicyStepArgs *args, Decisions *d, ContextBuffers *b);
+/* Ends the step: what context_scratch() gave is given back. */
+void context_done(PolicyContext *ctx);
+
+/* n zeroed elements of size bytes for this step only (the Policy's arena):
+ * a layer's scratch. NULL when memory is short. */
+void *context_scratch(const PolicyContext *ctx, size_t n, size_t size);
+
+/* Free slots of a type on a schedulable node: its slots less the attempts
+ * running in them. */
+unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot);
+/* The free slots an assignment of this step may take: in a heartbeat step
+ * none but the heartbeating node's. */
+unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotType slot);
+/* Memory a node's slots hold once this step is applied: its attempts' slot
+ * memory plus the node's default for each free slot. */
+uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node);
+bool context_task_pending(const PolicyContext *ctx, uint32_t task);
+/* Reduces wait for the job's maps (CoreSettings.reduce_slowstart). */
+bool context_task_eligible(const PolicyContext *ctx, uint32_t task);
+bool context_job_eligible(const PolicyContext *ctx, uint32_t job, TaskType type);
+bool task_is_local(const Task *t, uint32_t node);
+/* The job's first pending eligible task of this type, local to node when
+ * local is true; NO_INDEX if none. */
+uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskType type,
+                                  uint32_t node, bool local);
+/* The same whatever reduce_slowstart says: for a policy with a rule of its
+ * own for when a job's reduces start (ARIA, the Deadline Constraint
+ * Scheduler). */
+uint32_t context_job_next_task(const PolicyContext *ctx, uint32_t job, TaskType type, uint32_t node,
+                               bool local);
+/* Seconds an attempt has run; 0 when it started at or after now. */
+double context_attempt_age(const PolicyContext *ctx, uint32_t attempt);
+
+/* Decisions that change the working view; -ENOMEM. The assignment takes a
+ * slot of the given type, which need not be the task's (the core does not
+ * check it: see policy.h). */
+int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType slot,
+                   bool speculative);
+int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64_t slot_memory);
+/* Holds a free slot for a job (task: one of its pending tasks, or
+ * NO_INDEX): no later layer of the step takes it. */
+int context_reserve(PolicyContext *ctx, uint32_t node, SlotType slot, uint32_t job, uint32_t task);
+/* The node's slot count of one type; its SlotChange carries both counts. */
+int context_set_slots(PolicyContext *ctx, uint32_t node, SlotType slot, unsigned count);
+
+/* decisions_validate() with its scratch from an arena. */
+int decisions_check(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d,
+                    Arena *scratch);
+/* Room for one more element in an array of *cap (doubling); -ENOMEM. */
+int decisions_grow(void **array, size_t *cap, size_t elem);
+
+#define DECISIONS_PUSH(d, name, ...)                                                              \
+        ({                                                                                        \
+                int push_r_ = 0;                                                                  \
+                if ((d)->n_##name == (d)->cap_##name) {                                           \
+                        void *push_a_ = (d)->name;                                                \
+                        push_r_ = decisions_grow(&push_a_, &(d)->cap_##name, sizeof(*(d)->name)); \
+                        (d)->name = push_a_;                                                      \
+                }                                                                                 \
+                if (push_r_ >= 0)                                                                 \
+                        (d)->name[(d)->n_##name++] = (__typeof__(*(d)->name)){ __VA_ARGS__ };     \
+                push_r_;                                                                          \
+        })

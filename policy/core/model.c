@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <math.h>
+
+#include "common/macro.h"
+#include "policy/core/model.h"
+
+static bool share_ok(double x) {
+        return isfinite(x) && x >= 0 && x <= 1;
+}
+
+static bool arrays_ok(const ClusterSnapshot *s) {
+        return (s->hosts || s->n_hosts == 0) && (s->vms || s->n_vms == 0) &&
+               (s->nodes || s->n_nodes == 0) && (s->jobs || s->n_jobs == 0) &&
+               (s->tasks || s->n_tasks == 0) && (s->attempts || s->n_attempts == 0);
+}
+
+static bool task_ok(const ClusterSnapshot *s, const Task *t) {
+        if (t->job >= s->n_jobs || (unsigned)t->type >= _TASK_TYPE_MAX ||
+            (unsigned)t->state > TASK_DONE || t->n_locations > MAX_REPLICAS)
+                return false;
+        for (unsigned k = 0; k < t->n_locations; k++)
+                if (t->locations[k] >= s->n_nodes)
+                        return false;
+        return true;
+}
+
+static bool attempt_ok(const ClusterSnapshot *s, const Attempt *a) {
+        return a->task < s->n_tasks && a->node < s->n_nodes &&
+               s->nodes[a->node].state != NODE_LOST && (unsigned)a->slot < _SLOT_TYPE_MAX &&
+               s->tasks[a->task].state == TASK_RUNNING && share_ok(a->progress) &&
+               share_ok(a->cpu) && share_ok(a->iowait) && share_ok(a->steal) &&
+               a->resize_count <= a->kill_count;
+}
+
+static bool job_tasks_ok(const ClusterSnapshot *s, uint32_t job, const JobTasks *jt) {
+        TaskCounts counted[_TASK_TYPE_MAX] = {};
+        const TaskCounts *c = s->jobs[job].counts;
+
+        if (jt->count > s->n_tasks - jt->first)
+                return false;
+        for (unsigned type = 0; type < _TASK_TYPE_MAX; type++)
+                if (jt->first_pending[type] < jt->first ||
+                    jt->first_pending[type] > jt->first + jt->count)
+                        return false;
+        for (uint32_t i = jt->first; i < jt->first + jt->count; i++) {
+                const Task *t = &s->tasks[i];
+
+                if (t->job != job || (t->state == TASK_PENDING && i < jt->first_pending[t->type]))
+                        return false;
+                counted[t->type].total++;
+                counted[t->type].done += t->state == TASK_DONE;
+                counted[t->type].running += t->state == TASK_RUNNING;
+        }
+        /* What the counts have beyond these tasks are done ones left out. */
+        for (unsigned type = 0; type < _TASK_TYPE_MAX; type++)
+                if (counted[type].total > c[type].total || counted[type].done > c[type].done ||
+                    c[type].total - counted[type].total != c[type].done - counted[type].done ||
+                    counted[type].running != c[type].running)
+                        return false;
+        return true;
+}
+
+/* Tasks were checked first: their types index first_pending. */
+static bool all_job_tasks_ok(const ClusterSnapshot *s) {
+        size_t next = 0;
+
+        if (!s->job_tasks_kept)
+                return true;
+        for (size_t j = 0; j < s->n_jobs; j++) {
+                const JobTasks *jt = &s->jobs[j].tasks;
+
+                if (jt->first != next || !job_tasks_ok(s, (uint32_t)j, jt))
+                        return false;
+                next += jt->count;
+        }
+        return next == s->n_tasks;
+}
+
+static bool amount_ok(double x) {
+        return isfinite(x) && x >= 0;
+}
+
+static bool profile_ok(const JobProfile *p) {
+        for (unsigned k = 0; k < _PROFILE_PHASE_MAX; k++) {
+                const PhaseStats *ps = &p->phases[k];
+
+                if (ps->count == 0 ? ps->total != 0 || ps->min != 0 || ps->max != 0
+                                   : ps->min > ps->max || ps->total < ps->max)
+                        return false;
+        }
+        return true;
+}
+
+static bool resources_ok(const Resources *r) {
+        return amount_ok(r->cpu) && amount_ok(r->io);
+}
+
+static bool job_ok(const Job *j) {
+        for (unsigned type = 0; type < _TASK_TYPE_MAX; type++)
+                if (j->counts[type].done > j->counts[type].total ||
+                    j->counts[type].running > j->counts[type].total - j->counts[type].done ||
+                    !resources_ok(&j->demand[type]))
+                        return false;
+        return resources_ok(&j->shuffle) && profile_ok(&j->profile) &&
+               (!j->stored_profile || profile_ok(j->stored_profile));
+}
+
+int job_validate(const Job *job) {
+        return job && job_ok(job) ? 0 : -EINVAL;
+}
+
+static bool host_ok(const Host *h) {
+        return amount_ok(h->cpu_use) && (host_measured(h) || h->cpu_use == 0);
+}
+
+static bool vm_ok(const ClusterSnapshot *s, const Vm *v) {
+        return v->host < s->n_hosts && amount_ok(v->cpu_use) && amount_ok(v->cpu_cap) &&
+               (vm_measured(v) || (v->cpu_use == 0 && v->memory_used == 0));
+}
+
+static bool node_ok(const ClusterSnapshot *s, const Node *n) {
+        return n->vm < s->n_vms && (unsigned)n->state < _NODE_STATE_MAX && share_ok(n->steal) &&
+               share_ok(n->iowait) && (node_measured(n) || (n->steal == 0 && n->iowait == 0)) &&
+               resources_ok(&n->capacity);
+}
+
+void phase_stats_add(PhaseStats *s, usec_t duration) {
+        if (s->count == 0 || duration < s->min)
+                s->min = duration;
+        s->max = MAX(s->max, duration);
+        s->total += duration;
+        s->count++;
+}
+
+usec_t phase_stats_mean(const PhaseStats *s) {
+        return s->count > 0 ? s->total / s->count : 0;
+}
+
+int snapshot_validate(const ClusterSnapshot *s) {
+        if (!s || !arrays_ok(s))
+                return -EINVAL;
+        for (size_t i = 0; i < s->n_hosts; i++)
+                if (!host_ok(&s->hosts[i]))
+                        return -EINVAL;
+        for (size_t i = 0; i < s->n_vms; i++)
+                if (!vm_ok(s, &s->vms[i]))
+                        return -EINVAL;
+        for (size_t i = 0; i < s->n_nodes; i++)
+                if (!node_ok(s, &s->nodes[i]))
+                        return -EINVAL;
+        for (size_t i = 0; i < s->n_jobs; i++)
+                if (!job_ok(&s->jobs[i]))
+                        return -EINVAL;
+        for (size_t i = 0; i < s->n_tasks; i++)
+                if (!task_ok(s, &s->tasks[i]))
+                        return -EINVAL;
+        for (size_t i = 0; i < s->n_attempts; i++)
+                if (!attempt_ok(s, &s->attempts[i]))
+                        return -EINVAL;
+        if (!all_job_tasks_ok(s))
+                return -EINVAL;
+        return 0;
+}

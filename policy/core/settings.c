@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+#include "policy/core/settings.h"
+
+#include "common/macro.h"
+
+#define GIB (1LL << 30)
+
+/* A key of CoreSettings.dmr, named as its member there. */
+#define DMR_SETTING(conf_type, m, def, meaning, ...)                               \
+        {                                                                          \
+                POLICY_SECTION, #m, conf_type, offsetof(CoreSettings, dmr.m), def, \
+                        .doc = (meaning), __VA_ARGS__                              \
+        }
+
+/* A weight is a small whole number of resource units. */
+#define SLOT_WEIGHT_MAX 64
+
+static const char *const dhsa_names[] = {
+        [DHSA_NONE] = "none",
+        [DHSA_PI] = "pi",
+        [DHSA_PD] = "pd",
+        [_DHSA_MODE_MAX] = NULL,
+};
+
+static const ConfKey core_keys[] = {
+        /* Hadoop 1's TaskTracker heartbeat for a small cluster. */
+        SETTING_DURATION(CoreSettings, control_interval, "3s", 10 * USEC_PER_MSEC, USEC_PER_HOUR,
+                         "the slot manager's and VM allocator's cycle (FlexSlot's T)"),
+        SETTING_DOUBLE(CoreSettings, reduce_slowstart, "0.05", 0, 1,
+                       "share of a job's maps done before its reduces may start "
+                       "(mapred.reduce.slowstart.completed.maps)"),
+        SETTING_SIZE(CoreSettings, vm_memory_reserve, "512M", 0, 4096 * GIB,
+                     "memory of a VM outside its slots: the guest OS and daemons"),
+        /* DynamicMR: off, and where on, borrowing all it may (the paper's
+         * advice for performance, Appendix F) with the one slot per core of
+         * its experiments (3.2.2). */
+        DMR_SETTING(CONF_ENUM, dhsa, "none",
+                    "DynamicMR's slot borrowing under fifo and fair: none, pi (pool-independent) "
+                    "or pd (pool-dependent)",
+                    .choices = dhsa_names),
+        DMR_SETTING(CONF_DOUBLE, borrow_map_slots, "1",
+                    "share of a node's unused map slots "
+                    "reduces may borrow at one heartbeat (percentageOfBorrowedMapSlots)",
+                    .dmin = 0, .dmax = 1),
+        DMR_SETTING(CONF_DOUBLE, borrow_reduce_slots, "1",
+                    "share of a node's unused reduce "
+                    "slots maps may borrow at one heartbeat (percentageOfBorrowedReduceSlots)",
+                    .dmin = 0, .dmax = 1),
+        DMR_SETTING(CONF_INT, map_slot_weight, "1",
+                    "resource units of a map slot, a task of its type taking one", .min = 1,
+                    .max = SLOT_WEIGHT_MAX),
+        DMR_SETTING(CONF_INT, reduce_slot_weight, "1",
+                    "resource units of a reduce slot, a task of its type taking one", .min = 1,
+                    .max = SLOT_WEIGHT_MAX),
+        DMR_SETTING(CONF_BOOL, load_balance, "no",
+                    "Hadoop's load manager: a node's tasks of each type at its share of the "
+                    "cluster's load"),
+        DMR_SETTING(CONF_BOOL, prescheduling, "no",
+                    "DynamicMR's Slot PreScheduling: the idle slots the load manager holds back "
+                    "go to the head job's local maps (needs load_balance)"),
+};
+
+static int core_settings_validate(const void *settings, ConfError *err) {
+        const CoreSettings *set = settings;
+
+        /* Pre-scheduling gives out what the load manager holds back. */
+        if (set->dmr.prescheduling && !set->dmr.load_balance)
+                return conf_error_set(err, POLICY_SECTION, "prescheduling",
+                                      "gives out what the load manager holds back: needs "
+                                      "load_balance");
+        return 0;
+}
+
+const ConfSchema core_settings_schema = {
+        .keys = core_keys,
+        .n_keys = ELEMENTSOF(core_keys),
+        .size = sizeof(CoreSettings),
+        .validate = core_settings_validate,
+};

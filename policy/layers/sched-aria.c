@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/* ARIA's SLO scheduler (Verma, Cherkasova, Campbell, ICAC'11, section 6,
+ * Algorithm 1): earliest deadline first, each job with a deadline held to
+ * the minimum (map, reduce) slots of Eq. 15 for the bound aria_bound
+ * (aria-model.h), its reduces once its first map finished, and the slots
+ * left to the jobs without deadlines (slo-sched.h). The minimum is computed
+ * when a job first comes and again whenever a task of it finished (lines
+ * 22-24), for the tasks left and the time left to its deadline, on the
+ * cluster's slots; a job that can no longer meet its deadline gets all the
+ * slots it can use (aria_min_slots()). With every map done, the map terms
+ * are those of maps of no duration. What it remembers across steps, by
+ * Job.id, is each job's (m_j, r_j) and the tasks done when they were
+ * computed. */
+#include <errno.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "policy/core/idmap.h"
+#include "policy/layers/policies.h"
+#include "policy/layers/slo-sched.h"
+
+static const char *const bound_names[] = { "lower", "average", "upper", NULL };
+
+static const ConfKey aria_keys[] = {
+        /* Fig. 5: the average bound's allocations came closest to the
+         * deadlines, the lower bound's missed them. */
+        SETTING_ENUM(AriaSettings, aria_bound, "average", bound_names,
+                     "aria: the completion-time bound whose minimum slots (Eq. 15) a job "
+                     "with a deadline gets"),
+};
+
+const ConfSchema aria_settings_schema = {
+        .keys = aria_keys,
+        .n_keys = ELEMENTSOF(aria_keys),
+        .size = sizeof(AriaSettings),
+};
+
+typedef struct AriaJobState {
+        unsigned quota[_TASK_TYPE_MAX];
+        unsigned done[_TASK_TYPE_MAX]; /* when the quota was computed */
+        bool computed;
+} AriaJobState;
+
+static int aria_init(const void *settings, void **ret_state) {
+        return idmap_new_state(sizeof(AriaJobState), ret_state);
+}
+
+static void aria_free(void *state) {
+        idmap_free(state);
+}
+
+/* (m_j, r_j) for what is left of job j at ctx->now. */
+static int aria_quota(const PolicyContext *ctx, const AriaSettings *set, uint32_t j,
+                      unsigned quota[_TASK_TYPE_MAX]) {
+        const Job *job = &ctx->snap->jobs[j];
+        unsigned maps = ctx->maps_total[j] - ctx->maps_done[j];
+        unsigned reduces = ctx->reduces_total[j] - ctx->reduces_done[j];
+        double deadline = ((double)job->deadline - (double)ctx->now) / (double)USEC_PER_SEC;
+        AriaAllocation al;
+        AriaProfile p;
+        int r;
+
+        quota[TASK_MAP] = maps;
+        quota[TASK_REDUCE] = reduces;
+        if (slo_job_profile(job, ctx->maps_total[j], &p) < 0 || maps + reduces == 0)
+                return 0;
+        if (maps == 0) {
+                p.map_min = p.map_avg = p.map_max = 1e-9;
+                maps = 1;
+        }
+        r = aria_min_slots(&p, maps, reduces, deadline,
+                           slo_cluster_slots(ctx->snap, ctx->slots[SLOT_MAP], SLOT_MAP),
+                           slo_cluster_slots(ctx->snap, ctx->slots[SLOT_REDUCE], SLOT_REDUCE),
+                           (AriaBound)set->aria_bound, &al);
+        if (r < 0)
+                return r;
+        quota[TASK_MAP] = al.map_slots;
+        quota[TASK_REDUCE] = al.reduce_slots;
+        return 0;
+}
+
+/* Recomputed when the job first comes and whenever a task of it finished. */
+static int aria_job(PolicyContext *ctx, const void *settings, void *remembered, SloJob *sj) {
+        AriaJobState *st = remembered;
+        const unsigned done[] = { ctx->maps_done[sj->job], ctx->reduces_done[sj->job] };
+
+        if (!st->computed || memcmp(st->done, done, sizeof(done)) != 0) {
+                int r = aria_quota(ctx, settings, sj->job, st->quota);
+
+                if (r < 0)
+                        return r;
+                memcpy(st->done, done, sizeof(done));
+                st->computed = true;
+        }
+        memcpy(sj->quota, st->quota, sizeof(sj->quota));
+        sj->reduces_open = done[TASK_MAP] > 0;
+        return 0;
+}
+
+static int aria_assign(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
+        return slo_schedule(ctx, state, settings, aria_job);
+}
+
+const JobSchedulerOps job_scheduler_aria = {
+        .name = "aria",
+        .settings = &aria_settings_schema,
+        .init = aria_init,
+        .free = aria_free,
+        .assign = aria_assign,
+};

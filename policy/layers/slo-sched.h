@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What ARIA's SLO scheduler (sched-aria.c) and the Deadline Constraint
+ * Scheduler (sched-deadline.c) share, the slot assignment of their
+ * Algorithm 1: jobs in order of earliest deadline, then the jobs without a
+ * deadline in submission order. A job with a deadline runs at most its quota
+ * of map and of reduce tasks at once, the least its deadline needs, which
+ * each scheduler computes its own way; the slots that leaves go to the jobs
+ * without deadlines (ARIA section 6: "once jobs with deadlines are allocated
+ * their required minimums ..., the remaining slots can be distributed to
+ * the other job classes"), and none to a job with a deadline beyond its
+ * quota. The slots "remaining" are those free in the cluster beyond what
+ * the jobs with deadlines still need (their quotas less their running
+ * tasks, at most their pending tasks, reduces counted before they may
+ * start): a job without a deadline that takes a reduce slot holds it until
+ * all its maps are done, and one taken while a job with a deadline waits
+ * for its first map would keep that job's reduces out past its deadline. Each free slot goes to the
+ * first job in that order below its quota that has a task for it: for a map slot a map whose split
+ * is on the node first, else any of its maps (ARIA's lines 9-12). Every task runs in a slot of its
+ * own type.
+ *
+ * Choices where the papers are vague:
+ * - A job's running tasks are its running attempts that are not backups
+ *   (a task the slot manager re-placed in the step counts where it went).
+ * - The profile of a job (what both models read) is its stored profile
+ *   (Job.stored_profile, ARIA's profile database) when it has one with a
+ *   finished map, else the phase statistics of its own finished tasks
+ *   (Job.profile); with a typical shuffle but no first one, or the reverse,
+ *   the one measured stands for both (as aria_profile_extract() does), and
+ *   the input per map is the job's input over its maps. A job with a
+ *   deadline and neither gets a quota of all its tasks (no model to bound
+ *   it) until its first map finishes. */
+
+#include <stdbool.h>
+
+#include "policy/core/context.h"
+#include "policy/core/idmap.h"
+#include "policy/layers/aria-model.h"
+
+typedef struct SloJob {
+        uint32_t job; /* index in the snapshot */
+        bool deadline;
+        unsigned quota[_TASK_TYPE_MAX];   /* with a deadline: at most this many running */
+        unsigned running[_TASK_TYPE_MAX]; /* running tasks, and those this step assigns */
+        bool reduces_open;                /* its reduces may start: the scheduler's rule */
+} SloJob;
+
+/* A scheduler's own part: the quota of job sj->job, which has a deadline,
+ * and whether its reduces may start, into *sj; remembered is what the
+ * scheduler keeps of the job across steps (its IdMap's value by Job.id,
+ * zeroed when the job is new). */
+typedef int (*SloQuotaFn)(PolicyContext *ctx, const void *settings, void *remembered, SloJob *sj);
+
+/* One assignment step: the jobs in that order with their running tasks
+ * counted, quota() for each with a deadline (the reduces of the others
+ * start as the core's reduce_slowstart says), then the slots filled as
+ * above and each unfinished job with a deadline given its quota as a
+ * SlotQuota. What remembered holds of the jobs that left the snapshot
+ * goes. */
+int slo_schedule(PolicyContext *ctx, IdMap *remembered, const void *settings, SloQuotaFn quota);
+
+/* The profile of job (above), which has maps tasks: -ENODATA without one. */
+int slo_job_profile(const Job *job, unsigned maps, AriaProfile *ret);
+
+/* Slots of a type on the nodes of s that may get tasks: slots[node] (a
+ * step's, PolicyContext.slots[slot]), or the nodes' own for NULL. */
+unsigned slo_cluster_slots(const ClusterSnapshot *s, const unsigned *slots, SlotType slot);
