@@ -7,8 +7,13 @@
 #                  under SYSCONFDIR that exists already is the admin's: kept;
 #                  the groups of a file installed into a sysusers.d directory
 #                  are created by an install without DESTDIR)
-# Every program links against every library (as one group), so module.mk files
-# need not know the order between them.
+#   name_DEPS := lib ...      the libraries a library or program uses directly
+#   name_PKGS := pkg ...      the pkg-config packages its own sources use
+# A program links the closure of what it declares (as one group, so the order
+# between libraries does not matter), and every object is compiled with the
+# packages of its library's closure only: a call or an include across a
+# boundary that module.mk does not declare fails to build. tools/layers.sh
+# (in `make lint`) holds the includes to the same floors.
 #
 # BUILD=dir puts all output under dir (default build/); SANITIZE=1 builds with
 # AddressSanitizer and UndefinedBehaviorSanitizer. `make check` runs the tests
@@ -50,10 +55,10 @@ endif
 $(BUILD)/config.mk: packaging/deps.sh Makefile
 	@packaging/deps.sh
 	@mkdir -p $(@D)
-	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags $(PKGS))"; \
-	   echo "PKG_LIBS := $$(pkg-config --libs $(PKGS)) -lm"; \
-	   echo "TEST_CFLAGS := $$(pkg-config --cflags $(TEST_PKGS))"; \
-	   echo "TEST_LIBS := $$(pkg-config --libs $(TEST_PKGS))"; } > $@.tmp
+	@for p in $(PKGS) $(TEST_PKGS); do \
+	   echo "PKG_CFLAGS_$$p := $$(pkg-config --cflags $$p)"; \
+	   echo "PKG_LIBS_$$p := $$(pkg-config --libs $$p)"; \
+	 done > $@.tmp
 	@mv $@.tmp $@
 
 LIBRARIES :=
@@ -62,22 +67,39 @@ BENCH_PROGRAMS :=
 include $(sort $(wildcard */module.mk))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
-LIB_FILES := $(foreach l,$(LIBRARIES),$(BUILD)/lib/libflexslot-$(l).a)
-LINK_LIBS = -Wl,--start-group $(LIB_FILES) -Wl,--end-group $(PKG_LIBS)
+lib_file = $(foreach l,$(1),$(BUILD)/lib/libflexslot-$(l).a)
+LIB_FILES := $(call lib_file,$(LIBRARIES))
+# The libraries $(1) use, directly or through others.
+closure = $(sort $(foreach l,$(1),$(l) $(call closure,$($(l)_DEPS))))
+# The packages of $(1) and of everything it uses.
+closure_pkgs = $(sort $(foreach l,$(1) $(call closure,$($(1)_DEPS)),$($(l)_PKGS)))
+pkg_cflags = $(foreach p,$(1),$(PKG_CFLAGS_$(p)))
+pkg_libs = $(foreach p,$(1),$(PKG_LIBS_$(p))) -lm
+# A library or program that declares no dependencies is a mistake in its
+# module.mk, not a leaf: a leaf says `name_DEPS :=` with nothing after it.
+check_declared = $(if $(filter undefined,$(origin $(1)_DEPS)),\
+	$(error $(1) in $(2) declares no $(1)_DEPS (see the top of the Makefile)))
 
+# $(1): library
 define library_rules
+$(call check_declared,$(1),$(firstword $($(1)_SOURCES)))
 $(BUILD)/lib/libflexslot-$(1).a: $(call obj,$($(1)_SOURCES))
 	@mkdir -p $$(@D)
 	@rm -f $$@
 	ar rcs $$@ $$^
+$(call obj,$($(1)_SOURCES)): OBJ_CFLAGS = $$(call pkg_cflags,$(call closure_pkgs,$(1)))
 ALL_OBJS += $(call obj,$($(1)_SOURCES))
 endef
 
 # $(1): program, $(2): directory under $(BUILD)
 define program_rules
-$(BUILD)/$(2)/$(1): $(call obj,$($(1)_SOURCES)) $(LIB_FILES)
+$(call check_declared,$(1),$(firstword $($(1)_SOURCES)))
+$(BUILD)/$(2)/$(1): $(call obj,$($(1)_SOURCES)) $(call lib_file,$(call closure,$($(1)_DEPS)))
 	@mkdir -p $$(@D)
-	$$(CC) $$(ALL_LDFLAGS) -o $$@ $(call obj,$($(1)_SOURCES)) $$(LINK_LIBS)
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $(call obj,$($(1)_SOURCES)) \
+		-Wl,--start-group $(call lib_file,$(call closure,$($(1)_DEPS))) -Wl,--end-group \
+		$$(call pkg_libs,$(call closure_pkgs,$(1)))
+$(call obj,$($(1)_SOURCES)): OBJ_CFLAGS = $$(call pkg_cflags,$(call closure_pkgs,$(1)))
 ALL_OBJS += $(call obj,$($(1)_SOURCES))
 endef
 
@@ -91,7 +113,7 @@ PROGRAM_FILES := $(foreach p,$(PROGRAMS),$(BUILD)/bin/$(p)) \
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(OBJ_CFLAGS) -c -o $@ $<
 
 # Tests: tests/check_<name>.c defines Suite *suite_<name>(void); the runner's
 # list of suites is generated from the file names, and rewritten only when it
@@ -107,13 +129,15 @@ $(BUILD)/tests/suites.h: FORCE
 	@cmp -s $@.tmp $@ || mv $@.tmp $@
 	@rm -f $@.tmp
 
+# The tests check every library, so they are built and linked with all.
 $(BUILD)/obj/tests/%.o: tests/%.c $(BUILD)/config.mk $(BUILD)/tests/suites.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -I$(BUILD)/tests $(PKG_CFLAGS) $(TEST_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/tests $(call pkg_cflags,$(PKGS) $(TEST_PKGS)) -c -o $@ $<
 
 $(TEST_RUNNER): $(TEST_OBJS) $(LIB_FILES)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJS) $(LINK_LIBS) $(TEST_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(TEST_OBJS) -Wl,--start-group $(LIB_FILES) -Wl,--end-group \
+		$(call pkg_libs,$(PKGS) $(TEST_PKGS))
 
 -include $(ALL_OBJS:.o=.d) $(TEST_OBJS:.o=.d)
 
@@ -200,7 +224,7 @@ LINT_SOURCES = $(foreach l,$(LIBRARIES),$($(l)_SOURCES)) \
 lint: $(BUILD)/config.mk
 	@packaging/deps.sh --lint
 	@tools/lint.sh $(LINT_SOURCES) --cppcheck-only $(TEST_SOURCES) \
-		-- -std=gnu11 -D_GNU_SOURCE -I. $(PKG_CFLAGS)
+		-- -std=gnu11 -D_GNU_SOURCE -I. $(call pkg_cflags,$(PKGS))
 
 format:
 	@packaging/deps.sh --lint

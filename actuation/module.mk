@@ -2,3 +2,4 @@
 # through, shared by the agent and the simulator. Pure; depends on common/.
 LIBRARIES += actuation
 actuation_SOURCES := $(wildcard actuation/*.c)
+actuation_DEPS := common

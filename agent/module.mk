@@ -4,9 +4,12 @@
 LIBRARIES += agent
 agent_SOURCES := agent/config.c agent/ring.c agent/worker.c agent/connection.c \
 	agent/collector.c agent/actuator.c agent/bus-errors.c
+agent_DEPS := hypervisor actuation common
+agent_PKGS := libsystemd
 
 PROGRAMS += flexslot-agentd
 flexslot-agentd_SOURCES := agent/agentd.c agent/bus.c agent/bus-change.c
+flexslot-agentd_DEPS := agent daemon
 flexslot-agentd_INSTALL_DIR := sbin
 
 INSTALL_DATA += conf/agent.ini:$(SYSCONFDIR)/flexslot/agent.ini \

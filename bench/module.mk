@@ -19,6 +19,10 @@ flexslot-bench-host_SOURCES := bench/bench-host.c
 flexslot-bench-sim_SOURCES := bench/bench-sim.c
 flexslot-bench-store_SOURCES := bench/bench-store.c
 flexslot-bench-slo_SOURCES := bench/bench-slo.c
+flexslot-bench-host_DEPS := agent
+flexslot-bench-sim_DEPS := sim
+flexslot-bench-store_DEPS := store
+flexslot-bench-slo_DEPS := sim
 
 BENCH_CPU := taskset -c 0
 
@@ -47,6 +51,7 @@ bench-slo: all
 # same run (bench/heartbeat.sh).
 BENCH_PROGRAMS += flexslot-bench-heartbeat
 flexslot-bench-heartbeat_SOURCES := bench/bench-heartbeat.c bench/tracker-conn.c
+flexslot-bench-heartbeat_DEPS := controllerd
 
 .PHONY: bench-heartbeat
 bench: bench-heartbeat

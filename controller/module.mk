@@ -2,6 +2,8 @@
 # profiles. Not part of the policy core, which does no I/O.
 LIBRARIES += store
 store_SOURCES := $(wildcard controller/store/*.c)
+store_DEPS := policy common
+store_PKGS := sqlite3
 # flexslot-controllerd: the live controller. Its testable parts (the
 # configuration and the live model of the cluster) are the `controllerd`
 # library.
@@ -9,11 +11,14 @@ LIBRARIES += controllerd
 controllerd_SOURCES := controller/daemon/config.c controller/daemon/cluster.c \
 	controller/daemon/agent-hosts.c controller/daemon/cluster-profile.c \
 	controller/daemon/cluster-output.c controller/daemon/bus-errors.c
+controllerd_DEPS := store policy tracker common
+controllerd_PKGS := libsystemd
 
 PROGRAMS += flexslot-controllerd
 flexslot-controllerd_SOURCES := controller/daemon/controllerd.c \
 	controller/daemon/bus-controller.c controller/daemon/tracker-endpoint.c \
 	controller/daemon/agents.c controller/daemon/bus-agents.c
+flexslot-controllerd_DEPS := controllerd hypervisor daemon
 flexslot-controllerd_INSTALL_DIR := sbin
 
 INSTALL_DATA += conf/controller.ini:$(SYSCONFDIR)/flexslot/controller.ini \
@@ -25,9 +30,11 @@ INSTALL_DATA += conf/controller.ini:$(SYSCONFDIR)/flexslot/controller.ini \
 # load later): tracker-protocol.h spoken from outside.
 BENCH_PROGRAMS += flexslot-tracker-client
 flexslot-tracker-client_SOURCES := bench/tracker-client.c bench/tracker-conn.c
+flexslot-tracker-client_DEPS := controllerd
 
 # flexslotctl: the operators' command line, a client of Controller1.
 PROGRAMS += flexslotctl
 flexslotctl_SOURCES := controller/ctl/ctl.c controller/ctl/ctl-commands.c \
 	controller/ctl/ctl-output.c
+flexslotctl_DEPS := controllerd common
 INSTALL_DATA += packaging/flexslotctl.1:$(PREFIX)/share/man/man1/flexslotctl.1

@@ -4,3 +4,4 @@
 # a driver table). Both the simulator and the live controller drive it.
 LIBRARIES += policy
 policy_SOURCES := $(wildcard policy/core/*.c) $(wildcard policy/layers/*.c)
+policy_DEPS := common

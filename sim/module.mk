@@ -2,9 +2,11 @@
 # and flexslot-sim, whose main() is the only thing it adds.
 LIBRARIES += sim
 sim_SOURCES := $(filter-out sim/main.c,$(wildcard sim/*.c))
+sim_DEPS := policy actuation common
 
 PROGRAMS += flexslot-sim
 flexslot-sim_SOURCES := sim/main.c
+flexslot-sim_DEPS := sim
 flexslot-sim_INSTALL_DIR := bin
 
 # Its scenarios, workloads and job profiles, found beside bin/ in

@@ -4,9 +4,11 @@
 # the command line.
 LIBRARIES += tracker
 tracker_SOURCES := $(filter-out tracker/task-main.c tracker/trackerd.c,$(wildcard tracker/*.c))
+tracker_DEPS := common
 
 PROGRAMS += flexslot-task
 flexslot-task_SOURCES := tracker/task-main.c
+flexslot-task_DEPS := tracker
 flexslot-task_INSTALL_DIR := bin
 
 INSTALL_DATA += packaging/flexslot-task.1:$(PREFIX)/share/man/man1/flexslot-task.1
@@ -15,6 +17,7 @@ INSTALL_DATA += packaging/flexslot-task.1:$(PREFIX)/share/man/man1/flexslot-task
 # flexslot-task children.
 PROGRAMS += flexslot-tracker
 flexslot-tracker_SOURCES := tracker/trackerd.c
+flexslot-tracker_DEPS := tracker controllerd daemon
 flexslot-tracker_INSTALL_DIR := sbin
 
 INSTALL_DATA += conf/tracker.ini:$(SYSCONFDIR)/flexslot/tracker.ini \
