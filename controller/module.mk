@@ -35,6 +35,6 @@ flexslot-tracker-client_DEPS := controllerd
 # flexslotctl: the operators' command line, a client of Controller1.
 PROGRAMS += flexslotctl
 flexslotctl_SOURCES := controller/ctl/ctl.c controller/ctl/ctl-commands.c \
-	controller/ctl/ctl-output.c
+	controller/ctl/ctl-output.c controller/ctl/ctl-watch.c
 flexslotctl_DEPS := controllerd common
 INSTALL_DATA += packaging/flexslotctl.1:$(PREFIX)/share/man/man1/flexslotctl.1

@@ -76,8 +76,7 @@ static int call_failed(int r) {
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-/* A job's or a tracker's id, as the controller numbers them from 1. */
-static int parse_id(const char *what, const char *s, uint64_t *ret) {
+int ctl_parse_id(const char *what, const char *s, uint64_t *ret) {
         if (parse_uint64(s, 1, UINT64_MAX, ret) < 0)
                 return cli_usage_error(CTL_PROGRAM, "invalid %s id '%s'", what, s);
         return 0;
@@ -140,7 +139,7 @@ static int run_show(Ctl *ctl, char *const *args, unsigned n_args) {
         uint64_t id;
         int r;
 
-        if (parse_id("job", args[0], &id) != 0)
+        if (ctl_parse_id("job", args[0], &id) != 0)
                 return EXIT_USAGE;
         r = ctl_new_call(ctl, "GetJob", &m);
         if (r >= 0)
@@ -158,7 +157,7 @@ static int run_cancel(Ctl *ctl, char *const *args, unsigned n_args) {
         uint64_t id;
         int r;
 
-        if (parse_id("job", args[0], &id) != 0)
+        if (ctl_parse_id("job", args[0], &id) != 0)
                 return EXIT_USAGE;
         r = ctl_new_call(ctl, "CancelJob", &m);
         if (r >= 0)
@@ -173,7 +172,7 @@ static int run_set_slots(Ctl *ctl, char *const *args, unsigned n_args) {
         uint64_t node, slots[2];
         int r;
 
-        if (parse_id("tracker", args[0], &node) != 0)
+        if (ctl_parse_id("tracker", args[0], &node) != 0)
                 return EXIT_USAGE;
         /* The controller checks the range, and names it when refusing. */
         for (unsigned i = 0; i < 2; i++)
@@ -227,6 +226,8 @@ static int run_submit(Ctl *ctl, char *const *args, unsigned n_args) {
                 printf("{\"job\": %" PRIu64 "}\n", id);
         else
                 printf("%" PRIu64 "\n", id);
+        if (ctl->wait)
+                return ctl_watch_jobs(ctl, &id, 1);
         return EXIT_SUCCESS;
 }
 
@@ -248,13 +249,31 @@ const CtlCommand ctl_commands[] = {
                         "  --user=USER          whose job (default: the caller)\n"
                         "  --name=NAME          the job's name (default: the application),\n"
                         "                       with the user the key of its ARIA profile\n"
+                        "  --wait               then watch it until it ends, as 'watch' does,\n"
+                        "                       and exit as 'watch' says\n"
+                        "  --interval=DURATION  with --wait, between two looks (default 1s)\n"
                         "INPUTs are paths relative to the cluster's data directory.\n",
                 .min_args = 1,
                 .max_args = UINT32_MAX,
                 .options = CTL_OPT_APP | CTL_OPT_ARG | CTL_OPT_MAPPER | CTL_OPT_REDUCER |
                            CTL_OPT_REDUCES | CTL_OPT_DEADLINE | CTL_OPT_POOL | CTL_OPT_USER |
-                           CTL_OPT_NAME,
+                           CTL_OPT_NAME | CTL_OPT_WAIT | CTL_OPT_INTERVAL,
                 .run = run_submit,
+        },
+        {
+                .name = "watch",
+                .synopsis = "[JOB...] [--interval=DURATION]",
+                .summary = "Follow jobs until they end; exit status says how they ended",
+                .help = "  --interval=DURATION  between two looks at the controller (default 1s)\n"
+                        "Without JOB: every job queued or running now. On a terminal each job\n"
+                        "is a bar of its tasks done, redrawn in place, with a straight-line\n"
+                        "estimate of its end against its deadline; otherwise a line each time\n"
+                        "a job's state or task counts change. Exit status: 0 when every job\n"
+                        "succeeded, 3 when one failed, 4 when one was cancelled (and none\n"
+                        "failed), 1 when the controller could not be asked.\n",
+                .max_args = UINT32_MAX,
+                .options = CTL_OPT_INTERVAL,
+                .run = ctl_run_watch,
         },
         {
                 .name = "list",

@@ -31,6 +31,8 @@ enum {
         ARG_USER,
         ARG_NAME,
         ARG_SLOT_MEMORY,
+        ARG_WAIT,
+        ARG_INTERVAL,
 };
 
 static const struct option options[] = {
@@ -50,6 +52,8 @@ static const struct option options[] = {
         { "user", required_argument, NULL, ARG_USER },
         { "name", required_argument, NULL, ARG_NAME },
         { "slot-memory", required_argument, NULL, ARG_SLOT_MEMORY },
+        { "wait", no_argument, NULL, ARG_WAIT },
+        { "interval", required_argument, NULL, ARG_INTERVAL },
         {},
 };
 
@@ -73,7 +77,8 @@ static void help(void) {
                "\n"
                "'flexslotctl COMMAND --help' shows a command's options. Exit status: 0,\n"
                "1 when the call failed (the controller's error is printed by name), 2\n"
-               "for a bad command line.\n");
+               "for a bad command line; watch and submit --wait: 3 when a job failed,\n"
+               "4 when one was cancelled.\n");
 }
 
 static void command_help(const CtlCommand *cmd) {
@@ -165,6 +170,19 @@ static int parse_option(Ctl *ctl, int c, char **argv, Flags *flags) {
                         return cli_usage_error(CTL_PROGRAM, "invalid --slot-memory '%s'", optarg);
                 ctl->given |= CTL_OPT_SLOT_MEMORY;
                 return 0;
+        case ARG_WAIT:
+                ctl->wait = true;
+                ctl->given |= CTL_OPT_WAIT;
+                return 0;
+        case ARG_INTERVAL:
+                if (parse_duration(optarg, &ctl->interval) < 0 ||
+                    ctl->interval < USEC_PER_MSEC * 10)
+                        return cli_usage_error(CTL_PROGRAM,
+                                               "invalid --interval '%s': a duration of 10ms or "
+                                               "more, such as 1s",
+                                               optarg);
+                ctl->given |= CTL_OPT_INTERVAL;
+                return 0;
         default:
                 return cli_option_error(CTL_PROGRAM, c, argv);
         }
@@ -181,6 +199,7 @@ static const char *option_name(unsigned bit) {
                 { CTL_OPT_REDUCES, "--reduces" }, { CTL_OPT_DEADLINE, "--deadline" },
                 { CTL_OPT_POOL, "--pool" },       { CTL_OPT_USER, "--user" },
                 { CTL_OPT_NAME, "--name" },       { CTL_OPT_SLOT_MEMORY, "--slot-memory" },
+                { CTL_OPT_WAIT, "--wait" },       { CTL_OPT_INTERVAL, "--interval" },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(names); i++)
@@ -252,7 +271,7 @@ static int run(Ctl *ctl, int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-        Ctl ctl = { .legend = true };
+        Ctl ctl = { .legend = true, .interval = USEC_PER_SEC };
         int status;
 
         status = run(&ctl, argc, argv);

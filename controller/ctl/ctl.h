@@ -29,7 +29,14 @@ enum {
         CTL_OPT_USER = 1u << 7,
         CTL_OPT_NAME = 1u << 8,
         CTL_OPT_SLOT_MEMORY = 1u << 9,
+        CTL_OPT_WAIT = 1u << 10,
+        CTL_OPT_INTERVAL = 1u << 11,
 };
+
+/* How the jobs a command waited for ended, beyond EXIT_SUCCESS (every one
+ * succeeded), EXIT_FAILURE (a call failed) and EXIT_USAGE. */
+#define CTL_EXIT_JOB_FAILED 3
+#define CTL_EXIT_JOB_CANCELLED 4
 
 typedef struct Ctl {
         const char *address; /* NULL: the system bus */
@@ -39,8 +46,11 @@ typedef struct Ctl {
         const char *app, *arg, *mapper, *reducer, *pool, *user, *name;
         uint32_t reduces;
         usec_t deadline; /* from now; 0: none */
+        bool wait;
         /* set-slots; 0: unchanged */
         uint64_t slot_memory;
+        /* watch, submit --wait: between two polls of the controller */
+        usec_t interval;
         unsigned given; /* CTL_OPT_* bits */
 } Ctl;
 
@@ -56,6 +66,18 @@ typedef struct CtlCommand {
 } CtlCommand;
 
 extern const CtlCommand ctl_commands[];
+
+/* A job's or a tracker's id, as the controller numbers them from 1; a bad
+ * one is said (exit EXIT_USAGE). */
+int ctl_parse_id(const char *what, const char *s, uint64_t *ret);
+
+/* ---- ctl-watch.c ---- */
+
+/* Polls the jobs every ctl->interval until each has ended, showing their
+ * progress; returns the exit status (CTL_EXIT_JOB_* for how they ended). */
+int ctl_watch_jobs(Ctl *ctl, const uint64_t *ids, size_t n);
+/* The watch command: the jobs given, or every one queued or running. */
+int ctl_run_watch(Ctl *ctl, char *const *args, unsigned n_args);
 extern const size_t ctl_n_commands;
 
 /* ---- ctl-output.c ---- */
