@@ -28,61 +28,105 @@
 /* A terminal's progress line changes at most this often. */
 #define PROGRESS_INTERVAL (250 * USEC_PER_MSEC)
 
-static void usage(FILE *f, const char *scenario_dir) {
-        fprintf(f,
-                "Usage: flexslot-sim [OPTIONS] run SCENARIO.ini\n"
-                "       flexslot-sim [OPTIONS] experiment NAME\n"
-                "       flexslot-sim plan PROFILE --deadline=TIME --reduces=N\n"
-                "                    (--maps=N | --input=SIZE) [PLAN OPTIONS]\n"
-                "       flexslot-sim list\n"
-                "       flexslot-sim settings\n"
-                "\n"
-                "Simulates a Hadoop cluster on KVM hosts driven by the flexslot policy core.\n"
-                "\n"
-                "  run SCENARIO     run one scenario file and print a summary\n"
-                "  experiment NAME  run one of the FlexSlot paper's experiments and print our\n"
-                "                   numbers beside the paper's (see 'list')\n"
-                "  plan PROFILE     the slots a job needs to meet its deadline, from its\n"
-                "                   ARIA profile (an INI file; see the man page)\n"
-                "  list             list the experiments\n"
-                "  settings         list the [policy] keys of the policy core and its\n"
-                "                   layers: default, range and meaning\n"
-                "\n"
-                "Options:\n"
-                "  -s, --seed=N       seed of the workload's random splits (default: the\n"
-                "                     scenario's [workload] seed); an experiment runs it (1)\n"
-                "                     and the next four, two with --quick\n"
-                "  -o, --out=DIR      write CSV files and charts (PNG and SVG) into DIR\n"
-                "  -S, --scenarios=DIR where experiments find their scenario files\n"
-                "                     (default: %s)\n"
-                "  -q, --quick        experiments: a smaller input, for a demonstration\n"
-                "      --set=SECTION.KEY=VALUE\n"
-                "                     change one scenario key (repeatable), e.g.\n"
-                "                     --set policy.slot_manager=flexslot\n"
-                "\n"
-                "Plan options:\n"
-                "      --deadline=TIME    from now, e.g. 240s or 4min\n"
-                "      --reduces=N        reduce tasks\n"
-                "      --maps=N           map tasks, or\n"
-                "      --input=SIZE       the input (e.g. 4G), divided by the profile's input\n"
-                "                         per map\n"
-                "      --map-slots=N, --reduce-slots=N\n"
-                "                         the slots the job can have: ARIA's bounds for them,\n"
-                "                         its minimum slots at most them (default: no limit)\n"
-                "      --map-cost=C, --reduce-cost=C, --transfer-cost=C\n"
-                "                         the Deadline Constraint Scheduler's c_m, c_r, c_d in\n"
-                "                         seconds per MB: adds its n_m^min, n_r^min and test\n"
-                "      --skew             that scheduler's worst-case reduce skew\n"
-                "      --json             the answer as JSON\n"
-                "\n"
-                "  -h, --help         show this help\n"
-                "      --version      show the version\n"
-                "\n"
-                "On a terminal, a run shows its progress on stderr.\n"
-                "Exit status: 0 on success (for plan: answered, whether or not the deadline\n"
-                "can be met), 1 when a run fails, 2 on bad usage or a bad scenario, workload\n"
-                "or profile file.\n",
-                scenario_dir ? scenario_dir : "share/flexslot/scenarios beside bin/");
+/* A command: its synopsis, one line for the overview and the rest of its
+ * own --help. */
+typedef struct SimCommand {
+        const char *name;
+        const char *synopsis;
+        const char *summary;
+        const char *help;
+} SimCommand;
+
+static const char common_options_help[] =
+        "Options:\n"
+        "  -s, --seed=N       seed of the workload's random splits (default: the\n"
+        "                     scenario's [workload] seed); an experiment runs it (1)\n"
+        "                     and the next four, two with --quick\n"
+        "  -o, --out=DIR      write CSV files and charts (PNG and SVG) into DIR\n"
+        "  -S, --scenarios=DIR where experiments find their scenario files\n"
+        "                     (default: %s)\n"
+        "  -q, --quick        experiments: a smaller input, for a demonstration\n"
+        "      --set=SECTION.KEY=VALUE\n"
+        "                     change one scenario key (repeatable), e.g.\n"
+        "                     --set policy.slot_manager=flexslot\n";
+
+static const char plan_options_help[] =
+        "Plan options:\n"
+        "      --deadline=TIME    from now, e.g. 240s or 4min\n"
+        "      --reduces=N        reduce tasks\n"
+        "      --maps=N           map tasks, or\n"
+        "      --input=SIZE       the input (e.g. 4G), divided by the profile's input\n"
+        "                         per map\n"
+        "      --map-slots=N, --reduce-slots=N\n"
+        "                         the slots the job can have: ARIA's bounds for them,\n"
+        "                         its minimum slots at most them (default: no limit)\n"
+        "      --map-cost=C, --reduce-cost=C, --transfer-cost=C\n"
+        "                         the Deadline Constraint Scheduler's c_m, c_r, c_d in\n"
+        "                         seconds per MB: adds its n_m^min, n_r^min and test\n"
+        "      --skew             that scheduler's worst-case reduce skew\n"
+        "      --json             the answer as JSON\n";
+
+static const SimCommand commands[] = {
+        { "run", "[OPTIONS] run SCENARIO.ini", "run one scenario file and print a summary",
+          "Runs the scenario (sim/scenarios/README.md describes its keys) and prints\n"
+          "job times, map task skewness, deadlines and the steal and I/O wait\n"
+          "breakdown; with --out, CSV files and charts of every job and task.\n" },
+        { "experiment", "[OPTIONS] experiment NAME",
+          "run one of the papers' experiments beside the paper's numbers",
+          "Runs the experiment over five seeds (two with --quick) and prints our\n"
+          "numbers beside the paper's, with their spread over the seeds; 'list'\n"
+          "names them.\n" },
+        { "plan",
+          "plan PROFILE --deadline=TIME --reduces=N (--maps=N | --input=SIZE)\n"
+          "                    [PLAN OPTIONS]",
+          "the slots a job needs for its deadline, from its ARIA profile",
+          "PROFILE is an ARIA job profile, an INI file (the man page describes it),\n"
+          "or the name of one in share/flexslot/profiles. Prints the slots each of\n"
+          "ARIA's bounds needs for the deadline, and with the costs the Deadline\n"
+          "Constraint Scheduler's minimum tasks.\n" },
+        { "list", "list", "list the experiments", NULL },
+        { "settings", "settings", "list the [policy] keys of the policy core and its layers",
+          "Each key with its default, its range and what it means; a scenario's\n"
+          "[policy] section and the controller's take them alike.\n" },
+};
+
+static const SimCommand *command_find(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                if (strcmp(commands[i].name, name) == 0)
+                        return &commands[i];
+        return NULL;
+}
+
+static void usage(const char *scenario_dir) {
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                printf("%s flexslot-sim %s\n", i == 0 ? "Usage:" : "      ", commands[i].synopsis);
+        printf("\nSimulates a Hadoop cluster on KVM hosts driven by the flexslot policy core.\n\n");
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                printf("  %-16s %s\n", commands[i].name, commands[i].summary);
+        printf("\n");
+        printf(common_options_help, scenario_dir);
+        printf("\n%s\n", plan_options_help);
+        printf("  -h, --help         show this help, or with a command that command's\n"
+               "      --version      show the version\n"
+               "\n"
+               "On a terminal, a run shows its progress on stderr.\n"
+               "Exit status: 0 on success (for plan: answered, whether or not the deadline\n"
+               "can be met), 1 when a run fails, 2 on bad usage or a bad scenario, workload\n"
+               "or profile file.\n");
+}
+
+/* COMMAND --help: its synopsis, what it does and the options it takes. */
+static void command_usage(const SimCommand *cmd, const char *scenario_dir) {
+        printf("Usage: flexslot-sim %s\n\n%c%s.\n", cmd->synopsis, cmd->summary[0] - 'a' + 'A',
+               cmd->summary + 1);
+        if (cmd->help)
+                printf("\n%s", cmd->help);
+        if (strcmp(cmd->name, "plan") == 0)
+                printf("\n%s", plan_options_help);
+        else if (strcmp(cmd->name, "run") == 0 || strcmp(cmd->name, "experiment") == 0) {
+                printf("\n");
+                printf(common_options_help, scenario_dir);
+        }
 }
 
 /* The progress line on a terminal's stderr: rewritten in place, at most
@@ -223,6 +267,7 @@ int main(int argc, char **argv) {
         PlanRequest plan = { 0 };
         char problem[256];
         const char *command;
+        bool help = false;
         int c, n_args, r;
 
         log_open("flexslot-sim");
@@ -254,10 +299,8 @@ int main(int argc, char **argv) {
                         opt.n_overrides++;
                         break;
                 case 'h':
-                        /* Without it, the help says where it would be. */
-                        (void)sim_data_path("scenarios", &data_scenarios);
-                        usage(stdout, data_scenarios);
-                        return EXIT_SUCCESS;
+                        help = true;
+                        break;
                 case 'V':
                         printf("flexslot-sim %s\n", FLEXSLOT_VERSION);
                         return EXIT_SUCCESS;
@@ -267,6 +310,21 @@ int main(int argc, char **argv) {
                         if (plan_option(&plan, c, optarg, problem, sizeof(problem)) < 0)
                                 return cli_usage_error(PROGRAM, "%s", problem);
                 }
+        if (help) {
+                const SimCommand *cmd = optind < argc ? command_find(argv[optind]) : NULL;
+                const char *where = "share/flexslot/scenarios beside bin/";
+
+                if (optind < argc && !cmd)
+                        return cli_usage_error(PROGRAM, "unknown command '%s'", argv[optind]);
+                /* Without it, the help says where it would be. */
+                if (sim_data_path("scenarios", &data_scenarios) >= 0)
+                        where = data_scenarios;
+                if (cmd)
+                        command_usage(cmd, where);
+                else
+                        usage(where);
+                return EXIT_SUCCESS;
+        }
         if (optind >= argc)
                 return cli_usage_error(PROGRAM,
                                        "missing command (run, experiment, plan, list or settings)");

@@ -1,5 +1,6 @@
 #!/bin/sh
-# flexslot-sim's command line as a new user meets it: --version, every usage
+# flexslot-sim's command line as a new user meets it: --version, each
+# command's own --help, every usage
 # error exits 2 with the --help hint, --set errors name the --set, an empty
 # unknown section is refused (by the agent too), paths are reported as
 # resolved from what was given, and a run shows progress on a terminal and
@@ -23,6 +24,21 @@ usage() {
 version=$(sed -n 's/^#define FLEXSLOT_VERSION "\(.*\)"$/\1/p' "$src/common/version.h")
 [ -n "$version" ] || fail "no FLEXSLOT_VERSION in common/version.h"
 [ "$("$sim" --version)" = "flexslot-sim $version" ] || fail "--version: $("$sim" --version)"
+
+# Each command's own --help: its synopsis and its options, not the overview.
+"$sim" plan --help >"$tmp/out" || fail "plan --help failed"
+head -n 1 "$tmp/out" | grep -q "^Usage: flexslot-sim plan PROFILE --deadline=TIME" ||
+	fail "plan --help: $(cat "$tmp/out")"
+grep -q -- "--map-cost=C" "$tmp/out" || fail "plan --help lacks its options: $(cat "$tmp/out")"
+grep -q -- "--seed" "$tmp/out" && fail "plan --help lists options plan does not take"
+"$sim" --help run >"$tmp/out" || fail "--help run failed"
+head -n 1 "$tmp/out" | grep -q "^Usage: flexslot-sim \[OPTIONS\] run SCENARIO.ini$" ||
+	fail "--help run: $(cat "$tmp/out")"
+grep -q -- "--map-cost" "$tmp/out" && fail "run --help lists plan's options"
+for c in experiment list settings; do
+	"$sim" "$c" --help | head -n 1 | grep -q "^Usage: flexslot-sim .*$c" || fail "$c --help"
+done
+usage "unknown command 'bogus'" bogus --help
 
 usage "unknown option '--bogus'" --bogus list
 usage "unknown option '-x'" -x list
