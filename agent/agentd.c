@@ -21,6 +21,7 @@
 #include "common/daemon-util.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "common/metrics-http.h"
 #include "common/version.h"
 #include "daemon.h"
 
@@ -146,11 +147,27 @@ typedef struct SampleJob {
         /* The domains whose settings changed when the job was queued. */
         AgentStale stale;
         AgentSnapshot *snapshot;
+        /* A copy of the counters it was derived from, for the metrics. */
+        HvDomainSample *samples;
+        size_t n_samples;
 } SampleJob;
 
 static int sample_run(void *userdata, void *data) {
+        AgentCollector *c = userdata;
         SampleJob *j = data;
-        return agent_collector_sample(userdata, &j->stale, &j->snapshot);
+        int r;
+
+        r = agent_collector_sample(c, &j->stale, &j->snapshot);
+        if (r < 0 || !j->agent->metrics || c->n_prev == 0)
+                return r;
+        /* The collector keeps this sample's counters for the next one's
+         * rates; the loop may not read them while the worker owns them. */
+        j->samples = calloc(c->n_prev, sizeof(*j->samples));
+        if (j->samples) {
+                memcpy(j->samples, c->prev, c->n_prev * sizeof(*j->samples));
+                j->n_samples = c->n_prev;
+        }
+        return r;
 }
 
 /* What `systemctl status` shows; sent only when it changes. */
@@ -193,6 +210,9 @@ static void sample_done(WorkerOutcome outcome, int result, void *data) {
         if (r < 0)
                 log_warning_errno(r, "Cannot emit the Sample signal");
         ring_push(&a->history, TAKE_PTR(j->snapshot));
+        free(a->latest_samples);
+        a->latest_samples = TAKE_PTR(j->samples);
+        a->n_latest_samples = j->n_samples;
 }
 
 static void sample_free(void *data) {
@@ -200,6 +220,7 @@ static void sample_free(void *data) {
 
         agent_stale_done(&j->stale);
         free(j->snapshot);
+        free(j->samples);
         free(j);
 }
 
@@ -309,6 +330,15 @@ static int agent_start(Agent *a) {
         r = sd_bus_attach_event(a->bus, a->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Cannot attach the bus to the event loop");
+        if (a->config.metrics_listen) {
+                r = metrics_server_new(a->event, a->config.metrics_listen, agent_metrics_write, a,
+                                       &a->metrics);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot serve metrics on %s: %m",
+                                               a->config.metrics_listen);
+                log_info("Metrics on %s, port %u, at /metrics", a->config.metrics_listen,
+                         metrics_server_port(a->metrics));
+        }
 
         /* sd-event's default accuracy (250ms) would let a sample come that
          * late; a small fraction of the interval keeps the period while
@@ -336,6 +366,7 @@ static int agent_stop(Agent *a) {
         int r, k;
 
         a->sample_timer = sd_event_source_disable_unref(a->sample_timer);
+        a->metrics = metrics_server_free(a->metrics);
         /* Cancelled requests are answered on the bus, so it goes last. */
         r = stop_worker(a->collector_worker, deadline);
         k = stop_worker(a->actuator_worker, deadline);
@@ -352,6 +383,8 @@ static int agent_stop(Agent *a) {
         agent_collector_done(&a->collector);
         agent_actuator_done(&a->actuator);
         agent_stale_done(&a->stale);
+        agent_change_counts_done(&a->change_counts);
+        free(a->latest_samples);
         a->object_slot = sd_bus_slot_unref(a->object_slot);
         a->bus = sd_bus_flush_close_unref(a->bus);
         a->event = sd_event_unref(a->event);

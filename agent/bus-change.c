@@ -243,12 +243,43 @@ static LogLevel resource_verdict(const ChangeJob *j, ActResource r, char *buf, s
         }
 }
 
+static const char *const status_names[] = {
+        [AGENT_CHANGE_APPLIED] = "applied",     [AGENT_CHANGE_CLAMPED] = "clamped",
+        [AGENT_CHANGE_UNCHANGED] = "unchanged", [AGENT_CHANGE_DRY_RUN] = "dry-run",
+        [AGENT_CHANGE_REFUSED] = "refused",     [AGENT_CHANGE_FAILED] = "failed",
+};
+
+/* The metrics' count of each resource's verdict, by error name. */
+static void count_change(const ChangeJob *j) {
+        const AgentChange *c = &j->change;
+        char msg[CHANGE_ERROR_MAX];
+
+        for (ActResource r = 0; r < _ACT_RESOURCE_MAX; r++) {
+                const char *verdict, *name;
+
+                if (!(c->target.set & ACT_BIT(r)))
+                        continue;
+                if (c->error < 0) {
+                        name = errno_error(c->error);
+                        verdict = error_verdict(name);
+                } else {
+                        name = resource_error(c, r, msg, sizeof(msg));
+                        verdict = status_names[c->r[r].status];
+                        if (c->r[r].status == AGENT_CHANGE_CLAMPED)
+                                name = rule_error(c->r[r].outcome.rule);
+                }
+                if (agent_count_change(&j->agent->change_counts, r, verdict, name ? name : "") < 0)
+                        log_oom();
+        }
+}
+
 static void audit_change(const ChangeJob *j) {
         const AgentChange *c = &j->change;
         LogLevel level = LOG_LEVEL_NOTICE;
         char line[2048] = "", one[1024];
         size_t n = 0;
 
+        count_change(j);
         if (c->error < 0) {
                 const char *name = errno_error(c->error);
                 audit(j, LOG_LEVEL_WARNING, "%s, %s: %s.", error_verdict(name), name, c->message);
@@ -286,12 +317,6 @@ static int append_value(sd_bus_message *m, ActResource r, uint64_t v, bool known
                 return sd_bus_message_append(m, "v", "t", known ? v : (uint64_t)0);
         }
 }
-
-static const char *const status_names[] = {
-        [AGENT_CHANGE_APPLIED] = "applied",     [AGENT_CHANGE_CLAMPED] = "clamped",
-        [AGENT_CHANGE_UNCHANGED] = "unchanged", [AGENT_CHANGE_DRY_RUN] = "dry-run",
-        [AGENT_CHANGE_REFUSED] = "refused",     [AGENT_CHANGE_FAILED] = "failed",
-};
 
 /* SetTarget's answer: resource -> (verdict, before, after, error name,
  * message), the error name "" for a resource applied as asked. */

@@ -6,6 +6,7 @@
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "common/metrics-http.h"
 
 static const char *const log_level_choices[] = {
         "err", "warning", "notice", "info", "debug", NULL
@@ -29,6 +30,8 @@ static const ConfKey agent_keys[] = {
         { "agent", "allowed-group", CONF_STRING, F(allowed_group), "flexslot" },
         { "agent", "log-level", CONF_ENUM, F(log_level), "info", .choices = log_level_choices },
 
+        { "metrics", "listen", CONF_STRING, F(metrics_listen), NULL },
+
         { "host", "cpus", CONF_INT, F(cpus), "0", .min = 0, .max = 65536 },
         { "host", "memory", CONF_SIZE, F(memory), "0", .min = 0, .max = 64 * TIB },
         ACT_CONFIG_KEYS(ACT_FIELD),
@@ -41,6 +44,9 @@ static int agent_config_validate(const void *config, ConfError *err) {
         r = act_config_validate(&c->act, err);
         if (r < 0)
                 return r;
+        if (c->metrics_listen && !metrics_listen_is_valid(c->metrics_listen))
+                return conf_error_set(err, "metrics", "listen",
+                                      "'%s' is not A.B.C.D:PORT or [IPV6]:PORT", c->metrics_listen);
         if (c->cpus > 0 && c->act.reserve_cpus >= c->cpus)
                 return conf_error_set(err, "host", "reserve-cpus",
                                       "%lld leaves nothing of cpus %lld",

@@ -21,6 +21,9 @@ typedef struct AgentConfig {
         char *allowed_group;
         int log_level;
 
+        /* [metrics] */
+        char *metrics_listen; /* NULL: no metrics endpoint */
+
         /* [host] */
         int64_t cpus;    /* 0: what the hypervisor reports */
         uint64_t memory; /* 0: what the hypervisor reports */

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <systemd/sd-bus.h>
@@ -19,6 +20,21 @@
 #define AGENT_INTERFACE "org.flexslot.Agent1"
 /* How much of a caller's string an error message or the log repeats. */
 #define AGENT_SHOWN_MAX 64
+
+/* How many resources of changes ended with one verdict and error name
+ * (static strings), for the metrics. */
+typedef struct AgentChangeCount {
+        ActResource resource;
+        const char *verdict, *error; /* error: "" for none */
+        uint64_t n;
+} AgentChangeCount;
+
+typedef struct AgentChangeCounts {
+        AgentChangeCount *items;
+        size_t n;
+} AgentChangeCounts;
+
+typedef struct MetricsServer MetricsServer;
 
 /* flexslot-agentd's state. Everything here belongs to the event loop's
  * thread except collector and actuator, which their worker threads own
@@ -37,6 +53,12 @@ typedef struct Agent {
         /* Domains whose settings the agent changed, for the next sample to
          * read again. */
         AgentStale stale;
+        /* The newest sample's counters as libvirt gave them, for the
+         * metrics; the history keeps only what was derived from them. */
+        HvDomainSample *latest_samples;
+        size_t n_latest_samples;
+        AgentChangeCounts change_counts;
+        MetricsServer *metrics;
         bool sampling;
         bool have_allowed_gid;
         bool status_sent, status_available;
@@ -67,3 +89,11 @@ int agent_method_set_target(sd_bus_message *m, void *userdata, sd_bus_error *err
 int agent_method_set_vcpus(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int agent_method_set_memory(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int agent_method_set_cpu_weight(sd_bus_message *m, void *userdata, sd_bus_error *error);
+
+/* The metrics (exporter.c): one more resource of a change with this
+ * verdict and error name (both static strings; "" for no error). */
+int agent_count_change(AgentChangeCounts *counts, ActResource resource, const char *verdict,
+                       const char *error);
+void agent_change_counts_done(AgentChangeCounts *counts);
+/* A MetricsWriter: the agent's metrics, userdata the Agent. */
+int agent_metrics_write(FILE *out, void *userdata);

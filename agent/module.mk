@@ -4,11 +4,11 @@
 LIBRARIES += agent
 agent_SOURCES := agent/config.c agent/ring.c agent/worker.c agent/connection.c \
 	agent/collector.c agent/actuator.c agent/bus-errors.c
-agent_DEPS := hypervisor actuation common
+agent_DEPS := hypervisor actuation daemon common
 agent_PKGS := libsystemd
 
 PROGRAMS += flexslot-agentd
-flexslot-agentd_SOURCES := agent/agentd.c agent/bus.c agent/bus-change.c
+flexslot-agentd_SOURCES := agent/agentd.c agent/bus.c agent/bus-change.c agent/exporter.c
 flexslot-agentd_DEPS := agent daemon
 flexslot-agentd_INSTALL_DIR := sbin
 

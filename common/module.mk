@@ -7,6 +7,6 @@ common_PKGS := inih
 # The daemons' shared skeleton (options, signals, watchdog, the bus): apart,
 # so that what is not a daemon needs no libsystemd.
 LIBRARIES += daemon
-daemon_SOURCES := common/daemon-util.c
+daemon_SOURCES := common/daemon-util.c common/metrics-http.c
 daemon_DEPS := common
 daemon_PKGS := libsystemd
