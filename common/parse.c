@@ -172,8 +172,8 @@ static int parse_with_units(const char *s, const UnitFactor *units, size_t n_uni
 
 int parse_duration(const char *s, usec_t *ret) {
         static const UnitFactor units[] = {
-                { "", 1e6 },   { "s", 1e6 },    { "sec", 1e6 }, { "ms", 1e3 },
-                { "us", 1.0 }, { "min", 60e6 }, { "m", 60e6 },  { "h", 3600e6 },
+                { "", 1e6 },     { "s", 1e6 },  { "sec", 1e6 },  { "ms", 1e3 },    { "us", 1.0 },
+                { "min", 60e6 }, { "m", 60e6 }, { "h", 3600e6 }, { "d", 86400e6 },
         };
         double v;
         int r = parse_with_units(s, units, ELEMENTSOF(units), (double)(UINT64_MAX / 2), &v);

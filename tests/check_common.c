@@ -93,6 +93,8 @@ START_TEST(test_parse_duration_and_size) {
         ck_assert_uint_eq(d, 500 * USEC_PER_MSEC);
         ck_assert_int_eq(parse_duration("1.5s", &d), 0);
         ck_assert_uint_eq(d, 1500 * USEC_PER_MSEC);
+        ck_assert_int_eq(parse_duration("7d", &d), 0);
+        ck_assert_uint_eq(d, 7 * 24 * USEC_PER_HOUR);
         ck_assert_int_eq(parse_duration("2min", &d), 0);
         ck_assert_uint_eq(d, 120 * USEC_PER_SEC);
         ck_assert_int_eq(parse_duration("-1s", &d), -EINVAL);

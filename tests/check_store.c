@@ -840,6 +840,69 @@ static void assert_profile_eq(const AriaProfile *a, const AriaProfile *b) {
         ck_assert(memcmp(a, b, sizeof(*a)) == 0);
 }
 
+/* Pruning forgets ended jobs older than the cut, with their records, and
+ * nothing else: not a running job, however old; not a profile; not an id. */
+START_TEST(test_prune) {
+        _cleanup_(store_closep) Store *s = open_ok();
+        StoreJobSpec one_reduce = wordcount;
+        StoreError err = { 0 };
+        StoreProfile p = { 0 };
+        StoreJob j;
+        uint64_t done, failed, running, next;
+        char sql[128];
+        usec_t cut;
+        size_t n = 99;
+
+        one_reduce.n_reduces = 1;
+        done = submit_ok(s, &one_reduce);
+        failed = submit_ok(s, &one_reduce);
+        running = submit_ok(s, &one_reduce);
+        ck_assert_int_eq(store_job_start(s, done, 1, &err), 0);
+        record_ok(s, done_map(done, 0, 1));
+        record_ok(s, done_reduce(done, 0, 1));
+        ck_assert_int_eq(store_job_finish(s, done, STORE_JOB_SUCCEEDED, NULL, &err), 0);
+        ck_assert_int_eq(store_job_finish(s, failed, STORE_JOB_FAILED, "no", &err), 0);
+        ck_assert_int_eq(store_job_start(s, running, 1, &err), 0);
+        record_ok(s, done_map(running, 0, 1));
+        ck_assert_int_eq(store_profile_put(s, "alice", "wikitrends", done, &wiki, &err), 0);
+
+        /* Nothing ended before the first job was even submitted. */
+        ck_assert_int_eq(store_jobs_prune(s, 1, &n, &err), 0);
+        ck_assert_uint_eq(n, 0);
+        j = get_ok(s, done);
+        store_job_clear(&j);
+
+        cut = now_realtime_usec() + 1;
+        ck_assert_int_eq(store_jobs_prune(s, cut, &n, &err), 0);
+        ck_assert_uint_eq(n, 2);
+        assert_refused(store_job_get(s, done, &j, &err), err, -ENOENT, "id", "no such job");
+        assert_refused(store_job_get(s, failed, &j, &err), err, -ENOENT, "id", "no such job");
+        /* Their inputs and records went with them; the running job's stay. */
+        snprintf(sql, sizeof(sql), "SELECT count(*) FROM job_inputs WHERE job != %" PRIu64,
+                 running);
+        ck_assert_int_eq(raw_int(db, sql), 0);
+        snprintf(sql, sizeof(sql), "SELECT count(*) FROM task_attempts WHERE job = %" PRIu64,
+                 running);
+        ck_assert_int_eq(raw_int(db, sql), 1);
+        ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM task_attempts"), 1);
+
+        /* The running job and the profile stay. */
+        j = get_ok(s, running);
+        ck_assert_int_eq(j.state, STORE_JOB_RUNNING);
+        ck_assert_uint_eq(j.maps_done, 1);
+        store_job_clear(&j);
+        ck_assert_int_eq(store_profile_get(s, "alice", "wikitrends", &p, &err), 0);
+        store_profile_clear(&p);
+
+        /* A pruned job's id is not given again, also after a reopen. */
+        s = store_close(s);
+        s = open_ok();
+        next = submit_ok(s, &one_reduce);
+        ck_assert_uint_gt(next, running);
+        ck_assert_int_eq(store_jobs_prune(s, cut, NULL, &err), 0);
+}
+END_TEST
+
 START_TEST(test_profiles) {
         _cleanup_(store_closep) Store *s = open_ok();
         StoreProfile p = { 0 }, *all = NULL;
@@ -1455,6 +1518,7 @@ Suite *suite_store(void) {
         tc = tcase_create("profiles");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_profiles);
+        tcase_add_test(tc, test_prune);
         tcase_add_loop_test(tc, test_profile_refused, 0, (int)ELEMENTSOF(bad_profiles));
         suite_add_tcase(s, tc);
 

@@ -36,6 +36,8 @@ static const ConfKey controller_keys[] = {
         { "jobs", "data-dir", CONF_STRING, F(data_dir), "/srv/flexslot" },
         { "jobs", "block-size", CONF_SIZE, F(block_size), "64M", .min = 1 << 10,
           .max = INT64_C(1) << 40 },
+        { "jobs", "keep-ended", CONF_DURATION, F(keep_ended), "7d", .min = 0,
+          .max = 3650 * 24 * USEC_PER_HOUR },
 
         { "policy", "scheduler", CONF_STRING, F(scheduler), "fifo" },
         { "policy", "slot-manager", CONF_STRING, F(slot_manager), "static" },

@@ -25,6 +25,7 @@ typedef struct ControllerConfig {
         /* [jobs] */
         char *data_dir;
         uint64_t block_size;
+        usec_t keep_ended; /* 0: forever */
 
         /* [policy] */
         char *scheduler, *slot_manager, *speculation, *vm_allocator;

@@ -218,6 +218,39 @@ static int open_state(Controller *c) {
         return 0;
 }
 
+/* How often ended jobs older than [jobs] keep-ended are looked for. */
+#define PRUNE_INTERVAL USEC_PER_HOUR
+
+static void prune_ended_jobs(Controller *c) {
+        usec_t now = now_realtime_usec();
+        StoreError err = { 0 };
+        size_t n = 0;
+        int r;
+
+        if (c->config.keep_ended == 0 || now <= c->config.keep_ended)
+                return;
+        r = store_jobs_prune(c->store, now - c->config.keep_ended, &n, &err);
+        if (r < 0)
+                log_warning_errno(r, "Cannot forget the jobs that ended over %s ago: %s",
+                                  FORMAT_DURATION(c->config.keep_ended), err.message);
+        else if (n > 0)
+                log_info("Forgot %zu jobs that ended over %s ago", n,
+                         FORMAT_DURATION(c->config.keep_ended));
+}
+
+static int on_prune_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Controller *c = userdata;
+        int r;
+
+        prune_ended_jobs(c);
+        r = sd_event_source_set_time_relative(s, PRUNE_INTERVAL);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        if (r < 0)
+                return log_error_errno(r, "Cannot rearm the prune timer");
+        return 0;
+}
+
 /* A periodic timer on a fixed schedule, one heartbeat interval apart. */
 static int rearm(sd_event_source *s, uint64_t usec, const Controller *c) {
         usec_t now;
@@ -304,12 +337,23 @@ static int controller_start(Controller *c) {
         r = add_periodic(c, &c->lost_timer, on_lost_timer, "lost-trackers");
         if (r < 0)
                 return r;
-        return add_periodic(c, &c->control_timer, on_control_timer, "control");
+        r = add_periodic(c, &c->control_timer, on_control_timer, "control");
+        if (r < 0)
+                return r;
+        /* The first check at once, so that a store that grew while the
+         * controller was down shrinks when it starts. */
+        r = sd_event_add_time_relative(c->event, &c->prune_timer, CLOCK_MONOTONIC, 0,
+                                       PRUNE_INTERVAL / 60, on_prune_timer, c);
+        if (r < 0)
+                return log_error_errno(r, "Cannot add the prune timer");
+        (void)sd_event_source_set_description(c->prune_timer, "prune-ended-jobs");
+        return 0;
 }
 
 static void controller_stop(Controller *c) {
         c->lost_timer = sd_event_source_disable_unref(c->lost_timer);
         c->control_timer = sd_event_source_disable_unref(c->control_timer);
+        c->prune_timer = sd_event_source_disable_unref(c->prune_timer);
         tracker_endpoint_stop(c);
         c->agents = agents_free(c->agents);
         c->vm_slot = sd_bus_slot_unref(c->vm_slot);

@@ -38,7 +38,7 @@ typedef struct Controller {
         char *token;
         size_t token_len;
         int listen_fd;
-        sd_event_source *listen_source, *lost_timer, *control_timer;
+        sd_event_source *listen_source, *lost_timer, *control_timer, *prune_timer;
         TrackerConnection *connections;
         size_t n_connections;
         Agents *agents;

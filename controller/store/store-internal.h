@@ -24,6 +24,7 @@ typedef enum StoreStmt {
         STMT_JOB_DONE,
         STMT_JOB_START,
         STMT_JOB_FINISH,
+        STMT_JOBS_PRUNE,
         STMT_TASK_GET,
         STMT_TASK_SUCCEEDED,
         STMT_TASK_INSERT,

@@ -478,3 +478,43 @@ int store_job_finish(Store *s, uint64_t id, StoreJobState state, const char *mes
                 return r;
         return store_tx_commit(TAKE_PTR(tx), err);
 }
+
+static int delete_ended_jobs(Store *s, usec_t ended_before, size_t *ret_n, StoreError *err) {
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int r;
+
+        /* The inputs and task records go with their job (ON DELETE
+         * CASCADE); the AUTOINCREMENT id keeps its ids from coming back. */
+        r = store_stmt(s, STMT_JOBS_PRUNE,
+                       "DELETE FROM jobs WHERE state IN ('succeeded', 'failed', 'cancelled') "
+                       "AND finished < ?",
+                       &st, err);
+        if (r < 0)
+                return r;
+        if (sqlite3_bind_int64(st, 1, (int64_t)ended_before) != SQLITE_OK)
+                return store_sqlite_fail(s, sqlite3_errcode(s->db), err, "cannot forget old jobs");
+        r = store_step_done(s, st, err, "cannot forget old jobs");
+        if (r >= 0 && ret_n)
+                *ret_n = (size_t)sqlite3_changes(s->db);
+        return r;
+}
+
+int store_jobs_prune(Store *s, usec_t ended_before, size_t *ret_n, StoreError *err) {
+        _cleanup_(store_tx_rollbackp) Store *tx = NULL;
+        size_t n = 0;
+        int r;
+
+        r = store_check_int64(ended_before, "ended_before", err);
+        if (r >= 0)
+                r = store_tx_begin(s, STORE_TX_WRITE, err);
+        if (r < 0)
+                return r;
+        tx = s;
+        r = delete_ended_jobs(s, ended_before, &n, err);
+        if (r < 0)
+                return r;
+        r = store_tx_commit(TAKE_PTR(tx), err);
+        if (r >= 0 && ret_n)
+                *ret_n = n;
+        return r;
+}

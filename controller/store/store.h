@@ -138,6 +138,12 @@ int store_job_start(Store *s, uint64_t id, unsigned n_maps, StoreError *err);
  * why. A job that has ended already is -EALREADY. */
 int store_job_finish(Store *s, uint64_t id, StoreJobState state, const char *message,
                      StoreError *err);
+/* Forgets the jobs that ended before ended_before (realtime), with their
+ * inputs and task records; queued and running jobs stay whatever their
+ * age, and so do ARIA profiles, which outlive the jobs they came from. The
+ * ids of forgotten jobs are not given again. ret_n (may be NULL): how many
+ * went. */
+int store_jobs_prune(Store *s, usec_t ended_before, size_t *ret_n, StoreError *err);
 
 /* ---- task attempts ---- */
 
