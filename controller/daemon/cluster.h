@@ -160,7 +160,7 @@ typedef struct Cluster {
         bool unsettled;
         Decisions decisions;
         /* The last step's snapshot, kept while the model changes only in
-         * what heartbeats measure (cluster.c); NULL: built anew next step. */
+         * what heartbeats measure (cluster-snapshot.c); NULL: built anew next step. */
         struct Snapshot *snapshot;
         /* Tests: every reuse of the snapshot is checked against a new one
          * (cluster_snapshot_current()), and aborts when they differ. */
