@@ -34,10 +34,43 @@ static bool text_valid(const char *s) {
         return strlen(s) <= STORE_MESSAGE_MAX;
 }
 
+/* A reported attempt as the model knows it, found once per report: task
+ * NULL for one it does not know. */
+typedef struct Known {
+        const ClusterJob *job;
+        ClusterTask *task;
+} Known;
+
+/* The running or the finished attempts of r, n of them, each as the model
+ * knows it (a running one's job is not needed): NULL when n is 0. */
+static int known_new(Cluster *c, const ClusterReport *r, size_t n, bool finished, Known **ret) {
+        Known *k = n > 0 ? calloc(n, sizeof(*k)) : NULL;
+
+        if (n > 0 && !k)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                ClusterJob *j = NULL;
+
+                if (finished)
+                        k[i].task = cluster_attempt_find(c, r->finished[i].attempt, &j, NULL);
+                else
+                        k[i].task = cluster_attempt_find(c, r->running[i].attempt, NULL, NULL);
+                k[i].job = j;
+        }
+        *ret = k;
+        return 0;
+}
+
 /* Everything a report says, checked against the model before any of it is
  * believed. Attempts the model does not know are not errors: they are from
- * before a restart of the controller, or of a cancelled job. */
-static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r, StoreError *err) {
+ * before a restart of the controller, or of a cancelled job. Each attempt
+ * is looked up here once, for the whole heartbeat: *ret_running and
+ * *ret_finished say what the model knows of the report's attempts, in the
+ * report's order. */
+static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r,
+                        Known **ret_running, Known **ret_finished, StoreError *err) {
+        _cleanup_free_ Known *running = NULL, *finished = NULL;
+
         for (unsigned type = 0; type < _SLOT_TYPE_MAX; type++)
                 if (r->free_slots[type] > n->told[type])
                         return cluster_fail(err, -EINVAL, "free-slots",
@@ -53,24 +86,25 @@ static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r
         if (r->n_running > CLUSTER_REPORT_MAX || r->n_finished > CLUSTER_REPORT_MAX)
                 return cluster_fail(err, -EINVAL, "running", "more than %d attempts in one report",
                                     CLUSTER_REPORT_MAX);
+        if (known_new(c, r, r->n_running, false, &running) < 0 ||
+            known_new(c, r, r->n_finished, true, &finished) < 0)
+                return -ENOMEM;
         for (size_t i = 0; i < r->n_running; i++) {
                 const ClusterRunning *x = &r->running[i];
-                unsigned a = 0;
-                const ClusterTask *t = cluster_attempt_find(c, x->attempt, NULL, &a);
+                const ClusterTask *t = running[i].task;
 
                 if (!share_valid(x->progress))
                         return cluster_fail(err, -EINVAL, "progress",
                                             "progress %g of attempt %" PRIu64 " is not in 0..1",
                                             x->progress, x->attempt);
-                if (t && t->attempts[a].node != n->id)
+                if (t && t->attempts[cluster_task_attempt_index(t, x->attempt)].node != n->id)
                         return cluster_fail(err, -EINVAL, "running",
                                             "attempt %" PRIu64 " runs on another tracker",
                                             x->attempt);
         }
         for (size_t i = 0; i < r->n_finished; i++) {
                 const ClusterFinished *x = &r->finished[i];
-                unsigned a = 0;
-                const ClusterTask *t = cluster_attempt_find(c, x->attempt, NULL, &a);
+                const ClusterTask *t = finished[i].task;
 
                 if ((unsigned)x->status >= _STORE_TASK_STATUS_MAX)
                         return cluster_fail(err, -EINVAL, "status",
@@ -79,7 +113,7 @@ static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r
                         return cluster_fail(err, -EINVAL, "output",
                                             "output or reason of attempt %" PRIu64 " is too long",
                                             x->attempt);
-                if (t && t->attempts[a].node != n->id)
+                if (t && t->attempts[cluster_task_attempt_index(t, x->attempt)].node != n->id)
                         return cluster_fail(err, -EINVAL, "finished",
                                             "attempt %" PRIu64 " ran on another tracker",
                                             x->attempt);
@@ -89,20 +123,27 @@ static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r
                                                     "attempt %" PRIu64 " is reported twice",
                                                     x->attempt);
         }
+        *ret_running = TAKE_PTR(running);
+        *ret_finished = TAKE_PTR(finished);
         return 0;
 }
 
 /* Whether an attempt before the i-th finished of the report succeeded for
  * the same task: the first success wins (both attempts of a task may run
  * on one tracker), and the later is ignored as a loser's is. */
-static bool succeeded_before(Cluster *c, const ClusterReport *r, size_t i) {
-        const ClusterTask *t = cluster_attempt_find(c, r->finished[i].attempt, NULL, NULL);
-
+static bool succeeded_before(const ClusterReport *r, const Known *finished, size_t i) {
         for (size_t k = 0; k < i; k++)
                 if (r->finished[k].status == STORE_TASK_SUCCEEDED &&
-                    cluster_attempt_find(c, r->finished[k].attempt, NULL, NULL) == t)
+                    finished[k].task == finished[i].task)
                         return true;
         return false;
+}
+
+static const ClusterJob *job_of_task(const Cluster *c, const ClusterTask *t) {
+        for (size_t j = 0; j < c->n_jobs; j++)
+                if (t >= c->jobs[j].tasks && t < c->jobs[j].tasks + c->jobs[j].n_tasks)
+                        return &c->jobs[j];
+        return NULL;
 }
 
 /* Succeeded attempts that a controller before a restart assigned, which
@@ -110,30 +151,34 @@ static bool succeeded_before(Cluster *c, const ClusterReport *r, size_t i) {
  * run takes such an attempt as its own, running on n, so that the report
  * ends it as any other (record_finished(), apply_report()) and the task
  * does not run again. */
-static void adopt_finished(Cluster *c, ClusterNode *n, const ClusterReport *r, usec_t now) {
+static void adopt_finished(Cluster *c, ClusterNode *n, const ClusterReport *r, Known *finished,
+                           usec_t now) {
         for (size_t i = 0; i < r->n_finished; i++) {
                 const ClusterFinished *x = &r->finished[i];
+                const ClusterJob *j;
                 ClusterTask *t;
 
                 if (x->status != STORE_TASK_SUCCEEDED || x->attempt >= c->first_attempt ||
-                    cluster_attempt_find(c, x->attempt, NULL, NULL))
+                    finished[i].task)
                         continue;
                 t = cluster_output_adoptable(c, x);
-                if (!t)
+                j = t ? job_of_task(c, t) : NULL;
+                if (!j)
                         continue;
                 log_info("Adopting attempt %" PRIu64 " on tracker %" PRIu64
                          ", which succeeded while the controller was away: %s",
                          x->attempt, n->id, x->output);
-                cluster_attempt_add(n, t,
+                cluster_attempt_add(c, n, j, t,
                                     &(ClusterAttempt){ .id = x->attempt,
                                                        .started = now,
                                                        .slot_memory = n->slot_memory,
                                                        .slot = slot_type_of(t->type) });
+                finished[i] = (Known){ .job = j, .task = t };
         }
 }
 
-static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport *r, usec_t now,
-                           StoreError *err) {
+static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport *r,
+                           const Known *finished, usec_t now, StoreError *err) {
         _cleanup_free_ StoreTaskRecord *records = NULL;
         size_t k = 0;
 
@@ -144,16 +189,14 @@ static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport
                 return -ENOMEM;
         for (size_t i = 0; i < r->n_finished; i++) {
                 const ClusterFinished *x = &r->finished[i];
-                ClusterJob *j = NULL;
-                unsigned a = 0;
-                const ClusterTask *t = cluster_attempt_find(c, x->attempt, &j, &a);
+                const ClusterTask *t = finished[i].task;
                 usec_t started;
 
-                if (!t || (x->status == STORE_TASK_SUCCEEDED && succeeded_before(c, r, i)))
+                if (!t || (x->status == STORE_TASK_SUCCEEDED && succeeded_before(r, finished, i)))
                         continue;
-                started = t->attempts[a].started;
+                started = t->attempts[cluster_task_attempt_index(t, x->attempt)].started;
                 records[k++] = (StoreTaskRecord){
-                        .job = j->info.id,
+                        .job = finished[i].job->info.id,
                         .type = t->type,
                         .index = t->index,
                         .attempt = x->attempt,
@@ -171,16 +214,15 @@ static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport
         return k > 0 ? store_tasks_record(c->store, records, k, err) : 0;
 }
 
-static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, usec_t now,
-                         usec_t now_monotonic) {
+static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, const Known *running,
+                         const Known *finished, usec_t now, usec_t now_monotonic) {
         n->last_heartbeat = now_monotonic;
         n->steal = r->steal;
         n->iowait = r->iowait;
         n->measured_at = now;
         for (size_t i = 0; i < r->n_running; i++) {
                 const ClusterRunning *x = &r->running[i];
-                unsigned a = 0;
-                ClusterTask *t = cluster_attempt_find(c, x->attempt, NULL, &a);
+                ClusterTask *t = running[i].task;
                 ClusterAttempt *at;
                 usec_t ran;
 
@@ -191,7 +233,7 @@ static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, use
                                 log_oom();
                         continue;
                 }
-                at = &t->attempts[a];
+                at = &t->attempts[cluster_task_attempt_index(t, x->attempt)];
                 ran = now > at->started ? now - at->started : 0;
                 at->progress = x->progress;
                 at->bytes_processed = x->bytes_processed;
@@ -201,13 +243,13 @@ static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, use
         }
         for (size_t i = 0; i < r->n_finished; i++) {
                 const ClusterFinished *x = &r->finished[i];
-                ClusterJob *j = NULL;
-                unsigned a = 0;
-                ClusterTask *t = cluster_attempt_find(c, x->attempt, &j, &a);
+                ClusterTask *t = finished[i].task;
+                unsigned a = t ? cluster_task_attempt_index(t, x->attempt) : 0;
 
                 /* A loser's report, succeeded or killed, finds no attempt:
-                 * its kill took it out of the task when the winner's came. */
-                if (!t) {
+                 * its kill took it out of the task when the winner's came,
+                 * in an earlier report or earlier in this one. */
+                if (!t || a == t->n_attempts) {
                         if (x->status == STORE_TASK_SUCCEEDED)
                                 cluster_output_discard(c, x->output);
                         continue;
@@ -216,7 +258,7 @@ static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, use
                 if (x->status == STORE_TASK_SUCCEEDED)
                         cluster_task_succeeded(c, t, x);
                 else if (x->status == STORE_TASK_FAILED)
-                        cluster_task_failed(t, j, x, n);
+                        cluster_task_failed(t, finished[i].job, x, n);
                 else
                         t->kills++;
         }
@@ -233,18 +275,12 @@ static int reply_add_assignment(ClusterReply *reply, const ClusterAssignment *a)
         return 0;
 }
 
-static const ClusterJob *job_of_task(const Cluster *c, const ClusterTask *t) {
-        for (size_t j = 0; j < c->n_jobs; j++)
-                if (t >= c->jobs[j].tasks && t < c->jobs[j].tasks + c->jobs[j].n_tasks)
-                        return &c->jobs[j];
-        return NULL;
-}
-
-static int start_attempt(Cluster *c, ClusterNode *n, ClusterTask *t, SlotType slot,
-                         uint64_t slot_memory, bool speculative, usec_t now, ClusterReply *reply) {
+static int start_attempt(Cluster *c, ClusterNode *n, const ClusterJob *j, ClusterTask *t,
+                         SlotType slot, uint64_t slot_memory, bool speculative, usec_t now,
+                         ClusterReply *reply) {
         ClusterAssignment a = {
                 .attempt = c->next_attempt,
-                .job = job_of_task(c, t),
+                .job = j,
                 .task = t,
                 .slot_memory = slot_memory ? slot_memory : n->slot_memory,
                 .slot = slot,
@@ -255,13 +291,19 @@ static int start_attempt(Cluster *c, ClusterNode *n, ClusterTask *t, SlotType sl
         if (r < 0)
                 return r;
         c->next_attempt++;
-        cluster_attempt_add(n, t,
+        cluster_attempt_add(c, n, j, t,
                             &(ClusterAttempt){ .id = a.attempt,
                                                .started = now,
                                                .slot_memory = a.slot_memory,
                                                .slot = slot,
                                                .speculative = speculative });
         return 0;
+}
+
+/* The job of the snapshot's task i: the snapshot's jobs are c->jobs, in
+ * their order, while it is kept. */
+static const ClusterJob *job_of(const Cluster *c, const Snapshot *s, uint32_t i) {
+        return &c->jobs[s->tasks[i].job];
 }
 
 /* A backup of t on n: one at most, of a task still running (a kill of
@@ -317,7 +359,8 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                 t->slot_memory = d->kills[i].slot_memory;
                 if (d->kills[i].reason == KILL_RESIZE && n == on &&
                     t->n_attempts < CLUSTER_ATTEMPTS_MAX) {
-                        r = start_attempt(c, on, t, slot, t->slot_memory, false, now, reply);
+                        r = start_attempt(c, on, job_of(c, s, at->task), t, slot, t->slot_memory,
+                                          false, now, reply);
                         if (r < 0)
                                 return r;
                 }
@@ -345,7 +388,8 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
 
                 if (as->speculative ? !backup_allowed(t, n) : t->state != TASK_PENDING)
                         continue;
-                r = start_attempt(c, n, t, as->slot, as->slot_memory, as->speculative, now, reply);
+                r = start_attempt(c, n, job_of(c, s, as->task), t, as->slot, as->slot_memory,
+                                  as->speculative, now, reply);
                 if (r < 0)
                         return r;
         }
@@ -372,6 +416,7 @@ static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, Clus
 
 int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, usec_t now,
                       usec_t now_monotonic, ClusterReply *ret, StoreError *err) {
+        _cleanup_free_ Known *running = NULL, *finished = NULL;
         ClusterReply reply = { 0 };
         ClusterNode *n = cluster_node_lookup(c, node);
         int r;
@@ -381,17 +426,17 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, us
         if (n->state == NODE_LOST)
                 return cluster_fail(err, -ESTALE, "tracker",
                                     "Tracker %" PRIu64 " was lost: register again", node);
-        r = report_check(c, n, report, err);
+        r = report_check(c, n, report, &running, &finished, err);
         if (r < 0)
                 return r;
         /* What finished changes tasks and may end jobs. */
         if (report->n_finished > 0 || c->unsettled)
                 cluster_snapshot_drop(c);
-        adopt_finished(c, n, report, now);
-        r = record_finished(c, n, report, now, err);
+        adopt_finished(c, n, report, finished, now);
+        r = record_finished(c, n, report, finished, now, err);
         if (r < 0)
                 return r;
-        apply_report(c, n, report, now, now_monotonic);
+        apply_report(c, n, report, running, finished, now, now_monotonic);
         /* Only a finished attempt ends a job (but see unsettled): a pass
          * over every task on every heartbeat would be wasted. */
         if (report->n_finished > 0 || c->unsettled)

@@ -38,23 +38,56 @@ typedef struct Snapshot {
         const ClusterAttempt **attempt_of;
 } Snapshot;
 
+/* A running attempt in c->attempt_index, sorted by attempt id. Its job is
+ * named by id, as jobs move in c->jobs; their tasks do not move. Only
+ * cluster_attempt_add() and cluster_attempt_stop() change the index. */
+typedef struct AttemptRef {
+        uint64_t attempt;
+        uint64_t job;
+        uint64_t node;
+        ClusterTask *task;
+} AttemptRef;
+
 /* ---- cluster-model.c ---- */
 
-/* Fills err (may be NULL) and returns r. */
-int cluster_fail(StoreError *err, int r, const char *field, const char *fmt, ...) _printf_(4, 5);
+/* Fills err (may be NULL). */
+void cluster_error_set(StoreError *err, const char *field, const char *fmt, ...) _printf_(3, 4);
+/* Fills err and evaluates to r, which the caller returns: a macro, so that
+ * the analyzers see the error a function returns (as store_fail()). */
+#define cluster_fail(err, r, field, ...)                        \
+        ({                                                      \
+                int fail_r_ = (r);                              \
+                cluster_error_set((err), (field), __VA_ARGS__); \
+                fail_r_;                                        \
+        })
 
 ClusterJob *cluster_job_find(Cluster *c, uint64_t id);
 /* cluster_node_find() for those who change the node. */
 ClusterNode *cluster_node_lookup(Cluster *c, uint64_t id);
 /* The node's index in c->nodes, NO_INDEX for none. */
 uint32_t cluster_node_index(const Cluster *c, uint64_t id);
+/* The task that runs attempt, its job and the attempt's index among the
+ * task's attempts; NULL when no task runs it. */
 ClusterTask *cluster_attempt_find(Cluster *c, uint64_t attempt, ClusterJob **ret_job,
                                   unsigned *ret_index);
+/* The index of attempt among t's attempts; t->n_attempts when t does not
+ * run it (any more). */
+unsigned cluster_task_attempt_index(const ClusterTask *t, uint64_t attempt);
 
 int cluster_node_queue_kill(ClusterNode *n, uint64_t attempt, const char *reason);
-void cluster_attempt_add(ClusterNode *n, ClusterTask *t, const ClusterAttempt *a);
+/* Room in the index for every attempt the jobs' tasks and n_tasks more may
+ * run at once, so that adding an attempt never fails: to be called before
+ * a job of n_tasks tasks enters the model. */
+int cluster_attempt_index_reserve(Cluster *c, size_t n_tasks);
+void cluster_attempt_add(Cluster *c, ClusterNode *n, const ClusterJob *j, ClusterTask *t,
+                         const ClusterAttempt *a);
 void cluster_attempt_stop(Cluster *c, ClusterTask *t, unsigned i);
 void cluster_task_kill_attempts(Cluster *c, ClusterTask *t, const char *reason);
+/* Every attempt running on n stops (n is lost). */
+void cluster_node_stop_attempts(Cluster *c, ClusterNode *n);
+/* Whether the index holds every running attempt and nothing else, in
+ * order: for tests. */
+bool cluster_attempt_index_current(const Cluster *c);
 
 /* ---- cluster-job.c ---- */
 

@@ -3,6 +3,7 @@
  * from the store with its splits and tasks, resumed after a restart, its
  * tasks' failures and successes counted, and ended in the store when it is
  * complete or failed. */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -218,6 +219,8 @@ int cluster_add_job(Cluster *c, uint64_t id, StoreError *err) {
         if (r >= 0)
                 r = jobs_grow(c);
         if (r >= 0)
+                r = cluster_attempt_index_reserve(c, (size_t)info.n_maps + info.n_reduces);
+        if (r >= 0)
                 r = job_load(c, &info, splits, &c->jobs[c->n_jobs], err);
         else
                 strv_free(splits);
@@ -243,6 +246,9 @@ int cluster_resume_job(Cluster *c, uint64_t id, StoreError *err) {
 void cluster_job_remove(Cluster *c, ClusterJob *j) {
         size_t i = (size_t)(j - c->jobs);
 
+        /* The attempt index points into its tasks. */
+        for (size_t k = 0; k < j->n_tasks; k++)
+                assert(j->tasks[k].n_attempts == 0);
         cluster_job_done(j);
         memmove(&c->jobs[i], &c->jobs[i + 1], (c->n_jobs - i - 1) * sizeof(*c->jobs));
         c->n_jobs--;

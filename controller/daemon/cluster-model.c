@@ -3,6 +3,7 @@
  * an attempt started on or stopped at its tracker, kills queued for a
  * tracker's next heartbeat. What every other cluster*.c changes the model
  * with. */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@ static void task_remove_attempt(ClusterTask *t, unsigned i) {
                 t->state = TASK_PENDING;
 }
 
-int cluster_fail(StoreError *err, int r, const char *field, const char *fmt, ...) {
+void cluster_error_set(StoreError *err, const char *field, const char *fmt, ...) {
         va_list ap;
 
         if (err) {
@@ -31,7 +32,6 @@ int cluster_fail(StoreError *err, int r, const char *field, const char *fmt, ...
                 vsnprintf(err->message, sizeof(err->message), fmt, ap);
                 va_end(ap);
         }
-        return r;
 }
 
 ClusterJob *cluster_job_find(Cluster *c, uint64_t id) {
@@ -68,11 +68,105 @@ int cluster_node_queue_kill(ClusterNode *n, uint64_t attempt, const char *reason
         return 0;
 }
 
+uint32_t cluster_node_index(const Cluster *c, uint64_t id) {
+        for (size_t i = 0; i < c->n_nodes; i++)
+                if (c->nodes[i].id == id)
+                        return (uint32_t)i;
+        return NO_INDEX;
+}
+
+/* ---- the running attempts, by id ---- */
+
+/* Where attempt is in c->attempt_index, or would go. */
+static size_t index_position(const Cluster *c, uint64_t attempt) {
+        size_t lo = 0, hi = c->n_indexed;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (c->attempt_index[mid].attempt < attempt)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+static const AttemptRef *index_find(const Cluster *c, uint64_t attempt) {
+        size_t i = index_position(c, attempt);
+
+        return i < c->n_indexed && c->attempt_index[i].attempt == attempt ? &c->attempt_index[i]
+                                                                          : NULL;
+}
+
+int cluster_attempt_index_reserve(Cluster *c, size_t n_tasks) {
+        size_t need = n_tasks;
+        AttemptRef *index;
+
+        for (size_t j = 0; j < c->n_jobs; j++)
+                need += c->jobs[j].n_tasks;
+        need *= CLUSTER_ATTEMPTS_MAX;
+        if (need <= c->index_max)
+                return 0;
+        index = realloc(c->attempt_index, need * sizeof(*index));
+        if (!index)
+                return -ENOMEM;
+        c->attempt_index = index;
+        c->index_max = need;
+        return 0;
+}
+
+unsigned cluster_task_attempt_index(const ClusterTask *t, uint64_t attempt) {
+        unsigned a = 0;
+
+        while (a < t->n_attempts && t->attempts[a].id != attempt)
+                a++;
+        return a;
+}
+
+ClusterTask *cluster_attempt_find(Cluster *c, uint64_t attempt, ClusterJob **ret_job,
+                                  unsigned *ret_index) {
+        const AttemptRef *ref = index_find(c, attempt);
+
+        if (!ref)
+                return NULL;
+        if (ret_job)
+                *ret_job = cluster_job_find(c, ref->job);
+        if (ret_index)
+                *ret_index = cluster_task_attempt_index(ref->task, attempt);
+        return ref->task;
+}
+
+/* The task runs attempt a (its node filled in here) on n, in a.slot. */
+void cluster_attempt_add(Cluster *c, ClusterNode *n, const ClusterJob *j, ClusterTask *t,
+                         const ClusterAttempt *a) {
+        size_t i = index_position(c, a->id);
+
+        /* Room for every attempt the jobs' tasks may run was reserved with
+         * the jobs (cluster_attempt_index_reserve()). */
+        assert(c->n_indexed < c->index_max && t->n_attempts < CLUSTER_ATTEMPTS_MAX);
+        memmove(&c->attempt_index[i + 1], &c->attempt_index[i],
+                (c->n_indexed - i) * sizeof(*c->attempt_index));
+        c->attempt_index[i] =
+                (AttemptRef){ .attempt = a->id, .job = j->info.id, .node = n->id, .task = t };
+        c->n_indexed++;
+        t->state = TASK_RUNNING;
+        t->attempts[t->n_attempts] = *a;
+        t->attempts[t->n_attempts++].node = n->id;
+        t->slot_memory = a->slot_memory;
+        n->running[a->slot]++;
+}
+
 /* Attempt i of t goes; its tracker frees the slot. */
 void cluster_attempt_stop(Cluster *c, ClusterTask *t, unsigned i) {
         ClusterNode *n = cluster_node_lookup(c, t->attempts[i].node);
         SlotType slot = t->attempts[i].slot;
+        size_t k = index_position(c, t->attempts[i].id);
 
+        assert(k < c->n_indexed && c->attempt_index[k].attempt == t->attempts[i].id);
+        memmove(&c->attempt_index[k], &c->attempt_index[k + 1],
+                (c->n_indexed - k - 1) * sizeof(*c->attempt_index));
+        c->n_indexed--;
         if (n && n->running[slot] > 0)
                 n->running[slot]--;
         task_remove_attempt(t, i);
@@ -91,38 +185,35 @@ void cluster_task_kill_attempts(Cluster *c, ClusterTask *t, const char *reason) 
         }
 }
 
-uint32_t cluster_node_index(const Cluster *c, uint64_t id) {
-        for (size_t i = 0; i < c->n_nodes; i++)
-                if (c->nodes[i].id == id)
-                        return (uint32_t)i;
-        return NO_INDEX;
+void cluster_node_stop_attempts(Cluster *c, ClusterNode *n) {
+        /* From the last: a stop moves only the entries after its own. */
+        for (size_t i = c->n_indexed; i > 0; i--) {
+                const AttemptRef *ref = &c->attempt_index[i - 1];
+
+                if (ref->node == n->id)
+                        cluster_attempt_stop(c, ref->task,
+                                             cluster_task_attempt_index(ref->task, ref->attempt));
+        }
 }
 
-/* The task running attempt, and its index among the task's attempts. */
-ClusterTask *cluster_attempt_find(Cluster *c, uint64_t attempt, ClusterJob **ret_job,
-                                  unsigned *ret_index) {
+bool cluster_attempt_index_current(const Cluster *c) {
+        size_t n = 0;
+
+        for (size_t i = 1; i < c->n_indexed; i++)
+                if (c->attempt_index[i - 1].attempt >= c->attempt_index[i].attempt)
+                        return false;
         for (size_t j = 0; j < c->n_jobs; j++)
-                for (size_t i = 0; i < c->jobs[j].n_tasks; i++) {
-                        ClusterTask *t = &c->jobs[j].tasks[i];
+                for (size_t k = 0; k < c->jobs[j].n_tasks; k++) {
+                        const ClusterTask *t = &c->jobs[j].tasks[k];
 
-                        for (unsigned a = 0; a < t->n_attempts; a++)
-                                if (t->attempts[a].id == attempt) {
-                                        if (ret_job)
-                                                *ret_job = &c->jobs[j];
-                                        if (ret_index)
-                                                *ret_index = a;
-                                        return t;
-                                }
+                        for (unsigned a = 0; a < t->n_attempts; a++) {
+                                const AttemptRef *ref = index_find(c, t->attempts[a].id);
+
+                                if (!ref || ref->task != t || ref->job != c->jobs[j].info.id ||
+                                    ref->node != t->attempts[a].node)
+                                        return false;
+                                n++;
+                        }
                 }
-        return NULL;
-}
-
-/* The report's finished attempts of known tasks, in one transaction. */
-/* The task runs attempt a (its node filled in here) on n, in a.slot. */
-void cluster_attempt_add(ClusterNode *n, ClusterTask *t, const ClusterAttempt *a) {
-        t->state = TASK_RUNNING;
-        t->attempts[t->n_attempts] = *a;
-        t->attempts[t->n_attempts++].node = n->id;
-        t->slot_memory = a->slot_memory;
-        n->running[a->slot]++;
+        return n == c->n_indexed;
 }

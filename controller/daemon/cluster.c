@@ -37,6 +37,7 @@ Cluster *cluster_free(Cluster *c) {
         for (size_t i = 0; i < c->n_pools; i++)
                 free(c->pools[i]);
         free(c->pools);
+        free(c->attempt_index);
         decisions_done(&c->decisions);
         free(c);
         return NULL;
@@ -209,14 +210,7 @@ size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout) {
                 cluster_snapshot_drop(c);
                 /* A lost tracker loses its own attempts only: a task
                  * with its other attempt elsewhere runs on. */
-                for (size_t j = 0; j < c->n_jobs; j++)
-                        for (size_t k = 0; k < c->jobs[j].n_tasks; k++) {
-                                ClusterTask *t = &c->jobs[j].tasks[k];
-
-                                for (unsigned a = t->n_attempts; a > 0; a--)
-                                        if (t->attempts[a - 1].node == n->id)
-                                                cluster_attempt_stop(c, t, a - 1);
-                        }
+                cluster_node_stop_attempts(c, n);
                 n->running[SLOT_MAP] = n->running[SLOT_REDUCE] = 0;
                 free(n->kills);
                 n->kills = NULL;

@@ -159,6 +159,11 @@ typedef struct Cluster {
          * resumed with every task done, or one the store would not end. */
         bool unsettled;
         Decisions decisions;
+        /* Every running attempt by id, as Hadoop's JobTracker keeps
+         * taskidToTIPMap: what a report names is found without a pass over
+         * every task (cluster-model.c). */
+        struct AttemptRef *attempt_index;
+        size_t n_indexed, index_max;
         /* The last step's snapshot, kept while the model changes only in
          * what heartbeats measure (cluster-snapshot.c); NULL: built anew next step. */
         struct Snapshot *snapshot;
