@@ -177,6 +177,7 @@ static void adopt_finished(Cluster *c, ClusterNode *n, const ClusterReport *r, K
         }
 }
 
+/* The report's finished attempts of known tasks, in one transaction. */
 static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport *r,
                            const Known *finished, usec_t now, StoreError *err) {
         _cleanup_free_ StoreTaskRecord *records = NULL;
