@@ -15,7 +15,8 @@ controllerd_SOURCES := controller/daemon/config.c controller/daemon/cluster.c \
 PROGRAMS += flexslot-controllerd
 flexslot-controllerd_SOURCES := controller/daemon/controllerd.c \
 	controller/daemon/bus-controller.c controller/daemon/tracker-endpoint.c \
-	controller/daemon/agents.c controller/daemon/bus-agents.c
+	controller/daemon/agent-link.c controller/daemon/agent-targets.c \
+	controller/daemon/bus-agents.c
 flexslot-controllerd_INSTALL_DIR := sbin
 
 INSTALL_DATA += conf/controller.ini:$(SYSCONFDIR)/flexslot/controller.ini \

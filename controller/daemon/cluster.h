@@ -85,7 +85,7 @@ typedef struct ClusterJob {
         char **splits; /* map i's input, FILE:OFFSET:LENGTH in the data directory */
 } ClusterJob;
 
-/* What the agent of the node's host says of its VM (agents.c keeps it):
+/* What the agent of the node's host says of its VM (agent-link.c keeps it):
  * the host and the VM's size come into the snapshot, and the VM's steal,
  * when the agent measures it, stands for the tracker's. host 0: no agent
  * that can be reached knows the VM, or its sample is too old. */
