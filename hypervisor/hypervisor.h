@@ -9,8 +9,8 @@
  * Threads: an HvConnection is used by one thread at a time (the agent's
  * libvirt worker, never the sd-bus thread, because libvirt calls can block
  * for seconds). Different connections may be used from different threads.
- * The pure functions (hv_sample_from_params, hv_metrics_derive, hv_backoff_*)
- * touch only their arguments and are safe anywhere.
+ * The pure functions (hv_sample_from_params, hv_metrics_derive) touch only
+ * their arguments and are safe anywhere.
  *
  * Units: CPU times in nanoseconds (libvirt's), memory in KiB (libvirt's),
  * wall-clock time and CPU quota/period in microseconds (usec_t).
@@ -191,26 +191,6 @@ int hv_metrics_derive(const HvDomainSample *prev, const HvDomainSample *cur, HvD
  * (then ret is untouched). */
 int hv_metrics_derive_all(const HvDomainSample *prev, size_t n_prev, const HvDomainSample *cur,
                           size_t n_cur, HvDomainMetrics *ret);
-
-/* ---- reconnect back-off (pure, the caller supplies the time) ----------- */
-
-typedef struct HvBackoff {
-        usec_t initial;      /* first delay after a failure */
-        usec_t max;          /* cap of the doubling */
-        usec_t delay;        /* delay that the next failure will wait */
-        usec_t next_attempt; /* no attempt before this time; 0 = now */
-        unsigned failures;   /* consecutive failures */
-} HvBackoff;
-
-/* initial > 0 and max >= initial, else -EINVAL. */
-int hv_backoff_init(HvBackoff *b, usec_t initial, usec_t max);
-/* Whether an attempt may be made at time now. */
-bool hv_backoff_due(const HvBackoff *b, usec_t now);
-/* An attempt at time now failed: the next one waits delay, and delay doubles
- * up to max. */
-void hv_backoff_failed(HvBackoff *b, usec_t now);
-/* An attempt succeeded: back to the initial delay, attempts allowed at once. */
-void hv_backoff_succeeded(HvBackoff *b);
 
 /* ---- connection and driver table ---------------------------------------- */
 

@@ -388,26 +388,3 @@ int hv_metrics_derive_all(const HvDomainSample *prev, size_t n_prev, const HvDom
         }
         return 0;
 }
-
-int hv_backoff_init(HvBackoff *b, usec_t initial, usec_t max) {
-        if (!b || initial == 0 || max < initial)
-                return -EINVAL;
-        *b = (HvBackoff){ .initial = initial, .max = max, .delay = initial };
-        return 0;
-}
-
-bool hv_backoff_due(const HvBackoff *b, usec_t now) {
-        return now >= b->next_attempt;
-}
-
-void hv_backoff_failed(HvBackoff *b, usec_t now) {
-        b->next_attempt = now > USEC_INFINITY - b->delay ? USEC_INFINITY : now + b->delay;
-        b->delay = b->delay > b->max / 2 ? b->max : b->delay * 2;
-        b->failures++;
-}
-
-void hv_backoff_succeeded(HvBackoff *b) {
-        b->delay = b->initial;
-        b->next_attempt = 0;
-        b->failures = 0;
-}

@@ -12,6 +12,7 @@
 
 #include <getopt.h>
 
+#include "common/backoff.h"
 #include "common/config.h"
 #include "common/daemon-util.h"
 #include "common/format.h"
@@ -209,6 +210,43 @@ START_TEST(test_next_deadline_keeps_the_schedule) {
         ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1100 * ms + 1), 1200 * ms);
         ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1350 * ms), 1400 * ms);
         ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1400 * ms), 1400 * ms);
+}
+END_TEST
+
+/* ---- back-off ---- */
+
+START_TEST(test_backoff_doubles_to_cap) {
+        static const usec_t expected_waits[] = { 1, 2, 4, 8, 10, 10 };
+        Backoff b;
+        usec_t now = 100;
+
+        ck_assert_int_eq(backoff_init(&b, 0, 10), -EINVAL);
+        ck_assert_int_eq(backoff_init(&b, 5, 4), -EINVAL);
+        ck_assert_int_eq(backoff_init(&b, 1, 10), 0);
+        ck_assert(backoff_due(&b, 0));
+        for (size_t i = 0; i < ELEMENTSOF(expected_waits); i++) {
+                backoff_failed(&b, now);
+                ck_assert_uint_eq(b.failures, i + 1);
+                ck_assert(!backoff_due(&b, now + expected_waits[i] - 1));
+                ck_assert(backoff_due(&b, now + expected_waits[i]));
+                now += expected_waits[i];
+        }
+        backoff_succeeded(&b);
+        ck_assert_uint_eq(b.failures, 0);
+        ck_assert_uint_eq(b.delay, 1);
+        ck_assert(backoff_due(&b, 0));
+}
+END_TEST
+
+START_TEST(test_backoff_no_overflow) {
+        Backoff b;
+
+        ck_assert_int_eq(backoff_init(&b, USEC_INFINITY / 2 + 1, USEC_INFINITY), 0);
+        backoff_failed(&b, USEC_INFINITY - 5);
+        ck_assert_uint_eq(b.next_attempt, USEC_INFINITY);
+        ck_assert_uint_eq(b.delay, USEC_INFINITY);
+        backoff_failed(&b, 10);
+        ck_assert_uint_eq(b.next_attempt, USEC_INFINITY);
 }
 END_TEST
 
@@ -764,6 +802,11 @@ Suite *suite_common(void) {
         tcase_add_test(tc, test_log_plain_and_journal);
         tcase_add_test(tc, test_log_level_names);
         tcase_add_test(tc, test_daemon_command_line);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("backoff");
+        tcase_add_test(tc, test_backoff_doubles_to_cap);
+        tcase_add_test(tc, test_backoff_no_overflow);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("config");

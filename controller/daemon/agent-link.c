@@ -58,7 +58,7 @@ int agents_new(sd_event *event, Cluster *cluster, const ControllerConfig *config
         }
         for (size_t i = 0; r >= 0 && i < a->n; i++) {
                 a->links[i] = (AgentLink){ .owner = a, .host = &a->hosts[i], .id = i + 1 };
-                r = hv_backoff_init(
+                r = backoff_init(
                         &a->links[i].backoff, config->heartbeat_interval,
                         MAX(MIN(BACKOFF_CYCLES * config->heartbeat_interval, USEC_PER_MINUTE),
                             config->heartbeat_interval));
@@ -136,7 +136,7 @@ static void link_down(AgentLink *l, const sd_bus_error *e, int r) {
         /* What answers next may be another agent, on another host size. */
         l->have_capacity = false;
         l->cpus = 0;
-        hv_backoff_failed(&l->backoff, now_monotonic_usec());
+        backoff_failed(&l->backoff, now_monotonic_usec());
         if (l->bus && !sd_bus_is_open(l->bus))
                 link_close(l);
         nodes_update(l->owner);
@@ -283,7 +283,7 @@ static int on_metrics(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         if (!l->reachable)
                 log_info("Agent %s answers: %zu domains", l->host->name, l->n_vms);
         l->reachable = true;
-        hv_backoff_succeeded(&l->backoff);
+        backoff_succeeded(&l->backoff);
         link_ask_capacity(l);
         nodes_update(l->owner);
         return 0;
@@ -321,7 +321,7 @@ static int link_connect(AgentLink *l) {
 static void link_poll(AgentLink *l) {
         int r;
 
-        if (l->poll || !hv_backoff_due(&l->backoff, now_monotonic_usec()))
+        if (l->poll || !backoff_due(&l->backoff, now_monotonic_usec()))
                 return;
         if (l->bus && !sd_bus_is_open(l->bus))
                 link_close(l);

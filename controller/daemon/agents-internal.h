@@ -15,7 +15,7 @@
 #include <systemd/sd-event.h>
 
 #include "controller/daemon/agents.h"
-#include "hypervisor/hypervisor.h"
+#include "common/backoff.h"
 
 #define UUID_TEXT_MAX 37
 #define DOMAIN_NAME_MAX 256
@@ -41,7 +41,7 @@ typedef struct AgentLink {
         uint64_t id; /* the snapshot's host id, > 0 */
         sd_bus *bus;
         sd_bus_slot *poll, *props;
-        HvBackoff backoff;
+        Backoff backoff;
         bool reachable, have_capacity;
         unsigned cpus;
         uint64_t memory;
