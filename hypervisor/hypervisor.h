@@ -9,8 +9,9 @@
  * Threads: an HvConnection is used by one thread at a time (the agent's
  * libvirt worker, never the sd-bus thread, because libvirt calls can block
  * for seconds). Different connections may be used from different threads.
- * The pure functions (hv_sample_from_params, hv_metrics_derive) touch only
- * their arguments and are safe anywhere.
+ * The pure functions (hv_metrics_derive, and hv_sample_from_params in
+ * libvirt.h) touch only their arguments and are safe anywhere. This header
+ * names no libvirt type: the libvirt backend's own are in libvirt.h.
  *
  * Units: CPU times in nanoseconds (libvirt's), memory in KiB (libvirt's),
  * wall-clock time and CPU quota/period in microseconds (usec_t).
@@ -32,8 +33,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <libvirt/libvirt.h>
 
 #include "common/time-util.h"
 
@@ -115,16 +114,6 @@ typedef struct HvDomainSample {
 
 /* Whether vCPU id's counters are in the sample. */
 bool hv_sample_has_vcpu(const HvDomainSample *s, unsigned id);
-
-/* Fills *ret from one record of virConnectGetAllDomainStats (its typed
- * parameters), without any libvirt call, so recorded samples can be replayed
- * in tests and benchmarks. name and uuid are the domain's (uuid may be NULL
- * or ""). Unknown parameters and parameters of an unexpected type are
- * ignored; the per-vCPU fields are present only if every online vCPU's
- * counter was given with an id below HV_VCPU_MAX.
- * Returns 0, or -EINVAL (NULL arguments, n < 0, empty or too long name). */
-int hv_sample_from_params(const char *name, const char *uuid, const virTypedParameter *params,
-                          int n, usec_t sampled_usec, HvDomainSample *ret);
 
 /* ---- derived metrics ------------------------------------------------- */
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Pure code: raw counters from a bulk stats record, metrics from two samples,
- * and the reconnect back-off. No libvirt call, no clock, no I/O. */
+/* Pure code: raw counters from a bulk stats record, metrics from two
+ * samples. No libvirt call, no clock, no I/O. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
-#include "hypervisor.h"
+#include "hypervisor/libvirt.h"
 
 static const char *const state_names[] = {
         [HV_STATE_NOSTATE] = "nostate",   [HV_STATE_RUNNING] = "running",

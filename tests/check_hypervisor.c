@@ -17,6 +17,7 @@
 
 #include "common/macro.h"
 #include "hypervisor/hypervisor.h"
+#include "hypervisor/libvirt.h"
 #include "tests.h"
 
 #define DOMAIN_UUID "6f1b2c3d-0001-4a00-8000-000000000001"
