@@ -188,14 +188,38 @@ END_TEST
 
 /* ---- time ---- */
 
-START_TEST(test_monotonic_time_advances) {
-        usec_t a = now_monotonic_usec(), b;
-        struct timespec ts = { .tv_nsec = 2 * 1000 * 1000 };
+START_TEST(test_timespec_to_usec) {
+        static const struct {
+                struct timespec ts;
+                usec_t usec;
+        } cases[] = {
+                { { 0, 0 }, 0 },
+                { { 0, 999 }, 0 },
+                { { 0, 1000 }, 1 },
+                { { 0, 999999999 }, 999999 },
+                { { 1, 0 }, USEC_PER_SEC },
+                { { 86400, 2500 }, 86400 * USEC_PER_SEC + 2 },
+                /* A realtime reading of 2100. */
+                { { 4102444800, 123456789 }, 4102444800 * USEC_PER_SEC + 123456 },
+        };
 
-        nanosleep(&ts, NULL);
-        b = now_monotonic_usec();
-        ck_assert_uint_gt(a, 0);
-        ck_assert_uint_ge(b - a, 2 * USEC_PER_MSEC);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                ck_assert_uint_eq(timespec_to_usec(&cases[i].ts), cases[i].usec);
+}
+END_TEST
+
+/* The clock read between two readings of CLOCK_MONOTONIC lies between
+ * them, without a sleep. */
+START_TEST(test_monotonic_time_is_the_clock) {
+        struct timespec before, after;
+        usec_t now;
+
+        ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &before), 0);
+        now = now_monotonic_usec();
+        ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &after), 0);
+        ck_assert_uint_gt(now, 0);
+        ck_assert_uint_le(timespec_to_usec(&before), now);
+        ck_assert_uint_le(now, timespec_to_usec(&after));
 }
 END_TEST
 
@@ -797,7 +821,8 @@ Suite *suite_common(void) {
         suite_add_tcase(s, tc);
 
         tc = tcase_create("time-log");
-        tcase_add_test(tc, test_monotonic_time_advances);
+        tcase_add_test(tc, test_timespec_to_usec);
+        tcase_add_test(tc, test_monotonic_time_is_the_clock);
         tcase_add_test(tc, test_next_deadline_keeps_the_schedule);
         tcase_add_test(tc, test_log_plain_and_journal);
         tcase_add_test(tc, test_log_level_names);
