@@ -16,16 +16,18 @@
 # happens to have: tools/fresh-machine.sh checks it on a minimal root.
 set -eu
 
-build_pkgs="gcc make pkg-config libvirt-dev libsystemd-dev libinih-dev check \
-libsqlite3-dev"
+# binutils: the Makefile runs ar for the static libraries.
+build_pkgs="gcc binutils make pkg-config libvirt-dev libsystemd-dev libinih-dev \
+check libsqlite3-dev"
 # What the tests and demos run besides the build: dbus-daemon for the private
-# buses, systemd for busctl, systemd-sysusers and systemd-stdio-bridge,
-# libvirt-clients for virsh; gnuplot-nox draws the simulator's charts;
+# buses, dbus for the system bus's configuration (install.sh), systemd for
+# busctl, systemd-sysusers and systemd-stdio-bridge, libvirt-clients for
+# virsh; gnuplot-nox draws the simulator's charts;
 # python3 runs the agent tests' stand-ins for a hung or frozen libvirtd and
 # checks JSON output; man-db renders the installed man pages
 # (tests/integration/install-sim.sh); procps's ps names a process a test
 # finds still running.
-test_pkgs="dbus systemd libvirt-clients gnuplot-nox python3 man-db procps"
+test_pkgs="dbus-daemon dbus systemd libvirt-clients gnuplot-nox python3 man-db procps"
 vm_pkgs="libvirt-daemon libvirt-daemon-system libvirt-daemon-driver-qemu \
 qemu-system-x86 busybox-static cpio"
 # The controller's agents over SSH (tests/integration/controller-ssh.sh)
