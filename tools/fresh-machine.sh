@@ -130,6 +130,18 @@ duration() {
 
 outside() {
 	[ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, chroot, mounts)"
+	case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
+	case $cache in /*) ;; *) cache=$PWD/$cache ;; esac
+	root=$dir/root
+	[ "$dir" != / ] && [ "$root" != / ] || die "--dir /: refusing"
+	mounted_under "$root" && die "something is mounted under $root on this machine: unmount it first"
+	if [ "$reuse" -eq 1 ]; then
+		[ -f "$root/.flexslot-fresh" ] || die "--reuse: no root left by --keep in $root"
+	elif [ -e "$root" ]; then
+		[ -f "$root/.flexslot-fresh" ] ||
+			die "$root exists and is not a root this script made: remove it or pick another --dir"
+	fi
+
 	for t in unshare chroot mount umount git tar gzip; do
 		command -v "$t" >/dev/null || die "no $t on this machine"
 	done
@@ -137,17 +149,7 @@ outside() {
 		die "needs a Debian machine (dpkg, apt-get)"
 	src=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel) ||
 		die "$(dirname "$0")/.. is not a git work tree"
-	case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
-	case $cache in /*) ;; *) cache=$PWD/$cache ;; esac
-	root=$dir/root
-	[ "$dir" != / ] && [ "$root" != / ] || die "--dir /: refusing"
-
-	mounted_under "$root" && die "something is mounted under $root on this machine: unmount it first"
-	if [ "$reuse" -eq 1 ]; then
-		[ -f "$root/.flexslot-fresh" ] || die "--reuse: no root left by --keep in $root"
-	elif [ -e "$root" ]; then
-		[ -f "$root/.flexslot-fresh" ] ||
-			die "$root exists and is not a root this script made: remove it or pick another --dir"
+	if [ "$reuse" -eq 0 ] && [ -e "$root" ]; then
 		msg "removing the root of an earlier run ($root)"
 		rm -rf --one-file-system "$root"
 	fi
