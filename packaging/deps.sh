@@ -8,12 +8,26 @@
 #   packaging/deps.sh            everything to build and test
 #   packaging/deps.sh --build    only what building needs
 #   packaging/deps.sh --lint     what `make lint` and `make format` run
+#   packaging/deps.sh --list     print the packages of the first form, one a line
+#
+# Every program a test, a demo or a benchmark runs comes from a package named
+# here, or from Debian's minbase (coreutils, util-linux, mawk, sed, grep,
+# findutils, diffutils, dpkg, apt, ...), never from whatever else a machine
+# happens to have: tools/fresh-machine.sh checks it on a minimal root.
 set -eu
 
-# python3 runs the agent tests' stand-ins for a hung or frozen libvirtd;
-# gnuplot-nox draws the simulator's charts.
-build_pkgs="gcc make pkg-config libvirt-dev libsystemd-dev libinih-dev check \
-libsqlite3-dev dbus systemd libvirt-clients gnuplot-nox python3"
+# binutils: the Makefile runs ar for the static libraries.
+build_pkgs="gcc binutils make pkg-config libvirt-dev libsystemd-dev libinih-dev \
+check libsqlite3-dev"
+# What the tests and demos run besides the build: dbus-daemon for the private
+# buses, dbus for the system bus's configuration (install.sh), systemd for
+# busctl, systemd-sysusers and systemd-stdio-bridge, libvirt-clients for
+# virsh; gnuplot-nox draws the simulator's charts;
+# python3 runs the agent tests' stand-ins for a hung or frozen libvirtd and
+# checks JSON output; man-db renders the installed man pages
+# (tests/integration/install-sim.sh); procps's ps names a process a test
+# finds still running.
+test_pkgs="dbus-daemon dbus systemd libvirt-clients gnuplot-nox python3 man-db procps"
 vm_pkgs="libvirt-daemon libvirt-daemon-system libvirt-daemon-driver-qemu \
 qemu-system-x86 busybox-static cpio"
 # The controller's agents over SSH (tests/integration/controller-ssh.sh)
@@ -22,13 +36,18 @@ ssh_pkgs="openssh-server openssh-client"
 # Not in the default set: LLVM is large, and building and testing need none.
 lint_pkgs="cppcheck clang-tidy clang-format"
 
-want="$build_pkgs $vm_pkgs $ssh_pkgs"
+want="$build_pkgs $test_pkgs $vm_pkgs $ssh_pkgs"
 case "${1:-}" in
 --build) want="$build_pkgs" ;;
 --lint) want="$lint_pkgs" ;;
+--list)
+	# shellcheck disable=SC2086 # a list of names
+	printf '%s\n' $want
+	exit 0
+	;;
 "") ;;
 *)
-	echo "usage: $0 [--build | --lint]" >&2
+	echo "usage: $0 [--build | --lint | --list]" >&2
 	exit 2
 	;;
 esac

@@ -50,9 +50,8 @@ grep -q "^2	running	streaming	bob	default		1	2	0	0	[^	]*	-	20[0-9-]*T[0-9:]*Z$" 
 expect_ctl 0 "" list --no-legend --json
 grep -q '"id": 2, "state": "running", "name": "streaming", "user": "bob"' "$tmp/out" ||
 	fail "list --json: $(cat "$tmp/out")"
-if command -v python3 >/dev/null; then
-	python3 -m json.tool "$tmp/out" >/dev/null || fail "list --json is not JSON: $(cat "$tmp/out")"
-fi
+command -v python3 >/dev/null || fail "python3 is missing (packaging/deps.sh installs python3)"
+python3 -m json.tool "$tmp/out" >/dev/null || fail "list --json is not JSON: $(cat "$tmp/out")"
 expect_ctl 0 "" show 2
 grep -q "^state	running$" "$tmp/out" || fail "show 2: $(cat "$tmp/out")"
 expect_ctl 0 "" cancel 2

@@ -49,9 +49,8 @@ grep -qF "0	$W2	worker2	$address	true	none	0	2	$((2 * GIB))	0	0	0	" "$tmp/out" |
 expect_ctl 0 "" vms --json
 grep -qF "{\"node\": 1, \"vm\": \"$W1\", \"name\": \"worker1\", \"agent\": \"$address\", \"reachable\": true, \"steal_source\": \"tracker\", \"steal\": 0.25, \"vcpus\": 2, \"memory\": $GIB, " "$tmp/out" ||
 	fail "vms --json: $(cat "$tmp/out")"
-if command -v python3 >/dev/null; then
-	python3 -m json.tool "$tmp/out" >/dev/null || fail "vms --json is not JSON: $(cat "$tmp/out")"
-fi
+command -v python3 >/dev/null || fail "python3 is missing (packaging/deps.sh installs python3)"
+python3 -m json.tool "$tmp/out" >/dev/null || fail "vms --json is not JSON: $(cat "$tmp/out")"
 
 # ---- resize-vm: by UUID, by node id ----
 expect_ctl 0 "" resize-vm "$W2" 3 3G

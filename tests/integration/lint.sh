@@ -77,6 +77,20 @@ esac
 exec /usr/bin/dpkg-query "$@"
 SH
 chmod 755 "$tmp/bin" "$tmp/bin/dpkg-query"
+# make runs on a copy of what these targets read: the tree may be where only
+# root may go (/root/flexslot, on a fresh machine), and this user is nobody.
+# The build's configuration is copied last, so that it is newer than the
+# files it is made from and make does not remake it.
+mkdir -p "$tmp/tree/packaging" "$tmp/build"
+cp -p "$src/Makefile" "$tmp/tree/"
+cp -p "$src/packaging/deps.sh" "$tmp/tree/packaging/"
+for m in "$src"/*/module.mk; do
+	d=$(basename "$(dirname "$m")")
+	mkdir -p "$tmp/tree/$d"
+	cp -p "$m" "$tmp/tree/$d/"
+done
+cp "$build/config.mk" "$tmp/build/"
+chmod -R a+rX "$tmp/tree" "$tmp/build"
 as_user() {
 	if [ "$(id -u)" -eq 0 ]; then
 		setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
@@ -85,8 +99,8 @@ as_user() {
 	fi
 }
 for target in lint format; do
-	if out=$(as_user env PATH="$tmp/bin:$PATH" make --no-print-directory -C "$src" \
-		BUILD="$build" "$target" 2>&1); then
+	if out=$(as_user env PATH="$tmp/bin:$PATH" make --no-print-directory -C "$tmp/tree" \
+		BUILD="$tmp/build" "$target" 2>&1); then
 		fail "make $target ran without its tools: $out"
 	fi
 	echo "$out" | grep -q "apt-get install -y --no-install-recommends cppcheck clang-tidy clang-format" ||

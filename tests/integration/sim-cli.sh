@@ -81,21 +81,20 @@ svg() {
 	grep -q '</svg>' "$1" || fail "$1 is cut short"
 }
 
-if command -v gnuplot >/dev/null; then
-	grep -q "CSV and charts in $tmp/run/" "$tmp/run.txt" || fail "run: where the charts are"
-	for f in task-cdf task-breakdown nodes maps-per-node util; do
-		[ -s "$tmp/run/$f.png" ] || fail "missing chart $f.png"
-		svg "$tmp/run/$f.svg"
-	done
-	# Each chart names the run; words, not CSV column names, in legends.
-	[ "$(grep -c "^set title 'wordcount under slot manager flexslot, allocator demand: " \
-		"$tmp/run/charts.gp")" -eq 5 ] || fail "charts.gp titles: $(grep title "$tmp/run/charts.gp")"
-	! grep -q "title columnhead" "$tmp/run/charts.gp" || fail "charts.gp uses column names"
-	# The breakdown shows groups of tasks, not one bar per task.
-	groups=$(($(wc -l <"$tmp/run/map-breakdown.csv") - 1))
-	[ "$groups" -ge 1 ] && [ "$groups" -le 20 ] || fail "map-breakdown.csv has $groups groups"
-	grep -q "plot 'map-breakdown.csv'" "$tmp/run/charts.gp" || fail "breakdown chart input"
-fi
+command -v gnuplot >/dev/null || fail "gnuplot is missing (packaging/deps.sh installs gnuplot-nox)"
+grep -q "CSV and charts in $tmp/run/" "$tmp/run.txt" || fail "run: where the charts are"
+for f in task-cdf task-breakdown nodes maps-per-node util; do
+	[ -s "$tmp/run/$f.png" ] || fail "missing chart $f.png"
+	svg "$tmp/run/$f.svg"
+done
+# Each chart names the run; words, not CSV column names, in legends.
+[ "$(grep -c "^set title 'wordcount under slot manager flexslot, allocator demand: " \
+	"$tmp/run/charts.gp")" -eq 5 ] || fail "charts.gp titles: $(grep title "$tmp/run/charts.gp")"
+! grep -q "title columnhead" "$tmp/run/charts.gp" || fail "charts.gp uses column names"
+# The breakdown shows groups of tasks, not one bar per task.
+groups=$(($(wc -l <"$tmp/run/map-breakdown.csv") - 1))
+[ "$groups" -ge 1 ] && [ "$groups" -le 20 ] || fail "map-breakdown.csv has $groups groups"
+grep -q "plot 'map-breakdown.csv'" "$tmp/run/charts.gp" || fail "breakdown chart input"
 
 "$sim" --seed 5 run "$tmp/small.ini" >"$tmp/a.txt"
 "$sim" --seed 5 run "$tmp/small.ini" >"$tmp/b.txt"
@@ -291,18 +290,16 @@ END {
 while read -r claim; do
 	grep -qF "$claim" "$tmp/exp.txt" || fail "fig10 output lacks '$claim'"
 done <"$tmp/claims"
-if command -v gnuplot >/dev/null; then
-	grep -q "Charts: $tmp/exp/fig10/fig10.csv, the chart fig10.png" "$tmp/exp.txt" || fail "fig10: where"
-	# The chart: what it shows, an x label, the paper's figures as their
-	# own bars; each run's charts name the benchmark and variant.
-	grep -q "^set title 'Fig. 10: normalized job completion time.*, ours (simulated) and the paper''s'$" \
-		"$tmp/exp/fig10/charts.gp" || fail "fig10 chart title"
-	grep -q "^set xlabel 'benchmark'" "$tmp/exp/fig10/charts.gp" || fail "fig10 chart x label"
-	grep -q "title 'paper flexslot'" "$tmp/exp/fig10/charts.gp" || fail "fig10 chart: no paper bars"
-	grep -q "^set title 'inverted-index under fs+alloc (fig10): map task time CDF'" \
-		"$tmp/exp/fig10/inverted-index/fs+alloc/charts.gp" || fail "per-run chart title"
-	svg "$tmp/exp/fig10/fig10.svg"
-	svg "$tmp/exp/fig10/wordcount-cdf.svg"
-	svg "$tmp/exp/fig10/wordcount/flexslot/task-breakdown.svg"
-fi
+grep -q "Charts: $tmp/exp/fig10/fig10.csv, the chart fig10.png" "$tmp/exp.txt" || fail "fig10: where"
+# The chart: what it shows, an x label, the paper's figures as their
+# own bars; each run's charts name the benchmark and variant.
+grep -q "^set title 'Fig. 10: normalized job completion time.*, ours (simulated) and the paper''s'$" \
+	"$tmp/exp/fig10/charts.gp" || fail "fig10 chart title"
+grep -q "^set xlabel 'benchmark'" "$tmp/exp/fig10/charts.gp" || fail "fig10 chart x label"
+grep -q "title 'paper flexslot'" "$tmp/exp/fig10/charts.gp" || fail "fig10 chart: no paper bars"
+grep -q "^set title 'inverted-index under fs+alloc (fig10): map task time CDF'" \
+	"$tmp/exp/fig10/inverted-index/fs+alloc/charts.gp" || fail "per-run chart title"
+svg "$tmp/exp/fig10/fig10.svg"
+svg "$tmp/exp/fig10/wordcount-cdf.svg"
+svg "$tmp/exp/fig10/wordcount/flexslot/task-breakdown.svg"
 echo "sim-cli: ok"

@@ -85,13 +85,13 @@ dcs --deadline 600s --json >"$tmp/plan.json"
 odd="$tmp/a \"quoted\" back\\slash.ini"
 cp "$wiki" "$odd"
 "$sim" plan "$odd" --maps 71 --reduces 64 --deadline 240s --json >"$tmp/odd.json"
-if command -v python3 >/dev/null; then
-	for f in plan.json odd.json; do
-		python3 -m json.tool "$tmp/$f" >/dev/null || fail "invalid JSON: $(cat "$tmp/$f")"
-	done
-	python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["profile"] == sys.argv[2]' \
-		"$tmp/odd.json" "$odd" || fail "profile name in JSON: $(head -3 "$tmp/odd.json")"
-	python3 - "$tmp/wiki.json" "$tmp/plan.json" <<'PY' || fail "JSON content"
+command -v python3 >/dev/null || fail "python3 is missing (packaging/deps.sh installs python3)"
+for f in plan.json odd.json; do
+	python3 -m json.tool "$tmp/$f" >/dev/null || fail "invalid JSON: $(cat "$tmp/$f")"
+done
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["profile"] == sys.argv[2]' \
+	"$tmp/odd.json" "$odd" || fail "profile name in JSON: $(head -3 "$tmp/odd.json")"
+python3 - "$tmp/wiki.json" "$tmp/plan.json" <<'PY' || fail "JSON content"
 import json, sys
 wiki = json.load(open(sys.argv[1]))
 lower, upper = wiki["aria"]["lower"], wiki["aria"]["upper"]
@@ -105,9 +105,6 @@ assert "constant term alone, 270.0s" in upper["reason"], upper
 dcs = json.load(open(sys.argv[2]))["dcs"]
 assert (dcs["min_maps"], dcs["min_reduces"], dcs["schedulable"]) == (6, 5, True), dcs
 PY
-else
-	echo "no python3: JSON not checked"
-fi
 
 # Bad profiles: file:line, exit 2.
 sed 's/^avg = 144s/avg = quick/' "$wiki" >"$tmp/bad.ini"

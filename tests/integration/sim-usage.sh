@@ -91,18 +91,15 @@ real=$(cd "$tmp" && pwd -P)
 progress_run="$sim --set workload.scale=0.3 run $tmp/a/empty.ini"
 $progress_run >"$tmp/plain.out" 2>"$tmp/plain.err"
 [ ! -s "$tmp/plain.err" ] || fail "stderr without a terminal: $(cat "$tmp/plain.err")"
-if command -v script >/dev/null; then
-	script -qec "$progress_run" /dev/null </dev/null >"$tmp/tty.out" 2>&1 ||
-		fail "run on a terminal failed: $(cat "$tmp/tty.out")"
-	esc=$(printf '\033')
-	grep -q "${esc}\[Ksimulated [0-9]*:[0-9][0-9]:[0-9][0-9], [0-9]* events, jobs done 0/1" \
-		"$tmp/tty.out" || fail "no progress on a terminal: $(cat -v "$tmp/tty.out")"
-	# Erased before the summary, which is the same as without a terminal.
-	tr '\r' '\n' <"$tmp/tty.out" | grep -q "^${esc}\[Kscenario " ||
-		fail "progress not erased: $(cat -v "$tmp/tty.out")"
-	tr -d '\r' <"$tmp/tty.out" | sed "s/.*${esc}\[K//" | grep -v '^$' >"$tmp/tty.txt"
-	cmp -s "$tmp/tty.txt" "$tmp/plain.out" || fail "output differs on a terminal: $(cat -v "$tmp/tty.txt")"
-else
-	echo "no script(1): progress on a terminal not checked"
-fi
+command -v script >/dev/null || fail "script is missing (bsdutils, essential in Debian)"
+script -qec "$progress_run" /dev/null </dev/null >"$tmp/tty.out" 2>&1 ||
+	fail "run on a terminal failed: $(cat "$tmp/tty.out")"
+esc=$(printf '\033')
+grep -q "${esc}\[Ksimulated [0-9]*:[0-9][0-9]:[0-9][0-9], [0-9]* events, jobs done 0/1" \
+	"$tmp/tty.out" || fail "no progress on a terminal: $(cat -v "$tmp/tty.out")"
+# Erased before the summary, which is the same as without a terminal.
+tr '\r' '\n' <"$tmp/tty.out" | grep -q "^${esc}\[Kscenario " ||
+	fail "progress not erased: $(cat -v "$tmp/tty.out")"
+tr -d '\r' <"$tmp/tty.out" | sed "s/.*${esc}\[K//" | grep -v '^$' >"$tmp/tty.txt"
+cmp -s "$tmp/tty.txt" "$tmp/plain.out" || fail "output differs on a terminal: $(cat -v "$tmp/tty.txt")"
 echo "sim-usage: ok"
