@@ -24,7 +24,7 @@
  *   reduce tail follows. */
 #include <math.h>
 
-#include "sim/sim-internal.h"
+#include "sim/state.h"
 
 static double sec(usec_t u) {
         return (double)u / (double)USEC_PER_SEC;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sim-internal.h"
+#include "sim/state.h"
 
 static double sec(usec_t u) {
         return (double)u / (double)USEC_PER_SEC;

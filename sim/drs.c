@@ -45,7 +45,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sim/sim-internal.h"
+#include "sim/state.h"
 
 #define DRS_MIN_DEMAND 0.01
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "policy/core/context.h"
-#include "sim/sim-internal.h"
+#include "sim/state.h"
 
 #define MB (1024.0 * 1024.0)
 /* Hadoop 1.x weighs a map's progress 2/3 map phase, 1/3 sort (merge), and a

@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "sim/sim.h"
+#include "sim/results.h"
 
 /* Statistical skewness of FlexSlot II-B: (1/n) sum ((x_i - mu)^3 / sigma^3),
  * with sigma the population standard deviation; 0 when sigma is 0. */

@@ -10,7 +10,8 @@
 
 #include "common/parse.h"
 #include "policy/core/context.h"
-#include "sim/sim-internal.h"
+#include "sim/sim.h"
+#include "sim/state.h"
 
 #define MB (1024.0 * 1024.0)
 /* Stop a run that has not finished after this much simulated time: a policy

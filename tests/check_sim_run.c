@@ -15,7 +15,7 @@
 #include "sim/experiment.h"
 #include "sim/report.h"
 #include "sim/scenario.h"
-#include "sim/sim-internal.h"
+#include "sim/state.h"
 #include "sim/sim.h"
 #include "sim/workload.h"
 #include "tests.h"

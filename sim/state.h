@@ -11,7 +11,12 @@
 #include "policy/layers/policies.h"
 #include "sim/event.h"
 #include "sim/host.h"
-#include "sim/sim.h"
+#include "sim/results.h"
+#include "sim/scenario.h"
+#include "sim/workload.h"
+
+/* The handle of sim/sim.h, whose inside this is (struct Sim below). */
+typedef struct Sim Sim;
 
 typedef enum Phase {
         PHASE_STARTUP,      /* JVM launch: wall time */
