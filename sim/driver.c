@@ -207,24 +207,6 @@ int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret) {
         return snapshot_build(cl, true, ret);
 }
 
-void job_profile_add(SimCluster *cl, const SimAttempt *a, usec_t now) {
-        uint32_t job = cl->tasks[a->task].job;
-        PhaseStats *phases = cl->jobs[job].profile.phases;
-        usec_t maps_end = cl->jobx[job].maps_finished;
-
-        if (cl->tasks[a->task].type == TASK_MAP) {
-                phase_stats_add(&phases[PROFILE_MAP], now - a->started);
-                return;
-        }
-        /* A reduce cannot end its shuffle before the last map's output is
-         * in, so maps_end is set and at most its shuffle's end. */
-        if (a->started < maps_end)
-                phase_stats_add(&phases[PROFILE_FIRST_SHUFFLE], a->shuffle_end - maps_end);
-        else
-                phase_stats_add(&phases[PROFILE_TYPICAL_SHUFFLE], a->shuffle_end - a->started);
-        phase_stats_add(&phases[PROFILE_REDUCE], now - a->shuffle_end);
-}
-
 /* ---- decisions ---- */
 
 static int apply_kill(SimCluster *cl, const Kill *k) {

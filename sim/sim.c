@@ -31,12 +31,6 @@ static double rng_uniform(uint64_t *state) {
         return (double)(rng_next(state) >> 11) * 0x1.0p-53;
 }
 
-void sim_fail(Sim *s, int error) {
-        if (s->error == 0)
-                s->error = error;
-        event_queue_stop(s->queue);
-}
-
 /* ---- building ---- */
 
 static int build_hosts(Sim *s) {
@@ -586,56 +580,6 @@ static double sec(usec_t u) {
         return (double)u / (double)USEC_PER_SEC;
 }
 
-static bool all_done(const Sim *s) {
-        for (unsigned c = 0; c < s->n_clusters; c++)
-                if (s->clusters[c].n_finished < s->clusters[c].n_jobs)
-                        return false;
-        return true;
-}
-
-void sim_task_finished(SimCluster *cl, uint32_t task) {
-        Sim *s = cl->sim;
-        Task *t = &cl->tasks[task];
-        TaskExtra *tx = &cl->taskx[task];
-        JobExtra *jx = &cl->jobx[t->job];
-        const Job *job = &cl->jobs[t->job];
-
-        t->state = TASK_DONE;
-        tx->finished = event_queue_now(s->queue);
-        task_counts(cl, task)->done++;
-        /* The losing copies of a speculated task. */
-        for (size_t i = cl->n_attempts; i-- > 0;)
-                if (i < cl->n_attempts && cl->attempts[i]->task == task)
-                        attempt_kill(cl->attempts[i], false);
-        if (t->type == TASK_MAP) {
-                if (job->counts[TASK_MAP].done == job->counts[TASK_MAP].total)
-                        jx->maps_finished = tx->finished;
-                job_map_finished(cl, t->job);
-        }
-        if (job->counts[TASK_MAP].done + job->counts[TASK_REDUCE].done == job_n_tasks(job)) {
-                jx->finished = tx->finished;
-                cl->n_finished++;
-                if (all_done(s))
-                        event_queue_stop(s->queue);
-        }
-}
-
-void sim_job_refuse(SimCluster *cl, uint32_t job, const char *reason) {
-        Job *j = &cl->jobs[job];
-        JobExtra *jx = &cl->jobx[job];
-
-        for (uint32_t t = jx->first_task; t < jx->first_task + job_n_tasks(j); t++)
-                cl->tasks[t].state = TASK_DONE;
-        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                j->counts[type].done = j->counts[type].total;
-        jx->refused = true;
-        snprintf(jx->refusal, sizeof(jx->refusal), "%s", reason);
-        jx->finished = event_queue_now(cl->sim->queue);
-        cl->n_finished++;
-        if (all_done(cl->sim))
-                event_queue_stop(cl->sim->queue);
-}
-
 static int collect(Sim *s) {
         SimResults *res = &s->results;
         const SimCluster *cl = &s->clusters[0];
@@ -747,7 +691,7 @@ static int run_events(Sim *s) {
                 return s->error;
         if (s->invariant_error[0])
                 return -EPROTO;
-        if (!all_done(s))
+        if (!sim_all_done(s))
                 return -ETIMEDOUT;
         hosts_advance_all(s);
         return collect(s);

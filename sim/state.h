@@ -235,6 +235,14 @@ struct Sim {
         void *progress_data;
 };
 
+/* A failure inside an event callback, which has no caller to return it to:
+ * the first one is kept for sim_run() and the run stops. */
+static inline void sim_fail(Sim *s, int error) {
+        if (s->error == 0)
+                s->error = error;
+        event_queue_stop(s->queue);
+}
+
 /* engine.c */
 void host_update(Sim *s, uint32_t host);
 void hosts_advance_all(Sim *s);
@@ -256,10 +264,19 @@ double attempt_bytes_processed(const SimAttempt *a);
 double attempt_progress(const SimAttempt *a, double bytes_processed);
 double attempt_input_size(const SimAttempt *a);
 
-/* driver.c */
-int cluster_policy_init(SimCluster *cl, char *err, size_t err_size);
+/* ledger.c */
+bool sim_all_done(const Sim *s);
 /* Adds the task a finished to its job's profile (Job.profile), at now. */
 void job_profile_add(SimCluster *cl, const SimAttempt *a, usec_t now);
+/* An attempt finished the task: the task is done, its other attempts are
+ * killed, and its job is finished with it when it was the job's last. */
+void sim_task_finished(SimCluster *cl, uint32_t task);
+/* A job turned away at submission: its tasks count as done, it as
+ * finished now. */
+void sim_job_refuse(SimCluster *cl, uint32_t job, const char *reason);
+
+/* driver.c */
+int cluster_policy_init(SimCluster *cl, char *err, size_t err_size);
 /* Node.capacity of the VM's node, if it has one: its vCPUs, the memory its
  * guest OS leaves and its host's disk bandwidth. */
 void node_capacity_update(Sim *s, const SimVm *v);
@@ -273,9 +290,6 @@ usec_t job_arrival_event(EventQueue *q, void *userdata);
  * decisions made on the last snapshot. */
 int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret);
 int sim_decisions_apply(SimCluster *cl, const Decisions *d);
-/* A job turned away at submission: its tasks count as done, it as
- * finished now. */
-void sim_job_refuse(SimCluster *cl, uint32_t job, const char *reason);
 
 /* drs.c */
 int drs_start(SimCluster *cl);
@@ -287,7 +301,3 @@ double sim_drs_pool(const Sim *s);
 double sim_bound_pcpus(const Sim *s, const SimCluster *cl);
 void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *ret);
 double sim_bound_pair(const Sim *s, const SimBound *a, const SimBound *b);
-
-/* sim.c */
-void sim_task_finished(SimCluster *cl, uint32_t task);
-void sim_fail(Sim *s, int error);
