@@ -13,7 +13,6 @@
 #include "policy/core/context.h"
 #include "sim/state.h"
 
-#define MB (1024.0 * 1024.0)
 /* Hadoop 1.x weighs a map's progress 2/3 map phase, 1/3 sort (merge), and a
  * reduce's 1/3 each for shuffle, sort and reduce. */
 #define MAP_PHASE_WEIGHT (2.0 / 3.0)

@@ -2,8 +2,9 @@
 #pragma once
 
 /* The simulator's own state, shared by its files: engine.c moves time on
- * hosts (sim/host.h's model), driver.c talks to the policy core, sim.c
- * builds the cluster and collects results. */
+ * hosts (sim/host.h's model), ledger.c keeps the books of tasks and jobs,
+ * driver.c talks to the policy core, build.c builds the cluster, sim.c runs
+ * it and collect.c collects its results. */
 
 #include "actuation/actuation.h"
 #include "policy/core/model.h"
@@ -17,6 +18,9 @@
 
 /* The handle of sim/sim.h, whose inside this is (struct Sim below). */
 typedef struct Sim Sim;
+
+/* A MiB: the workloads give costs and sizes per MB in these. */
+#define MB (1024.0 * 1024.0)
 
 typedef enum Phase {
         PHASE_STARTUP,      /* JVM launch: wall time */
@@ -301,3 +305,7 @@ double sim_drs_pool(const Sim *s);
 double sim_bound_pcpus(const Sim *s, const SimCluster *cl);
 void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *ret);
 double sim_bound_pair(const Sim *s, const SimBound *a, const SimBound *b);
+
+/* collect.c */
+/* The results of the run that just ended (SimResults). */
+int sim_collect(Sim *s);
