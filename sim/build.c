@@ -493,6 +493,7 @@ int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t
                 SimCluster *cl = &s->clusters[c];
                 cl->index = c;
                 cl->sim = s;
+                cl->task_done = sim_task_finished;
                 r = build_cluster_nodes(s, cl);
                 if (r < 0)
                         return r;

@@ -550,12 +550,14 @@ static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
                 host_recompute(s, h);
                 return 0;
         }
+        /* It won: what its task keeps of it. */
         cl->taskx[task].node = a->node;
-        job_profile_add(cl, a, event_queue_now(q));
+        cl->taskx[task].winner_started = a->started;
+        cl->taskx[task].winner_shuffle_end = a->shuffle_end;
         attempt_detach(a, false);
         free(a);
         host_recompute(s, h);
-        sim_task_finished(cl, task);
+        cl->task_done(cl, task);
         return 0;
 }
 

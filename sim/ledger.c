@@ -15,22 +15,26 @@ bool sim_all_done(const Sim *s) {
         return true;
 }
 
-void job_profile_add(SimCluster *cl, const SimAttempt *a, usec_t now) {
-        uint32_t job = cl->tasks[a->task].job;
+/* Adds a task that just finished to its job's profile, as its winning
+ * attempt ran. */
+static void job_profile_add(SimCluster *cl, uint32_t task) {
+        const TaskExtra *tx = &cl->taskx[task];
+        uint32_t job = cl->tasks[task].job;
         PhaseStats *phases = cl->jobs[job].profile.phases;
-        usec_t maps_end = cl->jobx[job].maps_finished;
+        usec_t maps_end = cl->jobx[job].maps_finished, now = tx->finished;
+        usec_t started = tx->winner_started, shuffle_end = tx->winner_shuffle_end;
 
-        if (cl->tasks[a->task].type == TASK_MAP) {
-                phase_stats_add(&phases[PROFILE_MAP], now - a->started);
+        if (cl->tasks[task].type == TASK_MAP) {
+                phase_stats_add(&phases[PROFILE_MAP], now - started);
                 return;
         }
         /* A reduce cannot end its shuffle before the last map's output is
          * in, so maps_end is set and at most its shuffle's end. */
-        if (a->started < maps_end)
-                phase_stats_add(&phases[PROFILE_FIRST_SHUFFLE], a->shuffle_end - maps_end);
+        if (started < maps_end)
+                phase_stats_add(&phases[PROFILE_FIRST_SHUFFLE], shuffle_end - maps_end);
         else
-                phase_stats_add(&phases[PROFILE_TYPICAL_SHUFFLE], a->shuffle_end - a->started);
-        phase_stats_add(&phases[PROFILE_REDUCE], now - a->shuffle_end);
+                phase_stats_add(&phases[PROFILE_TYPICAL_SHUFFLE], shuffle_end - started);
+        phase_stats_add(&phases[PROFILE_REDUCE], now - shuffle_end);
 }
 
 void sim_task_finished(SimCluster *cl, uint32_t task) {
@@ -42,6 +46,7 @@ void sim_task_finished(SimCluster *cl, uint32_t task) {
 
         t->state = TASK_DONE;
         tx->finished = event_queue_now(s->queue);
+        job_profile_add(cl, task);
         task_counts(cl, task)->done++;
         /* The losing copies of a speculated task. */
         for (size_t i = cl->n_attempts; i-- > 0;)

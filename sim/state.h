@@ -87,7 +87,11 @@ typedef struct TaskExtra {
         double output;   /* bytes the map function emits; for a reduce its write bytes */
         double records;  /* records the map function emits */
         usec_t first_start, finished;
-        uint32_t node;                    /* of the attempt that finished it */
+        /* Of the attempt that finished it (the winner, if it was
+         * speculated): its node, its start and, a reduce's, its shuffle's
+         * end, from which the ledger adds the task to its job's profile. */
+        uint32_t node;
+        usec_t winner_started, winner_shuffle_end;
         double cpu, iowait, steal, queue; /* of finished and killed attempts */
         unsigned kill_count, resize_kills, attempts, running;
         bool straggler;
@@ -164,6 +168,12 @@ struct SimCluster {
         size_t cap_snap_attempts;
         uint64_t next_attempt_id;
         SimDrs drs;
+
+        /* The engine's only way up: an attempt finished the task (its last
+         * phase ended, it has left its host, whose rates are recomputed).
+         * build.c sets it to the ledger's sim_task_finished(); an engine
+         * test, to its own. */
+        void (*task_done)(SimCluster *cl, uint32_t task);
 };
 
 /* The counts of the task's job and type, kept as its attempts start and end. */
@@ -270,10 +280,9 @@ double attempt_input_size(const SimAttempt *a);
 
 /* ledger.c */
 bool sim_all_done(const Sim *s);
-/* Adds the task a finished to its job's profile (Job.profile), at now. */
-void job_profile_add(SimCluster *cl, const SimAttempt *a, usec_t now);
-/* An attempt finished the task: the task is done, its other attempts are
- * killed, and its job is finished with it when it was the job's last. */
+/* SimCluster.task_done: an attempt finished the task. The task joins its
+ * job's profile (Job.profile) and is done, its other attempts are killed,
+ * and its job is finished with it when it was the job's last. */
 void sim_task_finished(SimCluster *cl, uint32_t task);
 /* A job turned away at submission: its tasks count as done, it as
  * finished now. */
