@@ -8,10 +8,6 @@
 #include "policy/core/context.h"
 #include "sim/state.h"
 
-static double sec(usec_t u) {
-        return (double)u / (double)USEC_PER_SEC;
-}
-
 int sim_collect(Sim *s) {
         SimResults *res = &s->results;
         const SimCluster *cl = &s->clusters[0];
@@ -27,9 +23,9 @@ int sim_collect(Sim *s) {
                 const JobExtra *jx = &cl->jobx[j];
                 JobResult *jr = &res->jobs[j];
                 snprintf(jr->name, sizeof(jr->name), "%s", jx->bench->name);
-                jr->submitted = sec(cl->jobs[j].submitted);
-                jr->finished = sec(jx->finished);
-                jr->deadline = sec(cl->jobs[j].deadline);
+                jr->submitted = usec_to_sec(cl->jobs[j].submitted);
+                jr->finished = usec_to_sec(jx->finished);
+                jr->deadline = usec_to_sec(cl->jobs[j].deadline);
                 jr->refused = jx->refused;
                 snprintf(jr->refusal, sizeof(jr->refusal), "%s", jx->refusal);
                 jr->maps = cl->jobs[j].counts[TASK_MAP].total;
@@ -46,8 +42,8 @@ int sim_collect(Sim *s) {
                         .vm = cl->nodes[tx->node].vm,
                         .map = cl->tasks[i].type == TASK_MAP,
                         .input_mb = (double)cl->tasks[i].input_size / MB,
-                        .started = sec(tx->first_start),
-                        .finished = sec(tx->finished),
+                        .started = usec_to_sec(tx->first_start),
+                        .finished = usec_to_sec(tx->finished),
                         .cpu = tx->cpu,
                         .iowait = tx->iowait,
                         .steal = tx->steal,
@@ -62,7 +58,7 @@ int sim_collect(Sim *s) {
         res->n_nodes = cl->n_vms;
         for (size_t i = 0; i < cl->n_vms; i++) {
                 const SimVm *v = &s->vms[cl->vms[i]];
-                double t = sec(end), vcpu_time = t * v->vcpus;
+                double t = usec_to_sec(end), vcpu_time = t * v->vcpus;
                 NodeResult *n = &res->nodes[i];
                 n->host = v->host;
                 n->master = v->node == NO_INDEX;
@@ -75,13 +71,13 @@ int sim_collect(Sim *s) {
         for (size_t i = 0; i < cl->n_tasks; i++)
                 if (cl->tasks[i].type == TASK_MAP && !cl->jobx[cl->tasks[i].job].refused)
                         res->nodes[cl->nodes[cl->taskx[i].node].vm].maps_run++;
-        res->makespan = sec(end);
+        res->makespan = usec_to_sec(end);
         res->events = event_queue_dispatched(s->queue);
         if (s->n_clusters > 1) {
                 const SimCluster *o = &s->clusters[1];
                 double sum = 0;
                 for (size_t j = 0; j < o->n_jobs; j++)
-                        sum += sec(o->jobx[j].finished - o->jobs[j].submitted);
+                        sum += usec_to_sec(o->jobx[j].finished - o->jobs[j].submitted);
                 res->other_mean_jct = sum / (double)o->n_jobs;
                 if (cl->n_jobs > 0 && o->n_jobs > 0) {
                         SimBound other;

@@ -9,10 +9,6 @@
 
 #include "sim/state.h"
 
-static double sec(usec_t u) {
-        return (double)u / (double)USEC_PER_SEC;
-}
-
 int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
         PolicyConfig cfg = scenario_policy_config(cl->sim->sc);
         ConfError e;
@@ -64,7 +60,7 @@ static int snapshot_attempts(SimCluster *cl) {
         }
         for (size_t i = 0; i < cl->n_attempts; i++) {
                 SimAttempt *a = cl->attempts[i];
-                double age = sec(now - a->started), bytes = attempt_bytes_processed(a);
+                double age = usec_to_sec(now - a->started), bytes = attempt_bytes_processed(a);
                 cl->snap_map[i] = a;
                 cl->snap_attempts[i] = (Attempt){
                         .id = a->id,
@@ -385,7 +381,7 @@ usec_t heartbeat_event(EventQueue *q, void *userdata) {
 static void vms_measure(SimCluster *cl, usec_t now) {
         for (size_t i = 0; i < cl->n_vms; i++) {
                 SimVm *v = &cl->sim->vms[cl->vms[i]];
-                double dt = sec(now - v->win_start);
+                double dt = usec_to_sec(now - v->win_start);
                 if (dt <= 0)
                         continue;
                 v->cpu_use = (v->cpu_total - v->win_cpu) / dt;
@@ -428,7 +424,7 @@ static int util_record(SimCluster *cl, usec_t now) {
                 res->cap_util = n;
         }
         res->util[res->n_util++] = (UtilSample){
-                .time = sec(now),
+                .time = usec_to_sec(now),
                 .cpu = cpu / pcpus,
                 .memory = committed / memory,
                 .running_maps = 0,

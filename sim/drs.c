@@ -49,10 +49,6 @@
 
 #define DRS_MIN_DEMAND 0.01
 
-static double sec(usec_t u) {
-        return (double)u / (double)USEC_PER_SEC;
-}
-
 static double drs_pool(const Sim *s) {
         double pool = 0;
 
@@ -134,7 +130,7 @@ static usec_t drs_divvy_event(EventQueue *q, void *userdata) {
                 double demand = DRS_MIN_DEMAND;
 
                 if (from) {
-                        double span = sec(now - from->at);
+                        double span = usec_to_sec(now - from->at);
                         demand = (v->cpu_total - from->cpu) / span;
                         if (s->sc->drs_ready)
                                 demand += (v->steal_total - from->ready) / span;

@@ -20,10 +20,6 @@
 static usec_t attempt_phase_event(EventQueue *q, void *userdata);
 static usec_t attempt_spill_event(EventQueue *q, void *userdata);
 
-static double sec(usec_t u) {
-        return (double)u / (double)USEC_PER_SEC;
-}
-
 static const Scenario *scenario(const SimAttempt *a) {
         return a->cl->sim->sc;
 }
@@ -36,7 +32,7 @@ static bool attempt_is_map(const SimAttempt *a) {
 
 static void host_advance(Sim *s, SimHost *h) {
         usec_t now = event_queue_now(s->queue);
-        double dt = sec(now - h->last);
+        double dt = usec_to_sec(now - h->last);
 
         if (dt <= 0)
                 return;
@@ -661,7 +657,7 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, u
                 .speculative = speculative,
                 .kill_count = tx->kill_count,
                 .phase = PHASE_STARTUP,
-                .remaining = sec(s->sc->task_startup),
+                .remaining = usec_to_sec(s->sc->task_startup),
         };
         r = attempt_plan(a);
         if (r < 0) {
