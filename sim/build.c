@@ -94,7 +94,7 @@ static int build_vms(Sim *s) {
         return 0;
 }
 
-static int cluster_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
+static int simcl_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
         cl->n_vms = n_vms;
         cl->n_nodes = n_nodes;
         cl->vms = calloc(n_vms, sizeof(uint32_t));
@@ -116,7 +116,7 @@ static int build_cluster_nodes(Sim *s, SimCluster *cl) {
         size_t per_cluster = (size_t)sc->vms, masters = (size_t)sc->masters;
         int r;
 
-        r = cluster_alloc(cl, per_cluster, per_cluster - masters);
+        r = simcl_alloc(cl, per_cluster, per_cluster - masters);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < per_cluster; i++) {
@@ -135,9 +135,9 @@ static int build_cluster_nodes(Sim *s, SimCluster *cl) {
                         .state = NODE_ALIVE,
                         .slot_memory = sc->task_heap,
                 };
-                node_capacity_update(s, &s->vms[global]);
+                sim_node_capacity_update(s, &s->vms[global]);
                 cl->beats[n] = (NodeBeat){ .cl = cl, .node = n };
-                r = node_grown_resize(cl, n);
+                r = sim_node_grown_resize(cl, n);
                 if (r < 0)
                         return r;
         }
@@ -452,7 +452,7 @@ static int schedule_events(Sim *s, SimCluster *cl) {
         int r;
 
         for (size_t j = 0; j < cl->n_jobs; j++) {
-                r = event_queue_schedule(s->queue, cl->jobs[j].submitted, job_arrival_event, cl,
+                r = event_queue_schedule(s->queue, cl->jobs[j].submitted, sim_job_arrival_event, cl,
                                          NULL);
                 if (r < 0)
                         return r;
@@ -460,12 +460,13 @@ static int schedule_events(Sim *s, SimCluster *cl) {
         /* Trackers heartbeat at staggered offsets, as real ones drift apart. */
         for (size_t i = 0; i < cl->n_nodes; i++) {
                 usec_t offset = sc->heartbeat * (i + 1) / cl->n_nodes;
-                r = event_queue_schedule(s->queue, offset, heartbeat_event, &cl->beats[i], NULL);
+                r = event_queue_schedule(s->queue, offset, sim_heartbeat_event, &cl->beats[i],
+                                         NULL);
                 if (r < 0)
                         return r;
         }
-        return event_queue_schedule(s->queue, scenario_core(sc)->control_interval, control_event,
-                                    cl, NULL);
+        return event_queue_schedule(s->queue, scenario_core(sc)->control_interval,
+                                    sim_control_event, cl, NULL);
 }
 
 int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t err_size) {
@@ -497,7 +498,7 @@ int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t
                 r = build_cluster_nodes(s, cl);
                 if (r < 0)
                         return r;
-                r = cluster_policy_init(cl, err, err_size);
+                r = simcl_policy_init(cl, err, err_size);
                 if (r < 0)
                         return r;
                 r = build_jobs(s, cl, wl, c == 0 ? sc->jobs : sc->interference_jobs, err, err_size);
@@ -511,7 +512,7 @@ int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t
                 if (r < 0)
                         return r;
                 if (sc->drs) {
-                        r = drs_start(cl);
+                        r = sim_drs_start(cl);
                         if (r < 0)
                                 return r;
                 }
@@ -520,7 +521,7 @@ int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t
         return 0;
 }
 
-static void cluster_free(SimCluster *cl) {
+static void simcl_free(SimCluster *cl) {
         for (size_t i = 0; i < cl->n_attempts; i++)
                 free(cl->attempts[i]);
         free(cl->attempts);
@@ -542,14 +543,14 @@ static void cluster_free(SimCluster *cl) {
         free(cl->snap_vms);
         free(cl->snap_attempts);
         free(cl->snap_map);
-        drs_done(cl);
+        sim_drs_done(cl);
 }
 
 Sim *sim_free(Sim *s) {
         if (!s)
                 return NULL;
         for (unsigned c = 0; c < 2; c++)
-                cluster_free(&s->clusters[c]);
+                simcl_free(&s->clusters[c]);
         for (size_t i = 0; s->hosts && i < s->n_hosts; i++) {
                 free(s->hosts[i].vms);
                 free(s->hosts[i].demand);

@@ -71,7 +71,7 @@ static DrsSample *drs_slot(SimCluster *cl, size_t vm, size_t slot) {
 static void drs_apply(SimCluster *cl, const double *share, double pool) {
         Sim *s = cl->sim;
 
-        hosts_advance_all(s);
+        sim_hosts_advance_all(s);
         for (size_t i = 0; i < cl->n_vms; i++) {
                 SimVm *v = &s->vms[cl->vms[i]];
                 v->cap = share[i];
@@ -79,7 +79,7 @@ static void drs_apply(SimCluster *cl, const double *share, double pool) {
                         lround(s->sc->vm_weight * share[i] * (double)cl->n_vms / pool), 2L);
         }
         for (size_t h = 0; h < s->n_hosts; h++)
-                host_update(s, (uint32_t)h);
+                sim_host_update(s, (uint32_t)h);
 }
 
 static usec_t drs_sample_event(EventQueue *q, void *userdata) {
@@ -88,7 +88,7 @@ static usec_t drs_sample_event(EventQueue *q, void *userdata) {
 
         if (cl->n_finished == cl->n_jobs)
                 return 0;
-        hosts_advance_all(cl->sim);
+        sim_hosts_advance_all(cl->sim);
         for (size_t i = 0; i < cl->n_vms; i++) {
                 const SimVm *v = &cl->sim->vms[cl->vms[i]];
                 *drs_slot(cl, i, cl->drs.next) = (DrsSample){
@@ -123,7 +123,7 @@ static usec_t drs_divvy_event(EventQueue *q, void *userdata) {
 
         if (cl->n_finished == cl->n_jobs)
                 return 0;
-        hosts_advance_all(s);
+        sim_hosts_advance_all(s);
         for (size_t i = 0; i < cl->n_vms; i++) {
                 const SimVm *v = &s->vms[cl->vms[i]];
                 const DrsSample *from = drs_window_start(cl, i, now);
@@ -143,7 +143,7 @@ static usec_t drs_divvy_event(EventQueue *q, void *userdata) {
         return s->sc->drs_period;
 }
 
-int drs_start(SimCluster *cl) {
+int sim_drs_start(SimCluster *cl) {
         Sim *s = cl->sim;
         const Scenario *sc = s->sc;
         double pool = drs_pool(s);
@@ -165,7 +165,7 @@ int drs_start(SimCluster *cl) {
         return event_queue_schedule(s->queue, sc->drs_period, drs_divvy_event, cl, NULL);
 }
 
-void drs_done(SimCluster *cl) {
+void sim_drs_done(SimCluster *cl) {
         free(cl->drs.ring);
         free(cl->drs.demand);
         free(cl->drs.size);

@@ -51,11 +51,11 @@ void sim_task_finished(SimCluster *cl, uint32_t task) {
         /* The losing copies of a speculated task. */
         for (size_t i = cl->n_attempts; i-- > 0;)
                 if (i < cl->n_attempts && cl->attempts[i]->task == task)
-                        attempt_kill(cl->attempts[i], false);
+                        sim_attempt_kill(cl->attempts[i], false);
         if (t->type == TASK_MAP) {
                 if (job->counts[TASK_MAP].done == job->counts[TASK_MAP].total)
                         jx->maps_finished = tx->finished;
-                job_map_finished(cl, t->job);
+                sim_job_map_finished(cl, t->job);
         }
         if (job->counts[TASK_MAP].done + job->counts[TASK_REDUCE].done == job_n_tasks(job)) {
                 jx->finished = tx->finished;

@@ -35,7 +35,7 @@ void sim_set_progress(Sim *s, SimProgressFn fn, void *userdata) {
 }
 
 static int run_events(Sim *s) {
-        hosts_advance_all(s);
+        sim_hosts_advance_all(s);
         event_queue_run(s->queue, HORIZON);
         if (s->error < 0)
                 return s->error;
@@ -43,7 +43,7 @@ static int run_events(Sim *s) {
                 return -EPROTO;
         if (!sim_all_done(s))
                 return -ETIMEDOUT;
-        hosts_advance_all(s);
+        sim_hosts_advance_all(s);
         return sim_collect(s);
 }
 

@@ -258,25 +258,25 @@ static inline void sim_fail(Sim *s, int error) {
 }
 
 /* engine.c */
-void host_update(Sim *s, uint32_t host);
-void hosts_advance_all(Sim *s);
-int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, uint64_t slot_memory,
-                  bool speculative);
+void sim_host_update(Sim *s, uint32_t host);
+void sim_hosts_advance_all(Sim *s);
+int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot,
+                      uint64_t slot_memory, bool speculative);
 /* Removes an attempt that was killed; its time goes to its task. A resized
  * attempt's slot stays taken (slot_kept): its restart runs in it. */
-void attempt_kill(SimAttempt *a, bool slot_kept);
+void sim_attempt_kill(SimAttempt *a, bool slot_kept);
 /* Room for as many grown slots as the node has map slots; then drops the
  * smallest free ones beyond what its free map slots can hold. */
-int node_grown_resize(SimCluster *cl, uint32_t node);
+int sim_node_grown_resize(SimCluster *cl, uint32_t node);
 /* The slot memory of a map starting on the node in a map slot that was
  * asked for `asked`: the largest free grown slot when it is larger. */
-uint64_t node_map_slot_take(SimCluster *cl, uint32_t node, uint64_t asked);
+uint64_t sim_node_map_slot_take(SimCluster *cl, uint32_t node, uint64_t asked);
 /* Wakes the job's reduces that wait for map output, after a map finished. */
-void job_map_finished(SimCluster *cl, uint32_t job);
-double attempt_bytes_processed(const SimAttempt *a);
-/* Given attempt_bytes_processed(a), which the snapshot reports too. */
-double attempt_progress(const SimAttempt *a, double bytes_processed);
-double attempt_input_size(const SimAttempt *a);
+void sim_job_map_finished(SimCluster *cl, uint32_t job);
+double sim_attempt_bytes_processed(const SimAttempt *a);
+/* Given sim_attempt_bytes_processed(a), which the snapshot reports too. */
+double sim_attempt_progress(const SimAttempt *a, double bytes_processed);
+double sim_attempt_input_size(const SimAttempt *a);
 
 /* ledger.c */
 bool sim_all_done(const Sim *s);
@@ -288,25 +288,26 @@ void sim_task_finished(SimCluster *cl, uint32_t task);
  * finished now. */
 void sim_job_refuse(SimCluster *cl, uint32_t job, const char *reason);
 
+/* actuate.c */
+/* t as the agent's limits let it through; notes the changes. */
+VmTarget sim_vm_target_limit(Sim *s, SimVm *v, const VmTarget *t);
+
 /* driver.c */
-int cluster_policy_init(SimCluster *cl, char *err, size_t err_size);
+int simcl_policy_init(SimCluster *cl, char *err, size_t err_size);
 /* Node.capacity of the VM's node, if it has one: its vCPUs, the memory its
  * guest OS leaves and its host's disk bandwidth. */
-void node_capacity_update(Sim *s, const SimVm *v);
-usec_t heartbeat_event(EventQueue *q, void *userdata);
-usec_t control_event(EventQueue *q, void *userdata);
-usec_t vm_resize_event(EventQueue *q, void *userdata);
-/* t as the agent's limits let it through (actuate.c); notes the changes. */
-VmTarget sim_vm_target_limit(Sim *s, SimVm *v, const VmTarget *t);
-usec_t job_arrival_event(EventQueue *q, void *userdata);
+void sim_node_capacity_update(Sim *s, const SimVm *v);
+usec_t sim_heartbeat_event(EventQueue *q, void *userdata);
+usec_t sim_control_event(EventQueue *q, void *userdata);
+usec_t sim_job_arrival_event(EventQueue *q, void *userdata);
 /* What a step does, for tests: the snapshot of now, and carrying out
  * decisions made on the last snapshot. */
 int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret);
 int sim_decisions_apply(SimCluster *cl, const Decisions *d);
 
 /* drs.c */
-int drs_start(SimCluster *cl);
-void drs_done(SimCluster *cl);
+int sim_drs_start(SimCluster *cl);
+void sim_drs_done(SimCluster *cl);
 double sim_drs_pool(const Sim *s);
 
 /* bound.c */
