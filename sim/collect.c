@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "policy/core/context.h"
 #include "sim/state.h"
 
 int sim_collect(Sim *s) {

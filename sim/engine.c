@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/core/context.h"
 #include "sim/state.h"
 
 /* Hadoop 1.x weighs a map's progress 2/3 map phase, 1/3 sort (merge), and a
