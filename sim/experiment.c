@@ -946,15 +946,6 @@ static int breakdown_run(const Experiment *e, const ExperimentOptions *opt) {
 /* ---- the estimator and the assumptions: each setting under stock and
  * FlexSlot ---- */
 
-Spread seed_ratio(const Cell *a, const Cell *b) {
-        double x[MAX_SEEDS];
-        size_t n = MIN(a->n, b->n);
-
-        for (size_t k = 0; k < n; k++)
-                x[k] = b->runs[k].jct / a->runs[k].jct;
-        return spread_of(x, n);
-}
-
 static int sensitivity_run(const Experiment *e, const ExperimentOptions *opt) {
         size_t nv = n_variants(e);
         const char *benchmark = e->rows[0].benchmark;
