@@ -143,6 +143,11 @@ typedef struct CellRun {
 int cell_open(const Experiment *e, const Variant *v, const char *benchmark, int64_t seed,
               const ExperimentOptions *opt, CellRun *c);
 void cell_close(CellRun *c);
+/* Runs an opened cell as its k-th seed into ret->runs[k] and summarizes it
+ * (and writes its files with --out, for the first seed); returns an exit
+ * status. */
+int cell_run_seed(CellRun *c, const Experiment *e, const Variant *v, const char *benchmark,
+                  const ExperimentOptions *opt, Cell *ret, size_t k);
 
 /* One simulator run of benchmark under variant (its label names the run's
  * files); returns an exit status. */
