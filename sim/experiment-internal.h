@@ -156,6 +156,12 @@ int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
 /* Every variant of every row of the experiment: *ret = cells[row * nv +
  * variant], freed by the caller; returns an exit status. */
 int run_cells(const Experiment *e, const ExperimentOptions *opt, Cell **ret);
+/* FlexSlot's Table I, Figs. 3, 4 and 6 (by the experiment's name), Fig. 9
+ * and the sensitivity runs (experiment-flexslot.c). */
+int flexslot_table1_run(const Experiment *e, const ExperimentOptions *opt);
+int flexslot_motivation_run(const Experiment *e, const ExperimentOptions *opt);
+int flexslot_breakdown_run(const Experiment *e, const ExperimentOptions *opt);
+int flexslot_sensitivity_run(const Experiment *e, const ExperimentOptions *opt);
 /* The DynamicMR paper's Fig. 8 (experiment-dmr.c). */
 int dmr_fig8_run(const Experiment *e, const ExperimentOptions *opt);
 /* The deadline papers' experiments on the task-level replay
