@@ -5,6 +5,7 @@
  * summarized. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@
 #define SEEDS 5
 #define QUICK_SEEDS 3
 
-size_t n_variants(const Experiment *e) {
+size_t experiment_n_variants(const Experiment *e) {
         size_t n = 0;
 
         while (n < MAX_VARIANTS && e->variants[n].label)
@@ -32,12 +33,19 @@ size_t n_variants(const Experiment *e) {
         return n;
 }
 
-size_t n_rows(const Experiment *e) {
+size_t experiment_n_rows(const Experiment *e) {
         size_t n = 0;
 
         while (n < MAX_ROWS && e->rows[n].benchmark)
                 n++;
         return n;
+}
+
+size_t experiment_variant_index(const Experiment *e, const char *label) {
+        for (size_t v = 0; label && v < experiment_n_variants(e); v++)
+                if (strcmp(e->variants[v].label, label) == 0)
+                        return v;
+        return SIZE_MAX;
 }
 
 int64_t experiment_first_seed(const ExperimentOptions *opt) {
@@ -196,7 +204,7 @@ int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
 }
 
 int run_cells(const Experiment *e, const ExperimentOptions *opt, Cell **ret) {
-        size_t nv = n_variants(e), nr = n_rows(e);
+        size_t nv = experiment_n_variants(e), nr = experiment_n_rows(e);
         _cleanup_free_ Cell *cells = calloc(MAX(nv * nr, (size_t)1), sizeof(Cell));
 
         if (!cells)

@@ -286,18 +286,11 @@ int flexslot_motivation_run(const Experiment *e, const ExperimentOptions *opt) {
                 fig6_print(cells);
         printf("Note: %s\n", e->note);
         if (opt->out)
-                files_print(e, opt, cells, n_variants(e), false, false);
+                files_print(e, opt, cells, experiment_n_variants(e), false, false);
         return 0;
 }
 
 /* ---- Fig. 9 ---- */
-
-static size_t variant_at(const Experiment *e, const char *label) {
-        for (size_t v = 0; v < n_variants(e); v++)
-                if (strcmp(e->variants[v].label, label) == 0)
-                        return v;
-        return 0;
-}
 
 /* The mean change of a figure against the same seed's run of base, in %. */
 static Spread change_pct(const Cell *c, const Cell *base, double (*fn)(const RunSummary *)) {
@@ -312,7 +305,9 @@ static Spread change_pct(const Cell *c, const Cell *base, double (*fn)(const Run
 }
 
 int flexslot_breakdown_run(const Experiment *e, const ExperimentOptions *opt) {
-        size_t nv = n_variants(e), homo = variant_at(e, "homo"), stock = variant_at(e, "stock");
+        /* Fig. 9's variants have both. */
+        size_t nv = experiment_n_variants(e), homo = experiment_variant_index(e, "homo"),
+               stock = experiment_variant_index(e, "stock");
         _cleanup_free_ Cell *cells = NULL;
         char a[6][SPREAD_TEXT_MAX];
         int status = run_cells(e, opt, &cells);
@@ -346,7 +341,7 @@ int flexslot_breakdown_run(const Experiment *e, const ExperimentOptions *opt) {
  * FlexSlot ---- */
 
 int flexslot_sensitivity_run(const Experiment *e, const ExperimentOptions *opt) {
-        size_t nv = n_variants(e);
+        size_t nv = experiment_n_variants(e);
         const char *benchmark = e->rows[0].benchmark;
         _cleanup_free_ Cell *cells = calloc(2 * nv, sizeof(Cell));
         char a[7][SPREAD_TEXT_MAX];

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* What experiment.c, which runs the experiments, shares with
- * experiment-output.c, which prints and writes their tables. */
+/* What the experiments' files share: the registry's types (experiment.c),
+ * the harness (experiment-cell.c), the figures (experiment-figures.c), the
+ * output (experiment-output.c), and each paper's experiments
+ * (experiment-flexslot.c, -dmr.c, -slo.c, -ras.c, -alloc.c). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,8 +65,11 @@ struct Experiment {
         const char *note;
 };
 
-size_t n_variants(const Experiment *e);
-size_t n_rows(const Experiment *e);
+size_t experiment_n_variants(const Experiment *e);
+size_t experiment_n_rows(const Experiment *e);
+/* The index of the variant with that label; SIZE_MAX when none has it
+ * (or label is NULL). */
+size_t experiment_variant_index(const Experiment *e, const char *label);
 
 /* A mean over seeds and how far the seeds went from it. */
 struct Spread {

@@ -107,17 +107,10 @@ void experiment_compare_print(FILE *f, const char *variant, const Spread *ours, 
                         ours_mean > paper_mean ? "smaller" : "larger", ours_mean, paper_mean);
 }
 
-static size_t variant_index(const Experiment *e, const char *label) {
-        for (size_t v = 0; label && v < n_variants(e); v++)
-                if (strcmp(e->variants[v].label, label) == 0)
-                        return v;
-        return SIZE_MAX;
-}
-
 /* Our figure for the paper's variant beside the paper's, on each row where
  * the paper gives one: only completion times are "gains". */
 static void compare_print(const Experiment *e, const Cell *cells, size_t nv, size_t nr) {
-        size_t pv = variant_index(e, e->paper_variant), n = 0;
+        size_t pv = experiment_variant_index(e, e->paper_variant), n = 0;
         double low[MAX_ROWS], high[MAX_ROWS];
         Spread ours[MAX_ROWS];
 

@@ -410,7 +410,7 @@ void experiment_list(FILE *f) {
 
 int experiment_run(const char *name, const ExperimentOptions *opt) {
         const Experiment *e = experiment_find(name);
-        size_t nv = n_variants(e), nr = n_rows(e);
+        size_t nv = experiment_n_variants(e), nr = experiment_n_rows(e);
         _cleanup_free_ Cell *cells = NULL;
         int status, r;
 
