@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* What the experiments' files share: the registry's types (experiment.c),
+/* What the experiments' files share: the registry's types (experiment-registry.c),
  * the harness (experiment-cell.c), the figures (experiment-figures.c), the
  * output (experiment-output.c), and each paper's experiments
  * (experiment-flexslot.c, -dmr.c, -slo.c, -ras.c, -alloc.c). */

@@ -9,12 +9,11 @@
  * not given as data); "-" where it states none. An experiment that is a
  * table of variants x benchmarks is run here; the others by their own
  * function (experiment-*.c). */
-#include "experiment.h"
-
 #include <string.h>
 
 #include "common/macro.h"
 #include "sim/experiment-internal.h"
+#include "sim/experiment.h"
 #include "sim/report.h"
 
 /* Stock Hadoop and the paper's FlexSlot under DRS; the paper's static
