@@ -27,7 +27,7 @@
 #include "sim/state.h"
 
 /* The first heartbeat at or after t: trackers beat every hb at staggered
- * offsets (sim.c's schedule_events()). */
+ * offsets (build.c's schedule_events()). */
 static usec_t first_heartbeat(const Sim *s, const SimCluster *cl, usec_t t) {
         usec_t hb = s->sc->heartbeat, best = USEC_INFINITY;
 
