@@ -3,7 +3,7 @@
  * actuation contract (actuation/) with the agent's default limits, so that
  * what the simulator evaluates is what the agent would do. */
 #include "actuation/config.h"
-#include "sim/sim-internal.h"
+#include "sim/state.h"
 
 VmTarget sim_vm_target_limit(Sim *s, SimVm *v, const VmTarget *t) {
         const SimHost *h = &s->hosts[v->host];
