@@ -21,6 +21,7 @@
 #include <systemd/sd-event.h>
 
 #include "agent-hosts.h"
+#include "agent-rate.h"
 #include "cluster.h"
 #include "config.h"
 #include "common/time-util.h"
