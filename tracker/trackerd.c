@@ -178,6 +178,11 @@ typedef struct Tracker {
         size_t n_finished;
         CpuTimes cpu_before;
         bool have_cpu;
+        /* The node's steal, its source, and whether the kernel counts
+         * steal (cpu_times_steal). */
+        double steal;
+        StealSource steal_source;
+        bool steal_accounted;
 } Tracker;
 
 static void finished_clear(Finished *f) {
@@ -501,20 +506,23 @@ static void task_kill(Tracker *k, uint64_t attempt, const char *cause) {
 
 static int append_report(Tracker *k, sd_bus_message *m, size_t *ret_sent) {
         CpuTimes now = { 0 };
-        double steal = 0, iowait = 0;
+        double iowait = 0;
         unsigned running[2] = { slots_held(k, true), slots_held(k, false) };
         size_t sent = 0;
         int r;
 
         if (proc_cpu_times_read(&now) >= 0) {
-                if (k->have_cpu)
-                        cpu_times_shares(&k->cpu_before, &now, &steal, &iowait);
+                if (k->have_cpu) {
+                        cpu_times_shares(&k->cpu_before, &now, NULL, &iowait);
+                        k->steal_source = cpu_times_steal(&k->cpu_before, &now, &k->steal_accounted,
+                                                          &k->steal);
+                }
                 k->cpu_before = now;
                 k->have_cpu = true;
         }
         r = sd_bus_message_append(m, "t" TRACKER_NODE_TYPE, k->id,
                                   k->slots[0] > running[0] ? k->slots[0] - running[0] : 0,
-                                  k->slots[1] > running[1] ? k->slots[1] - running[1] : 0, steal,
+                                  k->slots[1] > running[1] ? k->slots[1] - running[1] : 0, k->steal,
                                   iowait);
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', TRACKER_RUNNING_TYPE);
