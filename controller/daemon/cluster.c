@@ -495,11 +495,21 @@ ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, u
         if (n->measured_at != 0) {
                 *ret_steal = n->steal;
                 *ret_at = n->measured_at;
-                return CLUSTER_STEAL_TRACKER;
+                return n->guest.steal_estimated ? CLUSTER_STEAL_TRACKER_ESTIMATE
+                                                : CLUSTER_STEAL_TRACKER;
         }
         *ret_steal = 0;
         *ret_at = 0;
         return CLUSTER_STEAL_NONE;
+}
+
+int cluster_node_set_guest(Cluster *c, uint64_t node, const ClusterGuest *guest) {
+        ClusterNode *n = node_find(c, node);
+
+        if (!n)
+                return -ENOENT;
+        n->guest = *guest;
+        return 0;
 }
 
 /* The index of node i's host in s, added when new: its agent's, shared by
