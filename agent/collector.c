@@ -221,6 +221,7 @@ static void fill_from_info(AgentCollector *c, AgentDomain *d, const AgentDomain 
 int agent_collector_sample(AgentCollector *c, const AgentStale *stale, AgentSnapshot **ret) {
         _cleanup_free_ HvDomainSample *samples = NULL;
         _cleanup_free_ HvDomainMetrics *metrics = NULL;
+        _cleanup_free_ const HvDomainSample **paired = NULL;
         _cleanup_free_ AgentSnapshot *snap = NULL, *copy = NULL;
         Before before = { .snap = c->latest };
         size_t n = 0, size;
@@ -242,12 +243,13 @@ int agent_collector_sample(AgentCollector *c, const AgentStale *stale, AgentSnap
         c->sample_failing = false;
 
         metrics = calloc(MAX(n, (size_t)1), sizeof(*metrics));
-        if (!metrics)
+        paired = calloc(MAX(n, (size_t)1), sizeof(const HvDomainSample *));
+        if (!metrics || !paired)
                 return log_oom();
         /* Pairs each domain with its previous sample by sorting, not by a
          * search per domain: a pass must stay flat per domain on hosts with
          * thousands of them. */
-        r = hv_metrics_derive_all(c->prev, c->n_prev, samples, n, metrics);
+        r = hv_metrics_derive_all(c->prev, c->n_prev, samples, n, metrics, paired);
         if (r < 0)
                 return r;
 
@@ -269,6 +271,14 @@ int agent_collector_sample(AgentCollector *c, const AgentStale *stale, AgentSnap
                 fill_from_info(c, d, before_find(&before, d, i), is_stale(stale, d->uuid), now);
         }
         free(before.sorted);
+        /* A round whose call was too slow for rates is not the next one's
+         * base: the next derives over the longer interval instead. */
+        for (size_t i = 0; i < n; i++) {
+                const HvDomainSample *base = hv_metrics_next_base(paired[i], &samples[i]);
+
+                if (base != &samples[i])
+                        samples[i] = *base;
+        }
 
         /* The collector keeps its own copy: the loop frees its snapshots as
          * they leave the history. */

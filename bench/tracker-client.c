@@ -11,10 +11,13 @@
  *   error NAME: MESSAGE        (and exit 3)
  * --mode=bad-progress sends a progress score of 1.5 once it holds an
  * attempt; --token overrides the token file's; --vm-uuid names its VM
- * (a libvirt domain's UUID) and --steal is the node steal it reports. */
+ * (a libvirt domain's UUID) and --steal is the node steal it reports;
+ * --guest=SOURCE,CPUS,MEMORY sends ReportGuest once after registering and
+ * prints "guest reported" (or the error, and exits 3). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +187,39 @@ static int register_tracker(Client *c, const char *token, const char *vm_uuid,
         return 0;
 }
 
+/* --guest's SOURCE,CPUS,MEMORY, sent as they are: the controller is the
+ * one to refuse a bad value. */
+static int report_guest(Client *c, const char *guest) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        char copy[256], *cpus, *memory;
+        unsigned n_cpus;
+        uint64_t bytes;
+        int r;
+
+        if (strlen(guest) >= sizeof(copy))
+                return log_error("Invalid --guest '%.32s...': too long", guest), 2;
+        strcpy(copy, guest);
+        cpus = strchr(copy, ',');
+        memory = cpus ? strchr(cpus + 1, ',') : NULL;
+        if (!memory)
+                return log_error("Invalid --guest '%s': not SOURCE,CPUS,MEMORY", guest), 2;
+        *cpus++ = '\0';
+        *memory++ = '\0';
+        if (parse_int(cpus, 0, INT_MAX, (int *)&n_cpus) < 0 ||
+            parse_uint64(memory, 0, UINT64_MAX, &bytes) < 0)
+                return log_error("Invalid --guest '%s': not SOURCE,CPUS,MEMORY", guest), 2;
+        r = sd_bus_call_method(c->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE, "ReportGuest",
+                               &e, NULL, "t" TRACKER_GUEST_TYPE, c->tracker, copy, n_cpus, bytes);
+        if (r < 0) {
+                r = print_error(&e, r);
+                sd_bus_error_free(&e);
+                return r;
+        }
+        printf("guest reported\n");
+        fflush(stdout);
+        return 0;
+}
+
 int main(int argc, char **argv) {
         static const struct option options[] = {
                 { "address", required_argument, NULL, 'a' },
@@ -196,10 +232,11 @@ int main(int argc, char **argv) {
                 { "mode", required_argument, NULL, 'M' },
                 { "vm-uuid", required_argument, NULL, 'U' },
                 { "steal", required_argument, NULL, 'S' },
+                { "guest", required_argument, NULL, 'G' },
                 {},
         };
         Client c = { .mode = "run" };
-        const char *address = NULL, *hostname = "tracker", *token = NULL;
+        const char *address = NULL, *hostname = "tracker", *token = NULL, *guest = NULL;
         const char *vm_uuid = "00000000-0000-0000-0000-000000000001";
         char token_buf[TRACKER_TOKEN_MAX + 2] = "";
         unsigned map_slots = 1, reduce_slots = 1;
@@ -245,6 +282,9 @@ int main(int argc, char **argv) {
                         if (parse_double(optarg, 0, 1, &c.steal) < 0)
                                 return log_error("Invalid --steal '%s'", optarg), 2;
                         break;
+                case 'G':
+                        guest = optarg;
+                        break;
                 default:
                         return 2;
                 }
@@ -258,6 +298,8 @@ int main(int argc, char **argv) {
         c.slots[1] = reduce_slots;
         c.slot_memory = (uint64_t)256 << 20;
         r = register_tracker(&c, token, vm_uuid, hostname);
+        if (r == 0 && guest)
+                r = report_guest(&c, guest);
         for (int64_t i = 0; r == 0 && i < beats; i++) {
                 struct timespec ts = { .tv_sec = (time_t)(c.interval / USEC_PER_SEC),
                                        .tv_nsec = (long)(c.interval % USEC_PER_SEC) * 1000 };

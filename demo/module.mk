@@ -5,3 +5,9 @@
 .PHONY: demo-live
 demo-live: all
 	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/live.sh
+
+# `make demo-vm`: the same on real QEMU guests, a tracker in each, under a
+# private libvirtd (demo/vm.sh; tests/vm/README.md). Needs root.
+.PHONY: demo-vm
+demo-vm: all
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/vm.sh

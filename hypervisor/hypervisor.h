@@ -172,14 +172,24 @@ typedef struct HvDomainMetrics {
  * ret is NULL. */
 int hv_metrics_derive(const HvDomainSample *prev, const HvDomainSample *cur, HvDomainMetrics *ret);
 
+/* The sample to derive the domain's next sample against: cur, except when
+ * the interval from prev was too uncertain for rates (see above): then the
+ * one of the two whose call was the faster, so that the next interval is
+ * longer and gives the rates this one could not. Without that, a stats call
+ * slowed by host contention (at a 1 s interval, one over 100 ms) cost two
+ * rounds their steal, its own and the next, and a run of them every
+ * round's. */
+const HvDomainSample *hv_metrics_next_base(const HvDomainSample *prev, const HvDomainSample *cur);
+
 /* hv_metrics_derive for every domain of a round: ret[i] gets cur[i]'s
  * metrics, each paired with the sample of the same domain in prev (by UUID,
  * by name without one; prev's order does not matter), in O(n log n) rather
  * than a search per domain. A domain new in cur gets the first-sample
- * metrics. prev may be NULL when n_prev is 0. Returns 0, -EINVAL or -ENOMEM
- * (then ret is untouched). */
+ * metrics. prev may be NULL when n_prev is 0. ret_prev (NULL: not wanted)
+ * gets, for each cur[i], the sample of prev it was paired with, or NULL.
+ * Returns 0, -EINVAL or -ENOMEM (then ret is untouched). */
 int hv_metrics_derive_all(const HvDomainSample *prev, size_t n_prev, const HvDomainSample *cur,
-                          size_t n_cur, HvDomainMetrics *ret);
+                          size_t n_cur, HvDomainMetrics *ret, const HvDomainSample **ret_prev);
 
 /* ---- connection and driver table ---------------------------------------- */
 

@@ -284,6 +284,25 @@ static bool delay_delta(const HvDomainSample *prev, const HvDomainSample *cur, u
         return true;
 }
 
+/* The first call after libvirtd starts can take seconds (it probes QEMU's
+ * capabilities) while the next takes milliseconds, and under host
+ * contention a call takes a few hundred: a rate over an interval known only
+ * to within a large share of itself is noise (a 1-vCPU guest once showed
+ * cpu_use 207). Each stamp is off by at most half its call's span. */
+static bool interval_uncertain(const HvDomainSample *prev, const HvDomainSample *cur) {
+        return (prev->span_usec + cur->span_usec) / 2 * HV_RATE_MAX_TIMING_ERROR_INVERSE >
+               cur->sampled_usec - prev->sampled_usec;
+}
+
+const HvDomainSample *hv_metrics_next_base(const HvDomainSample *prev, const HvDomainSample *cur) {
+        if (!prev || !same_domain(prev, cur) || cur->sampled_usec <= prev->sampled_usec ||
+            !interval_uncertain(prev, cur))
+                return cur;
+        /* The more certain stamp stays; the next interval is longer, and
+         * the error shrinks against it. */
+        return cur->span_usec > prev->span_usec ? prev : cur;
+}
+
 int hv_metrics_derive(const HvDomainSample *prev, const HvDomainSample *cur, HvDomainMetrics *ret) {
         HvDomainMetrics m = { 0 };
         double wall_ns;
@@ -318,13 +337,7 @@ int hv_metrics_derive(const HvDomainSample *prev, const HvDomainSample *cur, HvD
         m.interval_usec = cur->sampled_usec - prev->sampled_usec;
         wall_ns = (double)m.interval_usec * (double)NSEC_PER_USEC;
 
-        /* The first call after libvirtd starts can take seconds (it probes
-         * QEMU's capabilities) while the next takes milliseconds: a rate over
-         * an interval known only to within several seconds is noise (a 1-vCPU
-         * guest once showed cpu_use 207). Each stamp is off by at most half
-         * its call's span. */
-        if ((prev->span_usec + cur->span_usec) / 2 * HV_RATE_MAX_TIMING_ERROR_INVERSE >
-            m.interval_usec) {
+        if (interval_uncertain(prev, cur)) {
                 *ret = m;
                 return 0;
         }
@@ -365,7 +378,7 @@ static int compare_sample_refs(const void *a, const void *b) {
 }
 
 int hv_metrics_derive_all(const HvDomainSample *prev, size_t n_prev, const HvDomainSample *cur,
-                          size_t n_cur, HvDomainMetrics *ret) {
+                          size_t n_cur, HvDomainMetrics *ret, const HvDomainSample **ret_prev) {
         _cleanup_free_ SampleRef *index = NULL;
 
         if ((n_prev > 0 && !prev) || (n_cur > 0 && (!cur || !ret)))
@@ -385,6 +398,8 @@ int hv_metrics_derive_all(const HvDomainSample *prev, size_t n_prev, const HvDom
                                                  : NULL;
 
                 (void)hv_metrics_derive(found ? found->sample : NULL, &cur[i], &ret[i]);
+                if (ret_prev)
+                        ret_prev[i] = found ? found->sample : NULL;
         }
         return 0;
 }

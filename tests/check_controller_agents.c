@@ -11,6 +11,7 @@
 #include "common/config.h"
 #include "common/macro.h"
 #include "controller/daemon/agent-hosts.h"
+#include "controller/daemon/agent-rate.h"
 #include "controller/daemon/cluster.h"
 #include "controller/daemon/config.h"
 #include "policy/layers/policies.h"
@@ -146,6 +147,35 @@ START_TEST(test_steal_source) {
 }
 END_TEST
 
+/* A round in which the agent measured no steal (its stats call was too
+ * slow to time the interval) says nothing of the steal: the last measured
+ * one stands until it is max-sample-age old, and is never turned into 0. */
+START_TEST(test_rate_kept_while_fresh) {
+        const usec_t max_age = 15 * USEC_PER_SEC, t0 = 1000 * USEC_PER_SEC;
+        AgentRate r = { 0 };
+
+        r = agent_rate_next(r, false, 0.0, t0, max_age);
+        ck_assert_uint_eq(r.at, 0); /* nothing measured yet: unknown */
+        r = agent_rate_next(r, true, 0.82, t0 + USEC_PER_SEC, max_age);
+        ck_assert_double_eq(r.value, 0.82);
+        ck_assert_uint_eq(r.at, t0 + USEC_PER_SEC);
+        for (usec_t t = 2; t <= 16; t++) {
+                r = agent_rate_next(r, false, 0.0, t0 + t * USEC_PER_SEC, max_age);
+                ck_assert_double_eq(r.value, 0.82);
+                ck_assert_uint_eq(r.at, t0 + USEC_PER_SEC);
+        }
+        r = agent_rate_next(r, false, 0.0, t0 + 17 * USEC_PER_SEC, max_age);
+        ck_assert_uint_eq(r.at, 0);
+        /* A measured 0 is a value like any other. */
+        r = agent_rate_next((AgentRate){ .value = 0.5, .at = t0 }, true, 0.0, t0 + 1, max_age);
+        ck_assert_double_eq(r.value, 0.0);
+        ck_assert_uint_eq(r.at, t0 + 1);
+        /* A clock that went back makes the old value no younger. */
+        r = agent_rate_next((AgentRate){ .value = 0.5, .at = t0 }, false, 0.0, t0 - 1, max_age);
+        ck_assert_uint_eq(r.at, 0);
+}
+END_TEST
+
 /* A node whose VM an agent reports is sized as the agent says: the flexslot
  * allocator wants a vCPU per map slot, up to the VM's maximum, and memory
  * within it; a node no agent knows keeps the one-vCPU stand-in. */
@@ -211,6 +241,7 @@ Suite *suite_controller_agents(void) {
         suite_add_tcase(s, tc);
         tc = tcase_create("steal");
         tcase_add_test(tc, test_steal_source);
+        tcase_add_test(tc, test_rate_kept_while_fresh);
         tcase_add_test(tc, test_snapshot_takes_agent_vm);
         suite_add_tcase(s, tc);
         return s;

@@ -9,7 +9,11 @@
  *
  * A script with the line "# flexslot-test: vm" needs a machine that runs a
  * private libvirtd (root, mount namespaces, QEMU): with FLEXSLOT_REQUIRE_VM=1
- * its skip is a failure, so that such a machine cannot lose these tests. */
+ * its skip is a failure, so that such a machine cannot lose these tests.
+ * One with the line "# flexslot-test: plain" runs in the plain build's run
+ * only: with FLEXSLOT_SANITIZE=1 it is listed as skipped, never run (a
+ * real guest runs that build's tracker, whose sanitizers TCG makes slow
+ * and whose memory the guest's slot limits do not fit). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +46,7 @@
 #define CHECK_TIMEOUT_SEC 700
 #define EXIT_SKIP 77
 #define VM_TEST_TAG "# flexslot-test: vm"
+#define PLAIN_TEST_TAG "# flexslot-test: plain"
 
 static char *scripts[MAX_SCRIPTS];
 static int n_scripts;
@@ -95,7 +100,7 @@ static void skip_reason(const char *log, char *buf, size_t size) {
         }
 }
 
-static bool script_needs_vm(const char *script) {
+static bool script_has_tag(const char *script, const char *tag) {
         _cleanup_fclose_ FILE *f = fopen(script, "re");
         _cleanup_free_ char *line = NULL;
         size_t size = 0;
@@ -104,7 +109,7 @@ static bool script_needs_vm(const char *script) {
         while (f && (n = getline(&line, &size, f)) > 0) {
                 if (line[n - 1] == '\n')
                         line[n - 1] = '\0';
-                if (strcmp(line, VM_TEST_TAG) == 0)
+                if (strcmp(line, tag) == 0)
                         return true;
         }
         return false;
@@ -196,17 +201,24 @@ static int run_logged(char *const argv[], char *const env[], const char *log, us
 
 START_TEST(test_integration_script) {
         const char *name = scripts[_i];
-        const char *build = getenv("FLEXSLOT_BUILD"), *require = getenv("FLEXSLOT_REQUIRE_VM");
+        const char *build = getenv("FLEXSLOT_BUILD"), *require = getenv("FLEXSLOT_REQUIRE_VM"),
+                   *sanitize = getenv("FLEXSLOT_SANITIZE");
         char script[PATH_MAX], logdir[PATH_MAX], log[PATH_MAX * 2], reason[512];
         char *argv[] = { (char *)"/bin/sh", script, NULL };
-        bool require_vm = false;
+        bool require_vm = false, sanitized = false;
         RunResult res;
         int r;
 
         ck_assert_msg(build && *build, "FLEXSLOT_BUILD is not set (run through make check)");
         ck_assert_msg(!require || !*require || parse_bool(require, &require_vm) == 0,
                       "FLEXSLOT_REQUIRE_VM=%s: not a boolean (1 or 0)", require);
+        ck_assert_msg(!sanitize || !*sanitize || parse_bool(sanitize, &sanitized) == 0,
+                      "FLEXSLOT_SANITIZE=%s: not a boolean (1 or 0)", sanitize);
         snprintf(script, sizeof(script), "%s/%s", test_srcdir_path("tests/integration"), name);
+        if (sanitized && script_has_tag(script, PLAIN_TEST_TAG)) {
+                test_skip(name, "the plain build's run runs it");
+                return;
+        }
         snprintf(logdir, sizeof(logdir), "%s/integration", build);
         mkdir(logdir, 0755);
         snprintf(log, sizeof(log), "%s/%s.log", logdir, name);
@@ -222,7 +234,7 @@ START_TEST(test_integration_script) {
         }
         if (WIFEXITED(res.status) && WEXITSTATUS(res.status) == EXIT_SKIP) {
                 skip_reason(log, reason, sizeof(reason));
-                ck_assert_msg(!require_vm || !script_needs_vm(script),
+                ck_assert_msg(!require_vm || !script_has_tag(script, VM_TEST_TAG),
                               "%s skipped (%s), but FLEXSLOT_REQUIRE_VM=1 says this machine "
                               "runs the VM tests (log: %s)",
                               name, reason, log);
@@ -314,10 +326,12 @@ START_TEST(test_runner_kills_what_a_script_left) {
 END_TEST
 
 /* This test program itself, running only the scripts of the fixture tree
- * (one passes, one skips, one VM test skips). Returns its output. */
-static char *run_nested(const char *require_vm, RunResult *ret) {
+ * (one passes, one skips, one VM test skips, one VM test of the plain
+ * build's run passes). Returns its output. */
+static char *run_nested(const char *require_vm, const char *sanitize, RunResult *ret) {
         _cleanup_free_ char *dir = test_make_tmpdir(), *tree = fixture_path("tree"), *log = NULL,
-                            *env_src = NULL, *env_build = NULL, *env_vm = NULL, *output = NULL;
+                            *env_src = NULL, *env_build = NULL, *env_vm = NULL,
+                            *env_sanitize = NULL, *output = NULL;
         _cleanup_fclose_ FILE *f = NULL;
         char *argv[] = { (char *)"/proc/self/exe", NULL };
         size_t size = 0;
@@ -327,9 +341,11 @@ static char *run_nested(const char *require_vm, RunResult *ret) {
         ck_assert_int_ge(asprintf(&env_src, "FLEXSLOT_SRCDIR=%s", tree), 0);
         ck_assert_int_ge(asprintf(&env_build, "FLEXSLOT_BUILD=%s", dir), 0);
         ck_assert_int_ge(asprintf(&env_vm, "FLEXSLOT_REQUIRE_VM=%s", require_vm), 0);
+        ck_assert_int_ge(asprintf(&env_sanitize, "FLEXSLOT_SANITIZE=%s", sanitize), 0);
         char *env[] = { env_src,
                         env_build,
                         env_vm,
+                        env_sanitize,
                         (char *)"CK_RUN_SUITE=integration",
                         (char *)"CK_RUN_CASE=scripts",
                         (char *)"CK_VERBOSITY=normal",
@@ -347,23 +363,38 @@ START_TEST(test_runner_reports_skips) {
         _cleanup_free_ char *out = NULL, *strict = NULL;
         RunResult res = { 0 };
 
-        out = run_nested("0", &res);
+        out = run_nested("0", "0", &res);
         ck_assert_msg(WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0, "%s", out);
-        ck_assert_msg(strstr(out, "100%: Checks: 3, Failures: 0, Errors: 0\n"
+        ck_assert_msg(strstr(out, "100%: Checks: 4, Failures: 0, Errors: 0\n"
                                   "SKIPPED: skip.sh: nothing to test here\n"
                                   "SKIPPED: vm-skip.sh: no guests here\n"
                                   "2 skipped, counted as passed above\n"),
                       "%s", out);
 
-        strict = run_nested("1", &res);
+        strict = run_nested("1", "0", &res);
         ck_assert_msg(WIFEXITED(res.status) && WEXITSTATUS(res.status) == 1, "%s", strict);
         ck_assert_msg(strstr(strict, "vm-skip.sh skipped (no guests here), but "
                                      "FLEXSLOT_REQUIRE_VM=1 says this machine runs the VM tests"),
                       "%s", strict);
-        ck_assert_msg(strstr(strict, "Checks: 3, Failures: 1, Errors: 0\n"), "%s", strict);
+        ck_assert_msg(strstr(strict, "Checks: 4, Failures: 1, Errors: 0\n"), "%s", strict);
         ck_assert_msg(strstr(strict, "\nSKIPPED: skip.sh: nothing to test here\n"
                                      "1 skipped, counted as passed above\n"),
                       "%s", strict);
+}
+END_TEST
+
+/* Under the sanitizers a script of the plain build's run is not run (the
+ * fixture fails when it is) and is listed as skipped, also where VM tests
+ * are required. */
+START_TEST(test_runner_plain_only) {
+        _cleanup_free_ char *out = NULL;
+        RunResult res = { 0 };
+
+        out = run_nested("1", "1", &res);
+        ck_assert_msg(strstr(out, "Checks: 4, Failures: 1, Errors: 0\n"), "%s", out);
+        ck_assert_msg(!strstr(out, "vm-plain.sh exited"), "%s", out);
+        ck_assert_msg(strstr(out, "SKIPPED: vm-plain.sh: the plain build's run runs it\n"), "%s",
+                      out);
 }
 END_TEST
 
@@ -382,6 +413,7 @@ Suite *suite_integration(void) {
         tcase_add_test(tc, test_runner_kills_hung_script);
         tcase_add_test(tc, test_runner_kills_what_a_script_left);
         tcase_add_test(tc, test_runner_reports_skips);
+        tcase_add_test(tc, test_runner_plain_only);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -719,6 +719,70 @@ START_TEST(test_proc_stat) {
         ck_assert_int_eq(proc_cpu_times_parse("cpu0 1 2 3 4 5 6 7 8\n", 100, &a), -EBADMSG);
         ck_assert_int_eq(proc_cpu_times_read(&a), 0);
         ck_assert_uint_gt(a.user + a.system + a.idle, 0);
+        ck_assert_uint_gt(a.cpus, 0);
+        ck_assert_uint_gt(a.uptime, 0);
+}
+END_TEST
+
+/* A TCG guest's /proc/stat, measured: its steal counter stays 0, but of
+ * 52.05 s of uptime on its one CPU only 1,577 ticks (15.77 s) were
+ * accounted, while the host saw its vCPU wait 79 % of the time. */
+START_TEST(test_steal_estimate) {
+        CpuTimes a = { 0 }, b = { 0 };
+        bool accounted = false;
+        double steal = -1;
+
+        ck_assert_int_eq(proc_cpu_times_parse("cpu  100 0 50 800 30 0 0 0 0 0\n", 100, &a), 0);
+        ck_assert_int_eq(proc_cpu_times_parse("cpu  900 0 227 1400 30 0 0 0 0 0\n", 100, &b), 0);
+        a.cpus = b.cpus = 1;
+        a.uptime = 10 * USEC_PER_SEC;
+        b.uptime = a.uptime + 52050 * USEC_PER_MSEC;
+        ck_assert_int_eq(cpu_times_steal(&a, &b, &accounted, &steal), STEAL_ESTIMATED);
+        ck_assert(!accounted);
+        ck_assert_double_eq_tol(steal, 1.0 - 15.77 / 52.05, 1e-9);
+        ck_assert_str_eq(steal_source_to_string(STEAL_ESTIMATED), "estimate");
+
+        /* No value when a CPU came or went, or no time passed: the last
+         * one stands. */
+        steal = 0.5;
+        b.cpus = 2;
+        ck_assert_int_eq(cpu_times_steal(&a, &b, &accounted, &steal), STEAL_ESTIMATED);
+        ck_assert_double_eq(steal, 0.5);
+        b.cpus = 1;
+        ck_assert_int_eq(cpu_times_steal(&a, &a, &accounted, &steal), STEAL_ESTIMATED);
+        ck_assert_double_eq(steal, 0.5);
+        /* A fully accounted interval (ticks round up a little): none. */
+        b.uptime = a.uptime + 15 * USEC_PER_SEC;
+        ck_assert_int_eq(cpu_times_steal(&a, &b, &accounted, &steal), STEAL_ESTIMATED);
+        ck_assert_double_eq(steal, 0.0);
+
+        /* Once the kernel's counter moves, it is the steal, for good. */
+        ck_assert_int_eq(proc_cpu_times_parse("cpu  900 0 227 1400 30 0 0 40 0 0\n", 100, &b), 0);
+        b.cpus = 1;
+        b.uptime = a.uptime + 20 * USEC_PER_SEC;
+        ck_assert_int_eq(cpu_times_steal(&a, &b, &accounted, &steal), STEAL_FROM_PROC);
+        ck_assert(accounted);
+        ck_assert_double_eq_tol(steal, 40.0 / 1617, 1e-9);
+        ck_assert_int_eq(cpu_times_steal(&a, &a, &accounted, &steal), STEAL_FROM_PROC);
+        ck_assert_str_eq(steal_source_to_string(STEAL_FROM_PROC), "proc");
+}
+END_TEST
+
+START_TEST(test_meminfo_total) {
+        uint64_t total = 0;
+
+        ck_assert_int_eq(proc_meminfo_total_parse("MemTotal:         339108 kB\n"
+                                                  "MemFree:          300000 kB\n",
+                                                  &total),
+                         0);
+        ck_assert_uint_eq(total, 339108ull * 1024);
+        ck_assert_int_eq(proc_meminfo_total_parse("MemFree: 1 kB\n", &total), -EBADMSG);
+        ck_assert_int_eq(proc_meminfo_total_parse("XMemTotal: 1 kB\n", &total), -EBADMSG);
+        ck_assert_int_eq(proc_meminfo_total_parse("MemTotal: 1 MB\n", &total), -EBADMSG);
+        ck_assert_int_eq(proc_meminfo_total_parse("MemTotal: kB\n", &total), -EBADMSG);
+        ck_assert_uint_eq(total, 339108ull * 1024);
+        ck_assert_int_eq(proc_meminfo_total_read(&total), 0);
+        ck_assert_uint_gt(total, 0);
 }
 END_TEST
 
@@ -742,6 +806,8 @@ Suite *suite_tracker_task(void) {
         tcase_add_test(tc, test_child_kill);
         tcase_add_test(tc, test_child_exec);
         tcase_add_test(tc, test_proc_stat);
+        tcase_add_test(tc, test_steal_estimate);
+        tcase_add_test(tc, test_meminfo_total);
         suite_add_tcase(s, tc);
         return s;
 }

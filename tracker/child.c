@@ -30,6 +30,7 @@ struct TaskChild {
 
 /* Chooses and sets up the memory limit before the fork. */
 static int task_child_limit(TaskChild *c, const TaskChildSpec *spec) {
+        static bool warned;
         _cleanup_free_ char *dir = NULL;
         int version, r;
 
@@ -51,7 +52,12 @@ static int task_child_limit(TaskChild *c, const TaskChildSpec *spec) {
         }
         if (spec->memory_mode == TASK_MEMORY_CGROUP)
                 return log_error_errno(r, "No memory cgroup for the task");
-        log_debug_errno(r, "No memory cgroup for the task, limiting its address space instead");
+        /* Once: an operator must learn that slot memory is only an
+         * address-space limit here (cgroup2 not mounted, say, in a guest
+         * whose init did not mount it), not hear it for every task. */
+        log_full_errno(warned ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARNING, r,
+                       "No memory cgroup for the task, limiting its address space instead");
+        warned = true;
         c->mode = TASK_MEMORY_RLIMIT;
         return 0;
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/macro.h"
@@ -110,12 +111,21 @@ int proc_cpu_times_parse(const char *text, long ticks_per_sec, CpuTimes *ret) {
 
 int proc_cpu_times_read(CpuTimes *ret) {
         char text[4096];
+        struct timespec ts;
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        CpuTimes t;
         int r;
 
         r = read_small_file("/proc/stat", text, sizeof(text));
+        if (r >= 0)
+                r = proc_cpu_times_parse(text, sysconf(_SC_CLK_TCK), &t);
         if (r < 0)
                 return r;
-        return proc_cpu_times_parse(text, sysconf(_SC_CLK_TCK), ret);
+        t.cpus = cpus > 0 ? (unsigned)cpus : 0;
+        if (clock_gettime(CLOCK_BOOTTIME, &ts) == 0)
+                t.uptime = (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / NSEC_PER_USEC;
+        *ret = t;
+        return 0;
 }
 
 static usec_t cpu_times_total(const CpuTimes *t) {
@@ -131,6 +141,69 @@ void cpu_times_shares(const CpuTimes *before, const CpuTimes *after, double *ret
                       double *ret_iowait) {
         usec_t total = delta(cpu_times_total(before), cpu_times_total(after));
 
-        *ret_steal = total ? (double)delta(before->steal, after->steal) / (double)total : 0.0;
-        *ret_iowait = total ? (double)delta(before->iowait, after->iowait) / (double)total : 0.0;
+        if (ret_steal)
+                *ret_steal =
+                        total ? (double)delta(before->steal, after->steal) / (double)total : 0.0;
+        if (ret_iowait)
+                *ret_iowait =
+                        total ? (double)delta(before->iowait, after->iowait) / (double)total : 0.0;
+}
+
+StealSource cpu_times_steal(const CpuTimes *before, const CpuTimes *after, bool *accounted,
+                            double *ret_steal) {
+        usec_t wall, total;
+
+        if (before->steal > 0 || after->steal > before->steal)
+                *accounted = true;
+        if (*accounted) {
+                cpu_times_shares(before, after, ret_steal, NULL);
+                return STEAL_FROM_PROC;
+        }
+        wall = delta(before->uptime, after->uptime) * after->cpus;
+        if (before->uptime == 0 || wall == 0 || before->cpus != after->cpus)
+                return STEAL_ESTIMATED;
+        total = delta(cpu_times_total(before), cpu_times_total(after));
+        /* Ticks are counted whole: a little more than wall is jitter. */
+        *ret_steal = total >= wall ? 0.0 : (double)(wall - total) / (double)wall;
+        return STEAL_ESTIMATED;
+}
+
+const char *steal_source_to_string(StealSource s) {
+        static const char *const names[] = {
+                [STEAL_FROM_PROC] = "proc",
+                [STEAL_ESTIMATED] = "estimate",
+        };
+
+        return (unsigned)s < ELEMENTSOF(names) ? names[s] : "unknown";
+}
+
+int proc_meminfo_total_parse(const char *text, uint64_t *ret) {
+        const char *p = strstr(text, "MemTotal:");
+        char digits[24];
+        size_t n;
+        uint64_t kib;
+
+        if (!p || (p != text && p[-1] != '\n'))
+                return -EBADMSG;
+        p += strlen("MemTotal:");
+        p += strspn(p, " ");
+        n = strspn(p, "0123456789");
+        if (n == 0 || n >= sizeof(digits) || strncmp(p + n, " kB", 3) != 0)
+                return -EBADMSG;
+        memcpy(digits, p, n);
+        digits[n] = '\0';
+        if (parse_uint64(digits, 1, UINT64_MAX / 1024, &kib) < 0)
+                return -EBADMSG;
+        *ret = kib * 1024;
+        return 0;
+}
+
+int proc_meminfo_total_read(uint64_t *ret) {
+        char text[4096];
+        int r;
+
+        r = read_small_file("/proc/meminfo", text, sizeof(text));
+        if (r < 0)
+                return r;
+        return proc_meminfo_total_parse(text, ret);
 }

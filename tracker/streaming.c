@@ -19,9 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 
@@ -41,6 +43,7 @@ typedef struct StreamProc {
         bool broken_pipe, out_eof;
         struct sigaction old_sigpipe;
         bool sigpipe_saved;
+        uint64_t max_rss; /* bytes, once reaped */
 } StreamProc;
 
 typedef struct Streaming {
@@ -263,18 +266,37 @@ static int stream_proc_write(StreamProc *p, const uint8_t *data, size_t n, LineF
 }
 
 static int stream_proc_wait(StreamProc *p, int *ret_status) {
+        struct rusage ru = { 0 };
         int status = 0;
 
-        while (waitpid(p->pid, &status, 0) < 0)
+        while (wait4(p->pid, &status, 0, &ru) < 0)
                 if (errno != EINTR)
                         return negative_errno();
         p->pid = -1;
+        p->max_rss = (uint64_t)MAX(ru.ru_maxrss, 0L) * 1024;
         *ret_status = status;
         return 0;
 }
 
+/* Whether a command that failed most likely ran out of memory under the
+ * task's RLIMIT_AS (the tracker's slot memory where it has no memory
+ * cgroup): its peak resident memory reached half of the limit. A denied
+ * allocation leaves no trace to read, unlike a memory cgroup's OOM kill,
+ * and a command says "out of memory" in its own words, if at all; but a
+ * command's address space is rarely twice what it touched. An allocation
+ * refused in one huge piece stays a plain failure. */
+static bool stream_proc_out_of_memory(const StreamProc *p, uint64_t *ret_limit) {
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_AS, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+                return false;
+        *ret_limit = rl.rlim_cur;
+        return p->max_rss >= rl.rlim_cur / 2;
+}
+
 /* Ends the input, reads the rest of the output and waits for the command. */
 static int stream_proc_finish(StreamProc *p, LineFunc fn, Emitter *out) {
+        uint64_t limit;
         int status = 0, r;
 
         r = stream_proc_flush(p, fn, out);
@@ -297,6 +319,13 @@ static int stream_proc_finish(StreamProc *p, LineFunc fn, Emitter *out) {
         r = stream_proc_wait(p, &status);
         if (r < 0)
                 return r;
+        if ((WIFSIGNALED(status) || WEXITSTATUS(status) != 0) &&
+            stream_proc_out_of_memory(p, &limit))
+                return log_error_errno(-ENOMEM,
+                                       "The %s '%s' failed at %s resident, over half of its "
+                                       "address space limit of %s",
+                                       p->role, p->cmd, FORMAT_SIZE(p->max_rss),
+                                       FORMAT_SIZE(limit));
         if (WIFSIGNALED(status))
                 return log_error_errno(-ECHILD, "The %s '%s' was killed by signal %d (%s)", p->role,
                                        p->cmd, WTERMSIG(status), strsignal(WTERMSIG(status)));

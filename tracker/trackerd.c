@@ -160,6 +160,13 @@ typedef struct Finished {
         char *output, *reason;
 } Finished;
 
+/* What a tracker sees of its VM (ReportGuest). */
+typedef struct TrackerGuest {
+        StealSource steal_source;
+        unsigned cpus;
+        uint64_t memory;
+} TrackerGuest;
+
 typedef struct Tracker {
         TrackerConfig config;
         char *token;
@@ -178,6 +185,16 @@ typedef struct Tracker {
         size_t n_finished;
         CpuTimes cpu_before;
         bool have_cpu;
+        /* The node's steal, its source, and whether the kernel counts
+         * steal (cpu_times_steal). */
+        double steal;
+        StealSource steal_source;
+        bool steal_accounted;
+        /* What ReportGuest last told registration guest_reported_to; a
+         * controller without the method is told nothing more. */
+        TrackerGuest guest;
+        uint64_t guest_reported_to;
+        bool guest_unsupported;
 } Tracker;
 
 static void finished_clear(Finished *f) {
@@ -501,20 +518,23 @@ static void task_kill(Tracker *k, uint64_t attempt, const char *cause) {
 
 static int append_report(Tracker *k, sd_bus_message *m, size_t *ret_sent) {
         CpuTimes now = { 0 };
-        double steal = 0, iowait = 0;
+        double iowait = 0;
         unsigned running[2] = { slots_held(k, true), slots_held(k, false) };
         size_t sent = 0;
         int r;
 
         if (proc_cpu_times_read(&now) >= 0) {
-                if (k->have_cpu)
-                        cpu_times_shares(&k->cpu_before, &now, &steal, &iowait);
+                if (k->have_cpu) {
+                        cpu_times_shares(&k->cpu_before, &now, NULL, &iowait);
+                        k->steal_source = cpu_times_steal(&k->cpu_before, &now, &k->steal_accounted,
+                                                          &k->steal);
+                }
                 k->cpu_before = now;
                 k->have_cpu = true;
         }
         r = sd_bus_message_append(m, "t" TRACKER_NODE_TYPE, k->id,
                                   k->slots[0] > running[0] ? k->slots[0] - running[0] : 0,
-                                  k->slots[1] > running[1] ? k->slots[1] - running[1] : 0, steal,
+                                  k->slots[1] > running[1] ? k->slots[1] - running[1] : 0, k->steal,
                                   iowait);
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', TRACKER_RUNNING_TYPE);
@@ -694,6 +714,40 @@ static int heartbeat(Tracker *k) {
         return read_reply(k, reply);
 }
 
+/* What this tracker sees of its VM, for ReportGuest: after each
+ * registration and when it changes (a vCPU hot-added, the balloon). */
+static int report_guest(Tracker *k) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        TrackerGuest g = { .steal_source = k->steal_source, .cpus = k->cpu_before.cpus };
+        int r;
+
+        /* Not before two samples have told where the steal comes from. */
+        if (k->guest_unsupported || k->steal_source == _STEAL_SOURCE_MAX || g.cpus == 0 ||
+            proc_meminfo_total_read(&g.memory) < 0)
+                return 0;
+        if (k->guest_reported_to == k->id && g.cpus == k->guest.cpus &&
+            g.memory == k->guest.memory && g.steal_source == k->guest.steal_source)
+                return 0;
+        r = sd_bus_call_method(k->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE, "ReportGuest",
+                               &e, NULL, "t" TRACKER_GUEST_TYPE, k->id,
+                               steal_source_to_string(g.steal_source), g.cpus, g.memory);
+        if (r < 0 && sd_bus_error_has_names(&e, SD_BUS_ERROR_UNKNOWN_METHOD,
+                                            TRACKER_ERROR_INVALID_HEARTBEAT)) {
+                log_notice("The controller takes no guest report (%s: %s): it is not told what "
+                           "the guest sees",
+                           e.name, e.message);
+                k->guest_unsupported = true;
+                return 0;
+        }
+        if (r < 0)
+                return call_error(k, "ReportGuest", &e, r);
+        log_info("Guest: %u CPUs, %s of memory, steal from %s", g.cpus, FORMAT_SIZE(g.memory),
+                 steal_source_to_string(g.steal_source));
+        k->guest = g;
+        k->guest_reported_to = k->id;
+        return 0;
+}
+
 static int register_tracker(Tracker *k) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -710,6 +764,8 @@ static int register_tracker(Tracker *k) {
         log_info("Registered with %s as tracker %" PRIu64 ", heartbeat every %s",
                  k->config.controller, k->id, FORMAT_DURATION(k->interval));
         k->backoff = 0;
+        /* A new controller may give the same id: it has heard nothing. */
+        k->guest_reported_to = 0;
         return 0;
 }
 
@@ -746,6 +802,8 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                 r = register_tracker(k);
         if (r >= 0 && k->bus && k->id != 0)
                 r = heartbeat(k);
+        if (r >= 0 && k->bus && k->id != 0)
+                r = report_guest(k);
         if (r < 0)
                 return sd_event_exit(k->event, r);
         if (k->bus && k->id != 0)
@@ -807,6 +865,7 @@ static int tracker_start(Tracker *k) {
         k->slots[0] = (unsigned)k->config.map_slots;
         k->slots[1] = (unsigned)k->config.reduce_slots;
         k->slot_memory = k->config.slot_memory;
+        k->steal_source = _STEAL_SOURCE_MAX; /* until two samples of /proc/stat */
         r = daemon_event_new(&k->event);
         if (r < 0)
                 return r;

@@ -47,10 +47,10 @@ static const CtlColumn node_columns[] = {
 
 /* controller/daemon/agents.h, AGENTS_VM_TYPE. */
 static const CtlColumn vm_columns[] = {
-        { "node", 't' },      { "vm", 's' },           { "name", 's' },    { "agent", 's' },
-        { "reachable", 'b' }, { "steal_source", 's' }, { "steal", 'd' },   { "vcpus", 'u' },
-        { "memory", 't' },    { "sent", 'u' },         { "applied", 'u' }, { "failed", 'u' },
-        { "last", 's' },
+        { "node", 't' },      { "vm", 's' },           { "name", 's' },         { "agent", 's' },
+        { "reachable", 'b' }, { "steal_source", 's' }, { "steal", 'd' },        { "vcpus", 'u' },
+        { "memory", 't' },    { "sent", 'u' },         { "applied", 'u' },      { "failed", 'u' },
+        { "last", 's' },      { "guest_cpus", 'u' },   { "guest_memory", 't' },
 };
 
 static const CtlColumn profile_columns[] = {

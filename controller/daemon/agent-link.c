@@ -116,12 +116,12 @@ static void nodes_update(Agents *a) {
                 if ((vm->valid & AGENT_METRIC_CPU_USE) && (vm->valid & AGENT_METRIC_MEMORY_USED)) {
                         n->vm.cpu_use = vm->cpu_use;
                         n->vm.memory_used = vm->memory_used;
-                        n->vm.measured_at = l->received_real;
+                        n->vm.measured_at = vm->cpu_use_at;
                 }
                 if (vm->valid & AGENT_METRIC_STEAL) {
                         n->vm.has_steal = true;
                         n->vm.steal = CLAMP(vm->steal, 0.0, 1.0);
-                        n->vm.steal_at = l->received_real;
+                        n->vm.steal_at = vm->steal_at;
                 }
         }
 }
@@ -160,12 +160,37 @@ static int read_metrics(sd_bus_message *m, AgentVm *ret) {
         return 1;
 }
 
+static void vm_take_rate(AgentVm *vm, unsigned bit, AgentRate r, double *value, usec_t *at) {
+        *value = r.value;
+        *at = r.at;
+        if (r.at != 0)
+                vm->valid |= bit;
+        else
+                vm->valid &= ~bit;
+}
+
+/* vm's CPU use and steal after a sample at now, from its own and old's. */
+static void vm_keep_rates(AgentVm *vm, const AgentVm *old, usec_t now, usec_t max_age) {
+        AgentRate use = { 0 }, steal = { 0 };
+
+        if (old && (old->valid & AGENT_METRIC_CPU_USE))
+                use = (AgentRate){ .value = old->cpu_use, .at = old->cpu_use_at };
+        if (old && (old->valid & AGENT_METRIC_STEAL))
+                steal = (AgentRate){ .value = old->steal, .at = old->steal_at };
+        use = agent_rate_next(use, vm->valid & AGENT_METRIC_CPU_USE, vm->cpu_use, now, max_age);
+        steal = agent_rate_next(steal, vm->valid & AGENT_METRIC_STEAL, vm->steal, now, max_age);
+        vm_take_rate(vm, AGENT_METRIC_CPU_USE, use, &vm->cpu_use, &vm->cpu_use_at);
+        vm_take_rate(vm, AGENT_METRIC_STEAL, steal, &vm->steal, &vm->steal_at);
+}
+
 /* The newest sample replaces the domains, keeping what this controller
- * did to each that is still there. */
+ * did to each that is still there, and the rates the sample lacks while
+ * they are fresh. */
 static int link_take_sample(AgentLink *l, sd_bus_message *m) {
         AgentVm *vms = NULL, vm;
         size_t n = 0;
         uint64_t timestamp;
+        usec_t now = now_realtime_usec();
         int r;
 
         r = sd_bus_message_read(m, "t", &timestamp);
@@ -187,6 +212,7 @@ static int link_take_sample(AgentLink *l, sd_bus_message *m) {
                         vm.cpu_cap = old->cpu_cap;
                         vm.changed_at = old->changed_at;
                 }
+                vm_keep_rates(&vm, old, now, l->owner->max_sample_age);
                 if (old) {
                         vm.pending = old->pending;
                         vm.sent = old->sent;
@@ -204,7 +230,7 @@ static int link_take_sample(AgentLink *l, sd_bus_message *m) {
         l->vms = vms;
         l->n_vms = n;
         l->received = now_monotonic_usec();
-        l->received_real = now_realtime_usec();
+        l->received_real = now;
         return 0;
 }
 

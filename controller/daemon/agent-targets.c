@@ -355,6 +355,7 @@ int agents_resize(Agents *a, sd_bus_message *m, const char *vm_text, uint32_t vc
 static const char *const steal_sources[] = {
         [CLUSTER_STEAL_NONE] = "none",
         [CLUSTER_STEAL_TRACKER] = "tracker",
+        [CLUSTER_STEAL_TRACKER_ESTIMATE] = "tracker-estimate",
         [CLUSTER_STEAL_AGENT] = "agent",
 };
 
@@ -376,7 +377,8 @@ static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, 
                                      l ? l->host->name : "", l && l->reachable,
                                      steal_sources[source], steal, vm ? vm->vcpus : 0,
                                      vm ? vm->memory : 0, vm ? vm->sent : 0, vm ? vm->applied : 0,
-                                     vm ? vm->failed : 0, vm ? vm->last : "");
+                                     vm ? vm->failed : 0, vm ? vm->last : "",
+                                     n ? n->guest.cpus : 0, n ? n->guest.memory : 0);
 }
 
 int agents_list_vms(Agents *a, sd_bus_message *m) {

@@ -27,6 +27,9 @@ typedef struct AgentVm {
         uint32_t vcpus, vcpus_max, cpu_weight;
         uint64_t memory, memory_max, memory_used;
         double cpu_use, steal, cpu_cap;
+        /* Realtime of the samples that measured cpu_use and steal, which
+         * may be older than the newest sample (agent_rate_next). */
+        usec_t cpu_use_at, steal_at;
         bool pending; /* a target of ours is on its way */
         /* A sample older than this (realtime) predates the last target the
          * agent took, whose values stand until a newer one. */

@@ -21,6 +21,7 @@
 #include <systemd/sd-event.h>
 
 #include "agent-hosts.h"
+#include "agent-rate.h"
 #include "cluster.h"
 #include "config.h"
 #include "common/time-util.h"
@@ -48,9 +49,10 @@ int agents_resize(Agents *a, sd_bus_message *m, const char *vm, uint32_t vcpus, 
 
 /* A VM of ListVms: tracker node (0: none), VM UUID, domain name, agent
  * (its [agents] entry; "": none), agent reachable, steal source (agent,
- * tracker or none), steal, vCPUs, memory, targets sent (a control
- * cycle's or ResizeVm's), taken by the agent, refused or failed, and what
- * the agent said of the last one. */
-#define AGENTS_VM_TYPE "(tsssbsdutuuus)"
+ * tracker, tracker-estimate or none), steal, vCPUs, memory, targets sent
+ * (a control cycle's or ResizeVm's), taken by the agent, refused or
+ * failed, what the agent said of the last one, and the CPUs and memory
+ * its tracker sees in the guest (0: not reported). */
+#define AGENTS_VM_TYPE "(tsssbsdutuuusut)"
 /* Appends the array of every VM an agent reports or a tracker runs. */
 int agents_list_vms(Agents *a, sd_bus_message *m);

@@ -39,7 +39,8 @@ ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, u
         if (n->measured_at != 0) {
                 *ret_steal = n->steal;
                 *ret_at = n->measured_at;
-                return CLUSTER_STEAL_TRACKER;
+                return n->guest.steal_estimated ? CLUSTER_STEAL_TRACKER_ESTIMATE
+                                                : CLUSTER_STEAL_TRACKER;
         }
         *ret_steal = 0;
         *ret_at = 0;

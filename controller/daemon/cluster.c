@@ -197,6 +197,15 @@ int cluster_set_slots(Cluster *c, uint64_t node, const unsigned slots[static _SL
         return 0;
 }
 
+int cluster_node_set_guest(Cluster *c, uint64_t node, const ClusterGuest *guest) {
+        ClusterNode *n = cluster_node_lookup(c, node);
+
+        if (!n)
+                return -ENOENT;
+        n->guest = *guest;
+        return 0;
+}
+
 size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout) {
         size_t lost = 0;
 

@@ -108,8 +108,16 @@ typedef struct ClusterVmState {
 typedef enum ClusterStealSource {
         CLUSTER_STEAL_NONE,
         CLUSTER_STEAL_TRACKER,
+        CLUSTER_STEAL_TRACKER_ESTIMATE, /* the tracker's, estimated (ClusterGuest) */
         CLUSTER_STEAL_AGENT,
 } ClusterStealSource;
+
+/* What a tracker sees of its VM (ReportGuest); cpus 0: not reported. */
+typedef struct ClusterGuest {
+        unsigned cpus;
+        uint64_t memory;
+        bool steal_estimated; /* its steal is wall time /proc/stat does not account for */
+} ClusterGuest;
 
 /* An attempt a tracker is to stop, and why (a static string), which the
  * tracker gives back as the reason of its killed report. */
@@ -133,6 +141,7 @@ typedef struct ClusterNode {
         double steal, iowait;
         unsigned running[_SLOT_TYPE_MAX];
         ClusterVmState vm;
+        ClusterGuest guest;
         /* Decisions for this tracker that wait for its next heartbeat. */
         ClusterKill *kills;
         size_t n_kills;
@@ -245,6 +254,8 @@ const ClusterNode *cluster_node_find(const Cluster *c, uint64_t id);
 /* The node's steal as the policy core sees it: its agent's measure when it
  * has one, else its tracker's report. */
 ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, usec_t *ret_at);
+/* ReportGuest: -ENOENT for an unknown node. */
+int cluster_node_set_guest(Cluster *c, uint64_t node, const ClusterGuest *guest);
 int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,
                      const unsigned slots[static _SLOT_TYPE_MAX], uint64_t slot_memory,
                      usec_t now_monotonic, uint64_t *ret_id);

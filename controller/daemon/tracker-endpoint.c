@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bus-errors.h"
+#include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
@@ -327,6 +328,46 @@ static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
         return r;
 }
 
+static int method_report_guest(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        TrackerConnection *t = userdata;
+        ClusterGuest g = { 0 };
+        const char *source;
+        uint64_t id;
+        int r;
+
+        r = sd_bus_message_read(m, "t" TRACKER_GUEST_TYPE, &id, &source, &g.cpus, &g.memory);
+        if (r < 0)
+                return r;
+        if (!t->tracker)
+                return sd_bus_error_set(error, TRACKER_ERROR_BAD_TOKEN,
+                                        "Register with the cluster token first.");
+        if (id != t->tracker)
+                return sd_bus_error_setf(error, TRACKER_ERROR_UNKNOWN_TRACKER,
+                                         "Tracker %" PRIu64 " is not this connection's.", id);
+        if (strcmp(source, "proc") != 0 && strcmp(source, "estimate") != 0)
+                return sd_bus_error_setf(error, TRACKER_ERROR_INVALID_HEARTBEAT,
+                                         "Invalid guest field steal-source '%.32s'.", source);
+        if (g.cpus < 1 || g.cpus > TRACKER_GUEST_CPUS_MAX)
+                return sd_bus_error_setf(error, TRACKER_ERROR_INVALID_HEARTBEAT,
+                                         "Invalid guest field cpus %u: not 1..%d.", g.cpus,
+                                         TRACKER_GUEST_CPUS_MAX);
+        if (g.memory < TRACKER_SLOT_MEMORY_MIN || g.memory > TRACKER_SLOT_MEMORY_MAX)
+                return sd_bus_error_setf(error, TRACKER_ERROR_INVALID_HEARTBEAT,
+                                         "Invalid guest field memory %" PRIu64 ": not 1M..1T.",
+                                         g.memory);
+        g.steal_estimated = strcmp(source, "estimate") == 0;
+        r = cluster_node_set_guest(t->controller->cluster, id, &g);
+        if (r == -ENOENT)
+                return sd_bus_error_setf(error, TRACKER_ERROR_UNKNOWN_TRACKER,
+                                         "No tracker %" PRIu64 ".", id);
+        if (r < 0)
+                return r;
+        log_info("Tracker %" PRIu64 ": its guest sees %u CPUs and %s of memory; its steal is %s",
+                 id, g.cpus, FORMAT_SIZE(g.memory),
+                 g.steal_estimated ? "an estimate" : "the kernel's");
+        return sd_bus_reply_method_return(m, NULL);
+}
+
 static const sd_bus_vtable tracker_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("Register",
@@ -341,6 +382,8 @@ static const sd_bus_vtable tracker_vtable[] = {
                                 SD_BUS_RESULT("a" TRACKER_ASSIGNMENT_TYPE, assignments, "at", kills,
                                               TRACKER_SLOTS_TYPE, slots, "as", kill_reasons),
                                 method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ReportGuest", SD_BUS_ARGS("t", tracker, TRACKER_GUEST_TYPE, guest),
+                                SD_BUS_NO_RESULT, method_report_guest, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 

@@ -67,6 +67,22 @@
  *    "speculation: another attempt succeeded"); the tracker gives it back
  *    as the reason of the killed attempt. Last, so that a tracker that does
  *    not read it still reads the rest.
+ *
+ * ReportGuest(t tracker, TRACKER_GUEST_TYPE guest)
+ *    what the tracker sees of its VM, after each registration and when it
+ *    changes: so that a VM target (ResizeVm, a VM allocator's) can be
+ *    followed into the guest, and the controller knows what the tracker's
+ *    steal is. A controller without the method answers UnknownMethod, and
+ *    the tracker reports no more.
+ *  guest (sut):
+ *    1 s the node steal's source: "proc" (the kernel's steal counter) or
+ *        "estimate" (the wall time /proc/stat accounts to nothing: a
+ *        kernel without a steal clock, as under QEMU's TCG, counts no
+ *        steal at all)
+ *    2 u online CPUs, 1..TRACKER_GUEST_CPUS_MAX
+ *    3 t memory (MemTotal) in bytes, TRACKER_SLOT_MEMORY_MIN..MAX
+ *  A value outside these is Error.InvalidHeartbeat, naming it.
+ *
  * A report that does not fit (a share outside 0..1, more free slots than
  * the tracker has, an attempt of another tracker, an unknown status) is
  * Error.InvalidHeartbeat, naming the field, and changes nothing. Attempts
@@ -88,8 +104,10 @@
 #define TRACKER_ASSIGNMENT_FIELDS "ttsuussasts"
 #define TRACKER_ASSIGNMENT_TYPE "(" TRACKER_ASSIGNMENT_FIELDS ")"
 #define TRACKER_SLOTS_TYPE "(uut)"
+#define TRACKER_GUEST_TYPE "(sut)"
 
 #define TRACKER_SLOTS_MAX 1024
 #define TRACKER_SLOT_MEMORY_MIN (1ULL << 20)
 #define TRACKER_SLOT_MEMORY_MAX (1ULL << 40)
 #define TRACKER_TOKEN_MAX 4096
+#define TRACKER_GUEST_CPUS_MAX 4096

@@ -40,7 +40,7 @@ poll grep -q "^registered 1 " "$tmp/tracker.log" || fail "the tracker did not re
 # ---- vms ----
 poll vms_have "^1	$W1	worker1	" || fail "vms lacks node 1's VM: $(flexslotctl vms)"
 expect_ctl 0 "" vms
-head -n 1 "$tmp/out" | grep -q "^NODE	VM	NAME	AGENT	REACHABLE	STEAL_SOURCE	STEAL	VCPUS	MEMORY	SENT	APPLIED	FAILED	LAST$" ||
+head -n 1 "$tmp/out" | grep -q "^NODE	VM	NAME	AGENT	REACHABLE	STEAL_SOURCE	STEAL	VCPUS	MEMORY	SENT	APPLIED	FAILED	LAST	GUEST_CPUS	GUEST_MEMORY$" ||
 	fail "vms' header: $(cat "$tmp/out")"
 grep -qF "1	$W1	worker1	$address	true	tracker	0.25	2	$GIB	0	0	0	" "$tmp/out" ||
 	fail "vms' worker1: $(cat "$tmp/out")"
@@ -63,7 +63,7 @@ expect_ctl 0 "" resize-vm 1 4 0 --json --no-legend
   {"resource": "vcpus", "verdict": "applied", "before": 2, "after": 4, "error": "", "message": ""}
 ]' ] || fail "resize-vm 1 --json printed: $(cat "$tmp/out")"
 poll size_is worker1 "4 $GIB" || fail "worker1 is not 4 vCPUs"
-poll vms_have "^1	$W1	worker1	.*	4	$GIB	1	1	0	vcpus applied 2 -> 4$" ||
+poll vms_have "^1	$W1	worker1	.*	4	$GIB	1	1	0	vcpus applied 2 -> 4	0	0$" ||
 	fail "vms after the resize: $(flexslotctl vms)"
 
 # ---- refusals: the command line's, the controller's, the agent's ----

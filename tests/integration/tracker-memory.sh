@@ -27,8 +27,9 @@ mapper="awk 'BEGIN { for (i = 0; i < 1000000; i++) a[i] = sprintf(\"%090d\", i) 
 job=$(flexslotctl submit --mapper "$mapper" --reduces 1 --name hog in/a)
 poll job_ended "$job" || poll job_ended "$job" || fail "job $job did not end: $(flexslotctl show "$job")"
 if grep -q "No memory cgroup for the task" "$tmp/tracker.log"; then
-	# Under RLIMIT_AS a streaming command that runs out of memory is one
-	# that failed, flexslot-task cannot tell why (tracker/child.h).
+	# Under RLIMIT_AS flexslot-task judges a streaming command's failure
+	# by its peak memory (tracker/streaming.c; tracker-tasks.sh tests it),
+	# and the messages below are a cgroup's.
 	echo "SKIP: no writable memory cgroup for the tracker's tasks"
 	exit 77
 fi

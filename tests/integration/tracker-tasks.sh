@@ -169,5 +169,20 @@ else
 	[ -s "$tmp/killed.map" ] || fail "the rerun wrote nothing"
 	[ ! -e "$tmp/.killed.map.tmp-k_0" ] || fail "the rerun left its temporary file"
 	echo "killed map: no output; rerun: ok"
+
+	# A streaming command that runs out of memory under RLIMIT_AS (the
+	# slot memory where no memory cgroup can be made) fails the task as
+	# a memory limit, as under a cgroup; one that fails small is a plain
+	# failure. About 150M of awk's strings, in a 64M slot.
+	hog="awk 'BEGIN { for (i = 0; i < 1000000; i++) a[i] = sprintf(\"%090d\", i) } { print }'"
+	expect 3 "map r_0 failed: memory limit exceeded (RLIMIT_AS: out of memory)" \
+		"$task" map --mapper="$hog" --split="$tmp/text/small.txt:0:100" --reduces=1 \
+		--out="$tmp/r.map" --attempt=r_0 --slot-memory=64M --memory-limit=rlimit --work="$tmp"
+	grep -q "The mapper '.*' failed at .* resident, over half of its address space limit of 64M" \
+		"$tmp/err" || fail "the mapper's memory is not named: $(cat "$tmp/err")"
+	expect 1 "map r_1 failed: exit status 1" \
+		"$task" map --mapper="exit 7" --split="$tmp/text/small.txt:0:100" --reduces=1 \
+		--out="$tmp/r.map" --attempt=r_1 --slot-memory=64M --memory-limit=rlimit --work="$tmp"
+	echo "streaming out of memory under RLIMIT_AS: memory limit exceeded"
 fi
 echo "tracker-tasks: ok"

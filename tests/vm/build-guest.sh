@@ -1,14 +1,31 @@
 #!/bin/sh
 # Builds the tiny test guest: a Debian kernel (taken only from Debian's package
 # archive with apt-get download) and a busybox-static initramfs whose /init
-# loads the virtio modules, onlines hot-added CPUs and can keep vCPUs busy.
+# loads the virtio modules, onlines hot-added CPUs and can keep vCPUs busy;
+# and, on request, the layer that makes such a guest a flexslot worker.
 #
 #   tests/vm/build-guest.sh            build (or reuse) and print two lines:
 #                                        KERNEL=/path/vmlinuz
 #                                        INITRD=/path/initrd.gz
+#   tests/vm/build-guest.sh --tracker BUILD
+#                                      the same, and a third line:
+#                                        TRACKER=BUILD/vm/tracker.cpio.gz
 #
-# The result is cached in $FLEXSLOT_VM_CACHE (default /var/cache/flexslot/vm)
-# and rebuilt only when this script changes; once built, no network is needed.
+# The kernel and base initramfs are cached in $FLEXSLOT_VM_CACHE (default
+# /var/cache/flexslot/vm), in a directory of this script's version, and
+# rebuilt only when this script changes; once built, no network is needed.
+#
+# The tracker layer is a second initramfs archive, which the kernel unpacks
+# over the first when the two are concatenated: BUILD/bin/flexslot-tracker
+# and flexslot-task, every shared library ldd names for them, and
+# /etc/flexslot/guest-role, which the base /init runs. It lives in the build
+# tree, next to the binaries it holds, and is rebuilt when they, their
+# libraries or this script change. A guest's own settings come in a third
+# archive (tests/vm/cluster.sh): /etc/flexslot/tracker.ini and the cluster
+# token, /etc/flexslot/cluster-token, root's only (0600). The token is thus
+# neither on the shared data directory, where every guest's tasks could
+# read it, nor on the kernel command line, which /proc/cmdline shows to
+# every process of the guest.
 #
 # Kernel command line words the guest's /init understands:
 #   flexslot.busy=N   run N busy loops (0 = idle; default 0)
@@ -16,9 +33,39 @@
 #   FLEXSLOT-GUEST-READY cpus=N     modules loaded, init done
 #   FLEXSLOT-CPU-ONLINE cpuN        a hot-added CPU was onlined
 #   FLEXSLOT-BALLOON ok|missing     whether virtio_balloon is bound
+# and, with the tracker layer, before FLEXSLOT-GUEST-READY:
+#   FLEXSLOT-NET ok|failed          10.0.2.15/24 via 10.0.2.2 (QEMU's user
+#                                   network: 10.0.2.2 is the host's loopback)
+#   FLEXSLOT-DATA ok|failed         the 9p share "data" on /data
+#   FLEXSLOT-CGROUP2 ok|failed      cgroup2 on /sys/fs/cgroup, so that slot
+#                                   memory limits are memory cgroups
+#   FLEXSLOT-TRACKER started pid=N  then the tracker's log lines, each as
+#   FLEXSLOT-TRACKER [UPTIME] LINE
 set -eu
 
+# Loaded by every guest, in this order (each needs the ones before it).
 modules="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_balloon"
+# Loaded by the tracker role: the network (user-mode, virtio) and 9p.
+tracker_modules="failover net_failover virtio_net netfs fscache 9pnet 9pnet_virtio 9p"
+
+tracker_build=""
+case ${1:-} in
+--tracker)
+	[ $# -eq 2 ] || {
+		echo "usage: $0 [--tracker BUILD]" >&2
+		exit 2
+	}
+	tracker_build=$(cd "$2" 2>/dev/null && pwd) || {
+		echo "$0: no build directory $2" >&2
+		exit 2
+	}
+	;;
+"") ;;
+*)
+	echo "usage: $0 [--tracker BUILD]" >&2
+	exit 2
+	;;
+esac
 
 cache=${FLEXSLOT_VM_CACHE:-/var/cache/flexslot/vm}
 self=$(command -v "$0" 2>/dev/null || echo "$0")
@@ -32,12 +79,93 @@ die() {
 
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
+# One directory per version of this script: checkouts of other versions on
+# the machine share the cache without rebuilding each other's guest.
+guest="$cache/guest-$script_sum"
+
+# The shared libraries of programs $@ as ldd resolves them, the loader too.
+libraries_of() {
+	ldd "$@" 2>/dev/null | sed -n 's/^[^/]*\(\/[^ ]*\) (0x[0-9a-f]*)$/\1/p' | LC_ALL=C sort -u
+}
+
+# The tracker layer (--tracker): printed as TRACKER=PATH, built when the
+# binaries, their libraries or this script changed since the last build.
+tracker_layer() {
+	[ -n "$tracker_build" ] || return 0
+	bin="$tracker_build/bin"
+	for p in flexslot-tracker flexslot-task; do
+		[ -x "$bin/$p" ] || die "$bin/$p is not built (make)"
+	done
+	libs=$(libraries_of "$bin/flexslot-tracker" "$bin/flexslot-task")
+	[ -n "$libs" ] || die "ldd names no libraries for $bin/flexslot-tracker"
+	out="$tracker_build/vm"
+	# shellcheck disable=SC2086 # the libraries, one argument each
+	sum=$( (echo "$script_sum" && sha256sum "$bin/flexslot-tracker" "$bin/flexslot-task" $libs) |
+		sha256sum | cut -c1-16)
+	if [ -f "$out/tracker.stamp" ] && [ "$(cat "$out/tracker.stamp")" = "$sum" ] &&
+		[ -f "$out/tracker.cpio.gz" ]; then
+		echo "TRACKER=$out/tracker.cpio.gz"
+		return 0
+	fi
+	mkdir -p "$out"
+	lwork="$out/tracker.tmp.$$"
+	rm -rf "$lwork"
+	mkdir -p "$lwork/bin" "$lwork/etc/flexslot" "$lwork/data" "$lwork/var/tmp"
+	cp "$bin/flexslot-tracker" "$bin/flexslot-task" "$lwork/bin/"
+	for l in $libs; do
+		mkdir -p "$lwork$(dirname "$l")"
+		cp -L "$l" "$lwork$l"
+	done
+	echo "$tracker_modules" >"$lwork/etc/flexslot/modules"
+	cat >"$lwork/etc/flexslot/guest-role" <<'ROLE'
+# The flexslot worker role, sourced by the base /init (tests/vm/build-guest.sh).
+for m in $(cat /etc/flexslot/modules); do
+	insmod /lib/modules/$m.ko || echo "FLEXSLOT-INSMOD-FAILED $m"
+done
+ip link set lo up
+# QEMU's user network: the guest is 10.0.2.15, 10.0.2.2 is the host.
+if ip addr add 10.0.2.15/24 dev eth0 && ip link set eth0 up &&
+	ip route add default via 10.0.2.2; then
+	echo "FLEXSLOT-NET ok"
+else
+	echo "FLEXSLOT-NET failed"
+fi
+if mount -t 9p -o trans=virtio,version=9p2000.L data /data; then
+	echo "FLEXSLOT-DATA ok"
+else
+	echo "FLEXSLOT-DATA failed"
+fi
+# Without cgroup2 a task's slot memory is only an address-space limit.
+if mount -t cgroup2 none /sys/fs/cgroup; then
+	echo "FLEXSLOT-CGROUP2 ok"
+else
+	echo "FLEXSLOT-CGROUP2 failed"
+fi
+# Each line of the tracker's log on the console, with the guest's uptime.
+(
+	/bin/flexslot-tracker --config /etc/flexslot/tracker.ini 2>&1
+	echo "exited with status $?"
+) | while IFS= read -r line; do
+	read -r up _ </proc/uptime
+	echo "FLEXSLOT-TRACKER [$up] $line"
+done &
+echo "FLEXSLOT-TRACKER started pid=$!"
+ROLE
+	(cd "$lwork" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -6) \
+		>"$lwork.cpio.gz" || die "cannot pack the tracker layer"
+	rm -rf "$lwork"
+	mv "$lwork.cpio.gz" "$out/tracker.cpio.gz"
+	echo "$sum" >"$out/tracker.stamp"
+	msg "built the tracker layer of $bin in $out ($(wc -c <"$out/tracker.cpio.gz") bytes)"
+	echo "TRACKER=$out/tracker.cpio.gz"
+}
 
 # Fast path: a finished build made by this very script.
-if [ -f "$cache/guest/stamp" ] && [ "$(sed -n 2p "$cache/guest/stamp")" = "$script_sum" ] &&
-	[ -f "$cache/guest/vmlinuz" ] && [ -f "$cache/guest/initrd.gz" ]; then
-	echo "KERNEL=$cache/guest/vmlinuz"
-	echo "INITRD=$cache/guest/initrd.gz"
+if [ -f "$guest/stamp" ] && [ "$(sed -n 2p "$guest/stamp")" = "$script_sum" ] &&
+	[ -f "$guest/vmlinuz" ] && [ -f "$guest/initrd.gz" ]; then
+	echo "KERNEL=$guest/vmlinuz"
+	echo "INITRD=$guest/initrd.gz"
+	tracker_layer
 	exit 0
 fi
 
@@ -90,21 +218,25 @@ rm -rf "$work"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/pkg" "$work/root"
 
-# Only the kernel and the few modules the guest loads.
+# Only the kernel and the few modules the guests load, wherever in the
+# module tree each one is.
 patterns="./boot/vmlinuz-$kver"
-for m in $modules; do
-	patterns="$patterns ./lib/modules/$kver/kernel/drivers/virtio/$m.ko"
+listing=$(dpkg-deb --fsys-tarfile "$deb" | tar -t) || die "cannot list $deb"
+for m in $modules $tracker_modules; do
+	ko=$(echo "$listing" | grep -m1 "^\./lib/modules/$kver/kernel/.*/$m\.ko$") ||
+		die "$deb has no module $m.ko"
+	patterns="$patterns $ko"
 done
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086 # the paths, one argument each
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$work/pkg" $patterns ||
-	die "cannot extract the kernel and virtio modules from $deb"
+	die "cannot extract the kernel and its modules from $deb"
 
 root="$work/root"
 mkdir -p "$root/bin" "$root/sbin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" \
 	"$root/lib/modules"
 cp /bin/busybox "$root/bin/busybox"
-for m in $modules; do
-	cp "$work/pkg/lib/modules/$kver/kernel/drivers/virtio/$m.ko" "$root/lib/modules/"
+for m in $modules $tracker_modules; do
+	find "$work/pkg/lib/modules/$kver/kernel" -name "$m.ko" -exec cp {} "$root/lib/modules/" \;
 done
 echo "$modules" >"$root/lib/modules/order"
 
@@ -148,6 +280,10 @@ while [ "$i" -lt "$busy" ]; do
 	(while :; do :; done) &
 	i=$((i + 1))
 done
+# A layer unpacked over this archive gives the guest its role.
+if [ -f /etc/flexslot/guest-role ]; then
+	. /etc/flexslot/guest-role
+fi
 echo "FLEXSLOT-GUEST-READY cpus=$(grep -c ^processor /proc/cpuinfo)"
 exec sh </dev/console >/dev/console 2>&1
 EOF
@@ -157,10 +293,14 @@ chmod 0755 "$root/init"
 cp "$work/pkg/boot/vmlinuz-$kver" "$work/vmlinuz"
 printf '%s\n%s\n' "$kver" "$script_sum" >"$work/stamp"
 
-rm -rf "$cache/guest"
-mkdir -p "$cache/guest"
-mv "$work/vmlinuz" "$work/initrd.gz" "$cache/guest/"
-mv "$work/stamp" "$cache/guest/stamp"
-msg "built guest kernel $kver in $cache/guest"
-echo "KERNEL=$cache/guest/vmlinuz"
-echo "INITRD=$cache/guest/initrd.gz"
+rm -rf "$guest"
+mkdir -p "$guest"
+mv "$work/vmlinuz" "$work/initrd.gz" "$guest/"
+mv "$work/stamp" "$guest/stamp"
+msg "built guest kernel $kver in $guest"
+# Guests of script versions nobody has built for a week.
+find "$cache" -maxdepth 1 -name 'guest-*' ! -name "guest-$script_sum" -mtime +7 \
+	-exec rm -rf {} + 2>/dev/null || true
+echo "KERNEL=$guest/vmlinuz"
+echo "INITRD=$guest/initrd.gz"
+tracker_layer

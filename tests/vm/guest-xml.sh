@@ -13,6 +13,13 @@
 #           sees steal however many CPUs the host has.
 # The CPU weight is given explicitly (libvirt's default, 1024), so a cgroup
 # left behind by a killed run cannot lend the guest another one.
+#
+# Environment, for a guest with the tracker layer (build-guest.sh --tracker):
+#   GUEST_VCPUS=N     vCPUs online at start (default 1)
+#   GUEST_SHARE=DIR   DIR shared over 9p with mount tag "data"
+#   GUEST_NET=user    a virtio NIC on QEMU's user network (no bridge, no
+#                     root network setup: the guest reaches the host's
+#                     loopback at 10.0.2.2)
 set -eu
 
 [ $# -ge 4 ] || {
@@ -21,6 +28,36 @@ set -eu
 }
 name=$1 kernel=$2 initrd=$3 console=$4
 mem=${5:-128} vmax=${6:-2} busy=${7:-1} type=${8:-qemu} pin=${9:-}
+vcur=${GUEST_VCPUS:-1}
+case $vcur in
+'' | *[!0-9]* | 0*)
+	echo "$0: GUEST_VCPUS '$vcur' is not a positive number" >&2
+	exit 2
+	;;
+esac
+[ "$vcur" -le "$vmax" ] || {
+	echo "$0: GUEST_VCPUS $vcur is more than VCPUS_MAX $vmax" >&2
+	exit 2
+}
+devices=""
+if [ -n "${GUEST_SHARE:-}" ]; then
+	[ -d "$GUEST_SHARE" ] || {
+		echo "$0: GUEST_SHARE $GUEST_SHARE is not a directory" >&2
+		exit 2
+	}
+	devices="<filesystem type='mount' accessmode='passthrough'>
+      <source dir='$GUEST_SHARE'/><target dir='data'/>
+    </filesystem>"
+fi
+case ${GUEST_NET:-} in
+'') ;;
+user) devices="$devices
+    <interface type='user'><model type='virtio'/></interface>" ;;
+*)
+	echo "$0: GUEST_NET must be user or empty" >&2
+	exit 2
+	;;
+esac
 
 case $type in
 qemu) cpu="" ;;
@@ -49,7 +86,7 @@ cat <<EOF
   <name>$name</name>
   <memory unit='MiB'>$mem</memory>
   <currentMemory unit='MiB'>$mem</currentMemory>
-  <vcpu placement='static'$vcpu_cpuset current='1'>$vmax</vcpu>
+  <vcpu placement='static'$vcpu_cpuset current='$vcur'>$vmax</vcpu>
   <cputune>
     <shares>1024</shares>
     $emulatorpin
@@ -74,6 +111,7 @@ cat <<EOF
       <source path='$console'/>
       <target type='serial' port='0'/>
     </console>
+    $devices
     <memballoon model='virtio'>
       <stats period='1'/>
     </memballoon>

@@ -1,0 +1,96 @@
+#!/bin/sh
+# A real guest killed mid-job (virsh destroy, tests/vm/cluster.sh): two
+# guests run a wordcount job's maps; while one of them runs some, it is
+# destroyed. Its tracker must be declared lost after the lost-timeout,
+# the maps it was running must run again on the other guest, and the
+# job's output must still equal tr | sort | uniq -c.
+# flexslot-test: vm
+# flexslot-test: plain
+set -eu
+
+srcdir=${FLEXSLOT_SRCDIR:?run through make check}
+build=${FLEXSLOT_BUILD:?run through make check}
+# shellcheck source=tests/lib/verdict.sh
+. "$srcdir/tests/lib/verdict.sh"
+# shellcheck source=tests/lib/dataset.sh
+. "$srcdir/tests/lib/dataset.sh"
+export LC_ALL=C
+
+[ "$(id -u)" -eq 0 ] || skip "needs root to run libvirtd and QEMU guests"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+command -v libvirtd >/dev/null || skip "libvirtd is not installed"
+
+vm_dir="$srcdir/tests/vm"
+vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
+# shellcheck disable=SC1091 # tests/vm/lib.sh, checked on its own
+. "$vm_dir/lib.sh"
+# shellcheck disable=SC1091 # tests/vm/cluster.sh, checked on its own
+. "$vm_dir/cluster.sh"
+step() { echo "== [$(awk '{ print $1 }' /proc/uptime)] $*"; }
+keep_state() {
+	[ "$1" -ne 0 ] && [ "$1" -ne 77 ] || return 0
+	keep="$build/integration/vm-tracker-lost.state"
+	rm -rf "$keep"
+	mkdir -p "$keep"
+	cp "$vm_state"/*.console "$vm_state"/*.log "$vm_state"/*.ini "$keep/" 2>/dev/null || true
+	echo "consoles and daemon logs kept in $keep" >&2
+}
+vmc_traps keep_state
+
+vm_lock 600 || fail "another real-guest test held the lock for 10 minutes"
+step "guest image, libvirtd, bus, agent"
+VMC_LOST_TIMEOUT=5s
+VMC_BLOCK_SIZE=2M
+export VMC_LOST_TIMEOUT VMC_BLOCK_SIZE
+vmc_setup "$build" || {
+	[ $? -eq 1 ] && skip "libvirtd does not start here: $(tail -n 3 "$vm_state/libvirtd.out" 2>/dev/null | tr '\n' ' ')"
+	fail "cannot set up the cluster"
+}
+vmc_controller_start one || fail "the controller did not start"
+step "booting two guests"
+for g in fs-w1 fs-w2; do
+	vmc_guest_start "$g" 1 1 256 2 1 64M || fail "cannot create $g"
+done
+vmc_wait_registered 120 fs-w1 fs-w2 || fail "the trackers did not register by their UUIDs"
+lost_node=$(vmc_node fs-w1 | cut -d' ' -f1)
+other_node=$(vmc_node fs-w2 | cut -d' ' -f1)
+
+mkdir -p "$VMC_DATA/in"
+for i in 1 2 3 4 5 6; do
+	gen_words "$i" 25000 >"$VMC_DATA/in/f$i"
+done
+wordcount_answer "$VMC_DATA"/in/f* >"$vm_state/expected"
+step "wordcount, $(du -sk "$VMC_DATA/in" | cut -f1) KiB in 6 files"
+job=$(vmc_ctl submit --app=wordcount --reduces=2 in/f1 in/f2 in/f3 in/f4 in/f5 in/f6) ||
+	fail "submit refused"
+
+# Busy map slots of fs-w1 (ListNodes' seventh column).
+w1_busy() {
+	vmc_ctl nodes --no-legend | awk -F'\t' -v n="$lost_node" '$1 == n { exit !($7 > 0) }'
+}
+vm_poll 120 w1_busy || fail "fs-w1 never ran a map: $(vmc_ctl nodes)"
+log="$vm_state/controller-one.log"
+step "virsh destroy fs-w1 while it runs $(vmc_ctl nodes --no-legend | awk -F'\t' -v n="$lost_node" '$1 == n { print $7 }') maps"
+vm_virsh destroy fs-w1 >/dev/null || fail "virsh destroy failed"
+destroyed_at=$(wc -l <"$log")
+# The maps fs-w1 was given and had not finished: those it held at the end.
+held=$(sed -n "s/.*Tracker $lost_node: attempt \([0-9]*\) of job $job map \([0-9]*\)$/\1 \2/p" "$log")
+vm_poll 30 grep -q "Tracker $lost_node (fs-w1) sent no heartbeat for .*: lost" "$log" ||
+	fail "fs-w1's tracker was not declared lost"
+echo "fs-w1 lost: $(grep "Tracker $lost_node (fs-w1) sent no heartbeat" "$log")"
+vmc_job_wait "$job" 400 || fail "job $job $VMC_JOB_STATE: $(vmc_ctl show "$job")"
+echo "job $job: $VMC_JOB_STATE in $VMC_JOB_MS ms"
+
+# Some map fs-w1 held when it went ran again on fs-w2, after the loss.
+rerun=0
+for index in $(echo "$held" | awk '{ print $2 }' | sort -u); do
+	if tail -n +"$destroyed_at" "$log" |
+		grep -q "Tracker $other_node: attempt [0-9]* of job $job map $index$"; then
+		rerun=$((rerun + 1))
+	fi
+done
+[ "$rerun" -gt 0 ] || fail "no map of fs-w1 ran again on fs-w2: $(echo "$held" | tr '\n' ' ')"
+echo "maps of fs-w1 run again on fs-w2: $rerun"
+sort "$VMC_DATA/out/$job"/part-* | cmp -s - "$vm_state/expected" ||
+	fail "job $job's output differs from tr | sort | uniq -c"
+echo PASS
