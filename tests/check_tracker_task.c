@@ -498,7 +498,7 @@ START_TEST(test_kill_map_midway) {
         ck_assert_uint_eq(snap.input_done, 2 << 20);
         ck_assert_uint_eq(snap.records_in, ((2 << 20) + 39) / 40); /* the last line unended */
         ck_assert_double_eq(task_status_progress(&snap), 1.0);
-        ck_assert_int_eq(map_output_open(out, &m), 0);
+        ck_assert_int_eq(map_output_open(AT_FDCWD, out, &m), 0);
         map_output_free(m);
         {
                 char tmp[600];
