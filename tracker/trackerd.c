@@ -323,7 +323,7 @@ typedef struct Assignment {
         size_t n_inputs;
 } Assignment;
 
-#define ARGV_FIXED 12
+#define ARGV_FIXED 13
 
 static int task_argv(const Tracker *k, const Assignment *a, const char *out, int status_fd,
                      char ***ret) {
@@ -347,6 +347,9 @@ static int task_argv(const Tracker *k, const Assignment *a, const char *out, int
         r |= asprintf(&argv[i++], "--work=%s", k->config.work_dir) < 0;
         r |= asprintf(&argv[i++], "--status-fd=%d", status_fd) < 0;
         argv[i++] = strdup("--quiet");
+        /* The task resolves every path beneath it: nothing planted in the
+         * shared directory leads it out. */
+        r |= asprintf(&argv[i++], "--data-dir=%s", k->config.data_dir) < 0;
         r |= asprintf(&argv[i++], "--out=%s/%s", k->config.data_dir, out) < 0;
         if (map) {
                 argv[i++] = strdup("map");
