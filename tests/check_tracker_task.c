@@ -588,6 +588,57 @@ START_TEST(test_child_memory_limit) {
 }
 END_TEST
 
+/* The task user's task: 0 when it is that user alone, with no group but
+ * its own, cannot get root back, and cannot read a file of the spawner's
+ * (the token's mode); else which of those failed. */
+static int check_task_identity(void *userdata) {
+        const TaskUser *u = userdata;
+        const char *token = getenv("TEST_TOKEN_FILE");
+
+        if (getuid() != u->uid || geteuid() != u->uid || getgid() != u->gid || getegid() != u->gid)
+                return 1;
+        if (getgroups(0, NULL) != 0)
+                return 2;
+        if (setuid(0) == 0 || seteuid(0) == 0)
+                return 3;
+        if (open(token, O_RDONLY | O_CLOEXEC) >= 0 || errno != EACCES)
+                return 4;
+        return prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1 ? 0 : 5;
+}
+
+START_TEST(test_child_task_user) {
+        _cleanup_free_ char *dir = test_make_tmpdir();
+        TaskUser u;
+        TaskChildSpec cs = { .fn = check_task_identity, .userdata = &u, .inherit_fd = -1 };
+        TaskChild *c = NULL;
+        TaskOutcome o;
+        char token[512];
+        int fd;
+
+        if (geteuid() != 0) {
+                test_skip("tracker_task: task user", "needs root to become another user");
+                return;
+        }
+        snprintf(token, sizeof(token), "%s/token", dir);
+        fd = open(token, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        ck_assert_int_eq(chmod(dir, 0755), 0);
+        setenv("TEST_TOKEN_FILE", token, 1);
+        /* Who may not run tasks: nobody that is not there, nor the
+         * spawner itself. */
+        ck_assert_int_eq(task_user_find("flexslot-no-such-user", &u), -ENOENT);
+        ck_assert_int_eq(task_user_find("root", &u), -EPERM);
+        ck_assert_int_eq(task_user_find("nobody", &u), 0);
+        cs.user = &u;
+        ck_assert_int_eq(task_child_spawn(&cs, &c), 0);
+        ck_assert_int_eq(task_child_wait(c, USEC_INFINITY, &o), 0);
+        ck_assert_msg(o.end == TASK_END_SUCCEEDED, "the task's identity check %d", o.exit_status);
+        c = task_child_free(c);
+        test_remove_tree(dir);
+}
+END_TEST
+
 static int ignore_term_and_wait(void *userdata) {
         int *pipe_fd = userdata;
         pid_t helper;
@@ -741,6 +792,7 @@ Suite *suite_tracker_task(void) {
         tcase_add_loop_test(tc, test_child_memory_limit, 0, 2);
         tcase_add_test(tc, test_child_kill);
         tcase_add_test(tc, test_child_exec);
+        tcase_add_test(tc, test_child_task_user);
         tcase_add_test(tc, test_proc_stat);
         suite_add_tcase(s, tc);
         return s;

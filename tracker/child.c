@@ -100,6 +100,10 @@ _Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild 
         }
         if (spec->inherit_fd >= 0 && fcntl(spec->inherit_fd, F_SETFD, 0) < 0)
                 _exit(TASK_EXIT_SETUP);
+        /* Last: joining the cgroup and setting the limit need the
+         * spawner's rights. */
+        if (spec->user && task_user_become(spec->user) < 0)
+                _exit(TASK_EXIT_SETUP);
         if (spec->argv) {
                 execvp(spec->argv[0], spec->argv);
                 _exit(127);

@@ -6,6 +6,7 @@
 
 #include "common/macro.h"
 #include "common/time-util.h"
+#include "tracker/task-user.h"
 
 /* A task as a child process: its own process group (so a kill reaches
  * everything it started), held to its slot memory, and classified when it
@@ -19,8 +20,9 @@
 /* Exit statuses of a task process; 2 is a usage error (EXIT_USAGE,
  * common/cli.h). */
 #define TASK_EXIT_FAILED 1
-#define TASK_EXIT_NOMEM 3   /* out of memory: under RLIMIT_AS, the limit */
-#define TASK_EXIT_SETUP 126 /* the child could not join its cgroup or set its limit */
+#define TASK_EXIT_NOMEM 3 /* out of memory: under RLIMIT_AS, the limit */
+/* The child could not join its cgroup, set its limit or become its user. */
+#define TASK_EXIT_SETUP 126
 
 typedef enum TaskMemoryMode {
         TASK_MEMORY_AUTO,   /* a cgroup when possible, else RLIMIT_AS */
@@ -40,6 +42,9 @@ typedef struct TaskChildSpec {
         TaskMemoryMode memory_mode;
         const char *cgroup_parent; /* NULL: under the tracker's own cgroup */
         int inherit_fd;            /* a descriptor the task keeps, or -1 */
+        /* Whom the task runs as, after it joined its cgroup and took its
+         * limit (task-user.h); NULL: the spawner's own user. */
+        const TaskUser *user;
 } TaskChildSpec;
 
 typedef enum TaskEnd {
