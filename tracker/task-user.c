@@ -15,7 +15,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 
-#define OUTPUT_DIR_MODE 02770
+#define OUTPUT_DIR_MODE 0770
 
 int task_user_find(const char *name, TaskUser *ret) {
         struct passwd pw, *found = NULL;

@@ -13,8 +13,8 @@
  * descriptors it is handed (its status, stdin, stdout, stderr).
  *
  * What the task may write in the data directory is the job's output
- * directory (out/JOB), which the tracker makes with the task user's group
- * and the setgid bit, so every output in it keeps that group. */
+ * directory (out/JOB), which the tracker makes for the task user's group;
+ * the outputs in it have that group too, the task user's own. */
 
 typedef struct TaskUser {
         char name[64];
@@ -36,7 +36,7 @@ int task_user_become(const TaskUser *u);
 
 /* Makes data_dir/out and data_dir/out/NAME (NAME one component), each
  * beneath data_dir (common/beneath.h). out/NAME, when this call makes it,
- * belongs to the caller and to u's group, mode 2770: u's tasks write their
+ * belongs to the caller and to u's group, mode 0770: u's tasks write their
  * outputs there, the caller (the tracker) removes what a killed task left,
  * and nobody else reads them. */
 int task_user_make_output_dir(const TaskUser *u, const char *data_dir, const char *name);
