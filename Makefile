@@ -5,8 +5,8 @@
 #   INSTALL_DATA += src:/absolute/destination   (a src ending in .in has its
 #                  @PREFIX@, @BINDIR@, @SBINDIR@, @SYSCONFDIR@ filled in; a file
 #                  under SYSCONFDIR that exists already is the admin's: kept;
-#                  the groups of a file installed into a sysusers.d directory
-#                  are created by an install without DESTDIR)
+#                  the groups and users of a file installed into a sysusers.d
+#                  directory are created by an install without DESTDIR)
 # Every program links against every library (as one group), so module.mk files
 # need not know the order between them.
 #
@@ -141,9 +141,9 @@ check-run: tests
 check: check-run
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/sanitize SANITIZE=1 check-run
 
-# An install without DESTDIR is a real one: it creates the groups of the
-# sysusers.d files now, as a package's postinst would, rather than leave them
-# to the next boot of a system that runs systemd-sysusers.
+# An install without DESTDIR is a real one: it creates the groups and users
+# of the sysusers.d files now, as a package's postinst would, rather than
+# leave them to the next boot of a system that runs systemd-sysusers.
 install: all
 	$(foreach p,$(PROGRAMS),install -D -m 0755 $(BUILD)/bin/$(p) \
 		$(DESTDIR)$(PREFIX)/$(or $($(p)_INSTALL_DIR),bin)/$(p);)
@@ -172,11 +172,17 @@ install: all
 				getent group "$$group" >/dev/null && continue; \
 				echo "groupadd --system $$group"; groupadd --system "$$group"; \
 			done; \
+			for user in $$(awk '$$1 == "u" { print $$2 }' "$$dest"); do \
+				getent passwd "$$user" >/dev/null && continue; \
+				echo "useradd --system $$user"; \
+				useradd --system --user-group --no-create-home --home-dir / \
+					--shell /usr/sbin/nologin "$$user"; \
+			done; \
 		fi; \
 	done
 
 # Configuration under SYSCONFDIR stays: it may hold the admin's edits; so do
-# the groups, which files may still belong to.
+# the groups and users, which files may still belong to.
 uninstall:
 	$(foreach p,$(PROGRAMS),rm -f $(DESTDIR)$(PREFIX)/$(or $($(p)_INSTALL_DIR),bin)/$(p);)
 	@for pair in $(INSTALL_DATA); do \

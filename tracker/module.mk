@@ -18,4 +18,5 @@ flexslot-tracker_SOURCES := tracker/trackerd.c
 flexslot-tracker_INSTALL_DIR := sbin
 
 INSTALL_DATA += conf/tracker.ini:$(SYSCONFDIR)/flexslot/tracker.ini \
+	packaging/flexslot-tracker.service.in:$(PREFIX)/lib/systemd/system/flexslot-tracker.service \
 	packaging/flexslot-tracker.8:$(PREFIX)/share/man/man8/flexslot-tracker.8
