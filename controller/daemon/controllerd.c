@@ -88,7 +88,9 @@ static int load_config(Controller *c, const Options *o) {
         r = policy_config_init(&c->policy_config);
         if (r < 0)
                 return log_oom();
-        parts[0] = (ConfPart){ .schema = &controller_config_schema, .config = &c->config };
+        parts[0] = (ConfPart){ .schema = &controller_config_schema,
+                               .config = &c->config,
+                               .check = controller_config_check_system };
         policy_config_parts(&c->policy_config, parts + 1);
         /* policy_config_init() puts the core's settings first. */
         assert(c->policy_config.schemas[0] == &core_settings_schema &&
