@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "common/macro.h"
+#include "mapred/apps-table.h"
 #include "tracker/record.h"
 
 /* A map's output, and each of its spills, is one file: the segments of
@@ -13,7 +14,8 @@
  * Hadoop keeps the index in a second file (file.out.index); one file lets
  * a single rename publish data and index together. */
 
-#define MAP_OUTPUT_PARTITIONS_MAX 65536U
+/* A map output holds a partition per reduce. */
+#define MAP_OUTPUT_PARTITIONS_MAX MAPRED_REDUCES_MAX
 
 /* Writes one map output file into fd (from offset 0), a partition at a
  * time, in order. */

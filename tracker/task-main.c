@@ -217,11 +217,11 @@ static int options_check_task(Options *o) {
                 return cli_usage_error(PROGRAM, "--app-arg is for built-in applications");
         if (!o->app)
                 o->app = &app_streaming;
-        else if (o->app->arg_name && !o->app_cfg.arg)
-                return cli_usage_error(PROGRAM, "%s needs its %s: --app-arg=%s", o->app->name,
-                                       o->app->arg_name, o->app->arg_name);
-        else if (!o->app->arg_name && o->app_cfg.arg)
-                return cli_usage_error(PROGRAM, "%s takes no --app-arg", o->app->name);
+        else if (o->app->info->arg_name && !o->app_cfg.arg)
+                return cli_usage_error(PROGRAM, "%s needs its %s: --app-arg=%s", o->app->info->name,
+                                       o->app->info->arg_name, o->app->info->arg_name);
+        else if (!o->app->info->arg_name && o->app_cfg.arg)
+                return cli_usage_error(PROGRAM, "%s takes no --app-arg", o->app->info->name);
         if (!o->out)
                 return cli_usage_error(PROGRAM, "%s needs --out=FILE", command_names[o->command]);
         if (options_data_relative(o) < 0)
@@ -429,9 +429,11 @@ static void cmd_apps(void) {
         for (const AppOps *const *a = app_table; *a; a++) {
                 char name[64];
 
-                snprintf(name, sizeof(name), "%s%s%s", (*a)->name, (*a)->arg_name ? " " : "",
-                         (*a)->arg_name ? (*a)->arg_name : "");
-                printf("%-26s %s\n", name, (*a)->summary);
+                const MapredApp *info = (*a)->info;
+
+                snprintf(name, sizeof(name), "%s%s%s", info->name, info->arg_name ? " " : "",
+                         info->arg_name ? info->arg_name : "");
+                printf("%-26s %s\n", name, info->summary);
         }
 }
 
