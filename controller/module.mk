@@ -10,7 +10,8 @@ store_SOURCES := $(wildcard controller/store/*.c)
 LIBRARIES += controllerd
 controllerd_SOURCES := controller/daemon/config.c controller/daemon/cluster.c \
 	controller/daemon/agent-hosts.c controller/daemon/cluster-profile.c \
-	controller/daemon/cluster-output.c controller/daemon/bus-errors.c
+	controller/daemon/cluster-output.c controller/daemon/bus-errors.c \
+	controller/daemon/submit.c
 
 PROGRAMS += flexslot-controllerd
 flexslot-controllerd_SOURCES := controller/daemon/controllerd.c \

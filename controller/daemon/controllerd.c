@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,21 @@ static int load_config(Controller *c, const Options *o) {
                 c->config.address = copy;
         }
         return 0;
+}
+
+/* The group allowed to submit, cancel and set slots besides root; a missing
+ * group leaves only root. */
+static void resolve_allowed_group(Controller *c) {
+        struct group grp, *result = NULL;
+        char buf[4096];
+
+        if (getgrnam_r(c->config.allowed_group, &grp, buf, sizeof(buf), &result) == 0 && result) {
+                c->allowed_gid = result->gr_gid;
+                c->have_allowed_gid = true;
+        } else
+                log_info("Group '%s' does not exist: only root may submit jobs or change the "
+                         "cluster",
+                         c->config.allowed_group);
 }
 
 /* Two controllers on one store would give one job id twice and run every
@@ -274,6 +290,7 @@ static int controller_start(Controller *c) {
         r = controller_bus_errors_register();
         if (r < 0)
                 return log_error_errno(r, "Cannot register the error names");
+        resolve_allowed_group(c);
         r = daemon_read_token(c->config.token_file, TRACKER_TOKEN_MAX, &c->token, &c->token_len);
         if (r < 0)
                 return r;
