@@ -639,6 +639,58 @@ START_TEST(test_child_task_user) {
 }
 END_TEST
 
+static int exit_two(void *userdata) {
+        fputs("not captured\n", stderr);
+        return 2;
+}
+
+/* A task that says why it fails, among much else, on stderr. */
+static int fail_with_words(void *userdata) {
+        for (int i = 0; i < 5000; i++)
+                fprintf(stderr, "noise %d\n", i);
+        fprintf(stderr, "grep: bad pattern '(': Unmatched ( or \\(\n\n");
+        fprintf(stderr, "a\tterminal \033[31mescape\033[0m and a byte \xff\n");
+        return 2;
+}
+
+START_TEST(test_child_stderr_tail) {
+        _cleanup_free_ char *dir = test_make_tmpdir();
+        TaskChildSpec cs = { .fn = fail_with_words, .inherit_fd = -1, .stderr_dir = dir };
+        TaskChild *c = NULL;
+        TaskOutcome o;
+        char what[1024], tail[64];
+
+        ck_assert_int_eq(task_child_spawn(&cs, &c), 0);
+        ck_assert_int_eq(task_child_wait(c, USEC_INFINITY, &o), 0);
+        c = task_child_free(c);
+        ck_assert_int_eq(o.end, TASK_END_FAILED);
+        /* The last lines, bounded, one line of printable text. */
+        ck_assert_str_eq(o.stderr_tail,
+                         "noise 4998 | noise 4999 | grep: bad pattern '(': Unmatched "
+                         "( or \\( | a terminal ?[31mescape?[0m and a byte ?");
+        task_outcome_describe(&o, what, sizeof(what));
+        ck_assert_str_eq(what, "failed: exit status 2: noise 4998 | noise 4999 | grep: "
+                               "bad pattern '(': Unmatched ( or \\( | a terminal ?[31mescape?[0m "
+                               "and a byte ?");
+        /* Not captured: the outcome says what it said before. */
+        cs.stderr_dir = NULL;
+        cs.fn = exit_two;
+        ck_assert_int_eq(task_child_spawn(&cs, &c), 0);
+        ck_assert_int_eq(task_child_wait(c, USEC_INFINITY, &o), 0);
+        c = task_child_free(c);
+        task_outcome_describe(&o, what, sizeof(what));
+        ck_assert_str_eq(what, "failed: exit status 2");
+        /* Too long a tail keeps its end; a cut first line is dropped. */
+        task_stderr_tail("cut line\nfirst\nsecond\n", 22, true, tail, sizeof(tail));
+        ck_assert_str_eq(tail, "first | second");
+        task_stderr_tail("0123456789abcdefghij", 20, false, tail, 12);
+        ck_assert_str_eq(tail, "...cdefghij");
+        task_stderr_tail("\n\n", 2, false, tail, sizeof(tail));
+        ck_assert_str_eq(tail, "");
+        test_remove_tree(dir);
+}
+END_TEST
+
 static int ignore_term_and_wait(void *userdata) {
         int *pipe_fd = userdata;
         pid_t helper;
@@ -793,6 +845,7 @@ Suite *suite_tracker_task(void) {
         tcase_add_test(tc, test_child_kill);
         tcase_add_test(tc, test_child_exec);
         tcase_add_test(tc, test_child_task_user);
+        tcase_add_test(tc, test_child_stderr_tail);
         tcase_add_test(tc, test_proc_stat);
         suite_add_tcase(s, tc);
         return s;
