@@ -445,7 +445,8 @@ static int task_start(Tracker *k, const Assignment *a) {
                                        .memory_limit = a->slot_memory,
                                        .memory_mode = TASK_MEMORY_AUTO,
                                        .inherit_fd = status_fd,
-                                       .user = &k->task_user };
+                                       .user = &k->task_user,
+                                       .stderr_dir = k->config.work_dir };
 
                 snprintf(name, sizeof(name), "attempt-%" PRIu64, a->attempt);
                 r = task_child_spawn(&spec, &t->child);

@@ -2,8 +2,9 @@
 # What a task may reach, end to end with a real tracker: tasks run as the
 # configured task user (nobody here), with no group but its own, and cannot
 # read the cluster token; a job's output directory and files are not
-# everyone's; an input symlinked out of the data directory fails its job
-# without its content reaching the output. A tracker whose task user does
+# everyone's; an input symlinked out of the data directory fails its job,
+# saying why from the task's stderr, without its content reaching the
+# output. A tracker whose task user does
 # not exist, or is its own user, does not start.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
@@ -69,6 +70,9 @@ job=$(flexslotctl submit --mapper cat --reduces 1 --name shadow maps/shadow)
 poll job_ended "$job" || poll job_ended "$job" || poll job_ended "$job" || fail "job $job did not end"
 flexslotctl show "$job" | grep -q "^state	failed\$" ||
 	fail "a job over a symlink out of the data directory did not fail: $(flexslotctl show "$job")"
+# Why, from the task's stderr, in the job's message and the tracker's log.
+flexslotctl show "$job" | grep -q "^message	.*Cannot open input maps/shadow: it leads out of the data directory" ||
+	fail "the task's reason is not the job's message: $(flexslotctl show "$job")"
 grep -q "Cannot open input maps/shadow: it leads out of the data directory" "$tmp/tracker.log" ||
 	fail "the refusal is not in the tracker's log: $(cat "$tmp/tracker.log")"
 ! grep -rq "secret-line" "$data/out" || fail "the secret reached the data directory"
