@@ -219,6 +219,7 @@ help:
 	@echo "make demo-live  the daemons on this machine: wordcount stock, then FlexSlot"
 	@echo "make bench      run the benchmarks"
 	@echo "make lint       cppcheck and clang-tidy: findings and a verdict"
+	@echo "make fuzz       the libFuzzer targets, each for FUZZ_SECONDS (default 60)"
 	@echo "make format     clang-format every C file in place"
 	@echo "make install    install into DESTDIR/PREFIX (default $(PREFIX))"
 	@echo "make clean      remove $(BUILD)/"

@@ -8,6 +8,7 @@
 #   packaging/deps.sh            everything to build and test
 #   packaging/deps.sh --build    only what building needs
 #   packaging/deps.sh --lint     what `make lint` and `make format` run
+#   packaging/deps.sh --fuzz     what `make fuzz` builds with (clang, libFuzzer)
 set -eu
 
 # python3 runs the agent tests' stand-ins for a hung or frozen libvirtd;
@@ -21,14 +22,17 @@ qemu-system-x86 busybox-static cpio"
 ssh_pkgs="openssh-server openssh-client"
 # Not in the default set: LLVM is large, and building and testing need none.
 lint_pkgs="cppcheck clang-tidy clang-format"
+# libFuzzer comes with clang's runtime libraries.
+fuzz_pkgs="clang libclang-rt-dev"
 
 want="$build_pkgs $vm_pkgs $ssh_pkgs"
 case "${1:-}" in
 --build) want="$build_pkgs" ;;
 --lint) want="$lint_pkgs" ;;
+--fuzz) want="$fuzz_pkgs" ;;
 "") ;;
 *)
-	echo "usage: $0 [--build | --lint]" >&2
+	echo "usage: $0 [--build | --lint | --fuzz]" >&2
 	exit 2
 	;;
 esac
