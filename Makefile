@@ -205,7 +205,7 @@ LINT_SOURCES = $(foreach l,$(LIBRARIES),$($(l)_SOURCES)) \
 # testing do not need them.
 lint: $(BUILD)/config.mk
 	@packaging/deps.sh --lint
-	@tools/lint.sh $(LINT_SOURCES) --cppcheck-only $(TEST_SOURCES) \
+	@tools/lint.sh $(LINT_SOURCES) --cppcheck-only $(TEST_SOURCES) $(wildcard tests/fuzz/*.c) \
 		-- -std=gnu11 -D_GNU_SOURCE -I. $(PKG_CFLAGS)
 
 format:

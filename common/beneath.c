@@ -105,12 +105,12 @@ int open_beneath_walk(int dir_fd, const char *path, int flags, mode_t mode) {
                 return -ENOENT;
         if (path[0] == '/')
                 return -EXDEV;
-        todo = strdup(path);
-        if (!todo)
-                return -ENOMEM;
         r = walk_stack_push(&stack, dir_fd);
         if (r < 0)
                 return r;
+        todo = strdup(path);
+        if (!todo)
+                return -ENOMEM;
         for (;;) {
                 int cur = stack.fds[stack.n - 1], fd;
                 char name[NAME_MAX + 1];

@@ -229,8 +229,9 @@ void task_stderr_tail(const char *text, size_t n, bool partial, char *buf, size_
                         continue;
                 }
                 if (pending) {
-                        memcpy(out + len, " | ", 3);
-                        len += 3;
+                        out[len++] = ' ';
+                        out[len++] = '|';
+                        out[len++] = ' ';
                         pending = false;
                 }
                 out[len++] = ch == '\t' ? ' ' : ch >= 0x20 && ch < 0x7f ? (char)ch : '?';

@@ -239,8 +239,9 @@ static int open_parent_dir(int dir_fd, const char *path) {
 }
 
 int atomic_file_open(int dir_fd, const char *path, const char *tag, AtomicFile *ret) {
-        _cleanup_free_ char *tmp = NULL, *final = NULL;
+        _cleanup_free_ char *tmp = NULL;
         _cleanup_close_ int dir = -1;
+        char *final;
         int fd, r;
 
         r = atomic_file_tmp_name(path, tag, &tmp);
@@ -248,9 +249,6 @@ int atomic_file_open(int dir_fd, const char *path, const char *tag, AtomicFile *
                 tmp = NULL; /* undefined after a failed asprintf */
                 return r;
         }
-        final = strdup(path);
-        if (!final)
-                return -ENOMEM;
         dir = open_parent_dir(dir_fd, path);
         if (dir < 0)
                 return dir;
@@ -262,10 +260,16 @@ int atomic_file_open(int dir_fd, const char *path, const char *tag, AtomicFile *
                     ATOMIC_FILE_MODE);
         if (fd < 0)
                 return log_error_errno(-errno, "Cannot create %s", tmp);
+        final = strdup(path);
+        if (!final) {
+                close(fd);
+                (void)unlinkat(dir, last_component(tmp), 0);
+                return -ENOMEM;
+        }
         *ret = (AtomicFile){
                 .fd = fd,
                 .dir_fd = TAKE_FD(dir),
-                .path = TAKE_PTR(final),
+                .path = final,
                 .tmp_path = TAKE_PTR(tmp),
         };
         ret->name = last_component(ret->path);

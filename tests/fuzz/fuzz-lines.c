@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         split.length = size - head - split.offset;
         if (size - head > 1)
                 split.length = data[head + 1] % (split.length + 1);
-        for (size_t i = 0; app_table[i] && i < sizeof(states) / sizeof(states[0]); i++) {
+        for (size_t i = 0; i < sizeof(states) / sizeof(states[0]) && app_table[i]; i++) {
                 const AppConfig cfg = { .arg = app_table[i]->info->arg_name ? "[a-z]+" : NULL,
                                         .split = &split };
 
@@ -71,14 +71,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         map_line(states, &rec);
                 line_reader_close(&reader);
         }
-        for (size_t i = 0; app_table[i] && i < sizeof(states) / sizeof(states[0]); i++)
+        for (size_t i = 0; i < sizeof(states) / sizeof(states[0]) && app_table[i]; i++)
                 if (app_table[i]->map_end) {
                         static Emitter out = { .emit = discard };
 
                         (void)app_table[i]->map_end(states[i], &out);
                 }
 out:
-        for (size_t i = 0; app_table[i] && i < sizeof(states) / sizeof(states[0]); i++)
+        for (size_t i = 0; i < sizeof(states) / sizeof(states[0]) && app_table[i]; i++)
                 app_free(app_table[i], states[i]);
         close(fd);
         return 0;
