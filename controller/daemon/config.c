@@ -4,10 +4,8 @@
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "agent-hosts.h"
-#include "common/daemon-util.h"
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
@@ -101,32 +99,6 @@ static int controller_config_validate(const void *config, ConfError *err) {
         if (r < 0)
                 return r;
         agent_hosts_free(hosts, n_hosts);
-        return 0;
-}
-
-int controller_config_check_system(const void *config, ConfError *err) {
-        const ControllerConfig *c = config;
-        struct stat st, root;
-
-        if (stat(c->data_dir, &st) < 0)
-                return conf_error_set(err, "jobs", "data-dir", "%s: %s", c->data_dir,
-                                      strerror(errno));
-        if (!S_ISDIR(st.st_mode))
-                return conf_error_set(err, "jobs", "data-dir", "%s is not a directory",
-                                      c->data_dir);
-        if (stat("/", &root) == 0 && st.st_dev == root.st_dev && st.st_ino == root.st_ino)
-                return conf_error_set(err, "jobs", "data-dir",
-                                      "%s is the root directory: every file of the host would "
-                                      "be a job's input",
-                                      c->data_dir);
-        if (stat(c->token_file, &st) < 0)
-                return conf_error_set(err, "trackers", "token-file", "%s: %s", c->token_file,
-                                      strerror(errno));
-        if (st.st_mode & DAEMON_TOKEN_MODE_FORBIDDEN)
-                return conf_error_set(err, "trackers", "token-file",
-                                      "%s is open to its group or others (mode %04o): whoever "
-                                      "reads it can pass for a tracker; chmod 0600 it",
-                                      c->token_file, (unsigned)(st.st_mode & 07777));
         return 0;
 }
 

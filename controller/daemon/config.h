@@ -39,12 +39,5 @@ typedef struct ControllerConfig {
 
 extern const ConfSchema controller_config_schema;
 
-/* What the controller checks of the machine before it starts (a ConfPart's
- * check, so each problem names the key's file and line): the data
- * directory is a directory and not the root of the file system (where
- * every file of the host would be a job's input), and the token file
- * exists and is its owner's alone. */
-int controller_config_check_system(const void *config, ConfError *err);
-
 /* Log levels in the order of [controller] log-level's choices. */
 extern const int controller_config_log_levels[];

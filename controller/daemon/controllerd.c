@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bus-errors.h"
@@ -79,6 +80,37 @@ static int parse_argv(int argc, char **argv, Options *o) {
         return daemon_parse_argv(&command_line, argc, argv, &o->daemon);
 }
 
+/* What the controller checks of the machine before it starts (the
+ * configuration part's check, so each problem names the key's file and
+ * line): the data directory is a directory and not the root of the file
+ * system (where every file of the host would be a job's input), and the
+ * token file exists and is its owner's alone. */
+static int check_system(const void *config, ConfError *err) {
+        const ControllerConfig *c = config;
+        struct stat st, root;
+
+        if (stat(c->data_dir, &st) < 0)
+                return conf_error_set(err, "jobs", "data-dir", "%s: %s", c->data_dir,
+                                      strerror(errno));
+        if (!S_ISDIR(st.st_mode))
+                return conf_error_set(err, "jobs", "data-dir", "%s is not a directory",
+                                      c->data_dir);
+        if (stat("/", &root) == 0 && st.st_dev == root.st_dev && st.st_ino == root.st_ino)
+                return conf_error_set(err, "jobs", "data-dir",
+                                      "%s is the root directory: every file of the host would "
+                                      "be a job's input",
+                                      c->data_dir);
+        if (stat(c->token_file, &st) < 0)
+                return conf_error_set(err, "trackers", "token-file", "%s: %s", c->token_file,
+                                      strerror(errno));
+        if (st.st_mode & DAEMON_TOKEN_MODE_FORBIDDEN)
+                return conf_error_set(err, "trackers", "token-file",
+                                      "%s is open to its group or others (mode %04o): whoever "
+                                      "reads it can pass for a tracker; chmod 0600 it",
+                                      c->token_file, (unsigned)(st.st_mode & 07777));
+        return 0;
+}
+
 /* The controller's keys, and in [policy] the parameters of the policy
  * layers, the same keys as flexslot-sim's scenarios. */
 static int load_config(Controller *c, const Options *o) {
@@ -91,7 +123,7 @@ static int load_config(Controller *c, const Options *o) {
                 return log_oom();
         parts[0] = (ConfPart){ .schema = &controller_config_schema,
                                .config = &c->config,
-                               .check = controller_config_check_system };
+                               .check = check_system };
         policy_config_parts(&c->policy_config, parts + 1);
         /* policy_config_init() puts the core's settings first. */
         assert(c->policy_config.schemas[0] == &core_settings_schema &&
