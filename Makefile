@@ -5,8 +5,8 @@
 #   INSTALL_DATA += src:/absolute/destination   (a src ending in .in has its
 #                  @PREFIX@, @BINDIR@, @SBINDIR@, @SYSCONFDIR@ filled in; a file
 #                  under SYSCONFDIR that exists already is the admin's: kept;
-#                  the groups of a file installed into a sysusers.d directory
-#                  are created by an install without DESTDIR)
+#                  the groups and users of a file installed into a sysusers.d
+#                  directory are created by an install without DESTDIR)
 #   name_DEPS := lib ...      the libraries a library or program uses directly
 #   name_PKGS := pkg ...      the pkg-config packages its own sources use
 # A program links the closure of what it declares (as one group, so the order
@@ -165,9 +165,9 @@ check-run: tests
 check: check-run
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/sanitize SANITIZE=1 check-run
 
-# An install without DESTDIR is a real one: it creates the groups of the
-# sysusers.d files now, as a package's postinst would, rather than leave them
-# to the next boot of a system that runs systemd-sysusers.
+# An install without DESTDIR is a real one: it creates the groups and users
+# of the sysusers.d files now, as a package's postinst would, rather than
+# leave them to the next boot of a system that runs systemd-sysusers.
 install: all
 	$(foreach p,$(PROGRAMS),install -D -m 0755 $(BUILD)/bin/$(p) \
 		$(DESTDIR)$(PREFIX)/$(or $($(p)_INSTALL_DIR),bin)/$(p);)
@@ -196,11 +196,17 @@ install: all
 				getent group "$$group" >/dev/null && continue; \
 				echo "groupadd --system $$group"; groupadd --system "$$group"; \
 			done; \
+			for user in $$(awk '$$1 == "u" { print $$2 }' "$$dest"); do \
+				getent passwd "$$user" >/dev/null && continue; \
+				echo "useradd --system $$user"; \
+				useradd --system --user-group --no-create-home --home-dir / \
+					--shell /usr/sbin/nologin "$$user"; \
+			done; \
 		fi; \
 	done
 
 # Configuration under SYSCONFDIR stays: it may hold the admin's edits; so do
-# the groups, which files may still belong to.
+# the groups and users, which files may still belong to.
 uninstall:
 	$(foreach p,$(PROGRAMS),rm -f $(DESTDIR)$(PREFIX)/$(or $($(p)_INSTALL_DIR),bin)/$(p);)
 	@for pair in $(INSTALL_DATA); do \
@@ -223,7 +229,7 @@ LINT_SOURCES = $(foreach l,$(LIBRARIES),$($(l)_SOURCES)) \
 # testing do not need them.
 lint: $(BUILD)/config.mk
 	@packaging/deps.sh --lint
-	@tools/lint.sh $(LINT_SOURCES) --cppcheck-only $(TEST_SOURCES) \
+	@tools/lint.sh $(LINT_SOURCES) --cppcheck-only $(TEST_SOURCES) $(wildcard tests/fuzz/*.c) \
 		-- -std=gnu11 -D_GNU_SOURCE -I. $(call pkg_cflags,$(PKGS))
 
 format:
@@ -238,6 +244,7 @@ help:
 	@echo "make demo-vm    the same on three real QEMU guests (root)"
 	@echo "make bench      run the benchmarks"
 	@echo "make lint       cppcheck and clang-tidy: findings and a verdict"
+	@echo "make fuzz       the libFuzzer targets, each for FUZZ_SECONDS (default 60)"
 	@echo "make format     clang-format every C file in place"
 	@echo "make install    install into DESTDIR/PREFIX (default $(PREFIX))"
 	@echo "make clean      remove $(BUILD)/"

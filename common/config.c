@@ -34,6 +34,7 @@ typedef struct PartState {
         const ConfSchema *schema;
         void *scratch;
         KeyOrigin *origins;
+        int (*check)(const void *config, ConfError *err);
 } PartState;
 
 /* A key of one of the parts. */
@@ -492,6 +493,8 @@ static int parse_text(ParseState *st, const char *text, const ConfAssignment *as
                 const PartState *part = &st->parts[p];
                 int r = finish(part->schema, part->scratch, part->origins, st->err);
 
+                if (r >= 0 && part->check)
+                        r = part->check(part->scratch, st->err);
                 if (r < 0) {
                         blame_origin(st->parts, st->n_parts, st->err);
                         return r;
@@ -522,6 +525,7 @@ int conf_load_parts(const ConfPart *parts, size_t n_parts, const char *name, con
                         .schema = schema,
                         .scratch = calloc(1, schema->size),
                         .origins = calloc(n_keys, sizeof(KeyOrigin)),
+                        .check = parts[p].check,
                 };
                 if (!st.parts[p].scratch || !st.parts[p].origins) {
                         parts_free(st.parts, n_parts);

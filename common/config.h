@@ -90,6 +90,11 @@ typedef struct ConfPart {
          * of them loaded. */
         void *config;
         bool *ret_set; /* NULL, or schema->n_keys entries: as conf_load_string_with() */
+        /* NULL, or a check of this load's besides the schema's validate,
+         * run after it and reported the same way (the line of the key it
+         * names): what a daemon about to start checks of the machine, its
+         * files and directories, which a test of the text would not. */
+        int (*check)(const void *config, ConfError *err);
 } ConfPart;
 
 /* conf_load_string_with() over several parts: -EINVAL also when two parts

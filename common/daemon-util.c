@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
@@ -120,6 +121,7 @@ int daemon_read_token(const char *path, size_t max, char **ret, size_t *ret_len)
         _cleanup_close_ int fd = -1;
         /* Room for one byte too many, and the newline. */
         char buf[DAEMON_TOKEN_MAX + 2];
+        struct stat st;
         ssize_t n;
 
         if (max > DAEMON_TOKEN_MAX)
@@ -127,6 +129,13 @@ int daemon_read_token(const char *path, size_t max, char **ret, size_t *ret_len)
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return log_error_errno(negative_errno(), "Cannot open the token file %s", path);
+        if (fstat(fd, &st) < 0)
+                return log_error_errno(negative_errno(), "Cannot stat the token file %s", path);
+        if (st.st_mode & DAEMON_TOKEN_MODE_FORBIDDEN)
+                return log_error_errno(-EPERM,
+                                       "The token file %s is open to its group or others (mode "
+                                       "%04o): keep it its owner's alone (chmod 0600)",
+                                       path, (unsigned)(st.st_mode & 07777));
         n = read(fd, buf, max + 2);
         if (n < 0)
                 return log_error_errno(negative_errno(), "Cannot read the token file %s", path);

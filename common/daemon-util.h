@@ -32,11 +32,14 @@ int daemon_bus_connect(const char *address, const char *description, sd_bus **re
 int daemon_run(sd_event *event, const char *status);
 
 #define DAEMON_TOKEN_MAX 4096
+/* What a token file's group and others may do with it: nothing. Whoever
+ * reads it can pass for a tracker; on a tracker, a task could. */
+#define DAEMON_TOKEN_MODE_FORBIDDEN 0077
 
 /* The secret in a token file: its one line of 1..max bytes (max at most
  * DAEMON_TOKEN_MAX), without the newline, in *ret (a copy; wipe it with
- * explicit_bzero() before freeing). Errors are logged with the path, never
- * with the content. */
+ * explicit_bzero() before freeing). A file its group or others may use is
+ * refused. Errors are logged with the path, never with the content. */
 int daemon_read_token(const char *path, size_t max, char **ret, size_t *ret_len);
 
 /* Loads config from path after schema's defaults. A daemon's default path

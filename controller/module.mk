@@ -13,8 +13,8 @@ controllerd_SOURCES := controller/daemon/config.c controller/daemon/cluster.c \
 	controller/daemon/cluster-heartbeat.c controller/daemon/cluster-snapshot.c \
 	controller/daemon/agent-hosts.c controller/daemon/cluster-profile.c \
 	controller/daemon/cluster-output.c controller/daemon/bus-errors.c \
-	controller/daemon/agent-rate.c
-controllerd_DEPS := store policy tracker common
+	controller/daemon/agent-rate.c controller/daemon/submit.c
+controllerd_DEPS := store policy tracker mapred common
 controllerd_PKGS := libsystemd
 
 PROGRAMS += flexslot-controllerd

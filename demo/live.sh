@@ -23,7 +23,13 @@ case $size in
 	exit 2
 	;;
 esac
+if [ "$(id -u)" -ne 0 ]; then
+	echo "demo-live: run it as root: the trackers run their tasks as the user nobody" >&2
+	exit 1
+fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/flexslot-demo.XXXXXX")
+# The tasks (as nobody) reach the data and their work directories.
+chmod 0711 "$tmp"
 # shellcheck source=tests/lib/daemon.sh
 . "$src/tests/lib/daemon.sh"
 # shellcheck source=tests/lib/dataset.sh
@@ -130,6 +136,7 @@ start_trackers() {
 	for uuid in $vms; do
 		n=$((n + 1))
 		mkdir -p "$tmp/work-$n"
+		chmod 1777 "$tmp/work-$n"
 		cat >"$tmp/tracker-$n.ini" <<CONF
 [tracker]
 controller = unix:path=$tmp/trackers
@@ -145,6 +152,8 @@ reduce-slots = 1
 slot-memory = 64M
 [connection]
 reconnect-max = 400ms
+[tasks]
+task-user = nobody
 CONF
 		"$build/bin/flexslot-tracker" --config "$tmp/tracker-$n.ini" >"$tmp/tracker-$n.log" 2>&1 &
 		pids="$pids $!"

@@ -14,6 +14,7 @@
 # here, or from Debian's minbase (coreutils, util-linux, mawk, sed, grep,
 # findutils, diffutils, dpkg, apt, ...), never from whatever else a machine
 # happens to have: tools/fresh-machine.sh checks it on a minimal root.
+#   packaging/deps.sh --fuzz     what `make fuzz` builds with (clang, libFuzzer)
 set -eu
 
 # binutils: the Makefile runs ar for the static libraries.
@@ -35,11 +36,14 @@ qemu-system-x86 busybox-static cpio"
 ssh_pkgs="openssh-server openssh-client"
 # Not in the default set: LLVM is large, and building and testing need none.
 lint_pkgs="cppcheck clang-tidy clang-format"
+# libFuzzer comes with clang's runtime libraries.
+fuzz_pkgs="clang libclang-rt-dev"
 
 want="$build_pkgs $test_pkgs $vm_pkgs $ssh_pkgs"
 case "${1:-}" in
 --build) want="$build_pkgs" ;;
 --lint) want="$lint_pkgs" ;;
+--fuzz) want="$fuzz_pkgs" ;;
 --list)
 	# shellcheck disable=SC2086 # a list of names
 	printf '%s\n' $want
@@ -47,7 +51,7 @@ case "${1:-}" in
 	;;
 "") ;;
 *)
-	echo "usage: $0 [--build | --lint | --list]" >&2
+	echo "usage: $0 [--build | --lint | --fuzz | --list]" >&2
 	exit 2
 	;;
 esac

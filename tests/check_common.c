@@ -700,6 +700,60 @@ START_TEST(test_config_parts) {
 }
 END_TEST
 
+/* A daemon's check of the machine: after validate, blamed on the line of
+ * the key it names, and nothing loaded when it refuses. */
+static int check_moves_file(const void *config, ConfError *err) {
+        const ExtraConfig *x = config;
+
+        return x->moves == 3 ? conf_error_set(err, "extra", "moves", "no such thing here") : 0;
+}
+
+START_TEST(test_config_part_check) {
+        ExtraConfig x = { 0 };
+        ConfPart part = { &extra_schema, &x, NULL, check_moves_file };
+        ConfError err;
+        char got[256];
+
+        ck_assert_int_eq(conf_load_parts(&part, 1, "t.ini",
+                                         "[flexslot]\nlambda = 0.5\n[extra]\nmoves = 3\n", NULL, 0,
+                                         &err),
+                         -EINVAL);
+        conf_error_format(&err, got, sizeof(got));
+        ck_assert_str_eq(got, "t.ini:4: [extra] moves: no such thing here");
+        ck_assert_int_eq(x.moves, 0);
+        ck_assert_int_eq(conf_load_parts(&part, 1, "t.ini",
+                                         "[flexslot]\nlambda = 0.5\n[extra]\nmoves = 2\n", NULL, 0,
+                                         &err),
+                         0);
+        ck_assert_int_eq(x.moves, 2);
+}
+END_TEST
+
+/* A token file its group or others may read is refused: whoever reads it
+ * passes for a tracker. */
+START_TEST(test_daemon_token_mode) {
+        _cleanup_free_ char *dir = test_make_tmpdir();
+        char path[512], *token = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/token", dir);
+        f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("s3cret\n", f);
+        fclose(f);
+        ck_assert_int_eq(chmod(path, 0640), 0);
+        ck_assert_int_eq(daemon_read_token(path, 64, &token, &len), -EPERM);
+        ck_assert_ptr_null(token);
+        ck_assert_int_eq(chmod(path, 0600), 0);
+        ck_assert_int_eq(daemon_read_token(path, 64, &token, &len), 0);
+        ck_assert_str_eq(token, "s3cret");
+        ck_assert_uint_eq(len, 6);
+        free(token);
+        test_remove_tree(dir);
+}
+END_TEST
+
 /* A struct filled in code is held to the ranges a file is held to, said in
  * the file's units, and to validate. */
 START_TEST(test_config_check) {
@@ -846,6 +900,8 @@ Suite *suite_common(void) {
         tcase_add_test(tc, test_config_long_line_accepted);
         tcase_add_test(tc, test_config_bad_default_is_reported);
         tcase_add_test(tc, test_config_parts);
+        tcase_add_test(tc, test_config_part_check);
+        tcase_add_test(tc, test_daemon_token_mode);
         tcase_add_test(tc, test_config_check);
         suite_add_tcase(s, tc);
         return s;

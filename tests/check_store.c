@@ -212,14 +212,21 @@ START_TEST(test_job_round_trip) {
         StoreJob *jobs = NULL;
         StoreJob j = { 0 };
         StoreError err = { 0 };
-        uint64_t a, b, c;
+        uint64_t a, b, c, next = 0;
         size_t n = 0;
 
         grep_app.app = "grep";
         grep_app.app_arg = "needle\tin haystack";
+        /* What a submission checks under its id before it is stored. */
+        ck_assert_int_eq(store_job_next_id(s, &next, &err), 0);
+        ck_assert_uint_eq(next, 1);
         a = submit_ok(s, &wordcount);
+        ck_assert_uint_eq(a, next);
         b = submit_ok(s, &streaming);
+        ck_assert_int_eq(store_job_next_id(s, &next, &err), 0);
+        ck_assert_uint_eq(next, b + 1);
         c = submit_ok(s, &grep_app);
+        ck_assert_uint_eq(c, next);
         ck_assert_uint_gt(a, 0);
         ck_assert_uint_gt(b, a);
         ck_assert_uint_gt(c, b);

@@ -30,7 +30,7 @@ static const char *run_group(const char *app, bool combine, const char *key, con
         static RecordList in, out;
         const AppOps *ops = app_find(app);
         ListStream ls;
-        AppConfig cfg = { .arg = ops->arg_name ? "." : NULL };
+        AppConfig cfg = { .arg = ops->info->arg_name ? "." : NULL };
         void *state = NULL;
         int r;
 
@@ -101,12 +101,20 @@ END_TEST
 
 START_TEST(test_app_table) {
         void *state = (void *)1;
+        size_t n = 0;
+        char why[256];
 
-        for (const AppOps *const *a = app_table; *a; a++) {
+        /* The task runtime runs exactly the applications the controller
+         * admits jobs of (mapred/apps-table.h), in one order. */
+        for (const AppOps *const *a = app_table; *a; a++, n++) {
                 ck_assert_ptr_nonnull((*a)->map);
                 ck_assert_ptr_nonnull((*a)->reduce);
-                ck_assert_ptr_eq(app_find((*a)->name), *a);
+                ck_assert_ptr_eq((*a)->info, mapred_apps[n]);
+                ck_assert_ptr_eq(app_find((*a)->info->name), *a);
+                ck_assert_ptr_eq(mapred_app_find((*a)->info->name), (*a)->info);
         }
+        ck_assert_ptr_null(mapred_apps[n]);
+        ck_assert_ptr_null(mapred_app_find("streaming"));
         ck_assert_ptr_null(app_find("wordcont"));
         /* The argument is checked before the application sees it. */
         ck_assert_int_eq(app_init(app_find("grep"), &(AppConfig){ 0 }, &state), -EINVAL);
@@ -114,6 +122,14 @@ START_TEST(test_app_table) {
                          -EINVAL);
         ck_assert_int_eq(app_init(app_find("grep"), &(AppConfig){ .arg = "(" }, &state), -EINVAL);
         ck_assert_ptr_eq(state, (void *)1);
+        /* What the controller says of a submission, before any task. */
+        ck_assert_int_eq(mapred_app_check_arg(&mapred_app_grep, "(", why, sizeof(why)), -EINVAL);
+        ck_assert_str_eq(why, "grep: bad pattern '(': Unmatched ( or \\(");
+        ck_assert_int_eq(mapred_app_check_arg(&mapred_app_grep, NULL, why, sizeof(why)), -EINVAL);
+        ck_assert_str_eq(why, "grep needs its PATTERN");
+        ck_assert_int_eq(mapred_app_check_arg(&mapred_app_sort, "x", why, sizeof(why)), -EINVAL);
+        ck_assert_str_eq(why, "sort takes no argument");
+        ck_assert_int_eq(mapred_app_check_arg(&mapred_app_grep, "w[0-9]+", why, sizeof(why)), 0);
 }
 END_TEST
 

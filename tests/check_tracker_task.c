@@ -498,7 +498,7 @@ START_TEST(test_kill_map_midway) {
         ck_assert_uint_eq(snap.input_done, 2 << 20);
         ck_assert_uint_eq(snap.records_in, ((2 << 20) + 39) / 40); /* the last line unended */
         ck_assert_double_eq(task_status_progress(&snap), 1.0);
-        ck_assert_int_eq(map_output_open(out, &m), 0);
+        ck_assert_int_eq(map_output_open(AT_FDCWD, out, &m), 0);
         map_output_free(m);
         {
                 char tmp[600];
@@ -585,6 +585,109 @@ START_TEST(test_child_memory_limit) {
                 ck_assert_str_eq(what, "failed: memory limit exceeded (RLIMIT_AS: out of memory)");
         }
         c = task_child_free(c);
+}
+END_TEST
+
+/* The task user's task: 0 when it is that user alone, with no group but
+ * its own, cannot get root back, and cannot read a file of the spawner's
+ * (the token's mode); else which of those failed. */
+static int check_task_identity(void *userdata) {
+        const TaskUser *u = userdata;
+        const char *token = getenv("TEST_TOKEN_FILE");
+
+        if (getuid() != u->uid || geteuid() != u->uid || getgid() != u->gid || getegid() != u->gid)
+                return 1;
+        if (getgroups(0, NULL) != 0)
+                return 2;
+        if (setuid(0) == 0 || seteuid(0) == 0)
+                return 3;
+        if (open(token, O_RDONLY | O_CLOEXEC) >= 0 || errno != EACCES)
+                return 4;
+        return prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1 ? 0 : 5;
+}
+
+START_TEST(test_child_task_user) {
+        _cleanup_free_ char *dir = test_make_tmpdir();
+        TaskUser u;
+        TaskChildSpec cs = { .fn = check_task_identity, .userdata = &u, .inherit_fd = -1 };
+        TaskChild *c = NULL;
+        TaskOutcome o;
+        char token[512];
+        int fd;
+
+        if (geteuid() != 0) {
+                test_skip("tracker_task: task user", "needs root to become another user");
+                return;
+        }
+        snprintf(token, sizeof(token), "%s/token", dir);
+        fd = open(token, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        ck_assert_int_eq(chmod(dir, 0755), 0);
+        setenv("TEST_TOKEN_FILE", token, 1);
+        /* Who may not run tasks: nobody that is not there, nor the
+         * spawner itself. */
+        ck_assert_int_eq(task_user_find("flexslot-no-such-user", &u), -ENOENT);
+        ck_assert_int_eq(task_user_find("root", &u), -EPERM);
+        ck_assert_int_eq(task_user_find("nobody", &u), 0);
+        cs.user = &u;
+        ck_assert_int_eq(task_child_spawn(&cs, &c), 0);
+        ck_assert_int_eq(task_child_wait(c, USEC_INFINITY, &o), 0);
+        ck_assert_msg(o.end == TASK_END_SUCCEEDED, "the task's identity check %d", o.exit_status);
+        c = task_child_free(c);
+        test_remove_tree(dir);
+}
+END_TEST
+
+static int exit_two(void *userdata) {
+        fputs("not captured\n", stderr);
+        return 2;
+}
+
+/* A task that says why it fails, among much else, on stderr. */
+static int fail_with_words(void *userdata) {
+        for (int i = 0; i < 5000; i++)
+                fprintf(stderr, "noise %d\n", i);
+        fprintf(stderr, "grep: bad pattern '(': Unmatched ( or \\(\n\n");
+        fprintf(stderr, "a\tterminal \033[31mescape\033[0m and a byte \xff\n");
+        return 2;
+}
+
+START_TEST(test_child_stderr_tail) {
+        _cleanup_free_ char *dir = test_make_tmpdir();
+        TaskChildSpec cs = { .fn = fail_with_words, .inherit_fd = -1, .stderr_dir = dir };
+        TaskChild *c = NULL;
+        TaskOutcome o;
+        char what[1024], tail[64];
+
+        ck_assert_int_eq(task_child_spawn(&cs, &c), 0);
+        ck_assert_int_eq(task_child_wait(c, USEC_INFINITY, &o), 0);
+        c = task_child_free(c);
+        ck_assert_int_eq(o.end, TASK_END_FAILED);
+        /* The last lines, bounded, one line of printable text. */
+        ck_assert_str_eq(o.stderr_tail,
+                         "noise 4998 | noise 4999 | grep: bad pattern '(': Unmatched "
+                         "( or \\( | a terminal ?[31mescape?[0m and a byte ?");
+        task_outcome_describe(&o, what, sizeof(what));
+        ck_assert_str_eq(what, "failed: exit status 2: noise 4998 | noise 4999 | grep: "
+                               "bad pattern '(': Unmatched ( or \\( | a terminal ?[31mescape?[0m "
+                               "and a byte ?");
+        /* Not captured: the outcome says what it said before. */
+        cs.stderr_dir = NULL;
+        cs.fn = exit_two;
+        ck_assert_int_eq(task_child_spawn(&cs, &c), 0);
+        ck_assert_int_eq(task_child_wait(c, USEC_INFINITY, &o), 0);
+        c = task_child_free(c);
+        task_outcome_describe(&o, what, sizeof(what));
+        ck_assert_str_eq(what, "failed: exit status 2");
+        /* Too long a tail keeps its end; a cut first line is dropped. */
+        task_stderr_tail("cut line\nfirst\nsecond\n", 22, true, tail, sizeof(tail));
+        ck_assert_str_eq(tail, "first | second");
+        task_stderr_tail("0123456789abcdefghij", 20, false, tail, 12);
+        ck_assert_str_eq(tail, "...cdefghij");
+        task_stderr_tail("\n\n", 2, false, tail, sizeof(tail));
+        ck_assert_str_eq(tail, "");
+        test_remove_tree(dir);
 }
 END_TEST
 
@@ -805,6 +908,8 @@ Suite *suite_tracker_task(void) {
         tcase_add_loop_test(tc, test_child_memory_limit, 0, 2);
         tcase_add_test(tc, test_child_kill);
         tcase_add_test(tc, test_child_exec);
+        tcase_add_test(tc, test_child_task_user);
+        tcase_add_test(tc, test_child_stderr_tail);
         tcase_add_test(tc, test_proc_stat);
         tcase_add_test(tc, test_steal_estimate);
         tcase_add_test(tc, test_meminfo_total);

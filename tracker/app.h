@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 
+#include "mapred/apps-table.h"
 #include "tracker/merge.h"
 #include "tracker/record.h"
 #include "tracker/split.h"
@@ -31,11 +32,9 @@ typedef struct AppConfig {
 } AppConfig;
 
 typedef struct AppOps {
-        const char *name;
-        const char *summary;
-        /* What the argument is, for help and errors; NULL when the
-         * application takes none. An application that names one needs it. */
-        const char *arg_name;
+        /* Its name, summary and argument: the controller checks jobs
+         * against the same (mapred/apps-table.h). */
+        const MapredApp *info;
         int (*init)(const AppConfig *cfg, void **ret_state); /* may be NULL */
         void (*free)(void *state);
         int (*map)(void *state, const MapRecord *rec, Emitter *out);
@@ -45,15 +44,17 @@ typedef struct AppOps {
         int (*reduce_end)(void *state, Emitter *out); /* may be NULL */
 } AppOps;
 
-/* The built-in applications, NULL-terminated, and lookup by name. */
+/* The built-in applications, NULL-terminated, in mapred_apps' order (a
+ * test holds them to it), and lookup by name. */
 extern const AppOps *const app_table[];
 const AppOps *app_find(const char *name);
 
 /* Streaming: the mapper and reducer commands of AppConfig. */
 extern const AppOps app_streaming;
 
-/* Checks cfg against what ops needs and runs its init: an argument missing
- * or not wanted is -EINVAL with a message naming the application. */
+/* Checks cfg against what ops needs (mapred_app_check_arg()) and runs its
+ * init: an argument missing, not wanted or unusable is -EINVAL with a
+ * message naming the application. */
 int app_init(const AppOps *ops, const AppConfig *cfg, void **ret_state);
 void app_free(const AppOps *ops, void *state);
 

@@ -93,8 +93,7 @@ static int histogram_movies_map(void *state, const MapRecord *rec, Emitter *out)
 }
 
 const AppOps app_histogram_movies = {
-        .name = "histogram-movies",
-        .summary = "movies per half-star bin of their average rating (PUMA); combiner",
+        .info = &mapred_app_histogram_movies,
         .map = histogram_movies_map,
         .combine = app_sum_counts,
         .reduce = app_sum_counts,
@@ -112,8 +111,7 @@ static int histogram_ratings_map(void *state, const MapRecord *rec, Emitter *out
 }
 
 const AppOps app_histogram_ratings = {
-        .name = "histogram-ratings",
-        .summary = "reviews per rating (PUMA); combiner",
+        .info = &mapred_app_histogram_ratings,
         .map = histogram_ratings_map,
         .combine = app_sum_counts,
         .reduce = app_sum_counts,

@@ -78,8 +78,7 @@ static int wordcount_map(void *state, const MapRecord *rec, Emitter *out) {
 }
 
 static const AppOps app_wordcount = {
-        .name = "wordcount",
-        .summary = "count each word (split on space, tab, CR, LF, FF); combiner",
+        .info = &mapred_app_wordcount,
         .map = wordcount_map,
         .combine = app_sum_counts,
         .reduce = app_sum_counts,
@@ -96,16 +95,15 @@ typedef struct Grep {
 
 static int grep_init(const AppConfig *cfg, void **ret_state) {
         Grep *g = calloc(1, sizeof(Grep));
-        char msg[256];
-        int k;
+        char why[512];
+        int r;
 
         if (!g)
                 return -ENOMEM;
-        k = regcomp(&g->re, cfg->arg, REG_EXTENDED);
-        if (k != 0) {
-                regerror(k, &g->re, msg, sizeof(msg));
+        r = mapred_grep_compile(&g->re, cfg->arg, why, sizeof(why));
+        if (r < 0) {
                 free(g);
-                return log_error_errno(-EINVAL, "grep: bad pattern '%s': %s", cfg->arg, msg);
+                return log_error_errno(r, "%s", why);
         }
         *ret_state = g;
         return 0;
@@ -156,9 +154,7 @@ static int grep_map(void *state, const MapRecord *rec, Emitter *out) {
 }
 
 static const AppOps app_grep = {
-        .name = "grep",
-        .summary = "count the matches of an extended regular expression; combiner",
-        .arg_name = "PATTERN",
+        .info = &mapred_app_grep,
         .init = grep_init,
         .free = grep_free,
         .map = grep_map,
@@ -191,8 +187,7 @@ static int identity_reduce(void *state, const uint8_t *key, size_t klen, ValueIt
 }
 
 static const AppOps app_sort = {
-        .name = "sort",
-        .summary = "sort key<TAB>value lines by key (bytes)",
+        .info = &mapred_app_sort,
         .map = sort_map,
         .reduce = identity_reduce,
 };
@@ -335,8 +330,7 @@ static int inverted_index_reduce(void *state, const uint8_t *key, size_t klen, V
 }
 
 static const AppOps app_inverted_index = {
-        .name = "inverted-index",
-        .summary = "word -> the input files it occurs in (sorted, comma-separated); combiner",
+        .info = &mapred_app_inverted_index,
         .map = inverted_index_map,
         .combine = inverted_index_combine,
         .reduce = inverted_index_reduce,
@@ -349,20 +343,21 @@ const AppOps *const app_table[] = {
 
 const AppOps *app_find(const char *name) {
         for (const AppOps *const *a = app_table; *a; a++)
-                if (strcmp((*a)->name, name) == 0)
+                if (strcmp((*a)->info->name, name) == 0)
                         return *a;
         return NULL;
 }
 
 int app_init(const AppOps *ops, const AppConfig *cfg, void **ret_state) {
         void *state = NULL;
+        char why[512];
         int r;
 
-        if (ops->arg_name && !cfg->arg)
-                return log_error_errno(-EINVAL, "%s needs its %s (--app-arg)", ops->name,
-                                       ops->arg_name);
-        if (!ops->arg_name && cfg->arg)
-                return log_error_errno(-EINVAL, "%s takes no --app-arg", ops->name);
+        /* The application's own init checks what it compiles (grep). */
+        if ((ops->info->arg_name && !cfg->arg) || (!ops->info->arg_name && cfg->arg)) {
+                r = mapred_app_check_arg(ops->info, cfg->arg, why, sizeof(why));
+                return log_error_errno(r, "%s", why);
+        }
         if (ops->init) {
                 r = ops->init(cfg, &state);
                 if (r < 0)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 struct TaskChild {
         pid_t pid;
         int pidfd;
+        int stderr_fd; /* the task's stderr, when captured; -1 */
         TaskMemoryMode mode;
         MemoryCgroup cg;
         bool reaped, killed;
@@ -90,6 +92,9 @@ _Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild 
          * it goes too, even after a SIGKILL of the tracker. */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
                 _exit(TASK_EXIT_SETUP);
+        /* First, so that what fails below is in the tail too. */
+        if (c->stderr_fd >= 0 && dup2(c->stderr_fd, STDERR_FILENO) < 0)
+                _exit(TASK_EXIT_SETUP);
         reset_signals();
         sigemptyset(&none);
         (void)sigprocmask(SIG_SETMASK, &none, NULL);
@@ -105,6 +110,10 @@ _Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild 
                         _exit(TASK_EXIT_SETUP);
         }
         if (spec->inherit_fd >= 0 && fcntl(spec->inherit_fd, F_SETFD, 0) < 0)
+                _exit(TASK_EXIT_SETUP);
+        /* Last: joining the cgroup and setting the limit need the
+         * spawner's rights. */
+        if (spec->user && task_user_become(spec->user) < 0)
                 _exit(TASK_EXIT_SETUP);
         if (spec->argv) {
                 execvp(spec->argv[0], spec->argv);
@@ -127,10 +136,19 @@ int task_child_spawn(const TaskChildSpec *spec, TaskChild **ret) {
                 return -ENOMEM;
         c->pid = -1;
         c->pidfd = -1;
+        c->stderr_fd = -1;
         c->reaped = true; /* nothing to reap until the fork */
         r = task_child_limit(c, spec);
         if (r < 0)
                 return r;
+        if (spec->stderr_dir) {
+                /* Unnamed: it goes with the task; on disk, as its spills. */
+                c->stderr_fd = open(spec->stderr_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+                if (c->stderr_fd < 0)
+                        log_debug_errno(-errno,
+                                        "No file for the task's stderr in %s: it stays ours",
+                                        spec->stderr_dir);
+        }
         /* Buffered output would be written twice, by both processes. */
         fflush(NULL);
         c->start = now_monotonic_usec();
@@ -185,6 +203,69 @@ static int task_child_poll(TaskChild *c, usec_t timeout) {
         }
 }
 
+void task_stderr_tail(const char *text, size_t n, bool partial, char *buf, size_t size) {
+        char out[TASK_STDERR_READ * 2];
+        size_t start = 0, first, i, len = 0;
+        unsigned lines = 0;
+        bool pending = false;
+
+        if (size == 0)
+                return;
+        if (partial) {
+                const char *nl = memchr(text, '\n', n);
+
+                /* The file's end cuts a line: drop it, unless it is all. */
+                if (nl)
+                        start = (size_t)(nl - text) + 1;
+        }
+        for (i = first = n; i > start && lines < TASK_STDERR_LINES; lines++) {
+                while (i > start && text[i - 1] == '\n')
+                        i--;
+                if (i == start)
+                        break;
+                while (i > start && text[i - 1] != '\n')
+                        i--;
+                first = i;
+        }
+        for (i = first; i < n && len + 4 < sizeof(out); i++) {
+                unsigned char ch = (unsigned char)text[i];
+
+                if (ch == '\n') {
+                        pending = len > 0;
+                        continue;
+                }
+                if (pending) {
+                        out[len++] = ' ';
+                        out[len++] = '|';
+                        out[len++] = ' ';
+                        pending = false;
+                }
+                out[len++] = ch == '\t' ? ' ' : ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+        }
+        /* The most recent words matter most: a tail too long keeps its end. */
+        if (len >= size)
+                snprintf(buf, size, "...%.*s", (int)(size - 4), out + len - (size - 4));
+        else
+                snprintf(buf, size, "%.*s", (int)len, out);
+}
+
+/* The outcome's stderr tail from the task's stderr file: its last
+ * TASK_STDERR_READ bytes at most, whatever the task wrote. */
+static void task_child_read_stderr(TaskChild *c) {
+        char text[TASK_STDERR_READ];
+        struct stat st;
+        off_t from;
+        ssize_t k;
+
+        if (c->stderr_fd < 0 || fstat(c->stderr_fd, &st) < 0)
+                return;
+        from = st.st_size > (off_t)sizeof(text) ? st.st_size - (off_t)sizeof(text) : 0;
+        k = pread(c->stderr_fd, text, sizeof(text), from);
+        if (k > 0)
+                task_stderr_tail(text, (size_t)k, from > 0, c->outcome.stderr_tail,
+                                 sizeof(c->outcome.stderr_tail));
+}
+
 static void task_child_classify(TaskChild *c, int status, const struct rusage *ru) {
         TaskOutcome *o = &c->outcome;
 
@@ -225,6 +306,7 @@ static int task_child_reap(TaskChild *c) {
                         return negative_errno();
         c->reaped = true;
         task_child_classify(c, status, &ru);
+        task_child_read_stderr(c);
         (void)memory_cgroup_destroy(&c->cg);
         return 0;
 }
@@ -274,6 +356,8 @@ TaskChild *task_child_free(TaskChild *c) {
         (void)memory_cgroup_destroy(&c->cg);
         if (c->pidfd >= 0)
                 close(c->pidfd);
+        if (c->stderr_fd >= 0)
+                close(c->stderr_fd);
         free(c);
         return NULL;
 }
@@ -302,16 +386,20 @@ const char *task_memory_mode_to_string(TaskMemoryMode mode) {
 
 void task_outcome_describe(const TaskOutcome *o, char *buf, size_t size) {
         const char *what = task_end_to_string(o->end);
+        int n;
 
         if (o->end == TASK_END_SUCCEEDED)
-                snprintf(buf, size, "%s", what);
+                n = snprintf(buf, size, "%s", what);
         else if (o->end == TASK_END_MEMORY && o->memory_mode == TASK_MEMORY_CGROUP)
-                snprintf(buf, size, "%s (cgroup: %llu OOM kill%s)", what,
-                         (unsigned long long)o->oom_kills, o->oom_kills == 1 ? "" : "s");
+                n = snprintf(buf, size, "%s (cgroup: %llu OOM kill%s)", what,
+                             (unsigned long long)o->oom_kills, o->oom_kills == 1 ? "" : "s");
         else if (o->end == TASK_END_MEMORY)
-                snprintf(buf, size, "%s (RLIMIT_AS: out of memory)", what);
+                n = snprintf(buf, size, "%s (RLIMIT_AS: out of memory)", what);
         else if (o->signal)
-                snprintf(buf, size, "%s: signal %d (%s)", what, o->signal, strsignal(o->signal));
+                n = snprintf(buf, size, "%s: signal %d (%s)", what, o->signal,
+                             strsignal(o->signal));
         else
-                snprintf(buf, size, "%s: exit status %d", what, o->exit_status);
+                n = snprintf(buf, size, "%s: exit status %d", what, o->exit_status);
+        if (o->end != TASK_END_SUCCEEDED && o->stderr_tail[0] && n >= 0 && (size_t)n < size)
+                snprintf(buf + n, size - (size_t)n, ": %s", o->stderr_tail);
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "common/macro.h"
 #include "common/time-util.h"
+#include "tracker/task-user.h"
 
 /* A task as a child process: its own process group (so a kill reaches
  * everything it started), held to its slot memory, and classified when it
@@ -19,8 +21,9 @@
 /* Exit statuses of a task process; 2 is a usage error (EXIT_USAGE,
  * common/cli.h). */
 #define TASK_EXIT_FAILED 1
-#define TASK_EXIT_NOMEM 3   /* out of memory: under RLIMIT_AS, the limit */
-#define TASK_EXIT_SETUP 126 /* the child could not join its cgroup or set its limit */
+#define TASK_EXIT_NOMEM 3 /* out of memory: under RLIMIT_AS, the limit */
+/* The child could not join its cgroup, set its limit or become its user. */
+#define TASK_EXIT_SETUP 126
 
 typedef enum TaskMemoryMode {
         TASK_MEMORY_AUTO,   /* a cgroup when possible, else RLIMIT_AS */
@@ -40,6 +43,14 @@ typedef struct TaskChildSpec {
         TaskMemoryMode memory_mode;
         const char *cgroup_parent; /* NULL: under the tracker's own cgroup */
         int inherit_fd;            /* a descriptor the task keeps, or -1 */
+        /* Whom the task runs as, after it joined its cgroup and took its
+         * limit (task-user.h); NULL: the spawner's own user. */
+        const TaskUser *user;
+        /* NULL: the task's stderr is the spawner's. Otherwise an unnamed
+         * file in this directory, whose last lines the outcome carries
+         * (stderr_tail): why a task failed is in its last words, which
+         * would otherwise reach only the tracker's log. */
+        const char *stderr_dir;
 } TaskChildSpec;
 
 typedef enum TaskEnd {
@@ -49,6 +60,13 @@ typedef enum TaskEnd {
         TASK_END_KILLED, /* on command */
 } TaskEnd;
 
+/* What of a task's stderr an outcome keeps: at most its last
+ * TASK_STDERR_LINES lines, read from its last TASK_STDERR_READ bytes, in
+ * printable ASCII, in TASK_STDERR_TAIL_MAX bytes. */
+#define TASK_STDERR_LINES 4
+#define TASK_STDERR_READ 4096
+#define TASK_STDERR_TAIL_MAX 400
+
 typedef struct TaskOutcome {
         TaskEnd end;
         int exit_status;            /* -1 when a signal ended it */
@@ -57,6 +75,9 @@ typedef struct TaskOutcome {
         uint64_t oom_kills;         /* cgroup: processes the kernel killed */
         usec_t cpu;                 /* user + system, with its waited-for children */
         usec_t wall;
+        /* The last lines of its stderr, joined by " | "; empty when not
+         * captured (TaskChildSpec.stderr_dir) or when it wrote none. */
+        char stderr_tail[TASK_STDERR_TAIL_MAX];
 } TaskOutcome;
 
 typedef struct TaskChild TaskChild;
@@ -90,5 +111,15 @@ DEFINE_POINTER_CLEANUP_FUNC(TaskChild, task_child_free);
 const char *task_end_to_string(TaskEnd end);
 const char *task_memory_mode_to_string(TaskMemoryMode mode);
 /* "succeeded", "failed: exit status 1", "failed: memory limit exceeded
- * (cgroup v2, 1 OOM kill)", "killed: signal 15 (Terminated)"... */
+ * (cgroup v2, 1 OOM kill)", "killed: signal 15 (Terminated)"..., then
+ * for one that did not succeed ": " and its stderr's tail when there is
+ * one. */
 void task_outcome_describe(const TaskOutcome *o, char *buf, size_t size);
+
+/* The tail of text (n bytes, whatever a task wrote) as an outcome keeps
+ * it: its last TASK_STDERR_LINES non-empty lines, a partial first line
+ * dropped when text is a file's end (partial), every byte that is not
+ * printable ASCII as '?', joined by " | ", cut to fit size with "...".
+ * Untrusted text goes into logs and the job's message, so no control
+ * character (a newline, an escape sequence) passes. */
+void task_stderr_tail(const char *text, size_t n, bool partial, char *buf, size_t size);

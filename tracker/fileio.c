@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/beneath.h"
+#include "common/log.h"
 #include "common/macro.h"
 
 int read_small_file(const char *path, char *buf, size_t size) {
@@ -42,4 +44,42 @@ int write_string_file(const char *path, const char *s) {
         if (k < 0)
                 return negative_errno();
         return (size_t)k == len ? 0 : -EIO;
+}
+
+int task_file_open(int dir_fd, const char *path, int flags, mode_t mode, const char *what) {
+        int fd;
+
+        if (dir_fd == AT_FDCWD) {
+                fd = openat(AT_FDCWD, path, flags | O_CLOEXEC, mode);
+                if (fd < 0)
+                        fd = negative_errno();
+        } else
+                fd = open_beneath(dir_fd, path, flags, mode);
+        if (fd == -EXDEV)
+                return log_error_errno(fd,
+                                       "Cannot open %s %s: it leads out of the data directory "
+                                       "(an absolute path, '..' or a symlink)",
+                                       what, path);
+        if (fd < 0)
+                return log_error_errno(fd, "Cannot open %s %s", what, path);
+        return fd;
+}
+
+int task_data_dir_open(const char *data_dir, int *ret_fd) {
+        int fd;
+
+        if (!data_dir) {
+                *ret_fd = AT_FDCWD;
+                return 0;
+        }
+        fd = open(data_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return log_error_errno(-errno, "Cannot open the data directory %s", data_dir);
+        *ret_fd = fd;
+        return 0;
+}
+
+void task_data_dir_close(int fd) {
+        if (fd >= 0)
+                close(fd);
 }

@@ -2,15 +2,18 @@
 #include "task.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <sys/stat.h>
 
 #include "common/log.h"
 #include "common/macro.h"
+#include "tracker/fileio.h"
 #include "tracker/mapout.h"
 
 typedef struct MapRun {
         const MapTaskSpec *spec;
+        int data_fd;
         void *state;
         LineReader lines;
         SortBuffer *sort;
@@ -62,7 +65,10 @@ static int map_run(MapRun *m) {
         r = app_init(s->app, &cfg, &m->state);
         if (r < 0)
                 return r;
-        r = line_reader_open(&s->split, &m->lines);
+        r = task_data_dir_open(s->data_dir, &m->data_fd);
+        if (r < 0)
+                return r;
+        r = line_reader_open(m->data_fd, &s->split, &m->lines);
         if (r < 0)
                 return r;
         so.app = s->app;
@@ -71,7 +77,7 @@ static int map_run(MapRun *m) {
         if (r < 0)
                 return log_error_errno(r, "Cannot set up a sort buffer of %" PRIu64 " bytes",
                                        s->sort_buffer);
-        r = atomic_file_open(s->output, s->attempt, &m->out);
+        r = atomic_file_open(m->data_fd, s->output, s->attempt, &m->out);
         if (r < 0)
                 return r;
         r = map_run_input(m);
@@ -91,7 +97,7 @@ static int map_run(MapRun *m) {
 }
 
 int map_task_run(const MapTaskSpec *spec, MapTaskReport *ret) {
-        MapRun m = { .spec = spec, .lines.fd = -1, .out.fd = -1 };
+        MapRun m = { .spec = spec, .data_fd = AT_FDCWD, .lines.fd = -1, .out.fd = -1 };
         usec_t start = now_monotonic_usec();
         int r;
 
@@ -104,6 +110,7 @@ int map_task_run(const MapTaskSpec *spec, MapTaskReport *ret) {
         atomic_file_abort(&m.out);
         sort_buffer_free(m.sort);
         line_reader_close(&m.lines);
+        task_data_dir_close(m.data_fd);
         app_free(spec->app, m.state);
         if (r < 0)
                 return r;

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +12,7 @@
 
 #include "common/log.h"
 #include "common/macro.h"
+#include "tracker/fileio.h"
 
 #define MAP_OUTPUT_VERSION 1U
 #define INDEX_ENTRY_SIZE 24U
@@ -170,16 +170,17 @@ static MapOutput *map_output_new(const char *path) {
         return m->path ? m : map_output_free(m);
 }
 
-int map_output_open(const char *path, MapOutput **ret) {
+int map_output_open(int dir_fd, const char *path, MapOutput **ret) {
         _cleanup_(map_output_freep) MapOutput *m = map_output_new(path);
         struct stat st;
         int r;
 
         if (!m)
                 return -ENOMEM;
-        m->fd = open(path, O_RDONLY | O_CLOEXEC);
+        /* O_NONBLOCK: a FIFO in its place must not hang the task. */
+        m->fd = task_file_open(dir_fd, path, O_RDONLY | O_NONBLOCK, 0, "map output");
         if (m->fd < 0)
-                return log_error_errno(-errno, "Cannot open map output %s", path);
+                return m->fd;
         if (fstat(m->fd, &st) < 0)
                 return log_error_errno(-errno, "Cannot stat %s", path);
         if (!S_ISREG(st.st_mode))
@@ -217,8 +218,29 @@ int atomic_file_tmp_name(const char *path, const char *tag, char **ret) {
         return k < 0 ? -ENOMEM : 0;
 }
 
-int atomic_file_open(const char *path, const char *tag, AtomicFile *ret) {
+static const char *last_component(const char *path) {
+        const char *slash = strrchr(path, '/');
+
+        return slash ? slash + 1 : path;
+}
+
+/* The directory path's last component is in, opened as task_file_open()
+ * opens files. */
+static int open_parent_dir(int dir_fd, const char *path) {
+        const char *slash = strrchr(path, '/');
+        _cleanup_free_ char *parent = NULL;
+
+        parent = !slash          ? strdup(".")
+                 : slash == path ? strdup("/")
+                                 : strndup(path, (size_t)(slash - path));
+        if (!parent)
+                return -ENOMEM;
+        return task_file_open(dir_fd, parent, O_RDONLY | O_DIRECTORY, 0, "output directory");
+}
+
+int atomic_file_open(int dir_fd, const char *path, const char *tag, AtomicFile *ret) {
         _cleanup_free_ char *tmp = NULL;
+        _cleanup_close_ int dir = -1;
         char *final;
         int fd, r;
 
@@ -227,31 +249,31 @@ int atomic_file_open(const char *path, const char *tag, AtomicFile *ret) {
                 tmp = NULL; /* undefined after a failed asprintf */
                 return r;
         }
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        dir = open_parent_dir(dir_fd, path);
+        if (dir < 0)
+                return dir;
+        /* A rerun's leftover goes, and so does anything planted under the
+         * temporary name: the file is always a new one. */
+        if (unlinkat(dir, last_component(tmp), 0) < 0 && errno != ENOENT)
+                return log_error_errno(-errno, "Cannot remove %s", tmp);
+        fd = openat(dir, last_component(tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    ATOMIC_FILE_MODE);
         if (fd < 0)
                 return log_error_errno(-errno, "Cannot create %s", tmp);
         final = strdup(path);
         if (!final) {
                 close(fd);
-                (void)unlink(tmp);
+                (void)unlinkat(dir, last_component(tmp), 0);
                 return -ENOMEM;
         }
-        *ret = (AtomicFile){ .fd = fd, .path = final, .tmp_path = TAKE_PTR(tmp) };
-        return 0;
-}
-
-static int fsync_parent_dir(const char *path) {
-        _cleanup_free_ char *copy = strdup(path);
-        _cleanup_close_ int fd = -1;
-
-        if (!copy)
-                return -ENOMEM;
-        fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        /* Some file systems cannot sync a directory; the rename stands. */
-        if (fsync(fd) < 0 && errno != EINVAL && errno != EROFS)
-                return negative_errno();
+        *ret = (AtomicFile){
+                .fd = fd,
+                .dir_fd = TAKE_FD(dir),
+                .path = final,
+                .tmp_path = TAKE_PTR(tmp),
+        };
+        ret->name = last_component(ret->path);
+        ret->tmp_name = last_component(ret->tmp_path);
         return 0;
 }
 
@@ -270,29 +292,29 @@ int atomic_file_commit(AtomicFile *f) {
                 return r;
         }
         f->fd = -1;
-        if (rename(f->tmp_path, f->path) < 0) {
+        if (renameat(f->dir_fd, f->tmp_name, f->dir_fd, f->name) < 0) {
                 r = log_error_errno(-errno, "Cannot rename %s to %s", f->tmp_path, f->path);
                 atomic_file_abort(f);
                 return r;
         }
-        r = fsync_parent_dir(f->path);
-        if (r < 0)
-                log_warning_errno(r, "Cannot sync the directory of %s", f->path);
+        /* Some file systems cannot sync a directory; the rename stands. */
+        if (fsync(f->dir_fd) < 0 && errno != EINVAL && errno != EROFS)
+                log_warning_errno(-errno, "Cannot sync the directory of %s", f->path);
+        close(f->dir_fd);
         free(f->tmp_path);
-        f->tmp_path = NULL;
         free(f->path);
-        f->path = NULL;
+        *f = (AtomicFile){ .fd = -1 };
         return 0;
 }
 
 void atomic_file_abort(AtomicFile *f) {
         if (f->fd >= 0)
                 close(f->fd);
-        f->fd = -1;
-        if (f->tmp_path)
-                (void)unlink(f->tmp_path);
+        if (f->path) {
+                (void)unlinkat(f->dir_fd, f->tmp_name, 0);
+                close(f->dir_fd);
+        }
         free(f->tmp_path);
-        f->tmp_path = NULL;
         free(f->path);
-        f->path = NULL;
+        *f = (AtomicFile){ .fd = -1 };
 }

@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "common/macro.h"
+#include "mapred/apps-table.h"
 #include "tracker/record.h"
 
 /* A map's output, and each of its spills, is one file: the segments of
@@ -13,7 +14,8 @@
  * Hadoop keeps the index in a second file (file.out.index); one file lets
  * a single rename publish data and index together. */
 
-#define MAP_OUTPUT_PARTITIONS_MAX 65536U
+/* A map output holds a partition per reduce. */
+#define MAP_OUTPUT_PARTITIONS_MAX MAPRED_REDUCES_MAX
 
 /* Writes one map output file into fd (from offset 0), a partition at a
  * time, in order. */
@@ -42,7 +44,8 @@ typedef struct MapOutput {
         Segment *index; /* fd and name filled in */
 } MapOutput;
 
-int map_output_open(const char *path, MapOutput **ret);
+/* path is opened as task_file_open() (fileio.h) opens it. */
+int map_output_open(int dir_fd, const char *path, MapOutput **ret);
 MapOutput *map_output_free(MapOutput *m);
 DEFINE_POINTER_CLEANUP_FUNC(MapOutput, map_output_free);
 
@@ -50,13 +53,22 @@ DEFINE_POINTER_CLEANUP_FUNC(MapOutput, map_output_free);
  * directory, synced, renamed over the final name, and the directory synced,
  * so the final name is either absent or complete. The temporary name is
  * ".NAME.tmp-TAG"; a killed writer leaves only that hidden file, which a
- * rerun with the same tag replaces and readers of a directory skip. */
+ * rerun with the same tag replaces and readers of a directory skip.
+ *
+ * The directory is opened once, as task_file_open() (fileio.h) opens it,
+ * and the file created and renamed in it by name: a symlink in the data
+ * directory cannot send the output elsewhere. The file is created 0640
+ * (less the umask): a job's output is its user's, not everyone's. */
 typedef struct AtomicFile {
         int fd;
-        char *path, *tmp_path;
+        int dir_fd;                  /* the directory, while path is set */
+        char *path, *tmp_path;       /* as given, and its temporary twin */
+        const char *name, *tmp_name; /* their last components, in dir_fd */
 } AtomicFile;
 
-int atomic_file_open(const char *path, const char *tag, AtomicFile *ret);
+#define ATOMIC_FILE_MODE 0640
+
+int atomic_file_open(int dir_fd, const char *path, const char *tag, AtomicFile *ret);
 /* The temporary name of path's writer tagged tag: for removing what a
  * killed writer left. */
 int atomic_file_tmp_name(const char *path, const char *tag, char **ret);

@@ -4,7 +4,7 @@
 # the command line.
 LIBRARIES += tracker
 tracker_SOURCES := $(filter-out tracker/task-main.c tracker/trackerd.c,$(wildcard tracker/*.c))
-tracker_DEPS := common
+tracker_DEPS := mapred common
 
 PROGRAMS += flexslot-task
 flexslot-task_SOURCES := tracker/task-main.c
@@ -21,4 +21,5 @@ flexslot-tracker_DEPS := tracker controllerd daemon
 flexslot-tracker_INSTALL_DIR := sbin
 
 INSTALL_DATA += conf/tracker.ini:$(SYSCONFDIR)/flexslot/tracker.ini \
+	packaging/flexslot-tracker.service.in:$(PREFIX)/lib/systemd/system/flexslot-tracker.service \
 	packaging/flexslot-tracker.8:$(PREFIX)/share/man/man8/flexslot-tracker.8

@@ -20,7 +20,10 @@
 #define VARINT_MAX_BYTES 5
 
 int record_key_compare(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen) {
-        int c = memcmp(a, b, MIN(alen, blen));
+        size_t n = MIN(alen, blen);
+        /* An empty key may have no buffer at all (the grouper's first):
+         * memcmp() must not see its NULL, even for 0 bytes. */
+        int c = n > 0 ? memcmp(a, b, n) : 0;
 
         if (c != 0)
                 return c;

@@ -2,6 +2,7 @@
 #include "task.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "common/log.h"
 #include "common/macro.h"
+#include "tracker/fileio.h"
 #include "tracker/mapout.h"
 
 /* The job's output: "key\tvalue" lines, "key" alone for an empty value
@@ -40,6 +42,7 @@ static int text_writer_emit(Emitter *e, const uint8_t *key, size_t klen, const u
 
 typedef struct ReduceRun {
         const ReduceTaskSpec *spec;
+        int data_fd;
         void *state;
         char **paths; /* the map outputs, NULL-terminated */
         size_t n_paths;
@@ -69,11 +72,15 @@ static int reduce_run_find_inputs(ReduceRun *m) {
         int r;
 
         for (size_t i = 0; i < s->n_inputs; i++) {
+                _cleanup_close_ int fd = -1;
                 struct stat st;
                 char **files = NULL;
                 size_t n = 0;
 
-                if (stat(s->inputs[i], &st) < 0)
+                fd = task_file_open(m->data_fd, s->inputs[i], O_PATH, 0, "map output");
+                if (fd < 0)
+                        return fd;
+                if (fstat(fd, &st) < 0)
                         return log_error_errno(-errno, "Cannot read map output %s", s->inputs[i]);
                 if (!S_ISDIR(st.st_mode)) {
                         char *p = strdup(s->inputs[i]);
@@ -82,7 +89,7 @@ static int reduce_run_find_inputs(ReduceRun *m) {
                                 return r;
                         continue;
                 }
-                r = dir_list_files(s->inputs[i], &files, &n);
+                r = dir_list_files(m->data_fd, s->inputs[i], &files, &n);
                 if (r < 0)
                         return r;
                 for (size_t j = 0; j < n; j++) {
@@ -118,7 +125,7 @@ static int reduce_run_copy(ReduceRun *m) {
                 _cleanup_(map_output_freep) MapOutput *mo = NULL;
                 const Segment *seg;
 
-                r = map_output_open(m->paths[i], &mo);
+                r = map_output_open(m->data_fd, m->paths[i], &mo);
                 if (r < 0)
                         return r;
                 if (partitions == 0)
@@ -203,7 +210,10 @@ static int reduce_run(ReduceRun *m) {
         r = app_init(s->app, &cfg, &m->state);
         if (r < 0)
                 return r;
-        r = atomic_file_open(s->output, s->attempt, &m->out);
+        r = task_data_dir_open(s->data_dir, &m->data_fd);
+        if (r < 0)
+                return r;
+        r = atomic_file_open(m->data_fd, s->output, s->attempt, &m->out);
         if (r < 0)
                 return r;
         r = buf_writer_init(&m->text.out, m->out.fd, 0);
@@ -235,7 +245,7 @@ static int reduce_run(ReduceRun *m) {
 }
 
 int reduce_task_run(const ReduceTaskSpec *spec, ReduceTaskReport *ret) {
-        ReduceRun m = { .spec = spec, .scratch_fd = -1, .out.fd = -1 };
+        ReduceRun m = { .spec = spec, .data_fd = AT_FDCWD, .scratch_fd = -1, .out.fd = -1 };
         usec_t start = now_monotonic_usec();
         int r;
 
@@ -252,6 +262,7 @@ int reduce_task_run(const ReduceTaskSpec *spec, ReduceTaskReport *ret) {
         for (size_t i = 0; i < m.n_paths; i++)
                 free(m.paths[i]);
         free(m.paths);
+        task_data_dir_close(m.data_fd);
         app_free(spec->app, m.state);
         if (r < 0)
                 return r;

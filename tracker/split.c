@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
+#include "tracker/fileio.h"
 #include "tracker/record.h"
 
 #define READ_CHUNK (256U << 10)
@@ -66,16 +67,16 @@ static int compare_strings(const void *a, const void *b) {
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int dir_list_files(const char *dir, char ***ret, size_t *ret_n) {
+int dir_list_files(int dir_fd, const char *dir, char ***ret, size_t *ret_n) {
         DIR *d;
         struct dirent *de;
         char **v = NULL;
         size_t n = 0, cap = 0;
         int fd, r = 0;
 
-        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fd = task_file_open(dir_fd, dir, O_RDONLY | O_DIRECTORY, 0, "directory");
         if (fd < 0)
-                return log_error_errno(negative_errno(), "Cannot open directory %s", dir);
+                return fd;
         d = fdopendir(fd);
         if (!d) {
                 r = negative_errno();
@@ -162,7 +163,7 @@ static int input_splits_add_path(InputSplitList *l, const char *path, uint64_t b
                 return input_splits_add_file(l, path, (uint64_t)st.st_size, block_size);
         if (!S_ISDIR(st.st_mode))
                 return log_error_errno(-EINVAL, "Input %s is neither a file nor a directory", path);
-        r = dir_list_files(path, &files, &n);
+        r = dir_list_files(AT_FDCWD, path, &files, &n);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n && r >= 0; i++) {
@@ -228,17 +229,21 @@ void input_split_done(InputSplit *s) {
         s->path = NULL;
 }
 
-int line_reader_open(const InputSplit *split, LineReader *ret) {
+int line_reader_open(int dir_fd, const InputSplit *split, LineReader *ret) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *path = NULL;
         _cleanup_free_ uint8_t *buf = NULL;
         struct stat st;
 
-        fd = open(split->path, O_RDONLY | O_CLOEXEC);
+        /* O_NONBLOCK: a FIFO put in the data directory must not hang the
+         * open; it is refused below, as anything but a file is. */
+        fd = task_file_open(dir_fd, split->path, O_RDONLY | O_NONBLOCK, 0, "input");
         if (fd < 0)
-                return log_error_errno(-errno, "Cannot open input %s", split->path);
+                return fd;
         if (fstat(fd, &st) < 0)
                 return log_error_errno(-errno, "Cannot stat input %s", split->path);
+        if (!S_ISREG(st.st_mode))
+                return log_error_errno(-EINVAL, "Input %s is not a regular file", split->path);
         if (split->offset + split->length > (uint64_t)st.st_size)
                 return log_error_errno(-EINVAL,
                                        "Split %s:%" PRIu64 ":%" PRIu64

@@ -38,8 +38,10 @@ void input_split_list_done(InputSplitList *l);
 
 /* The regular files a directory stands for: names beginning with '.' or
  * '_' are skipped; a subdirectory is an error. Sorted by name; *ret is a
- * NULL-terminated array of joined paths. */
-int dir_list_files(const char *dir, char ***ret, size_t *ret_n);
+ * NULL-terminated array of joined paths. dir is opened as
+ * task_file_open() (fileio.h) opens it: beneath dir_fd unless that is
+ * AT_FDCWD. */
+int dir_list_files(int dir_fd, const char *dir, char ***ret, size_t *ret_n);
 void strv_free(char **v);
 
 /* Parses FILE:OFFSET:LENGTH (the last two colons separate; FILE may hold
@@ -63,7 +65,8 @@ typedef struct LineReader {
         bool eof, started;
 } LineReader;
 
-int line_reader_open(const InputSplit *split, LineReader *ret);
+/* The split's file opened as task_file_open() (fileio.h) opens it. */
+int line_reader_open(int dir_fd, const InputSplit *split, LineReader *ret);
 /* 1 with the next line (valid until the next call) and its file offset, 0
  * after the split's last line, or a negative errno (a line longer than
  * RECORD_FIELD_MAX is -E2BIG). */

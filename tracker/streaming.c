@@ -494,9 +494,13 @@ static int streaming_reduce_end(void *state, Emitter *out) {
         return stream_proc_finish(&s->proc, reduce_line, out);
 }
 
-const AppOps app_streaming = {
+static const MapredApp streaming_info = {
         .name = "streaming",
         .summary = "external mapper and reducer commands (Hadoop Streaming)",
+};
+
+const AppOps app_streaming = {
+        .info = &streaming_info,
         .init = streaming_init,
         .free = streaming_free,
         .map = streaming_map,

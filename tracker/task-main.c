@@ -38,7 +38,7 @@ typedef struct Options {
         Command command;
         const AppOps *app;
         AppConfig app_cfg;
-        const char *split, *out, *attempt, *work, *status_fd;
+        const char *split, *out, *attempt, *work, *status_fd, *data_dir;
         InputSplit parsed_split;
         char attempt_buf[32];
         unsigned reduces, partition;
@@ -86,6 +86,10 @@ static void usage(FILE *f) {
                 "      --memory-limit=auto|cgroup|rlimit\n"
                 "                          how --slot-memory is enforced (default auto: a\n"
                 "                          memory cgroup where possible, else RLIMIT_AS)\n"
+                "  -d, --data-dir=DIR      the split, the map outputs and --out are in DIR\n"
+                "                          (relative to it, or absolute under it) and are\n"
+                "                          resolved beneath it: no symlink or '..' in DIR\n"
+                "                          leads out of it (how flexslot-tracker runs tasks)\n"
                 "      --attempt=ID        the attempt, which tags temporary files\n"
                 "                          (default attempt-PID)\n"
                 "  -w, --work=DIR          local directory for spills and merges (default\n"
@@ -136,6 +140,7 @@ static const OptionUse option_uses[] = {
         { "--work", TASKS },
         { "--block-size", ON(CMD_SPLITS) },
         { "--status-fd", TASKS },
+        { "--data-dir", TASKS },
 };
 
 static const char *const command_names[] = {
@@ -163,6 +168,41 @@ static void options_note(Options *o, const char *name) {
                 o->given[o->n_given++] = name;
 }
 
+/* *path as the task resolves it beneath data_dir: a relative path as it
+ * is, an absolute one under data_dir relative to it; -EXDEV (said) for an
+ * absolute one elsewhere. */
+static int data_relative(const char *data_dir, const char *what, const char **path) {
+        size_t n = strlen(data_dir);
+        const char *p = *path;
+
+        while (n > 0 && data_dir[n - 1] == '/')
+                n--;
+        if (p[0] != '/')
+                return 0;
+        if (strncmp(p, data_dir, n) != 0 || p[n] != '/') {
+                cli_usage_error(PROGRAM, "%s '%s' is not in the data directory %s", what, p,
+                                data_dir);
+                return -EXDEV;
+        }
+        p += n;
+        *path = p + strspn(p, "/");
+        return 0;
+}
+
+static int options_data_relative(Options *o) {
+        int r = 0;
+
+        if (!o->data_dir)
+                return 0;
+        if (o->split)
+                r = data_relative(o->data_dir, "--split", &o->split);
+        if (r >= 0)
+                r = data_relative(o->data_dir, "--out", &o->out);
+        for (size_t i = 0; i < o->n_paths && r >= 0; i++)
+                r = data_relative(o->data_dir, "map output", (const char **)&o->paths[i]);
+        return r;
+}
+
 /* The checks of a map or reduce command line once the command is known. */
 static int options_check_task(Options *o) {
         const char *cmd_opt = o->command == CMD_MAP ? "--mapper" : "--reducer";
@@ -177,13 +217,15 @@ static int options_check_task(Options *o) {
                 return cli_usage_error(PROGRAM, "--app-arg is for built-in applications");
         if (!o->app)
                 o->app = &app_streaming;
-        else if (o->app->arg_name && !o->app_cfg.arg)
-                return cli_usage_error(PROGRAM, "%s needs its %s: --app-arg=%s", o->app->name,
-                                       o->app->arg_name, o->app->arg_name);
-        else if (!o->app->arg_name && o->app_cfg.arg)
-                return cli_usage_error(PROGRAM, "%s takes no --app-arg", o->app->name);
+        else if (o->app->info->arg_name && !o->app_cfg.arg)
+                return cli_usage_error(PROGRAM, "%s needs its %s: --app-arg=%s", o->app->info->name,
+                                       o->app->info->arg_name, o->app->info->arg_name);
+        else if (!o->app->info->arg_name && o->app_cfg.arg)
+                return cli_usage_error(PROGRAM, "%s takes no --app-arg", o->app->info->name);
         if (!o->out)
                 return cli_usage_error(PROGRAM, "%s needs --out=FILE", command_names[o->command]);
+        if (options_data_relative(o) < 0)
+                return EXIT_USAGE;
         if (o->command == CMD_MAP) {
                 if (!o->split)
                         return cli_usage_error(PROGRAM, "map needs --split=FILE:OFFSET:LENGTH");
@@ -244,6 +286,7 @@ static int task_run(void *userdata) {
                 MapTaskSpec spec = {
                         .app = o->app,
                         .app_cfg = o->app_cfg,
+                        .data_dir = o->data_dir,
                         .split = o->parsed_split,
                         .reduces = o->reduces,
                         .sort_buffer = o->sort_buffer,
@@ -270,6 +313,7 @@ static int task_run(void *userdata) {
                 ReduceTaskSpec spec = {
                         .app = o->app,
                         .app_cfg = o->app_cfg,
+                        .data_dir = o->data_dir,
                         .partition = o->partition,
                         .inputs = o->paths,
                         .n_inputs = o->n_paths,
@@ -385,9 +429,11 @@ static void cmd_apps(void) {
         for (const AppOps *const *a = app_table; *a; a++) {
                 char name[64];
 
-                snprintf(name, sizeof(name), "%s%s%s", (*a)->name, (*a)->arg_name ? " " : "",
-                         (*a)->arg_name ? (*a)->arg_name : "");
-                printf("%-26s %s\n", name, (*a)->summary);
+                const MapredApp *info = (*a)->info;
+
+                snprintf(name, sizeof(name), "%s%s%s", info->name, info->arg_name ? " " : "",
+                         info->arg_name ? info->arg_name : "");
+                printf("%-26s %s\n", name, info->summary);
         }
 }
 
@@ -448,6 +494,7 @@ static int parse_options(int argc, char **argv, Options *o) {
                 { "work", required_argument, NULL, 'w' },
                 { "block-size", required_argument, NULL, 'B' },
                 { "status-fd", required_argument, NULL, 'S' },
+                { "data-dir", required_argument, NULL, 'd' },
                 { "quiet", no_argument, NULL, 'q' },
                 { "log-level", required_argument, NULL, 'l' },
                 { "help", no_argument, NULL, 'h' },
@@ -458,7 +505,7 @@ static int parse_options(int argc, char **argv, Options *o) {
         int c, r;
 
         opterr = 0;
-        while ((c = getopt_long(argc, argv, ":a:s:r:p:o:b:m:w:qh", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, ":a:s:r:p:o:b:m:w:d:qh", options, NULL)) >= 0) {
                 options_note_given(o, options, c);
                 switch (c) {
                 case 'a':
@@ -544,6 +591,9 @@ static int parse_options(int argc, char **argv, Options *o) {
                         break;
                 case 'S':
                         o->status_fd = optarg;
+                        break;
+                case 'd':
+                        o->data_dir = optarg;
                         break;
                 case 'q':
                         o->quiet = true;

@@ -20,11 +20,17 @@
  * is harmless. Reduces read map outputs from files: in this form from the
  * shared data directory the maps wrote them to; a shuffle that fetches them
  * from the tracker that ran the map would copy them into the reduce's work
- * directory first, which the copy phase does already. */
+ * directory first, which the copy phase does already.
+ *
+ * data_dir: the shared data directory, which the split, the map outputs and
+ * the output are paths relative to, each resolved beneath it: no symlink or
+ * ".." there leads out (common/beneath.h). NULL: the paths are taken as
+ * given, for a task run by hand. */
 
 typedef struct MapTaskSpec {
         const AppOps *app;
         AppConfig app_cfg; /* its split is filled in from split */
+        const char *data_dir;
         InputSplit split;
         unsigned reduces;
         uint64_t sort_buffer;
@@ -47,6 +53,7 @@ int map_task_run(const MapTaskSpec *spec, MapTaskReport *ret);
 typedef struct ReduceTaskSpec {
         const AppOps *app;
         AppConfig app_cfg;
+        const char *data_dir;
         unsigned partition;
         /* Map output files, or directories standing for the map outputs in
          * them (names beginning with '.' or '_' skipped). */

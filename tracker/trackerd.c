@@ -51,7 +51,7 @@
 
 typedef struct TrackerConfig {
         char *controller, *token_file, *data_dir, *work_dir, *task_program;
-        char *vm_uuid, *hostname;
+        char *vm_uuid, *hostname, *task_user;
         int64_t map_slots, reduce_slots;
         uint64_t slot_memory;
         usec_t call_timeout, reconnect_max, kill_grace;
@@ -86,6 +86,7 @@ static const ConfKey tracker_keys[] = {
           .min = RECONNECT_MIN, .max = USEC_PER_HOUR },
         { "tasks", "kill-grace", CONF_DURATION, F(kill_grace), "1s", .min = 0,
           .max = USEC_PER_MINUTE },
+        { "tasks", "task-user", CONF_STRING, F(task_user), "flexslot-task" },
 };
 
 static bool text_ok(const char *s) {
@@ -195,6 +196,7 @@ typedef struct Tracker {
         TrackerGuest guest;
         uint64_t guest_reported_to;
         bool guest_unsupported;
+        TaskUser task_user;
 } Tracker;
 
 static void finished_clear(Finished *f) {
@@ -340,7 +342,7 @@ typedef struct Assignment {
         size_t n_inputs;
 } Assignment;
 
-#define ARGV_FIXED 12
+#define ARGV_FIXED 13
 
 static int task_argv(const Tracker *k, const Assignment *a, const char *out, int status_fd,
                      char ***ret) {
@@ -364,6 +366,9 @@ static int task_argv(const Tracker *k, const Assignment *a, const char *out, int
         r |= asprintf(&argv[i++], "--work=%s", k->config.work_dir) < 0;
         r |= asprintf(&argv[i++], "--status-fd=%d", status_fd) < 0;
         argv[i++] = strdup("--quiet");
+        /* The task resolves every path beneath it: nothing planted in the
+         * shared directory leads it out. */
+        r |= asprintf(&argv[i++], "--data-dir=%s", k->config.data_dir) < 0;
         r |= asprintf(&argv[i++], "--out=%s/%s", k->config.data_dir, out) < 0;
         if (map) {
                 argv[i++] = strdup("map");
@@ -399,18 +404,12 @@ static int task_argv(const Tracker *k, const Assignment *a, const char *out, int
         return 0;
 }
 
-/* Creates DATA/out/JOB, where the job's outputs go. */
+/* Creates DATA/out/JOB, where the job's outputs go, for the task user. */
 static int make_output_dir(const Tracker *k, uint64_t job) {
-        _cleanup_free_ char *out = NULL, *dir = NULL;
+        char name[24]; /* a uint64_t in decimal */
 
-        if (asprintf(&out, "%s/out", k->config.data_dir) < 0 ||
-            asprintf(&dir, "%s/%" PRIu64, out, job) < 0)
-                return -ENOMEM;
-        if (mkdir(out, 0755) < 0 && errno != EEXIST)
-                return -errno;
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return -errno;
-        return 0;
+        snprintf(name, sizeof(name), "%" PRIu64, job);
+        return task_user_make_output_dir(&k->task_user, k->config.data_dir, name);
 }
 
 /* Starts an assignment; one that cannot start is reported failed with why
@@ -462,7 +461,9 @@ static int task_start(Tracker *k, const Assignment *a) {
                                        .name = name,
                                        .memory_limit = a->slot_memory,
                                        .memory_mode = TASK_MEMORY_AUTO,
-                                       .inherit_fd = status_fd };
+                                       .inherit_fd = status_fd,
+                                       .user = &k->task_user,
+                                       .stderr_dir = k->config.work_dir };
 
                 snprintf(name, sizeof(name), "attempt-%" PRIu64, a->attempt);
                 r = task_child_spawn(&spec, &t->child);
@@ -859,6 +860,8 @@ static int tracker_start(Tracker *k) {
                 return log_error_errno(r, "Cannot register the error names");
         r = daemon_read_token(k->config.token_file, TRACKER_TOKEN_MAX, &k->token, &k->token_len);
         if (r >= 0)
+                r = task_user_find(k->config.task_user, &k->task_user);
+        if (r >= 0)
                 r = read_identity(k);
         if (r < 0)
                 return r;
@@ -930,8 +933,8 @@ int main(int argc, char **argv) {
                                             : (LogLevel)log_levels[k.config.log_level]);
         r = tracker_start(&k);
         if (r >= 0) {
-                log_info("Tracker %s (VM %s) for %s, data in %s", k.hostname, k.vm_uuid,
-                         k.config.controller, k.config.data_dir);
+                log_info("Tracker %s (VM %s) for %s, data in %s, tasks as %s", k.hostname,
+                         k.vm_uuid, k.config.controller, k.config.data_dir, k.task_user.name);
                 r = daemon_run(k.event, "Running");
         }
         tracker_stop(&k);

@@ -2,9 +2,18 @@
 /* org.flexslot.Controller1: the operators' interface of
  * flexslot-controllerd. Jobs are read from the store, which holds every
  * job, ended ones too; changes go through the live model (cluster.h),
- * which writes the store first. */
+ * which writes the store first.
+ *
+ * Who may change what: root, and the members of [controller]
+ * allowed-group, may submit jobs and set slots; a job is its submitter's,
+ * by the bus's word of who called (only root names another user), and
+ * only its user or root cancels it. The system bus policy lets the same
+ * callers in; checking here too keeps a private bus or a looser policy
+ * from opening the cluster to everyone. Reading is anyone's the bus lets
+ * call. */
 #include <errno.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +21,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "daemon.h"
+#include "submit.h"
 #include "tracker-protocol.h"
 
 /* id, state, name, user, pool, application, maps, reduces, maps done,
@@ -75,6 +85,56 @@ static void strv_free(char **v) {
 }
 DEFINE_POINTER_CLEANUP_FUNC(char *, strv_free);
 
+/* Who called, by the bus's word. */
+typedef struct Caller {
+        uid_t uid;
+        char name[STORE_IDENTIFIER_MAX + 1]; /* its user name */
+} Caller;
+
+/* The caller of a method that changes the cluster, who must be root or a
+ * member of allowed-group; what names the change for the refusal. */
+static int caller_authorize(Controller *c, sd_bus_message *m, const char *what, Caller *ret,
+                            sd_bus_error *error) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        struct passwd pw, *found = NULL;
+        const gid_t *gids = NULL;
+        bool member = false;
+        char buf[4096];
+        uid_t euid;
+        gid_t egid;
+        int r, n;
+
+        r = sd_bus_query_sender_creds(m,
+                                      SD_BUS_CREDS_EUID | SD_BUS_CREDS_EGID |
+                                              SD_BUS_CREDS_SUPPLEMENTARY_GIDS |
+                                              SD_BUS_CREDS_AUGMENT,
+                                      &creds);
+        if (r >= 0)
+                r = sd_bus_creds_get_euid(creds, &euid);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "%s needs the caller's user, which the bus does not say.",
+                                         what);
+        if (euid != 0 && c->have_allowed_gid) {
+                member = sd_bus_creds_get_egid(creds, &egid) >= 0 && egid == c->allowed_gid;
+                n = sd_bus_creds_get_supplementary_gids(creds, &gids);
+                for (int i = 0; i < n && !member; i++)
+                        member = gids[i] == c->allowed_gid;
+        }
+        if (euid != 0 && !member)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "%s needs root or group '%s'.", what,
+                                         c->config.allowed_group);
+        if (getpwuid_r(euid, &pw, buf, sizeof(buf), &found) != 0 || !found ||
+            strlen(pw.pw_name) >= sizeof(ret->name))
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "%s: uid %u has no user name a job can carry.", what,
+                                         (unsigned)euid);
+        ret->uid = euid;
+        memcpy(ret->name, pw.pw_name, strlen(pw.pw_name) + 1);
+        return 0;
+}
+
 /* An empty string is an argument not given: D-Bus has no null string. */
 static const char *empty_to_null(const char *s) {
         return s[0] ? s : NULL;
@@ -87,8 +147,10 @@ static int method_submit_job(sd_bus_message *m, void *userdata, sd_bus_error *er
         StoreError err = { 0 };
         AdmitVerdict verdict;
         StoreJobSpec spec;
+        Caller caller;
         uint32_t reduces;
         uint64_t deadline, id;
+        usec_t now;
         int r;
 
         r = sd_bus_message_read(m, "ssss", &app, &arg, &mapper, &reducer);
@@ -98,6 +160,19 @@ static int method_submit_job(sd_bus_message *m, void *userdata, sd_bus_error *er
                 r = sd_bus_message_read(m, "utsss", &reduces, &deadline, &pool, &user, &name);
         if (r < 0)
                 return r;
+        /* Before any check: what is refused and why says something of the
+         * cluster, which is for those who may use it. */
+        r = caller_authorize(c, m, "Submitting a job", &caller, error);
+        if (r < 0)
+                return r;
+        /* Profiles and pools are keyed by the user: it is the caller's. */
+        if (!user[0])
+                user = caller.name;
+        else if (caller.uid != 0 && strcmp(user, caller.name) != 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "user '%.64s': a job is its submitter's (%s); only root "
+                                         "submits for another user.",
+                                         user, caller.name);
         spec = (StoreJobSpec){
                 .name = name,
                 .user = user,
@@ -113,7 +188,12 @@ static int method_submit_job(sd_bus_message *m, void *userdata, sd_bus_error *er
         };
         while (inputs && inputs[spec.n_inputs])
                 spec.n_inputs++;
-        r = cluster_submit(c->cluster, &spec, now_realtime_usec(), &id, &verdict, &err);
+        now = now_realtime_usec();
+        r = submit_check_runnable(&spec, now, &err);
+        if (r >= 0)
+                r = submit_check_output(c->store, c->config.data_dir, &err);
+        if (r >= 0)
+                r = cluster_submit(c->cluster, &spec, now, &id, &verdict, &err);
         if (r < 0) {
                 log_info("SubmitJob '%.64s' by %.64s refused: %s", name, user, err.message);
                 return reply_error(r, &err, error);
@@ -175,12 +255,30 @@ static int method_get_job(sd_bus_message *m, void *userdata, sd_bus_error *error
 static int method_cancel_job(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Controller *c = userdata;
         StoreError err = { 0 };
+        StoreJob job = { 0 };
+        Caller caller;
+        bool owner;
         uint64_t id;
         int r;
 
         r = sd_bus_message_read(m, "t", &id);
         if (r < 0)
                 return r;
+        r = caller_authorize(c, m, "Cancelling a job", &caller, error);
+        if (r < 0)
+                return r;
+        /* A job that is not there is cluster_cancel()'s to say. */
+        if (caller.uid != 0 && store_job_get(c->store, id, &job, &err) >= 0) {
+                owner = strcmp(job.user, caller.name) == 0;
+                if (!owner)
+                        r = sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                              "Job %" PRIu64 " is %.64s's: only its user or "
+                                              "root cancels it.",
+                                              id, job.user);
+                store_job_clear(&job);
+                if (!owner)
+                        return r;
+        }
         r = cluster_cancel(c->cluster, id, &err);
         if (r < 0)
                 return reply_error(r, &err, error);
@@ -220,9 +318,13 @@ static int method_set_slots(sd_bus_message *m, void *userdata, sd_bus_error *err
         StoreError err = { 0 };
         unsigned slots[_SLOT_TYPE_MAX];
         uint64_t node, memory;
+        Caller caller;
         int r;
 
         r = sd_bus_message_read(m, "tuut", &node, &slots[SLOT_MAP], &slots[SLOT_REDUCE], &memory);
+        if (r < 0)
+                return r;
+        r = caller_authorize(c, m, "Setting slots", &caller, error);
         if (r < 0)
                 return r;
         if (slots[SLOT_MAP] > TRACKER_SLOTS_MAX || slots[SLOT_REDUCE] > TRACKER_SLOTS_MAX)

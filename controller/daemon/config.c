@@ -21,6 +21,7 @@ const int controller_config_log_levels[] = { LOG_LEVEL_ERR, LOG_LEVEL_WARNING, L
 
 static const ConfKey controller_keys[] = {
         { "controller", "address", CONF_STRING, F(address), NULL },
+        { "controller", "allowed-group", CONF_STRING, F(allowed_group), "flexslot" },
         { "controller", "store", CONF_STRING, F(store), "/var/lib/flexslot/controller.db" },
         { "controller", "log-level", CONF_ENUM, F(log_level), "info",
           .choices = log_level_choices },

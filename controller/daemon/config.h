@@ -12,6 +12,7 @@
 typedef struct ControllerConfig {
         /* [controller] */
         char *address; /* NULL: the system bus */
+        char *allowed_group;
         char *store;
         int log_level;
 

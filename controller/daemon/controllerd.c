@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bus-errors.h"
@@ -77,6 +79,37 @@ static int parse_argv(int argc, char **argv, Options *o) {
         return daemon_parse_argv(&command_line, argc, argv, &o->daemon);
 }
 
+/* What the controller checks of the machine before it starts (the
+ * configuration part's check, so each problem names the key's file and
+ * line): the data directory is a directory and not the root of the file
+ * system (where every file of the host would be a job's input), and the
+ * token file exists and is its owner's alone. */
+static int check_system(const void *config, ConfError *err) {
+        const ControllerConfig *c = config;
+        struct stat st, root;
+
+        if (stat(c->data_dir, &st) < 0)
+                return conf_error_set(err, "jobs", "data-dir", "%s: %s", c->data_dir,
+                                      strerror(errno));
+        if (!S_ISDIR(st.st_mode))
+                return conf_error_set(err, "jobs", "data-dir", "%s is not a directory",
+                                      c->data_dir);
+        if (stat("/", &root) == 0 && st.st_dev == root.st_dev && st.st_ino == root.st_ino)
+                return conf_error_set(err, "jobs", "data-dir",
+                                      "%s is the root directory: every file of the host would "
+                                      "be a job's input",
+                                      c->data_dir);
+        if (stat(c->token_file, &st) < 0)
+                return conf_error_set(err, "trackers", "token-file", "%s: %s", c->token_file,
+                                      strerror(errno));
+        if (st.st_mode & DAEMON_TOKEN_MODE_FORBIDDEN)
+                return conf_error_set(err, "trackers", "token-file",
+                                      "%s is open to its group or others (mode %04o): whoever "
+                                      "reads it can pass for a tracker; chmod 0600 it",
+                                      c->token_file, (unsigned)(st.st_mode & 07777));
+        return 0;
+}
+
 /* The controller's keys, and in [policy] the parameters of the policy
  * layers, the same keys as flexslot-sim's scenarios. */
 static int load_config(Controller *c, const Options *o) {
@@ -87,7 +120,9 @@ static int load_config(Controller *c, const Options *o) {
         r = policy_config_init(&c->policy_config);
         if (r < 0)
                 return log_oom();
-        parts[0] = (ConfPart){ .schema = &controller_config_schema, .config = &c->config };
+        parts[0] = (ConfPart){ .schema = &controller_config_schema,
+                               .config = &c->config,
+                               .check = check_system };
         policy_config_parts(&c->policy_config, parts + 1);
         /* policy_config_init() puts the core's settings first. */
         assert(c->policy_config.schemas[0] == &core_settings_schema &&
@@ -117,6 +152,21 @@ static int load_config(Controller *c, const Options *o) {
                 c->config.address = copy;
         }
         return 0;
+}
+
+/* The group allowed to submit, cancel and set slots besides root; a missing
+ * group leaves only root. */
+static void resolve_allowed_group(Controller *c) {
+        struct group grp, *result = NULL;
+        char buf[4096];
+
+        if (getgrnam_r(c->config.allowed_group, &grp, buf, sizeof(buf), &result) == 0 && result) {
+                c->allowed_gid = result->gr_gid;
+                c->have_allowed_gid = true;
+        } else
+                log_info("Group '%s' does not exist: only root may submit jobs or change the "
+                         "cluster",
+                         c->config.allowed_group);
 }
 
 /* Two controllers on one store would give one job id twice and run every
@@ -304,6 +354,7 @@ static int controller_start(Controller *c) {
         r = controller_bus_errors_register();
         if (r < 0)
                 return log_error_errno(r, "Cannot register the error names");
+        resolve_allowed_group(c);
         r = daemon_read_token(c->config.token_file, TRACKER_TOKEN_MAX, &c->token, &c->token_len);
         if (r < 0)
                 return r;

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
@@ -31,6 +32,10 @@ typedef struct Controller {
         sd_event *event;
         sd_bus *bus;
         sd_bus_slot *object_slot, *vm_slot;
+        /* [controller] allowed-group: who may change anything besides root;
+         * a group that does not exist leaves root alone. */
+        gid_t allowed_gid;
+        bool have_allowed_gid;
         Store *store;
         int lock_fd;
         Policy *policy;

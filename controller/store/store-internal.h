@@ -21,6 +21,7 @@ typedef enum StoreStmt {
         STMT_JOB_INPUTS,
         STMT_JOBS_LIST,
         STMT_JOB_STATUS,
+        STMT_JOB_NEXT_ID,
         STMT_JOB_DONE,
         STMT_JOB_START,
         STMT_JOB_FINISH,

@@ -315,6 +315,28 @@ static bool job_state_ended(StoreJobState state) {
         return state != STORE_JOB_QUEUED && state != STORE_JOB_RUNNING;
 }
 
+int store_job_next_id(Store *s, uint64_t *ret, StoreError *err) {
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int64_t last = 0;
+        int rc, r;
+
+        /* AUTOINCREMENT's own record of the largest id ever given. */
+        r = store_stmt(s, STMT_JOB_NEXT_ID, "SELECT seq FROM sqlite_sequence WHERE name = 'jobs'",
+                       &st, err);
+        if (r < 0)
+                return r;
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW)
+                last = sqlite3_column_int64(st, 0);
+        else if (rc != SQLITE_DONE)
+                return store_sqlite_fail(s, rc, err, "cannot read the last job id");
+        if (last < 0 || last == INT64_MAX)
+                return store_fail(err, NULL, -EUCLEAN,
+                                  "%s: the last job id %" PRId64 " is malformed", s->path, last);
+        *ret = (uint64_t)last + 1;
+        return 0;
+}
+
 int store_job_status(Store *s, uint64_t id, const char *field, StoreJobStatus *ret,
                      StoreError *err) {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;

@@ -125,6 +125,9 @@ void store_jobs_free(StoreJob *jobs, size_t n);
 int store_job_check(const StoreJobSpec *spec, StoreError *err);
 /* A new queued job; its id is never given to another job of this store. */
 int store_job_submit(Store *s, const StoreJobSpec *spec, uint64_t *ret_id, StoreError *err);
+/* The id the next store_job_submit() gives, for what a submission checks
+ * under it beforehand (its output directory). */
+int store_job_next_id(Store *s, uint64_t *ret, StoreError *err);
 int store_job_get(Store *s, uint64_t id, StoreJob *ret, StoreError *err);
 /* The jobs whose state is in states (STORE_JOB_STATE_BIT()s), by id. */
 int store_jobs_list(Store *s, unsigned states, StoreJob **ret, size_t *ret_n, StoreError *err);

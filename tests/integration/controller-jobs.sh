@@ -65,7 +65,7 @@ grep -q "^assign 1 reduce 0 [0-9]* out/1/map-0 out/1/map-1$" "$tmp/good.log" ||
 [ "$(job_state 1)" = '"succeeded"' ] || fail "job 1 did not succeed: $(ctl_call GetJob t 1)"
 
 # ---- cancel ----
-[ "$(ctl_call SubmitJob ssssasutsss grep "" "" "" 1 in/c 0 0 default bob g)" = "t 2" ] || fail "job 2"
+[ "$(ctl_call SubmitJob ssssasutsss grep "x" "" "" 1 in/c 1 0 default bob g)" = "t 2" ] || fail "job 2"
 ctl_call CancelJob t 2 >/dev/null || fail "CancelJob 2"
 [ "$(job_state 2)" = '"cancelled"' ] || fail "job 2 is not cancelled"
 expect_error NoSuchJob CancelJob t 2

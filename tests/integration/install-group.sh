@@ -1,7 +1,8 @@
 #!/bin/sh
-# A real `make install` (no DESTDIR) creates the flexslot group, with
-# systemd-sysusers where it is installed and with groupadd where it is not;
-# an install into a DESTDIR creates none. The machine's /etc stays as it is:
+# A real `make install` (no DESTDIR) creates the flexslot group and the
+# tracker's task user flexslot-task, with systemd-sysusers where it is
+# installed and with groupadd and useradd where it is not; an install into
+# a DESTDIR creates neither. The machine's /etc stays as it is:
 # make runs in a private mount namespace with a copy of /etc (without any
 # flexslot group) over /etc, and PREFIX and DBUS_SYSTEM_DIR point into a
 # temporary directory.
@@ -12,11 +13,13 @@ set -eu
 unshare --mount --propagation private true 2>/dev/null || skip "no mount namespaces here"
 sysusers=$(command -v systemd-sysusers) || fail "systemd-sysusers is missing (packaging/deps.sh installs systemd)"
 command -v groupadd >/dev/null || fail "groupadd is missing"
+command -v useradd >/dev/null || fail "useradd is missing"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 touch "$tmp/not-a-program"
 machine_groups=$(cksum </etc/group)
+machine_users=$(cksum </etc/passwd)
 
 # install_with ETC_COPY sysusers|groupadd [MAKE_ARG...]: `make install` with a
 # fresh copy of /etc as /etc, systemd-sysusers hidden for "groupadd".
@@ -25,7 +28,8 @@ install_with() {
 	tool=$2
 	shift 2
 	cp -a /etc "$etc"
-	sed -i '/^flexslot:/d' "$etc/group" "$etc/gshadow"
+	sed -i '/^flexslot:/d; /^flexslot-task:/d' "$etc/group" "$etc/gshadow" "$etc/passwd" \
+		"$etc/shadow"
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	unshare --mount --propagation private sh -eu -c '
 		mount --bind "$1" /etc
@@ -52,13 +56,31 @@ check_group() {
 	echo "$2: $line"
 }
 
+# check_user ETC_COPY: the copy has a system user flexslot-task, who cannot
+# log in.
+check_user() {
+	line=$(grep '^flexslot-task:' "$1/passwd") || {
+		cat "$1.log"
+		fail "install created no user flexslot-task"
+	}
+	uid=$(echo "$line" | cut -d: -f3)
+	[ "$uid" -lt 1000 ] || fail "flexslot-task is not a system user: $line"
+	[ "$(echo "$line" | cut -d: -f7)" = /usr/sbin/nologin ] || fail "flexslot-task can log in: $line"
+	echo "user: $line"
+}
+
 install_with "$tmp/etc-sysusers" sysusers
 check_group "$tmp/etc-sysusers" systemd-sysusers
+check_user "$tmp/etc-sysusers"
 install_with "$tmp/etc-groupadd" groupadd
 check_group "$tmp/etc-groupadd" groupadd
+check_user "$tmp/etc-groupadd"
+grep -q "^useradd " "$tmp/etc-groupadd.log" || fail "the user was not made by useradd"
 
 install_with "$tmp/etc-destdir" sysusers DESTDIR="$tmp/root"
 ! grep '^flexslot:' "$tmp/etc-destdir/group" || fail "an install into a DESTDIR created the group"
+! grep '^flexslot-task:' "$tmp/etc-destdir/passwd" || fail "an install into a DESTDIR created the user"
 
 [ "$(cksum </etc/group)" = "$machine_groups" ] || fail "the machine's /etc/group changed"
+[ "$(cksum </etc/passwd)" = "$machine_users" ] || fail "the machine's /etc/passwd changed"
 echo ok

@@ -47,9 +47,15 @@ for f in usr/sbin/flexslot-agentd etc/flexslot/agent.ini \
 	usr/share/man/man8/flexslot-agentd.8 \
 	usr/sbin/flexslot-controllerd usr/bin/flexslotctl etc/flexslot/controller.ini \
 	usr/lib/systemd/system/flexslot-controllerd.service \
-	usr/share/man/man8/flexslot-controllerd.8 usr/share/man/man1/flexslotctl.1; do
+	usr/share/man/man8/flexslot-controllerd.8 usr/share/man/man1/flexslotctl.1 \
+	usr/sbin/flexslot-tracker etc/flexslot/tracker.ini \
+	usr/lib/systemd/system/flexslot-tracker.service usr/share/man/man8/flexslot-tracker.8; do
 	[ -f "$dest/$f" ] || fail "$f not installed"
 done
+unit="$dest/usr/lib/systemd/system/flexslot-tracker.service"
+grep -qx 'ExecStart=/usr/sbin/flexslot-tracker --config=/etc/flexslot/tracker.ini' "$unit" ||
+	fail "the tracker's unit paths are not filled in"
+! grep -q '@[A-Z]*@' "$unit" || fail "placeholder left in the tracker's unit"
 check_policy "$dest" org.flexslot.Controller1
 sed -n 's|.*<policy group="\(.*\)">.*|\1|p' "$dest$found" | grep -qx flexslot ||
 	fail "the controller's policy does not open it to the group flexslot"
@@ -67,8 +73,13 @@ allowed_group=$(sed -n 's|^;*allowed-group = ||p' "$dest/etc/flexslot/agent.ini"
 if [ "$policy_group" != flexslot ] || [ "$allowed_group" != flexslot ]; then
 	fail "the policy names group '$policy_group', allowed-group '$allowed_group'"
 fi
-[ "$(grep -v '^#' "$dest/usr/lib/sysusers.d/flexslot.conf")" = "g flexslot -" ] ||
+grep -qx "g flexslot -" "$dest/usr/lib/sysusers.d/flexslot.conf" ||
 	fail "the sysusers.d entry does not declare the group flexslot"
+# The tracker's default task user, likewise.
+task_user=$(sed -n 's|^;*task-user = ||p' "$dest/etc/flexslot/tracker.ini")
+[ "$task_user" = flexslot-task ] || fail "the tracker's task-user is '$task_user'"
+grep -q "^u $task_user " "$dest/usr/lib/sysusers.d/flexslot.conf" ||
+	fail "the sysusers.d entry does not declare the user $task_user"
 grep -qx "\.I $found" "$dest/usr/share/man/man8/flexslot-agentd.8" ||
 	fail "the man page does not name $found"
 [ -x "$dest/usr/sbin/flexslot-agentd" ] || fail "agent not executable"
@@ -89,6 +100,7 @@ run_make "$dest" PREFIX=/usr uninstall
 [ ! -e "$dest/usr/share/dbus-1/system.d/org.flexslot.Agent1.conf" ] || fail "uninstall left the policy"
 for f in usr/sbin/flexslot-controllerd usr/bin/flexslotctl \
 	usr/lib/systemd/system/flexslot-controllerd.service \
+	usr/lib/systemd/system/flexslot-tracker.service \
 	usr/share/dbus-1/system.d/org.flexslot.Controller1.conf; do
 	[ ! -e "$dest/$f" ] || fail "uninstall left $f"
 done
@@ -101,5 +113,6 @@ run_make "$tmp/local" install
 check_policy "$tmp/local"
 check_policy "$tmp/local" org.flexslot.Controller1
 
-! grep -E '^(systemd-sysusers|groupadd) ' "$tmp/make.log" || fail "an install into a DESTDIR created a group"
+! grep -E '^(systemd-sysusers|groupadd|useradd) ' "$tmp/make.log" ||
+	fail "an install into a DESTDIR created a group or a user"
 echo ok

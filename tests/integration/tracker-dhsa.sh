@@ -29,7 +29,8 @@ dhsa = pi
 reduce_slot_weight = 2
 CONF
 printf '[policy]\nreduce_slowstart = 0.05\n' >>"$tmp/slowstart.ini"
-mkdir -p "$data/maps" "$gates"
+mkdir -p "$data/maps"
+task_dir "$gates"
 for i in 0 1 2 3 4; do
 	awk -v i="$i" 'BEGIN { for (k = 0; k < 40; k++) printf "k%d-%03d\tv%d\n", i, k, k }' \
 		>"$data/maps/m$i"

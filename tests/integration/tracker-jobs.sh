@@ -10,6 +10,8 @@
 # malformed configuration stop a tracker with a named error.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
+# shellcheck source=tests/fixtures/controller/tracker.sh
+. "$src/tests/fixtures/controller/tracker.sh"
 # shellcheck source=tests/lib/dataset.sh
 . "$src/tests/lib/dataset.sh"
 trackerd=$build/bin/flexslot-tracker
@@ -41,7 +43,7 @@ start_controller
 
 # tracker_config N [EXTRA]: $tmp/tracker-N.ini
 tracker_config() {
-	mkdir -p "$tmp/work-$1"
+	task_dir "$tmp/work-$1"
 	cat >"$tmp/tracker-$1.ini" <<CONF
 [tracker]
 controller = unix:path=$tmp/trackers
@@ -58,6 +60,8 @@ reduce-slots = 1
 slot-memory = 64M
 [connection]
 reconnect-max = 400ms
+[tasks]
+task-user = $task_user
 CONF
 }
 
@@ -77,6 +81,7 @@ fi
 grep -q "tracker-9.ini:1[0-9]:.*map-slots" "$tmp/bad-config.log" ||
 	fail "the configuration error has no file:line: $(cat "$tmp/bad-config.log")"
 echo "wrong-token" >"$tmp/bad-token"
+chmod 0600 "$tmp/bad-token"
 token_file=$tmp/bad-token tracker_config 8
 status=0
 "$trackerd" --config "$tmp/tracker-8.ini" >"$tmp/bad-token.log" 2>&1 || status=$?

@@ -14,7 +14,8 @@ gates=$tmp/gates
 export LC_ALL=C
 
 write_fast_config
-mkdir -p "$data/maps" "$gates"
+mkdir -p "$data/maps"
+task_dir "$gates"
 printf 'a\tb\n' >"$data/maps/m0"
 start_bus
 start_controller

@@ -35,7 +35,8 @@ if grep -q "No memory cgroup for the task" "$tmp/tracker.log"; then
 fi
 flexslotctl show "$job" >"$tmp/show"
 grep -q "^state	failed$" "$tmp/show" || fail "job $job did not fail: $(cat "$tmp/show")"
-grep -q "^message	map task 0 failed 4 times; the last: failed: memory limit exceeded (cgroup: [0-9]* OOM kills\{0,1\})$" \
+# Then the task's last words: the streaming command killed by the kernel.
+grep -q "^message	map task 0 failed 4 times; the last: failed: memory limit exceeded (cgroup: [0-9]* OOM kills\{0,1\}): .*Killed" \
 	"$tmp/show" || fail "job $job's message: $(cat "$tmp/show")"
 [ "$(grep -c "Attempt [0-9]*: map 0 of job $job " "$tmp/tracker.log")" -eq 4 ] ||
 	fail "not 4 attempts of the map: $(cat "$tmp/tracker.log")"

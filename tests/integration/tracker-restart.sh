@@ -15,7 +15,8 @@ gates=$tmp/gates
 export LC_ALL=C
 
 write_fast_config
-mkdir -p "$data/maps" "$gates"
+mkdir -p "$data/maps"
+task_dir "$gates"
 for i in 0 1; do
 	awk -v i="$i" 'BEGIN { for (k = 0; k < 30; k++) printf "k%d-%03d\tv%d\n", i, k, k }' \
 		>"$data/maps/m$i"

@@ -16,7 +16,8 @@ gates=$tmp/gates
 export LC_ALL=C
 
 write_fast_config 2s
-mkdir -p "$data/maps" "$gates"
+mkdir -p "$data/maps"
+task_dir "$gates"
 for i in 1 2 3 4 5 6; do
 	awk -v i="$i" 'BEGIN { for (k = 0; k < 50; k++) printf "k%d-%03d\tv%d\n", i, k, k }' \
 		>"$data/maps/m$i"

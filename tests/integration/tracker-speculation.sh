@@ -25,7 +25,8 @@ cat >>"$tmp/controller.ini" <<CONF
 speculation = hadoop
 spec_min_runtime = 1s
 CONF
-mkdir -p "$data/maps" "$gates"
+mkdir -p "$data/maps"
+task_dir "$gates"
 # m0 is larger than a pipe's buffer, so that its stopped attempt's
 # progress stays low.
 awk 'BEGIN { for (k = 0; k < 60000; k++) printf "k0-%06d\tv%d\n", k, k }' >"$data/maps/m0"

@@ -138,6 +138,40 @@ expect 1 "not a valid map output" "$task" reduce --app=sort --partition=0 \
 	--out="$tmp/o" "$tmp/text/small.txt"
 [ ! -e "$tmp/o" ] || fail "a failed task left output"
 
+# --data-dir, as the tracker runs tasks: paths resolve beneath the data
+# directory, so a symlink planted there (by a task, or any writer of the
+# shared directory) cannot make a task read or write outside it.
+data=$tmp/data
+mkdir -p "$data/in" "$data/out/1"
+printf 'secret line\n' >"$tmp/secret"
+cp "$tmp/text/small.txt" "$data/in/a"
+ln -s ../../secret "$data/in/up"
+ln -s "$tmp/secret" "$data/in/abs"
+ln -s a "$data/in/alias"
+ln -s "$tmp" "$data/out/away"
+for input in in/up in/abs; do
+	expect 1 "Cannot open input $input: it leads out of the data directory" "$task" map \
+		--app=sort --data-dir="$data" --split="$input:0:12" --reduces=1 --out=out/1/m
+done
+expect 1 "it leads out of the data directory" "$task" map --app=sort --data-dir="$data" \
+	--split="in/a:0:100" --reduces=1 --out=out/away/stolen
+[ ! -e "$tmp/stolen" ] || fail "a map wrote through a symlink out of the data directory"
+expect 1 "Cannot open map output out/away/secret: it leads out" "$task" reduce --app=sort \
+	--data-dir="$data" --partition=0 --out=out/1/p out/away/secret
+usage "--split '/etc/passwd:0:1' is not in the data directory $data" map --app=sort \
+	--data-dir="$data" --split=/etc/passwd:0:1 --reduces=1 --out=out/1/m
+# A symlink that stays inside is followed; absolute paths under the data
+# directory are taken as relative to it. Outputs are not world-readable.
+"$task" map --app=wordcount --data-dir="$data" --split=in/alias:0:100 --reduces=1 \
+	--out="$data/out/1/m" -q || fail "a map over a symlink inside the data directory failed"
+"$task" reduce --app=wordcount --data-dir="$data" --partition=0 --out=out/1/part-0 -q out/1 ||
+	fail "a reduce of out/1 under --data-dir failed"
+for f in m part-0; do
+	[ "$(stat -c %a "$data/out/1/$f")" = 640 ] ||
+		fail "out/1/$f is mode $(stat -c %a "$data/out/1/$f"), not 640"
+done
+echo "data directory: symlinks out refused, outputs 0640: ok"
+
 # A map killed in the middle: as a slot's task it runs in a child process
 # of its own, which SIGTERM to flexslot-task stops with all it started.
 if [ "${FLEXSLOT_SANITIZE:-0}" = 1 ]; then

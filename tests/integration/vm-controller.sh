@@ -76,6 +76,8 @@ start_agent() {
 start_agent
 
 echo "token" >"$vm_state/token"
+chmod 0600 "$vm_state/token"
+mkdir -p "$vm_state/data"
 cat >"$vm_state/controller.ini" <<EOF
 [controller]
 store = $vm_state/store.db
@@ -84,6 +86,8 @@ listen = unix:path=$vm_state/trackers
 token-file = $vm_state/token
 heartbeat-interval = 200ms
 lost-timeout = 2s
+[jobs]
+data-dir = $vm_state/data
 [agents]
 hosts = $address
 call-timeout = 1s
