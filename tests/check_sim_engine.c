@@ -124,10 +124,11 @@ static void rig_done(Rig *r) {
  * record. */
 static TaskExtra map_run(bool hog) {
         Rig r;
-        SimCluster *cl = &r.sim.clusters[0];
+        SimCluster *cl;
         TaskExtra ret;
 
         rig_init(&r);
+        cl = &r.sim.clusters[0];
         if (hog)
                 ck_assert_int_eq(sim_attempt_start(cl, HOG, HOG, SLOT_MAP, HEAP, false), 0);
         ck_assert_int_eq(sim_attempt_start(cl, MAP, MAP, SLOT_MAP, HEAP, false), 0);
