@@ -8,12 +8,25 @@
 #   packaging/deps.sh            everything to build and test
 #   packaging/deps.sh --build    only what building needs
 #   packaging/deps.sh --lint     what `make lint` and `make format` run
+#   packaging/deps.sh --deb      what `make deb` and its test add: Debian's
+#                                packaging tools and a clean root to install into
+#   packaging/deps.sh --list ... prints the set's names, installs nothing
 set -eu
 
-# python3 runs the agent tests' stand-ins for a hung or frozen libvirtd;
-# gnuplot-nox draws the simulator's charts.
+list=false
+if [ "${1:-}" = --list ]; then
+	list=true
+	shift
+fi
+
+# What compiling needs (check: the suites are built with everything); less
+# gcc and make, debian/control's Build-Depends.
 build_pkgs="gcc make pkg-config libvirt-dev libsystemd-dev libinih-dev check \
-libsqlite3-dev dbus systemd libvirt-clients gnuplot-nox python3"
+libsqlite3-dev"
+# What running the tests and demos needs: python3 runs the agent tests'
+# stand-ins for a hung or frozen libvirtd; gnuplot-nox draws the simulator's
+# charts.
+run_pkgs="dbus systemd libvirt-clients gnuplot-nox python3"
 vm_pkgs="libvirt-daemon libvirt-daemon-system libvirt-daemon-driver-qemu \
 qemu-system-x86 busybox-static cpio"
 # The controller's agents over SSH (tests/integration/controller-ssh.sh)
@@ -21,17 +34,27 @@ qemu-system-x86 busybox-static cpio"
 ssh_pkgs="openssh-server openssh-client"
 # Not in the default set: LLVM is large, and building and testing need none.
 lint_pkgs="cppcheck clang-tidy clang-format"
+# Not in the default set either: `make deb` builds with debhelper (and the
+# build set above, its Build-Depends) and checks with lintian;
+# tests/integration/deb.sh installs the packages into a debootstrap root.
+deb_pkgs="build-essential dpkg-dev debhelper lintian debootstrap"
 
-want="$build_pkgs $vm_pkgs $ssh_pkgs"
+want="$build_pkgs $run_pkgs $vm_pkgs $ssh_pkgs"
 case "${1:-}" in
 --build) want="$build_pkgs" ;;
 --lint) want="$lint_pkgs" ;;
+--deb) want="$deb_pkgs" ;;
 "") ;;
 *)
-	echo "usage: $0 [--build | --lint]" >&2
+	echo "usage: $0 [--list] [--build | --lint | --deb]" >&2
 	exit 2
 	;;
 esac
+if $list; then
+	# shellcheck disable=SC2086 # one line of names
+	echo $want
+	exit 0
+fi
 
 missing=""
 for p in $want; do
