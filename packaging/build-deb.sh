@@ -125,9 +125,12 @@ export DEB_BUILD_OPTIONS
 changes=$(find "$out" -maxdepth 1 -name "flexslot_${version}_*.changes")
 echo "flexslot: lintian $changes"
 status=0
-lintian --fail-on error --display-info "$changes" >"$out/lintian.txt" 2>&1 || status=$?
+lintian --fail-on error --display-info "$changes" >"$out/lintian.txt" 2>"$work/lintian.err" ||
+	status=$?
+[ -s "$out/lintian.txt" ] || echo "no findings (errors, warnings, information)" >"$out/lintian.txt"
 sed 's|^|  |' "$out/lintian.txt"
 [ "$status" -eq 0 ] || {
+	cat "$work/lintian.err" >&2
 	echo "flexslot: lintian failed (status $status): $out/lintian.txt" >&2
 	exit 1
 }
