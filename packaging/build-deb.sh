@@ -113,14 +113,16 @@ EOF
 
 echo "flexslot: building the packages of $version in $stage"
 # A make that runs this passes its own variables and jobs down through the
-# environment: the package build takes its settings from debian/rules.
+# environment (`make BUILD=dir deb` exports BUILD): the package build takes
+# its settings from debian/rules alone.
 case " ${DEB_BUILD_OPTIONS:-} " in
 *" parallel="*) ;;
 *) DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:+$DEB_BUILD_OPTIONS }parallel=$(nproc)" ;;
 esac
 export DEB_BUILD_OPTIONS
-(cd "$stage" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
-	dpkg-buildpackage -b -us -uc)
+(cd "$stage" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u BUILD \
+	-u SANITIZE -u PREFIX -u DESTDIR -u SYSCONFDIR -u DBUS_SYSTEM_DIR -u INSTALL_DEPS \
+	-u DEB_DIR dpkg-buildpackage -b -us -uc)
 
 changes=$(find "$out" -maxdepth 1 -name "flexslot_${version}_*.changes")
 echo "flexslot: lintian $changes"

@@ -108,17 +108,27 @@ debs=$cache/deb/$key
 mkdir -p "$tmp/debs"
 exec 8>"$cache/deb.lock"
 flock 8
+# The package build is out of the tree: it leaves the source and this
+# build as they were.
+tree_status() {
+	git -C "$src" status --porcelain 2>/dev/null || true
+}
+tree_status >"$tmp/status-before"
+marker=$(mktemp "$build/deb-sh.XXXXXX")
 make --no-print-directory -C "$src" BUILD="$build" DEB_DIR="$debs" deb >"$tmp/make-deb.log" 2>&1 || {
 	tail -n 60 "$tmp/make-deb.log"
 	fail "make deb failed (log: $debs, lintian: $debs/lintian.txt)"
 }
+[ -e "$marker" ] || fail "make deb BUILD=$build removed $build"
+rm -f "$marker"
+tree_status | diff "$tmp/status-before" - || fail "make deb changed the source tree (git status above)"
 for p in $packages; do
 	cp "$debs/${p}_${version}_$arch.deb" "$tmp/debs/" || fail "make deb built no $p"
 done
 # The cache keeps the packages of the last three trees.
 touch "$debs"
 find "$cache/deb" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' | sort -rn |
-	tail -n +4 | cut -d' ' -f2- | xargs -r rm -rf
+	tail -n +4 | cut -d' ' -f2- | xargs -r -d '\n' rm -rf
 flock -u 8
 exec 8>&-
 echo "packages ready ($(elapsed)):"
@@ -206,7 +216,7 @@ fi
 # The cache keeps minbase and the last two roots with dependencies.
 touch "$base"
 find "$cache/root" -mindepth 1 -maxdepth 1 -type d ! -name "*-minbase" -printf '%T@ %p\n' |
-	sort -rn | tail -n +3 | cut -d' ' -f2- | xargs -r rm -rf --one-file-system
+	sort -rn | tail -n +3 | cut -d' ' -f2- | xargs -r -d '\n' rm -rf --one-file-system
 flock -u 8
 exec 8>&-
 root=$tmp/root
