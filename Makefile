@@ -17,7 +17,8 @@
 #
 # BUILD=dir puts all output under dir (default build/); SANITIZE=1 builds with
 # AddressSanitizer and UndefinedBehaviorSanitizer. `make check` runs the tests
-# in both.
+# in both. INSTALL_DEPS=0 skips the dependency step (packaging/deps.sh), as a
+# package build does, whose Build-Depends stand in for it.
 
 BUILD ?= build
 PREFIX ?= /usr/local
@@ -27,6 +28,9 @@ SYSCONFDIR ?= /etc
 # /etc/dbus-1/system.d (the admin's), whatever the PREFIX.
 DBUS_SYSTEM_DIR ?= /usr/share/dbus-1/system.d
 SANITIZE ?= 0
+INSTALL_DEPS ?= 1
+# `make deb` puts the Debian packages here.
+DEB_DIR ?= $(BUILD)/deb
 
 CC ?= cc
 PKGS := libvirt libsystemd inih sqlite3
@@ -35,7 +39,7 @@ TEST_PKGS := check
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wmissing-prototypes \
 	-Wstrict-prototypes -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -I. -MMD -MP
+ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CPPFLAGS) $(CFLAGS) -D_GNU_SOURCE -I. -MMD -MP
 ALL_LDFLAGS := $(LDFLAGS) -Wl,--as-needed
 ifeq ($(SANITIZE),1)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
@@ -45,7 +49,7 @@ ALL_LDFLAGS += $(SAN_FLAGS)
 endif
 
 .DEFAULT_GOAL := all
-NO_CONFIG_GOALS := clean distclean help format
+NO_CONFIG_GOALS := clean distclean help format deb
 ifneq ($(filter-out $(NO_CONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
 # Make remakes this file before anything else: that runs the dependency step
 # on a fresh machine and caches the pkg-config flags for the build.
@@ -53,7 +57,7 @@ include $(BUILD)/config.mk
 endif
 
 $(BUILD)/config.mk: packaging/deps.sh Makefile
-	@packaging/deps.sh
+	@[ "$(INSTALL_DEPS)" = 0 ] || packaging/deps.sh
 	@mkdir -p $(@D)
 	@for p in $(PKGS) $(TEST_PKGS); do \
 	   echo "PKG_CFLAGS_$$p := $$(pkg-config --cflags $$p)"; \
@@ -142,7 +146,7 @@ $(TEST_RUNNER): $(TEST_OBJS) $(LIB_FILES)
 -include $(ALL_OBJS:.o=.d) $(TEST_OBJS:.o=.d)
 
 .PHONY: all check check-run tests install uninstall clean distclean lint format \
-	demo bench help FORCE
+	demo bench deb help FORCE
 
 all: $(LIB_FILES) $(PROGRAM_FILES)
 
@@ -220,6 +224,14 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
+# Debian packages (packaging/debian), built out of the tree from what
+# `install` installs, with debhelper; nothing again while the tree is the
+# same (packaging/build-deb.sh).
+deb:
+	@packaging/deps.sh --build
+	@packaging/deps.sh --deb
+	@packaging/build-deb.sh $(DEB_DIR)
+
 distclean: clean
 
 LINT_SOURCES = $(foreach l,$(LIBRARIES),$($(l)_SOURCES)) \
@@ -247,6 +259,7 @@ help:
 	@echo "make fuzz       the libFuzzer targets, each for FUZZ_SECONDS (default 60)"
 	@echo "make format     clang-format every C file in place"
 	@echo "make install    install into DESTDIR/PREFIX (default $(PREFIX))"
+	@echo "make deb        Debian packages into $(DEB_DIR)/ (DEB_DIR=...)"
 	@echo "make clean      remove $(BUILD)/"
 	@echo "variables: BUILD=dir SANITIZE=1 PREFIX=... DESTDIR=... SYSCONFDIR=... CFLAGS=..."
 	@echo "           DBUS_SYSTEM_DIR=... (default $(DBUS_SYSTEM_DIR), whatever the PREFIX)"

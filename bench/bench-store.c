@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
         _cleanup_(store_closep) Store *s = NULL;
         _cleanup_free_ char *dir = NULL, *path = NULL;
         StoreError err = { 0 };
-        double baseline = 0, rate, jobs;
+        double baseline = 0, rate, jobs = 0;
         struct statfs fs;
         int r;
 

@@ -8,15 +8,25 @@
 #   packaging/deps.sh            everything to build and test
 #   packaging/deps.sh --build    only what building needs
 #   packaging/deps.sh --lint     what `make lint` and `make format` run
-#   packaging/deps.sh --list     print the packages of the first form, one a line
+#   packaging/deps.sh --fuzz     what `make fuzz` builds with (clang, libFuzzer)
+#   packaging/deps.sh --deb      what `make deb` and its test add: Debian's
+#                                packaging tools and a clean root to install into
+#   packaging/deps.sh --list ... prints the set's names, installs nothing
 #
 # Every program a test, a demo or a benchmark runs comes from a package named
 # here, or from Debian's minbase (coreutils, util-linux, mawk, sed, grep,
 # findutils, diffutils, dpkg, apt, ...), never from whatever else a machine
 # happens to have: tools/fresh-machine.sh checks it on a minimal root.
-#   packaging/deps.sh --fuzz     what `make fuzz` builds with (clang, libFuzzer)
 set -eu
 
+list=false
+if [ "${1:-}" = --list ]; then
+	list=true
+	shift
+fi
+
+# What compiling needs (check: the suites are built with everything); less
+# gcc, binutils and make (build-essential's), debian/control's Build-Depends.
 # binutils: the Makefile runs ar for the static libraries.
 build_pkgs="gcc binutils make pkg-config libvirt-dev libsystemd-dev libinih-dev \
 check libsqlite3-dev"
@@ -38,23 +48,28 @@ ssh_pkgs="openssh-server openssh-client"
 lint_pkgs="cppcheck clang-tidy clang-format"
 # libFuzzer comes with clang's runtime libraries.
 fuzz_pkgs="clang libclang-rt-dev"
+# Not in the default set either: `make deb` builds with debhelper (and the
+# build set above, its Build-Depends) and checks with lintian;
+# tests/integration/deb.sh installs the packages into a debootstrap root.
+deb_pkgs="build-essential dpkg-dev debhelper lintian debootstrap"
 
 want="$build_pkgs $test_pkgs $vm_pkgs $ssh_pkgs"
 case "${1:-}" in
 --build) want="$build_pkgs" ;;
 --lint) want="$lint_pkgs" ;;
 --fuzz) want="$fuzz_pkgs" ;;
---list)
-	# shellcheck disable=SC2086 # a list of names
-	printf '%s\n' $want
-	exit 0
-	;;
+--deb) want="$deb_pkgs" ;;
 "") ;;
 *)
-	echo "usage: $0 [--build | --lint | --fuzz | --list]" >&2
+	echo "usage: $0 [--list] [--build | --lint | --fuzz | --deb]" >&2
 	exit 2
 	;;
 esac
+if $list; then
+	# shellcheck disable=SC2086 # a name a line
+	printf '%s\n' $want
+	exit 0
+fi
 
 missing=""
 for p in $want; do
