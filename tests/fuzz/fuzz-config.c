@@ -13,7 +13,7 @@
 #include "common/config.h"
 #include "common/macro.h"
 #include "controller/daemon/config.h"
-#include "controller/policies/policies.h"
+#include "policy/layers/policies.h"
 #include "sim/scenario.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
