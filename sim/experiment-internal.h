@@ -10,6 +10,7 @@
 
 #include "common/time-util.h"
 #include "sim/experiment.h"
+#include "policy/layers/aria-model.h"
 #include "sim/report.h"
 
 #define MAX_VARIANTS 10
@@ -159,16 +160,41 @@ int slo_dcs_run(const Experiment *e, const ExperimentOptions *opt);
 int slo_fig5_run(const Experiment *e, const ExperimentOptions *opt);
 int slo_table3_run(const Experiment *e, const ExperimentOptions *opt);
 
+/* How dcs draws a run's tasks: each map and reduce phase uniform in [ratio
+ * x its estimate, its estimate]; each reduce copies its share of the map
+ * output, or all of it with whole_copy. */
+typedef struct DcsDraw {
+        double ratio;
+        bool whole_copy;
+} DcsDraw;
+/* The experiment's: case 1's observed 37/120, the shares. */
+extern const DcsDraw dcs_draw_default;
+
+/* One run of dcs: its finish (s; INFINITY when refused at submission) and
+ * the most maps and reduces it ran at once. */
+typedef struct DcsRun {
+        unsigned maps, reduces;
+        double finished;
+        bool refused;
+} DcsRun;
+
+/* Case c (0, 1) at its deadline d (0, 1), the tasks drawn with seed, under
+ * the policy settings of opt's --set (opt may be NULL). */
+int slo_dcs_cell(const ExperimentOptions *opt, size_t c, size_t d, const DcsDraw *draw,
+                 int64_t seed, DcsRun *ret);
+
 /* One run of aria-table3: workload 0 (W1) or 1 (W2) of jobs jobs (at most
- * 100) drawn with seed, under scheduler with arrivals below threshold. */
+ * 100) drawn with seed, under scheduler (aria under bound, whose pairs gate
+ * the arrivals; another under bound's gate) with arrivals below threshold,
+ * and the settings of opt's --set (opt may be NULL). */
 typedef struct SloTable3Result {
         double utility; /* ARIA's SLO-exceeded utility, % */
         double missed;  /* jobs */
         double load;    /* running tasks over all slots, % */
 } SloTable3Result;
 
-int slo_table3_cell(unsigned workload, size_t jobs, int64_t seed, const char *scheduler,
-                    double threshold, SloTable3Result *ret);
+int slo_table3_cell(const ExperimentOptions *opt, unsigned workload, size_t jobs, int64_t seed,
+                    const char *scheduler, AriaBound bound, double threshold, SloTable3Result *ret);
 /* Our VM allocator against the baselines and the bound (experiment-alloc.c). */
 int alloc_run(const Experiment *e, const ExperimentOptions *opt);
 /* The RAS paper's Experiments 1 and 2 (experiment-ras.c). */

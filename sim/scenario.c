@@ -138,6 +138,20 @@ const ConfSchema scenario_schema = {
         .validate = validate,
 };
 
+/* The command line's assignments as the configuration loader takes them:
+ * an array of n (at least one element) the caller frees; NULL when memory
+ * is short. */
+static ConfAssignment *overrides_assignments(const ScenarioOverride *overrides, size_t n) {
+        ConfAssignment *a = calloc(n ? n : 1, sizeof(ConfAssignment));
+
+        for (size_t i = 0; a && i < n; i++)
+                a[i] = (ConfAssignment){ .section = overrides[i].section,
+                                         .key = overrides[i].key,
+                                         .value = overrides[i].value,
+                                         .where = overrides[i].where };
+        return a;
+}
+
 /* The scenario's keys, then the policy core's and its layers'. */
 static int load_text(const char *name, const char *text, const ScenarioOverride *overrides,
                      size_t n_overrides, Scenario *ret, char *err, size_t err_size) {
@@ -152,16 +166,11 @@ static int load_text(const char *name, const char *text, const ScenarioOverride 
         r = policy_config_init(&policy);
         if (r < 0)
                 return r;
-        assignments = calloc(n_overrides ? n_overrides : 1, sizeof(ConfAssignment));
+        assignments = overrides_assignments(overrides, n_overrides);
         if (!assignments) {
                 policy_config_done(&policy);
                 return -ENOMEM;
         }
-        for (size_t i = 0; i < n_overrides; i++)
-                assignments[i] = (ConfAssignment){ .section = overrides[i].section,
-                                                   .key = overrides[i].key,
-                                                   .value = overrides[i].value,
-                                                   .where = overrides[i].where };
         parts[0] = (ConfPart){ .schema = &scenario_schema, .config = &s };
         /* The scenario's struct is loaded whole: policy joins it after. */
         policy_config_parts(&policy, parts + 1);
@@ -181,6 +190,33 @@ static int load_text(const char *name, const char *text, const ScenarioOverride 
                     strcmp(core_settings_schema.keys[i].key, "vm_memory_reserve") == 0)
                         scenario_core(&s)->vm_memory_reserve = s.vm_os_memory;
         *ret = s;
+        return 0;
+}
+
+int scenario_policy_overrides(const ScenarioOverride *overrides, size_t n_overrides,
+                              PolicyConfig *ret, char *err, size_t err_size) {
+        _cleanup_free_ ConfAssignment *assignments = NULL;
+        ConfPart parts[POLICY_SCHEMAS_MAX];
+        PolicyConfig policy;
+        ConfError e;
+        int r;
+
+        r = policy_config_init(&policy);
+        if (r < 0)
+                return r;
+        assignments = overrides_assignments(overrides, n_overrides);
+        if (!assignments) {
+                policy_config_done(&policy);
+                return -ENOMEM;
+        }
+        policy_config_parts(&policy, parts);
+        r = conf_load_parts(parts, policy.n_settings, "--set", "", assignments, n_overrides, &e);
+        if (r < 0) {
+                conf_error_format(&e, err, err_size);
+                policy_config_done(&policy);
+                return r;
+        }
+        *ret = policy;
         return 0;
 }
 

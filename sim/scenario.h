@@ -81,6 +81,14 @@ int scenario_load(const char *path, const ScenarioOverride *overrides, size_t n_
                   Scenario *ret, char *err, size_t err_size);
 int scenario_load_string(const char *name, const char *text, Scenario *ret, char *err,
                          size_t err_size);
+/* The settings of the policy core and of every layer at their defaults,
+ * then the overrides, for what runs policies without a scenario (the
+ * task-level replay's experiments): the [policy] keys the layers declare,
+ * each applied as scenario_load() applies it; any other key (another
+ * section's, or a layer's name, which such an experiment picks itself) is
+ * refused as unknown, with err naming the assignment. */
+int scenario_policy_overrides(const ScenarioOverride *overrides, size_t n_overrides,
+                              PolicyConfig *ret, char *err, size_t err_size);
 /* Replaces a string field (e.g. &s->slot_manager) with a copy of value. */
 int scenario_set_string(char **field, const char *value);
 /* The core's settings in s->policy. */
