@@ -530,8 +530,8 @@ END_TEST
 
 /* A toy schedulability test: a job needs a map slot for each map whose
  * deadline cannot wait, and the cluster has the free map slots it has. */
-static int toy_admit(void *state, const void *settings, const ClusterSnapshot *s, usec_t now,
-                     const Job *job, AdmitVerdict *ret) {
+static int toy_admit(void *state, const void *settings, const CoreSettings *core,
+                     const ClusterSnapshot *s, usec_t now, const Job *job, AdmitVerdict *ret) {
         unsigned free_slots = 0;
 
         for (size_t n = 0; n < s->n_nodes; n++)
