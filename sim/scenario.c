@@ -73,6 +73,7 @@ static const ConfKey keys[] = {
         STR("workload", "deadlines", deadlines, NULL),
         STR("workload", "submit", submit, NULL),
         BOOL("workload", "profile_runs", profile_runs, "no"),
+        DBL("workload", "load_threshold", load_threshold, "0", 0, 2),
         DBL("workload", "scale", scale, "1", 1e-6, 1000),
         DBL("workload", "combine_ratio", combine_ratio, "-1", -1, 1),
         DBL("workload", "record_bytes", record_bytes, "-1", -1, 1e9),
@@ -89,9 +90,14 @@ static const ConfKey keys[] = {
         DUR("drs", "sample", drs_sample, "20s", 10000, 3600LL * 1000000),
         BOOL("drs", "ready", drs_ready, "no"),
         ENUM("drs", "divvy", drs_divvy, "proportional", divvy_choices),
+        BOOL("drs", "agent_weights", drs_agent_weights, "no"),
 
         BOOL("interference", "enabled", interference, "no"),
         STR("interference", "jobs", interference_jobs, NULL),
+        STR("interference", "scheduler", interference_scheduler, NULL),
+        STR("interference", "slot_manager", interference_slot_manager, NULL),
+        STR("interference", "speculation", interference_speculation, NULL),
+        STR("interference", "allocator", interference_allocator, NULL),
 };
 
 static int validate(const void *config, ConfError *err) {
@@ -123,6 +129,9 @@ static int validate(const void *config, ConfError *err) {
         if (s->drs && s->apply_vm_targets)
                 return conf_error_set(err, "drs", "enabled",
                                       "DRS sizes the VMs: set [policy] apply_vm_targets = no");
+        if (s->drs_agent_weights && !s->drs)
+                return conf_error_set(err, "drs", "agent_weights",
+                                      "scales DRS's shares: needs [drs] enabled = yes");
         if (s->drs_window < s->drs_sample)
                 return conf_error_set(err, "drs", "window", "shorter than the sample interval");
         if (s->interference && !s->interference_jobs)
@@ -157,7 +166,7 @@ static int load_text(const char *name, const char *text, const ScenarioOverride 
                      size_t n_overrides, Scenario *ret, char *err, size_t err_size) {
         _cleanup_free_ ConfAssignment *assignments = NULL;
         ConfPart parts[1 + POLICY_SCHEMAS_MAX];
-        bool core_set[16];
+        bool core_set[32];
         Scenario s = { 0 };
         PolicyConfig policy;
         ConfError e;

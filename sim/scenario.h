@@ -40,6 +40,8 @@ typedef struct Scenario {
          * NULL: every arrival_gap. */
         char *submit;
         bool profile_runs;
+        /* Above 0: ARIA 7.2's arrivals (sim/arrival.c). */
+        double load_threshold;
         double scale;
         /* Replace every benchmark's columns when >= 0 (sensitivity runs). */
         double combine_ratio, record_bytes, small_frac, expensive_cpu;
@@ -50,11 +52,15 @@ typedef struct Scenario {
         double drs_pool; /* pCPUs; 0: every host's */
         usec_t drs_period, drs_window, drs_sample;
         bool drs_ready;
-        int drs_divvy; /* DrsDivvy of sim/host.h */
+        int drs_divvy;          /* DrsDivvy of sim/host.h */
+        bool drs_agent_weights; /* the cluster's agents set CPU weights beside DRS */
         /* [interference]: a second cluster of the same shape and policies
          * on the same hosts, running its own jobs (FlexSlot V-E) */
         bool interference;
         char *interference_jobs;
+        /* Its layers; NULL: the measured cluster's. */
+        char *interference_scheduler, *interference_slot_manager, *interference_speculation,
+                *interference_allocator;
 } Scenario;
 
 /* The simulator's own keys; a scenario file also has those of

@@ -7,6 +7,7 @@
 
 #include "common/macro.h"
 #include "common/time-util.h"
+#include "policy/core/decisions.h"
 #include "sim/scenario.h"
 #include "sim/workload.h"
 
@@ -91,6 +92,9 @@ typedef struct SimResults {
          * slots reserved (SEPB), attempts killed to run again (SEPB). */
         uint64_t borrowed, reservations, retry_kills;
         uint64_t policy_steps; /* policy_step() calls, both clusters */
+        /* VM targets the one loop's lever set for a late deadline job
+         * (LeverNote with a job), summed over the control steps. */
+        uint64_t lever_targets;
         /* Wall time spent in them, for benchmarks; it never feeds back
          * into the simulation. */
         usec_t policy_wall;
@@ -137,6 +141,22 @@ typedef void (*SimProgressFn)(const SimProgress *p, void *userdata);
 #define SIM_PROGRESS_EVENTS 4096
 void sim_set_progress(Sim *s, SimProgressFn fn, void *userdata);
 const SimResults *sim_results(const Sim *s);
+
+/* Called after each control step of the measured cluster with its
+ * snapshot and the decisions the step made (decisions refer to the
+ * snapshot), for an experiment that measures what the policy saw: the
+ * forecasts of slo-interference. Both are valid during the call only. */
+typedef void (*SimObserveFn)(const ClusterSnapshot *snap, const Decisions *d, usec_t now,
+                             void *userdata);
+void sim_set_observer(Sim *s, SimObserveFn fn, void *userdata);
+
+/* Experiment setup between sim_new() and sim_run(): job's stored profile
+ * (ARIA's profile database), instead of [workload] profile_runs'. -EINVAL
+ * for a job out of range. */
+int sim_set_job_profile(Sim *s, uint32_t job, const JobProfile *profile);
+/* After a run: the profile of the measured cluster's job, as its finished
+ * tasks measured it (ARIA's phases). -EINVAL for a job out of range. */
+int sim_job_profile(const Sim *s, uint32_t job, JobProfile *ret);
 
 /* Model invariants, checked after every host update when enabled (tests):
  * pCPUs handed out <= pCPUs, allocation <= demand, steal >= 0, work
