@@ -16,7 +16,7 @@
 #define MAX_VARIANTS 10
 #define MAX_ROWS 8
 #define MAX_SEEDS 16
-#define MAX_VARIANT_SETS 6
+#define MAX_VARIANT_SETS 12
 
 typedef enum Metric {
         METRIC_JCT,   /* completion time normalized to the first variant */
@@ -195,6 +195,55 @@ typedef struct SloTable3Result {
 
 int slo_table3_cell(const ExperimentOptions *opt, unsigned workload, size_t jobs, int64_t seed,
                     const char *scheduler, AriaBound bound, double threshold, SloTable3Result *ret);
+/* The one loop against the seed systems on the interfered cluster
+ * (experiment-interference.c). */
+typedef enum SiArm {
+        SI_ARIA,     /* ARIA alone */
+        SI_FLEXSLOT, /* FlexSlot alone (FIFO) */
+        SI_LAYERED,  /* ARIA and FlexSlot layered as they are */
+        SI_LOOP,     /* the one loop: speed, lever and favour */
+        SI_SPEED,    /* layered with each part alone */
+        SI_LEVER,
+        SI_FAVOUR,
+        SI_ARMS,
+} SiArm;
+
+/* The forecasts measured: ARIA's average bound and the replay, each as
+ * profiled and at the measured speed (slo-loop.h). */
+typedef enum SiForecast {
+        SI_BOUND_PLAIN,
+        SI_BOUND_SPEED,
+        SI_REPLAY_PLAIN,
+        SI_REPLAY_SPEED,
+        SI_FORECASTS,
+} SiForecast;
+
+#define SI_FRACTIONS 3 /* 25, 50 and 75 % of each job's time */
+#define SI_FACTORS 4   /* deadlines of 1-1.5, 1.5-2, 2-2.5 and 2.5-3 T_J */
+
+typedef struct SiArmResult {
+        double missed, tardiness, utility; /* utility: ARIA's, % */
+        double tenant_slowdown;            /* the tenant's mean job time over alone */
+        double lever_targets;
+        /* Jobs, and those missed, by their deadline over T_J. */
+        double jobs_by[SI_FACTORS], missed_by[SI_FACTORS];
+        /* Mean |forecast - end| and mean signed error over the jobs, over
+         * their length, by forecast and fraction of the job. */
+        double error[SI_FORECASTS][SI_FRACTIONS], bias[SI_FORECASTS][SI_FRACTIONS];
+} SiArmResult;
+
+typedef struct SiSeedResult {
+        size_t jobs;
+        SiArmResult arm[SI_ARMS];
+} SiSeedResult;
+
+const char *slo_interference_arm_name(SiArm arm);
+/* Every arm of one seed (e: slo-interference's entry); returns an exit
+ * status. */
+int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, int64_t seed,
+                          SiSeedResult *ret);
+int slo_interference_run(const Experiment *e, const ExperimentOptions *opt);
+
 /* Our VM allocator against the baselines and the bound (experiment-alloc.c). */
 int alloc_run(const Experiment *e, const ExperimentOptions *opt);
 /* The RAS paper's Experiments 1 and 2 (experiment-ras.c). */

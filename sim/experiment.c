@@ -321,6 +321,19 @@ static const Experiment experiments[] = {
                         "table shows.",
         },
         {
+                .name = "slo-interference",
+                .title = "The one loop: ARIA W1-style deadline jobs on FlexSlot's interfered "
+                         "cluster (Fig. 11's hosts under DRS, a best-effort tenant beside)",
+                .scenario = "slo-interference.ini",
+                .custom = slo_interference_run,
+                .note = "jobs drawn from the PUMA benchmarks at a tenth of their input (half "
+                        "with --quick), one mean T_J apart, deadlines uniform in [T_J, 3 T_J] "
+                        "(T_J alone on the cluster, FIFO, no tenant), each job's stored profile "
+                        "that run's; the tenant runs the same jobs at the same times on stock "
+                        "Hadoop; under the lever the agents' CPU weights scale DRS's shares "
+                        "(drs.c). The arrivals, the scale and the tenant are assumptions.",
+        },
+        {
                 .name = "ras-exp1",
                 .title = "RAS Experiment 1 (Fig. 3): makespan of Table 1's 9 Gridmix jobs under "
                          "Fair with 1-8 map slots per tracker and under RAS, relaxed goals",
