@@ -3,14 +3,14 @@
  * actuation contract (actuation/) with the agent's default limits, so that
  * what the simulator evaluates is what the agent would do. */
 #include "actuation/config.h"
-#include "sim/sim-internal.h"
+#include "sim/state.h"
 
 VmTarget sim_vm_target_limit(Sim *s, SimVm *v, const VmTarget *t) {
         const SimHost *h = &s->hosts[v->host];
         VmTarget limited = *t;
         ActRequest req = {
                 .vm = { .known = ACT_ALL,
-                        .value = { [ACT_CPU_WEIGHT] = vm_agent_weight(s, v),
+                        .value = { [ACT_CPU_WEIGHT] = sim_vm_agent_weight(s, v),
                                    [ACT_VCPUS] = v->vcpus,
                                    [ACT_CPU_CAP] = act_cap_from_cpus(v->cap),
                                    [ACT_MEMORY] = v->memory },

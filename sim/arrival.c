@@ -12,9 +12,9 @@
  * job without a profile to compute its pair from comes at once. The gate
  * is looked at when a submission comes and at every control cycle. */
 #include "policy/layers/slo-sched.h"
-#include "sim/sim-internal.h"
+#include "sim/state.h"
 
-bool arrivals_gated(const SimCluster *cl) {
+bool sim_arrivals_gated(const SimCluster *cl) {
         return cl->index == 0 && cl->sim->sc->load_threshold > 0;
 }
 
@@ -47,7 +47,7 @@ static bool gate_open(const SimCluster *cl, uint32_t j) {
                s->sc->load_threshold;
 }
 
-int arrivals_try(SimCluster *cl) {
+int sim_arrivals_try(SimCluster *cl) {
         usec_t now = event_queue_now(cl->sim->queue);
 
         while (cl->n_arrived < cl->n_due && gate_open(cl, (uint32_t)cl->n_arrived)) {
@@ -57,14 +57,14 @@ int arrivals_try(SimCluster *cl) {
                 if (job->deadline)
                         job->deadline = now + (job->deadline - job->submitted);
                 job->submitted = now;
-                r = job_arrive(cl);
+                r = sim_job_arrive(cl);
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
-int arrivals_due(SimCluster *cl) {
+int sim_arrivals_due(SimCluster *cl) {
         cl->n_due++;
-        return arrivals_try(cl);
+        return sim_arrivals_try(cl);
 }

@@ -24,11 +24,7 @@
  *   reduce tail follows. */
 #include <math.h>
 
-#include "sim/sim-internal.h"
-
-static double sec(usec_t u) {
-        return (double)u / (double)USEC_PER_SEC;
-}
+#include "sim/state.h"
 
 /* The first heartbeat at or after t: trackers beat every hb at staggered
  * offsets (sim.c's schedule_events()). */
@@ -103,7 +99,8 @@ void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *r
                         tail = MAX(tail, tx->cpu_work + tx->output / stream);
                 }
         }
-        start = sec(first_heartbeat(s, cl, submitted) - submitted) + sec(s->sc->task_startup);
+        start = usec_to_sec(first_heartbeat(s, cl, submitted) - submitted) +
+                usec_to_sec(s->sc->task_startup);
         *ret = (SimBound){
                 .start = start,
                 .work_cpu = cpu,

@@ -7,13 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sim-internal.h"
+#include "sim/sim.h"
+#include "sim/state.h"
 
-static double sec(usec_t u) {
-        return (double)u / (double)USEC_PER_SEC;
-}
-
-int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
+int simcl_policy_init(SimCluster *cl, char *err, size_t err_size) {
         const Scenario *sc = cl->sim->sc;
         PolicyConfig cfg = scenario_policy_config(sc);
         ConfError e;
@@ -38,7 +35,7 @@ int cluster_policy_init(SimCluster *cl, char *err, size_t err_size) {
 
 /* ---- snapshot ---- */
 
-void node_capacity_update(Sim *s, const SimVm *v) {
+void sim_node_capacity_update(Sim *s, const SimVm *v) {
         uint64_t os = s->sc->vm_os_memory;
 
         if (v->node == NO_INDEX)
@@ -75,7 +72,7 @@ static int snapshot_attempts(SimCluster *cl) {
         }
         for (size_t i = 0; i < cl->n_attempts; i++) {
                 SimAttempt *a = cl->attempts[i];
-                double age = sec(now - a->started), bytes = attempt_bytes_processed(a);
+                double age = usec_to_sec(now - a->started), bytes = sim_attempt_bytes_processed(a);
                 cl->snap_map[i] = a;
                 cl->snap_attempts[i] = (Attempt){
                         .id = a->id,
@@ -84,9 +81,9 @@ static int snapshot_attempts(SimCluster *cl) {
                         .slot = a->slot,
                         .slot_memory = a->slot_memory,
                         .started = a->started,
-                        .progress = share_of(attempt_progress(a, bytes), 1.0),
+                        .progress = share_of(sim_attempt_progress(a, bytes), 1.0),
                         .bytes_processed = (uint64_t)bytes,
-                        .input_size = (uint64_t)attempt_input_size(a),
+                        .input_size = (uint64_t)sim_attempt_input_size(a),
                         .cpu = share_of(a->t_cpu, age),
                         .iowait = share_of(a->t_io, age),
                         .steal = share_of(a->t_steal, age),
@@ -138,7 +135,7 @@ static int snapshot_vms(SimCluster *cl) {
                         .vcpus_max = v->vcpus_max,
                         .memory = v->memory,
                         .memory_max = v->memory_max,
-                        .cpu_weight = vm_agent_weight(cl->sim, v),
+                        .cpu_weight = sim_vm_agent_weight(cl->sim, v),
                         .cpu_cap = v->cap,
                         .cpu_use = v->cpu_use,
                         .memory_used = measured ? (uint64_t)v->committed : 0,
@@ -212,12 +209,12 @@ static void snapshot_hosts(Sim *s) {
 
 /* advance: bring the hosts' model up to now first, as a step wants; a
  * job's admission does without. */
-static int snapshot_build(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
+static int simcl_snapshot(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
         Sim *s = cl->sim;
         int r;
 
         if (advance)
-                hosts_advance_all(s);
+                sim_hosts_advance_all(s);
         r = snapshot_attempts(cl);
         if (r >= 0)
                 r = snapshot_vms(cl);
@@ -245,28 +242,12 @@ static int snapshot_build(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
 }
 
 int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret) {
-        return snapshot_build(cl, true, ret);
-}
-
-void job_profile_add(SimCluster *cl, const SimAttempt *a, usec_t now) {
-        uint32_t job = cl->tasks[a->task].job;
-        PhaseStats *phases = cl->jobs[job].profile.phases;
-        usec_t maps_end = cl->jobx[job].maps_finished;
-
-        if (cl->tasks[a->task].type == TASK_MAP) {
-                phase_stats_add(&phases[PROFILE_MAP], now - a->started);
-                return;
-        }
-        /* A reduce cannot end its shuffle before the last map's output is
-         * in, so maps_end is set and at most its shuffle's end. */
-        if (a->started < maps_end)
-                phase_stats_add(&phases[PROFILE_FIRST_SHUFFLE], a->shuffle_end - maps_end);
-        else
-                phase_stats_add(&phases[PROFILE_TYPICAL_SHUFFLE], a->shuffle_end - a->started);
-        phase_stats_add(&phases[PROFILE_REDUCE], now - a->shuffle_end);
+        return simcl_snapshot(cl, true, ret);
 }
 
 /* ---- decisions ---- */
+
+static usec_t vm_resize_event(EventQueue *q, void *userdata);
 
 static int apply_kill(SimCluster *cl, const Kill *k) {
         SimAttempt *a = cl->snap_map[k->attempt];
@@ -283,14 +264,14 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
         slot = a->slot;
         speculative = a->speculative;
         tx = &cl->taskx[task];
-        attempt_kill(a, k->reason == KILL_RESIZE);
+        sim_attempt_kill(a, k->reason == KILL_RESIZE);
         tx->kill_count++;
         if (k->reason == KILL_RETRY && cl->index == 0)
                 cl->sim->results.retry_kills++;
         cl->tasks[task].slot_memory = k->slot_memory;
         if (k->reason == KILL_RESIZE) {
                 tx->resize_kills++;
-                return attempt_start(cl, task, node, slot, k->slot_memory, speculative);
+                return sim_attempt_start(cl, task, node, slot, k->slot_memory, speculative);
         }
         if (tx->running == 0) {
                 Task *t = &cl->tasks[task];
@@ -319,8 +300,8 @@ static void apply_vm_target(SimCluster *cl, const VmTarget *asked) {
                 memory = v->memory;
                 t->cpu_cap = v->cap;
         }
-        if (t->cpu_weight == vm_agent_weight(s, v) && vcpus == v->vcpus && memory == v->memory &&
-            t->cpu_cap == v->cap)
+        if (t->cpu_weight == sim_vm_agent_weight(s, v) && vcpus == v->vcpus &&
+            memory == v->memory && t->cpu_cap == v->cap)
                 return;
         v->target_weight = t->cpu_weight;
         v->target_vcpus = vcpus;
@@ -356,7 +337,7 @@ int sim_decisions_apply(SimCluster *cl, const Decisions *d) {
                         cl->sim->results.slot_changes++;
                 memcpy(n->slots, d->slot_changes[i].slots, sizeof(n->slots));
                 n->slots_changed_at = now;
-                r = node_grown_resize(cl, d->slot_changes[i].node);
+                r = sim_node_grown_resize(cl, d->slot_changes[i].node);
                 if (r < 0)
                         return r;
         }
@@ -369,8 +350,8 @@ int sim_decisions_apply(SimCluster *cl, const Decisions *d) {
                 if (cl->tasks[as->task].state == TASK_DONE)
                         continue;
                 if (as->slot == SLOT_MAP)
-                        mem = node_map_slot_take(cl, as->node, mem);
-                r = attempt_start(cl, as->task, as->node, as->slot, mem, as->speculative);
+                        mem = sim_node_map_slot_take(cl, as->node, mem);
+                r = sim_attempt_start(cl, as->task, as->node, as->slot, mem, as->speculative);
                 if (r < 0)
                         return r;
                 if (cl->index == 0 && as->slot != slot_type_of(as->type))
@@ -400,7 +381,7 @@ int sim_decisions_apply(SimCluster *cl, const Decisions *d) {
 /* beat: the node whose heartbeat this is (Hadoop's JobTracker hands out
  * tasks only to the tracker that just reported), or NO_INDEX for a control
  * cycle. */
-static int cluster_step(SimCluster *cl, uint32_t beat, unsigned flags) {
+static int simcl_step(SimCluster *cl, uint32_t beat, unsigned flags) {
         PolicyStepArgs args = { .now = event_queue_now(cl->sim->queue),
                                 .flags = flags,
                                 .node = beat };
@@ -408,7 +389,7 @@ static int cluster_step(SimCluster *cl, uint32_t beat, unsigned flags) {
         usec_t start;
         int r;
 
-        r = snapshot_build(cl, true, &snap);
+        r = simcl_snapshot(cl, true, &snap);
         if (r < 0)
                 return r;
         if (beat != NO_INDEX)
@@ -429,24 +410,24 @@ static int cluster_step(SimCluster *cl, uint32_t beat, unsigned flags) {
         return sim_decisions_apply(cl, &cl->decisions);
 }
 
-static bool cluster_done(const SimCluster *cl) {
+static bool simcl_done(const SimCluster *cl) {
         return cl->n_finished == cl->n_jobs;
 }
 
 /* ---- events ---- */
 
-usec_t heartbeat_event(EventQueue *q, void *userdata) {
+usec_t sim_heartbeat_event(EventQueue *q, void *userdata) {
         NodeBeat *b = userdata;
         SimCluster *cl = b->cl;
         const Node *n = &cl->nodes[b->node];
         int r;
 
-        if (cluster_done(cl))
+        if (simcl_done(cl))
                 return 0;
         cl->nodes[b->node].last_heartbeat = event_queue_now(q);
         if (cl->n_arrived > 0 && (cl->node_running[SLOT_MAP][b->node] < n->slots[SLOT_MAP] ||
                                   cl->node_running[SLOT_REDUCE][b->node] < n->slots[SLOT_REDUCE])) {
-                r = cluster_step(cl, b->node, POLICY_STEP_ASSIGN);
+                r = simcl_step(cl, b->node, POLICY_STEP_ASSIGN);
                 if (r < 0)
                         sim_fail(cl->sim, r);
         }
@@ -457,7 +438,7 @@ usec_t heartbeat_event(EventQueue *q, void *userdata) {
 static void vms_measure(SimCluster *cl, usec_t now) {
         for (size_t i = 0; i < cl->n_vms; i++) {
                 SimVm *v = &cl->sim->vms[cl->vms[i]];
-                double dt = sec(now - v->win_start);
+                double dt = usec_to_sec(now - v->win_start);
                 if (dt <= 0)
                         continue;
                 v->cpu_use = (v->cpu_total - v->win_cpu) / dt;
@@ -500,7 +481,7 @@ static int util_record(SimCluster *cl, usec_t now) {
                 res->cap_util = n;
         }
         res->util[res->n_util++] = (UtilSample){
-                .time = sec(now),
+                .time = usec_to_sec(now),
                 .cpu = cpu / pcpus,
                 .memory = committed / memory,
                 .running_maps = 0,
@@ -513,50 +494,50 @@ static int util_record(SimCluster *cl, usec_t now) {
         return 0;
 }
 
-usec_t control_event(EventQueue *q, void *userdata) {
+usec_t sim_control_event(EventQueue *q, void *userdata) {
         SimCluster *cl = userdata;
         usec_t now = event_queue_now(q);
         int r;
 
-        if (cluster_done(cl))
+        if (simcl_done(cl))
                 return 0;
-        hosts_advance_all(cl->sim);
+        sim_hosts_advance_all(cl->sim);
         vms_measure(cl, now);
         if (cl->index == 0) {
                 r = util_record(cl, now);
                 if (r < 0)
                         sim_fail(cl->sim, r);
         }
-        if (arrivals_gated(cl)) {
-                r = arrivals_try(cl);
+        if (sim_arrivals_gated(cl)) {
+                r = sim_arrivals_try(cl);
                 if (r < 0)
                         sim_fail(cl->sim, r);
         }
         if (cl->n_arrived > 0) {
-                r = cluster_step(cl, NO_INDEX, POLICY_STEP_CONTROL);
+                r = simcl_step(cl, NO_INDEX, POLICY_STEP_CONTROL);
                 if (r < 0)
                         sim_fail(cl->sim, r);
         }
         return scenario_core(cl->sim->sc)->control_interval;
 }
 
-usec_t vm_resize_event(EventQueue *q, void *userdata) {
+static usec_t vm_resize_event(EventQueue *q, void *userdata) {
         SimVm *v = userdata;
         Sim *s = v->sim;
 
-        hosts_advance_all(s);
+        sim_hosts_advance_all(s);
         v->resize_ev = 0;
         if (s->sc->drs) {
                 v->agent_weight = v->target_weight;
-                v->weight = drs_vm_weight(s, v);
+                v->weight = sim_drs_vm_weight(s, v);
         } else {
                 v->weight = v->target_weight;
                 v->vcpus = v->target_vcpus;
                 v->memory = v->target_memory;
                 v->cap = v->target_cap;
         }
-        node_capacity_update(s, v);
-        host_update(s, v->host);
+        sim_node_capacity_update(s, v);
+        sim_host_update(s, v->host);
         return 0;
 }
 
@@ -585,10 +566,10 @@ int sim_set_job_profile(Sim *s, uint32_t job, const JobProfile *profile) {
 }
 
 /* The driver contract's admission: a job the policy refuses never runs. */
-static int cluster_admit(SimCluster *cl, uint32_t job) {
+static int simcl_admit(SimCluster *cl, uint32_t job) {
         ClusterSnapshot snap;
         AdmitVerdict v;
-        int r = snapshot_build(cl, false, &snap);
+        int r = simcl_snapshot(cl, false, &snap);
 
         if (r >= 0)
                 r = policy_admit(cl->policy, &snap, event_queue_now(cl->sim->queue), &cl->jobs[job],
@@ -598,17 +579,17 @@ static int cluster_admit(SimCluster *cl, uint32_t job) {
         return r;
 }
 
-int job_arrive(SimCluster *cl) {
-        int r = cluster_admit(cl, (uint32_t)cl->n_arrived);
+int sim_job_arrive(SimCluster *cl) {
+        int r = simcl_admit(cl, (uint32_t)cl->n_arrived);
 
         if (r >= 0)
                 cl->n_arrived++;
         return r;
 }
 
-usec_t job_arrival_event(EventQueue *q, void *userdata) {
+usec_t sim_job_arrival_event(EventQueue *q, void *userdata) {
         SimCluster *cl = userdata;
-        int r = arrivals_gated(cl) ? arrivals_due(cl) : job_arrive(cl);
+        int r = sim_arrivals_gated(cl) ? sim_arrivals_due(cl) : sim_job_arrive(cl);
 
         if (r < 0)
                 sim_fail(cl->sim, r);

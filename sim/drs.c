@@ -52,13 +52,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sim/sim-internal.h"
+#include "sim/state.h"
 
 #define DRS_MIN_DEMAND 0.01
-
-static double sec(usec_t u) {
-        return (double)u / (double)USEC_PER_SEC;
-}
 
 static double drs_pool(const Sim *s) {
         double pool = 0;
@@ -78,9 +74,9 @@ static DrsSample *drs_slot(SimCluster *cl, size_t vm, size_t slot) {
         return &cl->drs.ring[vm * cl->drs.slots + slot];
 }
 
-unsigned drs_vm_weight(const Sim *s, const SimVm *v) {
+unsigned sim_drs_vm_weight(const Sim *s, const SimVm *v) {
         return (unsigned)MAX(
-                lround((double)v->drs_weight * vm_agent_weight(s, v) / s->sc->vm_weight), 2L);
+                lround((double)v->drs_weight * sim_vm_agent_weight(s, v) / s->sc->vm_weight), 2L);
 }
 
 /* Enforces the entitlements on the hosts: a limit and shares, the latter
@@ -88,16 +84,16 @@ unsigned drs_vm_weight(const Sim *s, const SimVm *v) {
 static void drs_apply(SimCluster *cl, const double *share, double pool) {
         Sim *s = cl->sim;
 
-        hosts_advance_all(s);
+        sim_hosts_advance_all(s);
         for (size_t i = 0; i < cl->n_vms; i++) {
                 SimVm *v = &s->vms[cl->vms[i]];
                 v->cap = share[i];
                 v->drs_weight = (unsigned)MAX(
                         lround(s->sc->vm_weight * share[i] * (double)cl->n_vms / pool), 2L);
-                v->weight = drs_vm_weight(s, v);
+                v->weight = sim_drs_vm_weight(s, v);
         }
         for (size_t h = 0; h < s->n_hosts; h++)
-                host_update(s, (uint32_t)h);
+                sim_host_update(s, (uint32_t)h);
 }
 
 static usec_t drs_sample_event(EventQueue *q, void *userdata) {
@@ -106,7 +102,7 @@ static usec_t drs_sample_event(EventQueue *q, void *userdata) {
 
         if (cl->n_finished == cl->n_jobs)
                 return 0;
-        hosts_advance_all(cl->sim);
+        sim_hosts_advance_all(cl->sim);
         for (size_t i = 0; i < cl->n_vms; i++) {
                 const SimVm *v = &cl->sim->vms[cl->vms[i]];
                 *drs_slot(cl, i, cl->drs.next) = (DrsSample){
@@ -141,14 +137,14 @@ static usec_t drs_divvy_event(EventQueue *q, void *userdata) {
 
         if (cl->n_finished == cl->n_jobs)
                 return 0;
-        hosts_advance_all(s);
+        sim_hosts_advance_all(s);
         for (size_t i = 0; i < cl->n_vms; i++) {
                 const SimVm *v = &s->vms[cl->vms[i]];
                 const DrsSample *from = drs_window_start(cl, i, now);
                 double demand = DRS_MIN_DEMAND;
 
                 if (from) {
-                        double span = sec(now - from->at);
+                        double span = usec_to_sec(now - from->at);
                         demand = (v->cpu_total - from->cpu) / span;
                         if (s->sc->drs_ready)
                                 demand += (v->steal_total - from->ready) / span;
@@ -161,7 +157,7 @@ static usec_t drs_divvy_event(EventQueue *q, void *userdata) {
         return s->sc->drs_period;
 }
 
-int drs_start(SimCluster *cl) {
+int sim_drs_start(SimCluster *cl) {
         Sim *s = cl->sim;
         const Scenario *sc = s->sc;
         double pool = drs_pool(s);
@@ -183,7 +179,7 @@ int drs_start(SimCluster *cl) {
         return event_queue_schedule(s->queue, sc->drs_period, drs_divvy_event, cl, NULL);
 }
 
-void drs_done(SimCluster *cl) {
+void sim_drs_done(SimCluster *cl) {
         free(cl->drs.ring);
         free(cl->drs.demand);
         free(cl->drs.size);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Time on the hosts: the model of sim/host.h in motion. Every change on a
  * host (a phase starts or ends, an attempt comes or goes, a VM is resized)
- * goes through host_update(), which first accounts the time since the last
+ * goes through sim_host_update(), which first accounts the time since the last
  * change at the old rates, then recomputes every rate on the host and moves
  * each attempt's phase-end event to where the new rate puts it. */
 #include <errno.h>
@@ -10,20 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/core/context.h"
-#include "sim/sim-internal.h"
+#include "sim/state.h"
 
-#define MB (1024.0 * 1024.0)
 /* Hadoop 1.x weighs a map's progress 2/3 map phase, 1/3 sort (merge), and a
  * reduce's 1/3 each for shuffle, sort and reduce. */
 #define MAP_PHASE_WEIGHT (2.0 / 3.0)
 
 static usec_t attempt_phase_event(EventQueue *q, void *userdata);
 static usec_t attempt_spill_event(EventQueue *q, void *userdata);
-
-static double sec(usec_t u) {
-        return (double)u / (double)USEC_PER_SEC;
-}
 
 static const Scenario *scenario(const SimAttempt *a) {
         return a->cl->sim->sc;
@@ -37,7 +31,7 @@ static bool attempt_is_map(const SimAttempt *a) {
 
 static void host_advance(Sim *s, SimHost *h) {
         usec_t now = event_queue_now(s->queue);
-        double dt = sec(now - h->last);
+        double dt = usec_to_sec(now - h->last);
 
         if (dt <= 0)
                 return;
@@ -61,7 +55,7 @@ static void host_advance(Sim *s, SimHost *h) {
         }
 }
 
-void hosts_advance_all(Sim *s) {
+void sim_hosts_advance_all(Sim *s) {
         for (size_t i = 0; i < s->n_hosts; i++)
                 host_advance(s, &s->hosts[i]);
 }
@@ -198,7 +192,7 @@ static void remote_read_set(Sim *s, SimAttempt *a, bool want) {
                 return;
         host_advance(s, src);
         if (want) {
-                /* attempt_start() made the room. */
+                /* sim_attempt_start() made the room. */
                 a->src_pos = src->n_readers;
                 src->readers[src->n_readers++] = a;
                 s->hosts[a->host].net_in++;
@@ -285,7 +279,7 @@ static void host_recompute(Sim *s, SimHost *h) {
         }
 }
 
-void host_update(Sim *s, uint32_t host) {
+void sim_host_update(Sim *s, uint32_t host) {
         host_advance(s, &s->hosts[host]);
         host_recompute(s, &s->hosts[host]);
 }
@@ -448,7 +442,7 @@ static void list_remove(SimAttempt **list, size_t *n, size_t pos, bool cluster_l
  * at most as many as it has map slots free (a slot Algorithm 2 takes away
  * takes the smallest with it). */
 
-int node_grown_resize(SimCluster *cl, uint32_t node) {
+int sim_node_grown_resize(SimCluster *cl, uint32_t node) {
         GrownSlots *g = &cl->grown[node];
         unsigned slots = cl->nodes[node].slots[SLOT_MAP],
                  running = cl->node_running[SLOT_MAP][node];
@@ -472,7 +466,7 @@ int node_grown_resize(SimCluster *cl, uint32_t node) {
         return 0;
 }
 
-uint64_t node_map_slot_take(SimCluster *cl, uint32_t node, uint64_t asked) {
+uint64_t sim_node_map_slot_take(SimCluster *cl, uint32_t node, uint64_t asked) {
         GrownSlots *g = &cl->grown[node];
         size_t largest = 0;
         uint64_t size;
@@ -496,7 +490,7 @@ static void node_map_slot_free(SimCluster *cl, const SimAttempt *a) {
             g->n >= g->cap)
                 return;
         g->size[g->n++] = a->slot_memory;
-        (void)node_grown_resize(cl, a->node);
+        (void)sim_node_grown_resize(cl, a->node);
 }
 
 /* Takes an attempt off its host and cluster and adds its time to the task. */
@@ -524,7 +518,7 @@ static void attempt_detach(SimAttempt *a, bool slot_kept) {
         remote_read_set(s, a, false);
 }
 
-void attempt_kill(SimAttempt *a, bool slot_kept) {
+void sim_attempt_kill(SimAttempt *a, bool slot_kept) {
         Sim *s = a->cl->sim;
         uint32_t host = a->host;
 
@@ -551,12 +545,14 @@ static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
                 host_recompute(s, h);
                 return 0;
         }
+        /* It won: what its task keeps of it. */
         cl->taskx[task].node = a->node;
-        job_profile_add(cl, a, event_queue_now(q));
+        cl->taskx[task].winner_started = a->started;
+        cl->taskx[task].winner_shuffle_end = a->shuffle_end;
         attempt_detach(a, false);
         free(a);
         host_recompute(s, h);
-        sim_task_finished(cl, task);
+        cl->task_done(cl, task);
         return 0;
 }
 
@@ -579,7 +575,7 @@ static usec_t attempt_spill_event(EventQueue *q, void *userdata) {
         return 0;
 }
 
-void job_map_finished(SimCluster *cl, uint32_t job) {
+void sim_job_map_finished(SimCluster *cl, uint32_t job) {
         Sim *s = cl->sim;
 
         for (size_t i = 0; i < cl->n_attempts; i++) {
@@ -623,8 +619,8 @@ static int attempt_plan(SimAttempt *a) {
                               &a->spills);
 }
 
-int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, uint64_t slot_memory,
-                  bool speculative) {
+int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot,
+                      uint64_t slot_memory, bool speculative) {
         Sim *s = cl->sim;
         SimAttempt *a;
         TaskExtra *tx = &cl->taskx[task];
@@ -660,7 +656,7 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, u
                 .speculative = speculative,
                 .kill_count = tx->kill_count,
                 .phase = PHASE_STARTUP,
-                .remaining = sec(s->sc->task_startup),
+                .remaining = usec_to_sec(s->sc->task_startup),
         };
         r = attempt_plan(a);
         if (r < 0) {
@@ -684,7 +680,7 @@ int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, u
 
 /* ---- what the snapshot reports ---- */
 
-double attempt_input_size(const SimAttempt *a) {
+double sim_attempt_input_size(const SimAttempt *a) {
         return (double)a->cl->tasks[a->task].input_size;
 }
 
@@ -693,8 +689,8 @@ static double phase_done(const SimAttempt *a, double amount) {
         return amount > 0 ? CLAMP(1.0 - a->remaining / amount, 0.0, 1.0) : 1.0;
 }
 
-double attempt_bytes_processed(const SimAttempt *a) {
-        double input = attempt_input_size(a);
+double sim_attempt_bytes_processed(const SimAttempt *a) {
+        double input = sim_attempt_input_size(a);
 
         if (attempt_is_map(a)) {
                 /* A real map reads and computes record by record; the model's
@@ -733,8 +729,8 @@ double attempt_bytes_processed(const SimAttempt *a) {
         }
 }
 
-double attempt_progress(const SimAttempt *a, double bytes_processed) {
-        double input = attempt_input_size(a);
+double sim_attempt_progress(const SimAttempt *a, double bytes_processed) {
+        double input = sim_attempt_input_size(a);
         double done;
 
         if (attempt_is_map(a)) {

@@ -15,7 +15,7 @@
 #include "sim/experiment-internal.h"
 
 static size_t label_at(const Experiment *e, const char *label) {
-        for (size_t v = 0; v < n_variants(e); v++)
+        for (size_t v = 0; v < experiment_n_variants(e); v++)
                 if (strcmp(e->variants[v].label, label) == 0)
                         return v;
         return SIZE_MAX;
@@ -60,7 +60,7 @@ static void gap_print(const Experiment *e, const Cell *cells, size_t nv, size_t 
 }
 
 int alloc_run(const Experiment *e, const ExperimentOptions *opt) {
-        size_t nv = n_variants(e), nr = n_rows(e);
+        size_t nv = experiment_n_variants(e), nr = experiment_n_rows(e);
         size_t ours = label_at(e, "fs+alloc"), crit = label_at(e, "fs+crit"),
                unl = label_at(e, "fs+unl"), kvm = label_at(e, "kvm");
         _cleanup_free_ Cell *cells = NULL;

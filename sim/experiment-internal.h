@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* What experiment.c, which runs the experiments, shares with
- * experiment-output.c, which prints and writes their tables. */
+/* What the experiments' files share: the registry's types (experiment.c),
+ * the harness (experiment-cell.c), the figures (experiment-figures.c), the
+ * output (experiment-output.c), and each paper's experiments
+ * (experiment-flexslot.c, -dmr.c, -slo.c, -ras.c, -alloc.c). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -64,8 +66,11 @@ struct Experiment {
         const char *note;
 };
 
-size_t n_variants(const Experiment *e);
-size_t n_rows(const Experiment *e);
+size_t experiment_n_variants(const Experiment *e);
+size_t experiment_n_rows(const Experiment *e);
+/* The index of the variant with that label; SIZE_MAX when none has it
+ * (or label is NULL). */
+size_t experiment_variant_index(const Experiment *e, const char *label);
 
 /* A mean over seeds and how far the seeds went from it. */
 struct Spread {
@@ -144,6 +149,11 @@ typedef struct CellRun {
 int cell_open(const Experiment *e, const Variant *v, const char *benchmark, int64_t seed,
               const ExperimentOptions *opt, CellRun *c);
 void cell_close(CellRun *c);
+/* Runs an opened cell as its k-th seed into ret->runs[k] and summarizes it
+ * (and writes its files with --out, for the first seed); returns an exit
+ * status. */
+int cell_run_seed(CellRun *c, const Experiment *e, const Variant *v, const char *benchmark,
+                  const ExperimentOptions *opt, Cell *ret, size_t k);
 
 /* One simulator run of benchmark under variant (its label names the run's
  * files); returns an exit status. */
@@ -152,6 +162,12 @@ int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
 /* Every variant of every row of the experiment: *ret = cells[row * nv +
  * variant], freed by the caller; returns an exit status. */
 int run_cells(const Experiment *e, const ExperimentOptions *opt, Cell **ret);
+/* FlexSlot's Table I, Figs. 3, 4 and 6 (by the experiment's name), Fig. 9
+ * and the sensitivity runs (experiment-flexslot.c). */
+int flexslot_table1_run(const Experiment *e, const ExperimentOptions *opt);
+int flexslot_motivation_run(const Experiment *e, const ExperimentOptions *opt);
+int flexslot_breakdown_run(const Experiment *e, const ExperimentOptions *opt);
+int flexslot_sensitivity_run(const Experiment *e, const ExperimentOptions *opt);
 /* The DynamicMR paper's Fig. 8 (experiment-dmr.c). */
 int dmr_fig8_run(const Experiment *e, const ExperimentOptions *opt);
 /* The deadline papers' experiments on the task-level replay

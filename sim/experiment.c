@@ -1,34 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* The experiments of FlexSlot sections II and V. Each one is a scenario file
- * (the testbed and the stock policies) plus a list of variants that change
- * who sizes the VMs and the policy settings; every number printed as "ours"
- * comes from simulator runs of the policy core, one per seed, given as the
- * mean and half the range over the seeds. The paper's numbers are those its
- * text states (the figures themselves are not given as data); "-" where it
- * states none. */
+/* The registry of the experiments (FlexSlot sections II and V, and the
+ * DynamicMR, deadline and RAS papers'), and running one by name. Each one
+ * is a scenario file (the testbed and the stock policies) plus a list of
+ * variants that change who sizes the VMs and the policy settings; every
+ * number printed as "ours" comes from simulator runs of the policy core,
+ * one per seed, given as the mean and half the range over the seeds. The
+ * paper's numbers are those its text states (the figures themselves are
+ * not given as data); "-" where it states none. An experiment that is a
+ * table of variants x benchmarks is run here; the others by their own
+ * function (experiment-*.c). */
 #include "experiment.h"
 
-#include <errno.h>
-#include <inttypes.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
-#include "policy/layers/flexslot.h"
 #include "sim/experiment-internal.h"
 #include "sim/report.h"
-#include "sim/scenario.h"
-#include "sim/sim.h"
-#include "sim/workload.h"
-
-/* --quick runs this share of each benchmark's input: enough waves of maps
- * for stragglers and slot moves to matter, small enough for a demo. */
-#define QUICK_SCALE 0.15
-/* Seeds per experiment: enough to see whether a difference is more than
- * the spread of the workload's random splits and placement. */
-#define SEEDS 5
-#define QUICK_SEEDS 3
 
 /* Stock Hadoop and the paper's FlexSlot under DRS; the paper's static
  * homogeneous cluster; FlexSlot with flexslot's allocator instead of DRS. */
@@ -58,17 +45,12 @@
 #define KILLS(a) \
         { .label = "a=" #a, .slot_manager = "flexslot", .cloud = CLOUD_DRS, .alpha = a }
 
-static int table1_run(const Experiment *e, const ExperimentOptions *opt);
-static int breakdown_run(const Experiment *e, const ExperimentOptions *opt);
-static int motivation_run(const Experiment *e, const ExperimentOptions *opt);
-static int sensitivity_run(const Experiment *e, const ExperimentOptions *opt);
-
 static const Experiment experiments[] = {
         {
                 .name = "table1",
                 .title = "Table I: skewness of wordcount map task times on three clusters",
                 .scenario = "table1.ini",
-                .custom = table1_run,
+                .custom = flexslot_table1_run,
                 .note = "Homo: every node capped at 2 pCPUs (4.8 GHz); Heter: the same 60 "
                         "pCPUs, half spread evenly and half by the CPU and I/O wait time of "
                         "the stragglers (slowest 20 % of maps) each node ran in the Homo run; "
@@ -79,7 +61,7 @@ static const Experiment experiments[] = {
                 .name = "fig3",
                 .title = "Fig. 3: wordcount map task times on the static and the DRS cluster",
                 .scenario = "fig10.ini",
-                .custom = motivation_run,
+                .custom = flexslot_motivation_run,
                 .variants = { HOMO, STOCK },
                 .rows = { { "wordcount", NULL } },
                 .note = "the paper: under DRS the fast tasks ran faster and the stragglers "
@@ -91,7 +73,7 @@ static const Experiment experiments[] = {
                 .title = "Fig. 4: wordcount map tasks and CPU per slave on the static and the DRS "
                          "cluster",
                 .scenario = "fig10.ini",
-                .custom = motivation_run,
+                .custom = flexslot_motivation_run,
                 .variants = { HOMO, STOCK },
                 .rows = { { "wordcount", NULL } },
                 .note = "the paper: under DRS some nodes ran 10x more tasks than the node with "
@@ -102,7 +84,7 @@ static const Experiment experiments[] = {
                 .title = "Fig. 6: where the slowest tenth of wordcount's maps spend their time "
                          "(seconds)",
                 .scenario = "fig10.ini",
-                .custom = motivation_run,
+                .custom = flexslot_motivation_run,
                 .variants = { HOMO, STOCK },
                 .rows = { { "wordcount", NULL } },
                 .note = "the paper: under DRS, steal time contributed most to the stragglers' "
@@ -112,7 +94,7 @@ static const Experiment experiments[] = {
                 .name = "fig9",
                 .title = "Fig. 9: mean inverted-index map task time split (seconds)",
                 .scenario = "fig10.ini",
-                .custom = breakdown_run,
+                .custom = flexslot_breakdown_run,
                 .variants = { HOMO, STOCK, FLEXSLOT, FLEXSLOT_ALLOC },
                 .rows = { { "inverted-index", NULL } },
                 .note = "the paper: FlexSlot cut steal time by 60.5 % against stock Hadoop under "
@@ -371,7 +353,7 @@ static const Experiment experiments[] = {
                 .title = "DRS's estimator: wordcount under stock Hadoop and FlexSlot for each "
                          "way of estimating demand",
                 .scenario = "fig10.ini",
-                .custom = sensitivity_run,
+                .custom = flexslot_sensitivity_run,
                 .variants = {
                         { .label = "5min", .cloud = CLOUD_DRS },
                         { .label = "60s", .cloud = CLOUD_DRS,
@@ -399,7 +381,7 @@ static const Experiment experiments[] = {
                 .title = "The model's assumptions: wordcount under stock Hadoop and FlexSlot as "
                          "each one changes",
                 .scenario = "fig10.ini",
-                .custom = sensitivity_run,
+                .custom = flexslot_sensitivity_run,
                 .variants = {
                         { .label = "as is", .cloud = CLOUD_DRS },
                         { .label = "comb 0.1", .cloud = CLOUD_DRS,
@@ -440,582 +422,11 @@ void experiment_list(FILE *f) {
                 fprintf(f, "%-7s %s\n", experiments[i].name, experiments[i].title);
 }
 
-size_t n_variants(const Experiment *e) {
-        size_t n = 0;
-
-        while (n < MAX_VARIANTS && e->variants[n].label)
-                n++;
-        return n;
-}
-
-size_t n_rows(const Experiment *e) {
-        size_t n = 0;
-
-        while (n < MAX_ROWS && e->rows[n].benchmark)
-                n++;
-        return n;
-}
-
-int64_t experiment_first_seed(const ExperimentOptions *opt) {
-        return opt->seed_set ? opt->seed : 1;
-}
-
-size_t experiment_seeds(const ExperimentOptions *opt) {
-        return opt->quick ? QUICK_SEEDS : SEEDS;
-}
-
-void cell_close(CellRun *c) {
-        c->sim = sim_free(c->sim);
-        workload_done(&c->wl);
-        scenario_done(&c->sc);
-}
-
-/* The scenario keys of a variant's cloud and its own settings, after the
- * command line's. */
-static int variant_overrides(const Variant *v, const ExperimentOptions *opt, ScenarioOverride **ret,
-                             size_t *ret_n) {
-        static const char *const clouds[][3] = {
-                [CLOUD_SCENARIO] = { NULL },
-                [CLOUD_DRS] = { "drs.enabled=yes", "policy.apply_vm_targets=no", NULL },
-                [CLOUD_HOMO] = { "drs.enabled=no", "policy.apply_vm_targets=no", NULL },
-                [CLOUD_AGENT] = { "drs.enabled=no", "policy.apply_vm_targets=yes", NULL },
-                [CLOUD_KVM] = { "drs.enabled=no", "policy.apply_vm_targets=no", NULL },
-        };
-        ScenarioOverride *o = calloc(opt->n_overrides + 2 + MAX_VARIANT_SETS, sizeof(*o));
-        size_t n = 0;
-
-        if (!o)
-                return -ENOMEM;
-        for (size_t i = 0; i < opt->n_overrides; i++)
-                o[n++] = opt->overrides[i];
-        for (size_t i = 0; clouds[v->cloud][i]; i++)
-                if (scenario_override_parse(clouds[v->cloud][i], &o[n++]) < 0)
-                        goto bad;
-        for (size_t i = 0; i < MAX_VARIANT_SETS && v->sets[i]; i++)
-                if (scenario_override_parse(v->sets[i], &o[n++]) < 0)
-                        goto bad;
-        *ret = o;
-        *ret_n = n;
-        return 0;
-bad:
-        free(o);
-        return -EINVAL;
-}
-
-/* The variant's settings on top of the scenario's. */
-static void variant_apply(const Variant *v, PolicyConfig *policy) {
-        FlexSlotSettings *flexslot = policy_config_settings(policy, &flexslot_settings_schema);
-        FairSettings *fair = policy_config_settings(policy, &fair_settings_schema);
-
-        flexslot->unlimited_slots = flexslot->unlimited_slots || v->unlimited;
-        if (v->alpha > 0)
-                flexslot->alpha = v->alpha;
-        if (v->locality_delay > 0)
-                fair->locality_delay = v->locality_delay;
-}
-
-/* Loads the experiment's scenario with the variant's settings for
- * benchmark and seed and builds the simulator; returns an exit status. */
-int cell_open(const Experiment *e, const Variant *v, const char *benchmark, int64_t seed,
-              const ExperimentOptions *opt, CellRun *c) {
-        _cleanup_free_ char *path = NULL;
-        _cleanup_free_ ScenarioOverride *overrides = NULL;
-        size_t n_overrides;
-        char err[512];
-        int r;
-
-        *c = (CellRun){ 0 };
-        if (asprintf(&path, "%s/%s", opt->scenario_dir, e->scenario) < 0 ||
-            variant_overrides(v, opt, &overrides, &n_overrides) < 0)
-                return 1;
-        r = scenario_load(path, overrides, n_overrides, &c->sc, err, sizeof(err));
-        if (r < 0) {
-                fprintf(stderr, "flexslot-sim: %s\n", err);
-                return 2;
-        }
-        r = workload_load(c->sc.workload_file, &c->wl, err, sizeof(err));
-        if (r < 0) {
-                fprintf(stderr, "flexslot-sim: %s\n", err);
-                cell_close(c);
-                return 2;
-        }
-        if ((benchmark && scenario_set_string(&c->sc.jobs, benchmark) < 0) ||
-            (benchmark && c->sc.interference &&
-             scenario_set_string(&c->sc.interference_jobs, benchmark) < 0) ||
-            (v->slot_manager && scenario_set_string(&c->sc.slot_manager, v->slot_manager) < 0) ||
-            (v->allocator && scenario_set_string(&c->sc.allocator, v->allocator) < 0)) {
-                cell_close(c);
-                return 1;
-        }
-        /* II-B's Homo: the pool split equally, each VM capped at its part
-         * (the paper's 4.8 GHz of 153.6 for 32 VMs). */
-        if (v->cloud == CLOUD_HOMO)
-                c->sc.vm_cap = (double)(c->sc.hosts * c->sc.host_cpus) / (double)c->sc.vms;
-        variant_apply(v, &c->sc.policy);
-        if (opt->quick)
-                c->sc.scale *= QUICK_SCALE;
-        c->sc.seed = seed;
-
-        r = sim_new(&c->sc, &c->wl, &c->sim, err, sizeof(err));
-        if (r < 0) {
-                fprintf(stderr, "flexslot-sim: %s: %s\n", path, r == -EINVAL ? err : strerror(-r));
-                cell_close(c);
-                return r == -EINVAL ? 2 : 1;
-        }
-        sim_set_progress(c->sim, opt->progress, opt->progress_data);
-        return 0;
-}
-
-/* Runs an opened cell as its k-th seed and summarizes it (and writes its
- * files with --out, for the first seed); returns an exit status. */
-static int cell_run(CellRun *c, const Experiment *e, const Variant *v, const char *benchmark,
-                    const ExperimentOptions *opt, Cell *ret, size_t k) {
-        int r = sim_run(c->sim);
-
-        if (r < 0) {
-                fprintf(stderr, "flexslot-sim: %s under %s, seed %" PRId64 ": %s\n", benchmark,
-                        v->label, c->sc.seed,
-                        sim_invariant_error(c->sim) ? sim_invariant_error(c->sim) : strerror(-r));
-                return 1;
-        }
-        if (run_summarize(sim_results(c->sim), &ret->runs[k]) < 0)
-                return 1;
-        ret->other_jct[k] = sim_results(c->sim)->other_mean_jct;
-        ret->n = MAX(ret->n, k + 1);
-        if (opt->out && k == 0) {
-                _cleanup_free_ char *dir = NULL, *run = NULL;
-                if (asprintf(&dir, "%s/%s/%s/%s", opt->out, e->name, benchmark, v->label) < 0 ||
-                    asprintf(&run, "%s under %s (%s)", benchmark, v->label, e->name) < 0)
-                        return 1;
-                r = report_write(dir, run, sim_results(c->sim));
-                if (r < 0)
-                        return 1;
-                ret->no_charts = r == REPORT_NO_GNUPLOT;
-        }
-        return 0;
-}
-
-/* Every seed of benchmark under variant; returns an exit status. */
-int run_cell(const Experiment *e, const Variant *v, const char *benchmark,
-             const ExperimentOptions *opt, Cell *ret) {
-        for (size_t k = 0; k < experiment_seeds(opt); k++) {
-                CellRun c;
-                int status = cell_open(e, v, benchmark, experiment_first_seed(opt) + (int64_t)k,
-                                       opt, &c);
-
-                if (status != 0)
-                        return status;
-                status = cell_run(&c, e, v, benchmark, opt, ret, k);
-                cell_close(&c);
-                if (status != 0)
-                        return status;
-        }
-        return 0;
-}
-
-int run_cells(const Experiment *e, const ExperimentOptions *opt, Cell **ret) {
-        size_t nv = n_variants(e), nr = n_rows(e);
-        _cleanup_free_ Cell *cells = calloc(MAX(nv * nr, (size_t)1), sizeof(Cell));
-
-        if (!cells)
-                return 1;
-        for (size_t i = 0; i < nr; i++)
-                for (size_t v = 0; v < nv; v++) {
-                        int status = run_cell(e, &e->variants[v], e->rows[i].benchmark, opt,
-                                              &cells[i * nv + v]);
-                        if (status != 0)
-                                return status;
-                }
-        *ret = TAKE_PTR(cells);
-        return 0;
-}
-
-/* "mean±h" of a figure of a cell's runs. */
-static const char *figure_text(char *buf, const Cell *c, double (*fn)(const RunSummary *),
-                               int decimals) {
-        return spread_format(buf, SPREAD_TEXT_MAX, cell_figure(c, fn), decimals);
-}
-
-/* ---- Table I ---- */
-
-#define TABLE1_BENCHMARK "wordcount"
-/* The testbed's CPU pool for the 30 slaves: 2 pCPUs (4.8 GHz) each. */
-#define TABLE1_NODE_CAP 2.0
-/* "nearly 20 % of tasks run at least 20 % longer than the others" (Fig. 2) */
-#define TABLE1_STRAGGLER_SHARE 0.2
-
-typedef struct Table1Profile {
-        double *caps;     /* per node */
-        bool *straggler;  /* per task */
-        uint32_t *strong; /* nodes by cap, largest first */
-        size_t n_nodes, n_tasks;
-} Table1Profile;
-
-static void table1_profile_done(Table1Profile *p) {
-        free(p->caps);
-        free(p->straggler);
-        free(p->strong);
-        *p = (Table1Profile){ 0 };
-}
-
-static int compare_desc(const void *a, const void *b) {
-        double x = *(const double *)a, y = *(const double *)b;
-
-        return (x < y) - (x > y);
-}
-
-/* From the Homo run: which maps straggled, and how the same CPU pool would
- * be split by each node's CPU and I/O wait time (FlexSlot II-B). */
-static int table1_profile(const SimResults *r, size_t n_nodes, Table1Profile *p) {
-        _cleanup_free_ double *times = calloc(MAX(r->n_tasks, (size_t)1), sizeof(double));
-        _cleanup_free_ double *work = calloc(MAX(n_nodes, (size_t)1), sizeof(double));
-        double threshold, total = 0;
-        size_t n = 0;
-
-        p->n_nodes = n_nodes;
-        p->n_tasks = r->n_tasks;
-        p->caps = calloc(MAX(n_nodes, (size_t)1), sizeof(double));
-        p->strong = calloc(MAX(n_nodes, (size_t)1), sizeof(uint32_t));
-        p->straggler = calloc(MAX(r->n_tasks, (size_t)1), sizeof(bool));
-        if (!times || !work || !p->caps || !p->strong || !p->straggler)
-                return -ENOMEM;
-        for (size_t i = 0; i < r->n_tasks; i++)
-                if (r->tasks[i].map)
-                        times[n++] = r->tasks[i].finished - r->tasks[i].started;
-        qsort(times, n, sizeof(double), compare_desc);
-        threshold = n > 0 ? times[(size_t)((double)n * TABLE1_STRAGGLER_SHARE)] : 0;
-        for (size_t i = 0; i < r->n_tasks; i++) {
-                p->straggler[i] =
-                        r->tasks[i].map && r->tasks[i].finished - r->tasks[i].started > threshold;
-                if (p->straggler[i]) {
-                        work[r->tasks[i].node] += r->tasks[i].cpu + r->tasks[i].iowait;
-                        total += r->tasks[i].cpu + r->tasks[i].iowait;
-                }
-        }
-        /* Half the pool stays evenly spread so that no node starves; the
-         * other half follows the stragglers' CPU and I/O wait time. */
-        for (size_t i = 0; i < n_nodes; i++) {
-                p->caps[i] = TABLE1_NODE_CAP / 2 +
-                             (total > 0 ? TABLE1_NODE_CAP / 2 * (double)n_nodes * work[i] / total
-                                        : TABLE1_NODE_CAP / 2);
-                p->strong[i] = (uint32_t)i;
-        }
-        /* Strongest first; ties by index, so the order is reproducible. */
-        for (size_t i = 1; i < n_nodes; i++)
-                for (size_t j = i; j > 0 && p->caps[p->strong[j]] > p->caps[p->strong[j - 1]];
-                     j--) {
-                        uint32_t t = p->strong[j];
-                        p->strong[j] = p->strong[j - 1];
-                        p->strong[j - 1] = t;
-                }
-        return 0;
-}
-
-static int table1_apply(Sim *sim, const Table1Profile *p, bool skew_sched) {
-        size_t n_strong = MAX(p->n_nodes / 4, (size_t)1), k = 0;
-
-        for (size_t i = 0; i < p->n_nodes; i++)
-                if (sim_set_node_cap(sim, (uint32_t)i, p->caps[i]) < 0)
-                        return -EINVAL;
-        if (!skew_sched)
-                return 0;
-        /* Each straggler's split lives on three of the strongest quarter of
-         * the nodes, taken in turn. */
-        for (size_t t = 0; t < p->n_tasks; t++) {
-                uint32_t where[3];
-                if (!p->straggler[t])
-                        continue;
-                for (unsigned i = 0; i < 3; i++)
-                        where[i] = p->strong[(k + i) % n_strong];
-                k++;
-                if (sim_set_task_locations(sim, (uint32_t)t, where, MIN(3u, (unsigned)n_strong)) <
-                    0)
-                        return -EINVAL;
-        }
-        return 0;
-}
-
-/* One seed of the three clusters; returns an exit status. */
-static int table1_seed(const Experiment *e, const Variant *variants, size_t nv, int64_t seed,
-                       const ExperimentOptions *opt, Cell *cells, size_t k) {
-        Table1Profile profile = { 0 };
-        int status = 0;
-
-        for (size_t v = 0; v < nv && status == 0; v++) {
-                CellRun c;
-                status = cell_open(e, &variants[v], TABLE1_BENCHMARK, seed, opt, &c);
-                if (status != 0)
-                        break;
-                if (v > 0 && table1_apply(c.sim, &profile, v == 2) < 0)
-                        status = 1;
-                if (status == 0)
-                        status = cell_run(&c, e, &variants[v], TABLE1_BENCHMARK, opt, &cells[v], k);
-                if (status == 0 && v == 0 &&
-                    table1_profile(sim_results(c.sim), sim_n_nodes(c.sim), &profile) < 0)
-                        status = 1;
-                cell_close(&c);
-        }
-        table1_profile_done(&profile);
-        return status;
-}
-
-static int table1_run(const Experiment *e, const ExperimentOptions *opt) {
-        static const Variant variants[] = {
-                { .label = "Homo" },
-                { .label = "Heter" },
-                /* Delay scheduling that waits as long as it takes: the
-                 * stragglers run only where their splits are. */
-                { .label = "Heter+skew-sched", .locality_delay = 24 * USEC_PER_HOUR },
-        };
-        static const char *const paper[] = { "2.65", "2.25", "0.31" };
-        Cell cells[ELEMENTSOF(variants)] = { 0 };
-        char skew[SPREAD_TEXT_MAX], jct[SPREAD_TEXT_MAX], bound[SPREAD_TEXT_MAX];
-
-        for (size_t k = 0; k < experiment_seeds(opt); k++) {
-                int status = table1_seed(e, variants, ELEMENTSOF(variants),
-                                         experiment_first_seed(opt) + (int64_t)k, opt, cells, k);
-                if (status != 0)
-                        return status;
-        }
-        title_print(e, opt);
-        printf("%-18s %12s %8s %12s %12s\n", "cluster", "ours", "paper", "JCT (s)", "x bound");
-        for (size_t v = 0; v < ELEMENTSOF(variants); v++)
-                printf("%-18s %12s %8s %12s %12s\n", variants[v].label,
-                       figure_text(skew, &cells[v], fig_skewness, 2), paper[v],
-                       figure_text(jct, &cells[v], fig_jct, 0),
-                       figure_text(bound, &cells[v], fig_bound_ratio, 2));
-        printf("Note: %s\n", e->note);
-        if (opt->out)
-                files_print(e, opt, cells, ELEMENTSOF(cells), false, false);
-        return 0;
-}
-
-/* ---- Fig. 3, 4 and 6: the motivation, static cluster against DRS ---- */
-
-/* Whether a figure's mean under DRS is above or below Homo's by more than
- * half the range of either over the seeds, or neither: a difference inside
- * the spread is none. */
-static const char *direction(const Cell *homo, const Cell *drs, double (*fn)(const RunSummary *)) {
-        Spread h = cell_figure(homo, fn), d = cell_figure(drs, fn);
-        double spread = MAX(h.max - h.min, d.max - d.min) / 2;
-
-        if (d.mean - h.mean > spread)
-                return "higher";
-        if (h.mean - d.mean > spread)
-                return "lower";
-        return "no different";
-}
-
-static void fig3_print(const Cell *cells) {
-        static const struct {
-                const char *name;
-                double (*fn)(const RunSummary *);
-                int decimals;
-                const char *paper;
-        } figures[] = {
-                { "skewness", fig_skewness, 2, "higher (Homo 2.65)" },
-                { "fastest half (s)", fig_fast_half, 1, "lower" },
-                { "slowest tenth (s)", fig_slow_tenth, 1, "higher" },
-                { "JCT (s)", fig_jct, 0, "-" },
-                { "JCT x bound", fig_bound_ratio, 2, "-" },
-        };
-        char a[SPREAD_TEXT_MAX], b[SPREAD_TEXT_MAX];
-
-        printf("%-20s %12s %12s %14s %20s\n", "figure", "homo", "drs", "drs vs homo", "paper");
-        for (size_t i = 0; i < ELEMENTSOF(figures); i++)
-                printf("%-20s %12s %12s %14s %20s\n", figures[i].name,
-                       figure_text(a, &cells[0], figures[i].fn, figures[i].decimals),
-                       figure_text(b, &cells[1], figures[i].fn, figures[i].decimals),
-                       direction(&cells[0], &cells[1], figures[i].fn), figures[i].paper);
-        printf("Ours against the paper: under DRS the skewness is %s, the fast tasks' time %s "
-               "and the stragglers' %s than on the static cluster (beyond the spread over the "
-               "seeds); the paper has higher, lower and higher.\n",
-               direction(&cells[0], &cells[1], fig_skewness),
-               direction(&cells[0], &cells[1], fig_fast_half),
-               direction(&cells[0], &cells[1], fig_slow_tenth));
-}
-
-static void fig4_print(const Cell *cells) {
-        char a[5][SPREAD_TEXT_MAX];
-
-        printf("%-8s %12s %12s %12s %12s %12s\n", "cluster", "fewest maps", "most maps",
-               "most/fewest", "least CPU", "most CPU");
-        for (size_t v = 0; v < 2; v++)
-                printf("%-8s %12s %12s %12s %12s %12s\n", v == 0 ? "homo" : "drs",
-                       figure_text(a[0], &cells[v], fig_maps_min, 0),
-                       figure_text(a[1], &cells[v], fig_maps_max, 0),
-                       figure_text(a[2], &cells[v], fig_maps_ratio, 2),
-                       figure_text(a[3], &cells[v], fig_cpu_min, 2),
-                       figure_text(a[4], &cells[v], fig_cpu_max, 2));
-        printf("%-8s %12s %12s %12s\n", "paper", "-", "-", "~10 (drs)");
-        printf("Ours against the paper: under DRS the busiest slave ran %.2f times the maps of "
-               "the least busy (homo %.2f); the paper ~10.\n",
-               cell_figure(&cells[1], fig_maps_ratio).mean,
-               cell_figure(&cells[0], fig_maps_ratio).mean);
-}
-
-static void fig6_print(const Cell *cells) {
-        static const struct {
-                const char *name;
-                double (*fn)(const RunSummary *);
-        } parts[] = { { "cpu", fig_slow_cpu },
-                      { "I/O wait", fig_slow_iowait },
-                      { "steal", fig_slow_steal },
-                      { "queue+start", fig_slow_queue } };
-        char a[4][SPREAD_TEXT_MAX], share[SPREAD_TEXT_MAX];
-
-        printf("%-8s", "cluster");
-        for (size_t i = 0; i < ELEMENTSOF(parts); i++)
-                printf(" %12s", parts[i].name);
-        printf(" %14s\n", "steal share");
-        for (size_t v = 0; v < 2; v++) {
-                printf("%-8s", v == 0 ? "homo" : "drs");
-                for (size_t i = 0; i < ELEMENTSOF(parts); i++)
-                        printf(" %12s", figure_text(a[i], &cells[v], parts[i].fn, 1));
-                printf(" %14s\n", figure_text(share, &cells[v], fig_steal_share, 2));
-        }
-        printf("%-8s %12s %12s %12s %12s %14s\n", "paper", "-", "-", "largest", "-", "-");
-        {
-                const Cell *drs = &cells[1];
-                size_t largest = 0;
-                for (size_t i = 1; i < ELEMENTSOF(parts); i++)
-                        if (cell_figure(drs, parts[i].fn).mean >
-                            cell_figure(drs, parts[largest].fn).mean)
-                                largest = i;
-                printf("Ours against the paper: under DRS the stragglers' largest part is %s "
-                       "(steal %.0f %% of their time); the paper: steal.\n",
-                       parts[largest].name, 100.0 * cell_figure(drs, fig_steal_share).mean);
-        }
-}
-
-static int motivation_run(const Experiment *e, const ExperimentOptions *opt) {
-        _cleanup_free_ Cell *cells = NULL;
-        int status = run_cells(e, opt, &cells);
-
-        if (status != 0)
-                return status;
-        title_print(e, opt);
-        if (strcmp(e->name, "fig3") == 0)
-                fig3_print(cells);
-        else if (strcmp(e->name, "fig4") == 0)
-                fig4_print(cells);
-        else
-                fig6_print(cells);
-        printf("Note: %s\n", e->note);
-        if (opt->out)
-                files_print(e, opt, cells, n_variants(e), false, false);
-        return 0;
-}
-
-/* ---- Fig. 9 ---- */
-
-static size_t variant_at(const Experiment *e, const char *label) {
-        for (size_t v = 0; v < n_variants(e); v++)
-                if (strcmp(e->variants[v].label, label) == 0)
-                        return v;
-        return 0;
-}
-
-/* The mean change of a figure against the same seed's run of base, in %. */
-static Spread change_pct(const Cell *c, const Cell *base, double (*fn)(const RunSummary *)) {
-        double x[MAX_SEEDS];
-        size_t n = MIN(c->n, base->n);
-
-        for (size_t k = 0; k < n; k++) {
-                double b = fn(&base->runs[k]);
-                x[k] = b > 0 ? 100.0 * (fn(&c->runs[k]) - b) / b : 0;
-        }
-        return spread_of(x, n);
-}
-
-static int breakdown_run(const Experiment *e, const ExperimentOptions *opt) {
-        size_t nv = n_variants(e), homo = variant_at(e, "homo"), stock = variant_at(e, "stock");
-        _cleanup_free_ Cell *cells = NULL;
-        char a[6][SPREAD_TEXT_MAX];
-        int status = run_cells(e, opt, &cells);
-
-        if (status != 0)
-                return status;
-        title_print(e, opt);
-        printf("%-10s %11s %11s %11s %12s %12s %12s\n", "variant", "cpu", "I/O wait", "steal",
-               "queue+start", "steal vs st", "I/O vs homo");
-        for (size_t v = 0; v < nv; v++)
-                printf("%-10s %11s %11s %11s %12s %11s%% %11s%%\n", e->variants[v].label,
-                       figure_text(a[0], &cells[v], fig_cpu, 1),
-                       figure_text(a[1], &cells[v], fig_iowait, 1),
-                       figure_text(a[2], &cells[v], fig_steal, 1),
-                       figure_text(a[3], &cells[v], fig_queue, 1),
-                       spread_format(a[4], SPREAD_TEXT_MAX,
-                                     change_pct(&cells[v], &cells[stock], fig_steal), 0),
-                       spread_format(a[5], SPREAD_TEXT_MAX,
-                                     change_pct(&cells[v], &cells[homo], fig_iowait), 0));
-        printf("%-10s %11s %11s %11s %12s %11s%% %11s%%\n", "paper flexslot", "-", "-", "-", "-",
-               "-60.5", "-39.7");
-        bound_print(e, cells, nv, 1);
-        decisions_print(e, cells, nv, 1);
-        printf("Note: %s\n", e->note);
-        if (opt->out)
-                files_print(e, opt, cells, nv, false, false);
-        return 0;
-}
-
-/* ---- the estimator and the assumptions: each setting under stock and
- * FlexSlot ---- */
-
-Spread seed_ratio(const Cell *a, const Cell *b) {
-        double x[MAX_SEEDS];
-        size_t n = MIN(a->n, b->n);
-
-        for (size_t k = 0; k < n; k++)
-                x[k] = b->runs[k].jct / a->runs[k].jct;
-        return spread_of(x, n);
-}
-
-static int sensitivity_run(const Experiment *e, const ExperimentOptions *opt) {
-        size_t nv = n_variants(e);
-        const char *benchmark = e->rows[0].benchmark;
-        _cleanup_free_ Cell *cells = calloc(2 * nv, sizeof(Cell));
-        char a[7][SPREAD_TEXT_MAX];
-
-        if (!cells)
-                return 1;
-        for (size_t v = 0; v < nv; v++) {
-                Variant stock = e->variants[v], flexslot = e->variants[v];
-                int status;
-
-                stock.slot_manager = "static";
-                flexslot.slot_manager = "flexslot";
-                status = run_cell(e, &stock, benchmark, opt, &cells[2 * v]);
-                if (status == 0)
-                        status = run_cell(e, &flexslot, benchmark, opt, &cells[2 * v + 1]);
-                if (status != 0)
-                        return status;
-        }
-        title_print(e, opt);
-        printf("%-10s %10s %11s %11s %11s %11s %11s %13s\n", "setting", "stock JCT", "x bound",
-               "skewness", "maps ratio", "slow steal", "post-map", "flexslot/st");
-        for (size_t v = 0; v < nv; v++) {
-                const Cell *c = &cells[2 * v];
-                printf("%-10s %10s %11s %11s %11s %11s %11s %13s\n", e->variants[v].label,
-                       figure_text(a[0], c, fig_jct, 0), figure_text(a[1], c, fig_bound_ratio, 2),
-                       figure_text(a[2], c, fig_skewness, 2),
-                       figure_text(a[3], c, fig_maps_ratio, 2),
-                       figure_text(a[4], c, fig_steal_share, 2), figure_text(a[5], c, fig_tail, 2),
-                       spread_format(a[6], SPREAD_TEXT_MAX, seed_ratio(c, &cells[2 * v + 1]), 3));
-        }
-        printf("Columns: stock Hadoop's completion time, its ratio to the lower bound, its map "
-               "skewness, its busiest over least busy slave (maps), the steal share of its "
-               "slowest tenth of maps, its share of time after the last map, and FlexSlot's "
-               "completion time over stock's in the same seed.\n");
-        printf("Note: %s\n", e->note);
-        return 0;
-}
-
 /* ---- the table of variants x benchmarks ---- */
 
 int experiment_run(const char *name, const ExperimentOptions *opt) {
         const Experiment *e = experiment_find(name);
-        size_t nv = n_variants(e), nr = n_rows(e);
+        size_t nv = experiment_n_variants(e), nr = experiment_n_rows(e);
         _cleanup_free_ Cell *cells = NULL;
         int status, r;
 

@@ -12,25 +12,7 @@
 
 #include "common/log.h"
 #include "common/macro.h"
-
-double skewness(const double *x, size_t n) {
-        double mu = 0, m2 = 0, m3 = 0, sigma;
-
-        if (n == 0)
-                return 0;
-        for (size_t i = 0; i < n; i++)
-                mu += x[i];
-        mu /= (double)n;
-        for (size_t i = 0; i < n; i++) {
-                double d = x[i] - mu;
-                m2 += d * d;
-                m3 += d * d * d;
-        }
-        sigma = sqrt(m2 / (double)n);
-        if (sigma < 1e-12 * MAX(fabs(mu), 1.0))
-                return 0;
-        return m3 / (double)n / (sigma * sigma * sigma);
-}
+#include "policy/core/stats.h"
 
 static int compare_double(const void *a, const void *b) {
         double x = *(const double *)a, y = *(const double *)b;
@@ -185,7 +167,7 @@ int run_summarize(const SimResults *r, RunSummary *ret) {
                 s.iowait /= (double)n;
                 s.steal /= (double)n;
                 s.queue /= (double)n;
-                s.map_skewness = skewness(times, n);
+                s.map_skewness = stats_skewness(times, n);
                 for (size_t i = 0; i < n; i++)
                         s.map_mean += times[i] / (double)n;
                 qsort(times, n, sizeof(double), compare_double);

@@ -3,11 +3,7 @@
 
 #include <stdio.h>
 
-#include "sim/sim.h"
-
-/* Statistical skewness of FlexSlot II-B: (1/n) sum ((x_i - mu)^3 / sigma^3),
- * with sigma the population standard deviation; 0 when sigma is 0. */
-double skewness(const double *x, size_t n);
+#include "sim/results.h"
 
 /* Figures of one run, from its results. */
 typedef struct RunSummary {

@@ -261,13 +261,6 @@ bool context_task_eligible(const PolicyContext *ctx, uint32_t task) {
         return context_job_eligible(ctx, t->job, t->type);
 }
 
-bool task_is_local(const Task *t, uint32_t node) {
-        for (unsigned i = 0; i < t->n_locations && i < MAX_REPLICAS; i++)
-                if (t->locations[i] == node)
-                        return true;
-        return false;
-}
-
 static bool task_pending_of_type(const PolicyContext *ctx, uint32_t task, TaskType type) {
         return ctx->snap->tasks[task].type == type && context_task_pending(ctx, task);
 }

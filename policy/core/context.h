@@ -95,7 +95,6 @@ bool context_task_pending(const PolicyContext *ctx, uint32_t task);
 /* Reduces wait for the job's maps (CoreSettings.reduce_slowstart). */
 bool context_task_eligible(const PolicyContext *ctx, uint32_t task);
 bool context_job_eligible(const PolicyContext *ctx, uint32_t job, TaskType type);
-bool task_is_local(const Task *t, uint32_t node);
 /* The job's first pending eligible task of this type, local to node when
  * local is true; NO_INDEX if none. */
 uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskType type,

@@ -138,6 +138,13 @@ usec_t phase_stats_mean(const PhaseStats *s) {
         return s->count > 0 ? s->total / s->count : 0;
 }
 
+bool task_is_local(const Task *t, uint32_t node) {
+        for (unsigned i = 0; i < t->n_locations && i < MAX_REPLICAS; i++)
+                if (t->locations[i] == node)
+                        return true;
+        return false;
+}
+
 int snapshot_validate(const ClusterSnapshot *s) {
         if (!s || !arrays_ok(s))
                 return -EINVAL;

@@ -248,6 +248,9 @@ typedef struct Task {
         uint64_t slot_memory;
 } Task;
 
+/* Whether a replica of the task's split is on the node (a data-local map). */
+bool task_is_local(const Task *t, uint32_t node);
+
 /* A running attempt of a task. Finished and killed attempts are not in the
  * snapshot. */
 typedef struct Attempt {

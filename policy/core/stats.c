@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/macro.h"
 #include "policy/core/stats.h"
 
 #define KMEANS_MAX_ROUNDS 100
@@ -28,13 +29,20 @@ double stats_stddev(const double *x, size_t n) {
 }
 
 double stats_skewness(const double *x, size_t n) {
-        double mu = stats_mean(x, n), sigma = stats_stddev(x, n), sum = 0;
+        double mu = stats_mean(x, n), m2 = 0, m3 = 0, sigma;
 
-        if (n == 0 || sigma == 0)
+        if (n == 0)
                 return 0;
-        for (size_t i = 0; i < n; i++)
-                sum += pow((x[i] - mu) / sigma, 3);
-        return sum / (double)n;
+        for (size_t i = 0; i < n; i++) {
+                double d = x[i] - mu;
+                m2 += d * d;
+                m3 += d * d * d;
+        }
+        sigma = sqrt(m2 / (double)n);
+        /* A spread this small is the mean's rounding: the values are equal. */
+        if (sigma < 1e-12 * MAX(fabs(mu), 1.0))
+                return 0;
+        return m3 / (double)n / (sigma * sigma * sigma);
 }
 
 static int compare_doubles(const void *a, const void *b) {

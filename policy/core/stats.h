@@ -10,7 +10,9 @@ double stats_mean(const double *x, size_t n);
 /* Population standard deviation (divides by n), as FlexSlot's Algorithm 2
  * and skewness use it. 0 for n == 0. */
 double stats_stddev(const double *x, size_t n);
-/* FlexSlot II-B: (1/n) sum (x_i - mu)^3 / sigma^3; 0 when sigma is 0. */
+/* Statistical skewness of FlexSlot II-B: (1/n) sum (x_i - mu)^3 / sigma^3,
+ * with sigma the population standard deviation; 0 when sigma is 0, or so
+ * small against the mean that it is rounding (equal values). */
 double stats_skewness(const double *x, size_t n);
 /* The value at rank floor(p * (n - 1)) of x sorted ascending, p in 0..1;
  * scratch holds n doubles. 0 for n == 0. */

@@ -2,8 +2,9 @@
 #pragma once
 
 /* The simulator's own state, shared by its files: engine.c moves time on
- * hosts (sim/host.h's model), driver.c talks to the policy core, sim.c
- * builds the cluster and collects results. */
+ * hosts (sim/host.h's model), ledger.c keeps the books of tasks and jobs,
+ * driver.c talks to the policy core, build.c builds the cluster, sim.c runs
+ * it and collect.c collects its results. */
 
 #include "actuation/actuation.h"
 #include "policy/core/model.h"
@@ -11,7 +12,15 @@
 #include "policy/layers/policies.h"
 #include "sim/event.h"
 #include "sim/host.h"
-#include "sim/sim.h"
+#include "sim/results.h"
+#include "sim/scenario.h"
+#include "sim/workload.h"
+
+/* The handle of sim/sim.h, whose inside this is (struct Sim below). */
+typedef struct Sim Sim;
+
+/* A MiB: the workloads give costs and sizes per MB in these. */
+#define MB (1024.0 * 1024.0)
 
 typedef enum Phase {
         PHASE_STARTUP,      /* JVM launch: wall time */
@@ -78,7 +87,11 @@ typedef struct TaskExtra {
         double output;   /* bytes the map function emits; for a reduce its write bytes */
         double records;  /* records the map function emits */
         usec_t first_start, finished;
-        uint32_t node;                    /* of the attempt that finished it */
+        /* Of the attempt that finished it (the winner, if it was
+         * speculated): its node, its start and, a reduce's, its shuffle's
+         * end, from which the ledger adds the task to its job's profile. */
+        uint32_t node;
+        usec_t winner_started, winner_shuffle_end;
         double cpu, iowait, steal, queue; /* of finished and killed attempts */
         unsigned kill_count, resize_kills, attempts, running;
         bool straggler;
@@ -158,6 +171,12 @@ struct SimCluster {
         size_t cap_snap_attempts;
         uint64_t next_attempt_id;
         SimDrs drs;
+
+        /* The engine's only way up: an attempt finished the task (its last
+         * phase ended, it has left its host, whose rates are recomputed).
+         * build.c sets it to the ledger's sim_task_finished(); an engine
+         * test, to its own. */
+        void (*task_done)(SimCluster *cl, uint32_t task);
 };
 
 /* The counts of the task's job and type, kept as its attempts start and end. */
@@ -190,7 +209,7 @@ typedef struct SimVm {
         double cpu_use, steal_share, iowait_share;
         /* Under DRS with [drs] agent_weights: DRS's shares and the
          * weight the agent set (0: none yet, the scenario's vm_weight),
-         * whose product over vm_weight is weight (vm_agent_weight()). */
+         * whose product over vm_weight is weight (sim_vm_agent_weight()). */
         unsigned drs_weight, agent_weight;
         /* A pending resize (VmTarget), applied by an event. */
         unsigned target_weight, target_vcpus;
@@ -239,59 +258,73 @@ struct Sim {
         void *observe_data;
 };
 
+/* A failure inside an event callback, which has no caller to return it to:
+ * the first one is kept for sim_run() and the run stops. */
+static inline void sim_fail(Sim *s, int error) {
+        if (s->error == 0)
+                s->error = error;
+        event_queue_stop(s->queue);
+}
+
 /* engine.c */
-void host_update(Sim *s, uint32_t host);
-void hosts_advance_all(Sim *s);
-int attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot, uint64_t slot_memory,
-                  bool speculative);
+void sim_host_update(Sim *s, uint32_t host);
+void sim_hosts_advance_all(Sim *s);
+int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slot,
+                      uint64_t slot_memory, bool speculative);
 /* Removes an attempt that was killed; its time goes to its task. A resized
  * attempt's slot stays taken (slot_kept): its restart runs in it. */
-void attempt_kill(SimAttempt *a, bool slot_kept);
+void sim_attempt_kill(SimAttempt *a, bool slot_kept);
 /* Room for as many grown slots as the node has map slots; then drops the
  * smallest free ones beyond what its free map slots can hold. */
-int node_grown_resize(SimCluster *cl, uint32_t node);
+int sim_node_grown_resize(SimCluster *cl, uint32_t node);
 /* The slot memory of a map starting on the node in a map slot that was
  * asked for `asked`: the largest free grown slot when it is larger. */
-uint64_t node_map_slot_take(SimCluster *cl, uint32_t node, uint64_t asked);
+uint64_t sim_node_map_slot_take(SimCluster *cl, uint32_t node, uint64_t asked);
 /* Wakes the job's reduces that wait for map output, after a map finished. */
-void job_map_finished(SimCluster *cl, uint32_t job);
-double attempt_bytes_processed(const SimAttempt *a);
-/* Given attempt_bytes_processed(a), which the snapshot reports too. */
-double attempt_progress(const SimAttempt *a, double bytes_processed);
-double attempt_input_size(const SimAttempt *a);
+void sim_job_map_finished(SimCluster *cl, uint32_t job);
+double sim_attempt_bytes_processed(const SimAttempt *a);
+/* Given sim_attempt_bytes_processed(a), which the snapshot reports too. */
+double sim_attempt_progress(const SimAttempt *a, double bytes_processed);
+double sim_attempt_input_size(const SimAttempt *a);
 
-/* driver.c */
-int cluster_policy_init(SimCluster *cl, char *err, size_t err_size);
-/* Adds the task a finished to its job's profile (Job.profile), at now. */
-void job_profile_add(SimCluster *cl, const SimAttempt *a, usec_t now);
-/* Node.capacity of the VM's node, if it has one: its vCPUs, the memory its
- * guest OS leaves and its host's disk bandwidth. */
-void node_capacity_update(Sim *s, const SimVm *v);
-usec_t heartbeat_event(EventQueue *q, void *userdata);
-usec_t control_event(EventQueue *q, void *userdata);
-usec_t vm_resize_event(EventQueue *q, void *userdata);
-/* t as the agent's limits let it through (actuate.c); notes the changes. */
-VmTarget sim_vm_target_limit(Sim *s, SimVm *v, const VmTarget *t);
-usec_t job_arrival_event(EventQueue *q, void *userdata);
-/* The next job arrives now: admitted or refused. */
-int job_arrive(SimCluster *cl);
-
-/* arrival.c: ARIA 7.2's arrivals under a load threshold */
-bool arrivals_gated(const SimCluster *cl);
-/* One more job's submission came: it arrives once the gate lets it. */
-int arrivals_due(SimCluster *cl);
-/* The jobs due arrive, in order, while the gate lets them. */
-int arrivals_try(SimCluster *cl);
-/* What a step does, for tests: the snapshot of now, and carrying out
- * decisions made on the last snapshot. */
-int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret);
-int sim_decisions_apply(SimCluster *cl, const Decisions *d);
+/* ledger.c */
+bool sim_all_done(const Sim *s);
+/* SimCluster.task_done: an attempt finished the task. The task joins its
+ * job's profile (Job.profile) and is done, its other attempts are killed,
+ * and its job is finished with it when it was the job's last. */
+void sim_task_finished(SimCluster *cl, uint32_t task);
 /* A job turned away at submission: its tasks count as done, it as
  * finished now. */
 void sim_job_refuse(SimCluster *cl, uint32_t job, const char *reason);
 
+/* actuate.c */
+/* t as the agent's limits let it through; notes the changes. */
+VmTarget sim_vm_target_limit(Sim *s, SimVm *v, const VmTarget *t);
+
+/* driver.c */
+int simcl_policy_init(SimCluster *cl, char *err, size_t err_size);
+/* Node.capacity of the VM's node, if it has one: its vCPUs, the memory its
+ * guest OS leaves and its host's disk bandwidth. */
+void sim_node_capacity_update(Sim *s, const SimVm *v);
+usec_t sim_heartbeat_event(EventQueue *q, void *userdata);
+usec_t sim_control_event(EventQueue *q, void *userdata);
+usec_t sim_job_arrival_event(EventQueue *q, void *userdata);
+/* The next job arrives now: admitted or refused. */
+int sim_job_arrive(SimCluster *cl);
+
+/* arrival.c: ARIA 7.2's arrivals under a load threshold */
+bool sim_arrivals_gated(const SimCluster *cl);
+/* One more job's submission came: it arrives once the gate lets it. */
+int sim_arrivals_due(SimCluster *cl);
+/* The jobs due arrive, in order, while the gate lets them. */
+int sim_arrivals_try(SimCluster *cl);
+/* What a step does, for tests: the snapshot of now, and carrying out
+ * decisions made on the last snapshot. */
+int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret);
+int sim_decisions_apply(SimCluster *cl, const Decisions *d);
+
 /* The weight the VM's agent knows: what it set under DRS, else the VM's. */
-static inline unsigned vm_agent_weight(const Sim *s, const SimVm *v) {
+static inline unsigned sim_vm_agent_weight(const Sim *s, const SimVm *v) {
         if (!s->sc->drs)
                 return v->weight;
         return v->agent_weight ? v->agent_weight : (unsigned)s->sc->vm_weight;
@@ -300,9 +333,9 @@ static inline unsigned vm_agent_weight(const Sim *s, const SimVm *v) {
 /* drs.c */
 /* The weight the host enforces under DRS: DRS's shares scaled by the
  * agent's weight over the default one. */
-unsigned drs_vm_weight(const Sim *s, const SimVm *v);
-int drs_start(SimCluster *cl);
-void drs_done(SimCluster *cl);
+unsigned sim_drs_vm_weight(const Sim *s, const SimVm *v);
+int sim_drs_start(SimCluster *cl);
+void sim_drs_done(SimCluster *cl);
 double sim_drs_pool(const Sim *s);
 
 /* bound.c */
@@ -311,6 +344,6 @@ double sim_bound_pcpus(const Sim *s, const SimCluster *cl);
 void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *ret);
 double sim_bound_pair(const Sim *s, const SimBound *a, const SimBound *b);
 
-/* sim.c */
-void sim_task_finished(SimCluster *cl, uint32_t task);
-void sim_fail(Sim *s, int error);
+/* collect.c */
+/* The results of the run that just ended (SimResults). */
+int sim_collect(Sim *s);
