@@ -364,6 +364,15 @@ int sim_decisions_apply(SimCluster *cl, const Decisions *d) {
          * driver but to count it. */
         if (cl->index == 0)
                 cl->sim->results.reservations += d->n_reservations;
+        /* Quotas are kept until the next assignment step replaces them
+         * (Job.quota): a step gives every unfinished job with a deadline
+         * its quota, so a step that gives any replaces them all. */
+        if (d->n_quotas > 0)
+                for (size_t j = 0; j < cl->n_arrived; j++)
+                        memset(cl->jobs[j].quota, 0, sizeof(cl->jobs[j].quota));
+        for (size_t i = 0; i < d->n_quotas; i++)
+                memcpy(cl->jobs[d->quotas[i].job].quota, d->quotas[i].slots,
+                       sizeof(cl->jobs[0].quota));
         /* Placements (RAS's job slots) ask nothing of the driver either: the
          * scheduler that makes them follows them with its own assignments
          * (its Task Scheduler), in this step and the next ones. */

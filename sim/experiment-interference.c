@@ -108,7 +108,7 @@ static void si_observe(const ClusterSnapshot *snap, const Decisions *d, usec_t n
                                          f < SI_REPLAY_PLAIN ? SLO_FORECAST_BOUND
                                                              : SLO_FORECAST_REPLAY,
                                          f == SI_BOUND_SPEED || f == SI_REPLAY_SPEED ? speed : 1,
-                                         false, scratch, &x.end[f]);
+                                         NULL, scratch, &x.end[f]);
                 if (e == -ENODATA)
                         continue;
                 if (e < 0) {

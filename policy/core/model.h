@@ -233,6 +233,10 @@ typedef struct Job {
         Resources demand[_TASK_TYPE_MAX];
         Resources shuffle;
         JobTasks tasks; /* read only when the snapshot says it is kept */
+        /* The slots of each type the job's scheduler last held it to (its
+         * SlotQuota), which the driver keeps between steps (policy.h's
+         * contract); 0: none, or a driver that does not keep them. */
+        unsigned quota[_SLOT_TYPE_MAX];
 } Job;
 
 typedef struct Task {

@@ -105,12 +105,15 @@ static int aria_job(PolicyContext *ctx, const void *settings, void *remembered, 
         memcpy(sj->quota, st->quota, sizeof(sj->quota));
         sj->reduces_open = done[TASK_MAP] > 0;
         /* The one loop: Eq. 15's slots at the measured speed are what the
-         * average bound says; a job the loop's forecast still finds late
-         * on the slots it holds gets what ARIA gives a job that cannot
-         * meet its deadline, every slot it can use, until it is safe. */
+         * bound says; a job the loop's forecast still finds late on them
+         * (the replay's whole waves, or a bound the slots do not meet)
+         * gets what ARIA gives a job that cannot meet its deadline, every
+         * slot it can use, until it is safe. */
         if (ctx->core->slo.slo_speed) {
+                const unsigned slots[_SLOT_TYPE_MAX] = { sj->quota[TASK_MAP],
+                                                         sj->quota[TASK_REDUCE] };
                 double end, speed;
-                int r = slo_forecast_one(ctx, sj->job, &end, &speed);
+                int r = slo_forecast_one(ctx, sj->job, slots, &end, &speed);
 
                 if (r < 0)
                         return r;

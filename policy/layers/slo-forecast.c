@@ -15,8 +15,15 @@ typedef struct JobLeft {
         unsigned map_slots, reduce_slots;       /* the slots it is forecast on */
 } JobLeft;
 
-static void job_left(const ClusterSnapshot *s, uint32_t job, bool all_slots, JobLeft *ret) {
+/* No more slots than the cluster has (at least one). */
+static void clamp_to_cluster(const ClusterSnapshot *s, JobLeft *l) {
+        l->map_slots = MIN(l->map_slots, MAX(slo_cluster_slots(s, NULL, SLOT_MAP), 1u));
+        l->reduce_slots = MIN(l->reduce_slots, MAX(slo_cluster_slots(s, NULL, SLOT_REDUCE), 1u));
+}
+
+static void job_left(const ClusterSnapshot *s, uint32_t job, const unsigned *slots, JobLeft *ret) {
         const Job *j = &s->jobs[job];
+        unsigned held;
         JobLeft l = {
                 .maps = j->counts[TASK_MAP].total - j->counts[TASK_MAP].done,
                 .reduces = j->counts[TASK_REDUCE].total - j->counts[TASK_REDUCE].done,
@@ -32,18 +39,24 @@ static void job_left(const ClusterSnapshot *s, uint32_t job, bool all_slots, Job
                 else
                         l.reduces_running++;
         }
-        l.map_slots = l.maps > 0 ? MAX(l.maps_running, 1u) : 0;
-        if (l.reduces_running > 0)
-                l.reduce_slots = l.reduces_running;
-        else if (l.reduces > 0)
-                l.reduce_slots = CLAMP(slo_cluster_slots(s, NULL, SLOT_REDUCE), 1u, l.reduces);
-        if (all_slots) {
-                if (l.maps > 0)
-                        l.map_slots = CLAMP(slo_cluster_slots(s, NULL, SLOT_MAP), 1u, l.maps);
-                if (l.reduces > 0)
-                        l.reduce_slots =
-                                CLAMP(slo_cluster_slots(s, NULL, SLOT_REDUCE), 1u, l.reduces);
+        if (slots) {
+                l.map_slots = l.maps > 0 ? CLAMP(slots[SLOT_MAP], 1u, l.maps) : 0;
+                l.reduce_slots = l.reduces > 0 ? CLAMP(slots[SLOT_REDUCE], 1u, l.reduces) : 0;
+                clamp_to_cluster(s, &l);
+                *ret = l;
+                return;
         }
+        /* What it holds, or what its scheduler holds it to when that is
+         * more (a job still getting its slots). */
+        held = MAX(l.maps_running, j->quota[SLOT_MAP]);
+        l.map_slots = l.maps > 0 ? CLAMP(held, 1u, l.maps) : 0;
+        if (MAX(l.reduces_running, j->quota[SLOT_REDUCE]) > 0)
+                l.reduce_slots = MAX(l.reduces_running, j->quota[SLOT_REDUCE]);
+        else if (l.reduces > 0)
+                l.reduce_slots = slo_cluster_slots(s, NULL, SLOT_REDUCE);
+        if (l.reduces > 0)
+                l.reduce_slots = CLAMP(l.reduce_slots, 1u, l.reduces);
+        clamp_to_cluster(s, &l);
         *ret = l;
 }
 
@@ -155,11 +168,13 @@ static int forecast_replay(const ClusterSnapshot *s, uint32_t job, const AriaPro
 }
 
 size_t slo_forecast_scratch(const ClusterSnapshot *s) {
-        return s->n_attempts + slo_cluster_slots(s, NULL, SLOT_REDUCE) + 1;
+        size_t map = slo_cluster_slots(s, NULL, SLOT_MAP), most = MAX(s->n_attempts, map);
+
+        return MAX(most, (size_t)slo_cluster_slots(s, NULL, SLOT_REDUCE)) + 1;
 }
 
 int slo_forecast(const ClusterSnapshot *s, usec_t now, uint32_t job, SloForecastKind kind,
-                 double speed, bool all_slots, double *scratch, double *ret_end) {
+                 double speed, const unsigned *slots, double *scratch, double *ret_end) {
         const Job *j;
         AriaProfile p;
         JobLeft l;
@@ -171,7 +186,7 @@ int slo_forecast(const ClusterSnapshot *s, usec_t now, uint32_t job, SloForecast
         r = slo_job_profile(j, j->counts[TASK_MAP].total, &p);
         if (r < 0)
                 return r;
-        job_left(s, job, all_slots, &l);
+        job_left(s, job, slots, &l);
         if (l.maps + l.reduces == 0)
                 return -ENODATA;
         slo_profile_at_speed(&p, speed);
@@ -191,10 +206,10 @@ double slo_slack(const ClusterSnapshot *s, usec_t now, uint32_t job, double fore
         return (deadline - forecast_end) / (deadline - t);
 }
 
-/* One job's forecast (slo_forecast_jobs()) with scratch and the cluster's
- * speed given. */
-static int forecast_job(PolicyContext *ctx, uint32_t j, double cluster, double *scratch,
-                        double *ret_end, double *ret_speed) {
+/* One job's forecast (slo_forecast_jobs()) on slots (NULL: what it
+ * holds), with scratch and the cluster's speed given. */
+static int forecast_job(PolicyContext *ctx, uint32_t j, const unsigned *slots, double cluster,
+                        double *scratch, double *ret_end, double *ret_speed) {
         const Job *job = &ctx->snap->jobs[j];
         int r;
 
@@ -205,7 +220,7 @@ static int forecast_job(PolicyContext *ctx, uint32_t j, double cluster, double *
                 return 0;
         *ret_speed = slo_job_speed(ctx->snap, ctx->now, j, cluster);
         r = slo_forecast(ctx->snap, ctx->now, j, (SloForecastKind)ctx->core->slo.slo_forecast,
-                         *ret_speed, false, scratch, ret_end);
+                         *ret_speed, slots, scratch, ret_end);
         if (r == -ENODATA)
                 *ret_end = NAN;
         return r == -ENODATA ? 0 : r;
@@ -219,7 +234,7 @@ int slo_forecast_jobs(PolicyContext *ctx, double *ret_end, double *ret_speed) {
         if (!scratch)
                 return -ENOMEM;
         for (uint32_t j = 0; j < s->n_jobs; j++) {
-                int r = forecast_job(ctx, j, cluster, scratch, &ret_end[j], &ret_speed[j]);
+                int r = forecast_job(ctx, j, NULL, cluster, scratch, &ret_end[j], &ret_speed[j]);
 
                 if (r < 0)
                         return r;
@@ -227,17 +242,22 @@ int slo_forecast_jobs(PolicyContext *ctx, double *ret_end, double *ret_speed) {
         return 0;
 }
 
-int slo_forecast_one(PolicyContext *ctx, uint32_t job, double *ret_end, double *ret_speed) {
+int slo_forecast_one(PolicyContext *ctx, uint32_t job, const unsigned *slots, double *ret_end,
+                     double *ret_speed) {
         double *scratch = context_scratch(ctx, slo_forecast_scratch(ctx->snap), sizeof(double));
 
         if (!scratch)
                 return -ENOMEM;
-        return forecast_job(ctx, job, slo_cluster_speed(ctx->snap, ctx->now), scratch, ret_end,
-                            ret_speed);
+        return forecast_job(ctx, job, slots, slo_cluster_speed(ctx->snap, ctx->now), scratch,
+                            ret_end, ret_speed);
 }
 
 int slo_hopeless(PolicyContext *ctx, uint32_t job, double speed, bool *ret) {
         const Job *j = &ctx->snap->jobs[job];
+        const unsigned all[_SLOT_TYPE_MAX] = {
+                [SLOT_MAP] = slo_cluster_slots(ctx->snap, ctx->slots[SLOT_MAP], SLOT_MAP),
+                [SLOT_REDUCE] = slo_cluster_slots(ctx->snap, ctx->slots[SLOT_REDUCE], SLOT_REDUCE),
+        };
         double *scratch, end;
         int r;
 
@@ -252,7 +272,7 @@ int slo_hopeless(PolicyContext *ctx, uint32_t job, double speed, bool *ret) {
         if (!scratch)
                 return -ENOMEM;
         r = slo_forecast(ctx->snap, ctx->now, job, (SloForecastKind)ctx->core->slo.slo_forecast,
-                         speed, true, scratch, &end);
+                         speed, all, scratch, &end);
         if (r == -ENODATA)
                 return 0;
         if (r < 0)

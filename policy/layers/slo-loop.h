@@ -44,10 +44,11 @@
  * - bound: ARIA's average bound (Eq. 7 as aria-model.h reads it) on the
  *   job's tasks left (running ones counted whole, as ARIA's recompute
  *   counts them), its profile at its speed, on the slots it holds: its
- *   running maps (at least one while maps are left) and its running
- *   reduces, or while none runs the reduces left up to the cluster's
- *   reduce slots (the slots it will get are the scheduler's, which the
- *   other layers do not see: an optimistic choice of ours).
+ *   running maps and reduces, or the quota its scheduler last held it to
+ *   when that is more (Job.quota, which the driver keeps: a job still
+ *   getting its slots), at least one while maps are left; without a
+ *   reduce running or a quota, the reduces left up to the cluster's
+ *   reduce slots (an optimistic choice of ours).
  * - replay: the job's work left replayed on the same slots, as Jockey
  *   (Ferguson et al., EuroSys'12) asks a simulator of a job's remaining
  *   work: each running map ends when its own rate says, the pending maps
@@ -101,19 +102,21 @@ void slo_profile_at_speed(AriaProfile *p, double speed);
 /* The doubles of scratch slo_forecast() needs on s. */
 size_t slo_forecast_scratch(const ClusterSnapshot *s);
 /* When job (with a profile) ends, forecast at now by kind, its slots at
- * speed (1: as profiled), in seconds from the clock's zero, on the slots
- * it holds or with all_slots on every slot it can use; scratch holds
- * slo_forecast_scratch(s) doubles (a step's context_scratch()). -ENODATA
- * without a profile (slo-sched.h's), or when it has no task left. */
+ * speed (1: as profiled), in seconds from the clock's zero, on slots (by
+ * SlotType; NULL: those it holds, or its kept quota, Job.quota, when that
+ * is more); scratch holds slo_forecast_scratch(s) doubles (a step's
+ * context_scratch()). -ENODATA without a profile (slo-sched.h's), or when
+ * it has no task left. */
 int slo_forecast(const ClusterSnapshot *s, usec_t now, uint32_t job, SloForecastKind kind,
-                 double speed, bool all_slots, double *scratch, double *ret_end);
+                 double speed, const unsigned *slots, double *scratch, double *ret_end);
 
 /* Each deadline job's forecast end (s; NAN for a job without a deadline, a
  * profile or a task left) and speed (1 for those), by the forecast the
  * core's settings name, at the step's time: per job of ctx's snapshot. */
 int slo_forecast_jobs(PolicyContext *ctx, double *ret_end, double *ret_speed);
-/* The same for one job. */
-int slo_forecast_one(PolicyContext *ctx, uint32_t job, double *ret_end, double *ret_speed);
+/* The same for one job, on slots (NULL: as slo_forecast()). */
+int slo_forecast_one(PolicyContext *ctx, uint32_t job, const unsigned *slots, double *ret_end,
+                     double *ret_speed);
 /* Whether job, late before (was) or not, is late with a forecast end (NAN:
  * none, it stays as it was): forecast past its deadline, or late before
  * and not yet forecast slo_margin of its time left early. */
