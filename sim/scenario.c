@@ -161,13 +161,16 @@ static ConfAssignment *overrides_assignments(const ScenarioOverride *overrides, 
         return a;
 }
 
-/* The scenario's keys, then the policy core's and its layers'. */
-static int load_text(const char *name, const char *text, const ScenarioOverride *overrides,
-                     size_t n_overrides, Scenario *ret, char *err, size_t err_size) {
+/* The policy core's and its layers' settings at their defaults, then text
+ * and the overrides, into *ret; with scenario, the scenario's own keys too
+ * (its struct loaded whole, the first part). core_set (of 32) tells which
+ * of the core's keys were set. */
+static int load_policy(const char *name, const char *text, const ScenarioOverride *overrides,
+                       size_t n_overrides, Scenario *scenario, bool *core_set, PolicyConfig *ret,
+                       char *err, size_t err_size) {
         _cleanup_free_ ConfAssignment *assignments = NULL;
         ConfPart parts[1 + POLICY_SCHEMAS_MAX];
-        bool core_set[32];
-        Scenario s = { 0 };
+        size_t first = scenario ? 1 : 0;
         PolicyConfig policy;
         ConfError e;
         int r;
@@ -180,19 +183,34 @@ static int load_text(const char *name, const char *text, const ScenarioOverride 
                 policy_config_done(&policy);
                 return -ENOMEM;
         }
-        parts[0] = (ConfPart){ .schema = &scenario_schema, .config = &s };
-        /* The scenario's struct is loaded whole: policy joins it after. */
-        policy_config_parts(&policy, parts + 1);
+        if (scenario)
+                parts[0] = (ConfPart){ .schema = &scenario_schema, .config = scenario };
+        policy_config_parts(&policy, parts + first);
         /* policy_config_init() puts the core's settings first. */
-        assert(policy.schemas[0] == &core_settings_schema &&
-               core_settings_schema.n_keys <= ELEMENTSOF(core_set));
-        parts[1].ret_set = core_set;
-        r = conf_load_parts(parts, 1 + policy.n_settings, name, text, assignments, n_overrides, &e);
+        assert(policy.schemas[0] == &core_settings_schema && core_settings_schema.n_keys <= 32);
+        parts[first].ret_set = core_set;
+        r = conf_load_parts(parts, first + policy.n_settings, name, text, assignments, n_overrides,
+                            &e);
         if (r < 0) {
                 conf_error_format(&e, err, err_size);
                 policy_config_done(&policy);
                 return r;
         }
+        *ret = policy;
+        return 0;
+}
+
+/* The scenario's keys, then the policy core's and its layers'. */
+static int load_text(const char *name, const char *text, const ScenarioOverride *overrides,
+                     size_t n_overrides, Scenario *ret, char *err, size_t err_size) {
+        bool core_set[32];
+        Scenario s = { 0 };
+        PolicyConfig policy;
+        int r = load_policy(name, text, overrides, n_overrides, &s, core_set, &policy, err,
+                            err_size);
+
+        if (r < 0)
+                return r;
         s.policy = policy;
         for (size_t i = 0; i < core_settings_schema.n_keys; i++)
                 if (!core_set[i] &&
@@ -204,29 +222,9 @@ static int load_text(const char *name, const char *text, const ScenarioOverride 
 
 int scenario_policy_overrides(const ScenarioOverride *overrides, size_t n_overrides,
                               PolicyConfig *ret, char *err, size_t err_size) {
-        _cleanup_free_ ConfAssignment *assignments = NULL;
-        ConfPart parts[POLICY_SCHEMAS_MAX];
-        PolicyConfig policy;
-        ConfError e;
-        int r;
+        bool core_set[32];
 
-        r = policy_config_init(&policy);
-        if (r < 0)
-                return r;
-        assignments = overrides_assignments(overrides, n_overrides);
-        if (!assignments) {
-                policy_config_done(&policy);
-                return -ENOMEM;
-        }
-        policy_config_parts(&policy, parts);
-        r = conf_load_parts(parts, policy.n_settings, "--set", "", assignments, n_overrides, &e);
-        if (r < 0) {
-                conf_error_format(&e, err, err_size);
-                policy_config_done(&policy);
-                return r;
-        }
-        *ret = policy;
-        return 0;
+        return load_policy("--set", "", overrides, n_overrides, NULL, core_set, ret, err, err_size);
 }
 
 int scenario_load_string(const char *name, const char *text, Scenario *ret, char *err,

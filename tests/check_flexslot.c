@@ -934,17 +934,13 @@ static void random_fixture(const Combo *c) {
         }
         /* Another tenant's VMs beside, which only the lever may touch. */
         for (uint32_t v = n_nodes; v < ELEMENTSOF(fx.vms) && rnd(2); v++) {
-                fx.vms[v] = (Vm){ .id = 200 + v,
-                                  .host = rnd(2),
-                                  .vcpus = 1 + rnd(4),
-                                  .vcpus_max = 4,
-                                  .memory = GIB,
-                                  .memory_max = 4 * GIB,
-                                  .cpu_weight = 2 + rnd(4096),
-                                  .cpu_cap = rnd(2) ? 0 : 0.5 + rnd(4),
-                                  .cpu_use = rnd(40) / 10.0,
-                                  .measured_at = 1,
-                                  .other_tenant = true };
+                fx_vm(v);
+                fx.vms[v].host = rnd(2);
+                fx.vms[v].vcpus = 1 + rnd(4);
+                fx.vms[v].cpu_weight = 2 + rnd(4096);
+                fx.vms[v].cpu_cap = rnd(2) ? 0 : 0.5 + rnd(4);
+                fx.vms[v].cpu_use = rnd(40) / 10.0;
+                fx.vms[v].other_tenant = true;
                 fx.s.n_vms = v + 1;
         }
         stored_profile_make();

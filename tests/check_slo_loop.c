@@ -14,61 +14,17 @@
 #include "tests.h"
 #include "check_policy.h"
 
-static AriaSettings *fx_aria(void) {
-        return policy_config_settings(&fx.cfg, &aria_settings_schema);
-}
-
 static SloLoopSettings *fx_slo(void) {
         return &fx_core()->slo;
-}
-
-/* n maps of map_s seconds (their longest too), reduces of reduce_s after
- * shuffles of shuffle_s (none for reduce_s 0). */
-static JobProfile profile(unsigned n, double map_s, double reduce_s, double shuffle_s) {
-        JobProfile p = { 0 };
-
-        for (unsigned i = 0; i < n; i++) {
-                phase_stats_add(&p.phases[PROFILE_MAP], (usec_t)(map_s * SEC));
-                if (reduce_s > 0) {
-                        phase_stats_add(&p.phases[PROFILE_REDUCE], (usec_t)(reduce_s * SEC));
-                        phase_stats_add(&p.phases[PROFILE_TYPICAL_SHUFFLE],
-                                        (usec_t)(shuffle_s * SEC));
-                }
-        }
-        return p;
-}
-
-static uint32_t first_map[8];
-
-/* A job with a deadline (0: none), maps pending maps of 64 MiB and p as
- * its stored profile (NULL: none). */
-static uint32_t loop_job(usec_t submitted, usec_t deadline, const JobProfile *p, unsigned maps) {
-        uint32_t j = fx_job(submitted, 0);
-
-        first_map[j] = (uint32_t)fx.s.n_tasks;
-        fx.jobs[j].deadline = deadline;
-        fx.jobs[j].stored_profile = p;
-        for (unsigned i = 0; i < maps; i++)
-                fx_map(j, NO_INDEX);
-        fx.jobs[j].input_size = maps * 64 * MIB;
-        fx.jobs[j].counts[TASK_MAP].total = maps;
-        return j;
 }
 
 /* k of job j's maps done, which took map_s each in this run. */
 static void maps_done(uint32_t j, unsigned k, double map_s) {
         for (unsigned i = 0; i < k; i++) {
-                fx_done(first_map[j] + i);
+                fx_done(fx.first_map[j] + i);
                 phase_stats_add(&fx.jobs[j].profile.phases[PROFILE_MAP], (usec_t)(map_s * SEC));
         }
         fx.jobs[j].counts[TASK_MAP].done = k;
-}
-
-static const SlotQuota *quota_of(uint32_t job) {
-        for (size_t i = 0; i < fx.d.n_quotas; i++)
-                if (fx.d.quotas[i].job == job)
-                        return &fx.d.quotas[i];
-        return NULL;
 }
 
 /* ---- speed and forecasts ---- */
@@ -78,17 +34,17 @@ static const SlotQuota *quota_of(uint32_t job) {
  * work in 30 s. One 5 s old is too young to count. 50 / 110 = 0.4545. A
  * job that has done nothing takes the cluster's: the same here. */
 START_TEST(test_speed_is_work_over_time) {
-        JobProfile p = profile(4, 20, 0, 0);
+        JobProfile p = fx_profile(4, 20, 0, 0);
         uint32_t j, k;
 
         fx_cluster(2, 2, 0);
-        j = loop_job(1 * SEC, 500 * SEC, &p, 4);
+        j = fx_slo_job(1 * SEC, 500 * SEC, &p, 4, NULL);
         maps_done(j, 2, 40);
-        fx_run(first_map[j] + 2, 0, 70 * SEC, 32 * MIB);
-        fx_run(first_map[j] + 3, 1, 95 * SEC, 8 * MIB);
+        fx_run(fx.first_map[j] + 2, 0, 70 * SEC, 32 * MIB);
+        fx_run(fx.first_map[j] + 3, 1, 95 * SEC, 8 * MIB);
         ck_assert_double_eq_tol(slo_job_speed(&fx.s, 100 * SEC, j, 0), 50.0 / 110.0, 1e-9);
         ck_assert_double_eq_tol(slo_cluster_speed(&fx.s, 100 * SEC), 50.0 / 110.0, 1e-9);
-        k = loop_job(2 * SEC, 500 * SEC, &p, 4);
+        k = fx_slo_job(2 * SEC, 500 * SEC, &p, 4, NULL);
         ck_assert_double_eq_tol(slo_job_speed(&fx.s, 100 * SEC, k, 0.7), 0.7, 1e-9);
         ck_assert_double_eq(slo_job_speed(&fx.s, 100 * SEC, k, 0), 1);
 }
@@ -101,13 +57,13 @@ END_TEST
  * counts 70 / 2 (lower) and (6 x 20 / 2 + 20) = 80 (upper): 75; the replay
  * counts the last wave whole, 4 x 20 = 80. */
 START_TEST(test_forecasts) {
-        JobProfile p = profile(4, 10, 0, 0);
+        JobProfile p = fx_profile(4, 10, 0, 0);
         const unsigned two[_SLOT_TYPE_MAX] = { 2, 0 };
         double scratch[64], end;
         uint32_t j;
 
         fx_cluster(2, 2, 0);
-        j = loop_job(1 * SEC, 500 * SEC, &p, 6);
+        j = fx_slo_job(1 * SEC, 500 * SEC, &p, 6, NULL);
         ck_assert_uint_ge(ELEMENTSOF(scratch), slo_forecast_scratch(&fx.s));
         ck_assert_int_eq(
                 slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_BOUND, 0.5, two, scratch, &end), 0);
@@ -136,12 +92,12 @@ END_TEST
  * (Job.quota, kept by the driver): 6 maps of 10 s on 3 slots, the average
  * of 60 / 3 and 50 / 3 + 10, 23.3 s, where on one slot it is 60 s. */
 START_TEST(test_forecast_on_kept_quota) {
-        JobProfile p = profile(4, 10, 0, 0);
+        JobProfile p = fx_profile(4, 10, 0, 0);
         double scratch[64], end;
         uint32_t j;
 
         fx_cluster(2, 2, 0);
-        j = loop_job(1 * SEC, 500 * SEC, &p, 6);
+        j = fx_slo_job(1 * SEC, 500 * SEC, &p, 6, NULL);
         ck_assert_int_eq(
                 slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_BOUND, 1, NULL, scratch, &end), 0);
         ck_assert_double_eq_tol(end, 160, 1e-9);
@@ -161,20 +117,20 @@ END_TEST
  * gives it 3, with it 6; on 6 slots the forecast meets the deadline, so it
  * is not taken for late (which would give it all 14). */
 START_TEST(test_aria_quota_at_speed) {
-        JobProfile p = profile(4, 10, 0, 0);
+        JobProfile p = fx_profile(4, 10, 0, 0);
         uint32_t j;
 
         fx_cluster(4, 2, 0);
         fx.cfg.scheduler = "aria";
         fx_aria()->aria_bound = ARIA_AVERAGE;
-        j = loop_job(1 * SEC, 160 * SEC, &p, 16);
+        j = fx_slo_job(1 * SEC, 160 * SEC, &p, 16, NULL);
         maps_done(j, 2, 20);
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
-        ck_assert_uint_eq(quota_of(j)->slots[SLOT_MAP], 3);
+        ck_assert_uint_eq(fx_quota_of(j)->slots[SLOT_MAP], 3);
         ck_assert_uint_eq(fx.d.n_assignments, 3);
         fx_slo()->slo_speed = true;
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
-        ck_assert_uint_eq(quota_of(j)->slots[SLOT_MAP], 6);
+        ck_assert_uint_eq(fx_quota_of(j)->slots[SLOT_MAP], 6);
         ck_assert_uint_eq(fx.d.n_assignments, 6);
 }
 END_TEST
@@ -184,13 +140,13 @@ END_TEST
  * it can use. The loop puts A after B: B's quota (1 map: 2 x 10 s on one
  * slot meets 100 s) first, then A takes the other slot. */
 START_TEST(test_triage_hopeless_after_others) {
-        JobProfile p = profile(4, 10, 0, 0);
+        JobProfile p = fx_profile(4, 10, 0, 0);
         uint32_t a, b;
 
         fx_cluster(1, 2, 0);
         fx.cfg.scheduler = "aria";
-        a = loop_job(1 * SEC, 50 * SEC, &p, 4);
-        b = loop_job(2 * SEC, 200 * SEC, &p, 2);
+        a = fx_slo_job(1 * SEC, 50 * SEC, &p, 4, NULL);
+        b = fx_slo_job(2 * SEC, 200 * SEC, &p, 2, NULL);
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 2);
         ck_assert_uint_eq(fx.tasks[fx.d.assignments[0].task].job, a);
@@ -210,7 +166,7 @@ END_TEST
  * needs 6 maps, more than are free: refused, and the reason says the
  * speed. */
 START_TEST(test_deadline_admission_at_speed) {
-        JobProfile p = profile(4, 10, 0, 0);
+        JobProfile p = fx_profile(4, 10, 0, 0);
         _cleanup_(policy_freep) Policy *pol = NULL;
         AdmitVerdict v;
         Job job = { .id = 999,
@@ -223,7 +179,7 @@ START_TEST(test_deadline_admission_at_speed) {
 
         fx_cluster(2, 2, 1);
         fx.cfg.scheduler = "deadline";
-        c = loop_job(1 * SEC, 0, &p, 4);
+        c = fx_slo_job(1 * SEC, 0, &p, 4, NULL);
         maps_done(c, 2, 20);
         ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &pol), 0);
         ck_assert_int_eq(policy_admit(pol, &fx.s, 100 * SEC, &job, &v), 0);
@@ -251,25 +207,19 @@ static uint32_t late_job, safe_job;
 static void lever_fixture(void) {
         static JobProfile p;
 
-        p = profile(4, 100, 0, 0);
+        p = fx_profile(4, 100, 0, 0);
         fx_cluster(3, 2, 0);
         fx.cfg.vm_allocator = "none";
         fx_slo()->slo_lever = true;
-        late_job = loop_job(1 * SEC, 200 * SEC, &p, 9);
-        safe_job = loop_job(2 * SEC, 10000 * SEC, &p, 1);
-        fx_run(first_map[late_job], 0, 90 * SEC, 0);
-        fx_run(first_map[safe_job], 1, 90 * SEC, 0);
-        for (uint32_t v = 3; v < 5; v++)
-                fx.vms[v] = (Vm){ .id = 200 + v,
-                                  .host = 0,
-                                  .vcpus = 2,
-                                  .vcpus_max = 4,
-                                  .memory = 2 * GIB,
-                                  .memory_max = 4 * GIB,
-                                  .cpu_weight = 1024,
-                                  .cpu_use = 2,
-                                  .measured_at = 1,
-                                  .other_tenant = true };
+        late_job = fx_slo_job(1 * SEC, 200 * SEC, &p, 9, NULL);
+        safe_job = fx_slo_job(2 * SEC, 10000 * SEC, &p, 1, NULL);
+        fx_run(fx.first_map[late_job], 0, 90 * SEC, 0);
+        fx_run(fx.first_map[safe_job], 1, 90 * SEC, 0);
+        for (uint32_t v = 3; v < 5; v++) {
+                fx_vm(v);
+                fx.vms[v].cpu_use = 2;
+                fx.vms[v].other_tenant = true;
+        }
         fx.s.n_vms = 5;
 }
 
@@ -408,12 +358,12 @@ START_TEST(test_favour_spares_late_straggler) {
         static JobProfile p;
         uint32_t a;
 
-        p = profile(4, 10, 0, 0);
+        p = fx_profile(4, 10, 0, 0);
         fx_cluster(4, 2, 0);
         fx.cfg.slot_manager = "flexslot";
-        a = loop_job(1, 60 * SEC, &p, 7);
+        a = fx_slo_job(1, 60 * SEC, &p, 7, NULL);
         for (uint32_t n = 0; n < 4; n++)
-                fx_run(first_map[a] + n, n, 0, n == 3 ? 10 * MIB : 60 * MIB);
+                fx_run(fx.first_map[a] + n, n, 0, n == 3 ? 10 * MIB : 60 * MIB);
         fx.attempts[3].iowait = 0.5;
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_kills, 1);
@@ -437,17 +387,17 @@ START_TEST(test_favour_moves_slot_to_late_job) {
         static JobProfile p;
         uint32_t a, b;
 
-        p = profile(4, 10, 0, 0);
+        p = fx_profile(4, 10, 0, 0);
         fx_cluster(5, 2, 0);
         fx.cfg.slot_manager = "flexslot";
-        a = loop_job(1, 0, &p, 3);
-        b = loop_job(2, 40 * SEC, &p, 3);
-        fx_run(first_map[a], 0, 0, 60 * MIB);
-        fx_run(first_map[a] + 1, 1, 0, 60 * MIB);
-        fx_run(first_map[a] + 2, 3, 0, 10 * MIB);
-        fx_run(first_map[b], 4, 0, 60 * MIB);
-        fx_run(first_map[b] + 1, 4, 0, 60 * MIB);
-        fx_run(first_map[b] + 2, 2, 0, 10 * MIB);
+        a = fx_slo_job(1, 0, &p, 3, NULL);
+        b = fx_slo_job(2, 40 * SEC, &p, 3, NULL);
+        fx_run(fx.first_map[a], 0, 0, 60 * MIB);
+        fx_run(fx.first_map[a] + 1, 1, 0, 60 * MIB);
+        fx_run(fx.first_map[a] + 2, 3, 0, 10 * MIB);
+        fx_run(fx.first_map[b], 4, 0, 60 * MIB);
+        fx_run(fx.first_map[b] + 1, 4, 0, 60 * MIB);
+        fx_run(fx.first_map[b] + 2, 2, 0, 10 * MIB);
         fx.attempts[2].steal = fx.attempts[5].steal = 0.5;
         fx.nodes[3].steal = 0.6;
         fx.nodes[2].steal = 0.4;

@@ -7,19 +7,14 @@
 
 #define GIB (1LL << 30)
 
-/* A key of CoreSettings.dmr, named as its member there. */
-#define DMR_SETTING(conf_type, m, def, meaning, ...)                               \
-        {                                                                          \
-                POLICY_SECTION, #m, conf_type, offsetof(CoreSettings, dmr.m), def, \
-                        .doc = (meaning), __VA_ARGS__                              \
+/* A key of a part of CoreSettings (dmr, slo), named as its member there. */
+#define PART_SETTING(part, conf_type, m, def, meaning, ...)                         \
+        {                                                                           \
+                POLICY_SECTION, #m, conf_type, offsetof(CoreSettings, part.m), def, \
+                        .doc = (meaning), __VA_ARGS__                               \
         }
-
-/* A key of CoreSettings.slo, named as its member there. */
-#define SLO_SETTING(conf_type, m, def, meaning, ...)                               \
-        {                                                                          \
-                POLICY_SECTION, #m, conf_type, offsetof(CoreSettings, slo.m), def, \
-                        .doc = (meaning), __VA_ARGS__                              \
-        }
+#define DMR_SETTING(...) PART_SETTING(dmr, __VA_ARGS__)
+#define SLO_SETTING(...) PART_SETTING(slo, __VA_ARGS__)
 
 static const char *const forecast_names[] = {
         [SLO_FORECAST_BOUND] = "bound",
