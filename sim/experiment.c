@@ -309,11 +309,14 @@ static const Experiment experiments[] = {
                 .scenario = "slo-interference.ini",
                 .custom = slo_interference_run,
                 .note = "jobs drawn from the PUMA benchmarks at a tenth of their input (half "
-                        "with --quick), one mean T_J apart, deadlines uniform in [T_J, 3 T_J] "
-                        "(T_J alone on the cluster, FIFO, no tenant), each job's stored profile "
-                        "that run's; the tenant runs the same jobs at the same times on stock "
-                        "Hadoop; under the lever the agents' CPU weights scale DRS's shares "
-                        "(drs.c). The arrivals, the scale and the tenant are assumptions.",
+                        "with --quick), submitted one mean T_J apart and let in by ARIA's 100 % "
+                        "load threshold (scenarios/slo-interference.ini), deadlines uniform in "
+                        "[T_J, 3 T_J] from when they come (T_J alone on the cluster, FIFO, no "
+                        "tenant), each job's stored profile that run's; the tenant runs the same "
+                        "jobs at the submissions on stock Hadoop; under the lever the agents' CPU "
+                        "weights scale DRS's shares (drs.c). The arrivals, the scale, the tenant "
+                        "and slo_margin are assumptions (sim/README.md shows how much they "
+                        "matter).",
         },
         {
                 .name = "ras-exp1",
