@@ -10,7 +10,7 @@ VmTarget sim_vm_target_limit(Sim *s, SimVm *v, const VmTarget *t) {
         VmTarget limited = *t;
         ActRequest req = {
                 .vm = { .known = ACT_ALL,
-                        .value = { [ACT_CPU_WEIGHT] = v->weight,
+                        .value = { [ACT_CPU_WEIGHT] = sim_vm_agent_weight(s, v),
                                    [ACT_VCPUS] = v->vcpus,
                                    [ACT_CPU_CAP] = act_cap_from_cpus(v->cap),
                                    [ACT_MEMORY] = v->memory },

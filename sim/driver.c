@@ -7,12 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/sim.h"
 #include "sim/state.h"
 
 int simcl_policy_init(SimCluster *cl, char *err, size_t err_size) {
-        PolicyConfig cfg = scenario_policy_config(cl->sim->sc);
+        const Scenario *sc = cl->sim->sc;
+        PolicyConfig cfg = scenario_policy_config(sc);
         ConfError e;
-        int r = policy_new_named(&cfg, &e, &cl->policy);
+        int r;
+
+        /* The co-running cluster runs its own layers when [interference]
+         * names them (a best-effort tenant beside deadline jobs). */
+        if (cl->index > 0) {
+                cfg.scheduler = sc->interference_scheduler ?: cfg.scheduler;
+                cfg.slot_manager = sc->interference_slot_manager ?: cfg.slot_manager;
+                cfg.speculation = sc->interference_speculation ?: cfg.speculation;
+                cfg.vm_allocator = sc->interference_allocator ?: cfg.vm_allocator;
+        }
+        r = policy_new_named(&cfg, &e, &cl->policy);
 
         if (r == -EINVAL)
                 conf_error_format(&e, err, err_size);
@@ -83,26 +95,55 @@ static int snapshot_attempts(SimCluster *cl) {
         return 0;
 }
 
+/* The global index of the snapshot's VM i: the cluster's own, then the
+ * other cluster's (its hosts' agents see them too). */
+static uint32_t snap_vm_global(const SimCluster *cl, size_t i) {
+        const Sim *s = cl->sim;
+
+        if (i < cl->n_vms)
+                return cl->vms[i];
+        return s->clusters[1 - cl->index].vms[i - cl->n_vms];
+}
+
+static size_t snap_n_vms(const SimCluster *cl) {
+        return cl->n_vms + (cl->sim->n_clusters > 1 ? cl->sim->clusters[1 - cl->index].n_vms : 0);
+}
+
 /* A VM is measured once its first window closed (vms_measure()), the agent
- * having sampled it by then; the window starts when the last one closed. */
-static void snapshot_vms(SimCluster *cl) {
-        for (size_t i = 0; i < cl->n_vms; i++) {
-                const SimVm *v = &cl->sim->vms[cl->vms[i]];
+ * having sampled it by then; the window starts when the last one closed.
+ * The other cluster's VMs come after the cluster's own, as another
+ * tenant's. */
+static int snapshot_vms(SimCluster *cl) {
+        size_t n = snap_n_vms(cl);
+
+        if (n > cl->cap_snap_vms) {
+                Vm *vms = realloc(cl->snap_vms, n * sizeof(Vm));
+
+                if (!vms)
+                        return -ENOMEM;
+                cl->snap_vms = vms;
+                cl->cap_snap_vms = n;
+        }
+        for (size_t i = 0; i < n; i++) {
+                uint32_t global = snap_vm_global(cl, i);
+                const SimVm *v = &cl->sim->vms[global];
                 bool measured = v->win_start != 0;
                 cl->snap_vms[i] = (Vm){
-                        .id = cl->vms[i],
+                        .id = global,
                         .host = v->host,
                         .vcpus = v->vcpus,
                         .vcpus_max = v->vcpus_max,
                         .memory = v->memory,
                         .memory_max = v->memory_max,
-                        .cpu_weight = v->weight,
+                        .cpu_weight = sim_vm_agent_weight(cl->sim, v),
                         .cpu_cap = v->cap,
                         .cpu_use = v->cpu_use,
                         .memory_used = measured ? (uint64_t)v->committed : 0,
                         .measured_at = v->win_start,
+                        .other_tenant = i >= cl->n_vms,
                 };
         }
+        return 0;
 }
 
 static size_t arrived_tasks(const SimCluster *cl) {
@@ -175,16 +216,17 @@ static int simcl_snapshot(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
         if (advance)
                 sim_hosts_advance_all(s);
         r = snapshot_attempts(cl);
+        if (r >= 0)
+                r = snapshot_vms(cl);
         if (r < 0)
                 return r;
-        snapshot_vms(cl);
         snapshot_hosts(s);
         snapshot_job_tasks(cl);
         *ret = (ClusterSnapshot){
                 .hosts = s->snap_hosts,
                 .n_hosts = s->n_hosts,
                 .vms = cl->snap_vms,
-                .n_vms = cl->n_vms,
+                .n_vms = snap_n_vms(cl),
                 .nodes = cl->nodes,
                 .n_nodes = cl->n_nodes,
                 .jobs = cl->jobs,
@@ -241,18 +283,25 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
         return 0;
 }
 
+/* Under DRS an agent's target changes the VM's weight alone ([drs]
+ * agent_weights: it scales DRS's shares); else all of it. */
 static void apply_vm_target(SimCluster *cl, const VmTarget *asked) {
         Sim *s = cl->sim;
-        SimVm *v = &s->vms[cl->vms[asked->vm]];
-        const VmTarget limited = sim_vm_target_limit(s, v, asked), *t = &limited;
+        SimVm *v = &s->vms[snap_vm_global(cl, asked->vm)];
+        VmTarget limited = sim_vm_target_limit(s, v, asked), *t = &limited;
         unsigned vcpus = CLAMP(t->vcpus, 1u, v->vcpus_max);
         uint64_t memory = MIN(t->memory, v->memory_max);
         int r;
 
         if (t->cpu_weight == 0 || memory == 0 || t->cpu_cap < 0)
                 return;
-        if (t->cpu_weight == v->weight && vcpus == v->vcpus && memory == v->memory &&
-            t->cpu_cap == v->cap)
+        if (s->sc->drs) {
+                vcpus = v->vcpus;
+                memory = v->memory;
+                t->cpu_cap = v->cap;
+        }
+        if (t->cpu_weight == sim_vm_agent_weight(s, v) && vcpus == v->vcpus &&
+            memory == v->memory && t->cpu_cap == v->cap)
                 return;
         v->target_weight = t->cpu_weight;
         v->target_vcpus = vcpus;
@@ -315,13 +364,26 @@ int sim_decisions_apply(SimCluster *cl, const Decisions *d) {
          * driver but to count it. */
         if (cl->index == 0)
                 cl->sim->results.reservations += d->n_reservations;
+        /* Quotas are kept until the next assignment step replaces them
+         * (Job.quota): a step gives every unfinished job with a deadline
+         * its quota, so a step that gives any replaces them all. */
+        if (d->n_quotas > 0)
+                for (size_t j = 0; j < cl->n_arrived; j++)
+                        memset(cl->jobs[j].quota, 0, sizeof(cl->jobs[j].quota));
+        for (size_t i = 0; i < d->n_quotas; i++)
+                memcpy(cl->jobs[d->quotas[i].job].quota, d->quotas[i].slots,
+                       sizeof(cl->jobs[0].quota));
         /* Placements (RAS's job slots) ask nothing of the driver either: the
          * scheduler that makes them follows them with its own assignments
          * (its Task Scheduler), in this step and the next ones. */
         /* A cluster whose VMs the cloud sizes on its own (no agent) keeps
-         * them as they are. */
-        for (size_t i = 0; cl->sim->sc->apply_vm_targets && i < d->n_vm_targets; i++)
+         * them as they are; under DRS an agent may set CPU weights. */
+        for (size_t i = 0; (cl->sim->sc->apply_vm_targets || cl->sim->sc->drs_agent_weights) &&
+                           i < d->n_vm_targets;
+             i++)
                 apply_vm_target(cl, &d->vm_targets[i]);
+        for (size_t i = 0; cl->index == 0 && i < d->n_levers; i++)
+                cl->sim->results.lever_targets += d->levers[i].job != NO_INDEX;
         return 0;
 }
 
@@ -352,6 +414,8 @@ static int simcl_step(SimCluster *cl, uint32_t beat, unsigned flags) {
         cl->sim->results.policy_steps++;
         if (r < 0)
                 return r;
+        if (cl->index == 0 && (flags & POLICY_STEP_CONTROL) && cl->sim->observe)
+                cl->sim->observe(&snap, &cl->decisions, args.now, cl->sim->observe_data);
         return sim_decisions_apply(cl, &cl->decisions);
 }
 
@@ -453,6 +517,11 @@ usec_t sim_control_event(EventQueue *q, void *userdata) {
                 if (r < 0)
                         sim_fail(cl->sim, r);
         }
+        if (sim_arrivals_gated(cl)) {
+                r = sim_arrivals_try(cl);
+                if (r < 0)
+                        sim_fail(cl->sim, r);
+        }
         if (cl->n_arrived > 0) {
                 r = simcl_step(cl, NO_INDEX, POLICY_STEP_CONTROL);
                 if (r < 0)
@@ -467,12 +536,41 @@ static usec_t vm_resize_event(EventQueue *q, void *userdata) {
 
         sim_hosts_advance_all(s);
         v->resize_ev = 0;
-        v->weight = v->target_weight;
-        v->vcpus = v->target_vcpus;
-        v->memory = v->target_memory;
-        v->cap = v->target_cap;
+        if (s->sc->drs) {
+                v->agent_weight = v->target_weight;
+                v->weight = sim_drs_vm_weight(s, v);
+        } else {
+                v->weight = v->target_weight;
+                v->vcpus = v->target_vcpus;
+                v->memory = v->target_memory;
+                v->cap = v->target_cap;
+        }
         sim_node_capacity_update(s, v);
         sim_host_update(s, v->host);
+        return 0;
+}
+
+void sim_set_observer(Sim *s, SimObserveFn fn, void *userdata) {
+        s->observe = fn;
+        s->observe_data = userdata;
+}
+
+int sim_job_profile(const Sim *s, uint32_t job, JobProfile *ret) {
+        const SimCluster *cl = &s->clusters[0];
+
+        if (job >= cl->n_jobs)
+                return -EINVAL;
+        *ret = cl->jobs[job].profile;
+        return 0;
+}
+
+int sim_set_job_profile(Sim *s, uint32_t job, const JobProfile *profile) {
+        SimCluster *cl = &s->clusters[0];
+
+        if (job >= cl->n_jobs || !profile)
+                return -EINVAL;
+        cl->jobx[job].stored_profile = *profile;
+        cl->jobs[job].stored_profile = &cl->jobx[job].stored_profile;
         return 0;
 }
 
@@ -490,12 +588,19 @@ static int simcl_admit(SimCluster *cl, uint32_t job) {
         return r;
 }
 
+int sim_job_arrive(SimCluster *cl) {
+        int r = simcl_admit(cl, (uint32_t)cl->n_arrived);
+
+        if (r >= 0)
+                cl->n_arrived++;
+        return r;
+}
+
 usec_t sim_job_arrival_event(EventQueue *q, void *userdata) {
         SimCluster *cl = userdata;
-        int r = simcl_admit(cl, (uint32_t)cl->n_arrived);
+        int r = sim_arrivals_gated(cl) ? sim_arrivals_due(cl) : sim_job_arrive(cl);
 
         if (r < 0)
                 sim_fail(cl->sim, r);
-        cl->n_arrived++;
         return 0;
 }

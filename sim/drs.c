@@ -40,7 +40,14 @@
  *   equally (the VMs' shares are equal), i.e. the paper's static 4.8 GHz
  *   nodes.
  * - A demand is at least 0.01 pCPU, so that an idle VM keeps a limit (a
- *   zero would mean none). */
+ *   zero would mean none).
+ * - With [drs] agent_weights a cluster's agents set CPU weights beside DRS
+ *   (the one loop's lever, slo-loop.h): a VM's shares on its host are
+ *   DRS's times the agent's weight over the default weight, so that the
+ *   agent moves weight between the VMs of a host and DRS still divides
+ *   the pool; DRS's limits stand, and the agent changes nothing else.
+ *   This is an **assumption**: vSphere has no such agent; on KVM the agent
+ *   sets cpu_shares and there is no DRS. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -67,7 +74,13 @@ static DrsSample *drs_slot(SimCluster *cl, size_t vm, size_t slot) {
         return &cl->drs.ring[vm * cl->drs.slots + slot];
 }
 
-/* Enforces the entitlements on the hosts: a limit and shares. */
+unsigned sim_drs_vm_weight(const Sim *s, const SimVm *v) {
+        return (unsigned)MAX(
+                lround((double)v->drs_weight * sim_vm_agent_weight(s, v) / s->sc->vm_weight), 2L);
+}
+
+/* Enforces the entitlements on the hosts: a limit and shares, the latter
+ * scaled by an agent's weight ([drs] agent_weights; none: its default). */
 static void drs_apply(SimCluster *cl, const double *share, double pool) {
         Sim *s = cl->sim;
 
@@ -75,8 +88,9 @@ static void drs_apply(SimCluster *cl, const double *share, double pool) {
         for (size_t i = 0; i < cl->n_vms; i++) {
                 SimVm *v = &s->vms[cl->vms[i]];
                 v->cap = share[i];
-                v->weight = (unsigned)MAX(
+                v->drs_weight = (unsigned)MAX(
                         lround(s->sc->vm_weight * share[i] * (double)cl->n_vms / pool), 2L);
+                v->weight = sim_drs_vm_weight(s, v);
         }
         for (size_t h = 0; h < s->n_hosts; h++)
                 sim_host_update(s, (uint32_t)h);

@@ -12,12 +12,13 @@
 
 #include "common/time-util.h"
 #include "sim/experiment.h"
+#include "policy/layers/aria-model.h"
 #include "sim/report.h"
 
 #define MAX_VARIANTS 10
 #define MAX_ROWS 8
 #define MAX_SEEDS 16
-#define MAX_VARIANT_SETS 6
+#define MAX_VARIANT_SETS 12
 
 typedef enum Metric {
         METRIC_JCT,   /* completion time normalized to the first variant */
@@ -175,16 +176,90 @@ int slo_dcs_run(const Experiment *e, const ExperimentOptions *opt);
 int slo_fig5_run(const Experiment *e, const ExperimentOptions *opt);
 int slo_table3_run(const Experiment *e, const ExperimentOptions *opt);
 
+/* How dcs draws a run's tasks: each map and reduce phase uniform in [ratio
+ * x its estimate, its estimate]; each reduce copies its share of the map
+ * output, or all of it with whole_copy. */
+typedef struct DcsDraw {
+        double ratio;
+        bool whole_copy;
+} DcsDraw;
+/* The experiment's: case 1's observed 37/120, the shares. */
+extern const DcsDraw dcs_draw_default;
+
+/* One run of dcs: its finish (s; INFINITY when refused at submission) and
+ * the most maps and reduces it ran at once. */
+typedef struct DcsRun {
+        unsigned maps, reduces;
+        double finished;
+        bool refused;
+} DcsRun;
+
+/* Case c (0, 1) at its deadline d (0, 1), the tasks drawn with seed, under
+ * the policy settings of opt's --set (opt may be NULL). */
+int slo_dcs_cell(const ExperimentOptions *opt, size_t c, size_t d, const DcsDraw *draw,
+                 int64_t seed, DcsRun *ret);
+
 /* One run of aria-table3: workload 0 (W1) or 1 (W2) of jobs jobs (at most
- * 100) drawn with seed, under scheduler with arrivals below threshold. */
+ * 100) drawn with seed, under scheduler (aria under bound, whose pairs gate
+ * the arrivals; another under bound's gate) with arrivals below threshold,
+ * and the settings of opt's --set (opt may be NULL). */
 typedef struct SloTable3Result {
         double utility; /* ARIA's SLO-exceeded utility, % */
         double missed;  /* jobs */
         double load;    /* running tasks over all slots, % */
 } SloTable3Result;
 
-int slo_table3_cell(unsigned workload, size_t jobs, int64_t seed, const char *scheduler,
-                    double threshold, SloTable3Result *ret);
+int slo_table3_cell(const ExperimentOptions *opt, unsigned workload, size_t jobs, int64_t seed,
+                    const char *scheduler, AriaBound bound, double threshold, SloTable3Result *ret);
+/* The one loop against the seed systems on the interfered cluster
+ * (experiment-interference.c). */
+typedef enum SiArm {
+        SI_ARIA,     /* ARIA alone */
+        SI_FLEXSLOT, /* FlexSlot alone (FIFO) */
+        SI_LAYERED,  /* ARIA and FlexSlot layered as they are */
+        SI_LOOP,     /* the one loop: speed, lever and favour */
+        SI_SPEED,    /* layered with each part alone */
+        SI_LEVER,
+        SI_FAVOUR,
+        SI_ARMS,
+} SiArm;
+
+/* The forecasts measured: ARIA's average bound and the replay, each as
+ * profiled and at the measured speed (slo-loop.h). */
+typedef enum SiForecast {
+        SI_BOUND_PLAIN,
+        SI_BOUND_SPEED,
+        SI_REPLAY_PLAIN,
+        SI_REPLAY_SPEED,
+        SI_FORECASTS,
+} SiForecast;
+
+#define SI_FRACTIONS 3 /* 25, 50 and 75 % of each job's time */
+#define SI_FACTORS 4   /* deadlines of 1-1.5, 1.5-2, 2-2.5 and 2.5-3 T_J */
+
+typedef struct SiArmResult {
+        double missed, tardiness, utility; /* utility: ARIA's, % */
+        double tenant_slowdown;            /* the tenant's mean job time over alone */
+        double lever_targets;
+        /* Jobs, and those missed, by their deadline over T_J. */
+        double jobs_by[SI_FACTORS], missed_by[SI_FACTORS];
+        /* Mean |forecast - end| and mean signed error over the jobs, over
+         * their length, by forecast and fraction of the job. */
+        double error[SI_FORECASTS][SI_FRACTIONS], bias[SI_FORECASTS][SI_FRACTIONS];
+} SiArmResult;
+
+typedef struct SiSeedResult {
+        size_t jobs;
+        SiArmResult arm[SI_ARMS];
+} SiSeedResult;
+
+const char *slo_interference_arm_name(SiArm arm);
+/* Every arm of one seed (e: slo-interference's entry); returns an exit
+ * status. */
+int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, int64_t seed,
+                          SiSeedResult *ret);
+int slo_interference_run(const Experiment *e, const ExperimentOptions *opt);
+
 /* Our VM allocator against the baselines and the bound (experiment-alloc.c). */
 int alloc_run(const Experiment *e, const ExperimentOptions *opt);
 /* The RAS paper's Experiments 1 and 2 (experiment-ras.c). */

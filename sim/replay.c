@@ -401,7 +401,8 @@ int replay_run(const PolicyConfig *cfg, const ReplayOptions *o, const ReplayJob 
                 while (e >= 0 && o->load_threshold == 0 && next < n &&
                        jobs[next].submitted <= r.now)
                         e = arrive_next(&r, pol, &next, &left);
-                if (e < 0)
+                /* The last jobs to come may all have been refused. */
+                if (e < 0 || left == 0)
                         break;
                 snapshot_build(&r);
                 e = policy_step(pol, &r.s,

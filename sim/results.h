@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/time-util.h"
+#include "policy/core/decisions.h"
 
 /* Per finished task of the measured cluster (cluster 0). */
 typedef struct TaskResult {
@@ -86,6 +87,9 @@ typedef struct SimResults {
          * slots reserved (SEPB), attempts killed to run again (SEPB). */
         uint64_t borrowed, reservations, retry_kills;
         uint64_t policy_steps; /* policy_step() calls, both clusters */
+        /* VM targets the one loop's lever set for a late deadline job
+         * (LeverNote with a job), summed over the control steps. */
+        uint64_t lever_targets;
         /* Wall time spent in them, for benchmarks; it never feeds back
          * into the simulation. */
         usec_t policy_wall;
@@ -106,3 +110,9 @@ typedef struct SimProgress {
 } SimProgress;
 
 typedef void (*SimProgressFn)(const SimProgress *p, void *userdata);
+
+/* What sees each control step of the measured cluster (sim_set_observer()):
+ * its snapshot and the decisions the step made, which refer to it, both
+ * valid during the call only. */
+typedef void (*SimObserveFn)(const ClusterSnapshot *snap, const Decisions *d, usec_t now,
+                             void *userdata);

@@ -73,6 +73,7 @@ static const ConfKey keys[] = {
         STR("workload", "deadlines", deadlines, NULL),
         STR("workload", "submit", submit, NULL),
         BOOL("workload", "profile_runs", profile_runs, "no"),
+        DBL("workload", "load_threshold", load_threshold, "0", 0, 2),
         DBL("workload", "scale", scale, "1", 1e-6, 1000),
         DBL("workload", "combine_ratio", combine_ratio, "-1", -1, 1),
         DBL("workload", "record_bytes", record_bytes, "-1", -1, 1e9),
@@ -89,9 +90,14 @@ static const ConfKey keys[] = {
         DUR("drs", "sample", drs_sample, "20s", 10000, 3600LL * 1000000),
         BOOL("drs", "ready", drs_ready, "no"),
         ENUM("drs", "divvy", drs_divvy, "proportional", divvy_choices),
+        BOOL("drs", "agent_weights", drs_agent_weights, "no"),
 
         BOOL("interference", "enabled", interference, "no"),
         STR("interference", "jobs", interference_jobs, NULL),
+        STR("interference", "scheduler", interference_scheduler, NULL),
+        STR("interference", "slot_manager", interference_slot_manager, NULL),
+        STR("interference", "speculation", interference_speculation, NULL),
+        STR("interference", "allocator", interference_allocator, NULL),
 };
 
 static int validate(const void *config, ConfError *err) {
@@ -123,6 +129,9 @@ static int validate(const void *config, ConfError *err) {
         if (s->drs && s->apply_vm_targets)
                 return conf_error_set(err, "drs", "enabled",
                                       "DRS sizes the VMs: set [policy] apply_vm_targets = no");
+        if (s->drs_agent_weights && !s->drs)
+                return conf_error_set(err, "drs", "agent_weights",
+                                      "scales DRS's shares: needs [drs] enabled = yes");
         if (s->drs_window < s->drs_sample)
                 return conf_error_set(err, "drs", "window", "shorter than the sample interval");
         if (s->interference && !s->interference_jobs)
@@ -138,13 +147,30 @@ const ConfSchema scenario_schema = {
         .validate = validate,
 };
 
-/* The scenario's keys, then the policy core's and its layers'. */
-static int load_text(const char *name, const char *text, const ScenarioOverride *overrides,
-                     size_t n_overrides, Scenario *ret, char *err, size_t err_size) {
+/* The command line's assignments as the configuration loader takes them:
+ * an array of n (at least one element) the caller frees; NULL when memory
+ * is short. */
+static ConfAssignment *overrides_assignments(const ScenarioOverride *overrides, size_t n) {
+        ConfAssignment *a = calloc(n ? n : 1, sizeof(ConfAssignment));
+
+        for (size_t i = 0; a && i < n; i++)
+                a[i] = (ConfAssignment){ .section = overrides[i].section,
+                                         .key = overrides[i].key,
+                                         .value = overrides[i].value,
+                                         .where = overrides[i].where };
+        return a;
+}
+
+/* The policy core's and its layers' settings at their defaults, then text
+ * and the overrides, into *ret; with scenario, the scenario's own keys too
+ * (its struct loaded whole, the first part). core_set (of 32) tells which
+ * of the core's keys were set. */
+static int load_policy(const char *name, const char *text, const ScenarioOverride *overrides,
+                       size_t n_overrides, Scenario *scenario, bool *core_set, PolicyConfig *ret,
+                       char *err, size_t err_size) {
         _cleanup_free_ ConfAssignment *assignments = NULL;
         ConfPart parts[1 + POLICY_SCHEMAS_MAX];
-        bool core_set[16];
-        Scenario s = { 0 };
+        size_t first = scenario ? 1 : 0;
         PolicyConfig policy;
         ConfError e;
         int r;
@@ -152,29 +178,39 @@ static int load_text(const char *name, const char *text, const ScenarioOverride 
         r = policy_config_init(&policy);
         if (r < 0)
                 return r;
-        assignments = calloc(n_overrides ? n_overrides : 1, sizeof(ConfAssignment));
+        assignments = overrides_assignments(overrides, n_overrides);
         if (!assignments) {
                 policy_config_done(&policy);
                 return -ENOMEM;
         }
-        for (size_t i = 0; i < n_overrides; i++)
-                assignments[i] = (ConfAssignment){ .section = overrides[i].section,
-                                                   .key = overrides[i].key,
-                                                   .value = overrides[i].value,
-                                                   .where = overrides[i].where };
-        parts[0] = (ConfPart){ .schema = &scenario_schema, .config = &s };
-        /* The scenario's struct is loaded whole: policy joins it after. */
-        policy_config_parts(&policy, parts + 1);
+        if (scenario)
+                parts[0] = (ConfPart){ .schema = &scenario_schema, .config = scenario };
+        policy_config_parts(&policy, parts + first);
         /* policy_config_init() puts the core's settings first. */
-        assert(policy.schemas[0] == &core_settings_schema &&
-               core_settings_schema.n_keys <= ELEMENTSOF(core_set));
-        parts[1].ret_set = core_set;
-        r = conf_load_parts(parts, 1 + policy.n_settings, name, text, assignments, n_overrides, &e);
+        assert(policy.schemas[0] == &core_settings_schema && core_settings_schema.n_keys <= 32);
+        parts[first].ret_set = core_set;
+        r = conf_load_parts(parts, first + policy.n_settings, name, text, assignments, n_overrides,
+                            &e);
         if (r < 0) {
                 conf_error_format(&e, err, err_size);
                 policy_config_done(&policy);
                 return r;
         }
+        *ret = policy;
+        return 0;
+}
+
+/* The scenario's keys, then the policy core's and its layers'. */
+static int load_text(const char *name, const char *text, const ScenarioOverride *overrides,
+                     size_t n_overrides, Scenario *ret, char *err, size_t err_size) {
+        bool core_set[32];
+        Scenario s = { 0 };
+        PolicyConfig policy;
+        int r = load_policy(name, text, overrides, n_overrides, &s, core_set, &policy, err,
+                            err_size);
+
+        if (r < 0)
+                return r;
         s.policy = policy;
         for (size_t i = 0; i < core_settings_schema.n_keys; i++)
                 if (!core_set[i] &&
@@ -182,6 +218,13 @@ static int load_text(const char *name, const char *text, const ScenarioOverride 
                         scenario_core(&s)->vm_memory_reserve = s.vm_os_memory;
         *ret = s;
         return 0;
+}
+
+int scenario_policy_overrides(const ScenarioOverride *overrides, size_t n_overrides,
+                              PolicyConfig *ret, char *err, size_t err_size) {
+        bool core_set[32];
+
+        return load_policy("--set", "", overrides, n_overrides, NULL, core_set, ret, err, err_size);
 }
 
 int scenario_load_string(const char *name, const char *text, Scenario *ret, char *err,

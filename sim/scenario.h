@@ -40,6 +40,8 @@ typedef struct Scenario {
          * NULL: every arrival_gap. */
         char *submit;
         bool profile_runs;
+        /* Above 0: ARIA 7.2's arrivals (sim/arrival.c). */
+        double load_threshold;
         double scale;
         /* Replace every benchmark's columns when >= 0 (sensitivity runs). */
         double combine_ratio, record_bytes, small_frac, expensive_cpu;
@@ -50,11 +52,15 @@ typedef struct Scenario {
         double drs_pool; /* pCPUs; 0: every host's */
         usec_t drs_period, drs_window, drs_sample;
         bool drs_ready;
-        int drs_divvy; /* DrsDivvy of sim/host.h */
+        int drs_divvy;          /* DrsDivvy of sim/host.h */
+        bool drs_agent_weights; /* the cluster's agents set CPU weights beside DRS */
         /* [interference]: a second cluster of the same shape and policies
          * on the same hosts, running its own jobs (FlexSlot V-E) */
         bool interference;
         char *interference_jobs;
+        /* Its layers; NULL: the measured cluster's. */
+        char *interference_scheduler, *interference_slot_manager, *interference_speculation,
+                *interference_allocator;
 } Scenario;
 
 /* The simulator's own keys; a scenario file also has those of
@@ -81,6 +87,14 @@ int scenario_load(const char *path, const ScenarioOverride *overrides, size_t n_
                   Scenario *ret, char *err, size_t err_size);
 int scenario_load_string(const char *name, const char *text, Scenario *ret, char *err,
                          size_t err_size);
+/* The settings of the policy core and of every layer at their defaults,
+ * then the overrides, for what runs policies without a scenario (the
+ * task-level replay's experiments): the [policy] keys the layers declare,
+ * each applied as scenario_load() applies it; any other key (another
+ * section's, or a layer's name, which such an experiment picks itself) is
+ * refused as unknown, with err naming the assignment. */
+int scenario_policy_overrides(const ScenarioOverride *overrides, size_t n_overrides,
+                              PolicyConfig *ret, char *err, size_t err_size);
 /* Replaces a string field (e.g. &s->slot_manager) with a copy of value. */
 int scenario_set_string(char **field, const char *value);
 /* The core's settings in s->policy. */

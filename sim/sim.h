@@ -44,6 +44,19 @@ int sim_run(Sim *s);
 void sim_set_progress(Sim *s, SimProgressFn fn, void *userdata);
 const SimResults *sim_results(const Sim *s);
 
+/* fn sees each control step of the measured cluster (SimObserveFn), for
+ * an experiment that measures what the policy saw: the forecasts of
+ * slo-interference. */
+void sim_set_observer(Sim *s, SimObserveFn fn, void *userdata);
+
+/* Experiment setup between sim_new() and sim_run(): job's stored profile
+ * (ARIA's profile database), instead of [workload] profile_runs'. -EINVAL
+ * for a job out of range. */
+int sim_set_job_profile(Sim *s, uint32_t job, const JobProfile *profile);
+/* After a run: the profile of the measured cluster's job, as its finished
+ * tasks measured it (ARIA's phases). -EINVAL for a job out of range. */
+int sim_job_profile(const Sim *s, uint32_t job, JobProfile *ret);
+
 /* Model invariants, checked after every host update when enabled (tests):
  * pCPUs handed out <= pCPUs, allocation <= demand, steal >= 0, work
  * conserving. -EPROTO and a message when one fails. */

@@ -146,6 +146,7 @@ struct SimCluster {
         Job *jobs; /* snapshot arrays, kept up to date in place */
         JobExtra *jobx;
         size_t n_jobs, n_arrived, n_finished;
+        size_t n_due; /* under [workload] load_threshold: jobs whose submission came */
         Task *tasks;
         TaskExtra *taskx;
         size_t n_tasks;
@@ -161,8 +162,10 @@ struct SimCluster {
         SimAttempt **attempts; /* running, in start order */
         size_t n_attempts, cap_attempts;
 
-        /* Built for each policy step. */
+        /* Built for each policy step: its VMs, then the other cluster's
+         * (Vm.other_tenant) from n_vms on. */
         Vm *snap_vms;
+        size_t cap_snap_vms;
         Attempt *snap_attempts;
         SimAttempt **snap_map; /* snapshot attempt index -> attempt */
         size_t cap_snap_attempts;
@@ -204,6 +207,10 @@ typedef struct SimVm {
         usec_t win_start;
         /* Last window's figures, as the snapshot reports them. */
         double cpu_use, steal_share, iowait_share;
+        /* Under DRS with [drs] agent_weights: DRS's shares and the
+         * weight the agent set (0: none yet, the scenario's vm_weight),
+         * whose product over vm_weight is weight (sim_vm_agent_weight()). */
+        unsigned drs_weight, agent_weight;
         /* A pending resize (VmTarget), applied by an event. */
         unsigned target_weight, target_vcpus;
         uint64_t target_memory;
@@ -247,6 +254,8 @@ struct Sim {
         int error; /* first failure inside an event callback */
         SimProgressFn progress;
         void *progress_data;
+        SimObserveFn observe;
+        void *observe_data;
 };
 
 /* A failure inside an event callback, which has no caller to return it to:
@@ -300,12 +309,31 @@ void sim_node_capacity_update(Sim *s, const SimVm *v);
 usec_t sim_heartbeat_event(EventQueue *q, void *userdata);
 usec_t sim_control_event(EventQueue *q, void *userdata);
 usec_t sim_job_arrival_event(EventQueue *q, void *userdata);
+/* The next job arrives now: admitted or refused. */
+int sim_job_arrive(SimCluster *cl);
+
+/* arrival.c: ARIA 7.2's arrivals under a load threshold */
+bool sim_arrivals_gated(const SimCluster *cl);
+/* One more job's submission came: it arrives once the gate lets it. */
+int sim_arrivals_due(SimCluster *cl);
+/* The jobs due arrive, in order, while the gate lets them. */
+int sim_arrivals_try(SimCluster *cl);
 /* What a step does, for tests: the snapshot of now, and carrying out
  * decisions made on the last snapshot. */
 int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret);
 int sim_decisions_apply(SimCluster *cl, const Decisions *d);
 
+/* The weight the VM's agent knows: what it set under DRS, else the VM's. */
+static inline unsigned sim_vm_agent_weight(const Sim *s, const SimVm *v) {
+        if (!s->sc->drs)
+                return v->weight;
+        return v->agent_weight ? v->agent_weight : (unsigned)s->sc->vm_weight;
+}
+
 /* drs.c */
+/* The weight the host enforces under DRS: DRS's shares scaled by the
+ * agent's weight over the default one. */
+unsigned sim_drs_vm_weight(const Sim *s, const SimVm *v);
 int sim_drs_start(SimCluster *cl);
 void sim_drs_done(SimCluster *cl);
 double sim_drs_pool(const Sim *s);

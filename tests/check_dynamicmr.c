@@ -797,6 +797,31 @@ START_TEST(test_sepb_kills_hopeless_maps) {
 }
 END_TEST
 
+/* SEPB at share 0 is not LATE: nothing waits for pending tasks, so J1,
+ * first in the queue, backs up its stragglers ahead of the later jobs'
+ * pending maps as Hadoop's LATE does (test_sepb_six_jobs), but SEPB's kill
+ * of hopeless maps stays (2.2; Fig. 9a plots LATE beside share 0). A map
+ * past twice its estimate: share 0 kills it, LATE does not. */
+START_TEST(test_sepb_share0_is_late_plus_kill) {
+        uint32_t j, old;
+
+        fx_cluster(4, 2, 1);
+        j = fx_job(1 * SEC, 0);
+        fx.jobs[j].profile.phases[PROFILE_MAP] =
+                (PhaseStats){ .count = 2, .total = 40 * SEC, .min = 15 * SEC, .max = 25 * SEC };
+        old = fx_run(fx_map(j, 0), 0, 0, 0);
+        fx.cfg.speculation = "sepb";
+        fx_late()->jobs_checked = 0;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 41 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+        ck_assert_uint_eq(fx.d.kills[0].attempt, old);
+        ck_assert_int_eq(fx.d.kills[0].reason, KILL_RETRY);
+        fx.cfg.speculation = "late";
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 41 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_kills, 0);
+}
+END_TEST
+
 Suite *suite_dynamicmr(void) {
         Suite *s = suite_create("dynamicmr");
         TCase *tc;
@@ -839,6 +864,7 @@ Suite *suite_dynamicmr(void) {
         tcase_add_test(tc, test_sepb_reserves_for_pending);
         tcase_add_test(tc, test_sepb_condition3);
         tcase_add_test(tc, test_sepb_kills_hopeless_maps);
+        tcase_add_test(tc, test_sepb_share0_is_late_plus_kill);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -668,6 +668,9 @@ typedef struct Combo {
         /* DynamicMR's scheduler modes (CoreSettings.dmr) */
         DhsaMode dhsa;
         bool prescheduling; /* with the load manager */
+        /* The one loop (CoreSettings.slo): every part, on this forecast. */
+        bool loop;
+        SloForecastKind forecast;
 } Combo;
 
 static const Combo combos[] = {
@@ -691,6 +694,12 @@ static const Combo combos[] = {
         { "deadline", "flexslot", "none", "flexslot", false },
         { "ras", "static", "none", "static", false },
         { "ras", "flexslot", "hadoop", "demand", true },
+        { "aria", "flexslot", "late", "none", false, .loop = true },
+        { "aria", "static", "none", "demand", false, .loop = true,
+          .forecast = SLO_FORECAST_REPLAY },
+        { "deadline", "flexslot", "hadoop", "flexslot", true, .loop = true },
+        { "fair", "flexslot", "sepb", "static", false, DHSA_PI, .loop = true,
+          .forecast = SLO_FORECAST_REPLAY },
 };
 
 /* A profile from an earlier run, for the jobs with deadlines. */
@@ -717,6 +726,8 @@ static void combo_apply(const Combo *c) {
         fx_core()->dmr.dhsa = c->dhsa;
         fx_core()->dmr.load_balance = c->prescheduling;
         fx_core()->dmr.prescheduling = c->prescheduling;
+        fx_core()->slo.slo_speed = fx_core()->slo.slo_lever = fx_core()->slo.slo_favour = c->loop;
+        fx_core()->slo.slo_forecast = c->forecast;
 }
 
 static void busy_fixture(const Combo *c) {
@@ -920,6 +931,17 @@ static void random_fixture(const Combo *c) {
                 fx.nodes[i].steal = rnd_share() / 2;
                 fx.nodes[i].iowait = rnd_share() / 2;
                 fx.nodes[i].slots_changed_at = rnd(3) ? 0 : rnd(100) * SEC;
+        }
+        /* Another tenant's VMs beside, which only the lever may touch. */
+        for (uint32_t v = n_nodes; v < ELEMENTSOF(fx.vms) && rnd(2); v++) {
+                fx_vm(v);
+                fx.vms[v].host = rnd(2);
+                fx.vms[v].vcpus = 1 + rnd(4);
+                fx.vms[v].cpu_weight = 2 + rnd(4096);
+                fx.vms[v].cpu_cap = rnd(2) ? 0 : 0.5 + rnd(4);
+                fx.vms[v].cpu_use = rnd(40) / 10.0;
+                fx.vms[v].other_tenant = true;
+                fx.s.n_vms = v + 1;
         }
         stored_profile_make();
         for (uint32_t j = 0; j < n_jobs; j++) {

@@ -26,9 +26,24 @@ CoreSettings *fx_core(void) {
         return policy_config_settings(&fx.cfg, &core_settings_schema);
 }
 
+AriaSettings *fx_aria(void) {
+        return policy_config_settings(&fx.cfg, &aria_settings_schema);
+}
+
 static void fx_config_reset(void) {
         policy_config_done(&fx.cfg);
         ck_assert_int_eq(policy_config_init(&fx.cfg), 0);
+}
+
+void fx_vm(uint32_t i) {
+        fx.vms[i] = (Vm){ .id = 200 + i,
+                          .host = 0,
+                          .vcpus = 2,
+                          .vcpus_max = 4,
+                          .memory = 2 * GIB,
+                          .memory_max = 4 * GIB,
+                          .cpu_weight = 1024,
+                          .measured_at = 1 };
 }
 
 void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots) {
@@ -44,14 +59,7 @@ void fx_cluster(unsigned n, unsigned map_slots, unsigned reduce_slots) {
         fx.s.hosts = fx.hosts;
         fx.s.n_hosts = 1;
         for (unsigned i = 0; i < n; i++) {
-                fx.vms[i] = (Vm){ .id = 200 + i,
-                                  .host = 0,
-                                  .vcpus = 2,
-                                  .vcpus_max = 4,
-                                  .memory = 2 * GIB,
-                                  .memory_max = 4 * GIB,
-                                  .cpu_weight = 1024,
-                                  .measured_at = 1 };
+                fx_vm(i);
                 fx.nodes[i] = (Node){ .id = 300 + i,
                                       .vm = i,
                                       .slots = { map_slots, reduce_slots },
@@ -120,6 +128,41 @@ uint32_t fx_run(uint32_t task, uint32_t node, usec_t started, uint64_t bytes) {
 
 void fx_done(uint32_t task) {
         fx.tasks[task].state = TASK_DONE;
+}
+
+JobProfile fx_profile(unsigned n, double map_s, double reduce_s, double shuffle_s) {
+        JobProfile p = { 0 };
+
+        for (unsigned i = 0; i < n; i++) {
+                phase_stats_add(&p.phases[PROFILE_MAP], (usec_t)(map_s * SEC));
+                if (reduce_s > 0) {
+                        phase_stats_add(&p.phases[PROFILE_REDUCE], (usec_t)(reduce_s * SEC));
+                        phase_stats_add(&p.phases[PROFILE_TYPICAL_SHUFFLE],
+                                        (usec_t)(shuffle_s * SEC));
+                }
+        }
+        return p;
+}
+
+uint32_t fx_slo_job(usec_t submitted, usec_t deadline, const JobProfile *p, unsigned maps,
+                    const uint32_t *locs) {
+        uint32_t j = fx_job(submitted, 0);
+
+        fx.first_map[j] = (uint32_t)fx.s.n_tasks;
+        fx.jobs[j].deadline = deadline;
+        fx.jobs[j].stored_profile = p;
+        for (unsigned i = 0; i < maps; i++)
+                fx_map(j, locs ? locs[i] : NO_INDEX);
+        fx.jobs[j].input_size = maps * 64 * MIB;
+        fx.jobs[j].counts[TASK_MAP].total = maps;
+        return j;
+}
+
+const SlotQuota *fx_quota_of(uint32_t job) {
+        for (size_t i = 0; i < fx.d.n_quotas; i++)
+                if (fx.d.quotas[i].job == job)
+                        return &fx.d.quotas[i];
+        return NULL;
 }
 
 int fx_step(unsigned flags, usec_t now) {
@@ -530,8 +573,8 @@ END_TEST
 
 /* A toy schedulability test: a job needs a map slot for each map whose
  * deadline cannot wait, and the cluster has the free map slots it has. */
-static int toy_admit(void *state, const void *settings, const ClusterSnapshot *s, usec_t now,
-                     const Job *job, AdmitVerdict *ret) {
+static int toy_admit(void *state, const void *settings, const CoreSettings *core,
+                     const ClusterSnapshot *s, usec_t now, const Job *job, AdmitVerdict *ret) {
         unsigned free_slots = 0;
 
         for (size_t n = 0; n < s->n_nodes; n++)

@@ -195,6 +195,28 @@ START_TEST(test_ras_place_shuffle_io) {
 }
 END_TEST
 
+/* ... up to parallelCopies maps (Table 2's upper bound, 3.6): a reduce
+ * fetching from 5 maps at once uses 20 I/O however many more are placed,
+ * so tracker 0's CPU binds first, at 40 maps. */
+START_TEST(test_ras_place_parallel_copies) {
+        RasTracker tt[2] = { tracker(64), tracker(64) };
+        RasJob jobs[1] = { job(0.05, 1, 10, 1, 60, 1) };
+        Resources use;
+
+        tt[1].capacity.cpu = 0;
+        jobs[0].shuffle = (Resources){ .io = 4, .memory = 10 };
+        jobs[0].map.io = 0;
+        jobs[0].parallel_copies = 5;
+        placement_clear();
+        reduce_cells[1] = 1;
+        ck_assert_int_eq(ras_place(jobs, 1, tt, 2, 3, &p, NULL), 0);
+        ck_assert_uint_eq(map_cells[0], 40);
+        use = ras_tracker_use(jobs, 1, 2, &p, 1);
+        ck_assert_double_eq_tol(use.io, 20, 1e-9);
+        check_within(jobs, 1, tt, 2);
+}
+END_TEST
+
 /* More running than unfinished is a caller's error, and nothing changes. */
 START_TEST(test_ras_place_bad_input) {
         RasTracker tt[1] = { tracker(8) };
@@ -463,6 +485,7 @@ Suite *suite_ras(void) {
         tcase_add_test(tc, test_ras_place_lowest_utility_first);
         tcase_add_test(tc, test_ras_place_fill_lowest);
         tcase_add_test(tc, test_ras_place_shuffle_io);
+        tcase_add_test(tc, test_ras_place_parallel_copies);
         tcase_add_test(tc, test_ras_place_bad_input);
         tcase_add_test(tc, test_ras_required_edges);
         tcase_add_test(tc, test_ras_scheduler_capacity);

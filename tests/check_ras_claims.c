@@ -90,13 +90,19 @@ END_TEST
 /* Experiment 2: with Table 1's goals RAS meets all 9 in every seed (the
  * paper's RAS misses J1 by 18 s and J2 by 46 s: our jobs are shorter),
  * while Fair at 2 map slots, its best here, misses J1 (sort 90G) and J8
- * (sort 19G) in every seed. */
+ * (sort 19G) in every seed. But RAS with relaxed goals meets all 9 of
+ * them too: the goals decide no verdict here, which is why ras-exp2 also
+ * runs goals as tight against our jobs as Table 1's against the paper's. */
 START_TEST(test_ras_exp2_goals) {
         for (size_t k = 0; k < SEEDS; k++) {
-                for (size_t j = 0; j < JOBS; j++)
+                for (size_t j = 0; j < JOBS; j++) {
                         ck_assert_msg(runs[RAS_GOALS][k].finished[j] <= goal[j],
                                       "seed %zu: J%zu ends at %.0f s, goal %.0f s", k + 1, j + 1,
                                       runs[RAS_GOALS][k].finished[j], goal[j]);
+                        ck_assert_msg(runs[RAS][k].finished[j] <= goal[j],
+                                      "seed %zu: relaxed, J%zu ends at %.0f s, goal %.0f s", k + 1,
+                                      j + 1, runs[RAS][k].finished[j], goal[j]);
+                }
                 ck_assert_double_gt(runs[FAIR_2][k].finished[0], goal[0]);
                 ck_assert_double_gt(runs[FAIR_2][k].finished[7], goal[7]);
         }

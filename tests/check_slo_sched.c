@@ -13,53 +13,6 @@
 #include "tests.h"
 #include "check_policy.h"
 
-static AriaSettings *fx_aria(void) {
-        return policy_config_settings(&fx.cfg, &aria_settings_schema);
-}
-
-/* A profile of n maps of map_s seconds each and reduce phases of reduce_s
- * (none for 0), shuffles of shuffle_s. */
-static JobProfile profile(unsigned n, double map_s, double reduce_s, double shuffle_s) {
-        JobProfile p = { 0 };
-
-        for (unsigned i = 0; i < n; i++) {
-                phase_stats_add(&p.phases[PROFILE_MAP], (usec_t)(map_s * SEC));
-                if (reduce_s > 0) {
-                        phase_stats_add(&p.phases[PROFILE_REDUCE], (usec_t)(reduce_s * SEC));
-                        phase_stats_add(&p.phases[PROFILE_TYPICAL_SHUFFLE],
-                                        (usec_t)(shuffle_s * SEC));
-                }
-        }
-        return p;
-}
-
-/* Each job's first map, by job index. */
-static uint32_t first_map[8];
-
-/* A job with a deadline (0: none) and maps maps of 64 MiB whose splits are
- * on the nodes in locs (NULL: nowhere), with the profile p (NULL: none) as
- * its stored one. */
-static uint32_t slo_job(usec_t submitted, usec_t deadline, const JobProfile *p, unsigned maps,
-                        const uint32_t *locs) {
-        uint32_t j = fx_job(submitted, 0);
-
-        first_map[j] = (uint32_t)fx.s.n_tasks;
-        fx.jobs[j].deadline = deadline;
-        fx.jobs[j].stored_profile = p;
-        for (unsigned i = 0; i < maps; i++)
-                fx_map(j, locs ? locs[i] : NO_INDEX);
-        fx.jobs[j].input_size = maps * 64 * MIB;
-        fx.jobs[j].counts[TASK_MAP].total = maps;
-        return j;
-}
-
-static const SlotQuota *quota_of(uint32_t job) {
-        for (size_t i = 0; i < fx.d.n_quotas; i++)
-                if (fx.d.quotas[i].job == job)
-                        return &fx.d.quotas[i];
-        return NULL;
-}
-
 /* ---- ARIA ---- */
 
 /* Map-only jobs of 10 s maps under the lower bound: T = N M_avg / m, so
@@ -68,39 +21,39 @@ static const SlotQuota *quota_of(uint32_t job) {
  * Each takes a map whose split is on the node first. */
 START_TEST(test_aria_edf_quota_locality) {
         static const uint32_t b_locs[] = { 1, 0, 0, 1 };
-        JobProfile p = profile(4, 10, 0, 0);
+        JobProfile p = fx_profile(4, 10, 0, 0);
         uint32_t a, b, c;
 
         fx_cluster(2, 2, 0);
         fx.cfg.scheduler = "aria";
         fx_aria()->aria_bound = ARIA_LOWER;
-        a = slo_job(1 * SEC, 0, NULL, 4, NULL);
-        c = slo_job(2 * SEC, 140 * SEC, &p, 4, NULL);
-        b = slo_job(3 * SEC, 120 * SEC, &p, 4, b_locs);
+        a = fx_slo_job(1 * SEC, 0, NULL, 4, NULL);
+        c = fx_slo_job(2 * SEC, 140 * SEC, &p, 4, NULL);
+        b = fx_slo_job(3 * SEC, 120 * SEC, &p, 4, b_locs);
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 4);
         /* Node 0: B's two maps there; node 1: C's first, then A's. */
-        fx_check_assignment(0, first_map[b] + 1, 0, true, false);
-        fx_check_assignment(1, first_map[b] + 2, 0, true, false);
-        fx_check_assignment(2, first_map[c], 1, false, false);
-        fx_check_assignment(3, first_map[a], 1, false, false);
-        ck_assert_uint_eq(quota_of(b)->slots[SLOT_MAP], 2);
-        ck_assert_uint_eq(quota_of(c)->slots[SLOT_MAP], 1);
-        ck_assert_uint_eq(quota_of(c)->slots[SLOT_REDUCE], 0);
-        ck_assert_ptr_null(quota_of(a));
+        fx_check_assignment(0, fx.first_map[b] + 1, 0, true, false);
+        fx_check_assignment(1, fx.first_map[b] + 2, 0, true, false);
+        fx_check_assignment(2, fx.first_map[c], 1, false, false);
+        fx_check_assignment(3, fx.first_map[a], 1, false, false);
+        ck_assert_uint_eq(fx_quota_of(b)->slots[SLOT_MAP], 2);
+        ck_assert_uint_eq(fx_quota_of(c)->slots[SLOT_MAP], 1);
+        ck_assert_uint_eq(fx_quota_of(c)->slots[SLOT_REDUCE], 0);
+        ck_assert_ptr_null(fx_quota_of(a));
 }
 END_TEST
 
 /* A job at its quota gets no more, even with slots free and nobody else. */
 START_TEST(test_aria_quota_leaves_slots_free) {
-        JobProfile p = profile(4, 10, 0, 0);
+        JobProfile p = fx_profile(4, 10, 0, 0);
         uint32_t b;
 
         fx_cluster(2, 2, 0);
         fx.cfg.scheduler = "aria";
         fx_aria()->aria_bound = ARIA_LOWER;
-        b = slo_job(1 * SEC, 120 * SEC, &p, 4, NULL);
-        fx_run(first_map[b], 0, 90 * SEC, 0);
+        b = fx_slo_job(1 * SEC, 120 * SEC, &p, 4, NULL);
+        fx_run(fx.first_map[b], 0, 90 * SEC, 0);
         /* m = ceil(40 / 20) = 2, one of them running: one more. */
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
@@ -111,14 +64,14 @@ END_TEST
  * whatever the core's reduce_slowstart says; without a deadline the core's
  * rule holds. */
 START_TEST(test_aria_reduces_after_first_map) {
-        JobProfile p = profile(4, 10, 10, 5);
+        JobProfile p = fx_profile(4, 10, 10, 5);
         uint32_t b, r0, m0;
 
         fx_cluster(1, 0, 2);
         fx.cfg.scheduler = "aria";
         fx_core()->reduce_slowstart = 0.9;
-        b = slo_job(1 * SEC, 500 * SEC, &p, 4, NULL);
-        m0 = first_map[b];
+        b = fx_slo_job(1 * SEC, 500 * SEC, &p, 4, NULL);
+        m0 = fx.first_map[b];
         r0 = fx_reduce(b);
         fx_reduce(b);
         fx.jobs[b].counts[TASK_REDUCE].total = 2;
@@ -140,22 +93,22 @@ END_TEST
  * deadline 100 s: m = ceil(40 / 100) = 1. 85 s later, still 1; then a map
  * finishes: ceil(3 x 10 / 15) = 2. */
 START_TEST(test_aria_recompute_on_task_end) {
-        JobProfile p = profile(4, 10, 0, 0);
+        JobProfile p = fx_profile(4, 10, 0, 0);
         uint32_t b, m0;
 
         fx_cluster(1, 4, 0);
         fx.cfg.scheduler = "aria";
         fx_aria()->aria_bound = ARIA_LOWER;
-        b = slo_job(0, 100 * SEC, &p, 4, NULL);
-        m0 = first_map[b];
+        b = fx_slo_job(0, 100 * SEC, &p, 4, NULL);
+        m0 = fx.first_map[b];
         ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 0), 0);
-        ck_assert_uint_eq(quota_of(b)->slots[SLOT_MAP], 1);
+        ck_assert_uint_eq(fx_quota_of(b)->slots[SLOT_MAP], 1);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
         ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 85 * SEC), 0);
-        ck_assert_uint_eq(quota_of(b)->slots[SLOT_MAP], 1);
+        ck_assert_uint_eq(fx_quota_of(b)->slots[SLOT_MAP], 1);
         fx_done(m0);
         ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 85 * SEC), 0);
-        ck_assert_uint_eq(quota_of(b)->slots[SLOT_MAP], 2);
+        ck_assert_uint_eq(fx_quota_of(b)->slots[SLOT_MAP], 2);
         ck_assert_uint_eq(fx.d.n_assignments, 2);
 }
 END_TEST
@@ -169,15 +122,15 @@ START_TEST(test_aria_own_profile) {
         fx_cluster(1, 4, 0);
         fx.cfg.scheduler = "aria";
         fx_aria()->aria_bound = ARIA_LOWER;
-        b = slo_job(0, 100 * SEC, NULL, 5, NULL);
+        b = fx_slo_job(0, 100 * SEC, NULL, 5, NULL);
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
-        ck_assert_uint_eq(quota_of(b)->slots[SLOT_MAP], 5);
+        ck_assert_uint_eq(fx_quota_of(b)->slots[SLOT_MAP], 5);
         ck_assert_uint_eq(fx.d.n_assignments, 4);
         /* One map of 10 s done: ceil(4 x 10 / 90) = 1. */
-        fx_done(first_map[b]);
-        fx.jobs[b].profile = profile(1, 10, 0, 0);
+        fx_done(fx.first_map[b]);
+        fx.jobs[b].profile = fx_profile(1, 10, 0, 0);
         ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 10 * SEC), 0);
-        ck_assert_uint_eq(quota_of(b)->slots[SLOT_MAP], 1);
+        ck_assert_uint_eq(fx_quota_of(b)->slots[SLOT_MAP], 1);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
 }
 END_TEST
@@ -193,8 +146,8 @@ static uint32_t dcs_fixture(JobProfile *p) {
 
         fx_cluster(1, 4, 2);
         fx.cfg.scheduler = "deadline";
-        *p = profile(4, 10, 10, 1);
-        b = slo_job(0, 31 * SEC, p, 4, NULL);
+        *p = fx_profile(4, 10, 10, 1);
+        b = fx_slo_job(0, 31 * SEC, p, 4, NULL);
         fx_reduce(b);
         fx_reduce(b);
         fx.jobs[b].counts[TASK_REDUCE].total = 2;
@@ -206,10 +159,10 @@ static uint32_t dcs_fixture(JobProfile *p) {
  * = 1. */
 START_TEST(test_deadline_minimum_tasks) {
         JobProfile p;
-        uint32_t b = dcs_fixture(&p), first = first_map[b];
+        uint32_t b = dcs_fixture(&p), first = fx.first_map[b];
 
         ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 1 * SEC), 0);
-        ck_assert_uint_eq(quota_of(b)->slots[SLOT_MAP], 2);
+        ck_assert_uint_eq(fx_quota_of(b)->slots[SLOT_MAP], 2);
         ck_assert_uint_eq(fx.d.n_assignments, 2);
         for (uint32_t t = first; t < first + 3; t++)
                 fx_done(t);
@@ -219,7 +172,7 @@ START_TEST(test_deadline_minimum_tasks) {
         ck_assert_int_eq(fx.d.assignments[0].type, TASK_MAP);
         fx_done(first + 3);
         ck_assert_int_eq(fx_step_kept(POLICY_STEP_ASSIGN, 5 * SEC), 0);
-        ck_assert_uint_eq(quota_of(b)->slots[SLOT_REDUCE], 1);
+        ck_assert_uint_eq(fx_quota_of(b)->slots[SLOT_REDUCE], 1);
         ck_assert_uint_eq(fx.d.n_assignments, 1);
         ck_assert_int_eq(fx.d.assignments[0].type, TASK_REDUCE);
 }
@@ -232,7 +185,7 @@ END_TEST
  * 25 s: n_m^min = ceil(80 / 25) = 4 > 2 free. D = 41 s: ceil(80 / 41) =
  * 2. */
 START_TEST(test_deadline_admission) {
-        JobProfile p, q = profile(8, 10, 0, 0);
+        JobProfile p, q = fx_profile(8, 10, 0, 0);
         Job job = { .id = 99,
                     .submitted = 1 * SEC,
                     .deadline = 26 * SEC,

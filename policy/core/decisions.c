@@ -135,10 +135,32 @@ static bool vm_targets_valid(const ClusterSnapshot *s, const Decisions *d) {
         for (size_t i = 0; i < d->n_vm_targets; i++) {
                 const VmTarget *t = &d->vm_targets[i];
 
+                const Vm *v;
+
                 if (t->vm >= s->n_vms || t->vcpus < 1 || t->vcpus > s->vms[t->vm].vcpus_max ||
                     t->memory > s->vms[t->vm].memory_max || t->cpu_weight < 2 || !(t->cpu_cap >= 0))
                         return false;
+                v = &s->vms[t->vm];
+                /* Another tenant's VM lends weight, nothing else. */
+                if (v->other_tenant &&
+                    (t->vcpus != v->vcpus || t->memory != v->memory || t->cpu_cap != v->cpu_cap))
+                        return false;
         }
+        return true;
+}
+
+static bool notes_valid(const ClusterSnapshot *s, const Decisions *d) {
+        for (size_t i = 0; i < d->n_deadlines; i++) {
+                const DeadlineNote *n = &d->deadlines[i];
+
+                if (n->job >= s->n_jobs || s->jobs[n->job].deadline == 0 ||
+                    (unsigned)n->kind >= _SLO_FORECAST_MAX || !(n->speed > 0))
+                        return false;
+        }
+        for (size_t i = 0; i < d->n_levers; i++)
+                if (d->levers[i].vm >= s->n_vms ||
+                    (d->levers[i].job != NO_INDEX && d->levers[i].job >= s->n_jobs))
+                        return false;
         return true;
 }
 
@@ -206,7 +228,7 @@ int decisions_check(const ClusterSnapshot *s, const PolicyStepArgs *step, const 
         for (size_t i = 0; i < d->n_stragglers; i++)
                 if (d->stragglers[i].attempt >= s->n_attempts)
                         return -EBADMSG;
-        return 0;
+        return notes_valid(s, d) ? 0 : -EBADMSG;
 }
 
 void decisions_done(Decisions *d) {

@@ -110,6 +110,34 @@ typedef struct StragglerNote {
         Bottleneck bottleneck;
 } StragglerNote;
 
+/* Which forecast of a deadline job's completion (slo-loop.h). */
+typedef enum SloForecastKind {
+        SLO_FORECAST_BOUND,  /* ARIA's average bound on the work left, at the measured speed */
+        SLO_FORECAST_REPLAY, /* the work left replayed task by task on the job's slots */
+        _SLO_FORECAST_MAX,
+} SloForecastKind;
+
+/* A deadline job's forecast, made by a layer of the one loop (slo-loop.h)
+ * in this step: what its decisions about the job rest on, for reports. */
+typedef struct DeadlineNote {
+        uint32_t job;
+        SloForecastKind kind;
+        usec_t forecast; /* when the job is forecast to end, absolute */
+        /* Its tasks' measured speed against its profile (1: as profiled,
+         * 0.5: twice as long); the forecast counts its slots at it. */
+        double speed;
+        bool at_risk; /* forecast past its deadline: the loop acts for it */
+} DeadlineNote;
+
+/* Why the VM allocator set a VM's CPU weight (the one loop's lever): for
+ * the deadline job at risk that runs on it, or NO_INDEX for a VM that
+ * gives weight (best effort, another tenant's) or gets back what it gave. */
+typedef struct LeverNote {
+        uint32_t vm;
+        uint32_t job;
+        unsigned cpu_weight; /* the weight it asks */
+} LeverNote;
+
 /* The least slots of each type a job should hold, so that it meets its
  * deadline (ARIA's and the Deadline Constraint Scheduler's minimum slots);
  * one per job. */
@@ -147,7 +175,9 @@ typedef struct Reservation {
         X(SlotQuota, quotas)         \
         X(Placement, placements)     \
         X(Reservation, reservations) \
-        X(StragglerNote, stragglers)
+        X(StragglerNote, stragglers) \
+        X(DeadlineNote, deadlines)   \
+        X(LeverNote, levers)
 
 /* Owned by the caller; policy_step() refills the arrays on every call and
  * grows them when a step needs more room than any step before it. */
@@ -167,9 +197,11 @@ void decisions_done(Decisions *d);
  * the slot changes and re-placements, less the attempts running in them,
  * whatever their tasks) or, in a heartbeat step, on another node than the
  * heartbeating one, sets a VM outside its maxima, gives a job two quotas,
- * places more job slots on a node than it has, or reserves a slot that is
+ * places more job slots on a node than it has, reserves a slot that is
  * not free after the assignments (on the heartbeating node only) or for a
- * task of another job or not pending. step may be NULL (a
+ * task of another job or not pending, changes more than the CPU weight of
+ * another tenant's VM, or reports on a job without a deadline or a VM it
+ * does not have. step may be NULL (a
  * step of no heartbeat). policy_step() checks its own output with it; a
  * driver may check decisions from elsewhere. */
 int decisions_validate(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d);

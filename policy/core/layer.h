@@ -30,9 +30,10 @@ typedef struct JobSchedulerOps {
         void (*free)(void *state);
         int (*assign)(void *state, const void *settings, PolicyContext *ctx, unsigned flags);
         /* Whether job, not in s, may run; it fills *ret (zeroed before)
-         * and changes nothing. NULL: every job is admitted. */
-        int (*admit)(void *state, const void *settings, const ClusterSnapshot *s, usec_t now,
-                     const Job *job, AdmitVerdict *ret);
+         * and changes nothing; core is the core's settings. NULL: every job
+         * is admitted. */
+        int (*admit)(void *state, const void *settings, const CoreSettings *core,
+                     const ClusterSnapshot *s, usec_t now, const Job *job, AdmitVerdict *ret);
 } JobSchedulerOps;
 
 typedef struct SlotManagerOps {

@@ -120,8 +120,9 @@ static bool vm_ok(const ClusterSnapshot *s, const Vm *v) {
 }
 
 static bool node_ok(const ClusterSnapshot *s, const Node *n) {
-        return n->vm < s->n_vms && (unsigned)n->state < _NODE_STATE_MAX && share_ok(n->steal) &&
-               share_ok(n->iowait) && (node_measured(n) || (n->steal == 0 && n->iowait == 0)) &&
+        return n->vm < s->n_vms && !s->vms[n->vm].other_tenant &&
+               (unsigned)n->state < _NODE_STATE_MAX && share_ok(n->steal) && share_ok(n->iowait) &&
+               (node_measured(n) || (n->steal == 0 && n->iowait == 0)) &&
                resources_ok(&n->capacity);
 }
 

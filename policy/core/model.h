@@ -68,6 +68,13 @@ typedef struct Vm {
          * memory (II-C: ratio of touched pages). */
         uint64_t memory_used;
         usec_t measured_at; /* of cpu_use and memory_used; 0: not measured */
+        /* Another tenant's VM on one of the cluster's hosts (a co-running
+         * cluster, FlexSlot Fig. 11), which the host's agent sees beside
+         * this cluster's: no node of this cluster runs on it, and no work
+         * of it has a deadline this cluster knows of. A policy may take CPU
+         * weight from it for this cluster's deadlines (the VM allocators'
+         * slo_lever) and may change nothing else of it. */
+        bool other_tenant;
 } Vm;
 
 typedef enum TaskType {
@@ -226,6 +233,10 @@ typedef struct Job {
         Resources demand[_TASK_TYPE_MAX];
         Resources shuffle;
         JobTasks tasks; /* read only when the snapshot says it is kept */
+        /* The slots of each type the job's scheduler last held it to (its
+         * SlotQuota), which the driver keeps between steps (policy.h's
+         * contract); 0: none, or a driver that does not keep them. */
+        unsigned quota[_SLOT_TYPE_MAX];
 } Job;
 
 typedef struct Task {

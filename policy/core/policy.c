@@ -183,7 +183,8 @@ int policy_admit(Policy *p, const ClusterSnapshot *s, usec_t now, const Job *job
                 return r;
         if (p->scheduler->admit) {
                 v = (AdmitVerdict){ 0 };
-                r = p->scheduler->admit(p->scheduler_state, p->scheduler_settings, s, now, job, &v);
+                r = p->scheduler->admit(p->scheduler_state, p->scheduler_settings, &p->core, s, now,
+                                        job, &v);
                 if (r < 0)
                         return r;
                 v.reason[sizeof(v.reason) - 1] = '\0';

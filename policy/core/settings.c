@@ -1,16 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 #include "policy/core/settings.h"
 
+#include "policy/core/decisions.h"
+
 #include "common/macro.h"
 
 #define GIB (1LL << 30)
 
-/* A key of CoreSettings.dmr, named as its member there. */
-#define DMR_SETTING(conf_type, m, def, meaning, ...)                               \
-        {                                                                          \
-                POLICY_SECTION, #m, conf_type, offsetof(CoreSettings, dmr.m), def, \
-                        .doc = (meaning), __VA_ARGS__                              \
+/* A key of a part of CoreSettings (dmr, slo), named as its member there. */
+#define PART_SETTING(part, conf_type, m, def, meaning, ...)                         \
+        {                                                                           \
+                POLICY_SECTION, #m, conf_type, offsetof(CoreSettings, part.m), def, \
+                        .doc = (meaning), __VA_ARGS__                               \
         }
+#define DMR_SETTING(...) PART_SETTING(dmr, __VA_ARGS__)
+#define SLO_SETTING(...) PART_SETTING(slo, __VA_ARGS__)
+
+static const char *const forecast_names[] = {
+        [SLO_FORECAST_BOUND] = "bound",
+        [SLO_FORECAST_REPLAY] = "replay",
+        [_SLO_FORECAST_MAX] = NULL,
+};
 
 /* A weight is a small whole number of resource units. */
 #define SLOT_WEIGHT_MAX 64
@@ -58,6 +68,29 @@ static const ConfKey core_keys[] = {
         DMR_SETTING(CONF_BOOL, prescheduling, "no",
                     "DynamicMR's Slot PreScheduling: the idle slots the load manager holds back "
                     "go to the head job's local maps (needs load_balance)"),
+        /* The one loop: every part off by default, so that a configuration
+         * runs the papers' policies as they are until it asks for one; the
+         * forecast is the one that came nearer the real finish in
+         * `flexslot-sim experiment slo-interference`. */
+        SLO_SETTING(CONF_BOOL, slo_speed, "no",
+                    "aria, deadline: ARIA's bounds and Eq. 15 and the Deadline Constraint "
+                    "Scheduler's minimum tasks count each slot at its measured speed"),
+        SLO_SETTING(CONF_BOOL, slo_lever, "no",
+                    "VM allocators: the VMs of a deadline job forecast late get CPU weight taken "
+                    "from best-effort VMs on their hosts (another tenant's too), given back once "
+                    "it is safe"),
+        SLO_SETTING(CONF_BOOL, slo_favour, "no",
+                    "flexslot: slot moves and straggler handling favour the deadline job "
+                    "forecast late"),
+        SLO_SETTING(CONF_ENUM, slo_forecast, "bound",
+                    "the forecast of a deadline job's end the lever and flexslot act on: bound "
+                    "(ARIA's average bound at the measured speed) or replay (its tasks left "
+                    "replayed on its slots)",
+                    .choices = forecast_names),
+        SLO_SETTING(CONF_DOUBLE, slo_margin, "0.1",
+                    "a deadline job forecast late is safe again once forecast to end this share "
+                    "of its time left before its deadline",
+                    .dmin = 0, .dmax = 1),
 };
 
 static int core_settings_validate(const void *settings, ConfError *err) {

@@ -79,6 +79,26 @@ typedef struct DynamicMrSettings {
         bool prescheduling;
 } DynamicMrSettings;
 
+/* The one loop (policy/layers/slo-loop.h): the deadline schedulers,
+ * FlexSlot and the VM allocators acting on one forecast of each deadline
+ * job, each part switched on its own. They are the core's, not one
+ * layer's: the schedulers, the slot manager and the VM allocators all
+ * read them, and a knob is declared once. */
+typedef struct SloLoopSettings {
+        /* ARIA's bounds and Eq. 15 and the Deadline Constraint
+         * Scheduler's minimum tasks count each slot at its measured speed. */
+        bool slo_speed;
+        /* The VM allocators give the VMs of a deadline job forecast late
+         * CPU weight taken from best-effort VMs on their hosts, and give it
+         * back once it is safe. */
+        bool slo_lever;
+        /* FlexSlot's slot moves and straggler handling favour the job
+         * nearest to missing its deadline. */
+        bool slo_favour;
+        int slo_forecast;  /* the SloForecastKind the lever and FlexSlot act on */
+        double slo_margin; /* late until forecast this share of the time left early */
+} SloLoopSettings;
+
 /* What the core itself reads, and the layers with it. */
 typedef struct CoreSettings {
         /* The control interval: FlexSlot's heartbeat interval T (Algorithm 1),
@@ -90,6 +110,7 @@ typedef struct CoreSettings {
         /* Memory of a VM outside its slots: the guest OS and daemons. */
         uint64_t vm_memory_reserve;
         DynamicMrSettings dmr;
+        SloLoopSettings slo;
 } CoreSettings;
 
 extern const ConfSchema core_settings_schema;

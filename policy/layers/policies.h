@@ -58,6 +58,7 @@ typedef struct RasSettings {
         usec_t ras_cycle;
         int64_t ras_rounds;
         usec_t ras_map_length;
+        int64_t ras_parallel_copies; /* a shuffling reduce fetches this many maps' output at most */
 } RasSettings;
 extern const ConfSchema ras_settings_schema;
 

@@ -37,13 +37,19 @@ static void add(Resources *a, const Resources *b, double n) {
         a->memory = (uint64_t)MAX(0.0, (double)a->memory + n * (double)b->memory);
 }
 
+/* The maps a shuffling reduce of job fetches from at once under s_alloc
+ * maps placed. */
+static unsigned fetching(const RasJob *job, unsigned s_alloc) {
+        return job->parallel_copies > 0 ? MIN(s_alloc, job->parallel_copies) : s_alloc;
+}
+
 /* One reduce of job under s_alloc maps placed. */
 static Resources reduce_demand(const RasJob *job, unsigned s_alloc) {
         Resources d = job->shuffle;
 
         if (job->reduce_phase)
                 return job->reduce;
-        d.io *= s_alloc;
+        d.io *= fetching(job, s_alloc);
         return d;
 }
 
@@ -93,7 +99,8 @@ static bool map_room(const Place *pl, size_t j, size_t t) {
 
         if (pl->s_alloc[j] >= job->s_pend || pl->n_map[t] >= pl->trackers[t].slots[SLOT_MAP])
                 return false;
-        if (job->reduce_phase || job->shuffle.io == 0)
+        if (job->reduce_phase || job->shuffle.io == 0 ||
+            fetching(job, pl->s_alloc[j] + 1) == fetching(job, pl->s_alloc[j]))
                 return ras_fits(&pl->use[t], &job->map, 1, &pl->trackers[t].capacity);
         for (size_t k = 0; k < pl->n_trackers; k++) {
                 Resources use = pl->use[k];
@@ -110,15 +117,19 @@ static bool map_room(const Place *pl, size_t j, size_t t) {
 static void map_move(Place *pl, size_t j, size_t t, int n) {
         const RasJob *job = &pl->jobs[j];
 
+        unsigned before = fetching(job, pl->s_alloc[j]);
+        double more;
+
         *cell(pl, pl->p->map, j, t) += (unsigned)n;
         pl->s_alloc[j] += (unsigned)n;
         pl->n_map[t] += (unsigned)n;
         add(&pl->use[t], &job->map, n);
-        if (job->reduce_phase)
+        more = (double)fetching(job, pl->s_alloc[j]) - (double)before;
+        if (job->reduce_phase || more == 0)
                 return;
         for (size_t k = 0; k < pl->n_trackers; k++) {
                 Resources extra = { .io = job->shuffle.io };
-                add(&pl->use[k], &extra, (double)n * *cell(pl, pl->p->reduce, j, k));
+                add(&pl->use[k], &extra, more * *cell(pl, pl->p->reduce, j, k));
         }
 }
 

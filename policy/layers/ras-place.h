@@ -32,8 +32,11 @@
  *   Rounds stop after `rounds` or when one changes nothing.
  * - A shuffling reduce uses the shuffle profile: its CPU and memory, and
  *   Table 2's I/O "per map placed" times the maps of its job in the
- *   placement; so a map placed anywhere may raise the I/O of the trackers
- *   that run that job's reduces, and it is placed only if they still fit.
+ *   placement, up to parallel_copies of them (Table 2's "upper bound set by
+ *   parallelCopies": a reduce never fetches more map outputs at once, 3.6);
+ *   so a map placed anywhere, while its job has fewer, may raise the I/O
+ *   of the trackers that run that job's reduces, and it is placed only if
+ *   they still fit.
  *   Once no map of a job waits for a slot (its map phase ends in this
  *   cycle: line 26), its reduces use the reduce profile (RasJob.reduce_phase,
  *   the caller's).
@@ -50,6 +53,7 @@ typedef struct RasJob {
         unsigned s_pend;                /* maps not finished */
         unsigned r_pend;                /* reduces not finished */
         bool reduce_phase;              /* no map waits: reduces use the reduce profile */
+        unsigned parallel_copies; /* maps a shuffling reduce fetches from at once; 0: no bound */
 } RasJob;
 
 typedef struct RasTracker {

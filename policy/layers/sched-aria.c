@@ -8,15 +8,20 @@
  * 22-24), for the tasks left and the time left to its deadline, on the
  * cluster's slots; a job that can no longer meet its deadline gets all the
  * slots it can use (aria_min_slots()). With every map done, the map terms
- * are those of maps of no duration. What it remembers across steps, by
- * Job.id, is each job's (m_j, r_j) and the tasks done when they were
- * computed. */
+ * are those of maps of no duration. With slo_speed (slo-loop.h) the
+ * profile's map and reduce times are divided by the job's measured speed
+ * first, so that a job on slow slots gets the slots it needs there, and a
+ * job the loop's forecast finds late on the slots it holds gets all it can
+ * use until the forecast finds it safe again. What
+ * it remembers across steps, by Job.id, is each job's (m_j, r_j) and the
+ * tasks done when they were computed. */
 #include <errno.h>
 #include <string.h>
 
 #include "common/macro.h"
 #include "policy/core/idmap.h"
 #include "policy/layers/policies.h"
+#include "policy/layers/slo-loop.h"
 #include "policy/layers/slo-sched.h"
 
 static const char *const bound_names[] = { "lower", "average", "upper", NULL };
@@ -39,6 +44,7 @@ typedef struct AriaJobState {
         unsigned quota[_TASK_TYPE_MAX];
         unsigned done[_TASK_TYPE_MAX]; /* when the quota was computed */
         bool computed;
+        bool late; /* slo_speed: forecast late (slo-loop.h) */
 } AriaJobState;
 
 static int aria_init(const void *settings, void **ret_state) {
@@ -64,6 +70,10 @@ static int aria_quota(const PolicyContext *ctx, const AriaSettings *set, uint32_
         quota[TASK_REDUCE] = reduces;
         if (slo_job_profile(job, ctx->maps_total[j], &p) < 0 || maps + reduces == 0)
                 return 0;
+        /* The one loop: each slot at its measured speed (slo-loop.h). */
+        if (ctx->core->slo.slo_speed)
+                slo_profile_at_speed(&p, slo_job_speed(ctx->snap, ctx->now, j,
+                                                       slo_cluster_speed(ctx->snap, ctx->now)));
         if (maps == 0) {
                 p.map_min = p.map_avg = p.map_max = 1e-9;
                 maps = 1;
@@ -94,6 +104,31 @@ static int aria_job(PolicyContext *ctx, const void *settings, void *remembered, 
         }
         memcpy(sj->quota, st->quota, sizeof(sj->quota));
         sj->reduces_open = done[TASK_MAP] > 0;
+        /* The one loop: Eq. 15's slots at the measured speed are what the
+         * bound says; a job the loop's forecast still finds late on them
+         * (the replay's whole waves, or a bound the slots do not meet)
+         * gets what ARIA gives a job that cannot meet its deadline, every
+         * slot it can use, until it is safe. */
+        if (ctx->core->slo.slo_speed) {
+                const unsigned slots[_SLOT_TYPE_MAX] = { sj->quota[TASK_MAP],
+                                                         sj->quota[TASK_REDUCE] };
+                double end, speed;
+                int r = slo_forecast_one(ctx, sj->job, slots, &end, &speed);
+
+                if (r < 0)
+                        return r;
+                st->late = slo_late(ctx, sj->job, st->late, end);
+                /* Triage: a late job that cannot make it even with every
+                 * slot goes after those that still can (slo-sched.h). */
+                if (st->late) {
+                        r = slo_hopeless(ctx, sj->job, speed, &sj->hopeless);
+                        if (r < 0)
+                                return r;
+                        sj->quota[TASK_MAP] = ctx->maps_total[sj->job] - ctx->maps_done[sj->job];
+                        sj->quota[TASK_REDUCE] =
+                                ctx->reduces_total[sj->job] - ctx->reduces_done[sj->job];
+                }
+        }
         return 0;
 }
 

@@ -23,15 +23,20 @@
  * are still to run) of the other jobs with deadlines: those jobs come
  * first, so their minimums are what a new job cannot count on; the reduce
  * slots free at s_r^max are taken to be those free now. What it remembers
- * across steps, by Job.id, is each job's n_m^min and n_r^min once known. */
+ * across steps, by Job.id, is each job's n_m^min and n_r^min once known.
+ * With slo_speed (slo-loop.h) the costs are those of the slots at their
+ * measured speed: the cluster's for admission and n_m^min (the job has
+ * not run yet), the job's own for n_r^min; a refusal says the speed. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/macro.h"
 #include "policy/core/idmap.h"
 #include "policy/layers/dcs-model.h"
 #include "policy/layers/policies.h"
+#include "policy/layers/slo-loop.h"
 #include "policy/layers/slo-sched.h"
 
 static const ConfKey deadline_keys[] = {
@@ -58,16 +63,18 @@ static void deadline_free(void *state) {
         idmap_free(state);
 }
 
-/* The cost model's view of a job with maps and reduces tasks: -ENODATA
- * without a profile. Times in seconds, data in bytes. */
+/* The cost model's view of a job with maps and reduces tasks, its map and
+ * reduce costs those of slots at speed (1: as profiled; slo-loop.h):
+ * -ENODATA without a profile. Times in seconds, data in bytes. */
 static int dcs_job(const Job *job, unsigned maps, unsigned reduces, const DeadlineSettings *set,
-                   DcsJob *ret) {
+                   double speed, DcsJob *ret) {
         double sigma = (double)job->input_size;
         AriaProfile p;
         int r = slo_job_profile(job, maps, &p);
 
         if (r < 0)
                 return r;
+        slo_profile_at_speed(&p, speed);
         *ret = (DcsJob){
                 .arrival = usec_to_sec(job->submitted),
                 .deadline = usec_to_sec(job->deadline) - usec_to_sec(job->submitted),
@@ -86,9 +93,9 @@ static int dcs_job(const Job *job, unsigned maps, unsigned reduces, const Deadli
 /* n_m^min for maps that start at submission; all the maps when no number
  * meets the deadline. */
 static int min_maps(const Job *job, unsigned maps, unsigned reduces, const DeadlineSettings *set,
-                    unsigned *ret) {
+                    double speed, unsigned *ret) {
         DcsJob dj;
-        int r = dcs_job(job, maps, reduces, set, &dj);
+        int r = dcs_job(job, maps, reduces, set, speed, &dj);
 
         if (r >= 0)
                 r = dcs_min_map_tasks(&dj, dj.arrival, ret);
@@ -102,9 +109,9 @@ static int min_maps(const Job *job, unsigned maps, unsigned reduces, const Deadl
 /* n_r^min for reduces that start at now; all of them when no number meets
  * the deadline, or without a profile. */
 static int min_reduces(const Job *job, unsigned maps, unsigned reduces, const DeadlineSettings *set,
-                       usec_t now, unsigned *ret) {
+                       double speed, usec_t now, unsigned *ret) {
         DcsJob dj;
-        int r = dcs_job(job, maps, reduces, set, &dj);
+        int r = dcs_job(job, maps, reduces, set, speed, &dj);
 
         if (r >= 0)
                 r = dcs_min_reduce_tasks(&dj, usec_to_sec(now), ret);
@@ -120,16 +127,21 @@ static int deadline_job(PolicyContext *ctx, const void *settings, void *remember
         const Job *job = &ctx->snap->jobs[sj->job];
         unsigned maps = ctx->maps_total[sj->job], reduces = ctx->reduces_total[sj->job];
         bool maps_done = ctx->maps_done[sj->job] == maps;
+        double speed = 1;
         int r;
 
+        /* The one loop: each slot at its measured speed (slo-loop.h). */
+        if (ctx->core->slo.slo_speed && (!st->maps_known || (maps_done && !st->reduces_known)))
+                speed = slo_job_speed(ctx->snap, ctx->now, sj->job,
+                                      slo_cluster_speed(ctx->snap, ctx->now));
         if (!st->maps_known) {
-                r = min_maps(job, maps, reduces, settings, &st->min_maps);
+                r = min_maps(job, maps, reduces, settings, speed, &st->min_maps);
                 if (r < 0 && r != -ENODATA)
                         return r;
                 st->maps_known = r >= 0;
         }
         if (maps_done && !st->reduces_known) {
-                r = min_reduces(job, maps, reduces, settings, ctx->now, &st->min_reduces);
+                r = min_reduces(job, maps, reduces, settings, speed, ctx->now, &st->min_reduces);
                 if (r < 0)
                         return r;
                 st->reduces_known = true;
@@ -147,7 +159,8 @@ static int deadline_assign(void *state, const void *settings, PolicyContext *ctx
 /* What the jobs with deadlines of s other than job hold of each slot type:
  * their minimum tasks while tasks of that type are left to run. */
 static void held_slots(const IdMap *jobs_state, const ClusterSnapshot *s,
-                       const DeadlineSettings *set, const Job *job, unsigned held[_SLOT_TYPE_MAX]) {
+                       const DeadlineSettings *set, double speed, const Job *job,
+                       unsigned held[_SLOT_TYPE_MAX]) {
         for (size_t j = 0; j < s->n_jobs; j++) {
                 const Job *o = &s->jobs[j];
                 const TaskCounts *c = o->counts;
@@ -159,7 +172,8 @@ static void held_slots(const IdMap *jobs_state, const ClusterSnapshot *s,
                 if (c[TASK_MAP].done < c[TASK_MAP].total) {
                         if (st && st->maps_known)
                                 n = st->min_maps;
-                        else if (min_maps(o, c[TASK_MAP].total, c[TASK_REDUCE].total, set, &n) < 0)
+                        else if (min_maps(o, c[TASK_MAP].total, c[TASK_REDUCE].total, set, speed,
+                                          &n) < 0)
                                 n = c[TASK_MAP].total;
                         held[SLOT_MAP] += MIN(n, c[TASK_MAP].total - c[TASK_MAP].done);
                 }
@@ -169,18 +183,22 @@ static void held_slots(const IdMap *jobs_state, const ClusterSnapshot *s,
         }
 }
 
-static int deadline_admit(void *state, const void *settings, const ClusterSnapshot *s, usec_t now,
-                          const Job *job, AdmitVerdict *ret) {
+static int deadline_admit(void *state, const void *settings, const CoreSettings *core,
+                          const ClusterSnapshot *s, usec_t now, const Job *job, AdmitVerdict *ret) {
         unsigned maps = job->counts[TASK_MAP].total, reduces = job->counts[TASK_REDUCE].total;
         unsigned held[_SLOT_TYPE_MAX] = { 0 }, slots[_SLOT_TYPE_MAX];
+        double speed = 1;
         DcsJob dj;
         DcsTest t;
         int r;
 
         ret->admit = true;
-        if (job->deadline == 0 || dcs_job(job, maps, reduces, settings, &dj) < 0)
+        /* The one loop: the slots at the speed the cluster runs at now. */
+        if (core->slo.slo_speed)
+                speed = slo_new_job_speed(slo_cluster_speed(s, now));
+        if (job->deadline == 0 || dcs_job(job, maps, reduces, settings, speed, &dj) < 0)
                 return 0;
-        held_slots(state, s, settings, job, held);
+        held_slots(state, s, settings, speed, job, held);
         for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
                 slots[slot] = slo_cluster_slots(s, NULL, slot);
                 ret->slots_free[slot] = slots[slot] > held[slot] ? slots[slot] - held[slot] : 0;
@@ -198,6 +216,12 @@ static int deadline_admit(void *state, const void *settings, const ClusterSnapsh
                 ret->finish = (usec_t)llround(
                         (t.map_end + dj.arrival + dj.deadline - t.reduce_start_max) * USEC_PER_SEC);
         dcs_test_explain(&dj, &t, ret->reason, sizeof(ret->reason));
+        if (!ret->admit && speed != 1) {
+                size_t used = strlen(ret->reason);
+
+                snprintf(ret->reason + used, sizeof(ret->reason) - used,
+                         "; its slots run at %.2f of its profile's speed", speed);
+        }
         return 0;
 }
 

@@ -27,9 +27,9 @@
  *   the job of lowest utility first, each only if the tasks running there
  *   plus the new one stay within the node's capacity, under the same
  *   demands as the placement (a shuffling reduce's I/O counts the maps of
- *   its job running now). A map whose split is on the node goes first. It
- *   never kills: a node that runs more of a job than the new placement
- *   gives it gets none of that job until enough end.
+ *   its job running now, at most ras_parallel_copies). A map whose split is on the node goes first.
+ * It never kills: a node that runs more of a job than the new placement gives it gets none of that
+ * job until enough end.
  * - A node's slot counts (Node.slots) bound its job slots: the job slots a
  *   tracker may create at most, which a scenario sets high enough for its
  *   resources to bind first.
@@ -58,6 +58,11 @@ static const ConfKey ras_keys[] = {
         SETTING_DURATION(RasSettings, ras_map_length, "60s", USEC_PER_MSEC, 24 * USEC_PER_HOUR,
                          "ras: a map's length for a job before any of its maps finished and "
                          "without a stored profile"),
+        /* Hadoop 1's mapred.reduce.parallel.copies; RAS's Table 2 bounds a
+         * shuffle's I/O by it (4.1). */
+        SETTING_INT(RasSettings, ras_parallel_copies, "5", 1, 1000,
+                    "ras: a shuffling reduce fetches at most this many maps' output at once "
+                    "(parallelCopies), which bounds its I/O"),
 };
 
 const ConfSchema ras_settings_schema = {
@@ -188,6 +193,7 @@ static int placement_input(const RasStep *rs, RasJob *jobs, RasTracker *trackers
                         .s_pend = unfinished(job, TASK_MAP),
                         .r_pend = unfinished(job, TASK_REDUCE),
                         .reduce_phase = rs->map_phase_over[rs->live[i]],
+                        .parallel_copies = (unsigned)rs->set->ras_parallel_copies,
                 };
                 r = ras_required_slots(jobs[i].s_pend, map_length(job, rs->set), now, goal,
                                        &jobs[i].s_req);
@@ -305,7 +311,7 @@ static Resources task_demand(const RasStep *rs, uint32_t job, TaskType type) {
                 return j->demand[TASK_MAP];
         if (rs->map_phase_over[job])
                 return j->demand[TASK_REDUCE];
-        d.io *= rs->maps_running[job];
+        d.io *= MIN(rs->maps_running[job], (unsigned)rs->set->ras_parallel_copies);
         return d;
 }
 

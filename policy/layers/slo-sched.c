@@ -17,6 +17,8 @@ static int compare_slo_jobs(const void *a, const void *b, void *userdata) {
 
         if (x->deadline != y->deadline)
                 return x->deadline ? -1 : 1;
+        if (x->deadline && x->hopeless != y->hopeless)
+                return x->hopeless ? 1 : -1;
         if (x->deadline && jx->deadline != jy->deadline)
                 return jx->deadline < jy->deadline ? -1 : 1;
         if (jx->submitted != jy->submitted)
@@ -140,6 +142,8 @@ static int slo_assign(PolicyContext *ctx, SloJob *jobs) {
 int slo_schedule(PolicyContext *ctx, IdMap *remembered, const void *settings, SloQuotaFn quota) {
         SloJob *jobs = slo_jobs(ctx);
 
+        bool triage = false;
+
         if (!jobs)
                 return -ENOMEM;
         for (size_t k = 0; k < ctx->snap->n_jobs; k++) {
@@ -156,8 +160,11 @@ int slo_schedule(PolicyContext *ctx, IdMap *remembered, const void *settings, Sl
                         r = quota(ctx, settings, value, sj);
                 if (r < 0)
                         return r;
+                triage |= sj->hopeless;
         }
         idmap_sweep(remembered);
+        if (triage)
+                qsort_r(jobs, ctx->snap->n_jobs, sizeof(SloJob), compare_slo_jobs, ctx);
         return slo_assign(ctx, jobs);
 }
 

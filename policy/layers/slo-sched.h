@@ -20,6 +20,12 @@
  * is on the node first, else any of its maps (ARIA's lines 9-12). Every task runs in a slot of its
  * own type.
  *
+ * A scheduler may mark a job hopeless (SloJob.hopeless: the one loop's
+ * triage, slo-loop.h): it then comes after every job with a deadline that
+ * can still meet it, so that a job past its deadline, which earliest
+ * deadline first would put ahead of all others, does not make them miss
+ * theirs too.
+ *
  * Choices where the papers are vague:
  * - A job's running tasks are its running attempts that are not backups
  *   (a task the slot manager re-placed in the step counts where it went).
@@ -41,6 +47,9 @@
 typedef struct SloJob {
         uint32_t job; /* index in the snapshot */
         bool deadline;
+        /* It cannot meet its deadline any more (the one loop's triage,
+         * slo-loop.h): after the jobs with deadlines that still can. */
+        bool hopeless;
         unsigned quota[_TASK_TYPE_MAX];   /* with a deadline: at most this many running */
         unsigned running[_TASK_TYPE_MAX]; /* running tasks, and those this step assigns */
         bool reduces_open;                /* its reduces may start: the scheduler's rule */

@@ -2,9 +2,14 @@
 /* Slot managers. static: Hadoop's fixed slots. flexslot: FlexSlot III-D and
  * III-E (Algorithms 1 and 2, straggler re-placement) and the unlimited
  * variant of V-F; the choices the paper leaves open are listed in
- * flexslot.h. */
+ * flexslot.h. With the one loop's slo_favour (slo-loop.h) flexslot favours
+ * the deadline jobs forecast late: their stragglers are handled first and
+ * never resized (a kill restarts a task from zero), their nodes give no
+ * slot, and while one of them has a CPU-starved straggler only its nodes
+ * receive one. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "common/format.h"
@@ -12,6 +17,7 @@
 #include "policy/core/idmap.h"
 #include "policy/layers/flexslot.h"
 #include "policy/layers/policies.h"
+#include "policy/layers/slo-loop.h"
 
 const SlotManagerOps slot_manager_static = {
         .name = "static",
@@ -186,15 +192,27 @@ static double mean_map_slots(const PolicyContext *ctx) {
         return n > 0 ? sum / (double)n : 0;
 }
 
-static int handle_stragglers(IdMap *prev_speeds, PolicyContext *ctx, const FlexSlotSettings *set,
-                             FlexSlotAnalysis *an) {
-        double mean_slots = mean_map_slots(ctx);
+/* The one loop's favour (slo_favour, slo-loop.h): which deadline jobs are
+ * forecast late, per job; NULL when FlexSlot favours none. */
+typedef const bool *LateJobs;
 
-        for (uint32_t i = 0; i < ctx->snap->n_attempts; i++) {
-                uint32_t target;
+static bool attempt_late(const PolicyContext *ctx, LateJobs late, uint32_t attempt) {
+        return late && late[ctx->snap->tasks[ctx->snap->attempts[attempt].task].job];
+}
+
+/* Algorithm 1 and III-E's re-placement, a late job's stragglers first, so
+ * that their re-placements take the free slots first; a late job's
+ * straggler is not resized, since the kill restarts it from zero. */
+static int handle_stragglers(IdMap *prev_speeds, PolicyContext *ctx, const FlexSlotSettings *set,
+                             FlexSlotAnalysis *an, LateJobs late) {
+        double mean_slots = mean_map_slots(ctx);
+        uint32_t n = ctx->snap->n_attempts;
+
+        for (uint32_t k = 0; k < (late ? 2 * n : n); k++) {
+                uint32_t i = k % n, target;
                 int r = 0;
 
-                if (!an->straggler[i])
+                if (!an->straggler[i] || (late && attempt_late(ctx, late, i) != (k < n)))
                         continue;
                 target = replacement_node(ctx, set, an, i, mean_slots);
                 if (target != NO_INDEX) {
@@ -209,7 +227,7 @@ static int handle_stragglers(IdMap *prev_speeds, PolicyContext *ctx, const FlexS
                                 r = context_assign(ctx, a->task, target, SLOT_MAP, false);
                         if (r >= 0)
                                 r = remember_speed(prev_speeds, ctx, a->task, an->speed[i]);
-                } else if (an->bottleneck[i] == BOTTLENECK_IO)
+                } else if (an->bottleneck[i] == BOTTLENECK_IO && !attempt_late(ctx, late, i))
                         r = resize_slot_memory(prev_speeds, ctx, set, an, i);
                 if (r < 0)
                         return r;
@@ -256,8 +274,11 @@ static bool host_has_idle_cpu(const PolicyContext *ctx, uint32_t host) {
 
 /* Algorithm 2, bounded to one round of moves per control cycle, from nodes
  * running only fast tasks to nodes running CPU-starved stragglers whose host
- * can give them CPU. */
-static int move_slots(PolicyContext *ctx, const FlexSlotSettings *set, const FlexSlotAnalysis *an) {
+ * can give them CPU. Favouring late jobs, a node running a late job's task
+ * gives no slot, and while a late job has a CPU-starved straggler only its
+ * nodes receive. */
+static int move_slots(PolicyContext *ctx, const FlexSlotSettings *set, const FlexSlotAnalysis *an,
+                      LateJobs late) {
         size_t n_nodes = ctx->snap->n_nodes, n_measured = 0, moves;
         bool starved = false;
 
@@ -282,10 +303,21 @@ static int move_slots(PolicyContext *ctx, const FlexSlotSettings *set, const Fle
                 if (node_schedulable(&ctx->snap->nodes[i]) && node_measured(&ctx->snap->nodes[i]))
                         measured[n_measured++] = i;
         }
+        bool late_starved = false;
+
         for (size_t i = 0; i < ctx->snap->n_attempts; i++) {
                 uint32_t node = ctx->snap->attempts[i].node;
 
-                if (an->straggler[i] && an->bottleneck[i] == BOTTLENECK_CPU && !may_take[node])
+                if (attempt_late(ctx, late, (uint32_t)i)) {
+                        may_give[node] = false;
+                        late_starved |= an->straggler[i] && an->bottleneck[i] == BOTTLENECK_CPU;
+                }
+        }
+        for (size_t i = 0; i < ctx->snap->n_attempts; i++) {
+                uint32_t node = ctx->snap->attempts[i].node;
+
+                if (an->straggler[i] && an->bottleneck[i] == BOTTLENECK_CPU && !may_take[node] &&
+                    (!late_starved || attempt_late(ctx, late, (uint32_t)i)))
                         may_take[node] = host_has_idle_cpu(
                                 ctx, ctx->snap->vms[ctx->snap->nodes[node].vm].host);
         }
@@ -346,9 +378,41 @@ static int add_free_slots(PolicyContext *ctx, const FlexSlotSettings *set) {
         return 0;
 }
 
+/* The late jobs (forecast past their deadlines) the slot manager favours,
+ * each reported unless the VM allocator's lever reports it; NULL without
+ * slo_favour. */
+static int late_jobs(PolicyContext *ctx, bool **ret) {
+        const ClusterSnapshot *s = ctx->snap;
+        bool *late;
+        double *end, *speed;
+        int r;
+
+        *ret = NULL;
+        if (!ctx->core->slo.slo_favour)
+                return 0;
+        late = context_scratch(ctx, s->n_jobs + 1, sizeof(bool));
+        end = context_scratch(ctx, s->n_jobs + 1, sizeof(double));
+        speed = context_scratch(ctx, s->n_jobs + 1, sizeof(double));
+        if (!late || !end || !speed)
+                return -ENOMEM;
+        r = slo_forecast_jobs(ctx, end, speed);
+        for (uint32_t j = 0; r >= 0 && j < s->n_jobs; j++) {
+                if (isnan(end[j]))
+                        continue;
+                late[j] = end[j] > usec_to_sec(s->jobs[j].deadline);
+                if (!ctx->core->slo.slo_lever)
+                        r = slo_note(ctx, j, end[j], speed[j], late[j]);
+        }
+        if (r < 0)
+                return r;
+        *ret = late;
+        return 0;
+}
+
 static int flexslot_manage(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
         const FlexSlotSettings *set = settings;
         IdMap *prev_speeds = state;
+        bool *late;
         size_t n_attempts = ctx->snap->n_attempts;
         FlexSlotAnalysis an = {
                 .speed = context_scratch(ctx, n_attempts, sizeof(double)),
@@ -361,11 +425,13 @@ static int flexslot_manage(void *state, const void *settings, PolicyContext *ctx
 
         if (!an.speed || !an.score || !an.straggler || !an.bottleneck || !an.node_stragglers)
                 return -ENOMEM;
-        r = flexslot_analyze(ctx, set, &an);
+        r = late_jobs(ctx, &late);
         if (r >= 0)
-                r = handle_stragglers(prev_speeds, ctx, set, &an);
+                r = flexslot_analyze(ctx, set, &an);
         if (r >= 0)
-                r = move_slots(ctx, set, &an);
+                r = handle_stragglers(prev_speeds, ctx, set, &an, late);
+        if (r >= 0)
+                r = move_slots(ctx, set, &an, late);
         if (r >= 0 && set->unlimited_slots)
                 r = add_free_slots(ctx, set);
         if (r >= 0)

@@ -356,9 +356,13 @@ const SpeculationOps speculation_late = {
  * while the window of maxNumOfJobsCheckedForPendingTasks jobs from J_i
  * (sepb_jobs_checked(), J_i included) has pending tasks of that type, or
  * of the other type when DHSA lets it borrow the slot (sepb_skips()). With
- * percentageOfJobsCheckedForPendingTasks 0 nothing waits: LATE as Hadoop
- * runs it, the paper's baseline, whose jobs ahead in the queue back up
- * stragglers before later jobs' pending tasks start.
+ * percentageOfJobsCheckedForPendingTasks 0 nothing waits: the backups are
+ * LATE's as Hadoop runs it (jobs ahead in the queue back up stragglers
+ * before later jobs' pending tasks start; the late layer here only fills
+ * the slots the scheduler left), but the kill below still runs, so share 0
+ * is not LATE. That is the paper's reading: Fig. 9a's speedups are over
+ * share 0 and plot LATE beside it as another baseline, and 2.2 gives the
+ * kill as part of SEPB whatever the share.
  *
  * After the scheduler, the slots it left free (pending tasks it could not
  * start yet: a map waiting for a local slot, reduces before slowstart) go

@@ -13,6 +13,11 @@
  * min_vm_memory), everything within the VM's maxima. Only VMs whose target
  * differs from what they have get a VmTarget.
  *
+ * Another tenant's VM (Vm.other_tenant) is no VM of theirs: they divide a
+ * host among this cluster's VMs and leave it as it is. Each of them then
+ * runs the one loop's lever when slo_lever is set (slo-loop.h), which may
+ * take weight from another tenant's VM for a late deadline job.
+ *
  * none: no targets; every VM keeps the size its operator gave it. The
  *   controller's default, so that starting it changes no VM until an
  *   allocator is chosen.
@@ -49,6 +54,7 @@
 #include "common/macro.h"
 #include "policy/core/context.h"
 #include "policy/layers/policies.h"
+#include "policy/layers/slo-loop.h"
 
 #define GIB (1LL << 30)
 
@@ -103,9 +109,9 @@ static int allocate_host(PolicyContext *ctx, const VmAllocatorSettings *set, uin
         double need = 0, critical = 0, memory = 0, scale, cpu_scale, spare, rest;
 
         for (uint32_t v = 0; v < s->n_vms; v++)
-                n += s->vms[v].host == host;
+                n += s->vms[v].host == host && !s->vms[v].other_tenant;
         for (uint32_t v = 0; v < s->n_vms; v++)
-                if (s->vms[v].host == host) {
+                if (s->vms[v].host == host && !s->vms[v].other_tenant) {
                         want(ctx, set, v, vm_node[v], n, data, &wants[v]);
                         wants[v].critical = MIN(wants[v].critical, wants[v].need);
                         need += wants[v].need;
@@ -124,7 +130,7 @@ static int allocate_host(PolicyContext *ctx, const VmAllocatorSettings *set, uin
                 VmTarget t = { .vm = v, .vcpus = wants[v].vcpus, .cpu_cap = wants[v].cpu_cap };
                 int r;
 
-                if (vm->host != host)
+                if (vm->host != host || vm->other_tenant)
                         continue;
                 double entitled =
                         critical > pcpus
@@ -225,16 +231,41 @@ static void flexslot_want(const PolicyContext *ctx, const VmAllocatorSettings *s
         ret->memory = clamp_memory(set, memory, vm);
 }
 
-static int none_allocate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
+/* Every allocator's state: the one loop's lever (slo-loop.h), which runs
+ * after the allocator's own division when slo_lever is set. */
+static int alloc_init(const void *settings, void **ret_state) {
+        SloLever *l = calloc(1, sizeof(*l));
+
+        if (!l)
+                return -ENOMEM;
+        slo_lever_init(l);
+        *ret_state = l;
         return 0;
 }
 
+static void alloc_free(void *state) {
+        if (!state)
+                return;
+        slo_lever_done(state);
+        free(state);
+}
+
+static int lever(void *state, PolicyContext *ctx, int r) {
+        if (r < 0 || !ctx->core->slo.slo_lever)
+                return r;
+        return slo_lever_step(state, ctx);
+}
+
+static int none_allocate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
+        return lever(state, ctx, 0);
+}
+
 static int static_allocate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
-        return allocate_by(ctx, settings, static_want, NULL);
+        return lever(state, ctx, allocate_by(ctx, settings, static_want, NULL));
 }
 
 static int demand_allocate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
-        return allocate_by(ctx, settings, demand_want, NULL);
+        return lever(state, ctx, allocate_by(ctx, settings, demand_want, NULL));
 }
 
 /* A running map's CPU work as far as its rate so far tells: the CPU it used
@@ -325,7 +356,7 @@ static int flexslot_allocate(void *state, const void *settings, PolicyContext *c
                         needs.starved[s->attempts[ctx->d->stragglers[i].attempt].node]++;
                 }
         if (!set->critical_first)
-                return allocate_by(ctx, set, flexslot_want, &needs);
+                return lever(state, ctx, allocate_by(ctx, set, flexslot_want, &needs));
         r = map_horizons(ctx, horizon);
         if (r < 0)
                 return r;
@@ -333,29 +364,37 @@ static int flexslot_allocate(void *state, const void *settings, PolicyContext *c
                 if (!ctx->killed[i] &&
                     (starved[i] || attempt_critical(ctx, &s->attempts[i], horizon)))
                         needs.critical[s->attempts[i].node]++;
-        return allocate_by(ctx, set, flexslot_want, &needs);
+        return lever(state, ctx, allocate_by(ctx, set, flexslot_want, &needs));
 }
 
 const VmAllocatorOps vm_allocator_none = {
         .name = "none",
         .settings = &vm_allocator_settings_schema,
+        .init = alloc_init,
+        .free = alloc_free,
         .allocate = none_allocate,
 };
 
 const VmAllocatorOps vm_allocator_static = {
         .name = "static",
         .settings = &vm_allocator_settings_schema,
+        .init = alloc_init,
+        .free = alloc_free,
         .allocate = static_allocate,
 };
 
 const VmAllocatorOps vm_allocator_demand = {
         .name = "demand",
         .settings = &vm_allocator_settings_schema,
+        .init = alloc_init,
+        .free = alloc_free,
         .allocate = demand_allocate,
 };
 
 const VmAllocatorOps vm_allocator_flexslot = {
         .name = "flexslot",
         .settings = &vm_allocator_settings_schema,
+        .init = alloc_init,
+        .free = alloc_free,
         .allocate = flexslot_allocate,
 };

@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: MIT */
+/* slo-interference: the one loop (policy/layers/slo-loop.h) against the
+ * seed systems alone and layered, with deadline jobs in the style of ARIA's
+ * W1 (section 7.2: an application picked at random for each job, its
+ * deadline uniform in [T_J, 3 T_J], T_J its completion alone with the whole
+ * cluster) on FlexSlot's interfered cluster (Fig. 11: a second cluster on
+ * the same hosts, both under DRS), which here is a best-effort tenant
+ * running the same jobs on stock Hadoop (scenarios/slo-interference.ini).
+ *
+ * Per seed: the jobs are drawn from the PUMA benchmarks; each benchmark
+ * drawn runs alone on the cluster (FIFO, no tenant) for its T_J and its
+ * profile, which every arm's job gets as its stored profile (ARIA's
+ * profile database: a run of it on the quiet cluster); the jobs come one
+ * mean T_J apart (an assumption: about one job's load at a time, where
+ * ARIA's Table 3 holds arrivals below a load threshold of about 100 %); the
+ * tenant's jobs come at the same times. The tenant alone on the hosts
+ * gives the time its slowdown is against. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "policy/layers/slo-loop.h"
+#include "sim/experiment-internal.h"
+
+static const char *const si_benchmarks[] = {
+        "tera-sort", "inverted-index", "term-vector",      "wordcount",
+        "grep",      "k-means",        "histogram-movies", "histogram-ratings",
+};
+#define SI_BENCHMARKS ELEMENTSOF(si_benchmarks)
+
+#define SI_JOBS 10
+#define SI_JOBS_QUICK 5
+/* --quick: half the scenario's input per job. */
+#define SI_QUICK_SCALE "workload.scale=0.05"
+
+#define ARIA "policy.scheduler=aria"
+#define FLEXSLOT "policy.slot_manager=flexslot"
+#define STATIC "policy.slot_manager=static"
+#define LEVER "policy.slo_lever=yes", "drs.agent_weights=yes"
+
+typedef struct SiArmSpec {
+        const char *label;
+        const char *sets[8];
+} SiArmSpec;
+
+static const SiArmSpec si_arms[SI_ARMS] = {
+        [SI_ARIA] = { "aria", { ARIA, STATIC } },
+        [SI_FLEXSLOT] = { "flexslot", { "policy.scheduler=fifo", FLEXSLOT } },
+        [SI_LAYERED] = { "layered", { ARIA, FLEXSLOT } },
+        [SI_LOOP] = { "loop",
+                      { ARIA, FLEXSLOT, "policy.slo_speed=yes", "policy.slo_favour=yes", LEVER } },
+        [SI_SPEED] = { "speed", { ARIA, FLEXSLOT, "policy.slo_speed=yes" } },
+        [SI_LEVER] = { "lever", { ARIA, FLEXSLOT, LEVER } },
+        [SI_FAVOUR] = { "favour", { ARIA, FLEXSLOT, "policy.slo_favour=yes" } },
+};
+
+static const char *const si_forecast_names[SI_FORECASTS] = {
+        [SI_BOUND_PLAIN] = "ARIA's bound",
+        [SI_BOUND_SPEED] = "bound at the speed",
+        [SI_REPLAY_PLAIN] = "replay",
+        [SI_REPLAY_SPEED] = "replay at the speed",
+};
+
+static const double si_fractions[SI_FRACTIONS] = { 0.25, 0.5, 0.75 };
+
+const char *slo_interference_arm_name(SiArm arm) {
+        return arm < SI_ARMS ? si_arms[arm].label : NULL;
+}
+
+/* ---- forecasts, recorded as the runs go ---- */
+
+typedef struct SiRecord {
+        uint32_t job;
+        double at;
+        double end[SI_FORECASTS];
+} SiRecord;
+
+typedef struct SiRecords {
+        SiRecord *rec;
+        size_t n, cap;
+        int error;
+} SiRecords;
+
+/* Each control step: every unfinished deadline job's forecasts. */
+static void si_observe(const ClusterSnapshot *snap, const Decisions *d, usec_t now,
+                       void *userdata) {
+        SiRecords *r = userdata;
+        double cluster = slo_cluster_speed(snap, now);
+        double *scratch = calloc(slo_forecast_scratch(snap), sizeof(double));
+
+        if (!scratch) {
+                r->error = -ENOMEM;
+                return;
+        }
+        for (uint32_t j = 0; j < snap->n_jobs && r->error == 0; j++) {
+                double speed = slo_job_speed(snap, now, j, cluster);
+                SiRecord x = { .job = j, .at = usec_to_sec(now) };
+                int e = 0;
+
+                if (snap->jobs[j].deadline == 0)
+                        continue;
+                for (SiForecast f = 0; e == 0 && f < SI_FORECASTS; f++)
+                        e = slo_forecast(snap, now, j,
+                                         f < SI_REPLAY_PLAIN ? SLO_FORECAST_BOUND
+                                                             : SLO_FORECAST_REPLAY,
+                                         f == SI_BOUND_SPEED || f == SI_REPLAY_SPEED ? speed : 1,
+                                         NULL, scratch, &x.end[f]);
+                if (e == -ENODATA)
+                        continue;
+                if (e < 0) {
+                        r->error = e;
+                        break;
+                }
+                if (r->n == r->cap) {
+                        size_t cap = r->cap ? 2 * r->cap : 1024;
+                        SiRecord *rec = realloc(r->rec, cap * sizeof(*rec));
+
+                        if (!rec) {
+                                r->error = -ENOMEM;
+                                break;
+                        }
+                        r->rec = rec;
+                        r->cap = cap;
+                }
+                r->rec[r->n++] = x;
+        }
+        free(scratch);
+}
+
+/* The forecasts' errors at each fraction of each job's time, over the jobs
+ * of one run, into ret. */
+static void si_errors(const SiRecords *r, const SimResults *res, SiArmResult *ret) {
+        double abs[SI_FORECASTS][SI_FRACTIONS] = { { 0 } },
+               sum[SI_FORECASTS][SI_FRACTIONS] = { { 0 } };
+        unsigned n[SI_FRACTIONS] = { 0 };
+
+        for (size_t j = 0; j < res->n_jobs; j++) {
+                const JobResult *jr = &res->jobs[j];
+                double len = jr->finished - jr->submitted;
+
+                if (jr->refused || jr->deadline == 0 || len <= 0)
+                        continue;
+                for (size_t k = 0; k < SI_FRACTIONS; k++) {
+                        double at = jr->submitted + si_fractions[k] * len;
+
+                        for (size_t i = 0; i < r->n; i++) {
+                                const SiRecord *x = &r->rec[i];
+
+                                if (x->job != j || x->at < at)
+                                        continue;
+                                for (SiForecast f = 0; f < SI_FORECASTS; f++) {
+                                        double e = (x->end[f] - jr->finished) / len;
+
+                                        abs[f][k] += fabs(e);
+                                        sum[f][k] += e;
+                                }
+                                n[k]++;
+                                break;
+                        }
+                }
+        }
+        for (SiForecast f = 0; f < SI_FORECASTS; f++)
+                for (size_t k = 0; k < SI_FRACTIONS; k++) {
+                        ret->error[f][k] = n[k] ? abs[f][k] / n[k] : NAN;
+                        ret->bias[f][k] = n[k] ? sum[f][k] / n[k] : NAN;
+                }
+}
+
+/* ---- runs ---- */
+
+/* One run of the scenario under sets (NULL-ended) with jobs (a list, also
+ * the tenant's), each job's stored profile from profiles (NULL: none),
+ * recording forecasts into rec (NULL: none). Returns an exit status. */
+static int si_run(const Experiment *e, const ExperimentOptions *opt, const char *label,
+                  const char *const *sets, const char *jobs, int64_t seed,
+                  const JobProfile *const *profiles, size_t n_jobs, SiRecords *rec,
+                  const SimResults **ret, CellRun *c) {
+        Variant v = { .label = label, .cloud = CLOUD_SCENARIO };
+        ExperimentOptions o = *opt;
+        int status, r;
+
+        for (size_t i = 0; sets[i]; i++)
+                v.sets[i] = sets[i];
+        /* The scenario's scale, or the quick one among the sets. */
+        o.quick = false;
+        o.out = NULL;
+        status = cell_open(e, &v, jobs, seed, &o, c);
+        if (status != 0)
+                return status;
+        for (size_t j = 0; profiles && j < n_jobs; j++)
+                if (sim_set_job_profile(c->sim, (uint32_t)j, profiles[j]) < 0) {
+                        cell_close(c);
+                        return 1;
+                }
+        if (rec)
+                sim_set_observer(c->sim, si_observe, rec);
+        r = sim_run(c->sim);
+        if (r < 0 || (rec && rec->error < 0)) {
+                fprintf(stderr, "flexslot-sim: %s: %s, seed %" PRId64 ": %s\n", e->name, label,
+                        seed, strerror(-(r < 0 ? r : rec->error)));
+                cell_close(c);
+                return 1;
+        }
+        *ret = sim_results(c->sim);
+        return 0;
+}
+
+/* A draw in [0, 1) from the seed's stream. */
+static double si_uniform(unsigned short xsubi[3]) {
+        return erand48(xsubi);
+}
+
+typedef struct SiSetup {
+        size_t n; /* jobs */
+        size_t bench[SI_JOBS];
+        char jobs[SI_JOBS * 24];
+        double solo[SI_BENCHMARKS]; /* T_J; 0: not drawn */
+        JobProfile profile[SI_BENCHMARKS];
+        const JobProfile *profiles[SI_JOBS];
+        char gap[64], deadlines[SI_JOBS * 16 + 32];
+        double deadline[SI_JOBS]; /* s after submission */
+        double tenant_alone;      /* the tenant's mean job time alone */
+} SiSetup;
+
+/* The seed's jobs, their T_J and profiles alone, their deadlines and
+ * arrivals, and the tenant alone. Returns an exit status. */
+static int si_setup(const Experiment *e, const ExperimentOptions *opt, int64_t seed, SiSetup *st) {
+        const char *quick = opt->quick ? SI_QUICK_SCALE : NULL;
+        unsigned short xsubi[3] = { 0x5107, (unsigned short)seed,
+                                    (unsigned short)((uint64_t)seed >> 16) };
+        double mean = 0;
+        size_t at = 0;
+
+        *st = (SiSetup){ .n = opt->quick ? SI_JOBS_QUICK : SI_JOBS };
+        for (size_t k = 0; k < st->n; k++) {
+                st->bench[k] = (size_t)(si_uniform(xsubi) * SI_BENCHMARKS) % SI_BENCHMARKS;
+                at += (size_t)snprintf(st->jobs + at, sizeof(st->jobs) - at, "%s%s", k ? "," : "",
+                                       si_benchmarks[st->bench[k]]);
+        }
+        /* T_J: each benchmark alone with the whole cluster, FIFO, no
+         * tenant (ARIA 7.2); its tasks' profile is what every arm gets. */
+        for (size_t k = 0; k < st->n; k++) {
+                const char *sets[] = { "interference.enabled=no", "policy.scheduler=fifo", STATIC,
+                                       quick, NULL };
+                size_t b = st->bench[k];
+                const SimResults *res;
+                CellRun c;
+                int status;
+
+                if (st->solo[b] > 0)
+                        continue;
+                status = si_run(e, opt, "solo", sets, si_benchmarks[b], seed, NULL, 0, NULL, &res,
+                                &c);
+                if (status != 0)
+                        return status;
+                st->solo[b] = res->jobs[0].finished - res->jobs[0].submitted;
+                (void)sim_job_profile(c.sim, 0, &st->profile[b]);
+                cell_close(&c);
+        }
+        at = (size_t)snprintf(st->deadlines, sizeof(st->deadlines), "workload.deadlines=");
+        for (size_t k = 0; k < st->n; k++) {
+                size_t b = st->bench[k];
+
+                mean += st->solo[b] / (double)st->n;
+                st->deadline[k] = st->solo[b] * (1 + 2 * si_uniform(xsubi));
+                st->profiles[k] = &st->profile[b];
+                at += (size_t)snprintf(st->deadlines + at, sizeof(st->deadlines) - at, "%s%.0fs",
+                                       k ? "," : "", ceil(st->deadline[k]));
+        }
+        snprintf(st->gap, sizeof(st->gap), "workload.arrival_gap=%.0fs", ceil(mean));
+        /* The tenant alone on the hosts: its jobs at the same times. */
+        {
+                const char *sets[] = { "interference.enabled=no",
+                                       "policy.scheduler=fifo",
+                                       STATIC,
+                                       st->gap,
+                                       quick,
+                                       NULL };
+                const SimResults *res;
+                CellRun c;
+                int status =
+                        si_run(e, opt, "tenant", sets, st->jobs, seed, NULL, 0, NULL, &res, &c);
+
+                if (status != 0)
+                        return status;
+                st->tenant_alone = 0;
+                for (size_t j = 0; j < res->n_jobs; j++)
+                        st->tenant_alone +=
+                                (res->jobs[j].finished - res->jobs[j].submitted) / res->n_jobs;
+                cell_close(&c);
+        }
+        return 0;
+}
+
+int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, int64_t seed,
+                          SiSeedResult *ret) {
+        _cleanup_free_ SiSetup *st = malloc(sizeof(*st));
+        int status;
+
+        if (!st)
+                return 1;
+        status = si_setup(e, opt, seed, st);
+        if (status != 0)
+                return status;
+        *ret = (SiSeedResult){ .jobs = st->n };
+        for (SiArm a = 0; a < SI_ARMS; a++) {
+                const char *sets[MAX_VARIANT_SETS + 1] = { st->gap, st->deadlines };
+                size_t n = 2;
+                SiArmResult *out = &ret->arm[a];
+                SiRecords rec = { 0 };
+                const SimResults *res;
+                CellRun c;
+
+                for (size_t i = 0; si_arms[a].sets[i]; i++)
+                        sets[n++] = si_arms[a].sets[i];
+                if (opt->quick)
+                        sets[n++] = SI_QUICK_SCALE;
+                status = si_run(e, opt, si_arms[a].label, sets, st->jobs, seed, st->profiles, st->n,
+                                &rec, &res, &c);
+                if (status != 0) {
+                        free(rec.rec);
+                        return status;
+                }
+                for (size_t j = 0; j < res->n_jobs; j++) {
+                        const JobResult *jr = &res->jobs[j];
+                        double late = jr->finished - jr->deadline;
+                        size_t factor =
+                                (size_t)CLAMP((st->deadline[j] / st->solo[st->bench[j]] - 1) / 0.5,
+                                              0.0, (double)(SI_FACTORS - 1));
+
+                        if (jr->deadline == 0)
+                                continue;
+                        out->jobs_by[factor]++;
+                        if (jr->refused || late > 1e-6) {
+                                out->missed_by[factor]++;
+                                out->missed++;
+                                out->tardiness += jr->refused ? 0 : late;
+                                out->utility +=
+                                        jr->refused ? 0 : late / (jr->deadline - jr->submitted);
+                        }
+                }
+                out->utility *= 100;
+                out->tenant_slowdown =
+                        st->tenant_alone > 0 ? res->other_mean_jct / st->tenant_alone : NAN;
+                out->lever_targets = (double)res->lever_targets;
+                si_errors(&rec, res, out);
+                free(rec.rec);
+                cell_close(&c);
+        }
+        return 0;
+}
+
+/* ---- output ---- */
+
+static Spread si_spread(const SiSeedResult *res, size_t seeds, SiArm a, size_t offset) {
+        double x[MAX_SEEDS];
+
+        for (size_t k = 0; k < seeds; k++)
+                memcpy(&x[k], (const char *)&res[k].arm[a] + offset, sizeof(double));
+        return spread_of(x, seeds);
+}
+
+/* Seeds in which arm a missed fewer deadlines than every other arm; in
+ * ret_as_few[o], those in which arm o missed as few or fewer. */
+static size_t si_best_seeds(const SiSeedResult *res, size_t seeds, SiArm a,
+                            size_t ret_as_few[SI_ARMS]) {
+        size_t n = 0;
+
+        memset(ret_as_few, 0, SI_ARMS * sizeof(size_t));
+        for (size_t k = 0; k < seeds; k++) {
+                bool best = true;
+
+                for (SiArm o = 0; o < SI_ARMS; o++)
+                        if (o != a && res[k].arm[o].missed <= res[k].arm[a].missed) {
+                                best = false;
+                                ret_as_few[o]++;
+                        }
+                n += best;
+        }
+        return n;
+}
+
+static void si_forecasts_print(const SiSeedResult *res, size_t seeds, SiArm a) {
+        printf("\nForecasts of each job's end against its real end, arm %s: mean |forecast - "
+               "end| over the job's length (bias: mean signed, + late), over the jobs, mean ± "
+               "half the range over the seeds:\n%-22s",
+               si_arms[a].label, "forecast");
+        for (size_t k = 0; k < SI_FRACTIONS; k++)
+                printf(" %16.0f%% %8s", 100 * si_fractions[k], "bias");
+        printf("\n");
+        for (SiForecast f = 0; f < SI_FORECASTS; f++) {
+                printf("%-22s", si_forecast_names[f]);
+                for (size_t k = 0; k < SI_FRACTIONS; k++) {
+                        double err[MAX_SEEDS], bias[MAX_SEEDS];
+                        char text[SPREAD_TEXT_MAX];
+
+                        for (size_t s = 0; s < seeds; s++) {
+                                err[s] = res[s].arm[a].error[f][k];
+                                bias[s] = res[s].arm[a].bias[f][k];
+                        }
+                        printf(" %17s %+8.2f",
+                               spread_format(text, sizeof(text), spread_of(err, seeds), 2),
+                               spread_of(bias, seeds).mean);
+                }
+                printf("\n");
+        }
+}
+
+int slo_interference_run(const Experiment *e, const ExperimentOptions *opt) {
+        size_t seeds = experiment_seeds(opt);
+        int64_t first = experiment_first_seed(opt);
+        _cleanup_free_ SiSeedResult *res = calloc(seeds, sizeof(*res));
+        size_t best, as_few[SI_ARMS];
+
+        if (!res)
+                return 1;
+        for (size_t k = 0; k < seeds; k++) {
+                int status = slo_interference_seed(e, opt, first + (int64_t)k, &res[k]);
+
+                if (status != 0)
+                        return status;
+        }
+        title_print(e, opt);
+        printf("%zu deadline jobs a run; the tenant runs the same jobs at the same times.\n",
+               res[0].jobs);
+        printf("%-9s %12s %16s %14s %16s %14s\n", "arm", "missed", "tardiness (s)", "utility %",
+               "tenant slowdown", "lever targets");
+        for (SiArm a = 0; a < SI_ARMS; a++) {
+                char t[5][SPREAD_TEXT_MAX];
+
+                printf("%-9s %12s %16s %14s %16s %14s\n", si_arms[a].label,
+                       spread_format(t[0], sizeof(t[0]),
+                                     si_spread(res, seeds, a, offsetof(SiArmResult, missed)), 1),
+                       spread_format(t[1], sizeof(t[1]),
+                                     si_spread(res, seeds, a, offsetof(SiArmResult, tardiness)), 0),
+                       spread_format(t[2], sizeof(t[2]),
+                                     si_spread(res, seeds, a, offsetof(SiArmResult, utility)), 1),
+                       spread_format(
+                               t[3], sizeof(t[3]),
+                               si_spread(res, seeds, a, offsetof(SiArmResult, tenant_slowdown)), 2),
+                       spread_format(t[4], sizeof(t[4]),
+                                     si_spread(res, seeds, a, offsetof(SiArmResult, lever_targets)),
+                                     0));
+        }
+        printf("Deadlines missed per seed:\n%-9s", "arm");
+        for (size_t k = 0; k < seeds; k++)
+                printf(" %5" PRId64, first + (int64_t)k);
+        printf("\n");
+        for (SiArm a = 0; a < SI_ARMS; a++) {
+                printf("%-9s", si_arms[a].label);
+                for (size_t k = 0; k < seeds; k++)
+                        printf(" %5.0f", res[k].arm[a].missed);
+                printf("\n");
+        }
+        printf("Columns: deadlines missed (a refused job counts as missed); total tardiness, the "
+               "sum of the late jobs' T - D; ARIA's SLO-exceeded utility, the sum over late jobs "
+               "of (T - D) / D, in %%; the tenant's mean job time over its mean alone on the "
+               "hosts; VM targets the lever set for a late job, summed over control cycles.\n");
+        printf("Missed by deadline (D over T_J), all seeds:\n%-9s", "arm");
+        for (size_t f = 0; f < SI_FACTORS; f++)
+                printf("   %.1f-%.1f T_J", 1 + 0.5 * f, 1.5 + 0.5 * f);
+        printf("\n");
+        for (SiArm a = 0; a < SI_ARMS; a++) {
+                printf("%-9s", si_arms[a].label);
+                for (size_t f = 0; f < SI_FACTORS; f++) {
+                        double jobs = 0, missed = 0;
+
+                        for (size_t k = 0; k < seeds; k++) {
+                                jobs += res[k].arm[a].jobs_by[f];
+                                missed += res[k].arm[a].missed_by[f];
+                        }
+                        printf(" %8.0f/%-4.0f", missed, jobs);
+                }
+                printf("\n");
+        }
+        best = si_best_seeds(res, seeds, SI_LOOP, as_few);
+        printf("ours: the one loop misses fewer deadlines than every other arm in %zu of %zu "
+               "seeds",
+               best, seeds);
+        for (SiArm a = 0, named = 0; a < SI_ARMS; a++)
+                if (as_few[a] > 0) {
+                        printf("%s%s in %zu",
+                               named ? ", " : "; as few or fewer: ", si_arms[a].label, as_few[a]);
+                        named = 1;
+                }
+        printf(". Its mean misses %.1f against layered's %.1f (spreads ±%.1f and ±%.1f); the "
+               "price, the tenant's slowdown, %.2f against layered's %.2f.\n",
+               si_spread(res, seeds, SI_LOOP, offsetof(SiArmResult, missed)).mean,
+               si_spread(res, seeds, SI_LAYERED, offsetof(SiArmResult, missed)).mean,
+               (si_spread(res, seeds, SI_LOOP, offsetof(SiArmResult, missed)).max -
+                si_spread(res, seeds, SI_LOOP, offsetof(SiArmResult, missed)).min) /
+                       2,
+               (si_spread(res, seeds, SI_LAYERED, offsetof(SiArmResult, missed)).max -
+                si_spread(res, seeds, SI_LAYERED, offsetof(SiArmResult, missed)).min) /
+                       2,
+               si_spread(res, seeds, SI_LOOP, offsetof(SiArmResult, tenant_slowdown)).mean,
+               si_spread(res, seeds, SI_LAYERED, offsetof(SiArmResult, tenant_slowdown)).mean);
+        si_forecasts_print(res, seeds, SI_LAYERED);
+        si_forecasts_print(res, seeds, SI_LOOP);
+        printf("Note: %s\n", e->note);
+        printf("misses:");
+        for (SiArm a = 0; a < SI_ARMS; a++)
+                printf(" %s=%.1f", si_arms[a].label,
+                       si_spread(res, seeds, a, offsetof(SiArmResult, missed)).mean);
+        printf("\n");
+        return 0;
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/* What README.md and sim/README.md claim of the one loop
+ * (`flexslot-sim experiment slo-interference`), on the experiment's quick
+ * runs (seeds 1-3, five jobs of half the input) and on one job alone: the
+ * claims that hold there as at full size. Where the one loop does not do
+ * what issue 21 hoped, the test holds what it does; a change that changes
+ * a result has to change the claim with it. */
+#include <stdio.h>
+
+#include "common/macro.h"
+#include "sim/experiment-internal.h"
+#include "sim-test.h"
+#include "tests.h"
+
+#define SEEDS 3
+
+static SiSeedResult quick[SEEDS];
+
+static void quick_setup(void) {
+        static char dir[4096];
+        ExperimentOptions opt = { .quick = true, .scenario_dir = dir };
+        const Experiment *e = experiment_find("slo-interference");
+
+        snprintf(dir, sizeof(dir), "%s", test_srcdir_path("sim/scenarios"));
+        ck_assert_ptr_nonnull(e);
+        for (int64_t k = 0; k < SEEDS; k++)
+                ck_assert_int_eq(slo_interference_seed(e, &opt, k + 1, &quick[k]), 0);
+}
+
+/* ARIA holds a job to the fewest slots its bound says meet its deadline,
+ * and leaves the rest idle; FIFO gives the first job every slot. On the
+ * interfered cluster ARIA alone misses at least as many deadlines as
+ * FlexSlot alone (FIFO) in every seed. */
+START_TEST(test_aria_misses_no_fewer_than_fifo) {
+        for (size_t k = 0; k < SEEDS; k++)
+                ck_assert_msg(quick[k].arm[SI_ARIA].missed >= quick[k].arm[SI_FLEXSLOT].missed,
+                              "seed %zu: aria %.0f, flexslot %.0f", k + 1,
+                              quick[k].arm[SI_ARIA].missed, quick[k].arm[SI_FLEXSLOT].missed);
+}
+END_TEST
+
+/* Issue 21's goal, the one loop missing fewer deadlines than every other
+ * arm in every seed, is not met: in some seed another arm misses as few. */
+START_TEST(test_loop_not_best_in_every_seed) {
+        bool tied = false;
+
+        for (size_t k = 0; k < SEEDS; k++)
+                for (SiArm a = 0; a < SI_ARMS; a++)
+                        tied |= a != SI_LOOP &&
+                                quick[k].arm[a].missed <= quick[k].arm[SI_LOOP].missed;
+        ck_assert(tied);
+}
+END_TEST
+
+/* The lever acts in the arms that have it, and only there. */
+START_TEST(test_lever_only_where_on) {
+        for (size_t k = 0; k < SEEDS; k++)
+                for (SiArm a = 0; a < SI_ARMS; a++)
+                        ck_assert_msg((quick[k].arm[a].lever_targets > 0) ==
+                                              (a == SI_LOOP || a == SI_LEVER),
+                                      "seed %zu, %s: %.0f targets", k + 1,
+                                      slo_interference_arm_name(a), quick[k].arm[a].lever_targets);
+}
+END_TEST
+
+/* One wordcount job (a tenth of its input: 87 s alone on the cluster) due
+ * in 100 s, beside the tenant's wordcount: ARIA alone misses it (143 s,
+ * its maps starved by the tenant under DRS's shares); with the lever its
+ * VMs get the tenant's weight and it ends in 96 s, and the tenant's job
+ * takes longer for it. */
+START_TEST(test_lever_meets_one_deadline) {
+        static const char *const off[] = { "workload.deadlines=100s", "workload.profile_runs=yes",
+                                           NULL };
+        static const char *const on[] = { "workload.deadlines=100s", "workload.profile_runs=yes",
+                                          "policy.slo_lever=yes", "drs.agent_weights=yes", NULL };
+        SimTestRun a, b;
+
+        sim_test_run("sim/scenarios/slo-interference.ini", off, ELEMENTSOF(off), 1, &a);
+        sim_test_run("sim/scenarios/slo-interference.ini", on, ELEMENTSOF(on), 1, &b);
+        ck_assert_double_gt(sim_results(a.sim)->jobs[0].finished, 130);
+        ck_assert_double_le(sim_results(b.sim)->jobs[0].finished, 100);
+        ck_assert_uint_gt(sim_results(b.sim)->lever_targets, 0);
+        ck_assert_double_gt(sim_results(b.sim)->other_mean_jct, sim_results(a.sim)->other_mean_jct);
+        sim_test_done(&a);
+        sim_test_done(&b);
+}
+END_TEST
+
+Suite *suite_loop_claims(void) {
+        Suite *s = suite_create("loop_claims");
+        TCase *tc = tcase_create("quick");
+
+        tcase_add_unchecked_fixture(tc, quick_setup, NULL);
+        tcase_set_timeout(tc, 300);
+        tcase_add_test(tc, test_aria_misses_no_fewer_than_fifo);
+        tcase_add_test(tc, test_loop_not_best_in_every_seed);
+        tcase_add_test(tc, test_lever_only_where_on);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("one job");
+        tcase_set_timeout(tc, 120);
+        tcase_add_test(tc, test_lever_meets_one_deadline);
+        suite_add_tcase(s, tc);
+        return s;
+}

@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: MIT */
+/* The one loop (policy/layers/slo-loop.h) on hand-made snapshots: the
+ * measured speed, the forecasts, ARIA's quota and the Deadline Constraint
+ * Scheduler's admission at that speed, the triage, the lever's weights and
+ * their return, FlexSlot's favour, and what the core lets a policy do to
+ * another tenant's VM. Each number is worked out in the test's comment. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "policy/core/policy.h"
+#include "policy/layers/slo-loop.h"
+#include "tests.h"
+#include "check_policy.h"
+
+static SloLoopSettings *fx_slo(void) {
+        return &fx_core()->slo;
+}
+
+/* k of job j's maps done, which took map_s each in this run. */
+static void maps_done(uint32_t j, unsigned k, double map_s) {
+        for (unsigned i = 0; i < k; i++) {
+                fx_done(fx.first_map[j] + i);
+                phase_stats_add(&fx.jobs[j].profile.phases[PROFILE_MAP], (usec_t)(map_s * SEC));
+        }
+        fx.jobs[j].counts[TASK_MAP].done = k;
+}
+
+/* ---- speed and forecasts ---- */
+
+/* Profiled maps of 20 s. Two finished in this run in 40 s each: 2 x 20 s
+ * of work in 80 s. One running for 30 s has read half its split: 10 s of
+ * work in 30 s. One 5 s old is too young to count. 50 / 110 = 0.4545. A
+ * job that has done nothing takes the cluster's: the same here. */
+START_TEST(test_speed_is_work_over_time) {
+        JobProfile p = fx_profile(4, 20, 0, 0);
+        uint32_t j, k;
+
+        fx_cluster(2, 2, 0);
+        j = fx_slo_job(1 * SEC, 500 * SEC, &p, 4, NULL);
+        maps_done(j, 2, 40);
+        fx_run(fx.first_map[j] + 2, 0, 70 * SEC, 32 * MIB);
+        fx_run(fx.first_map[j] + 3, 1, 95 * SEC, 8 * MIB);
+        ck_assert_double_eq_tol(slo_job_speed(&fx.s, 100 * SEC, j, 0), 50.0 / 110.0, 1e-9);
+        ck_assert_double_eq_tol(slo_cluster_speed(&fx.s, 100 * SEC), 50.0 / 110.0, 1e-9);
+        k = fx_slo_job(2 * SEC, 500 * SEC, &p, 4, NULL);
+        ck_assert_double_eq_tol(slo_job_speed(&fx.s, 100 * SEC, k, 0.7), 0.7, 1e-9);
+        ck_assert_double_eq(slo_job_speed(&fx.s, 100 * SEC, k, 0), 1);
+}
+END_TEST
+
+/* ARIA's average bound on what is left, on the slots given: 6 maps of 10 s
+ * profiled, at speed 0.5 each 20 s, on 2 slots: the lower bound 6 x 20 / 2
+ * = 60, the upper (5 x 20) / 2 + 20 = 70, the average 65 s from now. The
+ * replay: 3 whole waves of 20 s, 60 s. With 7 maps on 2 slots the bound
+ * counts 70 / 2 (lower) and (6 x 20 / 2 + 20) = 80 (upper): 75; the replay
+ * counts the last wave whole, 4 x 20 = 80. */
+START_TEST(test_forecasts) {
+        JobProfile p = fx_profile(4, 10, 0, 0);
+        const unsigned two[_SLOT_TYPE_MAX] = { 2, 0 };
+        double scratch[64], end;
+        uint32_t j;
+
+        fx_cluster(2, 2, 0);
+        j = fx_slo_job(1 * SEC, 500 * SEC, &p, 6, NULL);
+        ck_assert_uint_ge(ELEMENTSOF(scratch), slo_forecast_scratch(&fx.s));
+        ck_assert_int_eq(
+                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_BOUND, 0.5, two, scratch, &end), 0);
+        ck_assert_double_eq_tol(end, 165, 1e-9);
+        ck_assert_int_eq(
+                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_REPLAY, 0.5, two, scratch, &end), 0);
+        ck_assert_double_eq_tol(end, 160, 1e-9);
+        fx_map(j, NO_INDEX);
+        fx.jobs[j].counts[TASK_MAP].total = 7;
+        fx.jobs[j].input_size = 7 * 64 * MIB;
+        ck_assert_int_eq(
+                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_BOUND, 0.5, two, scratch, &end), 0);
+        ck_assert_double_eq_tol(end, 175, 1e-9);
+        ck_assert_int_eq(
+                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_REPLAY, 0.5, two, scratch, &end), 0);
+        ck_assert_double_eq_tol(end, 180, 1e-9);
+        /* No profile, no forecast. */
+        fx.jobs[j].stored_profile = NULL;
+        ck_assert_int_eq(
+                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_BOUND, 1, two, scratch, &end),
+                -ENODATA);
+}
+END_TEST
+
+/* A job holding no slot is forecast on the quota its scheduler holds it to
+ * (Job.quota, kept by the driver): 6 maps of 10 s on 3 slots, the average
+ * of 60 / 3 and 50 / 3 + 10, 23.3 s, where on one slot it is 60 s. */
+START_TEST(test_forecast_on_kept_quota) {
+        JobProfile p = fx_profile(4, 10, 0, 0);
+        double scratch[64], end;
+        uint32_t j;
+
+        fx_cluster(2, 2, 0);
+        j = fx_slo_job(1 * SEC, 500 * SEC, &p, 6, NULL);
+        ck_assert_int_eq(
+                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_BOUND, 1, NULL, scratch, &end), 0);
+        ck_assert_double_eq_tol(end, 160, 1e-9);
+        fx.jobs[j].quota[SLOT_MAP] = 3;
+        ck_assert_int_eq(
+                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_BOUND, 1, NULL, scratch, &end), 0);
+        ck_assert_double_eq_tol(end, 100 + (60.0 / 3 + 50.0 / 3 + 10) / 2, 1e-9);
+}
+END_TEST
+
+/* ---- the schedulers at the measured speed ---- */
+
+/* 14 maps left of a job profiled at 10 s a map, 60 s to its deadline,
+ * under the average bound (a = (14 + 13) / 2 x M, c = M_max / 2): as
+ * profiled, 135 / m + 5 <= 60 gives m = 3; its two finished maps took
+ * 20 s, speed 0.5: 270 / m + 10 <= 60 gives m = 6. Without slo_speed ARIA
+ * gives it 3, with it 6; on 6 slots the forecast meets the deadline, so it
+ * is not taken for late (which would give it all 14). */
+START_TEST(test_aria_quota_at_speed) {
+        JobProfile p = fx_profile(4, 10, 0, 0);
+        uint32_t j;
+
+        fx_cluster(4, 2, 0);
+        fx.cfg.scheduler = "aria";
+        fx_aria()->aria_bound = ARIA_AVERAGE;
+        j = fx_slo_job(1 * SEC, 160 * SEC, &p, 16, NULL);
+        maps_done(j, 2, 20);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx_quota_of(j)->slots[SLOT_MAP], 3);
+        ck_assert_uint_eq(fx.d.n_assignments, 3);
+        fx_slo()->slo_speed = true;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx_quota_of(j)->slots[SLOT_MAP], 6);
+        ck_assert_uint_eq(fx.d.n_assignments, 6);
+}
+END_TEST
+
+/* Triage: A's deadline has passed and B's has not; earliest deadline
+ * first would give A's maps the two free slots, and ARIA would give A all
+ * it can use. The loop puts A after B: B's quota (1 map: 2 x 10 s on one
+ * slot meets 100 s) first, then A takes the other slot. */
+START_TEST(test_triage_hopeless_after_others) {
+        JobProfile p = fx_profile(4, 10, 0, 0);
+        uint32_t a, b;
+
+        fx_cluster(1, 2, 0);
+        fx.cfg.scheduler = "aria";
+        a = fx_slo_job(1 * SEC, 50 * SEC, &p, 4, NULL);
+        b = fx_slo_job(2 * SEC, 200 * SEC, &p, 2, NULL);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 2);
+        ck_assert_uint_eq(fx.tasks[fx.d.assignments[0].task].job, a);
+        ck_assert_uint_eq(fx.tasks[fx.d.assignments[1].task].job, a);
+        fx_slo()->slo_speed = true;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 2);
+        ck_assert_uint_eq(fx.tasks[fx.d.assignments[0].task].job, b);
+        ck_assert_uint_eq(fx.tasks[fx.d.assignments[1].task].job, a);
+}
+END_TEST
+
+/* Admission at the measured speed: 8 maps profiled at 10 s (σ c_m = 80 s
+ * of map work), no reduces, 30 s to the deadline: Eq. 1 gives 3 maps, and
+ * 4 map slots are free: admitted. The cluster's maps run at half their
+ * profiled speed (job c: two maps of 10 s took 20 s each): 160 s of work
+ * needs 6 maps, more than are free: refused, and the reason says the
+ * speed. */
+START_TEST(test_deadline_admission_at_speed) {
+        JobProfile p = fx_profile(4, 10, 0, 0);
+        _cleanup_(policy_freep) Policy *pol = NULL;
+        AdmitVerdict v;
+        Job job = { .id = 999,
+                    .submitted = 100 * SEC,
+                    .deadline = 130 * SEC,
+                    .input_size = 8 * 64 * MIB,
+                    .counts = { [TASK_MAP] = { .total = 8 } },
+                    .stored_profile = &p };
+        uint32_t c;
+
+        fx_cluster(2, 2, 1);
+        fx.cfg.scheduler = "deadline";
+        c = fx_slo_job(1 * SEC, 0, &p, 4, NULL);
+        maps_done(c, 2, 20);
+        ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &pol), 0);
+        ck_assert_int_eq(policy_admit(pol, &fx.s, 100 * SEC, &job, &v), 0);
+        ck_assert(v.admit);
+        ck_assert_uint_eq(v.slots_needed[SLOT_MAP], 3);
+        pol = policy_free(pol);
+        fx_slo()->slo_speed = true;
+        ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &pol), 0);
+        ck_assert_int_eq(policy_admit(pol, &fx.s, 100 * SEC, &job, &v), 0);
+        ck_assert(!v.admit);
+        ck_assert_uint_eq(v.slots_needed[SLOT_MAP], 6);
+        ck_assert_uint_eq(v.slots_free[SLOT_MAP], 4);
+        ck_assert_msg(strstr(v.reason, "0.50 of its profile's speed"), "%s", v.reason);
+}
+END_TEST
+
+/* ---- the lever ---- */
+
+static uint32_t late_job, safe_job;
+
+/* One host of 8 pCPUs: this cluster's VMs 0 (running a map of job A, due
+ * in 100 s with 9 maps of 100 s left: late on its one slot), 1 (running a
+ * map of job B, due in 10,000 s: safe) and 2 (idle); another tenant's VMs
+ * 3 and 4. Every VM has 2 vCPUs and weight 1024. */
+static void lever_fixture(void) {
+        static JobProfile p;
+
+        p = fx_profile(4, 100, 0, 0);
+        fx_cluster(3, 2, 0);
+        fx.cfg.vm_allocator = "none";
+        fx_slo()->slo_lever = true;
+        late_job = fx_slo_job(1 * SEC, 200 * SEC, &p, 9, NULL);
+        safe_job = fx_slo_job(2 * SEC, 10000 * SEC, &p, 1, NULL);
+        fx_run(fx.first_map[late_job], 0, 90 * SEC, 0);
+        fx_run(fx.first_map[safe_job], 1, 90 * SEC, 0);
+        for (uint32_t v = 3; v < 5; v++) {
+                fx_vm(v);
+                fx.vms[v].cpu_use = 2;
+                fx.vms[v].other_tenant = true;
+        }
+        fx.s.n_vms = 5;
+}
+
+static const VmTarget *target_of(uint32_t vm) {
+        for (size_t i = 0; i < fx.d.n_vm_targets; i++)
+                if (fx.d.vm_targets[i].vm == vm)
+                        return &fx.d.vm_targets[i];
+        return NULL;
+}
+
+static const LeverNote *lever_of(uint32_t vm) {
+        for (size_t i = 0; i < fx.d.n_levers; i++)
+                if (fx.d.levers[i].vm == vm)
+                        return &fx.d.levers[i];
+        return NULL;
+}
+
+/* The late VM and the tenant's share their part of the host, 3 of the 5
+ * weights: 8 x 3/5 = 4.8 pCPUs. VM 0 is entitled first to its 2 vCPUs,
+ * the tenant's to 1.4 each: weights 3072 x 2 / 4.8 = 1280 and 3072 x 1.4 /
+ * 4.8 = 896, 3072 in all as before; VMs 1 (safe) and 2 (idle) keep theirs.
+ * The tenant's targets change its weight alone. Each target is reported
+ * with its job, and each deadline job with its forecast. */
+START_TEST(test_lever_takes_from_best_effort) {
+        lever_fixture();
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 3);
+        ck_assert_uint_eq(target_of(0)->cpu_weight, 1280);
+        ck_assert_uint_eq(target_of(3)->cpu_weight, 896);
+        ck_assert_uint_eq(target_of(4)->cpu_weight, 896);
+        ck_assert_ptr_null(target_of(1));
+        ck_assert_ptr_null(target_of(2));
+        ck_assert_uint_eq(target_of(3)->vcpus, 2);
+        ck_assert_uint_eq(target_of(3)->memory, 2 * GIB);
+        ck_assert_double_eq(target_of(3)->cpu_cap, 0);
+        ck_assert_uint_eq(lever_of(0)->job, late_job);
+        ck_assert_uint_eq(lever_of(3)->job, NO_INDEX);
+        ck_assert_uint_eq(fx.d.n_deadlines, 2);
+        for (size_t i = 0; i < 2; i++) {
+                const DeadlineNote *n = &fx.d.deadlines[i];
+
+                ck_assert_int_eq(n->at_risk, n->job == late_job);
+                ck_assert_int_eq(n->kind, SLO_FORECAST_BOUND);
+        }
+        /* Without the lever, none of it. */
+        fx_slo()->slo_lever = false;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 0);
+        ck_assert_uint_eq(fx.d.n_deadlines, 0);
+}
+END_TEST
+
+/* Once A is safe (its deadline far), the weights go back to what they
+ * were, each reported without a job; and they stay back. A late job that
+ * is forecast to end before its deadline, but not slo_margin of its time
+ * left early, stays late. */
+START_TEST(test_lever_gives_back) {
+        lever_fixture();
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 100 * SEC), 0);
+        fx.vms[0].cpu_weight = 1280;
+        fx.vms[3].cpu_weight = fx.vms[4].cpu_weight = 896;
+        /* The forecast (9 maps on one slot: (900 + 800 + 100) / 2) is 900 s
+         * from now: a deadline 950 s away is met, but not by 0.1 x 950. */
+        fx.jobs[late_job].deadline = 1050 * SEC;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 100 * SEC), 0);
+        ck_assert_ptr_null(target_of(0));
+        ck_assert_uint_eq(fx.d.n_levers, 0);
+        ck_assert(fx.d.deadlines[0].at_risk);
+        fx.jobs[late_job].deadline = 5000 * SEC;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 3);
+        ck_assert_uint_eq(target_of(0)->cpu_weight, 1024);
+        ck_assert_uint_eq(target_of(3)->cpu_weight, 1024);
+        ck_assert_uint_eq(target_of(4)->cpu_weight, 1024);
+        ck_assert_uint_eq(lever_of(0)->job, NO_INDEX);
+        fx.vms[0].cpu_weight = fx.vms[3].cpu_weight = fx.vms[4].cpu_weight = 1024;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 0);
+}
+END_TEST
+
+/* Every allocator leaves another tenant's VM alone: static divides the
+ * host's 8 pCPUs among this cluster's 3 VMs (a cap of 8 / 3 each), not 5. */
+START_TEST(test_allocators_skip_other_tenant) {
+        lever_fixture();
+        fx_slo()->slo_lever = false;
+        fx.cfg.vm_allocator = "static";
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 3);
+        for (size_t i = 0; i < fx.d.n_vm_targets; i++) {
+                ck_assert_uint_lt(fx.d.vm_targets[i].vm, 3);
+                ck_assert_double_eq_tol(fx.d.vm_targets[i].cpu_cap, 8.0 / 3, 1e-9);
+        }
+}
+END_TEST
+
+/* A policy may change nothing of another tenant's VM but its weight, nor
+ * report on a job without a deadline. */
+START_TEST(test_other_tenant_weight_only) {
+        Decisions d = { 0 };
+        VmTarget t = { .vm = 3, .cpu_weight = 500, .vcpus = 2, .memory = 2 * GIB };
+        DeadlineNote n = { .job = 0, .speed = 1, .forecast = 1 };
+
+        lever_fixture();
+        d.vm_targets = &t;
+        d.n_vm_targets = 1;
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), 0);
+        t.vcpus = 3;
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+        t.vcpus = 2;
+        t.cpu_cap = 1;
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+        d.n_vm_targets = 0;
+        d.deadlines = &n;
+        d.n_deadlines = 1;
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), 0);
+        fx.jobs[0].deadline = 0;
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+        /* A node on another tenant's VM is no node of this cluster. */
+        fx.jobs[0].deadline = 200 * SEC;
+        fx.nodes[0].vm = 3;
+        ck_assert_int_eq(snapshot_validate(&fx.s), -EINVAL);
+}
+END_TEST
+
+/* ---- FlexSlot's favour ---- */
+
+/* Four maps of job A, profiled at 10 s, at t = 20 s: three read 60 MiB of
+ * their 64, the one on node 3, an I/O-bound straggler, 10 MiB: 29.7 s of
+ * work in 80 s, speed 0.37. Its 7 maps on the 4 slots it holds take 57 s
+ * more by the average bound, past its deadline at 60 s: late. FlexSlot's
+ * Algorithm 1 kills the straggler to restart it in a bigger slot;
+ * favouring A, it does not (a kill restarts it from zero), and it reports
+ * A's forecast. */
+START_TEST(test_favour_spares_late_straggler) {
+        static JobProfile p;
+        uint32_t a;
+
+        p = fx_profile(4, 10, 0, 0);
+        fx_cluster(4, 2, 0);
+        fx.cfg.slot_manager = "flexslot";
+        a = fx_slo_job(1, 60 * SEC, &p, 7, NULL);
+        for (uint32_t n = 0; n < 4; n++)
+                fx_run(fx.first_map[a] + n, n, 0, n == 3 ? 10 * MIB : 60 * MIB);
+        fx.attempts[3].iowait = 0.5;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+        ck_assert_int_eq(fx.d.kills[0].reason, KILL_RESIZE);
+        fx_slo()->slo_favour = true;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 1);
+        ck_assert_uint_eq(fx.d.n_kills, 0);
+        ck_assert_uint_eq(fx.d.n_deadlines, 1);
+        ck_assert(fx.d.deadlines[0].at_risk);
+}
+END_TEST
+
+/* Algorithm 2 moves a slot from the least-steal node to the most: from
+ * node 0 to node 3, whose straggler (job A's, no deadline) is CPU-starved.
+ * When another CPU-starved straggler, on node 2, is a late job's (B: maps
+ * profiled at 10 s running at a third of that, due at 40 s), favouring it
+ * gives the slot to node 2, though node 3 has the more steal; node 4,
+ * which runs B's other maps, gives none. */
+START_TEST(test_favour_moves_slot_to_late_job) {
+        static JobProfile p;
+        uint32_t a, b;
+
+        p = fx_profile(4, 10, 0, 0);
+        fx_cluster(5, 2, 0);
+        fx.cfg.slot_manager = "flexslot";
+        a = fx_slo_job(1, 0, &p, 3, NULL);
+        b = fx_slo_job(2, 40 * SEC, &p, 3, NULL);
+        fx_run(fx.first_map[a], 0, 0, 60 * MIB);
+        fx_run(fx.first_map[a] + 1, 1, 0, 60 * MIB);
+        fx_run(fx.first_map[a] + 2, 3, 0, 10 * MIB);
+        fx_run(fx.first_map[b], 4, 0, 60 * MIB);
+        fx_run(fx.first_map[b] + 1, 4, 0, 60 * MIB);
+        fx_run(fx.first_map[b] + 2, 2, 0, 10 * MIB);
+        fx.attempts[2].steal = fx.attempts[5].steal = 0.5;
+        fx.nodes[3].steal = 0.6;
+        fx.nodes[2].steal = 0.4;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+        ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
+        ck_assert_uint_eq(fx.d.slot_changes[1].node, 3);
+        fx_slo()->slo_favour = true;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+        ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
+        ck_assert_uint_eq(fx.d.slot_changes[1].node, 2);
+        ck_assert_uint_eq(fx.d.slot_changes[1].slots[SLOT_MAP], 3);
+}
+END_TEST
+
+Suite *suite_slo_loop(void) {
+        Suite *s = suite_create("slo_loop");
+        TCase *tc = tcase_create("speed");
+
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_speed_is_work_over_time);
+        tcase_add_test(tc, test_forecasts);
+        tcase_add_test(tc, test_forecast_on_kept_quota);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("schedulers");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_aria_quota_at_speed);
+        tcase_add_test(tc, test_triage_hopeless_after_others);
+        tcase_add_test(tc, test_deadline_admission_at_speed);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("lever");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_lever_takes_from_best_effort);
+        tcase_add_test(tc, test_lever_gives_back);
+        tcase_add_test(tc, test_allocators_skip_other_tenant);
+        tcase_add_test(tc, test_other_tenant_weight_only);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("favour");
+        tcase_add_checked_fixture(tc, NULL, fx_teardown);
+        tcase_add_test(tc, test_favour_spares_late_straggler);
+        tcase_add_test(tc, test_favour_moves_slot_to_late_job);
+        suite_add_tcase(s, tc);
+        return s;
+}
