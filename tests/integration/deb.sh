@@ -400,7 +400,15 @@ case $out in *"Access denied"*) fail "SetVcpus as a member of flexslot: $out" ;;
 echo "SetVcpus as a member of flexslot reached the agent: $out"
 
 # The controller: its token from the postinst, its store in the state
-# directory.
+# directory. Its data directory is the cluster's shared storage, which the
+# operator mounts or makes (the package does not: Debian leaves /srv to the
+# site); without it the controller refuses to start, by the key's line.
+# shellcheck disable=SC2046 # the unit's command line
+bg "$tmp/controller-nodata.log" $(exec_start flexslot-controllerd.service)
+wait "$bg_pid" && fail "the controller started without its data directory"
+grep -q "\[jobs\] data-dir: /srv/flexslot: No such file or directory" "$tmp/controller-nodata.log" ||
+	fail "the missing data directory was not named: $(cat "$tmp/controller-nodata.log")"
+mkdir -p "$root/srv/flexslot"
 # shellcheck disable=SC2046 # the unit's command line
 bg "$tmp/controller.log" $(exec_start flexslot-controllerd.service)
 controller_pid=$bg_pid

@@ -117,6 +117,13 @@ tracker_layer() {
 		cp -L "$l" "$lwork$l"
 	done
 	echo "$tracker_modules" >"$lwork/etc/flexslot/modules"
+	# The user the tracker runs tasks as ([tasks] task-user's default), as
+	# packaging/flexslot.sysusers makes it on a host; the work directory
+	# is theirs to write in, as /var/tmp is anywhere.
+	printf 'root:x:0:0:root:/root:/bin/sh\nflexslot-task:x:996:996:flexslot tasks:/nonexistent:/bin/false\n' \
+		>"$lwork/etc/passwd"
+	printf 'root:x:0:\nflexslot-task:x:996:\n' >"$lwork/etc/group"
+	chmod 1777 "$lwork/var/tmp"
 	cat >"$lwork/etc/flexslot/guest-role" <<'ROLE'
 # The flexslot worker role, sourced by the base /init (tests/vm/build-guest.sh).
 for m in $(cat /etc/flexslot/modules); do
