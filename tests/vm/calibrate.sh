@@ -1,0 +1,75 @@
+#!/bin/sh
+# What the simulator's model of the real-guest experiment takes from the
+# guests (tests/vm/cluster.sh; the experiment: tests/vm/README.md): in one
+# uncapped guest alone on the host (2 vCPUs online, no hog), the read
+# bandwidth of the 9p share (dd), and for wordcount and inverted-index the
+# CPU time per MB of a map over a regular text split and over an expensive
+# one (lines 8 times as long), the map output per input byte, and the CPU
+# time per MB of the reduce over both outputs. Times are the guest's own
+# (busybox time: user + sys), so they are CPU the vCPU got, whatever else the
+# host ran meanwhile. Prints KEY=VALUE lines on stdout, and how it went on
+# stderr.
+#
+#   tests/vm/calibrate.sh BUILD [MB]     MB: size of each split (default 4)
+set -eu
+
+build=${1:?usage: tests/vm/calibrate.sh BUILD [MB]}
+mb=${2:-4}
+case $mb in
+'' | *[!0-9]* | 0*)
+	echo "calibrate: MB '$mb' is not a positive integer" >&2
+	exit 2
+	;;
+esac
+src=$(cd "$(dirname "$0")/../.." && pwd)
+vm_dir="$src/tests/vm"
+vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
+# shellcheck source=tests/vm/lib.sh
+. "$vm_dir/lib.sh"
+# shellcheck source=tests/vm/cluster.sh
+. "$vm_dir/cluster.sh"
+# shellcheck source=tests/lib/dataset.sh
+. "$src/tests/lib/dataset.sh"
+# shellcheck disable=SC2119 # no hook
+vmc_traps
+die() {
+	echo "calibrate: $*" >&2
+	exit 1
+}
+
+vm_lock 900 || die "another real-guest run held the lock for 15 minutes"
+vmc_setup "$build" >&2 || die "cannot start the cluster's host side"
+vmc_controller_start cal >&2 || die "the controller did not start"
+vmc_guest_start fs-cal 2 2 384 1 1 96M >&2 || die "cannot create the guest"
+vmc_wait_registered 180 fs-cal >&2 || die "the guest's tracker did not register"
+
+mkdir -p "$VMC_DATA/cal" "$VMC_DATA/in"
+# About MB MiB each: gen_words's lines average 6.5 words of 4.4 bytes.
+lines=$((mb * 1048576 / 33))
+gen_words 31 "$lines" >"$VMC_DATA/cal/regular"
+gen_words 32 $((lines / 8)) 8 >"$VMC_DATA/cal/expensive"
+dd if=/dev/urandom of="$VMC_DATA/cal/big" bs=1M count=32 2>/dev/null
+echo x >"$VMC_DATA/in/one"
+
+# One streaming map in the guest runs the measures (one line: a job's
+# command holds no control character; it runs in the guest, so nothing in
+# it expands here).
+# shellcheck disable=SC2016
+probe='cat >/dev/null; T=/bin/flexslot-task; time -p dd if=/data/cal/big of=/dev/null bs=1M 2>/var/tmp/t; printf "dd\t%s %s\n" "$(stat -c %s /data/cal/big)" "$(sed -n "s/^real //p" /var/tmp/t)"; for a in wordcount inverted-index; do outs=""; for f in regular expensive; do s=$(stat -c %s /data/cal/$f); time -p $T map --app=$a --split=/data/cal/$f:0:$s --reduces=1 --out=/var/tmp/$a-$f.map --sort-buffer=48M -q 2>/var/tmp/t; printf "%s\t%s %s %s %s\n" "map-$a-$f" "$s" "$(sed -n "s/^user //p" /var/tmp/t)" "$(sed -n "s/^sys //p" /var/tmp/t)" "$(stat -c %s /var/tmp/$a-$f.map)"; outs="$outs /var/tmp/$a-$f.map"; done; time -p $T reduce --app=$a --partition=0 --out=/var/tmp/$a.out -q $outs 2>/var/tmp/t; printf "%s\t%s %s %s %s\n" "reduce-$a" "$(cat $outs | wc -c)" "$(sed -n "s/^user //p" /var/tmp/t)" "$(sed -n "s/^sys //p" /var/tmp/t)" "$(stat -c %s /var/tmp/$a.out)"; rm -f /var/tmp/$a*; done'
+job=$(vmc_ctl submit --mapper="$probe" --reduces=1 in/one) || die "the probe job was refused"
+vmc_job_wait "$job" 900 || die "the probe job $VMC_JOB_STATE: $(vmc_ctl show "$job")"
+cat "$VMC_DATA/out/$job"/part-* >"$vm_state/probe"
+cat "$vm_state/probe" >&2
+
+# dd: bytes, then seconds (busybox dd reports no rate).
+awk -F'\t' '$1 == "dd" { split($2, w, " "); printf "share_read_bytes_per_s=%.0f\n", w[1] / w[2] }' \
+	"$vm_state/probe"
+# map-APP-KIND or reduce-APP: input bytes, user s, sys s, output bytes.
+awk -F'\t' '$1 != "dd" {
+	split($2, w, " ")
+	name = $1; gsub("-", "_", name)
+	printf "%s_cpu_s_per_mb=%.4f\n", name, (w[2] + w[3]) / (w[1] / 1048576)
+	printf "%s_output_ratio=%.4f\n", name, w[4] / w[1]
+}' "$vm_state/probe"
+echo "guest_kernel=$(sed -n 1p "$(dirname "$VM_KERNEL")/stamp")"
+echo "accel=$(vm_accel)"
