@@ -233,11 +233,11 @@ static int si_setup(const Experiment *e, const ExperimentOptions *opt, int64_t s
         unsigned short xsubi[3] = { 0x5107, (unsigned short)seed,
                                     (unsigned short)((uint64_t)seed >> 16) };
         double mean = 0;
-        size_t at = 0;
+        size_t at = 0, benchmarks = SI_BENCHMARKS;
 
         *st = (SiSetup){ .n = opt->quick ? SI_JOBS_QUICK : SI_JOBS };
         for (size_t k = 0; k < st->n; k++) {
-                st->bench[k] = (size_t)(si_uniform(xsubi) * SI_BENCHMARKS) % SI_BENCHMARKS;
+                st->bench[k] = (size_t)(si_uniform(xsubi) * (double)benchmarks) % benchmarks;
                 at += (size_t)snprintf(st->jobs + at, sizeof(st->jobs) - at, "%s%s", k ? "," : "",
                                        si_benchmarks[st->bench[k]]);
         }

@@ -200,38 +200,48 @@ static bool attempt_late(const PolicyContext *ctx, LateJobs late, uint32_t attem
         return late && late[ctx->snap->tasks[ctx->snap->attempts[attempt].task].job];
 }
 
+/* Algorithm 1, or III-E's re-placement, for straggler i. */
+static int handle_straggler(IdMap *prev_speeds, PolicyContext *ctx, const FlexSlotSettings *set,
+                            FlexSlotAnalysis *an, LateJobs late, double mean_slots, uint32_t i) {
+        const Attempt *a = &ctx->snap->attempts[i];
+        uint32_t target = replacement_node(ctx, set, an, i, mean_slots);
+        int r;
+
+        if (target == NO_INDEX)
+                return an->bottleneck[i] == BOTTLENECK_IO && !attempt_late(ctx, late, i)
+                               ? resize_slot_memory(prev_speeds, ctx, set, an, i)
+                               : 0;
+        /* The straggler moves with its task: the next new straggler on
+         * either node is judged accordingly. */
+        an->node_stragglers[a->node]--;
+        an->node_stragglers[target]++;
+        r = context_kill(ctx, i, KILL_REPLACE, a->slot_memory);
+        if (r >= 0)
+                r = context_assign(ctx, a->task, target, SLOT_MAP, false);
+        if (r >= 0)
+                r = remember_speed(prev_speeds, ctx, a->task, an->speed[i]);
+        return r;
+}
+
 /* Algorithm 1 and III-E's re-placement, a late job's stragglers first, so
  * that their re-placements take the free slots first; a late job's
  * straggler is not resized, since the kill restarts it from zero. */
 static int handle_stragglers(IdMap *prev_speeds, PolicyContext *ctx, const FlexSlotSettings *set,
                              FlexSlotAnalysis *an, LateJobs late) {
         double mean_slots = mean_map_slots(ctx);
-        uint32_t n = ctx->snap->n_attempts;
 
-        for (uint32_t k = 0; k < (late ? 2 * n : n); k++) {
-                uint32_t i = k % n, target;
-                int r = 0;
+        /* Pass 0: the late jobs' stragglers (only when favouring them). */
+        for (int pass = late ? 0 : 1; pass < 2; pass++)
+                for (uint32_t i = 0; i < ctx->snap->n_attempts; i++) {
+                        int r;
 
-                if (!an->straggler[i] || (late && attempt_late(ctx, late, i) != (k < n)))
-                        continue;
-                target = replacement_node(ctx, set, an, i, mean_slots);
-                if (target != NO_INDEX) {
-                        const Attempt *a = &ctx->snap->attempts[i];
-
-                        /* The straggler moves with its task: the next new
-                         * straggler on either node is judged accordingly. */
-                        an->node_stragglers[a->node]--;
-                        an->node_stragglers[target]++;
-                        r = context_kill(ctx, i, KILL_REPLACE, a->slot_memory);
-                        if (r >= 0)
-                                r = context_assign(ctx, a->task, target, SLOT_MAP, false);
-                        if (r >= 0)
-                                r = remember_speed(prev_speeds, ctx, a->task, an->speed[i]);
-                } else if (an->bottleneck[i] == BOTTLENECK_IO && !attempt_late(ctx, late, i))
-                        r = resize_slot_memory(prev_speeds, ctx, set, an, i);
-                if (r < 0)
-                        return r;
-        }
+                        if (!an->straggler[i] ||
+                            (late && attempt_late(ctx, late, i) != (pass == 0)))
+                                continue;
+                        r = handle_straggler(prev_speeds, ctx, set, an, late, mean_slots, i);
+                        if (r < 0)
+                                return r;
+                }
         return 0;
 }
 
