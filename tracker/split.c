@@ -54,14 +54,6 @@ int input_splits_add_file(InputSplitList *l, const char *path, uint64_t size, ui
         return input_split_list_push(l, path, size - left, left);
 }
 
-void strv_free(char **v) {
-        if (!v)
-                return;
-        for (char **p = v; *p; p++)
-                free(*p);
-        free(v);
-}
-
 static int compare_strings(const void *a, const void *b) {
         return strcmp(*(char *const *)a, *(char *const *)b);
 }

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/strv.h"
+
 /* Input splits and line records, as Hadoop 1.x's FileInputFormat and
  * TextInputFormat make them. */
 
@@ -40,7 +42,6 @@ void input_split_list_done(InputSplitList *l);
  * '_' are skipped; a subdirectory is an error. Sorted by name; *ret is a
  * NULL-terminated array of joined paths. */
 int dir_list_files(const char *dir, char ***ret, size_t *ret_n);
-void strv_free(char **v);
 
 /* Parses FILE:OFFSET:LENGTH (the last two colons separate; FILE may hold
  * colons). */

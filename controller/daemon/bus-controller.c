@@ -11,6 +11,7 @@
 #include "bus-errors.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "common/strv.h"
 #include "daemon.h"
 #include "tracker-protocol.h"
 
@@ -67,13 +68,6 @@ static int append_job(sd_bus_message *m, const StoreJob *j) {
                                      j->n_reduces, j->maps_done, j->reduces_done, j->submitted,
                                      j->finished, j->deadline);
 }
-
-static void strv_free(char **v) {
-        for (size_t i = 0; v && v[i]; i++)
-                free(v[i]);
-        free(v);
-}
-DEFINE_POINTER_CLEANUP_FUNC(char *, strv_free);
 
 /* An empty string is an argument not given: D-Bus has no null string. */
 static const char *empty_to_null(const char *s) {
