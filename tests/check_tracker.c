@@ -16,6 +16,7 @@
 #include "tracker/mapout.h"
 #include "tracker/merge.h"
 #include "tracker/sortbuf.h"
+#include "tracker/linereader.h"
 #include "tracker/split.h"
 #include "tracker-test.h"
 

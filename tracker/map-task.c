@@ -7,6 +7,7 @@
 
 #include "common/log.h"
 #include "common/macro.h"
+#include "tracker/linereader.h"
 #include "tracker/mapout.h"
 
 typedef struct MapRun {
