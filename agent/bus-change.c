@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-errors.h"
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "daemon.h"
+#include "proto/errors.h"
 
 /* SetTarget's keys have the types of the resources' D-Bus values. */
 static const char resource_type[_ACT_RESOURCE_MAX] = {
@@ -133,48 +133,48 @@ static int change_run(void *userdata, void *data) {
 static const char *rule_error(ActRule rule) {
         switch (rule) {
         case ACT_RULE_UNKNOWN:
-                return AGENT_ERROR_NOT_SUPPORTED;
+                return AGENT1_ERROR_NOT_SUPPORTED;
         case ACT_RULE_UNPLUG:
-                return AGENT_ERROR_NOT_PERMITTED;
+                return AGENT1_ERROR_NOT_PERMITTED;
         case ACT_RULE_STEP:
-                return AGENT_ERROR_STEP_TOO_LARGE;
+                return AGENT1_ERROR_STEP_TOO_LARGE;
         case ACT_RULE_MIN_CHANGE:
-                return AGENT_ERROR_CHANGE_TOO_SMALL;
+                return AGENT1_ERROR_CHANGE_TOO_SMALL;
         case ACT_RULE_HOST_RESERVE:
-                return AGENT_ERROR_HOST_RESERVE;
+                return AGENT1_ERROR_HOST_RESERVE;
         case ACT_RULE_RATE:
-                return AGENT_ERROR_RATE_LIMITED;
+                return AGENT1_ERROR_RATE_LIMITED;
         default:
-                return AGENT_ERROR_OUT_OF_RANGE;
+                return AGENT1_ERROR_OUT_OF_RANGE;
         }
 }
 
 static const char *errno_error(int r) {
         switch (-r) {
         case ENOENT:
-                return AGENT_ERROR_NO_SUCH_DOMAIN;
+                return AGENT1_ERROR_NO_SUCH_DOMAIN;
         case ESRCH:
-                return AGENT_ERROR_NOT_RUNNING;
+                return AGENT1_ERROR_NOT_RUNNING;
         case EOPNOTSUPP:
-                return AGENT_ERROR_NOT_SUPPORTED;
+                return AGENT1_ERROR_NOT_SUPPORTED;
         case EPERM:
-                return AGENT_ERROR_NOT_PERMITTED;
+                return AGENT1_ERROR_NOT_PERMITTED;
         case EINVAL:
                 /* Past our limits, so the hypervisor's own (e.g. its maximum). */
-                return AGENT_ERROR_OUT_OF_RANGE;
+                return AGENT1_ERROR_OUT_OF_RANGE;
         case ENOTCONN:
         case ETIMEDOUT:
-                return AGENT_ERROR_HYPERVISOR_UNAVAILABLE;
+                return AGENT1_ERROR_HYPERVISOR_UNAVAILABLE;
         default:
-                return AGENT_ERROR_HYPERVISOR_FAILED;
+                return AGENT1_ERROR_HYPERVISOR_FAILED;
         }
 }
 
 /* Failed only when the hypervisor could not do what it was asked; a
  * missing domain, say, is refused. */
 static const char *error_verdict(const char *name) {
-        return strcmp(name, AGENT_ERROR_HYPERVISOR_FAILED) == 0 ||
-                               strcmp(name, AGENT_ERROR_HYPERVISOR_UNAVAILABLE) == 0
+        return strcmp(name, AGENT1_ERROR_HYPERVISOR_FAILED) == 0 ||
+                               strcmp(name, AGENT1_ERROR_HYPERVISOR_UNAVAILABLE) == 0
                        ? "failed"
                        : "refused";
 }
@@ -419,13 +419,13 @@ static void change_done(WorkerOutcome outcome, int result, void *data) {
                 r = reply_change(j);
                 break;
         case WORKER_TIMEOUT_QUEUED:
-                r = reply_refused(j, "not made", AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
+                r = reply_refused(j, "not made", AGENT1_ERROR_HYPERVISOR_UNAVAILABLE,
                                   "The hypervisor did not answer within %s; the change was not "
                                   "made.",
                                   timeout);
                 break;
         case WORKER_TIMEOUT_RUNNING:
-                r = reply_refused(j, "outstanding", AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
+                r = reply_refused(j, "outstanding", AGENT1_ERROR_HYPERVISOR_UNAVAILABLE,
                                   "The hypervisor did not answer within %s; the change may "
                                   "still take effect (watch the Sample signal).",
                                   timeout);
@@ -440,7 +440,7 @@ static void change_done(WorkerOutcome outcome, int result, void *data) {
                 }
                 break;
         case WORKER_CANCELLED:
-                r = reply_refused(j, "not made", AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
+                r = reply_refused(j, "not made", AGENT1_ERROR_HYPERVISOR_UNAVAILABLE,
                                   "The agent is shutting down.");
                 break;
         }
@@ -620,7 +620,7 @@ static int submit_change(ChangeJob *j_, int r, sd_bus_error *error) {
                                       &j->change.others_vcpus, &j->change.others_memory);
                 r = worker_submit(a->actuator_worker, &change_ops, j, a->config.hypervisor_timeout);
                 if (r == -EBUSY)
-                        r = sd_bus_error_set(error, AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
+                        r = sd_bus_error_set(error, AGENT1_ERROR_HYPERVISOR_UNAVAILABLE,
                                              "Too many requests are waiting for the "
                                              "hypervisor.");
         }

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-errors.h"
 #include "bus-metrics.h"
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "daemon.h"
+#include "proto/errors.h"
 
 static const AgentSnapshot *latest_snapshot(const Agent *a) {
         return ring_get_newest(&a->history, 0);
@@ -75,7 +75,7 @@ static int append_all_metrics(sd_bus_message *m, const AgentSnapshot *s) {
 }
 
 static int no_sample_error(sd_bus_error *error) {
-        return sd_bus_error_set(error, AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
+        return sd_bus_error_set(error, AGENT1_ERROR_HYPERVISOR_UNAVAILABLE,
                                 "No sample yet: the hypervisor has not answered.");
 }
 
@@ -97,7 +97,7 @@ static const AgentDomain *find_domain(const Agent *a, const char *domain, sd_bus
         char text[HV_NAME_MAX + 16];
 
         if (!d)
-                sd_bus_error_setf(error, AGENT_ERROR_NO_SUCH_DOMAIN, "%s.",
+                sd_bus_error_setf(error, AGENT1_ERROR_NO_SUCH_DOMAIN, "%s.",
                                   agent_error_no_domain(text, sizeof(text), domain));
         return d;
 }
@@ -305,7 +305,7 @@ static const sd_bus_vtable agent_vtable[] = {
 int agent_bus_setup(Agent *a) {
         int r;
 
-        r = agent_bus_errors_register();
+        r = proto_errors_register();
         if (r < 0)
                 return log_error_errno(r, "Cannot register D-Bus error names");
         r = sd_bus_add_object_vtable(a->bus, &a->object_slot, AGENT_OBJECT_PATH, AGENT_INTERFACE,

@@ -3,7 +3,7 @@
 # library.
 LIBRARIES += agent
 agent_SOURCES := agent/config.c agent/ring.c agent/worker.c agent/connection.c \
-	agent/collector.c agent/actuator.c agent/bus-errors.c
+	agent/collector.c agent/actuator.c
 
 PROGRAMS += flexslot-agentd
 flexslot-agentd_SOURCES := agent/agentd.c agent/bus.c agent/bus-change.c

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* flexslotctl's commands, one function each, and the columns of what they
  * print: the fields of org.flexslot.Controller1's records, in its order
- * (controller/daemon/bus-controller.c). */
+ * (proto/controller1.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

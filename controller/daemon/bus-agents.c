@@ -49,8 +49,8 @@ static const sd_bus_vtable controller_vm_vtable[] = {
 int controller_bus_vms_setup(Controller *c) {
         int r;
 
-        r = sd_bus_add_object_vtable(c->bus, &c->vm_slot, CONTROLLER_OBJECT_PATH,
-                                     CONTROLLER_INTERFACE, controller_vm_vtable, c);
+        r = sd_bus_add_object_vtable(c->bus, &c->vm_slot, CONTROLLER1_OBJECT_PATH,
+                                     CONTROLLER1_INTERFACE, controller_vm_vtable, c);
         if (r < 0)
                 return log_error_errno(r, "Cannot add the VM methods to the D-Bus object");
         return 0;

@@ -345,7 +345,7 @@ int main(int argc, char **argv) {
 
         r = controller_start(&c);
         if (r >= 0) {
-                log_info("Serving %s on %s, trackers on %s", CONTROLLER_BUS_NAME,
+                log_info("Serving %s on %s, trackers on %s", CONTROLLER1_BUS_NAME,
                          c.config.address ? c.config.address : "the system bus", c.config.listen);
                 r = daemon_run(c.event, "Serving");
         }
