@@ -5,7 +5,7 @@
 
 #include "tracker/merge.h"
 #include "tracker/record.h"
-#include "tracker/split.h"
+#include "mapred/split.h"
 
 /* A MapReduce application: map, an optional combiner and reduce over byte
  * records, one table of functions per application (the project's driver

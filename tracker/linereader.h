@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tracker/split.h"
+#include "mapred/split.h"
 
 /* A map task's records: the lines of its split, as Hadoop 1.x's
  * TextInputFormat reads them. */

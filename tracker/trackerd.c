@@ -38,7 +38,7 @@
 #include "tracker/mapout.h"
 #include "tracker/procstat.h"
 #include "tracker/sortbuf.h"
-#include "tracker/split.h"
+#include "mapred/split.h"
 #include "tracker/status.h"
 
 #define PROGRAM "flexslot-tracker"
