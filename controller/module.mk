@@ -22,7 +22,7 @@ INSTALL_DATA += conf/controller.ini:$(SYSCONFDIR)/flexslot/controller.ini \
 	packaging/flexslot-controllerd.8:$(PREFIX)/share/man/man8/flexslot-controllerd.8
 
 # A tracker that runs no task, for the controller's tests (and a heartbeat
-# load later): tracker-protocol.h spoken from outside.
+# load later): proto/tracker1.h spoken from outside.
 BENCH_PROGRAMS += flexslot-tracker-client
 flexslot-tracker-client_SOURCES := bench/tracker-client.c bench/tracker-conn.c
 

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-errors.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/strv.h"
 #include "daemon.h"
-#include "tracker-protocol.h"
+#include "proto/errors.h"
+#include "proto/tracker1.h"
 
 static const char *const node_state_names[_NODE_STATE_MAX] = {
         [NODE_ALIVE] = "alive",
@@ -27,22 +27,22 @@ static int reply_error(int r, const StoreError *err, sd_bus_error *error) {
 
         switch (r) {
         case -EINVAL:
-                name = CONTROLLER_ERROR_INVALID_ARGUMENT;
+                name = CONTROLLER1_ERROR_INVALID_ARGUMENT;
                 break;
         case -ENOENT:
-                name = CONTROLLER_ERROR_NO_SUCH_JOB;
+                name = CONTROLLER1_ERROR_NO_SUCH_JOB;
                 break;
         case -ENXIO:
-                name = CONTROLLER_ERROR_NO_SUCH_NODE;
+                name = CONTROLLER1_ERROR_NO_SUCH_NODE;
                 break;
         case -EPERM:
-                name = CONTROLLER_ERROR_NOT_ADMITTED;
+                name = CONTROLLER1_ERROR_NOT_ADMITTED;
                 break;
         case -ENOMEM:
                 return r;
         default:
                 log_warning_errno(r, "Store: %s", err->message);
-                name = CONTROLLER_ERROR_STORE_FAILED;
+                name = CONTROLLER1_ERROR_STORE_FAILED;
         }
         return sd_bus_error_setf(error, name, "%s.", err->message[0] ? err->message : "Refused");
 }
@@ -204,12 +204,12 @@ static int method_set_slots(sd_bus_message *m, void *userdata, sd_bus_error *err
         r = sd_bus_message_read(m, "tuut", &node, &slots[SLOT_MAP], &slots[SLOT_REDUCE], &memory);
         if (r < 0)
                 return r;
-        if (slots[SLOT_MAP] > TRACKER_SLOTS_MAX || slots[SLOT_REDUCE] > TRACKER_SLOTS_MAX)
-                return sd_bus_error_setf(error, CONTROLLER_ERROR_INVALID_ARGUMENT,
+        if (slots[SLOT_MAP] > TRACKER1_SLOTS_MAX || slots[SLOT_REDUCE] > TRACKER1_SLOTS_MAX)
+                return sd_bus_error_setf(error, CONTROLLER1_ERROR_INVALID_ARGUMENT,
                                          "Slots %u map, %u reduce: each must be 0..%d.",
-                                         slots[SLOT_MAP], slots[SLOT_REDUCE], TRACKER_SLOTS_MAX);
-        if (memory != 0 && (memory < TRACKER_SLOT_MEMORY_MIN || memory > TRACKER_SLOT_MEMORY_MAX))
-                return sd_bus_error_setf(error, CONTROLLER_ERROR_INVALID_ARGUMENT,
+                                         slots[SLOT_MAP], slots[SLOT_REDUCE], TRACKER1_SLOTS_MAX);
+        if (memory != 0 && (memory < TRACKER1_SLOT_MEMORY_MIN || memory > TRACKER1_SLOT_MEMORY_MAX))
+                return sd_bus_error_setf(error, CONTROLLER1_ERROR_INVALID_ARGUMENT,
                                          "Slot memory %" PRIu64
                                          " bytes: must be 0 (unchanged) or 1 MiB..1 TiB.",
                                          memory);

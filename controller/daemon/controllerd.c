@@ -14,7 +14,6 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "bus-errors.h"
 #include "common/format.h"
 #include "common/cli.h"
 #include "common/daemon-util.h"
@@ -23,7 +22,8 @@
 #include "common/version.h"
 #include "policy/layers/policies.h"
 #include "daemon.h"
-#include "tracker-protocol.h"
+#include "proto/errors.h"
+#include "proto/tracker1.h"
 
 #define DEFAULT_CONFIG_FILE "/etc/flexslot/controller.ini"
 /* A bad command line, as distinct from a failure to run (EXIT_FAILURE). */
@@ -269,10 +269,10 @@ static int add_periodic(Controller *c, sd_event_source **ret, sd_event_time_hand
 static int controller_start(Controller *c) {
         int r;
 
-        r = controller_bus_errors_register();
+        r = proto_errors_register();
         if (r < 0)
                 return log_error_errno(r, "Cannot register the error names");
-        r = daemon_read_token(c->config.token_file, TRACKER_TOKEN_MAX, &c->token, &c->token_len);
+        r = daemon_read_token(c->config.token_file, TRACKER1_TOKEN_MAX, &c->token, &c->token_len);
         if (r < 0)
                 return r;
         r = open_state(c);

@@ -2,7 +2,7 @@
 /* The trackers' endpoint: a D-Bus peer-to-peer listener (no bus daemon; the
  * trackers in VMs cannot reach the host's bus), one sd-bus server
  * connection per tracker, serving org.flexslot.Tracker1
- * (tracker-protocol.h). */
+ * (proto/tracker1.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <netdb.h>
@@ -13,12 +13,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "bus-errors.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
 #include "daemon.h"
-#include "tracker-protocol.h"
+#include "proto/errors.h"
+#include "proto/tracker1.h"
 
 struct TrackerConnection {
         Controller *controller;
@@ -53,7 +53,7 @@ static void connection_drop(TrackerConnection *t) {
 /* Whether a equals the token, in time that depends on the token's length
  * only: a tracker learns nothing of it from how long a refusal takes. */
 static bool token_equal(const Controller *c, const char *a) {
-        size_t n = strnlen(a, TRACKER_TOKEN_MAX + 1);
+        size_t n = strnlen(a, TRACKER1_TOKEN_MAX + 1);
         unsigned char diff = n != c->token_len;
 
         for (size_t i = 0; i < c->token_len; i++)
@@ -61,10 +61,22 @@ static bool token_equal(const Controller *c, const char *a) {
         return diff == 0;
 }
 
+static int reply_registered(sd_bus_message *m, const Tracker1Registered *x) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = tracker1_registered_append(reply, x);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 static bool text_ok(const char *s) {
         size_t n = strlen(s);
 
-        if (n == 0 || n > CLUSTER_ID_TEXT_MAX)
+        if (n == 0 || n > TRACKER1_TEXT_MAX)
                 return false;
         for (size_t i = 0; i < n; i++)
                 if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
@@ -75,44 +87,61 @@ static bool text_ok(const char *s) {
 static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         TrackerConnection *t = userdata;
         Controller *c = t->controller;
-        const char *token, *uuid, *hostname;
+        Tracker1Registration x;
         unsigned slots[_SLOT_TYPE_MAX];
-        uint64_t memory, id;
+        uint64_t id;
         int r;
 
-        r = sd_bus_message_read(m, "sssuut", &token, &uuid, &hostname, &slots[SLOT_MAP],
-                                &slots[SLOT_REDUCE], &memory);
+        r = tracker1_register_read(m, &x, error);
         if (r < 0)
                 return r;
-        if (!token_equal(c, token)) {
+        /* First, so that a tracker of another release hears that, whatever
+         * else it sent. */
+        if (!tracker1_version_served(x.version)) {
+                log_warning("Refusing tracker %s (VM %.64s): it speaks Tracker1 version %" PRIu32
+                            ", this controller %u..%u",
+                            text_ok(x.hostname) ? x.hostname : "?", x.vm_uuid, x.version,
+                            TRACKER1_VERSION_MIN, TRACKER1_VERSION);
+                return sd_bus_error_setf(error, TRACKER1_ERROR_INCOMPATIBLE_VERSION,
+                                         "The tracker speaks Tracker1 version %" PRIu32
+                                         "; this controller serves versions %u to %u.",
+                                         x.version, TRACKER1_VERSION_MIN, TRACKER1_VERSION);
+        }
+        if (!token_equal(c, x.token)) {
                 log_warning("A tracker presented a wrong cluster token");
-                return sd_bus_error_set(error, TRACKER_ERROR_BAD_TOKEN,
+                return sd_bus_error_set(error, TRACKER1_ERROR_BAD_TOKEN,
                                         "The cluster token is wrong.");
         }
-        if (!text_ok(uuid))
+        if (!text_ok(x.vm_uuid))
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "Invalid VM UUID '%.64s'.", uuid);
-        if (!text_ok(hostname))
+                                         "Invalid VM UUID '%.64s'.", x.vm_uuid);
+        if (!text_ok(x.hostname))
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "Invalid hostname '%.64s'.", hostname);
-        if (slots[SLOT_MAP] > TRACKER_SLOTS_MAX || slots[SLOT_REDUCE] > TRACKER_SLOTS_MAX)
+                                         "Invalid hostname '%.64s'.", x.hostname);
+        slots[SLOT_MAP] = x.slots[TRACKER1_MAP];
+        slots[SLOT_REDUCE] = x.slots[TRACKER1_REDUCE];
+        if (slots[SLOT_MAP] > TRACKER1_SLOTS_MAX || slots[SLOT_REDUCE] > TRACKER1_SLOTS_MAX)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "Slots %u map, %u reduce: at most %d each.",
-                                         slots[SLOT_MAP], slots[SLOT_REDUCE], TRACKER_SLOTS_MAX);
-        if (memory < TRACKER_SLOT_MEMORY_MIN || memory > TRACKER_SLOT_MEMORY_MAX)
+                                         slots[SLOT_MAP], slots[SLOT_REDUCE], TRACKER1_SLOTS_MAX);
+        if (x.slot_memory < TRACKER1_SLOT_MEMORY_MIN || x.slot_memory > TRACKER1_SLOT_MEMORY_MAX)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "Slot memory %" PRIu64 " is outside 1M..1T.", memory);
+                                         "Slot memory %" PRIu64 " is outside 1M..1T.",
+                                         x.slot_memory);
         if (t->tracker)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "This connection has tracker %" PRIu64 " already.",
                                          t->tracker);
-        r = cluster_register(c->cluster, uuid, hostname, slots, memory, now_monotonic_usec(), &id);
+        r = cluster_register(c->cluster, x.vm_uuid, x.hostname, slots, x.slot_memory,
+                             now_monotonic_usec(), &id);
         if (r < 0)
                 return r;
         t->tracker = id;
         log_info("Tracker %" PRIu64 " registered: %s (VM %s), %u map and %u reduce slots", id,
-                 hostname, uuid, slots[SLOT_MAP], slots[SLOT_REDUCE]);
-        return sd_bus_reply_method_return(m, "tt", id, (uint64_t)c->config.heartbeat_interval);
+                 x.hostname, x.vm_uuid, slots[SLOT_MAP], slots[SLOT_REDUCE]);
+        return reply_registered(
+                m, &(Tracker1Registered){ .tracker = id,
+                                          .interval = (uint64_t)c->config.heartbeat_interval });
 }
 
 static int status_from_string(const char *s, StoreTaskStatus *ret) {
@@ -157,17 +186,17 @@ static int report_read(sd_bus_message *m, Report *rep, const char **ret_field) {
         const char *status;
         int r;
 
-        r = sd_bus_message_read(m, TRACKER_NODE_TYPE, &rep->r.free_slots[SLOT_MAP],
+        r = sd_bus_message_read(m, TRACKER1_NODE_TYPE, &rep->r.free_slots[SLOT_MAP],
                                 &rep->r.free_slots[SLOT_REDUCE], &rep->r.steal, &rep->r.iowait);
         if (r < 0)
                 return r;
-        r = sd_bus_message_enter_container(m, 'a', TRACKER_RUNNING_TYPE);
+        r = sd_bus_message_enter_container(m, 'a', TRACKER1_RUNNING_TYPE);
         if (r < 0)
                 return r;
         for (;;) {
                 ClusterRunning x;
 
-                r = sd_bus_message_read(m, TRACKER_RUNNING_TYPE, &x.attempt, &x.progress,
+                r = sd_bus_message_read(m, TRACKER1_RUNNING_TYPE, &x.attempt, &x.progress,
                                         &x.bytes_processed, &x.input_size, &x.cpu_time,
                                         &x.iowait_time);
                 if (r <= 0)
@@ -183,13 +212,13 @@ static int report_read(sd_bus_message *m, Report *rep, const char **ret_field) {
         r = sd_bus_message_exit_container(m);
         if (r < 0)
                 return r;
-        r = sd_bus_message_enter_container(m, 'a', TRACKER_FINISHED_TYPE);
+        r = sd_bus_message_enter_container(m, 'a', TRACKER1_FINISHED_TYPE);
         if (r < 0)
                 return r;
         for (;;) {
                 ClusterFinished x;
 
-                r = sd_bus_message_read(m, TRACKER_FINISHED_TYPE, &x.attempt, &status,
+                r = sd_bus_message_read(m, TRACKER1_FINISHED_TYPE, &x.attempt, &status,
                                         &x.input_bytes, &x.output_bytes, &x.output, &x.reason);
                 if (r <= 0)
                         break;
@@ -218,7 +247,7 @@ static int append_assignment(sd_bus_message *m, const ClusterAssignment *a) {
                                                     : j->info.reducer;
         int r;
 
-        r = sd_bus_message_open_container(m, 'r', TRACKER_ASSIGNMENT_FIELDS);
+        r = sd_bus_message_open_container(m, 'r', TRACKER1_ASSIGNMENT_FIELDS);
         if (r >= 0)
                 r = sd_bus_message_append(m, "ttsuuss", a->attempt, j->info.id,
                                           t->type == TASK_MAP ? "map" : "reduce", t->index,
@@ -250,7 +279,7 @@ static int reply_heartbeat(sd_bus_message *m, const ClusterReply *cr) {
 
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
+                r = sd_bus_message_open_container(reply, 'a', TRACKER1_ASSIGNMENT_TYPE);
         for (size_t i = 0; i < cr->n_assignments && r >= 0; i++)
                 r = append_assignment(reply, &cr->assignments[i]);
         if (r >= 0)
@@ -262,7 +291,7 @@ static int reply_heartbeat(sd_bus_message *m, const ClusterReply *cr) {
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         if (r >= 0)
-                r = sd_bus_message_append(reply, TRACKER_SLOTS_TYPE, cr->slots[SLOT_MAP],
+                r = sd_bus_message_append(reply, TRACKER1_SLOTS_TYPE, cr->slots[SLOT_MAP],
                                           cr->slots[SLOT_REDUCE], cr->slot_memory);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', "s");
@@ -289,14 +318,14 @@ static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
         if (r < 0)
                 return r;
         if (!t->tracker)
-                return sd_bus_error_set(error, TRACKER_ERROR_BAD_TOKEN,
+                return sd_bus_error_set(error, TRACKER1_ERROR_BAD_TOKEN,
                                         "Register with the cluster token first.");
         if (id != t->tracker)
-                return sd_bus_error_setf(error, TRACKER_ERROR_UNKNOWN_TRACKER,
+                return sd_bus_error_setf(error, TRACKER1_ERROR_UNKNOWN_TRACKER,
                                          "Tracker %" PRIu64 " is not this connection's.", id);
         r = report_read(m, &rep, &field);
         if (r == -EINVAL && field)
-                return sd_bus_error_setf(error, TRACKER_ERROR_INVALID_HEARTBEAT,
+                return sd_bus_error_setf(error, TRACKER1_ERROR_INVALID_HEARTBEAT,
                                          "Invalid heartbeat field %s.", field);
         if (r < 0)
                 return r;
@@ -304,13 +333,13 @@ static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
                               &reply, &err);
         switch (r) {
         case -ENOENT:
-                return sd_bus_error_setf(error, TRACKER_ERROR_UNKNOWN_TRACKER, "%s.", err.message);
+                return sd_bus_error_setf(error, TRACKER1_ERROR_UNKNOWN_TRACKER, "%s.", err.message);
         case -ESTALE:
                 t->tracker = 0;
-                return sd_bus_error_setf(error, TRACKER_ERROR_TRACKER_LOST, "%s.", err.message);
+                return sd_bus_error_setf(error, TRACKER1_ERROR_TRACKER_LOST, "%s.", err.message);
         case -EINVAL:
                 log_warning("Heartbeat of tracker %" PRIu64 " refused: %s", id, err.message);
-                return sd_bus_error_setf(error, TRACKER_ERROR_INVALID_HEARTBEAT,
+                return sd_bus_error_setf(error, TRACKER1_ERROR_INVALID_HEARTBEAT,
                                          "Invalid heartbeat field %s: %s.",
                                          err.field ? err.field : "?", err.message);
         default:
@@ -330,17 +359,17 @@ static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
 static const sd_bus_vtable tracker_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("Register",
-                                SD_BUS_ARGS("s", token, "s", vm_uuid, "s", hostname, "u", map_slots,
-                                            "u", reduce_slots, "t", slot_memory),
+                                SD_BUS_ARGS("u", version, "s", token, "s", vm_uuid, "s", hostname,
+                                            "u", map_slots, "u", reduce_slots, "t", slot_memory),
                                 SD_BUS_RESULT("t", tracker, "t", interval), method_register,
                                 SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_SENSITIVE),
-        SD_BUS_METHOD_WITH_ARGS("Heartbeat",
-                                SD_BUS_ARGS("t", tracker, TRACKER_NODE_TYPE, node,
-                                            "a" TRACKER_RUNNING_TYPE, running,
-                                            "a" TRACKER_FINISHED_TYPE, finished),
-                                SD_BUS_RESULT("a" TRACKER_ASSIGNMENT_TYPE, assignments, "at", kills,
-                                              TRACKER_SLOTS_TYPE, slots, "as", kill_reasons),
-                                method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS(
+                "Heartbeat",
+                SD_BUS_ARGS("t", tracker, TRACKER1_NODE_TYPE, node, "a" TRACKER1_RUNNING_TYPE,
+                            running, "a" TRACKER1_FINISHED_TYPE, finished),
+                SD_BUS_RESULT("a" TRACKER1_ASSIGNMENT_TYPE, assignments, "at", kills,
+                              TRACKER1_SLOTS_TYPE, slots, "as", kill_reasons),
+                method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 
@@ -394,7 +423,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
         if (r >= 0)
                 r = sd_bus_set_anonymous(t->bus, 1);
         if (r >= 0)
-                r = sd_bus_add_object_vtable(t->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE,
+                r = sd_bus_add_object_vtable(t->bus, NULL, TRACKER1_OBJECT_PATH, TRACKER1_INTERFACE,
                                              tracker_vtable, t);
         if (r >= 0)
                 r = sd_bus_match_signal(t->bus, NULL, "org.freedesktop.DBus.Local",

@@ -12,8 +12,10 @@
 
 pids=""
 cleanup() {
+	# A process a test stopped (SIGSTOP) is continued, to hear SIGTERM.
 	for p in $pids; do
 		kill "$p" 2>/dev/null || true
+		kill -CONT "$p" 2>/dev/null || true
 	done
 	for p in $pids; do
 		wait "$p" 2>/dev/null || true
