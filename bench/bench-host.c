@@ -41,6 +41,7 @@
 #include "common/log.h"
 #include "common/time-util.h"
 #include "hypervisor/hypervisor.h"
+#include "hypervisor/libvirt.h"
 
 #define STATS_GROUPS                                                                   \
         (VIR_DOMAIN_STATS_STATE | VIR_DOMAIN_STATS_CPU_TOTAL | VIR_DOMAIN_STATS_VCPU | \

@@ -3,13 +3,17 @@
 
 #include <time.h>
 
+usec_t timespec_to_usec(const struct timespec *ts) {
+        return (usec_t)ts->tv_sec * USEC_PER_SEC + (usec_t)ts->tv_nsec / NSEC_PER_USEC;
+}
+
 static usec_t clock_usec(clockid_t id) {
         struct timespec ts;
 
         /* Cannot fail for the clocks used here; a zero time would be obvious. */
         if (clock_gettime(id, &ts) < 0)
                 return 0;
-        return (usec_t)ts.tv_sec * USEC_PER_SEC + (usec_t)ts.tv_nsec / NSEC_PER_USEC;
+        return timespec_to_usec(&ts);
 }
 
 usec_t now_monotonic_usec(void) {

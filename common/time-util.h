@@ -13,6 +13,10 @@ typedef uint64_t usec_t;
 #define USEC_PER_HOUR (60ULL * USEC_PER_MINUTE)
 #define NSEC_PER_USEC ((uint64_t)1000ULL)
 
+struct timespec;
+
+/* A clock's reading in microseconds, the nanoseconds below one cut off. */
+usec_t timespec_to_usec(const struct timespec *ts);
 /* CLOCK_MONOTONIC in microseconds: for intervals, rate limits, timeouts. */
 usec_t now_monotonic_usec(void);
 /* CLOCK_REALTIME in microseconds: only for timestamps shown to people. */

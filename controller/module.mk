@@ -7,13 +7,16 @@ store_SOURCES := $(wildcard controller/store/*.c)
 # library.
 LIBRARIES += controllerd
 controllerd_SOURCES := controller/daemon/config.c controller/daemon/cluster.c \
+	controller/daemon/cluster-model.c controller/daemon/cluster-job.c \
+	controller/daemon/cluster-heartbeat.c controller/daemon/cluster-snapshot.c \
 	controller/daemon/agent-hosts.c controller/daemon/cluster-profile.c \
 	controller/daemon/cluster-output.c controller/daemon/bus-errors.c
 
 PROGRAMS += flexslot-controllerd
 flexslot-controllerd_SOURCES := controller/daemon/controllerd.c \
 	controller/daemon/bus-controller.c controller/daemon/tracker-endpoint.c \
-	controller/daemon/agents.c controller/daemon/bus-agents.c
+	controller/daemon/agent-link.c controller/daemon/agent-targets.c \
+	controller/daemon/bus-agents.c
 flexslot-controllerd_INSTALL_DIR := sbin
 
 INSTALL_DATA += conf/controller.ini:$(SYSCONFDIR)/flexslot/controller.ini \

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/backoff.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "hypervisor.h"
@@ -30,7 +31,7 @@ struct HvConnection {
         char *uri;
         unsigned flags;
         HvConnectOptions options;
-        HvBackoff backoff;
+        Backoff backoff;
         bool connected;
         void *priv;
         char last_error[256];
@@ -63,13 +64,13 @@ static int conn_begin(HvConnection *conn) {
                 return 0;
 
         now = conn_now(conn);
-        if (!hv_backoff_due(&conn->backoff, now)) {
+        if (!backoff_due(&conn->backoff, now)) {
                 hv_connection_set_last_error(conn, "not connected to %s", conn->uri);
                 return -ENOTCONN;
         }
         r = conn->driver->open(conn, conn->uri, conn->flags);
         if (r < 0) {
-                hv_backoff_failed(&conn->backoff, now);
+                backoff_failed(&conn->backoff, now);
                 log_debug_errno(r, "Reconnecting to %s failed (%u in a row), next try in %.1fs",
                                 conn->uri, conn->backoff.failures,
                                 usec_to_sec(conn->backoff.next_attempt - now));
@@ -78,7 +79,7 @@ static int conn_begin(HvConnection *conn) {
         if (conn->backoff.failures > 0)
                 log_notice("Reconnected to %s after %u failed attempts", conn->uri,
                            conn->backoff.failures);
-        hv_backoff_succeeded(&conn->backoff);
+        backoff_succeeded(&conn->backoff);
         conn->connected = true;
         return 0;
 }
@@ -118,8 +119,7 @@ int hv_connection_open_driver(const HypervisorDriver *driver, const char *uri,
                 conn->options.keepalive_interval_sec = KEEPALIVE_INTERVAL_DEFAULT;
         if (conn->options.keepalive_count == 0)
                 conn->options.keepalive_count = KEEPALIVE_COUNT_DEFAULT;
-        r = hv_backoff_init(&conn->backoff, conn->options.backoff_initial,
-                            conn->options.backoff_max);
+        r = backoff_init(&conn->backoff, conn->options.backoff_initial, conn->options.backoff_max);
         if (r < 0)
                 return r;
         conn->uri = strdup(uri);
@@ -128,7 +128,7 @@ int hv_connection_open_driver(const HypervisorDriver *driver, const char *uri,
 
         r = driver->open(conn, uri, flags);
         if (r == -ENOTCONN && (flags & HV_CONNECT_LAZY)) {
-                hv_backoff_failed(&conn->backoff, conn_now(conn));
+                backoff_failed(&conn->backoff, conn_now(conn));
                 log_warning("Cannot connect to %s yet, retrying in the background", uri);
         } else if (r < 0) {
                 free(conn->uri);

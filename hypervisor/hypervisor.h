@@ -9,8 +9,9 @@
  * Threads: an HvConnection is used by one thread at a time (the agent's
  * libvirt worker, never the sd-bus thread, because libvirt calls can block
  * for seconds). Different connections may be used from different threads.
- * The pure functions (hv_sample_from_params, hv_metrics_derive, hv_backoff_*)
- * touch only their arguments and are safe anywhere.
+ * The pure functions (hv_metrics_derive, and hv_sample_from_params in
+ * libvirt.h) touch only their arguments and are safe anywhere. This header
+ * names no libvirt type: the libvirt backend's own are in libvirt.h.
  *
  * Units: CPU times in nanoseconds (libvirt's), memory in KiB (libvirt's),
  * wall-clock time and CPU quota/period in microseconds (usec_t).
@@ -32,8 +33,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <libvirt/libvirt.h>
 
 #include "common/time-util.h"
 
@@ -116,16 +115,6 @@ typedef struct HvDomainSample {
 /* Whether vCPU id's counters are in the sample. */
 bool hv_sample_has_vcpu(const HvDomainSample *s, unsigned id);
 
-/* Fills *ret from one record of virConnectGetAllDomainStats (its typed
- * parameters), without any libvirt call, so recorded samples can be replayed
- * in tests and benchmarks. name and uuid are the domain's (uuid may be NULL
- * or ""). Unknown parameters and parameters of an unexpected type are
- * ignored; the per-vCPU fields are present only if every online vCPU's
- * counter was given with an id below HV_VCPU_MAX.
- * Returns 0, or -EINVAL (NULL arguments, n < 0, empty or too long name). */
-int hv_sample_from_params(const char *name, const char *uuid, const virTypedParameter *params,
-                          int n, usec_t sampled_usec, HvDomainSample *ret);
-
 /* ---- derived metrics ------------------------------------------------- */
 
 typedef enum HvMetricValid {
@@ -191,26 +180,6 @@ int hv_metrics_derive(const HvDomainSample *prev, const HvDomainSample *cur, HvD
  * (then ret is untouched). */
 int hv_metrics_derive_all(const HvDomainSample *prev, size_t n_prev, const HvDomainSample *cur,
                           size_t n_cur, HvDomainMetrics *ret);
-
-/* ---- reconnect back-off (pure, the caller supplies the time) ----------- */
-
-typedef struct HvBackoff {
-        usec_t initial;      /* first delay after a failure */
-        usec_t max;          /* cap of the doubling */
-        usec_t delay;        /* delay that the next failure will wait */
-        usec_t next_attempt; /* no attempt before this time; 0 = now */
-        unsigned failures;   /* consecutive failures */
-} HvBackoff;
-
-/* initial > 0 and max >= initial, else -EINVAL. */
-int hv_backoff_init(HvBackoff *b, usec_t initial, usec_t max);
-/* Whether an attempt may be made at time now. */
-bool hv_backoff_due(const HvBackoff *b, usec_t now);
-/* An attempt at time now failed: the next one waits delay, and delay doubles
- * up to max. */
-void hv_backoff_failed(HvBackoff *b, usec_t now);
-/* An attempt succeeded: back to the initial delay, attempts allowed at once. */
-void hv_backoff_succeeded(HvBackoff *b);
 
 /* ---- connection and driver table ---------------------------------------- */
 

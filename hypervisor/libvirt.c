@@ -12,7 +12,7 @@
 
 #include "common/log.h"
 #include "common/macro.h"
-#include "hypervisor.h"
+#include "hypervisor/libvirt.h"
 
 /* One bulk call gives all of these; groups the driver lacks (the test driver
  * has only state) are left out of its answer, not reported as errors. */

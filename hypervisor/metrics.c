@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Pure code: raw counters from a bulk stats record, metrics from two samples,
- * and the reconnect back-off. No libvirt call, no clock, no I/O. */
+/* Pure code: raw counters from a bulk stats record, metrics from two
+ * samples. No libvirt call, no clock, no I/O. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
-#include "hypervisor.h"
+#include "hypervisor/libvirt.h"
 
 static const char *const state_names[] = {
         [HV_STATE_NOSTATE] = "nostate",   [HV_STATE_RUNNING] = "running",
@@ -387,27 +387,4 @@ int hv_metrics_derive_all(const HvDomainSample *prev, size_t n_prev, const HvDom
                 (void)hv_metrics_derive(found ? found->sample : NULL, &cur[i], &ret[i]);
         }
         return 0;
-}
-
-int hv_backoff_init(HvBackoff *b, usec_t initial, usec_t max) {
-        if (!b || initial == 0 || max < initial)
-                return -EINVAL;
-        *b = (HvBackoff){ .initial = initial, .max = max, .delay = initial };
-        return 0;
-}
-
-bool hv_backoff_due(const HvBackoff *b, usec_t now) {
-        return now >= b->next_attempt;
-}
-
-void hv_backoff_failed(HvBackoff *b, usec_t now) {
-        b->next_attempt = now > USEC_INFINITY - b->delay ? USEC_INFINITY : now + b->delay;
-        b->delay = b->delay > b->max / 2 ? b->max : b->delay * 2;
-        b->failures++;
-}
-
-void hv_backoff_succeeded(HvBackoff *b) {
-        b->delay = b->initial;
-        b->next_attempt = 0;
-        b->failures = 0;
 }

@@ -12,6 +12,7 @@
 
 #include <getopt.h>
 
+#include "common/backoff.h"
 #include "common/config.h"
 #include "common/daemon-util.h"
 #include "common/fileio.h"
@@ -189,14 +190,38 @@ END_TEST
 
 /* ---- time ---- */
 
-START_TEST(test_monotonic_time_advances) {
-        usec_t a = now_monotonic_usec(), b;
-        struct timespec ts = { .tv_nsec = 2 * 1000 * 1000 };
+START_TEST(test_timespec_to_usec) {
+        static const struct {
+                struct timespec ts;
+                usec_t usec;
+        } cases[] = {
+                { { 0, 0 }, 0 },
+                { { 0, 999 }, 0 },
+                { { 0, 1000 }, 1 },
+                { { 0, 999999999 }, 999999 },
+                { { 1, 0 }, USEC_PER_SEC },
+                { { 86400, 2500 }, 86400 * USEC_PER_SEC + 2 },
+                /* A realtime reading of 2100. */
+                { { 4102444800, 123456789 }, 4102444800 * USEC_PER_SEC + 123456 },
+        };
 
-        nanosleep(&ts, NULL);
-        b = now_monotonic_usec();
-        ck_assert_uint_gt(a, 0);
-        ck_assert_uint_ge(b - a, 2 * USEC_PER_MSEC);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                ck_assert_uint_eq(timespec_to_usec(&cases[i].ts), cases[i].usec);
+}
+END_TEST
+
+/* The clock read between two readings of CLOCK_MONOTONIC lies between
+ * them, without a sleep. */
+START_TEST(test_monotonic_time_is_the_clock) {
+        struct timespec before, after;
+        usec_t now;
+
+        ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &before), 0);
+        now = now_monotonic_usec();
+        ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &after), 0);
+        ck_assert_uint_gt(now, 0);
+        ck_assert_uint_le(timespec_to_usec(&before), now);
+        ck_assert_uint_le(now, timespec_to_usec(&after));
 }
 END_TEST
 
@@ -211,6 +236,43 @@ START_TEST(test_next_deadline_keeps_the_schedule) {
         ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1100 * ms + 1), 1200 * ms);
         ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1350 * ms), 1400 * ms);
         ck_assert_uint_eq(usec_next_deadline(1000 * ms, 100 * ms, 1400 * ms), 1400 * ms);
+}
+END_TEST
+
+/* ---- back-off ---- */
+
+START_TEST(test_backoff_doubles_to_cap) {
+        static const usec_t expected_waits[] = { 1, 2, 4, 8, 10, 10 };
+        Backoff b;
+        usec_t now = 100;
+
+        ck_assert_int_eq(backoff_init(&b, 0, 10), -EINVAL);
+        ck_assert_int_eq(backoff_init(&b, 5, 4), -EINVAL);
+        ck_assert_int_eq(backoff_init(&b, 1, 10), 0);
+        ck_assert(backoff_due(&b, 0));
+        for (size_t i = 0; i < ELEMENTSOF(expected_waits); i++) {
+                backoff_failed(&b, now);
+                ck_assert_uint_eq(b.failures, i + 1);
+                ck_assert(!backoff_due(&b, now + expected_waits[i] - 1));
+                ck_assert(backoff_due(&b, now + expected_waits[i]));
+                now += expected_waits[i];
+        }
+        backoff_succeeded(&b);
+        ck_assert_uint_eq(b.failures, 0);
+        ck_assert_uint_eq(b.delay, 1);
+        ck_assert(backoff_due(&b, 0));
+}
+END_TEST
+
+START_TEST(test_backoff_no_overflow) {
+        Backoff b;
+
+        ck_assert_int_eq(backoff_init(&b, USEC_INFINITY / 2 + 1, USEC_INFINITY), 0);
+        backoff_failed(&b, USEC_INFINITY - 5);
+        ck_assert_uint_eq(b.next_attempt, USEC_INFINITY);
+        ck_assert_uint_eq(b.delay, USEC_INFINITY);
+        backoff_failed(&b, 10);
+        ck_assert_uint_eq(b.next_attempt, USEC_INFINITY);
 }
 END_TEST
 
@@ -791,11 +853,17 @@ Suite *suite_common(void) {
         suite_add_tcase(s, tc);
 
         tc = tcase_create("time-log");
-        tcase_add_test(tc, test_monotonic_time_advances);
+        tcase_add_test(tc, test_timespec_to_usec);
+        tcase_add_test(tc, test_monotonic_time_is_the_clock);
         tcase_add_test(tc, test_next_deadline_keeps_the_schedule);
         tcase_add_test(tc, test_log_plain_and_journal);
         tcase_add_test(tc, test_log_level_names);
         tcase_add_test(tc, test_daemon_command_line);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("backoff");
+        tcase_add_test(tc, test_backoff_doubles_to_cap);
+        tcase_add_test(tc, test_backoff_no_overflow);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("config");

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "common/macro.h"
+#include "controller/daemon/cluster-internal.h"
 #include "controller/daemon/cluster.h"
 #include "policy/layers/policies.h"
 #include "policy/layers/slo-sched.h"
@@ -289,7 +290,7 @@ static uint64_t spec_register(Cluster *c, const char *name, unsigned map_slots) 
 }
 
 /* A heartbeat that must be taken; the snapshot the next step reuses is
- * then what a new one would be. */
+ * then what a new one would be, and the attempt index holds what runs. */
 static void beat(Cluster *c, uint64_t node, unsigned free_maps, const ClusterRunning *running,
                  size_t n_running, const ClusterFinished *finished, size_t n_finished, usec_t now,
                  ClusterReply *reply) {
@@ -303,6 +304,7 @@ static void beat(Cluster *c, uint64_t node, unsigned free_maps, const ClusterRun
         ck_assert_msg(cluster_heartbeat(c, node, &report, now, now, reply, &err) == 0, "%s",
                       err.message);
         ck_assert(cluster_snapshot_current(c));
+        ck_assert(cluster_attempt_index_current(c));
 }
 
 static void spec_beat(Spec *f, uint64_t node, unsigned free_maps, const ClusterRunning *running,
@@ -575,12 +577,15 @@ START_TEST(test_spec_lost_tracker) {
         spec_beat(&f, f.cn, 0, NULL, 0, NULL, 0, now, &reply);
         cluster_reply_done(&reply);
         ck_assert_uint_eq(cluster_lose_silent(f.c, now, 5 * USEC_PER_SEC), 1);
+        ck_assert(cluster_attempt_index_current(f.c));
         ck_assert_int_eq(f.c->nodes[1].state, NODE_LOST);
         ck_assert_int_eq(f.slow->state, TASK_RUNNING);
         ck_assert_uint_eq(f.slow->n_attempts, 1);
         ck_assert_uint_eq(f.slow->attempts[0].id, f.backup);
         ck_assert_uint_eq(f.slow->attempts[0].node, f.cn);
         ck_assert_uint_eq(cluster_lose_silent(f.c, now + 10 * USEC_PER_SEC, 5 * USEC_PER_SEC), 2);
+        ck_assert(cluster_attempt_index_current(f.c));
+        ck_assert_uint_eq(f.c->n_indexed, 0);
         ck_assert_int_eq(f.slow->state, TASK_PENDING);
         ck_assert_uint_eq(f.slow->n_attempts, 0);
         spec_done(&f);
@@ -763,6 +768,7 @@ START_TEST(test_adopt_after_restart) {
                                   .n_finished = 5 };
         ck_assert_msg(cluster_heartbeat(c, node, &report, T0 + 1, T0 + 1, &reply, &err) == 0, "%s",
                       err.message);
+        ck_assert(cluster_attempt_index_current(c));
         ck_assert_int_eq(map_task(c, 0)->state, TASK_DONE);
         ck_assert_str_eq(map_task(c, 0)->output, out[0]);
         ck_assert_int_ne(map_task(c, 1)->state, TASK_DONE);
@@ -867,6 +873,113 @@ START_TEST(test_snapshot_kept) {
 }
 END_TEST
 
+/* ---- the attempt index ---- */
+
+/* The index holds every running attempt and nothing else through starts
+ * (assignments, a backup), stops (a winner and the loser it kills), a lost
+ * tracker, a restart of the controller and a cancel. */
+START_TEST(test_attempt_index) {
+        const unsigned slots[_SLOT_TYPE_MAX] = { 3, 0 };
+        ClusterReply reply = { 0 };
+        StoreError err = { 0 };
+        ClusterFinished x;
+        ClusterJob *j = NULL;
+        unsigned a = 9;
+        uint64_t node;
+        usec_t now = T0 + 80 * USEC_PER_SEC;
+        Spec f;
+
+        spec_setup(&f);
+        ck_assert(cluster_attempt_index_current(f.c));
+        ck_assert_uint_eq(f.c->n_indexed, SPEC_MAPS + 1);
+        ck_assert_ptr_eq(cluster_attempt_find(f.c, f.backup, &j, &a), f.slow);
+        ck_assert_ptr_eq(j, &f.c->jobs[0]);
+        ck_assert_uint_eq(a, 1);
+        ck_assert_ptr_eq(cluster_attempt_find(f.c, f.slow_attempt, NULL, &a), f.slow);
+        ck_assert_uint_eq(a, 0);
+        ck_assert_ptr_null(cluster_attempt_find(f.c, f.c->next_attempt, NULL, NULL));
+
+        /* The backup wins; the original is killed. */
+        x = spec_finished(f.backup, STORE_TASK_SUCCEEDED, "out/1/map-winner", "");
+        spec_beat(&f, f.cn, 1, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
+        cluster_reply_done(&reply);
+        ck_assert_uint_eq(f.c->n_indexed, SPEC_MAPS - 1);
+        ck_assert_ptr_null(cluster_attempt_find(f.c, f.backup, NULL, NULL));
+        ck_assert_ptr_null(cluster_attempt_find(f.c, f.slow_attempt, NULL, NULL));
+
+        /* a, silent, is lost with its three attempts; b's other runs on. */
+        spec_beat(&f, f.b, 0, NULL, 0, NULL, 0, now, &reply);
+        cluster_reply_done(&reply);
+        spec_beat(&f, f.cn, 0, NULL, 0, NULL, 0, now, &reply);
+        cluster_reply_done(&reply);
+        ck_assert_uint_eq(cluster_lose_silent(f.c, now, 5 * USEC_PER_SEC), 1);
+        ck_assert(cluster_attempt_index_current(f.c));
+        ck_assert_uint_eq(f.c->n_indexed, 1);
+        for (size_t i = 0; i < SPEC_MAPS; i++)
+                ck_assert_uint_eq(cluster_attempt_find(f.c, f.attempts[i], NULL, NULL) != NULL,
+                                  f.on[i] == f.b && f.attempts[i] != f.slow_attempt);
+
+        /* A restarted controller knows no running attempt; what it starts
+         * is in its index. */
+        cluster_free(f.c);
+        ck_assert_int_eq(cluster_new(store, f.late, &data, &f.c, &err), 0);
+        f.c->verify_snapshot = true;
+        ck_assert(cluster_attempt_index_current(f.c));
+        ck_assert_uint_eq(f.c->n_indexed, 0);
+        ck_assert_int_eq(cluster_register(f.c, "d", "d", slots, 256 << 20, 1, &node), 0);
+        beat(f.c, node, 3, NULL, 0, NULL, 0, now, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 3);
+        ck_assert_uint_eq(f.c->n_indexed, 3);
+        for (size_t i = 0; i < reply.n_assignments; i++)
+                ck_assert_ptr_eq(cluster_attempt_find(f.c, reply.assignments[i].attempt, &j, NULL),
+                                 reply.assignments[i].task);
+        cluster_reply_done(&reply);
+
+        ck_assert_int_eq(cluster_cancel(f.c, f.job, &err), 0);
+        ck_assert(cluster_attempt_index_current(f.c));
+        ck_assert_uint_eq(f.c->n_indexed, 0);
+        spec_done(&f);
+}
+END_TEST
+
+/* Attempts added and stopped out of their ids' order (an adopted attempt
+ * is older than this run's) keep the index sorted and whole. */
+START_TEST(test_attempt_index_order) {
+        static const uint64_t ids[] = { 50, 10, 70, 30, 60 };
+        const unsigned slots[_SLOT_TYPE_MAX] = { 3, 3 };
+        StoreError err = { 0 };
+        Cluster *c = NULL;
+        ClusterNode *n;
+        ClusterJob *j;
+        uint64_t node;
+
+        (void)submit_five("order");
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
+        n = cluster_node_lookup(c, node);
+        j = &c->jobs[0];
+        for (size_t i = 0; i < ELEMENTSOF(ids); i++) {
+                cluster_attempt_add(c, n, j, &j->tasks[i],
+                                    &(ClusterAttempt){ .id = ids[i], .slot = SLOT_MAP });
+                ck_assert(cluster_attempt_index_current(c));
+        }
+        for (size_t i = 1; i < c->n_indexed; i++)
+                ck_assert_uint_lt(c->attempt_index[i - 1].attempt, c->attempt_index[i].attempt);
+        cluster_attempt_stop(c, &j->tasks[3], 0); /* 30 */
+        cluster_attempt_stop(c, &j->tasks[0], 0); /* 50 */
+        ck_assert(cluster_attempt_index_current(c));
+        ck_assert_uint_eq(c->n_indexed, 3);
+        ck_assert_ptr_null(cluster_attempt_find(c, 30, NULL, NULL));
+        ck_assert_ptr_eq(cluster_attempt_find(c, 70, NULL, NULL), &j->tasks[2]);
+        ck_assert_uint_eq(n->running[SLOT_MAP], 3);
+        cluster_node_stop_attempts(c, n);
+        ck_assert(cluster_attempt_index_current(c));
+        ck_assert_uint_eq(c->n_indexed, 0);
+        ck_assert_uint_eq(n->running[SLOT_MAP], 0);
+        cluster_free(c);
+}
+END_TEST
+
 Suite *suite_controller_cluster(void) {
         Suite *s = suite_create("controller_cluster");
         TCase *tc = tcase_create("model");
@@ -884,6 +997,8 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_dhsa_map_in_reduce_slot);
         tcase_add_test(tc, test_adopt_after_restart);
         tcase_add_test(tc, test_snapshot_kept);
+        tcase_add_test(tc, test_attempt_index);
+        tcase_add_test(tc, test_attempt_index_order);
         suite_add_tcase(s, tc);
         return s;
 }

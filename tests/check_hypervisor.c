@@ -17,6 +17,7 @@
 
 #include "common/macro.h"
 #include "hypervisor/hypervisor.h"
+#include "hypervisor/libvirt.h"
 #include "tests.h"
 
 #define DOMAIN_UUID "6f1b2c3d-0001-4a00-8000-000000000001"
@@ -666,43 +667,6 @@ START_TEST(test_derive_all_pairs_by_uuid) {
 }
 END_TEST
 
-/* ---- back-off ---- */
-
-START_TEST(test_backoff_doubles_to_cap) {
-        static const usec_t expected_waits[] = { 1, 2, 4, 8, 10, 10 };
-        HvBackoff b;
-        usec_t now = 100;
-
-        ck_assert_int_eq(hv_backoff_init(&b, 0, 10), -EINVAL);
-        ck_assert_int_eq(hv_backoff_init(&b, 5, 4), -EINVAL);
-        ck_assert_int_eq(hv_backoff_init(&b, 1, 10), 0);
-        ck_assert(hv_backoff_due(&b, 0));
-        for (size_t i = 0; i < ELEMENTSOF(expected_waits); i++) {
-                hv_backoff_failed(&b, now);
-                ck_assert_uint_eq(b.failures, i + 1);
-                ck_assert(!hv_backoff_due(&b, now + expected_waits[i] - 1));
-                ck_assert(hv_backoff_due(&b, now + expected_waits[i]));
-                now += expected_waits[i];
-        }
-        hv_backoff_succeeded(&b);
-        ck_assert_uint_eq(b.failures, 0);
-        ck_assert_uint_eq(b.delay, 1);
-        ck_assert(hv_backoff_due(&b, 0));
-}
-END_TEST
-
-START_TEST(test_backoff_no_overflow) {
-        HvBackoff b;
-
-        ck_assert_int_eq(hv_backoff_init(&b, USEC_INFINITY / 2 + 1, USEC_INFINITY), 0);
-        hv_backoff_failed(&b, USEC_INFINITY - 5);
-        ck_assert_uint_eq(b.next_attempt, USEC_INFINITY);
-        ck_assert_uint_eq(b.delay, USEC_INFINITY);
-        hv_backoff_failed(&b, 10);
-        ck_assert_uint_eq(b.next_attempt, USEC_INFINITY);
-}
-END_TEST
-
 /* ---- dispatch on a fake driver ---- */
 
 static struct {
@@ -1305,11 +1269,6 @@ Suite *suite_hypervisor(void) {
         tcase_add_test(tc, test_derive_sequence);
         tcase_add_test(tc, test_recorded_qemu_rounds);
         tcase_add_test(tc, test_derive_all_pairs_by_uuid);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("backoff");
-        tcase_add_test(tc, test_backoff_doubles_to_cap);
-        tcase_add_test(tc, test_backoff_no_overflow);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("dispatch");

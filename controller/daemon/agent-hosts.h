@@ -8,7 +8,7 @@
  *                             a bus at an explicit D-Bus address
  *   ssh:[USER@]HOST           HOST's system bus over SSH, as systemctl -H
  *                             reaches it (sd_bus_open_system_remote)
- * Pure: parsing only, the connections are agents.c's. */
+ * Pure: parsing only, the connections are agent-link.c's. */
 
 #include <stddef.h>
 

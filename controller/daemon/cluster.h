@@ -17,7 +17,12 @@
  *
  * Times: the policy core and the store get realtime usec_t (the store's
  * times outlive the process); losing a tracker is measured on the
- * monotonic clock. No I/O but the store's; one thread. */
+ * monotonic clock.
+ *
+ * I/O: the store; the jobs' inputs, stat()ed and their directories
+ * listed when a job is split into maps (cluster-job.c); the attempts'
+ * outputs in the data directory, renamed at a job's commit and removed
+ * when an attempt lost (cluster-output.c). One thread. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -80,7 +85,7 @@ typedef struct ClusterJob {
         char **splits; /* map i's input, FILE:OFFSET:LENGTH in the data directory */
 } ClusterJob;
 
-/* What the agent of the node's host says of its VM (agents.c keeps it):
+/* What the agent of the node's host says of its VM (agent-link.c keeps it):
  * the host and the VM's size come into the snapshot, and the VM's steal,
  * when the agent measures it, stands for the tracker's. host 0: no agent
  * that can be reached knows the VM, or its sample is too old. */
@@ -159,8 +164,13 @@ typedef struct Cluster {
          * resumed with every task done, or one the store would not end. */
         bool unsettled;
         Decisions decisions;
+        /* Every running attempt by id, as Hadoop's JobTracker keeps
+         * taskidToTIPMap: what a report names is found without a pass over
+         * every task (cluster-model.c). */
+        struct AttemptRef *attempt_index;
+        size_t n_indexed, index_max;
         /* The last step's snapshot, kept while the model changes only in
-         * what heartbeats measure (cluster.c); NULL: built anew next step. */
+         * what heartbeats measure (cluster-snapshot.c); NULL: built anew next step. */
         struct Snapshot *snapshot;
         /* Tests: every reuse of the snapshot is checked against a new one
          * (cluster_snapshot_current()), and aborts when they differ. */

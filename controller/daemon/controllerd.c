@@ -26,7 +26,6 @@
 #include "proto/tracker1.h"
 
 #define DEFAULT_CONFIG_FILE "/etc/flexslot/controller.ini"
-/* A bad command line, as distinct from a failure to run (EXIT_FAILURE). */
 #define PROGRAM "flexslot-controllerd"
 
 typedef struct Options {

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-#include "agents.h"
-
+/* VM targets through the agents (SetTarget): the VM allocator's of each
+ * control cycle and an operator's ResizeVm, one on its way per VM, each
+ * verdict logged and counted; and ListVms, every VM an agent reports or a
+ * tracker runs. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -16,52 +18,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
-#include "hypervisor/hypervisor.h"
-
-#define UUID_TEXT_MAX 37
-#define DOMAIN_NAME_MAX 256
-#define VERDICT_TEXT_MAX 256
-/* A connection's back-off grows to this many control cycles, a minute at most. */
-#define BACKOFF_CYCLES 32
-
-typedef struct AgentVm {
-        char uuid[UUID_TEXT_MAX], name[DOMAIN_NAME_MAX];
-        unsigned valid; /* AgentMetricValid */
-        uint32_t vcpus, vcpus_max, cpu_weight;
-        uint64_t memory, memory_max, memory_used;
-        double cpu_use, steal, cpu_cap;
-        bool pending; /* a target of ours is on its way */
-        /* A sample older than this (realtime) predates the last target the
-         * agent took, whose values stand until a newer one. */
-        usec_t changed_at;
-        unsigned sent, applied, failed;
-        char last[VERDICT_TEXT_MAX]; /* what the agent said of the last target */
-} AgentVm;
-
-typedef struct AgentLink {
-        Agents *owner;
-        const AgentHost *host;
-        uint64_t id; /* the snapshot's host id, > 0 */
-        sd_bus *bus;
-        sd_bus_slot *poll, *props;
-        HvBackoff backoff;
-        bool reachable, have_capacity;
-        unsigned cpus;
-        uint64_t memory;
-        AgentVm *vms; /* the newest sample's domains */
-        size_t n_vms;
-        usec_t received;      /* monotonic */
-        usec_t received_real; /* realtime */
-} AgentLink;
-
-struct Agents {
-        sd_event *event;
-        Cluster *cluster; /* not owned */
-        AgentHost *hosts;
-        AgentLink *links;
-        size_t n;
-        usec_t call_timeout, max_sample_age;
-};
+#include "controller/daemon/agents-internal.h"
 
 /* A SetTarget on its way: a control cycle's (request NULL) or ResizeVm's. */
 typedef struct TargetCall {
@@ -70,336 +27,11 @@ typedef struct TargetCall {
         sd_bus_message *request;
 } TargetCall;
 
-static void link_close(AgentLink *l) {
-        l->poll = sd_bus_slot_unref(l->poll);
-        l->props = sd_bus_slot_unref(l->props);
-        l->bus = sd_bus_close_unref(l->bus);
-        l->have_capacity = false;
-        l->cpus = 0;
-}
-
-Agents *agents_free(Agents *a) {
-        if (!a)
-                return NULL;
-        for (size_t i = 0; a->links && i < a->n; i++) {
-                link_close(&a->links[i]);
-                free(a->links[i].vms);
-        }
-        free(a->links);
-        agent_hosts_free(a->hosts, a->n);
-        free(a);
-        return NULL;
-}
-
-int agents_new(sd_event *event, Cluster *cluster, const ControllerConfig *config, Agents **ret) {
-        Agents *a = calloc(1, sizeof(*a));
-        char why[256];
-        int r;
-
-        if (!a)
-                return -ENOMEM;
-        *a = (Agents){ .event = event,
-                       .cluster = cluster,
-                       .call_timeout = config->agent_call_timeout,
-                       .max_sample_age = config->agent_max_sample_age };
-        r = agent_hosts_parse(config->agent_hosts, &a->hosts, &a->n, why, sizeof(why));
-        if (r >= 0) {
-                a->links = calloc(MAX(a->n, (size_t)1), sizeof(*a->links));
-                r = a->links ? 0 : -ENOMEM;
-        }
-        for (size_t i = 0; r >= 0 && i < a->n; i++) {
-                a->links[i] = (AgentLink){ .owner = a, .host = &a->hosts[i], .id = i + 1 };
-                r = hv_backoff_init(
-                        &a->links[i].backoff, config->heartbeat_interval,
-                        MAX(MIN(BACKOFF_CYCLES * config->heartbeat_interval, USEC_PER_MINUTE),
-                            config->heartbeat_interval));
-        }
-        if (r < 0) {
-                agents_free(a);
-                return r;
-        }
-        *ret = a;
-        return 0;
-}
-
-static AgentVm *link_vm(const AgentLink *l, const char *uuid) {
-        for (size_t i = 0; i < l->n_vms; i++)
-                if (strcasecmp(l->vms[i].uuid, uuid) == 0)
-                        return &l->vms[i];
-        return NULL;
-}
-
-static bool link_fresh(const AgentLink *l, usec_t now) {
-        return l->reachable && l->have_capacity && now - l->received <= l->owner->max_sample_age;
-}
-
-/* Each node's VM as the agents see it; nothing for a VM whose agent is
- * unreachable or whose sample is too old. */
-static void nodes_update(Agents *a) {
-        usec_t now = now_monotonic_usec();
-
-        for (size_t i = 0; i < a->cluster->n_nodes; i++) {
-                ClusterNode *n = &a->cluster->nodes[i];
-                const AgentLink *l = NULL;
-                const AgentVm *vm = NULL;
-
-                for (size_t k = 0; !vm && k < a->n; k++)
-                        if (link_fresh(&a->links[k], now)) {
-                                l = &a->links[k];
-                                vm = link_vm(l, n->vm_uuid);
-                        }
-                if (!vm) {
-                        n->vm = (ClusterVmState){ 0 };
-                        continue;
-                }
-                n->vm = (ClusterVmState){
-                        .host = l->id,
-                        .host_cpus = l->cpus,
-                        .host_memory = l->memory,
-                        .vcpus = vm->valid & AGENT_METRIC_VCPUS ? vm->vcpus : 1,
-                        .vcpus_max = vm->valid & AGENT_METRIC_VCPUS ? vm->vcpus_max : 1,
-                        .memory = vm->valid & AGENT_METRIC_MEMORY ? vm->memory : 0,
-                        .memory_max = vm->valid & AGENT_METRIC_MEMORY ? vm->memory_max : 0,
-                        .cpu_weight = vm->valid & AGENT_METRIC_CPU_WEIGHT ? vm->cpu_weight : 0,
-                        .cpu_cap = vm->valid & AGENT_METRIC_CPU_CAP ? vm->cpu_cap : 0,
-                };
-                /* The demand allocator wants both; one alone is no demand. */
-                if ((vm->valid & AGENT_METRIC_CPU_USE) && (vm->valid & AGENT_METRIC_MEMORY_USED)) {
-                        n->vm.cpu_use = vm->cpu_use;
-                        n->vm.memory_used = vm->memory_used;
-                        n->vm.measured_at = l->received_real;
-                }
-                if (vm->valid & AGENT_METRIC_STEAL) {
-                        n->vm.has_steal = true;
-                        n->vm.steal = CLAMP(vm->steal, 0.0, 1.0);
-                        n->vm.steal_at = l->received_real;
-                }
-        }
-}
-
-static void link_down(AgentLink *l, const sd_bus_error *e, int r) {
-        if (l->reachable || l->backoff.failures == 0)
-                log_warning("Agent %s cannot be reached (%s: %s); its VMs' steal is their "
-                            "trackers' until it answers",
-                            l->host->name, e && e->name ? e->name : "connection",
-                            e && e->message ? e->message : strerror(-r));
-        l->reachable = false;
-        /* What answers next may be another agent, on another host size. */
-        l->have_capacity = false;
-        l->cpus = 0;
-        hv_backoff_failed(&l->backoff, now_monotonic_usec());
-        if (l->bus && !sd_bus_is_open(l->bus))
-                link_close(l);
-        nodes_update(l->owner);
-}
-
-static int read_metrics(sd_bus_message *m, AgentVm *ret) {
-        const char *name, *uuid, *state;
-        AgentVm vm = { 0 };
-        int r;
-
-        r = sd_bus_message_read(m, AGENT_METRICS_TYPE, &name, &uuid, &state, &vm.vcpus,
-                                &vm.vcpus_max, &vm.memory, &vm.memory_max, &vm.cpu_use, &vm.steal,
-                                &vm.valid, &vm.cpu_weight, &vm.cpu_cap, &vm.memory_used);
-        if (r <= 0)
-                return r;
-        if (strlen(uuid) >= sizeof(vm.uuid))
-                return -EBADMSG;
-        snprintf(vm.uuid, sizeof(vm.uuid), "%s", uuid);
-        snprintf(vm.name, sizeof(vm.name), "%s", name);
-        *ret = vm;
-        return 1;
-}
-
-/* The newest sample replaces the domains, keeping what this controller
- * did to each that is still there. */
-static int link_take_sample(AgentLink *l, sd_bus_message *m) {
-        AgentVm *vms = NULL, vm;
-        size_t n = 0;
-        uint64_t timestamp;
-        int r;
-
-        r = sd_bus_message_read(m, "t", &timestamp);
-        if (r >= 0)
-                r = sd_bus_message_enter_container(m, 'a', AGENT_METRICS_TYPE);
-        while (r >= 0 && (r = read_metrics(m, &vm)) > 0) {
-                const AgentVm *old = link_vm(l, vm.uuid);
-                AgentVm *grown = realloc(vms, (n + 1) * sizeof(*vms));
-
-                if (!grown) {
-                        r = -ENOMEM;
-                        break;
-                }
-                vms = grown;
-                if (old && timestamp < old->changed_at) {
-                        vm.vcpus = old->vcpus;
-                        vm.memory = old->memory;
-                        vm.cpu_weight = old->cpu_weight;
-                        vm.cpu_cap = old->cpu_cap;
-                        vm.changed_at = old->changed_at;
-                }
-                if (old) {
-                        vm.pending = old->pending;
-                        vm.sent = old->sent;
-                        vm.applied = old->applied;
-                        vm.failed = old->failed;
-                        memcpy(vm.last, old->last, sizeof(vm.last));
-                }
-                vms[n++] = vm;
-        }
-        if (r < 0) {
-                free(vms);
-                return r;
-        }
-        free(l->vms);
-        l->vms = vms;
-        l->n_vms = n;
-        l->received = now_monotonic_usec();
-        l->received_real = now_realtime_usec();
-        return 0;
-}
-
-static int call_async(AgentLink *l, sd_bus_slot **slot, sd_bus_message_handler_t handler,
-                      void *userdata, const char *interface, const char *member, const char *types,
-                      ...) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-        va_list ap;
-        int r;
-
-        r = sd_bus_message_new_method_call(l->bus, &m, AGENT_BUS_NAME, AGENT_OBJECT_PATH, interface,
-                                           member);
-        if (r < 0)
-                return r;
-        va_start(ap, types);
-        r = types ? sd_bus_message_appendv(m, types, ap) : 0;
-        va_end(ap);
-        if (r < 0)
-                return r;
-        return sd_bus_call_async(l->bus, slot, m, handler, userdata, l->owner->call_timeout);
-}
-
-static int on_capacity(sd_bus_message *m, void *userdata, sd_bus_error *ret_error);
-
-/* The host's size, which the snapshot's host needs: CPUs, then memory (two
- * constant properties; Get is simpler to read than GetAll's dictionary). */
-static void link_ask_capacity(AgentLink *l) {
-        if (l->props || l->have_capacity || !l->bus)
-                return;
-        (void)call_async(l, &l->props, on_capacity, l, "org.freedesktop.DBus.Properties", "Get",
-                         "ss", AGENT_INTERFACE, l->cpus == 0 ? "CapacityCPUs" : "CapacityMemory");
-}
-
-static int on_capacity(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        AgentLink *l = userdata;
-        uint32_t cpus;
-        uint64_t memory;
-
-        l->props = sd_bus_slot_unref(l->props);
-        /* An error: asked again after the next sample. */
-        if (sd_bus_message_is_method_error(m, NULL))
-                return 0;
-        if (l->cpus == 0) {
-                if (sd_bus_message_read(m, "v", "u", &cpus) >= 0 && cpus > 0) {
-                        l->cpus = cpus;
-                        link_ask_capacity(l);
-                }
-                return 0;
-        }
-        if (sd_bus_message_read(m, "v", "t", &memory) < 0)
-                return 0;
-        l->memory = memory;
-        l->have_capacity = true;
-        log_info("Agent %s: %u CPUs, %s for VMs, %zu domains", l->host->name, l->cpus,
-                 FORMAT_SIZE(l->memory), l->n_vms);
-        nodes_update(l->owner);
-        return 0;
-}
-
-static int on_metrics(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        AgentLink *l = userdata;
-        int r;
-
-        l->poll = sd_bus_slot_unref(l->poll);
-        if (sd_bus_message_is_method_error(m, NULL)) {
-                link_down(l, sd_bus_message_get_error(m), -EIO);
-                return 0;
-        }
-        r = link_take_sample(l, m);
-        if (r < 0) {
-                log_warning_errno(r, "Agent %s sent metrics this controller cannot read",
-                                  l->host->name);
-                link_down(l, NULL, r);
-                return 0;
-        }
-        if (!l->reachable)
-                log_info("Agent %s answers: %zu domains", l->host->name, l->n_vms);
-        l->reachable = true;
-        hv_backoff_succeeded(&l->backoff);
-        link_ask_capacity(l);
-        nodes_update(l->owner);
-        return 0;
-}
-
-static int link_connect(AgentLink *l) {
-        _cleanup_(sd_bus_close_unrefp) sd_bus *bus = NULL;
-        int r;
-
-        switch (l->host->kind) {
-        case AGENT_HOST_LOCAL:
-                r = sd_bus_open_system(&bus);
-                break;
-        case AGENT_HOST_SSH:
-                r = sd_bus_open_system_remote(&bus, l->host->target);
-                break;
-        default:
-                r = sd_bus_new(&bus);
-                if (r >= 0)
-                        r = sd_bus_set_address(bus, l->host->target);
-                if (r >= 0)
-                        r = sd_bus_set_bus_client(bus, true);
-                if (r >= 0)
-                        r = sd_bus_start(bus);
-        }
-        if (r >= 0)
-                r = sd_bus_attach_event(bus, l->owner->event, SD_EVENT_PRIORITY_NORMAL);
-        if (r < 0)
-                return r;
-        (void)sd_bus_set_description(bus, l->host->name);
-        l->bus = TAKE_PTR(bus);
-        return 0;
-}
-
-static void link_poll(AgentLink *l) {
-        int r;
-
-        if (l->poll || !hv_backoff_due(&l->backoff, now_monotonic_usec()))
-                return;
-        if (l->bus && !sd_bus_is_open(l->bus))
-                link_close(l);
-        if (!l->bus) {
-                r = link_connect(l);
-                if (r < 0) {
-                        link_down(l, NULL, r);
-                        return;
-                }
-        }
-        r = call_async(l, &l->poll, on_metrics, l, AGENT_INTERFACE, "GetAllMetrics", NULL);
-        if (r < 0)
-                link_down(l, NULL, r);
-}
-
-void agents_refresh(Agents *a) {
-        for (size_t i = 0; i < a->n; i++)
-                link_poll(&a->links[i]);
-        /* Samples age between polls. */
-        nodes_update(a);
-}
-
 /* ---- targets ---- */
 
 static void target_call_free(void *userdata) {
         TargetCall *t = userdata;
-        AgentVm *vm = link_vm(t->link, t->uuid);
+        AgentVm *vm = agents_link_vm(t->link, t->uuid);
 
         /* Answered or not, another may go. */
         if (vm)
@@ -487,7 +119,7 @@ static void text_append(char *buf, size_t size, const char *s) {
 
 /* What a target came to, for the log and ListVms. */
 static void target_record(TargetCall *t, sd_bus_message *m) {
-        AgentVm *vm = link_vm(t->link, t->uuid);
+        AgentVm *vm = agents_link_vm(t->link, t->uuid);
         char text[VERDICT_TEXT_MAX] = "", one[VERDICT_TEXT_MAX];
         bool all_ok = true;
         int r;
@@ -636,7 +268,7 @@ void agents_apply_targets(Agents *a) {
                 if (n->vm.host == 0)
                         continue;
                 l = &a->links[n->vm.host - 1];
-                vm = link_vm(l, n->vm_uuid);
+                vm = agents_link_vm(l, n->vm_uuid);
                 if (!vm || vm->pending || !target_diff(t, vm, &target))
                         continue;
                 log_info("VM %s (node %" PRIu64 ") on agent %s: target %u vCPUs, %s, CPU weight "
@@ -698,7 +330,7 @@ int agents_resize(Agents *a, sd_bus_message *m, const char *vm_text, uint32_t vc
                         unreachable = true;
                         continue;
                 }
-                vm = link_vm(l, uuid);
+                vm = agents_link_vm(l, uuid);
                 if (!vm)
                         continue;
                 r = target_send(l, vm->uuid, &(AgentTarget){ .vcpus = vcpus, .memory = memory }, m);
@@ -766,7 +398,7 @@ int agents_list_vms(Agents *a, sd_bus_message *m) {
                 bool listed = false;
 
                 for (size_t i = 0; !listed && i < a->n; i++)
-                        listed = link_vm(&a->links[i], cl->nodes[j].vm_uuid) != NULL;
+                        listed = agents_link_vm(&a->links[i], cl->nodes[j].vm_uuid) != NULL;
                 if (!listed)
                         r = append_vm(m, cl->nodes[j].vm_uuid, &cl->nodes[j], NULL, NULL);
         }

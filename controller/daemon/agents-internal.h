@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What the agents' client shares between its files (agents.h is its API):
+ * agent-link.c keeps a connection per agent, polls its metrics and tells
+ * the live model; agent-targets.c sends VM targets (a control cycle's and
+ * ResizeVm's) and answers ListVms. The targets' file calls the links'; the
+ * links' calls nothing of the targets'. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "controller/daemon/agents.h"
+#include "common/backoff.h"
+
+#define UUID_TEXT_MAX 37
+#define DOMAIN_NAME_MAX 256
+#define VERDICT_TEXT_MAX 256
+
+typedef struct AgentVm {
+        char uuid[UUID_TEXT_MAX], name[DOMAIN_NAME_MAX];
+        unsigned valid; /* AgentMetricValid */
+        uint32_t vcpus, vcpus_max, cpu_weight;
+        uint64_t memory, memory_max, memory_used;
+        double cpu_use, steal, cpu_cap;
+        bool pending; /* a target of ours is on its way */
+        /* A sample older than this (realtime) predates the last target the
+         * agent took, whose values stand until a newer one. */
+        usec_t changed_at;
+        unsigned sent, applied, failed;
+        char last[VERDICT_TEXT_MAX]; /* what the agent said of the last target */
+} AgentVm;
+
+typedef struct AgentLink {
+        Agents *owner;
+        const AgentHost *host;
+        uint64_t id; /* the snapshot's host id, > 0 */
+        sd_bus *bus;
+        sd_bus_slot *poll, *props;
+        Backoff backoff;
+        bool reachable, have_capacity;
+        unsigned cpus;
+        uint64_t memory;
+        AgentVm *vms; /* the newest sample's domains */
+        size_t n_vms;
+        usec_t received;      /* monotonic */
+        usec_t received_real; /* realtime */
+} AgentLink;
+
+struct Agents {
+        sd_event *event;
+        Cluster *cluster; /* not owned */
+        AgentHost *hosts;
+        AgentLink *links;
+        size_t n;
+        usec_t call_timeout, max_sample_age;
+};
+
+/* The VM uuid in l's newest sample; NULL when it has none. */
+AgentVm *agents_link_vm(const AgentLink *l, const char *uuid);

@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: MIT */
+/* A tracker's heartbeat: its report checked against the model, its finished
+ * attempts adopted, recorded in the store and applied, then the policy
+ * step and its decisions, and the reply. A control cycle is the same step
+ * without a tracker. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/macro.h"
+#include "controller/daemon/cluster-internal.h"
+
+/* Kill reasons a tracker hears, and reports back with the killed attempt. */
+static const char KILL_UNKNOWN[] = "attempt unknown to the controller";
+
+void cluster_reply_done(ClusterReply *r) {
+        free(r->assignments);
+        free(r->kills);
+        *r = (ClusterReply){ 0 };
+}
+
+static double share(usec_t part, usec_t whole) {
+        return whole > 0 ? CLAMP((double)part / (double)whole, 0.0, 1.0) : 0.0;
+}
+
+static bool share_valid(double x) {
+        return isfinite(x) && x >= 0 && x <= 1;
+}
+
+static bool text_valid(const char *s) {
+        return strlen(s) <= STORE_MESSAGE_MAX;
+}
+
+/* A reported attempt as the model knows it, found once per report: task
+ * NULL for one it does not know. */
+typedef struct Known {
+        const ClusterJob *job;
+        ClusterTask *task;
+} Known;
+
+/* The running or the finished attempts of r, n of them, each as the model
+ * knows it (a running one's job is not needed): NULL when n is 0. */
+static int known_new(Cluster *c, const ClusterReport *r, size_t n, bool finished, Known **ret) {
+        Known *k = n > 0 ? calloc(n, sizeof(*k)) : NULL;
+
+        if (n > 0 && !k)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                ClusterJob *j = NULL;
+
+                if (finished)
+                        k[i].task = cluster_attempt_find(c, r->finished[i].attempt, &j, NULL);
+                else
+                        k[i].task = cluster_attempt_find(c, r->running[i].attempt, NULL, NULL);
+                k[i].job = j;
+        }
+        *ret = k;
+        return 0;
+}
+
+/* Everything a report says, checked against the model before any of it is
+ * believed. Attempts the model does not know are not errors: they are from
+ * before a restart of the controller, or of a cancelled job. Each attempt
+ * is looked up here once, for the whole heartbeat: *ret_running and
+ * *ret_finished say what the model knows of the report's attempts, in the
+ * report's order. */
+static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r,
+                        Known **ret_running, Known **ret_finished, StoreError *err) {
+        _cleanup_free_ Known *running = NULL, *finished = NULL;
+
+        for (unsigned type = 0; type < _SLOT_TYPE_MAX; type++)
+                if (r->free_slots[type] > n->told[type])
+                        return cluster_fail(err, -EINVAL, "free-slots",
+                                            "free %s slots %u is more than the tracker's %u",
+                                            type == SLOT_MAP ? "map" : "reduce",
+                                            r->free_slots[type], n->told[type]);
+        if (!share_valid(r->steal))
+                return cluster_fail(err, -EINVAL, "steal", "steal %g is not a share in 0..1",
+                                    r->steal);
+        if (!share_valid(r->iowait))
+                return cluster_fail(err, -EINVAL, "iowait", "iowait %g is not a share in 0..1",
+                                    r->iowait);
+        if (r->n_running > CLUSTER_REPORT_MAX || r->n_finished > CLUSTER_REPORT_MAX)
+                return cluster_fail(err, -EINVAL, "running", "more than %d attempts in one report",
+                                    CLUSTER_REPORT_MAX);
+        if (known_new(c, r, r->n_running, false, &running) < 0 ||
+            known_new(c, r, r->n_finished, true, &finished) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < r->n_running; i++) {
+                const ClusterRunning *x = &r->running[i];
+                const ClusterTask *t = running[i].task;
+
+                if (!share_valid(x->progress))
+                        return cluster_fail(err, -EINVAL, "progress",
+                                            "progress %g of attempt %" PRIu64 " is not in 0..1",
+                                            x->progress, x->attempt);
+                if (t && t->attempts[cluster_task_attempt_index(t, x->attempt)].node != n->id)
+                        return cluster_fail(err, -EINVAL, "running",
+                                            "attempt %" PRIu64 " runs on another tracker",
+                                            x->attempt);
+        }
+        for (size_t i = 0; i < r->n_finished; i++) {
+                const ClusterFinished *x = &r->finished[i];
+                const ClusterTask *t = finished[i].task;
+
+                if ((unsigned)x->status >= _STORE_TASK_STATUS_MAX)
+                        return cluster_fail(err, -EINVAL, "status",
+                                            "unknown status of attempt %" PRIu64, x->attempt);
+                if (!text_valid(x->output) || !text_valid(x->reason))
+                        return cluster_fail(err, -EINVAL, "output",
+                                            "output or reason of attempt %" PRIu64 " is too long",
+                                            x->attempt);
+                if (t && t->attempts[cluster_task_attempt_index(t, x->attempt)].node != n->id)
+                        return cluster_fail(err, -EINVAL, "finished",
+                                            "attempt %" PRIu64 " ran on another tracker",
+                                            x->attempt);
+                for (size_t k = 0; k < i; k++)
+                        if (r->finished[k].attempt == x->attempt)
+                                return cluster_fail(err, -EINVAL, "finished",
+                                                    "attempt %" PRIu64 " is reported twice",
+                                                    x->attempt);
+        }
+        *ret_running = TAKE_PTR(running);
+        *ret_finished = TAKE_PTR(finished);
+        return 0;
+}
+
+/* Whether an attempt before the i-th finished of the report succeeded for
+ * the same task: the first success wins (both attempts of a task may run
+ * on one tracker), and the later is ignored as a loser's is. */
+static bool succeeded_before(const ClusterReport *r, const Known *finished, size_t i) {
+        for (size_t k = 0; k < i; k++)
+                if (r->finished[k].status == STORE_TASK_SUCCEEDED &&
+                    finished[k].task == finished[i].task)
+                        return true;
+        return false;
+}
+
+static const ClusterJob *job_of_task(const Cluster *c, const ClusterTask *t) {
+        for (size_t j = 0; j < c->n_jobs; j++)
+                if (t >= c->jobs[j].tasks && t < c->jobs[j].tasks + c->jobs[j].n_tasks)
+                        return &c->jobs[j];
+        return NULL;
+}
+
+/* Succeeded attempts that a controller before a restart assigned, which
+ * the tracker reports once it has registered again: a task that waits to
+ * run takes such an attempt as its own, running on n, so that the report
+ * ends it as any other (record_finished(), apply_report()) and the task
+ * does not run again. */
+static void adopt_finished(Cluster *c, ClusterNode *n, const ClusterReport *r, Known *finished,
+                           usec_t now) {
+        for (size_t i = 0; i < r->n_finished; i++) {
+                const ClusterFinished *x = &r->finished[i];
+                const ClusterJob *j;
+                ClusterTask *t;
+
+                if (x->status != STORE_TASK_SUCCEEDED || x->attempt >= c->first_attempt ||
+                    finished[i].task)
+                        continue;
+                t = cluster_output_adoptable(c, x);
+                j = t ? job_of_task(c, t) : NULL;
+                if (!j)
+                        continue;
+                log_info("Adopting attempt %" PRIu64 " on tracker %" PRIu64
+                         ", which succeeded while the controller was away: %s",
+                         x->attempt, n->id, x->output);
+                cluster_attempt_add(c, n, j, t,
+                                    &(ClusterAttempt){ .id = x->attempt,
+                                                       .started = now,
+                                                       .slot_memory = n->slot_memory,
+                                                       .slot = slot_type_of(t->type) });
+                finished[i] = (Known){ .job = j, .task = t };
+        }
+}
+
+/* The report's finished attempts of known tasks, in one transaction. */
+static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport *r,
+                           const Known *finished, usec_t now, StoreError *err) {
+        _cleanup_free_ StoreTaskRecord *records = NULL;
+        size_t k = 0;
+
+        if (r->n_finished == 0)
+                return 0;
+        records = calloc(r->n_finished, sizeof(*records));
+        if (!records)
+                return -ENOMEM;
+        for (size_t i = 0; i < r->n_finished; i++) {
+                const ClusterFinished *x = &r->finished[i];
+                const ClusterTask *t = finished[i].task;
+                usec_t started;
+
+                if (!t || (x->status == STORE_TASK_SUCCEEDED && succeeded_before(r, finished, i)))
+                        continue;
+                started = t->attempts[cluster_task_attempt_index(t, x->attempt)].started;
+                records[k++] = (StoreTaskRecord){
+                        .job = finished[i].job->info.id,
+                        .type = t->type,
+                        .index = t->index,
+                        .attempt = x->attempt,
+                        .node = n->hostname,
+                        .status = x->status,
+                        .started = started < now ? started : now,
+                        .finished = now,
+                        .input_bytes = x->input_bytes,
+                        .output_bytes = x->output_bytes,
+                        .output = x->status == STORE_TASK_SUCCEEDED ? x->output : NULL,
+                        .reason = x->status != STORE_TASK_SUCCEEDED && x->reason[0] ? x->reason
+                                                                                    : NULL,
+                };
+        }
+        return k > 0 ? store_tasks_record(c->store, records, k, err) : 0;
+}
+
+static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, const Known *running,
+                         const Known *finished, usec_t now, usec_t now_monotonic) {
+        n->last_heartbeat = now_monotonic;
+        n->steal = r->steal;
+        n->iowait = r->iowait;
+        n->measured_at = now;
+        for (size_t i = 0; i < r->n_running; i++) {
+                const ClusterRunning *x = &r->running[i];
+                ClusterTask *t = running[i].task;
+                ClusterAttempt *at;
+                usec_t ran;
+
+                if (!t) {
+                        /* Not ours (any more): the tracker should not spend
+                         * a slot on it. */
+                        if (cluster_node_queue_kill(n, x->attempt, KILL_UNKNOWN) < 0)
+                                log_oom();
+                        continue;
+                }
+                at = &t->attempts[cluster_task_attempt_index(t, x->attempt)];
+                ran = now > at->started ? now - at->started : 0;
+                at->progress = x->progress;
+                at->bytes_processed = x->bytes_processed;
+                t->input_size = x->input_size;
+                at->cpu = share(x->cpu_time, ran);
+                at->iowait = share(x->iowait_time, ran);
+        }
+        for (size_t i = 0; i < r->n_finished; i++) {
+                const ClusterFinished *x = &r->finished[i];
+                ClusterTask *t = finished[i].task;
+                unsigned a = t ? cluster_task_attempt_index(t, x->attempt) : 0;
+
+                /* A loser's report, succeeded or killed, finds no attempt:
+                 * its kill took it out of the task when the winner's came,
+                 * in an earlier report or earlier in this one. */
+                if (!t || a == t->n_attempts) {
+                        if (x->status == STORE_TASK_SUCCEEDED)
+                                cluster_output_discard(c, x->output);
+                        continue;
+                }
+                cluster_attempt_stop(c, t, a);
+                if (x->status == STORE_TASK_SUCCEEDED)
+                        cluster_task_succeeded(c, t, x);
+                else if (x->status == STORE_TASK_FAILED)
+                        cluster_task_failed(t, finished[i].job, x, n);
+                else
+                        t->kills++;
+        }
+}
+
+static int reply_add_assignment(ClusterReply *reply, const ClusterAssignment *a) {
+        ClusterAssignment *as =
+                realloc(reply->assignments, (reply->n_assignments + 1) * sizeof(*as));
+
+        if (!as)
+                return -ENOMEM;
+        reply->assignments = as;
+        reply->assignments[reply->n_assignments++] = *a;
+        return 0;
+}
+
+static int start_attempt(Cluster *c, ClusterNode *n, const ClusterJob *j, ClusterTask *t,
+                         SlotType slot, uint64_t slot_memory, bool speculative, usec_t now,
+                         ClusterReply *reply) {
+        ClusterAssignment a = {
+                .attempt = c->next_attempt,
+                .job = j,
+                .task = t,
+                .slot_memory = slot_memory ? slot_memory : n->slot_memory,
+                .slot = slot,
+        };
+        int r;
+
+        r = reply_add_assignment(reply, &a);
+        if (r < 0)
+                return r;
+        c->next_attempt++;
+        cluster_attempt_add(c, n, j, t,
+                            &(ClusterAttempt){ .id = a.attempt,
+                                               .started = now,
+                                               .slot_memory = a.slot_memory,
+                                               .slot = slot,
+                                               .speculative = speculative });
+        return 0;
+}
+
+/* The job of the snapshot's task i: the snapshot's jobs are c->jobs, in
+ * their order, while it is kept. */
+static const ClusterJob *job_of(const Cluster *c, const Snapshot *s, uint32_t i) {
+        return &c->jobs[s->tasks[i].job];
+}
+
+/* A backup of t on n: one at most, of a task still running (a kill of
+ * this step may have ended its attempt), not beside the attempt it backs
+ * up, where it would share the slowness, nor where its last attempt failed
+ * (Hadoop 1 runs no attempt of a task on a tracker that runs one or where
+ * one failed, TaskInProgress.hasRunOnMachine()). */
+static bool backup_allowed(const ClusterTask *t, const ClusterNode *n) {
+        return t->state == TASK_RUNNING && t->n_attempts == 1 && t->attempts[0].node != n->id &&
+               t->failed_on != n->id;
+}
+
+/* Kills and slot changes wait in their trackers' queues; assignments are
+ * for the heartbeating tracker alone (the step's contract). */
+static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t now,
+                           ClusterReply *reply) {
+        static const char *const kill_reasons[_KILL_REASON_MAX] = {
+                [KILL_RESIZE] = "resize",
+                [KILL_REPLACE] = "replace",
+                [KILL_RETRY] = "retry",
+        };
+        const Decisions *d = &c->decisions;
+        int r;
+
+        /* Layers note a straggler again on every step it stays one: the
+         * attempt names it, for whoever counts them in the log. */
+        for (size_t i = 0; i < d->n_stragglers; i++) {
+                const Attempt *at = &s->attempts[d->stragglers[i].attempt];
+
+                log_debug("Straggler: attempt %" PRIu64 " on tracker %" PRIu64, at->id,
+                          c->nodes[at->node].id);
+        }
+        for (size_t i = 0; i < d->n_kills; i++) {
+                const Attempt *at = &s->attempts[d->kills[i].attempt];
+                ClusterNode *on = &c->nodes[at->node];
+                unsigned a = 0;
+                ClusterTask *t = cluster_attempt_find(c, at->id, NULL, &a);
+                SlotType slot;
+
+                if (!t)
+                        /* Gone with its task's winner earlier in this step. */
+                        continue;
+                log_info("Kill: attempt %" PRIu64 " on tracker %" PRIu64 " (%s)", at->id, on->id,
+                         kill_reasons[d->kills[i].reason]);
+                r = cluster_node_queue_kill(on, at->id, kill_reasons[d->kills[i].reason]);
+                if (r < 0)
+                        return r;
+                /* A resized attempt starts again in the slot it held. */
+                slot = t->attempts[a].slot;
+                cluster_attempt_stop(c, t, a);
+                t->kills++;
+                t->resizes += d->kills[i].reason == KILL_RESIZE;
+                t->slot_memory = d->kills[i].slot_memory;
+                if (d->kills[i].reason == KILL_RESIZE && n == on &&
+                    t->n_attempts < CLUSTER_ATTEMPTS_MAX) {
+                        r = start_attempt(c, on, job_of(c, s, at->task), t, slot, t->slot_memory,
+                                          false, now, reply);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        for (size_t i = 0; i < d->n_slot_changes; i++) {
+                ClusterNode *on = &c->nodes[d->slot_changes[i].node];
+
+                if (on->slots[SLOT_MAP] != d->slot_changes[i].slots[SLOT_MAP] ||
+                    on->slots[SLOT_REDUCE] != d->slot_changes[i].slots[SLOT_REDUCE])
+                        log_info("Slots: tracker %" PRIu64
+                                 " %u map, %u reduce -> %u map, %u reduce",
+                                 on->id, on->slots[SLOT_MAP], on->slots[SLOT_REDUCE],
+                                 d->slot_changes[i].slots[SLOT_MAP],
+                                 d->slot_changes[i].slots[SLOT_REDUCE]);
+                on->slots[SLOT_MAP] = d->slot_changes[i].slots[SLOT_MAP];
+                on->slots[SLOT_REDUCE] = d->slot_changes[i].slots[SLOT_REDUCE];
+                on->slots_changed_at = now;
+                on->slots_pending = true;
+        }
+        if (!n)
+                return 0;
+        for (size_t i = 0; i < d->n_assignments; i++) {
+                const Assignment *as = &d->assignments[i];
+                ClusterTask *t = s->task_of[as->task];
+
+                if (as->speculative ? !backup_allowed(t, n) : t->state != TASK_PENDING)
+                        continue;
+                r = start_attempt(c, n, job_of(c, s, as->task), t, as->slot, as->slot_memory,
+                                  as->speculative, now, reply);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, ClusterReply *reply) {
+        PolicyStepArgs args = { .now = now, .flags = flags };
+        const Decisions *d = &c->decisions;
+        int r;
+
+        r = cluster_snapshot_prepare(c, &args.flags);
+        if (r < 0)
+                return r;
+        if (n)
+                args.node = cluster_node_index(c, n->id);
+        r = policy_step(c->policy, &c->snapshot->s, &args, &c->decisions);
+        if (r >= 0)
+                r = apply_decisions(c, c->snapshot, n, now, reply);
+        if (r < 0 || d->n_kills > 0 || d->n_slot_changes > 0 || (reply && reply->n_assignments > 0))
+                cluster_snapshot_drop(c);
+        return r;
+}
+
+int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, usec_t now,
+                      usec_t now_monotonic, ClusterReply *ret, StoreError *err) {
+        _cleanup_free_ Known *running = NULL, *finished = NULL;
+        ClusterReply reply = { 0 };
+        ClusterNode *n = cluster_node_lookup(c, node);
+        int r;
+
+        if (!n)
+                return cluster_fail(err, -ENOENT, "tracker", "No tracker %" PRIu64, node);
+        if (n->state == NODE_LOST)
+                return cluster_fail(err, -ESTALE, "tracker",
+                                    "Tracker %" PRIu64 " was lost: register again", node);
+        r = report_check(c, n, report, &running, &finished, err);
+        if (r < 0)
+                return r;
+        /* What finished changes tasks and may end jobs. */
+        if (report->n_finished > 0 || c->unsettled)
+                cluster_snapshot_drop(c);
+        adopt_finished(c, n, report, finished, now);
+        r = record_finished(c, n, report, finished, now, err);
+        if (r < 0)
+                return r;
+        apply_report(c, n, report, running, finished, now, now_monotonic);
+        /* Only a finished attempt ends a job (but see unsettled): a pass
+         * over every task on every heartbeat would be wasted. */
+        if (report->n_finished > 0 || c->unsettled)
+                cluster_jobs_settle(c);
+
+        r = c->step ? run_step(c, n, POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT, now, &reply) : 0;
+        if (r < 0) {
+                /* The report is in; the tracker asks again next beat. */
+                log_warning_errno(r, "Policy step for tracker %" PRIu64 " failed", node);
+                reply.n_assignments = 0;
+        }
+        reply.kills = TAKE_PTR(n->kills);
+        reply.n_kills = n->n_kills;
+        n->n_kills = 0;
+        reply.slots[SLOT_MAP] = n->told[SLOT_MAP] = n->slots[SLOT_MAP];
+        reply.slots[SLOT_REDUCE] = n->told[SLOT_REDUCE] = n->slots[SLOT_REDUCE];
+        reply.slot_memory = n->slot_memory;
+        n->slots_pending = false;
+        *ret = reply;
+        return 0;
+}
+
+int cluster_control(Cluster *c, usec_t now) {
+        return run_step(c, NULL, POLICY_STEP_CONTROL, now, NULL);
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What the files of the live model share and nothing outside them sees
+ * (cluster.h is the model's API):
+ *
+ *   cluster.c            the model's life; trackers registered, lost, given
+ *                        slots; jobs submitted and cancelled
+ *   cluster-heartbeat.c  a heartbeat and a control cycle: report, step, reply
+ *   cluster-job.c        a job and its tasks (JobInProgress, TaskInProgress)
+ *   cluster-snapshot.c   the policy step's snapshot, kept between steps
+ *   cluster-model.c      lookups; attempts started and stopped; kills queued
+ *   cluster-output.c     the attempts' outputs, the job commit
+ *   cluster-profile.c    ARIA's profile database
+ *
+ * A file calls only those below it in this list. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/macro.h"
+#include "controller/daemon/cluster.h"
+
+/* The step's snapshot and what stands behind it (cluster-snapshot.c). */
+typedef struct Snapshot {
+        ClusterSnapshot s;
+        Host *hosts;
+        size_t n_hosts;
+        Vm *vms;
+        Node *nodes;
+        Job *jobs;
+        Task *tasks;
+        Attempt *attempts;
+        /* What the indices of decisions stand for. */
+        ClusterTask **task_of;
+        /* Where each attempt's measures come from, while it is kept. */
+        const ClusterAttempt **attempt_of;
+} Snapshot;
+
+/* A running attempt in c->attempt_index, sorted by attempt id. Its job is
+ * named by id, as jobs move in c->jobs; their tasks do not move. Only
+ * cluster_attempt_add() and cluster_attempt_stop() change the index. */
+typedef struct AttemptRef {
+        uint64_t attempt;
+        uint64_t job;
+        uint64_t node;
+        ClusterTask *task;
+} AttemptRef;
+
+/* ---- cluster-model.c ---- */
+
+/* Fills err (may be NULL). */
+void cluster_error_set(StoreError *err, const char *field, const char *fmt, ...) _printf_(3, 4);
+/* Fills err and evaluates to r, which the caller returns: a macro, so that
+ * the analyzers see the error a function returns (as store_fail()). */
+#define cluster_fail(err, r, field, ...)                        \
+        ({                                                      \
+                int fail_r_ = (r);                              \
+                cluster_error_set((err), (field), __VA_ARGS__); \
+                fail_r_;                                        \
+        })
+
+ClusterJob *cluster_job_find(Cluster *c, uint64_t id);
+/* cluster_node_find() for those who change the node. */
+ClusterNode *cluster_node_lookup(Cluster *c, uint64_t id);
+/* The node's index in c->nodes, NO_INDEX for none. */
+uint32_t cluster_node_index(const Cluster *c, uint64_t id);
+/* The task that runs attempt, its job and the attempt's index among the
+ * task's attempts; NULL when no task runs it. */
+ClusterTask *cluster_attempt_find(Cluster *c, uint64_t attempt, ClusterJob **ret_job,
+                                  unsigned *ret_index);
+/* The index of attempt among t's attempts; t->n_attempts when t does not
+ * run it (any more). */
+unsigned cluster_task_attempt_index(const ClusterTask *t, uint64_t attempt);
+
+int cluster_node_queue_kill(ClusterNode *n, uint64_t attempt, const char *reason);
+/* Room in the index for every attempt the jobs' tasks and n_tasks more may
+ * run at once, so that adding an attempt never fails: to be called before
+ * a job of n_tasks tasks enters the model. */
+int cluster_attempt_index_reserve(Cluster *c, size_t n_tasks);
+void cluster_attempt_add(Cluster *c, ClusterNode *n, const ClusterJob *j, ClusterTask *t,
+                         const ClusterAttempt *a);
+void cluster_attempt_stop(Cluster *c, ClusterTask *t, unsigned i);
+void cluster_task_kill_attempts(Cluster *c, ClusterTask *t, const char *reason);
+/* Every attempt running on n stops (n is lost). */
+void cluster_node_stop_attempts(Cluster *c, ClusterNode *n);
+/* Whether the index holds every running attempt and nothing else, in
+ * order: for tests. */
+bool cluster_attempt_index_current(const Cluster *c);
+
+/* ---- cluster-job.c ---- */
+
+int cluster_pool_index(Cluster *c, const char *name, uint32_t *ret);
+int cluster_job_splits(const Cluster *c, char *const *inputs, size_t n_inputs, char ***ret,
+                       size_t *ret_n, StoreError *err);
+/* The stored job id into the model. */
+int cluster_add_job(Cluster *c, uint64_t id, StoreError *err);
+int cluster_resume_job(Cluster *c, uint64_t id, StoreError *err);
+void cluster_job_done(ClusterJob *j);
+void cluster_job_remove(Cluster *c, ClusterJob *j);
+void cluster_jobs_settle(Cluster *c);
+void cluster_task_failed(ClusterTask *t, const ClusterJob *j, const ClusterFinished *x,
+                         const ClusterNode *n);
+void cluster_task_succeeded(Cluster *c, ClusterTask *t, const ClusterFinished *x);
+
+/* ---- cluster-snapshot.c ---- */
+
+void cluster_snapshot_drop(Cluster *c);
+int cluster_snapshot_prepare(Cluster *c, unsigned *flags);

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/* A job in the model, as Hadoop's JobInProgress and TaskInProgress: loaded
+ * from the store with its splits and tasks, resumed after a restart, its
+ * tasks' failures and successes counted, and ended in the store when it is
+ * complete or failed. */
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/log.h"
+#include "common/macro.h"
+#include "controller/daemon/cluster-internal.h"
+#include "tracker/split.h"
+
+/* Kill reasons a tracker hears, and reports back with the killed attempt. */
+static const char KILL_SPECULATION[] = "speculation: another attempt succeeded";
+static const char KILL_JOB_FAILED[] = "job failed";
+
+void cluster_job_done(ClusterJob *j) {
+        for (size_t i = 0; i < j->n_tasks; i++) {
+                free(j->tasks[i].output);
+                free(j->tasks[i].failure);
+        }
+        free(j->tasks);
+        strv_free(j->splits);
+        store_job_clear(&j->info);
+}
+
+/* A pool is a small integer for the policy core; the names are kept for the
+ * process's life, as the few pools of a cluster are. */
+int cluster_pool_index(Cluster *c, const char *name, uint32_t *ret) {
+        char **pools, *copy;
+
+        for (size_t i = 0; i < c->n_pools; i++)
+                if (strcmp(c->pools[i], name) == 0) {
+                        *ret = (uint32_t)i;
+                        return 0;
+                }
+        copy = strdup(name);
+        if (!copy)
+                return -ENOMEM;
+        pools = realloc(c->pools, (c->n_pools + 1) * sizeof(*pools));
+        if (!pools) {
+                free(copy);
+                return -ENOMEM;
+        }
+        c->pools = pools;
+        c->pools[c->n_pools] = copy;
+        *ret = (uint32_t)c->n_pools++;
+        return 0;
+}
+
+/* A job runs without a profile when the store cannot give one. */
+static void job_load_profile(Cluster *c, ClusterJob *j) {
+        StoreError err = { 0 };
+        int r;
+
+        r = cluster_profile_load(c->store, j->info.user, j->info.name, &j->profile, &err);
+        if (r < 0 && r != -ENOENT)
+                log_warning_errno(r, "Job %" PRIu64 " runs without its profile: %s", j->info.id,
+                                  err.message);
+}
+
+/* Where the task of rec is in its job's tasks: the maps, then the
+ * reduces. */
+static size_t task_position(const StoreJob *info, const StoreTaskRecord *rec) {
+        return rec->type == TASK_MAP ? rec->index : info->n_maps + (size_t)rec->index;
+}
+
+/* The job's tasks: one map per split (splits, which it takes) and its
+ * reduces; those with a succeeded attempt in the store are done. */
+static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, StoreError *err) {
+        _cleanup_free_ ClusterTask *tasks = NULL;
+        StoreTaskRecord *done = NULL;
+        size_t n_done = 0, n = (size_t)info->n_maps + info->n_reduces;
+        uint32_t pool;
+        int r;
+
+        r = cluster_pool_index(c, info->pool, &pool);
+        if (r < 0)
+                return r;
+        tasks = calloc(MAX(n, (size_t)1), sizeof(*tasks));
+        if (!tasks)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                tasks[i].type = i < info->n_maps ? TASK_MAP : TASK_REDUCE;
+                tasks[i].index = i < info->n_maps ? (unsigned)i : (unsigned)(i - info->n_maps);
+        }
+        r = store_job_tasks(c->store, info->id, STORE_TASK_STATUS_BIT(STORE_TASK_SUCCEEDED), &done,
+                            &n_done, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n_done; i++) {
+                size_t k = task_position(info, &done[i]);
+
+                if (k >= n)
+                        continue;
+                tasks[k].state = TASK_DONE;
+                tasks[k].output = (char *)done[i].output;
+                done[i].output = NULL;
+        }
+        for (size_t i = 0; i < n_done; i++)
+                c->next_attempt = MAX(c->next_attempt, done[i].attempt + 1);
+        store_task_records_free(done, n_done);
+        /* Attempts that failed or were killed take ids too; those that
+         * failed count towards CLUSTER_MAX_FAILURES across restarts, the
+         * last one's reason with them (the records come by attempt). */
+        r = store_job_tasks(c->store, info->id, STORE_TASK_ANY, &done, &n_done, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n_done; i++) {
+                size_t k = task_position(info, &done[i]);
+
+                c->next_attempt = MAX(c->next_attempt, done[i].attempt + 1);
+                if (done[i].status != STORE_TASK_FAILED || k >= n)
+                        continue;
+                tasks[k].failures++;
+                if (done[i].reason) {
+                        free(tasks[k].failure);
+                        tasks[k].failure = (char *)done[i].reason;
+                        done[i].reason = NULL;
+                }
+        }
+        store_task_records_free(done, n_done);
+
+        *ret = (ClusterJob){ .info = *info,
+                             .pool = pool,
+                             .tasks = TAKE_PTR(tasks),
+                             .n_tasks = n,
+                             .splits = splits };
+        *info = (StoreJob){ 0 };
+        job_load_profile(c, ret);
+        return 0;
+}
+
+static int jobs_grow(Cluster *c) {
+        ClusterJob *jobs = realloc(c->jobs, (c->n_jobs + 1) * sizeof(*jobs));
+
+        if (!jobs)
+                return -ENOMEM;
+        c->jobs = jobs;
+        return 0;
+}
+
+/* The job's map inputs, "FILE:OFFSET:LENGTH" relative to the data
+ * directory: Hadoop's FileInputFormat splits of its input files (a
+ * directory stands for its files) at the configured block size, largest
+ * first. Nothing but the files and the block size decides them, so a
+ * restarted controller derives the same splits again; task records name maps
+ * by their index among them. -ENOENT (err says which) when an input cannot
+ * be read. */
+int cluster_job_splits(const Cluster *c, char *const *inputs, size_t n_inputs, char ***ret,
+                       size_t *ret_n, StoreError *err) {
+        _cleanup_(input_split_list_done) InputSplitList l = { 0 };
+        size_t prefix = strlen(c->data.data_dir) + 1;
+        char **paths, **splits = NULL;
+        int r = 0;
+
+        paths = calloc(n_inputs + 1, sizeof(char *));
+        if (!paths)
+                return -ENOMEM;
+        for (size_t i = 0; i < n_inputs && r >= 0; i++) {
+                struct stat st;
+
+                if (asprintf(&paths[i], "%s/%s", c->data.data_dir, inputs[i]) < 0)
+                        r = -ENOMEM;
+                else if (stat(paths[i], &st) < 0)
+                        r = cluster_fail(err, -ENOENT, "inputs", "inputs[%zu] '%s': %s in %s", i,
+                                         inputs[i], strerror(errno), c->data.data_dir);
+        }
+        if (r >= 0) {
+                r = input_splits_compute(paths, n_inputs, c->data.block_size, &l);
+                if (r < 0 && r != -ENOMEM)
+                        r = cluster_fail(err, r, "inputs", "Cannot split the inputs in %s: %s",
+                                         c->data.data_dir, strerror(-r));
+        }
+        strv_free(paths);
+        if (r >= 0)
+                splits = calloc(l.n + 1, sizeof(char *));
+        if (r >= 0 && !splits)
+                r = -ENOMEM;
+        for (size_t i = 0; i < l.n && r >= 0; i++)
+                if (asprintf(&splits[i], "%s:%" PRIu64 ":%" PRIu64, l.splits[i].path + prefix,
+                             l.splits[i].offset, l.splits[i].length) < 0)
+                        r = -ENOMEM;
+        if (r < 0) {
+                strv_free(splits);
+                return r;
+        }
+        *ret = splits;
+        *ret_n = l.n;
+        return 0;
+}
+
+int cluster_add_job(Cluster *c, uint64_t id, StoreError *err) {
+        StoreJob info = { 0 };
+        char **splits = NULL;
+        size_t n_splits = 0;
+        int r;
+
+        r = store_job_get(c->store, id, &info, err);
+        if (r >= 0)
+                r = cluster_job_splits(c, info.inputs, info.n_inputs, &splits, &n_splits, err);
+        if (r >= 0 && info.state == STORE_JOB_QUEUED) {
+                r = store_job_start(c->store, id, (unsigned)n_splits, err);
+                store_job_clear(&info);
+                if (r >= 0)
+                        r = store_job_get(c->store, id, &info, err);
+        }
+        if (r >= 0 && info.n_maps != n_splits)
+                r = cluster_fail(err, -ESTALE, "inputs",
+                                 "The inputs split into %zu maps, not the %u the job started with: "
+                                 "its input files or the block size changed",
+                                 n_splits, info.n_maps);
+        if (r >= 0)
+                r = jobs_grow(c);
+        if (r >= 0)
+                r = cluster_attempt_index_reserve(c, (size_t)info.n_maps + info.n_reduces);
+        if (r >= 0)
+                r = job_load(c, &info, splits, &c->jobs[c->n_jobs], err);
+        else
+                strv_free(splits);
+        store_job_clear(&info);
+        if (r < 0)
+                return r;
+        c->n_jobs++;
+        return 0;
+}
+
+/* A job whose splits cannot be made again (its inputs changed or went)
+ * fails with the reason instead of stopping the controller: its finished
+ * maps are of other splits. */
+int cluster_resume_job(Cluster *c, uint64_t id, StoreError *err) {
+        int r = cluster_add_job(c, id, err);
+
+        if (r >= 0 || r == -ENOMEM || !err->field || strcmp(err->field, "inputs") != 0)
+                return r;
+        log_error("Job %" PRIu64 " cannot resume: %s", id, err->message);
+        return store_job_finish(c->store, id, STORE_JOB_FAILED, err->message, err);
+}
+
+void cluster_job_remove(Cluster *c, ClusterJob *j) {
+        size_t i = (size_t)(j - c->jobs);
+
+        /* The attempt index points into its tasks. */
+        for (size_t k = 0; k < j->n_tasks; k++)
+                assert(j->tasks[k].n_attempts == 0);
+        cluster_job_done(j);
+        memmove(&c->jobs[i], &c->jobs[i + 1], (c->n_jobs - i - 1) * sizeof(*c->jobs));
+        c->n_jobs--;
+}
+
+static bool job_complete(const ClusterJob *j) {
+        for (size_t i = 0; i < j->n_tasks; i++)
+                if (j->tasks[i].state != TASK_DONE)
+                        return false;
+        return true;
+}
+
+/* The jobs a report finished or failed end in the store, and leave the
+ * model. A job the store will not end stays, to be tried again. */
+void cluster_jobs_settle(Cluster *c) {
+        c->unsettled = false;
+        for (size_t j = 0; j < c->n_jobs;) {
+                ClusterJob *cj = &c->jobs[j];
+                StoreJobState state = STORE_JOB_SUCCEEDED;
+                const char *why = NULL;
+                char msg[STORE_MESSAGE_MAX];
+                StoreError err = { 0 };
+                int r;
+
+                for (size_t i = 0; i < cj->n_tasks; i++)
+                        if (cj->tasks[i].failures >= CLUSTER_MAX_FAILURES) {
+                                snprintf(msg, sizeof(msg),
+                                         "%s task %u failed %u times; the last: %s",
+                                         cj->tasks[i].type == TASK_MAP ? "map" : "reduce",
+                                         cj->tasks[i].index, cj->tasks[i].failures,
+                                         cj->tasks[i].failure ? cj->tasks[i].failure : "?");
+                                state = STORE_JOB_FAILED;
+                                why = msg;
+                        }
+                if (state == STORE_JOB_SUCCEEDED && !job_complete(cj)) {
+                        j++;
+                        continue;
+                }
+                if (state == STORE_JOB_SUCCEEDED &&
+                    cluster_output_commit(&c->data, cj, msg, sizeof(msg)) < 0) {
+                        state = STORE_JOB_FAILED;
+                        why = msg;
+                }
+                r = store_job_finish(c->store, cj->info.id, state, why, &err);
+                if (r < 0) {
+                        log_warning_errno(r, "Cannot end job %" PRIu64 ": %s", cj->info.id,
+                                          err.message);
+                        c->unsettled = true;
+                        j++;
+                        continue;
+                }
+                log_info("Job %" PRIu64 " %s%s%s", cj->info.id, store_job_state_to_string(state),
+                         why ? ": " : "", why ? why : "");
+                if (state == STORE_JOB_SUCCEEDED &&
+                    cluster_profile_save(c->store, &cj->info, &err) < 0)
+                        log_warning("Job %" PRIu64 " leaves no profile: %s", cj->info.id,
+                                    err.message);
+                if (state == STORE_JOB_FAILED)
+                        for (size_t i = 0; i < cj->n_tasks; i++)
+                                cluster_task_kill_attempts(c, &cj->tasks[i], KILL_JOB_FAILED);
+                cluster_job_remove(c, cj);
+        }
+}
+
+/* An attempt of t failed: counted against CLUSTER_MAX_FAILURES, and its
+ * reason kept for the job's message should the task fail it. A failed
+ * backup counts too, as every failed attempt counts towards Hadoop 1's
+ * mapred.map.max.attempts (TaskInProgress.incompleteSubTask()), and as
+ * there the task runs on with its other attempt rather than pending again:
+ * we follow it. */
+void cluster_task_failed(ClusterTask *t, const ClusterJob *j, const ClusterFinished *x,
+                         const ClusterNode *n) {
+        const char *reason = x->reason[0] ? x->reason : "no reason given";
+
+        t->failures++;
+        t->failed_on = n->id;
+        log_info("Attempt %" PRIu64 " of job %" PRIu64 " (%s %u, failure %u of %u) on %s: %s",
+                 x->attempt, j->info.id, t->type == TASK_MAP ? "map" : "reduce", t->index,
+                 t->failures, CLUSTER_MAX_FAILURES, n->hostname, reason);
+        free(t->failure);
+        t->failure = strdup(reason);
+        if (!t->failure)
+                log_oom();
+}
+
+/* The first attempt of t to succeed wins; the other is killed, and its
+ * report, whatever it says, is ignored (apply_report()). */
+void cluster_task_succeeded(Cluster *c, ClusterTask *t, const ClusterFinished *x) {
+        char *output = strdup(x->output);
+
+        if (!output)
+                /* Stored already: only a reduce's list of map outputs
+                 * misses it until a restart. */
+                log_oom();
+        cluster_task_kill_attempts(c, t, KILL_SPECULATION);
+        t->state = TASK_DONE;
+        free(t->output);
+        t->output = output;
+}

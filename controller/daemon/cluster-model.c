@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/* The model's objects found and changed: jobs, trackers and attempts by id,
+ * an attempt started on or stopped at its tracker, kills queued for a
+ * tracker's next heartbeat. What every other cluster*.c changes the model
+ * with. */
+#include <assert.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "controller/daemon/cluster-internal.h"
+
+/* Attempt i of t leaves the task: pending again when it was the last. */
+static void task_remove_attempt(ClusterTask *t, unsigned i) {
+        memmove(&t->attempts[i], &t->attempts[i + 1],
+                (t->n_attempts - i - 1) * sizeof(*t->attempts));
+        t->n_attempts--;
+        t->attempts[t->n_attempts] = (ClusterAttempt){ 0 };
+        if (t->n_attempts == 0 && t->state == TASK_RUNNING)
+                t->state = TASK_PENDING;
+}
+
+void cluster_error_set(StoreError *err, const char *field, const char *fmt, ...) {
+        va_list ap;
+
+        if (err) {
+                err->field = field;
+                va_start(ap, fmt);
+                vsnprintf(err->message, sizeof(err->message), fmt, ap);
+                va_end(ap);
+        }
+}
+
+ClusterJob *cluster_job_find(Cluster *c, uint64_t id) {
+        for (size_t i = 0; i < c->n_jobs; i++)
+                if (c->jobs[i].info.id == id)
+                        return &c->jobs[i];
+        return NULL;
+}
+
+ClusterNode *cluster_node_lookup(Cluster *c, uint64_t id) {
+        for (size_t i = 0; i < c->n_nodes; i++)
+                if (c->nodes[i].id == id)
+                        return &c->nodes[i];
+        return NULL;
+}
+
+const ClusterNode *cluster_node_find(const Cluster *c, uint64_t id) {
+        return cluster_node_lookup((Cluster *)c, id);
+}
+
+int cluster_node_queue_kill(ClusterNode *n, uint64_t attempt, const char *reason) {
+        ClusterKill *kills;
+
+        /* An unknown attempt is reported running on every beat until its
+         * kill is carried out. */
+        for (size_t i = 0; i < n->n_kills; i++)
+                if (n->kills[i].attempt == attempt)
+                        return 0;
+        kills = realloc(n->kills, (n->n_kills + 1) * sizeof(*kills));
+        if (!kills)
+                return -ENOMEM;
+        n->kills = kills;
+        n->kills[n->n_kills++] = (ClusterKill){ .attempt = attempt, .reason = reason };
+        return 0;
+}
+
+uint32_t cluster_node_index(const Cluster *c, uint64_t id) {
+        for (size_t i = 0; i < c->n_nodes; i++)
+                if (c->nodes[i].id == id)
+                        return (uint32_t)i;
+        return NO_INDEX;
+}
+
+/* ---- the running attempts, by id ---- */
+
+/* Where attempt is in c->attempt_index, or would go. */
+static size_t index_position(const Cluster *c, uint64_t attempt) {
+        size_t lo = 0, hi = c->n_indexed;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (c->attempt_index[mid].attempt < attempt)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+static const AttemptRef *index_find(const Cluster *c, uint64_t attempt) {
+        size_t i = index_position(c, attempt);
+
+        return i < c->n_indexed && c->attempt_index[i].attempt == attempt ? &c->attempt_index[i]
+                                                                          : NULL;
+}
+
+int cluster_attempt_index_reserve(Cluster *c, size_t n_tasks) {
+        size_t need = n_tasks;
+        AttemptRef *index;
+
+        for (size_t j = 0; j < c->n_jobs; j++)
+                need += c->jobs[j].n_tasks;
+        need *= CLUSTER_ATTEMPTS_MAX;
+        if (need <= c->index_max)
+                return 0;
+        index = realloc(c->attempt_index, need * sizeof(*index));
+        if (!index)
+                return -ENOMEM;
+        c->attempt_index = index;
+        c->index_max = need;
+        return 0;
+}
+
+unsigned cluster_task_attempt_index(const ClusterTask *t, uint64_t attempt) {
+        unsigned a = 0;
+
+        while (a < t->n_attempts && t->attempts[a].id != attempt)
+                a++;
+        return a;
+}
+
+ClusterTask *cluster_attempt_find(Cluster *c, uint64_t attempt, ClusterJob **ret_job,
+                                  unsigned *ret_index) {
+        const AttemptRef *ref = index_find(c, attempt);
+
+        if (!ref)
+                return NULL;
+        if (ret_job)
+                *ret_job = cluster_job_find(c, ref->job);
+        if (ret_index)
+                *ret_index = cluster_task_attempt_index(ref->task, attempt);
+        return ref->task;
+}
+
+/* The task runs attempt a (its node filled in here) on n, in a.slot. */
+void cluster_attempt_add(Cluster *c, ClusterNode *n, const ClusterJob *j, ClusterTask *t,
+                         const ClusterAttempt *a) {
+        size_t i = index_position(c, a->id);
+
+        /* Room for every attempt the jobs' tasks may run was reserved with
+         * the jobs (cluster_attempt_index_reserve()). */
+        assert(c->n_indexed < c->index_max && t->n_attempts < CLUSTER_ATTEMPTS_MAX);
+        memmove(&c->attempt_index[i + 1], &c->attempt_index[i],
+                (c->n_indexed - i) * sizeof(*c->attempt_index));
+        c->attempt_index[i] =
+                (AttemptRef){ .attempt = a->id, .job = j->info.id, .node = n->id, .task = t };
+        c->n_indexed++;
+        t->state = TASK_RUNNING;
+        t->attempts[t->n_attempts] = *a;
+        t->attempts[t->n_attempts++].node = n->id;
+        t->slot_memory = a->slot_memory;
+        n->running[a->slot]++;
+}
+
+/* Attempt i of t goes; its tracker frees the slot. */
+void cluster_attempt_stop(Cluster *c, ClusterTask *t, unsigned i) {
+        ClusterNode *n = cluster_node_lookup(c, t->attempts[i].node);
+        SlotType slot = t->attempts[i].slot;
+        size_t k = index_position(c, t->attempts[i].id);
+
+        assert(k < c->n_indexed && c->attempt_index[k].attempt == t->attempts[i].id);
+        memmove(&c->attempt_index[k], &c->attempt_index[k + 1],
+                (c->n_indexed - k - 1) * sizeof(*c->attempt_index));
+        c->n_indexed--;
+        if (n && n->running[slot] > 0)
+                n->running[slot]--;
+        task_remove_attempt(t, i);
+}
+
+/* Every running attempt of t is killed at its tracker's next heartbeat.
+ * Without memory for a kill the tracker finishes the attempt, whose report
+ * is then ignored. */
+void cluster_task_kill_attempts(Cluster *c, ClusterTask *t, const char *reason) {
+        while (t->n_attempts > 0) {
+                ClusterNode *n = cluster_node_lookup(c, t->attempts[0].node);
+
+                if (n && cluster_node_queue_kill(n, t->attempts[0].id, reason) < 0)
+                        log_oom();
+                cluster_attempt_stop(c, t, 0);
+        }
+}
+
+void cluster_node_stop_attempts(Cluster *c, ClusterNode *n) {
+        /* From the last: a stop moves only the entries after its own. */
+        for (size_t i = c->n_indexed; i > 0; i--) {
+                const AttemptRef *ref = &c->attempt_index[i - 1];
+
+                if (ref->node == n->id)
+                        cluster_attempt_stop(c, ref->task,
+                                             cluster_task_attempt_index(ref->task, ref->attempt));
+        }
+}
+
+bool cluster_attempt_index_current(const Cluster *c) {
+        size_t n = 0;
+
+        for (size_t i = 1; i < c->n_indexed; i++)
+                if (c->attempt_index[i - 1].attempt >= c->attempt_index[i].attempt)
+                        return false;
+        for (size_t j = 0; j < c->n_jobs; j++)
+                for (size_t k = 0; k < c->jobs[j].n_tasks; k++) {
+                        const ClusterTask *t = &c->jobs[j].tasks[k];
+
+                        for (unsigned a = 0; a < t->n_attempts; a++) {
+                                const AttemptRef *ref = index_find(c, t->attempts[a].id);
+
+                                if (!ref || ref->task != t || ref->job != c->jobs[j].info.id ||
+                                    ref->node != t->attempts[a].node)
+                                        return false;
+                                n++;
+                        }
+                }
+        return n == c->n_indexed;
+}
