@@ -14,7 +14,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "controller/daemon/cluster-internal.h"
-#include "tracker/split.h"
+#include "mapred/split.h"
 
 /* Kill reasons a tracker hears, and reports back with the killed attempt. */
 static const char KILL_SPECULATION[] = "speculation: another attempt succeeded";
