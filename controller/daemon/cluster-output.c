@@ -85,7 +85,7 @@ void cluster_output_discard(const Cluster *c, const char *output) {
                 log_debug("Removed %s, the output of an attempt that lost", path);
 }
 
-ClusterTask *cluster_output_adoptable(Cluster *c, const ClusterFinished *x) {
+ClusterTask *cluster_output_adoptable(Cluster *c, const Tracker1Finished *x) {
         _cleanup_free_ char *path = NULL;
         AttemptOutput o;
 

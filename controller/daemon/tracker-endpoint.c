@@ -144,161 +144,13 @@ static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *erro
                                           .interval = (uint64_t)c->config.heartbeat_interval });
 }
 
-static int status_from_string(const char *s, StoreTaskStatus *ret) {
-        for (unsigned i = 0; i < _STORE_TASK_STATUS_MAX; i++)
-                if (strcmp(s, store_task_status_to_string(i)) == 0) {
-                        *ret = i;
-                        return 0;
-                }
-        return -EINVAL;
-}
-
-typedef struct Report {
-        ClusterReport r;
-        ClusterRunning *running;
-        ClusterFinished *finished;
-        size_t cap_running, cap_finished;
-} Report;
-
-static void report_done(Report *rep) {
-        free(rep->running);
-        free(rep->finished);
-}
-
-static int grow(void **array, size_t *cap, size_t n, size_t size) {
-        void *p;
-
-        if (n < *cap)
-                return 0;
-        if (n >= CLUSTER_REPORT_MAX)
-                return -E2BIG;
-        p = realloc(*array, (n + 1) * 2 * size);
-        if (!p)
-                return -ENOMEM;
-        *array = p;
-        *cap = (n + 1) * 2;
-        return 0;
-}
-
-/* The strings point into m. -EINVAL with the field in *ret_field for a
- * status the protocol does not have. */
-static int report_read(sd_bus_message *m, Report *rep, const char **ret_field) {
-        const char *status;
-        int r;
-
-        r = sd_bus_message_read(m, TRACKER1_NODE_TYPE, &rep->r.free_slots[SLOT_MAP],
-                                &rep->r.free_slots[SLOT_REDUCE], &rep->r.steal, &rep->r.iowait);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_enter_container(m, 'a', TRACKER1_RUNNING_TYPE);
-        if (r < 0)
-                return r;
-        for (;;) {
-                ClusterRunning x;
-
-                r = sd_bus_message_read(m, TRACKER1_RUNNING_TYPE, &x.attempt, &x.progress,
-                                        &x.bytes_processed, &x.input_size, &x.cpu_time,
-                                        &x.iowait_time);
-                if (r <= 0)
-                        break;
-                r = grow((void **)&rep->running, &rep->cap_running, rep->r.n_running,
-                         sizeof(*rep->running));
-                if (r < 0)
-                        break;
-                rep->running[rep->r.n_running++] = x;
-        }
-        if (r < 0)
-                return r == -E2BIG ? (*ret_field = "running", -EINVAL) : r;
-        r = sd_bus_message_exit_container(m);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_enter_container(m, 'a', TRACKER1_FINISHED_TYPE);
-        if (r < 0)
-                return r;
-        for (;;) {
-                ClusterFinished x;
-
-                r = sd_bus_message_read(m, TRACKER1_FINISHED_TYPE, &x.attempt, &status,
-                                        &x.input_bytes, &x.output_bytes, &x.output, &x.reason);
-                if (r <= 0)
-                        break;
-                if (status_from_string(status, &x.status) < 0) {
-                        *ret_field = "status";
-                        return -EINVAL;
-                }
-                r = grow((void **)&rep->finished, &rep->cap_finished, rep->r.n_finished,
-                         sizeof(*rep->finished));
-                if (r < 0)
-                        break;
-                rep->finished[rep->r.n_finished++] = x;
-        }
-        if (r < 0)
-                return r == -E2BIG ? (*ret_field = "finished", -EINVAL) : r;
-        rep->r.running = rep->running;
-        rep->r.finished = rep->finished;
-        return sd_bus_message_exit_container(m);
-}
-
-static int append_assignment(sd_bus_message *m, const ClusterAssignment *a) {
-        const ClusterJob *j = a->job;
-        const ClusterTask *t = a->task;
-        const char *command = j->info.app           ? j->info.app_arg
-                              : t->type == TASK_MAP ? j->info.mapper
-                                                    : j->info.reducer;
-        int r;
-
-        r = sd_bus_message_open_container(m, 'r', TRACKER1_ASSIGNMENT_FIELDS);
-        if (r >= 0)
-                r = sd_bus_message_append(m, "ttsuuss", a->attempt, j->info.id,
-                                          t->type == TASK_MAP ? "map" : "reduce", t->index,
-                                          j->info.n_reduces, j->info.app ? j->info.app : "",
-                                          command ? command : "");
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'a', "s");
-        if (r < 0)
-                return r;
-        if (t->type == TASK_MAP)
-                r = sd_bus_message_append(m, "s", j->splits[t->index]);
-        else
-                for (size_t i = 0; i < j->n_tasks && r >= 0; i++)
-                        if (j->tasks[i].type == TASK_MAP && j->tasks[i].output)
-                                r = sd_bus_message_append(m, "s", j->tasks[i].output);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        if (r >= 0)
-                r = sd_bus_message_append(m, "ts", a->slot_memory,
-                                          a->slot == SLOT_MAP ? "map" : "reduce");
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        return r;
-}
-
-static int reply_heartbeat(sd_bus_message *m, const ClusterReply *cr) {
+static int reply_heartbeat(sd_bus_message *m, const Tracker1Reply *x) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', TRACKER1_ASSIGNMENT_TYPE);
-        for (size_t i = 0; i < cr->n_assignments && r >= 0; i++)
-                r = append_assignment(reply, &cr->assignments[i]);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "t");
-        for (size_t i = 0; i < cr->n_kills && r >= 0; i++)
-                r = sd_bus_message_append(reply, "t", cr->kills[i].attempt);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_append(reply, TRACKER1_SLOTS_TYPE, cr->slots[SLOT_MAP],
-                                          cr->slots[SLOT_REDUCE], cr->slot_memory);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "s");
-        for (size_t i = 0; i < cr->n_kills && r >= 0; i++)
-                r = sd_bus_message_append(reply, "s", cr->kills[i].reason);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
+                r = tracker1_reply_append(reply, x);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -307,13 +159,13 @@ static int reply_heartbeat(sd_bus_message *m, const ClusterReply *cr) {
 static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         TrackerConnection *t = userdata;
         Controller *c = t->controller;
-        _cleanup_(report_done) Report rep = { 0 };
-        ClusterReply reply = { 0 };
+        _cleanup_(tracker1_report_done) Tracker1Report report = { 0 };
+        _cleanup_(tracker1_reply_done) Tracker1Reply reply = { 0 };
         StoreError err = { 0 };
-        const char *field = NULL;
         uint64_t id;
         int r;
 
+        /* Whose it is, before what it says. */
         r = sd_bus_message_read(m, "t", &id);
         if (r < 0)
                 return r;
@@ -323,13 +175,12 @@ static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
         if (id != t->tracker)
                 return sd_bus_error_setf(error, TRACKER1_ERROR_UNKNOWN_TRACKER,
                                          "Tracker %" PRIu64 " is not this connection's.", id);
-        r = report_read(m, &rep, &field);
-        if (r == -EINVAL && field)
-                return sd_bus_error_setf(error, TRACKER1_ERROR_INVALID_HEARTBEAT,
-                                         "Invalid heartbeat field %s.", field);
+        r = sd_bus_message_rewind(m, true);
+        if (r >= 0)
+                r = tracker1_heartbeat_read(m, &report, error);
         if (r < 0)
                 return r;
-        r = cluster_heartbeat(c->cluster, id, &rep.r, now_realtime_usec(), now_monotonic_usec(),
+        r = cluster_heartbeat(c->cluster, id, &report, now_realtime_usec(), now_monotonic_usec(),
                               &reply, &err);
         switch (r) {
         case -ENOENT:
@@ -348,12 +199,10 @@ static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
         }
         for (size_t i = 0; i < reply.n_assignments; i++)
                 log_debug("Tracker %" PRIu64 ": attempt %" PRIu64 " of job %" PRIu64 " %s %u", id,
-                          reply.assignments[i].attempt, reply.assignments[i].job->info.id,
-                          reply.assignments[i].task->type == TASK_MAP ? "map" : "reduce",
-                          reply.assignments[i].task->index);
-        r = reply_heartbeat(m, &reply);
-        cluster_reply_done(&reply);
-        return r;
+                          reply.assignments[i].attempt, reply.assignments[i].job,
+                          tracker1_task_type_to_string(reply.assignments[i].type),
+                          reply.assignments[i].index);
+        return reply_heartbeat(m, &reply);
 }
 
 static const sd_bus_vtable tracker_vtable[] = {
