@@ -379,7 +379,7 @@ int main(int argc, char **argv) {
 
         r = agent_start(&agent);
         if (r >= 0) {
-                log_info("Serving %s for %s on %s%s", AGENT_BUS_NAME, agent.config.uri,
+                log_info("Serving %s for %s on %s%s", AGENT1_BUS_NAME, agent.config.uri,
                          agent.config.address ? agent.config.address : "the system bus",
                          agent.config.dry_run ? " (dry run)" : "");
                 r = daemon_run(agent.event, "Waiting for the first sample");

@@ -10,7 +10,7 @@ controllerd_SOURCES := controller/daemon/config.c controller/daemon/cluster.c \
 	controller/daemon/cluster-model.c controller/daemon/cluster-job.c \
 	controller/daemon/cluster-heartbeat.c controller/daemon/cluster-snapshot.c \
 	controller/daemon/agent-hosts.c controller/daemon/cluster-profile.c \
-	controller/daemon/cluster-output.c controller/daemon/bus-errors.c
+	controller/daemon/cluster-output.c
 
 PROGRAMS += flexslot-controllerd
 flexslot-controllerd_SOURCES := controller/daemon/controllerd.c \

@@ -26,3 +26,9 @@
         "(sstt"                  \
         "dddddddddddd"           \
         ")"
+/* A VM of ListVms: tracker node (0: none), VM UUID, domain name, agent
+ * (its [agents] entry; "": none), agent reachable, steal source (agent,
+ * tracker or none), steal, vCPUs, memory, targets sent (a control
+ * cycle's or ResizeVm's), taken by the agent, refused or failed, and what
+ * the agent said of the last one. */
+#define CONTROLLER1_VM_TYPE "(tsssbsdutuuus)"

@@ -3,9 +3,11 @@
  * message, sealed as sd-bus sends it, and read back is the struct it was
  * built from; messages that do not read as the protocol has them (wrong
  * types, cut short, words the protocol does not have) are refused with a
- * named error that names the field. The bus is one end of a socketpair,
+ * named error that names the field (Tracker1) or -EBADMSG (Agent1's
+ * verdicts, which only a client reads). The bus is one end of a socketpair,
  * started but never used: sd-bus builds messages only for a started bus. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 #include <systemd/sd-bus.h>
 
 #include "common/macro.h"
+#include "proto/agent1.h"
 #include "proto/errors.h"
 #include "proto/tracker1.h"
 #include "tests.h"
@@ -470,6 +473,156 @@ START_TEST(test_error_names) {
 }
 END_TEST
 
+/* ---- Agent1 ---- */
+
+START_TEST(test_agent1_names) {
+        Agent1Resource r;
+        Agent1Status st;
+
+        for (unsigned i = 0; i < _AGENT1_RESOURCE_MAX; i++) {
+                ck_assert_int_eq(agent1_resource_from_key(agent1_resource_to_key(i), &r), 0);
+                ck_assert_int_eq(r, i);
+                ck_assert_ptr_nonnull(strchr("utd", agent1_resource_type(i)));
+        }
+        for (unsigned i = 0; i < _AGENT1_STATUS_MAX; i++) {
+                ck_assert_int_eq(agent1_status_from_string(agent1_status_to_string(i), &st), 0);
+                ck_assert_int_eq(st, i);
+        }
+        ck_assert_str_eq(agent1_resource_to_key(AGENT1_CPU_CAP), "cpu-cap");
+        ck_assert_int_eq(agent1_resource_type(AGENT1_MEMORY), 't');
+        ck_assert_int_eq(agent1_resource_from_key("cpu-weigth", &r), -EINVAL);
+        ck_assert_str_eq(agent1_status_to_string(AGENT1_DRY_RUN), "dry-run");
+        ck_assert(agent1_status_taken(AGENT1_UNCHANGED));
+        ck_assert(!agent1_status_taken(AGENT1_REFUSED));
+        ck_assert(!agent1_status_taken(AGENT1_FAILED));
+}
+END_TEST
+
+START_TEST(test_agent1_target_and_verdicts) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = new_call("SetTarget"), *reply = NULL;
+        static const struct {
+                Agent1Resource r;
+                double value;
+                const char *text;
+        } target[] = {
+                { AGENT1_CPU_WEIGHT, 512, "u 512" },
+                { AGENT1_CPU_CAP, 1.5, "d 1.5" },
+                { AGENT1_VCPUS, 3, "u 3" },
+                { AGENT1_MEMORY, 3221225472.0, "t 3221225472" },
+        };
+        const Agent1Verdict verdicts[] = {
+                { .resource = AGENT1_VCPUS,
+                  .status = AGENT1_APPLIED,
+                  .before = 2,
+                  .after = 3,
+                  .error = "",
+                  .message = "" },
+                { .resource = AGENT1_MEMORY,
+                  .status = AGENT1_CLAMPED,
+                  .before = 1073741824.0,
+                  .after = 2147483648.0,
+                  .error = AGENT1_ERROR_STEP_TOO_LARGE,
+                  .message = "a step of at most 1G" },
+                { .resource = AGENT1_CPU_CAP,
+                  .status = AGENT1_REFUSED,
+                  .before = -1,
+                  .after = -1,
+                  .error = AGENT1_ERROR_NOT_SUPPORTED,
+                  .message = "no cap here" },
+        };
+        Agent1Verdict got;
+
+        ck_assert_int_ge(sd_bus_message_open_container(m, 'a', "{sv}"), 0);
+        for (size_t i = 0; i < ELEMENTSOF(target); i++)
+                ck_assert_int_ge(agent1_target_entry_append(m, target[i].r, target[i].value), 0);
+        ck_assert_int_ge(sd_bus_message_close_container(m), 0);
+        seal(m);
+        ck_assert_str_eq(sd_bus_message_get_signature(m, true), AGENT1_TARGET_TYPE);
+        ck_assert_int_ge(sd_bus_message_enter_container(m, 'a', "{sv}"), 0);
+        for (size_t i = 0; i < ELEMENTSOF(target); i++) {
+                const char *key, *contents;
+                char text[64];
+                uint32_t u;
+                uint64_t t;
+                double d;
+
+                ck_assert_int_gt(sd_bus_message_enter_container(m, 'e', "sv"), 0);
+                ck_assert_int_gt(sd_bus_message_read(m, "s", &key), 0);
+                ck_assert_str_eq(key, agent1_resource_to_key(target[i].r));
+                ck_assert_int_gt(sd_bus_message_peek_type(m, NULL, &contents), 0);
+                if (contents[0] == 'u') {
+                        ck_assert_int_gt(sd_bus_message_read(m, "v", "u", &u), 0);
+                        snprintf(text, sizeof(text), "u %u", u);
+                } else if (contents[0] == 't') {
+                        ck_assert_int_gt(sd_bus_message_read(m, "v", "t", &t), 0);
+                        snprintf(text, sizeof(text), "t %llu", (unsigned long long)t);
+                } else {
+                        ck_assert_int_gt(sd_bus_message_read(m, "v", "d", &d), 0);
+                        snprintf(text, sizeof(text), "d %g", d);
+                }
+                ck_assert_str_eq(text, target[i].text);
+                ck_assert_int_ge(sd_bus_message_exit_container(m), 0);
+        }
+
+        ck_assert_int_ge(sd_bus_message_new_method_return(m, &reply), 0);
+        ck_assert_int_ge(sd_bus_message_open_container(reply, 'a', "{" AGENT1_VERDICT_FIELDS "}"),
+                         0);
+        for (size_t i = 0; i < ELEMENTSOF(verdicts); i++)
+                ck_assert_int_ge(agent1_verdict_append(reply, &verdicts[i]), 0);
+        ck_assert_int_ge(sd_bus_message_close_container(reply), 0);
+        seal(reply);
+        ck_assert_str_eq(sd_bus_message_get_signature(reply, true), AGENT1_VERDICTS_TYPE);
+        ck_assert_int_ge(sd_bus_message_enter_container(reply, 'a', "{" AGENT1_VERDICT_FIELDS "}"),
+                         0);
+        for (size_t i = 0; i < ELEMENTSOF(verdicts); i++) {
+                ck_assert_int_eq(agent1_verdict_read(reply, &got), 1);
+                ck_assert_int_eq(got.resource, verdicts[i].resource);
+                ck_assert_int_eq(got.status, verdicts[i].status);
+                ck_assert_double_eq(got.before, verdicts[i].before);
+                ck_assert_double_eq(got.after, verdicts[i].after);
+                ck_assert_str_eq(got.error, verdicts[i].error);
+                ck_assert_str_eq(got.message, verdicts[i].message);
+        }
+        ck_assert_int_eq(agent1_verdict_read(reply, &got), 0);
+}
+END_TEST
+
+/* Verdicts an agent of Agent1 never sends. */
+static const struct {
+        const char *what, *key, *status, *type;
+} bad_verdicts[] = {
+        { "an unknown key", "cpu-shares", "applied", "u" },
+        { "an unknown status", "vcpus", "ok", "u" },
+        { "a value of another type than its key's", "vcpus", "applied", "t" },
+        { "a cap as a count", "cpu-cap", "refused", "u" },
+};
+
+START_TEST(test_agent1_bad_verdict) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = new_reply();
+        Agent1Verdict got = { .message = "untouched" };
+        char v[8];
+
+        snprintf(v, sizeof(v), "%s", bad_verdicts[_i].type);
+        ck_assert_int_ge(sd_bus_message_open_container(m, 'a', "{" AGENT1_VERDICT_FIELDS "}"), 0);
+        ck_assert_int_ge(sd_bus_message_open_container(m, 'e', AGENT1_VERDICT_FIELDS), 0);
+        ck_assert_int_ge(sd_bus_message_append(m, "s", bad_verdicts[_i].key), 0);
+        ck_assert_int_ge(sd_bus_message_open_container(m, 'r', "svvss"), 0);
+        ck_assert_int_ge(sd_bus_message_append(m, "s", bad_verdicts[_i].status), 0);
+        for (int k = 0; k < 2; k++)
+                ck_assert_int_ge(v[0] == 't' ? sd_bus_message_append(m, "v", "t", (uint64_t)3)
+                                             : sd_bus_message_append(m, "v", "u", 3u),
+                                 0);
+        ck_assert_int_ge(sd_bus_message_append(m, "ss", "", ""), 0);
+        ck_assert_int_ge(sd_bus_message_close_container(m), 0);
+        ck_assert_int_ge(sd_bus_message_close_container(m), 0);
+        ck_assert_int_ge(sd_bus_message_close_container(m), 0);
+        seal(m);
+        ck_assert_int_ge(sd_bus_message_enter_container(m, 'a', "{" AGENT1_VERDICT_FIELDS "}"), 0);
+        ck_assert_msg(agent1_verdict_read(m, &got) == -EBADMSG, "%s", bad_verdicts[_i].what);
+        ck_assert_str_eq(got.message, "untouched");
+}
+END_TEST
+
 Suite *suite_proto(void) {
         Suite *s = suite_create("proto");
         TCase *tc;
@@ -482,6 +635,13 @@ Suite *suite_proto(void) {
         tcase_add_test(tc, test_reply_round_trip);
         tcase_add_loop_test(tc, test_bad_message, 0, (int)ELEMENTSOF(bad_messages));
         tcase_add_test(tc, test_bad_register);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("agent1");
+        tcase_add_checked_fixture(tc, bus_setup, bus_teardown);
+        tcase_add_test(tc, test_agent1_names);
+        tcase_add_test(tc, test_agent1_target_and_verdicts);
+        tcase_add_loop_test(tc, test_agent1_bad_verdict, 0, (int)ELEMENTSOF(bad_verdicts));
         suite_add_tcase(s, tc);
 
         tc = tcase_create("errors");

@@ -45,7 +45,7 @@ static const CtlColumn node_columns[] = {
         { "iowait", 'd' },
 };
 
-/* controller/daemon/agents.h, AGENTS_VM_TYPE. */
+/* proto/controller1.h, CONTROLLER1_VM_TYPE. */
 static const CtlColumn vm_columns[] = {
         { "node", 't' },      { "vm", 's' },           { "name", 's' },    { "agent", 's' },
         { "reachable", 'b' }, { "steal_source", 's' }, { "steal", 'd' },   { "vcpus", 'u' },

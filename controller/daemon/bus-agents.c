@@ -41,8 +41,9 @@ static const sd_bus_vtable controller_vm_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("ResizeVm", SD_BUS_ARGS("s", vm, "u", vcpus, "t", memory),
                                 SD_BUS_RESULT("a{s(svvss)}", verdicts), method_resize_vm, 0),
-        SD_BUS_METHOD_WITH_ARGS("ListVms", SD_BUS_NO_ARGS, SD_BUS_RESULT("a" AGENTS_VM_TYPE, vms),
-                                method_list_vms, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListVms", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("a" CONTROLLER1_VM_TYPE, vms), method_list_vms,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 
