@@ -112,9 +112,8 @@ static int load_config(Agent *a, const Options *o) {
                                &a->config);
         if (r < 0)
                 return r;
-        log_set_max_level(o->daemon.log_level_given
-                                  ? o->daemon.log_level
-                                  : (LogLevel)agent_config_log_levels[a->config.log_level]);
+        log_set_max_level(o->daemon.log_level_given ? o->daemon.log_level
+                                                    : daemon_log_levels[a->config.log_level]);
         if (o->address && replace_string(&a->config.address, o->address) < 0)
                 return -ENOMEM;
         if (o->uri && replace_string(&a->config.uri, o->uri) < 0)

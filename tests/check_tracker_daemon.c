@@ -22,6 +22,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "common/daemon-util.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/time-util.h"
@@ -53,7 +54,7 @@ START_TEST(test_config_defaults_and_example) {
         ck_assert_uint_eq(defaults.call_timeout, 10 * USEC_PER_SEC);
         ck_assert_uint_eq(defaults.reconnect_max, 30 * USEC_PER_SEC);
         ck_assert_uint_eq(defaults.kill_grace, USEC_PER_SEC);
-        ck_assert_int_eq(tracker_config_log_levels[defaults.log_level], LOG_LEVEL_INFO);
+        ck_assert_int_eq(daemon_log_levels[defaults.log_level], LOG_LEVEL_INFO);
 
         /* The shipped example, as shipped, means the defaults. */
         r = conf_load_file(&tracker_config_schema, test_srcdir_path("conf/tracker.ini"), &example,

@@ -7,14 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/daemon-util.h"
 #include "common/log.h"
 #include "common/macro.h"
-
-static const char *const log_level_choices[] = {
-        "err", "warning", "notice", "info", "debug", NULL
-};
-const int tracker_config_log_levels[] = { LOG_LEVEL_ERR, LOG_LEVEL_WARNING, LOG_LEVEL_NOTICE,
-                                          LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
 
 #define F(member) CONF_FIELD(TrackerConfig, member)
 
@@ -26,7 +21,8 @@ static const ConfKey tracker_keys[] = {
         { "tracker", "task-program", CONF_STRING, F(task_program), "flexslot-task" },
         { "tracker", "vm-uuid", CONF_STRING, F(vm_uuid), NULL },
         { "tracker", "hostname", CONF_STRING, F(hostname), NULL },
-        { "tracker", "log-level", CONF_ENUM, F(log_level), "info", .choices = log_level_choices },
+        { "tracker", "log-level", CONF_ENUM, F(log_level), "info",
+          .choices = daemon_log_level_choices },
         { "slots", "map-slots", CONF_INT, F(map_slots), "2", .min = 0, .max = TRACKER1_SLOTS_MAX },
         { "slots", "reduce-slots", CONF_INT, F(reduce_slots), "1", .min = 0,
           .max = TRACKER1_SLOTS_MAX },

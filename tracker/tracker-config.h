@@ -25,9 +25,6 @@ typedef struct TrackerConfig {
 
 extern const ConfSchema tracker_config_schema;
 
-/* Log levels in the order of [tracker] log-level's choices. */
-extern const int tracker_config_log_levels[];
-
 /* The first reconnect waits this long, each next one twice as long, up to
  * [connection] reconnect-max. */
 #define TRACKER_RECONNECT_MIN (100 * USEC_PER_MSEC)

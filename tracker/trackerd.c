@@ -102,9 +102,7 @@ int main(int argc, char **argv) {
         r = daemon_load_config(&tracker_config_schema, o.config_file, o.config_given, &k.config);
         if (r < 0)
                 return EXIT_FAILURE;
-        log_set_max_level(o.log_level_given
-                                  ? o.log_level
-                                  : (LogLevel)tracker_config_log_levels[k.config.log_level]);
+        log_set_max_level(o.log_level_given ? o.log_level : daemon_log_levels[k.config.log_level]);
         r = tracker_start(&k);
         if (r >= 0) {
                 log_info("Tracker %s (VM %s) for %s, data in %s", k.identity.hostname,

@@ -105,9 +105,8 @@ static int load_config(Controller *c, const Options *o) {
                 if (core_set[i] && strcmp(key, "reduce_slowstart") == 0)
                         c->reduce_slowstart_set = true;
         }
-        log_set_max_level(o->daemon.log_level_given
-                                  ? o->daemon.log_level
-                                  : (LogLevel)controller_config_log_levels[c->config.log_level]);
+        log_set_max_level(o->daemon.log_level_given ? o->daemon.log_level
+                                                    : daemon_log_levels[c->config.log_level]);
         if (o->address) {
                 char *copy = strdup(o->address);
 
