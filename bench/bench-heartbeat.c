@@ -128,16 +128,14 @@ static int send_beat(Tracker *t) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         Tracker1Running running[HELD_MAX];
         Load *l = t->load;
-        unsigned used[2] = { held_of(t, false), held_of(t, true) };
-        Tracker1Report report = {
-                .tracker = t->id,
-                .free_slots = { [TRACKER1_MAP] = l->slots[0] - MIN(used[0], l->slots[0]),
-                                [TRACKER1_REDUCE] = l->slots[1] - MIN(used[1], l->slots[1]) },
-                .running = running,
-                .n_running = t->n_held,
-        };
+        Tracker1Report report = { .tracker = t->id, .running = running, .n_running = t->n_held };
         int r;
 
+        for (Tracker1TaskType type = 0; type < _TRACKER1_TASK_TYPE_MAX; type++) {
+                unsigned used = held_of(t, type == TRACKER1_REDUCE);
+
+                report.free_slots[type] = l->slots[type] - MIN(used, l->slots[type]);
+        }
         for (size_t i = 0; i < t->n_held; i++)
                 running[i] = (Tracker1Running){ .attempt = t->held[i],
                                                 .progress = 0.5,

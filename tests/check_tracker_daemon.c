@@ -258,14 +258,15 @@ typedef struct Fixture {
 } Fixture;
 
 /* The task program: attempt 1 waits for DIR/gate, attempt 2 ignores
- * SIGTERM (and so needs the SIGKILL after the kill grace), any other
- * succeeds at once. */
+ * SIGTERM (and so needs the SIGKILL after the kill grace) once it has made
+ * DIR/gate.deaf, any other succeeds at once. */
 static const char task_script[] = "#!/bin/sh\n"
                                   "case \" $* \" in\n"
                                   "*\" --attempt=1 \"*)\n"
                                   "        while [ ! -e \"$GATE\" ]; do sleep 0.01; done ;;\n"
                                   "*\" --attempt=2 \"*)\n"
                                   "        trap '' TERM\n"
+                                  "        : >\"$GATE.deaf\"\n"
                                   "        while :; do sleep 0.01; done ;;\n"
                                   "esac\n"
                                   "exit 0\n";
@@ -374,8 +375,32 @@ static bool both_reported(const Fixture *f) {
         return f->stand.n_finished == 2;
 }
 
+static bool attempt_deaf(const Fixture *f) {
+        _cleanup_free_ char *path = NULL;
+
+        ck_assert_int_ge(asprintf(&path, "%s/gate.deaf", f->dir), 0);
+        return access(path, F_OK) == 0;
+}
+
 static bool loop_finished(const Fixture *f) {
         return sd_event_get_state(f->event) == SD_EVENT_FINISHED;
+}
+
+/* Attempt a of job 1: map a - 1, a streaming cat of its split. */
+static Tracker1Assignment map_of_job_1(uint64_t a) {
+        static const char *split[] = { "in:0:10" };
+
+        return (Tracker1Assignment){ .attempt = a,
+                                     .job = 1,
+                                     .type = TRACKER1_MAP,
+                                     .index = (unsigned)(a - 1),
+                                     .partitions = 1,
+                                     .app = "",
+                                     .command = "cat",
+                                     .inputs = split,
+                                     .n_inputs = 1,
+                                     .slot_memory = 256 << 20,
+                                     .slot = TRACKER1_MAP };
 }
 
 /* A controller of another release refuses the version: the tracker says
@@ -419,30 +444,7 @@ END_TEST
  * SIGKILL at the end of its grace; both are reported once the controller
  * answers. */
 START_TEST(test_slow_controller_holds_nothing_up) {
-        const char *split[] = { "in:0:10" };
-        Tracker1Assignment assign[] = {
-                { .attempt = 1,
-                  .job = 1,
-                  .type = TRACKER1_MAP,
-                  .partitions = 1,
-                  .app = "",
-                  .command = "cat",
-                  .inputs = split,
-                  .n_inputs = 1,
-                  .slot_memory = 256 << 20,
-                  .slot = TRACKER1_MAP },
-                { .attempt = 2,
-                  .job = 1,
-                  .type = TRACKER1_MAP,
-                  .index = 1,
-                  .partitions = 1,
-                  .app = "",
-                  .command = "cat",
-                  .inputs = split,
-                  .n_inputs = 1,
-                  .slot_memory = 256 << 20,
-                  .slot = TRACKER1_MAP },
-        };
+        Tracker1Assignment assign[] = { map_of_job_1(1), map_of_job_1(2) };
         Tracker1Kill kill = { .attempt = 2, .reason = "job cancelled" };
         _cleanup_free_ char *gate = NULL;
         Fixture f;
@@ -452,8 +454,8 @@ START_TEST(test_slow_controller_holds_nothing_up) {
         f.stand.next.assignments = assign;
         f.stand.next.n_assignments = ELEMENTSOF(assign);
         run_until(&f, registered, "registration");
-        while (f.tasks.n_tasks < 2)
-                ck_assert_int_ge(sd_event_run(f.event, 100 * USEC_PER_MSEC), 0);
+        /* Killed only once it is deaf to SIGTERM. */
+        run_until(&f, attempt_deaf, "attempt 2 to ignore SIGTERM");
         f.stand.next.kills = &kill;
         f.stand.next.n_kills = 1;
         /* The reply with the kill goes out; every heartbeat after it is
