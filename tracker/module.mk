@@ -1,7 +1,8 @@
-# flexslot-tracker's task runtime: input splits, the applications, the map
-# side's sort buffer and the reduce side's merge, running a task as a child
-# under a memory limit, and its progress. flexslot-task runs one task from
-# the command line.
+# flexslot-tracker's task runtime (line records of a split, the
+# applications, the map side's sort buffer and the reduce side's merge,
+# running a task as a child under a memory limit, and its progress) and
+# the daemon's testable parts (its configuration, tasks and link to the
+# controller). flexslot-task runs one task from the command line.
 LIBRARIES += tracker
 tracker_SOURCES := $(filter-out tracker/task-main.c tracker/trackerd.c,$(wildcard tracker/*.c))
 
