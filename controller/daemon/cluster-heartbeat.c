@@ -3,6 +3,7 @@
  * attempts adopted, recorded in the store and applied, then the policy
  * step and its decisions, and the reply. A control cycle is the same step
  * without a tracker. */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -287,9 +288,12 @@ static int start_attempt(Cluster *c, ClusterNode *n, const ClusterJob *j, Cluste
 }
 
 /* The job of the snapshot's task i: the snapshot's jobs are c->jobs, in
- * their order, while it is kept. */
+ * their order, as whatever adds or removes a job drops the snapshot. */
 static const ClusterJob *job_of(const Cluster *c, const Snapshot *s, uint32_t i) {
-        return &c->jobs[s->tasks[i].job];
+        const ClusterJob *j = &c->jobs[s->tasks[i].job];
+
+        assert(j->info.id == s->jobs[s->tasks[i].job].id);
+        return j;
 }
 
 /* A backup of t on n: one at most, of a task still running (a kill of
