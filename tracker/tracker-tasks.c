@@ -413,6 +413,8 @@ int tracker_tasks_report(const TrackerTasks *k, Tracker1Report *report) {
 
 void tracker_tasks_acknowledge(TrackerTasks *k, size_t n) {
         n = MIN(n, k->n_finished);
+        if (n == 0)
+                return;
         for (size_t i = 0; i < n; i++)
                 finished_clear(&k->finished[i]);
         memmove(k->finished, k->finished + n, (k->n_finished - n) * sizeof(TrackerFinished));
