@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-errors.h"
 #include "collector.h"
 #include "common/log.h"
 #include "common/macro.h"
@@ -266,4 +265,9 @@ int agent_actuator_change(AgentActuator *a, AgentChange *c) {
         if (vcpus != info.vcpus_current && !cap_applied)
                 keep_cap(a, c, &req.vm, vcpus, period_of(&info));
         return 0;
+}
+
+char *agent_error_no_domain(char *buf, size_t size, const char *domain) {
+        snprintf(buf, size, "No domain '%s'", domain);
+        return buf;
 }

@@ -79,3 +79,7 @@ void agent_actuator_done(AgentActuator *a);
  * c, for the caller to answer and log with who asked; a negative errno only
  * when the outcome cannot be recorded. */
 int agent_actuator_change(AgentActuator *a, AgentChange *c);
+
+/* The message of Agent1's Error.NoSuchDomain, without a final period: one
+ * text whichever method finds the domain missing. Returns buf. */
+char *agent_error_no_domain(char *buf, size_t size, const char *domain);

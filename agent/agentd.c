@@ -113,9 +113,8 @@ static int load_config(Agent *a, const Options *o) {
                                &a->config);
         if (r < 0)
                 return r;
-        log_set_max_level(o->daemon.log_level_given
-                                  ? o->daemon.log_level
-                                  : (LogLevel)agent_config_log_levels[a->config.log_level]);
+        log_set_max_level(o->daemon.log_level_given ? o->daemon.log_level
+                                                    : daemon_log_levels[a->config.log_level]);
         if (o->address && replace_string(&a->config.address, o->address) < 0)
                 return -ENOMEM;
         if (o->uri && replace_string(&a->config.uri, o->uri) < 0)
@@ -412,7 +411,7 @@ int main(int argc, char **argv) {
 
         r = agent_start(&agent);
         if (r >= 0) {
-                log_info("Serving %s for %s on %s%s", AGENT_BUS_NAME, agent.config.uri,
+                log_info("Serving %s for %s on %s%s", AGENT1_BUS_NAME, agent.config.uri,
                          agent.config.address ? agent.config.address : "the system bus",
                          agent.config.dry_run ? " (dry run)" : "");
                 r = daemon_run(agent.event, "Waiting for the first sample");

@@ -15,19 +15,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-errors.h"
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "daemon.h"
+#include "proto/errors.h"
 
-/* SetTarget's keys have the types of the resources' D-Bus values. */
-static const char resource_type[_ACT_RESOURCE_MAX] = {
-        [ACT_CPU_WEIGHT] = 'u',
-        [ACT_VCPUS] = 'u',
-        [ACT_CPU_CAP] = 'd',
-        [ACT_MEMORY] = 't',
+/* SetTarget's resources (proto/agent1.h) as the actuation contract names
+ * them. */
+static const ActResource act_resource_of[_AGENT1_RESOURCE_MAX] = {
+        [AGENT1_CPU_WEIGHT] = ACT_CPU_WEIGHT,
+        [AGENT1_VCPUS] = ACT_VCPUS,
+        [AGENT1_CPU_CAP] = ACT_CPU_CAP,
+        [AGENT1_MEMORY] = ACT_MEMORY,
 };
+
+static Agent1Resource wire_resource(ActResource r) {
+        Agent1Resource w = 0;
+
+        while (w < _AGENT1_RESOURCE_MAX && act_resource_of[w] != r)
+                w++;
+        return w;
+}
+
+/* The type of the resource's D-Bus values. */
+static char resource_type(ActResource r) {
+        return agent1_resource_type(wire_resource(r));
+}
 
 #define TARGET_KEYS "cpu-weight (u), vcpus (u), cpu-cap (d) and memory (t)"
 
@@ -133,48 +147,48 @@ static int change_run(void *userdata, void *data) {
 static const char *rule_error(ActRule rule) {
         switch (rule) {
         case ACT_RULE_UNKNOWN:
-                return AGENT_ERROR_NOT_SUPPORTED;
+                return AGENT1_ERROR_NOT_SUPPORTED;
         case ACT_RULE_UNPLUG:
-                return AGENT_ERROR_NOT_PERMITTED;
+                return AGENT1_ERROR_NOT_PERMITTED;
         case ACT_RULE_STEP:
-                return AGENT_ERROR_STEP_TOO_LARGE;
+                return AGENT1_ERROR_STEP_TOO_LARGE;
         case ACT_RULE_MIN_CHANGE:
-                return AGENT_ERROR_CHANGE_TOO_SMALL;
+                return AGENT1_ERROR_CHANGE_TOO_SMALL;
         case ACT_RULE_HOST_RESERVE:
-                return AGENT_ERROR_HOST_RESERVE;
+                return AGENT1_ERROR_HOST_RESERVE;
         case ACT_RULE_RATE:
-                return AGENT_ERROR_RATE_LIMITED;
+                return AGENT1_ERROR_RATE_LIMITED;
         default:
-                return AGENT_ERROR_OUT_OF_RANGE;
+                return AGENT1_ERROR_OUT_OF_RANGE;
         }
 }
 
 static const char *errno_error(int r) {
         switch (-r) {
         case ENOENT:
-                return AGENT_ERROR_NO_SUCH_DOMAIN;
+                return AGENT1_ERROR_NO_SUCH_DOMAIN;
         case ESRCH:
-                return AGENT_ERROR_NOT_RUNNING;
+                return AGENT1_ERROR_NOT_RUNNING;
         case EOPNOTSUPP:
-                return AGENT_ERROR_NOT_SUPPORTED;
+                return AGENT1_ERROR_NOT_SUPPORTED;
         case EPERM:
-                return AGENT_ERROR_NOT_PERMITTED;
+                return AGENT1_ERROR_NOT_PERMITTED;
         case EINVAL:
                 /* Past our limits, so the hypervisor's own (e.g. its maximum). */
-                return AGENT_ERROR_OUT_OF_RANGE;
+                return AGENT1_ERROR_OUT_OF_RANGE;
         case ENOTCONN:
         case ETIMEDOUT:
-                return AGENT_ERROR_HYPERVISOR_UNAVAILABLE;
+                return AGENT1_ERROR_HYPERVISOR_UNAVAILABLE;
         default:
-                return AGENT_ERROR_HYPERVISOR_FAILED;
+                return AGENT1_ERROR_HYPERVISOR_FAILED;
         }
 }
 
 /* Failed only when the hypervisor could not do what it was asked; a
  * missing domain, say, is refused. */
 static const char *error_verdict(const char *name) {
-        return strcmp(name, AGENT_ERROR_HYPERVISOR_FAILED) == 0 ||
-                               strcmp(name, AGENT_ERROR_HYPERVISOR_UNAVAILABLE) == 0
+        return strcmp(name, AGENT1_ERROR_HYPERVISOR_FAILED) == 0 ||
+                               strcmp(name, AGENT1_ERROR_HYPERVISOR_UNAVAILABLE) == 0
                        ? "failed"
                        : "refused";
 }
@@ -243,10 +257,10 @@ static LogLevel resource_verdict(const ChangeJob *j, ActResource r, char *buf, s
         }
 }
 
-static const char *const status_names[] = {
-        [AGENT_CHANGE_APPLIED] = "applied",     [AGENT_CHANGE_CLAMPED] = "clamped",
-        [AGENT_CHANGE_UNCHANGED] = "unchanged", [AGENT_CHANGE_DRY_RUN] = "dry-run",
-        [AGENT_CHANGE_REFUSED] = "refused",     [AGENT_CHANGE_FAILED] = "failed",
+static const Agent1Status wire_status[] = {
+        [AGENT_CHANGE_APPLIED] = AGENT1_APPLIED,     [AGENT_CHANGE_CLAMPED] = AGENT1_CLAMPED,
+        [AGENT_CHANGE_UNCHANGED] = AGENT1_UNCHANGED, [AGENT_CHANGE_DRY_RUN] = AGENT1_DRY_RUN,
+        [AGENT_CHANGE_REFUSED] = AGENT1_REFUSED,     [AGENT_CHANGE_FAILED] = AGENT1_FAILED,
 };
 
 /* The metrics' count of each resource's verdict, by error name. */
@@ -264,7 +278,7 @@ static void count_change(const ChangeJob *j) {
                         verdict = error_verdict(name);
                 } else {
                         name = resource_error(c, r, msg, sizeof(msg));
-                        verdict = status_names[c->r[r].status];
+                        verdict = agent1_status_to_string(wire_status[c->r[r].status]);
                         if (c->r[r].status == AGENT_CHANGE_CLAMPED)
                                 name = rule_error(c->r[r].outcome.rule);
                 }
@@ -303,23 +317,19 @@ static void audit_change(const ChangeJob *j) {
         audit(j, level, "%s", line);
 }
 
-/* A resource's value as SetTarget's keys type it; one the hypervisor does
- * not report is 0, or -1 for a cap, where 0 means none (as in the
+/* A resource's value as SetTarget's verdicts carry it; one the hypervisor
+ * does not report is 0, or -1 for a cap, where 0 means none (as in the
  * metrics). */
-static int append_value(sd_bus_message *m, ActResource r, uint64_t v, bool known) {
-        switch (resource_type[r]) {
-        case 'u':
-                return sd_bus_message_append(m, "v", "u",
-                                             known ? (uint32_t)MIN(v, (uint64_t)UINT32_MAX) : 0u);
-        case 'd':
-                return sd_bus_message_append(m, "v", "d", known ? act_cap_to_cpus(v) : -1.0);
-        default:
-                return sd_bus_message_append(m, "v", "t", known ? v : (uint64_t)0);
-        }
+static double wire_value(ActResource r, uint64_t v, bool known) {
+        if (r == ACT_CPU_CAP)
+                return known ? act_cap_to_cpus(v) : -1.0;
+        if (!known)
+                return 0;
+        return resource_type(r) == 'u' ? (double)MIN(v, (uint64_t)UINT32_MAX) : (double)v;
 }
 
-/* SetTarget's answer: resource -> (verdict, before, after, error name,
- * message), the error name "" for a resource applied as asked. */
+/* SetTarget's answer: a verdict per resource, the error name "" for a
+ * resource applied as asked. */
 static int reply_target(ChangeJob *j) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const AgentChange *c = &j->change;
@@ -328,7 +338,7 @@ static int reply_target(ChangeJob *j) {
         r = sd_bus_message_new_method_return(j->call, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_open_container(reply, 'a', "{s(svvss)}");
+        r = sd_bus_message_open_container(reply, 'a', "{" AGENT1_VERDICT_FIELDS "}");
         if (r < 0)
                 return r;
         for (ActResource k = 0; k < _ACT_RESOURCE_MAX; k++) {
@@ -342,23 +352,14 @@ static int reply_target(ChangeJob *j) {
                         name = errno_error(x->error);
                 else if (x->outcome.verdict == ACT_REFUSED || x->outcome.verdict == ACT_CLAMPED)
                         name = rule_error(x->outcome.rule);
-                r = sd_bus_message_open_container(reply, 'e', "s(svvss)");
-                if (r >= 0)
-                        r = sd_bus_message_append(reply, "s", act_resource_to_string(k));
-                if (r >= 0)
-                        r = sd_bus_message_open_container(reply, 'r', "svvss");
-                if (r >= 0)
-                        r = sd_bus_message_append(reply, "s", status_names[x->status]);
-                if (r >= 0)
-                        r = append_value(reply, k, x->before, known);
-                if (r >= 0)
-                        r = append_value(reply, k, x->after, known);
-                if (r >= 0)
-                        r = sd_bus_message_append(reply, "ss", name, x->message);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                r = agent1_verdict_append(reply, &(Agent1Verdict){
+                                                         .resource = wire_resource(k),
+                                                         .status = wire_status[x->status],
+                                                         .before = wire_value(k, x->before, known),
+                                                         .after = wire_value(k, x->after, known),
+                                                         .error = name,
+                                                         .message = x->message,
+                                                 });
                 if (r < 0)
                         return r;
         }
@@ -444,13 +445,13 @@ static void change_done(WorkerOutcome outcome, int result, void *data) {
                 r = reply_change(j);
                 break;
         case WORKER_TIMEOUT_QUEUED:
-                r = reply_refused(j, "not made", AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
+                r = reply_refused(j, "not made", AGENT1_ERROR_HYPERVISOR_UNAVAILABLE,
                                   "The hypervisor did not answer within %s; the change was not "
                                   "made.",
                                   timeout);
                 break;
         case WORKER_TIMEOUT_RUNNING:
-                r = reply_refused(j, "outstanding", AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
+                r = reply_refused(j, "outstanding", AGENT1_ERROR_HYPERVISOR_UNAVAILABLE,
                                   "The hypervisor did not answer within %s; the change may "
                                   "still take effect (watch the Sample signal).",
                                   timeout);
@@ -465,7 +466,7 @@ static void change_done(WorkerOutcome outcome, int result, void *data) {
                 }
                 break;
         case WORKER_CANCELLED:
-                r = reply_refused(j, "not made", AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
+                r = reply_refused(j, "not made", AGENT1_ERROR_HYPERVISOR_UNAVAILABLE,
                                   "The agent is shutting down.");
                 break;
         }
@@ -534,6 +535,7 @@ static void target_set(ChangeJob *j, ActResource r, uint64_t v) {
 /* One entry of SetTarget's a{sv}; the message is inside the entry. */
 static int read_target_entry(ChangeJob *j, sd_bus_message *m, sd_bus_error *error) {
         const char *key, *contents;
+        Agent1Resource w;
         ActResource r;
         uint32_t u = 0;
         uint64_t t = 0;
@@ -547,27 +549,28 @@ static int read_target_entry(ChangeJob *j, sd_bus_message *m, sd_bus_error *erro
         k = sd_bus_message_peek_type(m, &type, &contents);
         if (k < 0)
                 return k;
-        if (act_resource_from_string(key, &r) < 0) {
+        if (agent1_resource_from_key(key, &w) < 0) {
                 args_append(j, key, "?");
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "Unknown target key '%s'; the keys are " TARGET_KEYS ".",
                                          PRINTABLE(key));
         }
+        r = act_resource_of[w];
         if (j->change.target.set & ACT_BIT(r)) {
                 args_append(j, key, "?");
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "Target key '%s' is given twice.", key);
         }
-        if (strlen(contents) != 1 || contents[0] != resource_type[r]) {
+        if (strlen(contents) != 1 || contents[0] != resource_type(r)) {
                 args_append(j, key, "?");
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "Target key '%s' must be of type %c, not %s.", key,
-                                         resource_type[r], PRINTABLE(contents));
+                                         resource_type(r), PRINTABLE(contents));
         }
         k = sd_bus_message_enter_container(m, 'v', contents);
         if (k < 0)
                 return k;
-        switch (resource_type[r]) {
+        switch (resource_type(r)) {
         case 'u':
                 k = sd_bus_message_read_basic(m, 'u', &u);
                 t = u;
@@ -645,7 +648,7 @@ static int submit_change(ChangeJob *j_, int r, sd_bus_error *error) {
                                       &j->change.others_vcpus, &j->change.others_memory);
                 r = worker_submit(a->actuator_worker, &change_ops, j, a->config.hypervisor_timeout);
                 if (r == -EBUSY)
-                        r = sd_bus_error_set(error, AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
+                        r = sd_bus_error_set(error, AGENT1_ERROR_HYPERVISOR_UNAVAILABLE,
                                              "Too many requests are waiting for the "
                                              "hypervisor.");
         }

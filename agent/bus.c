@@ -9,61 +9,61 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-errors.h"
-#include "bus-metrics.h"
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "daemon.h"
+#include "proto/errors.h"
 
 static const AgentSnapshot *latest_snapshot(const Agent *a) {
         return ring_get_newest(&a->history, 0);
 }
 
-/* See bus-metrics.h. */
+/* See proto/agent1.h. */
 static int append_metrics(sd_bus_message *m, const AgentDomain *d) {
         const HvDomainMetrics *x = &d->metrics;
         unsigned valid = 0;
         uint64_t used = 0;
 
         if (x->valid & HV_METRIC_VCPUS)
-                valid |= AGENT_METRIC_VCPUS;
+                valid |= AGENT1_METRIC_VCPUS;
         if (x->valid & HV_METRIC_MEMORY)
-                valid |= AGENT_METRIC_MEMORY;
+                valid |= AGENT1_METRIC_MEMORY;
         if (x->valid & HV_METRIC_CPU_USE)
-                valid |= AGENT_METRIC_CPU_USE;
+                valid |= AGENT1_METRIC_CPU_USE;
         if (x->valid & HV_METRIC_STEAL)
-                valid |= AGENT_METRIC_STEAL;
+                valid |= AGENT1_METRIC_STEAL;
         if (d->settings & AGENT_SETTING_CPU_WEIGHT)
-                valid |= AGENT_METRIC_CPU_WEIGHT;
+                valid |= AGENT1_METRIC_CPU_WEIGHT;
         /* The cap is the quota per vCPU times this sample's vCPUs. */
         if ((d->settings & AGENT_SETTING_CPU_CAP) && (x->valid & HV_METRIC_VCPUS))
-                valid |= AGENT_METRIC_CPU_CAP;
+                valid |= AGENT1_METRIC_CPU_CAP;
         if (x->valid & HV_METRIC_MEMORY_GUEST) {
-                valid |= AGENT_METRIC_MEMORY_USED;
+                valid |= AGENT1_METRIC_MEMORY_USED;
                 used = x->memory_available_kib > x->memory_unused_kib
                                ? (x->memory_available_kib - x->memory_unused_kib) * 1024
                                : 0;
         }
 
         return sd_bus_message_append(
-                m, AGENT_METRICS_TYPE, d->name, d->uuid, hv_domain_state_to_string(x->state),
-                valid & AGENT_METRIC_VCPUS ? x->vcpus_current : 0u,
-                valid & AGENT_METRIC_VCPUS ? x->vcpus_max : 0u,
-                valid & AGENT_METRIC_MEMORY ? x->memory_kib * 1024 : (uint64_t)0,
-                valid & AGENT_METRIC_MEMORY ? x->memory_max_kib * 1024 : (uint64_t)0,
-                valid & AGENT_METRIC_CPU_USE ? x->cpu_use : -1.0,
-                valid & AGENT_METRIC_STEAL ? x->steal : -1.0, valid,
-                valid & AGENT_METRIC_CPU_WEIGHT ? (uint32_t)MIN(d->cpu_weight, (uint64_t)UINT32_MAX)
-                                                : 0u,
-                valid & AGENT_METRIC_CPU_CAP ? act_cap_to_cpus(agent_domain_cpu_cap(d)) : -1.0,
+                m, AGENT1_METRICS_TYPE, d->name, d->uuid, hv_domain_state_to_string(x->state),
+                valid & AGENT1_METRIC_VCPUS ? x->vcpus_current : 0u,
+                valid & AGENT1_METRIC_VCPUS ? x->vcpus_max : 0u,
+                valid & AGENT1_METRIC_MEMORY ? x->memory_kib * 1024 : (uint64_t)0,
+                valid & AGENT1_METRIC_MEMORY ? x->memory_max_kib * 1024 : (uint64_t)0,
+                valid & AGENT1_METRIC_CPU_USE ? x->cpu_use : -1.0,
+                valid & AGENT1_METRIC_STEAL ? x->steal : -1.0, valid,
+                valid & AGENT1_METRIC_CPU_WEIGHT
+                        ? (uint32_t)MIN(d->cpu_weight, (uint64_t)UINT32_MAX)
+                        : 0u,
+                valid & AGENT1_METRIC_CPU_CAP ? act_cap_to_cpus(agent_domain_cpu_cap(d)) : -1.0,
                 used);
 }
 
 static int append_all_metrics(sd_bus_message *m, const AgentSnapshot *s) {
         int r;
 
-        r = sd_bus_message_open_container(m, 'a', AGENT_METRICS_TYPE);
+        r = sd_bus_message_open_container(m, 'a', AGENT1_METRICS_TYPE);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < s->n_domains; i++) {
@@ -75,7 +75,7 @@ static int append_all_metrics(sd_bus_message *m, const AgentSnapshot *s) {
 }
 
 static int no_sample_error(sd_bus_error *error) {
-        return sd_bus_error_set(error, AGENT_ERROR_HYPERVISOR_UNAVAILABLE,
+        return sd_bus_error_set(error, AGENT1_ERROR_HYPERVISOR_UNAVAILABLE,
                                 "No sample yet: the hypervisor has not answered.");
 }
 
@@ -97,7 +97,7 @@ static const AgentDomain *find_domain(const Agent *a, const char *domain, sd_bus
         char text[HV_NAME_MAX + 16];
 
         if (!d)
-                sd_bus_error_setf(error, AGENT_ERROR_NO_SUCH_DOMAIN, "%s.",
+                sd_bus_error_setf(error, AGENT1_ERROR_NO_SUCH_DOMAIN, "%s.",
                                   agent_error_no_domain(text, sizeof(text), domain));
         return d;
 }
@@ -202,7 +202,7 @@ static int method_get_history(sd_bus_message *m, void *userdata, sd_bus_error *e
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_open_container(reply, 'a', "(t" AGENT_METRICS_TYPE ")");
+        r = sd_bus_message_open_container(reply, 'a', "(t" AGENT1_METRICS_TYPE ")");
         if (r < 0)
                 return r;
         for (size_t i = n; i-- > 0;) {
@@ -211,7 +211,7 @@ static int method_get_history(sd_bus_message *m, void *userdata, sd_bus_error *e
 
                 if (!d)
                         continue;
-                r = sd_bus_message_open_container(reply, 'r', "t" AGENT_METRICS_TYPE);
+                r = sd_bus_message_open_container(reply, 'r', "t" AGENT1_METRICS_TYPE);
                 if (r < 0)
                         return r;
                 r = sd_bus_message_append(reply, "t", s->realtime);
@@ -228,6 +228,12 @@ static int method_get_history(sd_bus_message *m, void *userdata, sd_bus_error *e
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
+}
+
+static int property_get_version(sd_bus *bus, const char *path, const char *interface,
+                                const char *property, sd_bus_message *reply, void *userdata,
+                                sd_bus_error *error) {
+        return sd_bus_message_append(reply, "u", AGENT1_VERSION);
 }
 
 static int property_get_uri(sd_bus *bus, const char *path, const char *interface,
@@ -255,6 +261,7 @@ static int property_get_last_sample(sd_bus *bus, const char *path, const char *i
  * policy file and authorize() decide who may change VMs. */
 static const sd_bus_vtable agent_vtable[] = {
         SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Version", "u", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("HostName", "s", NULL, offsetof(Agent, hostname),
                         SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("URI", "s", property_get_uri, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -276,17 +283,17 @@ static const sd_bus_vtable agent_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("ListDomains", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sss)", domains),
                                 method_list_domains, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetMetrics", SD_BUS_ARGS("s", domain),
-                                SD_BUS_RESULT("t", timestamp, AGENT_METRICS_TYPE, metrics),
+                                SD_BUS_RESULT("t", timestamp, AGENT1_METRICS_TYPE, metrics),
                                 method_get_metrics, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetAllMetrics", SD_BUS_NO_ARGS,
-                                SD_BUS_RESULT("t", timestamp, "a" AGENT_METRICS_TYPE, domains),
+                                SD_BUS_RESULT("t", timestamp, "a" AGENT1_METRICS_TYPE, domains),
                                 method_get_all_metrics, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetHistory", SD_BUS_ARGS("s", domain, "u", max_samples),
-                                SD_BUS_RESULT("a(t" AGENT_METRICS_TYPE ")", samples),
+                                SD_BUS_RESULT("a(t" AGENT1_METRICS_TYPE ")", samples),
                                 method_get_history, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("SetTarget", SD_BUS_ARGS("s", domain, "a{sv}", target),
-                                SD_BUS_RESULT("a{s(svvss)}", verdicts), agent_method_set_target,
-                                SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("SetTarget", SD_BUS_ARGS("s", domain, AGENT1_TARGET_TYPE, target),
+                                SD_BUS_RESULT(AGENT1_VERDICTS_TYPE, verdicts),
+                                agent_method_set_target, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetVcpus", SD_BUS_ARGS("s", domain, "u", vcpus),
                                 SD_BUS_RESULT("u", before, "u", after), agent_method_set_vcpus,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
@@ -298,23 +305,23 @@ static const sd_bus_vtable agent_vtable[] = {
                                 SD_BUS_VTABLE_UNPRIVILEGED),
 
         SD_BUS_SIGNAL_WITH_ARGS("Sample",
-                                SD_BUS_ARGS("t", timestamp, "a" AGENT_METRICS_TYPE, domains), 0),
+                                SD_BUS_ARGS("t", timestamp, "a" AGENT1_METRICS_TYPE, domains), 0),
         SD_BUS_VTABLE_END,
 };
 
 int agent_bus_setup(Agent *a) {
         int r;
 
-        r = agent_bus_errors_register();
+        r = proto_errors_register();
         if (r < 0)
                 return log_error_errno(r, "Cannot register D-Bus error names");
-        r = sd_bus_add_object_vtable(a->bus, &a->object_slot, AGENT_OBJECT_PATH, AGENT_INTERFACE,
+        r = sd_bus_add_object_vtable(a->bus, &a->object_slot, AGENT1_OBJECT_PATH, AGENT1_INTERFACE,
                                      agent_vtable, a);
         if (r < 0)
                 return log_error_errno(r, "Cannot add the D-Bus object");
-        r = sd_bus_request_name(a->bus, AGENT_BUS_NAME, 0);
+        r = sd_bus_request_name(a->bus, AGENT1_BUS_NAME, 0);
         if (r < 0)
-                return log_error_errno(r, "Cannot own the D-Bus name %s", AGENT_BUS_NAME);
+                return log_error_errno(r, "Cannot own the D-Bus name %s", AGENT1_BUS_NAME);
         return 0;
 }
 
@@ -322,7 +329,7 @@ int agent_bus_emit_sample(Agent *a, const AgentSnapshot *s) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
-        r = sd_bus_message_new_signal(a->bus, &m, AGENT_OBJECT_PATH, AGENT_INTERFACE, "Sample");
+        r = sd_bus_message_new_signal(a->bus, &m, AGENT1_OBJECT_PATH, AGENT1_INTERFACE, "Sample");
         if (r < 0)
                 return r;
         r = sd_bus_message_append(m, "t", s->realtime);
@@ -340,7 +347,7 @@ void agent_bus_set_available(Agent *a, bool available) {
         if (a->hypervisor_available == (int)available)
                 return;
         a->hypervisor_available = available;
-        r = sd_bus_emit_properties_changed(a->bus, AGENT_OBJECT_PATH, AGENT_INTERFACE,
+        r = sd_bus_emit_properties_changed(a->bus, AGENT1_OBJECT_PATH, AGENT1_INTERFACE,
                                            "HypervisorAvailable", NULL);
         if (r < 0)
                 log_warning_errno(r, "Cannot emit PropertiesChanged");

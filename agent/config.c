@@ -3,16 +3,11 @@
 
 #include <stddef.h>
 
+#include "common/daemon-util.h"
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/metrics-http.h"
-
-static const char *const log_level_choices[] = {
-        "err", "warning", "notice", "info", "debug", NULL
-};
-const int agent_config_log_levels[] = { LOG_LEVEL_ERR, LOG_LEVEL_WARNING, LOG_LEVEL_NOTICE,
-                                        LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
 
 #define F(member) CONF_FIELD(AgentConfig, member)
 #define ACT_FIELD(member) CONF_FIELD(AgentConfig, act.member)
@@ -28,7 +23,8 @@ static const ConfKey agent_keys[] = {
           .min = 10 * USEC_PER_MSEC, .max = 10 * USEC_PER_MINUTE },
         { "agent", "dry-run", CONF_BOOL, F(dry_run), "no" },
         { "agent", "allowed-group", CONF_STRING, F(allowed_group), "flexslot" },
-        { "agent", "log-level", CONF_ENUM, F(log_level), "info", .choices = log_level_choices },
+        { "agent", "log-level", CONF_ENUM, F(log_level), "info",
+          .choices = daemon_log_level_choices },
 
         { "metrics", "listen", CONF_STRING, F(metrics_listen), NULL },
 

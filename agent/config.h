@@ -34,9 +34,6 @@ typedef struct AgentConfig {
 
 extern const ConfSchema agent_config_schema;
 
-/* Log levels in the order of [agent] log-level's choices. */
-extern const int agent_config_log_levels[];
-
 /* The limits the configuration asks for, and the capacity of a host with
  * host_cpus CPUs and host_memory bytes (the [host] overrides win when set)
  * in ret_host, whose others_* are left 0. */

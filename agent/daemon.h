@@ -14,10 +14,8 @@
 #include "config.h"
 #include "ring.h"
 #include "worker.h"
+#include "proto/agent1.h"
 
-#define AGENT_BUS_NAME "org.flexslot.Agent1"
-#define AGENT_OBJECT_PATH "/org/flexslot/Agent1"
-#define AGENT_INTERFACE "org.flexslot.Agent1"
 /* How much of a caller's string an error message or the log repeats. */
 #define AGENT_SHOWN_MAX 64
 

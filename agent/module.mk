@@ -3,8 +3,8 @@
 # library.
 LIBRARIES += agent
 agent_SOURCES := agent/config.c agent/ring.c agent/worker.c agent/connection.c \
-	agent/collector.c agent/actuator.c agent/bus-errors.c
-agent_DEPS := hypervisor actuation daemon common
+	agent/collector.c agent/actuator.c
+agent_DEPS := hypervisor actuation proto daemon common
 agent_PKGS := libsystemd
 
 PROGRAMS += flexslot-agentd

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* flexslot-bench-heartbeat: a heartbeat load on flexslot-controllerd's
- * tracker endpoint (tracker-protocol.h). It opens --trackers connections,
+ * tracker endpoint (proto/tracker1.h). It opens --trackers connections,
  * registers a tracker on each, and then keeps one heartbeat outstanding per
  * connection for --seconds after a --warmup: each reply is answered at once
  * by the next heartbeat, as a tracker would if its interval were 0. The
@@ -25,7 +25,7 @@
 #include "common/macro.h"
 #include "common/parse.h"
 #include "common/time-util.h"
-#include "controller/daemon/tracker-protocol.h"
+#include "proto/tracker1.h"
 #include "tracker-conn.h"
 
 #define HELD_MAX 64
@@ -77,39 +77,25 @@ static unsigned held_of(const Tracker *t, bool reduce) {
 
 static int send_beat(Tracker *t);
 
-static int read_assignments(Tracker *t, sd_bus_message *reply) {
+static int read_assignments(Tracker *t, sd_bus_message *m) {
+        _cleanup_(tracker1_reply_done) Tracker1Reply reply = { 0 };
         int r;
 
-        r = sd_bus_message_enter_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
-        while (r >= 0 &&
-               (r = sd_bus_message_enter_container(reply, 'r', TRACKER_ASSIGNMENT_FIELDS)) > 0) {
-                uint64_t attempt, job;
-                const char *slot;
-
-                r = sd_bus_message_read(reply, "tt", &attempt, &job);
-                if (r >= 0)
-                        r = sd_bus_message_skip(reply, "suussast");
-                if (r >= 0)
-                        r = sd_bus_message_read(reply, "s", &slot);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
-                if (r >= 0 && t->n_held < HELD_MAX) {
-                        t->held_reduce[t->n_held] = strcmp(slot, "reduce") == 0;
-                        t->held[t->n_held++] = attempt;
-                }
+        r = tracker1_reply_read(m, &reply, NULL);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < reply.n_assignments && t->n_held < HELD_MAX; i++) {
+                t->held_reduce[t->n_held] = reply.assignments[i].slot == TRACKER1_REDUCE;
+                t->held[t->n_held++] = reply.assignments[i].attempt;
         }
-        if (r >= 0)
-                r = sd_bus_message_exit_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_enter_container(reply, 'a', "t");
-        for (uint64_t kill; r >= 0 && (r = sd_bus_message_read(reply, "t", &kill)) > 0;)
+        for (size_t k = 0; k < reply.n_kills; k++)
                 for (size_t i = 0; i < t->n_held; i++)
-                        if (t->held[i] == kill) {
+                        if (t->held[i] == reply.kills[k].attempt) {
                                 t->held[i] = t->held[--t->n_held];
                                 t->held_reduce[i] = t->held_reduce[t->n_held];
                                 break;
                         }
-        return r < 0 ? r : 0;
+        return 0;
 }
 
 static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
@@ -140,25 +126,26 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
 
 static int send_beat(Tracker *t) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        Tracker1Running running[HELD_MAX];
         Load *l = t->load;
-        unsigned used[2] = { held_of(t, false), held_of(t, true) };
+        Tracker1Report report = { .tracker = t->id, .running = running, .n_running = t->n_held };
         int r;
 
-        r = sd_bus_message_new_method_call(t->bus, &m, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE,
-                                           "Heartbeat");
+        for (Tracker1TaskType type = 0; type < _TRACKER1_TASK_TYPE_MAX; type++) {
+                unsigned used = held_of(t, type == TRACKER1_REDUCE);
+
+                report.free_slots[type] = l->slots[type] - MIN(used, l->slots[type]);
+        }
+        for (size_t i = 0; i < t->n_held; i++)
+                running[i] = (Tracker1Running){ .attempt = t->held[i],
+                                                .progress = 0.5,
+                                                .bytes_processed = 50,
+                                                .input_size = 100,
+                                                .cpu_time = 1000 };
+        r = sd_bus_message_new_method_call(t->bus, &m, NULL, TRACKER1_OBJECT_PATH,
+                                           TRACKER1_INTERFACE, "Heartbeat");
         if (r >= 0)
-                r = sd_bus_message_append(m, "t" TRACKER_NODE_TYPE, t->id,
-                                          l->slots[0] - MIN(used[0], l->slots[0]),
-                                          l->slots[1] - MIN(used[1], l->slots[1]), 0.0, 0.0);
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'a', TRACKER_RUNNING_TYPE);
-        for (size_t i = 0; i < t->n_held && r >= 0; i++)
-                r = sd_bus_message_append(m, TRACKER_RUNNING_TYPE, t->held[i], 0.5, (uint64_t)50,
-                                          (uint64_t)100, (uint64_t)1000, (uint64_t)0);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        if (r >= 0)
-                r = sd_bus_message_append(m, "a" TRACKER_FINISHED_TYPE, 0);
+                r = tracker1_heartbeat_append(m, &report);
         t->sent = now_monotonic_usec();
         if (r >= 0)
                 r = sd_bus_call_async(t->bus, NULL, m, on_reply, t, 0);
@@ -173,7 +160,7 @@ static int send_beat(Tracker *t) {
 static int connect_tracker(Load *l, Tracker *t, const char *address, const char *token, size_t i) {
         sd_bus_error e = SD_BUS_ERROR_NULL;
         char host[64], uuid[64];
-        uint64_t interval;
+        Tracker1Registered registered;
         int r;
 
         t->load = l;
@@ -182,14 +169,24 @@ static int connect_tracker(Load *l, Tracker *t, const char *address, const char 
                 return log_error_errno(r, "Cannot connect to %s", address);
         snprintf(host, sizeof(host), "load-%zu", i);
         snprintf(uuid, sizeof(uuid), "00000000-0000-0000-0000-%012zx", i + 1);
-        r = tracker_register(t->bus, token, uuid, host, l->slots, (uint64_t)256 << 20, &t->id,
-                             &interval, &e);
+        r = tracker_register(
+                t->bus,
+                &(Tracker1Registration){
+                        .version = TRACKER1_VERSION,
+                        .token = token,
+                        .vm_uuid = uuid,
+                        .hostname = host,
+                        .slots = { [TRACKER1_MAP] = l->slots[0], [TRACKER1_REDUCE] = l->slots[1] },
+                        .slot_memory = (uint64_t)256 << 20,
+                },
+                &registered, &e);
         if (r < 0) {
                 log_error("Register: %s: %s", e.name ? e.name : "?",
                           e.message ? e.message : strerror(-r));
                 sd_bus_error_free(&e);
                 return r;
         }
+        t->id = registered.tracker;
         r = sd_bus_attach_event(t->bus, l->event, SD_EVENT_PRIORITY_NORMAL);
         return r < 0 ? log_error_errno(r, "Cannot set up tracker %zu", i) : 0;
 }
@@ -229,7 +226,7 @@ int main(int argc, char **argv) {
         };
         Load l = { .slots = { 2, 1 } };
         const char *address = NULL, *token_file = NULL;
-        char token[TRACKER_TOKEN_MAX + 2];
+        char token[TRACKER1_TOKEN_MAX + 2];
         int64_t n = 64;
         double seconds = 5, warmup = 1, cpu0;
         usec_t begin;

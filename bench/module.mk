@@ -51,7 +51,7 @@ bench-slo: all
 # same run (bench/heartbeat.sh).
 BENCH_PROGRAMS += flexslot-bench-heartbeat
 flexslot-bench-heartbeat_SOURCES := bench/bench-heartbeat.c bench/tracker-conn.c
-flexslot-bench-heartbeat_DEPS := controllerd
+flexslot-bench-heartbeat_DEPS := proto
 
 .PHONY: bench-heartbeat
 bench: bench-heartbeat

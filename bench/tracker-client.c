@@ -12,8 +12,11 @@
  * --mode=bad-progress sends a progress score of 1.5 once it holds an
  * attempt; --token overrides the token file's; --vm-uuid names its VM
  * (a libvirt domain's UUID) and --steal is the node steal it reports;
- * --guest=SOURCE,CPUS,MEMORY sends ReportGuest once after registering and
- * prints "guest reported" (or the error, and exits 3). */
+ * --protocol-version registers as a tracker of another Tracker1 version.
+ * Every message goes through proto/tracker1.c, as the real tracker's, but
+ * --guest=SOURCE,CPUS,MEMORY's ReportGuest, sent after registering as given
+ * (bad values too, for the controller to refuse), which prints "guest
+ * reported" (or the error, and exits 3). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -28,14 +31,14 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
-#include "controller/daemon/tracker-protocol.h"
+#include "proto/tracker1.h"
 #include "tracker-conn.h"
 
 #define HELD_MAX 1024
 
 typedef struct Held {
         uint64_t attempt, job;
-        char type[8];
+        Tracker1TaskType type;
         unsigned index;
 } Held;
 
@@ -57,96 +60,87 @@ static int print_error(const sd_bus_error *e, int r) {
 }
 
 static int append_report(Client *c, sd_bus_message *m) {
+        _cleanup_free_ Tracker1Running *running = NULL;
+        _cleanup_free_ Tracker1Finished *finished = NULL;
+        _cleanup_free_ char(*outputs)[128] = NULL;
         bool hold = strcmp(c->mode, "run") != 0;
         double progress = strcmp(c->mode, "bad-progress") == 0 ? 1.5 : 0.5;
-        int r;
+        Tracker1Report report = { .tracker = c->tracker, .steal = c->steal };
 
-        r = sd_bus_message_append(m, "t" TRACKER_NODE_TYPE, c->tracker, 0u, 0u, c->steal, 0.0);
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'a', TRACKER_RUNNING_TYPE);
-        for (size_t i = 0; hold && i < c->n_held && r >= 0; i++)
-                r = sd_bus_message_append(m, TRACKER_RUNNING_TYPE, c->held[i].attempt, progress,
-                                          (uint64_t)50, (uint64_t)100, (uint64_t)1000, (uint64_t)0);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'a', TRACKER_FINISHED_TYPE);
-        for (size_t i = 0; !hold && i < c->n_held && r >= 0; i++) {
-                char output[128];
+        running = calloc(c->n_held + 1, sizeof(*running));
+        finished = calloc(c->n_held + 1, sizeof(*finished));
+        outputs = calloc(c->n_held + 1, sizeof(*outputs));
+        if (!running || !finished || !outputs)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n_held; i++) {
+                const Held *h = &c->held[i];
 
-                snprintf(output, sizeof(output), "out/%" PRIu64 "/%s-%u", c->held[i].job,
-                         c->held[i].type, c->held[i].index);
-                r = sd_bus_message_append(m, TRACKER_FINISHED_TYPE, c->held[i].attempt, "succeeded",
-                                          (uint64_t)100, (uint64_t)10, output, "");
+                if (hold) {
+                        running[report.n_running++] = (Tracker1Running){
+                                .attempt = h->attempt,
+                                .progress = progress,
+                                .bytes_processed = 50,
+                                .input_size = 100,
+                                .cpu_time = 1000,
+                        };
+                        continue;
+                }
+                snprintf(outputs[i], sizeof(outputs[i]), "out/%" PRIu64 "/%s-%u", h->job,
+                         tracker1_task_type_to_string(h->type), h->index);
+                finished[report.n_finished++] = (Tracker1Finished){
+                        .attempt = h->attempt,
+                        .status = TRACKER1_SUCCEEDED,
+                        .input_bytes = 100,
+                        .output_bytes = 10,
+                        .output = outputs[i],
+                        .reason = "",
+                };
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        return r;
+        report.running = running;
+        report.finished = finished;
+        return tracker1_heartbeat_append(m, &report);
 }
 
-static int read_slots(Client *c, sd_bus_message *reply) {
-        unsigned map, reduce;
-        uint64_t memory;
+static int read_reply(Client *c, sd_bus_message *m) {
+        _cleanup_(tracker1_reply_done) Tracker1Reply reply = { 0 };
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         int r;
 
-        r = sd_bus_message_read(reply, TRACKER_SLOTS_TYPE, &map, &reduce, &memory);
+        r = tracker1_reply_read(m, &reply, &e);
         if (r < 0)
-                return r;
-        if (map != c->slots[0] || reduce != c->slots[1] || memory != c->slot_memory)
-                printf("slots %u %u %" PRIu64 "\n", map, reduce, memory);
-        c->slots[0] = map;
-        c->slots[1] = reduce;
-        c->slot_memory = memory;
-        return 0;
-}
-
-static int read_reply(Client *c, sd_bus_message *reply) {
-        int r;
-
+                return log_error_errno(r, "%s", e.message ? e.message : "Unreadable reply");
         if (strcmp(c->mode, "run") == 0)
                 c->n_held = 0;
-        r = sd_bus_message_enter_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
-        while (r >= 0 &&
-               (r = sd_bus_message_enter_container(reply, 'r', TRACKER_ASSIGNMENT_FIELDS)) > 0) {
-                Held h = { 0 };
-                const char *type, *app, *command, *input, *slot;
-                unsigned partitions;
-                uint64_t memory;
+        for (size_t i = 0; i < reply.n_assignments; i++) {
+                const Tracker1Assignment *a = &reply.assignments[i];
 
-                r = sd_bus_message_read(reply, "ttsuuss", &h.attempt, &h.job, &type, &h.index,
-                                        &partitions, &app, &command);
-                if (r < 0)
-                        break;
-                snprintf(h.type, sizeof(h.type), "%s", type);
-                printf("assign %" PRIu64 " %s %u %" PRIu64, h.job, type, h.index, h.attempt);
-                r = sd_bus_message_enter_container(reply, 'a', "s");
-                while (r >= 0 && (r = sd_bus_message_read(reply, "s", &input)) > 0)
-                        printf(" %s", input);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
-                if (r >= 0)
-                        r = sd_bus_message_read(reply, "ts", &memory, &slot);
+                printf("assign %" PRIu64 " %s %u %" PRIu64, a->job,
+                       tracker1_task_type_to_string(a->type), a->index, a->attempt);
+                for (size_t j = 0; j < a->n_inputs; j++)
+                        printf(" %s", a->inputs[j]);
                 /* A lent slot is named; a task in its own type's is not. */
-                if (r >= 0 && strcmp(slot, type) != 0)
-                        printf(" (in a %s slot)", slot);
+                if (a->slot != a->type)
+                        printf(" (in a %s slot)", tracker1_task_type_to_string(a->slot));
                 printf("\n");
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
-                if (r >= 0 && c->n_held < HELD_MAX)
-                        c->held[c->n_held++] = h;
+                if (c->n_held < HELD_MAX)
+                        c->held[c->n_held++] = (Held){
+                                .attempt = a->attempt,
+                                .job = a->job,
+                                .type = a->type,
+                                .index = a->index,
+                        };
         }
-        if (r >= 0)
-                r = sd_bus_message_exit_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_enter_container(reply, 'a', "t");
-        for (uint64_t kill; r >= 0 && (r = sd_bus_message_read(reply, "t", &kill)) > 0;)
-                printf("kill %" PRIu64 "\n", kill);
-        if (r >= 0)
-                r = sd_bus_message_exit_container(reply);
-        if (r >= 0)
-                r = read_slots(c, reply);
+        for (size_t i = 0; i < reply.n_kills; i++)
+                printf("kill %" PRIu64 "\n", reply.kills[i].attempt);
+        if (reply.slots[TRACKER1_MAP] != c->slots[0] ||
+            reply.slots[TRACKER1_REDUCE] != c->slots[1] || reply.slot_memory != c->slot_memory)
+                printf("slots %u %u %" PRIu64 "\n", reply.slots[TRACKER1_MAP],
+                       reply.slots[TRACKER1_REDUCE], reply.slot_memory);
+        c->slots[0] = reply.slots[TRACKER1_MAP];
+        c->slots[1] = reply.slots[TRACKER1_REDUCE];
+        c->slot_memory = reply.slot_memory;
         fflush(stdout);
-        return r < 0 ? r : 0;
+        return 0;
 }
 
 static int beat(Client *c) {
@@ -154,8 +148,8 @@ static int beat(Client *c) {
         sd_bus_error e = SD_BUS_ERROR_NULL;
         int r;
 
-        r = sd_bus_message_new_method_call(c->bus, &m, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE,
-                                           "Heartbeat");
+        r = sd_bus_message_new_method_call(c->bus, &m, NULL, TRACKER1_OBJECT_PATH,
+                                           TRACKER1_INTERFACE, "Heartbeat");
         if (r >= 0)
                 r = append_report(c, m);
         if (r < 0)
@@ -169,19 +163,20 @@ static int beat(Client *c) {
         return read_reply(c, reply) < 0 ? 1 : 0;
 }
 
-static int register_tracker(Client *c, const char *token, const char *vm_uuid,
-                            const char *hostname) {
+static int register_tracker(Client *c, const Tracker1Registration *x) {
         sd_bus_error e = SD_BUS_ERROR_NULL;
+        Tracker1Registered registered;
         int r;
 
-        r = tracker_register(c->bus, token, vm_uuid, hostname, c->slots, c->slot_memory,
-                             &c->tracker, &c->interval, &e);
+        r = tracker_register(c->bus, x, &registered, &e);
         if (r < 0) {
                 r = sd_bus_error_is_set(&e) ? print_error(&e, r)
                                             : (log_error_errno(r, "Register failed"), 1);
                 sd_bus_error_free(&e);
                 return r;
         }
+        c->tracker = registered.tracker;
+        c->interval = registered.interval;
         printf("registered %" PRIu64 " %" PRIu64 "\n", c->tracker, c->interval);
         fflush(stdout);
         return 0;
@@ -208,8 +203,9 @@ static int report_guest(Client *c, const char *guest) {
         if (parse_int(cpus, 0, INT_MAX, (int *)&n_cpus) < 0 ||
             parse_uint64(memory, 0, UINT64_MAX, &bytes) < 0)
                 return log_error("Invalid --guest '%s': not SOURCE,CPUS,MEMORY", guest), 2;
-        r = sd_bus_call_method(c->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE, "ReportGuest",
-                               &e, NULL, "t" TRACKER_GUEST_TYPE, c->tracker, copy, n_cpus, bytes);
+        r = sd_bus_call_method(c->bus, NULL, TRACKER1_OBJECT_PATH, TRACKER1_INTERFACE,
+                               "ReportGuest", &e, NULL, "t" TRACKER1_GUEST_TYPE, c->tracker, copy,
+                               n_cpus, bytes);
         if (r < 0) {
                 r = print_error(&e, r);
                 sd_bus_error_free(&e);
@@ -233,12 +229,14 @@ int main(int argc, char **argv) {
                 { "vm-uuid", required_argument, NULL, 'U' },
                 { "steal", required_argument, NULL, 'S' },
                 { "guest", required_argument, NULL, 'G' },
+                { "protocol-version", required_argument, NULL, 'P' },
                 {},
         };
         Client c = { .mode = "run" };
         const char *address = NULL, *hostname = "tracker", *token = NULL, *guest = NULL;
         const char *vm_uuid = "00000000-0000-0000-0000-000000000001";
-        char token_buf[TRACKER_TOKEN_MAX + 2] = "";
+        char token_buf[TRACKER1_TOKEN_MAX + 2] = "";
+        uint64_t version = TRACKER1_VERSION;
         unsigned map_slots = 1, reduce_slots = 1;
         int64_t beats = 10;
         int opt, r;
@@ -285,6 +283,10 @@ int main(int argc, char **argv) {
                 case 'G':
                         guest = optarg;
                         break;
+                case 'P':
+                        if (parse_uint64(optarg, 0, UINT32_MAX, &version) < 0)
+                                return log_error("Invalid --protocol-version '%s'", optarg), 2;
+                        break;
                 default:
                         return 2;
                 }
@@ -297,7 +299,16 @@ int main(int argc, char **argv) {
         c.slots[0] = map_slots;
         c.slots[1] = reduce_slots;
         c.slot_memory = (uint64_t)256 << 20;
-        r = register_tracker(&c, token, vm_uuid, hostname);
+        r = register_tracker(
+                &c,
+                &(Tracker1Registration){
+                        .version = (uint32_t)version,
+                        .token = token,
+                        .vm_uuid = vm_uuid,
+                        .hostname = hostname,
+                        .slots = { [TRACKER1_MAP] = map_slots, [TRACKER1_REDUCE] = reduce_slots },
+                        .slot_memory = c.slot_memory,
+                });
         if (r == 0 && guest)
                 r = report_guest(&c, guest);
         for (int64_t i = 0; r == 0 && i < beats; i++) {

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "controller/daemon/tracker-protocol.h"
 
 int tracker_token_read(const char *path, char *buf, size_t size) {
         FILE *f = fopen(path, "re");
@@ -40,21 +39,18 @@ int tracker_bus_open(const char *address, sd_bus **ret) {
         return 0;
 }
 
-int tracker_register(sd_bus *bus, const char *token, const char *vm_uuid, const char *hostname,
-                     const unsigned slots[static 2], uint64_t slot_memory, uint64_t *ret_id,
-                     uint64_t *ret_interval, sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        uint64_t id, interval;
+int tracker_register(sd_bus *bus, const Tracker1Registration *x, Tracker1Registered *ret,
+                     sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
         int r;
 
-        r = sd_bus_call_method(bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE, "Register", error,
-                               &reply, "sssuut", token, vm_uuid, hostname, slots[0], slots[1],
-                               slot_memory);
+        r = sd_bus_message_new_method_call(bus, &m, NULL, TRACKER1_OBJECT_PATH, TRACKER1_INTERFACE,
+                                           "Register");
         if (r >= 0)
-                r = sd_bus_message_read(reply, "tt", &id, &interval);
-        if (r < 0)
-                return r;
-        *ret_id = id;
-        *ret_interval = interval;
-        return 0;
+                r = tracker1_register_append(m, x);
+        if (r >= 0)
+                r = sd_bus_call(bus, m, 0, error, &reply);
+        if (r >= 0)
+                r = tracker1_registered_read(reply, ret, error);
+        return r;
 }

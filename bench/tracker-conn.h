@@ -10,14 +10,15 @@
 
 #include <systemd/sd-bus.h>
 
+#include "proto/tracker1.h"
+
 /* The token file's first line, without its newline. */
 int tracker_token_read(const char *path, char *buf, size_t size);
 
 /* An anonymous peer-to-peer connection to the endpoint at address. */
 int tracker_bus_open(const char *address, sd_bus **ret);
 
-/* Register (tracker-protocol.h): the tracker's id and interval; the
+/* Register (proto/tracker1.h): the tracker's id and interval; the
  * controller's refusal in *error. */
-int tracker_register(sd_bus *bus, const char *token, const char *vm_uuid, const char *hostname,
-                     const unsigned slots[static 2], uint64_t slot_memory, uint64_t *ret_id,
-                     uint64_t *ret_interval, sd_bus_error *error);
+int tracker_register(sd_bus *bus, const Tracker1Registration *x, Tracker1Registered *ret,
+                     sd_bus_error *error);

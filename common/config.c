@@ -567,7 +567,7 @@ int conf_load_string(const ConfSchema *schema, const char *name, const char *tex
         return conf_load_string_with(schema, name, text, NULL, 0, config, NULL, err);
 }
 
-static int read_small_file(const char *path, char **ret_text, ConfError *err) {
+static int read_config_text(const char *path, char **ret_text, ConfError *err) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *text = NULL;
         struct stat st;
@@ -618,7 +618,7 @@ int conf_load_file_parts(const ConfPart *parts, size_t n_parts, const char *path
 
         memset(err, 0, sizeof(*err));
         copy_text(err->file, sizeof(err->file), path);
-        r = read_small_file(path, &text, err);
+        r = read_config_text(path, &text, err);
         if (r < 0)
                 return r;
         return conf_load_parts(parts, n_parts, path, text, NULL, 0, err);

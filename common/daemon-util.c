@@ -18,6 +18,12 @@
 #include "macro.h"
 #include "version.h"
 
+const char *const daemon_log_level_choices[] = {
+        "err", "warning", "notice", "info", "debug", NULL
+};
+const LogLevel daemon_log_levels[] = { LOG_LEVEL_ERR, LOG_LEVEL_WARNING, LOG_LEVEL_NOTICE,
+                                       LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
+
 int daemon_event_new(sd_event **ret) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         sigset_t mask;

@@ -31,6 +31,11 @@ int daemon_bus_connect(const char *address, const char *description, sd_bus **re
  * SIGINT, > 0 when the bus went away, < 0 when the loop failed. */
 int daemon_run(sd_event *event, const char *status);
 
+/* A daemon's log-level key: its choices for a CONF_ENUM, NULL-terminated,
+ * and the LogLevel of each, in their order. */
+extern const char *const daemon_log_level_choices[];
+extern const LogLevel daemon_log_levels[];
+
 #define DAEMON_TOKEN_MAX 4096
 /* What a token file's group and others may do with it: nothing. Whoever
  * reads it can pass for a tracker; on a tracker, a task could. */

@@ -12,9 +12,9 @@ controllerd_SOURCES := controller/daemon/config.c controller/daemon/cluster.c \
 	controller/daemon/cluster-model.c controller/daemon/cluster-job.c \
 	controller/daemon/cluster-heartbeat.c controller/daemon/cluster-snapshot.c \
 	controller/daemon/agent-hosts.c controller/daemon/cluster-profile.c \
-	controller/daemon/cluster-output.c controller/daemon/bus-errors.c \
-	controller/daemon/agent-rate.c controller/daemon/submit.c
-controllerd_DEPS := store policy tracker mapred common
+	controller/daemon/cluster-output.c controller/daemon/agent-rate.c \
+	controller/daemon/submit.c
+controllerd_DEPS := store policy proto mapred common
 controllerd_PKGS := libsystemd
 
 PROGRAMS += flexslot-controllerd
@@ -31,14 +31,14 @@ INSTALL_DATA += conf/controller.ini:$(SYSCONFDIR)/flexslot/controller.ini \
 	packaging/flexslot-controllerd.8:$(PREFIX)/share/man/man8/flexslot-controllerd.8
 
 # A tracker that runs no task, for the controller's tests (and a heartbeat
-# load later): tracker-protocol.h spoken from outside.
+# load later): proto/tracker1.h spoken from outside.
 BENCH_PROGRAMS += flexslot-tracker-client
 flexslot-tracker-client_SOURCES := bench/tracker-client.c bench/tracker-conn.c
-flexslot-tracker-client_DEPS := controllerd
+flexslot-tracker-client_DEPS := proto
 
 # flexslotctl: the operators' command line, a client of Controller1.
 PROGRAMS += flexslotctl
 flexslotctl_SOURCES := controller/ctl/ctl.c controller/ctl/ctl-commands.c \
 	controller/ctl/ctl-output.c controller/ctl/ctl-watch.c
-flexslotctl_DEPS := controllerd common
+flexslotctl_DEPS := proto common
 INSTALL_DATA += packaging/flexslotctl.1:$(PREFIX)/share/man/man1/flexslotctl.1

@@ -12,6 +12,7 @@
 #include "agent/config.h"
 #include "agent/ring.h"
 #include "agent/worker.h"
+#include "common/daemon-util.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "tests.h"
@@ -32,7 +33,7 @@ START_TEST(test_config_defaults) {
         ck_assert_ptr_null(c.address);
         ck_assert_uint_eq(c.interval, 5 * USEC_PER_SEC);
         ck_assert_str_eq(c.allowed_group, "flexslot");
-        ck_assert_int_eq(agent_config_log_levels[c.log_level], LOG_LEVEL_INFO);
+        ck_assert_int_eq(daemon_log_levels[c.log_level], LOG_LEVEL_INFO);
 
         agent_config_to_limits(&c, 16, 64 * GIB, &l, &h);
         ck_assert_uint_eq(act_vcpu_capacity(&l, h.cpus), 16);

@@ -15,10 +15,12 @@
 #include "common/backoff.h"
 #include "common/config.h"
 #include "common/daemon-util.h"
+#include "common/fileio.h"
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
+#include "common/strv.h"
 #include "common/time-util.h"
 #include "tests.h"
 
@@ -862,6 +864,36 @@ START_TEST(test_daemon_command_line) {
 }
 END_TEST
 
+/* ---- files and string arrays ---- */
+
+START_TEST(test_small_files) {
+        _cleanup_free_ char *dir = test_make_tmpdir(), *path = NULL;
+        char buf[8] = "x";
+
+        ck_assert_int_eq(asprintf(&path, "%s/f", dir) > 0, 1);
+        /* write_string_file() writes into a file that exists, as into /sys. */
+        ck_assert_int_eq(write_string_file(path, "1"), -ENOENT);
+        fclose(fopen(path, "we"));
+        ck_assert_int_eq(write_string_file(path, "0123456789"), 0);
+        /* Cut to the buffer, NUL-terminated. */
+        ck_assert_int_eq(read_small_file(path, buf, sizeof(buf)), 0);
+        ck_assert_str_eq(buf, "0123456");
+        ck_assert_int_eq(read_small_file("/nonexistent/f", buf, sizeof(buf)), -ENOENT);
+        ck_assert_str_eq(buf, "0123456");
+        test_remove_tree(dir);
+}
+END_TEST
+
+START_TEST(test_strv_free) {
+        _cleanup_(strv_freep) char **v = calloc(3, sizeof(char *));
+
+        ck_assert_ptr_nonnull(v);
+        v[0] = strdup("a");
+        v[1] = strdup("b");
+        strv_free(NULL);
+}
+END_TEST
+
 Suite *suite_common(void) {
         Suite *s = suite_create("common");
         TCase *tc;
@@ -903,6 +935,11 @@ Suite *suite_common(void) {
         tcase_add_test(tc, test_config_part_check);
         tcase_add_test(tc, test_daemon_token_mode);
         tcase_add_test(tc, test_config_check);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("files");
+        tcase_add_test(tc, test_small_files);
+        tcase_add_test(tc, test_strv_free);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -197,8 +197,8 @@ static uint64_t register_tracker(Cluster *c, unsigned map_slots, unsigned reduce
 START_TEST(test_set_slots) {
         const unsigned cut[_SLOT_TYPE_MAX] = { 1, 0 };
         StoreError err = { 0 };
-        ClusterReport report = { .free_slots = { 2, 1 } };
-        ClusterReply reply = { 0 };
+        Tracker1Report report = { .free_slots = { 2, 1 } };
+        Tracker1Reply reply = { 0 };
         Cluster *c = NULL;
         uint64_t node;
 
@@ -209,10 +209,10 @@ START_TEST(test_set_slots) {
         /* The tracker has not heard of the cut: all its old slots free is
          * still a true report. */
         ck_assert_int_eq(cluster_heartbeat(c, node, &report, 20, 2, &reply, &err), 0);
-        ck_assert_uint_eq(reply.slots[SLOT_MAP], 1);
-        ck_assert_uint_eq(reply.slots[SLOT_REDUCE], 0);
+        ck_assert_uint_eq(reply.slots[TRACKER1_MAP], 1);
+        ck_assert_uint_eq(reply.slots[TRACKER1_REDUCE], 0);
         ck_assert_uint_eq(reply.slot_memory, 512 << 20);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         /* Now it has. */
         ck_assert_int_eq(cluster_heartbeat(c, node, &report, 30, 3, &reply, &err), -EINVAL);
         ck_assert_str_eq(err.field, "free-slots");
@@ -234,8 +234,8 @@ START_TEST(test_resumed_complete_job_ends) {
                                 .finished = 2,
                                 .input_bytes = 1,
                                 .output = "out" };
-        ClusterReport report = { 0 };
-        ClusterReply reply = { 0 };
+        Tracker1Report report = { 0 };
+        Tracker1Reply reply = { 0 };
         Cluster *c = NULL;
         StoreJob info = { 0 };
         static const char *const inputs[] = { "in/a" };
@@ -254,7 +254,7 @@ START_TEST(test_resumed_complete_job_ends) {
         ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
         node = register_tracker(c, 1, 1);
         ck_assert_int_eq(cluster_heartbeat(c, node, &report, 10, 2, &reply, &err), 0);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_uint_eq(c->n_jobs, 0);
         ck_assert_int_eq(store_job_get(store, id, &info, &err), 0);
         ck_assert_int_eq(info.state, STORE_JOB_SUCCEEDED);
@@ -291,14 +291,14 @@ static uint64_t spec_register(Cluster *c, const char *name, unsigned map_slots) 
 
 /* A heartbeat that must be taken; the snapshot the next step reuses is
  * then what a new one would be, and the attempt index holds what runs. */
-static void beat(Cluster *c, uint64_t node, unsigned free_maps, const ClusterRunning *running,
-                 size_t n_running, const ClusterFinished *finished, size_t n_finished, usec_t now,
-                 ClusterReply *reply) {
-        ClusterReport report = { .free_slots = { free_maps, 0 },
-                                 .running = running,
-                                 .n_running = n_running,
-                                 .finished = finished,
-                                 .n_finished = n_finished };
+static void beat(Cluster *c, uint64_t node, unsigned free_maps, Tracker1Running *running,
+                 size_t n_running, Tracker1Finished *finished, size_t n_finished, usec_t now,
+                 Tracker1Reply *reply) {
+        Tracker1Report report = { .free_slots = { free_maps, 0 },
+                                  .running = running,
+                                  .n_running = n_running,
+                                  .finished = finished,
+                                  .n_finished = n_finished };
         StoreError err = { 0 };
 
         ck_assert_msg(cluster_heartbeat(c, node, &report, now, now, reply, &err) == 0, "%s",
@@ -307,34 +307,34 @@ static void beat(Cluster *c, uint64_t node, unsigned free_maps, const ClusterRun
         ck_assert(cluster_attempt_index_current(c));
 }
 
-static void spec_beat(Spec *f, uint64_t node, unsigned free_maps, const ClusterRunning *running,
-                      size_t n_running, const ClusterFinished *finished, size_t n_finished,
-                      usec_t now, ClusterReply *reply) {
+static void spec_beat(Spec *f, uint64_t node, unsigned free_maps, Tracker1Running *running,
+                      size_t n_running, Tracker1Finished *finished, size_t n_finished, usec_t now,
+                      Tracker1Reply *reply) {
         beat(f->c, node, free_maps, running, n_running, finished, n_finished, now, reply);
 }
 
 /* What tracker node runs, by the model, with map 0's progress slow. */
-static size_t spec_running(const Spec *f, uint64_t node, ClusterRunning *ret) {
+static size_t spec_running(const Spec *f, uint64_t node, Tracker1Running *ret) {
         size_t n = 0;
 
         for (size_t i = 0; i < SPEC_MAPS; i++)
                 if (f->on[i] == node && f->attempts[i])
-                        ret[n++] = (ClusterRunning){ .attempt = f->attempts[i],
-                                                     .progress = f->attempts[i] == f->slow_attempt
-                                                                         ? 0.05
-                                                                         : 0.5,
-                                                     .input_size = 100 };
+                        ret[n++] = (Tracker1Running){ .attempt = f->attempts[i],
+                                                      .progress = f->attempts[i] == f->slow_attempt
+                                                                          ? 0.05
+                                                                          : 0.5,
+                                                      .input_size = 100 };
         return n;
 }
 
-static void spec_take(Spec *f, uint64_t node, const ClusterReply *reply) {
+static void spec_take(Spec *f, uint64_t node, const Tracker1Reply *reply) {
         for (size_t i = 0; i < reply->n_assignments; i++) {
-                const ClusterAssignment *as = &reply->assignments[i];
+                const Tracker1Assignment *as = &reply->assignments[i];
 
-                ck_assert_int_eq(as->task->type, TASK_MAP);
-                ck_assert_uint_eq(f->attempts[as->task->index], 0);
-                f->attempts[as->task->index] = as->attempt;
-                f->on[as->task->index] = node;
+                ck_assert_int_eq(as->type, TRACKER1_MAP);
+                ck_assert_uint_eq(f->attempts[as->index], 0);
+                f->attempts[as->index] = as->attempt;
+                f->on[as->index] = node;
         }
 }
 
@@ -360,8 +360,8 @@ static uint64_t submit_five(const char *name) {
 
 static void spec_setup(Spec *f) {
         PolicyConfig cfg = { 0 };
-        ClusterRunning running[SPEC_MAPS];
-        ClusterReply reply = { 0 };
+        Tracker1Running running[SPEC_MAPS];
+        Tracker1Reply reply = { 0 };
         StoreError err = { 0 };
         size_t n;
 
@@ -378,10 +378,10 @@ static void spec_setup(Spec *f) {
         spec_beat(f, f->a, 3, NULL, 0, NULL, 0, T0, &reply);
         spec_take(f, f->a, &reply);
         ck_assert_uint_eq(reply.n_assignments, 3);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         spec_beat(f, f->b, 2, NULL, 0, NULL, 0, T0, &reply);
         spec_take(f, f->b, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         for (size_t i = 0; i < SPEC_MAPS; i++)
                 ck_assert_uint_ne(f->attempts[i], 0);
         for (size_t i = 0; i < SPEC_MAPS && !f->slow_attempt; i++)
@@ -397,19 +397,20 @@ static void spec_setup(Spec *f) {
         n = spec_running(f, f->a, running);
         spec_beat(f, f->a, 0, running, n, NULL, 0, T0 + 70 * USEC_PER_SEC, &reply);
         ck_assert_uint_eq(reply.n_assignments, 0);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         n = spec_running(f, f->b, running);
         spec_beat(f, f->b, 0, running, n, NULL, 0, T0 + 70 * USEC_PER_SEC, &reply);
         ck_assert_uint_eq(reply.n_assignments, 0);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
 
         /* A free slot elsewhere: the slow attempt gets its backup there. */
         f->cn = spec_register(f->c, "c", 1);
         spec_beat(f, f->cn, 1, NULL, 0, NULL, 0, T0 + 71 * USEC_PER_SEC, &reply);
         ck_assert_uint_eq(reply.n_assignments, 1);
-        ck_assert_ptr_eq(reply.assignments[0].task, f->slow);
+        ck_assert_int_eq(reply.assignments[0].type, TRACKER1_MAP);
+        ck_assert_uint_eq(reply.assignments[0].index, f->slow->index);
         f->backup = reply.assignments[0].attempt;
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_int_eq(f->slow->state, TASK_RUNNING);
         ck_assert_uint_eq(f->slow->n_attempts, 2);
         ck_assert_uint_eq(f->slow->attempts[0].node, f->b);
@@ -422,13 +423,13 @@ static void spec_done(Spec *f) {
         policy_free(f->late);
 }
 
-static ClusterFinished spec_finished(uint64_t attempt, StoreTaskStatus status, const char *output,
-                                     const char *reason) {
-        return (ClusterFinished){ .attempt = attempt,
-                                  .status = status,
-                                  .input_bytes = 100,
-                                  .output = output,
-                                  .reason = reason };
+static Tracker1Finished spec_finished(uint64_t attempt, Tracker1Status status, const char *output,
+                                      const char *reason) {
+        return (Tracker1Finished){ .attempt = attempt,
+                                   .status = status,
+                                   .input_bytes = 100,
+                                   .output = output,
+                                   .reason = reason };
 }
 
 /* The succeeded attempts of the job's map index in the store. */
@@ -476,9 +477,9 @@ static bool exists(const char *name) {
  * comes after is ignored, its output removed. */
 START_TEST(test_spec_first_success_wins) {
         Spec f;
-        ClusterRunning running[SPEC_MAPS];
-        ClusterFinished x;
-        ClusterReply reply = { 0 };
+        Tracker1Running running[SPEC_MAPS];
+        Tracker1Finished x;
+        Tracker1Reply reply = { 0 };
         unsigned index;
         size_t n;
 
@@ -488,9 +489,9 @@ START_TEST(test_spec_first_success_wins) {
         make_dir("out/1");
         touch("out/1/map-winner");
         touch("out/1/map-loser");
-        x = spec_finished(f.backup, STORE_TASK_SUCCEEDED, "out/1/map-winner", "");
+        x = spec_finished(f.backup, TRACKER1_SUCCEEDED, "out/1/map-winner", "");
         spec_beat(&f, f.cn, 1, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_int_eq(f.slow->state, TASK_DONE);
         ck_assert_uint_eq(f.slow->n_attempts, 0);
         ck_assert_str_eq(f.slow->output, "out/1/map-winner");
@@ -500,20 +501,20 @@ START_TEST(test_spec_first_success_wins) {
         ck_assert_uint_eq(reply.n_kills, 1);
         ck_assert_uint_eq(reply.kills[0].attempt, f.slow_attempt);
         ck_assert_str_eq(reply.kills[0].reason, "speculation: another attempt succeeded");
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
 
         /* The kill came too late: the loser succeeded meanwhile. */
-        x = spec_finished(f.slow_attempt, STORE_TASK_SUCCEEDED, "out/1/map-loser", "");
+        x = spec_finished(f.slow_attempt, TRACKER1_SUCCEEDED, "out/1/map-loser", "");
         spec_beat(&f, f.b, 1, NULL, 0, &x, 1, T0 + 74 * USEC_PER_SEC, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_str_eq(f.slow->output, "out/1/map-winner");
         ck_assert_uint_eq(spec_successes(&f, index), 1);
         ck_assert(exists("out/1/map-winner"));
         ck_assert(!exists("out/1/map-loser"));
         /* Its killed report would be ignored as well. */
-        x = spec_finished(f.slow_attempt, STORE_TASK_KILLED, "", "speculation");
+        x = spec_finished(f.slow_attempt, TRACKER1_KILLED, "", "speculation");
         spec_beat(&f, f.b, 1, NULL, 0, &x, 1, T0 + 75 * USEC_PER_SEC, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_uint_eq(f.slow->kills, 0);
         ck_assert_int_eq(f.slow->state, TASK_DONE);
         spec_done(&f);
@@ -523,19 +524,19 @@ END_TEST
 /* The original succeeds first: the backup is killed on c. */
 START_TEST(test_spec_original_wins) {
         Spec f;
-        ClusterFinished x;
-        ClusterReply reply = { 0 };
+        Tracker1Finished x;
+        Tracker1Reply reply = { 0 };
 
         spec_setup(&f);
-        x = spec_finished(f.slow_attempt, STORE_TASK_SUCCEEDED, "out/1/map-orig", "");
+        x = spec_finished(f.slow_attempt, TRACKER1_SUCCEEDED, "out/1/map-orig", "");
         spec_beat(&f, f.b, 1, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_int_eq(f.slow->state, TASK_DONE);
         ck_assert_str_eq(f.slow->output, "out/1/map-orig");
         spec_beat(&f, f.cn, 0, NULL, 0, NULL, 0, T0 + 73 * USEC_PER_SEC, &reply);
         ck_assert_uint_eq(reply.n_kills, 1);
         ck_assert_uint_eq(reply.kills[0].attempt, f.backup);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_uint_eq(f.c->nodes[2].running[SLOT_MAP], 0);
         spec_done(&f);
 }
@@ -546,11 +547,11 @@ END_TEST
  * one failed, as in Hadoop 1. */
 START_TEST(test_spec_failed_backup) {
         Spec f;
-        ClusterFinished x;
-        ClusterReply reply = { 0 };
+        Tracker1Finished x;
+        Tracker1Reply reply = { 0 };
 
         spec_setup(&f);
-        x = spec_finished(f.backup, STORE_TASK_FAILED, "", "out of memory");
+        x = spec_finished(f.backup, TRACKER1_FAILED, "", "out of memory");
         spec_beat(&f, f.cn, 1, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
         ck_assert_int_eq(f.slow->state, TASK_RUNNING);
         ck_assert_uint_eq(f.slow->n_attempts, 1);
@@ -559,7 +560,7 @@ START_TEST(test_spec_failed_backup) {
         ck_assert_uint_eq(f.c->n_jobs, 1);
         /* Still slow, but no backup where one failed. */
         ck_assert_uint_eq(reply.n_assignments, 0);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         spec_done(&f);
 }
 END_TEST
@@ -568,14 +569,14 @@ END_TEST
  * on c runs on and the task is not pending again; c lost as well, it is. */
 START_TEST(test_spec_lost_tracker) {
         Spec f;
-        ClusterReply reply = { 0 };
+        Tracker1Reply reply = { 0 };
         usec_t now = T0 + 80 * USEC_PER_SEC;
 
         spec_setup(&f);
         spec_beat(&f, f.a, 0, NULL, 0, NULL, 0, now, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         spec_beat(&f, f.cn, 0, NULL, 0, NULL, 0, now, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_uint_eq(cluster_lose_silent(f.c, now, 5 * USEC_PER_SEC), 1);
         ck_assert(cluster_attempt_index_current(f.c));
         ck_assert_int_eq(f.c->nodes[1].state, NODE_LOST);
@@ -636,9 +637,9 @@ START_TEST(test_dhsa_map_in_reduce_slot) {
         PolicyConfig cfg = { 0 };
         Policy *dhsa = NULL;
         Cluster *c = NULL;
-        ClusterReport report = { .free_slots = { 1, 3 } };
-        ClusterReply reply = { 0 };
-        ClusterFinished done;
+        Tracker1Report report = { .free_slots = { 1, 3 } };
+        Tracker1Reply reply = { 0 };
+        Tracker1Finished done;
         StoreError err = { 0 };
         uint64_t node, borrowed = 0;
         unsigned in_slot[_SLOT_TYPE_MAX] = { 0 };
@@ -656,35 +657,35 @@ START_TEST(test_dhsa_map_in_reduce_slot) {
         ck_assert_int_eq(cluster_heartbeat(c, node, &report, T0, T0, &reply, &err), 0);
         ck_assert_uint_eq(reply.n_assignments, 4);
         for (size_t i = 0; i < reply.n_assignments; i++) {
-                ck_assert_int_eq(reply.assignments[i].task->type, TASK_MAP);
+                ck_assert_int_eq(reply.assignments[i].type, TRACKER1_MAP);
                 in_slot[reply.assignments[i].slot]++;
-                if (reply.assignments[i].slot == SLOT_REDUCE)
+                if (reply.assignments[i].slot == TRACKER1_REDUCE)
                         borrowed = reply.assignments[i].attempt;
         }
-        ck_assert_uint_eq(in_slot[SLOT_MAP], 1);
-        ck_assert_uint_eq(in_slot[SLOT_REDUCE], 3);
-        cluster_reply_done(&reply);
+        ck_assert_uint_eq(in_slot[TRACKER1_MAP], 1);
+        ck_assert_uint_eq(in_slot[TRACKER1_REDUCE], 3);
+        tracker1_reply_done(&reply);
         n = cluster_node_find(c, node);
         ck_assert_uint_eq(n->running[SLOT_MAP], 1);
         ck_assert_uint_eq(n->running[SLOT_REDUCE], 3);
 
         /* A borrowed map ends: the reduce slot it held is free again, and
          * the tracker says so. */
-        done = (ClusterFinished){ .attempt = borrowed,
-                                  .status = STORE_TASK_SUCCEEDED,
-                                  .input_bytes = 16,
-                                  .output = "out/1/map-00000",
-                                  .reason = "" };
-        report = (ClusterReport){ .free_slots = { 0, 1 }, .finished = &done, .n_finished = 1 };
+        done = (Tracker1Finished){ .attempt = borrowed,
+                                   .status = TRACKER1_SUCCEEDED,
+                                   .input_bytes = 16,
+                                   .output = "out/1/map-00000",
+                                   .reason = "" };
+        report = (Tracker1Report){ .free_slots = { 0, 1 }, .finished = &done, .n_finished = 1 };
         ck_assert_msg(cluster_heartbeat(c, node, &report, T0 + 1, T0 + 1, &reply, &err) == 0, "%s",
                       err.message);
         n = cluster_node_find(c, node);
         ck_assert_uint_eq(n->running[SLOT_MAP], 1);
         /* The freed reduce slot goes to the last map or to the reduce. */
         ck_assert_uint_eq(reply.n_assignments, 1);
-        ck_assert_int_eq(reply.assignments[0].slot, SLOT_REDUCE);
+        ck_assert_int_eq(reply.assignments[0].slot, TRACKER1_REDUCE);
         ck_assert_uint_eq(n->running[SLOT_REDUCE], 3);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         cluster_free(c);
         policy_free(dhsa);
 }
@@ -715,14 +716,14 @@ START_TEST(test_adopt_after_restart) {
                               .n_inputs = ELEMENTSOF(inputs),
                               .n_reduces = 1 };
         const unsigned slots[_SLOT_TYPE_MAX] = { 3, 1 };
-        ClusterReport report = { .free_slots = { 3, 1 } };
-        ClusterReply reply = { 0 };
+        Tracker1Report report = { .free_slots = { 3, 1 } };
+        Tracker1Reply reply = { 0 };
         StoreError err = { 0 };
         Cluster *c = NULL;
         uint64_t job, node, attempt[3] = { 0 };
         char out[3][64], jobdir[32], wrong_job[64], wrong_name[64], later[64];
-        ClusterFinished finished[5];
-        ClusterRunning running;
+        Tracker1Finished finished[5];
+        Tracker1Running running;
         StoreTaskRecord *recs = NULL;
         size_t n = 0;
 
@@ -734,8 +735,8 @@ START_TEST(test_adopt_after_restart) {
         ck_assert_int_eq(cluster_heartbeat(c, node, &report, T0, T0, &reply, &err), 0);
         ck_assert_uint_eq(reply.n_assignments, 3);
         for (size_t i = 0; i < 3; i++)
-                attempt[reply.assignments[i].task->index] = reply.assignments[i].attempt;
-        cluster_reply_done(&reply);
+                attempt[reply.assignments[i].index] = reply.assignments[i].attempt;
+        tracker1_reply_done(&reply);
         cluster_free(c); /* killed: nothing of the attempts is stored */
 
         make_dir("out");
@@ -755,17 +756,17 @@ START_TEST(test_adopt_after_restart) {
         snprintf(later, sizeof(later), "out/%" PRIu64 "/map-00002.%" PRIu64, job, c->first_attempt);
         touch(later);
         ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
-        finished[0] = spec_finished(attempt[0], STORE_TASK_SUCCEEDED, out[0], "");
-        finished[1] = spec_finished(attempt[1], STORE_TASK_SUCCEEDED, out[1], "");
-        finished[2] = spec_finished(attempt[2] + 1000, STORE_TASK_SUCCEEDED, wrong_job, "");
-        finished[3] = spec_finished(attempt[2] + 1001, STORE_TASK_SUCCEEDED, wrong_name, "");
-        finished[4] = spec_finished(c->first_attempt, STORE_TASK_SUCCEEDED, later, "");
-        running = (ClusterRunning){ .attempt = attempt[2], .progress = 0.5, .input_size = 16 };
-        report = (ClusterReport){ .free_slots = { 2, 1 },
-                                  .running = &running,
-                                  .n_running = 1,
-                                  .finished = finished,
-                                  .n_finished = 5 };
+        finished[0] = spec_finished(attempt[0], TRACKER1_SUCCEEDED, out[0], "");
+        finished[1] = spec_finished(attempt[1], TRACKER1_SUCCEEDED, out[1], "");
+        finished[2] = spec_finished(attempt[2] + 1000, TRACKER1_SUCCEEDED, wrong_job, "");
+        finished[3] = spec_finished(attempt[2] + 1001, TRACKER1_SUCCEEDED, wrong_name, "");
+        finished[4] = spec_finished(c->first_attempt, TRACKER1_SUCCEEDED, later, "");
+        running = (Tracker1Running){ .attempt = attempt[2], .progress = 0.5, .input_size = 16 };
+        report = (Tracker1Report){ .free_slots = { 2, 1 },
+                                   .running = &running,
+                                   .n_running = 1,
+                                   .finished = finished,
+                                   .n_finished = 5 };
         ck_assert_msg(cluster_heartbeat(c, node, &report, T0 + 1, T0 + 1, &reply, &err) == 0, "%s",
                       err.message);
         ck_assert(cluster_attempt_index_current(c));
@@ -776,12 +777,12 @@ START_TEST(test_adopt_after_restart) {
         /* Map 0 is not assigned again; maps 1 and 2 are (and the reduce,
          * a third of the maps being done). */
         for (size_t i = 0; i < reply.n_assignments; i++)
-                ck_assert(reply.assignments[i].task->type != TASK_MAP ||
-                          reply.assignments[i].task->index != 0);
+                ck_assert(reply.assignments[i].type != TRACKER1_MAP ||
+                          reply.assignments[i].index != 0);
         ck_assert_uint_ge(reply.n_assignments, 2);
         ck_assert_int_eq(map_task(c, 1)->state, TASK_RUNNING);
         ck_assert_int_eq(map_task(c, 2)->state, TASK_RUNNING);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_int_eq(store_job_tasks(store, job, STORE_TASK_STATUS_BIT(STORE_TASK_SUCCEEDED),
                                          &recs, &n, &err),
                          0);
@@ -801,10 +802,10 @@ END_TEST
  * tracker, a lost one, a slot change and a cancel each make a new one. */
 START_TEST(test_snapshot_kept) {
         const unsigned one_map[_SLOT_TYPE_MAX] = { 1, 0 };
-        ClusterReply reply = { 0 };
+        Tracker1Reply reply = { 0 };
         StoreError err = { 0 };
-        ClusterRunning running = { .input_size = 16 };
-        ClusterFinished done;
+        Tracker1Running running = { .input_size = 16 };
+        Tracker1Finished done;
         Cluster *c = NULL;
         uint64_t job, a, b, first;
         char out[64];
@@ -816,7 +817,7 @@ START_TEST(test_snapshot_kept) {
         beat(c, a, 1, NULL, 0, NULL, 0, T0, &reply);
         ck_assert_uint_eq(reply.n_assignments, 1);
         first = running.attempt = reply.assignments[0].attempt;
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_ptr_null(c->snapshot);
 
         for (unsigned k = 1; k <= 3; k++) {
@@ -824,7 +825,7 @@ START_TEST(test_snapshot_kept) {
                 running.bytes_processed = 4 * k;
                 beat(c, a, 0, &running, 1, NULL, 0, T0 + k * USEC_PER_SEC, &reply);
                 ck_assert_uint_eq(reply.n_assignments, 0);
-                cluster_reply_done(&reply);
+                tracker1_reply_done(&reply);
                 ck_assert_ptr_nonnull(c->snapshot);
         }
 
@@ -834,23 +835,23 @@ START_TEST(test_snapshot_kept) {
         make_dir(out);
         snprintf(out, sizeof(out), "out/%" PRIu64 "/map-00000.%" PRIu64, job, first);
         touch(out);
-        done = spec_finished(first, STORE_TASK_SUCCEEDED, out, "");
+        done = spec_finished(first, TRACKER1_SUCCEEDED, out, "");
         beat(c, a, 1, NULL, 0, &done, 1, T0 + 4 * USEC_PER_SEC, &reply);
         ck_assert_uint_eq(reply.n_assignments, 1);
         running.attempt = reply.assignments[0].attempt;
         running.progress = 0.1;
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         beat(c, a, 0, &running, 1, NULL, 0, T0 + 5 * USEC_PER_SEC, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_ptr_nonnull(c->snapshot);
 
         /* A tracker comes, with no slot for the reduce. */
         ck_assert_int_eq(cluster_register(c, "ub", "b", one_map, 256 << 20, 1, &b), 0);
         ck_assert_ptr_null(c->snapshot);
         beat(c, b, 1, NULL, 0, NULL, 0, T0 + 6 * USEC_PER_SEC, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         beat(c, b, 1, NULL, 0, NULL, 0, T0 + 7 * USEC_PER_SEC, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_ptr_nonnull(c->snapshot);
 
         /* a is lost: its map runs on b. */
@@ -859,14 +860,14 @@ START_TEST(test_snapshot_kept) {
         ck_assert_int_eq(cluster_register(c, "ub", "b", one_map, 256 << 20, 1, &b), 0);
         beat(c, b, 1, NULL, 0, NULL, 0, T0 + 101 * USEC_PER_SEC, &reply);
         ck_assert_uint_eq(reply.n_assignments, 1);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         beat(c, b, 0, NULL, 0, NULL, 0, T0 + 102 * USEC_PER_SEC, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_ptr_nonnull(c->snapshot);
         ck_assert_int_eq(cluster_set_slots(c, b, one_map, 512 << 20, T0, &err), 0);
         ck_assert_ptr_null(c->snapshot);
         beat(c, b, 0, NULL, 0, NULL, 0, T0 + 103 * USEC_PER_SEC, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_int_eq(cluster_cancel(c, job, &err), 0);
         ck_assert_ptr_null(c->snapshot);
         cluster_free(c);
@@ -880,9 +881,9 @@ END_TEST
  * tracker, a restart of the controller and a cancel. */
 START_TEST(test_attempt_index) {
         const unsigned slots[_SLOT_TYPE_MAX] = { 3, 0 };
-        ClusterReply reply = { 0 };
+        Tracker1Reply reply = { 0 };
         StoreError err = { 0 };
-        ClusterFinished x;
+        Tracker1Finished x;
         ClusterJob *j = NULL;
         unsigned a = 9;
         uint64_t node;
@@ -900,18 +901,18 @@ START_TEST(test_attempt_index) {
         ck_assert_ptr_null(cluster_attempt_find(f.c, f.c->next_attempt, NULL, NULL));
 
         /* The backup wins; the original is killed. */
-        x = spec_finished(f.backup, STORE_TASK_SUCCEEDED, "out/1/map-winner", "");
+        x = spec_finished(f.backup, TRACKER1_SUCCEEDED, "out/1/map-winner", "");
         spec_beat(&f, f.cn, 1, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_uint_eq(f.c->n_indexed, SPEC_MAPS - 1);
         ck_assert_ptr_null(cluster_attempt_find(f.c, f.backup, NULL, NULL));
         ck_assert_ptr_null(cluster_attempt_find(f.c, f.slow_attempt, NULL, NULL));
 
         /* a, silent, is lost with its three attempts; b's other runs on. */
         spec_beat(&f, f.b, 0, NULL, 0, NULL, 0, now, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         spec_beat(&f, f.cn, 0, NULL, 0, NULL, 0, now, &reply);
-        cluster_reply_done(&reply);
+        tracker1_reply_done(&reply);
         ck_assert_uint_eq(cluster_lose_silent(f.c, now, 5 * USEC_PER_SEC), 1);
         ck_assert(cluster_attempt_index_current(f.c));
         ck_assert_uint_eq(f.c->n_indexed, 1);
@@ -930,10 +931,15 @@ START_TEST(test_attempt_index) {
         beat(f.c, node, 3, NULL, 0, NULL, 0, now, &reply);
         ck_assert_uint_eq(reply.n_assignments, 3);
         ck_assert_uint_eq(f.c->n_indexed, 3);
-        for (size_t i = 0; i < reply.n_assignments; i++)
-                ck_assert_ptr_eq(cluster_attempt_find(f.c, reply.assignments[i].attempt, &j, NULL),
-                                 reply.assignments[i].task);
-        cluster_reply_done(&reply);
+        for (size_t i = 0; i < reply.n_assignments; i++) {
+                const ClusterTask *t =
+                        cluster_attempt_find(f.c, reply.assignments[i].attempt, &j, NULL);
+
+                ck_assert_ptr_nonnull(t);
+                ck_assert_uint_eq(t->index, reply.assignments[i].index);
+                ck_assert_int_eq(t->type == TASK_MAP, reply.assignments[i].type == TRACKER1_MAP);
+        }
+        tracker1_reply_done(&reply);
 
         ck_assert_int_eq(cluster_cancel(f.c, f.job, &err), 0);
         ck_assert(cluster_attempt_index_current(f.c));
@@ -980,6 +986,76 @@ START_TEST(test_attempt_index_order) {
 }
 END_TEST
 
+/* A reply holds all that its tracker is told, so that the endpoint needs
+ * nothing of the model: a map's split, a reduce's map outputs in the maps'
+ * order, the application and its argument, the partitions, the slot. */
+START_TEST(test_reply_is_self_contained) {
+        static const char *const inputs[] = { "in/a", "in/b" };
+        StoreJobSpec spec = { .name = "two",
+                              .user = "dave",
+                              .pool = "default",
+                              .app = "grep",
+                              .app_arg = "line",
+                              .inputs = inputs,
+                              .n_inputs = ELEMENTSOF(inputs),
+                              .n_reduces = 1 };
+        char outputs[2][64];
+        Tracker1Finished done[2];
+        Tracker1Reply reply = { 0 };
+        StoreError err = { 0 };
+        Cluster *c = NULL;
+        uint64_t job, node;
+
+        ck_assert_int_eq(store_job_submit(store, &spec, &job, &err), 0);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        node = register_tracker(c, 2, 1);
+        beat(c, node, 2, NULL, 0, NULL, 0, T0, &reply);
+        /* The reduce waits for the maps. */
+        ck_assert_uint_eq(reply.n_assignments, 2);
+        for (size_t i = 0; i < reply.n_assignments; i++) {
+                const Tracker1Assignment *a = &reply.assignments[i];
+                char split[64];
+
+                ck_assert_uint_eq(a->job, job);
+                ck_assert_int_eq(a->type, TRACKER1_MAP);
+                ck_assert_uint_lt(a->index, 2);
+                ck_assert_uint_eq(a->partitions, 1);
+                ck_assert_str_eq(a->app, "grep");
+                ck_assert_str_eq(a->command, "line");
+                ck_assert_int_eq(a->slot, TRACKER1_MAP);
+                ck_assert_uint_eq(a->slot_memory, 256 << 20);
+                /* Equal splits go by path: map 0 reads in/a. */
+                snprintf(split, sizeof(split), "%s:0:16", inputs[a->index]);
+                ck_assert_uint_eq(a->n_inputs, 1);
+                ck_assert_str_eq(a->inputs[0], split);
+                snprintf(outputs[a->index], sizeof(outputs[0]), "out/%" PRIu64 "/map-%05u.%" PRIu64,
+                         job, a->index, a->attempt);
+                /* Reported in the other order than the maps'. */
+                done[1 - i] = (Tracker1Finished){ .attempt = a->attempt,
+                                                  .status = TRACKER1_SUCCEEDED,
+                                                  .input_bytes = 16,
+                                                  .output = outputs[a->index],
+                                                  .reason = "" };
+        }
+        tracker1_reply_done(&reply);
+
+        beat(c, node, 2, NULL, 0, done, 2, T0 + USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        ck_assert_uint_eq(reply.assignments[0].job, job);
+        ck_assert_int_eq(reply.assignments[0].type, TRACKER1_REDUCE);
+        ck_assert_uint_eq(reply.assignments[0].index, 0);
+        ck_assert_str_eq(reply.assignments[0].app, "grep");
+        ck_assert_str_eq(reply.assignments[0].command, "line");
+        ck_assert_int_eq(reply.assignments[0].slot, TRACKER1_REDUCE);
+        ck_assert_uint_eq(reply.assignments[0].n_inputs, 2);
+        ck_assert_str_eq(reply.assignments[0].inputs[0], outputs[0]);
+        ck_assert_str_eq(reply.assignments[0].inputs[1], outputs[1]);
+        tracker1_reply_done(&reply);
+        cluster_free(c);
+}
+END_TEST
+
 Suite *suite_controller_cluster(void) {
         Suite *s = suite_create("controller_cluster");
         TCase *tc = tcase_create("model");
@@ -988,6 +1064,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_profile_round_trip);
         tcase_add_test(tc, test_profile_saved_and_loaded);
         tcase_add_test(tc, test_set_slots);
+        tcase_add_test(tc, test_reply_is_self_contained);
         tcase_add_test(tc, test_resumed_complete_job_ends);
         tcase_add_test(tc, test_spec_first_success_wins);
         tcase_add_test(tc, test_spec_original_wins);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The tracker's task runtime, its pure and file-level parts: input splits
- * and line records, the record format and map output files, the merge, and
- * the sort buffer's spills. */
+/* The tracker's task runtime, its pure and file-level parts: line records
+ * read through input splits, the record format and map output files, the
+ * merge, and the sort buffer's spills. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,40 +16,11 @@
 #include "tracker/mapout.h"
 #include "tracker/merge.h"
 #include "tracker/sortbuf.h"
-#include "tracker/split.h"
+#include "tracker/linereader.h"
+#include "mapred/split.h"
 #include "tracker-test.h"
 
-/* ---- input splits ---- */
-
-START_TEST(test_split_sizes) {
-        InputSplitList l = { 0 };
-        const uint64_t B = SPLIT_BLOCK_SIZE_DEFAULT;
-
-        /* Exactly 1.1 blocks: one split; one byte more: a block and the rest. */
-        ck_assert_int_eq(input_splits_add_file(&l, "a", B + B / 10, B), 0);
-        ck_assert_uint_eq(l.n, 1);
-        ck_assert_uint_eq(l.splits[0].length, B + B / 10);
-        input_split_list_done(&l);
-        ck_assert_int_eq(input_splits_add_file(&l, "a", B + B / 10 + 1, B), 0);
-        ck_assert_uint_eq(l.n, 2);
-        ck_assert_uint_eq(l.splits[0].length, B);
-        ck_assert_uint_eq(l.splits[1].offset, B);
-        ck_assert_uint_eq(l.splits[1].length, B / 10 + 1);
-        input_split_list_done(&l);
-        /* 3.05 blocks: three splits, the last one 1.05 blocks. */
-        ck_assert_int_eq(input_splits_add_file(&l, "a", 3 * B + B / 20, B), 0);
-        ck_assert_uint_eq(l.n, 3);
-        ck_assert_uint_eq(l.splits[2].offset, 2 * B);
-        ck_assert_uint_eq(l.splits[2].length, B + B / 20);
-        input_split_list_done(&l);
-        /* An empty file has one empty split, as in Hadoop 1.x. */
-        ck_assert_int_eq(input_splits_add_file(&l, "e", 0, B), 0);
-        ck_assert_uint_eq(l.n, 1);
-        ck_assert_uint_eq(l.splits[0].length, 0);
-        input_split_list_done(&l);
-        ck_assert_int_eq(input_splits_add_file(&l, "e", 10, 0), -EINVAL);
-}
-END_TEST
+/* ---- line records through input splits ---- */
 
 /* Small files with every kind of line ending, read through every way of
  * splitting them: every line is read exactly once, in order, by the split
@@ -201,23 +172,6 @@ START_TEST(test_split_lines_exactly_once) {
                         assert_same_lines(got, read_through_splits(path, cuts, 4, got, 256), want,
                                           n_want, how);
                 }
-}
-END_TEST
-
-START_TEST(test_split_parse) {
-        InputSplit s;
-
-        ck_assert_int_eq(input_split_parse("dir/a:b.txt:10:20", &s), 0);
-        ck_assert_str_eq(s.path, "dir/a:b.txt");
-        ck_assert_uint_eq(s.offset, 10);
-        ck_assert_uint_eq(s.length, 20);
-        input_split_done(&s);
-        ck_assert_int_eq(input_split_parse("f", &s), -EINVAL);
-        ck_assert_int_eq(input_split_parse("f:1", &s), -EINVAL);
-        ck_assert_int_eq(input_split_parse(":1:2", &s), -EINVAL);
-        ck_assert_int_eq(input_split_parse("f:-1:2", &s), -EINVAL);
-        ck_assert_int_eq(input_split_parse("f:1:x", &s), -EINVAL);
-        ck_assert_int_eq(input_split_parse("f:1: 2", &s), -EINVAL);
 }
 END_TEST
 
@@ -749,9 +703,7 @@ Suite *suite_tracker(void) {
         TCase *tc;
 
         tc = tcase_create("splits");
-        tcase_add_test(tc, test_split_sizes);
         tcase_add_loop_test(tc, test_split_lines_exactly_once, 0, ELEMENTSOF(line_files));
-        tcase_add_test(tc, test_split_parse);
         tcase_add_test(tc, test_split_directory);
         suite_add_tcase(s, tc);
 

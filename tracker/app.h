@@ -6,7 +6,7 @@
 #include "mapred/apps-table.h"
 #include "tracker/merge.h"
 #include "tracker/record.h"
-#include "tracker/split.h"
+#include "mapred/split.h"
 
 /* A MapReduce application: map, an optional combiner and reduce over byte
  * records, one table of functions per application (the project's driver

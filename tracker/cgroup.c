@@ -17,7 +17,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
-#include "tracker/fileio.h"
+#include "common/fileio.h"
 
 /* Killed processes leave their cgroup within milliseconds; give up on
  * removing it after this long. */

@@ -8,7 +8,8 @@
 
 #include "common/log.h"
 #include "common/macro.h"
-#include "tracker/fileio.h"
+#include "common/fileio.h"
+#include "tracker/linereader.h"
 #include "tracker/mapout.h"
 
 typedef struct MapRun {

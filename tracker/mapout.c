@@ -12,7 +12,7 @@
 
 #include "common/log.h"
 #include "common/macro.h"
-#include "tracker/fileio.h"
+#include "common/fileio.h"
 
 #define MAP_OUTPUT_VERSION 1U
 #define INDEX_ENTRY_SIZE 24U

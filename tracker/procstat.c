@@ -9,7 +9,7 @@
 
 #include "common/macro.h"
 #include "common/parse.h"
-#include "tracker/fileio.h"
+#include "common/fileio.h"
 
 /* Fields of /proc/<pid>/stat, counted from 1 as proc(5) does. */
 #define FIELD_STATE 3

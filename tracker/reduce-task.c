@@ -11,7 +11,7 @@
 
 #include "common/log.h"
 #include "common/macro.h"
-#include "tracker/fileio.h"
+#include "common/fileio.h"
 #include "tracker/mapout.h"
 
 /* The job's output: "key\tvalue" lines, "key" alone for an empty value

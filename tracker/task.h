@@ -6,7 +6,7 @@
 #include "common/time-util.h"
 #include "tracker/app.h"
 #include "tracker/sortbuf.h"
-#include "tracker/split.h"
+#include "mapred/split.h"
 #include "tracker/status.h"
 
 /* Running one map or one reduce task in the calling process. The tracker

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* flexslotctl's commands, one function each, and the columns of what they
  * print: the fields of org.flexslot.Controller1's records, in its order
- * (controller/daemon/bus-controller.c). */
+ * (proto/controller1.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -45,7 +45,7 @@ static const CtlColumn node_columns[] = {
         { "iowait", 'd' },
 };
 
-/* controller/daemon/agents.h, AGENTS_VM_TYPE. */
+/* proto/controller1.h, CONTROLLER1_VM_TYPE. */
 static const CtlColumn vm_columns[] = {
         { "node", 't' },      { "vm", 's' },           { "name", 's' },         { "agent", 's' },
         { "reachable", 'b' }, { "steal_source", 's' }, { "steal", 'd' },        { "vcpus", 'u' },

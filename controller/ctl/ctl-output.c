@@ -12,8 +12,7 @@
 
 #include "common/json.h"
 #include "common/macro.h"
-#include "controller/daemon/bus-errors.h"
-#include "controller/daemon/daemon.h"
+#include "proto/controller1.h"
 #include "ctl.h"
 
 #define COLUMNS_MAX 32
@@ -56,8 +55,8 @@ int ctl_new_call(Ctl *ctl, const char *method, sd_bus_message **ret) {
         r = connect_bus(ctl);
         if (r < 0)
                 return r;
-        r = sd_bus_message_new_method_call(ctl->bus, ret, CONTROLLER_BUS_NAME,
-                                           CONTROLLER_OBJECT_PATH, CONTROLLER_INTERFACE, method);
+        r = sd_bus_message_new_method_call(ctl->bus, ret, CONTROLLER1_BUS_NAME,
+                                           CONTROLLER1_OBJECT_PATH, CONTROLLER1_INTERFACE, method);
         if (r < 0)
                 fprintf(stderr, "%s: cannot build the call of %s: %s\n", CTL_PROGRAM, method,
                         strerror(-r));

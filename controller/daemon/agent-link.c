@@ -9,8 +9,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "agent/bus-metrics.h"
-#include "agent/daemon.h"
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
@@ -105,20 +103,21 @@ static void nodes_update(Agents *a) {
                         .host = l->id,
                         .host_cpus = l->cpus,
                         .host_memory = l->memory,
-                        .vcpus = vm->valid & AGENT_METRIC_VCPUS ? vm->vcpus : 1,
-                        .vcpus_max = vm->valid & AGENT_METRIC_VCPUS ? vm->vcpus_max : 1,
-                        .memory = vm->valid & AGENT_METRIC_MEMORY ? vm->memory : 0,
-                        .memory_max = vm->valid & AGENT_METRIC_MEMORY ? vm->memory_max : 0,
-                        .cpu_weight = vm->valid & AGENT_METRIC_CPU_WEIGHT ? vm->cpu_weight : 0,
-                        .cpu_cap = vm->valid & AGENT_METRIC_CPU_CAP ? vm->cpu_cap : 0,
+                        .vcpus = vm->valid & AGENT1_METRIC_VCPUS ? vm->vcpus : 1,
+                        .vcpus_max = vm->valid & AGENT1_METRIC_VCPUS ? vm->vcpus_max : 1,
+                        .memory = vm->valid & AGENT1_METRIC_MEMORY ? vm->memory : 0,
+                        .memory_max = vm->valid & AGENT1_METRIC_MEMORY ? vm->memory_max : 0,
+                        .cpu_weight = vm->valid & AGENT1_METRIC_CPU_WEIGHT ? vm->cpu_weight : 0,
+                        .cpu_cap = vm->valid & AGENT1_METRIC_CPU_CAP ? vm->cpu_cap : 0,
                 };
                 /* The demand allocator wants both; one alone is no demand. */
-                if ((vm->valid & AGENT_METRIC_CPU_USE) && (vm->valid & AGENT_METRIC_MEMORY_USED)) {
+                if ((vm->valid & AGENT1_METRIC_CPU_USE) &&
+                    (vm->valid & AGENT1_METRIC_MEMORY_USED)) {
                         n->vm.cpu_use = vm->cpu_use;
                         n->vm.memory_used = vm->memory_used;
                         n->vm.measured_at = vm->cpu_use_at;
                 }
-                if (vm->valid & AGENT_METRIC_STEAL) {
+                if (vm->valid & AGENT1_METRIC_STEAL) {
                         n->vm.has_steal = true;
                         n->vm.steal = CLAMP(vm->steal, 0.0, 1.0);
                         n->vm.steal_at = vm->steal_at;
@@ -147,7 +146,7 @@ static int read_metrics(sd_bus_message *m, AgentVm *ret) {
         AgentVm vm = { 0 };
         int r;
 
-        r = sd_bus_message_read(m, AGENT_METRICS_TYPE, &name, &uuid, &state, &vm.vcpus,
+        r = sd_bus_message_read(m, AGENT1_METRICS_TYPE, &name, &uuid, &state, &vm.vcpus,
                                 &vm.vcpus_max, &vm.memory, &vm.memory_max, &vm.cpu_use, &vm.steal,
                                 &vm.valid, &vm.cpu_weight, &vm.cpu_cap, &vm.memory_used);
         if (r <= 0)
@@ -173,14 +172,14 @@ static void vm_take_rate(AgentVm *vm, unsigned bit, AgentRate r, double *value, 
 static void vm_keep_rates(AgentVm *vm, const AgentVm *old, usec_t now, usec_t max_age) {
         AgentRate use = { 0 }, steal = { 0 };
 
-        if (old && (old->valid & AGENT_METRIC_CPU_USE))
+        if (old && (old->valid & AGENT1_METRIC_CPU_USE))
                 use = (AgentRate){ .value = old->cpu_use, .at = old->cpu_use_at };
-        if (old && (old->valid & AGENT_METRIC_STEAL))
+        if (old && (old->valid & AGENT1_METRIC_STEAL))
                 steal = (AgentRate){ .value = old->steal, .at = old->steal_at };
-        use = agent_rate_next(use, vm->valid & AGENT_METRIC_CPU_USE, vm->cpu_use, now, max_age);
-        steal = agent_rate_next(steal, vm->valid & AGENT_METRIC_STEAL, vm->steal, now, max_age);
-        vm_take_rate(vm, AGENT_METRIC_CPU_USE, use, &vm->cpu_use, &vm->cpu_use_at);
-        vm_take_rate(vm, AGENT_METRIC_STEAL, steal, &vm->steal, &vm->steal_at);
+        use = agent_rate_next(use, vm->valid & AGENT1_METRIC_CPU_USE, vm->cpu_use, now, max_age);
+        steal = agent_rate_next(steal, vm->valid & AGENT1_METRIC_STEAL, vm->steal, now, max_age);
+        vm_take_rate(vm, AGENT1_METRIC_CPU_USE, use, &vm->cpu_use, &vm->cpu_use_at);
+        vm_take_rate(vm, AGENT1_METRIC_STEAL, steal, &vm->steal, &vm->steal_at);
 }
 
 /* The newest sample replaces the domains, keeping what this controller
@@ -195,7 +194,7 @@ static int link_take_sample(AgentLink *l, sd_bus_message *m) {
 
         r = sd_bus_message_read(m, "t", &timestamp);
         if (r >= 0)
-                r = sd_bus_message_enter_container(m, 'a', AGENT_METRICS_TYPE);
+                r = sd_bus_message_enter_container(m, 'a', AGENT1_METRICS_TYPE);
         while (r >= 0 && (r = read_metrics(m, &vm)) > 0) {
                 const AgentVm *old = agents_link_vm(l, vm.uuid);
                 AgentVm *grown = realloc(vms, (n + 1) * sizeof(*vms));
@@ -241,8 +240,8 @@ static int call_async(AgentLink *l, sd_bus_slot **slot, sd_bus_message_handler_t
         va_list ap;
         int r;
 
-        r = sd_bus_message_new_method_call(l->bus, &m, AGENT_BUS_NAME, AGENT_OBJECT_PATH, interface,
-                                           member);
+        r = sd_bus_message_new_method_call(l->bus, &m, AGENT1_BUS_NAME, AGENT1_OBJECT_PATH,
+                                           interface, member);
         if (r < 0)
                 return r;
         va_start(ap, types);
@@ -261,7 +260,7 @@ static void link_ask_capacity(AgentLink *l) {
         if (l->props || l->have_capacity || !l->bus)
                 return;
         (void)call_async(l, &l->props, on_capacity, l, "org.freedesktop.DBus.Properties", "Get",
-                         "ss", AGENT_INTERFACE, l->cpus == 0 ? "CapacityCPUs" : "CapacityMemory");
+                         "ss", AGENT1_INTERFACE, l->cpus == 0 ? "CapacityCPUs" : "CapacityMemory");
 }
 
 static int on_capacity(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
@@ -358,7 +357,7 @@ static void link_poll(AgentLink *l) {
                         return;
                 }
         }
-        r = call_async(l, &l->poll, on_metrics, l, AGENT_INTERFACE, "GetAllMetrics", NULL);
+        r = call_async(l, &l->poll, on_metrics, l, AGENT1_INTERFACE, "GetAllMetrics", NULL);
         if (r < 0)
                 link_down(l, NULL, r);
 }

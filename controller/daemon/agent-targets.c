@@ -11,14 +11,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "agent/bus-metrics.h"
-#include "agent/daemon.h"
-#include "bus-errors.h"
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
 #include "controller/daemon/agents-internal.h"
+#include "proto/controller1.h"
+#include "proto/errors.h"
 
 /* A SetTarget on its way: a control cycle's (request NULL) or ResizeVm's. */
 typedef struct TargetCall {
@@ -38,7 +37,7 @@ static void target_call_free(void *userdata) {
                 vm->pending = false;
         if (t->request) {
                 /* The connection went before the agent answered. */
-                (void)sd_bus_reply_method_errorf(t->request, CONTROLLER_ERROR_AGENT_UNREACHABLE,
+                (void)sd_bus_reply_method_errorf(t->request, CONTROLLER1_ERROR_AGENT_UNREACHABLE,
                                                  "Agent %s went away before it answered.",
                                                  t->link->host->name);
                 sd_bus_message_unref(t->request);
@@ -50,62 +49,36 @@ static void target_call_free(void *userdata) {
  * value after it. Returns 1 for a verdict the agent took (applied,
  * clamped, unchanged or a dry run), 2 for one it did not, 0 at the end. */
 static int read_verdict(sd_bus_message *m, AgentVm *vm, char *buf, size_t size) {
-        const char *key, *verdict, *name, *message;
-        double v[2] = { 0, 0 };
+        Agent1Verdict v;
         bool taken;
         int r;
 
-        r = sd_bus_message_enter_container(m, 'e', "s(svvss)");
+        r = agent1_verdict_read(m, &v);
         if (r <= 0)
                 return r;
-        r = sd_bus_message_read(m, "s", &key);
-        if (r >= 0)
-                r = sd_bus_message_enter_container(m, 'r', "svvss");
-        if (r >= 0)
-                r = sd_bus_message_read(m, "s", &verdict);
-        for (size_t i = 0; r >= 0 && i < 2; i++) {
-                const char *contents;
-                uint32_t u;
-                uint64_t t;
-
-                r = sd_bus_message_peek_type(m, NULL, &contents);
-                if (r < 0)
-                        break;
-                if (strcmp(contents, "u") == 0) {
-                        r = sd_bus_message_read(m, "v", "u", &u);
-                        v[i] = u;
-                } else if (strcmp(contents, "t") == 0) {
-                        r = sd_bus_message_read(m, "v", "t", &t);
-                        v[i] = (double)t;
-                } else if (strcmp(contents, "d") == 0)
-                        r = sd_bus_message_read(m, "v", "d", &v[i]);
-                else
-                        r = sd_bus_message_skip(m, "v");
-        }
-        if (r >= 0)
-                r = sd_bus_message_read(m, "ss", &name, &message);
-        if (r >= 0)
-                r = sd_bus_message_exit_container(m);
-        if (r >= 0)
-                r = sd_bus_message_exit_container(m);
-        if (r < 0)
-                return r;
-        taken = strcmp(verdict, "refused") != 0 && strcmp(verdict, "failed") != 0;
+        taken = agent1_status_taken(v.status);
         /* Until a sample says it, so that the next cycle does not send the
          * same target again. */
         if (vm && taken) {
-                if (strcmp(key, "vcpus") == 0)
-                        vm->vcpus = (uint32_t)v[1];
-                else if (strcmp(key, "memory") == 0)
-                        vm->memory = (uint64_t)v[1];
-                else if (strcmp(key, "cpu-weight") == 0)
-                        vm->cpu_weight = (uint32_t)v[1];
-                else if (strcmp(key, "cpu-cap") == 0)
-                        vm->cpu_cap = v[1];
+                switch (v.resource) {
+                case AGENT1_VCPUS:
+                        vm->vcpus = (uint32_t)v.after;
+                        break;
+                case AGENT1_MEMORY:
+                        vm->memory = (uint64_t)v.after;
+                        break;
+                case AGENT1_CPU_WEIGHT:
+                        vm->cpu_weight = (uint32_t)v.after;
+                        break;
+                default:
+                        vm->cpu_cap = v.after;
+                        break;
+                }
                 vm->changed_at = now_realtime_usec();
         }
-        snprintf(buf, size, "%s %s %.15g -> %.15g%s%s%s%s", key, verdict, v[0], v[1],
-                 name[0] ? ", " : "", name, message[0] ? ": " : "", message);
+        snprintf(buf, size, "%s %s %.15g -> %.15g%s%s%s%s", agent1_resource_to_key(v.resource),
+                 agent1_status_to_string(v.status), v.before, v.after, v.error[0] ? ", " : "",
+                 v.error, v.message[0] ? ": " : "", v.message);
         return taken ? 1 : 2;
 }
 
@@ -130,7 +103,7 @@ static void target_record(TargetCall *t, sd_bus_message *m) {
                 snprintf(text, sizeof(text), "%s: %s", e->name, e->message ? e->message : "");
                 all_ok = false;
         } else {
-                r = sd_bus_message_enter_container(m, 'a', "{s(svvss)}");
+                r = sd_bus_message_enter_container(m, 'a', "{" AGENT1_VERDICT_FIELDS "}");
                 while (r >= 0 && (r = read_verdict(m, vm, one, sizeof(one))) > 0) {
                         text_append(text, sizeof(text), text[0] ? "; " : "");
                         text_append(text, sizeof(text), one);
@@ -198,20 +171,20 @@ static int target_send(AgentLink *l, const char *uuid, const AgentTarget *target
         TargetCall *t;
         int r;
 
-        r = sd_bus_message_new_method_call(l->bus, &m, AGENT_BUS_NAME, AGENT_OBJECT_PATH,
-                                           AGENT_INTERFACE, "SetTarget");
+        r = sd_bus_message_new_method_call(l->bus, &m, AGENT1_BUS_NAME, AGENT1_OBJECT_PATH,
+                                           AGENT1_INTERFACE, "SetTarget");
         if (r >= 0)
                 r = sd_bus_message_append(m, "s", uuid);
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "{sv}");
         if (r >= 0 && target->cpu_weight)
-                r = sd_bus_message_append(m, "{sv}", "cpu-weight", "u", target->cpu_weight);
+                r = agent1_target_entry_append(m, AGENT1_CPU_WEIGHT, target->cpu_weight);
         if (r >= 0 && target->set_cap)
-                r = sd_bus_message_append(m, "{sv}", "cpu-cap", "d", target->cpu_cap);
+                r = agent1_target_entry_append(m, AGENT1_CPU_CAP, target->cpu_cap);
         if (r >= 0 && target->vcpus)
-                r = sd_bus_message_append(m, "{sv}", "vcpus", "u", target->vcpus);
+                r = agent1_target_entry_append(m, AGENT1_VCPUS, target->vcpus);
         if (r >= 0 && target->memory)
-                r = sd_bus_message_append(m, "{sv}", "memory", "t", target->memory);
+                r = agent1_target_entry_append(m, AGENT1_MEMORY, (double)target->memory);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         if (r < 0)
@@ -241,13 +214,13 @@ static bool target_diff(const VmTarget *t, const AgentVm *vm, AgentTarget *ret) 
                 .vcpus = t->vcpus != vm->vcpus ? t->vcpus : 0,
                 .memory = memory != vm->memory ? memory : 0,
                 .cpu_weight =
-                        (vm->valid & AGENT_METRIC_CPU_WEIGHT) && t->cpu_weight != vm->cpu_weight
+                        (vm->valid & AGENT1_METRIC_CPU_WEIGHT) && t->cpu_weight != vm->cpu_weight
                                 ? t->cpu_weight
                                 : 0,
                 /* The agent's cap has its own minimum change; a hundredth of
                  * a CPU is no change. */
-                .set_cap =
-                        (vm->valid & AGENT_METRIC_CPU_CAP) && fabs(t->cpu_cap - vm->cpu_cap) > 0.01,
+                .set_cap = (vm->valid & AGENT1_METRIC_CPU_CAP) &&
+                           fabs(t->cpu_cap - vm->cpu_cap) > 0.01,
                 .cpu_cap = t->cpu_cap,
         };
         return ret->vcpus || ret->memory || ret->cpu_weight || ret->set_cap;
@@ -307,20 +280,20 @@ int agents_resize(Agents *a, sd_bus_message *m, const char *vm_text, uint32_t vc
         int r;
 
         if (vcpus == 0 && memory == 0)
-                return sd_bus_error_set(error, CONTROLLER_ERROR_INVALID_ARGUMENT,
+                return sd_bus_error_set(error, CONTROLLER1_ERROR_INVALID_ARGUMENT,
                                         "Nothing to change: vcpus and memory are both 0.");
         if (memory % 1024 != 0)
-                return sd_bus_error_setf(error, CONTROLLER_ERROR_INVALID_ARGUMENT,
+                return sd_bus_error_setf(error, CONTROLLER1_ERROR_INVALID_ARGUMENT,
                                          "memory %" PRIu64 " is not a multiple of 1024.", memory);
         if (parse_uint64(vm_text, 1, UINT64_MAX, &id) >= 0) {
                 const ClusterNode *n = cluster_node_find(a->cluster, id);
 
                 if (!n)
-                        return sd_bus_error_setf(error, CONTROLLER_ERROR_NO_SUCH_VM,
+                        return sd_bus_error_setf(error, CONTROLLER1_ERROR_NO_SUCH_VM,
                                                  "No node %" PRIu64 ".", id);
                 uuid = n->vm_uuid;
         } else if (!uuid_valid(vm_text))
-                return sd_bus_error_setf(error, CONTROLLER_ERROR_INVALID_ARGUMENT,
+                return sd_bus_error_setf(error, CONTROLLER1_ERROR_INVALID_ARGUMENT,
                                          "'%.64s' is neither a node id nor a VM UUID.", vm_text);
         for (size_t i = 0; i < a->n; i++) {
                 AgentLink *l = &a->links[i];
@@ -335,7 +308,7 @@ int agents_resize(Agents *a, sd_bus_message *m, const char *vm_text, uint32_t vc
                         continue;
                 r = target_send(l, vm->uuid, &(AgentTarget){ .vcpus = vcpus, .memory = memory }, m);
                 if (r < 0)
-                        return sd_bus_error_setf(error, CONTROLLER_ERROR_AGENT_UNREACHABLE,
+                        return sd_bus_error_setf(error, CONTROLLER1_ERROR_AGENT_UNREACHABLE,
                                                  "Cannot call agent %s: %s.", l->host->name,
                                                  strerror(-r));
                 vm->pending = true;
@@ -345,11 +318,11 @@ int agents_resize(Agents *a, sd_bus_message *m, const char *vm_text, uint32_t vc
                 return 1;
         }
         if (unreachable)
-                return sd_bus_error_setf(error, CONTROLLER_ERROR_AGENT_UNREACHABLE,
+                return sd_bus_error_setf(error, CONTROLLER1_ERROR_AGENT_UNREACHABLE,
                                          "No agent that answers runs VM %s, and some cannot be "
                                          "reached.",
                                          uuid);
-        return sd_bus_error_setf(error, CONTROLLER_ERROR_NO_SUCH_VM, "No agent runs VM %s.", uuid);
+        return sd_bus_error_setf(error, CONTROLLER1_ERROR_NO_SUCH_VM, "No agent runs VM %s.", uuid);
 }
 
 static const char *const steal_sources[] = {
@@ -369,12 +342,12 @@ static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, 
 
         if (n)
                 source = cluster_node_steal(n, &steal, &at);
-        else if (vm && l->reachable && (vm->valid & AGENT_METRIC_STEAL)) {
+        else if (vm && l->reachable && (vm->valid & AGENT1_METRIC_STEAL)) {
                 source = CLUSTER_STEAL_AGENT;
                 steal = vm->steal;
         }
         return sd_bus_message_append(
-                m, AGENTS_VM_TYPE, n ? n->id : 0, uuid, vm ? vm->name : "", l ? l->host->name : "",
+                m, CONTROLLER1_VM_TYPE, n ? n->id : 0, uuid, vm ? vm->name : "", l ? l->host->name : "",
                 l && l->reachable, steal_sources[source], steal, vm ? vm->vcpus : 0,
                 vm ? vm->memory : 0, vm ? vm->sent : 0, vm ? vm->applied : 0, vm ? vm->failed : 0,
                 vm ? vm->last : "", n ? n->guest.cpus : 0, n ? n->guest.memory : 0);
@@ -384,7 +357,7 @@ int agents_list_vms(Agents *a, sd_bus_message *m) {
         const Cluster *cl = a->cluster;
         int r;
 
-        r = sd_bus_message_open_container(m, 'a', AGENTS_VM_TYPE);
+        r = sd_bus_message_open_container(m, 'a', CONTROLLER1_VM_TYPE);
         for (size_t i = 0; r >= 0 && i < a->n; i++)
                 for (size_t k = 0; r >= 0 && k < a->links[i].n_vms; k++) {
                         const AgentVm *vm = &a->links[i].vms[k];

@@ -14,8 +14,9 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "controller/daemon/agents.h"
 #include "common/backoff.h"
+#include "controller/daemon/agents.h"
+#include "proto/agent1.h"
 
 #define UUID_TEXT_MAX 37
 #define DOMAIN_NAME_MAX 256
@@ -23,7 +24,7 @@
 
 typedef struct AgentVm {
         char uuid[UUID_TEXT_MAX], name[DOMAIN_NAME_MAX];
-        unsigned valid; /* AgentMetricValid */
+        unsigned valid; /* Agent1MetricValid */
         uint32_t vcpus, vcpus_max, cpu_weight;
         uint64_t memory, memory_max, memory_used;
         double cpu_use, steal, cpu_cap;

@@ -47,12 +47,6 @@ void agents_apply_targets(Agents *a);
 int agents_resize(Agents *a, sd_bus_message *m, const char *vm, uint32_t vcpus, uint64_t memory,
                   sd_bus_error *error);
 
-/* A VM of ListVms: tracker node (0: none), VM UUID, domain name, agent
- * (its [agents] entry; "": none), agent reachable, steal source (agent,
- * tracker, tracker-estimate or none), steal, vCPUs, memory, targets sent
- * (a control cycle's or ResizeVm's), taken by the agent, refused or
- * failed, what the agent said of the last one, and the CPUs and memory
- * its tracker sees in the guest (0: not reported). */
-#define AGENTS_VM_TYPE "(tsssbsdutuuusut)"
-/* Appends the array of every VM an agent reports or a tracker runs. */
+/* Appends the array of every VM an agent reports or a tracker runs
+ * (CONTROLLER1_VM_TYPE). */
 int agents_list_vms(Agents *a, sd_bus_message *m);

@@ -41,16 +41,17 @@ static const sd_bus_vtable controller_vm_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("ResizeVm", SD_BUS_ARGS("s", vm, "u", vcpus, "t", memory),
                                 SD_BUS_RESULT("a{s(svvss)}", verdicts), method_resize_vm, 0),
-        SD_BUS_METHOD_WITH_ARGS("ListVms", SD_BUS_NO_ARGS, SD_BUS_RESULT("a" AGENTS_VM_TYPE, vms),
-                                method_list_vms, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListVms", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("a" CONTROLLER1_VM_TYPE, vms), method_list_vms,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 
 int controller_bus_vms_setup(Controller *c) {
         int r;
 
-        r = sd_bus_add_object_vtable(c->bus, &c->vm_slot, CONTROLLER_OBJECT_PATH,
-                                     CONTROLLER_INTERFACE, controller_vm_vtable, c);
+        r = sd_bus_add_object_vtable(c->bus, &c->vm_slot, CONTROLLER1_OBJECT_PATH,
+                                     CONTROLLER1_INTERFACE, controller_vm_vtable, c);
         if (r < 0)
                 return log_error_errno(r, "Cannot add the VM methods to the D-Bus object");
         return 0;

@@ -17,27 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bus-errors.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "common/strv.h"
 #include "daemon.h"
+#include "proto/errors.h"
+#include "proto/tracker1.h"
 #include "submit.h"
-#include "tracker-protocol.h"
-
-/* id, state, name, user, pool, application, maps, reduces, maps done,
- * reduces done, submitted, finished, deadline (realtime usec; 0: none). */
-#define JOB_TYPE "(tsssssuuuuttt)"
-/* id, hostname, VM UUID, state, map slots, reduce slots, running maps,
- * running reduces, steal, I/O wait. */
-#define NODE_TYPE "(tsssuuuudd)"
-/* user, job name, the job it was taken from, updated (realtime usec), then
- * ARIA's profile (store.h's AriaProfile, in its order): M_min, M_avg,
- * M_max, input per map, map selectivity, Sh_avg^1, Sh_max^1, Sh_avg^typ,
- * Sh_max^typ, R_avg, R_max, reduce selectivity; seconds and bytes. */
-#define PROFILE_TYPE   \
-        "(sstt"        \
-        "dddddddddddd" \
-        ")"
 
 static const char *const node_state_names[_NODE_STATE_MAX] = {
         [NODE_ALIVE] = "alive",
@@ -51,39 +37,32 @@ static int reply_error(int r, const StoreError *err, sd_bus_error *error) {
 
         switch (r) {
         case -EINVAL:
-                name = CONTROLLER_ERROR_INVALID_ARGUMENT;
+                name = CONTROLLER1_ERROR_INVALID_ARGUMENT;
                 break;
         case -ENOENT:
-                name = CONTROLLER_ERROR_NO_SUCH_JOB;
+                name = CONTROLLER1_ERROR_NO_SUCH_JOB;
                 break;
         case -ENXIO:
-                name = CONTROLLER_ERROR_NO_SUCH_NODE;
+                name = CONTROLLER1_ERROR_NO_SUCH_NODE;
                 break;
         case -EPERM:
-                name = CONTROLLER_ERROR_NOT_ADMITTED;
+                name = CONTROLLER1_ERROR_NOT_ADMITTED;
                 break;
         case -ENOMEM:
                 return r;
         default:
                 log_warning_errno(r, "Store: %s", err->message);
-                name = CONTROLLER_ERROR_STORE_FAILED;
+                name = CONTROLLER1_ERROR_STORE_FAILED;
         }
         return sd_bus_error_setf(error, name, "%s.", err->message[0] ? err->message : "Refused");
 }
 
 static int append_job(sd_bus_message *m, const StoreJob *j) {
-        return sd_bus_message_append(m, JOB_TYPE, j->id, store_job_state_to_string(j->state),
-                                     j->name, j->user, j->pool, j->app ? j->app : "", j->n_maps,
-                                     j->n_reduces, j->maps_done, j->reduces_done, j->submitted,
-                                     j->finished, j->deadline);
+        return sd_bus_message_append(m, CONTROLLER1_JOB_TYPE, j->id,
+                                     store_job_state_to_string(j->state), j->name, j->user, j->pool,
+                                     j->app ? j->app : "", j->n_maps, j->n_reduces, j->maps_done,
+                                     j->reduces_done, j->submitted, j->finished, j->deadline);
 }
-
-static void strv_free(char **v) {
-        for (size_t i = 0; v && v[i]; i++)
-                free(v[i]);
-        free(v);
-}
-DEFINE_POINTER_CLEANUP_FUNC(char *, strv_free);
 
 /* Who called, by the bus's word. */
 typedef struct Caller {
@@ -216,7 +195,7 @@ static int method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *err
                 return reply_error(r, &err, error);
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', JOB_TYPE);
+                r = sd_bus_message_open_container(reply, 'a', CONTROLLER1_JOB_TYPE);
         for (size_t i = 0; i < n && r >= 0; i++)
                 r = append_job(reply, &jobs[i]);
         store_jobs_free(jobs, n);
@@ -293,7 +272,7 @@ static int method_list_nodes(sd_bus_message *m, void *userdata, sd_bus_error *er
 
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', NODE_TYPE);
+                r = sd_bus_message_open_container(reply, 'a', CONTROLLER1_NODE_TYPE);
         for (size_t i = 0; i < cl->n_nodes && r >= 0; i++) {
                 const ClusterNode *n = &cl->nodes[i];
                 double steal;
@@ -301,10 +280,10 @@ static int method_list_nodes(sd_bus_message *m, void *userdata, sd_bus_error *er
 
                 /* What the policy core sees: the agent's when it measures it. */
                 (void)cluster_node_steal(n, &steal, &at);
-                r = sd_bus_message_append(reply, NODE_TYPE, n->id, n->hostname, n->vm_uuid,
-                                          node_state_names[n->state], n->slots[SLOT_MAP],
-                                          n->slots[SLOT_REDUCE], n->running[SLOT_MAP],
-                                          n->running[SLOT_REDUCE], steal, n->iowait);
+                r = sd_bus_message_append(
+                        reply, CONTROLLER1_NODE_TYPE, n->id, n->hostname, n->vm_uuid,
+                        node_state_names[n->state], n->slots[SLOT_MAP], n->slots[SLOT_REDUCE],
+                        n->running[SLOT_MAP], n->running[SLOT_REDUCE], steal, n->iowait);
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
@@ -327,12 +306,12 @@ static int method_set_slots(sd_bus_message *m, void *userdata, sd_bus_error *err
         r = caller_authorize(c, m, "Setting slots", &caller, error);
         if (r < 0)
                 return r;
-        if (slots[SLOT_MAP] > TRACKER_SLOTS_MAX || slots[SLOT_REDUCE] > TRACKER_SLOTS_MAX)
-                return sd_bus_error_setf(error, CONTROLLER_ERROR_INVALID_ARGUMENT,
+        if (slots[SLOT_MAP] > TRACKER1_SLOTS_MAX || slots[SLOT_REDUCE] > TRACKER1_SLOTS_MAX)
+                return sd_bus_error_setf(error, CONTROLLER1_ERROR_INVALID_ARGUMENT,
                                          "Slots %u map, %u reduce: each must be 0..%d.",
-                                         slots[SLOT_MAP], slots[SLOT_REDUCE], TRACKER_SLOTS_MAX);
-        if (memory != 0 && (memory < TRACKER_SLOT_MEMORY_MIN || memory > TRACKER_SLOT_MEMORY_MAX))
-                return sd_bus_error_setf(error, CONTROLLER_ERROR_INVALID_ARGUMENT,
+                                         slots[SLOT_MAP], slots[SLOT_REDUCE], TRACKER1_SLOTS_MAX);
+        if (memory != 0 && (memory < TRACKER1_SLOT_MEMORY_MIN || memory > TRACKER1_SLOT_MEMORY_MAX))
+                return sd_bus_error_setf(error, CONTROLLER1_ERROR_INVALID_ARGUMENT,
                                          "Slot memory %" PRIu64
                                          " bytes: must be 0 (unchanged) or 1 MiB..1 TiB.",
                                          memory);
@@ -348,9 +327,9 @@ static int append_profile(sd_bus_message *m, const StoreProfile *sp) {
         const AriaProfile *p = &sp->profile;
 
         return sd_bus_message_append(
-                m, PROFILE_TYPE, sp->user, sp->name, sp->job, sp->updated, p->map_min, p->map_avg,
-                p->map_max, p->map_input, p->map_selectivity, p->sh1_avg, p->sh1_max, p->shtyp_avg,
-                p->shtyp_max, p->reduce_avg, p->reduce_max, p->reduce_selectivity);
+                m, CONTROLLER1_PROFILE_TYPE, sp->user, sp->name, sp->job, sp->updated, p->map_min,
+                p->map_avg, p->map_max, p->map_input, p->map_selectivity, p->sh1_avg, p->sh1_max,
+                p->shtyp_avg, p->shtyp_max, p->reduce_avg, p->reduce_max, p->reduce_selectivity);
 }
 
 static int method_list_profiles(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -366,7 +345,7 @@ static int method_list_profiles(sd_bus_message *m, void *userdata, sd_bus_error 
                 return reply_error(r, &err, error);
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', PROFILE_TYPE);
+                r = sd_bus_message_open_container(reply, 'a', CONTROLLER1_PROFILE_TYPE);
         for (size_t i = 0; i < n && r >= 0; i++)
                 r = append_profile(reply, &profiles[i]);
         store_profiles_free(profiles, n);
@@ -384,34 +363,36 @@ static const sd_bus_vtable controller_vtable[] = {
                 SD_BUS_ARGS("s", application, "s", argument, "s", mapper, "s", reducer, "as",
                             inputs, "u", reduces, "t", deadline, "s", pool, "s", user, "s", name),
                 SD_BUS_RESULT("t", job), method_submit_job, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("ListJobs", SD_BUS_NO_ARGS, SD_BUS_RESULT("a" JOB_TYPE, jobs),
-                                method_list_jobs, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("GetJob", SD_BUS_ARGS("t", job),
-                                SD_BUS_RESULT(JOB_TYPE, job, "s", message), method_get_job,
+        SD_BUS_METHOD_WITH_ARGS("ListJobs", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("a" CONTROLLER1_JOB_TYPE, jobs), method_list_jobs,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetJob", SD_BUS_ARGS("t", job),
+                                SD_BUS_RESULT(CONTROLLER1_JOB_TYPE, job, "s", message),
+                                method_get_job, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("CancelJob", SD_BUS_ARGS("t", job), SD_BUS_NO_RESULT,
                                 method_cancel_job, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("ListNodes", SD_BUS_NO_ARGS, SD_BUS_RESULT("a" NODE_TYPE, nodes),
-                                method_list_nodes, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListNodes", SD_BUS_NO_ARGS,
+                                SD_BUS_RESULT("a" CONTROLLER1_NODE_TYPE, nodes), method_list_nodes,
+                                SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS(
                 "SetSlots",
                 SD_BUS_ARGS("t", node, "u", map_slots, "u", reduce_slots, "t", slot_memory),
                 SD_BUS_NO_RESULT, method_set_slots, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListProfiles", SD_BUS_NO_ARGS,
-                                SD_BUS_RESULT("a" PROFILE_TYPE, profiles), method_list_profiles,
-                                SD_BUS_VTABLE_UNPRIVILEGED),
+                                SD_BUS_RESULT("a" CONTROLLER1_PROFILE_TYPE, profiles),
+                                method_list_profiles, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 
 int controller_bus_setup(Controller *c) {
         int r;
 
-        r = sd_bus_add_object_vtable(c->bus, &c->object_slot, CONTROLLER_OBJECT_PATH,
-                                     CONTROLLER_INTERFACE, controller_vtable, c);
+        r = sd_bus_add_object_vtable(c->bus, &c->object_slot, CONTROLLER1_OBJECT_PATH,
+                                     CONTROLLER1_INTERFACE, controller_vtable, c);
         if (r < 0)
                 return log_error_errno(r, "Cannot add the D-Bus object");
-        r = sd_bus_request_name(c->bus, CONTROLLER_BUS_NAME, 0);
+        r = sd_bus_request_name(c->bus, CONTROLLER1_BUS_NAME, 0);
         if (r < 0)
-                return log_error_errno(r, "Cannot take the name %s", CONTROLLER_BUS_NAME);
+                return log_error_errno(r, "Cannot take the name %s", CONTROLLER1_BUS_NAME);
         return 0;
 }

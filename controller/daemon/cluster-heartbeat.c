@@ -17,12 +17,6 @@
 /* Kill reasons a tracker hears, and reports back with the killed attempt. */
 static const char KILL_UNKNOWN[] = "attempt unknown to the controller";
 
-void cluster_reply_done(ClusterReply *r) {
-        free(r->assignments);
-        free(r->kills);
-        *r = (ClusterReply){ 0 };
-}
-
 static double share(usec_t part, usec_t whole) {
         return whole > 0 ? CLAMP((double)part / (double)whole, 0.0, 1.0) : 0.0;
 }
@@ -44,7 +38,7 @@ typedef struct Known {
 
 /* The running or the finished attempts of r, n of them, each as the model
  * knows it (a running one's job is not needed): NULL when n is 0. */
-static int known_new(Cluster *c, const ClusterReport *r, size_t n, bool finished, Known **ret) {
+static int known_new(Cluster *c, const Tracker1Report *r, size_t n, bool finished, Known **ret) {
         Known *k = n > 0 ? calloc(n, sizeof(*k)) : NULL;
 
         if (n > 0 && !k)
@@ -68,30 +62,30 @@ static int known_new(Cluster *c, const ClusterReport *r, size_t n, bool finished
  * is looked up here once, for the whole heartbeat: *ret_running and
  * *ret_finished say what the model knows of the report's attempts, in the
  * report's order. */
-static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r,
+static int report_check(Cluster *c, const ClusterNode *n, const Tracker1Report *r,
                         Known **ret_running, Known **ret_finished, StoreError *err) {
         _cleanup_free_ Known *running = NULL, *finished = NULL;
 
-        for (unsigned type = 0; type < _SLOT_TYPE_MAX; type++)
-                if (r->free_slots[type] > n->told[type])
+        for (SlotType type = 0; type < _SLOT_TYPE_MAX; type++)
+                if (r->free_slots[cluster_wire_slot(type)] > n->told[type])
                         return cluster_fail(err, -EINVAL, "free-slots",
                                             "free %s slots %u is more than the tracker's %u",
                                             type == SLOT_MAP ? "map" : "reduce",
-                                            r->free_slots[type], n->told[type]);
+                                            r->free_slots[cluster_wire_slot(type)], n->told[type]);
         if (!share_valid(r->steal))
                 return cluster_fail(err, -EINVAL, "steal", "steal %g is not a share in 0..1",
                                     r->steal);
         if (!share_valid(r->iowait))
                 return cluster_fail(err, -EINVAL, "iowait", "iowait %g is not a share in 0..1",
                                     r->iowait);
-        if (r->n_running > CLUSTER_REPORT_MAX || r->n_finished > CLUSTER_REPORT_MAX)
+        if (r->n_running > TRACKER1_REPORT_MAX || r->n_finished > TRACKER1_REPORT_MAX)
                 return cluster_fail(err, -EINVAL, "running", "more than %d attempts in one report",
-                                    CLUSTER_REPORT_MAX);
+                                    TRACKER1_REPORT_MAX);
         if (known_new(c, r, r->n_running, false, &running) < 0 ||
             known_new(c, r, r->n_finished, true, &finished) < 0)
                 return -ENOMEM;
         for (size_t i = 0; i < r->n_running; i++) {
-                const ClusterRunning *x = &r->running[i];
+                const Tracker1Running *x = &r->running[i];
                 const ClusterTask *t = running[i].task;
 
                 if (!share_valid(x->progress))
@@ -104,10 +98,10 @@ static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r
                                             x->attempt);
         }
         for (size_t i = 0; i < r->n_finished; i++) {
-                const ClusterFinished *x = &r->finished[i];
+                const Tracker1Finished *x = &r->finished[i];
                 const ClusterTask *t = finished[i].task;
 
-                if ((unsigned)x->status >= _STORE_TASK_STATUS_MAX)
+                if ((unsigned)x->status >= _TRACKER1_STATUS_MAX)
                         return cluster_fail(err, -EINVAL, "status",
                                             "unknown status of attempt %" PRIu64, x->attempt);
                 if (!text_valid(x->output) || !text_valid(x->reason))
@@ -132,9 +126,9 @@ static int report_check(Cluster *c, const ClusterNode *n, const ClusterReport *r
 /* Whether an attempt before the i-th finished of the report succeeded for
  * the same task: the first success wins (both attempts of a task may run
  * on one tracker), and the later is ignored as a loser's is. */
-static bool succeeded_before(const ClusterReport *r, const Known *finished, size_t i) {
+static bool succeeded_before(const Tracker1Report *r, const Known *finished, size_t i) {
         for (size_t k = 0; k < i; k++)
-                if (r->finished[k].status == STORE_TASK_SUCCEEDED &&
+                if (r->finished[k].status == TRACKER1_SUCCEEDED &&
                     finished[k].task == finished[i].task)
                         return true;
         return false;
@@ -152,14 +146,14 @@ static const ClusterJob *job_of_task(const Cluster *c, const ClusterTask *t) {
  * run takes such an attempt as its own, running on n, so that the report
  * ends it as any other (record_finished(), apply_report()) and the task
  * does not run again. */
-static void adopt_finished(Cluster *c, ClusterNode *n, const ClusterReport *r, Known *finished,
+static void adopt_finished(Cluster *c, ClusterNode *n, const Tracker1Report *r, Known *finished,
                            usec_t now) {
         for (size_t i = 0; i < r->n_finished; i++) {
-                const ClusterFinished *x = &r->finished[i];
+                const Tracker1Finished *x = &r->finished[i];
                 const ClusterJob *j;
                 ClusterTask *t;
 
-                if (x->status != STORE_TASK_SUCCEEDED || x->attempt >= c->first_attempt ||
+                if (x->status != TRACKER1_SUCCEEDED || x->attempt >= c->first_attempt ||
                     finished[i].task)
                         continue;
                 t = cluster_output_adoptable(c, x);
@@ -179,7 +173,7 @@ static void adopt_finished(Cluster *c, ClusterNode *n, const ClusterReport *r, K
 }
 
 /* The report's finished attempts of known tasks, in one transaction. */
-static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport *r,
+static int record_finished(Cluster *c, const ClusterNode *n, const Tracker1Report *r,
                            const Known *finished, usec_t now, StoreError *err) {
         _cleanup_free_ StoreTaskRecord *records = NULL;
         size_t k = 0;
@@ -190,11 +184,11 @@ static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport
         if (!records)
                 return -ENOMEM;
         for (size_t i = 0; i < r->n_finished; i++) {
-                const ClusterFinished *x = &r->finished[i];
+                const Tracker1Finished *x = &r->finished[i];
                 const ClusterTask *t = finished[i].task;
                 usec_t started;
 
-                if (!t || (x->status == STORE_TASK_SUCCEEDED && succeeded_before(r, finished, i)))
+                if (!t || (x->status == TRACKER1_SUCCEEDED && succeeded_before(r, finished, i)))
                         continue;
                 started = t->attempts[cluster_task_attempt_index(t, x->attempt)].started;
                 records[k++] = (StoreTaskRecord){
@@ -203,27 +197,27 @@ static int record_finished(Cluster *c, const ClusterNode *n, const ClusterReport
                         .index = t->index,
                         .attempt = x->attempt,
                         .node = n->hostname,
-                        .status = x->status,
+                        .status = cluster_store_status(x->status),
                         .started = started < now ? started : now,
                         .finished = now,
                         .input_bytes = x->input_bytes,
                         .output_bytes = x->output_bytes,
-                        .output = x->status == STORE_TASK_SUCCEEDED ? x->output : NULL,
-                        .reason = x->status != STORE_TASK_SUCCEEDED && x->reason[0] ? x->reason
-                                                                                    : NULL,
+                        .output = x->status == TRACKER1_SUCCEEDED ? x->output : NULL,
+                        .reason =
+                                x->status != TRACKER1_SUCCEEDED && x->reason[0] ? x->reason : NULL,
                 };
         }
         return k > 0 ? store_tasks_record(c->store, records, k, err) : 0;
 }
 
-static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, const Known *running,
+static void apply_report(Cluster *c, ClusterNode *n, const Tracker1Report *r, const Known *running,
                          const Known *finished, usec_t now, usec_t now_monotonic) {
         n->last_heartbeat = now_monotonic;
         n->steal = r->steal;
         n->iowait = r->iowait;
         n->measured_at = now;
         for (size_t i = 0; i < r->n_running; i++) {
-                const ClusterRunning *x = &r->running[i];
+                const Tracker1Running *x = &r->running[i];
                 ClusterTask *t = running[i].task;
                 ClusterAttempt *at;
                 usec_t ran;
@@ -244,7 +238,7 @@ static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, con
                 at->iowait = share(x->iowait_time, ran);
         }
         for (size_t i = 0; i < r->n_finished; i++) {
-                const ClusterFinished *x = &r->finished[i];
+                const Tracker1Finished *x = &r->finished[i];
                 ClusterTask *t = finished[i].task;
                 unsigned a = t ? cluster_task_attempt_index(t, x->attempt) : 0;
 
@@ -252,46 +246,37 @@ static void apply_report(Cluster *c, ClusterNode *n, const ClusterReport *r, con
                  * its kill took it out of the task when the winner's came,
                  * in an earlier report or earlier in this one. */
                 if (!t || a == t->n_attempts) {
-                        if (x->status == STORE_TASK_SUCCEEDED)
+                        if (x->status == TRACKER1_SUCCEEDED)
                                 cluster_output_discard(c, x->output);
                         continue;
                 }
                 cluster_attempt_stop(c, t, a);
-                if (x->status == STORE_TASK_SUCCEEDED)
+                if (x->status == TRACKER1_SUCCEEDED)
                         cluster_task_succeeded(c, t, x);
-                else if (x->status == STORE_TASK_FAILED)
+                else if (x->status == TRACKER1_FAILED)
                         cluster_task_failed(t, finished[i].job, x, n);
                 else
                         t->kills++;
         }
 }
 
-static int reply_add_assignment(ClusterReply *reply, const ClusterAssignment *a) {
-        ClusterAssignment *as =
-                realloc(reply->assignments, (reply->n_assignments + 1) * sizeof(*as));
+/* A new attempt of t on n, and what the tracker's reply says of it. */
+static int start_attempt(Cluster *c, ClusterNode *n, const ClusterJob *j, ClusterTask *t,
+                         SlotType slot, uint64_t slot_memory, bool speculative, usec_t now,
+                         Tracker1Reply *reply) {
+        Tracker1Assignment *as, a;
+        int r;
 
+        as = reallocarray(reply->assignments, reply->n_assignments + 1, sizeof(*as));
         if (!as)
                 return -ENOMEM;
         reply->assignments = as;
-        reply->assignments[reply->n_assignments++] = *a;
-        return 0;
-}
-
-static int start_attempt(Cluster *c, ClusterNode *n, const ClusterJob *j, ClusterTask *t,
-                         SlotType slot, uint64_t slot_memory, bool speculative, usec_t now,
-                         ClusterReply *reply) {
-        ClusterAssignment a = {
-                .attempt = c->next_attempt,
-                .job = j,
-                .task = t,
-                .slot_memory = slot_memory ? slot_memory : n->slot_memory,
-                .slot = slot,
-        };
-        int r;
-
-        r = reply_add_assignment(reply, &a);
+        r = cluster_task_assignment(j, t, c->next_attempt, &a);
         if (r < 0)
                 return r;
+        a.slot_memory = slot_memory ? slot_memory : n->slot_memory;
+        a.slot = cluster_wire_slot(slot);
+        reply->assignments[reply->n_assignments++] = a;
         c->next_attempt++;
         cluster_attempt_add(c, n, j, t,
                             &(ClusterAttempt){ .id = a.attempt,
@@ -324,7 +309,7 @@ static bool backup_allowed(const ClusterTask *t, const ClusterNode *n) {
 /* Kills and slot changes wait in their trackers' queues; assignments are
  * for the heartbeating tracker alone (the step's contract). */
 static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t now,
-                           ClusterReply *reply) {
+                           Tracker1Reply *reply) {
         static const char *const kill_reasons[_KILL_REASON_MAX] = {
                 [KILL_RESIZE] = "resize",
                 [KILL_REPLACE] = "replace",
@@ -401,7 +386,7 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
         return 0;
 }
 
-static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, ClusterReply *reply) {
+static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, Tracker1Reply *reply) {
         PolicyStepArgs args = { .now = now, .flags = flags };
         const Decisions *d = &c->decisions;
         int r;
@@ -419,10 +404,10 @@ static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, Clus
         return r;
 }
 
-int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, usec_t now,
-                      usec_t now_monotonic, ClusterReply *ret, StoreError *err) {
+int cluster_heartbeat(Cluster *c, uint64_t node, const Tracker1Report *report, usec_t now,
+                      usec_t now_monotonic, Tracker1Reply *ret, StoreError *err) {
         _cleanup_free_ Known *running = NULL, *finished = NULL;
-        ClusterReply reply = { 0 };
+        Tracker1Reply reply = { 0 };
         ClusterNode *n = cluster_node_lookup(c, node);
         int r;
 
@@ -451,13 +436,13 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, us
         if (r < 0) {
                 /* The report is in; the tracker asks again next beat. */
                 log_warning_errno(r, "Policy step for tracker %" PRIu64 " failed", node);
-                reply.n_assignments = 0;
+                tracker1_reply_done(&reply);
         }
         reply.kills = TAKE_PTR(n->kills);
         reply.n_kills = n->n_kills;
         n->n_kills = 0;
-        reply.slots[SLOT_MAP] = n->told[SLOT_MAP] = n->slots[SLOT_MAP];
-        reply.slots[SLOT_REDUCE] = n->told[SLOT_REDUCE] = n->slots[SLOT_REDUCE];
+        for (SlotType type = 0; type < _SLOT_TYPE_MAX; type++)
+                reply.slots[cluster_wire_slot(type)] = n->told[type] = n->slots[type];
         reply.slot_memory = n->slot_memory;
         n->slots_pending = false;
         *ret = reply;

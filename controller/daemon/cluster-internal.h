@@ -48,6 +48,21 @@ typedef struct AttemptRef {
         ClusterTask *task;
 } AttemptRef;
 
+/* The tracker protocol's words for the core's types and the store's. */
+static inline Tracker1TaskType cluster_wire_slot(SlotType s) {
+        return s == SLOT_MAP ? TRACKER1_MAP : TRACKER1_REDUCE;
+}
+
+static inline Tracker1TaskType cluster_wire_task(TaskType t) {
+        return t == TASK_MAP ? TRACKER1_MAP : TRACKER1_REDUCE;
+}
+
+static inline StoreTaskStatus cluster_store_status(Tracker1Status s) {
+        return s == TRACKER1_SUCCEEDED ? STORE_TASK_SUCCEEDED
+               : s == TRACKER1_KILLED  ? STORE_TASK_KILLED
+                                       : STORE_TASK_FAILED;
+}
+
 /* ---- cluster-model.c ---- */
 
 /* Fills err (may be NULL). */
@@ -100,9 +115,14 @@ int cluster_resume_job(Cluster *c, uint64_t id, StoreError *err);
 void cluster_job_done(ClusterJob *j);
 void cluster_job_remove(Cluster *c, ClusterJob *j);
 void cluster_jobs_settle(Cluster *c);
-void cluster_task_failed(ClusterTask *t, const ClusterJob *j, const ClusterFinished *x,
+void cluster_task_failed(ClusterTask *t, const ClusterJob *j, const Tracker1Finished *x,
                          const ClusterNode *n);
-void cluster_task_succeeded(Cluster *c, ClusterTask *t, const ClusterFinished *x);
+void cluster_task_succeeded(Cluster *c, ClusterTask *t, const Tracker1Finished *x);
+/* What a tracker is told of a new attempt of t: all but its slot and slot
+ * memory. Its inputs (the map's split, or every map's output for a
+ * reduce) are an array of its own of the model's strings. */
+int cluster_task_assignment(const ClusterJob *j, const ClusterTask *t, uint64_t attempt,
+                            Tracker1Assignment *ret);
 
 /* ---- cluster-snapshot.c ---- */
 

@@ -14,7 +14,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "controller/daemon/cluster-internal.h"
-#include "tracker/split.h"
+#include "mapred/split.h"
 
 /* Kill reasons a tracker hears, and reports back with the killed attempt. */
 static const char KILL_SPECULATION[] = "speculation: another attempt succeeded";
@@ -319,7 +319,7 @@ void cluster_jobs_settle(Cluster *c) {
  * mapred.map.max.attempts (TaskInProgress.incompleteSubTask()), and as
  * there the task runs on with its other attempt rather than pending again:
  * we follow it. */
-void cluster_task_failed(ClusterTask *t, const ClusterJob *j, const ClusterFinished *x,
+void cluster_task_failed(ClusterTask *t, const ClusterJob *j, const Tracker1Finished *x,
                          const ClusterNode *n) {
         const char *reason = x->reason[0] ? x->reason : "no reason given";
 
@@ -336,7 +336,7 @@ void cluster_task_failed(ClusterTask *t, const ClusterJob *j, const ClusterFinis
 
 /* The first attempt of t to succeed wins; the other is killed, and its
  * report, whatever it says, is ignored (apply_report()). */
-void cluster_task_succeeded(Cluster *c, ClusterTask *t, const ClusterFinished *x) {
+void cluster_task_succeeded(Cluster *c, ClusterTask *t, const Tracker1Finished *x) {
         char *output = strdup(x->output);
 
         if (!output)
@@ -347,4 +347,41 @@ void cluster_task_succeeded(Cluster *c, ClusterTask *t, const ClusterFinished *x
         t->state = TASK_DONE;
         free(t->output);
         t->output = output;
+}
+
+int cluster_task_assignment(const ClusterJob *j, const ClusterTask *t, uint64_t attempt,
+                            Tracker1Assignment *ret) {
+        const char *command = j->info.app           ? j->info.app_arg
+                              : t->type == TASK_MAP ? j->info.mapper
+                                                    : j->info.reducer;
+        const char **inputs;
+        size_t n = 0;
+
+        /* A map reads its split; a reduce, every map's output. */
+        if (t->type == TASK_MAP)
+                n = 1;
+        else
+                for (size_t i = 0; i < j->n_tasks; i++)
+                        n += j->tasks[i].type == TASK_MAP && j->tasks[i].output;
+        inputs = calloc(MAX(n, (size_t)1), sizeof(*inputs));
+        if (!inputs)
+                return -ENOMEM;
+        if (t->type == TASK_MAP)
+                inputs[0] = j->splits[t->index];
+        else
+                for (size_t i = 0, k = 0; i < j->n_tasks; i++)
+                        if (j->tasks[i].type == TASK_MAP && j->tasks[i].output)
+                                inputs[k++] = j->tasks[i].output;
+        *ret = (Tracker1Assignment){
+                .attempt = attempt,
+                .job = j->info.id,
+                .type = cluster_wire_task(t->type),
+                .index = t->index,
+                .partitions = j->info.n_reduces,
+                .app = j->info.app ? j->info.app : "",
+                .command = command ? command : "",
+                .inputs = inputs,
+                .n_inputs = n,
+        };
+        return 0;
 }

@@ -53,18 +53,18 @@ const ClusterNode *cluster_node_find(const Cluster *c, uint64_t id) {
 }
 
 int cluster_node_queue_kill(ClusterNode *n, uint64_t attempt, const char *reason) {
-        ClusterKill *kills;
+        Tracker1Kill *kills;
 
         /* An unknown attempt is reported running on every beat until its
          * kill is carried out. */
         for (size_t i = 0; i < n->n_kills; i++)
                 if (n->kills[i].attempt == attempt)
                         return 0;
-        kills = realloc(n->kills, (n->n_kills + 1) * sizeof(*kills));
+        kills = reallocarray(n->kills, n->n_kills + 1, sizeof(*kills));
         if (!kills)
                 return -ENOMEM;
         n->kills = kills;
-        n->kills[n->n_kills++] = (ClusterKill){ .attempt = attempt, .reason = reason };
+        n->kills[n->n_kills++] = (Tracker1Kill){ .attempt = attempt, .reason = reason };
         return 0;
 }
 

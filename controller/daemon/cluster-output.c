@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The jobs' outputs in the data directory, as Hadoop's FileOutputCommitter
  * keeps them: every attempt writes under a name of its own (NAME.ATTEMPT,
- * tracker-protocol.h), so that two attempts of a task never write one
+ * mapred/output.h), so that two attempts of a task never write one
  * file, and the job's output appears under the final names (NAME) only
  * when the job succeeds.
  *
@@ -17,8 +17,6 @@
  * Losers' outputs are removed: a killed attempt's by its tracker, one that
  * succeeded before its kill reached it here, when its report comes. */
 #include <errno.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +25,7 @@
 #include "cluster.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "common/parse.h"
+#include "mapred/output.h"
 
 /* The final name of an attempt's output NAME.ATTEMPT in the data
  * directory: -EINVAL for an output without an attempt's suffix. */
@@ -87,65 +85,21 @@ void cluster_output_discard(const Cluster *c, const char *output) {
                 log_debug("Removed %s, the output of an attempt that lost", path);
 }
 
-/* "out/JOB/KIND-NNNNN.ATTEMPT", as trackers name an attempt's output, read
- * back: -EINVAL for anything else (the canonical spelling only). */
-static int attempt_output_parse(const char *output, uint64_t *ret_job, TaskType *ret_type,
-                                unsigned *ret_index, uint64_t *ret_attempt) {
-        _cleanup_free_ char *copy = NULL;
-        char *job, *kind, *index, *attempt, canonical[128];
-        uint64_t j, i, a;
-        TaskType type;
-
-        if (strncmp(output, "out/", 4) != 0 || !(copy = strdup(output + 4)))
-                return -EINVAL;
-        job = copy;
-        kind = strchr(job, '/');
-        if (!kind)
-                return -EINVAL;
-        *kind++ = '\0';
-        index = strchr(kind, '-');
-        attempt = index ? strchr(index, '.') : NULL;
-        if (!attempt)
-                return -EINVAL;
-        *index++ = *attempt++ = '\0';
-        if (strcmp(kind, "map") == 0)
-                type = TASK_MAP;
-        else if (strcmp(kind, "part") == 0)
-                type = TASK_REDUCE;
-        else
-                return -EINVAL;
-        if (parse_uint64(job, 1, UINT64_MAX, &j) < 0 || parse_uint64(index, 0, UINT_MAX, &i) < 0 ||
-            parse_uint64(attempt, 1, UINT64_MAX, &a) < 0)
-                return -EINVAL;
-        snprintf(canonical, sizeof(canonical), "out/%" PRIu64 "/%s-%05u.%" PRIu64, j, kind,
-                 (unsigned)i, a);
-        if (strcmp(canonical, output) != 0)
-                return -EINVAL;
-        *ret_job = j;
-        *ret_type = type;
-        *ret_index = (unsigned)i;
-        *ret_attempt = a;
-        return 0;
-}
-
-ClusterTask *cluster_output_adoptable(Cluster *c, const ClusterFinished *x) {
+ClusterTask *cluster_output_adoptable(Cluster *c, const Tracker1Finished *x) {
         _cleanup_free_ char *path = NULL;
-        uint64_t job, attempt;
-        unsigned index;
-        TaskType type;
+        AttemptOutput o;
 
-        if (attempt_output_parse(x->output, &job, &type, &index, &attempt) < 0 ||
-            attempt != x->attempt)
+        if (attempt_output_parse(x->output, &o) < 0 || o.attempt != x->attempt)
                 return NULL;
         if (asprintf(&path, "%s/%s", c->data.data_dir, x->output) < 0 || access(path, F_OK) < 0)
                 return NULL;
         for (size_t j = 0; j < c->n_jobs; j++) {
-                if (c->jobs[j].info.id != job)
+                if (c->jobs[j].info.id != o.job)
                         continue;
                 for (size_t i = 0; i < c->jobs[j].n_tasks; i++) {
                         ClusterTask *t = &c->jobs[j].tasks[i];
 
-                        if (t->type == type && t->index == index)
+                        if ((t->type == TASK_MAP) == o.map && t->index == o.index)
                                 return t->state == TASK_PENDING ? t : NULL;
                 }
         }

@@ -12,8 +12,8 @@
 
 #include "common/log.h"
 #include "common/macro.h"
+#include "common/strv.h"
 #include "controller/daemon/cluster-internal.h"
-#include "tracker/split.h"
 
 /* Kill reasons a tracker hears, and reports back with the killed attempt. */
 static const char KILL_CANCELLED[] = "job cancelled";

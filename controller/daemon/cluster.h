@@ -30,13 +30,11 @@
 
 #include "policy/core/policy.h"
 #include "controller/store/store.h"
+#include "proto/tracker1.h"
 
 /* Hadoop's mapred.map.max.attempts: a task that failed this often fails its
  * job. */
 #define CLUSTER_MAX_FAILURES 4
-/* Limits on what one heartbeat may carry. */
-#define CLUSTER_REPORT_MAX 4096
-#define CLUSTER_ID_TEXT_MAX 255
 
 /* A task runs at most its original attempt and one backup at a time, as
  * Hadoop 1 does (TaskInProgress never runs a second speculative attempt
@@ -119,13 +117,6 @@ typedef struct ClusterGuest {
         bool steal_estimated; /* its steal is wall time /proc/stat does not account for */
 } ClusterGuest;
 
-/* An attempt a tracker is to stop, and why (a static string), which the
- * tracker gives back as the reason of its killed report. */
-typedef struct ClusterKill {
-        uint64_t attempt;
-        const char *reason;
-} ClusterKill;
-
 typedef struct ClusterNode {
         uint64_t id;
         char *hostname, *vm_uuid;
@@ -142,8 +133,10 @@ typedef struct ClusterNode {
         unsigned running[_SLOT_TYPE_MAX];
         ClusterVmState vm;
         ClusterGuest guest;
-        /* Decisions for this tracker that wait for its next heartbeat. */
-        ClusterKill *kills;
+        /* Decisions for this tracker that wait for its next heartbeat: the
+         * attempts to stop, each with why (a static string), which the
+         * tracker gives back as the reason of its killed report. */
+        Tracker1Kill *kills;
         size_t n_kills;
         bool slots_pending;
 } ClusterNode;
@@ -186,51 +179,6 @@ typedef struct Cluster {
         bool verify_snapshot;
 } Cluster;
 
-/* ---- a heartbeat, as the tracker protocol carries it (tracker-protocol.h) ---- */
-
-typedef struct ClusterRunning {
-        uint64_t attempt;
-        double progress;
-        uint64_t bytes_processed, input_size;
-        usec_t cpu_time, iowait_time;
-} ClusterRunning;
-
-typedef struct ClusterFinished {
-        uint64_t attempt;
-        StoreTaskStatus status;
-        uint64_t input_bytes, output_bytes;
-        const char *output; /* succeeded: its output; else empty */
-        const char *reason; /* failed or killed: why; else empty */
-} ClusterFinished;
-
-typedef struct ClusterReport {
-        unsigned free_slots[_SLOT_TYPE_MAX];
-        double steal, iowait;
-        const ClusterRunning *running;
-        size_t n_running;
-        const ClusterFinished *finished;
-        size_t n_finished;
-} ClusterReport;
-
-typedef struct ClusterAssignment {
-        uint64_t attempt;
-        const ClusterJob *job;
-        const ClusterTask *task;
-        uint64_t slot_memory;
-        SlotType slot;
-} ClusterAssignment;
-
-typedef struct ClusterReply {
-        ClusterAssignment *assignments;
-        size_t n_assignments;
-        ClusterKill *kills;
-        size_t n_kills;
-        unsigned slots[_SLOT_TYPE_MAX];
-        uint64_t slot_memory;
-} ClusterReply;
-
-void cluster_reply_done(ClusterReply *r);
-
 /* The model of the store's unfinished jobs; queued ones are started. One
  * whose inputs no longer split as they did when it started is failed. */
 int cluster_new(Store *store, Policy *policy, const ClusterData *data, Cluster **ret,
@@ -260,13 +208,16 @@ int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,
                      const unsigned slots[static _SLOT_TYPE_MAX], uint64_t slot_memory,
                      usec_t now_monotonic, uint64_t *ret_id);
 
-/* A heartbeat of tracker node: -ENOENT for an unknown tracker, -ESTALE for a
- * lost one (it must register again), -EINVAL for a report that does not fit
- * the model (the reason in err->message): nothing changed then. Otherwise
- * the finished attempts are in the store, and *ret holds what the tracker is
- * to do. */
-int cluster_heartbeat(Cluster *c, uint64_t node, const ClusterReport *report, usec_t now,
-                      usec_t now_monotonic, ClusterReply *ret, StoreError *err);
+/* A heartbeat of tracker node, its report as the tracker protocol carries
+ * it (proto/tracker1.h; report->tracker is not read): -ENOENT for an
+ * unknown tracker, -ESTALE for a lost one (it must register again),
+ * -EINVAL for a report that does not fit the model (the reason in
+ * err->message): nothing changed then. Otherwise the finished attempts are
+ * in the store, and *ret holds what the tracker is to do, all of what its
+ * reply carries: its arrays are its own (tracker1_reply_done()), its
+ * strings the model's, valid until the model next changes. */
+int cluster_heartbeat(Cluster *c, uint64_t node, const Tracker1Report *report, usec_t now,
+                      usec_t now_monotonic, Tracker1Reply *ret, StoreError *err);
 
 /* An operator's slots for tracker node (slot_memory 0: unchanged), in its
  * next heartbeat's reply: -ENXIO for an unknown or lost tracker. Running
@@ -293,7 +244,7 @@ void cluster_output_discard(const Cluster *c, const char *output);
 /* The task of a job here, waiting to run, whose output the succeeded
  * attempt x wrote (out/JOB/map-NNNNN.ATTEMPT or part-NNNNN.ATTEMPT, x's
  * own attempt, the file there); NULL for any other. */
-ClusterTask *cluster_output_adoptable(Cluster *c, const ClusterFinished *x);
+ClusterTask *cluster_output_adoptable(Cluster *c, const Tracker1Finished *x);
 
 /* A control cycle: the slot manager and the VM allocator; what they decide
  * for a tracker waits for its next heartbeat. The VM targets stay in

@@ -6,16 +6,11 @@
 #include <string.h>
 
 #include "agent-hosts.h"
+#include "common/daemon-util.h"
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "policy/layers/policies.h"
-
-static const char *const log_level_choices[] = {
-        "err", "warning", "notice", "info", "debug", NULL
-};
-const int controller_config_log_levels[] = { LOG_LEVEL_ERR, LOG_LEVEL_WARNING, LOG_LEVEL_NOTICE,
-                                             LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
 
 #define F(member) CONF_FIELD(ControllerConfig, member)
 
@@ -24,7 +19,7 @@ static const ConfKey controller_keys[] = {
         { "controller", "allowed-group", CONF_STRING, F(allowed_group), "flexslot" },
         { "controller", "store", CONF_STRING, F(store), "/var/lib/flexslot/controller.db" },
         { "controller", "log-level", CONF_ENUM, F(log_level), "info",
-          .choices = log_level_choices },
+          .choices = daemon_log_level_choices },
 
         { "trackers", "listen", CONF_STRING, F(listen), "tcp:host=127.0.0.1,port=7411" },
         { "trackers", "token-file", CONF_STRING, F(token_file), "/etc/flexslot/cluster-token" },

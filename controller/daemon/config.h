@@ -39,6 +39,3 @@ typedef struct ControllerConfig {
 } ControllerConfig;
 
 extern const ConfSchema controller_config_schema;
-
-/* Log levels in the order of [controller] log-level's choices. */
-extern const int controller_config_log_levels[];

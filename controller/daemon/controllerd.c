@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bus-errors.h"
 #include "common/format.h"
 #include "common/cli.h"
 #include "common/daemon-util.h"
@@ -25,7 +24,8 @@
 #include "common/version.h"
 #include "policy/layers/policies.h"
 #include "daemon.h"
-#include "tracker-protocol.h"
+#include "proto/errors.h"
+#include "proto/tracker1.h"
 
 #define DEFAULT_CONFIG_FILE "/etc/flexslot/controller.ini"
 #define PROGRAM "flexslot-controllerd"
@@ -140,9 +140,8 @@ static int load_config(Controller *c, const Options *o) {
                 if (core_set[i] && strcmp(key, "reduce_slowstart") == 0)
                         c->reduce_slowstart_set = true;
         }
-        log_set_max_level(o->daemon.log_level_given
-                                  ? o->daemon.log_level
-                                  : (LogLevel)controller_config_log_levels[c->config.log_level]);
+        log_set_max_level(o->daemon.log_level_given ? o->daemon.log_level
+                                                    : daemon_log_levels[c->config.log_level]);
         if (o->address) {
                 char *copy = strdup(o->address);
 
@@ -351,11 +350,11 @@ static int add_periodic(Controller *c, sd_event_source **ret, sd_event_time_hand
 static int controller_start(Controller *c) {
         int r;
 
-        r = controller_bus_errors_register();
+        r = proto_errors_register();
         if (r < 0)
                 return log_error_errno(r, "Cannot register the error names");
         resolve_allowed_group(c);
-        r = daemon_read_token(c->config.token_file, TRACKER_TOKEN_MAX, &c->token, &c->token_len);
+        r = daemon_read_token(c->config.token_file, TRACKER1_TOKEN_MAX, &c->token, &c->token_len);
         if (r < 0)
                 return r;
         r = open_state(c);
@@ -439,7 +438,7 @@ int main(int argc, char **argv) {
 
         r = controller_start(&c);
         if (r >= 0) {
-                log_info("Serving %s on %s, trackers on %s", CONTROLLER_BUS_NAME,
+                log_info("Serving %s on %s, trackers on %s", CONTROLLER1_BUS_NAME,
                          c.config.address ? c.config.address : "the system bus", c.config.listen);
                 r = daemon_run(c.event, "Serving");
         }

@@ -14,10 +14,7 @@
 #include "policy/core/policy.h"
 #include "policy/layers/policies.h"
 #include "controller/store/store.h"
-
-#define CONTROLLER_BUS_NAME "org.flexslot.Controller1"
-#define CONTROLLER_OBJECT_PATH "/org/flexslot/Controller1"
-#define CONTROLLER_INTERFACE "org.flexslot.Controller1"
+#include "proto/controller1.h"
 
 typedef struct TrackerConnection TrackerConnection;
 

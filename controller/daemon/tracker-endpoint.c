@@ -2,7 +2,7 @@
 /* The trackers' endpoint: a D-Bus peer-to-peer listener (no bus daemon; the
  * trackers in VMs cannot reach the host's bus), one sd-bus server
  * connection per tracker, serving org.flexslot.Tracker1
- * (tracker-protocol.h). */
+ * (proto/tracker1.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <netdb.h>
@@ -13,13 +13,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "bus-errors.h"
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
 #include "daemon.h"
-#include "tracker-protocol.h"
+#include "proto/errors.h"
+#include "proto/tracker1.h"
 
 struct TrackerConnection {
         Controller *controller;
@@ -54,7 +54,7 @@ static void connection_drop(TrackerConnection *t) {
 /* Whether a equals the token, in time that depends on the token's length
  * only: a tracker learns nothing of it from how long a refusal takes. */
 static bool token_equal(const Controller *c, const char *a) {
-        size_t n = strnlen(a, TRACKER_TOKEN_MAX + 1);
+        size_t n = strnlen(a, TRACKER1_TOKEN_MAX + 1);
         unsigned char diff = n != c->token_len;
 
         for (size_t i = 0; i < c->token_len; i++)
@@ -62,10 +62,22 @@ static bool token_equal(const Controller *c, const char *a) {
         return diff == 0;
 }
 
+static int reply_registered(sd_bus_message *m, const Tracker1Registered *x) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = tracker1_registered_append(reply, x);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 static bool text_ok(const char *s) {
         size_t n = strlen(s);
 
-        if (n == 0 || n > CLUSTER_ID_TEXT_MAX)
+        if (n == 0 || n > TRACKER1_TEXT_MAX)
                 return false;
         for (size_t i = 0; i < n; i++)
                 if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
@@ -76,201 +88,70 @@ static bool text_ok(const char *s) {
 static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         TrackerConnection *t = userdata;
         Controller *c = t->controller;
-        const char *token, *uuid, *hostname;
+        Tracker1Registration x;
         unsigned slots[_SLOT_TYPE_MAX];
-        uint64_t memory, id;
+        uint64_t id;
         int r;
 
-        r = sd_bus_message_read(m, "sssuut", &token, &uuid, &hostname, &slots[SLOT_MAP],
-                                &slots[SLOT_REDUCE], &memory);
+        r = tracker1_register_read(m, &x, error);
         if (r < 0)
                 return r;
-        if (!token_equal(c, token)) {
+        /* First, so that a tracker of another release hears that, whatever
+         * else it sent. */
+        if (!tracker1_version_served(x.version)) {
+                log_warning("Refusing tracker %s (VM %.64s): it speaks Tracker1 version %" PRIu32
+                            ", this controller %u..%u",
+                            text_ok(x.hostname) ? x.hostname : "?", x.vm_uuid, x.version,
+                            TRACKER1_VERSION_MIN, TRACKER1_VERSION);
+                return sd_bus_error_setf(error, TRACKER1_ERROR_INCOMPATIBLE_VERSION,
+                                         "The tracker speaks Tracker1 version %" PRIu32
+                                         "; this controller serves versions %u to %u.",
+                                         x.version, TRACKER1_VERSION_MIN, TRACKER1_VERSION);
+        }
+        if (!token_equal(c, x.token)) {
                 log_warning("A tracker presented a wrong cluster token");
-                return sd_bus_error_set(error, TRACKER_ERROR_BAD_TOKEN,
+                return sd_bus_error_set(error, TRACKER1_ERROR_BAD_TOKEN,
                                         "The cluster token is wrong.");
         }
-        if (!text_ok(uuid))
+        if (!text_ok(x.vm_uuid))
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "Invalid VM UUID '%.64s'.", uuid);
-        if (!text_ok(hostname))
+                                         "Invalid VM UUID '%.64s'.", x.vm_uuid);
+        if (!text_ok(x.hostname))
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "Invalid hostname '%.64s'.", hostname);
-        if (slots[SLOT_MAP] > TRACKER_SLOTS_MAX || slots[SLOT_REDUCE] > TRACKER_SLOTS_MAX)
+                                         "Invalid hostname '%.64s'.", x.hostname);
+        slots[SLOT_MAP] = x.slots[TRACKER1_MAP];
+        slots[SLOT_REDUCE] = x.slots[TRACKER1_REDUCE];
+        if (slots[SLOT_MAP] > TRACKER1_SLOTS_MAX || slots[SLOT_REDUCE] > TRACKER1_SLOTS_MAX)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "Slots %u map, %u reduce: at most %d each.",
-                                         slots[SLOT_MAP], slots[SLOT_REDUCE], TRACKER_SLOTS_MAX);
-        if (memory < TRACKER_SLOT_MEMORY_MIN || memory > TRACKER_SLOT_MEMORY_MAX)
+                                         slots[SLOT_MAP], slots[SLOT_REDUCE], TRACKER1_SLOTS_MAX);
+        if (x.slot_memory < TRACKER1_SLOT_MEMORY_MIN || x.slot_memory > TRACKER1_SLOT_MEMORY_MAX)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-                                         "Slot memory %" PRIu64 " is outside 1M..1T.", memory);
+                                         "Slot memory %" PRIu64 " is outside 1M..1T.",
+                                         x.slot_memory);
         if (t->tracker)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "This connection has tracker %" PRIu64 " already.",
                                          t->tracker);
-        r = cluster_register(c->cluster, uuid, hostname, slots, memory, now_monotonic_usec(), &id);
+        r = cluster_register(c->cluster, x.vm_uuid, x.hostname, slots, x.slot_memory,
+                             now_monotonic_usec(), &id);
         if (r < 0)
                 return r;
         t->tracker = id;
         log_info("Tracker %" PRIu64 " registered: %s (VM %s), %u map and %u reduce slots", id,
-                 hostname, uuid, slots[SLOT_MAP], slots[SLOT_REDUCE]);
-        return sd_bus_reply_method_return(m, "tt", id, (uint64_t)c->config.heartbeat_interval);
+                 x.hostname, x.vm_uuid, slots[SLOT_MAP], slots[SLOT_REDUCE]);
+        return reply_registered(
+                m, &(Tracker1Registered){ .tracker = id,
+                                          .interval = (uint64_t)c->config.heartbeat_interval });
 }
 
-static int status_from_string(const char *s, StoreTaskStatus *ret) {
-        for (unsigned i = 0; i < _STORE_TASK_STATUS_MAX; i++)
-                if (strcmp(s, store_task_status_to_string(i)) == 0) {
-                        *ret = i;
-                        return 0;
-                }
-        return -EINVAL;
-}
-
-typedef struct Report {
-        ClusterReport r;
-        ClusterRunning *running;
-        ClusterFinished *finished;
-        size_t cap_running, cap_finished;
-} Report;
-
-static void report_done(Report *rep) {
-        free(rep->running);
-        free(rep->finished);
-}
-
-static int grow(void **array, size_t *cap, size_t n, size_t size) {
-        void *p;
-
-        if (n < *cap)
-                return 0;
-        if (n >= CLUSTER_REPORT_MAX)
-                return -E2BIG;
-        p = realloc(*array, (n + 1) * 2 * size);
-        if (!p)
-                return -ENOMEM;
-        *array = p;
-        *cap = (n + 1) * 2;
-        return 0;
-}
-
-/* The strings point into m. -EINVAL with the field in *ret_field for a
- * status the protocol does not have. */
-static int report_read(sd_bus_message *m, Report *rep, const char **ret_field) {
-        const char *status;
-        int r;
-
-        r = sd_bus_message_read(m, TRACKER_NODE_TYPE, &rep->r.free_slots[SLOT_MAP],
-                                &rep->r.free_slots[SLOT_REDUCE], &rep->r.steal, &rep->r.iowait);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_enter_container(m, 'a', TRACKER_RUNNING_TYPE);
-        if (r < 0)
-                return r;
-        for (;;) {
-                ClusterRunning x;
-
-                r = sd_bus_message_read(m, TRACKER_RUNNING_TYPE, &x.attempt, &x.progress,
-                                        &x.bytes_processed, &x.input_size, &x.cpu_time,
-                                        &x.iowait_time);
-                if (r <= 0)
-                        break;
-                r = grow((void **)&rep->running, &rep->cap_running, rep->r.n_running,
-                         sizeof(*rep->running));
-                if (r < 0)
-                        break;
-                rep->running[rep->r.n_running++] = x;
-        }
-        if (r < 0)
-                return r == -E2BIG ? (*ret_field = "running", -EINVAL) : r;
-        r = sd_bus_message_exit_container(m);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_enter_container(m, 'a', TRACKER_FINISHED_TYPE);
-        if (r < 0)
-                return r;
-        for (;;) {
-                ClusterFinished x;
-
-                r = sd_bus_message_read(m, TRACKER_FINISHED_TYPE, &x.attempt, &status,
-                                        &x.input_bytes, &x.output_bytes, &x.output, &x.reason);
-                if (r <= 0)
-                        break;
-                if (status_from_string(status, &x.status) < 0) {
-                        *ret_field = "status";
-                        return -EINVAL;
-                }
-                r = grow((void **)&rep->finished, &rep->cap_finished, rep->r.n_finished,
-                         sizeof(*rep->finished));
-                if (r < 0)
-                        break;
-                rep->finished[rep->r.n_finished++] = x;
-        }
-        if (r < 0)
-                return r == -E2BIG ? (*ret_field = "finished", -EINVAL) : r;
-        rep->r.running = rep->running;
-        rep->r.finished = rep->finished;
-        return sd_bus_message_exit_container(m);
-}
-
-static int append_assignment(sd_bus_message *m, const ClusterAssignment *a) {
-        const ClusterJob *j = a->job;
-        const ClusterTask *t = a->task;
-        const char *command = j->info.app           ? j->info.app_arg
-                              : t->type == TASK_MAP ? j->info.mapper
-                                                    : j->info.reducer;
-        int r;
-
-        r = sd_bus_message_open_container(m, 'r', TRACKER_ASSIGNMENT_FIELDS);
-        if (r >= 0)
-                r = sd_bus_message_append(m, "ttsuuss", a->attempt, j->info.id,
-                                          t->type == TASK_MAP ? "map" : "reduce", t->index,
-                                          j->info.n_reduces, j->info.app ? j->info.app : "",
-                                          command ? command : "");
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'a', "s");
-        if (r < 0)
-                return r;
-        if (t->type == TASK_MAP)
-                r = sd_bus_message_append(m, "s", j->splits[t->index]);
-        else
-                for (size_t i = 0; i < j->n_tasks && r >= 0; i++)
-                        if (j->tasks[i].type == TASK_MAP && j->tasks[i].output)
-                                r = sd_bus_message_append(m, "s", j->tasks[i].output);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        if (r >= 0)
-                r = sd_bus_message_append(m, "ts", a->slot_memory,
-                                          a->slot == SLOT_MAP ? "map" : "reduce");
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        return r;
-}
-
-static int reply_heartbeat(sd_bus_message *m, const ClusterReply *cr) {
+static int reply_heartbeat(sd_bus_message *m, const Tracker1Reply *x) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', TRACKER_ASSIGNMENT_TYPE);
-        for (size_t i = 0; i < cr->n_assignments && r >= 0; i++)
-                r = append_assignment(reply, &cr->assignments[i]);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "t");
-        for (size_t i = 0; i < cr->n_kills && r >= 0; i++)
-                r = sd_bus_message_append(reply, "t", cr->kills[i].attempt);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_append(reply, TRACKER_SLOTS_TYPE, cr->slots[SLOT_MAP],
-                                          cr->slots[SLOT_REDUCE], cr->slot_memory);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "s");
-        for (size_t i = 0; i < cr->n_kills && r >= 0; i++)
-                r = sd_bus_message_append(reply, "s", cr->kills[i].reason);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
+                r = tracker1_reply_append(reply, x);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -279,39 +160,38 @@ static int reply_heartbeat(sd_bus_message *m, const ClusterReply *cr) {
 static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         TrackerConnection *t = userdata;
         Controller *c = t->controller;
-        _cleanup_(report_done) Report rep = { 0 };
-        ClusterReply reply = { 0 };
+        _cleanup_(tracker1_report_done) Tracker1Report report = { 0 };
+        _cleanup_(tracker1_reply_done) Tracker1Reply reply = { 0 };
         StoreError err = { 0 };
-        const char *field = NULL;
         uint64_t id;
         int r;
 
+        /* Whose it is, before what it says. */
         r = sd_bus_message_read(m, "t", &id);
         if (r < 0)
                 return r;
         if (!t->tracker)
-                return sd_bus_error_set(error, TRACKER_ERROR_BAD_TOKEN,
+                return sd_bus_error_set(error, TRACKER1_ERROR_BAD_TOKEN,
                                         "Register with the cluster token first.");
         if (id != t->tracker)
-                return sd_bus_error_setf(error, TRACKER_ERROR_UNKNOWN_TRACKER,
+                return sd_bus_error_setf(error, TRACKER1_ERROR_UNKNOWN_TRACKER,
                                          "Tracker %" PRIu64 " is not this connection's.", id);
-        r = report_read(m, &rep, &field);
-        if (r == -EINVAL && field)
-                return sd_bus_error_setf(error, TRACKER_ERROR_INVALID_HEARTBEAT,
-                                         "Invalid heartbeat field %s.", field);
+        r = sd_bus_message_rewind(m, true);
+        if (r >= 0)
+                r = tracker1_heartbeat_read(m, &report, error);
         if (r < 0)
                 return r;
-        r = cluster_heartbeat(c->cluster, id, &rep.r, now_realtime_usec(), now_monotonic_usec(),
+        r = cluster_heartbeat(c->cluster, id, &report, now_realtime_usec(), now_monotonic_usec(),
                               &reply, &err);
         switch (r) {
         case -ENOENT:
-                return sd_bus_error_setf(error, TRACKER_ERROR_UNKNOWN_TRACKER, "%s.", err.message);
+                return sd_bus_error_setf(error, TRACKER1_ERROR_UNKNOWN_TRACKER, "%s.", err.message);
         case -ESTALE:
                 t->tracker = 0;
-                return sd_bus_error_setf(error, TRACKER_ERROR_TRACKER_LOST, "%s.", err.message);
+                return sd_bus_error_setf(error, TRACKER1_ERROR_TRACKER_LOST, "%s.", err.message);
         case -EINVAL:
                 log_warning("Heartbeat of tracker %" PRIu64 " refused: %s", id, err.message);
-                return sd_bus_error_setf(error, TRACKER_ERROR_INVALID_HEARTBEAT,
+                return sd_bus_error_setf(error, TRACKER1_ERROR_INVALID_HEARTBEAT,
                                          "Invalid heartbeat field %s: %s.",
                                          err.field ? err.field : "?", err.message);
         default:
@@ -320,50 +200,39 @@ static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
         }
         for (size_t i = 0; i < reply.n_assignments; i++)
                 log_debug("Tracker %" PRIu64 ": attempt %" PRIu64 " of job %" PRIu64 " %s %u", id,
-                          reply.assignments[i].attempt, reply.assignments[i].job->info.id,
-                          reply.assignments[i].task->type == TASK_MAP ? "map" : "reduce",
-                          reply.assignments[i].task->index);
-        r = reply_heartbeat(m, &reply);
-        cluster_reply_done(&reply);
-        return r;
+                          reply.assignments[i].attempt, reply.assignments[i].job,
+                          tracker1_task_type_to_string(reply.assignments[i].type),
+                          reply.assignments[i].index);
+        return reply_heartbeat(m, &reply);
 }
 
 static int method_report_guest(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         TrackerConnection *t = userdata;
-        ClusterGuest g = { 0 };
-        const char *source;
-        uint64_t id;
+        Tracker1Guest x;
+        ClusterGuest g;
         int r;
 
-        r = sd_bus_message_read(m, "t" TRACKER_GUEST_TYPE, &id, &source, &g.cpus, &g.memory);
+        r = tracker1_guest_read(m, &x, error);
         if (r < 0)
                 return r;
         if (!t->tracker)
-                return sd_bus_error_set(error, TRACKER_ERROR_BAD_TOKEN,
+                return sd_bus_error_set(error, TRACKER1_ERROR_BAD_TOKEN,
                                         "Register with the cluster token first.");
-        if (id != t->tracker)
-                return sd_bus_error_setf(error, TRACKER_ERROR_UNKNOWN_TRACKER,
-                                         "Tracker %" PRIu64 " is not this connection's.", id);
-        if (strcmp(source, "proc") != 0 && strcmp(source, "estimate") != 0)
-                return sd_bus_error_setf(error, TRACKER_ERROR_INVALID_HEARTBEAT,
-                                         "Invalid guest field steal-source '%.32s'.", source);
-        if (g.cpus < 1 || g.cpus > TRACKER_GUEST_CPUS_MAX)
-                return sd_bus_error_setf(error, TRACKER_ERROR_INVALID_HEARTBEAT,
-                                         "Invalid guest field cpus %u: not 1..%d.", g.cpus,
-                                         TRACKER_GUEST_CPUS_MAX);
-        if (g.memory < TRACKER_SLOT_MEMORY_MIN || g.memory > TRACKER_SLOT_MEMORY_MAX)
-                return sd_bus_error_setf(error, TRACKER_ERROR_INVALID_HEARTBEAT,
-                                         "Invalid guest field memory %" PRIu64 ": not 1M..1T.",
-                                         g.memory);
-        g.steal_estimated = strcmp(source, "estimate") == 0;
-        r = cluster_node_set_guest(t->controller->cluster, id, &g);
+        if (x.tracker != t->tracker)
+                return sd_bus_error_setf(error, TRACKER1_ERROR_UNKNOWN_TRACKER,
+                                         "Tracker %" PRIu64 " is not this connection's.",
+                                         x.tracker);
+        g = (ClusterGuest){ .cpus = x.cpus,
+                            .memory = x.memory,
+                            .steal_estimated = x.steal_estimated };
+        r = cluster_node_set_guest(t->controller->cluster, x.tracker, &g);
         if (r == -ENOENT)
-                return sd_bus_error_setf(error, TRACKER_ERROR_UNKNOWN_TRACKER,
-                                         "No tracker %" PRIu64 ".", id);
+                return sd_bus_error_setf(error, TRACKER1_ERROR_UNKNOWN_TRACKER,
+                                         "No tracker %" PRIu64 ".", x.tracker);
         if (r < 0)
                 return r;
         log_info("Tracker %" PRIu64 ": its guest sees %u CPUs and %s of memory; its steal is %s",
-                 id, g.cpus, FORMAT_SIZE(g.memory),
+                 x.tracker, g.cpus, FORMAT_SIZE(g.memory),
                  g.steal_estimated ? "an estimate" : "the kernel's");
         return sd_bus_reply_method_return(m, NULL);
 }
@@ -371,18 +240,19 @@ static int method_report_guest(sd_bus_message *m, void *userdata, sd_bus_error *
 static const sd_bus_vtable tracker_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("Register",
-                                SD_BUS_ARGS("s", token, "s", vm_uuid, "s", hostname, "u", map_slots,
-                                            "u", reduce_slots, "t", slot_memory),
+                                SD_BUS_ARGS("u", version, "s", token, "s", vm_uuid, "s", hostname,
+                                            "u", map_slots, "u", reduce_slots, "t", slot_memory),
                                 SD_BUS_RESULT("t", tracker, "t", interval), method_register,
                                 SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_SENSITIVE),
-        SD_BUS_METHOD_WITH_ARGS("Heartbeat",
-                                SD_BUS_ARGS("t", tracker, TRACKER_NODE_TYPE, node,
-                                            "a" TRACKER_RUNNING_TYPE, running,
-                                            "a" TRACKER_FINISHED_TYPE, finished),
-                                SD_BUS_RESULT("a" TRACKER_ASSIGNMENT_TYPE, assignments, "at", kills,
-                                              TRACKER_SLOTS_TYPE, slots, "as", kill_reasons),
-                                method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("ReportGuest", SD_BUS_ARGS("t", tracker, TRACKER_GUEST_TYPE, guest),
+        SD_BUS_METHOD_WITH_ARGS(
+                "Heartbeat",
+                SD_BUS_ARGS("t", tracker, TRACKER1_NODE_TYPE, node, "a" TRACKER1_RUNNING_TYPE,
+                            running, "a" TRACKER1_FINISHED_TYPE, finished),
+                SD_BUS_RESULT("a" TRACKER1_ASSIGNMENT_TYPE, assignments, "at", kills,
+                              TRACKER1_SLOTS_TYPE, slots, "as", kill_reasons),
+                method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ReportGuest",
+                                SD_BUS_ARGS("t", tracker, TRACKER1_GUEST_TYPE, guest),
                                 SD_BUS_NO_RESULT, method_report_guest, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
@@ -437,7 +307,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
         if (r >= 0)
                 r = sd_bus_set_anonymous(t->bus, 1);
         if (r >= 0)
-                r = sd_bus_add_object_vtable(t->bus, NULL, TRACKER_OBJECT_PATH, TRACKER_INTERFACE,
+                r = sd_bus_add_object_vtable(t->bus, NULL, TRACKER1_OBJECT_PATH, TRACKER1_INTERFACE,
                                              tracker_vtable, t);
         if (r >= 0)
                 r = sd_bus_match_signal(t->bus, NULL, "org.freedesktop.DBus.Local",

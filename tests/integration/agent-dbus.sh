@@ -1,14 +1,15 @@
 #!/bin/sh
 # flexslot-agentd end to end: a private dbus-daemon, the agent on libvirt's
 # test driver with a fixture host of four domains, driven with systemd's
-# busctl. Checks introspection, properties, the domain list, a vCPU and a
-# memory resize that the test driver then reports, every named error (and
-# that a refused request changes nothing, and that a missing domain reads
-# the same from every method), SetTarget (a verdict per resource, clamping,
-# the rate limit per resource, bad keys and types refused with nothing
-# changed), the metrics' validity field, the Sample signal, the access
-# check, a clean exit on SIGTERM, and the audit trail: one line per change
-# request with its caller and verdict, at notice or warning.
+# busctl. Checks introspection, properties (Agent1's version among them),
+# the domain list, a vCPU and a memory resize that the test driver then
+# reports, every named error (and that a refused request changes nothing,
+# and that a missing domain reads the same from every method), SetTarget
+# (a verdict per resource, clamping, the rate limit per resource, bad keys
+# and types refused with nothing changed), the metrics' validity field,
+# the Sample signal, the access check, a clean exit on SIGTERM, and the
+# audit trail: one line per change request with its caller and verdict, at
+# notice or warning.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/agent/lib.sh"
 
@@ -68,7 +69,7 @@ unset JOURNAL_STREAM
 
 bus introspect org.flexslot.Agent1 /org/flexslot/Agent1 >"$tmp/introspect"
 for member in ListDomains GetMetrics GetAllMetrics GetHistory SetTarget SetVcpus SetMemory \
-	SetCpuWeight Sample HostName URI Interval CapacityCPUs CapacityMemory; do
+	SetCpuWeight Sample Version HostName URI Interval CapacityCPUs CapacityMemory; do
 	grep -q "^\.$member " "$tmp/introspect" || fail "introspection lacks $member"
 done
 [ "$(agent_property URI)" = "s \"test://$src/tests/fixtures/agent/host.xml\"" ] ||
@@ -76,6 +77,7 @@ done
 [ "$(agent_property CapacityCPUs)" = "u 8" ] || fail "CapacityCPUs is $(agent_property CapacityCPUs)"
 [ "$(agent_property CapacityMemory)" = "t $((7 * GIB))" ] || fail "CapacityMemory"
 [ "$(agent_property Interval)" = "t 200000" ] || fail "Interval"
+[ "$(agent_property Version)" = "u 1" ] || fail "Version is $(agent_property Version)"
 
 poll has_sample || fail "no sample"
 hypervisor_available true || fail "hypervisor not available"

@@ -1,8 +1,9 @@
 #!/bin/sh
 # flexslot-controllerd on a private bus, with test trackers on its Unix
 # socket endpoint: jobs submitted, listed, shown and cancelled through
-# org.flexslot.Controller1; bad arguments, a bad token and a malformed
-# heartbeat refused by name with nothing changed; a job run to the end by
+# org.flexslot.Controller1; bad arguments, a bad token, trackers of other
+# Tracker1 versions and a malformed heartbeat refused by name with nothing
+# changed; a job run to the end by
 # a tracker; a silent tracker lost and its task run elsewhere; a controller
 # killed with SIGKILL resumes its job without running finished tasks again.
 set -eu
@@ -40,6 +41,21 @@ grep -q "^error org.flexslot.Tracker1.Error.BadToken:" "$tmp/bad-token.log" ||
 	fail "wrong token: $(cat "$tmp/bad-token.log")"
 ! grep -q "s3cret" "$tmp/controller.log" || fail "the token was logged"
 [ "$(ctl_call ListNodes)" = "a(tsssuuuudd) 0" ] || fail "a refused tracker is listed"
+
+# A tracker of another version is refused by name, before its token is
+# looked at: one older than the controller serves, and one newer.
+for version in 0 2; do
+	if run_tracker "$tmp/version-$version.log" --token wrong --protocol-version "$version" \
+		--beats 1; then
+		fail "a tracker of Tracker1 version $version was accepted"
+	fi
+	grep -q "^error org.flexslot.Tracker1.Error.IncompatibleVersion: .* version $version;" \
+		"$tmp/version-$version.log" ||
+		fail "version $version: $(cat "$tmp/version-$version.log")"
+	grep -q "it speaks Tracker1 version $version, this controller 1..1" "$tmp/controller.log" ||
+		fail "the controller did not log the refusal of version $version"
+done
+[ "$(ctl_call ListNodes)" = "a(tsssuuuudd) 0" ] || fail "a tracker of another version is listed"
 
 # It takes map 0 on its first beat, then reports it with progress 1.5.
 if run_tracker "$tmp/bad-hb.log" --token-file "$tmp/token" --hostname bad --mode bad-progress \

@@ -9,35 +9,10 @@ set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
-data=$tmp/data
-gates=$tmp/gates
 export LC_ALL=C
 
-write_fast_config
-mkdir -p "$data/maps"
-task_dir "$gates"
-printf 'a\tb\n' >"$data/maps/m0"
-start_bus
-start_controller
-{
-	real_tracker_config 1 64M "$tmp/work" | sed 's/^map-slots = .*/map-slots = 2/'
-	printf '[tasks]\nkill-grace = 8s\n'
-} >"$tmp/tracker.ini"
-"$build/bin/flexslot-tracker" --config "$tmp/tracker.ini" >"$tmp/tracker.log" 2>&1 &
-pids="$pids $!"
-poll grep -q "Registered with" "$tmp/tracker.log" ||
-	fail "the tracker did not register: $(cat "$tmp/tracker.log")"
-
-stubborn="touch $gates/started; while :; do sleep 0.05; done"
-job1=$(flexslotctl submit --mapper "$stubborn" --reduces 1 --name stubborn maps/m0)
-poll test -e "$gates/started" || fail "the stubborn map did not start: $(cat "$tmp/tracker.log")"
-# The flexslot-task process leads the attempt's process group.
-stubborn_pid=$(sed -n "s/.*map 0 of job $job1 (streaming), process \([0-9]*\)\$/\1/p" "$tmp/tracker.log")
-[ -n "$stubborn_pid" ] || fail "no process for the stubborn map: $(cat "$tmp/tracker.log")"
-/bin/kill -s STOP -- "-$stubborn_pid"
-flexslotctl cancel "$job1"
-poll grep -q "Killing attempt [0-9]* on the controller's word" "$tmp/tracker.log" ||
-	fail "the tracker was not told to kill: $(cat "$tmp/tracker.log")"
+start_kill_stage 8s
+cancel_stubborn_map
 
 job_succeeded() {
 	flexslotctl show "$1" | grep -q "^state	succeeded\$"

@@ -12,7 +12,11 @@
 
 pids=""
 cleanup() {
+	# A process a test stopped (SIGSTOP) is continued first, to hear
+	# SIGTERM; never after it, when a SIGCONT could cancel the stop the
+	# leak checker of a sanitized daemon stops it with on its way out.
 	for p in $pids; do
+		kill -CONT "$p" 2>/dev/null || true
 		kill "$p" 2>/dev/null || true
 	done
 	for p in $pids; do

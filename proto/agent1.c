@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/* org.flexslot.Agent1's words, and SetTarget's verdicts built and read
+ * (agent1.h). */
+#include "agent1.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const struct {
+        const char *key;
+        char type;
+} resources[_AGENT1_RESOURCE_MAX] = {
+        [AGENT1_CPU_WEIGHT] = { "cpu-weight", 'u' },
+        [AGENT1_VCPUS] = { "vcpus", 'u' },
+        [AGENT1_CPU_CAP] = { "cpu-cap", 'd' },
+        [AGENT1_MEMORY] = { "memory", 't' },
+};
+
+static const char *const status_names[_AGENT1_STATUS_MAX] = {
+        [AGENT1_APPLIED] = "applied",     [AGENT1_CLAMPED] = "clamped",
+        [AGENT1_UNCHANGED] = "unchanged", [AGENT1_DRY_RUN] = "dry-run",
+        [AGENT1_REFUSED] = "refused",     [AGENT1_FAILED] = "failed",
+};
+
+const char *agent1_resource_to_key(Agent1Resource r) {
+        return (unsigned)r < _AGENT1_RESOURCE_MAX ? resources[r].key : NULL;
+}
+
+int agent1_resource_from_key(const char *key, Agent1Resource *ret) {
+        for (Agent1Resource r = 0; r < _AGENT1_RESOURCE_MAX; r++)
+                if (strcmp(key, resources[r].key) == 0) {
+                        *ret = r;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+char agent1_resource_type(Agent1Resource r) {
+        return (unsigned)r < _AGENT1_RESOURCE_MAX ? resources[r].type : '\0';
+}
+
+const char *agent1_status_to_string(Agent1Status s) {
+        return (unsigned)s < _AGENT1_STATUS_MAX ? status_names[s] : NULL;
+}
+
+int agent1_status_from_string(const char *s, Agent1Status *ret) {
+        for (Agent1Status i = 0; i < _AGENT1_STATUS_MAX; i++)
+                if (strcmp(s, status_names[i]) == 0) {
+                        *ret = i;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+bool agent1_status_taken(Agent1Status s) {
+        return s == AGENT1_APPLIED || s == AGENT1_CLAMPED || s == AGENT1_UNCHANGED ||
+               s == AGENT1_DRY_RUN;
+}
+
+static int append_value(sd_bus_message *m, char type, double v) {
+        switch (type) {
+        case 'u':
+                return sd_bus_message_append(m, "v", "u", (uint32_t)v);
+        case 't':
+                return sd_bus_message_append(m, "v", "t", (uint64_t)v);
+        default:
+                return sd_bus_message_append(m, "v", "d", v);
+        }
+}
+
+int agent1_target_entry_append(sd_bus_message *m, Agent1Resource r, double value) {
+        const char *key = agent1_resource_to_key(r);
+        int k;
+
+        if (!key)
+                return -EINVAL;
+        k = sd_bus_message_open_container(m, 'e', "sv");
+        if (k >= 0)
+                k = sd_bus_message_append(m, "s", key);
+        if (k >= 0)
+                k = append_value(m, agent1_resource_type(r), value);
+        if (k >= 0)
+                k = sd_bus_message_close_container(m);
+        return k;
+}
+
+int agent1_verdict_append(sd_bus_message *m, const Agent1Verdict *v) {
+        const char *key = agent1_resource_to_key(v->resource),
+                   *status = agent1_status_to_string(v->status);
+        char type = agent1_resource_type(v->resource);
+        int r;
+
+        if (!key || !status)
+                return -EINVAL;
+        r = sd_bus_message_open_container(m, 'e', AGENT1_VERDICT_FIELDS);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", key);
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'r', "svvss");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", status);
+        if (r >= 0)
+                r = append_value(m, type, v->before);
+        if (r >= 0)
+                r = append_value(m, type, v->after);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "ss", v->error ? v->error : "",
+                                          v->message ? v->message : "");
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        return r;
+}
+
+static int read_value(sd_bus_message *m, char type, double *ret) {
+        uint32_t u;
+        uint64_t t;
+        int r;
+
+        switch (type) {
+        case 'u':
+                r = sd_bus_message_read(m, "v", "u", &u);
+                *ret = u;
+                return r;
+        case 't':
+                r = sd_bus_message_read(m, "v", "t", &t);
+                *ret = (double)t;
+                return r;
+        default:
+                return sd_bus_message_read(m, "v", "d", ret);
+        }
+}
+
+int agent1_verdict_read(sd_bus_message *m, Agent1Verdict *ret) {
+        const char *key, *status;
+        Agent1Verdict v = { 0 };
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'e', AGENT1_VERDICT_FIELDS);
+        if (r == 0)
+                return 0;
+        if (r > 0)
+                r = sd_bus_message_read(m, "s", &key);
+        if (r > 0 && agent1_resource_from_key(key, &v.resource) < 0)
+                r = -EINVAL;
+        if (r > 0)
+                r = sd_bus_message_enter_container(m, 'r', "svvss");
+        if (r > 0)
+                r = sd_bus_message_read(m, "s", &status);
+        if (r > 0 && agent1_status_from_string(status, &v.status) < 0)
+                r = -EINVAL;
+        if (r > 0)
+                r = read_value(m, agent1_resource_type(v.resource), &v.before);
+        if (r > 0)
+                r = read_value(m, agent1_resource_type(v.resource), &v.after);
+        if (r > 0)
+                r = sd_bus_message_read(m, "ss", &v.error, &v.message);
+        if (r > 0)
+                r = sd_bus_message_exit_container(m);
+        if (r > 0)
+                r = sd_bus_message_exit_container(m);
+        if (r <= 0)
+                return r == -ENOMEM ? r : -EBADMSG;
+        *ret = v;
+        return 1;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* org.flexslot.Agent1: flexslot-agentd's interface, on the host's system
+ * bus (flexslot-agentd(8) has every method), for the agent and its
+ * clients. Error names: errors.h. Its Version property (u) is
+ * AGENT1_VERSION, the revision of Agent1 the agent speaks. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <systemd/sd-bus.h>
+
+#define AGENT1_BUS_NAME "org.flexslot.Agent1"
+#define AGENT1_OBJECT_PATH "/org/flexslot/Agent1"
+#define AGENT1_INTERFACE "org.flexslot.Agent1"
+#define AGENT1_VERSION 1u
+
+/* The metrics of one domain: the struct GetMetrics, GetAllMetrics,
+ * GetHistory and the Sample signal carry, field by field:
+ *    1 s  name            6 t  memory (bytes)       11 u  cpu-weight (cpu_shares)
+ *    2 s  UUID            7 t  maximum memory       12 d  cpu-cap (CPUs; 0: none)
+ *    3 s  state           8 d  CPU use (CPUs)       13 t  guest memory in use (bytes)
+ *    4 u  vCPUs           9 d  steal (0..1)
+ *    5 u  maximum vCPUs  10 u  valid: Agent1MetricValid bits
+ * Fields 1-9 keep the meaning they had before fields 10-13 came: a rate
+ * without a value is -1 and a size or count without one 0. Fields 11-13
+ * hold 0 (cpu-cap -1) without a value; field 10 says which fields hold one. */
+#define AGENT1_METRICS_TYPE "(sssuuttdduudt)"
+
+typedef enum Agent1MetricValid {
+        AGENT1_METRIC_VCPUS = 1u << 0,       /* fields 4 and 5 */
+        AGENT1_METRIC_MEMORY = 1u << 1,      /* fields 6 and 7 */
+        AGENT1_METRIC_CPU_USE = 1u << 2,     /* field 8 */
+        AGENT1_METRIC_STEAL = 1u << 3,       /* field 9 */
+        AGENT1_METRIC_CPU_WEIGHT = 1u << 4,  /* field 11 */
+        AGENT1_METRIC_CPU_CAP = 1u << 5,     /* field 12 */
+        AGENT1_METRIC_MEMORY_USED = 1u << 6, /* field 13: needs the guest's balloon driver */
+} Agent1MetricValid;
+
+/* SetTarget(s domain, a{sv} target) -> AGENT1_VERDICTS_TYPE verdicts
+ *  target: a VM's resources to change, each a key with a value of the
+ *    key's type: cpu-weight (u, cpu_shares), vcpus (u), cpu-cap (d, CPUs;
+ *    0: no cap) and memory (t, bytes, a multiple of 1024).
+ *  verdicts: for each resource of the target, its key ->
+ *    1 s  status: applied (as asked), clamped (applied within the agent's
+ *         limits), unchanged (at the value already), dry-run (allowed, not
+ *         applied), refused (by a limit) or failed (by the hypervisor)
+ *    2 v  the value before, 3 v the value after (of the key's type; 0, and
+ *         -1 for a cap, when the hypervisor does not say)
+ *    4 s  an error name (errors.h), "" for a resource applied as asked
+ *    5 s  why, "" for none */
+#define AGENT1_TARGET_TYPE "a{sv}"
+#define AGENT1_VERDICT_FIELDS "s(svvss)"
+#define AGENT1_VERDICTS_TYPE "a{" AGENT1_VERDICT_FIELDS "}"
+
+typedef enum Agent1Resource {
+        AGENT1_CPU_WEIGHT,
+        AGENT1_VCPUS,
+        AGENT1_CPU_CAP,
+        AGENT1_MEMORY,
+        _AGENT1_RESOURCE_MAX,
+} Agent1Resource;
+
+/* A resource's key in a target and a verdict, and its value's D-Bus type
+ * ('u', 'd' or 't'). */
+const char *agent1_resource_to_key(Agent1Resource r);
+int agent1_resource_from_key(const char *key, Agent1Resource *ret);
+char agent1_resource_type(Agent1Resource r);
+
+/* One entry of a target, which the caller opens and closes: the
+ * resource's key and value, of the key's type. */
+int agent1_target_entry_append(sd_bus_message *m, Agent1Resource r, double value);
+
+typedef enum Agent1Status {
+        AGENT1_APPLIED,
+        AGENT1_CLAMPED,
+        AGENT1_UNCHANGED,
+        AGENT1_DRY_RUN,
+        AGENT1_REFUSED,
+        AGENT1_FAILED,
+        _AGENT1_STATUS_MAX,
+} Agent1Status;
+
+const char *agent1_status_to_string(Agent1Status s);
+int agent1_status_from_string(const char *s, Agent1Status *ret);
+/* Whether the agent took the target for the resource: applied, clamped,
+ * unchanged or dry-run. */
+bool agent1_status_taken(Agent1Status s);
+
+/* One resource's verdict. The values are numbers of the key's type (a
+ * count or bytes, exact below 2^53; CPUs for the cap). */
+typedef struct Agent1Verdict {
+        Agent1Resource resource;
+        Agent1Status status;
+        double before, after;
+        const char *error;   /* "" for none */
+        const char *message; /* "" for none */
+} Agent1Verdict;
+
+/* One entry of the verdicts' array, which the caller opens and closes. */
+int agent1_verdict_append(sd_bus_message *m, const Agent1Verdict *v);
+/* The next entry of the verdicts' array, entered by the caller: 1 with it
+ * in *ret (its strings point into m), 0 after the last, -EBADMSG for one
+ * that does not read as Agent1 has it (an unknown key or status, a value
+ * of another type than its key's). */
+int agent1_verdict_read(sd_bus_message *m, Agent1Verdict *ret);

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* org.flexslot.Controller1: flexslot-controllerd's interface for operators
+ * (flexslotctl, busctl), on the system bus; flexslot-controllerd(8) has
+ * its methods. Error names: errors.h. The records its methods return,
+ * field by field: */
+
+#define CONTROLLER1_BUS_NAME "org.flexslot.Controller1"
+#define CONTROLLER1_OBJECT_PATH "/org/flexslot/Controller1"
+#define CONTROLLER1_INTERFACE "org.flexslot.Controller1"
+
+/* A job: id, state, name, user, pool, application, maps, reduces, maps
+ * done, reduces done, submitted, finished, deadline (realtime usec; 0:
+ * none). */
+#define CONTROLLER1_JOB_TYPE "(tsssssuuuuttt)"
+/* A tracker: id, hostname, VM UUID, state, map slots, reduce slots,
+ * running maps, running reduces, steal, I/O wait. */
+#define CONTROLLER1_NODE_TYPE "(tsssuuuudd)"
+/* A profile: user, job name, the job it was taken from, updated (realtime
+ * usec), then ARIA's profile (the store's AriaProfile, in its order):
+ * M_min, M_avg, M_max, input per map, map selectivity, Sh_avg^1, Sh_max^1,
+ * Sh_avg^typ, Sh_max^typ, R_avg, R_max, reduce selectivity; seconds and
+ * bytes. */
+#define CONTROLLER1_PROFILE_TYPE \
+        "(sstt"                  \
+        "dddddddddddd"           \
+        ")"
+/* A VM of ListVms: tracker node (0: none), VM UUID, domain name, agent
+ * (its [agents] entry; "": none), agent reachable, steal source (agent,
+ * tracker, tracker-estimate or none), steal, vCPUs, memory, targets sent
+ * (a control cycle's or ResizeVm's), taken by the agent, refused or
+ * failed, what the agent said of the last one, and the CPUs and memory
+ * its tracker sees in the guest (0: not reported). */
+#define CONTROLLER1_VM_TYPE "(tsssbsdutuuusut)"
