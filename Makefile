@@ -241,6 +241,7 @@ LINT_SOURCES = $(foreach l,$(LIBRARIES),$($(l)_SOURCES)) \
 # testing do not need them.
 lint: $(BUILD)/config.mk
 	@packaging/deps.sh --lint
+	@tools/layers.sh
 	@tools/lint.sh $(LINT_SOURCES) --cppcheck-only $(TEST_SOURCES) $(wildcard tests/fuzz/*.c) \
 		-- -std=gnu11 -D_GNU_SOURCE -I. $(call pkg_cflags,$(PKGS))
 
@@ -255,7 +256,7 @@ help:
 	@echo "make demo-live  the daemons on this machine: wordcount stock, then FlexSlot"
 	@echo "make demo-vm    the same on three real QEMU guests (root)"
 	@echo "make bench      run the benchmarks"
-	@echo "make lint       cppcheck and clang-tidy: findings and a verdict"
+	@echo "make lint       the floors (tools/layers.sh), cppcheck and clang-tidy: findings and a verdict"
 	@echo "make fuzz       the libFuzzer targets, each for FUZZ_SECONDS (default 60)"
 	@echo "make format     clang-format every C file in place"
 	@echo "make install    install into DESTDIR/PREFIX (default $(PREFIX))"

@@ -11,7 +11,7 @@
 
 #include "actuator.h"
 #include "collector.h"
-#include "config.h"
+#include "agent-config.h"
 #include "ring.h"
 #include "worker.h"
 #include "proto/agent1.h"

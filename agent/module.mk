@@ -2,7 +2,7 @@
 # history, the worker queue, the collector and the actuator) are the `agent`
 # library.
 LIBRARIES += agent
-agent_SOURCES := agent/config.c agent/ring.c agent/worker.c agent/connection.c \
+agent_SOURCES := agent/agent-config.c agent/ring.c agent/worker.c agent/connection.c \
 	agent/collector.c agent/actuator.c
 agent_DEPS := hypervisor actuation proto daemon common
 agent_PKGS := libsystemd

@@ -8,7 +8,7 @@ store_PKGS := sqlite3
 # configuration and the live model of the cluster) are the `controllerd`
 # library.
 LIBRARIES += controllerd
-controllerd_SOURCES := controller/daemon/config.c controller/daemon/cluster.c \
+controllerd_SOURCES := controller/daemon/controllerd-config.c controller/daemon/cluster.c \
 	controller/daemon/cluster-model.c controller/daemon/cluster-job.c \
 	controller/daemon/cluster-heartbeat.c controller/daemon/cluster-snapshot.c \
 	controller/daemon/agent-hosts.c controller/daemon/cluster-profile.c \

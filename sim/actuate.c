@@ -2,7 +2,7 @@
 /* The simulator's VM targets as the agent would apply them: through the
  * actuation contract (actuation/) with the agent's default limits, so that
  * what the simulator evaluates is what the agent would do. */
-#include "actuation/config.h"
+#include "actuation/act-config.h"
 #include "sim/state.h"
 
 VmTarget sim_vm_target_limit(Sim *s, SimVm *v, const VmTarget *t) {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "actuation/actuation.h"
-#include "actuation/config.h"
+#include "actuation/act-config.h"
 #include "common/macro.h"
 #include "tests.h"
 

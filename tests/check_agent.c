@@ -9,7 +9,7 @@
 #include <systemd/sd-event.h>
 
 #include "agent/collector.h"
-#include "agent/config.h"
+#include "agent/agent-config.h"
 #include "agent/ring.h"
 #include "agent/worker.h"
 #include "common/daemon-util.h"

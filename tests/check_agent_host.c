@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "agent/actuator.h"
-#include "actuation/config.h"
+#include "actuation/act-config.h"
 #include "agent/collector.h"
 #include "common/log.h"
 #include "common/macro.h"

@@ -13,7 +13,7 @@
 #include "controller/daemon/agent-hosts.h"
 #include "controller/daemon/agent-rate.h"
 #include "controller/daemon/cluster.h"
-#include "controller/daemon/config.h"
+#include "controller/daemon/controllerd-config.h"
 #include "policy/layers/policies.h"
 #include "controller/store/store.h"
 #include "tests.h"

@@ -23,7 +23,7 @@
 #include "agent-hosts.h"
 #include "agent-rate.h"
 #include "cluster.h"
-#include "config.h"
+#include "controllerd-config.h"
 #include "common/time-util.h"
 
 typedef struct Agents Agents;

@@ -10,7 +10,7 @@
 
 #include "agents.h"
 #include "cluster.h"
-#include "config.h"
+#include "controllerd-config.h"
 #include "policy/core/policy.h"
 #include "policy/layers/policies.h"
 #include "controller/store/store.h"

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/config.h"
+#include "agent/agent-config.h"
 #include "common/config.h"
 #include "common/macro.h"
-#include "controller/daemon/config.h"
+#include "controller/daemon/controllerd-config.h"
 #include "policy/layers/policies.h"
 #include "sim/scenario.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
+#include "agent-config.h"
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
+#include "controllerd-config.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
+#include "act-config.h"
 
 #include <pthread.h>
 #include <stddef.h>

@@ -7,7 +7,7 @@
 #include "common/config.h"
 #include "common/time-util.h"
 #include "actuation/actuation.h"
-#include "actuation/config.h"
+#include "actuation/act-config.h"
 
 /* flexslot-agentd's configuration; conf/agent.ini documents every key. */
 typedef struct AgentConfig {
