@@ -425,6 +425,8 @@ out=$(run_in "$root" flexslot-sim list 2>&1) || fail "flexslot-sim list: $out"
 case $out in *fig10*) ;; *) fail "flexslot-sim list does not name its installed fig10: $out" ;; esac
 
 stop "$controller_pid" flexslot-controllerd "$tmp/controller.log"
+# The data directory was the operator's, not the package's.
+rm -rf "$root/srv/flexslot"
 stop "$agent_pid" flexslot-agentd "$tmp/agent.log"
 kill "$bus_pid"
 wait "$bus_pid" || true
