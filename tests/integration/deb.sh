@@ -1,5 +1,6 @@
 #!/bin/sh
 # flexslot-test: vm
+# flexslot-test: plain
 # The Debian packages (`make deb`) in a clean Debian 12 root: debian/control's
 # Build-Depends are `packaging/deps.sh --build`'s; the packages install with
 # dpkg into a root that holds Debian's minbase and their dependencies only;
@@ -24,7 +25,9 @@
 # ~/.cache/flexslot); the first run needs the network (debootstrap, apt) and
 # minutes, a run with both cached mounts the root as an overlay and takes
 # seconds. Skips where it cannot run: not root, no mount namespaces, no way
-# to install Debian's packaging tools or to reach the Debian mirror.
+# to install Debian's packaging tools or to reach the Debian mirror. It
+# builds its own programs (with Debian's flags), so it runs in the plain
+# build's run only.
 set -eu
 src=${FLEXSLOT_SRCDIR:?run through make check}
 build=${FLEXSLOT_BUILD:?run through make check}
