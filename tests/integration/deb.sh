@@ -1,11 +1,12 @@
 #!/bin/sh
 # flexslot-test: vm
+# flexslot-test: plain
 # The Debian packages (`make deb`) in a clean Debian 12 root: debian/control's
 # Build-Depends are `packaging/deps.sh --build`'s; the packages install with
 # dpkg into a root that holds Debian's minbase and their dependencies only;
 # units, bus policies, sysusers.d and tmpfiles.d entries lie where systemd
 # and dbus read them (systemd-analyze, systemd-sysusers, systemd-tmpfiles,
-# the root's own system bus configuration), the groups and the state
+# the root's own system bus configuration), the groups, users and the state
 # directory are made and the units enabled; every program runs and has its
 # man page; the configuration files are conffiles. The agent runs from its
 # unit's command line and its installed configuration, set to libvirt's test
@@ -13,9 +14,10 @@
 # its socket in the root): busctl reaches it as root, as nobody (reads only:
 # the installed policy refuses changes) and as a member of the flexslot group;
 # the controller runs the same way with the token its postinst made, and
-# flexslotctl reaches it. Removing keeps the edited configuration; purging
-# leaves no file of the packages' (`dpkg -L` before, `find` after) and the
-# root as it was, except the flexslot group, which Debian's packages leave.
+# flexslotctl reaches it; so does the tracker, which registers with it.
+# Removing keeps the edited configuration; purging leaves no file of the
+# packages' (`dpkg -L` before, `find` after) and the root as it was, except
+# the groups and users, which Debian's packages leave.
 #
 # Cost: the packages are built once per content of the tree
 # (packaging/build-deb.sh --key) and the root once per Debian release and
@@ -23,7 +25,9 @@
 # ~/.cache/flexslot); the first run needs the network (debootstrap, apt) and
 # minutes, a run with both cached mounts the root as an overlay and takes
 # seconds. Skips where it cannot run: not root, no mount namespaces, no way
-# to install Debian's packaging tools or to reach the Debian mirror.
+# to install Debian's packaging tools or to reach the Debian mirror. It
+# builds its own programs (with Debian's flags), so it runs in the plain
+# build's run only.
 set -eu
 src=${FLEXSLOT_SRCDIR:?run through make check}
 build=${FLEXSLOT_BUILD:?run through make check}
@@ -287,14 +291,20 @@ for unit in $units; do
 done
 # shellcheck disable=SC2086 # a list of files
 run_in "$root" systemd-analyze verify --man=no $units || fail "systemd-analyze verify $units"
-# The group of the bus policies, from either package's sysusers.d entry.
-for p in flexslot-agent flexslot-controller; do
+# The daemons' group and users: each daemon's package declares them, so
+# that it alone makes them; installing made every one.
+for p in flexslot-agent flexslot-controller flexslot-tracker; do
 	entry=$(grep '^/usr/lib/sysusers.d/.*\.conf$' "$tmp/files.$p") || fail "$p has no sysusers.d entry"
 	run_in "$root" systemd-sysusers --cat-config | grep -qx "# $entry" ||
 		fail "systemd-sysusers does not read $entry"
 	grep -qx 'g flexslot -' "$root$entry" || fail "$entry does not declare the group flexslot"
+	while read -r type name _; do
+		case $type in
+		g) run_in "$root" getent group "$name" >/dev/null || fail "installing made no group $name" ;;
+		u) run_in "$root" getent passwd "$name" >/dev/null || fail "installing made no user $name" ;;
+		esac
+	done <"$root$entry"
 done
-run_in "$root" getent group flexslot >/dev/null || fail "installing made no group flexslot"
 entry=$(grep '^/usr/lib/tmpfiles.d/.*\.conf$' "$tmp/files.flexslot-controller") ||
 	fail "the controller has no tmpfiles.d entry"
 run_in "$root" systemd-tmpfiles --cat-config | grep -qx "# $entry" ||
@@ -408,7 +418,9 @@ bg "$tmp/controller-nodata.log" $(exec_start flexslot-controllerd.service)
 wait "$bg_pid" && fail "the controller started without its data directory"
 grep -q "\[jobs\] data-dir: /srv/flexslot: No such file or directory" "$tmp/controller-nodata.log" ||
 	fail "the missing data directory was not named: $(cat "$tmp/controller-nodata.log")"
-mkdir -p "$root/srv/flexslot"
+data_dir=$(sed -n 's|^;data-dir = ||p' "$root/etc/flexslot/controller.ini")
+[ -n "$data_dir" ] || fail "controller.ini has no ;data-dir line"
+mkdir -p "$root$data_dir"
 # shellcheck disable=SC2046 # the unit's command line
 bg "$tmp/controller.log" $(exec_start flexslot-controllerd.service)
 controller_pid=$bg_pid
@@ -421,13 +433,32 @@ if out=$(run_in "$root" setpriv --reuid=65534 --regid=65534 --clear-groups flexs
 	fail "nobody listed the controller's jobs: $out"
 fi
 [ -f "$root/var/lib/flexslot/controller.db" ] || fail "the controller's store is not in /var/lib/flexslot"
+# The tracker, where its package has a unit: on the controller's default
+# endpoint with the same token; its VM's identity is the admin's to give
+# where the root has no SMBIOS UUID.
+if grep -q '/flexslot-tracker\.service$' "$tmp/files.flexslot-tracker"; then
+	sed -i 's|^;vm-uuid =.*|vm-uuid = deb-test-vm|' "$root/etc/flexslot/tracker.ini"
+	grep -qx 'vm-uuid = deb-test-vm' "$root/etc/flexslot/tracker.ini" ||
+		fail "tracker.ini has no ;vm-uuid line"
+	# shellcheck disable=SC2046 # the unit's command line
+	bg "$tmp/tracker.log" $(exec_start flexslot-tracker.service)
+	tracker_pid=$bg_pid
+	tracker_listed() {
+		run_in "$root" flexslotctl nodes 2>/dev/null | grep -q deb-test-vm
+	}
+	poll tracker_listed || {
+		cat "$tmp/tracker.log" "$tmp/controller.log"
+		fail "the tracker did not register with the controller"
+	}
+	run_in "$root" flexslotctl nodes
+	stop "$tracker_pid" flexslot-tracker "$tmp/tracker.log"
+fi
 out=$(run_in "$root" flexslot-sim list 2>&1) || fail "flexslot-sim list: $out"
 case $out in *fig10*) ;; *) fail "flexslot-sim list does not name its installed fig10: $out" ;; esac
 
 stop "$controller_pid" flexslot-controllerd "$tmp/controller.log"
-# The data directory was the operator's, not the package's.
-rm -rf "$root/srv/flexslot"
 stop "$agent_pid" flexslot-agentd "$tmp/agent.log"
+rm -rf "${root:?}$data_dir"
 kill "$bus_pid"
 wait "$bus_pid" || true
 rm -f "$root/run/dbus/system_bus_socket"
@@ -474,5 +505,5 @@ done <"$tmp/added"
 snapshot >"$tmp/after"
 diff "$tmp/before" "$tmp/after" || fail "purging did not leave the root as it was (diff above)"
 run_in "$root" getent group flexslot >/dev/null || fail "purging removed the group flexslot"
-echo "purged; the root is as it was but for the group flexslot ($(elapsed))"
+echo "purged; the root is as it was but for the groups and users ($(elapsed))"
 echo ok
