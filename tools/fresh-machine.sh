@@ -398,10 +398,13 @@ summary() {
 	echo
 	echo "fresh-machine: Debian 12 ($FRESH_SUITE) minbase + make git, flexslot $FRESH_HEAD"
 	printf '%s' "$steps"
+	# make check runs the suites twice, plain and then under the
+	# sanitizers: a summary line each, the failures, the skips of both.
 	if [ -f "$logs/check.log" ]; then
-		grep -E '^[0-9]+%: Checks: ' "$logs/check.log" | sed 's/^/  make check: /'
+		grep -E '^[0-9]+%: Checks: ' "$logs/check.log" |
+			awk '{ print "  make check, " (NR == 1 ? "plain:      " : "ASan+UBSan: ") $0 }'
+		grep -E '^[^ ]+:[0-9]+:[FE]:' "$logs/check.log" | sed 's/^/    /'
 		grep -E '^SKIPPED: ' "$logs/check.log" | sort -u | sed 's/^/  /'
-		grep -E '^[0-9]+ skipped, counted as passed above' "$logs/check.log" | sed 's/^/  /'
 	fi
 	if [ -s "$logs/audit.log" ]; then
 		echo "  programs run from packages neither minbase nor packaging/deps.sh names (one"
@@ -411,7 +414,7 @@ summary() {
 	elif [ -f "$logs/audit.log" ]; then
 		echo "  every program run comes from minbase or a package packaging/deps.sh names"
 	fi
-	echo "  logs: $logs/*.log"
+	echo "  logs: $logs/*.log (the paths in them are the root's: $root/...)"
 	if [ "$FRESH_REUSE" -eq 1 ]; then
 		echo "  (a reused root, with the packages of an earlier run: not a fresh machine)"
 	fi
