@@ -144,7 +144,7 @@ expect 1 "gnuplot failed on $tmp/badgp/run/charts.gp with exit status 3" \
 # so nothing here asks for one; but a FlexSlot that stopped acting (no
 # resize kill, no slot change in any run) fails.
 "$sim" list >"$tmp/list"
-[ "$(wc -l <"$tmp/list")" -eq 23 ] || fail "list: $(cat "$tmp/list")"
+[ "$(wc -l <"$tmp/list")" -eq 24 ] || fail "list: $(cat "$tmp/list")"
 puma="tera-sort inverted-index term-vector wordcount grep k-means histogram-movies histogram-ratings"
 while read -r name title; do
 	table=yes
@@ -162,9 +162,12 @@ while read -r name title; do
 	aria-fig5) rows="240s 240s 240s 300s 300s 300s 360s 360s 360s 420s 420s 420s" table=no ;;
 	aria-table3)
 		rows=""
-		for w in W1 W2; do for t in 105 100 95 90 85; do rows="$rows $w/$t% $w/$t%"; done; done
+		for w in W1 W2; do for t in 105 100 95 90 85; do
+			rows="$rows $w/$t% $w/$t% $w/$t% $w/$t%"
+		done; done
 		table=no
 		;;
+	slo-interference) rows="aria flexslot layered loop speed lever favour" table=no ;;
 	ras-exp1) rows="Fair Fair Fair Fair Fair Fair Fair Fair RAS" table=no ;;
 	ras-exp2) rows="J1 J2 J3 J4 J5 J6 J7 J8 J9" table=no ;;
 	dmr-fig9) rows="no LATE SEPB SEPB SEPB SEPB SEPB SEPB SEPB SEPB SEPB" table=no ;;
