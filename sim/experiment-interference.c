@@ -425,8 +425,6 @@ int slo_interference_run(const Experiment *e, const ExperimentOptions *opt) {
                         return status;
         }
         title_print(e, opt);
-        printf("%zu deadline jobs a run; the tenant runs the same jobs at the same times.\n",
-               res[0].jobs);
         printf("%-9s %12s %16s %14s %16s %14s\n", "arm", "missed", "tardiness (s)", "utility %",
                "tenant slowdown", "lever targets");
         for (SiArm a = 0; a < SI_ARMS; a++) {
@@ -446,6 +444,8 @@ int slo_interference_run(const Experiment *e, const ExperimentOptions *opt) {
                                      si_spread(res, seeds, a, offsetof(SiArmResult, lever_targets)),
                                      0));
         }
+        printf("%zu deadline jobs a run; the tenant runs the same jobs at the submissions.\n",
+               res[0].jobs);
         printf("Deadlines missed per seed:\n%-9s", "arm");
         for (size_t k = 0; k < seeds; k++)
                 printf(" %5" PRId64, first + (int64_t)k);

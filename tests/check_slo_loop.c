@@ -156,6 +156,10 @@ START_TEST(test_triage_hopeless_after_others) {
         ck_assert_uint_eq(fx.d.n_assignments, 2);
         ck_assert_uint_eq(fx.tasks[fx.d.assignments[0].task].job, b);
         ck_assert_uint_eq(fx.tasks[fx.d.assignments[1].task].job, a);
+        /* A's every slot comes with the forecast that found it late. */
+        ck_assert_uint_eq(fx.d.n_deadlines, 1);
+        ck_assert_uint_eq(fx.d.deadlines[0].job, a);
+        ck_assert(fx.d.deadlines[0].at_risk);
 }
 END_TEST
 

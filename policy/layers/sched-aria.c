@@ -122,6 +122,10 @@ static int aria_job(PolicyContext *ctx, const void *settings, void *remembered, 
                  * slot goes after those that still can (slo-sched.h). */
                 if (st->late) {
                         r = slo_hopeless(ctx, sj->job, speed, &sj->hopeless);
+                        /* Why it gets every slot: the forecast that found
+                         * it late. */
+                        if (r >= 0)
+                                r = slo_note(ctx, sj->job, end, speed, true);
                         if (r < 0)
                                 return r;
                         sj->quota[TASK_MAP] = ctx->maps_total[sj->job] - ctx->maps_done[sj->job];

@@ -62,7 +62,11 @@
  *
  * A job is late when its forecast is past its deadline; the lever keeps it
  * late until its forecast is slo_margin of its time left early (so that
- * weight given is not taken back at the next cycle because it worked). */
+ * weight given is not taken back at the next cycle because it worked).
+ * Each layer that acts for a late job reports the forecast it acted on
+ * (DeadlineNote): ARIA when it gives the job every slot, the lever every
+ * control cycle for every deadline job, FlexSlot when the lever does not;
+ * the lever reports each weight it sets (LeverNote). */
 
 #include <stdbool.h>
 #include <stddef.h>

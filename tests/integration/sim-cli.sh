@@ -164,7 +164,9 @@ while read -r name title; do
 	aria-table3)
 		rows=""
 		# Each bound of ARIA's, then FIFO, at each threshold.
-		for w in W1 W2; do for t in 105 100 95 90 85; do rows="$rows $w/$t% $w/$t% $w/$t% $w/$t%"; done; done
+		for w in W1 W2; do for t in 105 100 95 90 85; do
+			rows="$rows $w/$t% $w/$t% $w/$t% $w/$t%"
+		done; done
 		table=no
 		;;
 	ras-exp1) rows="Fair Fair Fair Fair Fair Fair Fair Fair RAS" table=no ;;
