@@ -114,7 +114,7 @@ static int on_guest_reported(sd_bus_message *m, void *userdata, sd_bus_error *re
                 return r < 0 ? fatal(l, r) : step_end(l);
         }
         log_info("Guest: %u CPUs, %s of memory, steal from %s", l->guest.cpus,
-                 FORMAT_SIZE(l->guest.memory), l->guest.steal_estimated ? "an estimate" : "proc");
+                 FORMAT_SIZE(l->guest.memory), l->guest.steal_estimated ? "estimate" : "proc");
         l->guest_reported_to = l->id;
         return step_end(l);
 }
