@@ -108,9 +108,9 @@ int main(int argc, char **argv) {
         log_set_max_level(o.log_level_given ? o.log_level : daemon_log_levels[k.config.log_level]);
         r = tracker_start(&k);
         if (r >= 0) {
-                log_info("Tracker %s (VM %s) for %s, data in %s, tasks as %s",
-                         k.identity.hostname, k.identity.vm_uuid, k.config.controller,
-                         k.config.data_dir, k.tasks.task_user.name);
+                log_info("Tracker %s (VM %s) for %s, data in %s, tasks as %s", k.identity.hostname,
+                         k.identity.vm_uuid, k.config.controller, k.config.data_dir,
+                         k.tasks.task_user.name);
                 r = daemon_run(k.event, "Running");
         }
         tracker_stop(&k);
