@@ -22,6 +22,7 @@ static void node_done(ClusterNode *n) {
         free(n->hostname);
         free(n->vm_uuid);
         free(n->kills);
+        free(n->retired);
 }
 
 Cluster *cluster_free(Cluster *c) {
