@@ -676,6 +676,30 @@ START_TEST(test_loser_symlink_not_followed) {
 }
 END_TEST
 
+/* A job's map outputs go when it ends: here cancelled, with a map done. */
+START_TEST(test_map_outputs_removed_at_end) {
+        Spec f;
+        ClusterFinished x;
+        ClusterReply reply = { 0 };
+        StoreError err = { 0 };
+        char winner[64];
+
+        spec_setup(&f);
+        make_dir("out");
+        make_dir("out/1");
+        snprintf(winner, sizeof(winner), "out/%" PRIu64 "/map-%05u.%" PRIu64, f.job, f.slow->index,
+                 f.backup);
+        touch(winner);
+        x = spec_finished(f.backup, STORE_TASK_SUCCEEDED, winner, "");
+        spec_beat(&f, f.cn, 1, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
+        cluster_reply_done(&reply);
+        ck_assert(exists(winner));
+        ck_assert_int_eq(cluster_cancel(f.c, f.job, &err), 0);
+        ck_assert(!exists(winner));
+        spec_done(&f);
+}
+END_TEST
+
 /* The job commit renames each reduce's winning output to its final name,
  * and may be repeated after a restart; a part found under neither name is
  * an error naming it. */
@@ -1109,6 +1133,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_spec_lost_tracker);
         tcase_add_test(tc, test_made_up_report_unlinks_nothing);
         tcase_add_test(tc, test_loser_symlink_not_followed);
+        tcase_add_test(tc, test_map_outputs_removed_at_end);
         tcase_add_test(tc, test_output_commit);
         tcase_add_test(tc, test_dhsa_map_in_reduce_slot);
         tcase_add_test(tc, test_adopt_after_restart);

@@ -180,6 +180,35 @@ void cluster_output_discard(const Cluster *c, const ClusterRetired *r) {
                           output);
 }
 
+void cluster_output_remove_maps(const ClusterData *data, const ClusterJob *j) {
+        _cleanup_close_ int dir_fd = data_dir_open(data->data_dir);
+
+        if (dir_fd < 0) {
+                log_warning_errno(dir_fd, "Cannot open the data directory %s", data->data_dir);
+                return;
+        }
+        for (size_t i = 0; i < j->n_tasks; i++) {
+                const ClusterTask *t = &j->tasks[i];
+                _cleanup_close_ int parent_fd = -EBADF;
+                const char *name;
+                uint64_t job, attempt;
+                unsigned index;
+                TaskType type;
+                int r;
+
+                if (t->type != TASK_MAP || !t->output ||
+                    attempt_output_parse(t->output, &job, &type, &index, &attempt) < 0 ||
+                    job != j->info.id || type != TASK_MAP || index != t->index)
+                        continue;
+                r = open_parent_beneath(dir_fd, t->output, &parent_fd, &name);
+                if (r >= 0 && unlinkat(parent_fd, name, 0) < 0)
+                        r = -errno;
+                if (r < 0 && r != -ENOENT)
+                        log_warning_errno(r, "Cannot remove map %u's output %s/%s of job %" PRIu64,
+                                          t->index, data->data_dir, t->output, j->info.id);
+        }
+}
+
 ClusterTask *cluster_output_adoptable(Cluster *c, const ClusterFinished *x) {
         _cleanup_close_ int dir_fd = -EBADF, parent_fd = -EBADF;
         const char *name;

@@ -310,6 +310,9 @@ uint64_t cluster_profile_input(const ClusterProfile *p, unsigned maps);
  * own. */
 int cluster_output_commit(const ClusterData *data, const ClusterJob *j, char *why, size_t size);
 void cluster_output_discard(const Cluster *c, const ClusterRetired *r);
+/* The job's map outputs, its intermediate data, removed when it ends
+ * (succeeded, failed or cancelled), beneath the data directory. */
+void cluster_output_remove_maps(const ClusterData *data, const ClusterJob *j);
 /* The task of a job here, waiting to run, whose output the succeeded
  * attempt x wrote (out/JOB/map-NNNNN.ATTEMPT or part-NNNNN.ATTEMPT, x's
  * own attempt, the file there); NULL for any other. */
