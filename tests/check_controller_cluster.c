@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/macro.h"
 #include "controller/daemon/cluster-internal.h"
@@ -482,19 +483,24 @@ START_TEST(test_spec_first_success_wins) {
         Tracker1Reply reply = { 0 };
         unsigned index;
         size_t n;
+        char winner[64], loser[64];
 
         spec_setup(&f);
         index = f.slow->index;
+        snprintf(winner, sizeof(winner), "out/%" PRIu64 "/map-%05u.%" PRIu64, f.job, index,
+                 f.backup);
+        snprintf(loser, sizeof(loser), "out/%" PRIu64 "/map-%05u.%" PRIu64, f.job, index,
+                 f.slow_attempt);
         make_dir("out");
         make_dir("out/1");
-        touch("out/1/map-winner");
-        touch("out/1/map-loser");
-        x = spec_finished(f.backup, TRACKER1_SUCCEEDED, "out/1/map-winner", "");
+        touch(winner);
+        touch(loser);
+        x = spec_finished(f.backup, TRACKER1_SUCCEEDED, winner, "");
         spec_beat(&f, f.cn, 1, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
         tracker1_reply_done(&reply);
         ck_assert_int_eq(f.slow->state, TASK_DONE);
         ck_assert_uint_eq(f.slow->n_attempts, 0);
-        ck_assert_str_eq(f.slow->output, "out/1/map-winner");
+        ck_assert_str_eq(f.slow->output, winner);
 
         n = spec_running(&f, f.b, running);
         spec_beat(&f, f.b, 0, running, n, NULL, 0, T0 + 73 * USEC_PER_SEC, &reply);
@@ -504,13 +510,13 @@ START_TEST(test_spec_first_success_wins) {
         tracker1_reply_done(&reply);
 
         /* The kill came too late: the loser succeeded meanwhile. */
-        x = spec_finished(f.slow_attempt, TRACKER1_SUCCEEDED, "out/1/map-loser", "");
+        x = spec_finished(f.slow_attempt, TRACKER1_SUCCEEDED, loser, "");
         spec_beat(&f, f.b, 1, NULL, 0, &x, 1, T0 + 74 * USEC_PER_SEC, &reply);
         tracker1_reply_done(&reply);
-        ck_assert_str_eq(f.slow->output, "out/1/map-winner");
+        ck_assert_str_eq(f.slow->output, winner);
         ck_assert_uint_eq(spec_successes(&f, index), 1);
-        ck_assert(exists("out/1/map-winner"));
-        ck_assert(!exists("out/1/map-loser"));
+        ck_assert(exists(winner));
+        ck_assert(!exists(loser));
         /* Its killed report would be ignored as well. */
         x = spec_finished(f.slow_attempt, TRACKER1_KILLED, "", "speculation");
         spec_beat(&f, f.b, 1, NULL, 0, &x, 1, T0 + 75 * USEC_PER_SEC, &reply);
@@ -593,6 +599,108 @@ START_TEST(test_spec_lost_tracker) {
 }
 END_TEST
 
+/* A tracker with the token that reports a success the controller never
+ * issued, under any name, has nothing removed: not a file under out/, not
+ * a name that looks like an attempt's. Nor does a loser's report remove
+ * what its tracker names instead of the loser's own output. */
+START_TEST(test_made_up_report_unlinks_nothing) {
+        Spec f;
+        Tracker1Finished x;
+        Tracker1Reply reply = { 0 };
+        char loser[64];
+
+        spec_setup(&f);
+        make_dir("out");
+        make_dir("out/1");
+        touch("out/1/victim");
+        touch("out/1/map-00000.999");
+        x = spec_finished(999, TRACKER1_SUCCEEDED, "out/1/victim", "");
+        spec_beat(&f, f.a, 0, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
+        tracker1_reply_done(&reply);
+        x = spec_finished(999, TRACKER1_SUCCEEDED, "out/1/map-00000.999", "");
+        spec_beat(&f, f.a, 0, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
+        tracker1_reply_done(&reply);
+        ck_assert(exists("out/1/victim"));
+        ck_assert(exists("out/1/map-00000.999"));
+
+        /* The backup wins; the loser's report names another file. */
+        snprintf(loser, sizeof(loser), "out/%" PRIu64 "/map-%05u.%" PRIu64, f.job, f.slow->index,
+                 f.slow_attempt);
+        touch(loser);
+        x = spec_finished(f.backup, TRACKER1_SUCCEEDED, "out/1/winner", "");
+        spec_beat(&f, f.cn, 1, NULL, 0, &x, 1, T0 + 73 * USEC_PER_SEC, &reply);
+        tracker1_reply_done(&reply);
+        x = spec_finished(f.slow_attempt, TRACKER1_SUCCEEDED, "out/1/victim", "");
+        spec_beat(&f, f.b, 1, NULL, 0, &x, 1, T0 + 74 * USEC_PER_SEC, &reply);
+        tracker1_reply_done(&reply);
+        ck_assert(exists("out/1/victim"));
+        ck_assert(!exists(loser));
+        spec_done(&f);
+}
+END_TEST
+
+/* out/JOB a symlink out of the data directory, planted by anyone who can
+ * write there: a loser's output is not removed through it. */
+START_TEST(test_loser_symlink_not_followed) {
+        _cleanup_free_ char *outside = test_make_tmpdir(), *link = NULL, *victim = NULL;
+        Spec f;
+        Tracker1Finished x;
+        Tracker1Reply reply = { 0 };
+        char loser[64], winner[64];
+        struct stat st;
+        FILE *file;
+
+        ck_assert_ptr_nonnull(outside);
+        spec_setup(&f);
+        make_dir("out");
+        ck_assert_int_ge(asprintf(&link, "%s/out/%" PRIu64, dir, f.job), 0);
+        ck_assert_int_eq(symlink(outside, link), 0);
+        snprintf(loser, sizeof(loser), "map-%05u.%" PRIu64, f.slow->index, f.slow_attempt);
+        ck_assert_int_ge(asprintf(&victim, "%s/%s", outside, loser), 0);
+        file = fopen(victim, "w");
+        ck_assert_ptr_nonnull(file);
+        ck_assert_int_eq(fclose(file), 0);
+
+        snprintf(winner, sizeof(winner), "out/%" PRIu64 "/map-%05u.%" PRIu64, f.job, f.slow->index,
+                 f.backup);
+        x = spec_finished(f.backup, TRACKER1_SUCCEEDED, winner, "");
+        spec_beat(&f, f.cn, 1, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
+        tracker1_reply_done(&reply);
+        snprintf(loser, sizeof(loser), "out/%" PRIu64 "/map-%05u.%" PRIu64, f.job, f.slow->index,
+                 f.slow_attempt);
+        x = spec_finished(f.slow_attempt, TRACKER1_SUCCEEDED, loser, "");
+        spec_beat(&f, f.b, 1, NULL, 0, &x, 1, T0 + 73 * USEC_PER_SEC, &reply);
+        tracker1_reply_done(&reply);
+        ck_assert_int_eq(stat(victim, &st), 0);
+        spec_done(&f);
+        test_remove_tree(outside);
+}
+END_TEST
+
+/* A job's map outputs go when it ends: here cancelled, with a map done. */
+START_TEST(test_map_outputs_removed_at_end) {
+        Spec f;
+        Tracker1Finished x;
+        Tracker1Reply reply = { 0 };
+        StoreError err = { 0 };
+        char winner[64];
+
+        spec_setup(&f);
+        make_dir("out");
+        make_dir("out/1");
+        snprintf(winner, sizeof(winner), "out/%" PRIu64 "/map-%05u.%" PRIu64, f.job, f.slow->index,
+                 f.backup);
+        touch(winner);
+        x = spec_finished(f.backup, TRACKER1_SUCCEEDED, winner, "");
+        spec_beat(&f, f.cn, 1, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
+        tracker1_reply_done(&reply);
+        ck_assert(exists(winner));
+        ck_assert_int_eq(cluster_cancel(f.c, f.job, &err), 0);
+        ck_assert(!exists(winner));
+        spec_done(&f);
+}
+END_TEST
+
 /* The job commit renames each reduce's winning output to its final name,
  * and may be repeated after a restart; a part found under neither name is
  * an error naming it. */
@@ -608,8 +716,12 @@ START_TEST(test_output_commit) {
                   .state = TASK_DONE,
                   .output = "out/1/part-00001.8" },
         };
-        ClusterJob j = { .tasks = tasks, .n_tasks = ELEMENTSOF(tasks) };
+        ClusterJob j = { .info.id = 1, .tasks = tasks, .n_tasks = ELEMENTSOF(tasks) };
+        _cleanup_free_ char *outside = test_make_tmpdir(), *link = NULL, *victim = NULL,
+                            *gone = NULL;
         char why[256] = "";
+        struct stat st;
+        FILE *file;
 
         make_dir("out");
         make_dir("out/1");
@@ -621,10 +733,36 @@ START_TEST(test_output_commit) {
         ck_assert(!exists("out/1/part-00000.7") && !exists("out/1/part-00001.8"));
         ck_assert(exists("out/1/map-00000.5"));
         ck_assert_int_eq(cluster_output_commit(&data, &j, why, sizeof(why)), 0);
-        tasks[2].output = "out/1/part-00002.9";
+        /* Found under neither name. */
+        ck_assert_int_ge(asprintf(&gone, "%s/out/1/part-00001", dir), 0);
+        ck_assert_int_eq(unlink(gone), 0);
+        tasks[2].output = "out/1/part-00001.9";
         ck_assert_int_eq(cluster_output_commit(&data, &j, why, sizeof(why)), -ENOENT);
         ck_assert_ptr_nonnull(strstr(why, "reduce 1"));
-        ck_assert_ptr_nonnull(strstr(why, "part-00002.9"));
+        ck_assert_ptr_nonnull(strstr(why, "part-00001.9"));
+
+        /* A name not of the task's attempts is refused, not renamed. */
+        touch("out/1/victim.9");
+        tasks[2].output = "out/1/victim.9";
+        ck_assert_int_lt(cluster_output_commit(&data, &j, why, sizeof(why)), 0);
+        ck_assert_ptr_nonnull(strstr(why, "victim.9"));
+        ck_assert(exists("out/1/victim.9") && !exists("out/1/victim"));
+
+        /* out/JOB a symlink out of the data directory: not followed. */
+        ck_assert_ptr_nonnull(outside);
+        ck_assert_int_ge(asprintf(&link, "%s/out/2", dir), 0);
+        ck_assert_int_eq(symlink(outside, link), 0);
+        ck_assert_int_ge(asprintf(&victim, "%s/part-00000.7", outside), 0);
+        file = fopen(victim, "w");
+        ck_assert_ptr_nonnull(file);
+        ck_assert_int_eq(fclose(file), 0);
+        j.info.id = 2;
+        tasks[1].output = "out/2/part-00000.7";
+        tasks[2].output = NULL;
+        ck_assert_int_eq(cluster_output_commit(&data, &j, why, sizeof(why)), -EXDEV);
+        ck_assert_ptr_nonnull(strstr(why, "out of the data directory"));
+        ck_assert_int_eq(stat(victim, &st), 0);
+        test_remove_tree(outside);
 }
 END_TEST
 
@@ -1070,6 +1208,9 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_spec_original_wins);
         tcase_add_test(tc, test_spec_failed_backup);
         tcase_add_test(tc, test_spec_lost_tracker);
+        tcase_add_test(tc, test_made_up_report_unlinks_nothing);
+        tcase_add_test(tc, test_loser_symlink_not_followed);
+        tcase_add_test(tc, test_map_outputs_removed_at_end);
         tcase_add_test(tc, test_output_commit);
         tcase_add_test(tc, test_dhsa_map_in_reduce_slot);
         tcase_add_test(tc, test_adopt_after_restart);

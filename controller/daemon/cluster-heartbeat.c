@@ -246,8 +246,19 @@ static void apply_report(Cluster *c, ClusterNode *n, const Tracker1Report *r, co
                  * its kill took it out of the task when the winner's came,
                  * in an earlier report or earlier in this one. */
                 if (!t || a == t->n_attempts) {
-                        if (x->status == TRACKER1_SUCCEEDED)
-                                cluster_output_discard(c, x->output);
+                        ClusterRetired retired;
+                        bool ours = cluster_node_take_retired(n, x->attempt, &retired);
+
+                        /* Only an attempt the controller stopped here has an
+                         * output it removes: a report of any other (made
+                         * up, from before a restart) removes nothing. */
+                        if (x->status == TRACKER1_SUCCEEDED && ours)
+                                cluster_output_discard(c, &retired);
+                        else if (x->status == TRACKER1_SUCCEEDED)
+                                log_info("Tracker %" PRIu64 " reported attempt %" PRIu64
+                                         ", which the controller did not stop there: "
+                                         "its output is left alone",
+                                         n->id, x->attempt);
                         continue;
                 }
                 cluster_attempt_stop(c, t, a);
@@ -338,12 +349,11 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                         continue;
                 log_info("Kill: attempt %" PRIu64 " on tracker %" PRIu64 " (%s)", at->id, on->id,
                          kill_reasons[d->kills[i].reason]);
-                r = cluster_node_queue_kill(on, at->id, kill_reasons[d->kills[i].reason]);
-                if (r < 0)
-                        return r;
                 /* A resized attempt starts again in the slot it held. */
                 slot = t->attempts[a].slot;
-                cluster_attempt_stop(c, t, a);
+                r = cluster_attempt_retire(c, t, a, kill_reasons[d->kills[i].reason]);
+                if (r < 0)
+                        return r;
                 t->kills++;
                 t->resizes += d->kills[i].reason == KILL_RESIZE;
                 t->slot_memory = d->kills[i].slot_memory;

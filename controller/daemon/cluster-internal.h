@@ -97,6 +97,12 @@ int cluster_attempt_index_reserve(Cluster *c, size_t n_tasks);
 void cluster_attempt_add(Cluster *c, ClusterNode *n, const ClusterJob *j, ClusterTask *t,
                          const ClusterAttempt *a);
 void cluster_attempt_stop(Cluster *c, ClusterTask *t, unsigned i);
+/* Attempt i of t is killed at its tracker's next heartbeat, retired there
+ * (ClusterRetired) and stopped. */
+int cluster_attempt_retire(Cluster *c, ClusterTask *t, unsigned i, const char *reason);
+/* The retired attempt of n's, taken out of n->retired: false when the
+ * controller never stopped such an attempt there. */
+bool cluster_node_take_retired(ClusterNode *n, uint64_t attempt, ClusterRetired *ret);
 void cluster_task_kill_attempts(Cluster *c, ClusterTask *t, const char *reason);
 /* Every attempt running on n stops (n is lost). */
 void cluster_node_stop_attempts(Cluster *c, ClusterNode *n);

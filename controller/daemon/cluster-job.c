@@ -309,6 +309,7 @@ void cluster_jobs_settle(Cluster *c) {
                 if (state == STORE_JOB_FAILED)
                         for (size_t i = 0; i < cj->n_tasks; i++)
                                 cluster_task_kill_attempts(c, &cj->tasks[i], KILL_JOB_FAILED);
+                cluster_output_remove_maps(&c->data, cj);
                 cluster_job_remove(c, cj);
         }
 }

@@ -175,14 +175,55 @@ void cluster_attempt_stop(Cluster *c, ClusterTask *t, unsigned i) {
 /* Every running attempt of t is killed at its tracker's next heartbeat.
  * Without memory for a kill the tracker finishes the attempt, whose report
  * is then ignored. */
-void cluster_task_kill_attempts(Cluster *c, ClusterTask *t, const char *reason) {
-        while (t->n_attempts > 0) {
-                ClusterNode *n = cluster_node_lookup(c, t->attempts[0].node);
+static int node_retire(ClusterNode *n, const ClusterRetired *r) {
+        ClusterRetired *retired;
 
-                if (n && cluster_node_queue_kill(n, t->attempts[0].id, reason) < 0)
-                        log_oom();
-                cluster_attempt_stop(c, t, 0);
+        if (n->n_retired >= CLUSTER_RETIRED_MAX) {
+                memmove(&n->retired[0], &n->retired[1], (n->n_retired - 1) * sizeof(*n->retired));
+                n->n_retired--;
         }
+        retired = realloc(n->retired, (n->n_retired + 1) * sizeof(*retired));
+        if (!retired)
+                return -ENOMEM;
+        n->retired = retired;
+        n->retired[n->n_retired++] = *r;
+        return 0;
+}
+
+bool cluster_node_take_retired(ClusterNode *n, uint64_t attempt, ClusterRetired *ret) {
+        for (size_t i = 0; i < n->n_retired; i++) {
+                if (n->retired[i].attempt != attempt)
+                        continue;
+                *ret = n->retired[i];
+                memmove(&n->retired[i], &n->retired[i + 1],
+                        (n->n_retired - i - 1) * sizeof(*n->retired));
+                n->n_retired--;
+                return true;
+        }
+        return false;
+}
+
+int cluster_attempt_retire(Cluster *c, ClusterTask *t, unsigned i, const char *reason) {
+        ClusterNode *n = cluster_node_lookup(c, t->attempts[i].node);
+        const AttemptRef *ref = index_find(c, t->attempts[i].id);
+        int r = 0;
+
+        if (n) {
+                r = cluster_node_queue_kill(n, t->attempts[i].id, reason);
+                if (r >= 0 && ref)
+                        r = node_retire(n, &(ClusterRetired){ .attempt = t->attempts[i].id,
+                                                              .job = ref->job,
+                                                              .type = t->type,
+                                                              .index = t->index });
+        }
+        cluster_attempt_stop(c, t, i);
+        return r;
+}
+
+void cluster_task_kill_attempts(Cluster *c, ClusterTask *t, const char *reason) {
+        while (t->n_attempts > 0)
+                if (cluster_attempt_retire(c, t, 0, reason) < 0)
+                        log_oom();
 }
 
 void cluster_node_stop_attempts(Cluster *c, ClusterNode *n) {

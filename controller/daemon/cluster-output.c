@@ -15,83 +15,172 @@
  * renamed is found under its final name.
  *
  * Losers' outputs are removed: a killed attempt's by its tracker, one that
- * succeeded before its kill reached it here, when its report comes. */
+ * succeeded before its kill reached it here, when its report comes. Only
+ * outputs of attempts the controller issued are renamed or removed, by the
+ * canonical names it gives them (out/JOB/map-NNNNN.ATTEMPT,
+ * out/JOB/part-NNNNN.ATTEMPT), each resolved beneath the data directory's
+ * descriptor: a tracker's report names nothing else for it to touch. */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cluster.h"
+#include "common/beneath.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "mapred/output.h"
 
-/* The final name of an attempt's output NAME.ATTEMPT in the data
- * directory: -EINVAL for an output without an attempt's suffix. */
-static int committed_name(const char *data_dir, const char *output, char **ret) {
-        const char *dot = strrchr(output, '.'), *slash = strrchr(output, '/');
+/* The data directory, held open: every name in it is resolved beneath it
+ * (common/beneath.h), so that a symlink someone planted there (any tracker
+ * VM, any task can write it) leads nowhere outside. */
+static int data_dir_open(const char *data_dir) {
+        int fd = open(data_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-        if (!dot || (slash && dot < slash) || !dot[1] ||
-            strspn(dot + 1, "0123456789") != strlen(dot + 1))
-                return -EINVAL;
-        return asprintf(ret, "%s/%.*s", data_dir, (int)(dot - output), output) < 0 ? -ENOMEM : 0;
+        return fd < 0 ? -errno : fd;
+}
+
+/* Whether OUTPUT is the name of an attempt's output of task T of job J. */
+static bool output_of_task(const char *output, const ClusterJob *j, const ClusterTask *t) {
+        AttemptOutput o;
+
+        return attempt_output_parse(output, &o) >= 0 && o.job == j->info.id &&
+               o.map == (t->type == TASK_MAP) && o.index == t->index;
+}
+
+/* Removes NAME beneath the data directory DIR_FD: 0 when it is gone,
+ * -EXDEV when it leads out of the data directory. */
+static int remove_beneath(int dir_fd, const char *name) {
+        _cleanup_close_ int parent_fd = -EBADF;
+        const char *last;
+        int r;
+
+        r = open_parent_beneath(dir_fd, name, &parent_fd, &last);
+        if (r >= 0 && unlinkat(parent_fd, last, 0) < 0)
+                r = -errno;
+        return r == -ENOENT ? 0 : r;
 }
 
 int cluster_output_commit(const ClusterData *data, const ClusterJob *j, char *why, size_t size) {
+        _cleanup_close_ int dir_fd = -EBADF;
+
         for (size_t i = 0; i < j->n_tasks; i++) {
                 const ClusterTask *t = &j->tasks[i];
-                _cleanup_free_ char *from = NULL, *to = NULL;
+                _cleanup_close_ int from_fd = -EBADF, to_fd = -EBADF;
+                const char *from_name, *to_name, *dot;
+                char to[128];
                 int r;
 
                 if (t->type != TASK_REDUCE || !t->output)
                         continue;
-                r = committed_name(data->data_dir, t->output, &to);
-                if (r == -EINVAL)
+                dot = strrchr(t->output, '.');
+                if (!dot || strchr(dot, '/') || !dot[1] ||
+                    strspn(dot + 1, "0123456789") != strlen(dot + 1))
                         /* Not an attempt's name: the tracker wrote it final. */
                         continue;
-                if (r < 0 || asprintf(&from, "%s/%s", data->data_dir, t->output) < 0)
-                        return -ENOMEM;
-                if (rename(from, to) >= 0 || (errno == ENOENT && access(to, F_OK) >= 0))
-                        continue;
-                r = -errno;
-                snprintf(why, size, "Cannot commit reduce %u's output %s: %s", t->index, from,
-                         strerror(-r));
+                if (!output_of_task(t->output, j, t)) {
+                        snprintf(why, size,
+                                 "Cannot commit reduce %u's output %s: not the name of one of "
+                                 "its attempts' outputs",
+                                 t->index, t->output);
+                        return -EINVAL;
+                }
+                snprintf(to, sizeof(to), "%.*s", (int)(dot - t->output), t->output);
+                if (dir_fd < 0) {
+                        dir_fd = data_dir_open(data->data_dir);
+                        if (dir_fd < 0) {
+                                snprintf(why, size, "Cannot open the data directory %s: %s",
+                                         data->data_dir, strerror(-dir_fd));
+                                return dir_fd;
+                        }
+                }
+                r = open_parent_beneath(dir_fd, t->output, &from_fd, &from_name);
+                if (r >= 0)
+                        r = open_parent_beneath(dir_fd, to, &to_fd, &to_name);
+                if (r >= 0) {
+                        if (renameat(from_fd, from_name, to_fd, to_name) >= 0)
+                                continue;
+                        r = -errno;
+                        if (r == -ENOENT &&
+                            faccessat(to_fd, to_name, F_OK, AT_SYMLINK_NOFOLLOW) >= 0)
+                                continue;
+                }
+                snprintf(why, size, "Cannot commit reduce %u's output %s/%s: %s", t->index,
+                         data->data_dir, t->output,
+                         r == -EXDEV ? "it leads out of the data directory" : strerror(-r));
                 return r;
         }
         return 0;
 }
 
-void cluster_output_discard(const Cluster *c, const char *output) {
-        _cleanup_free_ char *path = NULL;
+void cluster_output_discard(const Cluster *c, const ClusterRetired *r) {
+        const AttemptOutput o = {
+                .job = r->job, .map = r->type == TASK_MAP, .index = r->index, .attempt = r->attempt
+        };
+        _cleanup_close_ int dir_fd = -EBADF;
+        _cleanup_free_ char *output = NULL;
+        int k;
 
-        /* Only an attempt's output in the jobs' directory, and none that a
-         * task took as its own: a tracker sends a winner's report again when
-         * the controller restarted before answering it. */
-        if (strncmp(output, "out/", 4) != 0 || strstr(output, ".."))
+        /* The name the controller gives the output of the attempt it
+         * issued, not one a tracker reports. None that a task took as its
+         * own: a tracker sends a winner's report again when the controller
+         * restarted before answering it. */
+        if (attempt_output_format(&o, &output) < 0) {
+                log_oom();
                 return;
+        }
         for (size_t j = 0; j < c->n_jobs; j++)
                 for (size_t i = 0; i < c->jobs[j].n_tasks; i++)
                         if (c->jobs[j].tasks[i].output &&
                             strcmp(c->jobs[j].tasks[i].output, output) == 0)
                                 return;
-        if (asprintf(&path, "%s/%s", c->data.data_dir, output) < 0) {
-                log_oom();
+        dir_fd = data_dir_open(c->data.data_dir);
+        k = dir_fd < 0 ? dir_fd : remove_beneath(dir_fd, output);
+        if (k == -EXDEV)
+                log_warning("Not removing %s/%s, the output of an attempt that lost: it leads "
+                            "out of the data directory",
+                            c->data.data_dir, output);
+        else if (k < 0)
+                log_warning_errno(k, "Cannot remove the output %s/%s of an attempt that lost",
+                                  c->data.data_dir, output);
+        else
+                log_debug("Removed %s/%s, the output of an attempt that lost", c->data.data_dir,
+                          output);
+}
+
+void cluster_output_remove_maps(const ClusterData *data, const ClusterJob *j) {
+        _cleanup_close_ int dir_fd = data_dir_open(data->data_dir);
+
+        if (dir_fd < 0) {
+                log_warning_errno(dir_fd, "Cannot open the data directory %s", data->data_dir);
                 return;
         }
-        if (unlink(path) < 0 && errno != ENOENT)
-                log_warning_errno(-errno, "Cannot remove the output %s of a lost attempt", path);
-        else
-                log_debug("Removed %s, the output of an attempt that lost", path);
+        for (size_t i = 0; i < j->n_tasks; i++) {
+                const ClusterTask *t = &j->tasks[i];
+                int r;
+
+                if (t->type != TASK_MAP || !t->output || !output_of_task(t->output, j, t))
+                        continue;
+                r = remove_beneath(dir_fd, t->output);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot remove map %u's output %s/%s of job %" PRIu64,
+                                          t->index, data->data_dir, t->output, j->info.id);
+        }
 }
 
 ClusterTask *cluster_output_adoptable(Cluster *c, const Tracker1Finished *x) {
-        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int dir_fd = -EBADF, parent_fd = -EBADF;
+        const char *name;
         AttemptOutput o;
 
         if (attempt_output_parse(x->output, &o) < 0 || o.attempt != x->attempt)
                 return NULL;
-        if (asprintf(&path, "%s/%s", c->data.data_dir, x->output) < 0 || access(path, F_OK) < 0)
+        dir_fd = data_dir_open(c->data.data_dir);
+        if (dir_fd < 0 || open_parent_beneath(dir_fd, x->output, &parent_fd, &name) < 0 ||
+            faccessat(parent_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
                 return NULL;
         for (size_t j = 0; j < c->n_jobs; j++) {
                 if (c->jobs[j].info.id != o.job)

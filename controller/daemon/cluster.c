@@ -22,6 +22,7 @@ static void node_done(ClusterNode *n) {
         free(n->hostname);
         free(n->vm_uuid);
         free(n->kills);
+        free(n->retired);
 }
 
 Cluster *cluster_free(Cluster *c) {
@@ -86,6 +87,7 @@ int cluster_cancel(Cluster *c, uint64_t id, StoreError *err) {
                 return r;
         for (size_t i = 0; i < j->n_tasks; i++)
                 cluster_task_kill_attempts(c, &j->tasks[i], KILL_CANCELLED);
+        cluster_output_remove_maps(&c->data, j);
         cluster_job_remove(c, j);
         cluster_snapshot_drop(c);
         return 0;

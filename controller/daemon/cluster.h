@@ -117,6 +117,20 @@ typedef struct ClusterGuest {
         bool steal_estimated; /* its steal is wall time /proc/stat does not account for */
 } ClusterGuest;
 
+/* An attempt the controller issued to a tracker and stopped before its
+ * report came (a speculation's loser, a preempted or resized attempt, one of
+ * a cancelled or failed job): the only attempts whose output it removes when
+ * a success is reported for them, by the name it gives that output itself. */
+typedef struct ClusterRetired {
+        uint64_t attempt, job;
+        TaskType type;
+        unsigned index;
+} ClusterRetired;
+
+/* At most this many retired attempts are kept for a tracker, the oldest
+ * forgotten first (their outputs then stay until their job ends). */
+#define CLUSTER_RETIRED_MAX 4096
+
 typedef struct ClusterNode {
         uint64_t id;
         char *hostname, *vm_uuid;
@@ -139,6 +153,9 @@ typedef struct ClusterNode {
         Tracker1Kill *kills;
         size_t n_kills;
         bool slots_pending;
+        /* Attempts stopped here whose reports have not come yet. */
+        ClusterRetired *retired;
+        size_t n_retired;
 } ClusterNode;
 
 /* Where the jobs' inputs are and how they are split. */
@@ -237,10 +254,16 @@ uint64_t cluster_profile_input(const ClusterProfile *p, unsigned maps);
 
 /* The jobs' outputs (cluster-output.c). The job commit: each reduce's
  * winning output NAME.ATTEMPT renamed to NAME, again if need be; an error
- * is why in why. And the removal of the output of an attempt whose success
- * is ignored, unless a task took that output as its own. */
+ * is why in why; only a reduce's canonical name out/JOB/part-NNNNN.ATTEMPT is
+ * renamed, beneath the data directory. And the removal of the output of a
+ * retired attempt whose success is ignored, by the canonical name of r's
+ * output, beneath the data directory, unless a task took that output as its
+ * own. */
 int cluster_output_commit(const ClusterData *data, const ClusterJob *j, char *why, size_t size);
-void cluster_output_discard(const Cluster *c, const char *output);
+void cluster_output_discard(const Cluster *c, const ClusterRetired *r);
+/* The job's map outputs, its intermediate data, removed when it ends
+ * (succeeded, failed or cancelled), beneath the data directory. */
+void cluster_output_remove_maps(const ClusterData *data, const ClusterJob *j);
 /* The task of a job here, waiting to run, whose output the succeeded
  * attempt x wrote (out/JOB/map-NNNNN.ATTEMPT or part-NNNNN.ATTEMPT, x's
  * own attempt, the file there); NULL for any other. */
