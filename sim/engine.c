@@ -89,11 +89,15 @@ static void vm_set_cpu_rate(const Sim *s, SimVm *v) {
         double g = MIN(1.0, (double)v->vcpus / (double)v->n_cpu);
         double run = v->runnable > 0 ? v->alloc / v->runnable : 0;
         double slow = memory_slowdown(v->committed, (double)v->memory, s->memory_penalty);
+        double rate = g * run / slow, f_io = g * run - rate, f_steal = g * (1.0 - run),
+               f_queue = 1.0 - g;
 
-        v->cpu_rate = g * run / slow;
-        v->cpu_f_io = g * run - v->cpu_rate;
-        v->cpu_f_steal = g * (1.0 - run);
-        v->cpu_f_queue = 1.0 - g;
+        v->cpu_rate_moved = rate != v->cpu_rate || f_io != v->cpu_f_io ||
+                            f_steal != v->cpu_f_steal || f_queue != v->cpu_f_queue;
+        v->cpu_rate = rate;
+        v->cpu_f_io = f_io;
+        v->cpu_f_steal = f_steal;
+        v->cpu_f_queue = f_queue;
 }
 
 /* A spill thread is writing until its event ran: what it has left may reach
@@ -165,6 +169,12 @@ static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_
         flow_schedule(s, &a->ev, a->remaining, a->rate, attempt_phase_event, a, now);
 }
 
+/* The phase goes at a share of the attempt's own disk (a remote read at
+ * its holder's too). */
+static bool phase_uses_disk(Phase phase) {
+        return phase == PHASE_IO || phase == PHASE_SHUFFLE || phase == PHASE_MERGE;
+}
+
 static double host_disk_share(const Sim *s, const SimHost *h) {
         return disk_share_compute(h->disk_bw, s->stream_bw, h->n_io);
 }
@@ -203,6 +213,7 @@ static void remote_read_set(Sim *s, SimAttempt *a, bool want) {
                 s->hosts[a->host].net_in--;
         }
         a->reading = want;
+        a->rates_stale = true;
         host_recompute(s, src);
 }
 
@@ -215,7 +226,8 @@ static void host_recompute(Sim *s, SimHost *h) {
         usec_t now = event_queue_now(s->queue);
         const size_t n = h->n_vms;
         CpuDemand *d = h->demand;
-        double *alloc = h->alloc;
+        double *alloc = h->alloc, disk;
+        bool disk_moved, shares_kept = h->shares_known;
 
         for (size_t i = 0; i < n; i++) {
                 SimVm *v = &s->vms[h->vms[i]];
@@ -246,20 +258,33 @@ static void host_recompute(Sim *s, SimHost *h) {
         }
         for (size_t i = 0; i < n; i++) {
                 SimVm *v = &s->vms[h->vms[i]];
+                CpuDemand now_wanted;
+
                 v->runnable = MIN((double)v->vcpus, (double)v->n_cpu);
-                d[i] = (CpuDemand){ .runnable = v->runnable,
-                                    .cap = v->cap,
-                                    .weight = (double)v->weight };
+                now_wanted = (CpuDemand){ .runnable = v->runnable,
+                                          .cap = v->cap,
+                                          .weight = (double)v->weight };
+                shares_kept = shares_kept && now_wanted.runnable == d[i].runnable &&
+                              now_wanted.cap == d[i].cap && now_wanted.weight == d[i].weight;
+                d[i] = now_wanted;
         }
-        cpu_share_compute(h->pcpus, d, n, alloc);
+        /* Most changes leave every VM's demand as it was (a phase between
+         * I/O and I/O, a spill, a reduce's fetch): so are the shares. */
+        if (!shares_kept)
+                cpu_share_compute(h->pcpus, d, n, alloc);
+        h->shares_known = true;
         if (s->check_invariants)
                 check_host(s, h, d, alloc, n);
         for (size_t i = 0; i < n; i++) {
                 SimVm *v = &s->vms[h->vms[i]];
                 v->alloc = alloc[i];
+                v->cpu_rate_moved = false;
                 if (v->n_cpu > 0)
                         vm_set_cpu_rate(s, v);
         }
+        disk = host_disk_share(s, h);
+        disk_moved = disk != h->disk_share;
+        h->disk_share = disk;
 
         /* Remote readers live on other hosts: their time so far went at the
          * old rate. */
@@ -267,9 +292,17 @@ static void host_recompute(Sim *s, SimHost *h) {
                 host_advance(s, &s->hosts[h->readers[i]->host]);
                 attempt_update_rate(s, h->readers[i], now);
         }
+        /* An attempt whose own state and the shares its phase and spill
+         * thread go at stayed as they were would have every rate and event
+         * set to what it is; a remote read depends on another host too. */
         for (size_t i = 0; i < h->n_attempts; i++) {
                 SimAttempt *a = h->attempts[i];
-                attempt_update_rate(s, a, now);
+                if (a->rates_stale || a->reading ||
+                    (disk_moved && (phase_uses_disk(a->phase) || spill_active(a))) ||
+                    (a->phase == PHASE_CPU && s->vms[a->vm].cpu_rate_moved)) {
+                        attempt_update_rate(s, a, now);
+                        a->rates_stale = false;
+                }
                 if (s->check_invariants && a->phase == PHASE_SPILL_WAIT && !a->spill_ev) {
                         snprintf(s->invariant_error, sizeof(s->invariant_error),
                                  "task %u waits for a spill thread that writes nothing", a->task);
@@ -289,6 +322,7 @@ void sim_host_update(Sim *s, uint32_t host) {
 static void phase_enter(SimAttempt *a, Phase phase, double amount) {
         a->phase = phase;
         a->remaining = amount;
+        a->rates_stale = true;
 }
 
 /* The reduce's shuffle and sort are over: the final merge streams into the
@@ -540,6 +574,7 @@ static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
         /* This event is the phase's end: its time was rounded up, so what is
          * left is rounding noise. */
         a->ev = 0;
+        a->rates_stale = true;
         a->remaining = 0;
         if (attempt_next_phase(a)) {
                 host_recompute(s, h);
@@ -566,6 +601,7 @@ static usec_t attempt_spill_event(EventQueue *q, void *userdata) {
         host_advance(s, h);
         a->spill_ev = 0;
         a->spill_left = 0;
+        a->rates_stale = true;
         if (a->phase == PHASE_SPILL_WAIT) {
                 a->spill_left = a->spill_waiting;
                 a->spill_waiting = 0;
@@ -657,6 +693,7 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
                 .kill_count = tx->kill_count,
                 .phase = PHASE_STARTUP,
                 .remaining = usec_to_sec(s->sc->task_startup),
+                .rates_stale = true,
         };
         r = attempt_plan(a);
         if (r < 0) {

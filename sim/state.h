@@ -80,6 +80,10 @@ typedef struct SimAttempt {
 
         EventId ev;
         size_t host_pos, cluster_pos;
+        /* Its phase, events or reading changed since its rates were last
+         * set (engine.c): its host must set them again even when nothing
+         * else on it moved. */
+        bool rates_stale;
 } SimAttempt;
 
 typedef struct TaskExtra {
@@ -200,6 +204,7 @@ typedef struct SimVm {
         /* What each of its attempts in a CPU phase gets, the same for all of
          * them: set by host_recompute() while n_cpu > 0. */
         double cpu_rate, cpu_f_io, cpu_f_steal, cpu_f_queue;
+        bool cpu_rate_moved; /* by the host's last recomputation */
         /* Cumulative vCPU-seconds, and their values when the measurement
          * window began. */
         double cpu_total, steal_total, iowait_total;
@@ -223,12 +228,16 @@ typedef struct SimHost {
         double pcpus, disk_bw;
         uint32_t *vms;
         size_t n_vms;
-        CpuDemand *demand; /* scratch for cpu_share_compute, one per VM */
+        /* Per VM: the demands cpu_share_compute() last divided the pCPUs
+         * by, and what it gave each (valid once shares_known). */
+        CpuDemand *demand;
         double *alloc;
+        bool shares_known;
         SimAttempt **attempts;
         size_t n_attempts, cap_attempts;
         usec_t last;
         unsigned n_io;
+        double disk_share; /* a stream's, as the last recomputation set it */
         /* Remote reads from this host's disk (attempts on other hosts), and
          * remote reads by this host's attempts: its link's two directions. */
         SimAttempt **readers;
