@@ -267,7 +267,6 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
         while (left > 0) {
                 double size;
                 bool expensive;
-                MapSpillPlan plan;
 
                 if (file_left <= 0)
                         file_left = MIN(file_size(s, b, small_frac, block), left);
@@ -291,11 +290,11 @@ static int build_job(Sim *s, SimCluster *cl, size_t j, const Benchmark *b, TaskL
                 x->records = record_bytes > 0 ? x->output / record_bytes : 0;
                 /* The reduces fetch what the maps write at the default slot
                  * memory. */
-                r = map_spill_plan(x->output, x->records, (double)sc->sort_buffer, jx->combine,
-                                   &plan);
+                x->spill_buffer = (double)sc->sort_buffer;
+                r = map_spill_plan(x->output, x->records, x->spill_buffer, jx->combine, &x->spills);
                 if (r < 0)
                         return r;
-                total_output += plan.output;
+                total_output += x->spills.output;
                 cl->jobs[j].counts[TASK_MAP].total++;
         }
         reduces = b->reduces == 0 ? 0 : (unsigned)MAX(1.0, round(b->reduces * MIN(sc->scale, 1.0)));

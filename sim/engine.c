@@ -642,7 +642,7 @@ static int attempt_plan(SimAttempt *a) {
         const Scenario *sc = scenario(a);
         const Task *t = &a->cl->tasks[a->task];
         const TaskExtra *tx = &a->cl->taskx[a->task];
-        double input = (double)t->input_size;
+        double input = (double)t->input_size, buffer;
 
         a->rounds = (unsigned)MAX(1.0, ceil(input / (double)sc->chunk));
         a->cpu_round = tx->cpu_work / a->rounds;
@@ -651,7 +651,12 @@ static int attempt_plan(SimAttempt *a) {
                 return 0;
         }
         a->io_round = input / a->rounds;
-        return map_spill_plan(tx->output, tx->records, map_buffer(a), a->cl->jobx[t->job].combine,
+        buffer = map_buffer(a);
+        if (tx->spill_buffer > 0 && buffer == tx->spill_buffer) {
+                a->spills = tx->spills;
+                return 0;
+        }
+        return map_spill_plan(tx->output, tx->records, buffer, a->cl->jobx[t->job].combine,
                               &a->spills);
 }
 

@@ -90,6 +90,11 @@ typedef struct TaskExtra {
         double cpu_work; /* seconds on one core */
         double output;   /* bytes the map function emits; for a reduce its write bytes */
         double records;  /* records the map function emits */
+        /* A map's spills through a sort buffer of spill_buffer bytes, as
+         * the build planned them for the reduces' input: an attempt with a
+         * buffer of that size has the same plan. */
+        MapSpillPlan spills;
+        double spill_buffer;
         usec_t first_start, finished;
         /* Of the attempt that finished it (the winner, if it was
          * speculated): its node, its start and, a reduce's, its shuffle's
