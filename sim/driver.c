@@ -72,7 +72,9 @@ static int snapshot_attempts(SimCluster *cl) {
         }
         for (size_t i = 0; i < cl->n_attempts; i++) {
                 SimAttempt *a = cl->attempts[i];
-                double age = usec_to_sec(now - a->started), bytes = sim_attempt_bytes_processed(a);
+                double age = usec_to_sec(now - a->started), input, bytes, progress;
+
+                sim_attempt_report(a, &input, &bytes, &progress);
                 cl->snap_map[i] = a;
                 cl->snap_attempts[i] = (Attempt){
                         .id = a->id,
@@ -81,9 +83,9 @@ static int snapshot_attempts(SimCluster *cl) {
                         .slot = a->slot,
                         .slot_memory = a->slot_memory,
                         .started = a->started,
-                        .progress = share_of(sim_attempt_progress(a, bytes), 1.0),
+                        .progress = share_of(progress, 1.0),
                         .bytes_processed = (uint64_t)bytes,
-                        .input_size = (uint64_t)sim_attempt_input_size(a),
+                        .input_size = (uint64_t)input,
                         .cpu = share_of(a->t_cpu, age),
                         .iowait = share_of(a->t_io, age),
                         .steal = share_of(a->t_steal, age),

@@ -722,7 +722,7 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
 
 /* ---- what the snapshot reports ---- */
 
-double sim_attempt_input_size(const SimAttempt *a) {
+static double attempt_input_size(const SimAttempt *a) {
         return (double)a->cl->tasks[a->task].input_size;
 }
 
@@ -731,8 +731,8 @@ static double phase_done(const SimAttempt *a, double amount) {
         return amount > 0 ? CLAMP(1.0 - a->remaining / amount, 0.0, 1.0) : 1.0;
 }
 
-double sim_attempt_bytes_processed(const SimAttempt *a) {
-        double input = sim_attempt_input_size(a);
+static double attempt_bytes_processed(const SimAttempt *a) {
+        double input = attempt_input_size(a);
 
         if (attempt_is_map(a)) {
                 /* A real map reads and computes record by record; the model's
@@ -771,8 +771,8 @@ double sim_attempt_bytes_processed(const SimAttempt *a) {
         }
 }
 
-double sim_attempt_progress(const SimAttempt *a, double bytes_processed) {
-        double input = sim_attempt_input_size(a);
+static double attempt_progress(const SimAttempt *a, double bytes_processed) {
+        double input = attempt_input_size(a);
         double done;
 
         if (attempt_is_map(a)) {
@@ -796,4 +796,13 @@ double sim_attempt_progress(const SimAttempt *a, double bytes_processed) {
                 return 2.0 / 3.0 + (per_round * (a->round + in_round)) / 3.0;
         }
         }
+}
+
+void sim_attempt_report(const SimAttempt *a, double *ret_input, double *ret_bytes_processed,
+                        double *ret_progress) {
+        double bytes = attempt_bytes_processed(a);
+
+        *ret_input = attempt_input_size(a);
+        *ret_bytes_processed = bytes;
+        *ret_progress = attempt_progress(a, bytes);
 }

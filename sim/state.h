@@ -296,10 +296,11 @@ int sim_node_grown_resize(SimCluster *cl, uint32_t node);
 uint64_t sim_node_map_slot_take(SimCluster *cl, uint32_t node, uint64_t asked);
 /* Wakes the job's reduces that wait for map output, after a map finished. */
 void sim_job_map_finished(SimCluster *cl, uint32_t job);
-double sim_attempt_bytes_processed(const SimAttempt *a);
-/* Given sim_attempt_bytes_processed(a), which the snapshot reports too. */
-double sim_attempt_progress(const SimAttempt *a, double bytes_processed);
-double sim_attempt_input_size(const SimAttempt *a);
+/* What the snapshot reports of an attempt's work: its input, the bytes of
+ * it processed and its progress (Hadoop's weighting of its phases). One
+ * call for all three, as every step asks them of every attempt. */
+void sim_attempt_report(const SimAttempt *a, double *ret_input, double *ret_bytes_processed,
+                        double *ret_progress);
 
 /* ledger.c */
 bool sim_all_done(const Sim *s);
