@@ -3,6 +3,7 @@
  * slot manager branch and VM allocator with exact expected decisions, and
  * the contracts every policy of every layer keeps. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -808,6 +809,67 @@ START_TEST(test_speculation_hadoop_done_left_out) {
 }
 END_TEST
 
+/* Seven done maps and three running, on four nodes of one map slot: the
+ * third, on node 2, at progress p. Its job's mean less 0.2 is then
+ * (7 + 0.9 + 0.95 + p) / 10 - 0.2, which p is below for p under 0.761 (and
+ * the other two never are). */
+static void hadoop_mean_fixture(double p) {
+        const double progress[] = { 0.9, 0.95, p };
+        uint32_t j, first;
+
+        fx_cluster(4, 1, 0);
+        fx.cfg.speculation = "hadoop";
+        j = fx_job(1 * SEC, 0);
+        first = (uint32_t)fx.s.n_tasks;
+        for (uint32_t i = 0; i < 10; i++)
+                fx_map(j, 3);
+        for (uint32_t i = 0; i < 7; i++)
+                fx_done(first + i);
+        for (uint32_t i = 0; i < 3; i++) {
+                fx_run(first + 7 + i, i, 0, 32 * MIB);
+                fx.attempts[i].progress = progress[i];
+        }
+        fx.jobs[j].counts[TASK_MAP] = (TaskCounts){ .total = 10, .done = 7, .running = 3 };
+        fx.jobs[j].tasks = (JobTasks){ .first = first,
+                                       .count = 10,
+                                       .first_pending = { first + 10, first + 10 } };
+}
+
+/* With the job's tasks kept the mean is bounded from its counts and the
+ * running tasks' progress, and the pass over every task made only near the
+ * threshold: the backups are those of the pass, far below the mean, far
+ * above it and at it (where only the exact sum decides). */
+START_TEST(test_speculation_hadoop_kept) {
+        const double at = 0.685 / 0.9; /* the mean less 0.2, give or take rounding */
+        const struct {
+                double p;
+                int backups; /* -1: whatever the pass says */
+        } cases[] = { { 0.1, 1 },
+                      { 0.75, 1 },
+                      { 0.77, 0 },
+                      { 0.99, 0 },
+                      { at, -1 },
+                      { nextafter(at, 0), -1 },
+                      { nextafter(at, 1), -1 } };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                size_t without;
+
+                hadoop_mean_fixture(cases[i].p);
+                ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 70 * SEC), 0);
+                without = fx.d.n_assignments;
+                if (cases[i].backups >= 0)
+                        ck_assert_uint_eq(without, (size_t)cases[i].backups);
+                fx.s.job_tasks_kept = true;
+                ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 70 * SEC), 0);
+                ck_assert_msg(fx.d.n_assignments == without, "progress %.17g: %zu backups, %zu",
+                              cases[i].p, fx.d.n_assignments, without);
+                if (without > 0)
+                        fx_check_assignment(0, 9, 3, true, true);
+        }
+}
+END_TEST
+
 static uint32_t late_tasks[5];
 
 /* Five maps on five nodes with two slots, progress rates per second
@@ -1024,6 +1086,7 @@ Suite *suite_policy(void) {
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_speculation_hadoop);
         tcase_add_test(tc, test_speculation_hadoop_done_left_out);
+        tcase_add_test(tc, test_speculation_hadoop_kept);
         tcase_add_test(tc, test_speculation_late);
         tcase_add_test(tc, test_speculation_late_order_and_cap);
         suite_add_tcase(s, tc);

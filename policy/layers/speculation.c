@@ -113,14 +113,17 @@ static bool backup_possible(const PolicyContext *ctx) {
         return false;
 }
 
-static int hadoop_speculate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
-        const HadoopSpeculationSettings *set = settings;
+/* Each job's mean progress per task type (2 job + type), Hadoop's way: a
+ * task counts its best attempt's progress, done tasks 1 and pending ones 0,
+ * added in task order. */
+typedef struct JobProgress {
+        double *sum;
+        unsigned *count;
+} JobProgress;
+
+static int job_progress_compute(PolicyContext *ctx, JobProgress *ret) {
         const ClusterSnapshot *s = ctx->snap;
         size_t n_avg = 2 * s->n_jobs;
-
-        if (!backup_possible(ctx))
-                return 0;
-
         double *sum = context_scratch(ctx, n_avg, sizeof(double));
         unsigned *count = context_scratch(ctx, n_avg, sizeof(unsigned));
         unsigned *done = context_scratch(ctx, n_avg, sizeof(unsigned));
@@ -151,15 +154,110 @@ static int hadoop_speculate(void *state, const void *settings, PolicyContext *ct
                                 count[k] += counted - done[k];
                         }
                 }
+        *ret = (JobProgress){ .sum = sum, .count = count };
+        return 0;
+}
+
+/* What bounds each job's mean progress per type without a pass over every
+ * task: the running tasks' progress (each its best attempt's), added up in
+ * any order. */
+typedef struct ProgressBounds {
+        double *running; /* per 2 job + type */
+        bool known;
+} ProgressBounds;
+
+static int progress_bounds_compute(PolicyContext *ctx, ProgressBounds *ret) {
+        const ClusterSnapshot *s = ctx->snap;
+        double *best = context_scratch(ctx, s->n_tasks, sizeof(double));
+        double *running = context_scratch(ctx, 2 * s->n_jobs, sizeof(double));
+
+        if (!best || !running)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < s->n_attempts; i++)
+                best[s->attempts[i].task] = MAX(best[s->attempts[i].task], s->attempts[i].progress);
+        /* Each task once: -1 marks one added. */
         for (uint32_t i = 0; i < s->n_attempts; i++) {
-                const Task *t = &s->tasks[s->attempts[i].task];
-                size_t k = 2 * t->job + t->type;
+                uint32_t task = s->attempts[i].task;
+                const Task *t = &s->tasks[task];
+
+                if (t->state == TASK_DONE || best[task] < 0)
+                        continue;
+                running[2 * t->job + t->type] += best[task];
+                best[task] = -1;
+        }
+        *ret = (ProgressBounds){ .running = running, .known = true };
+        return 0;
+}
+
+/* Whether the attempt is too far behind its job's mean (the comparison
+ * Hadoop makes), or -errno. The mean is a pass over every task, which a
+ * step would make for every running attempt old enough to be backed up,
+ * although nearly all of them are far from it. With the job's tasks kept
+ * (ClusterSnapshot.job_tasks_kept) the job's counts and its running tasks'
+ * progress give the sum but for rounding: the pass adds, in task order, 1
+ * for each done task (those left out of the snapshot at the end) and each
+ * running task's progress, so its sum is the done tasks plus the running
+ * tasks' progress, the count the job's total; each of the sum and the one
+ * here is within about n u times the sum of its terms of that (recursive
+ * summation of n nonnegative terms, u = 2^-53). A margin of 8 (n + 1024) u
+ * times the larger of the total and the sum covers both and the rounding
+ * of the bounds, and the mean and threshold keep the order of their inputs
+ * (rounding is monotonic). An attempt
+ * between the two thresholds, a rare one, has the pass made, whose result
+ * is the same sum, added in the same order. */
+static int behind_job_mean(PolicyContext *ctx, const HadoopSpeculationSettings *set,
+                           uint32_t attempt, ProgressBounds *bounds, JobProgress *mean) {
+        const ClusterSnapshot *s = ctx->snap;
+        const Attempt *a = &s->attempts[attempt];
+        const Task *t = &s->tasks[a->task];
+        size_t k = 2 * t->job + t->type;
+        int r;
+
+        if (s->job_tasks_kept) {
+                const TaskCounts *c = &s->jobs[t->job].counts[t->type];
+                double total = c->total, n = total + (double)s->n_attempts + 1024;
+                double sum, margin;
+
+                if (!bounds->known) {
+                        r = progress_bounds_compute(ctx, bounds);
+                        if (r < 0)
+                                return r;
+                }
+                sum = (double)c->done + bounds->running[k];
+                margin = 8 * n * MAX(total, sum) * 0x1p-53;
+                if (a->progress < (sum - margin) / total - set->spec_progress_gap)
+                        return true;
+                if (a->progress >= (sum + margin) / total - set->spec_progress_gap)
+                        return false;
+        }
+        if (!mean->sum) {
+                r = job_progress_compute(ctx, mean);
+                if (r < 0)
+                        return r;
+        }
+        return a->progress < mean->sum[k] / mean->count[k] - set->spec_progress_gap;
+}
+
+static int hadoop_speculate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
+        const HadoopSpeculationSettings *set = settings;
+        const ClusterSnapshot *s = ctx->snap;
+        ProgressBounds bounds = {};
+        JobProgress mean = {};
+
+        if (!backup_possible(ctx))
+                return 0;
+        for (uint32_t i = 0; i < s->n_attempts; i++) {
                 bool launched;
                 int r;
 
-                if (!may_back_up(ctx, i, set->spec_min_runtime) ||
-                    s->attempts[i].progress >= sum[k] / count[k] - set->spec_progress_gap)
+                if (!may_back_up(ctx, i, set->spec_min_runtime))
                         continue;
+                r = behind_job_mean(ctx, set, i, &bounds, &mean);
+                if (r <= 0) {
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 r = launch_backup(ctx, i, NULL, &launched);
                 if (r < 0)
                         return r;
