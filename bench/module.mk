@@ -5,8 +5,10 @@
 # measures the agent's sampling pass and its per-domain processing against
 # per-domain libvirt calls.
 #
-# bench-sim: simulator throughput against the event heap alone, then the wall
-# time of the Fig. 10 experiment, both pinned to one core.
+# bench-sim: simulator throughput against the event heap alone, measured in
+# the same run (each the best of three), on the Fig. 10 scenario without and
+# with speculation and on four times its cluster and input; then the wall
+# time of the Fig. 10 experiment, all pinned to one core.
 #
 # bench-store: task records committed per second by the controller's store,
 # one transaction each against batched per heartbeat, on a file in $TMPDIR
