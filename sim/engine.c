@@ -651,6 +651,7 @@ static int attempt_plan(SimAttempt *a) {
                 return 0;
         }
         a->io_round = input / a->rounds;
+        a->io_round_time = a->io_round / a->cl->sim->stream_bw;
         buffer = map_buffer(a);
         if (tx->spill_buffer > 0 && buffer == tx->spill_buffer) {
                 a->spills = tx->spills;
@@ -740,8 +741,8 @@ static double attempt_bytes_processed(const SimAttempt *a) {
                  * consumed in proportion to the round's nominal time (I/O at
                  * the stream bandwidth, then CPU on one core) already done.
                  * Progress then moves smoothly, as Hadoop's does. */
-                double per_round = input / a->rounds;
-                double t_io = a->io_round / a->cl->sim->stream_bw, t_cpu = a->cpu_round;
+                double per_round = a->io_round; /* input / rounds */
+                double t_io = a->io_round_time, t_cpu = a->cpu_round;
                 double whole = t_io + t_cpu, done;
 
                 switch (a->phase) {

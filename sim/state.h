@@ -57,6 +57,9 @@ typedef struct SimAttempt {
         Phase phase;
         unsigned round, rounds, segments;
         double io_round, cpu_round, merge_io, shuffled, fetch, fetch_io;
+        /* A map's io_round at the stream bandwidth, seconds: the round's
+         * nominal I/O time its progress is measured by, computed once. */
+        double io_round_time;
         double remaining, rate; /* in the phase's unit, per second */
         /* A map's spills for its slot's buffer, and its spill thread:
          * bytes left to write at spill_rate, and those a blocked map thread
