@@ -234,8 +234,11 @@ static void host_recompute(Sim *s, SimHost *h) {
                 v->n_cpu = v->n_io = 0;
                 v->committed = (double)s->sc->vm_os_memory;
         }
+        /* Only a phase's change starts or ends a remote read, and it leaves
+         * the attempt's rates stale until this host sets them again. */
         for (size_t i = 0; i < h->n_attempts; i++)
-                remote_read_sync(s, h->attempts[i]);
+                if (h->attempts[i]->rates_stale)
+                        remote_read_sync(s, h->attempts[i]);
         h->n_io = (unsigned)h->n_readers;
         for (size_t i = 0; i < h->n_attempts; i++) {
                 SimAttempt *a = h->attempts[i];
