@@ -222,6 +222,28 @@ static void remote_read_sync(Sim *s, SimAttempt *a) {
         remote_read_set(s, a, a->phase == PHASE_IO && a->src_host != a->host && attempt_is_map(a));
 }
 
+/* What the attempt adds to its VM's and host's counts in its phase. A remote
+ * read loads the holder's disk; a spill thread writing is a stream of its
+ * own. */
+static AttemptLoad attempt_load(const SimAttempt *a) {
+        bool disk = phase_uses_disk(a->phase), spill = spill_active(a);
+
+        return (AttemptLoad){ .cpu = a->phase == PHASE_CPU,
+                              .vm_streams = (unsigned)disk + spill,
+                              .host_streams = (unsigned)(disk && !a->reading) + spill };
+}
+
+/* Moves the attempt's part of its VM's and host's counts to load. */
+static void load_count(Sim *s, SimAttempt *a, AttemptLoad load) {
+        SimVm *v = &s->vms[a->vm];
+        SimHost *h = &s->hosts[a->host];
+
+        v->n_cpu = v->n_cpu - a->counted.cpu + load.cpu;
+        v->n_io = v->n_io - a->counted.vm_streams + load.vm_streams;
+        h->local_io = h->local_io - a->counted.host_streams + load.host_streams;
+        a->counted = load;
+}
+
 static void host_recompute(Sim *s, SimHost *h) {
         usec_t now = event_queue_now(s->queue);
         const size_t n = h->n_vms;
@@ -229,36 +251,17 @@ static void host_recompute(Sim *s, SimHost *h) {
         double *alloc = h->alloc, disk;
         bool disk_moved, shares_kept = h->shares_known;
 
-        for (size_t i = 0; i < n; i++) {
-                SimVm *v = &s->vms[h->vms[i]];
-                v->n_cpu = v->n_io = 0;
-                v->committed = (double)s->sc->vm_os_memory;
-        }
-        /* Only a phase's change starts or ends a remote read, and it leaves
-         * the attempt's rates stale until this host sets them again. */
+        /* Only a phase's change starts or ends a remote read or changes
+         * what an attempt adds to the counts, and it leaves the attempt's
+         * rates stale until this host sets them again: the others count as
+         * they did. */
         for (size_t i = 0; i < h->n_attempts; i++)
                 if (h->attempts[i]->rates_stale)
                         remote_read_sync(s, h->attempts[i]);
-        h->n_io = (unsigned)h->n_readers;
-        for (size_t i = 0; i < h->n_attempts; i++) {
-                SimAttempt *a = h->attempts[i];
-                SimVm *v = &s->vms[a->vm];
-                v->committed += (double)a->slot_memory;
-                if (a->phase == PHASE_CPU)
-                        v->n_cpu++;
-                else if (a->phase == PHASE_IO || a->phase == PHASE_SHUFFLE ||
-                         a->phase == PHASE_MERGE) {
-                        v->n_io++;
-                        /* A remote read loads the holder's disk. */
-                        if (!a->reading)
-                                h->n_io++;
-                }
-                /* A spill thread writing is a stream of its own. */
-                if (spill_active(a)) {
-                        v->n_io++;
-                        h->n_io++;
-                }
-        }
+        for (size_t i = 0; i < h->n_attempts; i++)
+                if (h->attempts[i]->rates_stale)
+                        load_count(s, h->attempts[i], attempt_load(h->attempts[i]));
+        h->n_io = (unsigned)h->n_readers + h->local_io;
         for (size_t i = 0; i < n; i++) {
                 SimVm *v = &s->vms[h->vms[i]];
                 CpuDemand now_wanted;
@@ -553,6 +556,9 @@ static void attempt_detach(SimAttempt *a, bool slot_kept) {
         list_remove(a->cl->attempts, &a->cl->n_attempts, a->cluster_pos, true);
         /* A map killed while it reads leaves the holder's disk. */
         remote_read_set(s, a, false);
+        /* Integers in doubles: exact, as the sum at the start was. */
+        s->vms[a->vm].committed -= (double)a->slot_memory;
+        load_count(s, a, (AttemptLoad){});
 }
 
 void sim_attempt_kill(SimAttempt *a, bool slot_kept) {
@@ -712,6 +718,7 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
         host_advance(s, h);
         a->host_pos = h->n_attempts;
         h->attempts[h->n_attempts++] = a;
+        v->committed += (double)a->slot_memory;
         a->cluster_pos = cl->n_attempts;
         cl->attempts[cl->n_attempts++] = a;
         if (tx->attempts++ == 0)

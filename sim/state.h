@@ -34,6 +34,13 @@ typedef enum Phase {
 
 typedef struct SimCluster SimCluster;
 
+/* What an attempt adds to the counts of its VM and host (engine.c): a
+ * runnable vCPU while it computes, and streams on the disks. */
+typedef struct AttemptLoad {
+        bool cpu;
+        unsigned vm_streams, host_streams;
+} AttemptLoad;
+
 typedef struct SimAttempt {
         uint64_t id;
         SimCluster *cl;
@@ -87,6 +94,7 @@ typedef struct SimAttempt {
          * set (engine.c): its host must set them again even when nothing
          * else on it moved. */
         bool rates_stale;
+        AttemptLoad counted; /* in its VM's and host's counts */
 } SimAttempt;
 
 typedef struct TaskExtra {
@@ -244,7 +252,9 @@ typedef struct SimHost {
         SimAttempt **attempts;
         size_t n_attempts, cap_attempts;
         usec_t last;
-        unsigned n_io;
+        /* Streams on its disk: its attempts' (local_io, kept as they
+         * change) and the remote readers'. */
+        unsigned n_io, local_io;
         double disk_share; /* a stream's, as the last recomputation set it */
         /* Remote reads from this host's disk (attempts on other hosts), and
          * remote reads by this host's attempts: its link's two directions. */
