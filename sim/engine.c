@@ -368,9 +368,12 @@ static void reduce_shuffle_next(SimAttempt *a) {
                 a->fetch_io = a->fetch + reduce_shuffle_fetch(&a->shuffle, segment, ready);
                 a->segments += ready;
                 phase_enter(a, PHASE_SHUFFLE, a->fetch_io);
-        } else if (a->segments < maps->total)
-                phase_enter(a, PHASE_SHUFFLE_WAIT, 0);
-        else
+        } else if (a->segments < maps->total) {
+                /* A reduce that keeps waiting (most maps leave less than a
+                 * fetch's worth) is as it was: nothing to set again. */
+                if (a->phase != PHASE_SHUFFLE_WAIT)
+                        phase_enter(a, PHASE_SHUFFLE_WAIT, 0);
+        } else
                 reduce_sort(a);
 }
 
