@@ -103,7 +103,8 @@ static bool backup_possible(const PolicyContext *ctx) {
         const ClusterSnapshot *s = ctx->snap;
         bool running[_TASK_TYPE_MAX] = { false, false };
 
-        for (size_t i = 0; i < s->n_attempts; i++)
+        /* Both types seen: the rest would change nothing. */
+        for (size_t i = 0; i < s->n_attempts && !(running[TASK_MAP] && running[TASK_REDUCE]); i++)
                 running[s->tasks[s->attempts[i].task].type] = true;
         for (uint32_t node = 0; node < s->n_nodes; node++)
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
