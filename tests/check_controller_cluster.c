@@ -217,7 +217,7 @@ START_TEST(test_set_slots) {
         /* Now it has. */
         ck_assert_int_eq(cluster_heartbeat(c, node, &report, 30, 3, &reply, &err), -EINVAL);
         ck_assert_str_eq(err.field, "free-slots");
-        ck_assert_uint_eq(cluster_lose_silent(c, 100, 10), 1);
+        ck_assert_uint_eq(cluster_lose_silent(c, 100, 100, 10), 1);
         ck_assert_int_eq(cluster_set_slots(c, node, cut, 0, 110, &err), -ENXIO);
         cluster_free(c);
 }
@@ -583,14 +583,16 @@ START_TEST(test_spec_lost_tracker) {
         tracker1_reply_done(&reply);
         spec_beat(&f, f.cn, 0, NULL, 0, NULL, 0, now, &reply);
         tracker1_reply_done(&reply);
-        ck_assert_uint_eq(cluster_lose_silent(f.c, now, 5 * USEC_PER_SEC), 1);
+        ck_assert_uint_eq(cluster_lose_silent(f.c, now, now, 5 * USEC_PER_SEC), 1);
         ck_assert(cluster_attempt_index_current(f.c));
         ck_assert_int_eq(f.c->nodes[1].state, NODE_LOST);
         ck_assert_int_eq(f.slow->state, TASK_RUNNING);
         ck_assert_uint_eq(f.slow->n_attempts, 1);
         ck_assert_uint_eq(f.slow->attempts[0].id, f.backup);
         ck_assert_uint_eq(f.slow->attempts[0].node, f.cn);
-        ck_assert_uint_eq(cluster_lose_silent(f.c, now + 10 * USEC_PER_SEC, 5 * USEC_PER_SEC), 2);
+        ck_assert_uint_eq(cluster_lose_silent(f.c, now + 10 * USEC_PER_SEC, now + 10 * USEC_PER_SEC,
+                                              5 * USEC_PER_SEC),
+                          2);
         ck_assert(cluster_attempt_index_current(f.c));
         ck_assert_uint_eq(f.c->n_indexed, 0);
         ck_assert_int_eq(f.slow->state, TASK_PENDING);
@@ -993,7 +995,9 @@ START_TEST(test_snapshot_kept) {
         ck_assert_ptr_nonnull(c->snapshot);
 
         /* a is lost: its map runs on b. */
-        ck_assert_uint_eq(cluster_lose_silent(c, T0 + 100 * USEC_PER_SEC, 10 * USEC_PER_SEC), 2);
+        ck_assert_uint_eq(cluster_lose_silent(c, T0 + 100 * USEC_PER_SEC, T0 + 100 * USEC_PER_SEC,
+                                              10 * USEC_PER_SEC),
+                          2);
         ck_assert(cluster_snapshot_current(c));
         ck_assert_int_eq(cluster_register(c, "ub", "b", one_map, 256 << 20, 1, &b), 0);
         beat(c, b, 1, NULL, 0, NULL, 0, T0 + 101 * USEC_PER_SEC, &reply);
@@ -1051,7 +1055,7 @@ START_TEST(test_attempt_index) {
         tracker1_reply_done(&reply);
         spec_beat(&f, f.cn, 0, NULL, 0, NULL, 0, now, &reply);
         tracker1_reply_done(&reply);
-        ck_assert_uint_eq(cluster_lose_silent(f.c, now, 5 * USEC_PER_SEC), 1);
+        ck_assert_uint_eq(cluster_lose_silent(f.c, now, now, 5 * USEC_PER_SEC), 1);
         ck_assert(cluster_attempt_index_current(f.c));
         ck_assert_uint_eq(f.c->n_indexed, 1);
         for (size_t i = 0; i < SPEC_MAPS; i++)

@@ -16,6 +16,11 @@
 
 /* Kill reasons a tracker hears, and reports back with the killed attempt. */
 static const char KILL_UNKNOWN[] = "attempt unknown to the controller";
+static const char KILL_TASK_DONE[] = "its task succeeded in another attempt";
+
+/* Why an attempt's record says it ended as it did. */
+static const char WHY_DISCARDED[] = "another attempt of its task succeeded first";
+static const char WHY_GONE[] = "not on its tracker when the controller restarted";
 
 static double share(usec_t part, usec_t whole) {
         return whole > 0 ? CLAMP((double)part / (double)whole, 0.0, 1.0) : 0.0;
@@ -134,6 +139,106 @@ static bool succeeded_before(const Tracker1Report *r, const Known *finished, siz
         return false;
 }
 
+static size_t running_position(const Tracker1Report *r, uint64_t attempt) {
+        size_t i = 0;
+
+        while (i < r->n_running && r->running[i].attempt != attempt)
+                i++;
+        return i;
+}
+
+static size_t finished_position(const Tracker1Report *r, uint64_t attempt) {
+        size_t i = 0;
+
+        while (i < r->n_finished && r->finished[i].attempt != attempt)
+                i++;
+        return i;
+}
+
+static void held_remove(Cluster *c, size_t i) {
+        free(c->held[i].node);
+        memmove(&c->held[i], &c->held[i + 1], (c->n_held - i - 1) * sizeof(*c->held));
+        c->n_held--;
+}
+
+/* The attempts an earlier run left running on n's host (ClusterHeld), now
+ * that its tracker says what became of them: one it still runs, or that
+ * ended while the controller was away, is its task's again (as if this run
+ * had assigned it there), so the report goes on as for any attempt; one of
+ * a task that has succeeded since is a loser, killed when it runs; one the
+ * tracker does not name is gone (the tracker started again), and its task
+ * free to run. */
+static void resolve_held(Cluster *c, ClusterNode *n, const Tracker1Report *r, Known *running,
+                         Known *finished, usec_t now) {
+        for (size_t i = c->n_held; i > 0; i--) {
+                const ClusterHeld *h = &c->held[i - 1];
+                ClusterRetired retired = { .attempt = h->attempt,
+                                           .job = h->job,
+                                           .type = h->type,
+                                           .index = h->index,
+                                           .started = h->started,
+                                           .reason = KILL_TASK_DONE };
+                size_t run = running_position(r, h->attempt);
+                size_t end = finished_position(r, h->attempt);
+                ClusterJob *j = NULL;
+                ClusterTask *t;
+                bool adopt;
+
+                if (strcmp(h->node, n->hostname) != 0)
+                        continue;
+                t = cluster_task_find(c, h->job, h->type, h->index, &j);
+                if (t)
+                        t->held--;
+                adopt = t && t->state != TASK_DONE && t->n_attempts < CLUSTER_ATTEMPTS_MAX;
+                if ((run < r->n_running || end < r->n_finished) && adopt) {
+                        if (run < r->n_running)
+                                log_info("Adopting attempt %" PRIu64 " on tracker %" PRIu64
+                                         ", which runs since before the controller restarted",
+                                         h->attempt, n->id);
+                        else
+                                log_info("Adopting attempt %" PRIu64 " on tracker %" PRIu64
+                                         ", which %s while the controller was away: %s",
+                                         h->attempt, n->id,
+                                         tracker1_status_to_string(r->finished[end].status),
+                                         r->finished[end].status == TRACKER1_SUCCEEDED
+                                                 ? r->finished[end].output
+                                                 : r->finished[end].reason);
+                        cluster_attempt_add(c, n, j, t,
+                                            &(ClusterAttempt){ .id = h->attempt,
+                                                               .started = h->started,
+                                                               .slot_memory = n->slot_memory,
+                                                               .slot = slot_type_of(t->type) });
+                        if (run < r->n_running)
+                                running[run].task = t;
+                        else
+                                finished[end] = (Known){ .job = j, .task = t };
+                } else if (run < r->n_running || end < r->n_finished) {
+                        /* Its report ends it as a loser's (apply_report()). */
+                        if (cluster_node_retire(n, &retired) < 0 ||
+                            (run < r->n_running &&
+                             cluster_node_queue_kill(n, h->attempt, KILL_TASK_DONE) < 0))
+                                log_oom();
+                } else {
+                        log_info("Attempt %" PRIu64 " of job %" PRIu64 " is %s: its task may "
+                                 "run again",
+                                 h->attempt, h->job, WHY_GONE);
+                        cluster_records_write(c,
+                                              &(StoreTaskRecord){ .job = h->job,
+                                                                  .type = h->type,
+                                                                  .index = h->index,
+                                                                  .attempt = h->attempt,
+                                                                  .node = n->hostname,
+                                                                  .status = STORE_TASK_LOST,
+                                                                  .started = h->started,
+                                                                  .finished = MAX(now, h->started),
+                                                                  .reason = WHY_GONE },
+                                              1);
+                }
+                held_remove(c, i - 1);
+                cluster_snapshot_drop(c);
+        }
+}
+
 static const ClusterJob *job_of_task(const Cluster *c, const ClusterTask *t) {
         for (size_t j = 0; j < c->n_jobs; j++)
                 if (t >= c->jobs[j].tasks && t < c->jobs[j].tasks + c->jobs[j].n_tasks)
@@ -172,25 +277,64 @@ static void adopt_finished(Cluster *c, ClusterNode *n, const Tracker1Report *r, 
         }
 }
 
-/* The report's finished attempts of known tasks, in one transaction. */
+/* A loser's report: an attempt stopped here (retired), or a second
+ * success of a task in one report; its record says so, and its reason is
+ * why it was stopped when the tracker gives none. */
+static StoreTaskRecord loser_record(const ClusterNode *n, const Tracker1Finished *x,
+                                    const ClusterRetired *retired, usec_t now) {
+        bool succeeded = x->status == TRACKER1_SUCCEEDED;
+
+        return (StoreTaskRecord){
+                .job = retired->job,
+                .type = retired->type,
+                .index = retired->index,
+                .attempt = x->attempt,
+                .node = n->hostname,
+                .status = succeeded ? STORE_TASK_DISCARDED : cluster_store_status(x->status),
+                .started = retired->started,
+                .finished = MAX(now, retired->started),
+                .input_bytes = x->input_bytes,
+                .output_bytes = x->output_bytes,
+                .reason = !succeeded && x->reason[0] ? x->reason : retired->reason,
+        };
+}
+
+/* The report's finished attempts of known tasks, in one transaction; the
+ * losers' apart (cluster_records_write()). */
 static int record_finished(Cluster *c, const ClusterNode *n, const Tracker1Report *r,
                            const Known *finished, usec_t now, StoreError *err) {
-        _cleanup_free_ StoreTaskRecord *records = NULL;
-        size_t k = 0;
+        _cleanup_free_ StoreTaskRecord *records = NULL, *losers = NULL;
+        size_t k = 0, n_losers = 0;
 
         if (r->n_finished == 0)
                 return 0;
         records = calloc(r->n_finished, sizeof(*records));
-        if (!records)
+        losers = calloc(r->n_finished, sizeof(*losers));
+        if (!records || !losers)
                 return -ENOMEM;
         for (size_t i = 0; i < r->n_finished; i++) {
                 const Tracker1Finished *x = &r->finished[i];
                 const ClusterTask *t = finished[i].task;
+                const ClusterRetired *retired = t ? NULL : cluster_node_find_retired(n, x->attempt);
                 usec_t started;
 
-                if (!t || (x->status == TRACKER1_SUCCEEDED && succeeded_before(r, finished, i)))
+                if (retired) {
+                        losers[n_losers++] = loser_record(n, x, retired, now);
+                        continue;
+                }
+                if (!t)
                         continue;
                 started = t->attempts[cluster_task_attempt_index(t, x->attempt)].started;
+                if (x->status == TRACKER1_SUCCEEDED && succeeded_before(r, finished, i)) {
+                        ClusterRetired second = { .job = finished[i].job->info.id,
+                                                  .type = t->type,
+                                                  .index = t->index,
+                                                  .started = started,
+                                                  .reason = WHY_DISCARDED };
+
+                        losers[n_losers++] = loser_record(n, x, &second, now);
+                        continue;
+                }
                 records[k++] = (StoreTaskRecord){
                         .job = finished[i].job->info.id,
                         .type = t->type,
@@ -207,7 +351,14 @@ static int record_finished(Cluster *c, const ClusterNode *n, const Tracker1Repor
                                 x->status != TRACKER1_SUCCEEDED && x->reason[0] ? x->reason : NULL,
                 };
         }
-        return k > 0 ? store_tasks_record(c->store, records, k, err) : 0;
+        if (k > 0) {
+                int rr = store_tasks_record(c->store, records, k, err);
+
+                if (rr < 0)
+                        return rr;
+        }
+        cluster_records_write(c, losers, n_losers);
+        return 0;
 }
 
 static void apply_report(Cluster *c, ClusterNode *n, const Tracker1Report *r, const Known *running,
@@ -271,17 +422,32 @@ static void apply_report(Cluster *c, ClusterNode *n, const Tracker1Report *r, co
         }
 }
 
-/* A new attempt of t on n, and what the tracker's reply says of it. */
+/* A new attempt of t on n, recorded running, and what the tracker's reply
+ * says of it. */
 static int start_attempt(Cluster *c, ClusterNode *n, const ClusterJob *j, ClusterTask *t,
                          SlotType slot, uint64_t slot_memory, bool speculative, usec_t now,
                          Tracker1Reply *reply) {
+        StoreTaskRecord record = { .job = j->info.id,
+                                   .type = t->type,
+                                   .index = t->index,
+                                   .attempt = c->next_attempt,
+                                   .node = n->hostname,
+                                   .status = STORE_TASK_RUNNING,
+                                   .started = now };
         Tracker1Assignment *as, a;
+        StoreError err = { 0 };
         int r;
 
         as = reallocarray(reply->assignments, reply->n_assignments + 1, sizeof(*as));
         if (!as)
                 return -ENOMEM;
         reply->assignments = as;
+        /* Before the tracker hears of it: a controller that restarts knows
+         * every attempt that may run (ClusterHeld). */
+        r = store_tasks_record(c->store, &record, 1, &err);
+        if (r < 0)
+                return log_warning_errno(r, "Cannot record attempt %" PRIu64 ": %s",
+                                         c->next_attempt, err.message);
         r = cluster_task_assignment(j, t, c->next_attempt, &a);
         if (r < 0)
                 return r;
@@ -447,6 +613,7 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const Tracker1Report *report, u
         /* What finished changes tasks and may end jobs. */
         if (report->n_finished > 0 || c->unsettled)
                 cluster_snapshot_drop(c);
+        resolve_held(c, n, report, running, finished, now);
         adopt_finished(c, n, report, finished, now);
         r = record_finished(c, n, report, finished, now, err);
         if (r < 0)

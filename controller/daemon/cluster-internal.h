@@ -77,6 +77,14 @@ void cluster_error_set(StoreError *err, const char *field, const char *fmt, ...)
         })
 
 ClusterJob *cluster_job_find(Cluster *c, uint64_t id);
+/* Task index of type of job, and its job; NULL when the model runs no
+ * such job (it ended) or task. */
+ClusterTask *cluster_task_find(Cluster *c, uint64_t job, TaskType type, unsigned index,
+                               ClusterJob **ret_job);
+/* Records of attempts that ended without a success the job needs (lost,
+ * killed, discarded): what an operator audits, not what a restart needs,
+ * so a store that refuses them is logged and the model goes on. */
+void cluster_records_write(Cluster *c, const StoreTaskRecord *records, size_t n);
 /* cluster_node_find() for those who change the node. */
 ClusterNode *cluster_node_lookup(Cluster *c, uint64_t id);
 /* The node's index in c->nodes, NO_INDEX for none. */
@@ -100,8 +108,12 @@ void cluster_attempt_stop(Cluster *c, ClusterTask *t, unsigned i);
 /* Attempt i of t is killed at its tracker's next heartbeat, retired there
  * (ClusterRetired) and stopped. */
 int cluster_attempt_retire(Cluster *c, ClusterTask *t, unsigned i, const char *reason);
-/* The retired attempt of n's, taken out of n->retired: false when the
- * controller never stopped such an attempt there. */
+/* r into n->retired: its report, when it comes, ends it as a loser's. */
+int cluster_node_retire(ClusterNode *n, const ClusterRetired *r);
+/* The retired attempt of n's: NULL when the controller never stopped such
+ * an attempt there. */
+const ClusterRetired *cluster_node_find_retired(const ClusterNode *n, uint64_t attempt);
+/* The same, taken out of n->retired: false when there is none. */
 bool cluster_node_take_retired(ClusterNode *n, uint64_t attempt, ClusterRetired *ret);
 void cluster_task_kill_attempts(Cluster *c, ClusterTask *t, const char *reason);
 /* Every attempt running on n stops (n is lost). */

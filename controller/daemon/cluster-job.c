@@ -65,6 +65,23 @@ static void job_load_profile(Cluster *c, ClusterJob *j) {
                                   err.message);
 }
 
+/* The running attempt of rec into c->held, which takes its node. */
+static int held_add(Cluster *c, StoreTaskRecord *rec) {
+        ClusterHeld *held = reallocarray(c->held, c->n_held + 1, sizeof(*held));
+
+        if (!held)
+                return -ENOMEM;
+        c->held = held;
+        c->held[c->n_held++] = (ClusterHeld){ .attempt = rec->attempt,
+                                              .job = rec->job,
+                                              .type = rec->type,
+                                              .index = rec->index,
+                                              .node = (char *)rec->node,
+                                              .started = rec->started };
+        rec->node = NULL;
+        return 0;
+}
+
 /* Where the task of rec is in its job's tasks: the maps, then the
  * reduces. */
 static size_t task_position(const StoreJob *info, const StoreTaskRecord *rec) {
@@ -108,7 +125,8 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
         store_task_records_free(done, n_done);
         /* Attempts that failed or were killed take ids too; those that
          * failed count towards CLUSTER_MAX_FAILURES across restarts, the
-         * last one's reason with them (the records come by attempt). */
+         * last one's reason with them (the records come by attempt). Those
+         * still running are held (ClusterHeld). */
         r = store_job_tasks(c->store, info->id, STORE_TASK_ANY, &done, &n_done, err);
         if (r < 0)
                 return r;
@@ -116,6 +134,14 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
                 size_t k = task_position(info, &done[i]);
 
                 c->next_attempt = MAX(c->next_attempt, done[i].attempt + 1);
+                if (done[i].status == STORE_TASK_RUNNING && k < n) {
+                        r = held_add(c, &done[i]);
+                        if (r < 0) {
+                                store_task_records_free(done, n_done);
+                                return r;
+                        }
+                        tasks[k].held += tasks[k].state != TASK_DONE;
+                }
                 if (done[i].status != STORE_TASK_FAILED || k >= n)
                         continue;
                 tasks[k].failures++;

@@ -105,6 +105,29 @@ int cluster_node_queue_kill(ClusterNode *n, uint64_t attempt, const char *reason
         return 0;
 }
 
+ClusterTask *cluster_task_find(Cluster *c, uint64_t job, TaskType type, unsigned index,
+                               ClusterJob **ret_job) {
+        ClusterJob *j = cluster_job_find(c, job);
+        unsigned n = j ? (type == TASK_MAP ? j->info.n_maps : j->info.n_reduces) : 0;
+
+        if (index >= n)
+                return NULL;
+        if (ret_job)
+                *ret_job = j;
+        return &j->tasks[type == TASK_MAP ? index : j->info.n_maps + index];
+}
+
+void cluster_records_write(Cluster *c, const StoreTaskRecord *records, size_t n) {
+        StoreError err = { 0 };
+        int r;
+
+        if (n == 0)
+                return;
+        r = store_tasks_record(c->store, records, n, &err);
+        if (r < 0)
+                log_warning_errno(r, "Cannot record how %zu attempts ended: %s", n, err.message);
+}
+
 uint32_t cluster_node_index(const Cluster *c, uint64_t id) {
         for (size_t i = 0; i < c->n_nodes; i++)
                 if (c->nodes[i].id == id)
@@ -212,7 +235,7 @@ void cluster_attempt_stop(Cluster *c, ClusterTask *t, unsigned i) {
 /* Every running attempt of t is killed at its tracker's next heartbeat.
  * Without memory for a kill the tracker finishes the attempt, whose report
  * is then ignored. */
-static int node_retire(ClusterNode *n, const ClusterRetired *r) {
+int cluster_node_retire(ClusterNode *n, const ClusterRetired *r) {
         ClusterRetired *retired;
 
         if (n->n_retired >= CLUSTER_RETIRED_MAX) {
@@ -225,6 +248,13 @@ static int node_retire(ClusterNode *n, const ClusterRetired *r) {
         n->retired = retired;
         n->retired[n->n_retired++] = *r;
         return 0;
+}
+
+const ClusterRetired *cluster_node_find_retired(const ClusterNode *n, uint64_t attempt) {
+        for (size_t i = 0; i < n->n_retired; i++)
+                if (n->retired[i].attempt == attempt)
+                        return &n->retired[i];
+        return NULL;
 }
 
 bool cluster_node_take_retired(ClusterNode *n, uint64_t attempt, ClusterRetired *ret) {
@@ -248,10 +278,13 @@ int cluster_attempt_retire(Cluster *c, ClusterTask *t, unsigned i, const char *r
         if (n) {
                 r = cluster_node_queue_kill(n, t->attempts[i].id, reason);
                 if (r >= 0 && ref)
-                        r = node_retire(n, &(ClusterRetired){ .attempt = t->attempts[i].id,
-                                                              .job = ref->job,
-                                                              .type = t->type,
-                                                              .index = t->index });
+                        r = cluster_node_retire(
+                                n, &(ClusterRetired){ .attempt = t->attempts[i].id,
+                                                      .job = ref->job,
+                                                      .type = t->type,
+                                                      .index = t->index,
+                                                      .started = t->attempts[i].started,
+                                                      .reason = reason });
         }
         cluster_attempt_stop(c, t, i);
         return r;

@@ -176,6 +176,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                 for (size_t i = 0; i < cj->n_tasks; i++) {
                         ClusterTask *t = &cj->tasks[i];
                         TaskCounts *counts = &job->counts[t->type];
+                        TaskState state;
 
                         counts->total++;
                         counts->failed += t->failures;
@@ -184,7 +185,10 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                 counts->done++;
                                 continue;
                         }
-                        if (t->state == TASK_PENDING &&
+                        /* A held task is no one's to run: to the
+                         * policy, one that runs. */
+                        state = t->held > 0 && t->state == TASK_PENDING ? TASK_RUNNING : t->state;
+                        if (state == TASK_PENDING &&
                             job->tasks.first_pending[t->type] == UINT32_MAX)
                                 job->tasks.first_pending[t->type] = (uint32_t)n_tasks;
                         s.task_of[n_tasks] = t;
@@ -194,14 +198,14 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                                       : cj->info.id << 24 | 1u << 23 | t->index,
                                         .job = (uint32_t)j,
                                         .type = t->type,
-                                        .state = t->state,
+                                        .state = state,
                                         .input_size = t->input_size,
                                         .slot_memory = t->slot_memory };
                         /* Counts are per task; LATE reads each attempt's
                          * own progress rate. Only a running attempt has a
                          * node to look up: a lookup per task was most of a
                          * heartbeat's time. */
-                        counts->running += t->n_attempts > 0;
+                        counts->running += state == TASK_RUNNING;
                         for (unsigned a = 0; a < t->n_attempts; a++) {
                                 const ClusterAttempt *at = &t->attempts[a];
                                 uint32_t node = cluster_node_index(c, at->node);

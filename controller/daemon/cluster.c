@@ -39,6 +39,9 @@ Cluster *cluster_free(Cluster *c) {
                 free(c->pools[i]);
         free(c->pools);
         free(c->attempt_index);
+        for (size_t i = 0; i < c->n_held; i++)
+                free(c->held[i].node);
+        free(c->held);
         decisions_done(&c->decisions);
         free(c);
         return NULL;
@@ -208,8 +211,92 @@ int cluster_node_set_guest(Cluster *c, uint64_t node, const ClusterGuest *guest)
         return 0;
 }
 
-size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout) {
+/* Why an attempt's record says it was lost. */
+static const char WHY_TRACKER_LOST[] = "its tracker was lost";
+static const char WHY_NOT_BACK[] = "its tracker did not come back after the controller restarted";
+
+/* The attempts running or stopped on n, which is lost, recorded lost. */
+static void node_record_lost(Cluster *c, const ClusterNode *n, usec_t now) {
+        _cleanup_free_ StoreTaskRecord *records =
+                calloc(c->n_indexed + n->n_retired + 1, sizeof(*records));
+        size_t k = 0;
+
+        if (!records) {
+                log_oom();
+                return;
+        }
+        for (size_t i = 0; i < c->n_indexed; i++) {
+                const AttemptRef *ref = &c->attempt_index[i];
+                const ClusterAttempt *a;
+
+                if (ref->node != n->id)
+                        continue;
+                a = &ref->task->attempts[cluster_task_attempt_index(ref->task, ref->attempt)];
+                records[k++] = (StoreTaskRecord){ .job = ref->job,
+                                                  .type = ref->task->type,
+                                                  .index = ref->task->index,
+                                                  .attempt = ref->attempt,
+                                                  .node = n->hostname,
+                                                  .status = STORE_TASK_LOST,
+                                                  .started = a->started,
+                                                  .finished = MAX(now, a->started),
+                                                  .reason = WHY_TRACKER_LOST };
+        }
+        for (size_t i = 0; i < n->n_retired; i++)
+                records[k++] = (StoreTaskRecord){ .job = n->retired[i].job,
+                                                  .type = n->retired[i].type,
+                                                  .index = n->retired[i].index,
+                                                  .attempt = n->retired[i].attempt,
+                                                  .node = n->hostname,
+                                                  .status = STORE_TASK_LOST,
+                                                  .started = n->retired[i].started,
+                                                  .finished = MAX(now, n->retired[i].started),
+                                                  .reason = WHY_TRACKER_LOST };
+        cluster_records_write(c, records, k);
+}
+
+/* The attempts an earlier run left running whose trackers have not said
+ * what became of them within timeout (counted from the first call, when the
+ * controller's timers run): lost, as their trackers would be, and their
+ * tasks free to run. */
+static void held_expire(Cluster *c, usec_t now, usec_t now_monotonic, usec_t timeout) {
+        if (c->n_held == 0)
+                return;
+        if (c->held_since == 0) {
+                c->held_since = now_monotonic;
+                return;
+        }
+        if (now_monotonic - c->held_since <= timeout)
+                return;
+        for (size_t i = 0; i < c->n_held; i++) {
+                const ClusterHeld *h = &c->held[i];
+                ClusterTask *t = cluster_task_find(c, h->job, h->type, h->index, NULL);
+
+                if (t)
+                        t->held--;
+                log_warning("Attempt %" PRIu64 " of job %" PRIu64 " on %s is lost: %s", h->attempt,
+                            h->job, h->node, WHY_NOT_BACK);
+                cluster_records_write(c,
+                                      &(StoreTaskRecord){ .job = h->job,
+                                                          .type = h->type,
+                                                          .index = h->index,
+                                                          .attempt = h->attempt,
+                                                          .node = h->node,
+                                                          .status = STORE_TASK_LOST,
+                                                          .started = h->started,
+                                                          .finished = MAX(now, h->started),
+                                                          .reason = WHY_NOT_BACK },
+                                      1);
+                free(c->held[i].node);
+        }
+        c->n_held = 0;
+        cluster_snapshot_drop(c);
+}
+
+size_t cluster_lose_silent(Cluster *c, usec_t now, usec_t now_monotonic, usec_t timeout) {
         size_t lost = 0;
+
+        held_expire(c, now, now_monotonic, timeout);
 
         for (size_t i = 0; i < c->n_nodes; i++) {
                 ClusterNode *n = &c->nodes[i];
@@ -221,6 +308,8 @@ size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout) {
                 cluster_snapshot_drop(c);
                 /* A lost tracker loses its own attempts only: a task
                  * with its other attempt elsewhere runs on. */
+                node_record_lost(c, n, now);
+                n->n_retired = 0;
                 cluster_node_stop_attempts(c, n);
                 n->running[SLOT_MAP] = n->running[SLOT_REDUCE] = 0;
                 free(n->kills);

@@ -64,6 +64,7 @@ typedef struct ClusterTask {
         uint64_t failed_on; /* the tracker of its last failed attempt; 0: none */
         ClusterAttempt attempts[CLUSTER_ATTEMPTS_MAX]; /* running, in the order they started */
         unsigned n_attempts;
+        unsigned held; /* attempts in c->held */
         char *output;  /* TASK_DONE: the output of its succeeded attempt */
         char *failure; /* why its last failed attempt failed; NULL: none did */
 } ClusterTask;
@@ -126,7 +127,26 @@ typedef struct ClusterRetired {
         uint64_t attempt, job;
         TaskType type;
         unsigned index;
+        usec_t started;
+        const char *reason; /* why it was stopped: a static string */
 } ClusterRetired;
+
+/* An attempt that a controller before a restart left running: the store's
+ * record of it is running. Its task is assigned to no one until the tracker
+ * it ran on (by hostname) has said what became of it in a heartbeat, or
+ * until the lost-timeout has passed without one: a tracker that finished
+ * it while the controller was away reports it to this one, and one that
+ * still runs it runs on, so that nothing that finished runs again. The
+ * alternative, to let another tracker run the task meanwhile and adopt
+ * whichever success comes first, would run the task twice whenever the
+ * first tracker to come back is not the one that ran it. */
+typedef struct ClusterHeld {
+        uint64_t attempt, job;
+        TaskType type;
+        unsigned index;
+        char *node; /* its tracker's hostname */
+        usec_t started;
+} ClusterHeld;
 
 /* At most this many retired attempts are kept for a tracker, the oldest
  * forgotten first (their outputs then stay until their job ends). */
@@ -177,6 +197,11 @@ typedef struct Cluster {
         size_t n_pools;
         uint64_t next_node, next_attempt;
         uint64_t first_attempt; /* this run's first; those below, earlier runs' */
+        /* What an earlier run left running (ClusterHeld), since held_since
+         * (monotonic; 0: not yet counted, cluster_lose_silent()). */
+        ClusterHeld *held;
+        size_t n_held;
+        usec_t held_since;
         /* false: heartbeats are answered without a policy step, so they
          * start nothing ([policy] step, a benchmark's baseline). */
         bool step;
@@ -292,5 +317,8 @@ ClusterTask *cluster_output_adoptable(Cluster *c, const Tracker1Finished *x);
 int cluster_control(Cluster *c, usec_t now);
 
 /* Marks trackers silent for longer than timeout lost; their running tasks
- * are pending again. Returns how many were lost. */
-size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout);
+ * are pending again, their attempts recorded lost at now (realtime). So are
+ * the attempts an earlier run left running whose trackers did not come
+ * back within timeout of the first call. Returns how many trackers were
+ * lost. */
+size_t cluster_lose_silent(Cluster *c, usec_t now, usec_t now_monotonic, usec_t timeout);

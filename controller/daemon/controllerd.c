@@ -318,7 +318,8 @@ static int rearm(sd_event_source *s, uint64_t usec, const Controller *c) {
 static int on_lost_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Controller *c = userdata;
 
-        (void)cluster_lose_silent(c->cluster, now_monotonic_usec(), c->config.lost_timeout);
+        (void)cluster_lose_silent(c->cluster, now_realtime_usec(), now_monotonic_usec(),
+                                  c->config.lost_timeout);
         return rearm(s, usec, c);
 }
 

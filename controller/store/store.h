@@ -35,7 +35,7 @@
 
 /* The schema this code writes; a store of a later version is refused, an
  * earlier one upgraded when it is opened. */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 /* Limits on what a client may put into the store, in bytes for texts. */
 #define STORE_NAME_MAX 255       /* a job's name */
@@ -157,10 +157,17 @@ int store_jobs_prune(Store *s, usec_t ended_before, size_t *ret_n, StoreError *e
 
 /* ---- task attempts ---- */
 
+/* An attempt is recorded running when it is assigned, and its record
+ * replaced once when it ends: so that an operator sees every attempt, and a
+ * restarted controller knows which attempts its predecessor left running
+ * and where. */
 typedef enum StoreTaskStatus {
         STORE_TASK_SUCCEEDED,
         STORE_TASK_FAILED,
         STORE_TASK_KILLED,
+        STORE_TASK_RUNNING,
+        STORE_TASK_LOST,      /* gone with its tracker, or not found there after a restart */
+        STORE_TASK_DISCARDED, /* succeeded after another attempt of its task had */
         _STORE_TASK_STATUS_MAX,
 } StoreTaskStatus;
 
@@ -169,8 +176,8 @@ typedef enum StoreTaskStatus {
 
 const char *store_task_status_to_string(StoreTaskStatus status);
 
-/* One finished attempt of a task of a running job. A task has at most one
- * succeeded attempt: its output is the task's. */
+/* One attempt of a task of a running job. A task has at most one succeeded
+ * attempt: its output is the task's. */
 typedef struct StoreTaskRecord {
         uint64_t job;
         TaskType type;
@@ -178,7 +185,7 @@ typedef struct StoreTaskRecord {
         uint64_t attempt; /* the controller's id; one record per attempt */
         const char *node; /* the tracker that ran it */
         StoreTaskStatus status;
-        usec_t started, finished; /* 0 < started <= finished */
+        usec_t started, finished; /* 0 < started <= finished; running: finished 0 */
         usec_t shuffle_end;       /* reduces: when the shuffle and sort ended; 0: unknown */
         uint64_t input_bytes, output_bytes;
         /* Succeeded: the output, relative to the data directory; NULL
@@ -188,10 +195,12 @@ typedef struct StoreTaskRecord {
 } StoreTaskRecord;
 
 /* Writes n (1 .. STORE_BATCH_MAX) records in one transaction: all of them,
- * or none when one is refused. A record equal to a stored one (the same
- * attempt, reported again after a reconnection) is accepted and not
- * written twice; one that contradicts a stored record, or a second
- * succeeded attempt of a task, is -EEXIST. */
+ * or none when one is refused. A running record is of a new attempt, of a
+ * job that runs. A record of an attempt stored as running replaces it (the
+ * attempt ended), even when its job has ended since. A record equal to a
+ * stored one (the same attempt, reported again after a reconnection) is
+ * accepted and not written twice; one that contradicts a stored record, or
+ * a second succeeded attempt of a task, is -EEXIST. */
 int store_tasks_record(Store *s, const StoreTaskRecord *records, size_t n, StoreError *err);
 
 /* The job's records whose status is in statuses (STORE_TASK_STATUS_BIT()s),
