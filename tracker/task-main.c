@@ -690,6 +690,12 @@ int main(int argc, char **argv) {
         r = options_check_task(&o);
         if (r != 0)
                 return r;
+        /* Run by the tracker, which dies: the streaming commands go too. */
+        r = task_group_die_with_parent();
+        if (r < 0) {
+                log_error_errno(r, "Cannot arrange to end with the tracker");
+                return TASK_EXIT_FAILED;
+        }
         if (!o.status_fd)
                 r = EXIT_SUCCESS;
         else if (parse_int(o.status_fd, 3, INT32_MAX, &fd) < 0)
