@@ -14,6 +14,12 @@
  * done, reduces done, submitted, finished, deadline (realtime usec; 0:
  * none). */
 #define CONTROLLER1_JOB_TYPE "(tsssssuuuuttt)"
+/* An attempt of a job's task (ListAttempts), as the store records it:
+ * attempt id, task type (map or reduce), task index, its tracker's
+ * hostname, state (running, succeeded, failed, killed, lost or
+ * discarded), started, ended (realtime usec; 0: running), why it ended
+ * ("" when it succeeded or did not say). */
+#define CONTROLLER1_ATTEMPT_TYPE "(tsusstts)"
 /* A tracker: id, hostname, VM UUID, state, map slots, reduce slots,
  * running maps, running reduces, steal, I/O wait. */
 #define CONTROLLER1_NODE_TYPE "(tsssuuuudd)"

@@ -877,7 +877,7 @@ START_TEST(test_adopt_after_restart) {
         for (size_t i = 0; i < 3; i++)
                 attempt[reply.assignments[i].index] = reply.assignments[i].attempt;
         tracker1_reply_done(&reply);
-        cluster_free(c); /* killed: nothing of the attempts is stored */
+        cluster_free(c); /* killed: the attempts are stored as running */
 
         make_dir("out");
         for (unsigned i = 0; i < 3; i++)
@@ -922,6 +922,11 @@ START_TEST(test_adopt_after_restart) {
         ck_assert_uint_ge(reply.n_assignments, 2);
         ck_assert_int_eq(map_task(c, 1)->state, TASK_RUNNING);
         ck_assert_int_eq(map_task(c, 2)->state, TASK_RUNNING);
+        /* Map 1's success without its output is a loser's, and map 1 runs
+         * again; map 2 runs on as it ran before the restart. */
+        ck_assert_uint_ne(map_task(c, 1)->attempts[0].id, attempt[1]);
+        ck_assert_uint_eq(map_task(c, 2)->n_attempts, 1);
+        ck_assert_uint_eq(map_task(c, 2)->attempts[0].id, attempt[2]);
         tracker1_reply_done(&reply);
         ck_assert_int_eq(store_job_tasks(store, job, STORE_TASK_STATUS_BIT(STORE_TASK_SUCCEEDED),
                                          &recs, &n, &err),

@@ -228,6 +228,40 @@ static int method_get_job(sd_bus_message *m, void *userdata, sd_bus_error *error
         return sd_bus_send(NULL, reply, NULL);
 }
 
+static int method_list_attempts(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Controller *c = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        StoreError err = { 0 };
+        StoreTaskRecord *records = NULL;
+        size_t n = 0;
+        uint64_t id;
+        int r;
+
+        r = sd_bus_message_read(m, "t", &id);
+        if (r < 0)
+                return r;
+        r = store_job_tasks(c->store, id, STORE_TASK_ANY, &records, &n, &err);
+        if (r < 0)
+                return reply_error(r, &err, error);
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', CONTROLLER1_ATTEMPT_TYPE);
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                const StoreTaskRecord *x = &records[i];
+
+                r = sd_bus_message_append(reply, CONTROLLER1_ATTEMPT_TYPE, x->attempt,
+                                          x->type == TASK_MAP ? "map" : "reduce", x->index, x->node,
+                                          store_task_status_to_string(x->status), x->started,
+                                          x->finished, x->reason ? x->reason : "");
+        }
+        store_task_records_free(records, n);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 static int method_cancel_job(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Controller *c = userdata;
         StoreError err = { 0 };
@@ -368,6 +402,9 @@ static const sd_bus_vtable controller_vtable[] = {
                                 SD_BUS_RESULT(CONTROLLER1_JOB_TYPE, job, "s", message, "u",
                                               stragglers, "u", backups),
                                 method_get_job, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListAttempts", SD_BUS_ARGS("t", job),
+                                SD_BUS_RESULT("a" CONTROLLER1_ATTEMPT_TYPE, attempts),
+                                method_list_attempts, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("CancelJob", SD_BUS_ARGS("t", job), SD_BUS_NO_RESULT,
                                 method_cancel_job, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListNodes", SD_BUS_NO_ARGS,

@@ -21,6 +21,7 @@ static const char KILL_TASK_DONE[] = "its task succeeded in another attempt";
 /* Why an attempt's record says it ended as it did. */
 static const char WHY_DISCARDED[] = "another attempt of its task succeeded first";
 static const char WHY_GONE[] = "not on its tracker when the controller restarted";
+static const char WHY_NO_OUTPUT[] = "its output is not where its tracker said";
 
 static double share(usec_t part, usec_t whole) {
         return whole > 0 ? CLAMP((double)part / (double)whole, 0.0, 1.0) : 0.0;
@@ -165,9 +166,9 @@ static void held_remove(Cluster *c, size_t i) {
  * that its tracker says what became of them: one it still runs, or that
  * ended while the controller was away, is its task's again (as if this run
  * had assigned it there), so the report goes on as for any attempt; one of
- * a task that has succeeded since is a loser, killed when it runs; one the
- * tracker does not name is gone (the tracker started again), and its task
- * free to run. */
+ * a task that has succeeded since, or a success without its output, is a
+ * loser, killed when it runs; one the tracker does not name is gone (the
+ * tracker started again), and its task free to run. */
 static void resolve_held(Cluster *c, ClusterNode *n, const Tracker1Report *r, Known *running,
                          Known *finished, usec_t now) {
         for (size_t i = c->n_held; i > 0; i--) {
@@ -189,7 +190,11 @@ static void resolve_held(Cluster *c, ClusterNode *n, const Tracker1Report *r, Kn
                 t = cluster_task_find(c, h->job, h->type, h->index, &j);
                 if (t)
                         t->held--;
-                adopt = t && t->state != TASK_DONE && t->n_attempts < CLUSTER_ATTEMPTS_MAX;
+                /* A success only with its output where it says, under
+                 * the name of this attempt's output of this task. */
+                adopt = t && t->state != TASK_DONE && t->n_attempts < CLUSTER_ATTEMPTS_MAX &&
+                        (end == r->n_finished || r->finished[end].status != TRACKER1_SUCCEEDED ||
+                         cluster_output_adoptable(c, &r->finished[end]) == t);
                 if ((run < r->n_running || end < r->n_finished) && adopt) {
                         if (run < r->n_running)
                                 log_info("Adopting attempt %" PRIu64 " on tracker %" PRIu64
@@ -214,6 +219,8 @@ static void resolve_held(Cluster *c, ClusterNode *n, const Tracker1Report *r, Kn
                                 finished[end] = (Known){ .job = j, .task = t };
                 } else if (run < r->n_running || end < r->n_finished) {
                         /* Its report ends it as a loser's (apply_report()). */
+                        if (end < r->n_finished && t && t->state != TASK_DONE)
+                                retired.reason = WHY_NO_OUTPUT;
                         if (cluster_node_retire(n, &retired) < 0 ||
                             (run < r->n_running &&
                              cluster_node_queue_kill(n, h->attempt, KILL_TASK_DONE) < 0))

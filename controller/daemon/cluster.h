@@ -8,12 +8,12 @@
  * turns it into a ClusterSnapshot for the policy core and applies the
  * Decisions back.
  *
- * Durability: a job, its start and every finished attempt are in the store
- * before the model (or a client) sees them, so a controller killed at any
- * point and started again rebuilds the model from the store alone
- * (cluster_new()); what ran meanwhile runs again, what finished does not.
- * Running attempts are not stored, so neither is a backup: a resumed task
- * runs again as one attempt, and speculation may back it up anew.
+ * Durability: a job, its start and every attempt (when it is assigned, and
+ * when it ends) are in the store before the model (or a client) sees them,
+ * so a controller killed at any point and started again rebuilds the model
+ * from the store alone (cluster_new()); what finished does not run again,
+ * and what ran meanwhile is held until its tracker says what became of it
+ * (ClusterHeld).
  *
  * Times: the policy core and the store get realtime usec_t (the store's
  * times outlive the process); losing a tracker is measured on the
