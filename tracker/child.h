@@ -84,6 +84,8 @@ typedef enum TaskEnd {
 #define TASK_STDERR_LINES 4
 #define TASK_STDERR_READ 4096
 #define TASK_STDERR_TAIL_MAX 400
+/* Room for task_outcome_describe(): how it ended, and the stderr tail. */
+#define TASK_OUTCOME_TEXT_MAX (TASK_STDERR_TAIL_MAX + 128)
 
 typedef struct TaskOutcome {
         TaskEnd end;

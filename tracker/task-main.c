@@ -400,7 +400,7 @@ static int task_run_child(TaskRun *t) {
         _cleanup_close_ int sfd = -1;
         TaskOutcome out;
         sigset_t mask;
-        char what[128];
+        char what[TASK_OUTCOME_TEXT_MAX];
         int r;
 
         sigemptyset(&mask);

@@ -122,7 +122,7 @@ static int task_finish(TrackerTasks *k, TrackerTask *t, const TaskOutcome *out, 
         TaskStatus snap = { 0 };
         TrackerFinished f = { .registration = t->registration };
         TrackerFinished *list;
-        char what[160];
+        char what[TASK_OUTCOME_TEXT_MAX];
 
         if (t->status)
                 task_status_read(t->status, &snap);
