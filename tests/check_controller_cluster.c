@@ -898,8 +898,8 @@ START_TEST(test_adopt_after_restart) {
         ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
         finished[0] = spec_finished(attempt[0], TRACKER1_SUCCEEDED, out[0], "");
         finished[1] = spec_finished(attempt[1], TRACKER1_SUCCEEDED, out[1], "");
-        finished[2] = spec_finished(attempt[2] + 1000, TRACKER1_SUCCEEDED, wrong_job, "");
-        finished[3] = spec_finished(attempt[2] + 1001, TRACKER1_SUCCEEDED, wrong_name, "");
+        finished[2] = spec_finished(attempt[0] - 1000, TRACKER1_SUCCEEDED, wrong_job, "");
+        finished[3] = spec_finished(attempt[0] - 1001, TRACKER1_SUCCEEDED, wrong_name, "");
         finished[4] = spec_finished(c->first_attempt, TRACKER1_SUCCEEDED, later, "");
         running = (Tracker1Running){ .attempt = attempt[2], .progress = 0.5, .input_size = 16 };
         report = (Tracker1Report){ .free_slots = { 2, 1 },

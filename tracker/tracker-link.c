@@ -276,7 +276,7 @@ static int heartbeat_send(TrackerLink *l) {
         r = tracker_tasks_report(l->tasks, &report);
         if (r >= 0)
                 r = sd_bus_message_new_method_call(l->bus, &m, NULL, TRACKER1_OBJECT_PATH,
-                                                   TRACKER1_INTERFACE, "Heartbeat");
+                                                   TRACKER1_INTERFACE, TRACKER1_HEARTBEAT_METHOD);
         if (r >= 0)
                 r = tracker1_heartbeat_append(m, &report);
         if (r < 0)

@@ -284,13 +284,32 @@ static void adopt_finished(Cluster *c, ClusterNode *n, const Tracker1Report *r, 
         }
 }
 
+/* When attempt x, assigned at assigned, ran on the controller's clock: by
+ * its tracker's own measures (its run time and the time since its end)
+ * when it tells them, held within its assignment and now; else by the
+ * heartbeats that assigned and reported it, which would round every task
+ * up to the heartbeat interval (ARIA's profiles are made of these). */
+static void attempt_times(const Tracker1Finished *x, usec_t assigned, usec_t now,
+                          usec_t *ret_started, usec_t *ret_ended) {
+        usec_t started = MIN(assigned, now), ended = now;
+
+        if (x->run_time > 0) {
+                ended = now - MIN(x->since_end, now - started);
+                started = ended - MIN(x->run_time, ended - started);
+        }
+        *ret_started = started;
+        *ret_ended = ended;
+}
+
 /* A loser's report: an attempt stopped here (retired), or a second
  * success of a task in one report; its record says so, and its reason is
  * why it was stopped when the tracker gives none. */
 static StoreTaskRecord loser_record(const ClusterNode *n, const Tracker1Finished *x,
                                     const ClusterRetired *retired, usec_t now) {
         bool succeeded = x->status == TRACKER1_SUCCEEDED;
+        usec_t started, ended;
 
+        attempt_times(x, retired->started, now, &started, &ended);
         return (StoreTaskRecord){
                 .job = retired->job,
                 .type = retired->type,
@@ -298,8 +317,8 @@ static StoreTaskRecord loser_record(const ClusterNode *n, const Tracker1Finished
                 .attempt = x->attempt,
                 .node = n->hostname,
                 .status = succeeded ? STORE_TASK_DISCARDED : cluster_store_status(x->status),
-                .started = retired->started,
-                .finished = MAX(now, retired->started),
+                .started = started,
+                .finished = ended,
                 .input_bytes = x->input_bytes,
                 .output_bytes = x->output_bytes,
                 .reason = !succeeded && x->reason[0] ? x->reason : retired->reason,
@@ -323,7 +342,7 @@ static int record_finished(Cluster *c, const ClusterNode *n, const Tracker1Repor
                 const Tracker1Finished *x = &r->finished[i];
                 const ClusterTask *t = finished[i].task;
                 const ClusterRetired *retired = t ? NULL : cluster_node_find_retired(n, x->attempt);
-                usec_t started;
+                usec_t started, ended;
 
                 if (retired) {
                         losers[n_losers++] = loser_record(n, x, retired, now);
@@ -342,6 +361,7 @@ static int record_finished(Cluster *c, const ClusterNode *n, const Tracker1Repor
                         losers[n_losers++] = loser_record(n, x, &second, now);
                         continue;
                 }
+                attempt_times(x, started, now, &started, &ended);
                 records[k++] = (StoreTaskRecord){
                         .job = finished[i].job->info.id,
                         .type = t->type,
@@ -349,8 +369,8 @@ static int record_finished(Cluster *c, const ClusterNode *n, const Tracker1Repor
                         .attempt = x->attempt,
                         .node = n->hostname,
                         .status = cluster_store_status(x->status),
-                        .started = started < now ? started : now,
-                        .finished = now,
+                        .started = started,
+                        .finished = ended,
                         .input_bytes = x->input_bytes,
                         .output_bytes = x->output_bytes,
                         .output = x->status == TRACKER1_SUCCEEDED ? x->output : NULL,

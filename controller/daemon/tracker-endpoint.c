@@ -258,9 +258,18 @@ static const sd_bus_vtable tracker_vtable[] = {
                                 SD_BUS_RESULT("t", tracker, "t", interval), method_register,
                                 SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_SENSITIVE),
         SD_BUS_METHOD_WITH_ARGS(
-                "Heartbeat",
+                TRACKER1_HEARTBEAT_METHOD,
                 SD_BUS_ARGS("t", tracker, TRACKER1_NODE_TYPE, node, "a" TRACKER1_RUNNING_TYPE,
                             running, "a" TRACKER1_FINISHED_TYPE, finished),
+                SD_BUS_RESULT("a" TRACKER1_ASSIGNMENT_TYPE, assignments, "at", kills,
+                              TRACKER1_SLOTS_TYPE, slots, "as", kill_reasons),
+                method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
+        /* Revision 1's trackers: the same report without the attempts'
+         * times. */
+        SD_BUS_METHOD_WITH_ARGS(
+                TRACKER1_HEARTBEAT_V1_METHOD,
+                SD_BUS_ARGS("t", tracker, TRACKER1_NODE_TYPE, node, "a" TRACKER1_RUNNING_TYPE,
+                            running, "a" TRACKER1_FINISHED_V1_TYPE, finished),
                 SD_BUS_RESULT("a" TRACKER1_ASSIGNMENT_TYPE, assignments, "at", kills,
                               TRACKER1_SLOTS_TYPE, slots, "as", kill_reasons),
                 method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
