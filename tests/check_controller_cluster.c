@@ -1203,6 +1203,129 @@ START_TEST(test_reply_is_self_contained) {
 }
 END_TEST
 
+/* The store's record of an attempt of job. */
+static StoreTaskRecord attempt_record(uint64_t job, uint64_t attempt) {
+        StoreTaskRecord *recs = NULL, found = { 0 };
+        StoreError err = { 0 };
+        size_t n = 0;
+
+        ck_assert_int_eq(store_job_tasks(store, job, STORE_TASK_ANY, &recs, &n, &err), 0);
+        for (size_t i = 0; i < n; i++)
+                if (recs[i].attempt == attempt) {
+                        found = recs[i];
+                        recs[i] = (StoreTaskRecord){ 0 };
+                }
+        store_task_records_free(recs, n);
+        ck_assert_msg(found.attempt == attempt, "no record of attempt %" PRIu64, attempt);
+        return found;
+}
+
+static void record_free(StoreTaskRecord *rec) {
+        free((char *)rec->node);
+        free((char *)rec->output);
+        free((char *)rec->reason);
+}
+
+static void assert_recorded(uint64_t job, uint64_t attempt, StoreTaskStatus status,
+                            const char *reason) {
+        StoreTaskRecord rec = attempt_record(job, attempt);
+
+        ck_assert_str_eq(store_task_status_to_string(rec.status),
+                         store_task_status_to_string(status));
+        ck_assert_str_eq(rec.reason ? rec.reason : "", reason);
+        record_free(&rec);
+}
+
+/* Every attempt is in the store from its assignment, and how each ended:
+ * a success that came after its job was cancelled is discarded, a kill's
+ * report killed, the attempts of a lost tracker lost, and after a restart
+ * an attempt its tracker no longer runs lost too, its task run again. */
+START_TEST(test_every_attempt_recorded) {
+        static const char *const inputs[] = { "in/a", "in/b" };
+        StoreJobSpec spec = { .name = "two",
+                              .user = "dave",
+                              .pool = "default",
+                              .app = "grep",
+                              .app_arg = "line",
+                              .inputs = inputs,
+                              .n_inputs = ELEMENTSOF(inputs),
+                              .n_reduces = 1 };
+        uint64_t job, next, node, attempts[2], lost_attempt;
+        Tracker1Finished done[2];
+        Tracker1Reply reply = { 0 };
+        StoreTaskRecord rec;
+        StoreError err = { 0 };
+        AdmitVerdict verdict;
+        char output[64];
+        Cluster *c = NULL;
+
+        ck_assert_int_eq(store_job_submit(store, &spec, &job, &err), 0);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        node = register_tracker(c, 2, 1);
+        beat(c, node, 2, NULL, 0, NULL, 0, T0, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 2);
+        for (size_t i = 0; i < 2; i++) {
+                attempts[i] = reply.assignments[i].attempt;
+                assert_recorded(job, attempts[i], STORE_TASK_RUNNING, "");
+        }
+        snprintf(output, sizeof(output), "out/%" PRIu64 "/map-%05u.%" PRIu64, job,
+                 reply.assignments[0].index, attempts[0]);
+        tracker1_reply_done(&reply);
+
+        ck_assert_int_eq(cluster_cancel(c, job, &err), 0);
+        done[0] = (Tracker1Finished){ .attempt = attempts[0],
+                                      .status = TRACKER1_SUCCEEDED,
+                                      .output = output,
+                                      .reason = "",
+                                      .run_time = USEC_PER_SEC,
+                                      .since_end = USEC_PER_SEC / 2 };
+        done[1] = (Tracker1Finished){ .attempt = attempts[1],
+                                      .status = TRACKER1_KILLED,
+                                      .output = "",
+                                      .reason = "job cancelled (signal 15)" };
+        beat(c, node, 2, NULL, 0, done, 2, T0 + 5 * USEC_PER_SEC, &reply);
+        tracker1_reply_done(&reply);
+        assert_recorded(job, attempts[0], STORE_TASK_DISCARDED, "job cancelled");
+        assert_recorded(job, attempts[1], STORE_TASK_KILLED, "job cancelled (signal 15)");
+        /* Timed by the tracker: it ran 1 s and ended 0.5 s before the
+         * heartbeat. */
+        rec = attempt_record(job, attempts[0]);
+        ck_assert_uint_eq(rec.finished, T0 + 5 * USEC_PER_SEC - USEC_PER_SEC / 2);
+        ck_assert_uint_eq(rec.started, rec.finished - USEC_PER_SEC);
+        record_free(&rec);
+
+        /* A tracker lost with an attempt. */
+        ck_assert_int_eq(cluster_submit(c, &spec, T0 + 6 * USEC_PER_SEC, &next, &verdict, &err), 0);
+        beat(c, node, 2, NULL, 0, NULL, 0, T0 + 6 * USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 2);
+        lost_attempt = reply.assignments[0].attempt;
+        attempts[1] = reply.assignments[1].attempt;
+        tracker1_reply_done(&reply);
+        cluster_free(c); /* killed with both attempts running */
+
+        /* Its tracker comes back running one of the two: the other is gone. */
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        node = register_tracker(c, 2, 1);
+        beat(c, node, 1,
+             &(Tracker1Running){ .attempt = attempts[1], .progress = 0.5, .input_size = 16 }, 1,
+             NULL, 0, T0 + 7 * USEC_PER_SEC, &reply);
+        assert_recorded(next, lost_attempt, STORE_TASK_LOST,
+                        "not on its tracker when the controller restarted");
+        assert_recorded(next, attempts[1], STORE_TASK_RUNNING, "");
+        /* The gone attempt's map runs again, the other runs on. */
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        lost_attempt = reply.assignments[0].attempt;
+        tracker1_reply_done(&reply);
+        ck_assert_uint_eq(cluster_lose_silent(c, T0 + 60 * USEC_PER_SEC, T0 + 60 * USEC_PER_SEC,
+                                              10 * USEC_PER_SEC),
+                          1);
+        assert_recorded(next, lost_attempt, STORE_TASK_LOST, "its tracker was lost");
+        assert_recorded(next, attempts[1], STORE_TASK_LOST, "its tracker was lost");
+        cluster_free(c);
+}
+END_TEST
+
 Suite *suite_controller_cluster(void) {
         Suite *s = suite_create("controller_cluster");
         TCase *tc = tcase_create("model");
@@ -1212,6 +1335,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_profile_saved_and_loaded);
         tcase_add_test(tc, test_set_slots);
         tcase_add_test(tc, test_reply_is_self_contained);
+        tcase_add_test(tc, test_every_attempt_recorded);
         tcase_add_test(tc, test_resumed_complete_job_ends);
         tcase_add_test(tc, test_spec_first_success_wins);
         tcase_add_test(tc, test_spec_original_wins);
