@@ -144,7 +144,7 @@ static int task_finish(TrackerTasks *k, TrackerTask *t, const TaskOutcome *out, 
                 .reason = f.reason,
                 /* The task's own run, from its fork to its reaping; 0 says
                  * "not told". */
-                .run_time = MAX(out->wall, (usec_t)1),
+                .run_time = out->wall > 0 ? out->wall : 1,
         };
         list = reallocarray(k->finished, k->n_finished + 1, sizeof(*list));
         if (!f.output || !f.reason || !list) {

@@ -229,17 +229,18 @@ static void resolve_held(Cluster *c, ClusterNode *n, const Tracker1Report *r, Kn
                         log_info("Attempt %" PRIu64 " of job %" PRIu64 " is %s: its task may "
                                  "run again",
                                  h->attempt, h->job, WHY_GONE);
-                        cluster_records_write(c,
-                                              &(StoreTaskRecord){ .job = h->job,
-                                                                  .type = h->type,
-                                                                  .index = h->index,
-                                                                  .attempt = h->attempt,
-                                                                  .node = n->hostname,
-                                                                  .status = STORE_TASK_LOST,
-                                                                  .started = h->started,
-                                                                  .finished = MAX(now, h->started),
-                                                                  .reason = WHY_GONE },
-                                              1);
+                        cluster_records_write(
+                                c,
+                                &(StoreTaskRecord){ .job = h->job,
+                                                    .type = h->type,
+                                                    .index = h->index,
+                                                    .attempt = h->attempt,
+                                                    .node = n->hostname,
+                                                    .status = STORE_TASK_LOST,
+                                                    .started = h->started,
+                                                    .finished = cluster_ended_at(now, h->started),
+                                                    .reason = WHY_GONE },
+                                1);
                 }
                 held_remove(c, i - 1);
                 cluster_snapshot_drop(c);

@@ -57,6 +57,12 @@ static inline Tracker1TaskType cluster_wire_task(TaskType t) {
         return t == TASK_MAP ? TRACKER1_MAP : TRACKER1_REDUCE;
 }
 
+/* The end of an attempt that ends now: not before its start, should the
+ * realtime clock have gone back. */
+static inline usec_t cluster_ended_at(usec_t now, usec_t started) {
+        return now > started ? now : started;
+}
+
 static inline StoreTaskStatus cluster_store_status(Tracker1Status s) {
         return s == TRACKER1_SUCCEEDED ? STORE_TASK_SUCCEEDED
                : s == TRACKER1_KILLED  ? STORE_TASK_KILLED

@@ -239,19 +239,20 @@ static void node_record_lost(Cluster *c, const ClusterNode *n, usec_t now) {
                                                   .node = n->hostname,
                                                   .status = STORE_TASK_LOST,
                                                   .started = a->started,
-                                                  .finished = MAX(now, a->started),
+                                                  .finished = cluster_ended_at(now, a->started),
                                                   .reason = WHY_TRACKER_LOST };
         }
         for (size_t i = 0; i < n->n_retired; i++)
-                records[k++] = (StoreTaskRecord){ .job = n->retired[i].job,
-                                                  .type = n->retired[i].type,
-                                                  .index = n->retired[i].index,
-                                                  .attempt = n->retired[i].attempt,
-                                                  .node = n->hostname,
-                                                  .status = STORE_TASK_LOST,
-                                                  .started = n->retired[i].started,
-                                                  .finished = MAX(now, n->retired[i].started),
-                                                  .reason = WHY_TRACKER_LOST };
+                records[k++] =
+                        (StoreTaskRecord){ .job = n->retired[i].job,
+                                           .type = n->retired[i].type,
+                                           .index = n->retired[i].index,
+                                           .attempt = n->retired[i].attempt,
+                                           .node = n->hostname,
+                                           .status = STORE_TASK_LOST,
+                                           .started = n->retired[i].started,
+                                           .finished = cluster_ended_at(now, n->retired[i].started),
+                                           .reason = WHY_TRACKER_LOST };
         cluster_records_write(c, records, k);
 }
 
@@ -276,17 +277,18 @@ static void held_expire(Cluster *c, usec_t now, usec_t now_monotonic, usec_t tim
                         t->held--;
                 log_warning("Attempt %" PRIu64 " of job %" PRIu64 " on %s is lost: %s", h->attempt,
                             h->job, h->node, WHY_NOT_BACK);
-                cluster_records_write(c,
-                                      &(StoreTaskRecord){ .job = h->job,
-                                                          .type = h->type,
-                                                          .index = h->index,
-                                                          .attempt = h->attempt,
-                                                          .node = h->node,
-                                                          .status = STORE_TASK_LOST,
-                                                          .started = h->started,
-                                                          .finished = MAX(now, h->started),
-                                                          .reason = WHY_NOT_BACK },
-                                      1);
+                cluster_records_write(
+                        c,
+                        &(StoreTaskRecord){ .job = h->job,
+                                            .type = h->type,
+                                            .index = h->index,
+                                            .attempt = h->attempt,
+                                            .node = h->node,
+                                            .status = STORE_TASK_LOST,
+                                            .started = h->started,
+                                            .finished = cluster_ended_at(now, h->started),
+                                            .reason = WHY_NOT_BACK },
+                        1);
                 free(c->held[i].node);
         }
         c->n_held = 0;
