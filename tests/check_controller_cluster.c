@@ -1133,19 +1133,23 @@ START_TEST(test_attempt_index_order) {
 }
 END_TEST
 
+/* A grep job of two maps (in/a and in/b) and a reduce. */
+static const char *const two_inputs[] = { "in/a", "in/b" };
+static const StoreJobSpec two_maps = { .name = "two",
+                                       .user = "dave",
+                                       .pool = "default",
+                                       .app = "grep",
+                                       .app_arg = "line",
+                                       .inputs = two_inputs,
+                                       .n_inputs = ELEMENTSOF(two_inputs),
+                                       .n_reduces = 1 };
+
 /* A reply holds all that its tracker is told, so that the endpoint needs
  * nothing of the model: a map's split, a reduce's map outputs in the maps'
  * order, the application and its argument, the partitions, the slot. */
 START_TEST(test_reply_is_self_contained) {
-        static const char *const inputs[] = { "in/a", "in/b" };
-        StoreJobSpec spec = { .name = "two",
-                              .user = "dave",
-                              .pool = "default",
-                              .app = "grep",
-                              .app_arg = "line",
-                              .inputs = inputs,
-                              .n_inputs = ELEMENTSOF(inputs),
-                              .n_reduces = 1 };
+        const char *const *inputs = two_inputs;
+        StoreJobSpec spec = two_maps;
         char outputs[2][64];
         Tracker1Finished done[2];
         Tracker1Reply reply = { 0 };
@@ -1241,15 +1245,7 @@ static void assert_recorded(uint64_t job, uint64_t attempt, StoreTaskStatus stat
  * report killed, the attempts of a lost tracker lost, and after a restart
  * an attempt its tracker no longer runs lost too, its task run again. */
 START_TEST(test_every_attempt_recorded) {
-        static const char *const inputs[] = { "in/a", "in/b" };
-        StoreJobSpec spec = { .name = "two",
-                              .user = "dave",
-                              .pool = "default",
-                              .app = "grep",
-                              .app_arg = "line",
-                              .inputs = inputs,
-                              .n_inputs = ELEMENTSOF(inputs),
-                              .n_reduces = 1 };
+        StoreJobSpec spec = two_maps;
         uint64_t job, next, node, attempts[2], lost_attempt;
         Tracker1Finished done[2];
         Tracker1Reply reply = { 0 };

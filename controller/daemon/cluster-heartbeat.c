@@ -226,21 +226,7 @@ static void resolve_held(Cluster *c, ClusterNode *n, const Tracker1Report *r, Kn
                              cluster_node_queue_kill(n, h->attempt, KILL_TASK_DONE) < 0))
                                 log_oom();
                 } else {
-                        log_info("Attempt %" PRIu64 " of job %" PRIu64 " is %s: its task may "
-                                 "run again",
-                                 h->attempt, h->job, WHY_GONE);
-                        cluster_records_write(
-                                c,
-                                &(StoreTaskRecord){ .job = h->job,
-                                                    .type = h->type,
-                                                    .index = h->index,
-                                                    .attempt = h->attempt,
-                                                    .node = n->hostname,
-                                                    .status = STORE_TASK_LOST,
-                                                    .started = h->started,
-                                                    .finished = cluster_ended_at(now, h->started),
-                                                    .reason = WHY_GONE },
-                                1);
+                        cluster_held_lose(c, h, now, WHY_GONE);
                 }
                 held_remove(c, i - 1);
                 cluster_snapshot_drop(c);

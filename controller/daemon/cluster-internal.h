@@ -91,6 +91,9 @@ ClusterTask *cluster_task_find(Cluster *c, uint64_t job, TaskType type, unsigned
  * killed, discarded): what an operator audits, not what a restart needs,
  * so a store that refuses them is logged and the model goes on. */
 void cluster_records_write(Cluster *c, const StoreTaskRecord *records, size_t n);
+/* Held attempt h is lost at now, and why (logged and recorded); the caller
+ * takes it out of c->held. */
+void cluster_held_lose(Cluster *c, const ClusterHeld *h, usec_t now, const char *why);
 /* cluster_node_find() for those who change the node. */
 ClusterNode *cluster_node_lookup(Cluster *c, uint64_t id);
 /* The node's index in c->nodes, NO_INDEX for none. */

@@ -5,6 +5,7 @@
  * with. */
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,23 @@ void cluster_records_write(Cluster *c, const StoreTaskRecord *records, size_t n)
         r = store_tasks_record(c->store, records, n, &err);
         if (r < 0)
                 log_warning_errno(r, "Cannot record how %zu attempts ended: %s", n, err.message);
+}
+
+void cluster_held_lose(Cluster *c, const ClusterHeld *h, usec_t now, const char *why) {
+        log_warning("Attempt %" PRIu64 " of job %" PRIu64 " on %s is lost, %s: its task may run "
+                    "again",
+                    h->attempt, h->job, h->node, why);
+        cluster_records_write(c,
+                              &(StoreTaskRecord){ .job = h->job,
+                                                  .type = h->type,
+                                                  .index = h->index,
+                                                  .attempt = h->attempt,
+                                                  .node = h->node,
+                                                  .status = STORE_TASK_LOST,
+                                                  .started = h->started,
+                                                  .finished = cluster_ended_at(now, h->started),
+                                                  .reason = why },
+                              1);
 }
 
 uint32_t cluster_node_index(const Cluster *c, uint64_t id) {

@@ -275,20 +275,7 @@ static void held_expire(Cluster *c, usec_t now, usec_t now_monotonic, usec_t tim
 
                 if (t)
                         t->held--;
-                log_warning("Attempt %" PRIu64 " of job %" PRIu64 " on %s is lost: %s", h->attempt,
-                            h->job, h->node, WHY_NOT_BACK);
-                cluster_records_write(
-                        c,
-                        &(StoreTaskRecord){ .job = h->job,
-                                            .type = h->type,
-                                            .index = h->index,
-                                            .attempt = h->attempt,
-                                            .node = h->node,
-                                            .status = STORE_TASK_LOST,
-                                            .started = h->started,
-                                            .finished = cluster_ended_at(now, h->started),
-                                            .reason = WHY_NOT_BACK },
-                        1);
+                cluster_held_lose(c, h, now, WHY_NOT_BACK);
                 free(c->held[i].node);
         }
         c->n_held = 0;
