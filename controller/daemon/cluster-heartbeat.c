@@ -366,10 +366,10 @@ static int record_finished(Cluster *c, const ClusterNode *n, const Tracker1Repor
                 };
         }
         if (k > 0) {
-                int rr = store_tasks_record(c->store, records, k, err);
+                int stored = store_tasks_record(c->store, records, k, err);
 
-                if (rr < 0)
-                        return rr;
+                if (stored < 0)
+                        return stored;
         }
         cluster_records_write(c, losers, n_losers);
         return 0;
