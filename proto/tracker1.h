@@ -104,12 +104,14 @@
  * the tracker has, an attempt of another tracker, an unknown status) is
  * Error.InvalidHeartbeat, naming the field, and changes nothing. Attempts
  * the controller does not know (a job cancelled, a controller restarted)
- * are ignored when finished and killed when running, but for one: a
- * succeeded attempt that a controller before a restart assigned, whose
- * output (out/JOB/map-NNNNN.ATTEMPT or part-NNNNN.ATTEMPT, as trackers
- * name it) is there and belongs to a task that waits to run, is adopted
- * as that task's success, so that work done while the controller was away
- * is not done again.
+ * are ignored when finished and killed when running, but for those that a
+ * controller before a restart assigned to this tracker's host (its store
+ * says so): one still running runs on, and one that ended is that task's
+ * end, a success only with its output (out/JOB/map-NNNNN.ATTEMPT or
+ * part-NNNNN.ATTEMPT, as trackers name it) there; so that work done while
+ * the controller was away is not done again. (A succeeded attempt of an
+ * earlier run that the store does not name is adopted the same way for a
+ * task that waits to run.)
  *
  * tracker1.c is the only code that builds or reads these messages: each
  * message has a C form below, an append function that writes it into an
