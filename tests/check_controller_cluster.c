@@ -1322,6 +1322,32 @@ START_TEST(test_every_attempt_recorded) {
 }
 END_TEST
 
+/* An attempt the store will not record is not started, and those the
+ * heartbeat started before it stand: here the store has ended the second
+ * job behind the model's back. */
+START_TEST(test_unrecorded_attempt_not_started) {
+        Tracker1Reply reply = { 0 };
+        StoreError err = { 0 };
+        Cluster *c = NULL;
+        uint64_t first, second, node;
+
+        ck_assert_int_eq(store_job_submit(store, &two_maps, &first, &err), 0);
+        ck_assert_int_eq(store_job_submit(store, &two_maps, &second, &err), 0);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        ck_assert_int_eq(store_job_finish(store, second, STORE_JOB_FAILED, "gone", &err), 0);
+        node = register_tracker(c, 4, 1);
+        beat(c, node, 4, NULL, 0, NULL, 0, T0, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 2);
+        for (size_t i = 0; i < reply.n_assignments; i++)
+                ck_assert_uint_eq(reply.assignments[i].job, first);
+        ck_assert_uint_eq(c->n_indexed, 2);
+        ck_assert_int_eq(cluster_job_find(c, second)->tasks[0].state, TASK_PENDING);
+        tracker1_reply_done(&reply);
+        cluster_free(c);
+}
+END_TEST
+
 Suite *suite_controller_cluster(void) {
         Suite *s = suite_create("controller_cluster");
         TCase *tc = tcase_create("model");
@@ -1332,6 +1358,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_set_slots);
         tcase_add_test(tc, test_reply_is_self_contained);
         tcase_add_test(tc, test_every_attempt_recorded);
+        tcase_add_test(tc, test_unrecorded_attempt_not_started);
         tcase_add_test(tc, test_resumed_complete_job_ends);
         tcase_add_test(tc, test_spec_first_success_wins);
         tcase_add_test(tc, test_spec_original_wins);

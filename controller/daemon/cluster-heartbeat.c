@@ -457,11 +457,16 @@ static int start_attempt(Cluster *c, ClusterNode *n, const ClusterJob *j, Cluste
                 return -ENOMEM;
         reply->assignments = as;
         /* Before the tracker hears of it: a controller that restarts knows
-         * every attempt that may run (ClusterHeld). */
+         * every attempt that may run (ClusterHeld). One the store will not
+         * take is not started: its task waits for a later heartbeat, and
+         * the attempts this step started already stand. */
         r = store_tasks_record(c->store, &record, 1, &err);
-        if (r < 0)
-                return log_warning_errno(r, "Cannot record attempt %" PRIu64 ": %s",
-                                         c->next_attempt, err.message);
+        if (r < 0) {
+                log_warning_errno(r,
+                                  "Not starting attempt %" PRIu64 ", which cannot be recorded: %s",
+                                  c->next_attempt, err.message);
+                return 0;
+        }
         r = cluster_task_assignment(j, t, c->next_attempt, &a);
         if (r < 0)
                 return r;
