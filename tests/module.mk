@@ -43,3 +43,11 @@ fuzz: $(BUILD)/config.mk
 			$(FUZZ_DIR)/$$t.log || true; \
 		[ $$status -eq 0 ] || { echo "fuzz: $$t failed (see $(FUZZ_DIR)/$$t.log)"; exit 1; }; \
 	done
+
+# flexslot-chaos-client: idle connections to the tracker endpoint (and random
+# messages to it and to Controller1), for the integration tests that check
+# that the controller shrugs them off (tests/integration/controller-endpoint.sh,
+# controller-fds.sh).
+BENCH_PROGRAMS += flexslot-chaos-client
+flexslot-chaos-client_SOURCES := tests/chaos/chaos-client.c
+flexslot-chaos-client_DEPS := common

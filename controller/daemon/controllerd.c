@@ -422,7 +422,7 @@ static void controller_stop(Controller *c) {
 }
 
 int main(int argc, char **argv) {
-        Controller c = { .lock_fd = -1, .listen_fd = -1 };
+        Controller c = { .lock_fd = -1, .listen_fd = -1, .spare_fd = -1 };
         Options o;
         int r;
 

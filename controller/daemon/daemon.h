@@ -42,7 +42,15 @@ typedef struct Controller {
         int listen_fd;
         sd_event_source *listen_source, *lost_timer, *control_timer, *prune_timer;
         TrackerConnection *connections;
-        size_t n_connections;
+        size_t n_connections, n_registered;
+        /* Out of descriptors, the endpoint stops accepting until one is
+         * freed or accept_retry fires; spare_fd, held for that moment, is
+         * given up to accept the waiting connection and close it at once,
+         * so that its peer hears no rather than waiting. */
+        int spare_fd;
+        sd_event_source *accept_retry;
+        usec_t accept_warned_at; /* monotonic; the last "out of descriptors" warning */
+        unsigned accept_shed;    /* connections accepted and closed since */
         Agents *agents;
 } Controller;
 
