@@ -89,9 +89,10 @@ static int call_error(TrackerLink *l, const char *what, const sd_bus_error *e) {
                 l->backoff = l->config->reconnect_max;
                 return 0;
         }
-        /* The controller has as many trackers as it takes: room comes when
-         * one leaves or is lost, so try again, backing off. */
-        if (sd_bus_error_has_name(e, TRACKER1_ERROR_TOO_MANY)) {
+        /* The controller has as many trackers as it takes, or another
+         * tracker of this VM is connected: room comes when one leaves or is
+         * lost, so try again, backing off. */
+        if (sd_bus_error_has_names(e, TRACKER1_ERROR_TOO_MANY, TRACKER1_ERROR_VM_IN_USE)) {
                 log_warning("%s refused: %s Trying again.", what, e->message);
                 disconnect(l);
                 return 0;

@@ -208,6 +208,19 @@ int cluster_node_set_guest(Cluster *c, uint64_t node, const ClusterGuest *guest)
         return 0;
 }
 
+/* n is lost (why says how, for the log): a lost tracker loses its own
+ * attempts only, a task with its other attempt elsewhere runs on. */
+static void node_lose(Cluster *c, ClusterNode *n, const char *why) {
+        n->state = NODE_LOST;
+        cluster_snapshot_drop(c);
+        cluster_node_stop_attempts(c, n);
+        n->running[SLOT_MAP] = n->running[SLOT_REDUCE] = 0;
+        free(n->kills);
+        n->kills = NULL;
+        n->n_kills = 0;
+        log_warning("Tracker %" PRIu64 " (%s) %s: lost", n->id, n->hostname, why);
+}
+
 size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout) {
         size_t lost = 0;
 
@@ -216,18 +229,24 @@ size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout) {
 
                 if (n->state == NODE_LOST || now_monotonic - n->last_heartbeat <= timeout)
                         continue;
-                n->state = NODE_LOST;
+                node_lose(c, n, "sent no heartbeat for longer than the timeout");
                 lost++;
-                cluster_snapshot_drop(c);
-                /* A lost tracker loses its own attempts only: a task
-                 * with its other attempt elsewhere runs on. */
-                cluster_node_stop_attempts(c, n);
-                n->running[SLOT_MAP] = n->running[SLOT_REDUCE] = 0;
-                free(n->kills);
-                n->kills = NULL;
-                n->n_kills = 0;
-                log_warning("Tracker %" PRIu64 " (%s) sent no heartbeat for %s: lost", n->id,
-                            n->hostname, "longer than the timeout");
         }
         return lost;
+}
+
+const ClusterNode *cluster_node_find_vm(const Cluster *c, const char *vm_uuid) {
+        for (size_t i = 0; i < c->n_nodes; i++)
+                if (c->nodes[i].state != NODE_LOST && strcmp(c->nodes[i].vm_uuid, vm_uuid) == 0)
+                        return &c->nodes[i];
+        return NULL;
+}
+
+int cluster_node_retire(Cluster *c, uint64_t node, const char *why) {
+        ClusterNode *n = cluster_node_lookup(c, node);
+
+        if (!n || n->state == NODE_LOST)
+                return -ENOENT;
+        node_lose(c, n, why);
+        return 0;
 }

@@ -278,3 +278,9 @@ int cluster_control(Cluster *c, usec_t now);
 /* Marks trackers silent for longer than timeout lost; their running tasks
  * are pending again. Returns how many were lost. */
 size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout);
+
+/* The tracker registered for the VM vm_uuid and not lost; NULL for none. */
+const ClusterNode *cluster_node_find_vm(const Cluster *c, const char *vm_uuid);
+/* Tracker node is lost at once, as if it had gone silent (why says what
+ * happened instead, for the log): -ENOENT for an unknown or lost one. */
+int cluster_node_retire(Cluster *c, uint64_t node, const char *why);

@@ -142,6 +142,38 @@ static bool text_ok(const char *s) {
         return true;
 }
 
+static bool tracker_connected(const Controller *c, uint64_t tracker) {
+        for (const TrackerConnection *t = c->connections; t; t = t->next)
+                if (t->tracker == tracker)
+                        return true;
+        return false;
+}
+
+/* A VM has one tracker: the agent's steal and the VM targets are the VM's,
+ * and two registrations would take them both. While the VM's registration
+ * is alive and its connection open, a tracker that claims the VM is refused
+ * by name, so that whoever holds the token cannot push a working tracker
+ * out. Once that connection has gone (the tracker restarted, or its
+ * connection broke and it comes back), the old registration gives way at
+ * once rather than at lost-timeout: it is the same VM's tracker, and its
+ * attempts will not report on the old registration again. */
+static int claim_vm(Controller *c, const Tracker1Registration *x, sd_bus_error *error) {
+        const ClusterNode *old = cluster_node_find_vm(c->cluster, x->vm_uuid);
+
+        if (!old)
+                return 0;
+        if (tracker_connected(c, old->id)) {
+                log_warning("Refusing tracker %s: VM %s is tracker %" PRIu64
+                            "'s (%s), which is connected",
+                            x->hostname, x->vm_uuid, old->id, old->hostname);
+                return sd_bus_error_setf(error, TRACKER1_ERROR_VM_IN_USE,
+                                         "VM %s is tracker %" PRIu64
+                                         "'s (%s), which is connected; a VM has one tracker.",
+                                         x->vm_uuid, old->id, old->hostname);
+        }
+        return cluster_node_retire(c->cluster, old->id, "gave way to a new registration of its VM");
+}
+
 static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         TrackerConnection *t = userdata;
         Controller *c = t->controller;
@@ -201,6 +233,10 @@ static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *erro
                                          "controller takes (max-trackers).",
                                          c->n_registered);
         }
+        /* Last: a refusal above changes nothing. */
+        r = claim_vm(c, &x, error);
+        if (r < 0)
+                return r;
         r = cluster_register(c->cluster, x.vm_uuid, x.hostname, slots, x.slot_memory,
                              now_monotonic_usec(), &id);
         if (r < 0)

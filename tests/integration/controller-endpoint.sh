@@ -2,7 +2,10 @@
 # The tracker endpoint against peers that are not trackers, or not the
 # only one: a connection that does not register within [trackers]
 # register-timeout is closed; only registered trackers count against
-# max-trackers, and one more is refused by name (TooManyTrackers).
+# max-trackers, and one more is refused by name (TooManyTrackers). A VM has
+# one tracker: a second registration of a connected tracker's VM is refused
+# by name (VmInUse), and once that tracker's connection has gone, the new one
+# takes its place at once, the old registration lost.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 chaos=$build/bench/flexslot-chaos-client
@@ -10,7 +13,10 @@ endpoint=unix:path=$tmp/trackers
 
 start_bus
 write_config
-sed -i 's/^\[trackers\]$/[trackers]\nregister-timeout = 2s\nmax-trackers = 2/' "$tmp/controller.ini"
+# A long lost-timeout: a tracker whose VM registers again is retired
+# without it.
+sed -i 's/^\[trackers\]$/[trackers]\nregister-timeout = 2s\nmax-trackers = 2/; s/^lost-timeout = .*/lost-timeout = 1min/' \
+	"$tmp/controller.ini"
 start_controller
 
 # Three idle connections, more than max-trackers, take no tracker's place;
@@ -49,4 +55,21 @@ poll_register() {
 		--vm-uuid 00000000-0000-0000-0000-000000000004 --beats 1
 }
 poll poll_register || fail "no room after a tracker left: $(cat "$tmp/t4.log")"
+
+# t3's VM again, while t3 is connected: refused by name.
+vm3=00000000-0000-0000-0000-000000000003
+if run_tracker "$tmp/t5.log" --token-file "$tmp/token" --hostname t5 --vm-uuid $vm3 --beats 1; then
+	fail "a second tracker of VM $vm3 registered: $(cat "$tmp/t5.log")"
+fi
+grep -q "^error org.flexslot.Tracker1.Error.VmInUse: VM $vm3 is tracker [0-9]*'s (t3), which is connected" \
+	"$tmp/t5.log" || fail "the second tracker's refusal: $(cat "$tmp/t5.log")"
+# t3 gone, the VM's next tracker takes its place before lost-timeout.
+# shellcheck disable=SC2154 # set by the eval above
+kill "$t3_pid"
+poll_vm3() {
+	run_tracker "$tmp/t5.log" --token-file "$tmp/token" --hostname t5 --vm-uuid $vm3 --beats 1
+}
+poll poll_vm3 || fail "VM $vm3's tracker did not come back: $(cat "$tmp/t5.log")"
+grep -q "Tracker [0-9]* (t3) gave way to a new registration of its VM: lost" "$tmp/controller.log" ||
+	fail "t3 was not retired: $(grep t3 "$tmp/controller.log")"
 echo "PASS"
