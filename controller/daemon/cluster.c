@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/strv.h"
@@ -210,8 +211,9 @@ int cluster_node_set_guest(Cluster *c, uint64_t node, const ClusterGuest *guest)
 
 /* n is lost (why says how, for the log): a lost tracker loses its own
  * attempts only, a task with its other attempt elsewhere runs on. */
-static void node_lose(Cluster *c, ClusterNode *n, const char *why) {
+static void node_lose(Cluster *c, ClusterNode *n, usec_t now_monotonic, const char *why) {
         n->state = NODE_LOST;
+        n->lost_at = now_monotonic;
         cluster_snapshot_drop(c);
         cluster_node_stop_attempts(c, n);
         n->running[SLOT_MAP] = n->running[SLOT_REDUCE] = 0;
@@ -229,7 +231,7 @@ size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout) {
 
                 if (n->state == NODE_LOST || now_monotonic - n->last_heartbeat <= timeout)
                         continue;
-                node_lose(c, n, "sent no heartbeat for longer than the timeout");
+                node_lose(c, n, now_monotonic, "sent no heartbeat for longer than the timeout");
                 lost++;
         }
         return lost;
@@ -242,11 +244,36 @@ const ClusterNode *cluster_node_find_vm(const Cluster *c, const char *vm_uuid) {
         return NULL;
 }
 
-int cluster_node_retire(Cluster *c, uint64_t node, const char *why) {
+int cluster_node_retire(Cluster *c, uint64_t node, usec_t now_monotonic, const char *why) {
         ClusterNode *n = cluster_node_lookup(c, node);
 
         if (!n || n->state == NODE_LOST)
                 return -ENOENT;
-        node_lose(c, n, why);
+        node_lose(c, n, now_monotonic, why);
         return 0;
+}
+
+size_t cluster_forget_lost(Cluster *c, usec_t now_monotonic, usec_t keep) {
+        size_t kept = 0;
+
+        for (size_t i = 0; i < c->n_nodes; i++) {
+                ClusterNode *n = &c->nodes[i];
+
+                if (n->state == NODE_LOST && now_monotonic - n->lost_at >= keep) {
+                        log_info("Forgot tracker %" PRIu64 " (%s), lost %s ago", n->id, n->hostname,
+                                 FORMAT_DURATION(now_monotonic - n->lost_at));
+                        node_done(n);
+                } else
+                        c->nodes[kept++] = *n;
+        }
+        if (kept == c->n_nodes)
+                return 0;
+        size_t forgotten = c->n_nodes - kept;
+
+        c->n_nodes = kept;
+        /* The nodes moved: the kept snapshot and the last control cycle's
+         * VM targets name them by index. */
+        cluster_snapshot_drop(c);
+        c->decisions.n_vm_targets = 0;
+        return forgotten;
 }

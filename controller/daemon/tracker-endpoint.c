@@ -171,7 +171,8 @@ static int claim_vm(Controller *c, const Tracker1Registration *x, sd_bus_error *
                                          "'s (%s), which is connected; a VM has one tracker.",
                                          x->vm_uuid, old->id, old->hostname);
         }
-        return cluster_node_retire(c->cluster, old->id, "gave way to a new registration of its VM");
+        return cluster_node_retire(c->cluster, old->id, now_monotonic_usec(),
+                                   "gave way to a new registration of its VM");
 }
 
 static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -288,7 +289,8 @@ static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
         r = cluster_heartbeat(c->cluster, id, &report, now_realtime_usec(), now_monotonic_usec(),
                               &reply, &err);
         switch (r) {
-        case -ENOENT:
+        case -ENOENT: /* lost, then forgotten */
+                (void)connection_set_tracker(t, 0);
                 return sd_bus_error_setf(error, TRACKER1_ERROR_UNKNOWN_TRACKER, "%s.", err.message);
         case -ESTALE:
                 (void)connection_set_tracker(t, 0);

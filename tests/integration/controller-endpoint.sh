@@ -5,7 +5,8 @@
 # max-trackers, and one more is refused by name (TooManyTrackers). A VM has
 # one tracker: a second registration of a connected tracker's VM is refused
 # by name (VmInUse), and once that tracker's connection has gone, the new one
-# takes its place at once, the old registration lost.
+# takes its place at once, the old registration lost. A lost tracker leaves
+# ListNodes after forget-lost.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 chaos=$build/bench/flexslot-chaos-client
@@ -15,7 +16,7 @@ start_bus
 write_config
 # A long lost-timeout: a tracker whose VM registers again is retired
 # without it.
-sed -i 's/^\[trackers\]$/[trackers]\nregister-timeout = 2s\nmax-trackers = 2/; s/^lost-timeout = .*/lost-timeout = 1min/' \
+sed -i 's/^\[trackers\]$/[trackers]\nregister-timeout = 2s\nmax-trackers = 2\nforget-lost = 1s/; s/^lost-timeout = .*/lost-timeout = 1min/' \
 	"$tmp/controller.ini"
 start_controller
 
@@ -72,4 +73,10 @@ poll_vm3() {
 poll poll_vm3 || fail "VM $vm3's tracker did not come back: $(cat "$tmp/t5.log")"
 grep -q "Tracker [0-9]* (t3) gave way to a new registration of its VM: lost" "$tmp/controller.log" ||
 	fail "t3 was not retired: $(grep t3 "$tmp/controller.log")"
+t3_forgotten() {
+	! ctl_call ListNodes | grep -q '"t3"'
+}
+poll t3_forgotten || fail "the lost t3 stayed in ListNodes: $(ctl_call ListNodes)"
+grep -q "Forgot tracker [0-9]* (t3), lost 1" "$tmp/controller.log" ||
+	fail "no word of t3 forgotten: $(grep t3 "$tmp/controller.log")"
 echo "PASS"
