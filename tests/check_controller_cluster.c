@@ -223,6 +223,58 @@ START_TEST(test_set_slots) {
 }
 END_TEST
 
+/* A job's inputs are read beneath the data directory: a symlink planted
+ * there (by a tracker VM, a task) that leads out of it, named as an input
+ * or found in an input directory, is refused by name, nothing stored. */
+START_TEST(test_inputs_beneath_data_dir) {
+        static const char *const escapes[] = { "in/out", "linked" };
+        _cleanup_free_ char *outside = NULL, *file_link = NULL, *dir_link = NULL;
+        StoreError err = { 0 };
+        AdmitVerdict verdict;
+        Cluster *c = NULL;
+        uint64_t id;
+
+        outside = test_make_tmpdir();
+        ck_assert_ptr_nonnull(outside);
+        ck_assert_int_ge(asprintf(&file_link, "%s/in/out", dir), 0);
+        ck_assert_int_eq(symlink("/etc/passwd", file_link), 0);
+        ck_assert_int_ge(asprintf(&dir_link, "%s/linked", dir), 0);
+        ck_assert_int_eq(symlink(outside, dir_link), 0);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        for (size_t i = 0; i < ELEMENTSOF(escapes); i++) {
+                StoreJobSpec spec = { .name = "escape",
+                                      .user = "eve",
+                                      .pool = "default",
+                                      .app = "wordcount",
+                                      .inputs = &escapes[i],
+                                      .n_inputs = 1,
+                                      .n_reduces = 1 };
+
+                err = (StoreError){ 0 };
+                ck_assert_int_eq(cluster_submit(c, &spec, 10, &id, &verdict, &err), -EINVAL);
+                ck_assert_msg(strstr(err.message, "out of the data directory"), "%s", err.message);
+                ck_assert_msg(strstr(err.message, escapes[i]), "%s", err.message);
+        }
+        /* The directory in/ holds the symlink out: refused as a whole. */
+        {
+                static const char *const in[] = { "in" };
+                StoreJobSpec spec = { .name = "dir",
+                                      .user = "eve",
+                                      .pool = "default",
+                                      .app = "wordcount",
+                                      .inputs = in,
+                                      .n_inputs = 1,
+                                      .n_reduces = 1 };
+
+                ck_assert_int_eq(cluster_submit(c, &spec, 10, &id, &verdict, &err), -EINVAL);
+                ck_assert_msg(strstr(err.message, "out of the data directory"), "%s", err.message);
+        }
+        ck_assert_uint_eq(c->n_jobs, 0);
+        cluster_free(c);
+        test_remove_tree(outside);
+}
+END_TEST
+
 /* A lost tracker stays in the model, for ListNodes, until it has been lost
  * for the keep; a live one stays however long. */
 START_TEST(test_forget_lost) {
@@ -1236,6 +1288,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_profile_saved_and_loaded);
         tcase_add_test(tc, test_set_slots);
         tcase_add_test(tc, test_forget_lost);
+        tcase_add_test(tc, test_inputs_beneath_data_dir);
         tcase_add_test(tc, test_reply_is_self_contained);
         tcase_add_test(tc, test_resumed_complete_job_ends);
         tcase_add_test(tc, test_spec_first_success_wins);

@@ -19,10 +19,10 @@
  * times outlive the process); losing a tracker is measured on the
  * monotonic clock.
  *
- * I/O: the store; the jobs' inputs, stat()ed and their directories
- * listed when a job is split into maps (cluster-job.c); the attempts'
- * outputs in the data directory, renamed at a job's commit and removed
- * when an attempt lost (cluster-output.c). One thread. */
+ * I/O: the store; the jobs' inputs, opened beneath the data directory and
+ * their directories listed when a job is split into maps (cluster-job.c);
+ * the attempts' outputs in the data directory, renamed at a job's commit
+ * and removed when an attempt lost (cluster-output.c). One thread. */
 
 #include <stdbool.h>
 #include <stddef.h>
