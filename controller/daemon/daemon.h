@@ -18,6 +18,13 @@
 
 typedef struct TrackerConnection TrackerConnection;
 
+/* A kind of warning the tracker endpoint logs once per interval at most
+ * (tracker-endpoint.c). */
+typedef struct WarnLimit {
+        usec_t last;   /* monotonic; 0: never logged */
+        unsigned held; /* not logged since */
+} WarnLimit;
+
 /* flexslot-controllerd's state; everything belongs to the event loop's
  * thread. */
 typedef struct Controller {
@@ -49,8 +56,11 @@ typedef struct Controller {
          * so that its peer hears no rather than waiting. */
         int spare_fd;
         sd_event_source *accept_retry;
-        usec_t accept_warned_at; /* monotonic; the last "out of descriptors" warning */
-        unsigned accept_shed;    /* connections accepted and closed since */
+        unsigned accept_shed; /* connections accepted and closed since the last warning */
+        /* What peers that have not registered cause, as often as they
+         * like: out of descriptors, a connection that failed to set up,
+         * another release's tracker, a wrong token. */
+        WarnLimit warn_accept, warn_setup, warn_version, warn_token;
         Agents *agents;
 } Controller;
 

@@ -25,9 +25,9 @@
 /* Out of descriptors, how long the endpoint waits before it tries to
  * accept again when no connection closes meanwhile. */
 #define ACCEPT_RETRY_USEC (500 * USEC_PER_MSEC)
-/* The least time between two warnings that the endpoint is out of
- * descriptors: each connection refused is not worth a line. */
-#define ACCEPT_WARN_INTERVAL_USEC (10 * USEC_PER_SEC)
+/* The least time between two warnings of a kind that peers which have not
+ * registered cause: anyone who can connect could fill the log otherwise. */
+#define WARN_INTERVAL_USEC (10 * USEC_PER_SEC)
 
 struct TrackerConnection {
         Controller *controller;
@@ -41,6 +41,22 @@ struct TrackerConnection {
 };
 
 static void accept_resume(Controller *c);
+
+/* The level of a warning of w's kind: warning for the first, then for one
+ * per WARN_INTERVAL_USEC, debug for the others; *ret_held is how many went
+ * to debug since the last warning. */
+static LogLevel warn_level(WarnLimit *w, unsigned *ret_held) {
+        usec_t now = now_monotonic_usec();
+
+        *ret_held = w->held;
+        if (w->last && now - w->last < WARN_INTERVAL_USEC) {
+                w->held++;
+                return LOG_LEVEL_DEBUG;
+        }
+        w->held = 0;
+        w->last = now;
+        return LOG_LEVEL_WARNING;
+}
 
 static TrackerConnection *connection_free(TrackerConnection *t) {
         if (!t)
@@ -179,7 +195,7 @@ static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *erro
         TrackerConnection *t = userdata;
         Controller *c = t->controller;
         Tracker1Registration x;
-        unsigned slots[_SLOT_TYPE_MAX];
+        unsigned slots[_SLOT_TYPE_MAX], held;
         uint64_t id;
         int r;
 
@@ -189,17 +205,23 @@ static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *erro
         /* First, so that a tracker of another release hears that, whatever
          * else it sent. */
         if (!tracker1_version_served(x.version)) {
-                log_warning("Refusing tracker %s (VM %.64s): it speaks Tracker1 version %" PRIu32
-                            ", this controller %u..%u",
-                            text_ok(x.hostname) ? x.hostname : "?", x.vm_uuid, x.version,
-                            TRACKER1_VERSION_MIN, TRACKER1_VERSION);
+                log_full_errno(warn_level(&c->warn_version, &held), 0,
+                               "Refusing tracker %s (VM %.64s): it speaks Tracker1 version "
+                               "%" PRIu32 ", this controller %u..%u (%u more such at debug level "
+                               "since the last warning)",
+                               text_ok(x.hostname) ? x.hostname : "?",
+                               text_ok(x.vm_uuid) ? x.vm_uuid : "?", x.version,
+                               TRACKER1_VERSION_MIN, TRACKER1_VERSION, held);
                 return sd_bus_error_setf(error, TRACKER1_ERROR_INCOMPATIBLE_VERSION,
                                          "The tracker speaks Tracker1 version %" PRIu32
                                          "; this controller serves versions %u to %u.",
                                          x.version, TRACKER1_VERSION_MIN, TRACKER1_VERSION);
         }
         if (!token_equal(c, x.token)) {
-                log_warning("A tracker presented a wrong cluster token");
+                log_full_errno(warn_level(&c->warn_token, &held), 0,
+                               "A tracker presented a wrong cluster token (%u more at debug "
+                               "level since the last warning)",
+                               held);
                 return sd_bus_error_set(error, TRACKER1_ERROR_BAD_TOKEN,
                                         "The cluster token is wrong.");
         }
@@ -403,7 +425,7 @@ static int on_accept_retry(sd_event_source *s, uint64_t usec, void *userdata) {
  * readable would wake the loop at once, again and again, and starve the
  * connections whose closing would free descriptors. */
 static void accept_pause(Controller *c, int error) {
-        usec_t now = now_monotonic_usec();
+        unsigned held;
         int fd;
         int r;
 
@@ -423,20 +445,20 @@ static void accept_pause(Controller *c, int error) {
                 r = sd_event_source_set_enabled(c->accept_retry, SD_EVENT_ONESHOT);
         if (r < 0)
                 log_warning_errno(r, "Cannot pause the tracker endpoint");
-        if (c->accept_warned_at && now - c->accept_warned_at < ACCEPT_WARN_INTERVAL_USEC)
+        if (warn_level(&c->warn_accept, &held) != LOG_LEVEL_WARNING)
                 return;
         log_warning_errno(error,
                           "Cannot accept trackers: %zu connections (%zu registered); closed %u "
                           "new connections at once since the last warning. Raise LimitNOFILE= "
                           "or lower max-trackers",
                           c->n_connections, c->n_registered, c->accept_shed);
-        c->accept_warned_at = now;
         c->accept_shed = 0;
 }
 
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Controller *c = userdata;
         TrackerConnection *t;
+        unsigned held;
         int cfd;
         sd_id128_t id;
         int r;
@@ -485,7 +507,11 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
         if (r >= 0)
                 r = connection_set_tracker(t, 0);
         if (r < 0) {
-                log_warning_errno(r, "Cannot set up a tracker connection");
+                /* A peer that hung up at once, as often as not. */
+                log_full_errno(warn_level(&c->warn_setup, &held), r,
+                               "Cannot set up a tracker connection (%u more at debug level since "
+                               "the last warning)",
+                               held);
                 connection_free(t);
                 return 0;
         }
