@@ -13,6 +13,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
+# What the targets share: messages of any shape (bus-shape.h).
+FUZZ_SHARED := tests/fuzz/bus-shape.c
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 .PHONY: fuzz fuzz-targets
@@ -23,9 +25,9 @@ fuzz-targets: $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz-bin/$(t))
 
 # The libraries' list is complete only once every module.mk is read.
 .SECONDEXPANSION:
-$(BUILD)/fuzz-bin/%: tests/fuzz/%.c $$(LIB_FILES)
+$(BUILD)/fuzz-bin/%: tests/fuzz/%.c $(FUZZ_SHARED) $$(LIB_FILES)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS)) -fsanitize=fuzzer -o $@ $< \
+	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS)) -fsanitize=fuzzer -o $@ $< $(FUZZ_SHARED) \
 		-Wl,--start-group $(LIB_FILES) -Wl,--end-group $(call pkg_libs,$(PKGS))
 
 fuzz: $(BUILD)/config.mk
@@ -50,5 +52,14 @@ fuzz: $(BUILD)/config.mk
 # that the controller shrugs them off (tests/integration/controller-endpoint.sh,
 # controller-fds.sh).
 BENCH_PROGRAMS += flexslot-chaos-client
-flexslot-chaos-client_SOURCES := tests/chaos/chaos-client.c
-flexslot-chaos-client_DEPS := common
+flexslot-chaos-client_SOURCES := tests/chaos/chaos-client.c tests/fuzz/bus-shape.c bench/tracker-conn.c
+flexslot-chaos-client_DEPS := proto common
+
+# make chaos: the random-message client against a live controller for
+# CHAOS_SECONDS (30 by default; make check runs the script for 5);
+# CHAOS_SEED=N sends the messages of an earlier run again.
+CHAOS_SECONDS ?= 30
+.PHONY: chaos
+chaos: all
+	CHAOS_SECONDS=$(CHAOS_SECONDS) FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) \
+		sh tests/integration/controller-chaos.sh
