@@ -225,9 +225,13 @@ END_TEST
 
 /* A job's inputs are read beneath the data directory: a symlink planted
  * there (by a tracker VM, a task) that leads out of it, named as an input
- * or found in an input directory, is refused by name, nothing stored. */
+ * (refused by that name) or found in an input directory, is refused,
+ * nothing stored. */
 START_TEST(test_inputs_beneath_data_dir) {
-        static const char *const escapes[] = { "in/out", "linked" };
+        static const struct {
+                const char *input;
+                bool named;
+        } escapes[] = { { "in/out", true }, { "linked", true }, { "in", false } };
         _cleanup_free_ char *outside = NULL, *file_link = NULL, *dir_link = NULL;
         StoreError err = { 0 };
         AdmitVerdict verdict;
@@ -246,28 +250,15 @@ START_TEST(test_inputs_beneath_data_dir) {
                                       .user = "eve",
                                       .pool = "default",
                                       .app = "wordcount",
-                                      .inputs = &escapes[i],
+                                      .inputs = &escapes[i].input,
                                       .n_inputs = 1,
                                       .n_reduces = 1 };
 
                 err = (StoreError){ 0 };
                 ck_assert_int_eq(cluster_submit(c, &spec, 10, &id, &verdict, &err), -EINVAL);
                 ck_assert_msg(strstr(err.message, "out of the data directory"), "%s", err.message);
-                ck_assert_msg(strstr(err.message, escapes[i]), "%s", err.message);
-        }
-        /* The directory in/ holds the symlink out: refused as a whole. */
-        {
-                static const char *const in[] = { "in" };
-                StoreJobSpec spec = { .name = "dir",
-                                      .user = "eve",
-                                      .pool = "default",
-                                      .app = "wordcount",
-                                      .inputs = in,
-                                      .n_inputs = 1,
-                                      .n_reduces = 1 };
-
-                ck_assert_int_eq(cluster_submit(c, &spec, 10, &id, &verdict, &err), -EINVAL);
-                ck_assert_msg(strstr(err.message, "out of the data directory"), "%s", err.message);
+                ck_assert_msg(!escapes[i].named || strstr(err.message, escapes[i].input), "%s",
+                              err.message);
         }
         ck_assert_uint_eq(c->n_jobs, 0);
         cluster_free(c);
