@@ -93,7 +93,7 @@ static int call_error(TrackerLink *l, const char *what, const sd_bus_error *e) {
          * tracker of this VM is connected: room comes when one leaves or is
          * lost, so try again, backing off. */
         if (sd_bus_error_has_names(e, TRACKER1_ERROR_TOO_MANY, TRACKER1_ERROR_VM_IN_USE)) {
-                log_warning("%s refused: %s Trying again.", what, e->message);
+                log_warning("%s refused: %s: %s Trying again.", what, e->name, e->message);
                 disconnect(l);
                 return 0;
         }
