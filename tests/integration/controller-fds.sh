@@ -15,7 +15,7 @@ chaos=$build/bench/flexslot-chaos-client
 
 # shellcheck disable=SC2119 # the default lost-timeout
 write_fast_config
-sed -i 's/^\[trackers\]$/[trackers]\nregister-timeout = 1s/' "$tmp/controller.ini"
+sed -i 's/^\[trackers\]$/[trackers]\nregister-timeout = 500ms/' "$tmp/controller.ini"
 mkdir -p "$tmp/data/maps"
 printf 'a b a\n' >"$tmp/data/maps/m0"
 start_bus
