@@ -10,6 +10,7 @@
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "common/metrics-http.h"
 #include "policy/layers/policies.h"
 
 #define F(member) CONF_FIELD(ControllerConfig, member)
@@ -50,6 +51,8 @@ static const ConfKey controller_keys[] = {
           .min = 10 * USEC_PER_MSEC, .max = USEC_PER_MINUTE },
         { "agents", "max-sample-age", CONF_DURATION, F(agent_max_sample_age), "15s",
           .min = 10 * USEC_PER_MSEC, .max = USEC_PER_HOUR },
+
+        { "metrics", "listen", CONF_STRING, F(metrics_listen), NULL },
 };
 
 /* The forms controller_listen_parse() (tracker-endpoint.c) accepts. */
@@ -94,6 +97,9 @@ static int controller_config_validate(const void *config, ConfError *err) {
         if (!vm_allocator_ops_find(c->vm_allocator))
                 return conf_error_set(err, "policy", "vm-allocator", "unknown VM allocator '%s'",
                                       c->vm_allocator);
+        if (c->metrics_listen && !metrics_listen_is_valid(c->metrics_listen))
+                return conf_error_set(err, "metrics", "listen",
+                                      "'%s' is not A.B.C.D:PORT or [IPV6]:PORT", c->metrics_listen);
         r = agent_hosts_parse(c->agent_hosts, &hosts, &n_hosts, why, sizeof(why));
         if (r == -EINVAL)
                 return conf_error_set(err, "agents", "hosts", "%s", why);

@@ -386,6 +386,16 @@ static int controller_start(Controller *c) {
         r = tracker_endpoint_start(c);
         if (r < 0)
                 return r;
+        controller_metrics_init(c);
+        if (c->config.metrics_listen) {
+                r = metrics_server_new(c->event, c->config.metrics_listen, controller_metrics_write,
+                                       c, &c->metrics);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot serve metrics on %s: %m",
+                                               c->config.metrics_listen);
+                log_info("Metrics on %s, port %u, at /metrics", c->config.metrics_listen,
+                         metrics_server_port(c->metrics));
+        }
         r = add_periodic(c, &c->lost_timer, on_lost_timer, "lost-trackers");
         if (r < 0)
                 return r;
@@ -407,6 +417,7 @@ static void controller_stop(Controller *c) {
         c->control_timer = sd_event_source_disable_unref(c->control_timer);
         c->prune_timer = sd_event_source_disable_unref(c->prune_timer);
         tracker_endpoint_stop(c);
+        c->metrics = metrics_server_free(c->metrics);
         c->agents = agents_free(c->agents);
         c->vm_slot = sd_bus_slot_unref(c->vm_slot);
         c->object_slot = sd_bus_slot_unref(c->object_slot);

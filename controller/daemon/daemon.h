@@ -9,6 +9,7 @@
 #include <systemd/sd-event.h>
 
 #include "agents.h"
+#include "common/metrics-http.h"
 #include "cluster.h"
 #include "controllerd-config.h"
 #include "policy/core/policy.h"
@@ -62,6 +63,13 @@ typedef struct Controller {
          * another release's tracker, a wrong token. */
         WarnLimit warn_accept, warn_setup, warn_version, warn_token;
         Agents *agents;
+        /* [metrics] listen; NULL: none. What the metrics count as it
+         * happens (the rest they read at a scrape): every heartbeat, and
+         * the time it took from its message to its answer. */
+        MetricsServer *metrics;
+        uint64_t heartbeats;
+        MetricsHistogram heartbeat_seconds;
+        usec_t started; /* realtime */
 } Controller;
 
 /* Registers org.flexslot.Controller1 and takes its name (bus-controller.c). */
@@ -73,3 +81,8 @@ int controller_bus_vms_setup(Controller *c);
 /* The trackers' endpoint (tracker-endpoint.c). */
 int tracker_endpoint_start(Controller *c);
 void tracker_endpoint_stop(Controller *c);
+
+/* The metrics (controller-metrics.c): the histogram's buckets set, and a
+ * MetricsWriter of the controller's metrics, userdata the Controller. */
+void controller_metrics_init(Controller *c);
+int controller_metrics_write(FILE *out, void *userdata);
