@@ -258,6 +258,7 @@ help:
 	@echo "make bench      run the benchmarks"
 	@echo "make lint       the floors (tools/layers.sh), cppcheck and clang-tidy: findings and a verdict"
 	@echo "make fuzz       the libFuzzer targets, each for FUZZ_SECONDS (default 60)"
+	@echo "make chaos      random messages at a live controller for CHAOS_SECONDS (default 30)"
 	@echo "make format     clang-format every C file in place"
 	@echo "make install    install into DESTDIR/PREFIX (default $(PREFIX))"
 	@echo "make deb        Debian packages into $(DEB_DIR)/ (DEB_DIR=...)"

@@ -44,6 +44,7 @@
 #define TRACKER1_ERROR_UNKNOWN_TRACKER TRACKER1_ERROR_PREFIX "UnknownTracker"
 #define TRACKER1_ERROR_TRACKER_LOST TRACKER1_ERROR_PREFIX "TrackerLost"
 #define TRACKER1_ERROR_TOO_MANY TRACKER1_ERROR_PREFIX "TooManyTrackers"
+#define TRACKER1_ERROR_VM_IN_USE TRACKER1_ERROR_PREFIX "VmInUse"
 
 extern const sd_bus_error_map agent1_error_map[];
 extern const sd_bus_error_map controller1_error_map[];

@@ -121,7 +121,8 @@ int tracker1_register_read(sd_bus_message *m, Tracker1Registration *ret, sd_bus_
         r = read_one(m, "u", &x.version);
         if (r < 0)
                 return BAD_ARGS("version", r);
-        r = read_one(m, TRACKER1_REGISTER_TYPE + 1, &x.token, &x.vm_uuid, &x.hostname,
+        /* The rest of the signature, after the version read above. */
+        r = read_one(m, &TRACKER1_REGISTER_TYPE[1], &x.token, &x.vm_uuid, &x.hostname,
                      &x.slots[TRACKER1_MAP], &x.slots[TRACKER1_REDUCE], &x.slot_memory);
         if (r < 0)
                 return BAD_ARGS("slots", r);

@@ -21,8 +21,12 @@
  *                 is another interface (Tracker2)
  *    token        the cluster token (the controller's [trackers] token-file);
  *                 a wrong one is Error.BadToken, compared in constant time
- *    vm-uuid      the SMBIOS UUID of the tracker's VM, 1..255 bytes
+ *    vm-uuid      the SMBIOS UUID of the tracker's VM, 1..255 bytes; a VM
+ *                 has one tracker: while another registration of it is
+ *                 alive and connected, Error.VmInUse names that tracker
  *    hostname     1..255 bytes
+ *    (a controller with max-trackers registered refuses one more as
+ *    Error.TooManyTrackers; both refusals mend, so a tracker tries again)
  *    map-slots, reduce-slots   0..1024 each
  *    slot-memory  bytes of memory a new slot gets, 1 MiB..1 TiB
  *    tracker      the id to heartbeat with, on this connection only

@@ -326,6 +326,23 @@ START_TEST(test_log_plain_and_journal) {
 }
 END_TEST
 
+static void log_forged_line(void) {
+        log_warning("Refusing tracker %s", "vm1\n<0>flexslot-test: all is well\x1b[2J");
+}
+
+/* Text a client sent cannot start a line of its own: under systemd such a
+ * line could claim any priority. */
+START_TEST(test_log_one_line) {
+        const char *text;
+
+        log_open("/usr/sbin/flexslot-test");
+        log_set_journal_prefix(true);
+        text = capture_stderr(log_forged_line);
+        log_set_journal_prefix(false);
+        ck_assert_str_eq(text, "<4>Refusing tracker vm1?<0>flexslot-test: all is well?[2J\n");
+}
+END_TEST
+
 START_TEST(test_log_level_names) {
         LogLevel l = LOG_LEVEL_INFO;
 
@@ -940,6 +957,7 @@ Suite *suite_common(void) {
         tcase_add_test(tc, test_monotonic_time_is_the_clock);
         tcase_add_test(tc, test_next_deadline_keeps_the_schedule);
         tcase_add_test(tc, test_log_plain_and_journal);
+        tcase_add_test(tc, test_log_one_line);
         tcase_add_test(tc, test_log_level_names);
         tcase_add_test(tc, test_daemon_command_line);
         suite_add_tcase(s, tc);

@@ -223,6 +223,82 @@ START_TEST(test_set_slots) {
 }
 END_TEST
 
+/* A job's inputs are read beneath the data directory: a symlink planted
+ * there (by a tracker VM, a task) that leads out of it, named as an input
+ * (refused by that name) or found in an input directory, is refused,
+ * nothing stored. */
+START_TEST(test_inputs_beneath_data_dir) {
+        static const struct {
+                const char *input;
+                bool named;
+        } escapes[] = { { "in/out", true }, { "linked", true }, { "in", false } };
+        _cleanup_free_ char *outside = NULL, *file_link = NULL, *dir_link = NULL;
+        StoreError err = { 0 };
+        AdmitVerdict verdict;
+        Cluster *c = NULL;
+        uint64_t id;
+
+        outside = test_make_tmpdir();
+        ck_assert_ptr_nonnull(outside);
+        ck_assert_int_ge(asprintf(&file_link, "%s/in/out", dir), 0);
+        ck_assert_int_eq(symlink("/etc/passwd", file_link), 0);
+        ck_assert_int_ge(asprintf(&dir_link, "%s/linked", dir), 0);
+        ck_assert_int_eq(symlink(outside, dir_link), 0);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        for (size_t i = 0; i < ELEMENTSOF(escapes); i++) {
+                StoreJobSpec spec = { .name = "escape",
+                                      .user = "eve",
+                                      .pool = "default",
+                                      .app = "wordcount",
+                                      .inputs = &escapes[i].input,
+                                      .n_inputs = 1,
+                                      .n_reduces = 1 };
+
+                err = (StoreError){ 0 };
+                ck_assert_int_eq(cluster_submit(c, &spec, 10, &id, &verdict, &err), -EINVAL);
+                ck_assert_msg(strstr(err.message, "out of the data directory"), "%s", err.message);
+                ck_assert_msg(!escapes[i].named || strstr(err.message, escapes[i].input), "%s",
+                              err.message);
+        }
+        ck_assert_uint_eq(c->n_jobs, 0);
+        cluster_free(c);
+        test_remove_tree(outside);
+}
+END_TEST
+
+/* A lost tracker stays in the model, for ListNodes, until it has been lost
+ * for the keep; a live one stays however long. */
+START_TEST(test_forget_lost) {
+        const unsigned slots[_SLOT_TYPE_MAX] = { 1, 1 };
+        StoreError err = { 0 };
+        Cluster *c = NULL;
+        uint64_t lost, live, again;
+
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        ck_assert_int_eq(cluster_register(c, "u1", "lost", slots, 256 << 20, 1, &lost), 0);
+        ck_assert_int_eq(cluster_register(c, "u2", "live", slots, 256 << 20, 50, &live), 0);
+        ck_assert_uint_eq(cluster_lose_silent(c, 100, 100, 60), 1);
+        ck_assert_ptr_null(cluster_node_find_vm(c, "u1"));
+        ck_assert_uint_eq(cluster_forget_lost(c, 100 + 999, 1000), 0);
+        ck_assert_uint_eq(c->n_nodes, 2);
+        ck_assert_uint_eq(cluster_forget_lost(c, 100 + 1000, 1000), 1);
+        ck_assert_uint_eq(c->n_nodes, 1);
+        ck_assert_ptr_null(cluster_node_find(c, lost));
+        ck_assert_str_eq(cluster_node_find(c, live)->hostname, "live");
+        /* Retired when its VM registers again, lost from then. */
+        ck_assert_ptr_eq(cluster_node_find_vm(c, "u2"), cluster_node_find(c, live));
+        ck_assert_int_eq(cluster_node_lose(c, live, 2000, 2000, "test"), 0);
+        ck_assert_int_eq(cluster_node_lose(c, live, 2000, 2000, "test"), -ENOENT);
+        ck_assert_int_eq(cluster_register(c, "u2", "live", slots, 256 << 20, 2000, &again), 0);
+        ck_assert_uint_eq(cluster_forget_lost(c, 2999, 1000), 0);
+        ck_assert_uint_eq(cluster_forget_lost(c, 3000, 1000), 1);
+        ck_assert_uint_eq(c->n_nodes, 1);
+        ck_assert_uint_eq(c->nodes[0].id, again);
+        ck_assert(cluster_snapshot_current(c));
+        cluster_free(c);
+}
+END_TEST
+
 /* Killed after the last task's record and before the job's end: the
  * resumed job ends at the first heartbeat, though nothing finishes. */
 START_TEST(test_resumed_complete_job_ends) {
@@ -1356,6 +1432,8 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_profile_round_trip);
         tcase_add_test(tc, test_profile_saved_and_loaded);
         tcase_add_test(tc, test_set_slots);
+        tcase_add_test(tc, test_forget_lost);
+        tcase_add_test(tc, test_inputs_beneath_data_dir);
         tcase_add_test(tc, test_reply_is_self_contained);
         tcase_add_test(tc, test_every_attempt_recorded);
         tcase_add_test(tc, test_unrecorded_attempt_not_started);

@@ -3,6 +3,7 @@
  * flexslot-tracker runs it, for testing and debugging; also prints a data
  * directory's input splits. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -451,7 +452,7 @@ static int cmd_splits(const Options *o) {
 
         if (o->n_paths == 0)
                 return cli_usage_error(PROGRAM, "splits needs files or directories");
-        r = input_splits_compute(o->paths, o->n_paths, o->block_size, &l);
+        r = input_splits_compute(AT_FDCWD, o->paths, o->n_paths, o->block_size, &l);
         if (r < 0)
                 return TASK_EXIT_FAILED;
         for (size_t i = 0; i < l.n; i++)

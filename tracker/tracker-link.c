@@ -89,6 +89,14 @@ static int call_error(TrackerLink *l, const char *what, const sd_bus_error *e) {
                 l->backoff = l->config->reconnect_max;
                 return 0;
         }
+        /* The controller has as many trackers as it takes, or another
+         * tracker of this VM is connected: room comes when one leaves or is
+         * lost, so try again, backing off. */
+        if (sd_bus_error_has_names(e, TRACKER1_ERROR_TOO_MANY, TRACKER1_ERROR_VM_IN_USE)) {
+                log_warning("%s refused: %s: %s Trying again.", what, e->name, e->message);
+                disconnect(l);
+                return 0;
+        }
         /* A wrong token or a refused registration will not mend itself. */
         return log_error_errno(-EACCES, "%s refused: %s: %s", what, e->name, e->message);
 }

@@ -5,12 +5,14 @@
  * complete or failed. */
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/beneath.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "controller/daemon/cluster-internal.h"
@@ -177,40 +179,50 @@ static int jobs_grow(Cluster *c) {
  * directory stands for its files) at the configured block size, largest
  * first. Nothing but the files and the block size decides them, so a
  * restarted controller derives the same splits again; task records name maps
- * by their index among them. -ENOENT (err says which) when an input cannot
- * be read. */
+ * by their index among them. Every input is resolved beneath the data
+ * directory (common/beneath.h), so that a symlink planted there cannot make
+ * a file of the host a job's input. -ENOENT (err says which) when an input
+ * cannot be read, -EXDEV when it leads out of the data directory. */
 int cluster_job_splits(const Cluster *c, char *const *inputs, size_t n_inputs, char ***ret,
                        size_t *ret_n, StoreError *err) {
         _cleanup_(input_split_list_done) InputSplitList l = { 0 };
-        size_t prefix = strlen(c->data.data_dir) + 1;
-        char **paths, **splits = NULL;
+        _cleanup_close_ int data = -1;
+        char **splits = NULL;
         int r = 0;
 
-        paths = calloc(n_inputs + 1, sizeof(char *));
-        if (!paths)
-                return -ENOMEM;
+        data = open(c->data.data_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (data < 0)
+                return cluster_fail(err, -ENOENT, "inputs", "Cannot open the data directory %s: %s",
+                                    c->data.data_dir, strerror(errno));
         for (size_t i = 0; i < n_inputs && r >= 0; i++) {
-                struct stat st;
+                _cleanup_close_ int fd = open_beneath(data, inputs[i], O_PATH, 0);
 
-                if (asprintf(&paths[i], "%s/%s", c->data.data_dir, inputs[i]) < 0)
-                        r = -ENOMEM;
-                else if (stat(paths[i], &st) < 0)
+                if (fd == -EXDEV)
+                        r = cluster_fail(err, -EXDEV, "inputs",
+                                         "inputs[%zu] '%s' leads out of the data directory %s "
+                                         "(a symlink)",
+                                         i, inputs[i], c->data.data_dir);
+                else if (fd < 0)
                         r = cluster_fail(err, -ENOENT, "inputs", "inputs[%zu] '%s': %s in %s", i,
-                                         inputs[i], strerror(errno), c->data.data_dir);
+                                         inputs[i], strerror(-fd), c->data.data_dir);
         }
         if (r >= 0) {
-                r = input_splits_compute(paths, n_inputs, c->data.block_size, &l);
-                if (r < 0 && r != -ENOMEM)
+                r = input_splits_compute(data, inputs, n_inputs, c->data.block_size, &l);
+                if (r == -EXDEV)
+                        r = cluster_fail(err, r, "inputs",
+                                         "Cannot split the inputs: a file in them leads out of "
+                                         "the data directory %s (a symlink)",
+                                         c->data.data_dir);
+                else if (r < 0 && r != -ENOMEM)
                         r = cluster_fail(err, r, "inputs", "Cannot split the inputs in %s: %s",
                                          c->data.data_dir, strerror(-r));
         }
-        strv_free(paths);
         if (r >= 0)
                 splits = calloc(l.n + 1, sizeof(char *));
         if (r >= 0 && !splits)
                 r = -ENOMEM;
         for (size_t i = 0; i < l.n && r >= 0; i++)
-                if (asprintf(&splits[i], "%s:%" PRIu64 ":%" PRIu64, l.splits[i].path + prefix,
+                if (asprintf(&splits[i], "%s:%" PRIu64 ":%" PRIu64, l.splits[i].path,
                              l.splits[i].offset, l.splits[i].length) < 0)
                         r = -ENOMEM;
         if (r < 0) {

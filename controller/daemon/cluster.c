@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/strv.h"
@@ -282,6 +283,24 @@ static void held_expire(Cluster *c, usec_t now, usec_t now_monotonic, usec_t tim
         cluster_snapshot_drop(c);
 }
 
+/* n is lost (why says how, for the log): a lost tracker loses its own
+ * attempts only, recorded lost at now (realtime); a task with its other
+ * attempt elsewhere runs on. */
+static void node_lose(Cluster *c, ClusterNode *n, usec_t now, usec_t now_monotonic,
+                      const char *why) {
+        n->state = NODE_LOST;
+        n->lost_at = now_monotonic;
+        cluster_snapshot_drop(c);
+        node_record_lost(c, n, now);
+        n->n_retired = 0;
+        cluster_node_stop_attempts(c, n);
+        n->running[SLOT_MAP] = n->running[SLOT_REDUCE] = 0;
+        free(n->kills);
+        n->kills = NULL;
+        n->n_kills = 0;
+        log_warning("Tracker %" PRIu64 " (%s) %s: lost", n->id, n->hostname, why);
+}
+
 size_t cluster_lose_silent(Cluster *c, usec_t now, usec_t now_monotonic, usec_t timeout) {
         size_t lost = 0;
 
@@ -292,20 +311,51 @@ size_t cluster_lose_silent(Cluster *c, usec_t now, usec_t now_monotonic, usec_t 
 
                 if (n->state == NODE_LOST || now_monotonic - n->last_heartbeat <= timeout)
                         continue;
-                n->state = NODE_LOST;
+                node_lose(c, n, now, now_monotonic,
+                          "sent no heartbeat for longer than the timeout");
                 lost++;
-                cluster_snapshot_drop(c);
-                /* A lost tracker loses its own attempts only: a task
-                 * with its other attempt elsewhere runs on. */
-                node_record_lost(c, n, now);
-                n->n_retired = 0;
-                cluster_node_stop_attempts(c, n);
-                n->running[SLOT_MAP] = n->running[SLOT_REDUCE] = 0;
-                free(n->kills);
-                n->kills = NULL;
-                n->n_kills = 0;
-                log_warning("Tracker %" PRIu64 " (%s) sent no heartbeat for %s: lost", n->id,
-                            n->hostname, "longer than the timeout");
         }
         return lost;
+}
+
+const ClusterNode *cluster_node_find_vm(const Cluster *c, const char *vm_uuid) {
+        for (size_t i = 0; i < c->n_nodes; i++)
+                if (c->nodes[i].state != NODE_LOST && strcmp(c->nodes[i].vm_uuid, vm_uuid) == 0)
+                        return &c->nodes[i];
+        return NULL;
+}
+
+int cluster_node_lose(Cluster *c, uint64_t node, usec_t now, usec_t now_monotonic,
+                      const char *why) {
+        ClusterNode *n = cluster_node_lookup(c, node);
+
+        if (!n || n->state == NODE_LOST)
+                return -ENOENT;
+        node_lose(c, n, now, now_monotonic, why);
+        return 0;
+}
+
+size_t cluster_forget_lost(Cluster *c, usec_t now_monotonic, usec_t keep) {
+        size_t kept = 0;
+
+        for (size_t i = 0; i < c->n_nodes; i++) {
+                ClusterNode *n = &c->nodes[i];
+
+                if (n->state == NODE_LOST && now_monotonic - n->lost_at >= keep) {
+                        log_info("Forgot tracker %" PRIu64 " (%s), lost %s ago", n->id, n->hostname,
+                                 FORMAT_DURATION(now_monotonic - n->lost_at));
+                        node_done(n);
+                } else
+                        c->nodes[kept++] = *n;
+        }
+        if (kept == c->n_nodes)
+                return 0;
+        size_t forgotten = c->n_nodes - kept;
+
+        c->n_nodes = kept;
+        /* The nodes moved: the kept snapshot and the last control cycle's
+         * VM targets name them by index. */
+        cluster_snapshot_drop(c);
+        c->decisions.n_vm_targets = 0;
+        return forgotten;
 }

@@ -19,10 +19,10 @@
  * times outlive the process); losing a tracker is measured on the
  * monotonic clock.
  *
- * I/O: the store; the jobs' inputs, stat()ed and their directories
- * listed when a job is split into maps (cluster-job.c); the attempts'
- * outputs in the data directory, renamed at a job's commit and removed
- * when an attempt lost (cluster-output.c). One thread. */
+ * I/O: the store; the jobs' inputs, opened beneath the data directory and
+ * their directories listed when a job is split into maps (cluster-job.c);
+ * the attempts' outputs in the data directory, renamed at a job's commit
+ * and removed when an attempt lost (cluster-output.c). One thread. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -162,6 +162,7 @@ typedef struct ClusterNode {
         unsigned told[_SLOT_TYPE_MAX];
         uint64_t slot_memory;
         usec_t last_heartbeat; /* monotonic */
+        usec_t lost_at;        /* monotonic; NODE_LOST since */
         usec_t measured_at;    /* realtime; 0: no measurement yet */
         usec_t slots_changed_at;
         double steal, iowait;
@@ -322,3 +323,14 @@ int cluster_control(Cluster *c, usec_t now);
  * back within timeout of the first call. Returns how many trackers were
  * lost. */
 size_t cluster_lose_silent(Cluster *c, usec_t now, usec_t now_monotonic, usec_t timeout);
+
+/* Forgets the trackers lost for keep or longer: they leave ListNodes, and
+ * every re-registration of a tracker adds a node. Returns how many. */
+size_t cluster_forget_lost(Cluster *c, usec_t now_monotonic, usec_t keep);
+
+/* The tracker registered for the VM vm_uuid and not lost; NULL for none. */
+const ClusterNode *cluster_node_find_vm(const Cluster *c, const char *vm_uuid);
+/* Tracker node is lost at once, as if it had gone silent (why says what
+ * happened instead, for the log), its attempts recorded lost at now
+ * (realtime): -ENOENT for an unknown or lost one. */
+int cluster_node_lose(Cluster *c, uint64_t node, usec_t now, usec_t now_monotonic, const char *why);

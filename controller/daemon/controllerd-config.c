@@ -29,6 +29,10 @@ static const ConfKey controller_keys[] = {
         { "trackers", "lost-timeout", CONF_DURATION, F(lost_timeout), "30s",
           .min = 20 * USEC_PER_MSEC, .max = USEC_PER_HOUR },
         { "trackers", "max-trackers", CONF_INT, F(max_trackers), "1024", .min = 1, .max = 100000 },
+        { "trackers", "register-timeout", CONF_DURATION, F(register_timeout), "5s",
+          .min = 10 * USEC_PER_MSEC, .max = 5 * USEC_PER_MINUTE },
+        { "trackers", "forget-lost", CONF_DURATION, F(forget_lost), "10min",
+          .min = 10 * USEC_PER_MSEC, .max = 30 * 24 * USEC_PER_HOUR },
 
         { "jobs", "data-dir", CONF_STRING, F(data_dir), "/srv/flexslot" },
         { "jobs", "block-size", CONF_SIZE, F(block_size), "64M", .min = 1 << 10,

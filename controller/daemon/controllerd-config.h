@@ -21,7 +21,9 @@ typedef struct ControllerConfig {
         char *token_file;
         usec_t heartbeat_interval;
         usec_t lost_timeout;
-        int64_t max_trackers;
+        int64_t max_trackers;    /* registered ones */
+        usec_t register_timeout; /* a connection's, until it registers */
+        usec_t forget_lost;      /* a lost tracker leaves ListNodes after this */
 
         /* [jobs] */
         char *data_dir;

@@ -318,8 +318,10 @@ static int rearm(sd_event_source *s, uint64_t usec, const Controller *c) {
 static int on_lost_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Controller *c = userdata;
 
-        (void)cluster_lose_silent(c->cluster, now_realtime_usec(), now_monotonic_usec(),
-                                  c->config.lost_timeout);
+        usec_t now = now_monotonic_usec();
+
+        (void)cluster_lose_silent(c->cluster, now_realtime_usec(), now, c->config.lost_timeout);
+        (void)cluster_forget_lost(c->cluster, now, c->config.forget_lost);
         return rearm(s, usec, c);
 }
 
@@ -434,7 +436,7 @@ static void controller_stop(Controller *c) {
 }
 
 int main(int argc, char **argv) {
-        Controller c = { .lock_fd = -1, .listen_fd = -1 };
+        Controller c = { .lock_fd = -1, .listen_fd = -1, .spare_fd = -1 };
         Options o;
         int r;
 

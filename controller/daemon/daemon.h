@@ -19,6 +19,13 @@
 
 typedef struct TrackerConnection TrackerConnection;
 
+/* A kind of warning the tracker endpoint logs once per interval at most
+ * (tracker-endpoint.c). */
+typedef struct WarnLimit {
+        usec_t last;   /* monotonic; 0: never logged */
+        unsigned held; /* not logged since */
+} WarnLimit;
+
 /* flexslot-controllerd's state; everything belongs to the event loop's
  * thread. */
 typedef struct Controller {
@@ -43,7 +50,18 @@ typedef struct Controller {
         int listen_fd;
         sd_event_source *listen_source, *lost_timer, *control_timer, *prune_timer;
         TrackerConnection *connections;
-        size_t n_connections;
+        size_t n_connections, n_registered;
+        /* Out of descriptors, the endpoint stops accepting until one is
+         * freed or accept_retry fires; spare_fd, held for that moment, is
+         * given up to accept the waiting connection and close it at once,
+         * so that its peer hears no rather than waiting. */
+        int spare_fd;
+        sd_event_source *accept_retry;
+        unsigned accept_shed; /* connections accepted and closed since the last warning */
+        /* What peers that have not registered cause, as often as they
+         * like: out of descriptors, a connection that failed to set up,
+         * another release's tracker, a wrong token. */
+        WarnLimit warn_accept, warn_setup, warn_version, warn_token;
         Agents *agents;
         /* [metrics] listen; NULL: none. What the metrics count as it
          * happens (the rest they read at a scrape): every heartbeat, and

@@ -79,16 +79,19 @@ grep -q "job $job wordcount: cancelled after [0-9]*s: cancelled" "$tmp/tty.out" 
 # The test tracker "slow" holds map 0 at progress 0.5; "fast" runs map 1
 # to its end; 3 s on, map 0 is a straggler by Hadoop's rule (0.5 is more
 # than 0.2 below the maps' average of 0.75), which "backup" is given and
-# holds too.
+# holds too. Each is a VM of its own (the controller takes one tracker a
+# VM): hold_tracker NAME N is the VM ...00N.
 hold_tracker() {
 	"$tracker" --address "unix:path=$tmp/trackers" --token-file "$tmp/token" --hostname "$1" \
+		--vm-uuid "00000000-0000-0000-0000-00000000000$2" \
 		--mode hold --map-slots 1 --reduce-slots 0 --beats 100000 >"$tmp/$1.log" 2>&1 &
 	pids="$pids $!"
 }
 job=$(flexslotctl submit --app wordcount --reduces 1 in/a in/b)
-hold_tracker slow
+hold_tracker slow 2
 poll grep -q "^assign $job map 0 " "$tmp/slow.log" || fail "slow: $(cat "$tmp/slow.log")"
-run_tracker "$tmp/fast.log" --token-file "$tmp/token" --hostname fast --map-slots 1 \
+run_tracker "$tmp/fast.log" --token-file "$tmp/token" --hostname fast \
+	--vm-uuid 00000000-0000-0000-0000-000000000004 --map-slots 1 \
 	--reduce-slots 0 --beats 2 || fail "fast: $(cat "$tmp/fast.log")"
 grep -q "^assign $job map 1 " "$tmp/fast.log" || fail "fast did not run map 1: $(cat "$tmp/fast.log")"
 flexslotctl watch --interval 50ms "$job" >"$tmp/watch.out" 2>"$tmp/watch.err" &
@@ -96,7 +99,7 @@ watch_pid=$!
 pids="$pids $watch_pid"
 poll grep -q "^job $job wordcount: running, maps 1/2, reduces 0/1$" "$tmp/watch.out" ||
 	fail "watch before the backup: $(cat "$tmp/watch.out" "$tmp/watch.err")"
-hold_tracker backup
+hold_tracker backup 3
 backed_up() {
 	grep -q "^job $job wordcount: running, maps 1/2, reduces 0/1, 1 straggler (1 backed up)$" \
 		"$tmp/watch.out"
