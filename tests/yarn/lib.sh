@@ -1,0 +1,125 @@
+# shellcheck shell=sh
+# A real YARN for the YARN tests and `make demo-yarn` (sourced, after
+# tests/lib/daemon.sh, which gives $tmp, $pids, skip, fail and the trap):
+# Hadoop's MiniMRYarnCluster (tests/yarn/MiniYarn.java) in one JVM, its
+# jars fetched once by Maven (tests/yarn/pom.xml, pinned versions) and kept
+# with the compiled launcher in $FLEXSLOT_YARN_CACHE (default
+# ~/.cache/flexslot/yarn), one directory per version of the pom and the
+# launcher. Without Java, Maven or a way to the jars the test skips, with the
+# reason; FLEXSLOT_REQUIRE_YARN=1 makes such a skip a failure (.ci/run).
+
+yarn_src=$src/tests/yarn
+# Hadoop 3.4 on Java 17 reflects into these (HADOOP-18590 adds the same
+# flags to the containers it launches: mapreduce.jvm.add-opens-as-default).
+yarn_java_opts="-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+for p in java.lang java.lang.reflect java.io java.net java.nio java.util \
+	java.util.concurrent java.util.concurrent.atomic java.util.regex java.util.zip \
+	sun.security.util sun.security.x509 sun.nio.ch; do
+	yarn_java_opts="$yarn_java_opts --add-opens=java.base/$p=ALL-UNNAMED"
+done
+# How long the cluster may take to come up on a loaded machine.
+: "${YARN_START_TIMEOUT:=300}"
+
+# yarn_prepare: the jars and the launcher in $yarn_cache, fetched and built
+# when that version of them is not there yet.
+yarn_prepare() {
+	command -v javac >/dev/null ||
+		skip "no Java compiler: packaging/deps.sh --yarn installs default-jdk-headless"
+	command -v mvn >/dev/null || skip "no Maven: packaging/deps.sh --yarn installs maven"
+	# Containers run $JAVA_HOME/bin/java.
+	JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
+	export JAVA_HOME
+	yarn_key=$(cat "$yarn_src/pom.xml" "$yarn_src/MiniYarn.java" | sha256sum | cut -c1-16)
+	yarn_root=${FLEXSLOT_YARN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/flexslot/yarn}
+	yarn_cache=$yarn_root/$yarn_key
+	[ -f "$yarn_cache/ok" ] && return 0
+	mkdir -p "$yarn_root" || skip "cannot create the cache $yarn_root"
+	fetch=$(mktemp -d "$yarn_root/.fetch.XXXXXX")
+	echo "fetching the Hadoop jars into $yarn_cache (once)"
+	if ! mvn -B -q -f "$yarn_src/pom.xml" dependency:copy-dependencies -DincludeScope=runtime \
+		-DoutputDirectory="$fetch/jars" >"$fetch/mvn.log" 2>&1; then
+		tail -n 20 "$fetch/mvn.log"
+		rm -rf "$fetch"
+		skip "Maven could not fetch the Hadoop jars (tests/yarn/pom.xml)"
+	fi
+	javac -d "$fetch/classes" -cp "$fetch/jars/*" "$yarn_src/MiniYarn.java" ||
+		fail "tests/yarn/MiniYarn.java does not compile against the jars"
+	touch "$fetch/ok"
+	# Another test may have fetched the same meanwhile: the first one stays.
+	mv -T "$fetch" "$yarn_cache" 2>/dev/null || rm -rf "$fetch"
+	[ -f "$yarn_cache/ok" ] || fail "the cache $yarn_cache is incomplete"
+}
+
+# yarn_start NODES NODE_MEMORY_MB NODE_VCORES: the cluster, its PID in
+# yarn_pid, the ResourceManager's web address in rm_url, its files in
+# $yarn_dir.
+yarn_start() {
+	yarn_dir=$tmp/yarn
+	mkdir -p "$yarn_dir"
+	yarn_started=$(date +%s)
+	# shellcheck disable=SC2086 # options, one word each
+	(cd "$yarn_dir" && exec java $yarn_java_opts -Xmx768m \
+		-Dlog4j.configuration="file:$yarn_src/log4j.properties" \
+		-Dyarn.log.file="$yarn_dir/yarn.log" -Dtest.build.data="$yarn_dir/work" \
+		-cp "$yarn_cache/classes:$yarn_cache/jars/*" MiniYarn "$yarn_dir" "$@" \
+		>"$yarn_dir/out.log" 2>"$yarn_dir/err.log") &
+	yarn_pid=$!
+	pids="$pids $yarn_pid"
+	i=0
+	until [ -s "$yarn_dir/rm-url" ]; do
+		kill -0 "$yarn_pid" 2>/dev/null ||
+			fail "the mini YARN cluster stopped: $(tail -n 20 "$yarn_dir/err.log" "$yarn_dir/yarn.log")"
+		i=$((i + 1))
+		[ $i -lt $((YARN_START_TIMEOUT * 5)) ] ||
+			fail "the mini YARN cluster did not start in ${YARN_START_TIMEOUT}s"
+		sleep 0.2
+	done
+	rm_url=$(cat "$yarn_dir/rm-url")
+	echo "mini YARN cluster ($*) up in $(($(date +%s) - yarn_started)) s at $rm_url"
+}
+
+# yarn_rm stop|start: the ResourceManager stopped or started again (it
+# recovers its applications from its state store); returns once done.
+yarn_rm() {
+	touch "$yarn_dir/control/$1-rm"
+	i=0
+	until [ "$(cat "$yarn_dir/rm-state-now" 2>/dev/null)" = "${1}ped" ] ||
+		[ "$(cat "$yarn_dir/rm-state-now" 2>/dev/null)" = "${1}ed" ]; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || fail "the ResourceManager did not $1"
+		sleep 0.2
+	done
+}
+
+# yarn_streaming LOG ARGS...: a Hadoop streaming job on the cluster (its
+# client's log in $yarn_dir/LOG); the client's exit status is the function's.
+yarn_streaming() {
+	log=$1
+	shift
+	# shellcheck disable=SC2086
+	java $yarn_java_opts -Xmx256m -Dlog4j.configuration="file:$yarn_src/log4j.properties" \
+		-Dyarn.log.file="$yarn_dir/$log" -cp "$yarn_dir/conf:$yarn_cache/jars/*" \
+		org.apache.hadoop.streaming.HadoopStreaming \
+		-D mapreduce.task.io.sort.mb=16 "$@"
+}
+
+# yarn_stop: the cluster stopped by its PID, and then any container process
+# it left (the NodeManagers start each in a session of its own, which the
+# test's process group does not hold), by the PIDs their pid files give.
+yarn_stop() {
+	[ -n "${yarn_pid:-}" ] || return 0
+	kill "$yarn_pid" 2>/dev/null || true
+	i=0
+	while kill -0 "$yarn_pid" 2>/dev/null && [ $i -lt 150 ]; do
+		i=$((i + 1))
+		sleep 0.2
+	done
+	kill -9 "$yarn_pid" 2>/dev/null || true
+	find "$yarn_dir/work" -name 'container_*.pid' 2>/dev/null | while read -r f; do
+		p=$(cat "$f" 2>/dev/null) || continue
+		case $p in '' | *[!0-9]*) continue ;; esac
+		kill -9 -- "-$p" 2>/dev/null || true
+	done
+	yarn_pid=""
+}
+trap 'yarn_stop; cleanup' EXIT
