@@ -8,6 +8,7 @@
 #   packaging/deps.sh            everything to build and test
 #   packaging/deps.sh --build    only what building needs
 #   packaging/deps.sh --lint     what `make lint` and `make format` run
+#   packaging/deps.sh --yarn     what the YARN tests and `make demo-yarn` run
 set -eu
 
 # python3 runs the agent tests' stand-ins for a hung or frozen libvirtd;
@@ -19,16 +20,20 @@ qemu-system-x86 busybox-static cpio"
 # The controller's agents over SSH (tests/integration/controller-ssh.sh)
 # run a real sshd and ssh.
 ssh_pkgs="openssh-server openssh-client"
+# The YARN tests and `make demo-yarn` run a real YARN (tests/yarn/lib.sh):
+# Hadoop's MiniMRYarnCluster on the JDK, its jars fetched by Maven.
+yarn_pkgs="default-jdk-headless maven"
 # Not in the default set: LLVM is large, and building and testing need none.
 lint_pkgs="cppcheck clang-tidy clang-format"
 
-want="$build_pkgs $vm_pkgs $ssh_pkgs"
+want="$build_pkgs $vm_pkgs $ssh_pkgs $yarn_pkgs"
 case "${1:-}" in
 --build) want="$build_pkgs" ;;
 --lint) want="$lint_pkgs" ;;
+--yarn) want="$yarn_pkgs" ;;
 "") ;;
 *)
-	echo "usage: $0 [--build | --lint]" >&2
+	echo "usage: $0 [--build | --lint | --yarn]" >&2
 	exit 2
 	;;
 esac
