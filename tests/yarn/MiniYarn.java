@@ -134,7 +134,18 @@ public final class MiniYarn {
         Configuration conf = configure(dir, Integer.parseInt(args[2]), Integer.parseInt(args[3]));
         MiniMRYarnCluster cluster = new MiniMRYarnCluster("flexslot", nodes);
 
-        Runtime.getRuntime().addShutdownHook(new Thread(cluster::stop));
+        // SIGTERM: the cluster stops its containers, but once jobs ran its
+        // stop may hang (seen at over 30 s); the JVM ends after 10 s anyway.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            Thread stopper = new Thread(cluster::stop);
+            stopper.setDaemon(true);
+            stopper.start();
+            try {
+                stopper.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
         cluster.init(conf);
         cluster.start();
         // Every web app of the JVM shares Guice's one servlet pipeline, and
