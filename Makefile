@@ -29,7 +29,7 @@ DBUS_SYSTEM_DIR ?= /usr/share/dbus-1/system.d
 SANITIZE ?= 0
 
 CC ?= cc
-PKGS := libvirt libsystemd inih sqlite3
+PKGS := libvirt libsystemd inih sqlite3 json-c libcurl
 TEST_PKGS := check
 
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wmissing-prototypes \

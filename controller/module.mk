@@ -4,6 +4,15 @@ LIBRARIES += store
 store_SOURCES := $(wildcard controller/store/*.c)
 store_DEPS := policy common
 store_PKGS := sqlite3
+# The controller's client of YARN (controller/yarn/): the REST answers of a
+# ResourceManager and its MapReduce application masters decoded with
+# json-c, and HTTP on the daemon's sd-event loop with libcurl. The YARN
+# driver (controller/daemon/yarn-*.c) builds on it.
+LIBRARIES += yarn
+yarn_SOURCES := $(wildcard controller/yarn/*.c)
+yarn_DEPS := common
+yarn_PKGS := json-c libcurl libsystemd
+
 # flexslot-controllerd: the live controller. Its testable parts (the
 # configuration and the live model of the cluster) are the `controllerd`
 # library.

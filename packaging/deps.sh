@@ -12,9 +12,11 @@
 set -eu
 
 # python3 runs the agent tests' stand-ins for a hung or frozen libvirtd;
-# gnuplot-nox draws the simulator's charts.
+# gnuplot-nox draws the simulator's charts; the controller's YARN driver
+# speaks HTTP with libcurl and reads JSON with json-c (controller/yarn/).
 build_pkgs="gcc make pkg-config libvirt-dev libsystemd-dev libinih-dev check \
-libsqlite3-dev dbus systemd libvirt-clients gnuplot-nox python3"
+libsqlite3-dev dbus systemd libvirt-clients gnuplot-nox python3 \
+libcurl4-openssl-dev libjson-c-dev"
 vm_pkgs="libvirt-daemon libvirt-daemon-system libvirt-daemon-driver-qemu \
 qemu-system-x86 busybox-static cpio"
 # The controller's agents over SSH (tests/integration/controller-ssh.sh)
