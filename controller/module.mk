@@ -29,7 +29,7 @@ PROGRAMS += flexslot-controllerd
 flexslot-controllerd_SOURCES := controller/daemon/controllerd.c \
 	controller/daemon/bus-controller.c controller/daemon/tracker-endpoint.c \
 	controller/daemon/agent-link.c controller/daemon/agent-targets.c \
-	controller/daemon/bus-agents.c
+	controller/daemon/bus-agents.c controller/daemon/driver-trackers.c
 flexslot-controllerd_DEPS := controllerd daemon
 flexslot-controllerd_INSTALL_DIR := sbin
 
