@@ -112,7 +112,8 @@ START_TEST(test_apps) {
         ck_assert_str_eq(apps[0].user, "root");
         ck_assert_str_eq(apps[0].queue, "root.default");
         ck_assert_str_eq(apps[0].type, "MAPREDUCE");
-        ck_assert(apps[0].running);
+        ck_assert_int_eq(apps[0].state, YARN_APP_RUNNING);
+        ck_assert(!yarn_app_ended(apps[0].state));
         ck_assert_uint_eq(apps[0].started, 1795770388748ULL * 1000);
         yarn_apps_free(apps, n);
 
@@ -142,7 +143,6 @@ START_TEST(test_jobs_tasks_attempts) {
                 yarn_decode_jobs(jobs_body, strlen(jobs_body), &jobs, &n, why, sizeof(why)), 0);
         ck_assert_uint_eq(n, 1);
         ck_assert_str_eq(jobs[0].id, "job_1795770271174_0003");
-        ck_assert(jobs[0].running);
         ck_assert_uint_eq(jobs[0].maps, 4);
         ck_assert_uint_eq(jobs[0].maps_done, 4);
         ck_assert_uint_eq(jobs[0].reduces, 1);

@@ -27,7 +27,6 @@ typedef enum FieldKind {
         FIELD_MSEC,    /* usec_t from milliseconds >= 0 (a time or a duration) */
         FIELD_PERCENT, /* double 0..1 from a number 0..100 */
         FIELD_ENUM,    /* int: the index of the text in choices, else their count */
-        FIELD_RUNNING, /* bool: the text is "RUNNING" */
 } FieldKind;
 
 typedef struct Field {
@@ -55,6 +54,18 @@ static const char *const node_states[] = {
         [YARN_NODE_REBOOTED] = "REBOOTED",
         [YARN_NODE_DECOMMISSIONING] = "DECOMMISSIONING",
         [YARN_NODE_SHUTDOWN] = "SHUTDOWN",
+        NULL,
+};
+
+static const char *const app_states[] = {
+        [YARN_APP_NEW] = "NEW",
+        [YARN_APP_NEW_SAVING] = "NEW_SAVING",
+        [YARN_APP_SUBMITTED] = "SUBMITTED",
+        [YARN_APP_ACCEPTED] = "ACCEPTED",
+        [YARN_APP_RUNNING] = "RUNNING",
+        [YARN_APP_FINISHED] = "FINISHED",
+        [YARN_APP_FAILED] = "FAILED",
+        [YARN_APP_KILLED] = "KILLED",
         NULL,
 };
 
@@ -121,6 +132,14 @@ const char *yarn_attempt_state_name(YarnAttemptState s) {
         return (unsigned)s < _YARN_ATTEMPT_STATE_UNKNOWN ? attempt_states[s] : "unknown";
 }
 
+const char *yarn_app_state_name(YarnAppState s) {
+        return (unsigned)s < _YARN_APP_STATE_UNKNOWN ? app_states[s] : "unknown";
+}
+
+bool yarn_app_ended(YarnAppState s) {
+        return s == YARN_APP_FINISHED || s == YARN_APP_FAILED || s == YARN_APP_KILLED;
+}
+
 /* A JSON number that is a whole number in [0, max]: Jackson writes longs
  * as integers, and an integral double is taken too. */
 static bool whole_number(json_object *v, uint64_t max, uint64_t *ret) {
@@ -160,16 +179,11 @@ static int read_field(json_object *o, const Field *f, void *entry, const char *p
         case FIELD_ID:
         case FIELD_NAME:
         case FIELD_ENUM:
-        case FIELD_RUNNING:
                 if (!json_object_is_type(v, json_type_string))
                         return fail(why, why_size, "%s.%s: not a string", path, f->key);
                 s = json_object_get_string(v);
                 if (f->kind == FIELD_ENUM) {
                         *(int *)at = choice_index(f->choices, s);
-                        return 0;
-                }
-                if (f->kind == FIELD_RUNNING) {
-                        *(bool *)at = strcmp(s, "RUNNING") == 0;
                         return 0;
                 }
                 if (f->kind == FIELD_ID && !yarn_id_valid(s)) {
@@ -391,7 +405,8 @@ static const Field app_fields[] = {
         APP("name", FIELD_NAME, name),
         APP("queue", FIELD_NAME, queue),
         APP("applicationType", FIELD_NAME, type, .optional = true),
-        APP("state", FIELD_RUNNING, running),
+        APP("applicationTags", FIELD_NAME, tags, .optional = true),
+        APP("state", FIELD_ENUM, state, .choices = app_states),
         APP("startedTime", FIELD_MSEC, started),
 };
 static const Entry app_entry = { sizeof(YarnApp), app_fields, ELEMENTSOF(app_fields), NULL };
@@ -403,7 +418,6 @@ static const Field job_fields[] = {
         JOB("name", FIELD_NAME, name),
         JOB("user", FIELD_NAME, user),
         JOB("queue", FIELD_NAME, queue, .optional = true),
-        JOB("state", FIELD_RUNNING, running),
         JOB("startTime", FIELD_MSEC, started),
         JOB("mapsTotal", FIELD_COUNT, maps),
         JOB("mapsCompleted", FIELD_COUNT, maps_done),
@@ -478,6 +492,30 @@ int yarn_decode_apps(const char *body, size_t size, YarnApp **ret, size_t *ret_n
                      size_t why_size) {
         return decode_list(body, size, "apps", "app", &app_entry, (void **)ret, ret_n, why,
                            why_size);
+}
+
+int yarn_decode_app(const char *body, size_t size, YarnApp **ret, char *why, size_t why_size) {
+        json_object *root = NULL, *o;
+        YarnApp *app;
+        int r;
+
+        r = parse(body, size, &root, why, why_size);
+        if (r < 0)
+                return r;
+        if (!json_object_is_type(root, json_type_object) ||
+            !json_object_object_get_ex(root, "app", &o)) {
+                json_object_put(root);
+                return fail(why, why_size, "no 'app' object");
+        }
+        app = calloc(1, sizeof(*app));
+        r = app ? read_entry(o, &app_entry, app, "app", why, why_size) : -ENOMEM;
+        json_object_put(root);
+        if (r < 0) {
+                yarn_apps_free(app, 1);
+                return r;
+        }
+        *ret = app;
+        return 0;
 }
 
 int yarn_decode_jobs(const char *body, size_t size, YarnJob **ret, size_t *ret_n, char *why,

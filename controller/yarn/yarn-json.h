@@ -68,6 +68,19 @@ typedef enum YarnAttemptState {
         _YARN_ATTEMPT_STATE_UNKNOWN,
 } YarnAttemptState;
 
+/* YARN's YarnApplicationState. */
+typedef enum YarnAppState {
+        YARN_APP_NEW,
+        YARN_APP_NEW_SAVING,
+        YARN_APP_SUBMITTED,
+        YARN_APP_ACCEPTED,
+        YARN_APP_RUNNING,
+        YARN_APP_FINISHED,
+        YARN_APP_FAILED,
+        YARN_APP_KILLED,
+        _YARN_APP_STATE_UNKNOWN,
+} YarnAppState;
+
 typedef enum YarnTaskType {
         YARN_MAP,
         YARN_REDUCE,
@@ -91,14 +104,14 @@ typedef struct YarnNode {
 typedef struct YarnApp {
         char *id;
         char *user, *name, *queue, *type; /* type: applicationType, "MAPREDUCE" for ours */
-        bool running;                     /* state RUNNING */
-        usec_t started;                   /* realtime */
+        char *tags;                       /* applicationTags, comma-separated */
+        YarnAppState state;
+        usec_t started; /* realtime */
 } YarnApp;
 
 /* A MapReduce job of an application master (/ws/v1/mapreduce/jobs). */
 typedef struct YarnJob {
         char *id, *name, *user, *queue;
-        bool running; /* state RUNNING */
         usec_t started;
         unsigned maps, maps_done, reduces, reduces_done;
         unsigned maps_failed, maps_killed, reduces_failed, reduces_killed; /* attempts */
@@ -135,6 +148,8 @@ int yarn_decode_nodes(const char *body, size_t size, YarnNode **ret, size_t *ret
                       size_t why_size);
 int yarn_decode_apps(const char *body, size_t size, YarnApp **ret, size_t *ret_n, char *why,
                      size_t why_size);
+/* One application (/ws/v1/cluster/apps/APP: {"app":{...}}); yarn_apps_free(ret, 1). */
+int yarn_decode_app(const char *body, size_t size, YarnApp **ret, char *why, size_t why_size);
 int yarn_decode_jobs(const char *body, size_t size, YarnJob **ret, size_t *ret_n, char *why,
                      size_t why_size);
 int yarn_decode_tasks(const char *body, size_t size, YarnTask **ret, size_t *ret_n, char *why,
@@ -161,6 +176,9 @@ void yarn_attempts_free(YarnAttempt *attempts, size_t n);
 bool yarn_id_valid(const char *s);
 const char *yarn_node_state_name(YarnNodeState s);
 const char *yarn_attempt_state_name(YarnAttemptState s);
+const char *yarn_app_state_name(YarnAppState s);
+/* FINISHED, FAILED or KILLED: it will not run again. */
+bool yarn_app_ended(YarnAppState s);
 
 /* A task's or an attempt's number within its job or task: 12 for
  * task_..._m_000012, 3 for attempt_..._m_000012_3; -EINVAL for an id not
