@@ -21,8 +21,9 @@ controllerd_SOURCES := controller/daemon/config.c controller/daemon/cluster.c \
 	controller/daemon/cluster-model.c controller/daemon/cluster-job.c \
 	controller/daemon/cluster-heartbeat.c controller/daemon/cluster-snapshot.c \
 	controller/daemon/agent-hosts.c controller/daemon/cluster-profile.c \
-	controller/daemon/cluster-output.c controller/daemon/bus-errors.c
-controllerd_DEPS := store policy tracker common
+	controller/daemon/cluster-output.c controller/daemon/bus-errors.c \
+	controller/daemon/yarn-config.c
+controllerd_DEPS := store policy tracker yarn common
 controllerd_PKGS := libsystemd
 
 PROGRAMS += flexslot-controllerd
