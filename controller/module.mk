@@ -22,7 +22,7 @@ controllerd_SOURCES := controller/daemon/config.c controller/daemon/cluster.c \
 	controller/daemon/cluster-heartbeat.c controller/daemon/cluster-snapshot.c \
 	controller/daemon/agent-hosts.c controller/daemon/cluster-profile.c \
 	controller/daemon/cluster-output.c controller/daemon/bus-errors.c \
-	controller/daemon/yarn-config.c
+	controller/daemon/yarn-config.c controller/daemon/yarn-model.c
 controllerd_DEPS := store policy tracker yarn common
 controllerd_PKGS := libsystemd
 
@@ -30,7 +30,8 @@ PROGRAMS += flexslot-controllerd
 flexslot-controllerd_SOURCES := controller/daemon/controllerd.c \
 	controller/daemon/bus-controller.c controller/daemon/tracker-endpoint.c \
 	controller/daemon/agent-link.c controller/daemon/agent-targets.c \
-	controller/daemon/bus-agents.c controller/daemon/driver-trackers.c
+	controller/daemon/bus-agents.c controller/daemon/driver-trackers.c \
+	controller/daemon/yarn-driver.c
 flexslot-controllerd_DEPS := controllerd daemon
 flexslot-controllerd_INSTALL_DIR := sbin
 

@@ -14,6 +14,9 @@
 #define CONTROLLER_ERROR_STORE_FAILED CONTROLLER_ERROR_PREFIX "StoreFailed"
 #define CONTROLLER_ERROR_NO_SUCH_VM CONTROLLER_ERROR_PREFIX "NoSuchVm"
 #define CONTROLLER_ERROR_AGENT_UNREACHABLE CONTROLLER_ERROR_PREFIX "AgentUnreachable"
+/* What the cluster driver does not do ([cluster] driver = yarn takes no
+ * job: YARN's own clients submit them). */
+#define CONTROLLER_ERROR_NOT_SUPPORTED CONTROLLER_ERROR_PREFIX "NotSupported"
 
 #define TRACKER_ERROR_PREFIX "org.flexslot.Tracker1.Error."
 #define TRACKER_ERROR_BAD_TOKEN TRACKER_ERROR_PREFIX "BadToken"

@@ -366,12 +366,15 @@ int main(int argc, char **argv) {
         r = load_config(&c, &o);
         if (r < 0)
                 return EXIT_FAILURE;
-        c.driver = &controller_driver_trackers;
+        c.driver = c.config.driver == CONTROLLER_DRIVER_YARN ? &controller_driver_yarn
+                                                             : &controller_driver_trackers;
 
         r = controller_start(&c);
         if (r >= 0) {
-                log_info("Serving %s on %s, trackers on %s", CONTROLLER_BUS_NAME,
-                         c.config.address ? c.config.address : "the system bus", c.config.listen);
+                log_info("Serving %s on %s, %s %s", CONTROLLER_BUS_NAME,
+                         c.config.address ? c.config.address : "the system bus",
+                         c.driver->takes_jobs ? "trackers on" : "YARN at",
+                         c.driver->takes_jobs ? c.config.listen : c.config.yarn_resourcemanager);
                 r = daemon_run(c.event, "Serving");
         }
         controller_stop(&c);

@@ -45,12 +45,16 @@ typedef struct ControllerDriver {
 /* Our own trackers (driver-trackers.c): heartbeats on the tracker
  * endpoint, each a policy step. */
 extern const ControllerDriver controller_driver_trackers;
+/* A YARN cluster (yarn-driver.c): its ResourceManager and MapReduce
+ * application masters polled every [yarn] poll-interval. */
+extern const ControllerDriver controller_driver_yarn;
 
 /* flexslot-controllerd's state; everything belongs to the event loop's
  * thread. */
 struct Controller {
         ControllerConfig config;
         const ControllerDriver *driver;
+        struct YarnDriver *yarn; /* the YARN driver's state; NULL for the trackers' */
         /* [policy]'s parameters of every layer; the names are in config. */
         PolicyConfig policy_config;
         bool control_interval_set; /* [policy] control_interval given */
