@@ -9,7 +9,9 @@
  *
  * A script with the line "# flexslot-test: vm" needs a machine that runs a
  * private libvirtd (root, mount namespaces, QEMU): with FLEXSLOT_REQUIRE_VM=1
- * its skip is a failure, so that such a machine cannot lose these tests. */
+ * its skip is a failure, so that such a machine cannot lose these tests.
+ * Likewise "# flexslot-test: yarn" (Java, Maven and Hadoop's jars: a real
+ * YARN) and FLEXSLOT_REQUIRE_YARN=1. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +43,17 @@
 #define SCRIPT_GRACE_USEC (30 * USEC_PER_SEC)
 #define CHECK_TIMEOUT_SEC 700
 #define EXIT_SKIP 77
-#define VM_TEST_TAG "# flexslot-test: vm"
+
+/* What a script may need, by its tag line, and the variable that says this
+ * machine has it, so that the script's skip is a failure. */
+typedef struct Requirement {
+        const char *tag, *variable, *what;
+} Requirement;
+
+static const Requirement requirements[] = {
+        { "# flexslot-test: vm", "FLEXSLOT_REQUIRE_VM", "the VM tests" },
+        { "# flexslot-test: yarn", "FLEXSLOT_REQUIRE_YARN", "the YARN tests" },
+};
 
 static char *scripts[MAX_SCRIPTS];
 static int n_scripts;
@@ -95,7 +107,8 @@ static void skip_reason(const char *log, char *buf, size_t size) {
         }
 }
 
-static bool script_needs_vm(const char *script) {
+/* The requirement whose tag script has; NULL for none. */
+static const Requirement *script_requirement(const char *script) {
         _cleanup_fclose_ FILE *f = fopen(script, "re");
         _cleanup_free_ char *line = NULL;
         size_t size = 0;
@@ -104,10 +117,11 @@ static bool script_needs_vm(const char *script) {
         while (f && (n = getline(&line, &size, f)) > 0) {
                 if (line[n - 1] == '\n')
                         line[n - 1] = '\0';
-                if (strcmp(line, VM_TEST_TAG) == 0)
-                        return true;
+                for (size_t i = 0; i < ELEMENTSOF(requirements); i++)
+                        if (strcmp(line, requirements[i].tag) == 0)
+                                return &requirements[i];
         }
-        return false;
+        return NULL;
 }
 
 /* Waits up to timeout (USEC_INFINITY: for good) for the process of pidfd to
@@ -196,16 +210,14 @@ static int run_logged(char *const argv[], char *const env[], const char *log, us
 
 START_TEST(test_integration_script) {
         const char *name = scripts[_i];
-        const char *build = getenv("FLEXSLOT_BUILD"), *require = getenv("FLEXSLOT_REQUIRE_VM");
+        const char *build = getenv("FLEXSLOT_BUILD");
         char script[PATH_MAX], logdir[PATH_MAX], log[PATH_MAX * 2], reason[512];
         char *argv[] = { (char *)"/bin/sh", script, NULL };
-        bool require_vm = false;
+        const Requirement *needs;
         RunResult res;
         int r;
 
         ck_assert_msg(build && *build, "FLEXSLOT_BUILD is not set (run through make check)");
-        ck_assert_msg(!require || !*require || parse_bool(require, &require_vm) == 0,
-                      "FLEXSLOT_REQUIRE_VM=%s: not a boolean (1 or 0)", require);
         snprintf(script, sizeof(script), "%s/%s", test_srcdir_path("tests/integration"), name);
         snprintf(logdir, sizeof(logdir), "%s/integration", build);
         mkdir(logdir, 0755);
@@ -222,10 +234,18 @@ START_TEST(test_integration_script) {
         }
         if (WIFEXITED(res.status) && WEXITSTATUS(res.status) == EXIT_SKIP) {
                 skip_reason(log, reason, sizeof(reason));
-                ck_assert_msg(!require_vm || !script_needs_vm(script),
-                              "%s skipped (%s), but FLEXSLOT_REQUIRE_VM=1 says this machine "
-                              "runs the VM tests (log: %s)",
-                              name, reason, log);
+                needs = script_requirement(script);
+                if (needs) {
+                        const char *require = getenv(needs->variable);
+                        bool required = false;
+
+                        ck_assert_msg(!require || !*require || parse_bool(require, &required) == 0,
+                                      "%s=%s: not a boolean (1 or 0)", needs->variable, require);
+                        ck_assert_msg(!required,
+                                      "%s skipped (%s), but %s=1 says this machine runs %s (log: "
+                                      "%s)",
+                                      name, reason, needs->variable, needs->what, log);
+                }
                 test_skip(name, reason);
                 return;
         }
@@ -314,10 +334,13 @@ START_TEST(test_runner_kills_what_a_script_left) {
 END_TEST
 
 /* This test program itself, running only the scripts of the fixture tree
- * (one passes, one skips, one VM test skips). Returns its output. */
-static char *run_nested(const char *require_vm, RunResult *ret) {
+ * (one passes, one skips, one VM test and one YARN test skip), with
+ * FLEXSLOT_REQUIRE_VM and FLEXSLOT_REQUIRE_YARN both require. Returns its
+ * output. */
+static char *run_nested(const char *require, RunResult *ret) {
         _cleanup_free_ char *dir = test_make_tmpdir(), *tree = fixture_path("tree"), *log = NULL,
-                            *env_src = NULL, *env_build = NULL, *env_vm = NULL, *output = NULL;
+                            *env_src = NULL, *env_build = NULL, *env_vm = NULL, *env_yarn = NULL,
+                            *output = NULL;
         _cleanup_fclose_ FILE *f = NULL;
         char *argv[] = { (char *)"/proc/self/exe", NULL };
         size_t size = 0;
@@ -326,10 +349,12 @@ static char *run_nested(const char *require_vm, RunResult *ret) {
         ck_assert_int_ge(asprintf(&log, "%s/output", dir), 0);
         ck_assert_int_ge(asprintf(&env_src, "FLEXSLOT_SRCDIR=%s", tree), 0);
         ck_assert_int_ge(asprintf(&env_build, "FLEXSLOT_BUILD=%s", dir), 0);
-        ck_assert_int_ge(asprintf(&env_vm, "FLEXSLOT_REQUIRE_VM=%s", require_vm), 0);
+        ck_assert_int_ge(asprintf(&env_vm, "FLEXSLOT_REQUIRE_VM=%s", require), 0);
+        ck_assert_int_ge(asprintf(&env_yarn, "FLEXSLOT_REQUIRE_YARN=%s", require), 0);
         char *env[] = { env_src,
                         env_build,
                         env_vm,
+                        env_yarn,
                         (char *)"CK_RUN_SUITE=integration",
                         (char *)"CK_RUN_CASE=scripts",
                         (char *)"CK_VERBOSITY=normal",
@@ -349,10 +374,11 @@ START_TEST(test_runner_reports_skips) {
 
         out = run_nested("0", &res);
         ck_assert_msg(WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0, "%s", out);
-        ck_assert_msg(strstr(out, "100%: Checks: 3, Failures: 0, Errors: 0\n"
+        ck_assert_msg(strstr(out, "100%: Checks: 4, Failures: 0, Errors: 0\n"
                                   "SKIPPED: skip.sh: nothing to test here\n"
                                   "SKIPPED: vm-skip.sh: no guests here\n"
-                                  "2 skipped, counted as passed above\n"),
+                                  "SKIPPED: yarn-skip.sh: no Java here\n"
+                                  "3 skipped, counted as passed above\n"),
                       "%s", out);
 
         strict = run_nested("1", &res);
@@ -360,7 +386,11 @@ START_TEST(test_runner_reports_skips) {
         ck_assert_msg(strstr(strict, "vm-skip.sh skipped (no guests here), but "
                                      "FLEXSLOT_REQUIRE_VM=1 says this machine runs the VM tests"),
                       "%s", strict);
-        ck_assert_msg(strstr(strict, "Checks: 3, Failures: 1, Errors: 0\n"), "%s", strict);
+        ck_assert_msg(strstr(strict, "yarn-skip.sh skipped (no Java here), but "
+                                     "FLEXSLOT_REQUIRE_YARN=1 says this machine runs the YARN "
+                                     "tests"),
+                      "%s", strict);
+        ck_assert_msg(strstr(strict, "Checks: 4, Failures: 2, Errors: 0\n"), "%s", strict);
         ck_assert_msg(strstr(strict, "\nSKIPPED: skip.sh: nothing to test here\n"
                                      "1 skipped, counted as passed above\n"),
                       "%s", strict);
