@@ -23,8 +23,9 @@ qemu-system-x86 busybox-static cpio"
 # run a real sshd and ssh.
 ssh_pkgs="openssh-server openssh-client"
 # The YARN tests and `make demo-yarn` run a real YARN (tests/yarn/lib.sh):
-# Hadoop's MiniMRYarnCluster on the JDK, its jars fetched by Maven.
-yarn_pkgs="default-jdk-headless maven"
+# Hadoop's MiniMRYarnCluster on the JDK, its jars fetched by Maven; curl
+# and python3 read its REST API in the tests.
+yarn_pkgs="default-jdk-headless maven curl"
 # Not in the default set: LLVM is large, and building and testing need none.
 lint_pkgs="cppcheck clang-tidy clang-format"
 

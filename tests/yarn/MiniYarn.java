@@ -7,8 +7,8 @@
 //   java -cp JARS MiniYarn DIR NODES NODE_MEMORY_MB NODE_VCORES
 //
 // It writes DIR/conf/yarn-site.xml (the whole configuration, for job clients:
-// put DIR/conf first on their class path), then DIR/rm-url and the line
-// "ready RM_URL" on stdout. The ResourceManager's ports are fixed for the
+// put DIR/conf first on their class path), DIR/nodes (a line "INDEX NODE_ID"
+// per NodeManager), then DIR/rm-url and the line "ready RM_URL" on stdout. The ResourceManager's ports are fixed for the
 // cluster's life and it recovers its state from DIR/rm-state, so that it can
 // be stopped and started again while jobs run: a file named stop-rm or
 // start-rm put in DIR/control is done and removed, and DIR/rm-state-now says
@@ -130,9 +130,9 @@ public final class MiniYarn {
             System.exit(2);
         }
         File dir = new File(args[0]).getAbsoluteFile();
-        int nodes = Integer.parseInt(args[1]);
+        int nodeCount = Integer.parseInt(args[1]);
         Configuration conf = configure(dir, Integer.parseInt(args[2]), Integer.parseInt(args[3]));
-        MiniMRYarnCluster cluster = new MiniMRYarnCluster("flexslot", nodes);
+        MiniMRYarnCluster cluster = new MiniMRYarnCluster("flexslot", nodeCount);
 
         // SIGTERM: the cluster stops its containers, but once jobs ran its
         // stop may hang (seen at over 30 s); the JVM ends after 10 s anyway.
@@ -159,6 +159,14 @@ public final class MiniYarn {
         try (OutputStream out = new FileOutputStream(new File(confDir, "yarn-site.xml"))) {
             cluster.getConfig().writeXml(out);
         }
+        // Which NodeManager is which: a container's working directory is
+        // under its NodeManager's ...-localDir-nm-INDEX_N.
+        StringBuilder nodes = new StringBuilder();
+        for (int i = 0; i < nodeCount; i++) {
+            nodes.append(i).append(' ')
+                    .append(cluster.getNodeManager(i).getNMContext().getNodeId()).append('\n');
+        }
+        writeAtomically(new File(dir, "nodes"), nodes.toString());
         String url = "http://" + cluster.getConfig().get(YarnConfiguration.RM_WEBAPP_ADDRESS);
         writeAtomically(new File(dir, "rm-url"), url + "\n");
         System.out.println("ready " + url);
