@@ -520,6 +520,7 @@ static int yarn_start(Controller *c) {
         const ControllerConfig *cfg = &c->config;
         YarnDriver *d = calloc(1, sizeof(*d));
         YarnModelConfig mc;
+        uint64_t container_mb;
         char why[256];
         size_t len;
         int r;
@@ -543,8 +544,10 @@ static int yarn_start(Controller *c) {
                 if (!escaped || asprintf(&d->user, "user.name=%s", escaped) < 0)
                         return log_oom();
         }
+        /* YARN counts memory in MB. */
+        container_mb = MAX(cfg->yarn_container_memory >> 20, (uint64_t)1);
         mc = (YarnModelConfig){
-                .container_mb = MAX(cfg->yarn_container_memory >> 20, (uint64_t)1),
+                .container_mb = container_mb,
                 .container_vcores = (unsigned)cfg->yarn_container_vcores,
                 .min_containers = (unsigned)cfg->yarn_min_containers,
                 .split_size = cfg->block_size,

@@ -569,11 +569,11 @@ int yarn_snapshot_build(const YarnModel *m, const Cluster *c, YarnSnapshot *ret)
         s.vms = calloc(nn, sizeof(*s.vms));
         s.nodes = calloc(nn, sizeof(*s.nodes));
         s.jobs = calloc(MAX(n_jobs, (size_t)1), sizeof(*s.jobs));
-        s.job_of = calloc(MAX(n_jobs, (size_t)1), sizeof(*s.job_of));
+        s.job_of = calloc(MAX(n_jobs, (size_t)1), sizeof(YarnModelJob *));
         s.tasks = calloc(cap_tasks, sizeof(*s.tasks));
-        s.task_of = calloc(cap_tasks, sizeof(*s.task_of));
+        s.task_of = calloc(cap_tasks, sizeof(const YarnTask *));
         s.attempts = calloc(cap_attempts, sizeof(*s.attempts));
-        s.attempt_of = calloc(cap_attempts, sizeof(*s.attempt_of));
+        s.attempt_of = calloc(cap_attempts, sizeof(const YarnAttempt *));
         if (!s.hosts || !s.vms || !s.nodes || !s.jobs || !s.job_of || !s.tasks || !s.task_of ||
             !s.attempts || !s.attempt_of) {
                 yarn_snapshot_done(&s);
@@ -750,8 +750,8 @@ size_t yarn_model_actions(YarnModel *m, Cluster *c, const YarnSnapshot *s, const
                 log_debug("Straggler: attempt %s on YARN node %s", a->id, a->node_http_address);
         }
         if (d->n_assignments + d->n_placements + d->n_reservations > 0)
-                log_debug("Not done: %zu assignments, %zu job slots, %zu reservations: YARN "
-                          "places containers itself",
+                log_debug("YARN places containers itself: this step's %zu assignments, %zu job "
+                          "slots and %zu reservations are not carried out",
                           d->n_assignments, d->n_placements, d->n_reservations);
         n = kill_actions(m, s, d, ret);
         slot_changes(m, c, d, now);

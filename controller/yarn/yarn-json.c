@@ -31,10 +31,10 @@ typedef enum FieldKind {
 
 typedef struct Field {
         const char *key;
-        FieldKind kind;
         size_t offset;
-        bool optional; /* missing or null: left zero */
         const char *const *choices;
+        FieldKind kind;
+        bool optional; /* missing or null: left zero */
 } Field;
 
 typedef struct Entry {
@@ -44,6 +44,10 @@ typedef struct Entry {
         /* After the fields: what one entry needs beyond them; NULL: none. */
         int (*check)(json_object *o, void *entry, char *why, size_t why_size);
 } Entry;
+
+/* A field of type's member; what follows: .optional, .choices. */
+#define FIELD_OF(type, k, how, member, ...) \
+        { .key = (k), .kind = (how), .offset = offsetof(type, member), __VA_ARGS__ }
 
 static const char *const node_states[] = {
         [YARN_NODE_NEW] = "NEW",
@@ -165,7 +169,7 @@ static bool whole_number(json_object *v, uint64_t max, uint64_t *ret) {
 
 static int read_field(json_object *o, const Field *f, void *entry, const char *path, char *why,
                       size_t why_size) {
-        char *at = (char *)entry + f->offset;
+        void *at = (char *)entry + f->offset;
         json_object *v = NULL;
         const char *s;
         uint64_t u;
@@ -193,7 +197,8 @@ static int read_field(json_object *o, const Field *f, void *entry, const char *p
                                 return 0;
                         return fail(why, why_size, "%s.%s: '%.64s' is not an id", path, f->key, s);
                 }
-                *(char **)at = strndup(s, f->kind == FIELD_NAME ? YARN_NAME_MAX : YARN_ID_MAX);
+                /* An id is short already. */
+                *(char **)at = strndup(s, YARN_NAME_MAX);
                 return *(char **)at ? 0 : -ENOMEM;
         case FIELD_PERCENT:
                 if (!json_object_is_type(v, json_type_double) &&
@@ -356,8 +361,7 @@ out:
         return r;
 }
 
-#define NODE(key, kind, member, ...) \
-        { key, kind, offsetof(YarnNode, member), __VA_ARGS__ }
+#define NODE(...) FIELD_OF(YarnNode, __VA_ARGS__)
 static const Field node_fields[] = {
         NODE("id", FIELD_ID, id),
         NODE("nodeHostName", FIELD_ID, host),
@@ -397,8 +401,7 @@ static int node_check(json_object *o, void *entry, char *why, size_t why_size) {
 static const Entry node_entry = { sizeof(YarnNode), node_fields, ELEMENTSOF(node_fields),
                                   node_check };
 
-#define APP(key, kind, member, ...) \
-        { key, kind, offsetof(YarnApp, member), __VA_ARGS__ }
+#define APP(...) FIELD_OF(YarnApp, __VA_ARGS__)
 static const Field app_fields[] = {
         APP("id", FIELD_ID, id),
         APP("user", FIELD_NAME, user),
@@ -411,8 +414,7 @@ static const Field app_fields[] = {
 };
 static const Entry app_entry = { sizeof(YarnApp), app_fields, ELEMENTSOF(app_fields), NULL };
 
-#define JOB(key, kind, member, ...) \
-        { key, kind, offsetof(YarnJob, member), __VA_ARGS__ }
+#define JOB(...) FIELD_OF(YarnJob, __VA_ARGS__)
 static const Field job_fields[] = {
         JOB("id", FIELD_ID, id),
         JOB("name", FIELD_NAME, name),
@@ -441,8 +443,7 @@ static int job_check(json_object *o, void *entry, char *why, size_t why_size) {
 
 static const Entry job_entry = { sizeof(YarnJob), job_fields, ELEMENTSOF(job_fields), job_check };
 
-#define TASK(key, kind, member, ...) \
-        { key, kind, offsetof(YarnTask, member), __VA_ARGS__ }
+#define TASK(...) FIELD_OF(YarnTask, __VA_ARGS__)
 static const Field task_fields[] = {
         TASK("id", FIELD_ID, id),
         TASK("type", FIELD_ENUM, type, .choices = task_types),
@@ -454,8 +455,7 @@ static const Field task_fields[] = {
 };
 static const Entry task_entry = { sizeof(YarnTask), task_fields, ELEMENTSOF(task_fields), NULL };
 
-#define ATTEMPT(key, kind, member, ...) \
-        { key, kind, offsetof(YarnAttempt, member), __VA_ARGS__ }
+#define ATTEMPT(...) FIELD_OF(YarnAttempt, __VA_ARGS__)
 static const Field attempt_fields[] = {
         ATTEMPT("id", FIELD_ID, id),
         ATTEMPT("type", FIELD_ENUM, type, .choices = task_types),
@@ -470,14 +470,14 @@ static const Entry attempt_entry = { sizeof(YarnAttempt), attempt_fields,
                                      ELEMENTSOF(attempt_fields), NULL };
 
 static const Field resource_fields[] = {
-        { "memory", FIELD_MB, offsetof(YarnResource, memory_mb) },
-        { "vCores", FIELD_COUNT, offsetof(YarnResource, vcores) },
+        FIELD_OF(YarnResource, "memory", FIELD_MB, memory_mb),
+        FIELD_OF(YarnResource, "vCores", FIELD_COUNT, vcores),
 };
 static const Entry resource_entry = { sizeof(YarnResource), resource_fields,
                                       ELEMENTSOF(resource_fields), NULL };
 
 static const Field attempt_state_fields[] = {
-        { "state", FIELD_ENUM, 0, .choices = attempt_states },
+        { .key = "state", .kind = FIELD_ENUM, .choices = attempt_states },
 };
 static const Entry attempt_state_entry = { sizeof(int), attempt_state_fields,
                                            ELEMENTSOF(attempt_state_fields), NULL };
