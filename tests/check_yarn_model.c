@@ -34,23 +34,14 @@ static YarnModel *model;
 static YarnNodeMapEntry *map;
 static size_t n_map;
 
+/* An answer of the recorded round, and its size. */
 static char *fixture(const char *name, size_t *ret_size) {
         char path[256];
-        _cleanup_fclose_ FILE *f = NULL;
         char *text;
-        long size;
 
         snprintf(path, sizeof(path), "tests/fixtures/yarn/round/%s", name);
-        f = fopen(test_srcdir_path(path), "re");
-        ck_assert_msg(f, "cannot open %s", path);
-        ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-        size = ftell(f);
-        rewind(f);
-        text = malloc((size_t)size + 1);
-        ck_assert_ptr_nonnull(text);
-        ck_assert_uint_eq(fread(text, 1, (size_t)size, f), (size_t)size);
-        text[size] = '\0';
-        *ret_size = (size_t)size;
+        text = test_read_source(path);
+        *ret_size = strlen(text);
         return text;
 }
 
