@@ -235,6 +235,7 @@ help:
 	@echo "make check      run all test suites, plain and with ASan/UBSan"
 	@echo "make demo       run the simulator's demonstration experiment"
 	@echo "make demo-live  the daemons on this machine: wordcount stock, then FlexSlot"
+	@echo "make demo-yarn  the controller driving a real YARN (Hadoop's mini cluster)"
 	@echo "make bench      run the benchmarks"
 	@echo "make lint       cppcheck and clang-tidy: findings and a verdict"
 	@echo "make format     clang-format every C file in place"

@@ -5,3 +5,11 @@
 .PHONY: demo-live
 demo-live: all
 	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/live.sh
+
+# `make demo-yarn`: the controller driving a real YARN (Hadoop's mini
+# cluster) on this machine (demo/yarn.sh). It needs the JDK and Maven
+# (packaging/deps.sh --yarn, installed first) and fetches Hadoop's jars once.
+.PHONY: demo-yarn
+demo-yarn: all
+	@packaging/deps.sh --yarn
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/yarn.sh

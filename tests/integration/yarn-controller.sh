@@ -47,10 +47,12 @@ capacity_is() {
 	[ "$(node_field "$1" memory)" = "$2" ]
 }
 
-nm0=$(awk '$1 == 0 { print $2 }' "$yarn_dir/nodes")
-nm1=$(awk '$1 == 1 { print $2 }' "$yarn_dir/nodes")
-nm2=$(awk '$1 == 2 { print $2 }' "$yarn_dir/nodes")
-[ -n "$nm0" ] && [ -n "$nm2" ] || fail "the fixture named no NodeManagers: $(cat "$yarn_dir/nodes")"
+nm0=$(yarn_node_id 0)
+nm1=$(yarn_node_id 1)
+nm2=$(yarn_node_id 2)
+if [ -z "$nm0" ] || [ -z "$nm2" ]; then
+	fail "the fixture named no NodeManagers: $(cat "$yarn_dir/nodes")"
+fi
 
 cat >"$tmp/controller.ini" <<CONF
 [controller]
@@ -118,15 +120,7 @@ for i in 1 2 3 4 5 6 7 8; do
 	gen_words "$i" 300 >"$tmp/in/part$i"
 done
 wordcount_answer "$tmp/in"/part* >"$tmp/expected"
-cat >"$tmp/mapper.sh" <<'EOF'
-#!/bin/sh
-# A container's directory is under its NodeManager's local directory.
-case "$PWD:${mapreduce_task_attempt_id:-}" in
-*-localDir-nm-0_*:*_m_??????_0) sleep 150 ;;
-esac
-exec tr ' ' '\n'
-EOF
-chmod +x "$tmp/mapper.sh"
+yarn_slow_mapper "$tmp/mapper.sh" 150
 job_started=$(date +%s)
 yarn_streaming job.log -D mapreduce.job.reduces=2 -D mapreduce.job.name=flexslot-wordcount \
 	-input "file://$tmp/in" -output "file://$tmp/out" -mapper "$tmp/mapper.sh" \
@@ -183,7 +177,7 @@ wait "$job_pid" || fail "the job failed: $(tail -n 30 "$tmp/job.out")"
 echo "wordcount on YARN took $(($(date +%s) - job_started)) s"
 [ "$max0" -le 1 ] || fail "NodeManager 0 ran $max0 containers at once after its capacity was 1"
 
-cat "$tmp/out"/part-* | awk '{ print $2 "\t" $1 }' | LC_ALL=C sort >"$tmp/got"
+yarn_wordcount_got "$tmp/out" >"$tmp/got"
 cmp -s "$tmp/got" "$tmp/expected" ||
 	fail "the wordcount differs from coreutils': $(diff "$tmp/got" "$tmp/expected" | head)"
 # Through the restart the controller kept its job: one for the application.

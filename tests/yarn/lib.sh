@@ -8,7 +8,7 @@
 # launcher. Without Java, Maven or a way to the jars the test skips, with the
 # reason; FLEXSLOT_REQUIRE_YARN=1 makes such a skip a failure (.ci/run).
 
-yarn_src=$src/tests/yarn
+yarn_src=${src:?}/tests/yarn
 # Hadoop 3.4 on Java 17 reflects into these (HADOOP-18590 adds the same
 # flags to the containers it launches: mapreduce.jvm.add-opens-as-default).
 yarn_java_opts="-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
@@ -54,7 +54,7 @@ yarn_prepare() {
 # yarn_pid, the ResourceManager's web address in rm_url, its files in
 # $yarn_dir.
 yarn_start() {
-	yarn_dir=$tmp/yarn
+	yarn_dir=${tmp:?}/yarn
 	mkdir -p "$yarn_dir"
 	yarn_started=$(date +%s)
 	# shellcheck disable=SC2086 # options, one word each
@@ -101,6 +101,33 @@ yarn_streaming() {
 		-Dyarn.log.file="$yarn_dir/$log" -cp "$yarn_dir/conf:$yarn_cache/jars/*" \
 		org.apache.hadoop.streaming.HadoopStreaming \
 		-D mapreduce.task.io.sort.mb=16 "$@"
+}
+
+# yarn_node_id INDEX: NodeManager INDEX's node id (host:port).
+yarn_node_id() {
+	awk -v i="$1" '$1 == i { print $2 }' "$yarn_dir/nodes"
+}
+
+# yarn_slow_mapper FILE SECONDS: a streaming mapper of words, one a line,
+# that first sleeps SECONDS when it is the first attempt of a map on
+# NodeManager 0 (a container's directory is under its NodeManager's
+# ...-localDir-nm-INDEX_N): a straggler there that runs fast again.
+yarn_slow_mapper() {
+	cat >"$1" <<EOF
+#!/bin/sh
+case "\$PWD:\${mapreduce_task_attempt_id:-}" in
+*-localDir-nm-0_*:*_m_??????_0) sleep $2 ;;
+esac
+exec tr ' ' '\n'
+EOF
+	chmod +x "$1"
+}
+
+# yarn_wordcount_got OUT: what the "uniq -c" reducers of a streaming
+# wordcount wrote into OUT, as word<TAB>count lines sorted as
+# wordcount_answer's (tests/lib/dataset.sh).
+yarn_wordcount_got() {
+	cat "$1"/part-* | awk '{ print $2 "\t" $1 }' | LC_ALL=C sort
 }
 
 # yarn_stop: the cluster stopped by its PID, and then any container process
