@@ -13,6 +13,19 @@ yarn_SOURCES := $(wildcard controller/yarn/*.c)
 yarn_DEPS := common
 yarn_PKGS := json-c libcurl libsystemd
 
+# `make fuzz-yarn`: libFuzzer (clang) on the decoders of YARN's answers,
+# FUZZ_SECONDS long, from the answers recorded in tests/fixtures/yarn/.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz-yarn
+fuzz-yarn: $(BUILD)/config.mk
+	@mkdir -p $(BUILD)/fuzz/yarn-corpus
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -std=gnu11 -D_GNU_SOURCE -I. \
+		$(PKG_CFLAGS_json-c) -o $(BUILD)/fuzz/yarn-json tests/fuzz/yarn-json.c \
+		controller/yarn/yarn-json.c common/parse.c $(PKG_LIBS_json-c) -lm
+	@for f in tests/fixtures/yarn/*.json tests/fixtures/yarn/round/*.json; do \
+		cp "$$f" "$(BUILD)/fuzz/yarn-corpus/$$(echo "$$f" | tr / -)"; done
+	$(BUILD)/fuzz/yarn-json -max_total_time=$(FUZZ_SECONDS) $(BUILD)/fuzz/yarn-corpus
+
 # flexslot-controllerd: the live controller. Its testable parts (the
 # configuration and the live model of the cluster) are the `controllerd`
 # library.
