@@ -301,7 +301,7 @@ static void on_tasks(YarnDriver *d, YarnModelJob *j, const YarnHttpAnswer *a) {
                 am_unreadable(j, "tasks", a, r, why);
                 return;
         }
-        for (size_t i = 0; i < j->n_tasks; i++)
+        for (size_t i = 0; j->n_jobs > 0 && i < j->n_tasks; i++)
                 if (j->tasks[i].state == YARN_TASK_RUNNING)
                         (void)call(d, CALL_ATTEMPTS, j->app, j->tasks[i].id, "GET", NULL,
                                    "/proxy/%s/ws/v1/mapreduce/jobs/%s/tasks/%s/attempts", j->app,
