@@ -93,9 +93,9 @@ done
 wordcount_answer "$tmp/in"/part* >"$tmp/expected"
 yarn_slow_mapper "$tmp/mapper.sh" 150
 started=$(date +%s)
-yarn_streaming job.log -D mapreduce.job.reduces=2 -D mapreduce.job.name=demo-wordcount \
-	-input "file://$tmp/in" -output "file://$tmp/out" -mapper "$tmp/mapper.sh" \
-	-reducer "uniq -c" >"$tmp/job.out" 2>&1 || fail "the job failed: $(tail -n 20 "$tmp/job.out")"
+yarn_streaming job.log "$tmp/job.out" -D mapreduce.job.reduces=2 \
+	-D mapreduce.job.name=demo-wordcount -input "file://$tmp/in" -output "file://$tmp/out" \
+	-mapper "$tmp/mapper.sh" -reducer "uniq -c" || fail "the job failed: $(tail -n 20 "$tmp/job.out")"
 elapsed=$(($(date +%s) - started))
 yarn_wordcount_got "$tmp/out" >"$tmp/got"
 cmp -s "$tmp/got" "$tmp/expected" ||

@@ -122,11 +122,10 @@ done
 wordcount_answer "$tmp/in"/part* >"$tmp/expected"
 yarn_slow_mapper "$tmp/mapper.sh" 150
 job_started=$(date +%s)
-yarn_streaming job.log -D mapreduce.job.reduces=2 -D mapreduce.job.name=flexslot-wordcount \
-	-input "file://$tmp/in" -output "file://$tmp/out" -mapper "$tmp/mapper.sh" \
-	-reducer "uniq -c" >"$tmp/job.out" 2>&1 &
-job_pid=$!
-pids="$pids $job_pid"
+yarn_streaming_start job.log "$tmp/job.out" -D mapreduce.job.reduces=2 \
+	-D mapreduce.job.name=flexslot-wordcount -input "file://$tmp/in" -output "file://$tmp/out" \
+	-mapper "$tmp/mapper.sh" -reducer "uniq -c"
+job_pid=$yarn_job_pid
 
 # While it runs NodeManager 0 holds one container at most, and gets one.
 max0=0

@@ -91,16 +91,27 @@ yarn_rm() {
 	done
 }
 
-# yarn_streaming LOG ARGS...: a Hadoop streaming job on the cluster (its
-# client's log in $yarn_dir/LOG); the client's exit status is the function's.
-yarn_streaming() {
+# yarn_streaming_start LOG OUT ARGS...: a Hadoop streaming job on the
+# cluster, in the background: its client's PID in yarn_job_pid (and $pids),
+# its output in OUT, its Hadoop log in $yarn_dir/LOG.
+yarn_streaming_start() {
 	log=$1
-	shift
-	# shellcheck disable=SC2086
-	java $yarn_java_opts -Xmx256m -Dlog4j.configuration="file:$yarn_src/log4j.properties" \
+	out=$2
+	shift 2
+	# shellcheck disable=SC2086 # options, one word each
+	(exec java $yarn_java_opts -Xmx256m -Dlog4j.configuration="file:$yarn_src/log4j.properties" \
 		-Dyarn.log.file="$yarn_dir/$log" -cp "$yarn_dir/conf:$yarn_cache/jars/*" \
 		org.apache.hadoop.streaming.HadoopStreaming \
-		-D mapreduce.task.io.sort.mb=16 "$@"
+		-D mapreduce.task.io.sort.mb=16 "$@" >"$out" 2>&1) &
+	yarn_job_pid=$!
+	pids="$pids $yarn_job_pid"
+}
+
+# yarn_streaming LOG OUT ARGS...: the same, waited for; the client's exit
+# status is the function's.
+yarn_streaming() {
+	yarn_streaming_start "$@"
+	wait "$yarn_job_pid"
 }
 
 # yarn_node_id INDEX: NodeManager INDEX's node id (host:port).
@@ -130,22 +141,27 @@ yarn_wordcount_got() {
 	cat "$1"/part-* | awk '{ print $2 "\t" $1 }' | LC_ALL=C sort
 }
 
-# yarn_stop: the cluster stopped by its PID, and then any container process
-# it left (the NodeManagers start each in a session of its own, which the
-# test's process group does not hold), by the PIDs their pid files give.
+# yarn_stop: the cluster stopped by its PID; once it is gone, so that no
+# NodeManager starts another, every process left of its containers: the
+# NodeManagers start each in a session of its own, which the test's process
+# group does not hold, and their command lines name their directories under
+# $yarn_dir (a directory of this test's alone, from mktemp).
 yarn_stop() {
 	[ -n "${yarn_pid:-}" ] || return 0
 	kill "$yarn_pid" 2>/dev/null || true
 	i=0
-	while kill -0 "$yarn_pid" 2>/dev/null && [ $i -lt 150 ]; do
+	while kill -0 "$yarn_pid" 2>/dev/null && [ $i -lt 100 ]; do
 		i=$((i + 1))
 		sleep 0.2
 	done
 	kill -9 "$yarn_pid" 2>/dev/null || true
-	find "$yarn_dir/work" -name 'container_*.pid' 2>/dev/null | while read -r f; do
-		p=$(cat "$f" 2>/dev/null) || continue
-		case $p in '' | *[!0-9]*) continue ;; esac
-		kill -9 -- "-$p" 2>/dev/null || true
+	wait "$yarn_pid" 2>/dev/null || true
+	for cmdline in /proc/[0-9]*/cmdline; do
+		p=${cmdline#/proc/}
+		p=${p%/cmdline}
+		[ "$p" != "$$" ] || continue
+		{ tr '\0' ' ' <"$cmdline"; } 2>/dev/null | grep -qF "$yarn_dir/" || continue
+		kill -9 "$p" 2>/dev/null || true
 	done
 	yarn_pid=""
 }

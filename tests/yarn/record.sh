@@ -27,10 +27,9 @@ case ${mapreduce_task_id:-} in *_m_000000) sleep 60 ;; esac
 exec tr ' ' '\n'
 EOF
 chmod +x "$tmp/mapper.sh"
-yarn_streaming job.log -D mapreduce.job.reduces=1 -D mapreduce.job.tags=flexslot-deadline=600 \
-	-input "file://$tmp/in" -output "file://$tmp/out" -mapper "$tmp/mapper.sh" \
-	-reducer "uniq -c" >"$tmp/job.out" 2>&1 &
-pids="$pids $!"
+yarn_streaming_start job.log "$tmp/job.out" -D mapreduce.job.reduces=1 \
+	-D mapreduce.job.tags=flexslot-deadline=600 -input "file://$tmp/in" -output "file://$tmp/out" \
+	-mapper "$tmp/mapper.sh" -reducer "uniq -c"
 
 get() {
 	curl -sf --max-time 10 "$rm_url$1"
