@@ -111,7 +111,8 @@ count() {
 printf '  kills through the application masters   %s\n' "$(count 'Kill: attempt')"
 printf '  capacities set through the RM           %s\n' "$(count 'the ResourceManager took the new capacity')"
 printf '  VM targets applied by the agent          %s\n' "$(count 'VM .* on agent .*: .*applied')"
-printf '  said and not done                        %s\n' "$(count 'Not done')"
+[ "$(count 'Not done')" -eq 0 ] ||
+	printf '  asked of YARN and not done (said why)    %s\n' "$(count 'Not done')"
 grep -h 'Kill: attempt\|Killed attempt\|asking the ResourceManager\|Not done\|Advice' "$log" |
 	sed 's/^.*: [a-z]*: [a-z_]*: /    /' | sort -u | head -12
 if [ -n "${KEEP_TMP:-}" ]; then
