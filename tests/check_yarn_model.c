@@ -92,7 +92,7 @@ static YarnModelJob *take_round(void) {
         return j;
 }
 
-static void setup_with(const char *speculation) {
+static void setup_with(const char *scheduler, const char *speculation) {
         PolicyConfig cfg = { 0 };
         StoreError err = { 0 };
         ClusterData data;
@@ -104,6 +104,7 @@ static void setup_with(const char *speculation) {
         data = (ClusterData){ .data_dir = dir, .block_size = 64 << 20 };
         ck_assert_int_eq(store_open(db, &store, &err), 0);
         ck_assert_int_eq(policy_config_init(&cfg), 0);
+        cfg.scheduler = scheduler;
         cfg.speculation = speculation;
         ck_assert_int_eq(policy_new_named(&cfg, NULL, &policy), 0);
         policy_config_done(&cfg);
@@ -121,7 +122,11 @@ static void setup_with(const char *speculation) {
 }
 
 static void setup(void) {
-        setup_with("sepb");
+        setup_with("fifo", "sepb");
+}
+
+static void setup_aria(void) {
+        setup_with("aria", "none");
 }
 
 static void teardown(void) {
@@ -369,6 +374,32 @@ START_TEST(test_listing_grace) {
 }
 END_TEST
 
+/* ARIA on the recorded round, whose application has a deadline (its tag
+ * flexslot-deadline=600) and five finished maps: the slots it needs are
+ * advice, said once while they stay the same. */
+START_TEST(test_advice) {
+        YarnModelJob *j = take_round();
+        Decisions d = { 0 };
+        YarnAction actions[8];
+        YarnSnapshot s;
+
+        ck_assert_int_eq(yarn_snapshot_build(model, cluster, &s), 0);
+        ck_assert_int_eq(
+                policy_step(policy, &s.s,
+                            &(PolicyStepArgs){ .now = j->jobs[0].started + 20 * USEC_PER_SEC,
+                                               .flags = POLICY_STEP_ALL },
+                            &d),
+                0);
+        ck_assert_uint_eq(d.n_quotas, 1);
+        ck_assert_uint_le(yarn_actions_max(model, &d), ELEMENTSOF(actions));
+        ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, 0, actions), 0);
+        ck_assert_uint_eq(j->advised, d.quotas[0].slots[SLOT_MAP] + d.quotas[0].slots[SLOT_REDUCE]);
+        ck_assert_uint_gt(j->advised, 0);
+        decisions_done(&d);
+        yarn_snapshot_done(&s);
+}
+END_TEST
+
 START_TEST(test_config) {
         static const struct {
                 const char *text, *said;
@@ -423,6 +454,10 @@ Suite *suite_yarn_model(void) {
         tcase_add_test(tc, test_capacity);
         tcase_add_test(tc, test_set_slots);
         tcase_add_test(tc, test_listing_grace);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("advice");
+        tcase_add_checked_fixture(tc, setup_aria, teardown);
+        tcase_add_test(tc, test_advice);
         suite_add_tcase(s, tc);
         tc = tcase_create("config");
         tcase_add_test(tc, test_config);
