@@ -115,16 +115,8 @@ grep -q "YARN node $nm0: the ResourceManager took the new capacity" "$tmp/contro
 	fail "the controller did not log the RM's answer"
 
 # ---- a wordcount whose map is slow on NodeManager 0, first attempt ----
-mkdir -p "$tmp/in"
-for i in 1 2 3 4 5 6 7 8; do
-	gen_words "$i" 300 >"$tmp/in/part$i"
-done
-wordcount_answer "$tmp/in"/part* >"$tmp/expected"
-yarn_slow_mapper "$tmp/mapper.sh" 150
 job_started=$(date +%s)
-yarn_streaming_start job.log "$tmp/job.out" -D mapreduce.job.reduces=2 \
-	-D mapreduce.job.name=flexslot-wordcount -input "file://$tmp/in" -output "file://$tmp/out" \
-	-mapper "$tmp/mapper.sh" -reducer "uniq -c"
+yarn_wordcount_start flexslot-wordcount 300
 job_pid=$yarn_job_pid
 
 # While it runs NodeManager 0 holds one container at most, and gets one.

@@ -107,13 +107,6 @@ yarn_streaming_start() {
 	pids="$pids $yarn_job_pid"
 }
 
-# yarn_streaming LOG OUT ARGS...: the same, waited for; the client's exit
-# status is the function's.
-yarn_streaming() {
-	yarn_streaming_start "$@"
-	wait "$yarn_job_pid"
-}
-
 # yarn_node_id INDEX: NodeManager INDEX's node id (host:port).
 yarn_node_id() {
 	awk -v i="$1" '$1 == i { print $2 }' "$yarn_dir/nodes"
@@ -132,6 +125,23 @@ esac
 exec tr ' ' '\n'
 EOF
 	chmod +x "$1"
+}
+
+# yarn_wordcount_start NAME LINES: a wordcount NAME on the cluster, started
+# as yarn_streaming_start does: 8 inputs of LINES lines in $tmp/in
+# (gen_words, tests/lib/dataset.sh) whose answer is $tmp/expected, 2
+# reduces, the map slow for 150 s on NodeManager 0 (yarn_slow_mapper); its
+# output goes to $tmp/out, its client's to $tmp/job.out.
+yarn_wordcount_start() {
+	mkdir -p "$tmp/in"
+	for i in 1 2 3 4 5 6 7 8; do
+		gen_words "$i" "$2" >"$tmp/in/part$i"
+	done
+	wordcount_answer "$tmp/in"/part* >"$tmp/expected"
+	yarn_slow_mapper "$tmp/mapper.sh" 150
+	yarn_streaming_start job.log "$tmp/job.out" -D mapreduce.job.reduces=2 \
+		-D mapreduce.job.name="$1" -input "file://$tmp/in" -output "file://$tmp/out" \
+		-mapper "$tmp/mapper.sh" -reducer "uniq -c"
 }
 
 # yarn_wordcount_got OUT: what the "uniq -c" reducers of a streaming
