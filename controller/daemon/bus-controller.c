@@ -132,6 +132,11 @@ static int method_submit_job(sd_bus_message *m, void *userdata, sd_bus_error *er
         usec_t now;
         int r;
 
+        if (!c->driver->takes_jobs)
+                return sd_bus_error_setf(error, CONTROLLER1_ERROR_NOT_SUPPORTED,
+                                         "This controller drives a %s cluster, whose jobs are "
+                                         "submitted to it, not here.",
+                                         c->driver->name);
         r = sd_bus_message_read(m, "ssss", &app, &arg, &mapper, &reducer);
         if (r >= 0)
                 r = sd_bus_message_read_strv(m, &inputs);
