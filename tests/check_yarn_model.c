@@ -5,8 +5,8 @@
  * NodeManagers as nodes on their VMs, the snapshot the policy core checks
  * and steps on (SEPB's kill of the slow map, from the recorded profile),
  * the actions decisions become, [yarn] nodes and the ResourceManager's
- * address as the configuration takes them, and a ResourceManager that
- * stops listing what it had. */
+ * address as the configuration takes them, a ResourceManager that
+ * stops listing what it had, and the jobs as ListJobs shows them. */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -74,7 +74,7 @@ static YarnModelJob *take_round(void) {
         take_nodes(1);
         ck_assert_int_eq(
                 yarn_decode_apps(apps_body, strlen(apps_body), &apps, &n, why, sizeof(why)), 0);
-        ck_assert_int_eq(yarn_model_update_apps(model, apps, n, 1), 0);
+        ck_assert_int_eq(yarn_model_update_apps(model, apps, n, 1, 1), 0);
         yarn_apps_free(apps, n);
         j = yarn_model_job(model, APP);
         ck_assert_ptr_nonnull(j);
@@ -340,23 +340,88 @@ START_TEST(test_set_slots) {
 }
 END_TEST
 
+/* The recorded application as ListJobs shows it, running, then ended as
+ * the ResourceManager says; its id follows the store's. */
+START_TEST(test_job_records) {
+        YarnApp ended = { .state = YARN_APP_FINISHED,
+                          .final_status = YARN_FINAL_SUCCEEDED,
+                          .finished = 1795772900000 * MS };
+        _cleanup_(yarn_model_freep) YarnModel *later = NULL;
+        StoreJob *records, r;
+        size_t n;
+        char why[64];
+        YarnApp *apps;
+        size_t size, n_apps;
+        _cleanup_free_ char *apps_body = fixture("apps.json", &size);
+
+        take_round();
+        ck_assert_int_eq(yarn_model_job_records(model, &records, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(records[0].id, 1);
+        ck_assert_int_eq(records[0].state, STORE_JOB_RUNNING);
+        ck_assert_str_eq(records[0].app, APP);
+        ck_assert_str_eq(records[0].name, "streamjob3397353295179246494.jar");
+        ck_assert_str_eq(records[0].user, "root");
+        ck_assert_str_eq(records[0].pool, "root.default");
+        ck_assert_uint_eq(records[0].n_maps, 6);
+        ck_assert_uint_eq(records[0].maps_done, 5);
+        ck_assert_uint_eq(records[0].n_reduces, 1);
+        ck_assert_uint_eq(records[0].reduces_done, 0);
+        ck_assert_uint_eq(records[0].submitted, 1795772850975 * MS);
+        ck_assert_uint_eq(records[0].finished, 0);
+        store_jobs_free(records, n);
+
+        yarn_model_forget(model, yarn_model_job(model, APP), &ended, 0);
+        ck_assert_ptr_null(yarn_model_job(model, APP));
+        ck_assert_int_eq(yarn_model_job_record(model, 1, &r), 0);
+        ck_assert_int_eq(r.state, STORE_JOB_SUCCEEDED);
+        ck_assert_uint_eq(r.maps_done, 6);
+        ck_assert_uint_eq(r.reduces_done, 1);
+        ck_assert_uint_eq(r.finished, 1795772900000 * MS);
+        ck_assert_str_eq(r.message, "YARN application " APP ": FINISHED, final status SUCCEEDED");
+        store_job_clear(&r);
+        ck_assert_int_eq(yarn_model_job_record(model, 2, &r), -ENOENT);
+
+        /* Killed is cancelled. */
+        ended = (YarnApp){ .state = YARN_APP_KILLED, .final_status = YARN_FINAL_KILLED };
+        ck_assert_int_eq(yarn_model_new(&(YarnModelConfig){ .container_mb = 256,
+                                                            .container_vcores = 1,
+                                                            .first_job = 42 },
+                                        &later),
+                         0);
+        ck_assert_int_eq(
+                yarn_decode_apps(apps_body, strlen(apps_body), &apps, &n_apps, why, sizeof(why)),
+                0);
+        ck_assert_int_eq(yarn_model_update_apps(later, apps, n_apps, 1, 1), 0);
+        yarn_apps_free(apps, n_apps);
+        ck_assert_uint_eq(yarn_model_job(later, APP)->id, 42);
+        yarn_model_forget(later, yarn_model_job(later, APP), &ended, 7);
+        ck_assert_int_eq(yarn_model_job_record(later, 42, &r), 0);
+        ck_assert_int_eq(r.state, STORE_JOB_CANCELLED);
+        ck_assert_uint_eq(r.finished, 7);
+        ck_assert_uint_eq(r.maps_done, 0);
+        store_job_clear(&r);
+}
+END_TEST
+
 /* What a ResourceManager stops listing stays for a while: one that
  * restarted lists nothing until its NodeManagers and masters come back. */
 START_TEST(test_listing_grace) {
         usec_t t = 100 * USEC_PER_SEC;
         char why[64];
+        StoreJob r;
         YarnApp *none;
         size_t n;
 
         take_round();
         ck_assert_int_eq(yarn_decode_apps("{\"apps\":{}}", 11, &none, &n, why, sizeof(why)), 0);
         ck_assert_int_eq(yarn_model_update_nodes(model, cluster, NULL, 0, 0, t), 0);
-        ck_assert_int_eq(yarn_model_update_apps(model, none, 0, t), 0);
+        ck_assert_int_eq(yarn_model_update_apps(model, none, 0, t, t), 0);
         ck_assert_int_eq(node_named(NM0)->state, NODE_ALIVE);
         ck_assert_ptr_nonnull(yarn_model_job(model, APP));
         t += YARN_LISTING_GRACE / 2;
         ck_assert_int_eq(yarn_model_update_nodes(model, cluster, NULL, 0, 0, t), 0);
-        ck_assert_int_eq(yarn_model_update_apps(model, none, 0, t), 0);
+        ck_assert_int_eq(yarn_model_update_apps(model, none, 0, t, t), 0);
         ck_assert_ptr_nonnull(yarn_model_job(model, APP));
         /* Listed again: the same job, its grace over. */
         take_round();
@@ -364,12 +429,18 @@ START_TEST(test_listing_grace) {
         ck_assert_uint_eq(yarn_model_job(model, APP)->missing_since, 0);
         t += YARN_LISTING_GRACE;
         ck_assert_int_eq(yarn_model_update_nodes(model, cluster, NULL, 0, 0, t), 0);
-        ck_assert_int_eq(yarn_model_update_apps(model, none, 0, t), 0);
+        ck_assert_int_eq(yarn_model_update_apps(model, none, 0, t, t), 0);
         t += YARN_LISTING_GRACE + 1;
         ck_assert_int_eq(yarn_model_update_nodes(model, cluster, NULL, 0, 0, t), 0);
-        ck_assert_int_eq(yarn_model_update_apps(model, none, 0, t), 0);
+        ck_assert_int_eq(yarn_model_update_apps(model, none, 0, t, t), 0);
         ck_assert_int_eq(node_named(NM0)->state, NODE_LOST);
         ck_assert_ptr_null(yarn_model_job(model, APP));
+        /* Gone without a word: failed, and said so. */
+        ck_assert_int_eq(yarn_model_job_record(model, 1, &r), 0);
+        ck_assert_int_eq(r.state, STORE_JOB_FAILED);
+        ck_assert_uint_eq(r.finished, t);
+        ck_assert_ptr_nonnull(strstr(r.message, "stopped listing it"));
+        store_job_clear(&r);
         yarn_apps_free(none, n);
 }
 END_TEST
@@ -454,6 +525,7 @@ Suite *suite_yarn_model(void) {
         tcase_add_test(tc, test_capacity);
         tcase_add_test(tc, test_set_slots);
         tcase_add_test(tc, test_listing_grace);
+        tcase_add_test(tc, test_job_records);
         suite_add_tcase(s, tc);
         tc = tcase_create("advice");
         tcase_add_checked_fixture(tc, setup_aria, teardown);

@@ -38,6 +38,12 @@ typedef struct ControllerDriver {
         /* Jobs come through SubmitJob (false: the cluster's own clients
          * submit them, and SubmitJob is refused). */
         bool takes_jobs;
+        /* The jobs the cluster runs of its own, which ListJobs and GetJob
+         * show beside the store's with the driver's name as their source
+         * (NULL: none, every job is the store's). get_job is -ENOENT for
+         * an id that is none of them. */
+        int (*list_jobs)(const Controller *c, StoreJob **ret, size_t *ret_n);
+        int (*get_job)(const Controller *c, uint64_t id, StoreJob *ret);
 } ControllerDriver;
 
 /* Our own trackers (driver-trackers.c): heartbeats on the tracker

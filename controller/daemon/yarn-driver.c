@@ -175,7 +175,7 @@ static void on_apps(YarnDriver *d, const YarnHttpAnswer *a) {
                 rm_failed(d, "applications", r == -ENOMEM ? "out of memory" : why);
                 return;
         }
-        r = yarn_model_update_apps(d->model, apps, n, now_monotonic_usec());
+        r = yarn_model_update_apps(d->model, apps, n, now_realtime_usec(), now_monotonic_usec());
         yarn_apps_free(apps, n);
         if (r < 0) {
                 rm_failed(d, "applications", strerror(-r));
@@ -256,7 +256,7 @@ static void on_app(YarnDriver *d, YarnModelJob *j, const YarnHttpAnswer *a) {
         }
         if (yarn_app_ended(app->state)) {
                 log_info("YARN application %s ended: %s", j->app, yarn_app_state_name(app->state));
-                yarn_model_forget(d->model, j);
+                yarn_model_forget(d->model, j, app, now_realtime_usec());
         } else
                 log_info("YARN application %s is %s, its master not back yet", j->app,
                          yarn_app_state_name(app->state));
@@ -520,7 +520,8 @@ static int yarn_start(Controller *c) {
         const ControllerConfig *cfg = &c->config;
         YarnDriver *d = calloc(1, sizeof(*d));
         YarnModelConfig mc;
-        uint64_t container_mb;
+        uint64_t container_mb, first_job;
+        StoreError err = { 0 };
         char why[256];
         size_t len;
         int r;
@@ -546,7 +547,11 @@ static int yarn_start(Controller *c) {
         }
         /* YARN counts memory in MB. */
         container_mb = MAX(cfg->yarn_container_memory >> 20, (uint64_t)1);
+        r = store_job_next_id(c->store, &first_job, &err);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the store's next job id: %s", err.message);
         mc = (YarnModelConfig){
+                .first_job = first_job,
                 .container_mb = container_mb,
                 .container_vcores = (unsigned)cfg->yarn_container_vcores,
                 .min_containers = (unsigned)cfg->yarn_min_containers,
@@ -573,6 +578,14 @@ static int yarn_start(Controller *c) {
         return 0;
 }
 
+static int yarn_list_jobs(const Controller *c, StoreJob **ret, size_t *ret_n) {
+        return yarn_model_job_records(c->yarn->model, ret, ret_n);
+}
+
+static int yarn_get_job(const Controller *c, uint64_t id, StoreJob *ret) {
+        return yarn_model_job_record(c->yarn->model, id, ret);
+}
+
 static usec_t yarn_control_interval(const Controller *c) {
         return c->config.yarn_poll_interval;
 }
@@ -584,4 +597,6 @@ const ControllerDriver controller_driver_yarn = {
         .control_interval = yarn_control_interval,
         .control = yarn_control,
         .takes_jobs = false,
+        .list_jobs = yarn_list_jobs,
+        .get_job = yarn_get_job,
 };

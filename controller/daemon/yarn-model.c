@@ -60,6 +60,9 @@ static void tasks_free(YarnModelJob *j) {
 
 static void job_done(YarnModelJob *j) {
         free(j->app);
+        free(j->name);
+        free(j->user);
+        free(j->queue);
         yarn_jobs_free(j->jobs, j->n_jobs);
         tasks_free(j);
         id_set_done(&j->killed);
@@ -84,6 +87,7 @@ YarnModel *yarn_model_free(YarnModel *m) {
         for (size_t i = 0; i < m->n_pools; i++)
                 free(m->pools[i]);
         free(m->pools);
+        store_jobs_free(m->ended, m->n_ended);
         free(m);
         return NULL;
 }
@@ -94,7 +98,7 @@ int yarn_model_new(const YarnModelConfig *config, YarnModel **ret) {
         if (!m)
                 return -ENOMEM;
         m->config = *config;
-        m->next_job = 1;
+        m->next_job = MAX(config->first_job, (uint64_t)1);
         *ret = m;
         return 0;
 }
@@ -253,9 +257,154 @@ YarnModelJob *yarn_model_job(YarnModel *m, const char *app) {
         return NULL;
 }
 
-void yarn_model_forget(YarnModel *m, YarnModelJob *j) {
+/* ---- jobs as Controller1 shows them ---- */
+
+static int record_strings(StoreJob *r, const char *name, const char *user, const char *pool,
+                          const char *app, const char *message) {
+        r->name = strdup(name);
+        r->user = strdup(user);
+        r->pool = strdup(pool);
+        r->app = strdup(app);
+        r->message = message ? strdup(message) : NULL;
+        if (!r->name || !r->user || !r->pool || !r->app || (message && !r->message)) {
+                store_job_clear(r);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* A running job: its counts as its master last gave them (none before its
+ * first answer). */
+static int job_record(const YarnModelJob *j, StoreJob *ret) {
+        const YarnJob *info = j->n_jobs > 0 ? &j->jobs[0] : NULL;
+        StoreJob r = {
+                .id = j->id,
+                .state = STORE_JOB_RUNNING,
+                .n_maps = info ? info->maps : 0,
+                .n_reduces = info ? info->reduces : 0,
+                .maps_done = info ? info->maps_done : 0,
+                .reduces_done = info ? info->reduces_done : 0,
+                .deadline = j->deadline,
+                .submitted = j->submitted,
+                .started = j->submitted,
+        };
+        int e = record_strings(&r, j->name, j->user, j->queue, j->app, NULL);
+
+        if (e < 0)
+                return e;
+        *ret = r;
+        return 0;
+}
+
+static int record_copy(const StoreJob *from, StoreJob *ret) {
+        StoreJob r = *from;
+        int e = record_strings(&r, from->name, from->user, from->pool, from->app, from->message);
+
+        if (e < 0)
+                return e;
+        r.inputs = NULL;
+        r.n_inputs = 0;
+        *ret = r;
+        return 0;
+}
+
+/* How an application ended in Controller1's words: killed is cancelled;
+ * an application that stopped being listed without a word counts as
+ * failed, its message says so. */
+static StoreJobState ended_state(const YarnApp *app) {
+        if (!app)
+                return STORE_JOB_FAILED;
+        if (app->state == YARN_APP_KILLED || app->final_status == YARN_FINAL_KILLED)
+                return STORE_JOB_CANCELLED;
+        if (app->state == YARN_APP_FINISHED && app->final_status == YARN_FINAL_SUCCEEDED)
+                return STORE_JOB_SUCCEEDED;
+        return STORE_JOB_FAILED;
+}
+
+/* Job j, whose application ended, among the ended jobs (the oldest
+ * forgotten beyond YARN_ENDED_JOBS_MAX). */
+static int job_keep_ended(YarnModel *m, const YarnModelJob *j, const YarnApp *app, usec_t now) {
+        _cleanup_free_ char *message = NULL;
+        StoreJob r;
+        int e;
+
+        if (app)
+                e = asprintf(&message, "YARN application %s: %s, final status %s", j->app,
+                             yarn_app_state_name(app->state),
+                             yarn_app_final_status_name(app->final_status));
+        else
+                e = asprintf(&message,
+                             "YARN application %s: the ResourceManager stopped listing it, how it "
+                             "ended is not known",
+                             j->app);
+        if (e < 0)
+                return -ENOMEM;
+        e = job_record(j, &r);
+        if (e < 0)
+                return e;
+        r.state = ended_state(app);
+        r.finished = app && app->finished ? app->finished : now;
+        if (r.state == STORE_JOB_SUCCEEDED) {
+                r.maps_done = r.n_maps;
+                r.reduces_done = r.n_reduces;
+        }
+        r.message = TAKE_PTR(message);
+        if (m->n_ended == YARN_ENDED_JOBS_MAX) {
+                store_job_clear(&m->ended[0]);
+                memmove(m->ended, m->ended + 1, --m->n_ended * sizeof(*m->ended));
+        } else {
+                StoreJob *grown = realloc(m->ended, (m->n_ended + 1) * sizeof(*grown));
+
+                if (!grown) {
+                        store_job_clear(&r);
+                        return -ENOMEM;
+                }
+                m->ended = grown;
+        }
+        m->ended[m->n_ended++] = r;
+        return 0;
+}
+
+static int record_compare(const void *a, const void *b) {
+        uint64_t x = ((const StoreJob *)a)->id, y = ((const StoreJob *)b)->id;
+
+        return x < y ? -1 : x > y;
+}
+
+int yarn_model_job_records(const YarnModel *m, StoreJob **ret, size_t *ret_n) {
+        StoreJob *records = calloc(MAX(m->n_ended + m->n_jobs, (size_t)1), sizeof(*records));
+        size_t n = 0;
+        int r = records ? 0 : -ENOMEM;
+
+        for (size_t i = 0; r >= 0 && i < m->n_ended; i++, n += r >= 0)
+                r = record_copy(&m->ended[i], &records[n]);
+        for (size_t i = 0; r >= 0 && i < m->n_jobs; i++, n += r >= 0)
+                r = job_record(&m->jobs[i], &records[n]);
+        if (r < 0) {
+                store_jobs_free(records, n);
+                return r;
+        }
+        qsort(records, n, sizeof(*records), record_compare);
+        *ret = records;
+        *ret_n = n;
+        return 0;
+}
+
+int yarn_model_job_record(const YarnModel *m, uint64_t id, StoreJob *ret) {
+        for (size_t i = 0; i < m->n_jobs; i++)
+                if (m->jobs[i].id == id)
+                        return job_record(&m->jobs[i], ret);
+        for (size_t i = 0; i < m->n_ended; i++)
+                if (m->ended[i].id == id)
+                        return record_copy(&m->ended[i], ret);
+        return -ENOENT;
+}
+
+void yarn_model_forget(YarnModel *m, YarnModelJob *j, const YarnApp *app, usec_t now) {
         size_t i = (size_t)(j - m->jobs);
 
+        if (job_keep_ended(m, j, app, now) < 0)
+                log_oom();
         job_done(j);
         memmove(j, j + 1, (m->n_jobs - i - 1) * sizeof(*j));
         m->n_jobs--;
@@ -304,7 +453,8 @@ static bool app_is_ours(const YarnApp *a) {
         return a->state == YARN_APP_RUNNING && (!a->type || strcmp(a->type, "MAPREDUCE") == 0);
 }
 
-int yarn_model_update_apps(YarnModel *m, const YarnApp *apps, size_t n, usec_t now_monotonic) {
+int yarn_model_update_apps(YarnModel *m, const YarnApp *apps, size_t n, usec_t now,
+                           usec_t now_monotonic) {
         int r;
 
         for (size_t i = m->n_jobs; i > 0; i--) {
@@ -324,7 +474,7 @@ int yarn_model_update_apps(YarnModel *m, const YarnApp *apps, size_t n, usec_t n
                                  j->app, FORMAT_DURATION(YARN_LISTING_GRACE));
                 } else if (now_monotonic - j->missing_since > YARN_LISTING_GRACE) {
                         log_info("YARN application %s runs no more", j->app);
-                        yarn_model_forget(m, j);
+                        yarn_model_forget(m, j, NULL, now);
                 }
         }
         for (size_t k = 0; k < n; k++) {
@@ -336,11 +486,17 @@ int yarn_model_update_apps(YarnModel *m, const YarnApp *apps, size_t n, usec_t n
                 if (r < 0)
                         return r;
                 j.app = strdup(apps[k].id);
-                grown = j.app ? realloc(m->jobs, (m->n_jobs + 1) * sizeof(*grown)) : NULL;
+                j.name = strdup(apps[k].name);
+                j.user = strdup(apps[k].user);
+                j.queue = strdup(apps[k].queue);
+                grown = j.app && j.name && j.user && j.queue
+                                ? realloc(m->jobs, (m->n_jobs + 1) * sizeof(*grown))
+                                : NULL;
                 if (!grown) {
-                        free(j.app);
+                        job_done(&j);
                         return -ENOMEM;
                 }
+                j.submitted = apps[k].started;
                 m->jobs = grown;
                 j.deadline = app_deadline(&apps[k]);
                 m->jobs[m->n_jobs++] = j;

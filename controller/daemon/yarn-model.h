@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "controller/daemon/cluster.h"
+#include "controller/store/store.h"
 #include "controller/yarn/yarn-json.h"
 
 typedef struct YarnModelConfig {
@@ -53,6 +54,9 @@ typedef struct YarnModelConfig {
         unsigned container_vcores;
         unsigned min_containers;
         uint64_t split_size; /* bytes a map's input is taken to be */
+        /* The first job's id: the store's next, so that ListJobs and
+         * GetJob never give a store's job and a YARN job one id. */
+        uint64_t first_job;
         /* NodeManagers' VMs ([yarn] nodes; not owned). */
         const struct YarnNodeMapEntry *map;
         size_t n_map;
@@ -63,6 +67,10 @@ typedef struct YarnModelConfig {
  * ResourceManager lists none for a while, until the NodeManagers and the
  * application masters it recovers have come back to it. */
 #define YARN_LISTING_GRACE (30 * USEC_PER_SEC)
+
+/* How many ended YARN jobs ListJobs and GetJob still show, the oldest
+ * forgotten first: they live in memory only (YARN keeps their history). */
+#define YARN_ENDED_JOBS_MAX 256
 
 typedef struct YarnModelNode {
         uint64_t node; /* its id in the live model */
@@ -91,6 +99,8 @@ typedef struct YarnIdSet {
 typedef struct YarnModelJob {
         uint64_t id; /* the snapshot's, the model's own */
         char *app;   /* application id */
+        char *name, *user, *queue;
+        usec_t submitted; /* realtime: the application's start */
         uint32_t pool;
         usec_t deadline;      /* from its tag flexslot-deadline=SECONDS; 0: none */
         bool fresh;           /* every answer of its AM this round came */
@@ -114,6 +124,9 @@ typedef struct YarnModel {
         uint64_t next_job;
         char **pools;
         size_t n_pools;
+        /* Jobs whose applications ended, as ListJobs shows them, by id. */
+        StoreJob *ended;
+        size_t n_ended;
 } YarnModel;
 
 int yarn_model_new(const YarnModelConfig *config, YarnModel **ret);
@@ -132,7 +145,8 @@ int yarn_model_update_nodes(YarnModel *m, Cluster *c, const YarnNode *nodes, siz
 /* The running MapReduce applications: a job for each new one; the job of
  * one no longer listed for YARN_LISTING_GRACE is forgotten (its master's
  * saying it ended forgets it before: yarn_model_forget()). */
-int yarn_model_update_apps(YarnModel *m, const YarnApp *apps, size_t n, usec_t now_monotonic);
+int yarn_model_update_apps(YarnModel *m, const YarnApp *apps, size_t n, usec_t now,
+                           usec_t now_monotonic);
 YarnModelJob *yarn_model_job(YarnModel *m, const char *app);
 /* An AM's answers, taken over (the arrays are the model's after a call,
  * even one that fails): its jobs (the first is the job), its job's tasks
@@ -141,8 +155,17 @@ YarnModelJob *yarn_model_job(YarnModel *m, const char *app);
 int yarn_model_take_jobs(YarnModel *m, YarnModelJob *j, YarnJob *jobs, size_t n);
 int yarn_model_take_tasks(YarnModel *m, YarnModelJob *j, YarnTask *tasks, size_t n);
 void yarn_model_take_attempts(YarnModelJob *j, const char *task, YarnAttempt *attempts, size_t n);
-/* The job's application ended between two answers: forgotten. */
-void yarn_model_forget(YarnModel *m, YarnModelJob *j);
+/* The job's application ended between two answers: forgotten, and kept
+ * as an ended job: app is the ResourceManager's word on it (its state
+ * and final status), NULL when it has none (it stopped listing it). */
+void yarn_model_forget(YarnModel *m, YarnModelJob *j, const YarnApp *app, usec_t now);
+
+/* The jobs as Controller1 shows them (ListJobs, GetJob), ended ones and
+ * running ones, by id: each a StoreJob whose application is its YARN
+ * application id and whose message says how it ended. -ENOMEM;
+ * yarn_model_job_record() -ENOENT for an id that is no YARN job. */
+int yarn_model_job_records(const YarnModel *m, StoreJob **ret, size_t *ret_n);
+int yarn_model_job_record(const YarnModel *m, uint64_t id, StoreJob *ret);
 
 /* The policy's snapshot of the model and c's nodes, and what its indices
  * stand for. */

@@ -73,6 +73,12 @@ static const char *const app_states[] = {
         NULL,
 };
 
+static const char *const app_final_statuses[] = {
+        [YARN_FINAL_UNDEFINED] = "UNDEFINED", [YARN_FINAL_SUCCEEDED] = "SUCCEEDED",
+        [YARN_FINAL_FAILED] = "FAILED",       [YARN_FINAL_KILLED] = "KILLED",
+        [YARN_FINAL_ENDED] = "ENDED",         NULL,
+};
+
 static const char *const task_states[] = {
         [YARN_TASK_NEW] = "NEW",         [YARN_TASK_SCHEDULED] = "SCHEDULED",
         [YARN_TASK_RUNNING] = "RUNNING", [YARN_TASK_SUCCEEDED] = "SUCCEEDED",
@@ -138,6 +144,10 @@ const char *yarn_attempt_state_name(YarnAttemptState s) {
 
 const char *yarn_app_state_name(YarnAppState s) {
         return (unsigned)s < _YARN_APP_STATE_UNKNOWN ? app_states[s] : "unknown";
+}
+
+const char *yarn_app_final_status_name(YarnAppFinalStatus s) {
+        return (unsigned)s < _YARN_FINAL_STATUS_UNKNOWN ? app_final_statuses[s] : "unknown";
 }
 
 bool yarn_app_ended(YarnAppState s) {
@@ -410,7 +420,10 @@ static const Field app_fields[] = {
         APP("applicationType", FIELD_NAME, type, .optional = true),
         APP("applicationTags", FIELD_NAME, tags, .optional = true),
         APP("state", FIELD_ENUM, state, .choices = app_states),
+        APP("finalStatus", FIELD_ENUM, final_status, .choices = app_final_statuses,
+            .optional = true),
         APP("startedTime", FIELD_MSEC, started),
+        APP("finishedTime", FIELD_MSEC, finished, .optional = true),
 };
 static const Entry app_entry = { sizeof(YarnApp), app_fields, ELEMENTSOF(app_fields), NULL };
 

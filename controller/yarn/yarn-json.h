@@ -81,6 +81,17 @@ typedef enum YarnAppState {
         _YARN_APP_STATE_UNKNOWN,
 } YarnAppState;
 
+/* YARN's FinalApplicationStatus: how an application's master said it
+ * ended (UNDEFINED while it runs, and when left out). */
+typedef enum YarnAppFinalStatus {
+        YARN_FINAL_UNDEFINED,
+        YARN_FINAL_SUCCEEDED,
+        YARN_FINAL_FAILED,
+        YARN_FINAL_KILLED,
+        YARN_FINAL_ENDED,
+        _YARN_FINAL_STATUS_UNKNOWN,
+} YarnAppFinalStatus;
+
 typedef enum YarnTaskType {
         YARN_MAP,
         YARN_REDUCE,
@@ -106,7 +117,8 @@ typedef struct YarnApp {
         char *user, *name, *queue, *type; /* type: applicationType, "MAPREDUCE" for ours */
         char *tags;                       /* applicationTags, comma-separated */
         YarnAppState state;
-        usec_t started; /* realtime */
+        YarnAppFinalStatus final_status;
+        usec_t started, finished; /* realtime; finished 0: not yet */
 } YarnApp;
 
 /* A MapReduce job of an application master (/ws/v1/mapreduce/jobs). */
@@ -177,6 +189,7 @@ bool yarn_id_valid(const char *s);
 const char *yarn_node_state_name(YarnNodeState s);
 const char *yarn_attempt_state_name(YarnAttemptState s);
 const char *yarn_app_state_name(YarnAppState s);
+const char *yarn_app_final_status_name(YarnAppFinalStatus s);
 /* FINISHED, FAILED or KILLED: it will not run again. */
 bool yarn_app_ended(YarnAppState s);
 

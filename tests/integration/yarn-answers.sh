@@ -10,6 +10,7 @@
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/agent.sh"
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
 command -v python3 >/dev/null || skip "no python3 for the stand-in ResourceManager"
 
 round=$src/tests/fixtures/yarn/round
@@ -56,6 +57,16 @@ nodes_alive() {
 poll nodes_alive || fail "the NodeManagers are not nodes: $(ctl_call ListNodes)"
 poll grep -q "YARN application application_1795772848039_0001 .*: job 1" "$tmp/controller.log" ||
 	fail "the application is not a job: $(tail "$tmp/controller.log")"
+# ListJobs and flexslotctl show it, running, with its master's counts.
+job_listed() {
+	ctl_call ListJobs | grep -q '1 "running" "streamjob3397353295179246494.jar" "root" "root.default" "application_1795772848039_0001" 6 1 5 0 1795772850975000 0 [0-9]* "yarn"'
+}
+poll job_listed || fail "ListJobs does not show the application: $(ctl_call ListJobs)"
+ctl_call GetJob t 1 | grep -q '"yarn" ""$' || fail "GetJob: $(ctl_call GetJob t 1)"
+expect_error NotSupported CancelJob t 1
+flexslotctl list >"$tmp/jobs" || fail "flexslotctl list failed"
+grep -q "^1	running	streamjob3397353295179246494.jar	root	root.default	application_1795772848039_0001	6	1	5	0	.*	yarn$" \
+	"$tmp/jobs" || fail "flexslotctl list: $(cat "$tmp/jobs")"
 # The recorded map 0 started long ago: SEPB kills it, once.
 poll grep -q "Killed attempt attempt_1795772848039_0001_m_000000_0: its application master says KILLED" \
 	"$tmp/controller.log" || fail "the straggler was not killed: $(grep -i kill "$tmp/controller.log")"
