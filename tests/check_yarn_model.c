@@ -3,7 +3,8 @@
  * mini cluster (tests/fixtures/yarn/round/, tests/yarn/record.sh: a
  * wordcount with five maps done and map 0 slow on NodeManager 0): the
  * NodeManagers as nodes on their VMs, the snapshot the policy core checks
- * and steps on (SEPB's kill of the slow map, from the recorded profile),
+ * and steps on (SEPB's kill of the slow map, from the recorded profile;
+ * FlexSlot's resize kill of it),
  * the actions decisions become, [yarn] nodes and the ResourceManager's
  * address as the configuration takes them, a ResourceManager that
  * stops listing what it had, and the jobs as ListJobs shows them. */
@@ -246,8 +247,28 @@ START_TEST(test_step_kills_the_straggler) {
 }
 END_TEST
 
-/* Kills that YARN cannot carry out, or not now. */
-START_TEST(test_kills_not_done) {
+/* A kill whose master did not answer this round waits for one that did. */
+START_TEST(test_kills_not_now) {
+        YarnModelJob *j = take_round();
+        Kill kill = { .attempt = 0, .reason = KILL_REPLACE };
+        Decisions d = { .kills = &kill, .n_kills = 1 };
+        YarnAction actions[8];
+        YarnSnapshot s;
+
+        ck_assert_int_eq(yarn_snapshot_build(model, cluster, &s), 0);
+        /* Its master did not answer this round. */
+        j->fresh = false;
+        ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, 0, actions), 0);
+        j->fresh = true;
+        ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, 0, actions), 1);
+        ck_assert_str_eq(actions[0].reason, "replace");
+        yarn_snapshot_done(&s);
+}
+END_TEST
+
+/* FlexSlot's resize (Algorithm 1) is a kill through the master as the
+ * others are, once; the bigger slot it wants is not given. */
+START_TEST(test_resize_kill) {
         YarnModelJob *j = take_round();
         Kill kill = { .attempt = 0, .reason = KILL_RESIZE, .slot_memory = 512 << 20 };
         Decisions d = { .kills = &kill, .n_kills = 1 };
@@ -255,18 +276,17 @@ START_TEST(test_kills_not_done) {
         YarnSnapshot s;
 
         ck_assert_int_eq(yarn_snapshot_build(model, cluster, &s), 0);
-        /* A resize: an attempt's container is its job's size. */
-        ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, 0, actions), 0);
-        ck_assert_uint_eq(j->declined.n, 1);
-        ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, 0, actions), 0);
-        ck_assert_uint_eq(j->declined.n, 1);
-        /* Its master did not answer this round. */
-        kill.reason = KILL_REPLACE;
-        j->fresh = false;
-        ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, 0, actions), 0);
-        j->fresh = true;
         ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, 0, actions), 1);
-        ck_assert_str_eq(actions[0].reason, "replace");
+        ck_assert_int_eq(actions[0].kind, YARN_ACTION_KILL);
+        ck_assert_str_eq(actions[0].reason, "resize");
+        ck_assert_str_eq(actions[0].attempt, SLOW);
+        ck_assert_str_eq(actions[0].task, "task_1795772848039_0001_m_000000");
+        ck_assert_str_eq(actions[0].job, j->jobs[0].id);
+        ck_assert_str_eq(actions[0].app, APP);
+        ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, 0, actions), 0);
+        /* Not taken by its master: asked again. */
+        yarn_model_kill_failed(model, APP, SLOW);
+        ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, 0, actions), 1);
         yarn_snapshot_done(&s);
 }
 END_TEST
@@ -521,7 +541,8 @@ Suite *suite_yarn_model(void) {
         tcase_add_test(tc, test_nodes_on_their_vms);
         tcase_add_test(tc, test_snapshot);
         tcase_add_test(tc, test_step_kills_the_straggler);
-        tcase_add_test(tc, test_kills_not_done);
+        tcase_add_test(tc, test_kills_not_now);
+        tcase_add_test(tc, test_resize_kill);
         tcase_add_test(tc, test_capacity);
         tcase_add_test(tc, test_set_slots);
         tcase_add_test(tc, test_listing_grace);

@@ -39,17 +39,6 @@ static size_t kill_actions(YarnModel *m, const YarnSnapshot *s, const Decisions 
                 const YarnTask *t = s->task_of[sa->task];
                 int r;
 
-                if (k->reason == KILL_RESIZE) {
-                        r = yarn_id_set_add(&j->declined, a->id);
-                        if (r > 0)
-                                log_notice("Not done: FlexSlot would restart straggler %s with "
-                                           "%s of memory; a MapReduce attempt's container is "
-                                           "its job's size (mapreduce.map.memory.mb), which "
-                                           "cannot be set for one attempt from outside",
-                                           a->id, FORMAT_SIZE(k->slot_memory));
-                        note_oom(r);
-                        continue;
-                }
                 if (yarn_id_set_has(&j->killed, a->id))
                         continue;
                 if (!j->fresh) {
@@ -66,6 +55,14 @@ static size_t kill_actions(YarnModel *m, const YarnSnapshot *s, const Decisions 
                 log_info("Kill: attempt %s of job %" PRIu64 " on YARN node %s (%s), through its "
                          "application master",
                          a->id, j->id, a->node_http_address, kill_reasons[k->reason]);
+                /* The kill is Algorithm 1's restart; its bigger slot is
+                 * what YARN cannot be told. */
+                if (k->reason == KILL_RESIZE)
+                        log_notice("Not done: FlexSlot would restart %s with %s of memory; a "
+                                   "MapReduce attempt's container is its job's size "
+                                   "(mapreduce.map.memory.mb), which cannot be set for one "
+                                   "attempt from outside: it runs again at that size",
+                                   a->id, FORMAT_SIZE(k->slot_memory));
                 ret[n++] = (YarnAction){ .kind = YARN_ACTION_KILL,
                                          .app = j->app,
                                          .job = j->jobs[0].id,

@@ -570,9 +570,9 @@ static int yarn_start(Controller *c) {
                             c->cluster->n_jobs);
         log_info("YARN driver: ResourceManager %s every %s; slots are containers of %" PRIu64
                  " MB and %u vcores, %u at least per node; FlexSlot's moves and SetSlots change "
-                 "node capacities, straggler kills go to the application masters; resize kills, "
-                 "backups, job slots and reservations are not done (YARN places and sizes "
-                 "containers), SLO quotas are logged as advice",
+                 "node capacities, kills go to the application masters (a resize's bigger "
+                 "container is not given); backups, job slots and reservations are not done "
+                 "(YARN places and sizes containers), SLO quotas are logged as advice",
                  d->base, FORMAT_DURATION(cfg->yarn_poll_interval), mc.container_mb,
                  mc.container_vcores, mc.min_containers);
         return 0;

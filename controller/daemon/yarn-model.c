@@ -66,7 +66,6 @@ static void job_done(YarnModelJob *j) {
         yarn_jobs_free(j->jobs, j->n_jobs);
         tasks_free(j);
         id_set_done(&j->killed);
-        id_set_done(&j->declined);
 }
 
 static void node_done(YarnModelNode *n) {

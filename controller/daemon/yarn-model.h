@@ -29,12 +29,11 @@
  *     between min-containers and the capacity the NodeManager had when
  *     the controller first saw it; asked again whenever the
  *     ResourceManager shows another (it forgets on a restart);
- *   - a kill that re-places or retries an attempt: the attempt killed
- *     through its AM, which runs the task again where YARN gives it a
- *     container;
- *   - a kill that resizes (FlexSlot's Algorithm 1): not done, said so: an
- *     attempt's container size is its job's, which cannot be set for one
- *     attempt from outside;
+ *   - a kill (SEPB's retry, FlexSlot's re-placement and its resize,
+ *     Algorithm 1): the attempt killed through its AM, which runs the task
+ *     again where YARN gives it a container; a resize's bigger slot is not
+ *     given, and said so: an attempt's container size is its job's, which
+ *     cannot be set for one attempt from outside;
  *   - an SLO scheduler's slot quota: advice in the log (YARN's reservation
  *     system is not used);
  *   - assignments, backups, RAS's job slots and pre-scheduling's
@@ -110,9 +109,8 @@ typedef struct YarnModelJob {
         YarnTask *tasks;             /* its tasks answer */
         YarnModelAttempts *attempts; /* by task */
         size_t n_tasks;
-        YarnIdSet killed;   /* attempts this controller asked its AM to kill */
-        YarnIdSet declined; /* attempts whose resize was said not to be done */
-        unsigned advised;   /* the containers the last advice said; 0: none */
+        YarnIdSet killed; /* attempts this controller asked its AM to kill */
+        unsigned advised; /* the containers the last advice said; 0: none */
 } YarnModelJob;
 
 typedef struct YarnModel {
