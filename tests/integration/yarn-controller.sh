@@ -11,7 +11,9 @@
 # (SEPB's kill of a hopeless straggler) through its application master,
 # which runs it again, and the job still succeeds; the ResourceManager is
 # stopped and started mid-job and the controller names it, carries on, and
-# sets the capacity the restarted ResourceManager forgot.
+# sets the capacity the restarted ResourceManager forgot. ListJobs shows
+# the application as a job of source yarn, running, then succeeded with
+# every map and reduce done.
 # flexslot-test: yarn
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
@@ -144,6 +146,13 @@ grep -q "Killed attempt attempt_.*: its application master says KILLED" "$tmp/co
 	poll grep -q "Killed attempt attempt_.*: its application master says KILLED" \
 		"$tmp/controller.log" || fail "the AM did not answer the kill"
 echo "straggler killed $(($(date +%s) - job_started)) s into the job"
+# wordcount_job STATE COUNTS FINISHED: ListJobs has the wordcount so (its
+# maps, reduces and those done; when it finished), an application of YARN's.
+wordcount_job() {
+	ctl_call ListJobs | grep -q "\"$1\" \"flexslot-wordcount\" \"[^\"]*\" \"[^\"]*\" \"application_[0-9_]*\" $2 [0-9]* $3 0 \"yarn\""
+}
+wordcount_job running "8 2 [0-9]* [0-9]*" 0 ||
+	fail "ListJobs does not show the running wordcount: $(ctl_call ListJobs)"
 
 # ---- the ResourceManager stopped and started mid-job ----
 if job_running; then
@@ -167,6 +176,13 @@ done
 wait "$job_pid" || fail "the job failed: $(tail -n 30 "$tmp/job.out")"
 echo "wordcount on YARN took $(($(date +%s) - job_started)) s"
 [ "$max0" -le 1 ] || fail "NodeManager 0 ran $max0 containers at once after its capacity was 1"
+# Ended, as the ResourceManager says once the master is gone.
+i=0
+until wordcount_job succeeded "8 2 8 2" "[1-9][0-9]*"; do
+	i=$((i + 1))
+	[ $i -lt 150 ] || fail "ListJobs does not show the wordcount succeeded: $(ctl_call ListJobs)"
+	sleep 0.2
+done
 
 yarn_wordcount_got "$tmp/out" >"$tmp/got"
 cmp -s "$tmp/got" "$tmp/expected" ||
