@@ -7,8 +7,9 @@
 # yarn. An operator shrinks one node to one container with flexslotctl; a
 # wordcount runs on YARN with one map made slow on that node, which the
 # controller kills through the job's application master (SEPB); the output
-# is checked against tr | sort | uniq -c; then what the controller did and
-# said it could not do. Every process started here is stopped by PID on
+# is checked against tr | sort | uniq -c; flexslotctl list shows the job as
+# the controller followed it; then what the controller did and said it
+# could not do. Every process started here is stopped by PID on
 # exit, Ctrl-C included. KEEP_TMP=1 keeps the logs.
 set -eu
 build=${FLEXSLOT_BUILD:?set by make demo-yarn}
@@ -95,6 +96,16 @@ cmp -s "$tmp/got" "$tmp/expected" ||
 	fail "the output differs from tr | sort | uniq -c: $(diff "$tmp/got" "$tmp/expected" | head -5)"
 echo "  completion time     $elapsed s (the slow map alone would have taken 150 s)"
 echo "  output              verified against tr | sort | uniq -c"
+job_ended() {
+	ctl list --no-legend | grep -q "^[0-9]*	succeeded	demo-wordcount	"
+}
+i=0
+until job_ended || [ $i -ge 100 ]; do
+	i=$((i + 1))
+	sleep 0.2
+done
+echo "\$ flexslotctl list    (the application as the controller follows it: source yarn)"
+ctl list | cut -f 1-10,14
 
 echo "== what the controller did"
 log=$tmp/controller.log
