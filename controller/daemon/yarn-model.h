@@ -4,7 +4,9 @@
 /* The YARN driver's view of a YARN cluster, made from the answers of its
  * ResourceManager and MapReduce application masters (controller/yarn/),
  * turned into the policy core's snapshot, and the policy's decisions turned
- * into what YARN can be asked. No I/O: yarn-driver.c asks and applies.
+ * into what YARN can be asked (yarn-model.c, yarn-snapshot.c and
+ * yarn-actions.c, in that order; yarn-internal.h). No I/O: yarn-driver.c
+ * asks and applies.
  *
  * How YARN is read, beside Hadoop 1's JobTracker that the policies were
  * written for:
