@@ -51,8 +51,6 @@ user = flexslot
 poll-interval = 1s
 nodes = $nm0=worker1 $nm1=worker2 $nm2=worker3
 container-memory = 256M
-[jobs]
-data-dir = $tmp
 [policy]
 speculation = sepb
 vm-allocator = flexslot

@@ -34,8 +34,6 @@ poll-interval = 200ms
 timeout = 500ms
 nodes = $nm0=worker1
 container-memory = 256M
-[jobs]
-data-dir = $tmp
 [policy]
 speculation = sepb
 [agents]

@@ -73,8 +73,6 @@ timeout = 2s
 nodes = $nm0=worker1 $nm1=worker2 $nm2=worker3
 container-memory = 256M
 min-containers = 1
-[jobs]
-data-dir = $tmp/data
 [policy]
 speculation = sepb
 vm-allocator = flexslot
