@@ -32,8 +32,8 @@ PROGRAMS += flexslot-controllerd
 flexslot-controllerd_SOURCES := controller/daemon/controllerd.c \
 	controller/daemon/bus-controller.c controller/daemon/tracker-endpoint.c \
 	controller/daemon/agent-link.c controller/daemon/agent-targets.c \
-	controller/daemon/bus-agents.c controller/daemon/driver-trackers.c \
-	controller/daemon/yarn-driver.c
+	controller/daemon/bus-agents.c controller/daemon/controller-metrics.c \
+	controller/daemon/driver-trackers.c controller/daemon/yarn-driver.c
 flexslot-controllerd_DEPS := controllerd daemon
 flexslot-controllerd_INSTALL_DIR := sbin
 

@@ -19,6 +19,7 @@
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "common/metrics-http.h"
 #include "common/parse.h"
 #include "common/strv.h"
 #include "common/time-util.h"
@@ -894,6 +895,32 @@ START_TEST(test_strv_free) {
 }
 END_TEST
 
+/* An observation on a bound falls in that bound's bucket (le: at or
+ * below); the buckets are written cumulative, +Inf holding every one. */
+START_TEST(test_metrics_histogram) {
+        static const double bounds[] = { 0.001, 0.01 };
+        MetricsHistogram h = { .bounds = bounds, .n_bounds = ELEMENTSOF(bounds) };
+        char *text = NULL;
+        size_t size = 0;
+        FILE *out;
+
+        metrics_histogram_observe(&h, 0.0005);
+        metrics_histogram_observe(&h, 0.001);
+        metrics_histogram_observe(&h, 0.005);
+        metrics_histogram_observe(&h, 2);
+        out = open_memstream(&text, &size);
+        ck_assert_ptr_nonnull(out);
+        metrics_histogram_write(out, "x_seconds", &h);
+        ck_assert_int_eq(fclose(out), 0);
+        ck_assert_str_eq(text, "x_seconds_bucket{le=\"0.001\"} 2\n"
+                               "x_seconds_bucket{le=\"0.01\"} 3\n"
+                               "x_seconds_bucket{le=\"+Inf\"} 4\n"
+                               "x_seconds_sum 2.006500000\n"
+                               "x_seconds_count 4\n");
+        free(text);
+}
+END_TEST
+
 Suite *suite_common(void) {
         Suite *s = suite_create("common");
         TCase *tc;
@@ -915,6 +942,10 @@ Suite *suite_common(void) {
         tcase_add_test(tc, test_log_plain_and_journal);
         tcase_add_test(tc, test_log_level_names);
         tcase_add_test(tc, test_daemon_command_line);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("metrics");
+        tcase_add_test(tc, test_metrics_histogram);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("backoff");

@@ -855,7 +855,7 @@ START_TEST(test_prune) {
         StoreError err = { 0 };
         StoreProfile p = { 0 };
         StoreJob j;
-        uint64_t done, failed, running, next;
+        uint64_t done, failed, running, next, counts[_STORE_JOB_STATE_MAX];
         char sql[128];
         usec_t cut;
         size_t n = 99;
@@ -872,6 +872,12 @@ START_TEST(test_prune) {
         ck_assert_int_eq(store_job_start(s, running, 1, &err), 0);
         record_ok(s, done_map(running, 0, 1));
         ck_assert_int_eq(store_profile_put(s, "alice", "wikitrends", done, &wiki, &err), 0);
+        ck_assert_int_eq(store_jobs_count(s, counts, &err), 0);
+        ck_assert_uint_eq(counts[STORE_JOB_QUEUED], 0);
+        ck_assert_uint_eq(counts[STORE_JOB_RUNNING], 1);
+        ck_assert_uint_eq(counts[STORE_JOB_SUCCEEDED], 1);
+        ck_assert_uint_eq(counts[STORE_JOB_FAILED], 1);
+        ck_assert_uint_eq(counts[STORE_JOB_CANCELLED], 0);
 
         /* Nothing ended before the first job was even submitted. */
         ck_assert_int_eq(store_jobs_prune(s, 1, &n, &err), 0);
@@ -892,6 +898,9 @@ START_TEST(test_prune) {
                  running);
         ck_assert_int_eq(raw_int(db, sql), 1);
         ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM task_attempts"), 1);
+        ck_assert_int_eq(store_jobs_count(s, counts, &err), 0);
+        ck_assert_uint_eq(counts[STORE_JOB_RUNNING], 1);
+        ck_assert_uint_eq(counts[STORE_JOB_SUCCEEDED] + counts[STORE_JOB_FAILED], 0);
 
         /* The running job and the profile stay. */
         j = get_ok(s, running);
@@ -1226,6 +1235,24 @@ static const struct {
 };
 
 /* Refused with the file named, and left as it was. */
+/* A failure of SQLite under a store in use is counted; a refusal of what
+ * a client asked is not. */
+START_TEST(test_errors_counted) {
+        _cleanup_(store_closep) Store *s = open_ok();
+        uint64_t counts[_STORE_JOB_STATE_MAX];
+        StoreError err = { 0 };
+        StoreJob j;
+
+        ck_assert_uint_eq(store_errors(s), 0);
+        assert_refused(store_job_get(s, 7, &j, &err), err, -ENOENT, "id", "no such job");
+        ck_assert_uint_eq(store_errors(s), 0);
+        raw_exec(db, "ALTER TABLE jobs RENAME TO gone");
+        ck_assert_int_lt(store_jobs_count(s, counts, &err), 0);
+        ck_assert_msg(strstr(err.message, "no such table: jobs"), "%s", err.message);
+        ck_assert_uint_eq(store_errors(s), 1);
+}
+END_TEST
+
 START_TEST(test_bad_file_refused) {
         Store *s = NULL;
         StoreError err = { 0 };
@@ -1526,6 +1553,7 @@ Suite *suite_store(void) {
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_profiles);
         tcase_add_test(tc, test_prune);
+        tcase_add_test(tc, test_errors_counted);
         tcase_add_loop_test(tc, test_profile_refused, 0, (int)ELEMENTSOF(bad_profiles));
         suite_add_tcase(s, tc);
 

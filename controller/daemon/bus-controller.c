@@ -25,12 +25,6 @@
 #include "proto/tracker1.h"
 #include "submit.h"
 
-static const char *const node_state_names[_NODE_STATE_MAX] = {
-        [NODE_ALIVE] = "alive",
-        [NODE_LOST] = "lost",
-        [NODE_BLACKLISTED] = "blacklisted",
-};
-
 /* A store's or the model's error at the handler's edge. */
 static int reply_error(int r, const StoreError *err, sd_bus_error *error) {
         const char *name;
@@ -242,6 +236,7 @@ static int method_get_job(sd_bus_message *m, void *userdata, sd_bus_error *error
         StoreError err = { 0 };
         StoreJob job = { 0 };
         const char *source = CONTROLLER1_JOB_SOURCE_STORE;
+        unsigned stragglers, backups;
         uint64_t id;
         int r;
 
@@ -255,11 +250,13 @@ static int method_get_job(sd_bus_message *m, void *userdata, sd_bus_error *error
                 r = store_job_get(c->store, id, &job, &err);
         if (r < 0)
                 return reply_error(r, &err, error);
+        cluster_job_stragglers(c->cluster, id, &stragglers, &backups);
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
                 r = append_job(reply, &job, source);
         if (r >= 0)
-                r = sd_bus_message_append(reply, "s", job.message ? job.message : "");
+                r = sd_bus_message_append(reply, "suu", job.message ? job.message : "", stragglers,
+                                          backups);
         store_job_clear(&job);
         if (r < 0)
                 return r;
@@ -326,10 +323,11 @@ static int method_list_nodes(sd_bus_message *m, void *userdata, sd_bus_error *er
 
                 /* What the policy core sees: the agent's when it measures it. */
                 (void)cluster_node_steal(n, &steal, &at);
-                r = sd_bus_message_append(
-                        reply, CONTROLLER1_NODE_TYPE, n->id, n->hostname, n->vm_uuid,
-                        node_state_names[n->state], n->slots[SLOT_MAP], n->slots[SLOT_REDUCE],
-                        n->running[SLOT_MAP], n->running[SLOT_REDUCE], steal, n->iowait);
+                r = sd_bus_message_append(reply, CONTROLLER1_NODE_TYPE, n->id, n->hostname,
+                                          n->vm_uuid, cluster_node_state_to_string(n->state),
+                                          n->slots[SLOT_MAP], n->slots[SLOT_REDUCE],
+                                          n->running[SLOT_MAP], n->running[SLOT_REDUCE], steal,
+                                          n->iowait);
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
@@ -413,7 +411,8 @@ static const sd_bus_vtable controller_vtable[] = {
                                 SD_BUS_RESULT("a" CONTROLLER1_JOB_TYPE, jobs), method_list_jobs,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetJob", SD_BUS_ARGS("t", job),
-                                SD_BUS_RESULT(CONTROLLER1_JOB_TYPE, job, "s", message),
+                                SD_BUS_RESULT(CONTROLLER1_JOB_TYPE, job, "s", message, "u",
+                                              stragglers, "u", backups),
                                 method_get_job, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("CancelJob", SD_BUS_ARGS("t", job), SD_BUS_NO_RESULT,
                                 method_cancel_job, SD_BUS_VTABLE_UNPRIVILEGED),

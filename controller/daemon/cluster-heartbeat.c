@@ -330,12 +330,17 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
         int r;
 
         /* Layers note a straggler again on every step it stays one: the
-         * attempt names it, for whoever counts them in the log. */
+         * attempt names it, for whoever counts them in the log; it stays
+         * one until it ends, for the operators' view of its job. */
         for (size_t i = 0; i < d->n_stragglers; i++) {
                 const Attempt *at = &s->attempts[d->stragglers[i].attempt];
+                unsigned a = 0;
+                ClusterTask *t = cluster_attempt_find(c, at->id, NULL, &a);
 
                 log_debug("Straggler: attempt %" PRIu64 " on tracker %" PRIu64, at->id,
                           c->nodes[at->node].id);
+                if (t)
+                        t->attempts[a].straggler = true;
         }
         for (size_t i = 0; i < d->n_kills; i++) {
                 const Attempt *at = &s->attempts[d->kills[i].attempt];
@@ -396,6 +401,14 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
         return 0;
 }
 
+static void count_decisions(Cluster *c) {
+        for (PolicyLayerKind k = 0; k < _POLICY_LAYER_MAX; k++) {
+#define ADD_DECISIONS(type, name) c->decided[k].name += c->decisions.by_layer[k].name;
+                DECISION_ARRAYS(ADD_DECISIONS)
+#undef ADD_DECISIONS
+        }
+}
+
 static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, Tracker1Reply *reply) {
         PolicyStepArgs args = { .now = now, .flags = flags };
         const Decisions *d = &c->decisions;
@@ -407,8 +420,10 @@ static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, Trac
         if (n)
                 args.node = cluster_node_index(c, n->id);
         r = policy_step(c->policy, &c->snapshot->s, &args, &c->decisions);
-        if (r >= 0)
+        if (r >= 0) {
+                count_decisions(c);
                 r = apply_decisions(c, c->snapshot, n, now, reply);
+        }
         if (r < 0 || d->n_kills > 0 || d->n_slot_changes > 0 || (reply && reply->n_assignments > 0))
                 cluster_snapshot_drop(c);
         return r;

@@ -52,6 +52,43 @@ const ClusterNode *cluster_node_find(const Cluster *c, uint64_t id) {
         return cluster_node_lookup((Cluster *)c, id);
 }
 
+static const char *const node_state_names[_NODE_STATE_MAX] = {
+        [NODE_ALIVE] = "alive",
+        [NODE_LOST] = "lost",
+        [NODE_BLACKLISTED] = "blacklisted",
+};
+
+const char *cluster_node_state_to_string(NodeState state) {
+        return state >= 0 && state < _NODE_STATE_MAX ? node_state_names[state] : NULL;
+}
+
+bool cluster_task_backed_up(const ClusterTask *t) {
+        for (unsigned a = 0; a < t->n_attempts; a++)
+                if (t->attempts[a].speculative)
+                        return true;
+        return false;
+}
+
+bool cluster_task_straggles(const ClusterTask *t) {
+        for (unsigned a = 0; a < t->n_attempts; a++)
+                if (t->attempts[a].straggler || t->attempts[a].speculative)
+                        return true;
+        return false;
+}
+
+void cluster_job_stragglers(const Cluster *c, uint64_t job, unsigned *ret_stragglers,
+                            unsigned *ret_backups) {
+        const ClusterJob *j = cluster_job_find((Cluster *)c, job);
+        unsigned stragglers = 0, backups = 0;
+
+        for (size_t i = 0; j && i < j->n_tasks; i++) {
+                stragglers += cluster_task_straggles(&j->tasks[i]);
+                backups += cluster_task_backed_up(&j->tasks[i]);
+        }
+        *ret_stragglers = stragglers;
+        *ret_backups = backups;
+}
+
 int cluster_node_queue_kill(ClusterNode *n, uint64_t attempt, const char *reason) {
         Tracker1Kill *kills;
 

@@ -51,6 +51,7 @@ typedef struct ClusterAttempt {
         uint64_t slot_memory;
         SlotType slot;    /* the slot it occupies: the other type's when lent */
         bool speculative; /* a backup of the task's other attempt */
+        bool straggler;   /* a layer noted it as one (StragglerNote) */
 } ClusterAttempt;
 
 typedef struct ClusterTask {
@@ -183,6 +184,9 @@ typedef struct Cluster {
          * resumed with every task done, or one the store would not end. */
         bool unsettled;
         Decisions decisions;
+        /* Every step's decisions since the start, by the layer that made
+         * them: for the metrics. */
+        DecisionCounts decided[_POLICY_LAYER_MAX];
         /* Every running attempt by id, as Hadoop's JobTracker keeps
          * taskidToTIPMap: what a report names is found without a pass over
          * every task (cluster-model.c). */
@@ -216,6 +220,18 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
 int cluster_cancel(Cluster *c, uint64_t id, StoreError *err);
 
 const ClusterNode *cluster_node_find(const Cluster *c, uint64_t id);
+/* "alive", "lost", "blacklisted"; NULL out of range. */
+const char *cluster_node_state_to_string(NodeState state);
+
+/* A running task of a job is a straggler when a layer noted one of its
+ * attempts as one (FlexSlot's slot manager) or backed it up (speculation):
+ * how many of its running tasks are, and how many run a backup. A job the
+ * model does not hold (queued jobs are; ended ones are not) has none. */
+void cluster_job_stragglers(const Cluster *c, uint64_t job, unsigned *ret_stragglers,
+                            unsigned *ret_backups);
+/* The same of one task. */
+bool cluster_task_straggles(const ClusterTask *t);
+bool cluster_task_backed_up(const ClusterTask *t);
 /* The node's steal as the policy core sees it: its agent's measure when it
  * has one, else its tracker's report. */
 ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, usec_t *ret_at);

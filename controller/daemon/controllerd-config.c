@@ -12,6 +12,7 @@
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "common/metrics-http.h"
 #include "policy/layers/policies.h"
 
 static const char *const driver_choices[] = { "trackers", "yarn", NULL };
@@ -65,6 +66,8 @@ static const ConfKey controller_keys[] = {
           .min = 10 * USEC_PER_MSEC, .max = USEC_PER_MINUTE },
         { "agents", "max-sample-age", CONF_DURATION, F(agent_max_sample_age), "15s",
           .min = 10 * USEC_PER_MSEC, .max = USEC_PER_HOUR },
+
+        { "metrics", "listen", CONF_STRING, F(metrics_listen), NULL },
 };
 
 /* The forms controller_listen_parse() (tracker-endpoint.c) accepts. */
@@ -138,6 +141,9 @@ static int controller_config_validate(const void *config, ConfError *err) {
         r = controller_config_validate_yarn(c, err);
         if (r < 0)
                 return r;
+        if (c->metrics_listen && !metrics_listen_is_valid(c->metrics_listen))
+                return conf_error_set(err, "metrics", "listen",
+                                      "'%s' is not A.B.C.D:PORT or [IPV6]:PORT", c->metrics_listen);
         r = agent_hosts_parse(c->agent_hosts, &hosts, &n_hosts, why, sizeof(why));
         if (r == -EINVAL)
                 return conf_error_set(err, "agents", "hosts", "%s", why);

@@ -47,6 +47,9 @@ typedef struct ControllerConfig {
         char *agent_hosts; /* agent-hosts.h's list */
         usec_t agent_call_timeout;
         usec_t agent_max_sample_age;
+
+        /* [metrics] */
+        char *metrics_listen; /* NULL: no metrics endpoint */
 } ControllerConfig;
 
 /* [cluster] driver: whose cluster the controller drives. */

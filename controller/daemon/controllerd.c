@@ -369,6 +369,16 @@ static int controller_start(Controller *c) {
         r = c->driver->start(c);
         if (r < 0)
                 return r;
+        controller_metrics_init(c);
+        if (c->config.metrics_listen) {
+                r = metrics_server_new(c->event, c->config.metrics_listen, controller_metrics_write,
+                                       c, &c->metrics);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot serve metrics on %s: %m",
+                                               c->config.metrics_listen);
+                log_info("Metrics on %s, port %u, at /metrics", c->config.metrics_listen,
+                         metrics_server_port(c->metrics));
+        }
         r = controller_add_periodic(c, &c->control_timer, on_control_timer,
                                     c->driver->control_interval(c), "control");
         if (r < 0)
@@ -388,6 +398,7 @@ static void controller_stop(Controller *c) {
         c->prune_timer = sd_event_source_disable_unref(c->prune_timer);
         if (c->driver)
                 c->driver->stop(c);
+        c->metrics = metrics_server_free(c->metrics);
         c->agents = agents_free(c->agents);
         c->vm_slot = sd_bus_slot_unref(c->vm_slot);
         c->object_slot = sd_bus_slot_unref(c->object_slot);

@@ -9,6 +9,7 @@
 #include <systemd/sd-event.h>
 
 #include "agents.h"
+#include "common/metrics-http.h"
 #include "cluster.h"
 #include "controllerd-config.h"
 #include "policy/core/policy.h"
@@ -81,6 +82,13 @@ struct Controller {
         TrackerConnection *connections;
         size_t n_connections;
         Agents *agents;
+        /* [metrics] listen; NULL: none. What the metrics count as it
+         * happens (the rest they read at a scrape): every heartbeat, and
+         * the time it took from its message to its answer. */
+        MetricsServer *metrics;
+        uint64_t heartbeats;
+        MetricsHistogram heartbeat_seconds;
+        usec_t started; /* realtime */
 };
 
 /* Registers org.flexslot.Controller1 and takes its name (bus-controller.c). */
@@ -98,3 +106,8 @@ int controller_rearm(sd_event_source *s, uint64_t usec, usec_t interval);
 /* The trackers' endpoint (tracker-endpoint.c). */
 int tracker_endpoint_start(Controller *c);
 void tracker_endpoint_stop(Controller *c);
+
+/* The metrics (controller-metrics.c): the histogram's buckets set, and a
+ * MetricsWriter of the controller's metrics, userdata the Controller. */
+void controller_metrics_init(Controller *c);
+int controller_metrics_write(FILE *out, void *userdata);

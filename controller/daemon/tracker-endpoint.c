@@ -157,7 +157,7 @@ static int reply_heartbeat(sd_bus_message *m, const Tracker1Reply *x) {
         return sd_bus_send(NULL, reply, NULL);
 }
 
-static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+static int handle_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         TrackerConnection *t = userdata;
         Controller *c = t->controller;
         _cleanup_(tracker1_report_done) Tracker1Report report = { 0 };
@@ -204,6 +204,19 @@ static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
                           tracker1_task_type_to_string(reply.assignments[i].type),
                           reply.assignments[i].index);
         return reply_heartbeat(m, &reply);
+}
+
+/* Every heartbeat counted and timed, refused ones too: a tracker refused
+ * on every beat is what an operator looks for. */
+static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Controller *c = ((TrackerConnection *)userdata)->controller;
+        usec_t start = now_monotonic_usec();
+        int r;
+
+        r = handle_heartbeat(m, userdata, error);
+        c->heartbeats++;
+        metrics_histogram_observe(&c->heartbeat_seconds, usec_to_sec(now_monotonic_usec() - start));
+        return r;
 }
 
 static int method_report_guest(sd_bus_message *m, void *userdata, sd_bus_error *error) {

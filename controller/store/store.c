@@ -138,6 +138,7 @@ void store_error_prefix(StoreError *err, const char *prefix) {
 void store_sqlite_error_set(Store *s, int rc, StoreError *err, const char *what) {
         char text[256];
 
+        s->errors++;
         if ((rc & 0xff) == SQLITE_NOTADB) {
                 store_error_set(err, NULL, "%s: not a SQLite database", s->path);
                 return;
@@ -145,6 +146,10 @@ void store_sqlite_error_set(Store *s, int rc, StoreError *err, const char *what)
         copy_printable(text, sizeof(text), s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
         store_error_set(err, NULL, "%s: %s%s: %s", s->path,
                         (rc & 0xff) == SQLITE_CORRUPT ? "corrupt: " : "", what, text);
+}
+
+uint64_t store_errors(const Store *s) {
+        return s->errors;
 }
 
 int store_stmt(Store *s, StoreStmt id, const char *sql, sqlite3_stmt **ret, StoreError *err) {

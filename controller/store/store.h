@@ -132,6 +132,13 @@ int store_job_get(Store *s, uint64_t id, StoreJob *ret, StoreError *err);
 /* The jobs whose state is in states (STORE_JOB_STATE_BIT()s), by id. */
 int store_jobs_list(Store *s, unsigned states, StoreJob **ret, size_t *ret_n, StoreError *err);
 
+/* How many jobs the store holds in each state, by StoreJobState. */
+int store_jobs_count(Store *s, uint64_t ret[static _STORE_JOB_STATE_MAX], StoreError *err);
+/* SQLite's failures since the store was opened, each of which a caller was
+ * told of through a StoreError: a store that fails shows in the metrics
+ * before the disk is full. */
+uint64_t store_errors(const Store *s);
+
 /* Queued to running, with the number of map tasks its input was split
  * into: task records name map tasks 0 .. n_maps - 1, so the split must come
  * out the same when the controller resumes the job. */
