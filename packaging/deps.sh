@@ -48,9 +48,10 @@ qemu-system-x86 busybox-static cpio"
 # run a real sshd and ssh.
 ssh_pkgs="openssh-server openssh-client"
 # The YARN tests and `make demo-yarn` run a real YARN (tests/yarn/lib.sh):
-# Hadoop's MiniMRYarnCluster on the JDK, its jars fetched by Maven; curl
-# and python3 read its REST API in the tests.
-yarn_pkgs="default-jdk-headless maven curl"
+# Hadoop's MiniMRYarnCluster on Java 17 (javac from the JDK, java from the
+# runtime, both named: the tests run them; lib.sh's --add-opens are 17's),
+# its jars fetched by Maven; curl and python3 read its REST API in the tests.
+yarn_pkgs="openjdk-17-jdk-headless openjdk-17-jre-headless maven curl"
 # Not in the default set: LLVM is large, and building and testing need none.
 lint_pkgs="cppcheck clang-tidy clang-format"
 # libFuzzer comes with clang's runtime libraries.

@@ -24,7 +24,7 @@ done
 # when that version of them is not there yet.
 yarn_prepare() {
 	command -v javac >/dev/null ||
-		skip "no Java compiler: packaging/deps.sh --yarn installs default-jdk-headless"
+		skip "no Java compiler: packaging/deps.sh --yarn installs openjdk-17-jdk-headless"
 	command -v mvn >/dev/null || skip "no Maven: packaging/deps.sh --yarn installs maven"
 	# Containers run $JAVA_HOME/bin/java.
 	JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
