@@ -11,3 +11,11 @@ demo-live: all
 .PHONY: demo-vm
 demo-vm: all
 	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/vm.sh
+
+# `make demo-yarn`: the controller driving a real YARN (Hadoop's mini
+# cluster) on this machine (demo/yarn.sh). It needs the JDK and Maven
+# (packaging/deps.sh --yarn, installed first) and fetches Hadoop's jars once.
+.PHONY: demo-yarn
+demo-yarn: all
+	@packaging/deps.sh --yarn
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/yarn.sh

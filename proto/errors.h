@@ -32,6 +32,10 @@
 #define CONTROLLER1_ERROR_STORE_FAILED CONTROLLER1_ERROR_PREFIX "StoreFailed"
 #define CONTROLLER1_ERROR_NO_SUCH_VM CONTROLLER1_ERROR_PREFIX "NoSuchVm"
 #define CONTROLLER1_ERROR_AGENT_UNREACHABLE CONTROLLER1_ERROR_PREFIX "AgentUnreachable"
+/* What the controller's cluster driver does not do: one that drives a YARN
+ * cluster takes no job ([cluster] driver = yarn; YARN's own clients submit
+ * them). */
+#define CONTROLLER1_ERROR_NOT_SUPPORTED CONTROLLER1_ERROR_PREFIX "NotSupported"
 
 /* org.flexslot.Tracker1 (tracker1.h): the controller's trackers' endpoint.
  * InvalidReply is the trackers' own, for a reply they cannot read; the

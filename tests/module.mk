@@ -1,8 +1,9 @@
 # libFuzzer targets, tests/fuzz/fuzz-NAME.c: the configuration loader on
 # the daemons' schemas (config), a map output file as a reduce reads it
 # (mapout), the task runtime's line records through every built-in
-# application's map (lines), and Tracker1's decoders, the heartbeat's first,
-# on messages of any shape (tracker1). `make fuzz` builds them and the libraries with
+# application's map (lines), Tracker1's decoders, the heartbeat's first, on
+# messages of any shape (tracker1), and the decoders of YARN's REST answers
+# (yarn). `make fuzz` builds them and the libraries with
 # clang under AddressSanitizer and UndefinedBehaviorSanitizer into
 # $(BUILD)/fuzz, then runs each for FUZZ_SECONDS (default 60) from its
 # seed corpus tests/fuzz/corpus/NAME, keeping what it finds in

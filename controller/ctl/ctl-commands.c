@@ -26,6 +26,7 @@ static const CtlColumn job_columns[] = {
         { "submitted", 't', true },
         { "finished", 't', true },
         { "deadline", 't', true },
+        { "source", 's' },
 };
 
 static const CtlColumn job_extra_columns[] = {

@@ -20,6 +20,7 @@
 #include "common/cli.h"
 #include "common/macro.h"
 #include "ctl.h"
+#include "proto/controller1.h"
 
 #define BAR_WIDTH 24
 #define SPAN_MAX 32
@@ -69,7 +70,7 @@ static int set_string(char **dst, const char *s) {
 /* GetJob's record of j->id into j. */
 static int job_fetch(Ctl *ctl, WatchedJob *j) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        const char *state, *name, *user, *pool, *app, *message;
+        const char *state, *name, *user, *pool, *app, *source, *message;
         uint64_t id;
         int r;
 
@@ -80,10 +81,10 @@ static int job_fetch(Ctl *ctl, WatchedJob *j) {
                 r = ctl_send(ctl, m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_read(reply, "(tsssssuuuuttt)suu", &id, &state, &name, &user, &pool, &app,
-                                &j->maps, &j->reduces, &j->maps_done, &j->reduces_done,
-                                &j->submitted, &j->finished, &j->deadline, &message, &j->stragglers,
-                                &j->backups);
+        r = sd_bus_message_read(reply, CONTROLLER1_JOB_TYPE "suu", &id, &state, &name, &user, &pool,
+                                &app, &j->maps, &j->reduces, &j->maps_done, &j->reduces_done,
+                                &j->submitted, &j->finished, &j->deadline, &source, &message,
+                                &j->stragglers, &j->backups);
         if (r <= 0) {
                 fprintf(stderr, "%s: GetJob's reply for job %" PRIu64 " is not a job record\n",
                         CTL_PROGRAM, j->id);
@@ -327,13 +328,13 @@ static int unended_jobs(Ctl *ctl, uint64_t **ret, size_t *ret_n) {
         if (r >= 0)
                 r = ctl_send(ctl, m, &reply);
         if (r >= 0)
-                r = sd_bus_message_enter_container(reply, 'a', "(tsssssuuuuttt)");
+                r = sd_bus_message_enter_container(reply, 'a', CONTROLLER1_JOB_TYPE);
         while (r > 0) {
                 const char *state;
                 uint64_t id, *grown;
 
-                r = sd_bus_message_read(reply, "(tsssssuuuuttt)", &id, &state, NULL, NULL, NULL,
-                                        NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+                r = sd_bus_message_read(reply, CONTROLLER1_JOB_TYPE, &id, &state, NULL, NULL, NULL,
+                                        NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
                 if (r <= 0)
                         break;
                 if (strcmp(state, "queued") != 0 && strcmp(state, "running") != 0)

@@ -64,5 +64,7 @@ struct Agents {
         usec_t call_timeout, max_sample_age;
 };
 
-/* The VM uuid in l's newest sample; NULL when it has none. */
-AgentVm *agents_link_vm(const AgentLink *l, const char *uuid);
+/* The VM of UUID or domain name vm in l's newest sample (a tracker's VM
+ * is its UUID; a YARN node's, the name or UUID the YARN driver matched it
+ * to); NULL when it has none. */
+AgentVm *agents_link_vm(const AgentLink *l, const char *vm);

@@ -51,11 +51,25 @@ static int reply_error(int r, const StoreError *err, sd_bus_error *error) {
         return sd_bus_error_setf(error, name, "%s.", err->message[0] ? err->message : "Refused");
 }
 
-static int append_job(sd_bus_message *m, const StoreJob *j) {
-        return sd_bus_message_append(m, CONTROLLER1_JOB_TYPE, j->id,
-                                     store_job_state_to_string(j->state), j->name, j->user, j->pool,
-                                     j->app ? j->app : "", j->n_maps, j->n_reduces, j->maps_done,
-                                     j->reduces_done, j->submitted, j->finished, j->deadline);
+/* A job of the store (source CONTROLLER1_JOB_SOURCE_STORE) or of the
+ * cluster driver's own (its name). */
+static int append_job(sd_bus_message *m, const StoreJob *j, const char *source) {
+        return sd_bus_message_append(
+                m, CONTROLLER1_JOB_TYPE, j->id, store_job_state_to_string(j->state), j->name,
+                j->user, j->pool, j->app ? j->app : "", j->n_maps, j->n_reduces, j->maps_done,
+                j->reduces_done, j->submitted, j->finished, j->deadline, source);
+}
+
+/* Job id of the driver's own into ret: 1, 0 when it is none of them. */
+static int driver_job(Controller *c, uint64_t id, StoreJob *ret) {
+        int r;
+
+        if (!c->driver->get_job)
+                return 0;
+        r = c->driver->get_job(c, id, ret);
+        if (r == -ENOENT)
+                return 0;
+        return r < 0 ? r : 1;
 }
 
 /* Who called, by the bus's word. */
@@ -126,6 +140,11 @@ static int method_submit_job(sd_bus_message *m, void *userdata, sd_bus_error *er
         usec_t now;
         int r;
 
+        if (!c->driver->takes_jobs)
+                return sd_bus_error_setf(error, CONTROLLER1_ERROR_NOT_SUPPORTED,
+                                         "This controller drives a %s cluster, whose jobs are "
+                                         "submitted to it, not here.",
+                                         c->driver->name);
         r = sd_bus_message_read(m, "ssss", &app, &arg, &mapper, &reducer);
         if (r >= 0)
                 r = sd_bus_message_read_strv(m, &inputs);
@@ -180,19 +199,30 @@ static int method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *err
         Controller *c = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         StoreError err = { 0 };
-        StoreJob *jobs = NULL;
-        size_t n = 0;
+        StoreJob *jobs = NULL, *own = NULL;
+        size_t n = 0, n_own = 0;
         int r;
 
         r = store_jobs_list(c->store, STORE_JOB_ANY, &jobs, &n, &err);
         if (r < 0)
                 return reply_error(r, &err, error);
+        /* The driver's ids follow the store's: its jobs come after. */
+        if (c->driver->list_jobs) {
+                r = c->driver->list_jobs(c, &own, &n_own);
+                if (r < 0) {
+                        store_jobs_free(jobs, n);
+                        return r;
+                }
+        }
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', CONTROLLER1_JOB_TYPE);
         for (size_t i = 0; i < n && r >= 0; i++)
-                r = append_job(reply, &jobs[i]);
+                r = append_job(reply, &jobs[i], CONTROLLER1_JOB_SOURCE_STORE);
+        for (size_t i = 0; i < n_own && r >= 0; i++)
+                r = append_job(reply, &own[i], c->driver->name);
         store_jobs_free(jobs, n);
+        store_jobs_free(own, n_own);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         if (r < 0)
@@ -205,6 +235,7 @@ static int method_get_job(sd_bus_message *m, void *userdata, sd_bus_error *error
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         StoreError err = { 0 };
         StoreJob job = { 0 };
+        const char *source = CONTROLLER1_JOB_SOURCE_STORE;
         unsigned stragglers, backups;
         uint64_t id;
         int r;
@@ -212,13 +243,17 @@ static int method_get_job(sd_bus_message *m, void *userdata, sd_bus_error *error
         r = sd_bus_message_read(m, "t", &id);
         if (r < 0)
                 return r;
-        r = store_job_get(c->store, id, &job, &err);
+        r = driver_job(c, id, &job);
+        if (r > 0)
+                source = c->driver->name;
+        else if (r == 0)
+                r = store_job_get(c->store, id, &job, &err);
         if (r < 0)
                 return reply_error(r, &err, error);
         cluster_job_stragglers(c->cluster, id, &stragglers, &backups);
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
-                r = append_job(reply, &job);
+                r = append_job(reply, &job, source);
         if (r >= 0)
                 r = sd_bus_message_append(reply, "suu", job.message ? job.message : "", stragglers,
                                           backups);
@@ -275,6 +310,17 @@ static int method_cancel_job(sd_bus_message *m, void *userdata, sd_bus_error *er
         if (r < 0)
                 return r;
         r = caller_authorize(c, m, "Cancelling a job", &caller, error);
+        if (r < 0)
+                return r;
+        r = driver_job(c, id, &job);
+        if (r > 0) {
+                r = sd_bus_error_setf(error, CONTROLLER1_ERROR_NOT_SUPPORTED,
+                                      "Job %" PRIu64 " is %s application %.64s: it is cancelled "
+                                      "there, not here.",
+                                      id, c->driver->name, job.app);
+                store_job_clear(&job);
+                return r;
+        }
         if (r < 0)
                 return r;
         /* A job that is not there is cluster_cancel()'s to say. */

@@ -47,22 +47,21 @@ ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, u
         return CLUSTER_STEAL_NONE;
 }
 
-/* The index of node i's host in s, added when new: its agent's, shared by
- * the VMs that agent runs, or a host of its own of one CPU and no memory
+/* The index of node i's host in hosts, added when new: its agent's, shared
+ * by the VMs that agent runs, or a host of its own of one CPU and no memory
  * to share when no agent knows its VM. */
-static uint32_t host_of_node(const Cluster *c, Snapshot *s, size_t i) {
+static uint32_t host_of_node(const Cluster *c, Host *hosts, size_t *n_hosts, size_t i) {
         const ClusterVmState *vm = &c->nodes[i].vm;
 
-        for (size_t h = 0; vm->host != 0 && h < s->n_hosts; h++)
-                if (s->hosts[h].id == vm->host)
+        for (size_t h = 0; vm->host != 0 && h < *n_hosts; h++)
+                if (hosts[h].id == vm->host)
                         return (uint32_t)h;
-        s->hosts[s->n_hosts] = vm->host != 0
-                                       ? (Host){ .id = vm->host,
-                                                 .pcpus = vm->host_cpus,
-                                                 .memory = vm->host_memory }
-                                       /* agents' hosts are numbered apart */
-                                       : (Host){ .id = UINT64_MAX - c->nodes[i].id, .pcpus = 1 };
-        return (uint32_t)s->n_hosts++;
+        hosts[*n_hosts] = vm->host != 0 ? (Host){ .id = vm->host,
+                                                  .pcpus = vm->host_cpus,
+                                                  .memory = vm->host_memory }
+                                        /* agents' hosts are numbered apart */
+                                        : (Host){ .id = UINT64_MAX - c->nodes[i].id, .pcpus = 1 };
+        return (uint32_t)(*n_hosts)++;
 }
 
 /* The agent's view of the VM, else one vCPU and nothing known. */
@@ -87,18 +86,17 @@ static Vm vm_of_node(const ClusterNode *cn, uint32_t host) {
         return vm;
 }
 
-/* Hosts, VMs and trackers: what agents and heartbeats change all the time,
- * done again at every step. */
-static void snapshot_nodes(const Cluster *c, Snapshot *s) {
-        s->n_hosts = 0;
+void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, Vm *vms,
+                            Node *nodes) {
+        *ret_n_hosts = 0;
         for (size_t i = 0; i < c->n_nodes; i++) {
                 const ClusterNode *cn = &c->nodes[i];
                 double steal = 0;
                 usec_t steal_at = 0;
 
                 (void)cluster_node_steal(cn, &steal, &steal_at);
-                s->vms[i] = vm_of_node(cn, host_of_node(c, s, i));
-                s->nodes[i] = (Node){
+                vms[i] = vm_of_node(cn, host_of_node(c, hosts, ret_n_hosts, i));
+                nodes[i] = (Node){
                         .id = cn->id,
                         .vm = (uint32_t)i,
                         .state = cn->state,
@@ -111,6 +109,12 @@ static void snapshot_nodes(const Cluster *c, Snapshot *s) {
                         .slots_changed_at = cn->slots_changed_at,
                 };
         }
+}
+
+/* Hosts, VMs and trackers: what agents and heartbeats change all the time,
+ * done again at every step. */
+static void snapshot_nodes(const Cluster *c, Snapshot *s) {
+        cluster_snapshot_nodes(c, s->hosts, &s->n_hosts, s->vms, s->nodes);
         s->s.hosts = s->hosts;
         s->s.n_hosts = s->n_hosts;
 }

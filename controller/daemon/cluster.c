@@ -212,6 +212,25 @@ int cluster_node_set_guest(Cluster *c, uint64_t node, const ClusterGuest *guest)
         return 0;
 }
 
+int cluster_node_update(Cluster *c, uint64_t node, NodeState state,
+                        const unsigned slots[static _SLOT_TYPE_MAX],
+                        const unsigned running[static _SLOT_TYPE_MAX], usec_t now) {
+        ClusterNode *n = cluster_node_lookup(c, node);
+
+        if (!n)
+                return -ENXIO;
+        if (n->slots[SLOT_MAP] != slots[SLOT_MAP] || n->slots[SLOT_REDUCE] != slots[SLOT_REDUCE])
+                n->slots_changed_at = now;
+        n->state = state;
+        n->slots[SLOT_MAP] = n->told[SLOT_MAP] = slots[SLOT_MAP];
+        n->slots[SLOT_REDUCE] = n->told[SLOT_REDUCE] = slots[SLOT_REDUCE];
+        n->running[SLOT_MAP] = running[SLOT_MAP];
+        n->running[SLOT_REDUCE] = running[SLOT_REDUCE];
+        n->slots_pending = false;
+        cluster_snapshot_drop(c);
+        return 0;
+}
+
 /* Why an attempt's record says it was lost. */
 static const char WHY_TRACKER_LOST[] = "its tracker was lost";
 static const char WHY_NOT_BACK[] = "its tracker did not come back after the controller restarted";

@@ -317,6 +317,25 @@ ClusterTask *cluster_output_adoptable(Cluster *c, const Tracker1Finished *x);
  * node in c->nodes. */
 int cluster_control(Cluster *c, usec_t now);
 
+/* ---- nodes another cluster manager reports (the YARN driver's) ---- */
+
+/* What a node's manager says of it (the ResourceManager of a NodeManager):
+ * its state, slots and the containers running, now; slots_changed_at moves
+ * when the slots change, and an operator's pending slots (SetSlots) are
+ * taken. -ENXIO for an unknown node. Such a node has no heartbeats: its
+ * driver runs no lost-tracker timer. */
+int cluster_node_update(Cluster *c, uint64_t node, NodeState state,
+                        const unsigned slots[static _SLOT_TYPE_MAX],
+                        const unsigned running[static _SLOT_TYPE_MAX], usec_t now);
+
+/* The hosts, VMs and nodes of the model's nodes as the policy step sees
+ * them (agents' hosts and VM sizes, steal), for a driver that builds the
+ * rest of its snapshot itself: hosts, vms and nodes have room for
+ * c->n_nodes entries each (one at least); vms[i] and nodes[i] are
+ * c->nodes[i]'s, *ret_n_hosts the hosts used. */
+void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, Vm *vms,
+                            Node *nodes);
+
 /* Marks trackers silent for longer than timeout lost; their running tasks
  * are pending again, their attempts recorded lost at now (realtime). So are
  * the attempts an earlier run left running whose trackers did not come

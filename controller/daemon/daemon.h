@@ -18,6 +18,41 @@
 #include "proto/controller1.h"
 
 typedef struct TrackerConnection TrackerConnection;
+typedef struct Controller Controller;
+
+/* Whose cluster the controller drives ([cluster] driver), as a table of
+ * operations: how it learns the cluster and carries the policy's
+ * decisions out. Both keep their nodes in the live model (c->cluster),
+ * where the agents find each node's VM and the bus lists them. */
+typedef struct ControllerDriver {
+        const char *name;
+        /* Once the bus and the agents are there: what the driver listens
+         * to and polls, on c->event. */
+        int (*start)(Controller *c);
+        void (*stop)(Controller *c);
+        /* How often control() runs. */
+        usec_t (*control_interval)(const Controller *c);
+        /* A control cycle, right after the agents' refresh: the policy's
+         * decisions carried out, the VM targets through the agents
+         * included. */
+        void (*control)(Controller *c);
+        /* Jobs come through SubmitJob (false: the cluster's own clients
+         * submit them, and SubmitJob is refused). */
+        bool takes_jobs;
+        /* The jobs the cluster runs of its own, which ListJobs and GetJob
+         * show beside the store's with the driver's name as their source
+         * (NULL: none, every job is the store's). get_job is -ENOENT for
+         * an id that is none of them. */
+        int (*list_jobs)(const Controller *c, StoreJob **ret, size_t *ret_n);
+        int (*get_job)(const Controller *c, uint64_t id, StoreJob *ret);
+} ControllerDriver;
+
+/* Our own trackers (driver-trackers.c): heartbeats on the tracker
+ * endpoint, each a policy step. */
+extern const ControllerDriver controller_driver_trackers;
+/* A YARN cluster (yarn-driver.c): its ResourceManager and MapReduce
+ * application masters polled every [yarn] poll-interval. */
+extern const ControllerDriver controller_driver_yarn;
 
 /* A kind of warning the tracker endpoint logs once per interval at most
  * (tracker-endpoint.c). */
@@ -28,8 +63,10 @@ typedef struct WarnLimit {
 
 /* flexslot-controllerd's state; everything belongs to the event loop's
  * thread. */
-typedef struct Controller {
+struct Controller {
         ControllerConfig config;
+        const ControllerDriver *driver;
+        struct YarnDriver *yarn; /* the YARN driver's state; NULL for the trackers' */
         /* [policy]'s parameters of every layer; the names are in config. */
         PolicyConfig policy_config;
         bool control_interval_set; /* [policy] control_interval given */
@@ -70,13 +107,19 @@ typedef struct Controller {
         uint64_t heartbeats;
         MetricsHistogram heartbeat_seconds;
         usec_t started; /* realtime */
-} Controller;
+};
 
 /* Registers org.flexslot.Controller1 and takes its name (bus-controller.c). */
 int controller_bus_setup(Controller *c);
 
 /* ResizeVm and ListVms on the same object and interface (bus-agents.c). */
 int controller_bus_vms_setup(Controller *c);
+
+/* A timer on c->event that runs handler every interval, on a fixed
+ * schedule (controller_rearm() from the handler). */
+int controller_add_periodic(Controller *c, sd_event_source **ret, sd_event_time_handler_t handler,
+                            usec_t interval, const char *name);
+int controller_rearm(sd_event_source *s, uint64_t usec, usec_t interval);
 
 /* The trackers' endpoint (tracker-endpoint.c). */
 int tracker_endpoint_start(Controller *c);

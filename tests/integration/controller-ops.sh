@@ -44,7 +44,7 @@ expect_error NoSuchNode SetSlots tuut 1 1 1 0
 # ---- SubmitJob: an application or streaming commands, never both ----
 expect_error InvalidArgument SubmitJob ssssasutsss wordcount "" cat "" 1 in/a 1 0 default alice both
 expect_error InvalidArgument SubmitJob ssssasutsss "" "" "" "" 1 in/a 1 0 default alice neither
-[ "$(ctl_call ListJobs)" = "a(tsssssuuuuttt) 0" ] || fail "a refused submission was stored"
+[ "$(ctl_call ListJobs)" = "a(tsssssuuuuttts) 0" ] || fail "a refused submission was stored"
 
 # ---- a profile from a first run, read by the second submission ----
 [ "$(ctl_call ListProfiles)" = "a(ssttdddddddddddd) 0" ] || fail "profiles before any job"
