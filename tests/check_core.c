@@ -434,6 +434,27 @@ START_TEST(test_phase_stats) {
 }
 END_TEST
 
+/* The core's profile of a run from tasks' times: a reduce whose shuffle
+ * end no tracker told (its start) leaves the shuffle after the maps empty
+ * and the rest to the reduce phase; one that started after the maps did
+ * is a typical shuffle. */
+START_TEST(test_run_profile_reduces) {
+        JobProfile p = { 0 };
+        const usec_t s = USEC_PER_SEC;
+
+        job_profile_add_task(&p, TASK_MAP, 0, 0, 10 * s, 0);
+        job_profile_add_task(&p, TASK_REDUCE, 2 * s, 2 * s, 30 * s, 10 * s);
+        job_profile_add_task(&p, TASK_REDUCE, 12 * s, 15 * s, 20 * s, 10 * s);
+        ck_assert_uint_eq(p.phases[PROFILE_MAP].total, 10 * s);
+        ck_assert_uint_eq(p.phases[PROFILE_FIRST_SHUFFLE].count, 1);
+        ck_assert_uint_eq(p.phases[PROFILE_FIRST_SHUFFLE].total, 0);
+        ck_assert_uint_eq(p.phases[PROFILE_TYPICAL_SHUFFLE].total, 3 * s);
+        ck_assert_uint_eq(p.phases[PROFILE_REDUCE].count, 2);
+        ck_assert_uint_eq(p.phases[PROFILE_REDUCE].max, 20 * s);
+        ck_assert_uint_eq(p.phases[PROFILE_REDUCE].min, 5 * s);
+}
+END_TEST
+
 /* Job counts and profiles are checked for sense even when not kept. */
 START_TEST(test_job_validate) {
         Host hosts[] = { { .pcpus = 4 } };
@@ -738,6 +759,7 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_snapshot_validate);
         tcase_add_test(tc, test_step_trusted_skips_validation);
         tcase_add_test(tc, test_phase_stats);
+        tcase_add_test(tc, test_run_profile_reduces);
         tcase_add_test(tc, test_job_validate);
         tcase_add_test(tc, test_job_tasks_kept);
         tcase_add_test(tc, test_decisions_validate_tasks_once);
