@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* common/: strict parsing, time and logging, the reconnect back-off, the
+ * configuration loader and small files. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

@@ -2,8 +2,9 @@
 /* The controller's live model (controller/daemon/cluster.h) on a store in
  * each test's own directory: a stored ARIA profile reaches the deadline
  * schedulers as it was stored, an operator's slots reach the tracker and
- * its reports are checked against what it has heard, and a job resumed
- * with every task done ends at the first heartbeat. */
+ * its reports are checked against what it has heard, a job resumed with
+ * every task done ends at the first heartbeat, and a job's input and the
+ * profile of its run reach the snapshot as the simulator gives them. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -81,7 +82,7 @@ static uint64_t submit(const char *user, const char *name, unsigned reduces) {
 }
 
 /* Table 1 of ARIA (its WikiTrends profile), the numbers as they are. */
-static const AriaProfile wikitrends = {
+static const StoreProfileStats wikitrends = {
         .map_min = 49,
         .map_avg = 70,
         .map_max = 108,
@@ -107,7 +108,8 @@ START_TEST(test_profile_round_trip) {
         ck_assert_int_eq(cluster_profile_load(store, "alice", "wt", &cp, &err), 0);
         ck_assert_uint_eq(cp.job, 7);
         job.stored_profile = &cp.phases;
-        job.input_size = cluster_profile_input(&cp, 71);
+        /* 71 splits of a block each, as the job's own splits give it. */
+        job.input_size = 71 * (64ULL << 20);
         ck_assert_int_eq(job_validate(&job), 0);
         ck_assert_int_eq(slo_job_profile(&job, 71, &got), 0);
         /* What the schedulers read is what was stored (selectivities are
@@ -1424,6 +1426,124 @@ START_TEST(test_unrecorded_attempt_not_started) {
 }
 END_TEST
 
+/* What the deadline models read of a job in its first run, as the
+ * simulator gives it: its input from its splits' lengths before any task
+ * ran, and the profile of its succeeded tasks as they succeed, kept across
+ * a restart of the controller. */
+START_TEST(test_job_input_and_run_profile) {
+        /* A map of each of in/a and in/b ("a line of input\n"). */
+        const uint64_t split = 16;
+        StoreError err = { 0 };
+        Tracker1Reply reply = { 0 };
+        Tracker1Finished x;
+        Cluster *c = NULL;
+        unsigned flags = 0;
+        uint64_t node, attempt;
+        char output[64];
+        const PhaseStats *maps;
+
+        submit("dave", "first", 1);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        ck_assert_uint_eq(c->jobs[0].input_size, 2 * split);
+        ck_assert_uint_eq(c->jobs[0].tasks[0].input_size, split);
+        ck_assert_uint_eq(c->jobs[0].tasks[1].input_size, split);
+        ck_assert_int_eq(cluster_snapshot_prepare(c, &flags), 0);
+        ck_assert_uint_eq(c->snapshot->s.jobs[0].input_size, 2 * split);
+        ck_assert_uint_eq(c->snapshot->s.jobs[0].profile.phases[PROFILE_MAP].count, 0);
+
+        node = register_tracker(c, 1, 0);
+        beat(c, node, 1, NULL, 0, NULL, 0, T0, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        ck_assert_int_eq(reply.assignments[0].type, TRACKER1_MAP);
+        attempt = reply.assignments[0].attempt;
+        snprintf(output, sizeof(output), "out/%" PRIu64 "/map-%05u.%" PRIu64,
+                 reply.assignments[0].job, reply.assignments[0].index, attempt);
+        tracker1_reply_done(&reply);
+        x = (Tracker1Finished){ .attempt = attempt,
+                                .status = TRACKER1_SUCCEEDED,
+                                .input_bytes = split,
+                                .output = output,
+                                .reason = "" };
+        beat(c, node, 1, NULL, 0, &x, 1, T0 + 5 * USEC_PER_SEC, &reply);
+        tracker1_reply_done(&reply);
+        ck_assert_int_eq(cluster_snapshot_prepare(c, &flags), 0);
+        maps = &c->snapshot->s.jobs[0].profile.phases[PROFILE_MAP];
+        ck_assert_uint_eq(maps->count, 1);
+        ck_assert_uint_eq(maps->total, 5 * USEC_PER_SEC);
+        ck_assert_uint_eq(c->jobs[0].maps_finished, 0);
+        cluster_free(c);
+
+        /* Restarted: the profile comes back from the task records. */
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        maps = &c->jobs[0].run_profile.phases[PROFILE_MAP];
+        ck_assert_uint_eq(maps->count, 1);
+        ck_assert_uint_eq(maps->max, 5 * USEC_PER_SEC);
+        ck_assert_uint_eq(c->jobs[0].input_size, 2 * split);
+        cluster_free(c);
+}
+END_TEST
+
+/* A deadline job's first run under ARIA, live as in the simulator: until
+ * a map finished there is no profile and the job may take every slot;
+ * once one finished in 10 s, Eq. 15 gives its five maps left one slot
+ * for a deadline 1000 s away, and the job, with two maps running, takes
+ * none of the tracker's free slots. */
+START_TEST(test_first_run_deadline_quota) {
+        static const char *const inputs[] = { "in/a", "in/b", "in/c", "in/d", "in/e", "in/f" };
+        StoreJobSpec spec = { .name = "first",
+                              .user = "erin",
+                              .pool = "default",
+                              .app = "wordcount",
+                              .inputs = inputs,
+                              .n_inputs = ELEMENTSOF(inputs),
+                              .deadline = T0 + 1000 * USEC_PER_SEC };
+        PolicyConfig cfg = { 0 };
+        Policy *aria = NULL;
+        StoreError err = { 0 };
+        Tracker1Reply reply = { 0 };
+        Tracker1Running running[2];
+        Tracker1Finished x;
+        Cluster *c = NULL;
+        uint64_t id, node, attempts[3];
+        char output[64];
+
+        for (const char *f = "cdef"; *f; f++)
+                write_input((char[]){ *f, 0 });
+        ck_assert_int_eq(store_job_submit(store, &spec, &id, &err), 0);
+        ck_assert_int_eq(policy_config_init(&cfg), 0);
+        cfg.scheduler = "aria";
+        ck_assert_int_eq(policy_new_named(&cfg, NULL, &aria), 0);
+        policy_config_done(&cfg);
+        ck_assert_int_eq(cluster_new(store, aria, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        node = spec_register(c, "a", 3);
+
+        beat(c, node, 3, NULL, 0, NULL, 0, T0, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 3);
+        for (size_t i = 0; i < 3; i++)
+                attempts[i] = reply.assignments[i].attempt;
+        snprintf(output, sizeof(output), "out/%" PRIu64 "/map-%05u.%" PRIu64, id,
+                 reply.assignments[0].index, attempts[0]);
+        tracker1_reply_done(&reply);
+
+        x = (Tracker1Finished){ .attempt = attempts[0],
+                                .status = TRACKER1_SUCCEEDED,
+                                .input_bytes = 16,
+                                .output = output,
+                                .reason = "" };
+        for (size_t i = 0; i < 2; i++)
+                running[i] = (Tracker1Running){ .attempt = attempts[i + 1],
+                                                .progress = 0.5,
+                                                .input_size = 16 };
+        beat(c, node, 1, running, 2, &x, 1, T0 + 10 * USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 0);
+        tracker1_reply_done(&reply);
+        cluster_free(c);
+        policy_free(aria);
+}
+END_TEST
+
 Suite *suite_controller_cluster(void) {
         Suite *s = suite_create("controller_cluster");
         TCase *tc = tcase_create("model");
@@ -1451,6 +1571,8 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_snapshot_kept);
         tcase_add_test(tc, test_attempt_index);
         tcase_add_test(tc, test_attempt_index_order);
+        tcase_add_test(tc, test_job_input_and_run_profile);
+        tcase_add_test(tc, test_first_run_deadline_quota);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* policy_step() on hand-made snapshots: each scheduler, speculation rule,
- * slot manager branch and VM allocator with exact expected decisions, and
- * the contracts every policy of every layer keeps. */
+/* The policy core's API on hand-made snapshots: policy_new() and the
+ * layers' settings, each scheduler and speculation rule through
+ * policy_step() with exact expected decisions, heartbeat steps, and
+ * policy_admit(). FlexSlot's slot manager is in check_flexslot.c, the VM
+ * allocators in check_vm_alloc.c, the contracts every policy keeps in
+ * check_contracts.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -892,7 +892,7 @@ END_TEST
 
 /* ---- ARIA profiles ---- */
 
-static const AriaProfile wiki = {
+static const StoreProfileStats wiki = {
         .map_min = 94,
         .map_avg = 144,
         .map_max = 186,
@@ -908,7 +908,7 @@ static const AriaProfile wiki = {
 };
 
 /* Every field different, so that a column read into another field shows. */
-static const AriaProfile distinct = {
+static const StoreProfileStats distinct = {
         .map_min = 1.5,
         .map_avg = 2.25,
         .map_max = 3.125,
@@ -923,7 +923,7 @@ static const AriaProfile distinct = {
         .reduce_selectivity = 0.125,
 };
 
-static void assert_profile_eq(const AriaProfile *a, const AriaProfile *b) {
+static void assert_profile_eq(const StoreProfileStats *a, const StoreProfileStats *b) {
         ck_assert(memcmp(a, b, sizeof(*a)) == 0);
 }
 
@@ -1058,23 +1058,25 @@ static const struct {
         double value;
         const char *field, *text;
 } bad_profiles[] = {
-        { offsetof(AriaProfile, map_min), NAN, "map_min", "map_min: nan" },
-        { offsetof(AriaProfile, map_max), INFINITY, "map_max", "map_max: inf" },
-        { offsetof(AriaProfile, sh1_max), -1, "sh1_max", "sh1_max: -1; a profile holds" },
-        { offsetof(AriaProfile, map_avg), 0, "map_avg", "map_avg: 0; a map task takes time" },
-        { offsetof(AriaProfile, map_input), 0, "map_input", "map_input: 0" },
-        { offsetof(AriaProfile, map_min), 150, "map_min", "map_min: 150 is above map_avg, 144" },
-        { offsetof(AriaProfile, map_max), 100, "map_avg", "map_avg: 144 is above map_max, 100" },
-        { offsetof(AriaProfile, sh1_avg), 21, "sh1_avg", "sh1_avg: 21 is above sh1_max, 20" },
-        { offsetof(AriaProfile, shtyp_max), 1, "shtyp_avg", "is above shtyp_max, 1" },
-        { offsetof(AriaProfile, reduce_avg), 34, "reduce_avg", "is above reduce_max, 33" },
-        { offsetof(AriaProfile, reduce_selectivity), -0.5, "reduce_selectivity",
+        { offsetof(StoreProfileStats, map_min), NAN, "map_min", "map_min: nan" },
+        { offsetof(StoreProfileStats, map_max), INFINITY, "map_max", "map_max: inf" },
+        { offsetof(StoreProfileStats, sh1_max), -1, "sh1_max", "sh1_max: -1; a profile holds" },
+        { offsetof(StoreProfileStats, map_avg), 0, "map_avg", "map_avg: 0; a map task takes time" },
+        { offsetof(StoreProfileStats, map_input), 0, "map_input", "map_input: 0" },
+        { offsetof(StoreProfileStats, map_min), 150, "map_min",
+          "map_min: 150 is above map_avg, 144" },
+        { offsetof(StoreProfileStats, map_max), 100, "map_avg",
+          "map_avg: 144 is above map_max, 100" },
+        { offsetof(StoreProfileStats, sh1_avg), 21, "sh1_avg", "sh1_avg: 21 is above sh1_max, 20" },
+        { offsetof(StoreProfileStats, shtyp_max), 1, "shtyp_avg", "is above shtyp_max, 1" },
+        { offsetof(StoreProfileStats, reduce_avg), 34, "reduce_avg", "is above reduce_max, 33" },
+        { offsetof(StoreProfileStats, reduce_selectivity), -0.5, "reduce_selectivity",
           "reduce_selectivity: -0.5" },
 };
 
 START_TEST(test_profile_refused) {
         _cleanup_(store_closep) Store *s = open_ok();
-        AriaProfile bad = wiki;
+        StoreProfileStats bad = wiki;
         StoreProfile p = { 0 };
         StoreError err = { 0 };
 

@@ -402,7 +402,7 @@ static int method_set_slots(sd_bus_message *m, void *userdata, sd_bus_error *err
 }
 
 static int append_profile(sd_bus_message *m, const StoreProfile *sp) {
-        const AriaProfile *p = &sp->profile;
+        const StoreProfileStats *p = &sp->profile;
 
         return sd_bus_message_append(
                 m, CONTROLLER1_PROFILE_TYPE, sp->user, sp->name, sp->job, sp->updated, p->map_min,

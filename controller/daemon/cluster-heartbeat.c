@@ -38,7 +38,7 @@ static bool text_valid(const char *s) {
 /* A reported attempt as the model knows it, found once per report: task
  * NULL for one it does not know. */
 typedef struct Known {
-        const ClusterJob *job;
+        ClusterJob *job;
         ClusterTask *task;
 } Known;
 
@@ -233,7 +233,7 @@ static void resolve_held(Cluster *c, ClusterNode *n, const Tracker1Report *r, Kn
         }
 }
 
-static const ClusterJob *job_of_task(const Cluster *c, const ClusterTask *t) {
+static ClusterJob *job_of_task(Cluster *c, const ClusterTask *t) {
         for (size_t j = 0; j < c->n_jobs; j++)
                 if (t >= c->jobs[j].tasks && t < c->jobs[j].tasks + c->jobs[j].n_tasks)
                         return &c->jobs[j];
@@ -249,7 +249,7 @@ static void adopt_finished(Cluster *c, ClusterNode *n, const Tracker1Report *r, 
                            usec_t now) {
         for (size_t i = 0; i < r->n_finished; i++) {
                 const Tracker1Finished *x = &r->finished[i];
-                const ClusterJob *j;
+                ClusterJob *j;
                 ClusterTask *t;
 
                 if (x->status != TRACKER1_SUCCEEDED || x->attempt >= c->first_attempt ||
@@ -406,6 +406,7 @@ static void apply_report(Cluster *c, ClusterNode *n, const Tracker1Report *r, co
                 const Tracker1Finished *x = &r->finished[i];
                 ClusterTask *t = finished[i].task;
                 unsigned a = t ? cluster_task_attempt_index(t, x->attempt) : 0;
+                usec_t started;
 
                 /* A loser's report, succeeded or killed, finds no attempt:
                  * its kill took it out of the task when the winner's came,
@@ -426,9 +427,10 @@ static void apply_report(Cluster *c, ClusterNode *n, const Tracker1Report *r, co
                                          n->id, x->attempt);
                         continue;
                 }
+                started = MIN(t->attempts[a].started, now);
                 cluster_attempt_stop(c, t, a);
                 if (x->status == TRACKER1_SUCCEEDED)
-                        cluster_task_succeeded(c, t, x);
+                        cluster_task_succeeded(c, finished[i].job, t, x, started, now);
                 else if (x->status == TRACKER1_FAILED)
                         cluster_task_failed(t, finished[i].job, x, n);
                 else

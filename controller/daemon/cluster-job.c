@@ -90,12 +90,46 @@ static size_t task_position(const StoreJob *info, const StoreTaskRecord *rec) {
         return rec->type == TASK_MAP ? rec->index : info->n_maps + (size_t)rec->index;
 }
 
+uint64_t cluster_split_length(const char *split) {
+        InputSplit s;
+
+        /* The model's own FILE:OFFSET:LENGTH, which parses. */
+        if (input_split_parse(split, &s) < 0)
+                return 0;
+        input_split_done(&s);
+        return s.length;
+}
+
+/* The run's profile from the tasks that succeeded before a restart (one
+ * record a task): the maps first, as the job's last map ended before any
+ * reduce could. */
+static void job_profile_resume(ClusterJob *j, const StoreTaskRecord *done, size_t n_done) {
+        usec_t maps_end = 0;
+
+        for (size_t i = 0; i < n_done; i++)
+                if (done[i].type == TASK_MAP) {
+                        job_profile_add_task(&j->run_profile, TASK_MAP, done[i].started,
+                                             done[i].started, done[i].finished, 0);
+                        j->maps_done++;
+                        maps_end = MAX(maps_end, done[i].finished);
+                }
+        if (j->maps_done == j->info.n_maps)
+                j->maps_finished = maps_end;
+        for (size_t i = 0; i < n_done; i++)
+                if (done[i].type == TASK_REDUCE)
+                        job_profile_add_task(&j->run_profile, TASK_REDUCE, done[i].started,
+                                             done[i].shuffle_end ? done[i].shuffle_end
+                                                                 : done[i].started,
+                                             done[i].finished, j->maps_finished);
+}
+
 /* The job's tasks: one map per split (splits, which it takes) and its
  * reduces; those with a succeeded attempt in the store are done. */
 static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, StoreError *err) {
         _cleanup_free_ ClusterTask *tasks = NULL;
         StoreTaskRecord *done = NULL;
         size_t n_done = 0, n = (size_t)info->n_maps + info->n_reduces;
+        uint64_t input_size = 0;
         uint32_t pool;
         int r;
 
@@ -108,11 +142,18 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
         for (size_t i = 0; i < n; i++) {
                 tasks[i].type = i < info->n_maps ? TASK_MAP : TASK_REDUCE;
                 tasks[i].index = i < info->n_maps ? (unsigned)i : (unsigned)(i - info->n_maps);
+                /* A map reads its split; a reduce's input is known only
+                 * as its tracker reports it. */
+                if (tasks[i].type == TASK_MAP)
+                        tasks[i].input_size = cluster_split_length(splits[i]);
+                input_size += tasks[i].input_size;
         }
         r = store_job_tasks(c->store, info->id, STORE_TASK_STATUS_BIT(STORE_TASK_SUCCEEDED), &done,
                             &n_done, err);
         if (r < 0)
                 return r;
+        *ret = (ClusterJob){ .info = *info, .n_tasks = n, .input_size = input_size };
+        job_profile_resume(ret, done, n_done);
         for (size_t i = 0; i < n_done; i++) {
                 size_t k = task_position(info, &done[i]);
 
@@ -155,11 +196,9 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
         }
         store_task_records_free(done, n_done);
 
-        *ret = (ClusterJob){ .info = *info,
-                             .pool = pool,
-                             .tasks = TAKE_PTR(tasks),
-                             .n_tasks = n,
-                             .splits = splits };
+        ret->pool = pool;
+        ret->tasks = TAKE_PTR(tasks);
+        ret->splits = splits;
         *info = (StoreJob){ 0 };
         job_load_profile(c, ret);
         return 0;
@@ -375,8 +414,14 @@ void cluster_task_failed(ClusterTask *t, const ClusterJob *j, const Tracker1Fini
 
 /* The first attempt of t to succeed wins; the other is killed, and its
  * report, whatever it says, is ignored (apply_report()). */
-void cluster_task_succeeded(Cluster *c, ClusterTask *t, const Tracker1Finished *x) {
+void cluster_task_succeeded(Cluster *c, ClusterJob *j, ClusterTask *t, const Tracker1Finished *x,
+                            usec_t started, usec_t now) {
         char *output = strdup(x->output);
+
+        /* Trackers do not tell when a reduce's shuffle ended. */
+        job_profile_add_task(&j->run_profile, t->type, started, started, now, j->maps_finished);
+        if (t->type == TASK_MAP && ++j->maps_done == j->info.n_maps)
+                j->maps_finished = now;
 
         if (!output)
                 /* Stored already: only a reduce's list of map outputs

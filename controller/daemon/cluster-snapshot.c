@@ -171,12 +171,12 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                               .submitted = cj->info.submitted,
                               .deadline = cj->info.deadline,
                               .pool = cj->pool,
+                              .input_size = cj->input_size,
+                              .profile = cj->run_profile,
                               .tasks = { .first = (uint32_t)n_tasks,
                                          .first_pending = { UINT32_MAX, UINT32_MAX } } };
-                if (cj->profile.job) {
+                if (cj->profile.job)
                         job->stored_profile = &cj->profile.phases;
-                        job->input_size = cluster_profile_input(&cj->profile, cj->info.n_maps);
-                }
                 for (size_t i = 0; i < cj->n_tasks; i++) {
                         ClusterTask *t = &cj->tasks[i];
                         TaskCounts *counts = &job->counts[t->type];
@@ -277,10 +277,21 @@ static bool counts_same(const TaskCounts *a, const TaskCounts *b) {
                a->failed == b->failed && a->killed == b->killed;
 }
 
+static bool profiles_same(const JobProfile *a, const JobProfile *b) {
+        for (ProfilePhase k = 0; k < _PROFILE_PHASE_MAX; k++) {
+                const PhaseStats *x = &a->phases[k], *y = &b->phases[k];
+
+                if (x->count != y->count || x->total != y->total || x->min != y->min ||
+                    x->max != y->max)
+                        return false;
+        }
+        return true;
+}
+
 static bool jobs_same(const Job *a, const Job *b) {
         return a->id == b->id && a->submitted == b->submitted && a->deadline == b->deadline &&
                a->pool == b->pool && a->input_size == b->input_size &&
-               a->stored_profile == b->stored_profile &&
+               profiles_same(&a->profile, &b->profile) && a->stored_profile == b->stored_profile &&
                counts_same(&a->counts[TASK_MAP], &b->counts[TASK_MAP]) &&
                counts_same(&a->counts[TASK_REDUCE], &b->counts[TASK_REDUCE]) &&
                a->tasks.first == b->tasks.first && a->tasks.count == b->tasks.count &&

@@ -146,19 +146,20 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
                 return r;
         r = cluster_job_splits(c, (char *const *)spec->inputs, spec->n_inputs, &splits, &n_splits,
                                err);
-        strv_free(splits);
         if (r < 0)
                 return r == -ENOMEM ? r : -EINVAL;
+        for (size_t i = 0; i < n_splits; i++)
+                job.input_size += cluster_split_length(splits[i]);
+        strv_free(splits);
         job.counts[TASK_MAP].total = (unsigned)n_splits;
         r = cluster_pool_index(c, spec->pool ? spec->pool : "", &job.pool);
         if (r < 0)
                 return r;
         r = cluster_profile_load(c->store, spec->user ? spec->user : "",
                                  spec->name ? spec->name : "", &profile, &perr);
-        if (r >= 0) {
+        if (r >= 0)
                 job.stored_profile = &profile.phases;
-                job.input_size = cluster_profile_input(&profile, job.counts[TASK_MAP].total);
-        } else if (r != -ENOENT && r != -EINVAL)
+        else if (r != -ENOENT && r != -EINVAL)
                 /* -EINVAL: a user or name the store refuses below. */
                 log_warning_errno(r, "Admitting without a profile: %s", perr.message);
         r = cluster_snapshot_prepare(c, &flags);

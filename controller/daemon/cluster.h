@@ -73,7 +73,6 @@ typedef struct ClusterTask {
 typedef struct ClusterProfile {
         uint64_t job; /* the run it was taken from; 0: none */
         JobProfile phases;
-        double map_input; /* bytes per map task */
 } ClusterProfile;
 
 typedef struct ClusterJob {
@@ -82,7 +81,14 @@ typedef struct ClusterJob {
         ClusterProfile profile; /* of earlier runs of its (user, name) */
         ClusterTask *tasks;     /* maps, then reduces */
         size_t n_tasks;
-        char **splits; /* map i's input, FILE:OFFSET:LENGTH in the data directory */
+        char **splits;       /* map i's input, FILE:OFFSET:LENGTH in the data directory */
+        uint64_t input_size; /* the splits' lengths, summed */
+        /* This run's succeeded tasks, as the simulator keeps them, its
+         * succeeded maps, and when the last of them succeeded (0: maps
+         * run). */
+        JobProfile run_profile;
+        unsigned maps_done;
+        usec_t maps_finished;
 } ClusterJob;
 
 /* What the agent of the node's host says of its VM (agent-link.c keeps it):
@@ -290,10 +296,6 @@ int cluster_set_slots(Cluster *c, uint64_t node, const unsigned slots[static _SL
 int cluster_profile_save(Store *store, const StoreJob *job, StoreError *err);
 int cluster_profile_load(Store *store, const char *user, const char *name, ClusterProfile *ret,
                          StoreError *err);
-/* The input of a job of maps tasks that the profile's runs had: until the
- * controller learns its inputs' sizes, what the deadline models read. */
-uint64_t cluster_profile_input(const ClusterProfile *p, unsigned maps);
-
 /* The jobs' outputs (cluster-output.c). The job commit: each reduce's
  * winning output NAME.ATTEMPT renamed to NAME, again if need be; an error
  * is why in why; only a reduce's canonical name out/JOB/part-NNNNN.ATTEMPT is

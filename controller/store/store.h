@@ -31,7 +31,6 @@
 #include "common/macro.h"
 #include "common/time-util.h"
 #include "policy/core/model.h"
-#include "policy/layers/aria-model.h"
 
 /* The schema this code writes; a store of a later version is refused, an
  * earlier one upgraded when it is opened. */
@@ -213,18 +212,36 @@ void store_task_records_free(StoreTaskRecord *records, size_t n);
 
 /* ---- ARIA job profiles ---- */
 
+/* A profile's numbers as the store keeps them, a column each: durations in
+ * seconds (the map phase's shortest, mean and longest task; the mean and
+ * longest of the first shuffle's part after the maps, of a typical shuffle
+ * and of the reduce phase), bytes a map reads, and the map's and the
+ * reduce's output per byte of input. The controller converts them from
+ * and to the policies' own types; the store holds no policy's. */
+typedef struct StoreProfileStats {
+        double map_min, map_avg, map_max;
+        double map_input;
+        double map_selectivity;
+        double sh1_avg, sh1_max;
+        double shtyp_avg, shtyp_max;
+        double reduce_avg, reduce_max;
+        double reduce_selectivity;
+} StoreProfileStats;
+
 typedef struct StoreProfile {
         const char *user, *name; /* the key: a recurring job is a user's job name */
         uint64_t job;            /* the run it was taken from */
         usec_t updated;
-        AriaProfile profile;
+        StoreProfileStats profile;
 } StoreProfile;
 
 /* Stores the profile of run job of (user, name) in place of the stored one,
- * unless that came from a later run (a higher job id): -ESTALE. Every field
- * must pass aria_profile_check(); the one that does not is named. */
+ * unless that came from a later run (a higher job id): -ESTALE. Every
+ * number is finite and 0 or more, a map takes time and reads something,
+ * and no mean is above its longest nor a map's shortest above its mean;
+ * the field that is not so is named. */
 int store_profile_put(Store *s, const char *user, const char *name, uint64_t job,
-                      const AriaProfile *profile, StoreError *err);
+                      const StoreProfileStats *profile, StoreError *err);
 /* The strings of *ret belong to it: store_profile_clear(). */
 int store_profile_get(Store *s, const char *user, const char *name, StoreProfile *ret,
                       StoreError *err);

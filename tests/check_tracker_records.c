@@ -698,8 +698,8 @@ START_TEST(test_more_memory_fewer_spills) {
 }
 END_TEST
 
-Suite *suite_tracker(void) {
-        Suite *s = suite_create("tracker");
+Suite *suite_tracker_records(void) {
+        Suite *s = suite_create("tracker_records");
         TCase *tc;
 
         tc = tcase_create("splits");
