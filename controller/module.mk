@@ -13,6 +13,7 @@ controllerd_SOURCES := controller/daemon/controllerd-config.c controller/daemon/
 	controller/daemon/cluster-heartbeat.c controller/daemon/cluster-snapshot.c \
 	controller/daemon/agent-hosts.c controller/daemon/cluster-profile.c \
 	controller/daemon/cluster-output.c controller/daemon/agent-rate.c \
+	controller/daemon/agent-diff.c \
 	controller/daemon/submit.c
 controllerd_DEPS := store policy proto mapred common
 controllerd_PKGS := libsystemd
