@@ -37,7 +37,11 @@ static int build_hosts(Sim *s) {
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_hosts; i++) {
                 s->hosts[i] = (SimHost){
-                        .pcpus = (double)sc->host_cpus,
+                        /* What the VMs may use together: a quota on the
+                         * host's VMs, or all its CPUs. */
+                        .pcpus = sc->host_cpu_limit > 0
+                                         ? MIN(sc->host_cpu_limit, (double)sc->host_cpus)
+                                         : (double)sc->host_cpus,
                         .disk_bw = (double)sc->host_disk_bw,
                 };
                 s->snap_hosts[i] = (Host){
