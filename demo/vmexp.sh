@@ -23,8 +23,8 @@
 # average before and after. Both outputs are checked against answers
 # computed here. At the end a table per arm, and the ratios the prediction
 # gives (B/A, C/B, D/B, E/B, F/B, max/min). Everything started here is
-# stopped by PID on exit, Ctrl-C included, and the pool's quota is put
-# back.
+# stopped by PID on exit, Ctrl-C included, and the guests' partition gets
+# its quota and weight back.
 #
 #   demo/vmexp.sh [--quick] [--repeats N] [--arms "A B ..."] [--seed N]
 #
@@ -34,7 +34,7 @@
 # tests/vm/calibrate.sh's costs at a quiet load; check the first run's
 # times) in 4 MiB splits, a 120 s period, 3 repeats. KEEP_TMP=1 keeps the
 # state directory; VMEXP_OUT (default $FLEXSLOT_BUILD/vmexp-DATE) gets the
-# results.
+# results; VMEXP_VCPUS=1 brings each guest up with 1 of its 2 vCPUs online.
 #
 # What TCG does not give, and how it is gone around: the guests have no
 # steal clock (their /proc/stat steal is 0), so steal is the agent's
@@ -68,6 +68,11 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+case ${VMEXP_VCPUS:-2} in 1 | 2) ;; *)
+	echo "vmexp: VMEXP_VCPUS '$VMEXP_VCPUS' is not 1 or 2" >&2
+	exit 2
+	;;
+esac
 for n in "$repeats" "$seed" "${VMEXP_MB:-800}"; do
 	case $n in '' | *[!0-9]* | 0?*)
 		echo "vmexp: '$n' is not a number" >&2
@@ -97,6 +102,7 @@ else
 	mb=${VMEXP_MB:-800} block=4M period=120
 fi
 pool=1.6
+vcpus=${VMEXP_VCPUS:-2}
 guests="fs-x1 fs-x2 fs-x3 fs-x4"
 out=${VMEXP_OUT:-$build/vmexp-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$out"
@@ -114,6 +120,12 @@ on_exit() {
 	# The pool's quota back as it was.
 	if [ -n "$pool_cg" ] && [ -f "$vm_state/pool.quota" ]; then
 		cat "$vm_state/pool.quota" >"$pool_cg/cpu.cfs_quota_us" 2>/dev/null || true
+	fi
+	if [ -n "$pool_cg" ] && [ -f "$vm_state/pool.period" ]; then
+		cat "$vm_state/pool.period" >"$pool_cg/cpu.cfs_period_us" 2>/dev/null || true
+	fi
+	if [ -n "$pool_cg" ] && [ -f "$vm_state/pool.shares" ]; then
+		cat "$vm_state/pool.shares" >"$pool_cg/cpu.shares" 2>/dev/null || true
 	fi
 	[ -z "${KEEP_TMP:-}" ] || echo "consoles, logs and data: $vm_state"
 }
@@ -174,31 +186,39 @@ done | sort -t '	' -k1,1 -k2,2 | awk -F'\t' '
 	END { if (NR) print w "\t" l }' >"$vm_state/expected-inverted-index"
 echo "   $(echo "$inputs" | wc -w) files, $(du -sk "$data/in" | cut -f1) KiB"
 
-echo "== four guests: 2 vCPUs, 384 MiB, 2 map slots and 1 reduce slot of 96M"
+echo "== four guests: $vcpus of 2 vCPUs online, 384 MiB, 2 map slots and 1 reduce slot of 96M"
 vmc_controller_start boot "slot-manager = static" || cannot "the controller did not start"
 for g in $guests; do
-	vmc_guest_start "$g" 2 2 384 2 1 96M || cannot "cannot create $g"
+	vmc_guest_start "$g" "$vcpus" 2 384 2 1 96M || cannot "cannot create $g"
 done
+# The guests' partition: under cgroup v1 it competes with each process of
+# the root cgroup as one of them (cpu.shares 1024), so on a machine where
+# other work keeps 20 processes busy the four guests together got 6-8 % of a
+# CPU each and did not boot in minutes. Its weight becomes what its 8 vCPUs
+# would have as processes of their own, and its quota the pool; both are
+# put back on exit.
+qpid=$(vm_qemu_pid fs-x1)
+part=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ { split($3, p, "/"); print p[2]; exit }' "/proc/$qpid/cgroup")
+pool_cg=/sys/fs/cgroup/cpu/$part
+if [ -z "$part" ] || [ ! -f "$pool_cg/cpu.cfs_quota_us" ]; then
+	pool_cg=""
+	cannot "cannot find the guests' cpu cgroup partition (cgroup v1 cpu controller)"
+fi
+cat "$pool_cg/cpu.cfs_quota_us" >"$vm_state/pool.quota"
+cat "$pool_cg/cpu.cfs_period_us" >"$vm_state/pool.period"
+cat "$pool_cg/cpu.shares" >"$vm_state/pool.shares"
+echo 8192 >"$pool_cg/cpu.shares"
 # shellcheck disable=SC2086 # the names
 vmc_wait_registered 600 $guests || cannot "the trackers did not register"
 vmc_controller_stop
 echo "   registered in $(secs "$VMC_REGISTER_MS") s, each by its domain's UUID"
 
 # The pool: a quota of 1.6 CPUs on the partition that holds every guest.
-qpid=$(vm_qemu_pid fs-x1)
-part=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ { split($3, p, "/"); print p[2]; exit }' "/proc/$qpid/cgroup")
-pool_cg=/sys/fs/cgroup/cpu/$part
-if [ -z "$part" ] || [ ! -f "$pool_cg/cpu.cfs_quota_us" ]; then
-	cannot "cannot find the guests' cpu cgroup partition (cgroup v1 cpu controller)"
-fi
-cat "$pool_cg/cpu.cfs_quota_us" >"$vm_state/pool.quota"
 echo 100000 >"$pool_cg/cpu.cfs_period_us"
 awk -v p="$pool" 'BEGIN { printf "%d\n", p * 100000 }' >"$pool_cg/cpu.cfs_quota_us"
-echo "== pool: $pool CPUs for the guests (cfs quota on $pool_cg)"
+echo "== pool: $pool CPUs for the guests (cfs quota on $pool_cg, cpu.shares 8192)"
 
-for g in $guests; do
-	eval "uuid_${g#fs-}=$(vm_virsh domuuid "$g")"
-done
+# A guest's UUID, for reading ListVms (run_arm creates the guests anew).
 uuid_of() { eval "echo \$uuid_${1#fs-}"; }
 
 # The thresholds of Hadoop and FlexSlot are made for maps of a minute or
@@ -246,9 +266,9 @@ progress() {
 		_s=$(awk -F'\t' -v u="$(uuid_of "$g")" '$2 == u { printf "%.2f", $7 }' "$vm_state/vms")
 		[ -z "$_s" ] || echo "$g $_s" >>"$vm_state/steal-$run"
 		_q=$(vm_virsh schedinfo "$g" --live 2>/dev/null |
-			awk -F': *' '$1 ~ /^cpu_shares/ { s = $2 } $1 ~ /^vcpu_period/ { p = $2 }
+			awk -F': *' -v v="$vcpus" '$1 ~ /^cpu_shares/ { s = $2 } $1 ~ /^vcpu_period/ { p = $2 }
 				$1 ~ /^vcpu_quota/ { q = $2 }
-				END { if (q + 0 > 0 && q + 0 < 1e12 && p + 0 > 0) printf "%.2f %s", 2 * q / p, s
+				END { if (q + 0 > 0 && q + 0 < 1e12 && p + 0 > 0) printf "%.2f %s", v * q / p, s
 					else printf "none %s", s }')
 		echo "$_t $g $_q" >>"$out/caps-$run.txt"
 		_line="$_line ${g#fs-} ${_s:-?}/${_q%% *}"
@@ -262,15 +282,22 @@ run_arm() {
 	run="$1-$2"
 	: >"$vm_state/steal-$run"
 	: >"$out/caps-$run.txt"
-	# Every arm starts from the same guests: default weight, no cap.
-	for g in $guests; do
-		vm_virsh schedinfo "$g" --live --set cpu_shares=1024 >/dev/null 2>&1 || true
-		vm_virsh schedinfo "$g" --live --set vcpu_quota=-1 >/dev/null 2>&1 || true
-	done
 	load0=$(load)
+	# Every run starts from freshly booted guests (default weight, no cap,
+	# a cold page cache), whose trackers register with this run's
+	# controller; the old ones go first, so that none of their trackers
+	# registers with it.
+	for g in $guests; do
+		vm_virsh destroy "$g" >/dev/null 2>&1 || true
+	done
 	vmc_controller_start "$run" "$(policy_of "$1")" || cannot "the controller did not start"
 	for g in $guests; do
-		vm_poll 300 vmc_registered "$g" || cannot "$g's tracker did not come back within 300 s"
+		vmc_guest_start "$g" "$vcpus" 2 384 2 1 96M || cannot "cannot create $g"
+	done
+	# shellcheck disable=SC2086 # the names
+	vmc_wait_registered 600 $guests || cannot "the trackers did not register"
+	for g in $guests; do
+		eval "uuid_${g#fs-}=$(vm_virsh domuuid "$g")"
 	done
 	log="$vm_state/controller-$run.log"
 	t0=$(vm_now_ms)
