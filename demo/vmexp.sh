@@ -276,10 +276,23 @@ progress() {
 	printf '   [%6s s] %s maps %s/%s reduces %s/%s | steal/cap%s\n' "$_t" "${2:-}" "$4" "$3" "$6" "$5" "$_line"
 }
 
+# Whether libvirt holds a CPU quota on every guest; a miss pauses a second,
+# so that vm_poll's tenths of a second become seconds.
+all_capped() {
+	for _g in $guests; do
+		vm_virsh schedinfo "$_g" --live 2>/dev/null |
+			awk -F': *' '$1 ~ /^vcpu_quota/ { q = $2 } END { exit !(q + 0 > 0 && q + 0 < 1e12) }' || {
+			sleep 1
+			return 1
+		}
+	done
+}
+
 # run ARM REPEAT: a fresh controller, both jobs, the outputs checked, one
 # line of results.
 run_arm() {
-	run="$1-$2"
+	arm=$1 rep=$2
+	run="$arm-$rep"
 	: >"$vm_state/steal-$run"
 	: >"$out/caps-$run.txt"
 	load0=$(load)
@@ -290,7 +303,7 @@ run_arm() {
 	for g in $guests; do
 		vm_virsh destroy "$g" >/dev/null 2>&1 || true
 	done
-	vmc_controller_start "$run" "$(policy_of "$1")" || cannot "the controller did not start"
+	vmc_controller_start "$run" "$(policy_of "$arm")" || cannot "the controller did not start"
 	for g in $guests; do
 		vmc_guest_start "$g" "$vcpus" 2 384 2 1 96M || cannot "cannot create $g"
 	done
@@ -299,6 +312,19 @@ run_arm() {
 	for g in $guests; do
 		eval "uuid_${g#fs-}=$(vm_virsh domuuid "$g")"
 	done
+	# The arms with caps start once every guest has its cap: the agent may
+	# read a new domain's settings only after a while, and until it has,
+	# the controller sends it no cap.
+	case $arm in A | B | C | D)
+		t_cap=$(vm_now_ms)
+		# 120 tries of a second and more (all_capped pauses on a miss).
+		if vm_poll 12 all_capped; then
+			echo "   every guest capped $(secs $(($(vm_now_ms) - t_cap))) s after registering"
+		else
+			echo "   not every guest was capped 120 s after registering; the run goes on as it is"
+		fi
+		;;
+	esac
 	log="$vm_state/controller-$run.log"
 	t0=$(vm_now_ms)
 	# shellcheck disable=SC2086 # the inputs, one argument each
@@ -335,7 +361,7 @@ run_arm() {
 		END { if (lo > 0) printf "%.2f", hi / lo; else print "inf" }')
 	# shellcheck disable=SC2086 # the counts, one word each
 	maplist=$(echo $maps | tr ' ' ,)
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$(secs "$t_all")" "$(secs "$t_ii")" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$arm" "$rep" "$(secs "$t_all")" "$(secs "$t_ii")" \
 		"$maplist" "$mm" "$kills" "$moves" "$sent" "$capmoves" "$steal" \
 		"$load0 / $(load)" >>"$out/runs.tsv"
 	echo "   done in $(secs "$t_all") s (inverted-index $(secs "$t_ii") s); outputs verified;" \
