@@ -545,9 +545,10 @@ static void drs_step(unsigned t, const double *use) {
         ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, t * SEC), 0);
 }
 
-/* drs: the pool split equally until the first divvy, then in proportion to
- * each VM's use over the window, within [pool_min_cap, its vCPUs], the
- * weight in proportion too; between divvies the parts stand. */
+/* drs: the pool split equally until the first divvy, a period after the
+ * first job, then in proportion to each VM's use over the window, within
+ * [pool_min_cap, its vCPUs], the weight in proportion too; between divvies
+ * the parts stand. */
 START_TEST(test_vm_drs) {
         const double busy[] = { 1.2, 0.2, 0.1, 0.1 }, flipped[] = { 0, 0, 0, 1.6 };
         VmAllocatorSettings *set;
@@ -558,7 +559,13 @@ START_TEST(test_vm_drs) {
         set->pool = 1.6;
         set->drs_period = set->drs_window = 120 * SEC;
         set->drs_sample = 20 * SEC;
-        drs_step(10, busy);
+        /* No job yet: however long, the pool stays split equally. */
+        for (unsigned t = 20; t <= 300; t += 20)
+                drs_step(t, busy);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        ck_assert_double_eq(fx.d.vm_targets[0].cpu_cap, 0.4);
+        fx_map(fx_job(1, 0), NO_INDEX);
+        drs_step(310, busy);
         ck_assert_uint_eq(fx.d.n_vm_targets, 4);
         for (uint32_t v = 0; v < 4; v++)
                 check_vm_target(v, v, 1024, 2, 2 * GIB, 0.4);
@@ -566,13 +573,13 @@ START_TEST(test_vm_drs) {
                 fx.vms[v].cpu_cap = 0.4;
                 fx.vms[v].cpu_weight = 1024;
         }
-        for (unsigned t = 30; t < 130; t += 20) {
+        for (unsigned t = 330; t < 430; t += 20) {
                 drs_step(t, busy);
                 ck_assert_uint_eq(fx.d.n_vm_targets, 0);
         }
-        /* At 130 s, 120 s after the start: use 1.2, 0.2, 0.1 and 0.1 of the
-         * 1.6 CPUs, so each its use. */
-        drs_step(130, busy);
+        /* At 430 s, 120 s after the job was first seen: use 1.2, 0.2, 0.1
+         * and 0.1 of the 1.6 CPUs, so each its use. */
+        drs_step(430, busy);
         ck_assert_uint_eq(fx.d.n_vm_targets, 4);
         ck_assert_double_eq_tol(fx.d.vm_targets[0].cpu_cap, 1.2, 1e-9);
         ck_assert_uint_eq(fx.d.vm_targets[0].cpu_weight, 3072);
@@ -584,15 +591,15 @@ START_TEST(test_vm_drs) {
                 fx.vms[v].cpu_cap = fx.d.vm_targets[v].cpu_cap;
                 fx.vms[v].cpu_weight = fx.d.vm_targets[v].cpu_weight;
         }
-        /* The use flips; the parts stand until the next divvy at 250 s,
+        /* The use flips; the parts stand until the next divvy at 550 s,
          * which sees 120 s of the new use: the idle VMs demand the floor of
          * 0.01 CPU, so VM 3 gets 1.6 / 1.63 of the pool and the others'
          * parts (0.0098) are raised to the least cap. */
-        for (unsigned t = 150; t < 250; t += 20) {
+        for (unsigned t = 450; t < 550; t += 20) {
                 drs_step(t, flipped);
                 ck_assert_uint_eq(fx.d.n_vm_targets, 0);
         }
-        drs_step(250, flipped);
+        drs_step(550, flipped);
         ck_assert_uint_eq(fx.d.n_vm_targets, 4);
         for (uint32_t v = 0; v < 3; v++)
                 ck_assert_double_eq(fx.d.vm_targets[v].cpu_cap, 0.05);

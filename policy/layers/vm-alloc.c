@@ -57,8 +57,9 @@
  *   rule. Live, a VM's cumulative use is its measured use rate integrated
  *   between measurements (a driver reports rates, not counters); its ready
  *   time is not counted (the simulator's default, ready = no). Before the
- *   first divvy the pool is split equally. Only CPU is divided: vCPUs and
- *   memory stay as they are.
+ *   first divvy the pool is split equally; the first comes a period after
+ *   the first job is seen (the simulator's DRS starts with the cluster's
+ *   jobs). Only CPU is divided: vCPUs and memory stay as they are.
  * homo: the pool split equally, each part a cap (at least pool_min_cap) and
  *   the default weight, never changed: the paper's Homo cluster of fixed
  *   4.8 GHz nodes (II-B), which is DRS before its first divvy. */
@@ -585,9 +586,13 @@ static int drs_allocate(void *state, const void *settings, PolicyContext *ctx, u
                 d->seen = true;
                 drs_measure(d, set, &s->vms[v]);
         }
-        if (st->next_divvy == 0)
-                st->next_divvy = ctx->now + set->drs_period;
-        else if (ctx->now >= st->next_divvy) {
+        /* DRS's clock starts with the first job, as the simulator's
+         * does with the cluster's first submission: a divvy of the idle
+         * time before it would starve whichever VM happened to be idle. */
+        if (st->next_divvy == 0) {
+                if (s->n_jobs > 0)
+                        st->next_divvy = ctx->now + set->drs_period;
+        } else if (ctx->now >= st->next_divvy) {
                 drs_divide(st, set, s, pool);
                 st->next_divvy +=
                         set->drs_period * (1 + (ctx->now - st->next_divvy) / set->drs_period);
