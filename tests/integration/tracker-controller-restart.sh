@@ -11,6 +11,7 @@ set -eu
 export LC_ALL=C
 
 data=$tmp/data
+# shellcheck disable=SC2119 # the default lost-timeout
 write_fast_config
 mkdir -p "$data"
 port=$((20000 + $$ % 20000))
