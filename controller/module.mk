@@ -22,9 +22,9 @@ controllerd_SOURCES := controller/daemon/controllerd-config.c controller/daemon/
 	controller/daemon/cluster-heartbeat.c controller/daemon/cluster-snapshot.c \
 	controller/daemon/agent-hosts.c controller/daemon/cluster-profile.c \
 	controller/daemon/cluster-output.c controller/daemon/agent-rate.c \
-	controller/daemon/submit.c controller/daemon/yarn-config.c \
-	controller/daemon/yarn-model.c controller/daemon/yarn-snapshot.c \
-	controller/daemon/yarn-actions.c
+	controller/daemon/agent-diff.c controller/daemon/submit.c \
+	controller/daemon/yarn-config.c controller/daemon/yarn-model.c \
+	controller/daemon/yarn-snapshot.c controller/daemon/yarn-actions.c
 controllerd_DEPS := store policy proto mapred yarn common
 controllerd_PKGS := libsystemd
 

@@ -19,3 +19,12 @@ demo-vm: all
 demo-yarn: all
 	@packaging/deps.sh --yarn
 	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/yarn.sh
+
+# `make vmexp`: the real-guest experiment of FlexSlot against the
+# simulator's prediction (demo/vmexp.sh: 1.5-3 hours); `make vmexp-quick`
+# checks it in a few minutes. Needs root.
+.PHONY: vmexp vmexp-quick
+vmexp: all
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/vmexp.sh
+vmexp-quick: all
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/vmexp.sh --quick

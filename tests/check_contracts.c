@@ -50,6 +50,9 @@ static const Combo combos[] = {
         { "deadline", "flexslot", "hadoop", "flexslot", true, .loop = true },
         { "fair", "flexslot", "sepb", "static", false, DHSA_PI, .loop = true,
           .forecast = SLO_FORECAST_REPLAY },
+        { "fifo", "flexslot", "hadoop", "drs", false },
+        { "fair", "static", "none", "homo", true },
+        { "aria", "flexslot", "late", "drs", false, .loop = true },
 };
 
 /* A profile from an earlier run, for the jobs with deadlines. */

@@ -9,6 +9,7 @@
 #include "policy/core/arena.h"
 #include "policy/core/idmap.h"
 #include "policy/core/policy.h"
+#include "policy/core/resource-pool.h"
 #include "policy/core/stats.h"
 #include "tests.h"
 #include "check_policy.h"
@@ -54,6 +55,55 @@ START_TEST(test_max_min_shares) {
         stats_max_min_shares(demand, 3, 100, share);
         ck_assert_double_eq(share[1], 10);
         ck_assert_double_eq(share[2], 10);
+}
+END_TEST
+
+/* ---- DRS's window of CPU use (resource-pool.h) ---- */
+
+/* Samples every 20 s of a VM using 0.5 CPU, then 1.5: over a 60 s window
+ * the demand is what it used since the oldest sample within the window;
+ * the ring keeps window / sample + 1 samples. */
+START_TEST(test_drs_history_demand) {
+        DrsHistory h;
+        DrsSample now;
+
+        ck_assert_int_eq(drs_history_init(&h, 60 * USEC_PER_SEC, 0), -EINVAL);
+        ck_assert_int_eq(drs_history_init(&h, 60 * USEC_PER_SEC, 20 * USEC_PER_SEC), 0);
+        ck_assert_uint_eq(h.slots, 4);
+        /* Nothing sampled yet: the floor. */
+        now = (DrsSample){ .at = 10 * USEC_PER_SEC, .cpu = 5 };
+        ck_assert_double_eq(drs_history_demand(&h, 60 * USEC_PER_SEC, false, &now), DRS_MIN_DEMAND);
+        for (unsigned k = 0; k <= 5; k++) {
+                double cpu = k <= 3 ? 10.0 * k : 30.0 + 30.0 * (k - 3);
+
+                drs_history_add(
+                        &h,
+                        (DrsSample){ .at = k * 20 * USEC_PER_SEC, .cpu = cpu, .ready = 2.0 * k });
+        }
+        ck_assert_uint_eq(h.taken, 4);
+        /* The ring holds 40..100 s. At 120 s (cpu 120): from the sample at
+         * 60 s (cpu 30), 1.5 CPUs; with the ready time (2 per 20 s), 1.6. */
+        now = (DrsSample){ .at = 120 * USEC_PER_SEC, .cpu = 120, .ready = 12 };
+        ck_assert_double_eq_tol(drs_history_demand(&h, 60 * USEC_PER_SEC, false, &now), 1.5, 1e-12);
+        ck_assert_double_eq_tol(drs_history_demand(&h, 60 * USEC_PER_SEC, true, &now), 1.6, 1e-12);
+        /* A window of 20 s starts at the sample 20 s ago (100 s, cpu 90). */
+        ck_assert_double_eq_tol(drs_history_demand(&h, 20 * USEC_PER_SEC, false, &now), 1.5, 1e-12);
+        /* No use since the window began: the floor, never 0. */
+        now.cpu = 30;
+        ck_assert_double_eq(drs_history_demand(&h, 60 * USEC_PER_SEC, false, &now), DRS_MIN_DEMAND);
+        drs_history_done(&h);
+        ck_assert_ptr_null(h.ring);
+}
+END_TEST
+
+START_TEST(test_drs_share_weight) {
+        /* Four VMs of a 1.6-CPU pool: an equal part is the default weight. */
+        ck_assert_uint_eq(drs_share_weight(0.4, 4, 1.6, 1024), 1024);
+        ck_assert_uint_eq(drs_share_weight(1.2, 4, 1.6, 1024), 3072);
+        /* cpu.shares' floor. */
+        ck_assert_uint_eq(drs_share_weight(0.0001, 4, 1.6, 1024), 2);
+        ck_assert_double_eq(drs_equal_share(1.6, 4, 2), 0.4);
+        ck_assert_double_eq(drs_equal_share(16, 4, 2), 2);
 }
 END_TEST
 
@@ -582,6 +632,8 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_mean_stddev_skewness);
         tcase_add_test(tc, test_percentile);
         tcase_add_test(tc, test_max_min_shares);
+        tcase_add_test(tc, test_drs_history_demand);
+        tcase_add_test(tc, test_drs_share_weight);
         tcase_add_test(tc, test_kmeans_two_clusters);
         tcase_add_test(tc, test_kmeans_iterates_to_fixpoint);
         tcase_add_test(tc, test_kmeans_degenerate);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The VM allocators (policy/layers/vm-alloc.c) through policy_step(): the
- * static and none allocators, demand's shares of a host, critical jobs
+ * static, none, homo and drs allocators, demand's shares of a host, critical jobs
  * first, FlexSlot's, and memory scaled to the host. */
 #include <errno.h>
 #include <stdio.h>
@@ -44,6 +44,110 @@ START_TEST(test_vm_none) {
         fx.cfg.vm_allocator = "none";
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_vm_targets, 0);
+}
+END_TEST
+
+/* homo: the pool split equally as caps at the default weight; vCPUs and
+ * memory stay as they are. */
+START_TEST(test_vm_homo) {
+        VmAllocatorSettings *set;
+
+        fx_cluster(4, 2, 0);
+        fx.cfg.vm_allocator = "homo";
+        set = policy_config_settings(&fx.cfg, &vm_allocator_settings_schema);
+        set->pool = 1.6;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        for (uint32_t v = 0; v < 4; v++)
+                check_vm_target(v, v, 1024, 2, 2 * GIB, 0.4);
+        /* No pool given: the host's 8 pCPUs, 2 each, at most the 2 vCPUs. */
+        set->pool = 0;
+        fx.vms[3].vcpus = 1;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        check_vm_target(0, 0, 1024, 2, 2 * GIB, 2);
+        /* The weight follows the part: half the others'. */
+        check_vm_target(3, 3, 512, 1, 2 * GIB, 1);
+        /* A part below the least cap is raised to it. */
+        set->pool = 0.1;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        check_vm_target(0, 0, 1024, 2, 2 * GIB, 0.05);
+        /* Once there, nothing changes. */
+        for (uint32_t v = 0; v < 4; v++)
+                fx.vms[v].cpu_cap = 0.05;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 0);
+}
+END_TEST
+
+/* One control step of the drs allocator at t seconds, the VMs measured
+ * then at the given use rates. */
+static void drs_step(unsigned t, const double *use) {
+        for (uint32_t v = 0; v < 4; v++) {
+                fx.vms[v].cpu_use = use[v];
+                fx.vms[v].measured_at = t * SEC;
+        }
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, t * SEC), 0);
+}
+
+/* drs: the pool split equally until the first divvy, a period after the
+ * first job, then in proportion to each VM's use over the window, within
+ * [pool_min_cap, its vCPUs], the weight in proportion too; between divvies
+ * the parts stand. */
+START_TEST(test_vm_drs) {
+        const double busy[] = { 1.2, 0.2, 0.1, 0.1 }, flipped[] = { 0, 0, 0, 1.6 };
+        VmAllocatorSettings *set;
+
+        fx_cluster(4, 2, 0);
+        fx.cfg.vm_allocator = "drs";
+        set = policy_config_settings(&fx.cfg, &vm_allocator_settings_schema);
+        set->pool = 1.6;
+        set->drs_period = set->drs_window = 120 * SEC;
+        set->drs_sample = 20 * SEC;
+        /* No job yet: however long, the pool stays split equally. */
+        for (unsigned t = 20; t <= 300; t += 20)
+                drs_step(t, busy);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        ck_assert_double_eq(fx.d.vm_targets[0].cpu_cap, 0.4);
+        fx_map(fx_job(1, 0), NO_INDEX);
+        drs_step(310, busy);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        for (uint32_t v = 0; v < 4; v++)
+                check_vm_target(v, v, 1024, 2, 2 * GIB, 0.4);
+        for (uint32_t v = 0; v < 4; v++) {
+                fx.vms[v].cpu_cap = 0.4;
+                fx.vms[v].cpu_weight = 1024;
+        }
+        for (unsigned t = 330; t < 430; t += 20) {
+                drs_step(t, busy);
+                ck_assert_uint_eq(fx.d.n_vm_targets, 0);
+        }
+        /* At 430 s, 120 s after the job was first seen: use 1.2, 0.2, 0.1
+         * and 0.1 of the 1.6 CPUs, so each its use. */
+        drs_step(430, busy);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        ck_assert_double_eq_tol(fx.d.vm_targets[0].cpu_cap, 1.2, 1e-9);
+        ck_assert_uint_eq(fx.d.vm_targets[0].cpu_weight, 3072);
+        ck_assert_double_eq_tol(fx.d.vm_targets[1].cpu_cap, 0.2, 1e-9);
+        ck_assert_uint_eq(fx.d.vm_targets[1].cpu_weight, 512);
+        ck_assert_double_eq_tol(fx.d.vm_targets[3].cpu_cap, 0.1, 1e-9);
+        ck_assert_uint_eq(fx.d.vm_targets[3].cpu_weight, 256);
+        for (uint32_t v = 0; v < 4; v++) {
+                fx.vms[v].cpu_cap = fx.d.vm_targets[v].cpu_cap;
+                fx.vms[v].cpu_weight = fx.d.vm_targets[v].cpu_weight;
+        }
+        /* The use flips; the parts stand until the next divvy at 550 s,
+         * which sees 120 s of the new use: the idle VMs demand the floor of
+         * 0.01 CPU, so VM 3 gets 1.6 / 1.63 of the pool and the others'
+         * parts (0.0098) are raised to the least cap. */
+        for (unsigned t = 450; t < 550; t += 20) {
+                drs_step(t, flipped);
+                ck_assert_uint_eq(fx.d.n_vm_targets, 0);
+        }
+        drs_step(550, flipped);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 4);
+        for (uint32_t v = 0; v < 3; v++)
+                ck_assert_double_eq(fx.d.vm_targets[v].cpu_cap, 0.05);
+        ck_assert_double_eq_tol(fx.d.vm_targets[3].cpu_cap, 1.6 * 1.6 / 1.63, 1e-9);
 }
 END_TEST
 
@@ -203,6 +307,8 @@ Suite *suite_vm_alloc(void) {
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_vm_static);
         tcase_add_test(tc, test_vm_none);
+        tcase_add_test(tc, test_vm_homo);
+        tcase_add_test(tc, test_vm_drs);
         tcase_add_test(tc, test_vm_demand);
         tcase_add_test(tc, test_vm_demand_unmeasured);
         tcase_add_test(tc, test_vm_demand_starves_low_use_on_busy_host);

@@ -197,6 +197,14 @@ static int register_send(TrackerLink *l) {
         if (r >= 0)
                 r = sd_bus_call_async(l->bus, &l->call, m, on_registered, l,
                                       l->config->call_timeout);
+        /* The step's timer guards the call: a TCP connection that fails
+         * while sd-bus still opens it (the controller is down) can leave
+         * the call neither answered nor timed out, and the tracker would
+         * never try again (on_timer). */
+        if (r >= 0)
+                r = sd_event_source_set_time(l->timer, l->step_at + l->config->call_timeout);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(l->timer, SD_EVENT_ONESHOT);
         if (r < 0) {
                 log_debug_errno(r, "Cannot call Register");
                 disconnect(l);
@@ -324,6 +332,12 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         TrackerLink *l = userdata;
 
         l->step_at = usec;
+        if (l->call && l->id == 0) {
+                log_warning("Register: no answer in %s: the controller went away",
+                            FORMAT_DURATION(l->config->call_timeout));
+                disconnect(l);
+                return step_end(l);
+        }
         if (!l->bus && connect_controller(l) < 0)
                 return step_end(l);
         if (l->id == 0)

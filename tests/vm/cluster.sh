@@ -34,6 +34,9 @@
 #   VMC_LOST_TIMEOUT     its lost-timeout (default 10s)
 #   VMC_BLOCK_SIZE       its [jobs] block-size (default 1M)
 #   VMC_HOST_CPUS        the CPUs the agent offers its VMs (default: online CPUs)
+#   VMC_AGENT_LIMITS     more lines for the agent's [limits] (default none)
+#   VMC_CALL_TIMEOUT     the trackers' call-timeout (default 10s; a busy
+#                        host's TCG guests may need more)
 # After vmc_setup: VMC_ADDRESS (the private bus), VMC_DATA, VMC_PORT, and
 # vmc_ctl (flexslotctl on that bus).
 
@@ -143,6 +146,7 @@ vmc_setup() {
 		max-cpu-weight = 8192
 		min-cpu-cap = 0.05
 		min-interval = 2s
+		${VMC_AGENT_LIMITS:-}
 	EOF
 	VMC_ADDRESS=$VM_BUS_ADDRESS
 	VMC_PORT=$(vmc_free_port)
@@ -207,6 +211,7 @@ vmc_guest_initrd() {
 		slot-memory = $4
 		[connection]
 		reconnect-max = 2s
+		call-timeout = ${VMC_CALL_TIMEOUT:-10s}
 	EOF
 	chmod 0755 "$_vg_dir" "$_vg_dir/etc" "$_vg_dir/etc/flexslot"
 	chmod 0644 "$_vg_dir/etc/flexslot/tracker.ini"
