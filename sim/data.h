@@ -21,3 +21,8 @@ int sim_path_relative_to(const char *file, const char *path, char **ret);
 
 /* The whole of a text file. err gets "path: what went wrong". */
 int sim_read_text(const char *path, char **ret_text, char *err, size_t err_size);
+
+/* A bare name that is no file in the current directory may be one of the
+ * simulator's own in share/flexslot/dir: 0 and its path in ret, or -ENOENT
+ * (or -ENOMEM). */
+int sim_data_find(const char *dir, const char *name, char **ret);

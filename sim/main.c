@@ -76,7 +76,8 @@ static const char replay_options_help[] =
         "                         KEY=VALUE ([policy]) or SECTION.KEY=VALUE (default:\n"
         "                         the scenario's)\n"
         "      --compare=L1,L2,...  several such configurations, one table\n"
-        "      --seeds=LIST       e.g. 1-3 (the default) or 1,4,7\n"
+        "      --seeds=LIST       e.g. 1-3 (the default; --seed N: N and the next two)\n"
+        "                         or 1,4,7\n"
         "      --scale-time=X     submissions times X (X < 1: more load)\n"
         "      --scale-data=X     bytes times X (default: the cluster's slaves / 600,\n"
         "                         the machines of Facebook's 2009 cluster)\n"
@@ -141,8 +142,8 @@ static void usage(const char *scenario_dir) {
                "\n"
                "On a terminal, a run shows its progress on stderr.\n"
                "Exit status: 0 on success (for plan: answered, whether or not the deadline\n"
-               "can be met), 1 when a run fails, 2 on bad usage or a bad scenario, workload\n"
-               "or profile file.\n");
+               "can be met), 1 when a run fails, 2 on bad usage or a bad scenario, workload,\n"
+               "profile or trace file.\n");
 }
 
 /* COMMAND --help: its synopsis, what it does and the options it takes. */
@@ -432,8 +433,11 @@ int main(int argc, char **argv) {
                 replay.out = opt.out;
                 replay.progress = opt.progress;
                 replay.progress_data = opt.progress_data;
+                for (size_t k = 0; opt.seed_set && replay.n_seeds == 0 && k < TRACE_DEFAULT_SEEDS;
+                     k++)
+                        replay.seeds[k] = opt.seed + (int64_t)k;
                 if (opt.seed_set && replay.n_seeds == 0)
-                        replay.seeds[replay.n_seeds++] = opt.seed;
+                        replay.n_seeds = TRACE_DEFAULT_SEEDS;
                 return trace_command(argv[optind + 1], &replay, opt.scenario_dir);
         }
         if (strcmp(command, "experiment") == 0) {

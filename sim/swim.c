@@ -91,8 +91,14 @@ static int parse_job(char **f, SwimJob *job, const SwimJob *prev, const char *na
         return 0;
 }
 
+/* A job's name and line, sorted by both. */
+typedef struct NameLine {
+        const char *name;
+        unsigned line;
+} NameLine;
+
 static int compare_names(const void *a, const void *b) {
-        const SwimJob *x = *(const SwimJob *const *)a, *y = *(const SwimJob *const *)b;
+        const NameLine *x = a, *y = b;
         int c = strcmp(x->name, y->name);
 
         return c ? c : (x->line > y->line) - (x->line < y->line);
@@ -102,22 +108,22 @@ static int compare_names(const void *a, const void *b) {
  * file) that repeats one is the error. */
 static int check_unique(const SwimJob *jobs, size_t n, const char *name, char *err,
                         size_t err_size) {
-        _cleanup_free_ const SwimJob **order = calloc(MAX(n, (size_t)1), sizeof(*order));
-        const SwimJob *first = NULL, *again = NULL;
+        _cleanup_free_ NameLine *order = calloc(MAX(n, (size_t)1), sizeof(NameLine));
+        const NameLine *first = NULL, *again = NULL;
 
         if (!order)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
-                order[i] = &jobs[i];
-        qsort(order, n, sizeof(*order), compare_names);
+                order[i] = (NameLine){ jobs[i].name, jobs[i].line };
+        qsort(order, n, sizeof(NameLine), compare_names);
         /* order[] holds a name's jobs by line: the second of each is its
          * first repeat. */
         for (size_t i = 1; i < n; i++)
-                if (strcmp(order[i]->name, order[i - 1]->name) == 0 &&
-                    (i == 1 || strcmp(order[i - 1]->name, order[i - 2]->name) != 0) &&
-                    (!again || order[i]->line < again->line)) {
-                        again = order[i];
-                        first = order[i - 1];
+                if (strcmp(order[i].name, order[i - 1].name) == 0 &&
+                    (i == 1 || strcmp(order[i - 1].name, order[i - 2].name) != 0) &&
+                    (!again || order[i].line < again->line)) {
+                        again = &order[i];
+                        first = &order[i - 1];
                 }
         if (!again)
                 return 0;

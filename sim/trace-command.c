@@ -10,12 +10,11 @@
 #include "common/cli.h"
 #include "common/macro.h"
 #include "common/parse.h"
+#include "sim/data.h"
 #include "sim/report.h"
 #include "sim/trace.h"
 
 #define GIVEN(c) (1u << ((c)-TRACE_OPT_SCENARIO))
-/* What replay runs without --seeds: as the experiments' --quick. */
-#define DEFAULT_SEEDS 3
 #define DEFAULT_SCENARIO "fig10"
 
 static const char *option_name(int c) {
@@ -143,13 +142,16 @@ int trace_option(TraceOptions *o, int c, const char *arg, char *problem, size_t 
 }
 
 int trace_command(const char *file, TraceOptions *o, const char *scenario_dir) {
-        _cleanup_free_ char *scenario = NULL;
+        _cleanup_free_ char *scenario = NULL, *shipped = NULL;
         SwimTrace trace = { 0 };
         TraceResults res = { 0 };
         const char *name = o->scenario ? o->scenario : DEFAULT_SCENARIO;
         char err[512];
         int r, status;
 
+        /* A bare name may be one of the traces that come with the simulator. */
+        if (sim_data_find("traces", file, &shipped) == 0)
+                file = shipped;
         r = swim_load(file, &trace, err, sizeof(err));
         if (r < 0) {
                 fprintf(stderr, "flexslot-sim: %s\n",
@@ -169,7 +171,7 @@ int trace_command(const char *file, TraceOptions *o, const char *scenario_dir) {
         if (o->time_scale == 0)
                 o->time_scale = 1;
         if (o->n_seeds == 0)
-                for (size_t k = 0; k < DEFAULT_SEEDS; k++)
+                for (size_t k = 0; k < TRACE_DEFAULT_SEEDS; k++)
                         o->seeds[o->n_seeds++] = 1 + (int64_t)k;
         if (o->out && report_prepare_dir(o->out) < 0)
                 status = EXIT_FAILURE;

@@ -20,21 +20,21 @@
 
 typedef struct TraceColumn {
         const char *head;
-        TraceFigure fig;
         double share; /* quantile; 0: the mean */
+        TraceFigure fig;
         unsigned min_maps, max_maps;
         int decimals;
 } TraceColumn;
 
 static const TraceColumn columns[] = {
-        { "JCT p50 s", TRACE_COMPLETION, 0.5, 0, TRACE_ALL_MAPS, 0 },
-        { "JCT p95 s", TRACE_COMPLETION, 0.95, 0, TRACE_ALL_MAPS, 0 },
-        { "slow mean", TRACE_SLOWDOWN, 0, 0, TRACE_ALL_MAPS, 2 },
-        { "slow p50", TRACE_SLOWDOWN, 0.5, 0, TRACE_ALL_MAPS, 2 },
-        { "slow p95", TRACE_SLOWDOWN, 0.95, 0, TRACE_ALL_MAPS, 2 },
-        { "small p50", TRACE_SLOWDOWN, 0.5, 0, SMALL_MAPS, 2 },
-        { "small p95", TRACE_SLOWDOWN, 0.95, 0, SMALL_MAPS, 2 },
-        { "large p50", TRACE_SLOWDOWN, 0.5, SMALL_MAPS + 1, TRACE_ALL_MAPS, 2 },
+        { "JCT p50 s", 0.5, TRACE_COMPLETION, 0, TRACE_ALL_MAPS, 0 },
+        { "JCT p95 s", 0.95, TRACE_COMPLETION, 0, TRACE_ALL_MAPS, 0 },
+        { "slow mean", 0, TRACE_SLOWDOWN, 0, TRACE_ALL_MAPS, 2 },
+        { "slow p50", 0.5, TRACE_SLOWDOWN, 0, TRACE_ALL_MAPS, 2 },
+        { "slow p95", 0.95, TRACE_SLOWDOWN, 0, TRACE_ALL_MAPS, 2 },
+        { "small p50", 0.5, TRACE_SLOWDOWN, 0, SMALL_MAPS, 2 },
+        { "small p95", 0.95, TRACE_SLOWDOWN, 0, SMALL_MAPS, 2 },
+        { "large p50", 0.5, TRACE_SLOWDOWN, SMALL_MAPS + 1, TRACE_ALL_MAPS, 2 },
 };
 
 static double column_value(const TraceColumn *col, const TraceRun *run) {

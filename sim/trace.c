@@ -96,19 +96,21 @@ static int config_add(TraceConfig *c, const char *prefix, const char *item, char
 }
 
 int trace_config_parse(const char *spec, TraceConfig *ret, char *err, size_t err_size) {
-        _cleanup_free_ char *copy = strdup(spec);
+        _cleanup_free_ char *copy = NULL;
         TraceConfig c = { 0 };
         char *save = NULL;
         unsigned kinds = 0;
         int r;
 
-        if (!copy)
-                return -ENOMEM;
-        if (spec[0] == '\0' || strlen(spec) >= sizeof(c.label)) {
-                snprintf(err, err_size, "'%s': a configuration is 1 to %zu characters", spec,
-                         sizeof(c.label) - 1);
+        /* The label names the configuration's directory under --out. */
+        if (spec[0] == '\0' || strlen(spec) >= sizeof(c.label) || strchr(spec, '/')) {
+                snprintf(err, err_size, "'%s': a configuration is 1 to %zu characters, no '/'",
+                         spec, sizeof(c.label) - 1);
                 return -EINVAL;
         }
+        copy = strdup(spec);
+        if (!copy)
+                return -ENOMEM;
         snprintf(c.label, sizeof(c.label), "%s", spec);
         for (char *item = strtok_r(copy, "+", &save); item; item = strtok_r(NULL, "+", &save)) {
                 char *eq = strchr(item, '='), prefix[32];
@@ -333,7 +335,7 @@ static int trace_alone(const SwimTrace *t, const TraceOptions *o, int64_t seed, 
                  * control cycle as in the trace: a small job's time is
                  * mostly the wait for a heartbeat. */
                 snprintf(submit, sizeof(submit), "%" PRIu64 "us",
-                         trace_submit_usec(&s.model, &t->jobs[j]) % cycle);
+                         cycle ? trace_submit_usec(&s.model, &t->jobs[j]) % cycle : 0);
                 solo.submit = submit;
                 r = sim_new(&solo, &s.wl, &sim, err, sizeof(err));
                 if (r < 0) {

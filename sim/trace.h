@@ -44,6 +44,8 @@
 #define TRACE_COSTS_DEFAULT "wordcount"
 #define TRACE_MAX_CONFIGS 8
 #define TRACE_MAX_SEEDS 16
+/* Seeds without --seeds: as the experiments' --quick. */
+#define TRACE_DEFAULT_SEEDS 3
 #define TRACE_MAX_SETS 12
 #define TRACE_LABEL_MAX 64
 
