@@ -79,18 +79,19 @@ void trace_print(FILE *f, const char *file, const SwimTrace *trace, const TraceO
                 "Trace %s: %zu jobs over %.1f h, %" PRIu64 " maps and %" PRIu64 " reduces; "
                 "%zu small (at most %d maps)\n"
                 "Model: data x%g, submissions x%g; per-MB CPU of %s (maps %.3g s/MB, reduces "
-                "%.3g s/MB); a map per %.0f MB block, a reduce per %.0f MB of shuffle and output\n",
+                "%.3g s/MB);\n  a map per %.0f MB block, a reduce per %.0f MB of shuffle and "
+                "output\nScenario %s\nSeeds",
                 file, trace->n_jobs, trace->jobs[trace->n_jobs - 1].submit * m->time_scale / 3600,
                 maps, reduces, small, SMALL_MAPS, m->data_scale, m->time_scale, r->costs.name,
                 m->costs->map_cpu_per_mb, m->costs->reduce_cpu_per_mb, m->block_size / (1 << 20),
-                m->reduce_bytes / (1 << 20));
-        fprintf(f, "Scenario %s, seeds", o->scenario);
+                m->reduce_bytes / (1 << 20), o->scenario);
         for (size_t k = 0; k < r->n_seeds; k++)
                 fprintf(f, "%s%" PRId64, k ? "," : " ", o->seeds[k]);
         fprintf(f,
-                ": mean ± half the range over them. JCT: a job's end after its submission; "
-                "slow: that over the\njob's own alone on the cluster under %s; p50, p95: "
-                "nearest rank; small: at most %d maps, large: more.\n",
+                ": each figure the mean ± half the range over them\n"
+                "JCT: a job's end after its submission; slow: its JCT over its JCT alone on the "
+                "cluster under\n  %s; p50, p95: nearest rank; small: at most %d maps, large: "
+                "more\n",
                 r->scenario_layers, SMALL_MAPS);
         fprintf(f, "%-22s", "configuration");
         for (size_t i = 0; i < ELEMENTSOF(columns); i++)

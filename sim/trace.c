@@ -234,12 +234,17 @@ static int trace_setup(const SwimTrace *t, const TraceOptions *o, const TraceCon
         }
         for (size_t i = 0; i < o->n_overrides; i++)
                 overrides[n++] = o->overrides[i];
-        for (size_t i = 0; config && i < config->n_sets; i++)
-                if (scenario_override_parse(config->sets[i], &overrides[n++]) < 0) {
+        for (size_t i = 0; config && i < config->n_sets; i++) {
+                if (scenario_override_parse(config->sets[i], &overrides[n]) < 0) {
                         snprintf(err, err_size, "'%s': '%s' is not SECTION.KEY=VALUE",
                                  config->label, config->sets[i]);
                         return -EINVAL;
                 }
+                /* An error names the configuration that set it. */
+                snprintf(overrides[n].where, sizeof(overrides[n].where), "'%s': %s", config->label,
+                         config->sets[i]);
+                n++;
+        }
         r = scenario_load(o->scenario, overrides, n, &s->sc, err, err_size);
         if (r < 0)
                 return r;
@@ -278,6 +283,18 @@ static int trace_setup(const SwimTrace *t, const TraceOptions *o, const TraceCon
         if (r >= 0)
                 r = join_jobs(t, &s->model, true, &s->sc.submit);
         return r;
+}
+
+/* Builds what a configuration runs on: an exit status, with why not on
+ * stderr. */
+static int trace_check(const SwimTrace *t, const TraceOptions *o, const TraceConfig *config) {
+        _cleanup_(trace_setup_done) TraceSetup s = { 0 };
+        char err[512];
+        int r = trace_setup(t, o, config, o->seeds[0], &s, err, sizeof(err));
+
+        if (r < 0)
+                fprintf(stderr, "flexslot-sim: replay: %s\n", r == -EINVAL ? err : strerror(-r));
+        return r >= 0 ? 0 : r == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 }
 
 /* Runs a built simulator; an exit status, with why it failed on stderr. */
@@ -403,6 +420,10 @@ int trace_replay(const SwimTrace *trace, const TraceOptions *o, TraceResults *re
                 free(res.runs);
                 return EXIT_FAILURE;
         }
+        /* Every configuration's scenario first: a bad one ends the command
+         * before hours of runs, not after. */
+        for (size_t c = 0; status == 0 && c < nc; c++)
+                status = trace_check(trace, o, o->n_configs ? &o->configs[c] : NULL);
         for (size_t k = 0; status == 0 && k < o->n_seeds; k++) {
                 status = trace_alone(trace, o, o->seeds[k], alone, &res);
                 for (size_t c = 0; status == 0 && c < nc; c++)

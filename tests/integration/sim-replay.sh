@@ -45,7 +45,7 @@ expect 2 "^flexslot-sim: replay: --costs: no benchmark 'nope' in " \
 	>"$tmp/out" || fail "replay failed: $(cat "$tmp/out")"
 grep -q "^Trace $good: 3 jobs over 0.0 h, 4 maps and 1 reduces" "$tmp/out" ||
 	fail "replay's model: $(cat "$tmp/out")"
-grep -q "seeds 1,2:" "$tmp/out" || fail "replay's seeds: $(cat "$tmp/out")"
+grep -q "^Seeds 1,2: " "$tmp/out" || fail "replay's seeds: $(cat "$tmp/out")"
 grep -q "^fifo  " "$tmp/out" && grep -q "^fair+flexslot  " "$tmp/out" ||
 	fail "replay's table: $(cat "$tmp/out")"
 for c in fifo fair+flexslot; do
