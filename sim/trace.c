@@ -334,9 +334,9 @@ static int trace_alone(const SwimTrace *t, const TraceOptions *o, int64_t seed, 
                 fprintf(stderr, "flexslot-sim: replay: %s\n", r == -EINVAL ? err : strerror(-r));
                 return r == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
         }
+        /* model.costs points at costs once the results are handed out. */
         res->model = s.model;
         res->costs = s.costs;
-        res->model.costs = &res->costs;
         snprintf(res->scenario_layers, sizeof(res->scenario_layers), "%s+%s+%s+%s", s.sc.scheduler,
                  s.sc.slot_manager, s.sc.speculation, s.sc.allocator);
         cycle = lcm_usec(s.sc.heartbeat, scenario_core(&s.sc)->control_interval);
@@ -435,6 +435,7 @@ int trace_replay(const SwimTrace *trace, const TraceOptions *o, TraceResults *re
                 return status;
         }
         *ret = res;
+        ret->model.costs = &ret->costs;
         return 0;
 }
 

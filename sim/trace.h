@@ -112,7 +112,7 @@ typedef struct TraceRun {
 typedef struct TraceResults {
         TraceRun *runs;
         size_t n_configs, n_seeds;
-        TraceModel model;
+        TraceModel model; /* its costs point at costs */
         Benchmark costs;
         char scenario_layers[TRACE_LABEL_MAX]; /* what the alone runs ran under */
 } TraceResults;
