@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,4 +108,15 @@ int sim_data_find(const char *dir, const char *name, char **ret) {
                 return -ENOENT;
         *ret = TAKE_PTR(shipped);
         return 0;
+}
+
+int sim_file_error(char *err, size_t size, const char *name, unsigned line, const char *fmt, ...) {
+        char msg[256];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        snprintf(err, size, "%s:%u: %s", name, line, msg);
+        return -EINVAL;
 }

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,20 +17,6 @@
 #define SWIM_TIME_MAX 1e9
 /* An exabyte: beyond any job of a trace, and exact as a double's integer. */
 #define SWIM_BYTES_MAX 1000000000000000000ULL
-
-static int fail(char *err, size_t size, const char *name, unsigned line, const char *fmt, ...)
-        _printf_(5, 6);
-
-static int fail(char *err, size_t size, const char *name, unsigned line, const char *fmt, ...) {
-        char msg[256];
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
-        va_end(ap);
-        snprintf(err, size, "%s:%u: %s", name, line, msg);
-        return -EINVAL;
-}
 
 /* Splits line in place at tabs; returns the count, or one more than max
  * when there are more. */
@@ -59,34 +44,37 @@ static int parse_job(char **f, SwimJob *job, const SwimJob *prev, const char *na
         double expected;
 
         if (f[0][0] == '\0')
-                return fail(err, err_size, name, line, "empty job name");
+                return sim_file_error(err, err_size, name, line, "empty job name");
         if (strlen(f[0]) >= SWIM_NAME_MAX)
-                return fail(err, err_size, name, line,
-                            "job name '%.40s...' longer than %d characters", f[0],
-                            SWIM_NAME_MAX - 1);
+                return sim_file_error(err, err_size, name, line,
+                                      "job name '%.40s...' longer than %d characters", f[0],
+                                      SWIM_NAME_MAX - 1);
         snprintf(job->name, sizeof(job->name), "%s", f[0]);
         if (parse_double(f[1], 0, SWIM_TIME_MAX, &job->submit) < 0)
-                return fail(err, err_size, name, line,
-                            "submit time '%s' is not a number of seconds in [0, %g]", f[1],
-                            SWIM_TIME_MAX);
+                return sim_file_error(err, err_size, name, line,
+                                      "submit time '%s' is not a number of seconds in [0, %g]",
+                                      f[1], SWIM_TIME_MAX);
         if (parse_double(f[2], 0, SWIM_TIME_MAX, &job->gap) < 0)
-                return fail(err, err_size, name, line,
-                            "gap '%s' is not a number of seconds in [0, %g]", f[2], SWIM_TIME_MAX);
+                return sim_file_error(err, err_size, name, line,
+                                      "gap '%s' is not a number of seconds in [0, %g]", f[2],
+                                      SWIM_TIME_MAX);
         for (size_t i = 0; i < ELEMENTSOF(bytes); i++)
                 if (parse_uint64(f[3 + i], 0, SWIM_BYTES_MAX, bytes[i]) < 0)
-                        return fail(err, err_size, name, line,
-                                    "%s '%s' is not a whole number of bytes up to 10^18",
-                                    byte_fields[i], f[3 + i]);
+                        return sim_file_error(err, err_size, name, line,
+                                              "%s '%s' is not a whole number of bytes up to 10^18",
+                                              byte_fields[i], f[3 + i]);
         if (prev && job->submit < prev->submit)
-                return fail(err, err_size, name, line,
-                            "submitted at %g s, before the job before it (%g s on line %u)",
-                            job->submit, prev->submit, prev->line);
+                return sim_file_error(
+                        err, err_size, name, line,
+                        "submitted at %g s, before the job before it (%g s on line %u)",
+                        job->submit, prev->submit, prev->line);
         /* The gap repeats what the submissions say: a line whose gap does
          * not is one whose fields are not what they should be. */
         expected = prev ? job->submit - prev->submit : job->submit;
         if (fabs(job->gap - expected) > 1e-6 * MAX(1.0, job->submit))
-                return fail(err, err_size, name, line,
-                            "gap %g s, but the submissions are %g s apart", job->gap, expected);
+                return sim_file_error(err, err_size, name, line,
+                                      "gap %g s, but the submissions are %g s apart", job->gap,
+                                      expected);
         job->line = line;
         return 0;
 }
@@ -127,8 +115,8 @@ static int check_unique(const SwimJob *jobs, size_t n, const char *name, char *e
                 }
         if (!again)
                 return 0;
-        return fail(err, err_size, name, again->line, "job '%s' again (first on line %u)",
-                    again->name, first->line);
+        return sim_file_error(err, err_size, name, again->line, "job '%s' again (first on line %u)",
+                              again->name, first->line);
 }
 
 int swim_parse(const char *name, const char *text, SwimTrace *ret, char *err, size_t err_size) {
@@ -156,7 +144,7 @@ int swim_parse(const char *name, const char *text, SwimTrace *ret, char *err, si
                         continue;
                 nf = split_tabs(p, fields, SWIM_FIELDS);
                 if (nf != SWIM_FIELDS)
-                        return fail(
+                        return sim_file_error(
                                 err, err_size, name, line,
                                 "%s%d tab-separated fields, expected %d (name, submit s, gap s, "
                                 "map input, shuffle and reduce output bytes)",
@@ -176,7 +164,7 @@ int swim_parse(const char *name, const char *text, SwimTrace *ret, char *err, si
                 n++;
         }
         if (n == 0)
-                return fail(err, err_size, name, line, "no jobs");
+                return sim_file_error(err, err_size, name, line, "no jobs");
         r = check_unique(jobs, n, name, err, err_size);
         if (r < 0)
                 return r;
