@@ -285,16 +285,24 @@ static int trace_setup(const SwimTrace *t, const TraceOptions *o, const TraceCon
         return r;
 }
 
+/* Why building a run failed, on stderr: the file's or the scenario's own
+ * message where there is one. An exit status: a bad or missing file is
+ * the user's to fix. */
+static int setup_failed(int r, const char *err) {
+        bool file = r == -EINVAL || r == -ENOENT;
+
+        fprintf(stderr, "flexslot-sim: replay: %s\n", file && err[0] ? err : strerror(-r));
+        return file ? EXIT_USAGE : EXIT_FAILURE;
+}
+
 /* Builds what a configuration runs on: an exit status, with why not on
  * stderr. */
 static int trace_check(const SwimTrace *t, const TraceOptions *o, const TraceConfig *config) {
         _cleanup_(trace_setup_done) TraceSetup s = { 0 };
-        char err[512];
+        char err[512] = "";
         int r = trace_setup(t, o, config, o->seeds[0], &s, err, sizeof(err));
 
-        if (r < 0)
-                fprintf(stderr, "flexslot-sim: replay: %s\n", r == -EINVAL ? err : strerror(-r));
-        return r >= 0 ? 0 : r == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+        return r >= 0 ? 0 : setup_failed(r, err);
 }
 
 /* Runs a built simulator; an exit status, with why it failed on stderr. */
@@ -326,14 +334,12 @@ static usec_t lcm_usec(usec_t a, usec_t b) {
 static int trace_alone(const SwimTrace *t, const TraceOptions *o, int64_t seed, double *alone,
                        TraceResults *res) {
         _cleanup_(trace_setup_done) TraceSetup s = { 0 };
-        char err[512];
+        char err[512] = "";
         usec_t cycle;
         int r = trace_setup(t, o, NULL, seed, &s, err, sizeof(err));
 
-        if (r < 0) {
-                fprintf(stderr, "flexslot-sim: replay: %s\n", r == -EINVAL ? err : strerror(-r));
-                return r == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
-        }
+        if (r < 0)
+                return setup_failed(r, err);
         /* model.costs points at costs once the results are handed out. */
         res->model = s.model;
         res->costs = s.costs;
@@ -355,11 +361,8 @@ static int trace_alone(const SwimTrace *t, const TraceOptions *o, int64_t seed, 
                          cycle ? trace_submit_usec(&s.model, &t->jobs[j]) % cycle : 0);
                 solo.submit = submit;
                 r = sim_new(&solo, &s.wl, &sim, err, sizeof(err));
-                if (r < 0) {
-                        fprintf(stderr, "flexslot-sim: replay: %s\n",
-                                r == -EINVAL ? err : strerror(-r));
-                        return r == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
-                }
+                if (r < 0)
+                        return setup_failed(r, err);
                 status = trace_sim_run(sim, t->jobs[j].name);
                 if (status != 0)
                         return status;
@@ -374,15 +377,13 @@ static int trace_run(const SwimTrace *t, const TraceOptions *o, const TraceConfi
         _cleanup_(trace_setup_done) TraceSetup s = { 0 };
         _cleanup_(sim_freep) Sim *sim = NULL;
         const SimResults *res;
-        char err[512];
+        char err[512] = "";
         int r = trace_setup(t, o, config, seed, &s, err, sizeof(err)), status;
 
         if (r >= 0)
                 r = sim_new(&s.sc, &s.wl, &sim, err, sizeof(err));
-        if (r < 0) {
-                fprintf(stderr, "flexslot-sim: replay: %s\n", r == -EINVAL ? err : strerror(-r));
-                return r == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
-        }
+        if (r < 0)
+                return setup_failed(r, err);
         sim_set_progress(sim, o->progress, o->progress_data);
         status = trace_sim_run(sim, config ? config->label : "the scenario's layers");
         if (status != 0)

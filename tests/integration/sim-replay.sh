@@ -40,6 +40,8 @@ usage "--scenario is an option of replay" --scenario fig10 list
 usage "replay takes one trace file" replay
 expect 2 "^flexslot-sim: replay: --costs: no benchmark 'nope' in " \
 	"$sim" replay "$good" --costs nope --seeds 1
+expect 2 "^flexslot-sim: replay: .*/nope.ini: cannot open: No such file or directory" \
+	"$sim" replay "$good" --scenario nope
 
 "$sim" --out "$tmp/o" replay "$good" --scale-data 1 --seeds 1,2 --compare fifo,fair+flexslot \
 	>"$tmp/out" || fail "replay failed: $(cat "$tmp/out")"
