@@ -44,7 +44,7 @@ static const char common_options_help[] =
         "                     scenario's [workload] seed); an experiment runs it (1)\n"
         "                     and the next four, two with --quick\n"
         "  -o, --out=DIR      write CSV files and charts (PNG and SVG) into DIR\n"
-        "  -S, --scenarios=DIR where experiments find their scenario files\n"
+        "  -S, --scenarios=DIR where experiments and replay find their scenario files\n"
         "                     (default: %s)\n"
         "  -q, --quick        experiments: a smaller input, for a demonstration\n"
         "      --set=SECTION.KEY=VALUE\n"
@@ -103,7 +103,7 @@ static const SimCommand commands[] = {
           "ARIA's bounds needs for the deadline, and with the costs the Deadline\n"
           "Constraint Scheduler's minimum tasks.\n" },
         { "replay",
-          "replay FILE [--scenario=NAME] [--layers=L | --compare=L1,L2,...]\n"
+          "[OPTIONS] replay FILE [--scenario=NAME] [--layers=L | --compare=L1,L2,...]\n"
           "                    [REPLAY OPTIONS]",
           "replay a SWIM workload trace on a scenario's cluster",
           "FILE is in SWIM's format (a job a line: name, submit s, gap s, map input,\n"

@@ -20,7 +20,7 @@ usage() {
 }
 
 "$sim" replay --help >"$tmp/out" || fail "replay --help failed"
-head -n 1 "$tmp/out" | grep -q "^Usage: flexslot-sim replay FILE" || fail "replay --help: $(cat "$tmp/out")"
+head -n 1 "$tmp/out" | grep -q "^Usage: flexslot-sim \[OPTIONS\] replay FILE" || fail "replay --help: $(cat "$tmp/out")"
 grep -q -- "--compare=L1,L2" "$tmp/out" || fail "replay --help lacks its options"
 grep -q -- "--map-cost" "$tmp/out" && fail "replay --help lists plan's options"
 
