@@ -33,7 +33,7 @@ INSTALL_DEPS ?= 1
 DEB_DIR ?= $(BUILD)/deb
 
 CC ?= cc
-PKGS := libvirt libsystemd inih sqlite3
+PKGS := libvirt libsystemd inih sqlite3 json-c libcurl
 TEST_PKGS := check
 
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wmissing-prototypes \
@@ -255,9 +255,13 @@ help:
 	@echo "make demo       run the simulator's demonstration experiment"
 	@echo "make demo-live  the daemons on this machine: wordcount stock, then FlexSlot"
 	@echo "make demo-vm    the same on three real QEMU guests (root)"
+	@echo "make demo-yarn  the controller driving a real YARN (Hadoop's mini cluster)"
+	@echo "make vmexp      the real-guest experiment, arms A-F against the prediction (root;"
+	@echo "                1.5-3 h; make vmexp-quick: a few minutes)"
 	@echo "make bench      run the benchmarks"
 	@echo "make lint       the floors (tools/layers.sh), cppcheck and clang-tidy: findings and a verdict"
 	@echo "make fuzz       the libFuzzer targets, each for FUZZ_SECONDS (default 60)"
+	@echo "make chaos      random messages at a live controller for CHAOS_SECONDS (default 30)"
 	@echo "make format     clang-format every C file in place"
 	@echo "make install    install into DESTDIR/PREFIX (default $(PREFIX))"
 	@echo "make deb        Debian packages into $(DEB_DIR)/ (DEB_DIR=...)"

@@ -143,7 +143,7 @@ static int send_beat(Tracker *t) {
                                                 .input_size = 100,
                                                 .cpu_time = 1000 };
         r = sd_bus_message_new_method_call(t->bus, &m, NULL, TRACKER1_OBJECT_PATH,
-                                           TRACKER1_INTERFACE, "Heartbeat");
+                                           TRACKER1_INTERFACE, TRACKER1_HEARTBEAT_METHOD);
         if (r >= 0)
                 r = tracker1_heartbeat_append(m, &report);
         t->sent = now_monotonic_usec();

@@ -149,7 +149,7 @@ static int beat(Client *c) {
         int r;
 
         r = sd_bus_message_new_method_call(c->bus, &m, NULL, TRACKER1_OBJECT_PATH,
-                                           TRACKER1_INTERFACE, "Heartbeat");
+                                           TRACKER1_INTERFACE, TRACKER1_HEARTBEAT_METHOD);
         if (r >= 0)
                 r = append_report(c, m);
         if (r < 0)

@@ -82,6 +82,12 @@ int log_internal(LogLevel level, int error, const char *func, const char *fmt, .
         va_start(ap, fmt);
         vsnprintf(message, sizeof(message), fmt, ap);
         va_end(ap);
+        /* A message is one line: text a client sent (a VM UUID, a job's
+         * name) cannot start a line of its own, which under systemd could
+         * claim any priority, nor carry a terminal's escapes. */
+        for (char *p = message; *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                        *p = '?';
 
         /* One fprintf per line keeps lines from interleaving between threads. */
         if (journal_prefix)

@@ -54,6 +54,13 @@ static inline void closep(int *fd) {
         }
 }
 
+/* Closes fd when it is open; -1, for fd = safe_close(fd). */
+static inline int safe_close(int fd) {
+        if (fd >= 0)
+                close(fd);
+        return -1;
+}
+
 #define _cleanup_free_ _cleanup_(freep)
 #define _cleanup_fclose_ _cleanup_(fclosep)
 #define _cleanup_close_ _cleanup_(closep)

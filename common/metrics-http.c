@@ -6,6 +6,7 @@
  * intervals of seconds. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -70,6 +71,27 @@ static void connection_free(Connection *c) {
 
 void metrics_header(FILE *out, const char *name, const char *type, const char *help) {
         fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+void metrics_histogram_observe(MetricsHistogram *h, double value) {
+        for (size_t i = 0; i < h->n_bounds; i++)
+                if (value <= h->bounds[i]) {
+                        h->counts[i]++;
+                        break;
+                }
+        h->count++;
+        h->sum += value;
+}
+
+void metrics_histogram_write(FILE *out, const char *name, const MetricsHistogram *h) {
+        uint64_t below = 0;
+
+        for (size_t i = 0; i < h->n_bounds; i++) {
+                below += h->counts[i];
+                fprintf(out, "%s_bucket{le=\"%g\"} %" PRIu64 "\n", name, h->bounds[i], below);
+        }
+        fprintf(out, "%s_bucket{le=\"+Inf\"} %" PRIu64 "\n%s_sum %.9f\n%s_count %" PRIu64 "\n",
+                name, h->count, name, h->sum, name, h->count);
 }
 
 void metrics_label_value(FILE *out, const char *value) {

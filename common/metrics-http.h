@@ -11,6 +11,8 @@
  * daemon's own state, with the writer it was given; nothing is cached. */
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <systemd/sd-event.h>
@@ -42,3 +44,19 @@ unsigned metrics_server_port(const MetricsServer *s);
 void metrics_header(FILE *out, const char *name, const char *type, const char *help);
 /* A label value with \, " and newline escaped as the format requires. */
 void metrics_label_value(FILE *out, const char *value);
+
+/* A histogram of observations in Prometheus' form: the count at or below
+ * each bound (cumulative when written), their sum and number. bounds is
+ * ascending and outlives it; +Inf is implied. */
+#define METRICS_HISTOGRAM_BOUNDS_MAX 16
+typedef struct MetricsHistogram {
+        const double *bounds;
+        size_t n_bounds;                               /* at most METRICS_HISTOGRAM_BOUNDS_MAX */
+        uint64_t counts[METRICS_HISTOGRAM_BOUNDS_MAX]; /* in (bounds[i-1], bounds[i]] */
+        uint64_t count;
+        double sum;
+} MetricsHistogram;
+
+void metrics_histogram_observe(MetricsHistogram *h, double value);
+/* name's _bucket, _sum and _count lines (its header is the caller's). */
+void metrics_histogram_write(FILE *out, const char *name, const MetricsHistogram *h);

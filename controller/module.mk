@@ -4,6 +4,15 @@ LIBRARIES += store
 store_SOURCES := $(wildcard controller/store/*.c)
 store_DEPS := policy common
 store_PKGS := sqlite3
+# The controller's client of YARN (controller/yarn/): the REST answers of a
+# ResourceManager and its MapReduce application masters decoded with
+# json-c, and HTTP on the daemon's sd-event loop with libcurl. The YARN
+# driver (controller/daemon/yarn-*.c) builds on it.
+LIBRARIES += yarn
+yarn_SOURCES := $(wildcard controller/yarn/*.c)
+yarn_DEPS := common
+yarn_PKGS := json-c libcurl libsystemd
+
 # flexslot-controllerd: the live controller. Its testable parts (the
 # configuration and the live model of the cluster) are the `controllerd`
 # library.
@@ -13,15 +22,18 @@ controllerd_SOURCES := controller/daemon/controllerd-config.c controller/daemon/
 	controller/daemon/cluster-heartbeat.c controller/daemon/cluster-snapshot.c \
 	controller/daemon/agent-hosts.c controller/daemon/cluster-profile.c \
 	controller/daemon/cluster-output.c controller/daemon/agent-rate.c \
-	controller/daemon/submit.c
-controllerd_DEPS := store policy proto mapred common
+	controller/daemon/agent-diff.c controller/daemon/submit.c \
+	controller/daemon/yarn-config.c controller/daemon/yarn-model.c \
+	controller/daemon/yarn-snapshot.c controller/daemon/yarn-actions.c
+controllerd_DEPS := store policy proto mapred yarn common
 controllerd_PKGS := libsystemd
 
 PROGRAMS += flexslot-controllerd
 flexslot-controllerd_SOURCES := controller/daemon/controllerd.c \
 	controller/daemon/bus-controller.c controller/daemon/tracker-endpoint.c \
 	controller/daemon/agent-link.c controller/daemon/agent-targets.c \
-	controller/daemon/bus-agents.c
+	controller/daemon/bus-agents.c controller/daemon/controller-metrics.c \
+	controller/daemon/driver-trackers.c controller/daemon/yarn-driver.c
 flexslot-controllerd_DEPS := controllerd daemon
 flexslot-controllerd_INSTALL_DIR := sbin
 

@@ -53,20 +53,8 @@ vms=$(awk '/<uuid>/ { gsub(/ *<\/?uuid>/, ""); uuid = $0; off = 0 }
 	/<test:runstate>/ { off = 1 } /<\/domain>/ && !off { print uuid }' "$fixture")
 
 echo "== dataset (DEMO_SIZE=$size)"
-mkdir -p "$data/in"
-# Three long-line files (each record 8 times the work) and many small ones:
-# with 1M blocks the long ones are the splits that straggle.
-for i in 1 2 3; do
-	gen_words "$i" $((size * 1500)) 8 >"$data/in/long$i"
-done
-for i in $(seq 4 15); do
-	gen_words "$i" $((size * 300)) >"$data/in/short$i"
-done
-wordcount_answer "$data"/in/* >"$tmp/expected"
-inputs=""
-for f in "$data"/in/*; do
-	inputs="$inputs in/${f##*/}"
-done
+# With 1M blocks the long files are the splits that straggle.
+inputs=$(demo_dataset "$data" "$size" "$tmp/expected")
 n_inputs=$(echo "$inputs" | wc -w)
 echo "$n_inputs files, $(du -sk "$data/in" | cut -f1) KiB, $(wc -l <"$tmp/expected") distinct words"
 

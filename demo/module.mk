@@ -11,3 +11,20 @@ demo-live: all
 .PHONY: demo-vm
 demo-vm: all
 	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/vm.sh
+
+# `make demo-yarn`: the controller driving a real YARN (Hadoop's mini
+# cluster) on this machine (demo/yarn.sh). It needs the JDK and Maven
+# (packaging/deps.sh --yarn, installed first) and fetches Hadoop's jars once.
+.PHONY: demo-yarn
+demo-yarn: all
+	@packaging/deps.sh --yarn
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/yarn.sh
+
+# `make vmexp`: the real-guest experiment of FlexSlot against the
+# simulator's prediction (demo/vmexp.sh: 1.5-3 hours); `make vmexp-quick`
+# checks it in a few minutes. Needs root.
+.PHONY: vmexp vmexp-quick
+vmexp: all
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/vmexp.sh
+vmexp-quick: all
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/vmexp.sh --quick

@@ -69,20 +69,7 @@ echo "   ready in $(secs $(($(vm_now_ms) - t0))) s"
 data=$VMC_DATA
 
 echo "== dataset (DEMO_SIZE=$size)"
-mkdir -p "$data/in"
-# Three long-line files (each record 8 times the work) and many small ones:
-# the long ones' splits are the expensive maps.
-for i in 1 2 3; do
-	gen_words "$i" $((size * 1500)) 8 >"$data/in/long$i"
-done
-for i in $(seq 4 15); do
-	gen_words "$i" $((size * 300)) >"$data/in/short$i"
-done
-wordcount_answer "$data"/in/* >"$vm_state/expected"
-inputs=""
-for f in "$data"/in/*; do
-	inputs="$inputs in/${f##*/}"
-done
+inputs=$(demo_dataset "$data" "$size" "$vm_state/expected")
 echo "   $(echo "$inputs" | wc -w) files, $(du -sk "$data/in" | cut -f1) KiB, $(wc -l <"$vm_state/expected") distinct words"
 
 # The thresholds of Hadoop and FlexSlot are made for maps of a minute or

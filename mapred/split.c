@@ -140,38 +140,51 @@ static int split_by_size(const void *a, const void *b) {
         return x->offset < y->offset ? -1 : x->offset > y->offset ? 1 : 0;
 }
 
-static int input_splits_add_path(InputSplitList *l, const char *path, uint64_t block_size) {
+/* What path is, opened as task_file_open() opens it (beneath dir_fd unless
+ * that is AT_FDCWD): -EINVAL for neither a file nor a directory. */
+static int input_stat(int dir_fd, const char *path, struct stat *ret) {
+        _cleanup_close_ int fd = task_file_open(dir_fd, path, O_PATH, 0, "input");
+
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, ret) < 0)
+                return log_error_errno(-errno, "Cannot stat input %s", path);
+        if (!S_ISREG(ret->st_mode) && !S_ISDIR(ret->st_mode))
+                return log_error_errno(-EINVAL, "Input %s is neither a file nor a directory", path);
+        return 0;
+}
+
+static int input_splits_add_path(InputSplitList *l, int dir_fd, const char *path,
+                                 uint64_t block_size) {
         struct stat st;
         char **files = NULL;
         size_t n = 0;
         int r;
 
-        if (stat(path, &st) < 0)
-                return log_error_errno(-errno, "Cannot read input %s", path);
+        r = input_stat(dir_fd, path, &st);
+        if (r < 0)
+                return r;
         if (S_ISREG(st.st_mode))
                 return input_splits_add_file(l, path, (uint64_t)st.st_size, block_size);
-        if (!S_ISDIR(st.st_mode))
-                return log_error_errno(-EINVAL, "Input %s is neither a file nor a directory", path);
-        r = dir_list_files(AT_FDCWD, path, &files, &n);
+        r = dir_list_files(dir_fd, path, &files, &n);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n && r >= 0; i++) {
-                if (stat(files[i], &st) < 0)
-                        r = log_error_errno(-errno, "Cannot stat %s", files[i]);
-                else
+                r = input_stat(dir_fd, files[i], &st);
+                if (r >= 0)
                         r = input_splits_add_file(l, files[i], (uint64_t)st.st_size, block_size);
         }
         strv_free(files);
         return r;
 }
 
-int input_splits_compute(char *const *paths, size_t n_paths, uint64_t block_size,
+int input_splits_compute(int dir_fd, char *const *paths, size_t n_paths, uint64_t block_size,
                          InputSplitList *ret) {
         InputSplitList l = { 0 };
         int r;
 
         for (size_t i = 0; i < n_paths; i++) {
-                r = input_splits_add_path(&l, paths[i], block_size);
+                r = input_splits_add_path(&l, dir_fd, paths[i], block_size);
                 if (r < 0) {
                         input_split_list_done(&l);
                         return r;

@@ -32,8 +32,10 @@ int input_splits_add_file(InputSplitList *l, const char *path, uint64_t size, ui
  * Names beginning with '.' or '_' are skipped, as Hadoop's hidden-file
  * filter does; a directory inside a directory is an error. Splits come
  * largest first, as Hadoop's JobClient orders them, ties by path and
- * offset. */
-int input_splits_compute(char *const *paths, size_t n_paths, uint64_t block_size,
+ * offset. Paths are opened as task_file_open() (common/fileio.h) opens
+ * them: relative to dir_fd and beneath it (a path or a symlink that leads
+ * out is -EXDEV), or as open(2) takes them with AT_FDCWD. */
+int input_splits_compute(int dir_fd, char *const *paths, size_t n_paths, uint64_t block_size,
                          InputSplitList *ret);
 void input_split_list_done(InputSplitList *l);
 

@@ -9,6 +9,7 @@
 #   packaging/deps.sh --build    only what building needs
 #   packaging/deps.sh --lint     what `make lint` and `make format` run
 #   packaging/deps.sh --fuzz     what `make fuzz` builds with (clang, libFuzzer)
+#   packaging/deps.sh --yarn     what the YARN tests and `make demo-yarn` run
 #   packaging/deps.sh --deb      what `make deb` and its test add: Debian's
 #                                packaging tools and a clean root to install into
 #   packaging/deps.sh --list ... prints the set's names, installs nothing
@@ -27,9 +28,11 @@ fi
 
 # What compiling needs (check: the suites are built with everything); less
 # gcc, binutils and make (build-essential's), debian/control's Build-Depends.
-# binutils: the Makefile runs ar for the static libraries.
+# binutils: the Makefile runs ar for the static libraries. The controller's
+# YARN driver speaks HTTP with libcurl and reads JSON with json-c
+# (controller/yarn/).
 build_pkgs="gcc binutils make pkg-config libvirt-dev libsystemd-dev libinih-dev \
-check libsqlite3-dev"
+check libsqlite3-dev libcurl4-openssl-dev libjson-c-dev"
 # What the tests and demos run besides the build: dbus-daemon for the private
 # buses, dbus for the system bus's configuration (install.sh), systemd for
 # busctl, systemd-sysusers and systemd-stdio-bridge, libvirt-clients for
@@ -44,6 +47,11 @@ qemu-system-x86 busybox-static cpio"
 # The controller's agents over SSH (tests/integration/controller-ssh.sh)
 # run a real sshd and ssh.
 ssh_pkgs="openssh-server openssh-client"
+# The YARN tests and `make demo-yarn` run a real YARN (tests/yarn/lib.sh):
+# Hadoop's MiniMRYarnCluster on Java 17 (javac from the JDK, java from the
+# runtime, both named: the tests run them; lib.sh's --add-opens are 17's),
+# its jars fetched by Maven; curl and python3 read its REST API in the tests.
+yarn_pkgs="openjdk-17-jdk-headless openjdk-17-jre-headless maven curl"
 # Not in the default set: LLVM is large, and building and testing need none.
 lint_pkgs="cppcheck clang-tidy clang-format"
 # libFuzzer comes with clang's runtime libraries.
@@ -53,15 +61,16 @@ fuzz_pkgs="clang libclang-rt-dev"
 # tests/integration/deb.sh installs the packages into a debootstrap root.
 deb_pkgs="build-essential dpkg-dev debhelper lintian debootstrap"
 
-want="$build_pkgs $test_pkgs $vm_pkgs $ssh_pkgs"
+want="$build_pkgs $test_pkgs $vm_pkgs $ssh_pkgs $yarn_pkgs"
 case "${1:-}" in
 --build) want="$build_pkgs" ;;
 --lint) want="$lint_pkgs" ;;
+--yarn) want="$yarn_pkgs" ;;
 --fuzz) want="$fuzz_pkgs" ;;
 --deb) want="$deb_pkgs" ;;
 "") ;;
 *)
-	echo "usage: $0 [--list] [--build | --lint | --fuzz | --deb]" >&2
+	echo "usage: $0 [--list] [--build | --lint | --yarn | --fuzz | --deb]" >&2
 	exit 2
 	;;
 esac

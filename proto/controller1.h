@@ -12,8 +12,17 @@
 
 /* A job: id, state, name, user, pool, application, maps, reduces, maps
  * done, reduces done, submitted, finished, deadline (realtime usec; 0:
- * none). */
-#define CONTROLLER1_JOB_TYPE "(tsssssuuuuttt)"
+ * none), source: "flexslot" for a job submitted here and run on the
+ * trackers, else the cluster driver that reports it ("yarn": a YARN
+ * application, whose id is the application, its pool the queue). */
+#define CONTROLLER1_JOB_TYPE "(tsssssuuuuttts)"
+#define CONTROLLER1_JOB_SOURCE_STORE "flexslot"
+/* An attempt of a job's task (ListAttempts), as the store records it:
+ * attempt id, task type (map or reduce), task index, its tracker's
+ * hostname, state (running, succeeded, failed, killed, lost or
+ * discarded), started, ended (realtime usec; 0: running), why it ended
+ * ("" when it succeeded or did not say). */
+#define CONTROLLER1_ATTEMPT_TYPE "(tsusstts)"
 /* A tracker: id, hostname, VM UUID, state, map slots, reduce slots,
  * running maps, running reduces, steal, I/O wait. */
 #define CONTROLLER1_NODE_TYPE "(tsssuuuudd)"

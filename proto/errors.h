@@ -32,6 +32,10 @@
 #define CONTROLLER1_ERROR_STORE_FAILED CONTROLLER1_ERROR_PREFIX "StoreFailed"
 #define CONTROLLER1_ERROR_NO_SUCH_VM CONTROLLER1_ERROR_PREFIX "NoSuchVm"
 #define CONTROLLER1_ERROR_AGENT_UNREACHABLE CONTROLLER1_ERROR_PREFIX "AgentUnreachable"
+/* What the controller's cluster driver does not do: one that drives a YARN
+ * cluster takes no job ([cluster] driver = yarn; YARN's own clients submit
+ * them). */
+#define CONTROLLER1_ERROR_NOT_SUPPORTED CONTROLLER1_ERROR_PREFIX "NotSupported"
 
 /* org.flexslot.Tracker1 (tracker1.h): the controller's trackers' endpoint.
  * InvalidReply is the trackers' own, for a reply they cannot read; the
@@ -44,6 +48,7 @@
 #define TRACKER1_ERROR_UNKNOWN_TRACKER TRACKER1_ERROR_PREFIX "UnknownTracker"
 #define TRACKER1_ERROR_TRACKER_LOST TRACKER1_ERROR_PREFIX "TrackerLost"
 #define TRACKER1_ERROR_TOO_MANY TRACKER1_ERROR_PREFIX "TooManyTrackers"
+#define TRACKER1_ERROR_VM_IN_USE TRACKER1_ERROR_PREFIX "VmInUse"
 
 extern const sd_bus_error_map agent1_error_map[];
 extern const sd_bus_error_map controller1_error_map[];

@@ -121,7 +121,8 @@ int tracker1_register_read(sd_bus_message *m, Tracker1Registration *ret, sd_bus_
         r = read_one(m, "u", &x.version);
         if (r < 0)
                 return BAD_ARGS("version", r);
-        r = read_one(m, TRACKER1_REGISTER_TYPE + 1, &x.token, &x.vm_uuid, &x.hostname,
+        /* The rest of the signature, after the version read above. */
+        r = read_one(m, &TRACKER1_REGISTER_TYPE[1], &x.token, &x.vm_uuid, &x.hostname,
                      &x.slots[TRACKER1_MAP], &x.slots[TRACKER1_REDUCE], &x.slot_memory);
         if (r < 0)
                 return BAD_ARGS("slots", r);
@@ -169,10 +170,10 @@ int tracker1_heartbeat_append(sd_bus_message *m, const Tracker1Report *x) {
                 const Tracker1Finished *y = &x->finished[i];
                 const char *status = tracker1_status_to_string(y->status);
 
-                r = status ? sd_bus_message_append(m, TRACKER1_FINISHED_TYPE, y->attempt, status,
-                                                   y->input_bytes, y->output_bytes,
-                                                   y->output ? y->output : "",
-                                                   y->reason ? y->reason : "")
+                r = status ? sd_bus_message_append(
+                                     m, TRACKER1_FINISHED_TYPE, y->attempt, status, y->input_bytes,
+                                     y->output_bytes, y->output ? y->output : "",
+                                     y->reason ? y->reason : "", y->run_time, y->since_end)
                            : -EINVAL;
         }
         if (r >= 0)
@@ -207,18 +208,32 @@ static int read_running(sd_bus_message *m, Tracker1Report *x, sd_bus_error *erro
 }
 
 static int read_finished(sd_bus_message *m, Tracker1Report *x, sd_bus_error *error) {
+        const char *contents = NULL;
         size_t cap = 0;
+        bool timed;
         int r;
 
-        r = sd_bus_message_enter_container(m, 'a', TRACKER1_FINISHED_TYPE);
+        /* Revision 1's attempts carry no times. */
+        r = sd_bus_message_peek_type(m, NULL, &contents);
+        if (r <= 0 || !contents)
+                return BAD_HEARTBEAT("finished", r ?: -ENXIO);
+        timed = strcmp(contents, TRACKER1_FINISHED_TYPE) == 0;
+        r = sd_bus_message_enter_container(
+                m, 'a', timed ? TRACKER1_FINISHED_TYPE : TRACKER1_FINISHED_V1_TYPE);
         if (r <= 0)
                 return BAD_HEARTBEAT("finished", r ?: -ENXIO);
         for (;;) {
-                Tracker1Finished y;
+                Tracker1Finished y = { 0 };
                 const char *status;
 
-                r = sd_bus_message_read(m, TRACKER1_FINISHED_TYPE, &y.attempt, &status,
-                                        &y.input_bytes, &y.output_bytes, &y.output, &y.reason);
+                if (timed)
+                        r = sd_bus_message_read(m, TRACKER1_FINISHED_TYPE, &y.attempt, &status,
+                                                &y.input_bytes, &y.output_bytes, &y.output,
+                                                &y.reason, &y.run_time, &y.since_end);
+                else
+                        r = sd_bus_message_read(m, TRACKER1_FINISHED_V1_TYPE, &y.attempt, &status,
+                                                &y.input_bytes, &y.output_bytes, &y.output,
+                                                &y.reason);
                 if (r <= 0)
                         break;
                 if (tracker1_status_from_string(status, &y.status) < 0)

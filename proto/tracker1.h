@@ -21,17 +21,27 @@
  *                 is another interface (Tracker2)
  *    token        the cluster token (the controller's [trackers] token-file);
  *                 a wrong one is Error.BadToken, compared in constant time
- *    vm-uuid      the SMBIOS UUID of the tracker's VM, 1..255 bytes
+ *    vm-uuid      the SMBIOS UUID of the tracker's VM, 1..255 bytes; a VM
+ *                 has one tracker: while another registration of it is
+ *                 alive and connected, Error.VmInUse names that tracker
  *    hostname     1..255 bytes
+ *    (a controller with max-trackers registered refuses one more as
+ *    Error.TooManyTrackers; both refusals mend, so a tracker tries again)
  *    map-slots, reduce-slots   0..1024 each
  *    slot-memory  bytes of memory a new slot gets, 1 MiB..1 TiB
  *    tracker      the id to heartbeat with, on this connection only
  *    interval     usec between heartbeats
  *
- * Heartbeat(t tracker, TRACKER1_NODE_TYPE node, a TRACKER1_RUNNING_TYPE running,
- *           a TRACKER1_FINISHED_TYPE finished)
+ * HeartbeatEx(t tracker, TRACKER1_NODE_TYPE node, a TRACKER1_RUNNING_TYPE running,
+ *             a TRACKER1_FINISHED_TYPE finished)
  *    -> (a TRACKER1_ASSIGNMENT_TYPE assignments, at kills, TRACKER1_SLOTS_TYPE slots,
  *        as kill-reasons)
+ * Heartbeat(..., a TRACKER1_FINISHED_V1_TYPE finished) -> (the same)
+ *    revision 1's heartbeat, whose finished attempts carry no times (fields
+ *    7 and 8 below): the controller times them by the heartbeats that
+ *    assigned and reported them. A revision 2 tracker calls HeartbeatEx,
+ *    which a controller serving revision 1 alone does not have: it refuses
+ *    such a tracker at Register.
  *  node (uudd):
  *    1 u free map slots      2 u free reduce slots (at most the tracker's)
  *    3 d node steal          4 d node I/O wait (shares 0..1 of the last interval,
@@ -40,7 +50,7 @@
  *    1 t attempt             2 d progress score 0..1 (input consumed / split size)
  *    3 t bytes processed     4 t input size (bytes)
  *    5 t CPU time (usec)     6 t block I/O wait (usec), of the task's process
- *  finished, one per attempt that ended since the last reply (tsttss):
+ *  finished, one per attempt that ended since the last reply (tsttsstt):
  *    1 t attempt             2 s status: succeeded, failed or killed
  *    3 t input bytes         4 t output bytes
  *    5 s output: where the output is, relative to the data directory
@@ -49,6 +59,11 @@
  *        (mapred/output.h); when the job succeeds the controller renames
  *        each reduce's winning output to the name without .ATTEMPT
  *    6 s reason: why it failed or was killed ("" for none)
+ *    7 t run time: usec from the task's start to its end
+ *    8 t since its end: usec from its end to this heartbeat's sending
+ *        (both by the tracker's monotonic clock: the controller places the
+ *        attempt's start and end on its own clock from them, and no clocks
+ *        of two machines are compared)
  *  assignments, tasks to start (ttsuussasts):
  *    1 t attempt             2 t job
  *    3 s task type: map or reduce
@@ -93,12 +108,14 @@
  * the tracker has, an attempt of another tracker, an unknown status) is
  * Error.InvalidHeartbeat, naming the field, and changes nothing. Attempts
  * the controller does not know (a job cancelled, a controller restarted)
- * are ignored when finished and killed when running, but for one: a
- * succeeded attempt that a controller before a restart assigned, whose
- * output (out/JOB/map-NNNNN.ATTEMPT or part-NNNNN.ATTEMPT, as trackers
- * name it) is there and belongs to a task that waits to run, is adopted
- * as that task's success, so that work done while the controller was away
- * is not done again.
+ * are ignored when finished and killed when running, but for those that a
+ * controller before a restart assigned to this tracker's host (its store
+ * says so): one still running runs on, and one that ended is that task's
+ * end, a success only with its output (out/JOB/map-NNNNN.ATTEMPT or
+ * part-NNNNN.ATTEMPT, as trackers name it) there; so that work done while
+ * the controller was away is not done again. (A succeeded attempt of an
+ * earlier run that the store does not name is adopted the same way for a
+ * task that waits to run.)
  *
  * tracker1.c is the only code that builds or reads these messages: each
  * message has a C form below, an append function that writes it into an
@@ -120,14 +137,19 @@
 #define TRACKER1_INTERFACE "org.flexslot.Tracker1"
 
 /* The revision this build speaks, and the oldest its controller serves. */
-#define TRACKER1_VERSION 1u
+#define TRACKER1_VERSION 2u
 #define TRACKER1_VERSION_MIN 1u
+
+/* The heartbeat of this revision, and revision 1's. */
+#define TRACKER1_HEARTBEAT_METHOD "HeartbeatEx"
+#define TRACKER1_HEARTBEAT_V1_METHOD "Heartbeat"
 
 #define TRACKER1_REGISTER_TYPE "usssuut"
 #define TRACKER1_REGISTERED_TYPE "tt"
 #define TRACKER1_NODE_TYPE "(uudd)"
 #define TRACKER1_RUNNING_TYPE "(tdtttt)"
-#define TRACKER1_FINISHED_TYPE "(tsttss)"
+#define TRACKER1_FINISHED_TYPE "(tsttsstt)"
+#define TRACKER1_FINISHED_V1_TYPE "(tsttss)"
 /* An assignment's fields, for entering its struct. */
 #define TRACKER1_ASSIGNMENT_FIELDS "ttsuussasts"
 #define TRACKER1_ASSIGNMENT_TYPE "(" TRACKER1_ASSIGNMENT_FIELDS ")"
@@ -135,6 +157,8 @@
 #define TRACKER1_GUEST_TYPE "(sut)"
 #define TRACKER1_HEARTBEAT_TYPE \
         "t" TRACKER1_NODE_TYPE "a" TRACKER1_RUNNING_TYPE "a" TRACKER1_FINISHED_TYPE
+#define TRACKER1_HEARTBEAT_V1_TYPE \
+        "t" TRACKER1_NODE_TYPE "a" TRACKER1_RUNNING_TYPE "a" TRACKER1_FINISHED_V1_TYPE
 #define TRACKER1_REPLY_TYPE "a" TRACKER1_ASSIGNMENT_TYPE "at" TRACKER1_SLOTS_TYPE "as"
 
 #define TRACKER1_SLOTS_MAX 1024
@@ -203,6 +227,8 @@ typedef struct Tracker1Finished {
         uint64_t input_bytes, output_bytes;
         const char *output; /* succeeded: its output; else empty */
         const char *reason; /* failed or killed: why; else empty */
+        /* usec, by the tracker's clock; run_time 0: not told (revision 1) */
+        uint64_t run_time, since_end;
 } Tracker1Finished;
 
 typedef struct Tracker1Report {
@@ -215,8 +241,10 @@ typedef struct Tracker1Report {
         size_t n_finished;
 } Tracker1Report;
 
+/* A TRACKER1_HEARTBEAT_METHOD call's arguments. */
 int tracker1_heartbeat_append(sd_bus_message *m, const Tracker1Report *x);
-/* The arrays are the report's own (tracker1_report_done()). */
+/* Either revision's heartbeat, told apart by its signature. The arrays are
+ * the report's own (tracker1_report_done()). */
 int tracker1_heartbeat_read(sd_bus_message *m, Tracker1Report *ret, sd_bus_error *error);
 void tracker1_report_done(Tracker1Report *x);
 

@@ -29,6 +29,10 @@ static double rng_uniform(uint64_t *state) {
 
 static int build_hosts(Sim *s) {
         const Scenario *sc = s->sc;
+        /* What the VMs may use together: a quota on the host's VMs, or all
+         * its CPUs. */
+        double pcpus = sc->host_cpu_limit > 0 ? fmin(sc->host_cpu_limit, (double)sc->host_cpus)
+                                              : (double)sc->host_cpus;
 
         s->n_hosts = (size_t)sc->hosts;
         s->hosts = calloc(s->n_hosts, sizeof(SimHost));
@@ -37,7 +41,7 @@ static int build_hosts(Sim *s) {
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_hosts; i++) {
                 s->hosts[i] = (SimHost){
-                        .pcpus = (double)sc->host_cpus,
+                        .pcpus = pcpus,
                         .disk_bw = (double)sc->host_disk_bw,
                 };
                 s->snap_hosts[i] = (Host){

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,4 +93,30 @@ int sim_read_text(const char *path, char **ret_text, char *err, size_t err_size)
         }
         *ret_text = n > 0 ? TAKE_PTR(text) : strdup("");
         return *ret_text ? 0 : -ENOMEM;
+}
+
+int sim_data_find(const char *dir, const char *name, char **ret) {
+        _cleanup_free_ char *shipped = NULL, *rel = NULL;
+        int r;
+
+        if (strchr(name, '/') || access(name, F_OK) == 0)
+                return -ENOENT;
+        if (asprintf(&rel, "%s/%s", dir, name) < 0)
+                return -ENOMEM;
+        r = sim_data_path(rel, &shipped);
+        if (r < 0 || !shipped || access(shipped, F_OK) < 0)
+                return -ENOENT;
+        *ret = TAKE_PTR(shipped);
+        return 0;
+}
+
+int sim_file_error(char *err, size_t size, const char *name, unsigned line, const char *fmt, ...) {
+        char msg[256];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        snprintf(err, size, "%s:%u: %s", name, line, msg);
+        return -EINVAL;
 }

@@ -54,8 +54,6 @@
 
 #include "sim/state.h"
 
-#define DRS_MIN_DEMAND 0.01
-
 static double drs_pool(const Sim *s) {
         double pool = 0;
 
@@ -68,10 +66,6 @@ static double drs_pool(const Sim *s) {
 
 double sim_drs_pool(const Sim *s) {
         return drs_pool(s);
-}
-
-static DrsSample *drs_slot(SimCluster *cl, size_t vm, size_t slot) {
-        return &cl->drs.ring[vm * cl->drs.slots + slot];
 }
 
 unsigned sim_drs_vm_weight(const Sim *s, const SimVm *v) {
@@ -88,8 +82,7 @@ static void drs_apply(SimCluster *cl, const double *share, double pool) {
         for (size_t i = 0; i < cl->n_vms; i++) {
                 SimVm *v = &s->vms[cl->vms[i]];
                 v->cap = share[i];
-                v->drs_weight = (unsigned)MAX(
-                        lround(s->sc->vm_weight * share[i] * (double)cl->n_vms / pool), 2L);
+                v->drs_weight = drs_share_weight(share[i], cl->n_vms, pool, s->sc->vm_weight);
                 v->weight = sim_drs_vm_weight(s, v);
         }
         for (size_t h = 0; h < s->n_hosts; h++)
@@ -105,28 +98,13 @@ static usec_t drs_sample_event(EventQueue *q, void *userdata) {
         sim_hosts_advance_all(cl->sim);
         for (size_t i = 0; i < cl->n_vms; i++) {
                 const SimVm *v = &cl->sim->vms[cl->vms[i]];
-                *drs_slot(cl, i, cl->drs.next) = (DrsSample){
-                        .at = now,
-                        .cpu = v->cpu_total,
-                        .ready = v->steal_total,
-                };
+                drs_history_add(&cl->drs.history[i], (DrsSample){
+                                                             .at = now,
+                                                             .cpu = v->cpu_total,
+                                                             .ready = v->steal_total,
+                                                     });
         }
-        cl->drs.next = (cl->drs.next + 1) % cl->drs.slots;
-        cl->drs.taken = MIN(cl->drs.taken + 1, cl->drs.slots);
         return cl->sim->sc->drs_sample;
-}
-
-/* The oldest sample of VM vm within the window before now. */
-static const DrsSample *drs_window_start(SimCluster *cl, size_t vm, usec_t now) {
-        const Scenario *sc = cl->sim->sc;
-        const DrsSample *best = NULL;
-
-        for (size_t k = 0; k < cl->drs.taken; k++) {
-                const DrsSample *x = drs_slot(cl, vm, k);
-                if (x->at + sc->drs_window >= now && x->at < now && (!best || x->at < best->at))
-                        best = x;
-        }
-        return best;
 }
 
 static usec_t drs_divvy_event(EventQueue *q, void *userdata) {
@@ -140,16 +118,10 @@ static usec_t drs_divvy_event(EventQueue *q, void *userdata) {
         sim_hosts_advance_all(s);
         for (size_t i = 0; i < cl->n_vms; i++) {
                 const SimVm *v = &s->vms[cl->vms[i]];
-                const DrsSample *from = drs_window_start(cl, i, now);
-                double demand = DRS_MIN_DEMAND;
+                DrsSample at = { .at = now, .cpu = v->cpu_total, .ready = v->steal_total };
 
-                if (from) {
-                        double span = usec_to_sec(now - from->at);
-                        demand = (v->cpu_total - from->cpu) / span;
-                        if (s->sc->drs_ready)
-                                demand += (v->steal_total - from->ready) / span;
-                }
-                cl->drs.demand[i] = MAX(demand, DRS_MIN_DEMAND);
+                cl->drs.demand[i] = drs_history_demand(&cl->drs.history[i], s->sc->drs_window,
+                                                       s->sc->drs_ready, &at);
                 cl->drs.size[i] = v->vcpus;
         }
         drs_divvy(s->sc->drs_divvy, pool, cl->drs.demand, cl->drs.size, cl->n_vms, cl->drs.share);
@@ -163,15 +135,20 @@ int sim_drs_start(SimCluster *cl) {
         double pool = drs_pool(s);
         int r;
 
-        cl->drs.slots = (size_t)(sc->drs_window / sc->drs_sample) + 1;
-        cl->drs.ring = calloc(cl->drs.slots * cl->n_vms, sizeof(DrsSample));
+        cl->drs.history = calloc(cl->n_vms, sizeof(DrsHistory));
         cl->drs.demand = calloc(cl->n_vms, sizeof(double));
         cl->drs.size = calloc(cl->n_vms, sizeof(double));
         cl->drs.share = calloc(cl->n_vms, sizeof(double));
-        if (!cl->drs.ring || !cl->drs.demand || !cl->drs.size || !cl->drs.share)
+        if (!cl->drs.history || !cl->drs.demand || !cl->drs.size || !cl->drs.share)
                 return -ENOMEM;
+        for (size_t i = 0; i < cl->n_vms; i++) {
+                r = drs_history_init(&cl->drs.history[i], sc->drs_window, sc->drs_sample);
+                if (r < 0)
+                        return r;
+        }
         for (size_t i = 0; i < cl->n_vms; i++)
-                cl->drs.share[i] = MIN(pool / (double)cl->n_vms, (double)s->vms[cl->vms[i]].vcpus);
+                cl->drs.share[i] =
+                        drs_equal_share(pool, cl->n_vms, (double)s->vms[cl->vms[i]].vcpus);
         drs_apply(cl, cl->drs.share, pool);
         r = event_queue_schedule(s->queue, 0, drs_sample_event, cl, NULL);
         if (r < 0)
@@ -180,7 +157,9 @@ int sim_drs_start(SimCluster *cl) {
 }
 
 void sim_drs_done(SimCluster *cl) {
-        free(cl->drs.ring);
+        for (size_t i = 0; cl->drs.history && i < cl->n_vms; i++)
+                drs_history_done(&cl->drs.history[i]);
+        free(cl->drs.history);
         free(cl->drs.demand);
         free(cl->drs.size);
         free(cl->drs.share);

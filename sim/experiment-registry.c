@@ -29,18 +29,27 @@
                 .label = "fs+alloc", .slot_manager = "flexslot", .allocator = "flexslot", \
                 .cloud = CLOUD_AGENT                                                      \
         }
-/* Fig. 10's benchmarks and the paper's FlexSlot figure for each. */
+/* The eight PUMA benchmarks of FlexSlot's Figs. 10-14, in the papers'
+ * order, each with what the paper gives for it. */
 /* clang-format off */
-#define FIG10_ROWS                                      \
-        { { "tera-sort", "-" },                         \
-          { "inverted-index", "0.65" },                 \
-          { "term-vector", "0.71" },                    \
-          { "wordcount", "0.73" },                      \
-          { "grep", "0.73" },                           \
-          { "k-means", "0.75" },                        \
-          { "histogram-movies", "0.87" },               \
-          { "histogram-ratings", "0.88" } }
+#define PUMA_ROWS(tera_sort, inverted_index, term_vector, wordcount, grep, k_means,  \
+                  histogram_movies, histogram_ratings)                               \
+        { { "tera-sort", tera_sort },                                                \
+          { "inverted-index", inverted_index },                                      \
+          { "term-vector", term_vector },                                            \
+          { "wordcount", wordcount },                                                \
+          { "grep", grep },                                                          \
+          { "k-means", k_means },                                                    \
+          { "histogram-movies", histogram_movies },                                  \
+          { "histogram-ratings", histogram_ratings } }
 /* clang-format on */
+/* Fig. 10's: the paper's FlexSlot figure for each. */
+#define FIG10_ROWS PUMA_ROWS("-", "0.65", "0.71", "0.73", "0.73", "0.75", "0.87", "0.88")
+/* A variant under DRS with the given settings (Experiment's sets). */
+#define DRS_WITH(name, ...)                                                \
+        {                                                                  \
+                .label = name, .cloud = CLOUD_DRS, .sets = { __VA_ARGS__ } \
+        }
 #define KILLS(a) \
         { .label = "a=" #a, .slot_manager = "flexslot", .cloud = CLOUD_DRS, .alpha = a }
 
@@ -123,14 +132,8 @@ static const Experiment experiments[] = {
                 .paper_label = "paper flexslot",
                 .paper_variant = "flexslot",
                 .variants = { STOCK, FLEXSLOT, FLEXSLOT_ALLOC },
-                .rows = { { "tera-sort", "-" },
-                          { "inverted-index", "0.56-0.66" },
-                          { "term-vector", "0.56-0.66" },
-                          { "wordcount", "0.56-0.66" },
-                          { "grep", "0.56-0.66" },
-                          { "k-means", "-" },
-                          { "histogram-movies", "0.78" },
-                          { "histogram-ratings", "0.77" } },
+                .rows = PUMA_ROWS("-", "0.56-0.66", "0.56-0.66", "0.56-0.66", "0.56-0.66", "-",
+                                  "0.78", "0.77"),
                 .note = "the paper gives 34.2-43.8 % shorter completion for the four text "
                         "jobs without saying which is which.",
         },
@@ -144,14 +147,7 @@ static const Experiment experiments[] = {
                 .variants = { STOCK, FLEXSLOT,
                               { .label = "unlimited", .slot_manager = "flexslot",
                                 .cloud = CLOUD_DRS, .unlimited = true } },
-                .rows = { { "tera-sort", "-" },
-                          { "inverted-index", "-" },
-                          { "term-vector", "-" },
-                          { "wordcount", "-" },
-                          { "grep", "-" },
-                          { "k-means", "~limited" },
-                          { "histogram-movies", "<limited" },
-                          { "histogram-ratings", "<limited" } },
+                .rows = PUMA_ROWS("-", "-", "-", "-", "-", "~limited", "<limited", "<limited"),
                 .note = "the paper: unlimited is up to 46 % below stock and on average 17-35 % "
                         "below limited; no gain for k-means (CPU bound).",
         },
@@ -163,14 +159,7 @@ static const Experiment experiments[] = {
                 .paper_label = "paper",
                 .paper_variant = "flexslot",
                 .variants = { FLEXSLOT },
-                .rows = { { "tera-sort", "~1" },
-                          { "inverted-index", "~1" },
-                          { "term-vector", "~1" },
-                          { "wordcount", "~1" },
-                          { "grep", "~1" },
-                          { "k-means", "~1" },
-                          { "histogram-movies", "~1" },
-                          { "histogram-ratings", "~1" } },
+                .rows = PUMA_ROWS("~1", "~1", "~1", "~1", "~1", "~1", "~1", "~1"),
                 .note = "the paper: \"most straggler only required 1 kill\". '-': no "
                         "straggler was resized.",
         },
@@ -358,18 +347,14 @@ static const Experiment experiments[] = {
                 .custom = flexslot_sensitivity_run,
                 .variants = {
                         { .label = "5min", .cloud = CLOUD_DRS },
-                        { .label = "60s", .cloud = CLOUD_DRS,
-                          .sets = { "drs.period=60s", "drs.window=60s" } },
-                        { .label = "3s", .cloud = CLOUD_DRS,
-                          .sets = { "drs.period=3s", "drs.window=3s", "drs.sample=1s" } },
-                        { .label = "ready", .cloud = CLOUD_DRS, .sets = { "drs.ready=yes" } },
-                        { .label = "maxmin", .cloud = CLOUD_DRS, .sets = { "drs.divvy=maxmin" } },
-                        { .label = "3s+ready", .cloud = CLOUD_DRS,
-                          .sets = { "drs.period=3s", "drs.window=3s", "drs.sample=1s",
-                                    "drs.ready=yes" } },
-                        { .label = "3s+maxmin", .cloud = CLOUD_DRS,
-                          .sets = { "drs.period=3s", "drs.window=3s", "drs.sample=1s",
-                                    "drs.divvy=maxmin" } },
+                        DRS_WITH("60s", "drs.period=60s", "drs.window=60s"),
+                        DRS_WITH("3s", "drs.period=3s", "drs.window=3s", "drs.sample=1s"),
+                        DRS_WITH("ready", "drs.ready=yes"),
+                        DRS_WITH("maxmin", "drs.divvy=maxmin"),
+                        DRS_WITH("3s+ready", "drs.period=3s", "drs.window=3s", "drs.sample=1s",
+                                 "drs.ready=yes"),
+                        DRS_WITH("3s+maxmin", "drs.period=3s", "drs.window=3s", "drs.sample=1s",
+                                 "drs.divvy=maxmin"),
                         HOMO,
                 },
                 .rows = { { "wordcount", NULL } },
@@ -386,21 +371,14 @@ static const Experiment experiments[] = {
                 .custom = flexslot_sensitivity_run,
                 .variants = {
                         { .label = "as is", .cloud = CLOUD_DRS },
-                        { .label = "comb 0.1", .cloud = CLOUD_DRS,
-                          .sets = { "workload.combine_ratio=0.1" } },
-                        { .label = "comb 0.5", .cloud = CLOUD_DRS,
-                          .sets = { "workload.combine_ratio=0.5" } },
-                        { .label = "no comb", .cloud = CLOUD_DRS,
-                          .sets = { "workload.combine_ratio=1" } },
-                        { .label = "big recs", .cloud = CLOUD_DRS,
-                          .sets = { "workload.record_bytes=0" } },
-                        { .label = "chunk 4M", .cloud = CLOUD_DRS, .sets = { "hadoop.chunk=4M" } },
-                        { .label = "disk 80M", .cloud = CLOUD_DRS,
-                          .sets = { "cluster.host_disk_bandwidth=80M" } },
-                        { .label = "no small", .cloud = CLOUD_DRS,
-                          .sets = { "workload.small_frac=0" } },
-                        { .label = "exp cpu 3", .cloud = CLOUD_DRS,
-                          .sets = { "workload.expensive_cpu=3" } },
+                        DRS_WITH("comb 0.1", "workload.combine_ratio=0.1"),
+                        DRS_WITH("comb 0.5", "workload.combine_ratio=0.5"),
+                        DRS_WITH("no comb", "workload.combine_ratio=1"),
+                        DRS_WITH("big recs", "workload.record_bytes=0"),
+                        DRS_WITH("chunk 4M", "hadoop.chunk=4M"),
+                        DRS_WITH("disk 80M", "cluster.host_disk_bandwidth=80M"),
+                        DRS_WITH("no small", "workload.small_frac=0"),
+                        DRS_WITH("exp cpu 3", "workload.expensive_cpu=3"),
                 },
                 .rows = { { "wordcount", NULL } },
                 .note = "comb: what wordcount's combiner keeps of a spill (0.2 as shipped; no "

@@ -88,7 +88,7 @@ static int slo_settings_check(const Experiment *e, const ExperimentOptions *opt,
 /* ---- dcs ---- */
 
 /* Section IV's cases with parameters that give the printed minimum tasks
- * (tests/check_slo.c works them out). The paper gives neither reduce
+ * (tests/check_slo_models.c works them out). The paper gives neither reduce
  * times nor, for the physical cluster, map times or the reduce count. Case
  * 1's one reduce is Hadoop's default (mapred.reduce.tasks), which the
  * paper kept ("all other configuration parameters were default values");

@@ -4,6 +4,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "policy/core/cpu-share.h"
+#include "policy/core/resource-pool.h"
+
 /* The physical model of the simulator, all in one place.
  *
  * Hosts. A host has pcpus physical CPUs, a disk of disk_bw bytes/s and its
@@ -87,29 +90,6 @@
  * Rates change only at events (a phase starts or ends, a VM is resized), so
  * between events everything moves linearly and the simulator can compute
  * the exact time each phase ends. */
-
-typedef struct CpuDemand {
-        double runnable; /* vCPUs that want to run, >= 0 */
-        double cap;      /* pCPUs at most; <= 0 means no cap */
-        double weight;   /* > 0 */
-} CpuDemand;
-
-/* Fills ret_alloc[i] with VM i's pCPUs (weighted max-min fair, work
- * conserving up to the caps). n may be 0. */
-void cpu_share_compute(double pcpus, const CpuDemand *d, size_t n, double *ret_alloc);
-
-/* How DRS divides a resource pool among its VMs (sim/drs.c says which
- * sources support which). */
-typedef enum DrsDivvy {
-        DRS_DIVVY_PROPORTIONAL, /* in proportion to their demands */
-        DRS_DIVVY_MAXMIN,       /* each its demand, max-min fair; what is left in equal parts */
-} DrsDivvy;
-
-/* Fills ret_share[i] with VM i's part of pool pCPUs: by demand[i] as how
- * says, never more than size[i] (its vCPUs); all of the pool when the sizes
- * allow. Demands must be > 0. */
-void drs_divvy(DrsDivvy how, double pool, const double *demand, const double *size, size_t n,
-               double *ret_share);
 
 /* Per-stream bandwidth when streams share a disk of disk_bw bytes/s, each at
  * most stream_bw. */

@@ -20,21 +20,9 @@ bool sim_all_done(const Sim *s) {
 static void job_profile_add(SimCluster *cl, uint32_t task) {
         const TaskExtra *tx = &cl->taskx[task];
         uint32_t job = cl->tasks[task].job;
-        PhaseStats *phases = cl->jobs[job].profile.phases;
-        usec_t maps_end = cl->jobx[job].maps_finished, now = tx->finished;
-        usec_t started = tx->winner_started, shuffle_end = tx->winner_shuffle_end;
 
-        if (cl->tasks[task].type == TASK_MAP) {
-                phase_stats_add(&phases[PROFILE_MAP], now - started);
-                return;
-        }
-        /* A reduce cannot end its shuffle before the last map's output is
-         * in, so maps_end is set and at most its shuffle's end. */
-        if (started < maps_end)
-                phase_stats_add(&phases[PROFILE_FIRST_SHUFFLE], shuffle_end - maps_end);
-        else
-                phase_stats_add(&phases[PROFILE_TYPICAL_SHUFFLE], shuffle_end - started);
-        phase_stats_add(&phases[PROFILE_REDUCE], now - shuffle_end);
+        job_profile_add_task(&cl->jobs[job].profile, cl->tasks[task].type, tx->winner_started,
+                             tx->winner_shuffle_end, tx->finished, cl->jobx[job].maps_finished);
 }
 
 void sim_task_finished(SimCluster *cl, uint32_t task) {

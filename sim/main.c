@@ -21,6 +21,7 @@
 #include "sim/report.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
+#include "sim/trace.h"
 #include "sim/workload.h"
 
 #define PROGRAM "flexslot-sim"
@@ -43,7 +44,7 @@ static const char common_options_help[] =
         "                     scenario's [workload] seed); an experiment runs it (1)\n"
         "                     and the next four, two with --quick\n"
         "  -o, --out=DIR      write CSV files and charts (PNG and SVG) into DIR\n"
-        "  -S, --scenarios=DIR where experiments find their scenario files\n"
+        "  -S, --scenarios=DIR where experiments and replay find their scenario files\n"
         "                     (default: %s)\n"
         "  -q, --quick        experiments: a smaller input, for a demonstration\n"
         "      --set=SECTION.KEY=VALUE\n"
@@ -66,6 +67,23 @@ static const char plan_options_help[] =
         "      --skew             that scheduler's worst-case reduce skew\n"
         "      --json             the answer as JSON\n";
 
+static const char replay_options_help[] =
+        "Replay options:\n"
+        "      --scenario=NAME    a scenario file, or the name of one in the scenarios'\n"
+        "                         directory (default: fig10)\n"
+        "      --layers=L         the layers and settings to run under, joined by '+':\n"
+        "                         layer names (fair+flexslot), 'loop' (the one loop's),\n"
+        "                         KEY=VALUE ([policy]) or SECTION.KEY=VALUE (default:\n"
+        "                         the scenario's)\n"
+        "      --compare=L1,L2,...  several such configurations, one table\n"
+        "      --seeds=LIST       e.g. 1-3 (the default; --seed N: N and the next two)\n"
+        "                         or 1,4,7\n"
+        "      --scale-time=X     submissions times X (X < 1: more load)\n"
+        "      --scale-data=X     bytes times X (default: the cluster's slaves / 600,\n"
+        "                         the machines of Facebook's 2009 cluster)\n"
+        "      --costs=NAME       the benchmark of the scenario's workload file whose\n"
+        "                         per-MB CPU every job takes (default: wordcount)\n";
+
 static const SimCommand commands[] = {
         { "run", "[OPTIONS] run SCENARIO.ini", "run one scenario file and print a summary",
           "Runs the scenario (sim/scenarios/README.md describes its keys) and prints\n"
@@ -84,6 +102,18 @@ static const SimCommand commands[] = {
           "or the name of one in share/flexslot/profiles. Prints the slots each of\n"
           "ARIA's bounds needs for the deadline, and with the costs the Deadline\n"
           "Constraint Scheduler's minimum tasks.\n" },
+        { "replay",
+          "[OPTIONS] replay FILE [--scenario=NAME] [--layers=L | --compare=L1,L2,...]\n"
+          "                    [REPLAY OPTIONS]",
+          "replay a SWIM workload trace on a scenario's cluster",
+          "FILE is in SWIM's format (a job a line: name, submit s, gap s, map input,\n"
+          "shuffle and reduce output bytes, tab-separated), e.g. its\n"
+          "FB-2009_samples_24_times_1hr_0.tsv. Each job becomes maps and reduces by\n"
+          "the model the man page describes; for each seed every job runs alone on the\n"
+          "cluster, then the trace under each configuration. Prints each\n"
+          "configuration's completion times and slowdowns (over the job alone) as\n"
+          "mean and half the range over the seeds; with --out, each job's times and\n"
+          "their CDF charts. A bad line is named FILE:LINE and nothing runs.\n" },
         { "list", "list", "list the experiments", NULL },
         { "settings", "settings", "list the [policy] keys of the policy core and its layers",
           "Each key with its default, its range and what it means; a scenario's\n"
@@ -106,13 +136,14 @@ static void usage(const char *scenario_dir) {
         printf("\n");
         printf(common_options_help, scenario_dir);
         printf("\n%s\n", plan_options_help);
+        printf("%s\n", replay_options_help);
         printf("  -h, --help         show this help, or with a command that command's\n"
                "      --version      show the version\n"
                "\n"
                "On a terminal, a run shows its progress on stderr.\n"
                "Exit status: 0 on success (for plan: answered, whether or not the deadline\n"
-               "can be met), 1 when a run fails, 2 on bad usage or a bad scenario, workload\n"
-               "or profile file.\n");
+               "can be met), 1 when a run fails, 2 on bad usage or a bad scenario, workload,\n"
+               "profile or trace file.\n");
 }
 
 /* COMMAND --help: its synopsis, what it does and the options it takes. */
@@ -123,7 +154,10 @@ static void command_usage(const SimCommand *cmd, const char *scenario_dir) {
                 printf("\n%s", cmd->help);
         if (strcmp(cmd->name, "plan") == 0)
                 printf("\n%s", plan_options_help);
-        else if (strcmp(cmd->name, "run") == 0 || strcmp(cmd->name, "experiment") == 0) {
+        else if (strcmp(cmd->name, "replay") == 0) {
+                printf("\n%s\n", replay_options_help);
+                printf(common_options_help, scenario_dir);
+        } else if (strcmp(cmd->name, "run") == 0 || strcmp(cmd->name, "experiment") == 0) {
                 printf("\n");
                 printf(common_options_help, scenario_dir);
         }
@@ -248,6 +282,23 @@ out:
         return status;
 }
 
+/* --scenarios, or the simulator's own: an exit status. */
+static int scenario_dir_find(ExperimentOptions *opt, char **data_scenarios) {
+        int r;
+
+        if (opt->scenario_dir)
+                return EXIT_SUCCESS;
+        r = sim_data_path("scenarios", data_scenarios);
+        if (r < 0) {
+                fprintf(stderr,
+                        "flexslot-sim: cannot find the scenarios (%s); give --scenarios DIR\n",
+                        strerror(-r));
+                return EXIT_FAILURE;
+        }
+        opt->scenario_dir = *data_scenarios;
+        return EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv) {
         static const struct option options[] = {
                 { "seed", required_argument, NULL, 's' },
@@ -258,6 +309,7 @@ int main(int argc, char **argv) {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 PLAN_LONG_OPTIONS,
+                TRACE_LONG_OPTIONS,
                 {},
         };
         _cleanup_free_ char *data_scenarios = NULL;
@@ -265,6 +317,7 @@ int main(int argc, char **argv) {
         ScenarioOverride overrides[MAX_OVERRIDES];
         ProgressLine progress = { 0 };
         PlanRequest plan = { 0 };
+        TraceOptions replay = { 0 };
         char problem[256];
         const char *command;
         bool help = false;
@@ -305,6 +358,11 @@ int main(int argc, char **argv) {
                         printf("flexslot-sim %s\n", FLEXSLOT_VERSION);
                         return EXIT_SUCCESS;
                 default:
+                        if (trace_option_is(c)) {
+                                if (trace_option(&replay, c, optarg, problem, sizeof(problem)) < 0)
+                                        return cli_usage_error(PROGRAM, "%s", problem);
+                                break;
+                        }
                         if (!plan_option_is(c))
                                 return cli_option_error(PROGRAM, c, argv);
                         if (plan_option(&plan, c, optarg, problem, sizeof(problem)) < 0)
@@ -326,8 +384,9 @@ int main(int argc, char **argv) {
                 return EXIT_SUCCESS;
         }
         if (optind >= argc)
-                return cli_usage_error(PROGRAM,
-                                       "missing command (run, experiment, plan, list or settings)");
+                return cli_usage_error(
+                        PROGRAM,
+                        "missing command (run, experiment, replay, plan, list or settings)");
         command = argv[optind];
         n_args = argc - optind - 1;
         if (strcmp(command, "plan") == 0) {
@@ -340,6 +399,9 @@ int main(int argc, char **argv) {
         if (plan_first_option(&plan))
                 return cli_usage_error(PROGRAM, "%s is an option of plan",
                                        plan_first_option(&plan));
+        if (strcmp(command, "replay") != 0 && trace_first_option(&replay))
+                return cli_usage_error(PROGRAM, "--%s is an option of replay",
+                                       trace_first_option(&replay));
         if (strcmp(command, "list") == 0) {
                 if (n_args != 0)
                         return cli_usage_error(PROGRAM, "list takes no arguments");
@@ -360,23 +422,33 @@ int main(int argc, char **argv) {
                         return cli_usage_error(PROGRAM, "run takes one scenario file");
                 return cmd_run(argv[optind + 1], &opt);
         }
+        if (strcmp(command, "replay") == 0) {
+                if (n_args != 1)
+                        return cli_usage_error(PROGRAM, "replay takes one trace file");
+                r = scenario_dir_find(&opt, &data_scenarios);
+                if (r != 0)
+                        return r;
+                replay.overrides = opt.overrides;
+                replay.n_overrides = opt.n_overrides;
+                replay.out = opt.out;
+                replay.progress = opt.progress;
+                replay.progress_data = opt.progress_data;
+                for (size_t k = 0; opt.seed_set && replay.n_seeds == 0 && k < TRACE_DEFAULT_SEEDS;
+                     k++)
+                        replay.seeds[k] = opt.seed + (int64_t)k;
+                if (opt.seed_set && replay.n_seeds == 0)
+                        replay.n_seeds = TRACE_DEFAULT_SEEDS;
+                return trace_command(argv[optind + 1], &replay, opt.scenario_dir);
+        }
         if (strcmp(command, "experiment") == 0) {
                 if (n_args != 1)
                         return cli_usage_error(PROGRAM, "experiment takes one name (see 'list')");
                 if (!experiment_find(argv[optind + 1]))
                         return cli_usage_error(PROGRAM, "unknown experiment '%s' (see 'list')",
                                                argv[optind + 1]);
-                if (!opt.scenario_dir) {
-                        r = sim_data_path("scenarios", &data_scenarios);
-                        if (r < 0) {
-                                fprintf(stderr,
-                                        "flexslot-sim: cannot find the scenarios (%s); "
-                                        "give --scenarios DIR\n",
-                                        strerror(-r));
-                                return EXIT_FAILURE;
-                        }
-                        opt.scenario_dir = data_scenarios;
-                }
+                r = scenario_dir_find(&opt, &data_scenarios);
+                if (r != 0)
+                        return r;
                 return experiment_run(argv[optind + 1], &opt);
         }
         return cli_usage_error(PROGRAM, "unknown command '%s'", command);

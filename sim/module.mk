@@ -9,11 +9,11 @@ flexslot-sim_SOURCES := sim/main.c
 flexslot-sim_DEPS := sim
 flexslot-sim_INSTALL_DIR := bin
 
-# Its scenarios, workloads and job profiles, found beside bin/ in
+# Its scenarios, workloads, job profiles and traces, found beside bin/ in
 # share/flexslot (sim/data.h): installed there, and linked there in the build
 # tree so that a built program (and the tests and benchmarks) finds the
 # source's.
-SIM_DATA_DIRS := scenarios workloads profiles
+SIM_DATA_DIRS := scenarios workloads profiles traces
 INSTALL_DATA += $(foreach d,$(SIM_DATA_DIRS),$(foreach f,$(wildcard sim/$(d)/*),\
 		$(f):$(PREFIX)/share/flexslot/$(d)/$(notdir $(f)))) \
 	packaging/flexslot-sim.1:$(PREFIX)/share/man/man1/flexslot-sim.1

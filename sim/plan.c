@@ -316,21 +316,6 @@ static void print_json(FILE *f, const Plan *plan, const PlanRequest *req) {
         fputs("\n  }\n}\n", f);
 }
 
-/* A bare name that is no file here may be one of the profiles that come
- * with the simulator. */
-static int find_profile(const char *name, char **ret) {
-        _cleanup_free_ char *shipped = NULL, *rel = NULL;
-
-        if (strchr(name, '/') || access(name, F_OK) == 0)
-                return -ENOENT;
-        if (asprintf(&rel, "profiles/%s", name) < 0)
-                return -ENOMEM;
-        if (sim_data_path(rel, &shipped) < 0 || access(shipped, F_OK) < 0)
-                return -ENOENT;
-        *ret = TAKE_PTR(shipped);
-        return 0;
-}
-
 int plan_run(const char *profile, const PlanRequest *req, FILE *out) {
         _cleanup_free_ char *shipped = NULL;
         Plan plan = { 0 };
@@ -338,7 +323,7 @@ int plan_run(const char *profile, const PlanRequest *req, FILE *out) {
         char err[512];
         int r;
 
-        if (find_profile(profile, &shipped) == 0)
+        if (sim_data_find("profiles", profile, &shipped) == 0)
                 profile = shipped;
         r = profile_load(profile, &p, err, sizeof(err));
         if (r < 0) {

@@ -35,6 +35,7 @@ static const char *const divvy_choices[] = { "proportional", "maxmin", NULL };
 static const ConfKey keys[] = {
         INT("cluster", "hosts", hosts, "8", 1, 10000),
         INT("cluster", "host_cpus", host_cpus, "8", 1, 1024),
+        DBL("cluster", "host_cpu_limit", host_cpu_limit, "0", 0, 1024),
         SIZE("cluster", "host_memory", host_memory, "64G", 64 * MB, 64 * 1024 * GB),
         SIZE("cluster", "host_disk_bandwidth", host_disk_bw, "160M", 1 * MB, 1024 * GB),
         SIZE("cluster", "stream_bandwidth", stream_bw, "60M", 1 * MB, 1024 * GB),

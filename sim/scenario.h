@@ -17,6 +17,7 @@ typedef struct Scenario {
         uint64_t host_memory, host_disk_bw, stream_bw, net_bw, vm_memory, vm_memory_max,
                 vm_os_memory;
         double vm_cap, vm_weight, memory_penalty;
+        double host_cpu_limit; /* CPUs a host's VMs may use together; 0: host_cpus */
         /* [hadoop] */
         int64_t map_slots, reduce_slots;
         uint64_t block_size, sort_buffer, task_heap, chunk;
@@ -52,7 +53,7 @@ typedef struct Scenario {
         double drs_pool; /* pCPUs; 0: every host's */
         usec_t drs_period, drs_window, drs_sample;
         bool drs_ready;
-        int drs_divvy;          /* DrsDivvy of sim/host.h */
+        int drs_divvy;          /* DrsDivvy of policy/core/resource-pool.h */
         bool drs_agent_weights; /* the cluster's agents set CPU weights beside DRS */
         /* [interference]: a second cluster of the same shape and policies
          * on the same hosts, running its own jobs (FlexSlot V-E) */

@@ -138,12 +138,6 @@ typedef struct NodeBeat {
         uint32_t node;
 } NodeBeat;
 
-/* A VM's cumulative CPU use and ready time when DRS sampled it. */
-typedef struct DrsSample {
-        usec_t at;
-        double cpu, ready; /* vCPU-seconds */
-} DrsSample;
-
 /* The sizes of a node's free map slots that a resize grew (engine.c). */
 typedef struct GrownSlots {
         uint64_t *size;
@@ -152,8 +146,7 @@ typedef struct GrownSlots {
 
 /* DRS's view of a cluster's VMs (sim/drs.c). */
 typedef struct SimDrs {
-        DrsSample *ring; /* `slots` samples per VM, VM after VM */
-        size_t slots, next, taken;
+        DrsHistory *history;           /* per VM */
         double *demand, *size, *share; /* per VM, for the divvy */
 } SimDrs;
 

@@ -2,7 +2,6 @@
 #include "workload.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,20 +59,6 @@ static const Column columns[] = {
 #define MAX_FIELDS 32
 #define MAX_BENCHMARKS 256
 
-static int fail(char *err, size_t size, const char *name, unsigned line, const char *fmt, ...)
-        _printf_(5, 6);
-
-static int fail(char *err, size_t size, const char *name, unsigned line, const char *fmt, ...) {
-        char msg[256];
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
-        va_end(ap);
-        snprintf(err, size, "%s:%u: %s", name, line, msg);
-        return -EINVAL;
-}
-
 /* Splits line in place at commas, trimming spaces; returns the count or -1
  * when there are too many fields. */
 static int split_fields(char *line, char **fields) {
@@ -107,9 +92,9 @@ static int parse_row(char **fields, const int *map, Benchmark *b, const char *na
 
                 if (strcmp(columns[c].name, "name") == 0) {
                         if (v[0] == '\0' || strlen(v) >= sizeof(b->name))
-                                return fail(err, err_size, name, line,
-                                            "name: must be 1 to %zu characters",
-                                            sizeof(b->name) - 1);
+                                return sim_file_error(err, err_size, name, line,
+                                                      "name: must be 1 to %zu characters",
+                                                      sizeof(b->name) - 1);
                         strcpy(b->name, v);
                         continue;
                 }
@@ -117,22 +102,24 @@ static int parse_row(char **fields, const int *map, Benchmark *b, const char *na
                         int n;
                         r = parse_int(v, 0, 100000, &n);
                         if (r < 0)
-                                return fail(err, err_size, name, line,
-                                            "reduces: '%s' is not an integer in [0, 100000]", v);
+                                return sim_file_error(
+                                        err, err_size, name, line,
+                                        "reduces: '%s' is not an integer in [0, 100000]", v);
                         b->reduces = (unsigned)n;
                         continue;
                 }
                 r = parse_double(v, columns[c].min, columns[c].max, &d);
                 if (r < 0)
-                        return fail(err, err_size, name, line,
-                                    "%s: '%s' is not a number in [%g, %g]", columns[c].name, v,
-                                    columns[c].min, columns[c].max);
+                        return sim_file_error(err, err_size, name, line,
+                                              "%s: '%s' is not a number in [%g, %g]",
+                                              columns[c].name, v, columns[c].min, columns[c].max);
                 memcpy((char *)b + columns[c].offset, &d, sizeof(d));
         }
         b->ras_profile = map[RAS_FIRST_COLUMN] >= 0;
         b->input_bytes *= 1024.0 * 1024.0 * 1024.0;
         if (b->small_frac + b->large_frac > 1.0)
-                return fail(err, err_size, name, line, "small_frac + large_frac must not exceed 1");
+                return sim_file_error(err, err_size, name, line,
+                                      "small_frac + large_frac must not exceed 1");
         return 0;
 }
 
@@ -147,20 +134,21 @@ static int parse_header(char **fields, int n, int *map, const char *name, unsign
                         if (strcmp(fields[i], columns[c].name) == 0)
                                 map[c] = i;
                 if (map[c] < 0 && !columns[c].missing)
-                        return fail(err, err_size, name, line, "header lacks column '%s'",
-                                    columns[c].name);
+                        return sim_file_error(err, err_size, name, line, "header lacks column '%s'",
+                                              columns[c].name);
                 found += map[c] >= 0;
         }
         if (n != found)
-                return fail(err, err_size, name, line, "header has %d columns, expected %d", n,
-                            found);
+                return sim_file_error(err, err_size, name, line,
+                                      "header has %d columns, expected %d", n, found);
         for (size_t c = RAS_FIRST_COLUMN + 1; c < N_COLUMNS; c++)
                 if ((map[c] >= 0) != (map[RAS_FIRST_COLUMN] >= 0))
-                        return fail(err, err_size, name, line,
-                                    "header has '%s' but not '%s': RAS's profile takes all of "
-                                    "ras_map_cpu .. ras_reduce_memory or none",
-                                    columns[map[c] >= 0 ? c : RAS_FIRST_COLUMN].name,
-                                    columns[map[c] >= 0 ? RAS_FIRST_COLUMN : c].name);
+                        return sim_file_error(
+                                err, err_size, name, line,
+                                "header has '%s' but not '%s': RAS's profile takes all of "
+                                "ras_map_cpu .. ras_reduce_memory or none",
+                                columns[map[c] >= 0 ? c : RAS_FIRST_COLUMN].name,
+                                columns[map[c] >= 0 ? RAS_FIRST_COLUMN : c].name);
         return n;
 }
 
@@ -186,7 +174,7 @@ int workload_parse(const char *name, const char *text, Workload *ret, char *err,
                         continue;
                 nf = split_fields(p, fields);
                 if (nf < 0)
-                        return fail(err, err_size, name, line, "too many fields");
+                        return sim_file_error(err, err_size, name, line, "too many fields");
                 if (width == 0) {
                         width = parse_header(fields, nf, map, name, line, err, err_size);
                         if (width < 0)
@@ -194,10 +182,11 @@ int workload_parse(const char *name, const char *text, Workload *ret, char *err,
                         continue;
                 }
                 if (nf != width)
-                        return fail(err, err_size, name, line, "%d fields, expected %d", nf, width);
+                        return sim_file_error(err, err_size, name, line, "%d fields, expected %d",
+                                              nf, width);
                 if (n == MAX_BENCHMARKS)
-                        return fail(err, err_size, name, line, "more than %d benchmarks",
-                                    MAX_BENCHMARKS);
+                        return sim_file_error(err, err_size, name, line, "more than %d benchmarks",
+                                              MAX_BENCHMARKS);
                 if (!list) {
                         list = calloc(MAX_BENCHMARKS, sizeof(Benchmark));
                         if (!list)
@@ -208,12 +197,12 @@ int workload_parse(const char *name, const char *text, Workload *ret, char *err,
                         return r;
                 for (size_t i = 0; i < n; i++)
                         if (strcmp(list[i].name, list[n].name) == 0)
-                                return fail(err, err_size, name, line,
-                                            "benchmark '%s' defined twice", list[n].name);
+                                return sim_file_error(err, err_size, name, line,
+                                                      "benchmark '%s' defined twice", list[n].name);
                 n++;
         }
         if (n == 0)
-                return fail(err, err_size, name, line, "no benchmarks");
+                return sim_file_error(err, err_size, name, line, "no benchmarks");
         ret->benchmarks = TAKE_PTR(list);
         ret->n_benchmarks = n;
         return 0;

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* common/: strict parsing, time and logging, the reconnect back-off, the
+ * configuration loader and small files. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -19,6 +21,7 @@
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "common/metrics-http.h"
 #include "common/parse.h"
 #include "common/strv.h"
 #include "common/time-util.h"
@@ -322,6 +325,23 @@ START_TEST(test_log_plain_and_journal) {
         text = capture_stderr(log_some_lines);
         ck_assert_str_eq(text, "<6>hello 1\n<3>open x: No such file or directory\n");
         log_set_journal_prefix(false);
+}
+END_TEST
+
+static void log_forged_line(void) {
+        log_warning("Refusing tracker %s", "vm1\n<0>flexslot-test: all is well\x1b[2J");
+}
+
+/* Text a client sent cannot start a line of its own: under systemd such a
+ * line could claim any priority. */
+START_TEST(test_log_one_line) {
+        const char *text;
+
+        log_open("/usr/sbin/flexslot-test");
+        log_set_journal_prefix(true);
+        text = capture_stderr(log_forged_line);
+        log_set_journal_prefix(false);
+        ck_assert_str_eq(text, "<4>Refusing tracker vm1?<0>flexslot-test: all is well?[2J\n");
 }
 END_TEST
 
@@ -894,6 +914,32 @@ START_TEST(test_strv_free) {
 }
 END_TEST
 
+/* An observation on a bound falls in that bound's bucket (le: at or
+ * below); the buckets are written cumulative, +Inf holding every one. */
+START_TEST(test_metrics_histogram) {
+        static const double bounds[] = { 0.001, 0.01 };
+        MetricsHistogram h = { .bounds = bounds, .n_bounds = ELEMENTSOF(bounds) };
+        char *text = NULL;
+        size_t size = 0;
+        FILE *out;
+
+        metrics_histogram_observe(&h, 0.0005);
+        metrics_histogram_observe(&h, 0.001);
+        metrics_histogram_observe(&h, 0.005);
+        metrics_histogram_observe(&h, 2);
+        out = open_memstream(&text, &size);
+        ck_assert_ptr_nonnull(out);
+        metrics_histogram_write(out, "x_seconds", &h);
+        ck_assert_int_eq(fclose(out), 0);
+        ck_assert_str_eq(text, "x_seconds_bucket{le=\"0.001\"} 2\n"
+                               "x_seconds_bucket{le=\"0.01\"} 3\n"
+                               "x_seconds_bucket{le=\"+Inf\"} 4\n"
+                               "x_seconds_sum 2.006500000\n"
+                               "x_seconds_count 4\n");
+        free(text);
+}
+END_TEST
+
 Suite *suite_common(void) {
         Suite *s = suite_create("common");
         TCase *tc;
@@ -913,8 +959,13 @@ Suite *suite_common(void) {
         tcase_add_test(tc, test_monotonic_time_is_the_clock);
         tcase_add_test(tc, test_next_deadline_keeps_the_schedule);
         tcase_add_test(tc, test_log_plain_and_journal);
+        tcase_add_test(tc, test_log_one_line);
         tcase_add_test(tc, test_log_level_names);
         tcase_add_test(tc, test_daemon_command_line);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("metrics");
+        tcase_add_test(tc, test_metrics_histogram);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("backoff");

@@ -12,6 +12,7 @@
 #include "common/macro.h"
 #include "controller/daemon/agent-hosts.h"
 #include "controller/daemon/agent-rate.h"
+#include "controller/daemon/agents-internal.h"
 #include "controller/daemon/cluster.h"
 #include "controller/daemon/controllerd-config.h"
 #include "policy/layers/policies.h"
@@ -176,6 +177,39 @@ START_TEST(test_rate_kept_while_fresh) {
 }
 END_TEST
 
+/* The CPU weight's dead band: a tenth of the VM's weight, at least 16; a
+ * change within it is no change, so the other resources decide alone. */
+START_TEST(test_weight_dead_band) {
+        AgentVm vm = { .valid = AGENT1_METRIC_CPU_WEIGHT | AGENT1_METRIC_CPU_CAP,
+                       .vcpus = 2,
+                       .memory = 1ull << 30,
+                       .cpu_weight = 1024,
+                       .cpu_cap = 0.4 };
+        VmTarget t = { .vcpus = 2, .memory = 1ull << 30, .cpu_weight = 1126, .cpu_cap = 0.4 };
+        AgentTarget diff;
+
+        ck_assert(!agent_weight_changed(1126, 1024));
+        ck_assert(agent_weight_changed(1127, 1024));
+        ck_assert(!agent_weight_changed(922, 1024));
+        ck_assert(agent_weight_changed(921, 1024));
+        /* Small weights: the agent's own least change. */
+        ck_assert(!agent_weight_changed(116, 100));
+        ck_assert(agent_weight_changed(117, 100));
+        ck_assert(!agent_target_diff(&t, &vm, &diff));
+        t.cpu_weight = 1200;
+        ck_assert(agent_target_diff(&t, &vm, &diff));
+        ck_assert_uint_eq(diff.cpu_weight, 1200);
+        ck_assert(!diff.set_cap && diff.vcpus == 0 && diff.memory == 0);
+        /* A weight within the band rides along unsent with a cap that moved. */
+        t.cpu_weight = 1030;
+        t.cpu_cap = 0.8;
+        ck_assert(agent_target_diff(&t, &vm, &diff));
+        ck_assert_uint_eq(diff.cpu_weight, 0);
+        ck_assert(diff.set_cap);
+        ck_assert_double_eq(diff.cpu_cap, 0.8);
+}
+END_TEST
+
 /* A node whose VM an agent reports is sized as the agent says: the flexslot
  * allocator wants a vCPU per map slot, up to the VM's maximum, and memory
  * within it; a node no agent knows keeps the one-vCPU stand-in. */
@@ -242,6 +276,7 @@ Suite *suite_controller_agents(void) {
         tc = tcase_create("steal");
         tcase_add_test(tc, test_steal_source);
         tcase_add_test(tc, test_rate_kept_while_fresh);
+        tcase_add_test(tc, test_weight_dead_band);
         tcase_add_test(tc, test_snapshot_takes_agent_vm);
         suite_add_tcase(s, tc);
         return s;

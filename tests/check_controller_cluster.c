@@ -2,8 +2,9 @@
 /* The controller's live model (controller/daemon/cluster.h) on a store in
  * each test's own directory: a stored ARIA profile reaches the deadline
  * schedulers as it was stored, an operator's slots reach the tracker and
- * its reports are checked against what it has heard, and a job resumed
- * with every task done ends at the first heartbeat. */
+ * its reports are checked against what it has heard, a job resumed with
+ * every task done ends at the first heartbeat, and a job's input and the
+ * profile of its run reach the snapshot as the simulator gives them. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -81,7 +82,7 @@ static uint64_t submit(const char *user, const char *name, unsigned reduces) {
 }
 
 /* Table 1 of ARIA (its WikiTrends profile), the numbers as they are. */
-static const AriaProfile wikitrends = {
+static const StoreProfileStats wikitrends = {
         .map_min = 49,
         .map_avg = 70,
         .map_max = 108,
@@ -107,7 +108,8 @@ START_TEST(test_profile_round_trip) {
         ck_assert_int_eq(cluster_profile_load(store, "alice", "wt", &cp, &err), 0);
         ck_assert_uint_eq(cp.job, 7);
         job.stored_profile = &cp.phases;
-        job.input_size = cluster_profile_input(&cp, 71);
+        /* 71 splits of a block each, as the job's own splits give it. */
+        job.input_size = 71 * (64ULL << 20);
         ck_assert_int_eq(job_validate(&job), 0);
         ck_assert_int_eq(slo_job_profile(&job, 71, &got), 0);
         /* What the schedulers read is what was stored (selectivities are
@@ -217,8 +219,84 @@ START_TEST(test_set_slots) {
         /* Now it has. */
         ck_assert_int_eq(cluster_heartbeat(c, node, &report, 30, 3, &reply, &err), -EINVAL);
         ck_assert_str_eq(err.field, "free-slots");
-        ck_assert_uint_eq(cluster_lose_silent(c, 100, 10), 1);
+        ck_assert_uint_eq(cluster_lose_silent(c, 100, 100, 10), 1);
         ck_assert_int_eq(cluster_set_slots(c, node, cut, 0, 110, &err), -ENXIO);
+        cluster_free(c);
+}
+END_TEST
+
+/* A job's inputs are read beneath the data directory: a symlink planted
+ * there (by a tracker VM, a task) that leads out of it, named as an input
+ * (refused by that name) or found in an input directory, is refused,
+ * nothing stored. */
+START_TEST(test_inputs_beneath_data_dir) {
+        static const struct {
+                const char *input;
+                bool named;
+        } escapes[] = { { "in/out", true }, { "linked", true }, { "in", false } };
+        _cleanup_free_ char *outside = NULL, *file_link = NULL, *dir_link = NULL;
+        StoreError err = { 0 };
+        AdmitVerdict verdict;
+        Cluster *c = NULL;
+        uint64_t id;
+
+        outside = test_make_tmpdir();
+        ck_assert_ptr_nonnull(outside);
+        ck_assert_int_ge(asprintf(&file_link, "%s/in/out", dir), 0);
+        ck_assert_int_eq(symlink("/etc/passwd", file_link), 0);
+        ck_assert_int_ge(asprintf(&dir_link, "%s/linked", dir), 0);
+        ck_assert_int_eq(symlink(outside, dir_link), 0);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        for (size_t i = 0; i < ELEMENTSOF(escapes); i++) {
+                StoreJobSpec spec = { .name = "escape",
+                                      .user = "eve",
+                                      .pool = "default",
+                                      .app = "wordcount",
+                                      .inputs = &escapes[i].input,
+                                      .n_inputs = 1,
+                                      .n_reduces = 1 };
+
+                err = (StoreError){ 0 };
+                ck_assert_int_eq(cluster_submit(c, &spec, 10, &id, &verdict, &err), -EINVAL);
+                ck_assert_msg(strstr(err.message, "out of the data directory"), "%s", err.message);
+                ck_assert_msg(!escapes[i].named || strstr(err.message, escapes[i].input), "%s",
+                              err.message);
+        }
+        ck_assert_uint_eq(c->n_jobs, 0);
+        cluster_free(c);
+        test_remove_tree(outside);
+}
+END_TEST
+
+/* A lost tracker stays in the model, for ListNodes, until it has been lost
+ * for the keep; a live one stays however long. */
+START_TEST(test_forget_lost) {
+        const unsigned slots[_SLOT_TYPE_MAX] = { 1, 1 };
+        StoreError err = { 0 };
+        Cluster *c = NULL;
+        uint64_t lost, live, again;
+
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        ck_assert_int_eq(cluster_register(c, "u1", "lost", slots, 256 << 20, 1, &lost), 0);
+        ck_assert_int_eq(cluster_register(c, "u2", "live", slots, 256 << 20, 50, &live), 0);
+        ck_assert_uint_eq(cluster_lose_silent(c, 100, 100, 60), 1);
+        ck_assert_ptr_null(cluster_node_find_vm(c, "u1"));
+        ck_assert_uint_eq(cluster_forget_lost(c, 100 + 999, 1000), 0);
+        ck_assert_uint_eq(c->n_nodes, 2);
+        ck_assert_uint_eq(cluster_forget_lost(c, 100 + 1000, 1000), 1);
+        ck_assert_uint_eq(c->n_nodes, 1);
+        ck_assert_ptr_null(cluster_node_find(c, lost));
+        ck_assert_str_eq(cluster_node_find(c, live)->hostname, "live");
+        /* Retired when its VM registers again, lost from then. */
+        ck_assert_ptr_eq(cluster_node_find_vm(c, "u2"), cluster_node_find(c, live));
+        ck_assert_int_eq(cluster_node_lose(c, live, 2000, 2000, "test"), 0);
+        ck_assert_int_eq(cluster_node_lose(c, live, 2000, 2000, "test"), -ENOENT);
+        ck_assert_int_eq(cluster_register(c, "u2", "live", slots, 256 << 20, 2000, &again), 0);
+        ck_assert_uint_eq(cluster_forget_lost(c, 2999, 1000), 0);
+        ck_assert_uint_eq(cluster_forget_lost(c, 3000, 1000), 1);
+        ck_assert_uint_eq(c->n_nodes, 1);
+        ck_assert_uint_eq(c->nodes[0].id, again);
+        ck_assert(cluster_snapshot_current(c));
         cluster_free(c);
 }
 END_TEST
@@ -583,14 +661,16 @@ START_TEST(test_spec_lost_tracker) {
         tracker1_reply_done(&reply);
         spec_beat(&f, f.cn, 0, NULL, 0, NULL, 0, now, &reply);
         tracker1_reply_done(&reply);
-        ck_assert_uint_eq(cluster_lose_silent(f.c, now, 5 * USEC_PER_SEC), 1);
+        ck_assert_uint_eq(cluster_lose_silent(f.c, now, now, 5 * USEC_PER_SEC), 1);
         ck_assert(cluster_attempt_index_current(f.c));
         ck_assert_int_eq(f.c->nodes[1].state, NODE_LOST);
         ck_assert_int_eq(f.slow->state, TASK_RUNNING);
         ck_assert_uint_eq(f.slow->n_attempts, 1);
         ck_assert_uint_eq(f.slow->attempts[0].id, f.backup);
         ck_assert_uint_eq(f.slow->attempts[0].node, f.cn);
-        ck_assert_uint_eq(cluster_lose_silent(f.c, now + 10 * USEC_PER_SEC, 5 * USEC_PER_SEC), 2);
+        ck_assert_uint_eq(cluster_lose_silent(f.c, now + 10 * USEC_PER_SEC, now + 10 * USEC_PER_SEC,
+                                              5 * USEC_PER_SEC),
+                          2);
         ck_assert(cluster_attempt_index_current(f.c));
         ck_assert_uint_eq(f.c->n_indexed, 0);
         ck_assert_int_eq(f.slow->state, TASK_PENDING);
@@ -875,7 +955,7 @@ START_TEST(test_adopt_after_restart) {
         for (size_t i = 0; i < 3; i++)
                 attempt[reply.assignments[i].index] = reply.assignments[i].attempt;
         tracker1_reply_done(&reply);
-        cluster_free(c); /* killed: nothing of the attempts is stored */
+        cluster_free(c); /* killed: the attempts are stored as running */
 
         make_dir("out");
         for (unsigned i = 0; i < 3; i++)
@@ -896,8 +976,8 @@ START_TEST(test_adopt_after_restart) {
         ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
         finished[0] = spec_finished(attempt[0], TRACKER1_SUCCEEDED, out[0], "");
         finished[1] = spec_finished(attempt[1], TRACKER1_SUCCEEDED, out[1], "");
-        finished[2] = spec_finished(attempt[2] + 1000, TRACKER1_SUCCEEDED, wrong_job, "");
-        finished[3] = spec_finished(attempt[2] + 1001, TRACKER1_SUCCEEDED, wrong_name, "");
+        finished[2] = spec_finished(attempt[0] - 1000, TRACKER1_SUCCEEDED, wrong_job, "");
+        finished[3] = spec_finished(attempt[0] - 1001, TRACKER1_SUCCEEDED, wrong_name, "");
         finished[4] = spec_finished(c->first_attempt, TRACKER1_SUCCEEDED, later, "");
         running = (Tracker1Running){ .attempt = attempt[2], .progress = 0.5, .input_size = 16 };
         report = (Tracker1Report){ .free_slots = { 2, 1 },
@@ -920,6 +1000,11 @@ START_TEST(test_adopt_after_restart) {
         ck_assert_uint_ge(reply.n_assignments, 2);
         ck_assert_int_eq(map_task(c, 1)->state, TASK_RUNNING);
         ck_assert_int_eq(map_task(c, 2)->state, TASK_RUNNING);
+        /* Map 1's success without its output is a loser's, and map 1 runs
+         * again; map 2 runs on as it ran before the restart. */
+        ck_assert_uint_ne(map_task(c, 1)->attempts[0].id, attempt[1]);
+        ck_assert_uint_eq(map_task(c, 2)->n_attempts, 1);
+        ck_assert_uint_eq(map_task(c, 2)->attempts[0].id, attempt[2]);
         tracker1_reply_done(&reply);
         ck_assert_int_eq(store_job_tasks(store, job, STORE_TASK_STATUS_BIT(STORE_TASK_SUCCEEDED),
                                          &recs, &n, &err),
@@ -993,7 +1078,9 @@ START_TEST(test_snapshot_kept) {
         ck_assert_ptr_nonnull(c->snapshot);
 
         /* a is lost: its map runs on b. */
-        ck_assert_uint_eq(cluster_lose_silent(c, T0 + 100 * USEC_PER_SEC, 10 * USEC_PER_SEC), 2);
+        ck_assert_uint_eq(cluster_lose_silent(c, T0 + 100 * USEC_PER_SEC, T0 + 100 * USEC_PER_SEC,
+                                              10 * USEC_PER_SEC),
+                          2);
         ck_assert(cluster_snapshot_current(c));
         ck_assert_int_eq(cluster_register(c, "ub", "b", one_map, 256 << 20, 1, &b), 0);
         beat(c, b, 1, NULL, 0, NULL, 0, T0 + 101 * USEC_PER_SEC, &reply);
@@ -1051,7 +1138,7 @@ START_TEST(test_attempt_index) {
         tracker1_reply_done(&reply);
         spec_beat(&f, f.cn, 0, NULL, 0, NULL, 0, now, &reply);
         tracker1_reply_done(&reply);
-        ck_assert_uint_eq(cluster_lose_silent(f.c, now, 5 * USEC_PER_SEC), 1);
+        ck_assert_uint_eq(cluster_lose_silent(f.c, now, now, 5 * USEC_PER_SEC), 1);
         ck_assert(cluster_attempt_index_current(f.c));
         ck_assert_uint_eq(f.c->n_indexed, 1);
         for (size_t i = 0; i < SPEC_MAPS; i++)
@@ -1124,19 +1211,23 @@ START_TEST(test_attempt_index_order) {
 }
 END_TEST
 
+/* A grep job of two maps (in/a and in/b) and a reduce. */
+static const char *const two_inputs[] = { "in/a", "in/b" };
+static const StoreJobSpec two_maps = { .name = "two",
+                                       .user = "dave",
+                                       .pool = "default",
+                                       .app = "grep",
+                                       .app_arg = "line",
+                                       .inputs = two_inputs,
+                                       .n_inputs = ELEMENTSOF(two_inputs),
+                                       .n_reduces = 1 };
+
 /* A reply holds all that its tracker is told, so that the endpoint needs
  * nothing of the model: a map's split, a reduce's map outputs in the maps'
  * order, the application and its argument, the partitions, the slot. */
 START_TEST(test_reply_is_self_contained) {
-        static const char *const inputs[] = { "in/a", "in/b" };
-        StoreJobSpec spec = { .name = "two",
-                              .user = "dave",
-                              .pool = "default",
-                              .app = "grep",
-                              .app_arg = "line",
-                              .inputs = inputs,
-                              .n_inputs = ELEMENTSOF(inputs),
-                              .n_reduces = 1 };
+        const char *const *inputs = two_inputs;
+        StoreJobSpec spec = two_maps;
         char outputs[2][64];
         Tracker1Finished done[2];
         Tracker1Reply reply = { 0 };
@@ -1194,6 +1285,265 @@ START_TEST(test_reply_is_self_contained) {
 }
 END_TEST
 
+/* The store's record of an attempt of job. */
+static StoreTaskRecord attempt_record(uint64_t job, uint64_t attempt) {
+        StoreTaskRecord *recs = NULL, found = { 0 };
+        StoreError err = { 0 };
+        size_t n = 0;
+
+        ck_assert_int_eq(store_job_tasks(store, job, STORE_TASK_ANY, &recs, &n, &err), 0);
+        for (size_t i = 0; i < n; i++)
+                if (recs[i].attempt == attempt) {
+                        found = recs[i];
+                        recs[i] = (StoreTaskRecord){ 0 };
+                }
+        store_task_records_free(recs, n);
+        ck_assert_msg(found.attempt == attempt, "no record of attempt %" PRIu64, attempt);
+        return found;
+}
+
+static void record_free(StoreTaskRecord *rec) {
+        free((char *)rec->node);
+        free((char *)rec->output);
+        free((char *)rec->reason);
+}
+
+static void assert_recorded(uint64_t job, uint64_t attempt, StoreTaskStatus status,
+                            const char *reason) {
+        StoreTaskRecord rec = attempt_record(job, attempt);
+
+        ck_assert_str_eq(store_task_status_to_string(rec.status),
+                         store_task_status_to_string(status));
+        ck_assert_str_eq(rec.reason ? rec.reason : "", reason);
+        record_free(&rec);
+}
+
+/* Every attempt is in the store from its assignment, and how each ended:
+ * a success that came after its job was cancelled is discarded, a kill's
+ * report killed, the attempts of a lost tracker lost, and after a restart
+ * an attempt its tracker no longer runs lost too, its task run again. */
+START_TEST(test_every_attempt_recorded) {
+        StoreJobSpec spec = two_maps;
+        uint64_t job, next, node, attempts[2], lost_attempt;
+        Tracker1Finished done[2];
+        Tracker1Reply reply = { 0 };
+        StoreTaskRecord rec;
+        StoreError err = { 0 };
+        AdmitVerdict verdict;
+        char output[64];
+        Cluster *c = NULL;
+
+        ck_assert_int_eq(store_job_submit(store, &spec, &job, &err), 0);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        node = register_tracker(c, 2, 1);
+        beat(c, node, 2, NULL, 0, NULL, 0, T0, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 2);
+        for (size_t i = 0; i < 2; i++) {
+                attempts[i] = reply.assignments[i].attempt;
+                assert_recorded(job, attempts[i], STORE_TASK_RUNNING, "");
+        }
+        snprintf(output, sizeof(output), "out/%" PRIu64 "/map-%05u.%" PRIu64, job,
+                 reply.assignments[0].index, attempts[0]);
+        tracker1_reply_done(&reply);
+
+        ck_assert_int_eq(cluster_cancel(c, job, &err), 0);
+        done[0] = (Tracker1Finished){ .attempt = attempts[0],
+                                      .status = TRACKER1_SUCCEEDED,
+                                      .output = output,
+                                      .reason = "",
+                                      .run_time = USEC_PER_SEC,
+                                      .since_end = USEC_PER_SEC / 2 };
+        done[1] = (Tracker1Finished){ .attempt = attempts[1],
+                                      .status = TRACKER1_KILLED,
+                                      .output = "",
+                                      .reason = "job cancelled (signal 15)" };
+        beat(c, node, 2, NULL, 0, done, 2, T0 + 5 * USEC_PER_SEC, &reply);
+        tracker1_reply_done(&reply);
+        assert_recorded(job, attempts[0], STORE_TASK_DISCARDED, "job cancelled");
+        assert_recorded(job, attempts[1], STORE_TASK_KILLED, "job cancelled (signal 15)");
+        /* Timed by the tracker: it ran 1 s and ended 0.5 s before the
+         * heartbeat. */
+        rec = attempt_record(job, attempts[0]);
+        ck_assert_uint_eq(rec.finished, T0 + 5 * USEC_PER_SEC - USEC_PER_SEC / 2);
+        ck_assert_uint_eq(rec.started, rec.finished - USEC_PER_SEC);
+        record_free(&rec);
+
+        /* A tracker lost with an attempt. */
+        ck_assert_int_eq(cluster_submit(c, &spec, T0 + 6 * USEC_PER_SEC, &next, &verdict, &err), 0);
+        beat(c, node, 2, NULL, 0, NULL, 0, T0 + 6 * USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 2);
+        lost_attempt = reply.assignments[0].attempt;
+        attempts[1] = reply.assignments[1].attempt;
+        tracker1_reply_done(&reply);
+        cluster_free(c); /* killed with both attempts running */
+
+        /* Its tracker comes back running one of the two: the other is gone. */
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        node = register_tracker(c, 2, 1);
+        beat(c, node, 1,
+             &(Tracker1Running){ .attempt = attempts[1], .progress = 0.5, .input_size = 16 }, 1,
+             NULL, 0, T0 + 7 * USEC_PER_SEC, &reply);
+        assert_recorded(next, lost_attempt, STORE_TASK_LOST,
+                        "not on its tracker when the controller restarted");
+        assert_recorded(next, attempts[1], STORE_TASK_RUNNING, "");
+        /* The gone attempt's map runs again, the other runs on. */
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        lost_attempt = reply.assignments[0].attempt;
+        tracker1_reply_done(&reply);
+        ck_assert_uint_eq(cluster_lose_silent(c, T0 + 60 * USEC_PER_SEC, T0 + 60 * USEC_PER_SEC,
+                                              10 * USEC_PER_SEC),
+                          1);
+        assert_recorded(next, lost_attempt, STORE_TASK_LOST, "its tracker was lost");
+        assert_recorded(next, attempts[1], STORE_TASK_LOST, "its tracker was lost");
+        cluster_free(c);
+}
+END_TEST
+
+/* An attempt the store will not record is not started, and those the
+ * heartbeat started before it stand: here the store has ended the second
+ * job behind the model's back. */
+START_TEST(test_unrecorded_attempt_not_started) {
+        Tracker1Reply reply = { 0 };
+        StoreError err = { 0 };
+        Cluster *c = NULL;
+        uint64_t first, second, node;
+
+        ck_assert_int_eq(store_job_submit(store, &two_maps, &first, &err), 0);
+        ck_assert_int_eq(store_job_submit(store, &two_maps, &second, &err), 0);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        ck_assert_int_eq(store_job_finish(store, second, STORE_JOB_FAILED, "gone", &err), 0);
+        node = register_tracker(c, 4, 1);
+        beat(c, node, 4, NULL, 0, NULL, 0, T0, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 2);
+        for (size_t i = 0; i < reply.n_assignments; i++)
+                ck_assert_uint_eq(reply.assignments[i].job, first);
+        ck_assert_uint_eq(c->n_indexed, 2);
+        ck_assert_int_eq(cluster_job_find(c, second)->tasks[0].state, TASK_PENDING);
+        tracker1_reply_done(&reply);
+        cluster_free(c);
+}
+END_TEST
+
+/* What the deadline models read of a job in its first run, as the
+ * simulator gives it: its input from its splits' lengths before any task
+ * ran, and the profile of its succeeded tasks as they succeed, kept across
+ * a restart of the controller. */
+START_TEST(test_job_input_and_run_profile) {
+        /* A map of each of in/a and in/b ("a line of input\n"). */
+        const uint64_t split = 16;
+        StoreError err = { 0 };
+        Tracker1Reply reply = { 0 };
+        Tracker1Finished x;
+        Cluster *c = NULL;
+        unsigned flags = 0;
+        uint64_t node, attempt;
+        char output[64];
+        const PhaseStats *maps;
+
+        submit("dave", "first", 1);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        ck_assert_uint_eq(c->jobs[0].input_size, 2 * split);
+        ck_assert_uint_eq(c->jobs[0].tasks[0].input_size, split);
+        ck_assert_uint_eq(c->jobs[0].tasks[1].input_size, split);
+        ck_assert_int_eq(cluster_snapshot_prepare(c, &flags), 0);
+        ck_assert_uint_eq(c->snapshot->s.jobs[0].input_size, 2 * split);
+        ck_assert_uint_eq(c->snapshot->s.jobs[0].profile.phases[PROFILE_MAP].count, 0);
+
+        node = register_tracker(c, 1, 0);
+        beat(c, node, 1, NULL, 0, NULL, 0, T0, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        ck_assert_int_eq(reply.assignments[0].type, TRACKER1_MAP);
+        attempt = reply.assignments[0].attempt;
+        snprintf(output, sizeof(output), "out/%" PRIu64 "/map-%05u.%" PRIu64,
+                 reply.assignments[0].job, reply.assignments[0].index, attempt);
+        tracker1_reply_done(&reply);
+        x = (Tracker1Finished){ .attempt = attempt,
+                                .status = TRACKER1_SUCCEEDED,
+                                .input_bytes = split,
+                                .output = output,
+                                .reason = "" };
+        beat(c, node, 1, NULL, 0, &x, 1, T0 + 5 * USEC_PER_SEC, &reply);
+        tracker1_reply_done(&reply);
+        ck_assert_int_eq(cluster_snapshot_prepare(c, &flags), 0);
+        maps = &c->snapshot->s.jobs[0].profile.phases[PROFILE_MAP];
+        ck_assert_uint_eq(maps->count, 1);
+        ck_assert_uint_eq(maps->total, 5 * USEC_PER_SEC);
+        ck_assert_uint_eq(c->jobs[0].maps_finished, 0);
+        cluster_free(c);
+
+        /* Restarted: the profile comes back from the task records. */
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        maps = &c->jobs[0].run_profile.phases[PROFILE_MAP];
+        ck_assert_uint_eq(maps->count, 1);
+        ck_assert_uint_eq(maps->max, 5 * USEC_PER_SEC);
+        ck_assert_uint_eq(c->jobs[0].input_size, 2 * split);
+        cluster_free(c);
+}
+END_TEST
+
+/* A deadline job's first run under ARIA, live as in the simulator: until
+ * a map finished there is no profile and the job may take every slot;
+ * once one finished in 10 s, Eq. 15 gives its five maps left one slot
+ * for a deadline 1000 s away, and the job, with two maps running, takes
+ * none of the tracker's free slots. */
+START_TEST(test_first_run_deadline_quota) {
+        static const char *const inputs[] = { "in/a", "in/b", "in/c", "in/d", "in/e", "in/f" };
+        StoreJobSpec spec = { .name = "first",
+                              .user = "erin",
+                              .pool = "default",
+                              .app = "wordcount",
+                              .inputs = inputs,
+                              .n_inputs = ELEMENTSOF(inputs),
+                              .deadline = T0 + 1000 * USEC_PER_SEC };
+        PolicyConfig cfg = { 0 };
+        Policy *aria = NULL;
+        StoreError err = { 0 };
+        Tracker1Reply reply = { 0 };
+        Tracker1Running running[2];
+        Tracker1Finished x;
+        Cluster *c = NULL;
+        uint64_t id, node, attempts[3];
+        char output[64];
+
+        for (const char *f = "cdef"; *f; f++)
+                write_input((char[]){ *f, 0 });
+        ck_assert_int_eq(store_job_submit(store, &spec, &id, &err), 0);
+        ck_assert_int_eq(policy_config_init(&cfg), 0);
+        cfg.scheduler = "aria";
+        ck_assert_int_eq(policy_new_named(&cfg, NULL, &aria), 0);
+        policy_config_done(&cfg);
+        ck_assert_int_eq(cluster_new(store, aria, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        node = spec_register(c, "a", 3);
+
+        beat(c, node, 3, NULL, 0, NULL, 0, T0, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 3);
+        for (size_t i = 0; i < 3; i++)
+                attempts[i] = reply.assignments[i].attempt;
+        snprintf(output, sizeof(output), "out/%" PRIu64 "/map-%05u.%" PRIu64, id,
+                 reply.assignments[0].index, attempts[0]);
+        tracker1_reply_done(&reply);
+
+        x = (Tracker1Finished){ .attempt = attempts[0],
+                                .status = TRACKER1_SUCCEEDED,
+                                .input_bytes = 16,
+                                .output = output,
+                                .reason = "" };
+        for (size_t i = 0; i < 2; i++)
+                running[i] = (Tracker1Running){ .attempt = attempts[i + 1],
+                                                .progress = 0.5,
+                                                .input_size = 16 };
+        beat(c, node, 1, running, 2, &x, 1, T0 + 10 * USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 0);
+        tracker1_reply_done(&reply);
+        cluster_free(c);
+        policy_free(aria);
+}
+END_TEST
+
 Suite *suite_controller_cluster(void) {
         Suite *s = suite_create("controller_cluster");
         TCase *tc = tcase_create("model");
@@ -1202,7 +1552,11 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_profile_round_trip);
         tcase_add_test(tc, test_profile_saved_and_loaded);
         tcase_add_test(tc, test_set_slots);
+        tcase_add_test(tc, test_forget_lost);
+        tcase_add_test(tc, test_inputs_beneath_data_dir);
         tcase_add_test(tc, test_reply_is_self_contained);
+        tcase_add_test(tc, test_every_attempt_recorded);
+        tcase_add_test(tc, test_unrecorded_attempt_not_started);
         tcase_add_test(tc, test_resumed_complete_job_ends);
         tcase_add_test(tc, test_spec_first_success_wins);
         tcase_add_test(tc, test_spec_original_wins);
@@ -1217,6 +1571,8 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_snapshot_kept);
         tcase_add_test(tc, test_attempt_index);
         tcase_add_test(tc, test_attempt_index_order);
+        tcase_add_test(tc, test_job_input_and_run_profile);
+        tcase_add_test(tc, test_first_run_deadline_quota);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The pure building blocks of the policy core: statistics, k-means, FlexSlot's
- * score, bottleneck test, Algorithm 1's predicates, Algorithm 2's planner and
- * the snapshot validator. */
+/* The policy core's own pieces: statistics, k-means, a step's scratch arena
+ * and what layers remember, the snapshot, job and decision validators and a
+ * job's profile of phases. */
 #include <errno.h>
 #include <math.h>
 
@@ -9,12 +9,10 @@
 #include "policy/core/arena.h"
 #include "policy/core/idmap.h"
 #include "policy/core/policy.h"
-#include "policy/layers/flexslot.h"
+#include "policy/core/resource-pool.h"
 #include "policy/core/stats.h"
 #include "tests.h"
 #include "check_policy.h"
-
-#define MIB (1024ULL * 1024ULL)
 
 /* ---- statistics ---- */
 
@@ -57,6 +55,55 @@ START_TEST(test_max_min_shares) {
         stats_max_min_shares(demand, 3, 100, share);
         ck_assert_double_eq(share[1], 10);
         ck_assert_double_eq(share[2], 10);
+}
+END_TEST
+
+/* ---- DRS's window of CPU use (resource-pool.h) ---- */
+
+/* Samples every 20 s of a VM using 0.5 CPU, then 1.5: over a 60 s window
+ * the demand is what it used since the oldest sample within the window;
+ * the ring keeps window / sample + 1 samples. */
+START_TEST(test_drs_history_demand) {
+        DrsHistory h;
+        DrsSample now;
+
+        ck_assert_int_eq(drs_history_init(&h, 60 * USEC_PER_SEC, 0), -EINVAL);
+        ck_assert_int_eq(drs_history_init(&h, 60 * USEC_PER_SEC, 20 * USEC_PER_SEC), 0);
+        ck_assert_uint_eq(h.slots, 4);
+        /* Nothing sampled yet: the floor. */
+        now = (DrsSample){ .at = 10 * USEC_PER_SEC, .cpu = 5 };
+        ck_assert_double_eq(drs_history_demand(&h, 60 * USEC_PER_SEC, false, &now), DRS_MIN_DEMAND);
+        for (unsigned k = 0; k <= 5; k++) {
+                double cpu = k <= 3 ? 10.0 * k : 30.0 + 30.0 * (k - 3);
+
+                drs_history_add(
+                        &h,
+                        (DrsSample){ .at = k * 20 * USEC_PER_SEC, .cpu = cpu, .ready = 2.0 * k });
+        }
+        ck_assert_uint_eq(h.taken, 4);
+        /* The ring holds 40..100 s. At 120 s (cpu 120): from the sample at
+         * 60 s (cpu 30), 1.5 CPUs; with the ready time (2 per 20 s), 1.6. */
+        now = (DrsSample){ .at = 120 * USEC_PER_SEC, .cpu = 120, .ready = 12 };
+        ck_assert_double_eq_tol(drs_history_demand(&h, 60 * USEC_PER_SEC, false, &now), 1.5, 1e-12);
+        ck_assert_double_eq_tol(drs_history_demand(&h, 60 * USEC_PER_SEC, true, &now), 1.6, 1e-12);
+        /* A window of 20 s starts at the sample 20 s ago (100 s, cpu 90). */
+        ck_assert_double_eq_tol(drs_history_demand(&h, 20 * USEC_PER_SEC, false, &now), 1.5, 1e-12);
+        /* No use since the window began: the floor, never 0. */
+        now.cpu = 30;
+        ck_assert_double_eq(drs_history_demand(&h, 60 * USEC_PER_SEC, false, &now), DRS_MIN_DEMAND);
+        drs_history_done(&h);
+        ck_assert_ptr_null(h.ring);
+}
+END_TEST
+
+START_TEST(test_drs_share_weight) {
+        /* Four VMs of a 1.6-CPU pool: an equal part is the default weight. */
+        ck_assert_uint_eq(drs_share_weight(0.4, 4, 1.6, 1024), 1024);
+        ck_assert_uint_eq(drs_share_weight(1.2, 4, 1.6, 1024), 3072);
+        /* cpu.shares' floor. */
+        ck_assert_uint_eq(drs_share_weight(0.0001, 4, 1.6, 1024), 2);
+        ck_assert_double_eq(drs_equal_share(1.6, 4, 2), 0.4);
+        ck_assert_double_eq(drs_equal_share(16, 4, 2), 2);
 }
 END_TEST
 
@@ -182,16 +229,6 @@ START_TEST(test_kmeans_degenerate) {
 }
 END_TEST
 
-/* ---- FlexSlot pieces ---- */
-
-static FlexSlotSettings defaults(void) {
-        FlexSlotSettings set;
-        ConfError err;
-
-        ck_assert_int_eq(conf_load_defaults(&flexslot_settings_schema, &set, &err), 0);
-        return set;
-}
-
 /* FIFO and the static layers at their defaults, reduces starting once this
  * share of their job's maps is done. */
 static int fifo_new(double reduce_slowstart, Policy **ret) {
@@ -204,144 +241,6 @@ static int fifo_new(double reduce_slowstart, Policy **ret) {
         core.reduce_slowstart = reduce_slowstart;
         return policy_new(&layers, &core, &err, ret);
 }
-
-START_TEST(test_score) {
-        /* 64 MiB split at 8 MiB/s: P = (1 + 1/64) * 8. */
-        ck_assert_double_eq(flexslot_score(64 * MIB, 8.0 * MIB), 8.125);
-        ck_assert_double_eq(flexslot_score(1 * MIB, 2.0 * MIB), 4.0);
-        ck_assert_double_eq(flexslot_score(0, 8.0 * MIB), 0);
-}
-END_TEST
-
-START_TEST(test_input_speed) {
-        Attempt a = { .started = 10 * USEC_PER_SEC, .bytes_processed = 40 * MIB };
-
-        /* 40 MiB in 20 s. */
-        ck_assert_double_eq(flexslot_input_speed(&a, 30 * USEC_PER_SEC, 10 * USEC_PER_SEC),
-                            2.0 * MIB);
-        /* Younger than min_age, or not started: not measured. */
-        ck_assert_double_eq(flexslot_input_speed(&a, 15 * USEC_PER_SEC, 10 * USEC_PER_SEC), 0);
-        ck_assert_double_eq(flexslot_input_speed(&a, 5 * USEC_PER_SEC, 0), 0);
-}
-END_TEST
-
-static const Attempt *waiting(double iowait, double steal) {
-        static Attempt a;
-
-        a = (Attempt){ .iowait = iowait, .steal = steal };
-        return &a;
-}
-
-/* The attempt's own shares of its run time decide. */
-START_TEST(test_bottleneck) {
-        FlexSlotSettings cfg = defaults();
-
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.5, 0.1)), BOTTLENECK_IO);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.2, 0.2)), BOTTLENECK_IO);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.3, 0.4)), BOTTLENECK_CPU);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.1, 0.1)), BOTTLENECK_CPU);
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.19, 0.09)), BOTTLENECK_NONE);
-        cfg.steal_threshold = 0;
-        ck_assert_int_eq(flexslot_bottleneck(&cfg, waiting(0.1, 0)), BOTTLENECK_CPU);
-}
-END_TEST
-
-START_TEST(test_resize_pays) {
-        Attempt a = { .input_size = 60 * MIB, .kill_count = 1 };
-        usec_t t = 3 * USEC_PER_SEC;
-
-        /* Line 7: the first resize always, after a kill that was no resize
-         * too. */
-        ck_assert(flexslot_resize_pays(&a, 0, 1.0 * MIB, t));
-        /* Later: 60 s at D_prev = 1 MiB/s, now 60/1.5 = 40 s: 20 s saved > T. */
-        a.resize_count = 1;
-        ck_assert(flexslot_resize_pays(&a, 1.0 * MIB, 1.5 * MIB, t));
-        /* 60 / 1.04 = 57.69 s: 2.3 s saved < T = 3 s: stop. */
-        ck_assert(!flexslot_resize_pays(&a, 1.0 * MIB, 1.04 * MIB, t));
-        /* Slower than before: stop. */
-        ck_assert(!flexslot_resize_pays(&a, 1.0 * MIB, 0.9 * MIB, t));
-        /* No earlier speed known: stop. */
-        ck_assert(!flexslot_resize_pays(&a, 0, 1.5 * MIB, t));
-}
-END_TEST
-
-START_TEST(test_grow_memory) {
-        ck_assert_uint_eq(flexslot_grow_memory(200 * MIB, 0.2, 4096 * MIB), 240 * MIB);
-        ck_assert_uint_eq(flexslot_grow_memory(1000, 0.2, 1100), 1100);
-        ck_assert_uint_eq(flexslot_grow_memory(1001, 0.5, 4096), 1501);
-}
-END_TEST
-
-/* Algorithm 2's planner on nodes 0-3; the moves go to from[] and to[]. */
-static size_t plan(const FlexSlotSettings *cfg, const double steal[4], const unsigned slots[4],
-                   uint32_t from[4], uint32_t to[4]) {
-        const uint32_t nodes[] = { 0, 1, 2, 3 };
-        uint32_t order[4];
-
-        return flexslot_plan_moves(cfg, nodes, 4, steal, slots, NULL, NULL, order, from, to);
-}
-
-static const double uneven[] = { 0.1, 0.3, 0.05, 0.2 }; /* sigma 0.0960 */
-static const unsigned four_each[] = { 4, 4, 4, 4 };
-
-START_TEST(test_plan_moves_one_per_cycle) {
-        FlexSlotSettings cfg = defaults();
-        uint32_t from[4], to[4];
-
-        /* sigma > lambda = 0.05: least steal (2) gives to most (1). */
-        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 1);
-        ck_assert_uint_eq(from[0], 2);
-        ck_assert_uint_eq(to[0], 1);
-        /* Two moves: then the second lowest (0) gives to the second highest (3). */
-        cfg.max_moves = 2;
-        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 2);
-        ck_assert_uint_eq(from[1], 0);
-        ck_assert_uint_eq(to[1], 3);
-        /* More moves than pairs: one per pair of distinct nodes. */
-        cfg.max_moves = 10;
-        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 2);
-}
-END_TEST
-
-START_TEST(test_plan_moves_stops_at_lambda) {
-        FlexSlotSettings cfg = defaults();
-        const uint32_t one[] = { 0 };
-        uint32_t order[1], from[4], to[4];
-
-        cfg.lambda = 0.0961;
-        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 0);
-        cfg.lambda = 0.096;
-        ck_assert_uint_eq(plan(&cfg, uneven, four_each, from, to), 1);
-        /* One node alone has no deviation. */
-        ck_assert_uint_eq(
-                flexslot_plan_moves(&cfg, one, 1, uneven, four_each, NULL, NULL, order, from, to),
-                0);
-}
-END_TEST
-
-START_TEST(test_plan_moves_respects_slot_bounds) {
-        FlexSlotSettings cfg = defaults();
-        const unsigned slots[] = { 4, 8, 1, 4 };
-        uint32_t from[4], to[4];
-
-        /* Node 2 (least steal) is at min_map_slots and node 1 (most) at
-         * max_map_slots: node 0 gives to node 3 instead. */
-        ck_assert_uint_eq(plan(&cfg, uneven, slots, from, to), 1);
-        ck_assert_uint_eq(from[0], 0);
-        ck_assert_uint_eq(to[0], 3);
-}
-END_TEST
-
-START_TEST(test_plan_moves_ties_by_index) {
-        FlexSlotSettings cfg = defaults();
-        const double steal[] = { 0.3, 0.0, 0.3, 0.0 };
-        uint32_t from[4], to[4];
-
-        ck_assert_uint_eq(plan(&cfg, steal, four_each, from, to), 1);
-        ck_assert_uint_eq(from[0], 1);
-        ck_assert_uint_eq(to[0], 2);
-}
-END_TEST
 
 /* ---- snapshot validation ---- */
 
@@ -431,6 +330,27 @@ START_TEST(test_phase_stats) {
         ck_assert_uint_eq(ps.min, 10 * USEC_PER_SEC);
         ck_assert_uint_eq(ps.max, 30 * USEC_PER_SEC);
         ck_assert_uint_eq(phase_stats_mean(&ps), 20 * USEC_PER_SEC);
+}
+END_TEST
+
+/* The core's profile of a run from tasks' times: a reduce whose shuffle
+ * end no tracker told (its start) leaves the shuffle after the maps empty
+ * and the rest to the reduce phase; one that started after the maps did
+ * is a typical shuffle. */
+START_TEST(test_run_profile_reduces) {
+        JobProfile p = { 0 };
+        const usec_t s = USEC_PER_SEC;
+
+        job_profile_add_task(&p, TASK_MAP, 0, 0, 10 * s, 0);
+        job_profile_add_task(&p, TASK_REDUCE, 2 * s, 2 * s, 30 * s, 10 * s);
+        job_profile_add_task(&p, TASK_REDUCE, 12 * s, 15 * s, 20 * s, 10 * s);
+        ck_assert_uint_eq(p.phases[PROFILE_MAP].total, 10 * s);
+        ck_assert_uint_eq(p.phases[PROFILE_FIRST_SHUFFLE].count, 1);
+        ck_assert_uint_eq(p.phases[PROFILE_FIRST_SHUFFLE].total, 0);
+        ck_assert_uint_eq(p.phases[PROFILE_TYPICAL_SHUFFLE].total, 3 * s);
+        ck_assert_uint_eq(p.phases[PROFILE_REDUCE].count, 2);
+        ck_assert_uint_eq(p.phases[PROFILE_REDUCE].max, 20 * s);
+        ck_assert_uint_eq(p.phases[PROFILE_REDUCE].min, 5 * s);
 }
 END_TEST
 
@@ -712,6 +632,8 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_mean_stddev_skewness);
         tcase_add_test(tc, test_percentile);
         tcase_add_test(tc, test_max_min_shares);
+        tcase_add_test(tc, test_drs_history_demand);
+        tcase_add_test(tc, test_drs_share_weight);
         tcase_add_test(tc, test_kmeans_two_clusters);
         tcase_add_test(tc, test_kmeans_iterates_to_fixpoint);
         tcase_add_test(tc, test_kmeans_degenerate);
@@ -722,22 +644,11 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_idmap);
         suite_add_tcase(s, tc);
 
-        tc = tcase_create("flexslot");
-        tcase_add_test(tc, test_score);
-        tcase_add_test(tc, test_input_speed);
-        tcase_add_test(tc, test_bottleneck);
-        tcase_add_test(tc, test_resize_pays);
-        tcase_add_test(tc, test_grow_memory);
-        tcase_add_test(tc, test_plan_moves_one_per_cycle);
-        tcase_add_test(tc, test_plan_moves_stops_at_lambda);
-        tcase_add_test(tc, test_plan_moves_respects_slot_bounds);
-        tcase_add_test(tc, test_plan_moves_ties_by_index);
-        suite_add_tcase(s, tc);
-
         tc = tcase_create("model");
         tcase_add_test(tc, test_snapshot_validate);
         tcase_add_test(tc, test_step_trusted_skips_validation);
         tcase_add_test(tc, test_phase_stats);
+        tcase_add_test(tc, test_run_profile_reduces);
         tcase_add_test(tc, test_job_validate);
         tcase_add_test(tc, test_job_tasks_kept);
         tcase_add_test(tc, test_decisions_validate_tasks_once);

@@ -10,6 +10,8 @@
  * A script with the line "# flexslot-test: vm" needs a machine that runs a
  * private libvirtd (root, mount namespaces, QEMU): with FLEXSLOT_REQUIRE_VM=1
  * its skip is a failure, so that such a machine cannot lose these tests.
+ * Likewise "# flexslot-test: yarn" (Java, Maven and Hadoop's jars: a real
+ * YARN) and FLEXSLOT_REQUIRE_YARN=1.
  * One with the line "# flexslot-test: plain" runs in the plain build's run
  * only: with FLEXSLOT_SANITIZE=1 it is listed as skipped, never run (a
  * real guest runs that build's tracker, whose sanitizers TCG makes slow
@@ -45,8 +47,18 @@
 #define SCRIPT_GRACE_USEC (30 * USEC_PER_SEC)
 #define CHECK_TIMEOUT_SEC 700
 #define EXIT_SKIP 77
-#define VM_TEST_TAG "# flexslot-test: vm"
 #define PLAIN_TEST_TAG "# flexslot-test: plain"
+
+/* What a script may need, by its tag line, and the variable that says this
+ * machine has it, so that the script's skip is a failure. */
+typedef struct Requirement {
+        const char *tag, *variable, *what;
+} Requirement;
+
+static const Requirement requirements[] = {
+        { "# flexslot-test: vm", "FLEXSLOT_REQUIRE_VM", "the VM tests" },
+        { "# flexslot-test: yarn", "FLEXSLOT_REQUIRE_YARN", "the YARN tests" },
+};
 
 static char *scripts[MAX_SCRIPTS];
 static int n_scripts;
@@ -201,17 +213,14 @@ static int run_logged(char *const argv[], char *const env[], const char *log, us
 
 START_TEST(test_integration_script) {
         const char *name = scripts[_i];
-        const char *build = getenv("FLEXSLOT_BUILD"), *require = getenv("FLEXSLOT_REQUIRE_VM"),
-                   *sanitize = getenv("FLEXSLOT_SANITIZE");
+        const char *build = getenv("FLEXSLOT_BUILD"), *sanitize = getenv("FLEXSLOT_SANITIZE");
         char script[PATH_MAX], logdir[PATH_MAX], log[PATH_MAX * 2], reason[512];
         char *argv[] = { (char *)"/bin/sh", script, NULL };
-        bool require_vm = false, sanitized = false;
+        bool sanitized = false;
         RunResult res;
         int r;
 
         ck_assert_msg(build && *build, "FLEXSLOT_BUILD is not set (run through make check)");
-        ck_assert_msg(!require || !*require || parse_bool(require, &require_vm) == 0,
-                      "FLEXSLOT_REQUIRE_VM=%s: not a boolean (1 or 0)", require);
         ck_assert_msg(!sanitize || !*sanitize || parse_bool(sanitize, &sanitized) == 0,
                       "FLEXSLOT_SANITIZE=%s: not a boolean (1 or 0)", sanitize);
         snprintf(script, sizeof(script), "%s/%s", test_srcdir_path("tests/integration"), name);
@@ -234,10 +243,20 @@ START_TEST(test_integration_script) {
         }
         if (WIFEXITED(res.status) && WEXITSTATUS(res.status) == EXIT_SKIP) {
                 skip_reason(log, reason, sizeof(reason));
-                ck_assert_msg(!require_vm || !script_has_tag(script, VM_TEST_TAG),
-                              "%s skipped (%s), but FLEXSLOT_REQUIRE_VM=1 says this machine "
-                              "runs the VM tests (log: %s)",
-                              name, reason, log);
+                for (size_t i = 0; i < ELEMENTSOF(requirements); i++) {
+                        const Requirement *needs = &requirements[i];
+                        const char *require = getenv(needs->variable);
+                        bool required = false;
+
+                        if (!script_has_tag(script, needs->tag))
+                                continue;
+                        ck_assert_msg(!require || !*require || parse_bool(require, &required) == 0,
+                                      "%s=%s: not a boolean (1 or 0)", needs->variable, require);
+                        ck_assert_msg(!required,
+                                      "%s skipped (%s), but %s=1 says this machine runs %s (log: "
+                                      "%s)",
+                                      name, reason, needs->variable, needs->what, log);
+                }
                 test_skip(name, reason);
                 return;
         }
@@ -326,11 +345,12 @@ START_TEST(test_runner_kills_what_a_script_left) {
 END_TEST
 
 /* This test program itself, running only the scripts of the fixture tree
- * (one passes, one skips, one VM test skips, one VM test of the plain
- * build's run passes). Returns its output. */
-static char *run_nested(const char *require_vm, const char *sanitize, RunResult *ret) {
+ * (one passes, one skips, one VM test and one YARN test skip, one VM test
+ * of the plain build's run passes), with FLEXSLOT_REQUIRE_VM and
+ * FLEXSLOT_REQUIRE_YARN both set to require. Returns its output. */
+static char *run_nested(const char *require, const char *sanitize, RunResult *ret) {
         _cleanup_free_ char *dir = test_make_tmpdir(), *tree = fixture_path("tree"), *log = NULL,
-                            *env_src = NULL, *env_build = NULL, *env_vm = NULL,
+                            *env_src = NULL, *env_build = NULL, *env_vm = NULL, *env_yarn = NULL,
                             *env_sanitize = NULL, *output = NULL;
         _cleanup_fclose_ FILE *f = NULL;
         char *argv[] = { (char *)"/proc/self/exe", NULL };
@@ -340,11 +360,13 @@ static char *run_nested(const char *require_vm, const char *sanitize, RunResult 
         ck_assert_int_ge(asprintf(&log, "%s/output", dir), 0);
         ck_assert_int_ge(asprintf(&env_src, "FLEXSLOT_SRCDIR=%s", tree), 0);
         ck_assert_int_ge(asprintf(&env_build, "FLEXSLOT_BUILD=%s", dir), 0);
-        ck_assert_int_ge(asprintf(&env_vm, "FLEXSLOT_REQUIRE_VM=%s", require_vm), 0);
+        ck_assert_int_ge(asprintf(&env_vm, "FLEXSLOT_REQUIRE_VM=%s", require), 0);
+        ck_assert_int_ge(asprintf(&env_yarn, "FLEXSLOT_REQUIRE_YARN=%s", require), 0);
         ck_assert_int_ge(asprintf(&env_sanitize, "FLEXSLOT_SANITIZE=%s", sanitize), 0);
         char *env[] = { env_src,
                         env_build,
                         env_vm,
+                        env_yarn,
                         env_sanitize,
                         (char *)"CK_RUN_SUITE=integration",
                         (char *)"CK_RUN_CASE=scripts",
@@ -365,10 +387,11 @@ START_TEST(test_runner_reports_skips) {
 
         out = run_nested("0", "0", &res);
         ck_assert_msg(WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0, "%s", out);
-        ck_assert_msg(strstr(out, "100%: Checks: 4, Failures: 0, Errors: 0\n"
+        ck_assert_msg(strstr(out, "100%: Checks: 5, Failures: 0, Errors: 0\n"
                                   "SKIPPED: skip.sh: nothing to test here\n"
                                   "SKIPPED: vm-skip.sh: no guests here\n"
-                                  "2 skipped, counted as passed above\n"),
+                                  "SKIPPED: yarn-skip.sh: no Java here\n"
+                                  "3 skipped, counted as passed above\n"),
                       "%s", out);
 
         strict = run_nested("1", "0", &res);
@@ -376,7 +399,11 @@ START_TEST(test_runner_reports_skips) {
         ck_assert_msg(strstr(strict, "vm-skip.sh skipped (no guests here), but "
                                      "FLEXSLOT_REQUIRE_VM=1 says this machine runs the VM tests"),
                       "%s", strict);
-        ck_assert_msg(strstr(strict, "Checks: 4, Failures: 1, Errors: 0\n"), "%s", strict);
+        ck_assert_msg(strstr(strict, "yarn-skip.sh skipped (no Java here), but "
+                                     "FLEXSLOT_REQUIRE_YARN=1 says this machine runs the YARN "
+                                     "tests"),
+                      "%s", strict);
+        ck_assert_msg(strstr(strict, "Checks: 5, Failures: 2, Errors: 0\n"), "%s", strict);
         ck_assert_msg(strstr(strict, "\nSKIPPED: skip.sh: nothing to test here\n"
                                      "1 skipped, counted as passed above\n"),
                       "%s", strict);
@@ -385,13 +412,14 @@ END_TEST
 
 /* Under the sanitizers a script of the plain build's run is not run (the
  * fixture fails when it is) and is listed as skipped, also where VM tests
- * are required. */
+ * are required (the other VM test's skip and the YARN test's are the two
+ * failures). */
 START_TEST(test_runner_plain_only) {
         _cleanup_free_ char *out = NULL;
         RunResult res = { 0 };
 
         out = run_nested("1", "1", &res);
-        ck_assert_msg(strstr(out, "Checks: 4, Failures: 1, Errors: 0\n"), "%s", out);
+        ck_assert_msg(strstr(out, "Checks: 5, Failures: 2, Errors: 0\n"), "%s", out);
         ck_assert_msg(!strstr(out, "vm-plain.sh exited"), "%s", out);
         ck_assert_msg(strstr(out, "SKIPPED: vm-plain.sh: the plain build's run runs it\n"), "%s",
                       out);

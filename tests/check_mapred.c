@@ -2,7 +2,7 @@
 /* Hadoop 1's job semantics that the controller and the trackers share
  * (mapred/): FileInputFormat's splits and their FILE:OFFSET:LENGTH form,
  * and the names of attempts' outputs. Splits of real files and
- * directories, read line by line, are in check_tracker.c. */
+ * directories, read line by line, are in check_tracker_records.c. */
 #include <errno.h>
 #include <stdlib.h>
 

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* policy_step() on hand-made snapshots: each scheduler, speculation rule,
- * slot manager branch and VM allocator with exact expected decisions, and
- * the contracts every policy of every layer keeps. */
+/* The policy core's API on hand-made snapshots: policy_new() and the
+ * layers' settings, each scheduler and speculation rule through
+ * policy_step() with exact expected decisions, heartbeat steps, and
+ * policy_admit(). FlexSlot's slot manager is in check_flexslot.c, the VM
+ * allocators in check_vm_alloc.c, the contracts every policy keeps in
+ * check_contracts.c. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -809,6 +812,38 @@ START_TEST(test_speculation_hadoop_done_left_out) {
 }
 END_TEST
 
+/* The scheduler starts the pending map and the speculation layer backs up
+ * the slow one: each decision is counted under the layer that made it. */
+START_TEST(test_decisions_counted_by_layer) {
+        const DecisionCounts *by = fx.d.by_layer;
+        uint32_t j, t0, t1, t2;
+
+        fx_cluster(4, 1, 0);
+        fx.cfg.speculation = "hadoop";
+        j = fx_job(1 * SEC, 0);
+        t0 = fx_map(j, 0);
+        t1 = fx_map(j, 1);
+        t2 = fx_map(j, 2);
+        fx_map(j, 3);
+        fx_done(t0);
+        fx_run(t1, 0, 10 * SEC, 58 * MIB);
+        fx_run(t2, 1, 10 * SEC, 19 * MIB);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 70 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 2);
+        ck_assert_uint_eq(by[POLICY_LAYER_SCHEDULER].assignments, 1);
+        ck_assert_uint_eq(by[POLICY_LAYER_SPECULATION].assignments, 1);
+        ck_assert_uint_eq(by[POLICY_LAYER_SLOT_MANAGER].assignments, 0);
+        ck_assert_uint_eq(by[POLICY_LAYER_VM_ALLOCATOR].assignments, 0);
+        ck_assert(!fx.d.assignments[0].speculative && fx.d.assignments[1].speculative);
+        /* A step of other layers starts the counts again. */
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 70 * SEC), 0);
+        ck_assert_uint_eq(by[POLICY_LAYER_SCHEDULER].assignments, 0);
+        ck_assert_uint_eq(by[POLICY_LAYER_SPECULATION].assignments, 0);
+        ck_assert_str_eq(policy_layer_kind_to_string(POLICY_LAYER_SLOT_MANAGER), "slot-manager");
+        ck_assert_ptr_null(policy_layer_kind_to_string(_POLICY_LAYER_MAX));
+}
+END_TEST
+
 /* Seven done maps and three running, on four nodes of one map slot: the
  * third, on node 2, at progress p. Its job's mean less 0.2 is then
  * (7 + 0.9 + 0.95 + p) / 10 - 0.2, which p is below for p under 0.761 (and
@@ -1087,6 +1122,7 @@ Suite *suite_policy(void) {
         tcase_add_test(tc, test_speculation_hadoop);
         tcase_add_test(tc, test_speculation_hadoop_done_left_out);
         tcase_add_test(tc, test_speculation_hadoop_kept);
+        tcase_add_test(tc, test_decisions_counted_by_layer);
         tcase_add_test(tc, test_speculation_late);
         tcase_add_test(tc, test_speculation_late_order_and_cap);
         suite_add_tcase(s, tc);

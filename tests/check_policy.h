@@ -2,8 +2,9 @@
 #pragma once
 
 /* Hand-made cluster snapshots for the policy suites (check_policy.c,
- * check_flexslot.c), and the step helper check_core.c shares. One fixture
- * per test process: Check forks each test. */
+ * check_flexslot.c, check_vm_alloc.c, check_contracts.c and the others that
+ * include this), and the step helper check_core.c shares. One fixture per
+ * test process: Check forks each test. */
 
 #include "policy/core/policy.h"
 #include "policy/layers/flexslot.h"

@@ -61,7 +61,7 @@ static void seal(sd_bus_message *m) {
 
 /* The reply to a sealed call. */
 static sd_bus_message *new_reply(void) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = new_call("Heartbeat");
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = new_call(TRACKER1_HEARTBEAT_METHOD);
         sd_bus_message *m = NULL;
 
         ck_assert_int_ge(sd_bus_message_append(call, "t", (uint64_t)1), 0);
@@ -160,6 +160,8 @@ static void assert_reports_equal(const Tracker1Report *got, const Tracker1Report
                 ck_assert_uint_eq(a->output_bytes, b->output_bytes);
                 ck_assert_str_eq_or_null(a->output, b->output);
                 ck_assert_str_eq_or_null(a->reason, b->reason);
+                ck_assert_uint_eq(a->run_time, b->run_time);
+                ck_assert_uint_eq(a->since_end, b->since_end);
         }
 }
 
@@ -179,7 +181,9 @@ START_TEST(test_heartbeat_round_trip) {
                   .input_bytes = 100,
                   .output_bytes = 10,
                   .output = "out/3/map-00001.9",
-                  .reason = "" },
+                  .reason = "",
+                  .run_time = 420000,
+                  .since_end = 1700000 },
                 { .attempt = 10,
                   .status = TRACKER1_KILLED,
                   .output = NULL,
@@ -200,7 +204,8 @@ START_TEST(test_heartbeat_round_trip) {
         };
 
         for (size_t i = 0; i < ELEMENTSOF(reports); i++) {
-                _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = new_call("Heartbeat");
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *m =
+                        new_call(TRACKER1_HEARTBEAT_METHOD);
                 _cleanup_(tracker1_report_done) Tracker1Report got = { 0 };
 
                 ck_assert_int_ge(tracker1_heartbeat_append(m, &reports[i]), 0);
@@ -209,6 +214,30 @@ START_TEST(test_heartbeat_round_trip) {
                 ck_assert_int_eq(tracker1_heartbeat_read(m, &got, NULL), 0);
                 assert_reports_equal(&got, &reports[i]);
         }
+}
+END_TEST
+
+/* Revision 1's heartbeat (TRACKER1_HEARTBEAT_V1_METHOD) is read as well:
+ * its finished attempts carry no times. */
+START_TEST(test_heartbeat_v1) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = new_call(TRACKER1_HEARTBEAT_V1_METHOD);
+        _cleanup_(tracker1_report_done) Tracker1Report got = { 0 };
+
+        ck_assert_int_ge(
+                sd_bus_message_append(m, "t" TRACKER1_NODE_TYPE, (uint64_t)5, 1u, 0u, 0.0, 0.0), 0);
+        ck_assert_int_ge(sd_bus_message_append(m, "a" TRACKER1_RUNNING_TYPE, 0), 0);
+        ck_assert_int_ge(sd_bus_message_append(m, "a" TRACKER1_FINISHED_V1_TYPE, 1, (uint64_t)9,
+                                               "succeeded", (uint64_t)100, (uint64_t)10,
+                                               "out/3/map-00001.9", ""),
+                         0);
+        seal(m);
+        ck_assert_str_eq(sd_bus_message_get_signature(m, true), TRACKER1_HEARTBEAT_V1_TYPE);
+        ck_assert_int_eq(tracker1_heartbeat_read(m, &got, NULL), 0);
+        ck_assert_uint_eq(got.n_finished, 1);
+        ck_assert_uint_eq(got.finished[0].attempt, 9);
+        ck_assert_str_eq(got.finished[0].output, "out/3/map-00001.9");
+        ck_assert_uint_eq(got.finished[0].run_time, 0);
+        ck_assert_uint_eq(got.finished[0].since_end, 0);
 }
 END_TEST
 
@@ -403,7 +432,7 @@ static const BadMessage bad_messages[] = {
 START_TEST(test_bad_message) {
         const BadMessage *b = &bad_messages[_i];
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m =
-                b->reply ? new_reply() : new_call("Heartbeat");
+                b->reply ? new_reply() : new_call(TRACKER1_HEARTBEAT_METHOD);
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         char field[64];
         int r;
@@ -632,6 +661,7 @@ Suite *suite_proto(void) {
         tcase_add_test(tc, test_names);
         tcase_add_test(tc, test_register_round_trip);
         tcase_add_test(tc, test_heartbeat_round_trip);
+        tcase_add_test(tc, test_heartbeat_v1);
         tcase_add_test(tc, test_reply_round_trip);
         tcase_add_loop_test(tc, test_bad_message, 0, (int)ELEMENTSOF(bad_messages));
         tcase_add_test(tc, test_bad_register);

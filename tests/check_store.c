@@ -581,8 +581,88 @@ START_TEST(test_task_records) {
 
         assert_refused(store_job_tasks(s, a + 1, STORE_TASK_ANY, &recs, &n, &err), err, -ENOENT,
                        "job", "job 2: no such job");
-        assert_refused(store_job_tasks(s, a, 8, &recs, &n, &err), err, -EINVAL, "statuses",
+        assert_refused(store_job_tasks(s, a, 64, &recs, &n, &err), err, -EINVAL, "statuses",
                        "not a set of attempt statuses");
+}
+END_TEST
+
+/* Attempt of map index of job, as it starts. */
+static StoreTaskRecord running_map(uint64_t job, unsigned index, uint64_t attempt) {
+        StoreTaskRecord rec = done_map(job, index, attempt);
+
+        rec.status = STORE_TASK_RUNNING;
+        rec.finished = 0;
+        rec.input_bytes = rec.output_bytes = 0;
+        rec.output = NULL;
+        return rec;
+}
+
+/* Every attempt is recorded running as it starts, and its record replaced
+ * when it ends, even after its job ended (a cancelled job's kills): lost
+ * and discarded attempts keep their rows. */
+START_TEST(test_task_running) {
+        _cleanup_(store_closep) Store *s = open_ok();
+        StoreTaskRecord *recs = NULL, rec;
+        StoreError err = { 0 };
+        uint64_t a;
+        size_t n;
+
+        a = submit_ok(s, &wordcount);
+        ck_assert_int_eq(store_job_start(s, a, 3, &err), 0);
+        record_ok(s, running_map(a, 0, 1));
+        record_ok(s, running_map(a, 0, 1));
+        rec = running_map(a, 0, 2);
+        rec.finished = rec.started;
+        assert_refused(store_tasks_record(s, &rec, 1, &err), err, -EINVAL, "finished",
+                       "finished: given for a running attempt");
+        record_ok(s, running_map(a, 0, 2));
+        record_ok(s, running_map(a, 1, 3));
+        record_ok(s, running_map(a, 2, 4));
+
+        ck_assert_int_eq(
+                store_job_tasks(s, a, STORE_TASK_STATUS_BIT(STORE_TASK_RUNNING), &recs, &n, &err),
+                0);
+        ck_assert_uint_eq(n, 4);
+        ck_assert_uint_eq(recs[0].finished, 0);
+        store_task_records_free(recs, n);
+
+        record_ok(s, done_map(a, 0, 1));
+        rec = done_map(a, 0, 2);
+        rec.status = STORE_TASK_DISCARDED;
+        rec.output = NULL;
+        rec.reason = "another attempt of its task succeeded first";
+        record_ok(s, rec);
+        rec = done_map(a, 1, 3);
+        rec.status = STORE_TASK_LOST;
+        rec.output = NULL;
+        rec.reason = "its tracker was lost";
+        record_ok(s, rec);
+        /* Ended: not running again. */
+        rec = running_map(a, 0, 1);
+        assert_refused(store_tasks_record(s, &rec, 1, &err), err, -EEXIST, "attempt",
+                       "recorded already as succeeded");
+
+        ck_assert_int_eq(store_job_finish(s, a, STORE_JOB_CANCELLED, "cancelled", &err), 0);
+        rec = done_map(a, 2, 4);
+        rec.status = STORE_TASK_KILLED;
+        rec.output = NULL;
+        rec.reason = "job cancelled";
+        record_ok(s, rec);
+        rec = running_map(a, 2, 5);
+        assert_refused(store_tasks_record(s, &rec, 1, &err), err, -EALREADY, NULL,
+                       "has ended (cancelled)");
+
+        ck_assert_int_eq(store_job_tasks(s, a, STORE_TASK_ANY, &recs, &n, &err), 0);
+        ck_assert_uint_eq(n, 4);
+        ck_assert_int_eq(recs[0].status, STORE_TASK_SUCCEEDED);
+        ck_assert_int_eq(recs[1].status, STORE_TASK_DISCARDED);
+        ck_assert_str_eq(recs[1].reason, "another attempt of its task succeeded first");
+        ck_assert_int_eq(recs[2].status, STORE_TASK_LOST);
+        ck_assert_int_eq(recs[3].status, STORE_TASK_KILLED);
+        ck_assert_uint_eq(recs[3].finished, 2000002);
+        ck_assert_str_eq(store_task_status_to_string(recs[1].status), "discarded");
+        ck_assert_str_eq(store_task_status_to_string(recs[2].status), "lost");
+        store_task_records_free(recs, n);
 }
 END_TEST
 
@@ -659,7 +739,7 @@ static const struct {
         { bad_attempt, -EINVAL, "attempt", "attempt: 9223372036854775808 is above" },
         { bad_node, -EINVAL, "node", "node: byte 2 (0x20)" },
         { no_node, -EINVAL, "node", "node: empty" },
-        { bad_status, -EINVAL, "status", "status: 3" },
+        { bad_status, -EINVAL, "status", "status: 6 is not an attempt's" },
         { no_start, -EINVAL, "started", "started: 0" },
         { ends_before_start, -EINVAL, "finished", "finished: before started" },
         { map_shuffle, -EINVAL, "shuffle_end", "shuffle_end: a map has no shuffle" },
@@ -812,7 +892,7 @@ END_TEST
 
 /* ---- ARIA profiles ---- */
 
-static const AriaProfile wiki = {
+static const StoreProfileStats wiki = {
         .map_min = 94,
         .map_avg = 144,
         .map_max = 186,
@@ -828,7 +908,7 @@ static const AriaProfile wiki = {
 };
 
 /* Every field different, so that a column read into another field shows. */
-static const AriaProfile distinct = {
+static const StoreProfileStats distinct = {
         .map_min = 1.5,
         .map_avg = 2.25,
         .map_max = 3.125,
@@ -843,7 +923,7 @@ static const AriaProfile distinct = {
         .reduce_selectivity = 0.125,
 };
 
-static void assert_profile_eq(const AriaProfile *a, const AriaProfile *b) {
+static void assert_profile_eq(const StoreProfileStats *a, const StoreProfileStats *b) {
         ck_assert(memcmp(a, b, sizeof(*a)) == 0);
 }
 
@@ -855,7 +935,7 @@ START_TEST(test_prune) {
         StoreError err = { 0 };
         StoreProfile p = { 0 };
         StoreJob j;
-        uint64_t done, failed, running, next;
+        uint64_t done, failed, running, next, counts[_STORE_JOB_STATE_MAX];
         char sql[128];
         usec_t cut;
         size_t n = 99;
@@ -872,6 +952,12 @@ START_TEST(test_prune) {
         ck_assert_int_eq(store_job_start(s, running, 1, &err), 0);
         record_ok(s, done_map(running, 0, 1));
         ck_assert_int_eq(store_profile_put(s, "alice", "wikitrends", done, &wiki, &err), 0);
+        ck_assert_int_eq(store_jobs_count(s, counts, &err), 0);
+        ck_assert_uint_eq(counts[STORE_JOB_QUEUED], 0);
+        ck_assert_uint_eq(counts[STORE_JOB_RUNNING], 1);
+        ck_assert_uint_eq(counts[STORE_JOB_SUCCEEDED], 1);
+        ck_assert_uint_eq(counts[STORE_JOB_FAILED], 1);
+        ck_assert_uint_eq(counts[STORE_JOB_CANCELLED], 0);
 
         /* Nothing ended before the first job was even submitted. */
         ck_assert_int_eq(store_jobs_prune(s, 1, &n, &err), 0);
@@ -892,6 +978,9 @@ START_TEST(test_prune) {
                  running);
         ck_assert_int_eq(raw_int(db, sql), 1);
         ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM task_attempts"), 1);
+        ck_assert_int_eq(store_jobs_count(s, counts, &err), 0);
+        ck_assert_uint_eq(counts[STORE_JOB_RUNNING], 1);
+        ck_assert_uint_eq(counts[STORE_JOB_SUCCEEDED] + counts[STORE_JOB_FAILED], 0);
 
         /* The running job and the profile stay. */
         j = get_ok(s, running);
@@ -969,23 +1058,25 @@ static const struct {
         double value;
         const char *field, *text;
 } bad_profiles[] = {
-        { offsetof(AriaProfile, map_min), NAN, "map_min", "map_min: nan" },
-        { offsetof(AriaProfile, map_max), INFINITY, "map_max", "map_max: inf" },
-        { offsetof(AriaProfile, sh1_max), -1, "sh1_max", "sh1_max: -1; a profile holds" },
-        { offsetof(AriaProfile, map_avg), 0, "map_avg", "map_avg: 0; a map task takes time" },
-        { offsetof(AriaProfile, map_input), 0, "map_input", "map_input: 0" },
-        { offsetof(AriaProfile, map_min), 150, "map_min", "map_min: 150 is above map_avg, 144" },
-        { offsetof(AriaProfile, map_max), 100, "map_avg", "map_avg: 144 is above map_max, 100" },
-        { offsetof(AriaProfile, sh1_avg), 21, "sh1_avg", "sh1_avg: 21 is above sh1_max, 20" },
-        { offsetof(AriaProfile, shtyp_max), 1, "shtyp_avg", "is above shtyp_max, 1" },
-        { offsetof(AriaProfile, reduce_avg), 34, "reduce_avg", "is above reduce_max, 33" },
-        { offsetof(AriaProfile, reduce_selectivity), -0.5, "reduce_selectivity",
+        { offsetof(StoreProfileStats, map_min), NAN, "map_min", "map_min: nan" },
+        { offsetof(StoreProfileStats, map_max), INFINITY, "map_max", "map_max: inf" },
+        { offsetof(StoreProfileStats, sh1_max), -1, "sh1_max", "sh1_max: -1; a profile holds" },
+        { offsetof(StoreProfileStats, map_avg), 0, "map_avg", "map_avg: 0; a map task takes time" },
+        { offsetof(StoreProfileStats, map_input), 0, "map_input", "map_input: 0" },
+        { offsetof(StoreProfileStats, map_min), 150, "map_min",
+          "map_min: 150 is above map_avg, 144" },
+        { offsetof(StoreProfileStats, map_max), 100, "map_avg",
+          "map_avg: 144 is above map_max, 100" },
+        { offsetof(StoreProfileStats, sh1_avg), 21, "sh1_avg", "sh1_avg: 21 is above sh1_max, 20" },
+        { offsetof(StoreProfileStats, shtyp_max), 1, "shtyp_avg", "is above shtyp_max, 1" },
+        { offsetof(StoreProfileStats, reduce_avg), 34, "reduce_avg", "is above reduce_max, 33" },
+        { offsetof(StoreProfileStats, reduce_selectivity), -0.5, "reduce_selectivity",
           "reduce_selectivity: -0.5" },
 };
 
 START_TEST(test_profile_refused) {
         _cleanup_(store_closep) Store *s = open_ok();
-        AriaProfile bad = wiki;
+        StoreProfileStats bad = wiki;
         StoreProfile p = { 0 };
         StoreError err = { 0 };
 
@@ -1065,7 +1156,8 @@ START_TEST(test_upgrade_v1) {
         record_ok(s, done_map(1, 1, 2));
         ck_assert_uint_gt(submit_ok(s, &wordcount), 1);
         s = store_close(s);
-        ck_assert_int_eq(raw_int(db, "SELECT max(version) FROM schema_version"), 2);
+        ck_assert_int_eq(raw_int(db, "SELECT max(version) FROM schema_version"),
+                         STORE_SCHEMA_VERSION);
         ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM aria_profiles"), 1);
 }
 END_TEST
@@ -1099,11 +1191,11 @@ START_TEST(test_newer_version_refused) {
 
         submit_ok(s, &wordcount);
         s = store_close(s);
-        raw_exec(db, "INSERT INTO schema_version VALUES (3, 1900000000000000)");
+        raw_exec(db, "INSERT INTO schema_version VALUES (4, 1900000000000000)");
         before = read_file(db, &size_before);
         assert_refused(store_open(db, &s, &err), err, -EPROTONOSUPPORT, NULL,
-                       "schema version 3, written by a newer flexslot; this one reads versions "
-                       "up to 2");
+                       "schema version 4, written by a newer flexslot; this one reads versions "
+                       "up to 3");
         ck_assert_ptr_null(s);
         after = read_file(db, &size_after);
         ck_assert_uint_eq(size_before, size_after);
@@ -1226,6 +1318,24 @@ static const struct {
 };
 
 /* Refused with the file named, and left as it was. */
+/* A failure of SQLite under a store in use is counted; a refusal of what
+ * a client asked is not. */
+START_TEST(test_errors_counted) {
+        _cleanup_(store_closep) Store *s = open_ok();
+        uint64_t counts[_STORE_JOB_STATE_MAX];
+        StoreError err = { 0 };
+        StoreJob j;
+
+        ck_assert_uint_eq(store_errors(s), 0);
+        assert_refused(store_job_get(s, 7, &j, &err), err, -ENOENT, "id", "no such job");
+        ck_assert_uint_eq(store_errors(s), 0);
+        raw_exec(db, "ALTER TABLE jobs RENAME TO gone");
+        ck_assert_int_lt(store_jobs_count(s, counts, &err), 0);
+        ck_assert_msg(strstr(err.message, "no such table: jobs"), "%s", err.message);
+        ck_assert_uint_eq(store_errors(s), 1);
+}
+END_TEST
+
 START_TEST(test_bad_file_refused) {
         Store *s = NULL;
         StoreError err = { 0 };
@@ -1517,6 +1627,7 @@ Suite *suite_store(void) {
         tcase_add_test(tc, test_submit_long_fields);
         tcase_add_test(tc, test_job_transitions);
         tcase_add_test(tc, test_task_records);
+        tcase_add_test(tc, test_task_running);
         tcase_add_loop_test(tc, test_task_record_refused, 0, (int)ELEMENTSOF(bad_records));
         tcase_add_test(tc, test_task_batch);
         tcase_add_test(tc, test_resume);
@@ -1526,6 +1637,7 @@ Suite *suite_store(void) {
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_profiles);
         tcase_add_test(tc, test_prune);
+        tcase_add_test(tc, test_errors_counted);
         tcase_add_loop_test(tc, test_profile_refused, 0, (int)ELEMENTSOF(bad_profiles));
         suite_add_tcase(s, tc);
 

@@ -216,8 +216,8 @@ static const sd_bus_vtable stand_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD("Register", TRACKER1_REGISTER_TYPE, TRACKER1_REGISTERED_TYPE, stand_register,
                       SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD("Heartbeat", TRACKER1_HEARTBEAT_TYPE, TRACKER1_REPLY_TYPE, stand_heartbeat,
-                      SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD(TRACKER1_HEARTBEAT_METHOD, TRACKER1_HEARTBEAT_TYPE, TRACKER1_REPLY_TYPE,
+                      stand_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 

@@ -160,7 +160,7 @@ static void job_run_maps(Job *j, const AppOps *app, const AppConfig *cfg, uint64
         char *paths[1] = { j->data };
         InputSplitList l;
 
-        ck_assert_int_eq(input_splits_compute(paths, 1, block, &l), 0);
+        ck_assert_int_eq(input_splits_compute(AT_FDCWD, paths, 1, block, &l), 0);
         for (size_t i = 0; i < l.n; i++) {
                 char out[600], attempt[32];
                 MapTaskSpec spec = {

@@ -1,7 +1,9 @@
 # libFuzzer targets, tests/fuzz/fuzz-NAME.c: the configuration loader on
 # the daemons' schemas (config), a map output file as a reduce reads it
-# (mapout), and the task runtime's line records through every built-in
-# application's map (lines). `make fuzz` builds them and the libraries with
+# (mapout), the task runtime's line records through every built-in
+# application's map (lines), Tracker1's decoders, the heartbeat's first, on
+# messages of any shape (tracker1), and the decoders of YARN's REST answers
+# (yarn). `make fuzz` builds them and the libraries with
 # clang under AddressSanitizer and UndefinedBehaviorSanitizer into
 # $(BUILD)/fuzz, then runs each for FUZZ_SECONDS (default 60) from its
 # seed corpus tests/fuzz/corpus/NAME, keeping what it finds in
@@ -12,6 +14,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
+# What the targets share: messages of any shape (bus-shape.h).
+FUZZ_SHARED := tests/fuzz/bus-shape.c
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 .PHONY: fuzz fuzz-targets
@@ -22,9 +26,9 @@ fuzz-targets: $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz-bin/$(t))
 
 # The libraries' list is complete only once every module.mk is read.
 .SECONDEXPANSION:
-$(BUILD)/fuzz-bin/%: tests/fuzz/%.c $$(LIB_FILES)
+$(BUILD)/fuzz-bin/%: tests/fuzz/%.c $(FUZZ_SHARED) $$(LIB_FILES)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS)) -fsanitize=fuzzer -o $@ $< \
+	$(CC) $(ALL_CFLAGS) $(call pkg_cflags,$(PKGS)) -fsanitize=fuzzer -o $@ $< $(FUZZ_SHARED) \
 		-Wl,--start-group $(LIB_FILES) -Wl,--end-group $(call pkg_libs,$(PKGS))
 
 fuzz: $(BUILD)/config.mk
@@ -43,3 +47,20 @@ fuzz: $(BUILD)/config.mk
 			$(FUZZ_DIR)/$$t.log || true; \
 		[ $$status -eq 0 ] || { echo "fuzz: $$t failed (see $(FUZZ_DIR)/$$t.log)"; exit 1; }; \
 	done
+
+# flexslot-chaos-client: idle connections to the tracker endpoint (and random
+# messages to it and to Controller1), for the integration tests that check
+# that the controller shrugs them off (tests/integration/controller-endpoint.sh,
+# controller-fds.sh).
+BENCH_PROGRAMS += flexslot-chaos-client
+flexslot-chaos-client_SOURCES := tests/chaos/chaos-client.c tests/fuzz/bus-shape.c bench/tracker-conn.c
+flexslot-chaos-client_DEPS := proto common
+
+# make chaos: the random-message client against a live controller for
+# CHAOS_SECONDS (30 by default; make check runs the script for 5);
+# CHAOS_SEED=N sends the messages of an earlier run again.
+CHAOS_SECONDS ?= 30
+.PHONY: chaos
+chaos: all
+	CHAOS_SECONDS=$(CHAOS_SECONDS) FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) \
+		sh tests/integration/controller-chaos.sh

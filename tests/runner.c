@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -48,6 +49,19 @@ const char *test_srcdir_path(const char *relative) {
 
         snprintf(path, sizeof(path), "%s/%s", top && *top ? top : ".", relative);
         return path;
+}
+
+char *test_read_source(const char *relative) {
+        _cleanup_fclose_ FILE *f = fopen(test_srcdir_path(relative), "re");
+        char *text = NULL;
+        size_t size = 0;
+
+        ck_assert_msg(f, "cannot open %s", relative);
+        ck_assert_msg(getdelim(&text, &size, '\0', f) >= 0 || feof(f), "cannot read %s", relative);
+        if (!text)
+                text = strdup("");
+        ck_assert_ptr_nonnull(text);
+        return text;
 }
 
 char *test_make_tmpdir(void) {

@@ -11,6 +11,9 @@
 /* Path of a file under the source tree (FLEXSLOT_SRCDIR, default "."), in a
  * static buffer valid until the next call. */
 const char *test_srcdir_path(const char *relative);
+/* The whole of a file under the source tree, NUL-terminated; the test
+ * fails when it cannot be read. Free it. */
+char *test_read_source(const char *relative);
 /* Records that a test did not run (it still passes in Check's count); the
  * runner lists every skip after the summary. */
 void test_skip(const char *what, const char *reason);

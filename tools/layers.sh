@@ -28,7 +28,10 @@ allowed() {
 	policy/layers) echo "policy/core common" ;;
 	agent) echo "hypervisor actuation proto common" ;;
 	controller/store) echo "policy/core common" ;;
-	controller/daemon) echo "controller/store policy/layers policy/core proto mapred common" ;;
+	# The client of YARN's REST APIs knows nothing of the controller that
+	# drives YARN with it.
+	controller/yarn) echo "common" ;;
+	controller/daemon) echo "controller/store controller/yarn policy/layers policy/core proto mapred common" ;;
 	controller/ctl) echo "proto common" ;;
 	tracker) echo "proto mapred common" ;;
 	sim) echo "policy/layers policy/core actuation mapred common" ;;
@@ -40,7 +43,7 @@ allowed() {
 	*) echo "?" ;;
 	esac
 }
-rooms="policy/core policy/layers controller/store controller/daemon controller/ctl \
+rooms="policy/core policy/layers controller/store controller/yarn controller/daemon controller/ctl \
 common proto mapred hypervisor actuation agent tracker sim bench tests"
 
 room_of() {

@@ -81,6 +81,18 @@ static void reset_signals(void) {
         }
 }
 
+static void on_parent_death(int sig) {
+        (void)kill(0, SIGKILL);
+}
+
+int task_group_die_with_parent(void) {
+        struct sigaction sa = { .sa_handler = on_parent_death };
+
+        if (getpgrp() != getpid())
+                return 0;
+        return sigaction(TASK_PARENT_DEATH_SIGNAL, &sa, NULL) < 0 ? -errno : 0;
+}
+
 /* In the child: only async-signal-safe calls until exec (the parent may
  * have threads). */
 _Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild *c, pid_t parent) {
@@ -88,10 +100,6 @@ _Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild 
         int fd, status;
 
         (void)setpgid(0, 0);
-        /* A task whose tracker died has no one to report it or to kill it:
-         * it goes too, even after a SIGKILL of the tracker. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-                _exit(TASK_EXIT_SETUP);
         /* First, so that what fails below is in the tail too. */
         if (c->stderr_fd >= 0 && dup2(c->stderr_fd, STDERR_FILENO) < 0)
                 _exit(TASK_EXIT_SETUP);
@@ -114,6 +122,14 @@ _Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild 
         /* Last: joining the cgroup and setting the limit need the
          * spawner's rights. */
         if (spec->user && task_user_become(spec->user) < 0)
+                _exit(TASK_EXIT_SETUP);
+        /* A task whose tracker died has no one to report it or to kill it:
+         * it goes too, with its process group, even after a SIGKILL of the
+         * tracker. After the change of user, which clears the parent-death
+         * signal; an exec keeps it, and flexslot-task takes its group along
+         * itself. */
+        if ((spec->fn && task_group_die_with_parent() < 0) ||
+            prctl(PR_SET_PDEATHSIG, TASK_PARENT_DEATH_SIGNAL) < 0 || getppid() != parent)
                 _exit(TASK_EXIT_SETUP);
         if (spec->argv) {
                 execvp(spec->argv[0], spec->argv);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,6 +18,23 @@
  * task exits with TASK_EXIT_NOMEM. RLIMIT_AS bounds address space, not
  * memory in use, so it needs headroom for what is mapped but never
  * touched, and binds each process of the task on its own. */
+
+/* The signal a task gets when the process that started it (the tracker)
+ * dies, even of SIGKILL (PR_SET_PDEATHSIG): with task_group_die_with_parent()
+ * it takes the task's whole process group along. */
+#define TASK_PARENT_DEATH_SIGNAL SIGHUP
+
+/* Makes TASK_PARENT_DEATH_SIGNAL kill the caller's process group with
+ * SIGKILL when the caller leads it, as a task does (task_child_spawn(), or
+ * flexslot-task as the tracker runs it): the commands of a streaming task
+ * and what they start go with it, which the parent-death signal alone
+ * would leave to init (it is not inherited across fork). A process group
+ * rather than a cgroup: killing a cgroup takes a live process to write its
+ * cgroup.kill, and the one that died is the tracker; and tasks run in no
+ * cgroup of their own where the tracker has no memory controller to
+ * delegate (the RLIMIT_AS fallback). A command that leaves the group
+ * (setsid) escapes it, as it escapes the tracker's kills. */
+int task_group_die_with_parent(void);
 
 /* Exit statuses of a task process; 2 is a usage error (EXIT_USAGE,
  * common/cli.h). */
@@ -66,6 +84,8 @@ typedef enum TaskEnd {
 #define TASK_STDERR_LINES 4
 #define TASK_STDERR_READ 4096
 #define TASK_STDERR_TAIL_MAX 400
+/* Room for task_outcome_describe(): how it ended, and the stderr tail. */
+#define TASK_OUTCOME_TEXT_MAX (TASK_STDERR_TAIL_MAX + 128)
 
 typedef struct TaskOutcome {
         TaskEnd end;

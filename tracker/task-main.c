@@ -3,6 +3,7 @@
  * flexslot-tracker runs it, for testing and debugging; also prints a data
  * directory's input splits. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -52,61 +53,6 @@ typedef struct Options {
         size_t n_given;
 } Options;
 
-static void usage(FILE *f) {
-        fprintf(f,
-                "Usage: flexslot-task [OPTIONS] map --split=FILE:OFFSET:LENGTH --reduces=N "
-                "--out=FILE\n"
-                "       flexslot-task [OPTIONS] reduce --partition=P --out=FILE MAP_OUTPUT...\n"
-                "       flexslot-task splits [--block-size=SIZE] PATH...\n"
-                "       flexslot-task apps\n"
-                "\n"
-                "Runs one MapReduce task as flexslot-tracker runs it, for testing and debugging.\n"
-                "\n"
-                "  map        map one input split into one map output file, partitioned for\n"
-                "             the reduces, with a partition index\n"
-                "  reduce     reduce one partition of map outputs (files, or directories of\n"
-                "             them) into key<TAB>value lines\n"
-                "  splits     print the input splits of files and directories, one\n"
-                "             FILE:OFFSET:LENGTH a line, largest first (Hadoop's rules)\n"
-                "  apps       list the built-in applications\n"
-                "\n"
-                "Options:\n"
-                "  -a, --app=NAME          a built-in application (see 'apps')\n"
-                "      --app-arg=ARG       its argument (grep's pattern)\n"
-                "      --mapper=COMMAND    streaming map command (run with /bin/sh -c)\n"
-                "      --reducer=COMMAND   streaming reduce command\n"
-                "  -s, --split=FILE:OFFSET:LENGTH  map: the input split\n"
-                "  -r, --reduces=N         map: the number of reduces (1-%u)\n"
-                "  -p, --partition=P       reduce: the partition to reduce\n"
-                "  -o, --out=FILE          the output file, published atomically\n"
-                "  -b, --sort-buffer=SIZE  map: the sort buffer (io.sort.mb; default half the\n"
-                "                          slot memory, else 100M)\n"
-                "  -m, --slot-memory=SIZE  run the task as a child process held to SIZE of\n"
-                "                          memory, as in a slot of that size\n"
-                "      --memory-limit=auto|cgroup|rlimit\n"
-                "                          how --slot-memory is enforced (default auto: a\n"
-                "                          memory cgroup where possible, else RLIMIT_AS)\n"
-                "  -d, --data-dir=DIR      the split, the map outputs and --out are in DIR\n"
-                "                          (relative to it, or absolute under it) and are\n"
-                "                          resolved beneath it: no symlink or '..' in DIR\n"
-                "                          leads out of it (how flexslot-tracker runs tasks)\n"
-                "      --attempt=ID        the attempt, which tags temporary files\n"
-                "                          (default attempt-PID)\n"
-                "  -w, --work=DIR          local directory for spills and merges (default\n"
-                "                          $TMPDIR, else /var/tmp)\n"
-                "      --block-size=SIZE   splits: the block size (default 64M)\n"
-                "      --status-fd=FD      write progress into the status a tracker passes\n"
-                "  -q, --quiet             print no report\n"
-                "      --log-level=LEVEL   err, warning, notice, info or debug\n"
-                "  -h, --help              show this help\n"
-                "      --version           show the version\n"
-                "\n"
-                "A finished task prints its figures as NAME: VALUE lines.\n"
-                "Exit status: 0 on success, 1 when the task fails, 2 on bad usage, 3 when\n"
-                "the task runs out of memory (its slot memory).\n",
-                MAP_OUTPUT_PARTITIONS_MAX);
-}
-
 static bool attempt_valid(const char *s) {
         size_t n = strlen(s);
 
@@ -115,33 +61,12 @@ static bool attempt_valid(const char *s) {
         return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
-/* Options that only some commands take: each lists the commands. */
-typedef struct OptionUse {
-        const char *name;
-        unsigned commands; /* bits of Command */
-} OptionUse;
-
-#define ON(c) (1U << (c))
-#define TASKS (ON(CMD_MAP) | ON(CMD_REDUCE))
-
-static const OptionUse option_uses[] = {
-        { "--app", TASKS },
-        { "--app-arg", TASKS },
-        { "--mapper", ON(CMD_MAP) },
-        { "--reducer", ON(CMD_REDUCE) },
-        { "--split", ON(CMD_MAP) },
-        { "--reduces", ON(CMD_MAP) },
-        { "--partition", ON(CMD_REDUCE) },
-        { "--out", TASKS },
-        { "--sort-buffer", ON(CMD_MAP) },
-        { "--slot-memory", TASKS },
-        { "--memory-limit", TASKS },
-        { "--attempt", TASKS },
-        { "--work", TASKS },
-        { "--block-size", ON(CMD_SPLITS) },
-        { "--status-fd", TASKS },
-        { "--data-dir", TASKS },
-};
+/* Every command: how it is called and what it does, for the overview and
+ * its own --help. */
+typedef struct TaskCommand {
+        const char *synopsis;
+        const char *summary; /* its lines in the overview, after the name */
+} TaskCommand;
 
 static const char *const command_names[] = {
         [CMD_MAP] = "map",
@@ -149,6 +74,118 @@ static const char *const command_names[] = {
         [CMD_SPLITS] = "splits",
         [CMD_APPS] = "apps",
 };
+
+static const TaskCommand commands[] = {
+        [CMD_MAP] = { "[OPTIONS] map --split=FILE:OFFSET:LENGTH --reduces=N --out=FILE",
+                      "map one input split into one map output file, partitioned for\n"
+                      "the reduces, with a partition index" },
+        [CMD_REDUCE] = { "[OPTIONS] reduce --partition=P --out=FILE MAP_OUTPUT...",
+                         "reduce one partition of map outputs (files, or directories of\n"
+                         "them) into key<TAB>value lines" },
+        [CMD_SPLITS] = { "splits [--block-size=SIZE] PATH...",
+                         "print the input splits of files and directories, one\n"
+                         "FILE:OFFSET:LENGTH a line, largest first (Hadoop's rules)" },
+        [CMD_APPS] = { "apps", "list the built-in applications" },
+};
+
+#define ON(c) (1U << (c))
+#define TASKS (ON(CMD_MAP) | ON(CMD_REDUCE))
+#define EVERY_COMMAND (TASKS | ON(CMD_SPLITS) | ON(CMD_APPS))
+
+/* Every option: the commands that take it (the others refuse it) and its
+ * lines in --help. */
+typedef struct OptionUse {
+        const char *name;
+        unsigned commands; /* bits of Command */
+        const char *help;
+} OptionUse;
+
+static const OptionUse option_uses[] = {
+        { "--app", TASKS, "  -a, --app=NAME          a built-in application (see 'apps')\n" },
+        { "--app-arg", TASKS, "      --app-arg=ARG       its argument (grep's pattern)\n" },
+        { "--mapper", ON(CMD_MAP),
+          "      --mapper=COMMAND    streaming map command (run with /bin/sh -c)\n" },
+        { "--reducer", ON(CMD_REDUCE), "      --reducer=COMMAND   streaming reduce command\n" },
+        { "--split", ON(CMD_MAP), "  -s, --split=FILE:OFFSET:LENGTH  map: the input split\n" },
+        { "--reduces", ON(CMD_MAP), "  -r, --reduces=N         map: the number of reduces\n" },
+        { "--partition", ON(CMD_REDUCE),
+          "  -p, --partition=P       reduce: the partition to reduce\n" },
+        { "--out", TASKS, "  -o, --out=FILE          the output file, published atomically\n" },
+        { "--sort-buffer", ON(CMD_MAP),
+          "  -b, --sort-buffer=SIZE  map: the sort buffer (io.sort.mb; default half the\n"
+          "                          slot memory, else 100M)\n" },
+        { "--slot-memory", TASKS,
+          "  -m, --slot-memory=SIZE  run the task as a child process held to SIZE of\n"
+          "                          memory, as in a slot of that size\n" },
+        { "--memory-limit", TASKS,
+          "      --memory-limit=auto|cgroup|rlimit\n"
+          "                          how --slot-memory is enforced (default auto: a\n"
+          "                          memory cgroup where possible, else RLIMIT_AS)\n" },
+        { "--data-dir", TASKS,
+          "  -d, --data-dir=DIR      the split, the map outputs and --out are in DIR\n"
+          "                          (relative to it, or absolute under it) and are\n"
+          "                          resolved beneath it: no symlink or '..' in DIR\n"
+          "                          leads out of it (how flexslot-tracker runs tasks)\n" },
+        { "--attempt", TASKS,
+          "      --attempt=ID        the attempt, which tags temporary files\n"
+          "                          (default attempt-PID)\n" },
+        { "--work", TASKS,
+          "  -w, --work=DIR          local directory for spills and merges (default\n"
+          "                          $TMPDIR, else /var/tmp)\n" },
+        { "--block-size", ON(CMD_SPLITS),
+          "      --block-size=SIZE   splits: the block size (default 64M)\n" },
+        { "--status-fd", TASKS,
+          "      --status-fd=FD      write progress into the status a tracker passes\n" },
+        { "--quiet", TASKS, "  -q, --quiet             print no report\n" },
+        { "--log-level", EVERY_COMMAND,
+          "      --log-level=LEVEL   err, warning, notice, info or debug\n" },
+        { "--help", EVERY_COMMAND,
+          "  -h, --help              show this help, or with a command that command's\n" },
+        { "--version", EVERY_COMMAND, "      --version           show the version\n" },
+};
+
+static const char report_help[] =
+        "\n"
+        "A finished task prints its figures as NAME: VALUE lines.\n"
+        "Exit status: 0 on success, 1 when the task fails, 2 on bad usage, 3 when\n"
+        "the task runs out of memory (its slot memory).\n";
+
+static void print_options(unsigned commands_mask) {
+        printf("\nOptions:\n");
+        for (size_t i = 0; i < ELEMENTSOF(option_uses); i++)
+                if (option_uses[i].commands & commands_mask)
+                        fputs(option_uses[i].help, stdout);
+}
+
+static void usage(void) {
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                printf("%s flexslot-task %s\n", i == 0 ? "Usage:" : "      ", commands[i].synopsis);
+        printf("\nRuns one MapReduce task as flexslot-tracker runs it, for testing and "
+               "debugging.\n\n");
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
+                const char *line = commands[i].summary;
+
+                printf("  %-10s ", command_names[i]);
+                /* The summary's later lines under its first. */
+                for (const char *nl; (nl = strchr(line, '\n')); line = nl + 1)
+                        printf("%.*s\n             ", (int)(nl - line), line);
+                printf("%s\n", line);
+        }
+        print_options(EVERY_COMMAND);
+        fputs(report_help, stdout);
+}
+
+/* COMMAND --help: its synopsis, what it does and the options it takes,
+ * no other. */
+static void command_usage(Command c) {
+        const char *summary = commands[c].summary;
+
+        printf("Usage: flexslot-task %s\n\n%c%s.\n", commands[c].synopsis, summary[0] - 'a' + 'A',
+               summary + 1);
+        print_options(ON(c));
+        if (c == CMD_MAP || c == CMD_REDUCE)
+                fputs(report_help, stdout);
+}
 
 static int options_check_use(const Options *o) {
         for (size_t i = 0; i < o->n_given; i++)
@@ -364,7 +401,7 @@ static int task_run_child(TaskRun *t) {
         _cleanup_close_ int sfd = -1;
         TaskOutcome out;
         sigset_t mask;
-        char what[128];
+        char what[TASK_OUTCOME_TEXT_MAX];
         int r;
 
         sigemptyset(&mask);
@@ -415,7 +452,7 @@ static int cmd_splits(const Options *o) {
 
         if (o->n_paths == 0)
                 return cli_usage_error(PROGRAM, "splits needs files or directories");
-        r = input_splits_compute(o->paths, o->n_paths, o->block_size, &l);
+        r = input_splits_compute(AT_FDCWD, o->paths, o->n_paths, o->block_size, &l);
         if (r < 0)
                 return TASK_EXIT_FAILED;
         for (size_t i = 0; i < l.n; i++)
@@ -502,6 +539,7 @@ static int parse_options(int argc, char **argv, Options *o) {
                 {},
         };
         LogLevel level;
+        bool help = false;
         int c, r;
 
         opterr = 0;
@@ -604,8 +642,8 @@ static int parse_options(int argc, char **argv, Options *o) {
                         log_set_max_level(level);
                         break;
                 case 'h':
-                        usage(stdout);
-                        return -1;
+                        help = true;
+                        break;
                 case 'V':
                         printf("flexslot-task %s\n", FLEXSLOT_VERSION);
                         return -1;
@@ -613,10 +651,17 @@ static int parse_options(int argc, char **argv, Options *o) {
                         return cli_option_error(PROGRAM, c, argv);
                 }
         }
+        if (optind < argc && parse_command(argv[optind], &o->command) < 0)
+                return cli_usage_error(PROGRAM, "unknown command '%s'", argv[optind]);
+        if (help) {
+                if (optind < argc)
+                        command_usage(o->command);
+                else
+                        usage();
+                return -1;
+        }
         if (optind >= argc)
                 return cli_usage_error(PROGRAM, "missing command (map, reduce, splits or apps)");
-        if (parse_command(argv[optind], &o->command) < 0)
-                return cli_usage_error(PROGRAM, "unknown command '%s'", argv[optind]);
         o->paths = argv + optind + 1;
         o->n_paths = (size_t)(argc - optind - 1);
         return options_check_use(o);
@@ -646,6 +691,12 @@ int main(int argc, char **argv) {
         r = options_check_task(&o);
         if (r != 0)
                 return r;
+        /* Run by the tracker, which dies: the streaming commands go too. */
+        r = task_group_die_with_parent();
+        if (r < 0) {
+                log_error_errno(r, "Cannot arrange to end with the tracker");
+                return TASK_EXIT_FAILED;
+        }
         if (!o.status_fd)
                 r = EXIT_SUCCESS;
         else if (parse_int(o.status_fd, 3, INT32_MAX, &fd) < 0)

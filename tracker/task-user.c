@@ -7,6 +7,7 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -88,6 +89,24 @@ static int make_dir(int dir_fd, const char *name, mode_t mode) {
         return errno == EEXIST ? 0 : negative_errno();
 }
 
+/* A job's output directory is shared by every tracker of the cluster (a 9p
+ * share for trackers in guests), and another tracker's task may look it up
+ * the moment it exists. So it is made with its final group and mode at once:
+ * the file system gid (which a root tracker may set) names the task user's
+ * group and the umask is out of the way. A guest's 9p client keeps the
+ * attributes it first saw while the directory is in use, so one made 0700
+ * and given to the group after was seen 0700 by another guest's tasks for
+ * as long as they ran. */
+static int make_task_dir(const TaskUser *u, int dir_fd, const char *name) {
+        gid_t fsgid = (gid_t)setfsgid(u->gid);
+        mode_t mask = umask(0);
+        int made = make_dir(dir_fd, name, OUTPUT_DIR_MODE);
+
+        umask(mask);
+        setfsgid(fsgid);
+        return made;
+}
+
 int task_user_make_output_dir(const TaskUser *u, const char *data_dir, const char *name) {
         _cleanup_close_ int data = -1, out = -1, dir = -1;
         int made;
@@ -101,13 +120,14 @@ int task_user_make_output_dir(const TaskUser *u, const char *data_dir, const cha
         out = open_beneath(data, "out", O_PATH | O_DIRECTORY, 0);
         if (out < 0)
                 return log_error_errno(out, "Cannot open %s/out", data_dir);
-        made = make_dir(out, name, 0700);
+        made = make_task_dir(u, out, name);
         if (made < 0)
                 return log_error_errno(made, "Cannot make %s/out/%s", data_dir, name);
         if (!made)
                 return 0;
-        /* Made 0700 and opened by name with O_NOFOLLOW, it is ours until
-         * the mode below lets the task user's group in. */
+        /* A tracker not run as root cannot make it in another group: then it
+         * is given to the group here. Opened by name with O_NOFOLLOW in out/,
+         * which tasks cannot write, it is the directory just made. */
         dir = openat(out, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dir < 0)
                 return log_error_errno(-errno, "Cannot open %s/out/%s", data_dir, name);

@@ -89,6 +89,14 @@ static int call_error(TrackerLink *l, const char *what, const sd_bus_error *e) {
                 l->backoff = l->config->reconnect_max;
                 return 0;
         }
+        /* The controller has as many trackers as it takes, or another
+         * tracker of this VM is connected: room comes when one leaves or is
+         * lost, so try again, backing off. */
+        if (sd_bus_error_has_names(e, TRACKER1_ERROR_TOO_MANY, TRACKER1_ERROR_VM_IN_USE)) {
+                log_warning("%s refused: %s: %s Trying again.", what, e->name, e->message);
+                disconnect(l);
+                return 0;
+        }
         /* A wrong token or a refused registration will not mend itself. */
         return log_error_errno(-EACCES, "%s refused: %s: %s", what, e->name, e->message);
 }
@@ -189,6 +197,14 @@ static int register_send(TrackerLink *l) {
         if (r >= 0)
                 r = sd_bus_call_async(l->bus, &l->call, m, on_registered, l,
                                       l->config->call_timeout);
+        /* The step's timer guards the call: a TCP connection that fails
+         * while sd-bus still opens it (the controller is down) can leave
+         * the call neither answered nor timed out, and the tracker would
+         * never try again (on_timer). */
+        if (r >= 0)
+                r = sd_event_source_set_time(l->timer, l->step_at + l->config->call_timeout);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(l->timer, SD_EVENT_ONESHOT);
         if (r < 0) {
                 log_debug_errno(r, "Cannot call Register");
                 disconnect(l);
@@ -276,7 +292,7 @@ static int heartbeat_send(TrackerLink *l) {
         r = tracker_tasks_report(l->tasks, &report);
         if (r >= 0)
                 r = sd_bus_message_new_method_call(l->bus, &m, NULL, TRACKER1_OBJECT_PATH,
-                                                   TRACKER1_INTERFACE, "Heartbeat");
+                                                   TRACKER1_INTERFACE, TRACKER1_HEARTBEAT_METHOD);
         if (r >= 0)
                 r = tracker1_heartbeat_append(m, &report);
         if (r < 0)
@@ -316,6 +332,12 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         TrackerLink *l = userdata;
 
         l->step_at = usec;
+        if (l->call && l->id == 0) {
+                log_warning("Register: no answer in %s: the controller went away",
+                            FORMAT_DURATION(l->config->call_timeout));
+                disconnect(l);
+                return step_end(l);
+        }
         if (!l->bus && connect_controller(l) < 0)
                 return step_end(l);
         if (l->id == 0)

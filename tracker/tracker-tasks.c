@@ -55,6 +55,7 @@ struct TrackerFinished {
         Tracker1Finished report;
         uint64_t registration;
         char *output, *reason;
+        usec_t ended; /* monotonic: the report's since_end is counted from it */
 };
 
 static void finished_clear(TrackerFinished *f) {
@@ -120,9 +121,9 @@ unsigned tracker_tasks_held(const TrackerTasks *t, Tracker1TaskType slot) {
  * (NULL: none) why the controller killed it. */
 static int task_finish(TrackerTasks *k, TrackerTask *t, const TaskOutcome *out, const char *cause) {
         TaskStatus snap = { 0 };
-        TrackerFinished f = { .registration = t->registration };
+        TrackerFinished f = { .registration = t->registration, .ended = now_monotonic_usec() };
         TrackerFinished *list;
-        char what[160];
+        char what[TASK_OUTCOME_TEXT_MAX];
 
         if (t->status)
                 task_status_read(t->status, &snap);
@@ -141,6 +142,9 @@ static int task_finish(TrackerTasks *k, TrackerTask *t, const TaskOutcome *out, 
                 .output_bytes = snap.bytes_written,
                 .output = f.output,
                 .reason = f.reason,
+                /* The task's own run, from its fork to its reaping; 0 says
+                 * "not told". */
+                .run_time = out->wall > 0 ? out->wall : 1,
         };
         list = reallocarray(k->finished, k->n_finished + 1, sizeof(*list));
         if (!f.output || !f.reason || !list) {
@@ -378,6 +382,7 @@ void tracker_tasks_kill(TrackerTasks *k, uint64_t attempt, const char *cause) {
 int tracker_tasks_report(const TrackerTasks *k, Tracker1Report *report) {
         Tracker1Running *running = NULL;
         Tracker1Finished *finished = NULL;
+        usec_t now = now_monotonic_usec();
 
         if (k->n_tasks > 0 && !(running = calloc(k->n_tasks, sizeof(*running))))
                 return -ENOMEM;
@@ -401,8 +406,10 @@ int tracker_tasks_report(const TrackerTasks *k, Tracker1Report *report) {
                         .iowait_time = ps.blkio_delay,
                 };
         }
-        for (size_t i = 0; i < k->n_finished; i++)
+        for (size_t i = 0; i < k->n_finished; i++) {
                 finished[i] = k->finished[i].report;
+                finished[i].since_end = now - k->finished[i].ended;
+        }
         report->running = running;
         report->n_running = k->n_tasks;
         report->finished = finished;

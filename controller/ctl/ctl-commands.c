@@ -26,10 +26,17 @@ static const CtlColumn job_columns[] = {
         { "submitted", 't', true },
         { "finished", 't', true },
         { "deadline", 't', true },
+        { "source", 's' },
 };
 
 static const CtlColumn job_extra_columns[] = {
         { "message", 's' },
+};
+
+/* proto/controller1.h, CONTROLLER1_ATTEMPT_TYPE. */
+static const CtlColumn attempt_columns[] = {
+        { "attempt", 't' }, { "task", 's' },          { "index", 'u' },       { "node", 's' },
+        { "state", 's' },   { "started", 't', true }, { "ended", 't', true }, { "reason", 's' },
 };
 
 static const CtlColumn node_columns[] = {
@@ -134,37 +141,46 @@ static int run_resize_vm(Ctl *ctl, char *const *args, unsigned n_args) {
         return r < 0 || refused > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* A method whose one argument is job id, and its reply (ret_reply may be
+ * NULL). */
+static int call_with_job(Ctl *ctl, const char *method, uint64_t id, sd_bus_message **ret_reply) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = ctl_new_call(ctl, method, &m);
+        if (r >= 0)
+                r = sd_bus_message_append(m, "t", id);
+        if (r >= 0)
+                r = ctl_send(ctl, m, ret_reply);
+        return r;
+}
+
 static int run_show(Ctl *ctl, char *const *args, unsigned n_args) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *job = NULL, *attempts = NULL;
         uint64_t id;
         int r;
 
         if (ctl_parse_id("job", args[0], &id) != 0)
                 return EXIT_USAGE;
-        r = ctl_new_call(ctl, "GetJob", &m);
+        r = call_with_job(ctl, "GetJob", id, &job);
         if (r >= 0)
-                r = sd_bus_message_append(m, "t", id);
+                r = call_with_job(ctl, "ListAttempts", id, &attempts);
         if (r >= 0)
-                r = ctl_send(ctl, m, &reply);
-        if (r >= 0)
-                r = ctl_print_record(ctl, reply, job_columns, ELEMENTSOF(job_columns),
-                                     job_extra_columns, ELEMENTSOF(job_extra_columns));
+                r = ctl_print_record(ctl, job, job_columns, ELEMENTSOF(job_columns),
+                                     job_extra_columns, ELEMENTSOF(job_extra_columns),
+                                     &(CtlTable){ .name = "attempts",
+                                                  .reply = attempts,
+                                                  .cols = attempt_columns,
+                                                  .n = ELEMENTSOF(attempt_columns) });
         return call_failed(r);
 }
 
 static int run_cancel(Ctl *ctl, char *const *args, unsigned n_args) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         uint64_t id;
-        int r;
 
         if (ctl_parse_id("job", args[0], &id) != 0)
                 return EXIT_USAGE;
-        r = ctl_new_call(ctl, "CancelJob", &m);
-        if (r >= 0)
-                r = sd_bus_message_append(m, "t", id);
-        if (r >= 0)
-                r = ctl_send(ctl, m, NULL);
-        return call_failed(r);
+        return call_failed(call_with_job(ctl, "CancelJob", id, NULL));
 }
 
 static int run_set_slots(Ctl *ctl, char *const *args, unsigned n_args) {
@@ -284,7 +300,7 @@ const CtlCommand ctl_commands[] = {
         {
                 .name = "show",
                 .synopsis = "JOB",
-                .summary = "Show a job, with why it ended",
+                .summary = "Show a job, with why it ended and every attempt of its tasks",
                 .min_args = 1,
                 .max_args = 1,
                 .run = run_show,

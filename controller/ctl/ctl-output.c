@@ -255,7 +255,7 @@ static void print_fields(const Ctl *ctl, const CtlColumn *cols, size_t n, const 
 }
 
 int ctl_print_record(const Ctl *ctl, sd_bus_message *reply, const CtlColumn *cols, size_t n,
-                     const CtlColumn *extra, size_t n_extra) {
+                     const CtlColumn *extra, size_t n_extra, const CtlTable *table) {
         char sig[COLUMNS_MAX + 1];
         CtlValue v[COLUMNS_MAX], x[COLUMNS_MAX];
         bool first = true;
@@ -276,9 +276,16 @@ int ctl_print_record(const Ctl *ctl, sd_bus_message *reply, const CtlColumn *col
                 putchar('{');
         print_fields(ctl, cols, n, v, &first);
         print_fields(ctl, extra, n_extra, x, &first);
+        if (table) {
+                if (ctl->json)
+                        printf(",\n  \"%s\": ", table->name);
+                else
+                        putchar('\n');
+                r = ctl_print_table(ctl, table->reply, table->cols, table->n);
+        }
         if (ctl->json)
-                fputs("\n}\n", stdout);
-        return 0;
+                fputs(table ? "}\n" : "\n}\n", stdout);
+        return r < 0 ? r : 0;
 }
 
 /* The verdict of a resource in ResizeVm's answer, as the agent's SetTarget

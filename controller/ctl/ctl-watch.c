@@ -5,8 +5,8 @@
  * by a signal: a watcher then costs the controller nothing between polls,
  * survives a controller restart between two of them, and sees the same
  * record `show` prints. On a terminal each job is one line redrawn in place
- * (a bar of its tasks done, the counts, an estimate of its end against its
- * deadline); otherwise a line is printed each time a job's state or counts
+ * (a bar of its tasks done, the counts, its stragglers, an estimate of its
+ * end against its deadline); otherwise a line is printed each time a job's state or counts
  * change, so that a log or a script reads every step once. The exit status
  * says how the jobs ended. */
 #include <errno.h>
@@ -20,6 +20,7 @@
 #include "common/cli.h"
 #include "common/macro.h"
 #include "ctl.h"
+#include "proto/controller1.h"
 
 #define BAR_WIDTH 24
 #define SPAN_MAX 32
@@ -41,6 +42,7 @@ typedef struct WatchedJob {
         uint64_t id;
         char *name, *state, *message;
         uint32_t maps, reduces, maps_done, reduces_done;
+        uint32_t stragglers, backups; /* running tasks (GetJob's) */
         usec_t submitted, finished, deadline;
         bool seen, ended;
         /* What a plain line said last: printed again only when it changes. */
@@ -68,7 +70,7 @@ static int set_string(char **dst, const char *s) {
 /* GetJob's record of j->id into j. */
 static int job_fetch(Ctl *ctl, WatchedJob *j) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        const char *state, *name, *user, *pool, *app, *message;
+        const char *state, *name, *user, *pool, *app, *source, *message;
         uint64_t id;
         int r;
 
@@ -79,9 +81,10 @@ static int job_fetch(Ctl *ctl, WatchedJob *j) {
                 r = ctl_send(ctl, m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_read(reply, "(tsssssuuuuttt)s", &id, &state, &name, &user, &pool, &app,
-                                &j->maps, &j->reduces, &j->maps_done, &j->reduces_done,
-                                &j->submitted, &j->finished, &j->deadline, &message);
+        r = sd_bus_message_read(reply, CONTROLLER1_JOB_TYPE "suu", &id, &state, &name, &user, &pool,
+                                &app, &j->maps, &j->reduces, &j->maps_done, &j->reduces_done,
+                                &j->submitted, &j->finished, &j->deadline, &source, &message,
+                                &j->stragglers, &j->backups);
         if (r <= 0) {
                 fprintf(stderr, "%s: GetJob's reply for job %" PRIu64 " is not a job record\n",
                         CTL_PROGRAM, j->id);
@@ -152,8 +155,22 @@ static void format_deadline(char *buf, size_t size, const WatchedJob *j, usec_t 
                                       : " (estimated late)");
 }
 
+/* ", 2 stragglers (1 backed up)": what slows the job, when anything does. */
+static void format_stragglers(char *buf, size_t size, const WatchedJob *j) {
+        char backed_up[32] = "";
+
+        if (j->stragglers == 0) {
+                buf[0] = '\0';
+                return;
+        }
+        if (j->backups > 0)
+                snprintf(backed_up, sizeof(backed_up), " (%" PRIu32 " backed up)", j->backups);
+        snprintf(buf, size, ", %" PRIu32 " straggler%s%s", j->stragglers,
+                 j->stragglers == 1 ? "" : "s", backed_up);
+}
+
 static void format_running(char *buf, size_t size, const WatchedJob *j, usec_t now, bool terminal) {
-        char eta[SPAN_MAX + 16] = "", deadline[2 * SPAN_MAX + 48];
+        char eta[SPAN_MAX + 16] = "", deadline[2 * SPAN_MAX + 48], stragglers[80];
         usec_t end = estimated_end(j, now);
 
         if (terminal && end > now) {
@@ -163,8 +180,11 @@ static void format_running(char *buf, size_t size, const WatchedJob *j, usec_t n
                 snprintf(eta, sizeof(eta), ", about %s left", left);
         }
         format_deadline(deadline, sizeof(deadline), j, now, terminal);
-        snprintf(buf, size, "%s, maps %" PRIu32 "/%" PRIu32 ", reduces %" PRIu32 "/%" PRIu32 "%s%s",
-                 j->state, j->maps_done, j->maps, j->reduces_done, j->reduces, eta, deadline);
+        format_stragglers(stragglers, sizeof(stragglers), j);
+        snprintf(buf, size,
+                 "%s, maps %" PRIu32 "/%" PRIu32 ", reduces %" PRIu32 "/%" PRIu32 "%s%s%s",
+                 j->state, j->maps_done, j->maps, j->reduces_done, j->reduces, stragglers, eta,
+                 deadline);
 }
 
 /* An ended job: how it ended, after how long, against its deadline, and
@@ -308,13 +328,13 @@ static int unended_jobs(Ctl *ctl, uint64_t **ret, size_t *ret_n) {
         if (r >= 0)
                 r = ctl_send(ctl, m, &reply);
         if (r >= 0)
-                r = sd_bus_message_enter_container(reply, 'a', "(tsssssuuuuttt)");
+                r = sd_bus_message_enter_container(reply, 'a', CONTROLLER1_JOB_TYPE);
         while (r > 0) {
                 const char *state;
                 uint64_t id, *grown;
 
-                r = sd_bus_message_read(reply, "(tsssssuuuuttt)", &id, &state, NULL, NULL, NULL,
-                                        NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+                r = sd_bus_message_read(reply, CONTROLLER1_JOB_TYPE, &id, &state, NULL, NULL, NULL,
+                                        NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
                 if (r <= 0)
                         break;
                 if (strcmp(state, "queued") != 0 && strcmp(state, "running") != 0)

@@ -101,10 +101,21 @@ int ctl_send(Ctl *ctl, sd_bus_message *m, sd_bus_message **ret_reply);
 /* The reply's array of records, a row each (tab, after a header unless
  * --no-legend) or a JSON array of objects. */
 int ctl_print_table(const Ctl *ctl, sd_bus_message *reply, const CtlColumn *cols, size_t n);
+/* A table of a record's (show's attempts): the reply's array of records
+ * of cols. */
+typedef struct CtlTable {
+        const char *name;
+        sd_bus_message *reply;
+        const CtlColumn *cols;
+        size_t n;
+} CtlTable;
+
 /* The reply's record (a struct of cols) and then its fields extra, as
- * "name<TAB>value" lines or one JSON object. */
+ * "name<TAB>value" lines or one JSON object; then table (may be NULL) as
+ * ctl_print_table() prints it, after a blank line, or in the object under
+ * its name. */
 int ctl_print_record(const Ctl *ctl, sd_bus_message *reply, const CtlColumn *cols, size_t n,
-                     const CtlColumn *extra, size_t n_extra);
+                     const CtlColumn *extra, size_t n_extra, const CtlTable *table);
 /* ResizeVm's answer, a row per resource with the agent's verdict; the
  * verdicts the agent refused or failed are printed on stderr too, by their
  * error names, and counted in ret_refused. */

@@ -69,9 +69,9 @@ int agents_new(sd_event *event, Cluster *cluster, const ControllerConfig *config
         return 0;
 }
 
-AgentVm *agents_link_vm(const AgentLink *l, const char *uuid) {
+AgentVm *agents_link_vm(const AgentLink *l, const char *vm) {
         for (size_t i = 0; i < l->n_vms; i++)
-                if (strcasecmp(l->vms[i].uuid, uuid) == 0)
+                if (strcasecmp(l->vms[i].uuid, vm) == 0 || strcmp(l->vms[i].name, vm) == 0)
                         return &l->vms[i];
         return NULL;
 }

@@ -155,15 +155,6 @@ static int on_target(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         return 0;
 }
 
-/* What to change of a VM: the resources that are not 0 (the cap: when
- * set_cap). */
-typedef struct AgentTarget {
-        uint32_t vcpus, cpu_weight;
-        uint64_t memory;
-        bool set_cap;
-        double cpu_cap;
-} AgentTarget;
-
 static int target_send(AgentLink *l, const char *uuid, const AgentTarget *target,
                        sd_bus_message *request) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
@@ -204,28 +195,6 @@ static int target_send(AgentLink *l, const char *uuid, const AgentTarget *target
         return sd_bus_slot_set_floating(slot, true);
 }
 
-/* The part of t that differs from what vm has; the CPU weight and cap
- * only where the agent reports them (libvirt's test driver has neither). */
-static bool target_diff(const VmTarget *t, const AgentVm *vm, AgentTarget *ret) {
-        /* The agent takes memory in KiB. */
-        uint64_t memory = t->memory / 1024 * 1024;
-
-        *ret = (AgentTarget){
-                .vcpus = t->vcpus != vm->vcpus ? t->vcpus : 0,
-                .memory = memory != vm->memory ? memory : 0,
-                .cpu_weight =
-                        (vm->valid & AGENT1_METRIC_CPU_WEIGHT) && t->cpu_weight != vm->cpu_weight
-                                ? t->cpu_weight
-                                : 0,
-                /* The agent's cap has its own minimum change; a hundredth of
-                 * a CPU is no change. */
-                .set_cap = (vm->valid & AGENT1_METRIC_CPU_CAP) &&
-                           fabs(t->cpu_cap - vm->cpu_cap) > 0.01,
-                .cpu_cap = t->cpu_cap,
-        };
-        return ret->vcpus || ret->memory || ret->cpu_weight || ret->set_cap;
-}
-
 void agents_apply_targets(Agents *a) {
         const Cluster *cl = a->cluster;
         const Decisions *d = &cl->decisions;
@@ -242,7 +211,7 @@ void agents_apply_targets(Agents *a) {
                         continue;
                 l = &a->links[n->vm.host - 1];
                 vm = agents_link_vm(l, n->vm_uuid);
-                if (!vm || vm->pending || !target_diff(t, vm, &target))
+                if (!vm || vm->pending || !agent_target_diff(t, vm, &target))
                         continue;
                 log_info("VM %s (node %" PRIu64 ") on agent %s: target %u vCPUs, %s, CPU weight "
                          "%u, cap %g",

@@ -39,6 +39,32 @@ typedef struct AgentVm {
         char last[VERDICT_TEXT_MAX]; /* what the agent said of the last target */
 } AgentVm;
 
+/* What to change of a VM: the resources that are not 0 (the cap: when
+ * set_cap). */
+typedef struct AgentTarget {
+        uint32_t vcpus, cpu_weight;
+        uint64_t memory;
+        bool set_cap;
+        double cpu_cap;
+} AgentTarget;
+
+/* A CPU weight's dead band: a target weight is sent only when it differs
+ * from the VM's by more than a tenth of it, and by more than the agent's
+ * default min-cpu-weight-change. A weight sets a contended VM's share in
+ * proportion, so a change within a tenth moves the share by less than the
+ * noise of the use and slot counts a weight is computed from: without the
+ * band the flexslot allocator re-sent a slightly different weight almost
+ * every control cycle (280 targets in one make demo-vm), each a libvirt
+ * call and a log line, and changed nothing a job could see. */
+#define AGENT_WEIGHT_DEAD_BAND_INVERSE 10u
+#define AGENT_WEIGHT_DEAD_BAND_MIN 16u
+
+bool agent_weight_changed(uint32_t target, uint32_t current);
+/* The part of t that differs from what vm has, in ret; the CPU weight and
+ * cap only where the agent reports them (libvirt's test driver has
+ * neither). Whether anything does. */
+bool agent_target_diff(const VmTarget *t, const AgentVm *vm, AgentTarget *ret);
+
 typedef struct AgentLink {
         Agents *owner;
         const AgentHost *host;
@@ -64,5 +90,7 @@ struct Agents {
         usec_t call_timeout, max_sample_age;
 };
 
-/* The VM uuid in l's newest sample; NULL when it has none. */
-AgentVm *agents_link_vm(const AgentLink *l, const char *uuid);
+/* The VM of UUID or domain name vm in l's newest sample (a tracker's VM
+ * is its UUID; a YARN node's, the name or UUID the YARN driver matched it
+ * to); NULL when it has none. */
+AgentVm *agents_link_vm(const AgentLink *l, const char *vm);

@@ -6,7 +6,8 @@
  * metrics (GetAllMetrics, asynchronously: an agent that is slow or gone
  * never holds the event loop, and so never a heartbeat), tells the live
  * model what each tracker's VM looks like (matched by the libvirt domain
- * UUID, which is the tracker's VM UUID), and sends the VM allocator's
+ * UUID, which is the tracker's VM UUID; a YARN node's VM by the domain
+ * name or UUID the YARN driver gives), and sends the VM allocator's
  * targets to the agent that runs each VM (SetTarget; the agent applies
  * its safety limits). A connection that closes is opened again with a
  * back-off; an agent that does not answer counts as unreachable until it

@@ -25,12 +25,6 @@
 #include "proto/tracker1.h"
 #include "submit.h"
 
-static const char *const node_state_names[_NODE_STATE_MAX] = {
-        [NODE_ALIVE] = "alive",
-        [NODE_LOST] = "lost",
-        [NODE_BLACKLISTED] = "blacklisted",
-};
-
 /* A store's or the model's error at the handler's edge. */
 static int reply_error(int r, const StoreError *err, sd_bus_error *error) {
         const char *name;
@@ -57,11 +51,25 @@ static int reply_error(int r, const StoreError *err, sd_bus_error *error) {
         return sd_bus_error_setf(error, name, "%s.", err->message[0] ? err->message : "Refused");
 }
 
-static int append_job(sd_bus_message *m, const StoreJob *j) {
-        return sd_bus_message_append(m, CONTROLLER1_JOB_TYPE, j->id,
-                                     store_job_state_to_string(j->state), j->name, j->user, j->pool,
-                                     j->app ? j->app : "", j->n_maps, j->n_reduces, j->maps_done,
-                                     j->reduces_done, j->submitted, j->finished, j->deadline);
+/* A job of the store (source CONTROLLER1_JOB_SOURCE_STORE) or of the
+ * cluster driver's own (its name). */
+static int append_job(sd_bus_message *m, const StoreJob *j, const char *source) {
+        return sd_bus_message_append(
+                m, CONTROLLER1_JOB_TYPE, j->id, store_job_state_to_string(j->state), j->name,
+                j->user, j->pool, j->app ? j->app : "", j->n_maps, j->n_reduces, j->maps_done,
+                j->reduces_done, j->submitted, j->finished, j->deadline, source);
+}
+
+/* Job id of the driver's own into ret: 1, 0 when it is none of them. */
+static int driver_job(Controller *c, uint64_t id, StoreJob *ret) {
+        int r;
+
+        if (!c->driver->get_job)
+                return 0;
+        r = c->driver->get_job(c, id, ret);
+        if (r == -ENOENT)
+                return 0;
+        return r < 0 ? r : 1;
 }
 
 /* Who called, by the bus's word. */
@@ -132,6 +140,11 @@ static int method_submit_job(sd_bus_message *m, void *userdata, sd_bus_error *er
         usec_t now;
         int r;
 
+        if (!c->driver->takes_jobs)
+                return sd_bus_error_setf(error, CONTROLLER1_ERROR_NOT_SUPPORTED,
+                                         "This controller drives a %s cluster, whose jobs are "
+                                         "submitted to it, not here.",
+                                         c->driver->name);
         r = sd_bus_message_read(m, "ssss", &app, &arg, &mapper, &reducer);
         if (r >= 0)
                 r = sd_bus_message_read_strv(m, &inputs);
@@ -186,19 +199,30 @@ static int method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *err
         Controller *c = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         StoreError err = { 0 };
-        StoreJob *jobs = NULL;
-        size_t n = 0;
+        StoreJob *jobs = NULL, *own = NULL;
+        size_t n = 0, n_own = 0;
         int r;
 
         r = store_jobs_list(c->store, STORE_JOB_ANY, &jobs, &n, &err);
         if (r < 0)
                 return reply_error(r, &err, error);
+        /* The driver's ids follow the store's: its jobs come after. */
+        if (c->driver->list_jobs) {
+                r = c->driver->list_jobs(c, &own, &n_own);
+                if (r < 0) {
+                        store_jobs_free(jobs, n);
+                        return r;
+                }
+        }
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', CONTROLLER1_JOB_TYPE);
         for (size_t i = 0; i < n && r >= 0; i++)
-                r = append_job(reply, &jobs[i]);
+                r = append_job(reply, &jobs[i], CONTROLLER1_JOB_SOURCE_STORE);
+        for (size_t i = 0; i < n_own && r >= 0; i++)
+                r = append_job(reply, &own[i], c->driver->name);
         store_jobs_free(jobs, n);
+        store_jobs_free(own, n_own);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         if (r < 0)
@@ -211,21 +235,63 @@ static int method_get_job(sd_bus_message *m, void *userdata, sd_bus_error *error
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         StoreError err = { 0 };
         StoreJob job = { 0 };
+        const char *source = CONTROLLER1_JOB_SOURCE_STORE;
+        unsigned stragglers, backups;
         uint64_t id;
         int r;
 
         r = sd_bus_message_read(m, "t", &id);
         if (r < 0)
                 return r;
-        r = store_job_get(c->store, id, &job, &err);
+        r = driver_job(c, id, &job);
+        if (r > 0)
+                source = c->driver->name;
+        else if (r == 0)
+                r = store_job_get(c->store, id, &job, &err);
+        if (r < 0)
+                return reply_error(r, &err, error);
+        cluster_job_stragglers(c->cluster, id, &stragglers, &backups);
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = append_job(reply, &job, source);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "suu", job.message ? job.message : "", stragglers,
+                                          backups);
+        store_job_clear(&job);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_list_attempts(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Controller *c = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        StoreError err = { 0 };
+        StoreTaskRecord *records = NULL;
+        size_t n = 0;
+        uint64_t id;
+        int r;
+
+        r = sd_bus_message_read(m, "t", &id);
+        if (r < 0)
+                return r;
+        r = store_job_tasks(c->store, id, STORE_TASK_ANY, &records, &n, &err);
         if (r < 0)
                 return reply_error(r, &err, error);
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
-                r = append_job(reply, &job);
+                r = sd_bus_message_open_container(reply, 'a', CONTROLLER1_ATTEMPT_TYPE);
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                const StoreTaskRecord *x = &records[i];
+
+                r = sd_bus_message_append(reply, CONTROLLER1_ATTEMPT_TYPE, x->attempt,
+                                          x->type == TASK_MAP ? "map" : "reduce", x->index, x->node,
+                                          store_task_status_to_string(x->status), x->started,
+                                          x->finished, x->reason ? x->reason : "");
+        }
+        store_task_records_free(records, n);
         if (r >= 0)
-                r = sd_bus_message_append(reply, "s", job.message ? job.message : "");
-        store_job_clear(&job);
+                r = sd_bus_message_close_container(reply);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -244,6 +310,17 @@ static int method_cancel_job(sd_bus_message *m, void *userdata, sd_bus_error *er
         if (r < 0)
                 return r;
         r = caller_authorize(c, m, "Cancelling a job", &caller, error);
+        if (r < 0)
+                return r;
+        r = driver_job(c, id, &job);
+        if (r > 0) {
+                r = sd_bus_error_setf(error, CONTROLLER1_ERROR_NOT_SUPPORTED,
+                                      "Job %" PRIu64 " is %s application %.64s: it is cancelled "
+                                      "there, not here.",
+                                      id, c->driver->name, job.app);
+                store_job_clear(&job);
+                return r;
+        }
         if (r < 0)
                 return r;
         /* A job that is not there is cluster_cancel()'s to say. */
@@ -280,10 +357,11 @@ static int method_list_nodes(sd_bus_message *m, void *userdata, sd_bus_error *er
 
                 /* What the policy core sees: the agent's when it measures it. */
                 (void)cluster_node_steal(n, &steal, &at);
-                r = sd_bus_message_append(
-                        reply, CONTROLLER1_NODE_TYPE, n->id, n->hostname, n->vm_uuid,
-                        node_state_names[n->state], n->slots[SLOT_MAP], n->slots[SLOT_REDUCE],
-                        n->running[SLOT_MAP], n->running[SLOT_REDUCE], steal, n->iowait);
+                r = sd_bus_message_append(reply, CONTROLLER1_NODE_TYPE, n->id, n->hostname,
+                                          n->vm_uuid, cluster_node_state_to_string(n->state),
+                                          n->slots[SLOT_MAP], n->slots[SLOT_REDUCE],
+                                          n->running[SLOT_MAP], n->running[SLOT_REDUCE], steal,
+                                          n->iowait);
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
@@ -324,7 +402,7 @@ static int method_set_slots(sd_bus_message *m, void *userdata, sd_bus_error *err
 }
 
 static int append_profile(sd_bus_message *m, const StoreProfile *sp) {
-        const AriaProfile *p = &sp->profile;
+        const StoreProfileStats *p = &sp->profile;
 
         return sd_bus_message_append(
                 m, CONTROLLER1_PROFILE_TYPE, sp->user, sp->name, sp->job, sp->updated, p->map_min,
@@ -367,8 +445,12 @@ static const sd_bus_vtable controller_vtable[] = {
                                 SD_BUS_RESULT("a" CONTROLLER1_JOB_TYPE, jobs), method_list_jobs,
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetJob", SD_BUS_ARGS("t", job),
-                                SD_BUS_RESULT(CONTROLLER1_JOB_TYPE, job, "s", message),
+                                SD_BUS_RESULT(CONTROLLER1_JOB_TYPE, job, "s", message, "u",
+                                              stragglers, "u", backups),
                                 method_get_job, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListAttempts", SD_BUS_ARGS("t", job),
+                                SD_BUS_RESULT("a" CONTROLLER1_ATTEMPT_TYPE, attempts),
+                                method_list_attempts, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("CancelJob", SD_BUS_ARGS("t", job), SD_BUS_NO_RESULT,
                                 method_cancel_job, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListNodes", SD_BUS_NO_ARGS,

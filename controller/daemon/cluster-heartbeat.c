@@ -16,6 +16,12 @@
 
 /* Kill reasons a tracker hears, and reports back with the killed attempt. */
 static const char KILL_UNKNOWN[] = "attempt unknown to the controller";
+static const char KILL_TASK_DONE[] = "its task succeeded in another attempt";
+
+/* Why an attempt's record says it ended as it did. */
+static const char WHY_DISCARDED[] = "another attempt of its task succeeded first";
+static const char WHY_GONE[] = "not on its tracker when the controller restarted";
+static const char WHY_NO_OUTPUT[] = "its output is not where its tracker said";
 
 static double share(usec_t part, usec_t whole) {
         return whole > 0 ? CLAMP((double)part / (double)whole, 0.0, 1.0) : 0.0;
@@ -32,7 +38,7 @@ static bool text_valid(const char *s) {
 /* A reported attempt as the model knows it, found once per report: task
  * NULL for one it does not know. */
 typedef struct Known {
-        const ClusterJob *job;
+        ClusterJob *job;
         ClusterTask *task;
 } Known;
 
@@ -134,7 +140,100 @@ static bool succeeded_before(const Tracker1Report *r, const Known *finished, siz
         return false;
 }
 
-static const ClusterJob *job_of_task(const Cluster *c, const ClusterTask *t) {
+static size_t running_position(const Tracker1Report *r, uint64_t attempt) {
+        size_t i = 0;
+
+        while (i < r->n_running && r->running[i].attempt != attempt)
+                i++;
+        return i;
+}
+
+static size_t finished_position(const Tracker1Report *r, uint64_t attempt) {
+        size_t i = 0;
+
+        while (i < r->n_finished && r->finished[i].attempt != attempt)
+                i++;
+        return i;
+}
+
+static void held_remove(Cluster *c, size_t i) {
+        free(c->held[i].node);
+        memmove(&c->held[i], &c->held[i + 1], (c->n_held - i - 1) * sizeof(*c->held));
+        c->n_held--;
+}
+
+/* The attempts an earlier run left running on n's host (ClusterHeld), now
+ * that its tracker says what became of them: one it still runs, or that
+ * ended while the controller was away, is its task's again (as if this run
+ * had assigned it there), so the report goes on as for any attempt; one of
+ * a task that has succeeded since, or a success without its output, is a
+ * loser, killed when it runs; one the tracker does not name is gone (the
+ * tracker started again), and its task free to run. */
+static void resolve_held(Cluster *c, ClusterNode *n, const Tracker1Report *r, Known *running,
+                         Known *finished, usec_t now) {
+        for (size_t i = c->n_held; i > 0; i--) {
+                const ClusterHeld *h = &c->held[i - 1];
+                ClusterRetired retired = { .attempt = h->attempt,
+                                           .job = h->job,
+                                           .type = h->type,
+                                           .index = h->index,
+                                           .started = h->started,
+                                           .reason = KILL_TASK_DONE };
+                size_t run = running_position(r, h->attempt);
+                size_t end = finished_position(r, h->attempt);
+                ClusterJob *j = NULL;
+                ClusterTask *t;
+                bool adopt;
+
+                if (strcmp(h->node, n->hostname) != 0)
+                        continue;
+                t = cluster_task_find(c, h->job, h->type, h->index, &j);
+                if (t)
+                        t->held--;
+                /* A success only with its output where it says, under
+                 * the name of this attempt's output of this task. */
+                adopt = t && t->state != TASK_DONE && t->n_attempts < CLUSTER_ATTEMPTS_MAX &&
+                        (end == r->n_finished || r->finished[end].status != TRACKER1_SUCCEEDED ||
+                         cluster_output_adoptable(c, &r->finished[end]) == t);
+                if ((run < r->n_running || end < r->n_finished) && adopt) {
+                        if (run < r->n_running)
+                                log_info("Adopting attempt %" PRIu64 " on tracker %" PRIu64
+                                         ", which runs since before the controller restarted",
+                                         h->attempt, n->id);
+                        else
+                                log_info("Adopting attempt %" PRIu64 " on tracker %" PRIu64
+                                         ", which %s while the controller was away: %s",
+                                         h->attempt, n->id,
+                                         tracker1_status_to_string(r->finished[end].status),
+                                         r->finished[end].status == TRACKER1_SUCCEEDED
+                                                 ? r->finished[end].output
+                                                 : r->finished[end].reason);
+                        cluster_attempt_add(c, n, j, t,
+                                            &(ClusterAttempt){ .id = h->attempt,
+                                                               .started = h->started,
+                                                               .slot_memory = n->slot_memory,
+                                                               .slot = slot_type_of(t->type) });
+                        if (run < r->n_running)
+                                running[run].task = t;
+                        else
+                                finished[end] = (Known){ .job = j, .task = t };
+                } else if (run < r->n_running || end < r->n_finished) {
+                        /* Its report ends it as a loser's (apply_report()). */
+                        if (end < r->n_finished && t && t->state != TASK_DONE)
+                                retired.reason = WHY_NO_OUTPUT;
+                        if (cluster_node_retire(n, &retired) < 0 ||
+                            (run < r->n_running &&
+                             cluster_node_queue_kill(n, h->attempt, KILL_TASK_DONE) < 0))
+                                log_oom();
+                } else {
+                        cluster_held_lose(c, h, now, WHY_GONE);
+                }
+                held_remove(c, i - 1);
+                cluster_snapshot_drop(c);
+        }
+}
+
+static ClusterJob *job_of_task(Cluster *c, const ClusterTask *t) {
         for (size_t j = 0; j < c->n_jobs; j++)
                 if (t >= c->jobs[j].tasks && t < c->jobs[j].tasks + c->jobs[j].n_tasks)
                         return &c->jobs[j];
@@ -150,7 +249,7 @@ static void adopt_finished(Cluster *c, ClusterNode *n, const Tracker1Report *r, 
                            usec_t now) {
         for (size_t i = 0; i < r->n_finished; i++) {
                 const Tracker1Finished *x = &r->finished[i];
-                const ClusterJob *j;
+                ClusterJob *j;
                 ClusterTask *t;
 
                 if (x->status != TRACKER1_SUCCEEDED || x->attempt >= c->first_attempt ||
@@ -172,25 +271,84 @@ static void adopt_finished(Cluster *c, ClusterNode *n, const Tracker1Report *r, 
         }
 }
 
-/* The report's finished attempts of known tasks, in one transaction. */
+/* When attempt x, assigned at assigned, ran on the controller's clock: by
+ * its tracker's own measures (its run time and the time since its end)
+ * when it tells them, held within its assignment and now; else by the
+ * heartbeats that assigned and reported it, which would round every task
+ * up to the heartbeat interval (ARIA's profiles are made of these). */
+static void attempt_times(const Tracker1Finished *x, usec_t assigned, usec_t now,
+                          usec_t *ret_started, usec_t *ret_ended) {
+        usec_t started = MIN(assigned, now), ended = now;
+
+        if (x->run_time > 0) {
+                ended = now - MIN(x->since_end, now - started);
+                started = ended - MIN(x->run_time, ended - started);
+        }
+        *ret_started = started;
+        *ret_ended = ended;
+}
+
+/* A loser's report: an attempt stopped here (retired), or a second
+ * success of a task in one report; its record says so, and its reason is
+ * why it was stopped when the tracker gives none. */
+static StoreTaskRecord loser_record(const ClusterNode *n, const Tracker1Finished *x,
+                                    const ClusterRetired *retired, usec_t now) {
+        bool succeeded = x->status == TRACKER1_SUCCEEDED;
+        usec_t started, ended;
+
+        attempt_times(x, retired->started, now, &started, &ended);
+        return (StoreTaskRecord){
+                .job = retired->job,
+                .type = retired->type,
+                .index = retired->index,
+                .attempt = x->attempt,
+                .node = n->hostname,
+                .status = succeeded ? STORE_TASK_DISCARDED : cluster_store_status(x->status),
+                .started = started,
+                .finished = ended,
+                .input_bytes = x->input_bytes,
+                .output_bytes = x->output_bytes,
+                .reason = !succeeded && x->reason[0] ? x->reason : retired->reason,
+        };
+}
+
+/* The report's finished attempts of known tasks, in one transaction; the
+ * losers' apart (cluster_records_write()). */
 static int record_finished(Cluster *c, const ClusterNode *n, const Tracker1Report *r,
                            const Known *finished, usec_t now, StoreError *err) {
-        _cleanup_free_ StoreTaskRecord *records = NULL;
-        size_t k = 0;
+        _cleanup_free_ StoreTaskRecord *records = NULL, *losers = NULL;
+        size_t k = 0, n_losers = 0;
 
         if (r->n_finished == 0)
                 return 0;
         records = calloc(r->n_finished, sizeof(*records));
-        if (!records)
+        losers = calloc(r->n_finished, sizeof(*losers));
+        if (!records || !losers)
                 return -ENOMEM;
         for (size_t i = 0; i < r->n_finished; i++) {
                 const Tracker1Finished *x = &r->finished[i];
                 const ClusterTask *t = finished[i].task;
-                usec_t started;
+                const ClusterRetired *retired = t ? NULL : cluster_node_find_retired(n, x->attempt);
+                usec_t started, ended;
 
-                if (!t || (x->status == TRACKER1_SUCCEEDED && succeeded_before(r, finished, i)))
+                if (retired) {
+                        losers[n_losers++] = loser_record(n, x, retired, now);
+                        continue;
+                }
+                if (!t)
                         continue;
                 started = t->attempts[cluster_task_attempt_index(t, x->attempt)].started;
+                if (x->status == TRACKER1_SUCCEEDED && succeeded_before(r, finished, i)) {
+                        ClusterRetired second = { .job = finished[i].job->info.id,
+                                                  .type = t->type,
+                                                  .index = t->index,
+                                                  .started = started,
+                                                  .reason = WHY_DISCARDED };
+
+                        losers[n_losers++] = loser_record(n, x, &second, now);
+                        continue;
+                }
+                attempt_times(x, started, now, &started, &ended);
                 records[k++] = (StoreTaskRecord){
                         .job = finished[i].job->info.id,
                         .type = t->type,
@@ -198,8 +356,8 @@ static int record_finished(Cluster *c, const ClusterNode *n, const Tracker1Repor
                         .attempt = x->attempt,
                         .node = n->hostname,
                         .status = cluster_store_status(x->status),
-                        .started = started < now ? started : now,
-                        .finished = now,
+                        .started = started,
+                        .finished = ended,
                         .input_bytes = x->input_bytes,
                         .output_bytes = x->output_bytes,
                         .output = x->status == TRACKER1_SUCCEEDED ? x->output : NULL,
@@ -207,7 +365,14 @@ static int record_finished(Cluster *c, const ClusterNode *n, const Tracker1Repor
                                 x->status != TRACKER1_SUCCEEDED && x->reason[0] ? x->reason : NULL,
                 };
         }
-        return k > 0 ? store_tasks_record(c->store, records, k, err) : 0;
+        if (k > 0) {
+                int stored = store_tasks_record(c->store, records, k, err);
+
+                if (stored < 0)
+                        return stored;
+        }
+        cluster_records_write(c, losers, n_losers);
+        return 0;
 }
 
 static void apply_report(Cluster *c, ClusterNode *n, const Tracker1Report *r, const Known *running,
@@ -241,6 +406,7 @@ static void apply_report(Cluster *c, ClusterNode *n, const Tracker1Report *r, co
                 const Tracker1Finished *x = &r->finished[i];
                 ClusterTask *t = finished[i].task;
                 unsigned a = t ? cluster_task_attempt_index(t, x->attempt) : 0;
+                usec_t started;
 
                 /* A loser's report, succeeded or killed, finds no attempt:
                  * its kill took it out of the task when the winner's came,
@@ -261,9 +427,10 @@ static void apply_report(Cluster *c, ClusterNode *n, const Tracker1Report *r, co
                                          n->id, x->attempt);
                         continue;
                 }
+                started = MIN(t->attempts[a].started, now);
                 cluster_attempt_stop(c, t, a);
                 if (x->status == TRACKER1_SUCCEEDED)
-                        cluster_task_succeeded(c, t, x);
+                        cluster_task_succeeded(c, finished[i].job, t, x, started, now);
                 else if (x->status == TRACKER1_FAILED)
                         cluster_task_failed(t, finished[i].job, x, n);
                 else
@@ -271,17 +438,37 @@ static void apply_report(Cluster *c, ClusterNode *n, const Tracker1Report *r, co
         }
 }
 
-/* A new attempt of t on n, and what the tracker's reply says of it. */
+/* A new attempt of t on n, recorded running, and what the tracker's reply
+ * says of it. */
 static int start_attempt(Cluster *c, ClusterNode *n, const ClusterJob *j, ClusterTask *t,
                          SlotType slot, uint64_t slot_memory, bool speculative, usec_t now,
                          Tracker1Reply *reply) {
+        StoreTaskRecord record = { .job = j->info.id,
+                                   .type = t->type,
+                                   .index = t->index,
+                                   .attempt = c->next_attempt,
+                                   .node = n->hostname,
+                                   .status = STORE_TASK_RUNNING,
+                                   .started = now };
         Tracker1Assignment *as, a;
+        StoreError err = { 0 };
         int r;
 
         as = reallocarray(reply->assignments, reply->n_assignments + 1, sizeof(*as));
         if (!as)
                 return -ENOMEM;
         reply->assignments = as;
+        /* Before the tracker hears of it: a controller that restarts knows
+         * every attempt that may run (ClusterHeld). One the store will not
+         * take is not started: its task waits for a later heartbeat, and
+         * the attempts this step started already stand. */
+        r = store_tasks_record(c->store, &record, 1, &err);
+        if (r < 0) {
+                log_warning_errno(r,
+                                  "Not starting attempt %" PRIu64 ", which cannot be recorded: %s",
+                                  c->next_attempt, err.message);
+                return 0;
+        }
         r = cluster_task_assignment(j, t, c->next_attempt, &a);
         if (r < 0)
                 return r;
@@ -330,12 +517,17 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
         int r;
 
         /* Layers note a straggler again on every step it stays one: the
-         * attempt names it, for whoever counts them in the log. */
+         * attempt names it, for whoever counts them in the log; it stays
+         * one until it ends, for the operators' view of its job. */
         for (size_t i = 0; i < d->n_stragglers; i++) {
                 const Attempt *at = &s->attempts[d->stragglers[i].attempt];
+                unsigned a = 0;
+                ClusterTask *t = cluster_attempt_find(c, at->id, NULL, &a);
 
                 log_debug("Straggler: attempt %" PRIu64 " on tracker %" PRIu64, at->id,
                           c->nodes[at->node].id);
+                if (t)
+                        t->attempts[a].straggler = true;
         }
         for (size_t i = 0; i < d->n_kills; i++) {
                 const Attempt *at = &s->attempts[d->kills[i].attempt];
@@ -396,6 +588,14 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
         return 0;
 }
 
+static void count_decisions(Cluster *c) {
+        for (PolicyLayerKind k = 0; k < _POLICY_LAYER_MAX; k++) {
+#define ADD_DECISIONS(type, name) c->decided[k].name += c->decisions.by_layer[k].name;
+                DECISION_ARRAYS(ADD_DECISIONS)
+#undef ADD_DECISIONS
+        }
+}
+
 static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, Tracker1Reply *reply) {
         PolicyStepArgs args = { .now = now, .flags = flags };
         const Decisions *d = &c->decisions;
@@ -407,8 +607,10 @@ static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, Trac
         if (n)
                 args.node = cluster_node_index(c, n->id);
         r = policy_step(c->policy, &c->snapshot->s, &args, &c->decisions);
-        if (r >= 0)
+        if (r >= 0) {
+                count_decisions(c);
                 r = apply_decisions(c, c->snapshot, n, now, reply);
+        }
         if (r < 0 || d->n_kills > 0 || d->n_slot_changes > 0 || (reply && reply->n_assignments > 0))
                 cluster_snapshot_drop(c);
         return r;
@@ -432,6 +634,7 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const Tracker1Report *report, u
         /* What finished changes tasks and may end jobs. */
         if (report->n_finished > 0 || c->unsettled)
                 cluster_snapshot_drop(c);
+        resolve_held(c, n, report, running, finished, now);
         adopt_finished(c, n, report, finished, now);
         r = record_finished(c, n, report, finished, now, err);
         if (r < 0)

@@ -57,6 +57,12 @@ static inline Tracker1TaskType cluster_wire_task(TaskType t) {
         return t == TASK_MAP ? TRACKER1_MAP : TRACKER1_REDUCE;
 }
 
+/* The end of an attempt that ends now: not before its start, should the
+ * realtime clock have gone back. */
+static inline usec_t cluster_ended_at(usec_t now, usec_t started) {
+        return now > started ? now : started;
+}
+
 static inline StoreTaskStatus cluster_store_status(Tracker1Status s) {
         return s == TRACKER1_SUCCEEDED ? STORE_TASK_SUCCEEDED
                : s == TRACKER1_KILLED  ? STORE_TASK_KILLED
@@ -77,6 +83,17 @@ void cluster_error_set(StoreError *err, const char *field, const char *fmt, ...)
         })
 
 ClusterJob *cluster_job_find(Cluster *c, uint64_t id);
+/* Task index of type of job, and its job; NULL when the model runs no
+ * such job (it ended) or task. */
+ClusterTask *cluster_task_find(Cluster *c, uint64_t job, TaskType type, unsigned index,
+                               ClusterJob **ret_job);
+/* Records of attempts that ended without a success the job needs (lost,
+ * killed, discarded): what an operator audits, not what a restart needs,
+ * so a store that refuses them is logged and the model goes on. */
+void cluster_records_write(Cluster *c, const StoreTaskRecord *records, size_t n);
+/* Held attempt h is lost at now, and why (logged and recorded); the caller
+ * takes it out of c->held. */
+void cluster_held_lose(Cluster *c, const ClusterHeld *h, usec_t now, const char *why);
 /* cluster_node_find() for those who change the node. */
 ClusterNode *cluster_node_lookup(Cluster *c, uint64_t id);
 /* The node's index in c->nodes, NO_INDEX for none. */
@@ -100,8 +117,12 @@ void cluster_attempt_stop(Cluster *c, ClusterTask *t, unsigned i);
 /* Attempt i of t is killed at its tracker's next heartbeat, retired there
  * (ClusterRetired) and stopped. */
 int cluster_attempt_retire(Cluster *c, ClusterTask *t, unsigned i, const char *reason);
-/* The retired attempt of n's, taken out of n->retired: false when the
- * controller never stopped such an attempt there. */
+/* r into n->retired: its report, when it comes, ends it as a loser's. */
+int cluster_node_retire(ClusterNode *n, const ClusterRetired *r);
+/* The retired attempt of n's: NULL when the controller never stopped such
+ * an attempt there. */
+const ClusterRetired *cluster_node_find_retired(const ClusterNode *n, uint64_t attempt);
+/* The same, taken out of n->retired: false when there is none. */
 bool cluster_node_take_retired(ClusterNode *n, uint64_t attempt, ClusterRetired *ret);
 void cluster_task_kill_attempts(Cluster *c, ClusterTask *t, const char *reason);
 /* Every attempt running on n stops (n is lost). */
@@ -115,6 +136,8 @@ bool cluster_attempt_index_current(const Cluster *c);
 int cluster_pool_index(Cluster *c, const char *name, uint32_t *ret);
 int cluster_job_splits(const Cluster *c, char *const *inputs, size_t n_inputs, char ***ret,
                        size_t *ret_n, StoreError *err);
+/* The bytes a split of cluster_job_splits() holds. */
+uint64_t cluster_split_length(const char *split);
 /* The stored job id into the model. */
 int cluster_add_job(Cluster *c, uint64_t id, StoreError *err);
 int cluster_resume_job(Cluster *c, uint64_t id, StoreError *err);
@@ -123,7 +146,10 @@ void cluster_job_remove(Cluster *c, ClusterJob *j);
 void cluster_jobs_settle(Cluster *c);
 void cluster_task_failed(ClusterTask *t, const ClusterJob *j, const Tracker1Finished *x,
                          const ClusterNode *n);
-void cluster_task_succeeded(Cluster *c, ClusterTask *t, const Tracker1Finished *x);
+/* The attempt of t that started at started succeeded, its report heard at
+ * now: it goes into the job's run_profile. */
+void cluster_task_succeeded(Cluster *c, ClusterJob *j, ClusterTask *t, const Tracker1Finished *x,
+                            usec_t started, usec_t now);
 /* What a tracker is told of a new attempt of t: all but its slot and slot
  * memory. Its inputs (the map's split, or every map's output for a
  * reduce) are an array of its own of the model's strings. */

@@ -5,12 +5,14 @@
  * complete or failed. */
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/beneath.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "controller/daemon/cluster-internal.h"
@@ -65,10 +67,60 @@ static void job_load_profile(Cluster *c, ClusterJob *j) {
                                   err.message);
 }
 
+/* The running attempt of rec into c->held, which takes its node. */
+static int held_add(Cluster *c, StoreTaskRecord *rec) {
+        ClusterHeld *held = reallocarray(c->held, c->n_held + 1, sizeof(*held));
+
+        if (!held)
+                return -ENOMEM;
+        c->held = held;
+        c->held[c->n_held++] = (ClusterHeld){ .attempt = rec->attempt,
+                                              .job = rec->job,
+                                              .type = rec->type,
+                                              .index = rec->index,
+                                              .node = (char *)rec->node,
+                                              .started = rec->started };
+        rec->node = NULL;
+        return 0;
+}
+
 /* Where the task of rec is in its job's tasks: the maps, then the
  * reduces. */
 static size_t task_position(const StoreJob *info, const StoreTaskRecord *rec) {
         return rec->type == TASK_MAP ? rec->index : info->n_maps + (size_t)rec->index;
+}
+
+uint64_t cluster_split_length(const char *split) {
+        InputSplit s;
+
+        /* The model's own FILE:OFFSET:LENGTH, which parses. */
+        if (input_split_parse(split, &s) < 0)
+                return 0;
+        input_split_done(&s);
+        return s.length;
+}
+
+/* The run's profile from the tasks that succeeded before a restart (one
+ * record a task): the maps first, as the job's last map ended before any
+ * reduce could. */
+static void job_profile_resume(ClusterJob *j, const StoreTaskRecord *done, size_t n_done) {
+        usec_t maps_end = 0;
+
+        for (size_t i = 0; i < n_done; i++)
+                if (done[i].type == TASK_MAP) {
+                        job_profile_add_task(&j->run_profile, TASK_MAP, done[i].started,
+                                             done[i].started, done[i].finished, 0);
+                        j->maps_done++;
+                        maps_end = MAX(maps_end, done[i].finished);
+                }
+        if (j->maps_done == j->info.n_maps)
+                j->maps_finished = maps_end;
+        for (size_t i = 0; i < n_done; i++)
+                if (done[i].type == TASK_REDUCE)
+                        job_profile_add_task(&j->run_profile, TASK_REDUCE, done[i].started,
+                                             done[i].shuffle_end ? done[i].shuffle_end
+                                                                 : done[i].started,
+                                             done[i].finished, j->maps_finished);
 }
 
 /* The job's tasks: one map per split (splits, which it takes) and its
@@ -77,6 +129,7 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
         _cleanup_free_ ClusterTask *tasks = NULL;
         StoreTaskRecord *done = NULL;
         size_t n_done = 0, n = (size_t)info->n_maps + info->n_reduces;
+        uint64_t input_size = 0;
         uint32_t pool;
         int r;
 
@@ -89,11 +142,18 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
         for (size_t i = 0; i < n; i++) {
                 tasks[i].type = i < info->n_maps ? TASK_MAP : TASK_REDUCE;
                 tasks[i].index = i < info->n_maps ? (unsigned)i : (unsigned)(i - info->n_maps);
+                /* A map reads its split; a reduce's input is known only
+                 * as its tracker reports it. */
+                if (tasks[i].type == TASK_MAP)
+                        tasks[i].input_size = cluster_split_length(splits[i]);
+                input_size += tasks[i].input_size;
         }
         r = store_job_tasks(c->store, info->id, STORE_TASK_STATUS_BIT(STORE_TASK_SUCCEEDED), &done,
                             &n_done, err);
         if (r < 0)
                 return r;
+        *ret = (ClusterJob){ .info = *info, .n_tasks = n, .input_size = input_size };
+        job_profile_resume(ret, done, n_done);
         for (size_t i = 0; i < n_done; i++) {
                 size_t k = task_position(info, &done[i]);
 
@@ -108,7 +168,8 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
         store_task_records_free(done, n_done);
         /* Attempts that failed or were killed take ids too; those that
          * failed count towards CLUSTER_MAX_FAILURES across restarts, the
-         * last one's reason with them (the records come by attempt). */
+         * last one's reason with them (the records come by attempt). Those
+         * still running are held (ClusterHeld). */
         r = store_job_tasks(c->store, info->id, STORE_TASK_ANY, &done, &n_done, err);
         if (r < 0)
                 return r;
@@ -116,6 +177,14 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
                 size_t k = task_position(info, &done[i]);
 
                 c->next_attempt = MAX(c->next_attempt, done[i].attempt + 1);
+                if (done[i].status == STORE_TASK_RUNNING && k < n) {
+                        r = held_add(c, &done[i]);
+                        if (r < 0) {
+                                store_task_records_free(done, n_done);
+                                return r;
+                        }
+                        tasks[k].held += tasks[k].state != TASK_DONE;
+                }
                 if (done[i].status != STORE_TASK_FAILED || k >= n)
                         continue;
                 tasks[k].failures++;
@@ -127,11 +196,9 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
         }
         store_task_records_free(done, n_done);
 
-        *ret = (ClusterJob){ .info = *info,
-                             .pool = pool,
-                             .tasks = TAKE_PTR(tasks),
-                             .n_tasks = n,
-                             .splits = splits };
+        ret->pool = pool;
+        ret->tasks = TAKE_PTR(tasks);
+        ret->splits = splits;
         *info = (StoreJob){ 0 };
         job_load_profile(c, ret);
         return 0;
@@ -151,40 +218,50 @@ static int jobs_grow(Cluster *c) {
  * directory stands for its files) at the configured block size, largest
  * first. Nothing but the files and the block size decides them, so a
  * restarted controller derives the same splits again; task records name maps
- * by their index among them. -ENOENT (err says which) when an input cannot
- * be read. */
+ * by their index among them. Every input is resolved beneath the data
+ * directory (common/beneath.h), so that a symlink planted there cannot make
+ * a file of the host a job's input. -ENOENT (err says which) when an input
+ * cannot be read, -EXDEV when it leads out of the data directory. */
 int cluster_job_splits(const Cluster *c, char *const *inputs, size_t n_inputs, char ***ret,
                        size_t *ret_n, StoreError *err) {
         _cleanup_(input_split_list_done) InputSplitList l = { 0 };
-        size_t prefix = strlen(c->data.data_dir) + 1;
-        char **paths, **splits = NULL;
+        _cleanup_close_ int data = -1;
+        char **splits = NULL;
         int r = 0;
 
-        paths = calloc(n_inputs + 1, sizeof(char *));
-        if (!paths)
-                return -ENOMEM;
+        data = open(c->data.data_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (data < 0)
+                return cluster_fail(err, -ENOENT, "inputs", "Cannot open the data directory %s: %s",
+                                    c->data.data_dir, strerror(errno));
         for (size_t i = 0; i < n_inputs && r >= 0; i++) {
-                struct stat st;
+                _cleanup_close_ int fd = open_beneath(data, inputs[i], O_PATH, 0);
 
-                if (asprintf(&paths[i], "%s/%s", c->data.data_dir, inputs[i]) < 0)
-                        r = -ENOMEM;
-                else if (stat(paths[i], &st) < 0)
+                if (fd == -EXDEV)
+                        r = cluster_fail(err, -EXDEV, "inputs",
+                                         "inputs[%zu] '%s' leads out of the data directory %s "
+                                         "(a symlink)",
+                                         i, inputs[i], c->data.data_dir);
+                else if (fd < 0)
                         r = cluster_fail(err, -ENOENT, "inputs", "inputs[%zu] '%s': %s in %s", i,
-                                         inputs[i], strerror(errno), c->data.data_dir);
+                                         inputs[i], strerror(-fd), c->data.data_dir);
         }
         if (r >= 0) {
-                r = input_splits_compute(paths, n_inputs, c->data.block_size, &l);
-                if (r < 0 && r != -ENOMEM)
+                r = input_splits_compute(data, inputs, n_inputs, c->data.block_size, &l);
+                if (r == -EXDEV)
+                        r = cluster_fail(err, r, "inputs",
+                                         "Cannot split the inputs: a file in them leads out of "
+                                         "the data directory %s (a symlink)",
+                                         c->data.data_dir);
+                else if (r < 0 && r != -ENOMEM)
                         r = cluster_fail(err, r, "inputs", "Cannot split the inputs in %s: %s",
                                          c->data.data_dir, strerror(-r));
         }
-        strv_free(paths);
         if (r >= 0)
                 splits = calloc(l.n + 1, sizeof(char *));
         if (r >= 0 && !splits)
                 r = -ENOMEM;
         for (size_t i = 0; i < l.n && r >= 0; i++)
-                if (asprintf(&splits[i], "%s:%" PRIu64 ":%" PRIu64, l.splits[i].path + prefix,
+                if (asprintf(&splits[i], "%s:%" PRIu64 ":%" PRIu64, l.splits[i].path,
                              l.splits[i].offset, l.splits[i].length) < 0)
                         r = -ENOMEM;
         if (r < 0) {
@@ -337,8 +414,14 @@ void cluster_task_failed(ClusterTask *t, const ClusterJob *j, const Tracker1Fini
 
 /* The first attempt of t to succeed wins; the other is killed, and its
  * report, whatever it says, is ignored (apply_report()). */
-void cluster_task_succeeded(Cluster *c, ClusterTask *t, const Tracker1Finished *x) {
+void cluster_task_succeeded(Cluster *c, ClusterJob *j, ClusterTask *t, const Tracker1Finished *x,
+                            usec_t started, usec_t now) {
         char *output = strdup(x->output);
+
+        /* Trackers do not tell when a reduce's shuffle ended. */
+        job_profile_add_task(&j->run_profile, t->type, started, started, now, j->maps_finished);
+        if (t->type == TASK_MAP && ++j->maps_done == j->info.n_maps)
+                j->maps_finished = now;
 
         if (!output)
                 /* Stored already: only a reduce's list of map outputs

@@ -5,6 +5,7 @@
  * with. */
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,43 @@ const ClusterNode *cluster_node_find(const Cluster *c, uint64_t id) {
         return cluster_node_lookup((Cluster *)c, id);
 }
 
+static const char *const node_state_names[_NODE_STATE_MAX] = {
+        [NODE_ALIVE] = "alive",
+        [NODE_LOST] = "lost",
+        [NODE_BLACKLISTED] = "blacklisted",
+};
+
+const char *cluster_node_state_to_string(NodeState state) {
+        return state >= 0 && state < _NODE_STATE_MAX ? node_state_names[state] : NULL;
+}
+
+bool cluster_task_backed_up(const ClusterTask *t) {
+        for (unsigned a = 0; a < t->n_attempts; a++)
+                if (t->attempts[a].speculative)
+                        return true;
+        return false;
+}
+
+bool cluster_task_straggles(const ClusterTask *t) {
+        for (unsigned a = 0; a < t->n_attempts; a++)
+                if (t->attempts[a].straggler || t->attempts[a].speculative)
+                        return true;
+        return false;
+}
+
+void cluster_job_stragglers(const Cluster *c, uint64_t job, unsigned *ret_stragglers,
+                            unsigned *ret_backups) {
+        const ClusterJob *j = cluster_job_find((Cluster *)c, job);
+        unsigned stragglers = 0, backups = 0;
+
+        for (size_t i = 0; j && i < j->n_tasks; i++) {
+                stragglers += cluster_task_straggles(&j->tasks[i]);
+                backups += cluster_task_backed_up(&j->tasks[i]);
+        }
+        *ret_stragglers = stragglers;
+        *ret_backups = backups;
+}
+
 int cluster_node_queue_kill(ClusterNode *n, uint64_t attempt, const char *reason) {
         Tracker1Kill *kills;
 
@@ -66,6 +104,46 @@ int cluster_node_queue_kill(ClusterNode *n, uint64_t attempt, const char *reason
         n->kills = kills;
         n->kills[n->n_kills++] = (Tracker1Kill){ .attempt = attempt, .reason = reason };
         return 0;
+}
+
+ClusterTask *cluster_task_find(Cluster *c, uint64_t job, TaskType type, unsigned index,
+                               ClusterJob **ret_job) {
+        ClusterJob *j = cluster_job_find(c, job);
+        unsigned n = j ? (type == TASK_MAP ? j->info.n_maps : j->info.n_reduces) : 0;
+
+        if (index >= n)
+                return NULL;
+        if (ret_job)
+                *ret_job = j;
+        return &j->tasks[type == TASK_MAP ? index : j->info.n_maps + index];
+}
+
+void cluster_records_write(Cluster *c, const StoreTaskRecord *records, size_t n) {
+        StoreError err = { 0 };
+        int r;
+
+        if (n == 0)
+                return;
+        r = store_tasks_record(c->store, records, n, &err);
+        if (r < 0)
+                log_warning_errno(r, "Cannot record how %zu attempts ended: %s", n, err.message);
+}
+
+void cluster_held_lose(Cluster *c, const ClusterHeld *h, usec_t now, const char *why) {
+        log_warning("Attempt %" PRIu64 " of job %" PRIu64 " on %s is lost, %s: its task may run "
+                    "again",
+                    h->attempt, h->job, h->node, why);
+        cluster_records_write(c,
+                              &(StoreTaskRecord){ .job = h->job,
+                                                  .type = h->type,
+                                                  .index = h->index,
+                                                  .attempt = h->attempt,
+                                                  .node = h->node,
+                                                  .status = STORE_TASK_LOST,
+                                                  .started = h->started,
+                                                  .finished = cluster_ended_at(now, h->started),
+                                                  .reason = why },
+                              1);
 }
 
 uint32_t cluster_node_index(const Cluster *c, uint64_t id) {
@@ -175,7 +253,7 @@ void cluster_attempt_stop(Cluster *c, ClusterTask *t, unsigned i) {
 /* Every running attempt of t is killed at its tracker's next heartbeat.
  * Without memory for a kill the tracker finishes the attempt, whose report
  * is then ignored. */
-static int node_retire(ClusterNode *n, const ClusterRetired *r) {
+int cluster_node_retire(ClusterNode *n, const ClusterRetired *r) {
         ClusterRetired *retired;
 
         if (n->n_retired >= CLUSTER_RETIRED_MAX) {
@@ -188,6 +266,13 @@ static int node_retire(ClusterNode *n, const ClusterRetired *r) {
         n->retired = retired;
         n->retired[n->n_retired++] = *r;
         return 0;
+}
+
+const ClusterRetired *cluster_node_find_retired(const ClusterNode *n, uint64_t attempt) {
+        for (size_t i = 0; i < n->n_retired; i++)
+                if (n->retired[i].attempt == attempt)
+                        return &n->retired[i];
+        return NULL;
 }
 
 bool cluster_node_take_retired(ClusterNode *n, uint64_t attempt, ClusterRetired *ret) {
@@ -211,10 +296,13 @@ int cluster_attempt_retire(Cluster *c, ClusterTask *t, unsigned i, const char *r
         if (n) {
                 r = cluster_node_queue_kill(n, t->attempts[i].id, reason);
                 if (r >= 0 && ref)
-                        r = node_retire(n, &(ClusterRetired){ .attempt = t->attempts[i].id,
-                                                              .job = ref->job,
-                                                              .type = t->type,
-                                                              .index = t->index });
+                        r = cluster_node_retire(
+                                n, &(ClusterRetired){ .attempt = t->attempts[i].id,
+                                                      .job = ref->job,
+                                                      .type = t->type,
+                                                      .index = t->index,
+                                                      .started = t->attempts[i].started,
+                                                      .reason = reason });
         }
         cluster_attempt_stop(c, t, i);
         return r;

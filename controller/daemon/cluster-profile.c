@@ -4,10 +4,10 @@
  * succeeded attempts in the store under (user, job name), and the next
  * submission of that name finds it there for the deadline schedulers.
  *
- * The policy core reads profiles as phase statistics (JobProfile), the
- * store keeps them as ARIA's numbers (AriaProfile); slo_job_profile() turns
- * the first into the second, and cluster_profile_load() goes the other
- * way. */
+ * ARIA's model extracts the profile (AriaProfile), the store keeps its
+ * numbers in plain columns (StoreProfileStats), and the policy core reads
+ * them as phase statistics (JobProfile), which slo_job_profile() turns back
+ * into ARIA's: this file converts at each boundary. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -16,6 +16,7 @@
 #include "cluster.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "policy/layers/aria-model.h"
 
 int cluster_profile_save(Store *store, const StoreJob *job, StoreError *err) {
         _cleanup_free_ AriaTask *tasks = NULL;
@@ -55,7 +56,22 @@ int cluster_profile_save(Store *store, const StoreJob *job, StoreError *err) {
                          "The succeeded attempts of job %" PRIu64 " give no profile", job->id);
                 return r;
         }
-        return store_profile_put(store, job->user, job->name, job->id, &p, err);
+        return store_profile_put(store, job->user, job->name, job->id,
+                                 &(StoreProfileStats){
+                                         .map_min = p.map_min,
+                                         .map_avg = p.map_avg,
+                                         .map_max = p.map_max,
+                                         .map_input = p.map_input,
+                                         .map_selectivity = p.map_selectivity,
+                                         .sh1_avg = p.sh1_avg,
+                                         .sh1_max = p.sh1_max,
+                                         .shtyp_avg = p.shtyp_avg,
+                                         .shtyp_max = p.shtyp_max,
+                                         .reduce_avg = p.reduce_avg,
+                                         .reduce_max = p.reduce_max,
+                                         .reduce_selectivity = p.reduce_selectivity,
+                                 },
+                                 err);
 }
 
 static usec_t usec_of(double sec) {
@@ -78,7 +94,7 @@ static PhaseStats phase_of(double min, double avg, double max) {
 int cluster_profile_load(Store *store, const char *user, const char *name, ClusterProfile *ret,
                          StoreError *err) {
         StoreProfile sp = { 0 };
-        const AriaProfile *p = &sp.profile;
+        const StoreProfileStats *p = &sp.profile;
         int r;
 
         r = store_profile_get(store, user, name, &sp, err);
@@ -88,7 +104,6 @@ int cluster_profile_load(Store *store, const char *user, const char *name, Clust
          * mean stands for it. */
         *ret = (ClusterProfile){
                 .job = sp.job,
-                .map_input = p->map_input,
                 .phases.phases = {
                         [PROFILE_MAP] = phase_of(p->map_min, p->map_avg, p->map_max),
                         [PROFILE_FIRST_SHUFFLE] = phase_of(p->sh1_avg, p->sh1_avg, p->sh1_max),
@@ -99,8 +114,4 @@ int cluster_profile_load(Store *store, const char *user, const char *name, Clust
         };
         store_profile_clear(&sp);
         return 0;
-}
-
-uint64_t cluster_profile_input(const ClusterProfile *p, unsigned maps) {
-        return (uint64_t)llround(p->map_input * maps);
 }

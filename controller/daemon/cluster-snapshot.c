@@ -47,22 +47,21 @@ ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, u
         return CLUSTER_STEAL_NONE;
 }
 
-/* The index of node i's host in s, added when new: its agent's, shared by
- * the VMs that agent runs, or a host of its own of one CPU and no memory
+/* The index of node i's host in hosts, added when new: its agent's, shared
+ * by the VMs that agent runs, or a host of its own of one CPU and no memory
  * to share when no agent knows its VM. */
-static uint32_t host_of_node(const Cluster *c, Snapshot *s, size_t i) {
+static uint32_t host_of_node(const Cluster *c, Host *hosts, size_t *n_hosts, size_t i) {
         const ClusterVmState *vm = &c->nodes[i].vm;
 
-        for (size_t h = 0; vm->host != 0 && h < s->n_hosts; h++)
-                if (s->hosts[h].id == vm->host)
+        for (size_t h = 0; vm->host != 0 && h < *n_hosts; h++)
+                if (hosts[h].id == vm->host)
                         return (uint32_t)h;
-        s->hosts[s->n_hosts] = vm->host != 0
-                                       ? (Host){ .id = vm->host,
-                                                 .pcpus = vm->host_cpus,
-                                                 .memory = vm->host_memory }
-                                       /* agents' hosts are numbered apart */
-                                       : (Host){ .id = UINT64_MAX - c->nodes[i].id, .pcpus = 1 };
-        return (uint32_t)s->n_hosts++;
+        hosts[*n_hosts] = vm->host != 0 ? (Host){ .id = vm->host,
+                                                  .pcpus = vm->host_cpus,
+                                                  .memory = vm->host_memory }
+                                        /* agents' hosts are numbered apart */
+                                        : (Host){ .id = UINT64_MAX - c->nodes[i].id, .pcpus = 1 };
+        return (uint32_t)(*n_hosts)++;
 }
 
 /* The agent's view of the VM, else one vCPU and nothing known. */
@@ -87,18 +86,17 @@ static Vm vm_of_node(const ClusterNode *cn, uint32_t host) {
         return vm;
 }
 
-/* Hosts, VMs and trackers: what agents and heartbeats change all the time,
- * done again at every step. */
-static void snapshot_nodes(const Cluster *c, Snapshot *s) {
-        s->n_hosts = 0;
+void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, Vm *vms,
+                            Node *nodes) {
+        *ret_n_hosts = 0;
         for (size_t i = 0; i < c->n_nodes; i++) {
                 const ClusterNode *cn = &c->nodes[i];
                 double steal = 0;
                 usec_t steal_at = 0;
 
                 (void)cluster_node_steal(cn, &steal, &steal_at);
-                s->vms[i] = vm_of_node(cn, host_of_node(c, s, i));
-                s->nodes[i] = (Node){
+                vms[i] = vm_of_node(cn, host_of_node(c, hosts, ret_n_hosts, i));
+                nodes[i] = (Node){
                         .id = cn->id,
                         .vm = (uint32_t)i,
                         .state = cn->state,
@@ -111,6 +109,12 @@ static void snapshot_nodes(const Cluster *c, Snapshot *s) {
                         .slots_changed_at = cn->slots_changed_at,
                 };
         }
+}
+
+/* Hosts, VMs and trackers: what agents and heartbeats change all the time,
+ * done again at every step. */
+static void snapshot_nodes(const Cluster *c, Snapshot *s) {
+        cluster_snapshot_nodes(c, s->hosts, &s->n_hosts, s->vms, s->nodes);
         s->s.hosts = s->hosts;
         s->s.n_hosts = s->n_hosts;
 }
@@ -167,15 +171,16 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                               .submitted = cj->info.submitted,
                               .deadline = cj->info.deadline,
                               .pool = cj->pool,
+                              .input_size = cj->input_size,
+                              .profile = cj->run_profile,
                               .tasks = { .first = (uint32_t)n_tasks,
                                          .first_pending = { UINT32_MAX, UINT32_MAX } } };
-                if (cj->profile.job) {
+                if (cj->profile.job)
                         job->stored_profile = &cj->profile.phases;
-                        job->input_size = cluster_profile_input(&cj->profile, cj->info.n_maps);
-                }
                 for (size_t i = 0; i < cj->n_tasks; i++) {
                         ClusterTask *t = &cj->tasks[i];
                         TaskCounts *counts = &job->counts[t->type];
+                        TaskState state;
 
                         counts->total++;
                         counts->failed += t->failures;
@@ -184,7 +189,10 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                 counts->done++;
                                 continue;
                         }
-                        if (t->state == TASK_PENDING &&
+                        /* A held task is no one's to run: to the
+                         * policy, one that runs. */
+                        state = t->held > 0 && t->state == TASK_PENDING ? TASK_RUNNING : t->state;
+                        if (state == TASK_PENDING &&
                             job->tasks.first_pending[t->type] == UINT32_MAX)
                                 job->tasks.first_pending[t->type] = (uint32_t)n_tasks;
                         s.task_of[n_tasks] = t;
@@ -194,14 +202,14 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                                       : cj->info.id << 24 | 1u << 23 | t->index,
                                         .job = (uint32_t)j,
                                         .type = t->type,
-                                        .state = t->state,
+                                        .state = state,
                                         .input_size = t->input_size,
                                         .slot_memory = t->slot_memory };
                         /* Counts are per task; LATE reads each attempt's
                          * own progress rate. Only a running attempt has a
                          * node to look up: a lookup per task was most of a
                          * heartbeat's time. */
-                        counts->running += t->n_attempts > 0;
+                        counts->running += state == TASK_RUNNING;
                         for (unsigned a = 0; a < t->n_attempts; a++) {
                                 const ClusterAttempt *at = &t->attempts[a];
                                 uint32_t node = cluster_node_index(c, at->node);
@@ -269,10 +277,21 @@ static bool counts_same(const TaskCounts *a, const TaskCounts *b) {
                a->failed == b->failed && a->killed == b->killed;
 }
 
+static bool profiles_same(const JobProfile *a, const JobProfile *b) {
+        for (ProfilePhase k = 0; k < _PROFILE_PHASE_MAX; k++) {
+                const PhaseStats *x = &a->phases[k], *y = &b->phases[k];
+
+                if (x->count != y->count || x->total != y->total || x->min != y->min ||
+                    x->max != y->max)
+                        return false;
+        }
+        return true;
+}
+
 static bool jobs_same(const Job *a, const Job *b) {
         return a->id == b->id && a->submitted == b->submitted && a->deadline == b->deadline &&
                a->pool == b->pool && a->input_size == b->input_size &&
-               a->stored_profile == b->stored_profile &&
+               profiles_same(&a->profile, &b->profile) && a->stored_profile == b->stored_profile &&
                counts_same(&a->counts[TASK_MAP], &b->counts[TASK_MAP]) &&
                counts_same(&a->counts[TASK_REDUCE], &b->counts[TASK_REDUCE]) &&
                a->tasks.first == b->tasks.first && a->tasks.count == b->tasks.count &&

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/strv.h"
@@ -39,6 +40,9 @@ Cluster *cluster_free(Cluster *c) {
                 free(c->pools[i]);
         free(c->pools);
         free(c->attempt_index);
+        for (size_t i = 0; i < c->n_held; i++)
+                free(c->held[i].node);
+        free(c->held);
         decisions_done(&c->decisions);
         free(c);
         return NULL;
@@ -142,19 +146,20 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
                 return r;
         r = cluster_job_splits(c, (char *const *)spec->inputs, spec->n_inputs, &splits, &n_splits,
                                err);
-        strv_free(splits);
         if (r < 0)
                 return r == -ENOMEM ? r : -EINVAL;
+        for (size_t i = 0; i < n_splits; i++)
+                job.input_size += cluster_split_length(splits[i]);
+        strv_free(splits);
         job.counts[TASK_MAP].total = (unsigned)n_splits;
         r = cluster_pool_index(c, spec->pool ? spec->pool : "", &job.pool);
         if (r < 0)
                 return r;
         r = cluster_profile_load(c->store, spec->user ? spec->user : "",
                                  spec->name ? spec->name : "", &profile, &perr);
-        if (r >= 0) {
+        if (r >= 0)
                 job.stored_profile = &profile.phases;
-                job.input_size = cluster_profile_input(&profile, job.counts[TASK_MAP].total);
-        } else if (r != -ENOENT && r != -EINVAL)
+        else if (r != -ENOENT && r != -EINVAL)
                 /* -EINVAL: a user or name the store refuses below. */
                 log_warning_errno(r, "Admitting without a profile: %s", perr.message);
         r = cluster_snapshot_prepare(c, &flags);
@@ -208,26 +213,169 @@ int cluster_node_set_guest(Cluster *c, uint64_t node, const ClusterGuest *guest)
         return 0;
 }
 
-size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout) {
+int cluster_node_update(Cluster *c, uint64_t node, NodeState state,
+                        const unsigned slots[static _SLOT_TYPE_MAX],
+                        const unsigned running[static _SLOT_TYPE_MAX], usec_t now) {
+        ClusterNode *n = cluster_node_lookup(c, node);
+
+        if (!n)
+                return -ENXIO;
+        if (n->slots[SLOT_MAP] != slots[SLOT_MAP] || n->slots[SLOT_REDUCE] != slots[SLOT_REDUCE])
+                n->slots_changed_at = now;
+        n->state = state;
+        n->slots[SLOT_MAP] = n->told[SLOT_MAP] = slots[SLOT_MAP];
+        n->slots[SLOT_REDUCE] = n->told[SLOT_REDUCE] = slots[SLOT_REDUCE];
+        n->running[SLOT_MAP] = running[SLOT_MAP];
+        n->running[SLOT_REDUCE] = running[SLOT_REDUCE];
+        n->slots_pending = false;
+        cluster_snapshot_drop(c);
+        return 0;
+}
+
+/* Why an attempt's record says it was lost. */
+static const char WHY_TRACKER_LOST[] = "its tracker was lost";
+static const char WHY_NOT_BACK[] = "its tracker did not come back after the controller restarted";
+
+/* The attempts running or stopped on n, which is lost, recorded lost. */
+static void node_record_lost(Cluster *c, const ClusterNode *n, usec_t now) {
+        _cleanup_free_ StoreTaskRecord *records =
+                calloc(c->n_indexed + n->n_retired + 1, sizeof(*records));
+        size_t k = 0;
+
+        if (!records) {
+                log_oom();
+                return;
+        }
+        for (size_t i = 0; i < c->n_indexed; i++) {
+                const AttemptRef *ref = &c->attempt_index[i];
+                const ClusterAttempt *a;
+
+                if (ref->node != n->id)
+                        continue;
+                a = &ref->task->attempts[cluster_task_attempt_index(ref->task, ref->attempt)];
+                records[k++] = (StoreTaskRecord){ .job = ref->job,
+                                                  .type = ref->task->type,
+                                                  .index = ref->task->index,
+                                                  .attempt = ref->attempt,
+                                                  .node = n->hostname,
+                                                  .status = STORE_TASK_LOST,
+                                                  .started = a->started,
+                                                  .finished = cluster_ended_at(now, a->started),
+                                                  .reason = WHY_TRACKER_LOST };
+        }
+        for (size_t i = 0; i < n->n_retired; i++)
+                records[k++] =
+                        (StoreTaskRecord){ .job = n->retired[i].job,
+                                           .type = n->retired[i].type,
+                                           .index = n->retired[i].index,
+                                           .attempt = n->retired[i].attempt,
+                                           .node = n->hostname,
+                                           .status = STORE_TASK_LOST,
+                                           .started = n->retired[i].started,
+                                           .finished = cluster_ended_at(now, n->retired[i].started),
+                                           .reason = WHY_TRACKER_LOST };
+        cluster_records_write(c, records, k);
+}
+
+/* The attempts an earlier run left running whose trackers have not said
+ * what became of them within timeout (counted from the first call, when the
+ * controller's timers run): lost, as their trackers would be, and their
+ * tasks free to run. */
+static void held_expire(Cluster *c, usec_t now, usec_t now_monotonic, usec_t timeout) {
+        if (c->n_held == 0)
+                return;
+        if (c->held_since == 0) {
+                c->held_since = now_monotonic;
+                return;
+        }
+        if (now_monotonic - c->held_since <= timeout)
+                return;
+        for (size_t i = 0; i < c->n_held; i++) {
+                const ClusterHeld *h = &c->held[i];
+                ClusterTask *t = cluster_task_find(c, h->job, h->type, h->index, NULL);
+
+                if (t)
+                        t->held--;
+                cluster_held_lose(c, h, now, WHY_NOT_BACK);
+                free(c->held[i].node);
+        }
+        c->n_held = 0;
+        cluster_snapshot_drop(c);
+}
+
+/* n is lost (why says how, for the log): a lost tracker loses its own
+ * attempts only, recorded lost at now (realtime); a task with its other
+ * attempt elsewhere runs on. */
+static void node_lose(Cluster *c, ClusterNode *n, usec_t now, usec_t now_monotonic,
+                      const char *why) {
+        n->state = NODE_LOST;
+        n->lost_at = now_monotonic;
+        cluster_snapshot_drop(c);
+        node_record_lost(c, n, now);
+        n->n_retired = 0;
+        cluster_node_stop_attempts(c, n);
+        n->running[SLOT_MAP] = n->running[SLOT_REDUCE] = 0;
+        free(n->kills);
+        n->kills = NULL;
+        n->n_kills = 0;
+        log_warning("Tracker %" PRIu64 " (%s) %s: lost", n->id, n->hostname, why);
+}
+
+size_t cluster_lose_silent(Cluster *c, usec_t now, usec_t now_monotonic, usec_t timeout) {
         size_t lost = 0;
+
+        held_expire(c, now, now_monotonic, timeout);
 
         for (size_t i = 0; i < c->n_nodes; i++) {
                 ClusterNode *n = &c->nodes[i];
 
                 if (n->state == NODE_LOST || now_monotonic - n->last_heartbeat <= timeout)
                         continue;
-                n->state = NODE_LOST;
+                node_lose(c, n, now, now_monotonic,
+                          "sent no heartbeat for longer than the timeout");
                 lost++;
-                cluster_snapshot_drop(c);
-                /* A lost tracker loses its own attempts only: a task
-                 * with its other attempt elsewhere runs on. */
-                cluster_node_stop_attempts(c, n);
-                n->running[SLOT_MAP] = n->running[SLOT_REDUCE] = 0;
-                free(n->kills);
-                n->kills = NULL;
-                n->n_kills = 0;
-                log_warning("Tracker %" PRIu64 " (%s) sent no heartbeat for %s: lost", n->id,
-                            n->hostname, "longer than the timeout");
         }
         return lost;
+}
+
+const ClusterNode *cluster_node_find_vm(const Cluster *c, const char *vm_uuid) {
+        for (size_t i = 0; i < c->n_nodes; i++)
+                if (c->nodes[i].state != NODE_LOST && strcmp(c->nodes[i].vm_uuid, vm_uuid) == 0)
+                        return &c->nodes[i];
+        return NULL;
+}
+
+int cluster_node_lose(Cluster *c, uint64_t node, usec_t now, usec_t now_monotonic,
+                      const char *why) {
+        ClusterNode *n = cluster_node_lookup(c, node);
+
+        if (!n || n->state == NODE_LOST)
+                return -ENOENT;
+        node_lose(c, n, now, now_monotonic, why);
+        return 0;
+}
+
+size_t cluster_forget_lost(Cluster *c, usec_t now_monotonic, usec_t keep) {
+        size_t kept = 0;
+
+        for (size_t i = 0; i < c->n_nodes; i++) {
+                ClusterNode *n = &c->nodes[i];
+
+                if (n->state == NODE_LOST && now_monotonic - n->lost_at >= keep) {
+                        log_info("Forgot tracker %" PRIu64 " (%s), lost %s ago", n->id, n->hostname,
+                                 FORMAT_DURATION(now_monotonic - n->lost_at));
+                        node_done(n);
+                } else
+                        c->nodes[kept++] = *n;
+        }
+        if (kept == c->n_nodes)
+                return 0;
+        size_t forgotten = c->n_nodes - kept;
+
+        c->n_nodes = kept;
+        /* The nodes moved: the kept snapshot and the last control cycle's
+         * VM targets name them by index. */
+        cluster_snapshot_drop(c);
+        c->decisions.n_vm_targets = 0;
+        return forgotten;
 }

@@ -8,21 +8,21 @@
  * turns it into a ClusterSnapshot for the policy core and applies the
  * Decisions back.
  *
- * Durability: a job, its start and every finished attempt are in the store
- * before the model (or a client) sees them, so a controller killed at any
- * point and started again rebuilds the model from the store alone
- * (cluster_new()); what ran meanwhile runs again, what finished does not.
- * Running attempts are not stored, so neither is a backup: a resumed task
- * runs again as one attempt, and speculation may back it up anew.
+ * Durability: a job, its start and every attempt (when it is assigned, and
+ * when it ends) are in the store before the model (or a client) sees them,
+ * so a controller killed at any point and started again rebuilds the model
+ * from the store alone (cluster_new()); what finished does not run again,
+ * and what ran meanwhile is held until its tracker says what became of it
+ * (ClusterHeld).
  *
  * Times: the policy core and the store get realtime usec_t (the store's
  * times outlive the process); losing a tracker is measured on the
  * monotonic clock.
  *
- * I/O: the store; the jobs' inputs, stat()ed and their directories
- * listed when a job is split into maps (cluster-job.c); the attempts'
- * outputs in the data directory, renamed at a job's commit and removed
- * when an attempt lost (cluster-output.c). One thread. */
+ * I/O: the store; the jobs' inputs, opened beneath the data directory and
+ * their directories listed when a job is split into maps (cluster-job.c);
+ * the attempts' outputs in the data directory, renamed at a job's commit
+ * and removed when an attempt lost (cluster-output.c). One thread. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,6 +51,7 @@ typedef struct ClusterAttempt {
         uint64_t slot_memory;
         SlotType slot;    /* the slot it occupies: the other type's when lent */
         bool speculative; /* a backup of the task's other attempt */
+        bool straggler;   /* a layer noted it as one (StragglerNote) */
 } ClusterAttempt;
 
 typedef struct ClusterTask {
@@ -63,6 +64,7 @@ typedef struct ClusterTask {
         uint64_t failed_on; /* the tracker of its last failed attempt; 0: none */
         ClusterAttempt attempts[CLUSTER_ATTEMPTS_MAX]; /* running, in the order they started */
         unsigned n_attempts;
+        unsigned held; /* attempts in c->held */
         char *output;  /* TASK_DONE: the output of its succeeded attempt */
         char *failure; /* why its last failed attempt failed; NULL: none did */
 } ClusterTask;
@@ -71,7 +73,6 @@ typedef struct ClusterTask {
 typedef struct ClusterProfile {
         uint64_t job; /* the run it was taken from; 0: none */
         JobProfile phases;
-        double map_input; /* bytes per map task */
 } ClusterProfile;
 
 typedef struct ClusterJob {
@@ -80,7 +81,14 @@ typedef struct ClusterJob {
         ClusterProfile profile; /* of earlier runs of its (user, name) */
         ClusterTask *tasks;     /* maps, then reduces */
         size_t n_tasks;
-        char **splits; /* map i's input, FILE:OFFSET:LENGTH in the data directory */
+        char **splits;       /* map i's input, FILE:OFFSET:LENGTH in the data directory */
+        uint64_t input_size; /* the splits' lengths, summed */
+        /* This run's succeeded tasks, as the simulator keeps them, its
+         * succeeded maps, and when the last of them succeeded (0: maps
+         * run). */
+        JobProfile run_profile;
+        unsigned maps_done;
+        usec_t maps_finished;
 } ClusterJob;
 
 /* What the agent of the node's host says of its VM (agent-link.c keeps it):
@@ -125,7 +133,26 @@ typedef struct ClusterRetired {
         uint64_t attempt, job;
         TaskType type;
         unsigned index;
+        usec_t started;
+        const char *reason; /* why it was stopped: a static string */
 } ClusterRetired;
+
+/* An attempt that a controller before a restart left running: the store's
+ * record of it is running. Its task is assigned to no one until the tracker
+ * it ran on (by hostname) has said what became of it in a heartbeat, or
+ * until the lost-timeout has passed without one: a tracker that finished
+ * it while the controller was away reports it to this one, and one that
+ * still runs it runs on, so that nothing that finished runs again. The
+ * alternative, to let another tracker run the task meanwhile and adopt
+ * whichever success comes first, would run the task twice whenever the
+ * first tracker to come back is not the one that ran it. */
+typedef struct ClusterHeld {
+        uint64_t attempt, job;
+        TaskType type;
+        unsigned index;
+        char *node; /* its tracker's hostname */
+        usec_t started;
+} ClusterHeld;
 
 /* At most this many retired attempts are kept for a tracker, the oldest
  * forgotten first (their outputs then stay until their job ends). */
@@ -141,6 +168,7 @@ typedef struct ClusterNode {
         unsigned told[_SLOT_TYPE_MAX];
         uint64_t slot_memory;
         usec_t last_heartbeat; /* monotonic */
+        usec_t lost_at;        /* monotonic; NODE_LOST since */
         usec_t measured_at;    /* realtime; 0: no measurement yet */
         usec_t slots_changed_at;
         double steal, iowait;
@@ -176,6 +204,11 @@ typedef struct Cluster {
         size_t n_pools;
         uint64_t next_node, next_attempt;
         uint64_t first_attempt; /* this run's first; those below, earlier runs' */
+        /* What an earlier run left running (ClusterHeld), since held_since
+         * (monotonic; 0: not yet counted, cluster_lose_silent()). */
+        ClusterHeld *held;
+        size_t n_held;
+        usec_t held_since;
         /* false: heartbeats are answered without a policy step, so they
          * start nothing ([policy] step, a benchmark's baseline). */
         bool step;
@@ -183,6 +216,9 @@ typedef struct Cluster {
          * resumed with every task done, or one the store would not end. */
         bool unsettled;
         Decisions decisions;
+        /* Every step's decisions since the start, by the layer that made
+         * them: for the metrics. */
+        DecisionCounts decided[_POLICY_LAYER_MAX];
         /* Every running attempt by id, as Hadoop's JobTracker keeps
          * taskidToTIPMap: what a report names is found without a pass over
          * every task (cluster-model.c). */
@@ -216,6 +252,18 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
 int cluster_cancel(Cluster *c, uint64_t id, StoreError *err);
 
 const ClusterNode *cluster_node_find(const Cluster *c, uint64_t id);
+/* "alive", "lost", "blacklisted"; NULL out of range. */
+const char *cluster_node_state_to_string(NodeState state);
+
+/* A running task of a job is a straggler when a layer noted one of its
+ * attempts as one (FlexSlot's slot manager) or backed it up (speculation):
+ * how many of its running tasks are, and how many run a backup. A job the
+ * model does not hold (queued jobs are; ended ones are not) has none. */
+void cluster_job_stragglers(const Cluster *c, uint64_t job, unsigned *ret_stragglers,
+                            unsigned *ret_backups);
+/* The same of one task. */
+bool cluster_task_straggles(const ClusterTask *t);
+bool cluster_task_backed_up(const ClusterTask *t);
 /* The node's steal as the policy core sees it: its agent's measure when it
  * has one, else its tracker's report. */
 ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, usec_t *ret_at);
@@ -248,10 +296,6 @@ int cluster_set_slots(Cluster *c, uint64_t node, const unsigned slots[static _SL
 int cluster_profile_save(Store *store, const StoreJob *job, StoreError *err);
 int cluster_profile_load(Store *store, const char *user, const char *name, ClusterProfile *ret,
                          StoreError *err);
-/* The input of a job of maps tasks that the profile's runs had: until the
- * controller learns its inputs' sizes, what the deadline models read. */
-uint64_t cluster_profile_input(const ClusterProfile *p, unsigned maps);
-
 /* The jobs' outputs (cluster-output.c). The job commit: each reduce's
  * winning output NAME.ATTEMPT renamed to NAME, again if need be; an error
  * is why in why; only a reduce's canonical name out/JOB/part-NNNNN.ATTEMPT is
@@ -275,6 +319,39 @@ ClusterTask *cluster_output_adoptable(Cluster *c, const Tracker1Finished *x);
  * node in c->nodes. */
 int cluster_control(Cluster *c, usec_t now);
 
+/* ---- nodes another cluster manager reports (the YARN driver's) ---- */
+
+/* What a node's manager says of it (the ResourceManager of a NodeManager):
+ * its state, slots and the containers running, now; slots_changed_at moves
+ * when the slots change, and an operator's pending slots (SetSlots) are
+ * taken. -ENXIO for an unknown node. Such a node has no heartbeats: its
+ * driver runs no lost-tracker timer. */
+int cluster_node_update(Cluster *c, uint64_t node, NodeState state,
+                        const unsigned slots[static _SLOT_TYPE_MAX],
+                        const unsigned running[static _SLOT_TYPE_MAX], usec_t now);
+
+/* The hosts, VMs and nodes of the model's nodes as the policy step sees
+ * them (agents' hosts and VM sizes, steal), for a driver that builds the
+ * rest of its snapshot itself: hosts, vms and nodes have room for
+ * c->n_nodes entries each (one at least); vms[i] and nodes[i] are
+ * c->nodes[i]'s, *ret_n_hosts the hosts used. */
+void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, Vm *vms,
+                            Node *nodes);
+
 /* Marks trackers silent for longer than timeout lost; their running tasks
- * are pending again. Returns how many were lost. */
-size_t cluster_lose_silent(Cluster *c, usec_t now_monotonic, usec_t timeout);
+ * are pending again, their attempts recorded lost at now (realtime). So are
+ * the attempts an earlier run left running whose trackers did not come
+ * back within timeout of the first call. Returns how many trackers were
+ * lost. */
+size_t cluster_lose_silent(Cluster *c, usec_t now, usec_t now_monotonic, usec_t timeout);
+
+/* Forgets the trackers lost for keep or longer: they leave ListNodes, and
+ * every re-registration of a tracker adds a node. Returns how many. */
+size_t cluster_forget_lost(Cluster *c, usec_t now_monotonic, usec_t keep);
+
+/* The tracker registered for the VM vm_uuid and not lost; NULL for none. */
+const ClusterNode *cluster_node_find_vm(const Cluster *c, const char *vm_uuid);
+/* Tracker node is lost at once, as if it had gone silent (why says what
+ * happened instead, for the log), its attempts recorded lost at now
+ * (realtime): -ENOENT for an unknown or lost one. */
+int cluster_node_lose(Cluster *c, uint64_t node, usec_t now, usec_t now_monotonic, const char *why);

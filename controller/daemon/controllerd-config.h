@@ -21,7 +21,9 @@ typedef struct ControllerConfig {
         char *token_file;
         usec_t heartbeat_interval;
         usec_t lost_timeout;
-        int64_t max_trackers;
+        int64_t max_trackers;    /* registered ones */
+        usec_t register_timeout; /* a connection's, until it registers */
+        usec_t forget_lost;      /* a lost tracker leaves ListNodes after this */
 
         /* [jobs] */
         char *data_dir;
@@ -32,10 +34,30 @@ typedef struct ControllerConfig {
         char *scheduler, *slot_manager, *speculation, *vm_allocator;
         bool step; /* false: heartbeats skip the policy (benchmarks only) */
 
+        /* [cluster] */
+        int driver; /* ControllerDriverKind */
+
+        /* [yarn] */
+        char *yarn_resourcemanager;
+        char *yarn_user; /* user.name on every request; NULL: none */
+        usec_t yarn_poll_interval, yarn_timeout;
+        char *yarn_nodes; /* yarn-config.h's map */
+        uint64_t yarn_container_memory;
+        int64_t yarn_container_vcores, yarn_min_containers;
+
         /* [agents] */
         char *agent_hosts; /* agent-hosts.h's list */
         usec_t agent_call_timeout;
         usec_t agent_max_sample_age;
+
+        /* [metrics] */
+        char *metrics_listen; /* NULL: no metrics endpoint */
 } ControllerConfig;
+
+/* [cluster] driver: whose cluster the controller drives. */
+typedef enum ControllerDriverKind {
+        CONTROLLER_DRIVER_TRACKERS, /* its own trackers, on its tracker endpoint */
+        CONTROLLER_DRIVER_YARN,     /* a YARN cluster, through its ResourceManager */
+} ControllerDriverKind;
 
 extern const ConfSchema controller_config_schema;

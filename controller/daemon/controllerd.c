@@ -83,11 +83,14 @@ static int parse_argv(int argc, char **argv, Options *o) {
  * configuration part's check, so each problem names the key's file and
  * line): the data directory is a directory and not the root of the file
  * system (where every file of the host would be a job's input), and the
- * token file exists and is its owner's alone. */
+ * token file exists and is its owner's alone. Both are the trackers':
+ * a controller that drives YARN reads neither. */
 static int check_system(const void *config, ConfError *err) {
         const ControllerConfig *c = config;
         struct stat st, root;
 
+        if (c->driver != CONTROLLER_DRIVER_TRACKERS)
+                return 0;
         if (stat(c->data_dir, &st) < 0)
                 return conf_error_set(err, "jobs", "data-dir", "%s: %s", c->data_dir,
                                       strerror(errno));
@@ -209,7 +212,7 @@ static int build_policy(Controller *c) {
         cfg->speculation = c->config.speculation;
         cfg->vm_allocator = c->config.vm_allocator;
         if (!c->control_interval_set)
-                core->control_interval = c->config.heartbeat_interval;
+                core->control_interval = c->driver->control_interval(c);
         /* A reduce is given its map outputs when it starts and fetches none
          * later (there is no shuffle server), so it starts once every map is
          * done: Hadoop's slowstart of 1. */
@@ -299,15 +302,13 @@ static int on_prune_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* A periodic timer on a fixed schedule, one heartbeat interval apart. */
-static int rearm(sd_event_source *s, uint64_t usec, const Controller *c) {
+int controller_rearm(sd_event_source *s, uint64_t usec, usec_t interval) {
         usec_t now;
         int r;
 
         r = sd_event_now(sd_event_source_get_event(s), CLOCK_MONOTONIC, &now);
         if (r >= 0)
-                r = sd_event_source_set_time(
-                        s, usec_next_deadline(usec, c->config.heartbeat_interval, now));
+                r = sd_event_source_set_time(s, usec_next_deadline(usec, interval, now));
         if (r >= 0)
                 r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
         if (r < 0)
@@ -315,32 +316,20 @@ static int rearm(sd_event_source *s, uint64_t usec, const Controller *c) {
         return 0;
 }
 
-static int on_lost_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Controller *c = userdata;
-
-        (void)cluster_lose_silent(c->cluster, now_monotonic_usec(), c->config.lost_timeout);
-        return rearm(s, usec, c);
-}
-
 static int on_control_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Controller *c = userdata;
-        int r;
 
         agents_refresh(c->agents);
-        r = cluster_control(c->cluster, now_realtime_usec());
-        if (r < 0)
-                log_warning_errno(r, "Control cycle failed");
-        else
-                agents_apply_targets(c->agents);
-        return rearm(s, usec, c);
+        c->driver->control(c);
+        return controller_rearm(s, usec, c->driver->control_interval(c));
 }
 
-static int add_periodic(Controller *c, sd_event_source **ret, sd_event_time_handler_t handler,
-                        const char *name) {
+int controller_add_periodic(Controller *c, sd_event_source **ret, sd_event_time_handler_t handler,
+                            usec_t interval, const char *name) {
         int r;
 
-        r = sd_event_add_time_relative(c->event, ret, CLOCK_MONOTONIC, c->config.heartbeat_interval,
-                                       c->config.heartbeat_interval / 20, handler, c);
+        r = sd_event_add_time_relative(c->event, ret, CLOCK_MONOTONIC, interval, interval / 20,
+                                       handler, c);
         if (r < 0)
                 return log_error_errno(r, "Cannot add the %s timer", name);
         (void)sd_event_source_set_description(*ret, name);
@@ -354,9 +343,6 @@ static int controller_start(Controller *c) {
         if (r < 0)
                 return log_error_errno(r, "Cannot register the error names");
         resolve_allowed_group(c);
-        r = daemon_read_token(c->config.token_file, TRACKER1_TOKEN_MAX, &c->token, &c->token_len);
-        if (r < 0)
-                return r;
         r = open_state(c);
         if (r < 0)
                 return r;
@@ -380,13 +366,21 @@ static int controller_start(Controller *c) {
         r = sd_bus_attach_event(c->bus, c->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Cannot attach the bus to the event loop");
-        r = tracker_endpoint_start(c);
+        r = c->driver->start(c);
         if (r < 0)
                 return r;
-        r = add_periodic(c, &c->lost_timer, on_lost_timer, "lost-trackers");
-        if (r < 0)
-                return r;
-        r = add_periodic(c, &c->control_timer, on_control_timer, "control");
+        controller_metrics_init(c);
+        if (c->config.metrics_listen) {
+                r = metrics_server_new(c->event, c->config.metrics_listen, controller_metrics_write,
+                                       c, &c->metrics);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot serve metrics on %s: %m",
+                                               c->config.metrics_listen);
+                log_info("Metrics on %s, port %u, at /metrics", c->config.metrics_listen,
+                         metrics_server_port(c->metrics));
+        }
+        r = controller_add_periodic(c, &c->control_timer, on_control_timer,
+                                    c->driver->control_interval(c), "control");
         if (r < 0)
                 return r;
         /* The first check at once, so that a store that grew while the
@@ -400,10 +394,11 @@ static int controller_start(Controller *c) {
 }
 
 static void controller_stop(Controller *c) {
-        c->lost_timer = sd_event_source_disable_unref(c->lost_timer);
         c->control_timer = sd_event_source_disable_unref(c->control_timer);
         c->prune_timer = sd_event_source_disable_unref(c->prune_timer);
-        tracker_endpoint_stop(c);
+        if (c->driver)
+                c->driver->stop(c);
+        c->metrics = metrics_server_free(c->metrics);
         c->agents = agents_free(c->agents);
         c->vm_slot = sd_bus_slot_unref(c->vm_slot);
         c->object_slot = sd_bus_slot_unref(c->object_slot);
@@ -422,7 +417,7 @@ static void controller_stop(Controller *c) {
 }
 
 int main(int argc, char **argv) {
-        Controller c = { .lock_fd = -1, .listen_fd = -1 };
+        Controller c = { .lock_fd = -1, .listen_fd = -1, .spare_fd = -1 };
         Options o;
         int r;
 
@@ -435,11 +430,15 @@ int main(int argc, char **argv) {
         r = load_config(&c, &o);
         if (r < 0)
                 return EXIT_FAILURE;
+        c.driver = c.config.driver == CONTROLLER_DRIVER_YARN ? &controller_driver_yarn
+                                                             : &controller_driver_trackers;
 
         r = controller_start(&c);
         if (r >= 0) {
-                log_info("Serving %s on %s, trackers on %s", CONTROLLER1_BUS_NAME,
-                         c.config.address ? c.config.address : "the system bus", c.config.listen);
+                log_info("Serving %s on %s, %s %s", CONTROLLER1_BUS_NAME,
+                         c.config.address ? c.config.address : "the system bus",
+                         c.driver->takes_jobs ? "trackers on" : "YARN at",
+                         c.driver->takes_jobs ? c.config.listen : c.config.yarn_resourcemanager);
                 r = daemon_run(c.event, "Serving");
         }
         controller_stop(&c);

@@ -4,6 +4,7 @@
  * connection per tracker, serving org.flexslot.Tracker1
  * (proto/tracker1.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -21,19 +22,52 @@
 #include "proto/errors.h"
 #include "proto/tracker1.h"
 
+/* Out of descriptors, how long the endpoint waits before it tries to
+ * accept again when no connection closes meanwhile. */
+#define ACCEPT_RETRY_USEC (500 * USEC_PER_MSEC)
+/* The least time between two warnings of a kind that peers which have not
+ * registered cause: anyone who can connect could fill the log otherwise. */
+#define WARN_INTERVAL_USEC (10 * USEC_PER_SEC)
+
 struct TrackerConnection {
         Controller *controller;
         sd_bus *bus;
-        uint64_t tracker; /* 0: not registered yet */
+        uint64_t tracker; /* 0: not registered (yet, or again after TrackerLost) */
+        /* While unregistered: closes the connection at [trackers]
+         * register-timeout, so that a peer that never registers holds no
+         * descriptor for long. */
+        sd_event_source *register_timer;
         TrackerConnection *next;
 };
+
+static void accept_resume(Controller *c);
+
+/* The level of a warning of w's kind: warning for the first, then for one
+ * per WARN_INTERVAL_USEC, debug for the others; *ret_held is how many went
+ * to debug since the last warning. */
+static LogLevel warn_level(WarnLimit *w, unsigned *ret_held) {
+        usec_t now = now_monotonic_usec();
+
+        *ret_held = w->held;
+        if (w->last && now - w->last < WARN_INTERVAL_USEC) {
+                w->held++;
+                return LOG_LEVEL_DEBUG;
+        }
+        w->held = 0;
+        w->last = now;
+        return LOG_LEVEL_WARNING;
+}
 
 static TrackerConnection *connection_free(TrackerConnection *t) {
         if (!t)
                 return NULL;
+        t->register_timer = sd_event_source_disable_unref(t->register_timer);
         if (t->bus) {
                 (void)sd_bus_detach_event(t->bus);
-                t->bus = sd_bus_flush_close_unref(t->bus);
+                /* Never flushed: sd_bus_flush() waits, without a timeout,
+                 * for a peer to authenticate and to read what is queued,
+                 * and a peer that does neither would stop the controller. */
+                t->bus = sd_bus_close_unref(t->bus);
         }
         free(t);
         return NULL;
@@ -46,9 +80,48 @@ static void connection_drop(TrackerConnection *t) {
                 if (*p == t) {
                         *p = t->next;
                         c->n_connections--;
+                        if (t->tracker)
+                                c->n_registered--;
                         break;
                 }
         connection_free(t);
+        /* A descriptor is free: the endpoint may take connections again. */
+        accept_resume(c);
+}
+
+static int on_register_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        TrackerConnection *t = userdata;
+
+        log_debug("Closing a tracker connection that did not register within %s",
+                  FORMAT_DURATION(t->controller->config.register_timeout));
+        connection_drop(t);
+        return 0;
+}
+
+/* The connection's registration: tracker, or 0 for none, when the
+ * register timer starts again. */
+static int connection_set_tracker(TrackerConnection *t, uint64_t tracker) {
+        Controller *c = t->controller;
+        int r;
+
+        c->n_registered += (tracker != 0) - (t->tracker != 0);
+        t->tracker = tracker;
+        if (tracker) {
+                t->register_timer = sd_event_source_disable_unref(t->register_timer);
+                return 0;
+        }
+        if (t->register_timer) {
+                r = sd_event_source_set_time_relative(t->register_timer,
+                                                      c->config.register_timeout);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(t->register_timer, SD_EVENT_ONESHOT);
+        } else
+                r = sd_event_add_time_relative(c->event, &t->register_timer, CLOCK_MONOTONIC,
+                                               c->config.register_timeout, 0, on_register_timeout,
+                                               t);
+        if (r < 0)
+                return log_warning_errno(r, "Cannot time a tracker connection's registration");
+        return 0;
 }
 
 /* Whether a equals the token, in time that depends on the token's length
@@ -85,11 +158,44 @@ static bool text_ok(const char *s) {
         return true;
 }
 
+static bool tracker_connected(const Controller *c, uint64_t tracker) {
+        for (const TrackerConnection *t = c->connections; t; t = t->next)
+                if (t->tracker == tracker)
+                        return true;
+        return false;
+}
+
+/* A VM has one tracker: the agent's steal and the VM targets are the VM's,
+ * and two registrations would take them both. While the VM's registration
+ * is alive and its connection open, a tracker that claims the VM is refused
+ * by name, so that whoever holds the token cannot push a working tracker
+ * out. Once that connection has gone (the tracker restarted, or its
+ * connection broke and it comes back), the old registration gives way at
+ * once rather than at lost-timeout: it is the same VM's tracker, and its
+ * attempts will not report on the old registration again. */
+static int claim_vm(Controller *c, const Tracker1Registration *x, sd_bus_error *error) {
+        const ClusterNode *old = cluster_node_find_vm(c->cluster, x->vm_uuid);
+
+        if (!old)
+                return 0;
+        if (tracker_connected(c, old->id)) {
+                log_warning("Refusing tracker %s: VM %s is tracker %" PRIu64
+                            "'s (%s), which is connected",
+                            x->hostname, x->vm_uuid, old->id, old->hostname);
+                return sd_bus_error_setf(error, TRACKER1_ERROR_VM_IN_USE,
+                                         "VM %s is tracker %" PRIu64
+                                         "'s (%s), which is connected; a VM has one tracker.",
+                                         x->vm_uuid, old->id, old->hostname);
+        }
+        return cluster_node_lose(c->cluster, old->id, now_realtime_usec(), now_monotonic_usec(),
+                                 "gave way to a new registration of its VM");
+}
+
 static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         TrackerConnection *t = userdata;
         Controller *c = t->controller;
         Tracker1Registration x;
-        unsigned slots[_SLOT_TYPE_MAX];
+        unsigned slots[_SLOT_TYPE_MAX], held;
         uint64_t id;
         int r;
 
@@ -99,17 +205,23 @@ static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *erro
         /* First, so that a tracker of another release hears that, whatever
          * else it sent. */
         if (!tracker1_version_served(x.version)) {
-                log_warning("Refusing tracker %s (VM %.64s): it speaks Tracker1 version %" PRIu32
-                            ", this controller %u..%u",
-                            text_ok(x.hostname) ? x.hostname : "?", x.vm_uuid, x.version,
-                            TRACKER1_VERSION_MIN, TRACKER1_VERSION);
+                log_full_errno(warn_level(&c->warn_version, &held), 0,
+                               "Refusing tracker %s (VM %.64s): it speaks Tracker1 version "
+                               "%" PRIu32 ", this controller %u..%u (%u more such at debug level "
+                               "since the last warning)",
+                               text_ok(x.hostname) ? x.hostname : "?",
+                               text_ok(x.vm_uuid) ? x.vm_uuid : "?", x.version,
+                               TRACKER1_VERSION_MIN, TRACKER1_VERSION, held);
                 return sd_bus_error_setf(error, TRACKER1_ERROR_INCOMPATIBLE_VERSION,
                                          "The tracker speaks Tracker1 version %" PRIu32
                                          "; this controller serves versions %u to %u.",
                                          x.version, TRACKER1_VERSION_MIN, TRACKER1_VERSION);
         }
         if (!token_equal(c, x.token)) {
-                log_warning("A tracker presented a wrong cluster token");
+                log_full_errno(warn_level(&c->warn_token, &held), 0,
+                               "A tracker presented a wrong cluster token (%u more at debug "
+                               "level since the last warning)",
+                               held);
                 return sd_bus_error_set(error, TRACKER1_ERROR_BAD_TOKEN,
                                         "The cluster token is wrong.");
         }
@@ -133,11 +245,26 @@ static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "This connection has tracker %" PRIu64 " already.",
                                          t->tracker);
+        /* Connections that have not registered do not count: a peer that
+         * only connects takes no registered tracker's place. */
+        if (c->n_registered >= (size_t)c->config.max_trackers) {
+                log_warning("Refusing tracker %s (VM %s): %zu trackers registered, "
+                            "max-trackers is %" PRIi64,
+                            x.hostname, x.vm_uuid, c->n_registered, c->config.max_trackers);
+                return sd_bus_error_setf(error, TRACKER1_ERROR_TOO_MANY,
+                                         "%zu trackers are registered, as many as this "
+                                         "controller takes (max-trackers).",
+                                         c->n_registered);
+        }
+        /* Last: a refusal above changes nothing. */
+        r = claim_vm(c, &x, error);
+        if (r < 0)
+                return r;
         r = cluster_register(c->cluster, x.vm_uuid, x.hostname, slots, x.slot_memory,
                              now_monotonic_usec(), &id);
         if (r < 0)
                 return r;
-        t->tracker = id;
+        (void)connection_set_tracker(t, id);
         log_info("Tracker %" PRIu64 " registered: %s (VM %s), %u map and %u reduce slots", id,
                  x.hostname, x.vm_uuid, slots[SLOT_MAP], slots[SLOT_REDUCE]);
         return reply_registered(
@@ -157,7 +284,7 @@ static int reply_heartbeat(sd_bus_message *m, const Tracker1Reply *x) {
         return sd_bus_send(NULL, reply, NULL);
 }
 
-static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+static int handle_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         TrackerConnection *t = userdata;
         Controller *c = t->controller;
         _cleanup_(tracker1_report_done) Tracker1Report report = { 0 };
@@ -184,10 +311,11 @@ static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
         r = cluster_heartbeat(c->cluster, id, &report, now_realtime_usec(), now_monotonic_usec(),
                               &reply, &err);
         switch (r) {
-        case -ENOENT:
+        case -ENOENT: /* lost, then forgotten */
+                (void)connection_set_tracker(t, 0);
                 return sd_bus_error_setf(error, TRACKER1_ERROR_UNKNOWN_TRACKER, "%s.", err.message);
         case -ESTALE:
-                t->tracker = 0;
+                (void)connection_set_tracker(t, 0);
                 return sd_bus_error_setf(error, TRACKER1_ERROR_TRACKER_LOST, "%s.", err.message);
         case -EINVAL:
                 log_warning("Heartbeat of tracker %" PRIu64 " refused: %s", id, err.message);
@@ -204,6 +332,19 @@ static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
                           tracker1_task_type_to_string(reply.assignments[i].type),
                           reply.assignments[i].index);
         return reply_heartbeat(m, &reply);
+}
+
+/* Every heartbeat counted and timed, refused ones too: a tracker refused
+ * on every beat is what an operator looks for. */
+static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        Controller *c = ((TrackerConnection *)userdata)->controller;
+        usec_t start = now_monotonic_usec();
+        int r;
+
+        r = handle_heartbeat(m, userdata, error);
+        c->heartbeats++;
+        metrics_histogram_observe(&c->heartbeat_seconds, usec_to_sec(now_monotonic_usec() - start));
+        return r;
 }
 
 static int method_report_guest(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -245,9 +386,18 @@ static const sd_bus_vtable tracker_vtable[] = {
                                 SD_BUS_RESULT("t", tracker, "t", interval), method_register,
                                 SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_SENSITIVE),
         SD_BUS_METHOD_WITH_ARGS(
-                "Heartbeat",
+                TRACKER1_HEARTBEAT_METHOD,
                 SD_BUS_ARGS("t", tracker, TRACKER1_NODE_TYPE, node, "a" TRACKER1_RUNNING_TYPE,
                             running, "a" TRACKER1_FINISHED_TYPE, finished),
+                SD_BUS_RESULT("a" TRACKER1_ASSIGNMENT_TYPE, assignments, "at", kills,
+                              TRACKER1_SLOTS_TYPE, slots, "as", kill_reasons),
+                method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
+        /* Revision 1's trackers: the same report without the attempts'
+         * times. */
+        SD_BUS_METHOD_WITH_ARGS(
+                TRACKER1_HEARTBEAT_V1_METHOD,
+                SD_BUS_ARGS("t", tracker, TRACKER1_NODE_TYPE, node, "a" TRACKER1_RUNNING_TYPE,
+                            running, "a" TRACKER1_FINISHED_V1_TYPE, finished),
                 SD_BUS_RESULT("a" TRACKER1_ASSIGNMENT_TYPE, assignments, "at", kills,
                               TRACKER1_SLOTS_TYPE, slots, "as", kill_reasons),
                 method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -267,22 +417,81 @@ static int on_disconnect(sd_bus_message *m, void *userdata, sd_bus_error *error)
         return 0;
 }
 
+/* The spare descriptor: taken at start, given up to shed a connection. */
+static void spare_open(Controller *c) {
+        if (c->spare_fd < 0)
+                c->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+}
+
+static void accept_resume(Controller *c) {
+        if (!c->accept_retry || sd_event_source_get_enabled(c->accept_retry, NULL) <= 0)
+                return;
+        (void)sd_event_source_set_enabled(c->accept_retry, SD_EVENT_OFF);
+        spare_open(c);
+        if (sd_event_source_set_enabled(c->listen_source, SD_EVENT_ON) < 0)
+                /* The retry timer tries again. */
+                (void)sd_event_source_set_enabled(c->accept_retry, SD_EVENT_ONESHOT);
+}
+
+static int on_accept_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        Controller *c = userdata;
+
+        (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        accept_resume(c);
+        return 0;
+}
+
+/* Out of descriptors (error): the waiting connection is taken with the
+ * spare descriptor and closed, and the endpoint stops accepting until a
+ * connection closes or ACCEPT_RETRY_USEC passes. A listening socket left
+ * readable would wake the loop at once, again and again, and starve the
+ * connections whose closing would free descriptors. */
+static void accept_pause(Controller *c, int error) {
+        unsigned held;
+        int fd;
+        int r;
+
+        if (c->spare_fd >= 0) {
+                c->spare_fd = safe_close(c->spare_fd);
+                fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+                if (fd >= 0) {
+                        close(fd);
+                        c->accept_shed++;
+                }
+                spare_open(c);
+        }
+        r = sd_event_source_set_enabled(c->listen_source, SD_EVENT_OFF);
+        if (r >= 0)
+                r = sd_event_source_set_time_relative(c->accept_retry, ACCEPT_RETRY_USEC);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(c->accept_retry, SD_EVENT_ONESHOT);
+        if (r < 0)
+                log_warning_errno(r, "Cannot pause the tracker endpoint");
+        if (warn_level(&c->warn_accept, &held) != LOG_LEVEL_WARNING)
+                return;
+        log_warning_errno(error,
+                          "Cannot accept trackers: %zu connections (%zu registered); closed %u "
+                          "new connections at once since the last warning. Raise LimitNOFILE= "
+                          "or lower max-trackers",
+                          c->n_connections, c->n_registered, c->accept_shed);
+        c->accept_shed = 0;
+}
+
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Controller *c = userdata;
         TrackerConnection *t;
+        unsigned held;
         int cfd;
         sd_id128_t id;
         int r;
 
         cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (cfd < 0) {
-                if (errno != EAGAIN && errno != EINTR)
-                        log_warning_errno(negative_errno(), "Cannot accept a tracker");
-                return 0;
-        }
-        if (c->n_connections >= (size_t)c->config.max_trackers) {
-                log_warning("Refusing a tracker: %zu connections already", c->n_connections);
-                close(cfd);
+                r = negative_errno();
+                if (r == -EMFILE || r == -ENFILE || r == -ENOBUFS || r == -ENOMEM)
+                        accept_pause(c, r);
+                else if (r != -EAGAIN && r != -EINTR && r != -ECONNABORTED)
+                        log_warning_errno(r, "Cannot accept a tracker");
                 return 0;
         }
         t = calloc(1, sizeof(*t));
@@ -317,8 +526,14 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
                 r = sd_bus_attach_event(t->bus, c->event, SD_EVENT_PRIORITY_NORMAL);
         if (r >= 0)
                 r = sd_bus_start(t->bus);
+        if (r >= 0)
+                r = connection_set_tracker(t, 0);
         if (r < 0) {
-                log_warning_errno(r, "Cannot set up a tracker connection");
+                /* A peer that hung up at once, as often as not. */
+                log_full_errno(warn_level(&c->warn_setup, &held), r,
+                               "Cannot set up a tracker connection (%u more at debug level since "
+                               "the last warning)",
+                               held);
                 connection_free(t);
                 return 0;
         }
@@ -398,14 +613,24 @@ int tracker_endpoint_start(Controller *c) {
         if (r < 0)
                 return log_error_errno(r, "Cannot watch the tracker endpoint");
         (void)sd_event_source_set_description(c->listen_source, "tracker-endpoint");
+        r = sd_event_add_time_relative(c->event, &c->accept_retry, CLOCK_MONOTONIC,
+                                       ACCEPT_RETRY_USEC, 0, on_accept_retry, c);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(c->accept_retry, SD_EVENT_OFF);
+        if (r < 0)
+                return log_error_errno(r, "Cannot add the tracker endpoint's retry timer");
+        (void)sd_event_source_set_description(c->accept_retry, "tracker-endpoint-retry");
+        spare_open(c);
+        if (c->spare_fd < 0)
+                return log_error_errno(negative_errno(), "Cannot open /dev/null");
         return 0;
 }
 
 void tracker_endpoint_stop(Controller *c) {
         c->listen_source = sd_event_source_disable_unref(c->listen_source);
+        c->accept_retry = sd_event_source_disable_unref(c->accept_retry);
         while (c->connections)
                 connection_drop(c->connections);
-        if (c->listen_fd >= 0)
-                close(c->listen_fd);
-        c->listen_fd = -1;
+        c->listen_fd = safe_close(c->listen_fd);
+        c->spare_fd = safe_close(c->spare_fd);
 }

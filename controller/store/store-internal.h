@@ -20,6 +20,7 @@ typedef enum StoreStmt {
         STMT_JOB_GET,
         STMT_JOB_INPUTS,
         STMT_JOBS_LIST,
+        STMT_JOBS_COUNT,
         STMT_JOB_STATUS,
         STMT_JOB_NEXT_ID,
         STMT_JOB_DONE,
@@ -29,6 +30,7 @@ typedef enum StoreStmt {
         STMT_TASK_GET,
         STMT_TASK_SUCCEEDED,
         STMT_TASK_INSERT,
+        STMT_TASK_REPLACE,
         STMT_TASKS_LIST,
         STMT_PROFILE_JOB,
         STMT_PROFILE_PUT,
@@ -63,6 +65,7 @@ struct Store {
         char *path;
         bool sync_full; /* the connection's synchronous setting: FULL, or NORMAL */
         sqlite3_stmt *stmts[_STMT_MAX];
+        uint64_t errors; /* store_errors() */
 };
 
 /* Fills err (may be NULL). */

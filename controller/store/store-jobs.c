@@ -400,6 +400,31 @@ static int start_job(Store *s, uint64_t id, unsigned n_maps, StoreError *err) {
         return store_step_done(s, st, err, "cannot start the job");
 }
 
+int store_jobs_count(Store *s, uint64_t ret[static _STORE_JOB_STATE_MAX], StoreError *err) {
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        uint64_t counts[_STORE_JOB_STATE_MAX] = { 0 };
+        int r, rc;
+
+        r = store_stmt(s, STMT_JOBS_COUNT, "SELECT state, COUNT(*) FROM jobs GROUP BY state", &st,
+                       err);
+        if (r < 0)
+                return r;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+                int state = store_name_lookup(job_state_names, _STORE_JOB_STATE_MAX,
+                                              (const char *)sqlite3_column_text(st, 0));
+
+                if (state < 0)
+                        return store_fail(err, NULL, -EUCLEAN,
+                                          "%s: a job in the unknown state '%.32s'", s->path,
+                                          (const char *)sqlite3_column_text(st, 0));
+                counts[state] = (uint64_t)sqlite3_column_int64(st, 1);
+        }
+        if (rc != SQLITE_DONE)
+                return store_sqlite_fail(s, rc, err, "cannot count jobs");
+        memcpy(ret, counts, sizeof(counts));
+        return 0;
+}
+
 int store_job_start(Store *s, uint64_t id, unsigned n_maps, StoreError *err) {
         _cleanup_(store_tx_rollbackp) Store *tx = NULL;
         int r;

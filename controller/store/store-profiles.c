@@ -18,7 +18,7 @@ static const struct {
         size_t offset;
 } fields[] = {
 #define FIELD(f) \
-        { #f, offsetof(AriaProfile, f) }
+        { #f, offsetof(StoreProfileStats, f) }
         FIELD(map_min),         FIELD(map_avg),    FIELD(map_max),    FIELD(map_input),
         FIELD(map_selectivity), FIELD(sh1_avg),    FIELD(sh1_max),    FIELD(shtyp_avg),
         FIELD(shtyp_max),       FIELD(reduce_avg), FIELD(reduce_max), FIELD(reduce_selectivity),
@@ -31,14 +31,14 @@ static const struct {
 
 /* The double at offset in p; memcpy, as the bytes of a struct are not an
  * array of doubles. */
-static double get_at(const AriaProfile *p, size_t offset) {
+static double get_at(const StoreProfileStats *p, size_t offset) {
         double v;
 
         memcpy(&v, (const char *)p + offset, sizeof(v));
         return v;
 }
 
-static void set_at(AriaProfile *p, size_t offset, double v) {
+static void set_at(StoreProfileStats *p, size_t offset, double v) {
         memcpy((char *)p + offset, &v, sizeof(v));
 }
 
@@ -49,14 +49,14 @@ static const struct {
         size_t low, high;
 } ordered[] = {
 #define PAIR(lo, hi) \
-        { #lo, #hi, offsetof(AriaProfile, lo), offsetof(AriaProfile, hi) }
+        { #lo, #hi, offsetof(StoreProfileStats, lo), offsetof(StoreProfileStats, hi) }
         PAIR(map_min, map_avg),     PAIR(map_avg, map_max),       PAIR(sh1_avg, sh1_max),
         PAIR(shtyp_avg, shtyp_max), PAIR(reduce_avg, reduce_max),
 #undef PAIR
 };
 
-/* Names the field aria_profile_check() would refuse the profile for. */
-static int check_profile(const AriaProfile *p, StoreError *err) {
+/* Names the first field of p that a profile may not hold. */
+static int check_profile(const StoreProfileStats *p, StoreError *err) {
         if (!p)
                 return store_fail(err, "profile", -EINVAL, "profile: missing");
         for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
@@ -80,9 +80,6 @@ static int check_profile(const AriaProfile *p, StoreError *err) {
                                           "%s: %g is above %s, %g", ordered[i].low_name, lo,
                                           ordered[i].high_name, hi);
         }
-        /* The model's own check has the last word, should it learn more. */
-        if (aria_profile_check(p) < 0)
-                return store_fail(err, "profile", -EINVAL, "profile: refused by ARIA's model");
         return 0;
 }
 
@@ -119,7 +116,7 @@ static int profile_from_row(Store *s, sqlite3_stmt *st, void *ret, StoreError *e
         for (size_t i = 0; i < ELEMENTSOF(fields); i++)
                 set_at(&p->profile, fields[i].offset, sqlite3_column_double(st, 4 + (int)i));
         if (!user || sqlite3_column_type(st, 1) == SQLITE_NULL || job <= 0 || updated < 0 ||
-            aria_profile_check(&p->profile) < 0)
+            check_profile(&p->profile, NULL) < 0)
                 return store_fail(err, NULL, -EUCLEAN, "%s: a profile of user %s is malformed",
                                   s->path,
                                   store_check_identifier(user, "user", NULL) == 0 ? user : "?");
@@ -140,7 +137,7 @@ static int bind_key(sqlite3_stmt *st, const char *user, const char *name) {
 }
 
 static int put_profile(Store *s, const char *user, const char *name, uint64_t job,
-                       const AriaProfile *profile, StoreError *err) {
+                       const StoreProfileStats *profile, StoreError *err) {
         _cleanup_stmt_ sqlite3_stmt *old = NULL, *st = NULL;
         int rc, r;
 
@@ -179,7 +176,7 @@ static int put_profile(Store *s, const char *user, const char *name, uint64_t jo
 }
 
 int store_profile_put(Store *s, const char *user, const char *name, uint64_t job,
-                      const AriaProfile *profile, StoreError *err) {
+                      const StoreProfileStats *profile, StoreError *err) {
         _cleanup_(store_tx_rollbackp) Store *tx = NULL;
         int r;
 

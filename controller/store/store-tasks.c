@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The finished attempts of a job's tasks: what a restarted controller reads
- * to know which tasks it need not run again. */
+/* The attempts of a job's tasks: what a restarted controller reads to know
+ * which tasks it need not run again, and which attempts its predecessor
+ * left running where; what an operator reads to audit a recovery. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,9 +11,9 @@
 #include "store-internal.h"
 
 static const char *const task_status_names[_STORE_TASK_STATUS_MAX] = {
-        [STORE_TASK_SUCCEEDED] = "succeeded",
-        [STORE_TASK_FAILED] = "failed",
-        [STORE_TASK_KILLED] = "killed",
+        [STORE_TASK_SUCCEEDED] = "succeeded", [STORE_TASK_FAILED] = "failed",
+        [STORE_TASK_KILLED] = "killed",       [STORE_TASK_RUNNING] = "running",
+        [STORE_TASK_LOST] = "lost",           [STORE_TASK_DISCARDED] = "discarded",
 };
 
 static const char *const task_type_names[_TASK_TYPE_MAX] = {
@@ -94,6 +95,7 @@ static bool task_records_equal(const StoreTaskRecord *a, const StoreTaskRecord *
 
 static int check_record(const StoreTaskRecord *rec, StoreError *err) {
         bool succeeded = rec->status == STORE_TASK_SUCCEEDED;
+        bool running = rec->status == STORE_TASK_RUNNING;
         int r;
 
         r = store_check_int64(rec->job, "job", err);
@@ -105,14 +107,15 @@ static int check_record(const StoreTaskRecord *rec, StoreError *err) {
         if (r >= 0)
                 r = store_check_identifier(rec->node, "node", err);
         if (r >= 0 && (rec->status < 0 || rec->status >= _STORE_TASK_STATUS_MAX))
-                r = store_fail(err, "status", -EINVAL,
-                               "status: %d; an attempt succeeded, failed or was killed",
+                r = store_fail(err, "status", -EINVAL, "status: %d is not an attempt's",
                                (int)rec->status);
         if (r >= 0)
                 r = store_check_int64(rec->finished, "finished", err);
         if (r >= 0 && rec->started == 0)
                 r = store_fail(err, "started", -EINVAL, "started: 0, no time");
-        if (r >= 0 && rec->finished < rec->started)
+        if (r >= 0 && running && rec->finished != 0)
+                r = store_fail(err, "finished", -EINVAL, "finished: given for a running attempt");
+        if (r >= 0 && !running && rec->finished < rec->started)
                 r = store_fail(err, "finished", -EINVAL, "finished: before started");
         if (r >= 0 && rec->shuffle_end != 0 &&
             (rec->type != TASK_REDUCE || rec->shuffle_end < rec->started ||
@@ -157,7 +160,13 @@ static int bind_task_key(sqlite3_stmt *st, const StoreTaskRecord *rec) {
         return rc;
 }
 
-/* 1 when the same attempt is recorded already, with the same values. */
+/* What is stored of rec's attempt. */
+typedef enum Recorded {
+        RECORDED_NONE,
+        RECORDED_SAME,    /* the same values */
+        RECORDED_RUNNING, /* running, which rec ends */
+} Recorded;
+
 static int find_recorded(Store *s, const StoreTaskRecord *rec, StoreError *err) {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
         _cleanup_(task_record_clear) StoreTaskRecord old = { 0 };
@@ -175,19 +184,21 @@ static int find_recorded(Store *s, const StoreTaskRecord *rec, StoreError *err) 
                 return store_sqlite_fail(s, sqlite3_errcode(s->db), err, "cannot read a task");
         rc = sqlite3_step(st);
         if (rc == SQLITE_DONE)
-                return 0;
+                return RECORDED_NONE;
         if (rc != SQLITE_ROW)
                 return store_sqlite_fail(s, rc, err, "cannot read a task");
         r = task_from_row(s, st, &old, err);
         if (r < 0)
                 return r;
+        if (old.status == STORE_TASK_RUNNING && rec->status != STORE_TASK_RUNNING)
+                return RECORDED_RUNNING;
         if (!task_records_equal(&old, rec))
                 return store_fail(err, "attempt", -EEXIST,
                                   "attempt %" PRIu64 " of %s: recorded already as %s on %s, "
                                   "with other values",
                                   rec->attempt, task_name(name, sizeof(name), rec),
                                   task_status_names[old.status], old.node);
-        return 1;
+        return RECORDED_SAME;
 }
 
 static int check_no_success(Store *s, const StoreTaskRecord *rec, StoreError *err) {
@@ -211,15 +222,23 @@ static int check_no_success(Store *s, const StoreTaskRecord *rec, StoreError *er
         return rc == SQLITE_DONE ? 0 : store_sqlite_fail(s, rc, err, "cannot read a task");
 }
 
-static int insert_record(Store *s, const StoreTaskRecord *rec, StoreError *err) {
+/* Inserts rec, or replaces the running record of its attempt (replace). */
+static int write_record(Store *s, const StoreTaskRecord *rec, bool replace, StoreError *err) {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
         int r;
 
-        r = store_stmt(s, STMT_TASK_INSERT,
-                       "INSERT INTO task_attempts (job, type, idx, attempt, node, status, "
-                       "started, finished, shuffle_end, input_bytes, output_bytes, output, "
-                       "reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       &st, err);
+        r = replace ? store_stmt(s, STMT_TASK_REPLACE,
+                                 "REPLACE INTO task_attempts (job, type, idx, attempt, node, "
+                                 "status, started, finished, shuffle_end, input_bytes, "
+                                 "output_bytes, output, reason) "
+                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                 &st, err)
+                    : store_stmt(s, STMT_TASK_INSERT,
+                                 "INSERT INTO task_attempts (job, type, idx, attempt, node, "
+                                 "status, started, finished, shuffle_end, input_bytes, "
+                                 "output_bytes, output, reason) "
+                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                 &st, err);
         if (r < 0)
                 return r;
         if (bind_task_key(st, rec) != SQLITE_OK ||
@@ -240,34 +259,38 @@ static int insert_record(Store *s, const StoreTaskRecord *rec, StoreError *err) 
 static int record_task(Store *s, const StoreTaskRecord *rec, StoreError *err) {
         StoreJobStatus j;
         unsigned n;
-        int r;
+        int recorded, r;
 
         r = check_record(rec, err);
         if (r < 0)
                 return r;
-        r = store_job_status_unended(s, rec->job, "job", &j, err);
-        if (r < 0)
-                return r;
-        if (j.state == STORE_JOB_QUEUED)
-                return store_fail(err, "job", -EBUSY,
-                                  "job %" PRIu64 ": is queued; none of its tasks has run",
-                                  rec->job);
-        n = rec->type == TASK_MAP ? j.n_maps : j.n_reduces;
-        if (rec->index >= n)
-                return store_fail(err, "index", -EINVAL,
-                                  "index: %u; job %" PRIu64 " has %u %s tasks", rec->index,
-                                  rec->job, n, task_type_names[rec->type]);
-        r = find_recorded(s, rec, err);
-        if (r < 0)
-                return r;
-        if (r > 0)
+        recorded = find_recorded(s, rec, err);
+        if (recorded < 0)
+                return recorded;
+        if (recorded == RECORDED_SAME)
                 return 0; /* reported again: nothing to write */
+        /* An attempt that was recorded running belongs to a job that ran,
+         * and may end after it (the kills of a cancelled job). */
+        if (recorded == RECORDED_NONE) {
+                r = store_job_status_unended(s, rec->job, "job", &j, err);
+                if (r < 0)
+                        return r;
+                if (j.state == STORE_JOB_QUEUED)
+                        return store_fail(err, "job", -EBUSY,
+                                          "job %" PRIu64 ": is queued; none of its tasks has run",
+                                          rec->job);
+                n = rec->type == TASK_MAP ? j.n_maps : j.n_reduces;
+                if (rec->index >= n)
+                        return store_fail(err, "index", -EINVAL,
+                                          "index: %u; job %" PRIu64 " has %u %s tasks", rec->index,
+                                          rec->job, n, task_type_names[rec->type]);
+        }
         if (rec->status == STORE_TASK_SUCCEEDED) {
                 r = check_no_success(s, rec, err);
                 if (r < 0)
                         return r;
         }
-        return insert_record(s, rec, err);
+        return write_record(s, rec, recorded == RECORDED_RUNNING, err);
 }
 
 int store_tasks_record(Store *s, const StoreTaskRecord *records, size_t n, StoreError *err) {
@@ -314,7 +337,8 @@ int store_job_tasks(Store *s, uint64_t job, unsigned statuses, StoreTaskRecord *
         if (r >= 0)
                 r = store_stmt(s, STMT_TASKS_LIST,
                                "SELECT " TASK_COLUMNS " FROM task_attempts "
-                               "WHERE job = ? AND status IN (?, ?, ?) ORDER BY type, idx, attempt",
+                               "WHERE job = ? AND status IN (?, ?, ?, ?, ?, ?) "
+                               "ORDER BY type, idx, attempt",
                                &st, err);
         if (r < 0)
                 return r;

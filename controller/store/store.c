@@ -26,9 +26,11 @@
 /* The schema, one step per version. A step, once released, never changes:
  * stores of every earlier version are brought up to date by running the
  * steps they miss, in one transaction. Version 1 holds jobs and their task
- * attempts; version 2 adds ARIA profiles. Tables are STRICT (a value of the
- * wrong type is refused) and their constraints repeat the checks the code
- * makes, so that a bug cannot store what the code would refuse. */
+ * attempts; version 2 adds ARIA profiles; version 3 records every attempt
+ * from its start, and those lost with their tracker or discarded. Tables
+ * are STRICT (a value of the wrong type is refused) and their constraints
+ * repeat the checks the code makes, so that a bug cannot store what the
+ * code would refuse. */
 static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
         "PRAGMA application_id = 1179408467;\n" /* STORE_APPLICATION_ID */
         "CREATE TABLE schema_version (\n"
@@ -101,6 +103,34 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
         "        reduce_selectivity REAL NOT NULL CHECK (reduce_selectivity >= 0),\n"
         "        PRIMARY KEY (user, name)\n"
         ") STRICT, WITHOUT ROWID;\n",
+
+        /* SQLite cannot change a CHECK constraint in place: the table is
+         * made again, with its rows. */
+        "CREATE TABLE task_attempts_v3 (\n"
+        "        job INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,\n"
+        "        type TEXT NOT NULL CHECK (type IN ('map', 'reduce')),\n"
+        "        idx INTEGER NOT NULL CHECK (idx >= 0),\n"
+        "        attempt INTEGER NOT NULL CHECK (attempt >= 0),\n"
+        "        node TEXT NOT NULL,\n"
+        "        status TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed',\n"
+        "                                               'killed', 'lost', 'discarded')),\n"
+        "        started INTEGER NOT NULL CHECK (started > 0),\n"
+        "        finished INTEGER NOT NULL CHECK ((status = 'running') = (finished = 0) AND\n"
+        "                                         (finished = 0 OR finished >= started)),\n"
+        "        shuffle_end INTEGER NOT NULL DEFAULT 0,\n"
+        "        input_bytes INTEGER NOT NULL CHECK (input_bytes >= 0),\n"
+        "        output_bytes INTEGER NOT NULL CHECK (output_bytes >= 0),\n"
+        "        output TEXT CHECK ((status = 'succeeded') = (output IS NOT NULL)),\n"
+        "        reason TEXT,\n"
+        "        PRIMARY KEY (job, type, idx, attempt)\n"
+        ") STRICT, WITHOUT ROWID;\n"
+        "INSERT INTO task_attempts_v3 SELECT job, type, idx, attempt, node, status, started,\n"
+        "        finished, shuffle_end, input_bytes, output_bytes, output, reason\n"
+        "        FROM task_attempts;\n"
+        "DROP TABLE task_attempts;\n"
+        "ALTER TABLE task_attempts_v3 RENAME TO task_attempts;\n"
+        "CREATE UNIQUE INDEX task_attempts_succeeded ON task_attempts (job, type, idx)\n"
+        "        WHERE status = 'succeeded';\n",
 };
 
 /* Messages go out over D-Bus, which takes UTF-8 only, and to terminals:
@@ -138,6 +168,7 @@ void store_error_prefix(StoreError *err, const char *prefix) {
 void store_sqlite_error_set(Store *s, int rc, StoreError *err, const char *what) {
         char text[256];
 
+        s->errors++;
         if ((rc & 0xff) == SQLITE_NOTADB) {
                 store_error_set(err, NULL, "%s: not a SQLite database", s->path);
                 return;
@@ -145,6 +176,10 @@ void store_sqlite_error_set(Store *s, int rc, StoreError *err, const char *what)
         copy_printable(text, sizeof(text), s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
         store_error_set(err, NULL, "%s: %s%s: %s", s->path,
                         (rc & 0xff) == SQLITE_CORRUPT ? "corrupt: " : "", what, text);
+}
+
+uint64_t store_errors(const Store *s) {
+        return s->errors;
 }
 
 int store_stmt(Store *s, StoreStmt id, const char *sql, sqlite3_stmt **ret, StoreError *err) {

@@ -31,11 +31,10 @@
 #include "common/macro.h"
 #include "common/time-util.h"
 #include "policy/core/model.h"
-#include "policy/layers/aria-model.h"
 
 /* The schema this code writes; a store of a later version is refused, an
  * earlier one upgraded when it is opened. */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 /* Limits on what a client may put into the store, in bytes for texts. */
 #define STORE_NAME_MAX 255       /* a job's name */
@@ -132,6 +131,13 @@ int store_job_get(Store *s, uint64_t id, StoreJob *ret, StoreError *err);
 /* The jobs whose state is in states (STORE_JOB_STATE_BIT()s), by id. */
 int store_jobs_list(Store *s, unsigned states, StoreJob **ret, size_t *ret_n, StoreError *err);
 
+/* How many jobs the store holds in each state, by StoreJobState. */
+int store_jobs_count(Store *s, uint64_t ret[static _STORE_JOB_STATE_MAX], StoreError *err);
+/* SQLite's failures since the store was opened, each of which a caller was
+ * told of through a StoreError: a store that fails shows in the metrics
+ * before the disk is full. */
+uint64_t store_errors(const Store *s);
+
 /* Queued to running, with the number of map tasks its input was split
  * into: task records name map tasks 0 .. n_maps - 1, so the split must come
  * out the same when the controller resumes the job. */
@@ -150,10 +156,17 @@ int store_jobs_prune(Store *s, usec_t ended_before, size_t *ret_n, StoreError *e
 
 /* ---- task attempts ---- */
 
+/* An attempt is recorded running when it is assigned, and its record
+ * replaced once when it ends: so that an operator sees every attempt, and a
+ * restarted controller knows which attempts its predecessor left running
+ * and where. */
 typedef enum StoreTaskStatus {
         STORE_TASK_SUCCEEDED,
         STORE_TASK_FAILED,
         STORE_TASK_KILLED,
+        STORE_TASK_RUNNING,
+        STORE_TASK_LOST,      /* gone with its tracker, or not found there after a restart */
+        STORE_TASK_DISCARDED, /* succeeded after another attempt of its task had */
         _STORE_TASK_STATUS_MAX,
 } StoreTaskStatus;
 
@@ -162,8 +175,8 @@ typedef enum StoreTaskStatus {
 
 const char *store_task_status_to_string(StoreTaskStatus status);
 
-/* One finished attempt of a task of a running job. A task has at most one
- * succeeded attempt: its output is the task's. */
+/* One attempt of a task of a running job. A task has at most one succeeded
+ * attempt: its output is the task's. */
 typedef struct StoreTaskRecord {
         uint64_t job;
         TaskType type;
@@ -171,7 +184,7 @@ typedef struct StoreTaskRecord {
         uint64_t attempt; /* the controller's id; one record per attempt */
         const char *node; /* the tracker that ran it */
         StoreTaskStatus status;
-        usec_t started, finished; /* 0 < started <= finished */
+        usec_t started, finished; /* 0 < started <= finished; running: finished 0 */
         usec_t shuffle_end;       /* reduces: when the shuffle and sort ended; 0: unknown */
         uint64_t input_bytes, output_bytes;
         /* Succeeded: the output, relative to the data directory; NULL
@@ -181,10 +194,12 @@ typedef struct StoreTaskRecord {
 } StoreTaskRecord;
 
 /* Writes n (1 .. STORE_BATCH_MAX) records in one transaction: all of them,
- * or none when one is refused. A record equal to a stored one (the same
- * attempt, reported again after a reconnection) is accepted and not
- * written twice; one that contradicts a stored record, or a second
- * succeeded attempt of a task, is -EEXIST. */
+ * or none when one is refused. A running record is of a new attempt, of a
+ * job that runs. A record of an attempt stored as running replaces it (the
+ * attempt ended), even when its job has ended since. A record equal to a
+ * stored one (the same attempt, reported again after a reconnection) is
+ * accepted and not written twice; one that contradicts a stored record, or
+ * a second succeeded attempt of a task, is -EEXIST. */
 int store_tasks_record(Store *s, const StoreTaskRecord *records, size_t n, StoreError *err);
 
 /* The job's records whose status is in statuses (STORE_TASK_STATUS_BIT()s),
@@ -197,18 +212,36 @@ void store_task_records_free(StoreTaskRecord *records, size_t n);
 
 /* ---- ARIA job profiles ---- */
 
+/* A profile's numbers as the store keeps them, a column each: durations in
+ * seconds (the map phase's shortest, mean and longest task; the mean and
+ * longest of the first shuffle's part after the maps, of a typical shuffle
+ * and of the reduce phase), bytes a map reads, and the map's and the
+ * reduce's output per byte of input. The controller converts them from
+ * and to the policies' own types; the store holds no policy's. */
+typedef struct StoreProfileStats {
+        double map_min, map_avg, map_max;
+        double map_input;
+        double map_selectivity;
+        double sh1_avg, sh1_max;
+        double shtyp_avg, shtyp_max;
+        double reduce_avg, reduce_max;
+        double reduce_selectivity;
+} StoreProfileStats;
+
 typedef struct StoreProfile {
         const char *user, *name; /* the key: a recurring job is a user's job name */
         uint64_t job;            /* the run it was taken from */
         usec_t updated;
-        AriaProfile profile;
+        StoreProfileStats profile;
 } StoreProfile;
 
 /* Stores the profile of run job of (user, name) in place of the stored one,
- * unless that came from a later run (a higher job id): -ESTALE. Every field
- * must pass aria_profile_check(); the one that does not is named. */
+ * unless that came from a later run (a higher job id): -ESTALE. Every
+ * number is finite and 0 or more, a map takes time and reads something,
+ * and no mean is above its longest nor a map's shortest above its mean;
+ * the field that is not so is named. */
 int store_profile_put(Store *s, const char *user, const char *name, uint64_t job,
-                      const AriaProfile *profile, StoreError *err);
+                      const StoreProfileStats *profile, StoreError *err);
 /* The strings of *ret belong to it: store_profile_clear(). */
 int store_profile_get(Store *s, const char *user, const char *name, StoreProfile *ret,
                       StoreError *err);

@@ -10,6 +10,17 @@
 #include "common/macro.h"
 #include "policy/core/context.h"
 
+static const char *const policy_layer_kind_names[_POLICY_LAYER_MAX] = {
+        [POLICY_LAYER_SCHEDULER] = "scheduler",
+        [POLICY_LAYER_SLOT_MANAGER] = "slot-manager",
+        [POLICY_LAYER_SPECULATION] = "speculation",
+        [POLICY_LAYER_VM_ALLOCATOR] = "vm-allocator",
+};
+
+const char *policy_layer_kind_to_string(PolicyLayerKind kind) {
+        return kind >= 0 && kind < _POLICY_LAYER_MAX ? policy_layer_kind_names[kind] : NULL;
+}
+
 static int compare_u32(const void *a, const void *b) {
         uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 

@@ -179,6 +179,27 @@ typedef struct Reservation {
         X(DeadlineNote, deadlines)   \
         X(LeverNote, levers)
 
+/* The four layers of a policy (layer.h), for what is said of each. */
+typedef enum PolicyLayerKind {
+        POLICY_LAYER_SCHEDULER,
+        POLICY_LAYER_SLOT_MANAGER,
+        POLICY_LAYER_SPECULATION,
+        POLICY_LAYER_VM_ALLOCATOR,
+        _POLICY_LAYER_MAX,
+} PolicyLayerKind;
+
+/* "scheduler", "slot-manager", "speculation", "vm-allocator": their keys
+ * in a configuration's [policy]. NULL out of range. */
+const char *policy_layer_kind_to_string(PolicyLayerKind kind);
+
+/* How many decisions of each kind one layer added in a step, a member per
+ * array of Decisions. */
+typedef struct DecisionCounts {
+#define DECISION_COUNT_FIELDS(type, name) size_t name;
+        DECISION_ARRAYS(DECISION_COUNT_FIELDS)
+#undef DECISION_COUNT_FIELDS
+} DecisionCounts;
+
 /* Owned by the caller; policy_step() refills the arrays on every call and
  * grows them when a step needs more room than any step before it. */
 typedef struct Decisions {
@@ -188,6 +209,11 @@ typedef struct Decisions {
         size_t cap_##name;
         DECISION_ARRAYS(DECISION_FIELDS)
 #undef DECISION_FIELDS
+        /* Which layer made them: an operator asking why the cluster did
+         * something asks first which layer did it. A layer changing a
+         * decision an earlier one made (a slot count set again) does not
+         * count it twice. */
+        DecisionCounts by_layer[_POLICY_LAYER_MAX];
 } Decisions;
 
 void decisions_done(Decisions *d);

@@ -138,6 +138,25 @@ usec_t phase_stats_mean(const PhaseStats *s) {
         return s->count > 0 ? s->total / s->count : 0;
 }
 
+void job_profile_add_task(JobProfile *p, TaskType type, usec_t started, usec_t shuffle_end,
+                          usec_t finished, usec_t maps_finished) {
+        bool first_wave = started < maps_finished;
+
+        finished = MAX(finished, started);
+        if (type == TASK_MAP) {
+                phase_stats_add(&p->phases[PROFILE_MAP], finished - started);
+                return;
+        }
+        /* A reduce cannot end its shuffle before the last map's output is
+         * in, nor before it started. */
+        shuffle_end = MIN(MAX(shuffle_end, first_wave ? maps_finished : started), finished);
+        if (first_wave)
+                phase_stats_add(&p->phases[PROFILE_FIRST_SHUFFLE], shuffle_end - maps_finished);
+        else
+                phase_stats_add(&p->phases[PROFILE_TYPICAL_SHUFFLE], shuffle_end - started);
+        phase_stats_add(&p->phases[PROFILE_REDUCE], finished - shuffle_end);
+}
+
 bool task_is_local(const Task *t, uint32_t node) {
         for (unsigned i = 0; i < t->n_locations && i < MAX_REPLICAS; i++)
                 if (t->locations[i] == node)

@@ -195,6 +195,16 @@ typedef struct JobProfile {
 void phase_stats_add(PhaseStats *s, usec_t duration);
 /* 0 when count is 0. */
 usec_t phase_stats_mean(const PhaseStats *s);
+/* Adds a task that finished to the profile of its job's run, as the attempt
+ * that won ran: a map to the map phase, a reduce to one of the shuffles
+ * (by whether it started before maps_finished, when the job's last map
+ * finished) and to the reduce phase. A shuffle_end the driver does not know
+ * is the reduce's start; it is taken no earlier than the overlap with the
+ * maps ends and no later than the reduce does, so that what a tracker does
+ * not tell goes to the reduce phase. What both drivers call as tasks
+ * succeed. */
+void job_profile_add_task(JobProfile *p, TaskType type, usec_t started, usec_t shuffle_end,
+                          usec_t finished, usec_t maps_finished);
 
 /* A summary of one job's tasks that a driver may keep up to date as their
  * states change (ClusterSnapshot.job_tasks_kept), so that a step needs no

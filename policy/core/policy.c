@@ -114,6 +114,20 @@ static void decisions_clear(Decisions *d) {
 #define CLEAR_DECISIONS(type, name) d->n_##name = 0;
         DECISION_ARRAYS(CLEAR_DECISIONS)
 #undef CLEAR_DECISIONS
+        memset(d->by_layer, 0, sizeof(d->by_layer));
+}
+
+/* What the layer of kind added since before: layers only append. */
+static void decisions_count(Decisions *d, PolicyLayerKind kind, const DecisionCounts *before) {
+#define COUNT_DECISIONS(type, name) d->by_layer[kind].name += d->n_##name - before->name;
+        DECISION_ARRAYS(COUNT_DECISIONS)
+#undef COUNT_DECISIONS
+}
+
+static void decisions_sizes(const Decisions *d, DecisionCounts *ret) {
+#define SIZE_DECISIONS(type, name) ret->name = d->n_##name;
+        DECISION_ARRAYS(SIZE_DECISIONS)
+#undef SIZE_DECISIONS
 }
 
 #define LAYER_RUN(p, layer, decide, ctx)                                                   \
@@ -121,20 +135,32 @@ static void decisions_clear(Decisions *d) {
                  ? (p)->layer->decide((p)->layer##_state, (p)->layer##_settings, (ctx), 0) \
                  : 0)
 
+/* LAYER_RUN, and what it decided counted under kind. */
+#define LAYER_RUN_COUNTED(p, layer, decide, ctx, kind)       \
+        ({                                                   \
+                DecisionCounts before_;                      \
+                int run_r_;                                  \
+                decisions_sizes((ctx)->d, &before_);         \
+                run_r_ = LAYER_RUN(p, layer, decide, ctx);   \
+                decisions_count((ctx)->d, (kind), &before_); \
+                run_r_;                                      \
+        })
+
 static int step_layers(Policy *p, PolicyContext *ctx, unsigned flags) {
         int r = 0;
 
         if (flags & POLICY_STEP_CONTROL)
-                r = LAYER_RUN(p, slot_manager, manage, ctx);
+                r = LAYER_RUN_COUNTED(p, slot_manager, manage, ctx, POLICY_LAYER_SLOT_MANAGER);
         if (r >= 0 && (flags & POLICY_STEP_ASSIGN)) {
-                r = LAYER_RUN(p, speculation, ahead, ctx);
+                r = LAYER_RUN_COUNTED(p, speculation, ahead, ctx, POLICY_LAYER_SPECULATION);
                 if (r >= 0)
-                        r = LAYER_RUN(p, scheduler, assign, ctx);
+                        r = LAYER_RUN_COUNTED(p, scheduler, assign, ctx, POLICY_LAYER_SCHEDULER);
                 if (r >= 0)
-                        r = LAYER_RUN(p, speculation, speculate, ctx);
+                        r = LAYER_RUN_COUNTED(p, speculation, speculate, ctx,
+                                              POLICY_LAYER_SPECULATION);
         }
         if (r >= 0 && (flags & POLICY_STEP_CONTROL))
-                r = LAYER_RUN(p, vm_allocator, allocate, ctx);
+                r = LAYER_RUN_COUNTED(p, vm_allocator, allocate, ctx, POLICY_LAYER_VM_ALLOCATOR);
         return r;
 }
 

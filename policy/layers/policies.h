@@ -32,6 +32,8 @@ extern const VmAllocatorOps vm_allocator_none;
 extern const VmAllocatorOps vm_allocator_static;
 extern const VmAllocatorOps vm_allocator_demand;
 extern const VmAllocatorOps vm_allocator_flexslot;
+extern const VmAllocatorOps vm_allocator_drs;
+extern const VmAllocatorOps vm_allocator_homo;
 
 /* fair: delay scheduling's wait. */
 typedef struct FairSettings {
@@ -89,6 +91,13 @@ typedef struct VmAllocatorSettings {
         double demand_headroom; /* demand: entitlement = headroom x use */
         uint64_t min_vm_memory; /* floor of any memory target */
         bool critical_first;    /* flexslot: critical attempts' CPU first (vm-alloc.c) */
+        /* drs and homo: the cluster's CPU pool (CPUs; 0: every host's
+         * pCPUs), and the least cap either sets. */
+        double pool, pool_min_cap;
+        /* drs: how often it divides the pool, over what window of use,
+         * sampled how often, and how (DrsDivvy). */
+        usec_t drs_period, drs_window, drs_sample;
+        int drs_divvy;
 } VmAllocatorSettings;
 extern const ConfSchema vm_allocator_settings_schema;
 

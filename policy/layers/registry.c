@@ -27,6 +27,8 @@ const VmAllocatorOps *const vm_allocator_table[] = {
         &vm_allocator_static,
         &vm_allocator_demand,
         &vm_allocator_flexslot,
+        &vm_allocator_drs,
+        &vm_allocator_homo,
         NULL,
 };
 

@@ -46,17 +46,36 @@
  *   k-means 3-4 % slower in every seed and changed nothing else beyond the
  *   spread (`flexslot-sim experiment alloc`); a VM's weight speeds all its
  *   tasks alike, and the time a job spends above its bound is mostly pCPUs
- *   no runnable thread wanted, which no division of CPU gives back. */
+ *   no runnable thread wanted, which no division of CPU gives back.
+ * drs: VMware DRS as the FlexSlot testbed ran it (II-C), live: every
+ *   drs_period the cluster's pool is divided among its VMs by their CPU use
+ *   over the last drs_window (sampled every drs_sample), each part at most
+ *   the VM's vCPUs, and enforced as a cap (at least pool_min_cap) and as
+ *   its CPU weight, in proportion to the part. The estimate and the divvy
+ *   are the simulator's ([drs], sim/drs.c), from one source
+ *   (policy/core/resource-pool.h), so a prediction and a live run follow one
+ *   rule. Live, a VM's cumulative use is its measured use rate integrated
+ *   between measurements (a driver reports rates, not counters); its ready
+ *   time is not counted (the simulator's default, ready = no). Before the
+ *   first divvy the pool is split equally; the first comes a period after
+ *   the first job is seen (the simulator's DRS starts with the cluster's
+ *   jobs). Only CPU is divided: vCPUs and memory stay as they are.
+ * homo: the pool split equally, each part a cap (at least pool_min_cap) and
+ *   the default weight, never changed: the paper's Homo cluster of fixed
+ *   4.8 GHz nodes (II-B), which is DRS before its first divvy. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "common/macro.h"
 #include "policy/core/context.h"
+#include "policy/core/resource-pool.h"
 #include "policy/layers/policies.h"
 #include "policy/layers/slo-loop.h"
 
 #define GIB (1LL << 30)
+
+static const char *const drs_divvy_names[] = { "proportional", "maxmin", NULL };
 
 static const ConfKey vm_allocator_keys[] = {
         SETTING_INT(VmAllocatorSettings, weight_per_vm, "1024", 2, 262144,
@@ -68,6 +87,19 @@ static const ConfKey vm_allocator_keys[] = {
         SETTING_BOOL(VmAllocatorSettings, critical_first, "no",
                      "flexslot allocator: a contended host's CPU goes first to the VMs running "
                      "the attempts that bound their jobs' completion"),
+        SETTING_DOUBLE(
+                VmAllocatorSettings, pool, "0", 0, 1e6,
+                "drs and homo allocators: CPUs of the cluster's pool; 0: every host's pCPUs"),
+        SETTING_DOUBLE(VmAllocatorSettings, pool_min_cap, "0.05", 0.01, 4096,
+                       "drs and homo allocators: the least CPU cap of a VM"),
+        SETTING_DURATION(VmAllocatorSettings, drs_period, "5min", USEC_PER_SEC, 24 * USEC_PER_HOUR,
+                         "drs allocator: how often the pool is divided"),
+        SETTING_DURATION(VmAllocatorSettings, drs_window, "5min", USEC_PER_SEC, 24 * USEC_PER_HOUR,
+                         "drs allocator: the span of CPU use a VM's demand is the average of"),
+        SETTING_DURATION(VmAllocatorSettings, drs_sample, "20s", USEC_PER_SEC, USEC_PER_HOUR,
+                         "drs allocator: how often a VM's CPU use is sampled"),
+        SETTING_ENUM(VmAllocatorSettings, drs_divvy, "proportional", drs_divvy_names,
+                     "drs allocator: the pool in proportion to the demands, or max-min fair"),
 };
 
 const ConfSchema vm_allocator_settings_schema = {
@@ -367,6 +399,220 @@ static int flexslot_allocate(void *state, const void *settings, PolicyContext *c
         return lever(state, ctx, allocate_by(ctx, set, flexslot_want, &needs));
 }
 
+/* The cluster's pool: the setting, or every host's pCPUs. */
+static double cluster_pool(const ClusterSnapshot *s, const VmAllocatorSettings *set) {
+        double pool = 0;
+
+        if (set->pool > 0)
+                return set->pool;
+        for (uint32_t h = 0; h < s->n_hosts; h++)
+                pool += s->hosts[h].pcpus;
+        return pool;
+}
+
+static size_t own_vms(const ClusterSnapshot *s) {
+        size_t n = 0;
+
+        for (uint32_t v = 0; v < s->n_vms; v++)
+                n += !s->vms[v].other_tenant;
+        return n;
+}
+
+/* A VM's part of the pool as its cap and weight; only a change is a
+ * target. */
+static int pool_target(PolicyContext *ctx, const VmAllocatorSettings *set, uint32_t v, double share,
+                       size_t n, double pool) {
+        const Vm *vm = &ctx->snap->vms[v];
+        double cap = CLAMP(share, set->pool_min_cap, (double)MAX(vm->vcpus, 1u));
+        unsigned weight = drs_share_weight(share, n, pool, (double)set->weight_per_vm);
+
+        if (weight == vm->cpu_weight && cap == vm->cpu_cap)
+                return 0;
+        return DECISIONS_PUSH(ctx->d, vm_targets, .vm = v, .cpu_weight = weight, .vcpus = vm->vcpus,
+                              .memory = vm->memory, .cpu_cap = cap);
+}
+
+static int homo_allocate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
+        const VmAllocatorSettings *set = settings;
+        const ClusterSnapshot *s = ctx->snap;
+        double pool = cluster_pool(s, set);
+        size_t n = own_vms(s);
+        int r = 0;
+
+        for (uint32_t v = 0; v < s->n_vms && r >= 0; v++)
+                if (!s->vms[v].other_tenant)
+                        r = pool_target(ctx, set, v,
+                                        drs_equal_share(pool, n, (double)s->vms[v].vcpus), n, pool);
+        return lever(state, ctx, r);
+}
+
+/* What the drs allocator keeps of a VM. */
+typedef struct DrsVm {
+        uint64_t id;
+        DrsHistory history;
+        DrsSample last; /* cumulative use at the last measurement; at 0: none */
+        usec_t sampled; /* the last sample's time */
+        double share;   /* its part of the pool; < 0: none yet */
+        bool seen;      /* in this step's snapshot */
+} DrsVm;
+
+typedef struct DrsState {
+        SloLever lever; /* first: the lever's state, as every allocator's */
+        const VmAllocatorSettings *set;
+        DrsVm *vms;
+        size_t n, cap;
+        usec_t next_divvy; /* 0: not started */
+        double *demand, *size, *share;
+} DrsState;
+
+static int drs_init(const void *settings, void **ret_state) {
+        DrsState *st = calloc(1, sizeof(*st));
+
+        if (!st)
+                return -ENOMEM;
+        slo_lever_init(&st->lever);
+        st->set = settings;
+        *ret_state = st;
+        return 0;
+}
+
+static void drs_free(void *state) {
+        DrsState *st = state;
+
+        if (!st)
+                return;
+        slo_lever_done(&st->lever);
+        for (size_t i = 0; i < st->n; i++)
+                drs_history_done(&st->vms[i].history);
+        free(st->vms);
+        free(st->demand);
+        free(st->size);
+        free(st->share);
+        free(st);
+}
+
+/* The VM's record, a new one (no share yet) the first time. */
+static int drs_vm(DrsState *st, const VmAllocatorSettings *set, uint64_t id, DrsVm **ret) {
+        int r;
+
+        for (size_t i = 0; i < st->n; i++)
+                if (st->vms[i].id == id) {
+                        *ret = &st->vms[i];
+                        return 0;
+                }
+        if (st->n == st->cap) {
+                size_t cap = MAX(st->cap * 2, (size_t)8);
+                DrsVm *vms = reallocarray(st->vms, cap, sizeof(DrsVm));
+                double *d = reallocarray(st->demand, cap, sizeof(double));
+                double *z = d ? reallocarray(st->size, cap, sizeof(double)) : NULL;
+                double *sh = z ? reallocarray(st->share, cap, sizeof(double)) : NULL;
+
+                if (vms)
+                        st->vms = vms;
+                if (d)
+                        st->demand = d;
+                if (z)
+                        st->size = z;
+                if (!vms || !d || !z || !sh)
+                        return -ENOMEM;
+                st->share = sh;
+                st->cap = cap;
+        }
+        st->vms[st->n] = (DrsVm){ .id = id, .share = -1 };
+        r = drs_history_init(&st->vms[st->n].history, set->drs_window, set->drs_sample);
+        if (r < 0)
+                return r;
+        *ret = &st->vms[st->n++];
+        return 0;
+}
+
+/* Integrates a new measurement of the VM's use rate into its cumulative
+ * use, and samples that every drs_sample. */
+static void drs_measure(DrsVm *d, const VmAllocatorSettings *set, const Vm *vm) {
+        if (!vm_measured(vm) || vm->measured_at <= d->last.at)
+                return;
+        if (d->last.at != 0)
+                d->last.cpu += vm->cpu_use * usec_to_sec(vm->measured_at - d->last.at);
+        d->last.at = vm->measured_at;
+        if (d->history.taken == 0 || d->last.at >= d->sampled + set->drs_sample) {
+                drs_history_add(&d->history, d->last);
+                d->sampled = d->last.at;
+        }
+}
+
+/* Divides the pool among the VMs of this step by their demands. */
+static void drs_divide(DrsState *st, const VmAllocatorSettings *set, const ClusterSnapshot *s,
+                       double pool) {
+        size_t k = 0;
+
+        for (size_t i = 0; i < st->n; i++) {
+                const DrsVm *d = &st->vms[i];
+                if (!d->seen)
+                        continue;
+                st->demand[k] = d->last.at ? drs_history_demand(&d->history, set->drs_window, false,
+                                                                &d->last)
+                                           : DRS_MIN_DEMAND;
+                st->size[k++] = 0;
+        }
+        k = 0;
+        for (uint32_t v = 0; v < s->n_vms; v++)
+                if (!s->vms[v].other_tenant)
+                        st->size[k++] = (double)s->vms[v].vcpus;
+        drs_divvy((DrsDivvy)set->drs_divvy, pool, st->demand, st->size, k, st->share);
+        k = 0;
+        for (size_t i = 0; i < st->n; i++)
+                if (st->vms[i].seen)
+                        st->vms[i].share = st->share[k++];
+}
+
+static int drs_allocate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
+        DrsState *st = state;
+        const VmAllocatorSettings *set = settings;
+        const ClusterSnapshot *s = ctx->snap;
+        double pool = cluster_pool(s, set);
+        size_t n = own_vms(s);
+        int r = 0;
+
+        for (size_t i = 0; i < st->n; i++)
+                st->vms[i].seen = false;
+        for (uint32_t v = 0; v < s->n_vms; v++) {
+                DrsVm *d;
+
+                if (s->vms[v].other_tenant)
+                        continue;
+                r = drs_vm(st, set, s->vms[v].id, &d);
+                if (r < 0)
+                        return r;
+                d->seen = true;
+                drs_measure(d, set, &s->vms[v]);
+        }
+        /* DRS's clock starts with the first job, as the simulator's
+         * does with the cluster's first submission: a divvy of the idle
+         * time before it would starve whichever VM happened to be idle. */
+        if (st->next_divvy == 0) {
+                if (s->n_jobs > 0)
+                        st->next_divvy = ctx->now + set->drs_period;
+        } else if (ctx->now >= st->next_divvy) {
+                drs_divide(st, set, s, pool);
+                st->next_divvy +=
+                        set->drs_period * (1 + (ctx->now - st->next_divvy) / set->drs_period);
+        }
+        for (uint32_t v = 0; v < s->n_vms && r >= 0; v++) {
+                DrsVm *d;
+
+                if (s->vms[v].other_tenant)
+                        continue;
+                r = drs_vm(st, set, s->vms[v].id, &d);
+                if (r >= 0)
+                        r = pool_target(ctx, set, v,
+                                        d->share >= 0
+                                                ? d->share
+                                                : drs_equal_share(pool, n, (double)s->vms[v].vcpus),
+                                        n, pool);
+        }
+        return lever(&st->lever, ctx, r);
+}
+
 const VmAllocatorOps vm_allocator_none = {
         .name = "none",
         .settings = &vm_allocator_settings_schema,
@@ -397,4 +643,20 @@ const VmAllocatorOps vm_allocator_flexslot = {
         .init = alloc_init,
         .free = alloc_free,
         .allocate = flexslot_allocate,
+};
+
+const VmAllocatorOps vm_allocator_drs = {
+        .name = "drs",
+        .settings = &vm_allocator_settings_schema,
+        .init = drs_init,
+        .free = drs_free,
+        .allocate = drs_allocate,
+};
+
+const VmAllocatorOps vm_allocator_homo = {
+        .name = "homo",
+        .settings = &vm_allocator_settings_schema,
+        .init = alloc_init,
+        .free = alloc_free,
+        .allocate = homo_allocate,
 };

@@ -15,7 +15,8 @@
 #include <unistd.h>
 
 #include "tracker/app.h"
-#include "tracker/split.h"
+#include "mapred/split.h"
+#include "tracker/linereader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,26 +9,8 @@
 # is dropped and does not keep others out.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/agent/lib.sh"
-
-# http REQUEST: sends REQUEST (its \r and \n written so) to the endpoint and
-# prints the whole answer.
-http() {
-	python3 - "$port" "$1" <<'PY'
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
-s.sendall(sys.argv[2].replace("\\r", "\r").replace("\\n", "\n").encode())
-data = b""
-while True:
-    chunk = s.recv(65536)
-    if not chunk:
-        break
-    data += chunk
-sys.stdout.write(data.decode())
-PY
-}
-scrape() {
-	http "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
-}
+# shellcheck source=tests/lib/http.sh
+. "$src/tests/lib/http.sh"
 
 start_bus
 start_monitor
@@ -66,9 +48,9 @@ listen = 127.0.0.1:0"
 start_agent "$tmp/agent.ini"
 poll grep -q "Metrics on 127.0.0.1:0, port [0-9]*," "$tmp/agent.log" ||
 	fail "no metrics port logged: $(cat "$tmp/agent.log")"
-port=$(sed -n 's/.*Metrics on 127.0.0.1:0, port \([0-9]*\),.*/\1/p' "$tmp/agent.log")
+port=$(metrics_port "$tmp/agent.log")
 poll has_sample || fail "no sample"
-scrape >"$tmp/m1"
+scrape "$port" >"$tmp/m1"
 head -n 1 "$tmp/m1" | grep -q "^HTTP/1.1 200 OK" || fail "scrape: $(cat "$tmp/m1")"
 grep -q "^Content-Type: text/plain; version=0.0.4; charset=utf-8" "$tmp/m1" ||
 	fail "not the exposition format: $(cat "$tmp/m1")"
@@ -83,16 +65,13 @@ grep -q '^flexslot_domain_running{domain="spare",uuid="[0-9a-f-]*",state="shutof
 grep -q "^# TYPE flexslot_domain_steal_ratio gauge$" "$tmp/m1" || fail "no steal metric type"
 grep -q "^flexslot_domain_steal_ratio{" "$tmp/m1" &&
 	fail "steal the test driver does not measure was written: $(cat "$tmp/m1")"
-# Every sample line is NAME{LABELS} VALUE or NAME VALUE.
-sed '1,/^\r$/d' "$tmp/m1" | grep -v '^#' |
-	grep -Ev '^[a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [-0-9.e+]+$' &&
-	fail "lines not in the exposition format"
+exposition_ok "$tmp/m1" || fail "lines not in the exposition format"
 
 # ---- changes, counted by verdict and error name ----
 agent_call SetVcpus su worker3 2 >/dev/null || fail "SetVcpus worker3 2"
 agent_call SetVcpus su worker3 2 >/dev/null || fail "a no-op SetVcpus"
 expect_error OutOfRange SetVcpus su worker3 9
-scrape >"$tmp/m2"
+scrape "$port" >"$tmp/m2"
 grep -q '^flexslot_agent_changes_total{resource="vcpus",verdict="applied",error=""} 1$' "$tmp/m2" ||
 	fail "the applied change: $(grep changes_total "$tmp/m2")"
 grep -q '^flexslot_agent_changes_total{resource="vcpus",verdict="unchanged",error=""} 1$' "$tmp/m2" ||
@@ -101,15 +80,15 @@ grep -q '^flexslot_agent_changes_total{resource="vcpus",verdict="refused",error=
 	"$tmp/m2" || fail "the refusal: $(grep changes_total "$tmp/m2")"
 
 # ---- what is not a scrape ----
-http "HEAD /metrics HTTP/1.1\r\n\r\n" >"$tmp/head"
+http "$port" "HEAD /metrics HTTP/1.1\r\n\r\n" >"$tmp/head"
 head -n 1 "$tmp/head" | grep -q "^HTTP/1.1 200 OK" || fail "HEAD: $(cat "$tmp/head")"
 grep -q "^flexslot_" "$tmp/head" && fail "HEAD sent a body"
-http "GET / HTTP/1.1\r\n\r\n" | head -n 1 | grep -q "^HTTP/1.1 404 Not Found" || fail "GET /"
-http "POST /metrics HTTP/1.1\r\n\r\n" | grep -q "^Allow: GET, HEAD" || fail "POST"
-http "hello\r\n\r\n" | head -n 1 | grep -q "^HTTP/1.1 400 Bad Request" || fail "not HTTP"
-http "GET /metrics HTTP/1.1\r\nX: $(head -c 5000 /dev/zero | tr '\0' a)\r\n\r\n" |
+http "$port" "GET / HTTP/1.1\r\n\r\n" | head -n 1 | grep -q "^HTTP/1.1 404 Not Found" || fail "GET /"
+http "$port" "POST /metrics HTTP/1.1\r\n\r\n" | grep -q "^Allow: GET, HEAD" || fail "POST"
+http "$port" "hello\r\n\r\n" | head -n 1 | grep -q "^HTTP/1.1 400 Bad Request" || fail "not HTTP"
+http "$port" "GET /metrics HTTP/1.1\r\nX: $(head -c 5000 /dev/zero | tr '\0' a)\r\n\r\n" |
 	head -n 1 | grep -q "^HTTP/1.1 431 " || fail "a request too large"
-http "GET /metrics?x=1 HTTP/1.0\r\n\r\n" | head -n 1 | grep -q "^HTTP/1.1 200 OK" ||
+http "$port" "GET /metrics?x=1 HTTP/1.0\r\n\r\n" | head -n 1 | grep -q "^HTTP/1.1 200 OK" ||
 	fail "a query string"
 
 # ---- a client that sends nothing ----
@@ -122,7 +101,7 @@ print("closed" if s.recv(1) == b"" else "data", round(time.monotonic() - start))
 PY
 idle_pid=$!
 pids="$pids $idle_pid"
-scrape | head -n 1 | grep -q "^HTTP/1.1 200 OK" || fail "a scrape beside an idle client"
+scrape "$port" | head -n 1 | grep -q "^HTTP/1.1 200 OK" || fail "a scrape beside an idle client"
 wait "$idle_pid" || fail "the idle client: $(cat "$tmp/idle")"
 grep -Eq "^closed [4-9]$" "$tmp/idle" || fail "the idle client was not dropped in ~5s: $(cat "$tmp/idle")"
 stop_agent

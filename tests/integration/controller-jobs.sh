@@ -44,7 +44,7 @@ grep -q "^error org.flexslot.Tracker1.Error.BadToken:" "$tmp/bad-token.log" ||
 
 # A tracker of another version is refused by name, before its token is
 # looked at: one older than the controller serves, and one newer.
-for version in 0 2; do
+for version in 0 3; do
 	if run_tracker "$tmp/version-$version.log" --token wrong --protocol-version "$version" \
 		--beats 1; then
 		fail "a tracker of Tracker1 version $version was accepted"
@@ -52,7 +52,7 @@ for version in 0 2; do
 	grep -q "^error org.flexslot.Tracker1.Error.IncompatibleVersion: .* version $version;" \
 		"$tmp/version-$version.log" ||
 		fail "version $version: $(cat "$tmp/version-$version.log")"
-	grep -q "it speaks Tracker1 version $version, this controller 1..1" "$tmp/controller.log" ||
+	grep -q "it speaks Tracker1 version $version, this controller 1..2" "$tmp/controller.log" ||
 		fail "the controller did not log the refusal of version $version"
 done
 [ "$(ctl_call ListNodes)" = "a(tsssuuuudd) 0" ] || fail "a tracker of another version is listed"
@@ -98,7 +98,9 @@ wait "$controller_pid" 2>/dev/null || true
 start_controller
 ctl_call ListJobs | grep -q '3 "running" "s" "carol" "default" "sort" 3 1 1 0' ||
 	fail "job 3 was not resumed with map 0 done: $(ctl_call ListJobs)"
-run_tracker "$tmp/after.log" --token-file "$tmp/token" --hostname t2 --beats 8 ||
+# Map 1 ran on t1, which does not come back: the restarted controller holds
+# it for the lost-timeout (500ms), then t2 runs it.
+run_tracker "$tmp/after.log" --token-file "$tmp/token" --hostname t2 --beats 30 ||
 	fail "tracker after the restart: $(cat "$tmp/after.log")"
 ! grep -q "^assign 3 map 0 " "$tmp/after.log" || fail "map 0 ran again: $(cat "$tmp/after.log")"
 grep -q "^assign 3 map 1 " "$tmp/after.log" || fail "map 1 was lost: $(cat "$tmp/after.log")"

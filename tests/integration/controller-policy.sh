@@ -64,7 +64,7 @@ as 65534 65534 "" "$ctl" --address "$address" submit --app wordcount --reduces 1
 [ "$status" -eq 1 ] || fail "nobody's submit exited $status: $(cat "$tmp/err")"
 grep -q "^flexslotctl: org\.freedesktop\.DBus\.Error\.AccessDenied: " "$tmp/err" ||
 	fail "nobody's submit: $(cat "$tmp/err")"
-[ "$(ctl_call ListJobs)" = "a(tsssssuuuuttt) 0" ] || fail "nobody's submit reached the controller"
+[ "$(ctl_call ListJobs)" = "a(tsssssuuuuttts) 0" ] || fail "nobody's submit reached the controller"
 
 [ "$("$ctl" --address "$address" submit --app wordcount --reduces 1 in/a)" = 1 ] ||
 	fail "root cannot submit"

@@ -24,7 +24,7 @@ expect_ctl 2 "invalid --deadline 'soon'" submit --app wordcount --reduces 1 --de
 expect_ctl 2 "invalid --slot-memory" set-slots 1 1 1 --slot-memory lots
 "$ctl" submit --help | grep -q -- "--mapper=CMD" || fail "submit --help"
 "$ctl" --help | grep -q "set-slots" || fail "--help does not list set-slots"
-[ "$(ctl_call ListJobs)" = "a(tsssssuuuuttt) 0" ] || fail "a refused command line submitted a job"
+[ "$(ctl_call ListJobs)" = "a(tsssssuuuuttts) 0" ] || fail "a refused command line submitted a job"
 
 # ---- the controller's refusals, by name ----
 expect_ctl 1 "^flexslotctl: org\.flexslot\.Controller1\.Error\.NoSuchJob: job 99: no such job\.$" show 99
@@ -32,7 +32,7 @@ expect_ctl 1 "^flexslotctl: org\.flexslot\.Controller1\.Error\.InvalidArgument: 
 	submit --app wordcount --reduces 1 ../etc/passwd
 expect_ctl 1 "^flexslotctl: cannot connect to unix:path=$tmp/nobus" \
 	--address "unix:path=$tmp/nobus" list
-[ "$(ctl_call ListJobs)" = "a(tsssssuuuuttt) 0" ] || fail "a refused submission was stored"
+[ "$(ctl_call ListJobs)" = "a(tsssssuuuuttts) 0" ] || fail "a refused submission was stored"
 
 # ---- submit, list, show, cancel ----
 expect_ctl 0 "" submit --app wordcount --reduces 1 --user alice --name wc in/a in/b
@@ -43,9 +43,9 @@ expect_ctl 0 "" submit --mapper "tr a b" --reducer "uniq -c" --reduces 2 --user 
 expect_ctl 0 "" list
 head -n 1 "$tmp/out" | grep -q "^ID	STATE	NAME	USER	POOL	APPLICATION	MAPS	REDUCES	" ||
 	fail "list's header: $(cat "$tmp/out")"
-grep -q "^1	running	wc	alice	default	wordcount	2	1	0	0	20[0-9-]*T[0-9:]*Z	-	-$" "$tmp/out" ||
+grep -q "^1	running	wc	alice	default	wordcount	2	1	0	0	20[0-9-]*T[0-9:]*Z	-	-	flexslot$" "$tmp/out" ||
 	fail "list's job 1: $(cat "$tmp/out")"
-grep -q "^2	running	streaming	bob	default		1	2	0	0	[^	]*	-	20[0-9-]*T[0-9:]*Z$" \
+grep -q "^2	running	streaming	bob	default		1	2	0	0	[^	]*	-	20[0-9-]*T[0-9:]*Z	flexslot$" \
 	"$tmp/out" || fail "list's job 2: $(cat "$tmp/out")"
 expect_ctl 0 "" list --no-legend --json
 grep -q '"id": 2, "state": "running", "name": "streaming", "user": "bob"' "$tmp/out" ||

@@ -56,6 +56,8 @@ unit="$dest/usr/lib/systemd/system/flexslot-tracker.service"
 grep -qx 'ExecStart=/usr/sbin/flexslot-tracker --config=/etc/flexslot/tracker.ini' "$unit" ||
 	fail "the tracker's unit paths are not filled in"
 ! grep -q '@[A-Z]*@' "$unit" || fail "placeholder left in the tracker's unit"
+grep -qx 'ConditionPathExists=/etc/flexslot/cluster-token' "$unit" ||
+	fail "the tracker's unit does not wait for the token file"
 check_policy "$dest" org.flexslot.Controller1
 sed -n 's|.*<policy group="\(.*\)">.*|\1|p' "$dest$found" | grep -qx flexslot ||
 	fail "the controller's policy does not open it to the group flexslot"

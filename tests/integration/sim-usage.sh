@@ -52,7 +52,7 @@ usage "run takes one scenario file" run
 usage "run takes one scenario file" run a.ini b.ini
 usage "experiment takes one name (see 'list')" experiment
 usage "unknown command 'fly'" fly
-usage "missing command (run, experiment, plan, list or settings)"
+usage "missing command (run, experiment, replay, plan, list or settings)"
 
 # --set errors name the --set, never a line of the file.
 cp "$src/sim/scenarios/fig10.ini" "$tmp/good.ini"

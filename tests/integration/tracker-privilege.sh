@@ -2,8 +2,9 @@
 # What a task may reach, end to end with a real tracker: tasks run as the
 # configured task user (nobody here), with no group but its own, and cannot
 # read the cluster token; a job's output directory and files are not
-# everyone's; an input symlinked out of the data directory fails its job,
-# saying why from the task's stderr, without its content reaching the
+# everyone's; an input symlinked out of the data directory is refused at
+# submission by name, and one that becomes such a symlink after it fails its
+# job, saying why from the task's stderr, without its content reaching the
 # output. A tracker whose task user does
 # not exist, or is its own user, does not start.
 set -eu
@@ -21,6 +22,7 @@ printf 'a\tb\n' >"$data/maps/m0"
 printf 'secret-line\n' >"$tmp/secret"
 chmod 0644 "$tmp/secret"
 ln -s ../../secret "$data/maps/shadow"
+printf 'x\n' >"$data/maps/later"
 
 # Refusals at start, named.
 real_tracker_config 2 64M "$tmp/work-2" >"$tmp/tracker-2.ini"
@@ -64,16 +66,22 @@ grep -qx "token-unreadable" "$out" || fail "a task could read the cluster token"
 	fail "out/$job is $(stat -c '%a %G' "$data/out/$job"), not 770 for the task user's group"
 [ "$(stat -c %a "$out")" = 640 ] || fail "the output is mode $(stat -c %a "$out"), not 640"
 
-# An input symlinked out of the data directory fails the job, its content
-# nowhere in the output.
-job=$(flexslotctl submit --mapper cat --reduces 1 --name shadow maps/shadow)
+# An input symlinked out of the data directory is refused at submission.
+expect_ctl 1 "InvalidArgument: inputs\[0\] 'maps/shadow' leads out of the data directory" \
+	submit --mapper cat --reduces 1 --name shadow maps/shadow
+# One that becomes such a symlink once the job is split (the tracker
+# stopped meanwhile) fails the job, its content nowhere in the output.
+/bin/kill -s STOP "$tracker_pid"
+job=$(flexslotctl submit --mapper cat --reduces 1 --name shadow maps/later)
+ln -sf ../../secret "$data/maps/later"
+/bin/kill -s CONT "$tracker_pid"
 poll job_ended "$job" || poll job_ended "$job" || poll job_ended "$job" || fail "job $job did not end"
 flexslotctl show "$job" | grep -q "^state	failed\$" ||
 	fail "a job over a symlink out of the data directory did not fail: $(flexslotctl show "$job")"
 # Why, from the task's stderr, in the job's message and the tracker's log.
-flexslotctl show "$job" | grep -q "^message	.*Cannot open input maps/shadow: it leads out of the data directory" ||
+flexslotctl show "$job" | grep -q "^message	.*Cannot open input maps/later: it leads out of the data directory" ||
 	fail "the task's reason is not the job's message: $(flexslotctl show "$job")"
-grep -q "Cannot open input maps/shadow: it leads out of the data directory" "$tmp/tracker.log" ||
+grep -q "Cannot open input maps/later: it leads out of the data directory" "$tmp/tracker.log" ||
 	fail "the refusal is not in the tracker's log: $(cat "$tmp/tracker.log")"
 ! grep -rq "secret-line" "$data/out" || fail "the secret reached the data directory"
 echo "PASS"

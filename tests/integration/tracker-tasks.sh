@@ -101,10 +101,26 @@ echo "grep: $(wc -l <"$tmp/want") distinct matches: ok"
 version=$(sed -n 's/^#define FLEXSLOT_VERSION "\(.*\)"$/\1/p' "$src/common/version.h")
 [ "$("$task" --version)" = "flexslot-task $version" ] || fail "--version: $("$task" --version)"
 "$task" --help | grep -q "^Usage: flexslot-task" || fail "--help"
+# Each command's own --help: its synopsis and the options it takes, no other.
+"$task" map --help >"$tmp/help" || fail "map --help failed"
+[ "$(head -n 1 "$tmp/help")" = "Usage: flexslot-task [OPTIONS] map --split=FILE:OFFSET:LENGTH --reduces=N --out=FILE" ] ||
+	fail "map --help: $(cat "$tmp/help")"
+grep -q -- "--sort-buffer=SIZE" "$tmp/help" || fail "map --help lacks its options: $(cat "$tmp/help")"
+grep -Eq -- "--(partition|reducer|block-size)" "$tmp/help" &&
+	fail "map --help lists options map does not take: $(cat "$tmp/help")"
+"$task" --help splits >"$tmp/help" || fail "--help splits failed"
+grep -q -- "--block-size=SIZE" "$tmp/help" || fail "splits --help: $(cat "$tmp/help")"
+grep -Eq -- "--(out|app|quiet)" "$tmp/help" && fail "splits --help lists task options: $(cat "$tmp/help")"
+for c in map reduce splits apps; do
+	"$task" "$c" --help | head -n 1 | grep -q "^Usage: flexslot-task .*$c" || fail "$c --help"
+	"$task" "$c" --help | grep -Eq "^  (map|reduce|splits|apps) " && fail "$c --help lists the commands"
+done
 "$task" apps | grep -q "^histogram-ratings " || fail "apps: $("$task" apps)"
 split="$tmp/text/small.txt:0:100"
 usage "missing command (map, reduce, splits or apps)"
 usage "unknown command 'fly'" fly
+usage "unknown command 'fly'" fly --help
+usage "--quiet does not apply to apps" --quiet apps
 usage "unknown option '--bogus'" --bogus apps
 usage "option '--out' needs a value" map --out
 usage "unknown application 'wordcont' (see 'apps')" map --app=wordcont

@@ -82,50 +82,25 @@ command -v busctl >/dev/null || fail "busctl is missing (packaging/deps.sh)"
 
 # ---- a private bus and the agent -------------------------------------------
 step "private dbus-daemon and flexslot-agentd"
-# shellcheck source=tests/lib/bus-config.sh
-. "$FLEXSLOT_SRCDIR/tests/lib/bus-config.sh"
-private_bus_config "$vm_state/bus" >"$vm_state/bus.conf"
-dbus-daemon --config-file="$vm_state/bus.conf" --nofork --print-address=1 \
-	>"$vm_state/bus.address" 2>"$vm_state/bus.log" 9>&- &
-vm_track $! dbus-daemon
-vm_poll 10 test -s "$vm_state/bus.address" || fail "dbus-daemon did not start"
-address="unix:path=$vm_state/bus"
-
 # Limits that let the test's changes through: the guest has 1..2 vCPUs and
 # 128 MiB; no rate limit between the two changes.
-cat >"$vm_state/agent.ini" <<EOF
+vm_agent_start "$agentd" 500ms <<EOF || fail "the agent did not take its bus name"
 [agent]
-uri = $VM_URI
-interval = 500ms
-hypervisor-timeout = 20s
 log-level = debug
 [host]
 cpus = 8
 memory = 8G
-reserve-cpus = 0
-reserve-memory = 0
 [limits]
-min-vcpus = 1
-max-vcpus = 2
-max-vcpu-step = 1
 min-memory = 64M
 max-memory = 1G
 max-memory-step = 64M
-min-memory-change = 16M
-min-cpu-weight = 128
 max-cpu-weight = 16384
 min-interval = 0
 EOF
-"$agentd" --config "$vm_state/agent.ini" --address "$address" \
-	>"$vm_state/agent.log" 2>&1 9>&- &
-vm_track $! flexslot-agentd
+address=$VM_BUS_ADDRESS
 
 bus() { busctl --address="$address" "$@"; }
 agent_call() { bus call org.flexslot.Agent1 /org/flexslot/Agent1 org.flexslot.Agent1 "$@"; }
-vm_poll 20 bus status org.flexslot.Agent1 >/dev/null 2>&1 || {
-	cat "$vm_state/agent.log"
-	fail "the agent did not take its bus name"
-}
 
 # The agent's newest metrics of the guest as "vcpus vcpus_max memory
 # memory_max cpu_use steal" (memory in bytes; rates -1 when not known yet).

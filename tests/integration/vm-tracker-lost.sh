@@ -16,38 +16,17 @@ build=${FLEXSLOT_BUILD:?run through make check}
 . "$srcdir/tests/lib/dataset.sh"
 export LC_ALL=C
 
-[ "$(id -u)" -eq 0 ] || skip "needs root to run libvirtd and QEMU guests"
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
-command -v libvirtd >/dev/null || skip "libvirtd is not installed"
-
 vm_dir="$srcdir/tests/vm"
 vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
 # shellcheck disable=SC1091 # tests/vm/lib.sh, checked on its own
 . "$vm_dir/lib.sh"
 # shellcheck disable=SC1091 # tests/vm/cluster.sh, checked on its own
 . "$vm_dir/cluster.sh"
-step() { echo "== [$(awk '{ print $1 }' /proc/uptime)] $*"; }
-keep_state() {
-	[ "$1" -ne 0 ] && [ "$1" -ne 77 ] || return 0
-	keep="$build/integration/vm-tracker-lost.state"
-	rm -rf "$keep"
-	mkdir -p "$keep"
-	cp "$vm_state"/*.console "$vm_state"/*.log "$vm_state"/*.ini "$keep/" 2>/dev/null || true
-	echo "consoles and daemon logs kept in $keep" >&2
-}
-vmc_traps keep_state
-
-vm_lock 600 || fail "another real-guest test held the lock for 10 minutes"
-step "guest image, libvirtd, bus, agent"
 VMC_LOST_TIMEOUT=5s
 VMC_BLOCK_SIZE=2M
 export VMC_LOST_TIMEOUT VMC_BLOCK_SIZE
-vmc_setup "$build" || {
-	[ $? -eq 1 ] && skip "libvirtd does not start here: $(tail -n 3 "$vm_state/libvirtd.out" 2>/dev/null | tr '\n' ' ')"
-	fail "cannot set up the cluster"
-}
-vmc_controller_start one || fail "the controller did not start"
-step "booting two guests"
+vmc_test_start vm-tracker-lost "$build"
+vmc_step "booting two guests"
 for g in fs-w1 fs-w2; do
 	vmc_guest_start "$g" 1 1 256 2 1 64M || fail "cannot create $g"
 done
@@ -60,7 +39,7 @@ for i in 1 2 3 4 5 6; do
 	gen_words "$i" 25000 >"$VMC_DATA/in/f$i"
 done
 wordcount_answer "$VMC_DATA"/in/f* >"$vm_state/expected"
-step "wordcount, $(du -sk "$VMC_DATA/in" | cut -f1) KiB in 6 files"
+vmc_step "wordcount, $(du -sk "$VMC_DATA/in" | cut -f1) KiB in 6 files"
 job=$(vmc_ctl submit --app=wordcount --reduces=2 in/f1 in/f2 in/f3 in/f4 in/f5 in/f6) ||
 	fail "submit refused"
 
@@ -70,7 +49,7 @@ w1_busy() {
 }
 vm_poll 120 w1_busy || fail "fs-w1 never ran a map: $(vmc_ctl nodes)"
 log="$vm_state/controller-one.log"
-step "virsh destroy fs-w1 while it runs $(vmc_ctl nodes --no-legend | awk -F'\t' -v n="$lost_node" '$1 == n { print $7 }') maps"
+vmc_step "virsh destroy fs-w1 while it runs $(vmc_ctl nodes --no-legend | awk -F'\t' -v n="$lost_node" '$1 == n { print $7 }') maps"
 vm_virsh destroy fs-w1 >/dev/null || fail "virsh destroy failed"
 destroyed_at=$(wc -l <"$log")
 # The maps fs-w1 was given and had not finished: those it held at the end.

@@ -23,40 +23,19 @@ build=${FLEXSLOT_BUILD:?run through make check}
 . "$srcdir/tests/lib/dataset.sh"
 export LC_ALL=C
 
-[ "$(id -u)" -eq 0 ] || skip "needs root to run libvirtd and QEMU guests"
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
-command -v libvirtd >/dev/null || skip "libvirtd is not installed"
-
 vm_dir="$srcdir/tests/vm"
 vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
 # shellcheck disable=SC1091 # tests/vm/lib.sh, checked on its own
 . "$vm_dir/lib.sh"
 # shellcheck disable=SC1091 # tests/vm/cluster.sh, checked on its own
 . "$vm_dir/cluster.sh"
-step() { echo "== [$(awk '{ print $1 }' /proc/uptime)] $*"; }
-keep_state() {
-	[ "$1" -ne 0 ] && [ "$1" -ne 77 ] || return 0
-	keep="$build/integration/vm-tracker.state"
-	rm -rf "$keep"
-	mkdir -p "$keep"
-	cp "$vm_state"/*.console "$vm_state"/*.log "$vm_state"/*.ini "$keep/" 2>/dev/null || true
-	echo "consoles and daemon logs kept in $keep" >&2
-}
-vmc_traps keep_state
-
-vm_lock 600 || fail "another real-guest test held the lock for 10 minutes"
-step "guest image, libvirtd, bus, agent"
 VMC_AGENT_INTERVAL=1s
 VMC_LOST_TIMEOUT=10s
 export VMC_AGENT_INTERVAL VMC_LOST_TIMEOUT
-vmc_setup "$build" || {
-	[ $? -eq 1 ] && skip "libvirtd does not start here: $(tail -n 3 "$vm_state/libvirtd.out" 2>/dev/null | tr '\n' ' ')"
-	fail "cannot set up the cluster"
-}
-vmc_controller_start one || fail "the controller did not start"
+vmc_test_start vm-tracker "$build"
 guest=fs-w1
 pin=$(($(getconf _NPROCESSORS_ONLN) - 1))
-step "booting $guest"
+vmc_step "booting $guest"
 t0=$(vm_now_ms)
 vmc_guest_start "$guest" 1 2 384 2 1 96M "$pin" || fail "cannot create the guest"
 vmc_wait_registered 120 "$guest" || fail "the guest's tracker did not register by its UUID"
@@ -73,7 +52,7 @@ token=$(cat "$vm_state/token")
 ! grep -qF "$token" "$vm_state/$guest.xml" || fail "the token is in the domain's XML"
 
 # ---- a wordcount job over the share ----
-step "wordcount over 9p"
+vmc_step "wordcount over 9p"
 mkdir -p "$VMC_DATA/in"
 for i in 1 2 3; do
 	gen_words "$i" 4000 >"$VMC_DATA/in/f$i"
@@ -86,7 +65,7 @@ sort "$VMC_DATA/out/$job"/part-* | cmp -s - "$vm_state/expected" ||
 	fail "job $job's output differs from tr | sort | uniq -c"
 
 # ---- what a task sees: its memory cgroup, the token's mode, the command line ----
-step "a task's view of the guest"
+vmc_step "a task's view of the guest"
 # (One line: a job's command may hold no control character. It runs in the
 # guest, so nothing in it expands here.)
 # shellcheck disable=SC2016
@@ -102,7 +81,7 @@ echo "$seen" | grep -q "^cmdline	" || fail "no command line"
 ! echo "$seen" | grep -qF "$token" || fail "the token is on the kernel command line"
 
 # ---- steal: the agent's, every sample ----
-step "host CPU hog: the agent's steal"
+vmc_step "host CPU hog: the agent's steal"
 "$vm_dir/hog.sh" start "$vm_state" "$(vm_qemu_pid "$guest")" 1 4096 "$pin" >/dev/null
 # "SOURCE STEAL" of the guest in ListVms.
 vm_steal() { vmc_ctl vms --no-legend | awk -F'\t' -v u="$uuid" '$2 == u { print $6, $7 }'; }
@@ -126,7 +105,7 @@ vmc_job_wait "$job" 300 || fail "job $job $VMC_JOB_STATE: $(vmc_ctl show "$job")
 "$vm_dir/hog.sh" stop "$vm_state"
 
 # ---- ResizeVm reaches the guest ----
-step "ResizeVm: 2 vCPUs, 256M"
+vmc_step "ResizeVm: 2 vCPUs, 256M"
 # ListVms' guest columns: the tracker's report.
 guest_view() { vmc_ctl vms --no-legend | awk -F'\t' -v u="$uuid" '$2 == u { print $14, $15 }'; }
 before=$(guest_view)

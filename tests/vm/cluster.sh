@@ -5,6 +5,8 @@
 #   vm_dir=<srcdir>/tests/vm vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
 #   . "$vm_dir/lib.sh"; . "$vm_dir/cluster.sh"
 #   vmc_traps                        teardown on exit, Ctrl-C and TERM
+#   vmc_test_start NAME BUILD        a test's start: all of the below to its
+#                                    first controller (see the function)
 #   vm_lock 600                      the machine-wide lock of real-guest runs
 #   vmc_setup BUILD                  guest images, private libvirtd, private
 #                                    bus, flexslot-agentd on the libvirtd
@@ -32,6 +34,9 @@
 #   VMC_LOST_TIMEOUT     its lost-timeout (default 10s)
 #   VMC_BLOCK_SIZE       its [jobs] block-size (default 1M)
 #   VMC_HOST_CPUS        the CPUs the agent offers its VMs (default: online CPUs)
+#   VMC_AGENT_LIMITS     more lines for the agent's [limits] (default none)
+#   VMC_CALL_TIMEOUT     the trackers' call-timeout (default 10s; a busy
+#                        host's TCG guests may need more)
 # After vmc_setup: VMC_ADDRESS (the private bus), VMC_DATA, VMC_PORT, and
 # vmc_ctl (flexslotctl on that bus).
 
@@ -55,6 +60,38 @@ vmc_on_exit() {
 	vm_teardown 2>/dev/null
 	[ -n "${KEEP_TMP:-}" ] || rm -rf "$vm_state"
 	exit "$_vx_rc"
+}
+
+# vmc_step WHAT: a test's progress line, with the seconds since boot.
+vmc_step() { echo "== [$(awk '{ print $1 }' /proc/uptime)] $*"; }
+
+# vmc_test_start NAME BUILD: how a real-guest test of tests/integration
+# starts, once its VMC_* settings are set: it skips (tests/lib/verdict.sh)
+# where the machine cannot run guests, tears everything down on exit and
+# keeps a failed run's consoles, daemon logs and configurations in
+# BUILD/integration/NAME.state, takes the lock, sets the cluster up with
+# BUILD's programs and starts the controller of run "one".
+vmc_test_start() {
+	vmc_test_keep="$2/integration/$1.state"
+	vmc_traps vmc_test_keep_state
+	[ "$(id -u)" -eq 0 ] || skip "needs root to run libvirtd and QEMU guests"
+	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+	command -v libvirtd >/dev/null || skip "libvirtd is not installed"
+	vm_lock 600 || fail "another real-guest test held the lock for 10 minutes"
+	vmc_step "guest image, libvirtd, bus, agent"
+	vmc_setup "$2" || {
+		[ $? -eq 1 ] && skip "libvirtd does not start here: $(tail -n 3 "$vm_state/libvirtd.out" 2>/dev/null | tr '\n' ' ')"
+		fail "cannot set up the cluster"
+	}
+	vmc_controller_start one || fail "the controller did not start"
+}
+
+vmc_test_keep_state() {
+	[ "$1" -ne 0 ] && [ "$1" -ne 77 ] || return 0
+	rm -rf "$vmc_test_keep"
+	mkdir -p "$vmc_test_keep"
+	cp "$vm_state"/*.console "$vm_state"/*.log "$vm_state"/*.ini "$vmc_test_keep/" 2>/dev/null || true
+	echo "consoles and daemon logs kept in $vmc_test_keep" >&2
 }
 
 # A TCP port nothing listens on, on the host's loopback.
@@ -92,54 +129,26 @@ vmc_setup() {
 	# The token: root's only on the host, never in the shared directory.
 	(umask 077 && head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$vm_state/token")
 
-	# shellcheck source=tests/lib/bus-config.sh
-	. "$vm_dir/../lib/bus-config.sh"
-	private_bus_config "$vm_state/bus" >"$vm_state/bus.conf"
-	dbus-daemon --config-file="$vm_state/bus.conf" --nofork --print-address=1 \
-		>"$vm_state/bus.address" 2>"$vm_state/bus.log" 9>&- &
-	vm_track $! dbus-daemon
-	vm_poll 10 test -s "$vm_state/bus.address" || {
-		vm_log "dbus-daemon did not start"
-		return 2
-	}
-	VMC_ADDRESS="unix:path=$vm_state/bus"
-
 	# Limits that let the allocators' targets through at a demo's pace: a
 	# guest has 1..VCPUS_MAX vCPUs and is never ballooned below 128 MiB.
 	# These guests oversubscribe the host's cores by design (three busy
 	# vCPUs on two cores make the steal), so vCPUs may be overcommitted
 	# threefold: else the agent refuses every vCPU a VM allocator adds.
-	cat >"$vm_state/agent.ini" <<-EOF
-		[agent]
-		uri = $VM_URI
-		interval = ${VMC_AGENT_INTERVAL:-1s}
-		hypervisor-timeout = 20s
+	vm_agent_start "$vmc_build/bin/flexslot-agentd" "${VMC_AGENT_INTERVAL:-1s}" <<-EOF || return 2
 		[host]
 		cpus = ${VMC_HOST_CPUS:-$(getconf _NPROCESSORS_ONLN)}
 		cpu-overcommit = 3
 		memory = 4G
-		reserve-cpus = 0
-		reserve-memory = 0
 		[limits]
-		min-vcpus = 1
-		max-vcpus = 2
-		max-vcpu-step = 1
 		min-memory = 128M
 		max-memory = 2G
 		max-memory-step = 256M
-		min-memory-change = 16M
-		min-cpu-weight = 128
 		max-cpu-weight = 8192
 		min-cpu-cap = 0.05
 		min-interval = 2s
+		${VMC_AGENT_LIMITS:-}
 	EOF
-	"$vmc_build/bin/flexslot-agentd" --config "$vm_state/agent.ini" --address "$VMC_ADDRESS" \
-		>"$vm_state/agent.log" 2>&1 9>&- &
-	vm_track $! flexslot-agentd
-	vm_poll 20 vmc_bus status org.flexslot.Agent1 >/dev/null 2>&1 || {
-		vm_log "the agent did not start: $(tail -n 5 "$vm_state/agent.log")"
-		return 2
-	}
+	VMC_ADDRESS=$VM_BUS_ADDRESS
 	VMC_PORT=$(vmc_free_port)
 	export VMC_ADDRESS VMC_DATA VMC_PORT
 }
@@ -202,6 +211,7 @@ vmc_guest_initrd() {
 		slot-memory = $4
 		[connection]
 		reconnect-max = 2s
+		call-timeout = ${VMC_CALL_TIMEOUT:-10s}
 	EOF
 	chmod 0755 "$_vg_dir" "$_vg_dir/etc" "$_vg_dir/etc/flexslot"
 	chmod 0644 "$_vg_dir/etc/flexslot/tracker.ini"

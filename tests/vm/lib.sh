@@ -3,7 +3,8 @@
 #   vm_dir=<srcdir>/tests/vm; . "$vm_dir/lib.sh"
 # It needs vm_dir (this directory) and vm_state (an empty private directory
 # named /tmp/flexslot-vm.XXXXXX, see vm_reap_stale).
-# After vm_setup: VM_URI, VM_KERNEL, VM_INITRD. Everything started is recorded
+# After vm_setup: VM_URI, VM_KERNEL, VM_INITRD; after vm_agent_start:
+# VM_BUS_ADDRESS. Everything started is recorded
 # under vm_state and stopped by vm_teardown, by PID.
 #
 # Environment:
@@ -138,6 +139,52 @@ vm_accel() {
 # Records a PID that vm_teardown stops: vm_track PID NAME, where NAME is part
 # of its command line.
 vm_track() { echo "$1 $2" >>"$vm_state/pids"; }
+
+# vm_agent_start AGENTD INTERVAL: a private dbus-daemon, its address in
+# VM_BUS_ADDRESS, and the agent AGENTD on it for vm_setup's libvirtd (VM_URI),
+# sampling every INTERVAL. Its configuration, $vm_state/agent.ini, holds what
+# every real-guest run shares (guests of 1..2 vCPUs changed a vCPU at a time,
+# nothing of the host reserved); the caller's own keys, under section
+# headers of their own, come on standard input. Returns 2, logged, when the
+# bus or the agent does not start.
+vm_agent_start() {
+	# shellcheck source=tests/lib/bus-config.sh
+	. "$vm_dir/../lib/bus-config.sh"
+	private_bus_config "$vm_state/bus" >"$vm_state/bus.conf"
+	dbus-daemon --config-file="$vm_state/bus.conf" --nofork --print-address=1 \
+		>"$vm_state/bus.address" 2>"$vm_state/bus.log" 9>&- &
+	vm_track $! dbus-daemon
+	vm_poll 10 test -s "$vm_state/bus.address" || {
+		vm_log "dbus-daemon did not start"
+		return 2
+	}
+	VM_BUS_ADDRESS="unix:path=$vm_state/bus"
+	{
+		cat <<-EOF
+			[agent]
+			uri = $VM_URI
+			interval = $2
+			hypervisor-timeout = 20s
+			[host]
+			reserve-cpus = 0
+			reserve-memory = 0
+			[limits]
+			min-vcpus = 1
+			max-vcpus = 2
+			max-vcpu-step = 1
+			min-memory-change = 16M
+			min-cpu-weight = 128
+		EOF
+		cat
+	} >"$vm_state/agent.ini"
+	"$1" --config "$vm_state/agent.ini" --address "$VM_BUS_ADDRESS" \
+		>"$vm_state/agent.log" 2>&1 9>&- &
+	vm_track $! flexslot-agentd
+	vm_poll 20 busctl --address="$VM_BUS_ADDRESS" status org.flexslot.Agent1 >/dev/null 2>&1 || {
+		vm_log "the agent did not start: $(tail -n 5 "$vm_state/agent.log")"
+		return 2
+	}
+}
 
 # vm_pid_is PID NAME: PID is alive and NAME is in its command line.
 vm_pid_is() {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The SLO models: ARIA's profile, bounds and Eq. 15 slots, the Deadline
- * Constraint Scheduler's minimum tasks and test, RAS's utility, and the
- * profile file. Expected values are worked out by hand from the papers'
- * equations; each test shows the arithmetic. */
+/* The deadline models: ARIA's profile, bounds and Eq. 15 slots with the
+ * profile file that holds a profile, and the Deadline Constraint
+ * Scheduler's minimum tasks and test (RAS's utility is in check_ras.c).
+ * Expected values are worked out by hand from the papers' equations; each
+ * test shows the arithmetic. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -11,7 +12,6 @@
 #include "common/macro.h"
 #include "policy/layers/aria-model.h"
 #include "policy/layers/dcs-model.h"
-#include "policy/layers/ras-utility.h"
 #include "policy/layers/slo-math.h"
 #include "sim/profile.h"
 #include "tests.h"
@@ -697,95 +697,6 @@ START_TEST(test_dcs_edges) {
 }
 END_TEST
 
-/* ---- RAS ---- */
-
-START_TEST(test_ras_required_slots) {
-        unsigned n = 99;
-
-        /* 35 pending maps of 60 s by a goal 150 s away: 35 * 60 / 150 = 14
-         * exactly; 100 s away: 21. */
-        ck_assert_int_eq(ras_required_slots(35, 60, 0, 150, &n), 0);
-        ck_assert_uint_eq(n, 14);
-        ck_assert_int_eq(ras_required_slots(35, 60, 1000, 1100, &n), 0);
-        ck_assert_uint_eq(n, 21);
-        /* A far goal still wants one; past or no goal: all of them. */
-        ck_assert_int_eq(ras_required_slots(3, 10, 0, 1e6, &n), 0);
-        ck_assert_uint_eq(n, 1);
-        ck_assert_int_eq(ras_required_slots(35, 60, 200, 150, &n), 0);
-        ck_assert_uint_eq(n, 35);
-        ck_assert_int_eq(ras_required_slots(35, 60, 150, 150, &n), 0);
-        ck_assert_uint_eq(n, 35);
-        ck_assert_int_eq(ras_required_slots(35, 60, 0, INFINITY, &n), 0);
-        ck_assert_uint_eq(n, 35);
-        /* A goal 1 s away for 35 maps of 60 s: 2100, capped at 35. */
-        ck_assert_int_eq(ras_required_slots(35, 60, 0, 1, &n), 0);
-        ck_assert_uint_eq(n, 35);
-        ck_assert_int_eq(ras_required_slots(0, 60, 0, 100, &n), 0);
-        ck_assert_uint_eq(n, 0);
-
-        n = 99;
-        ck_assert_int_eq(ras_required_slots(35, 0, 0, 150, &n), -EINVAL);
-        ck_assert_int_eq(ras_required_slots(35, NAN, 0, 150, &n), -EINVAL);
-        ck_assert_int_eq(ras_required_slots(35, 60, 0, NAN, &n), -EINVAL);
-        ck_assert_uint_eq(n, 99);
-}
-END_TEST
-
-START_TEST(test_ras_utility) {
-        /* Fig. 2's job: s_req = 20, s_pend = 35, r_pend = 10. */
-        ck_assert_double_eq_tol(ras_utility(20, 20, 35, 10, 10), 0, TOL);
-        ck_assert_double_eq_tol(ras_utility(35, 20, 35, 10, 10), 1, TOL);
-        /* (26 - 20) / (35 - 20) = 0.4 */
-        ck_assert_double_eq_tol(ras_utility_map(26, 20, 35), 0.4, TOL);
-        /* log 10 / log 20 - 1 = 2.302585 / 2.995732 - 1 = -0.231378 */
-        ck_assert_double_eq_tol(ras_utility_map(10, 20, 35), -0.231378, 1e-6);
-        /* log 5 / log 10 - 1 = -0.301030 */
-        ck_assert_double_eq_tol(ras_utility_reduce(5, 10), -0.301030, 1e-6);
-        ck_assert_double_eq_tol(ras_utility(10, 20, 35, 5, 10), -0.532408, 1e-6);
-        /* One slot: log 1 = 0, so -1 for either kind. */
-        ck_assert_double_eq_tol(ras_utility_map(1, 20, 35), -1, TOL);
-        ck_assert_double_eq_tol(ras_utility_reduce(1, 10), -1, TOL);
-
-        /* No map slot: -infinity; no reduce slot: the range's -1. */
-        ck_assert_double_eq(ras_utility_map(0, 20, 35), -INFINITY);
-        ck_assert_double_eq(ras_utility_map(0, 1, 35), -INFINITY);
-        ck_assert_double_eq_tol(ras_utility_reduce(0, 10), -1, TOL);
-        ck_assert_double_eq_tol(ras_utility_reduce(0, 1), -1, TOL);
-        /* Nothing pending: satisfied. */
-        ck_assert_double_eq_tol(ras_utility_reduce(0, 0), 0, TOL);
-        ck_assert_double_eq_tol(ras_utility_map(0, 0, 0), 1, TOL);
-        /* s_pend = s_req: every pending map has its slot. */
-        ck_assert_double_eq_tol(ras_utility_map(5, 5, 5), 1, TOL);
-        /* More slots than pending maps: 20/15 = 1.33, capped at 1. */
-        ck_assert_double_eq_tol(ras_utility_map(40, 20, 35), 20.0 / 15, TOL);
-        ck_assert_double_eq_tol(ras_utility(40, 20, 35, 10, 10), 1, TOL);
-        /* ... but a missing reduce still counts: 1.33 - 0.30 = 1.03 -> 1,
-         * 1.33 - 1 = 0.33. */
-        ck_assert_double_eq_tol(ras_utility(40, 20, 35, 5, 10), 1, TOL);
-        ck_assert_double_eq_tol(ras_utility(40, 20, 35, 0, 10), 20.0 / 15 - 1, TOL);
-        /* More reduce slots than pending reduces. */
-        ck_assert_double_eq_tol(ras_utility_reduce(12, 10), 0, TOL);
-}
-END_TEST
-
-START_TEST(test_ras_utility_monotonic) {
-        /* Eq. 2 grows with the allocation and is 0 exactly at s_req. */
-        for (unsigned req = 1; req <= 30; req++)
-                for (unsigned pend = req; pend <= 40; pend += 3) {
-                        double prev = -INFINITY;
-
-                        ck_assert_double_eq_tol(ras_utility_map(req, req, pend), pend > req ? 0 : 1,
-                                                TOL);
-                        for (unsigned a = 1; a <= pend; a++) {
-                                double u = ras_utility_map(a, req, pend);
-                                ck_assert(u > prev);
-                                ck_assert(u <= 1 + TOL);
-                                prev = u;
-                        }
-                }
-}
-END_TEST
-
 /* ---- profile file ---- */
 
 static const char good_profile[] = "[map]\n"
@@ -871,8 +782,8 @@ START_TEST(test_profile_bad) {
 }
 END_TEST
 
-Suite *suite_slo(void) {
-        Suite *s = suite_create("slo");
+Suite *suite_slo_models(void) {
+        Suite *s = suite_create("slo_models");
         TCase *tc;
 
         tc = tcase_create("aria");
@@ -894,12 +805,6 @@ Suite *suite_slo(void) {
         tcase_add_test(tc, test_dcs_case2);
         tcase_add_test(tc, test_dcs_refusals);
         tcase_add_test(tc, test_dcs_edges);
-        suite_add_tcase(s, tc);
-
-        tc = tcase_create("ras");
-        tcase_add_test(tc, test_ras_required_slots);
-        tcase_add_test(tc, test_ras_utility);
-        tcase_add_test(tc, test_ras_utility_monotonic);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("profile");

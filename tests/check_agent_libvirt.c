@@ -396,12 +396,16 @@ START_TEST(test_collector_settings) {
 }
 END_TEST
 
-Suite *suite_agent_host(void) {
-        Suite *s = suite_create("agent_host");
-        TCase *tc = tcase_create("host");
+Suite *suite_agent_libvirt(void) {
+        Suite *s = suite_create("agent_libvirt");
+        TCase *tc = tcase_create("collector");
 
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_host_sample);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("actuator");
+        tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_host_change_then_rate_limit);
         tcase_add_test(tc, test_host_unchanged_is_not_a_change);
         tcase_add_test(tc, test_host_reserve_counts_other_domains);

@@ -193,7 +193,7 @@ START_TEST(test_split_directory) {
         test_write_file(path, "", 0);
 
         /* Largest first; hidden and '_' files are not input. */
-        ck_assert_int_eq(input_splits_compute(paths, 1, 16, &l), 0);
+        ck_assert_int_eq(input_splits_compute(AT_FDCWD, paths, 1, 16, &l), 0);
         ck_assert_uint_eq(l.n, 3);
         ck_assert_uint_eq(l.splits[0].length, 17);
         ck_assert(strstr(l.splits[0].path, "/big"));
@@ -211,10 +211,10 @@ START_TEST(test_split_directory) {
 
         snprintf(path, sizeof(path), "%s/sub", dir);
         ck_assert_int_eq(mkdir(path, 0755), 0);
-        ck_assert_int_eq(input_splits_compute(paths, 1, 16, &l), -EISDIR);
+        ck_assert_int_eq(input_splits_compute(AT_FDCWD, paths, 1, 16, &l), -EISDIR);
         snprintf(path, sizeof(path), "%s/missing", dir);
         paths[0] = path;
-        ck_assert_int_eq(input_splits_compute(paths, 1, 16, &l), -ENOENT);
+        ck_assert_int_eq(input_splits_compute(AT_FDCWD, paths, 1, 16, &l), -ENOENT);
         test_remove_tree(dir);
 }
 END_TEST
@@ -698,8 +698,8 @@ START_TEST(test_more_memory_fewer_spills) {
 }
 END_TEST
 
-Suite *suite_tracker(void) {
-        Suite *s = suite_create("tracker");
+Suite *suite_tracker_records(void) {
+        Suite *s = suite_create("tracker_records");
         TCase *tc;
 
         tc = tcase_create("splits");

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/* A step's decisions on the YARN model's snapshot into what YARN can be
+ * asked (yarn-model.h lists what each becomes), and what cannot be done
+ * said in the log once. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/format.h"
+#include "common/log.h"
+#include "common/macro.h"
+#include "yarn-internal.h"
+
+static const char *const kill_reasons[_KILL_REASON_MAX] = {
+        [KILL_RESIZE] = "resize",
+        [KILL_REPLACE] = "replace",
+        [KILL_RETRY] = "retry",
+};
+
+size_t yarn_actions_max(const YarnModel *m, const Decisions *d) {
+        return d->n_kills + m->n_nodes;
+}
+
+static void note_oom(int r) {
+        if (r == -ENOMEM)
+                log_oom();
+}
+
+static size_t kill_actions(YarnModel *m, const YarnSnapshot *s, const Decisions *d,
+                           YarnAction *ret) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < d->n_kills; i++) {
+                const Kill *k = &d->kills[i];
+                const Attempt *sa = &s->attempts[k->attempt];
+                YarnModelJob *j = s->job_of[s->tasks[sa->task].job];
+                const YarnAttempt *a = s->attempt_of[k->attempt];
+                const YarnTask *t = s->task_of[sa->task];
+                int r;
+
+                if (yarn_id_set_has(&j->killed, a->id))
+                        continue;
+                if (!j->fresh) {
+                        log_info("Not now: kill of %s (%s): its application master did not "
+                                 "answer this round",
+                                 a->id, kill_reasons[k->reason]);
+                        continue;
+                }
+                r = yarn_id_set_add(&j->killed, a->id);
+                if (r < 0) {
+                        note_oom(r);
+                        continue;
+                }
+                log_info("Kill: attempt %s of job %" PRIu64 " on YARN node %s (%s), through its "
+                         "application master",
+                         a->id, j->id, a->node_http_address, kill_reasons[k->reason]);
+                /* The kill is Algorithm 1's restart; its bigger slot is
+                 * what YARN cannot be told. */
+                if (k->reason == KILL_RESIZE)
+                        log_notice("Not done: FlexSlot would restart %s with %s of memory; a "
+                                   "MapReduce attempt's container is its job's size "
+                                   "(mapreduce.map.memory.mb), which cannot be set for one "
+                                   "attempt from outside: it runs again at that size",
+                                   a->id, FORMAT_SIZE(k->slot_memory));
+                ret[n++] = (YarnAction){ .kind = YARN_ACTION_KILL,
+                                         .app = j->app,
+                                         .job = j->jobs[0].id,
+                                         .task = t->id,
+                                         .attempt = a->id,
+                                         .reason = kill_reasons[k->reason] };
+        }
+        return n;
+}
+
+static void slot_changes(YarnModel *m, Cluster *c, const Decisions *d, usec_t now) {
+        for (size_t i = 0; i < d->n_slot_changes; i++) {
+                const SlotChange *sc = &d->slot_changes[i];
+                const ClusterNode *cn = &c->nodes[sc->node];
+                YarnModelNode *mn = yarn_model_node_by_node(m, cn->id);
+                unsigned want, slots[_SLOT_TYPE_MAX] = { 0 };
+
+                if (!mn)
+                        continue;
+                want = yarn_model_clamp_slots(m, mn, sc->slots[SLOT_MAP] + sc->slots[SLOT_REDUCE]);
+                if (want == cn->slots[SLOT_MAP] + cn->slots[SLOT_REDUCE])
+                        continue;
+                log_info("Slots: YARN node %s %u -> %u containers (asked %u map, %u reduce)",
+                         mn->id, cn->slots[SLOT_MAP] + cn->slots[SLOT_REDUCE], want,
+                         sc->slots[SLOT_MAP], sc->slots[SLOT_REDUCE]);
+                mn->want = want;
+                slots[SLOT_MAP] = want;
+                (void)cluster_node_update(c, mn->node, cn->state, slots, cn->running, now);
+        }
+}
+
+/* Capacity requests for the nodes the ResourceManager shows at other than
+ * wanted; a node back at its registered capacity wants nothing more. */
+static size_t capacity_actions(YarnModel *m, YarnAction *ret) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < m->n_nodes; i++) {
+                YarnModelNode *mn = &m->nodes[i];
+                unsigned most =
+                        yarn_model_slots(&m->config, mn->registered_mb, mn->registered_vcores);
+                bool full = mn->want >= most;
+
+                if (!mn->want || mn->asking || mn->state != YARN_NODE_RUNNING)
+                        continue;
+                if (full && mn->memory_mb == mn->registered_mb &&
+                    mn->vcores == mn->registered_vcores) {
+                        mn->want = 0;
+                        continue;
+                }
+                if (!full && yarn_model_slots(&m->config, mn->memory_mb, mn->vcores) == mn->want)
+                        continue;
+                mn->asking = true;
+                ret[n++] = (YarnAction){
+                        .kind = YARN_ACTION_CAPACITY,
+                        .node = mn->id,
+                        .memory_mb = full ? mn->registered_mb : mn->want * m->config.container_mb,
+                        .vcores = full ? mn->registered_vcores
+                                       : mn->want * m->config.container_vcores,
+                };
+        }
+        return n;
+}
+
+/* An SLO scheduler's quota, said when it changes. */
+static void advise(const YarnSnapshot *s, const Decisions *d) {
+        for (size_t i = 0; i < d->n_quotas; i++) {
+                const SlotQuota *q = &d->quotas[i];
+                YarnModelJob *j = s->job_of[q->job];
+                unsigned containers = q->slots[SLOT_MAP] + q->slots[SLOT_REDUCE];
+
+                if (containers == j->advised)
+                        continue;
+                j->advised = containers;
+                log_info("Advice: job %" PRIu64 " (%s) needs %u map and %u reduce containers at "
+                         "least to meet its deadline; YARN's reservations are not used, the "
+                         "queue's share is what it gets",
+                         j->id, j->app, q->slots[SLOT_MAP], q->slots[SLOT_REDUCE]);
+        }
+}
+
+size_t yarn_model_actions(YarnModel *m, Cluster *c, const YarnSnapshot *s, const Decisions *d,
+                          usec_t now, YarnAction *ret) {
+        size_t n;
+
+        for (size_t i = 0; i < d->n_stragglers; i++) {
+                const YarnAttempt *a = s->attempt_of[d->stragglers[i].attempt];
+
+                log_debug("Straggler: attempt %s on YARN node %s", a->id, a->node_http_address);
+        }
+        if (d->n_assignments + d->n_placements + d->n_reservations > 0)
+                log_debug("YARN places containers itself: this step's %zu assignments, %zu job "
+                          "slots and %zu reservations are not carried out",
+                          d->n_assignments, d->n_placements, d->n_reservations);
+        n = kill_actions(m, s, d, ret);
+        slot_changes(m, c, d, now);
+        n += capacity_actions(m, ret + n);
+        advise(s, d);
+        return n;
+}
+
+void yarn_model_capacity_done(YarnModel *m, const char *node_id) {
+        YarnModelNode *mn = yarn_model_node_by_id(m, node_id);
+
+        if (mn)
+                mn->asking = false;
+}
+
+void yarn_model_kill_failed(YarnModel *m, const char *app, const char *attempt) {
+        YarnModelJob *j = yarn_model_job(m, app);
+
+        for (size_t i = 0; j && i < j->killed.n; i++)
+                if (strcmp(j->killed.ids[i], attempt) == 0) {
+                        free(j->killed.ids[i]);
+                        j->killed.ids[i] = j->killed.ids[--j->killed.n];
+                        return;
+                }
+}

@@ -1,0 +1,408 @@
+#!/bin/sh
+# `make vmexp` (`make vmexp-quick`): the real-guest experiment of FlexSlot
+# against the simulator's prediction (sim/predictions/, sim/README.md
+# "Real guests"). Four guests of 2 vCPUs and 384 MiB, a tracker each with 2
+# map slots and 1 reduce slot, share a CPU pool of 1.6 host CPUs (a CFS
+# quota on libvirt's /machine partition, which holds every guest and
+# nothing else). Each arm runs the built-in inverted-index and wordcount
+# over one synthetic text set (small files, and expensive splits of lines
+# 8 times as long) on a fresh controller and store:
+#
+#   A  homo + stock        the pool split equally as fixed caps (vm-allocator homo)
+#   B  DRS + stock         the simulator's DRS live (vm-allocator drs): every
+#                          period the pool by use over the window, as caps
+#   C  DRS + FlexSlot      B with slot-manager flexslot (settle = the period)
+#   D  C without Alg. 1    io_threshold = 1: no kill-and-restart resize
+#   E  our allocator       slot-manager and vm-allocator flexslot, no DRS
+#   F  KVM's equal shares  stock, no caps: the guests share the pool by weight
+#
+# Arms run in an order shuffled per repeat. For each run: the jobs'
+# completion time, maps per guest (Fig. 4's max/min), kills and slot moves,
+# VM targets sent, each guest's steal as the agent measured it, and the cap
+# timeline as libvirt reports it (schedinfo every 5 s), with the load
+# average before and after. Both outputs are checked against answers
+# computed here. At the end a table per arm, and the ratios the prediction
+# gives (B/A, C/B, D/B, E/B, F/B, max/min). Everything started here is
+# stopped by PID on exit, Ctrl-C included, and the guests' partition gets
+# its quota and weight back.
+#
+#   demo/vmexp.sh [--quick] [--repeats N] [--arms "A B ..."] [--seed N]
+#
+# --quick: 12 MiB per job in 1 MiB splits, a 15 s DRS period, one repeat
+# (a few minutes: to check the harness, not to measure). The full run: per
+# job VMEXP_MB MiB (default 800: Homo about 10-15 min under TCG by
+# tests/vm/calibrate.sh's costs at a quiet load; check the first run's
+# times) in 4 MiB splits, a 120 s period, 3 repeats. KEEP_TMP=1 keeps the
+# state directory; VMEXP_OUT (default $FLEXSLOT_BUILD/vmexp-DATE) gets the
+# results; VMEXP_VCPUS=1 brings each guest up with 1 of its 2 vCPUs online.
+#
+# What TCG does not give, and how it is gone around: the guests have no
+# steal clock (their /proc/stat steal is 0), so steal is the agent's
+# (libvirt's vcpu.N.delay); vCPUs are never unplugged (unplug times out
+# under TCG), so every arm moves CPU with caps and weights only. A cap is
+# set as a quota per vCPU (the agent's), where DRS and the simulator cap
+# the VM as a whole: a guest with one busy vCPU gets half its cap.
+set -eu
+build=${FLEXSLOT_BUILD:?set by make vmexp}
+src=${FLEXSLOT_SRCDIR:?set by make vmexp}
+quick=no repeats=3 arms="A B C D E F" seed=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=yes ;;
+	--repeats)
+		repeats=${2:?--repeats N}
+		shift
+		;;
+	--arms)
+		arms=${2:?--arms "A B ..."}
+		shift
+		;;
+	--seed)
+		seed=${2:?--seed N}
+		shift
+		;;
+	*)
+		echo "vmexp: unknown argument '$1' (--quick, --repeats N, --arms LIST, --seed N)" >&2
+		exit 2
+		;;
+	esac
+	shift
+done
+case ${VMEXP_VCPUS:-2} in 1 | 2) ;; *)
+	echo "vmexp: VMEXP_VCPUS '$VMEXP_VCPUS' is not 1 or 2" >&2
+	exit 2
+	;;
+esac
+for n in "$repeats" "$seed" "${VMEXP_MB:-800}"; do
+	case $n in '' | *[!0-9]* | 0?*)
+		echo "vmexp: '$n' is not a number" >&2
+		exit 2
+		;;
+	esac
+done
+for a in $arms; do
+	case $a in A | B | C | D | E | F) ;; *)
+		echo "vmexp: unknown arm '$a' (A-F)" >&2
+		exit 2
+		;;
+	esac
+done
+cannot() {
+	echo "vmexp: $*" >&2
+	exit 1
+}
+[ "$(id -u)" -eq 0 ] || cannot "needs root: it runs a private libvirtd and QEMU guests"
+command -v qemu-system-x86_64 >/dev/null || cannot "qemu-system-x86_64 is not installed (packaging/deps.sh --test)"
+command -v libvirtd >/dev/null || cannot "libvirtd is not installed (packaging/deps.sh --test)"
+export LC_ALL=C
+
+if [ "$quick" = yes ]; then
+	mb=12 block=1M period=15 repeats=1
+else
+	mb=${VMEXP_MB:-800} block=4M period=120
+fi
+pool=1.6
+vcpus=${VMEXP_VCPUS:-2}
+guests="fs-x1 fs-x2 fs-x3 fs-x4"
+out=${VMEXP_OUT:-$build/vmexp-$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$out"
+
+vm_dir="$src/tests/vm"
+vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
+# shellcheck source=tests/vm/lib.sh
+. "$vm_dir/lib.sh"
+# shellcheck source=tests/vm/cluster.sh
+. "$vm_dir/cluster.sh"
+# shellcheck source=tests/lib/dataset.sh
+. "$src/tests/lib/dataset.sh"
+pool_cg=""
+on_exit() {
+	# The pool's quota back as it was.
+	if [ -n "$pool_cg" ] && [ -f "$vm_state/pool.quota" ]; then
+		cat "$vm_state/pool.quota" >"$pool_cg/cpu.cfs_quota_us" 2>/dev/null || true
+	fi
+	if [ -n "$pool_cg" ] && [ -f "$vm_state/pool.period" ]; then
+		cat "$vm_state/pool.period" >"$pool_cg/cpu.cfs_period_us" 2>/dev/null || true
+	fi
+	if [ -n "$pool_cg" ] && [ -f "$vm_state/pool.shares" ]; then
+		cat "$vm_state/pool.shares" >"$pool_cg/cpu.shares" 2>/dev/null || true
+	fi
+	[ -z "${KEEP_TMP:-}" ] || echo "consoles, logs and data: $vm_state"
+}
+vmc_traps on_exit
+secs() { awk -v ms="$1" 'BEGIN { printf "%.1f", ms / 1000 }'; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+echo "== vmexp: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n), $(getconf _NPROCESSORS_ONLN) CPUs, load $(load)"
+echo "   mode $([ "$quick" = yes ] && echo quick || echo full): $mb MiB per job in $block splits," \
+	"DRS period and window ${period}s, $repeats repeat(s), arms $arms, seed $seed"
+vm_lock 900 || cannot "another real-guest run held the lock for 15 minutes"
+
+echo "== guest image, private libvirtd, bus, flexslot-agentd"
+VMC_AGENT_INTERVAL=2s
+VMC_BLOCK_SIZE=$block
+VMC_LOST_TIMEOUT=60s
+# On a busy 2-core host four TCG guests answer slowly: a heartbeat may take
+# more than the default 10 s.
+VMC_CALL_TIMEOUT=30s
+VMC_HOST_CPUS=$(getconf _NPROCESSORS_ONLN)
+# DRS moves caps by hundredths of a CPU: the agent takes every move.
+VMC_AGENT_LIMITS="min-cpu-cap-change = 0.01"
+export VMC_AGENT_INTERVAL VMC_BLOCK_SIZE VMC_LOST_TIMEOUT VMC_HOST_CPUS VMC_AGENT_LIMITS VMC_CALL_TIMEOUT
+vmc_setup "$build" || cannot "cannot start the cluster's host side (see the messages above)"
+data=$VMC_DATA
+
+echo "== dataset: $mb MiB for each job (both read the same files)"
+# Per 100 blocks: 88 regular files of a block, 12 expensive ones of a block
+# of lines 8 times as long (workload.expensive_frac 0.12), and 33 small
+# files of a quarter block (a quarter of the files, small_frac 0.25).
+mkdir -p "$data/in"
+bmb=${block%M}
+blocks=$((mb / bmb))
+lines=$((bmb * 1048576 / 33))
+i=0
+while [ "$i" -lt "$blocks" ]; do
+	if [ $((i % 100 * 12 / 100)) -ne $(((i % 100 + 1) * 12 / 100)) ]; then
+		gen_words $((seed * 100000 + i)) $((lines / 8)) 8 >"$data/in/exp$i"
+	else
+		gen_words $((seed * 100000 + i)) "$lines" >"$data/in/reg$i"
+	fi
+	if [ $((i % 3)) -eq 0 ]; then
+		gen_words $((seed * 100000 + 50000 + i)) $((lines / 4)) >"$data/in/small$i"
+	fi
+	i=$((i + 1))
+done
+inputs=""
+for f in "$data"/in/*; do
+	inputs="$inputs in/${f##*/}"
+done
+wordcount_answer "$data"/in/* >"$vm_state/expected-wordcount"
+# Inverted index: each word's files, sorted and joined by ','.
+for f in "$data"/in/*; do
+	tr ' ' '\n' <"$f" | sort -u | sed "s|\$|	${f##*/}|"
+done | sort -t '	' -k1,1 -k2,2 | awk -F'\t' '
+	$1 != w { if (NR > 1) print w "\t" l; w = $1; l = $2; next }
+	{ l = l "," $2 }
+	END { if (NR) print w "\t" l }' >"$vm_state/expected-inverted-index"
+echo "   $(echo "$inputs" | wc -w) files, $(du -sk "$data/in" | cut -f1) KiB"
+
+echo "== four guests: $vcpus of 2 vCPUs online, 384 MiB, 2 map slots and 1 reduce slot of 96M"
+vmc_controller_start boot "slot-manager = static" || cannot "the controller did not start"
+for g in $guests; do
+	vmc_guest_start "$g" "$vcpus" 2 384 2 1 96M || cannot "cannot create $g"
+done
+# The guests' partition: under cgroup v1 it competes with each process of
+# the root cgroup as one of them (cpu.shares 1024), so on a machine where
+# other work keeps 20 processes busy the four guests together got 6-8 % of a
+# CPU each and did not boot in minutes. Its weight becomes what its 8 vCPUs
+# would have as processes of their own, and its quota the pool; both are
+# put back on exit.
+qpid=$(vm_qemu_pid fs-x1)
+part=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ { split($3, p, "/"); print p[2]; exit }' "/proc/$qpid/cgroup")
+pool_cg=/sys/fs/cgroup/cpu/$part
+if [ -z "$part" ] || [ ! -f "$pool_cg/cpu.cfs_quota_us" ]; then
+	pool_cg=""
+	cannot "cannot find the guests' cpu cgroup partition (cgroup v1 cpu controller)"
+fi
+cat "$pool_cg/cpu.cfs_quota_us" >"$vm_state/pool.quota"
+cat "$pool_cg/cpu.cfs_period_us" >"$vm_state/pool.period"
+cat "$pool_cg/cpu.shares" >"$vm_state/pool.shares"
+echo 8192 >"$pool_cg/cpu.shares"
+# shellcheck disable=SC2086 # the names
+vmc_wait_registered 600 $guests || cannot "the trackers did not register"
+vmc_controller_stop
+echo "   registered in $(secs "$VMC_REGISTER_MS") s, each by its domain's UUID"
+
+# The pool: a quota of 1.6 CPUs on the partition that holds every guest.
+echo 100000 >"$pool_cg/cpu.cfs_period_us"
+awk -v p="$pool" 'BEGIN { printf "%d\n", p * 100000 }' >"$pool_cg/cpu.cfs_quota_us"
+echo "== pool: $pool CPUs for the guests (cfs quota on $pool_cg, cpu.shares 8192)"
+
+# A guest's UUID, for reading ListVms (run_arm creates the guests anew).
+uuid_of() { eval "echo \$uuid_${1#fs-}"; }
+
+# The thresholds of Hadoop and FlexSlot are made for maps of a minute or
+# more; maps here last seconds to tens of seconds (TCG), so they are scaled
+# as make demo-vm scales them, for every arm alike, and FlexSlot waits one
+# DRS period after a slot move before it measures again (settle).
+scaled="speculation = hadoop
+		spec_min_runtime = 8s
+		late_min_runtime = 8s
+		min_age = 4s
+		settle = ${period}s
+		new_task_window = 8s"
+drs="pool = $pool
+		drs_period = ${period}s
+		drs_window = ${period}s
+		drs_sample = 5s"
+policy_of() {
+	case $1 in
+	A) printf 'slot-manager = static\nvm-allocator = homo\npool = %s\n%s' "$pool" "$scaled" ;;
+	B) printf 'slot-manager = static\nvm-allocator = drs\n%s\n%s' "$drs" "$scaled" ;;
+	C) printf 'slot-manager = flexslot\nvm-allocator = drs\n%s\n%s' "$drs" "$scaled" ;;
+	D) printf 'slot-manager = flexslot\nvm-allocator = drs\nio_threshold = 1\n%s\n%s' "$drs" "$scaled" ;;
+	E) printf 'slot-manager = flexslot\nvm-allocator = flexslot\nmin_vm_memory = 192M\n%s' "$scaled" ;;
+	F) printf 'slot-manager = static\nvm-allocator = none\n%s' "$scaled" ;;
+	esac
+}
+label_of() {
+	case $1 in
+	A) echo "homo + stock" ;;
+	B) echo "DRS + stock" ;;
+	C) echo "DRS + FlexSlot" ;;
+	D) echo "DRS + FlexSlot, no Alg. 1" ;;
+	E) echo "flexslot allocator + FlexSlot" ;;
+	F) echo "KVM equal shares + stock" ;;
+	esac
+}
+
+# progress MS STATE MAPS MAPS_DONE REDUCES REDUCES_DONE: a line, the steal
+# and the caps as libvirt has them.
+progress() {
+	_t=$(secs "$1")
+	_line=""
+	vmc_ctl vms --no-legend >"$vm_state/vms" 2>/dev/null || true
+	for g in $guests; do
+		_s=$(awk -F'\t' -v u="$(uuid_of "$g")" '$2 == u { printf "%.2f", $7 }' "$vm_state/vms")
+		[ -z "$_s" ] || echo "$g $_s" >>"$vm_state/steal-$run"
+		_q=$(vm_virsh schedinfo "$g" --live 2>/dev/null |
+			awk -F': *' -v v="$vcpus" '$1 ~ /^cpu_shares/ { s = $2 } $1 ~ /^vcpu_period/ { p = $2 }
+				$1 ~ /^vcpu_quota/ { q = $2 }
+				END { if (q + 0 > 0 && q + 0 < 1e12 && p + 0 > 0) printf "%.2f %s", v * q / p, s
+					else printf "none %s", s }')
+		echo "$_t $g $_q" >>"$out/caps-$run.txt"
+		_line="$_line ${g#fs-} ${_s:-?}/${_q%% *}"
+	done
+	printf '   [%6s s] %s maps %s/%s reduces %s/%s | steal/cap%s\n' "$_t" "${2:-}" "$4" "$3" "$6" "$5" "$_line"
+}
+
+# Whether libvirt holds a CPU quota on every guest; a miss pauses a second,
+# so that vm_poll's tenths of a second become seconds.
+all_capped() {
+	for _g in $guests; do
+		vm_virsh schedinfo "$_g" --live 2>/dev/null |
+			awk -F': *' '$1 ~ /^vcpu_quota/ { q = $2 } END { exit !(q + 0 > 0 && q + 0 < 1e12) }' || {
+			sleep 1
+			return 1
+		}
+	done
+}
+
+# run ARM REPEAT: a fresh controller, both jobs, the outputs checked, one
+# line of results.
+run_arm() {
+	arm=$1 rep=$2
+	run="$arm-$rep"
+	: >"$vm_state/steal-$run"
+	: >"$out/caps-$run.txt"
+	load0=$(load)
+	# Every run starts from freshly booted guests (default weight, no cap,
+	# a cold page cache), whose trackers register with this run's
+	# controller; the old ones go first, so that none of their trackers
+	# registers with it.
+	for g in $guests; do
+		vm_virsh destroy "$g" >/dev/null 2>&1 || true
+	done
+	vmc_controller_start "$run" "$(policy_of "$arm")" || cannot "the controller did not start"
+	for g in $guests; do
+		vmc_guest_start "$g" "$vcpus" 2 384 2 1 96M || cannot "cannot create $g"
+	done
+	# shellcheck disable=SC2086 # the names
+	vmc_wait_registered 600 $guests || cannot "the trackers did not register"
+	for g in $guests; do
+		eval "uuid_${g#fs-}=$(vm_virsh domuuid "$g")"
+	done
+	# The arms with caps start once every guest has its cap: the agent may
+	# read a new domain's settings only after a while, and until it has,
+	# the controller sends it no cap.
+	case $arm in A | B | C | D)
+		t_cap=$(vm_now_ms)
+		# 120 tries of a second and more (all_capped pauses on a miss).
+		if vm_poll 12 all_capped; then
+			echo "   every guest capped $(secs $(($(vm_now_ms) - t_cap))) s after registering"
+		else
+			echo "   not every guest was capped 120 s after registering; the run goes on as it is"
+		fi
+		;;
+	esac
+	log="$vm_state/controller-$run.log"
+	t0=$(vm_now_ms)
+	# shellcheck disable=SC2086 # the inputs, one argument each
+	ii=$(vmc_ctl submit --app=inverted-index --reduces=4 --name="ii-$run" $inputs) ||
+		cannot "the inverted-index job was refused"
+	# shellcheck disable=SC2086
+	wc=$(vmc_ctl submit --app=wordcount --reduces=4 --name="wc-$run" $inputs) ||
+		cannot "the wordcount job was refused"
+	vmc_job_wait "$ii" 7200 progress || cannot "run $run: job $ii $VMC_JOB_STATE"
+	t_ii=$(($(vm_now_ms) - t0))
+	vmc_job_wait "$wc" 7200 progress || cannot "run $run: job $wc $VMC_JOB_STATE"
+	t_all=$(($(vm_now_ms) - t0))
+	for app in inverted-index wordcount; do
+		job=$ii
+		[ "$app" = wordcount ] && job=$wc
+		sort "$data/out/$job"/part-* >"$vm_state/out"
+		cmp -s "$vm_state/out" "$vm_state/expected-$app" ||
+			cannot "run $run: the $app output differs from the answer computed here"
+	done
+	maps=""
+	for g in $guests; do
+		node=$(vmc_node "$g" | cut -d' ' -f1)
+		maps="$maps $(grep -c "Tracker $node: attempt [0-9]* of job [0-9]* map " "$log" || true)"
+	done
+	kills=$(grep -c 'Kill: attempt' "$log" || true)
+	moves=$(grep -c 'Slots: tracker' "$log" || true)
+	sent=$(grep -c 'VM .* (node [0-9]*) on agent .*: target ' "$log" || true)
+	steal=$(awk '{ s += $2; n++ } END { if (n) printf "%.2f", s / n; else print "?" }' "$vm_state/steal-$run")
+	capmoves=$(awk '{ k = $2; if (k in last && last[k] != $3) n++; last[k] = $3 } END { print n + 0 }' \
+		"$out/caps-$run.txt")
+	# shellcheck disable=SC2086 # the counts
+	set -- $maps
+	mm=$(printf '%s\n' "$@" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 }
+		END { if (lo > 0) printf "%.2f", hi / lo; else print "inf" }')
+	# shellcheck disable=SC2086 # the counts, one word each
+	maplist=$(echo $maps | tr ' ' ,)
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$arm" "$rep" "$(secs "$t_all")" "$(secs "$t_ii")" \
+		"$maplist" "$mm" "$kills" "$moves" "$sent" "$capmoves" "$steal" \
+		"$load0 / $(load)" >>"$out/runs.tsv"
+	echo "   done in $(secs "$t_all") s (inverted-index $(secs "$t_ii") s); outputs verified;" \
+		"maps per guest$maps (max/min $mm); kills $kills, slot moves $moves, targets $sent," \
+		"cap changes seen $capmoves; load $load0 -> $(load)"
+	cp "$log" "$out/controller-$run.log"
+	rm -rf "${data:?}/out"
+	vmc_controller_stop
+}
+
+printf 'arm\trepeat\tjct_s\tii_s\tmaps\tmax_min\tkills\tslot_moves\ttargets\tcap_changes\tsteal\tload\n' \
+	>"$out/runs.tsv"
+r=1
+while [ "$r" -le "$repeats" ]; do
+	order=$(echo "$arms" | tr ' ' '\n' | awk -v s=$((seed * 1000 + r)) 'BEGIN { srand(s) }
+		{ print rand() "\t" $0 }' | sort -n | cut -f2 | tr '\n' ' ')
+	echo "== repeat $r of $repeats, order: $order"
+	for a in $order; do
+		echo "== arm $a ($(label_of "$a")), repeat $r"
+		run_arm "$a" "$r"
+	done
+	r=$((r + 1))
+done
+
+echo "== results ($out/runs.tsv; cap timelines caps-ARM-REPEAT.txt: time, guest, cap in CPUs, weight)"
+awk -F'\t' -v arms="$arms" '
+	NR == 1 { next }
+	{ n[$1]++; j[$1] += $3; if (!($1 in lo) || $3 < lo[$1]) lo[$1] = $3; if ($3 > hi[$1]) hi[$1] = $3
+	  mm[$1] = mm[$1] (mm[$1] == "" ? "" : ",") $6; k[$1] += $7; m[$1] += $8; t[$1] += $9; c[$1] += $10
+	  st[$1] += $11 }
+	END {
+		split("A:homo + stock|B:DRS + stock|C:DRS + FlexSlot|D:C without Alg. 1|E:flexslot allocator|F:KVM equal shares", L, "|")
+		for (i in L) { split(L[i], p, ":"); label[p[1]] = p[2] }
+		printf "%-3s %-22s %4s %16s %16s %7s %7s %8s %8s %7s\n", "arm", "", "runs", "JCT s (min-max)", "maps max/min", "kills", "moves", "targets", "capchg", "steal"
+		na = split(arms, a, " ")
+		for (i = 1; i <= na; i++) { x = a[i]; if (!n[x]) continue
+			printf "%-3s %-22s %4d %7.1f (%.0f-%.0f) %16s %7.1f %7.1f %8.1f %8.1f %7.2f\n", x, label[x], n[x], j[x] / n[x], lo[x], hi[x], mm[x], k[x] / n[x], m[x] / n[x], t[x] / n[x], c[x] / n[x], st[x] / n[x] }
+		printf "\nratios of mean JCT (the prediction gives the same, sim/predictions/):"
+		split("B/A C/B D/B E/B F/B", R, " ")
+		for (i = 1; i <= 5; i++) { split(R[i], q, "/"); if (n[q[1]] && n[q[2]]) printf " %s %.3f", R[i], (j[q[1]] / n[q[1]]) / (j[q[2]] / n[q[2]]); else printf " %s -", R[i] }
+		printf "\n"
+	}' "$out/runs.tsv" | tee "$out/table.txt"
+[ "$quick" = no ] || echo "(quick mode: one small run per arm checks the harness; its times are no measurement)"
+echo "vmexp: results in $out"
