@@ -26,12 +26,30 @@ typedef enum AgentSetting {
  * virsh say, shows within it). */
 #define AGENT_SETTINGS_MAX_AGE (60 * USEC_PER_SEC)
 
-/* One domain in one sample. Metrics with no value this round (see
- * HvDomainMetrics.valid) are reported as -1 (rates) or 0 (sizes). */
+/* The kinds of metric a domain has, one per HvMetricValid bit. */
+#define AGENT_METRIC_KINDS 6
+
+/* One domain in one sample. A metric the hypervisor did not answer this
+ * round keeps the value of the round that last measured it, with that
+ * round's time: a domain busy in a job (migration, shutdown), which the
+ * bulk call answers without its counters, loses no value, only freshness.
+ * A metric never measured has its HvDomainMetrics.valid bit clear: unknown,
+ * reported as -1 (rates) or 0 (sizes) beside the bit, never as a value. */
 typedef struct AgentDomain {
         char name[HV_NAME_MAX];
         char uuid[HV_UUID_STRING_MAX];
         HvDomainMetrics metrics;
+        /* Monotonic time each valid metric was measured, by HvMetricValid
+         * bit number. */
+        usec_t measured[AGENT_METRIC_KINDS];
+        /* How long before this sample its oldest valid metric was measured:
+         * 0 when the round measured all of them. */
+        usec_t age_usec;
+        /* Rounds in a row, and in all, that answered without counters the
+         * domain had had (VIR_CONNECT_GET_ALL_DOMAINS_STATS_NOWAIT skipped
+         * what needs its job). */
+        unsigned skipped_rounds;
+        uint64_t skipped_total;
         unsigned settings; /* AgentSetting bits: which of the below are known */
         uint64_t cpu_weight;
         /* The scheduler's figures, kept so that the cap follows the vCPU

@@ -14,19 +14,27 @@
 #define AGENT1_BUS_NAME "org.flexslot.Agent1"
 #define AGENT1_OBJECT_PATH "/org/flexslot/Agent1"
 #define AGENT1_INTERFACE "org.flexslot.Agent1"
-#define AGENT1_VERSION 1u
+#define AGENT1_VERSION 2u
 
 /* The metrics of one domain: the struct GetMetrics, GetAllMetrics,
  * GetHistory and the Sample signal carry, field by field:
  *    1 s  name            6 t  memory (bytes)       11 u  cpu-weight (cpu_shares)
  *    2 s  UUID            7 t  maximum memory       12 d  cpu-cap (CPUs; 0: none)
  *    3 s  state           8 d  CPU use (CPUs)       13 t  guest memory in use (bytes)
- *    4 u  vCPUs           9 d  steal (0..1)
+ *    4 u  vCPUs           9 d  steal (0..1)         14 d  sample age (seconds)
  *    5 u  maximum vCPUs  10 u  valid: Agent1MetricValid bits
  * Fields 1-9 keep the meaning they had before fields 10-13 came: a rate
  * without a value is -1 and a size or count without one 0. Fields 11-13
- * hold 0 (cpu-cap -1) without a value; field 10 says which fields hold one. */
-#define AGENT1_METRICS_TYPE "(sssuuttdduudt)"
+ * hold 0 (cpu-cap -1) without a value; field 10 says which fields hold one:
+ * a field without its bit was never measured, its value is unknown.
+ * Field 14 (version 2): how long before the reply's timestamp the oldest
+ * value of the struct was measured; 0 when the newest sample measured them
+ * all. A domain busy in a job (migration, shutdown) keeps the values last
+ * measured, and their age grows. */
+#define AGENT1_METRICS_TYPE "(sssuuttdduudtd)"
+/* Version 1's struct, fields 1-13, which agents before version 2 send:
+ * their values are as old as the sample. */
+#define AGENT1_METRICS_TYPE_V1 "(sssuuttdduudt)"
 
 typedef enum Agent1MetricValid {
         AGENT1_METRIC_VCPUS = 1u << 0,       /* fields 4 and 5 */
