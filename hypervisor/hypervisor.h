@@ -284,6 +284,9 @@ typedef int (*HvDrvDomainSetCpuWeight)(HvConnection *conn, const char *domain, u
 typedef int (*HvDrvDomainSetQuota)(HvConnection *conn, const char *domain, int64_t quota_usec,
                                    uint64_t period_usec, unsigned flags, int64_t *ret_quota_usec,
                                    uint64_t *ret_period_usec);
+/* *ret: malloc'd, NULL when the domain has no such element. */
+typedef int (*HvDrvDomainGetMetadata)(HvConnection *conn, const char *domain, const char *ns_uri,
+                                      unsigned flags, char **ret);
 
 typedef struct HypervisorDriver {
         const char *name;
@@ -297,6 +300,7 @@ typedef struct HypervisorDriver {
         HvDrvDomainSetMemory domain_set_memory;
         HvDrvDomainSetCpuWeight domain_set_cpu_weight;
         HvDrvDomainSetQuota domain_set_quota;
+        HvDrvDomainGetMetadata domain_get_metadata;
 } HypervisorDriver;
 
 /* The libvirt backend: any libvirt URI (qemu:///system, test:///default,
@@ -382,3 +386,9 @@ int hv_domain_set_cpu_weight(HvConnection *conn, const char *domain, uint64_t sh
 int hv_domain_set_quota(HvConnection *conn, const char *domain, int64_t quota_usec,
                         uint64_t period_usec, unsigned flags, int64_t *ret_quota_usec,
                         uint64_t *ret_period_usec);
+/* The element of namespace ns_uri in the domain's <metadata> (libvirt's
+ * virDomainGetMetadata, of the running definition when it runs), as XML
+ * text that libvirt serialized, in *ret (free with free()); *ret NULL when
+ * the domain has no such element. */
+int hv_domain_get_metadata(HvConnection *conn, const char *domain, const char *ns_uri,
+                           unsigned flags, char **ret);

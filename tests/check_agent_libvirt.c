@@ -26,7 +26,7 @@ static usec_t fake_clock(void) {
 static AgentCollector collector;
 static AgentActuator actuator;
 
-static void host_setup(bool dry_run, bool allow_unplug) {
+static void host_setup_on(const char *fixture, bool dry_run, bool allow_unplug) {
         /* The shipped defaults on an 8-CPU, 7G host with 2G reserved. */
         ActLimits limits = *act_limits_default();
         ActHost capacity = { .cpus = 8, .memory = 7 * GIB };
@@ -35,12 +35,16 @@ static void host_setup(bool dry_run, bool allow_unplug) {
         limits.reserve_memory = 2 * GIB;
         limits.allow_vcpu_unplug = allow_unplug;
         log_set_max_level(LOG_LEVEL_ERR);
-        snprintf(uri, sizeof(uri), "test://%s", test_srcdir_path("tests/fixtures/agent/host.xml"));
+        snprintf(uri, sizeof(uri), "test://%s", test_srcdir_path(fixture));
         ck_assert_msg(uri[7] == '/', "FLEXSLOT_SRCDIR must be absolute: %s", uri);
         ck_assert_int_eq(agent_collector_init(&collector, uri), 0);
         ck_assert_int_eq(agent_actuator_init(&actuator, uri, &limits, &capacity, dry_run), 0);
         collector.clock = actuator.clock = fake_clock;
         fake_now = 1000 * USEC_PER_SEC;
+}
+
+static void host_setup(bool dry_run, bool allow_unplug) {
+        host_setup_on("tests/fixtures/agent/host.xml", dry_run, allow_unplug);
 }
 
 static void setup(void) {
@@ -284,6 +288,67 @@ START_TEST(test_host_target) {
 }
 END_TEST
 
+/* ---- a VM's own limits in its metadata ---- */
+
+static void limits_setup(void) {
+        host_setup_on("tests/fixtures/agent/host-limits.xml", false, false);
+}
+
+/* The VM's limits narrow the agent's for that VM only, and a refusal names
+ * the VM and its limit. */
+START_TEST(test_vm_limits_narrow_the_agents) {
+        AgentResourceChange c;
+        AgentSnapshot *s;
+
+        c = change(ACT_VCPUS, "limited", 4);
+        ck_assert_int_eq(c.status, AGENT_CHANGE_REFUSED);
+        ck_assert_int_eq(c.outcome.rule, ACT_RULE_RANGE);
+        ck_assert_str_eq(c.message, "vcpus 4 is outside the allowed range [1, 3], set by "
+                                    "limited's metadata max-vcpus");
+        c = change(ACT_MEMORY, "limited", GIB);
+        ck_assert_int_eq(c.status, AGENT_CHANGE_REFUSED);
+        ck_assert_int_eq(c.outcome.rule, ACT_RULE_RANGE);
+        ck_assert_msg(strstr(c.message, ", set by limited's metadata min-memory"), "%s", c.message);
+        c = change(ACT_VCPUS, "limited", 3);
+        ck_assert_int_eq(c.status, AGENT_CHANGE_APPLIED);
+        ck_assert_uint_eq(c.after, 3);
+        /* The agent's own limits (max-vcpus 8) for a VM without any. */
+        c = change(ACT_VCPUS, "plain", 4);
+        ck_assert_int_eq(c.status, AGENT_CHANGE_APPLIED);
+        s = sample();
+        ck_assert_uint_eq(agent_snapshot_find(s, "limited")->metrics.vcpus_current, 3);
+        ck_assert_uint_eq(agent_snapshot_find(s, "limited")->metrics.memory_kib, 2 * GIB / 1024);
+        free(s);
+}
+END_TEST
+
+/* Limits that do not parse, or leave nothing within the agent's: the VM is
+ * not changed at all, and the error says which VM and which limit. */
+START_TEST(test_vm_limits_refused_when_wrong) {
+        ActTarget t = { .set = ACT_BIT(ACT_VCPUS), .value[ACT_VCPUS] = 3 };
+        AgentChange c = { .target = t, .flags = ACT_STRICT };
+        AgentSnapshot *s;
+
+        snprintf(c.domain, sizeof(c.domain), "misconfigured");
+        ck_assert_int_eq(agent_actuator_change(&actuator, &c), 0);
+        ck_assert_int_eq(c.error, -EPERM);
+        ck_assert_str_eq(c.message, "misconfigured's limits in its metadata "
+                                    "(https://flexslot.org/xmlns/limits/1): max-vcpus: 'many' "
+                                    "is not a valid count");
+
+        c = (AgentChange){ .target = t, .flags = ACT_STRICT };
+        snprintf(c.domain, sizeof(c.domain), "conflicting");
+        ck_assert_int_eq(agent_actuator_change(&actuator, &c), 0);
+        ck_assert_int_eq(c.error, -EINVAL);
+        ck_assert_str_eq(c.message, "conflicting's limits in its metadata leave no vcpus within "
+                                    "the agent's: minimum 9, maximum 8");
+        s = sample();
+        ck_assert_uint_eq(agent_snapshot_find(s, "misconfigured")->metrics.vcpus_current, 2);
+        ck_assert_uint_eq(agent_snapshot_find(s, "conflicting")->metrics.vcpus_current, 2);
+        free(s);
+}
+END_TEST
+
 /* ---- a domain busy in a job ---- */
 
 /* The test driver cannot hold a domain in a job, nor has it the counters a
@@ -515,6 +580,12 @@ Suite *suite_agent_libvirt(void) {
         tcase_add_test(tc, test_host_unplug_when_allowed);
         tcase_add_test(tc, test_host_dry_run_changes_nothing);
         tcase_add_test(tc, test_host_target);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("vm_limits");
+        tcase_add_checked_fixture(tc, limits_setup, teardown);
+        tcase_add_test(tc, test_vm_limits_narrow_the_agents);
+        tcase_add_test(tc, test_vm_limits_refused_when_wrong);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("settings");
