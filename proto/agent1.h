@@ -36,6 +36,27 @@
  * their values are as old as the sample. */
 #define AGENT1_METRICS_TYPE_V1 "(sssuuttdduudt)"
 
+/* One domain's metrics as read; the strings point into the message. */
+typedef struct Agent1Metrics {
+        const char *name, *uuid, *state;
+        uint32_t vcpus, vcpus_max;
+        uint64_t memory, memory_max;
+        double cpu_use, steal;
+        uint32_t valid, cpu_weight;
+        double cpu_cap;
+        uint64_t memory_used;
+        double age; /* seconds; 0 from a version 1 agent */
+} Agent1Metrics;
+
+/* Enters the array of metrics m is at, of version 2's struct or version
+ * 1's (*ret_with_age false): agents are upgraded one host at a time, after
+ * their controller. -EBADMSG for an array of anything else. */
+int agent1_metrics_enter(sd_bus_message *m, bool *ret_with_age);
+/* The next entry of the array entered: 1 with it in *ret, 0 after the
+ * last, -EBADMSG for an entry that does not read as Agent1 has it (an age
+ * that is negative or not a number). */
+int agent1_metrics_read(sd_bus_message *m, bool with_age, Agent1Metrics *ret);
+
 typedef enum Agent1MetricValid {
         AGENT1_METRIC_VCPUS = 1u << 0,       /* fields 4 and 5 */
         AGENT1_METRIC_MEMORY = 1u << 1,      /* fields 6 and 7 */

@@ -4,7 +4,6 @@
  * host's capacity; each tracker's VM as its agent sees it, into the live
  * model. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,33 +141,29 @@ static void link_down(AgentLink *l, const sd_bus_error *e, int r) {
         nodes_update(l->owner);
 }
 
-/* One domain's metrics, of an agent of Agent1 version 2 (with_age) or 1,
- * whose values are as old as its sample. */
+/* One domain's metrics, of either version (proto/agent1.h). */
 static int read_metrics(sd_bus_message *m, bool with_age, AgentVm *ret) {
-        const char *name, *uuid, *state;
-        AgentVm vm = { 0 };
-        double age = 0.0;
+        Agent1Metrics x;
         int r;
 
-        if (with_age)
-                r = sd_bus_message_read(m, AGENT1_METRICS_TYPE, &name, &uuid, &state, &vm.vcpus,
-                                        &vm.vcpus_max, &vm.memory, &vm.memory_max, &vm.cpu_use,
-                                        &vm.steal, &vm.valid, &vm.cpu_weight, &vm.cpu_cap,
-                                        &vm.memory_used, &age);
-        else
-                r = sd_bus_message_read(m, AGENT1_METRICS_TYPE_V1, &name, &uuid, &state, &vm.vcpus,
-                                        &vm.vcpus_max, &vm.memory, &vm.memory_max, &vm.cpu_use,
-                                        &vm.steal, &vm.valid, &vm.cpu_weight, &vm.cpu_cap,
-                                        &vm.memory_used);
+        r = agent1_metrics_read(m, with_age, &x);
         if (r <= 0)
                 return r;
-        if (strlen(uuid) >= sizeof(vm.uuid) || !isfinite(age) || age < 0.0 ||
-            age > (double)UINT32_MAX)
+        if (strlen(x.uuid) >= sizeof(ret->uuid))
                 return -EBADMSG;
-        vm.age = (usec_t)(age * USEC_PER_SEC);
-        snprintf(vm.uuid, sizeof(vm.uuid), "%s", uuid);
-        snprintf(vm.name, sizeof(vm.name), "%s", name);
-        *ret = vm;
+        *ret = (AgentVm){ .vcpus = x.vcpus,
+                          .vcpus_max = x.vcpus_max,
+                          .memory = x.memory,
+                          .memory_max = x.memory_max,
+                          .cpu_use = x.cpu_use,
+                          .steal = x.steal,
+                          .valid = x.valid,
+                          .cpu_weight = x.cpu_weight,
+                          .cpu_cap = x.cpu_cap,
+                          .memory_used = x.memory_used,
+                          .age = (usec_t)(x.age * USEC_PER_SEC) };
+        snprintf(ret->uuid, sizeof(ret->uuid), "%s", x.uuid);
+        snprintf(ret->name, sizeof(ret->name), "%s", x.name);
         return 1;
 }
 
@@ -203,7 +198,6 @@ static void vm_keep_rates(AgentVm *vm, const AgentVm *old, usec_t now, usec_t ma
  * they are fresh. */
 static int link_take_sample(AgentLink *l, sd_bus_message *m) {
         AgentVm *vms = NULL, vm;
-        const char *contents = NULL;
         bool with_age = false;
         size_t n = 0;
         uint64_t timestamp;
@@ -212,15 +206,7 @@ static int link_take_sample(AgentLink *l, sd_bus_message *m) {
 
         r = sd_bus_message_read(m, "t", &timestamp);
         if (r >= 0)
-                r = sd_bus_message_peek_type(m, NULL, &contents);
-        if (r >= 0) {
-                /* An agent of version 1 as well: agents upgrade one host at
-                 * a time, the controller first. */
-                with_age = contents && strcmp(contents, AGENT1_METRICS_TYPE) == 0;
-                r = with_age || (contents && strcmp(contents, AGENT1_METRICS_TYPE_V1) == 0)
-                            ? sd_bus_message_enter_container(m, 'a', contents)
-                            : -EBADMSG;
-        }
+                r = agent1_metrics_enter(m, &with_age);
         while (r >= 0 && (r = read_metrics(m, with_age, &vm)) > 0) {
                 const AgentVm *old = agents_link_vm(l, vm.uuid);
                 AgentVm *grown = realloc(vms, (n + 1) * sizeof(*vms));
