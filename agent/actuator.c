@@ -225,6 +225,31 @@ static int vm_limits(AgentActuator *a, AgentChange *c, ActLimits *ret, unsigned 
         return -EINVAL;
 }
 
+/* The balloon guard: a shrink of x's memory needs the guest's word that it
+ * has room, which only fresh statistics give, and stops while its major
+ * faults or swap-in rise, the sign that the last shrink already cut into
+ * what it uses. */
+static void guard_shrink(unsigned guest_memory, AgentResourceChange *x) {
+        const char *why;
+
+        if (x->outcome.value >= x->outcome.current)
+                return;
+        if (!(guest_memory & AGENT_GUEST_STATS_FRESH)) {
+                x->guard = AGENT_GUARD_NO_GUEST_STATS;
+                why = "reported no memory statistics since the last sample (it needs a "
+                      "balloon stats period)";
+        } else if (guest_memory & AGENT_GUEST_PRESSURE_RISING) {
+                x->guard = AGENT_GUARD_GUEST_PRESSURE;
+                why = "had more major faults or swap-in than in the sample before";
+        } else
+                return;
+        x->status = AGENT_CHANGE_REFUSED;
+        snprintf(x->message, sizeof(x->message),
+                 "memory %s is below the current %s, and the guest %s",
+                 ACT_VALUE(ACT_MEMORY, x->outcome.value), ACT_VALUE(ACT_MEMORY, x->outcome.current),
+                 why);
+}
+
 /* Names the VM's limit in the message of a target its range bound. */
 static void name_vm_limit(const AgentChange *c, ActResource k, const ActLimits *limits,
                           unsigned floors, unsigned ceilings, AgentResourceChange *x) {
@@ -304,6 +329,11 @@ int agent_actuator_change(AgentActuator *a, AgentChange *c) {
                         continue;
                 default:
                         break;
+                }
+                if (k == ACT_MEMORY && a->balloon_guard) {
+                        guard_shrink(c->guest_memory, x);
+                        if (x->guard != AGENT_GUARD_NONE)
+                                continue;
                 }
                 if (a->dry_run) {
                         x->status = AGENT_CHANGE_DRY_RUN;

@@ -23,6 +23,25 @@ const AgentDomain *agent_snapshot_find(const AgentSnapshot *s, const char *domai
         return NULL;
 }
 
+unsigned agent_snapshot_guest_memory(const AgentSnapshot *s, const char *domain) {
+        const AgentDomain *d = agent_snapshot_find(s, domain);
+
+        return d ? d->guest_memory : 0;
+}
+
+unsigned agent_guest_memory(const HvDomainSample *prev, const HvDomainSample *cur) {
+        unsigned both = prev ? prev->fields & cur->fields : 0, g = 0;
+
+        if ((both & HV_FIELD_BALLOON_GUEST) && (both & HV_FIELD_BALLOON_UPDATE) &&
+            cur->balloon_last_update > prev->balloon_last_update)
+                g |= AGENT_GUEST_STATS_FRESH;
+        if ((both & HV_FIELD_BALLOON_PRESSURE) &&
+            (cur->balloon_major_faults > prev->balloon_major_faults ||
+             cur->balloon_swap_in_kib > prev->balloon_swap_in_kib))
+                g |= AGENT_GUEST_PRESSURE_RISING;
+        return g;
+}
+
 void agent_snapshot_others(const AgentSnapshot *s, const char *domain, uint64_t *ret_vcpus,
                            uint64_t *ret_memory) {
         const AgentDomain *self = agent_snapshot_find(s, domain);
@@ -358,6 +377,7 @@ int agent_collector_sample(AgentCollector *c, const AgentStale *stale, AgentSnap
                 fill_from_info(c, d, prior, is_stale(stale, d->uuid), now);
                 keep_unmeasured(d, prior, now);
                 note_skipped(d, prior, paired[i], &samples[i]);
+                d->guest_memory = agent_guest_memory(paired[i], &samples[i]);
         }
         free(before.sorted);
         /* A round whose call was too slow for rates, or that skipped the

@@ -26,6 +26,20 @@ typedef enum AgentSetting {
  * virsh say, shows within it). */
 #define AGENT_SETTINGS_MAX_AGE (60 * USEC_PER_SEC)
 
+/* What the newest samples say of a guest's memory, for the shrink guard
+ * (agent/actuator.h): each compares the sample with the one before. */
+typedef enum AgentGuestMemory {
+        /* The guest reported memory statistics between the two samples
+         * (balloon.last-update moved: it has a balloon stats period). */
+        AGENT_GUEST_STATS_FRESH = 1u << 0,
+        /* Its major faults or swap-in grew between them. */
+        AGENT_GUEST_PRESSURE_RISING = 1u << 1,
+} AgentGuestMemory;
+
+/* The AgentGuestMemory bits of cur against prev, the domain's sample before
+ * (NULL: none). Pure. */
+unsigned agent_guest_memory(const HvDomainSample *prev, const HvDomainSample *cur);
+
 /* The kinds of metric a domain has, one per HvMetricValid bit. */
 #define AGENT_METRIC_KINDS 6
 
@@ -50,7 +64,8 @@ typedef struct AgentDomain {
          * what needs its job). */
         unsigned skipped_rounds;
         uint64_t skipped_total;
-        unsigned settings; /* AgentSetting bits: which of the below are known */
+        unsigned guest_memory; /* AgentGuestMemory bits */
+        unsigned settings;     /* AgentSetting bits: which of the below are known */
         uint64_t cpu_weight;
         /* The scheduler's figures, kept so that the cap follows the vCPU
          * count of every sample: the quota is per vCPU. */
@@ -75,6 +90,9 @@ typedef struct AgentSnapshot {
 
 /* A domain by name or UUID, or NULL. */
 const AgentDomain *agent_snapshot_find(const AgentSnapshot *s, const char *domain);
+/* The AgentGuestMemory bits of domain in s; 0 when s is NULL or has no
+ * such domain. */
+unsigned agent_snapshot_guest_memory(const AgentSnapshot *s, const char *domain);
 
 /* What the running domains of s other than domain (a name or UUID) hold;
  * s may be NULL (nothing known yet). */

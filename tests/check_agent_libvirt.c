@@ -288,6 +288,61 @@ START_TEST(test_host_target) {
 }
 END_TEST
 
+/* ---- the balloon guard ---- */
+
+/* A change of worker2's memory to bytes, with what the last sample said of
+ * its guest's memory. The test driver has no guest statistics: the bits
+ * are given as the daemon takes them from the sample
+ * (test_collector_guest_memory has the collector make them). */
+static AgentResourceChange memory_of_worker2(uint64_t bytes, unsigned guest_memory) {
+        AgentChange c = { .target = { .set = ACT_BIT(ACT_MEMORY), .value[ACT_MEMORY] = bytes },
+                          .flags = ACT_STRICT,
+                          .guest_memory = guest_memory };
+
+        snprintf(c.domain, sizeof(c.domain), "worker2");
+        ck_assert_int_eq(agent_actuator_change(&actuator, &c), 0);
+        ck_assert_int_eq(c.error, 0);
+        return c.r[ACT_MEMORY];
+}
+
+/* No shrink without fresh statistics from the guest, none while its major
+ * faults or swap-in rise; growth is never held back, and without the guard
+ * a shrink goes through as before. */
+START_TEST(test_balloon_guard) {
+        AgentResourceChange x;
+        AgentSnapshot *s;
+
+        x = memory_of_worker2(3 * GIB / 2, 0);
+        ck_assert_int_eq(x.status, AGENT_CHANGE_APPLIED);
+        fake_now += 60 * USEC_PER_SEC;
+
+        actuator.balloon_guard = true;
+        x = memory_of_worker2(GIB, 0);
+        ck_assert_int_eq(x.status, AGENT_CHANGE_REFUSED);
+        ck_assert_int_eq(x.guard, AGENT_GUARD_NO_GUEST_STATS);
+        ck_assert_str_eq(x.message, "memory 1G is below the current 1.5G, and the guest "
+                                    "reported no memory statistics since the last sample (it "
+                                    "needs a balloon stats period)");
+        x = memory_of_worker2(GIB, AGENT_GUEST_STATS_FRESH | AGENT_GUEST_PRESSURE_RISING);
+        ck_assert_int_eq(x.status, AGENT_CHANGE_REFUSED);
+        ck_assert_int_eq(x.guard, AGENT_GUARD_GUEST_PRESSURE);
+        ck_assert_str_eq(x.message, "memory 1G is below the current 1.5G, and the guest had "
+                                    "more major faults or swap-in than in the sample before");
+        s = sample();
+        ck_assert_uint_eq(agent_snapshot_find(s, "worker2")->metrics.memory_kib,
+                          3 * GIB / 2 / 1024);
+        free(s);
+
+        x = memory_of_worker2(GIB, AGENT_GUEST_STATS_FRESH);
+        ck_assert_int_eq(x.status, AGENT_CHANGE_APPLIED);
+        ck_assert_int_eq(x.guard, AGENT_GUARD_NONE);
+        ck_assert_uint_eq(x.after, GIB);
+        fake_now += 60 * USEC_PER_SEC;
+        x = memory_of_worker2(2 * GIB, 0);
+        ck_assert_int_eq(x.status, AGENT_CHANGE_APPLIED);
+}
+END_TEST
+
 /* ---- a VM's own limits in its metadata ---- */
 
 static void limits_setup(void) {
@@ -359,6 +414,10 @@ END_TEST
  * that one is answered as NOWAIT answers a domain in a job, its state
  * without its counters. The collector around it is the agent's own. */
 static const char *in_job;
+/* The guests' memory statistics in the answer, as a guest with a balloon
+ * stats period reports them: its last report (seconds), its major faults. */
+static bool guest_stats;
+static uint64_t guest_report, guest_major_faults;
 
 static int job_sample_all(HvConnection *conn, unsigned flags, HvDomainSample **ret, size_t *ret_n) {
         int r = hv_libvirt_driver.sample_all(conn, flags, ret, ret_n);
@@ -375,6 +434,14 @@ static int job_sample_all(HvConnection *conn, unsigned flags, HvDomainSample **r
                 d->cpu_time_ns = ns / 2;
                 d->vcpu_present[0] = 1;
                 d->vcpu_delay_ns[0] = ns / 4;
+                if (!guest_stats)
+                        continue;
+                d->fields |= HV_FIELD_BALLOON_GUEST | HV_FIELD_BALLOON_UPDATE |
+                             HV_FIELD_BALLOON_PRESSURE;
+                d->balloon_available_kib = 1024 * 1024;
+                d->balloon_unused_kib = 512 * 1024;
+                d->balloon_last_update = guest_report;
+                d->balloon_major_faults = guest_major_faults;
         }
         return r;
 }
@@ -384,18 +451,57 @@ static AgentSnapshot *sample_after(usec_t usec) {
         return sample();
 }
 
-/* A domain stuck in a job keeps its last measured values, with their age,
- * while the others are sampled as ever; one never measured stays unknown;
- * the skipped rounds are counted, and the rates come back after the job. */
-START_TEST(test_collector_domain_in_job) {
+static void job_driver_open(void) {
         static HypervisorDriver job_driver;
-        AgentSnapshot *s;
-        const AgentDomain *w1, *w2;
 
         job_driver = hv_libvirt_driver;
         job_driver.sample_all = job_sample_all;
         ck_assert_int_eq(
                 hv_connection_open_driver(&job_driver, collector.uri, NULL, 0, &collector.conn), 0);
+}
+
+/* worker1's guest memory as the balloon guard sees it after the next
+ * sample. */
+static unsigned guest_memory_next(void) {
+        AgentSnapshot *s = sample_after(USEC_PER_SEC);
+        unsigned g = agent_snapshot_guest_memory(s, "worker1");
+
+        free(s);
+        return g;
+}
+
+/* Fresh when the guest reported since the sample before, rising when its
+ * major faults grew; nothing known without the guest's statistics. */
+START_TEST(test_collector_guest_memory) {
+        job_driver_open();
+        guest_stats = false;
+        free(sample());
+        ck_assert_uint_eq(guest_memory_next(), 0);
+        guest_stats = true;
+        guest_report = 100;
+        ck_assert_uint_eq(guest_memory_next(), 0); /* no report before to compare */
+        guest_report++;
+        ck_assert_uint_eq(guest_memory_next(), AGENT_GUEST_STATS_FRESH);
+        /* The guest stopped reporting: libvirt answers with its last. */
+        ck_assert_uint_eq(guest_memory_next(), 0);
+        guest_report++;
+        guest_major_faults += 30;
+        ck_assert_uint_eq(guest_memory_next(),
+                          AGENT_GUEST_STATS_FRESH | AGENT_GUEST_PRESSURE_RISING);
+        guest_report++;
+        ck_assert_uint_eq(guest_memory_next(), AGENT_GUEST_STATS_FRESH);
+        guest_stats = false;
+}
+END_TEST
+
+/* A domain stuck in a job keeps its last measured values, with their age,
+ * while the others are sampled as ever; one never measured stays unknown;
+ * the skipped rounds are counted, and the rates come back after the job. */
+START_TEST(test_collector_domain_in_job) {
+        AgentSnapshot *s;
+        const AgentDomain *w1, *w2;
+
+        job_driver_open();
         /* worker2 is busy from the start: never measured, unknown. */
         in_job = "worker2";
         free(sample());
@@ -569,6 +675,7 @@ Suite *suite_agent_libvirt(void) {
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_host_sample);
         tcase_add_test(tc, test_collector_domain_in_job);
+        tcase_add_test(tc, test_collector_guest_memory);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("actuator");
@@ -580,6 +687,7 @@ Suite *suite_agent_libvirt(void) {
         tcase_add_test(tc, test_host_unplug_when_allowed);
         tcase_add_test(tc, test_host_dry_run_changes_nothing);
         tcase_add_test(tc, test_host_target);
+        tcase_add_test(tc, test_balloon_guard);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("vm_limits");
