@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "connection.h"
+#include "vm-limits.h"
 
 #define KIB 1024ULL
 /* libvirt's default period, for a domain that reports none. */
@@ -190,8 +191,82 @@ static void keep_cap(AgentActuator *a, const AgentChange *c, const ActVm *vm, un
                                   c->name, ACT_VALUE(ACT_CPU_CAP, cap), agent_hv_error(a->conn, r));
 }
 
+/* The agent's limits narrowed by the VM's own in its metadata, and the
+ * bounds the VM's set. A VM whose limits cannot be read or make no sense is
+ * not changed at all: the operator set them to be kept. */
+static int vm_limits(AgentActuator *a, AgentChange *c, ActLimits *ret, unsigned *ret_floors,
+                     unsigned *ret_ceilings) {
+        _cleanup_free_ char *xml = NULL;
+        AgentVmLimits vm = { 0 };
+        char why[160];
+        int r;
+
+        r = hv_domain_get_metadata(a->conn, c->uuid, AGENT_LIMITS_XMLNS, 0, &xml);
+        if (r < 0 && r != -EOPNOTSUPP) {
+                change_failed(c, r, "cannot read %s's limits in its metadata: %s", c->name,
+                              agent_hv_error(a->conn, r));
+                return r;
+        }
+        if (xml && agent_vm_limits_parse(xml, &vm, why, sizeof(why)) < 0) {
+                change_failed(c, -EPERM, "%s's limits in its metadata (%s): %s", c->name,
+                              AGENT_LIMITS_XMLNS, why);
+                return -EPERM;
+        }
+        if (agent_vm_limits_apply(&vm, &a->limits, ret, ret_floors, ret_ceilings) == 0)
+                return 0;
+        for (ActResource k = 0; k < _ACT_RESOURCE_MAX; k++)
+                if (ret->r[k].floor > ret->r[k].ceiling)
+                        change_failed(c, -EINVAL,
+                                      "%s's limits in its metadata leave no %s within the "
+                                      "agent's: minimum %s, maximum %s",
+                                      c->name, act_resource_to_string(k),
+                                      ACT_VALUE(k, ret->r[k].floor),
+                                      ACT_VALUE(k, ret->r[k].ceiling));
+        return -EINVAL;
+}
+
+/* The balloon guard: a shrink of x's memory needs the guest's word that it
+ * has room, which only fresh statistics give, and stops while its major
+ * faults or swap-in rise, the sign that the last shrink already cut into
+ * what it uses. */
+static void guard_shrink(unsigned guest_memory, AgentResourceChange *x) {
+        const char *why;
+
+        if (x->outcome.value >= x->outcome.current)
+                return;
+        if (!(guest_memory & AGENT_GUEST_STATS_FRESH)) {
+                x->guard = AGENT_GUARD_NO_GUEST_STATS;
+                why = "reported no memory statistics since the last sample (it needs a "
+                      "balloon stats period)";
+        } else if (guest_memory & AGENT_GUEST_PRESSURE_RISING) {
+                x->guard = AGENT_GUARD_GUEST_PRESSURE;
+                why = "had more major faults or swap-in than in the sample before";
+        } else
+                return;
+        x->status = AGENT_CHANGE_REFUSED;
+        snprintf(x->message, sizeof(x->message),
+                 "memory %s is below the current %s, and the guest %s",
+                 ACT_VALUE(ACT_MEMORY, x->outcome.value), ACT_VALUE(ACT_MEMORY, x->outcome.current),
+                 why);
+}
+
+/* Names the VM's limit in the message of a target its range bound. */
+static void name_vm_limit(const AgentChange *c, ActResource k, const ActLimits *limits,
+                          unsigned floors, unsigned ceilings, AgentResourceChange *x) {
+        const ActResourceLimits *rl = &limits->r[k];
+        bool above = x->outcome.proposed > rl->ceiling;
+        size_t n = strlen(x->message);
+
+        if (x->outcome.rule != ACT_RULE_RANGE || !((above ? ceilings : floors) & ACT_BIT(k)))
+                return;
+        snprintf(x->message + n, sizeof(x->message) - n, ", set by %s's metadata %s", c->name,
+                 agent_vm_limit_name(k, above));
+}
+
 int agent_actuator_change(AgentActuator *a, AgentChange *c) {
         AgentChangeRecord *rec;
+        ActLimits limits;
+        unsigned floors, ceilings;
         ActRequest req;
         HvDomainInfo info;
         ActPlan plan;
@@ -216,6 +291,10 @@ int agent_actuator_change(AgentActuator *a, AgentChange *c) {
                 return change_failed(c, -ESRCH, "domain %s is %s; live changes need it running",
                                      info.name, hv_domain_state_to_string(info.state));
 
+        r = vm_limits(a, c, &limits, &floors, &ceilings);
+        if (r < 0)
+                return 0;
+
         rec = record_find(a, info.uuid);
         req = (ActRequest){
                 .vm = vm_of(&info),
@@ -227,7 +306,7 @@ int agent_actuator_change(AgentActuator *a, AgentChange *c) {
                 .target = c->target,
                 .now = agent_now(a->clock),
         };
-        r = act_plan(&a->limits, &req, c->flags, &plan);
+        r = act_plan(&limits, &req, c->flags, &plan);
         if (r < 0)
                 return r;
 
@@ -239,7 +318,8 @@ int agent_actuator_change(AgentActuator *a, AgentChange *c) {
                         continue;
                 x->outcome = plan.r[k];
                 x->before = x->after = plan.r[k].current;
-                (void)act_explain(&a->limits, &req, k, &plan.r[k], x->message, sizeof(x->message));
+                (void)act_explain(&limits, &req, k, &plan.r[k], x->message, sizeof(x->message));
+                name_vm_limit(c, k, &limits, floors, ceilings, x);
                 switch (plan.r[k].verdict) {
                 case ACT_UNCHANGED:
                         x->status = AGENT_CHANGE_UNCHANGED;
@@ -249,6 +329,11 @@ int agent_actuator_change(AgentActuator *a, AgentChange *c) {
                         continue;
                 default:
                         break;
+                }
+                if (k == ACT_MEMORY && a->balloon_guard) {
+                        guard_shrink(c->guest_memory, x);
+                        if (x->guard != AGENT_GUARD_NONE)
+                                continue;
                 }
                 if (a->dry_run) {
                         x->status = AGENT_CHANGE_DRY_RUN;

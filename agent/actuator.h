@@ -26,9 +26,17 @@ typedef enum AgentChangeStatus {
 
 /* One resource of a change. Values in the contract's units: cpu_shares,
  * vCPUs, milli-CPUs (ACT_CAP_NONE: no cap), bytes. */
+/* Why the balloon guard refused a shrink (AgentActuator.balloon_guard). */
+typedef enum AgentGuard {
+        AGENT_GUARD_NONE,
+        AGENT_GUARD_NO_GUEST_STATS, /* no fresh memory statistics from the guest */
+        AGENT_GUARD_GUEST_PRESSURE, /* its major faults or swap-in rising */
+} AgentGuard;
+
 typedef struct AgentResourceChange {
         AgentChangeStatus status;
         ActOutcome outcome;
+        AgentGuard guard;  /* for a refusal by the balloon guard, not a limit */
         int error;         /* negative errno, for AGENT_CHANGE_FAILED */
         char message[256]; /* why it was clamped, refused or failed */
         uint64_t before, after;
@@ -41,6 +49,8 @@ typedef struct AgentChange {
         unsigned flags; /* ActFlags: ACT_STRICT refuses what it would clamp */
         /* What the host's other running domains hold, from the last sample. */
         uint64_t others_vcpus, others_memory;
+        /* The domain's AgentGuestMemory bits, from the last sample. */
+        unsigned guest_memory;
         /* Out: */
         int error;         /* negative errno when nothing could be decided */
         char message[512]; /* ... and why: no such domain, not running, no connection */
@@ -60,6 +70,10 @@ typedef struct AgentActuator {
         ActLimits limits;
         ActHost capacity; /* the host's cpus and memory */
         bool dry_run;
+        /* Shrinks a guest's memory only when the last sample has fresh
+         * memory statistics from it and its major faults and swap-in did
+         * not grow ([agent] balloon-guard). */
+        bool balloon_guard;
         /* When each resource of each domain was last changed: the domains
          * changed within the rate limit's interval. */
         AgentChangeRecord *records;

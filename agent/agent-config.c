@@ -22,6 +22,7 @@ static const ConfKey agent_keys[] = {
         { "agent", "hypervisor-timeout", CONF_DURATION, F(hypervisor_timeout), "10s",
           .min = 10 * USEC_PER_MSEC, .max = 10 * USEC_PER_MINUTE },
         { "agent", "dry-run", CONF_BOOL, F(dry_run), "no" },
+        { "agent", "balloon-guard", CONF_BOOL, F(balloon_guard), "no" },
         { "agent", "allowed-group", CONF_STRING, F(allowed_group), "flexslot" },
         { "agent", "log-level", CONF_ENUM, F(log_level), "info",
           .choices = daemon_log_level_choices },

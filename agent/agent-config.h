@@ -18,6 +18,7 @@ typedef struct AgentConfig {
         int64_t history;
         usec_t hypervisor_timeout;
         bool dry_run;
+        bool balloon_guard;
         char *allowed_group;
         int log_level;
 

@@ -273,6 +273,7 @@ static int setup_actuator(Agent *a) {
              page = sysconf(_SC_PAGESIZE);
         ActLimits limits;
         ActHost host;
+        int r;
 
         agent_config_to_limits(&a->config, cpus > 0 ? (uint64_t)cpus : 1,
                                pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0,
@@ -282,7 +283,9 @@ static int setup_actuator(Agent *a) {
         a->capacity_memory = host.memory;
         a->reserve_cpus = (uint32_t)MIN(limits.reserve_cpus, (uint64_t)UINT32_MAX);
         a->reserve_memory = limits.reserve_memory;
-        return agent_actuator_init(&a->actuator, a->config.uri, &limits, &host, a->config.dry_run);
+        r = agent_actuator_init(&a->actuator, a->config.uri, &limits, &host, a->config.dry_run);
+        a->actuator.balloon_guard = a->config.balloon_guard;
+        return r;
 }
 
 static int agent_start(Agent *a) {

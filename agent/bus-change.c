@@ -163,6 +163,18 @@ static const char *rule_error(ActRule rule) {
         }
 }
 
+/* The error of a refusal: the balloon guard's, else the rule's. */
+static const char *refusal_error(const AgentResourceChange *x) {
+        switch (x->guard) {
+        case AGENT_GUARD_NO_GUEST_STATS:
+                return AGENT1_ERROR_GUEST_MEMORY_UNKNOWN;
+        case AGENT_GUARD_GUEST_PRESSURE:
+                return AGENT1_ERROR_GUEST_UNDER_PRESSURE;
+        default:
+                return rule_error(x->outcome.rule);
+        }
+}
+
 static const char *errno_error(int r) {
         switch (-r) {
         case ENOENT:
@@ -203,7 +215,7 @@ static const char *resource_error(const AgentChange *c, ActResource r, char *msg
         switch (x->status) {
         case AGENT_CHANGE_REFUSED:
                 snprintf(msg, size, "%s: %s.", c->name, x->message);
-                return rule_error(x->outcome.rule);
+                return refusal_error(x);
         case AGENT_CHANGE_FAILED:
                 snprintf(msg, size, "%s.", x->message);
                 return errno_error(x->error);
@@ -350,8 +362,9 @@ static int reply_target(ChangeJob *j) {
                         continue;
                 if (x->status == AGENT_CHANGE_FAILED)
                         name = errno_error(x->error);
-                else if (x->outcome.verdict == ACT_REFUSED || x->outcome.verdict == ACT_CLAMPED)
-                        name = rule_error(x->outcome.rule);
+                else if (x->status == AGENT_CHANGE_REFUSED || x->outcome.verdict == ACT_REFUSED ||
+                         x->outcome.verdict == ACT_CLAMPED)
+                        name = refusal_error(x);
                 r = agent1_verdict_append(reply, &(Agent1Verdict){
                                                          .resource = wire_resource(k),
                                                          .status = wire_status[x->status],
@@ -646,6 +659,8 @@ static int submit_change(ChangeJob *j_, int r, sd_bus_error *error) {
         if (r >= 0) {
                 agent_snapshot_others(ring_get_newest(&a->history, 0), j->change.domain,
                                       &j->change.others_vcpus, &j->change.others_memory);
+                j->change.guest_memory = agent_snapshot_guest_memory(
+                        ring_get_newest(&a->history, 0), j->change.domain);
                 r = worker_submit(a->actuator_worker, &change_ops, j, a->config.hypervisor_timeout);
                 if (r == -EBUSY)
                         r = sd_bus_error_set(error, AGENT1_ERROR_HYPERVISOR_UNAVAILABLE,

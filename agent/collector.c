@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "collector.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,25 @@ const AgentDomain *agent_snapshot_find(const AgentSnapshot *s, const char *domai
                     strcasecmp(s->domains[i].uuid, domain) == 0)
                         return &s->domains[i];
         return NULL;
+}
+
+unsigned agent_snapshot_guest_memory(const AgentSnapshot *s, const char *domain) {
+        const AgentDomain *d = agent_snapshot_find(s, domain);
+
+        return d ? d->guest_memory : 0;
+}
+
+unsigned agent_guest_memory(const HvDomainSample *prev, const HvDomainSample *cur) {
+        unsigned both = prev ? prev->fields & cur->fields : 0, g = 0;
+
+        if ((both & HV_FIELD_BALLOON_GUEST) && (both & HV_FIELD_BALLOON_UPDATE) &&
+            cur->balloon_last_update > prev->balloon_last_update)
+                g |= AGENT_GUEST_STATS_FRESH;
+        if ((both & HV_FIELD_BALLOON_PRESSURE) &&
+            (cur->balloon_major_faults > prev->balloon_major_faults ||
+             cur->balloon_swap_in_kib > prev->balloon_swap_in_kib))
+                g |= AGENT_GUEST_PRESSURE_RISING;
+        return g;
 }
 
 void agent_snapshot_others(const AgentSnapshot *s, const char *domain, uint64_t *ret_vcpus,
@@ -218,6 +238,90 @@ static void fill_from_info(AgentCollector *c, AgentDomain *d, const AgentDomain 
         }
 }
 
+/* The counters whose absence from a live domain's answer, after a round
+ * that had them, means the bulk call skipped what needs the domain's job. */
+#define SKIPPABLE_FIELDS                                                                      \
+        (HV_FIELD_CPU_TIME | HV_FIELD_VCPU_COUNT | HV_FIELD_VCPU_DELAY | HV_FIELD_VCPU_TIME | \
+         HV_FIELD_BALLOON | HV_FIELD_BALLOON_GUEST)
+
+static_assert(HV_METRIC_MEMORY_GUEST == 1u << (AGENT_METRIC_KINDS - 1),
+              "AGENT_METRIC_KINDS counts the HvMetricValid bits");
+
+/* Copies the metric of kind bit from src to dest. */
+static void metric_copy(HvDomainMetrics *dest, const HvDomainMetrics *src, unsigned bit) {
+        switch (bit) {
+        case HV_METRIC_STATE:
+                dest->state = src->state;
+                break;
+        case HV_METRIC_STEAL:
+                dest->steal = src->steal;
+                break;
+        case HV_METRIC_CPU_USE:
+                dest->cpu_use = src->cpu_use;
+                break;
+        case HV_METRIC_VCPUS:
+                dest->vcpus_current = src->vcpus_current;
+                dest->vcpus_max = src->vcpus_max;
+                break;
+        case HV_METRIC_MEMORY:
+                dest->memory_kib = src->memory_kib;
+                dest->memory_max_kib = src->memory_max_kib;
+                break;
+        default:
+                dest->memory_unused_kib = src->memory_unused_kib;
+                dest->memory_available_kib = src->memory_available_kib;
+        }
+        dest->valid |= bit;
+}
+
+/* Stamps what this round measured of d, and keeps what it did not from
+ * before, with its time, while the domain stays live: a shut-off domain's
+ * rates and guest figures are unknown, not its last ones. */
+static void keep_unmeasured(AgentDomain *d, const AgentDomain *before, usec_t now) {
+        bool carry = before && hv_domain_state_is_live(d->metrics.state) &&
+                     hv_domain_state_is_live(before->metrics.state);
+        usec_t oldest = now;
+
+        for (unsigned k = 0; k < AGENT_METRIC_KINDS; k++) {
+                unsigned bit = 1u << k;
+
+                if (d->metrics.valid & bit)
+                        d->measured[k] = now;
+                else if (carry && (before->metrics.valid & bit)) {
+                        metric_copy(&d->metrics, &before->metrics, bit);
+                        d->measured[k] = before->measured[k];
+                } else
+                        continue;
+                oldest = MIN(oldest, d->measured[k]);
+        }
+        d->age_usec = now - oldest;
+}
+
+/* Counts a round whose answer for d lacks counters its previous one had,
+ * and says so once per run of such rounds. */
+static void note_skipped(AgentDomain *d, const AgentDomain *before, const HvDomainSample *prev,
+                         const HvDomainSample *cur) {
+        unsigned lost = prev ? prev->fields & ~cur->fields & SKIPPABLE_FIELDS : 0;
+        unsigned rounds = before ? before->skipped_rounds : 0;
+
+        d->skipped_total = before ? before->skipped_total : 0;
+        if (lost == 0 || !hv_domain_state_is_live(cur->state)) {
+                if (rounds > 0)
+                        log_info("Domain %s answers with all its counters again after %u "
+                                 "round(s)",
+                                 d->name, rounds);
+                d->skipped_rounds = 0;
+                return;
+        }
+        if (rounds == 0)
+                log_notice("Domain %s answered without some counters (busy in a job: "
+                           "migration, shutdown, a hung monitor); its last values stand, "
+                           "with their age",
+                           d->name);
+        d->skipped_rounds = rounds + 1;
+        d->skipped_total++;
+}
+
 int agent_collector_sample(AgentCollector *c, const AgentStale *stale, AgentSnapshot **ret) {
         _cleanup_free_ HvDomainSample *samples = NULL;
         _cleanup_free_ HvDomainMetrics *metrics = NULL;
@@ -264,17 +368,25 @@ int agent_collector_sample(AgentCollector *c, const AgentStale *stale, AgentSnap
         snap->n_domains = n;
         for (size_t i = 0; i < n; i++) {
                 AgentDomain *d = &snap->domains[i];
+                const AgentDomain *prior;
 
                 memcpy(d->name, samples[i].name, sizeof(d->name));
                 memcpy(d->uuid, samples[i].uuid, sizeof(d->uuid));
                 d->metrics = metrics[i];
-                fill_from_info(c, d, before_find(&before, d, i), is_stale(stale, d->uuid), now);
+                prior = before_find(&before, d, i);
+                fill_from_info(c, d, prior, is_stale(stale, d->uuid), now);
+                keep_unmeasured(d, prior, now);
+                note_skipped(d, prior, paired[i], &samples[i]);
+                d->guest_memory = agent_guest_memory(paired[i], &samples[i]);
         }
         free(before.sorted);
-        /* A round whose call was too slow for rates is not the next one's
-         * base: the next derives over the longer interval instead. */
+        /* A round whose call was too slow for rates, or that skipped the
+         * domain's counters, is not the next one's base: the next derives
+         * over the longer interval instead. */
         for (size_t i = 0; i < n; i++) {
-                const HvDomainSample *base = hv_metrics_next_base(paired[i], &samples[i]);
+                const HvDomainSample *base = snap->domains[i].skipped_rounds > 0
+                                                     ? paired[i]
+                                                     : hv_metrics_next_base(paired[i], &samples[i]);
 
                 if (base != &samples[i])
                         samples[i] = *base;

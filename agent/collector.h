@@ -26,13 +26,46 @@ typedef enum AgentSetting {
  * virsh say, shows within it). */
 #define AGENT_SETTINGS_MAX_AGE (60 * USEC_PER_SEC)
 
-/* One domain in one sample. Metrics with no value this round (see
- * HvDomainMetrics.valid) are reported as -1 (rates) or 0 (sizes). */
+/* What the newest samples say of a guest's memory, for the shrink guard
+ * (agent/actuator.h): each compares the sample with the one before. */
+typedef enum AgentGuestMemory {
+        /* The guest reported memory statistics between the two samples
+         * (balloon.last-update moved: it has a balloon stats period). */
+        AGENT_GUEST_STATS_FRESH = 1u << 0,
+        /* Its major faults or swap-in grew between them. */
+        AGENT_GUEST_PRESSURE_RISING = 1u << 1,
+} AgentGuestMemory;
+
+/* The AgentGuestMemory bits of cur against prev, the domain's sample before
+ * (NULL: none). Pure. */
+unsigned agent_guest_memory(const HvDomainSample *prev, const HvDomainSample *cur);
+
+/* The kinds of metric a domain has, one per HvMetricValid bit. */
+#define AGENT_METRIC_KINDS 6
+
+/* One domain in one sample. A metric the hypervisor did not answer this
+ * round keeps the value of the round that last measured it, with that
+ * round's time: a domain busy in a job (migration, shutdown), which the
+ * bulk call answers without its counters, loses no value, only freshness.
+ * A metric never measured has its HvDomainMetrics.valid bit clear: unknown,
+ * reported as -1 (rates) or 0 (sizes) beside the bit, never as a value. */
 typedef struct AgentDomain {
         char name[HV_NAME_MAX];
         char uuid[HV_UUID_STRING_MAX];
         HvDomainMetrics metrics;
-        unsigned settings; /* AgentSetting bits: which of the below are known */
+        /* Monotonic time each valid metric was measured, by HvMetricValid
+         * bit number. */
+        usec_t measured[AGENT_METRIC_KINDS];
+        /* How long before this sample its oldest valid metric was measured:
+         * 0 when the round measured all of them. */
+        usec_t age_usec;
+        /* Rounds in a row, and in all, that answered without counters the
+         * domain had had (VIR_CONNECT_GET_ALL_DOMAINS_STATS_NOWAIT skipped
+         * what needs its job). */
+        unsigned skipped_rounds;
+        uint64_t skipped_total;
+        unsigned guest_memory; /* AgentGuestMemory bits */
+        unsigned settings;     /* AgentSetting bits: which of the below are known */
         uint64_t cpu_weight;
         /* The scheduler's figures, kept so that the cap follows the vCPU
          * count of every sample: the quota is per vCPU. */
@@ -57,6 +90,9 @@ typedef struct AgentSnapshot {
 
 /* A domain by name or UUID, or NULL. */
 const AgentDomain *agent_snapshot_find(const AgentSnapshot *s, const char *domain);
+/* The AgentGuestMemory bits of domain in s; 0 when s is NULL or has no
+ * such domain. */
+unsigned agent_snapshot_guest_memory(const AgentSnapshot *s, const char *domain);
 
 /* What the running domains of s other than domain (a name or UUID) hold;
  * s may be NULL (nothing known yet). */

@@ -3,8 +3,9 @@
  * libvirt exporters already publish keep their names and meaning
  * (libvirt_domain_info_cpu_time_seconds_total, libvirt_domain_vcpu_*), so a
  * dashboard built on those works here; what only the agent knows is
- * flexslot_*. A value the last sample did not measure is left out, never
- * written as 0: Prometheus shows it as absent, which it is. */
+ * flexslot_*. A value never measured is left out, never written as 0:
+ * Prometheus shows it as absent, which it is. One a domain busy in a job
+ * did not answer is its last, with flexslot_domain_sample_age_seconds. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,11 @@ static void write_domains(FILE *out, const AgentSnapshot *s) {
                 { "flexslot_domain_memory_bytes", "gauge", "Balloon size" },
                 { "flexslot_domain_memory_maximum_bytes", "gauge", "Memory the domain may have" },
                 { "flexslot_domain_cpu_weight", "gauge", "CPU weight (cpu_shares)" },
+                { "flexslot_domain_sample_age_seconds", "gauge",
+                  "How long before the newest sample the oldest of the domain's values was "
+                  "measured (a domain busy in a job keeps its last ones)" },
+                { "flexslot_domain_samples_skipped_total", "counter",
+                  "Samples that answered without counters the domain had had (busy in a job)" },
                 { "flexslot_domain_running", "gauge", "1 when the domain runs" },
         };
 
@@ -99,6 +105,12 @@ static void write_domains(FILE *out, const AgentSnapshot *s) {
                                 if (!(d->settings & AGENT_SETTING_CPU_WEIGHT))
                                         continue;
                                 v = (double)d->cpu_weight;
+                                break;
+                        case 7:
+                                v = usec_to_sec(d->age_usec);
+                                break;
+                        case 8:
+                                v = (double)d->skipped_total;
                                 break;
                         default:
                                 v = m->state == HV_STATE_RUNNING;

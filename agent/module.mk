@@ -3,7 +3,7 @@
 # library.
 LIBRARIES += agent
 agent_SOURCES := agent/agent-config.c agent/ring.c agent/worker.c agent/connection.c \
-	agent/collector.c agent/actuator.c
+	agent/collector.c agent/actuator.c agent/vm-limits.c
 agent_DEPS := hypervisor actuation proto daemon common
 agent_PKGS := libsystemd
 

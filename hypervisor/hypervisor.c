@@ -341,3 +341,15 @@ int hv_domain_set_quota(HvConnection *conn, const char *domain, int64_t quota_us
                 *ret_period_usec = got_period;
         return 0;
 }
+
+int hv_domain_get_metadata(HvConnection *conn, const char *domain, const char *ns_uri,
+                           unsigned flags, char **ret) {
+        int r;
+
+        if (!ns_uri || !*ns_uri || !ret)
+                return -EINVAL;
+        r = domain_op_begin(conn, DRIVER_OP(conn, domain_get_metadata), domain, flags, 0);
+        if (r < 0)
+                return r;
+        return conn_end(conn, conn->driver->domain_get_metadata(conn, domain, ns_uri, flags, ret));
+}

@@ -68,13 +68,15 @@ bool hv_domain_state_is_live(HvDomainState state);
 /* Which fields of an HvDomainSample were present in the hypervisor's answer.
  * A field whose bit is clear holds 0 and must not be used. */
 typedef enum HvSampleField {
-        HV_FIELD_STATE = 1u << 0,         /* state, state_reason */
-        HV_FIELD_CPU_TIME = 1u << 1,      /* cpu_time_ns */
-        HV_FIELD_VCPU_COUNT = 1u << 2,    /* vcpus_current, vcpus_max */
-        HV_FIELD_VCPU_DELAY = 1u << 3,    /* vcpu_delay_ns[] (libvirt >= 7.2) */
-        HV_FIELD_VCPU_TIME = 1u << 4,     /* vcpu_time_ns[] */
-        HV_FIELD_BALLOON = 1u << 5,       /* balloon_current_kib, balloon_max_kib */
-        HV_FIELD_BALLOON_GUEST = 1u << 6, /* balloon_unused_kib, balloon_available_kib */
+        HV_FIELD_STATE = 1u << 0,            /* state, state_reason */
+        HV_FIELD_CPU_TIME = 1u << 1,         /* cpu_time_ns */
+        HV_FIELD_VCPU_COUNT = 1u << 2,       /* vcpus_current, vcpus_max */
+        HV_FIELD_VCPU_DELAY = 1u << 3,       /* vcpu_delay_ns[] (libvirt >= 7.2) */
+        HV_FIELD_VCPU_TIME = 1u << 4,        /* vcpu_time_ns[] */
+        HV_FIELD_BALLOON = 1u << 5,          /* balloon_current_kib, balloon_max_kib */
+        HV_FIELD_BALLOON_GUEST = 1u << 6,    /* balloon_unused_kib, balloon_available_kib */
+        HV_FIELD_BALLOON_PRESSURE = 1u << 7, /* balloon_major_faults, balloon_swap_in_kib */
+        HV_FIELD_BALLOON_UPDATE = 1u << 8,   /* balloon_last_update */
 } HvSampleField;
 
 /* One domain's counters at one moment: plain data, no pointers, so arrays of
@@ -110,6 +112,15 @@ typedef struct HvDomainSample {
         uint64_t balloon_max_kib;       /* balloon.maximum: boot memory */
         uint64_t balloon_unused_kib;    /* balloon.unused: guest-reported free */
         uint64_t balloon_available_kib; /* balloon.available: guest-reported total */
+        /* The guest's counters of memory pressure, as its balloon driver
+         * reported them: balloon.major_fault (page faults that read from
+         * disk) and balloon.swap_in (KiB swapped in). */
+        uint64_t balloon_major_faults;
+        uint64_t balloon_swap_in_kib;
+        /* balloon.last-update: when the guest last reported its statistics
+         * (its balloon stats period), in seconds; libvirt answers with the
+         * last report whether or not the guest still sends them. */
+        uint64_t balloon_last_update;
 } HvDomainSample;
 
 /* Whether vCPU id's counters are in the sample. */
@@ -284,6 +295,9 @@ typedef int (*HvDrvDomainSetCpuWeight)(HvConnection *conn, const char *domain, u
 typedef int (*HvDrvDomainSetQuota)(HvConnection *conn, const char *domain, int64_t quota_usec,
                                    uint64_t period_usec, unsigned flags, int64_t *ret_quota_usec,
                                    uint64_t *ret_period_usec);
+/* *ret: malloc'd, NULL when the domain has no such element. */
+typedef int (*HvDrvDomainGetMetadata)(HvConnection *conn, const char *domain, const char *ns_uri,
+                                      unsigned flags, char **ret);
 
 typedef struct HypervisorDriver {
         const char *name;
@@ -297,6 +311,7 @@ typedef struct HypervisorDriver {
         HvDrvDomainSetMemory domain_set_memory;
         HvDrvDomainSetCpuWeight domain_set_cpu_weight;
         HvDrvDomainSetQuota domain_set_quota;
+        HvDrvDomainGetMetadata domain_get_metadata;
 } HypervisorDriver;
 
 /* The libvirt backend: any libvirt URI (qemu:///system, test:///default,
@@ -382,3 +397,9 @@ int hv_domain_set_cpu_weight(HvConnection *conn, const char *domain, uint64_t sh
 int hv_domain_set_quota(HvConnection *conn, const char *domain, int64_t quota_usec,
                         uint64_t period_usec, unsigned flags, int64_t *ret_quota_usec,
                         uint64_t *ret_period_usec);
+/* The element of namespace ns_uri in the domain's <metadata> (libvirt's
+ * virDomainGetMetadata, of the running definition when it runs), as XML
+ * text that libvirt serialized, in *ret (free with free()); *ret NULL when
+ * the domain has no such element. */
+int hv_domain_get_metadata(HvConnection *conn, const char *domain, const char *ns_uri,
+                           unsigned flags, char **ret);

@@ -634,6 +634,29 @@ static int lv_domain_set_quota(HvConnection *hc, const char *domain, int64_t quo
         return 0;
 }
 
+static int lv_domain_get_metadata(HvConnection *hc, const char *domain, const char *ns_uri,
+                                  unsigned flags, char **ret) {
+        _cleanup_domain_ virDomainPtr d = NULL;
+        virErrorPtr e;
+        char *xml;
+        int r;
+
+        r = lv_lookup(hc, domain, &d);
+        if (r < 0)
+                return r;
+        xml = virDomainGetMetadata(d, VIR_DOMAIN_METADATA_ELEMENT, ns_uri,
+                                   VIR_DOMAIN_AFFECT_CURRENT);
+        if (!xml) {
+                /* No element of the namespace: nothing set, not a failure. */
+                e = virGetLastError();
+                if (!e || e->code != VIR_ERR_NO_DOMAIN_METADATA)
+                        return lv_error(hc, lv_get(hc)->conn, "domain metadata");
+                virResetLastError();
+        }
+        *ret = xml;
+        return 0;
+}
+
 const HypervisorDriver hv_libvirt_driver = {
         .name = "libvirt",
         .open = lv_open,
@@ -646,4 +669,5 @@ const HypervisorDriver hv_libvirt_driver = {
         .domain_set_memory = lv_domain_set_memory,
         .domain_set_cpu_weight = lv_domain_set_cpu_weight,
         .domain_set_quota = lv_domain_set_quota,
+        .domain_get_metadata = lv_domain_get_metadata,
 };

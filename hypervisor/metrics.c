@@ -104,6 +104,9 @@ typedef enum Seen {
         SEEN_BALLOON_MAX = 1u << 4,
         SEEN_BALLOON_UNUSED = 1u << 5,
         SEEN_BALLOON_AVAILABLE = 1u << 6,
+        SEEN_BALLOON_MAJOR_FAULT = 1u << 7,
+        SEEN_BALLOON_SWAP_IN = 1u << 8,
+        SEEN_BALLOON_LAST_UPDATE = 1u << 9,
 } Seen;
 
 typedef struct ParseState {
@@ -126,6 +129,11 @@ static const struct {
         { "balloon.unused", offsetof(HvDomainSample, balloon_unused_kib), SEEN_BALLOON_UNUSED },
         { "balloon.available", offsetof(HvDomainSample, balloon_available_kib),
           SEEN_BALLOON_AVAILABLE },
+        { "balloon.major_fault", offsetof(HvDomainSample, balloon_major_faults),
+          SEEN_BALLOON_MAJOR_FAULT },
+        { "balloon.swap_in", offsetof(HvDomainSample, balloon_swap_in_kib), SEEN_BALLOON_SWAP_IN },
+        { "balloon.last-update", offsetof(HvDomainSample, balloon_last_update),
+          SEEN_BALLOON_LAST_UPDATE },
 };
 
 static void parse_vcpu_param(const virTypedParameter *p, const char *after_prefix,
@@ -221,6 +229,12 @@ static void sample_keep_groups(HvDomainSample *s, const ParseState *st) {
                 s->fields |= HV_FIELD_BALLOON_GUEST;
         else
                 s->balloon_unused_kib = s->balloon_available_kib = 0;
+        if (all_seen(st, SEEN_BALLOON_MAJOR_FAULT | SEEN_BALLOON_SWAP_IN))
+                s->fields |= HV_FIELD_BALLOON_PRESSURE;
+        else
+                s->balloon_major_faults = s->balloon_swap_in_kib = 0;
+        if (all_seen(st, SEEN_BALLOON_LAST_UPDATE))
+                s->fields |= HV_FIELD_BALLOON_UPDATE;
 
         /* Steal over a subset of the vCPUs would be a guess: all or nothing. */
         if (!st->vcpu_out_of_range)

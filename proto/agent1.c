@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* org.flexslot.Agent1's words, and SetTarget's verdicts built and read
- * (agent1.h). */
+/* org.flexslot.Agent1's words, SetTarget's verdicts built and read, and
+ * the metrics read (agent1.h). */
 #include "agent1.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 static const struct {
@@ -163,5 +164,48 @@ int agent1_verdict_read(sd_bus_message *m, Agent1Verdict *ret) {
         if (r <= 0)
                 return r == -ENOMEM ? r : -EBADMSG;
         *ret = v;
+        return 1;
+}
+
+int agent1_metrics_enter(sd_bus_message *m, bool *ret_with_age) {
+        const char *contents = NULL;
+        bool with_age;
+        int r;
+
+        r = sd_bus_message_peek_type(m, NULL, &contents);
+        if (r < 0)
+                return r;
+        if (r == 0 || !contents)
+                return -EBADMSG;
+        with_age = strcmp(contents, AGENT1_METRICS_TYPE) == 0;
+        if (!with_age && strcmp(contents, AGENT1_METRICS_TYPE_V1) != 0)
+                return -EBADMSG;
+        r = sd_bus_message_enter_container(m, 'a', contents);
+        if (r <= 0)
+                return r < 0 ? r : -EBADMSG;
+        *ret_with_age = with_age;
+        return 0;
+}
+
+int agent1_metrics_read(sd_bus_message *m, bool with_age, Agent1Metrics *ret) {
+        Agent1Metrics x = { 0 };
+        int r;
+
+        if (with_age)
+                r = sd_bus_message_read(m, AGENT1_METRICS_TYPE, &x.name, &x.uuid, &x.state,
+                                        &x.vcpus, &x.vcpus_max, &x.memory, &x.memory_max,
+                                        &x.cpu_use, &x.steal, &x.valid, &x.cpu_weight, &x.cpu_cap,
+                                        &x.memory_used, &x.age);
+        else
+                r = sd_bus_message_read(m, AGENT1_METRICS_TYPE_V1, &x.name, &x.uuid, &x.state,
+                                        &x.vcpus, &x.vcpus_max, &x.memory, &x.memory_max,
+                                        &x.cpu_use, &x.steal, &x.valid, &x.cpu_weight, &x.cpu_cap,
+                                        &x.memory_used);
+        if (r <= 0)
+                return r;
+        /* The controller turns it into a time: a day is past any use. */
+        if (!isfinite(x.age) || x.age < 0.0 || x.age > 86400.0)
+                return -EBADMSG;
+        *ret = x;
         return 1;
 }

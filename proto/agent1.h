@@ -14,19 +14,48 @@
 #define AGENT1_BUS_NAME "org.flexslot.Agent1"
 #define AGENT1_OBJECT_PATH "/org/flexslot/Agent1"
 #define AGENT1_INTERFACE "org.flexslot.Agent1"
-#define AGENT1_VERSION 1u
+#define AGENT1_VERSION 2u
 
 /* The metrics of one domain: the struct GetMetrics, GetAllMetrics,
  * GetHistory and the Sample signal carry, field by field:
  *    1 s  name            6 t  memory (bytes)       11 u  cpu-weight (cpu_shares)
  *    2 s  UUID            7 t  maximum memory       12 d  cpu-cap (CPUs; 0: none)
  *    3 s  state           8 d  CPU use (CPUs)       13 t  guest memory in use (bytes)
- *    4 u  vCPUs           9 d  steal (0..1)
+ *    4 u  vCPUs           9 d  steal (0..1)         14 d  sample age (seconds)
  *    5 u  maximum vCPUs  10 u  valid: Agent1MetricValid bits
  * Fields 1-9 keep the meaning they had before fields 10-13 came: a rate
  * without a value is -1 and a size or count without one 0. Fields 11-13
- * hold 0 (cpu-cap -1) without a value; field 10 says which fields hold one. */
-#define AGENT1_METRICS_TYPE "(sssuuttdduudt)"
+ * hold 0 (cpu-cap -1) without a value; field 10 says which fields hold one:
+ * a field without its bit was never measured, its value is unknown.
+ * Field 14 (version 2): how long before the reply's timestamp the oldest
+ * value of the struct was measured; 0 when the newest sample measured them
+ * all. A domain busy in a job (migration, shutdown) keeps the values last
+ * measured, and their age grows. */
+#define AGENT1_METRICS_TYPE "(sssuuttdduudtd)"
+/* Version 1's struct, fields 1-13, which agents before version 2 send:
+ * their values are as old as the sample. */
+#define AGENT1_METRICS_TYPE_V1 "(sssuuttdduudt)"
+
+/* One domain's metrics as read; the strings point into the message. */
+typedef struct Agent1Metrics {
+        const char *name, *uuid, *state;
+        uint32_t vcpus, vcpus_max;
+        uint64_t memory, memory_max;
+        double cpu_use, steal;
+        uint32_t valid, cpu_weight;
+        double cpu_cap;
+        uint64_t memory_used;
+        double age; /* seconds; 0 from a version 1 agent */
+} Agent1Metrics;
+
+/* Enters the array of metrics m is at, of version 2's struct or version
+ * 1's (*ret_with_age false): agents are upgraded one host at a time, after
+ * their controller. -EBADMSG for an array of anything else. */
+int agent1_metrics_enter(sd_bus_message *m, bool *ret_with_age);
+/* The next entry of the array entered: 1 with it in *ret, 0 after the
+ * last, -EBADMSG for an entry that does not read as Agent1 has it (an age
+ * that is negative or not a number). */
+int agent1_metrics_read(sd_bus_message *m, bool with_age, Agent1Metrics *ret);
 
 typedef enum Agent1MetricValid {
         AGENT1_METRIC_VCPUS = 1u << 0,       /* fields 4 and 5 */

@@ -21,6 +21,11 @@
 #define AGENT1_ERROR_NOT_PERMITTED AGENT1_ERROR_PREFIX "NotPermitted"
 #define AGENT1_ERROR_HYPERVISOR_UNAVAILABLE AGENT1_ERROR_PREFIX "HypervisorUnavailable"
 #define AGENT1_ERROR_HYPERVISOR_FAILED AGENT1_ERROR_PREFIX "HypervisorFailed"
+/* A shrink of a guest's memory refused by the agent's balloon guard: no
+ * fresh memory statistics from the guest, or its major faults or swap-in
+ * rising. */
+#define AGENT1_ERROR_GUEST_MEMORY_UNKNOWN AGENT1_ERROR_PREFIX "GuestMemoryUnknown"
+#define AGENT1_ERROR_GUEST_UNDER_PRESSURE AGENT1_ERROR_PREFIX "GuestUnderPressure"
 
 /* org.flexslot.Controller1 (controller1.h): flexslot-controllerd's
  * operators' interface. */

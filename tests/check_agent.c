@@ -11,6 +11,7 @@
 #include "agent/collector.h"
 #include "agent/agent-config.h"
 #include "agent/ring.h"
+#include "agent/vm-limits.h"
 #include "agent/worker.h"
 #include "common/daemon-util.h"
 #include "common/log.h"
@@ -384,6 +385,81 @@ START_TEST(test_worker_queue_limit_and_stop) {
 }
 END_TEST
 
+/* An element as libvirt serializes it, with its namespace kept as a
+ * prefix, either quote, and every limit. */
+START_TEST(test_vm_limits_parse) {
+        AgentVmLimits l;
+        char why[160];
+
+        ck_assert_int_eq(
+                agent_vm_limits_parse("<flexslot:limits xmlns:flexslot=\"" AGENT_LIMITS_XMLNS "\" "
+                                      "min-vcpus='2' max-vcpus=\"6\"\n min-memory=\"1G\" "
+                                      "max-memory=\"8G\" min-cpu-weight=\"256\" "
+                                      "max-cpu-weight=\"4096\"/>",
+                                      &l, why, sizeof(why)),
+                0);
+        ck_assert_uint_eq(l.has_min,
+                          ACT_BIT(ACT_VCPUS) | ACT_BIT(ACT_MEMORY) | ACT_BIT(ACT_CPU_WEIGHT));
+        ck_assert_uint_eq(l.has_max, l.has_min);
+        ck_assert_uint_eq(l.min[ACT_VCPUS], 2);
+        ck_assert_uint_eq(l.max[ACT_VCPUS], 6);
+        ck_assert_uint_eq(l.min[ACT_MEMORY], 1ULL << 30);
+        ck_assert_uint_eq(l.max[ACT_MEMORY], 8ULL << 30);
+        ck_assert_uint_eq(l.min[ACT_CPU_WEIGHT], 256);
+        ck_assert_uint_eq(l.max[ACT_CPU_WEIGHT], 4096);
+        ck_assert_int_eq(agent_vm_limits_parse("<limits></limits>", &l, why, sizeof(why)), 0);
+        ck_assert_uint_eq(l.has_min | l.has_max, 0);
+}
+END_TEST
+
+static const struct {
+        const char *xml, *why;
+} bad_vm_limits[] = {
+        { "limits/>", "not an element" },
+        { "<limits max-cpu-cap=\"2\"/>", "unknown attribute 'max-cpu-cap'" },
+        { "<limits min-memory=\"lots\"/>", "min-memory: 'lots' is not a valid size" },
+        { "<limits max-vcpus=\"0\"/>", "max-vcpus: '0' is not a valid count" },
+        { "<limits max-vcpus=\"4/>", "max-vcpus: value too long or unterminated" },
+        { "<limits max-vcpus=4/>", "malformed attribute at 'max-vcpus=4/>'" },
+        { "<limits min-vcpus=\"4\" max-vcpus=\"2\"/>", "min-vcpus 4 is above max-vcpus 2" },
+};
+
+START_TEST(test_vm_limits_bad) {
+        AgentVmLimits l = { .has_min = 1 };
+        char why[160] = "";
+
+        ck_assert_int_eq(agent_vm_limits_parse(bad_vm_limits[_i].xml, &l, why, sizeof(why)),
+                         -EINVAL);
+        ck_assert_str_eq(why, bad_vm_limits[_i].why);
+        ck_assert_uint_eq(l.has_min, 1); /* untouched */
+}
+END_TEST
+
+/* The narrower bound wins, each resource on its own; a VM's minimum above
+ * the agent's maximum leaves nothing. */
+START_TEST(test_vm_limits_apply) {
+        ActLimits agent = { 0 }, l;
+        AgentVmLimits vm = { .has_min = ACT_BIT(ACT_MEMORY), .has_max = ACT_BIT(ACT_VCPUS) };
+        unsigned floors, ceilings;
+
+        agent.r[ACT_VCPUS] = (ActResourceLimits){ .floor = 1, .ceiling = 8 };
+        agent.r[ACT_MEMORY] = (ActResourceLimits){ .floor = 512 << 20, .ceiling = 16ULL << 30 };
+        vm.min[ACT_MEMORY] = 1ULL << 30;
+        vm.max[ACT_VCPUS] = 12; /* wider than the agent's: the agent's stands */
+        ck_assert_int_eq(agent_vm_limits_apply(&vm, &agent, &l, &floors, &ceilings), 0);
+        ck_assert_uint_eq(l.r[ACT_MEMORY].floor, 1ULL << 30);
+        ck_assert_uint_eq(l.r[ACT_VCPUS].ceiling, 8);
+        ck_assert_uint_eq(floors, ACT_BIT(ACT_MEMORY));
+        ck_assert_uint_eq(ceilings, 0);
+        vm.max[ACT_VCPUS] = 4;
+        ck_assert_int_eq(agent_vm_limits_apply(&vm, &agent, &l, &floors, &ceilings), 0);
+        ck_assert_uint_eq(l.r[ACT_VCPUS].ceiling, 4);
+        ck_assert_uint_eq(ceilings, ACT_BIT(ACT_VCPUS));
+        vm.min[ACT_MEMORY] = 32ULL << 30;
+        ck_assert_int_eq(agent_vm_limits_apply(&vm, &agent, &l, &floors, &ceilings), -ERANGE);
+}
+END_TEST
+
 Suite *suite_agent(void) {
         Suite *s = suite_create("agent");
         TCase *tc;
@@ -394,6 +470,12 @@ Suite *suite_agent(void) {
         tcase_add_test(tc, test_config_example_is_defaults);
         tcase_add_test(tc, test_config_limits_are_the_simulators);
         tcase_add_loop_test(tc, test_config_bad, 0, (int)ELEMENTSOF(bad_configs));
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("vm_limits");
+        tcase_add_test(tc, test_vm_limits_parse);
+        tcase_add_loop_test(tc, test_vm_limits_bad, 0, (int)ELEMENTSOF(bad_vm_limits));
+        tcase_add_test(tc, test_vm_limits_apply);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("stale");

@@ -26,7 +26,7 @@ static usec_t fake_clock(void) {
 static AgentCollector collector;
 static AgentActuator actuator;
 
-static void host_setup(bool dry_run, bool allow_unplug) {
+static void host_setup_on(const char *fixture, bool dry_run, bool allow_unplug) {
         /* The shipped defaults on an 8-CPU, 7G host with 2G reserved. */
         ActLimits limits = *act_limits_default();
         ActHost capacity = { .cpus = 8, .memory = 7 * GIB };
@@ -35,12 +35,16 @@ static void host_setup(bool dry_run, bool allow_unplug) {
         limits.reserve_memory = 2 * GIB;
         limits.allow_vcpu_unplug = allow_unplug;
         log_set_max_level(LOG_LEVEL_ERR);
-        snprintf(uri, sizeof(uri), "test://%s", test_srcdir_path("tests/fixtures/agent/host.xml"));
+        snprintf(uri, sizeof(uri), "test://%s", test_srcdir_path(fixture));
         ck_assert_msg(uri[7] == '/', "FLEXSLOT_SRCDIR must be absolute: %s", uri);
         ck_assert_int_eq(agent_collector_init(&collector, uri), 0);
         ck_assert_int_eq(agent_actuator_init(&actuator, uri, &limits, &capacity, dry_run), 0);
         collector.clock = actuator.clock = fake_clock;
         fake_now = 1000 * USEC_PER_SEC;
+}
+
+static void host_setup(bool dry_run, bool allow_unplug) {
+        host_setup_on("tests/fixtures/agent/host.xml", dry_run, allow_unplug);
 }
 
 static void setup(void) {
@@ -284,6 +288,274 @@ START_TEST(test_host_target) {
 }
 END_TEST
 
+/* ---- the balloon guard ---- */
+
+/* A change of worker2's memory to bytes, with what the last sample said of
+ * its guest's memory. The test driver has no guest statistics: the bits
+ * are given as the daemon takes them from the sample
+ * (test_collector_guest_memory has the collector make them). */
+static AgentResourceChange memory_of_worker2(uint64_t bytes, unsigned guest_memory) {
+        AgentChange c = { .target = { .set = ACT_BIT(ACT_MEMORY), .value[ACT_MEMORY] = bytes },
+                          .flags = ACT_STRICT,
+                          .guest_memory = guest_memory };
+
+        snprintf(c.domain, sizeof(c.domain), "worker2");
+        ck_assert_int_eq(agent_actuator_change(&actuator, &c), 0);
+        ck_assert_int_eq(c.error, 0);
+        return c.r[ACT_MEMORY];
+}
+
+/* No shrink without fresh statistics from the guest, none while its major
+ * faults or swap-in rise; growth is never held back, and without the guard
+ * a shrink goes through as before. */
+START_TEST(test_balloon_guard) {
+        AgentResourceChange x;
+        AgentSnapshot *s;
+
+        x = memory_of_worker2(3 * GIB / 2, 0);
+        ck_assert_int_eq(x.status, AGENT_CHANGE_APPLIED);
+        fake_now += 60 * USEC_PER_SEC;
+
+        actuator.balloon_guard = true;
+        x = memory_of_worker2(GIB, 0);
+        ck_assert_int_eq(x.status, AGENT_CHANGE_REFUSED);
+        ck_assert_int_eq(x.guard, AGENT_GUARD_NO_GUEST_STATS);
+        ck_assert_str_eq(x.message, "memory 1G is below the current 1.5G, and the guest "
+                                    "reported no memory statistics since the last sample (it "
+                                    "needs a balloon stats period)");
+        x = memory_of_worker2(GIB, AGENT_GUEST_STATS_FRESH | AGENT_GUEST_PRESSURE_RISING);
+        ck_assert_int_eq(x.status, AGENT_CHANGE_REFUSED);
+        ck_assert_int_eq(x.guard, AGENT_GUARD_GUEST_PRESSURE);
+        ck_assert_str_eq(x.message, "memory 1G is below the current 1.5G, and the guest had "
+                                    "more major faults or swap-in than in the sample before");
+        s = sample();
+        ck_assert_uint_eq(agent_snapshot_find(s, "worker2")->metrics.memory_kib,
+                          3 * GIB / 2 / 1024);
+        free(s);
+
+        x = memory_of_worker2(GIB, AGENT_GUEST_STATS_FRESH);
+        ck_assert_int_eq(x.status, AGENT_CHANGE_APPLIED);
+        ck_assert_int_eq(x.guard, AGENT_GUARD_NONE);
+        ck_assert_uint_eq(x.after, GIB);
+        fake_now += 60 * USEC_PER_SEC;
+        x = memory_of_worker2(2 * GIB, 0);
+        ck_assert_int_eq(x.status, AGENT_CHANGE_APPLIED);
+}
+END_TEST
+
+/* ---- a VM's own limits in its metadata ---- */
+
+static void limits_setup(void) {
+        host_setup_on("tests/fixtures/agent/host-limits.xml", false, false);
+}
+
+/* The VM's limits narrow the agent's for that VM only, and a refusal names
+ * the VM and its limit. */
+START_TEST(test_vm_limits_narrow_the_agents) {
+        AgentResourceChange c;
+        AgentSnapshot *s;
+
+        c = change(ACT_VCPUS, "limited", 4);
+        ck_assert_int_eq(c.status, AGENT_CHANGE_REFUSED);
+        ck_assert_int_eq(c.outcome.rule, ACT_RULE_RANGE);
+        ck_assert_str_eq(c.message, "vcpus 4 is outside the allowed range [1, 3], set by "
+                                    "limited's metadata max-vcpus");
+        c = change(ACT_MEMORY, "limited", GIB);
+        ck_assert_int_eq(c.status, AGENT_CHANGE_REFUSED);
+        ck_assert_int_eq(c.outcome.rule, ACT_RULE_RANGE);
+        ck_assert_msg(strstr(c.message, ", set by limited's metadata min-memory"), "%s", c.message);
+        c = change(ACT_VCPUS, "limited", 3);
+        ck_assert_int_eq(c.status, AGENT_CHANGE_APPLIED);
+        ck_assert_uint_eq(c.after, 3);
+        /* The agent's own limits (max-vcpus 8) for a VM without any. */
+        c = change(ACT_VCPUS, "plain", 4);
+        ck_assert_int_eq(c.status, AGENT_CHANGE_APPLIED);
+        s = sample();
+        ck_assert_uint_eq(agent_snapshot_find(s, "limited")->metrics.vcpus_current, 3);
+        ck_assert_uint_eq(agent_snapshot_find(s, "limited")->metrics.memory_kib, 2 * GIB / 1024);
+        free(s);
+}
+END_TEST
+
+/* Limits that do not parse, or leave nothing within the agent's: the VM is
+ * not changed at all, and the error says which VM and which limit. */
+START_TEST(test_vm_limits_refused_when_wrong) {
+        ActTarget t = { .set = ACT_BIT(ACT_VCPUS), .value[ACT_VCPUS] = 3 };
+        AgentChange c = { .target = t, .flags = ACT_STRICT };
+        AgentSnapshot *s;
+
+        snprintf(c.domain, sizeof(c.domain), "misconfigured");
+        ck_assert_int_eq(agent_actuator_change(&actuator, &c), 0);
+        ck_assert_int_eq(c.error, -EPERM);
+        ck_assert_str_eq(c.message, "misconfigured's limits in its metadata "
+                                    "(https://flexslot.org/xmlns/limits/1): max-vcpus: 'many' "
+                                    "is not a valid count");
+
+        c = (AgentChange){ .target = t, .flags = ACT_STRICT };
+        snprintf(c.domain, sizeof(c.domain), "conflicting");
+        ck_assert_int_eq(agent_actuator_change(&actuator, &c), 0);
+        ck_assert_int_eq(c.error, -EINVAL);
+        ck_assert_str_eq(c.message, "conflicting's limits in its metadata leave no vcpus within "
+                                    "the agent's: minimum 9, maximum 8");
+        s = sample();
+        ck_assert_uint_eq(agent_snapshot_find(s, "misconfigured")->metrics.vcpus_current, 2);
+        ck_assert_uint_eq(agent_snapshot_find(s, "conflicting")->metrics.vcpus_current, 2);
+        free(s);
+}
+END_TEST
+
+/* ---- a domain busy in a job ---- */
+
+/* The test driver cannot hold a domain in a job, nor has it the counters a
+ * busy domain's answer lacks, so the skip is made at the hypervisor layer's
+ * boundary: libvirt's backend on the test driver's fixture host, whose bulk
+ * answer gets the counters of a running domain (a steady steal of a
+ * quarter, half a CPU of use, on the fake clock), except that of in_job:
+ * that one is answered as NOWAIT answers a domain in a job, its state
+ * without its counters. The collector around it is the agent's own. */
+static const char *in_job;
+/* The guests' memory statistics in the answer, as a guest with a balloon
+ * stats period reports them: its last report (seconds), its major faults. */
+static bool guest_stats;
+static uint64_t guest_report, guest_major_faults;
+
+static int job_sample_all(HvConnection *conn, unsigned flags, HvDomainSample **ret, size_t *ret_n) {
+        int r = hv_libvirt_driver.sample_all(conn, flags, ret, ret_n);
+
+        for (size_t i = 0; r >= 0 && i < *ret_n; i++) {
+                HvDomainSample *d = &(*ret)[i];
+                uint64_t ns = fake_now * NSEC_PER_USEC;
+
+                d->sampled_usec = fake_now;
+                d->span_usec = 0;
+                if (d->state != HV_STATE_RUNNING || (in_job && strcmp(d->name, in_job) == 0))
+                        continue;
+                d->fields |= HV_FIELD_CPU_TIME | HV_FIELD_VCPU_DELAY;
+                d->cpu_time_ns = ns / 2;
+                d->vcpu_present[0] = 1;
+                d->vcpu_delay_ns[0] = ns / 4;
+                if (!guest_stats)
+                        continue;
+                d->fields |= HV_FIELD_BALLOON_GUEST | HV_FIELD_BALLOON_UPDATE |
+                             HV_FIELD_BALLOON_PRESSURE;
+                d->balloon_available_kib = 1024 * 1024;
+                d->balloon_unused_kib = 512 * 1024;
+                d->balloon_last_update = guest_report;
+                d->balloon_major_faults = guest_major_faults;
+        }
+        return r;
+}
+
+static AgentSnapshot *sample_after(usec_t usec) {
+        fake_now += usec;
+        return sample();
+}
+
+static void job_driver_open(void) {
+        static HypervisorDriver job_driver;
+
+        job_driver = hv_libvirt_driver;
+        job_driver.sample_all = job_sample_all;
+        ck_assert_int_eq(
+                hv_connection_open_driver(&job_driver, collector.uri, NULL, 0, &collector.conn), 0);
+}
+
+/* worker1's guest memory as the balloon guard sees it after the next
+ * sample. */
+static unsigned guest_memory_next(void) {
+        AgentSnapshot *s = sample_after(USEC_PER_SEC);
+        unsigned g = agent_snapshot_guest_memory(s, "worker1");
+
+        free(s);
+        return g;
+}
+
+/* Fresh when the guest reported since the sample before, rising when its
+ * major faults grew; nothing known without the guest's statistics. */
+START_TEST(test_collector_guest_memory) {
+        job_driver_open();
+        guest_stats = false;
+        free(sample());
+        ck_assert_uint_eq(guest_memory_next(), 0);
+        guest_stats = true;
+        guest_report = 100;
+        ck_assert_uint_eq(guest_memory_next(), 0); /* no report before to compare */
+        guest_report++;
+        ck_assert_uint_eq(guest_memory_next(), AGENT_GUEST_STATS_FRESH);
+        /* The guest stopped reporting: libvirt answers with its last. */
+        ck_assert_uint_eq(guest_memory_next(), 0);
+        guest_report++;
+        guest_major_faults += 30;
+        ck_assert_uint_eq(guest_memory_next(),
+                          AGENT_GUEST_STATS_FRESH | AGENT_GUEST_PRESSURE_RISING);
+        guest_report++;
+        ck_assert_uint_eq(guest_memory_next(), AGENT_GUEST_STATS_FRESH);
+        guest_stats = false;
+}
+END_TEST
+
+/* A domain stuck in a job keeps its last measured values, with their age,
+ * while the others are sampled as ever; one never measured stays unknown;
+ * the skipped rounds are counted, and the rates come back after the job. */
+START_TEST(test_collector_domain_in_job) {
+        AgentSnapshot *s;
+        const AgentDomain *w1, *w2;
+
+        job_driver_open();
+        /* worker2 is busy from the start: never measured, unknown. */
+        in_job = "worker2";
+        free(sample());
+        s = sample_after(USEC_PER_SEC);
+        w1 = agent_snapshot_find(s, "worker1");
+        w2 = agent_snapshot_find(s, "worker2");
+        ck_assert(w1->metrics.valid & HV_METRIC_STEAL);
+        ck_assert_double_eq_tol(w1->metrics.steal, 0.25, 1e-9);
+        ck_assert_double_eq_tol(w1->metrics.cpu_use, 0.5, 1e-9);
+        ck_assert_uint_eq(w1->age_usec, 0);
+        ck_assert(!(w2->metrics.valid & (HV_METRIC_STEAL | HV_METRIC_CPU_USE)));
+        ck_assert_uint_eq(w2->skipped_total, 0);
+        free(s);
+
+        /* worker1 goes into a job for three rounds: its steal stands, with
+         * its age, and each round is counted; worker2 answers again. */
+        in_job = "worker1";
+        for (unsigned round = 1; round <= 3; round++) {
+                s = sample_after(2 * USEC_PER_SEC);
+                w1 = agent_snapshot_find(s, "worker1");
+                ck_assert(w1->metrics.valid & HV_METRIC_STEAL);
+                ck_assert_double_eq_tol(w1->metrics.steal, 0.25, 1e-9);
+                ck_assert_uint_eq(w1->age_usec, round * 2 * USEC_PER_SEC);
+                ck_assert_uint_eq(w1->skipped_rounds, round);
+                ck_assert_uint_eq(w1->skipped_total, round);
+                /* vCPUs and memory come from the info call: fresh. The
+                 * index is the HvMetricValid bit's number. */
+                ck_assert_uint_eq(w1->measured[__builtin_ctz(HV_METRIC_VCPUS)], fake_now);
+                ck_assert_uint_eq(w1->measured[__builtin_ctz(HV_METRIC_MEMORY)], fake_now);
+                ck_assert_uint_eq(w1->measured[__builtin_ctz(HV_METRIC_STEAL)],
+                                  fake_now - round * 2 * USEC_PER_SEC);
+                free(s);
+        }
+        /* worker2's first answer with counters gives no rate yet (no base),
+         * its second does. */
+        w2 = agent_snapshot_find(collector.latest, "worker2");
+        ck_assert(w2->metrics.valid & HV_METRIC_STEAL);
+        ck_assert_uint_eq(w2->age_usec, 0);
+
+        /* Out of the job: the rate is measured again, over the interval
+         * from its last counters, and the run of skips ends. */
+        in_job = NULL;
+        s = sample_after(USEC_PER_SEC);
+        w1 = agent_snapshot_find(s, "worker1");
+        ck_assert(w1->metrics.valid & HV_METRIC_STEAL);
+        ck_assert_double_eq_tol(w1->metrics.steal, 0.25, 1e-9);
+        ck_assert_uint_eq(w1->metrics.interval_usec, 7 * USEC_PER_SEC);
+        ck_assert_uint_eq(w1->age_usec, 0);
+        ck_assert_uint_eq(w1->skipped_rounds, 0);
+        ck_assert_uint_eq(w1->skipped_total, 3);
+        free(s);
+}
+END_TEST
+
 /* ---- per-domain settings, against a driver that counts its calls ---- */
 
 static unsigned n_info_calls;
@@ -402,6 +674,8 @@ Suite *suite_agent_libvirt(void) {
 
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_host_sample);
+        tcase_add_test(tc, test_collector_domain_in_job);
+        tcase_add_test(tc, test_collector_guest_memory);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("actuator");
@@ -413,6 +687,13 @@ Suite *suite_agent_libvirt(void) {
         tcase_add_test(tc, test_host_unplug_when_allowed);
         tcase_add_test(tc, test_host_dry_run_changes_nothing);
         tcase_add_test(tc, test_host_target);
+        tcase_add_test(tc, test_balloon_guard);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("vm_limits");
+        tcase_add_checked_fixture(tc, limits_setup, teardown);
+        tcase_add_test(tc, test_vm_limits_narrow_the_agents);
+        tcase_add_test(tc, test_vm_limits_refused_when_wrong);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("settings");

@@ -155,25 +155,53 @@ START_TEST(test_rate_kept_while_fresh) {
         const usec_t max_age = 15 * USEC_PER_SEC, t0 = 1000 * USEC_PER_SEC;
         AgentRate r = { 0 };
 
-        r = agent_rate_next(r, false, 0.0, t0, max_age);
+        r = agent_rate_next(r, false, 0.0, t0, t0, max_age);
         ck_assert_uint_eq(r.at, 0); /* nothing measured yet: unknown */
-        r = agent_rate_next(r, true, 0.82, t0 + USEC_PER_SEC, max_age);
+        r = agent_rate_next(r, true, 0.82, t0 + USEC_PER_SEC, t0 + USEC_PER_SEC, max_age);
         ck_assert_double_eq(r.value, 0.82);
         ck_assert_uint_eq(r.at, t0 + USEC_PER_SEC);
         for (usec_t t = 2; t <= 16; t++) {
-                r = agent_rate_next(r, false, 0.0, t0 + t * USEC_PER_SEC, max_age);
+                r = agent_rate_next(r, false, 0.0, 0, t0 + t * USEC_PER_SEC, max_age);
                 ck_assert_double_eq(r.value, 0.82);
                 ck_assert_uint_eq(r.at, t0 + USEC_PER_SEC);
         }
-        r = agent_rate_next(r, false, 0.0, t0 + 17 * USEC_PER_SEC, max_age);
+        r = agent_rate_next(r, false, 0.0, 0, t0 + 17 * USEC_PER_SEC, max_age);
         ck_assert_uint_eq(r.at, 0);
         /* A measured 0 is a value like any other. */
-        r = agent_rate_next((AgentRate){ .value = 0.5, .at = t0 }, true, 0.0, t0 + 1, max_age);
+        r = agent_rate_next((AgentRate){ .value = 0.5, .at = t0 }, true, 0.0, t0 + 1, t0 + 1,
+                            max_age);
         ck_assert_double_eq(r.value, 0.0);
         ck_assert_uint_eq(r.at, t0 + 1);
         /* A clock that went back makes the old value no younger. */
-        r = agent_rate_next((AgentRate){ .value = 0.5, .at = t0 }, false, 0.0, t0 - 1, max_age);
+        r = agent_rate_next((AgentRate){ .value = 0.5, .at = t0 }, false, 0.0, 0, t0 - 1, max_age);
         ck_assert_uint_eq(r.at, 0);
+}
+END_TEST
+
+/* An agent's value of a VM busy in a job is its last, with its age: it
+ * counts from when the agent measured it, not from when the controller
+ * heard of it, and never replaces a newer one. */
+START_TEST(test_rate_aged_by_the_agent) {
+        const usec_t max_age = 15 * USEC_PER_SEC, t0 = 1000 * USEC_PER_SEC;
+        AgentRate r;
+
+        /* Measured 10 s before the sample: 5 s left. */
+        r = agent_rate_next((AgentRate){ 0 }, true, 0.4, t0 - 10 * USEC_PER_SEC, t0, max_age);
+        ck_assert_double_eq(r.value, 0.4);
+        ck_assert_uint_eq(r.at, t0 - 10 * USEC_PER_SEC);
+        r = agent_rate_next(r, true, 0.4, t0 - 10 * USEC_PER_SEC, t0 + 5 * USEC_PER_SEC, max_age);
+        ck_assert_uint_eq(r.at, t0 - 10 * USEC_PER_SEC);
+        r = agent_rate_next(r, true, 0.4, t0 - 10 * USEC_PER_SEC, t0 + 6 * USEC_PER_SEC, max_age);
+        ck_assert_uint_eq(r.at, 0);
+        /* Older than max-sample-age already when it came: unknown. */
+        r = agent_rate_next((AgentRate){ 0 }, true, 0.4, t0 - 20 * USEC_PER_SEC, t0, max_age);
+        ck_assert_uint_eq(r.at, 0);
+        /* An older value than the one held (an agent restarted from an
+         * older sample) leaves the newer one. */
+        r = agent_rate_next((AgentRate){ .value = 0.7, .at = t0 }, true, 0.4, t0 - USEC_PER_SEC,
+                            t0 + USEC_PER_SEC, max_age);
+        ck_assert_double_eq(r.value, 0.7);
+        ck_assert_uint_eq(r.at, t0);
 }
 END_TEST
 
@@ -276,6 +304,7 @@ Suite *suite_controller_agents(void) {
         tc = tcase_create("steal");
         tcase_add_test(tc, test_steal_source);
         tcase_add_test(tc, test_rate_kept_while_fresh);
+        tcase_add_test(tc, test_rate_aged_by_the_agent);
         tcase_add_test(tc, test_weight_dead_band);
         tcase_add_test(tc, test_snapshot_takes_agent_vm);
         suite_add_tcase(s, tc);

@@ -208,10 +208,15 @@ START_TEST(test_recorded_qemu_rounds) {
                         0);
                 ck_assert_int_eq(
                         hv_sample_from_params(b->name, b->uuid, b->ps.p, b->ps.n, b->t, &after), 0);
-                ck_assert_uint_eq(after.fields, HV_FIELD_STATE | HV_FIELD_CPU_TIME |
-                                                        HV_FIELD_VCPU_COUNT | HV_FIELD_VCPU_DELAY |
-                                                        HV_FIELD_VCPU_TIME | HV_FIELD_BALLOON |
-                                                        HV_FIELD_BALLOON_GUEST);
+                ck_assert_uint_eq(after.fields,
+                                  HV_FIELD_STATE | HV_FIELD_CPU_TIME | HV_FIELD_VCPU_COUNT |
+                                          HV_FIELD_VCPU_DELAY | HV_FIELD_VCPU_TIME |
+                                          HV_FIELD_BALLOON | HV_FIELD_BALLOON_GUEST |
+                                          HV_FIELD_BALLOON_PRESSURE | HV_FIELD_BALLOON_UPDATE);
+                /* A guest with a stats period reported between the rounds
+                 * (what the agent's balloon guard calls fresh). */
+                ck_assert_uint_eq(after.balloon_last_update - before.balloon_last_update, 2);
+                ck_assert_uint_eq(after.balloon_major_faults, 0);
                 ck_assert_int_eq(hv_metrics_derive(&before, &after, &m), 0);
                 ck_assert_uint_eq(m.valid, HV_METRIC_STATE | HV_METRIC_STEAL | HV_METRIC_CPU_USE |
                                                    HV_METRIC_VCPUS | HV_METRIC_MEMORY |
@@ -244,13 +249,17 @@ START_TEST(test_params_full_record) {
         record_params(&r, &ps);
         params_add_ull(&ps, "balloon.unused", 1048576);
         params_add_ull(&ps, "balloon.available", 2000000);
+        params_add_ull(&ps, "balloon.major_fault", 42);
+        params_add_ull(&ps, "balloon.swap_in", 640);
+        params_add_ull(&ps, "balloon.last-update", 1700000000);
         ck_assert_int_eq(hv_sample_from_params("worker1", DOMAIN_UUID, ps.p, ps.n, r.t, &s), 0);
         ck_assert_str_eq(s.name, "worker1");
         ck_assert_str_eq(s.uuid, DOMAIN_UUID);
         ck_assert_uint_eq(s.sampled_usec, 5000000);
         ck_assert_uint_eq(s.fields, HV_FIELD_STATE | HV_FIELD_CPU_TIME | HV_FIELD_VCPU_COUNT |
                                             HV_FIELD_VCPU_DELAY | HV_FIELD_VCPU_TIME |
-                                            HV_FIELD_BALLOON | HV_FIELD_BALLOON_GUEST);
+                                            HV_FIELD_BALLOON | HV_FIELD_BALLOON_GUEST |
+                                            HV_FIELD_BALLOON_PRESSURE | HV_FIELD_BALLOON_UPDATE);
         ck_assert_int_eq(s.state, HV_STATE_RUNNING);
         ck_assert_int_eq(s.state_reason, VIR_DOMAIN_RUNNING_BOOTED);
         ck_assert_uint_eq(s.cpu_time_ns, 8 * SEC_NS);
@@ -267,6 +276,9 @@ START_TEST(test_params_full_record) {
         ck_assert_uint_eq(s.balloon_max_kib, 4194304);
         ck_assert_uint_eq(s.balloon_unused_kib, 1048576);
         ck_assert_uint_eq(s.balloon_available_kib, 2000000);
+        ck_assert_uint_eq(s.balloon_major_faults, 42);
+        ck_assert_uint_eq(s.balloon_swap_in_kib, 640);
+        ck_assert_uint_eq(s.balloon_last_update, 1700000000);
 }
 END_TEST
 

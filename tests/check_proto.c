@@ -652,6 +652,64 @@ START_TEST(test_agent1_bad_verdict) {
 }
 END_TEST
 
+/* A sample's metrics array of one domain, in the struct of signature type:
+ * version 2's with the age, version 1's without. */
+static sd_bus_message *metrics_reply(const char *type, double age) {
+        sd_bus_message *m = new_reply();
+
+        ck_assert_int_ge(sd_bus_message_open_container(m, 'a', type), 0);
+        if (strcmp(type, AGENT1_METRICS_TYPE_V1) == 0)
+                ck_assert_int_ge(sd_bus_message_append(m, type, "w1", "u1", "running", 2u, 4u,
+                                                       (uint64_t)1024, (uint64_t)4096, 0.5, 0.25,
+                                                       15u, 0u, -1.0, (uint64_t)0),
+                                 0);
+        else
+                ck_assert_int_ge(sd_bus_message_append(m, type, "w1", "u1", "running", 2u, 4u,
+                                                       (uint64_t)1024, (uint64_t)4096, 0.5, 0.25,
+                                                       15u, 0u, -1.0, (uint64_t)0, age),
+                                 0);
+        ck_assert_int_ge(sd_bus_message_close_container(m), 0);
+        seal(m);
+        return m;
+}
+
+/* Both versions read, the age 0 from version 1; another struct, or an age
+ * that is no time, is refused. */
+START_TEST(test_agent1_metrics_versions) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *v2 =
+                metrics_reply(AGENT1_METRICS_TYPE, 7.5);
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *v1 =
+                metrics_reply(AGENT1_METRICS_TYPE_V1, 0.0);
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *bad_age =
+                metrics_reply(AGENT1_METRICS_TYPE, -1.0);
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *other = new_reply();
+        Agent1Metrics x;
+        bool with_age;
+
+        ck_assert_int_eq(agent1_metrics_enter(v2, &with_age), 0);
+        ck_assert(with_age);
+        ck_assert_int_eq(agent1_metrics_read(v2, with_age, &x), 1);
+        ck_assert_str_eq(x.name, "w1");
+        ck_assert_double_eq(x.steal, 0.25);
+        ck_assert_double_eq(x.age, 7.5);
+        ck_assert_int_eq(agent1_metrics_read(v2, with_age, &x), 0);
+
+        ck_assert_int_eq(agent1_metrics_enter(v1, &with_age), 0);
+        ck_assert(!with_age);
+        ck_assert_int_eq(agent1_metrics_read(v1, with_age, &x), 1);
+        ck_assert_str_eq(x.uuid, "u1");
+        ck_assert_uint_eq(x.valid, 15);
+        ck_assert_double_eq(x.age, 0.0);
+
+        ck_assert_int_eq(agent1_metrics_enter(bad_age, &with_age), 0);
+        ck_assert_int_eq(agent1_metrics_read(bad_age, with_age, &x), -EBADMSG);
+
+        ck_assert_int_ge(sd_bus_message_append(other, "a(ss)", 1, "a", "b"), 0);
+        seal(other);
+        ck_assert_int_eq(agent1_metrics_enter(other, &with_age), -EBADMSG);
+}
+END_TEST
+
 Suite *suite_proto(void) {
         Suite *s = suite_create("proto");
         TCase *tc;
@@ -671,6 +729,7 @@ Suite *suite_proto(void) {
         tcase_add_checked_fixture(tc, bus_setup, bus_teardown);
         tcase_add_test(tc, test_agent1_names);
         tcase_add_test(tc, test_agent1_target_and_verdicts);
+        tcase_add_test(tc, test_agent1_metrics_versions);
         tcase_add_loop_test(tc, test_agent1_bad_verdict, 0, (int)ELEMENTSOF(bad_verdicts));
         suite_add_tcase(s, tc);
 

@@ -141,21 +141,29 @@ static void link_down(AgentLink *l, const sd_bus_error *e, int r) {
         nodes_update(l->owner);
 }
 
-static int read_metrics(sd_bus_message *m, AgentVm *ret) {
-        const char *name, *uuid, *state;
-        AgentVm vm = { 0 };
+/* One domain's metrics, of either version (proto/agent1.h). */
+static int read_metrics(sd_bus_message *m, bool with_age, AgentVm *ret) {
+        Agent1Metrics x;
         int r;
 
-        r = sd_bus_message_read(m, AGENT1_METRICS_TYPE, &name, &uuid, &state, &vm.vcpus,
-                                &vm.vcpus_max, &vm.memory, &vm.memory_max, &vm.cpu_use, &vm.steal,
-                                &vm.valid, &vm.cpu_weight, &vm.cpu_cap, &vm.memory_used);
+        r = agent1_metrics_read(m, with_age, &x);
         if (r <= 0)
                 return r;
-        if (strlen(uuid) >= sizeof(vm.uuid))
+        if (strlen(x.uuid) >= sizeof(ret->uuid))
                 return -EBADMSG;
-        snprintf(vm.uuid, sizeof(vm.uuid), "%s", uuid);
-        snprintf(vm.name, sizeof(vm.name), "%s", name);
-        *ret = vm;
+        *ret = (AgentVm){ .vcpus = x.vcpus,
+                          .vcpus_max = x.vcpus_max,
+                          .memory = x.memory,
+                          .memory_max = x.memory_max,
+                          .cpu_use = x.cpu_use,
+                          .steal = x.steal,
+                          .valid = x.valid,
+                          .cpu_weight = x.cpu_weight,
+                          .cpu_cap = x.cpu_cap,
+                          .memory_used = x.memory_used,
+                          .age = (usec_t)(x.age * USEC_PER_SEC) };
+        snprintf(ret->uuid, sizeof(ret->uuid), "%s", x.uuid);
+        snprintf(ret->name, sizeof(ret->name), "%s", x.name);
         return 1;
 }
 
@@ -171,13 +179,16 @@ static void vm_take_rate(AgentVm *vm, unsigned bit, AgentRate r, double *value, 
 /* vm's CPU use and steal after a sample at now, from its own and old's. */
 static void vm_keep_rates(AgentVm *vm, const AgentVm *old, usec_t now, usec_t max_age) {
         AgentRate use = { 0 }, steal = { 0 };
+        usec_t measured_at = now - MIN(vm->age, now);
 
         if (old && (old->valid & AGENT1_METRIC_CPU_USE))
                 use = (AgentRate){ .value = old->cpu_use, .at = old->cpu_use_at };
         if (old && (old->valid & AGENT1_METRIC_STEAL))
                 steal = (AgentRate){ .value = old->steal, .at = old->steal_at };
-        use = agent_rate_next(use, vm->valid & AGENT1_METRIC_CPU_USE, vm->cpu_use, now, max_age);
-        steal = agent_rate_next(steal, vm->valid & AGENT1_METRIC_STEAL, vm->steal, now, max_age);
+        use = agent_rate_next(use, vm->valid & AGENT1_METRIC_CPU_USE, vm->cpu_use, measured_at, now,
+                              max_age);
+        steal = agent_rate_next(steal, vm->valid & AGENT1_METRIC_STEAL, vm->steal, measured_at, now,
+                                max_age);
         vm_take_rate(vm, AGENT1_METRIC_CPU_USE, use, &vm->cpu_use, &vm->cpu_use_at);
         vm_take_rate(vm, AGENT1_METRIC_STEAL, steal, &vm->steal, &vm->steal_at);
 }
@@ -187,6 +198,7 @@ static void vm_keep_rates(AgentVm *vm, const AgentVm *old, usec_t now, usec_t ma
  * they are fresh. */
 static int link_take_sample(AgentLink *l, sd_bus_message *m) {
         AgentVm *vms = NULL, vm;
+        bool with_age = false;
         size_t n = 0;
         uint64_t timestamp;
         usec_t now = now_realtime_usec();
@@ -194,8 +206,8 @@ static int link_take_sample(AgentLink *l, sd_bus_message *m) {
 
         r = sd_bus_message_read(m, "t", &timestamp);
         if (r >= 0)
-                r = sd_bus_message_enter_container(m, 'a', AGENT1_METRICS_TYPE);
-        while (r >= 0 && (r = read_metrics(m, &vm)) > 0) {
+                r = agent1_metrics_enter(m, &with_age);
+        while (r >= 0 && (r = read_metrics(m, with_age, &vm)) > 0) {
                 const AgentVm *old = agents_link_vm(l, vm.uuid);
                 AgentVm *grown = realloc(vms, (n + 1) * sizeof(*vms));
 

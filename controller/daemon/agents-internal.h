@@ -31,6 +31,9 @@ typedef struct AgentVm {
         /* Realtime of the samples that measured cpu_use and steal, which
          * may be older than the newest sample (agent_rate_next). */
         usec_t cpu_use_at, steal_at;
+        /* How long before its sample the agent measured the oldest value
+         * (Agent1 field 14; 0 from a version 1 agent). */
+        usec_t age;
         bool pending; /* a target of ours is on its way */
         /* A sample older than this (realtime) predates the last target the
          * agent took, whose values stand until a newer one. */

@@ -77,7 +77,7 @@ done
 [ "$(agent_property CapacityCPUs)" = "u 8" ] || fail "CapacityCPUs is $(agent_property CapacityCPUs)"
 [ "$(agent_property CapacityMemory)" = "t $((7 * GIB))" ] || fail "CapacityMemory"
 [ "$(agent_property Interval)" = "t 200000" ] || fail "Interval"
-[ "$(agent_property Version)" = "u 1" ] || fail "Version is $(agent_property Version)"
+[ "$(agent_property Version)" = "u 2" ] || fail "Version is $(agent_property Version)"
 
 poll has_sample || fail "no sample"
 hypervisor_available true || fail "hypervisor not available"
@@ -97,10 +97,11 @@ metrics() {
 	agent_call GetMetrics s "$1" | awk '{ print $6, $7, $8, $9 }'
 }
 [ "$(metrics worker1)" = "2 4 $GIB $((4 * GIB))" ] || fail "worker1: $(metrics worker1)"
-# Fields 10-13: what holds a value (vCPUs and memory: 3), CPU weight, cap
-# and guest memory in use, which the test driver does not give (0, -1, 0).
-extra=$(agent_call GetMetrics s worker1 | awk '{ print $12, $13, $14, $15 }')
-[ "$extra" = "3 0 -1 0" ] || fail "worker1's validity, weight, cap and memory in use: $extra"
+# Fields 10-14: what holds a value (vCPUs and memory: 3), CPU weight, cap
+# and guest memory in use, which the test driver does not give (0, -1, 0),
+# and the sample's age: every value is the newest sample's (0).
+extra=$(agent_call GetMetrics s worker1 | awk '{ print $12, $13, $14, $15, $16 }')
+[ "$extra" = "3 0 -1 0 0" ] || fail "worker1's validity, weight, cap, memory in use, age: $extra"
 
 # ---- changes that the test driver then reports ----
 # Lowering vCPUs (hot-unplug) is off by default; checked before worker2 is
@@ -224,7 +225,7 @@ samples_seen() {
 }
 poll samples_seen || fail "no Sample signals"
 history=$(agent_call GetHistory su worker1 2)
-case $history in "a(t(sssuuttdduudt)) 2 "*) ;; *) fail "GetHistory: $history" ;; esac
+case $history in "a(t(sssuuttdduudtd)) 2 "*) ;; *) fail "GetHistory: $history" ;; esac
 
 stop_agent
 

@@ -65,6 +65,10 @@ grep -q '^flexslot_domain_running{domain="spare",uuid="[0-9a-f-]*",state="shutof
 grep -q "^# TYPE flexslot_domain_steal_ratio gauge$" "$tmp/m1" || fail "no steal metric type"
 grep -q "^flexslot_domain_steal_ratio{" "$tmp/m1" &&
 	fail "steal the test driver does not measure was written: $(cat "$tmp/m1")"
+grep -q '^flexslot_domain_sample_age_seconds{domain="worker1",uuid="[0-9a-f-]*"} 0$' "$tmp/m1" ||
+	fail "worker1's sample age: $(cat "$tmp/m1")"
+grep -q '^flexslot_domain_samples_skipped_total{domain="worker1",uuid="[0-9a-f-]*"} 0$' "$tmp/m1" ||
+	fail "worker1's skipped samples: $(cat "$tmp/m1")"
 exposition_ok "$tmp/m1" || fail "lines not in the exposition format"
 
 # ---- changes, counted by verdict and error name ----

@@ -104,7 +104,7 @@ agent_call() { bus call org.flexslot.Agent1 /org/flexslot/Agent1 org.flexslot.Ag
 
 # The agent's newest metrics of the guest as "vcpus vcpus_max memory
 # memory_max cpu_use steal" (memory in bytes; rates -1 when not known yet).
-# GetMetrics answers "t(sssuuttdduudt) TIMESTAMP NAME UUID STATE VCPUS ...".
+# GetMetrics answers "t(sssuuttdduudtd) TIMESTAMP NAME UUID STATE VCPUS ...".
 metrics() {
 	agent_call GetMetrics s "$guest" 2>/dev/null | awk '{ print $6, $7, $8, $9, $10, $11 }'
 }
