@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collector.h"
+#include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "connection.h"
@@ -263,6 +264,42 @@ static void name_vm_limit(const AgentChange *c, ActResource k, const ActLimits *
                  agent_vm_limit_name(k, above));
 }
 
+static void limits_append(AgentChange *c, const char *fmt, ...) _printf_(2, 3);
+
+static void limits_append(AgentChange *c, const char *fmt, ...) {
+        size_t n = strlen(c->limits);
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(c->limits + n, sizeof(c->limits) - n, fmt, ap);
+        va_end(ap);
+}
+
+/* Each targeted resource's range, step and minimum change, naming the
+ * bounds the VM's metadata set, then the rate limit. */
+static void describe_limits(AgentChange *c, const ActLimits *limits, unsigned floors,
+                            unsigned ceilings) {
+        for (ActResource k = 0; k < _ACT_RESOURCE_MAX; k++) {
+                const ActResourceLimits *rl = &limits->r[k];
+
+                if (!(c->target.set & ACT_BIT(k)))
+                        continue;
+                limits_append(c, "%s%s [%s, %s]", c->limits[0] ? "; " : "",
+                              act_resource_to_string(k), ACT_VALUE(k, rl->floor),
+                              ACT_VALUE(k, rl->ceiling));
+                if (rl->max_step != UINT64_MAX)
+                        limits_append(c, " step %s", ACT_VALUE(k, rl->max_step));
+                if (rl->min_change > 0)
+                        limits_append(c, " min-change %s", ACT_VALUE(k, rl->min_change));
+                if (floors & ACT_BIT(k))
+                        limits_append(c, " %s from metadata", agent_vm_limit_name(k, false));
+                if (ceilings & ACT_BIT(k))
+                        limits_append(c, " %s from metadata", agent_vm_limit_name(k, true));
+        }
+        if (limits->min_interval > 0)
+                limits_append(c, "; min-interval %s", FORMAT_DURATION(limits->min_interval));
+}
+
 int agent_actuator_change(AgentActuator *a, AgentChange *c) {
         AgentChangeRecord *rec;
         ActLimits limits;
@@ -294,6 +331,7 @@ int agent_actuator_change(AgentActuator *a, AgentChange *c) {
         r = vm_limits(a, c, &limits, &floors, &ceilings);
         if (r < 0)
                 return 0;
+        describe_limits(c, &limits, floors, ceilings);
 
         rec = record_find(a, info.uuid);
         req = (ActRequest){

@@ -56,6 +56,10 @@ typedef struct AgentChange {
         char message[512]; /* ... and why: no such domain, not running, no connection */
         char name[HV_NAME_MAX];
         char uuid[HV_UUID_STRING_MAX];
+        /* The limits the target was decided under (the agent's narrowed by
+         * the VM's metadata), as the decision journal shows them; "" when
+         * nothing was decided. */
+        char limits[512];
         AgentResourceChange r[_ACT_RESOURCE_MAX];
 } AgentChange;
 

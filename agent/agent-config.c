@@ -19,6 +19,7 @@ static const ConfKey agent_keys[] = {
         { "agent", "interval", CONF_DURATION, F(interval), "5s", .min = 100 * USEC_PER_MSEC,
           .max = USEC_PER_HOUR },
         { "agent", "history", CONF_INT, F(history), "120", .min = 1, .max = 10000 },
+        { "agent", "decisions", CONF_INT, F(decisions), "256", .min = 1, .max = 4096 },
         { "agent", "hypervisor-timeout", CONF_DURATION, F(hypervisor_timeout), "10s",
           .min = 10 * USEC_PER_MSEC, .max = 10 * USEC_PER_MINUTE },
         { "agent", "dry-run", CONF_BOOL, F(dry_run), "no" },

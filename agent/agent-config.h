@@ -16,6 +16,7 @@ typedef struct AgentConfig {
         char *address; /* NULL: the system bus */
         usec_t interval;
         int64_t history;
+        int64_t decisions;
         usec_t hypervisor_timeout;
         bool dry_run;
         bool balloon_guard;

@@ -300,6 +300,8 @@ static int agent_start(Agent *a) {
                 return log_oom();
         resolve_allowed_group(a);
         r = ring_init(&a->history, (size_t)a->config.history, snapshot_free);
+        if (r >= 0)
+                r = agent_decisions_init(&a->decisions, (size_t)a->config.decisions);
         if (r < 0)
                 return log_oom();
         r = agent_collector_init(&a->collector, a->config.uri);
@@ -392,6 +394,7 @@ static int agent_stop(Agent *a) {
         a->event = sd_event_unref(a->event);
         if (a->history.items)
                 ring_done(&a->history);
+        agent_decisions_done(&a->decisions);
         free(a->hostname);
         conf_free(&agent_config_schema, &a->config);
         return 0;

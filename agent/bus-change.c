@@ -92,28 +92,56 @@ static void args_append(ChangeJob *j, const char *key, const char *value) {
                  value);
 }
 
-/* The audit trail: one line per change request, saying what was asked, by
- * whom (unique name and effective uid) and the verdict; notice for what was
- * granted, warning for everything else. */
-static void audit(const ChangeJob *j, LogLevel level, const char *fmt, ...) _printf_(3, 4);
+/* The audit trail and the decision journal: one line per change request,
+ * saying what was asked, by whom (unique name and effective uid) and the
+ * verdict, then as key=value fields the decision's number, the verdict, its
+ * error name, the dry-run flag and the limits applied; notice for what was
+ * granted, warning for everything else. The same goes into the ring that
+ * ListDecisions reads. */
+static void audit(const ChangeJob *j, LogLevel level, const char *verdict, const char *error,
+                  const char *fmt, ...) _printf_(5, 6);
 
-static void audit(const ChangeJob *j, LogLevel level, const char *fmt, ...) {
+static void audit(const ChangeJob *j, LogLevel level, const char *verdict, const char *error,
+                  const char *fmt, ...) {
         const char *sender = sd_bus_message_get_sender(j->call);
-        char uid_text[16] = "?", verdict[2048];
-        uid_t uid;
+        const char *method = sd_bus_message_get_member(j->call);
+        char uid_text[16] = "?", outcome[sizeof(((AgentDecision *)NULL)->outcome)];
+        uint32_t uid = AGENT_UID_UNKNOWN;
+        uid_t euid;
+        AgentDecision *d;
         va_list ap;
+        size_t n;
 
-        if (level > log_get_max_level())
-                return;
-        if (j->creds && sd_bus_creds_get_euid(j->creds, &uid) >= 0)
+        if (j->creds && sd_bus_creds_get_euid(j->creds, &euid) >= 0) {
+                uid = (uint32_t)euid;
                 snprintf(uid_text, sizeof(uid_text), "%u", (unsigned)uid);
+        }
+        n = (size_t)snprintf(outcome, sizeof(outcome), "%s",
+                             j->answered ? "after its timeout, " : "");
         va_start(ap, fmt);
-        vsnprintf(verdict, sizeof(verdict), fmt, ap);
+        vsnprintf(outcome + n, sizeof(outcome) - n, fmt, ap);
         va_end(ap);
-        log_full_errno(level, 0, "%s('%s', %s) by uid %s (%s): %s%s",
-                       sd_bus_message_get_member(j->call), PRINTABLE(j->change.domain), j->args,
-                       uid_text, sender ? sender : "?", j->answered ? "after its timeout, " : "",
-                       verdict);
+        d = agent_decisions_add(&j->agent->decisions);
+        if (!d)
+                log_oom();
+        else {
+                snprintf(d->method, sizeof(d->method), "%s", method);
+                snprintf(d->sender, sizeof(d->sender), "%s", sender ? sender : "");
+                d->uid = uid;
+                snprintf(d->domain, sizeof(d->domain), "%s", j->change.domain);
+                snprintf(d->inputs, sizeof(d->inputs), "%s", j->args);
+                snprintf(d->limits, sizeof(d->limits), "%s", j->change.limits);
+                snprintf(d->verdict, sizeof(d->verdict), "%s", verdict);
+                snprintf(d->error, sizeof(d->error), "%s", error);
+                d->dry_run = j->agent->dry_run;
+                memcpy(d->outcome, outcome, sizeof(d->outcome));
+        }
+        log_full_errno(level, 0,
+                       "%s('%s', %s) by uid %s (%s): %s [decision=%llu verdict=\"%s\" "
+                       "error=\"%s\" dry_run=%s limits=\"%s\"]",
+                       method, PRINTABLE(j->change.domain), j->args, uid_text,
+                       sender ? sender : "?", outcome, d ? (unsigned long long)d->id : 0ULL,
+                       verdict, error, j->agent->dry_run ? "yes" : "no", j->change.limits);
 }
 
 /* Root, or a member of [agent] allowed-group. On the system bus the policy
@@ -275,45 +303,70 @@ static const Agent1Status wire_status[] = {
         [AGENT_CHANGE_REFUSED] = AGENT1_REFUSED,     [AGENT_CHANGE_FAILED] = AGENT1_FAILED,
 };
 
+/* A resource's verdict and its error name ("" for none; a clamp names
+ * its rule), as the metrics count them and the decision journal keeps
+ * them. */
+static void resource_outcome(const AgentChange *c, ActResource r, const char **ret_verdict,
+                             const char **ret_error) {
+        char msg[CHANGE_ERROR_MAX];
+        const char *name;
+
+        if (c->error < 0) {
+                *ret_error = errno_error(c->error);
+                *ret_verdict = error_verdict(*ret_error);
+                return;
+        }
+        name = resource_error(c, r, msg, sizeof(msg));
+        if (c->r[r].status == AGENT_CHANGE_CLAMPED)
+                name = rule_error(c->r[r].outcome.rule);
+        *ret_verdict = agent1_status_to_string(wire_status[c->r[r].status]);
+        *ret_error = name ? name : "";
+}
+
 /* The metrics' count of each resource's verdict, by error name. */
 static void count_change(const ChangeJob *j) {
         const AgentChange *c = &j->change;
-        char msg[CHANGE_ERROR_MAX];
 
         for (ActResource r = 0; r < _ACT_RESOURCE_MAX; r++) {
                 const char *verdict, *name;
 
                 if (!(c->target.set & ACT_BIT(r)))
                         continue;
-                if (c->error < 0) {
-                        name = errno_error(c->error);
-                        verdict = error_verdict(name);
-                } else {
-                        name = resource_error(c, r, msg, sizeof(msg));
-                        verdict = agent1_status_to_string(wire_status[c->r[r].status]);
-                        if (c->r[r].status == AGENT_CHANGE_CLAMPED)
-                                name = rule_error(c->r[r].outcome.rule);
-                }
-                if (agent_count_change(&j->agent->change_counts, r, verdict, name ? name : "") < 0)
+                resource_outcome(c, r, &verdict, &name);
+                if (agent_count_change(&j->agent->change_counts, r, verdict, name) < 0)
                         log_oom();
         }
 }
+
+/* How far a verdict is from what was asked: a change's verdict is its
+ * resources' furthest. */
+static const unsigned status_rank[] = {
+        [AGENT_CHANGE_UNCHANGED] = 1, [AGENT_CHANGE_APPLIED] = 2, [AGENT_CHANGE_DRY_RUN] = 3,
+        [AGENT_CHANGE_CLAMPED] = 4,   [AGENT_CHANGE_REFUSED] = 5, [AGENT_CHANGE_FAILED] = 6,
+};
 
 static void audit_change(const ChangeJob *j) {
         const AgentChange *c = &j->change;
         LogLevel level = LOG_LEVEL_NOTICE;
         char line[2048] = "", one[1024];
+        const char *verdict = "", *error = "";
+        unsigned rank = 0;
         size_t n = 0;
 
         count_change(j);
         if (c->error < 0) {
                 const char *name = errno_error(c->error);
-                audit(j, LOG_LEVEL_WARNING, "%s, %s: %s.", error_verdict(name), name, c->message);
+                audit(j, LOG_LEVEL_WARNING, error_verdict(name), name, "%s, %s: %s.",
+                      error_verdict(name), name, c->message);
                 return;
         }
         for (ActResource r = 0; r < _ACT_RESOURCE_MAX; r++) {
                 if (!(c->target.set & ACT_BIT(r)))
                         continue;
+                if (status_rank[c->r[r].status] > rank) {
+                        rank = status_rank[c->r[r].status];
+                        resource_outcome(c, r, &verdict, &error);
+                }
                 level = MIN(level, resource_verdict(j, r, one, sizeof(one)));
                 if (j->single) {
                         snprintf(line, sizeof(line), "%s", one);
@@ -326,7 +379,7 @@ static void audit_change(const ChangeJob *j) {
                                       act_resource_to_string(r), one);
                 n = MIN(n, sizeof(line) - 1);
         }
-        audit(j, level, "%s", line);
+        audit(j, level, verdict, error, "%s", line);
 }
 
 /* A resource's value as SetTarget's verdicts carry it; one the hypervisor
@@ -418,7 +471,7 @@ static int reply_refused(ChangeJob *j, const char *verdict, const char *name, co
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-        audit(j, LOG_LEVEL_WARNING, "%s, %s: %s", verdict, name, msg);
+        audit(j, LOG_LEVEL_WARNING, verdict, name, "%s, %s: %s", verdict, name, msg);
         return sd_bus_reply_method_error(j->call, &SD_BUS_ERROR_MAKE_CONST(name, msg));
 }
 
@@ -449,7 +502,7 @@ static void change_done(WorkerOutcome outcome, int result, void *data) {
         switch (outcome) {
         case WORKER_DONE:
                 if (result < 0) {
-                        audit(j, LOG_LEVEL_WARNING, "failed: %s", strerror(-result));
+                        audit(j, LOG_LEVEL_WARNING, "failed", "", "failed: %s", strerror(-result));
                         r = sd_bus_reply_method_errno(j->call, result, NULL);
                         break;
                 }
@@ -472,7 +525,7 @@ static void change_done(WorkerOutcome outcome, int result, void *data) {
                 break;
         case WORKER_LATE:
                 if (result < 0)
-                        audit(j, LOG_LEVEL_WARNING, "failed: %s", strerror(-result));
+                        audit(j, LOG_LEVEL_WARNING, "failed", "", "failed: %s", strerror(-result));
                 else {
                         note_settings_changed(j);
                         audit_change(j);
@@ -668,13 +721,15 @@ static int submit_change(ChangeJob *j_, int r, sd_bus_error *error) {
                                              "hypervisor.");
         }
         if (r < 0) {
-                if (sd_bus_error_is_set(error))
-                        audit(j, LOG_LEVEL_WARNING, "%s, %s: %s",
-                              sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED) ? "denied"
-                                                                                       : "refused",
+                if (sd_bus_error_is_set(error)) {
+                        const char *verdict =
+                                sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED)
+                                        ? "denied"
+                                        : "refused";
+                        audit(j, LOG_LEVEL_WARNING, verdict, error->name, "%s, %s: %s", verdict,
                               error->name, error->message);
-                else
-                        audit(j, LOG_LEVEL_WARNING, "failed: %s", strerror(-r));
+                } else
+                        audit(j, LOG_LEVEL_WARNING, "failed", "", "failed: %s", strerror(-r));
                 return r;
         }
         /* The worker owns it now and answers from change_done. */

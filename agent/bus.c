@@ -230,6 +230,37 @@ static int method_get_history(sd_bus_message *m, void *userdata, sd_bus_error *e
         return sd_bus_send(NULL, reply, NULL);
 }
 
+/* The change requests kept, numbered above since, oldest first. */
+static int method_list_decisions(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Agent *a = userdata;
+        const AgentDecision *d;
+        uint64_t since;
+        int r;
+
+        r = sd_bus_message_read(m, "t", &since);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', AGENT1_DECISION_TYPE);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; (d = agent_decisions_after(&a->decisions, since, i)); i++) {
+                r = sd_bus_message_append(reply, AGENT1_DECISION_TYPE, d->id, (uint64_t)d->time,
+                                          d->method, d->sender, d->uid, d->domain, d->inputs,
+                                          d->limits, d->verdict, d->error, (int)d->dry_run,
+                                          d->outcome);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 static int property_get_version(sd_bus *bus, const char *path, const char *interface,
                                 const char *property, sd_bus_message *reply, void *userdata,
                                 sd_bus_error *error) {
@@ -291,6 +322,9 @@ static const sd_bus_vtable agent_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("GetHistory", SD_BUS_ARGS("s", domain, "u", max_samples),
                                 SD_BUS_RESULT("a(t" AGENT1_METRICS_TYPE ")", samples),
                                 method_get_history, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListDecisions", SD_BUS_ARGS("t", since),
+                                SD_BUS_RESULT(AGENT1_DECISIONS_TYPE, decisions),
+                                method_list_decisions, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("SetTarget", SD_BUS_ARGS("s", domain, AGENT1_TARGET_TYPE, target),
                                 SD_BUS_RESULT(AGENT1_VERDICTS_TYPE, verdicts),
                                 agent_method_set_target, SD_BUS_VTABLE_UNPRIVILEGED),

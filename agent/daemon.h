@@ -11,6 +11,7 @@
 
 #include "actuator.h"
 #include "collector.h"
+#include "decision-journal.h"
 #include "agent-config.h"
 #include "ring.h"
 #include "worker.h"
@@ -56,6 +57,8 @@ typedef struct Agent {
         HvDomainSample *latest_samples;
         size_t n_latest_samples;
         AgentChangeCounts change_counts;
+        /* The newest change requests and their verdicts, for ListDecisions. */
+        AgentDecisions decisions;
         MetricsServer *metrics;
         bool sampling;
         bool have_allowed_gid;

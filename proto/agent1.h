@@ -14,7 +14,22 @@
 #define AGENT1_BUS_NAME "org.flexslot.Agent1"
 #define AGENT1_OBJECT_PATH "/org/flexslot/Agent1"
 #define AGENT1_INTERFACE "org.flexslot.Agent1"
-#define AGENT1_VERSION 2u
+#define AGENT1_VERSION 3u
+
+/* ListDecisions(t since) -> AGENT1_DECISIONS_TYPE (version 3): the change
+ * requests the agent still keeps numbered above since (0: all), oldest
+ * first, field by field:
+ *    1 t  number (1, 2, ...)     7 s  arguments after the domain
+ *    2 t  time (usec, realtime)  8 s  limits applied ("" when none were)
+ *    3 s  method                 9 s  verdict: applied, clamped, unchanged,
+ *    4 s  caller's unique name          dry-run, refused, failed, denied, ...
+ *    5 u  caller's uid          10 s  error name, "" for none
+ *         (2^32-1: unknown)     11 b  dry run
+ *    6 s  domain                12 s  the whole verdict, resource by resource
+ * A target of several resources has the verdict of the one furthest from
+ * what was asked. */
+#define AGENT1_DECISION_TYPE "(ttssusssssbs)"
+#define AGENT1_DECISIONS_TYPE "a" AGENT1_DECISION_TYPE
 
 /* The metrics of one domain: the struct GetMetrics, GetAllMetrics,
  * GetHistory and the Sample signal carry, field by field:

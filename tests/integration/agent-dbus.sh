@@ -69,7 +69,7 @@ unset JOURNAL_STREAM
 
 bus introspect org.flexslot.Agent1 /org/flexslot/Agent1 >"$tmp/introspect"
 for member in ListDomains GetMetrics GetAllMetrics GetHistory SetTarget SetVcpus SetMemory \
-	SetCpuWeight Sample Version HostName URI Interval CapacityCPUs CapacityMemory; do
+	SetCpuWeight ListDecisions Sample Version HostName URI Interval CapacityCPUs CapacityMemory; do
 	grep -q "^\.$member " "$tmp/introspect" || fail "introspection lacks $member"
 done
 [ "$(agent_property URI)" = "s \"test://$src/tests/fixtures/agent/host.xml\"" ] ||
@@ -77,7 +77,7 @@ done
 [ "$(agent_property CapacityCPUs)" = "u 8" ] || fail "CapacityCPUs is $(agent_property CapacityCPUs)"
 [ "$(agent_property CapacityMemory)" = "t $((7 * GIB))" ] || fail "CapacityMemory"
 [ "$(agent_property Interval)" = "t 200000" ] || fail "Interval"
-[ "$(agent_property Version)" = "u 2" ] || fail "Version is $(agent_property Version)"
+[ "$(agent_property Version)" = "u 3" ] || fail "Version is $(agent_property Version)"
 
 poll has_sample || fail "no sample"
 hypervisor_available true || fail "hypervisor not available"
@@ -241,7 +241,8 @@ audited() {
 		fail "$n lines, not 1, say: <$1>$2"
 	}
 }
-sed 's/(:1\.[0-9]*)/(:1.X)/' "$tmp/agent.log" >"$tmp/agent.log.audit"
+# The decision's fields after the verdict are agent-decisions.sh's.
+sed 's/(:1\.[0-9]*)/(:1.X)/; s/ \[decision=.*\]$//' "$tmp/agent.log" >"$tmp/agent.log.audit"
 audited 5 "SetVcpus('worker1', 3) by uid 0 (:N): applied, vcpus 2 -> 3"
 audited 5 "SetMemory('worker2', 3G) by uid 0 (:N): applied, memory 2G -> 3G"
 audited 5 "SetVcpus('worker1', 3) by uid 0 (:N): unchanged, vcpus already 3"

@@ -47,7 +47,7 @@ done
 # Nothing reached the agent: worker1 is unchanged. Root's call reaches the
 # agent, which allows it and, in a dry run, leaves worker1 as it was.
 [ "$(agent_call SetVcpus su worker1 3)" = "uu 2 2" ] || fail "root's dry-run SetVcpus"
-grep -q "SetVcpus('worker1', 3) by uid 0 (:1\.[0-9]*): allowed, not applied (dry run), vcpus stays 2$" \
+grep -q "SetVcpus('worker1', 3) by uid 0 (:1\.[0-9]*): allowed, not applied (dry run), vcpus stays 2 \[decision=[0-9]*" \
 	"$tmp/agent.log" || fail "the dry-run decision was not logged"
 
 stop_agent
