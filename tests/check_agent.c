@@ -10,6 +10,7 @@
 
 #include "agent/collector.h"
 #include "agent/agent-config.h"
+#include "agent/decision-journal.h"
 #include "agent/ring.h"
 #include "agent/vm-limits.h"
 #include "agent/worker.h"
@@ -35,6 +36,7 @@ START_TEST(test_config_defaults) {
         ck_assert_uint_eq(c.interval, 5 * USEC_PER_SEC);
         ck_assert_str_eq(c.allowed_group, "flexslot");
         ck_assert_int_eq(daemon_log_levels[c.log_level], LOG_LEVEL_INFO);
+        ck_assert_int_eq(c.decisions, 256);
 
         agent_config_to_limits(&c, 16, 64 * GIB, &l, &h);
         ck_assert_uint_eq(act_vcpu_capacity(&l, h.cpus), 16);
@@ -207,6 +209,49 @@ START_TEST(test_ring_keeps_newest) {
         ck_assert_ptr_null(ring_get_newest(&ring, 3));
         ring_done(&ring);
         ck_assert_int_eq(n_freed, 5);
+}
+END_TEST
+
+/* ---- decision journal ---- */
+
+/* The decisions numbered above since, as "id id ...". */
+static const char *ids_after(const AgentDecisions *d, uint64_t since, char *buf, size_t size) {
+        const AgentDecision *x;
+        size_t n = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; (x = agent_decisions_after(d, since, i)) && n < size; i++)
+                n += (size_t)snprintf(buf + n, size - n, "%s%llu", n > 0 ? " " : "",
+                                      (unsigned long long)x->id);
+        return buf;
+}
+
+#define IDS_AFTER(d, since) ids_after((d), (since), (char[64]){ 0 }, 64)
+
+START_TEST(test_decisions_after_keep_newest_in_order) {
+        AgentDecisions d;
+        usec_t before = now_realtime_usec();
+        AgentDecision *x;
+
+        ck_assert_int_eq(agent_decisions_init(&d, 3), 0);
+        ck_assert_str_eq(IDS_AFTER(&d, 0), "");
+        x = agent_decisions_add(&d);
+        ck_assert_ptr_nonnull(x);
+        ck_assert_uint_eq(x->id, 1);
+        ck_assert_uint_eq(x->uid, AGENT_UID_UNKNOWN);
+        ck_assert_uint_ge(x->time, before);
+        ck_assert_str_eq(IDS_AFTER(&d, 0), "1");
+        ck_assert_str_eq(IDS_AFTER(&d, 1), "");
+        for (int i = 0; i < 4; i++)
+                ck_assert_ptr_nonnull(agent_decisions_add(&d));
+        /* 1 and 2 fell out of the ring of 3. */
+        ck_assert_str_eq(IDS_AFTER(&d, 0), "3 4 5");
+        ck_assert_str_eq(IDS_AFTER(&d, 2), "3 4 5");
+        ck_assert_str_eq(IDS_AFTER(&d, 3), "4 5");
+        ck_assert_str_eq(IDS_AFTER(&d, 4), "5");
+        ck_assert_str_eq(IDS_AFTER(&d, 5), "");
+        ck_assert_str_eq(IDS_AFTER(&d, UINT64_MAX), "");
+        agent_decisions_done(&d);
 }
 END_TEST
 
@@ -484,6 +529,10 @@ Suite *suite_agent(void) {
 
         tc = tcase_create("ring");
         tcase_add_test(tc, test_ring_keeps_newest);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("decisions");
+        tcase_add_test(tc, test_decisions_after_keep_newest_in_order);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("worker");

@@ -2,7 +2,8 @@
 # packaging/org.flexslot.Agent1.conf on a bus that, like the system bus,
 # denies method calls unless a policy allows them: anyone may introspect
 # and read; a caller who is neither root nor in the flexslot group is
-# stopped by the bus itself before a change reaches the agent; root may
+# stopped by the bus itself before a change reaches the agent, and from the
+# decision journal, which names other callers; root may
 # change VMs. The agent runs with --dry-run, so it also checks that flag:
 # the change is allowed and logged, and not made.
 set -eu
@@ -33,7 +34,7 @@ for call in "ListDomains" "GetMetrics s worker1" "GetAllMetrics" "GetHistory su 
 done
 
 for call in "SetVcpus su worker1 3" "SetMemory st worker1 2147483648" \
-	"SetCpuWeight st worker1 512"; do
+	"SetCpuWeight st worker1 512" "ListDecisions t 0"; do
 	# shellcheck disable=SC2086
 	if out=$(as_nobody call org.flexslot.Agent1 /org/flexslot/Agent1 org.flexslot.Agent1 \
 		$call 2>&1); then
