@@ -22,6 +22,8 @@ static const ConfKey agent_keys[] = {
         { "agent", "decisions", CONF_INT, F(decisions), "256", .min = 1, .max = 4096 },
         { "agent", "hypervisor-timeout", CONF_DURATION, F(hypervisor_timeout), "10s",
           .min = 10 * USEC_PER_MSEC, .max = 10 * USEC_PER_MINUTE },
+        { "agent", "target-grace", CONF_DURATION, F(target_grace), "30s",
+          .min = 100 * USEC_PER_MSEC, .max = USEC_PER_HOUR },
         { "agent", "dry-run", CONF_BOOL, F(dry_run), "no" },
         { "agent", "balloon-guard", CONF_BOOL, F(balloon_guard), "no" },
         { "agent", "allowed-group", CONF_STRING, F(allowed_group), "flexslot" },

@@ -18,6 +18,7 @@ typedef struct AgentConfig {
         int64_t history;
         int64_t decisions;
         usec_t hypervisor_timeout;
+        usec_t target_grace;
         bool dry_run;
         bool balloon_guard;
         char *allowed_group;

@@ -182,6 +182,23 @@ static void set_status(Agent *a, bool available, size_t n_domains) {
                 (void)sd_notify(false, "STATUS=The hypervisor is not answering");
 }
 
+/* A vCPU or memory target judged: reached, or not within the grace period,
+ * with the change's decision number to find it by. */
+static void report_target(const AgentTargetCheck *x, void *userdata) {
+        bool reached = x->state == AGENT_TARGET_REACHED;
+
+        log_full_errno(reached ? LOG_LEVEL_INFO : LOG_LEVEL_WARNING, 0,
+                       "Domain %s %s %s %s%s%s [decision=%llu state=\"%s\" resource=\"%s\" "
+                       "target=%llu seen=%llu]",
+                       x->name, reached ? "shows its" : "does not show its",
+                       act_resource_to_string(x->resource), ACT_VALUE(x->resource, x->target),
+                       reached ? "" : " target: it has ",
+                       reached ? "" : ACT_VALUE(x->resource, x->seen),
+                       (unsigned long long)x->decision, agent_target_state_to_string(x->state),
+                       act_resource_to_string(x->resource), (unsigned long long)x->target,
+                       (unsigned long long)x->seen);
+}
+
 static void sample_done(WorkerOutcome outcome, int result, void *data) {
         SampleJob *j = data;
         Agent *a = j->agent;
@@ -209,6 +226,8 @@ static void sample_done(WorkerOutcome outcome, int result, void *data) {
         if (r < 0)
                 log_warning_errno(r, "Cannot emit the Sample signal");
         ring_push(&a->history, TAKE_PTR(j->snapshot));
+        agent_target_checks_judge(&a->target_checks, ring_get_newest(&a->history, 0), report_target,
+                                  NULL);
         free(a->latest_samples);
         a->latest_samples = TAKE_PTR(j->samples);
         a->n_latest_samples = j->n_samples;
@@ -395,6 +414,7 @@ static int agent_stop(Agent *a) {
         if (a->history.items)
                 ring_done(&a->history);
         agent_decisions_done(&a->decisions);
+        agent_target_checks_done(&a->target_checks);
         free(a->hostname);
         conf_free(&agent_config_schema, &a->config);
         return 0;

@@ -98,11 +98,12 @@ static void args_append(ChangeJob *j, const char *key, const char *value) {
  * error name, the dry-run flag and the limits applied; notice for what was
  * granted, warning for everything else. The same goes into the ring that
  * ListDecisions reads. */
-static void audit(const ChangeJob *j, LogLevel level, const char *verdict, const char *error,
-                  const char *fmt, ...) _printf_(5, 6);
+static uint64_t audit(const ChangeJob *j, LogLevel level, const char *verdict, const char *error,
+                      const char *fmt, ...) _printf_(5, 6);
 
-static void audit(const ChangeJob *j, LogLevel level, const char *verdict, const char *error,
-                  const char *fmt, ...) {
+/* Returns the decision's number, 0 when it could not be kept. */
+static uint64_t audit(const ChangeJob *j, LogLevel level, const char *verdict, const char *error,
+                      const char *fmt, ...) {
         const char *sender = sd_bus_message_get_sender(j->call);
         const char *method = sd_bus_message_get_member(j->call);
         char uid_text[16] = "?", outcome[sizeof(((AgentDecision *)NULL)->outcome)];
@@ -142,6 +143,7 @@ static void audit(const ChangeJob *j, LogLevel level, const char *verdict, const
                        method, PRINTABLE(j->change.domain), j->args, uid_text,
                        sender ? sender : "?", outcome, d ? (unsigned long long)d->id : 0ULL,
                        verdict, error, j->agent->dry_run ? "yes" : "no", j->change.limits);
+        return d ? d->id : 0;
 }
 
 /* Root, or a member of [agent] allowed-group. On the system bus the policy
@@ -345,7 +347,7 @@ static const unsigned status_rank[] = {
         [AGENT_CHANGE_CLAMPED] = 4,   [AGENT_CHANGE_REFUSED] = 5, [AGENT_CHANGE_FAILED] = 6,
 };
 
-static void audit_change(const ChangeJob *j) {
+static uint64_t audit_change(const ChangeJob *j) {
         const AgentChange *c = &j->change;
         LogLevel level = LOG_LEVEL_NOTICE;
         char line[2048] = "", one[1024];
@@ -356,9 +358,8 @@ static void audit_change(const ChangeJob *j) {
         count_change(j);
         if (c->error < 0) {
                 const char *name = errno_error(c->error);
-                audit(j, LOG_LEVEL_WARNING, error_verdict(name), name, "%s, %s: %s.",
-                      error_verdict(name), name, c->message);
-                return;
+                return audit(j, LOG_LEVEL_WARNING, error_verdict(name), name, "%s, %s: %s.",
+                             error_verdict(name), name, c->message);
         }
         for (ActResource r = 0; r < _ACT_RESOURCE_MAX; r++) {
                 if (!(c->target.set & ACT_BIT(r)))
@@ -379,7 +380,7 @@ static void audit_change(const ChangeJob *j) {
                                       act_resource_to_string(r), one);
                 n = MIN(n, sizeof(line) - 1);
         }
-        audit(j, level, verdict, error, "%s", line);
+        return audit(j, level, verdict, error, "%s", line);
 }
 
 /* A resource's value as SetTarget's verdicts carry it; one the hypervisor
@@ -494,6 +495,27 @@ static void note_settings_changed(ChangeJob *j) {
         }
 }
 
+/* A vCPU or memory change made: the domain has [agent] target-grace to
+ * show it (decision: the change's number in the journal). */
+static void expect_targets(ChangeJob *j, uint64_t decision) {
+        static const ActResource shown[] = { ACT_VCPUS, ACT_MEMORY };
+        const AgentChange *c = &j->change;
+        Agent *a = j->agent;
+
+        if (c->error < 0)
+                return;
+        for (size_t i = 0; i < ELEMENTSOF(shown); i++) {
+                const AgentResourceChange *x = &c->r[shown[i]];
+
+                if (x->status != AGENT_CHANGE_APPLIED && x->status != AGENT_CHANGE_CLAMPED)
+                        continue;
+                if (agent_target_expect(
+                            &a->target_checks, c->uuid, c->name, shown[i], x->outcome.value,
+                            now_monotonic_usec() + a->config.target_grace, decision) < 0)
+                        log_oom();
+        }
+}
+
 static void change_done(WorkerOutcome outcome, int result, void *data) {
         ChangeJob *j = data;
         const char *timeout = FORMAT_DURATION(j->agent->config.hypervisor_timeout);
@@ -507,7 +529,7 @@ static void change_done(WorkerOutcome outcome, int result, void *data) {
                         break;
                 }
                 note_settings_changed(j);
-                audit_change(j);
+                expect_targets(j, audit_change(j));
                 r = reply_change(j);
                 break;
         case WORKER_TIMEOUT_QUEUED:
@@ -528,7 +550,7 @@ static void change_done(WorkerOutcome outcome, int result, void *data) {
                         audit(j, LOG_LEVEL_WARNING, "failed", "", "failed: %s", strerror(-result));
                 else {
                         note_settings_changed(j);
-                        audit_change(j);
+                        expect_targets(j, audit_change(j));
                 }
                 break;
         case WORKER_CANCELLED:

@@ -12,6 +12,7 @@
 #include "actuator.h"
 #include "collector.h"
 #include "decision-journal.h"
+#include "target-check.h"
 #include "agent-config.h"
 #include "ring.h"
 #include "worker.h"
@@ -59,6 +60,8 @@ typedef struct Agent {
         AgentChangeCounts change_counts;
         /* The newest change requests and their verdicts, for ListDecisions. */
         AgentDecisions decisions;
+        /* vCPU and memory changes the domains have yet to show. */
+        AgentTargetChecks target_checks;
         MetricsServer *metrics;
         bool sampling;
         bool have_allowed_gid;

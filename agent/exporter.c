@@ -176,6 +176,27 @@ static void write_changes(FILE *out, const AgentChangeCounts *counts) {
         }
 }
 
+/* The vCPU and memory targets judged since their change: 1 shown, 0 not. */
+static void write_targets(FILE *out, const AgentTargetChecks *checks) {
+        bool header = false;
+
+        for (size_t i = 0; i < checks->n; i++) {
+                const AgentTargetCheck *x = &checks->items[i];
+
+                if (x->state == AGENT_TARGET_PENDING)
+                        continue;
+                if (!header)
+                        metrics_header(out, "flexslot_domain_target_reached", "gauge",
+                                       "1 when the domain shows its last vCPU or memory target, "
+                                       "0 when it did not within the grace period");
+                header = true;
+                fputs("flexslot_domain_target_reached", out);
+                labels(out, x->name, x->uuid);
+                fprintf(out, ",resource=\"%s\"} %d\n", act_resource_to_string(x->resource),
+                        x->state == AGENT_TARGET_REACHED);
+        }
+}
+
 int agent_metrics_write(FILE *out, void *userdata) {
         const Agent *a = userdata;
         const AgentSnapshot *s = ring_get_newest(&a->history, 0);
@@ -197,5 +218,6 @@ int agent_metrics_write(FILE *out, void *userdata) {
         }
         write_counters(out, a->latest_samples, a->n_latest_samples);
         write_changes(out, &a->change_counts);
+        write_targets(out, &a->target_checks);
         return ferror(out) ? -EIO : 0;
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <systemd/sd-event.h>
@@ -12,6 +13,7 @@
 #include "agent/agent-config.h"
 #include "agent/decision-journal.h"
 #include "agent/ring.h"
+#include "agent/target-check.h"
 #include "agent/vm-limits.h"
 #include "agent/worker.h"
 #include "common/daemon-util.h"
@@ -252,6 +254,74 @@ START_TEST(test_decisions_after_keep_newest_in_order) {
         ck_assert_str_eq(IDS_AFTER(&d, 5), "");
         ck_assert_str_eq(IDS_AFTER(&d, UINT64_MAX), "");
         agent_decisions_done(&d);
+}
+END_TEST
+
+/* ---- targets the domain has to show ---- */
+
+static void count_report(const AgentTargetCheck *x, void *userdata) {
+        (*(int *)userdata)++;
+}
+
+/* A snapshot of one domain "w" showing vcpus and memory measured at. */
+static AgentSnapshot *snapshot_of(unsigned vcpus, uint64_t memory, usec_t at) {
+        AgentSnapshot *s = calloc(1, sizeof(AgentSnapshot) + sizeof(AgentDomain));
+        AgentDomain *d = &s->domains[0];
+
+        s->n_domains = 1;
+        snprintf(d->name, sizeof(d->name), "w");
+        snprintf(d->uuid, sizeof(d->uuid), "11111111-1111-1111-1111-111111111111");
+        d->metrics.valid = HV_METRIC_STATE | HV_METRIC_VCPUS | HV_METRIC_MEMORY;
+        d->metrics.vcpus_current = vcpus;
+        d->metrics.memory_kib = memory / 1024;
+        for (unsigned k = 0; k < AGENT_METRIC_KINDS; k++)
+                d->measured[k] = at;
+        return s;
+}
+
+START_TEST(test_target_judged_after_grace) {
+        const char *uuid = "11111111-1111-1111-1111-111111111111";
+        AgentTargetChecks c = { 0 };
+        AgentSnapshot *s;
+        int reports = 0;
+
+        ck_assert_int_eq(agent_target_expect(&c, uuid, "w", ACT_VCPUS, 3, 1000, 7), 0);
+        ck_assert_int_eq(agent_target_expect(&c, uuid, "w", ACT_MEMORY, 2 * GIB, 1000, 7), 0);
+        /* Measured before the grace period ended: not judged, even short. */
+        s = snapshot_of(2, GIB, 999);
+        agent_target_checks_judge(&c, s, count_report, &reports);
+        free(s);
+        ck_assert_int_eq(reports, 0);
+        ck_assert_int_eq(c.items[0].state, AGENT_TARGET_PENDING);
+        /* After it: the vCPUs are online, the balloon is still short. */
+        s = snapshot_of(3, GIB, 1000);
+        agent_target_checks_judge(&c, s, count_report, &reports);
+        free(s);
+        ck_assert_int_eq(reports, 2);
+        ck_assert_int_eq(c.items[0].state, AGENT_TARGET_REACHED);
+        ck_assert_int_eq(c.items[1].state, AGENT_TARGET_UNREACHED);
+        ck_assert_uint_eq(c.items[1].seen, GIB);
+        ck_assert_uint_eq(c.items[1].decision, 7);
+        /* Unreached stays so, unreported again, until a sample shows it. */
+        s = snapshot_of(3, GIB, 2000);
+        agent_target_checks_judge(&c, s, count_report, &reports);
+        free(s);
+        ck_assert_int_eq(reports, 2);
+        s = snapshot_of(3, 2 * GIB, 3000);
+        agent_target_checks_judge(&c, s, count_report, &reports);
+        ck_assert_int_eq(reports, 3);
+        ck_assert_int_eq(c.items[1].state, AGENT_TARGET_REACHED);
+        /* A new change of a resource replaces its check. */
+        ck_assert_int_eq(agent_target_expect(&c, uuid, "w", ACT_MEMORY, 3 * GIB, 4000, 8), 0);
+        ck_assert_uint_eq(c.n, 2);
+        ck_assert_int_eq(c.items[1].state, AGENT_TARGET_PENDING);
+        /* A domain gone drops its checks. */
+        s->domains[0].uuid[0] = '2';
+        agent_target_checks_judge(&c, s, count_report, &reports);
+        free(s);
+        ck_assert_uint_eq(c.n, 0);
+        ck_assert_int_eq(reports, 3);
+        agent_target_checks_done(&c);
 }
 END_TEST
 
@@ -533,6 +603,10 @@ Suite *suite_agent(void) {
 
         tc = tcase_create("decisions");
         tcase_add_test(tc, test_decisions_after_keep_newest_in_order);
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("targets");
+        tcase_add_test(tc, test_target_judged_after_grace);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("worker");

@@ -19,6 +19,7 @@ write_agent_config() {
 [agent]
 uri = test://$src/tests/fixtures/agent/host.xml
 interval = 200ms
+target-grace = 200ms
 [host]
 cpus = 16
 memory = 64G
@@ -32,7 +33,7 @@ listen = localhost:http"
 status=0
 "$agentd" --config "$tmp/agent.ini" --address "$address" >"$tmp/bad.log" 2>&1 || status=$?
 [ "$status" -ne 0 ] || fail "a bad [metrics] listen was accepted"
-grep -q "agent.ini:8: \[metrics\] listen: 'localhost:http' is not A.B.C.D:PORT or \[IPV6\]:PORT" \
+grep -q "agent.ini:9: \[metrics\] listen: 'localhost:http' is not A.B.C.D:PORT or \[IPV6\]:PORT" \
 	"$tmp/bad.log" || fail "the bad address was not named: $(cat "$tmp/bad.log")"
 
 # ---- off by default ----
@@ -82,6 +83,15 @@ grep -q '^flexslot_agent_changes_total{resource="vcpus",verdict="unchanged",erro
 	fail "the no-op: $(grep changes_total "$tmp/m2")"
 grep -q '^flexslot_agent_changes_total{resource="vcpus",verdict="refused",error="org.flexslot.Agent1.Error.OutOfRange"} 1$' \
 	"$tmp/m2" || fail "the refusal: $(grep changes_total "$tmp/m2")"
+# The vCPUs applied are judged by the first sample after target-grace: the
+# test driver shows them at once (it cannot leave a target unreached; the
+# unit tests judge that).
+target_reached() {
+	scrape "$port" | grep -q '^flexslot_domain_target_reached{domain="worker3",uuid="[0-9a-f-]*",resource="vcpus"} 1'
+}
+poll target_reached || fail "worker3's vCPU target: $(scrape "$port" | grep target_reached)"
+grep -q "Domain worker3 shows its vcpus 2 \[decision=1 state=\"reached\" resource=\"vcpus\" target=2 seen=2\]" \
+	"$tmp/agent.log" || fail "the reached target was not logged"
 
 # ---- what is not a scrape ----
 http "$port" "HEAD /metrics HTTP/1.1\r\n\r\n" >"$tmp/head"

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+#include "target-check.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+
+#define KIB 1024ULL
+
+int agent_target_expect(AgentTargetChecks *c, const char *uuid, const char *name,
+                        ActResource resource, uint64_t target, usec_t due, uint64_t decision) {
+        AgentTargetCheck *x = NULL;
+
+        for (size_t i = 0; i < c->n && !x; i++)
+                if (c->items[i].resource == resource && strcmp(c->items[i].uuid, uuid) == 0)
+                        x = &c->items[i];
+        if (!x) {
+                AgentTargetCheck *items = reallocarray(c->items, c->n + 1, sizeof(*items));
+
+                if (!items)
+                        return -ENOMEM;
+                c->items = items;
+                x = &c->items[c->n++];
+        }
+        *x = (AgentTargetCheck){
+                .resource = resource,
+                .target = target,
+                .due = due,
+                .decision = decision,
+                .state = AGENT_TARGET_PENDING,
+        };
+        snprintf(x->uuid, sizeof(x->uuid), "%s", uuid);
+        snprintf(x->name, sizeof(x->name), "%s", name);
+        return 0;
+}
+
+/* The value of x's resource that d shows, measured at or after x's due
+ * time; false when there is none yet. */
+static bool seen_after_due(const AgentTargetCheck *x, const AgentDomain *d, uint64_t *ret) {
+        unsigned bit = x->resource == ACT_VCPUS ? HV_METRIC_VCPUS : HV_METRIC_MEMORY;
+        unsigned kind = (unsigned)__builtin_ctz(bit);
+
+        if (!(d->metrics.valid & bit) || d->measured[kind] < x->due)
+                return false;
+        *ret = x->resource == ACT_VCPUS ? d->metrics.vcpus_current : d->metrics.memory_kib * KIB;
+        return true;
+}
+
+void agent_target_checks_judge(AgentTargetChecks *c, const AgentSnapshot *s,
+                               void (*report)(const AgentTargetCheck *check, void *userdata),
+                               void *userdata) {
+        size_t kept = 0;
+
+        for (size_t i = 0; i < c->n; i++) {
+                AgentTargetCheck *x = &c->items[i];
+                const AgentDomain *d = agent_snapshot_find(s, x->uuid);
+                AgentTargetState state;
+                uint64_t seen;
+
+                if (!d)
+                        continue;
+                if (x->state != AGENT_TARGET_REACHED && seen_after_due(x, d, &seen)) {
+                        state = seen == x->target ? AGENT_TARGET_REACHED : AGENT_TARGET_UNREACHED;
+                        x->seen = seen;
+                        if (state != x->state) {
+                                x->state = state;
+                                report(x, userdata);
+                        }
+                }
+                c->items[kept++] = *x;
+        }
+        c->n = kept;
+}
+
+void agent_target_checks_done(AgentTargetChecks *c) {
+        free(c->items);
+        *c = (AgentTargetChecks){ 0 };
+}
+
+const char *agent_target_state_to_string(AgentTargetState s) {
+        static const char *const names[] = {
+                [AGENT_TARGET_PENDING] = "pending",
+                [AGENT_TARGET_REACHED] = "reached",
+                [AGENT_TARGET_UNREACHED] = "unreached",
+        };
+        return s < ELEMENTSOF(names) ? names[s] : "?";
+}
