@@ -129,13 +129,13 @@ static uint64_t audit(const ChangeJob *j, LogLevel level, const char *verdict, c
                 snprintf(d->method, sizeof(d->method), "%s", method);
                 snprintf(d->sender, sizeof(d->sender), "%s", sender ? sender : "");
                 d->uid = uid;
-                snprintf(d->domain, sizeof(d->domain), "%s", j->change.domain);
-                snprintf(d->inputs, sizeof(d->inputs), "%s", j->args);
-                snprintf(d->limits, sizeof(d->limits), "%s", j->change.limits);
+                agent_decision_text(d->domain, sizeof(d->domain), j->change.domain);
+                agent_decision_text(d->inputs, sizeof(d->inputs), j->args);
+                agent_decision_text(d->limits, sizeof(d->limits), j->change.limits);
                 snprintf(d->verdict, sizeof(d->verdict), "%s", verdict);
-                snprintf(d->error, sizeof(d->error), "%s", error);
+                agent_decision_text(d->error, sizeof(d->error), error);
                 d->dry_run = j->agent->dry_run;
-                memcpy(d->outcome, outcome, sizeof(d->outcome));
+                agent_decision_text(d->outcome, sizeof(d->outcome), outcome);
         }
         log_full_errno(level, 0,
                        "%s('%s', %s) by uid %s (%s): %s [decision=%llu verdict=\"%s\" "

@@ -41,5 +41,10 @@ void agent_decisions_done(AgentDecisions *d);
 /* A new decision, numbered and timed, for the caller to fill in; the
  * oldest is dropped from a full ring. NULL when out of memory. */
 AgentDecision *agent_decisions_add(AgentDecisions *d);
+/* Copies src into a decision's text field of size bytes, cut short and
+ * as valid UTF-8, as D-Bus strings must be: a byte of no valid sequence
+ * becomes '?' (a caller's argument may hold anything, and cutting it short
+ * may split a character). */
+void agent_decision_text(char *dst, size_t size, const char *src);
 /* The i-th oldest decision numbered above since, NULL past the newest. */
 const AgentDecision *agent_decisions_after(const AgentDecisions *d, uint64_t since, size_t i);

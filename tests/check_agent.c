@@ -257,6 +257,26 @@ START_TEST(test_decisions_after_keep_newest_in_order) {
 }
 END_TEST
 
+START_TEST(test_decision_text_is_valid_utf8) {
+        char buf[6];
+
+        agent_decision_text(buf, sizeof(buf), "ab\xc3\xa9\xc3\xa9"); /* "abéé": cut in é */
+        ck_assert_str_eq(buf, "ab\xc3\xa9");
+        agent_decision_text(buf, sizeof(buf),
+                            "a\xff"
+                            "b");
+        ck_assert_str_eq(buf, "a?b");
+        agent_decision_text(buf, sizeof(buf), "\xc0\xaf"); /* an overlong '/' */
+        ck_assert_str_eq(buf, "??");
+        agent_decision_text(buf, sizeof(buf), "\xed\xa0\x80"); /* a surrogate */
+        ck_assert_str_eq(buf, "???");
+        agent_decision_text(buf, sizeof(buf), "\xe2\x82"); /* a character cut at the end */
+        ck_assert_str_eq(buf, "??");
+        agent_decision_text(buf, sizeof(buf), "\xf0\x9f\x99\x82"); /* U+1F642 fits */
+        ck_assert_str_eq(buf, "\xf0\x9f\x99\x82");
+}
+END_TEST
+
 /* ---- targets the domain has to show ---- */
 
 static void count_report(const AgentTargetCheck *x, void *userdata) {
@@ -603,6 +623,7 @@ Suite *suite_agent(void) {
 
         tc = tcase_create("decisions");
         tcase_add_test(tc, test_decisions_after_keep_newest_in_order);
+        tcase_add_test(tc, test_decision_text_is_valid_utf8);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("targets");

@@ -98,5 +98,11 @@ echo "1|SetVcpus|:1.X|0|plain|3|vcpus [1, 8] step 2 min-change 1; min-interval 3
 diff -u "$tmp/expected" "$tmp/dry" || fail "the dry run's decision differs"
 grep -qF "[decision=1 verdict=\"dry-run\" error=\"\" dry_run=yes limits=" "$tmp/agent.log" ||
 	fail "the dry run's log line lacks its fields"
+# A domain too long, cut short in the middle of a character, is kept as
+# valid UTF-8 (which D-Bus strings must be), so ListDecisions still answers.
+long_name=$(python3 -c 'print("\u00e9" * 200)')
+expect_error org.freedesktop.DBus.Error.InvalidArgs SetVcpus su "$long_name" 2
+decisions 1 | cut -d'|' -f1,8 >"$tmp/long"
+[ "$(cat "$tmp/long")" = "2|refused" ] || fail "after a long name, ListDecisions 1: $(cat "$tmp/long")"
 stop_agent
 echo PASS
