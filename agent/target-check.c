@@ -9,6 +9,9 @@
 #include "common/macro.h"
 
 #define KIB 1024ULL
+/* The balloon moves in 4K pages, and a target is a multiple of 1K: a
+ * target between two pages is met by either. */
+#define BALLOON_PAGE (4 * KIB)
 
 int agent_target_expect(AgentTargetChecks *c, const char *uuid, const char *name,
                         ActResource resource, uint64_t target, usec_t due, uint64_t decision) {
@@ -37,6 +40,12 @@ int agent_target_expect(AgentTargetChecks *c, const char *uuid, const char *name
         return 0;
 }
 
+static bool target_met(const AgentTargetCheck *x, uint64_t seen) {
+        if (x->resource == ACT_MEMORY)
+                return (seen > x->target ? seen - x->target : x->target - seen) < BALLOON_PAGE;
+        return seen == x->target;
+}
+
 /* The value of x's resource that d shows, measured at or after x's due
  * time; false when there is none yet. */
 static bool seen_after_due(const AgentTargetCheck *x, const AgentDomain *d, uint64_t *ret) {
@@ -63,7 +72,7 @@ void agent_target_checks_judge(AgentTargetChecks *c, const AgentSnapshot *s,
                 if (!d)
                         continue;
                 if (x->state != AGENT_TARGET_REACHED && seen_after_due(x, d, &seen)) {
-                        state = seen == x->target ? AGENT_TARGET_REACHED : AGENT_TARGET_UNREACHED;
+                        state = target_met(x, seen) ? AGENT_TARGET_REACHED : AGENT_TARGET_UNREACHED;
                         x->seen = seen;
                         if (state != x->state) {
                                 x->state = state;
