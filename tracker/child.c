@@ -97,7 +97,7 @@ int task_group_die_with_parent(void) {
  * have threads). */
 _Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild *c, pid_t parent) {
         sigset_t none;
-        int fd, status;
+        int fd, status, program_fd = -1;
 
         (void)setpgid(0, 0);
         /* First, so that what fails below is in the tail too. */
@@ -119,6 +119,15 @@ _Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild 
         }
         if (spec->inherit_fd >= 0 && fcntl(spec->inherit_fd, F_SETFD, 0) < 0)
                 _exit(TASK_EXIT_SETUP);
+        /* A program named by its path is opened with the spawner's rights
+         * and run by that descriptor: the task user may run it without the
+         * right to walk to it (a tracker built under root's 0700 home). Not
+         * close-on-exec: a script's interpreter opens it as /dev/fd/N. */
+        if (spec->argv && strchr(spec->argv[0], '/')) {
+                program_fd = open(spec->argv[0], O_PATH);
+                if (program_fd < 0)
+                        _exit(127);
+        }
         /* Last: joining the cgroup and setting the limit need the
          * spawner's rights. */
         if (spec->user && task_user_become(spec->user) < 0)
@@ -131,6 +140,10 @@ _Noreturn static void task_child_run(const TaskChildSpec *spec, const TaskChild 
         if ((spec->fn && task_group_die_with_parent() < 0) ||
             prctl(PR_SET_PDEATHSIG, TASK_PARENT_DEATH_SIGNAL) < 0 || getppid() != parent)
                 _exit(TASK_EXIT_SETUP);
+        if (program_fd >= 0) {
+                (void)execveat(program_fd, "", spec->argv, environ, AT_EMPTY_PATH);
+                _exit(127);
+        }
         if (spec->argv) {
                 execvp(spec->argv[0], spec->argv);
                 _exit(127);

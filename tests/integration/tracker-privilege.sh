@@ -5,7 +5,9 @@
 # everyone's; an input symlinked out of the data directory is refused at
 # submission by name, and one that becomes such a symlink after it fails its
 # job, saying why from the task's stderr, without its content reaching the
-# output. A tracker whose task user does
+# output. The task program lies where the task user may not walk (a
+# directory of root's alone, as a build under root's home): the tracker
+# runs it by a descriptor it opened itself. A tracker whose task user does
 # not exist, or is its own user, does not start.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
@@ -15,6 +17,10 @@ data=$tmp/data
 export LC_ALL=C
 
 write_fast_config
+# A directory of root's alone: the task user cannot walk to this copy.
+mkdir -m 0700 "$tmp/private"
+cp "$build/bin/flexslot-task" "$tmp/private/"
+task_program=$tmp/private/flexslot-task
 mkdir -p "$data/maps"
 printf 'a\tb\n' >"$data/maps/m0"
 # Outside the data directory and readable by the task user: only the
