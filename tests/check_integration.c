@@ -94,7 +94,9 @@ static void print_log_lines(const char *log, size_t tail_bytes) {
                 fprintf(stderr, "  %s", line);
 }
 
-/* The reason on the script's "SKIP: " line in log, or "no reason given". */
+/* The reason on the script's last "SKIP: " line in log, or "no reason given".
+ * The verdict may follow a tool's output whose last line had no newline
+ * (Maven's colour codes, a tail of a log), so it is found anywhere in a line. */
 static void skip_reason(const char *log, char *buf, size_t size) {
         _cleanup_fclose_ FILE *f = fopen(log, "re");
         _cleanup_free_ char *line = NULL;
@@ -103,12 +105,13 @@ static void skip_reason(const char *log, char *buf, size_t size) {
 
         snprintf(buf, size, "no reason given");
         while (f && (n = getline(&line, &line_size, f)) > 0) {
-                if (strncmp(line, "SKIP: ", 6) != 0)
+                const char *verdict = strstr(line, "SKIP: ");
+
+                if (!verdict)
                         continue;
                 if (line[n - 1] == '\n')
                         line[n - 1] = '\0';
-                snprintf(buf, size, "%s", line + 6);
-                return;
+                snprintf(buf, size, "%s", verdict + 6);
         }
 }
 
