@@ -268,7 +268,11 @@ make_root() {
 	fi
 	# What an installed Debian 12 has that debootstrap leaves to the
 	# installer: the suite's updates and security lines, a hosts file, a
-	# hostname. Plus the chroot's own: the resolver, and no service starts.
+	# hostname. Plus the chroot's own: the resolver, the certificate
+	# authorities this machine's network needs (a proxy that re-signs TLS,
+	# as an installer would be told of; ca-certificates, installed later by
+	# the build's packages, takes them in, Java's store too), and no service
+	# starts.
 	cat >"$root/etc/apt/sources.list" <<EOF
 deb $FRESH_MIRROR $FRESH_SUITE main
 deb $FRESH_MIRROR $FRESH_SUITE-updates main
@@ -278,6 +282,10 @@ EOF
 	printf '127.0.0.1\tlocalhost\n127.0.1.1\tflexslot-fresh\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' \
 		>"$root/etc/hosts"
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	if [ -d /usr/local/share/ca-certificates ]; then
+		mkdir -p "$root/usr/local/share/ca-certificates"
+		cp -R /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/"
+	fi
 	printf '#!/bin/sh\n# flexslot fresh-machine root: no service starts in a chroot.\nexit 101\n' \
 		>"$root/usr/sbin/policy-rc.d"
 	chmod 755 "$root/usr/sbin/policy-rc.d"
