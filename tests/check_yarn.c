@@ -579,7 +579,8 @@ END_TEST
 
 /* The submission's body: Hadoop's Reservation Definition Language, as
  * the ResourceManager took it (the reservation it then listed had these
- * numbers); names escaped; what cannot be a reservation refused. */
+ * numbers), its duration whole seconds of the window; names escaped; what
+ * cannot be a reservation refused. */
 START_TEST(test_reservation_request) {
         YarnReservationRequest q = {
                 .id = "reservation_1795788946355_0001",
@@ -589,7 +590,7 @@ START_TEST(test_reservation_request) {
                 .memory_mb = 256,
                 .vcores = 1,
                 .arrival = 1795788962173 * USEC_PER_MSEC,
-                .deadline = (1795788962173 + 300000) * USEC_PER_MSEC + 999,
+                .deadline = (1795788962173 + 300500) * USEC_PER_MSEC + 999,
         };
         char *body = NULL;
 
@@ -597,7 +598,7 @@ START_TEST(test_reservation_request) {
         ck_assert_str_eq(body, "{\"queue\":\"dedicated\","
                                "\"reservation-id\":\"reservation_1795788946355_0001\","
                                "\"reservation-definition\":{"
-                               "\"arrival\":1795788962173,\"deadline\":1795789262173,"
+                               "\"arrival\":1795788962173,\"deadline\":1795789262673,"
                                "\"reservation-name\":\"application_1795788946355_0001\","
                                "\"reservation-requests\":{"
                                "\"reservation-request-interpreter\":1,"
@@ -617,6 +618,8 @@ START_TEST(test_reservation_request) {
         ck_assert_int_eq(yarn_reservation_submit_body(&q, &body), -EINVAL);
         q.containers = 3;
         q.deadline = q.arrival;
+        ck_assert_int_eq(yarn_reservation_submit_body(&q, &body), -EINVAL);
+        q.deadline = q.arrival + USEC_PER_SEC - 1;
         ck_assert_int_eq(yarn_reservation_submit_body(&q, &body), -EINVAL);
         q.deadline = q.arrival + USEC_PER_SEC;
         q.queue = "dedicated\",\"queue\":\"x";

@@ -588,11 +588,15 @@ static json_object *new_msec(usec_t t) {
 int yarn_reservation_submit_body(const YarnReservationRequest *q, char **ret) {
         json_object *root, *definition, *requests, *list, *request, *capability;
         const char *text;
+        usec_t duration;
         int r;
 
         if (!yarn_id_valid(q->id) || !yarn_id_valid(q->queue) || q->containers == 0 ||
             q->memory_mb == 0 || q->vcores == 0 || q->deadline <= q->arrival ||
             q->deadline / USEC_PER_MSEC > INT64_MAX)
+                return -EINVAL;
+        duration = (q->deadline - q->arrival) / USEC_PER_SEC * USEC_PER_SEC;
+        if (duration == 0)
                 return -EINVAL;
         root = json_object_new_object();
         definition = json_object_new_object();
@@ -613,8 +617,12 @@ int yarn_reservation_submit_body(const YarnReservationRequest *q, char **ret) {
         /* All of them at once: ARIA's slots are held together. */
         if (r >= 0)
                 r = add(request, "min-concurrency", json_object_new_int64(q->containers));
+        /* Whole seconds: the planner counts time in its plan follower's
+         * steps (a second by default) and cannot fill a window with a
+         * duration that is not a whole number of them (Hadoop 3.4 refuses
+         * it as "cannot be satisfied"). */
         if (r >= 0)
-                r = add(request, "duration", new_msec(q->deadline - q->arrival));
+                r = add(request, "duration", new_msec(duration));
         if (r >= 0 && json_object_array_add(list, request) < 0)
                 r = -ENOMEM;
         if (r >= 0)

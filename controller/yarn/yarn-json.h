@@ -188,8 +188,8 @@ int yarn_decode_queue(const char *body, size_t size, char **ret, char *why, size
 
 /* A reservation of the ResourceManager's reservation system (Hadoop's
  * Reservation Definition Language): containers of memory_mb and vcores,
- * all of them at once for the whole of [arrival, deadline], in the
- * reservable queue (a plan). */
+ * all of them at once from arrival to deadline (the whole seconds of it),
+ * in the reservable queue (a plan). */
 typedef struct YarnReservationRequest {
         const char *id;    /* a new reservation's id */
         const char *queue; /* the reservable queue */
@@ -202,7 +202,7 @@ typedef struct YarnReservationRequest {
 
 /* The body of POST /ws/v1/cluster/reservation/submit for q, in *ret (free
  * it); -EINVAL for an id or queue that is no id, no containers, or a
- * deadline not after the arrival; -ENOMEM. */
+ * deadline not a second after the arrival; -ENOMEM. */
 int yarn_reservation_submit_body(const YarnReservationRequest *q, char **ret);
 
 /* What an error answer says, for the log: the message of Hadoop's
