@@ -129,8 +129,7 @@ static size_t capacity_actions(YarnModel *m, YarnAction *ret) {
 /* An SLO scheduler's quota: a reservation of that many containers until
  * the job's deadline, asked once where [yarn] reservation-queue names the
  * queue; advice otherwise, or once YARN refused it, said when it changes.
- * A reservation asked or held stands as asked: the application runs in
- * it until the deadline. */
+ * A reservation asked or held stands as asked, until the deadline. */
 static size_t quota_actions(YarnModel *m, const YarnSnapshot *s, const Decisions *d, usec_t now,
                             YarnAction *ret) {
         size_t n = 0;

@@ -42,7 +42,6 @@ typedef enum CallKind {
         CALL_CAPACITY,
         CALL_RESERVATION_NEW,
         CALL_RESERVATION_SUBMIT,
-        CALL_MOVE,
 } CallKind;
 
 typedef struct YarnDriver {
@@ -406,39 +405,15 @@ static void on_reservation_new(YarnDriver *d, YarnModelJob *j, const Call *q,
                 yarn_model_reservation_refused(d->model, q->app, strerror(-r));
 }
 
-/* The reservation taken: the application moved into its queue, which the
- * ResourceManager made for it. */
+/* The reservation taken, for the job's application to be run in: see
+ * yarn-model.h for why it is not moved there. */
 static void on_reservation_submit(YarnDriver *d, const Call *q, const YarnHttpAnswer *a) {
-        char body[YARN_ID_MAX + 16];
-
         /* 202 Accepted, as Hadoop answers. */
         if (a->error || (a->status != 202 && a->status != 200)) {
                 reservation_failed(d, q, "submit", a);
                 return;
         }
-        log_info("Reserved: %s for YARN application %s; moving it into the reservation's queue",
-                 q->what, q->app);
-        snprintf(body, sizeof(body), "{\"queue\":\"%s\"}", q->what);
-        if (call(d, CALL_MOVE, q->app, q->what, "PUT", body, "/ws/v1/cluster/apps/%s/queue",
-                 q->app) < 0)
-                yarn_model_reservation_refused(d->model, q->app, "its move could not be asked");
-}
-
-static void on_move(YarnDriver *d, const Call *q, const YarnHttpAnswer *a) {
-        _cleanup_free_ char *queue = NULL;
-        char why[256];
-
-        if (a->error || a->status != 200) {
-                /* The reservation stands unused until its deadline. */
-                reservation_failed(d, q, "the application's move", a);
-                return;
-        }
-        if (yarn_decode_queue(a->body, a->size, &queue, why, sizeof(why)) < 0) {
-                reservation_failed(d, q, "the application's move", a);
-                return;
-        }
-        log_info("YARN application %s runs in its reservation %s (queue %s)", q->app, q->what,
-                 queue);
+        log_info("Reserved: %s for YARN application %s", q->what, q->app);
         yarn_model_reservation_held(d->model, q->app);
 }
 
@@ -568,10 +543,6 @@ static void on_answer(const YarnHttpAnswer *a, void *userdata) {
         case CALL_RESERVATION_SUBMIT:
                 if (j)
                         on_reservation_submit(d, q, a);
-                break;
-        case CALL_MOVE:
-                if (j)
-                        on_move(d, q, a);
                 break;
         }
         if (q->kind < CALL_KILL && q->round == d->rounds && --d->waiting == 0)

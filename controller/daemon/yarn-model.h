@@ -39,9 +39,14 @@
  *   - an SLO scheduler's slot quota (ARIA's minimum slots for a job's
  *     deadline): where [yarn] reservation-queue names a reservable queue, a
  *     reservation of that many containers from now to the deadline, asked
- *     once, from the job's first quota, then the job's application moved
- *     into the reservation's queue, where the scheduler guarantees it
- *     them; else, or once YARN refused, advice in the log;
+ *     once, from the job's first quota; else, or once YARN refused, advice
+ *     in the log. The running application is not moved into the
+ *     reservation's queue: on Hadoop 3.4.2 (the tests' mini cluster) a
+ *     moved application got one container's worth there, whatever was
+ *     reserved, and waited for the reservation's end (a 40 s job took
+ *     630 s), where it had run freely in its own queue. The reservation
+ *     holds the plan's capacity for the job, and YARN's admission of it
+ *     says whether the job's minimum fits beside the other reservations;
  *   - assignments, backups, RAS's job slots and pre-scheduling's
  *     reservations: not done, YARN places containers itself;
  *   - VM targets: through the agents, as for trackers. */
@@ -107,8 +112,8 @@ typedef struct YarnIdSet {
 /* Where a job's reservation is. */
 typedef enum YarnReserveState {
         YARN_RESERVE_NONE,    /* not asked */
-        YARN_RESERVE_ASKING,  /* its id, submission or the move on their way */
-        YARN_RESERVE_HELD,    /* the application runs in it */
+        YARN_RESERVE_ASKING,  /* its id or its submission on their way */
+        YARN_RESERVE_HELD,    /* the ResourceManager took it */
         YARN_RESERVE_REFUSED, /* YARN said no, or did not answer: advice */
 } YarnReserveState;
 
@@ -212,8 +217,7 @@ void yarn_snapshot_done(YarnSnapshot *s);
 typedef enum YarnActionKind {
         YARN_ACTION_KILL,     /* PUT the attempt's state KILLED through its AM */
         YARN_ACTION_CAPACITY, /* POST the node's resource */
-        /* A new reservation, submitted (yarn_model_reservation()), the
-         * application moved into it. */
+        /* A new reservation, submitted (yarn_model_reservation()). */
         YARN_ACTION_RESERVE,
 } YarnActionKind;
 
@@ -241,8 +245,9 @@ size_t yarn_model_actions(YarnModel *m, Cluster *c, const YarnSnapshot *s, const
  * owned, as j's strings). */
 void yarn_model_reservation(const YarnModel *m, const YarnModelJob *j, const char *id,
                             YarnReservationRequest *ret);
-/* The reservation of app's job: given its id (taken), held, or refused
- * (why, for the log); nothing for an application no more in the model. */
+/* The reservation of app's job: given its id (taken), held (the
+ * ResourceManager took it), or refused (why, for the log); nothing for an
+ * application no more in the model. */
 void yarn_model_reservation_id(YarnModel *m, const char *app, char *id);
 void yarn_model_reservation_held(YarnModel *m, const char *app);
 void yarn_model_reservation_refused(YarnModel *m, const char *app, const char *why);
