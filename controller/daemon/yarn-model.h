@@ -42,9 +42,9 @@
  *     once, from the job's first quota; else, or once YARN refused, advice
  *     in the log. The running application is not moved into the
  *     reservation's queue: on Hadoop 3.4.2 (the tests' mini cluster) a
- *     moved application got one container's worth there, whatever was
- *     reserved, and waited for the reservation's end (a 40 s job took
- *     630 s), where it had run freely in its own queue. The reservation
+ *     moved application got no new container there (the reservation's
+ *     queue showed it a user limit of 0) and waited for the reservation's
+ *     end (a 40 s job took 630 s), where it had run freely in its own queue. The reservation
  *     holds the plan's capacity for the job, and YARN's admission of it
  *     says whether the job's minimum fits beside the other reservations;
  *   - assignments, backups, RAS's job slots and pre-scheduling's
