@@ -58,16 +58,26 @@ typedef struct YarnDriver {
         bool nodes_ok, apps_ok;
         bool rm_down;       /* the last round went without the ResourceManager */
         char rm_error[288]; /* why, this round */
+        /* The requests in flight, whose callbacks free them: the ones
+         * yarn_http_free() drops at the stop are freed here. */
+        struct Call *calls;
 } YarnDriver;
 
 typedef struct Call {
         YarnDriver *d;
+        struct Call *prev, *next;
         CallKind kind;
         unsigned round;
         char *app, *what; /* its application; the task, attempt or node it is about */
 } Call;
 
 static void call_free(Call *q) {
+        if (q->prev)
+                q->prev->next = q->next;
+        else if (q->d->calls == q)
+                q->d->calls = q->next;
+        if (q->next)
+                q->next->prev = q->prev;
         free(q->app);
         free(q->what);
         free(q);
@@ -111,6 +121,10 @@ static int call(YarnDriver *d, CallKind kind, const char *app, const char *what,
                 call_free(q);
                 return log_warning_errno(r, "Cannot ask %s", url);
         }
+        q->next = d->calls;
+        if (d->calls)
+                d->calls->prev = q;
+        d->calls = q;
         if (kind < CALL_KILL)
                 d->waiting++;
         return 0;
@@ -577,6 +591,8 @@ static void yarn_stop(Controller *c) {
         if (!d)
                 return;
         yarn_http_free(d->http);
+        while (d->calls)
+                call_free(d->calls);
         yarn_model_free(d->model);
         yarn_node_map_free(d->map, d->n_map);
         free(d->base);
