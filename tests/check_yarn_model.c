@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/config.h"
 #include "common/macro.h"
 #include "controller/daemon/cluster.h"
+#include "controller/daemon/controllerd-config.h"
 #include "controller/daemon/yarn-config.h"
 #include "controller/daemon/yarn-model.h"
 #include "policy/layers/policies.h"
@@ -559,6 +561,8 @@ START_TEST(test_config) {
                 { "vm1=a/b", "is not NODE=VM" },
                 { "vm1=$(reboot)", "is not NODE=VM" },
         };
+        ControllerConfig c = { 0 };
+        ConfError err = { 0 };
         YarnNodeMapEntry *m = NULL;
         size_t n = 0;
         char why[256];
@@ -579,6 +583,20 @@ START_TEST(test_config) {
                                  -EINVAL);
                 ck_assert_msg(strstr(why, bad[i].said), "%s: %s", bad[i].text, why);
         }
+
+        /* The reservable queue goes into a request's body: a name, or
+         * refused at its line. */
+        ck_assert_int_eq(conf_load_string(&controller_config_schema, "controller.ini",
+                                          "[yarn]\nuser = x\nreservation-queue = a\"b\n", &c, &err),
+                         -EINVAL);
+        ck_assert_uint_eq(err.line, 3);
+        ck_assert_str_eq(err.key, "reservation-queue");
+        ck_assert_ptr_nonnull(strstr(err.message, "'a\"b' is not a queue name"));
+        ck_assert_int_eq(conf_load_string(&controller_config_schema, "controller.ini",
+                                          "[yarn]\nreservation-queue = root.dedicated\n", &c, &err),
+                         0);
+        ck_assert_str_eq(c.yarn_reservation_queue, "root.dedicated");
+        conf_free(&controller_config_schema, &c);
 
         ck_assert(yarn_url_valid("http://rm.example:8088", why, sizeof(why)));
         ck_assert(yarn_url_valid("https://[::1]:8090/gateway/", why, sizeof(why)));
