@@ -3,7 +3,8 @@
  * ResourceManager and MapReduce application master, recorded from Hadoop
  * 3.4.2's mini cluster (tests/fixtures/yarn/), and of bad ones: broken,
  * cut short, of the wrong shape, with ids that would change a request's
- * path, with numbers out of range; and its HTTP on an event loop against a
+ * path, with numbers out of range; the reservation's request it writes;
+ * and its HTTP on an event loop against a
  * server that answers, redirects, hangs, hangs up or sends too much. */
 #include <arpa/inet.h>
 #include <check.h>
@@ -540,6 +541,91 @@ START_TEST(test_http_failures) {
 }
 END_TEST
 
+/* A reservation's answers, recorded from the mini cluster with its
+ * reservable queue: a new id, the refusal of a queue that is no plan. */
+START_TEST(test_reservation_answers) {
+        static const char *const bad[] = {
+                "{}",
+                "{\"reservation-id\":7}",
+                "{\"reservation-id\":\"../apps\"}",
+                "{\"reservation-id\":\"\"}",
+        };
+        size_t size;
+        _cleanup_free_ char *fresh = fixture("new-reservation.json", &size);
+        _cleanup_free_ char *refused = fixture("reservation-refused.json", &size);
+        char *id = NULL, why[256] = "", text[160];
+
+        ck_assert_int_eq(yarn_decode_reservation_id(fresh, strlen(fresh), &id, why, sizeof(why)),
+                         0);
+        ck_assert_str_eq(id, "reservation_1795788946355_0001");
+        free(id);
+        yarn_error_text(refused, strlen(refused), text, sizeof(text));
+        ck_assert_ptr_nonnull(strstr(text, "default is not managed by reservation system"));
+        /* An id goes into the submission's body. */
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                id = (char *)bad;
+                ck_assert_int_eq(
+                        yarn_decode_reservation_id(bad[i], strlen(bad[i]), &id, why, sizeof(why)),
+                        -EBADMSG);
+                ck_assert_msg(id == (char *)bad || id == NULL, "%s", bad[i]);
+        }
+}
+END_TEST
+
+/* The submission's body: Hadoop's Reservation Definition Language, as
+ * the ResourceManager took it (the reservation it then listed had these
+ * numbers), its duration whole seconds of the window; names escaped; what
+ * cannot be a reservation refused. */
+START_TEST(test_reservation_request) {
+        YarnReservationRequest q = {
+                .id = "reservation_1795788946355_0001",
+                .queue = "dedicated",
+                .name = "application_1795788946355_0001",
+                .containers = 3,
+                .memory_mb = 256,
+                .vcores = 1,
+                .arrival = 1795788962173 * USEC_PER_MSEC,
+                .deadline = (1795788962173 + 300500) * USEC_PER_MSEC + 999,
+        };
+        char *body = NULL;
+
+        ck_assert_int_eq(yarn_reservation_submit_body(&q, &body), 0);
+        ck_assert_str_eq(body, "{\"queue\":\"dedicated\","
+                               "\"reservation-id\":\"reservation_1795788946355_0001\","
+                               "\"reservation-definition\":{"
+                               "\"arrival\":1795788962173,\"deadline\":1795789262673,"
+                               "\"reservation-name\":\"application_1795788946355_0001\","
+                               "\"reservation-requests\":{"
+                               "\"reservation-request-interpreter\":1,"
+                               "\"reservation-request\":[{"
+                               "\"capability\":{\"memory\":256,\"vCores\":1},"
+                               "\"num-containers\":3,\"min-concurrency\":3,"
+                               "\"duration\":300000}]}}}");
+        free(body);
+
+        q.name = "a \"quoted\" name";
+        ck_assert_int_eq(yarn_reservation_submit_body(&q, &body), 0);
+        ck_assert_ptr_nonnull(strstr(body, "\"reservation-name\":\"a \\\"quoted\\\" name\""));
+        free(body);
+
+        body = (char *)&q;
+        q.containers = 0;
+        ck_assert_int_eq(yarn_reservation_submit_body(&q, &body), -EINVAL);
+        q.containers = 3;
+        q.deadline = q.arrival;
+        ck_assert_int_eq(yarn_reservation_submit_body(&q, &body), -EINVAL);
+        q.deadline = q.arrival + USEC_PER_SEC - 1;
+        ck_assert_int_eq(yarn_reservation_submit_body(&q, &body), -EINVAL);
+        q.deadline = q.arrival + USEC_PER_SEC;
+        q.queue = "dedicated\",\"queue\":\"x";
+        ck_assert_int_eq(yarn_reservation_submit_body(&q, &body), -EINVAL);
+        q.queue = "dedicated";
+        q.id = "../reservation";
+        ck_assert_int_eq(yarn_reservation_submit_body(&q, &body), -EINVAL);
+        ck_assert_ptr_eq(body, (char *)&q);
+}
+END_TEST
+
 START_TEST(test_http_escape) {
         _cleanup_free_ char *e = yarn_http_escape("a b/c?d=é");
 
@@ -559,6 +645,8 @@ Suite *suite_yarn(void) {
         tcase_add_test(tc, test_answers);
         tcase_add_test(tc, test_bad_answers);
         tcase_add_test(tc, test_bad_mapreduce_answers);
+        tcase_add_test(tc, test_reservation_answers);
+        tcase_add_test(tc, test_reservation_request);
         suite_add_tcase(s, tc);
         tcase_add_checked_fixture(http, server_start, server_stop);
         tcase_add_test(http, test_http_answers);

@@ -7,15 +7,18 @@
  * FlexSlot's resize kill of it),
  * the actions decisions become, [yarn] nodes and the ResourceManager's
  * address as the configuration takes them, a ResourceManager that
- * stops listing what it had, and the jobs as ListJobs shows them. */
+ * stops listing what it had, the jobs as ListJobs shows them, and ARIA's
+ * quota as advice or as a reservation. */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/config.h"
 #include "common/macro.h"
 #include "controller/daemon/cluster.h"
+#include "controller/daemon/controllerd-config.h"
 #include "controller/daemon/yarn-config.h"
 #include "controller/daemon/yarn-model.h"
 #include "policy/layers/policies.h"
@@ -491,6 +494,62 @@ START_TEST(test_advice) {
 }
 END_TEST
 
+/* ARIA's quota with [yarn] reservation-queue: a reservation of that many
+ * containers from now to the deadline, asked once; the id the
+ * ResourceManager gives is the request's; refused, the quota is advice. */
+START_TEST(test_reservation) {
+        YarnModelJob *j = take_round();
+        usec_t now = j->jobs[0].started + 20 * USEC_PER_SEC;
+        Decisions d = { 0 };
+        YarnAction actions[8];
+        YarnReservationRequest req;
+        YarnSnapshot s;
+        unsigned containers;
+
+        model->config.reservation_queue = "dedicated";
+        ck_assert_int_eq(yarn_snapshot_build(model, cluster, &s), 0);
+        ck_assert_int_eq(policy_step(policy, &s.s,
+                                     &(PolicyStepArgs){ .now = now, .flags = POLICY_STEP_ALL }, &d),
+                         0);
+        ck_assert_uint_eq(d.n_quotas, 1);
+        containers = d.quotas[0].slots[SLOT_MAP] + d.quotas[0].slots[SLOT_REDUCE];
+        ck_assert_uint_gt(containers, 0);
+        ck_assert_uint_le(yarn_actions_max(model, &d), ELEMENTSOF(actions));
+        ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, now, actions), 1);
+        ck_assert_int_eq(actions[0].kind, YARN_ACTION_RESERVE);
+        ck_assert_str_eq(actions[0].app, APP);
+        ck_assert_int_eq(j->reservation.state, YARN_RESERVE_ASKING);
+        ck_assert_uint_eq(j->advised, 0);
+
+        yarn_model_reservation_id(model, APP, strdup("reservation_1795772848039_0001"));
+        yarn_model_reservation(model, j, j->reservation.id, &req);
+        ck_assert_str_eq(req.id, "reservation_1795772848039_0001");
+        ck_assert_str_eq(req.queue, "dedicated");
+        ck_assert_str_eq(req.name, APP);
+        ck_assert_uint_eq(req.containers, containers);
+        ck_assert_uint_eq(req.memory_mb, 256);
+        ck_assert_uint_eq(req.vcores, 1);
+        ck_assert_uint_eq(req.arrival, now);
+        ck_assert_uint_eq(req.deadline, (1795772850975 + 600 * 1000) * MS);
+
+        /* Asked once, whatever later steps say. */
+        ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, now, actions), 0);
+        yarn_model_reservation_held(model, APP);
+        ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, now, actions), 0);
+        ck_assert_uint_eq(j->advised, 0);
+        /* Refused: advice, said once. */
+        yarn_model_reservation_refused(model, APP, "HTTP 500");
+        ck_assert_int_eq(j->reservation.state, YARN_RESERVE_REFUSED);
+        ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, now, actions), 0);
+        ck_assert_uint_eq(j->advised, containers);
+        /* An application gone meanwhile: nothing to take. */
+        yarn_model_reservation_id(model, "application_1_1", strdup("reservation_1_1"));
+        yarn_model_reservation_refused(model, "application_1_1", "gone");
+        decisions_done(&d);
+        yarn_snapshot_done(&s);
+}
+END_TEST
+
 START_TEST(test_config) {
         static const struct {
                 const char *text, *said;
@@ -502,6 +561,8 @@ START_TEST(test_config) {
                 { "vm1=a/b", "is not NODE=VM" },
                 { "vm1=$(reboot)", "is not NODE=VM" },
         };
+        ControllerConfig c = { 0 };
+        ConfError err = { 0 };
         YarnNodeMapEntry *m = NULL;
         size_t n = 0;
         char why[256];
@@ -522,6 +583,20 @@ START_TEST(test_config) {
                                  -EINVAL);
                 ck_assert_msg(strstr(why, bad[i].said), "%s: %s", bad[i].text, why);
         }
+
+        /* The reservable queue goes into a request's body: a name, or
+         * refused at its line. */
+        ck_assert_int_eq(conf_load_string(&controller_config_schema, "controller.ini",
+                                          "[yarn]\nuser = x\nreservation-queue = a\"b\n", &c, &err),
+                         -EINVAL);
+        ck_assert_uint_eq(err.line, 3);
+        ck_assert_str_eq(err.key, "reservation-queue");
+        ck_assert_ptr_nonnull(strstr(err.message, "'a\"b' is not a queue name"));
+        ck_assert_int_eq(conf_load_string(&controller_config_schema, "controller.ini",
+                                          "[yarn]\nreservation-queue = root.dedicated\n", &c, &err),
+                         0);
+        ck_assert_str_eq(c.yarn_reservation_queue, "root.dedicated");
+        conf_free(&controller_config_schema, &c);
 
         ck_assert(yarn_url_valid("http://rm.example:8088", why, sizeof(why)));
         ck_assert(yarn_url_valid("https://[::1]:8090/gateway/", why, sizeof(why)));
@@ -551,6 +626,7 @@ Suite *suite_yarn_model(void) {
         tc = tcase_create("advice");
         tcase_add_checked_fixture(tc, setup_aria, teardown);
         tcase_add_test(tc, test_advice);
+        tcase_add_test(tc, test_reservation);
         suite_add_tcase(s, tc);
         tc = tcase_create("config");
         tcase_add_test(tc, test_config);

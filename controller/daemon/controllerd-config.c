@@ -64,6 +64,7 @@ static const ConfKey controller_keys[] = {
         { "yarn", "container-vcores", CONF_INT, F(yarn_container_vcores), "1", .min = 1,
           .max = 1024 },
         { "yarn", "min-containers", CONF_INT, F(yarn_min_containers), "1", .min = 0, .max = 1024 },
+        { "yarn", "reservation-queue", CONF_STRING, F(yarn_reservation_queue), NULL },
 
         { "agents", "hosts", CONF_STRING, F(agent_hosts), NULL },
         { "agents", "call-timeout", CONF_DURATION, F(agent_call_timeout), "5s",
@@ -97,6 +98,10 @@ static int controller_config_validate_yarn(const ControllerConfig *c, ConfError 
                 return conf_error_set(err, "yarn", "user",
                                       "'%.64s' is not a user name (letters, digits, _.-)",
                                       c->yarn_user);
+        if (c->yarn_reservation_queue && !yarn_id_valid(c->yarn_reservation_queue))
+                return conf_error_set(err, "yarn", "reservation-queue",
+                                      "'%.64s' is not a queue name (letters, digits, _.-)",
+                                      c->yarn_reservation_queue);
         r = yarn_node_map_parse(c->yarn_nodes, &map, &n, why, sizeof(why));
         if (r == -EINVAL)
                 return conf_error_set(err, "yarn", "nodes", "%s", why);

@@ -44,6 +44,7 @@ typedef struct ControllerConfig {
         char *yarn_nodes; /* yarn-config.h's map */
         uint64_t yarn_container_memory;
         int64_t yarn_container_vcores, yarn_min_containers;
+        char *yarn_reservation_queue; /* NULL: deadlines are advice only */
 
         /* [agents] */
         char *agent_hosts; /* agent-hosts.h's list */

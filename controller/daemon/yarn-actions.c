@@ -19,7 +19,7 @@ static const char *const kill_reasons[_KILL_REASON_MAX] = {
 };
 
 size_t yarn_actions_max(const YarnModel *m, const Decisions *d) {
-        return d->n_kills + m->n_nodes;
+        return d->n_kills + m->n_nodes + d->n_quotas;
 }
 
 static void note_oom(int r) {
@@ -126,21 +126,89 @@ static size_t capacity_actions(YarnModel *m, YarnAction *ret) {
         return n;
 }
 
-/* An SLO scheduler's quota, said when it changes. */
-static void advise(const YarnSnapshot *s, const Decisions *d) {
+/* An SLO scheduler's quota: a reservation of that many containers until
+ * the job's deadline, asked once where [yarn] reservation-queue names the
+ * queue; advice otherwise, or once YARN refused it, said when it changes.
+ * A reservation asked or held stands as asked, until the deadline. */
+static size_t quota_actions(YarnModel *m, const YarnSnapshot *s, const Decisions *d, usec_t now,
+                            YarnAction *ret) {
+        size_t n = 0;
+
         for (size_t i = 0; i < d->n_quotas; i++) {
                 const SlotQuota *q = &d->quotas[i];
                 YarnModelJob *j = s->job_of[q->job];
+                YarnModelReservation *res = &j->reservation;
                 unsigned containers = q->slots[SLOT_MAP] + q->slots[SLOT_REDUCE];
 
-                if (containers == j->advised)
+                if (m->config.reservation_queue && res->state == YARN_RESERVE_NONE &&
+                    containers > 0 && j->deadline > now) {
+                        *res = (YarnModelReservation){ .state = YARN_RESERVE_ASKING,
+                                                       .containers = containers,
+                                                       .arrival = now };
+                        log_info("Reserve: job %" PRIu64 " (%s) needs %u map and %u reduce "
+                                 "containers at least to meet its deadline: asking YARN for %u "
+                                 "containers of %" PRIu64 " MB and %u vcores until then, in "
+                                 "queue %s",
+                                 j->id, j->app, q->slots[SLOT_MAP], q->slots[SLOT_REDUCE],
+                                 containers, m->config.container_mb, m->config.container_vcores,
+                                 m->config.reservation_queue);
+                        ret[n++] = (YarnAction){ .kind = YARN_ACTION_RESERVE, .app = j->app };
+                        continue;
+                }
+                if (res->state == YARN_RESERVE_ASKING || res->state == YARN_RESERVE_HELD ||
+                    containers == j->advised)
                         continue;
                 j->advised = containers;
                 log_info("Advice: job %" PRIu64 " (%s) needs %u map and %u reduce containers at "
-                         "least to meet its deadline; YARN's reservations are not used, the "
-                         "queue's share is what it gets",
-                         j->id, j->app, q->slots[SLOT_MAP], q->slots[SLOT_REDUCE]);
+                         "least to meet its deadline; %s, the queue's share is what it gets",
+                         j->id, j->app, q->slots[SLOT_MAP], q->slots[SLOT_REDUCE],
+                         res->state == YARN_RESERVE_REFUSED ? "YARN did not take its reservation"
+                                                            : "no [yarn] reservation-queue is set");
         }
+        return n;
+}
+
+void yarn_model_reservation(const YarnModel *m, const YarnModelJob *j, const char *id,
+                            YarnReservationRequest *ret) {
+        *ret = (YarnReservationRequest){
+                .id = id,
+                .queue = m->config.reservation_queue,
+                .name = j->app,
+                .containers = j->reservation.containers,
+                .memory_mb = m->config.container_mb,
+                .vcores = m->config.container_vcores,
+                .arrival = j->reservation.arrival,
+                .deadline = j->deadline,
+        };
+}
+
+void yarn_model_reservation_id(YarnModel *m, const char *app, char *id) {
+        YarnModelJob *j = yarn_model_job(m, app);
+
+        if (!j) {
+                free(id);
+                return;
+        }
+        free(j->reservation.id);
+        j->reservation.id = id;
+}
+
+void yarn_model_reservation_held(YarnModel *m, const char *app) {
+        YarnModelJob *j = yarn_model_job(m, app);
+
+        if (j)
+                j->reservation.state = YARN_RESERVE_HELD;
+}
+
+void yarn_model_reservation_refused(YarnModel *m, const char *app, const char *why) {
+        YarnModelJob *j = yarn_model_job(m, app);
+
+        if (!j)
+                return;
+        log_warning("YARN did not take the reservation of job %" PRIu64 " (%s): %s; its "
+                    "minimum containers are advice",
+                    j->id, j->app, why);
+        j->reservation.state = YARN_RESERVE_REFUSED;
 }
 
 size_t yarn_model_actions(YarnModel *m, Cluster *c, const YarnSnapshot *s, const Decisions *d,
@@ -159,7 +227,7 @@ size_t yarn_model_actions(YarnModel *m, Cluster *c, const YarnSnapshot *s, const
         n = kill_actions(m, s, d, ret);
         slot_changes(m, c, d, now);
         n += capacity_actions(m, ret + n);
-        advise(s, d);
+        n += quota_actions(m, s, d, now, ret + n);
         return n;
 }
 

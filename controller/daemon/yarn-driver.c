@@ -40,6 +40,8 @@ typedef enum CallKind {
         /* Not part of a round: */
         CALL_KILL,
         CALL_CAPACITY,
+        CALL_RESERVATION_NEW,
+        CALL_RESERVATION_SUBMIT,
 } CallKind;
 
 typedef struct YarnDriver {
@@ -56,16 +58,26 @@ typedef struct YarnDriver {
         bool nodes_ok, apps_ok;
         bool rm_down;       /* the last round went without the ResourceManager */
         char rm_error[288]; /* why, this round */
+        /* The requests in flight, whose callbacks free them: the ones
+         * yarn_http_free() drops at the stop are freed here. */
+        struct Call *calls;
 } YarnDriver;
 
 typedef struct Call {
         YarnDriver *d;
+        struct Call *prev, *next;
         CallKind kind;
         unsigned round;
         char *app, *what; /* its application; the task, attempt or node it is about */
 } Call;
 
 static void call_free(Call *q) {
+        if (q->prev)
+                q->prev->next = q->next;
+        else if (q->d->calls == q)
+                q->d->calls = q->next;
+        if (q->next)
+                q->next->prev = q->prev;
         free(q->app);
         free(q->what);
         free(q);
@@ -109,6 +121,10 @@ static int call(YarnDriver *d, CallKind kind, const char *app, const char *what,
                 call_free(q);
                 return log_warning_errno(r, "Cannot ask %s", url);
         }
+        q->next = d->calls;
+        if (d->calls)
+                d->calls->prev = q;
+        d->calls = q;
         if (kind < CALL_KILL)
                 d->waiting++;
         return 0;
@@ -364,6 +380,57 @@ static void on_capacity(YarnDriver *d, const Call *q, const YarnHttpAnswer *a) {
                     q->what, why);
 }
 
+/* A step of a reservation that did not go as asked: the job's quota is
+ * advice from now on. */
+static void reservation_failed(YarnDriver *d, const Call *q, const char *step,
+                               const YarnHttpAnswer *a) {
+        char why[256], said[288];
+
+        answer_text(a, why, sizeof(why));
+        snprintf(said, sizeof(said), "%s: %s", step, why);
+        yarn_model_reservation_refused(d->model, q->app, said);
+}
+
+/* A new reservation's id: the reservation submitted under it. */
+static void on_reservation_new(YarnDriver *d, YarnModelJob *j, const Call *q,
+                               const YarnHttpAnswer *a) {
+        _cleanup_free_ char *body = NULL;
+        YarnReservationRequest req;
+        char *id = NULL, why[256];
+        int r;
+
+        if (a->error || a->status != 200) {
+                reservation_failed(d, q, "new-reservation", a);
+                return;
+        }
+        r = yarn_decode_reservation_id(a->body, a->size, &id, why, sizeof(why));
+        if (r < 0) {
+                yarn_model_reservation_refused(d->model, q->app,
+                                               r == -ENOMEM ? "out of memory" : why);
+                return;
+        }
+        yarn_model_reservation_id(d->model, q->app, id);
+        yarn_model_reservation(d->model, j, id, &req);
+        r = yarn_reservation_submit_body(&req, &body);
+        if (r >= 0)
+                r = call(d, CALL_RESERVATION_SUBMIT, q->app, id, "POST", body,
+                         "/ws/v1/cluster/reservation/submit");
+        if (r < 0)
+                yarn_model_reservation_refused(d->model, q->app, strerror(-r));
+}
+
+/* The reservation taken, for the job's application to be run in: see
+ * yarn-model.h for why it is not moved there. */
+static void on_reservation_submit(YarnDriver *d, const Call *q, const YarnHttpAnswer *a) {
+        /* 202 Accepted, as Hadoop answers. */
+        if (a->error || (a->status != 202 && a->status != 200)) {
+                reservation_failed(d, q, "submit", a);
+                return;
+        }
+        log_info("Reserved: %s for YARN application %s", q->what, q->app);
+        yarn_model_reservation_held(d->model, q->app);
+}
+
 static void apply(YarnDriver *d, const YarnAction *x) {
         char body[128];
 
@@ -387,6 +454,12 @@ static void apply(YarnDriver *d, const YarnAction *x) {
                 if (call(d, CALL_CAPACITY, NULL, x->node, "POST", body,
                          "/ws/v1/cluster/nodes/%s/resource", x->node) < 0)
                         yarn_model_capacity_done(d->model, x->node);
+                break;
+        case YARN_ACTION_RESERVE:
+                if (call(d, CALL_RESERVATION_NEW, x->app, NULL, "POST", NULL,
+                         "/ws/v1/cluster/reservation/new-reservation") < 0)
+                        yarn_model_reservation_refused(d->model, x->app,
+                                                       "new-reservation could not be asked");
                 break;
         }
 }
@@ -475,6 +548,16 @@ static void on_answer(const YarnHttpAnswer *a, void *userdata) {
         case CALL_CAPACITY:
                 on_capacity(d, q, a);
                 break;
+        /* An application that ended meanwhile has its reservation lapse at
+         * its deadline. */
+        case CALL_RESERVATION_NEW:
+                if (j)
+                        on_reservation_new(d, j, q, a);
+                break;
+        case CALL_RESERVATION_SUBMIT:
+                if (j)
+                        on_reservation_submit(d, q, a);
+                break;
         }
         if (q->kind < CALL_KILL && q->round == d->rounds && --d->waiting == 0)
                 round_end(d);
@@ -508,6 +591,8 @@ static void yarn_stop(Controller *c) {
         if (!d)
                 return;
         yarn_http_free(d->http);
+        while (d->calls)
+                call_free(d->calls);
         yarn_model_free(d->model);
         yarn_node_map_free(d->map, d->n_map);
         free(d->base);
@@ -556,6 +641,7 @@ static int yarn_start(Controller *c) {
                 .container_vcores = (unsigned)cfg->yarn_container_vcores,
                 .min_containers = (unsigned)cfg->yarn_min_containers,
                 .split_size = cfg->block_size,
+                .reservation_queue = cfg->yarn_reservation_queue,
                 .map = d->map,
                 .n_map = d->n_map,
         };
@@ -571,10 +657,12 @@ static int yarn_start(Controller *c) {
         log_info("YARN driver: ResourceManager %s every %s; slots are containers of %" PRIu64
                  " MB and %u vcores, %u at least per node; FlexSlot's moves and SetSlots change "
                  "node capacities, kills go to the application masters (a resize's bigger "
-                 "container is not given); backups, job slots and reservations are not done "
-                 "(YARN places and sizes containers), SLO quotas are logged as advice",
+                 "container is not given); backups, job slots and slot pre-scheduling are not "
+                 "done (YARN places and sizes containers); SLO quotas %s%s",
                  d->base, FORMAT_DURATION(cfg->yarn_poll_interval), mc.container_mb,
-                 mc.container_vcores, mc.min_containers);
+                 mc.container_vcores, mc.min_containers,
+                 mc.reservation_queue ? "become reservations in queue " : "are logged as advice",
+                 mc.reservation_queue ? mc.reservation_queue : "");
         return 0;
 }
 

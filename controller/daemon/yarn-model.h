@@ -36,8 +36,17 @@
  *     again where YARN gives it a container; a resize's bigger slot is not
  *     given, and said so: an attempt's container size is its job's, which
  *     cannot be set for one attempt from outside;
- *   - an SLO scheduler's slot quota: advice in the log (YARN's reservation
- *     system is not used);
+ *   - an SLO scheduler's slot quota (ARIA's minimum slots for a job's
+ *     deadline): where [yarn] reservation-queue names a reservable queue, a
+ *     reservation of that many containers from now to the deadline, asked
+ *     once, from the job's first quota; else, or once YARN refused, advice
+ *     in the log. The running application is not moved into the
+ *     reservation's queue: on Hadoop 3.4.2 (the tests' mini cluster) a
+ *     moved application got no new container there (the reservation's
+ *     queue showed it a user limit of 0) and waited for the reservation's
+ *     end (a 40 s job took 630 s), where it had run freely in its own queue. The reservation
+ *     holds the plan's capacity for the job, and YARN's admission of it
+ *     says whether the job's minimum fits beside the other reservations;
  *   - assignments, backups, RAS's job slots and pre-scheduling's
  *     reservations: not done, YARN places containers itself;
  *   - VM targets: through the agents, as for trackers. */
@@ -55,6 +64,9 @@ typedef struct YarnModelConfig {
         unsigned container_vcores;
         unsigned min_containers;
         uint64_t split_size; /* bytes a map's input is taken to be */
+        /* The reservable queue deadline jobs' reservations go in; NULL:
+         * their quotas are advice. Not owned. */
+        const char *reservation_queue;
         /* The first job's id: the store's next, so that ListJobs and
          * GetJob never give a store's job and a YARN job one id. */
         uint64_t first_job;
@@ -97,6 +109,21 @@ typedef struct YarnIdSet {
         size_t n;
 } YarnIdSet;
 
+/* Where a job's reservation is. */
+typedef enum YarnReserveState {
+        YARN_RESERVE_NONE,    /* not asked */
+        YARN_RESERVE_ASKING,  /* its id or its submission on their way */
+        YARN_RESERVE_HELD,    /* the ResourceManager took it */
+        YARN_RESERVE_REFUSED, /* YARN said no, or did not answer: advice */
+} YarnReserveState;
+
+typedef struct YarnModelReservation {
+        YarnReserveState state;
+        char *id;            /* the ResourceManager's, once it gave one */
+        unsigned containers; /* the quota asked */
+        usec_t arrival;      /* realtime: when it was asked */
+} YarnModelReservation;
+
 typedef struct YarnModelJob {
         uint64_t id; /* the snapshot's, the model's own */
         char *app;   /* application id */
@@ -113,6 +140,7 @@ typedef struct YarnModelJob {
         size_t n_tasks;
         YarnIdSet killed; /* attempts this controller asked its AM to kill */
         unsigned advised; /* the containers the last advice said; 0: none */
+        YarnModelReservation reservation;
 } YarnModelJob;
 
 typedef struct YarnModel {
@@ -189,13 +217,15 @@ void yarn_snapshot_done(YarnSnapshot *s);
 typedef enum YarnActionKind {
         YARN_ACTION_KILL,     /* PUT the attempt's state KILLED through its AM */
         YARN_ACTION_CAPACITY, /* POST the node's resource */
+        /* A new reservation, submitted (yarn_model_reservation()). */
+        YARN_ACTION_RESERVE,
 } YarnActionKind;
 
 typedef struct YarnAction {
         YarnActionKind kind;
         /* KILL: the attempt's application, job, task and attempt ids;
-         * CAPACITY: node is the node id. Not owned: the model's, valid
-         * until its next update. */
+         * CAPACITY: node is the node id; RESERVE: app. Not owned: the
+         * model's, valid until its next update. */
         const char *app, *job, *task, *attempt, *node;
         const char *reason; /* KILL: the policy's (retry, replace) */
         uint64_t memory_mb;
@@ -206,10 +236,21 @@ typedef struct YarnAction {
  * yarn_actions_max()), logging what is not done and the advice: kills
  * of attempts never asked before, capacities for the nodes whose slots
  * changed (decisions, SetSlots) or that the ResourceManager shows at other
- * than wanted. Marks the kills asked and the capacities on their way. */
+ * than wanted, reservations for jobs with a first quota. Marks the kills
+ * asked, the capacities and reservations on their way. */
 size_t yarn_actions_max(const YarnModel *m, const Decisions *d);
 size_t yarn_model_actions(YarnModel *m, Cluster *c, const YarnSnapshot *s, const Decisions *d,
                           usec_t now, YarnAction *ret);
+/* Job j's reservation as the ResourceManager is asked for it, of id (not
+ * owned, as j's strings). */
+void yarn_model_reservation(const YarnModel *m, const YarnModelJob *j, const char *id,
+                            YarnReservationRequest *ret);
+/* The reservation of app's job: given its id (taken), held (the
+ * ResourceManager took it), or refused (why, for the log); nothing for an
+ * application no more in the model. */
+void yarn_model_reservation_id(YarnModel *m, const char *app, char *id);
+void yarn_model_reservation_held(YarnModel *m, const char *app);
+void yarn_model_reservation_refused(YarnModel *m, const char *app, const char *why);
 /* A capacity request ended (answered or not): another may go. */
 void yarn_model_capacity_done(YarnModel *m, const char *node_id);
 /* A kill the AM did not take (it did not answer, or failed): it may be

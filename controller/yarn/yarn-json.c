@@ -349,7 +349,8 @@ out:
 }
 
 /* One object: {outer: {fields}} (outer NULL: the fields at the top), of
- * numbers and states only: nothing to free when a field is wrong. */
+ * numbers and states, or of one string: nothing to free when a field is
+ * wrong. */
 static int decode_one(const char *body, size_t size, const char *outer, const Entry *e, void *ret,
                       char *why, size_t why_size) {
         json_object *root = NULL, *o;
@@ -547,6 +548,104 @@ int yarn_decode_attempts(const char *body, size_t size, YarnAttempt **ret, size_
                          size_t why_size) {
         return decode_list(body, size, "taskAttempts", "taskAttempt", &attempt_entry, (void **)ret,
                            ret_n, why, why_size);
+}
+
+static const Field reservation_id_fields[] = {
+        { .key = "reservation-id", .kind = FIELD_ID },
+};
+static const Entry reservation_id_entry = { sizeof(char *), reservation_id_fields,
+                                            ELEMENTSOF(reservation_id_fields), NULL };
+
+int yarn_decode_reservation_id(const char *body, size_t size, char **ret, char *why,
+                               size_t why_size) {
+        return decode_one(body, size, NULL, &reservation_id_entry, ret, why, why_size);
+}
+
+/* Adds key: value to o, taking value's reference, even on failure. */
+static int add(json_object *o, const char *key, json_object *value) {
+        if (!value)
+                return -ENOMEM;
+        if (json_object_object_add(o, key, value) < 0) {
+                json_object_put(value);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static json_object *new_msec(usec_t t) {
+        return json_object_new_int64((int64_t)(t / USEC_PER_MSEC));
+}
+
+int yarn_reservation_submit_body(const YarnReservationRequest *q, char **ret) {
+        json_object *root, *definition, *requests, *list, *request, *capability;
+        const char *text;
+        usec_t duration;
+        int r;
+
+        if (!yarn_id_valid(q->id) || !yarn_id_valid(q->queue) || q->containers == 0 ||
+            q->memory_mb == 0 || q->vcores == 0 || q->deadline <= q->arrival ||
+            q->deadline / USEC_PER_MSEC > INT64_MAX)
+                return -EINVAL;
+        duration = (q->deadline - q->arrival) / USEC_PER_SEC * USEC_PER_SEC;
+        if (duration == 0)
+                return -EINVAL;
+        root = json_object_new_object();
+        definition = json_object_new_object();
+        requests = json_object_new_object();
+        list = json_object_new_array();
+        request = json_object_new_object();
+        capability = json_object_new_object();
+        /* Each added object is its parent's, then the root's. */
+        r = root && definition && requests && list && request && capability ? 0 : -ENOMEM;
+        if (r >= 0)
+                r = add(capability, "memory", json_object_new_int64((int64_t)q->memory_mb));
+        if (r >= 0)
+                r = add(capability, "vCores", json_object_new_int64(q->vcores));
+        if (r >= 0)
+                r = add(request, "capability", TAKE_PTR(capability));
+        if (r >= 0)
+                r = add(request, "num-containers", json_object_new_int64(q->containers));
+        /* All of them at once: ARIA's slots are held together. */
+        if (r >= 0)
+                r = add(request, "min-concurrency", json_object_new_int64(q->containers));
+        /* Whole seconds: the planner counts time in its plan follower's
+         * steps (a second by default) and cannot fill a window with a
+         * duration that is not a whole number of them (Hadoop 3.4 refuses
+         * it as "cannot be satisfied"). */
+        if (r >= 0)
+                r = add(request, "duration", new_msec(duration));
+        if (r >= 0 && json_object_array_add(list, request) < 0)
+                r = -ENOMEM;
+        if (r >= 0)
+                request = NULL;
+        /* R_ALL: the one request whole, or no reservation. */
+        if (r >= 0)
+                r = add(requests, "reservation-request-interpreter", json_object_new_int(1));
+        if (r >= 0)
+                r = add(requests, "reservation-request", TAKE_PTR(list));
+        if (r >= 0)
+                r = add(definition, "arrival", new_msec(q->arrival));
+        if (r >= 0)
+                r = add(definition, "deadline", new_msec(q->deadline));
+        if (r >= 0)
+                r = add(definition, "reservation-name", json_object_new_string(q->name));
+        if (r >= 0)
+                r = add(definition, "reservation-requests", TAKE_PTR(requests));
+        if (r >= 0)
+                r = add(root, "queue", json_object_new_string(q->queue));
+        if (r >= 0)
+                r = add(root, "reservation-id", json_object_new_string(q->id));
+        if (r >= 0)
+                r = add(root, "reservation-definition", TAKE_PTR(definition));
+        text = r >= 0 ? json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN) : NULL;
+        *ret = text ? strdup(text) : NULL;
+        json_object_put(capability);
+        json_object_put(request);
+        json_object_put(list);
+        json_object_put(requests);
+        json_object_put(definition);
+        json_object_put(root);
+        return *ret ? 0 : -ENOMEM;
 }
 
 int yarn_decode_resource(const char *body, size_t size, YarnResource *ret, char *why,

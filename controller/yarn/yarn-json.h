@@ -17,7 +17,11 @@
  * task, an attempt) goes into the paths of later requests, so it must be
  * 1..YARN_ID_MAX characters of letters, digits and "_.:-[]"; a state this
  * controller does not know is _UNKNOWN, not an error, so that a newer
- * Hadoop's answers still decode. Names are cut to YARN_NAME_MAX bytes. */
+ * Hadoop's answers still decode. Names are cut to YARN_NAME_MAX bytes.
+ *
+ * And the one request body that carries more than a few numbers and ids,
+ * a reservation's, written with json-c so that every name in it is
+ * escaped. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -173,6 +177,31 @@ int yarn_decode_resource(const char *body, size_t size, YarnResource *ret, char 
 /* The state an attempt's state change answers with ({"state":"KILLED"}). */
 int yarn_decode_attempt_state(const char *body, size_t size, YarnAttemptState *ret, char *why,
                               size_t why_size);
+/* The id a new reservation answers with
+ * ({"reservation-id":"reservation_..."}): it goes into the submission, so
+ * it is checked as every id. Free it. */
+int yarn_decode_reservation_id(const char *body, size_t size, char **ret, char *why,
+                               size_t why_size);
+
+/* A reservation of the ResourceManager's reservation system (Hadoop's
+ * Reservation Definition Language): containers of memory_mb and vcores,
+ * all of them at once from arrival to deadline (the whole seconds of it),
+ * in the reservable queue (a plan). */
+typedef struct YarnReservationRequest {
+        const char *id;    /* a new reservation's id */
+        const char *queue; /* the reservable queue */
+        const char *name;  /* for people: what it is for */
+        unsigned containers;
+        uint64_t memory_mb;
+        unsigned vcores;
+        usec_t arrival, deadline; /* realtime */
+} YarnReservationRequest;
+
+/* The body of POST /ws/v1/cluster/reservation/submit for q, in *ret (free
+ * it); -EINVAL for an id or queue that is no id, no containers, or a
+ * deadline not a second after the arrival; -ENOMEM. */
+int yarn_reservation_submit_body(const YarnReservationRequest *q, char **ret);
+
 /* What an error answer says, for the log: the message of Hadoop's
  * {"RemoteException":{...}}, else the start of the body as printable
  * text; never fails. */

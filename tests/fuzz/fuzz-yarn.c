@@ -22,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         YarnAttempt *attempts;
         YarnResource res;
         YarnAttemptState state;
+        char *reservation;
         size_t n;
         unsigned k;
 
@@ -49,6 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         (void)yarn_decode_resource(body, size, &res, why, sizeof(why));
         (void)yarn_decode_attempt_state(body, size, &state, why, sizeof(why));
+        if (yarn_decode_reservation_id(body, size, &reservation, why, sizeof(why)) >= 0)
+                free(reservation);
         yarn_error_text(body, size, text, sizeof(text));
         free(body);
         return 0;

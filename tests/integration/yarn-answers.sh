@@ -7,6 +7,9 @@
 # (ListNodes still lists the NodeManagers, and answers at once while a
 # request hangs), and carries on when good answers come back; the recorded
 # slow map is killed once through its master however many rounds see it.
+# The stand-in has no reservation system: ARIA's minimum containers for the
+# application's deadline are asked as a reservation once, refused with the
+# ResourceManager's reason, and become advice; the controller carries on.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/agent.sh"
@@ -34,7 +37,9 @@ poll-interval = 200ms
 timeout = 500ms
 nodes = $nm0=worker1
 container-memory = 256M
+reservation-queue = dedicated
 [policy]
+scheduler = aria
 speculation = sepb
 [agents]
 hosts = $address
@@ -69,6 +74,16 @@ grep -q "^1	running	streamjob3397353295179246494.jar	root	root.default	applicati
 poll grep -q "Killed attempt attempt_1795772848039_0001_m_000000_0: its application master says KILLED" \
 	"$tmp/controller.log" || fail "the straggler was not killed: $(grep -i kill "$tmp/controller.log")"
 
+# ARIA's quota for the deadline: a reservation asked once; refused, advice.
+poll grep -q "Advice: job 1 (application_1795772848039_0001) needs [0-9]* map and [0-9]* reduce containers at least to meet its deadline; YARN did not take its reservation" \
+	"$tmp/controller.log" || fail "no advice after the refused reservation: $(grep -e Reserv -e Advice "$tmp/controller.log")"
+grep -q "Reserve: job 1 (application_1795772848039_0001) needs .* asking YARN for [0-9]* containers of 256 MB and 1 vcores until then, in queue dedicated" \
+	"$tmp/controller.log" || fail "no reservation was asked: $(grep -e Reserv -e Advice "$tmp/controller.log")"
+grep -q "YARN did not take the reservation of job 1 (application_1795772848039_0001): new-reservation: HTTP 500: Unable to create new reservation from RM web service; its minimum containers are advice" \
+	"$tmp/controller.log" || fail "the refusal was not named: $(grep -e Reserv "$tmp/controller.log")"
+grep -q '"POST /ws/v1/cluster/reservation/new-reservation' "$tmp/rm.log" ||
+	fail "the stand-in was not asked: $(cat "$tmp/rm.log")"
+
 # bad MODE TEXT: the stand-in answers MODE; the controller says the
 # ResourceManager does not answer, with TEXT (a grep pattern), once however
 # long it lasts, keeps its nodes and answers the bus at once; then good
@@ -97,3 +112,6 @@ bad hang "Operation timed out"
 bad cut "not JSON (it ends early"
 
 [ "$(said "Kill: attempt")" = 1 ] || fail "the straggler was killed $(said "Kill: attempt") times"
+[ "$(said "Reserve: job")" = 1 ] || fail "the reservation was asked $(said "Reserve: job") times"
+[ "$(grep -c "POST /ws/v1/cluster/reservation/new-reservation" "$tmp/rm.log")" = 1 ] ||
+	fail "new-reservation was asked $(grep -c "POST /ws/v1/cluster/reservation/new-reservation" "$tmp/rm.log") times"

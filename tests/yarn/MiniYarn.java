@@ -81,6 +81,22 @@ public final class MiniYarn {
         conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, 128);
         conf.setInt(YarnConfiguration.RM_NM_HEARTBEAT_INTERVAL_MS, 500);
 
+        // The CapacityScheduler's reservation system on a reservable queue
+        // "dedicated" beside "default": jobs go to default, and one user's
+        // may take the whole cluster there while dedicated is idle; a
+        // deadline job's reservation is planned in dedicated's 90 % (a
+        // plan's capacity is its queue's guaranteed one: a reservation of
+        // more containers than it holds at once is refused).
+        String root = "yarn.scheduler.capacity.root";
+        conf.setBoolean(YarnConfiguration.RM_RESERVATION_SYSTEM_ENABLE, true);
+        conf.set(root + ".queues", "default,dedicated");
+        conf.set(root + ".default.capacity", "10");
+        conf.set(root + ".default.maximum-capacity", "100");
+        conf.set(root + ".default.user-limit-factor", "10");
+        conf.set(root + ".dedicated.capacity", "90");
+        conf.set(root + ".dedicated.maximum-capacity", "100");
+        conf.setBoolean(root + ".dedicated.reservable", true);
+
         // Small containers of JVMs that start fast: the machines that run the
         // tests are small and busy.
         String opts = "-Xmx160m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss512k";
