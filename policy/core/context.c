@@ -28,6 +28,7 @@ void context_buffers_done(ContextBuffers *b) {
         arena_done(&b->arena);
         free(b->placed);
         free(b->running);
+        free(b->value);
         free(b->identity);
         free(b->by_job);
         memset(b, 0, sizeof(*b));
@@ -48,7 +49,7 @@ static int reserve(void **array, size_t elem, size_t have, size_t want) {
 
 /* The per-task arrays, zero beyond what they held. */
 static int task_buffers_reserve(ContextBuffers *b, size_t n) {
-        void *placed = b->placed, *running = b->running, *identity = b->identity,
+        void *placed = b->placed, *running = b->running, *value = b->value, *identity = b->identity,
              *by_job = b->by_job;
         int r;
 
@@ -57,6 +58,9 @@ static int task_buffers_reserve(ContextBuffers *b, size_t n) {
         if (r >= 0)
                 r = reserve(&running, sizeof(*b->running), b->cap_tasks, n);
         b->running = running;
+        if (r >= 0)
+                r = reserve(&value, sizeof(*b->value), b->cap_tasks, n);
+        b->value = value;
         if (r >= 0)
                 r = reserve(&identity, sizeof(*b->identity), b->cap_tasks, n);
         b->identity = identity;
@@ -68,6 +72,7 @@ static int task_buffers_reserve(ContextBuffers *b, size_t n) {
         for (size_t i = b->cap_tasks; i < n; i++) {
                 b->placed[i] = false;
                 b->running[i] = 0;
+                b->value[i] = 0;
                 b->identity[i] = (uint32_t)i;
         }
         b->cap_tasks = MAX(b->cap_tasks, n);
@@ -201,6 +206,7 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         }
         ctx->task_placed = b->placed;
         ctx->task_running = b->running;
+        ctx->task_value = b->value;
 
         for (size_t i = 0; i < n_nodes; i++)
                 for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)

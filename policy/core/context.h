@@ -43,6 +43,10 @@ struct PolicyContext {
          * which is what lets context_done() clear them cheaply. */
         bool *task_placed;      /* a pending task got a slot in this step */
         unsigned *task_running; /* running attempts once this step is applied */
+        /* A layer's per task scratch that costs what it touches rather than
+         * a pass over every task: all 0 when a layer is called, and the
+         * layer sets what it set back to 0 before it returns. */
+        double *task_value;
         ContextBuffers *buffers;
 
         /* Per attempt. */
@@ -65,6 +69,7 @@ struct ContextBuffers {
         Arena arena;
         bool *placed;
         unsigned *running;
+        double *value;
         uint32_t *identity; /* identity[i] == i: tasks_by_job when Job.tasks is kept */
         uint32_t *by_job;   /* tasks_by_job when the core counts */
         size_t cap_tasks;

@@ -169,10 +169,10 @@ typedef struct ProgressBounds {
 
 static int progress_bounds_compute(PolicyContext *ctx, ProgressBounds *ret) {
         const ClusterSnapshot *s = ctx->snap;
-        double *best = context_scratch(ctx, s->n_tasks, sizeof(double));
+        double *best = ctx->task_value;
         double *running = context_scratch(ctx, 2 * s->n_jobs, sizeof(double));
 
-        if (!best || !running)
+        if (!running)
                 return -ENOMEM;
         for (uint32_t i = 0; i < s->n_attempts; i++)
                 best[s->attempts[i].task] = MAX(best[s->attempts[i].task], s->attempts[i].progress);
@@ -186,6 +186,8 @@ static int progress_bounds_compute(PolicyContext *ctx, ProgressBounds *ret) {
                 running[2 * t->job + t->type] += best[task];
                 best[task] = -1;
         }
+        for (uint32_t i = 0; i < s->n_attempts; i++)
+                best[s->attempts[i].task] = 0;
         *ret = (ProgressBounds){ .running = running, .known = true };
         return 0;
 }
