@@ -3,7 +3,8 @@
  * model: every event reschedules itself, so the heap stays at a fixed size,
  * as a simulation's does) and of the whole simulator on the Fig. 10
  * scenario, with the ratio between them; the scenario also on four times
- * its cluster and input. */
+ * its cluster and input; and a SWIM trace replayed whole on the scenario's
+ * hosts grown to FLEXSLOT_BENCH_REPLAY_NODES slaves. */
 #include <assert.h>
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 #include "sim/report.h"
 #include "sim/scenario.h"
 #include "sim/sim.h"
+#include "sim/swim.h"
+#include "sim/trace.h"
 #include "sim/workload.h"
 
 #define HOLD_EVENTS 1000u /* pending events, about what the Fig. 10 run holds */
@@ -23,6 +26,12 @@
 /* Each figure is the best of this many runs: on a shared machine the best
  * is the one least disturbed. */
 #define REPEATS 3u
+/* The replay's slaves without FLEXSLOT_BENCH_REPLAY_NODES: the issue's
+ * 10,000 take hours, so `make bench` runs a smaller cluster. */
+#define REPLAY_NODES_DEFAULT 30u
+#define REPLAY_NODES_MAX 99000u
+/* The Fig. 10 scenario's VMs per host. */
+#define REPLAY_VMS_PER_HOST 4u
 
 typedef struct Hold {
         uint64_t rng;
@@ -110,6 +119,63 @@ static int sim_events_per_sec(const char *path, const char *const *sets, size_t 
         return r;
 }
 
+/* The whole trace under the scenario's layers on nodes slaves (and the
+ * scenario's two masters), as `flexslot-sim replay` runs it (its first seed), without the
+ * runs of each job alone; run once, as it is long. */
+static int replay_events_per_sec(const char *scenario, const char *trace_file, unsigned nodes,
+                                 SimRate *ret) {
+        char hosts[64], vms[64], err[512] = "";
+        ScenarioOverride overrides[2];
+        TraceOptions o = { .scenario = scenario, .time_scale = 1, .seeds = { 1 }, .n_seeds = 1 };
+        _cleanup_(trace_setup_done) TraceSetup setup = { 0 };
+        _cleanup_(sim_freep) Sim *sim = NULL;
+        SwimTrace trace = { 0 };
+        usec_t start, wall;
+        int r;
+
+        snprintf(hosts, sizeof(hosts), "cluster.hosts=%u",
+                 (nodes + 2 + REPLAY_VMS_PER_HOST - 1) / REPLAY_VMS_PER_HOST);
+        snprintf(vms, sizeof(vms), "cluster.vms=%u", nodes + 2);
+        if (scenario_override_parse(hosts, &overrides[0]) < 0 ||
+            scenario_override_parse(vms, &overrides[1]) < 0)
+                return -EINVAL;
+        o.overrides = overrides;
+        o.n_overrides = ELEMENTSOF(overrides);
+        r = swim_load(trace_file, &trace, err, sizeof(err));
+        if (r >= 0)
+                r = trace_setup(&trace, &o, NULL, o.seeds[0], &setup, err, sizeof(err));
+        if (r >= 0)
+                r = sim_new(&setup.sc, &setup.wl, &sim, err, sizeof(err));
+        if (r >= 0) {
+                const SimResults *res = sim_results(sim);
+
+                start = now_monotonic_usec();
+                r = sim_run(sim);
+                wall = now_monotonic_usec() - start;
+                *ret = (SimRate){
+                        .events = res->events,
+                        .steps = res->policy_steps,
+                        .total = (double)res->events / usec_to_sec(wall),
+                        .without_core = (double)res->events / usec_to_sec(wall - res->policy_wall),
+                };
+        }
+        if (r < 0)
+                fprintf(stderr, "flexslot-bench-sim: replay of %s: %s\n", trace_file,
+                        err[0] ? err : strerror(-r));
+        swim_done(&trace);
+        return r;
+}
+
+static void rate_print(const char *what, const SimRate *rate, double heap) {
+        printf("simulator, %-22s %12.0f events/s (%.1f %% of the heap "
+               "alone; %llu events, %llu policy steps)\n",
+               what, rate->total, 100.0 * rate->total / heap, (unsigned long long)rate->events,
+               (unsigned long long)rate->steps);
+        printf("  without the time in the policy core  %12.0f events/s (%.1f %% of the "
+               "heap alone)\n",
+               rate->without_core, 100.0 * rate->without_core / heap);
+}
+
 int main(int argc, char **argv) {
         /* The scenario as it is, without speculation and with Hadoop's;
          * then with Hadoop's on four times the cluster and the input,
@@ -124,12 +190,30 @@ int main(int argc, char **argv) {
                   { "policy.speculation=hadoop", "cluster.hosts=32", "cluster.vms=128",
                     "workload.scale=4" } },
         };
+        const char *nodes_env = getenv("FLEXSLOT_BENCH_REPLAY_NODES");
+        unsigned nodes = REPLAY_NODES_DEFAULT;
+        char what[64];
         double heap;
         SimRate rate;
 
-        if (argc != 2) {
-                fprintf(stderr, "Usage: flexslot-bench-sim SCENARIO.ini\n");
+        if (argc != 3) {
+                fprintf(stderr, "Usage: flexslot-bench-sim SCENARIO.ini TRACE.tsv\n");
                 return 2;
+        }
+        if (nodes_env) {
+                char *end;
+                unsigned long n;
+
+                errno = 0;
+                n = strtoul(nodes_env, &end, 10);
+                if (errno != 0 || end == nodes_env || *end || n == 0 || n > REPLAY_NODES_MAX) {
+                        fprintf(stderr,
+                                "flexslot-bench-sim: FLEXSLOT_BENCH_REPLAY_NODES=%s: not a "
+                                "number of slaves from 1 to %u\n",
+                                nodes_env, REPLAY_NODES_MAX);
+                        return 2;
+                }
+                nodes = (unsigned)n;
         }
         heap = 0;
         for (unsigned k = 0; k < REPEATS; k++)
@@ -150,13 +234,13 @@ int main(int argc, char **argv) {
                         if (one.total > rate.total)
                                 rate = one;
                 }
-                printf("simulator, %-22s %12.0f events/s (%.1f %% of the heap "
-                       "alone; %llu events, %llu policy steps)\n",
-                       runs[i].what, rate.total, 100.0 * rate.total / heap,
-                       (unsigned long long)rate.events, (unsigned long long)rate.steps);
-                printf("  without the time in the policy core  %12.0f events/s (%.1f %% of the "
-                       "heap alone)\n",
-                       rate.without_core, 100.0 * rate.without_core / heap);
+                rate_print(runs[i].what, &rate, heap);
         }
+        printf("replay of %s, whole, on %u slaves%s, one run:\n", argv[2], nodes,
+               nodes_env ? "" : " (FLEXSLOT_BENCH_REPLAY_NODES=10000: the full size, hours)");
+        if (replay_events_per_sec(argv[1], argv[2], nodes, &rate) < 0)
+                return 1;
+        snprintf(what, sizeof(what), "replay, %u slaves", nodes);
+        rate_print(what, &rate, heap);
         return 0;
 }

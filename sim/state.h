@@ -159,6 +159,9 @@ struct SimCluster {
         Job *jobs; /* snapshot arrays, kept up to date in place */
         JobExtra *jobx;
         size_t n_jobs, n_arrived, n_finished;
+        /* Jobs before this one are done and their Job.tasks final: a
+         * snapshot leaves them as they are. */
+        size_t n_jobs_settled;
         size_t n_due; /* under [workload] load_threshold: jobs whose submission came */
         Task *tasks;
         TaskExtra *taskx;

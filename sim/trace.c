@@ -186,16 +186,7 @@ static int join_jobs(const SwimTrace *t, const TraceModel *m, bool submit, char 
         return 0;
 }
 
-/* What one run is built from: the scenario with the overrides, the trace
- * as its jobs and workload. */
-typedef struct TraceSetup {
-        Scenario sc;
-        Workload wl;
-        TraceModel model;
-        Benchmark costs;
-} TraceSetup;
-
-static void trace_setup_done(TraceSetup *s) {
+void trace_setup_done(TraceSetup *s) {
         workload_done(&s->wl);
         scenario_done(&s->sc);
 }
@@ -220,8 +211,8 @@ static int trace_costs(const TraceOptions *o, const Scenario *sc, Benchmark *ret
         return b ? 0 : -EINVAL;
 }
 
-static int trace_setup(const SwimTrace *t, const TraceOptions *o, const TraceConfig *config,
-                       int64_t seed, TraceSetup *s, char *err, size_t err_size) {
+int trace_setup(const SwimTrace *t, const TraceOptions *o, const TraceConfig *config, int64_t seed,
+                TraceSetup *s, char *err, size_t err_size) {
         ScenarioOverride overrides[TRACE_MAX_SETS + 64];
         size_t n = 0;
         double slaves;

@@ -117,6 +117,22 @@ typedef struct TraceResults {
         char scenario_layers[TRACE_LABEL_MAX]; /* what the alone runs ran under */
 } TraceResults;
 
+/* What one run is built from: the scenario with the overrides (o's, then
+ * config's), the trace as its jobs and workload. sim_new() takes sc and wl,
+ * which must outlive the simulator. */
+typedef struct TraceSetup {
+        Scenario sc;
+        Workload wl;
+        TraceModel model;
+        Benchmark costs;
+} TraceSetup;
+
+/* config may be NULL (the scenario's layers); -errno with err naming what
+ * is wrong. trace_setup_done() frees what it built, also after a failure. */
+int trace_setup(const SwimTrace *t, const TraceOptions *o, const TraceConfig *config, int64_t seed,
+                TraceSetup *s, char *err, size_t err_size);
+void trace_setup_done(TraceSetup *s);
+
 /* Runs trace as o says: for each seed every job alone, then the trace
  * under each configuration. Returns an exit status (0; 1 when a run
  * failed; 2 for a bad scenario, configuration or cost benchmark, with the

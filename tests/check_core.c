@@ -432,21 +432,105 @@ static void summarized_cluster(Job jobs[2], Task tasks[6]) {
                                             .first_pending = { 3 * j + (j == 0), 3 * j + 2 } } };
 }
 
+/* summarized_cluster() on two nodes of one host, without attempts. */
+typedef struct SummarizedCluster {
+        Host hosts[1];
+        Vm vms[2];
+        Node nodes[2];
+        Job jobs[2];
+        Task tasks[6];
+} SummarizedCluster;
+
+static ClusterSnapshot summarized_snapshot(SummarizedCluster *c) {
+        *c = (SummarizedCluster){
+                .hosts = { { .pcpus = 8 } },
+                .vms = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 },
+                         { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } },
+                .nodes = { { .vm = 0, .slots = { 2, 1 } }, { .vm = 1, .slots = { 2, 1 } } },
+        };
+        summarized_cluster(c->jobs, c->tasks);
+        return (ClusterSnapshot){ c->hosts, 1, c->vms, 2, c->nodes, 2, c->jobs, 2, c->tasks, 6 };
+}
+
+/* Job 0 of summarized_cluster() done: every task of it. */
+static void settle_first_job(Job jobs[2], Task tasks[6]) {
+        summarized_cluster(jobs, tasks);
+        for (uint32_t i = 0; i < 3; i++)
+                tasks[i].state = TASK_DONE;
+        jobs[0].counts[TASK_MAP] = (TaskCounts){ .total = 2, .done = 2 };
+        jobs[0].counts[TASK_REDUCE] = (TaskCounts){ .total = 1, .done = 1 };
+        jobs[0].tasks.first_pending[TASK_MAP] = jobs[0].tasks.first_pending[TASK_REDUCE] = 3;
+}
+
+/* Settled jobs are passed over: a step that takes them from the last one
+ * decides as a fresh Policy that looks at every job, also after the other
+ * jobs changed; validation refuses a settled job that is not done. */
+START_TEST(test_jobs_settled) {
+        SummarizedCluster c;
+        ClusterSnapshot s = summarized_snapshot(&c);
+        Attempt attempts[] = { { .task = 3, .node = 1 } };
+        _cleanup_(policy_freep) Policy *kept = NULL;
+        Decisions d = { 0 };
+
+        settle_first_job(c.jobs, c.tasks);
+        s.job_tasks_kept = true;
+        s.n_jobs_settled = 1;
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        ck_assert_int_eq(fifo_new(0, &kept), 0);
+        ck_assert_int_eq(step(kept, &s, USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
+        ck_assert_uint_eq(d.n_assignments, 3);
+        for (size_t i = 0; i < d.n_assignments; i++)
+                ck_assert_uint_ge(d.assignments[i].task, 3);
+
+        /* Job 1's first map runs now: the second step keeps job 0 from the
+         * first and must see job 1 as it is. */
+        c.tasks[3].state = TASK_RUNNING;
+        c.jobs[1].counts[TASK_MAP].running = 1;
+        c.jobs[1].tasks.first_pending[TASK_MAP] = 4;
+        s.attempts = attempts;
+        s.n_attempts = 1;
+        for (size_t settled = 0; settled <= 1; settled++) {
+                _cleanup_(policy_freep) Policy *fresh = NULL;
+                Decisions want = { 0 };
+
+                s.n_jobs_settled = settled;
+                ck_assert_int_eq(fifo_new(0, &fresh), 0);
+                ck_assert_int_eq(step(fresh, &s, 2 * USEC_PER_SEC, POLICY_STEP_ALL, &want), 0);
+                s.n_jobs_settled = 1;
+                ck_assert_int_eq(step(kept, &s, 2 * USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
+                ck_assert_uint_eq(d.n_assignments, 2);
+                ck_assert_uint_eq(d.n_assignments, want.n_assignments);
+                for (size_t i = 0; i < d.n_assignments; i++) {
+                        ck_assert_uint_eq(d.assignments[i].task, want.assignments[i].task);
+                        ck_assert_uint_eq(d.assignments[i].node, want.assignments[i].node);
+                }
+                decisions_done(&want);
+        }
+
+        s.n_jobs_settled = 2; /* job 1 is not done */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        s.n_jobs_settled = 3;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        s.n_jobs_settled = 1;
+        s.job_tasks_kept = false;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        decisions_done(&d);
+}
+END_TEST
+
 /* A kept Job.tasks gives the decisions counting does, and validation checks
  * every part of it. */
 START_TEST(test_job_tasks_kept) {
-        Host hosts[] = { { .pcpus = 8 } };
-        Vm vms[] = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 },
-                     { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } };
-        Node nodes[] = { { .vm = 0, .slots = { 2, 1 } }, { .vm = 1, .slots = { 2, 1 } } };
-        Job jobs[2];
-        Task tasks[6];
+        SummarizedCluster c;
+        ClusterSnapshot s = summarized_snapshot(&c);
+        Job *jobs = c.jobs;
+        Task *tasks = c.tasks;
         Attempt attempts[] = { { .task = 0, .node = 0 } };
-        ClusterSnapshot s = { hosts, 1, vms, 2, nodes, 2, jobs, 2, tasks, 6, attempts, 1 };
         _cleanup_(policy_freep) Policy *p = NULL;
         Decisions counted = { 0 }, kept = { 0 };
 
-        summarized_cluster(jobs, tasks);
+        s.attempts = attempts;
+        s.n_attempts = 1;
         ck_assert_int_eq(fifo_new(0, &p), 0);
         ck_assert_int_eq(step(p, &s, USEC_PER_SEC, POLICY_STEP_ALL, &counted), 0);
         s.job_tasks_kept = true;
@@ -651,6 +735,7 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_run_profile_reduces);
         tcase_add_test(tc, test_job_validate);
         tcase_add_test(tc, test_job_tasks_kept);
+        tcase_add_test(tc, test_jobs_settled);
         tcase_add_test(tc, test_decisions_validate_tasks_once);
         tcase_add_test(tc, test_borrowed_slot_validation);
         tcase_add_test(tc, test_borrowed_slot_is_busy);

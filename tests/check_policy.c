@@ -571,6 +571,7 @@ START_TEST(test_admit_by_default) {
                 ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), 0);
                 ck_assert(v.admit);
                 ck_assert_str_eq(v.reason, "");
+                ck_assert(policy_admits_all(p) == !job_scheduler_table[i]->admit);
         }
 }
 END_TEST
@@ -630,6 +631,7 @@ START_TEST(test_admit_refusal) {
         fx_cluster(2, 2, 0);
         fx_run(fx_map(fx_job(1 * SEC, 0), 0), 1, 1 * SEC, 0);
         ck_assert_int_eq(toy_policy(&p), 0);
+        ck_assert(!policy_admits_all(p));
         memcpy(&copy, &fx, sizeof(fx));
         ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), 0);
         ck_assert(!v.admit);

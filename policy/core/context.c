@@ -6,30 +6,38 @@
 #include "common/macro.h"
 #include "policy/core/context.h"
 
-/* Every array of a step but the per-task ones, by what it is per: the
- * jobs' have one entry more, for task_start. */
+/* Every array of a step but the per-task and per-job ones, by what it is
+ * per. */
 #define CONTEXT_ARRAYS(X)            \
         X(slots[SLOT_MAP], nodes)    \
         X(slots[SLOT_REDUCE], nodes) \
         X(busy[SLOT_MAP], nodes)     \
         X(busy[SLOT_REDUCE], nodes)  \
         X(node_memory, nodes)        \
-        X(killed, attempts)          \
-        X(maps_done, jobs)           \
-        X(maps_total, jobs)          \
-        X(reduces_done, jobs)        \
-        X(reduces_total, jobs)       \
-        X(job_order, jobs)           \
-        X(task_start, jobs)          \
-        X(pending[TASK_MAP], jobs)   \
-        X(pending[TASK_REDUCE], jobs)
+        X(killed, attempts)
+
+/* The per-job arrays, kept in ContextBuffers: task_start has one entry
+ * more. */
+#define JOB_ARRAYS(X)        \
+        X(maps_done)         \
+        X(maps_total)        \
+        X(reduces_done)      \
+        X(reduces_total)     \
+        X(job_order)         \
+        X(task_start)        \
+        X(pending[TASK_MAP]) \
+        X(pending[TASK_REDUCE])
 
 void context_buffers_done(ContextBuffers *b) {
         arena_done(&b->arena);
         free(b->placed);
         free(b->running);
+        free(b->value);
         free(b->identity);
         free(b->by_job);
+#define FREE_ARRAY(field) free(b->field);
+        JOB_ARRAYS(FREE_ARRAY)
+#undef FREE_ARRAY
         memset(b, 0, sizeof(*b));
 }
 
@@ -48,7 +56,7 @@ static int reserve(void **array, size_t elem, size_t have, size_t want) {
 
 /* The per-task arrays, zero beyond what they held. */
 static int task_buffers_reserve(ContextBuffers *b, size_t n) {
-        void *placed = b->placed, *running = b->running, *identity = b->identity,
+        void *placed = b->placed, *running = b->running, *value = b->value, *identity = b->identity,
              *by_job = b->by_job;
         int r;
 
@@ -57,6 +65,9 @@ static int task_buffers_reserve(ContextBuffers *b, size_t n) {
         if (r >= 0)
                 r = reserve(&running, sizeof(*b->running), b->cap_tasks, n);
         b->running = running;
+        if (r >= 0)
+                r = reserve(&value, sizeof(*b->value), b->cap_tasks, n);
+        b->value = value;
         if (r >= 0)
                 r = reserve(&identity, sizeof(*b->identity), b->cap_tasks, n);
         b->identity = identity;
@@ -68,16 +79,35 @@ static int task_buffers_reserve(ContextBuffers *b, size_t n) {
         for (size_t i = b->cap_tasks; i < n; i++) {
                 b->placed[i] = false;
                 b->running[i] = 0;
+                b->value[i] = 0;
                 b->identity[i] = (uint32_t)i;
         }
         b->cap_tasks = MAX(b->cap_tasks, n);
         return 0;
 }
 
+/* The per-job arrays, as they were up to what they held. */
+static int job_buffers_reserve(ContextBuffers *b, size_t n) {
+        void *p;
+        int r = 0;
+
+#define RESERVE_ARRAY(field)                                        \
+        p = b->field;                                               \
+        if (r >= 0)                                                 \
+                r = reserve(&p, sizeof(*b->field), b->cap_jobs, n); \
+        b->field = p;
+        JOB_ARRAYS(RESERVE_ARRAY)
+#undef RESERVE_ARRAY
+        if (r < 0)
+                return r;
+        b->cap_jobs = MAX(b->cap_jobs, n);
+        return 0;
+}
+
 /* The step's arrays, zeroed, from the arena. */
 static int step_arrays_take(PolicyContext *ctx) {
         const ClusterSnapshot *s = ctx->snap;
-        size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts, n_jobs = s->n_jobs + 1;
+        size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts;
 
 #define TAKE_ARRAY(field, per)                                           \
         ctx->field = context_scratch(ctx, n_##per, sizeof(*ctx->field)); \
@@ -118,11 +148,20 @@ static int compare_jobs(const void *a, const void *b, void *userdata) {
         return (x > y) - (x < y);
 }
 
-/* Each job's tasks from the driver's summary: already grouped by job. */
-static void jobs_from_summary(PolicyContext *ctx) {
+/* The jobs from `from` on are in submission order, after the one before. */
+static bool jobs_in_submission_order(const ClusterSnapshot *s, size_t from) {
+        for (size_t j = MAX(from, (size_t)1); j < s->n_jobs; j++)
+                if (s->jobs[j].submitted < s->jobs[j - 1].submitted)
+                        return false;
+        return true;
+}
+
+/* Each job's tasks from the driver's summary: already grouped by job. The
+ * jobs before `from` are as the last step left them. */
+static void jobs_from_summary(PolicyContext *ctx, size_t from) {
         const ClusterSnapshot *s = ctx->snap;
 
-        for (size_t j = 0; j < s->n_jobs; j++) {
+        for (size_t j = from; j < s->n_jobs; j++) {
                 const JobTasks *jt = &s->jobs[j].tasks;
 
                 ctx->task_start[j] = jt->first;
@@ -175,6 +214,12 @@ static int jobs_from_tasks(PolicyContext *ctx) {
 int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnapshot *s,
                  const PolicyStepArgs *args, Decisions *d, ContextBuffers *b) {
         size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts, n_jobs = s->n_jobs;
+        size_t settled = s->job_tasks_kept ? MIN(s->n_jobs_settled, n_jobs) : 0;
+        /* The settled jobs the last step knew, in the order it found them
+         * in: the same jobs, done, and nothing of theirs the step changes
+         * (a cursor of a done job's finds nothing wherever it stands). */
+        size_t known = MIN(b->jobs_known, settled);
+        bool ordered;
         int r;
 
         *ctx = (PolicyContext){
@@ -185,15 +230,22 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 .d = d,
                 .buffers = b,
         };
+        b->jobs_known = 0;
         r = step_arrays_take(ctx);
         if (r >= 0)
                 r = task_buffers_reserve(b, MAX(s->n_tasks, (size_t)1));
+        if (r >= 0)
+                r = job_buffers_reserve(b, n_jobs + 1);
         if (r < 0) {
                 context_done(ctx);
                 return r;
         }
+#define TAKE_ARRAY(field) ctx->field = b->field;
+        JOB_ARRAYS(TAKE_ARRAY)
+#undef TAKE_ARRAY
         ctx->task_placed = b->placed;
         ctx->task_running = b->running;
+        ctx->task_value = b->value;
 
         for (size_t i = 0; i < n_nodes; i++)
                 for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
@@ -206,20 +258,39 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 ctx->task_running[a->task]++;
         }
         if (s->job_tasks_kept)
-                jobs_from_summary(ctx);
+                jobs_from_summary(ctx, known);
         else {
+#define ZERO_ARRAY(field) memset(ctx->field, 0, (n_jobs + 1) * sizeof(*ctx->field));
+                JOB_ARRAYS(ZERO_ARRAY)
+#undef ZERO_ARRAY
                 r = jobs_from_tasks(ctx);
                 if (r < 0) {
                         context_done(ctx);
                         return r;
                 }
         }
-        for (size_t j = 0; j < n_jobs; j++) {
+        for (size_t j = known; j < n_jobs; j++) {
                 ctx->job_order[j] = (uint32_t)j;
-                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
                         ctx->pending[type][j].local_node = NO_INDEX;
+                        ctx->pending[type][j].local_from = 0;
+                }
         }
-        qsort_r(ctx->job_order, n_jobs, sizeof(uint32_t), compare_jobs, (void *)s->jobs);
+        /* Drivers add jobs as they are submitted, so the index order is
+         * nearly always the submission order already: one pass confirms it
+         * (the known jobs were in order at the last step), where a sort at
+         * every step cost more than the rest of the context on a day's
+         * trace of thousands of jobs. */
+        ordered = jobs_in_submission_order(s, known);
+        if (!ordered)
+                qsort_r(ctx->job_order, n_jobs, sizeof(uint32_t), compare_jobs, (void *)s->jobs);
+        else {
+                /* The settled jobs, at the head of the order, have nothing
+                 * pending. */
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                        ctx->order_from[type] = settled;
+                b->jobs_known = settled;
+        }
         return 0;
 }
 

@@ -43,6 +43,10 @@ struct PolicyContext {
          * which is what lets context_done() clear them cheaply. */
         bool *task_placed;      /* a pending task got a slot in this step */
         unsigned *task_running; /* running attempts once this step is applied */
+        /* A layer's per task scratch that costs what it touches rather than
+         * a pass over every task: all 0 when a layer is called, and the
+         * layer sets what it set back to 0 before it returns. */
+        double *task_value;
         ContextBuffers *buffers;
 
         /* Per attempt. */
@@ -54,20 +58,36 @@ struct PolicyContext {
         uint32_t *task_start; /* job j's tasks are tasks_by_job[task_start[j] .. task_start[j+1]) */
         uint32_t *tasks_by_job;
         PendingCursor *pending[_TASK_TYPE_MAX];
+        /* Per task type: no job before this position of job_order has a
+         * task of the type for context_job_pending_task() in this step. A
+         * scheduler that walks the order from the head moves it past the
+         * jobs it found without one (finished ones, mostly): the step only
+         * takes tasks out of pending, so they stay without. */
+        size_t order_from[_TASK_TYPE_MAX];
 };
 
 /* What outlives a step, owned by the Policy, so that a step allocates
  * nothing once the cluster stopped growing and costs time in proportion to
- * its nodes, attempts and decisions rather than to every task: the arena of
- * every step's scratch, and per-task arrays that are all zero between
- * steps (context_done() clears what its step set). */
+ * its nodes, attempts, decisions and jobs not settled rather than to every
+ * task: the arena of every step's scratch, per-task arrays that are all
+ * zero between steps (context_done() clears what its step set), and the
+ * per-job arrays. */
 struct ContextBuffers {
         Arena arena;
         bool *placed;
         unsigned *running;
+        double *value;
         uint32_t *identity; /* identity[i] == i: tasks_by_job when Job.tasks is kept */
         uint32_t *by_job;   /* tasks_by_job when the core counts */
         size_t cap_tasks;
+        /* The context's per-job arrays, kept from step to step: their first
+         * jobs_known entries are what the last step found for jobs the
+         * driver said were settled (ClusterSnapshot.n_jobs_settled), and a
+         * step takes them as they are. */
+        unsigned *maps_done, *maps_total, *reduces_done, *reduces_total;
+        uint32_t *job_order, *task_start;
+        PendingCursor *pending[_TASK_TYPE_MAX];
+        size_t cap_jobs, jobs_known;
 };
 
 void context_buffers_done(ContextBuffers *b);

@@ -66,11 +66,18 @@ static bool all_job_tasks_ok(const ClusterSnapshot *s) {
         size_t next = 0;
 
         if (!s->job_tasks_kept)
-                return true;
+                return s->n_jobs_settled == 0;
+        if (s->n_jobs_settled > s->n_jobs)
+                return false;
         for (size_t j = 0; j < s->n_jobs; j++) {
-                const JobTasks *jt = &s->jobs[j].tasks;
+                const Job *job = &s->jobs[j];
+                const JobTasks *jt = &job->tasks;
 
                 if (jt->first != next || !job_tasks_ok(s, (uint32_t)j, jt))
+                        return false;
+                if (j < s->n_jobs_settled &&
+                    (job->counts[TASK_MAP].done != job->counts[TASK_MAP].total ||
+                     job->counts[TASK_REDUCE].done != job->counts[TASK_REDUCE].total))
                         return false;
                 next += jt->count;
         }

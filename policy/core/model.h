@@ -305,6 +305,12 @@ typedef struct ClusterSnapshot {
         size_t n_attempts;
         /* Every Job.tasks is up to date; false: the core counts itself. */
         bool job_tasks_kept;
+        /* With job_tasks_kept: the jobs before this index are settled,
+         * every task of theirs done for good, and they are the same jobs
+         * (index, submission, tasks) in every later snapshot the driver
+         * gives the same Policy while it says so. A step then passes them
+         * over, which on a day's trace is most of them. 0: none. */
+        size_t n_jobs_settled;
         /* How often the VMs' CPU is divided again by demand: the period of
          * the cloud's allocator (VMware DRS's), or the control interval when
          * the policy's own VM allocator sizes them; 0: not known. */

@@ -195,6 +195,10 @@ int policy_step(Policy *p, const ClusterSnapshot *s, const PolicyStepArgs *args,
         return r;
 }
 
+bool policy_admits_all(const Policy *p) {
+        return !p->scheduler->admit;
+}
+
 int policy_admit(Policy *p, const ClusterSnapshot *s, usec_t now, const Job *job,
                  AdmitVerdict *ret) {
         AdmitVerdict v = { .admit = true };

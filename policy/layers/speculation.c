@@ -169,22 +169,23 @@ typedef struct ProgressBounds {
 
 static int progress_bounds_compute(PolicyContext *ctx, ProgressBounds *ret) {
         const ClusterSnapshot *s = ctx->snap;
-        double *best = context_scratch(ctx, s->n_tasks, sizeof(double));
+        double *best = ctx->task_value;
         double *running = context_scratch(ctx, 2 * s->n_jobs, sizeof(double));
 
-        if (!best || !running)
+        if (!running)
                 return -ENOMEM;
         for (uint32_t i = 0; i < s->n_attempts; i++)
                 best[s->attempts[i].task] = MAX(best[s->attempts[i].task], s->attempts[i].progress);
-        /* Each task once: -1 marks one added. */
+        /* Each task once, at its first attempt: its entry goes back to 0,
+         * which its other attempts add, and adding +0 to a sum of
+         * nonnegative terms leaves it as it is. */
         for (uint32_t i = 0; i < s->n_attempts; i++) {
                 uint32_t task = s->attempts[i].task;
                 const Task *t = &s->tasks[task];
 
-                if (t->state == TASK_DONE || best[task] < 0)
-                        continue;
-                running[2 * t->job + t->type] += best[task];
-                best[task] = -1;
+                if (t->state != TASK_DONE)
+                        running[2 * t->job + t->type] += best[task];
+                best[task] = 0;
         }
         *ret = (ProgressBounds){ .running = running, .known = true };
         return 0;
