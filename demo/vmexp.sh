@@ -130,6 +130,27 @@ on_exit() {
 	[ -z "${KEEP_TMP:-}" ] || echo "consoles, logs and data: $vm_state"
 }
 vmc_traps on_exit
+# run_failed WHY: a run went wrong. What shows why is kept in
+# $out/failed-$run (the controller's log, each guest's console, the jobs'
+# output files and, for a wrong answer, the first lines that differ)
+# before the experiment stops: its state directory goes at exit.
+run_failed() {
+	_rf_dir=$out/failed-$run
+	mkdir -p "$_rf_dir"
+	cp "$log" "$_rf_dir/controller.log" 2>/dev/null || true
+	for _rf_g in $guests; do
+		cp "$vm_state/$_rf_g.console" "$_rf_dir/" 2>/dev/null || true
+	done
+	for _rf_j in $ii $wc; do
+		ls -l "$data/out/$_rf_j" >"$_rf_dir/out-$_rf_j.ls" 2>&1 || true
+	done
+	for _rf_app in inverted-index wordcount; do
+		[ -f "$vm_state/out-$_rf_app" ] || continue
+		diff "$vm_state/expected-$_rf_app" "$vm_state/out-$_rf_app" | head -n 200 \
+			>"$_rf_dir/$_rf_app.diff" || true
+	done
+	cannot "run $run: $* (kept: $_rf_dir)"
+}
 secs() { awk -v ms="$1" 'BEGIN { printf "%.1f", ms / 1000 }'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
@@ -333,16 +354,16 @@ run_arm() {
 	# shellcheck disable=SC2086
 	wc=$(vmc_ctl submit --app=wordcount --reduces=4 --name="wc-$run" $inputs) ||
 		cannot "the wordcount job was refused"
-	vmc_job_wait "$ii" 7200 progress || cannot "run $run: job $ii $VMC_JOB_STATE"
+	vmc_job_wait "$ii" 7200 progress || run_failed "job $ii $VMC_JOB_STATE"
 	t_ii=$(($(vm_now_ms) - t0))
-	vmc_job_wait "$wc" 7200 progress || cannot "run $run: job $wc $VMC_JOB_STATE"
+	vmc_job_wait "$wc" 7200 progress || run_failed "job $wc $VMC_JOB_STATE"
 	t_all=$(($(vm_now_ms) - t0))
 	for app in inverted-index wordcount; do
 		job=$ii
 		[ "$app" = wordcount ] && job=$wc
-		sort "$data/out/$job"/part-* >"$vm_state/out"
-		cmp -s "$vm_state/out" "$vm_state/expected-$app" ||
-			cannot "run $run: the $app output differs from the answer computed here"
+		sort "$data/out/$job"/part-* >"$vm_state/out-$app"
+		cmp -s "$vm_state/out-$app" "$vm_state/expected-$app" ||
+			run_failed "the $app output (job $job) differs from the answer computed here"
 	done
 	maps=""
 	for g in $guests; do
