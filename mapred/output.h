@@ -5,13 +5,16 @@
 #include <stdint.h>
 
 /* The name of a task attempt's output in the data directory:
- * out/JOB/map-NNNNN.ATTEMPT for a map's, out/JOB/part-NNNNN.ATTEMPT for a
+ * out/JOB/_map-NNNNN.ATTEMPT for a map's, out/JOB/_part-NNNNN.ATTEMPT for a
  * reduce's, NNNNN the task's index in five digits at least. Every attempt
  * writes under a name of its own, as Hadoop's FileOutputCommitter keeps
  * attempts apart, so that two attempts of a task never write one file;
- * the job commit renames each reduce's winning output to the name without
- * .ATTEMPT. Trackers write these names, and the controller reads them back
- * to adopt work a tracker finished while it was away. */
+ * the job commit renames each reduce's winning output to
+ * out/JOB/part-NNNNN. The leading "_" hides the attempts' files from
+ * readers of the job's output (Hadoop's convention), so that a loser's
+ * file, removed only when its report comes, is never read as a part.
+ * Trackers write these names, and the controller reads them back to adopt
+ * work a tracker finished while it was away. */
 
 typedef struct AttemptOutput {
         uint64_t job;     /* > 0 */
@@ -21,5 +24,9 @@ typedef struct AttemptOutput {
 } AttemptOutput;
 
 int attempt_output_format(const AttemptOutput *o, char **ret);
-/* -EINVAL for anything but a name attempt_output_format() writes. */
+/* out/JOB/part-NNNNN, a reduce's output once its job committed; -EINVAL
+ * for a map's. */
+int attempt_output_committed(const AttemptOutput *o, char **ret);
+/* -EINVAL for anything but a name attempt_output_format() writes, or one
+ * without the leading "_" as it was written before it had one. */
 int attempt_output_parse(const char *s, AttemptOutput *ret);

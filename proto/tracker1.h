@@ -54,10 +54,10 @@
  *    1 t attempt             2 s status: succeeded, failed or killed
  *    3 t input bytes         4 t output bytes
  *    5 s output: where the output is, relative to the data directory
- *        (succeeded; else ""): out/JOB/map-NNNNN.ATTEMPT or
- *        out/JOB/part-NNNNN.ATTEMPT, a name of the attempt's own
+ *        (succeeded; else ""): out/JOB/_map-NNNNN.ATTEMPT or
+ *        out/JOB/_part-NNNNN.ATTEMPT, a name of the attempt's own
  *        (mapred/output.h); when the job succeeds the controller renames
- *        each reduce's winning output to the name without .ATTEMPT
+ *        each reduce's winning output to out/JOB/part-NNNNN
  *    6 s reason: why it failed or was killed ("" for none)
  *    7 t run time: usec from the task's start to its end
  *    8 t since its end: usec from its end to this heartbeat's sending
@@ -111,8 +111,8 @@
  * are ignored when finished and killed when running, but for those that a
  * controller before a restart assigned to this tracker's host (its store
  * says so): one still running runs on, and one that ended is that task's
- * end, a success only with its output (out/JOB/map-NNNNN.ATTEMPT or
- * part-NNNNN.ATTEMPT, as trackers name it) there; so that work done while
+ * end, a success only with its output (out/JOB/_map-NNNNN.ATTEMPT or
+ * _part-NNNNN.ATTEMPT, as trackers name it) there; so that work done while
  * the controller was away is not done again. (A succeeded attempt of an
  * earlier run that the store does not name is adopted the same way for a
  * task that waits to run.)

@@ -565,9 +565,9 @@ START_TEST(test_spec_first_success_wins) {
 
         spec_setup(&f);
         index = f.slow->index;
-        snprintf(winner, sizeof(winner), "out/%" PRIu64 "/map-%05u.%" PRIu64, f.job, index,
+        snprintf(winner, sizeof(winner), "out/%" PRIu64 "/_map-%05u.%" PRIu64, f.job, index,
                  f.backup);
-        snprintf(loser, sizeof(loser), "out/%" PRIu64 "/map-%05u.%" PRIu64, f.job, index,
+        snprintf(loser, sizeof(loser), "out/%" PRIu64 "/_map-%05u.%" PRIu64, f.job, index,
                  f.slow_attempt);
         make_dir("out");
         make_dir("out/1");
@@ -693,18 +693,18 @@ START_TEST(test_made_up_report_unlinks_nothing) {
         make_dir("out");
         make_dir("out/1");
         touch("out/1/victim");
-        touch("out/1/map-00000.999");
+        touch("out/1/_map-00000.999");
         x = spec_finished(999, TRACKER1_SUCCEEDED, "out/1/victim", "");
         spec_beat(&f, f.a, 0, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
         tracker1_reply_done(&reply);
-        x = spec_finished(999, TRACKER1_SUCCEEDED, "out/1/map-00000.999", "");
+        x = spec_finished(999, TRACKER1_SUCCEEDED, "out/1/_map-00000.999", "");
         spec_beat(&f, f.a, 0, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
         tracker1_reply_done(&reply);
         ck_assert(exists("out/1/victim"));
-        ck_assert(exists("out/1/map-00000.999"));
+        ck_assert(exists("out/1/_map-00000.999"));
 
         /* The backup wins; the loser's report names another file. */
-        snprintf(loser, sizeof(loser), "out/%" PRIu64 "/map-%05u.%" PRIu64, f.job, f.slow->index,
+        snprintf(loser, sizeof(loser), "out/%" PRIu64 "/_map-%05u.%" PRIu64, f.job, f.slow->index,
                  f.slow_attempt);
         touch(loser);
         x = spec_finished(f.backup, TRACKER1_SUCCEEDED, "out/1/winner", "");
@@ -735,18 +735,18 @@ START_TEST(test_loser_symlink_not_followed) {
         make_dir("out");
         ck_assert_int_ge(asprintf(&link, "%s/out/%" PRIu64, dir, f.job), 0);
         ck_assert_int_eq(symlink(outside, link), 0);
-        snprintf(loser, sizeof(loser), "map-%05u.%" PRIu64, f.slow->index, f.slow_attempt);
+        snprintf(loser, sizeof(loser), "_map-%05u.%" PRIu64, f.slow->index, f.slow_attempt);
         ck_assert_int_ge(asprintf(&victim, "%s/%s", outside, loser), 0);
         file = fopen(victim, "w");
         ck_assert_ptr_nonnull(file);
         ck_assert_int_eq(fclose(file), 0);
 
-        snprintf(winner, sizeof(winner), "out/%" PRIu64 "/map-%05u.%" PRIu64, f.job, f.slow->index,
+        snprintf(winner, sizeof(winner), "out/%" PRIu64 "/_map-%05u.%" PRIu64, f.job, f.slow->index,
                  f.backup);
         x = spec_finished(f.backup, TRACKER1_SUCCEEDED, winner, "");
         spec_beat(&f, f.cn, 1, NULL, 0, &x, 1, T0 + 72 * USEC_PER_SEC, &reply);
         tracker1_reply_done(&reply);
-        snprintf(loser, sizeof(loser), "out/%" PRIu64 "/map-%05u.%" PRIu64, f.job, f.slow->index,
+        snprintf(loser, sizeof(loser), "out/%" PRIu64 "/_map-%05u.%" PRIu64, f.job, f.slow->index,
                  f.slow_attempt);
         x = spec_finished(f.slow_attempt, TRACKER1_SUCCEEDED, loser, "");
         spec_beat(&f, f.b, 1, NULL, 0, &x, 1, T0 + 73 * USEC_PER_SEC, &reply);
@@ -768,7 +768,7 @@ START_TEST(test_map_outputs_removed_at_end) {
         spec_setup(&f);
         make_dir("out");
         make_dir("out/1");
-        snprintf(winner, sizeof(winner), "out/%" PRIu64 "/map-%05u.%" PRIu64, f.job, f.slow->index,
+        snprintf(winner, sizeof(winner), "out/%" PRIu64 "/_map-%05u.%" PRIu64, f.job, f.slow->index,
                  f.backup);
         touch(winner);
         x = spec_finished(f.backup, TRACKER1_SUCCEEDED, winner, "");
@@ -786,15 +786,18 @@ END_TEST
  * an error naming it. */
 START_TEST(test_output_commit) {
         ClusterTask tasks[] = {
-                { .type = TASK_MAP, .index = 0, .state = TASK_DONE, .output = "out/1/map-00000.5" },
+                { .type = TASK_MAP,
+                  .index = 0,
+                  .state = TASK_DONE,
+                  .output = "out/1/_map-00000.5" },
                 { .type = TASK_REDUCE,
                   .index = 0,
                   .state = TASK_DONE,
-                  .output = "out/1/part-00000.7" },
+                  .output = "out/1/_part-00000.7" },
                 { .type = TASK_REDUCE,
                   .index = 1,
                   .state = TASK_DONE,
-                  .output = "out/1/part-00001.8" },
+                  .output = "out/1/_part-00001.8" },
         };
         ClusterJob j = { .info.id = 1, .tasks = tasks, .n_tasks = ELEMENTSOF(tasks) };
         _cleanup_free_ char *outside = test_make_tmpdir(), *link = NULL, *victim = NULL,
@@ -805,18 +808,18 @@ START_TEST(test_output_commit) {
 
         make_dir("out");
         make_dir("out/1");
-        touch("out/1/map-00000.5");
-        touch("out/1/part-00000.7");
-        touch("out/1/part-00001.8");
+        touch("out/1/_map-00000.5");
+        touch("out/1/_part-00000.7");
+        touch("out/1/_part-00001.8");
         ck_assert_int_eq(cluster_output_commit(&data, &j, why, sizeof(why)), 0);
         ck_assert(exists("out/1/part-00000") && exists("out/1/part-00001"));
-        ck_assert(!exists("out/1/part-00000.7") && !exists("out/1/part-00001.8"));
-        ck_assert(exists("out/1/map-00000.5"));
+        ck_assert(!exists("out/1/_part-00000.7") && !exists("out/1/_part-00001.8"));
+        ck_assert(exists("out/1/_map-00000.5"));
         ck_assert_int_eq(cluster_output_commit(&data, &j, why, sizeof(why)), 0);
         /* Found under neither name. */
         ck_assert_int_ge(asprintf(&gone, "%s/out/1/part-00001", dir), 0);
         ck_assert_int_eq(unlink(gone), 0);
-        tasks[2].output = "out/1/part-00001.9";
+        tasks[2].output = "out/1/_part-00001.9";
         ck_assert_int_eq(cluster_output_commit(&data, &j, why, sizeof(why)), -ENOENT);
         ck_assert_ptr_nonnull(strstr(why, "reduce 1"));
         ck_assert_ptr_nonnull(strstr(why, "part-00001.9"));
@@ -832,12 +835,12 @@ START_TEST(test_output_commit) {
         ck_assert_ptr_nonnull(outside);
         ck_assert_int_ge(asprintf(&link, "%s/out/2", dir), 0);
         ck_assert_int_eq(symlink(outside, link), 0);
-        ck_assert_int_ge(asprintf(&victim, "%s/part-00000.7", outside), 0);
+        ck_assert_int_ge(asprintf(&victim, "%s/_part-00000.7", outside), 0);
         file = fopen(victim, "w");
         ck_assert_ptr_nonnull(file);
         ck_assert_int_eq(fclose(file), 0);
         j.info.id = 2;
-        tasks[1].output = "out/2/part-00000.7";
+        tasks[1].output = "out/2/_part-00000.7";
         tasks[2].output = NULL;
         ck_assert_int_eq(cluster_output_commit(&data, &j, why, sizeof(why)), -EXDEV);
         ck_assert_ptr_nonnull(strstr(why, "out of the data directory"));
@@ -959,11 +962,11 @@ START_TEST(test_adopt_after_restart) {
 
         make_dir("out");
         for (unsigned i = 0; i < 3; i++)
-                snprintf(out[i], sizeof(out[i]), "out/%" PRIu64 "/map-%05u.%" PRIu64, job, i,
+                snprintf(out[i], sizeof(out[i]), "out/%" PRIu64 "/_map-%05u.%" PRIu64, job, i,
                          attempt[i]);
-        snprintf(wrong_job, sizeof(wrong_job), "out/%" PRIu64 "/map-00000.%" PRIu64, job + 1,
+        snprintf(wrong_job, sizeof(wrong_job), "out/%" PRIu64 "/_map-00000.%" PRIu64, job + 1,
                  attempt[2]);
-        snprintf(wrong_name, sizeof(wrong_name), "out/%" PRIu64 "/map-0000.%" PRIu64, job,
+        snprintf(wrong_name, sizeof(wrong_name), "out/%" PRIu64 "/_map-0000.%" PRIu64, job,
                  attempt[2]);
         snprintf(jobdir, sizeof(jobdir), "out/%" PRIu64, job);
         make_dir(jobdir);
@@ -971,7 +974,8 @@ START_TEST(test_adopt_after_restart) {
 
         ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
         /* An attempt id of this run's is no earlier controller's. */
-        snprintf(later, sizeof(later), "out/%" PRIu64 "/map-00002.%" PRIu64, job, c->first_attempt);
+        snprintf(later, sizeof(later), "out/%" PRIu64 "/_map-00002.%" PRIu64, job,
+                 c->first_attempt);
         touch(later);
         ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
         finished[0] = spec_finished(attempt[0], TRACKER1_SUCCEEDED, out[0], "");
@@ -1056,7 +1060,7 @@ START_TEST(test_snapshot_kept) {
         make_dir("out");
         snprintf(out, sizeof(out), "out/%" PRIu64, job);
         make_dir(out);
-        snprintf(out, sizeof(out), "out/%" PRIu64 "/map-00000.%" PRIu64, job, first);
+        snprintf(out, sizeof(out), "out/%" PRIu64 "/_map-00000.%" PRIu64, job, first);
         touch(out);
         done = spec_finished(first, TRACKER1_SUCCEEDED, out, "");
         beat(c, a, 1, NULL, 0, &done, 1, T0 + 4 * USEC_PER_SEC, &reply);
@@ -1258,8 +1262,8 @@ START_TEST(test_reply_is_self_contained) {
                 snprintf(split, sizeof(split), "%s:0:16", inputs[a->index]);
                 ck_assert_uint_eq(a->n_inputs, 1);
                 ck_assert_str_eq(a->inputs[0], split);
-                snprintf(outputs[a->index], sizeof(outputs[0]), "out/%" PRIu64 "/map-%05u.%" PRIu64,
-                         job, a->index, a->attempt);
+                snprintf(outputs[a->index], sizeof(outputs[0]),
+                         "out/%" PRIu64 "/_map-%05u.%" PRIu64, job, a->index, a->attempt);
                 /* Reported in the other order than the maps'. */
                 done[1 - i] = (Tracker1Finished){ .attempt = a->attempt,
                                                   .status = TRACKER1_SUCCEEDED,
@@ -1343,7 +1347,7 @@ START_TEST(test_every_attempt_recorded) {
                 attempts[i] = reply.assignments[i].attempt;
                 assert_recorded(job, attempts[i], STORE_TASK_RUNNING, "");
         }
-        snprintf(output, sizeof(output), "out/%" PRIu64 "/map-%05u.%" PRIu64, job,
+        snprintf(output, sizeof(output), "out/%" PRIu64 "/_map-%05u.%" PRIu64, job,
                  reply.assignments[0].index, attempts[0]);
         tracker1_reply_done(&reply);
 
@@ -1457,7 +1461,7 @@ START_TEST(test_job_input_and_run_profile) {
         ck_assert_uint_eq(reply.n_assignments, 1);
         ck_assert_int_eq(reply.assignments[0].type, TRACKER1_MAP);
         attempt = reply.assignments[0].attempt;
-        snprintf(output, sizeof(output), "out/%" PRIu64 "/map-%05u.%" PRIu64,
+        snprintf(output, sizeof(output), "out/%" PRIu64 "/_map-%05u.%" PRIu64,
                  reply.assignments[0].job, reply.assignments[0].index, attempt);
         tracker1_reply_done(&reply);
         x = (Tracker1Finished){ .attempt = attempt,
@@ -1523,7 +1527,7 @@ START_TEST(test_first_run_deadline_quota) {
         ck_assert_uint_eq(reply.n_assignments, 3);
         for (size_t i = 0; i < 3; i++)
                 attempts[i] = reply.assignments[i].attempt;
-        snprintf(output, sizeof(output), "out/%" PRIu64 "/map-%05u.%" PRIu64, id,
+        snprintf(output, sizeof(output), "out/%" PRIu64 "/_map-%05u.%" PRIu64, id,
                  reply.assignments[0].index, attempts[0]);
         tracker1_reply_done(&reply);
 

@@ -4,6 +4,7 @@
  * and the names of attempts' outputs. Splits of real files and
  * directories, read line by line, are in check_tracker_records.c. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 
 #include "common/macro.h"
@@ -69,9 +70,9 @@ START_TEST(test_output_round_trip) {
                 { .job = UINT64_MAX, .map = true, .index = 123456, .attempt = UINT64_MAX },
         };
         static const char *const names[] = {
-                "out/3/map-00001.9",
-                "out/3/part-00000.1795767344753703",
-                "out/18446744073709551615/map-123456.18446744073709551615",
+                "out/3/_map-00001.9",
+                "out/3/_part-00000.1795767344753703",
+                "out/18446744073709551615/_map-123456.18446744073709551615",
         };
 
         for (size_t i = 0; i < ELEMENTSOF(outputs); i++) {
@@ -89,16 +90,49 @@ START_TEST(test_output_round_trip) {
 }
 END_TEST
 
+/* A reader of a job's output lists part-*: no attempt's file may match,
+ * neither a winner's before the commit nor a loser's after it. */
+START_TEST(test_output_hidden_until_committed) {
+        const AttemptOutput reduce = { .job = 7, .index = 3, .attempt = 11 };
+        _cleanup_free_ char *name = NULL, *committed = NULL, *map = NULL;
+        AttemptOutput o;
+
+        ck_assert_int_eq(attempt_output_format(&reduce, &name), 0);
+        ck_assert_int_eq(fnmatch("out/7/part-*", name, FNM_PATHNAME), FNM_NOMATCH);
+        ck_assert_int_eq(attempt_output_committed(&reduce, &committed), 0);
+        ck_assert_str_eq(committed, "out/7/part-00003");
+        ck_assert_int_eq(
+                attempt_output_committed(
+                        &(AttemptOutput){ .job = 7, .map = true, .index = 3, .attempt = 11 }, &map),
+                -EINVAL);
+        ck_assert_ptr_null(map);
+        /* The names written before the hiding "_" still parse, so that a
+         * controller upgraded mid-job commits what its store names. */
+        ck_assert_int_eq(attempt_output_parse("out/7/part-00003.11", &o), 0);
+        ck_assert(!o.map && o.job == 7 && o.index == 3 && o.attempt == 11);
+        ck_assert_int_eq(attempt_output_parse("out/7/map-00003.11", &o), 0);
+        ck_assert(o.map);
+}
+END_TEST
+
 START_TEST(test_output_refused) {
         static const char *const bad[] = {
-                "out/3/map-00001",    /* the committed name, no attempt's */
+                "out/3/_map-00001", /* the committed name, no attempt's */
+                "out/3/__map-00001.9",
+                "out/3/_map-1.9",
                 "out/3/map-1.9",      /* not the canonical spelling */
                 "out/03/map-00001.9", /* nor this */
                 "out/3/map-000001.9", /* nor this */
                 "out/3/map-00001.09", /* nor this */
-                "out/3/reduce-00001.9",  "out/0/map-00001.9",  "out/3/map-00001.0",
-                "out/3/map--0001.9",     "out/3/map-00001.+9", "in/3/map-00001.9",
-                "out/3/sub/map-00001.9", "out/map-00001.9",    "",
+                "out/3/reduce-00001.9",
+                "out/0/map-00001.9",
+                "out/3/map-00001.0",
+                "out/3/map--0001.9",
+                "out/3/map-00001.+9",
+                "in/3/map-00001.9",
+                "out/3/sub/map-00001.9",
+                "out/map-00001.9",
+                "",
         };
         AttemptOutput o = { .job = 42 };
         char *name = NULL;
@@ -126,6 +160,7 @@ Suite *suite_mapred(void) {
 
         tc = tcase_create("output");
         tcase_add_test(tc, test_output_round_trip);
+        tcase_add_test(tc, test_output_hidden_until_committed);
         tcase_add_test(tc, test_output_refused);
         suite_add_tcase(s, tc);
         return s;

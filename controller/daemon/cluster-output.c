@@ -17,8 +17,8 @@
  * Losers' outputs are removed: a killed attempt's by its tracker, one that
  * succeeded before its kill reached it here, when its report comes. Only
  * outputs of attempts the controller issued are renamed or removed, by the
- * canonical names it gives them (out/JOB/map-NNNNN.ATTEMPT,
- * out/JOB/part-NNNNN.ATTEMPT), each resolved beneath the data directory's
+ * canonical names it gives them (out/JOB/_map-NNNNN.ATTEMPT,
+ * out/JOB/_part-NNNNN.ATTEMPT), each resolved beneath the data directory's
  * descriptor: a tracker's report names nothing else for it to touch. */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,8 +70,9 @@ int cluster_output_commit(const ClusterData *data, const ClusterJob *j, char *wh
         for (size_t i = 0; i < j->n_tasks; i++) {
                 const ClusterTask *t = &j->tasks[i];
                 _cleanup_close_ int from_fd = -EBADF, to_fd = -EBADF;
+                _cleanup_free_ char *to = NULL;
                 const char *from_name, *to_name, *dot;
-                char to[128];
+                AttemptOutput o;
                 int r;
 
                 if (t->type != TASK_REDUCE || !t->output)
@@ -88,7 +89,12 @@ int cluster_output_commit(const ClusterData *data, const ClusterJob *j, char *wh
                                  t->index, t->output);
                         return -EINVAL;
                 }
-                snprintf(to, sizeof(to), "%.*s", (int)(dot - t->output), t->output);
+                if (attempt_output_parse(t->output, &o) < 0 ||
+                    attempt_output_committed(&o, &to) < 0) {
+                        snprintf(why, size, "Cannot commit reduce %u's output: out of memory",
+                                 t->index);
+                        return -ENOMEM;
+                }
                 if (dir_fd < 0) {
                         dir_fd = data_dir_open(data->data_dir);
                         if (dir_fd < 0) {

@@ -50,7 +50,7 @@ map0_done() {
 poll map0_done || fail "map 0 did not finish while the controller was down: $(cat "$tmp/tracker.log")"
 
 start_controller
-poll grep -q "Adopting attempt [0-9]* on tracker [0-9]*, which succeeded while the controller was away: out/$job/map-00000\." \
+poll grep -q "Adopting attempt [0-9]* on tracker [0-9]*, which succeeded while the controller was away: out/$job/_map-00000\." \
 	"$tmp/controller.log" || fail "map 0 was not adopted: $(cat "$tmp/controller.log")"
 touch "$gates/go-m1"
 job_succeeded() {
