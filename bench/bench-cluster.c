@@ -349,7 +349,7 @@ static int run(const Options *o, Policy *policy, const ClusterData *data, size_t
                 return -ENOMEM;
         b->o = o;
         b->target = tasks;
-        b->job_maps = (unsigned)MIN(tasks / 4, (size_t)JOB_MAPS_MAX);
+        b->job_maps = (unsigned)MIN(tasks / 40, (size_t)JOB_MAPS_MAX);
         b->trackers = calloc(o->trackers, sizeof(*b->trackers));
         if (!b->trackers)
                 return -ENOMEM;
@@ -433,7 +433,7 @@ static int parse_tasks(const char *arg, size_t *tasks, size_t *n) {
         for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
                 int64_t v;
 
-                if (*n == 2 || parse_int64(w, 4, 10000000, &v) < 0)
+                if (*n == 2 || parse_int64(w, 40, 10000000, &v) < 0)
                         return -EINVAL;
                 tasks[(*n)++] = (size_t)v;
         }
@@ -483,7 +483,7 @@ int main(int argc, char **argv) {
                 case 'T':
                         if (parse_tasks(optarg, tasks, &n_tasks) < 0)
                                 return log_error("Invalid --tasks '%s': one or two counts of "
-                                                 "4 or more, comma-separated",
+                                                 "40 or more, comma-separated",
                                                  optarg),
                                        2;
                         break;
@@ -542,7 +542,7 @@ int main(int argc, char **argv) {
 
                 for (size_t i = 0; i < n_tasks; i++) {
                         snprintf(path, sizeof(path), "%s/in/%zu", dir,
-                                 MIN(tasks[i] / 4, (size_t)JOB_MAPS_MAX));
+                                 MIN(tasks[i] / 40, (size_t)JOB_MAPS_MAX));
                         (void)unlink(path);
                 }
                 (void)rmdir(in);
