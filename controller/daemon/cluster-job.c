@@ -338,57 +338,64 @@ static bool job_complete(const ClusterJob *j) {
         return true;
 }
 
-/* The jobs a report finished or failed end in the store, and leave the
- * model. A job the store will not end stays, to be tried again. */
-void cluster_jobs_settle(Cluster *c) {
-        c->unsettled = false;
-        for (size_t j = 0; j < c->n_jobs;) {
-                ClusterJob *cj = &c->jobs[j];
-                StoreJobState state = STORE_JOB_SUCCEEDED;
-                const char *why = NULL;
-                char msg[STORE_MESSAGE_MAX];
-                StoreError err = { 0 };
-                int r;
+/* Job j ends in the store, and leaves the model, when it failed or every
+ * task is done: true then. A job the store will not end stays, to be
+ * tried again. */
+static bool job_settle(Cluster *c, ClusterJob *cj) {
+        StoreJobState state = STORE_JOB_SUCCEEDED;
+        const char *why = NULL;
+        char msg[STORE_MESSAGE_MAX];
+        StoreError err = { 0 };
+        int r;
 
-                for (size_t i = 0; i < cj->n_tasks; i++)
-                        if (cj->tasks[i].failures >= CLUSTER_MAX_FAILURES) {
-                                snprintf(msg, sizeof(msg),
-                                         "%s task %u failed %u times; the last: %s",
-                                         cj->tasks[i].type == TASK_MAP ? "map" : "reduce",
-                                         cj->tasks[i].index, cj->tasks[i].failures,
-                                         cj->tasks[i].failure ? cj->tasks[i].failure : "?");
-                                state = STORE_JOB_FAILED;
-                                why = msg;
-                        }
-                if (state == STORE_JOB_SUCCEEDED && !job_complete(cj)) {
-                        j++;
-                        continue;
-                }
-                if (state == STORE_JOB_SUCCEEDED &&
-                    cluster_output_commit(&c->data, cj, msg, sizeof(msg)) < 0) {
+        for (size_t i = 0; i < cj->n_tasks; i++)
+                if (cj->tasks[i].failures >= CLUSTER_MAX_FAILURES) {
+                        snprintf(msg, sizeof(msg), "%s task %u failed %u times; the last: %s",
+                                 cj->tasks[i].type == TASK_MAP ? "map" : "reduce",
+                                 cj->tasks[i].index, cj->tasks[i].failures,
+                                 cj->tasks[i].failure ? cj->tasks[i].failure : "?");
                         state = STORE_JOB_FAILED;
                         why = msg;
                 }
-                r = store_job_finish(c->store, cj->info.id, state, why, &err);
-                if (r < 0) {
-                        log_warning_errno(r, "Cannot end job %" PRIu64 ": %s", cj->info.id,
-                                          err.message);
-                        c->unsettled = true;
-                        j++;
-                        continue;
-                }
-                log_info("Job %" PRIu64 " %s%s%s", cj->info.id, store_job_state_to_string(state),
-                         why ? ": " : "", why ? why : "");
-                if (state == STORE_JOB_SUCCEEDED &&
-                    cluster_profile_save(c->store, &cj->info, &err) < 0)
-                        log_warning("Job %" PRIu64 " leaves no profile: %s", cj->info.id,
-                                    err.message);
-                if (state == STORE_JOB_FAILED)
-                        for (size_t i = 0; i < cj->n_tasks; i++)
-                                cluster_task_kill_attempts(c, &cj->tasks[i], KILL_JOB_FAILED);
-                cluster_output_remove_maps(&c->data, cj);
-                cluster_job_remove(c, cj);
+        if (state == STORE_JOB_SUCCEEDED && !job_complete(cj))
+                return false;
+        if (state == STORE_JOB_SUCCEEDED &&
+            cluster_output_commit(&c->data, cj, msg, sizeof(msg)) < 0) {
+                state = STORE_JOB_FAILED;
+                why = msg;
         }
+        r = store_job_finish(c->store, cj->info.id, state, why, &err);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot end job %" PRIu64 ": %s", cj->info.id, err.message);
+                c->unsettled = true;
+                return false;
+        }
+        log_info("Job %" PRIu64 " %s%s%s", cj->info.id, store_job_state_to_string(state),
+                 why ? ": " : "", why ? why : "");
+        if (state == STORE_JOB_SUCCEEDED && cluster_profile_save(c->store, &cj->info, &err) < 0)
+                log_warning("Job %" PRIu64 " leaves no profile: %s", cj->info.id, err.message);
+        if (state == STORE_JOB_FAILED)
+                for (size_t i = 0; i < cj->n_tasks; i++)
+                        cluster_task_kill_attempts(c, &cj->tasks[i], KILL_JOB_FAILED);
+        cluster_output_remove_maps(&c->data, cj);
+        cluster_job_remove(c, cj);
+        /* The jobs after it moved. */
+        cluster_snapshot_drop(c);
+        return true;
+}
+
+void cluster_jobs_settle(Cluster *c) {
+        c->unsettled = false;
+        for (size_t j = 0; j < c->n_jobs;)
+                if (!job_settle(c, &c->jobs[j]))
+                        j++;
+}
+
+void cluster_job_settle(Cluster *c, uint64_t id) {
+        ClusterJob *cj = cluster_job_find(c, id);
+
+        if (cj)
+                (void)job_settle(c, cj);
 }
 
 /* An attempt of t failed: counted against CLUSTER_MAX_FAILURES, and its

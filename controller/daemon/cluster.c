@@ -204,6 +204,11 @@ int cluster_set_slots(Cluster *c, uint64_t node, const unsigned slots[static _SL
         return 0;
 }
 
+void cluster_nodes_changed(Cluster *c) {
+        if (c->snapshot)
+                c->snapshot->all_nodes_stale = true;
+}
+
 int cluster_node_set_guest(Cluster *c, uint64_t node, const ClusterGuest *guest) {
         ClusterNode *n = cluster_node_lookup(c, node);
 
