@@ -404,7 +404,7 @@ static void apply_report(Cluster *c, ClusterNode *n, const Tracker1Report *r, co
         n->steal = r->steal;
         n->iowait = r->iowait;
         n->measured_at = now;
-        cluster_node_changed(c, cluster_node_index(c, n->id));
+        cluster_node_changed(c, (uint32_t)(n - c->nodes));
         for (size_t i = 0; i < r->n_running; i++) {
                 const Tracker1Running *x = &r->running[i];
                 ClusterTask *t = running[i].task;

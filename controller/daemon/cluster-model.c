@@ -169,6 +169,12 @@ void cluster_task_changed(Cluster *c, ClusterTask *t) {
 
         if (!s || s->overflow)
                 return;
+        /* More changes than tasks (no step took them in: [policy] step =
+         * no) cost more to replay than a new build. */
+        if (s->n_changed >= s->s.n_tasks) {
+                s->overflow = true;
+                return;
+        }
         if (s->n_changed == s->max_changed) {
                 size_t n = MAX(s->max_changed * 2, (size_t)64);
 
