@@ -63,8 +63,9 @@ bench-heartbeat: all
 
 # bench-cluster: the same heartbeat path in process, at 4,000 trackers and
 # 100,000 then 400 unfinished tasks, tasks succeeding and starting, against
-# the same cluster without the step (bench/bench-cluster.c says why in
-# process).
+# the same cluster without the step, with the store's size after the run
+# (bench/bench-cluster.c says why in process). make bench-heartbeat runs it
+# before heartbeat.sh.
 BENCH_PROGRAMS += flexslot-bench-cluster
 flexslot-bench-cluster_SOURCES := bench/bench-cluster.c
 flexslot-bench-cluster_DEPS := controllerd
