@@ -40,6 +40,7 @@
 #include "common/time-util.h"
 #include "controller/daemon/cluster.h"
 #include "policy/layers/policies.h"
+#include "latencies.h"
 
 /* A split per BLOCK bytes of a job's input file. */
 #define BLOCK 16
@@ -76,8 +77,7 @@ typedef struct Bench {
         unsigned job_maps;
         char job_input[32];
         usec_t pruned_at; /* monotonic */
-        uint32_t *latencies;
-        size_t n_latencies, size_latencies;
+        Latencies latencies;
         /* Counted over a measurement. */
         size_t finished, started, submitted, pruned;
 } Bench;
@@ -147,20 +147,6 @@ static int prune(Bench *b) {
         return 0;
 }
 
-static int record(Bench *b, usec_t latency) {
-        if (b->n_latencies == b->size_latencies) {
-                size_t n = MAX(b->size_latencies * 2, (size_t)65536);
-                uint32_t *p = realloc(b->latencies, n * sizeof(*p));
-
-                if (!p)
-                        return -ENOMEM;
-                b->latencies = p;
-                b->size_latencies = n;
-        }
-        b->latencies[b->n_latencies++] = (uint32_t)MIN(latency, (usec_t)UINT32_MAX);
-        return 0;
-}
-
 /* The next tracker's heartbeat: its held attempts running, and the oldest
  * succeeded once it ran its beats (when finish); what the reply assigns
  * and kills taken in. */
@@ -189,14 +175,17 @@ static int beat(Bench *b, bool finish, bool measure) {
                 report.n_finished = 1;
                 first = 1;
         }
-        for (size_t i = first; i < t->n_held; i++)
+        for (size_t i = first; i < t->n_held; i++) {
+                double progress = (double)t->held[i].beats / b->o->task_beats;
+
                 running[report.n_running++] = (Tracker1Running){
                         .attempt = t->held[i].attempt,
-                        .progress = MIN(1.0, (double)t->held[i].beats / b->o->task_beats),
+                        .progress = progress < 1 ? progress : 1,
                         .bytes_processed = BLOCK / 2,
                         .input_size = BLOCK,
                         .cpu_time = 1000,
                 };
+        }
         report.free_slots[TRACKER1_MAP] = b->o->slots - (unsigned)report.n_running;
         start = now_monotonic_usec();
         r = cluster_heartbeat(b->c, t->id, &report, now_realtime_usec(), start, &reply, &err);
@@ -223,7 +212,7 @@ static int beat(Bench *b, bool finish, bool measure) {
                         }
         tracker1_reply_done(&reply);
         if (measure) {
-                r = record(b, end - start);
+                r = latencies_record(&b->latencies, end - start);
                 if (r < 0)
                         return r;
         }
@@ -233,18 +222,6 @@ static int beat(Bench *b, bool finish, bool measure) {
                         return r;
         }
         return prune(b);
-}
-
-static int compare_u32(const void *a, const void *b) {
-        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-        return (x > y) - (x < y);
-}
-
-static uint32_t percentile(const Bench *b, double p) {
-        if (b->n_latencies == 0)
-                return 0;
-        return b->latencies[(size_t)(p * (double)(b->n_latencies - 1) + 0.5)];
 }
 
 static double cpu_seconds(void) {
@@ -262,7 +239,7 @@ static int measure(Bench *b, bool finish, Figures *ret) {
         double cpu0 = cpu_seconds(), cpu;
         int r;
 
-        b->n_latencies = 0;
+        b->latencies.n = 0;
         b->finished = b->started = b->submitted = b->pruned = 0;
         while (now < end) {
                 /* A round of 64 between clock reads. */
@@ -274,13 +251,13 @@ static int measure(Bench *b, bool finish, Figures *ret) {
                 now = now_monotonic_usec();
         }
         cpu = cpu_seconds() - cpu0;
-        qsort(b->latencies, b->n_latencies, sizeof(*b->latencies), compare_u32);
-        *ret = (Figures){ .heartbeats = b->n_latencies,
-                          .rate = (double)b->n_latencies / ((double)(now - start) / USEC_PER_SEC),
-                          .cpu_rate = cpu > 0 ? (double)b->n_latencies / cpu : 0,
-                          .p50 = percentile(b, 0.5),
-                          .p99 = percentile(b, 0.99),
-                          .max = percentile(b, 1.0) };
+        latencies_sort(&b->latencies);
+        *ret = (Figures){ .heartbeats = b->latencies.n,
+                          .rate = (double)b->latencies.n / ((double)(now - start) / USEC_PER_SEC),
+                          .cpu_rate = cpu > 0 ? (double)b->latencies.n / cpu : 0,
+                          .p50 = latencies_percentile(&b->latencies, 0.5),
+                          .p99 = latencies_percentile(&b->latencies, 0.99),
+                          .max = latencies_percentile(&b->latencies, 1.0) };
         return 0;
 }
 
@@ -327,7 +304,7 @@ static Bench *bench_free(Bench *b) {
         }
         free(b->db);
         free(b->trackers);
-        free(b->latencies);
+        latencies_done(&b->latencies);
         free(b);
         return NULL;
 }

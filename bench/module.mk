@@ -52,7 +52,8 @@ bench-slo: all
 # controller that skips the policy step ([policy] step = no), measured in the
 # same run (bench/heartbeat.sh).
 BENCH_PROGRAMS += flexslot-bench-heartbeat
-flexslot-bench-heartbeat_SOURCES := bench/bench-heartbeat.c bench/tracker-conn.c
+flexslot-bench-heartbeat_SOURCES := bench/bench-heartbeat.c bench/tracker-conn.c \
+	bench/latencies.c
 flexslot-bench-heartbeat_DEPS := proto
 
 .PHONY: bench-heartbeat
@@ -67,7 +68,7 @@ bench-heartbeat: all
 # (bench/bench-cluster.c says why in process). make bench-heartbeat runs it
 # before heartbeat.sh.
 BENCH_PROGRAMS += flexslot-bench-cluster
-flexslot-bench-cluster_SOURCES := bench/bench-cluster.c
+flexslot-bench-cluster_SOURCES := bench/bench-cluster.c bench/latencies.c
 flexslot-bench-cluster_DEPS := controllerd
 
 .PHONY: bench-cluster

@@ -1227,21 +1227,22 @@ static void random_agent(RandomCluster *r, const RandomTracker *t) {
         ClusterNode *n = (ClusterNode *)cluster_node_find(r->c, t->id);
         uint64_t host = random_next(r, 3);
 
-        n->vm = host == 0 ? (ClusterVmState){ 0 }
-                          : (ClusterVmState){ .host = host,
-                                              .host_cpus = 8,
-                                              .host_memory = 16ULL << 30,
-                                              .vcpus = 2,
-                                              .vcpus_max = 4,
-                                              .memory = 2ULL << 30,
-                                              .memory_max = 4ULL << 30,
-                                              .cpu_weight = 1024,
-                                              .cpu_use = (double)random_next(r, 200) / 100,
-                                              .memory_used = 1ULL << 30,
-                                              .measured_at = r->now,
-                                              .has_steal = true,
-                                              .steal = (double)random_next(r, 100) / 100,
-                                              .steal_at = r->now };
+        n->vm = (ClusterVmState){ 0 };
+        if (host > 0)
+                n->vm = (ClusterVmState){ .host = host,
+                                          .host_cpus = 8,
+                                          .host_memory = 16ULL << 30,
+                                          .vcpus = 2,
+                                          .vcpus_max = 4,
+                                          .memory = 2ULL << 30,
+                                          .memory_max = 4ULL << 30,
+                                          .cpu_weight = 1024,
+                                          .cpu_use = (double)random_next(r, 200) / 100,
+                                          .memory_used = 1ULL << 30,
+                                          .measured_at = r->now,
+                                          .has_steal = true,
+                                          .steal = (double)random_next(r, 100) / 100,
+                                          .steal_at = r->now };
         cluster_nodes_changed(r->c);
 }
 

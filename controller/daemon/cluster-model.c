@@ -149,18 +149,18 @@ void cluster_held_lose(Cluster *c, const ClusterHeld *h, usec_t now, const char 
  * forgetting one keeps the order of the rest. A heartbeat looks its node
  * up, and every attempt's in a snapshot; thousands of trackers made a pass
  * over them most of a heartbeat's time. */
+static int compare_node_id(const void *key, const void *node) {
+        uint64_t a = *(const uint64_t *)key, b = ((const ClusterNode *)node)->id;
+
+        return (a > b) - (a < b);
+}
+
 uint32_t cluster_node_index(const Cluster *c, uint64_t id) {
-        size_t lo = 0, hi = c->n_nodes;
+        const ClusterNode *n = c->n_nodes > 0 ? bsearch(&id, c->nodes, c->n_nodes,
+                                                        sizeof(*c->nodes), compare_node_id)
+                                              : NULL;
 
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-
-                if (c->nodes[mid].id < id)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo < c->n_nodes && c->nodes[lo].id == id ? (uint32_t)lo : NO_INDEX;
+        return n ? (uint32_t)(n - c->nodes) : NO_INDEX;
 }
 
 void cluster_task_changed(Cluster *c, ClusterTask *t) {
@@ -178,7 +178,7 @@ void cluster_task_changed(Cluster *c, ClusterTask *t) {
         if (s->n_changed == s->max_changed) {
                 size_t n = MAX(s->max_changed * 2, (size_t)64);
 
-                changed = reallocarray(s->changed, n, sizeof(*changed));
+                changed = reallocarray(s->changed, n, sizeof(ClusterTask *));
                 if (!changed) {
                         s->overflow = true;
                         return;
