@@ -1020,9 +1020,10 @@ END_TEST
 
 /* ---- the snapshot kept from step to step ---- */
 
-/* Heartbeats keep the snapshot, those that start or finish a task too (and
- * each reuse is checked against a new build, verify_snapshot); a new
- * tracker, a lost one, a slot change and a cancel each make a new one. */
+/* Heartbeats keep the snapshot, those that start or finish a task too, and
+ * so do jobs that come or go (each reuse is checked against a new build,
+ * verify_snapshot); a new tracker, a lost one and a slot change each make
+ * a new one. */
 START_TEST(test_snapshot_kept) {
         const unsigned one_map[_SLOT_TYPE_MAX] = { 1, 0 };
         Tracker1Reply reply = { 0 };
@@ -1095,7 +1096,9 @@ START_TEST(test_snapshot_kept) {
         beat(c, b, 0, NULL, 0, NULL, 0, T0 + 103 * USEC_PER_SEC, &reply);
         tracker1_reply_done(&reply);
         ck_assert_int_eq(cluster_cancel(c, job, &err), 0);
-        ck_assert_ptr_null(c->snapshot);
+        ck_assert_ptr_nonnull(c->snapshot);
+        ck_assert(cluster_snapshot_current(c));
+        ck_assert_uint_eq(c->snapshot->s.n_jobs, 0);
         cluster_free(c);
 }
 END_TEST

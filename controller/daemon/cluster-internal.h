@@ -69,6 +69,11 @@ typedef struct Snapshot {
         size_t n_stale_nodes;
         bool *node_stale;
         bool all_nodes_stale, overflow;
+        /* Room for this many tasks (and twice as many attempts) and jobs. */
+        size_t max_tasks, max_jobs;
+        /* A job came or went, and the stored profiles the jobs point to
+         * moved with c->jobs. */
+        bool jobs_moved;
 } Snapshot;
 
 /* A running attempt in c->attempt_index, sorted by attempt id. Its job is
@@ -199,4 +204,8 @@ int cluster_task_assignment(const ClusterJob *j, const ClusterTask *t, uint64_t 
 /* ---- cluster-snapshot.c ---- */
 
 void cluster_snapshot_drop(Cluster *c);
+/* The last of c->jobs came: the kept snapshot takes it in. */
+void cluster_snapshot_add_job(Cluster *c);
+/* c->jobs[j] is about to leave the model: the kept snapshot lets it go. */
+void cluster_snapshot_remove_job(Cluster *c, size_t j);
 int cluster_snapshot_prepare(Cluster *c, unsigned *flags);

@@ -302,9 +302,14 @@ int cluster_add_job(Cluster *c, uint64_t id, StoreError *err) {
         else
                 strv_free(splits);
         store_job_clear(&info);
-        if (r < 0)
+        if (r < 0) {
+                /* jobs_grow() may have moved the jobs the snapshot points
+                 * into. */
+                cluster_snapshot_drop(c);
                 return r;
+        }
         c->n_jobs++;
+        cluster_snapshot_add_job(c);
         return 0;
 }
 
@@ -326,6 +331,7 @@ void cluster_job_remove(Cluster *c, ClusterJob *j) {
         /* The attempt index points into its tasks. */
         for (size_t k = 0; k < j->n_tasks; k++)
                 assert(j->tasks[k].n_attempts == 0);
+        cluster_snapshot_remove_job(c, i);
         cluster_job_done(j);
         memmove(&c->jobs[i], &c->jobs[i + 1], (c->n_jobs - i - 1) * sizeof(*c->jobs));
         c->n_jobs--;
@@ -379,8 +385,6 @@ static bool job_settle(Cluster *c, ClusterJob *cj) {
                         cluster_task_kill_attempts(c, &cj->tasks[i], KILL_JOB_FAILED);
         cluster_output_remove_maps(&c->data, cj);
         cluster_job_remove(c, cj);
-        /* The jobs after it moved. */
-        cluster_snapshot_drop(c);
         return true;
 }
 

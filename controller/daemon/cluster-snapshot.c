@@ -3,12 +3,13 @@
  * from step to step and changed where the model changed, the tasks whose
  * state or attempts did and the nodes heard from, so that a heartbeat
  * costs what it changed and not what waits; in tests verified against a
- * new build. Jobs that come or go, trackers that come, go or are lost
- * make a new one. */
+ * new build. Jobs that come or go are added or taken out; trackers that
+ * come, go or are lost make a new one. */
 #include <assert.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/macro.h"
 #include "controller/daemon/cluster-internal.h"
@@ -347,6 +348,10 @@ static void task_update(const Cluster *c, Snapshot *s, uint32_t k) {
 /* What changed since the snapshot last took the model in: the nodes first,
  * whose steal the attempts take. */
 static void snapshot_update(const Cluster *c, Snapshot *s) {
+        for (size_t j = 0; s->jobs_moved && j < c->n_jobs; j++)
+                s->jobs[j].stored_profile =
+                        c->jobs[j].profile.job ? &c->jobs[j].profile.phases : NULL;
+        s->jobs_moved = false;
         if (s->all_nodes_stale)
                 snapshot_nodes(c, s);
         for (size_t i = 0; !s->all_nodes_stale && i < s->n_stale_nodes; i++)
@@ -372,16 +377,99 @@ static void snapshot_update(const Cluster *c, Snapshot *s) {
         s->all_nodes_stale = false;
 }
 
+/* Job j of the model, its tasks from index k on, none of them running
+ * yet in the snapshot's eyes: each added as a build adds it. */
+static void job_fill(const Cluster *c, Snapshot *s, uint32_t j, uint32_t k) {
+        const ClusterJob *cj = &c->jobs[j];
+        Job *job = &s->jobs[j];
+        uint32_t end = k + (uint32_t)cj->n_tasks;
+
+        *job = (Job){ .id = cj->info.id,
+                      .submitted = cj->info.submitted,
+                      .deadline = cj->info.deadline,
+                      .pool = cj->pool,
+                      .input_size = cj->input_size,
+                      .profile = cj->run_profile,
+                      .stored_profile = cj->profile.job ? &cj->profile.phases : NULL,
+                      .tasks = { .first = k,
+                                 .count = (uint32_t)cj->n_tasks,
+                                 .first_pending = { end, end } } };
+        for (size_t i = 0; i < cj->n_tasks; i++, k++) {
+                ClusterTask *t = &cj->tasks[i];
+
+                s->tasks[k] = task_entry(cj, j, t);
+                s->task_of[k] =
+                        (SnapshotTask){ .task = t, .failures = t->failures, .kills = t->kills };
+                job->counts[t->type].total++;
+                counts_add(s, k, true);
+                if (s->tasks[k].state == TASK_PENDING && job->tasks.first_pending[t->type] == end)
+                        job->tasks.first_pending[t->type] = k;
+                attempts_add(c, s, k);
+        }
+}
+
+/* The arrays of tasks, attempts and jobs with room for tasks and jobs; the
+ * ClusterSnapshot's pointers follow them. -ENOMEM leaves those that could
+ * grow grown. */
+static int snapshot_reserve(Snapshot *s, size_t tasks, size_t jobs) {
+        tasks = MAX(tasks, (size_t)1);
+        jobs = MAX(jobs, (size_t)1);
+        if (tasks > s->max_tasks) {
+                size_t n = MAX(tasks, s->max_tasks * 2), a = n * CLUSTER_ATTEMPTS_MAX;
+                Task *t = realloc(s->tasks, n * sizeof(*t));
+                SnapshotTask *of;
+                Attempt *at;
+                uint32_t *next, *prev;
+
+                if (!t)
+                        return -ENOMEM;
+                s->tasks = t;
+                of = realloc(s->task_of, n * sizeof(*of));
+                if (!of)
+                        return -ENOMEM;
+                s->task_of = of;
+                at = realloc(s->attempts, a * sizeof(*at));
+                if (!at)
+                        return -ENOMEM;
+                s->attempts = at;
+                next = realloc(s->next_on_node, a * sizeof(*next));
+                if (!next)
+                        return -ENOMEM;
+                s->next_on_node = next;
+                prev = realloc(s->prev_on_node, a * sizeof(*prev));
+                if (!prev)
+                        return -ENOMEM;
+                s->prev_on_node = prev;
+                s->max_tasks = n;
+        }
+        if (jobs > s->max_jobs) {
+                size_t n = MAX(jobs, s->max_jobs * 2);
+                Job *j = realloc(s->jobs, n * sizeof(*j));
+                SnapshotJobTasks *by;
+
+                if (!j)
+                        return -ENOMEM;
+                s->jobs = j;
+                by = realloc(s->by_address, n * sizeof(*by));
+                if (!by)
+                        return -ENOMEM;
+                s->by_address = by;
+                s->max_jobs = n;
+        }
+        s->s.tasks = s->tasks;
+        s->s.attempts = s->attempts;
+        s->s.jobs = s->jobs;
+        return 0;
+}
+
 /* A host per agent, one VM per tracker, every task of every job. */
 static int snapshot_build(const Cluster *c, Snapshot *ret) {
-        size_t n_tasks = 0, n_attempts, nn = MAX(c->n_nodes, (size_t)1),
-               nj = MAX(c->n_jobs, (size_t)1), nt;
+        size_t n_tasks = 0, nn = MAX(c->n_nodes, (size_t)1);
         Snapshot s = { 0 };
         uint32_t k = 0;
 
         for (size_t j = 0; j < c->n_jobs; j++)
                 n_tasks += c->jobs[j].n_tasks;
-        nt = MAX(n_tasks, (size_t)1);
         /* Each array is written whole where it is used, but for the
          * nodes' flags: clearing them would cost a build as much again. */
         s.hosts = malloc(nn * sizeof(*s.hosts));
@@ -390,16 +478,8 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         s.first_on_node = malloc(nn * sizeof(*s.first_on_node));
         s.stale_nodes = malloc(nn * sizeof(*s.stale_nodes));
         s.node_stale = calloc(nn, sizeof(*s.node_stale));
-        s.jobs = malloc(nj * sizeof(*s.jobs));
-        s.by_address = malloc(nj * sizeof(*s.by_address));
-        s.tasks = malloc(nt * sizeof(*s.tasks));
-        s.task_of = malloc(nt * sizeof(*s.task_of));
-        s.attempts = malloc(nt * CLUSTER_ATTEMPTS_MAX * sizeof(*s.attempts));
-        s.next_on_node = malloc(nt * CLUSTER_ATTEMPTS_MAX * sizeof(*s.next_on_node));
-        s.prev_on_node = malloc(nt * CLUSTER_ATTEMPTS_MAX * sizeof(*s.prev_on_node));
         if (!s.hosts || !s.vms || !s.nodes || !s.first_on_node || !s.stale_nodes || !s.node_stale ||
-            !s.jobs || !s.by_address || !s.tasks || !s.task_of || !s.attempts || !s.next_on_node ||
-            !s.prev_on_node) {
+            snapshot_reserve(&s, n_tasks, c->n_jobs) < 0) {
                 snapshot_done(&s);
                 return -ENOMEM;
         }
@@ -407,55 +487,93 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         for (size_t i = 0; i < c->n_nodes; i++)
                 s.first_on_node[i] = NO_INDEX;
         for (size_t j = 0; j < c->n_jobs; j++) {
-                const ClusterJob *cj = &c->jobs[j];
-                Job *job = &s.jobs[j];
-                uint32_t end = k + (uint32_t)cj->n_tasks;
-
-                *job = (Job){ .id = cj->info.id,
-                              .submitted = cj->info.submitted,
-                              .deadline = cj->info.deadline,
-                              .pool = cj->pool,
-                              .input_size = cj->input_size,
-                              .profile = cj->run_profile,
-                              .stored_profile = cj->profile.job ? &cj->profile.phases : NULL,
-                              .tasks = { .first = k,
-                                         .count = (uint32_t)cj->n_tasks,
-                                         .first_pending = { end, end } } };
-                s.by_address[j] = (SnapshotJobTasks){ .tasks = cj->tasks,
-                                                      .n_tasks = cj->n_tasks,
+                job_fill(c, &s, (uint32_t)j, k);
+                s.by_address[j] = (SnapshotJobTasks){ .tasks = c->jobs[j].tasks,
+                                                      .n_tasks = c->jobs[j].n_tasks,
                                                       .job = (uint32_t)j };
-                for (size_t i = 0; i < cj->n_tasks; i++, k++) {
-                        ClusterTask *t = &cj->tasks[i];
-
-                        s.tasks[k] = task_entry(cj, (uint32_t)j, t);
-                        s.task_of[k] = (SnapshotTask){ .task = t,
-                                                       .failures = t->failures,
-                                                       .kills = t->kills };
-                        job->counts[t->type].total++;
-                        counts_add(&s, k, true);
-                        if (s.tasks[k].state == TASK_PENDING &&
-                            job->tasks.first_pending[t->type] == end)
-                                job->tasks.first_pending[t->type] = k;
-                        attempts_add(c, &s, k);
-                }
+                k += (uint32_t)c->jobs[j].n_tasks;
         }
         qsort(s.by_address, c->n_jobs, sizeof(*s.by_address), compare_addresses);
-        n_attempts = s.s.n_attempts;
-        s.s = (ClusterSnapshot){ .hosts = s.hosts,
-                                 .n_hosts = s.n_hosts,
-                                 .vms = s.vms,
-                                 .n_vms = c->n_nodes,
-                                 .nodes = s.nodes,
-                                 .n_nodes = c->n_nodes,
-                                 .jobs = s.jobs,
-                                 .n_jobs = c->n_jobs,
-                                 .tasks = s.tasks,
-                                 .n_tasks = k,
-                                 .attempts = s.attempts,
-                                 .n_attempts = n_attempts,
-                                 .job_tasks_kept = true };
+        s.s.vms = s.vms;
+        s.s.n_vms = c->n_nodes;
+        s.s.nodes = s.nodes;
+        s.s.n_nodes = c->n_nodes;
+        s.s.n_jobs = c->n_jobs;
+        s.s.n_tasks = k;
+        /* Done tasks are in it, in their jobs' counts. */
+        s.s.job_tasks_kept = true;
         *ret = s;
         return 0;
+}
+
+void cluster_snapshot_add_job(Cluster *c) {
+        Snapshot *s = c->snapshot;
+        size_t j = c->n_jobs - 1, at;
+        uint32_t k;
+
+        if (!s || s->overflow)
+                return;
+        k = (uint32_t)s->s.n_tasks;
+        if (snapshot_reserve(s, s->s.n_tasks + c->jobs[j].n_tasks, c->n_jobs) < 0) {
+                s->overflow = true;
+                return;
+        }
+        job_fill(c, s, (uint32_t)j, k);
+        s->s.n_tasks += c->jobs[j].n_tasks;
+        s->s.n_jobs = c->n_jobs;
+        at = 0;
+        while (at < j && (uintptr_t)s->by_address[at].tasks < (uintptr_t)c->jobs[j].tasks)
+                at++;
+        memmove(&s->by_address[at + 1], &s->by_address[at], (j - at) * sizeof(*s->by_address));
+        s->by_address[at] = (SnapshotJobTasks){ .tasks = c->jobs[j].tasks,
+                                                .n_tasks = c->jobs[j].n_tasks,
+                                                .job = (uint32_t)j };
+        s->jobs_moved = true;
+}
+
+void cluster_snapshot_remove_job(Cluster *c, size_t j) {
+        Snapshot *s = c->snapshot;
+        uint32_t first, count, end;
+        size_t kept = 0;
+
+        if (!s || s->overflow)
+                return;
+        first = s->jobs[j].tasks.first;
+        count = s->jobs[j].tasks.count;
+        end = first + count;
+        /* What changed of its tasks goes with them. */
+        for (size_t i = 0; i < s->n_changed; i++)
+                if (s->changed[i] < c->jobs[j].tasks ||
+                    s->changed[i] >= c->jobs[j].tasks + c->jobs[j].n_tasks)
+                        s->changed[kept++] = s->changed[i];
+        s->n_changed = kept;
+        for (uint32_t k = first; k < end; k++)
+                attempts_remove(s, k);
+        memmove(&s->jobs[j], &s->jobs[j + 1], (s->s.n_jobs - j - 1) * sizeof(*s->jobs));
+        memmove(&s->tasks[first], &s->tasks[end], (s->s.n_tasks - end) * sizeof(*s->tasks));
+        memmove(&s->task_of[first], &s->task_of[end], (s->s.n_tasks - end) * sizeof(*s->task_of));
+        s->s.n_jobs--;
+        s->s.n_tasks -= count;
+        for (size_t i = j; i < s->s.n_jobs; i++) {
+                JobTasks *jt = &s->jobs[i].tasks;
+
+                jt->first -= count;
+                jt->first_pending[TASK_MAP] -= count;
+                jt->first_pending[TASK_REDUCE] -= count;
+        }
+        for (size_t k = first; k < s->s.n_tasks; k++)
+                s->tasks[k].job--;
+        for (size_t i = 0; i < s->s.n_attempts; i++)
+                if (s->attempts[i].task >= end)
+                        s->attempts[i].task -= count;
+        kept = 0;
+        for (size_t i = 0; i <= s->s.n_jobs; i++)
+                if (s->by_address[i].job != j)
+                        s->by_address[kept++] = s->by_address[i];
+        for (size_t i = 0; i < s->s.n_jobs; i++)
+                if (s->by_address[i].job > j)
+                        s->by_address[i].job--;
+        s->jobs_moved = true;
 }
 
 /* Field by field: what a step may read. */
@@ -611,9 +729,10 @@ bool cluster_snapshot_current(Cluster *c) {
 }
 
 /* The step's snapshot: the last one's with what changed in the model since
- * (what heartbeats measured, the tasks that started, ended or were
- * killed), while no job or tracker came or went; else a new one. A pass
- * over every task is most of a heartbeat's cost when thousands wait. */
+ * (what heartbeats measured, the tasks that started, ended or were killed,
+ * the jobs that came or went), while no tracker came or went; else a new
+ * one. A pass over every task is most of a heartbeat's cost when thousands
+ * wait. */
 int cluster_snapshot_prepare(Cluster *c, unsigned *flags) {
         Snapshot *s;
         int r;

@@ -224,9 +224,9 @@ typedef struct Cluster {
          * every task (cluster-model.c). */
         struct AttemptRef *attempt_index;
         size_t n_indexed, index_max;
-        /* The last step's snapshot, kept while no job or tracker comes or
-         * goes, and changed where the model changed (cluster-snapshot.c);
-         * NULL: built anew next step. */
+        /* The last step's snapshot, kept while no tracker comes or goes,
+         * and changed where the model changed (cluster-snapshot.c); NULL:
+         * built anew next step. */
         struct Snapshot *snapshot;
         /* Tests: every reuse of the snapshot is checked against a new one
          * (cluster_snapshot_current()), and aborts when they differ. */
