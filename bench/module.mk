@@ -63,10 +63,10 @@ bench-heartbeat: all
 	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) bench/heartbeat.sh
 
 # bench-cluster: the same heartbeat path in process, at 4,000 trackers and
-# 100,000 then 400 unfinished tasks, tasks succeeding and starting, against
-# the same cluster without the step, with the store's size after the run
-# (bench/bench-cluster.c says why in process). make bench-heartbeat runs it
-# before heartbeat.sh.
+# 100,000, 13,000 and 400 unfinished tasks, tasks succeeding and starting,
+# against the same cluster without the step, with the store's size after
+# the run (bench/bench-cluster.c says why in process). make bench-heartbeat
+# runs it before heartbeat.sh.
 BENCH_PROGRAMS += flexslot-bench-cluster
 flexslot-bench-cluster_SOURCES := bench/bench-cluster.c bench/latencies.c
 flexslot-bench-cluster_DEPS := controllerd
