@@ -372,7 +372,7 @@ static int run(const Options *o, Policy *policy, const ClusterData *data, size_t
                                              : 1;
 
                 for (size_t a = 0; a < t->n_held; a++) {
-                        unsigned behind = (unsigned)(i % gap) + (unsigned)a * gap + 1;
+                        unsigned behind = (unsigned)(i % gap) + (unsigned)a * gap;
 
                         t->held[a].beats = behind < o->task_beats ? o->task_beats - behind : 0;
                 }
