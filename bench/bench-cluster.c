@@ -83,6 +83,7 @@ typedef struct Bench {
         Latencies latencies;
         /* Counted over a measurement. */
         size_t finished, started, submitted, pruned;
+        size_t pruned_all; /* in the whole run */
 } Bench;
 
 typedef struct Figures {
@@ -147,6 +148,7 @@ static int prune(Bench *b) {
         if (r < 0)
                 return fail("cannot prune", r, &err);
         b->pruned += n;
+        b->pruned_all += n;
         return 0;
 }
 
@@ -321,6 +323,7 @@ static int run(const Options *o, Policy *policy, const ClusterData *data, size_t
         const unsigned slots[_SLOT_TYPE_MAX] = { o->slots, 0 };
         StoreError err = { 0 };
         Figures with, without;
+        uint64_t counts[_STORE_JOB_STATE_MAX];
         usec_t t0;
         size_t full = 0;
         int r;
@@ -394,10 +397,17 @@ static int run(const Options *o, Policy *policy, const ClusterData *data, size_t
         if (r < 0)
                 return r;
         print_figures("baseline, no step:", &without);
-        printf("  step / baseline: rate %.3f, per CPU-second %.3f; store %.1f MB after the run\n",
+        r = store_jobs_count(b->store, counts, &err);
+        if (r < 0)
+                return fail("cannot count the stored jobs", r, &err);
+        printf("  step / baseline: rate %.3f, per CPU-second %.3f; store %.1f MB after the run, "
+               "%" PRIu64 " jobs queued or running, %" PRIu64 " ended (%zu pruned)\n",
                without.rate > 0 ? with.rate / without.rate : 0,
                without.cpu_rate > 0 ? with.cpu_rate / without.cpu_rate : 0,
-               (double)store_bytes(b->db) / (1 << 20));
+               (double)store_bytes(b->db) / (1 << 20),
+               counts[STORE_JOB_QUEUED] + counts[STORE_JOB_RUNNING],
+               counts[STORE_JOB_SUCCEEDED] + counts[STORE_JOB_FAILED] + counts[STORE_JOB_CANCELLED],
+               b->pruned_all);
         fflush(stdout);
         *ret_step = with;
         return 0;
