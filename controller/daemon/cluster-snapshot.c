@@ -365,13 +365,13 @@ static void snapshot_update(const Cluster *c, Snapshot *s) {
         if (s->all_nodes_stale)
                 for (uint32_t i = 0; i < s->s.n_attempts; i++)
                         attempt_refresh(s, i);
-        for (size_t i = 0; !s->all_nodes_stale && i < s->n_stale_nodes; i++) {
-                uint32_t node = s->stale_nodes[i];
-
-                for (uint32_t a = s->first_on_node[node]; a != NO_INDEX; a = s->next_on_node[a])
+        for (size_t i = 0; !s->all_nodes_stale && i < s->n_stale_nodes; i++)
+                for (uint32_t a = s->first_on_node[s->stale_nodes[i]]; a != NO_INDEX;
+                     a = s->next_on_node[a])
                         attempt_refresh(s, a);
-                s->node_stale[node] = false;
-        }
+        /* Those listed before every node went stale too. */
+        for (size_t i = 0; i < s->n_stale_nodes; i++)
+                s->node_stale[s->stale_nodes[i]] = false;
         s->n_changed = 0;
         s->n_stale_nodes = 0;
         s->all_nodes_stale = false;
