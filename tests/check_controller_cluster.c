@@ -1780,11 +1780,18 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_dhsa_map_in_reduce_slot);
         tcase_add_test(tc, test_adopt_after_restart);
         tcase_add_test(tc, test_snapshot_kept);
-        tcase_add_loop_test(tc, test_snapshot_random, 0, 16);
         tcase_add_test(tc, test_attempt_index);
         tcase_add_test(tc, test_attempt_index_order);
         tcase_add_test(tc, test_job_input_and_run_profile);
         tcase_add_test(tc, test_first_run_deadline_quota);
+        suite_add_tcase(s, tc);
+
+        /* Each sequence builds a snapshot anew at every check: seconds
+         * under the sanitizers. */
+        tc = tcase_create("snapshot_random");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_set_timeout(tc, 120);
+        tcase_add_loop_test(tc, test_snapshot_random, 0, 8);
         suite_add_tcase(s, tc);
         return s;
 }
