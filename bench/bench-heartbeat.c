@@ -26,6 +26,7 @@
 #include "common/parse.h"
 #include "common/time-util.h"
 #include "proto/tracker1.h"
+#include "latencies.h"
 #include "tracker-conn.h"
 
 #define HELD_MAX 64
@@ -48,24 +49,9 @@ struct Load {
         size_t n_trackers, active;
         unsigned slots[2];
         usec_t start, end; /* the measured interval, monotonic */
-        uint32_t *latencies;
-        size_t n_latencies, size_latencies;
+        Latencies latencies;
         int error;
 };
-
-static int record(Load *l, usec_t latency) {
-        if (l->n_latencies == l->size_latencies) {
-                size_t n = MAX(l->size_latencies * 2, (size_t)65536);
-                uint32_t *p = realloc(l->latencies, n * sizeof(*p));
-
-                if (!p)
-                        return -ENOMEM;
-                l->latencies = p;
-                l->size_latencies = n;
-        }
-        l->latencies[l->n_latencies++] = (uint32_t)MIN(latency, (usec_t)UINT32_MAX);
-        return 0;
-}
 
 static unsigned held_of(const Tracker *t, bool reduce) {
         unsigned n = 0;
@@ -112,7 +98,7 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
         }
         r = read_assignments(t, reply);
         if (r >= 0 && t->sent >= l->start && now <= l->end)
-                r = record(l, now - t->sent);
+                r = latencies_record(&l->latencies, now - t->sent);
         if (r < 0) {
                 l->error = r;
                 return sd_event_exit(l->event, 1);
@@ -189,21 +175,6 @@ static int connect_tracker(Load *l, Tracker *t, const char *address, const char 
         t->id = registered.tracker;
         r = sd_bus_attach_event(t->bus, l->event, SD_EVENT_PRIORITY_NORMAL);
         return r < 0 ? log_error_errno(r, "Cannot set up tracker %zu", i) : 0;
-}
-
-static int compare_u32(const void *a, const void *b) {
-        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-        return (x > y) - (x < y);
-}
-
-static uint32_t percentile(const Load *l, double p) {
-        size_t i;
-
-        if (l->n_latencies == 0)
-                return 0;
-        i = (size_t)(p * (double)(l->n_latencies - 1) + 0.5);
-        return l->latencies[i];
 }
 
 static double cpu_seconds(void) {
@@ -286,17 +257,19 @@ int main(int argc, char **argv) {
 
                 for (size_t i = 0; i < l.n_trackers; i++)
                         held += l.trackers[i].n_held;
-                qsort(l.latencies, l.n_latencies, sizeof(*l.latencies), compare_u32);
+                latencies_sort(&l.latencies);
                 printf("trackers=%zu seconds=%g heartbeats=%zu rate=%.0f p50_us=%" PRIu32
                        " p99_us=%" PRIu32 " max_us=%" PRIu32 " assigned=%zu cpu=%.2f\n",
-                       l.n_trackers, seconds, l.n_latencies, (double)l.n_latencies / seconds,
-                       percentile(&l, 0.5), percentile(&l, 0.99), percentile(&l, 1.0), held,
+                       l.n_trackers, seconds, l.latencies.n, (double)l.latencies.n / seconds,
+                       latencies_percentile(&l.latencies, 0.5),
+                       latencies_percentile(&l.latencies, 0.99),
+                       latencies_percentile(&l.latencies, 1.0), held,
                        (cpu_seconds() - cpu0) / wall);
         }
         for (size_t i = 0; i < l.n_trackers; i++)
                 sd_bus_flush_close_unref(l.trackers[i].bus);
         free(l.trackers);
-        free(l.latencies);
+        latencies_done(&l.latencies);
         sd_event_unref(l.event);
         return r == 0 && l.error == 0 ? 0 : 1;
 }

@@ -5,9 +5,10 @@
 # flight per connection). The cluster is full and steady: $jobs jobs of
 # 100, then 1000 maps each wait, every slot holds a running attempt, so each
 # heartbeat runs the policy step over the whole model and assigns nothing:
-# the step reuses the snapshot of the one before, refreshed with what the
-# heartbeats measured (a heartbeat that finishes or starts a task builds it
-# anew, at a cost that grows with the tasks not yet done). The
+# the step reuses the snapshot of the one before, with what the heartbeat
+# changed taken in (flexslot-bench-cluster, which make bench-heartbeat runs
+# first, measures the same path at 4,000 trackers with tasks finishing and
+# starting). The
 # baseline is the same load on a controller with [policy] step = no, which
 # answers from the same model without the step: the step's share of a
 # heartbeat. The controller runs on CPU 0, the load on CPU 1 (when there

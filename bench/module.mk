@@ -55,7 +55,8 @@ bench-slo: all
 # controller that skips the policy step ([policy] step = no), measured in the
 # same run (bench/heartbeat.sh).
 BENCH_PROGRAMS += flexslot-bench-heartbeat
-flexslot-bench-heartbeat_SOURCES := bench/bench-heartbeat.c bench/tracker-conn.c
+flexslot-bench-heartbeat_SOURCES := bench/bench-heartbeat.c bench/tracker-conn.c \
+	bench/latencies.c
 flexslot-bench-heartbeat_DEPS := proto
 
 .PHONY: bench-heartbeat
@@ -63,3 +64,18 @@ bench: bench-heartbeat
 
 bench-heartbeat: all
 	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) bench/heartbeat.sh
+
+# bench-cluster: the same heartbeat path in process, at 4,000 trackers and
+# 100,000, 13,000 and 400 unfinished tasks, tasks succeeding and starting,
+# against the same cluster without the step, with the store's size after
+# the run (bench/bench-cluster.c says why in process). make bench-heartbeat
+# runs it before heartbeat.sh.
+BENCH_PROGRAMS += flexslot-bench-cluster
+flexslot-bench-cluster_SOURCES := bench/bench-cluster.c bench/latencies.c
+flexslot-bench-cluster_DEPS := controllerd
+
+.PHONY: bench-cluster
+bench-heartbeat: bench-cluster
+
+bench-cluster: all
+	$(BENCH_CPU) $(BUILD)/bench/flexslot-bench-cluster

@@ -119,6 +119,36 @@ START_TEST(test_config_speculation) {
 }
 END_TEST
 
+/* [jobs] keep-ended: a week unless said, 0 keeps every job; a value that
+ * is no duration is refused naming the file, line, section and key. */
+START_TEST(test_config_keep_ended) {
+        static const char *const bad[] = { "forever", "-1d", "7 days" };
+        ControllerConfig c = { 0 };
+        ConfError err = { 0 };
+        char text[64], said[512];
+
+        ck_assert_int_eq(
+                conf_load_string(&controller_config_schema, "controller.ini", "", &c, &err), 0);
+        ck_assert_uint_eq(c.keep_ended, 7 * 24 * USEC_PER_HOUR);
+        conf_free(&controller_config_schema, &c);
+        ck_assert_int_eq(conf_load_string(&controller_config_schema, "controller.ini",
+                                          "[jobs]\nkeep-ended = 0\n", &c, &err),
+                         0);
+        ck_assert_uint_eq(c.keep_ended, 0);
+        conf_free(&controller_config_schema, &c);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                snprintf(text, sizeof(text), "[jobs]\n\nkeep-ended = %s\n", bad[i]);
+                ck_assert_int_eq(conf_load_string(&controller_config_schema, "controller.ini", text,
+                                                  &c, &err),
+                                 -EINVAL);
+                conf_error_format(&err, said, sizeof(said));
+                ck_assert_msg(strstr(said, "controller.ini") && strstr(said, ":3") &&
+                                      strstr(said, "jobs") && strstr(said, "keep-ended"),
+                              "%s", said);
+        }
+}
+END_TEST
+
 /* The agent's steal stands for the tracker's while the agent measures it;
  * a VM whose agent is gone (vm.host 0) or measures none falls back. */
 START_TEST(test_steal_source) {
@@ -300,6 +330,7 @@ Suite *suite_controller_agents(void) {
         tcase_add_test(tc, test_hosts_refused);
         tcase_add_test(tc, test_config_names_the_line);
         tcase_add_test(tc, test_config_speculation);
+        tcase_add_test(tc, test_config_keep_ended);
         suite_add_tcase(s, tc);
         tc = tcase_create("steal");
         tcase_add_test(tc, test_steal_source);

@@ -1024,9 +1024,10 @@ END_TEST
 
 /* ---- the snapshot kept from step to step ---- */
 
-/* Heartbeats that change only measures keep the snapshot (and each reuse
- * is checked against a new build, verify_snapshot); a finish, a new
- * tracker, a lost one, a slot change and a cancel each make a new one. */
+/* Heartbeats keep the snapshot, those that start or finish a task too, and
+ * so do jobs that come or go (each reuse is checked against a new build,
+ * verify_snapshot); a new tracker, a lost one and a slot change each make
+ * a new one. */
 START_TEST(test_snapshot_kept) {
         const unsigned one_map[_SLOT_TYPE_MAX] = { 1, 0 };
         Tracker1Reply reply = { 0 };
@@ -1045,7 +1046,7 @@ START_TEST(test_snapshot_kept) {
         ck_assert_uint_eq(reply.n_assignments, 1);
         first = running.attempt = reply.assignments[0].attempt;
         tracker1_reply_done(&reply);
-        ck_assert_ptr_null(c->snapshot);
+        ck_assert_ptr_nonnull(c->snapshot);
 
         for (unsigned k = 1; k <= 3; k++) {
                 running.progress = 0.25 * k;
@@ -1065,6 +1066,7 @@ START_TEST(test_snapshot_kept) {
         done = spec_finished(first, TRACKER1_SUCCEEDED, out, "");
         beat(c, a, 1, NULL, 0, &done, 1, T0 + 4 * USEC_PER_SEC, &reply);
         ck_assert_uint_eq(reply.n_assignments, 1);
+        ck_assert_ptr_nonnull(c->snapshot);
         running.attempt = reply.assignments[0].attempt;
         running.progress = 0.1;
         tracker1_reply_done(&reply);
@@ -1098,8 +1100,217 @@ START_TEST(test_snapshot_kept) {
         beat(c, b, 0, NULL, 0, NULL, 0, T0 + 103 * USEC_PER_SEC, &reply);
         tracker1_reply_done(&reply);
         ck_assert_int_eq(cluster_cancel(c, job, &err), 0);
-        ck_assert_ptr_null(c->snapshot);
+        ck_assert_ptr_nonnull(c->snapshot);
+        ck_assert(cluster_snapshot_current(c));
+        ck_assert_uint_eq(c->snapshot->s.n_jobs, 0);
         cluster_free(c);
+}
+END_TEST
+
+/* The kept snapshot under random sequences of what happens to a cluster:
+ * heartbeats that report attempts running, succeeded, failed or killed, or
+ * leave them out (some without the step), jobs submitted and cancelled,
+ * trackers lost and new ones registered, slots set, agents' views changed,
+ * control cycles. After half the events, and at every step
+ * (verify_snapshot), the kept snapshot is checked field by field against a
+ * new build. Each seed runs another sequence, under fifo, or fair with
+ * LATE's backups and FlexSlot's slot manager. */
+#define RANDOM_TRACKERS 4
+#define RANDOM_HELD 8
+
+typedef struct RandomTracker {
+        uint64_t id;
+        uint64_t held[RANDOM_HELD];
+        size_t n_held;
+} RandomTracker;
+
+typedef struct RandomCluster {
+        Cluster *c;
+        RandomTracker trackers[RANDOM_TRACKERS];
+        uint64_t seed, next_vm;
+        usec_t now;
+} RandomCluster;
+
+static uint64_t random_next(RandomCluster *r, uint64_t below) {
+        /* SplitMix64: a sequence of its own per seed, the same on every
+         * machine. */
+        uint64_t z = (r->seed += 0x9e3779b97f4a7c15ULL);
+
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return (z ^ (z >> 31)) % below;
+}
+
+static void random_register(RandomCluster *r, RandomTracker *t) {
+        const unsigned slots[_SLOT_TYPE_MAX] = { 1 + (unsigned)random_next(r, 3),
+                                                 (unsigned)random_next(r, 2) };
+        char name[32];
+
+        snprintf(name, sizeof(name), "vm-%" PRIu64, r->next_vm++);
+        *t = (RandomTracker){ 0 };
+        ck_assert_int_eq(cluster_register(r->c, name, name, slots, 256 << 20, r->now, &t->id), 0);
+}
+
+static void random_submit(RandomCluster *r) {
+        static const char *const inputs[] = { "in/a", "in/b" };
+        StoreJobSpec spec = { .name = "random",
+                              .user = random_next(r, 2) ? "alice" : "bob",
+                              .pool = "default",
+                              .app = "wordcount",
+                              .inputs = inputs,
+                              .n_inputs = 1 + random_next(r, 2),
+                              .n_reduces = (unsigned)random_next(r, 3) };
+        StoreError err = { 0 };
+        AdmitVerdict verdict;
+        uint64_t id;
+
+        ck_assert_msg(cluster_submit(r->c, &spec, r->now, &id, &verdict, &err) == 0, "%s",
+                      err.message);
+}
+
+/* t's heartbeat: each attempt it holds reported running, succeeded, failed
+ * or killed, or left out; what the reply assigns held, what it kills
+ * dropped. */
+static void random_beat(RandomCluster *r, RandomTracker *t) {
+        static const Tracker1Status ends[] = { TRACKER1_SUCCEEDED, TRACKER1_SUCCEEDED,
+                                               TRACKER1_FAILED, TRACKER1_KILLED };
+        Tracker1Running running[RANDOM_HELD];
+        Tracker1Finished finished[RANDOM_HELD];
+        Tracker1Report report = { .running = running,
+                                  .finished = finished,
+                                  .steal = (double)random_next(r, 100) / 100,
+                                  .iowait = (double)random_next(r, 100) / 100 };
+        Tracker1Reply reply = { 0 };
+        StoreError err = { 0 };
+        const ClusterNode *n = cluster_node_find(r->c, t->id);
+        unsigned used[_SLOT_TYPE_MAX] = { 0 };
+        size_t kept = 0;
+
+        for (size_t i = 0; i < t->n_held; i++) {
+                uint64_t what = random_next(r, 8);
+
+                if (what < 5) {
+                        running[report.n_running++] = (Tracker1Running){
+                                .attempt = t->held[i],
+                                .progress = (double)random_next(r, 101) / 100,
+                                .bytes_processed = random_next(r, 1000),
+                                .input_size = 1000 + random_next(r, 3),
+                                .cpu_time = random_next(r, 1000),
+                                .iowait_time = random_next(r, 1000),
+                        };
+                        t->held[kept++] = t->held[i];
+                } else if (what < 7)
+                        finished[report.n_finished++] =
+                                spec_finished(t->held[i], ends[random_next(r, ELEMENTSOF(ends))],
+                                              "out/random", "random end");
+                else
+                        t->held[kept++] = t->held[i];
+        }
+        t->n_held = kept;
+        for (size_t i = 0; i < report.n_running; i++) {
+                unsigned a = 0;
+                const ClusterTask *task = cluster_attempt_find(r->c, running[i].attempt, NULL, &a);
+
+                if (task)
+                        used[task->attempts[a].slot]++;
+        }
+        for (SlotType type = 0; type < _SLOT_TYPE_MAX; type++)
+                report.free_slots[cluster_wire_slot(type)] =
+                        n->told[type] - MIN(used[type], n->told[type]);
+        ck_assert_msg(cluster_heartbeat(r->c, t->id, &report, r->now, r->now, &reply, &err) == 0,
+                      "%s", err.message);
+        for (size_t i = 0; i < reply.n_assignments && t->n_held < RANDOM_HELD; i++)
+                t->held[t->n_held++] = reply.assignments[i].attempt;
+        for (size_t k = 0; k < reply.n_kills; k++)
+                for (size_t i = 0; i < t->n_held; i++)
+                        if (t->held[i] == reply.kills[k].attempt) {
+                                t->held[i] = t->held[--t->n_held];
+                                break;
+                        }
+        tracker1_reply_done(&reply);
+}
+
+/* What an agent says of t's VM, on one of two hosts, or nothing. */
+static void random_agent(RandomCluster *r, const RandomTracker *t) {
+        ClusterNode *n = (ClusterNode *)cluster_node_find(r->c, t->id);
+        uint64_t host = random_next(r, 3);
+
+        n->vm = (ClusterVmState){ 0 };
+        if (host > 0)
+                n->vm = (ClusterVmState){ .host = host,
+                                          .host_cpus = 8,
+                                          .host_memory = 16ULL << 30,
+                                          .vcpus = 2,
+                                          .vcpus_max = 4,
+                                          .memory = 2ULL << 30,
+                                          .memory_max = 4ULL << 30,
+                                          .cpu_weight = 1024,
+                                          .cpu_use = (double)random_next(r, 200) / 100,
+                                          .memory_used = 1ULL << 30,
+                                          .measured_at = r->now,
+                                          .has_steal = true,
+                                          .steal = (double)random_next(r, 100) / 100,
+                                          .steal_at = r->now };
+        cluster_nodes_changed(r->c);
+}
+
+START_TEST(test_snapshot_random) {
+        PolicyConfig cfg = { 0 };
+        Policy *p = NULL;
+        RandomCluster r = { .seed = (uint64_t)_i * 7919 + 1, .next_vm = 1, .now = T0 };
+        StoreError err = { 0 };
+
+        ck_assert_int_eq(policy_config_init(&cfg), 0);
+        if (_i % 2) {
+                cfg.scheduler = "fair";
+                cfg.speculation = "late";
+                cfg.slot_manager = "flexslot";
+        }
+        ck_assert_int_eq(policy_new_named(&cfg, NULL, &p), 0);
+        policy_config_done(&cfg);
+        make_dir("out");
+        ck_assert_int_eq(cluster_new(store, p, &data, &r.c, &err), 0);
+        r.c->verify_snapshot = true;
+        for (size_t i = 0; i < RANDOM_TRACKERS; i++)
+                random_register(&r, &r.trackers[i]);
+        for (unsigned k = 0; k < 600; k++) {
+                RandomTracker *t = &r.trackers[random_next(&r, RANDOM_TRACKERS)];
+                uint64_t what = random_next(&r, 100);
+                const unsigned slots[_SLOT_TYPE_MAX] = { (unsigned)random_next(&r, 3),
+                                                         (unsigned)random_next(&r, 2) };
+
+                r.now += random_next(&r, 2 * USEC_PER_SEC);
+                if (what < 70) {
+                        /* Now and then without the step ([policy] step =
+                         * no): what it changed waits for the next one. */
+                        r.c->step = random_next(&r, 8) > 0;
+                        random_beat(&r, t);
+                        r.c->step = true;
+                } else if (what < 80)
+                        random_submit(&r);
+                else if (what < 83 && r.c->n_jobs > 0)
+                        ck_assert_int_eq(
+                                cluster_cancel(r.c, r.c->jobs[random_next(&r, r.c->n_jobs)].info.id,
+                                               &err),
+                                0);
+                else if (what < 86) {
+                        ck_assert_int_eq(cluster_node_lose(r.c, t->id, r.now, r.now, "random"), 0);
+                        random_register(&r, t);
+                } else if (what < 89)
+                        ck_assert_int_eq(cluster_set_slots(r.c, t->id, slots, 0, r.now, &err), 0);
+                else if (what < 94)
+                        random_agent(&r, t);
+                else
+                        ck_assert_int_eq(cluster_control(r.c, r.now), 0);
+                /* Not after every event: changes that no step took in
+                 * pile up in between. */
+                if (random_next(&r, 2))
+                        ck_assert(cluster_snapshot_current(r.c));
+                ck_assert(cluster_attempt_index_current(r.c));
+        }
+        ck_assert(cluster_snapshot_current(r.c));
+        cluster_free(r.c);
+        policy_free(p);
 }
 END_TEST
 
@@ -1577,6 +1788,14 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_attempt_index_order);
         tcase_add_test(tc, test_job_input_and_run_profile);
         tcase_add_test(tc, test_first_run_deadline_quota);
+        suite_add_tcase(s, tc);
+
+        /* Each sequence builds a snapshot anew at every check: seconds
+         * under the sanitizers. */
+        tc = tcase_create("snapshot_random");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_set_timeout(tc, 120);
+        tcase_add_loop_test(tc, test_snapshot_random, 0, 8);
         suite_add_tcase(s, tc);
         return s;
 }

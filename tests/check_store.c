@@ -928,15 +928,16 @@ static void assert_profile_eq(const StoreProfileStats *a, const StoreProfileStat
 }
 
 /* Pruning forgets ended jobs older than the cut, with their records, and
- * nothing else: not a running job, however old; not a profile; not an id. */
+ * nothing else: not a queued or running job, however old; not a job that
+ * ended after the cut; not a profile; not an id. */
 START_TEST(test_prune) {
         _cleanup_(store_closep) Store *s = open_ok();
         StoreJobSpec one_reduce = wordcount;
         StoreError err = { 0 };
         StoreProfile p = { 0 };
         StoreJob j;
-        uint64_t done, failed, running, next, counts[_STORE_JOB_STATE_MAX];
-        char sql[128];
+        uint64_t done, failed, running, queued, late, next, counts[_STORE_JOB_STATE_MAX];
+        char sql[256];
         usec_t cut;
         size_t n = 99;
 
@@ -944,6 +945,8 @@ START_TEST(test_prune) {
         done = submit_ok(s, &one_reduce);
         failed = submit_ok(s, &one_reduce);
         running = submit_ok(s, &one_reduce);
+        queued = submit_ok(s, &one_reduce);
+        late = submit_ok(s, &one_reduce);
         ck_assert_int_eq(store_job_start(s, done, 1, &err), 0);
         record_ok(s, done_map(done, 0, 1));
         record_ok(s, done_reduce(done, 0, 1));
@@ -953,7 +956,7 @@ START_TEST(test_prune) {
         record_ok(s, done_map(running, 0, 1));
         ck_assert_int_eq(store_profile_put(s, "alice", "wikitrends", done, &wiki, &err), 0);
         ck_assert_int_eq(store_jobs_count(s, counts, &err), 0);
-        ck_assert_uint_eq(counts[STORE_JOB_QUEUED], 0);
+        ck_assert_uint_eq(counts[STORE_JOB_QUEUED], 2);
         ck_assert_uint_eq(counts[STORE_JOB_RUNNING], 1);
         ck_assert_uint_eq(counts[STORE_JOB_SUCCEEDED], 1);
         ck_assert_uint_eq(counts[STORE_JOB_FAILED], 1);
@@ -966,21 +969,39 @@ START_TEST(test_prune) {
         store_job_clear(&j);
 
         cut = now_realtime_usec() + 1;
+        /* One that ends after the cut stays. */
+        while (now_realtime_usec() <= cut)
+                ;
+        ck_assert_int_eq(store_job_finish(s, late, STORE_JOB_CANCELLED, NULL, &err), 0);
         ck_assert_int_eq(store_jobs_prune(s, cut, &n, &err), 0);
         ck_assert_uint_eq(n, 2);
+        j = get_ok(s, late);
+        ck_assert_int_eq(j.state, STORE_JOB_CANCELLED);
+        store_job_clear(&j);
+        j = get_ok(s, queued);
+        ck_assert_int_eq(j.state, STORE_JOB_QUEUED);
+        store_job_clear(&j);
         assert_refused(store_job_get(s, done, &j, &err), err, -ENOENT, "id", "no such job");
         assert_refused(store_job_get(s, failed, &j, &err), err, -ENOENT, "id", "no such job");
-        /* Their inputs and records went with them; the running job's stay. */
-        snprintf(sql, sizeof(sql), "SELECT count(*) FROM job_inputs WHERE job != %" PRIu64,
-                 running);
+        /* Their inputs and records went with them; the others' stay. */
+        snprintf(sql, sizeof(sql),
+                 "SELECT count(*) FROM job_inputs WHERE job IN (%" PRIu64 ", %" PRIu64 ")", done,
+                 failed);
         ck_assert_int_eq(raw_int(db, sql), 0);
+        snprintf(sql, sizeof(sql),
+                 "SELECT count(DISTINCT job) FROM job_inputs WHERE job IN (%" PRIu64 ", %" PRIu64
+                 ", %" PRIu64 ")",
+                 running, queued, late);
+        ck_assert_int_eq(raw_int(db, sql), 3);
         snprintf(sql, sizeof(sql), "SELECT count(*) FROM task_attempts WHERE job = %" PRIu64,
                  running);
         ck_assert_int_eq(raw_int(db, sql), 1);
         ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM task_attempts"), 1);
         ck_assert_int_eq(store_jobs_count(s, counts, &err), 0);
         ck_assert_uint_eq(counts[STORE_JOB_RUNNING], 1);
+        ck_assert_uint_eq(counts[STORE_JOB_QUEUED], 1);
         ck_assert_uint_eq(counts[STORE_JOB_SUCCEEDED] + counts[STORE_JOB_FAILED], 0);
+        ck_assert_uint_eq(counts[STORE_JOB_CANCELLED], 1);
 
         /* The running job and the profile stay. */
         j = get_ok(s, running);

@@ -37,8 +37,9 @@ allowed() {
 	sim) echo "policy/layers policy/core actuation mapred common" ;;
 	# Benchmarks and tests measure and check every room, but speak to the
 	# controller and the tracker only through their contracts (the host
-	# benchmark times the agent's own collector).
-	bench) echo "sim agent controller/store policy/layers policy/core hypervisor actuation proto mapred common" ;;
+	# benchmark times the agent's own collector, the cluster benchmark the
+	# controller's model).
+	bench) echo "sim agent controller/daemon controller/store policy/layers policy/core hypervisor actuation proto mapred common" ;;
 	tests) echo "*" ;;
 	*) echo "?" ;;
 	esac

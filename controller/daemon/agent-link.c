@@ -123,6 +123,7 @@ static void nodes_update(Agents *a) {
                         n->vm.steal_at = vm->steal_at;
                 }
         }
+        cluster_nodes_changed(a->cluster);
 }
 
 static void link_down(AgentLink *l, const sd_bus_error *e, int r) {

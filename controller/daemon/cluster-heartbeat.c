@@ -375,12 +375,36 @@ static int record_finished(Cluster *c, const ClusterNode *n, const Tracker1Repor
         return 0;
 }
 
+/* The jobs of the report's finished attempts, each once (0 for the rest),
+ * by id: a job that ends leaves c->jobs, and the others move. NULL when
+ * nothing finished. */
+static int settle_ids(const Tracker1Report *r, const Known *finished, uint64_t **ret) {
+        uint64_t *ids = NULL;
+
+        if (r->n_finished > 0) {
+                ids = calloc(r->n_finished, sizeof(*ids));
+                if (!ids)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < r->n_finished; i++) {
+                bool seen = !finished[i].job;
+
+                for (size_t k = 0; !seen && k < i; k++)
+                        seen = ids[k] == finished[i].job->info.id;
+                if (!seen)
+                        ids[i] = finished[i].job->info.id;
+        }
+        *ret = ids;
+        return 0;
+}
+
 static void apply_report(Cluster *c, ClusterNode *n, const Tracker1Report *r, const Known *running,
                          const Known *finished, usec_t now, usec_t now_monotonic) {
         n->last_heartbeat = now_monotonic;
         n->steal = r->steal;
         n->iowait = r->iowait;
         n->measured_at = now;
+        cluster_node_changed(c, (uint32_t)(n - c->nodes));
         for (size_t i = 0; i < r->n_running; i++) {
                 const Tracker1Running *x = &r->running[i];
                 ClusterTask *t = running[i].task;
@@ -571,12 +595,13 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                 on->slots[SLOT_REDUCE] = d->slot_changes[i].slots[SLOT_REDUCE];
                 on->slots_changed_at = now;
                 on->slots_pending = true;
+                cluster_node_changed(c, d->slot_changes[i].node);
         }
         if (!n)
                 return 0;
         for (size_t i = 0; i < d->n_assignments; i++) {
                 const Assignment *as = &d->assignments[i];
-                ClusterTask *t = s->task_of[as->task];
+                ClusterTask *t = s->task_of[as->task].task;
 
                 if (as->speculative ? !backup_allowed(t, n) : t->state != TASK_PENDING)
                         continue;
@@ -598,7 +623,6 @@ static void count_decisions(Cluster *c) {
 
 static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, Tracker1Reply *reply) {
         PolicyStepArgs args = { .now = now, .flags = flags };
-        const Decisions *d = &c->decisions;
         int r;
 
         r = cluster_snapshot_prepare(c, &args.flags);
@@ -611,7 +635,9 @@ static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, Trac
                 count_decisions(c);
                 r = apply_decisions(c, c->snapshot, n, now, reply);
         }
-        if (r < 0 || d->n_kills > 0 || d->n_slot_changes > 0 || (reply && reply->n_assignments > 0))
+        /* What the decisions changed, the snapshot takes in at the next
+         * step (cluster_task_changed(), cluster_node_changed()). */
+        if (r < 0)
                 cluster_snapshot_drop(c);
         return r;
 }
@@ -619,6 +645,7 @@ static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, Trac
 int cluster_heartbeat(Cluster *c, uint64_t node, const Tracker1Report *report, usec_t now,
                       usec_t now_monotonic, Tracker1Reply *ret, StoreError *err) {
         _cleanup_free_ Known *running = NULL, *finished = NULL;
+        _cleanup_free_ uint64_t *settle = NULL;
         Tracker1Reply reply = { 0 };
         ClusterNode *n = cluster_node_lookup(c, node);
         int r;
@@ -631,19 +658,24 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const Tracker1Report *report, u
         r = report_check(c, n, report, &running, &finished, err);
         if (r < 0)
                 return r;
-        /* What finished changes tasks and may end jobs. */
-        if (report->n_finished > 0 || c->unsettled)
-                cluster_snapshot_drop(c);
         resolve_held(c, n, report, running, finished, now);
         adopt_finished(c, n, report, finished, now);
+        r = settle_ids(report, finished, &settle);
+        if (r < 0)
+                return r;
         r = record_finished(c, n, report, finished, now, err);
         if (r < 0)
                 return r;
         apply_report(c, n, report, running, finished, now, now_monotonic);
-        /* Only a finished attempt ends a job (but see unsettled): a pass
-         * over every task on every heartbeat would be wasted. */
-        if (report->n_finished > 0 || c->unsettled)
+        /* Only a finished attempt ends a job (but see unsettled), and only
+         * its own: a pass over every task on every heartbeat would be
+         * wasted. */
+        if (c->unsettled)
                 cluster_jobs_settle(c);
+        else
+                for (size_t i = 0; i < report->n_finished; i++)
+                        if (settle[i] != 0)
+                                cluster_job_settle(c, settle[i]);
 
         r = c->step ? run_step(c, n, POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT, now, &reply) : 0;
         if (r < 0) {

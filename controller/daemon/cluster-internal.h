@@ -22,7 +22,26 @@
 #include "common/macro.h"
 #include "controller/daemon/cluster.h"
 
-/* The step's snapshot and what stands behind it (cluster-snapshot.c). */
+/* What a kept snapshot holds beside each task: the model's task, its
+ * running attempts (indices into attempts, NO_INDEX for none) and what its
+ * failures and kills added to its job's counts. */
+typedef struct SnapshotTask {
+        ClusterTask *task;
+        uint32_t attempts[CLUSTER_ATTEMPTS_MAX];
+        unsigned failures, kills;
+} SnapshotTask;
+
+/* A job's tasks, to find a task's job by its address. */
+typedef struct SnapshotJobTasks {
+        const ClusterTask *tasks;
+        size_t n_tasks;
+        uint32_t job;
+} SnapshotJobTasks;
+
+/* The step's snapshot and what stands behind it (cluster-snapshot.c). Each
+ * job's tasks are all in it, done ones too, in the model's order, so that
+ * a task keeps its index while its job stays; attempts are in no order,
+ * and listed on their nodes. */
 typedef struct Snapshot {
         ClusterSnapshot s;
         Host *hosts;
@@ -33,9 +52,28 @@ typedef struct Snapshot {
         Task *tasks;
         Attempt *attempts;
         /* What the indices of decisions stand for. */
-        ClusterTask **task_of;
-        /* Where each attempt's measures come from, while it is kept. */
-        const ClusterAttempt **attempt_of;
+        SnapshotTask *task_of;
+        /* By the address of their tasks. */
+        SnapshotJobTasks *by_address;
+        /* The attempts on each node: a list through next_on_node and
+         * prev_on_node, from first_on_node (NO_INDEX ends it). */
+        uint32_t *first_on_node, *next_on_node, *prev_on_node;
+        /* What changed in the model since the snapshot took it in
+         * (cluster_task_changed(), cluster_node_changed()): tasks whose
+         * state or attempts did, listed (maybe twice); nodes heard from,
+         * listed once (node_stale), or every node; overflow: a list could
+         * not grow, and the next step builds a new one. */
+        ClusterTask **changed;
+        size_t n_changed, max_changed;
+        uint32_t *stale_nodes;
+        size_t n_stale_nodes;
+        bool *node_stale;
+        bool all_nodes_stale, overflow;
+        /* Room for this many tasks (and twice as many attempts) and jobs. */
+        size_t max_tasks, max_jobs;
+        /* A job came or went, and the stored profiles the jobs point to
+         * moved with c->jobs. */
+        bool jobs_moved;
 } Snapshot;
 
 /* A running attempt in c->attempt_index, sorted by attempt id. Its job is
@@ -130,6 +168,10 @@ void cluster_node_stop_attempts(Cluster *c, ClusterNode *n);
 /* Whether the index holds every running attempt and nothing else, in
  * order: for tests. */
 bool cluster_attempt_index_current(const Cluster *c);
+/* What a kept snapshot is to take in at the next step: t's state, attempts
+ * or counts changed; node i (an index into c->nodes) was heard from. */
+void cluster_task_changed(Cluster *c, ClusterTask *t);
+void cluster_node_changed(Cluster *c, uint32_t i);
 
 /* ---- cluster-job.c ---- */
 
@@ -143,7 +185,10 @@ int cluster_add_job(Cluster *c, uint64_t id, StoreError *err);
 int cluster_resume_job(Cluster *c, uint64_t id, StoreError *err);
 void cluster_job_done(ClusterJob *j);
 void cluster_job_remove(Cluster *c, ClusterJob *j);
+/* Every job that failed or has every task done ends (and leaves the
+ * model), or the one job of id. */
 void cluster_jobs_settle(Cluster *c);
+void cluster_job_settle(Cluster *c, uint64_t id);
 void cluster_task_failed(ClusterTask *t, const ClusterJob *j, const Tracker1Finished *x,
                          const ClusterNode *n);
 /* The attempt of t that started at started succeeded, its report heard at
@@ -159,4 +204,8 @@ int cluster_task_assignment(const ClusterJob *j, const ClusterTask *t, uint64_t 
 /* ---- cluster-snapshot.c ---- */
 
 void cluster_snapshot_drop(Cluster *c);
+/* The last of c->jobs came: the kept snapshot takes it in. */
+void cluster_snapshot_add_job(Cluster *c);
+/* c->jobs[j] is about to leave the model: the kept snapshot lets it go. */
+void cluster_snapshot_remove_job(Cluster *c, size_t j);
 int cluster_snapshot_prepare(Cluster *c, unsigned *flags);

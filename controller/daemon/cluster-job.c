@@ -302,9 +302,14 @@ int cluster_add_job(Cluster *c, uint64_t id, StoreError *err) {
         else
                 strv_free(splits);
         store_job_clear(&info);
-        if (r < 0)
+        if (r < 0) {
+                /* jobs_grow() may have moved the jobs the snapshot points
+                 * into. */
+                cluster_snapshot_drop(c);
                 return r;
+        }
         c->n_jobs++;
+        cluster_snapshot_add_job(c);
         return 0;
 }
 
@@ -326,6 +331,7 @@ void cluster_job_remove(Cluster *c, ClusterJob *j) {
         /* The attempt index points into its tasks. */
         for (size_t k = 0; k < j->n_tasks; k++)
                 assert(j->tasks[k].n_attempts == 0);
+        cluster_snapshot_remove_job(c, i);
         cluster_job_done(j);
         memmove(&c->jobs[i], &c->jobs[i + 1], (c->n_jobs - i - 1) * sizeof(*c->jobs));
         c->n_jobs--;
@@ -338,57 +344,62 @@ static bool job_complete(const ClusterJob *j) {
         return true;
 }
 
-/* The jobs a report finished or failed end in the store, and leave the
- * model. A job the store will not end stays, to be tried again. */
-void cluster_jobs_settle(Cluster *c) {
-        c->unsettled = false;
-        for (size_t j = 0; j < c->n_jobs;) {
-                ClusterJob *cj = &c->jobs[j];
-                StoreJobState state = STORE_JOB_SUCCEEDED;
-                const char *why = NULL;
-                char msg[STORE_MESSAGE_MAX];
-                StoreError err = { 0 };
-                int r;
+/* Job j ends in the store, and leaves the model, when it failed or every
+ * task is done: true then. A job the store will not end stays, to be
+ * tried again. */
+static bool job_settle(Cluster *c, ClusterJob *cj) {
+        StoreJobState state = STORE_JOB_SUCCEEDED;
+        const char *why = NULL;
+        char msg[STORE_MESSAGE_MAX];
+        StoreError err = { 0 };
+        int r;
 
-                for (size_t i = 0; i < cj->n_tasks; i++)
-                        if (cj->tasks[i].failures >= CLUSTER_MAX_FAILURES) {
-                                snprintf(msg, sizeof(msg),
-                                         "%s task %u failed %u times; the last: %s",
-                                         cj->tasks[i].type == TASK_MAP ? "map" : "reduce",
-                                         cj->tasks[i].index, cj->tasks[i].failures,
-                                         cj->tasks[i].failure ? cj->tasks[i].failure : "?");
-                                state = STORE_JOB_FAILED;
-                                why = msg;
-                        }
-                if (state == STORE_JOB_SUCCEEDED && !job_complete(cj)) {
-                        j++;
-                        continue;
-                }
-                if (state == STORE_JOB_SUCCEEDED &&
-                    cluster_output_commit(&c->data, cj, msg, sizeof(msg)) < 0) {
+        for (size_t i = 0; i < cj->n_tasks; i++)
+                if (cj->tasks[i].failures >= CLUSTER_MAX_FAILURES) {
+                        snprintf(msg, sizeof(msg), "%s task %u failed %u times; the last: %s",
+                                 cj->tasks[i].type == TASK_MAP ? "map" : "reduce",
+                                 cj->tasks[i].index, cj->tasks[i].failures,
+                                 cj->tasks[i].failure ? cj->tasks[i].failure : "?");
                         state = STORE_JOB_FAILED;
                         why = msg;
                 }
-                r = store_job_finish(c->store, cj->info.id, state, why, &err);
-                if (r < 0) {
-                        log_warning_errno(r, "Cannot end job %" PRIu64 ": %s", cj->info.id,
-                                          err.message);
-                        c->unsettled = true;
-                        j++;
-                        continue;
-                }
-                log_info("Job %" PRIu64 " %s%s%s", cj->info.id, store_job_state_to_string(state),
-                         why ? ": " : "", why ? why : "");
-                if (state == STORE_JOB_SUCCEEDED &&
-                    cluster_profile_save(c->store, &cj->info, &err) < 0)
-                        log_warning("Job %" PRIu64 " leaves no profile: %s", cj->info.id,
-                                    err.message);
-                if (state == STORE_JOB_FAILED)
-                        for (size_t i = 0; i < cj->n_tasks; i++)
-                                cluster_task_kill_attempts(c, &cj->tasks[i], KILL_JOB_FAILED);
-                cluster_output_remove_maps(&c->data, cj);
-                cluster_job_remove(c, cj);
+        if (state == STORE_JOB_SUCCEEDED && !job_complete(cj))
+                return false;
+        if (state == STORE_JOB_SUCCEEDED &&
+            cluster_output_commit(&c->data, cj, msg, sizeof(msg)) < 0) {
+                state = STORE_JOB_FAILED;
+                why = msg;
         }
+        r = store_job_finish(c->store, cj->info.id, state, why, &err);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot end job %" PRIu64 ": %s", cj->info.id, err.message);
+                c->unsettled = true;
+                return false;
+        }
+        log_info("Job %" PRIu64 " %s%s%s", cj->info.id, store_job_state_to_string(state),
+                 why ? ": " : "", why ? why : "");
+        if (state == STORE_JOB_SUCCEEDED && cluster_profile_save(c->store, &cj->info, &err) < 0)
+                log_warning("Job %" PRIu64 " leaves no profile: %s", cj->info.id, err.message);
+        if (state == STORE_JOB_FAILED)
+                for (size_t i = 0; i < cj->n_tasks; i++)
+                        cluster_task_kill_attempts(c, &cj->tasks[i], KILL_JOB_FAILED);
+        cluster_output_remove_maps(&c->data, cj);
+        cluster_job_remove(c, cj);
+        return true;
+}
+
+void cluster_jobs_settle(Cluster *c) {
+        c->unsettled = false;
+        for (size_t j = 0; j < c->n_jobs;)
+                if (!job_settle(c, &c->jobs[j]))
+                        j++;
+}
+
+void cluster_job_settle(Cluster *c, uint64_t id) {
+        ClusterJob *cj = cluster_job_find(c, id);
+
+        if (cj)
+                (void)job_settle(c, cj);
 }
 
 /* An attempt of t failed: counted against CLUSTER_MAX_FAILURES, and its

@@ -43,10 +43,9 @@ ClusterJob *cluster_job_find(Cluster *c, uint64_t id) {
 }
 
 ClusterNode *cluster_node_lookup(Cluster *c, uint64_t id) {
-        for (size_t i = 0; i < c->n_nodes; i++)
-                if (c->nodes[i].id == id)
-                        return &c->nodes[i];
-        return NULL;
+        uint32_t i = cluster_node_index(c, id);
+
+        return i == NO_INDEX ? NULL : &c->nodes[i];
 }
 
 const ClusterNode *cluster_node_find(const Cluster *c, uint64_t id) {
@@ -146,11 +145,58 @@ void cluster_held_lose(Cluster *c, const ClusterHeld *h, usec_t now, const char 
                               1);
 }
 
+/* Nodes are in the order of their ids: each registers with the next, and
+ * forgetting one keeps the order of the rest. A heartbeat looks its node
+ * up, and every attempt's in a snapshot; thousands of trackers made a pass
+ * over them most of a heartbeat's time. */
+static int compare_node_id(const void *key, const void *node) {
+        uint64_t a = *(const uint64_t *)key, b = ((const ClusterNode *)node)->id;
+
+        return (a > b) - (a < b);
+}
+
 uint32_t cluster_node_index(const Cluster *c, uint64_t id) {
-        for (size_t i = 0; i < c->n_nodes; i++)
-                if (c->nodes[i].id == id)
-                        return (uint32_t)i;
-        return NO_INDEX;
+        const ClusterNode *n = c->n_nodes > 0 ? bsearch(&id, c->nodes, c->n_nodes,
+                                                        sizeof(*c->nodes), compare_node_id)
+                                              : NULL;
+
+        return n ? (uint32_t)(n - c->nodes) : NO_INDEX;
+}
+
+void cluster_task_changed(Cluster *c, ClusterTask *t) {
+        Snapshot *s = c->snapshot;
+        ClusterTask **changed;
+
+        if (!s || s->overflow)
+                return;
+        /* More changes than tasks (no step took them in: [policy] step =
+         * no) cost more to replay than a new build. */
+        if (s->n_changed >= s->s.n_tasks) {
+                s->overflow = true;
+                return;
+        }
+        if (s->n_changed == s->max_changed) {
+                size_t n = MAX(s->max_changed * 2, (size_t)64);
+
+                changed = reallocarray(s->changed, n, sizeof(ClusterTask *));
+                if (!changed) {
+                        s->overflow = true;
+                        return;
+                }
+                s->changed = changed;
+                s->max_changed = n;
+        }
+        s->changed[s->n_changed++] = t;
+}
+
+void cluster_node_changed(Cluster *c, uint32_t i) {
+        Snapshot *s = c->snapshot;
+
+        /* Room for every node was made with the snapshot. */
+        if (!s || s->all_nodes_stale || s->node_stale[i])
+                return;
+        s->node_stale[i] = true;
+        s->stale_nodes[s->n_stale_nodes++] = i;
 }
 
 /* ---- the running attempts, by id ---- */
@@ -233,6 +279,7 @@ void cluster_attempt_add(Cluster *c, ClusterNode *n, const ClusterJob *j, Cluste
         t->attempts[t->n_attempts++].node = n->id;
         t->slot_memory = a->slot_memory;
         n->running[a->slot]++;
+        cluster_task_changed(c, t);
 }
 
 /* Attempt i of t goes; its tracker frees the slot. */
@@ -248,6 +295,7 @@ void cluster_attempt_stop(Cluster *c, ClusterTask *t, unsigned i) {
         if (n && n->running[slot] > 0)
                 n->running[slot]--;
         task_remove_attempt(t, i);
+        cluster_task_changed(c, t);
 }
 
 /* Every running attempt of t is killed at its tracker's next heartbeat.

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The policy step's ClusterSnapshot of the model: built, kept from step to
- * step while only what heartbeats measure changes, refreshed with those
- * measures, and in tests verified against a new build. */
+/* The policy step's ClusterSnapshot of the model: built once, then kept
+ * from step to step and changed where the model changed, the tasks whose
+ * state or attempts did and the nodes heard from, so that a heartbeat
+ * costs what it changed and not what waits; in tests verified against a
+ * new build. Jobs that come or go are added or taken out; trackers that
+ * come, go or are lost make a new one. */
 #include <assert.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/macro.h"
 #include "controller/daemon/cluster-internal.h"
@@ -17,11 +22,17 @@ static void snapshot_done(Snapshot *s) {
         free(s->tasks);
         free(s->attempts);
         free(s->task_of);
-        free(s->attempt_of);
+        free(s->by_address);
+        free(s->first_on_node);
+        free(s->next_on_node);
+        free(s->prev_on_node);
+        free(s->changed);
+        free(s->stale_nodes);
+        free(s->node_stale);
 }
 
-/* The model changed beyond what heartbeats measure: the next step builds
- * its snapshot anew. */
+/* The model changed beyond what the snapshot follows: the next step
+ * builds its snapshot anew. */
 void cluster_snapshot_drop(Cluster *c) {
         if (!c->snapshot)
                 return;
@@ -86,181 +97,483 @@ static Vm vm_of_node(const ClusterNode *cn, uint32_t host) {
         return vm;
 }
 
+static Node node_of(const ClusterNode *cn, uint32_t i) {
+        double steal = 0;
+        usec_t steal_at = 0;
+
+        (void)cluster_node_steal(cn, &steal, &steal_at);
+        return (Node){
+                .id = cn->id,
+                .vm = i,
+                .state = cn->state,
+                .slots = { cn->slots[SLOT_MAP], cn->slots[SLOT_REDUCE] },
+                .slot_memory = cn->slot_memory,
+                .steal = steal,
+                .iowait = cn->measured_at ? cn->iowait : 0,
+                .measured_at = steal_at,
+                .last_heartbeat = cn->measured_at,
+                .slots_changed_at = cn->slots_changed_at,
+        };
+}
+
 void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, Vm *vms,
                             Node *nodes) {
         *ret_n_hosts = 0;
         for (size_t i = 0; i < c->n_nodes; i++) {
-                const ClusterNode *cn = &c->nodes[i];
-                double steal = 0;
-                usec_t steal_at = 0;
-
-                (void)cluster_node_steal(cn, &steal, &steal_at);
-                vms[i] = vm_of_node(cn, host_of_node(c, hosts, ret_n_hosts, i));
-                nodes[i] = (Node){
-                        .id = cn->id,
-                        .vm = (uint32_t)i,
-                        .state = cn->state,
-                        .slots = { cn->slots[SLOT_MAP], cn->slots[SLOT_REDUCE] },
-                        .slot_memory = cn->slot_memory,
-                        .steal = steal,
-                        .iowait = cn->measured_at ? cn->iowait : 0,
-                        .measured_at = steal_at,
-                        .last_heartbeat = cn->measured_at,
-                        .slots_changed_at = cn->slots_changed_at,
-                };
+                vms[i] = vm_of_node(&c->nodes[i], host_of_node(c, hosts, ret_n_hosts, i));
+                nodes[i] = node_of(&c->nodes[i], (uint32_t)i);
         }
 }
 
-/* Hosts, VMs and trackers: what agents and heartbeats change all the time,
- * done again at every step. */
+/* Hosts, VMs and trackers, all of them: what agents say changes them all. */
 static void snapshot_nodes(const Cluster *c, Snapshot *s) {
         cluster_snapshot_nodes(c, s->hosts, &s->n_hosts, s->vms, s->nodes);
         s->s.hosts = s->hosts;
         s->s.n_hosts = s->n_hosts;
 }
 
-/* What a kept snapshot's heartbeats changed: the trackers, and the running
- * attempts' measures. */
-static void snapshot_refresh(const Cluster *c, Snapshot *s) {
-        snapshot_nodes(c, s);
-        for (size_t i = 0; i < s->s.n_attempts; i++) {
-                const ClusterAttempt *at = s->attempt_of[i];
-                const ClusterTask *t = s->task_of[s->attempts[i].task];
-                Attempt *a = &s->attempts[i];
+/* A heartbeat's tracker: its VM on the host it had (only agents move it). */
+static void snapshot_node(const Cluster *c, Snapshot *s, uint32_t i) {
+        s->vms[i] = vm_of_node(&c->nodes[i], s->vms[i].host);
+        s->nodes[i] = node_of(&c->nodes[i], i);
+}
 
-                s->tasks[a->task].input_size = t->input_size;
-                a->progress = at->progress;
-                a->bytes_processed = at->bytes_processed;
-                a->input_size = t->input_size;
-                a->cpu = at->cpu;
-                a->iowait = at->iowait;
-                a->steal = s->nodes[a->node].steal;
+/* As the policy sees a task: a held one is no one's to run, so to the
+ * policy one that runs. */
+static TaskState task_state(const ClusterTask *t) {
+        return t->held > 0 && t->state == TASK_PENDING ? TASK_RUNNING : t->state;
+}
+
+static Task task_entry(const ClusterJob *cj, uint32_t j, const ClusterTask *t) {
+        return (Task){ .id = t->type == TASK_MAP ? cj->info.id << 24 | t->index
+                                                 : cj->info.id << 24 | 1u << 23 | t->index,
+                       .job = j,
+                       .type = t->type,
+                       .state = task_state(t),
+                       .input_size = t->input_size,
+                       .slot_memory = t->slot_memory };
+}
+
+/* What task k adds to its job's counts, or takes back from them. */
+static void counts_add(Snapshot *s, uint32_t k, bool add) {
+        const Task *t = &s->tasks[k];
+        const SnapshotTask *st = &s->task_of[k];
+        TaskCounts *counts = &s->jobs[t->job].counts[t->type];
+
+        if (add) {
+                counts->done += t->state == TASK_DONE;
+                counts->running += t->state == TASK_RUNNING;
+                counts->failed += st->failures;
+                counts->killed += st->kills;
+        } else {
+                counts->done -= t->state == TASK_DONE;
+                counts->running -= t->state == TASK_RUNNING;
+                counts->failed -= st->failures;
+                counts->killed -= st->kills;
         }
 }
 
-/* A host per agent, one VM per tracker. Done tasks are left out, counted in
- * their job. */
-static int snapshot_build(const Cluster *c, Snapshot *ret) {
-        size_t n_tasks = 0, n_attempts = 0, cap = 1, nn = MAX(c->n_nodes, (size_t)1);
-        Snapshot s = { 0 };
+static void node_list_add(Snapshot *s, uint32_t i) {
+        uint32_t node = s->attempts[i].node, first = s->first_on_node[node];
 
-        /* Room for every task, done or not, and not zeroed: a pass to
-         * count the tasks left, or clearing the room, cost a heartbeat as
-         * much as filling it, and each entry used is written whole. */
+        s->prev_on_node[i] = NO_INDEX;
+        s->next_on_node[i] = first;
+        if (first != NO_INDEX)
+                s->prev_on_node[first] = i;
+        s->first_on_node[node] = i;
+}
+
+static void node_list_remove(Snapshot *s, uint32_t i) {
+        uint32_t prev = s->prev_on_node[i], next = s->next_on_node[i];
+
+        if (prev != NO_INDEX)
+                s->next_on_node[prev] = next;
+        else
+                s->first_on_node[s->attempts[i].node] = next;
+        if (next != NO_INDEX)
+                s->prev_on_node[next] = prev;
+}
+
+/* Task k's running attempts, from its task in the model, each on its
+ * node. Only a running attempt has a node to look up: a lookup per task
+ * was most of a heartbeat's time. */
+static void attempts_add(const Cluster *c, Snapshot *s, uint32_t k) {
+        SnapshotTask *st = &s->task_of[k];
+        const ClusterTask *t = st->task;
+        unsigned n = 0;
+
+        for (unsigned a = 0; a < t->n_attempts; a++) {
+                const ClusterAttempt *at = &t->attempts[a];
+                uint32_t node = cluster_node_index(c, at->node), i;
+
+                if (node == NO_INDEX)
+                        continue;
+                i = (uint32_t)s->s.n_attempts++;
+                /* Counts are per task; LATE reads each attempt's own
+                 * progress rate. */
+                s->attempts[i] = (Attempt){
+                        .id = at->id,
+                        .task = k,
+                        .node = node,
+                        .slot = at->slot,
+                        .slot_memory =
+                                at->slot_memory ? at->slot_memory : c->nodes[node].slot_memory,
+                        .started = at->started,
+                        .progress = at->progress,
+                        .bytes_processed = at->bytes_processed,
+                        .input_size = t->input_size,
+                        .cpu = at->cpu,
+                        .iowait = at->iowait,
+                        /* The tracker measures steal per node only. */
+                        .steal = s->nodes[node].steal,
+                        .speculative = at->speculative,
+                        .kill_count = t->kills,
+                        .resize_count = t->resizes,
+                };
+                st->attempts[n++] = i;
+                node_list_add(s, i);
+        }
+        for (; n < CLUSTER_ATTEMPTS_MAX; n++)
+                st->attempts[n] = NO_INDEX;
+}
+
+/* Attempt i leaves; the last takes its index. */
+static void attempt_remove(Snapshot *s, uint32_t i) {
+        uint32_t last = (uint32_t)s->s.n_attempts - 1;
+
+        node_list_remove(s, i);
+        if (i != last) {
+                SnapshotTask *moved = &s->task_of[s->attempts[last].task];
+
+                node_list_remove(s, last);
+                s->attempts[i] = s->attempts[last];
+                for (unsigned a = 0; a < CLUSTER_ATTEMPTS_MAX; a++)
+                        if (moved->attempts[a] == last)
+                                moved->attempts[a] = i;
+                node_list_add(s, i);
+        }
+        s->s.n_attempts--;
+}
+
+static void attempts_remove(Snapshot *s, uint32_t k) {
+        SnapshotTask *st = &s->task_of[k];
+
+        /* A removal may move the task's other attempt into the index of
+         * the one removed. */
+        for (unsigned a = 0; a < CLUSTER_ATTEMPTS_MAX; a++)
+                while (st->attempts[a] != NO_INDEX) {
+                        uint32_t i = st->attempts[a];
+
+                        st->attempts[a] = NO_INDEX;
+                        attempt_remove(s, i);
+                }
+}
+
+/* The measures of attempt i from its tracker's last heartbeat, and its
+ * task's input (a backup on another node shares it). */
+static void attempt_refresh(Snapshot *s, uint32_t i) {
+        Attempt *a = &s->attempts[i];
+        const SnapshotTask *st = &s->task_of[a->task];
+        const ClusterTask *t = st->task;
+        const ClusterAttempt *at = &t->attempts[cluster_task_attempt_index(t, a->id)];
+
+        assert(at < t->attempts + t->n_attempts);
+        a->progress = at->progress;
+        a->bytes_processed = at->bytes_processed;
+        a->cpu = at->cpu;
+        a->iowait = at->iowait;
+        a->steal = s->nodes[a->node].steal;
+        s->tasks[a->task].input_size = t->input_size;
+        for (unsigned k = 0; k < CLUSTER_ATTEMPTS_MAX; k++)
+                if (st->attempts[k] != NO_INDEX)
+                        s->attempts[st->attempts[k]].input_size = t->input_size;
+}
+
+static int compare_addresses(const void *a, const void *b) {
+        uintptr_t x = (uintptr_t)((const SnapshotJobTasks *)a)->tasks,
+                  y = (uintptr_t)((const SnapshotJobTasks *)b)->tasks;
+
+        return (x > y) - (x < y);
+}
+
+/* The index of t in the snapshot; NO_INDEX when its job is not in it. */
+static uint32_t task_index(const Snapshot *s, const ClusterTask *t) {
+        size_t lo = 0, hi = s->s.n_jobs;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if ((uintptr_t)s->by_address[mid].tasks <= (uintptr_t)t)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (lo == 0 || t >= s->by_address[lo - 1].tasks + s->by_address[lo - 1].n_tasks)
+                return NO_INDEX;
+        return s->jobs[s->by_address[lo - 1].job].tasks.first +
+               (uint32_t)(t - s->by_address[lo - 1].tasks);
+}
+
+/* Task k as the model has it now: its state, counts, attempts, and its
+ * job's first pending task and profile. */
+static void task_update(const Cluster *c, Snapshot *s, uint32_t k) {
+        SnapshotTask *st = &s->task_of[k];
+        const ClusterTask *t = st->task;
+        Task *task = &s->tasks[k];
+        Job *job = &s->jobs[task->job];
+        uint32_t *first_pending = &job->tasks.first_pending[t->type],
+                 end = job->tasks.first + job->tasks.count;
+        TaskState was = task->state;
+
+        counts_add(s, k, false);
+        attempts_remove(s, k);
+        *task = task_entry(&c->jobs[task->job], task->job, t);
+        st->failures = t->failures;
+        st->kills = t->kills;
+        counts_add(s, k, true);
+        attempts_add(c, s, k);
+        job->profile = c->jobs[task->job].run_profile;
+        if (task->state == TASK_PENDING && k < *first_pending)
+                *first_pending = k;
+        else if (was == TASK_PENDING && task->state != TASK_PENDING && k == *first_pending) {
+                uint32_t next = k + 1;
+
+                while (next < end &&
+                       (s->tasks[next].type != t->type || s->tasks[next].state != TASK_PENDING))
+                        next++;
+                *first_pending = next;
+        }
+}
+
+/* What changed since the snapshot last took the model in: the nodes first,
+ * whose steal the attempts take. */
+static void snapshot_update(const Cluster *c, Snapshot *s) {
+        for (size_t j = 0; s->jobs_moved && j < c->n_jobs; j++)
+                s->jobs[j].stored_profile =
+                        c->jobs[j].profile.job ? &c->jobs[j].profile.phases : NULL;
+        s->jobs_moved = false;
+        if (s->all_nodes_stale)
+                snapshot_nodes(c, s);
+        for (size_t i = 0; !s->all_nodes_stale && i < s->n_stale_nodes; i++)
+                snapshot_node(c, s, s->stale_nodes[i]);
+        for (size_t i = 0; i < s->n_changed; i++) {
+                uint32_t k = task_index(s, s->changed[i]);
+
+                assert(k != NO_INDEX);
+                task_update(c, s, k);
+        }
+        if (s->all_nodes_stale)
+                for (uint32_t i = 0; i < s->s.n_attempts; i++)
+                        attempt_refresh(s, i);
+        for (size_t i = 0; !s->all_nodes_stale && i < s->n_stale_nodes; i++)
+                for (uint32_t a = s->first_on_node[s->stale_nodes[i]]; a != NO_INDEX;
+                     a = s->next_on_node[a])
+                        attempt_refresh(s, a);
+        /* Those listed before every node went stale too. */
+        for (size_t i = 0; i < s->n_stale_nodes; i++)
+                s->node_stale[s->stale_nodes[i]] = false;
+        s->n_changed = 0;
+        s->n_stale_nodes = 0;
+        s->all_nodes_stale = false;
+}
+
+/* Job j of the model, its tasks from index k on, none of them running
+ * yet in the snapshot's eyes: each added as a build adds it. */
+static void job_fill(const Cluster *c, Snapshot *s, uint32_t j, uint32_t k) {
+        const ClusterJob *cj = &c->jobs[j];
+        Job *job = &s->jobs[j];
+        uint32_t end = k + (uint32_t)cj->n_tasks;
+
+        *job = (Job){ .id = cj->info.id,
+                      .submitted = cj->info.submitted,
+                      .deadline = cj->info.deadline,
+                      .pool = cj->pool,
+                      .input_size = cj->input_size,
+                      .profile = cj->run_profile,
+                      .stored_profile = cj->profile.job ? &cj->profile.phases : NULL,
+                      .tasks = { .first = k,
+                                 .count = (uint32_t)cj->n_tasks,
+                                 .first_pending = { end, end } } };
+        for (size_t i = 0; i < cj->n_tasks; i++, k++) {
+                ClusterTask *t = &cj->tasks[i];
+
+                s->tasks[k] = task_entry(cj, j, t);
+                s->task_of[k] =
+                        (SnapshotTask){ .task = t, .failures = t->failures, .kills = t->kills };
+                job->counts[t->type].total++;
+                counts_add(s, k, true);
+                if (s->tasks[k].state == TASK_PENDING && job->tasks.first_pending[t->type] == end)
+                        job->tasks.first_pending[t->type] = k;
+                attempts_add(c, s, k);
+        }
+}
+
+/* The arrays of tasks, attempts and jobs with room for tasks and jobs; the
+ * ClusterSnapshot's pointers follow them. -ENOMEM leaves those that could
+ * grow grown. */
+static int snapshot_reserve(Snapshot *s, size_t tasks, size_t jobs) {
+        tasks = MAX(tasks, (size_t)1);
+        jobs = MAX(jobs, (size_t)1);
+        if (tasks > s->max_tasks) {
+                size_t n = MAX(tasks, s->max_tasks * 2), a = n * CLUSTER_ATTEMPTS_MAX;
+                Task *t = realloc(s->tasks, n * sizeof(*t));
+                SnapshotTask *of;
+                Attempt *at;
+                uint32_t *next, *prev;
+
+                if (!t)
+                        return -ENOMEM;
+                s->tasks = t;
+                of = realloc(s->task_of, n * sizeof(*of));
+                if (!of)
+                        return -ENOMEM;
+                s->task_of = of;
+                at = realloc(s->attempts, a * sizeof(*at));
+                if (!at)
+                        return -ENOMEM;
+                s->attempts = at;
+                next = realloc(s->next_on_node, a * sizeof(*next));
+                if (!next)
+                        return -ENOMEM;
+                s->next_on_node = next;
+                prev = realloc(s->prev_on_node, a * sizeof(*prev));
+                if (!prev)
+                        return -ENOMEM;
+                s->prev_on_node = prev;
+                s->max_tasks = n;
+        }
+        if (jobs > s->max_jobs) {
+                size_t n = MAX(jobs, s->max_jobs * 2);
+                Job *j = realloc(s->jobs, n * sizeof(*j));
+                SnapshotJobTasks *by;
+
+                if (!j)
+                        return -ENOMEM;
+                s->jobs = j;
+                by = realloc(s->by_address, n * sizeof(*by));
+                if (!by)
+                        return -ENOMEM;
+                s->by_address = by;
+                s->max_jobs = n;
+        }
+        s->s.tasks = s->tasks;
+        s->s.attempts = s->attempts;
+        s->s.jobs = s->jobs;
+        return 0;
+}
+
+/* A host per agent, one VM per tracker, every task of every job. */
+static int snapshot_build(const Cluster *c, Snapshot *ret) {
+        size_t n_tasks = 0, nn = MAX(c->n_nodes, (size_t)1);
+        Snapshot s = { 0 };
+        uint32_t k = 0;
+
         for (size_t j = 0; j < c->n_jobs; j++)
-                cap += c->jobs[j].n_tasks;
-        s.hosts = calloc(nn, sizeof(*s.hosts));
-        s.vms = calloc(nn, sizeof(*s.vms));
-        s.nodes = calloc(nn, sizeof(*s.nodes));
-        s.jobs = calloc(MAX(c->n_jobs, (size_t)1), sizeof(*s.jobs));
-        s.tasks = malloc(cap * sizeof(*s.tasks));
-        s.attempts = malloc(cap * CLUSTER_ATTEMPTS_MAX * sizeof(*s.attempts));
-        s.task_of = malloc(cap * sizeof(ClusterTask *));
-        s.attempt_of = malloc(cap * CLUSTER_ATTEMPTS_MAX * sizeof(ClusterAttempt *));
-        if (!s.hosts || !s.vms || !s.nodes || !s.jobs || !s.tasks || !s.attempts || !s.task_of ||
-            !s.attempt_of) {
+                n_tasks += c->jobs[j].n_tasks;
+        /* Each array is written whole where it is used, but for the
+         * nodes' flags: clearing them would cost a build as much again. */
+        s.hosts = malloc(nn * sizeof(*s.hosts));
+        s.vms = malloc(nn * sizeof(*s.vms));
+        s.nodes = malloc(nn * sizeof(*s.nodes));
+        s.first_on_node = malloc(nn * sizeof(*s.first_on_node));
+        s.stale_nodes = malloc(nn * sizeof(*s.stale_nodes));
+        s.node_stale = calloc(nn, sizeof(*s.node_stale));
+        if (!s.hosts || !s.vms || !s.nodes || !s.first_on_node || !s.stale_nodes || !s.node_stale ||
+            snapshot_reserve(&s, n_tasks, c->n_jobs) < 0) {
                 snapshot_done(&s);
                 return -ENOMEM;
         }
         snapshot_nodes(c, &s);
+        for (size_t i = 0; i < c->n_nodes; i++)
+                s.first_on_node[i] = NO_INDEX;
         for (size_t j = 0; j < c->n_jobs; j++) {
-                const ClusterJob *cj = &c->jobs[j];
-                Job *job = &s.jobs[j];
-
-                *job = (Job){ .id = cj->info.id,
-                              .submitted = cj->info.submitted,
-                              .deadline = cj->info.deadline,
-                              .pool = cj->pool,
-                              .input_size = cj->input_size,
-                              .profile = cj->run_profile,
-                              .tasks = { .first = (uint32_t)n_tasks,
-                                         .first_pending = { UINT32_MAX, UINT32_MAX } } };
-                if (cj->profile.job)
-                        job->stored_profile = &cj->profile.phases;
-                for (size_t i = 0; i < cj->n_tasks; i++) {
-                        ClusterTask *t = &cj->tasks[i];
-                        TaskCounts *counts = &job->counts[t->type];
-                        TaskState state;
-
-                        counts->total++;
-                        counts->failed += t->failures;
-                        counts->killed += t->kills;
-                        if (t->state == TASK_DONE) {
-                                counts->done++;
-                                continue;
-                        }
-                        /* A held task is no one's to run: to the
-                         * policy, one that runs. */
-                        state = t->held > 0 && t->state == TASK_PENDING ? TASK_RUNNING : t->state;
-                        if (state == TASK_PENDING &&
-                            job->tasks.first_pending[t->type] == UINT32_MAX)
-                                job->tasks.first_pending[t->type] = (uint32_t)n_tasks;
-                        s.task_of[n_tasks] = t;
-                        s.tasks[n_tasks] =
-                                (Task){ .id = t->type == TASK_MAP
-                                                      ? cj->info.id << 24 | t->index
-                                                      : cj->info.id << 24 | 1u << 23 | t->index,
-                                        .job = (uint32_t)j,
-                                        .type = t->type,
-                                        .state = state,
-                                        .input_size = t->input_size,
-                                        .slot_memory = t->slot_memory };
-                        /* Counts are per task; LATE reads each attempt's
-                         * own progress rate. Only a running attempt has a
-                         * node to look up: a lookup per task was most of a
-                         * heartbeat's time. */
-                        counts->running += state == TASK_RUNNING;
-                        for (unsigned a = 0; a < t->n_attempts; a++) {
-                                const ClusterAttempt *at = &t->attempts[a];
-                                uint32_t node = cluster_node_index(c, at->node);
-
-                                if (node == NO_INDEX)
-                                        continue;
-                                s.attempt_of[n_attempts] = at;
-                                s.attempts[n_attempts++] = (Attempt){
-                                        .id = at->id,
-                                        .task = (uint32_t)n_tasks,
-                                        .node = node,
-                                        .slot = at->slot,
-                                        .slot_memory = at->slot_memory ? at->slot_memory
-                                                                       : c->nodes[node].slot_memory,
-                                        .started = at->started,
-                                        .progress = at->progress,
-                                        .bytes_processed = at->bytes_processed,
-                                        .input_size = t->input_size,
-                                        .cpu = at->cpu,
-                                        .iowait = at->iowait,
-                                        /* The tracker measures steal per
-                                         * node only. */
-                                        .steal = s.nodes[node].steal,
-                                        .speculative = at->speculative,
-                                        .kill_count = t->kills,
-                                        .resize_count = t->resizes,
-                                };
-                        }
-                        n_tasks++;
-                }
-                job->tasks.count = (uint32_t)n_tasks - job->tasks.first;
-                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                        if (job->tasks.first_pending[type] == UINT32_MAX)
-                                job->tasks.first_pending[type] = (uint32_t)n_tasks;
+                job_fill(c, &s, (uint32_t)j, k);
+                s.by_address[j] = (SnapshotJobTasks){ .tasks = c->jobs[j].tasks,
+                                                      .n_tasks = c->jobs[j].n_tasks,
+                                                      .job = (uint32_t)j };
+                k += (uint32_t)c->jobs[j].n_tasks;
         }
-        s.s = (ClusterSnapshot){ .hosts = s.hosts,
-                                 .n_hosts = s.n_hosts,
-                                 .vms = s.vms,
-                                 .n_vms = c->n_nodes,
-                                 .nodes = s.nodes,
-                                 .n_nodes = c->n_nodes,
-                                 .jobs = s.jobs,
-                                 .n_jobs = c->n_jobs,
-                                 .tasks = s.tasks,
-                                 .n_tasks = n_tasks,
-                                 .attempts = s.attempts,
-                                 .n_attempts = n_attempts,
-                                 /* Done tasks left out are in the counts. */
-                                 .job_tasks_kept = true };
+        qsort(s.by_address, c->n_jobs, sizeof(*s.by_address), compare_addresses);
+        s.s.vms = s.vms;
+        s.s.n_vms = c->n_nodes;
+        s.s.nodes = s.nodes;
+        s.s.n_nodes = c->n_nodes;
+        s.s.n_jobs = c->n_jobs;
+        s.s.n_tasks = k;
+        /* Done tasks are in it, in their jobs' counts. */
+        s.s.job_tasks_kept = true;
         *ret = s;
         return 0;
+}
+
+void cluster_snapshot_add_job(Cluster *c) {
+        Snapshot *s = c->snapshot;
+        size_t j = c->n_jobs - 1, at;
+        uint32_t k;
+
+        if (!s || s->overflow)
+                return;
+        k = (uint32_t)s->s.n_tasks;
+        if (snapshot_reserve(s, s->s.n_tasks + c->jobs[j].n_tasks, c->n_jobs) < 0) {
+                s->overflow = true;
+                return;
+        }
+        job_fill(c, s, (uint32_t)j, k);
+        s->s.n_tasks += c->jobs[j].n_tasks;
+        s->s.n_jobs = c->n_jobs;
+        at = 0;
+        while (at < j && (uintptr_t)s->by_address[at].tasks < (uintptr_t)c->jobs[j].tasks)
+                at++;
+        memmove(&s->by_address[at + 1], &s->by_address[at], (j - at) * sizeof(*s->by_address));
+        s->by_address[at] = (SnapshotJobTasks){ .tasks = c->jobs[j].tasks,
+                                                .n_tasks = c->jobs[j].n_tasks,
+                                                .job = (uint32_t)j };
+        s->jobs_moved = true;
+}
+
+void cluster_snapshot_remove_job(Cluster *c, size_t j) {
+        Snapshot *s = c->snapshot;
+        uint32_t first, count, end;
+        size_t kept = 0;
+
+        if (!s || s->overflow)
+                return;
+        first = s->jobs[j].tasks.first;
+        count = s->jobs[j].tasks.count;
+        end = first + count;
+        /* What changed of its tasks goes with them. */
+        for (size_t i = 0; i < s->n_changed; i++)
+                if (s->changed[i] < c->jobs[j].tasks ||
+                    s->changed[i] >= c->jobs[j].tasks + c->jobs[j].n_tasks)
+                        s->changed[kept++] = s->changed[i];
+        s->n_changed = kept;
+        for (uint32_t k = first; k < end; k++)
+                attempts_remove(s, k);
+        memmove(&s->jobs[j], &s->jobs[j + 1], (s->s.n_jobs - j - 1) * sizeof(*s->jobs));
+        memmove(&s->tasks[first], &s->tasks[end], (s->s.n_tasks - end) * sizeof(*s->tasks));
+        memmove(&s->task_of[first], &s->task_of[end], (s->s.n_tasks - end) * sizeof(*s->task_of));
+        s->s.n_jobs--;
+        s->s.n_tasks -= count;
+        for (size_t i = j; i < s->s.n_jobs; i++) {
+                JobTasks *jt = &s->jobs[i].tasks;
+
+                jt->first -= count;
+                jt->first_pending[TASK_MAP] -= count;
+                jt->first_pending[TASK_REDUCE] -= count;
+        }
+        for (size_t k = first; k < s->s.n_tasks; k++)
+                s->tasks[k].job--;
+        for (size_t i = 0; i < s->s.n_attempts; i++)
+                if (s->attempts[i].task >= end)
+                        s->attempts[i].task -= count;
+        kept = 0;
+        for (size_t i = 0; i <= s->s.n_jobs; i++)
+                if (s->by_address[i].job != j)
+                        s->by_address[kept++] = s->by_address[i];
+        for (size_t i = 0; i < s->s.n_jobs; i++)
+                if (s->by_address[i].job > j)
+                        s->by_address[i].job--;
+        s->jobs_moved = true;
 }
 
 /* Field by field: what a step may read. */
@@ -270,6 +583,21 @@ static bool nodes_same(const Node *a, const Node *b) {
                a->slots[SLOT_REDUCE] == b->slots[SLOT_REDUCE] && a->slot_memory == b->slot_memory &&
                a->steal == b->steal && a->iowait == b->iowait && a->measured_at == b->measured_at &&
                a->last_heartbeat == b->last_heartbeat && a->slots_changed_at == b->slots_changed_at;
+}
+
+static bool vms_same(const Vm *a, const Vm *b) {
+        return a->id == b->id && a->host == b->host && a->vcpus == b->vcpus &&
+               a->vcpus_max == b->vcpus_max && a->memory == b->memory &&
+               a->memory_max == b->memory_max && a->cpu_weight == b->cpu_weight &&
+               a->cpu_cap == b->cpu_cap && a->cpu_use == b->cpu_use &&
+               a->memory_used == b->memory_used && a->measured_at == b->measured_at &&
+               a->other_tenant == b->other_tenant;
+}
+
+static bool hosts_same(const Host *a, const Host *b) {
+        return a->id == b->id && a->pcpus == b->pcpus && a->memory == b->memory &&
+               a->disk_bandwidth == b->disk_bandwidth && a->cpu_use == b->cpu_use &&
+               a->measured_at == b->measured_at;
 }
 
 static bool counts_same(const TaskCounts *a, const TaskCounts *b) {
@@ -313,46 +641,111 @@ static bool attempts_same(const Attempt *a, const Attempt *b) {
                a->kill_count == b->kill_count && a->resize_count == b->resize_count;
 }
 
+static int compare_attempt_ids(const void *a, const void *b, void *userdata) {
+        const Attempt *attempts = userdata;
+        uint64_t x = attempts[*(const uint32_t *)a].id, y = attempts[*(const uint32_t *)b].id;
+
+        return (x > y) - (x < y);
+}
+
+/* The indices of s's attempts in the order of their ids; NULL: no memory. */
+static uint32_t *attempts_by_id(const Snapshot *s) {
+        uint32_t *order = malloc(MAX(s->s.n_attempts, (size_t)1) * sizeof(*order));
+
+        if (!order)
+                return NULL;
+        for (uint32_t i = 0; i < s->s.n_attempts; i++)
+                order[i] = i;
+        qsort_r(order, s->s.n_attempts, sizeof(*order), compare_attempt_ids, (void *)s->attempts);
+        return order;
+}
+
+/* Each attempt is among its task's and on its node's list, and nothing
+ * else is. */
+static bool snapshot_lists_hold(const Snapshot *s) {
+        size_t listed = 0, of_tasks = 0;
+
+        for (uint32_t i = 0; i < s->s.n_attempts; i++) {
+                const SnapshotTask *st = &s->task_of[s->attempts[i].task];
+                bool found = false;
+
+                for (unsigned a = 0; a < CLUSTER_ATTEMPTS_MAX; a++)
+                        found = found || st->attempts[a] == i;
+                if (!found)
+                        return false;
+        }
+        for (uint32_t k = 0; k < s->s.n_tasks; k++)
+                for (unsigned a = 0; a < CLUSTER_ATTEMPTS_MAX; a++)
+                        of_tasks += s->task_of[k].attempts[a] != NO_INDEX;
+        for (uint32_t node = 0; node < s->s.n_nodes; node++) {
+                uint32_t prev = NO_INDEX;
+
+                if (s->node_stale[node])
+                        return false;
+                for (uint32_t i = s->first_on_node[node]; i != NO_INDEX; i = s->next_on_node[i]) {
+                        if (i >= s->s.n_attempts || s->attempts[i].node != node ||
+                            s->prev_on_node[i] != prev || listed++ > s->s.n_attempts)
+                                return false;
+                        prev = i;
+                }
+        }
+        return listed == s->s.n_attempts && of_tasks == s->s.n_attempts;
+}
+
 bool cluster_snapshot_current(Cluster *c) {
-        const Snapshot *k = c->snapshot;
+        Snapshot *k = c->snapshot;
+        _cleanup_free_ uint32_t *kept_order = NULL, *new_order = NULL;
         Snapshot f;
         bool same;
 
-        if (!k)
+        /* One that overflowed is built anew at the next step. */
+        if (!k || k->overflow)
                 return true;
-        snapshot_refresh(c, c->snapshot);
+        snapshot_update(c, k);
         if (snapshot_build(c, &f) < 0)
                 return false;
-        same = k->s.n_hosts == f.s.n_hosts && k->s.n_nodes == f.s.n_nodes &&
-               k->s.n_jobs == f.s.n_jobs && k->s.n_tasks == f.s.n_tasks &&
-               k->s.n_attempts == f.s.n_attempts;
+        kept_order = attempts_by_id(k);
+        new_order = attempts_by_id(&f);
+        same = kept_order && new_order && k->s.n_hosts == f.s.n_hosts &&
+               k->s.n_nodes == f.s.n_nodes && k->s.n_jobs == f.s.n_jobs &&
+               k->s.n_tasks == f.s.n_tasks && k->s.n_attempts == f.s.n_attempts &&
+               snapshot_lists_hold(k);
+        for (size_t i = 0; same && i < f.s.n_hosts; i++)
+                same = hosts_same(&k->hosts[i], &f.hosts[i]);
         for (size_t i = 0; same && i < f.s.n_nodes; i++)
-                same = nodes_same(&k->nodes[i], &f.nodes[i]);
+                same = nodes_same(&k->nodes[i], &f.nodes[i]) && vms_same(&k->vms[i], &f.vms[i]);
         for (size_t i = 0; same && i < f.s.n_jobs; i++)
                 same = jobs_same(&k->jobs[i], &f.jobs[i]);
         for (size_t i = 0; same && i < f.s.n_tasks; i++)
-                same = tasks_same(&k->tasks[i], &f.tasks[i]) && k->task_of[i] == f.task_of[i];
+                same = tasks_same(&k->tasks[i], &f.tasks[i]) &&
+                       k->task_of[i].task == f.task_of[i].task &&
+                       k->task_of[i].failures == f.task_of[i].failures &&
+                       k->task_of[i].kills == f.task_of[i].kills;
+        /* Attempts are in no order: matched by their ids. */
         for (size_t i = 0; same && i < f.s.n_attempts; i++)
-                same = attempts_same(&k->attempts[i], &f.attempts[i]) &&
-                       k->attempt_of[i] == f.attempt_of[i];
+                same = attempts_same(&k->attempts[kept_order[i]], &f.attempts[new_order[i]]);
         snapshot_done(&f);
         return same;
 }
 
-/* The step's snapshot: the last one's with what heartbeats measured since,
- * while nothing else changed (a heartbeat that finishes, starts or kills
- * nothing, the steady state of a busy cluster); else a new one. A pass
- * over every task is most of a heartbeat's cost when thousands wait. */
+/* The step's snapshot: the last one's with what changed in the model since
+ * (what heartbeats measured, the tasks that started, ended or were killed,
+ * the jobs that came or went), while no tracker came or went; else a new
+ * one. A pass over every task is most of a heartbeat's cost when thousands
+ * wait. */
 int cluster_snapshot_prepare(Cluster *c, unsigned *flags) {
         Snapshot *s;
         int r;
 
+        if (c->snapshot && c->snapshot->overflow)
+                cluster_snapshot_drop(c);
         if (c->snapshot) {
-                snapshot_refresh(c, c->snapshot);
-                /* Tests: a change that did not drop it shows here. */
+                snapshot_update(c, c->snapshot);
+                /* Tests: a change the snapshot missed shows here. */
                 assert(!c->verify_snapshot || cluster_snapshot_current(c));
-                /* Checked when it was built; measures are checked as they
-                 * come (report_check()). */
+                /* Checked when it was built; what changed since comes from
+                 * the model, and measures are checked as they come
+                 * (report_check()). */
                 *flags |= POLICY_STEP_TRUSTED;
                 return 0;
         }

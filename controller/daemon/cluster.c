@@ -93,7 +93,6 @@ int cluster_cancel(Cluster *c, uint64_t id, StoreError *err) {
                 cluster_task_kill_attempts(c, &j->tasks[i], KILL_CANCELLED);
         cluster_output_remove_maps(&c->data, j);
         cluster_job_remove(c, j);
-        cluster_snapshot_drop(c);
         return 0;
 }
 
@@ -177,7 +176,6 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
                 return r;
         /* Stored: from here on a restart finds it even when the model
          * cannot take it now. */
-        cluster_snapshot_drop(c);
         r = cluster_add_job(c, id, err);
         if (r < 0)
                 log_warning_errno(r, "Job %" PRIu64 " is stored but not started: %s", id,
@@ -202,6 +200,11 @@ int cluster_set_slots(Cluster *c, uint64_t node, const unsigned slots[static _SL
         n->slots_pending = true;
         cluster_snapshot_drop(c);
         return 0;
+}
+
+void cluster_nodes_changed(Cluster *c) {
+        if (c->snapshot)
+                c->snapshot->all_nodes_stale = true;
 }
 
 int cluster_node_set_guest(Cluster *c, uint64_t node, const ClusterGuest *guest) {

@@ -224,8 +224,9 @@ typedef struct Cluster {
          * every task (cluster-model.c). */
         struct AttemptRef *attempt_index;
         size_t n_indexed, index_max;
-        /* The last step's snapshot, kept while the model changes only in
-         * what heartbeats measure (cluster-snapshot.c); NULL: built anew next step. */
+        /* The last step's snapshot, kept while no tracker comes or goes,
+         * and changed where the model changed (cluster-snapshot.c); NULL:
+         * built anew next step. */
         struct Snapshot *snapshot;
         /* Tests: every reuse of the snapshot is checked against a new one
          * (cluster_snapshot_current()), and aborts when they differ. */
@@ -267,6 +268,9 @@ bool cluster_task_backed_up(const ClusterTask *t);
 /* The node's steal as the policy core sees it: its agent's measure when it
  * has one, else its tracker's report. */
 ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, usec_t *ret_at);
+/* What agents say of the nodes' VMs (ClusterNode.vm) changed: the next
+ * step takes in every node again. */
+void cluster_nodes_changed(Cluster *c);
 /* ReportGuest: -ENOENT for an unknown node. */
 int cluster_node_set_guest(Cluster *c, uint64_t node, const ClusterGuest *guest);
 int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,

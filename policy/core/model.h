@@ -213,7 +213,7 @@ void job_profile_add_task(JobProfile *p, TaskType type, usec_t started, usec_t s
  * order: job j's are tasks[first .. first + count), and job j + 1's begin
  * where they end, and that the job's TaskCounts count these tasks and,
  * beyond them, only done tasks the driver leaves out of the snapshot (the
- * live controller keeps no done task in it). */
+ * simulator and the live controller keep every task of a job in it). */
 typedef struct JobTasks {
         uint32_t first, count;
         /* No task of that type before this index is TASK_PENDING; first +

@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: MIT */
+/* flexslot-bench-cluster: the controller's heartbeat path at a cluster's
+ * size, in one process: cluster_heartbeat() on the live model
+ * (controller/daemon/cluster.h) with its policy step (fifo), on a real
+ * store (a SQLite file), called for --trackers trackers in turn, as the
+ * tracker endpoint calls it for each Heartbeat it reads. The protocol is
+ * left out: flexslot-bench-heartbeat measures it over the endpoint, where
+ * its load generator needs a core of its own to send and read the
+ * messages, and would take from the controller the core this measures.
+ *
+ * Each tracker has --slots map slots and holds the attempts it is given; an
+ * attempt succeeds in its tracker's report once it has been reported
+ * running in --task-beats heartbeats, and the step starts another in its
+ * slot. Jobs of maps only are submitted (cluster_submit(), the SubmitJob
+ * path) as tasks succeed, so that the unfinished tasks stay at each of
+ * --tasks: 100,000, then 13,000 (the same 12,000 running, fewer waiting:
+ * what waiting work costs alone), then 400 (all of them running). Once
+ * every slot that can be filled is, it measures for --seconds the
+ * heartbeats with the step, then the same cluster without the step
+ * (Cluster.step false: [policy] step = no), whose trackers report their
+ * attempts running and finish none: the step's share of a heartbeat, in the
+ * same run. The time of a heartbeat is from the call to its reply (there is
+ * no queue in front of it here); the rate counts the submissions and the
+ * store's pruning too, which run on the controller's thread. Ended jobs
+ * are pruned every second of the run as the controller prunes them, older
+ * than --keep-ended, and the store's size is printed after the run. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/macro.h"
+#include "common/parse.h"
+#include "common/time-util.h"
+#include "controller/daemon/cluster.h"
+#include "policy/layers/policies.h"
+#include "latencies.h"
+
+/* A split per BLOCK bytes of a job's input file. */
+#define BLOCK 16
+#define SLOTS_MAX 16
+#define JOB_MAPS_MAX 1000
+#define SIZES_MAX 3
+
+typedef struct Held {
+        uint64_t attempt;
+        unsigned beats; /* reported running in this many heartbeats */
+} Held;
+
+typedef struct BenchTracker {
+        uint64_t id;
+        Held held[SLOTS_MAX];
+        size_t n_held;
+} BenchTracker;
+
+typedef struct Options {
+        size_t trackers;
+        unsigned slots, task_beats;
+        double seconds;
+        usec_t keep_ended;
+        const char *dir;
+} Options;
+
+typedef struct Bench {
+        const Options *o;
+        Cluster *c;
+        Store *store;
+        char *db;
+        BenchTracker *trackers;
+        size_t next; /* the tracker whose turn it is */
+        size_t unfinished, target;
+        unsigned job_maps;
+        char job_input[32];
+        usec_t pruned_at; /* monotonic */
+        Latencies latencies;
+        /* Counted over a measurement. */
+        size_t finished, started, submitted, pruned;
+        size_t pruned_all; /* in the whole run */
+} Bench;
+
+typedef struct Figures {
+        size_t heartbeats;
+        double rate, cpu_rate; /* per second of wall time, of the process's CPU time */
+        uint32_t p50, p99, max;
+} Figures;
+
+static int fail(const char *what, int r, const StoreError *err) {
+        fprintf(stderr, "flexslot-bench-cluster: %s: %s\n", what,
+                err && err->message[0] ? err->message : strerror(-r));
+        return r;
+}
+
+/* An input file of maps splits under dir/in. */
+static int write_input(const char *dir, unsigned maps, char *name, size_t size) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int fd = -1;
+
+        snprintf(name, size, "in/%u", maps);
+        if (asprintf(&path, "%s/%s", dir, name) < 0)
+                return -ENOMEM;
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0 || ftruncate(fd, (off_t)maps * BLOCK) < 0)
+                return -errno;
+        return 0;
+}
+
+static int submit_job(Bench *b) {
+        const char *inputs[] = { b->job_input };
+        StoreJobSpec spec = { .name = "bench",
+                              .user = "bench",
+                              .pool = "default",
+                              .app = "wordcount",
+                              .inputs = inputs,
+                              .n_inputs = 1 };
+        StoreError err = { 0 };
+        AdmitVerdict verdict;
+        uint64_t id;
+        int r;
+
+        r = cluster_submit(b->c, &spec, now_realtime_usec(), &id, &verdict, &err);
+        if (r < 0)
+                return fail("cannot submit a job", r, &err);
+        b->unfinished += b->job_maps;
+        b->submitted++;
+        return 0;
+}
+
+/* Ended jobs older than keep-ended forgotten, once a second, as the
+ * controller's prune timer does. */
+static int prune(Bench *b) {
+        usec_t now = now_realtime_usec();
+        StoreError err = { 0 };
+        size_t n = 0;
+        int r;
+
+        if (now_monotonic_usec() - b->pruned_at < USEC_PER_SEC || now <= b->o->keep_ended)
+                return 0;
+        b->pruned_at = now_monotonic_usec();
+        r = store_jobs_prune(b->store, now - b->o->keep_ended, &n, &err);
+        if (r < 0)
+                return fail("cannot prune", r, &err);
+        b->pruned += n;
+        b->pruned_all += n;
+        return 0;
+}
+
+/* The next tracker's heartbeat: its held attempts running, and the oldest
+ * succeeded once it ran its beats (when finish); what the reply assigns
+ * and kills taken in. */
+static int beat(Bench *b, bool finish, bool measure) {
+        static const char output[] = "out/bench";
+        BenchTracker *t = &b->trackers[b->next];
+        Tracker1Running running[SLOTS_MAX];
+        Tracker1Finished done;
+        Tracker1Report report = { .tracker = t->id, .running = running, .steal = 0.01 };
+        Tracker1Reply reply = { 0 };
+        StoreError err = { 0 };
+        usec_t start, end;
+        size_t first = 0;
+        int r;
+
+        b->next = (b->next + 1) % b->o->trackers;
+        if (finish && t->n_held > 0 && t->held[0].beats >= b->o->task_beats) {
+                done = (Tracker1Finished){ .attempt = t->held[0].attempt,
+                                           .status = TRACKER1_SUCCEEDED,
+                                           .input_bytes = BLOCK,
+                                           .output_bytes = BLOCK,
+                                           .output = output,
+                                           .reason = "",
+                                           .run_time = 1000 };
+                report.finished = &done;
+                report.n_finished = 1;
+                first = 1;
+        }
+        for (size_t i = first; i < t->n_held; i++) {
+                double progress = (double)t->held[i].beats / b->o->task_beats;
+
+                running[report.n_running++] = (Tracker1Running){
+                        .attempt = t->held[i].attempt,
+                        .progress = progress < 1 ? progress : 1,
+                        .bytes_processed = BLOCK / 2,
+                        .input_size = BLOCK,
+                        .cpu_time = 1000,
+                };
+        }
+        report.free_slots[TRACKER1_MAP] = b->o->slots - (unsigned)report.n_running;
+        start = now_monotonic_usec();
+        r = cluster_heartbeat(b->c, t->id, &report, now_realtime_usec(), start, &reply, &err);
+        end = now_monotonic_usec();
+        if (r < 0)
+                return fail("heartbeat", r, &err);
+        if (first) {
+                memmove(&t->held[0], &t->held[1], (t->n_held - 1) * sizeof(*t->held));
+                t->n_held--;
+                b->unfinished--;
+                b->finished++;
+        }
+        for (size_t i = 0; i < t->n_held; i++)
+                t->held[i].beats++;
+        for (size_t i = 0; i < reply.n_assignments && t->n_held < SLOTS_MAX; i++) {
+                t->held[t->n_held++] = (Held){ .attempt = reply.assignments[i].attempt };
+                b->started++;
+        }
+        for (size_t k = 0; k < reply.n_kills; k++)
+                for (size_t i = 0; i < t->n_held; i++)
+                        if (t->held[i].attempt == reply.kills[k].attempt) {
+                                t->held[i] = t->held[--t->n_held];
+                                break;
+                        }
+        tracker1_reply_done(&reply);
+        if (measure) {
+                r = latencies_record(&b->latencies, end - start);
+                if (r < 0)
+                        return r;
+        }
+        while (b->unfinished + b->job_maps <= b->target) {
+                r = submit_job(b);
+                if (r < 0)
+                        return r;
+        }
+        return prune(b);
+}
+
+static double cpu_seconds(void) {
+        struct timespec ts;
+
+        if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+                return 0;
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Heartbeats for o->seconds, each tracker in turn. */
+static int measure(Bench *b, bool finish, Figures *ret) {
+        usec_t start = now_monotonic_usec(), end = start + (usec_t)(b->o->seconds * USEC_PER_SEC);
+        usec_t now = start;
+        double cpu0 = cpu_seconds(), cpu;
+        int r;
+
+        b->latencies.n = 0;
+        b->finished = b->started = b->submitted = b->pruned = 0;
+        while (now < end) {
+                /* A round of 64 between clock reads. */
+                for (unsigned i = 0; i < 64; i++) {
+                        r = beat(b, finish, true);
+                        if (r < 0)
+                                return r;
+                }
+                now = now_monotonic_usec();
+        }
+        cpu = cpu_seconds() - cpu0;
+        latencies_sort(&b->latencies);
+        *ret = (Figures){ .heartbeats = b->latencies.n,
+                          .rate = (double)b->latencies.n / ((double)(now - start) / USEC_PER_SEC),
+                          .cpu_rate = cpu > 0 ? (double)b->latencies.n / cpu : 0,
+                          .p50 = latencies_percentile(&b->latencies, 0.5),
+                          .p99 = latencies_percentile(&b->latencies, 0.99),
+                          .max = latencies_percentile(&b->latencies, 1.0) };
+        return 0;
+}
+
+static size_t running_attempts(const Bench *b) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < b->o->trackers; i++)
+                n += b->trackers[i].n_held;
+        return n;
+}
+
+/* Store file and its write-ahead log, in bytes. */
+static uint64_t store_bytes(const char *db) {
+        _cleanup_free_ char *wal = NULL;
+        struct stat st;
+        uint64_t n = 0;
+
+        if (stat(db, &st) == 0)
+                n += (uint64_t)st.st_size;
+        if (asprintf(&wal, "%s-wal", db) >= 0 && stat(wal, &st) == 0)
+                n += (uint64_t)st.st_size;
+        return n;
+}
+
+static void print_figures(const char *what, const Figures *f) {
+        printf("  %-20s %8.0f heartbeats/s (%8.0f per CPU-second), reply p50 %5" PRIu32
+               " us, p99 %6" PRIu32 " us, max %7" PRIu32 " us (%zu heartbeats)\n",
+               what, f->rate, f->cpu_rate, f->p50, f->p99, f->max, f->heartbeats);
+}
+
+static Bench *bench_free(Bench *b) {
+        if (!b)
+                return NULL;
+        cluster_free(b->c);
+        store_close(b->store);
+        if (b->db) {
+                char path[PATH_MAX];
+
+                (void)unlink(b->db);
+                snprintf(path, sizeof(path), "%s-wal", b->db);
+                (void)unlink(path);
+                snprintf(path, sizeof(path), "%s-shm", b->db);
+                (void)unlink(path);
+        }
+        free(b->db);
+        free(b->trackers);
+        latencies_done(&b->latencies);
+        free(b);
+        return NULL;
+}
+DEFINE_POINTER_CLEANUP_FUNC(Bench, bench_free);
+
+/* One cluster of tasks unfinished tasks, measured with and without the
+ * step; the step's figures in *ret_step. */
+static int run(const Options *o, Policy *policy, const ClusterData *data, size_t tasks,
+               Figures *ret_step) {
+        _cleanup_(bench_freep) Bench *b = calloc(1, sizeof(*b));
+        const unsigned slots[_SLOT_TYPE_MAX] = { o->slots, 0 };
+        StoreError err = { 0 };
+        Figures with, without;
+        uint64_t counts[_STORE_JOB_STATE_MAX];
+        usec_t t0;
+        size_t full = 0;
+        int r;
+
+        if (!b || asprintf(&b->db, "%s/store.db", o->dir) < 0)
+                return -ENOMEM;
+        b->o = o;
+        b->target = tasks;
+        b->job_maps = (unsigned)MIN(tasks / 40, (size_t)JOB_MAPS_MAX);
+        b->trackers = calloc(o->trackers, sizeof(*b->trackers));
+        if (!b->trackers)
+                return -ENOMEM;
+        r = write_input(o->dir, b->job_maps, b->job_input, sizeof(b->job_input));
+        if (r < 0)
+                return fail("cannot write an input", r, NULL);
+        r = store_open(b->db, &b->store, &err);
+        if (r >= 0)
+                r = cluster_new(b->store, policy, data, &b->c, &err);
+        if (r < 0)
+                return fail("cannot set up the cluster", r, &err);
+        for (size_t i = 0; i < o->trackers; i++) {
+                char host[32];
+
+                snprintf(host, sizeof(host), "load-%zu", i);
+                r = cluster_register(b->c, host, host, slots, (uint64_t)256 << 20,
+                                     now_monotonic_usec(), &b->trackers[i].id);
+                if (r < 0)
+                        return fail("cannot register", r, NULL);
+        }
+        t0 = now_monotonic_usec();
+        while (b->unfinished + b->job_maps <= b->target) {
+                r = submit_job(b);
+                if (r < 0)
+                        return r;
+        }
+        /* Every slot there are tasks for filled, none finished yet. */
+        while (running_attempts(b) < MIN(tasks, o->trackers * o->slots) || full++ < o->trackers) {
+                r = beat(b, false, false);
+                if (r < 0)
+                        return r;
+        }
+        /* Their ends spread as in a cluster that has run a while: a
+         * tracker's attempts started gap beats apart, the trackers' oldest
+         * at every age up to gap. */
+        for (size_t i = 0; i < o->trackers; i++) {
+                BenchTracker *t = &b->trackers[i];
+                unsigned gap = t->n_held > 0 ? (o->task_beats + (unsigned)t->n_held - 1) /
+                                                       (unsigned)t->n_held
+                                             : 1;
+
+                for (size_t a = 0; a < t->n_held; a++) {
+                        unsigned behind = (unsigned)(i % gap) + (unsigned)a * gap;
+
+                        t->held[a].beats = behind < o->task_beats ? o->task_beats - behind : 0;
+                }
+        }
+        printf("%zu unfinished tasks (jobs of %u maps), %zu running; filled in %.1f s\n",
+               b->unfinished, b->job_maps, running_attempts(b),
+               (double)(now_monotonic_usec() - t0) / USEC_PER_SEC);
+        fflush(stdout);
+        r = measure(b, true, &with);
+        if (r < 0)
+                return r;
+        print_figures("policy step (fifo):", &with);
+        printf("  %zu attempts succeeded, %zu started, %zu jobs submitted, %zu ended jobs "
+               "pruned; %zu unfinished tasks, %zu running\n",
+               b->finished, b->started, b->submitted, b->pruned, b->unfinished,
+               running_attempts(b));
+        b->c->step = false;
+        r = measure(b, false, &without);
+        if (r < 0)
+                return r;
+        print_figures("baseline, no step:", &without);
+        r = store_jobs_count(b->store, counts, &err);
+        if (r < 0)
+                return fail("cannot count the stored jobs", r, &err);
+        printf("  step / baseline: rate %.3f, per CPU-second %.3f; store %.1f MB after the run, "
+               "%" PRIu64 " jobs queued or running, %" PRIu64 " ended (%zu pruned)\n",
+               without.rate > 0 ? with.rate / without.rate : 0,
+               without.cpu_rate > 0 ? with.cpu_rate / without.cpu_rate : 0,
+               (double)store_bytes(b->db) / (1 << 20),
+               counts[STORE_JOB_QUEUED] + counts[STORE_JOB_RUNNING],
+               counts[STORE_JOB_SUCCEEDED] + counts[STORE_JOB_FAILED] + counts[STORE_JOB_CANCELLED],
+               b->pruned_all);
+        fflush(stdout);
+        *ret_step = with;
+        return 0;
+}
+
+static int parse_tasks(const char *arg, size_t *tasks, size_t *n) {
+        _cleanup_free_ char *copy = strdup(arg);
+        char *save = NULL;
+
+        if (!copy)
+                return -ENOMEM;
+        *n = 0;
+        for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+                int64_t v;
+
+                if (*n == SIZES_MAX || parse_int64(w, 40, 10000000, &v) < 0)
+                        return -EINVAL;
+                tasks[(*n)++] = (size_t)v;
+        }
+        return *n > 0 ? 0 : -EINVAL;
+}
+
+int main(int argc, char **argv) {
+        static const struct option options[] = {
+                { "trackers", required_argument, NULL, 'n' },
+                { "slots", required_argument, NULL, 'S' },
+                { "tasks", required_argument, NULL, 'T' },
+                { "task-beats", required_argument, NULL, 'b' },
+                { "seconds", required_argument, NULL, 's' },
+                { "keep-ended", required_argument, NULL, 'k' },
+                { "dir", required_argument, NULL, 'd' },
+                {},
+        };
+        Options o = { .trackers = 4000,
+                      .slots = 3,
+                      .task_beats = 10,
+                      .seconds = 5,
+                      .keep_ended = USEC_PER_SEC };
+        size_t tasks[SIZES_MAX] = { 100000, 13000, 400 }, n_tasks = SIZES_MAX;
+        Figures figures[SIZES_MAX];
+        PolicyConfig cfg = { 0 };
+        Policy *policy = NULL;
+        _cleanup_free_ char *dir = NULL, *in = NULL;
+        ClusterData data;
+        int64_t v;
+        int opt, r;
+
+        log_open(argv[0]);
+        /* A job's end logs; the figures are what this prints. */
+        log_set_max_level(LOG_LEVEL_ERR);
+        while ((opt = getopt_long(argc, argv, "", options, NULL)) >= 0)
+                switch (opt) {
+                case 'n':
+                        if (parse_int64(optarg, 1, 100000, &v) < 0)
+                                return log_error("Invalid --trackers '%s'", optarg), 2;
+                        o.trackers = (size_t)v;
+                        break;
+                case 'S':
+                        if (parse_int64(optarg, 1, SLOTS_MAX, &v) < 0)
+                                return log_error("Invalid --slots '%s'", optarg), 2;
+                        o.slots = (unsigned)v;
+                        break;
+                case 'T':
+                        if (parse_tasks(optarg, tasks, &n_tasks) < 0)
+                                return log_error("Invalid --tasks '%s': one to three counts of "
+                                                 "40 or more, comma-separated",
+                                                 optarg),
+                                       2;
+                        break;
+                case 'b':
+                        if (parse_int64(optarg, 1, 1000000, &v) < 0)
+                                return log_error("Invalid --task-beats '%s'", optarg), 2;
+                        o.task_beats = (unsigned)v;
+                        break;
+                case 's':
+                        if (parse_double(optarg, 0.1, 3600, &o.seconds) < 0)
+                                return log_error("Invalid --seconds '%s'", optarg), 2;
+                        break;
+                case 'k':
+                        if (parse_duration(optarg, &o.keep_ended) < 0)
+                                return log_error("Invalid --keep-ended '%s'", optarg), 2;
+                        break;
+                case 'd':
+                        o.dir = optarg;
+                        break;
+                default:
+                        return 2;
+                }
+        if (!o.dir) {
+                const char *tmp = getenv("TMPDIR");
+
+                if (asprintf(&dir, "%s/flexslot-bench-cluster.XXXXXX", tmp ? tmp : "/var/tmp") <
+                            0 ||
+                    !mkdtemp(dir))
+                        return log_error("Cannot make a directory"), 1;
+                o.dir = dir;
+        }
+        if (asprintf(&in, "%s/in", o.dir) < 0 || (mkdir(in, 0755) < 0 && errno != EEXIST))
+                return log_error("Cannot make %s", in ? in : "in"), 1;
+        data = (ClusterData){ .data_dir = o.dir, .block_size = BLOCK };
+        r = policy_config_init(&cfg);
+        if (r >= 0)
+                r = policy_new_named(&cfg, NULL, &policy);
+        policy_config_done(&cfg);
+        if (r < 0)
+                return log_error_errno(r, "Cannot make the policy"), 1;
+
+        printf("flexslot heartbeat path in process: %zu trackers x %u map slots, a task "
+               "succeeds after %u of its heartbeats, %.1f s each measurement, ended jobs "
+               "pruned after %.1f s\n",
+               o.trackers, o.slots, o.task_beats, o.seconds, (double)o.keep_ended / USEC_PER_SEC);
+        for (size_t i = 0; i < n_tasks && r >= 0; i++)
+                r = run(&o, policy, &data, tasks[i], &figures[i]);
+        for (size_t i = 1; r >= 0 && i < n_tasks; i++)
+                printf("step at %zu unfinished tasks / at %zu: rate %.3f, per CPU-second %.3f\n",
+                       tasks[0], tasks[i],
+                       figures[i].rate > 0 ? figures[0].rate / figures[i].rate : 0,
+                       figures[i].cpu_rate > 0 ? figures[0].cpu_rate / figures[i].cpu_rate : 0);
+        policy_free(policy);
+        if (dir) {
+                char path[PATH_MAX];
+
+                for (size_t i = 0; i < n_tasks; i++) {
+                        snprintf(path, sizeof(path), "%s/in/%zu", dir,
+                                 MIN(tasks[i] / 40, (size_t)JOB_MAPS_MAX));
+                        (void)unlink(path);
+                }
+                (void)rmdir(in);
+                (void)rmdir(dir);
+        }
+        return r < 0 ? 1 : 0;
+}
