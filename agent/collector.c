@@ -203,13 +203,16 @@ static void fill_from_info(AgentCollector *c, AgentDomain *d, const AgentDomain 
         HvDomainInfo info;
         int r;
 
+        d->first_seen = before ? before->first_seen : now;
         if (live && before && !stale) {
                 d->settings = before->settings;
                 d->cpu_weight = before->cpu_weight;
                 d->vcpu_quota_usec = before->vcpu_quota_usec;
                 d->vcpu_period_usec = before->vcpu_period_usec;
                 d->settings_read = before->settings_read;
-                settings_due = now - before->settings_read >= AGENT_SETTINGS_MAX_AGE;
+                settings_due = now - before->settings_read >= AGENT_SETTINGS_MAX_AGE ||
+                               (d->settings != AGENT_SETTINGS_ALL &&
+                                now - d->first_seen < AGENT_SETTINGS_MAX_AGE);
         }
         if (!settings_due && (m->valid & HV_METRIC_VCPUS) && (m->valid & HV_METRIC_MEMORY))
                 return;

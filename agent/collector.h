@@ -18,12 +18,17 @@
 typedef enum AgentSetting {
         AGENT_SETTING_CPU_WEIGHT = 1u << 0,
         AGENT_SETTING_CPU_CAP = 1u << 1,
+        AGENT_SETTINGS_ALL = AGENT_SETTING_CPU_WEIGHT | AGENT_SETTING_CPU_CAP,
 } AgentSetting;
 
 /* Settings are read per domain, not in the bulk call: when the collector
  * first sees the domain running, after the agent changed them, and when the
  * last reading is this old (a change made behind the agent's back, with
- * virsh say, shows within it). */
+ * virsh say, shows within it). A domain seen for less than this whose
+ * reading failed or lacked its weight or cap is read again at every sample:
+ * a guest that has just been created answers before libvirt has its vCPUs'
+ * cgroups, and waiting out the age left real guests without a cap for
+ * about 47 s after their trackers registered (demo/vmexp.sh). */
 #define AGENT_SETTINGS_MAX_AGE (60 * USEC_PER_SEC)
 
 /* What the newest samples say of a guest's memory, for the shrink guard
@@ -72,6 +77,7 @@ typedef struct AgentDomain {
         int64_t vcpu_quota_usec; /* <= 0: no cap */
         uint64_t vcpu_period_usec;
         usec_t settings_read; /* monotonic */
+        usec_t first_seen;    /* monotonic: the first sample that had the domain */
 } AgentDomain;
 
 /* The cap of a domain in the actuation contract's unit (milli-CPUs,

@@ -560,6 +560,9 @@ END_TEST
 
 static unsigned n_info_calls;
 static uint64_t fake_shares = 1024;
+/* The settings the driver has of its domains (a guest just created has no
+ * quota yet). */
+static unsigned fake_info_fields = HV_INFO_CPU_WEIGHT | HV_INFO_QUOTA;
 /* Whether the driver answers its two domains in the other order. */
 static bool swapped;
 
@@ -597,7 +600,7 @@ static int counting_get_info(HvConnection *conn, const char *domain, unsigned fl
         *ret = (HvDomainInfo){ .state = HV_STATE_RUNNING,
                                .vcpus_current = 2,
                                .vcpus_max = 4,
-                               .fields = HV_INFO_CPU_WEIGHT | HV_INFO_QUOTA,
+                               .fields = fake_info_fields,
                                .cpu_shares = fake_shares,
                                .vcpu_quota_usec = 75000,
                                .vcpu_period_usec = 100000 };
@@ -668,6 +671,63 @@ START_TEST(test_collector_settings) {
 }
 END_TEST
 
+static void counting_start(void) {
+        log_set_max_level(LOG_LEVEL_ERR);
+        ck_assert_int_eq(agent_collector_init(&collector, "counting:///"), 0);
+        ck_assert_int_eq(hv_connection_open_driver(&counting_driver, "counting:///", NULL, 0,
+                                                   &collector.conn),
+                         0);
+        collector.clock = fake_clock;
+        fake_now = 1000 * USEC_PER_SEC;
+        n_info_calls = 0;
+        swapped = false;
+}
+
+/* vm0's settings in the next sample, a second later. */
+static unsigned settings_after(void) {
+        AgentSnapshot *s = NULL;
+        unsigned settings;
+
+        fake_now += USEC_PER_SEC;
+        ck_assert_int_eq(agent_collector_sample(&collector, NULL, &s), 0);
+        settings = agent_snapshot_find(s, "vm0")->settings;
+        free(s);
+        return settings;
+}
+
+/* A new domain whose first reading lacks its cap (libvirt has no vCPU
+ * cgroups yet) is read again at the next sample, not a minute later; one
+ * that never shows a cap is read at every sample for its first minute
+ * only. */
+START_TEST(test_collector_settings_new_domain) {
+        counting_start();
+        fake_info_fields = HV_INFO_CPU_WEIGHT;
+        ck_assert_uint_eq(settings_after(), AGENT_SETTING_CPU_WEIGHT);
+        ck_assert_uint_eq(n_info_calls, 2);
+        fake_info_fields = HV_INFO_CPU_WEIGHT | HV_INFO_QUOTA;
+        ck_assert_uint_eq(settings_after(), AGENT_SETTINGS_ALL);
+        ck_assert_uint_eq(n_info_calls, 4);
+        /* Whole now: carried over. */
+        ck_assert_uint_eq(settings_after(), AGENT_SETTINGS_ALL);
+        ck_assert_uint_eq(n_info_calls, 4);
+        agent_collector_done(&collector);
+
+        counting_start();
+        fake_info_fields = HV_INFO_CPU_WEIGHT;
+        for (unsigned i = 0; i < 60; i++)
+                ck_assert_uint_eq(settings_after(), AGENT_SETTING_CPU_WEIGHT);
+        ck_assert_uint_eq(n_info_calls, 2 * 60);
+        /* Then when its reading is AGENT_SETTINGS_MAX_AGE old. */
+        for (unsigned i = 0; i < 59; i++)
+                ck_assert_uint_eq(settings_after(), AGENT_SETTING_CPU_WEIGHT);
+        ck_assert_uint_eq(n_info_calls, 2 * 60);
+        ck_assert_uint_eq(settings_after(), AGENT_SETTING_CPU_WEIGHT);
+        ck_assert_uint_eq(n_info_calls, 2 * 61);
+        fake_info_fields = HV_INFO_CPU_WEIGHT | HV_INFO_QUOTA;
+        agent_collector_done(&collector);
+}
+END_TEST
+
 Suite *suite_agent_libvirt(void) {
         Suite *s = suite_create("agent_libvirt");
         TCase *tc = tcase_create("collector");
@@ -698,6 +758,7 @@ Suite *suite_agent_libvirt(void) {
 
         tc = tcase_create("settings");
         tcase_add_test(tc, test_collector_settings);
+        tcase_add_test(tc, test_collector_settings_new_domain);
         suite_add_tcase(s, tc);
         return s;
 }
