@@ -40,8 +40,9 @@
 # steal clock (their /proc/stat steal is 0), so steal is the agent's
 # (libvirt's vcpu.N.delay); vCPUs are never unplugged (unplug times out
 # under TCG), so every arm moves CPU with caps and weights only. A cap is
-# set as a quota per vCPU (the agent's), where DRS and the simulator cap
-# the VM as a whole: a guest with one busy vCPU gets half its cap.
+# the whole VM's quota (libvirt's global_quota), as DRS and the simulator
+# cap a VM; where libvirt has none the agent sets a quota per vCPU and
+# says so in its log, and the timeline reads that.
 set -eu
 build=${FLEXSLOT_BUILD:?set by make vmexp}
 src=${FLEXSLOT_SRCDIR:?set by make vmexp}
@@ -256,6 +257,20 @@ label_of() {
 	esac
 }
 
+# cap_of GUEST: "CAP WEIGHT" as libvirt has them, CAP in CPUs or "none":
+# the whole VM's quota (global_quota), or the quota per vCPU times the
+# vCPUs; where both are set, the smaller.
+cap_of() {
+	vm_virsh schedinfo "$1" --live 2>/dev/null |
+		awk -F': *' -v v="$vcpus" '$1 ~ /^cpu_shares/ { s = $2 }
+			$1 ~ /^vcpu_period/ { p = $2 } $1 ~ /^vcpu_quota/ { q = $2 }
+			$1 ~ /^global_period/ { gp = $2 } $1 ~ /^global_quota/ { gq = $2 }
+			END { c = -1
+				if (q + 0 > 0 && q + 0 < 1e12 && p + 0 > 0) c = v * q / p
+				if (gq + 0 > 0 && gq + 0 < 1e12 && gp + 0 > 0 && (c < 0 || gq / gp < c)) c = gq / gp
+				if (c >= 0) printf "%.2f %s", c, s; else printf "none %s", s }'
+}
+
 # progress MS STATE MAPS MAPS_DONE REDUCES REDUCES_DONE: a line, the steal
 # and the caps as libvirt has them.
 progress() {
@@ -265,11 +280,7 @@ progress() {
 	for g in $guests; do
 		_s=$(awk -F'\t' -v u="$(uuid_of "$g")" '$2 == u { printf "%.2f", $7 }' "$vm_state/vms")
 		[ -z "$_s" ] || echo "$g $_s" >>"$vm_state/steal-$run"
-		_q=$(vm_virsh schedinfo "$g" --live 2>/dev/null |
-			awk -F': *' -v v="$vcpus" '$1 ~ /^cpu_shares/ { s = $2 } $1 ~ /^vcpu_period/ { p = $2 }
-				$1 ~ /^vcpu_quota/ { q = $2 }
-				END { if (q + 0 > 0 && q + 0 < 1e12 && p + 0 > 0) printf "%.2f %s", v * q / p, s
-					else printf "none %s", s }')
+		_q=$(cap_of "$g")
 		echo "$_t $g $_q" >>"$out/caps-$run.txt"
 		_line="$_line ${g#fs-} ${_s:-?}/${_q%% *}"
 	done
@@ -280,11 +291,11 @@ progress() {
 # so that vm_poll's tenths of a second become seconds.
 all_capped() {
 	for _g in $guests; do
-		vm_virsh schedinfo "$_g" --live 2>/dev/null |
-			awk -F': *' '$1 ~ /^vcpu_quota/ { q = $2 } END { exit !(q + 0 > 0 && q + 0 < 1e12) }' || {
+		case $(cap_of "$_g") in none* | '')
 			sleep 1
 			return 1
-		}
+			;;
+		esac
 	done
 }
 

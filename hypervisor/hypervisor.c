@@ -328,7 +328,8 @@ int hv_domain_set_quota(HvConnection *conn, const char *domain, int64_t quota_us
         if (period_usec < VCPU_PERIOD_MIN || period_usec > VCPU_PERIOD_MAX ||
             (quota_usec != -1 && (quota_usec < VCPU_QUOTA_MIN || quota_usec > VCPU_QUOTA_MAX)))
                 return -EINVAL;
-        r = domain_op_begin(conn, DRIVER_OP(conn, domain_set_quota), domain, flags, 0);
+        r = domain_op_begin(conn, DRIVER_OP(conn, domain_set_quota), domain, flags,
+                            HV_QUOTA_GLOBAL);
         if (r < 0)
                 return r;
         r = conn_end(conn, conn->driver->domain_set_quota(conn, domain, quota_usec, period_usec,

@@ -1152,6 +1152,15 @@ START_TEST(test_libvirt_fixture_actions) {
                          "worker1 has no cpu_shares scheduler parameter");
         ck_assert_int_eq(hv_domain_set_quota(conn, "worker1", 50000, 100000, 0, &q, &u),
                          -EOPNOTSUPP);
+        /* Nor the whole domain's quota: the test driver's scheduler has a
+         * weight alone (tests/vm has the real guests'). */
+        ck_assert_int_eq(
+                hv_domain_set_quota(conn, "worker1", 50000, 100000, HV_QUOTA_GLOBAL, &q, &u),
+                -EOPNOTSUPP);
+        ck_assert_str_eq(hv_connection_get_last_error(conn),
+                         "worker1 has no global_quota scheduler parameter");
+        ck_assert_int_eq(hv_domain_set_quota(conn, "worker1", 50000, 100000, 1u << 5, &q, &u),
+                         -EINVAL);
         ck_assert_int_eq(hv_domain_set_cpu_weight(conn, "worker1", 0, 0, &u), -EINVAL);
         ck_assert_int_eq(hv_domain_set_quota(conn, "worker1", 50000, 999, 0, &q, &u), -EINVAL);
         ck_assert_int_eq(hv_domain_set_quota(conn, "worker1", 0, 100000, 0, &q, &u), -EINVAL);
