@@ -392,8 +392,16 @@ static const sd_bus_vtable tracker_vtable[] = {
                 SD_BUS_RESULT("a" TRACKER1_ASSIGNMENT_TYPE, assignments, "at", kills,
                               TRACKER1_SLOTS_TYPE, slots, "as", kill_reasons),
                 method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
-        /* Revision 1's trackers: the same report without the attempts'
-         * times. */
+        /* Revision 2's trackers: the same report without the attempts'
+         * use of CPU and I/O. */
+        SD_BUS_METHOD_WITH_ARGS(
+                TRACKER1_HEARTBEAT_V2_METHOD,
+                SD_BUS_ARGS("t", tracker, TRACKER1_NODE_TYPE, node, "a" TRACKER1_RUNNING_TYPE,
+                            running, "a" TRACKER1_FINISHED_V2_TYPE, finished),
+                SD_BUS_RESULT("a" TRACKER1_ASSIGNMENT_TYPE, assignments, "at", kills,
+                              TRACKER1_SLOTS_TYPE, slots, "as", kill_reasons),
+                method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
+        /* Revision 1's trackers: without the attempts' times either. */
         SD_BUS_METHOD_WITH_ARGS(
                 TRACKER1_HEARTBEAT_V1_METHOD,
                 SD_BUS_ARGS("t", tracker, TRACKER1_NODE_TYPE, node, "a" TRACKER1_RUNNING_TYPE,
