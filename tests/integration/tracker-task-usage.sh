@@ -23,8 +23,11 @@ start_real_tracker 64M
 
 # Rounds of 20000 additions until the shell's own count reaches a second
 # (one line: a job's command holds no control characters).
+# shellcheck disable=SC2016 # expanded by the task's shell
 burn='tick=$(getconf CLK_TCK); while :; do set -- $(cut -d" " -f14-17 /proc/$$/stat);'
+# shellcheck disable=SC2016
 burn="$burn"' [ $(($1 + $2 + $3 + $4)) -lt "$tick" ] || break; i=0;'
+# shellcheck disable=SC2016
 burn="$burn"' while [ $i -lt 20000 ]; do i=$((i + 1)); done; done; cat'
 job=$(flexslotctl submit --mapper "$burn" --reduces 1 --name usage maps/m0)
 job_succeeded() {
