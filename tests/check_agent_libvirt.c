@@ -658,12 +658,7 @@ static unsigned weight_after(const AgentStale *stale) {
         return w;
 }
 
-/* Read when first seen, carried over while fresh (whatever order the
- * domains come in), read again when the agent changed them or when they
- * are AGENT_SETTINGS_MAX_AGE old. */
-START_TEST(test_collector_settings) {
-        AgentStale stale = { 0 };
-
+static void counting_start(void) {
         log_set_max_level(LOG_LEVEL_ERR);
         ck_assert_int_eq(agent_collector_init(&collector, "counting:///"), 0);
         ck_assert_int_eq(hv_connection_open_driver(&counting_driver, "counting:///", NULL, 0,
@@ -673,7 +668,15 @@ START_TEST(test_collector_settings) {
         fake_now = 1000 * USEC_PER_SEC;
         n_info_calls = 0;
         swapped = false;
+}
 
+/* Read when first seen, carried over while fresh (whatever order the
+ * domains come in), read again when the agent changed them or when they
+ * are AGENT_SETTINGS_MAX_AGE old. */
+START_TEST(test_collector_settings) {
+        AgentStale stale = { 0 };
+
+        counting_start();
         ck_assert_uint_eq(weight_after(NULL), 1024);
         ck_assert_uint_eq(n_info_calls, 2);
         fake_shares = 2048;
@@ -697,18 +700,6 @@ START_TEST(test_collector_settings) {
         agent_collector_done(&collector);
 }
 END_TEST
-
-static void counting_start(void) {
-        log_set_max_level(LOG_LEVEL_ERR);
-        ck_assert_int_eq(agent_collector_init(&collector, "counting:///"), 0);
-        ck_assert_int_eq(hv_connection_open_driver(&counting_driver, "counting:///", NULL, 0,
-                                                   &collector.conn),
-                         0);
-        collector.clock = fake_clock;
-        fake_now = 1000 * USEC_PER_SEC;
-        n_info_calls = 0;
-        swapped = false;
-}
 
 /* vm0's settings in the next sample, a second later. */
 static unsigned settings_after(void) {

@@ -35,18 +35,18 @@ job_succeeded() {
 }
 poll job_succeeded || poll job_succeeded || fail "the job did not succeed: $(flexslotctl show "$job")"
 flexslotctl --no-legend show "$job" >"$tmp/show"
-# ATTEMPT TASK INDEX NODE STATE STARTED ENDED REASON CPU_S IO_WAIT_S
-awk -F'\t' '$2 == "map" && $5 == "succeeded" {
-		found = 1
-		printf "map: %s CPU seconds, %s s of block I/O wait\n", $9, $10
-		if ($9 + 0 < 0.95 || $9 + 0 > 1.6 || $10 + 0 < 0) bad = 1 }
-	END { exit !(found && !bad) }' "$tmp/show" ||
-	fail "the map's CPU time is not its one-second burn: $(cat "$tmp/show")"
-awk -F'\t' '$2 == "reduce" && $5 == "succeeded" {
-		found = 1
-		printf "reduce: %s CPU seconds, %s s of block I/O wait\n", $9, $10
-		if ($9 + 0 < 0 || $9 + 0 > 0.5 || $10 + 0 < 0) bad = 1 }
-	END { exit !(found && !bad) }' "$tmp/show" ||
+# usage_within TASK MIN MAX: its succeeded attempt used MIN..MAX CPU seconds
+# and reported a block I/O wait. ATTEMPT TASK INDEX NODE STATE STARTED ENDED
+# REASON CPU_S IO_WAIT_S.
+usage_within() {
+	awk -F'\t' -v task="$1" -v lo="$2" -v hi="$3" '$2 == task && $5 == "succeeded" {
+			found = 1
+			printf "%s: %s CPU seconds, %s s of block I/O wait\n", task, $9, $10
+			if ($9 + 0 < lo || $9 + 0 > hi || $10 + 0 < 0) bad = 1 }
+		END { exit !(found && !bad) }' "$tmp/show"
+}
+usage_within map 0.95 1.6 || fail "the map's CPU time is not its one-second burn: $(cat "$tmp/show")"
+usage_within reduce 0 0.5 ||
 	fail "the reduce's CPU time is not that of a task doing next to nothing: $(cat "$tmp/show")"
 flexslotctl show --json "$job" | grep -q '"cpu_s": [0-9]' ||
 	fail "show --json lacks the CPU time: $(flexslotctl show --json "$job")"
