@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/format.h"
 #include "common/log.h"
 #include "connection.h"
 #include "common/macro.h"
@@ -245,7 +246,8 @@ static void fill_from_info(AgentCollector *c, AgentDomain *d, const AgentDomain 
         r = hv_domain_get_info(c->conn, d->uuid[0] ? d->uuid : d->name, 0, &info);
         if (r < 0) {
                 log_debug_errno(r, "No info for %s: %s", d->name, agent_hv_error(c->conn, r));
-                /* Not again before the settings are due anyway. */
+                /* Not again before the settings are due anyway (a new
+                 * domain's: at the next sample). */
                 if (settings_due)
                         d->settings_read = now;
                 return;
@@ -253,6 +255,10 @@ static void fill_from_info(AgentCollector *c, AgentDomain *d, const AgentDomain 
         /* Read anyway: fresh settings cost nothing more. */
         if (live)
                 take_settings(d, &info, now);
+        if (live && before && before->settings != AGENT_SETTINGS_ALL &&
+            d->settings == AGENT_SETTINGS_ALL)
+                log_info("Domain %s: libvirt has its CPU weight and cap %s after it was first seen",
+                         d->name, FORMAT_DURATION(now - d->first_seen));
         if (!(m->valid & HV_METRIC_VCPUS)) {
                 m->vcpus_current = info.vcpus_current;
                 m->vcpus_max = info.vcpus_max;
