@@ -394,6 +394,9 @@ int hv_domain_set_memory(HvConnection *conn, const char *domain, uint64_t kib, u
  * v2 hosts 1..10000). Returns the value read back. */
 int hv_domain_set_cpu_weight(HvConnection *conn, const char *domain, uint64_t shares,
                              unsigned flags, uint64_t *ret_shares);
+/* The kernel's largest CFS quota (max_cfs_runtime, 2^44 - 1), usec. */
+#define HV_QUOTA_MAX INT64_C(17592186044415)
+
 /* Flags of hv_domain_set_quota. */
 typedef enum HvQuotaFlags {
         /* The whole domain's quota (libvirt's global_quota and

@@ -455,14 +455,47 @@ static int lv_sample_all(HvConnection *hc, unsigned flags, HvDomainSample **ret,
         return 0;
 }
 
+/* A quota libvirt answered; <= 0: none. */
+static int64_t quota_of(long long quota) {
+        return quota > HV_QUOTA_MAX ? -1 : quota;
+}
+
+/* A pair of quota and period, when both are there. */
+static bool quota_pair(virTypedParameter *params, int n, const char *quota_field,
+                       const char *period_field, int64_t *ret_quota, uint64_t *ret_period) {
+        unsigned long long period;
+        long long quota;
+
+        if (virTypedParamsGetLLong(params, n, quota_field, &quota) != 1 ||
+            virTypedParamsGetULLong(params, n, period_field, &period) != 1)
+                return false;
+        *ret_quota = quota_of(quota);
+        *ret_period = period;
+        return true;
+}
+
+void hv_sched_from_params(virTypedParameter *params, int n, HvDomainInfo *info) {
+        unsigned long long shares;
+
+        if (virTypedParamsGetULLong(params, n, VIR_DOMAIN_SCHEDULER_CPU_SHARES, &shares) == 1) {
+                info->cpu_shares = shares;
+                info->fields |= HV_INFO_CPU_WEIGHT;
+        }
+        if (quota_pair(params, n, VIR_DOMAIN_SCHEDULER_VCPU_QUOTA, VIR_DOMAIN_SCHEDULER_VCPU_PERIOD,
+                       &info->vcpu_quota_usec, &info->vcpu_period_usec))
+                info->fields |= HV_INFO_QUOTA;
+        if (quota_pair(params, n, VIR_DOMAIN_SCHEDULER_GLOBAL_QUOTA,
+                       VIR_DOMAIN_SCHEDULER_GLOBAL_PERIOD, &info->global_quota_usec,
+                       &info->global_period_usec))
+                info->fields |= HV_INFO_GLOBAL_QUOTA;
+}
+
 /* Reads cpu_shares, vcpu_quota and vcpu_period, global_quota and
  * global_period where the driver has them. */
 static int lv_get_sched(HvConnection *hc, virDomainPtr d, HvDomainInfo *info) {
         virConnectPtr conn = lv_get(hc)->conn;
         _cleanup_free_ virTypedParameter *params = NULL;
         _cleanup_free_ char *type = NULL;
-        unsigned long long ull;
-        long long ll;
         int n = 0, r;
 
         type = virDomainGetSchedulerType(d, &n);
@@ -481,22 +514,7 @@ static int lv_get_sched(HvConnection *hc, virDomainPtr d, HvDomainInfo *info) {
                 r = lv_error(hc, conn, "scheduler parameters");
                 return r == -EOPNOTSUPP ? 0 : r;
         }
-        if (virTypedParamsGetULLong(params, n, VIR_DOMAIN_SCHEDULER_CPU_SHARES, &ull) == 1) {
-                info->cpu_shares = ull;
-                info->fields |= HV_INFO_CPU_WEIGHT;
-        }
-        if (virTypedParamsGetLLong(params, n, VIR_DOMAIN_SCHEDULER_VCPU_QUOTA, &ll) == 1 &&
-            virTypedParamsGetULLong(params, n, VIR_DOMAIN_SCHEDULER_VCPU_PERIOD, &ull) == 1) {
-                info->vcpu_quota_usec = ll;
-                info->vcpu_period_usec = ull;
-                info->fields |= HV_INFO_QUOTA;
-        }
-        if (virTypedParamsGetLLong(params, n, VIR_DOMAIN_SCHEDULER_GLOBAL_QUOTA, &ll) == 1 &&
-            virTypedParamsGetULLong(params, n, VIR_DOMAIN_SCHEDULER_GLOBAL_PERIOD, &ull) == 1) {
-                info->global_quota_usec = ll;
-                info->global_period_usec = ull;
-                info->fields |= HV_INFO_GLOBAL_QUOTA;
-        }
+        hv_sched_from_params(params, n, info);
         virTypedParamsClear(params, n);
         virResetLastError();
         return 0;
