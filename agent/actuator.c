@@ -85,8 +85,12 @@ static int change_failed(AgentChange *c, int r, const char *fmt, ...) {
         return 0;
 }
 
+/* The period of the quota a cap is set as (set_cap()). */
 static uint64_t period_of(const HvDomainInfo *info) {
-        return info->vcpu_period_usec > 0 ? info->vcpu_period_usec : VCPU_PERIOD_DEFAULT;
+        uint64_t period = info->fields & HV_INFO_GLOBAL_QUOTA ? info->global_period_usec
+                                                              : info->vcpu_period_usec;
+
+        return period > 0 ? period : VCPU_PERIOD_DEFAULT;
 }
 
 /* The domain's values in the contract's units. */
@@ -102,34 +106,42 @@ static ActVm vm_of(const HvDomainInfo *info) {
                 vm.known |= ACT_BIT(ACT_CPU_WEIGHT);
                 vm.value[ACT_CPU_WEIGHT] = info->cpu_shares;
         }
-        if (info->fields & HV_INFO_QUOTA) {
+        if (info->fields & (HV_INFO_QUOTA | HV_INFO_GLOBAL_QUOTA)) {
                 vm.known |= ACT_BIT(ACT_CPU_CAP);
-                vm.value[ACT_CPU_CAP] = agent_cap_from_quota(info->vcpu_quota_usec, period_of(info),
-                                                             info->vcpus_current);
+                vm.value[ACT_CPU_CAP] = agent_cap_from_info(info);
         }
         return vm;
 }
 
-/* The cap is a quota per vCPU, so it is set for the vCPU count the domain
- * has by then. */
-static int set_cap(AgentActuator *a, const char *uuid, uint64_t cap, unsigned vcpus,
-                   uint64_t period, uint64_t *ret_after) {
+/* The cap is the whole domain's quota where the domain has one (libvirt's
+ * global_quota), as DRS and the simulator cap a VM: its busy vCPUs share
+ * it. Else it is a quota per vCPU, set for the vCPU count the domain has by
+ * then, under which a guest with one busy vCPU gets only its part of the
+ * cap. */
+static int set_cap(AgentActuator *a, const AgentChange *c, uint64_t cap, unsigned vcpus,
+                   const HvDomainInfo *info, uint64_t *ret_after) {
+        bool global = info->fields & HV_INFO_GLOBAL_QUOTA;
+        uint64_t period = period_of(info), got_period;
+        uint64_t per = global ? 1 : vcpus;
         int64_t quota = -1, got_quota;
-        uint64_t got_period;
         int r;
 
         if (cap != ACT_CAP_NONE)
-                quota = (int64_t)((cap * period + (uint64_t)vcpus * ACT_MILLI / 2) /
-                                  ((uint64_t)vcpus * ACT_MILLI));
-        r = hv_domain_set_quota(a->conn, uuid, quota, period, 0, &got_quota, &got_period);
+                quota = (int64_t)((cap * period + per * ACT_MILLI / 2) / (per * ACT_MILLI));
+        if (!global)
+                log_notice("Domain %s has no whole-VM CPU quota (global_quota): its cap of %s is "
+                           "set as a quota per vCPU for %u vCPUs",
+                           c->name, ACT_VALUE(ACT_CPU_CAP, cap), vcpus);
+        r = hv_domain_set_quota(a->conn, c->uuid, quota, period, global ? HV_QUOTA_GLOBAL : 0,
+                                &got_quota, &got_period);
         if (r < 0)
                 return r;
-        *ret_after = agent_cap_from_quota(got_quota, got_period, vcpus);
+        *ret_after = agent_cap_from_quota(got_quota, got_period, (unsigned)per);
         return 0;
 }
 
 static int apply(AgentActuator *a, const AgentChange *c, ActResource r, uint64_t value,
-                 unsigned vcpus, uint64_t period, uint64_t *ret_after) {
+                 unsigned vcpus, const HvDomainInfo *info, uint64_t *ret_after) {
         unsigned got_vcpus;
         uint64_t got;
         int k;
@@ -145,7 +157,7 @@ static int apply(AgentActuator *a, const AgentChange *c, ActResource r, uint64_t
                 got = got_vcpus;
                 break;
         case ACT_CPU_CAP:
-                return set_cap(a, c->uuid, value, vcpus, period, ret_after);
+                return set_cap(a, c, value, vcpus, info, ret_after);
         default:
                 k = hv_domain_set_memory(a->conn, c->uuid, value / KIB, 0, &got);
                 got *= KIB;
@@ -158,12 +170,12 @@ static int apply(AgentActuator *a, const AgentChange *c, ActResource r, uint64_t
 
 /* Applies one resource the plan allows; a failure is that resource's. */
 static int apply_one(AgentActuator *a, AgentChange *c, ActResource r, unsigned vcpus,
-                     uint64_t period, usec_t now) {
+                     const HvDomainInfo *info, usec_t now) {
         AgentResourceChange *x = &c->r[r];
         uint64_t after;
         int k;
 
-        k = apply(a, c, r, x->outcome.value, vcpus, period, &after);
+        k = apply(a, c, r, x->outcome.value, vcpus, info, &after);
         if (k < 0) {
                 x->status = AGENT_CHANGE_FAILED;
                 x->error = k;
@@ -177,15 +189,17 @@ static int apply_one(AgentActuator *a, AgentChange *c, ActResource r, unsigned v
 }
 
 /* A vCPU change moves a cap set as a quota per vCPU: the cap the target
- * leaves alone is set again for the new count. */
+ * leaves alone is set again for the new count. A whole-VM quota stays as
+ * it is. */
 static void keep_cap(AgentActuator *a, const AgentChange *c, const ActVm *vm, unsigned vcpus,
-                     uint64_t period) {
+                     const HvDomainInfo *info) {
         uint64_t cap = vm->value[ACT_CPU_CAP], after;
         int r;
 
-        if (!(vm->known & ACT_BIT(ACT_CPU_CAP)) || cap == ACT_CAP_NONE)
+        if (!(vm->known & ACT_BIT(ACT_CPU_CAP)) || cap == ACT_CAP_NONE ||
+            (info->fields & HV_INFO_GLOBAL_QUOTA))
                 return;
-        r = set_cap(a, c->uuid, cap, vcpus, period, &after);
+        r = set_cap(a, c, cap, vcpus, info, &after);
         if (r < 0)
                 log_warning_errno(r,
                                   "Cannot keep the CPU cap of %s at %s across its vCPU change: %s",
@@ -377,7 +391,7 @@ int agent_actuator_change(AgentActuator *a, AgentChange *c) {
                         x->status = AGENT_CHANGE_DRY_RUN;
                         continue;
                 }
-                r = apply_one(a, c, k, vcpus, period_of(&info), req.now);
+                r = apply_one(a, c, k, vcpus, &info, req.now);
                 if (r < 0)
                         return r;
                 if (k == ACT_VCPUS && x->status != AGENT_CHANGE_FAILED)
@@ -386,7 +400,7 @@ int agent_actuator_change(AgentActuator *a, AgentChange *c) {
                         cap_applied = x->status != AGENT_CHANGE_FAILED;
         }
         if (vcpus != info.vcpus_current && !cap_applied)
-                keep_cap(a, c, &req.vm, vcpus, period_of(&info));
+                keep_cap(a, c, &req.vm, vcpus, &info);
         return 0;
 }
 

@@ -35,7 +35,8 @@ static int append_metrics(sd_bus_message *m, const AgentDomain *d) {
                 valid |= AGENT1_METRIC_STEAL;
         if (d->settings & AGENT_SETTING_CPU_WEIGHT)
                 valid |= AGENT1_METRIC_CPU_WEIGHT;
-        /* The cap is the quota per vCPU times this sample's vCPUs. */
+        /* The cap is the whole domain's quota, or the quota per vCPU times
+         * this sample's vCPUs. */
         if ((d->settings & AGENT_SETTING_CPU_CAP) && (x->valid & HV_METRIC_VCPUS))
                 valid |= AGENT1_METRIC_CPU_CAP;
         if (x->valid & HV_METRIC_MEMORY_GUEST) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/format.h"
 #include "common/log.h"
 #include "connection.h"
 #include "common/macro.h"
@@ -68,9 +69,25 @@ uint64_t agent_cap_from_quota(int64_t quota_usec, uint64_t period_usec, unsigned
         return MAX(milli, (uint64_t)1);
 }
 
+uint64_t agent_cap_from_quotas(int64_t global_quota_usec, uint64_t global_period_usec,
+                               int64_t vcpu_quota_usec, uint64_t vcpu_period_usec, unsigned vcpus) {
+        return MIN(agent_cap_from_quota(global_quota_usec, global_period_usec, 1),
+                   agent_cap_from_quota(vcpu_quota_usec, vcpu_period_usec, vcpus));
+}
+
+uint64_t agent_cap_from_info(const HvDomainInfo *info) {
+        bool global = info->fields & HV_INFO_GLOBAL_QUOTA, vcpu = info->fields & HV_INFO_QUOTA;
+
+        return agent_cap_from_quotas(global ? info->global_quota_usec : 0,
+                                     global ? info->global_period_usec : 0,
+                                     vcpu ? info->vcpu_quota_usec : 0,
+                                     vcpu ? info->vcpu_period_usec : 0, info->vcpus_current);
+}
+
 uint64_t agent_domain_cpu_cap(const AgentDomain *d) {
-        return agent_cap_from_quota(d->vcpu_quota_usec, d->vcpu_period_usec,
-                                    d->metrics.vcpus_current);
+        return agent_cap_from_quotas(d->global_quota_usec, d->global_period_usec,
+                                     d->vcpu_quota_usec, d->vcpu_period_usec,
+                                     d->metrics.vcpus_current);
 }
 
 int agent_collector_init(AgentCollector *c, const char *uri) {
@@ -180,6 +197,7 @@ void agent_stale_done(AgentStale *s) {
 
 static void take_settings(AgentDomain *d, const HvDomainInfo *info, usec_t now) {
         d->settings = 0;
+        d->vcpu_quota_usec = d->global_quota_usec = 0;
         if (info->fields & HV_INFO_CPU_WEIGHT) {
                 d->cpu_weight = info->cpu_shares;
                 d->settings |= AGENT_SETTING_CPU_WEIGHT;
@@ -187,6 +205,11 @@ static void take_settings(AgentDomain *d, const HvDomainInfo *info, usec_t now) 
         if (info->fields & HV_INFO_QUOTA) {
                 d->vcpu_quota_usec = info->vcpu_quota_usec;
                 d->vcpu_period_usec = info->vcpu_period_usec;
+                d->settings |= AGENT_SETTING_CPU_CAP;
+        }
+        if (info->fields & HV_INFO_GLOBAL_QUOTA) {
+                d->global_quota_usec = info->global_quota_usec;
+                d->global_period_usec = info->global_period_usec;
                 d->settings |= AGENT_SETTING_CPU_CAP;
         }
         d->settings_read = now;
@@ -203,13 +226,18 @@ static void fill_from_info(AgentCollector *c, AgentDomain *d, const AgentDomain 
         HvDomainInfo info;
         int r;
 
+        d->first_seen = before ? before->first_seen : now;
         if (live && before && !stale) {
                 d->settings = before->settings;
                 d->cpu_weight = before->cpu_weight;
                 d->vcpu_quota_usec = before->vcpu_quota_usec;
                 d->vcpu_period_usec = before->vcpu_period_usec;
+                d->global_quota_usec = before->global_quota_usec;
+                d->global_period_usec = before->global_period_usec;
                 d->settings_read = before->settings_read;
-                settings_due = now - before->settings_read >= AGENT_SETTINGS_MAX_AGE;
+                settings_due = now - before->settings_read >= AGENT_SETTINGS_MAX_AGE ||
+                               (d->settings != AGENT_SETTINGS_ALL &&
+                                now - d->first_seen < AGENT_SETTINGS_MAX_AGE);
         }
         if (!settings_due && (m->valid & HV_METRIC_VCPUS) && (m->valid & HV_METRIC_MEMORY))
                 return;
@@ -218,7 +246,8 @@ static void fill_from_info(AgentCollector *c, AgentDomain *d, const AgentDomain 
         r = hv_domain_get_info(c->conn, d->uuid[0] ? d->uuid : d->name, 0, &info);
         if (r < 0) {
                 log_debug_errno(r, "No info for %s: %s", d->name, agent_hv_error(c->conn, r));
-                /* Not again before the settings are due anyway. */
+                /* Not again before the settings are due anyway (a new
+                 * domain's: at the next sample). */
                 if (settings_due)
                         d->settings_read = now;
                 return;
@@ -226,6 +255,10 @@ static void fill_from_info(AgentCollector *c, AgentDomain *d, const AgentDomain 
         /* Read anyway: fresh settings cost nothing more. */
         if (live)
                 take_settings(d, &info, now);
+        if (live && before && before->settings != AGENT_SETTINGS_ALL &&
+            d->settings == AGENT_SETTINGS_ALL)
+                log_info("Domain %s: libvirt has its CPU weight and cap %s after it was first seen",
+                         d->name, FORMAT_DURATION(now - d->first_seen));
         if (!(m->valid & HV_METRIC_VCPUS)) {
                 m->vcpus_current = info.vcpus_current;
                 m->vcpus_max = info.vcpus_max;

@@ -18,12 +18,17 @@
 typedef enum AgentSetting {
         AGENT_SETTING_CPU_WEIGHT = 1u << 0,
         AGENT_SETTING_CPU_CAP = 1u << 1,
+        AGENT_SETTINGS_ALL = AGENT_SETTING_CPU_WEIGHT | AGENT_SETTING_CPU_CAP,
 } AgentSetting;
 
 /* Settings are read per domain, not in the bulk call: when the collector
  * first sees the domain running, after the agent changed them, and when the
  * last reading is this old (a change made behind the agent's back, with
- * virsh say, shows within it). */
+ * virsh say, shows within it). A domain seen for less than this whose
+ * reading failed or lacked its weight or cap is read again at every sample:
+ * a guest that has just been created answers before libvirt has its vCPUs'
+ * cgroups, and waiting out the age left real guests without a cap for
+ * about 47 s after their trackers registered (demo/vmexp.sh). */
 #define AGENT_SETTINGS_MAX_AGE (60 * USEC_PER_SEC)
 
 /* What the newest samples say of a guest's memory, for the shrink guard
@@ -67,17 +72,25 @@ typedef struct AgentDomain {
         unsigned guest_memory; /* AgentGuestMemory bits */
         unsigned settings;     /* AgentSetting bits: which of the below are known */
         uint64_t cpu_weight;
-        /* The scheduler's figures, kept so that the cap follows the vCPU
-         * count of every sample: the quota is per vCPU. */
+        /* The scheduler's figures, kept so that a cap set as a quota per
+         * vCPU follows the vCPU count of every sample. */
         int64_t vcpu_quota_usec; /* <= 0: no cap */
         uint64_t vcpu_period_usec;
+        int64_t global_quota_usec; /* the whole domain's; <= 0: no cap */
+        uint64_t global_period_usec;
         usec_t settings_read; /* monotonic */
+        usec_t first_seen;    /* monotonic: the first sample that had the domain */
 } AgentDomain;
 
 /* The cap of a domain in the actuation contract's unit (milli-CPUs,
- * ACT_CAP_NONE) from its quota per vCPU; meaningful with
- * AGENT_SETTING_CPU_CAP. */
+ * ACT_CAP_NONE) from a quota for each of vcpus (1 for the whole domain's);
+ * meaningful with AGENT_SETTING_CPU_CAP. */
 uint64_t agent_cap_from_quota(int64_t quota_usec, uint64_t period_usec, unsigned vcpus);
+/* From the whole domain's quota and the quota per vCPU together: where
+ * both are set (one set by hand beside the agent's), the smaller binds. */
+uint64_t agent_cap_from_quotas(int64_t global_quota_usec, uint64_t global_period_usec,
+                               int64_t vcpu_quota_usec, uint64_t vcpu_period_usec, unsigned vcpus);
+uint64_t agent_cap_from_info(const HvDomainInfo *info);
 uint64_t agent_domain_cpu_cap(const AgentDomain *d);
 
 /* Every domain at one moment; immutable once made, so the event loop can

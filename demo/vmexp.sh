@@ -18,9 +18,12 @@
 #
 # Arms run in an order shuffled per repeat. For each run: the jobs'
 # completion time, maps per guest (Fig. 4's max/min), kills and slot moves,
-# VM targets sent, each guest's steal as the agent measured it, and the cap
-# timeline as libvirt reports it (schedinfo every 5 s), with the load
-# average before and after. Both outputs are checked against answers
+# VM targets sent, each guest's steal as the agent measured it, the mean
+# CPU and block I/O wait seconds per task (its tracker's report at its end;
+# the guests read their data over 9p, whose waits are no block I/O, so the
+# latter stays near 0 however slow the share), and the cap timeline as
+# libvirt reports it (schedinfo every 5 s), with the load average before
+# and after. Both outputs are checked against answers
 # computed here. At the end a table per arm, and the ratios the prediction
 # gives (B/A, C/B, D/B, E/B, F/B, max/min). Everything started here is
 # stopped by PID on exit, Ctrl-C included, and the guests' partition gets
@@ -40,8 +43,9 @@
 # steal clock (their /proc/stat steal is 0), so steal is the agent's
 # (libvirt's vcpu.N.delay); vCPUs are never unplugged (unplug times out
 # under TCG), so every arm moves CPU with caps and weights only. A cap is
-# set as a quota per vCPU (the agent's), where DRS and the simulator cap
-# the VM as a whole: a guest with one busy vCPU gets half its cap.
+# the whole VM's quota (libvirt's global_quota), as DRS and the simulator
+# cap a VM; where libvirt has none the agent sets a quota per vCPU and
+# says so in its log, and the timeline reads that.
 set -eu
 build=${FLEXSLOT_BUILD:?set by make vmexp}
 src=${FLEXSLOT_SRCDIR:?set by make vmexp}
@@ -277,6 +281,20 @@ label_of() {
 	esac
 }
 
+# cap_of GUEST: "CAP WEIGHT" as libvirt has them, CAP in CPUs or "none":
+# the whole VM's quota (global_quota), or the quota per vCPU times the
+# vCPUs; where both are set, the smaller.
+cap_of() {
+	vm_virsh schedinfo "$1" --live 2>/dev/null |
+		awk -F': *' -v v="$vcpus" '$1 ~ /^cpu_shares/ { s = $2 }
+			$1 ~ /^vcpu_period/ { p = $2 } $1 ~ /^vcpu_quota/ { q = $2 }
+			$1 ~ /^global_period/ { gp = $2 } $1 ~ /^global_quota/ { gq = $2 }
+			END { c = -1
+				if (q + 0 > 0 && q + 0 < 1e12 && p + 0 > 0) c = v * q / p
+				if (gq + 0 > 0 && gq + 0 < 1e12 && gp + 0 > 0 && (c < 0 || gq / gp < c)) c = gq / gp
+				if (c >= 0) printf "%.2f %s", c, s; else printf "none %s", s }'
+}
+
 # progress MS STATE MAPS MAPS_DONE REDUCES REDUCES_DONE: a line, the steal
 # and the caps as libvirt has them.
 progress() {
@@ -286,11 +304,7 @@ progress() {
 	for g in $guests; do
 		_s=$(awk -F'\t' -v u="$(uuid_of "$g")" '$2 == u { printf "%.2f", $7 }' "$vm_state/vms")
 		[ -z "$_s" ] || echo "$g $_s" >>"$vm_state/steal-$run"
-		_q=$(vm_virsh schedinfo "$g" --live 2>/dev/null |
-			awk -F': *' -v v="$vcpus" '$1 ~ /^cpu_shares/ { s = $2 } $1 ~ /^vcpu_period/ { p = $2 }
-				$1 ~ /^vcpu_quota/ { q = $2 }
-				END { if (q + 0 > 0 && q + 0 < 1e12 && p + 0 > 0) printf "%.2f %s", v * q / p, s
-					else printf "none %s", s }')
+		_q=$(cap_of "$g")
 		echo "$_t $g $_q" >>"$out/caps-$run.txt"
 		_line="$_line ${g#fs-} ${_s:-?}/${_q%% *}"
 	done
@@ -301,11 +315,11 @@ progress() {
 # so that vm_poll's tenths of a second become seconds.
 all_capped() {
 	for _g in $guests; do
-		vm_virsh schedinfo "$_g" --live 2>/dev/null |
-			awk -F': *' '$1 ~ /^vcpu_quota/ { q = $2 } END { exit !(q + 0 > 0 && q + 0 < 1e12) }' || {
+		case $(cap_of "$_g") in none* | '')
 			sleep 1
 			return 1
-		}
+			;;
+		esac
 	done
 }
 
@@ -370,6 +384,16 @@ run_arm() {
 		node=$(vmc_node "$g" | cut -d' ' -f1)
 		maps="$maps $(grep -c "Tracker $node: attempt [0-9]* of job [0-9]* map " "$log" || true)"
 	done
+	# Each task's CPU and block I/O wait seconds, as its tracker reported
+	# them at its end (flexslotctl show: columns 9 and 10, -1 when not
+	# reported): the means over the succeeded attempts of both jobs.
+	for job in $ii $wc; do
+		vmc_ctl --no-legend show "$job"
+	done >"$vm_state/attempts-$run"
+	usage=$(awk -F'\t' '($2 == "map" || $2 == "reduce") && $5 == "succeeded" && $9 >= 0 {
+			n++; cpu += $9; io += $10 }
+		END { if (n) printf "%.2f\t%.3f", cpu / n, io / n; else printf "?\t?" }' \
+		"$vm_state/attempts-$run")
 	kills=$(grep -c 'Kill: attempt' "$log" || true)
 	moves=$(grep -c 'Slots: tracker' "$log" || true)
 	sent=$(grep -c 'VM .* (node [0-9]*) on agent .*: target ' "$log" || true)
@@ -382,18 +406,19 @@ run_arm() {
 		END { if (lo > 0) printf "%.2f", hi / lo; else print "inf" }')
 	# shellcheck disable=SC2086 # the counts, one word each
 	maplist=$(echo $maps | tr ' ' ,)
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$arm" "$rep" "$(secs "$t_all")" "$(secs "$t_ii")" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$arm" "$rep" "$(secs "$t_all")" "$(secs "$t_ii")" \
 		"$maplist" "$mm" "$kills" "$moves" "$sent" "$capmoves" "$steal" \
-		"$load0 / $(load)" >>"$out/runs.tsv"
+		"$load0 / $(load)" "$usage" >>"$out/runs.tsv"
 	echo "   done in $(secs "$t_all") s (inverted-index $(secs "$t_ii") s); outputs verified;" \
 		"maps per guest$maps (max/min $mm); kills $kills, slot moves $moves, targets $sent," \
-		"cap changes seen $capmoves; load $load0 -> $(load)"
+		"cap changes seen $capmoves; per task CPU and I/O wait $(echo "$usage" | tr '\t' /) s;" \
+		"load $load0 -> $(load)"
 	cp "$log" "$out/controller-$run.log"
 	rm -rf "${data:?}/out"
 	vmc_controller_stop
 }
 
-printf 'arm\trepeat\tjct_s\tii_s\tmaps\tmax_min\tkills\tslot_moves\ttargets\tcap_changes\tsteal\tload\n' \
+printf 'arm\trepeat\tjct_s\tii_s\tmaps\tmax_min\tkills\tslot_moves\ttargets\tcap_changes\tsteal\tload\ttask_cpu_s\ttask_iowait_s\n' \
 	>"$out/runs.tsv"
 r=1
 while [ "$r" -le "$repeats" ]; do
@@ -412,14 +437,16 @@ awk -F'\t' -v arms="$arms" '
 	NR == 1 { next }
 	{ n[$1]++; j[$1] += $3; if (!($1 in lo) || $3 < lo[$1]) lo[$1] = $3; if ($3 > hi[$1]) hi[$1] = $3
 	  mm[$1] = mm[$1] (mm[$1] == "" ? "" : ",") $6; k[$1] += $7; m[$1] += $8; t[$1] += $9; c[$1] += $10
-	  st[$1] += $11 }
+	  st[$1] += $11
+	  if ($13 != "?") { nu[$1]++; cpu[$1] += $13; io[$1] += $14 } }
 	END {
 		split("A:homo + stock|B:DRS + stock|C:DRS + FlexSlot|D:C without Alg. 1|E:flexslot allocator|F:KVM equal shares", L, "|")
 		for (i in L) { split(L[i], p, ":"); label[p[1]] = p[2] }
-		printf "%-3s %-22s %4s %16s %16s %7s %7s %8s %8s %7s\n", "arm", "", "runs", "JCT s (min-max)", "maps max/min", "kills", "moves", "targets", "capchg", "steal"
+		printf "%-3s %-22s %4s %16s %16s %7s %7s %8s %8s %7s %8s %8s\n", "arm", "", "runs", "JCT s (min-max)", "maps max/min", "kills", "moves", "targets", "capchg", "steal", "cpu/task", "io/task"
 		na = split(arms, a, " ")
 		for (i = 1; i <= na; i++) { x = a[i]; if (!n[x]) continue
-			printf "%-3s %-22s %4d %7.1f (%.0f-%.0f) %16s %7.1f %7.1f %8.1f %8.1f %7.2f\n", x, label[x], n[x], j[x] / n[x], lo[x], hi[x], mm[x], k[x] / n[x], m[x] / n[x], t[x] / n[x], c[x] / n[x], st[x] / n[x] }
+			printf "%-3s %-22s %4d %7.1f (%.0f-%.0f) %16s %7.1f %7.1f %8.1f %8.1f %7.2f", x, label[x], n[x], j[x] / n[x], lo[x], hi[x], mm[x], k[x] / n[x], m[x] / n[x], t[x] / n[x], c[x] / n[x], st[x] / n[x]
+			if (nu[x]) printf " %8.2f %8.3f\n", cpu[x] / nu[x], io[x] / nu[x]; else printf " %8s %8s\n", "?", "?" }
 		printf "\nratios of mean JCT (the prediction gives the same, sim/predictions/):"
 		split("B/A C/B D/B E/B F/B", R, " ")
 		for (i = 1; i <= 5; i++) { split(R[i], q, "/"); if (n[q[1]] && n[q[2]]) printf " %s %.3f", R[i], (j[q[1]] / n[q[1]]) / (j[q[2]] / n[q[2]]); else printf " %s -", R[i] }

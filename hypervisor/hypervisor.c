@@ -24,7 +24,6 @@
 #define VCPU_PERIOD_MIN 1000
 #define VCPU_PERIOD_MAX 1000000
 #define VCPU_QUOTA_MIN 1000
-#define VCPU_QUOTA_MAX INT64_C(17592186044415)
 
 struct HvConnection {
         const HypervisorDriver *driver;
@@ -326,9 +325,10 @@ int hv_domain_set_quota(HvConnection *conn, const char *domain, int64_t quota_us
         int r;
 
         if (period_usec < VCPU_PERIOD_MIN || period_usec > VCPU_PERIOD_MAX ||
-            (quota_usec != -1 && (quota_usec < VCPU_QUOTA_MIN || quota_usec > VCPU_QUOTA_MAX)))
+            (quota_usec != -1 && (quota_usec < VCPU_QUOTA_MIN || quota_usec > HV_QUOTA_MAX)))
                 return -EINVAL;
-        r = domain_op_begin(conn, DRIVER_OP(conn, domain_set_quota), domain, flags, 0);
+        r = domain_op_begin(conn, DRIVER_OP(conn, domain_set_quota), domain, flags,
+                            HV_QUOTA_GLOBAL);
         if (r < 0)
                 return r;
         r = conn_end(conn, conn->driver->domain_set_quota(conn, domain, quota_usec, period_usec,

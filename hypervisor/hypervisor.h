@@ -217,8 +217,9 @@ typedef struct HvDomainRef {
 
 /* Current settings of one domain, as hv_domain_get_info reads them. */
 typedef enum HvInfoField {
-        HV_INFO_CPU_WEIGHT = 1u << 0, /* cpu_shares */
-        HV_INFO_QUOTA = 1u << 1,      /* vcpu_quota_usec, vcpu_period_usec */
+        HV_INFO_CPU_WEIGHT = 1u << 0,   /* cpu_shares */
+        HV_INFO_QUOTA = 1u << 1,        /* vcpu_quota_usec, vcpu_period_usec */
+        HV_INFO_GLOBAL_QUOTA = 1u << 2, /* global_quota_usec, global_period_usec */
 } HvInfoField;
 
 typedef struct HvDomainInfo {
@@ -231,6 +232,8 @@ typedef struct HvDomainInfo {
         uint64_t cpu_shares;     /* relative CPU weight (cgroup cpu.shares/weight) */
         int64_t vcpu_quota_usec; /* per vCPU per period; <= 0 = unlimited */
         uint64_t vcpu_period_usec;
+        int64_t global_quota_usec; /* the whole domain's per period; <= 0 = unlimited */
+        uint64_t global_period_usec;
 } HvDomainInfo;
 
 /* Flags of hv_domain_set_vcpus. */
@@ -391,9 +394,23 @@ int hv_domain_set_memory(HvConnection *conn, const char *domain, uint64_t kib, u
  * v2 hosts 1..10000). Returns the value read back. */
 int hv_domain_set_cpu_weight(HvConnection *conn, const char *domain, uint64_t shares,
                              unsigned flags, uint64_t *ret_shares);
-/* Live CPU cap of each vCPU: quota_usec of CPU time every period_usec
- * (libvirt's vcpu_quota and vcpu_period). period 1000..1000000; quota -1 =
- * unlimited, else at least 1000. Returns both values read back. */
+/* The kernel's largest CFS quota (max_cfs_runtime, 2^44 - 1), usec. */
+#define HV_QUOTA_MAX INT64_C(17592186044415)
+
+/* Flags of hv_domain_set_quota. */
+typedef enum HvQuotaFlags {
+        /* The whole domain's quota (libvirt's global_quota and
+         * global_period, HV_INFO_GLOBAL_QUOTA) instead of each vCPU's; the
+         * quota per vCPU is lifted, so that the whole domain's binds
+         * alone. */
+        HV_QUOTA_GLOBAL = 1u << 0,
+} HvQuotaFlags;
+
+/* Live CPU cap of each vCPU, or with HV_QUOTA_GLOBAL of the whole domain:
+ * quota_usec of CPU time every period_usec (libvirt's vcpu_quota and
+ * vcpu_period, or global_quota and global_period). period 1000..1000000;
+ * quota -1 = unlimited, else at least 1000. Returns both values read
+ * back. */
 int hv_domain_set_quota(HvConnection *conn, const char *domain, int64_t quota_usec,
                         uint64_t period_usec, unsigned flags, int64_t *ret_quota_usec,
                         uint64_t *ret_period_usec);

@@ -455,13 +455,47 @@ static int lv_sample_all(HvConnection *hc, unsigned flags, HvDomainSample **ret,
         return 0;
 }
 
-/* Reads cpu_shares, vcpu_quota and vcpu_period where the driver has them. */
+/* A quota libvirt answered; <= 0: none. */
+static int64_t quota_of(long long quota) {
+        return quota > HV_QUOTA_MAX ? -1 : quota;
+}
+
+/* A pair of quota and period, when both are there. */
+static bool quota_pair(virTypedParameter *params, int n, const char *quota_field,
+                       const char *period_field, int64_t *ret_quota, uint64_t *ret_period) {
+        unsigned long long period;
+        long long quota;
+
+        if (virTypedParamsGetLLong(params, n, quota_field, &quota) != 1 ||
+            virTypedParamsGetULLong(params, n, period_field, &period) != 1)
+                return false;
+        *ret_quota = quota_of(quota);
+        *ret_period = period;
+        return true;
+}
+
+void hv_sched_from_params(virTypedParameter *params, int n, HvDomainInfo *info) {
+        unsigned long long shares;
+
+        if (virTypedParamsGetULLong(params, n, VIR_DOMAIN_SCHEDULER_CPU_SHARES, &shares) == 1) {
+                info->cpu_shares = shares;
+                info->fields |= HV_INFO_CPU_WEIGHT;
+        }
+        if (quota_pair(params, n, VIR_DOMAIN_SCHEDULER_VCPU_QUOTA, VIR_DOMAIN_SCHEDULER_VCPU_PERIOD,
+                       &info->vcpu_quota_usec, &info->vcpu_period_usec))
+                info->fields |= HV_INFO_QUOTA;
+        if (quota_pair(params, n, VIR_DOMAIN_SCHEDULER_GLOBAL_QUOTA,
+                       VIR_DOMAIN_SCHEDULER_GLOBAL_PERIOD, &info->global_quota_usec,
+                       &info->global_period_usec))
+                info->fields |= HV_INFO_GLOBAL_QUOTA;
+}
+
+/* Reads cpu_shares, vcpu_quota and vcpu_period, global_quota and
+ * global_period where the driver has them. */
 static int lv_get_sched(HvConnection *hc, virDomainPtr d, HvDomainInfo *info) {
         virConnectPtr conn = lv_get(hc)->conn;
         _cleanup_free_ virTypedParameter *params = NULL;
         _cleanup_free_ char *type = NULL;
-        unsigned long long ull;
-        long long ll;
         int n = 0, r;
 
         type = virDomainGetSchedulerType(d, &n);
@@ -480,16 +514,7 @@ static int lv_get_sched(HvConnection *hc, virDomainPtr d, HvDomainInfo *info) {
                 r = lv_error(hc, conn, "scheduler parameters");
                 return r == -EOPNOTSUPP ? 0 : r;
         }
-        if (virTypedParamsGetULLong(params, n, VIR_DOMAIN_SCHEDULER_CPU_SHARES, &ull) == 1) {
-                info->cpu_shares = ull;
-                info->fields |= HV_INFO_CPU_WEIGHT;
-        }
-        if (virTypedParamsGetLLong(params, n, VIR_DOMAIN_SCHEDULER_VCPU_QUOTA, &ll) == 1 &&
-            virTypedParamsGetULLong(params, n, VIR_DOMAIN_SCHEDULER_VCPU_PERIOD, &ull) == 1) {
-                info->vcpu_quota_usec = ll;
-                info->vcpu_period_usec = ull;
-                info->fields |= HV_INFO_QUOTA;
-        }
+        hv_sched_from_params(params, n, info);
         virTypedParamsClear(params, n);
         virResetLastError();
         return 0;
@@ -570,7 +595,8 @@ static int lv_domain_set_memory(HvConnection *hc, const char *domain, uint64_t k
 }
 
 /* Applies scheduler parameters live after checking that the domain's
- * scheduler has them (need: HvInfoField bits), and reads them back. */
+ * scheduler has them (need: HvInfoField bits), and reads them back. A
+ * refusal names the last parameter, the one the change is for. */
 static int lv_set_sched(HvConnection *hc, const char *domain, virTypedParameter *params, int n,
                         unsigned need, HvDomainInfo *ret_info) {
         virConnectPtr conn = lv_get(hc)->conn;
@@ -586,7 +612,7 @@ static int lv_set_sched(HvConnection *hc, const char *domain, virTypedParameter 
                 return r;
         if ((info.fields & need) != need) {
                 hv_connection_set_last_error(hc, "%s has no %s scheduler parameter", domain,
-                                             params[0].field);
+                                             params[n - 1].field);
                 return -EOPNOTSUPP;
         }
         if (virDomainSetSchedulerParametersFlags(d, params, n, VIR_DOMAIN_AFFECT_LIVE) < 0)
@@ -618,19 +644,31 @@ static int lv_domain_set_cpu_weight(HvConnection *hc, const char *domain, uint64
 static int lv_domain_set_quota(HvConnection *hc, const char *domain, int64_t quota_usec,
                                uint64_t period_usec, unsigned flags, int64_t *ret_quota_usec,
                                uint64_t *ret_period_usec) {
-        virTypedParameter p[2];
+        bool global = flags & HV_QUOTA_GLOBAL;
+        virTypedParameter p[3];
         HvDomainInfo info = { 0 };
-        int r;
+        int n = 0, r;
 
-        param_set(&p[0], VIR_DOMAIN_SCHEDULER_VCPU_QUOTA, VIR_TYPED_PARAM_LLONG);
-        p[0].value.l = quota_usec;
-        param_set(&p[1], VIR_DOMAIN_SCHEDULER_VCPU_PERIOD, VIR_TYPED_PARAM_ULLONG);
-        p[1].value.ul = period_usec;
-        r = lv_set_sched(hc, domain, p, 2, HV_INFO_QUOTA, &info);
+        /* First, as libvirt applies them in order: under cgroup v1 the
+         * domain's quota may not be set below a vCPU's. */
+        if (global) {
+                param_set(&p[n], VIR_DOMAIN_SCHEDULER_VCPU_QUOTA, VIR_TYPED_PARAM_LLONG);
+                p[n++].value.l = -1;
+        }
+        param_set(&p[n],
+                  global ? VIR_DOMAIN_SCHEDULER_GLOBAL_PERIOD : VIR_DOMAIN_SCHEDULER_VCPU_PERIOD,
+                  VIR_TYPED_PARAM_ULLONG);
+        p[n++].value.ul = period_usec;
+        param_set(&p[n],
+                  global ? VIR_DOMAIN_SCHEDULER_GLOBAL_QUOTA : VIR_DOMAIN_SCHEDULER_VCPU_QUOTA,
+                  VIR_TYPED_PARAM_LLONG);
+        p[n++].value.l = quota_usec;
+        r = lv_set_sched(hc, domain, p, n,
+                         global ? HV_INFO_GLOBAL_QUOTA | HV_INFO_QUOTA : HV_INFO_QUOTA, &info);
         if (r < 0)
                 return r;
-        *ret_quota_usec = info.vcpu_quota_usec;
-        *ret_period_usec = info.vcpu_period_usec;
+        *ret_quota_usec = global ? info.global_quota_usec : info.vcpu_quota_usec;
+        *ret_period_usec = global ? info.global_period_usec : info.vcpu_period_usec;
         return 0;
 }
 

@@ -19,3 +19,10 @@
  * Returns 0, or -EINVAL (NULL arguments, n < 0, empty or too long name). */
 int hv_sample_from_params(const char *name, const char *uuid, const virTypedParameter *params,
                           int n, usec_t sampled_usec, HvDomainSample *ret);
+
+/* Adds to *info what virDomainGetSchedulerParameters answered: cpu_shares,
+ * vcpu_quota and vcpu_period, global_quota and global_period, each pair
+ * only when both are there (HvInfoField bits). A quota above the kernel's
+ * largest (2^44 - 1 usec) is no quota: libvirt answers cgroup v2's "max"
+ * as 18446744073709551. Not const: libvirt's getters take none. */
+void hv_sched_from_params(virTypedParameter *params, int n, HvDomainInfo *info);

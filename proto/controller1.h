@@ -21,8 +21,12 @@
  * attempt id, task type (map or reduce), task index, its tracker's
  * hostname, state (running, succeeded, failed, killed, lost or
  * discarded), started, ended (realtime usec; 0: running), why it ended
- * ("" when it succeeded or did not say). */
-#define CONTROLLER1_ATTEMPT_TYPE "(tsusstts)"
+ * ("" when it succeeded or did not say), then what its process used as
+ * its tracker reported it at its end: CPU seconds (user and system) and
+ * seconds of waiting for block I/O (0 where the guest's kernel keeps no
+ * delay accounting); -1 for either when not reported (running, lost, or
+ * from a tracker before Tracker1 revision 3). */
+#define CONTROLLER1_ATTEMPT_TYPE "(tsussttsdd)"
 /* A tracker: id, hostname, VM UUID, state, map slots, reduce slots,
  * running maps, running reduces, steal, I/O wait. */
 #define CONTROLLER1_NODE_TYPE "(tsssuuuudd)"

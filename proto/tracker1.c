@@ -170,10 +170,11 @@ int tracker1_heartbeat_append(sd_bus_message *m, const Tracker1Report *x) {
                 const Tracker1Finished *y = &x->finished[i];
                 const char *status = tracker1_status_to_string(y->status);
 
-                r = status ? sd_bus_message_append(
-                                     m, TRACKER1_FINISHED_TYPE, y->attempt, status, y->input_bytes,
-                                     y->output_bytes, y->output ? y->output : "",
-                                     y->reason ? y->reason : "", y->run_time, y->since_end)
+                r = status ? sd_bus_message_append(m, TRACKER1_FINISHED_TYPE, y->attempt, status,
+                                                   y->input_bytes, y->output_bytes,
+                                                   y->output ? y->output : "",
+                                                   y->reason ? y->reason : "", y->run_time,
+                                                   y->since_end, y->cpu_time, y->blkio_delay)
                            : -EINVAL;
         }
         if (r >= 0)
@@ -208,32 +209,39 @@ static int read_running(sd_bus_message *m, Tracker1Report *x, sd_bus_error *erro
 }
 
 static int read_finished(sd_bus_message *m, Tracker1Report *x, sd_bus_error *error) {
-        const char *contents = NULL;
+        const char *contents = NULL, *type;
         size_t cap = 0;
-        bool timed;
+        unsigned revision;
         int r;
 
-        /* Revision 1's attempts carry no times. */
+        /* Revision 1's attempts carry no times, and 2's no use. */
         r = sd_bus_message_peek_type(m, NULL, &contents);
         if (r <= 0 || !contents)
                 return BAD_HEARTBEAT("finished", r ?: -ENXIO);
-        timed = strcmp(contents, TRACKER1_FINISHED_TYPE) == 0;
-        r = sd_bus_message_enter_container(
-                m, 'a', timed ? TRACKER1_FINISHED_TYPE : TRACKER1_FINISHED_V1_TYPE);
+        revision = strcmp(contents, TRACKER1_FINISHED_TYPE) == 0      ? 3
+                   : strcmp(contents, TRACKER1_FINISHED_V2_TYPE) == 0 ? 2
+                                                                      : 1;
+        type = revision == 3   ? TRACKER1_FINISHED_TYPE
+               : revision == 2 ? TRACKER1_FINISHED_V2_TYPE
+                               : TRACKER1_FINISHED_V1_TYPE;
+        r = sd_bus_message_enter_container(m, 'a', type);
         if (r <= 0)
                 return BAD_HEARTBEAT("finished", r ?: -ENXIO);
         for (;;) {
-                Tracker1Finished y = { 0 };
+                Tracker1Finished y = { .usage = revision >= 3 };
                 const char *status;
 
-                if (timed)
-                        r = sd_bus_message_read(m, TRACKER1_FINISHED_TYPE, &y.attempt, &status,
-                                                &y.input_bytes, &y.output_bytes, &y.output,
-                                                &y.reason, &y.run_time, &y.since_end);
+                if (revision == 3)
+                        r = sd_bus_message_read(m, type, &y.attempt, &status, &y.input_bytes,
+                                                &y.output_bytes, &y.output, &y.reason, &y.run_time,
+                                                &y.since_end, &y.cpu_time, &y.blkio_delay);
+                else if (revision == 2)
+                        r = sd_bus_message_read(m, type, &y.attempt, &status, &y.input_bytes,
+                                                &y.output_bytes, &y.output, &y.reason, &y.run_time,
+                                                &y.since_end);
                 else
-                        r = sd_bus_message_read(m, TRACKER1_FINISHED_V1_TYPE, &y.attempt, &status,
-                                                &y.input_bytes, &y.output_bytes, &y.output,
-                                                &y.reason);
+                        r = sd_bus_message_read(m, type, &y.attempt, &status, &y.input_bytes,
+                                                &y.output_bytes, &y.output, &y.reason);
                 if (r <= 0)
                         break;
                 if (tracker1_status_from_string(status, &y.status) < 0)

@@ -32,16 +32,19 @@
  *    tracker      the id to heartbeat with, on this connection only
  *    interval     usec between heartbeats
  *
- * HeartbeatEx(t tracker, TRACKER1_NODE_TYPE node, a TRACKER1_RUNNING_TYPE running,
- *             a TRACKER1_FINISHED_TYPE finished)
+ * Heartbeat3(t tracker, TRACKER1_NODE_TYPE node, a TRACKER1_RUNNING_TYPE running,
+ *            a TRACKER1_FINISHED_TYPE finished)
  *    -> (a TRACKER1_ASSIGNMENT_TYPE assignments, at kills, TRACKER1_SLOTS_TYPE slots,
  *        as kill-reasons)
+ * HeartbeatEx(..., a TRACKER1_FINISHED_V2_TYPE finished) -> (the same)
+ *    revision 2's heartbeat, whose finished attempts carry no use of CPU
+ *    and I/O (fields 9 and 10 below): the controller records none.
  * Heartbeat(..., a TRACKER1_FINISHED_V1_TYPE finished) -> (the same)
- *    revision 1's heartbeat, whose finished attempts carry no times (fields
- *    7 and 8 below): the controller times them by the heartbeats that
- *    assigned and reported them. A revision 2 tracker calls HeartbeatEx,
- *    which a controller serving revision 1 alone does not have: it refuses
- *    such a tracker at Register.
+ *    revision 1's heartbeat, whose finished attempts carry no times either
+ *    (fields 7 and 8 below): the controller times them by the heartbeats
+ *    that assigned and reported them. A tracker calls its revision's
+ *    heartbeat, which a controller serving only older revisions does not
+ *    have: it refuses such a tracker at Register.
  *  node (uudd):
  *    1 u free map slots      2 u free reduce slots (at most the tracker's)
  *    3 d node steal          4 d node I/O wait (shares 0..1 of the last interval,
@@ -50,7 +53,7 @@
  *    1 t attempt             2 d progress score 0..1 (input consumed / split size)
  *    3 t bytes processed     4 t input size (bytes)
  *    5 t CPU time (usec)     6 t block I/O wait (usec), of the task's process
- *  finished, one per attempt that ended since the last reply (tsttsstt):
+ *  finished, one per attempt that ended since the last reply (tsttsstttt):
  *    1 t attempt             2 s status: succeeded, failed or killed
  *    3 t input bytes         4 t output bytes
  *    5 s output: where the output is, relative to the data directory
@@ -64,6 +67,12 @@
  *        (both by the tracker's monotonic clock: the controller places the
  *        attempt's start and end on its own clock from them, and no clocks
  *        of two machines are compared)
+ *    9 t CPU time: usec of user and system time of the task's process and
+ *        the children it waited for (its rusage when reaped)
+ *   10 t block I/O wait: usec the task's process waited for block I/O
+ *        (/proc/PID/stat's delayacct_blkio_ticks when it ended; 0 when the
+ *        guest's kernel keeps no delay accounting: kernel.task_delayacct
+ *        or the delayacct boot option)
  *  assignments, tasks to start (ttsuussasts):
  *    1 t attempt             2 t job
  *    3 s task type: map or reduce
@@ -137,18 +146,20 @@
 #define TRACKER1_INTERFACE "org.flexslot.Tracker1"
 
 /* The revision this build speaks, and the oldest its controller serves. */
-#define TRACKER1_VERSION 2u
+#define TRACKER1_VERSION 3u
 #define TRACKER1_VERSION_MIN 1u
 
-/* The heartbeat of this revision, and revision 1's. */
-#define TRACKER1_HEARTBEAT_METHOD "HeartbeatEx"
+/* The heartbeat of this revision, and revision 2's and 1's. */
+#define TRACKER1_HEARTBEAT_METHOD "Heartbeat3"
+#define TRACKER1_HEARTBEAT_V2_METHOD "HeartbeatEx"
 #define TRACKER1_HEARTBEAT_V1_METHOD "Heartbeat"
 
 #define TRACKER1_REGISTER_TYPE "usssuut"
 #define TRACKER1_REGISTERED_TYPE "tt"
 #define TRACKER1_NODE_TYPE "(uudd)"
 #define TRACKER1_RUNNING_TYPE "(tdtttt)"
-#define TRACKER1_FINISHED_TYPE "(tsttsstt)"
+#define TRACKER1_FINISHED_TYPE "(tsttsstttt)"
+#define TRACKER1_FINISHED_V2_TYPE "(tsttsstt)"
 #define TRACKER1_FINISHED_V1_TYPE "(tsttss)"
 /* An assignment's fields, for entering its struct. */
 #define TRACKER1_ASSIGNMENT_FIELDS "ttsuussasts"
@@ -157,6 +168,8 @@
 #define TRACKER1_GUEST_TYPE "(sut)"
 #define TRACKER1_HEARTBEAT_TYPE \
         "t" TRACKER1_NODE_TYPE "a" TRACKER1_RUNNING_TYPE "a" TRACKER1_FINISHED_TYPE
+#define TRACKER1_HEARTBEAT_V2_TYPE \
+        "t" TRACKER1_NODE_TYPE "a" TRACKER1_RUNNING_TYPE "a" TRACKER1_FINISHED_V2_TYPE
 #define TRACKER1_HEARTBEAT_V1_TYPE \
         "t" TRACKER1_NODE_TYPE "a" TRACKER1_RUNNING_TYPE "a" TRACKER1_FINISHED_V1_TYPE
 #define TRACKER1_REPLY_TYPE "a" TRACKER1_ASSIGNMENT_TYPE "at" TRACKER1_SLOTS_TYPE "as"
@@ -229,6 +242,9 @@ typedef struct Tracker1Finished {
         const char *reason; /* failed or killed: why; else empty */
         /* usec, by the tracker's clock; run_time 0: not told (revision 1) */
         uint64_t run_time, since_end;
+        /* usec of the task's process; told from revision 3 (usage) */
+        bool usage;
+        uint64_t cpu_time, blkio_delay;
 } Tracker1Finished;
 
 typedef struct Tracker1Report {
@@ -243,7 +259,7 @@ typedef struct Tracker1Report {
 
 /* A TRACKER1_HEARTBEAT_METHOD call's arguments. */
 int tracker1_heartbeat_append(sd_bus_message *m, const Tracker1Report *x);
-/* Either revision's heartbeat, told apart by its signature. The arrays are
+/* Any revision's heartbeat, told apart by its signature. The arrays are
  * the report's own (tracker1_report_done()). */
 int tracker1_heartbeat_read(sd_bus_message *m, Tracker1Report *ret, sd_bus_error *error);
 void tracker1_report_done(Tracker1Report *x);

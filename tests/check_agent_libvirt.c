@@ -560,6 +560,13 @@ END_TEST
 
 static unsigned n_info_calls;
 static uint64_t fake_shares = 1024;
+/* The settings the driver has of its domains (a guest just created has no
+ * quota yet). */
+static unsigned fake_info_fields = HV_INFO_CPU_WEIGHT | HV_INFO_QUOTA;
+/* The quotas the driver holds, per vCPU and of the whole domain, and the
+ * flags of the last hv_domain_set_quota(). */
+static int64_t fake_vcpu_quota = 75000, fake_global_quota = -1;
+static unsigned fake_quota_flags;
 /* Whether the driver answers its two domains in the other order. */
 static bool swapped;
 
@@ -597,10 +604,32 @@ static int counting_get_info(HvConnection *conn, const char *domain, unsigned fl
         *ret = (HvDomainInfo){ .state = HV_STATE_RUNNING,
                                .vcpus_current = 2,
                                .vcpus_max = 4,
-                               .fields = HV_INFO_CPU_WEIGHT | HV_INFO_QUOTA,
+                               .fields = fake_info_fields,
                                .cpu_shares = fake_shares,
-                               .vcpu_quota_usec = 75000,
-                               .vcpu_period_usec = 100000 };
+                               .vcpu_quota_usec = fake_vcpu_quota,
+                               .vcpu_period_usec = 100000,
+                               .global_quota_usec = fake_global_quota,
+                               .global_period_usec = 100000 };
+        /* By name (vmN) or UUID (...5555N): the same N. */
+        snprintf(ret->name, sizeof(ret->name), "vm%c", domain[strlen(domain) - 1]);
+        snprintf(ret->uuid, sizeof(ret->uuid), "55555555-5555-5555-5555-55555555555%c",
+                 domain[strlen(domain) - 1]);
+        return 0;
+}
+
+static int counting_set_quota(HvConnection *conn, const char *domain, int64_t quota_usec,
+                              uint64_t period_usec, unsigned flags, int64_t *ret_quota_usec,
+                              uint64_t *ret_period_usec) {
+        ck_assert_uint_eq(period_usec, 100000);
+        fake_quota_flags = flags;
+        if (flags & HV_QUOTA_GLOBAL) {
+                /* As libvirt's: the quota per vCPU lifted with it. */
+                fake_vcpu_quota = -1;
+                fake_global_quota = quota_usec;
+        } else
+                fake_vcpu_quota = quota_usec;
+        *ret_quota_usec = quota_usec;
+        *ret_period_usec = period_usec;
         return 0;
 }
 
@@ -610,6 +639,7 @@ static const HypervisorDriver counting_driver = {
         .close = counting_close,
         .sample_all = counting_sample_all,
         .domain_get_info = counting_get_info,
+        .domain_set_quota = counting_set_quota,
 };
 
 /* vm0's weight in the next sample; both domains carry the same settings. */
@@ -628,12 +658,7 @@ static unsigned weight_after(const AgentStale *stale) {
         return w;
 }
 
-/* Read when first seen, carried over while fresh (whatever order the
- * domains come in), read again when the agent changed them or when they
- * are AGENT_SETTINGS_MAX_AGE old. */
-START_TEST(test_collector_settings) {
-        AgentStale stale = { 0 };
-
+static void counting_start(void) {
         log_set_max_level(LOG_LEVEL_ERR);
         ck_assert_int_eq(agent_collector_init(&collector, "counting:///"), 0);
         ck_assert_int_eq(hv_connection_open_driver(&counting_driver, "counting:///", NULL, 0,
@@ -643,7 +668,15 @@ START_TEST(test_collector_settings) {
         fake_now = 1000 * USEC_PER_SEC;
         n_info_calls = 0;
         swapped = false;
+}
 
+/* Read when first seen, carried over while fresh (whatever order the
+ * domains come in), read again when the agent changed them or when they
+ * are AGENT_SETTINGS_MAX_AGE old. */
+START_TEST(test_collector_settings) {
+        AgentStale stale = { 0 };
+
+        counting_start();
         ck_assert_uint_eq(weight_after(NULL), 1024);
         ck_assert_uint_eq(n_info_calls, 2);
         fake_shares = 2048;
@@ -665,6 +698,112 @@ START_TEST(test_collector_settings) {
         ck_assert_uint_eq(n_info_calls, 5);
         agent_stale_done(&stale);
         agent_collector_done(&collector);
+}
+END_TEST
+
+/* vm0's settings in the next sample, a second later. */
+static unsigned settings_after(void) {
+        AgentSnapshot *s = NULL;
+        unsigned settings;
+
+        fake_now += USEC_PER_SEC;
+        ck_assert_int_eq(agent_collector_sample(&collector, NULL, &s), 0);
+        settings = agent_snapshot_find(s, "vm0")->settings;
+        free(s);
+        return settings;
+}
+
+/* A new domain whose first reading lacks its cap (libvirt has no vCPU
+ * cgroups yet) is read again at the next sample, not a minute later; one
+ * that never shows a cap is read at every sample for its first minute
+ * only. */
+START_TEST(test_collector_settings_new_domain) {
+        counting_start();
+        fake_info_fields = HV_INFO_CPU_WEIGHT;
+        ck_assert_uint_eq(settings_after(), AGENT_SETTING_CPU_WEIGHT);
+        ck_assert_uint_eq(n_info_calls, 2);
+        fake_info_fields = HV_INFO_CPU_WEIGHT | HV_INFO_QUOTA;
+        ck_assert_uint_eq(settings_after(), AGENT_SETTINGS_ALL);
+        ck_assert_uint_eq(n_info_calls, 4);
+        /* Whole now: carried over. */
+        ck_assert_uint_eq(settings_after(), AGENT_SETTINGS_ALL);
+        ck_assert_uint_eq(n_info_calls, 4);
+        agent_collector_done(&collector);
+
+        counting_start();
+        fake_info_fields = HV_INFO_CPU_WEIGHT;
+        for (unsigned i = 0; i < 60; i++)
+                ck_assert_uint_eq(settings_after(), AGENT_SETTING_CPU_WEIGHT);
+        ck_assert_uint_eq(n_info_calls, 2 * 60);
+        /* Then when its reading is AGENT_SETTINGS_MAX_AGE old. */
+        for (unsigned i = 0; i < 59; i++)
+                ck_assert_uint_eq(settings_after(), AGENT_SETTING_CPU_WEIGHT);
+        ck_assert_uint_eq(n_info_calls, 2 * 60);
+        ck_assert_uint_eq(settings_after(), AGENT_SETTING_CPU_WEIGHT);
+        ck_assert_uint_eq(n_info_calls, 2 * 61);
+        fake_info_fields = HV_INFO_CPU_WEIGHT | HV_INFO_QUOTA;
+        agent_collector_done(&collector);
+}
+END_TEST
+
+/* vm0's cap as a new collector reads it. */
+static uint64_t sampled_cap(void) {
+        AgentSnapshot *s = NULL;
+        uint64_t cap;
+
+        counting_start();
+        ck_assert_int_eq(agent_collector_sample(&collector, NULL, &s), 0);
+        cap = agent_domain_cpu_cap(agent_snapshot_find(s, "vm0"));
+        free(s);
+        agent_collector_done(&collector);
+        return cap;
+}
+
+/* The cap through the actuator: the whole domain's quota where the domain
+ * has one, else a quota per vCPU; the collector reads either back. */
+static uint64_t cap_after(uint64_t milli) {
+        ActLimits limits = *act_limits_default();
+        ActHost capacity = { .cpus = 8, .memory = 7 * GIB };
+        ActTarget t = { .set = ACT_BIT(ACT_CPU_CAP), .value[ACT_CPU_CAP] = milli };
+        AgentChange c = { .target = t, .flags = ACT_STRICT };
+
+        ck_assert_int_eq(agent_actuator_init(&actuator, "counting:///", &limits, &capacity, false),
+                         0);
+        ck_assert_int_eq(hv_connection_open_driver(&counting_driver, "counting:///", NULL, 0,
+                                                   &actuator.conn),
+                         0);
+        actuator.clock = fake_clock;
+        snprintf(c.domain, sizeof(c.domain), "vm0");
+        ck_assert_int_eq(agent_actuator_change(&actuator, &c), 0);
+        ck_assert_msg(c.error == 0, "%s", c.message);
+        ck_assert_int_eq(c.r[ACT_CPU_CAP].status, AGENT_CHANGE_APPLIED);
+        ck_assert_uint_eq(c.r[ACT_CPU_CAP].after, milli);
+        agent_actuator_done(&actuator);
+        return sampled_cap();
+}
+
+START_TEST(test_actuator_whole_vm_cap) {
+        fake_now = 1000 * USEC_PER_SEC;
+        /* The domain has a global quota: 1.5 CPUs for the whole VM, the
+         * quota per vCPU lifted (it was 0.75 each). */
+        fake_info_fields = HV_INFO_CPU_WEIGHT | HV_INFO_QUOTA | HV_INFO_GLOBAL_QUOTA;
+        fake_vcpu_quota = 75000;
+        fake_global_quota = -1;
+        ck_assert_uint_eq(cap_after(500), 500);
+        ck_assert_uint_eq(fake_quota_flags, HV_QUOTA_GLOBAL);
+        ck_assert_int_eq(fake_global_quota, 50000);
+        ck_assert_int_eq(fake_vcpu_quota, -1);
+        /* A quota per vCPU set by hand beside it: the smaller binds. */
+        fake_vcpu_quota = 10000;
+        ck_assert_uint_eq(sampled_cap(), 200);
+
+        /* Without one: a quota per vCPU for its 2 vCPUs. */
+        fake_info_fields = HV_INFO_CPU_WEIGHT | HV_INFO_QUOTA;
+        fake_vcpu_quota = 75000;
+        ck_assert_uint_eq(cap_after(500), 500);
+        ck_assert_uint_eq(fake_quota_flags, 0);
+        ck_assert_int_eq(fake_vcpu_quota, 25000);
+        fake_vcpu_quota = 75000;
 }
 END_TEST
 
@@ -698,6 +837,8 @@ Suite *suite_agent_libvirt(void) {
 
         tc = tcase_create("settings");
         tcase_add_test(tc, test_collector_settings);
+        tcase_add_test(tc, test_collector_settings_new_domain);
+        tcase_add_test(tc, test_actuator_whole_vm_cap);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -346,6 +346,46 @@ START_TEST(test_params_vcpu_beyond_limit) {
 }
 END_TEST
 
+static void params_add_ll(Params *ps, const char *field, long long v) {
+        params_add(ps, field, VIR_TYPED_PARAM_LLONG)->value.l = v;
+}
+
+/* The scheduler's answer: a pair of quota and period only whole, and a
+ * quota above the kernel's largest (libvirt's answer for cgroup v2's
+ * "max") no quota. */
+START_TEST(test_sched_params) {
+        Params ps = { 0 };
+        HvDomainInfo info = { 0 };
+
+        /* libvirt's getters report through its error state. */
+        ck_assert_int_eq(virInitialize(), 0);
+        params_add_ull(&ps, VIR_DOMAIN_SCHEDULER_CPU_SHARES, 2048);
+        params_add_ull(&ps, VIR_DOMAIN_SCHEDULER_VCPU_PERIOD, 100000);
+        params_add_ll(&ps, VIR_DOMAIN_SCHEDULER_VCPU_QUOTA, 18446744073709551LL);
+        params_add_ull(&ps, VIR_DOMAIN_SCHEDULER_GLOBAL_PERIOD, 50000);
+        params_add_ll(&ps, VIR_DOMAIN_SCHEDULER_GLOBAL_QUOTA, 80000);
+        params_add_ll(&ps, VIR_DOMAIN_SCHEDULER_EMULATOR_QUOTA, 1000);
+        hv_sched_from_params(ps.p, ps.n, &info);
+        ck_assert_uint_eq(info.fields, HV_INFO_CPU_WEIGHT | HV_INFO_QUOTA | HV_INFO_GLOBAL_QUOTA);
+        ck_assert_uint_eq(info.cpu_shares, 2048);
+        ck_assert_int_eq(info.vcpu_quota_usec, -1);
+        ck_assert_uint_eq(info.vcpu_period_usec, 100000);
+        ck_assert_int_eq(info.global_quota_usec, 80000);
+        ck_assert_uint_eq(info.global_period_usec, 50000);
+
+        /* cgroup v1's no quota, and a quota without its period. */
+        ps = (Params){ 0 };
+        info = (HvDomainInfo){ 0 };
+        params_add_ull(&ps, VIR_DOMAIN_SCHEDULER_VCPU_PERIOD, 100000);
+        params_add_ll(&ps, VIR_DOMAIN_SCHEDULER_VCPU_QUOTA, -1);
+        params_add_ll(&ps, VIR_DOMAIN_SCHEDULER_GLOBAL_QUOTA, 80000);
+        hv_sched_from_params(ps.p, ps.n, &info);
+        ck_assert_uint_eq(info.fields, HV_INFO_QUOTA);
+        ck_assert_int_eq(info.vcpu_quota_usec, -1);
+        ck_assert_int_eq(info.global_quota_usec, 0);
+}
+END_TEST
+
 START_TEST(test_params_bad_arguments) {
         static HvDomainSample s;
         char long_name[HV_NAME_MAX + 1];
@@ -1152,6 +1192,15 @@ START_TEST(test_libvirt_fixture_actions) {
                          "worker1 has no cpu_shares scheduler parameter");
         ck_assert_int_eq(hv_domain_set_quota(conn, "worker1", 50000, 100000, 0, &q, &u),
                          -EOPNOTSUPP);
+        /* Nor the whole domain's quota: the test driver's scheduler has a
+         * weight alone (tests/vm has the real guests'). */
+        ck_assert_int_eq(
+                hv_domain_set_quota(conn, "worker1", 50000, 100000, HV_QUOTA_GLOBAL, &q, &u),
+                -EOPNOTSUPP);
+        ck_assert_str_eq(hv_connection_get_last_error(conn),
+                         "worker1 has no global_quota scheduler parameter");
+        ck_assert_int_eq(hv_domain_set_quota(conn, "worker1", 50000, 100000, 1u << 5, &q, &u),
+                         -EINVAL);
         ck_assert_int_eq(hv_domain_set_cpu_weight(conn, "worker1", 0, 0, &u), -EINVAL);
         ck_assert_int_eq(hv_domain_set_quota(conn, "worker1", 50000, 999, 0, &q, &u), -EINVAL);
         ck_assert_int_eq(hv_domain_set_quota(conn, "worker1", 0, 100000, 0, &q, &u), -EINVAL);
@@ -1339,6 +1388,7 @@ Suite *suite_hypervisor(void) {
         tcase_add_test(tc, test_params_odd_input_ignored);
         tcase_add_test(tc, test_params_vcpu_beyond_limit);
         tcase_add_test(tc, test_params_bad_arguments);
+        tcase_add_test(tc, test_sched_params);
         tcase_add_test(tc, test_state_names);
         suite_add_tcase(s, tc);
 

@@ -162,6 +162,9 @@ static void assert_reports_equal(const Tracker1Report *got, const Tracker1Report
                 ck_assert_str_eq_or_null(a->reason, b->reason);
                 ck_assert_uint_eq(a->run_time, b->run_time);
                 ck_assert_uint_eq(a->since_end, b->since_end);
+                ck_assert_int_eq(a->usage, b->usage);
+                ck_assert_uint_eq(a->cpu_time, b->cpu_time);
+                ck_assert_uint_eq(a->blkio_delay, b->blkio_delay);
         }
 }
 
@@ -183,12 +186,20 @@ START_TEST(test_heartbeat_round_trip) {
                   .output = "out/3/map-00001.9",
                   .reason = "",
                   .run_time = 420000,
-                  .since_end = 1700000 },
+                  .since_end = 1700000,
+                  .usage = true,
+                  .cpu_time = 380000,
+                  .blkio_delay = 12000 },
                 { .attempt = 10,
                   .status = TRACKER1_KILLED,
                   .output = NULL,
-                  .reason = "speculation: another attempt succeeded (killed by SIGTERM)" },
-                { .attempt = 13, .status = TRACKER1_FAILED, .output = "", .reason = "exit 1" },
+                  .reason = "speculation: another attempt succeeded (killed by SIGTERM)",
+                  .usage = true },
+                { .attempt = 13,
+                  .status = TRACKER1_FAILED,
+                  .output = "",
+                  .reason = "exit 1",
+                  .usage = true },
         };
         const Tracker1Report reports[] = {
                 { .tracker = 5,
@@ -217,15 +228,24 @@ START_TEST(test_heartbeat_round_trip) {
 }
 END_TEST
 
-/* Revision 1's heartbeat (TRACKER1_HEARTBEAT_V1_METHOD) is read as well:
- * its finished attempts carry no times. */
-START_TEST(test_heartbeat_v1) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = new_call(TRACKER1_HEARTBEAT_V1_METHOD);
-        _cleanup_(tracker1_report_done) Tracker1Report got = { 0 };
+/* An older revision's heartbeat of tracker 5, up to its finished
+ * attempts, with nothing running. */
+static sd_bus_message *old_heartbeat(const char *method) {
+        sd_bus_message *m = new_call(method);
 
         ck_assert_int_ge(
                 sd_bus_message_append(m, "t" TRACKER1_NODE_TYPE, (uint64_t)5, 1u, 0u, 0.0, 0.0), 0);
         ck_assert_int_ge(sd_bus_message_append(m, "a" TRACKER1_RUNNING_TYPE, 0), 0);
+        return m;
+}
+
+/* Revision 1's heartbeat (TRACKER1_HEARTBEAT_V1_METHOD) is read as well:
+ * its finished attempts carry no times. */
+START_TEST(test_heartbeat_v1) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m =
+                old_heartbeat(TRACKER1_HEARTBEAT_V1_METHOD);
+        _cleanup_(tracker1_report_done) Tracker1Report got = { 0 };
+
         ck_assert_int_ge(sd_bus_message_append(m, "a" TRACKER1_FINISHED_V1_TYPE, 1, (uint64_t)9,
                                                "succeeded", (uint64_t)100, (uint64_t)10,
                                                "out/3/map-00001.9", ""),
@@ -238,6 +258,30 @@ START_TEST(test_heartbeat_v1) {
         ck_assert_str_eq(got.finished[0].output, "out/3/map-00001.9");
         ck_assert_uint_eq(got.finished[0].run_time, 0);
         ck_assert_uint_eq(got.finished[0].since_end, 0);
+        ck_assert(!got.finished[0].usage);
+}
+END_TEST
+
+/* Revision 2's (TRACKER1_HEARTBEAT_V2_METHOD): times, but no use of CPU
+ * and I/O. */
+START_TEST(test_heartbeat_v2) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m =
+                old_heartbeat(TRACKER1_HEARTBEAT_V2_METHOD);
+        _cleanup_(tracker1_report_done) Tracker1Report got = { 0 };
+
+        ck_assert_int_ge(sd_bus_message_append(m, "a" TRACKER1_FINISHED_V2_TYPE, 1, (uint64_t)9,
+                                               "succeeded", (uint64_t)100, (uint64_t)10,
+                                               "out/3/map-00001.9", "", (uint64_t)420000,
+                                               (uint64_t)1700000),
+                         0);
+        seal(m);
+        ck_assert_str_eq(sd_bus_message_get_signature(m, true), TRACKER1_HEARTBEAT_V2_TYPE);
+        ck_assert_int_eq(tracker1_heartbeat_read(m, &got, NULL), 0);
+        ck_assert_uint_eq(got.n_finished, 1);
+        ck_assert_uint_eq(got.finished[0].run_time, 420000);
+        ck_assert_uint_eq(got.finished[0].since_end, 1700000);
+        ck_assert(!got.finished[0].usage);
+        ck_assert_uint_eq(got.finished[0].cpu_time, 0);
 }
 END_TEST
 
@@ -720,6 +764,7 @@ Suite *suite_proto(void) {
         tcase_add_test(tc, test_register_round_trip);
         tcase_add_test(tc, test_heartbeat_round_trip);
         tcase_add_test(tc, test_heartbeat_v1);
+        tcase_add_test(tc, test_heartbeat_v2);
         tcase_add_test(tc, test_reply_round_trip);
         tcase_add_loop_test(tc, test_bad_message, 0, (int)ELEMENTSOF(bad_messages));
         tcase_add_test(tc, test_bad_register);

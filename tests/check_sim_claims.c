@@ -106,6 +106,16 @@ static double mean_of(Setting s, double (*fn)(const RunSummary *)) {
         return sum / SEEDS;
 }
 
+/* The mean over the seeds of a's completion time over b's in the same
+ * seed. */
+static double mean_jct_ratio(Setting a, Setting b) {
+        double sum = 0;
+
+        for (size_t k = 0; k < SEEDS; k++)
+                sum += runs[a][k].jct / runs[b][k].jct;
+        return sum / SEEDS;
+}
+
 static double skew_of(const RunSummary *r) {
         return r->map_skewness;
 }
@@ -228,23 +238,25 @@ START_TEST(test_allocator_gap_is_idle_cpu) {
 END_TEST
 
 /* Handing a contended host's CPU first to the VMs of the attempts that
- * bound completion makes k-means slower in every seed: a VM's weight speeds
- * all its tasks alike. */
+ * bound completion makes k-means slower over the seeds: a VM's weight
+ * speeds all its tasks alike. Not in every seed since the allocator's dead
+ * band (vm_target_margin, vm_target_interval): 1.052, 0.985 and 1.035 of
+ * fs+alloc in seeds 1-3, where every seed was slower before (1.024, 1.017,
+ * 1.016). */
 START_TEST(test_critical_first_slows_k_means) {
-        for (size_t k = 0; k < SEEDS; k++)
-                ck_assert_double_gt(runs[KM_CRIT][k].jct, runs[KM_ALLOC][k].jct);
+        ck_assert_double_gt(mean_jct_ratio(KM_CRIT, KM_ALLOC), 1.01);
 }
 END_TEST
 
 /* What no division of a host's CPU gives back, more tasks can: with V-F's
  * unlimited slots our allocator's grep, whose maps wait on I/O, is faster
  * in every seed (2 % of its 6 % above the bound); k-means, CPU-bound, is
- * slower in every seed. */
+ * slower over the seeds (1.056, 0.978 and 1.038 of fs+alloc in seeds 1-3
+ * since the allocator's dead band; before it slower in every seed). */
 START_TEST(test_unlimited_slots_fill_idle_cpu) {
-        for (size_t k = 0; k < SEEDS; k++) {
+        for (size_t k = 0; k < SEEDS; k++)
                 ck_assert_double_lt(runs[GREP_UNL][k].jct, runs[GREP_ALLOC][k].jct);
-                ck_assert_double_gt(runs[KM_UNL][k].jct, runs[KM_ALLOC][k].jct);
-        }
+        ck_assert_double_gt(mean_jct_ratio(KM_UNL, KM_ALLOC), 1.01);
 }
 END_TEST
 

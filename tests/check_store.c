@@ -600,6 +600,50 @@ static StoreTaskRecord running_map(uint64_t job, unsigned index, uint64_t attemp
 /* Every attempt is recorded running as it starts, and its record replaced
  * when it ends, even after its job ended (a cancelled job's kills): lost
  * and discarded attempts keep their rows. */
+/* What an attempt's process used (schema 4): kept, read back, NULL when
+ * not reported, compared when reported again, refused on a running one. */
+START_TEST(test_task_usage) {
+        _cleanup_(store_closep) Store *s = open_ok();
+        StoreTaskRecord *recs = NULL, rec, other;
+        StoreError err = { 0 };
+        uint64_t job = submit_ok(s, &wordcount);
+        size_t n;
+
+        ck_assert_int_eq(store_job_start(s, job, 3, &err), 0);
+        rec = done_map(job, 0, 1);
+        rec.usage = true;
+        rec.cpu_time = 1250000;
+        rec.io_wait = 30000;
+        record_ok(s, rec);
+        record_ok(s, done_map(job, 1, 2));
+        /* The same report again is no change; another use contradicts it. */
+        record_ok(s, rec);
+        other = rec;
+        other.cpu_time = 1;
+        assert_refused(store_tasks_record(s, &other, 1, &err), err, -EEXIST, "attempt",
+                       "with other values");
+        ck_assert_int_eq(store_job_tasks(s, job, STORE_TASK_ANY, &recs, &n, &err), 0);
+        ck_assert_uint_eq(n, 2);
+        ck_assert(recs[0].usage);
+        ck_assert_uint_eq(recs[0].cpu_time, 1250000);
+        ck_assert_uint_eq(recs[0].io_wait, 30000);
+        ck_assert(!recs[1].usage);
+        store_task_records_free(recs, n);
+
+        other = done_map(job, 2, 3);
+        other.status = STORE_TASK_RUNNING;
+        other.finished = 0;
+        other.output = NULL;
+        other.usage = true;
+        assert_refused(store_tasks_record(s, &other, 1, &err), err, -EINVAL, "cpu_time",
+                       "given for a running attempt");
+        other = done_map(job, 2, 3);
+        other.usage = true;
+        other.io_wait = (uint64_t)INT64_MAX + 1;
+        assert_refused(store_tasks_record(s, &other, 1, &err), err, -EINVAL, "io_wait", "io_wait");
+}
+END_TEST
+
 START_TEST(test_task_running) {
         _cleanup_(store_closep) Store *s = open_ok();
         StoreTaskRecord *recs = NULL, rec;
@@ -1170,6 +1214,8 @@ START_TEST(test_upgrade_v1) {
         ck_assert_int_eq(store_job_tasks(s, 1, STORE_TASK_ANY, &recs, &n, &err), 0);
         ck_assert_uint_eq(n, 1);
         ck_assert_str_eq(recs[0].output, "out/1/map-0");
+        /* Version 4's use: not reported before it. */
+        ck_assert(!recs[0].usage);
         store_task_records_free(recs, n);
 
         /* Version 2's profiles work, and the old job goes on. */
@@ -1212,11 +1258,11 @@ START_TEST(test_newer_version_refused) {
 
         submit_ok(s, &wordcount);
         s = store_close(s);
-        raw_exec(db, "INSERT INTO schema_version VALUES (4, 1900000000000000)");
+        raw_exec(db, "INSERT INTO schema_version VALUES (5, 1900000000000000)");
         before = read_file(db, &size_before);
         assert_refused(store_open(db, &s, &err), err, -EPROTONOSUPPORT, NULL,
-                       "schema version 4, written by a newer flexslot; this one reads versions "
-                       "up to 3");
+                       "schema version 5, written by a newer flexslot; this one reads versions "
+                       "up to 4");
         ck_assert_ptr_null(s);
         after = read_file(db, &size_after);
         ck_assert_uint_eq(size_before, size_after);
@@ -1649,6 +1695,7 @@ Suite *suite_store(void) {
         tcase_add_test(tc, test_job_transitions);
         tcase_add_test(tc, test_task_records);
         tcase_add_test(tc, test_task_running);
+        tcase_add_test(tc, test_task_usage);
         tcase_add_loop_test(tc, test_task_record_refused, 0, (int)ELEMENTSOF(bad_records));
         tcase_add_test(tc, test_task_batch);
         tcase_add_test(tc, test_resume);

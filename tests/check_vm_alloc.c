@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The VM allocators (policy/layers/vm-alloc.c) through policy_step(): the
  * static, none, homo and drs allocators, demand's shares of a host, critical jobs
- * first, FlexSlot's, and memory scaled to the host. */
+ * first, FlexSlot's and its dead band, and memory scaled to the host. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -299,6 +299,107 @@ START_TEST(test_vm_memory_scaled_to_host) {
 }
 END_TEST
 
+/* The targets of the last step that change a VM's CPU weight or cap (a
+ * slot's memory moves with the slots). */
+static size_t cpu_targets(void) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < fx.d.n_vm_targets; i++) {
+                const VmTarget *t = &fx.d.vm_targets[i];
+
+                n += t->cpu_weight != fx.vms[t->vm].cpu_weight ||
+                     t->cpu_cap != fx.vms[t->vm].cpu_cap;
+        }
+        return n;
+}
+
+/* Applies every target of the last step to its VM, as an agent would. */
+static void apply_targets(void) {
+        for (size_t i = 0; i < fx.d.n_vm_targets; i++) {
+                const VmTarget *t = &fx.d.vm_targets[i];
+
+                fx.vms[t->vm].cpu_weight = t->cpu_weight;
+                fx.vms[t->vm].cpu_cap = t->cpu_cap;
+                fx.vms[t->vm].vcpus = t->vcpus;
+                fx.vms[t->vm].memory = t->memory;
+        }
+}
+
+/* The flexslot allocator's dead band: a steady input gives no target once
+ * applied; a change beyond vm_target_margin goes out, but not before
+ * vm_target_interval since the last; one within the margin never does. */
+START_TEST(test_vm_flexslot_hold) {
+        VmAllocatorSettings *set;
+        size_t changes = 0;
+
+        fx_cluster(4, 2, 0);
+        fx.cfg.vm_allocator = "flexslot";
+        set = policy_config_settings(&fx.cfg, &vm_allocator_settings_schema);
+        ck_assert_double_eq(set->vm_target_margin, 0.1);
+        ck_assert_uint_eq(set->vm_target_interval, 30 * SEC);
+        /* Slots of 1, 2, 2 and 2 CPUs on 8 pCPUs: a quarter spare each,
+         * weights 4096 x 1.25 / 8 and 4096 x 2.25 / 8. */
+        fx.nodes[0].slots[SLOT_MAP] = 1;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(cpu_targets(), 4);
+        ck_assert_uint_eq(fx.d.vm_targets[0].cpu_weight, 640);
+        ck_assert_uint_eq(fx.d.vm_targets[1].cpu_weight, 1152);
+        apply_targets();
+        /* Steady: no target at all. */
+        for (unsigned t = 21; t <= 120; t++) {
+                ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, t * SEC), 0);
+                ck_assert_uint_eq(fx.d.n_vm_targets, 0);
+        }
+        /* Node 0 gets its slot back at 125 s: 1024 each, 60 % and 11 % from
+         * what they have, but the last change was at 20 s: it goes out at
+         * once. */
+        fx.nodes[0].slots[SLOT_MAP] = 2;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 125 * SEC), 0);
+        ck_assert_uint_eq(cpu_targets(), 4);
+        ck_assert_uint_eq(fx.d.vm_targets[0].cpu_weight, 1024);
+        ck_assert_uint_eq(fx.d.vm_targets[1].cpu_weight, 1024);
+        apply_targets();
+        /* Taken away again 5 s later: held until 30 s after the last
+         * change, then sent. */
+        fx.nodes[0].slots[SLOT_MAP] = 1;
+        for (unsigned t = 130; t < 155; t++) {
+                ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, t * SEC), 0);
+                ck_assert_uint_eq(cpu_targets(), 0);
+        }
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 155 * SEC), 0);
+        ck_assert_uint_eq(cpu_targets(), 4);
+        ck_assert_uint_eq(fx.d.vm_targets[0].cpu_weight, 640);
+        apply_targets();
+        /* Node 0's slot flickers every second for two minutes (as the
+         * stragglers the slot manager judges come and go): its VM's weight
+         * changes at most once every 30 s (at 185, 216 and 247 s), not
+         * every second. */
+        for (unsigned t = 156; t < 276; t++) {
+                fx.nodes[0].slots[SLOT_MAP] = t % 2 ? 2 : 1;
+                ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, t * SEC), 0);
+                changes += cpu_targets() > 0;
+                apply_targets();
+        }
+        ck_assert_uint_eq(changes, 3);
+        fx.nodes[0].slots[SLOT_MAP] = 1;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 300 * SEC), 0);
+        apply_targets();
+        /* A weight pool 7 % larger moves every weight by 7 %, within the
+         * margin: nothing, however long. */
+        set->weight_per_vm = 1096;
+        for (unsigned t = 310; t <= 400; t += 10) {
+                ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, t * SEC), 0);
+                ck_assert_uint_eq(cpu_targets(), 0);
+        }
+        /* A target the agent has not applied yet is given again as it was,
+         * not as the step would compute it anew. */
+        fx.vms[1].cpu_weight = 1024;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 410 * SEC), 0);
+        ck_assert_uint_eq(cpu_targets(), 1);
+        ck_assert_uint_eq(fx.d.vm_targets[0].cpu_weight, 1152);
+}
+END_TEST
+
 Suite *suite_vm_alloc(void) {
         Suite *s = suite_create("vm_alloc");
         TCase *tc;
@@ -313,6 +414,7 @@ Suite *suite_vm_alloc(void) {
         tcase_add_test(tc, test_vm_demand_unmeasured);
         tcase_add_test(tc, test_vm_demand_starves_low_use_on_busy_host);
         tcase_add_test(tc, test_vm_flexslot);
+        tcase_add_test(tc, test_vm_flexslot_hold);
         tcase_add_test(tc, test_vm_critical_first);
         tcase_add_test(tc, test_vm_memory_scaled_to_host);
         suite_add_tcase(s, tc);

@@ -18,6 +18,7 @@
 
 #include "common/log.h"
 #include "tracker/cgroup.h"
+#include "tracker/procstat.h"
 
 struct TaskChild {
         pid_t pid;
@@ -295,7 +296,8 @@ static void task_child_read_stderr(TaskChild *c) {
                                  sizeof(c->outcome.stderr_tail));
 }
 
-static void task_child_classify(TaskChild *c, int status, const struct rusage *ru) {
+static void task_child_classify(TaskChild *c, int status, const struct rusage *ru,
+                                usec_t blkio_delay) {
         TaskOutcome *o = &c->outcome;
 
         *o = (TaskOutcome){
@@ -304,6 +306,7 @@ static void task_child_classify(TaskChild *c, int status, const struct rusage *r
                 .memory_mode = c->mode,
                 .cpu = (usec_t)ru->ru_utime.tv_sec * USEC_PER_SEC + (usec_t)ru->ru_utime.tv_usec +
                        (usec_t)ru->ru_stime.tv_sec * USEC_PER_SEC + (usec_t)ru->ru_stime.tv_usec,
+                .blkio_delay = blkio_delay,
                 .wall = now_monotonic_usec() - c->start,
         };
         if (c->mode == TASK_MEMORY_CGROUP)
@@ -322,6 +325,7 @@ static void task_child_classify(TaskChild *c, int status, const struct rusage *r
 /* Reaps a task that has ended: what is left of its process group goes
  * first, while the unreaped leader still holds the group's id. */
 static int task_child_reap(TaskChild *c) {
+        ProcStat ps = { 0 };
         struct rusage ru;
         siginfo_t si;
         int status;
@@ -329,12 +333,15 @@ static int task_child_reap(TaskChild *c) {
         while (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOWAIT) < 0)
                 if (errno != EINTR)
                         return negative_errno();
+        /* Rusage has no block I/O wait: the zombie's /proc entry has it
+         * until it is reaped. */
+        (void)proc_stat_read(c->pid, &ps);
         (void)kill(-c->pid, SIGKILL);
         while (wait4(c->pid, &status, 0, &ru) < 0)
                 if (errno != EINTR)
                         return negative_errno();
         c->reaped = true;
-        task_child_classify(c, status, &ru);
+        task_child_classify(c, status, &ru, ps.blkio_delay);
         task_child_read_stderr(c);
         (void)memory_cgroup_destroy(&c->cg);
         return 0;

@@ -94,6 +94,9 @@ typedef struct TaskOutcome {
         TaskMemoryMode memory_mode; /* the limit it ran under */
         uint64_t oom_kills;         /* cgroup: processes the kernel killed */
         usec_t cpu;                 /* user + system, with its waited-for children */
+        /* Its own wait for block I/O (procstat.h, ProcStat.blkio_delay): 0
+         * without the kernel's delay accounting. */
+        usec_t blkio_delay;
         usec_t wall;
         /* The last lines of its stderr, joined by " | "; empty when not
          * captured (TaskChildSpec.stderr_dir) or when it wrote none. */

@@ -145,6 +145,9 @@ static int task_finish(TrackerTasks *k, TrackerTask *t, const TaskOutcome *out, 
                 /* The task's own run, from its fork to its reaping; 0 says
                  * "not told". */
                 .run_time = out->wall > 0 ? out->wall : 1,
+                .usage = true,
+                .cpu_time = out->cpu,
+                .blkio_delay = out->blkio_delay,
         };
         list = reallocarray(k->finished, k->n_finished + 1, sizeof(*list));
         if (!f.output || !f.reason || !list) {

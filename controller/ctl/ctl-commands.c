@@ -37,6 +37,7 @@ static const CtlColumn job_extra_columns[] = {
 static const CtlColumn attempt_columns[] = {
         { "attempt", 't' }, { "task", 's' },          { "index", 'u' },       { "node", 's' },
         { "state", 's' },   { "started", 't', true }, { "ended", 't', true }, { "reason", 's' },
+        { "cpu_s", 'd' },   { "io_wait_s", 'd' },
 };
 
 static const CtlColumn node_columns[] = {

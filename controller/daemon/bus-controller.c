@@ -287,7 +287,9 @@ static int method_list_attempts(sd_bus_message *m, void *userdata, sd_bus_error 
                 r = sd_bus_message_append(reply, CONTROLLER1_ATTEMPT_TYPE, x->attempt,
                                           x->type == TASK_MAP ? "map" : "reduce", x->index, x->node,
                                           store_task_status_to_string(x->status), x->started,
-                                          x->finished, x->reason ? x->reason : "");
+                                          x->finished, x->reason ? x->reason : "",
+                                          x->usage ? usec_to_sec(x->cpu_time) : -1.0,
+                                          x->usage ? usec_to_sec(x->io_wait) : -1.0);
         }
         store_task_records_free(records, n);
         if (r >= 0)

@@ -114,6 +114,12 @@ static int report_check(Cluster *c, const ClusterNode *n, const Tracker1Report *
                         return cluster_fail(err, -EINVAL, "output",
                                             "output or reason of attempt %" PRIu64 " is too long",
                                             x->attempt);
+                /* The store keeps them as SQLite's signed integers. */
+                if (x->cpu_time > INT64_MAX || x->blkio_delay > INT64_MAX)
+                        return cluster_fail(err, -EINVAL, "cpu-time",
+                                            "CPU time or I/O wait of attempt %" PRIu64
+                                            " is out of range",
+                                            x->attempt);
                 if (t && t->attempts[cluster_task_attempt_index(t, x->attempt)].node != n->id)
                         return cluster_fail(err, -EINVAL, "finished",
                                             "attempt %" PRIu64 " ran on another tracker",
@@ -309,6 +315,9 @@ static StoreTaskRecord loser_record(const ClusterNode *n, const Tracker1Finished
                 .input_bytes = x->input_bytes,
                 .output_bytes = x->output_bytes,
                 .reason = !succeeded && x->reason[0] ? x->reason : retired->reason,
+                .usage = x->usage,
+                .cpu_time = x->cpu_time,
+                .io_wait = x->blkio_delay,
         };
 }
 
@@ -363,6 +372,9 @@ static int record_finished(Cluster *c, const ClusterNode *n, const Tracker1Repor
                         .output = x->status == TRACKER1_SUCCEEDED ? x->output : NULL,
                         .reason =
                                 x->status != TRACKER1_SUCCEEDED && x->reason[0] ? x->reason : NULL,
+                        .usage = x->usage,
+                        .cpu_time = x->cpu_time,
+                        .io_wait = x->blkio_delay,
                 };
         }
         if (k > 0) {

@@ -378,6 +378,17 @@ static int method_report_guest(sd_bus_message *m, void *userdata, sd_bus_error *
         return sd_bus_reply_method_return(m, NULL);
 }
 
+/* A revision's heartbeat: the same arguments and reply but for its finished
+ * attempts' fields. */
+#define HEARTBEAT_METHOD(name, finished_type)                                                  \
+        SD_BUS_METHOD_WITH_ARGS(                                                               \
+                name,                                                                          \
+                SD_BUS_ARGS("t", tracker, TRACKER1_NODE_TYPE, node, "a" TRACKER1_RUNNING_TYPE, \
+                            running, "a" finished_type, finished),                             \
+                SD_BUS_RESULT("a" TRACKER1_ASSIGNMENT_TYPE, assignments, "at", kills,          \
+                              TRACKER1_SLOTS_TYPE, slots, "as", kill_reasons),                 \
+                method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED)
+
 static const sd_bus_vtable tracker_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("Register",
@@ -385,22 +396,12 @@ static const sd_bus_vtable tracker_vtable[] = {
                                             "u", map_slots, "u", reduce_slots, "t", slot_memory),
                                 SD_BUS_RESULT("t", tracker, "t", interval), method_register,
                                 SD_BUS_VTABLE_UNPRIVILEGED | SD_BUS_VTABLE_SENSITIVE),
-        SD_BUS_METHOD_WITH_ARGS(
-                TRACKER1_HEARTBEAT_METHOD,
-                SD_BUS_ARGS("t", tracker, TRACKER1_NODE_TYPE, node, "a" TRACKER1_RUNNING_TYPE,
-                            running, "a" TRACKER1_FINISHED_TYPE, finished),
-                SD_BUS_RESULT("a" TRACKER1_ASSIGNMENT_TYPE, assignments, "at", kills,
-                              TRACKER1_SLOTS_TYPE, slots, "as", kill_reasons),
-                method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
-        /* Revision 1's trackers: the same report without the attempts'
-         * times. */
-        SD_BUS_METHOD_WITH_ARGS(
-                TRACKER1_HEARTBEAT_V1_METHOD,
-                SD_BUS_ARGS("t", tracker, TRACKER1_NODE_TYPE, node, "a" TRACKER1_RUNNING_TYPE,
-                            running, "a" TRACKER1_FINISHED_V1_TYPE, finished),
-                SD_BUS_RESULT("a" TRACKER1_ASSIGNMENT_TYPE, assignments, "at", kills,
-                              TRACKER1_SLOTS_TYPE, slots, "as", kill_reasons),
-                method_heartbeat, SD_BUS_VTABLE_UNPRIVILEGED),
+        HEARTBEAT_METHOD(TRACKER1_HEARTBEAT_METHOD, TRACKER1_FINISHED_TYPE),
+        /* Revision 2's trackers: the same report without the attempts'
+         * use of CPU and I/O. */
+        HEARTBEAT_METHOD(TRACKER1_HEARTBEAT_V2_METHOD, TRACKER1_FINISHED_V2_TYPE),
+        /* Revision 1's trackers: without the attempts' times either. */
+        HEARTBEAT_METHOD(TRACKER1_HEARTBEAT_V1_METHOD, TRACKER1_FINISHED_V1_TYPE),
         SD_BUS_METHOD_WITH_ARGS("ReportGuest",
                                 SD_BUS_ARGS("t", tracker, TRACKER1_GUEST_TYPE, guest),
                                 SD_BUS_NO_RESULT, method_report_guest, SD_BUS_VTABLE_UNPRIVILEGED),

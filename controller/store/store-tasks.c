@@ -44,7 +44,7 @@ static bool streq_ptr(const char *a, const char *b) {
 
 #define TASK_COLUMNS                                                                      \
         "type, idx, attempt, node, status, started, finished, shuffle_end, input_bytes, " \
-        "output_bytes, output, reason, job"
+        "output_bytes, output, reason, job, cpu_time, io_wait"
 
 /* A row of TASK_COLUMNS into a StoreTaskRecord. */
 static int task_from_row(Store *s, sqlite3_stmt *st, void *ret, StoreError *err) {
@@ -67,7 +67,12 @@ static int task_from_row(Store *s, sqlite3_stmt *st, void *ret, StoreError *err)
                 .shuffle_end = store_column_u64(st, 7, &bad),
                 .input_bytes = store_column_u64(st, 8, &bad),
                 .output_bytes = store_column_u64(st, 9, &bad),
+                .usage = sqlite3_column_type(st, 13) != SQLITE_NULL,
+                .cpu_time = store_column_u64(st, 13, &bad),
+                .io_wait = store_column_u64(st, 14, &bad),
         };
+        if (rec->usage != (sqlite3_column_type(st, 14) != SQLITE_NULL))
+                bad = true;
         if (bad)
                 return store_fail(err, NULL, -EUCLEAN,
                                   "%s: a task record of job %" PRIu64 " is malformed", s->path,
@@ -90,7 +95,8 @@ static bool task_records_equal(const StoreTaskRecord *a, const StoreTaskRecord *
                a->started == b->started && a->finished == b->finished &&
                a->shuffle_end == b->shuffle_end && a->input_bytes == b->input_bytes &&
                a->output_bytes == b->output_bytes && streq_ptr(a->output, b->output) &&
-               streq_ptr(a->reason, b->reason);
+               streq_ptr(a->reason, b->reason) && a->usage == b->usage &&
+               (!a->usage || (a->cpu_time == b->cpu_time && a->io_wait == b->io_wait));
 }
 
 static int check_record(const StoreTaskRecord *rec, StoreError *err) {
@@ -127,6 +133,12 @@ static int check_record(const StoreTaskRecord *rec, StoreError *err) {
                 r = store_check_int64(rec->input_bytes, "input_bytes", err);
         if (r >= 0)
                 r = store_check_int64(rec->output_bytes, "output_bytes", err);
+        if (r >= 0 && rec->usage && running)
+                r = store_fail(err, "cpu_time", -EINVAL, "cpu_time: given for a running attempt");
+        if (r >= 0 && rec->usage)
+                r = store_check_int64(rec->cpu_time, "cpu_time", err);
+        if (r >= 0 && rec->usage)
+                r = store_check_int64(rec->io_wait, "io_wait", err);
         if (r < 0)
                 return r;
         if (succeeded != !!rec->output)
@@ -222,6 +234,11 @@ static int check_no_success(Store *s, const StoreTaskRecord *rec, StoreError *er
         return rc == SQLITE_DONE ? 0 : store_sqlite_fail(s, rc, err, "cannot read a task");
 }
 
+/* A use figure, or NULL when the attempt's use was not reported. */
+static int bind_usage(sqlite3_stmt *st, int i, bool usage, usec_t value) {
+        return usage ? sqlite3_bind_int64(st, i, (int64_t)value) : sqlite3_bind_null(st, i);
+}
+
 /* Inserts rec, or replaces the running record of its attempt (replace). */
 static int write_record(Store *s, const StoreTaskRecord *rec, bool replace, StoreError *err) {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
@@ -230,14 +247,14 @@ static int write_record(Store *s, const StoreTaskRecord *rec, bool replace, Stor
         r = replace ? store_stmt(s, STMT_TASK_REPLACE,
                                  "REPLACE INTO task_attempts (job, type, idx, attempt, node, "
                                  "status, started, finished, shuffle_end, input_bytes, "
-                                 "output_bytes, output, reason) "
-                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                 "output_bytes, output, reason, cpu_time, io_wait) "
+                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                  &st, err)
                     : store_stmt(s, STMT_TASK_INSERT,
                                  "INSERT INTO task_attempts (job, type, idx, attempt, node, "
                                  "status, started, finished, shuffle_end, input_bytes, "
-                                 "output_bytes, output, reason) "
-                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                 "output_bytes, output, reason, cpu_time, io_wait) "
+                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                  &st, err);
         if (r < 0)
                 return r;
@@ -251,7 +268,9 @@ static int write_record(Store *s, const StoreTaskRecord *rec, bool replace, Stor
             sqlite3_bind_int64(st, 10, (int64_t)rec->input_bytes) != SQLITE_OK ||
             sqlite3_bind_int64(st, 11, (int64_t)rec->output_bytes) != SQLITE_OK ||
             store_bind_text(st, 12, rec->output) != SQLITE_OK ||
-            store_bind_text(st, 13, rec->reason) != SQLITE_OK)
+            store_bind_text(st, 13, rec->reason) != SQLITE_OK ||
+            bind_usage(st, 14, rec->usage, rec->cpu_time) != SQLITE_OK ||
+            bind_usage(st, 15, rec->usage, rec->io_wait) != SQLITE_OK)
                 return store_sqlite_fail(s, sqlite3_errcode(s->db), err, "cannot write a task");
         return store_step_done(s, st, err, "cannot write a task");
 }

@@ -27,7 +27,8 @@
  * stores of every earlier version are brought up to date by running the
  * steps they miss, in one transaction. Version 1 holds jobs and their task
  * attempts; version 2 adds ARIA profiles; version 3 records every attempt
- * from its start, and those lost with their tracker or discarded. Tables
+ * from its start, and those lost with their tracker or discarded; version 4
+ * an attempt's CPU time and block I/O wait (NULL: not reported). Tables
  * are STRICT (a value of the wrong type is refused) and their constraints
  * repeat the checks the code makes, so that a bug cannot store what the
  * code would refuse. */
@@ -131,6 +132,10 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
         "ALTER TABLE task_attempts_v3 RENAME TO task_attempts;\n"
         "CREATE UNIQUE INDEX task_attempts_succeeded ON task_attempts (job, type, idx)\n"
         "        WHERE status = 'succeeded';\n",
+
+        "ALTER TABLE task_attempts ADD COLUMN cpu_time INTEGER CHECK (cpu_time >= 0);\n"
+        "ALTER TABLE task_attempts ADD COLUMN io_wait INTEGER\n"
+        "        CHECK ((io_wait IS NULL) = (cpu_time IS NULL) AND io_wait >= 0);\n",
 };
 
 /* Messages go out over D-Bus, which takes UTF-8 only, and to terminals:

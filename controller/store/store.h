@@ -34,7 +34,7 @@
 
 /* The schema this code writes; a store of a later version is refused, an
  * earlier one upgraded when it is opened. */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 /* Limits on what a client may put into the store, in bytes for texts. */
 #define STORE_NAME_MAX 255       /* a job's name */
@@ -191,6 +191,12 @@ typedef struct StoreTaskRecord {
          * otherwise. */
         const char *output;
         const char *reason; /* failed or killed: why (may be NULL) */
+        /* What its process used, as its tracker reports it at its end
+         * (Tracker1 revision 3): CPU time (user and system) and its wait
+         * for block I/O, usec. Without usage, not reported: running, lost,
+         * or from an older tracker. */
+        bool usage;
+        usec_t cpu_time, io_wait;
 } StoreTaskRecord;
 
 /* Writes n (1 .. STORE_BATCH_MAX) records in one transaction: all of them,

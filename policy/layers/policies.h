@@ -98,6 +98,10 @@ typedef struct VmAllocatorSettings {
          * sampled how often, and how (DrsDivvy). */
         usec_t drs_period, drs_window, drs_sample;
         int drs_divvy;
+        /* flexslot: a VM's CPU weight and cap change only by more than this
+         * fraction, and at most once per interval (vm-alloc.c, hold_cpu). */
+        double vm_target_margin;
+        usec_t vm_target_interval;
 } VmAllocatorSettings;
 extern const ConfSchema vm_allocator_settings_schema;
 

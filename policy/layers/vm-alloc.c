@@ -39,7 +39,9 @@
  *   once (never fewer than the VM has); memory for every slot at its slot
  *   memory, grown slots included, plus vm_memory_reserve. The stragglers are
  *   those the slot manager reported in the step (StragglerNote): with a
- *   slot manager that judges none, there are none.
+ *   slot manager that judges none, there are none. A VM's CPU weight and
+ *   cap change only by more than vm_target_margin of what they were last
+ *   given, at most once per vm_target_interval (hold_cpu()).
  *   With critical_first, the attempts that bound their job's completion (see
  *   attempt_critical()) are entitled to a CPU each before the rest of the
  *   needs are divided. Off by default: in the simulator's Fig. 10 it made
@@ -69,6 +71,7 @@
 
 #include "common/macro.h"
 #include "policy/core/context.h"
+#include "policy/core/idmap.h"
 #include "policy/core/resource-pool.h"
 #include "policy/layers/policies.h"
 #include "policy/layers/slo-loop.h"
@@ -100,6 +103,12 @@ static const ConfKey vm_allocator_keys[] = {
                          "drs allocator: how often a VM's CPU use is sampled"),
         SETTING_ENUM(VmAllocatorSettings, drs_divvy, "proportional", drs_divvy_names,
                      "drs allocator: the pool in proportion to the demands, or max-min fair"),
+        SETTING_DOUBLE(VmAllocatorSettings, vm_target_margin, "0.1", 0, 10,
+                       "flexslot allocator: a VM's CPU weight or cap changes only by more than "
+                       "this fraction of what it was last given"),
+        SETTING_DURATION(VmAllocatorSettings, vm_target_interval, "30s", 0, 24 * USEC_PER_HOUR,
+                         "flexslot allocator: the least time between two changes of a VM's CPU "
+                         "weight and cap (the agent's [limits] min-interval)"),
 };
 
 const ConfSchema vm_allocator_settings_schema = {
@@ -132,9 +141,58 @@ static uint64_t clamp_memory(const VmAllocatorSettings *set, double want, const 
         return (uint64_t)CLAMP(floor(want), lo, (double)vm->memory_max);
 }
 
+/* What the flexslot allocator last gave a VM's CPU, by Vm.id. */
+typedef struct VmHeld {
+        unsigned cpu_weight;
+        double cpu_cap;
+        usec_t at; /* when; 0: nothing yet */
+} VmHeld;
+
+static bool cpu_moved(double to, double from, double margin) {
+        /* From no cap to one, or back, is always a change. */
+        if ((to == 0) != (from == 0))
+                return true;
+        return fabs(to - from) > margin * from;
+}
+
+/* Holds a VM's CPU weight and cap at what it was last given unless the
+ * new ones differ by more than vm_target_margin and vm_target_interval has
+ * passed since: the flexslot allocator's need follows the stragglers the
+ * slot manager judges in each step, and those come and go from one step to
+ * the next. Unheld, a guest's weight swung between 683 and 1024 every cycle
+ * in a real run (demo/vmexp.sh's arm E: 1,950 targets in 534 s, 1,234 of
+ * them refused by the agent's rate limit), every swing a change of the
+ * guest's share that no task had time to use. The first change goes out as
+ * computed. */
+static int hold_cpu(IdMap *held, const VmAllocatorSettings *set, const Vm *vm, usec_t now,
+                    VmTarget *t) {
+        VmHeld *h;
+        int r = idmap_put(held, vm->id, (void **)&h);
+
+        if (r < 0)
+                return r;
+        if (h->at == 0) {
+                if (t->cpu_weight != vm->cpu_weight || t->cpu_cap != vm->cpu_cap)
+                        *h = (VmHeld){ .cpu_weight = t->cpu_weight,
+                                       .cpu_cap = t->cpu_cap,
+                                       .at = now };
+                return 0;
+        }
+        if ((cpu_moved(t->cpu_weight, h->cpu_weight, set->vm_target_margin) ||
+             cpu_moved(t->cpu_cap, h->cpu_cap, set->vm_target_margin)) &&
+            now >= h->at + set->vm_target_interval) {
+                *h = (VmHeld){ .cpu_weight = t->cpu_weight, .cpu_cap = t->cpu_cap, .at = now };
+                return 0;
+        }
+        t->cpu_weight = h->cpu_weight;
+        t->cpu_cap = h->cpu_cap;
+        return 0;
+}
+
+/* held: what hold_cpu() keeps, or NULL for targets as computed. */
 static int allocate_host(PolicyContext *ctx, const VmAllocatorSettings *set, uint32_t host,
-                         const uint32_t *vm_node, VmWant *wants, VmWantFunc want,
-                         const void *data) {
+                         const uint32_t *vm_node, VmWant *wants, VmWantFunc want, const void *data,
+                         IdMap *held) {
         const ClusterSnapshot *s = ctx->snap;
         double pcpus = (double)s->hosts[host].pcpus;
         unsigned n = 0;
@@ -175,6 +233,11 @@ static int allocate_host(PolicyContext *ctx, const VmAllocatorSettings *set, uin
                                                          2L)
                                          : (unsigned)set->weight_per_vm;
                 t.memory = clamp_memory(set, (double)wants[v].memory * scale, vm);
+                if (held) {
+                        r = hold_cpu(held, set, vm, ctx->now, &t);
+                        if (r < 0)
+                                return r;
+                }
                 if (t.cpu_weight == vm->cpu_weight && t.vcpus == vm->vcpus &&
                     t.memory == vm->memory && t.cpu_cap == vm->cpu_cap)
                         continue;
@@ -187,7 +250,7 @@ static int allocate_host(PolicyContext *ctx, const VmAllocatorSettings *set, uin
 }
 
 static int allocate_by(PolicyContext *ctx, const VmAllocatorSettings *set, VmWantFunc want,
-                       const void *data) {
+                       const void *data, IdMap *held) {
         const ClusterSnapshot *s = ctx->snap;
         uint32_t *vm_node = context_scratch(ctx, s->n_vms, sizeof(uint32_t));
         VmWant *wants = context_scratch(ctx, s->n_vms, sizeof(VmWant));
@@ -199,11 +262,13 @@ static int allocate_by(PolicyContext *ctx, const VmAllocatorSettings *set, VmWan
         for (uint32_t i = 0; i < s->n_nodes; i++)
                 vm_node[s->nodes[i].vm] = i;
         for (uint32_t h = 0; h < s->n_hosts; h++) {
-                int r = allocate_host(ctx, set, h, vm_node, wants, want, data);
+                int r = allocate_host(ctx, set, h, vm_node, wants, want, data, held);
 
                 if (r < 0)
                         return r;
         }
+        if (held)
+                idmap_sweep(held);
         return 0;
 }
 
@@ -293,11 +358,11 @@ static int none_allocate(void *state, const void *settings, PolicyContext *ctx, 
 }
 
 static int static_allocate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
-        return lever(state, ctx, allocate_by(ctx, settings, static_want, NULL));
+        return lever(state, ctx, allocate_by(ctx, settings, static_want, NULL, NULL));
 }
 
 static int demand_allocate(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
-        return lever(state, ctx, allocate_by(ctx, settings, demand_want, NULL));
+        return lever(state, ctx, allocate_by(ctx, settings, demand_want, NULL, NULL));
 }
 
 /* A running map's CPU work as far as its rate so far tells: the CPU it used
@@ -367,9 +432,37 @@ static bool attempt_critical(const PolicyContext *ctx, const Attempt *a, const d
         return left > 0 && left >= horizon[t->job];
 }
 
+/* What the flexslot allocator keeps. */
+typedef struct FlexslotState {
+        SloLever lever; /* first: the lever's state, as every allocator's */
+        IdMap held;     /* VmHeld by Vm.id */
+} FlexslotState;
+
+static int flexslot_init(const void *settings, void **ret_state) {
+        FlexslotState *st = calloc(1, sizeof(*st));
+
+        if (!st)
+                return -ENOMEM;
+        slo_lever_init(&st->lever);
+        idmap_init(&st->held, sizeof(VmHeld));
+        *ret_state = st;
+        return 0;
+}
+
+static void flexslot_free(void *state) {
+        FlexslotState *st = state;
+
+        if (!st)
+                return;
+        slo_lever_done(&st->lever);
+        idmap_done(&st->held);
+        free(st);
+}
+
 /* The stragglers are those the slot manager reported in this step. */
 static int flexslot_allocate(void *state, const void *settings, PolicyContext *ctx,
                              unsigned flags) {
+        FlexslotState *st = state;
         const VmAllocatorSettings *set = settings;
         const ClusterSnapshot *s = ctx->snap;
         FlexslotNeeds needs = {
@@ -388,7 +481,8 @@ static int flexslot_allocate(void *state, const void *settings, PolicyContext *c
                         needs.starved[s->attempts[ctx->d->stragglers[i].attempt].node]++;
                 }
         if (!set->critical_first)
-                return lever(state, ctx, allocate_by(ctx, set, flexslot_want, &needs));
+                return lever(&st->lever, ctx,
+                             allocate_by(ctx, set, flexslot_want, &needs, &st->held));
         r = map_horizons(ctx, horizon);
         if (r < 0)
                 return r;
@@ -396,7 +490,7 @@ static int flexslot_allocate(void *state, const void *settings, PolicyContext *c
                 if (!ctx->killed[i] &&
                     (starved[i] || attempt_critical(ctx, &s->attempts[i], horizon)))
                         needs.critical[s->attempts[i].node]++;
-        return lever(state, ctx, allocate_by(ctx, set, flexslot_want, &needs));
+        return lever(&st->lever, ctx, allocate_by(ctx, set, flexslot_want, &needs, &st->held));
 }
 
 /* The cluster's pool: the setting, or every host's pCPUs. */
@@ -640,8 +734,8 @@ const VmAllocatorOps vm_allocator_demand = {
 const VmAllocatorOps vm_allocator_flexslot = {
         .name = "flexslot",
         .settings = &vm_allocator_settings_schema,
-        .init = alloc_init,
-        .free = alloc_free,
+        .init = flexslot_init,
+        .free = flexslot_free,
         .allocate = flexslot_allocate,
 };
 

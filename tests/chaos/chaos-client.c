@@ -303,7 +303,7 @@ static int report_call(Chaos *ch, sd_bus *bus, uint64_t tracker) {
                         .reason = below(ch, 2) ? "" : "exit status 2",
                 };
         r = sd_bus_message_new_method_call(bus, &m, NULL, TRACKER1_OBJECT_PATH, TRACKER1_INTERFACE,
-                                           "Heartbeat");
+                                           TRACKER1_HEARTBEAT_METHOD);
         if (r >= 0)
                 r = tracker1_heartbeat_append(m, &x);
         if (r < 0) {
@@ -321,7 +321,7 @@ static int tracker_session(Chaos *ch) {
                 const char *member, *signature;
         } methods[] = {
                 { "Register", TRACKER1_REGISTER_TYPE },
-                { "Heartbeat", TRACKER1_HEARTBEAT_TYPE },
+                { TRACKER1_HEARTBEAT_METHOD, TRACKER1_HEARTBEAT_TYPE },
                 { "ReportGuest", "t" TRACKER1_GUEST_TYPE },
                 { "Unknown", "s" },
         };

@@ -44,7 +44,7 @@ grep -q "^error org.flexslot.Tracker1.Error.BadToken:" "$tmp/bad-token.log" ||
 
 # A tracker of another version is refused by name, before its token is
 # looked at: one older than the controller serves, and one newer.
-for version in 0 3; do
+for version in 0 4; do
 	if run_tracker "$tmp/version-$version.log" --token wrong --protocol-version "$version" \
 		--beats 1; then
 		fail "a tracker of Tracker1 version $version was accepted"
@@ -52,7 +52,7 @@ for version in 0 3; do
 	grep -q "^error org.flexslot.Tracker1.Error.IncompatibleVersion: .* version $version;" \
 		"$tmp/version-$version.log" ||
 		fail "version $version: $(cat "$tmp/version-$version.log")"
-	grep -q "it speaks Tracker1 version $version, this controller 1..2" "$tmp/controller.log" ||
+	grep -q "it speaks Tracker1 version $version, this controller 1..3" "$tmp/controller.log" ||
 		fail "the controller did not log the refusal of version $version"
 done
 [ "$(ctl_call ListNodes)" = "a(tsssuuuudd) 0" ] || fail "a tracker of another version is listed"

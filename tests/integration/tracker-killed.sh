@@ -78,7 +78,7 @@ cmp -s "$data/out/$job/part-00000" "$data/maps/m0" || fail "the job's output is 
 # STATE STARTED ENDED REASON.
 attempts_listed() {
 	flexslotctl --no-legend show "$job" >"$tmp/show"
-	grep -q "^[0-9]*	map	0	vm$n	lost	[-0-9T:Z]*	[-0-9T:Z]*	its tracker was lost\$" "$tmp/show" &&
+	grep -q "^[0-9]*	map	0	vm$n	lost	[-0-9T:Z]*	[-0-9T:Z]*	its tracker was lost	-1	-1\$" "$tmp/show" &&
 		grep -q "^[0-9]*	map	0	vm$other	succeeded	" "$tmp/show" &&
 		grep -q "^[0-9]*	reduce	0	vm$other	succeeded	" "$tmp/show" &&
 		[ "$(grep -c "^[0-9]*	\(map\|reduce\)	" "$tmp/show")" -eq 3 ]

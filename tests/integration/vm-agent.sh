@@ -5,8 +5,9 @@
 # report non-zero steal for the guest, and a higher CPU weight set through
 # the agent's SetTarget must cut it; one SetTarget with a CPU weight, a live
 # vCPU add (1 -> 2, onlined by the guest), a balloon change (128 -> 96 MiB)
-# and a CPU cap must take effect and be read back through the agent's
-# metrics (busctl on org.flexslot.Agent1), with the guest's memory in use;
+# and a CPU cap (the whole VM's quota) must take effect and be read back
+# through the agent's metrics (busctl on org.flexslot.Agent1), with the
+# guest's memory in use;
 # after a libvirtd restart the agent must sample and change the guest
 # again. Skips only when the machine cannot run it (not root, no QEMU,
 # libvirtd does not start).
@@ -177,8 +178,9 @@ vm_poll 30 steal_below "$max" ||
 "$vm_dir/hog.sh" stop "$vm_state"
 
 # One target, every resource: the weight back down, a live vCPU add 1 -> 2,
-# the balloon 128 -> 96 MiB, a cap of 1.5 CPUs (a quota of 75 ms per 100 ms
-# on each of the 2 vCPUs).
+# the balloon 128 -> 96 MiB, a cap of 1.5 CPUs (the whole VM's quota,
+# libvirt's global_quota: 150 ms per 100 ms for its vCPUs together, none
+# per vCPU).
 step "SetTarget: weight 2048, vCPUs 1 -> 2, memory 128 -> 96 MiB, cap 1.5"
 out=$(set_target 4 cpu-weight u 2048 vcpus u 2 memory t $((96 * 1048576)) cpu-cap d 1.5) ||
 	fail "SetTarget failed: $out"
@@ -192,8 +194,12 @@ case $out in *'"memory" "applied" t 134217728 t '*) ;; *) fail "SetTarget's memo
 vm_poll 30 read_back 2 $((96 * 1048576)) || fail "the agent did not read back 2 vCPUs and 96 MiB"
 vm_poll 30 vm_console_has "$guest" "FLEXSLOT-CPU-ONLINE cpu1" ||
 	fail "the guest did not see its second CPU"
-quota=$(vm_virsh schedinfo "$guest" | awk '$1 == "vcpu_quota" { print $3 }')
-[ "$quota" = 75000 ] || fail "libvirt reports vcpu_quota $quota"
+sched=$(vm_virsh schedinfo "$guest")
+quota=$(echo "$sched" | awk '$1 == "global_quota" { print $3 }')
+[ "$quota" = 150000 ] || fail "libvirt reports global_quota $quota: $sched"
+# No quota per vCPU: -1 (cgroup v1) or cgroup v2's max (2^44 - 1).
+echo "$sched" | awk '$1 == "vcpu_quota" { exit !($3 < 0 || $3 >= 1e12) }' ||
+	fail "a quota per vCPU is left beside the whole VM's: $sched"
 # Weight and cap as the agent reads them, and the guest's memory in use
 # (the balloon driver's statistics): every field valid (127).
 settings_are() {

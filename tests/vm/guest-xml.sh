@@ -81,6 +81,9 @@ if [ -n "$pin" ]; then
 	[ -z "$others" ] || emulatorpin="<emulatorpin cpuset='$others'/>"
 fi
 
+# delayacct: the kernel's task delay accounting, off by default since
+# Linux 5.14, so that a task's block I/O wait (/proc/PID/stat's
+# delayacct_blkio_ticks) that the tracker reports is measured, not 0.
 # no_timer_check: on a busy host a TCG guest's vCPU may not run while the
 # kernel checks its timer interrupt at boot, and the kernel then panics
 # ("IO-APIC + timer doesn't work!"); seen with four 2-vCPU guests booting at
@@ -99,7 +102,7 @@ cat <<EOF
     <type arch='x86_64' machine='pc'>hvm</type>
     <kernel>$kernel</kernel>
     <initrd>$initrd</initrd>
-    <cmdline>console=ttyS0 panic=-1 loglevel=4 mitigations=off no_timer_check flexslot.busy=$busy</cmdline>
+    <cmdline>console=ttyS0 panic=-1 loglevel=4 mitigations=off no_timer_check delayacct flexslot.busy=$busy</cmdline>
   </os>
   <features><acpi/><apic/></features>
   $cpu
