@@ -194,7 +194,8 @@ static void keep_cap(AgentActuator *a, const AgentChange *c, const ActVm *vm, un
 
 /* The agent's limits narrowed by the VM's own in its metadata, and the
  * bounds the VM's set. A VM whose limits cannot be read or make no sense is
- * not changed at all: the operator set them to be kept. */
+ * not changed at all: the operator set them to be kept; nor is one its
+ * metadata opts out. */
 static int vm_limits(AgentActuator *a, AgentChange *c, ActLimits *ret, unsigned *ret_floors,
                      unsigned *ret_ceilings) {
         _cleanup_free_ char *xml = NULL;
@@ -212,6 +213,13 @@ static int vm_limits(AgentActuator *a, AgentChange *c, ActLimits *ret, unsigned 
                 change_failed(c, -EPERM, "%s's limits in its metadata (%s): %s", c->name,
                               AGENT_LIMITS_XMLNS, why);
                 return -EPERM;
+        }
+        if (vm.unmanaged) {
+                change_failed(c, -EROFS,
+                              "%s is not managed: its metadata (%s) says " AGENT_VM_MANAGE_ATTRIBUTE
+                              "=\"no\"",
+                              c->name, AGENT_LIMITS_XMLNS);
+                return -EROFS;
         }
         if (agent_vm_limits_apply(&vm, &a->limits, ret, ret_floors, ret_ceilings) == 0)
                 return 0;

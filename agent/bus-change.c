@@ -215,6 +215,8 @@ static const char *errno_error(int r) {
                 return AGENT1_ERROR_NOT_SUPPORTED;
         case EPERM:
                 return AGENT1_ERROR_NOT_PERMITTED;
+        case EROFS:
+                return AGENT1_ERROR_NOT_MANAGED;
         case EINVAL:
                 /* Past our limits, so the hypervisor's own (e.g. its maximum). */
                 return AGENT1_ERROR_OUT_OF_RANGE;

@@ -26,6 +26,9 @@
  * rising. */
 #define AGENT1_ERROR_GUEST_MEMORY_UNKNOWN AGENT1_ERROR_PREFIX "GuestMemoryUnknown"
 #define AGENT1_ERROR_GUEST_UNDER_PRESSURE AGENT1_ERROR_PREFIX "GuestUnderPressure"
+/* A change of a domain that its libvirt metadata opts out of the agent's
+ * changes (<flexslot:limits manage="no"/>): measured, never changed. */
+#define AGENT1_ERROR_NOT_MANAGED AGENT1_ERROR_PREFIX "NotManaged"
 
 /* org.flexslot.Controller1 (controller1.h): flexslot-controllerd's
  * operators' interface. */

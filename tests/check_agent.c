@@ -543,8 +543,16 @@ START_TEST(test_vm_limits_parse) {
         ck_assert_uint_eq(l.max[ACT_MEMORY], 8ULL << 30);
         ck_assert_uint_eq(l.min[ACT_CPU_WEIGHT], 256);
         ck_assert_uint_eq(l.max[ACT_CPU_WEIGHT], 4096);
+        ck_assert(!l.unmanaged);
         ck_assert_int_eq(agent_vm_limits_parse("<limits></limits>", &l, why, sizeof(why)), 0);
         ck_assert_uint_eq(l.has_min | l.has_max, 0);
+        ck_assert_int_eq(agent_vm_limits_parse("<limits manage=\"no\" max-vcpus=\"2\"/>", &l, why,
+                                               sizeof(why)),
+                         0);
+        ck_assert(l.unmanaged);
+        ck_assert_uint_eq(l.has_max, ACT_BIT(ACT_VCPUS));
+        ck_assert_int_eq(agent_vm_limits_parse("<limits manage='yes'/>", &l, why, sizeof(why)), 0);
+        ck_assert(!l.unmanaged);
 }
 END_TEST
 
@@ -558,6 +566,7 @@ static const struct {
         { "<limits max-vcpus=\"4/>", "max-vcpus: value too long or unterminated" },
         { "<limits max-vcpus=4/>", "malformed attribute at 'max-vcpus=4/>'" },
         { "<limits min-vcpus=\"4\" max-vcpus=\"2\"/>", "min-vcpus 4 is above max-vcpus 2" },
+        { "<limits manage=\"never\"/>", "manage: 'never' is neither yes nor no" },
 };
 
 START_TEST(test_vm_limits_bad) {

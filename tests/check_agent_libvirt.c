@@ -404,6 +404,36 @@ START_TEST(test_vm_limits_refused_when_wrong) {
 }
 END_TEST
 
+/* A VM whose metadata opts it out is measured as any other and never
+ * changed, not even within every limit or as a dry run. */
+START_TEST(test_vm_limits_opt_out) {
+        ActTarget t = { .set = ACT_BIT(ACT_VCPUS) | ACT_BIT(ACT_MEMORY),
+                        .value = { [ACT_VCPUS] = 3, [ACT_MEMORY] = 3 * GIB / 2 } };
+        AgentChange c = { .target = t };
+        const AgentDomain *d;
+        AgentSnapshot *s;
+
+        actuator.dry_run = true;
+        snprintf(c.domain, sizeof(c.domain), "unmanaged");
+        ck_assert_int_eq(agent_actuator_change(&actuator, &c), 0);
+        ck_assert_int_eq(c.error, -EROFS);
+        ck_assert_str_eq(c.message, "unmanaged is not managed: its metadata "
+                                    "(https://flexslot.org/xmlns/limits/1) says manage=\"no\"");
+        ck_assert_int_eq(c.r[ACT_VCPUS].status, AGENT_CHANGE_NOT_ASKED);
+        actuator.dry_run = false;
+        c = (AgentChange){ .target = t };
+        snprintf(c.domain, sizeof(c.domain), "66666666-6666-6666-6666-666666666665");
+        ck_assert_int_eq(agent_actuator_change(&actuator, &c), 0);
+        ck_assert_int_eq(c.error, -EROFS);
+        s = sample();
+        d = agent_snapshot_find(s, "unmanaged");
+        ck_assert(d->metrics.valid & HV_METRIC_VCPUS);
+        ck_assert_uint_eq(d->metrics.vcpus_current, 2);
+        ck_assert_uint_eq(d->metrics.memory_kib, GIB / 1024);
+        free(s);
+}
+END_TEST
+
 /* ---- a domain busy in a job ---- */
 
 /* The test driver cannot hold a domain in a job, nor has it the counters a
@@ -694,6 +724,7 @@ Suite *suite_agent_libvirt(void) {
         tcase_add_checked_fixture(tc, limits_setup, teardown);
         tcase_add_test(tc, test_vm_limits_narrow_the_agents);
         tcase_add_test(tc, test_vm_limits_refused_when_wrong);
+        tcase_add_test(tc, test_vm_limits_opt_out);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("settings");
