@@ -200,6 +200,8 @@ static const char *refusal_error(const AgentResourceChange *x) {
                 return AGENT1_ERROR_GUEST_MEMORY_UNKNOWN;
         case AGENT_GUARD_GUEST_PRESSURE:
                 return AGENT1_ERROR_GUEST_UNDER_PRESSURE;
+        case AGENT_GUARD_MEMORY_PRESSURE:
+                return AGENT1_ERROR_MEMORY_PRESSURE;
         default:
                 return rule_error(x->outcome.rule);
         }
