@@ -176,8 +176,7 @@ static const char *cgroup2_root(void) {
         return NULL;
 }
 
-void agent_domain_pressure(const char *uuid, AgentDomainPressure *ret, char *detail,
-                           size_t size) {
+void agent_domain_pressure(const char *uuid, AgentDomainPressure *ret, char *detail, size_t size) {
         char file[64], text[4096], cgroup[PATH_MAX], dir[PATH_MAX + 32];
         const char *root = cgroup2_root();
         pid_t pid;
@@ -198,8 +197,7 @@ void agent_domain_pressure(const char *uuid, AgentDomainPressure *ret, char *det
         if (r >= 0)
                 r = agent_domain_cgroup_parse(text, cgroup, sizeof(cgroup));
         if (r < 0) {
-                snprintf(detail, size, "QEMU process %d is in no cgroup v2 of libvirt's",
-                         (int)pid);
+                snprintf(detail, size, "QEMU process %d is in no cgroup v2 of libvirt's", (int)pid);
                 return;
         }
         snprintf(dir, sizeof(dir), "%s%s", root, cgroup);

@@ -18,8 +18,8 @@
 /* Why the balloon guard refused a shrink. */
 typedef enum AgentGuard {
         AGENT_GUARD_NONE,
-        AGENT_GUARD_NO_GUEST_STATS, /* no fresh memory statistics from the guest */
-        AGENT_GUARD_GUEST_PRESSURE, /* its major faults or swap-in rising */
+        AGENT_GUARD_NO_GUEST_STATS,  /* no fresh memory statistics from the guest */
+        AGENT_GUARD_GUEST_PRESSURE,  /* its major faults or swap-in rising */
         AGENT_GUARD_MEMORY_PRESSURE, /* its cgroup's memory.pressure above the threshold */
 } AgentGuard;
 

@@ -59,11 +59,15 @@ typedef struct AgentDomain {
         /* How long before this sample its oldest valid metric was measured:
          * 0 when the round measured all of them. */
         usec_t age_usec;
-        /* Rounds in a row, and in all, that answered without counters the
-         * domain had had (VIR_CONNECT_GET_ALL_DOMAINS_STATS_NOWAIT skipped
-         * what needs its job). */
+        /* Rounds in a row, and in all, that skipped the domain: answered
+         * without counters it had had (VIR_CONNECT_GET_ALL_DOMAINS_STATS_NOWAIT
+         * skipped what needs its job), or found it paused for a libvirt job
+         * (migration, save, dump, snapshot), whose rates are the job's and
+         * not its load. */
         unsigned skipped_rounds;
         uint64_t skipped_total;
+        /* The job it is paused for (hv_sample_paused_job()), "" for none. */
+        char job[16];
         unsigned guest_memory; /* AgentGuestMemory bits */
         unsigned settings;     /* AgentSetting bits: which of the below are known */
         uint64_t cpu_weight;

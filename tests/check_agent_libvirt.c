@@ -11,6 +11,7 @@
 #include "agent/actuator.h"
 #include "actuation/act-config.h"
 #include "agent/collector.h"
+#include "hypervisor/libvirt.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "tests.h"
@@ -453,6 +454,11 @@ static const char *in_job;
  * stats period reports them: its last report (seconds), its major faults. */
 static bool guest_stats;
 static uint64_t guest_report, guest_major_faults;
+/* A domain paused for a dump (its state's reason as libvirt gives it), and
+ * how long worker1 has been paused so far, which its counters did not
+ * count. */
+static const char *dumping;
+static usec_t worker1_paused;
 
 static int job_sample_all(HvConnection *conn, unsigned flags, HvDomainSample **ret, size_t *ret_n) {
         int r = hv_libvirt_driver.sample_all(conn, flags, ret, ret_n);
@@ -465,6 +471,12 @@ static int job_sample_all(HvConnection *conn, unsigned flags, HvDomainSample **r
                 d->span_usec = 0;
                 if (d->state != HV_STATE_RUNNING || (in_job && strcmp(d->name, in_job) == 0))
                         continue;
+                if (strcmp(d->name, "worker1") == 0)
+                        ns -= worker1_paused * NSEC_PER_USEC;
+                if (dumping && strcmp(d->name, dumping) == 0) {
+                        d->state = HV_STATE_PAUSED;
+                        d->state_reason = VIR_DOMAIN_PAUSED_DUMP;
+                }
                 d->fields |= HV_FIELD_CPU_TIME | HV_FIELD_VCPU_DELAY;
                 d->cpu_time_ns = ns / 2;
                 d->vcpu_present[0] = 1;
@@ -591,6 +603,51 @@ START_TEST(test_collector_domain_in_job) {
 }
 END_TEST
 
+/* A domain paused for a libvirt job answers every counter, but a paused
+ * guest's rates say idle, not its load: it is skipped as a domain whose
+ * counters were not answered, its last rates standing with their age, and
+ * the rates after the job are measured from its last paused sample. The
+ * other domains are sampled as ever. */
+START_TEST(test_collector_domain_paused_for_job) {
+        AgentSnapshot *s;
+        const AgentDomain *w1, *w2;
+
+        job_driver_open();
+        free(sample());
+        free(sample_after(USEC_PER_SEC));
+        dumping = "worker1";
+        for (unsigned round = 1; round <= 2; round++) {
+                /* Paused since the sample before: its counters stand. */
+                worker1_paused += 2 * USEC_PER_SEC;
+                s = sample_after(2 * USEC_PER_SEC);
+                w1 = agent_snapshot_find(s, "worker1");
+                w2 = agent_snapshot_find(s, "worker2");
+                ck_assert_int_eq(w1->metrics.state, HV_STATE_PAUSED);
+                ck_assert_str_eq(w1->job, "dump");
+                ck_assert_uint_eq(w1->skipped_rounds, round);
+                ck_assert(w1->metrics.valid & HV_METRIC_STEAL);
+                ck_assert_double_eq_tol(w1->metrics.steal, 0.25, 1e-9);
+                ck_assert_double_eq_tol(w1->metrics.cpu_use, 0.5, 1e-9);
+                ck_assert_uint_eq(w1->age_usec, round * 2 * USEC_PER_SEC);
+                ck_assert_uint_eq(w2->age_usec, 0);
+                ck_assert_uint_eq(w2->skipped_total, 0);
+                ck_assert_double_eq_tol(w2->metrics.cpu_use, 0.5, 1e-9);
+                free(s);
+        }
+        dumping = NULL;
+        s = sample_after(USEC_PER_SEC);
+        w1 = agent_snapshot_find(s, "worker1");
+        ck_assert_int_eq(w1->metrics.state, HV_STATE_RUNNING);
+        ck_assert_str_eq(w1->job, "");
+        ck_assert_uint_eq(w1->skipped_rounds, 0);
+        ck_assert_uint_eq(w1->skipped_total, 2);
+        ck_assert_uint_eq(w1->age_usec, 0);
+        ck_assert_uint_eq(w1->metrics.interval_usec, USEC_PER_SEC);
+        ck_assert_double_eq_tol(w1->metrics.cpu_use, 0.5, 1e-9);
+        free(s);
+}
+END_TEST
+
 /* ---- per-domain settings, against a driver that counts its calls ---- */
 
 static unsigned n_info_calls;
@@ -710,6 +767,7 @@ Suite *suite_agent_libvirt(void) {
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_host_sample);
         tcase_add_test(tc, test_collector_domain_in_job);
+        tcase_add_test(tc, test_collector_domain_paused_for_job);
         tcase_add_test(tc, test_collector_guest_memory);
         suite_add_tcase(s, tc);
 
