@@ -1,0 +1,181 @@
+#!/bin/sh
+# Real-VM test: a guest in a libvirt job, beside one that is not. A private
+# libvirtd runs two tiny QEMU guests; flexslot-agentd samples them every
+# 500 ms. `virsh dump` of the first into a FIFO that nobody reads holds it
+# in libvirt's dump job (paused, reason dump) for as long as the test
+# likes. The agent must skip it and say so (its log names the domain and
+# the job; its last rates stand and their age grows in GetMetrics), while
+# the other guest's samples go on fresh, every interval; once the dump is
+# read to its end the first guest is measured again. With the balloon
+# guard on, a shrink of the other guest's memory is decided with what the
+# agent found of its QEMU process and cgroup, which the decision journal
+# says. Skips only when the machine cannot run it.
+# flexslot-test: vm
+set -eu
+
+srcdir=${FLEXSLOT_SRCDIR:?run through make check}
+build=${FLEXSLOT_BUILD:?run through make check}
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+step() { echo "== [$(awk '{ print $1 }' /proc/uptime)] $*"; }
+
+[ "$(id -u)" -eq 0 ] || skip "needs root to run libvirtd and QEMU guests"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+command -v libvirtd >/dev/null || skip "libvirtd is not installed"
+for t in virsh unshare busybox cpio dbus-daemon busctl mkfifo; do
+	command -v "$t" >/dev/null || fail "$t is missing (packaging/deps.sh installs it)"
+done
+
+vm_dir="$srcdir/tests/vm"
+vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
+# shellcheck disable=SC1091 # tests/vm/lib.sh, checked on its own
+. "$vm_dir/lib.sh"
+
+busy=flexslot-job-busy
+other=flexslot-job-other
+dump_pid=
+drain_pid=
+fifo="$vm_state/dump.fifo"
+finish() {
+	rc=$?
+	trap - EXIT INT TERM
+	# A reader for the dump first: libvirtd's open of the FIFO returns and
+	# the job ends, rather than a libvirtd thread staying stuck in it.
+	if [ -n "$dump_pid" ] && [ -z "$drain_pid" ]; then
+		timeout 60 cat "$fifo" >/dev/null 2>&1 &
+		drain_pid=$!
+	fi
+	[ -n "$dump_pid" ] && wait "$dump_pid" 2>/dev/null
+	[ -n "$drain_pid" ] && kill "$drain_pid" 2>/dev/null
+	vm_teardown
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
+		keep="$build/integration/vm-agent-job.state"
+		rm -rf "$keep"
+		mkdir -p "$keep"
+		cp "$vm_state"/*.console "$vm_state"/*.log "$vm_state"/*.ini "$vm_state"/log/libvirtd.log \
+			"$vm_state"/log/qemu/*.log "$keep/" 2>/dev/null || true
+		echo "guest consoles and daemon logs kept in $keep" >&2
+	fi
+	rm -rf "$vm_state"
+	exit "$rc"
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+
+vm_lock 300 || fail "another real-guest test held the lock for 5 minutes"
+t_start=$(vm_now_ms)
+step "building the guest, starting libvirtd"
+vm_setup || {
+	rc=$?
+	[ "$rc" -eq 1 ] && skip "libvirtd does not start here: $(tail -n 3 "$vm_state/libvirtd.out" 2>/dev/null | tr '\n' ' ')"
+	fail "cannot build the test guest"
+}
+accel=$(vm_accel)
+step "booting two guests ($accel)"
+vm_boot "$busy" "$accel" 128 2 1 60 || fail "$busy did not boot within 60 s"
+vm_boot "$other" "$accel" 128 2 1 60 || fail "$other did not boot within 60 s"
+
+agentd="$build/bin/flexslot-agentd"
+[ -x "$agentd" ] || fail "$agentd is not built"
+step "private dbus-daemon and flexslot-agentd"
+vm_agent_start "$agentd" 500ms <<EOF || fail "the agent did not take its bus name"
+[agent]
+log-level = debug
+balloon-guard = yes
+[host]
+cpus = 8
+memory = 8G
+[limits]
+min-memory = 64M
+max-memory = 1G
+min-interval = 0
+EOF
+address=$VM_BUS_ADDRESS
+
+agent_call() {
+	busctl --address="$address" call org.flexslot.Agent1 /org/flexslot/Agent1 \
+		org.flexslot.Agent1 "$@"
+}
+# GetMetrics answers "t(sssuuttdduudtd...) TIMESTAMP NAME UUID STATE VCPUS
+# VCPUS_MAX MEMORY MEMORY_MAX CPU_USE STEAL VALID WEIGHT CAP USED AGE ...":
+# "STATE CPU_USE STEAL AGE" of a guest.
+metrics() {
+	agent_call GetMetrics s "$1" 2>/dev/null | awk '{ gsub(/"/, "", $5); print $5, $10, $11, $16 }'
+}
+last_sample() {
+	busctl --address="$address" get-property org.flexslot.Agent1 /org/flexslot/Agent1 \
+		org.flexslot.Agent1 LastSample 2>/dev/null | awk '{ print $2 }'
+}
+has_rates() { metrics "$1" | awk '{ exit !($1 == "running" && $2 >= 0 && $3 >= 0 && $4 == 0) }'; }
+# The busy guest paused, its last rates standing, at least $1 s old.
+skipped_for() { metrics "$busy" | awk -v min="$1" '{ exit !($1 == "paused" && $2 >= 0 && $4 >= min) }'; }
+said_skipped() {
+	grep -q -e "Domain $busy is paused for a libvirt job (dump): skipped" \
+		-e "Domain $busy answered without some counters" "$vm_state/agent.log"
+}
+
+vm_poll 30 has_rates "$busy" || fail "the agent has no rates for $busy: $(metrics "$busy")"
+vm_poll 30 has_rates "$other" || fail "the agent has no rates for $other: $(metrics "$other")"
+echo "before: $busy $(metrics "$busy"); $other $(metrics "$other")"
+
+# ---- the job --------------------------------------------------------------
+step "virsh dump $busy into a FIFO nobody reads"
+mkfifo "$fifo"
+vm_virsh dump "$busy" "$fifo" >"$vm_state/dump.out" 2>&1 9>&- &
+dump_pid=$!
+job_started=$(vm_now_ms)
+vm_poll 30 skipped_for 2 || fail "$busy is not shown skipped with its age: $(metrics "$busy")"
+said_skipped || fail "the agent did not say it skipped $busy: $(grep "$busy" "$vm_state/agent.log" | tail -n 5)"
+grep -e "Domain $busy " "$vm_state/agent.log" | tail -n 2
+vm_virsh domjobinfo "$busy" | head -n 3 || true
+
+# While the job lasts, the host's samples go on: 8 new ones in a row, each
+# within 3 s (the interval is 500 ms), and in each the other guest's values
+# are all of that sample's.
+newer_than() { [ "$(last_sample)" -gt "$1" ]; }
+prev=$(last_sample)
+for look in 1 2 3 4 5 6 7 8; do
+	vm_poll 3 newer_than "$prev" || fail "no new sample within 3 s during $busy's job (look $look)"
+	m=$(metrics "$other")
+	echo "$m" | awk '{ exit !($1 == "running" && $4 == 0) }' ||
+		fail "$other's sample is not fresh during $busy's job: $m"
+	prev=$(last_sample)
+done
+busy_age=$(metrics "$busy" | awk '{ print $4 }')
+echo "after $(($(vm_now_ms) - job_started)) ms in the job: $busy $(metrics "$busy"); $other $(metrics "$other")"
+awk -v a="$busy_age" 'BEGIN { exit !(a >= 4) }' || fail "$busy's age did not grow with the job: $busy_age"
+
+step "reading the dump to its end"
+cat "$fifo" >/dev/null &
+drain_pid=$!
+vm_poll 60 sh -c "! kill -0 $dump_pid 2>/dev/null" || fail "the dump did not end"
+wait "$dump_pid" || fail "virsh dump failed: $(cat "$vm_state/dump.out")"
+dump_pid=
+vm_poll 30 has_rates "$busy" || fail "$busy was not measured again after its job: $(metrics "$busy")"
+grep -q "Domain $busy answers with all its counters again" "$vm_state/agent.log" ||
+	fail "the agent did not say $busy is measured again"
+echo "after the job: $busy $(metrics "$busy")"
+
+# ---- the balloon guard on a real guest ---------------------------------------
+# The guard looks for the guest's QEMU by its -uuid and for its cgroup v2;
+# the decision says what it found: the pressure, or why there is none (on
+# a cgroup v1 host, QEMU is in no cgroup v2 of libvirt's).
+step "a shrink of $other under the balloon guard"
+out=$(agent_call SetMemory st "$other" $((112 * 1048576)) 2>&1) || echo "SetMemory: $out"
+decision=$(agent_call ListDecisions t 0 | tr '"' '\n' | grep "balloon-guard" || true)
+echo "limits: $decision"
+case $decision in
+*"balloon-guard memory.pressure some avg10 "*"/memory.pressure)"*) ;;
+*"balloon-guard without memory.pressure (QEMU process "*" is in no cgroup v2 of libvirt's)"*) ;;
+*) fail "the decision does not say what the guard found of $other's QEMU: $decision" ;;
+esac
+
+echo "total: $(($(vm_now_ms) - t_start)) ms"
+echo "PASS"
