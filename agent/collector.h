@@ -40,6 +40,15 @@ typedef enum AgentGuestMemory {
  * (NULL: none). Pure. */
 unsigned agent_guest_memory(const HvDomainSample *prev, const HvDomainSample *cur);
 
+/* Whether a domain shows a vCPU or memory target the agent applied
+ * (target-check.h judges it). */
+typedef enum AgentTargetState {
+        AGENT_TARGET_NONE,      /* none applied since the agent started */
+        AGENT_TARGET_PENDING,   /* within its grace period, or not measured since */
+        AGENT_TARGET_REACHED,   /* a sample after the grace period showed it */
+        AGENT_TARGET_UNREACHED, /* the first sample after it did not */
+} AgentTargetState;
+
 /* The kinds of metric a domain has, one per HvMetricValid bit. */
 #define AGENT_METRIC_KINDS 6
 
@@ -69,7 +78,9 @@ typedef struct AgentDomain {
         /* The job it is paused for (hv_sample_paused_job()), "" for none. */
         char job[16];
         unsigned guest_memory; /* AgentGuestMemory bits */
-        unsigned settings;     /* AgentSetting bits: which of the below are known */
+        /* Its last vCPU and memory target as this sample judged them. */
+        AgentTargetState vcpus_target, memory_target;
+        unsigned settings; /* AgentSetting bits: which of the below are known */
         uint64_t cpu_weight;
         /* The scheduler's figures, kept so that the cap follows the vCPU
          * count of every sample: the quota is per vCPU. */

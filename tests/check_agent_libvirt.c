@@ -11,9 +11,11 @@
 #include "agent/actuator.h"
 #include "actuation/act-config.h"
 #include "agent/collector.h"
+#include "agent/target-check.h"
 #include "hypervisor/libvirt.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "proto/agent1.h"
 #include "tests.h"
 
 #define GIB (1ULL << 30)
@@ -648,6 +650,66 @@ START_TEST(test_collector_domain_paused_for_job) {
 }
 END_TEST
 
+/* ---- targets shown ---- */
+
+static void count_report(const AgentTargetCheck *check, void *userdata) {
+        (*(unsigned *)userdata)++;
+}
+
+/* The daemon's order on each sample: judge, then stamp the states into the
+ * sample the metrics carry. */
+static AgentSnapshot *sample_judged(AgentTargetChecks *checks, usec_t after, unsigned *reports) {
+        AgentSnapshot *s = sample_after(after);
+
+        agent_target_checks_judge(checks, s, count_report, reports);
+        agent_target_checks_stamp(checks, s);
+        return s;
+}
+
+/* A vCPU target the domain does not show by the end of the grace period is
+ * carried by each sample as unreached, not as a success: within the grace
+ * it is pending, and what was never asked has no state. The vCPU goes away
+ * behind the agent's back, on the same test driver, as a guest that does
+ * not online a hot-added vCPU leaves it. */
+START_TEST(test_target_unreached_is_shown) {
+        ActTarget t = { .set = ACT_BIT(ACT_VCPUS), .value[ACT_VCPUS] = 3 };
+        AgentTargetChecks checks = { 0 };
+        AgentChange c = change_target("worker1", &t, ACT_STRICT);
+        const AgentDomain *d;
+        AgentSnapshot *s;
+        unsigned reports = 0, got;
+
+        ck_assert_int_eq(c.r[ACT_VCPUS].status, AGENT_CHANGE_APPLIED);
+        ck_assert_int_eq(agent_target_expect(&checks, c.uuid, c.name, ACT_VCPUS, 3,
+                                             fake_now + 30 * USEC_PER_SEC, 1),
+                         0);
+        s = sample_judged(&checks, USEC_PER_SEC, &reports);
+        d = agent_snapshot_find(s, "worker1");
+        ck_assert_int_eq(d->vcpus_target, AGENT_TARGET_PENDING);
+        ck_assert_int_eq(d->memory_target, AGENT_TARGET_NONE);
+        ck_assert_int_eq(agent_snapshot_find(s, "worker2")->vcpus_target, AGENT_TARGET_NONE);
+        ck_assert_uint_eq(reports, 0);
+        free(s);
+
+        ck_assert_int_eq(
+                hv_domain_set_vcpus(actuator.conn, "worker1", 2, HV_VCPUS_ALLOW_UNPLUG, &got), 0);
+        s = sample_judged(&checks, 30 * USEC_PER_SEC, &reports);
+        d = agent_snapshot_find(s, "worker1");
+        ck_assert_uint_eq(d->metrics.vcpus_current, 2);
+        ck_assert_int_eq(d->vcpus_target, AGENT_TARGET_UNREACHED);
+        ck_assert_str_eq(agent_target_state_to_string(d->vcpus_target), AGENT1_TARGET_UNREACHED);
+        ck_assert_str_eq(agent_target_state_to_string(d->memory_target), "");
+        ck_assert_uint_eq(reports, 1);
+        free(s);
+        /* It stays so, sample after sample. */
+        s = sample_judged(&checks, USEC_PER_SEC, &reports);
+        ck_assert_int_eq(agent_snapshot_find(s, "worker1")->vcpus_target, AGENT_TARGET_UNREACHED);
+        ck_assert_uint_eq(reports, 1);
+        free(s);
+        agent_target_checks_done(&checks);
+}
+END_TEST
+
 /* ---- per-domain settings, against a driver that counts its calls ---- */
 
 static unsigned n_info_calls;
@@ -768,6 +830,7 @@ Suite *suite_agent_libvirt(void) {
         tcase_add_test(tc, test_host_sample);
         tcase_add_test(tc, test_collector_domain_in_job);
         tcase_add_test(tc, test_collector_domain_paused_for_job);
+        tcase_add_test(tc, test_target_unreached_is_shown);
         tcase_add_test(tc, test_collector_guest_memory);
         suite_add_tcase(s, tc);
 

@@ -315,12 +315,12 @@ static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, 
                 source = CLUSTER_STEAL_AGENT;
                 steal = vm->steal;
         }
-        return sd_bus_message_append(m, CONTROLLER1_VM_TYPE, n ? n->id : 0, uuid,
-                                     vm ? vm->name : "", l ? l->host->name : "", l && l->reachable,
-                                     steal_sources[source], steal, vm ? vm->vcpus : 0,
-                                     vm ? vm->memory : 0, vm ? vm->sent : 0, vm ? vm->applied : 0,
-                                     vm ? vm->failed : 0, vm ? vm->last : "", n ? n->guest.cpus : 0,
-                                     n ? n->guest.memory : 0);
+        return sd_bus_message_append(
+                m, CONTROLLER1_VM_TYPE, n ? n->id : 0, uuid, vm ? vm->name : "",
+                l ? l->host->name : "", l && l->reachable, steal_sources[source], steal,
+                vm ? vm->vcpus : 0, vm ? vm->memory : 0, vm ? vm->sent : 0, vm ? vm->applied : 0,
+                vm ? vm->failed : 0, vm ? vm->last : "", n ? n->guest.cpus : 0,
+                n ? n->guest.memory : 0, vm ? vm->vcpus_target : "", vm ? vm->memory_target : "");
 }
 
 int agents_list_vms(Agents *a, sd_bus_message *m) {

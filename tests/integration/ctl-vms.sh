@@ -3,7 +3,7 @@
 # flexslot-agentd (libvirt's test driver, tests/fixtures/agent/host.xml) on
 # a private bus, with a test tracker in the fixture's VM worker1: the VMs
 # listed (tab and JSON), a VM resized by UUID and by node id with the
-# agent's verdicts printed, and every refusal (the command line's, the
+# agent's verdicts printed and its targets then shown pending, and every refusal (the command line's, the
 # controller's, the agent's) printed by name with nothing changed.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
@@ -40,7 +40,7 @@ poll grep -q "^registered 1 " "$tmp/tracker.log" || fail "the tracker did not re
 # ---- vms ----
 poll vms_have "^1	$W1	worker1	" || fail "vms lacks node 1's VM: $(flexslotctl vms)"
 expect_ctl 0 "" vms
-head -n 1 "$tmp/out" | grep -q "^NODE	VM	NAME	AGENT	REACHABLE	STEAL_SOURCE	STEAL	VCPUS	MEMORY	SENT	APPLIED	FAILED	LAST	GUEST_CPUS	GUEST_MEMORY$" ||
+head -n 1 "$tmp/out" | grep -q "^NODE	VM	NAME	AGENT	REACHABLE	STEAL_SOURCE	STEAL	VCPUS	MEMORY	SENT	APPLIED	FAILED	LAST	GUEST_CPUS	GUEST_MEMORY	VCPUS_TARGET	MEMORY_TARGET$" ||
 	fail "vms' header: $(cat "$tmp/out")"
 grep -qF "1	$W1	worker1	$address	true	tracker	0.25	2	$GIB	0	0	0	" "$tmp/out" ||
 	fail "vms' worker1: $(cat "$tmp/out")"
@@ -63,8 +63,11 @@ expect_ctl 0 "" resize-vm 1 4 0 --json --no-legend
   {"resource": "vcpus", "verdict": "applied", "before": 2, "after": 4, "error": "", "message": ""}
 ]' ] || fail "resize-vm 1 --json printed: $(cat "$tmp/out")"
 poll size_is worker1 "4 $GIB" || fail "worker1 is not 4 vCPUs"
-poll vms_have "^1	$W1	worker1	.*	4	$GIB	1	1	0	vcpus applied 2 -> 4	0	0$" ||
+# The agent's target state, from its next sample: the vCPUs within the
+# agent's target-grace (30 s), no memory target.
+poll vms_have "^1	$W1	worker1	.*	4	$GIB	1	1	0	vcpus applied 2 -> 4	0	0	pending	$" ||
 	fail "vms after the resize: $(flexslotctl vms)"
+vms_have "^0	$W2	worker2	.*	pending	pending$" || fail "worker2's targets: $(flexslotctl vms)"
 
 # ---- refusals: the command line's, the controller's, the agent's ----
 sizes() {
