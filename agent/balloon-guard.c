@@ -18,8 +18,8 @@
 /* A PSI file is two lines of about 60 bytes. */
 #define PRESSURE_FILE_MAX 512
 /* QEMU's command line as libvirt writes it runs to a few KiB; "-uuid"
- * comes within its first dozen arguments. */
-#define CMDLINE_MAX (64 * 1024)
+ * comes within its first dozen arguments, well inside this. */
+#define CMDLINE_MAX (16 * 1024)
 
 AgentGuard agent_balloon_guard_judge(unsigned guest_memory, const AgentDomainPressure *pressure,
                                      double max_some_avg10) {
@@ -135,13 +135,11 @@ static bool has_uuid_argument(const char *args, size_t len, const char *uuid) {
 }
 
 int agent_qemu_pid(const char *proc, const char *uuid, pid_t *ret) {
-        _cleanup_free_ char *buf = malloc(CMDLINE_MAX);
+        char buf[CMDLINE_MAX];
         DIR *d;
         struct dirent *e;
         int r = -ESRCH;
 
-        if (!buf)
-                return -ENOMEM;
         d = opendir(proc);
         if (!d)
                 return negative_errno();
@@ -152,7 +150,7 @@ int agent_qemu_pid(const char *proc, const char *uuid, pid_t *ret) {
                 if (parse_uint64(e->d_name, 1, INT_MAX, &pid) < 0)
                         continue;
                 /* A process that ended meanwhile, or that we may not read. */
-                len = read_cmdline(dirfd(d), e->d_name, buf, CMDLINE_MAX);
+                len = read_cmdline(dirfd(d), e->d_name, buf, sizeof(buf));
                 if (len > 0 && has_uuid_argument(buf, (size_t)len, uuid)) {
                         *ret = (pid_t)pid;
                         r = 0;
@@ -179,7 +177,7 @@ static const char *cgroup2_root(void) {
 void agent_domain_pressure(const char *uuid, AgentDomainPressure *ret, char *detail, size_t size) {
         char file[64], text[4096], cgroup[PATH_MAX], dir[PATH_MAX + 32];
         const char *root = cgroup2_root();
-        pid_t pid;
+        pid_t pid = 0;
         int r;
 
         *ret = (AgentDomainPressure){ 0 };
