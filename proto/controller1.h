@@ -43,5 +43,6 @@
  * tracker sees in the guest (0: not reported), and whether the VM shows
  * the last vCPU and memory target its agent applied (pending, reached,
  * unreached: agent1.h's fields 15 and 16; "": none, or an agent that does
- * not say). */
+ * not say); a vCPU target is unreached too while the tracker reports fewer
+ * CPUs online in the guest than the VM has. */
 #define CONTROLLER1_VM_TYPE "(tsssbsdutuuusutss)"
