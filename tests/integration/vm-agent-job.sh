@@ -24,7 +24,6 @@ fail() {
 	echo "FAIL: $*" >&2
 	exit 1
 }
-step() { echo "== [$(awk '{ print $1 }' /proc/uptime)] $*"; }
 
 [ "$(id -u)" -eq 0 ] || skip "needs root to run libvirtd and QEMU guests"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
@@ -35,56 +34,47 @@ done
 
 vm_dir="$srcdir/tests/vm"
 vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
-# shellcheck disable=SC1091 # tests/vm/lib.sh, checked on its own
+# shellcheck disable=SC1091 # tests/vm/lib.sh and cluster.sh, checked on their own
 . "$vm_dir/lib.sh"
+# shellcheck disable=SC1091
+. "$vm_dir/cluster.sh"
 
 busy=flexslot-job-busy
 other=flexslot-job-other
 dump_pid=
 drain_pid=
 fifo="$vm_state/dump.fifo"
-finish() {
-	rc=$?
-	trap - EXIT INT TERM
-	# A reader for the dump first: libvirtd's open of the FIFO returns and
-	# the job ends, rather than a libvirtd thread staying stuck in it.
+# Before the teardown, a reader for a dump still running: libvirtd's open
+# of the FIFO returns and the job ends, rather than a libvirtd thread
+# staying stuck in it. Then a failed run's logs are kept.
+on_exit() {
 	if [ -n "$dump_pid" ] && [ -z "$drain_pid" ]; then
-		timeout 60 cat "$fifo" >/dev/null 2>&1 &
+		cat "$fifo" >/dev/null 2>&1 &
 		drain_pid=$!
 	fi
-	[ -n "$dump_pid" ] && wait "$dump_pid" 2>/dev/null
-	[ -n "$drain_pid" ] && kill "$drain_pid" 2>/dev/null
-	vm_teardown
-	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
-		keep="$build/integration/vm-agent-job.state"
-		rm -rf "$keep"
-		mkdir -p "$keep"
-		cp "$vm_state"/*.console "$vm_state"/*.log "$vm_state"/*.ini "$vm_state"/log/libvirtd.log \
-			"$vm_state"/log/qemu/*.log "$keep/" 2>/dev/null || true
-		echo "guest consoles and daemon logs kept in $keep" >&2
-	fi
-	rm -rf "$vm_state"
-	exit "$rc"
+	[ -z "$dump_pid" ] || vm_poll 60 sh -c "! kill -0 $dump_pid 2>/dev/null"
+	[ -z "$drain_pid" ] || kill "$drain_pid" 2>/dev/null
+	vmc_test_keep_state "$1"
 }
-trap finish EXIT
-trap 'exit 130' INT TERM
+# shellcheck disable=SC2034 # cluster.sh's vmc_test_keep_state reads it
+vmc_test_keep="$build/integration/vm-agent-job.state"
+vmc_traps on_exit
 
 vm_lock 300 || fail "another real-guest test held the lock for 5 minutes"
 t_start=$(vm_now_ms)
-step "building the guest, starting libvirtd"
+vmc_step "building the guest, starting libvirtd"
 vm_setup || {
-	rc=$?
-	[ "$rc" -eq 1 ] && skip "libvirtd does not start here: $(tail -n 3 "$vm_state/libvirtd.out" 2>/dev/null | tr '\n' ' ')"
+	[ $? -eq 1 ] && skip "libvirtd does not start here: $(tail -n 3 "$vm_state/libvirtd.out" 2>/dev/null | tr '\n' ' ')"
 	fail "cannot build the test guest"
 }
 accel=$(vm_accel)
-step "booting two guests ($accel)"
+vmc_step "booting two guests ($accel)"
 vm_boot "$busy" "$accel" 128 2 1 60 || fail "$busy did not boot within 60 s"
 vm_boot "$other" "$accel" 128 2 1 60 || fail "$other did not boot within 60 s"
 
 agentd="$build/bin/flexslot-agentd"
 [ -x "$agentd" ] || fail "$agentd is not built"
-step "private dbus-daemon and flexslot-agentd"
+vmc_step "private dbus-daemon and flexslot-agentd"
 vm_agent_start "$agentd" 500ms <<EOF || fail "the agent did not take its bus name"
 [agent]
 log-level = debug
@@ -126,7 +116,7 @@ vm_poll 30 has_rates "$other" || fail "the agent has no rates for $other: $(metr
 echo "before: $busy $(metrics "$busy"); $other $(metrics "$other")"
 
 # ---- the job --------------------------------------------------------------
-step "virsh dump $busy into a FIFO nobody reads"
+vmc_step "virsh dump $busy into a FIFO nobody reads"
 mkfifo "$fifo"
 vm_virsh dump "$busy" "$fifo" >"$vm_state/dump.out" 2>&1 9>&- &
 dump_pid=$!
@@ -152,7 +142,7 @@ busy_age=$(metrics "$busy" | awk '{ print $4 }')
 echo "after $(($(vm_now_ms) - job_started)) ms in the job: $busy $(metrics "$busy"); $other $(metrics "$other")"
 awk -v a="$busy_age" 'BEGIN { exit !(a >= 4) }' || fail "$busy's age did not grow with the job: $busy_age"
 
-step "reading the dump to its end"
+vmc_step "reading the dump to its end"
 cat "$fifo" >/dev/null &
 drain_pid=$!
 vm_poll 60 sh -c "! kill -0 $dump_pid 2>/dev/null" || fail "the dump did not end"
@@ -167,7 +157,7 @@ echo "after the job: $busy $(metrics "$busy")"
 # The guard looks for the guest's QEMU by its -uuid and for its cgroup v2;
 # the decision says what it found: the pressure, or why there is none (on
 # a cgroup v1 host, QEMU is in no cgroup v2 of libvirt's).
-step "a shrink of $other under the balloon guard"
+vmc_step "a shrink of $other under the balloon guard"
 out=$(agent_call SetMemory st "$other" $((112 * 1048576)) 2>&1) || echo "SetMemory: $out"
 decision=$(agent_call ListDecisions t 0 | tr '"' '\n' | grep "balloon-guard" || true)
 echo "limits: $decision"
