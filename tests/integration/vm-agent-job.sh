@@ -16,14 +16,8 @@ set -eu
 srcdir=${FLEXSLOT_SRCDIR:?run through make check}
 build=${FLEXSLOT_BUILD:?run through make check}
 
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+# shellcheck source=tests/lib/verdict.sh
+. "$srcdir/tests/lib/verdict.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "needs root to run libvirtd and QEMU guests"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
