@@ -9,7 +9,8 @@
 # read to its end the first guest is measured again. With the balloon
 # guard on, a shrink of the other guest's memory is decided with what the
 # agent found of its QEMU process and cgroup, which the decision journal
-# says. Skips only when the machine cannot run it.
+# says; a vCPU the other guest onlines is shown reached in GetMetrics.
+# Skips only when the machine cannot run it.
 # flexslot-test: vm
 set -eu
 
@@ -73,6 +74,7 @@ vm_agent_start "$agentd" 500ms <<EOF || fail "the agent did not take its bus nam
 [agent]
 log-level = debug
 balloon-guard = yes
+target-grace = 2s
 [host]
 cpus = 8
 memory = 8G
@@ -160,6 +162,17 @@ case $decision in
 *"balloon-guard without memory.pressure (QEMU process "*" is in no cgroup v2 of libvirt's)"*) ;;
 *) fail "the decision does not say what the guard found of $other's QEMU: $decision" ;;
 esac
+
+# ---- a vCPU target shown ---------------------------------------------------
+# The guest onlines a hot-added vCPU; the first sample after target-grace
+# says so in GetMetrics' field 15 (pending until then).
+vmc_step "SetVcpus $other 1 -> 2"
+vcpus_target() { agent_call GetMetrics s "$other" | awk '{ print $17 }'; }
+target_is() { [ "$(vcpus_target)" = "\"$1\"" ]; }
+out=$(agent_call SetVcpus su "$other" 2) || fail "SetVcpus $other 2: $out"
+vm_poll 30 target_is reached || fail "$other's vCPU target is $(vcpus_target), not reached"
+vm_console_has "$other" "FLEXSLOT-CPU-ONLINE cpu1" || fail "$other did not online its second vCPU"
+grep "Domain $other shows its vcpus 2" "$vm_state/agent.log" || fail "the agent did not log the target reached"
 
 echo "total: $(($(vm_now_ms) - t_start)) ms"
 echo "PASS"
