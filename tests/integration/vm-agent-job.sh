@@ -44,7 +44,7 @@ fifo="$vm_state/dump.fifo"
 # staying stuck in it. Then a failed run's logs are kept.
 on_exit() {
 	if [ -n "$dump_pid" ] && [ -z "$drain_pid" ]; then
-		cat "$fifo" >/dev/null 2>&1 &
+		cat "$fifo" >/dev/null 2>&1 9>&- &
 		drain_pid=$!
 	fi
 	[ -z "$dump_pid" ] || vm_poll 60 sh -c "! kill -0 $dump_pid 2>/dev/null"
@@ -139,7 +139,7 @@ echo "after $(($(vm_now_ms) - job_started)) ms in the job: $busy $(metrics "$bus
 awk -v a="$busy_age" 'BEGIN { exit !(a >= 4) }' || fail "$busy's age did not grow with the job: $busy_age"
 
 vmc_step "reading the dump to its end"
-cat "$fifo" >/dev/null &
+cat "$fifo" >/dev/null 9>&- &
 drain_pid=$!
 vm_poll 60 sh -c "! kill -0 $dump_pid 2>/dev/null" || fail "the dump did not end"
 wait "$dump_pid" || fail "virsh dump failed: $(cat "$vm_state/dump.out")"
