@@ -160,8 +160,7 @@ int agent_qemu_pid(const char *proc, const char *uuid, pid_t *ret) {
         return r;
 }
 
-/* The cgroup v2 hierarchy: unified, or beside v1's on a hybrid host. */
-static const char *cgroup2_root(void) {
+const char *agent_cgroup2_root(void) {
         static const char *const roots[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
 
         for (size_t i = 0; i < ELEMENTSOF(roots); i++) {
@@ -176,7 +175,7 @@ static const char *cgroup2_root(void) {
 
 void agent_domain_pressure(const char *uuid, AgentDomainPressure *ret, char *detail, size_t size) {
         char file[64], text[4096], cgroup[PATH_MAX], dir[PATH_MAX + 32];
-        const char *root = cgroup2_root();
+        const char *root = agent_cgroup2_root();
         pid_t pid = 0;
         int r;
 

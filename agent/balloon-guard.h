@@ -56,6 +56,10 @@ int agent_domain_cgroup_parse(const char *proc_cgroup, char *ret_path, size_t si
  * among the numeric entries of proc (a procfs mount): -ESRCH when none. */
 int agent_qemu_pid(const char *proc, const char *uuid, pid_t *ret);
 
+/* Where the cgroup v2 hierarchy is mounted: /sys/fs/cgroup, or
+ * /sys/fs/cgroup/unified on a host with both hierarchies; NULL without one. */
+const char *agent_cgroup2_root(void);
+
 /* The domain's pressure, from procfs at /proc and the cgroup v2 hierarchy
  * at /sys/fs/cgroup (or /sys/fs/cgroup/unified on a hybrid host), and in
  * detail (at most size bytes) the directory read, or why it is not known:

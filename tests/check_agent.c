@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 #include "agent/vm-limits.h"
 #include "agent/worker.h"
 #include "common/daemon-util.h"
+#include "common/fileio.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "tests.h"
@@ -736,6 +738,65 @@ START_TEST(test_qemu_pid_by_uuid) {
 }
 END_TEST
 
+START_TEST(test_domain_pressure_on_this_kernel) {
+        const char *root = agent_cgroup2_root();
+        char top[256], machine[300], emulator[320], procs[340], want[340], uuid[40];
+        char pid_text[16], detail[512], ready;
+        AgentDomainPressure pressure;
+        int in[2], out[2];
+        pid_t child;
+
+        if (!root || geteuid() != 0) {
+                test_skip("domain_pressure_on_this_kernel", "needs root and cgroup v2");
+                return;
+        }
+        snprintf(top, sizeof(top), "%s/flexslot-test.%d", root, (int)getpid());
+        snprintf(machine, sizeof(machine), "%s/qemu-1-t.libvirt-qemu", top);
+        snprintf(emulator, sizeof(emulator), "%s/emulator", machine);
+        snprintf(procs, sizeof(procs), "%s/cgroup.procs", emulator);
+        snprintf(want, sizeof(want), "%s/memory.pressure", machine);
+        snprintf(uuid, sizeof(uuid), "8a1cbd63-0d6f-4bd1-9a1e-%012d", (int)getpid());
+        if (mkdir(top, 0755) < 0) {
+                test_skip("domain_pressure_on_this_kernel", "cgroup v2 takes no new cgroup");
+                return;
+        }
+        ck_assert_int_eq(mkdir(machine, 0755), 0);
+        ck_assert_int_eq(mkdir(emulator, 0755), 0);
+
+        ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
+        ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
+        child = fork();
+        ck_assert_int_ge(child, 0);
+        if (child == 0) {
+                dup2(in[0], STDIN_FILENO);
+                dup2(out[1], STDOUT_FILENO);
+                execl("/bin/sh", "sh", "-c", "echo; read x", "qemu", "-uuid", uuid, (char *)NULL);
+                _exit(127);
+        }
+        close(in[0]);
+        close(out[1]);
+        ck_assert_int_eq(read(out[0], &ready, 1), 1);
+        snprintf(pid_text, sizeof(pid_text), "%d", (int)child);
+        if (write_string_file(procs, pid_text) < 0)
+                test_skip("domain_pressure_on_this_kernel",
+                          "cannot move a process between cgroups");
+        else {
+                agent_domain_pressure(uuid, &pressure, detail, sizeof(detail));
+                ck_assert_msg(pressure.known, "%s", detail);
+                ck_assert_str_eq(detail, want);
+                ck_assert(pressure.some_avg10 >= 0 && pressure.some_avg10 <= 100);
+        }
+
+        ck_assert_int_eq(kill(child, SIGTERM), 0);
+        ck_assert_int_eq(waitpid(child, NULL, 0), child);
+        close(in[1]);
+        close(out[0]);
+        ck_assert_int_eq(rmdir(emulator), 0);
+        ck_assert_int_eq(rmdir(machine), 0);
+        ck_assert_int_eq(rmdir(top), 0);
+}
+END_TEST
+
 Suite *suite_agent(void) {
         Suite *s = suite_create("agent");
         TCase *tc;
@@ -753,6 +814,7 @@ Suite *suite_agent(void) {
         tcase_add_test(tc, test_pressure_read);
         tcase_add_loop_test(tc, test_domain_cgroup_parse, 0, (int)ELEMENTSOF(domain_cgroups));
         tcase_add_test(tc, test_qemu_pid_by_uuid);
+        tcase_add_test(tc, test_domain_pressure_on_this_kernel);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("vm_limits");
