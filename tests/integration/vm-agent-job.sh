@@ -38,6 +38,7 @@ busy=flexslot-job-busy
 other=flexslot-job-other
 dump_pid=
 drain_pid=
+holder_pid=
 fifo="$vm_state/dump.fifo"
 # Before the teardown, a reader for a dump still running: libvirtd's open
 # of the FIFO returns and the job ends, rather than a libvirtd thread
@@ -49,6 +50,7 @@ on_exit() {
 	fi
 	[ -z "$dump_pid" ] || vm_poll 60 sh -c "! kill -0 $dump_pid 2>/dev/null"
 	[ -z "$drain_pid" ] || kill "$drain_pid" 2>/dev/null
+	[ -z "$holder_pid" ] || kill "$holder_pid" 2>/dev/null
 	vmc_test_keep_state "$1"
 }
 # shellcheck disable=SC2034 # cluster.sh's vmc_test_keep_state reads it
@@ -114,6 +116,13 @@ echo "before: $busy $(metrics "$busy"); $other $(metrics "$other")"
 # ---- the job --------------------------------------------------------------
 vmc_step "virsh dump $busy into a FIFO nobody reads"
 mkfifo "$fifo"
+# A reader that opens the FIFO and never reads: libvirtd's open of it
+# returns, and QEMU's writes stop once the pipe is full. (Without one,
+# libvirtd blocks in open() holding the domain's lock, and then every call
+# that lists domains, the agent's bulk sample too, waits for it.)
+# shellcheck disable=SC2217 # opening the FIFO is all it does
+sleep 600 <"$fifo" 9>&- &
+holder_pid=$!
 vm_virsh dump "$busy" "$fifo" >"$vm_state/dump.out" 2>&1 9>&- &
 dump_pid=$!
 job_started=$(vm_now_ms)
@@ -144,6 +153,8 @@ drain_pid=$!
 vm_poll 60 sh -c "! kill -0 $dump_pid 2>/dev/null" || fail "the dump did not end"
 wait "$dump_pid" || fail "virsh dump failed: $(cat "$vm_state/dump.out")"
 dump_pid=
+kill "$holder_pid"
+holder_pid=
 vm_poll 30 has_rates "$busy" || fail "$busy was not measured again after its job: $(metrics "$busy")"
 grep -q "Domain $busy answers with all its counters again" "$vm_state/agent.log" ||
 	fail "the agent did not say $busy is measured again"
