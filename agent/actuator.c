@@ -2,6 +2,7 @@
 #include "actuator.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,7 +209,8 @@ static void keep_cap(AgentActuator *a, const AgentChange *c, const ActVm *vm, un
 
 /* The agent's limits narrowed by the VM's own in its metadata, and the
  * bounds the VM's set. A VM whose limits cannot be read or make no sense is
- * not changed at all: the operator set them to be kept. */
+ * not changed at all: the operator set them to be kept; nor is one its
+ * metadata opts out. */
 static int vm_limits(AgentActuator *a, AgentChange *c, ActLimits *ret, unsigned *ret_floors,
                      unsigned *ret_ceilings) {
         _cleanup_free_ char *xml = NULL;
@@ -227,6 +229,13 @@ static int vm_limits(AgentActuator *a, AgentChange *c, ActLimits *ret, unsigned 
                               AGENT_LIMITS_XMLNS, why);
                 return -EPERM;
         }
+        if (vm.unmanaged) {
+                change_failed(c, -EROFS,
+                              "%s is not managed: its metadata (%s) says " AGENT_VM_MANAGE_ATTRIBUTE
+                              "=\"no\"",
+                              c->name, AGENT_LIMITS_XMLNS);
+                return -EROFS;
+        }
         if (agent_vm_limits_apply(&vm, &a->limits, ret, ret_floors, ret_ceilings) == 0)
                 return 0;
         for (ActResource k = 0; k < _ACT_RESOURCE_MAX; k++)
@@ -238,31 +247,6 @@ static int vm_limits(AgentActuator *a, AgentChange *c, ActLimits *ret, unsigned 
                                       ACT_VALUE(k, ret->r[k].floor),
                                       ACT_VALUE(k, ret->r[k].ceiling));
         return -EINVAL;
-}
-
-/* The balloon guard: a shrink of x's memory needs the guest's word that it
- * has room, which only fresh statistics give, and stops while its major
- * faults or swap-in rise, the sign that the last shrink already cut into
- * what it uses. */
-static void guard_shrink(unsigned guest_memory, AgentResourceChange *x) {
-        const char *why;
-
-        if (x->outcome.value >= x->outcome.current)
-                return;
-        if (!(guest_memory & AGENT_GUEST_STATS_FRESH)) {
-                x->guard = AGENT_GUARD_NO_GUEST_STATS;
-                why = "reported no memory statistics since the last sample (it needs a "
-                      "balloon stats period)";
-        } else if (guest_memory & AGENT_GUEST_PRESSURE_RISING) {
-                x->guard = AGENT_GUARD_GUEST_PRESSURE;
-                why = "had more major faults or swap-in than in the sample before";
-        } else
-                return;
-        x->status = AGENT_CHANGE_REFUSED;
-        snprintf(x->message, sizeof(x->message),
-                 "memory %s is below the current %s, and the guest %s",
-                 ACT_VALUE(ACT_MEMORY, x->outcome.value), ACT_VALUE(ACT_MEMORY, x->outcome.current),
-                 why);
 }
 
 /* Names the VM's limit in the message of a target its range bound. */
@@ -287,6 +271,49 @@ static void limits_append(AgentChange *c, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(c->limits + n, sizeof(c->limits) - n, fmt, ap);
         va_end(ap);
+}
+
+/* The balloon guard (balloon-guard.h) on a shrink of x's memory: what the
+ * domain's cgroup said of its memory pressure goes into the limits the
+ * decision journal shows, a refusal into x. */
+static void guard_shrink(AgentActuator *a, AgentChange *c, AgentResourceChange *x) {
+        AgentDomainPressure pressure;
+        char detail[PATH_MAX + 64];
+        const char *why;
+
+        if (x->outcome.value >= x->outcome.current)
+                return;
+        agent_domain_pressure(c->uuid, &pressure, detail, sizeof(detail));
+        if (pressure.known)
+                limits_append(c, "; balloon-guard memory.pressure some avg10 %.2f%% (max %g%%, %s)",
+                              pressure.some_avg10, a->balloon_guard_pressure, detail);
+        else
+                limits_append(c, "; balloon-guard without memory.pressure (%s)", detail);
+        x->guard = agent_balloon_guard_judge(c->guest_memory, &pressure, a->balloon_guard_pressure);
+        switch (x->guard) {
+        case AGENT_GUARD_NONE:
+                return;
+        case AGENT_GUARD_NO_GUEST_STATS:
+                why = "the guest reported no memory statistics since the last sample (it needs "
+                      "a balloon stats period)";
+                break;
+        case AGENT_GUARD_GUEST_PRESSURE:
+                why = "the guest had more major faults or swap-in than in the sample before";
+                break;
+        default:
+                why = "its cgroup's memory.pressure is above balloon-guard-pressure";
+                break;
+        }
+        x->status = AGENT_CHANGE_REFUSED;
+        snprintf(x->message, sizeof(x->message), "memory %s is below the current %s, and %s",
+                 ACT_VALUE(ACT_MEMORY, x->outcome.value), ACT_VALUE(ACT_MEMORY, x->outcome.current),
+                 why);
+        if (x->guard == AGENT_GUARD_MEMORY_PRESSURE) {
+                size_t n = strlen(x->message);
+
+                snprintf(x->message + n, sizeof(x->message) - n, " (some avg10 %.2f%% > %g%%)",
+                         pressure.some_avg10, a->balloon_guard_pressure);
+        }
 }
 
 /* Each targeted resource's range, step and minimum change, naming the
@@ -383,7 +410,7 @@ int agent_actuator_change(AgentActuator *a, AgentChange *c) {
                         break;
                 }
                 if (k == ACT_MEMORY && a->balloon_guard) {
-                        guard_shrink(c->guest_memory, x);
+                        guard_shrink(a, c, x);
                         if (x->guard != AGENT_GUARD_NONE)
                                 continue;
                 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "actuation/actuation.h"
+#include "balloon-guard.h"
 #include "hypervisor/hypervisor.h"
 
 /* The agent's actuator: applies VM targets within the actuation contract's
@@ -26,13 +27,6 @@ typedef enum AgentChangeStatus {
 
 /* One resource of a change. Values in the contract's units: cpu_shares,
  * vCPUs, milli-CPUs (ACT_CAP_NONE: no cap), bytes. */
-/* Why the balloon guard refused a shrink (AgentActuator.balloon_guard). */
-typedef enum AgentGuard {
-        AGENT_GUARD_NONE,
-        AGENT_GUARD_NO_GUEST_STATS, /* no fresh memory statistics from the guest */
-        AGENT_GUARD_GUEST_PRESSURE, /* its major faults or swap-in rising */
-} AgentGuard;
-
 typedef struct AgentResourceChange {
         AgentChangeStatus status;
         ActOutcome outcome;
@@ -75,9 +69,12 @@ typedef struct AgentActuator {
         ActHost capacity; /* the host's cpus and memory */
         bool dry_run;
         /* Shrinks a guest's memory only when the last sample has fresh
-         * memory statistics from it and its major faults and swap-in did
-         * not grow ([agent] balloon-guard). */
+         * memory statistics from it, its major faults and swap-in did
+         * not grow, and its cgroup's memory pressure (where cgroup v2 gives
+         * it) is at most balloon_guard_pressure ([agent] balloon-guard,
+         * balloon-guard-pressure; balloon-guard.h). */
         bool balloon_guard;
+        double balloon_guard_pressure; /* some avg10, percent */
         /* When each resource of each domain was last changed: the domains
          * changed within the rate limit's interval. */
         AgentChangeRecord *records;

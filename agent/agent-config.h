@@ -21,6 +21,7 @@ typedef struct AgentConfig {
         usec_t target_grace;
         bool dry_run;
         bool balloon_guard;
+        double balloon_guard_pressure;
         char *allowed_group;
         int log_level;
 

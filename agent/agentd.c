@@ -222,12 +222,12 @@ static void sample_done(WorkerOutcome outcome, int result, void *data) {
         agent_stale_drop(&a->stale, j->stale.n);
         agent_bus_set_available(a, true);
         set_status(a, true, j->snapshot->n_domains);
+        agent_target_checks_judge(&a->target_checks, j->snapshot, report_target, NULL);
+        agent_target_checks_stamp(&a->target_checks, j->snapshot);
         r = agent_bus_emit_sample(a, j->snapshot);
         if (r < 0)
                 log_warning_errno(r, "Cannot emit the Sample signal");
         ring_push(&a->history, TAKE_PTR(j->snapshot));
-        agent_target_checks_judge(&a->target_checks, ring_get_newest(&a->history, 0), report_target,
-                                  NULL);
         free(a->latest_samples);
         a->latest_samples = TAKE_PTR(j->samples);
         a->n_latest_samples = j->n_samples;
@@ -304,6 +304,7 @@ static int setup_actuator(Agent *a) {
         a->reserve_memory = limits.reserve_memory;
         r = agent_actuator_init(&a->actuator, a->config.uri, &limits, &host, a->config.dry_run);
         a->actuator.balloon_guard = a->config.balloon_guard;
+        a->actuator.balloon_guard_pressure = a->config.balloon_guard_pressure;
         return r;
 }
 

@@ -200,6 +200,8 @@ static const char *refusal_error(const AgentResourceChange *x) {
                 return AGENT1_ERROR_GUEST_MEMORY_UNKNOWN;
         case AGENT_GUARD_GUEST_PRESSURE:
                 return AGENT1_ERROR_GUEST_UNDER_PRESSURE;
+        case AGENT_GUARD_MEMORY_PRESSURE:
+                return AGENT1_ERROR_MEMORY_PRESSURE;
         default:
                 return rule_error(x->outcome.rule);
         }
@@ -215,6 +217,8 @@ static const char *errno_error(int r) {
                 return AGENT1_ERROR_NOT_SUPPORTED;
         case EPERM:
                 return AGENT1_ERROR_NOT_PERMITTED;
+        case EROFS:
+                return AGENT1_ERROR_NOT_MANAGED;
         case EINVAL:
                 /* Past our limits, so the hypervisor's own (e.g. its maximum). */
                 return AGENT1_ERROR_OUT_OF_RANGE;

@@ -58,7 +58,8 @@ static int append_metrics(sd_bus_message *m, const AgentDomain *d) {
                         ? (uint32_t)MIN(d->cpu_weight, (uint64_t)UINT32_MAX)
                         : 0u,
                 valid & AGENT1_METRIC_CPU_CAP ? act_cap_to_cpus(agent_domain_cpu_cap(d)) : -1.0,
-                used, usec_to_sec(d->age_usec));
+                used, usec_to_sec(d->age_usec), agent_target_state_to_string(d->vcpus_target),
+                agent_target_state_to_string(d->memory_target));
 }
 
 static int append_all_metrics(sd_bus_message *m, const AgentSnapshot *s) {

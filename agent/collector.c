@@ -330,15 +330,17 @@ static void keep_unmeasured(AgentDomain *d, const AgentDomain *before, usec_t no
         d->age_usec = now - oldest;
 }
 
-/* Counts a round whose answer for d lacks counters its previous one had,
- * and says so once per run of such rounds. */
+/* Counts a round that skipped d: its answer lacks counters its previous
+ * one had, or the domain is paused for a libvirt job; says so once per run
+ * of such rounds. */
 static void note_skipped(AgentDomain *d, const AgentDomain *before, const HvDomainSample *prev,
                          const HvDomainSample *cur) {
         unsigned lost = prev ? prev->fields & ~cur->fields & SKIPPABLE_FIELDS : 0;
         unsigned rounds = before ? before->skipped_rounds : 0;
+        const char *job = hv_sample_paused_job(cur);
 
         d->skipped_total = before ? before->skipped_total : 0;
-        if (lost == 0 || !hv_domain_state_is_live(cur->state)) {
+        if ((lost == 0 && !job) || !hv_domain_state_is_live(cur->state)) {
                 if (rounds > 0)
                         log_info("Domain %s answers with all its counters again after %u "
                                  "round(s)",
@@ -346,7 +348,16 @@ static void note_skipped(AgentDomain *d, const AgentDomain *before, const HvDoma
                 d->skipped_rounds = 0;
                 return;
         }
-        if (rounds == 0)
+        if (job) {
+                snprintf(d->job, sizeof(d->job), "%s", job);
+                /* A paused guest runs nothing: its rates would say idle. */
+                d->metrics.valid &= ~(HV_METRIC_STEAL | HV_METRIC_CPU_USE);
+        }
+        if (rounds == 0 && job)
+                log_notice("Domain %s is paused for a libvirt job (%s): skipped, its last "
+                           "values stand, with their age",
+                           d->name, job);
+        else if (rounds == 0)
                 log_notice("Domain %s answered without some counters (busy in a job: "
                            "migration, shutdown, a hung monitor); its last values stand, "
                            "with their age",
@@ -408,16 +419,18 @@ int agent_collector_sample(AgentCollector *c, const AgentStale *stale, AgentSnap
                 d->metrics = metrics[i];
                 prior = before_find(&before, d, i);
                 fill_from_info(c, d, prior, is_stale(stale, d->uuid), now);
-                keep_unmeasured(d, prior, now);
                 note_skipped(d, prior, paired[i], &samples[i]);
+                keep_unmeasured(d, prior, now);
                 d->guest_memory = agent_guest_memory(paired[i], &samples[i]);
         }
         free(before.sorted);
-        /* A round whose call was too slow for rates, or that skipped the
+        /* A round whose call was too slow for rates, or that lacked the
          * domain's counters, is not the next one's base: the next derives
-         * over the longer interval instead. */
+         * over the longer interval instead. One paused for a job has them,
+         * and the rates after the job start from it. */
         for (size_t i = 0; i < n; i++) {
-                const HvDomainSample *base = snap->domains[i].skipped_rounds > 0
+                const AgentDomain *d = &snap->domains[i];
+                const HvDomainSample *base = d->skipped_rounds > 0 && !d->job[0]
                                                      ? paired[i]
                                                      : hv_metrics_next_base(paired[i], &samples[i]);
 

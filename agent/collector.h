@@ -45,6 +45,15 @@ typedef enum AgentGuestMemory {
  * (NULL: none). Pure. */
 unsigned agent_guest_memory(const HvDomainSample *prev, const HvDomainSample *cur);
 
+/* Whether a domain shows a vCPU or memory target the agent applied
+ * (target-check.h judges it). */
+typedef enum AgentTargetState {
+        AGENT_TARGET_NONE,      /* none applied since the agent started */
+        AGENT_TARGET_PENDING,   /* within its grace period, or not measured since */
+        AGENT_TARGET_REACHED,   /* a sample after the grace period showed it */
+        AGENT_TARGET_UNREACHED, /* the first sample after it did not */
+} AgentTargetState;
+
 /* The kinds of metric a domain has, one per HvMetricValid bit. */
 #define AGENT_METRIC_KINDS 6
 
@@ -64,13 +73,19 @@ typedef struct AgentDomain {
         /* How long before this sample its oldest valid metric was measured:
          * 0 when the round measured all of them. */
         usec_t age_usec;
-        /* Rounds in a row, and in all, that answered without counters the
-         * domain had had (VIR_CONNECT_GET_ALL_DOMAINS_STATS_NOWAIT skipped
-         * what needs its job). */
+        /* Rounds in a row, and in all, that skipped the domain: answered
+         * without counters it had had (VIR_CONNECT_GET_ALL_DOMAINS_STATS_NOWAIT
+         * skipped what needs its job), or found it paused for a libvirt job
+         * (migration, save, dump, snapshot), whose rates are the job's and
+         * not its load. */
         unsigned skipped_rounds;
         uint64_t skipped_total;
+        /* The job it is paused for (hv_sample_paused_job()), "" for none. */
+        char job[16];
         unsigned guest_memory; /* AgentGuestMemory bits */
-        unsigned settings;     /* AgentSetting bits: which of the below are known */
+        /* Its last vCPU and memory target as this sample judged them. */
+        AgentTargetState vcpus_target, memory_target;
+        unsigned settings; /* AgentSetting bits: which of the below are known */
         uint64_t cpu_weight;
         /* The scheduler's figures, kept so that a cap set as a quota per
          * vCPU follows the vCPU count of every sample. */

@@ -67,7 +67,8 @@ static void write_domains(FILE *out, const AgentSnapshot *s) {
                   "How long before the newest sample the oldest of the domain's values was "
                   "measured (a domain busy in a job keeps its last ones)" },
                 { "flexslot_domain_samples_skipped_total", "counter",
-                  "Samples that answered without counters the domain had had (busy in a job)" },
+                  "Samples that skipped the domain: answered without counters it had had, or "
+                  "found it paused for a job (a migration, a save, a dump, a snapshot)" },
                 { "flexslot_domain_running", "gauge", "1 when the domain runs" },
         };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "proto/agent1.h"
 
 #define KIB 1024ULL
 /* The balloon moves in 4K pages, and a target is a multiple of 1K: a
@@ -84,6 +85,23 @@ void agent_target_checks_judge(AgentTargetChecks *c, const AgentSnapshot *s,
         c->n = kept;
 }
 
+void agent_target_checks_stamp(const AgentTargetChecks *c, AgentSnapshot *s) {
+        for (size_t i = 0; i < c->n; i++) {
+                const AgentTargetCheck *x = &c->items[i];
+
+                for (size_t k = 0; k < s->n_domains; k++) {
+                        AgentDomain *d = &s->domains[k];
+
+                        if (strcmp(d->uuid, x->uuid) != 0)
+                                continue;
+                        if (x->resource == ACT_VCPUS)
+                                d->vcpus_target = x->state;
+                        else
+                                d->memory_target = x->state;
+                }
+        }
+}
+
 void agent_target_checks_done(AgentTargetChecks *c) {
         free(c->items);
         *c = (AgentTargetChecks){ 0 };
@@ -91,9 +109,10 @@ void agent_target_checks_done(AgentTargetChecks *c) {
 
 const char *agent_target_state_to_string(AgentTargetState s) {
         static const char *const names[] = {
-                [AGENT_TARGET_PENDING] = "pending",
-                [AGENT_TARGET_REACHED] = "reached",
-                [AGENT_TARGET_UNREACHED] = "unreached",
+                [AGENT_TARGET_NONE] = "",
+                [AGENT_TARGET_PENDING] = AGENT1_TARGET_PENDING,
+                [AGENT_TARGET_REACHED] = AGENT1_TARGET_REACHED,
+                [AGENT_TARGET_UNREACHED] = AGENT1_TARGET_UNREACHED,
         };
         return s < ELEMENTSOF(names) ? names[s] : "?";
 }

@@ -7,19 +7,14 @@
  * within a grace period ([agent] target-grace), and judges the first
  * sample measured after it: a target not reached is a per-VM state the
  * log and the metrics show until a sample shows it or the next change of
- * that resource replaces it. Pure: the caller hands in the samples. */
+ * that resource replaces it, and the metrics (Agent1's fields 15 and 16)
+ * carry with each sample. Pure: the caller hands in the samples. */
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "actuation/actuation.h"
 #include "collector.h"
-
-typedef enum AgentTargetState {
-        AGENT_TARGET_PENDING,   /* within its grace period, or not measured since */
-        AGENT_TARGET_REACHED,   /* a sample after the grace period showed it */
-        AGENT_TARGET_UNREACHED, /* the first sample after it did not */
-} AgentTargetState;
 
 typedef struct AgentTargetCheck {
         char uuid[HV_UUID_STRING_MAX];
@@ -47,5 +42,9 @@ int agent_target_expect(AgentTargetChecks *c, const char *uuid, const char *name
 void agent_target_checks_judge(AgentTargetChecks *c, const AgentSnapshot *s,
                                void (*report)(const AgentTargetCheck *check, void *userdata),
                                void *userdata);
+/* Writes each check's state into its domain of s (AgentDomain.vcpus_target
+ * and memory_target), for the metrics of the sample that judged them. */
+void agent_target_checks_stamp(const AgentTargetChecks *c, AgentSnapshot *s);
 void agent_target_checks_done(AgentTargetChecks *c);
+/* Agent1's word for s (proto/agent1.h's AGENT1_TARGET_*), "" for none. */
 const char *agent_target_state_to_string(AgentTargetState s);

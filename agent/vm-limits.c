@@ -99,6 +99,15 @@ int agent_vm_limits_parse(const char *xml, AgentVmLimits *ret, char *why, size_t
                 p += n + 1;
                 if (strncmp(name, "xmlns", 5) == 0)
                         continue;
+                if (strcmp(name, AGENT_VM_MANAGE_ATTRIBUTE) == 0) {
+                        bool manage;
+
+                        if (parse_bool(value, &manage) < 0)
+                                return why_set(why, size, "%s: '%s' is neither yes nor no", name,
+                                               value);
+                        l.unmanaged = !manage;
+                        continue;
+                }
                 if (limit_from_name(name, &r, &max) < 0)
                         return why_set(why, size, "unknown attribute '%s'", name);
                 if (value_parse(r, value, max ? &l.max[r] : &l.min[r]) < 0)

@@ -11,8 +11,10 @@
  * (virsh metadata DOMAIN https://flexslot.org/xmlns/limits/1 --key flexslot
  * --set '<limits min-memory="1G"/>'). Each attribute is optional; sizes take
  * parse_size()'s suffixes. They narrow the agent's [limits] for that VM
- * only: the higher floor and the lower ceiling win. Pure: the actuator reads
- * the element and hands it here. */
+ * only: the higher floor and the lower ceiling win. manage="no" opts the VM
+ * out: the agent still measures it and changes nothing of it (manage="yes",
+ * the default, is the same as no attribute). Pure: the actuator reads the
+ * element and hands it here. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,6 +27,7 @@
 typedef struct AgentVmLimits {
         unsigned has_min, has_max; /* ACT_BIT(resource): min or max is set */
         uint64_t min[_ACT_RESOURCE_MAX], max[_ACT_RESOURCE_MAX];
+        bool unmanaged; /* manage="no" */
 } AgentVmLimits;
 
 /* The limits of the element xml (as libvirt serializes it: one element with
@@ -41,6 +44,9 @@ int agent_vm_limits_parse(const char *xml, AgentVmLimits *ret, char *why, size_t
  * resource's floor above its ceiling. */
 int agent_vm_limits_apply(const AgentVmLimits *vm, const ActLimits *agent, ActLimits *ret,
                           unsigned *ret_narrowed_floor, unsigned *ret_narrowed_ceiling);
+
+/* The attribute that opts a VM out of changes. */
+#define AGENT_VM_MANAGE_ATTRIBUTE "manage"
 
 /* "min-vcpus" and the like: the attribute of a resource's bound; NULL for
  * the CPU cap, which has none. */

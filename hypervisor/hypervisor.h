@@ -125,6 +125,10 @@ typedef struct HvDomainSample {
 
 /* Whether vCPU id's counters are in the sample. */
 bool hv_sample_has_vcpu(const HvDomainSample *s, unsigned id);
+/* The libvirt job a paused domain waits for, by its state's reason:
+ * "migration", "save", "dump" or "snapshot"; NULL when it is not paused
+ * for one (running, or paused by a user, an I/O error, ...). */
+const char *hv_sample_paused_job(const HvDomainSample *s);
 
 /* ---- derived metrics ------------------------------------------------- */
 

@@ -26,6 +26,24 @@ bool hv_domain_state_is_live(HvDomainState state) {
         return state == HV_STATE_RUNNING || state == HV_STATE_BLOCKED || state == HV_STATE_PAUSED;
 }
 
+const char *hv_sample_paused_job(const HvDomainSample *s) {
+        if (!(s->fields & HV_FIELD_STATE) || s->state != HV_STATE_PAUSED)
+                return NULL;
+        switch (s->state_reason) {
+        case VIR_DOMAIN_PAUSED_MIGRATION:
+        case VIR_DOMAIN_PAUSED_POSTCOPY:
+                return "migration";
+        case VIR_DOMAIN_PAUSED_SAVE:
+                return "save";
+        case VIR_DOMAIN_PAUSED_DUMP:
+                return "dump";
+        case VIR_DOMAIN_PAUSED_SNAPSHOT:
+                return "snapshot";
+        default:
+                return NULL;
+        }
+}
+
 #define BITMAP_WORDS (HV_VCPU_MAX / 64)
 
 static void bitmap_set(uint64_t *bitmap, unsigned id) {

@@ -167,9 +167,15 @@ int agent1_verdict_read(sd_bus_message *m, Agent1Verdict *ret) {
         return 1;
 }
 
-int agent1_metrics_enter(sd_bus_message *m, bool *ret_with_age) {
+static const char *const metrics_types[] = {
+        [AGENT1_METRICS_V1] = AGENT1_METRICS_TYPE_V1,
+        [AGENT1_METRICS_V2] = AGENT1_METRICS_TYPE_V2,
+        [AGENT1_METRICS_V4] = AGENT1_METRICS_TYPE,
+};
+
+int agent1_metrics_enter(sd_bus_message *m, Agent1MetricsShape *ret_shape) {
         const char *contents = NULL;
-        bool with_age;
+        Agent1MetricsShape shape = AGENT1_METRICS_V1;
         int r;
 
         r = sd_bus_message_peek_type(m, NULL, &contents);
@@ -177,34 +183,51 @@ int agent1_metrics_enter(sd_bus_message *m, bool *ret_with_age) {
                 return r;
         if (r == 0 || !contents)
                 return -EBADMSG;
-        with_age = strcmp(contents, AGENT1_METRICS_TYPE) == 0;
-        if (!with_age && strcmp(contents, AGENT1_METRICS_TYPE_V1) != 0)
-                return -EBADMSG;
+        while (strcmp(contents, metrics_types[shape]) != 0)
+                if (shape++ == AGENT1_METRICS_V4)
+                        return -EBADMSG;
         r = sd_bus_message_enter_container(m, 'a', contents);
         if (r <= 0)
                 return r < 0 ? r : -EBADMSG;
-        *ret_with_age = with_age;
+        *ret_shape = shape;
         return 0;
 }
 
-int agent1_metrics_read(sd_bus_message *m, bool with_age, Agent1Metrics *ret) {
-        Agent1Metrics x = { 0 };
+static bool target_state_is_valid(const char *s) {
+        return s[0] == '\0' || strcmp(s, AGENT1_TARGET_PENDING) == 0 ||
+               strcmp(s, AGENT1_TARGET_REACHED) == 0 || strcmp(s, AGENT1_TARGET_UNREACHED) == 0;
+}
+
+int agent1_metrics_read(sd_bus_message *m, Agent1MetricsShape shape, Agent1Metrics *ret) {
+        Agent1Metrics x = { .vcpus_target = "", .memory_target = "" };
         int r;
 
-        if (with_age)
-                r = sd_bus_message_read(m, AGENT1_METRICS_TYPE, &x.name, &x.uuid, &x.state,
-                                        &x.vcpus, &x.vcpus_max, &x.memory, &x.memory_max,
-                                        &x.cpu_use, &x.steal, &x.valid, &x.cpu_weight, &x.cpu_cap,
-                                        &x.memory_used, &x.age);
-        else
+        switch (shape) {
+        case AGENT1_METRICS_V1:
                 r = sd_bus_message_read(m, AGENT1_METRICS_TYPE_V1, &x.name, &x.uuid, &x.state,
                                         &x.vcpus, &x.vcpus_max, &x.memory, &x.memory_max,
                                         &x.cpu_use, &x.steal, &x.valid, &x.cpu_weight, &x.cpu_cap,
                                         &x.memory_used);
+                break;
+        case AGENT1_METRICS_V2:
+                r = sd_bus_message_read(m, AGENT1_METRICS_TYPE_V2, &x.name, &x.uuid, &x.state,
+                                        &x.vcpus, &x.vcpus_max, &x.memory, &x.memory_max,
+                                        &x.cpu_use, &x.steal, &x.valid, &x.cpu_weight, &x.cpu_cap,
+                                        &x.memory_used, &x.age);
+                break;
+        default:
+                r = sd_bus_message_read(m, AGENT1_METRICS_TYPE, &x.name, &x.uuid, &x.state,
+                                        &x.vcpus, &x.vcpus_max, &x.memory, &x.memory_max,
+                                        &x.cpu_use, &x.steal, &x.valid, &x.cpu_weight, &x.cpu_cap,
+                                        &x.memory_used, &x.age, &x.vcpus_target, &x.memory_target);
+                break;
+        }
         if (r <= 0)
                 return r;
         /* The controller turns it into a time: a day is past any use. */
         if (!isfinite(x.age) || x.age < 0.0 || x.age > 86400.0)
+                return -EBADMSG;
+        if (!target_state_is_valid(x.vcpus_target) || !target_state_is_valid(x.memory_target))
                 return -EBADMSG;
         *ret = x;
         return 1;

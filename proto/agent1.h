@@ -14,7 +14,7 @@
 #define AGENT1_BUS_NAME "org.flexslot.Agent1"
 #define AGENT1_OBJECT_PATH "/org/flexslot/Agent1"
 #define AGENT1_INTERFACE "org.flexslot.Agent1"
-#define AGENT1_VERSION 3u
+#define AGENT1_VERSION 4u
 
 /* ListDecisions(t since) -> AGENT1_DECISIONS_TYPE (version 3): the change
  * requests the agent still keeps numbered above since (0: all), oldest
@@ -45,11 +45,23 @@
  * Field 14 (version 2): how long before the reply's timestamp the oldest
  * value of the struct was measured; 0 when the newest sample measured them
  * all. A domain busy in a job (migration, shutdown) keeps the values last
- * measured, and their age grows. */
-#define AGENT1_METRICS_TYPE "(sssuuttdduudtd)"
+ * measured, and their age grows.
+ * Fields 15 and 16 (version 4), s: whether the domain shows the last vCPU
+ * and memory target the agent applied, as the sample judged it:
+ * AGENT1_TARGET_PENDING (within [agent] target-grace, or not measured
+ * since), AGENT1_TARGET_REACHED, AGENT1_TARGET_UNREACHED (the first sample
+ * after the grace did not show it; it stays so until one does or the next
+ * change replaces it), "" when the agent applied none. */
+#define AGENT1_METRICS_TYPE "(sssuuttdduudtdss)"
+/* Version 2's struct (and version 3's), fields 1-14: no target states. */
+#define AGENT1_METRICS_TYPE_V2 "(sssuuttdduudtd)"
 /* Version 1's struct, fields 1-13, which agents before version 2 send:
  * their values are as old as the sample. */
 #define AGENT1_METRICS_TYPE_V1 "(sssuuttdduudt)"
+
+#define AGENT1_TARGET_PENDING "pending"
+#define AGENT1_TARGET_REACHED "reached"
+#define AGENT1_TARGET_UNREACHED "unreached"
 
 /* One domain's metrics as read; the strings point into the message. */
 typedef struct Agent1Metrics {
@@ -61,16 +73,26 @@ typedef struct Agent1Metrics {
         double cpu_cap;
         uint64_t memory_used;
         double age; /* seconds; 0 from a version 1 agent */
+        /* Fields 15 and 16: AGENT1_TARGET_* or "", and "" from an agent
+         * before version 4. */
+        const char *vcpus_target, *memory_target;
 } Agent1Metrics;
 
-/* Enters the array of metrics m is at, of version 2's struct or version
- * 1's (*ret_with_age false): agents are upgraded one host at a time, after
- * their controller. -EBADMSG for an array of anything else. */
-int agent1_metrics_enter(sd_bus_message *m, bool *ret_with_age);
+/* Which struct an agent sends: agents are upgraded one host at a time,
+ * after their controller. */
+typedef enum Agent1MetricsShape {
+        AGENT1_METRICS_V1, /* fields 1-13 */
+        AGENT1_METRICS_V2, /* fields 1-14: versions 2 and 3 */
+        AGENT1_METRICS_V4, /* fields 1-16 */
+} Agent1MetricsShape;
+
+/* Enters the array of metrics m is at, of any shape, which *ret_shape
+ * says. -EBADMSG for an array of anything else. */
+int agent1_metrics_enter(sd_bus_message *m, Agent1MetricsShape *ret_shape);
 /* The next entry of the array entered: 1 with it in *ret, 0 after the
  * last, -EBADMSG for an entry that does not read as Agent1 has it (an age
- * that is negative or not a number). */
-int agent1_metrics_read(sd_bus_message *m, bool with_age, Agent1Metrics *ret);
+ * that is negative or not a number, an unknown target state). */
+int agent1_metrics_read(sd_bus_message *m, Agent1MetricsShape shape, Agent1Metrics *ret);
 
 typedef enum Agent1MetricValid {
         AGENT1_METRIC_VCPUS = 1u << 0,       /* fields 4 and 5 */

@@ -22,10 +22,15 @@
 #define AGENT1_ERROR_HYPERVISOR_UNAVAILABLE AGENT1_ERROR_PREFIX "HypervisorUnavailable"
 #define AGENT1_ERROR_HYPERVISOR_FAILED AGENT1_ERROR_PREFIX "HypervisorFailed"
 /* A shrink of a guest's memory refused by the agent's balloon guard: no
- * fresh memory statistics from the guest, or its major faults or swap-in
- * rising. */
+ * fresh memory statistics from the guest, its major faults or swap-in
+ * rising, or its cgroup's memory pressure (PSI) above the agent's
+ * threshold. */
 #define AGENT1_ERROR_GUEST_MEMORY_UNKNOWN AGENT1_ERROR_PREFIX "GuestMemoryUnknown"
 #define AGENT1_ERROR_GUEST_UNDER_PRESSURE AGENT1_ERROR_PREFIX "GuestUnderPressure"
+#define AGENT1_ERROR_MEMORY_PRESSURE AGENT1_ERROR_PREFIX "MemoryPressure"
+/* A change of a domain that its libvirt metadata opts out of the agent's
+ * changes (<flexslot:limits manage="no"/>): measured, never changed. */
+#define AGENT1_ERROR_NOT_MANAGED AGENT1_ERROR_PREFIX "NotManaged"
 
 /* org.flexslot.Controller1 (controller1.h): flexslot-controllerd's
  * operators' interface. */

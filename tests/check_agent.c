@@ -2,13 +2,19 @@
 /* The agent's pure parts: configuration, history ring, and the worker
  * queue that keeps libvirt off the event loop. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <systemd/sd-event.h>
 
+#include "agent/balloon-guard.h"
 #include "agent/collector.h"
 #include "agent/agent-config.h"
 #include "agent/decision-journal.h"
@@ -17,6 +23,7 @@
 #include "agent/vm-limits.h"
 #include "agent/worker.h"
 #include "common/daemon-util.h"
+#include "common/fileio.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "tests.h"
@@ -543,8 +550,16 @@ START_TEST(test_vm_limits_parse) {
         ck_assert_uint_eq(l.max[ACT_MEMORY], 8ULL << 30);
         ck_assert_uint_eq(l.min[ACT_CPU_WEIGHT], 256);
         ck_assert_uint_eq(l.max[ACT_CPU_WEIGHT], 4096);
+        ck_assert(!l.unmanaged);
         ck_assert_int_eq(agent_vm_limits_parse("<limits></limits>", &l, why, sizeof(why)), 0);
         ck_assert_uint_eq(l.has_min | l.has_max, 0);
+        ck_assert_int_eq(agent_vm_limits_parse("<limits manage=\"no\" max-vcpus=\"2\"/>", &l, why,
+                                               sizeof(why)),
+                         0);
+        ck_assert(l.unmanaged);
+        ck_assert_uint_eq(l.has_max, ACT_BIT(ACT_VCPUS));
+        ck_assert_int_eq(agent_vm_limits_parse("<limits manage='yes'/>", &l, why, sizeof(why)), 0);
+        ck_assert(!l.unmanaged);
 }
 END_TEST
 
@@ -558,6 +573,7 @@ static const struct {
         { "<limits max-vcpus=\"4/>", "max-vcpus: value too long or unterminated" },
         { "<limits max-vcpus=4/>", "malformed attribute at 'max-vcpus=4/>'" },
         { "<limits min-vcpus=\"4\" max-vcpus=\"2\"/>", "min-vcpus 4 is above max-vcpus 2" },
+        { "<limits manage=\"never\"/>", "manage: 'never' is neither yes nor no" },
 };
 
 START_TEST(test_vm_limits_bad) {
@@ -596,6 +612,191 @@ START_TEST(test_vm_limits_apply) {
 }
 END_TEST
 
+/* ---- the balloon guard ---- */
+
+/* The guest's word first (fresh statistics, no faults rising), then its
+ * cgroup's pressure where known: above the threshold only refuses. */
+START_TEST(test_balloon_guard_judge) {
+        const unsigned fresh = AGENT_GUEST_STATS_FRESH;
+        AgentDomainPressure unknown = { 0 }, calm = { .known = true, .some_avg10 = 10.0 },
+                            stalled = { .known = true, .some_avg10 = 10.01 };
+
+        ck_assert_int_eq(agent_balloon_guard_judge(0, &calm, 10), AGENT_GUARD_NO_GUEST_STATS);
+        ck_assert_int_eq(agent_balloon_guard_judge(0, &stalled, 10), AGENT_GUARD_NO_GUEST_STATS);
+        ck_assert_int_eq(agent_balloon_guard_judge(fresh | AGENT_GUEST_PRESSURE_RISING, &calm, 10),
+                         AGENT_GUARD_GUEST_PRESSURE);
+        ck_assert_int_eq(agent_balloon_guard_judge(fresh, &unknown, 10), AGENT_GUARD_NONE);
+        ck_assert_int_eq(agent_balloon_guard_judge(fresh, &calm, 10), AGENT_GUARD_NONE);
+        ck_assert_int_eq(agent_balloon_guard_judge(fresh, &stalled, 10),
+                         AGENT_GUARD_MEMORY_PRESSURE);
+        ck_assert_int_eq(agent_balloon_guard_judge(fresh, &calm, 0), AGENT_GUARD_MEMORY_PRESSURE);
+}
+END_TEST
+
+static void write_pressure(const char *dir, const char *text) {
+        char path[512];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/memory.pressure", dir);
+        f = fopen(path, "we");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_ge(fputs(text, f), 0);
+        ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A cgroup directory's memory.pressure as the kernel writes it, and what
+ * is not one. */
+START_TEST(test_pressure_read) {
+        _cleanup_free_ char *dir = test_make_tmpdir();
+        double avg10 = -1;
+
+        ck_assert_ptr_nonnull(dir);
+        ck_assert_int_eq(agent_pressure_read(dir, &avg10), -ENOENT);
+        write_pressure(dir, "some avg10=23.50 avg60=4.10 avg300=0.90 total=81723\n"
+                            "full avg10=11.00 avg60=2.00 avg300=0.40 total=40031\n");
+        ck_assert_int_eq(agent_pressure_read(dir, &avg10), 0);
+        ck_assert_double_eq(avg10, 23.5);
+        write_pressure(dir, "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+        ck_assert_int_eq(agent_pressure_read(dir, &avg10), 0);
+        ck_assert_double_eq(avg10, 0);
+        avg10 = -1;
+        write_pressure(dir, "full avg10=1.00 avg60=0.00 avg300=0.00 total=1\n");
+        ck_assert_int_eq(agent_pressure_read(dir, &avg10), -EBADMSG);
+        write_pressure(dir, "some avg10=lots avg60=0.00 avg300=0.00 total=1\n");
+        ck_assert_int_eq(agent_pressure_read(dir, &avg10), -EBADMSG);
+        write_pressure(dir, "some avg10=120.00 avg60=0.00 avg300=0.00 total=1\n");
+        ck_assert_int_eq(agent_pressure_read(dir, &avg10), -EBADMSG);
+        ck_assert_double_eq(avg10, -1); /* untouched */
+        test_remove_tree(dir);
+}
+END_TEST
+
+static const struct {
+        const char *text, *path; /* path NULL: -ENOENT */
+} domain_cgroups[] = {
+        /* libvirt under systemd, cgroup v2 */
+        { "0::/machine.slice/machine-qemu\\x2d3\\x2dweb1.scope/libvirt/emulator\n",
+          "/machine.slice/machine-qemu\\x2d3\\x2dweb1.scope/libvirt" },
+        /* libvirt without systemd, a hybrid host's v1 lines before */
+        { "4:memory:/machine/qemu-1-g.libvirt-qemu/emulator\n"
+          "0::/machine/qemu-1-g.libvirt-qemu/emulator\n",
+          "/machine/qemu-1-g.libvirt-qemu" },
+        /* cgroup v1 guests: the v2 line is libvirtd's own, not the guest's */
+        { "4:memory:/machine/qemu-1-g.libvirt-qemu/emulator\n0::/system.slice/libvirtd.service\n",
+          NULL },
+        { "0::/\n", NULL },
+        { "4:memory:/machine/qemu-1-g.libvirt-qemu/emulator\n", NULL },
+        { "0::/user.slice/machine-qemu\n", NULL },
+};
+
+START_TEST(test_domain_cgroup_parse) {
+        char path[256] = "untouched";
+        int r = agent_domain_cgroup_parse(domain_cgroups[_i].text, path, sizeof(path));
+
+        if (!domain_cgroups[_i].path) {
+                ck_assert_int_eq(r, -ENOENT);
+                ck_assert_str_eq(path, "untouched");
+                return;
+        }
+        ck_assert_int_eq(r, 0);
+        ck_assert_str_eq(path, domain_cgroups[_i].path);
+}
+END_TEST
+
+/* QEMU found by the -uuid on its command line, in this machine's /proc: a
+ * process started with one, as libvirt starts QEMU. */
+START_TEST(test_qemu_pid_by_uuid) {
+        static const char uuid[] = "8a1cbd63-0d6f-4bd1-9a1e-2f4a4d6e7c01";
+        int in[2], out[2];
+        pid_t child, found = 0;
+        char ready;
+
+        ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
+        ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
+        child = fork();
+        ck_assert_int_ge(child, 0);
+        if (child == 0) {
+                dup2(in[0], STDIN_FILENO);
+                dup2(out[1], STDOUT_FILENO);
+                execl("/bin/sh", "sh", "-c", "echo; read x", "qemu", "-name", "guest=g", "-uuid",
+                      "8A1CBD63-0D6F-4BD1-9A1E-2F4A4D6E7C01", (char *)NULL);
+                _exit(127);
+        }
+        close(in[0]);
+        close(out[1]);
+        /* The shell's line: it runs, with its command line. */
+        ck_assert_int_eq(read(out[0], &ready, 1), 1);
+        ck_assert_int_eq(agent_qemu_pid("/proc", uuid, &found), 0);
+        ck_assert_int_eq(found, child);
+        ck_assert_int_eq(agent_qemu_pid("/proc", "8a1cbd63-0d6f-4bd1-9a1e-2f4a4d6e7c02", &found),
+                         -ESRCH);
+        ck_assert_int_eq(kill(child, SIGTERM), 0);
+        ck_assert_int_eq(waitpid(child, NULL, 0), child);
+        close(in[1]);
+        close(out[0]);
+        ck_assert_int_eq(agent_qemu_pid("/nonexistent", uuid, &found), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_domain_pressure_on_this_kernel) {
+        const char *root = agent_cgroup2_root();
+        char top[256], machine[300], emulator[320], procs[340], want[340], uuid[40];
+        char pid_text[16], detail[512], ready;
+        AgentDomainPressure pressure;
+        int in[2], out[2];
+        pid_t child;
+
+        if (!root || geteuid() != 0) {
+                test_skip("domain_pressure_on_this_kernel", "needs root and cgroup v2");
+                return;
+        }
+        snprintf(top, sizeof(top), "%s/flexslot-test.%d", root, (int)getpid());
+        snprintf(machine, sizeof(machine), "%s/qemu-1-t.libvirt-qemu", top);
+        snprintf(emulator, sizeof(emulator), "%s/emulator", machine);
+        snprintf(procs, sizeof(procs), "%s/cgroup.procs", emulator);
+        snprintf(want, sizeof(want), "%s/memory.pressure", machine);
+        snprintf(uuid, sizeof(uuid), "8a1cbd63-0d6f-4bd1-9a1e-%012d", (int)getpid());
+        if (mkdir(top, 0755) < 0) {
+                test_skip("domain_pressure_on_this_kernel", "cgroup v2 takes no new cgroup");
+                return;
+        }
+        ck_assert_int_eq(mkdir(machine, 0755), 0);
+        ck_assert_int_eq(mkdir(emulator, 0755), 0);
+
+        ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
+        ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
+        child = fork();
+        ck_assert_int_ge(child, 0);
+        if (child == 0) {
+                dup2(in[0], STDIN_FILENO);
+                dup2(out[1], STDOUT_FILENO);
+                execl("/bin/sh", "sh", "-c", "echo; read x", "qemu", "-uuid", uuid, (char *)NULL);
+                _exit(127);
+        }
+        close(in[0]);
+        close(out[1]);
+        ck_assert_int_eq(read(out[0], &ready, 1), 1);
+        snprintf(pid_text, sizeof(pid_text), "%d", (int)child);
+        if (write_string_file(procs, pid_text) < 0)
+                test_skip("domain_pressure_on_this_kernel",
+                          "cannot move a process between cgroups");
+        else {
+                agent_domain_pressure(uuid, &pressure, detail, sizeof(detail));
+                ck_assert_msg(pressure.known, "%s", detail);
+                ck_assert_str_eq(detail, want);
+                ck_assert(pressure.some_avg10 >= 0 && pressure.some_avg10 <= 100);
+        }
+
+        ck_assert_int_eq(kill(child, SIGTERM), 0);
+        ck_assert_int_eq(waitpid(child, NULL, 0), child);
+        close(in[1]);
+        close(out[0]);
+        ck_assert_int_eq(rmdir(emulator), 0);
+        ck_assert_int_eq(rmdir(machine), 0);
+        ck_assert_int_eq(rmdir(top), 0);
+}
+END_TEST
+
 Suite *suite_agent(void) {
         Suite *s = suite_create("agent");
         TCase *tc;
@@ -606,6 +807,14 @@ Suite *suite_agent(void) {
         tcase_add_test(tc, test_config_example_is_defaults);
         tcase_add_test(tc, test_config_limits_are_the_simulators);
         tcase_add_loop_test(tc, test_config_bad, 0, (int)ELEMENTSOF(bad_configs));
+        suite_add_tcase(s, tc);
+
+        tc = tcase_create("balloon_guard");
+        tcase_add_test(tc, test_balloon_guard_judge);
+        tcase_add_test(tc, test_pressure_read);
+        tcase_add_loop_test(tc, test_domain_cgroup_parse, 0, (int)ELEMENTSOF(domain_cgroups));
+        tcase_add_test(tc, test_qemu_pid_by_uuid);
+        tcase_add_test(tc, test_domain_pressure_on_this_kernel);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("vm_limits");

@@ -11,8 +11,11 @@
 #include "agent/actuator.h"
 #include "actuation/act-config.h"
 #include "agent/collector.h"
+#include "agent/target-check.h"
+#include "hypervisor/libvirt.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "proto/agent1.h"
 #include "tests.h"
 
 #define GIB (1ULL << 30)
@@ -302,6 +305,11 @@ static AgentResourceChange memory_of_worker2(uint64_t bytes, unsigned guest_memo
         snprintf(c.domain, sizeof(c.domain), "worker2");
         ck_assert_int_eq(agent_actuator_change(&actuator, &c), 0);
         ck_assert_int_eq(c.error, 0);
+        /* The test driver's domains have no QEMU, so no cgroup: a shrink's
+         * decision says it went without the pressure. */
+        if (actuator.balloon_guard && bytes < 3 * GIB / 2)
+                ck_assert_msg(strstr(c.limits, "; balloon-guard without memory.pressure ("), "%s",
+                              c.limits);
         return c.r[ACT_MEMORY];
 }
 
@@ -404,6 +412,36 @@ START_TEST(test_vm_limits_refused_when_wrong) {
 }
 END_TEST
 
+/* A VM whose metadata opts it out is measured as any other and never
+ * changed, not even within every limit or as a dry run. */
+START_TEST(test_vm_limits_opt_out) {
+        ActTarget t = { .set = ACT_BIT(ACT_VCPUS) | ACT_BIT(ACT_MEMORY),
+                        .value = { [ACT_VCPUS] = 3, [ACT_MEMORY] = 3 * GIB / 2 } };
+        AgentChange c = { .target = t };
+        const AgentDomain *d;
+        AgentSnapshot *s;
+
+        actuator.dry_run = true;
+        snprintf(c.domain, sizeof(c.domain), "unmanaged");
+        ck_assert_int_eq(agent_actuator_change(&actuator, &c), 0);
+        ck_assert_int_eq(c.error, -EROFS);
+        ck_assert_str_eq(c.message, "unmanaged is not managed: its metadata "
+                                    "(https://flexslot.org/xmlns/limits/1) says manage=\"no\"");
+        ck_assert_int_eq(c.r[ACT_VCPUS].status, AGENT_CHANGE_NOT_ASKED);
+        actuator.dry_run = false;
+        c = (AgentChange){ .target = t };
+        snprintf(c.domain, sizeof(c.domain), "66666666-6666-6666-6666-666666666665");
+        ck_assert_int_eq(agent_actuator_change(&actuator, &c), 0);
+        ck_assert_int_eq(c.error, -EROFS);
+        s = sample();
+        d = agent_snapshot_find(s, "unmanaged");
+        ck_assert(d->metrics.valid & HV_METRIC_VCPUS);
+        ck_assert_uint_eq(d->metrics.vcpus_current, 2);
+        ck_assert_uint_eq(d->metrics.memory_kib, GIB / 1024);
+        free(s);
+}
+END_TEST
+
 /* ---- a domain busy in a job ---- */
 
 /* The test driver cannot hold a domain in a job, nor has it the counters a
@@ -418,6 +456,11 @@ static const char *in_job;
  * stats period reports them: its last report (seconds), its major faults. */
 static bool guest_stats;
 static uint64_t guest_report, guest_major_faults;
+/* A domain paused for a dump (its state's reason as libvirt gives it), and
+ * how long worker1 has been paused so far, which its counters did not
+ * count. */
+static const char *dumping;
+static usec_t worker1_paused;
 
 static int job_sample_all(HvConnection *conn, unsigned flags, HvDomainSample **ret, size_t *ret_n) {
         int r = hv_libvirt_driver.sample_all(conn, flags, ret, ret_n);
@@ -430,6 +473,12 @@ static int job_sample_all(HvConnection *conn, unsigned flags, HvDomainSample **r
                 d->span_usec = 0;
                 if (d->state != HV_STATE_RUNNING || (in_job && strcmp(d->name, in_job) == 0))
                         continue;
+                if (strcmp(d->name, "worker1") == 0)
+                        ns -= worker1_paused * NSEC_PER_USEC;
+                if (dumping && strcmp(d->name, dumping) == 0) {
+                        d->state = HV_STATE_PAUSED;
+                        d->state_reason = VIR_DOMAIN_PAUSED_DUMP;
+                }
                 d->fields |= HV_FIELD_CPU_TIME | HV_FIELD_VCPU_DELAY;
                 d->cpu_time_ns = ns / 2;
                 d->vcpu_present[0] = 1;
@@ -553,6 +602,111 @@ START_TEST(test_collector_domain_in_job) {
         ck_assert_uint_eq(w1->skipped_rounds, 0);
         ck_assert_uint_eq(w1->skipped_total, 3);
         free(s);
+}
+END_TEST
+
+/* A domain paused for a libvirt job answers every counter, but a paused
+ * guest's rates say idle, not its load: it is skipped as a domain whose
+ * counters were not answered, its last rates standing with their age, and
+ * the rates after the job are measured from its last paused sample. The
+ * other domains are sampled as ever. */
+START_TEST(test_collector_domain_paused_for_job) {
+        AgentSnapshot *s;
+        const AgentDomain *w1, *w2;
+
+        job_driver_open();
+        free(sample());
+        free(sample_after(USEC_PER_SEC));
+        dumping = "worker1";
+        for (unsigned round = 1; round <= 2; round++) {
+                /* Paused since the sample before: its counters stand. */
+                worker1_paused += 2 * USEC_PER_SEC;
+                s = sample_after(2 * USEC_PER_SEC);
+                w1 = agent_snapshot_find(s, "worker1");
+                w2 = agent_snapshot_find(s, "worker2");
+                ck_assert_int_eq(w1->metrics.state, HV_STATE_PAUSED);
+                ck_assert_str_eq(w1->job, "dump");
+                ck_assert_uint_eq(w1->skipped_rounds, round);
+                ck_assert(w1->metrics.valid & HV_METRIC_STEAL);
+                ck_assert_double_eq_tol(w1->metrics.steal, 0.25, 1e-9);
+                ck_assert_double_eq_tol(w1->metrics.cpu_use, 0.5, 1e-9);
+                ck_assert_uint_eq(w1->age_usec, round * 2 * USEC_PER_SEC);
+                ck_assert_uint_eq(w2->age_usec, 0);
+                ck_assert_uint_eq(w2->skipped_total, 0);
+                ck_assert_double_eq_tol(w2->metrics.cpu_use, 0.5, 1e-9);
+                free(s);
+        }
+        dumping = NULL;
+        s = sample_after(USEC_PER_SEC);
+        w1 = agent_snapshot_find(s, "worker1");
+        ck_assert_int_eq(w1->metrics.state, HV_STATE_RUNNING);
+        ck_assert_str_eq(w1->job, "");
+        ck_assert_uint_eq(w1->skipped_rounds, 0);
+        ck_assert_uint_eq(w1->skipped_total, 2);
+        ck_assert_uint_eq(w1->age_usec, 0);
+        ck_assert_uint_eq(w1->metrics.interval_usec, USEC_PER_SEC);
+        ck_assert_double_eq_tol(w1->metrics.cpu_use, 0.5, 1e-9);
+        free(s);
+}
+END_TEST
+
+/* ---- targets shown ---- */
+
+static void count_report(const AgentTargetCheck *check, void *userdata) {
+        (*(unsigned *)userdata)++;
+}
+
+/* The daemon's order on each sample: judge, then stamp the states into the
+ * sample the metrics carry. */
+static AgentSnapshot *sample_judged(AgentTargetChecks *checks, usec_t after, unsigned *reports) {
+        AgentSnapshot *s = sample_after(after);
+
+        agent_target_checks_judge(checks, s, count_report, reports);
+        agent_target_checks_stamp(checks, s);
+        return s;
+}
+
+/* A vCPU target the domain does not show by the end of the grace period is
+ * carried by each sample as unreached, not as a success: within the grace
+ * it is pending, and what was never asked has no state. The vCPU goes away
+ * behind the agent's back, on the same test driver, as a guest that does
+ * not online a hot-added vCPU leaves it. */
+START_TEST(test_target_unreached_is_shown) {
+        ActTarget t = { .set = ACT_BIT(ACT_VCPUS), .value[ACT_VCPUS] = 3 };
+        AgentTargetChecks checks = { 0 };
+        AgentChange c = change_target("worker1", &t, ACT_STRICT);
+        const AgentDomain *d;
+        AgentSnapshot *s;
+        unsigned reports = 0, got;
+
+        ck_assert_int_eq(c.r[ACT_VCPUS].status, AGENT_CHANGE_APPLIED);
+        ck_assert_int_eq(agent_target_expect(&checks, c.uuid, c.name, ACT_VCPUS, 3,
+                                             fake_now + 30 * USEC_PER_SEC, 1),
+                         0);
+        s = sample_judged(&checks, USEC_PER_SEC, &reports);
+        d = agent_snapshot_find(s, "worker1");
+        ck_assert_int_eq(d->vcpus_target, AGENT_TARGET_PENDING);
+        ck_assert_int_eq(d->memory_target, AGENT_TARGET_NONE);
+        ck_assert_int_eq(agent_snapshot_find(s, "worker2")->vcpus_target, AGENT_TARGET_NONE);
+        ck_assert_uint_eq(reports, 0);
+        free(s);
+
+        ck_assert_int_eq(
+                hv_domain_set_vcpus(actuator.conn, "worker1", 2, HV_VCPUS_ALLOW_UNPLUG, &got), 0);
+        s = sample_judged(&checks, 30 * USEC_PER_SEC, &reports);
+        d = agent_snapshot_find(s, "worker1");
+        ck_assert_uint_eq(d->metrics.vcpus_current, 2);
+        ck_assert_int_eq(d->vcpus_target, AGENT_TARGET_UNREACHED);
+        ck_assert_str_eq(agent_target_state_to_string(d->vcpus_target), AGENT1_TARGET_UNREACHED);
+        ck_assert_str_eq(agent_target_state_to_string(d->memory_target), "");
+        ck_assert_uint_eq(reports, 1);
+        free(s);
+        /* It stays so, sample after sample. */
+        s = sample_judged(&checks, USEC_PER_SEC, &reports);
+        ck_assert_int_eq(agent_snapshot_find(s, "worker1")->vcpus_target, AGENT_TARGET_UNREACHED);
+        ck_assert_uint_eq(reports, 1);
+        free(s);
+        agent_target_checks_done(&checks);
 }
 END_TEST
 
@@ -814,6 +968,8 @@ Suite *suite_agent_libvirt(void) {
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, test_host_sample);
         tcase_add_test(tc, test_collector_domain_in_job);
+        tcase_add_test(tc, test_collector_domain_paused_for_job);
+        tcase_add_test(tc, test_target_unreached_is_shown);
         tcase_add_test(tc, test_collector_guest_memory);
         suite_add_tcase(s, tc);
 
@@ -833,6 +989,7 @@ Suite *suite_agent_libvirt(void) {
         tcase_add_checked_fixture(tc, limits_setup, teardown);
         tcase_add_test(tc, test_vm_limits_narrow_the_agents);
         tcase_add_test(tc, test_vm_limits_refused_when_wrong);
+        tcase_add_test(tc, test_vm_limits_opt_out);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("settings");

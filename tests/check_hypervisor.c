@@ -697,6 +697,41 @@ START_TEST(test_derive_clamps_jitter) {
 }
 END_TEST
 
+/* The jobs a paused domain waits for, by its state's reason; any other
+ * pause, a running domain, or a sample without its state is none. */
+START_TEST(test_sample_paused_job) {
+        static const struct {
+                HvDomainState state;
+                int reason;
+                const char *job;
+        } cases[] = {
+                { HV_STATE_PAUSED, VIR_DOMAIN_PAUSED_DUMP, "dump" },
+                { HV_STATE_PAUSED, VIR_DOMAIN_PAUSED_SAVE, "save" },
+                { HV_STATE_PAUSED, VIR_DOMAIN_PAUSED_MIGRATION, "migration" },
+                { HV_STATE_PAUSED, VIR_DOMAIN_PAUSED_POSTCOPY, "migration" },
+                { HV_STATE_PAUSED, VIR_DOMAIN_PAUSED_SNAPSHOT, "snapshot" },
+                { HV_STATE_PAUSED, VIR_DOMAIN_PAUSED_USER, NULL },
+                { HV_STATE_PAUSED, VIR_DOMAIN_PAUSED_IOERROR, NULL },
+                { HV_STATE_RUNNING, VIR_DOMAIN_PAUSED_DUMP, NULL },
+        };
+        HvDomainSample s = { .fields = HV_FIELD_STATE };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const char *job;
+
+                s.state = cases[i].state;
+                s.state_reason = cases[i].reason;
+                job = hv_sample_paused_job(&s);
+                if (cases[i].job)
+                        ck_assert_str_eq(job, cases[i].job);
+                else
+                        ck_assert_ptr_null(job);
+        }
+        s = (HvDomainSample){ .state = HV_STATE_PAUSED, .state_reason = VIR_DOMAIN_PAUSED_DUMP };
+        ck_assert_ptr_null(hv_sample_paused_job(&s));
+}
+END_TEST
+
 START_TEST(test_derive_other_domain) {
         static HvDomainSample a, b;
         Record r = { .t = 1000000, .cpu_ns = SEC_NS, .n_vcpus = 1, .ids = { 0 }, .delays = { 1 } };
@@ -1407,6 +1442,7 @@ Suite *suite_hypervisor(void) {
         tcase_add_test(tc, test_next_base_after_a_slow_first_call);
         tcase_add_test(tc, test_derive_clamps_jitter);
         tcase_add_test(tc, test_derive_other_domain);
+        tcase_add_test(tc, test_sample_paused_job);
         tcase_add_test(tc, test_derive_sequence);
         tcase_add_test(tc, test_recorded_qemu_rounds);
         tcase_add_test(tc, test_derive_all_pairs_by_uuid);

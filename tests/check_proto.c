@@ -697,8 +697,9 @@ START_TEST(test_agent1_bad_verdict) {
 END_TEST
 
 /* A sample's metrics array of one domain, in the struct of signature type:
- * version 2's with the age, version 1's without. */
-static sd_bus_message *metrics_reply(const char *type, double age) {
+ * version 4's with the age and the target states, version 2's with the
+ * age, version 1's without. */
+static sd_bus_message *metrics_reply(const char *type, double age, const char *vcpus_target) {
         sd_bus_message *m = new_reply();
 
         ck_assert_int_ge(sd_bus_message_open_container(m, 'a', type), 0);
@@ -707,50 +708,73 @@ static sd_bus_message *metrics_reply(const char *type, double age) {
                                                        (uint64_t)1024, (uint64_t)4096, 0.5, 0.25,
                                                        15u, 0u, -1.0, (uint64_t)0),
                                  0);
-        else
+        else if (strcmp(type, AGENT1_METRICS_TYPE_V2) == 0)
                 ck_assert_int_ge(sd_bus_message_append(m, type, "w1", "u1", "running", 2u, 4u,
                                                        (uint64_t)1024, (uint64_t)4096, 0.5, 0.25,
                                                        15u, 0u, -1.0, (uint64_t)0, age),
+                                 0);
+        else
+                ck_assert_int_ge(sd_bus_message_append(m, type, "w1", "u1", "running", 2u, 4u,
+                                                       (uint64_t)1024, (uint64_t)4096, 0.5, 0.25,
+                                                       15u, 0u, -1.0, (uint64_t)0, age,
+                                                       vcpus_target, AGENT1_TARGET_REACHED),
                                  0);
         ck_assert_int_ge(sd_bus_message_close_container(m), 0);
         seal(m);
         return m;
 }
 
-/* Both versions read, the age 0 from version 1; another struct, or an age
- * that is no time, is refused. */
+/* Every version reads, the age 0 from version 1 and no target state
+ * before version 4; another struct, an age that is no time or a target
+ * state Agent1 does not have is refused. */
 START_TEST(test_agent1_metrics_versions) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *v4 =
+                metrics_reply(AGENT1_METRICS_TYPE, 1.5, AGENT1_TARGET_UNREACHED);
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *v2 =
-                metrics_reply(AGENT1_METRICS_TYPE, 7.5);
+                metrics_reply(AGENT1_METRICS_TYPE_V2, 7.5, NULL);
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *v1 =
-                metrics_reply(AGENT1_METRICS_TYPE_V1, 0.0);
+                metrics_reply(AGENT1_METRICS_TYPE_V1, 0.0, NULL);
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *bad_age =
-                metrics_reply(AGENT1_METRICS_TYPE, -1.0);
+                metrics_reply(AGENT1_METRICS_TYPE_V2, -1.0, NULL);
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *bad_state =
+                metrics_reply(AGENT1_METRICS_TYPE, 0.0, "done");
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *other = new_reply();
+        Agent1MetricsShape shape;
         Agent1Metrics x;
-        bool with_age;
 
-        ck_assert_int_eq(agent1_metrics_enter(v2, &with_age), 0);
-        ck_assert(with_age);
-        ck_assert_int_eq(agent1_metrics_read(v2, with_age, &x), 1);
+        ck_assert_int_eq(agent1_metrics_enter(v4, &shape), 0);
+        ck_assert_int_eq(shape, AGENT1_METRICS_V4);
+        ck_assert_int_eq(agent1_metrics_read(v4, shape, &x), 1);
+        ck_assert_double_eq(x.age, 1.5);
+        ck_assert_str_eq(x.vcpus_target, AGENT1_TARGET_UNREACHED);
+        ck_assert_str_eq(x.memory_target, AGENT1_TARGET_REACHED);
+        ck_assert_int_eq(agent1_metrics_read(v4, shape, &x), 0);
+
+        ck_assert_int_eq(agent1_metrics_enter(v2, &shape), 0);
+        ck_assert_int_eq(shape, AGENT1_METRICS_V2);
+        ck_assert_int_eq(agent1_metrics_read(v2, shape, &x), 1);
         ck_assert_str_eq(x.name, "w1");
         ck_assert_double_eq(x.steal, 0.25);
         ck_assert_double_eq(x.age, 7.5);
-        ck_assert_int_eq(agent1_metrics_read(v2, with_age, &x), 0);
+        ck_assert_str_eq(x.vcpus_target, "");
+        ck_assert_str_eq(x.memory_target, "");
+        ck_assert_int_eq(agent1_metrics_read(v2, shape, &x), 0);
 
-        ck_assert_int_eq(agent1_metrics_enter(v1, &with_age), 0);
-        ck_assert(!with_age);
-        ck_assert_int_eq(agent1_metrics_read(v1, with_age, &x), 1);
+        ck_assert_int_eq(agent1_metrics_enter(v1, &shape), 0);
+        ck_assert_int_eq(shape, AGENT1_METRICS_V1);
+        ck_assert_int_eq(agent1_metrics_read(v1, shape, &x), 1);
         ck_assert_str_eq(x.uuid, "u1");
         ck_assert_uint_eq(x.valid, 15);
         ck_assert_double_eq(x.age, 0.0);
 
-        ck_assert_int_eq(agent1_metrics_enter(bad_age, &with_age), 0);
-        ck_assert_int_eq(agent1_metrics_read(bad_age, with_age, &x), -EBADMSG);
+        ck_assert_int_eq(agent1_metrics_enter(bad_age, &shape), 0);
+        ck_assert_int_eq(agent1_metrics_read(bad_age, shape, &x), -EBADMSG);
+        ck_assert_int_eq(agent1_metrics_enter(bad_state, &shape), 0);
+        ck_assert_int_eq(agent1_metrics_read(bad_state, shape, &x), -EBADMSG);
 
         ck_assert_int_ge(sd_bus_message_append(other, "a(ss)", 1, "a", "b"), 0);
         seal(other);
-        ck_assert_int_eq(agent1_metrics_enter(other, &with_age), -EBADMSG);
+        ck_assert_int_eq(agent1_metrics_enter(other, &shape), -EBADMSG);
 }
 END_TEST
 

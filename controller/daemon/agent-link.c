@@ -143,11 +143,11 @@ static void link_down(AgentLink *l, const sd_bus_error *e, int r) {
 }
 
 /* One domain's metrics, of either version (proto/agent1.h). */
-static int read_metrics(sd_bus_message *m, bool with_age, AgentVm *ret) {
+static int read_metrics(sd_bus_message *m, Agent1MetricsShape shape, AgentVm *ret) {
         Agent1Metrics x;
         int r;
 
-        r = agent1_metrics_read(m, with_age, &x);
+        r = agent1_metrics_read(m, shape, &x);
         if (r <= 0)
                 return r;
         if (strlen(x.uuid) >= sizeof(ret->uuid))
@@ -165,6 +165,8 @@ static int read_metrics(sd_bus_message *m, bool with_age, AgentVm *ret) {
                           .age = (usec_t)(x.age * USEC_PER_SEC) };
         snprintf(ret->uuid, sizeof(ret->uuid), "%s", x.uuid);
         snprintf(ret->name, sizeof(ret->name), "%s", x.name);
+        snprintf(ret->vcpus_target, sizeof(ret->vcpus_target), "%s", x.vcpus_target);
+        snprintf(ret->memory_target, sizeof(ret->memory_target), "%s", x.memory_target);
         return 1;
 }
 
@@ -199,7 +201,7 @@ static void vm_keep_rates(AgentVm *vm, const AgentVm *old, usec_t now, usec_t ma
  * they are fresh. */
 static int link_take_sample(AgentLink *l, sd_bus_message *m) {
         AgentVm *vms = NULL, vm;
-        bool with_age = false;
+        Agent1MetricsShape shape = AGENT1_METRICS_V1;
         size_t n = 0;
         uint64_t timestamp;
         usec_t now = now_realtime_usec();
@@ -207,8 +209,8 @@ static int link_take_sample(AgentLink *l, sd_bus_message *m) {
 
         r = sd_bus_message_read(m, "t", &timestamp);
         if (r >= 0)
-                r = agent1_metrics_enter(m, &with_age);
-        while (r >= 0 && (r = read_metrics(m, with_age, &vm)) > 0) {
+                r = agent1_metrics_enter(m, &shape);
+        while (r >= 0 && (r = read_metrics(m, shape, &vm)) > 0) {
                 const AgentVm *old = agents_link_vm(l, vm.uuid);
                 AgentVm *grown = realloc(vms, (n + 1) * sizeof(*vms));
 

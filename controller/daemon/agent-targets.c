@@ -301,6 +301,17 @@ static const char *const steal_sources[] = {
         [CLUSTER_STEAL_AGENT] = "agent",
 };
 
+/* The vCPU target's state as ListVms shows it: the agent's, which counts
+ * the vCPUs libvirt has plugged, except that one the agent saw reached is
+ * not while the VM's tracker reports fewer CPUs online in the guest: a
+ * hot-added vCPU the guest's kernel did not online runs nothing. */
+static const char *vcpus_target_shown(const AgentVm *vm, const ClusterNode *n) {
+        if (n && n->guest.cpus > 0 && n->guest.cpus < vm->vcpus &&
+            strcmp(vm->vcpus_target, AGENT1_TARGET_REACHED) == 0)
+                return AGENT1_TARGET_UNREACHED;
+        return vm->vcpus_target;
+}
+
 /* A row of ListVms: a VM of agent l (vm, NULL for none), of tracker node n
  * (NULL for none). */
 static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, const AgentLink *l,
@@ -320,7 +331,8 @@ static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, 
                                      steal_sources[source], steal, vm ? vm->vcpus : 0,
                                      vm ? vm->memory : 0, vm ? vm->sent : 0, vm ? vm->applied : 0,
                                      vm ? vm->failed : 0, vm ? vm->last : "", n ? n->guest.cpus : 0,
-                                     n ? n->guest.memory : 0);
+                                     n ? n->guest.memory : 0, vm ? vcpus_target_shown(vm, n) : "",
+                                     vm ? vm->memory_target : "");
 }
 
 int agents_list_vms(Agents *a, sd_bus_message *m) {

@@ -40,6 +40,10 @@ typedef struct AgentVm {
         usec_t changed_at;
         unsigned sent, applied, failed;
         char last[VERDICT_TEXT_MAX]; /* what the agent said of the last target */
+        /* Whether the VM shows the agent's last vCPU and memory target
+         * (Agent1 fields 15 and 16: AGENT1_TARGET_*, "" for none or from an
+         * agent before version 4). */
+        char vcpus_target[16], memory_target[16];
 } AgentVm;
 
 /* What to change of a VM: the resources that are not 0 (the cap: when

@@ -92,6 +92,12 @@ target_reached() {
 poll target_reached || fail "worker3's vCPU target: $(scrape "$port" | grep target_reached)"
 grep -q "Domain worker3 shows its vcpus 2 \[decision=1 state=\"reached\" resource=\"vcpus\" target=2 seen=2\]" \
 	"$tmp/agent.log" || fail "the reached target was not logged"
+# GetMetrics carries it too (fields 15 and 16: vCPUs, memory), and nothing
+# for a domain nothing was asked of.
+[ "$(agent_call GetMetrics s worker3 | awk '{ print $17, $18 }')" = '"reached" ""' ] ||
+	fail "worker3's target states: $(agent_call GetMetrics s worker3)"
+[ "$(agent_call GetMetrics s worker1 | awk '{ print $17, $18 }')" = '"" ""' ] ||
+	fail "worker1's target states: $(agent_call GetMetrics s worker1)"
 
 # ---- what is not a scrape ----
 http "$port" "HEAD /metrics HTTP/1.1\r\n\r\n" >"$tmp/head"

@@ -3,7 +3,9 @@
 # flexslot-agentd (libvirt's test driver, tests/fixtures/agent/host.xml) on
 # a private bus, with a test tracker in the fixture's VM worker1: the VMs
 # listed (tab and JSON), a VM resized by UUID and by node id with the
-# agent's verdicts printed, and every refusal (the command line's, the
+# agent's verdicts printed and whether each VM then shows its targets (a
+# vCPU the agent saw plugged is not reached while the guest's tracker
+# reports it offline), and every refusal (the command line's, the
 # controller's, the agent's) printed by name with nothing changed.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
@@ -30,17 +32,20 @@ cat >>"$tmp/controller.ini" <<CONF
 [agents]
 hosts = $address
 CONF
+# Targets are judged soon after a change.
+printf '[agent]\ntarget-grace = 300ms\n' >>"$tmp/agent.ini"
 start_agent
 start_controller
+# worker1's tracker sees 2 CPUs online in its guest, whatever libvirt plugs.
 "$tracker" --address "unix:path=$tmp/trackers" --token-file "$tmp/token" --hostname w1 \
-	--vm-uuid "$W1" --steal 0.25 --beats 100000 >"$tmp/tracker.log" 2>&1 &
+	--vm-uuid "$W1" --steal 0.25 --guest "proc,2,$GIB" --beats 100000 >"$tmp/tracker.log" 2>&1 &
 pids="$pids $!"
 poll grep -q "^registered 1 " "$tmp/tracker.log" || fail "the tracker did not register: $(cat "$tmp/tracker.log")"
 
 # ---- vms ----
 poll vms_have "^1	$W1	worker1	" || fail "vms lacks node 1's VM: $(flexslotctl vms)"
 expect_ctl 0 "" vms
-head -n 1 "$tmp/out" | grep -q "^NODE	VM	NAME	AGENT	REACHABLE	STEAL_SOURCE	STEAL	VCPUS	MEMORY	SENT	APPLIED	FAILED	LAST	GUEST_CPUS	GUEST_MEMORY$" ||
+head -n 1 "$tmp/out" | grep -q "^NODE	VM	NAME	AGENT	REACHABLE	STEAL_SOURCE	STEAL	VCPUS	MEMORY	SENT	APPLIED	FAILED	LAST	GUEST_CPUS	GUEST_MEMORY	VCPUS_TARGET	MEMORY_TARGET$" ||
 	fail "vms' header: $(cat "$tmp/out")"
 grep -qF "1	$W1	worker1	$address	true	tracker	0.25	2	$GIB	0	0	0	" "$tmp/out" ||
 	fail "vms' worker1: $(cat "$tmp/out")"
@@ -63,8 +68,15 @@ expect_ctl 0 "" resize-vm 1 4 0 --json --no-legend
   {"resource": "vcpus", "verdict": "applied", "before": 2, "after": 4, "error": "", "message": ""}
 ]' ] || fail "resize-vm 1 --json printed: $(cat "$tmp/out")"
 poll size_is worker1 "4 $GIB" || fail "worker1 is not 4 vCPUs"
-poll vms_have "^1	$W1	worker1	.*	4	$GIB	1	1	0	vcpus applied 2 -> 4	0	0$" ||
+# Whether each VM shows its targets once the agent judged them: worker2,
+# without a tracker, as the agent sees it; worker1's 4 vCPUs are plugged,
+# but its tracker sees 2 online in the guest, so its vCPU target is not
+# reached (and it had no memory target).
+poll vms_have "^0	$W2	worker2	.*	reached	reached$" || fail "worker2's targets: $(flexslotctl vms)"
+poll vms_have "^1	$W1	worker1	.*	4	$GIB	1	1	0	vcpus applied 2 -> 4	2	$GIB	unreached	$" ||
 	fail "vms after the resize: $(flexslotctl vms)"
+agent_metrics=$(bus call org.flexslot.Agent1 /org/flexslot/Agent1 org.flexslot.Agent1 GetMetrics s worker1)
+case $agent_metrics in *' "reached" ""') ;; *) fail "the agent's view of worker1: $agent_metrics" ;; esac
 
 # ---- refusals: the command line's, the controller's, the agent's ----
 sizes() {
