@@ -15,7 +15,10 @@
 #include <unistd.h>
 
 #include "common/macro.h"
-#include "controller/daemon/cluster-internal.h"
+#include "controller/daemon/cluster-heartbeat.h"
+#include "controller/daemon/cluster-output.h"
+#include "controller/daemon/cluster-profile.h"
+#include "controller/daemon/cluster-snapshot.h"
 #include "controller/daemon/cluster.h"
 #include "policy/layers/policies.h"
 #include "policy/layers/slo-sched.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "common/macro.h"
-#include "controller/daemon/cluster-internal.h"
+#include "controller/daemon/cluster-snapshot.h"
 
 static void snapshot_done(Snapshot *s) {
         free(s->hosts);
@@ -20,31 +20,12 @@ static void snapshot_done(Snapshot *s) {
         free(s->attempt_of);
 }
 
-/* The model changed beyond what heartbeats measure: the next step builds
- * its snapshot anew. */
 void cluster_snapshot_drop(Cluster *c) {
         if (!c->snapshot)
                 return;
         snapshot_done(c->snapshot);
         free(c->snapshot);
         c->snapshot = NULL;
-}
-
-ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, usec_t *ret_at) {
-        if (n->vm.host != 0 && n->vm.has_steal) {
-                *ret_steal = n->vm.steal;
-                *ret_at = n->vm.steal_at;
-                return CLUSTER_STEAL_AGENT;
-        }
-        if (n->measured_at != 0) {
-                *ret_steal = n->steal;
-                *ret_at = n->measured_at;
-                return n->guest.steal_estimated ? CLUSTER_STEAL_TRACKER_ESTIMATE
-                                                : CLUSTER_STEAL_TRACKER;
-        }
-        *ret_steal = 0;
-        *ret_at = 0;
-        return CLUSTER_STEAL_NONE;
 }
 
 /* The index of node i's host in hosts, added when new: its agent's, shared

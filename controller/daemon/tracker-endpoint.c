@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
+#include "controller/daemon/cluster-heartbeat.h"
 #include "daemon.h"
 #include "proto/errors.h"
 #include "proto/tracker1.h"

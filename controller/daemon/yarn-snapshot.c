@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "controller/daemon/cluster-snapshot.h"
 #include "yarn-internal.h"
 
 void yarn_snapshot_done(YarnSnapshot *s) {

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The policy step's ClusterSnapshot of the model, kept between steps
+ * (cluster-snapshot.c). */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "controller/daemon/cluster-model.h"
+
+/* The step's snapshot and what stands behind it. */
+typedef struct Snapshot {
+        ClusterSnapshot s;
+        Host *hosts;
+        size_t n_hosts;
+        Vm *vms;
+        Node *nodes;
+        Job *jobs;
+        Task *tasks;
+        Attempt *attempts;
+        /* What the indices of decisions stand for. */
+        ClusterTask **task_of;
+        /* Where each attempt's measures come from, while it is kept. */
+        const ClusterAttempt **attempt_of;
+} Snapshot;
+
+/* Whether the snapshot kept from the last step, with what heartbeats
+ * measured since, is what a new one would be (true when none is kept):
+ * for tests of the points where the model changes. */
+bool cluster_snapshot_current(Cluster *c);
+
+/* The hosts, VMs and nodes of the model's nodes as the policy step sees
+ * them (agents' hosts and VM sizes, steal), for a driver that builds the
+ * rest of its snapshot itself: hosts, vms and nodes have room for
+ * c->n_nodes entries each (one at least); vms[i] and nodes[i] are
+ * c->nodes[i]'s, *ret_n_hosts the hosts used. */
+void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, Vm *vms,
+                            Node *nodes);
+
+/* The model changed beyond what heartbeats measure: the next step builds
+ * its snapshot anew. */
+void cluster_snapshot_drop(Cluster *c);
+/* The step's snapshot in c->snapshot: the kept one refreshed (and
+ * POLICY_STEP_TRUSTED added to *flags), or a new one. */
+int cluster_snapshot_prepare(Cluster *c, unsigned *flags);
