@@ -503,9 +503,9 @@ static int start_attempt(Cluster *c, ClusterNode *n, const ClusterJob *j, Cluste
 /* The job of the snapshot's task i: the snapshot's jobs are c->jobs, in
  * their order, as whatever adds or removes a job drops the snapshot. */
 static const ClusterJob *job_of(const Cluster *c, const Snapshot *s, uint32_t i) {
-        const ClusterJob *j = &c->jobs[s->tasks[i].job];
+        const ClusterJob *j = &c->jobs[s->a.tasks[i].job];
 
-        assert(j->info.id == s->jobs[s->tasks[i].job].id);
+        assert(j->info.id == s->a.jobs[s->a.tasks[i].job].id);
         return j;
 }
 
@@ -535,7 +535,7 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
          * attempt names it, for whoever counts them in the log; it stays
          * one until it ends, for the operators' view of its job. */
         for (size_t i = 0; i < d->n_stragglers; i++) {
-                const Attempt *at = &s->attempts[d->stragglers[i].attempt];
+                const Attempt *at = &s->a.attempts[d->stragglers[i].attempt];
                 unsigned a = 0;
                 ClusterTask *t = cluster_attempt_find(c, at->id, NULL, &a);
 
@@ -545,7 +545,7 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                         t->attempts[a].straggler = true;
         }
         for (size_t i = 0; i < d->n_kills; i++) {
-                const Attempt *at = &s->attempts[d->kills[i].attempt];
+                const Attempt *at = &s->a.attempts[d->kills[i].attempt];
                 ClusterNode *on = &c->nodes[at->node];
                 unsigned a = 0;
                 ClusterTask *t = cluster_attempt_find(c, at->id, NULL, &a);

@@ -10,12 +10,7 @@
 #include "controller/daemon/cluster-snapshot.h"
 
 static void snapshot_done(Snapshot *s) {
-        free(s->hosts);
-        free(s->vms);
-        free(s->nodes);
-        free(s->jobs);
-        free(s->tasks);
-        free(s->attempts);
+        cluster_snapshot_arrays_done(&s->a);
         free(s->task_of);
         free(s->attempt_of);
 }
@@ -95,9 +90,56 @@ void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, 
 /* Hosts, VMs and trackers: what agents and heartbeats change all the time,
  * done again at every step. */
 static void snapshot_nodes(const Cluster *c, Snapshot *s) {
-        cluster_snapshot_nodes(c, s->hosts, &s->n_hosts, s->vms, s->nodes);
-        s->s.hosts = s->hosts;
-        s->s.n_hosts = s->n_hosts;
+        cluster_snapshot_nodes(c, s->a.hosts, &s->a.n_hosts, s->a.vms, s->a.nodes);
+        s->s.n_hosts = s->a.n_hosts;
+}
+
+int cluster_snapshot_arrays_new(const Cluster *c, size_t n_jobs, size_t n_tasks, size_t n_attempts,
+                                SnapshotArrays *ret) {
+        size_t nn = MAX(c->n_nodes, (size_t)1);
+        SnapshotArrays a = {
+                .hosts = calloc(nn, sizeof(*a.hosts)),
+                .vms = calloc(nn, sizeof(*a.vms)),
+                .nodes = calloc(nn, sizeof(*a.nodes)),
+                .jobs = calloc(MAX(n_jobs, (size_t)1), sizeof(*a.jobs)),
+                .tasks = malloc(MAX(n_tasks, (size_t)1) * sizeof(*a.tasks)),
+                .attempts = malloc(MAX(n_attempts, (size_t)1) * sizeof(*a.attempts)),
+        };
+
+        if (!a.hosts || !a.vms || !a.nodes || !a.jobs || !a.tasks || !a.attempts) {
+                cluster_snapshot_arrays_done(&a);
+                return -ENOMEM;
+        }
+        cluster_snapshot_nodes(c, a.hosts, &a.n_hosts, a.vms, a.nodes);
+        *ret = a;
+        return 0;
+}
+
+void cluster_snapshot_arrays_done(SnapshotArrays *a) {
+        free(a->hosts);
+        free(a->vms);
+        free(a->nodes);
+        free(a->jobs);
+        free(a->tasks);
+        free(a->attempts);
+        *a = (SnapshotArrays){ 0 };
+}
+
+ClusterSnapshot cluster_snapshot_of(const Cluster *c, const SnapshotArrays *a, size_t n_jobs,
+                                    size_t n_tasks, size_t n_attempts) {
+        return (ClusterSnapshot){ .hosts = a->hosts,
+                                  .n_hosts = a->n_hosts,
+                                  .vms = a->vms,
+                                  .n_vms = c->n_nodes,
+                                  .nodes = a->nodes,
+                                  .n_nodes = c->n_nodes,
+                                  .jobs = a->jobs,
+                                  .n_jobs = n_jobs,
+                                  .tasks = a->tasks,
+                                  .n_tasks = n_tasks,
+                                  .attempts = a->attempts,
+                                  .n_attempts = n_attempts,
+                                  .job_tasks_kept = true };
 }
 
 /* What a kept snapshot's heartbeats changed: the trackers, and the running
@@ -106,47 +148,43 @@ static void snapshot_refresh(const Cluster *c, Snapshot *s) {
         snapshot_nodes(c, s);
         for (size_t i = 0; i < s->s.n_attempts; i++) {
                 const ClusterAttempt *at = s->attempt_of[i];
-                const ClusterTask *t = s->task_of[s->attempts[i].task];
-                Attempt *a = &s->attempts[i];
+                const ClusterTask *t = s->task_of[s->a.attempts[i].task];
+                Attempt *a = &s->a.attempts[i];
 
-                s->tasks[a->task].input_size = t->input_size;
+                s->a.tasks[a->task].input_size = t->input_size;
                 a->progress = at->progress;
                 a->bytes_processed = at->bytes_processed;
                 a->input_size = t->input_size;
                 a->cpu = at->cpu;
                 a->iowait = at->iowait;
-                a->steal = s->nodes[a->node].steal;
+                a->steal = s->a.nodes[a->node].steal;
         }
 }
 
 /* A host per agent, one VM per tracker. Done tasks are left out, counted in
  * their job. */
 static int snapshot_build(const Cluster *c, Snapshot *ret) {
-        size_t n_tasks = 0, n_attempts = 0, cap = 1, nn = MAX(c->n_nodes, (size_t)1);
+        size_t n_tasks = 0, n_attempts = 0, cap = 1;
         Snapshot s = { 0 };
+        int r;
 
         /* Room for every task, done or not, and not zeroed: a pass to
          * count the tasks left, or clearing the room, cost a heartbeat as
          * much as filling it, and each entry used is written whole. */
         for (size_t j = 0; j < c->n_jobs; j++)
                 cap += c->jobs[j].n_tasks;
-        s.hosts = calloc(nn, sizeof(*s.hosts));
-        s.vms = calloc(nn, sizeof(*s.vms));
-        s.nodes = calloc(nn, sizeof(*s.nodes));
-        s.jobs = calloc(MAX(c->n_jobs, (size_t)1), sizeof(*s.jobs));
-        s.tasks = malloc(cap * sizeof(*s.tasks));
-        s.attempts = malloc(cap * CLUSTER_ATTEMPTS_MAX * sizeof(*s.attempts));
+        r = cluster_snapshot_arrays_new(c, c->n_jobs, cap, cap * CLUSTER_ATTEMPTS_MAX, &s.a);
+        if (r < 0)
+                return r;
         s.task_of = malloc(cap * sizeof(ClusterTask *));
         s.attempt_of = malloc(cap * CLUSTER_ATTEMPTS_MAX * sizeof(ClusterAttempt *));
-        if (!s.hosts || !s.vms || !s.nodes || !s.jobs || !s.tasks || !s.attempts || !s.task_of ||
-            !s.attempt_of) {
+        if (!s.task_of || !s.attempt_of) {
                 snapshot_done(&s);
                 return -ENOMEM;
         }
-        snapshot_nodes(c, &s);
         for (size_t j = 0; j < c->n_jobs; j++) {
                 const ClusterJob *cj = &c->jobs[j];
-                Job *job = &s.jobs[j];
+                Job *job = &s.a.jobs[j];
 
                 *job = (Job){ .id = cj->info.id,
                               .submitted = cj->info.submitted,
@@ -177,7 +215,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                             job->tasks.first_pending[t->type] == UINT32_MAX)
                                 job->tasks.first_pending[t->type] = (uint32_t)n_tasks;
                         s.task_of[n_tasks] = t;
-                        s.tasks[n_tasks] =
+                        s.a.tasks[n_tasks] =
                                 (Task){ .id = t->type == TASK_MAP
                                                       ? cj->info.id << 24 | t->index
                                                       : cj->info.id << 24 | 1u << 23 | t->index,
@@ -198,7 +236,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                 if (node == NO_INDEX)
                                         continue;
                                 s.attempt_of[n_attempts] = at;
-                                s.attempts[n_attempts++] = (Attempt){
+                                s.a.attempts[n_attempts++] = (Attempt){
                                         .id = at->id,
                                         .task = (uint32_t)n_tasks,
                                         .node = node,
@@ -213,7 +251,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                                         .iowait = at->iowait,
                                         /* The tracker measures steal per
                                          * node only. */
-                                        .steal = s.nodes[node].steal,
+                                        .steal = s.a.nodes[node].steal,
                                         .speculative = at->speculative,
                                         .kill_count = t->kills,
                                         .resize_count = t->resizes,
@@ -226,20 +264,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                         if (job->tasks.first_pending[type] == UINT32_MAX)
                                 job->tasks.first_pending[type] = (uint32_t)n_tasks;
         }
-        s.s = (ClusterSnapshot){ .hosts = s.hosts,
-                                 .n_hosts = s.n_hosts,
-                                 .vms = s.vms,
-                                 .n_vms = c->n_nodes,
-                                 .nodes = s.nodes,
-                                 .n_nodes = c->n_nodes,
-                                 .jobs = s.jobs,
-                                 .n_jobs = c->n_jobs,
-                                 .tasks = s.tasks,
-                                 .n_tasks = n_tasks,
-                                 .attempts = s.attempts,
-                                 .n_attempts = n_attempts,
-                                 /* Done tasks left out are in the counts. */
-                                 .job_tasks_kept = true };
+        s.s = cluster_snapshot_of(c, &s.a, c->n_jobs, n_tasks, n_attempts);
         *ret = s;
         return 0;
 }
@@ -308,13 +333,13 @@ bool cluster_snapshot_current(Cluster *c) {
                k->s.n_jobs == f.s.n_jobs && k->s.n_tasks == f.s.n_tasks &&
                k->s.n_attempts == f.s.n_attempts;
         for (size_t i = 0; same && i < f.s.n_nodes; i++)
-                same = nodes_same(&k->nodes[i], &f.nodes[i]);
+                same = nodes_same(&k->a.nodes[i], &f.a.nodes[i]);
         for (size_t i = 0; same && i < f.s.n_jobs; i++)
-                same = jobs_same(&k->jobs[i], &f.jobs[i]);
+                same = jobs_same(&k->a.jobs[i], &f.a.jobs[i]);
         for (size_t i = 0; same && i < f.s.n_tasks; i++)
-                same = tasks_same(&k->tasks[i], &f.tasks[i]) && k->task_of[i] == f.task_of[i];
+                same = tasks_same(&k->a.tasks[i], &f.a.tasks[i]) && k->task_of[i] == f.task_of[i];
         for (size_t i = 0; same && i < f.s.n_attempts; i++)
-                same = attempts_same(&k->attempts[i], &f.attempts[i]) &&
+                same = attempts_same(&k->a.attempts[i], &f.a.attempts[i]) &&
                        k->attempt_of[i] == f.attempt_of[i];
         snapshot_done(&f);
         return same;

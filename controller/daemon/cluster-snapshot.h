@@ -9,9 +9,10 @@
 
 #include "controller/daemon/cluster-model.h"
 
-/* The step's snapshot and what stands behind it. */
-typedef struct Snapshot {
-        ClusterSnapshot s;
+/* The arrays behind a driver's snapshot (this model's, the YARN
+ * driver's): the model's nodes, as cluster_snapshot_nodes() fills them,
+ * and the driver's jobs, tasks and attempts. */
+typedef struct SnapshotArrays {
         Host *hosts;
         size_t n_hosts;
         Vm *vms;
@@ -19,6 +20,12 @@ typedef struct Snapshot {
         Job *jobs;
         Task *tasks;
         Attempt *attempts;
+} SnapshotArrays;
+
+/* The step's snapshot and what stands behind it. */
+typedef struct Snapshot {
+        ClusterSnapshot s;
+        SnapshotArrays a;
         /* What the indices of decisions stand for. */
         ClusterTask **task_of;
         /* Where each attempt's measures come from, while it is kept. */
@@ -37,6 +44,19 @@ bool cluster_snapshot_current(Cluster *c);
  * c->nodes[i]'s, *ret_n_hosts the hosts used. */
 void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, Vm *vms,
                             Node *nodes);
+
+/* Room for a driver's snapshot of the model: its nodes filled
+ * (cluster_snapshot_nodes()), room for n_jobs jobs, n_tasks tasks and
+ * n_attempts attempts that the driver fills. Tasks and attempts are not
+ * zeroed: each entry the driver uses it writes whole. -ENOMEM. */
+int cluster_snapshot_arrays_new(const Cluster *c, size_t n_jobs, size_t n_tasks, size_t n_attempts,
+                                SnapshotArrays *ret);
+void cluster_snapshot_arrays_done(SnapshotArrays *a);
+/* The snapshot of a's nodes (c->n_nodes) and of the first n_jobs jobs,
+ * n_tasks tasks and n_attempts attempts the driver filled: done tasks are
+ * left out, counted in their jobs, whose Job.tasks the driver keeps. */
+ClusterSnapshot cluster_snapshot_of(const Cluster *c, const SnapshotArrays *a, size_t n_jobs,
+                                    size_t n_tasks, size_t n_attempts);
 
 /* The model changed beyond what heartbeats measure: the next step builds
  * its snapshot anew. */

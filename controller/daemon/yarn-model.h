@@ -46,6 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "controller/daemon/cluster-snapshot.h"
 #include "controller/daemon/cluster.h"
 #include "controller/store/store.h"
 #include "controller/yarn/yarn-json.h"
@@ -171,12 +172,7 @@ int yarn_model_job_record(const YarnModel *m, uint64_t id, StoreJob *ret);
  * stand for. */
 typedef struct YarnSnapshot {
         ClusterSnapshot s;
-        Host *hosts;
-        Vm *vms;
-        Node *nodes;
-        Job *jobs;
-        Task *tasks;
-        Attempt *attempts;
+        SnapshotArrays a;
         YarnModelJob **job_of;          /* by snapshot job */
         const YarnTask **task_of;       /* by snapshot task */
         const YarnAttempt **attempt_of; /* by snapshot attempt */
