@@ -8,10 +8,8 @@
 # flexslot-test: plain
 set -eu
 
-srcdir=${FLEXSLOT_SRCDIR:?run through make check}
-build=${FLEXSLOT_BUILD:?run through make check}
 # shellcheck source=tests/vm/cluster-test.sh
-. "$srcdir/tests/vm/cluster-test.sh"
+. "${FLEXSLOT_SRCDIR:?run through make check}/tests/vm/cluster-test.sh"
 VMC_LOST_TIMEOUT=5s
 VMC_BLOCK_SIZE=2M
 export VMC_LOST_TIMEOUT VMC_BLOCK_SIZE

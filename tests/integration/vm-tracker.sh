@@ -15,10 +15,8 @@
 # flexslot-test: plain
 set -eu
 
-srcdir=${FLEXSLOT_SRCDIR:?run through make check}
-build=${FLEXSLOT_BUILD:?run through make check}
 # shellcheck source=tests/vm/cluster-test.sh
-. "$srcdir/tests/vm/cluster-test.sh"
+. "${FLEXSLOT_SRCDIR:?run through make check}/tests/vm/cluster-test.sh"
 VMC_AGENT_INTERVAL=1s
 VMC_LOST_TIMEOUT=10s
 export VMC_AGENT_INTERVAL VMC_LOST_TIMEOUT
