@@ -10,7 +10,7 @@
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "yarn-internal.h"
+#include "controller/daemon/yarn-model.h"
 
 static const char *const kill_reasons[_KILL_REASON_MAX] = {
         [KILL_RESIZE] = "resize",

@@ -10,7 +10,7 @@
 
 #include "common/macro.h"
 #include "controller/daemon/cluster-snapshot.h"
-#include "yarn-internal.h"
+#include "controller/daemon/yarn-model.h"
 
 void yarn_snapshot_done(YarnSnapshot *s) {
         cluster_snapshot_arrays_done(&s->a);
