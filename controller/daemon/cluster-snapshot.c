@@ -97,15 +97,14 @@ static void snapshot_nodes(const Cluster *c, Snapshot *s) {
 int cluster_snapshot_arrays_new(const Cluster *c, size_t n_jobs, size_t n_tasks, size_t n_attempts,
                                 SnapshotArrays *ret) {
         size_t nn = MAX(c->n_nodes, (size_t)1);
-        SnapshotArrays a = {
-                .hosts = calloc(nn, sizeof(*a.hosts)),
-                .vms = calloc(nn, sizeof(*a.vms)),
-                .nodes = calloc(nn, sizeof(*a.nodes)),
-                .jobs = calloc(MAX(n_jobs, (size_t)1), sizeof(*a.jobs)),
-                .tasks = malloc(MAX(n_tasks, (size_t)1) * sizeof(*a.tasks)),
-                .attempts = malloc(MAX(n_attempts, (size_t)1) * sizeof(*a.attempts)),
-        };
+        SnapshotArrays a = { 0 };
 
+        a.hosts = calloc(nn, sizeof(*a.hosts));
+        a.vms = calloc(nn, sizeof(*a.vms));
+        a.nodes = calloc(nn, sizeof(*a.nodes));
+        a.jobs = calloc(MAX(n_jobs, (size_t)1), sizeof(*a.jobs));
+        a.tasks = malloc(MAX(n_tasks, (size_t)1) * sizeof(*a.tasks));
+        a.attempts = malloc(MAX(n_attempts, (size_t)1) * sizeof(*a.attempts));
         if (!a.hosts || !a.vms || !a.nodes || !a.jobs || !a.tasks || !a.attempts) {
                 cluster_snapshot_arrays_done(&a);
                 return -ENOMEM;

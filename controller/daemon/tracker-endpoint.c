@@ -144,9 +144,10 @@ static int send_reply(sd_bus_message *m, const Tracker1Registered *registered,
         int r;
 
         r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = registered ? tracker1_registered_append(reply, registered)
-                               : tracker1_reply_append(reply, heartbeat);
+        if (r >= 0 && registered)
+                r = tracker1_registered_append(reply, registered);
+        if (r >= 0 && heartbeat)
+                r = tracker1_reply_append(reply, heartbeat);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
