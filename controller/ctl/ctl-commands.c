@@ -249,6 +249,7 @@ static int run_submit(Ctl *ctl, char *const *args, unsigned n_args) {
         return EXIT_SUCCESS;
 }
 
+/* The jobs given, or every one queued or running. */
 static int run_watch(Ctl *ctl, char *const *args, unsigned n_args) {
         _cleanup_free_ uint64_t *ids = NULL;
 
