@@ -40,6 +40,7 @@
 #include "common/macro.h"
 #include "common/parse.h"
 #include "common/time-util.h"
+#include "controller/daemon/cluster-heartbeat.h"
 #include "controller/daemon/cluster.h"
 #include "policy/layers/policies.h"
 #include "latencies.h"

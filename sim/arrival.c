@@ -47,24 +47,15 @@ static bool gate_open(const SimCluster *cl, uint32_t j) {
                s->sc->load_threshold;
 }
 
-int sim_arrivals_try(SimCluster *cl) {
+bool sim_arrival_next(SimCluster *cl) {
         usec_t now = event_queue_now(cl->sim->queue);
+        Job *job;
 
-        while (cl->n_arrived < cl->n_due && gate_open(cl, (uint32_t)cl->n_arrived)) {
-                Job *job = &cl->jobs[cl->n_arrived];
-                int r;
-
-                if (job->deadline)
-                        job->deadline = now + (job->deadline - job->submitted);
-                job->submitted = now;
-                r = sim_job_arrive(cl);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
-int sim_arrivals_due(SimCluster *cl) {
-        cl->n_due++;
-        return sim_arrivals_try(cl);
+        if (cl->n_arrived >= cl->n_due || !gate_open(cl, (uint32_t)cl->n_arrived))
+                return false;
+        job = &cl->jobs[cl->n_arrived];
+        if (job->deadline)
+                job->deadline = now + (job->deadline - job->submitted);
+        job->submitted = now;
+        return true;
 }

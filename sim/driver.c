@@ -516,6 +516,45 @@ static int util_record(SimCluster *cl, usec_t now) {
         return 0;
 }
 
+/* The driver contract's admission: a job the policy refuses never runs.
+ * Without admission control every job is admitted, and the snapshot is
+ * built only for runs that check it (tests). */
+static int simcl_admit(SimCluster *cl, uint32_t job) {
+        ClusterSnapshot snap;
+        AdmitVerdict v;
+        int r;
+
+        if (policy_admits_all(cl->policy) && !cl->sim->check_invariants)
+                return 0;
+        r = simcl_snapshot(cl, false, &snap);
+        if (r >= 0)
+                r = policy_admit(cl->policy, &snap, event_queue_now(cl->sim->queue), &cl->jobs[job],
+                                 &v);
+        if (r >= 0 && !v.admit)
+                sim_job_refuse(cl, job, v.reason);
+        return r;
+}
+
+/* The next job arrives now: admitted or refused. */
+static int job_arrive(SimCluster *cl) {
+        int r = simcl_admit(cl, (uint32_t)cl->n_arrived);
+
+        if (r >= 0)
+                cl->n_arrived++;
+        return r;
+}
+
+/* The jobs due arrive, in order, while the load gate lets them. */
+static int arrivals_try(SimCluster *cl) {
+        while (sim_arrival_next(cl)) {
+                int r = job_arrive(cl);
+
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 usec_t sim_control_event(EventQueue *q, void *userdata) {
         SimCluster *cl = userdata;
         usec_t now = event_queue_now(q);
@@ -531,7 +570,7 @@ usec_t sim_control_event(EventQueue *q, void *userdata) {
                         sim_fail(cl->sim, r);
         }
         if (sim_arrivals_gated(cl)) {
-                r = sim_arrivals_try(cl);
+                r = arrivals_try(cl);
                 if (r < 0)
                         sim_fail(cl->sim, r);
         }
@@ -587,37 +626,17 @@ int sim_set_job_profile(Sim *s, uint32_t job, const JobProfile *profile) {
         return 0;
 }
 
-/* The driver contract's admission: a job the policy refuses never runs.
- * Without admission control every job is admitted, and the snapshot is
- * built only for runs that check it (tests). */
-static int simcl_admit(SimCluster *cl, uint32_t job) {
-        ClusterSnapshot snap;
-        AdmitVerdict v;
-        int r;
-
-        if (policy_admits_all(cl->policy) && !cl->sim->check_invariants)
-                return 0;
-        r = simcl_snapshot(cl, false, &snap);
-        if (r >= 0)
-                r = policy_admit(cl->policy, &snap, event_queue_now(cl->sim->queue), &cl->jobs[job],
-                                 &v);
-        if (r >= 0 && !v.admit)
-                sim_job_refuse(cl, job, v.reason);
-        return r;
-}
-
-int sim_job_arrive(SimCluster *cl) {
-        int r = simcl_admit(cl, (uint32_t)cl->n_arrived);
-
-        if (r >= 0)
-                cl->n_arrived++;
-        return r;
-}
-
 usec_t sim_job_arrival_event(EventQueue *q, void *userdata) {
         SimCluster *cl = userdata;
-        int r = sim_arrivals_gated(cl) ? sim_arrivals_due(cl) : sim_job_arrive(cl);
+        int r;
 
+        /* Under the load gate a submission is one more job due, which
+         * comes once the gate lets it. */
+        if (sim_arrivals_gated(cl)) {
+                cl->n_due++;
+                r = arrivals_try(cl);
+        } else
+                r = job_arrive(cl);
         if (r < 0)
                 sim_fail(cl->sim, r);
         return 0;

@@ -333,15 +333,12 @@ void sim_node_capacity_update(Sim *s, const SimVm *v);
 usec_t sim_heartbeat_event(EventQueue *q, void *userdata);
 usec_t sim_control_event(EventQueue *q, void *userdata);
 usec_t sim_job_arrival_event(EventQueue *q, void *userdata);
-/* The next job arrives now: admitted or refused. */
-int sim_job_arrive(SimCluster *cl);
 
 /* arrival.c: ARIA 7.2's arrivals under a load threshold */
 bool sim_arrivals_gated(const SimCluster *cl);
-/* One more job's submission came: it arrives once the gate lets it. */
-int sim_arrivals_due(SimCluster *cl);
-/* The jobs due arrive, in order, while the gate lets them. */
-int sim_arrivals_try(SimCluster *cl);
+/* Whether the next of the jobs due may come now, through the gate: its
+ * submission (and its deadline with it) then moves to now. */
+bool sim_arrival_next(SimCluster *cl);
 /* What a step does, for tests: the snapshot of now, and carrying out
  * decisions made on the last snapshot. */
 int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret);

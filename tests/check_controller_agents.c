@@ -13,6 +13,7 @@
 #include "controller/daemon/agent-hosts.h"
 #include "controller/daemon/agent-rate.h"
 #include "controller/daemon/agents-internal.h"
+#include "controller/daemon/cluster-heartbeat.h"
 #include "controller/daemon/cluster.h"
 #include "controller/daemon/controllerd-config.h"
 #include "policy/layers/policies.h"

@@ -15,7 +15,10 @@
 #include <unistd.h>
 
 #include "common/macro.h"
-#include "controller/daemon/cluster-internal.h"
+#include "controller/daemon/cluster-heartbeat.h"
+#include "controller/daemon/cluster-output.h"
+#include "controller/daemon/cluster-profile.h"
+#include "controller/daemon/cluster-snapshot.h"
 #include "controller/daemon/cluster.h"
 #include "policy/layers/policies.h"
 #include "policy/layers/slo-sched.h"
@@ -1215,7 +1218,7 @@ static void random_beat(RandomCluster *r, RandomTracker *t) {
                         used[task->attempts[a].slot]++;
         }
         for (SlotType type = 0; type < _SLOT_TYPE_MAX; type++)
-                report.free_slots[cluster_wire_slot(type)] =
+                report.free_slots[type == SLOT_MAP ? TRACKER1_MAP : TRACKER1_REDUCE] =
                         n->told[type] - MIN(used[type], n->told[type]);
         ck_assert_msg(cluster_heartbeat(r->c, t->id, &report, r->now, r->now, &reply, &err) == 0,
                       "%s", err.message);

@@ -179,7 +179,7 @@ START_TEST(test_snapshot) {
         ck_assert_int_eq(snapshot_validate(&s.s), 0);
         ck_assert_uint_eq(s.s.n_nodes, 3);
         ck_assert_uint_eq(s.s.n_jobs, 1);
-        job = &s.jobs[0];
+        job = &s.a.jobs[0];
         ck_assert_uint_eq(job->counts[TASK_MAP].total, 6);
         ck_assert_uint_eq(job->counts[TASK_MAP].done, 5);
         ck_assert_uint_eq(job->counts[TASK_MAP].running, 1);
@@ -194,14 +194,14 @@ START_TEST(test_snapshot) {
         ck_assert_uint_eq(job->deadline, j->deadline);
         ck_assert_uint_gt(job->submitted, 1795772850975 * MS);
         ck_assert_uint_eq(s.s.n_tasks, 2);
-        ck_assert_int_eq(s.tasks[0].state, TASK_RUNNING);
-        ck_assert_int_eq(s.tasks[1].type, TASK_REDUCE);
-        ck_assert_int_eq(s.tasks[1].state, TASK_PENDING);
+        ck_assert_int_eq(s.a.tasks[0].state, TASK_RUNNING);
+        ck_assert_int_eq(s.a.tasks[1].type, TASK_REDUCE);
+        ck_assert_int_eq(s.a.tasks[1].state, TASK_PENDING);
         ck_assert_uint_eq(s.s.n_attempts, 1);
         ck_assert_str_eq(s.attempt_of[0]->id, SLOW);
-        ck_assert_uint_eq(cluster->nodes[s.attempts[0].node].id, node_named(NM0)->id);
-        ck_assert_uint_eq(s.attempts[0].input_size, 64 << 20);
-        ck_assert_uint_eq(s.attempts[0].kill_count, 0);
+        ck_assert_uint_eq(cluster->nodes[s.a.attempts[0].node].id, node_named(NM0)->id);
+        ck_assert_uint_eq(s.a.attempts[0].input_size, 64 << 20);
+        ck_assert_uint_eq(s.a.attempts[0].kill_count, 0);
         yarn_snapshot_done(&s);
 }
 END_TEST

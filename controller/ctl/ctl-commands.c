@@ -89,7 +89,9 @@ static int call_failed(int r) {
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-int ctl_parse_id(const char *what, const char *s, uint64_t *ret) {
+/* A job's or a tracker's id, as the controller numbers them from 1; a bad
+ * one is said (exit EXIT_USAGE). */
+static int parse_id(const char *what, const char *s, uint64_t *ret) {
         if (parse_uint64(s, 1, UINT64_MAX, ret) < 0)
                 return cli_usage_error(CTL_PROGRAM, "invalid %s id '%s'", what, s);
         return 0;
@@ -166,7 +168,7 @@ static int run_show(Ctl *ctl, char *const *args, unsigned n_args) {
         uint64_t id;
         int r;
 
-        if (ctl_parse_id("job", args[0], &id) != 0)
+        if (parse_id("job", args[0], &id) != 0)
                 return EXIT_USAGE;
         r = call_with_job(ctl, "GetJob", id, &job);
         if (r >= 0)
@@ -184,7 +186,7 @@ static int run_show(Ctl *ctl, char *const *args, unsigned n_args) {
 static int run_cancel(Ctl *ctl, char *const *args, unsigned n_args) {
         uint64_t id;
 
-        if (ctl_parse_id("job", args[0], &id) != 0)
+        if (parse_id("job", args[0], &id) != 0)
                 return EXIT_USAGE;
         return call_failed(call_with_job(ctl, "CancelJob", id, NULL));
 }
@@ -194,7 +196,7 @@ static int run_set_slots(Ctl *ctl, char *const *args, unsigned n_args) {
         uint64_t node, slots[2];
         int r;
 
-        if (ctl_parse_id("tracker", args[0], &node) != 0)
+        if (parse_id("tracker", args[0], &node) != 0)
                 return EXIT_USAGE;
         /* The controller checks the range, and names it when refusing. */
         for (unsigned i = 0; i < 2; i++)
@@ -253,6 +255,21 @@ static int run_submit(Ctl *ctl, char *const *args, unsigned n_args) {
         return EXIT_SUCCESS;
 }
 
+/* The jobs given, or every one queued or running. */
+static int run_watch(Ctl *ctl, char *const *args, unsigned n_args) {
+        _cleanup_free_ uint64_t *ids = NULL;
+
+        if (n_args == 0)
+                return ctl_watch_unended(ctl);
+        ids = calloc(n_args, sizeof(*ids));
+        if (!ids)
+                return EXIT_FAILURE;
+        for (unsigned i = 0; i < n_args; i++)
+                if (parse_id("job", args[i], &ids[i]) != 0)
+                        return EXIT_USAGE;
+        return ctl_watch_jobs(ctl, ids, n_args);
+}
+
 const CtlCommand ctl_commands[] = {
         {
                 .name = "submit",
@@ -295,7 +312,7 @@ const CtlCommand ctl_commands[] = {
                         "failed), 1 when the controller could not be asked.\n",
                 .max_args = UINT32_MAX,
                 .options = CTL_OPT_INTERVAL,
-                .run = ctl_run_watch,
+                .run = run_watch,
         },
         {
                 .name = "list",

@@ -354,24 +354,15 @@ static int unended_jobs(Ctl *ctl, uint64_t **ret, size_t *ret_n) {
         return 0;
 }
 
-int ctl_run_watch(Ctl *ctl, char *const *args, unsigned n_args) {
+int ctl_watch_unended(Ctl *ctl) {
         _cleanup_free_ uint64_t *ids = NULL;
-        size_t n = n_args;
+        size_t n = 0;
 
-        if (n_args == 0) {
-                if (unended_jobs(ctl, &ids, &n) < 0)
-                        return EXIT_FAILURE;
-                if (n == 0) {
-                        printf("No job is queued or running.\n");
-                        return EXIT_SUCCESS;
-                }
-        } else {
-                ids = calloc(n_args, sizeof(*ids));
-                if (!ids)
-                        return EXIT_FAILURE;
-                for (unsigned i = 0; i < n_args; i++)
-                        if (ctl_parse_id("job", args[i], &ids[i]) != 0)
-                                return EXIT_USAGE;
+        if (unended_jobs(ctl, &ids, &n) < 0)
+                return EXIT_FAILURE;
+        if (n == 0) {
+                printf("No job is queued or running.\n");
+                return EXIT_SUCCESS;
         }
         return ctl_watch_jobs(ctl, ids, n);
 }

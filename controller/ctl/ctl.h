@@ -2,9 +2,9 @@
 #pragma once
 
 /* flexslotctl's pieces: the command line (ctl.c), the calls to
- * org.flexslot.Controller1 and their output (ctl-output.c), and the
- * commands (ctl-commands.c). A command is one entry of ctl_commands[] and
- * one function; the options it takes beyond the common ones are bits of
+ * org.flexslot.Controller1 and their output (ctl-output.c), the commands
+ * (ctl-commands.c) and the jobs watched until they end (ctl-watch.c). A command is one entry of
+ * ctl_commands[] and one function; the options it takes beyond the common ones are bits of
  * CtlCommand.options. */
 
 #include <stdbool.h>
@@ -66,19 +66,16 @@ typedef struct CtlCommand {
 } CtlCommand;
 
 extern const CtlCommand ctl_commands[];
-
-/* A job's or a tracker's id, as the controller numbers them from 1; a bad
- * one is said (exit EXIT_USAGE). */
-int ctl_parse_id(const char *what, const char *s, uint64_t *ret);
+extern const size_t ctl_n_commands;
 
 /* ---- ctl-watch.c ---- */
 
 /* Polls the jobs every ctl->interval until each has ended, showing their
  * progress; returns the exit status (CTL_EXIT_JOB_* for how they ended). */
 int ctl_watch_jobs(Ctl *ctl, const uint64_t *ids, size_t n);
-/* The watch command: the jobs given, or every one queued or running. */
-int ctl_run_watch(Ctl *ctl, char *const *args, unsigned n_args);
-extern const size_t ctl_n_commands;
+/* The same of every job queued or running now (the watch command without
+ * jobs). */
+int ctl_watch_unended(Ctl *ctl);
 
 /* ---- ctl-output.c ---- */
 

@@ -12,7 +12,10 @@
 
 #include "common/log.h"
 #include "common/macro.h"
-#include "controller/daemon/cluster-internal.h"
+#include "controller/daemon/cluster-heartbeat.h"
+#include "controller/daemon/cluster-job.h"
+#include "controller/daemon/cluster-output.h"
+#include "controller/daemon/cluster-snapshot.h"
 
 /* Kill reasons a tracker hears, and reports back with the killed attempt. */
 static const char KILL_UNKNOWN[] = "attempt unknown to the controller";
@@ -22,6 +25,18 @@ static const char KILL_TASK_DONE[] = "its task succeeded in another attempt";
 static const char WHY_DISCARDED[] = "another attempt of its task succeeded first";
 static const char WHY_GONE[] = "not on its tracker when the controller restarted";
 static const char WHY_NO_OUTPUT[] = "its output is not where its tracker said";
+
+/* The tracker protocol's word for a slot type. */
+static Tracker1TaskType wire_slot(SlotType s) {
+        return s == SLOT_MAP ? TRACKER1_MAP : TRACKER1_REDUCE;
+}
+
+/* The store's word for how a reported attempt ended. */
+static StoreTaskStatus store_status(Tracker1Status s) {
+        return s == TRACKER1_SUCCEEDED ? STORE_TASK_SUCCEEDED
+               : s == TRACKER1_KILLED  ? STORE_TASK_KILLED
+                                       : STORE_TASK_FAILED;
+}
 
 static double share(usec_t part, usec_t whole) {
         return whole > 0 ? CLAMP((double)part / (double)whole, 0.0, 1.0) : 0.0;
@@ -73,11 +88,11 @@ static int report_check(Cluster *c, const ClusterNode *n, const Tracker1Report *
         _cleanup_free_ Known *running = NULL, *finished = NULL;
 
         for (SlotType type = 0; type < _SLOT_TYPE_MAX; type++)
-                if (r->free_slots[cluster_wire_slot(type)] > n->told[type])
+                if (r->free_slots[wire_slot(type)] > n->told[type])
                         return cluster_fail(err, -EINVAL, "free-slots",
                                             "free %s slots %u is more than the tracker's %u",
                                             type == SLOT_MAP ? "map" : "reduce",
-                                            r->free_slots[cluster_wire_slot(type)], n->told[type]);
+                                            r->free_slots[wire_slot(type)], n->told[type]);
         if (!share_valid(r->steal))
                 return cluster_fail(err, -EINVAL, "steal", "steal %g is not a share in 0..1",
                                     r->steal);
@@ -309,7 +324,7 @@ static StoreTaskRecord loser_record(const ClusterNode *n, const Tracker1Finished
                 .index = retired->index,
                 .attempt = x->attempt,
                 .node = n->hostname,
-                .status = succeeded ? STORE_TASK_DISCARDED : cluster_store_status(x->status),
+                .status = succeeded ? STORE_TASK_DISCARDED : store_status(x->status),
                 .started = started,
                 .finished = ended,
                 .input_bytes = x->input_bytes,
@@ -364,7 +379,7 @@ static int record_finished(Cluster *c, const ClusterNode *n, const Tracker1Repor
                         .index = t->index,
                         .attempt = x->attempt,
                         .node = n->hostname,
-                        .status = cluster_store_status(x->status),
+                        .status = store_status(x->status),
                         .started = started,
                         .finished = ended,
                         .input_bytes = x->input_bytes,
@@ -509,7 +524,7 @@ static int start_attempt(Cluster *c, ClusterNode *n, const ClusterJob *j, Cluste
         if (r < 0)
                 return r;
         a.slot_memory = slot_memory ? slot_memory : n->slot_memory;
-        a.slot = cluster_wire_slot(slot);
+        a.slot = wire_slot(slot);
         reply->assignments[reply->n_assignments++] = a;
         c->next_attempt++;
         cluster_attempt_add(c, n, j, t,
@@ -524,9 +539,9 @@ static int start_attempt(Cluster *c, ClusterNode *n, const ClusterJob *j, Cluste
 /* The job of the snapshot's task i: the snapshot's jobs are c->jobs, in
  * their order, as whatever adds or removes a job drops the snapshot. */
 static const ClusterJob *job_of(const Cluster *c, const Snapshot *s, uint32_t i) {
-        const ClusterJob *j = &c->jobs[s->tasks[i].job];
+        const ClusterJob *j = &c->jobs[s->a.tasks[i].job];
 
-        assert(j->info.id == s->jobs[s->tasks[i].job].id);
+        assert(j->info.id == s->a.jobs[s->a.tasks[i].job].id);
         return j;
 }
 
@@ -556,7 +571,7 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
          * attempt names it, for whoever counts them in the log; it stays
          * one until it ends, for the operators' view of its job. */
         for (size_t i = 0; i < d->n_stragglers; i++) {
-                const Attempt *at = &s->attempts[d->stragglers[i].attempt];
+                const Attempt *at = &s->a.attempts[d->stragglers[i].attempt];
                 unsigned a = 0;
                 ClusterTask *t = cluster_attempt_find(c, at->id, NULL, &a);
 
@@ -566,7 +581,7 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                         t->attempts[a].straggler = true;
         }
         for (size_t i = 0; i < d->n_kills; i++) {
-                const Attempt *at = &s->attempts[d->kills[i].attempt];
+                const Attempt *at = &s->a.attempts[d->kills[i].attempt];
                 ClusterNode *on = &c->nodes[at->node];
                 unsigned a = 0;
                 ClusterTask *t = cluster_attempt_find(c, at->id, NULL, &a);
@@ -699,7 +714,7 @@ int cluster_heartbeat(Cluster *c, uint64_t node, const Tracker1Report *report, u
         reply.n_kills = n->n_kills;
         n->n_kills = 0;
         for (SlotType type = 0; type < _SLOT_TYPE_MAX; type++)
-                reply.slots[cluster_wire_slot(type)] = n->told[type] = n->slots[type];
+                reply.slots[wire_slot(type)] = n->told[type] = n->slots[type];
         reply.slot_memory = n->slot_memory;
         n->slots_pending = false;
         *ret = reply;

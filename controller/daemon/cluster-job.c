@@ -15,7 +15,10 @@
 #include "common/beneath.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "controller/daemon/cluster-internal.h"
+#include "controller/daemon/cluster-job.h"
+#include "controller/daemon/cluster-output.h"
+#include "controller/daemon/cluster-profile.h"
+#include "controller/daemon/cluster-snapshot.h"
 #include "mapred/split.h"
 
 /* Kill reasons a tracker hears, and reports back with the killed attempt. */
@@ -470,7 +473,7 @@ int cluster_task_assignment(const ClusterJob *j, const ClusterTask *t, uint64_t 
         *ret = (Tracker1Assignment){
                 .attempt = attempt,
                 .job = j->info.id,
-                .type = cluster_wire_task(t->type),
+                .type = t->type == TASK_MAP ? TRACKER1_MAP : TRACKER1_REDUCE,
                 .index = t->index,
                 .partitions = j->info.n_reduces,
                 .app = j->info.app ? j->info.app : "",

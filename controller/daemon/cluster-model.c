@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "controller/daemon/cluster-internal.h"
+#include "controller/daemon/cluster-model.h"
 
 /* Attempt i of t leaves the task: pending again when it was the last. */
 static void task_remove_attempt(ClusterTask *t, unsigned i) {
@@ -87,6 +87,23 @@ void cluster_job_stragglers(const Cluster *c, uint64_t job, unsigned *ret_stragg
         }
         *ret_stragglers = stragglers;
         *ret_backups = backups;
+}
+
+ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, usec_t *ret_at) {
+        if (n->vm.host != 0 && n->vm.has_steal) {
+                *ret_steal = n->vm.steal;
+                *ret_at = n->vm.steal_at;
+                return CLUSTER_STEAL_AGENT;
+        }
+        if (n->measured_at != 0) {
+                *ret_steal = n->steal;
+                *ret_at = n->measured_at;
+                return n->guest.steal_estimated ? CLUSTER_STEAL_TRACKER_ESTIMATE
+                                                : CLUSTER_STEAL_TRACKER;
+        }
+        *ret_steal = 0;
+        *ret_at = 0;
+        return CLUSTER_STEAL_NONE;
 }
 
 int cluster_node_queue_kill(ClusterNode *n, uint64_t attempt, const char *reason) {

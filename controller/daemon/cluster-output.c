@@ -28,10 +28,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cluster.h"
 #include "common/beneath.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "controller/daemon/cluster-output.h"
 #include "mapred/output.h"
 
 /* The data directory, held open: every name in it is resolved beneath it

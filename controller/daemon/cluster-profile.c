@@ -13,9 +13,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "cluster.h"
 #include "common/log.h"
 #include "common/macro.h"
+#include "controller/daemon/cluster-profile.h"
 #include "policy/layers/aria-model.h"
 
 int cluster_profile_save(Store *store, const StoreJob *job, StoreError *err) {

@@ -12,15 +12,10 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "controller/daemon/cluster-internal.h"
+#include "controller/daemon/cluster-snapshot.h"
 
 static void snapshot_done(Snapshot *s) {
-        free(s->hosts);
-        free(s->vms);
-        free(s->nodes);
-        free(s->jobs);
-        free(s->tasks);
-        free(s->attempts);
+        cluster_snapshot_arrays_done(&s->a);
         free(s->task_of);
         free(s->by_address);
         free(s->first_on_node);
@@ -31,31 +26,12 @@ static void snapshot_done(Snapshot *s) {
         free(s->node_stale);
 }
 
-/* The model changed beyond what the snapshot follows: the next step
- * builds its snapshot anew. */
 void cluster_snapshot_drop(Cluster *c) {
         if (!c->snapshot)
                 return;
         snapshot_done(c->snapshot);
         free(c->snapshot);
         c->snapshot = NULL;
-}
-
-ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, usec_t *ret_at) {
-        if (n->vm.host != 0 && n->vm.has_steal) {
-                *ret_steal = n->vm.steal;
-                *ret_at = n->vm.steal_at;
-                return CLUSTER_STEAL_AGENT;
-        }
-        if (n->measured_at != 0) {
-                *ret_steal = n->steal;
-                *ret_at = n->measured_at;
-                return n->guest.steal_estimated ? CLUSTER_STEAL_TRACKER_ESTIMATE
-                                                : CLUSTER_STEAL_TRACKER;
-        }
-        *ret_steal = 0;
-        *ret_at = 0;
-        return CLUSTER_STEAL_NONE;
 }
 
 /* The index of node i's host in hosts, added when new: its agent's, shared
@@ -127,15 +103,61 @@ void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, 
 
 /* Hosts, VMs and trackers, all of them: what agents say changes them all. */
 static void snapshot_nodes(const Cluster *c, Snapshot *s) {
-        cluster_snapshot_nodes(c, s->hosts, &s->n_hosts, s->vms, s->nodes);
-        s->s.hosts = s->hosts;
-        s->s.n_hosts = s->n_hosts;
+        cluster_snapshot_nodes(c, s->a.hosts, &s->a.n_hosts, s->a.vms, s->a.nodes);
+        s->s.n_hosts = s->a.n_hosts;
+}
+
+int cluster_snapshot_arrays_new(const Cluster *c, size_t n_jobs, size_t n_tasks, size_t n_attempts,
+                                SnapshotArrays *ret) {
+        size_t nn = MAX(c->n_nodes, (size_t)1);
+        SnapshotArrays a = { 0 };
+
+        a.hosts = calloc(nn, sizeof(*a.hosts));
+        a.vms = calloc(nn, sizeof(*a.vms));
+        a.nodes = calloc(nn, sizeof(*a.nodes));
+        a.jobs = calloc(MAX(n_jobs, (size_t)1), sizeof(*a.jobs));
+        a.tasks = malloc(MAX(n_tasks, (size_t)1) * sizeof(*a.tasks));
+        a.attempts = malloc(MAX(n_attempts, (size_t)1) * sizeof(*a.attempts));
+        if (!a.hosts || !a.vms || !a.nodes || !a.jobs || !a.tasks || !a.attempts) {
+                cluster_snapshot_arrays_done(&a);
+                return -ENOMEM;
+        }
+        cluster_snapshot_nodes(c, a.hosts, &a.n_hosts, a.vms, a.nodes);
+        *ret = a;
+        return 0;
+}
+
+void cluster_snapshot_arrays_done(SnapshotArrays *a) {
+        free(a->hosts);
+        free(a->vms);
+        free(a->nodes);
+        free(a->jobs);
+        free(a->tasks);
+        free(a->attempts);
+        *a = (SnapshotArrays){ 0 };
+}
+
+ClusterSnapshot cluster_snapshot_of(const Cluster *c, const SnapshotArrays *a, size_t n_jobs,
+                                    size_t n_tasks, size_t n_attempts) {
+        return (ClusterSnapshot){ .hosts = a->hosts,
+                                  .n_hosts = a->n_hosts,
+                                  .vms = a->vms,
+                                  .n_vms = c->n_nodes,
+                                  .nodes = a->nodes,
+                                  .n_nodes = c->n_nodes,
+                                  .jobs = a->jobs,
+                                  .n_jobs = n_jobs,
+                                  .tasks = a->tasks,
+                                  .n_tasks = n_tasks,
+                                  .attempts = a->attempts,
+                                  .n_attempts = n_attempts,
+                                  .job_tasks_kept = true };
 }
 
 /* A heartbeat's tracker: its VM on the host it had (only agents move it). */
 static void snapshot_node(const Cluster *c, Snapshot *s, uint32_t i) {
-        s->vms[i] = vm_of_node(&c->nodes[i], s->vms[i].host);
-        s->nodes[i] = node_of(&c->nodes[i], i);
+        s->a.vms[i] = vm_of_node(&c->nodes[i], s->a.vms[i].host);
+        s->a.nodes[i] = node_of(&c->nodes[i], i);
 }
 
 /* As the policy sees a task: a held one is no one's to run, so to the
@@ -156,9 +178,9 @@ static Task task_entry(const ClusterJob *cj, uint32_t j, const ClusterTask *t) {
 
 /* What task k adds to its job's counts, or takes back from them. */
 static void counts_add(Snapshot *s, uint32_t k, bool add) {
-        const Task *t = &s->tasks[k];
+        const Task *t = &s->a.tasks[k];
         const SnapshotTask *st = &s->task_of[k];
-        TaskCounts *counts = &s->jobs[t->job].counts[t->type];
+        TaskCounts *counts = &s->a.jobs[t->job].counts[t->type];
 
         if (add) {
                 counts->done += t->state == TASK_DONE;
@@ -174,7 +196,7 @@ static void counts_add(Snapshot *s, uint32_t k, bool add) {
 }
 
 static void node_list_add(Snapshot *s, uint32_t i) {
-        uint32_t node = s->attempts[i].node, first = s->first_on_node[node];
+        uint32_t node = s->a.attempts[i].node, first = s->first_on_node[node];
 
         s->prev_on_node[i] = NO_INDEX;
         s->next_on_node[i] = first;
@@ -189,7 +211,7 @@ static void node_list_remove(Snapshot *s, uint32_t i) {
         if (prev != NO_INDEX)
                 s->next_on_node[prev] = next;
         else
-                s->first_on_node[s->attempts[i].node] = next;
+                s->first_on_node[s->a.attempts[i].node] = next;
         if (next != NO_INDEX)
                 s->prev_on_node[next] = prev;
 }
@@ -211,7 +233,7 @@ static void attempts_add(const Cluster *c, Snapshot *s, uint32_t k) {
                 i = (uint32_t)s->s.n_attempts++;
                 /* Counts are per task; LATE reads each attempt's own
                  * progress rate. */
-                s->attempts[i] = (Attempt){
+                s->a.attempts[i] = (Attempt){
                         .id = at->id,
                         .task = k,
                         .node = node,
@@ -225,7 +247,7 @@ static void attempts_add(const Cluster *c, Snapshot *s, uint32_t k) {
                         .cpu = at->cpu,
                         .iowait = at->iowait,
                         /* The tracker measures steal per node only. */
-                        .steal = s->nodes[node].steal,
+                        .steal = s->a.nodes[node].steal,
                         .speculative = at->speculative,
                         .kill_count = t->kills,
                         .resize_count = t->resizes,
@@ -243,10 +265,10 @@ static void attempt_remove(Snapshot *s, uint32_t i) {
 
         node_list_remove(s, i);
         if (i != last) {
-                SnapshotTask *moved = &s->task_of[s->attempts[last].task];
+                SnapshotTask *moved = &s->task_of[s->a.attempts[last].task];
 
                 node_list_remove(s, last);
-                s->attempts[i] = s->attempts[last];
+                s->a.attempts[i] = s->a.attempts[last];
                 for (unsigned a = 0; a < CLUSTER_ATTEMPTS_MAX; a++)
                         if (moved->attempts[a] == last)
                                 moved->attempts[a] = i;
@@ -272,7 +294,7 @@ static void attempts_remove(Snapshot *s, uint32_t k) {
 /* The measures of attempt i from its tracker's last heartbeat, and its
  * task's input (a backup on another node shares it). */
 static void attempt_refresh(Snapshot *s, uint32_t i) {
-        Attempt *a = &s->attempts[i];
+        Attempt *a = &s->a.attempts[i];
         const SnapshotTask *st = &s->task_of[a->task];
         const ClusterTask *t = st->task;
         const ClusterAttempt *at = &t->attempts[cluster_task_attempt_index(t, a->id)];
@@ -282,11 +304,11 @@ static void attempt_refresh(Snapshot *s, uint32_t i) {
         a->bytes_processed = at->bytes_processed;
         a->cpu = at->cpu;
         a->iowait = at->iowait;
-        a->steal = s->nodes[a->node].steal;
-        s->tasks[a->task].input_size = t->input_size;
+        a->steal = s->a.nodes[a->node].steal;
+        s->a.tasks[a->task].input_size = t->input_size;
         for (unsigned k = 0; k < CLUSTER_ATTEMPTS_MAX; k++)
                 if (st->attempts[k] != NO_INDEX)
-                        s->attempts[st->attempts[k]].input_size = t->input_size;
+                        s->a.attempts[st->attempts[k]].input_size = t->input_size;
 }
 
 static int compare_addresses(const void *a, const void *b) {
@@ -310,7 +332,7 @@ static uint32_t task_index(const Snapshot *s, const ClusterTask *t) {
         }
         if (lo == 0 || t >= s->by_address[lo - 1].tasks + s->by_address[lo - 1].n_tasks)
                 return NO_INDEX;
-        return s->jobs[s->by_address[lo - 1].job].tasks.first +
+        return s->a.jobs[s->by_address[lo - 1].job].tasks.first +
                (uint32_t)(t - s->by_address[lo - 1].tasks);
 }
 
@@ -319,8 +341,8 @@ static uint32_t task_index(const Snapshot *s, const ClusterTask *t) {
 static void task_update(const Cluster *c, Snapshot *s, uint32_t k) {
         SnapshotTask *st = &s->task_of[k];
         const ClusterTask *t = st->task;
-        Task *task = &s->tasks[k];
-        Job *job = &s->jobs[task->job];
+        Task *task = &s->a.tasks[k];
+        Job *job = &s->a.jobs[task->job];
         uint32_t *first_pending = &job->tasks.first_pending[t->type],
                  end = job->tasks.first + job->tasks.count;
         TaskState was = task->state;
@@ -339,7 +361,7 @@ static void task_update(const Cluster *c, Snapshot *s, uint32_t k) {
                 uint32_t next = k + 1;
 
                 while (next < end &&
-                       (s->tasks[next].type != t->type || s->tasks[next].state != TASK_PENDING))
+                       (s->a.tasks[next].type != t->type || s->a.tasks[next].state != TASK_PENDING))
                         next++;
                 *first_pending = next;
         }
@@ -349,7 +371,7 @@ static void task_update(const Cluster *c, Snapshot *s, uint32_t k) {
  * whose steal the attempts take. */
 static void snapshot_update(const Cluster *c, Snapshot *s) {
         for (size_t j = 0; s->jobs_moved && j < c->n_jobs; j++)
-                s->jobs[j].stored_profile =
+                s->a.jobs[j].stored_profile =
                         c->jobs[j].profile.job ? &c->jobs[j].profile.phases : NULL;
         s->jobs_moved = false;
         if (s->all_nodes_stale)
@@ -381,7 +403,7 @@ static void snapshot_update(const Cluster *c, Snapshot *s) {
  * yet in the snapshot's eyes: each added as a build adds it. */
 static void job_fill(const Cluster *c, Snapshot *s, uint32_t j, uint32_t k) {
         const ClusterJob *cj = &c->jobs[j];
-        Job *job = &s->jobs[j];
+        Job *job = &s->a.jobs[j];
         uint32_t end = k + (uint32_t)cj->n_tasks;
 
         *job = (Job){ .id = cj->info.id,
@@ -397,12 +419,12 @@ static void job_fill(const Cluster *c, Snapshot *s, uint32_t j, uint32_t k) {
         for (size_t i = 0; i < cj->n_tasks; i++, k++) {
                 ClusterTask *t = &cj->tasks[i];
 
-                s->tasks[k] = task_entry(cj, j, t);
+                s->a.tasks[k] = task_entry(cj, j, t);
                 s->task_of[k] =
                         (SnapshotTask){ .task = t, .failures = t->failures, .kills = t->kills };
                 job->counts[t->type].total++;
                 counts_add(s, k, true);
-                if (s->tasks[k].state == TASK_PENDING && job->tasks.first_pending[t->type] == end)
+                if (s->a.tasks[k].state == TASK_PENDING && job->tasks.first_pending[t->type] == end)
                         job->tasks.first_pending[t->type] = k;
                 attempts_add(c, s, k);
         }
@@ -416,22 +438,22 @@ static int snapshot_reserve(Snapshot *s, size_t tasks, size_t jobs) {
         jobs = MAX(jobs, (size_t)1);
         if (tasks > s->max_tasks) {
                 size_t n = MAX(tasks, s->max_tasks * 2), a = n * CLUSTER_ATTEMPTS_MAX;
-                Task *t = realloc(s->tasks, n * sizeof(*t));
+                Task *t = realloc(s->a.tasks, n * sizeof(*t));
                 SnapshotTask *of;
                 Attempt *at;
                 uint32_t *next, *prev;
 
                 if (!t)
                         return -ENOMEM;
-                s->tasks = t;
+                s->a.tasks = t;
                 of = realloc(s->task_of, n * sizeof(*of));
                 if (!of)
                         return -ENOMEM;
                 s->task_of = of;
-                at = realloc(s->attempts, a * sizeof(*at));
+                at = realloc(s->a.attempts, a * sizeof(*at));
                 if (!at)
                         return -ENOMEM;
-                s->attempts = at;
+                s->a.attempts = at;
                 next = realloc(s->next_on_node, a * sizeof(*next));
                 if (!next)
                         return -ENOMEM;
@@ -444,21 +466,21 @@ static int snapshot_reserve(Snapshot *s, size_t tasks, size_t jobs) {
         }
         if (jobs > s->max_jobs) {
                 size_t n = MAX(jobs, s->max_jobs * 2);
-                Job *j = realloc(s->jobs, n * sizeof(*j));
+                Job *j = realloc(s->a.jobs, n * sizeof(*j));
                 SnapshotJobTasks *by;
 
                 if (!j)
                         return -ENOMEM;
-                s->jobs = j;
+                s->a.jobs = j;
                 by = realloc(s->by_address, n * sizeof(*by));
                 if (!by)
                         return -ENOMEM;
                 s->by_address = by;
                 s->max_jobs = n;
         }
-        s->s.tasks = s->tasks;
-        s->s.attempts = s->attempts;
-        s->s.jobs = s->jobs;
+        s->s.tasks = s->a.tasks;
+        s->s.attempts = s->a.attempts;
+        s->s.jobs = s->a.jobs;
         return 0;
 }
 
@@ -467,23 +489,25 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         size_t n_tasks = 0, nn = MAX(c->n_nodes, (size_t)1);
         Snapshot s = { 0 };
         uint32_t k = 0;
+        int r;
 
         for (size_t j = 0; j < c->n_jobs; j++)
                 n_tasks += c->jobs[j].n_tasks;
+        /* The nodes filled; snapshot_reserve() gives the jobs, tasks and
+         * attempts their room, as it does when a job comes. */
+        r = cluster_snapshot_arrays_new(c, 0, 0, 0, &s.a);
+        if (r < 0)
+                return r;
         /* Each array is written whole where it is used, but for the
          * nodes' flags: clearing them would cost a build as much again. */
-        s.hosts = malloc(nn * sizeof(*s.hosts));
-        s.vms = malloc(nn * sizeof(*s.vms));
-        s.nodes = malloc(nn * sizeof(*s.nodes));
         s.first_on_node = malloc(nn * sizeof(*s.first_on_node));
         s.stale_nodes = malloc(nn * sizeof(*s.stale_nodes));
         s.node_stale = calloc(nn, sizeof(*s.node_stale));
-        if (!s.hosts || !s.vms || !s.nodes || !s.first_on_node || !s.stale_nodes || !s.node_stale ||
+        if (!s.first_on_node || !s.stale_nodes || !s.node_stale ||
             snapshot_reserve(&s, n_tasks, c->n_jobs) < 0) {
                 snapshot_done(&s);
                 return -ENOMEM;
         }
-        snapshot_nodes(c, &s);
         for (size_t i = 0; i < c->n_nodes; i++)
                 s.first_on_node[i] = NO_INDEX;
         for (size_t j = 0; j < c->n_jobs; j++) {
@@ -494,14 +518,8 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                 k += (uint32_t)c->jobs[j].n_tasks;
         }
         qsort(s.by_address, c->n_jobs, sizeof(*s.by_address), compare_addresses);
-        s.s.vms = s.vms;
-        s.s.n_vms = c->n_nodes;
-        s.s.nodes = s.nodes;
-        s.s.n_nodes = c->n_nodes;
-        s.s.n_jobs = c->n_jobs;
-        s.s.n_tasks = k;
         /* Done tasks are in it, in their jobs' counts. */
-        s.s.job_tasks_kept = true;
+        s.s = cluster_snapshot_of(c, &s.a, c->n_jobs, k, s.s.n_attempts);
         *ret = s;
         return 0;
 }
@@ -538,8 +556,8 @@ void cluster_snapshot_remove_job(Cluster *c, size_t j) {
 
         if (!s || s->overflow)
                 return;
-        first = s->jobs[j].tasks.first;
-        count = s->jobs[j].tasks.count;
+        first = s->a.jobs[j].tasks.first;
+        count = s->a.jobs[j].tasks.count;
         end = first + count;
         /* What changed of its tasks goes with them. */
         for (size_t i = 0; i < s->n_changed; i++)
@@ -549,23 +567,23 @@ void cluster_snapshot_remove_job(Cluster *c, size_t j) {
         s->n_changed = kept;
         for (uint32_t k = first; k < end; k++)
                 attempts_remove(s, k);
-        memmove(&s->jobs[j], &s->jobs[j + 1], (s->s.n_jobs - j - 1) * sizeof(*s->jobs));
-        memmove(&s->tasks[first], &s->tasks[end], (s->s.n_tasks - end) * sizeof(*s->tasks));
+        memmove(&s->a.jobs[j], &s->a.jobs[j + 1], (s->s.n_jobs - j - 1) * sizeof(*s->a.jobs));
+        memmove(&s->a.tasks[first], &s->a.tasks[end], (s->s.n_tasks - end) * sizeof(*s->a.tasks));
         memmove(&s->task_of[first], &s->task_of[end], (s->s.n_tasks - end) * sizeof(*s->task_of));
         s->s.n_jobs--;
         s->s.n_tasks -= count;
         for (size_t i = j; i < s->s.n_jobs; i++) {
-                JobTasks *jt = &s->jobs[i].tasks;
+                JobTasks *jt = &s->a.jobs[i].tasks;
 
                 jt->first -= count;
                 jt->first_pending[TASK_MAP] -= count;
                 jt->first_pending[TASK_REDUCE] -= count;
         }
         for (size_t k = first; k < s->s.n_tasks; k++)
-                s->tasks[k].job--;
+                s->a.tasks[k].job--;
         for (size_t i = 0; i < s->s.n_attempts; i++)
-                if (s->attempts[i].task >= end)
-                        s->attempts[i].task -= count;
+                if (s->a.attempts[i].task >= end)
+                        s->a.attempts[i].task -= count;
         kept = 0;
         for (size_t i = 0; i <= s->s.n_jobs; i++)
                 if (s->by_address[i].job != j)
@@ -656,7 +674,7 @@ static uint32_t *attempts_by_id(const Snapshot *s) {
                 return NULL;
         for (uint32_t i = 0; i < s->s.n_attempts; i++)
                 order[i] = i;
-        qsort_r(order, s->s.n_attempts, sizeof(*order), compare_attempt_ids, (void *)s->attempts);
+        qsort_r(order, s->s.n_attempts, sizeof(*order), compare_attempt_ids, (void *)s->a.attempts);
         return order;
 }
 
@@ -666,7 +684,7 @@ static bool snapshot_lists_hold(const Snapshot *s) {
         size_t listed = 0, of_tasks = 0;
 
         for (uint32_t i = 0; i < s->s.n_attempts; i++) {
-                const SnapshotTask *st = &s->task_of[s->attempts[i].task];
+                const SnapshotTask *st = &s->task_of[s->a.attempts[i].task];
                 bool found = false;
 
                 for (unsigned a = 0; a < CLUSTER_ATTEMPTS_MAX; a++)
@@ -683,7 +701,7 @@ static bool snapshot_lists_hold(const Snapshot *s) {
                 if (s->node_stale[node])
                         return false;
                 for (uint32_t i = s->first_on_node[node]; i != NO_INDEX; i = s->next_on_node[i]) {
-                        if (i >= s->s.n_attempts || s->attempts[i].node != node ||
+                        if (i >= s->s.n_attempts || s->a.attempts[i].node != node ||
                             s->prev_on_node[i] != prev || listed++ > s->s.n_attempts)
                                 return false;
                         prev = i;
@@ -711,19 +729,20 @@ bool cluster_snapshot_current(Cluster *c) {
                k->s.n_tasks == f.s.n_tasks && k->s.n_attempts == f.s.n_attempts &&
                snapshot_lists_hold(k);
         for (size_t i = 0; same && i < f.s.n_hosts; i++)
-                same = hosts_same(&k->hosts[i], &f.hosts[i]);
+                same = hosts_same(&k->a.hosts[i], &f.a.hosts[i]);
         for (size_t i = 0; same && i < f.s.n_nodes; i++)
-                same = nodes_same(&k->nodes[i], &f.nodes[i]) && vms_same(&k->vms[i], &f.vms[i]);
+                same = nodes_same(&k->a.nodes[i], &f.a.nodes[i]) &&
+                       vms_same(&k->a.vms[i], &f.a.vms[i]);
         for (size_t i = 0; same && i < f.s.n_jobs; i++)
-                same = jobs_same(&k->jobs[i], &f.jobs[i]);
+                same = jobs_same(&k->a.jobs[i], &f.a.jobs[i]);
         for (size_t i = 0; same && i < f.s.n_tasks; i++)
-                same = tasks_same(&k->tasks[i], &f.tasks[i]) &&
+                same = tasks_same(&k->a.tasks[i], &f.a.tasks[i]) &&
                        k->task_of[i].task == f.task_of[i].task &&
                        k->task_of[i].failures == f.task_of[i].failures &&
                        k->task_of[i].kills == f.task_of[i].kills;
         /* Attempts are in no order: matched by their ids. */
         for (size_t i = 0; same && i < f.s.n_attempts; i++)
-                same = attempts_same(&k->attempts[kept_order[i]], &f.attempts[new_order[i]]);
+                same = attempts_same(&k->a.attempts[kept_order[i]], &f.a.attempts[new_order[i]]);
         snapshot_done(&f);
         return same;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The live model's life and the changes that come from outside a
  * heartbeat: made from the store, trackers registered, lost or given
- * slots, jobs submitted and cancelled. cluster-internal.h says which file
- * holds the rest. */
+ * slots, jobs submitted and cancelled. cluster.h says which file holds
+ * the rest. */
 #include "controller/daemon/cluster.h"
 
 #include <errno.h>
@@ -14,7 +14,10 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/strv.h"
-#include "controller/daemon/cluster-internal.h"
+#include "controller/daemon/cluster-job.h"
+#include "controller/daemon/cluster-output.h"
+#include "controller/daemon/cluster-profile.h"
+#include "controller/daemon/cluster-snapshot.h"
 
 /* Kill reasons a tracker hears, and reports back with the killed attempt. */
 static const char KILL_CANCELLED[] = "job cancelled";

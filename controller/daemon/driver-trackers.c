@@ -6,6 +6,7 @@
  * every heartbeat interval. */
 #include "common/daemon-util.h"
 #include "common/log.h"
+#include "controller/daemon/cluster-heartbeat.h"
 #include "daemon.h"
 #include "proto/tracker1.h"
 

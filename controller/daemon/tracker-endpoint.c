@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
+#include "controller/daemon/cluster-heartbeat.h"
 #include "daemon.h"
 #include "proto/errors.h"
 #include "proto/tracker1.h"
@@ -135,13 +136,18 @@ static bool token_equal(const Controller *c, const char *a) {
         return diff == 0;
 }
 
-static int reply_registered(sd_bus_message *m, const Tracker1Registered *x) {
+/* The return of method call m: Register's answer or Heartbeat's reply,
+ * whichever is given. */
+static int send_reply(sd_bus_message *m, const Tracker1Registered *registered,
+                      const Tracker1Reply *heartbeat) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
         r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = tracker1_registered_append(reply, x);
+        if (r >= 0 && registered)
+                r = tracker1_registered_append(reply, registered);
+        if (r >= 0 && heartbeat)
+                r = tracker1_reply_append(reply, heartbeat);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -267,21 +273,11 @@ static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *erro
         (void)connection_set_tracker(t, id);
         log_info("Tracker %" PRIu64 " registered: %s (VM %s), %u map and %u reduce slots", id,
                  x.hostname, x.vm_uuid, slots[SLOT_MAP], slots[SLOT_REDUCE]);
-        return reply_registered(
-                m, &(Tracker1Registered){ .tracker = id,
-                                          .interval = (uint64_t)c->config.heartbeat_interval });
-}
-
-static int reply_heartbeat(sd_bus_message *m, const Tracker1Reply *x) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int r;
-
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = tracker1_reply_append(reply, x);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return send_reply(
+                m,
+                &(Tracker1Registered){ .tracker = id,
+                                       .interval = (uint64_t)c->config.heartbeat_interval },
+                NULL);
 }
 
 static int handle_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *error) {
@@ -331,7 +327,7 @@ static int handle_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
                           reply.assignments[i].attempt, reply.assignments[i].job,
                           tracker1_task_type_to_string(reply.assignments[i].type),
                           reply.assignments[i].index);
-        return reply_heartbeat(m, &reply);
+        return send_reply(m, NULL, &reply);
 }
 
 /* Every heartbeat counted and timed, refused ones too: a tracker refused

@@ -10,7 +10,7 @@
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
-#include "yarn-internal.h"
+#include "controller/daemon/yarn-model.h"
 
 static const char *const kill_reasons[_KILL_REASON_MAX] = {
         [KILL_RESIZE] = "resize",
@@ -33,8 +33,8 @@ static size_t kill_actions(YarnModel *m, const YarnSnapshot *s, const Decisions 
 
         for (size_t i = 0; i < d->n_kills; i++) {
                 const Kill *k = &d->kills[i];
-                const Attempt *sa = &s->attempts[k->attempt];
-                YarnModelJob *j = s->job_of[s->tasks[sa->task].job];
+                const Attempt *sa = &s->a.attempts[k->attempt];
+                YarnModelJob *j = s->job_of[s->a.tasks[sa->task].job];
                 const YarnAttempt *a = s->attempt_of[k->attempt];
                 const YarnTask *t = s->task_of[sa->task];
                 int r;

@@ -2,7 +2,7 @@
 /* The YARN driver's model: the ResourceManager's and the application
  * masters' answers taken in (yarn-model.h says how YARN maps onto Hadoop
  * 1's model; yarn-snapshot.c and yarn-actions.c take it from there). */
-#include "yarn-internal.h"
+#include "controller/daemon/yarn-model.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -5,7 +5,7 @@
  * ResourceManager and MapReduce application masters (controller/yarn/),
  * turned into the policy core's snapshot, and the policy's decisions turned
  * into what YARN can be asked (yarn-model.c, yarn-snapshot.c and
- * yarn-actions.c, in that order; yarn-internal.h). No I/O: yarn-driver.c
+ * yarn-actions.c, in that order, each calling only those before it). No I/O: yarn-driver.c
  * asks and applies.
  *
  * How YARN is read, beside Hadoop 1's JobTracker that the policies were
@@ -55,6 +55,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "controller/daemon/cluster-snapshot.h"
 #include "controller/daemon/cluster.h"
 #include "controller/store/store.h"
 #include "controller/yarn/yarn-json.h"
@@ -199,12 +200,7 @@ int yarn_model_job_record(const YarnModel *m, uint64_t id, StoreJob *ret);
  * stand for. */
 typedef struct YarnSnapshot {
         ClusterSnapshot s;
-        Host *hosts;
-        Vm *vms;
-        Node *nodes;
-        Job *jobs;
-        Task *tasks;
-        Attempt *attempts;
+        SnapshotArrays a;
         YarnModelJob **job_of;          /* by snapshot job */
         const YarnTask **task_of;       /* by snapshot task */
         const YarnAttempt **attempt_of; /* by snapshot attempt */
@@ -256,3 +252,18 @@ void yarn_model_capacity_done(YarnModel *m, const char *node_id);
 /* A kill the AM did not take (it did not answer, or failed): it may be
  * asked again. */
 void yarn_model_kill_failed(YarnModel *m, const char *app, const char *attempt);
+
+/* ---- for the YARN model's own files ---- */
+
+bool yarn_id_set_has(const YarnIdSet *set, const char *id);
+/* Adds id: 1 when it is new, 0 when it was there, -ENOMEM. */
+int yarn_id_set_add(YarnIdSet *set, const char *id);
+
+/* What the controller may ask of a node: min-containers at least (its
+ * registered capacity when that holds fewer), its registered capacity at
+ * most. */
+unsigned yarn_model_clamp_slots(const YarnModel *m, const YarnModelNode *n, unsigned slots);
+
+/* The node of YARN node id id, or of the live model's node; NULL. */
+YarnModelNode *yarn_model_node_by_id(const YarnModel *m, const char *id);
+YarnModelNode *yarn_model_node_by_node(const YarnModel *m, uint64_t node);

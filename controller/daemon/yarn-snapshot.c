@@ -9,15 +9,11 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "yarn-internal.h"
+#include "controller/daemon/cluster-snapshot.h"
+#include "controller/daemon/yarn-model.h"
 
 void yarn_snapshot_done(YarnSnapshot *s) {
-        free(s->hosts);
-        free(s->vms);
-        free(s->nodes);
-        free(s->jobs);
-        free(s->tasks);
-        free(s->attempts);
+        cluster_snapshot_arrays_done(&s->a);
         free(s->job_of);
         free(s->task_of);
         free(s->attempt_of);
@@ -44,7 +40,7 @@ static uint32_t node_of_attempt(const YarnModel *m, const Cluster *c, const Yarn
                         continue;
                 for (uint32_t k = 0; k < c->n_nodes; k++)
                         if (c->nodes[k].id == mn->node)
-                                return s->nodes[k].state == NODE_LOST ? NO_INDEX : k;
+                                return s->a.nodes[k].state == NODE_LOST ? NO_INDEX : k;
         }
         return NO_INDEX;
 }
@@ -66,15 +62,15 @@ static void snapshot_attempts(const YarnModel *m, const Cluster *c, YarnSnapshot
         for (size_t i = 0; i < as->n; i++) {
                 const YarnAttempt *a = &as->attempts[i];
                 uint32_t node = node_of_attempt(m, c, s, a->node_http_address);
-                uint64_t input = s->tasks[task].input_size;
+                uint64_t input = s->a.tasks[task].input_size;
                 unsigned number;
 
                 if (!attempt_running(a) || node == NO_INDEX ||
                     yarn_attempt_number(a->id, &number) < 0)
                         continue;
                 s->attempt_of[*n_attempts] = a;
-                s->attempts[(*n_attempts)++] = (Attempt){
-                        .id = s->tasks[task].id << 8 | (number & 0xff),
+                s->a.attempts[(*n_attempts)++] = (Attempt){
+                        .id = s->a.tasks[task].id << 8 | (number & 0xff),
                         .task = task,
                         .node = node,
                         .slot = SLOT_MAP,
@@ -83,13 +79,13 @@ static void snapshot_attempts(const YarnModel *m, const Cluster *c, YarnSnapshot
                         .progress = a->progress,
                         .bytes_processed = (uint64_t)(a->progress * (double)input),
                         .input_size = input,
-                        .steal = s->nodes[node].steal,
+                        .steal = s->a.nodes[node].steal,
                         .speculative = number != first,
                         .kill_count = killed,
                 };
         }
         for (size_t i = start; i < *n_attempts; i++)
-                s->attempts[i].kill_count = killed;
+                s->a.attempts[i].kill_count = killed;
 }
 
 /* Job j's tasks that are not done into s (the done ones counted), its map
@@ -98,7 +94,7 @@ static void snapshot_job(const YarnModel *m, const Cluster *c, YarnSnapshot *s, 
                          size_t *n_tasks, size_t *n_attempts) {
         YarnModelJob *mj = s->job_of[ji];
         const YarnJob *info = &mj->jobs[0];
-        Job *job = &s->jobs[ji];
+        Job *job = &s->a.jobs[ji];
 
         *job = (Job){ .id = mj->id,
                       .submitted = info->started,
@@ -129,7 +125,7 @@ static void snapshot_job(const YarnModel *m, const Cluster *c, YarnSnapshot *s, 
                     job->tasks.first_pending[type] == UINT32_MAX)
                         job->tasks.first_pending[type] = (uint32_t)*n_tasks;
                 s->task_of[*n_tasks] = t;
-                s->tasks[*n_tasks] = (Task){
+                s->a.tasks[*n_tasks] = (Task){
                         .id = mj->id << 24 | (uint64_t)type << 23 | index,
                         .job = ji,
                         .type = type,
@@ -138,8 +134,8 @@ static void snapshot_job(const YarnModel *m, const Cluster *c, YarnSnapshot *s, 
                                          : TASK_PENDING,
                         .input_size = type == TASK_MAP ? m->config.split_size : 0,
                 };
-                job->counts[type].running += s->tasks[*n_tasks].state == TASK_RUNNING;
-                if (s->tasks[*n_tasks].state == TASK_RUNNING)
+                job->counts[type].running += s->a.tasks[*n_tasks].state == TASK_RUNNING;
+                if (s->a.tasks[*n_tasks].state == TASK_RUNNING)
                         snapshot_attempts(m, c, s, &mj->attempts[i], (uint32_t)*n_tasks,
                                           n_attempts);
                 (*n_tasks)++;
@@ -151,9 +147,9 @@ static void snapshot_job(const YarnModel *m, const Cluster *c, YarnSnapshot *s, 
 }
 
 int yarn_snapshot_build(const YarnModel *m, const Cluster *c, YarnSnapshot *ret) {
-        size_t nn = MAX(c->n_nodes, (size_t)1), n_jobs = 0, n_tasks = 0, n_attempts = 0;
-        size_t cap_tasks = 1, cap_attempts = 1;
+        size_t n_jobs = 0, n_tasks = 0, n_attempts = 0, cap_tasks = 1, cap_attempts = 1;
         YarnSnapshot s = { 0 };
+        int r;
 
         for (size_t j = 0; j < m->n_jobs; j++) {
                 if (m->jobs[j].n_jobs == 0)
@@ -163,26 +159,21 @@ int yarn_snapshot_build(const YarnModel *m, const Cluster *c, YarnSnapshot *ret)
                 for (size_t t = 0; t < m->jobs[j].n_tasks; t++)
                         cap_attempts += m->jobs[j].attempts[t].n;
         }
-        s.hosts = calloc(nn, sizeof(*s.hosts));
-        s.vms = calloc(nn, sizeof(*s.vms));
-        s.nodes = calloc(nn, sizeof(*s.nodes));
-        s.jobs = calloc(MAX(n_jobs, (size_t)1), sizeof(*s.jobs));
+        r = cluster_snapshot_arrays_new(c, n_jobs, cap_tasks, cap_attempts, &s.a);
+        if (r < 0)
+                return r;
         s.job_of = calloc(MAX(n_jobs, (size_t)1), sizeof(YarnModelJob *));
-        s.tasks = calloc(cap_tasks, sizeof(*s.tasks));
         s.task_of = calloc(cap_tasks, sizeof(const YarnTask *));
-        s.attempts = calloc(cap_attempts, sizeof(*s.attempts));
         s.attempt_of = calloc(cap_attempts, sizeof(const YarnAttempt *));
-        if (!s.hosts || !s.vms || !s.nodes || !s.jobs || !s.job_of || !s.tasks || !s.task_of ||
-            !s.attempts || !s.attempt_of) {
+        if (!s.job_of || !s.task_of || !s.attempt_of) {
                 yarn_snapshot_done(&s);
                 return -ENOMEM;
         }
-        cluster_snapshot_nodes(c, s.hosts, &s.s.n_hosts, s.vms, s.nodes);
         for (size_t i = 0; i < c->n_nodes; i++) {
                 const YarnModelNode *mn = yarn_model_node_by_node(m, c->nodes[i].id);
 
                 if (mn)
-                        s.nodes[i].capacity =
+                        s.a.nodes[i].capacity =
                                 (Resources){ .cpu = mn->vcores, .memory = mn->memory_mb << 20 };
         }
         n_jobs = 0;
@@ -191,19 +182,7 @@ int yarn_snapshot_build(const YarnModel *m, const Cluster *c, YarnSnapshot *ret)
                         s.job_of[n_jobs++] = &m->jobs[j];
         for (uint32_t j = 0; j < n_jobs; j++)
                 snapshot_job(m, c, &s, j, &n_tasks, &n_attempts);
-        s.s = (ClusterSnapshot){ .hosts = s.hosts,
-                                 .n_hosts = s.s.n_hosts,
-                                 .vms = s.vms,
-                                 .n_vms = c->n_nodes,
-                                 .nodes = s.nodes,
-                                 .n_nodes = c->n_nodes,
-                                 .jobs = s.jobs,
-                                 .n_jobs = n_jobs,
-                                 .tasks = s.tasks,
-                                 .n_tasks = n_tasks,
-                                 .attempts = s.attempts,
-                                 .n_attempts = n_attempts,
-                                 .job_tasks_kept = true };
+        s.s = cluster_snapshot_of(c, &s.a, n_jobs, n_tasks, n_attempts);
         *ret = s;
         return 0;
 }

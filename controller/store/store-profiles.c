@@ -47,7 +47,7 @@ static void set_at(StoreProfileStats *p, size_t offset, double v) {
 static const struct {
         const char *low_name, *high_name;
         size_t low, high;
-} ordered[] = {
+} ordered_pairs[] = {
 #define PAIR(lo, hi) \
         { #lo, #hi, offsetof(StoreProfileStats, lo), offsetof(StoreProfileStats, hi) }
         PAIR(map_min, map_avg),     PAIR(map_avg, map_max),       PAIR(sh1_avg, sh1_max),
@@ -72,13 +72,13 @@ static int check_profile(const StoreProfileStats *p, StoreError *err) {
         if (!(p->map_input > 0))
                 return store_fail(err, "map_input", -EINVAL,
                                   "map_input: 0; a map task reads something");
-        for (size_t i = 0; i < ELEMENTSOF(ordered); i++) {
-                double lo = get_at(p, ordered[i].low), hi = get_at(p, ordered[i].high);
+        for (size_t i = 0; i < ELEMENTSOF(ordered_pairs); i++) {
+                double lo = get_at(p, ordered_pairs[i].low), hi = get_at(p, ordered_pairs[i].high);
 
                 if (lo > hi)
-                        return store_fail(err, ordered[i].low_name, -EINVAL,
-                                          "%s: %g is above %s, %g", ordered[i].low_name, lo,
-                                          ordered[i].high_name, hi);
+                        return store_fail(err, ordered_pairs[i].low_name, -EINVAL,
+                                          "%s: %g is above %s, %g", ordered_pairs[i].low_name, lo,
+                                          ordered_pairs[i].high_name, hi);
         }
         return 0;
 }

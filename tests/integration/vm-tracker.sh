@@ -15,20 +15,8 @@
 # flexslot-test: plain
 set -eu
 
-srcdir=${FLEXSLOT_SRCDIR:?run through make check}
-build=${FLEXSLOT_BUILD:?run through make check}
-# shellcheck source=tests/lib/verdict.sh
-. "$srcdir/tests/lib/verdict.sh"
-# shellcheck source=tests/lib/dataset.sh
-. "$srcdir/tests/lib/dataset.sh"
-export LC_ALL=C
-
-vm_dir="$srcdir/tests/vm"
-vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
-# shellcheck disable=SC1091 # tests/vm/lib.sh, checked on its own
-. "$vm_dir/lib.sh"
-# shellcheck disable=SC1091 # tests/vm/cluster.sh, checked on its own
-. "$vm_dir/cluster.sh"
+# shellcheck source=tests/vm/cluster-test.sh
+. "${FLEXSLOT_SRCDIR:?run through make check}/tests/vm/cluster-test.sh"
 VMC_AGENT_INTERVAL=1s
 VMC_LOST_TIMEOUT=10s
 export VMC_AGENT_INTERVAL VMC_LOST_TIMEOUT
