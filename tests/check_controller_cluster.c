@@ -1488,7 +1488,7 @@ END_TEST
  * a map finished there is no profile and the job may take every slot;
  * once one finished in 10 s, Eq. 15 gives its five maps left one slot
  * for a deadline 1000 s away, and the job, with two maps running, takes
- * none of the tracker's free slots. */
+ * none of the tracker's free slots; the quota is kept for the next steps. */
 START_TEST(test_first_run_deadline_quota) {
         static const char *const inputs[] = { "in/a", "in/b", "in/c", "in/d", "in/e", "in/f" };
         StoreJobSpec spec = { .name = "first",
@@ -1506,6 +1506,7 @@ START_TEST(test_first_run_deadline_quota) {
         Tracker1Finished x;
         Cluster *c = NULL;
         uint64_t id, node, attempts[3];
+        unsigned quota[_SLOT_TYPE_MAX], flags = 0;
         char output[64];
 
         for (const char *f = "cdef"; *f; f++)
@@ -1539,6 +1540,19 @@ START_TEST(test_first_run_deadline_quota) {
         beat(c, node, 1, running, 2, &x, 1, T0 + 10 * USEC_PER_SEC, &reply);
         ck_assert_uint_eq(reply.n_assignments, 0);
         tracker1_reply_done(&reply);
+
+        /* The quota stands between steps: a control cycle gives none, and
+         * the next step's snapshot (kept, and refreshed) has it for the
+         * one loop's forecasts, as operators see it. */
+        cluster_job_quota(c, id, quota);
+        ck_assert_uint_eq(quota[SLOT_MAP], 1);
+        ck_assert_uint_eq(quota[SLOT_REDUCE], 0); /* a job without reduces */
+        ck_assert_int_eq(cluster_control(c, T0 + 11 * USEC_PER_SEC), 0);
+        ck_assert_int_eq(cluster_snapshot_prepare(c, &flags), 0);
+        ck_assert_uint_eq(c->snapshot->s.jobs[0].quota[SLOT_MAP], 1);
+        ck_assert_uint_eq(c->snapshot->s.jobs[0].quota[SLOT_REDUCE], quota[SLOT_REDUCE]);
+        cluster_job_quota(c, id + 1, quota);
+        ck_assert_uint_eq(quota[SLOT_MAP] + quota[SLOT_REDUCE], 0);
         cluster_free(c);
         policy_free(aria);
 }

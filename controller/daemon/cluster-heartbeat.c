@@ -504,6 +504,36 @@ static bool backup_allowed(const ClusterTask *t, const ClusterNode *n) {
                t->failed_on != n->id;
 }
 
+/* The deadline schedulers' quotas stand until a step gives quotas again: a
+ * step that gives any gives every deadline job its own (Job.quota), so it
+ * replaces them all. The forecasts of the one loop read them (a job still
+ * getting its slots), and operators see them (GetJob); each change is
+ * logged. */
+static int apply_quotas(Cluster *c, const Snapshot *s) {
+        const Decisions *d = &c->decisions;
+        _cleanup_free_ unsigned(*next)[_SLOT_TYPE_MAX] = NULL;
+
+        if (d->n_quotas == 0)
+                return 0;
+        next = calloc(c->n_jobs, sizeof(*next));
+        if (!next)
+                return -ENOMEM;
+        for (size_t i = 0; i < d->n_quotas; i++)
+                memcpy(next[d->quotas[i].job], d->quotas[i].slots, sizeof(next[0]));
+        for (size_t j = 0; j < c->n_jobs; j++) {
+                ClusterJob *cj = &c->jobs[j];
+
+                assert(s->jobs[j].id == cj->info.id);
+                if (memcmp(next[j], cj->quota, sizeof(cj->quota)) == 0)
+                        continue;
+                log_info("Quota: job %" PRIu64 " %u map, %u reduce -> %u map, %u reduce slots",
+                         cj->info.id, cj->quota[SLOT_MAP], cj->quota[SLOT_REDUCE],
+                         next[j][SLOT_MAP], next[j][SLOT_REDUCE]);
+                memcpy(cj->quota, next[j], sizeof(cj->quota));
+        }
+        return 0;
+}
+
 /* Kills and slot changes wait in their trackers' queues; assignments are
  * for the heartbeating tracker alone (the step's contract). */
 static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t now,
@@ -572,8 +602,9 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                 on->slots_changed_at = now;
                 on->slots_pending = true;
         }
-        if (!n)
-                return 0;
+        r = apply_quotas(c, s);
+        if (r < 0 || !n)
+                return r;
         for (size_t i = 0; i < d->n_assignments; i++) {
                 const Assignment *as = &d->assignments[i];
                 ClusterTask *t = s->task_of[as->task];

@@ -90,6 +90,13 @@ void cluster_job_stragglers(const Cluster *c, uint64_t job, unsigned *ret_stragg
         *ret_backups = backups;
 }
 
+void cluster_job_quota(const Cluster *c, uint64_t job, unsigned ret[static _SLOT_TYPE_MAX]) {
+        const ClusterJob *j = cluster_job_find((Cluster *)c, job);
+
+        for (SlotType type = 0; type < _SLOT_TYPE_MAX; type++)
+                ret[type] = j ? j->quota[type] : 0;
+}
+
 int cluster_node_queue_kill(ClusterNode *n, uint64_t attempt, const char *reason) {
         Tracker1Kill *kills;
 

@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/macro.h"
 #include "controller/daemon/cluster-internal.h"
@@ -119,10 +120,12 @@ static void snapshot_nodes(const Cluster *c, Snapshot *s) {
         s->s.n_hosts = s->n_hosts;
 }
 
-/* What a kept snapshot's heartbeats changed: the trackers, and the running
- * attempts' measures. */
+/* What a kept snapshot's heartbeats changed: the trackers, the running
+ * attempts' measures, and the quotas the last step gave. */
 static void snapshot_refresh(const Cluster *c, Snapshot *s) {
         snapshot_nodes(c, s);
+        for (size_t j = 0; j < s->s.n_jobs; j++)
+                memcpy(s->jobs[j].quota, c->jobs[j].quota, sizeof(s->jobs[j].quota));
         for (size_t i = 0; i < s->s.n_attempts; i++) {
                 const ClusterAttempt *at = s->attempt_of[i];
                 const ClusterTask *t = s->task_of[s->attempts[i].task];
@@ -173,6 +176,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
                               .pool = cj->pool,
                               .input_size = cj->input_size,
                               .profile = cj->run_profile,
+                              .quota = { cj->quota[SLOT_MAP], cj->quota[SLOT_REDUCE] },
                               .tasks = { .first = (uint32_t)n_tasks,
                                          .first_pending = { UINT32_MAX, UINT32_MAX } } };
                 if (cj->profile.job)
@@ -296,7 +300,9 @@ static bool jobs_same(const Job *a, const Job *b) {
                counts_same(&a->counts[TASK_REDUCE], &b->counts[TASK_REDUCE]) &&
                a->tasks.first == b->tasks.first && a->tasks.count == b->tasks.count &&
                a->tasks.first_pending[TASK_MAP] == b->tasks.first_pending[TASK_MAP] &&
-               a->tasks.first_pending[TASK_REDUCE] == b->tasks.first_pending[TASK_REDUCE];
+               a->tasks.first_pending[TASK_REDUCE] == b->tasks.first_pending[TASK_REDUCE] &&
+               a->quota[SLOT_MAP] == b->quota[SLOT_MAP] &&
+               a->quota[SLOT_REDUCE] == b->quota[SLOT_REDUCE];
 }
 
 static bool tasks_same(const Task *a, const Task *b) {

@@ -89,6 +89,10 @@ typedef struct ClusterJob {
         JobProfile run_profile;
         unsigned maps_done;
         usec_t maps_finished;
+        /* The slots of each type its deadline scheduler last held it to
+         * (SlotQuota, ARIA's or DCS's), kept until a step gives quotas
+         * again (Job.quota); 0: none. */
+        unsigned quota[_SLOT_TYPE_MAX];
 } ClusterJob;
 
 /* What the agent of the node's host says of its VM (agent-link.c keeps it):
@@ -261,6 +265,9 @@ const char *cluster_node_state_to_string(NodeState state);
  * model does not hold (queued jobs are; ended ones are not) has none. */
 void cluster_job_stragglers(const Cluster *c, uint64_t job, unsigned *ret_stragglers,
                             unsigned *ret_backups);
+/* The slots of each type the job's deadline scheduler holds it to (its
+ * quota); 0 for a job without one, or one the model does not hold. */
+void cluster_job_quota(const Cluster *c, uint64_t job, unsigned ret[static _SLOT_TYPE_MAX]);
 /* The same of one task. */
 bool cluster_task_straggles(const ClusterTask *t);
 bool cluster_task_backed_up(const ClusterTask *t);
