@@ -39,6 +39,11 @@
  * (its [agents] entry; "": none), agent reachable, steal source (agent,
  * tracker, tracker-estimate or none), steal, vCPUs, memory, targets sent
  * (a control cycle's or ResizeVm's), taken by the agent, refused or
- * failed, what the agent said of the last one, and the CPUs and memory
- * its tracker sees in the guest (0: not reported). */
-#define CONTROLLER1_VM_TYPE "(tsssbsdutuuusut)"
+ * failed, what the agent said of the last one, the CPUs and memory its
+ * tracker sees in the guest (0: not reported), its role ("tracker": a
+ * tracker runs in it; "tenant": another tenant's VM on an agent's host,
+ * best effort to the policy, whose CPU weight the one loop's lever may
+ * take for this cluster's deadlines; "none": a domain that does not run),
+ * and its CPU weight as its agent
+ * last reported it (0: not reported). */
+#define CONTROLLER1_VM_TYPE "(tsssbsdutuuusutsu)"

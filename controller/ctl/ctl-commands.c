@@ -56,10 +56,11 @@ static const CtlColumn node_columns[] = {
 
 /* proto/controller1.h, CONTROLLER1_VM_TYPE. */
 static const CtlColumn vm_columns[] = {
-        { "node", 't' },      { "vm", 's' },           { "name", 's' },         { "agent", 's' },
-        { "reachable", 'b' }, { "steal_source", 's' }, { "steal", 'd' },        { "vcpus", 'u' },
-        { "memory", 't' },    { "sent", 'u' },         { "applied", 'u' },      { "failed", 'u' },
-        { "last", 's' },      { "guest_cpus", 'u' },   { "guest_memory", 't' },
+        { "node", 't' },       { "vm", 's' },           { "name", 's' },         { "agent", 's' },
+        { "reachable", 'b' },  { "steal_source", 's' }, { "steal", 'd' },        { "vcpus", 'u' },
+        { "memory", 't' },     { "sent", 'u' },         { "applied", 'u' },      { "failed", 'u' },
+        { "last", 's' },       { "guest_cpus", 'u' },   { "guest_memory", 't' }, { "role", 's' },
+        { "cpu_weight", 'u' },
 };
 
 static const CtlColumn profile_columns[] = {

@@ -201,21 +201,26 @@ void agents_apply_targets(Agents *a) {
 
         for (size_t i = 0; i < d->n_vm_targets; i++) {
                 const VmTarget *t = &d->vm_targets[i];
-                const ClusterNode *n = &cl->nodes[t->vm];
+                const ClusterVmState *state = NULL;
+                const char *uuid = cluster_vm_of(cl, t->vm, &state);
+                char whose[32];
                 AgentTarget target;
                 AgentLink *l;
                 AgentVm *vm;
                 int r;
 
-                if (n->vm.host == 0)
+                if (!uuid || state->host == 0)
                         continue;
-                l = &a->links[n->vm.host - 1];
-                vm = agents_link_vm(l, n->vm_uuid);
+                l = &a->links[state->host - 1];
+                vm = agents_link_vm(l, uuid);
                 if (!vm || vm->pending || !agent_target_diff(t, vm, &target))
                         continue;
-                log_info("VM %s (node %" PRIu64 ") on agent %s: target %u vCPUs, %s, CPU weight "
-                         "%u, cap %g",
-                         vm->uuid, n->id, l->host->name, t->vcpus, FORMAT_SIZE(t->memory),
+                if (t->vm < cl->n_nodes)
+                        snprintf(whose, sizeof(whose), "node %" PRIu64, cl->nodes[t->vm].id);
+                else
+                        snprintf(whose, sizeof(whose), "another tenant's");
+                log_info("VM %s (%s) on agent %s: target %u vCPUs, %s, CPU weight %u, cap %g",
+                         vm->uuid, whose, l->host->name, t->vcpus, FORMAT_SIZE(t->memory),
                          t->cpu_weight, t->cpu_cap);
                 r = target_send(l, vm->uuid, &target, NULL);
                 if (r < 0) {
@@ -302,7 +307,8 @@ static const char *const steal_sources[] = {
 };
 
 /* A row of ListVms: a VM of agent l (vm, NULL for none), of tracker node n
- * (NULL for none). */
+ * (NULL for none: another tenant's, which the one loop's lever may take
+ * CPU weight from). */
 static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, const AgentLink *l,
                      const AgentVm *vm) {
         ClusterStealSource source = CLUSTER_STEAL_NONE;
@@ -315,12 +321,16 @@ static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, 
                 source = CLUSTER_STEAL_AGENT;
                 steal = vm->steal;
         }
-        return sd_bus_message_append(m, CONTROLLER1_VM_TYPE, n ? n->id : 0, uuid,
-                                     vm ? vm->name : "", l ? l->host->name : "", l && l->reachable,
-                                     steal_sources[source], steal, vm ? vm->vcpus : 0,
-                                     vm ? vm->memory : 0, vm ? vm->sent : 0, vm ? vm->applied : 0,
-                                     vm ? vm->failed : 0, vm ? vm->last : "", n ? n->guest.cpus : 0,
-                                     n ? n->guest.memory : 0);
+        return sd_bus_message_append(
+                m, CONTROLLER1_VM_TYPE, n ? n->id : 0, uuid, vm ? vm->name : "",
+                l ? l->host->name : "", l && l->reachable, steal_sources[source], steal,
+                vm ? vm->vcpus : 0, vm ? vm->memory : 0, vm ? vm->sent : 0, vm ? vm->applied : 0,
+                vm ? vm->failed : 0, vm ? vm->last : "", n ? n->guest.cpus : 0,
+                n ? n->guest.memory : 0,
+                n                          ? "tracker"
+                : vm && agents_vm_runs(vm) ? "tenant"
+                                           : "none",
+                vm && (vm->valid & AGENT1_METRIC_CPU_WEIGHT) ? vm->cpu_weight : 0);
 }
 
 int agents_list_vms(Agents *a, sd_bus_message *m) {
@@ -331,12 +341,9 @@ int agents_list_vms(Agents *a, sd_bus_message *m) {
         for (size_t i = 0; r >= 0 && i < a->n; i++)
                 for (size_t k = 0; r >= 0 && k < a->links[i].n_vms; k++) {
                         const AgentVm *vm = &a->links[i].vms[k];
-                        const ClusterNode *n = NULL;
 
-                        for (size_t j = 0; !n && j < cl->n_nodes; j++)
-                                if (strcasecmp(cl->nodes[j].vm_uuid, vm->uuid) == 0)
-                                        n = &cl->nodes[j];
-                        r = append_vm(m, vm->uuid, n, &a->links[i], vm);
+                        r = append_vm(m, vm->uuid, agents_vm_node(a, &a->links[i], vm),
+                                      &a->links[i], vm);
                 }
         for (size_t j = 0; r >= 0 && j < cl->n_nodes; j++) {
                 bool listed = false;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -534,6 +535,47 @@ static int apply_quotas(Cluster *c, const Snapshot *s) {
         return 0;
 }
 
+/* The one loop's lever: each weight it asks of a VM, for a late job, of a
+ * best-effort VM beside one, or given back, logged when it changes (the
+ * VM targets carry it to the agents). */
+static void apply_levers(Cluster *c, const Snapshot *s, usec_t now) {
+        const Decisions *d = &c->decisions;
+
+        for (size_t i = 0; i < d->n_deadlines; i++) {
+                const DeadlineNote *f = &d->deadlines[i];
+                const Job *job = &s->jobs[f->job];
+
+                log_debug("Forecast: job %" PRIu64 " ends in %.1f s at speed %.2f, its deadline "
+                          "in %.1f s%s",
+                          job->id, ((double)f->forecast - (double)now) / USEC_PER_SEC, f->speed,
+                          ((double)job->deadline - (double)now) / USEC_PER_SEC,
+                          f->at_risk ? ": late" : "");
+        }
+
+        for (size_t i = 0; i < d->n_levers; i++) {
+                const LeverNote *l = &d->levers[i];
+                const ClusterVmState *state;
+                const char *uuid = cluster_vm_of(c, l->vm, &state);
+                bool tracker = l->vm < c->n_nodes;
+                unsigned *last;
+                char why[64] = "";
+
+                if (!uuid)
+                        continue;
+                last = tracker ? &c->nodes[l->vm].lever_weight
+                               : &c->tenants[l->vm - c->n_nodes].lever_weight;
+                if (*last == l->cpu_weight)
+                        continue;
+                if (l->job != NO_INDEX)
+                        snprintf(why, sizeof(why), " for job %" PRIu64 ", forecast late",
+                                 s->jobs[l->job].id);
+                log_info("Lever: VM %s (%s) CPU weight %u -> %u%s", uuid,
+                         tracker ? "a tracker's" : "another tenant's",
+                         *last ? *last : s->vms[l->vm].cpu_weight, l->cpu_weight, why);
+                *last = l->cpu_weight;
+        }
+}
+
 /* Kills and slot changes wait in their trackers' queues; assignments are
  * for the heartbeating tracker alone (the step's contract). */
 static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t now,
@@ -602,6 +644,7 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                 on->slots_changed_at = now;
                 on->slots_pending = true;
         }
+        apply_levers(c, s, now);
         r = apply_quotas(c, s);
         if (r < 0 || !n)
                 return r;

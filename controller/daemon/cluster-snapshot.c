@@ -48,27 +48,23 @@ ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, u
         return CLUSTER_STEAL_NONE;
 }
 
-/* The index of node i's host in hosts, added when new: its agent's, shared
- * by the VMs that agent runs, or a host of its own of one CPU and no memory
- * to share when no agent knows its VM. */
-static uint32_t host_of_node(const Cluster *c, Host *hosts, size_t *n_hosts, size_t i) {
-        const ClusterVmState *vm = &c->nodes[i].vm;
-
+/* The index of a VM's host in hosts, added when new: its agent's, shared
+ * by the VMs that agent runs, or one of its own (alone) of one CPU and no
+ * memory to share when no agent knows the VM. */
+static uint32_t host_of_vm(const ClusterVmState *vm, uint64_t alone, Host *hosts, size_t *n_hosts) {
         for (size_t h = 0; vm->host != 0 && h < *n_hosts; h++)
                 if (hosts[h].id == vm->host)
                         return (uint32_t)h;
         hosts[*n_hosts] = vm->host != 0 ? (Host){ .id = vm->host,
                                                   .pcpus = vm->host_cpus,
                                                   .memory = vm->host_memory }
-                                        /* agents' hosts are numbered apart */
-                                        : (Host){ .id = UINT64_MAX - c->nodes[i].id, .pcpus = 1 };
+                                        : (Host){ .id = alone, .pcpus = 1 };
         return (uint32_t)(*n_hosts)++;
 }
 
-/* The agent's view of the VM, else one vCPU and nothing known. */
-static Vm vm_of_node(const ClusterNode *cn, uint32_t host) {
-        const ClusterVmState *v = &cn->vm;
-        Vm vm = { .id = cn->id, .host = host, .vcpus = 1, .vcpus_max = 1, .cpu_weight = 1024 };
+/* The agent's view of the VM (id), else one vCPU and nothing known. */
+static Vm vm_of_state(const ClusterVmState *v, uint64_t id, uint32_t host) {
+        Vm vm = { .id = id, .host = host, .vcpus = 1, .vcpus_max = 1, .cpu_weight = 1024 };
 
         if (v->host == 0)
                 return vm;
@@ -87,6 +83,10 @@ static Vm vm_of_node(const ClusterNode *cn, uint32_t host) {
         return vm;
 }
 
+size_t cluster_snapshot_vms(const Cluster *c) {
+        return c->n_nodes + c->n_tenants;
+}
+
 void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, Vm *vms,
                             Node *nodes) {
         *ret_n_hosts = 0;
@@ -96,7 +96,9 @@ void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, 
                 usec_t steal_at = 0;
 
                 (void)cluster_node_steal(cn, &steal, &steal_at);
-                vms[i] = vm_of_node(cn, host_of_node(c, hosts, ret_n_hosts, i));
+                /* Agents' hosts are numbered apart from a lone VM's. */
+                vms[i] = vm_of_state(&cn->vm, cn->id,
+                                     host_of_vm(&cn->vm, UINT64_MAX - cn->id, hosts, ret_n_hosts));
                 nodes[i] = (Node){
                         .id = cn->id,
                         .vm = (uint32_t)i,
@@ -110,6 +112,66 @@ void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, 
                         .slots_changed_at = cn->slots_changed_at,
                 };
         }
+        for (size_t k = 0; k < c->n_tenants; k++) {
+                const ClusterTenantVm *t = &c->tenants[k];
+
+                vms[c->n_nodes + k] =
+                        vm_of_state(&t->vm, t->id, host_of_vm(&t->vm, 0, hosts, ret_n_hosts));
+                vms[c->n_nodes + k].other_tenant = true;
+        }
+}
+
+/* Whether the tenants' VMs are those of vms, in their order. */
+static bool tenants_same(const Cluster *c, const ClusterTenantVm *vms, size_t n) {
+        if (n != c->n_tenants)
+                return false;
+        for (size_t k = 0; k < n; k++)
+                if (strcmp(vms[k].uuid, c->tenants[k].uuid) != 0)
+                        return false;
+        return true;
+}
+
+int cluster_set_tenants(Cluster *c, const ClusterTenantVm *vms, size_t n) {
+        ClusterTenantVm *next;
+
+        if (tenants_same(c, vms, n)) {
+                for (size_t k = 0; k < n; k++)
+                        c->tenants[k].vm = vms[k].vm;
+                return 0;
+        }
+        next = n > 0 ? calloc(n, sizeof(*next)) : NULL;
+        if (n > 0 && !next)
+                return -ENOMEM;
+        for (size_t k = 0; k < n; k++) {
+                const ClusterTenantVm *seen = NULL;
+
+                for (size_t i = 0; !seen && i < c->n_tenants; i++)
+                        if (strcmp(c->tenants[i].uuid, vms[k].uuid) == 0)
+                                seen = &c->tenants[i];
+                next[k] = vms[k];
+                next[k].id = seen ? seen->id : CLUSTER_TENANT_VM_ID_BASE + c->next_tenant++;
+                next[k].lever_weight = seen ? seen->lever_weight : 0;
+        }
+        free(c->tenants);
+        c->tenants = next;
+        c->n_tenants = n;
+        /* The VMs moved: the kept snapshot and the last control cycle's VM
+         * targets name them by index. */
+        cluster_snapshot_drop(c);
+        c->decisions.n_vm_targets = 0;
+        return 0;
+}
+
+const char *cluster_vm_of(const Cluster *c, uint32_t vm, const ClusterVmState **ret_state) {
+        if (vm < c->n_nodes) {
+                *ret_state = &c->nodes[vm].vm;
+                return c->nodes[vm].vm_uuid;
+        }
+        if (vm - c->n_nodes < c->n_tenants) {
+                *ret_state = &c->tenants[vm - c->n_nodes].vm;
+                return c->tenants[vm - c->n_nodes].uuid;
+        }
+        return NULL;
 }
 
 /* Hosts, VMs and trackers: what agents and heartbeats change all the time,
@@ -144,7 +206,8 @@ static void snapshot_refresh(const Cluster *c, Snapshot *s) {
 /* A host per agent, one VM per tracker. Done tasks are left out, counted in
  * their job. */
 static int snapshot_build(const Cluster *c, Snapshot *ret) {
-        size_t n_tasks = 0, n_attempts = 0, cap = 1, nn = MAX(c->n_nodes, (size_t)1);
+        size_t n_tasks = 0, n_attempts = 0, cap = 1, nn = MAX(c->n_nodes, (size_t)1),
+               nv = MAX(cluster_snapshot_vms(c), (size_t)1);
         Snapshot s = { 0 };
 
         /* Room for every task, done or not, and not zeroed: a pass to
@@ -152,8 +215,8 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
          * much as filling it, and each entry used is written whole. */
         for (size_t j = 0; j < c->n_jobs; j++)
                 cap += c->jobs[j].n_tasks;
-        s.hosts = calloc(nn, sizeof(*s.hosts));
-        s.vms = calloc(nn, sizeof(*s.vms));
+        s.hosts = calloc(nv, sizeof(*s.hosts));
+        s.vms = calloc(nv, sizeof(*s.vms));
         s.nodes = calloc(nn, sizeof(*s.nodes));
         s.jobs = calloc(MAX(c->n_jobs, (size_t)1), sizeof(*s.jobs));
         s.tasks = malloc(cap * sizeof(*s.tasks));
@@ -252,7 +315,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         s.s = (ClusterSnapshot){ .hosts = s.hosts,
                                  .n_hosts = s.n_hosts,
                                  .vms = s.vms,
-                                 .n_vms = c->n_nodes,
+                                 .n_vms = cluster_snapshot_vms(c),
                                  .nodes = s.nodes,
                                  .n_nodes = c->n_nodes,
                                  .jobs = s.jobs,
@@ -329,9 +392,9 @@ bool cluster_snapshot_current(Cluster *c) {
         snapshot_refresh(c, c->snapshot);
         if (snapshot_build(c, &f) < 0)
                 return false;
-        same = k->s.n_hosts == f.s.n_hosts && k->s.n_nodes == f.s.n_nodes &&
-               k->s.n_jobs == f.s.n_jobs && k->s.n_tasks == f.s.n_tasks &&
-               k->s.n_attempts == f.s.n_attempts;
+        same = k->s.n_hosts == f.s.n_hosts && k->s.n_vms == f.s.n_vms &&
+               k->s.n_nodes == f.s.n_nodes && k->s.n_jobs == f.s.n_jobs &&
+               k->s.n_tasks == f.s.n_tasks && k->s.n_attempts == f.s.n_attempts;
         for (size_t i = 0; same && i < f.s.n_nodes; i++)
                 same = nodes_same(&k->nodes[i], &f.nodes[i]);
         for (size_t i = 0; same && i < f.s.n_jobs; i++)

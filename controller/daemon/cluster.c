@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/format.h"
 #include "common/log.h"
@@ -36,6 +37,7 @@ Cluster *cluster_free(Cluster *c) {
         for (size_t i = 0; i < c->n_nodes; i++)
                 node_done(&c->nodes[i]);
         free(c->nodes);
+        free(c->tenants);
         for (size_t i = 0; i < c->n_pools; i++)
                 free(c->pools[i]);
         free(c->pools);
@@ -119,6 +121,15 @@ int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,
         c->nodes = nodes;
         c->nodes[c->n_nodes++] = n;
         c->next_node++;
+        /* Its VM is a tracker's now, no other tenant's, before the agents
+         * say so at the next control cycle. */
+        for (size_t k = 0; k < c->n_tenants; k++)
+                if (strcasecmp(c->tenants[k].uuid, vm_uuid) == 0) {
+                        memmove(&c->tenants[k], &c->tenants[k + 1],
+                                (c->n_tenants - k - 1) * sizeof(*c->tenants));
+                        c->n_tenants--;
+                        break;
+                }
         cluster_snapshot_drop(c);
         *ret_id = n.id;
         return 0;

@@ -115,6 +115,23 @@ typedef struct ClusterVmState {
         usec_t steal_at; /* realtime */
 } ClusterVmState;
 
+/* A VM that an agent of [agents] hosts runs and no tracker registered for
+ * (by UUID, or by the name a YARN node was matched to): another tenant's,
+ * a co-running cluster's or a best-effort service's. The policy step's
+ * snapshot has it as Vm.other_tenant, after the trackers' VMs: the one
+ * loop's lever (slo_lever) may take CPU weight from it for this cluster's
+ * deadlines, within its agent's limits, and nothing else of it changes. */
+typedef struct ClusterTenantVm {
+        uint64_t id; /* its Vm.id while the agents report it */
+        char uuid[37];
+        ClusterVmState vm;     /* host > 0: the agent that reports it */
+        unsigned lever_weight; /* the CPU weight the lever last asked of it; 0: none */
+} ClusterTenantVm;
+
+/* Tenants' Vm.ids are numbered apart from the trackers' (their node ids),
+ * and never given to another VM. */
+#define CLUSTER_TENANT_VM_ID_BASE (UINT64_C(1) << 62)
+
 typedef enum ClusterStealSource {
         CLUSTER_STEAL_NONE,
         CLUSTER_STEAL_TRACKER,
@@ -178,6 +195,7 @@ typedef struct ClusterNode {
         double steal, iowait;
         unsigned running[_SLOT_TYPE_MAX];
         ClusterVmState vm;
+        unsigned lever_weight; /* the CPU weight the lever last asked of its VM; 0: none */
         ClusterGuest guest;
         /* Decisions for this tracker that wait for its next heartbeat: the
          * attempts to stop, each with why (a static string), which the
@@ -204,6 +222,11 @@ typedef struct Cluster {
         size_t n_jobs;
         ClusterNode *nodes;
         size_t n_nodes;
+        /* Other tenants' VMs on the agents' hosts, as the agents last
+         * reported them; the next one's id is next_tenant. */
+        ClusterTenantVm *tenants;
+        size_t n_tenants;
+        uint64_t next_tenant;
         char **pools;
         size_t n_pools;
         uint64_t next_node, next_attempt;
@@ -337,13 +360,23 @@ int cluster_node_update(Cluster *c, uint64_t node, NodeState state,
                         const unsigned slots[static _SLOT_TYPE_MAX],
                         const unsigned running[static _SLOT_TYPE_MAX], usec_t now);
 
-/* The hosts, VMs and nodes of the model's nodes as the policy step sees
- * them (agents' hosts and VM sizes, steal), for a driver that builds the
- * rest of its snapshot itself: hosts, vms and nodes have room for
- * c->n_nodes entries each (one at least); vms[i] and nodes[i] are
- * c->nodes[i]'s, *ret_n_hosts the hosts used. */
+/* The hosts, VMs and nodes of the model's nodes and the tenants' VMs as
+ * the policy step sees them (agents' hosts and VM sizes, steal), for a
+ * driver that builds the rest of its snapshot itself: hosts and vms have
+ * room for cluster_snapshot_vms() entries, nodes for c->n_nodes (one at
+ * least); vms[i] and nodes[i] are c->nodes[i]'s, vms[c->n_nodes + k]
+ * c->tenants[k]'s, *ret_n_hosts the hosts used. */
 void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, Vm *vms,
                             Node *nodes);
+/* The VMs of the step's snapshot: the trackers' and the tenants'. */
+size_t cluster_snapshot_vms(const Cluster *c);
+/* The tenants' VMs the agents report now (each one's id is not read): one
+ * reported before keeps its id. When they are not the VMs of the kept
+ * snapshot, the next step builds a new one. -ENOMEM: nothing changed. */
+int cluster_set_tenants(Cluster *c, const ClusterTenantVm *vms, size_t n);
+/* The VM of a snapshot's index (a VM target's), its UUID and the state its
+ * agent reported (host 0: no agent reports it); NULL out of range. */
+const char *cluster_vm_of(const Cluster *c, uint32_t vm, const ClusterVmState **ret_state);
 
 /* Marks trackers silent for longer than timeout lost; their running tasks
  * are pending again, their attempts recorded lost at now (realtime). So are

@@ -151,7 +151,8 @@ static void snapshot_job(const YarnModel *m, const Cluster *c, YarnSnapshot *s, 
 }
 
 int yarn_snapshot_build(const YarnModel *m, const Cluster *c, YarnSnapshot *ret) {
-        size_t nn = MAX(c->n_nodes, (size_t)1), n_jobs = 0, n_tasks = 0, n_attempts = 0;
+        size_t nn = MAX(c->n_nodes, (size_t)1), nv = MAX(cluster_snapshot_vms(c), (size_t)1);
+        size_t n_jobs = 0, n_tasks = 0, n_attempts = 0;
         size_t cap_tasks = 1, cap_attempts = 1;
         YarnSnapshot s = { 0 };
 
@@ -163,8 +164,8 @@ int yarn_snapshot_build(const YarnModel *m, const Cluster *c, YarnSnapshot *ret)
                 for (size_t t = 0; t < m->jobs[j].n_tasks; t++)
                         cap_attempts += m->jobs[j].attempts[t].n;
         }
-        s.hosts = calloc(nn, sizeof(*s.hosts));
-        s.vms = calloc(nn, sizeof(*s.vms));
+        s.hosts = calloc(nv, sizeof(*s.hosts));
+        s.vms = calloc(nv, sizeof(*s.vms));
         s.nodes = calloc(nn, sizeof(*s.nodes));
         s.jobs = calloc(MAX(n_jobs, (size_t)1), sizeof(*s.jobs));
         s.job_of = calloc(MAX(n_jobs, (size_t)1), sizeof(YarnModelJob *));
@@ -194,7 +195,7 @@ int yarn_snapshot_build(const YarnModel *m, const Cluster *c, YarnSnapshot *ret)
         s.s = (ClusterSnapshot){ .hosts = s.hosts,
                                  .n_hosts = s.s.n_hosts,
                                  .vms = s.vms,
-                                 .n_vms = c->n_nodes,
+                                 .n_vms = cluster_snapshot_vms(c),
                                  .nodes = s.nodes,
                                  .n_nodes = c->n_nodes,
                                  .jobs = s.jobs,

@@ -40,12 +40,13 @@ poll grep -q "^registered 1 " "$tmp/tracker.log" || fail "the tracker did not re
 # ---- vms ----
 poll vms_have "^1	$W1	worker1	" || fail "vms lacks node 1's VM: $(flexslotctl vms)"
 expect_ctl 0 "" vms
-head -n 1 "$tmp/out" | grep -q "^NODE	VM	NAME	AGENT	REACHABLE	STEAL_SOURCE	STEAL	VCPUS	MEMORY	SENT	APPLIED	FAILED	LAST	GUEST_CPUS	GUEST_MEMORY$" ||
+head -n 1 "$tmp/out" | grep -q "^NODE	VM	NAME	AGENT	REACHABLE	STEAL_SOURCE	STEAL	VCPUS	MEMORY	SENT	APPLIED	FAILED	LAST	GUEST_CPUS	GUEST_MEMORY	ROLE	CPU_WEIGHT$" ||
 	fail "vms' header: $(cat "$tmp/out")"
 grep -qF "1	$W1	worker1	$address	true	tracker	0.25	2	$GIB	0	0	0	" "$tmp/out" ||
 	fail "vms' worker1: $(cat "$tmp/out")"
-grep -qF "0	$W2	worker2	$address	true	none	0	2	$((2 * GIB))	0	0	0	" "$tmp/out" ||
-	fail "vms' worker2: $(cat "$tmp/out")"
+grep -qF "0	$W2	worker2	$address	true	none	0	2	$((2 * GIB))	0	0	0		0	0	tenant	0" \
+	"$tmp/out" || fail "vms' worker2 (another tenant's): $(cat "$tmp/out")"
+grep -q "^1	$W1	.*	tracker	0$" "$tmp/out" || fail "vms' worker1 is no tracker's: $(cat "$tmp/out")"
 expect_ctl 0 "" vms --json
 grep -qF "{\"node\": 1, \"vm\": \"$W1\", \"name\": \"worker1\", \"agent\": \"$address\", \"reachable\": true, \"steal_source\": \"tracker\", \"steal\": 0.25, \"vcpus\": 2, \"memory\": $GIB, " "$tmp/out" ||
 	fail "vms --json: $(cat "$tmp/out")"
@@ -63,7 +64,7 @@ expect_ctl 0 "" resize-vm 1 4 0 --json --no-legend
   {"resource": "vcpus", "verdict": "applied", "before": 2, "after": 4, "error": "", "message": ""}
 ]' ] || fail "resize-vm 1 --json printed: $(cat "$tmp/out")"
 poll size_is worker1 "4 $GIB" || fail "worker1 is not 4 vCPUs"
-poll vms_have "^1	$W1	worker1	.*	4	$GIB	1	1	0	vcpus applied 2 -> 4	0	0$" ||
+poll vms_have "^1	$W1	worker1	.*	4	$GIB	1	1	0	vcpus applied 2 -> 4	0	0	tracker	0$" ||
 	fail "vms after the resize: $(flexslotctl vms)"
 
 # ---- refusals: the command line's, the controller's, the agent's ----
