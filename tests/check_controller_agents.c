@@ -309,10 +309,10 @@ START_TEST(test_tenants_in_snapshot) {
                                          .vcpus_max = 4,
                                          .memory = 1ull << 30,
                                          .memory_max = 4ull << 30 };
-        ClusterTenantVm tenants[2] = { { .uuid = "22222222-2222-2222-2222-222222222222",
-                                         .vm = on_host },
-                                       { .uuid = "33333333-3333-3333-3333-333333333333",
-                                         .vm = on_host } };
+        ClusterTenantVm tenants[2] = {
+                { .uuid = "22222222-2222-2222-2222-222222222222", .vm = on_host },
+                { .uuid = "33333333-3333-3333-3333-333333333333", .vm = on_host }
+        };
         Policy *policy = NULL;
         Store *store = NULL;
         Cluster *cl = NULL;
