@@ -239,28 +239,51 @@ START_TEST(test_weight_dead_band) {
 }
 END_TEST
 
+/* A live model on a store of its own, under the flexslot VM allocator. */
+typedef struct Model {
+        char *dir;
+        Store *store;
+        Policy *policy;
+        Cluster *cluster;
+} Model;
+
+static void model_open(Model *m) {
+        _cleanup_(policy_config_done) PolicyConfig cfg = { 0 };
+        StoreError err = { 0 };
+        char path[4096];
+
+        m->dir = test_make_tmpdir();
+        ck_assert_ptr_nonnull(m->dir);
+        snprintf(path, sizeof(path), "%s/store.db", m->dir);
+        ck_assert_int_eq(store_open(path, &m->store, &err), 0);
+        ck_assert_int_eq(policy_config_init(&cfg), 0);
+        cfg.vm_allocator = "flexslot";
+        ck_assert_int_eq(policy_new_named(&cfg, NULL, &m->policy), 0);
+        const ClusterData data = { .data_dir = m->dir, .block_size = 64 << 20 };
+
+        ck_assert_int_eq(cluster_new(m->store, m->policy, &data, &m->cluster, &err), 0);
+}
+
+static void model_close(Model *m) {
+        cluster_free(m->cluster);
+        policy_free(m->policy);
+        store_close(m->store);
+        test_remove_tree(m->dir);
+        free(m->dir);
+}
+
 /* A node whose VM an agent reports is sized as the agent says: the flexslot
  * allocator wants a vCPU per map slot, up to the VM's maximum, and memory
  * within it; a node no agent knows keeps the one-vCPU stand-in. */
 START_TEST(test_snapshot_takes_agent_vm) {
-        _cleanup_(policy_config_done) PolicyConfig cfg = { 0 };
-        char *dir = test_make_tmpdir(), path[4096];
         const unsigned slots[_SLOT_TYPE_MAX] = { 3, 1 };
-        Policy *policy = NULL;
-        Store *store = NULL;
-        Cluster *cl = NULL;
-        StoreError err = { 0 };
+        Model m = { 0 };
+        Cluster *cl;
         uint64_t known, unknown;
         const VmTarget *t;
 
-        snprintf(path, sizeof(path), "%s/store.db", dir);
-        ck_assert_int_eq(store_open(path, &store, &err), 0);
-        ck_assert_int_eq(policy_config_init(&cfg), 0);
-        cfg.vm_allocator = "flexslot";
-        ck_assert_int_eq(policy_new_named(&cfg, NULL, &policy), 0);
-        const ClusterData data = { .data_dir = dir, .block_size = 64 << 20 };
-
-        ck_assert_int_eq(cluster_new(store, policy, &data, &cl, &err), 0);
+        model_open(&m);
+        cl = m.cluster;
         ck_assert_int_eq(cluster_register(cl, "11111111-1111-1111-1111-111111111111", "w1", slots,
                                           256 << 20, 1, &known),
                          0);
@@ -284,12 +307,7 @@ START_TEST(test_snapshot_takes_agent_vm) {
         ck_assert_uint_le(t->memory, 4ull << 30);
         for (size_t i = 1; i < cl->decisions.n_vm_targets; i++)
                 ck_assert_uint_le(cl->decisions.vm_targets[i].vcpus, 1);
-
-        cluster_free(cl);
-        policy_free(policy);
-        store_close(store);
-        test_remove_tree(dir);
-        free(dir);
+        model_close(&m);
 }
 END_TEST
 
@@ -299,8 +317,6 @@ END_TEST
  * drops the kept snapshot; and a VM a tracker registers for is no
  * tenant's any more. The flexslot allocator sizes none of them. */
 START_TEST(test_tenants_in_snapshot) {
-        _cleanup_(policy_config_done) PolicyConfig cfg = { 0 };
-        char *dir = test_make_tmpdir(), path[4096];
         const unsigned slots[_SLOT_TYPE_MAX] = { 3, 1 };
         const ClusterVmState on_host = { .host = 1,
                                          .host_cpus = 16,
@@ -313,22 +329,14 @@ START_TEST(test_tenants_in_snapshot) {
                 { .uuid = "22222222-2222-2222-2222-222222222222", .vm = on_host },
                 { .uuid = "33333333-3333-3333-3333-333333333333", .vm = on_host }
         };
-        Policy *policy = NULL;
-        Store *store = NULL;
-        Cluster *cl = NULL;
-        StoreError err = { 0 };
+        Model m = { 0 };
+        Cluster *cl;
         uint64_t node, first_id;
         unsigned flags = 0;
         const ClusterSnapshot *s;
 
-        snprintf(path, sizeof(path), "%s/store.db", dir);
-        ck_assert_int_eq(store_open(path, &store, &err), 0);
-        ck_assert_int_eq(policy_config_init(&cfg), 0);
-        cfg.vm_allocator = "flexslot";
-        ck_assert_int_eq(policy_new_named(&cfg, NULL, &policy), 0);
-        const ClusterData data = { .data_dir = dir, .block_size = 64 << 20 };
-
-        ck_assert_int_eq(cluster_new(store, policy, &data, &cl, &err), 0);
+        model_open(&m);
+        cl = m.cluster;
         cl->verify_snapshot = true;
         ck_assert_int_eq(cluster_register(cl, "11111111-1111-1111-1111-111111111111", "w1", slots,
                                           256 << 20, 1, &node),
@@ -368,11 +376,7 @@ START_TEST(test_tenants_in_snapshot) {
         ck_assert_uint_eq(cl->n_tenants, 0);
         ck_assert_uint_eq(cluster_snapshot_vms(cl), 2);
 
-        cluster_free(cl);
-        policy_free(policy);
-        store_close(store);
-        test_remove_tree(dir);
-        free(dir);
+        model_close(&m);
 }
 END_TEST
 
