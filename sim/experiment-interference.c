@@ -252,17 +252,19 @@ typedef struct SiSetup {
         /* W2: the seed's jobs as a workload file, and their names. */
         const char *workload; /* NULL: the scenario's (W1) */
         const char *scale;    /* the runs' workload.scale; NULL: the scenario's */
-        char w2_names[SI_JOBS][8];
+        char w2_names[SI_JOBS][24];
         char w2_text[sizeof(SI_W2_HEADER) + SI_JOBS * 160];
 } SiSetup;
 
 /* W1 (ARIA 7.2's testbed workload, here the PUMA benchmarks): job k a
  * benchmark picked at random. */
 static void si_draw_w1(unsigned short xsubi[3], SiSetup *st) {
-        for (size_t b = 0; b < SI_BENCHMARKS; b++)
+        size_t benchmarks = SI_BENCHMARKS;
+
+        for (size_t b = 0; b < benchmarks; b++)
                 st->name[b] = si_benchmarks[b];
         for (size_t k = 0; k < st->n; k++)
-                st->kind[k] = (size_t)(si_uniform(xsubi) * (double)SI_BENCHMARKS) % SI_BENCHMARKS;
+                st->kind[k] = (size_t)(si_uniform(xsubi) * (double)benchmarks) % benchmarks;
 }
 
 /* W2: job k its own benchmark w2-k, its counts and task times drawn. */

@@ -153,14 +153,14 @@ static int tenants_update(Agents *a, usec_t now) {
         size_t n = 0, max = 0;
 
         for (size_t k = 0; k < a->n; k++)
-                max += link_fresh(&a->links[k], now) ? a->links[k].n_vms : 0;
+                max += a->links[k].n_vms;
         vms = max > 0 ? calloc(max, sizeof(*vms)) : NULL;
         if (max > 0 && !vms)
                 return -ENOMEM;
         for (size_t k = 0; k < a->n; k++) {
                 const AgentLink *l = &a->links[k];
 
-                for (size_t i = 0; link_fresh(l, now) && i < l->n_vms; i++) {
+                for (size_t i = 0; link_fresh(l, now) && i < l->n_vms && n < max; i++) {
                         if (!agents_vm_runs(&l->vms[i]) || agents_vm_node(a, l, &l->vms[i]))
                                 continue;
                         snprintf(vms[n].uuid, sizeof(vms[n].uuid), "%s", l->vms[i].uuid);
