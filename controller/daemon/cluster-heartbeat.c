@@ -535,10 +535,11 @@ static int apply_quotas(Cluster *c, const Snapshot *s) {
         return 0;
 }
 
-/* The one loop's lever: each weight it asks of a VM, for a late job, of a
+/* What the one loop says of its decisions: each deadline job's forecast
+ * (at debug), and each weight the lever asks of a VM, for a late job, of a
  * best-effort VM beside one, or given back, logged when it changes (the
  * VM targets carry it to the agents). */
-static void apply_levers(Cluster *c, const Snapshot *s, usec_t now) {
+static void record_loop_notes(Cluster *c, const Snapshot *s, usec_t now) {
         const Decisions *d = &c->decisions;
 
         for (size_t i = 0; i < d->n_deadlines; i++) {
@@ -644,7 +645,7 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                 on->slots_changed_at = now;
                 on->slots_pending = true;
         }
-        apply_levers(c, s, now);
+        record_loop_notes(c, s, now);
         r = apply_quotas(c, s);
         if (r < 0 || !n)
                 return r;
