@@ -16,12 +16,13 @@
 #   loop   the one loop: ARIA with FlexSlot's slot manager and slo_speed,
 #          slo_favour and slo_lever (the simulator's loop arm)
 #
-# Per arm: whether the deadline was met, the job's completion time against
-# it, the tenant's CPU over the run (its share of the pool: the price), the
-# CPU weights libvirt held for the tenant's guest and the trackers' (read
-# every 5 s with virsh schedinfo: the lever's weights as they reached the
-# guests, bounded by the agent's limits), and the lever's and the
-# forecasts' lines of the controller's log. Every arm starts with every
+# Per arm: whether the deadline was met (the job's time from just before
+# its submission, against the deadline from its submission), the tenant's
+# CPU over the run (its share of the pool: the price), the CPU weights
+# libvirt held for the tenant's guest and the trackers' (read every 5 s
+# with virsh schedinfo: the lever's weights as they reached the guests,
+# bounded by the agent's limits), and the lever's and the forecasts' lines
+# of the controller's log. Every arm starts with every
 # guest at weight 1024. Everything started here is stopped by PID on exit,
 # Ctrl-C included, and the guests' partition gets its quota and weight back.
 #
@@ -137,7 +138,8 @@ wordcount_answer "$data"/in/* >"$vm_state/expected"
 
 # The thresholds of Hadoop and FlexSlot scaled to TCG's short tasks, as
 # `make vmexp` scales them, for both arms.
-scaled="spec_min_runtime = 8s
+scaled="speculation = hadoop
+		spec_min_runtime = 8s
 		late_min_runtime = 8s
 		min_age = 4s
 		new_task_window = 8s"
@@ -172,7 +174,11 @@ cpu_ns() { vm_domstat "$1" cpu.time; }
 run_job() {
 	run=$1
 	: >"$out/weights-$run.txt"
-	[ "$run" = profile ] || cp "$vm_state/store-profile.db" "$vm_state/store-$run.db"
+	if [ "$run" != profile ]; then
+		cp "$vm_state/store-profile.db" "$vm_state/store-$run.db"
+		[ ! -f "$vm_state/store-profile.db-wal" ] ||
+			cp "$vm_state/store-profile.db-wal" "$vm_state/store-$run.db-wal"
+	fi
 	for g in $trackers $tenant; do
 		vm_virsh schedinfo "$g" --live --set cpu_shares=1024 >/dev/null 2>&1 || true
 	done
