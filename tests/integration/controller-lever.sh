@@ -13,9 +13,9 @@
 # worker1's 2 vCPUs run whole). libvirt's test driver has no CPU weight
 # (its "fair" scheduler answers a constant weight and stores none), so the
 # agent reports none and the controller sends it none: the weights are read
-# from the controller's log here; tests/integration/vm-lever.sh reads them
-# back from a real libvirtd, given and given back, and check_slo_loop has
-# the give-back on the policy's side.
+# from the controller's log here; tests/integration/vm-lever.sh reads the
+# weights given from a real libvirtd, and check_slo_loop has the give-back
+# on the policy's side.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
