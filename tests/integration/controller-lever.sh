@@ -10,12 +10,13 @@
 # that holds its tasks, it is forecast late: its quota is kept (GetJob,
 # flexslotctl show), and the lever gives worker1 CPU weight taken from the
 # tenant's VMs (2048 against 512 each, the host's 3 CPUs split so that
-# worker1's 2 vCPUs run whole). libvirt's test driver has no CPU weight
+# worker1's 2 vCPUs run whole); cancelled, the job is late no more and
+# every weight goes back to 1024. libvirt's test driver has no CPU weight
 # (its "fair" scheduler answers a constant weight and stores none), so the
 # agent reports none and the controller sends it none: the weights are read
 # from the controller's log here; tests/integration/vm-lever.sh reads the
-# weights given from a real libvirtd, and check_slo_loop has the give-back
-# on the policy's side.
+# weights given and given back from a real libvirtd, and check_slo_loop
+# has a give-back asked again until the VM reports it.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
@@ -84,6 +85,12 @@ lever "$W2" 1024 512 || fail "worker2 gave no weight: $(grep Lever "$tmp/control
 lever "$W3" 1024 512 || fail "worker3 gave no weight: $(grep Lever "$tmp/controller.log")"
 grep -q "Lever: VM $W2 (another tenant's)" "$tmp/controller.log" ||
 	fail "worker2 is not named another tenant's: $(grep Lever "$tmp/controller.log")"
+
+# ---- cancelled, job 2 is late no more: the weights go back ----
+ctl_call CancelJob t 2 >/dev/null || fail "CancelJob 2"
+poll lever "$W1" 2048 1024 || fail "worker1 kept its weight: $(grep Lever "$tmp/controller.log")"
+lever "$W2" 512 1024 || fail "worker2 did not get its weight back: $(grep Lever "$tmp/controller.log")"
+lever "$W3" 512 1024 || fail "worker3 did not get its weight back: $(grep Lever "$tmp/controller.log")"
 # The test driver reports no weight: none is sent.
 ! grep -q "cpu-weight" "$tmp/agent.log" || fail "a weight reached the agent: $(grep cpu-weight "$tmp/agent.log")"
 
