@@ -9,10 +9,9 @@
 # late, and the controller's weight targets reach libvirt: the tracker's
 # guest's cpu_shares rise to 2048 (its one vCPU entitled to the whole CPU)
 # and the tenant's fall to the agent's min-cpu-weight, 128 (the lever asks
-# less; the agent's limits hold it). libvirt's test driver stores no CPU
-# weight, so controller-lever.sh cannot show this. Not checked yet: the
-# weights given back once the job is cancelled, which did not reach
-# libvirt in the first runs here (both stayed at 2048 and 128).
+# less; the agent's limits hold it). Cancelled, the job no longer runs
+# late, and both go back to 1024. libvirt's test driver stores no CPU
+# weight, so controller-lever.sh cannot show this.
 # flexslot-test: vm
 set -eu
 
@@ -121,4 +120,8 @@ vm_track $! flexslot-tracker-client
 vm_poll 60 shares_are 2048 128 ||
 	fail "the lever's weights did not reach libvirt: $(shares_of flexslot-vm-lever-w) $(shares_of flexslot-vm-lever-t); $(grep 'Lever\|cpu-weight' "$vm_state/controller.log" "$vm_state/agent.log" | tail -n 8)"
 echo "late: the tracker's guest at 2048, the tenant's at 128"
+
+ctl_call CancelJob t 2 >/dev/null || fail "CancelJob 2"
+vm_poll 60 shares_are 1024 1024 ||
+	fail "the weights did not come back: $(shares_of flexslot-vm-lever-w) $(shares_of flexslot-vm-lever-t); $(grep 'Lever\|cpu-weight' "$vm_state/controller.log" "$vm_state/agent.log" | tail -n 8)"
 echo PASS
