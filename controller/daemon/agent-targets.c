@@ -90,31 +90,40 @@ static void text_append(char *buf, size_t size, const char *s) {
         buf[used + n] = '\0';
 }
 
-/* What a target came to, for the log and ListVms. */
-static void target_record(TargetCall *t, sd_bus_message *m) {
-        AgentVm *vm = agents_link_vm(t->link, t->uuid);
-        char text[VERDICT_TEXT_MAX] = "", one[VERDICT_TEXT_MAX];
+/* The agent's answer m to a target of vm (NULL: none listed) in text;
+ * whether it took every part. */
+static bool target_verdicts(sd_bus_message *m, AgentVm *vm, char *text, size_t size) {
+        char one[VERDICT_TEXT_MAX];
         bool all_ok = true;
         int r;
 
+        text[0] = '\0';
         if (sd_bus_message_is_method_error(m, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(m);
 
-                snprintf(text, sizeof(text), "%s: %s", e->name, e->message ? e->message : "");
-                all_ok = false;
-        } else {
-                r = sd_bus_message_enter_container(m, 'a', "{" AGENT1_VERDICT_FIELDS "}");
-                while (r >= 0 && (r = read_verdict(m, vm, one, sizeof(one))) > 0) {
-                        text_append(text, sizeof(text), text[0] ? "; " : "");
-                        text_append(text, sizeof(text), one);
-                        all_ok = all_ok && r == 1;
-                }
-                if (r < 0) {
-                        snprintf(text, sizeof(text), "unreadable answer: %s", strerror(-r));
-                        all_ok = false;
-                }
-                (void)sd_bus_message_rewind(m, true);
+                snprintf(text, size, "%s: %s", e->name, e->message ? e->message : "");
+                return false;
         }
+        r = sd_bus_message_enter_container(m, 'a', "{" AGENT1_VERDICT_FIELDS "}");
+        while (r >= 0 && (r = read_verdict(m, vm, one, sizeof(one))) > 0) {
+                text_append(text, size, text[0] ? "; " : "");
+                text_append(text, size, one);
+                all_ok = all_ok && r == 1;
+        }
+        if (r < 0) {
+                snprintf(text, size, "unreadable answer: %s", strerror(-r));
+                all_ok = false;
+        }
+        (void)sd_bus_message_rewind(m, true);
+        return all_ok;
+}
+
+/* What a target came to, for the log and ListVms. */
+static void target_record(TargetCall *t, sd_bus_message *m) {
+        AgentVm *vm = agents_link_vm(t->link, t->uuid);
+        char text[VERDICT_TEXT_MAX];
+        bool all_ok = target_verdicts(m, vm, text, sizeof(text));
+
         if (all_ok)
                 log_info("VM %s on agent %s: %s", t->uuid, t->link->host->name, text);
         else
@@ -155,11 +164,9 @@ static int on_target(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         return 0;
 }
 
-static int target_send(AgentLink *l, const char *uuid, const AgentTarget *target,
-                       sd_bus_message *request) {
+static int target_message(AgentLink *l, const char *uuid, const AgentTarget *target,
+                          sd_bus_message **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-        TargetCall *t;
         int r;
 
         r = sd_bus_message_new_method_call(l->bus, &m, AGENT1_BUS_NAME, AGENT1_OBJECT_PATH,
@@ -178,6 +185,20 @@ static int target_send(AgentLink *l, const char *uuid, const AgentTarget *target
                 r = agent1_target_entry_append(m, AGENT1_MEMORY, (double)target->memory);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+static int target_send(AgentLink *l, const char *uuid, const AgentTarget *target,
+                       sd_bus_message *request) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        TargetCall *t;
+        int r;
+
+        r = target_message(l, uuid, target, &m);
         if (r < 0)
                 return r;
         t = calloc(1, sizeof(*t));
@@ -230,6 +251,53 @@ void agents_apply_targets(Agents *a) {
                 }
                 vm->pending = true;
                 vm->sent++;
+        }
+}
+
+/* The weight before the lever back to one VM, waited for. A VM left with
+ * the lever's weight is logged as a warning with the weight to give it:
+ * nothing will ask again. */
+static void give_back_weight(Agents *a, uint32_t index, const ClusterLever *lever) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        const ClusterVmState *state = NULL;
+        const char *uuid = cluster_vm_of(a->cluster, index, &state);
+        char text[VERDICT_TEXT_MAX];
+        AgentLink *l;
+        AgentVm *vm;
+        int r;
+
+        if (state->host == 0)
+                return;
+        l = &a->links[state->host - 1];
+        vm = agents_link_vm(l, uuid);
+        /* Where the agent reports no weight, none was sent. */
+        if (!vm || !(vm->valid & AGENT1_METRIC_CPU_WEIGHT))
+                return;
+        r = l->bus ? target_message(l, uuid, &(AgentTarget){ .cpu_weight = lever->before }, &m)
+                   : -ENOTCONN;
+        if (r >= 0)
+                r = sd_bus_call(l->bus, m, a->call_timeout, &error, &reply);
+        if (r < 0)
+                snprintf(text, sizeof(text), "%s", error.message ? error.message : strerror(-r));
+        if (r >= 0 && target_verdicts(reply, vm, text, sizeof(text)))
+                log_info("Lever: VM %s CPU weight given back as the controller stops, through "
+                         "agent %s: %s",
+                         uuid, l->host->name, text);
+        else
+                log_warning("Lever: VM %s keeps the CPU weight the lever asked (%u), not given "
+                            "back %u as the controller stops, through agent %s: %s",
+                            uuid, lever->asked, lever->before, l->host->name, text);
+}
+
+void agents_give_back_weights(Agents *a) {
+        Cluster *cl = a->cluster;
+
+        for (uint32_t i = 0; i < cl->n_nodes + cl->n_tenants; i++) {
+                const ClusterLever *lever = cluster_vm_lever(cl, i);
+
+                if (lever->asked != 0 && lever->asked != lever->before)
+                        give_back_weight(a, i, lever);
         }
 }
 

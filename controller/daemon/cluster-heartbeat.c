@@ -557,23 +557,20 @@ static void record_loop_notes(Cluster *c, const Snapshot *s, usec_t now) {
                 const LeverNote *l = &d->levers[i];
                 const ClusterVmState *state;
                 const char *uuid = cluster_vm_of(c, l->vm, &state);
-                bool tracker = l->vm < c->n_nodes;
-                unsigned *last;
+                ClusterLever *lever = cluster_vm_lever(c, l->vm);
                 char why[64] = "";
 
-                if (!uuid)
+                if (!uuid || lever->asked == l->cpu_weight)
                         continue;
-                last = tracker ? &c->nodes[l->vm].lever_weight
-                               : &c->tenants[l->vm - c->n_nodes].lever_weight;
-                if (*last == l->cpu_weight)
-                        continue;
+                if (lever->asked == 0)
+                        lever->before = s->vms[l->vm].cpu_weight;
                 if (l->job != NO_INDEX)
                         snprintf(why, sizeof(why), " for job %" PRIu64 ", forecast late",
                                  s->jobs[l->job].id);
                 log_info("Lever: VM %s (%s) CPU weight %u -> %u%s", uuid,
-                         tracker ? "a tracker's" : "another tenant's",
-                         *last ? *last : s->vms[l->vm].cpu_weight, l->cpu_weight, why);
-                *last = l->cpu_weight;
+                         l->vm < c->n_nodes ? "a tracker's" : "another tenant's",
+                         lever->asked ? lever->asked : lever->before, l->cpu_weight, why);
+                lever->asked = l->cpu_weight;
         }
 }
 

@@ -150,7 +150,7 @@ int cluster_set_tenants(Cluster *c, const ClusterTenantVm *vms, size_t n) {
                                 seen = &c->tenants[i];
                 next[k] = vms[k];
                 next[k].id = seen ? seen->id : CLUSTER_TENANT_VM_ID_BASE + c->next_tenant++;
-                next[k].lever_weight = seen ? seen->lever_weight : 0;
+                next[k].lever = seen ? seen->lever : (ClusterLever){ 0 };
         }
         free(c->tenants);
         c->tenants = next;
@@ -171,6 +171,14 @@ const char *cluster_vm_of(const Cluster *c, uint32_t vm, const ClusterVmState **
                 *ret_state = &c->tenants[vm - c->n_nodes].vm;
                 return c->tenants[vm - c->n_nodes].uuid;
         }
+        return NULL;
+}
+
+ClusterLever *cluster_vm_lever(Cluster *c, uint32_t vm) {
+        if (vm < c->n_nodes)
+                return &c->nodes[vm].lever;
+        if (vm - c->n_nodes < c->n_tenants)
+                return &c->tenants[vm - c->n_nodes].lever;
         return NULL;
 }
 

@@ -115,6 +115,13 @@ typedef struct ClusterVmState {
         usec_t steal_at; /* realtime */
 } ClusterVmState;
 
+/* What the one loop's lever asked of a VM's CPU weight: what it last
+ * asked (0: never), and the weight the VM had before its first change,
+ * which a controller that stops gives back (agents_give_back_weights). */
+typedef struct ClusterLever {
+        unsigned asked, before;
+} ClusterLever;
+
 /* A VM that an agent of [agents] hosts runs and no tracker registered for
  * (by UUID, or by the name a YARN node was matched to): another tenant's,
  * a co-running cluster's or a best-effort service's. The policy step's
@@ -124,8 +131,8 @@ typedef struct ClusterVmState {
 typedef struct ClusterTenantVm {
         uint64_t id; /* its Vm.id while the agents report it */
         char uuid[37];
-        ClusterVmState vm;     /* host > 0: the agent that reports it */
-        unsigned lever_weight; /* the CPU weight the lever last asked of it; 0: none */
+        ClusterVmState vm; /* host > 0: the agent that reports it */
+        ClusterLever lever;
 } ClusterTenantVm;
 
 /* Tenants' Vm.ids are numbered apart from the trackers' (their node ids),
@@ -195,7 +202,7 @@ typedef struct ClusterNode {
         double steal, iowait;
         unsigned running[_SLOT_TYPE_MAX];
         ClusterVmState vm;
-        unsigned lever_weight; /* the CPU weight the lever last asked of its VM; 0: none */
+        ClusterLever lever; /* of its VM */
         ClusterGuest guest;
         /* Decisions for this tracker that wait for its next heartbeat: the
          * attempts to stop, each with why (a static string), which the
@@ -377,6 +384,8 @@ int cluster_set_tenants(Cluster *c, const ClusterTenantVm *vms, size_t n);
 /* The VM of a snapshot's index (a VM target's), its UUID and the state its
  * agent reported (host 0: no agent reports it); NULL out of range. */
 const char *cluster_vm_of(const Cluster *c, uint32_t vm, const ClusterVmState **ret_state);
+/* What the lever asked of the VM of a snapshot's index; NULL out of range. */
+ClusterLever *cluster_vm_lever(Cluster *c, uint32_t vm);
 
 /* Marks trackers silent for longer than timeout lost; their running tasks
  * are pending again, their attempts recorded lost at now (realtime). So are

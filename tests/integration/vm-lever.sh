@@ -10,8 +10,11 @@
 # guest's cpu_shares rise to 2048 (its one vCPU entitled to the whole CPU)
 # and the tenant's fall to the agent's min-cpu-weight, 128 (the lever asks
 # less; the agent's limits hold it). Cancelled, the job no longer runs
-# late, and both go back to 1024. libvirt's test driver stores no CPU
-# weight, so controller-lever.sh cannot show this.
+# late, and both go back to 1024 (asked until the agent's min-interval,
+# here 2 s, lets them). A third job, late as well, takes the weights
+# again; the controller stopped (SIGTERM), it gives both back before it
+# exits. libvirt's test driver stores no CPU weight, so
+# controller-lever.sh cannot show this.
 # flexslot-test: vm
 set -eu
 
@@ -53,6 +56,8 @@ vm_agent_start "$build/bin/flexslot-agentd" 500ms <<EOF || fail "the agent did n
 [host]
 cpus = 1
 memory = 4G
+[limits]
+min-interval = 2s
 EOF
 address=$VM_BUS_ADDRESS
 bus() { busctl --address="$address" "$@"; }
@@ -86,7 +91,8 @@ slo_lever = yes
 EOF
 "$build/bin/flexslot-controllerd" --config "$vm_state/controller.ini" --address "$address" \
 	>"$vm_state/controller.log" 2>&1 9>&- &
-vm_track $! flexslot-controllerd
+controller=$!
+vm_track "$controller" flexslot-controllerd
 vm_poll 20 bus status org.flexslot.Controller1 >/dev/null 2>&1 ||
 	fail "the controller did not start: $(cat "$vm_state/controller.log")"
 tracker() {
@@ -124,4 +130,19 @@ echo "late: the tracker's guest at 2048, the tenant's at 128"
 ctl_call CancelJob t 2 >/dev/null || fail "CancelJob 2"
 vm_poll 60 shares_are 1024 1024 ||
 	fail "the weights did not come back: $(shares_of flexslot-vm-lever-w) $(shares_of flexslot-vm-lever-t); $(grep 'Lever\|cpu-weight' "$vm_state/controller.log" "$vm_state/agent.log" | tail -n 8)"
+echo "cancelled: both back at 1024"
+
+deadline=$(($(date +%s%N) / 1000 + 2000000))
+[ "$(ctl_call SubmitJob ssssasutsss wordcount "" "" "" 2 in/a in/b 1 "$deadline" default root wc)" = "t 3" ] ||
+	fail "the third job is not job 3"
+vm_poll 60 shares_are 2048 128 ||
+	fail "job 3's weights did not reach libvirt: $(shares_of flexslot-vm-lever-w) $(shares_of flexslot-vm-lever-t)"
+# The agent's min-interval since those changes, within which it would
+# refuse the give-back (the controller then warns of each VM it leaves).
+sleep 3
+kill -TERM "$controller"
+wait "$controller" || fail "the controller failed as it stopped: $(tail -n 5 "$vm_state/controller.log")"
+shares_are 1024 1024 ||
+	fail "the stopped controller left the weights: $(shares_of flexslot-vm-lever-w) $(shares_of flexslot-vm-lever-t); $(grep 'Lever\|on agent' "$vm_state/controller.log" | tail -n 4)"
+echo "stopped: both back at 1024"
 echo PASS
