@@ -258,6 +258,8 @@ help:
 	@echo "make demo-yarn  the controller driving a real YARN (Hadoop's mini cluster)"
 	@echo "make vmexp      the real-guest experiment, arms A-F against the prediction (root;"
 	@echo "                1.5-3 h; make vmexp-quick: a few minutes)"
+	@echo "make slo-live   the one loop against ARIA alone on real guests beside a tenant's"
+	@echo "                busy guest (root; make slo-live-quick: a few minutes)"
 	@echo "make bench      run the benchmarks"
 	@echo "make lint       the floors (tools/layers.sh), cppcheck and clang-tidy: findings and a verdict"
 	@echo "make fuzz       the libFuzzer targets, each for FUZZ_SECONDS (default 60)"

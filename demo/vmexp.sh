@@ -119,18 +119,9 @@ vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
 . "$vm_dir/cluster.sh"
 # shellcheck source=tests/lib/dataset.sh
 . "$src/tests/lib/dataset.sh"
-pool_cg=""
 on_exit() {
-	# The pool's quota back as it was.
-	if [ -n "$pool_cg" ] && [ -f "$vm_state/pool.quota" ]; then
-		cat "$vm_state/pool.quota" >"$pool_cg/cpu.cfs_quota_us" 2>/dev/null || true
-	fi
-	if [ -n "$pool_cg" ] && [ -f "$vm_state/pool.period" ]; then
-		cat "$vm_state/pool.period" >"$pool_cg/cpu.cfs_period_us" 2>/dev/null || true
-	fi
-	if [ -n "$pool_cg" ] && [ -f "$vm_state/pool.shares" ]; then
-		cat "$vm_state/pool.shares" >"$pool_cg/cpu.shares" 2>/dev/null || true
-	fi
+	# The pool's quota and weight back as they were.
+	vmc_partition_restore
 	[ -z "${KEEP_TMP:-}" ] || echo "consoles, logs and data: $vm_state"
 }
 vmc_traps on_exit
@@ -216,32 +207,20 @@ vmc_controller_start boot "slot-manager = static" || cannot "the controller did 
 for g in $guests; do
 	vmc_guest_start "$g" "$vcpus" 2 384 2 1 96M || cannot "cannot create $g"
 done
-# The guests' partition: under cgroup v1 it competes with each process of
-# the root cgroup as one of them (cpu.shares 1024), so on a machine where
-# other work keeps 20 processes busy the four guests together got 6-8 % of a
-# CPU each and did not boot in minutes. Its weight becomes what its 8 vCPUs
-# would have as processes of their own, and its quota the pool; both are
-# put back on exit.
-qpid=$(vm_qemu_pid fs-x1)
-part=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ { split($3, p, "/"); print p[2]; exit }' "/proc/$qpid/cgroup")
-pool_cg=/sys/fs/cgroup/cpu/$part
-if [ -z "$part" ] || [ ! -f "$pool_cg/cpu.cfs_quota_us" ]; then
-	pool_cg=""
-	cannot "cannot find the guests' cpu cgroup partition (cgroup v1 cpu controller)"
-fi
-cat "$pool_cg/cpu.cfs_quota_us" >"$vm_state/pool.quota"
-cat "$pool_cg/cpu.cfs_period_us" >"$vm_state/pool.period"
-cat "$pool_cg/cpu.shares" >"$vm_state/pool.shares"
-echo 8192 >"$pool_cg/cpu.shares"
+# The guests' partition: on a machine where other work keeps 20 processes
+# busy the four guests together got 6-8 % of a CPU each and did not boot in
+# minutes (vmc_partition_take). Its weight becomes what its 8 vCPUs would
+# have as processes of their own, and its quota the pool; both are put back
+# on exit.
+vmc_partition_take "$(vm_qemu_pid fs-x1)" 8192 || cannot "cannot weigh the guests' partition"
 # shellcheck disable=SC2086 # the names
 vmc_wait_registered 600 $guests || cannot "the trackers did not register"
 vmc_controller_stop
 echo "   registered in $(secs "$VMC_REGISTER_MS") s, each by its domain's UUID"
 
 # The pool: a quota of 1.6 CPUs on the partition that holds every guest.
-echo 100000 >"$pool_cg/cpu.cfs_period_us"
-awk -v p="$pool" 'BEGIN { printf "%d\n", p * 100000 }' >"$pool_cg/cpu.cfs_quota_us"
-echo "== pool: $pool CPUs for the guests (cfs quota on $pool_cg, cpu.shares 8192)"
+vmc_partition_quota "$pool"
+echo "== pool: $pool CPUs for the guests (cfs quota on $VMC_PARTITION, cpu.shares 8192)"
 
 # A guest's UUID, for reading ListVms (run_arm creates the guests anew).
 uuid_of() { eval "echo \$uuid_${1#fs-}"; }

@@ -44,9 +44,13 @@
  * tracker, tracker-estimate or none), steal, vCPUs, memory, targets sent
  * (a control cycle's or ResizeVm's), taken by the agent, refused or
  * failed, what the agent said of the last one, the CPUs and memory its
- * tracker sees in the guest (0: not reported), and whether the VM shows
- * the last vCPU and memory target its agent applied (pending, reached,
+ * tracker sees in the guest (0: not reported), whether the VM shows the
+ * last vCPU and memory target its agent applied (pending, reached,
  * unreached: agent1.h's fields 15 and 16; "": none, or an agent that does
- * not say); a vCPU target is unreached too while the tracker reports fewer
- * CPUs online in the guest than the VM has. */
-#define CONTROLLER1_VM_TYPE "(tsssbsdutuuusutss)"
+ * not say; a vCPU target is unreached too while the tracker reports fewer
+ * CPUs online in the guest than the VM has), its role ("tracker": a
+ * tracker runs in it; "tenant": another tenant's VM on an agent's host,
+ * best effort to the policy, whose CPU weight the one loop's lever may
+ * take for this cluster's deadlines; "none": a domain that does not run),
+ * and its CPU weight as its agent last reported it (0: not reported). */
+#define CONTROLLER1_VM_TYPE "(tsssbsdutuuusutsssu)"

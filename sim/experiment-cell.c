@@ -125,7 +125,8 @@ int cell_open(const Experiment *e, const Variant *v, const char *benchmark, int6
                 fprintf(stderr, "flexslot-sim: %s\n", err);
                 return 2;
         }
-        r = workload_load(c->sc.workload_file, &c->wl, err, sizeof(err));
+        r = v->workload_text ? workload_parse(v->label, v->workload_text, &c->wl, err, sizeof(err))
+                             : workload_load(c->sc.workload_file, &c->wl, err, sizeof(err));
         if (r < 0) {
                 fprintf(stderr, "flexslot-sim: %s\n", err);
                 cell_close(c);

@@ -14,7 +14,14 @@
  * mean T_J apart (an assumption: about one job's load at a time, where
  * ARIA's Table 3 holds arrivals below a load threshold of about 100 %); the
  * tenant's jobs come at the same times. The tenant alone on the hosts
- * gives the time its slowdown is against. */
+ * gives the time its slowdown is against.
+ *
+ * slo-interference-w2 runs the same arms on ARIA's W2 (the Yahoo! workload,
+ * section 7.2 and Table 2): each job's counts a draw of the M45 study's
+ * distributions at a tenth of their size (a twentieth with --quick), as W1's
+ * jobs here run a tenth of their input, and its task times the paper's
+ * distributions; each job its own benchmark of a workload file written for
+ * the seed. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -36,6 +43,22 @@ static const char *const si_benchmarks[] = {
 #define SI_JOBS_QUICK 5
 /* --quick: half the scenario's input per job. */
 #define SI_QUICK_SCALE "workload.scale=0.05"
+/* The kinds of job a seed may draw: W1's benchmarks, or W2's jobs, each
+ * its own. */
+#define SI_KINDS (SI_BENCHMARKS > SI_JOBS ? SI_BENCHMARKS : SI_JOBS)
+
+/* W2's jobs: their counts at this share of the M45 study's (half with
+ * --quick), each job at that size exactly (its runs at scale 1). */
+#define SI_W2_SHARE 0.1
+#define SI_W2_SCALE "workload.scale=1"
+/* A W2 map reads one 64 MiB split, the scenario's block; its output is
+ * its input, so that a reduce's CPU per MiB of the workload file's range
+ * gives it its N(300, 30) s whatever its share of the maps' output. */
+#define SI_W2_BLOCK_MB 64.0
+#define SI_W2_HEADER                                                                        \
+        "name,input_gb,map_cpu_s_per_mb,map_output_ratio,reduce_cpu_s_per_mb,output_ratio," \
+        "reduces,small_frac,large_frac,large_max_blocks,expensive_frac,expensive_cpu,"      \
+        "expensive_output\n"
 
 #define ARIA "policy.scheduler=aria"
 #define FLEXSLOT "policy.slot_manager=flexslot"
@@ -173,13 +196,14 @@ static void si_errors(const SiRecords *r, const SimResults *res, SiArmResult *re
 /* ---- runs ---- */
 
 /* One run of the scenario under sets (NULL-ended) with jobs (a list, also
- * the tenant's), each job's stored profile from profiles (NULL: none),
- * recording forecasts into rec (NULL: none). Returns an exit status. */
+ * the tenant's) of workload (a workload file's text; NULL: the scenario's),
+ * each job's stored profile from profiles (NULL: none), recording forecasts
+ * into rec (NULL: none). Returns an exit status. */
 static int si_run(const Experiment *e, const ExperimentOptions *opt, const char *label,
-                  const char *const *sets, const char *jobs, int64_t seed,
+                  const char *const *sets, const char *workload, const char *jobs, int64_t seed,
                   const JobProfile *const *profiles, size_t n_jobs, SiRecords *rec,
                   const SimResults **ret, CellRun *c) {
-        Variant v = { .label = label, .cloud = CLOUD_SCENARIO };
+        Variant v = { .label = label, .cloud = CLOUD_SCENARIO, .workload_text = workload };
         ExperimentOptions o = *opt;
         int status, r;
 
@@ -215,46 +239,93 @@ static double si_uniform(unsigned short xsubi[3]) {
 }
 
 typedef struct SiSetup {
-        size_t n; /* jobs */
-        size_t bench[SI_JOBS];
+        size_t n;             /* jobs */
+        size_t kind[SI_JOBS]; /* each job's, an index into name, solo and profile */
+        const char *name[SI_KINDS];
         char jobs[SI_JOBS * 24];
-        double solo[SI_BENCHMARKS]; /* T_J; 0: not drawn */
-        JobProfile profile[SI_BENCHMARKS];
+        double solo[SI_KINDS]; /* T_J; 0: not drawn */
+        JobProfile profile[SI_KINDS];
         const JobProfile *profiles[SI_JOBS];
         char gap[64], deadlines[SI_JOBS * 16 + 32];
         double deadline[SI_JOBS]; /* s after submission */
         double tenant_alone;      /* the tenant's mean job time alone */
+        /* W2: the seed's jobs as a workload file, and their names. */
+        const char *workload; /* NULL: the scenario's (W1) */
+        const char *scale;    /* the runs' workload.scale; NULL: the scenario's */
+        char w2_names[SI_JOBS][24];
+        char w2_text[sizeof(SI_W2_HEADER) + SI_JOBS * 160];
 } SiSetup;
 
-/* The seed's jobs, their T_J and profiles alone, their deadlines and
- * arrivals, and the tenant alone. Returns an exit status. */
-static int si_setup(const Experiment *e, const ExperimentOptions *opt, int64_t seed, SiSetup *st) {
-        const char *quick = opt->quick ? SI_QUICK_SCALE : NULL;
+/* W1 (ARIA 7.2's testbed workload, here the PUMA benchmarks): job k a
+ * benchmark picked at random. */
+static void si_draw_w1(unsigned short xsubi[3], SiSetup *st) {
+        size_t benchmarks = SI_BENCHMARKS;
+
+        for (size_t b = 0; b < benchmarks; b++)
+                st->name[b] = si_benchmarks[b];
+        for (size_t k = 0; k < st->n; k++)
+                st->kind[k] = (size_t)(si_uniform(xsubi) * (double)benchmarks) % benchmarks;
+}
+
+/* W2: job k its own benchmark w2-k, its counts and task times drawn. */
+static void si_draw_w2(unsigned short xsubi[3], double share, SiSetup *st) {
+        size_t at = (size_t)snprintf(st->w2_text, sizeof(st->w2_text), "%s", SI_W2_HEADER);
+
+        for (size_t k = 0; k < st->n; k++) {
+                unsigned maps, reduces;
+                double map_s, reduce_s;
+
+                aria_w2_counts(xsubi, &maps, &reduces);
+                maps = (unsigned)MAX(1L, lround(maps * share));
+                reduces = (unsigned)MAX(1L, lround(reduces * share));
+                map_s = experiment_normal(xsubi, W2_MAP_MEAN, W2_MAP_SD, 1);
+                reduce_s = experiment_normal(xsubi, W2_REDUCE_MEAN, W2_REDUCE_SD, 1);
+                snprintf(st->w2_names[k], sizeof(st->w2_names[k]), "w2-%zu", k + 1);
+                st->name[k] = st->w2_names[k];
+                st->kind[k] = k;
+                /* Each reduce's input is maps / reduces blocks. */
+                at += (size_t)snprintf(st->w2_text + at, sizeof(st->w2_text) - at,
+                                       "%s,%.6f,%.6f,1,%.6f,0.1,%u,0,0,1,0,1,1\n", st->name[k],
+                                       maps * SI_W2_BLOCK_MB / 1024, map_s / SI_W2_BLOCK_MB,
+                                       reduce_s * reduces / (maps * SI_W2_BLOCK_MB), reduces);
+        }
+        st->workload = st->w2_text;
+}
+
+/* The seed's jobs of workload, their T_J and profiles alone, their
+ * deadlines and arrivals, and the tenant alone. Returns an exit status. */
+static int si_setup(const Experiment *e, const ExperimentOptions *opt, SiWorkload workload,
+                    int64_t seed, SiSetup *st) {
         unsigned short xsubi[3] = { 0x5107, (unsigned short)seed,
                                     (unsigned short)((uint64_t)seed >> 16) };
         double mean = 0;
-        size_t at = 0, benchmarks = SI_BENCHMARKS;
+        size_t at = 0;
 
         *st = (SiSetup){ .n = opt->quick ? SI_JOBS_QUICK : SI_JOBS };
-        for (size_t k = 0; k < st->n; k++) {
-                st->bench[k] = (size_t)(si_uniform(xsubi) * (double)benchmarks) % benchmarks;
-                at += (size_t)snprintf(st->jobs + at, sizeof(st->jobs) - at, "%s%s", k ? "," : "",
-                                       si_benchmarks[st->bench[k]]);
+        if (workload == SI_W2) {
+                si_draw_w2(xsubi, opt->quick ? SI_W2_SHARE / 2 : SI_W2_SHARE, st);
+                st->scale = SI_W2_SCALE;
+        } else {
+                si_draw_w1(xsubi, st);
+                st->scale = opt->quick ? SI_QUICK_SCALE : NULL;
         }
+        for (size_t k = 0; k < st->n; k++)
+                at += (size_t)snprintf(st->jobs + at, sizeof(st->jobs) - at, "%s%s", k ? "," : "",
+                                       st->name[st->kind[k]]);
         /* T_J: each benchmark alone with the whole cluster, FIFO, no
          * tenant (ARIA 7.2); its tasks' profile is what every arm gets. */
         for (size_t k = 0; k < st->n; k++) {
                 const char *sets[] = { "interference.enabled=no", "policy.scheduler=fifo", STATIC,
-                                       quick, NULL };
-                size_t b = st->bench[k];
+                                       st->scale, NULL };
+                size_t b = st->kind[k];
                 const SimResults *res;
                 CellRun c;
                 int status;
 
                 if (st->solo[b] > 0)
                         continue;
-                status = si_run(e, opt, "solo", sets, si_benchmarks[b], seed, NULL, 0, NULL, &res,
-                                &c);
+                status = si_run(e, opt, "solo", sets, st->workload, st->name[b], seed, NULL, 0,
+                                NULL, &res, &c);
                 if (status != 0)
                         return status;
                 st->solo[b] = res->jobs[0].finished - res->jobs[0].submitted;
@@ -263,7 +334,7 @@ static int si_setup(const Experiment *e, const ExperimentOptions *opt, int64_t s
         }
         at = (size_t)snprintf(st->deadlines, sizeof(st->deadlines), "workload.deadlines=");
         for (size_t k = 0; k < st->n; k++) {
-                size_t b = st->bench[k];
+                size_t b = st->kind[k];
 
                 mean += st->solo[b] / (double)st->n;
                 st->deadline[k] = st->solo[b] * (1 + 2 * si_uniform(xsubi));
@@ -278,12 +349,12 @@ static int si_setup(const Experiment *e, const ExperimentOptions *opt, int64_t s
                                        "policy.scheduler=fifo",
                                        STATIC,
                                        st->gap,
-                                       quick,
+                                       st->scale,
                                        NULL };
                 const SimResults *res;
                 CellRun c;
-                int status =
-                        si_run(e, opt, "tenant", sets, st->jobs, seed, NULL, 0, NULL, &res, &c);
+                int status = si_run(e, opt, "tenant", sets, st->workload, st->jobs, seed, NULL, 0,
+                                    NULL, &res, &c);
 
                 if (status != 0)
                         return status;
@@ -296,14 +367,14 @@ static int si_setup(const Experiment *e, const ExperimentOptions *opt, int64_t s
         return 0;
 }
 
-int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, int64_t seed,
-                          SiSeedResult *ret) {
+int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, SiWorkload workload,
+                          int64_t seed, SiSeedResult *ret) {
         _cleanup_free_ SiSetup *st = malloc(sizeof(*st));
         int status;
 
         if (!st)
                 return 1;
-        status = si_setup(e, opt, seed, st);
+        status = si_setup(e, opt, workload, seed, st);
         if (status != 0)
                 return status;
         *ret = (SiSeedResult){ .jobs = st->n };
@@ -317,10 +388,10 @@ int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, int
 
                 for (size_t i = 0; si_arms[a].sets[i]; i++)
                         sets[n++] = si_arms[a].sets[i];
-                if (opt->quick)
-                        sets[n++] = SI_QUICK_SCALE;
-                status = si_run(e, opt, si_arms[a].label, sets, st->jobs, seed, st->profiles, st->n,
-                                &rec, &res, &c);
+                if (st->scale)
+                        sets[n++] = st->scale;
+                status = si_run(e, opt, si_arms[a].label, sets, st->workload, st->jobs, seed,
+                                st->profiles, st->n, &rec, &res, &c);
                 if (status != 0) {
                         free(rec.rec);
                         return status;
@@ -329,7 +400,7 @@ int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, int
                         const JobResult *jr = &res->jobs[j];
                         double late = jr->finished - jr->deadline;
                         size_t factor =
-                                (size_t)CLAMP((st->deadline[j] / st->solo[st->bench[j]] - 1) / 0.5,
+                                (size_t)CLAMP((st->deadline[j] / st->solo[st->kind[j]] - 1) / 0.5,
                                               0.0, (double)(SI_FACTORS - 1));
 
                         if (jr->deadline == 0)
@@ -410,7 +481,25 @@ static void si_forecasts_print(const SiSeedResult *res, size_t seeds, SiArm a) {
         }
 }
 
-int slo_interference_run(const Experiment *e, const ExperimentOptions *opt) {
+/* Per seed, whether the one loop missed fewer deadlines than every other
+ * arm, and the arms that missed as few or fewer where it did not. */
+static void si_verdicts_print(const SiSeedResult *res, size_t seeds, int64_t first) {
+        printf("Per seed, the one loop against every other arm:");
+        for (size_t k = 0; k < seeds; k++) {
+                bool best = true;
+
+                printf(" %" PRId64 ":", first + (int64_t)k);
+                for (SiArm o = 0; o < SI_ARMS; o++)
+                        if (o != SI_LOOP && res[k].arm[o].missed <= res[k].arm[SI_LOOP].missed) {
+                                printf("%s%s", best ? " not fewer than " : ", ", si_arms[o].label);
+                                best = false;
+                        }
+                printf("%s", best ? " fewer than all;" : ";");
+        }
+        printf("\n");
+}
+
+static int si_report(const Experiment *e, const ExperimentOptions *opt, SiWorkload workload) {
         size_t seeds = experiment_seeds(opt);
         int64_t first = experiment_first_seed(opt);
         _cleanup_free_ SiSeedResult *res = calloc(seeds, sizeof(*res));
@@ -419,7 +508,7 @@ int slo_interference_run(const Experiment *e, const ExperimentOptions *opt) {
         if (!res)
                 return 1;
         for (size_t k = 0; k < seeds; k++) {
-                int status = slo_interference_seed(e, opt, first + (int64_t)k, &res[k]);
+                int status = slo_interference_seed(e, opt, workload, first + (int64_t)k, &res[k]);
 
                 if (status != 0)
                         return status;
@@ -499,6 +588,8 @@ int slo_interference_run(const Experiment *e, const ExperimentOptions *opt) {
                        2,
                si_spread(res, seeds, SI_LOOP, offsetof(SiArmResult, tenant_slowdown)).mean,
                si_spread(res, seeds, SI_LAYERED, offsetof(SiArmResult, tenant_slowdown)).mean);
+        if (workload == SI_W2)
+                si_verdicts_print(res, seeds, first);
         si_forecasts_print(res, seeds, SI_LAYERED);
         si_forecasts_print(res, seeds, SI_LOOP);
         printf("Note: %s\n", e->note);
@@ -508,4 +599,12 @@ int slo_interference_run(const Experiment *e, const ExperimentOptions *opt) {
                        si_spread(res, seeds, a, offsetof(SiArmResult, missed)).mean);
         printf("\n");
         return 0;
+}
+
+int slo_interference_run(const Experiment *e, const ExperimentOptions *opt) {
+        return si_report(e, opt, SI_W1);
+}
+
+int slo_interference_w2_run(const Experiment *e, const ExperimentOptions *opt) {
+        return si_report(e, opt, SI_W2);
 }

@@ -44,6 +44,9 @@ typedef struct Variant {
         usec_t locality_delay; /* 0: the scenario's */
         /* "section.key=value" applied after everything else (NULL-ended). */
         const char *sets[MAX_VARIANT_SETS];
+        /* A workload file's text the jobs come from instead of the
+         * scenario's file (an experiment's own draws); NULL: the file. */
+        const char *workload_text;
 } Variant;
 
 typedef struct Row {
@@ -209,6 +212,25 @@ typedef struct SloTable3Result {
         double load;    /* running tasks over all slots, % */
 } SloTable3Result;
 
+/* ARIA's W2 (the Yahoo! workload, section 7.2 and Table 2): each job's task
+ * counts from the M45 study, N(154, 558) maps and N(19, 145) reduces, and
+ * task times the paper chose, N(100, 20) s a map and N(300, 30) s a reduce
+ * (shuffle and sort included). At least one task and one second: an
+ * assumption the paper needs too. */
+#define W2_MAPS_MEAN 154
+#define W2_MAPS_SD 558
+#define W2_REDUCES_MEAN 19
+#define W2_REDUCES_SD 145
+#define W2_MAP_MEAN 100.0
+#define W2_MAP_SD 20.0
+#define W2_REDUCE_MEAN 300.0
+#define W2_REDUCE_SD 30.0
+
+/* One draw of a normal distribution (Box-Muller) from xsubi, at least lo. */
+double experiment_normal(unsigned short xsubi[3], double mean, double sd, double lo);
+/* One W2 job's map and reduce counts, from xsubi. */
+void aria_w2_counts(unsigned short xsubi[3], unsigned *ret_maps, unsigned *ret_reduces);
+
 int slo_table3_cell(const ExperimentOptions *opt, unsigned workload, size_t jobs, int64_t seed,
                     const char *scheduler, AriaBound bound, double threshold, SloTable3Result *ret);
 /* The one loop against the seed systems on the interfered cluster
@@ -253,12 +275,19 @@ typedef struct SiSeedResult {
         SiArmResult arm[SI_ARMS];
 } SiSeedResult;
 
+/* Its deadline jobs: ARIA's W1 (as the PUMA benchmarks) or W2. */
+typedef enum SiWorkload {
+        SI_W1,
+        SI_W2,
+} SiWorkload;
+
 const char *slo_interference_arm_name(SiArm arm);
-/* Every arm of one seed (e: slo-interference's entry); returns an exit
- * status. */
-int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, int64_t seed,
-                          SiSeedResult *ret);
+/* Every arm of one seed of workload (e: slo-interference's entry or its
+ * W2's); returns an exit status. */
+int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, SiWorkload workload,
+                          int64_t seed, SiSeedResult *ret);
 int slo_interference_run(const Experiment *e, const ExperimentOptions *opt);
+int slo_interference_w2_run(const Experiment *e, const ExperimentOptions *opt);
 
 /* Our VM allocator against the baselines and the bound (experiment-alloc.c). */
 int alloc_run(const Experiment *e, const ExperimentOptions *opt);

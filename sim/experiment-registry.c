@@ -307,6 +307,24 @@ static const Experiment experiments[] = {
                         "matter).",
         },
         {
+                .name = "slo-interference-w2",
+                .title = "The one loop: ARIA's W2 (Yahoo!) deadline jobs on FlexSlot's "
+                         "interfered cluster (Fig. 11's hosts under DRS, a best-effort tenant "
+                         "beside)",
+                .scenario = "slo-interference.ini",
+                .custom = slo_interference_w2_run,
+                .note = "each job W2's: its map and reduce counts drawn from the M45 study's "
+                        "N(154, 558) and N(19, 145) at a tenth (a twentieth with --quick, at "
+                        "least one each), its map and reduce times from N(100, 20) s and "
+                        "N(300, 30) s, one draw per job for all its tasks (the paper draws per "
+                        "task), a map's output its input; submitted one mean T_J apart, let in "
+                        "by ARIA's 100 % load threshold, deadlines uniform in [T_J, 3 T_J] from "
+                        "when they come, each job's stored profile its run alone; the tenant "
+                        "runs the same jobs at the submissions on stock Hadoop. The share of "
+                        "the counts, the per-job times, the arrivals and the tenant are "
+                        "assumptions.",
+        },
+        {
                 .name = "ras-exp1",
                 .title = "RAS Experiment 1 (Fig. 3): makespan of Table 1's 9 Gridmix jobs under "
                          "Fair with 1-8 map slots per tracker and under RAS, relaxed goals",

@@ -567,11 +567,16 @@ static const double t3_paper[][2][3] = {
         { { 0, 0, 23.52 }, { 0, 0, 28.47 } },
 };
 
-/* One draw of a normal distribution (Box-Muller), at least lo. */
-static double normal(unsigned short xsubi[3], double mean, double sd, double lo) {
+double experiment_normal(unsigned short xsubi[3], double mean, double sd, double lo) {
         double u = 1 - erand48(xsubi), v = erand48(xsubi);
 
         return fmax(lo, mean + sd * sqrt(-2 * log(u)) * cos(2 * M_PI * v));
+}
+
+void aria_w2_counts(unsigned short xsubi[3], unsigned *ret_maps, unsigned *ret_reduces) {
+        *ret_maps = (unsigned)lround(experiment_normal(xsubi, W2_MAPS_MEAN, W2_MAPS_SD, 1));
+        *ret_reduces =
+                (unsigned)lround(experiment_normal(xsubi, W2_REDUCES_MEAN, W2_REDUCES_SD, 1));
 }
 
 /* A workload's jobs with their task times, profiles and deadlines. */
@@ -604,15 +609,11 @@ static void t3_job(size_t w, unsigned short xsubi[3], double **next, ReplayJob *
                 for (unsigned i = 0; i < reduces; i++)
                         t[maps + i] = a->reduce_s;
         } else {
-                /* The M45 study's task counts; task times N(100, 20) and
-                 * N(300, 30), as the paper chose them. At least one task
-                 * and one second: an assumption the paper needs too. */
-                maps = (unsigned)lround(normal(xsubi, 154, 558, 1));
-                reduces = (unsigned)lround(normal(xsubi, 19, 145, 1));
+                aria_w2_counts(xsubi, &maps, &reduces);
                 for (unsigned i = 0; i < maps; i++)
-                        t[i] = normal(xsubi, 100, 20, 1);
+                        t[i] = experiment_normal(xsubi, W2_MAP_MEAN, W2_MAP_SD, 1);
                 for (unsigned i = 0; i < reduces; i++)
-                        t[maps + i] = normal(xsubi, 300, 30, 1);
+                        t[maps + i] = experiment_normal(xsubi, W2_REDUCE_MEAN, W2_REDUCE_SD, 1);
         }
         /* Table 2's reduce time is the whole task, shuffle and sort
          * included: no shuffle of its own. */
@@ -628,7 +629,8 @@ static void t3_job(size_t w, unsigned short xsubi[3], double **next, ReplayJob *
 }
 
 /* W2's counts can be large; room for the largest a draw can give. */
-#define T3_MAX_TASKS (2 * 1024 + 2 * (154 + 6 * 558) + 2 * (19 + 6 * 145))
+#define T3_MAX_TASKS \
+        (2 * 1024 + 2 * (W2_MAPS_MEAN + 6 * W2_MAPS_SD) + 2 * (W2_REDUCES_MEAN + 6 * W2_REDUCES_SD))
 
 static ReplayOptions t3_options(double threshold, AriaBound gate) {
         return (ReplayOptions){ .nodes = T3_WORKERS,

@@ -14,6 +14,7 @@
 #include "controller/daemon/agent-rate.h"
 #include "controller/daemon/agents-internal.h"
 #include "controller/daemon/cluster-heartbeat.h"
+#include "controller/daemon/cluster-snapshot.h"
 #include "controller/daemon/cluster.h"
 #include "controller/daemon/controllerd-config.h"
 #include "policy/layers/policies.h"
@@ -269,28 +270,51 @@ START_TEST(test_weight_dead_band) {
 }
 END_TEST
 
+/* A live model on a store of its own, under the flexslot VM allocator. */
+typedef struct Model {
+        char *dir;
+        Store *store;
+        Policy *policy;
+        Cluster *cluster;
+} Model;
+
+static void model_open(Model *m) {
+        _cleanup_(policy_config_done) PolicyConfig cfg = { 0 };
+        StoreError err = { 0 };
+        char path[4096];
+
+        m->dir = test_make_tmpdir();
+        ck_assert_ptr_nonnull(m->dir);
+        snprintf(path, sizeof(path), "%s/store.db", m->dir);
+        ck_assert_int_eq(store_open(path, &m->store, &err), 0);
+        ck_assert_int_eq(policy_config_init(&cfg), 0);
+        cfg.vm_allocator = "flexslot";
+        ck_assert_int_eq(policy_new_named(&cfg, NULL, &m->policy), 0);
+        const ClusterData data = { .data_dir = m->dir, .block_size = 64 << 20 };
+
+        ck_assert_int_eq(cluster_new(m->store, m->policy, &data, &m->cluster, &err), 0);
+}
+
+static void model_close(Model *m) {
+        cluster_free(m->cluster);
+        policy_free(m->policy);
+        store_close(m->store);
+        test_remove_tree(m->dir);
+        free(m->dir);
+}
+
 /* A node whose VM an agent reports is sized as the agent says: the flexslot
  * allocator wants a vCPU per map slot, up to the VM's maximum, and memory
  * within it; a node no agent knows keeps the one-vCPU stand-in. */
 START_TEST(test_snapshot_takes_agent_vm) {
-        _cleanup_(policy_config_done) PolicyConfig cfg = { 0 };
-        char *dir = test_make_tmpdir(), path[4096];
         const unsigned slots[_SLOT_TYPE_MAX] = { 3, 1 };
-        Policy *policy = NULL;
-        Store *store = NULL;
-        Cluster *cl = NULL;
-        StoreError err = { 0 };
+        Model m = { 0 };
+        Cluster *cl;
         uint64_t known, unknown;
         const VmTarget *t;
 
-        snprintf(path, sizeof(path), "%s/store.db", dir);
-        ck_assert_int_eq(store_open(path, &store, &err), 0);
-        ck_assert_int_eq(policy_config_init(&cfg), 0);
-        cfg.vm_allocator = "flexslot";
-        ck_assert_int_eq(policy_new_named(&cfg, NULL, &policy), 0);
-        const ClusterData data = { .data_dir = dir, .block_size = 64 << 20 };
-
-        ck_assert_int_eq(cluster_new(store, policy, &data, &cl, &err), 0);
+        model_open(&m);
+        cl = m.cluster;
         ck_assert_int_eq(cluster_register(cl, "11111111-1111-1111-1111-111111111111", "w1", slots,
                                           256 << 20, 1, &known),
                          0);
@@ -314,12 +338,76 @@ START_TEST(test_snapshot_takes_agent_vm) {
         ck_assert_uint_le(t->memory, 4ull << 30);
         for (size_t i = 1; i < cl->decisions.n_vm_targets; i++)
                 ck_assert_uint_le(cl->decisions.vm_targets[i].vcpus, 1);
+        model_close(&m);
+}
+END_TEST
 
-        cluster_free(cl);
-        policy_free(policy);
-        store_close(store);
-        test_remove_tree(dir);
-        free(dir);
+/* Other tenants' VMs come into the snapshot after the trackers', marked
+ * as such and on their agent's host; one keeps its id while the agents
+ * report it, a new one gets a new id, never a node's; the VMs moving
+ * drops the kept snapshot; and a VM a tracker registers for is no
+ * tenant's any more. The flexslot allocator sizes none of them. */
+START_TEST(test_tenants_in_snapshot) {
+        const unsigned slots[_SLOT_TYPE_MAX] = { 3, 1 };
+        const ClusterVmState on_host = { .host = 1,
+                                         .host_cpus = 16,
+                                         .host_memory = 16ull << 30,
+                                         .vcpus = 2,
+                                         .vcpus_max = 4,
+                                         .memory = 1ull << 30,
+                                         .memory_max = 4ull << 30 };
+        ClusterTenantVm tenants[2] = {
+                { .uuid = "22222222-2222-2222-2222-222222222222", .vm = on_host },
+                { .uuid = "33333333-3333-3333-3333-333333333333", .vm = on_host }
+        };
+        Model m = { 0 };
+        Cluster *cl;
+        uint64_t node, first_id;
+        unsigned flags = 0;
+        const ClusterSnapshot *s;
+
+        model_open(&m);
+        cl = m.cluster;
+        cl->verify_snapshot = true;
+        ck_assert_int_eq(cluster_register(cl, "11111111-1111-1111-1111-111111111111", "w1", slots,
+                                          256 << 20, 1, &node),
+                         0);
+        cl->nodes[0].vm = on_host;
+        ck_assert_int_eq(cluster_set_tenants(cl, tenants, 2), 0);
+        ck_assert_int_eq(cluster_snapshot_prepare(cl, &flags), 0);
+        s = &cl->snapshot->s;
+        ck_assert_uint_eq(s->n_vms, 3);
+        ck_assert_uint_eq(s->n_hosts, 1);
+        ck_assert(!s->vms[0].other_tenant);
+        ck_assert(s->vms[1].other_tenant && s->vms[2].other_tenant);
+        ck_assert_uint_eq(s->vms[1].host, 0);
+        ck_assert_uint_ge(s->vms[1].id, CLUSTER_TENANT_VM_ID_BASE);
+        ck_assert_uint_ne(s->vms[1].id, s->vms[2].id);
+        first_id = s->vms[2].id;
+        ck_assert_int_eq(snapshot_validate(s), 0);
+        ck_assert_int_eq(cluster_control(cl, 1000000), 0);
+        for (size_t i = 0; i < cl->decisions.n_vm_targets; i++)
+                ck_assert_uint_eq(cl->decisions.vm_targets[i].vm, 0);
+
+        /* The same VMs with new measures: the snapshot stays; one gone:
+         * built anew, the other's id kept. */
+        tenants[1].vm.cpu_use = 1.5;
+        ck_assert_int_eq(cluster_set_tenants(cl, tenants, 2), 0);
+        ck_assert_ptr_nonnull(cl->snapshot);
+        ck_assert_int_eq(cluster_set_tenants(cl, &tenants[1], 1), 0);
+        ck_assert_ptr_null(cl->snapshot);
+        ck_assert_int_eq(cluster_snapshot_prepare(cl, &flags), 0);
+        ck_assert_uint_eq(cl->snapshot->s.n_vms, 2);
+        ck_assert_uint_eq(cl->snapshot->s.vms[1].id, first_id);
+
+        /* A tracker registers in the tenant's VM: it is a tracker's now. */
+        ck_assert_int_eq(cluster_register(cl, "33333333-3333-3333-3333-333333333333", "w3", slots,
+                                          256 << 20, 1, &node),
+                         0);
+        ck_assert_uint_eq(cl->n_tenants, 0);
+        ck_assert_uint_eq(cluster_snapshot_vms(cl), 2);
+
+        model_close(&m);
 }
 END_TEST
 
@@ -339,6 +427,7 @@ Suite *suite_controller_agents(void) {
         tcase_add_test(tc, test_rate_aged_by_the_agent);
         tcase_add_test(tc, test_weight_dead_band);
         tcase_add_test(tc, test_snapshot_takes_agent_vm);
+        tcase_add_test(tc, test_tenants_in_snapshot);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -1112,14 +1112,18 @@ END_TEST
 
 /* The kept snapshot under random sequences of what happens to a cluster:
  * heartbeats that report attempts running, succeeded, failed or killed, or
- * leave them out (some without the step), jobs submitted and cancelled,
- * trackers lost and new ones registered, slots set, agents' views changed,
- * control cycles. After half the events, and at every step
+ * leave them out (some without the step), jobs submitted (half of them with
+ * a deadline) and cancelled, trackers lost and new ones registered, slots
+ * set, agents' views of the trackers' VMs and of other tenants' VMs
+ * changed, control cycles. After half the events, and at every step
  * (verify_snapshot), the kept snapshot is checked field by field against a
- * new build. Each seed runs another sequence, under fifo, or fair with
- * LATE's backups and FlexSlot's slot manager. */
+ * new build, the tenants' VMs and the jobs' quotas among the fields. Each
+ * seed runs another sequence, under fifo, or fair with LATE's backups and
+ * FlexSlot's slot manager, or (every fourth) ARIA, whose steps give the
+ * jobs quotas, with the one loop's lever on the flexslot VM allocator. */
 #define RANDOM_TRACKERS 4
 #define RANDOM_HELD 8
+#define RANDOM_TENANTS 3
 
 typedef struct RandomTracker {
         uint64_t id;
@@ -1132,6 +1136,7 @@ typedef struct RandomCluster {
         RandomTracker trackers[RANDOM_TRACKERS];
         uint64_t seed, next_vm;
         usec_t now;
+        unsigned tenants; /* which of the tenants' VMs the agents report, a bit each */
 } RandomCluster;
 
 static uint64_t random_next(RandomCluster *r, uint64_t below) {
@@ -1166,9 +1171,14 @@ static void random_submit(RandomCluster *r) {
         StoreError err = { 0 };
         AdmitVerdict verdict;
         uint64_t id;
+        int k;
 
-        ck_assert_msg(cluster_submit(r->c, &spec, r->now, &id, &verdict, &err) == 0, "%s",
-                      err.message);
+        if (random_next(r, 2))
+                spec.deadline = r->now + (10 + random_next(r, 600)) * USEC_PER_SEC;
+        k = cluster_submit(r->c, &spec, r->now, &id, &verdict, &err);
+        /* A deadline scheduler may refuse a deadline its profile cannot
+         * meet. */
+        ck_assert_msg(k == 0 || (k == -EPERM && spec.deadline), "%s", err.message);
 }
 
 /* t's heartbeat: each attempt it holds reported running, succeeded, failed
@@ -1257,6 +1267,37 @@ static void random_agent(RandomCluster *r, const RandomTracker *t) {
         cluster_nodes_changed(r->c);
 }
 
+/* What the agents say of other tenants' VMs: the same ones measured anew,
+ * or another set of them, on one of two hosts each. */
+static void random_tenants(RandomCluster *r) {
+        ClusterTenantVm vms[RANDOM_TENANTS];
+        size_t n = 0;
+
+        if (random_next(r, 2))
+                r->tenants = (unsigned)random_next(r, 1u << RANDOM_TENANTS);
+        for (unsigned k = 0; k < RANDOM_TENANTS; k++) {
+                if (!(r->tenants & 1u << k))
+                        continue;
+                vms[n] = (ClusterTenantVm){
+                        .vm = { .host = 1 + random_next(r, 2),
+                                .host_cpus = 8,
+                                .host_memory = 16ULL << 30,
+                                .vcpus = 1 + (unsigned)random_next(r, 2),
+                                .vcpus_max = 2,
+                                .memory = 1ULL << 30,
+                                .memory_max = 2ULL << 30,
+                                .cpu_weight = 128 + 128 * (unsigned)random_next(r, 8),
+                                .cpu_use = (double)random_next(r, 200) / 100,
+                                .memory_used = 512ULL << 20,
+                                .measured_at = r->now },
+                };
+                snprintf(vms[n].uuid, sizeof(vms[n].uuid), "00000000-0000-4000-8000-00000000000%u",
+                         k);
+                n++;
+        }
+        ck_assert_int_eq(cluster_set_tenants(r->c, vms, n), 0);
+}
+
 START_TEST(test_snapshot_random) {
         PolicyConfig cfg = { 0 };
         Policy *p = NULL;
@@ -1268,6 +1309,13 @@ START_TEST(test_snapshot_random) {
                 cfg.scheduler = "fair";
                 cfg.speculation = "late";
                 cfg.slot_manager = "flexslot";
+        } else if (_i % 4 == 2) {
+                CoreSettings *core = policy_config_settings(&cfg, &core_settings_schema);
+
+                cfg.scheduler = "aria";
+                cfg.vm_allocator = "flexslot";
+                core->slo.slo_speed = true;
+                core->slo.slo_lever = true;
         }
         ck_assert_int_eq(policy_new_named(&cfg, NULL, &p), 0);
         policy_config_done(&cfg);
@@ -1301,8 +1349,10 @@ START_TEST(test_snapshot_random) {
                         random_register(&r, t);
                 } else if (what < 89)
                         ck_assert_int_eq(cluster_set_slots(r.c, t->id, slots, 0, r.now, &err), 0);
-                else if (what < 94)
+                else if (what < 92)
                         random_agent(&r, t);
+                else if (what < 95)
+                        random_tenants(&r);
                 else
                         ck_assert_int_eq(cluster_control(r.c, r.now), 0);
                 /* Not after every event: changes that no step took in
@@ -1706,7 +1756,7 @@ END_TEST
  * a map finished there is no profile and the job may take every slot;
  * once one finished in 10 s, Eq. 15 gives its five maps left one slot
  * for a deadline 1000 s away, and the job, with two maps running, takes
- * none of the tracker's free slots. */
+ * none of the tracker's free slots; the quota is kept for the next steps. */
 START_TEST(test_first_run_deadline_quota) {
         static const char *const inputs[] = { "in/a", "in/b", "in/c", "in/d", "in/e", "in/f" };
         StoreJobSpec spec = { .name = "first",
@@ -1724,6 +1774,7 @@ START_TEST(test_first_run_deadline_quota) {
         Tracker1Finished x;
         Cluster *c = NULL;
         uint64_t id, node, attempts[3];
+        unsigned quota[_SLOT_TYPE_MAX], flags = 0;
         char output[64];
 
         for (const char *f = "cdef"; *f; f++)
@@ -1757,6 +1808,19 @@ START_TEST(test_first_run_deadline_quota) {
         beat(c, node, 1, running, 2, &x, 1, T0 + 10 * USEC_PER_SEC, &reply);
         ck_assert_uint_eq(reply.n_assignments, 0);
         tracker1_reply_done(&reply);
+
+        /* The quota stands between steps: a control cycle gives none, and
+         * the next step's snapshot (kept, and refreshed) has it for the
+         * one loop's forecasts, as operators see it. */
+        cluster_job_quota(c, id, quota);
+        ck_assert_uint_eq(quota[SLOT_MAP], 1);
+        ck_assert_uint_eq(quota[SLOT_REDUCE], 0); /* a job without reduces */
+        ck_assert_int_eq(cluster_control(c, T0 + 11 * USEC_PER_SEC), 0);
+        ck_assert_int_eq(cluster_snapshot_prepare(c, &flags), 0);
+        ck_assert_uint_eq(c->snapshot->s.jobs[0].quota[SLOT_MAP], 1);
+        ck_assert_uint_eq(c->snapshot->s.jobs[0].quota[SLOT_REDUCE], quota[SLOT_REDUCE]);
+        cluster_job_quota(c, id + 1, quota);
+        ck_assert_uint_eq(quota[SLOT_MAP] + quota[SLOT_REDUCE], 0);
         cluster_free(c);
         policy_free(aria);
 }

@@ -277,9 +277,11 @@ START_TEST(test_lever_takes_from_best_effort) {
 END_TEST
 
 /* Once A is safe (its deadline far), the weights go back to what they
- * were, each reported without a job; and they stay back. A late job that
- * is forecast to end before its deadline, but not slo_margin of its time
- * left early, stays late. */
+ * were, each reported without a job, asked again while a VM does not
+ * report its weight back (a target lost on its way); back, they are
+ * reported once more and stay back. A late job that is forecast to end
+ * before its deadline, but not slo_margin of its time left early, stays
+ * late. */
 START_TEST(test_lever_gives_back) {
         lever_fixture();
         ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 100 * SEC), 0);
@@ -299,9 +301,21 @@ START_TEST(test_lever_gives_back) {
         ck_assert_uint_eq(target_of(3)->cpu_weight, 1024);
         ck_assert_uint_eq(target_of(4)->cpu_weight, 1024);
         ck_assert_uint_eq(lever_of(0)->job, NO_INDEX);
-        fx.vms[0].cpu_weight = fx.vms[3].cpu_weight = fx.vms[4].cpu_weight = 1024;
+        /* VM 0 took its weight back, the tenant's targets were lost. */
+        fx.vms[0].cpu_weight = 1024;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 2);
+        ck_assert_ptr_null(target_of(0));
+        ck_assert_uint_eq(target_of(3)->cpu_weight, 1024);
+        ck_assert_uint_eq(target_of(4)->cpu_weight, 1024);
+        ck_assert_uint_eq(lever_of(0)->cpu_weight, 1024);
+        fx.vms[3].cpu_weight = fx.vms[4].cpu_weight = 1024;
         ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 100 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_vm_targets, 0);
+        ck_assert_uint_eq(lever_of(3)->cpu_weight, 1024);
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 0);
+        ck_assert_uint_eq(fx.d.n_levers, 0);
 }
 END_TEST
 

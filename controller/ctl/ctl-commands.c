@@ -29,8 +29,10 @@ static const CtlColumn job_columns[] = {
         { "source", 's' },
 };
 
+/* GetJob's fields after the record. */
 static const CtlColumn job_extra_columns[] = {
-        { "message", 's' },
+        { "message", 's' },   { "stragglers", 'u' },   { "backups", 'u' },
+        { "map_quota", 'u' }, { "reduce_quota", 'u' },
 };
 
 /* proto/controller1.h, CONTROLLER1_ATTEMPT_TYPE. */
@@ -63,7 +65,8 @@ static const CtlColumn vm_columns[] = {
         { "applied", 'u' },       { "failed", 'u' },
         { "last", 's' },          { "guest_cpus", 'u' },
         { "guest_memory", 't' },  { "vcpus_target", 's' },
-        { "memory_target", 's' },
+        { "memory_target", 's' }, { "role", 's' },
+        { "cpu_weight", 'u' },
 };
 
 static const CtlColumn profile_columns[] = {

@@ -43,6 +43,7 @@ typedef struct WatchedJob {
         char *name, *state, *message;
         uint32_t maps, reduces, maps_done, reduces_done;
         uint32_t stragglers, backups; /* running tasks (GetJob's) */
+        uint32_t quota[2];            /* map and reduce slots; 0: none */
         usec_t submitted, finished, deadline;
         bool seen, ended;
         /* What a plain line said last: printed again only when it changes. */
@@ -81,10 +82,10 @@ static int job_fetch(Ctl *ctl, WatchedJob *j) {
                 r = ctl_send(ctl, m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_read(reply, CONTROLLER1_JOB_TYPE "suu", &id, &state, &name, &user, &pool,
-                                &app, &j->maps, &j->reduces, &j->maps_done, &j->reduces_done,
+        r = sd_bus_message_read(reply, CONTROLLER1_JOB_TYPE "suuuu", &id, &state, &name, &user,
+                                &pool, &app, &j->maps, &j->reduces, &j->maps_done, &j->reduces_done,
                                 &j->submitted, &j->finished, &j->deadline, &source, &message,
-                                &j->stragglers, &j->backups);
+                                &j->stragglers, &j->backups, &j->quota[0], &j->quota[1]);
         if (r <= 0) {
                 fprintf(stderr, "%s: GetJob's reply for job %" PRIu64 " is not a job record\n",
                         CTL_PROGRAM, j->id);
@@ -169,8 +170,18 @@ static void format_stragglers(char *buf, size_t size, const WatchedJob *j) {
                  j->stragglers == 1 ? "" : "s", backed_up);
 }
 
+/* ", quota 4 map 2 reduce": the slots its deadline scheduler holds it to,
+ * when it holds it to any. */
+static void format_quota(char *buf, size_t size, const WatchedJob *j) {
+        if (j->quota[0] == 0 && j->quota[1] == 0) {
+                buf[0] = '\0';
+                return;
+        }
+        snprintf(buf, size, ", quota %" PRIu32 " map %" PRIu32 " reduce", j->quota[0], j->quota[1]);
+}
+
 static void format_running(char *buf, size_t size, const WatchedJob *j, usec_t now, bool terminal) {
-        char eta[SPAN_MAX + 16] = "", deadline[2 * SPAN_MAX + 48], stragglers[80];
+        char eta[SPAN_MAX + 16] = "", deadline[2 * SPAN_MAX + 48], stragglers[80], quota[64];
         usec_t end = estimated_end(j, now);
 
         if (terminal && end > now) {
@@ -181,10 +192,11 @@ static void format_running(char *buf, size_t size, const WatchedJob *j, usec_t n
         }
         format_deadline(deadline, sizeof(deadline), j, now, terminal);
         format_stragglers(stragglers, sizeof(stragglers), j);
+        format_quota(quota, sizeof(quota), j);
         snprintf(buf, size,
-                 "%s, maps %" PRIu32 "/%" PRIu32 ", reduces %" PRIu32 "/%" PRIu32 "%s%s%s",
-                 j->state, j->maps_done, j->maps, j->reduces_done, j->reduces, stragglers, eta,
-                 deadline);
+                 "%s, maps %" PRIu32 "/%" PRIu32 ", reduces %" PRIu32 "/%" PRIu32 "%s%s%s%s",
+                 j->state, j->maps_done, j->maps, j->reduces_done, j->reduces, quota, stragglers,
+                 eta, deadline);
 }
 
 /* An ended job: how it ended, after how long, against its deadline, and

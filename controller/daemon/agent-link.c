@@ -80,50 +80,106 @@ static bool link_fresh(const AgentLink *l, usec_t now) {
         return l->reachable && l->have_capacity && now - l->received <= l->owner->max_sample_age;
 }
 
-/* Each node's VM as the agents see it; nothing for a VM whose agent is
- * unreachable or whose sample is too old. */
-static void nodes_update(Agents *a) {
-        usec_t now = now_monotonic_usec();
+/* VM vm of agent l as the live model keeps it. */
+static ClusterVmState vm_state(const AgentLink *l, const AgentVm *vm) {
+        ClusterVmState s = {
+                .host = l->id,
+                .host_cpus = l->cpus,
+                .host_memory = l->memory,
+                .vcpus = vm->valid & AGENT1_METRIC_VCPUS ? vm->vcpus : 1,
+                .vcpus_max = vm->valid & AGENT1_METRIC_VCPUS ? vm->vcpus_max : 1,
+                .memory = vm->valid & AGENT1_METRIC_MEMORY ? vm->memory : 0,
+                .memory_max = vm->valid & AGENT1_METRIC_MEMORY ? vm->memory_max : 0,
+                .cpu_weight = vm->valid & AGENT1_METRIC_CPU_WEIGHT ? vm->cpu_weight : 0,
+                .cpu_cap = vm->valid & AGENT1_METRIC_CPU_CAP ? vm->cpu_cap : 0,
+        };
 
+        /* The demand allocator wants both; one alone is no demand. */
+        if ((vm->valid & AGENT1_METRIC_CPU_USE) && (vm->valid & AGENT1_METRIC_MEMORY_USED)) {
+                s.cpu_use = vm->cpu_use;
+                s.memory_used = vm->memory_used;
+                s.measured_at = vm->cpu_use_at;
+        }
+        if (vm->valid & AGENT1_METRIC_STEAL) {
+                s.has_steal = true;
+                s.steal = CLAMP(vm->steal, 0.0, 1.0);
+                s.steal_at = vm->steal_at;
+        }
+        return s;
+}
+
+/* Each node's VM as the agents see it; nothing for a VM whose agent is
+ * unreachable or whose sample is too old, nor for a lost tracker's: its VM
+ * is no longer its own (a new tracker of the VM has it, or no one), and
+ * the policy must neither size it for the lost tracker nor count it twice
+ * on its host. */
+static void nodes_update(Agents *a, usec_t now) {
         for (size_t i = 0; i < a->cluster->n_nodes; i++) {
                 ClusterNode *n = &a->cluster->nodes[i];
                 const AgentLink *l = NULL;
                 const AgentVm *vm = NULL;
 
-                for (size_t k = 0; !vm && k < a->n; k++)
+                for (size_t k = 0; !vm && n->state != NODE_LOST && k < a->n; k++)
                         if (link_fresh(&a->links[k], now)) {
                                 l = &a->links[k];
                                 vm = agents_link_vm(l, n->vm_uuid);
                         }
-                if (!vm) {
-                        n->vm = (ClusterVmState){ 0 };
-                        continue;
-                }
-                n->vm = (ClusterVmState){
-                        .host = l->id,
-                        .host_cpus = l->cpus,
-                        .host_memory = l->memory,
-                        .vcpus = vm->valid & AGENT1_METRIC_VCPUS ? vm->vcpus : 1,
-                        .vcpus_max = vm->valid & AGENT1_METRIC_VCPUS ? vm->vcpus_max : 1,
-                        .memory = vm->valid & AGENT1_METRIC_MEMORY ? vm->memory : 0,
-                        .memory_max = vm->valid & AGENT1_METRIC_MEMORY ? vm->memory_max : 0,
-                        .cpu_weight = vm->valid & AGENT1_METRIC_CPU_WEIGHT ? vm->cpu_weight : 0,
-                        .cpu_cap = vm->valid & AGENT1_METRIC_CPU_CAP ? vm->cpu_cap : 0,
-                };
-                /* The demand allocator wants both; one alone is no demand. */
-                if ((vm->valid & AGENT1_METRIC_CPU_USE) &&
-                    (vm->valid & AGENT1_METRIC_MEMORY_USED)) {
-                        n->vm.cpu_use = vm->cpu_use;
-                        n->vm.memory_used = vm->memory_used;
-                        n->vm.measured_at = vm->cpu_use_at;
-                }
-                if (vm->valid & AGENT1_METRIC_STEAL) {
-                        n->vm.has_steal = true;
-                        n->vm.steal = CLAMP(vm->steal, 0.0, 1.0);
-                        n->vm.steal_at = vm->steal_at;
-                }
+                n->vm = vm ? vm_state(l, vm) : (ClusterVmState){ 0 };
         }
         cluster_nodes_changed(a->cluster);
+}
+
+const ClusterNode *agents_vm_node(const Agents *a, const AgentLink *l, const AgentVm *vm) {
+        const Cluster *c = a->cluster;
+        const ClusterNode *lost = NULL;
+
+        for (size_t j = 0; j < c->n_nodes; j++) {
+                if (agents_link_vm(l, c->nodes[j].vm_uuid) != vm)
+                        continue;
+                if (c->nodes[j].state != NODE_LOST)
+                        return &c->nodes[j];
+                lost = &c->nodes[j];
+        }
+        return lost;
+}
+
+bool agents_vm_runs(const AgentVm *vm) {
+        return (vm->valid & AGENT1_METRIC_VCPUS) && vm->vcpus > 0;
+}
+
+/* The other tenants' VMs: every running VM of an agent whose sample is
+ * fresh that no tracker runs in. */
+static int tenants_update(Agents *a, usec_t now) {
+        _cleanup_free_ ClusterTenantVm *vms = NULL;
+        size_t n = 0, max = 0;
+
+        for (size_t k = 0; k < a->n; k++)
+                max += a->links[k].n_vms;
+        vms = max > 0 ? calloc(max, sizeof(*vms)) : NULL;
+        if (max > 0 && !vms)
+                return -ENOMEM;
+        for (size_t k = 0; k < a->n; k++) {
+                const AgentLink *l = &a->links[k];
+
+                for (size_t i = 0; link_fresh(l, now) && i < l->n_vms && n < max; i++) {
+                        if (!agents_vm_runs(&l->vms[i]) || agents_vm_node(a, l, &l->vms[i]))
+                                continue;
+                        snprintf(vms[n].uuid, sizeof(vms[n].uuid), "%s", l->vms[i].uuid);
+                        vms[n++].vm = vm_state(l, &l->vms[i]);
+                }
+        }
+        return cluster_set_tenants(a->cluster, vms, n);
+}
+
+/* What the live model knows of the VMs from the agents' fresh samples. */
+static void model_update(Agents *a) {
+        usec_t now = now_monotonic_usec();
+        int r;
+
+        nodes_update(a, now);
+        r = tenants_update(a, now);
+        if (r < 0)
+                log_warning_errno(r, "Cannot take the other tenants' VMs into the model");
 }
 
 static void link_down(AgentLink *l, const sd_bus_error *e, int r) {
@@ -139,7 +195,7 @@ static void link_down(AgentLink *l, const sd_bus_error *e, int r) {
         backoff_failed(&l->backoff, now_monotonic_usec());
         if (l->bus && !sd_bus_is_open(l->bus))
                 link_close(l);
-        nodes_update(l->owner);
+        model_update(l->owner);
 }
 
 /* One domain's metrics, of either version (proto/agent1.h). */
@@ -300,7 +356,7 @@ static int on_capacity(sd_bus_message *m, void *userdata, sd_bus_error *ret_erro
         l->have_capacity = true;
         log_info("Agent %s: %u CPUs, %s for VMs, %zu domains", l->host->name, l->cpus,
                  FORMAT_SIZE(l->memory), l->n_vms);
-        nodes_update(l->owner);
+        model_update(l->owner);
         return 0;
 }
 
@@ -325,7 +381,7 @@ static int on_metrics(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         l->reachable = true;
         backoff_succeeded(&l->backoff);
         link_ask_capacity(l);
-        nodes_update(l->owner);
+        model_update(l->owner);
         return 0;
 }
 
@@ -381,5 +437,5 @@ void agents_refresh(Agents *a) {
         for (size_t i = 0; i < a->n; i++)
                 link_poll(&a->links[i]);
         /* Samples age between polls. */
-        nodes_update(a);
+        model_update(a);
 }

@@ -90,31 +90,40 @@ static void text_append(char *buf, size_t size, const char *s) {
         buf[used + n] = '\0';
 }
 
-/* What a target came to, for the log and ListVms. */
-static void target_record(TargetCall *t, sd_bus_message *m) {
-        AgentVm *vm = agents_link_vm(t->link, t->uuid);
-        char text[VERDICT_TEXT_MAX] = "", one[VERDICT_TEXT_MAX];
+/* The agent's answer m to a target of vm (NULL: none listed) in text;
+ * whether it took every part. */
+static bool target_verdicts(sd_bus_message *m, AgentVm *vm, char *text, size_t size) {
+        char one[VERDICT_TEXT_MAX];
         bool all_ok = true;
         int r;
 
+        text[0] = '\0';
         if (sd_bus_message_is_method_error(m, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(m);
 
-                snprintf(text, sizeof(text), "%s: %s", e->name, e->message ? e->message : "");
-                all_ok = false;
-        } else {
-                r = sd_bus_message_enter_container(m, 'a', "{" AGENT1_VERDICT_FIELDS "}");
-                while (r >= 0 && (r = read_verdict(m, vm, one, sizeof(one))) > 0) {
-                        text_append(text, sizeof(text), text[0] ? "; " : "");
-                        text_append(text, sizeof(text), one);
-                        all_ok = all_ok && r == 1;
-                }
-                if (r < 0) {
-                        snprintf(text, sizeof(text), "unreadable answer: %s", strerror(-r));
-                        all_ok = false;
-                }
-                (void)sd_bus_message_rewind(m, true);
+                snprintf(text, size, "%s: %s", e->name, e->message ? e->message : "");
+                return false;
         }
+        r = sd_bus_message_enter_container(m, 'a', "{" AGENT1_VERDICT_FIELDS "}");
+        while (r >= 0 && (r = read_verdict(m, vm, one, sizeof(one))) > 0) {
+                text_append(text, size, text[0] ? "; " : "");
+                text_append(text, size, one);
+                all_ok = all_ok && r == 1;
+        }
+        if (r < 0) {
+                snprintf(text, size, "unreadable answer: %s", strerror(-r));
+                all_ok = false;
+        }
+        (void)sd_bus_message_rewind(m, true);
+        return all_ok;
+}
+
+/* What a target came to, for the log and ListVms. */
+static void target_record(TargetCall *t, sd_bus_message *m) {
+        AgentVm *vm = agents_link_vm(t->link, t->uuid);
+        char text[VERDICT_TEXT_MAX];
+        bool all_ok = target_verdicts(m, vm, text, sizeof(text));
+
         if (all_ok)
                 log_info("VM %s on agent %s: %s", t->uuid, t->link->host->name, text);
         else
@@ -155,11 +164,9 @@ static int on_target(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         return 0;
 }
 
-static int target_send(AgentLink *l, const char *uuid, const AgentTarget *target,
-                       sd_bus_message *request) {
+static int target_message(AgentLink *l, const char *uuid, const AgentTarget *target,
+                          sd_bus_message **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-        TargetCall *t;
         int r;
 
         r = sd_bus_message_new_method_call(l->bus, &m, AGENT1_BUS_NAME, AGENT1_OBJECT_PATH,
@@ -178,6 +185,20 @@ static int target_send(AgentLink *l, const char *uuid, const AgentTarget *target
                 r = agent1_target_entry_append(m, AGENT1_MEMORY, (double)target->memory);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+static int target_send(AgentLink *l, const char *uuid, const AgentTarget *target,
+                       sd_bus_message *request) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        TargetCall *t;
+        int r;
+
+        r = target_message(l, uuid, target, &m);
         if (r < 0)
                 return r;
         t = calloc(1, sizeof(*t));
@@ -201,21 +222,26 @@ void agents_apply_targets(Agents *a) {
 
         for (size_t i = 0; i < d->n_vm_targets; i++) {
                 const VmTarget *t = &d->vm_targets[i];
-                const ClusterNode *n = &cl->nodes[t->vm];
+                const ClusterVmState *state = NULL;
+                const char *uuid = cluster_vm_of(cl, t->vm, &state);
+                char whose[32];
                 AgentTarget target;
                 AgentLink *l;
                 AgentVm *vm;
                 int r;
 
-                if (n->vm.host == 0)
+                if (!uuid || state->host == 0)
                         continue;
-                l = &a->links[n->vm.host - 1];
-                vm = agents_link_vm(l, n->vm_uuid);
+                l = &a->links[state->host - 1];
+                vm = agents_link_vm(l, uuid);
                 if (!vm || vm->pending || !agent_target_diff(t, vm, &target))
                         continue;
-                log_info("VM %s (node %" PRIu64 ") on agent %s: target %u vCPUs, %s, CPU weight "
-                         "%u, cap %g",
-                         vm->uuid, n->id, l->host->name, t->vcpus, FORMAT_SIZE(t->memory),
+                if (t->vm < cl->n_nodes)
+                        snprintf(whose, sizeof(whose), "node %" PRIu64, cl->nodes[t->vm].id);
+                else
+                        snprintf(whose, sizeof(whose), "another tenant's");
+                log_info("VM %s (%s) on agent %s: target %u vCPUs, %s, CPU weight %u, cap %g",
+                         vm->uuid, whose, l->host->name, t->vcpus, FORMAT_SIZE(t->memory),
                          t->cpu_weight, t->cpu_cap);
                 r = target_send(l, vm->uuid, &target, NULL);
                 if (r < 0) {
@@ -225,6 +251,53 @@ void agents_apply_targets(Agents *a) {
                 }
                 vm->pending = true;
                 vm->sent++;
+        }
+}
+
+/* The weight before the lever back to one VM, waited for. A VM left with
+ * the lever's weight is logged as a warning with the weight to give it:
+ * nothing will ask again. */
+static void give_back_weight(Agents *a, uint32_t index, const ClusterLever *lever) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        const ClusterVmState *state = NULL;
+        const char *uuid = cluster_vm_of(a->cluster, index, &state);
+        char text[VERDICT_TEXT_MAX];
+        AgentLink *l;
+        AgentVm *vm;
+        int r;
+
+        if (state->host == 0)
+                return;
+        l = &a->links[state->host - 1];
+        vm = agents_link_vm(l, uuid);
+        /* Where the agent reports no weight, none was sent. */
+        if (!vm || !(vm->valid & AGENT1_METRIC_CPU_WEIGHT))
+                return;
+        r = l->bus ? target_message(l, uuid, &(AgentTarget){ .cpu_weight = lever->before }, &m)
+                   : -ENOTCONN;
+        if (r >= 0)
+                r = sd_bus_call(l->bus, m, a->call_timeout, &error, &reply);
+        if (r < 0)
+                snprintf(text, sizeof(text), "%s", error.message ? error.message : strerror(-r));
+        if (r >= 0 && target_verdicts(reply, vm, text, sizeof(text)))
+                log_info("Lever: VM %s CPU weight given back as the controller stops, through "
+                         "agent %s: %s",
+                         uuid, l->host->name, text);
+        else
+                log_warning("Lever: VM %s keeps the CPU weight the lever asked (%u), not given "
+                            "back %u as the controller stops, through agent %s: %s",
+                            uuid, lever->asked, lever->before, l->host->name, text);
+}
+
+void agents_give_back_weights(Agents *a) {
+        Cluster *cl = a->cluster;
+
+        for (uint32_t i = 0; i < cl->n_nodes + cl->n_tenants; i++) {
+                const ClusterLever *lever = cluster_vm_lever(cl, i);
+
+                if (lever->asked != 0 && lever->asked != lever->before)
+                        give_back_weight(a, i, lever);
         }
 }
 
@@ -313,7 +386,8 @@ static const char *vcpus_target_shown(const AgentVm *vm, const ClusterNode *n) {
 }
 
 /* A row of ListVms: a VM of agent l (vm, NULL for none), of tracker node n
- * (NULL for none). */
+ * (NULL for none: another tenant's, which the one loop's lever may take
+ * CPU weight from). */
 static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, const AgentLink *l,
                      const AgentVm *vm) {
         ClusterStealSource source = CLUSTER_STEAL_NONE;
@@ -326,13 +400,17 @@ static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, 
                 source = CLUSTER_STEAL_AGENT;
                 steal = vm->steal;
         }
-        return sd_bus_message_append(m, CONTROLLER1_VM_TYPE, n ? n->id : 0, uuid,
-                                     vm ? vm->name : "", l ? l->host->name : "", l && l->reachable,
-                                     steal_sources[source], steal, vm ? vm->vcpus : 0,
-                                     vm ? vm->memory : 0, vm ? vm->sent : 0, vm ? vm->applied : 0,
-                                     vm ? vm->failed : 0, vm ? vm->last : "", n ? n->guest.cpus : 0,
-                                     n ? n->guest.memory : 0, vm ? vcpus_target_shown(vm, n) : "",
-                                     vm ? vm->memory_target : "");
+        return sd_bus_message_append(
+                m, CONTROLLER1_VM_TYPE, n ? n->id : 0, uuid, vm ? vm->name : "",
+                l ? l->host->name : "", l && l->reachable, steal_sources[source], steal,
+                vm ? vm->vcpus : 0, vm ? vm->memory : 0, vm ? vm->sent : 0, vm ? vm->applied : 0,
+                vm ? vm->failed : 0, vm ? vm->last : "", n ? n->guest.cpus : 0,
+                n ? n->guest.memory : 0, vm ? vcpus_target_shown(vm, n) : "",
+                vm ? vm->memory_target : "",
+                n                          ? "tracker"
+                : vm && agents_vm_runs(vm) ? "tenant"
+                                           : "none",
+                vm && (vm->valid & AGENT1_METRIC_CPU_WEIGHT) ? vm->cpu_weight : 0);
 }
 
 int agents_list_vms(Agents *a, sd_bus_message *m) {
@@ -343,12 +421,9 @@ int agents_list_vms(Agents *a, sd_bus_message *m) {
         for (size_t i = 0; r >= 0 && i < a->n; i++)
                 for (size_t k = 0; r >= 0 && k < a->links[i].n_vms; k++) {
                         const AgentVm *vm = &a->links[i].vms[k];
-                        const ClusterNode *n = NULL;
 
-                        for (size_t j = 0; !n && j < cl->n_nodes; j++)
-                                if (strcasecmp(cl->nodes[j].vm_uuid, vm->uuid) == 0)
-                                        n = &cl->nodes[j];
-                        r = append_vm(m, vm->uuid, n, &a->links[i], vm);
+                        r = append_vm(m, vm->uuid, agents_vm_node(a, &a->links[i], vm),
+                                      &a->links[i], vm);
                 }
         for (size_t j = 0; r >= 0 && j < cl->n_nodes; j++) {
                 bool listed = false;

@@ -101,3 +101,8 @@ struct Agents {
  * is its UUID; a YARN node's, the name or UUID the YARN driver matched it
  * to); NULL when it has none. */
 AgentVm *agents_link_vm(const AgentLink *l, const char *vm);
+/* Whether vm runs: one that does not uses no CPU for the lever to take. */
+bool agents_vm_runs(const AgentVm *vm);
+/* The tracker that runs in vm of agent l, one that is not lost if any;
+ * NULL: none, another tenant's when it runs. */
+const ClusterNode *agents_vm_node(const Agents *a, const AgentLink *l, const AgentVm *vm);

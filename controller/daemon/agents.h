@@ -42,6 +42,12 @@ void agents_refresh(Agents *a);
  * cap where the agent reports them; one on its way per VM at most. A
  * refusal or failure is logged, counted, and sent again next cycle. */
 void agents_apply_targets(Agents *a);
+/* Gives each VM whose CPU weight the one loop's lever changed the weight it
+ * had before, waiting for each agent's answer (at most its call timeout):
+ * for a controller that stops, which would otherwise leave another
+ * tenant's VMs throttled. A VM whose agent cannot be reached keeps its
+ * weight, logged as a warning. */
+void agents_give_back_weights(Agents *a);
 
 /* ResizeVm: vm is a node id or a VM UUID; vcpus 0 and memory 0 leave that
  * resource alone. Replies to m (now or when the agent answers). */

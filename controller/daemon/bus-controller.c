@@ -236,7 +236,7 @@ static int method_get_job(sd_bus_message *m, void *userdata, sd_bus_error *error
         StoreError err = { 0 };
         StoreJob job = { 0 };
         const char *source = CONTROLLER1_JOB_SOURCE_STORE;
-        unsigned stragglers, backups;
+        unsigned stragglers, backups, quota[_SLOT_TYPE_MAX];
         uint64_t id;
         int r;
 
@@ -251,12 +251,13 @@ static int method_get_job(sd_bus_message *m, void *userdata, sd_bus_error *error
         if (r < 0)
                 return reply_error(r, &err, error);
         cluster_job_stragglers(c->cluster, id, &stragglers, &backups);
+        cluster_job_quota(c->cluster, id, quota);
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
                 r = append_job(reply, &job, source);
         if (r >= 0)
-                r = sd_bus_message_append(reply, "suu", job.message ? job.message : "", stragglers,
-                                          backups);
+                r = sd_bus_message_append(reply, "suuuu", job.message ? job.message : "",
+                                          stragglers, backups, quota[SLOT_MAP], quota[SLOT_REDUCE]);
         store_job_clear(&job);
         if (r < 0)
                 return r;
@@ -448,7 +449,8 @@ static const sd_bus_vtable controller_vtable[] = {
                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetJob", SD_BUS_ARGS("t", job),
                                 SD_BUS_RESULT(CONTROLLER1_JOB_TYPE, job, "s", message, "u",
-                                              stragglers, "u", backups),
+                                              stragglers, "u", backups, "u", map_quota, "u",
+                                              reduce_quota),
                                 method_get_job, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListAttempts", SD_BUS_ARGS("t", job),
                                 SD_BUS_RESULT("a" CONTROLLER1_ATTEMPT_TYPE, attempts),

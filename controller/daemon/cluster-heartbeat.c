@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -555,6 +556,76 @@ static bool backup_allowed(const ClusterTask *t, const ClusterNode *n) {
                t->failed_on != n->id;
 }
 
+/* The deadline schedulers' quotas stand until a step gives quotas again: a
+ * step that gives any gives every deadline job its own (Job.quota), so it
+ * replaces them all. The forecasts of the one loop read them (a job still
+ * getting its slots), and operators see them (GetJob); each change is
+ * logged. */
+static int apply_quotas(Cluster *c, const Snapshot *s) {
+        const Decisions *d = &c->decisions;
+        _cleanup_free_ unsigned(*next)[_SLOT_TYPE_MAX] = NULL;
+
+        if (d->n_quotas == 0)
+                return 0;
+        next = calloc(c->n_jobs, sizeof(*next));
+        if (!next)
+                return -ENOMEM;
+        for (size_t i = 0; i < d->n_quotas; i++)
+                memcpy(next[d->quotas[i].job], d->quotas[i].slots, sizeof(next[0]));
+        for (size_t j = 0; j < c->n_jobs; j++) {
+                ClusterJob *cj = &c->jobs[j];
+
+                assert(s->a.jobs[j].id == cj->info.id);
+                if (memcmp(next[j], cj->quota, sizeof(cj->quota)) == 0)
+                        continue;
+                log_info("Quota: job %" PRIu64 " %u map, %u reduce -> %u map, %u reduce slots",
+                         cj->info.id, cj->quota[SLOT_MAP], cj->quota[SLOT_REDUCE],
+                         next[j][SLOT_MAP], next[j][SLOT_REDUCE]);
+                memcpy(cj->quota, next[j], sizeof(cj->quota));
+                cluster_snapshot_job_quota(c, j);
+        }
+        return 0;
+}
+
+/* What the one loop says of its decisions: each deadline job's forecast
+ * (at debug), and each weight the lever asks of a VM, for a late job, of a
+ * best-effort VM beside one, or given back, logged when it changes (the
+ * VM targets carry it to the agents). */
+static void record_loop_notes(Cluster *c, const Snapshot *s, usec_t now) {
+        const Decisions *d = &c->decisions;
+
+        for (size_t i = 0; i < d->n_deadlines; i++) {
+                const DeadlineNote *f = &d->deadlines[i];
+                const Job *job = &s->a.jobs[f->job];
+
+                log_debug("Forecast: job %" PRIu64 " ends in %.1f s at speed %.2f, its deadline "
+                          "in %.1f s%s",
+                          job->id, ((double)f->forecast - (double)now) / USEC_PER_SEC, f->speed,
+                          ((double)job->deadline - (double)now) / USEC_PER_SEC,
+                          f->at_risk ? ": late" : "");
+        }
+
+        for (size_t i = 0; i < d->n_levers; i++) {
+                const LeverNote *l = &d->levers[i];
+                const ClusterVmState *state;
+                const char *uuid = cluster_vm_of(c, l->vm, &state);
+                ClusterLever *lever = cluster_vm_lever(c, l->vm);
+                char why[64] = "";
+
+                if (!uuid || lever->asked == l->cpu_weight)
+                        continue;
+                if (lever->asked == 0)
+                        lever->before = s->a.vms[l->vm].cpu_weight;
+                if (l->job != NO_INDEX)
+                        snprintf(why, sizeof(why), " for job %" PRIu64 ", forecast late",
+                                 s->a.jobs[l->job].id);
+                log_info("Lever: VM %s (%s) CPU weight %u -> %u%s", uuid,
+                         l->vm < c->n_nodes ? "a tracker's" : "another tenant's",
+                         lever->asked ? lever->asked : lever->before, l->cpu_weight, why);
+                lever->asked = l->cpu_weight;
+        }
+}
+
 /* Kills and slot changes wait in their trackers' queues; assignments are
  * for the heartbeating tracker alone (the step's contract). */
 static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t now,
@@ -624,8 +695,10 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                 on->slots_pending = true;
                 cluster_node_changed(c, d->slot_changes[i].node);
         }
-        if (!n)
-                return 0;
+        record_loop_notes(c, s, now);
+        r = apply_quotas(c, s);
+        if (r < 0 || !n)
+                return r;
         for (size_t i = 0; i < d->n_assignments; i++) {
                 const Assignment *as = &d->assignments[i];
                 ClusterTask *t = s->task_of[as->task].task;

@@ -89,6 +89,13 @@ void cluster_job_stragglers(const Cluster *c, uint64_t job, unsigned *ret_stragg
         *ret_backups = backups;
 }
 
+void cluster_job_quota(const Cluster *c, uint64_t job, unsigned ret[static _SLOT_TYPE_MAX]) {
+        const ClusterJob *j = cluster_job_find((Cluster *)c, job);
+
+        for (SlotType type = 0; type < _SLOT_TYPE_MAX; type++)
+                ret[type] = j ? j->quota[type] : 0;
+}
+
 ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, usec_t *ret_at) {
         if (n->vm.host != 0 && n->vm.has_steal) {
                 *ret_steal = n->vm.steal;
@@ -104,6 +111,26 @@ ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, u
         *ret_steal = 0;
         *ret_at = 0;
         return CLUSTER_STEAL_NONE;
+}
+
+const char *cluster_vm_of(const Cluster *c, uint32_t vm, const ClusterVmState **ret_state) {
+        if (vm < c->n_nodes) {
+                *ret_state = &c->nodes[vm].vm;
+                return c->nodes[vm].vm_uuid;
+        }
+        if (vm - c->n_nodes < c->n_tenants) {
+                *ret_state = &c->tenants[vm - c->n_nodes].vm;
+                return c->tenants[vm - c->n_nodes].uuid;
+        }
+        return NULL;
+}
+
+ClusterLever *cluster_vm_lever(Cluster *c, uint32_t vm) {
+        if (vm < c->n_nodes)
+                return &c->nodes[vm].lever;
+        if (vm - c->n_nodes < c->n_tenants)
+                return &c->tenants[vm - c->n_nodes].lever;
+        return NULL;
 }
 
 int cluster_node_queue_kill(ClusterNode *n, uint64_t attempt, const char *reason) {

@@ -72,6 +72,10 @@ typedef struct ClusterJob {
         JobProfile run_profile;
         unsigned maps_done;
         usec_t maps_finished;
+        /* The slots of each type its deadline scheduler last held it to
+         * (SlotQuota, ARIA's or DCS's), kept until a step gives quotas
+         * again (Job.quota); 0: none. */
+        unsigned quota[_SLOT_TYPE_MAX];
 } ClusterJob;
 
 /* What the agent of the node's host says of its VM (agent-link.c keeps it):
@@ -93,6 +97,30 @@ typedef struct ClusterVmState {
         double steal;
         usec_t steal_at; /* realtime */
 } ClusterVmState;
+
+/* What the one loop's lever asked of a VM's CPU weight: what it last
+ * asked (0: never), and the weight the VM had before its first change,
+ * which a controller that stops gives back (agents_give_back_weights). */
+typedef struct ClusterLever {
+        unsigned asked, before;
+} ClusterLever;
+
+/* A VM that an agent of [agents] hosts runs and no tracker registered for
+ * (by UUID, or by the name a YARN node was matched to): another tenant's,
+ * a co-running cluster's or a best-effort service's. The policy step's
+ * snapshot has it as Vm.other_tenant, after the trackers' VMs: the one
+ * loop's lever (slo_lever) may take CPU weight from it for this cluster's
+ * deadlines, within its agent's limits, and nothing else of it changes. */
+typedef struct ClusterTenantVm {
+        uint64_t id; /* its Vm.id while the agents report it */
+        char uuid[37];
+        ClusterVmState vm; /* host > 0: the agent that reports it */
+        ClusterLever lever;
+} ClusterTenantVm;
+
+/* Tenants' Vm.ids are numbered apart from the trackers' (their node ids),
+ * and never given to another VM. */
+#define CLUSTER_TENANT_VM_ID_BASE (UINT64_C(1) << 62)
 
 typedef enum ClusterStealSource {
         CLUSTER_STEAL_NONE,
@@ -157,6 +185,7 @@ typedef struct ClusterNode {
         double steal, iowait;
         unsigned running[_SLOT_TYPE_MAX];
         ClusterVmState vm;
+        ClusterLever lever; /* of its VM */
         ClusterGuest guest;
         /* Decisions for this tracker that wait for its next heartbeat: the
          * attempts to stop, each with why (a static string), which the
@@ -183,6 +212,11 @@ typedef struct Cluster {
         size_t n_jobs;
         ClusterNode *nodes;
         size_t n_nodes;
+        /* Other tenants' VMs on the agents' hosts, as the agents last
+         * reported them; the next one's id is next_tenant. */
+        ClusterTenantVm *tenants;
+        size_t n_tenants;
+        uint64_t next_tenant;
         char **pools;
         size_t n_pools;
         uint64_t next_node, next_attempt;
@@ -304,12 +338,21 @@ const char *cluster_node_state_to_string(NodeState state);
  * model does not hold (queued jobs are; ended ones are not) has none. */
 void cluster_job_stragglers(const Cluster *c, uint64_t job, unsigned *ret_stragglers,
                             unsigned *ret_backups);
+/* The slots of each type the job's deadline scheduler holds it to (its
+ * quota); 0 for a job without one, or one the model does not hold. */
+void cluster_job_quota(const Cluster *c, uint64_t job, unsigned ret[static _SLOT_TYPE_MAX]);
 /* The same of one task. */
 bool cluster_task_straggles(const ClusterTask *t);
 bool cluster_task_backed_up(const ClusterTask *t);
 /* The node's steal as the policy core sees it: its agent's measure when it
  * has one, else its tracker's report. */
 ClusterStealSource cluster_node_steal(const ClusterNode *n, double *ret_steal, usec_t *ret_at);
+/* The VM of a snapshot's index (a VM target's: the trackers' VMs, then the
+ * tenants'), its UUID and the state its agent reported (host 0: no agent
+ * reports it); NULL out of range. */
+const char *cluster_vm_of(const Cluster *c, uint32_t vm, const ClusterVmState **ret_state);
+/* What the lever asked of the VM of a snapshot's index; NULL out of range. */
+ClusterLever *cluster_vm_lever(Cluster *c, uint32_t vm);
 
 /* ---- for the model's own files ---- */
 

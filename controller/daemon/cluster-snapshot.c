@@ -3,8 +3,9 @@
  * from step to step and changed where the model changed, the tasks whose
  * state or attempts did and the nodes heard from, so that a heartbeat
  * costs what it changed and not what waits; in tests verified against a
- * new build. Jobs that come or go are added or taken out; trackers that
- * come, go or are lost make a new one. */
+ * new build. Jobs that come or go are added or taken out, and a step's
+ * quotas written in; trackers, or other tenants' VMs, that come, go or are
+ * lost make a new one. */
 #include <assert.h>
 #include <errno.h>
 #include <stdint.h>
@@ -34,27 +35,23 @@ void cluster_snapshot_drop(Cluster *c) {
         c->snapshot = NULL;
 }
 
-/* The index of node i's host in hosts, added when new: its agent's, shared
- * by the VMs that agent runs, or a host of its own of one CPU and no memory
- * to share when no agent knows its VM. */
-static uint32_t host_of_node(const Cluster *c, Host *hosts, size_t *n_hosts, size_t i) {
-        const ClusterVmState *vm = &c->nodes[i].vm;
-
+/* The index of a VM's host in hosts, added when new: its agent's, shared
+ * by the VMs that agent runs, or one of its own (alone) of one CPU and no
+ * memory to share when no agent knows the VM. */
+static uint32_t host_of_vm(const ClusterVmState *vm, uint64_t alone, Host *hosts, size_t *n_hosts) {
         for (size_t h = 0; vm->host != 0 && h < *n_hosts; h++)
                 if (hosts[h].id == vm->host)
                         return (uint32_t)h;
         hosts[*n_hosts] = vm->host != 0 ? (Host){ .id = vm->host,
                                                   .pcpus = vm->host_cpus,
                                                   .memory = vm->host_memory }
-                                        /* agents' hosts are numbered apart */
-                                        : (Host){ .id = UINT64_MAX - c->nodes[i].id, .pcpus = 1 };
+                                        : (Host){ .id = alone, .pcpus = 1 };
         return (uint32_t)(*n_hosts)++;
 }
 
-/* The agent's view of the VM, else one vCPU and nothing known. */
-static Vm vm_of_node(const ClusterNode *cn, uint32_t host) {
-        const ClusterVmState *v = &cn->vm;
-        Vm vm = { .id = cn->id, .host = host, .vcpus = 1, .vcpus_max = 1, .cpu_weight = 1024 };
+/* The agent's view of the VM (id), else one vCPU and nothing known. */
+static Vm vm_of_state(const ClusterVmState *v, uint64_t id, uint32_t host) {
+        Vm vm = { .id = id, .host = host, .vcpus = 1, .vcpus_max = 1, .cpu_weight = 1024 };
 
         if (v->host == 0)
                 return vm;
@@ -92,16 +89,32 @@ static Node node_of(const ClusterNode *cn, uint32_t i) {
         };
 }
 
+size_t cluster_snapshot_vms(const Cluster *c) {
+        return c->n_nodes + c->n_tenants;
+}
+
 void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, Vm *vms,
                             Node *nodes) {
         *ret_n_hosts = 0;
         for (size_t i = 0; i < c->n_nodes; i++) {
-                vms[i] = vm_of_node(&c->nodes[i], host_of_node(c, hosts, ret_n_hosts, i));
-                nodes[i] = node_of(&c->nodes[i], (uint32_t)i);
+                const ClusterNode *cn = &c->nodes[i];
+
+                /* Agents' hosts are numbered apart from a lone VM's. */
+                vms[i] = vm_of_state(&cn->vm, cn->id,
+                                     host_of_vm(&cn->vm, UINT64_MAX - cn->id, hosts, ret_n_hosts));
+                nodes[i] = node_of(cn, (uint32_t)i);
+        }
+        for (size_t k = 0; k < c->n_tenants; k++) {
+                const ClusterTenantVm *t = &c->tenants[k];
+
+                vms[c->n_nodes + k] =
+                        vm_of_state(&t->vm, t->id, host_of_vm(&t->vm, 0, hosts, ret_n_hosts));
+                vms[c->n_nodes + k].other_tenant = true;
         }
 }
 
-/* Hosts, VMs and trackers, all of them: what agents say changes them all. */
+/* Hosts, VMs and trackers, all of them, and the tenants' VMs: what agents
+ * say changes them all. */
 static void snapshot_nodes(const Cluster *c, Snapshot *s) {
         cluster_snapshot_nodes(c, s->a.hosts, &s->a.n_hosts, s->a.vms, s->a.nodes);
         s->s.n_hosts = s->a.n_hosts;
@@ -109,11 +122,11 @@ static void snapshot_nodes(const Cluster *c, Snapshot *s) {
 
 int cluster_snapshot_arrays_new(const Cluster *c, size_t n_jobs, size_t n_tasks, size_t n_attempts,
                                 SnapshotArrays *ret) {
-        size_t nn = MAX(c->n_nodes, (size_t)1);
+        size_t nn = MAX(c->n_nodes, (size_t)1), nv = MAX(cluster_snapshot_vms(c), (size_t)1);
         SnapshotArrays a = { 0 };
 
-        a.hosts = calloc(nn, sizeof(*a.hosts));
-        a.vms = calloc(nn, sizeof(*a.vms));
+        a.hosts = calloc(nv, sizeof(*a.hosts));
+        a.vms = calloc(nv, sizeof(*a.vms));
         a.nodes = calloc(nn, sizeof(*a.nodes));
         a.jobs = calloc(MAX(n_jobs, (size_t)1), sizeof(*a.jobs));
         a.tasks = malloc(MAX(n_tasks, (size_t)1) * sizeof(*a.tasks));
@@ -142,7 +155,7 @@ ClusterSnapshot cluster_snapshot_of(const Cluster *c, const SnapshotArrays *a, s
         return (ClusterSnapshot){ .hosts = a->hosts,
                                   .n_hosts = a->n_hosts,
                                   .vms = a->vms,
-                                  .n_vms = c->n_nodes,
+                                  .n_vms = cluster_snapshot_vms(c),
                                   .nodes = a->nodes,
                                   .n_nodes = c->n_nodes,
                                   .jobs = a->jobs,
@@ -156,7 +169,7 @@ ClusterSnapshot cluster_snapshot_of(const Cluster *c, const SnapshotArrays *a, s
 
 /* A heartbeat's tracker: its VM on the host it had (only agents move it). */
 static void snapshot_node(const Cluster *c, Snapshot *s, uint32_t i) {
-        s->a.vms[i] = vm_of_node(&c->nodes[i], s->a.vms[i].host);
+        s->a.vms[i] = vm_of_state(&c->nodes[i].vm, c->nodes[i].id, s->a.vms[i].host);
         s->a.nodes[i] = node_of(&c->nodes[i], i);
 }
 
@@ -412,6 +425,7 @@ static void job_fill(const Cluster *c, Snapshot *s, uint32_t j, uint32_t k) {
                       .pool = cj->pool,
                       .input_size = cj->input_size,
                       .profile = cj->run_profile,
+                      .quota = { cj->quota[SLOT_MAP], cj->quota[SLOT_REDUCE] },
                       .stored_profile = cj->profile.job ? &cj->profile.phases : NULL,
                       .tasks = { .first = k,
                                  .count = (uint32_t)cj->n_tasks,
@@ -594,6 +608,14 @@ void cluster_snapshot_remove_job(Cluster *c, size_t j) {
         s->jobs_moved = true;
 }
 
+void cluster_snapshot_job_quota(Cluster *c, size_t j) {
+        Snapshot *s = c->snapshot;
+
+        if (!s || s->overflow)
+                return;
+        memcpy(s->a.jobs[j].quota, c->jobs[j].quota, sizeof(s->a.jobs[j].quota));
+}
+
 /* Field by field: what a step may read. */
 static bool nodes_same(const Node *a, const Node *b) {
         return a->id == b->id && a->vm == b->vm && a->state == b->state &&
@@ -642,7 +664,9 @@ static bool jobs_same(const Job *a, const Job *b) {
                counts_same(&a->counts[TASK_REDUCE], &b->counts[TASK_REDUCE]) &&
                a->tasks.first == b->tasks.first && a->tasks.count == b->tasks.count &&
                a->tasks.first_pending[TASK_MAP] == b->tasks.first_pending[TASK_MAP] &&
-               a->tasks.first_pending[TASK_REDUCE] == b->tasks.first_pending[TASK_REDUCE];
+               a->tasks.first_pending[TASK_REDUCE] == b->tasks.first_pending[TASK_REDUCE] &&
+               a->quota[SLOT_MAP] == b->quota[SLOT_MAP] &&
+               a->quota[SLOT_REDUCE] == b->quota[SLOT_REDUCE];
 }
 
 static bool tasks_same(const Task *a, const Task *b) {
@@ -724,15 +748,16 @@ bool cluster_snapshot_current(Cluster *c) {
                 return false;
         kept_order = attempts_by_id(k);
         new_order = attempts_by_id(&f);
-        same = kept_order && new_order && k->s.n_hosts == f.s.n_hosts &&
+        same = kept_order && new_order && k->s.n_hosts == f.s.n_hosts && k->s.n_vms == f.s.n_vms &&
                k->s.n_nodes == f.s.n_nodes && k->s.n_jobs == f.s.n_jobs &&
                k->s.n_tasks == f.s.n_tasks && k->s.n_attempts == f.s.n_attempts &&
                snapshot_lists_hold(k);
         for (size_t i = 0; same && i < f.s.n_hosts; i++)
                 same = hosts_same(&k->a.hosts[i], &f.a.hosts[i]);
         for (size_t i = 0; same && i < f.s.n_nodes; i++)
-                same = nodes_same(&k->a.nodes[i], &f.a.nodes[i]) &&
-                       vms_same(&k->a.vms[i], &f.a.vms[i]);
+                same = nodes_same(&k->a.nodes[i], &f.a.nodes[i]);
+        for (size_t i = 0; same && i < f.s.n_vms; i++)
+                same = vms_same(&k->a.vms[i], &f.a.vms[i]);
         for (size_t i = 0; same && i < f.s.n_jobs; i++)
                 same = jobs_same(&k->a.jobs[i], &f.a.jobs[i]);
         for (size_t i = 0; same && i < f.s.n_tasks; i++)

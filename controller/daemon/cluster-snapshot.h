@@ -15,13 +15,16 @@
  * for tests of the points where the model changes. */
 bool cluster_snapshot_current(Cluster *c);
 
-/* The hosts, VMs and nodes of the model's nodes as the policy step sees
- * them (agents' hosts and VM sizes, steal), for a driver that builds the
- * rest of its snapshot itself: hosts, vms and nodes have room for
- * c->n_nodes entries each (one at least); vms[i] and nodes[i] are
- * c->nodes[i]'s, *ret_n_hosts the hosts used. */
+/* The hosts, VMs and nodes of the model's nodes and the tenants' VMs as
+ * the policy step sees them (agents' hosts and VM sizes, steal), for a
+ * driver that builds the rest of its snapshot itself: hosts and vms have
+ * room for cluster_snapshot_vms() entries, nodes for c->n_nodes (one at
+ * least); vms[i] and nodes[i] are c->nodes[i]'s, vms[c->n_nodes + k]
+ * c->tenants[k]'s, *ret_n_hosts the hosts used. */
 void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, Vm *vms,
                             Node *nodes);
+/* The VMs of the step's snapshot: the trackers' and the tenants'. */
+size_t cluster_snapshot_vms(const Cluster *c);
 
 /* Room for a driver's snapshot of the model: its nodes filled
  * (cluster_snapshot_nodes()), room for n_jobs jobs, n_tasks tasks and
@@ -30,9 +33,10 @@ void cluster_snapshot_nodes(const Cluster *c, Host *hosts, size_t *ret_n_hosts, 
 int cluster_snapshot_arrays_new(const Cluster *c, size_t n_jobs, size_t n_tasks, size_t n_attempts,
                                 SnapshotArrays *ret);
 void cluster_snapshot_arrays_done(SnapshotArrays *a);
-/* The snapshot of a's nodes (c->n_nodes) and of the first n_jobs jobs,
- * n_tasks tasks and n_attempts attempts the driver filled: done tasks are
- * left out, counted in their jobs, whose Job.tasks the driver keeps. */
+/* The snapshot of a's nodes (c->n_nodes) and VMs (cluster_snapshot_vms())
+ * and of the first n_jobs jobs, n_tasks tasks and n_attempts attempts the
+ * driver filled: done tasks are left out, counted in their jobs, whose
+ * Job.tasks the driver keeps. */
 ClusterSnapshot cluster_snapshot_of(const Cluster *c, const SnapshotArrays *a, size_t n_jobs,
                                     size_t n_tasks, size_t n_attempts);
 
@@ -43,6 +47,9 @@ void cluster_snapshot_drop(Cluster *c);
 void cluster_snapshot_add_job(Cluster *c);
 /* c->jobs[j] is about to leave the model: the kept snapshot lets it go. */
 void cluster_snapshot_remove_job(Cluster *c, size_t j);
+/* c->jobs[j]'s quota (ClusterJob.quota) changed: the kept snapshot takes
+ * it in. */
+void cluster_snapshot_job_quota(Cluster *c, size_t j);
 /* The step's snapshot in c->snapshot: the kept one with what changed in
  * the model since (and POLICY_STEP_TRUSTED added to *flags), or a new one. */
 int cluster_snapshot_prepare(Cluster *c, unsigned *flags);

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/format.h"
 #include "common/log.h"
@@ -39,6 +40,7 @@ Cluster *cluster_free(Cluster *c) {
         for (size_t i = 0; i < c->n_nodes; i++)
                 node_done(&c->nodes[i]);
         free(c->nodes);
+        free(c->tenants);
         for (size_t i = 0; i < c->n_pools; i++)
                 free(c->pools[i]);
         free(c->pools);
@@ -121,6 +123,15 @@ int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,
         c->nodes = nodes;
         c->nodes[c->n_nodes++] = n;
         c->next_node++;
+        /* Its VM is a tracker's now, no other tenant's, before the agents
+         * say so at the next control cycle. */
+        for (size_t k = 0; k < c->n_tenants; k++)
+                if (strcasecmp(c->tenants[k].uuid, vm_uuid) == 0) {
+                        memmove(&c->tenants[k], &c->tenants[k + 1],
+                                (c->n_tenants - k - 1) * sizeof(*c->tenants));
+                        c->n_tenants--;
+                        break;
+                }
         cluster_snapshot_drop(c);
         *ret_id = n.id;
         return 0;
@@ -208,6 +219,48 @@ int cluster_set_slots(Cluster *c, uint64_t node, const unsigned slots[static _SL
 void cluster_nodes_changed(Cluster *c) {
         if (c->snapshot)
                 c->snapshot->all_nodes_stale = true;
+}
+
+/* Whether the tenants' VMs are those of vms, in their order. */
+static bool tenants_same(const Cluster *c, const ClusterTenantVm *vms, size_t n) {
+        if (n != c->n_tenants)
+                return false;
+        for (size_t k = 0; k < n; k++)
+                if (strcmp(vms[k].uuid, c->tenants[k].uuid) != 0)
+                        return false;
+        return true;
+}
+
+int cluster_set_tenants(Cluster *c, const ClusterTenantVm *vms, size_t n) {
+        ClusterTenantVm *next;
+
+        if (tenants_same(c, vms, n)) {
+                for (size_t k = 0; k < n; k++)
+                        c->tenants[k].vm = vms[k].vm;
+                cluster_nodes_changed(c);
+                return 0;
+        }
+        next = n > 0 ? calloc(n, sizeof(*next)) : NULL;
+        if (n > 0 && !next)
+                return -ENOMEM;
+        for (size_t k = 0; k < n; k++) {
+                const ClusterTenantVm *seen = NULL;
+
+                for (size_t i = 0; !seen && i < c->n_tenants; i++)
+                        if (strcmp(c->tenants[i].uuid, vms[k].uuid) == 0)
+                                seen = &c->tenants[i];
+                next[k] = vms[k];
+                next[k].id = seen ? seen->id : CLUSTER_TENANT_VM_ID_BASE + c->next_tenant++;
+                next[k].lever = seen ? seen->lever : (ClusterLever){ 0 };
+        }
+        free(c->tenants);
+        c->tenants = next;
+        c->n_tenants = n;
+        /* The VMs moved: the kept snapshot and the last control cycle's VM
+         * targets name them by index. */
+        cluster_snapshot_drop(c);
+        c->decisions.n_vm_targets = 0;
+        return 0;
 }
 
 int cluster_node_set_guest(Cluster *c, uint64_t node, const ClusterGuest *guest) {

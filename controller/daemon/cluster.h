@@ -61,6 +61,12 @@ int cluster_cancel(Cluster *c, uint64_t id, StoreError *err);
 /* What agents say of the nodes' VMs (ClusterNode.vm) changed: the next
  * step takes in every node again. */
 void cluster_nodes_changed(Cluster *c);
+/* The tenants' VMs the agents report now (ClusterTenantVm; each one's id
+ * is not read): one reported before keeps its id and what the lever asked
+ * of it. New ones, or ones gone, make the next step build its snapshot
+ * anew; the same ones with new states are taken in as the nodes' are
+ * (cluster_nodes_changed()). -ENOMEM: nothing changed. */
+int cluster_set_tenants(Cluster *c, const ClusterTenantVm *vms, size_t n);
 /* ReportGuest: -ENOENT for an unknown node. */
 int cluster_node_set_guest(Cluster *c, uint64_t node, const ClusterGuest *guest);
 int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,

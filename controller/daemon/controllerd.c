@@ -324,6 +324,15 @@ static int on_control_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return controller_rearm(s, usec, c->driver->control_interval(c));
 }
 
+/* A controller that stops leaves no VM with the weight the lever gave it:
+ * another tenant's would stay throttled for good. */
+static int on_exit_give_back(sd_event_source *s, void *userdata) {
+        Controller *c = userdata;
+
+        agents_give_back_weights(c->agents);
+        return 0;
+}
+
 int controller_add_periodic(Controller *c, sd_event_source **ret, sd_event_time_handler_t handler,
                             usec_t interval, const char *name) {
         int r;
@@ -363,6 +372,13 @@ static int controller_start(Controller *c) {
         r = agents_new(c->event, c->cluster, &c->config, &c->agents);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up the agents");
+        /* Before the agents' connections close: each bus attached to the
+         * loop closes in an exit source of its own, at normal priority. */
+        r = sd_event_add_exit(c->event, &c->give_back, on_exit_give_back, c);
+        if (r >= 0)
+                r = sd_event_source_set_priority(c->give_back, SD_EVENT_PRIORITY_IMPORTANT);
+        if (r < 0)
+                return log_error_errno(r, "Cannot add the lever's give-back at exit");
         r = sd_bus_attach_event(c->bus, c->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Cannot attach the bus to the event loop");
@@ -394,6 +410,7 @@ static int controller_start(Controller *c) {
 }
 
 static void controller_stop(Controller *c) {
+        c->give_back = sd_event_source_disable_unref(c->give_back);
         c->control_timer = sd_event_source_disable_unref(c->control_timer);
         c->prune_timer = sd_event_source_disable_unref(c->prune_timer);
         if (c->driver)

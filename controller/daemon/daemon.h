@@ -86,6 +86,7 @@ struct Controller {
         size_t token_len;
         int listen_fd;
         sd_event_source *listen_source, *lost_timer, *control_timer, *prune_timer;
+        sd_event_source *give_back; /* the lever's weights back as the loop exits */
         TrackerConnection *connections;
         size_t n_connections, n_registered;
         /* Out of descriptors, the endpoint stops accepting until one is

@@ -194,18 +194,29 @@ int slo_lever_step(SloLever *l, PolicyContext *ctx) {
                         if (r < 0)
                                 return r;
                 }
-        /* The weight goes back where no late job runs any more. */
+        /* The weight goes back where no late job runs any more, asked at
+         * every step until the VM reports it: a target asked once may be
+         * lost on its way (a live controller sends only its control
+         * cycle's, one at a time per VM), and would leave the VM levered
+         * for good. Back, it is reported once more and forgotten. */
         for (uint32_t v = 0; v < s->n_vms; v++) {
-                if (levered[s->vms[v].host]) {
+                unsigned base;
+
+                if (levered[s->vms[v].host] || !idmap_get(&l->base, s->vms[v].id)) {
                         idmap_touch(&l->base, s->vms[v].id);
                         continue;
                 }
-                if (!idmap_get(&l->base, s->vms[v].id))
-                        continue;
-                r = set_weight(l, ctx, v, base_weight(l, ctx, v), NO_INDEX);
+                base = base_weight(l, ctx, v);
+                if (s->vms[v].cpu_weight != base) {
+                        idmap_touch(&l->base, s->vms[v].id);
+                        r = set_weight(l, ctx, v, base, NO_INDEX);
+                } else {
+                        idmap_remove(&l->base, s->vms[v].id);
+                        r = DECISIONS_PUSH(ctx->d, levers, .vm = v, .job = NO_INDEX,
+                                           .cpu_weight = base);
+                }
                 if (r < 0)
                         return r;
-                idmap_remove(&l->base, s->vms[v].id);
         }
         idmap_sweep(&l->base);
         return 0;

@@ -45,12 +45,15 @@ poll grep -q "^registered 1 " "$tmp/tracker.log" || fail "the tracker did not re
 # ---- vms ----
 poll vms_have "^1	$W1	worker1	" || fail "vms lacks node 1's VM: $(flexslotctl vms)"
 expect_ctl 0 "" vms
-head -n 1 "$tmp/out" | grep -q "^NODE	VM	NAME	AGENT	REACHABLE	STEAL_SOURCE	STEAL	VCPUS	MEMORY	SENT	APPLIED	FAILED	LAST	GUEST_CPUS	GUEST_MEMORY	VCPUS_TARGET	MEMORY_TARGET$" ||
+head -n 1 "$tmp/out" | grep -q "^NODE	VM	NAME	AGENT	REACHABLE	STEAL_SOURCE	STEAL	VCPUS	MEMORY	SENT	APPLIED	FAILED	LAST	GUEST_CPUS	GUEST_MEMORY	VCPUS_TARGET	MEMORY_TARGET	ROLE	CPU_WEIGHT$" ||
 	fail "vms' header: $(cat "$tmp/out")"
 grep -qF "1	$W1	worker1	$address	true	tracker	0.25	2	$GIB	0	0	0	" "$tmp/out" ||
 	fail "vms' worker1: $(cat "$tmp/out")"
-grep -qF "0	$W2	worker2	$address	true	none	0	2	$((2 * GIB))	0	0	0	" "$tmp/out" ||
-	fail "vms' worker2: $(cat "$tmp/out")"
+# worker2, which no tracker runs in, is another tenant's VM, whatever its
+# targets' state.
+grep -F "0	$W2	worker2	$address	true	none	0	2	$((2 * GIB))	0	0	0		0	0	" "$tmp/out" |
+	grep -q "	tenant	0$" || fail "vms' worker2 (another tenant's): $(cat "$tmp/out")"
+grep -q "^1	$W1	.*	tracker	0$" "$tmp/out" || fail "vms' worker1 is no tracker's: $(cat "$tmp/out")"
 expect_ctl 0 "" vms --json
 grep -qF "{\"node\": 1, \"vm\": \"$W1\", \"name\": \"worker1\", \"agent\": \"$address\", \"reachable\": true, \"steal_source\": \"tracker\", \"steal\": 0.25, \"vcpus\": 2, \"memory\": $GIB, " "$tmp/out" ||
 	fail "vms --json: $(cat "$tmp/out")"
@@ -72,8 +75,8 @@ poll size_is worker1 "4 $GIB" || fail "worker1 is not 4 vCPUs"
 # without a tracker, as the agent sees it; worker1's 4 vCPUs are plugged,
 # but its tracker sees 2 online in the guest, so its vCPU target is not
 # reached (and it had no memory target).
-poll vms_have "^0	$W2	worker2	.*	reached	reached$" || fail "worker2's targets: $(flexslotctl vms)"
-poll vms_have "^1	$W1	worker1	.*	4	$GIB	1	1	0	vcpus applied 2 -> 4	2	$GIB	unreached	$" ||
+poll vms_have "^0	$W2	worker2	.*	reached	reached	tenant	0$" || fail "worker2's targets: $(flexslotctl vms)"
+poll vms_have "^1	$W1	worker1	.*	4	$GIB	1	1	0	vcpus applied 2 -> 4	2	$GIB	unreached		tracker	0$" ||
 	fail "vms after the resize: $(flexslotctl vms)"
 agent_metrics=$(bus call org.flexslot.Agent1 /org/flexslot/Agent1 org.flexslot.Agent1 GetMetrics s worker1)
 case $agent_metrics in *' "reached" ""') ;; *) fail "the agent's view of worker1: $agent_metrics" ;; esac

@@ -65,7 +65,7 @@ job_listed() {
 	ctl_call ListJobs | grep -q '1 "running" "streamjob3397353295179246494.jar" "root" "root.default" "application_1795772848039_0001" 6 1 5 0 1795772850975000 0 [0-9]* "yarn"'
 }
 poll job_listed || fail "ListJobs does not show the application: $(ctl_call ListJobs)"
-ctl_call GetJob t 1 | grep -q '"yarn" "" 0 0$' || fail "GetJob: $(ctl_call GetJob t 1)"
+ctl_call GetJob t 1 | grep -q '"yarn" "" 0 0 0 0$' || fail "GetJob: $(ctl_call GetJob t 1)"
 expect_error NotSupported CancelJob t 1
 flexslotctl list >"$tmp/jobs" || fail "flexslotctl list failed"
 grep -q "^1	running	streamjob3397353295179246494.jar	root	root.default	application_1795772848039_0001	6	1	5	0	.*	yarn$" \

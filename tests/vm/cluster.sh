@@ -18,6 +18,10 @@
 #                                    every NAME's tracker registered, with
 #                                    its domain's UUID
 #   vmc_controller_stop              (trackers reconnect to the next one)
+#   vmc_partition_take QEMU_PID SHARES
+#                                    the guests' cpu cgroup partition its
+#                                    weight; vmc_partition_quota CPUS caps it,
+#                                    vmc_partition_restore puts both back
 #
 # Every process is started through vm_track and stopped by vm_teardown by
 # PID (the guests with the private libvirtd); nothing outside vm_state and
@@ -233,6 +237,44 @@ vmc_guest_start() {
 		"$vm_dir/guest-xml.sh" "$1" "$VM_KERNEL" "$vm_state/$1.initrd" \
 		"$vm_state/$1.console" "$4" "$3" 0 "$(vm_accel)" "${8:-}" >"$vm_state/$1.xml" || return 1
 	vm_virsh create "$vm_state/$1.xml" >/dev/null
+}
+
+# vmc_partition_take QEMU_PID SHARES: the cpu cgroup (v1) partition of
+# libvirt's /machine that holds the guest of QEMU_PID, and every guest, gets
+# cpu.shares SHARES. Under cgroup v1 the partition competes with each
+# process of the root cgroup as one of them (cpu.shares 1024), so on a
+# machine where other work keeps many processes busy the guests together
+# got a few percent of a CPU and did not boot in minutes. What it had is
+# kept for vmc_partition_restore (call it on exit); VMC_PARTITION is its
+# directory. Returns 1 without a cgroup v1 cpu controller.
+vmc_partition_take() {
+	_vp_part=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ { split($3, p, "/"); print p[2]; exit }' \
+		"/proc/$1/cgroup")
+	VMC_PARTITION=/sys/fs/cgroup/cpu/$_vp_part
+	if [ -z "$_vp_part" ] || [ ! -f "$VMC_PARTITION/cpu.cfs_quota_us" ]; then
+		VMC_PARTITION=""
+		vm_log "cannot find the guests' cpu cgroup partition (cgroup v1 cpu controller)"
+		return 1
+	fi
+	for _vp_f in cfs_quota_us cfs_period_us shares; do
+		cat "$VMC_PARTITION/cpu.$_vp_f" >"$vm_state/partition.$_vp_f"
+	done
+	echo "$2" >"$VMC_PARTITION/cpu.shares"
+}
+
+# vmc_partition_quota CPUS: the guests together get CPUS host CPUs at most
+# (a CFS quota on the partition).
+vmc_partition_quota() {
+	echo 100000 >"$VMC_PARTITION/cpu.cfs_period_us"
+	awk -v p="$1" 'BEGIN { printf "%d\n", p * 100000 }' >"$VMC_PARTITION/cpu.cfs_quota_us"
+}
+
+vmc_partition_restore() {
+	[ -n "${VMC_PARTITION:-}" ] || return 0
+	for _vp_f in cfs_quota_us cfs_period_us shares; do
+		[ ! -f "$vm_state/partition.$_vp_f" ] ||
+			cat "$vm_state/partition.$_vp_f" >"$VMC_PARTITION/cpu.$_vp_f" 2>/dev/null || true
+	done
 }
 
 # "ID UUID STATE" of the node whose hostname is NAME, from ListNodes.
