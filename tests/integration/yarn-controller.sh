@@ -22,16 +22,12 @@
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/agent.sh"
-. "$src/tests/lib/dataset.sh"
 . "$src/tests/yarn/lib.sh"
-command -v python3 >/dev/null || skip "no python3 to read YARN's JSON"
 test_started=$(date +%s)
 
-yarn_prepare
+yarn_start
 start_bus
 start_agent
-# Three NodeManagers of 1 GB and 4 vcores: 4 containers of 256 MB each.
-yarn_start 3 1024 4
 
 # rm_get PATH: a GET of the ResourceManager's REST API.
 rm_get() {
@@ -52,13 +48,6 @@ for n in (json.load(sys.stdin)["nodes"] or {}).get("node", []):
 capacity_is() {
 	[ "$(node_field "$1" memory)" = "$2" ]
 }
-
-nm0=$(yarn_node_id 0)
-nm1=$(yarn_node_id 1)
-nm2=$(yarn_node_id 2)
-if [ -z "$nm0" ] || [ -z "$nm2" ]; then
-	fail "the fixture named no NodeManagers: $(cat "$yarn_dir/nodes")"
-fi
 
 cat >"$tmp/controller.ini" <<CONF
 [controller]
