@@ -34,24 +34,7 @@ start_private_bus
 # shellcheck source=tests/fixtures/controller/agent.sh
 . "$src/tests/fixtures/controller/agent.sh"
 start_agent
-cat >"$tmp/controller.ini" <<CONF
-[controller]
-store = $tmp/store.db
-[cluster]
-driver = yarn
-[yarn]
-resourcemanager = $rm_url
-user = flexslot
-poll-interval = 1s
-nodes = $nm0=worker1 $nm1=worker2 $nm2=worker3
-container-memory = 256M
-[policy]
-speculation = sepb
-vm-allocator = flexslot
-min_vm_memory = 512M
-[agents]
-hosts = $address
-CONF
+yarn_controller_config "$rm_url" agents
 "$build/bin/flexslot-controllerd" --config "$tmp/controller.ini" --address "$address" \
 	--log-level=debug >"$tmp/controller.log" 2>&1 &
 pids="$pids $!"

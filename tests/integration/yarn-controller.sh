@@ -49,25 +49,12 @@ capacity_is() {
 	[ "$(node_field "$1" memory)" = "$2" ]
 }
 
-cat >"$tmp/controller.ini" <<CONF
-[controller]
-store = $tmp/store.db
-[cluster]
-driver = yarn
+# The URL with a slash at its end, which the controller takes off.
+yarn_controller_config "$rm_url/" agents
+cat >>"$tmp/controller.ini" <<CONF
 [yarn]
-resourcemanager = $rm_url/
-user = flexslot
-poll-interval = 1s
-timeout = 2s
-nodes = $nm0=worker1 $nm1=worker2 $nm2=worker3
-container-memory = 256M
 min-containers = 1
-[policy]
-speculation = sepb
-vm-allocator = flexslot
-min_vm_memory = 512M
 [agents]
-hosts = $address
 call-timeout = 1s
 max-sample-age = 2s
 CONF

@@ -57,17 +57,9 @@ until plan_ready; do
 done
 echo "the plan holds the cluster $(($(date +%s) - test_started)) s into the test"
 
-cat >"$tmp/controller.ini" <<CONF
-[controller]
-store = $tmp/store.db
-[cluster]
-driver = yarn
+yarn_controller_config "$rm_url"
+cat >>"$tmp/controller.ini" <<CONF
 [yarn]
-resourcemanager = $rm_url
-user = flexslot
-poll-interval = 1s
-timeout = 2s
-container-memory = 256M
 reservation-queue = dedicated
 [policy]
 scheduler = aria

@@ -90,6 +90,43 @@ yarn_start() {
 	echo "mini YARN cluster up in $(($(date +%s) - yarn_started)) s at $rm_url"
 }
 
+# yarn_controller_config URL [agents]: $tmp/controller.ini, a controller
+# that drives the YARN whose ResourceManager is at URL ([cluster] driver =
+# yarn) as user flexslot, polled every second with 2 s for an answer, its
+# containers 256 MB, its store in $tmp. With "agents" NodeManagers 0-2
+# ($nm0-$nm2, yarn_start) are the VMs worker1-3 of the agent on $address
+# (tests/fixtures/controller/agent.sh), which FlexSlot's VM allocator
+# sizes, and SEPB kills stragglers. A test appends what it sets besides,
+# under section headers of its own ([yarn] again for more of its keys).
+yarn_controller_config() {
+	{
+		cat <<CONF
+[controller]
+store = $tmp/store.db
+[cluster]
+driver = yarn
+[yarn]
+resourcemanager = $1
+user = flexslot
+poll-interval = 1s
+timeout = 2s
+container-memory = 256M
+CONF
+		if [ "${2:-}" = agents ]; then
+			# shellcheck disable=SC2154 # the bus's, from start_private_bus
+			cat <<CONF
+nodes = $nm0=worker1 $nm1=worker2 $nm2=worker3
+[policy]
+speculation = sepb
+vm-allocator = flexslot
+min_vm_memory = 512M
+[agents]
+hosts = $address
+CONF
+		fi
+	} >"$tmp/controller.ini"
+}
+
 # yarn_rm stop|start: the ResourceManager stopped or started again (it
 # recovers its applications from its state store); returns once done.
 yarn_rm() {
