@@ -61,12 +61,8 @@ CONF
 
 # ---- a bad [yarn] is refused at its line ----
 sed "s|^resourcemanager = .*|resourcemanager = ftp://rm.example|" "$tmp/controller.ini" >"$tmp/bad.ini"
-if "$controllerd" --config "$tmp/bad.ini" --address "$address" 2>"$tmp/bad.err"; then
-	fail "the controller started with an ftp:// ResourceManager"
-fi
-line=$(grep -n "^resourcemanager = " "$tmp/bad.ini" | cut -d: -f1)
-grep -qF "$tmp/bad.ini:$line: [yarn] resourcemanager: 'ftp://rm.example' is not an http://" \
-	"$tmp/bad.err" || fail "the error does not name the line: $(cat "$tmp/bad.err")"
+refused_at "$tmp/bad.ini" resourcemanager \
+	"[yarn] resourcemanager: 'ftp://rm.example' is not an http://"
 
 start_controller
 
