@@ -25,7 +25,6 @@
  * are pruned every second of the run as the controller prunes them, older
  * than --keep-ended, and the store's size is printed after the run. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -42,7 +41,7 @@
 #include "common/time-util.h"
 #include "controller/daemon/cluster-heartbeat.h"
 #include "controller/daemon/cluster.h"
-#include "policy/layers/policies.h"
+#include "cluster-fixture.h"
 #include "latencies.h"
 
 /* A split per BLOCK bytes of a job's input file. */
@@ -72,9 +71,8 @@ typedef struct Options {
 
 typedef struct Bench {
         const Options *o;
+        ClusterFixture fixture;
         Cluster *c;
-        Store *store;
-        char *db;
         BenchTracker *trackers;
         size_t next; /* the tracker whose turn it is */
         size_t unfinished, target;
@@ -97,20 +95,6 @@ static int fail(const char *what, int r, const StoreError *err) {
         fprintf(stderr, "flexslot-bench-cluster: %s: %s\n", what,
                 err && err->message[0] ? err->message : strerror(-r));
         return r;
-}
-
-/* An input file of maps splits under dir/in. */
-static int write_input(const char *dir, unsigned maps, char *name, size_t size) {
-        _cleanup_free_ char *path = NULL;
-        _cleanup_close_ int fd = -1;
-
-        snprintf(name, size, "in/%u", maps);
-        if (asprintf(&path, "%s/%s", dir, name) < 0)
-                return -ENOMEM;
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0 || ftruncate(fd, (off_t)maps * BLOCK) < 0)
-                return -errno;
-        return 0;
 }
 
 static int submit_job(Bench *b) {
@@ -145,7 +129,7 @@ static int prune(Bench *b) {
         if (now_monotonic_usec() - b->pruned_at < USEC_PER_SEC || now <= b->o->keep_ended)
                 return 0;
         b->pruned_at = now_monotonic_usec();
-        r = store_jobs_prune(b->store, now - b->o->keep_ended, &n, &err);
+        r = store_jobs_prune(b->fixture.store, now - b->o->keep_ended, &n, &err);
         if (r < 0)
                 return fail("cannot prune", r, &err);
         b->pruned += n;
@@ -298,17 +282,7 @@ static Bench *bench_free(Bench *b) {
         if (!b)
                 return NULL;
         cluster_free(b->c);
-        store_close(b->store);
-        if (b->db) {
-                char path[PATH_MAX];
-
-                (void)unlink(b->db);
-                snprintf(path, sizeof(path), "%s-wal", b->db);
-                (void)unlink(path);
-                snprintf(path, sizeof(path), "%s-shm", b->db);
-                (void)unlink(path);
-        }
-        free(b->db);
+        cluster_fixture_close(&b->fixture);
         free(b->trackers);
         latencies_done(&b->latencies);
         free(b);
@@ -318,31 +292,29 @@ DEFINE_POINTER_CLEANUP_FUNC(Bench, bench_free);
 
 /* One cluster of tasks unfinished tasks, measured with and without the
  * step; the step's figures in *ret_step. */
-static int run(const Options *o, Policy *policy, const ClusterData *data, size_t tasks,
-               Figures *ret_step) {
+static int run(const Options *o, size_t tasks, Figures *ret_step) {
         _cleanup_(bench_freep) Bench *b = calloc(1, sizeof(*b));
         const unsigned slots[_SLOT_TYPE_MAX] = { o->slots, 0 };
         StoreError err = { 0 };
         Figures with, without;
+        char input[16];
         uint64_t counts[_STORE_JOB_STATE_MAX];
         usec_t t0;
         size_t full = 0;
         int r;
 
-        if (!b || asprintf(&b->db, "%s/store.db", o->dir) < 0)
+        if (!b || !(b->trackers = calloc(o->trackers, sizeof(*b->trackers))))
                 return -ENOMEM;
         b->o = o;
         b->target = tasks;
         b->job_maps = (unsigned)MIN(tasks / 40, (size_t)JOB_MAPS_MAX);
-        b->trackers = calloc(o->trackers, sizeof(*b->trackers));
-        if (!b->trackers)
-                return -ENOMEM;
-        r = write_input(o->dir, b->job_maps, b->job_input, sizeof(b->job_input));
-        if (r < 0)
-                return fail("cannot write an input", r, NULL);
-        r = store_open(b->db, &b->store, &err);
+        snprintf(input, sizeof(input), "%u", b->job_maps);
+        snprintf(b->job_input, sizeof(b->job_input), "in/%s", input);
+        r = cluster_fixture_open(&b->fixture, o->dir, BLOCK, &err);
         if (r >= 0)
-                r = cluster_new(b->store, policy, data, &b->c, &err);
+                r = cluster_fixture_input(&b->fixture, input, (uint64_t)b->job_maps * BLOCK);
+        if (r >= 0)
+                r = cluster_new(b->fixture.store, b->fixture.policy, &b->fixture.data, &b->c, &err);
         if (r < 0)
                 return fail("cannot set up the cluster", r, &err);
         for (size_t i = 0; i < o->trackers; i++) {
@@ -398,14 +370,14 @@ static int run(const Options *o, Policy *policy, const ClusterData *data, size_t
         if (r < 0)
                 return r;
         print_figures("baseline, no step:", &without);
-        r = store_jobs_count(b->store, counts, &err);
+        r = store_jobs_count(b->fixture.store, counts, &err);
         if (r < 0)
                 return fail("cannot count the stored jobs", r, &err);
         printf("  step / baseline: rate %.3f, per CPU-second %.3f; store %.1f MB after the run, "
                "%" PRIu64 " jobs queued or running, %" PRIu64 " ended (%zu pruned)\n",
                without.rate > 0 ? with.rate / without.rate : 0,
                without.cpu_rate > 0 ? with.cpu_rate / without.cpu_rate : 0,
-               (double)store_bytes(b->db) / (1 << 20),
+               (double)store_bytes(b->fixture.db) / (1 << 20),
                counts[STORE_JOB_QUEUED] + counts[STORE_JOB_RUNNING],
                counts[STORE_JOB_SUCCEEDED] + counts[STORE_JOB_FAILED] + counts[STORE_JOB_CANCELLED],
                b->pruned_all);
@@ -449,12 +421,9 @@ int main(int argc, char **argv) {
                       .keep_ended = USEC_PER_SEC };
         size_t tasks[SIZES_MAX] = { 100000, 13000, 400 }, n_tasks = SIZES_MAX;
         Figures figures[SIZES_MAX];
-        PolicyConfig cfg = { 0 };
-        Policy *policy = NULL;
-        _cleanup_free_ char *dir = NULL, *in = NULL;
-        ClusterData data;
+        _cleanup_free_ char *dir = NULL;
         int64_t v;
-        int opt, r;
+        int opt, r = 0;
 
         log_open(argv[0]);
         /* A job's end logs; the figures are what this prints. */
@@ -506,28 +475,18 @@ int main(int argc, char **argv) {
                         return log_error("Cannot make a directory"), 1;
                 o.dir = dir;
         }
-        if (asprintf(&in, "%s/in", o.dir) < 0 || (mkdir(in, 0755) < 0 && errno != EEXIST))
-                return log_error("Cannot make %s", in ? in : "in"), 1;
-        data = (ClusterData){ .data_dir = o.dir, .block_size = BLOCK };
-        r = policy_config_init(&cfg);
-        if (r >= 0)
-                r = policy_new_named(&cfg, NULL, &policy);
-        policy_config_done(&cfg);
-        if (r < 0)
-                return log_error_errno(r, "Cannot make the policy"), 1;
 
         printf("flexslot heartbeat path in process: %zu trackers x %u map slots, a task "
                "succeeds after %u of its heartbeats, %.1f s each measurement, ended jobs "
                "pruned after %.1f s\n",
                o.trackers, o.slots, o.task_beats, o.seconds, (double)o.keep_ended / USEC_PER_SEC);
         for (size_t i = 0; i < n_tasks && r >= 0; i++)
-                r = run(&o, policy, &data, tasks[i], &figures[i]);
+                r = run(&o, tasks[i], &figures[i]);
         for (size_t i = 1; r >= 0 && i < n_tasks; i++)
                 printf("step at %zu unfinished tasks / at %zu: rate %.3f, per CPU-second %.3f\n",
                        tasks[0], tasks[i],
                        figures[i].rate > 0 ? figures[0].rate / figures[i].rate : 0,
                        figures[i].cpu_rate > 0 ? figures[0].cpu_rate / figures[i].cpu_rate : 0);
-        policy_free(policy);
         if (dir) {
                 char path[PATH_MAX];
 
@@ -536,7 +495,8 @@ int main(int argc, char **argv) {
                                  MIN(tasks[i] / 40, (size_t)JOB_MAPS_MAX));
                         (void)unlink(path);
                 }
-                (void)rmdir(in);
+                snprintf(path, sizeof(path), "%s/in", dir);
+                (void)rmdir(path);
                 (void)rmdir(dir);
         }
         return r < 0 ? 1 : 0;

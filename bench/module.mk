@@ -70,9 +70,15 @@ bench-heartbeat: all
 # against the same cluster without the step, with the store's size after
 # the run (bench/bench-cluster.c says why in process). make bench-heartbeat
 # runs it before heartbeat.sh.
+# The model it measures stands on a store, a data directory and a policy
+# of its own, as in the model's tests (tests/check_controller_cluster.c):
+# the library clusterfixture (bench/cluster-fixture.c) builds them for both.
+LIBRARIES += clusterfixture
+clusterfixture_SOURCES := bench/cluster-fixture.c
+clusterfixture_DEPS := controllerd
 BENCH_PROGRAMS += flexslot-bench-cluster
 flexslot-bench-cluster_SOURCES := bench/bench-cluster.c bench/latencies.c
-flexslot-bench-cluster_DEPS := controllerd
+flexslot-bench-cluster_DEPS := clusterfixture
 
 .PHONY: bench-cluster
 bench-heartbeat: bench-cluster

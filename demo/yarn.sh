@@ -17,8 +17,6 @@ src=${FLEXSLOT_SRCDIR:?set by make demo-yarn}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/flexslot-demo-yarn.XXXXXX")
 # shellcheck source=tests/lib/daemon.sh
 . "$src/tests/lib/daemon.sh"
-# shellcheck source=tests/lib/dataset.sh
-. "$src/tests/lib/dataset.sh"
 # shellcheck source=tests/yarn/lib.sh
 . "$src/tests/yarn/lib.sh"
 export LC_ALL=C
@@ -28,11 +26,7 @@ ctl() {
 }
 
 echo "== a real YARN: Hadoop 3.4.2's mini cluster (its jars are fetched once, then cached)"
-yarn_prepare
-yarn_start 3 1024 4
-nm0=$(yarn_node_id 0)
-nm1=$(yarn_node_id 1)
-nm2=$(yarn_node_id 2)
+yarn_start
 
 echo "== flexslot-agentd on libvirt's test driver (worker1..3), flexslot-controllerd driving YARN"
 # shellcheck disable=SC2119 # a bus that allows everything
@@ -40,24 +34,7 @@ start_private_bus
 # shellcheck source=tests/fixtures/controller/agent.sh
 . "$src/tests/fixtures/controller/agent.sh"
 start_agent
-cat >"$tmp/controller.ini" <<CONF
-[controller]
-store = $tmp/store.db
-[cluster]
-driver = yarn
-[yarn]
-resourcemanager = $rm_url
-user = flexslot
-poll-interval = 1s
-nodes = $nm0=worker1 $nm1=worker2 $nm2=worker3
-container-memory = 256M
-[policy]
-speculation = sepb
-vm-allocator = flexslot
-min_vm_memory = 512M
-[agents]
-hosts = $address
-CONF
+yarn_controller_config "$rm_url" agents
 "$build/bin/flexslot-controllerd" --config "$tmp/controller.ini" --address "$address" \
 	--log-level=debug >"$tmp/controller.log" 2>&1 &
 pids="$pids $!"

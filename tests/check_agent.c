@@ -703,37 +703,58 @@ START_TEST(test_domain_cgroup_parse) {
 }
 END_TEST
 
-/* QEMU found by the -uuid on its command line, in this machine's /proc: a
- * process started with one, as libvirt starts QEMU. */
-START_TEST(test_qemu_pid_by_uuid) {
-        static const char uuid[] = "8a1cbd63-0d6f-4bd1-9a1e-2f4a4d6e7c01";
+/* A stand-in for QEMU as libvirt starts it, as far as /proc shows: a
+ * process whose command line is "qemu -name guest=g -uuid UUID". */
+typedef struct FakeQemu {
+        pid_t pid;
+        int stdin_fd; /* held open: it waits on its standard input */
+} FakeQemu;
+
+/* Returns once the stand-in runs with its command line: it has written a
+ * line. */
+static FakeQemu fake_qemu_start(const char *uuid) {
+        FakeQemu q;
         int in[2], out[2];
-        pid_t child, found = 0;
         char ready;
 
         ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
         ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
-        child = fork();
-        ck_assert_int_ge(child, 0);
-        if (child == 0) {
+        q.pid = fork();
+        ck_assert_int_ge(q.pid, 0);
+        if (q.pid == 0) {
                 dup2(in[0], STDIN_FILENO);
                 dup2(out[1], STDOUT_FILENO);
                 execl("/bin/sh", "sh", "-c", "echo; read x", "qemu", "-name", "guest=g", "-uuid",
-                      "8A1CBD63-0D6F-4BD1-9A1E-2F4A4D6E7C01", (char *)NULL);
+                      uuid, (char *)NULL);
                 _exit(127);
         }
         close(in[0]);
         close(out[1]);
-        /* The shell's line: it runs, with its command line. */
         ck_assert_int_eq(read(out[0], &ready, 1), 1);
+        close(out[0]);
+        q.stdin_fd = in[1];
+        return q;
+}
+
+/* Stops the stand-in by its PID and reaps it. */
+static void fake_qemu_stop(const FakeQemu *q) {
+        ck_assert_int_eq(kill(q->pid, SIGTERM), 0);
+        ck_assert_int_eq(waitpid(q->pid, NULL, 0), q->pid);
+        close(q->stdin_fd);
+}
+
+/* QEMU found by the -uuid on its command line, in this machine's /proc: a
+ * process started with one, as libvirt starts QEMU. */
+START_TEST(test_qemu_pid_by_uuid) {
+        static const char uuid[] = "8a1cbd63-0d6f-4bd1-9a1e-2f4a4d6e7c01";
+        FakeQemu qemu = fake_qemu_start("8A1CBD63-0D6F-4BD1-9A1E-2F4A4D6E7C01");
+        pid_t found = 0;
+
         ck_assert_int_eq(agent_qemu_pid("/proc", uuid, &found), 0);
-        ck_assert_int_eq(found, child);
+        ck_assert_int_eq(found, qemu.pid);
         ck_assert_int_eq(agent_qemu_pid("/proc", "8a1cbd63-0d6f-4bd1-9a1e-2f4a4d6e7c02", &found),
                          -ESRCH);
-        ck_assert_int_eq(kill(child, SIGTERM), 0);
-        ck_assert_int_eq(waitpid(child, NULL, 0), child);
-        close(in[1]);
-        close(out[0]);
+        fake_qemu_stop(&qemu);
         ck_assert_int_eq(agent_qemu_pid("/nonexistent", uuid, &found), -ENOENT);
 }
 END_TEST
@@ -741,10 +762,9 @@ END_TEST
 START_TEST(test_domain_pressure_on_this_kernel) {
         const char *root = agent_cgroup2_root();
         char top[256], machine[300], emulator[320], procs[340], want[340], uuid[40];
-        char pid_text[16], detail[512], ready;
+        char pid_text[16], detail[512];
         AgentDomainPressure pressure;
-        int in[2], out[2];
-        pid_t child;
+        FakeQemu qemu;
 
         if (!root || geteuid() != 0) {
                 test_skip("domain_pressure_on_this_kernel", "needs root and cgroup v2");
@@ -763,20 +783,8 @@ START_TEST(test_domain_pressure_on_this_kernel) {
         ck_assert_int_eq(mkdir(machine, 0755), 0);
         ck_assert_int_eq(mkdir(emulator, 0755), 0);
 
-        ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
-        ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
-        child = fork();
-        ck_assert_int_ge(child, 0);
-        if (child == 0) {
-                dup2(in[0], STDIN_FILENO);
-                dup2(out[1], STDOUT_FILENO);
-                execl("/bin/sh", "sh", "-c", "echo; read x", "qemu", "-uuid", uuid, (char *)NULL);
-                _exit(127);
-        }
-        close(in[0]);
-        close(out[1]);
-        ck_assert_int_eq(read(out[0], &ready, 1), 1);
-        snprintf(pid_text, sizeof(pid_text), "%d", (int)child);
+        qemu = fake_qemu_start(uuid);
+        snprintf(pid_text, sizeof(pid_text), "%d", (int)qemu.pid);
         if (write_string_file(procs, pid_text) < 0)
                 test_skip("domain_pressure_on_this_kernel",
                           "cannot move a process between cgroups");
@@ -787,10 +795,7 @@ START_TEST(test_domain_pressure_on_this_kernel) {
                 ck_assert(pressure.some_avg10 >= 0 && pressure.some_avg10 <= 100);
         }
 
-        ck_assert_int_eq(kill(child, SIGTERM), 0);
-        ck_assert_int_eq(waitpid(child, NULL, 0), child);
-        close(in[1]);
-        close(out[0]);
+        fake_qemu_stop(&qemu);
         ck_assert_int_eq(rmdir(emulator), 0);
         ck_assert_int_eq(rmdir(machine), 0);
         ck_assert_int_eq(rmdir(top), 0);

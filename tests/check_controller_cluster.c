@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/cluster-fixture.h"
 #include "common/macro.h"
 #include "controller/daemon/cluster-heartbeat.h"
 #include "controller/daemon/cluster-output.h"
@@ -24,48 +25,39 @@
 #include "policy/layers/slo-sched.h"
 #include "tests.h"
 
-static char *dir, *db;
+static char *dir;
+static ClusterFixture fixture;
+/* The fixture's, by the names the tests use. The jobs' inputs, in/a and
+ * in/b under dir, are a split each. */
 static Store *store;
 static Policy *policy;
-/* The jobs' inputs, in/a and in/b under dir, are a split each. */
 static ClusterData data;
 
+/* An input of a line's size. */
 static void write_input(const char *name) {
-        _cleanup_free_ char *in = NULL, *path = NULL;
-        FILE *f;
-
-        ck_assert_int_ge(asprintf(&in, "%s/in", dir), 0);
-        ck_assert(mkdir(in, 0755) == 0 || errno == EEXIST);
-        ck_assert_int_ge(asprintf(&path, "%s/%s", in, name), 0);
-        f = fopen(path, "w");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_int_ge(fputs("a line of input\n", f), 0);
-        ck_assert_int_eq(fclose(f), 0);
+        ck_assert_int_eq(cluster_fixture_input(&fixture, name, 16), 0);
 }
 
 static void setup(void) {
-        PolicyConfig cfg = { 0 };
         StoreError err = { 0 };
 
         dir = test_make_tmpdir();
         ck_assert_ptr_nonnull(dir);
-        ck_assert_int_ge(asprintf(&db, "%s/store.db", dir), 0);
+        ck_assert_int_eq(cluster_fixture_open(&fixture, dir, 64 << 20, &err), 0);
         write_input("a");
         write_input("b");
-        data = (ClusterData){ .data_dir = dir, .block_size = 64 << 20 };
-        ck_assert_int_eq(store_open(db, &store, &err), 0);
-        ck_assert_int_eq(policy_config_init(&cfg), 0);
-        ck_assert_int_eq(policy_new_named(&cfg, NULL, &policy), 0);
-        policy_config_done(&cfg);
+        store = fixture.store;
+        policy = fixture.policy;
+        data = fixture.data;
 }
 
 static void teardown(void) {
-        policy = policy_free(policy);
-        store = store_close(store);
+        cluster_fixture_close(&fixture);
+        store = NULL;
+        policy = NULL;
         test_remove_tree(dir);
-        free(db);
         free(dir);
-        db = dir = NULL;
+        dir = NULL;
 }
 
 static uint64_t submit(const char *user, const char *name, unsigned reduces) {
@@ -1699,7 +1691,7 @@ END_TEST
  * ran, and the profile of its succeeded tasks as they succeed, kept across
  * a restart of the controller. */
 START_TEST(test_job_input_and_run_profile) {
-        /* A map of each of in/a and in/b ("a line of input\n"). */
+        /* A map of each of in/a and in/b, 16 bytes each. */
         const uint64_t split = 16;
         StoreError err = { 0 };
         Tracker1Reply reply = { 0 };

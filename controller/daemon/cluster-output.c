@@ -43,12 +43,17 @@ static int data_dir_open(const char *data_dir) {
         return fd < 0 ? -errno : fd;
 }
 
-/* Whether OUTPUT is the name of an attempt's output of task T of job J. */
-static bool output_of_task(const char *output, const ClusterJob *j, const ClusterTask *t) {
+/* Whether OUTPUT is the name of an attempt's output of task T of job J;
+ * if it is, *ret_output is what the name says. */
+static bool output_of_task(const char *output, const ClusterJob *j, const ClusterTask *t,
+                           AttemptOutput *ret_output) {
         AttemptOutput o;
 
-        return attempt_output_parse(output, &o) >= 0 && o.job == j->info.id &&
-               o.map == (t->type == TASK_MAP) && o.index == t->index;
+        if (attempt_output_parse(output, &o) < 0 || o.job != j->info.id ||
+            o.map != (t->type == TASK_MAP) || o.index != t->index)
+                return false;
+        *ret_output = o;
+        return true;
 }
 
 /* Removes NAME beneath the data directory DIR_FD: 0 when it is gone,
@@ -82,15 +87,14 @@ int cluster_output_commit(const ClusterData *data, const ClusterJob *j, char *wh
                     strspn(dot + 1, "0123456789") != strlen(dot + 1))
                         /* Not an attempt's name: the tracker wrote it final. */
                         continue;
-                if (!output_of_task(t->output, j, t)) {
+                if (!output_of_task(t->output, j, t, &o)) {
                         snprintf(why, size,
                                  "Cannot commit reduce %u's output %s: not the name of one of "
                                  "its attempts' outputs",
                                  t->index, t->output);
                         return -EINVAL;
                 }
-                if (attempt_output_parse(t->output, &o) < 0 ||
-                    attempt_output_committed(&o, &to) < 0) {
+                if (attempt_output_committed(&o, &to) < 0) {
                         snprintf(why, size, "Cannot commit reduce %u's output: out of memory",
                                  t->index);
                         return -ENOMEM;
@@ -166,9 +170,10 @@ void cluster_output_remove_maps(const ClusterData *data, const ClusterJob *j) {
         }
         for (size_t i = 0; i < j->n_tasks; i++) {
                 const ClusterTask *t = &j->tasks[i];
+                AttemptOutput o;
                 int r;
 
-                if (t->type != TASK_MAP || !t->output || !output_of_task(t->output, j, t))
+                if (t->type != TASK_MAP || !t->output || !output_of_task(t->output, j, t, &o))
                         continue;
                 r = remove_beneath(dir_fd, t->output);
                 if (r < 0)

@@ -69,29 +69,14 @@ CONF
 
 # ---- [agents] hosts is checked when the file loads ----
 sed "s|^hosts = .*|hosts = local ssh:|" "$tmp/controller.ini" >"$tmp/bad.ini"
-if "$controllerd" --config "$tmp/bad.ini" --address "$address" 2>"$tmp/bad.err"; then
-	fail "the controller started with hosts = local ssh:"
-fi
-line=$(grep -n "^hosts = " "$tmp/bad.ini" | cut -d: -f1)
-grep -qF "$tmp/bad.ini:$line: [agents] hosts: 'ssh:' is not ssh:[USER@]HOST" "$tmp/bad.err" ||
-	fail "the error does not name the line: $(cat "$tmp/bad.err")"
+refused_at "$tmp/bad.ini" hosts "[agents] hosts: 'ssh:' is not ssh:[USER@]HOST"
 
 # ---- [policy] holds the layers' parameters, checked when the file loads ----
-# refused_at FILE KEY MESSAGE: the controller does not start on FILE, and
-# says so at KEY's line.
-refused_at() {
-	if "$controllerd" --config "$1" --address "$address" 2>"$tmp/bad.err"; then
-		fail "the controller started with $1"
-	fi
-	line=$(grep -n "^$2 = " "$1" | cut -d: -f1)
-	grep -qF "$1:$line: [policy] $2: $3" "$tmp/bad.err" ||
-		fail "the error does not name $2's line: $(cat "$tmp/bad.err")"
-}
 sed "s|^min_vm_memory = .*|&\nslot-manager = flexslot\nmin_map_slots = 5\nmax_map_slots = 4|" \
 	"$tmp/controller.ini" >"$tmp/bad-policy.ini"
-refused_at "$tmp/bad-policy.ini" min_map_slots "5 is greater than max_map_slots 4"
+refused_at "$tmp/bad-policy.ini" min_map_slots "[policy] min_map_slots: 5 is greater than max_map_slots 4"
 sed "s|^min_vm_memory = .*|&\nlamda = 0.5|" "$tmp/controller.ini" >"$tmp/bad-policy.ini"
-refused_at "$tmp/bad-policy.ini" lamda "unknown key"
+refused_at "$tmp/bad-policy.ini" lamda "[policy] lamda: unknown key"
 
 start_agent
 start_controller

@@ -9,12 +9,7 @@ set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
 export LC_ALL=C
 
-write_fast_config
-mkdir -p "$tmp/data/maps"
-printf 'a\tb\n' >"$tmp/data/maps/m0"
-start_bus
-start_controller
-start_real_tracker 64M
+start_one_tracker 'a\tb\n'
 
 # A long command: the tracker's messages quote it before the error.
 padding=$(printf '%0100d' 0)

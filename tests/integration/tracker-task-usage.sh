@@ -14,12 +14,7 @@ set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
 export LC_ALL=C
 
-write_fast_config
-mkdir -p "$tmp/data/maps"
-printf 'burn\t1\n' >"$tmp/data/maps/m0"
-start_bus
-start_controller
-start_real_tracker 64M
+start_one_tracker 'burn\t1\n'
 
 # Rounds of 20000 additions until the shell's own count reaches a second
 # (one line: a job's command holds no control characters).

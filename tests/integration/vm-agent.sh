@@ -14,30 +14,9 @@
 # flexslot-test: vm
 set -eu
 
-srcdir=${FLEXSLOT_SRCDIR:?run through make check}
-build=${FLEXSLOT_BUILD:?run through make check}
-
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+# shellcheck source=tests/vm/guest-test.sh
+. "${FLEXSLOT_SRCDIR:?run through make check}/tests/vm/guest-test.sh"
 step() { echo "== [$(awk '{ print $1 }' /proc/uptime)] $*"; }
-
-[ "$(id -u)" -eq 0 ] || skip "needs root to run libvirtd and QEMU guests"
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
-command -v libvirtd >/dev/null || skip "libvirtd is not installed"
-for t in virsh unshare busybox cpio; do
-	command -v "$t" >/dev/null || fail "$t is missing (packaging/deps.sh installs it)"
-done
-
-vm_dir="$srcdir/tests/vm"
-vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
-# shellcheck disable=SC1091 # tests/vm/lib.sh, checked on its own
-. "$vm_dir/lib.sh"
 
 guest=flexslot-vm-agent
 finish() {

@@ -10,19 +10,8 @@
 # flexslot-test: vm
 set -eu
 
-srcdir=${FLEXSLOT_SRCDIR:?run through make check}
-build=${FLEXSLOT_BUILD:?run through make check}
-# shellcheck source=tests/lib/verdict.sh
-. "$srcdir/tests/lib/verdict.sh"
-
-[ "$(id -u)" -eq 0 ] || skip "needs root to run libvirtd and QEMU guests"
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
-command -v libvirtd >/dev/null || skip "libvirtd is not installed"
-
-vm_dir="$srcdir/tests/vm"
-vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
-# shellcheck disable=SC1091 # tests/vm/lib.sh, checked on its own
-. "$vm_dir/lib.sh"
+# shellcheck source=tests/vm/guest-test.sh
+. "${FLEXSLOT_SRCDIR:?run through make check}/tests/vm/guest-test.sh"
 guest=flexslot-vm-controller
 finish() {
 	rc=$?

@@ -14,6 +14,7 @@ set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/agent.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
+. "$src/tests/yarn/lib.sh"
 command -v python3 >/dev/null || skip "no python3 for the stand-in ResourceManager"
 
 round=$src/tests/fixtures/yarn/round
@@ -26,17 +27,10 @@ nm0=$(awk '$1 == 0 { print $2 }' "$round/nodemanagers")
 
 start_bus
 start_agent
-cat >"$tmp/controller.ini" <<CONF
-[controller]
-store = $tmp/store.db
-[cluster]
-driver = yarn
+yarn_controller_config "http://127.0.0.1:$port"
+cat >>"$tmp/controller.ini" <<CONF
 [yarn]
-resourcemanager = http://127.0.0.1:$port
-poll-interval = 200ms
-timeout = 500ms
 nodes = $nm0=worker1
-container-memory = 256M
 reservation-queue = dedicated
 [policy]
 scheduler = aria
@@ -44,6 +38,10 @@ speculation = sepb
 [agents]
 hosts = $address
 CONF
+# The stand-in answers at once: rounds five times as often, and a hang
+# named sooner.
+sed -i -e 's/^poll-interval = .*/poll-interval = 200ms/' -e 's/^timeout = .*/timeout = 500ms/' \
+	"$tmp/controller.ini"
 start_controller
 
 # mode MODE: the stand-in answers so from now on.

@@ -22,16 +22,12 @@
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/agent.sh"
-. "$src/tests/lib/dataset.sh"
 . "$src/tests/yarn/lib.sh"
-command -v python3 >/dev/null || skip "no python3 to read YARN's JSON"
 test_started=$(date +%s)
 
-yarn_prepare
+yarn_start
 start_bus
 start_agent
-# Three NodeManagers of 1 GB and 4 vcores: 4 containers of 256 MB each.
-yarn_start 3 1024 4
 
 # rm_get PATH: a GET of the ResourceManager's REST API.
 rm_get() {
@@ -53,44 +49,20 @@ capacity_is() {
 	[ "$(node_field "$1" memory)" = "$2" ]
 }
 
-nm0=$(yarn_node_id 0)
-nm1=$(yarn_node_id 1)
-nm2=$(yarn_node_id 2)
-if [ -z "$nm0" ] || [ -z "$nm2" ]; then
-	fail "the fixture named no NodeManagers: $(cat "$yarn_dir/nodes")"
-fi
-
-cat >"$tmp/controller.ini" <<CONF
-[controller]
-store = $tmp/store.db
-[cluster]
-driver = yarn
+# The URL with a slash at its end, which the controller takes off.
+yarn_controller_config "$rm_url/" agents
+cat >>"$tmp/controller.ini" <<CONF
 [yarn]
-resourcemanager = $rm_url/
-user = flexslot
-poll-interval = 1s
-timeout = 2s
-nodes = $nm0=worker1 $nm1=worker2 $nm2=worker3
-container-memory = 256M
 min-containers = 1
-[policy]
-speculation = sepb
-vm-allocator = flexslot
-min_vm_memory = 512M
 [agents]
-hosts = $address
 call-timeout = 1s
 max-sample-age = 2s
 CONF
 
 # ---- a bad [yarn] is refused at its line ----
 sed "s|^resourcemanager = .*|resourcemanager = ftp://rm.example|" "$tmp/controller.ini" >"$tmp/bad.ini"
-if "$controllerd" --config "$tmp/bad.ini" --address "$address" 2>"$tmp/bad.err"; then
-	fail "the controller started with an ftp:// ResourceManager"
-fi
-line=$(grep -n "^resourcemanager = " "$tmp/bad.ini" | cut -d: -f1)
-grep -qF "$tmp/bad.ini:$line: [yarn] resourcemanager: 'ftp://rm.example' is not an http://" \
-	"$tmp/bad.err" || fail "the error does not name the line: $(cat "$tmp/bad.err")"
+refused_at "$tmp/bad.ini" resourcemanager \
+	"[yarn] resourcemanager: 'ftp://rm.example' is not an http://"
 
 start_controller
 

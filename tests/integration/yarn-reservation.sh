@@ -16,15 +16,11 @@
 # flexslot-test: plain
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-. "$src/tests/lib/dataset.sh"
 . "$src/tests/yarn/lib.sh"
-command -v python3 >/dev/null || skip "no python3 to read YARN's JSON"
 test_started=$(date +%s)
 
-yarn_prepare
+yarn_start
 start_bus
-# Three NodeManagers of 1 GB and 4 vcores: 4 containers of 256 MB each.
-yarn_start 3 1024 4
 
 # rm_json PATH PYTHON: PYTHON's print of the ResourceManager's answer to
 # GET PATH, read as j.
@@ -61,17 +57,9 @@ until plan_ready; do
 done
 echo "the plan holds the cluster $(($(date +%s) - test_started)) s into the test"
 
-cat >"$tmp/controller.ini" <<CONF
-[controller]
-store = $tmp/store.db
-[cluster]
-driver = yarn
+yarn_controller_config "$rm_url"
+cat >>"$tmp/controller.ini" <<CONF
 [yarn]
-resourcemanager = $rm_url
-user = flexslot
-poll-interval = 1s
-timeout = 2s
-container-memory = 256M
 reservation-queue = dedicated
 [policy]
 scheduler = aria

@@ -1,6 +1,7 @@
 # shellcheck shell=sh
 # A real YARN for the YARN tests and `make demo-yarn` (sourced, after
-# tests/lib/daemon.sh, which gives $tmp, $pids, skip, fail and the trap):
+# tests/lib/daemon.sh, which gives $tmp, $pids, skip, fail and the trap;
+# it brings tests/lib/dataset.sh for the wordcounts):
 # Hadoop's MiniMRYarnCluster (tests/yarn/MiniYarn.java) in one JVM, its
 # jars fetched once by Maven (tests/yarn/pom.xml, pinned versions) and kept
 # with the compiled launcher in $FLEXSLOT_YARN_CACHE (default
@@ -9,6 +10,8 @@
 # reason; FLEXSLOT_REQUIRE_YARN=1 makes such a skip a failure (.ci/run).
 
 yarn_src=${src:?}/tests/yarn
+# shellcheck source=tests/lib/dataset.sh
+. "$src/tests/lib/dataset.sh"
 # Hadoop 3.4 on Java 17 reflects into these (HADOOP-18590 adds the same
 # flags to the containers it launches: mapreduce.jvm.add-opens-as-default).
 yarn_java_opts="-XX:+UseSerialGC -XX:TieredStopAtLevel=1"
@@ -23,6 +26,7 @@ done
 # yarn_prepare: the jars and the launcher in $yarn_cache, fetched and built
 # when that version of them is not there yet.
 yarn_prepare() {
+	command -v python3 >/dev/null || skip "no python3 to read YARN's JSON"
 	command -v javac >/dev/null ||
 		skip "no Java compiler: packaging/deps.sh --yarn installs openjdk-17-jdk-headless"
 	command -v mvn >/dev/null || skip "no Maven: packaging/deps.sh --yarn installs maven"
@@ -50,10 +54,12 @@ yarn_prepare() {
 	[ -f "$yarn_cache/ok" ] || fail "the cache $yarn_cache is incomplete"
 }
 
-# yarn_start NODES NODE_MEMORY_MB NODE_VCORES: the cluster, its PID in
-# yarn_pid, the ResourceManager's web address in rm_url, its files in
-# $yarn_dir.
+# yarn_start: the cluster, once its jars are there (yarn_prepare): three
+# NodeManagers of 1 GB and 4 vcores, 4 containers of 256 MB each. Its PID
+# in yarn_pid, the ResourceManager's web address in rm_url, the
+# NodeManagers' ids in nm0, nm1 and nm2, its files in $yarn_dir.
 yarn_start() {
+	yarn_prepare
 	yarn_dir=${tmp:?}/yarn
 	mkdir -p "$yarn_dir"
 	yarn_started=$(date +%s)
@@ -61,7 +67,7 @@ yarn_start() {
 	(cd "$yarn_dir" && exec java $yarn_java_opts -Xmx768m \
 		-Dlog4j.configuration="file:$yarn_src/log4j.properties" \
 		-Dyarn.log.file="$yarn_dir/yarn.log" -Dtest.build.data="$yarn_dir/work" \
-		-cp "$yarn_cache/classes:$yarn_cache/jars/*" MiniYarn "$yarn_dir" "$@" \
+		-cp "$yarn_cache/classes:$yarn_cache/jars/*" MiniYarn "$yarn_dir" 3 1024 4 \
 		>"$yarn_dir/out.log" 2>"$yarn_dir/err.log") &
 	yarn_pid=$!
 	pids="$pids $yarn_pid"
@@ -75,7 +81,50 @@ yarn_start() {
 		sleep 0.2
 	done
 	rm_url=$(cat "$yarn_dir/rm-url")
-	echo "mini YARN cluster ($*) up in $(($(date +%s) - yarn_started)) s at $rm_url"
+	nm0=$(yarn_node_id 0)
+	nm1=$(yarn_node_id 1)
+	nm2=$(yarn_node_id 2)
+	if [ -z "$nm0" ] || [ -z "$nm1" ] || [ -z "$nm2" ]; then
+		fail "the mini YARN cluster named no NodeManagers: $(cat "$yarn_dir/nodes")"
+	fi
+	echo "mini YARN cluster up in $(($(date +%s) - yarn_started)) s at $rm_url"
+}
+
+# yarn_controller_config URL [agents]: $tmp/controller.ini, a controller
+# that drives the YARN whose ResourceManager is at URL ([cluster] driver =
+# yarn) as user flexslot, polled every second with 2 s for an answer, its
+# containers 256 MB, its store in $tmp. With "agents" NodeManagers 0-2
+# ($nm0-$nm2, yarn_start) are the VMs worker1-3 of the agent on $address
+# (tests/fixtures/controller/agent.sh), which FlexSlot's VM allocator
+# sizes, and SEPB kills stragglers. A test appends what it sets besides,
+# under section headers of its own ([yarn] again for more of its keys).
+yarn_controller_config() {
+	{
+		cat <<CONF
+[controller]
+store = $tmp/store.db
+[cluster]
+driver = yarn
+[yarn]
+resourcemanager = $1
+user = flexslot
+poll-interval = 1s
+timeout = 2s
+container-memory = 256M
+CONF
+		if [ "${2:-}" = agents ]; then
+			# shellcheck disable=SC2154 # the bus's, from start_private_bus
+			cat <<CONF
+nodes = $nm0=worker1 $nm1=worker2 $nm2=worker3
+[policy]
+speculation = sepb
+vm-allocator = flexslot
+min_vm_memory = 512M
+[agents]
+hosts = $address
+CONF
+		fi
+	} >"$tmp/controller.ini"
 }
 
 # yarn_rm stop|start: the ResourceManager stopped or started again (it

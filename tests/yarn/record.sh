@@ -11,11 +11,9 @@ out=$(realpath "${1:?usage: record.sh DIR}")
 src=${FLEXSLOT_SRCDIR:-.}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/flexslot-record.XXXXXX")
 . "$src/tests/lib/daemon.sh"
-. "$src/tests/lib/dataset.sh"
 . "$src/tests/yarn/lib.sh"
 
-yarn_prepare
-yarn_start 3 1024 4
+yarn_start
 mkdir -p "$tmp/in" "$out"
 for i in 1 2 3 4 5 6; do
 	gen_words "$i" 200 >"$tmp/in/part$i"
