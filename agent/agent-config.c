@@ -28,6 +28,8 @@ static const ConfKey agent_keys[] = {
         { "agent", "balloon-guard", CONF_BOOL, F(balloon_guard), "no" },
         { "agent", "balloon-guard-pressure", CONF_DOUBLE, F(balloon_guard_pressure), "10",
           .dmin = 0, .dmax = 100 },
+        { "agent", "balloon-guard-full-pressure", CONF_DOUBLE, F(balloon_guard_full_pressure), "1",
+          .dmin = 0, .dmax = 100 },
         { "agent", "allowed-group", CONF_STRING, F(allowed_group), "flexslot" },
         { "agent", "log-level", CONF_ENUM, F(log_level), "info",
           .choices = daemon_log_level_choices },

@@ -21,7 +21,8 @@ typedef struct AgentConfig {
         usec_t target_grace;
         bool dry_run;
         bool balloon_guard;
-        double balloon_guard_pressure;
+        double balloon_guard_pressure;      /* percent: "some" */
+        double balloon_guard_full_pressure; /* percent: "full" */
         char *allowed_group;
         int log_level;
 

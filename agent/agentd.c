@@ -304,7 +304,10 @@ static int setup_actuator(Agent *a) {
         a->reserve_memory = limits.reserve_memory;
         r = agent_actuator_init(&a->actuator, a->config.uri, &limits, &host, a->config.dry_run);
         a->actuator.balloon_guard = a->config.balloon_guard;
-        a->actuator.balloon_guard_pressure = a->config.balloon_guard_pressure;
+        a->actuator.balloon_guard_pressure = (AgentPressureLimits){
+                .some = a->config.balloon_guard_pressure,
+                .full = a->config.balloon_guard_full_pressure,
+        };
         return r;
 }
 
