@@ -24,6 +24,8 @@ static const ConfKey agent_keys[] = {
           .min = 10 * USEC_PER_MSEC, .max = 10 * USEC_PER_MINUTE },
         { "agent", "target-grace", CONF_DURATION, F(target_grace), "30s",
           .min = 100 * USEC_PER_MSEC, .max = USEC_PER_HOUR },
+        { "agent", "guest-agent-timeout", CONF_DURATION, F(guest_agent_timeout), "2s",
+          .min = USEC_PER_SEC, .max = USEC_PER_MINUTE },
         { "agent", "dry-run", CONF_BOOL, F(dry_run), "no" },
         { "agent", "balloon-guard", CONF_BOOL, F(balloon_guard), "no" },
         { "agent", "balloon-guard-pressure", CONF_DOUBLE, F(balloon_guard_pressure), "10",

@@ -44,6 +44,12 @@ typedef struct AgentVm {
          * (Agent1 fields 15 and 16: AGENT1_TARGET_*, "" for none or from an
          * agent before version 4). */
         char vcpus_target[16], memory_target[16];
+        /* Whose count decided vcpus_target, the guest agent's count of
+         * vCPUs online and what became of the question to it (Agent1
+         * fields 17-19; "", 0 and "" from an agent before version 5). */
+        char vcpus_target_source[16];
+        uint32_t guest_vcpus;
+        char guest_agent[16];
 } AgentVm;
 
 /* What to change of a VM: the resources that are not 0 (the cap: when
