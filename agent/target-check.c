@@ -88,6 +88,8 @@ void agent_target_checks_judge(AgentTargetChecks *c, const AgentSnapshot *s,
 
                 if (!d)
                         continue;
+                if (x->resource == ACT_VCPUS && d->guest_vcpus.measured >= x->due)
+                        x->guest_agent = d->guest_vcpus.state;
                 /* The guest's own count first; the hypervisor's does not
                  * undo a target it showed reached. */
                 if (settled(x))
@@ -114,6 +116,8 @@ void agent_target_checks_judge(AgentTargetChecks *c, const AgentSnapshot *s,
 
 static bool guest_due(const AgentTargetCheck *x, usec_t now) {
         return x->resource == ACT_VCPUS && !settled(x) && now >= x->due &&
+               x->guest_agent != AGENT_GUEST_AGENT_NONE &&
+               x->guest_agent != AGENT_GUEST_AGENT_UNSUPPORTED &&
                (x->guest_asked == 0 || now - x->guest_asked >= AGENT_GUEST_AGENT_RETRY);
 }
 

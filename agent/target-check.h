@@ -19,7 +19,9 @@
  * answer of the guest agent may still overturn it. A target the guest
  * agent showed reached is settled; one it showed unreached it is asked
  * about again, every AGENT_GUEST_AGENT_RETRY, as is one it could not
- * answer about. */
+ * answer about, except where no guest agent can ever answer until the
+ * domain changes (no guest agent channel, a hypervisor that cannot ask
+ * one): that is asked once per change. */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +45,8 @@ typedef struct AgentTargetCheck {
         AgentTargetState state;
         AgentTargetSource source; /* which count decided state */
         usec_t guest_asked;       /* monotonic: when its guest agent was last asked; 0 never */
+        /* What its guest agent said last, since the change. */
+        AgentGuestAgentState guest_agent;
 } AgentTargetCheck;
 
 typedef struct AgentTargetChecks {
@@ -62,7 +66,8 @@ void agent_target_checks_judge(AgentTargetChecks *c, const AgentSnapshot *s,
                                void *userdata);
 /* The vCPU checks whose domain's guest agent is due a question at now (past
  * their due time, not settled by the guest agent, not asked within
- * AGENT_GUEST_AGENT_RETRY), marked asked, as queries in a new array of
+ * AGENT_GUEST_AGENT_RETRY, with a guest agent that may answer), marked
+ * asked, as queries in a new array of
  * *ret_n (NULL and 0 for none). -ENOMEM. */
 int agent_target_checks_guest_queries(AgentTargetChecks *c, usec_t now, AgentGuestQuery **ret,
                                       size_t *ret_n);

@@ -725,7 +725,8 @@ static AgentSnapshot *sample_with_answers(AgentTargetChecks *checks, AgentGuestA
 /* What the guest agent says decides a vCPU target where it answers. On
  * libvirt's test driver, which has no guest agent calls, the question is
  * asked once the grace is over, answered "unsupported" with libvirt's
- * words, and the hypervisor's count decides, saying so; then the answers a
+ * words, not asked again, and the hypervisor's count decides, saying so;
+ * then the answers a
  * guest agent gives (the test driver cannot: they are written here as the
  * worker fills them in) overturn it, unreached while the guest has fewer
  * vCPUs online than the target, reached, and settled, once it has them. */
@@ -788,6 +789,12 @@ START_TEST(test_guest_agent_decides_vcpu_target) {
                          AGENT1_SOURCE_HYPERVISOR);
         ck_assert_uint_eq(reports, 1);
         free(s);
+        /* Nothing will answer there until the domain changes: not asked
+         * again. */
+        ck_assert_int_eq(agent_target_checks_guest_queries(
+                                 &checks, fake_now + 10 * AGENT_GUEST_AGENT_RETRY, &queries, &n),
+                         0);
+        ck_assert_uint_eq(n, 0);
 
         /* A guest agent that counts 2 of the 3 plugged vCPUs online. */
         answer = (AgentGuestQuery){
