@@ -301,24 +301,6 @@ static const char *const steal_sources[] = {
         [CLUSTER_STEAL_AGENT] = "agent",
 };
 
-/* The vCPU target's state as ListVms shows it, and whose count decided it.
- * The guest agent's count is the guest kernel's own, and stands. Without
- * it the agent counts the vCPUs libvirt has plugged, and the VM's tracker,
- * where it reports the CPUs online in its guest, has the last word on a
- * target the agent saw reached: a hot-added vCPU the guest's kernel did not
- * online runs nothing. */
-static void vcpus_target_shown(const AgentVm *vm, const ClusterNode *n, const char **ret_state,
-                               const char **ret_source) {
-        *ret_state = vm->vcpus_target;
-        *ret_source = vm->vcpus_target_source;
-        if (strcmp(vm->vcpus_target_source, AGENT1_SOURCE_GUEST_AGENT) != 0 && n &&
-            n->guest.cpus > 0 && strcmp(vm->vcpus_target, AGENT1_TARGET_REACHED) == 0) {
-                *ret_state =
-                        n->guest.cpus < vm->vcpus ? AGENT1_TARGET_UNREACHED : AGENT1_TARGET_REACHED;
-                *ret_source = CONTROLLER1_SOURCE_TRACKER;
-        }
-}
-
 /* A row of ListVms: a VM of agent l (vm, NULL for none), of tracker node n
  * (NULL for none). */
 static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, const AgentLink *l,
@@ -335,7 +317,8 @@ static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, 
                 steal = vm->steal;
         }
         if (vm)
-                vcpus_target_shown(vm, n, &vcpus_target, &vcpus_target_source);
+                agent_vcpus_target_shown(vm, n ? n->guest.cpus : 0, &vcpus_target,
+                                         &vcpus_target_source);
         return sd_bus_message_append(
                 m, CONTROLLER1_VM_TYPE, n ? n->id : 0, uuid, vm ? vm->name : "",
                 l ? l->host->name : "", l && l->reachable, steal_sources[source], steal,

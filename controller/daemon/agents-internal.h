@@ -73,6 +73,14 @@ typedef struct AgentTarget {
 #define AGENT_WEIGHT_DEAD_BAND_MIN 16u
 
 bool agent_weight_changed(uint32_t target, uint32_t current);
+/* The vCPU target's state as ListVms shows it, and whose count decided it
+ * (static strings). The guest agent's count is the guest kernel's own, and
+ * stands. Without it the agent counts the vCPUs libvirt has plugged, and
+ * the VM's tracker, where it reports the CPUs online in its guest
+ * (guest_cpus > 0), has the last word on a target the agent saw reached: a
+ * hot-added vCPU the guest's kernel did not online runs nothing. */
+void agent_vcpus_target_shown(const AgentVm *vm, uint32_t guest_cpus, const char **ret_state,
+                              const char **ret_source);
 /* The part of t that differs from what vm has, in ret; the CPU weight and
  * cap only where the agent reports them (libvirt's test driver has
  * neither). Whether anything does. */

@@ -107,13 +107,14 @@ silent_questions() { grep -c "guest agent's vCPUs: " "$vm_state/agent.log" || tr
 vm_poll 30 view_is "$online" "1   0 " || fail "no sample of $online: $(view "$online")"
 
 # ---- a guest agent that hangs --------------------------------------------
-# qemu-ga stops itself (guest-exec runs the command in the guest); libvirt
-# then gets no answer to its guest-sync.
+# qemu-ga stops itself (guest-exec runs the command in the guest), a
+# second after it answered guest-exec; libvirt then gets no answer to its
+# guest-sync.
 vmc_step "SIGSTOP to $hung's guest agent, through its guest-exec"
 # shellcheck disable=SC2016 # the guest's shell expands it
 vm_virsh qemu-agent-command "$hung" \
-	'{"execute":"guest-exec","arguments":{"path":"/bin/sh","arg":["-c","kill -STOP $(pidof qemu-ga)"]}}' \
-	>/dev/null || fail "guest-exec in $hung failed"
+	'{"execute":"guest-exec","arguments":{"path":"/bin/sh","arg":["-c","sleep 1; kill -STOP $(pidof qemu-ga)"]}}' \
+	--timeout 10 >/dev/null || fail "guest-exec in $hung failed"
 hang_t0=$(vm_now_ms)
 vm_poll 30 sh -c "! virsh -q -c '$VM_URI' qemu-agent-command '$hung' '{\"execute\":\"guest-ping\"}' --timeout 1 >/dev/null 2>&1" ||
 	fail "$hung's guest agent still answers"
