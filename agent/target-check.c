@@ -75,6 +75,20 @@ static bool settled(const AgentTargetCheck *x) {
                (x->resource != ACT_VCPUS || x->source == AGENT_SOURCE_GUEST_AGENT);
 }
 
+/* The count that judges x now, in *ret, and whose it is; NONE for no new
+ * judgement. The guest's own count first; the hypervisor's does not undo a
+ * target shown reached. */
+static AgentTargetSource count_to_judge(const AgentTargetCheck *x, const AgentDomain *d,
+                                        uint64_t *ret) {
+        if (settled(x))
+                return AGENT_SOURCE_NONE;
+        if (guest_seen_after_due(x, d, ret))
+                return AGENT_SOURCE_GUEST_AGENT;
+        if (x->state != AGENT_TARGET_REACHED && seen_after_due(x, d, ret))
+                return AGENT_SOURCE_HYPERVISOR;
+        return AGENT_SOURCE_NONE;
+}
+
 void agent_target_checks_judge(AgentTargetChecks *c, const AgentSnapshot *s,
                                void (*report)(const AgentTargetCheck *check, void *userdata),
                                void *userdata) {
@@ -83,21 +97,14 @@ void agent_target_checks_judge(AgentTargetChecks *c, const AgentSnapshot *s,
         for (size_t i = 0; i < c->n; i++) {
                 AgentTargetCheck *x = &c->items[i];
                 const AgentDomain *d = agent_snapshot_find(s, x->uuid);
-                AgentTargetSource source = AGENT_SOURCE_NONE;
-                uint64_t seen;
+                AgentTargetSource source;
+                uint64_t seen = 0;
 
                 if (!d)
                         continue;
                 if (x->resource == ACT_VCPUS && d->guest_vcpus.measured >= x->due)
                         x->guest_agent = d->guest_vcpus.state;
-                /* The guest's own count first; the hypervisor's does not
-                 * undo a target it showed reached. */
-                if (settled(x))
-                        ;
-                else if (guest_seen_after_due(x, d, &seen))
-                        source = AGENT_SOURCE_GUEST_AGENT;
-                else if (x->state != AGENT_TARGET_REACHED && seen_after_due(x, d, &seen))
-                        source = AGENT_SOURCE_HYPERVISOR;
+                source = count_to_judge(x, d, &seen);
                 if (source != AGENT_SOURCE_NONE) {
                         AgentTargetState state =
                                 target_met(x, seen) ? AGENT_TARGET_REACHED : AGENT_TARGET_UNREACHED;
