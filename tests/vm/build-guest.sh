@@ -223,7 +223,8 @@ guest_agent_layer() {
 		die "$gdeb has no usr/sbin/qemu-ga"
 	cp "$gwork/pkg/usr/sbin/qemu-ga" "$gwork/root/usr/sbin/"
 	# Its libraries as this machine has them: Debian's own, of the same
-	# release as the package.
+	# release as the package (qemu-system-x86, which packaging/deps.sh
+	# installs for these tests, needs the same ones).
 	libs=$(libraries_of "$gwork/pkg/usr/sbin/qemu-ga")
 	[ -n "$libs" ] || die "ldd names no libraries for qemu-ga (are its dependencies installed?)"
 	ldd "$gwork/pkg/usr/sbin/qemu-ga" | grep -q "not found" &&
