@@ -80,6 +80,9 @@ vm_agent_start "$agentd" 500ms <<EOF || fail "the agent did not take its bus nam
 log-level = debug
 target-grace = 2s
 guest-agent-timeout = 2s
+[host]
+cpus = 8
+memory = 8G
 EOF
 address=$VM_BUS_ADDRESS
 
