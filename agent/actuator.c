@@ -280,16 +280,25 @@ static void guard_shrink(AgentActuator *a, AgentChange *c, AgentResourceChange *
         AgentDomainPressure pressure;
         char detail[PATH_MAX + 64];
         const char *why;
+        int over;
 
         if (x->outcome.value >= x->outcome.current)
                 return;
         agent_domain_pressure(c->uuid, &pressure, detail, sizeof(detail));
         if (pressure.known)
-                limits_append(c, "; balloon-guard memory.pressure some avg10 %.2f%% (max %g%%, %s)",
-                              pressure.some_avg10, a->balloon_guard_pressure, detail);
+                limits_append(c,
+                              "; balloon-guard memory.pressure some avg10 %.2f%% avg60 %.2f%% full "
+                              "avg10 %.2f%% avg60 %.2f%% (max some %g%%, full %g%%, %s)",
+                              pressure.percent[AGENT_PRESSURE_SOME_AVG10],
+                              pressure.percent[AGENT_PRESSURE_SOME_AVG60],
+                              pressure.percent[AGENT_PRESSURE_FULL_AVG10],
+                              pressure.percent[AGENT_PRESSURE_FULL_AVG60],
+                              a->balloon_guard_pressure.some, a->balloon_guard_pressure.full,
+                              detail);
         else
                 limits_append(c, "; balloon-guard without memory.pressure (%s)", detail);
-        x->guard = agent_balloon_guard_judge(c->guest_memory, &pressure, a->balloon_guard_pressure);
+        x->guard =
+                agent_balloon_guard_judge(c->guest_memory, &pressure, &a->balloon_guard_pressure);
         switch (x->guard) {
         case AGENT_GUARD_NONE:
                 return;
@@ -301,18 +310,20 @@ static void guard_shrink(AgentActuator *a, AgentChange *c, AgentResourceChange *
                 why = "the guest had more major faults or swap-in than in the sample before";
                 break;
         default:
-                why = "its cgroup's memory.pressure is above balloon-guard-pressure";
+                why = "its cgroup's memory.pressure is above the balloon guard's threshold";
                 break;
         }
         x->status = AGENT_CHANGE_REFUSED;
         snprintf(x->message, sizeof(x->message), "memory %s is below the current %s, and %s",
                  ACT_VALUE(ACT_MEMORY, x->outcome.value), ACT_VALUE(ACT_MEMORY, x->outcome.current),
                  why);
-        if (x->guard == AGENT_GUARD_MEMORY_PRESSURE) {
+        over = agent_pressure_exceeded(&pressure, &a->balloon_guard_pressure);
+        if (x->guard == AGENT_GUARD_MEMORY_PRESSURE && over >= 0) {
                 size_t n = strlen(x->message);
 
-                snprintf(x->message + n, sizeof(x->message) - n, " (some avg10 %.2f%% > %g%%)",
-                         pressure.some_avg10, a->balloon_guard_pressure);
+                snprintf(x->message + n, sizeof(x->message) - n, " (%s %.2f%% > %g%%)",
+                         agent_pressure_figure_to_string(over), pressure.percent[over],
+                         agent_pressure_limit(&a->balloon_guard_pressure, over));
         }
 }
 

@@ -71,10 +71,11 @@ typedef struct AgentActuator {
         /* Shrinks a guest's memory only when the last sample has fresh
          * memory statistics from it, its major faults and swap-in did
          * not grow, and its cgroup's memory pressure (where cgroup v2 gives
-         * it) is at most balloon_guard_pressure ([agent] balloon-guard,
-         * balloon-guard-pressure; balloon-guard.h). */
+         * it) is within balloon_guard_pressure ([agent] balloon-guard,
+         * balloon-guard-pressure, balloon-guard-full-pressure;
+         * balloon-guard.h). */
         bool balloon_guard;
-        double balloon_guard_pressure; /* some avg10, percent */
+        AgentPressureLimits balloon_guard_pressure;
         /* When each resource of each domain was last changed: the domains
          * changed within the rate limit's interval. */
         AgentChangeRecord *records;

@@ -19,9 +19,11 @@ typedef struct AgentConfig {
         int64_t decisions;
         usec_t hypervisor_timeout;
         usec_t target_grace;
+        usec_t guest_agent_timeout;
         bool dry_run;
         bool balloon_guard;
-        double balloon_guard_pressure;
+        double balloon_guard_pressure;      /* percent: "some" */
+        double balloon_guard_full_pressure; /* percent: "full" */
         char *allowed_group;
         int log_level;
 

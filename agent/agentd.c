@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* flexslot-agentd: samples this host's VMs, keeps a short history and
  * serves org.flexslot.Agent1 on D-Bus; changes VMs within safety limits.
- * libvirt runs on two worker threads, each with its own connection, one
- * for samples and one for changes: the bus and the sampling timer keep
- * going while the hypervisor is stuck, and a change stuck on one domain
+ * libvirt runs on three worker threads, each with its own connection, one
+ * for samples, one for changes and one for questions to guest agents: the
+ * bus and the sampling timer keep going while the hypervisor is stuck, and
+ * a change stuck on one domain, or a guest agent that does not answer,
  * does not hold up the samples. */
 #include <assert.h>
 #include <errno.h>
@@ -186,17 +187,130 @@ static void set_status(Agent *a, bool available, size_t n_domains) {
  * with the change's decision number to find it by. */
 static void report_target(const AgentTargetCheck *x, void *userdata) {
         bool reached = x->state == AGENT_TARGET_REACHED;
+        bool guest = x->source == AGENT_SOURCE_GUEST_AGENT;
 
         log_full_errno(reached ? LOG_LEVEL_INFO : LOG_LEVEL_WARNING, 0,
-                       "Domain %s %s %s %s%s%s [decision=%llu state=\"%s\" resource=\"%s\" "
-                       "target=%llu seen=%llu]",
+                       "Domain %s %s %s %s%s%s%s [decision=%llu state=\"%s\" resource=\"%s\" "
+                       "target=%llu seen=%llu source=\"%s\"]",
                        x->name, reached ? "shows its" : "does not show its",
                        act_resource_to_string(x->resource), ACT_VALUE(x->resource, x->target),
                        reached ? "" : " target: it has ",
                        reached ? "" : ACT_VALUE(x->resource, x->seen),
+                       guest ? " online, as its guest agent counts" : "",
                        (unsigned long long)x->decision, agent_target_state_to_string(x->state),
                        act_resource_to_string(x->resource), (unsigned long long)x->target,
-                       (unsigned long long)x->seen);
+                       (unsigned long long)x->seen, agent_target_source_to_string(x->source));
+}
+
+/* A question to the guest agents of the domains with a vCPU target to
+ * confirm, on their worker (guest-agent.h). */
+typedef struct GuestAgentJob {
+        Agent *agent;
+        AgentGuestQuery *queries;
+        size_t n;
+        usec_t timeout; /* the job's */
+} GuestAgentJob;
+
+static int guest_agent_run(void *userdata, void *data) {
+        GuestAgentJob *j = data;
+
+        agent_guest_agent_ask(userdata, j->queries, j->n);
+        return 0;
+}
+
+/* Keeps q's answer, saying so when it differs from the domain's last. */
+static void take_guest_answer(Agent *a, const AgentGuestQuery *q) {
+        const AgentGuestVcpus *g = &q->answer;
+        AgentGuestVcpus before;
+
+        if (agent_guest_answers_take(&a->guest_answers, q, &before) < 0) {
+                log_oom();
+                return;
+        }
+        if (g->state == before.state &&
+            (g->state != AGENT_GUEST_AGENT_ANSWERED || g->online == before.online))
+                return;
+        if (g->state == AGENT_GUEST_AGENT_ANSWERED)
+                log_info("Domain %s: its guest agent counts %u vCPUs online [guest_agent=\"%s\"]",
+                         q->name, g->online, agent_guest_agent_state_to_string(g->state));
+        else
+                log_notice("Domain %s: no count of its vCPUs online from its guest agent (%s): "
+                           "libvirt's count of vCPUs plugged decides its vCPU target "
+                           "[guest_agent=\"%s\"]",
+                           q->name, q->message, agent_guest_agent_state_to_string(g->state));
+}
+
+static void guest_agent_done(WorkerOutcome outcome, int result, void *data) {
+        GuestAgentJob *j = data;
+        Agent *a = j->agent;
+
+        switch (outcome) {
+        case WORKER_TIMEOUT_RUNNING:
+                /* The worker still owns the answers; until they come, each
+                 * domain's count is unknown as of now. */
+                for (size_t i = 0; i < j->n; i++) {
+                        AgentGuestQuery q = { 0 };
+
+                        memcpy(q.uuid, j->queries[i].uuid, sizeof(q.uuid));
+                        memcpy(q.name, j->queries[i].name, sizeof(q.name));
+                        q.answer = (AgentGuestVcpus){
+                                .state = AGENT_GUEST_AGENT_UNRESPONSIVE,
+                                .measured = now_monotonic_usec(),
+                        };
+                        snprintf(q.message, sizeof(q.message), "no answer within %s",
+                                 FORMAT_DURATION(j->timeout));
+                        take_guest_answer(a, &q);
+                }
+                return;
+        case WORKER_DONE:
+        case WORKER_LATE:
+                for (size_t i = 0; i < j->n; i++)
+                        take_guest_answer(a, &j->queries[i]);
+                break;
+        default:
+                break;
+        }
+        a->asking_guest_agents = false;
+}
+
+static void guest_agent_free(void *data) {
+        GuestAgentJob *j = data;
+
+        free(j->queries);
+        free(j);
+}
+
+static const WorkerJobOps guest_agent_ops = { guest_agent_run, guest_agent_done, guest_agent_free };
+
+/* Asks the guest agents due a question (one question at a time: a hung
+ * guest agent holds up only the others' questions, never a sample). The
+ * job's own timeout answers the loop should the hypervisor not honour
+ * guest-agent-timeout: each domain may take it twice, for the guest
+ * agent's first word and for the answer. */
+static void ask_guest_agents(Agent *a) {
+        GuestAgentJob *j;
+        int r;
+
+        if (a->asking_guest_agents)
+                return;
+        j = calloc(1, sizeof(*j));
+        if (!j) {
+                log_oom();
+                return;
+        }
+        j->agent = a;
+        r = agent_target_checks_guest_queries(&a->target_checks, now_monotonic_usec(), &j->queries,
+                                              &j->n);
+        j->timeout = (2 * j->n + 1) * a->config.guest_agent_timeout;
+        if (r >= 0 && j->n > 0)
+                r = worker_submit(a->guest_agent_worker, &guest_agent_ops, j, j->timeout);
+        if (r < 0 || j->n == 0) {
+                if (r < 0)
+                        log_warning_errno(r, "Cannot ask the guest agents");
+                guest_agent_free(j);
+                return;
+        }
+        a->asking_guest_agents = true;
 }
 
 static void sample_done(WorkerOutcome outcome, int result, void *data) {
@@ -222,8 +336,10 @@ static void sample_done(WorkerOutcome outcome, int result, void *data) {
         agent_stale_drop(&a->stale, j->stale.n);
         agent_bus_set_available(a, true);
         set_status(a, true, j->snapshot->n_domains);
+        agent_guest_answers_stamp(&a->guest_answers, j->snapshot);
         agent_target_checks_judge(&a->target_checks, j->snapshot, report_target, NULL);
         agent_target_checks_stamp(&a->target_checks, j->snapshot);
+        ask_guest_agents(a);
         r = agent_bus_emit_sample(a, j->snapshot);
         if (r < 0)
                 log_warning_errno(r, "Cannot emit the Sample signal");
@@ -304,7 +420,10 @@ static int setup_actuator(Agent *a) {
         a->reserve_memory = limits.reserve_memory;
         r = agent_actuator_init(&a->actuator, a->config.uri, &limits, &host, a->config.dry_run);
         a->actuator.balloon_guard = a->config.balloon_guard;
-        a->actuator.balloon_guard_pressure = a->config.balloon_guard_pressure;
+        a->actuator.balloon_guard_pressure = (AgentPressureLimits){
+                .some = a->config.balloon_guard_pressure,
+                .full = a->config.balloon_guard_full_pressure,
+        };
         return r;
 }
 
@@ -326,6 +445,9 @@ static int agent_start(Agent *a) {
                 return log_oom();
         r = agent_collector_init(&a->collector, a->config.uri);
         if (r >= 0)
+                r = agent_guest_agent_init(&a->guest_agent, a->config.uri,
+                                           a->config.guest_agent_timeout);
+        if (r >= 0)
                 r = setup_actuator(a);
         if (r < 0)
                 return log_oom();
@@ -342,6 +464,8 @@ static int agent_start(Agent *a) {
         r = worker_new(a->event, &a->collector, &a->collector_worker);
         if (r >= 0)
                 r = worker_new(a->event, &a->actuator, &a->actuator_worker);
+        if (r >= 0)
+                r = worker_new(a->event, &a->guest_agent, &a->guest_agent_worker);
         if (r < 0)
                 return log_error_errno(r, "Cannot start the hypervisor workers");
 
@@ -394,6 +518,9 @@ static int agent_stop(Agent *a) {
         /* Cancelled requests are answered on the bus, so it goes last. */
         r = stop_worker(a->collector_worker, deadline);
         k = stop_worker(a->actuator_worker, deadline);
+        if (k == -ETIMEDOUT)
+                r = k;
+        k = stop_worker(a->guest_agent_worker, deadline);
         if (r == -ETIMEDOUT || k == -ETIMEDOUT) {
                 log_warning("A libvirt call is still running; exiting without it");
                 r = -ETIMEDOUT;
@@ -404,7 +531,10 @@ static int agent_stop(Agent *a) {
                 return r;
         a->collector_worker = worker_free(a->collector_worker);
         a->actuator_worker = worker_free(a->actuator_worker);
+        a->guest_agent_worker = worker_free(a->guest_agent_worker);
         agent_collector_done(&a->collector);
+        agent_guest_agent_done(&a->guest_agent);
+        agent_guest_answers_done(&a->guest_answers);
         agent_actuator_done(&a->actuator);
         agent_stale_done(&a->stale);
         agent_change_counts_done(&a->change_counts);

@@ -21,22 +21,86 @@
  * comes within its first dozen arguments, well inside this. */
 #define CMDLINE_MAX (16 * 1024)
 
+const char *agent_pressure_figure_to_string(AgentPressureFigure f) {
+        static const char *const names[] = {
+                [AGENT_PRESSURE_SOME_AVG10] = "some avg10",
+                [AGENT_PRESSURE_SOME_AVG60] = "some avg60",
+                [AGENT_PRESSURE_FULL_AVG10] = "full avg10",
+                [AGENT_PRESSURE_FULL_AVG60] = "full avg60",
+        };
+        return (size_t)f < ELEMENTSOF(names) ? names[f] : "?";
+}
+
+double agent_pressure_limit(const AgentPressureLimits *max, AgentPressureFigure f) {
+        return f == AGENT_PRESSURE_SOME_AVG10 || f == AGENT_PRESSURE_SOME_AVG60 ? max->some
+                                                                                : max->full;
+}
+
+int agent_pressure_exceeded(const AgentDomainPressure *pressure, const AgentPressureLimits *max) {
+        if (!pressure->known)
+                return -1;
+        for (AgentPressureFigure f = 0; f < _AGENT_PRESSURE_FIGURE_MAX; f++)
+                if (pressure->percent[f] > agent_pressure_limit(max, f))
+                        return (int)f;
+        return -1;
+}
+
 AgentGuard agent_balloon_guard_judge(unsigned guest_memory, const AgentDomainPressure *pressure,
-                                     double max_some_avg10) {
+                                     const AgentPressureLimits *max) {
         if (!(guest_memory & AGENT_GUEST_STATS_FRESH))
                 return AGENT_GUARD_NO_GUEST_STATS;
         if (guest_memory & AGENT_GUEST_PRESSURE_RISING)
                 return AGENT_GUARD_GUEST_PRESSURE;
-        if (pressure->known && pressure->some_avg10 > max_some_avg10)
+        if (agent_pressure_exceeded(pressure, max) >= 0)
                 return AGENT_GUARD_MEMORY_PRESSURE;
         return AGENT_GUARD_NONE;
 }
 
-int agent_pressure_read(const char *dir, double *ret_some_avg10) {
+/* A share of a PSI line, "avgN=12.34" at *p followed by a space; moves *p
+ * past it. */
+static int read_share(const char **p, const char *key, double *ret) {
+        char number[32];
+        size_t k = strlen(key), n;
+
+        if (strncmp(*p, key, k) != 0)
+                return -EBADMSG;
+        *p += k;
+        n = strcspn(*p, " \n");
+        if (n == 0 || n >= sizeof(number) || (*p)[n] != ' ')
+                return -EBADMSG;
+        memcpy(number, *p, n);
+        number[n] = '\0';
+        *p += n + 1;
+        return parse_double(number, 0, 100, ret) < 0 ? -EBADMSG : 0;
+}
+
+/* The avg10 and avg60 of the PSI line at *p that starts with name ("some"
+ * or "full"); moves *p to the next line. */
+static int read_line(const char **p, const char *name, double *ret_avg10, double *ret_avg60) {
+        size_t k = strlen(name);
+        const char *end;
+        int r;
+
+        if (strncmp(*p, name, k) != 0 || (*p)[k] != ' ')
+                return -EBADMSG;
+        *p += k + 1;
+        r = read_share(p, "avg10=", ret_avg10);
+        if (r >= 0)
+                r = read_share(p, "avg60=", ret_avg60);
+        if (r < 0)
+                return r;
+        end = strchr(*p, '\n');
+        if (!end)
+                return -EBADMSG;
+        *p = end + 1;
+        return 0;
+}
+
+int agent_pressure_read(const char *dir, AgentDomainPressure *ret) {
         _cleanup_free_ char *path = NULL;
-        char buf[PRESSURE_FILE_MAX], number[32];
-        const char *p;
-        size_t n;
+        AgentDomainPressure x = { .known = true };
+        char buf[PRESSURE_FILE_MAX];
+        const char *p = buf;
         int r;
 
         if (asprintf(&path, "%s/memory.pressure", dir) < 0)
@@ -44,15 +108,15 @@ int agent_pressure_read(const char *dir, double *ret_some_avg10) {
         r = read_small_file(path, buf, sizeof(buf));
         if (r < 0)
                 return r == -ENOENT ? r : -EBADMSG;
-        if (strncmp(buf, "some avg10=", 11) != 0)
-                return -EBADMSG;
-        p = buf + 11;
-        n = strcspn(p, " \n");
-        if (n == 0 || n >= sizeof(number) || p[n] != ' ')
-                return -EBADMSG;
-        memcpy(number, p, n);
-        number[n] = '\0';
-        return parse_double(number, 0, 100, ret_some_avg10) < 0 ? -EBADMSG : 0;
+        r = read_line(&p, "some", &x.percent[AGENT_PRESSURE_SOME_AVG10],
+                      &x.percent[AGENT_PRESSURE_SOME_AVG60]);
+        if (r >= 0)
+                r = read_line(&p, "full", &x.percent[AGENT_PRESSURE_FULL_AVG10],
+                              &x.percent[AGENT_PRESSURE_FULL_AVG60]);
+        if (r < 0)
+                return r;
+        *ret = x;
+        return 0;
 }
 
 /* Whether a cgroup path's component is one of libvirt's machines. */
@@ -198,12 +262,11 @@ void agent_domain_pressure(const char *uuid, AgentDomainPressure *ret, char *det
                 return;
         }
         snprintf(dir, sizeof(dir), "%s%s", root, cgroup);
-        r = agent_pressure_read(dir, &ret->some_avg10);
+        r = agent_pressure_read(dir, ret);
         if (r < 0) {
                 snprintf(detail, size, "%s/memory.pressure: %s", dir,
                          r == -ENOENT ? "none" : "not PSI");
                 return;
         }
-        ret->known = true;
         snprintf(detail, size, "%s/memory.pressure", dir);
 }

@@ -45,6 +45,8 @@ static int append_metrics(sd_bus_message *m, const AgentDomain *d) {
                                ? (x->memory_available_kib - x->memory_unused_kib) * 1024
                                : 0;
         }
+        if (d->guest_vcpus.state == AGENT_GUEST_AGENT_ANSWERED)
+                valid |= AGENT1_METRIC_GUEST_VCPUS;
 
         return sd_bus_message_append(
                 m, AGENT1_METRICS_TYPE, d->name, d->uuid, hv_domain_state_to_string(x->state),
@@ -59,7 +61,10 @@ static int append_metrics(sd_bus_message *m, const AgentDomain *d) {
                         : 0u,
                 valid & AGENT1_METRIC_CPU_CAP ? act_cap_to_cpus(agent_domain_cpu_cap(d)) : -1.0,
                 used, usec_to_sec(d->age_usec), agent_target_state_to_string(d->vcpus_target),
-                agent_target_state_to_string(d->memory_target));
+                agent_target_state_to_string(d->memory_target),
+                agent_target_source_to_string(d->vcpus_target_source),
+                valid & AGENT1_METRIC_GUEST_VCPUS ? d->guest_vcpus.online : 0u,
+                agent_guest_agent_state_to_string(d->guest_vcpus.state));
 }
 
 static int append_all_metrics(sd_bus_message *m, const AgentSnapshot *s) {

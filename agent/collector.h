@@ -54,6 +54,34 @@ typedef enum AgentTargetState {
         AGENT_TARGET_UNREACHED, /* the first sample after it did not */
 } AgentTargetState;
 
+/* Which count decided a vCPU target's state (target-check.h). */
+typedef enum AgentTargetSource {
+        AGENT_SOURCE_NONE,        /* not decided yet, or no target */
+        AGENT_SOURCE_HYPERVISOR,  /* the vCPUs libvirt has plugged */
+        AGENT_SOURCE_GUEST_AGENT, /* the vCPUs the guest's kernel has online */
+} AgentTargetSource;
+
+/* What became of the last question to a domain's guest agent
+ * (guest-agent.h). */
+typedef enum AgentGuestAgentState {
+        AGENT_GUEST_AGENT_NOT_ASKED,
+        AGENT_GUEST_AGENT_ANSWERED,
+        AGENT_GUEST_AGENT_NONE,         /* the domain has no guest agent channel */
+        AGENT_GUEST_AGENT_UNRESPONSIVE, /* none listens, or no answer in time */
+        AGENT_GUEST_AGENT_UNSUPPORTED,  /* the hypervisor cannot ask a guest */
+        AGENT_GUEST_AGENT_FAILED,       /* anything else */
+        _AGENT_GUEST_AGENT_STATE_MAX,
+} AgentGuestAgentState;
+
+/* The guest agent's count of vCPUs online in the guest: online is known
+ * only when state is AGENT_GUEST_AGENT_ANSWERED, and never guessed
+ * otherwise. */
+typedef struct AgentGuestVcpus {
+        AgentGuestAgentState state;
+        unsigned online;
+        usec_t measured; /* monotonic: when the answer (or the failure) came */
+} AgentGuestVcpus;
+
 /* The kinds of metric a domain has, one per HvMetricValid bit. */
 #define AGENT_METRIC_KINDS 6
 
@@ -83,8 +111,13 @@ typedef struct AgentDomain {
         /* The job it is paused for (hv_sample_paused_job()), "" for none. */
         char job[16];
         unsigned guest_memory; /* AgentGuestMemory bits */
-        /* Its last vCPU and memory target as this sample judged them. */
+        /* Its last vCPU and memory target as this sample judged them, and
+         * which count decided the vCPUs'. */
         AgentTargetState vcpus_target, memory_target;
+        AgentTargetSource vcpus_target_source;
+        /* What its guest agent last said of its vCPUs: asked only after a
+         * vCPU change, off the sampling thread (guest-agent.h). */
+        AgentGuestVcpus guest_vcpus;
         unsigned settings; /* AgentSetting bits: which of the below are known */
         uint64_t cpu_weight;
         /* The scheduler's figures, kept so that a cap set as a quota per

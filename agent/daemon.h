@@ -12,6 +12,7 @@
 #include "actuator.h"
 #include "collector.h"
 #include "decision-journal.h"
+#include "guest-agent.h"
 #include "target-check.h"
 #include "agent-config.h"
 #include "ring.h"
@@ -37,18 +38,22 @@ typedef struct AgentChangeCounts {
 typedef struct MetricsServer MetricsServer;
 
 /* flexslot-agentd's state. Everything here belongs to the event loop's
- * thread except collector and actuator, which their worker threads own
- * while they run: samples and changes each have a thread and a libvirt
- * connection, so that neither waits for the other. */
+ * thread except collector, actuator and guest_agent, which their worker
+ * threads own while they run: samples, changes and questions to guest
+ * agents each have a thread and a libvirt connection, so that none waits
+ * for another. */
 typedef struct Agent {
         AgentConfig config;
         sd_event *event;
         sd_bus *bus;
         sd_bus_slot *object_slot;
         sd_event_source *sample_timer;
-        Worker *collector_worker, *actuator_worker;
+        Worker *collector_worker, *actuator_worker, *guest_agent_worker;
         AgentCollector collector;
         AgentActuator actuator;
+        AgentGuestAgent guest_agent;
+        /* The guest agents' newest answers, stamped into each sample. */
+        AgentGuestAnswers guest_answers;
         Ring history; /* AgentSnapshot *, newest last */
         /* Domains whose settings the agent changed, for the next sample to
          * read again. */
@@ -64,6 +69,7 @@ typedef struct Agent {
         AgentTargetChecks target_checks;
         MetricsServer *metrics;
         bool sampling;
+        bool asking_guest_agents;
         bool have_allowed_gid;
         bool status_sent, status_available;
         size_t status_domains;

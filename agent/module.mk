@@ -4,7 +4,8 @@
 LIBRARIES += agent
 agent_SOURCES := agent/agent-config.c agent/ring.c agent/worker.c agent/connection.c \
 	agent/collector.c agent/actuator.c agent/vm-limits.c \
-	agent/decision-journal.c agent/target-check.c agent/balloon-guard.c
+	agent/decision-journal.c agent/target-check.c agent/balloon-guard.c \
+	agent/guest-agent.c
 agent_DEPS := hypervisor actuation proto daemon common
 agent_PKGS := libsystemd
 

@@ -59,6 +59,36 @@ static bool seen_after_due(const AgentTargetCheck *x, const AgentDomain *d, uint
         return true;
 }
 
+/* The vCPUs online that d's guest agent counted after x's due time. */
+static bool guest_seen_after_due(const AgentTargetCheck *x, const AgentDomain *d, uint64_t *ret) {
+        const AgentGuestVcpus *g = &d->guest_vcpus;
+
+        if (x->resource != ACT_VCPUS || g->state != AGENT_GUEST_AGENT_ANSWERED ||
+            g->measured < x->due)
+                return false;
+        *ret = g->online;
+        return true;
+}
+
+static bool settled(const AgentTargetCheck *x) {
+        return x->state == AGENT_TARGET_REACHED &&
+               (x->resource != ACT_VCPUS || x->source == AGENT_SOURCE_GUEST_AGENT);
+}
+
+/* The count that judges x now, in *ret, and whose it is; NONE for no new
+ * judgement. The guest's own count first; the hypervisor's does not undo a
+ * target shown reached. */
+static AgentTargetSource count_to_judge(const AgentTargetCheck *x, const AgentDomain *d,
+                                        uint64_t *ret) {
+        if (settled(x))
+                return AGENT_SOURCE_NONE;
+        if (guest_seen_after_due(x, d, ret))
+                return AGENT_SOURCE_GUEST_AGENT;
+        if (x->state != AGENT_TARGET_REACHED && seen_after_due(x, d, ret))
+                return AGENT_SOURCE_HYPERVISOR;
+        return AGENT_SOURCE_NONE;
+}
+
 void agent_target_checks_judge(AgentTargetChecks *c, const AgentSnapshot *s,
                                void (*report)(const AgentTargetCheck *check, void *userdata),
                                void *userdata) {
@@ -67,22 +97,65 @@ void agent_target_checks_judge(AgentTargetChecks *c, const AgentSnapshot *s,
         for (size_t i = 0; i < c->n; i++) {
                 AgentTargetCheck *x = &c->items[i];
                 const AgentDomain *d = agent_snapshot_find(s, x->uuid);
-                AgentTargetState state;
-                uint64_t seen;
+                AgentTargetSource source;
+                uint64_t seen = 0;
 
                 if (!d)
                         continue;
-                if (x->state != AGENT_TARGET_REACHED && seen_after_due(x, d, &seen)) {
-                        state = target_met(x, seen) ? AGENT_TARGET_REACHED : AGENT_TARGET_UNREACHED;
+                if (x->resource == ACT_VCPUS && d->guest_vcpus.measured >= x->due)
+                        x->guest_agent = d->guest_vcpus.state;
+                source = count_to_judge(x, d, &seen);
+                if (source != AGENT_SOURCE_NONE) {
+                        AgentTargetState state =
+                                target_met(x, seen) ? AGENT_TARGET_REACHED : AGENT_TARGET_UNREACHED;
+
                         x->seen = seen;
-                        if (state != x->state) {
+                        if (state != x->state || source != x->source) {
                                 x->state = state;
+                                x->source = source;
                                 report(x, userdata);
                         }
                 }
                 c->items[kept++] = *x;
         }
         c->n = kept;
+}
+
+static bool guest_due(const AgentTargetCheck *x, usec_t now) {
+        return x->resource == ACT_VCPUS && !settled(x) && now >= x->due &&
+               x->guest_agent != AGENT_GUEST_AGENT_NONE &&
+               x->guest_agent != AGENT_GUEST_AGENT_UNSUPPORTED &&
+               (x->guest_asked == 0 || now - x->guest_asked >= AGENT_GUEST_AGENT_RETRY);
+}
+
+int agent_target_checks_guest_queries(AgentTargetChecks *c, usec_t now, AgentGuestQuery **ret,
+                                      size_t *ret_n) {
+        AgentGuestQuery *queries;
+        size_t n = 0, k = 0;
+
+        for (size_t i = 0; i < c->n; i++)
+                n += guest_due(&c->items[i], now);
+        if (n == 0) {
+                *ret = NULL;
+                *ret_n = 0;
+                return 0;
+        }
+        queries = calloc(n, sizeof(*queries));
+        if (!queries)
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n; i++) {
+                AgentTargetCheck *x = &c->items[i];
+
+                if (!guest_due(x, now))
+                        continue;
+                snprintf(queries[k].uuid, sizeof(queries[k].uuid), "%s", x->uuid);
+                snprintf(queries[k].name, sizeof(queries[k].name), "%s", x->name);
+                k++;
+                x->guest_asked = now;
+        }
+        *ret = queries;
+        *ret_n = n;
+        return 0;
 }
 
 void agent_target_checks_stamp(const AgentTargetChecks *c, AgentSnapshot *s) {
@@ -94,9 +167,10 @@ void agent_target_checks_stamp(const AgentTargetChecks *c, AgentSnapshot *s) {
 
                         if (strcmp(d->uuid, x->uuid) != 0)
                                 continue;
-                        if (x->resource == ACT_VCPUS)
+                        if (x->resource == ACT_VCPUS) {
                                 d->vcpus_target = x->state;
-                        else
+                                d->vcpus_target_source = x->source;
+                        } else
                                 d->memory_target = x->state;
                 }
         }
@@ -113,6 +187,15 @@ const char *agent_target_state_to_string(AgentTargetState s) {
                 [AGENT_TARGET_PENDING] = AGENT1_TARGET_PENDING,
                 [AGENT_TARGET_REACHED] = AGENT1_TARGET_REACHED,
                 [AGENT_TARGET_UNREACHED] = AGENT1_TARGET_UNREACHED,
+        };
+        return s < ELEMENTSOF(names) ? names[s] : "?";
+}
+
+const char *agent_target_source_to_string(AgentTargetSource s) {
+        static const char *const names[] = {
+                [AGENT_SOURCE_NONE] = "",
+                [AGENT_SOURCE_HYPERVISOR] = AGENT1_SOURCE_HYPERVISOR,
+                [AGENT_SOURCE_GUEST_AGENT] = AGENT1_SOURCE_GUEST_AGENT,
         };
         return s < ELEMENTSOF(names) ? names[s] : "?";
 }

@@ -2,6 +2,7 @@
 /* The dispatch layer: argument and flag checks once for every driver, the
  * unplug policy, and reconnect with back-off around every operation. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,4 +353,21 @@ int hv_domain_get_metadata(HvConnection *conn, const char *domain, const char *n
         if (r < 0)
                 return r;
         return conn_end(conn, conn->driver->domain_get_metadata(conn, domain, ns_uri, flags, ret));
+}
+
+int hv_domain_guest_vcpus(HvConnection *conn, const char *domain, usec_t timeout, unsigned flags,
+                          unsigned *ret_online) {
+        unsigned online;
+        int r;
+
+        if (!ret_online || timeout < USEC_PER_SEC || timeout / USEC_PER_SEC > INT_MAX)
+                return -EINVAL;
+        r = domain_op_begin(conn, DRIVER_OP(conn, domain_guest_vcpus), domain, flags, 0);
+        if (r < 0)
+                return r;
+        r = conn_end(conn, conn->driver->domain_guest_vcpus(conn, domain, timeout, flags, &online));
+        if (r < 0)
+                return r;
+        *ret_online = online;
+        return 0;
 }

@@ -302,6 +302,8 @@ typedef int (*HvDrvDomainSetCpuWeight)(HvConnection *conn, const char *domain, u
 typedef int (*HvDrvDomainSetQuota)(HvConnection *conn, const char *domain, int64_t quota_usec,
                                    uint64_t period_usec, unsigned flags, int64_t *ret_quota_usec,
                                    uint64_t *ret_period_usec);
+typedef int (*HvDrvDomainGuestVcpus)(HvConnection *conn, const char *domain, usec_t timeout,
+                                     unsigned flags, unsigned *ret_online);
 /* *ret: malloc'd, NULL when the domain has no such element. */
 typedef int (*HvDrvDomainGetMetadata)(HvConnection *conn, const char *domain, const char *ns_uri,
                                       unsigned flags, char **ret);
@@ -319,6 +321,7 @@ typedef struct HypervisorDriver {
         HvDrvDomainSetCpuWeight domain_set_cpu_weight;
         HvDrvDomainSetQuota domain_set_quota;
         HvDrvDomainGetMetadata domain_get_metadata;
+        HvDrvDomainGuestVcpus domain_guest_vcpus;
 } HypervisorDriver;
 
 /* The libvirt backend: any libvirt URI (qemu:///system, test:///default,
@@ -424,3 +427,17 @@ int hv_domain_set_quota(HvConnection *conn, const char *domain, int64_t quota_us
  * the domain has no such element. */
 int hv_domain_get_metadata(HvConnection *conn, const char *domain, const char *ns_uri,
                            unsigned flags, char **ret);
+/* How many vCPUs the guest's own kernel has online, as the guest agent in
+ * it answers (libvirt's virDomainGetGuestVcpus): what a vCPU hotplug
+ * achieved, where the hypervisor counts a vCPU as soon as it is plugged.
+ * timeout (> 0, whole seconds) bounds how long the hypervisor waits for the
+ * guest agent; libvirt keeps it as the domain's agent response timeout
+ * (virDomainAgentSetResponseTimeout), which every later guest agent call
+ * on the domain then has, whoever makes it, until the domain stops
+ * (without it libvirt waits 5 s for the agent's first word and then
+ * without end). Besides the usual: -ENODEV when the domain has no guest
+ * agent channel, -ETIMEDOUT when no guest agent listens on it or it did not
+ * answer in time, -ESRCH when the domain is not running, -EOPNOTSUPP when
+ * the driver cannot ask a guest (libvirt's test driver). */
+int hv_domain_guest_vcpus(HvConnection *conn, const char *domain, usec_t timeout, unsigned flags,
+                          unsigned *ret_online);

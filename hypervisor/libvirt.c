@@ -695,6 +695,74 @@ static int lv_domain_get_metadata(HvConnection *hc, const char *domain, const ch
         return 0;
 }
 
+int hv_cpu_list_count(const char *list, unsigned *ret) {
+        unsigned n = 0;
+
+        for (const char *p = list; *p;) {
+                char *end;
+                unsigned long first, last;
+
+                if (*p < '0' || *p > '9')
+                        return -EINVAL;
+                first = last = strtoul(p, &end, 10);
+                if (*end == '-') {
+                        if (end[1] < '0' || end[1] > '9')
+                                return -EINVAL;
+                        last = strtoul(end + 1, &end, 10);
+                }
+                /* No guest has CPU ids anywhere near 2^16 (KVM's limit is 4096). */
+                if (last < first || last > UINT16_MAX || (*end != ',' && *end != '\0') ||
+                    (*end == ',' && end[1] == '\0'))
+                        return -EINVAL;
+                n += (unsigned)(last - first + 1);
+                p = *end ? end + 1 : end;
+        }
+        *ret = n;
+        return 0;
+}
+
+/* The guest agent's failures by what they mean here: libvirt reports a
+ * domain without the agent's channel as an unsupported argument, and one
+ * whose agent is not connected or did not answer as unresponsive. */
+static int guest_agent_error(HvConnection *hc, virConnectPtr conn, const char *what) {
+        virErrorPtr e = virGetLastError();
+        bool no_channel = e && e->code == VIR_ERR_ARGUMENT_UNSUPPORTED;
+        int r = lv_error(hc, conn, what);
+
+        return no_channel && r == -EOPNOTSUPP ? -ENODEV : r;
+}
+
+static int lv_domain_guest_vcpus(HvConnection *hc, const char *domain, usec_t timeout,
+                                 unsigned flags, unsigned *ret_online) {
+        virConnectPtr conn = lv_get(hc)->conn;
+        _cleanup_domain_ virDomainPtr d = NULL;
+        virTypedParameterPtr params = NULL;
+        const char *online = NULL;
+        unsigned n = 0;
+        int r;
+
+        r = lv_lookup(hc, domain, &d);
+        if (r < 0)
+                return r;
+        /* Not fatal: a driver without it still answers, unbounded. */
+        if (virDomainAgentSetResponseTimeout(d, (int)(timeout / USEC_PER_SEC), 0) < 0) {
+                log_debug("No guest agent response timeout for %s: %s", domain,
+                          virGetLastErrorMessage());
+                virResetLastError();
+        }
+        if (virDomainGetGuestVcpus(d, &params, &n, 0) < 0)
+                return guest_agent_error(hc, conn, "guest agent's vCPUs");
+        if (virTypedParamsGetString(params, (int)n, "online", &online) != 1 || !online)
+                r = -EIO;
+        else
+                r = hv_cpu_list_count(online, ret_online) < 0 ? -EIO : 0;
+        if (r < 0)
+                hv_connection_set_last_error(hc, "the guest agent's answer has no list of vCPUs "
+                                                 "online");
+        virTypedParamsFree(params, (int)n);
+        return r;
+}
+
 const HypervisorDriver hv_libvirt_driver = {
         .name = "libvirt",
         .open = lv_open,
@@ -708,4 +776,5 @@ const HypervisorDriver hv_libvirt_driver = {
         .domain_set_cpu_weight = lv_domain_set_cpu_weight,
         .domain_set_quota = lv_domain_set_quota,
         .domain_get_metadata = lv_domain_get_metadata,
+        .domain_guest_vcpus = lv_domain_guest_vcpus,
 };

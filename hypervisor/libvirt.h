@@ -26,3 +26,8 @@ int hv_sample_from_params(const char *name, const char *uuid, const virTypedPara
  * largest (2^44 - 1 usec) is no quota: libvirt answers cgroup v2's "max"
  * as 18446744073709551. Not const: libvirt's getters take none. */
 void hv_sched_from_params(virTypedParameter *params, int n, HvDomainInfo *info);
+
+/* The number of CPUs in a list as libvirt writes a CPU bitmap ("0-3,6":
+ * ids and ranges of ids, comma-separated; "" for none): -EINVAL for text
+ * that is not one (a range running backwards, an id that is no number). */
+int hv_cpu_list_count(const char *list, unsigned *ret);

@@ -170,7 +170,8 @@ int agent1_verdict_read(sd_bus_message *m, Agent1Verdict *ret) {
 static const char *const metrics_types[] = {
         [AGENT1_METRICS_V1] = AGENT1_METRICS_TYPE_V1,
         [AGENT1_METRICS_V2] = AGENT1_METRICS_TYPE_V2,
-        [AGENT1_METRICS_V4] = AGENT1_METRICS_TYPE,
+        [AGENT1_METRICS_V4] = AGENT1_METRICS_TYPE_V4,
+        [AGENT1_METRICS_V5] = AGENT1_METRICS_TYPE,
 };
 
 int agent1_metrics_enter(sd_bus_message *m, Agent1MetricsShape *ret_shape) {
@@ -184,7 +185,7 @@ int agent1_metrics_enter(sd_bus_message *m, Agent1MetricsShape *ret_shape) {
         if (r == 0 || !contents)
                 return -EBADMSG;
         while (strcmp(contents, metrics_types[shape]) != 0)
-                if (shape++ == AGENT1_METRICS_V4)
+                if (shape++ == AGENT1_METRICS_V5)
                         return -EBADMSG;
         r = sd_bus_message_enter_container(m, 'a', contents);
         if (r <= 0)
@@ -193,13 +194,39 @@ int agent1_metrics_enter(sd_bus_message *m, Agent1MetricsShape *ret_shape) {
         return 0;
 }
 
-static bool target_state_is_valid(const char *s) {
-        return s[0] == '\0' || strcmp(s, AGENT1_TARGET_PENDING) == 0 ||
-               strcmp(s, AGENT1_TARGET_REACHED) == 0 || strcmp(s, AGENT1_TARGET_UNREACHED) == 0;
+/* Whether s is "" or one of the words, a NULL-terminated list. */
+static bool is_one_of(const char *s, const char *const *words) {
+        if (s[0] == '\0')
+                return true;
+        for (; *words; words++)
+                if (strcmp(s, *words) == 0)
+                        return true;
+        return false;
 }
 
+static const char *const target_states[] = {
+        AGENT1_TARGET_PENDING,
+        AGENT1_TARGET_REACHED,
+        AGENT1_TARGET_UNREACHED,
+        NULL,
+};
+static const char *const target_sources[] = {
+        AGENT1_SOURCE_GUEST_AGENT,
+        AGENT1_SOURCE_HYPERVISOR,
+        NULL,
+};
+static const char *const guest_agent_states[] = {
+        AGENT1_GUEST_AGENT_ANSWERED,    AGENT1_GUEST_AGENT_NONE,   AGENT1_GUEST_AGENT_UNRESPONSIVE,
+        AGENT1_GUEST_AGENT_UNSUPPORTED, AGENT1_GUEST_AGENT_FAILED, NULL,
+};
+
 int agent1_metrics_read(sd_bus_message *m, Agent1MetricsShape shape, Agent1Metrics *ret) {
-        Agent1Metrics x = { .vcpus_target = "", .memory_target = "" };
+        Agent1Metrics x = {
+                .vcpus_target = "",
+                .memory_target = "",
+                .vcpus_target_source = "",
+                .guest_agent = "",
+        };
         int r;
 
         switch (shape) {
@@ -215,11 +242,18 @@ int agent1_metrics_read(sd_bus_message *m, Agent1MetricsShape shape, Agent1Metri
                                         &x.cpu_use, &x.steal, &x.valid, &x.cpu_weight, &x.cpu_cap,
                                         &x.memory_used, &x.age);
                 break;
+        case AGENT1_METRICS_V4:
+                r = sd_bus_message_read(m, AGENT1_METRICS_TYPE_V4, &x.name, &x.uuid, &x.state,
+                                        &x.vcpus, &x.vcpus_max, &x.memory, &x.memory_max,
+                                        &x.cpu_use, &x.steal, &x.valid, &x.cpu_weight, &x.cpu_cap,
+                                        &x.memory_used, &x.age, &x.vcpus_target, &x.memory_target);
+                break;
         default:
                 r = sd_bus_message_read(m, AGENT1_METRICS_TYPE, &x.name, &x.uuid, &x.state,
                                         &x.vcpus, &x.vcpus_max, &x.memory, &x.memory_max,
                                         &x.cpu_use, &x.steal, &x.valid, &x.cpu_weight, &x.cpu_cap,
-                                        &x.memory_used, &x.age, &x.vcpus_target, &x.memory_target);
+                                        &x.memory_used, &x.age, &x.vcpus_target, &x.memory_target,
+                                        &x.vcpus_target_source, &x.guest_vcpus, &x.guest_agent);
                 break;
         }
         if (r <= 0)
@@ -227,7 +261,18 @@ int agent1_metrics_read(sd_bus_message *m, Agent1MetricsShape shape, Agent1Metri
         /* The controller turns it into a time: a day is past any use. */
         if (!isfinite(x.age) || x.age < 0.0 || x.age > 86400.0)
                 return -EBADMSG;
-        if (!target_state_is_valid(x.vcpus_target) || !target_state_is_valid(x.memory_target))
+        if (!is_one_of(x.vcpus_target, target_states) ||
+            !is_one_of(x.memory_target, target_states) ||
+            !is_one_of(x.vcpus_target_source, target_sources) ||
+            !is_one_of(x.guest_agent, guest_agent_states))
+                return -EBADMSG;
+        /* A count is the guest agent's answer, and no more vCPUs than the
+         * domain may have. */
+        if ((x.valid & AGENT1_METRIC_GUEST_VCPUS) &&
+            (strcmp(x.guest_agent, AGENT1_GUEST_AGENT_ANSWERED) != 0 ||
+             ((x.valid & AGENT1_METRIC_VCPUS) && x.guest_vcpus > x.vcpus_max)))
+                return -EBADMSG;
+        if (!(x.valid & AGENT1_METRIC_GUEST_VCPUS) && x.guest_vcpus != 0)
                 return -EBADMSG;
         *ret = x;
         return 1;

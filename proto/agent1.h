@@ -14,7 +14,7 @@
 #define AGENT1_BUS_NAME "org.flexslot.Agent1"
 #define AGENT1_OBJECT_PATH "/org/flexslot/Agent1"
 #define AGENT1_INTERFACE "org.flexslot.Agent1"
-#define AGENT1_VERSION 4u
+#define AGENT1_VERSION 5u
 
 /* ListDecisions(t since) -> AGENT1_DECISIONS_TYPE (version 3): the change
  * requests the agent still keeps numbered above since (0: all), oldest
@@ -51,8 +51,19 @@
  * AGENT1_TARGET_PENDING (within [agent] target-grace, or not measured
  * since), AGENT1_TARGET_REACHED, AGENT1_TARGET_UNREACHED (the first sample
  * after the grace did not show it; it stays so until one does or the next
- * change replaces it), "" when the agent applied none. */
-#define AGENT1_METRICS_TYPE "(sssuuttdduudtdss)"
+ * change replaces it), "" when the agent applied none.
+ * Fields 17-19 (version 5): whose count decided field 15, s:
+ * AGENT1_SOURCE_GUEST_AGENT (the vCPUs the guest's kernel has online, as
+ * its guest agent counted them after the grace), AGENT1_SOURCE_HYPERVISOR
+ * (the vCPUs libvirt has plugged: the guest agent did not answer), ""
+ * while pending or for none; the guest agent's count of vCPUs online, u
+ * (valid bit AGENT1_METRIC_GUEST_VCPUS; 0 without); and what became of the
+ * last question to it, s: AGENT1_GUEST_AGENT_* or "" when the agent did
+ * not ask it (it asks only after a vCPU change, until the guest agent
+ * shows the target reached). */
+#define AGENT1_METRICS_TYPE "(sssuuttdduudtdsssus)"
+/* Version 4's struct, fields 1-16: no guest agent. */
+#define AGENT1_METRICS_TYPE_V4 "(sssuuttdduudtdss)"
 /* Version 2's struct (and version 3's), fields 1-14: no target states. */
 #define AGENT1_METRICS_TYPE_V2 "(sssuuttdduudtd)"
 /* Version 1's struct, fields 1-13, which agents before version 2 send:
@@ -62,6 +73,15 @@
 #define AGENT1_TARGET_PENDING "pending"
 #define AGENT1_TARGET_REACHED "reached"
 #define AGENT1_TARGET_UNREACHED "unreached"
+
+#define AGENT1_SOURCE_GUEST_AGENT "guest-agent"
+#define AGENT1_SOURCE_HYPERVISOR "hypervisor"
+
+#define AGENT1_GUEST_AGENT_ANSWERED "answered"
+#define AGENT1_GUEST_AGENT_NONE "none"                 /* no guest agent channel */
+#define AGENT1_GUEST_AGENT_UNRESPONSIVE "unresponsive" /* not listening, or no answer in time */
+#define AGENT1_GUEST_AGENT_UNSUPPORTED "unsupported"   /* the hypervisor cannot ask */
+#define AGENT1_GUEST_AGENT_FAILED "failed"
 
 /* One domain's metrics as read; the strings point into the message. */
 typedef struct Agent1Metrics {
@@ -76,6 +96,12 @@ typedef struct Agent1Metrics {
         /* Fields 15 and 16: AGENT1_TARGET_* or "", and "" from an agent
          * before version 4. */
         const char *vcpus_target, *memory_target;
+        /* Fields 17-19: AGENT1_SOURCE_* or "", the guest agent's count
+         * (valid with AGENT1_METRIC_GUEST_VCPUS), AGENT1_GUEST_AGENT_* or
+         * ""; "", 0 and "" from an agent before version 5. */
+        const char *vcpus_target_source;
+        uint32_t guest_vcpus;
+        const char *guest_agent;
 } Agent1Metrics;
 
 /* Which struct an agent sends: agents are upgraded one host at a time,
@@ -84,6 +110,7 @@ typedef enum Agent1MetricsShape {
         AGENT1_METRICS_V1, /* fields 1-13 */
         AGENT1_METRICS_V2, /* fields 1-14: versions 2 and 3 */
         AGENT1_METRICS_V4, /* fields 1-16 */
+        AGENT1_METRICS_V5, /* fields 1-19 */
 } Agent1MetricsShape;
 
 /* Enters the array of metrics m is at, of any shape, which *ret_shape
@@ -91,7 +118,9 @@ typedef enum Agent1MetricsShape {
 int agent1_metrics_enter(sd_bus_message *m, Agent1MetricsShape *ret_shape);
 /* The next entry of the array entered: 1 with it in *ret, 0 after the
  * last, -EBADMSG for an entry that does not read as Agent1 has it (an age
- * that is negative or not a number, an unknown target state). */
+ * that is negative or not a number, an unknown target state, source or
+ * guest agent state, a guest agent's count without its bit or beyond the
+ * maximum vCPUs). */
 int agent1_metrics_read(sd_bus_message *m, Agent1MetricsShape shape, Agent1Metrics *ret);
 
 typedef enum Agent1MetricValid {
@@ -102,6 +131,7 @@ typedef enum Agent1MetricValid {
         AGENT1_METRIC_CPU_WEIGHT = 1u << 4,  /* field 11 */
         AGENT1_METRIC_CPU_CAP = 1u << 5,     /* field 12 */
         AGENT1_METRIC_MEMORY_USED = 1u << 6, /* field 13: needs the guest's balloon driver */
+        AGENT1_METRIC_GUEST_VCPUS = 1u << 7, /* field 18: the guest agent answered */
 } Agent1MetricValid;
 
 /* SetTarget(s domain, a{sv} target) -> AGENT1_VERDICTS_TYPE verdicts

@@ -47,10 +47,18 @@
  * tracker sees in the guest (0: not reported), whether the VM shows the
  * last vCPU and memory target its agent applied (pending, reached,
  * unreached: agent1.h's fields 15 and 16; "": none, or an agent that does
- * not say; a vCPU target is unreached too while the tracker reports fewer
- * CPUs online in the guest than the VM has), its role ("tracker": a
- * tracker runs in it; "tenant": another tenant's VM on an agent's host,
- * best effort to the policy, whose CPU weight the one loop's lever may
- * take for this cluster's deadlines; "none": a domain that does not run),
- * and its CPU weight as its agent last reported it (0: not reported). */
-#define CONTROLLER1_VM_TYPE "(tsssbsdutuuusutsssu)"
+ * not say; a vCPU target the guest agent did not decide is unreached
+ * while the tracker reports fewer CPUs online in the guest than the VM
+ * has), its role ("tracker": a tracker runs in it; "tenant": another
+ * tenant's VM on an agent's host, best effort to the policy, whose CPU
+ * weight the one loop's lever may take for this cluster's deadlines;
+ * "none": a domain that does not run), its CPU weight as its agent last
+ * reported it (0: not reported), then whose count decided the vCPU
+ * target's state (agent1.h's AGENT1_SOURCE_GUEST_AGENT where the guest
+ * agent answered, else CONTROLLER1_SOURCE_TRACKER where the tracker
+ * reports its guest's CPUs, else AGENT1_SOURCE_HYPERVISOR; "" while
+ * pending), the vCPUs the guest agent counts online (0: no answer) and
+ * what became of the agent's last question to it (agent1.h's field 19). */
+#define CONTROLLER1_VM_TYPE "(tsssbsdutuuusutsssusus)"
+
+#define CONTROLLER1_SOURCE_TRACKER "tracker"

@@ -614,22 +614,56 @@ END_TEST
 
 /* ---- the balloon guard ---- */
 
+/* Pressure of the four figures, in percent. */
+static AgentDomainPressure pressure_of(double some10, double some60, double full10, double full60) {
+        return (AgentDomainPressure){
+                .known = true,
+                .percent = { some10, some60, full10, full60 },
+        };
+}
+
 /* The guest's word first (fresh statistics, no faults rising), then its
- * cgroup's pressure where known: above the threshold only refuses. */
+ * cgroup's pressure where known: "some" above its threshold over 10 s or
+ * 60 s, or "full" above its lower one, refuses; at the threshold does
+ * not. */
 START_TEST(test_balloon_guard_judge) {
         const unsigned fresh = AGENT_GUEST_STATS_FRESH;
-        AgentDomainPressure unknown = { 0 }, calm = { .known = true, .some_avg10 = 10.0 },
-                            stalled = { .known = true, .some_avg10 = 10.01 };
+        const AgentPressureLimits max = { .some = 10, .full = 1 };
+        AgentDomainPressure unknown = { 0 }, calm = pressure_of(10, 10, 1, 1),
+                            now = pressure_of(10.01, 0, 0, 0),
+                            last_minute = pressure_of(2, 10.5, 0, 0),
+                            thrashing = pressure_of(3, 3, 1.2, 0),
+                            thrashed = pressure_of(3, 3, 0, 1.01);
 
-        ck_assert_int_eq(agent_balloon_guard_judge(0, &calm, 10), AGENT_GUARD_NO_GUEST_STATS);
-        ck_assert_int_eq(agent_balloon_guard_judge(0, &stalled, 10), AGENT_GUARD_NO_GUEST_STATS);
-        ck_assert_int_eq(agent_balloon_guard_judge(fresh | AGENT_GUEST_PRESSURE_RISING, &calm, 10),
-                         AGENT_GUARD_GUEST_PRESSURE);
-        ck_assert_int_eq(agent_balloon_guard_judge(fresh, &unknown, 10), AGENT_GUARD_NONE);
-        ck_assert_int_eq(agent_balloon_guard_judge(fresh, &calm, 10), AGENT_GUARD_NONE);
-        ck_assert_int_eq(agent_balloon_guard_judge(fresh, &stalled, 10),
+        ck_assert_int_eq(agent_balloon_guard_judge(0, &calm, &max), AGENT_GUARD_NO_GUEST_STATS);
+        ck_assert_int_eq(agent_balloon_guard_judge(0, &now, &max), AGENT_GUARD_NO_GUEST_STATS);
+        ck_assert_int_eq(
+                agent_balloon_guard_judge(fresh | AGENT_GUEST_PRESSURE_RISING, &calm, &max),
+                AGENT_GUARD_GUEST_PRESSURE);
+        ck_assert_int_eq(agent_balloon_guard_judge(fresh, &unknown, &max), AGENT_GUARD_NONE);
+        ck_assert_int_eq(agent_pressure_exceeded(&unknown, &max), -1);
+        ck_assert_int_eq(agent_balloon_guard_judge(fresh, &calm, &max), AGENT_GUARD_NONE);
+        ck_assert_int_eq(agent_pressure_exceeded(&calm, &max), -1);
+        ck_assert_int_eq(agent_balloon_guard_judge(fresh, &now, &max), AGENT_GUARD_MEMORY_PRESSURE);
+        ck_assert_int_eq(agent_pressure_exceeded(&now, &max), AGENT_PRESSURE_SOME_AVG10);
+        ck_assert_int_eq(agent_balloon_guard_judge(fresh, &last_minute, &max),
                          AGENT_GUARD_MEMORY_PRESSURE);
-        ck_assert_int_eq(agent_balloon_guard_judge(fresh, &calm, 0), AGENT_GUARD_MEMORY_PRESSURE);
+        ck_assert_int_eq(agent_pressure_exceeded(&last_minute, &max), AGENT_PRESSURE_SOME_AVG60);
+        ck_assert_int_eq(agent_balloon_guard_judge(fresh, &thrashing, &max),
+                         AGENT_GUARD_MEMORY_PRESSURE);
+        ck_assert_int_eq(agent_pressure_exceeded(&thrashing, &max), AGENT_PRESSURE_FULL_AVG10);
+        ck_assert_int_eq(agent_pressure_exceeded(&thrashed, &max), AGENT_PRESSURE_FULL_AVG60);
+        ck_assert_str_eq(agent_pressure_figure_to_string(AGENT_PRESSURE_FULL_AVG60), "full avg60");
+        ck_assert_double_eq(agent_pressure_limit(&max, AGENT_PRESSURE_SOME_AVG60), 10);
+        ck_assert_double_eq(agent_pressure_limit(&max, AGENT_PRESSURE_FULL_AVG10), 1);
+        /* A threshold of 0 refuses any pressure at all, and only that. */
+        ck_assert_int_eq(
+                agent_balloon_guard_judge(fresh, &thrashed,
+                                          &(AgentPressureLimits){ .some = 0, .full = 100 }),
+                AGENT_GUARD_MEMORY_PRESSURE);
+        ck_assert_int_eq(agent_balloon_guard_judge(fresh, &(AgentDomainPressure){ .known = true },
+                                                   &(AgentPressureLimits){ 0 }),
+                         AGENT_GUARD_NONE);
 }
 END_TEST
 
@@ -647,26 +681,37 @@ static void write_pressure(const char *dir, const char *text) {
 /* A cgroup directory's memory.pressure as the kernel writes it, and what
  * is not one. */
 START_TEST(test_pressure_read) {
+        static const char *const bad[] = {
+                /* "full" alone, or "some" alone: the kernel writes both */
+                "full avg10=1.00 avg60=0.00 avg300=0.00 total=1\n",
+                "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+                "some avg10=lots avg60=0.00 avg300=0.00 total=1\n"
+                "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+                "some avg10=1.00 avg60=120.00 avg300=0.00 total=1\n"
+                "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+                "some avg10=1.00 avg60=2.00 avg300=0.00 total=1\n"
+                "full avg10=0.00 avg300=0.00 total=0\n",
+                "some avg10=1.00 avg60=2.00 avg300=0.00 total=1\n"
+                "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+        };
         _cleanup_free_ char *dir = test_make_tmpdir();
-        double avg10 = -1;
+        AgentDomainPressure p = { 0 };
 
         ck_assert_ptr_nonnull(dir);
-        ck_assert_int_eq(agent_pressure_read(dir, &avg10), -ENOENT);
+        ck_assert_int_eq(agent_pressure_read(dir, &p), -ENOENT);
         write_pressure(dir, "some avg10=23.50 avg60=4.10 avg300=0.90 total=81723\n"
                             "full avg10=11.00 avg60=2.00 avg300=0.40 total=40031\n");
-        ck_assert_int_eq(agent_pressure_read(dir, &avg10), 0);
-        ck_assert_double_eq(avg10, 23.5);
-        write_pressure(dir, "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
-        ck_assert_int_eq(agent_pressure_read(dir, &avg10), 0);
-        ck_assert_double_eq(avg10, 0);
-        avg10 = -1;
-        write_pressure(dir, "full avg10=1.00 avg60=0.00 avg300=0.00 total=1\n");
-        ck_assert_int_eq(agent_pressure_read(dir, &avg10), -EBADMSG);
-        write_pressure(dir, "some avg10=lots avg60=0.00 avg300=0.00 total=1\n");
-        ck_assert_int_eq(agent_pressure_read(dir, &avg10), -EBADMSG);
-        write_pressure(dir, "some avg10=120.00 avg60=0.00 avg300=0.00 total=1\n");
-        ck_assert_int_eq(agent_pressure_read(dir, &avg10), -EBADMSG);
-        ck_assert_double_eq(avg10, -1); /* untouched */
+        ck_assert_int_eq(agent_pressure_read(dir, &p), 0);
+        ck_assert(p.known);
+        ck_assert_double_eq(p.percent[AGENT_PRESSURE_SOME_AVG10], 23.5);
+        ck_assert_double_eq(p.percent[AGENT_PRESSURE_SOME_AVG60], 4.1);
+        ck_assert_double_eq(p.percent[AGENT_PRESSURE_FULL_AVG10], 11);
+        ck_assert_double_eq(p.percent[AGENT_PRESSURE_FULL_AVG60], 2);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                write_pressure(dir, bad[i]);
+                ck_assert_msg(agent_pressure_read(dir, &p) == -EBADMSG, "%s", bad[i]);
+        }
+        ck_assert_double_eq(p.percent[AGENT_PRESSURE_SOME_AVG10], 23.5); /* untouched */
         test_remove_tree(dir);
 }
 END_TEST
@@ -792,7 +837,8 @@ START_TEST(test_domain_pressure_on_this_kernel) {
                 agent_domain_pressure(uuid, &pressure, detail, sizeof(detail));
                 ck_assert_msg(pressure.known, "%s", detail);
                 ck_assert_str_eq(detail, want);
-                ck_assert(pressure.some_avg10 >= 0 && pressure.some_avg10 <= 100);
+                for (AgentPressureFigure f = 0; f < _AGENT_PRESSURE_FIGURE_MAX; f++)
+                        ck_assert(pressure.percent[f] >= 0 && pressure.percent[f] <= 100);
         }
 
         fake_qemu_stop(&qemu);

@@ -710,6 +710,152 @@ START_TEST(test_target_unreached_is_shown) {
 }
 END_TEST
 
+/* The daemon's order with the guest agents' answers: stamped into the
+ * sample first, then the targets judged. */
+static AgentSnapshot *sample_with_answers(AgentTargetChecks *checks, AgentGuestAnswers *answers,
+                                          usec_t after, unsigned *reports) {
+        AgentSnapshot *s = sample_after(after);
+
+        agent_guest_answers_stamp(answers, s);
+        agent_target_checks_judge(checks, s, count_report, reports);
+        agent_target_checks_stamp(checks, s);
+        return s;
+}
+
+/* What the guest agent says decides a vCPU target where it answers. On
+ * libvirt's test driver, which has no guest agent calls, the question is
+ * asked once the grace is over, answered "unsupported" with libvirt's
+ * words, not asked again, and the hypervisor's count decides, saying so;
+ * then the answers a
+ * guest agent gives (the test driver cannot: they are written here as the
+ * worker fills them in) overturn it, unreached while the guest has fewer
+ * vCPUs online than the target, reached, and settled, once it has them. */
+START_TEST(test_guest_agent_decides_vcpu_target) {
+        ActTarget t = { .set = ACT_BIT(ACT_VCPUS), .value[ACT_VCPUS] = 3 };
+        AgentChange c = change_target("worker1", &t, ACT_STRICT);
+        AgentTargetChecks checks = { 0 };
+        AgentGuestAnswers answers = { 0 };
+        AgentGuestAgent guest;
+        _cleanup_free_ AgentGuestQuery *queries = NULL;
+        AgentGuestQuery answer;
+        const AgentDomain *d;
+        AgentSnapshot *s;
+        unsigned reports = 0;
+        size_t n = 7;
+
+        ck_assert_int_eq(c.r[ACT_VCPUS].status, AGENT_CHANGE_APPLIED);
+        ck_assert_int_eq(agent_target_expect(&checks, c.uuid, c.name, ACT_VCPUS, 3,
+                                             fake_now + 2 * USEC_PER_SEC, 1),
+                         0);
+        ck_assert_int_eq(agent_guest_agent_init(&guest, collector.uri, USEC_PER_SEC), 0);
+        guest.clock = fake_clock;
+        /* Within the grace nobody is asked. */
+        ck_assert_int_eq(agent_target_checks_guest_queries(&checks, fake_now, &queries, &n), 0);
+        ck_assert_uint_eq(n, 0);
+        ck_assert_ptr_null(queries);
+
+        s = sample_with_answers(&checks, &answers, 2 * USEC_PER_SEC, &reports);
+        d = agent_snapshot_find(s, "worker1");
+        ck_assert_int_eq(d->vcpus_target, AGENT_TARGET_REACHED);
+        ck_assert_int_eq(d->vcpus_target_source, AGENT_SOURCE_HYPERVISOR);
+        ck_assert_int_eq(d->guest_vcpus.state, AGENT_GUEST_AGENT_NOT_ASKED);
+        ck_assert_uint_eq(reports, 1);
+        free(s);
+
+        ck_assert_int_eq(agent_target_checks_guest_queries(&checks, fake_now, &queries, &n), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_str_eq(queries[0].name, "worker1");
+        agent_guest_agent_ask(&guest, queries, n);
+        ck_assert_int_eq(queries[0].answer.state, AGENT_GUEST_AGENT_UNSUPPORTED);
+        ck_assert_uint_eq(queries[0].answer.measured, fake_now);
+        ck_assert_msg(strstr(queries[0].message, "virDomainGetGuestVcpus"), "%s",
+                      queries[0].message);
+        ck_assert_int_eq(agent_guest_answers_take(&answers, &queries[0], NULL), 0);
+        free(queries);
+        queries = NULL;
+        /* Asked again only after AGENT_GUEST_AGENT_RETRY. */
+        ck_assert_int_eq(
+                agent_target_checks_guest_queries(&checks, fake_now + USEC_PER_SEC, &queries, &n),
+                0);
+        ck_assert_uint_eq(n, 0);
+
+        s = sample_with_answers(&checks, &answers, USEC_PER_SEC, &reports);
+        d = agent_snapshot_find(s, "worker1");
+        ck_assert_int_eq(d->guest_vcpus.state, AGENT_GUEST_AGENT_UNSUPPORTED);
+        ck_assert_str_eq(agent_guest_agent_state_to_string(d->guest_vcpus.state),
+                         AGENT1_GUEST_AGENT_UNSUPPORTED);
+        ck_assert_int_eq(d->vcpus_target, AGENT_TARGET_REACHED);
+        ck_assert_str_eq(agent_target_source_to_string(d->vcpus_target_source),
+                         AGENT1_SOURCE_HYPERVISOR);
+        ck_assert_uint_eq(reports, 1);
+        free(s);
+        /* Nothing will answer there until the domain changes: not asked
+         * again. */
+        ck_assert_int_eq(agent_target_checks_guest_queries(
+                                 &checks, fake_now + 10 * AGENT_GUEST_AGENT_RETRY, &queries, &n),
+                         0);
+        ck_assert_uint_eq(n, 0);
+
+        /* A guest agent that counts 2 of the 3 plugged vCPUs online. */
+        answer = (AgentGuestQuery){
+                .answer = { .state = AGENT_GUEST_AGENT_ANSWERED,
+                            .online = 2,
+                            .measured = fake_now },
+        };
+        snprintf(answer.uuid, sizeof(answer.uuid), "%s", c.uuid);
+        snprintf(answer.name, sizeof(answer.name), "worker1");
+        ck_assert_int_eq(agent_guest_answers_take(&answers, &answer, NULL), 0);
+        s = sample_with_answers(&checks, &answers, USEC_PER_SEC, &reports);
+        d = agent_snapshot_find(s, "worker1");
+        ck_assert_uint_eq(d->metrics.vcpus_current, 3);
+        ck_assert_int_eq(d->vcpus_target, AGENT_TARGET_UNREACHED);
+        ck_assert_int_eq(d->vcpus_target_source, AGENT_SOURCE_GUEST_AGENT);
+        ck_assert_uint_eq(d->guest_vcpus.online, 2);
+        ck_assert_uint_eq(reports, 2);
+        free(s);
+        ck_assert_int_eq(agent_target_checks_guest_queries(
+                                 &checks, fake_now + AGENT_GUEST_AGENT_RETRY, &queries, &n),
+                         0);
+        ck_assert_uint_eq(n, 1);
+        free(queries);
+        queries = NULL;
+
+        /* It onlines the third: reached, and settled. */
+        answer.answer = (AgentGuestVcpus){ .state = AGENT_GUEST_AGENT_ANSWERED,
+                                           .online = 3,
+                                           .measured = fake_now };
+        ck_assert_int_eq(agent_guest_answers_take(&answers, &answer, NULL), 0);
+        s = sample_with_answers(&checks, &answers, USEC_PER_SEC, &reports);
+        d = agent_snapshot_find(s, "worker1");
+        ck_assert_int_eq(d->vcpus_target, AGENT_TARGET_REACHED);
+        ck_assert_int_eq(d->vcpus_target_source, AGENT_SOURCE_GUEST_AGENT);
+        ck_assert_uint_eq(reports, 3);
+        free(s);
+        ck_assert_int_eq(agent_target_checks_guest_queries(
+                                 &checks, fake_now + 10 * AGENT_GUEST_AGENT_RETRY, &queries, &n),
+                         0);
+        ck_assert_uint_eq(n, 0);
+
+        agent_guest_answers_done(&answers);
+        agent_guest_agent_done(&guest);
+        agent_target_checks_done(&checks);
+}
+END_TEST
+
+/* A guest agent's failures, by what they say of it. */
+START_TEST(test_guest_agent_states) {
+        ck_assert_int_eq(agent_guest_agent_state_from_errno(0), AGENT_GUEST_AGENT_ANSWERED);
+        ck_assert_int_eq(agent_guest_agent_state_from_errno(-ENODEV), AGENT_GUEST_AGENT_NONE);
+        ck_assert_int_eq(agent_guest_agent_state_from_errno(-ETIMEDOUT),
+                         AGENT_GUEST_AGENT_UNRESPONSIVE);
+        ck_assert_int_eq(agent_guest_agent_state_from_errno(-EOPNOTSUPP),
+                         AGENT_GUEST_AGENT_UNSUPPORTED);
+        ck_assert_int_eq(agent_guest_agent_state_from_errno(-ESRCH), AGENT_GUEST_AGENT_FAILED);
+        ck_assert_str_eq(agent_guest_agent_state_to_string(AGENT_GUEST_AGENT_NOT_ASKED), "");
+        ck_assert_str_eq(agent_guest_agent_state_to_string(AGENT_GUEST_AGENT_NONE), "none");
+}
+END_TEST
+
 /* ---- per-domain settings, against a driver that counts its calls ---- */
 
 static unsigned n_info_calls;
@@ -970,6 +1116,8 @@ Suite *suite_agent_libvirt(void) {
         tcase_add_test(tc, test_collector_domain_in_job);
         tcase_add_test(tc, test_collector_domain_paused_for_job);
         tcase_add_test(tc, test_target_unreached_is_shown);
+        tcase_add_test(tc, test_guest_agent_decides_vcpu_target);
+        tcase_add_test(tc, test_guest_agent_states);
         tcase_add_test(tc, test_collector_guest_memory);
         suite_add_tcase(s, tc);
 

@@ -306,6 +306,42 @@ static void model_close(Model *m) {
 /* A node whose VM an agent reports is sized as the agent says: the flexslot
  * allocator wants a vCPU per map slot, up to the VM's maximum, and memory
  * within it; a node no agent knows keeps the one-vCPU stand-in. */
+/* Whose word a vCPU target's state in ListVms is: the guest agent's
+ * stands whatever the tracker reports; without it, the tracker's report of
+ * the CPUs online decides a target the agent saw reached by libvirt's
+ * count; without either, the agent's state as it is. */
+START_TEST(test_vcpus_target_shown) {
+        static const struct {
+                const char *state, *source;
+                uint32_t guest_cpus;
+                const char *shown, *shown_source;
+        } cases[] = {
+                { "reached", "guest-agent", 2, "reached", "guest-agent" },
+                { "unreached", "guest-agent", 4, "unreached", "guest-agent" },
+                { "reached", "hypervisor", 2, "unreached", "tracker" },
+                { "reached", "hypervisor", 4, "reached", "tracker" },
+                { "reached", "", 2, "unreached", "tracker" },
+                { "unreached", "hypervisor", 4, "unreached", "hypervisor" },
+                { "reached", "hypervisor", 0, "reached", "hypervisor" },
+                { "pending", "", 2, "pending", "" },
+                { "", "", 0, "", "" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                AgentVm vm = { .vcpus = 4 };
+                const char *state, *source;
+
+                snprintf(vm.vcpus_target, sizeof(vm.vcpus_target), "%s", cases[i].state);
+                snprintf(vm.vcpus_target_source, sizeof(vm.vcpus_target_source), "%s",
+                         cases[i].source);
+                agent_vcpus_target_shown(&vm, cases[i].guest_cpus, &state, &source);
+                ck_assert_msg(strcmp(state, cases[i].shown) == 0 &&
+                                      strcmp(source, cases[i].shown_source) == 0,
+                              "case %zu: %s %s", i, state, source);
+        }
+}
+END_TEST
+
 START_TEST(test_snapshot_takes_agent_vm) {
         const unsigned slots[_SLOT_TYPE_MAX] = { 3, 1 };
         Model m = { 0 };
@@ -426,6 +462,7 @@ Suite *suite_controller_agents(void) {
         tcase_add_test(tc, test_rate_kept_while_fresh);
         tcase_add_test(tc, test_rate_aged_by_the_agent);
         tcase_add_test(tc, test_weight_dead_band);
+        tcase_add_test(tc, test_vcpus_target_shown);
         tcase_add_test(tc, test_snapshot_takes_agent_vm);
         tcase_add_test(tc, test_tenants_in_snapshot);
         suite_add_tcase(s, tc);

@@ -1153,6 +1153,53 @@ START_TEST(test_libvirt_default_domain) {
 }
 END_TEST
 
+/* libvirt's test driver answers no guest agent call (virDomainGetGuestVcpus,
+ * virDomainGetVcpusFlags with VIR_DOMAIN_VCPU_GUEST, virDomainGetGuestInfo,
+ * virDomainAgentSetResponseTimeout: libvirt 9.0 has none of them there):
+ * the guest's count is unsupported, said as libvirt says it, and nothing is
+ * guessed. */
+START_TEST(test_libvirt_guest_vcpus_unsupported) {
+        _cleanup_(hv_connection_freep) HvConnection *conn = lv_connect("test:///default");
+        unsigned online = 77;
+
+        ck_assert_int_eq(hv_domain_guest_vcpus(conn, "test", 2 * USEC_PER_SEC, 0, &online),
+                         -EOPNOTSUPP);
+        ck_assert_msg(strstr(hv_connection_get_last_error(conn), "virDomainGetGuestVcpus"), "%s",
+                      hv_connection_get_last_error(conn));
+        ck_assert_uint_eq(online, 77);
+        ck_assert_int_eq(hv_domain_guest_vcpus(conn, "nonexistent", 2 * USEC_PER_SEC, 0, &online),
+                         -ENOENT);
+        /* Whole seconds, at least one: libvirt's timeout is in seconds. */
+        ck_assert_int_eq(hv_domain_guest_vcpus(conn, "test", USEC_PER_SEC / 2, 0, &online),
+                         -EINVAL);
+        ck_assert_int_eq(hv_domain_guest_vcpus(conn, "test", USEC_PER_SEC, 1, &online), -EINVAL);
+        ck_assert_int_eq(hv_domain_guest_vcpus(conn, "test", USEC_PER_SEC, 0, NULL), -EINVAL);
+}
+END_TEST
+
+/* The guest agent's list of vCPUs online, as libvirt writes a bitmap. */
+START_TEST(test_cpu_list_count) {
+        static const struct {
+                const char *list;
+                int r;
+                unsigned n;
+        } lists[] = {
+                { "", 0, 0 },          { "0", 0, 1 },         { "0-3", 0, 4 },
+                { "0-1,3,5-6", 0, 5 }, { "7", 0, 1 },         { "3-1", -EINVAL, 0 },
+                { "0,", -EINVAL, 0 },  { ",0", -EINVAL, 0 },  { "0-", -EINVAL, 0 },
+                { "a", -EINVAL, 0 },   { "1 2", -EINVAL, 0 }, { "0-99999", -EINVAL, 0 },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(lists); i++) {
+                unsigned n = 12345;
+
+                ck_assert_msg(hv_cpu_list_count(lists[i].list, &n) == lists[i].r, "'%s'",
+                              lists[i].list);
+                ck_assert_uint_eq(n, lists[i].r == 0 ? lists[i].n : 12345);
+        }
+}
+END_TEST
+
 START_TEST(test_libvirt_fixture_list_and_info) {
         static const struct {
                 const char *name;
@@ -1425,6 +1472,7 @@ Suite *suite_hypervisor(void) {
         tcase_add_test(tc, test_params_bad_arguments);
         tcase_add_test(tc, test_sched_params);
         tcase_add_test(tc, test_state_names);
+        tcase_add_test(tc, test_cpu_list_count);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("derive");
@@ -1459,6 +1507,7 @@ Suite *suite_hypervisor(void) {
         tc = tcase_create("libvirt");
         tcase_add_test(tc, test_libvirt_open_errors);
         tcase_add_test(tc, test_libvirt_default_domain);
+        tcase_add_test(tc, test_libvirt_guest_vcpus_unsupported);
         tcase_add_test(tc, test_libvirt_fixture_list_and_info);
         tcase_add_test(tc, test_libvirt_fixture_actions);
         tcase_add_test(tc, test_libvirt_bulk_stats_state_only);

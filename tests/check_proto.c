@@ -16,6 +16,7 @@
 
 #include "common/macro.h"
 #include "proto/agent1.h"
+#include "proto/controller1.h"
 #include "proto/errors.h"
 #include "proto/tracker1.h"
 #include "tests.h"
@@ -696,10 +697,19 @@ START_TEST(test_agent1_bad_verdict) {
 }
 END_TEST
 
+/* Version 5's fields 17-19 of a metrics reply, and the validity bits. */
+typedef struct GuestFields {
+        unsigned valid;
+        const char *source;
+        uint32_t guest_vcpus;
+        const char *guest_agent;
+} GuestFields;
+
 /* A sample's metrics array of one domain, in the struct of signature type:
- * version 4's with the age and the target states, version 2's with the
- * age, version 1's without. */
-static sd_bus_message *metrics_reply(const char *type, double age, const char *vcpus_target) {
+ * version 5's with the guest agent's fields g, version 4's with the age
+ * and the target states, version 2's with the age, version 1's without. */
+static sd_bus_message *metrics_reply_v5(const char *type, double age, const char *vcpus_target,
+                                        const GuestFields *g) {
         sd_bus_message *m = new_reply();
 
         ck_assert_int_ge(sd_bus_message_open_container(m, 'a', type), 0);
@@ -713,23 +723,67 @@ static sd_bus_message *metrics_reply(const char *type, double age, const char *v
                                                        (uint64_t)1024, (uint64_t)4096, 0.5, 0.25,
                                                        15u, 0u, -1.0, (uint64_t)0, age),
                                  0);
-        else
+        else if (strcmp(type, AGENT1_METRICS_TYPE_V4) == 0)
                 ck_assert_int_ge(sd_bus_message_append(m, type, "w1", "u1", "running", 2u, 4u,
                                                        (uint64_t)1024, (uint64_t)4096, 0.5, 0.25,
                                                        15u, 0u, -1.0, (uint64_t)0, age,
                                                        vcpus_target, AGENT1_TARGET_REACHED),
+                                 0);
+        else
+                ck_assert_int_ge(sd_bus_message_append(m, type, "w1", "u1", "running", 2u, 4u,
+                                                       (uint64_t)1024, (uint64_t)4096, 0.5, 0.25,
+                                                       g->valid, 0u, -1.0, (uint64_t)0, age,
+                                                       vcpus_target, AGENT1_TARGET_REACHED,
+                                                       g->source, g->guest_vcpus, g->guest_agent),
                                  0);
         ck_assert_int_ge(sd_bus_message_close_container(m), 0);
         seal(m);
         return m;
 }
 
-/* Every version reads, the age 0 from version 1 and no target state
- * before version 4; another struct, an age that is no time or a target
- * state Agent1 does not have is refused. */
+static sd_bus_message *metrics_reply(const char *type, double age, const char *vcpus_target) {
+        static const GuestFields answered = { 15u | AGENT1_METRIC_GUEST_VCPUS,
+                                              AGENT1_SOURCE_GUEST_AGENT, 2,
+                                              AGENT1_GUEST_AGENT_ANSWERED };
+
+        return metrics_reply_v5(type, age, vcpus_target, &answered);
+}
+
+/* Version 5's fields an agent of Agent1 never sends. */
+static const struct {
+        const char *what;
+        GuestFields g;
+} bad_guest_fields[] = {
+        { "a source only the controller has", { 15u, CONTROLLER1_SOURCE_TRACKER, 0, "" } },
+        { "an unknown guest agent state", { 15u, "", 0, "hung" } },
+        { "a count without an answer",
+          { 15u | AGENT1_METRIC_GUEST_VCPUS, "", 2, AGENT1_GUEST_AGENT_UNRESPONSIVE } },
+        { "a count beyond the maximum vCPUs",
+          { 15u | AGENT1_METRIC_GUEST_VCPUS, "", 5, AGENT1_GUEST_AGENT_ANSWERED } },
+        { "a count without its bit", { 15u, "", 2, AGENT1_GUEST_AGENT_ANSWERED } },
+};
+
+START_TEST(test_agent1_bad_guest_fields) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = metrics_reply_v5(
+                AGENT1_METRICS_TYPE, 0.0, AGENT1_TARGET_REACHED, &bad_guest_fields[_i].g);
+        Agent1MetricsShape shape;
+        Agent1Metrics x;
+
+        ck_assert_int_eq(agent1_metrics_enter(m, &shape), 0);
+        ck_assert_int_eq(shape, AGENT1_METRICS_V5);
+        ck_assert_msg(agent1_metrics_read(m, shape, &x) == -EBADMSG, "%s",
+                      bad_guest_fields[_i].what);
+}
+END_TEST
+
+/* Every version reads, the age 0 from version 1, no target state before
+ * version 4 and no guest agent before version 5; another struct, an age
+ * that is no time or a target state Agent1 does not have is refused. */
 START_TEST(test_agent1_metrics_versions) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *v5 =
+                metrics_reply(AGENT1_METRICS_TYPE, 0.5, AGENT1_TARGET_REACHED);
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *v4 =
-                metrics_reply(AGENT1_METRICS_TYPE, 1.5, AGENT1_TARGET_UNREACHED);
+                metrics_reply(AGENT1_METRICS_TYPE_V4, 1.5, AGENT1_TARGET_UNREACHED);
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *v2 =
                 metrics_reply(AGENT1_METRICS_TYPE_V2, 7.5, NULL);
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *v1 =
@@ -742,12 +796,25 @@ START_TEST(test_agent1_metrics_versions) {
         Agent1MetricsShape shape;
         Agent1Metrics x;
 
+        ck_assert_int_eq(agent1_metrics_enter(v5, &shape), 0);
+        ck_assert_int_eq(shape, AGENT1_METRICS_V5);
+        ck_assert_int_eq(agent1_metrics_read(v5, shape, &x), 1);
+        ck_assert_double_eq(x.age, 0.5);
+        ck_assert_str_eq(x.vcpus_target, AGENT1_TARGET_REACHED);
+        ck_assert_str_eq(x.vcpus_target_source, AGENT1_SOURCE_GUEST_AGENT);
+        ck_assert_uint_eq(x.guest_vcpus, 2);
+        ck_assert_str_eq(x.guest_agent, AGENT1_GUEST_AGENT_ANSWERED);
+        ck_assert_int_eq(agent1_metrics_read(v5, shape, &x), 0);
+
         ck_assert_int_eq(agent1_metrics_enter(v4, &shape), 0);
         ck_assert_int_eq(shape, AGENT1_METRICS_V4);
         ck_assert_int_eq(agent1_metrics_read(v4, shape, &x), 1);
         ck_assert_double_eq(x.age, 1.5);
         ck_assert_str_eq(x.vcpus_target, AGENT1_TARGET_UNREACHED);
         ck_assert_str_eq(x.memory_target, AGENT1_TARGET_REACHED);
+        ck_assert_str_eq(x.vcpus_target_source, "");
+        ck_assert_uint_eq(x.guest_vcpus, 0);
+        ck_assert_str_eq(x.guest_agent, "");
         ck_assert_int_eq(agent1_metrics_read(v4, shape, &x), 0);
 
         ck_assert_int_eq(agent1_metrics_enter(v2, &shape), 0);
@@ -799,6 +866,7 @@ Suite *suite_proto(void) {
         tcase_add_test(tc, test_agent1_names);
         tcase_add_test(tc, test_agent1_target_and_verdicts);
         tcase_add_test(tc, test_agent1_metrics_versions);
+        tcase_add_loop_test(tc, test_agent1_bad_guest_fields, 0, (int)ELEMENTSOF(bad_guest_fields));
         tcase_add_loop_test(tc, test_agent1_bad_verdict, 0, (int)ELEMENTSOF(bad_verdicts));
         suite_add_tcase(s, tc);
 

@@ -57,16 +57,28 @@ static const CtlColumn node_columns[] = {
 
 /* proto/controller1.h, CONTROLLER1_VM_TYPE. */
 static const CtlColumn vm_columns[] = {
-        { "node", 't' },          { "vm", 's' },
-        { "name", 's' },          { "agent", 's' },
-        { "reachable", 'b' },     { "steal_source", 's' },
-        { "steal", 'd' },         { "vcpus", 'u' },
-        { "memory", 't' },        { "sent", 'u' },
-        { "applied", 'u' },       { "failed", 'u' },
-        { "last", 's' },          { "guest_cpus", 'u' },
-        { "guest_memory", 't' },  { "vcpus_target", 's' },
-        { "memory_target", 's' }, { "role", 's' },
+        { "node", 't' },
+        { "vm", 's' },
+        { "name", 's' },
+        { "agent", 's' },
+        { "reachable", 'b' },
+        { "steal_source", 's' },
+        { "steal", 'd' },
+        { "vcpus", 'u' },
+        { "memory", 't' },
+        { "sent", 'u' },
+        { "applied", 'u' },
+        { "failed", 'u' },
+        { "last", 's' },
+        { "guest_cpus", 'u' },
+        { "guest_memory", 't' },
+        { "vcpus_target", 's' },
+        { "memory_target", 's' },
+        { "role", 's' },
         { "cpu_weight", 'u' },
+        { "vcpus_target_source", 's' },
+        { "guest_agent_vcpus", 'u' },
+        { "guest_agent", 's' },
 };
 
 static const CtlColumn profile_columns[] = {

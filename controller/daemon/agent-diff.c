@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Which part of a VM target is a change worth sending to an agent
- * (agents-internal.h), apart from the sending so that it is tested alone. */
+/* Which part of a VM target is a change worth sending to an agent, and
+ * whether a VM shows one taken (agents-internal.h), apart from the sending
+ * and ListVms so that they are tested alone. */
 #include <math.h>
+#include <string.h>
 
 #include "common/macro.h"
 #include "controller/daemon/agents-internal.h"
+#include "proto/controller1.h"
 
 bool agent_weight_changed(uint32_t target, uint32_t current) {
         uint32_t step = target > current ? target - current : current - target;
@@ -30,4 +33,16 @@ bool agent_target_diff(const VmTarget *t, const AgentVm *vm, AgentTarget *ret) {
                 .cpu_cap = t->cpu_cap,
         };
         return ret->vcpus || ret->memory || ret->cpu_weight || ret->set_cap;
+}
+
+void agent_vcpus_target_shown(const AgentVm *vm, uint32_t guest_cpus, const char **ret_state,
+                              const char **ret_source) {
+        *ret_state = vm->vcpus_target;
+        *ret_source = vm->vcpus_target_source;
+        if (strcmp(vm->vcpus_target_source, AGENT1_SOURCE_GUEST_AGENT) != 0 && guest_cpus > 0 &&
+            strcmp(vm->vcpus_target, AGENT1_TARGET_REACHED) == 0) {
+                *ret_state =
+                        guest_cpus < vm->vcpus ? AGENT1_TARGET_UNREACHED : AGENT1_TARGET_REACHED;
+                *ret_source = CONTROLLER1_SOURCE_TRACKER;
+        }
 }

@@ -198,7 +198,7 @@ static void link_down(AgentLink *l, const sd_bus_error *e, int r) {
         model_update(l->owner);
 }
 
-/* One domain's metrics, of either version (proto/agent1.h). */
+/* One domain's metrics, of any version (proto/agent1.h). */
 static int read_metrics(sd_bus_message *m, Agent1MetricsShape shape, AgentVm *ret) {
         Agent1Metrics x;
         int r;
@@ -223,6 +223,10 @@ static int read_metrics(sd_bus_message *m, Agent1MetricsShape shape, AgentVm *re
         snprintf(ret->name, sizeof(ret->name), "%s", x.name);
         snprintf(ret->vcpus_target, sizeof(ret->vcpus_target), "%s", x.vcpus_target);
         snprintf(ret->memory_target, sizeof(ret->memory_target), "%s", x.memory_target);
+        snprintf(ret->vcpus_target_source, sizeof(ret->vcpus_target_source), "%s",
+                 x.vcpus_target_source);
+        ret->guest_vcpus = x.guest_vcpus;
+        snprintf(ret->guest_agent, sizeof(ret->guest_agent), "%s", x.guest_agent);
         return 1;
 }
 

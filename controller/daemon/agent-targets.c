@@ -374,23 +374,13 @@ static const char *const steal_sources[] = {
         [CLUSTER_STEAL_AGENT] = "agent",
 };
 
-/* The vCPU target's state as ListVms shows it: the agent's, which counts
- * the vCPUs libvirt has plugged, except that one the agent saw reached is
- * not while the VM's tracker reports fewer CPUs online in the guest: a
- * hot-added vCPU the guest's kernel did not online runs nothing. */
-static const char *vcpus_target_shown(const AgentVm *vm, const ClusterNode *n) {
-        if (n && n->guest.cpus > 0 && n->guest.cpus < vm->vcpus &&
-            strcmp(vm->vcpus_target, AGENT1_TARGET_REACHED) == 0)
-                return AGENT1_TARGET_UNREACHED;
-        return vm->vcpus_target;
-}
-
 /* A row of ListVms: a VM of agent l (vm, NULL for none), of tracker node n
  * (NULL for none: another tenant's, which the one loop's lever may take
  * CPU weight from). */
 static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, const AgentLink *l,
                      const AgentVm *vm) {
         ClusterStealSource source = CLUSTER_STEAL_NONE;
+        const char *vcpus_target = "", *vcpus_target_source = "";
         double steal = 0;
         usec_t at;
 
@@ -400,17 +390,20 @@ static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, 
                 source = CLUSTER_STEAL_AGENT;
                 steal = vm->steal;
         }
+        if (vm)
+                agent_vcpus_target_shown(vm, n ? n->guest.cpus : 0, &vcpus_target,
+                                         &vcpus_target_source);
         return sd_bus_message_append(
                 m, CONTROLLER1_VM_TYPE, n ? n->id : 0, uuid, vm ? vm->name : "",
                 l ? l->host->name : "", l && l->reachable, steal_sources[source], steal,
                 vm ? vm->vcpus : 0, vm ? vm->memory : 0, vm ? vm->sent : 0, vm ? vm->applied : 0,
                 vm ? vm->failed : 0, vm ? vm->last : "", n ? n->guest.cpus : 0,
-                n ? n->guest.memory : 0, vm ? vcpus_target_shown(vm, n) : "",
-                vm ? vm->memory_target : "",
+                n ? n->guest.memory : 0, vcpus_target, vm ? vm->memory_target : "",
                 n                          ? "tracker"
                 : vm && agents_vm_runs(vm) ? "tenant"
                                            : "none",
-                vm && (vm->valid & AGENT1_METRIC_CPU_WEIGHT) ? vm->cpu_weight : 0);
+                vm && (vm->valid & AGENT1_METRIC_CPU_WEIGHT) ? vm->cpu_weight : 0,
+                vcpus_target_source, vm ? vm->guest_vcpus : 0, vm ? vm->guest_agent : "");
 }
 
 int agents_list_vms(Agents *a, sd_bus_message *m) {

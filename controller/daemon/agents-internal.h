@@ -44,6 +44,12 @@ typedef struct AgentVm {
          * (Agent1 fields 15 and 16: AGENT1_TARGET_*, "" for none or from an
          * agent before version 4). */
         char vcpus_target[16], memory_target[16];
+        /* Whose count decided vcpus_target, the guest agent's count of
+         * vCPUs online and what became of the question to it (Agent1
+         * fields 17-19; "", 0 and "" from an agent before version 5). */
+        char vcpus_target_source[16];
+        uint32_t guest_vcpus;
+        char guest_agent[16];
 } AgentVm;
 
 /* What to change of a VM: the resources that are not 0 (the cap: when
@@ -67,6 +73,14 @@ typedef struct AgentTarget {
 #define AGENT_WEIGHT_DEAD_BAND_MIN 16u
 
 bool agent_weight_changed(uint32_t target, uint32_t current);
+/* The vCPU target's state as ListVms shows it, and whose count decided it
+ * (static strings). The guest agent's count is the guest kernel's own, and
+ * stands. Without it the agent counts the vCPUs libvirt has plugged, and
+ * the VM's tracker, where it reports the CPUs online in its guest
+ * (guest_cpus > 0), has the last word on a target the agent saw reached: a
+ * hot-added vCPU the guest's kernel did not online runs nothing. */
+void agent_vcpus_target_shown(const AgentVm *vm, uint32_t guest_cpus, const char **ret_state,
+                              const char **ret_source);
 /* The part of t that differs from what vm has, in ret; the CPU weight and
  * cap only where the agent reports them (libvirt's test driver has
  * neither). Whether anything does. */

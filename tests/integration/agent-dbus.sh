@@ -77,7 +77,7 @@ done
 [ "$(agent_property CapacityCPUs)" = "u 8" ] || fail "CapacityCPUs is $(agent_property CapacityCPUs)"
 [ "$(agent_property CapacityMemory)" = "t $((7 * GIB))" ] || fail "CapacityMemory"
 [ "$(agent_property Interval)" = "t 200000" ] || fail "Interval"
-[ "$(agent_property Version)" = "u 4" ] || fail "Version is $(agent_property Version)"
+[ "$(agent_property Version)" = "u 5" ] || fail "Version is $(agent_property Version)"
 
 poll has_sample || fail "no sample"
 hypervisor_available true || fail "hypervisor not available"
@@ -225,7 +225,7 @@ samples_seen() {
 }
 poll samples_seen || fail "no Sample signals"
 history=$(agent_call GetHistory su worker1 2)
-case $history in "a(t(sssuuttdduudtdss)) 2 "*) ;; *) fail "GetHistory: $history" ;; esac
+case $history in "a(t(sssuuttdduudtdsssus)) 2 "*) ;; *) fail "GetHistory: $history" ;; esac
 
 stop_agent
 

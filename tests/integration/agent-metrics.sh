@@ -90,7 +90,7 @@ target_reached() {
 	scrape "$port" | grep -q '^flexslot_domain_target_reached{domain="worker3",uuid="[0-9a-f-]*",resource="vcpus"} 1'
 }
 poll target_reached || fail "worker3's vCPU target: $(scrape "$port" | grep target_reached)"
-grep -q "Domain worker3 shows its vcpus 2 \[decision=1 state=\"reached\" resource=\"vcpus\" target=2 seen=2\]" \
+grep -q "Domain worker3 shows its vcpus 2 \[decision=1 state=\"reached\" resource=\"vcpus\" target=2 seen=2 source=\"hypervisor\"\]" \
 	"$tmp/agent.log" || fail "the reached target was not logged"
 # GetMetrics carries it too (fields 15 and 16: vCPUs, memory), and nothing
 # for a domain nothing was asked of.

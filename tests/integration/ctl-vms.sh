@@ -3,9 +3,10 @@
 # flexslot-agentd (libvirt's test driver, tests/fixtures/agent/host.xml) on
 # a private bus, with a test tracker in the fixture's VM worker1: the VMs
 # listed (tab and JSON), a VM resized by UUID and by node id with the
-# agent's verdicts printed and whether each VM then shows its targets (a
-# vCPU the agent saw plugged is not reached while the guest's tracker
-# reports it offline), and every refusal (the command line's, the
+# agent's verdicts printed and whether each VM then shows its targets, and
+# by whose count (a vCPU the agent saw plugged is not reached while the
+# guest's tracker reports it offline; the test driver has no guest agent),
+# and every refusal (the command line's, the
 # controller's, the agent's) printed by name with nothing changed.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
@@ -45,7 +46,7 @@ poll grep -q "^registered 1 " "$tmp/tracker.log" || fail "the tracker did not re
 # ---- vms ----
 poll vms_have "^1	$W1	worker1	" || fail "vms lacks node 1's VM: $(flexslotctl vms)"
 expect_ctl 0 "" vms
-head -n 1 "$tmp/out" | grep -q "^NODE	VM	NAME	AGENT	REACHABLE	STEAL_SOURCE	STEAL	VCPUS	MEMORY	SENT	APPLIED	FAILED	LAST	GUEST_CPUS	GUEST_MEMORY	VCPUS_TARGET	MEMORY_TARGET	ROLE	CPU_WEIGHT$" ||
+head -n 1 "$tmp/out" | grep -q "^NODE	VM	NAME	AGENT	REACHABLE	STEAL_SOURCE	STEAL	VCPUS	MEMORY	SENT	APPLIED	FAILED	LAST	GUEST_CPUS	GUEST_MEMORY	VCPUS_TARGET	MEMORY_TARGET	ROLE	CPU_WEIGHT	VCPUS_TARGET_SOURCE	GUEST_AGENT_VCPUS	GUEST_AGENT$" ||
 	fail "vms' header: $(cat "$tmp/out")"
 grep -qF "1	$W1	worker1	$address	true	tracker	0.25	2	$GIB	0	0	0	" "$tmp/out" ||
 	fail "vms' worker1: $(cat "$tmp/out")"
@@ -71,15 +72,19 @@ expect_ctl 0 "" resize-vm 1 4 0 --json --no-legend
   {"resource": "vcpus", "verdict": "applied", "before": 2, "after": 4, "error": "", "message": ""}
 ]' ] || fail "resize-vm 1 --json printed: $(cat "$tmp/out")"
 poll size_is worker1 "4 $GIB" || fail "worker1 is not 4 vCPUs"
-# Whether each VM shows its targets once the agent judged them: worker2,
-# without a tracker, as the agent sees it; worker1's 4 vCPUs are plugged,
-# but its tracker sees 2 online in the guest, so its vCPU target is not
-# reached (and it had no memory target).
-poll vms_have "^0	$W2	worker2	.*	reached	reached	tenant	0$" || fail "worker2's targets: $(flexslotctl vms)"
-poll vms_have "^1	$W1	worker1	.*	4	$GIB	1	1	0	vcpus applied 2 -> 4	2	$GIB	unreached		tracker	0$" ||
+# Whether each VM shows its targets once the agent judged them, and whose
+# count decided. The test driver has no guest agent: asked once the grace
+# is over, it is "unsupported", and the hypervisor's count of vCPUs
+# plugged decides. worker2, without a tracker, as the agent sees it;
+# worker1's 4 vCPUs are plugged, but its tracker sees 2 online in the
+# guest, so its vCPU target is not reached, by the tracker's word (and it
+# had no memory target).
+poll vms_have "^0	$W2	worker2	.*	reached	reached	tenant	0	hypervisor	0	unsupported$" ||
+	fail "worker2's targets: $(flexslotctl vms)"
+poll vms_have "^1	$W1	worker1	.*	4	$GIB	1	1	0	vcpus applied 2 -> 4	2	$GIB	unreached		tracker	0	tracker	0	unsupported$" ||
 	fail "vms after the resize: $(flexslotctl vms)"
 agent_metrics=$(bus call org.flexslot.Agent1 /org/flexslot/Agent1 org.flexslot.Agent1 GetMetrics s worker1)
-case $agent_metrics in *' "reached" ""') ;; *) fail "the agent's view of worker1: $agent_metrics" ;; esac
+case $agent_metrics in *' "reached" "" "hypervisor" 0 "unsupported"') ;; *) fail "the agent's view of worker1: $agent_metrics" ;; esac
 
 # ---- refusals: the command line's, the controller's, the agent's ----
 sizes() {

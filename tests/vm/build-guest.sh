@@ -10,6 +10,9 @@
 #   tests/vm/build-guest.sh --tracker BUILD
 #                                      the same, and a third line:
 #                                        TRACKER=BUILD/vm/tracker.cpio.gz
+#   tests/vm/build-guest.sh --guest-agent
+#                                      the same, and a third line:
+#                                        GUEST_AGENT=/path/guest-agent.cpio.gz
 #
 # The kernel and base initramfs are cached in $FLEXSLOT_VM_CACHE (default
 # /var/cache/flexslot/vm), in a directory of this script's version, and
@@ -27,12 +30,22 @@
 # read it, nor on the kernel command line, which /proc/cmdline shows to
 # every process of the guest.
 #
+# The guest agent layer is another archive to unpack over the base: QEMU's
+# guest agent, qemu-ga, from Debian's qemu-guest-agent package (apt-get
+# download, as the kernel) with every shared library ldd names for it,
+# which the base /init starts on the virtio-serial port named
+# org.qemu.guest_agent.0 when the domain has that channel
+# (guest-xml.sh's GUEST_AGENT=1). Cached beside the guest.
+#
 # Kernel command line words the guest's /init understands:
 #   flexslot.busy=N   run N busy loops (0 = idle; default 0)
+#   flexslot.online=0 leave hot-added CPUs offline (default: online them)
 # It prints these console lines (ttyS0), which tests wait for:
 #   FLEXSLOT-GUEST-READY cpus=N     modules loaded, init done
 #   FLEXSLOT-CPU-ONLINE cpuN        a hot-added CPU was onlined
 #   FLEXSLOT-BALLOON ok|missing     whether virtio_balloon is bound
+#   FLEXSLOT-GUEST-AGENT started pid=N   (with the guest agent layer and
+#                                   its channel) qemu-ga runs
 # and, with the tracker layer, before FLEXSLOT-GUEST-READY:
 #   FLEXSLOT-NET ok|failed          10.0.2.15/24 via 10.0.2.2 (QEMU's user
 #                                   network: 10.0.2.2 is the host's loopback)
@@ -43,16 +56,25 @@
 #   FLEXSLOT-TRACKER [UPTIME] LINE
 set -eu
 
-# Loaded by every guest, in this order (each needs the ones before it).
-modules="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_balloon"
+# Loaded by every guest, in this order (each needs the ones before it);
+# virtio_console is the virtio-serial ports a guest agent listens on.
+modules="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_balloon virtio_console"
 # Loaded by the tracker role: the network (user-mode, virtio) and 9p.
 tracker_modules="failover net_failover virtio_net netfs fscache 9pnet 9pnet_virtio 9p"
 
 tracker_build=""
+guest_agent=no
 case ${1:-} in
+--guest-agent)
+	[ $# -eq 1 ] || {
+		echo "usage: $0 [--tracker BUILD | --guest-agent]" >&2
+		exit 2
+	}
+	guest_agent=yes
+	;;
 --tracker)
 	[ $# -eq 2 ] || {
-		echo "usage: $0 [--tracker BUILD]" >&2
+		echo "usage: $0 [--tracker BUILD | --guest-agent]" >&2
 		exit 2
 	}
 	tracker_build=$(cd "$2" 2>/dev/null && pwd) || {
@@ -62,7 +84,7 @@ case ${1:-} in
 	;;
 "") ;;
 *)
-	echo "usage: $0 [--tracker BUILD]" >&2
+	echo "usage: $0 [--tracker BUILD | --guest-agent]" >&2
 	exit 2
 	;;
 esac
@@ -167,12 +189,79 @@ ROLE
 	echo "TRACKER=$out/tracker.cpio.gz"
 }
 
+# The package's newest .deb in the cache, else downloaded from Debian's
+# archive (updating old package lists once if the archive lacks the
+# version they name); its path.
+fetch_deb() {
+	_fd=$(find "$debdir" -maxdepth 1 -name "${1}_*_amd64.deb" | sort | tail -n1)
+	if [ -z "$_fd" ]; then
+		msg "downloading $1 from the Debian archive"
+		(cd "$debdir" && apt-get download -q -o APT::Sandbox::User=root "$1" >&2) || return 1
+		_fd=$(find "$debdir" -maxdepth 1 -name "${1}_*_amd64.deb" | sort | tail -n1)
+	fi
+	[ -n "$_fd" ] && echo "$_fd"
+}
+
+# The guest agent layer (--guest-agent): printed as GUEST_AGENT=PATH, built
+# once per version of this script.
+guest_agent_layer() {
+	[ "$guest_agent" = yes ] || return 0
+	out="$cache/qga-$script_sum"
+	if [ -f "$out/guest-agent.cpio.gz" ]; then
+		echo "GUEST_AGENT=$out/guest-agent.cpio.gz"
+		return 0
+	fi
+	gdeb=$(fetch_deb qemu-guest-agent) || {
+		[ "$(id -u)" -eq 0 ] || die "apt-get download qemu-guest-agent failed"
+		apt-get update -qq >&2 || true
+		gdeb=$(fetch_deb qemu-guest-agent) || die "apt-get download qemu-guest-agent failed"
+	}
+	gwork="$cache/guest-agent.tmp.$$"
+	rm -rf "$gwork"
+	mkdir -p "$gwork/pkg" "$gwork/root/usr/sbin" "$gwork/root/etc/flexslot" "$gwork/root/var/run"
+	dpkg-deb --fsys-tarfile "$gdeb" | tar -x -C "$gwork/pkg" ./usr/sbin/qemu-ga ||
+		die "$gdeb has no usr/sbin/qemu-ga"
+	cp "$gwork/pkg/usr/sbin/qemu-ga" "$gwork/root/usr/sbin/"
+	# Its libraries as this machine has them: Debian's own, of the same
+	# release as the package (qemu-system-x86, which packaging/deps.sh
+	# installs for these tests, needs the same ones).
+	libs=$(libraries_of "$gwork/pkg/usr/sbin/qemu-ga")
+	[ -n "$libs" ] || die "ldd names no libraries for qemu-ga (are its dependencies installed?)"
+	ldd "$gwork/pkg/usr/sbin/qemu-ga" | grep -q "not found" &&
+		die "qemu-ga needs libraries this machine lacks: $(ldd "$gwork/pkg/usr/sbin/qemu-ga" | grep "not found")"
+	for l in $libs; do
+		mkdir -p "$gwork/root$(dirname "$l")"
+		cp -L "$l" "$gwork/root$l"
+	done
+	cat >"$gwork/root/etc/flexslot/guest-agent" <<'AGENT'
+# The QEMU guest agent, sourced by the base /init (tests/vm/build-guest.sh):
+# on the virtio-serial port libvirt names after the domain's channel.
+for p in /sys/class/virtio-ports/vport*; do
+	[ "$(cat "$p/name" 2>/dev/null)" = org.qemu.guest_agent.0 ] || continue
+	/usr/sbin/qemu-ga -m virtio-serial -p "/dev/${p##*/}" -t /var/run >/dev/null 2>&1 &
+	echo "FLEXSLOT-GUEST-AGENT started pid=$!"
+done
+AGENT
+	(cd "$gwork/root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -6) \
+		>"$gwork/guest-agent.cpio.gz" || die "cannot pack the guest agent layer"
+	rm -rf "$out"
+	mkdir -p "$out"
+	mv "$gwork/guest-agent.cpio.gz" "$out/"
+	rm -rf "$gwork"
+	msg "built the guest agent layer in $out ($(wc -c <"$out/guest-agent.cpio.gz") bytes)"
+	echo "GUEST_AGENT=$out/guest-agent.cpio.gz"
+}
+
+debdir="$cache/debs"
+mkdir -p "$debdir"
+
 # Fast path: a finished build made by this very script.
 if [ -f "$guest/stamp" ] && [ "$(sed -n 2p "$guest/stamp")" = "$script_sum" ] &&
 	[ -f "$guest/vmlinuz" ] && [ -f "$guest/initrd.gz" ]; then
 	echo "KERNEL=$guest/vmlinuz"
 	echo "INITRD=$guest/initrd.gz"
 	tracker_layer
+	guest_agent_layer
 	exit 0
 fi
 
@@ -200,24 +289,15 @@ fi
 [ -n "$pkg" ] || die "cannot find the Debian kernel package (apt-cache depends linux-image-amd64)"
 kver=${pkg#linux-image-}
 
-debdir="$cache/debs"
-mkdir -p "$debdir"
-deb=$(find "$debdir" -maxdepth 1 -name "${pkg}_*_amd64.deb" | sort | tail -n1)
-if [ -z "$deb" ]; then
-	msg "downloading $pkg from the Debian archive"
-	if ! (cd "$debdir" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2); then
-		# Old package lists can name a version the archive no longer has.
-		[ "$(id -u)" -eq 0 ] || die "apt-get download $pkg failed"
-		msg "updating package lists and retrying"
-		apt-get update -qq >&2 || true
-		pkg=$(kernel_pkg)
-		[ -n "$pkg" ] || die "cannot find the Debian kernel package after apt-get update"
-		kver=${pkg#linux-image-}
-		(cd "$debdir" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
-			die "apt-get download $pkg failed"
-	fi
-	deb=$(find "$debdir" -maxdepth 1 -name "${pkg}_*_amd64.deb" | sort | tail -n1)
-	[ -n "$deb" ] || die "apt-get download $pkg left no .deb in $debdir"
+if ! deb=$(fetch_deb "$pkg"); then
+	# Old package lists can name a version the archive no longer has.
+	[ "$(id -u)" -eq 0 ] || die "apt-get download $pkg failed"
+	msg "updating package lists and retrying"
+	apt-get update -qq >&2 || true
+	pkg=$(kernel_pkg)
+	[ -n "$pkg" ] || die "cannot find the Debian kernel package after apt-get update"
+	kver=${pkg#linux-image-}
+	deb=$(fetch_deb "$pkg") || die "apt-get download $pkg failed"
 fi
 
 work="$cache/guest.tmp.$$"
@@ -258,9 +338,11 @@ for m in $(cat /lib/modules/order); do
 	insmod /lib/modules/$m.ko || echo "FLEXSLOT-INSMOD-FAILED $m"
 done
 busy=0
+online=1
 for w in $(cat /proc/cmdline); do
 	case $w in
 	flexslot.busy=*) busy=${w#flexslot.busy=} ;;
+	flexslot.online=0) online=0 ;;
 	esac
 done
 if [ -e /sys/bus/virtio/drivers/virtio_balloon ] &&
@@ -269,8 +351,9 @@ if [ -e /sys/bus/virtio/drivers/virtio_balloon ] &&
 else
 	echo "FLEXSLOT-BALLOON missing"
 fi
-# Hot-added CPUs arrive offline; online them (what udev does on a full system).
-(
+# Hot-added CPUs arrive offline; online them (what udev does on a full
+# system), unless told not to: a guest whose kernel leaves them offline.
+[ "$online" = 0 ] || (
 	while :; do
 		for f in /sys/devices/system/cpu/cpu[0-9]*/online; do
 			[ -e "$f" ] || continue
@@ -287,7 +370,11 @@ while [ "$i" -lt "$busy" ]; do
 	(while :; do :; done) &
 	i=$((i + 1))
 done
-# A layer unpacked over this archive gives the guest its role.
+# A layer unpacked over this archive starts the guest agent, or gives the
+# guest its role.
+if [ -f /etc/flexslot/guest-agent ]; then
+	. /etc/flexslot/guest-agent
+fi
 if [ -f /etc/flexslot/guest-role ]; then
 	. /etc/flexslot/guest-role
 fi
@@ -311,3 +398,4 @@ find "$cache" -maxdepth 1 -name 'guest-*' ! -name "guest-$script_sum" -mtime +7 
 echo "KERNEL=$guest/vmlinuz"
 echo "INITRD=$guest/initrd.gz"
 tracker_layer
+guest_agent_layer

@@ -20,6 +20,11 @@
 #   GUEST_NET=user    a virtio NIC on QEMU's user network (no bridge, no
 #                     root network setup: the guest reaches the host's
 #                     loopback at 10.0.2.2)
+# and for any guest:
+#   GUEST_AGENT=1     the guest agent's virtio-serial channel,
+#                     org.qemu.guest_agent.0 (the guest runs qemu-ga on it
+#                     with build-guest.sh's --guest-agent layer)
+#   GUEST_ONLINE=0    the guest leaves hot-added CPUs offline
 set -eu
 
 [ $# -ge 4 ] || {
@@ -55,6 +60,25 @@ user) devices="$devices
     <interface type='user'><model type='virtio'/></interface>" ;;
 *)
 	echo "$0: GUEST_NET must be user or empty" >&2
+	exit 2
+	;;
+esac
+
+case ${GUEST_AGENT:-} in
+'') ;;
+1) devices="$devices
+    <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>" ;;
+*)
+	echo "$0: GUEST_AGENT must be 1 or empty" >&2
+	exit 2
+	;;
+esac
+cmdline_extra=""
+case ${GUEST_ONLINE:-} in
+'') ;;
+0) cmdline_extra=" flexslot.online=0" ;;
+*)
+	echo "$0: GUEST_ONLINE must be 0 or empty" >&2
 	exit 2
 	;;
 esac
@@ -102,7 +126,7 @@ cat <<EOF
     <type arch='x86_64' machine='pc'>hvm</type>
     <kernel>$kernel</kernel>
     <initrd>$initrd</initrd>
-    <cmdline>console=ttyS0 panic=-1 loglevel=4 mitigations=off no_timer_check delayacct flexslot.busy=$busy</cmdline>
+    <cmdline>console=ttyS0 panic=-1 loglevel=4 mitigations=off no_timer_check delayacct flexslot.busy=$busy$cmdline_extra</cmdline>
   </os>
   <features><acpi/><apic/></features>
   $cpu
