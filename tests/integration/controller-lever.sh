@@ -51,7 +51,7 @@ lever() {
 # ---- other tenants' VMs, listed as such ----
 # listed_as UUID NAME ROLE: flexslotctl vms lists the VM in that role.
 listed_as() {
-	flexslotctl vms --no-legend | grep -q "^[0-9]*	$1	$2	.*	$3	0$"
+	flexslotctl vms --no-legend | grep -q "^[0-9]*	$1	$2	.*	$3	0	[^	]*	[0-9]*	[^	]*$"
 }
 poll listed_as "$W2" worker2 tenant || fail "worker2 is not another tenant's: $(flexslotctl vms)"
 listed_as "$W3" worker3 tenant || fail "worker3 is not another tenant's: $(flexslotctl vms)"
