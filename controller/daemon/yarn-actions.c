@@ -19,7 +19,7 @@ static const char *const kill_reasons[_KILL_REASON_MAX] = {
 };
 
 size_t yarn_actions_max(const YarnModel *m, const Decisions *d) {
-        return d->n_kills + m->n_nodes + d->n_quotas;
+        return d->n_kills + m->n_nodes + d->n_quotas + m->n_jobs;
 }
 
 static void note_oom(int r) {
@@ -155,7 +155,7 @@ static size_t quota_actions(YarnModel *m, const YarnSnapshot *s, const Decisions
                         ret[n++] = (YarnAction){ .kind = YARN_ACTION_RESERVE, .app = j->app };
                         continue;
                 }
-                if (res->state == YARN_RESERVE_ASKING || res->state == YARN_RESERVE_HELD ||
+                if ((res->state != YARN_RESERVE_NONE && res->state != YARN_RESERVE_REFUSED) ||
                     containers == j->advised)
                         continue;
                 j->advised = containers;
@@ -193,11 +193,53 @@ void yarn_model_reservation_id(YarnModel *m, const char *app, char *id) {
         j->reservation.id = id;
 }
 
-void yarn_model_reservation_held(YarnModel *m, const char *app) {
+/* The applications whose reservations YARN took, into their
+ * reservations' queues. */
+static size_t move_actions(YarnModel *m, YarnAction *ret) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < m->n_jobs; i++) {
+                YarnModelReservation *res = &m->jobs[i].reservation;
+
+                if (res->state != YARN_RESERVE_TAKEN)
+                        continue;
+                res->state = YARN_RESERVE_MOVING;
+                res->moves++;
+                ret[n++] = (YarnAction){ .kind = YARN_ACTION_MOVE,
+                                         .app = m->jobs[i].app,
+                                         .reservation = res->id };
+        }
+        return n;
+}
+
+static void reservation_set(YarnModel *m, const char *app, YarnReserveState state) {
         YarnModelJob *j = yarn_model_job(m, app);
 
         if (j)
-                j->reservation.state = YARN_RESERVE_HELD;
+                j->reservation.state = state;
+}
+
+void yarn_model_reservation_taken(YarnModel *m, const char *app) {
+        reservation_set(m, app, YARN_RESERVE_TAKEN);
+}
+
+void yarn_model_reservation_held(YarnModel *m, const char *app) {
+        reservation_set(m, app, YARN_RESERVE_HELD);
+}
+
+void yarn_model_reservation_move_failed(YarnModel *m, const char *app, const char *why) {
+        YarnModelJob *j = yarn_model_job(m, app);
+
+        if (!j)
+                return;
+        if (j->reservation.moves >= YARN_MOVE_TRIES) {
+                yarn_model_reservation_refused(m, app, why);
+                return;
+        }
+        log_info("YARN application %s did not move into its reservation %s yet (%s): asked "
+                 "again next round",
+                 app, j->reservation.id, why);
+        j->reservation.state = YARN_RESERVE_TAKEN;
 }
 
 void yarn_model_reservation_refused(YarnModel *m, const char *app, const char *why) {
@@ -205,8 +247,8 @@ void yarn_model_reservation_refused(YarnModel *m, const char *app, const char *w
 
         if (!j)
                 return;
-        log_warning("YARN did not take the reservation of job %" PRIu64 " (%s): %s; its "
-                    "minimum containers are advice",
+        log_warning("YARN did not take the reservation of job %" PRIu64 " (%s), or its "
+                    "application into it: %s; its minimum containers are advice",
                     j->id, j->app, why);
         j->reservation.state = YARN_RESERVE_REFUSED;
 }
@@ -228,7 +270,20 @@ size_t yarn_model_actions(YarnModel *m, Cluster *c, const YarnSnapshot *s, const
         slot_changes(m, c, d, now);
         n += capacity_actions(m, ret + n);
         n += quota_actions(m, s, d, now, ret + n);
+        n += move_actions(m, ret + n);
         return n;
+}
+
+YarnModelNode *yarn_model_queue_refresh_node(YarnModel *m) {
+        for (size_t i = 0; i < m->n_nodes; i++) {
+                YarnModelNode *mn = &m->nodes[i];
+
+                if (mn->state == YARN_NODE_RUNNING && !mn->asking && mn->memory_mb > 0) {
+                        mn->asking = true;
+                        return mn;
+                }
+        }
+        return NULL;
 }
 
 void yarn_model_capacity_done(YarnModel *m, const char *node_id) {
