@@ -73,21 +73,89 @@ static size_t kill_actions(YarnModel *m, const YarnSnapshot *s, const Decisions 
         return n;
 }
 
-static void slot_changes(YarnModel *m, Cluster *c, const Decisions *d, usec_t now) {
+static const char *const bottlenecks[] = {
+        [BOTTLENECK_NONE] = "neither CPU- nor I/O-bound",
+        [BOTTLENECK_IO] = "I/O-bound",
+        [BOTTLENECK_CPU] = "CPU-bound",
+};
+
+/* A node's steal as the step saw it, for the log. */
+static const char *steal_text(const Node *n, char buf[static 32]) {
+        if (!node_measured(n))
+                return "not measured";
+        snprintf(buf, 32, "%.2f", n->steal);
+        return buf;
+}
+
+/* Each straggler of the step named once per attempt, with what holds it
+ * back: the step's reasons for the slot changes that follow. */
+static void stragglers_said(YarnModel *m, const YarnSnapshot *s, const Decisions *d) {
+        for (size_t i = 0; i < d->n_stragglers; i++) {
+                const StragglerNote *note = &d->stragglers[i];
+                const Attempt *sa = &s->a.attempts[note->attempt];
+                const YarnAttempt *a = s->attempt_of[note->attempt];
+                YarnModelJob *j = s->job_of[s->a.tasks[sa->task].job];
+                const YarnModelNode *mn = yarn_model_node_by_node(m, s->a.nodes[sa->node].id);
+                char steal[32];
+                int r = yarn_id_set_add(&j->stragglers, a->id);
+
+                if (r <= 0) {
+                        note_oom(r);
+                        continue;
+                }
+                log_info("Straggler: attempt %s of job %" PRIu64 " on YARN node %s, %s (score "
+                         "%.3g; its VM's steal %s)",
+                         a->id, j->id, mn ? mn->id : a->node_http_address,
+                         bottlenecks[note->bottleneck], note->score,
+                         steal_text(&s->a.nodes[sa->node], steal));
+        }
+}
+
+/* The layers whose slot changes this step made, for the log. */
+static void slot_deciders(const Decisions *d, char *buf, size_t size) {
+        size_t len = 0;
+
+        buf[0] = '\0';
+        for (PolicyLayerKind k = 0; k < _POLICY_LAYER_MAX; k++)
+                if (d->by_layer[k].slot_changes > 0 && len < size)
+                        len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+                                                policy_layer_kind_to_string(k));
+        if (len == 0)
+                snprintf(buf, size, "policy");
+}
+
+static void slot_changes(YarnModel *m, Cluster *c, const YarnSnapshot *s, const Decisions *d,
+                         usec_t now) {
+        char by[64], steal[32];
+
+        slot_deciders(d, by, sizeof(by));
         for (size_t i = 0; i < d->n_slot_changes; i++) {
                 const SlotChange *sc = &d->slot_changes[i];
                 const ClusterNode *cn = &c->nodes[sc->node];
                 YarnModelNode *mn = yarn_model_node_by_node(m, cn->id);
-                unsigned want, slots[_SLOT_TYPE_MAX] = { 0 };
+                unsigned asked = sc->slots[SLOT_MAP] + sc->slots[SLOT_REDUCE],
+                         have = cn->slots[SLOT_MAP] + cn->slots[SLOT_REDUCE], want,
+                         slots[_SLOT_TYPE_MAX] = { 0 };
 
                 if (!mn)
                         continue;
-                want = yarn_model_clamp_slots(m, mn, sc->slots[SLOT_MAP] + sc->slots[SLOT_REDUCE]);
-                if (want == cn->slots[SLOT_MAP] + cn->slots[SLOT_REDUCE])
+                want = yarn_model_clamp_slots(m, mn, asked);
+                if (want == have) {
+                        if (asked != want)
+                                log_info("Slots: YARN node %s stays at %u containers (the %s asked "
+                                         "%u: its VM's steal %s; it registered with %u, and "
+                                         "keeps %u at least)",
+                                         mn->id, have, by, asked,
+                                         steal_text(&s->a.nodes[sc->node], steal),
+                                         yarn_model_slots(&m->config, mn->registered_mb,
+                                                          mn->registered_vcores),
+                                         m->config.min_containers);
                         continue;
-                log_info("Slots: YARN node %s %u -> %u containers (asked %u map, %u reduce)",
-                         mn->id, cn->slots[SLOT_MAP] + cn->slots[SLOT_REDUCE], want,
-                         sc->slots[SLOT_MAP], sc->slots[SLOT_REDUCE]);
+                }
+                log_info("Slots: YARN node %s %u -> %u containers (the %s asked %u map, %u "
+                         "reduce: its VM's steal %s)",
+                         mn->id, have, want, by, sc->slots[SLOT_MAP], sc->slots[SLOT_REDUCE],
+                         steal_text(&s->a.nodes[sc->node], steal));
                 mn->want = want;
                 slots[SLOT_MAP] = want;
                 (void)cluster_node_update(c, mn->node, cn->state, slots, cn->running, now);
@@ -257,17 +325,13 @@ size_t yarn_model_actions(YarnModel *m, Cluster *c, const YarnSnapshot *s, const
                           usec_t now, YarnAction *ret) {
         size_t n;
 
-        for (size_t i = 0; i < d->n_stragglers; i++) {
-                const YarnAttempt *a = s->attempt_of[d->stragglers[i].attempt];
-
-                log_debug("Straggler: attempt %s on YARN node %s", a->id, a->node_http_address);
-        }
+        stragglers_said(m, s, d);
         if (d->n_assignments + d->n_placements + d->n_reservations > 0)
                 log_debug("YARN places containers itself: this step's %zu assignments, %zu job "
                           "slots and %zu reservations are not carried out",
                           d->n_assignments, d->n_placements, d->n_reservations);
         n = kill_actions(m, s, d, ret);
-        slot_changes(m, c, d, now);
+        slot_changes(m, c, s, d, now);
         n += capacity_actions(m, ret + n);
         n += quota_actions(m, s, d, now, ret + n);
         n += move_actions(m, ret + n);

@@ -152,6 +152,7 @@ typedef struct YarnModelJob {
         YarnModelAttempts *attempts; /* by task */
         size_t n_tasks;
         YarnIdSet killed;     /* attempts this controller asked its AM to kill */
+        YarnIdSet stragglers; /* attempts the log named stragglers */
         unsigned advised;     /* the containers the last advice said; 0: none */
         YarnModelReservation reservation;
 } YarnModelJob;
