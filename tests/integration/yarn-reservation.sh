@@ -99,7 +99,8 @@ EOF
 chmod +x "$tmp/mapper.sh"
 job_started=$(date +%s)
 yarn_streaming_start job.log "$tmp/job.out" -D mapreduce.job.reduces=1 \
-	-D mapreduce.job.reduce.slowstart.completedmaps=1 -D mapreduce.job.name=flexslot-deadline -D mapreduce.job.tags=flexslot-deadline=600 \
+	-D mapreduce.job.reduce.slowstart.completedmaps=1 -D mapreduce.job.name=flexslot-deadline \
+	-D mapreduce.job.tags=flexslot-deadline=600 \
 	-input "file://$tmp/in" -output "file://$tmp/out" -mapper "$tmp/mapper.sh" -reducer "uniq -c"
 job_pid=$yarn_job_pid
 
@@ -108,14 +109,10 @@ held() {
 	grep -q "Reserved: reservation_[0-9_]* for YARN application application_[0-9_]*$" \
 		"$tmp/controller.log"
 }
-i=0
-until held; do
-	kill -0 "$job_pid" 2>/dev/null ||
-		fail "the job ended before its reservation: $(grep -e Reserv -e Advice -e "did not take" "$tmp/controller.log"; tail -n 5 "$tmp/job.out")"
-	i=$((i + 1))
-	[ $i -lt 600 ] || fail "no reservation held: $(grep -e Reserv -e Advice -e "did not take" "$tmp/controller.log")"
-	sleep 0.2
-done
+yarn_job_wait 600 held || {
+	[ $? = 1 ] && why="the job ended" || why="120 s passed"
+	fail "no reservation held ($why): $(grep -e Reserv -e Advice -e "did not take" "$tmp/controller.log"; tail -n 5 "$tmp/job.out")"
+}
 echo "reservation held $(($(date +%s) - job_started)) s into the job"
 asked=$(sed -n 's/.*Reserve: job 1 (\(application_[0-9_]*\)) needs .* asking YARN for \([0-9]*\) containers of 256 MB and 1 vcores until then, in queue dedicated$/\1 \2/p' \
 	"$tmp/controller.log")
@@ -147,14 +144,10 @@ moved() {
 	grep -q "YARN application $app runs in its reservation $reservation (queue root.dedicated.$reservation)$" \
 		"$tmp/controller.log"
 }
-i=0
-until moved; do
-	kill -0 "$job_pid" 2>/dev/null ||
-		fail "the job ended before its move: $(grep -e "$app" "$tmp/controller.log")"
-	i=$((i + 1))
-	[ $i -lt 300 ] || fail "the application did not move: $(grep -e "$app" -e "did not take" "$tmp/controller.log")"
-	sleep 0.2
-done
+yarn_job_wait 300 moved || {
+	[ $? = 1 ] && why="the job ended" || why="60 s passed"
+	fail "the application did not move ($why): $(grep -e "$app" -e "did not take" "$tmp/controller.log")"
+}
 moved_at=$(date +%s)
 reduces=$(rm_json "/proxy/$app/ws/v1/mapreduce/jobs" '
 for x in listed(j["jobs"]["job"]):

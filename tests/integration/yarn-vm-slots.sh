@@ -111,19 +111,6 @@ import json, sys
 nodes = {n['hostname']: n for n in json.load(sys.stdin)}
 $1"
 }
-# rm_node NODE FIELD: the ResourceManager's word on a node (memory: its
-# total).
-rm_node() {
-	curl -sf --max-time 10 "$rm_url/ws/v1/cluster/nodes" | python3 -c '
-import json, sys
-for n in (json.load(sys.stdin)["nodes"] or {}).get("node", []):
-    if n["id"] == sys.argv[1]:
-        print(n["totalResource"]["memory"] if sys.argv[2] == "memory" else n[sys.argv[2]])' "$1" "$2"
-}
-capacity_is() {
-	[ "$(rm_node "$1" memory)" = "$2" ]
-}
-
 # ---- the guests' steal, the agent's measure, is the nodes' ----
 steal_spread() {
 	nodes_json "
@@ -165,7 +152,6 @@ job_started=$(date +%s)
 yarn_streaming_start job.log "$tmp/job.out" -D mapreduce.job.reduces=1 \
 	-D mapreduce.job.reduce.slowstart.completedmaps=1 -D mapreduce.job.name=flexslot-steal \
 	-input "file://$tmp/in" -output "file://$tmp/out" -mapper "$tmp/mapper.sh" -reducer "uniq -c"
-job_pid=$yarn_job_pid
 echo "wordcount started, $work loops a word"
 
 # ---- the policy's move reaches the ResourceManager ----
@@ -173,16 +159,12 @@ moved() {
 	grep -q "Slots: YARN node $nm1 4 -> 3 containers (the slot-manager asked 3 map, 0 reduce: its VM's steal 0\.0[0-9])$" \
 		"$tmp/controller.log"
 }
-i=0
-until moved; do
-	kill -0 "$job_pid" 2>/dev/null ||
-		fail "the job ended with no slot moved: $(grep -e Straggler -e Slots "$tmp/controller.log"; tail -n 5 "$tmp/job.out")"
-	i=$((i + 1))
-	[ $i -lt 1500 ] || fail "no slot moved in 300 s: $(grep -e Straggler -e Slots "$tmp/controller.log")"
-	sleep 0.2
-done
+yarn_job_wait 1500 moved || {
+	[ $? = 1 ] && why="the job ended" || why="300 s passed"
+	fail "no slot moved ($why): $(grep -e Straggler -e Slots "$tmp/controller.log"; tail -n 5 "$tmp/job.out")"
+}
 echo "slot moved $(($(date +%s) - job_started)) s into the job"
-poll capacity_is "$nm1" 768 || fail "the ResourceManager shows $nm1 at $(rm_node "$nm1" memory) MB"
+poll yarn_capacity_is "$nm1" 768 || fail "the ResourceManager shows $nm1 at $(yarn_node_field "$nm1" memory) MB"
 grep -q "YARN node $nm1: the ResourceManager took the new capacity (it answers 768 MB, 3 vcores)" \
 	"$tmp/controller.log" || fail "the controller did not log the ResourceManager's answer"
 
@@ -193,7 +175,7 @@ grep -q "Straggler: attempt attempt_[0-9_]*_m_00000[0-5]_0 of job 1 on YARN node
 	"$tmp/controller.log" || fail "no CPU-bound straggler on $nm0 in the log: $(grep Straggler "$tmp/controller.log")"
 grep -q "Slots: YARN node $nm0 stays at 4 containers (the slot-manager asked 5: its VM's steal 0\.[1-9][0-9]*; it registered with 4, and keeps 1 at least)$" \
 	"$tmp/controller.log" || fail "the receiver's side is not in the log: $(grep Slots "$tmp/controller.log")"
-[ "$(rm_node "$nm0" memory)" = 1024 ] || fail "$nm0 is at $(rm_node "$nm0" memory) MB"
+[ "$(yarn_node_field "$nm0" memory)" = 1024 ] || fail "$nm0 is at $(yarn_node_field "$nm0" memory) MB"
 grep -n -e "Straggler:" -e "Slots:" -e "YARN node .*: the ResourceManager took" "$tmp/controller.log" |
 	sed 's/^/    /' | head -n 12
 kill -0 "$controller_pid" || fail "the controller stopped: $(tail -n 20 "$tmp/controller.log")"

@@ -112,6 +112,38 @@ yarn_node_id() {
 	awk -v i="$1" '$1 == i { print $2 }' "$yarn_dir/nodes"
 }
 
+# yarn_node_field NODE FIELD: FIELD of NodeManager NODE in the
+# ResourceManager's /ws/v1/cluster/nodes (memory: its total); needs python3.
+yarn_node_field() {
+	_nodes=$(curl -sf --max-time 10 "$rm_url/ws/v1/cluster/nodes") || return 1
+	echo "$_nodes" | python3 -c '
+import json, sys
+for n in (json.load(sys.stdin)["nodes"] or {}).get("node", []):
+    if n["id"] == sys.argv[1]:
+        print(n["totalResource"]["memory"] if sys.argv[2] == "memory" else n[sys.argv[2]])' "$1" "$2"
+}
+
+# yarn_capacity_is NODE MB: the ResourceManager gives NodeManager NODE a
+# total of MB.
+yarn_capacity_is() {
+	[ "$(yarn_node_field "$1" memory)" = "$2" ]
+}
+
+# yarn_job_wait TRIES COMMAND...: COMMAND every 0.2 s, TRIES times at most,
+# while the job yarn_streaming_start started last runs: 0 once COMMAND
+# succeeds, 1 when the job ended first, 2 when COMMAND never did.
+yarn_job_wait() {
+	_tries=$1
+	shift
+	_n=0
+	until "$@"; do
+		kill -0 "$yarn_job_pid" 2>/dev/null || return 1
+		_n=$((_n + 1))
+		[ "$_n" -lt "$_tries" ] || return 2
+		sleep 0.2
+	done
+}
+
 # yarn_slow_mapper FILE SECONDS: a streaming mapper of words, one a line,
 # that first sleeps SECONDS when it is the first attempt of a map on
 # NodeManager 0 (a container's directory is under its NodeManager's
