@@ -301,7 +301,11 @@ void yarn_model_reservation_move_failed(YarnModel *m, const char *app, const cha
         if (!j)
                 return;
         if (j->reservation.moves >= YARN_MOVE_TRIES) {
-                yarn_model_reservation_refused(m, app, why);
+                log_warning("YARN application %s did not move into its reservation %s (%s), "
+                            "which stands unused: the minimum containers of job %" PRIu64
+                            " are advice",
+                            app, j->reservation.id, why, j->id);
+                j->reservation.state = YARN_RESERVE_REFUSED;
                 return;
         }
         log_info("YARN application %s did not move into its reservation %s yet (%s): asked "
@@ -315,8 +319,8 @@ void yarn_model_reservation_refused(YarnModel *m, const char *app, const char *w
 
         if (!j)
                 return;
-        log_warning("YARN did not take the reservation of job %" PRIu64 " (%s), or its "
-                    "application into it: %s; its minimum containers are advice",
+        log_warning("YARN did not take the reservation of job %" PRIu64 " (%s): %s; its "
+                    "minimum containers are advice",
                     j->id, j->app, why);
         j->reservation.state = YARN_RESERVE_REFUSED;
 }
