@@ -173,8 +173,8 @@ yarn_job_wait 1500 moved || {
 }
 echo "slot moved $(($(date +%s) - job_started)) s into the job"
 poll yarn_capacity_is "$nm1" 768 || fail "the ResourceManager shows $nm1 at $(yarn_node_field "$nm1" memory) MB"
-grep -q "YARN node $nm1: the ResourceManager took the new capacity (it answers 768 MB, 3 vcores)" \
-	"$tmp/controller.log" || fail "the controller did not log the ResourceManager's answer"
+grep -q "YARN node $nm1: the ResourceManager took the new capacity" "$tmp/controller.log" ||
+	fail "the controller did not log the ResourceManager's answer"
 
 # Why: CPU-bound stragglers on NodeManager 0, whose VM's steal is over
 # steal_threshold (0.1), named before the move; NodeManager 0 asked one
