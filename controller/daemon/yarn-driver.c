@@ -371,7 +371,9 @@ static void on_capacity(YarnDriver *d, const Call *q, const YarnHttpAnswer *a) {
         yarn_model_capacity_done(d->model, q->what);
         if (!a->error && a->status == 200 &&
             yarn_decode_resource(a->body, a->size, &res, why, sizeof(why)) >= 0) {
-                log_info("YARN node %s: the ResourceManager took the new capacity (it answers "
+                /* It applies the change after its answer, which gives the
+                 * node's resource before it. */
+                log_info("YARN node %s: the ResourceManager took the new capacity (it had "
                          "%" PRIu64 " MB, %u vcores)",
                          q->what, res.memory_mb, res.vcores);
                 return;
