@@ -179,9 +179,9 @@ grep -q "YARN node $nm1: the ResourceManager took the new capacity" "$tmp/contro
 # Why: CPU-bound stragglers on NodeManager 0, whose VM's steal is over
 # steal_threshold (0.1), named before the move; NodeManager 0 asked one
 # more container than it registered with, and kept its own.
-grep -q "Straggler: attempt attempt_[0-9_]*_m_00000[0-5]_0 of job 1 on YARN node $nm0, CPU-bound (score [0-9.e+-]*; its VM's steal 0\.[1-9][0-9]*)$" \
+grep -q "Straggler: attempt attempt_[0-9_]*_m_00000[0-5]_0 of job 1 on YARN node $nm0, CPU-bound (score [0-9.e+-]*; its VM's steal \(0\.[1-9][0-9]\|1\.00\))$" \
 	"$tmp/controller.log" || fail "no CPU-bound straggler on $nm0 in the log: $(grep Straggler "$tmp/controller.log")"
-grep -q "Slots: YARN node $nm0 stays at 4 containers (the slot-manager asked 5: its VM's steal 0\.[1-9][0-9]*; it registered with 4, and keeps 1 at least)$" \
+grep -q "Slots: YARN node $nm0 stays at 4 containers (the slot-manager asked 5: its VM's steal \(0\.[1-9][0-9]\|1\.00\); it registered with 4, and keeps 1 at least)$" \
 	"$tmp/controller.log" || fail "the receiver's side is not in the log: $(grep Slots "$tmp/controller.log")"
 [ "$(yarn_node_field "$nm0" memory)" = 1024 ] || fail "$nm0 is at $(yarn_node_field "$nm0" memory) MB"
 grep -n -e "Straggler:" -e "Slots:" -e "YARN node .*: the ResourceManager took" "$tmp/controller.log" |
