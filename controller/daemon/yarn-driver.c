@@ -371,10 +371,10 @@ static void on_capacity(YarnDriver *d, const Call *q, const YarnHttpAnswer *a) {
         yarn_model_capacity_done(d->model, q->what);
         if (!a->error && a->status == 200 &&
             yarn_decode_resource(a->body, a->size, &res, why, sizeof(why)) >= 0) {
-                /* It applies the change after its answer, which gives the
-                 * node's resource before it. */
-                log_info("YARN node %s: the ResourceManager took the new capacity (it had "
-                         "%" PRIu64 " MB, %u vcores)",
+                /* It applies the change on its own time: its answer may
+                 * still give the node's resource before it. */
+                log_info("YARN node %s: the ResourceManager took the new capacity (its "
+                         "answer, which may still be the old one: %" PRIu64 " MB, %u vcores)",
                          q->what, res.memory_mb, res.vcores);
                 return;
         }
