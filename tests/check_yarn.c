@@ -542,7 +542,8 @@ START_TEST(test_http_failures) {
 END_TEST
 
 /* A reservation's answers, recorded from the mini cluster with its
- * reservable queue: a new id, the refusal of a queue that is no plan. */
+ * reservable queue: a new id, the application's move into it, the
+ * refusal of a queue that is no plan. */
 START_TEST(test_reservation_answers) {
         static const char *const bad[] = {
                 "{}",
@@ -552,16 +553,20 @@ START_TEST(test_reservation_answers) {
         };
         size_t size;
         _cleanup_free_ char *fresh = fixture("new-reservation.json", &size);
+        _cleanup_free_ char *moved = fixture("app-queue.json", &size);
         _cleanup_free_ char *refused = fixture("reservation-refused.json", &size);
-        char *id = NULL, why[256] = "", text[160];
+        char *id = NULL, *queue = NULL, why[256] = "", text[160];
 
         ck_assert_int_eq(yarn_decode_reservation_id(fresh, strlen(fresh), &id, why, sizeof(why)),
                          0);
         ck_assert_str_eq(id, "reservation_1795788946355_0001");
         free(id);
+        ck_assert_int_eq(yarn_decode_queue(moved, strlen(moved), &queue, why, sizeof(why)), 0);
+        ck_assert_str_eq(queue, "root.dedicated.reservation_1795788946355_0001");
+        free(queue);
         yarn_error_text(refused, strlen(refused), text, sizeof(text));
         ck_assert_ptr_nonnull(strstr(text, "default is not managed by reservation system"));
-        /* An id goes into the submission's body. */
+        /* An id goes into the submission's body and the move's. */
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 id = (char *)bad;
                 ck_assert_int_eq(

@@ -496,7 +496,10 @@ END_TEST
 
 /* ARIA's quota with [yarn] reservation-queue: a reservation of that many
  * containers from now to the deadline, asked once; the id the
- * ResourceManager gives is the request's; refused, the quota is advice. */
+ * ResourceManager gives is the request's; once it took it the application
+ * moves into it, asked again after a failure YARN_MOVE_TRIES times in all;
+ * a node is lent for the queues' refresh once; refused, the quota is
+ * advice. */
 START_TEST(test_reservation) {
         YarnModelJob *j = take_round();
         usec_t now = j->jobs[0].started + 20 * USEC_PER_SEC;
@@ -534,9 +537,44 @@ START_TEST(test_reservation) {
 
         /* Asked once, whatever later steps say. */
         ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, now, actions), 0);
+        /* Taken: the application moves into it, at the next round, and
+         * again after each failure until the last try. */
+        yarn_model_reservation_taken(model, APP);
+        for (unsigned try = 1; try <= YARN_MOVE_TRIES; try++) {
+                ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, now, actions), 1);
+                ck_assert_int_eq(actions[0].kind, YARN_ACTION_MOVE);
+                ck_assert_str_eq(actions[0].app, APP);
+                ck_assert_str_eq(actions[0].reservation, "reservation_1795772848039_0001");
+                ck_assert_int_eq(j->reservation.state, YARN_RESERVE_MOVING);
+                ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, now, actions), 0);
+                if (try < YARN_MOVE_TRIES) {
+                        yarn_model_reservation_move_failed(model, APP, "HTTP 404");
+                        ck_assert_int_eq(j->reservation.state, YARN_RESERVE_TAKEN);
+                }
+        }
         yarn_model_reservation_held(model, APP);
         ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, now, actions), 0);
         ck_assert_uint_eq(j->advised, 0);
+        /* The queues' refresh takes a running node no request is changing,
+         * and one at a time until its answer. */
+        for (size_t i = 0; i < model->n_nodes; i++) {
+                YarnModelNode *mn = yarn_model_queue_refresh_node(model);
+
+                ck_assert_ptr_nonnull(mn);
+                ck_assert(mn->asking);
+        }
+        ck_assert_ptr_null(yarn_model_queue_refresh_node(model));
+        yarn_model_capacity_done(model, model->nodes[1].id);
+        ck_assert_ptr_eq(yarn_model_queue_refresh_node(model), &model->nodes[1]);
+        for (size_t i = 0; i < model->n_nodes; i++)
+                yarn_model_capacity_done(model, model->nodes[i].id);
+        /* A move that fails on its last try: the reservation is unused,
+         * the quota advice. */
+        yarn_model_reservation_move_failed(model, APP, "HTTP 404");
+        ck_assert_int_eq(j->reservation.state, YARN_RESERVE_REFUSED);
+        ck_assert_uint_eq(yarn_model_actions(model, cluster, &s, &d, now, actions), 0);
+        ck_assert_uint_eq(j->advised, containers);
+        j->advised = 0;
         /* Refused: advice, said once. */
         yarn_model_reservation_refused(model, APP, "HTTP 500");
         ck_assert_int_eq(j->reservation.state, YARN_RESERVE_REFUSED);

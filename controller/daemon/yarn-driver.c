@@ -42,6 +42,8 @@ typedef enum CallKind {
         CALL_CAPACITY,
         CALL_RESERVATION_NEW,
         CALL_RESERVATION_SUBMIT,
+        CALL_MOVE,
+        CALL_QUEUE_REFRESH,
 } CallKind;
 
 typedef struct YarnDriver {
@@ -369,8 +371,10 @@ static void on_capacity(YarnDriver *d, const Call *q, const YarnHttpAnswer *a) {
         yarn_model_capacity_done(d->model, q->what);
         if (!a->error && a->status == 200 &&
             yarn_decode_resource(a->body, a->size, &res, why, sizeof(why)) >= 0) {
-                log_info("YARN node %s: the ResourceManager took the new capacity (it answers "
-                         "%" PRIu64 " MB, %u vcores)",
+                /* It applies the change on its own time: its answer may
+                 * still give the node's resource before it. */
+                log_info("YARN node %s: the ResourceManager took the new capacity (its "
+                         "answer, which may still be the old one: %" PRIu64 " MB, %u vcores)",
                          q->what, res.memory_mb, res.vcores);
                 return;
         }
@@ -419,8 +423,9 @@ static void on_reservation_new(YarnDriver *d, YarnModelJob *j, const Call *q,
                 yarn_model_reservation_refused(d->model, q->app, strerror(-r));
 }
 
-/* The reservation taken, for the job's application to be run in: see
- * yarn-model.h for why it is not moved there. */
+/* The reservation taken: the next round moves the application into its
+ * queue, which the ResourceManager makes at its plan follower's next
+ * step. */
 static void on_reservation_submit(YarnDriver *d, const Call *q, const YarnHttpAnswer *a) {
         /* 202 Accepted, as Hadoop answers. */
         if (a->error || (a->status != 202 && a->status != 200)) {
@@ -428,11 +433,69 @@ static void on_reservation_submit(YarnDriver *d, const Call *q, const YarnHttpAn
                 return;
         }
         log_info("Reserved: %s for YARN application %s", q->what, q->app);
+        yarn_model_reservation_taken(d->model, q->app);
+}
+
+/* POST a node's capacity: memory_mb and vcores. */
+static int capacity_call(YarnDriver *d, CallKind kind, const char *app, const char *node,
+                         uint64_t memory_mb, unsigned vcores) {
+        char body[128];
+
+        /* -1: containers running above the new capacity run to their end,
+         * none is preempted. */
+        snprintf(body, sizeof(body),
+                 "{\"resource\":{\"memory\":%" PRIu64 ",\"vCores\":%u},\"overCommitTimeout\":-1}",
+                 memory_mb, vcores);
+        return call(d, kind, app, node, "POST", body, "/ws/v1/cluster/nodes/%s/resource", node);
+}
+
+/* The application in its reservation's queue, which Hadoop 3.4 made with
+ * no resources: a node's capacity set again as it is has the
+ * ResourceManager compute its queues' resources (yarn-model.h). */
+static void on_move(YarnDriver *d, YarnModelJob *j, const Call *q, const YarnHttpAnswer *a) {
+        _cleanup_free_ char *queue = NULL;
+        YarnModelNode *mn;
+        char why[256];
+
+        if (a->error || a->status != 200 ||
+            yarn_decode_queue(a->body, a->size, &queue, why, sizeof(why)) < 0) {
+                answer_text(a, why, sizeof(why));
+                yarn_model_reservation_move_failed(d->model, q->app, why);
+                return;
+        }
+        log_info("YARN application %s runs in its reservation %s (queue %s)", q->app, q->what,
+                 queue);
         yarn_model_reservation_held(d->model, q->app);
+        mn = yarn_model_queue_refresh_node(d->model);
+        if (!mn) {
+                log_warning("No YARN node to set its capacity again now: the queue of "
+                            "reservation %s gives job %" PRIu64 " no container until a node's "
+                            "capacity changes",
+                            q->what, j->id);
+                return;
+        }
+        if (capacity_call(d, CALL_QUEUE_REFRESH, q->what, mn->id, mn->memory_mb, mn->vcores) < 0)
+                yarn_model_capacity_done(d->model, mn->id);
+}
+
+static void on_queue_refresh(YarnDriver *d, const Call *q, const YarnHttpAnswer *a) {
+        char why[256];
+
+        yarn_model_capacity_done(d->model, q->what);
+        if (!a->error && a->status == 200) {
+                log_info("YARN node %s: its capacity set again as it was, for the "
+                         "ResourceManager to give the queue of reservation %s its resources",
+                         q->what, q->app);
+                return;
+        }
+        answer_text(a, why, sizeof(why));
+        log_warning("YARN node %s: its capacity could not be set again (%s): the queue of "
+                    "reservation %s gives no container until a node's capacity changes",
+                    q->what, why, q->app);
 }
 
 static void apply(YarnDriver *d, const YarnAction *x) {
-        char body[128];
+        char body[YARN_ID_MAX + 16];
 
         switch (x->kind) {
         case YARN_ACTION_KILL:
@@ -445,14 +508,7 @@ static void apply(YarnDriver *d, const YarnAction *x) {
                 log_info("YARN node %s: asking the ResourceManager for %" PRIu64 " MB and %u "
                          "vcores",
                          x->node, x->memory_mb, x->vcores);
-                /* -1: containers running above the new capacity run to
-                 * their end, none is preempted. */
-                snprintf(body, sizeof(body),
-                         "{\"resource\":{\"memory\":%" PRIu64 ",\"vCores\":%u},"
-                         "\"overCommitTimeout\":-1}",
-                         x->memory_mb, x->vcores);
-                if (call(d, CALL_CAPACITY, NULL, x->node, "POST", body,
-                         "/ws/v1/cluster/nodes/%s/resource", x->node) < 0)
+                if (capacity_call(d, CALL_CAPACITY, NULL, x->node, x->memory_mb, x->vcores) < 0)
                         yarn_model_capacity_done(d->model, x->node);
                 break;
         case YARN_ACTION_RESERVE:
@@ -460,6 +516,13 @@ static void apply(YarnDriver *d, const YarnAction *x) {
                          "/ws/v1/cluster/reservation/new-reservation") < 0)
                         yarn_model_reservation_refused(d->model, x->app,
                                                        "new-reservation could not be asked");
+                break;
+        case YARN_ACTION_MOVE:
+                snprintf(body, sizeof(body), "{\"queue\":\"%s\"}", x->reservation);
+                if (call(d, CALL_MOVE, x->app, x->reservation, "PUT", body,
+                         "/ws/v1/cluster/apps/%s/queue", x->app) < 0)
+                        yarn_model_reservation_move_failed(d->model, x->app,
+                                                           "the move could not be asked");
                 break;
         }
 }
@@ -557,6 +620,13 @@ static void on_answer(const YarnHttpAnswer *a, void *userdata) {
         case CALL_RESERVATION_SUBMIT:
                 if (j)
                         on_reservation_submit(d, q, a);
+                break;
+        case CALL_MOVE:
+                if (j)
+                        on_move(d, j, q, a);
+                break;
+        case CALL_QUEUE_REFRESH:
+                on_queue_refresh(d, q, a);
                 break;
         }
         if (q->kind < CALL_KILL && q->round == d->rounds && --d->waiting == 0)

@@ -66,6 +66,7 @@ static void job_done(YarnModelJob *j) {
         yarn_jobs_free(j->jobs, j->n_jobs);
         tasks_free(j);
         id_set_done(&j->killed);
+        id_set_done(&j->stragglers);
         free(j->reservation.id);
 }
 

@@ -39,14 +39,18 @@
  *   - an SLO scheduler's slot quota (ARIA's minimum slots for a job's
  *     deadline): where [yarn] reservation-queue names a reservable queue, a
  *     reservation of that many containers from now to the deadline, asked
- *     once, from the job's first quota; else, or once YARN refused, advice
- *     in the log. The running application is not moved into the
- *     reservation's queue: on Hadoop 3.4.2 (the tests' mini cluster) a
- *     moved application got no new container there (the reservation's
- *     queue showed it a user limit of 0) and waited for the reservation's
- *     end (a 40 s job took 630 s), where it had run freely in its own queue. The reservation
- *     holds the plan's capacity for the job, and YARN's admission of it
- *     says whether the job's minimum fits beside the other reservations;
+ *     once, from the job's first quota, then the job's application moved
+ *     into the reservation's queue (asked again the next rounds while the
+ *     ResourceManager has not made that queue yet, YARN_MOVE_TRIES at
+ *     most), and the ResourceManager's queues' resources computed again
+ *     (below); else, or once YARN refused, advice in the log. Hadoop 3.4
+ *     makes a reservation's queue with no resources (its effective
+ *     minimum and maximum 0, whatever its capacity) and computes them only
+ *     when the cluster's resources change: until then an application in
+ *     it, moved or submitted there with its reservation id, gets no
+ *     container (a 40 s job waited for its reservation's end and took
+ *     630 s). Setting a node's capacity again as it is makes that change:
+ *     the driver does it once the application is in its reservation;
  *   - assignments, backups, RAS's job slots and pre-scheduling's
  *     reservations: not done, YARN places containers itself;
  *   - VM targets: through the agents, as for trackers. */
@@ -114,7 +118,9 @@ typedef struct YarnIdSet {
 typedef enum YarnReserveState {
         YARN_RESERVE_NONE,    /* not asked */
         YARN_RESERVE_ASKING,  /* its id or its submission on their way */
-        YARN_RESERVE_HELD,    /* the ResourceManager took it */
+        YARN_RESERVE_TAKEN,   /* the ResourceManager took it: the application is to move */
+        YARN_RESERVE_MOVING,  /* the application's move on its way */
+        YARN_RESERVE_HELD,    /* the application runs in it */
         YARN_RESERVE_REFUSED, /* YARN said no, or did not answer: advice */
 } YarnReserveState;
 
@@ -123,7 +129,13 @@ typedef struct YarnModelReservation {
         char *id;            /* the ResourceManager's, once it gave one */
         unsigned containers; /* the quota asked */
         usec_t arrival;      /* realtime: when it was asked */
+        unsigned moves;      /* the application's moves asked */
 } YarnModelReservation;
+
+/* How many rounds a reserved job's application is asked to move into its
+ * reservation's queue, which the ResourceManager makes at its plan
+ * follower's next step (a second by default) after taking it. */
+#define YARN_MOVE_TRIES 5
 
 typedef struct YarnModelJob {
         uint64_t id; /* the snapshot's, the model's own */
@@ -139,8 +151,9 @@ typedef struct YarnModelJob {
         YarnTask *tasks;             /* its tasks answer */
         YarnModelAttempts *attempts; /* by task */
         size_t n_tasks;
-        YarnIdSet killed; /* attempts this controller asked its AM to kill */
-        unsigned advised; /* the containers the last advice said; 0: none */
+        YarnIdSet killed;     /* attempts this controller asked its AM to kill */
+        YarnIdSet stragglers; /* attempts the log named stragglers */
+        unsigned advised;     /* the containers the last advice said; 0: none */
         YarnModelReservation reservation;
 } YarnModelJob;
 
@@ -215,14 +228,17 @@ typedef enum YarnActionKind {
         YARN_ACTION_CAPACITY, /* POST the node's resource */
         /* A new reservation, submitted (yarn_model_reservation()). */
         YARN_ACTION_RESERVE,
+        /* PUT the application's queue: its reservation's. */
+        YARN_ACTION_MOVE,
 } YarnActionKind;
 
 typedef struct YarnAction {
         YarnActionKind kind;
         /* KILL: the attempt's application, job, task and attempt ids;
-         * CAPACITY: node is the node id; RESERVE: app. Not owned: the
-         * model's, valid until its next update. */
-        const char *app, *job, *task, *attempt, *node;
+         * CAPACITY: node is the node id; RESERVE: app; MOVE: app and its
+         * reservation's id. Not owned: the model's, valid until its next
+         * update. */
+        const char *app, *job, *task, *attempt, *node, *reservation;
         const char *reason; /* KILL: the policy's (retry, replace) */
         uint64_t memory_mb;
         unsigned vcores;
@@ -232,8 +248,9 @@ typedef struct YarnAction {
  * yarn_actions_max()), logging what is not done and the advice: kills
  * of attempts never asked before, capacities for the nodes whose slots
  * changed (decisions, SetSlots) or that the ResourceManager shows at other
- * than wanted, reservations for jobs with a first quota. Marks the kills
- * asked, the capacities and reservations on their way. */
+ * than wanted, reservations for jobs with a first quota, moves of the
+ * applications whose reservations YARN took. Marks the kills asked, the
+ * capacities, reservations and moves on their way. */
 size_t yarn_actions_max(const YarnModel *m, const Decisions *d);
 size_t yarn_model_actions(YarnModel *m, Cluster *c, const YarnSnapshot *s, const Decisions *d,
                           usec_t now, YarnAction *ret);
@@ -241,12 +258,22 @@ size_t yarn_model_actions(YarnModel *m, Cluster *c, const YarnSnapshot *s, const
  * owned, as j's strings). */
 void yarn_model_reservation(const YarnModel *m, const YarnModelJob *j, const char *id,
                             YarnReservationRequest *ret);
-/* The reservation of app's job: given its id (taken), held (the
- * ResourceManager took it), or refused (why, for the log); nothing for an
+/* The reservation of app's job: given its id (taken), taken by the
+ * ResourceManager (the application to move into it), its application in it
+ * (held), the move not done (why: asked again next round, YARN_MOVE_TRIES
+ * at most, then refused), or refused (why, for the log); nothing for an
  * application no more in the model. */
 void yarn_model_reservation_id(YarnModel *m, const char *app, char *id);
+void yarn_model_reservation_taken(YarnModel *m, const char *app);
 void yarn_model_reservation_held(YarnModel *m, const char *app);
+void yarn_model_reservation_move_failed(YarnModel *m, const char *app, const char *why);
 void yarn_model_reservation_refused(YarnModel *m, const char *app, const char *why);
+/* A running node whose capacity no request is changing now, marked as
+ * asked (yarn_model_capacity_done() when answered): its capacity set again
+ * as the ResourceManager shows it makes the ResourceManager compute its
+ * queues' resources again, a new reservation's queue's among them (see
+ * the top of this file). NULL: none now. */
+YarnModelNode *yarn_model_queue_refresh_node(YarnModel *m);
 /* A capacity request ended (answered or not): another may go. */
 void yarn_model_capacity_done(YarnModel *m, const char *node_id);
 /* A kill the AM did not take (it did not answer, or failed): it may be

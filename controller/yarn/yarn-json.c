@@ -556,9 +556,18 @@ static const Field reservation_id_fields[] = {
 static const Entry reservation_id_entry = { sizeof(char *), reservation_id_fields,
                                             ELEMENTSOF(reservation_id_fields), NULL };
 
+static const Field queue_fields[] = {
+        { .key = "queue", .kind = FIELD_NAME },
+};
+static const Entry queue_entry = { sizeof(char *), queue_fields, ELEMENTSOF(queue_fields), NULL };
+
 int yarn_decode_reservation_id(const char *body, size_t size, char **ret, char *why,
                                size_t why_size) {
         return decode_one(body, size, NULL, &reservation_id_entry, ret, why, why_size);
+}
+
+int yarn_decode_queue(const char *body, size_t size, char **ret, char *why, size_t why_size) {
+        return decode_one(body, size, NULL, &queue_entry, ret, why, why_size);
 }
 
 /* Adds key: value to o, taking value's reference, even on failure. */

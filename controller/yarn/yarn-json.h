@@ -178,10 +178,13 @@ int yarn_decode_resource(const char *body, size_t size, YarnResource *ret, char 
 int yarn_decode_attempt_state(const char *body, size_t size, YarnAttemptState *ret, char *why,
                               size_t why_size);
 /* The id a new reservation answers with
- * ({"reservation-id":"reservation_..."}): it goes into the submission, so
- * it is checked as every id. Free it. */
+ * ({"reservation-id":"reservation_..."}): it goes into the submission and
+ * the application's move, so it is checked as every id. Free it. */
 int yarn_decode_reservation_id(const char *body, size_t size, char **ret, char *why,
                                size_t why_size);
+/* The queue an application's move answers with
+ * ({"queue":"root.dedicated.reservation_..."}). Free it. */
+int yarn_decode_queue(const char *body, size_t size, char **ret, char *why, size_t why_size);
 
 /* A reservation of the ResourceManager's reservation system (Hadoop's
  * Reservation Definition Language): containers of memory_mb and vcores,

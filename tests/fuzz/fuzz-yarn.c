@@ -52,6 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         (void)yarn_decode_attempt_state(body, size, &state, why, sizeof(why));
         if (yarn_decode_reservation_id(body, size, &reservation, why, sizeof(why)) >= 0)
                 free(reservation);
+        if (yarn_decode_queue(body, size, &reservation, why, sizeof(why)) >= 0)
+                free(reservation);
         yarn_error_text(body, size, text, sizeof(text));
         free(body);
         return 0;

@@ -29,26 +29,6 @@ yarn_start
 start_bus
 start_agent
 
-# rm_get PATH: a GET of the ResourceManager's REST API.
-rm_get() {
-	curl -sf --max-time 10 "$rm_url$1"
-}
-
-# node_field ID FIELD: FIELD of NodeManager ID in /ws/v1/cluster/nodes
-# (memory: its total).
-node_field() {
-	answer=$(rm_get /ws/v1/cluster/nodes) || return 1
-	echo "$answer" | python3 -c '
-import json, sys
-for n in (json.load(sys.stdin)["nodes"] or {}).get("node", []):
-    if n["id"] == sys.argv[1]:
-        print(n["totalResource"]["memory"] if sys.argv[2] == "memory" else n[sys.argv[2]])' "$1" "$2"
-}
-
-capacity_is() {
-	[ "$(node_field "$1" memory)" = "$2" ]
-}
-
 # The URL with a slash at its end, which the controller takes off.
 yarn_controller_config "$rm_url/" agents
 cat >>"$tmp/controller.ini" <<CONF
@@ -86,7 +66,7 @@ expect_error NotSupported SubmitJob ssssasutsss "wordcount" "" "" "" 1 in/a 1 0 
 # ---- SetSlots: NodeManager 0 down to one container, through the RM ----
 node0=$(ctl_call ListNodes | tr ' ' '\n' | grep -B1 -F "\"$nm0\"" | head -n 1)
 ctl_call SetSlots tuut "$node0" 1 0 0
-poll capacity_is "$nm0" 256 || fail "the RM shows $nm0 at $(node_field "$nm0" memory) MB"
+poll yarn_capacity_is "$nm0" 256 || fail "the RM shows $nm0 at $(yarn_node_field "$nm0" memory) MB"
 grep -q "YARN node $nm0: the ResourceManager took the new capacity" "$tmp/controller.log" ||
 	fail "the controller did not log the RM's answer"
 
@@ -101,10 +81,10 @@ job_running() {
 	kill -0 "$job_pid" 2>/dev/null
 }
 sample_node0() {
-	n=$(node_field "$nm0" numContainers || echo 0)
+	n=$(yarn_node_field "$nm0" numContainers || echo 0)
 	[ "${n:-0}" -le "$max0" ] || max0=$n
 }
-http0=$(node_field "$nm0" nodeHTTPAddress)
+http0=$(yarn_node_field "$nm0" nodeHTTPAddress)
 killed() {
 	grep -q "Kill: attempt attempt_[0-9_]*_m_[0-9]*_0 of job 1 on YARN node $http0 (retry), through its application master" \
 		"$tmp/controller.log"
@@ -138,8 +118,8 @@ if job_running; then
 	poll grep -q "The ResourceManager at .* answers again" "$tmp/controller.log" ||
 		fail "the controller did not see the ResourceManager again"
 	# It forgot NodeManager 0's capacity; the controller sets it again.
-	poll capacity_is "$nm0" 256 ||
-		fail "NodeManager 0 is at $(node_field "$nm0" memory) MB after the restart"
+	poll yarn_capacity_is "$nm0" 256 ||
+		fail "NodeManager 0 is at $(yarn_node_field "$nm0" memory) MB after the restart"
 else
 	fail "the job ended before the ResourceManager could be restarted"
 fi

@@ -86,7 +86,9 @@ public final class MiniYarn {
         // may take the whole cluster there while dedicated is idle; a
         // deadline job's reservation is planned in dedicated's 90 % (a
         // plan's capacity is its queue's guaranteed one: a reservation of
-        // more containers than it holds at once is refused).
+        // more containers than it holds at once is refused), and its
+        // reservation's queue takes the plan's user limit factor: a job
+        // moved there may use idle containers beyond its reservation.
         String root = "yarn.scheduler.capacity.root";
         conf.setBoolean(YarnConfiguration.RM_RESERVATION_SYSTEM_ENABLE, true);
         conf.set(root + ".queues", "default,dedicated");
@@ -96,6 +98,7 @@ public final class MiniYarn {
         conf.set(root + ".dedicated.capacity", "90");
         conf.set(root + ".dedicated.maximum-capacity", "100");
         conf.setBoolean(root + ".dedicated.reservable", true);
+        conf.set(root + ".dedicated.user-limit-factor", "10");
 
         // Small containers of JVMs that start fast: the machines that run the
         // tests are small and busy.

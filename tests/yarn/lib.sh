@@ -54,10 +54,11 @@ yarn_prepare() {
 	[ -f "$yarn_cache/ok" ] || fail "the cache $yarn_cache is incomplete"
 }
 
-# yarn_start: the cluster, once its jars are there (yarn_prepare): three
-# NodeManagers of 1 GB and 4 vcores, 4 containers of 256 MB each. Its PID
-# in yarn_pid, the ResourceManager's web address in rm_url, the
-# NodeManagers' ids in nm0, nm1 and nm2, its files in $yarn_dir.
+# yarn_start [NODES MB VCORES]: the cluster, once its jars are there
+# (yarn_prepare): NODES NodeManagers (3) of MB memory (1024) and VCORES
+# vcores (4): with the defaults, 4 containers of 256 MB each. Its PID in
+# yarn_pid, the ResourceManager's web address in rm_url, the NodeManagers'
+# ids in nm0, nm1, ..., its files in $yarn_dir.
 yarn_start() {
 	yarn_prepare
 	yarn_dir=${tmp:?}/yarn
@@ -67,7 +68,7 @@ yarn_start() {
 	(cd "$yarn_dir" && exec java $yarn_java_opts -Xmx768m \
 		-Dlog4j.configuration="file:$yarn_src/log4j.properties" \
 		-Dyarn.log.file="$yarn_dir/yarn.log" -Dtest.build.data="$yarn_dir/work" \
-		-cp "$yarn_cache/classes:$yarn_cache/jars/*" MiniYarn "$yarn_dir" 3 1024 4 \
+		-cp "$yarn_cache/classes:$yarn_cache/jars/*" MiniYarn "$yarn_dir" "${1:-3}" "${2:-1024}" "${3:-4}" \
 		>"$yarn_dir/out.log" 2>"$yarn_dir/err.log") &
 	yarn_pid=$!
 	pids="$pids $yarn_pid"
@@ -81,12 +82,13 @@ yarn_start() {
 		sleep 0.2
 	done
 	rm_url=$(cat "$yarn_dir/rm-url")
-	nm0=$(yarn_node_id 0)
-	nm1=$(yarn_node_id 1)
-	nm2=$(yarn_node_id 2)
-	if [ -z "$nm0" ] || [ -z "$nm1" ] || [ -z "$nm2" ]; then
-		fail "the mini YARN cluster named no NodeManagers: $(cat "$yarn_dir/nodes")"
-	fi
+	i=0
+	while [ $i -lt "${1:-3}" ]; do
+		id=$(yarn_node_id $i)
+		[ -n "$id" ] || fail "the mini YARN cluster named no NodeManager $i: $(cat "$yarn_dir/nodes")"
+		eval "nm$i=\$id"
+		i=$((i + 1))
+	done
 	echo "mini YARN cluster up in $(($(date +%s) - yarn_started)) s at $rm_url"
 }
 
@@ -159,6 +161,38 @@ yarn_streaming_start() {
 # yarn_node_id INDEX: NodeManager INDEX's node id (host:port).
 yarn_node_id() {
 	awk -v i="$1" '$1 == i { print $2 }' "$yarn_dir/nodes"
+}
+
+# yarn_node_field NODE FIELD: FIELD of NodeManager NODE in the
+# ResourceManager's /ws/v1/cluster/nodes (memory: its total); needs python3.
+yarn_node_field() {
+	_nodes=$(curl -sf --max-time 10 "$rm_url/ws/v1/cluster/nodes") || return 1
+	echo "$_nodes" | python3 -c '
+import json, sys
+for n in (json.load(sys.stdin)["nodes"] or {}).get("node", []):
+    if n["id"] == sys.argv[1]:
+        print(n["totalResource"]["memory"] if sys.argv[2] == "memory" else n[sys.argv[2]])' "$1" "$2"
+}
+
+# yarn_capacity_is NODE MB: the ResourceManager gives NodeManager NODE a
+# total of MB.
+yarn_capacity_is() {
+	[ "$(yarn_node_field "$1" memory)" = "$2" ]
+}
+
+# yarn_job_wait TRIES COMMAND...: COMMAND every 0.2 s, TRIES times at most,
+# while the job yarn_streaming_start started last runs: 0 once COMMAND
+# succeeds, 1 when the job ended first, 2 when COMMAND never did.
+yarn_job_wait() {
+	_tries=$1
+	shift
+	_n=0
+	until "$@"; do
+		kill -0 "$yarn_job_pid" 2>/dev/null || return 1
+		_n=$((_n + 1))
+		[ "$_n" -lt "$_tries" ] || return 2
+		sleep 0.2
+	done
 }
 
 # yarn_slow_mapper FILE SECONDS: a streaming mapper of words, one a line,
