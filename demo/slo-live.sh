@@ -257,5 +257,8 @@ awk -F'\t' 'NR == 1 { next }
 		$1, $2, ($4 == "yes" ? "met" : "missed"), $3, $5, $6, $7, $8, $9, $10 }' "$out/runs.tsv" |
 	tee "$out/table.txt"
 echo "   the job alone: $(secs "$alone") s"
+echo "   one run of each arm, of one job: a deadline met or missed here is no rate, and the arms"
+echo "   differ in more than the lever; the tenant's CPU is over the arm's whole run (the"
+echo "   controller's start to the output's check) divided by the job's time, not its price"
 [ "$quick" = no ] || echo "(quick mode: small runs check the harness; their times are no measurement)"
 echo "slo-live: results in $out"
