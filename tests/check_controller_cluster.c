@@ -1818,6 +1818,87 @@ START_TEST(test_first_run_deadline_quota) {
 }
 END_TEST
 
+/* ARIA opens a deadline job's reduces once its first map is done; a reduce
+ * is given every map's output as it starts, so under the controller's
+ * reduce_slowstart of 1 none starts until each map is done, and then with
+ * every map's output. */
+START_TEST(test_reduce_waits_for_every_map) {
+        static const char *const inputs[] = { "in/a", "in/b" };
+        StoreJobSpec spec = { .name = "early",
+                              .user = "erin",
+                              .pool = "default",
+                              .app = "wordcount",
+                              .inputs = inputs,
+                              .n_inputs = ELEMENTSOF(inputs),
+                              .n_reduces = 1,
+                              .deadline = T0 + 1000 * USEC_PER_SEC };
+        const unsigned slots[_SLOT_TYPE_MAX] = { 2, 1 };
+        PolicyConfig cfg = { 0 };
+        Policy *aria = NULL;
+        StoreError err = { 0 };
+        Tracker1Reply reply = { 0 };
+        Tracker1Report report = { .free_slots = { 2, 1 } };
+        Tracker1Running running;
+        Tracker1Finished x[2];
+        char outputs[2][64];
+        Cluster *c = NULL;
+        uint64_t id, node, maps[2];
+
+        write_input("b");
+        ck_assert_int_eq(store_job_submit(store, &spec, &id, &err), 0);
+        ck_assert_int_eq(policy_config_init(&cfg), 0);
+        cfg.scheduler = "aria";
+        ((CoreSettings *)policy_config_settings(&cfg, &core_settings_schema))->reduce_slowstart = 1;
+        ck_assert_int_eq(policy_new_named(&cfg, NULL, &aria), 0);
+        policy_config_done(&cfg);
+        ck_assert_int_eq(cluster_new(store, aria, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        ck_assert_int_eq(cluster_register(c, "a", "a", slots, 256 << 20, 1, &node), 0);
+
+        ck_assert_int_eq(cluster_heartbeat(c, node, &report, T0, T0, &reply, &err), 0);
+        ck_assert_uint_eq(reply.n_assignments, 2);
+        for (size_t i = 0; i < 2; i++) {
+                ck_assert_uint_eq(reply.assignments[i].type, TRACKER1_MAP);
+                maps[i] = reply.assignments[i].attempt;
+                snprintf(outputs[i], sizeof(outputs[i]), "out/%" PRIu64 "/_map-%05u.%" PRIu64, id,
+                         reply.assignments[i].index, maps[i]);
+        }
+        tracker1_reply_done(&reply);
+        for (size_t i = 0; i < 2; i++)
+                x[i] = (Tracker1Finished){ .attempt = maps[i],
+                                           .status = TRACKER1_SUCCEEDED,
+                                           .input_bytes = 16,
+                                           .output = outputs[i],
+                                           .reason = "" };
+
+        /* One map done, the other running: ARIA would start the reduce. */
+        running = (Tracker1Running){ .attempt = maps[1], .progress = 0.5, .input_size = 16 };
+        report = (Tracker1Report){ .free_slots = { 1, 1 },
+                                   .running = &running,
+                                   .n_running = 1,
+                                   .finished = &x[0],
+                                   .n_finished = 1 };
+        ck_assert_int_eq(cluster_heartbeat(c, node, &report, T0 + 5 * USEC_PER_SEC,
+                                           T0 + 5 * USEC_PER_SEC, &reply, &err),
+                         0);
+        for (size_t i = 0; i < reply.n_assignments; i++)
+                ck_assert_uint_ne(reply.assignments[i].type, TRACKER1_REDUCE);
+        tracker1_reply_done(&reply);
+
+        /* Both done: the reduce starts with both maps' outputs. */
+        report = (Tracker1Report){ .free_slots = { 2, 1 }, .finished = &x[1], .n_finished = 1 };
+        ck_assert_int_eq(cluster_heartbeat(c, node, &report, T0 + 10 * USEC_PER_SEC,
+                                           T0 + 10 * USEC_PER_SEC, &reply, &err),
+                         0);
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        ck_assert_uint_eq(reply.assignments[0].type, TRACKER1_REDUCE);
+        ck_assert_uint_eq(reply.assignments[0].n_inputs, 2);
+        tracker1_reply_done(&reply);
+        cluster_free(c);
+        policy_free(aria);
+}
+END_TEST
+
 Suite *suite_controller_cluster(void) {
         Suite *s = suite_create("controller_cluster");
         TCase *tc = tcase_create("model");
@@ -1847,6 +1928,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_attempt_index_order);
         tcase_add_test(tc, test_job_input_and_run_profile);
         tcase_add_test(tc, test_first_run_deadline_quota);
+        tcase_add_test(tc, test_reduce_waits_for_every_map);
         suite_add_tcase(s, tc);
 
         /* Each sequence builds a snapshot anew at every check: seconds

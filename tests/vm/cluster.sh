@@ -38,6 +38,7 @@
 #   VMC_LOST_TIMEOUT     its lost-timeout (default 10s)
 #   VMC_BLOCK_SIZE       its [jobs] block-size (default 1M)
 #   VMC_HOST_CPUS        the CPUs the agent offers its VMs (default: online CPUs)
+#   VMC_CPU_OVERCOMMIT   its [host] cpu-overcommit (default 3)
 #   VMC_AGENT_LIMITS     more lines for the agent's [limits] (default none)
 #   VMC_CALL_TIMEOUT     the trackers' call-timeout (default 10s; a busy
 #                        host's TCG guests may need more)
@@ -141,7 +142,7 @@ vmc_setup() {
 	vm_agent_start "$vmc_build/bin/flexslot-agentd" "${VMC_AGENT_INTERVAL:-1s}" <<-EOF || return 2
 		[host]
 		cpus = ${VMC_HOST_CPUS:-$(getconf _NPROCESSORS_ONLN)}
-		cpu-overcommit = 3
+		cpu-overcommit = ${VMC_CPU_OVERCOMMIT:-3}
 		memory = 4G
 		[limits]
 		min-memory = 128M
