@@ -863,6 +863,8 @@ START_TEST(test_dhsa_map_in_reduce_slot) {
 
         ck_assert_int_eq(policy_config_init(&cfg), 0);
         ((CoreSettings *)policy_config_settings(&cfg, &core_settings_schema))->dmr.dhsa = DHSA_PI;
+        /* The controller's: a reduce starts once every map is done. */
+        ((CoreSettings *)policy_config_settings(&cfg, &core_settings_schema))->reduce_slowstart = 1;
         ck_assert_int_eq(policy_new_named(&cfg, NULL, &dhsa), 0);
         policy_config_done(&cfg);
         (void)submit_five("dhsa");
@@ -897,8 +899,10 @@ START_TEST(test_dhsa_map_in_reduce_slot) {
                       err.message);
         n = cluster_node_find(c, node);
         ck_assert_uint_eq(n->running[SLOT_MAP], 1);
-        /* The freed reduce slot goes to the last map or to the reduce. */
+        /* The freed reduce slot goes to the last map: the reduce waits for
+         * every map. */
         ck_assert_uint_eq(reply.n_assignments, 1);
+        ck_assert_int_eq(reply.assignments[0].type, TRACKER1_MAP);
         ck_assert_int_eq(reply.assignments[0].slot, TRACKER1_REDUCE);
         ck_assert_uint_eq(n->running[SLOT_REDUCE], 3);
         tracker1_reply_done(&reply);
@@ -991,12 +995,12 @@ START_TEST(test_adopt_after_restart) {
         ck_assert_str_eq(map_task(c, 0)->output, out[0]);
         ck_assert_int_ne(map_task(c, 1)->state, TASK_DONE);
         ck_assert_int_ne(map_task(c, 2)->state, TASK_DONE);
-        /* Map 0 is not assigned again; maps 1 and 2 are (and the reduce,
-         * a third of the maps being done). */
-        for (size_t i = 0; i < reply.n_assignments; i++)
-                ck_assert(reply.assignments[i].type != TRACKER1_MAP ||
-                          reply.assignments[i].index != 0);
-        ck_assert_uint_ge(reply.n_assignments, 2);
+        /* Map 0 is not assigned again, map 1 is, and map 2 runs on; the
+         * reduce waits for the last map, although the policy's slowstart
+         * would start it with a third of the maps done. */
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        ck_assert_uint_eq(reply.assignments[0].type, TRACKER1_MAP);
+        ck_assert_uint_eq(reply.assignments[0].index, 1);
         ck_assert_int_eq(map_task(c, 1)->state, TASK_RUNNING);
         ck_assert_int_eq(map_task(c, 2)->state, TASK_RUNNING);
         /* Map 1's success without its output is a loser's, and map 1 runs
@@ -1818,10 +1822,12 @@ START_TEST(test_first_run_deadline_quota) {
 }
 END_TEST
 
-/* ARIA opens a deadline job's reduces once its first map is done; a reduce
- * is given every map's output as it starts, so under the controller's
- * reduce_slowstart of 1 none starts until each map is done, and then with
- * every map's output. */
+/* A reduce is given every map's output as it starts, so none starts until
+ * each map is done, and then with every map's output, whatever the
+ * scheduler: ARIA opens a deadline job's reduces once its first map is
+ * done, RAS places reduces from a job's start; the controller holds both. */
+static const char *const early_reduce_schedulers[] = { "aria", "ras" };
+
 START_TEST(test_reduce_waits_for_every_map) {
         static const char *const inputs[] = { "in/a", "in/b" };
         StoreJobSpec spec = { .name = "early",
@@ -1834,7 +1840,7 @@ START_TEST(test_reduce_waits_for_every_map) {
                               .deadline = T0 + 1000 * USEC_PER_SEC };
         const unsigned slots[_SLOT_TYPE_MAX] = { 2, 1 };
         PolicyConfig cfg = { 0 };
-        Policy *aria = NULL;
+        Policy *sched = NULL;
         StoreError err = { 0 };
         Tracker1Reply reply = { 0 };
         Tracker1Report report = { .free_slots = { 2, 1 } };
@@ -1847,11 +1853,11 @@ START_TEST(test_reduce_waits_for_every_map) {
         write_input("b");
         ck_assert_int_eq(store_job_submit(store, &spec, &id, &err), 0);
         ck_assert_int_eq(policy_config_init(&cfg), 0);
-        cfg.scheduler = "aria";
+        cfg.scheduler = early_reduce_schedulers[_i];
         ((CoreSettings *)policy_config_settings(&cfg, &core_settings_schema))->reduce_slowstart = 1;
-        ck_assert_int_eq(policy_new_named(&cfg, NULL, &aria), 0);
+        ck_assert_int_eq(policy_new_named(&cfg, NULL, &sched), 0);
         policy_config_done(&cfg);
-        ck_assert_int_eq(cluster_new(store, aria, &data, &c, &err), 0);
+        ck_assert_int_eq(cluster_new(store, sched, &data, &c, &err), 0);
         c->verify_snapshot = true;
         ck_assert_int_eq(cluster_register(c, "a", "a", slots, 256 << 20, 1, &node), 0);
 
@@ -1871,7 +1877,8 @@ START_TEST(test_reduce_waits_for_every_map) {
                                            .output = outputs[i],
                                            .reason = "" };
 
-        /* One map done, the other running: ARIA would start the reduce. */
+        /* One map done, the other running: the scheduler may want the reduce
+         * started. */
         running = (Tracker1Running){ .attempt = maps[1], .progress = 0.5, .input_size = 16 };
         report = (Tracker1Report){ .free_slots = { 1, 1 },
                                    .running = &running,
@@ -1895,7 +1902,7 @@ START_TEST(test_reduce_waits_for_every_map) {
         ck_assert_uint_eq(reply.assignments[0].n_inputs, 2);
         tracker1_reply_done(&reply);
         cluster_free(c);
-        policy_free(aria);
+        policy_free(sched);
 }
 END_TEST
 
@@ -1928,7 +1935,8 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_attempt_index_order);
         tcase_add_test(tc, test_job_input_and_run_profile);
         tcase_add_test(tc, test_first_run_deadline_quota);
-        tcase_add_test(tc, test_reduce_waits_for_every_map);
+        tcase_add_loop_test(tc, test_reduce_waits_for_every_map, 0,
+                            ELEMENTSOF(early_reduce_schedulers));
         suite_add_tcase(s, tc);
 
         /* Each sequence builds a snapshot anew at every check: seconds
