@@ -146,14 +146,15 @@ yarn_rm() {
 # cluster, in the background: its client's PID in yarn_job_pid (and $pids),
 # its output in OUT, its Hadoop log in $yarn_dir/LOG.
 yarn_streaming_start() {
-	log=$1
-	out=$2
+	# Names of this file's own: a caller's $log or $out stays as it was.
+	yarn_job_log=$1
+	yarn_job_out=$2
 	shift 2
 	# shellcheck disable=SC2086 # options, one word each
 	(exec java $yarn_java_opts -Xmx256m -Dlog4j.configuration="file:$yarn_src/log4j.properties" \
-		-Dyarn.log.file="$yarn_dir/$log" -cp "$yarn_dir/conf:$yarn_cache/jars/*" \
+		-Dyarn.log.file="$yarn_dir/$yarn_job_log" -cp "$yarn_dir/conf:$yarn_cache/jars/*" \
 		org.apache.hadoop.streaming.HadoopStreaming \
-		-D mapreduce.task.io.sort.mb=16 "$@" >"$out" 2>&1) &
+		-D mapreduce.task.io.sort.mb=16 "$@" >"$yarn_job_out" 2>&1) &
 	yarn_job_pid=$!
 	pids="$pids $yarn_job_pid"
 }
