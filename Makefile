@@ -56,7 +56,9 @@ ifneq ($(filter-out $(NO_CONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
 include $(BUILD)/config.mk
 endif
 
-$(BUILD)/config.mk: packaging/deps.sh Makefile
+# Each module.mk names its packages (NAME_PKGS): a package one adds must
+# reach the flags here, or an existing build tree links without it.
+$(BUILD)/config.mk: packaging/deps.sh Makefile $(wildcard */module.mk)
 	@[ "$(INSTALL_DEPS)" = 0 ] || packaging/deps.sh
 	@mkdir -p $(@D)
 	@for p in $(PKGS) $(TEST_PKGS); do \
