@@ -85,14 +85,7 @@ CONF
 	done
 	t0=$(cpu_ticks "$controller_pid")
 	w0=$(date +%s.%N)
-	if [ "$transport" = tcp ]; then
-		port=$(sed -n 's/.*Tracker endpoint tcp:host=127\.0\.0\.1,port=\([0-9]*\)$/\1/p' \
-			"$tmp/controller.log" | tail -n 1)
-		endpoint="tcp:host=127.0.0.1,port=$port"
-	else
-		endpoint=$listen
-	fi
-	line=$($on_load "$build/bench/flexslot-bench-heartbeat" --address "$endpoint" \
+	line=$($on_load "$build/bench/flexslot-bench-heartbeat" --address "$listen" \
 		--token-file "$tmp/token" --trackers "$3" --seconds "$seconds" --warmup 1) ||
 		fail "the load failed: $(tail -5 "$tmp/controller.log")"
 	t1=$(cpu_ticks "$controller_pid")
@@ -127,8 +120,13 @@ for maps in $sizes; do
 done
 case $transport in
 unix) listen="unix:path=$tmp/trackers" ;;
-# The port the kernel picks, which the controller logs.
-tcp) listen="tcp:host=127.0.0.1,port=0" ;;
+tcp)
+	port=$((20000 + $$ % 20000))
+	while ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do
+		port=$((port + 1))
+	done
+	listen="tcp:host=127.0.0.1,port=$port"
+	;;
 *)
 	echo "FLEXSLOT_BENCH_LISTEN is unix or tcp, not '$transport'" >&2
 	exit 2
