@@ -9,7 +9,9 @@
  * is not written, and what is measured is the protocol, the model and the
  * policy step. One line of key=value figures on stdout:
  *   trackers seconds heartbeats rate (per s) p50_us p99_us max_us
- *   assigned (attempts held at the end) cpu (this process's CPU share) */
+ *   assigned (attempts held at the end) cpu (this process's CPU share)
+ *   unanswered (connections none of whose heartbeats sent in the measured
+ *   interval was answered in it) */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -21,6 +23,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "common/bus-watch.h"
 #include "common/log.h"
 #include "common/macro.h"
 #include "common/parse.h"
@@ -36,8 +39,10 @@ typedef struct Load Load;
 typedef struct Tracker {
         Load *load;
         sd_bus *bus;
+        BusWatch *watch;
         uint64_t id;
         usec_t sent;
+        size_t answered; /* heartbeats sent and answered in the measured interval */
         uint64_t held[HELD_MAX];
         bool held_reduce[HELD_MAX];
         size_t n_held;
@@ -97,8 +102,10 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                 return sd_event_exit(l->event, 1);
         }
         r = read_assignments(t, reply);
-        if (r >= 0 && t->sent >= l->start && now <= l->end)
+        if (r >= 0 && t->sent >= l->start && now <= l->end) {
+                t->answered++;
                 r = latencies_record(&l->latencies, now - t->sent);
+        }
         if (r < 0) {
                 l->error = r;
                 return sd_event_exit(l->event, 1);
@@ -135,12 +142,23 @@ static int send_beat(Tracker *t) {
         t->sent = now_monotonic_usec();
         if (r >= 0)
                 r = sd_bus_call_async(t->bus, NULL, m, on_reply, t, 0);
+        /* From main() too, outside the connection's turn. */
+        if (r >= 0)
+                r = bus_watch_update(t->watch);
         if (r < 0) {
                 log_error_errno(r, "Cannot send a heartbeat");
                 l->error = r;
                 return sd_event_exit(l->event, 1);
         }
         return 0;
+}
+
+static void on_closed(BusWatch *w, void *userdata) {
+        Tracker *t = userdata;
+
+        log_error("The controller closed tracker %" PRIu64 "'s connection", t->id);
+        t->load->error = -ECONNRESET;
+        (void)sd_event_exit(t->load->event, 1);
 }
 
 static int connect_tracker(Load *l, Tracker *t, const char *address, const char *token, size_t i) {
@@ -173,7 +191,9 @@ static int connect_tracker(Load *l, Tracker *t, const char *address, const char 
                 return r;
         }
         t->id = registered.tracker;
-        r = sd_bus_attach_event(t->bus, l->event, SD_EVENT_PRIORITY_NORMAL);
+        /* Not sd_bus_attach_event(), whose cost per message grows with the
+         * connections (common/bus-watch.h): the load would measure itself. */
+        r = bus_watch_new(l->event, t->bus, on_closed, t, &t->watch);
         return r < 0 ? log_error_errno(r, "Cannot set up tracker %zu", i) : 0;
 }
 
@@ -252,22 +272,27 @@ int main(int argc, char **argv) {
         if (r >= 0)
                 r = sd_event_loop(l.event);
         if (r == 0 && l.error == 0) {
-                size_t held = 0;
+                size_t held = 0, unanswered = 0;
                 double wall = (double)(now_monotonic_usec() - begin) / USEC_PER_SEC;
 
-                for (size_t i = 0; i < l.n_trackers; i++)
+                for (size_t i = 0; i < l.n_trackers; i++) {
                         held += l.trackers[i].n_held;
+                        unanswered += l.trackers[i].answered == 0;
+                }
                 latencies_sort(&l.latencies);
                 printf("trackers=%zu seconds=%g heartbeats=%zu rate=%.0f p50_us=%" PRIu32
-                       " p99_us=%" PRIu32 " max_us=%" PRIu32 " assigned=%zu cpu=%.2f\n",
+                       " p99_us=%" PRIu32 " max_us=%" PRIu32
+                       " assigned=%zu cpu=%.2f unanswered=%zu\n",
                        l.n_trackers, seconds, l.latencies.n, (double)l.latencies.n / seconds,
                        latencies_percentile(&l.latencies, 0.5),
                        latencies_percentile(&l.latencies, 0.99),
-                       latencies_percentile(&l.latencies, 1.0), held,
-                       (cpu_seconds() - cpu0) / wall);
+                       latencies_percentile(&l.latencies, 1.0), held, (cpu_seconds() - cpu0) / wall,
+                       unanswered);
         }
-        for (size_t i = 0; i < l.n_trackers; i++)
+        for (size_t i = 0; i < l.n_trackers; i++) {
+                bus_watch_free(l.trackers[i].watch);
                 sd_bus_flush_close_unref(l.trackers[i].bus);
+        }
         free(l.trackers);
         latencies_done(&l.latencies);
         sd_event_unref(l.event);

@@ -14,6 +14,9 @@
 # heartbeat. The controller runs on CPU 0, the load on CPU 1 (when there
 # are two); both CPU shares are printed, to tell which one was the limit.
 # The figures also go to $FLEXSLOT_BUILD/bench/heartbeat-results.txt.
+# FLEXSLOT_BENCH_TRACKERS may list several connection counts, each run in
+# turn; FLEXSLOT_BENCH_LISTEN=tcp puts the endpoint on 127.0.0.1 instead of
+# a Unix socket, as the trackers in guests reach it.
 set -eu
 
 build=${FLEXSLOT_BUILD:?run through make bench}
@@ -22,6 +25,7 @@ trackers=${FLEXSLOT_BENCH_TRACKERS:-64}
 seconds=${FLEXSLOT_BENCH_SECONDS:-5}
 jobs=${FLEXSLOT_BENCH_JOBS:-4}
 sizes=${FLEXSLOT_BENCH_MAPS:-100 1000}
+transport=${FLEXSLOT_BENCH_LISTEN:-unix}
 results="$build/bench/heartbeat-results.txt"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/flexslot-bench-heartbeat.XXXXXX")
 # shellcheck source=tests/lib/daemon.sh
@@ -44,9 +48,9 @@ fi
 # cpu_ticks PID: the process's user + system time, in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-# run STEP MAPS: one controller with [policy] step = STEP on a fresh store,
-# the jobs of MAPS maps submitted, the load; prints the load's line and the
-# controller's CPU share.
+# run STEP MAPS TRACKERS: one controller with [policy] step = STEP on a
+# fresh store, the jobs of MAPS maps submitted, the load of TRACKERS
+# connections; prints the load's line and the controller's CPU share.
 run() {
 	rm -f "$tmp/store.db" "$tmp/store.db-wal" "$tmp/store.db-shm" "$tmp/store.db.lock" \
 		"$tmp/trackers"
@@ -55,7 +59,7 @@ run() {
 store = $tmp/store.db
 log-level = warning
 [trackers]
-listen = unix:path=$tmp/trackers
+listen = $listen
 token-file = $tmp/token
 heartbeat-interval = 10s
 lost-timeout = 10min
@@ -81,8 +85,8 @@ CONF
 	done
 	t0=$(cpu_ticks "$controller_pid")
 	w0=$(date +%s.%N)
-	line=$($on_load "$build/bench/flexslot-bench-heartbeat" --address "unix:path=$tmp/trackers" \
-		--token-file "$tmp/token" --trackers "$trackers" --seconds "$seconds" --warmup 1) ||
+	line=$($on_load "$build/bench/flexslot-bench-heartbeat" --address "$listen" \
+		--token-file "$tmp/token" --trackers "$3" --seconds "$seconds" --warmup 1) ||
 		fail "the load failed: $(tail -5 "$tmp/controller.log")"
 	t1=$(cpu_ticks "$controller_pid")
 	w1=$(date +%s.%N)
@@ -101,6 +105,7 @@ report() {
 		"p99 $(field "$2" p99_us) us, max $(field "$2" max_us) us;" \
 		"CPU controller $(field "$2" controller_cpu), load $(field "$2" cpu);" \
 		"$(field "$2" assigned) attempts held;" \
+		"$(field "$2" unanswered) connections unanswered;" \
 		"$(awk -v r="$(field "$2" rate)" -v c="$(field "$2" controller_cpu)" \
 			'BEGIN { if (c > 0) printf "%.0f", r / c; else print "n/a" }')" \
 		"heartbeats per controller CPU-second"
@@ -113,21 +118,47 @@ for maps in $sizes; do
 		: >"$tmp/data/in/$i"
 	done
 done
+case $transport in
+unix) listen="unix:path=$tmp/trackers" ;;
+tcp)
+	port=$((20000 + $$ % 20000))
+	while ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do
+		port=$((port + 1))
+	done
+	listen="tcp:host=127.0.0.1,port=$port"
+	;;
+*)
+	echo "FLEXSLOT_BENCH_LISTEN is unix or tcp, not '$transport'" >&2
+	exit 2
+	;;
+esac
+# A descriptor per connection, in the controller and in the load.
+most=0
+for n in $trackers; do
+	[ "$n" -le "$most" ] || most=$n
+done
+# shellcheck disable=SC3045 # dash's ulimit has -n
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((most + 256)) ]; then
+	ulimit -n $((most + 256)) 2>/dev/null ||
+		echo "heartbeat.sh: cannot raise the descriptor limit to $((most + 256))" >&2
+fi
 echo "s3cret-bench-token" >"$tmp/token"
 chmod 0600 "$tmp/token"
 # shellcheck disable=SC2119 # a bus that allows everything
 start_private_bus
 say "flexslot heartbeat benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $cpus CPUs," \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
-say "$trackers tracker connections (2 map + 1 reduce slots each), ${seconds}s measured" \
-	"after 1s of warm-up"
-for maps in $sizes; do
-	say "$jobs jobs x ($maps maps + 8 reduces):"
-	with=$(run yes "$maps")
-	report "policy step (fifo)" "$with"
-	without=$(run no "$maps")
-	report "baseline, [policy] step = no" "$without"
-	say "  baseline rate / step rate: $(awk -v a="$(field "$with" rate)" \
-		-v b="$(field "$without" rate)" \
-		'BEGIN { if (a > 0) printf "%.2f", b / a; else print "n/a" }')"
+for n in $trackers; do
+	say "$n tracker connections over $transport (2 map + 1 reduce slots each)," \
+		"${seconds}s measured after 1s of warm-up"
+	for maps in $sizes; do
+		say "$jobs jobs x ($maps maps + 8 reduces):"
+		with=$(run yes "$maps" "$n")
+		report "policy step (fifo)" "$with"
+		without=$(run no "$maps" "$n")
+		report "baseline, [policy] step = no" "$without"
+		say "  baseline rate / step rate: $(awk -v a="$(field "$with" rate)" \
+			-v b="$(field "$without" rate)" \
+			'BEGIN { if (a > 0) printf "%.2f", b / a; else print "n/a" }')"
+	done
 done

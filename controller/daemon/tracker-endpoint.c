@@ -2,7 +2,9 @@
 /* The trackers' endpoint: a D-Bus peer-to-peer listener (no bus daemon; the
  * trackers in VMs cannot reach the host's bus), one sd-bus server
  * connection per tracker, serving org.flexslot.Tracker1
- * (proto/tracker1.h). */
+ * (proto/tracker1.h). Each connection is on the loop through a BusWatch
+ * (common/bus-watch.h), not sd_bus_attach_event(): a heartbeat costs the
+ * same at 4,000 connections as at 4. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -14,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/bus-watch.h"
 #include "common/format.h"
 #include "common/log.h"
 #include "common/macro.h"
@@ -33,6 +36,7 @@
 struct TrackerConnection {
         Controller *controller;
         sd_bus *bus;
+        BusWatch *watch;
         uint64_t tracker; /* 0: not registered (yet, or again after TrackerLost) */
         /* While unregistered: closes the connection at [trackers]
          * register-timeout, so that a peer that never registers holds no
@@ -63,8 +67,8 @@ static TrackerConnection *connection_free(TrackerConnection *t) {
         if (!t)
                 return NULL;
         t->register_timer = sd_event_source_disable_unref(t->register_timer);
+        t->watch = bus_watch_free(t->watch);
         if (t->bus) {
-                (void)sd_bus_detach_event(t->bus);
                 /* Never flushed: sd_bus_flush() waits, without a timeout,
                  * for a peer to authenticate and to read what is queued,
                  * and a peer that does neither would stop the controller. */
@@ -406,12 +410,11 @@ static const sd_bus_vtable tracker_vtable[] = {
 
 /* The tracker stays known (its tasks run on) until it misses heartbeats
  * for the lost timeout; only the connection goes. */
-static int on_disconnect(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+static void on_closed(BusWatch *w, void *userdata) {
         TrackerConnection *t = userdata;
 
         log_debug("Tracker %" PRIu64 " hung up", t->tracker);
         connection_drop(t);
-        return 0;
 }
 
 /* The spare descriptor: taken at start, given up to shed a connection. */
@@ -516,13 +519,9 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
                 r = sd_bus_add_object_vtable(t->bus, NULL, TRACKER1_OBJECT_PATH, TRACKER1_INTERFACE,
                                              tracker_vtable, t);
         if (r >= 0)
-                r = sd_bus_match_signal(t->bus, NULL, "org.freedesktop.DBus.Local",
-                                        "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
-                                        "Disconnected", on_disconnect, t);
-        if (r >= 0)
-                r = sd_bus_attach_event(t->bus, c->event, SD_EVENT_PRIORITY_NORMAL);
-        if (r >= 0)
                 r = sd_bus_start(t->bus);
+        if (r >= 0)
+                r = bus_watch_new(c->event, t->bus, on_closed, t, &t->watch);
         if (r >= 0)
                 r = connection_set_tracker(t, 0);
         if (r < 0) {

@@ -194,16 +194,15 @@ int decisions_validate(const ClusterSnapshot *s, const PolicyStepArgs *step, con
         return r;
 }
 
-int decisions_check(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d,
-                    Arena *scratch) {
+/* What takes, frees or holds a node's slots against the slots and the
+ * attempts the snapshot has: a pass over every node and attempt. */
+static int slot_decisions_check(const ClusterSnapshot *s, uint32_t beating_node, const Decisions *d,
+                                Arena *scratch) {
         size_t n_nodes = s->n_nodes, n_replaced;
-        uint32_t beating_node =
-                step && (step->flags & POLICY_STEP_HEARTBEAT) ? step->node : NO_INDEX;
         unsigned *slots[_SLOT_TYPE_MAX], *busy[_SLOT_TYPE_MAX];
         bool *killed = arena_alloc(scratch, s->n_attempts, sizeof(bool));
         uint32_t *replaced = arena_alloc(scratch, d->n_kills, sizeof(uint32_t));
         uint32_t *placed = arena_alloc(scratch, d->n_assignments, sizeof(uint32_t));
-        uint32_t *quota_jobs = arena_alloc(scratch, d->n_quotas, sizeof(uint32_t));
 
         for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
                 slots[slot] = arena_alloc(scratch, n_nodes, sizeof(unsigned));
@@ -211,30 +210,48 @@ int decisions_check(const ClusterSnapshot *s, const PolicyStepArgs *step, const 
                 if (!slots[slot] || !busy[slot])
                         return -ENOMEM;
         }
-        if (!killed || !replaced || !placed || !quota_jobs)
+        if (!killed || !replaced || !placed)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_nodes; i++)
                 for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
                         slots[slot][i] = s->nodes[i].slots[slot];
-        for (size_t i = 0; i < d->n_slot_changes; i++) {
-                const SlotChange *c = &d->slot_changes[i];
-
-                if (c->node >= s->n_nodes)
-                        return -EBADMSG;
+        /* Their nodes were checked. */
+        for (size_t i = 0; i < d->n_slot_changes; i++)
                 for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
-                        slots[slot][c->node] = c->slots[slot];
-        }
+                        slots[slot][d->slot_changes[i].node] = d->slot_changes[i].slots[slot];
         for (size_t i = 0; i < s->n_attempts; i++)
                 busy[s->attempts[i].slot][s->attempts[i].node]++;
         if (!kills_valid(s, d, killed, busy, replaced, &n_replaced) ||
             !assignments_valid(s, d, beating_node, slots, busy, replaced, n_replaced, placed) ||
-            !reservations_valid(s, d, beating_node, slots, busy) || !vm_targets_valid(s, d) ||
-            !quotas_valid(s, d, quota_jobs))
+            !reservations_valid(s, d, beating_node, slots, busy))
                 return -EBADMSG;
         /* The placements count on the node's slots, busy or not. */
         for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
                 memset(busy[slot], 0, n_nodes * sizeof(unsigned));
-        if (!placements_valid(s, d, slots, busy))
+        return placements_valid(s, d, slots, busy) ? 0 : -EBADMSG;
+}
+
+int decisions_check(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d,
+                    Arena *scratch) {
+        uint32_t beating_node =
+                step && (step->flags & POLICY_STEP_HEARTBEAT) ? step->node : NO_INDEX;
+        uint32_t *quota_jobs = arena_alloc(scratch, d->n_quotas, sizeof(uint32_t));
+        int r;
+
+        if (!quota_jobs)
+                return -ENOMEM;
+        for (size_t i = 0; i < d->n_slot_changes; i++)
+                if (d->slot_changes[i].node >= s->n_nodes)
+                        return -EBADMSG;
+        /* Most heartbeats start, stop and hold nothing: their check costs
+         * what they decided, not a pass over every node and attempt. */
+        if (d->n_kills > 0 || d->n_assignments > 0 || d->n_reservations > 0 ||
+            d->n_placements > 0) {
+                r = slot_decisions_check(s, beating_node, d, scratch);
+                if (r < 0)
+                        return r;
+        }
+        if (!vm_targets_valid(s, d) || !quotas_valid(s, d, quota_jobs))
                 return -EBADMSG;
         for (size_t i = 0; i < d->n_stragglers; i++)
                 if (d->stragglers[i].attempt >= s->n_attempts)

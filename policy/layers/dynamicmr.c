@@ -21,6 +21,10 @@ DhsaCase dhsa_case(unsigned n_map, unsigned s_map, unsigned n_reduce, unsigned s
 }
 
 unsigned dhsa_slots_taken(unsigned n, unsigned task_weight, unsigned slot_weight) {
+        /* The filler asks for every node twice a step, and nearly every
+         * node lends nothing: no division for them. */
+        if (n == 0)
+                return 0;
         return (unsigned)(((uint64_t)n * task_weight + slot_weight - 1) / slot_weight);
 }
 
@@ -129,9 +133,21 @@ struct DmrFill {
         unsigned target[_TASK_TYPE_MAX], budget[_TASK_TYPE_MAX];
         double load[_TASK_TYPE_MAX];
         bool *visited; /* per job, PD-DHSA's visitedForMap */
+        bool reshaped; /* the filler changed a node's slot count */
         uint32_t *pools;
         uint32_t *failed; /* pools that failed in this round */
 };
+
+/* The nodes an assignment of this step may go to are in [*ret_from,
+ * *ret_end): a heartbeat step's node alone, which spares a heartbeat's
+ * fill a pass over every node that finds nothing idle. */
+static void fillable_range(const DmrFill *f, uint32_t *ret_from, uint32_t *ret_end) {
+        const PolicyContext *ctx = f->ctx;
+
+        *ret_from = ctx->beating_node == NO_INDEX ? 0 : ctx->beating_node;
+        *ret_end = ctx->beating_node == NO_INDEX ? (uint32_t)ctx->snap->n_nodes
+                                                 : ctx->beating_node + 1;
+}
 
 static bool node_fillable(const DmrFill *f, uint32_t node) {
         const PolicyContext *ctx = f->ctx;
@@ -167,6 +183,7 @@ static int shape(DmrFill *f, uint32_t node, SlotType slot) {
 
         if (f->ctx->slots[slot][node] == p)
                 return 0;
+        f->reshaped = true;
         return context_set_slots(f->ctx, node, slot, p);
 }
 
@@ -321,14 +338,20 @@ int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
         }
         count_decisions(f, freed);
         for (uint32_t node = 0; node < n_nodes; node++) {
-                const NodeShape *was = idmap_get(memory, s->nodes[node].id);
+                const NodeShape *was = memory->n > 0 ? idmap_get(memory, s->nodes[node].id) : NULL;
 
                 for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
+                        SlotType other = slot == SLOT_MAP ? SLOT_REDUCE : SLOT_MAP;
                         long b = (long)ctx->slots[slot][node] - (was ? was->delta[slot] : 0);
 
                         f->base[slot][node] = b > 0 ? (unsigned)b : 0;
                         if (node_schedulable(&s->nodes[node]))
                                 f->slots[task_type_of(slot)] += f->base[slot][node];
+                        /* A node that was not reshaped and lends nothing
+                         * keeps its counts (places() is its base): most
+                         * nodes, whose shape() a step then spares. */
+                        if (!was && f->in[slot][task_type_of(other)][node] == 0)
+                                continue;
                         r = shape(f, node, slot);
                         if (r < 0)
                                 return r;
@@ -361,8 +384,11 @@ unsigned dmr_task_weight(const DmrFill *f, TaskType type) {
 /* Intra-phase: each type's slots to its own tasks, the whole cluster type
  * by type, within the load manager's limits. */
 static int fill_own(DmrFill *f, const TaskSource *src) {
+        uint32_t from, end;
+
+        fillable_range(f, &from, &end);
         for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                for (uint32_t node = 0; node < f->ctx->snap->n_nodes; node++) {
+                for (uint32_t node = from; node < end; node++) {
                         SlotType slot = slot_type_of(type);
 
                         while (idle(f, node, slot) > 0 && allowable(f, node, type) > 0) {
@@ -401,8 +427,11 @@ static int fill_borrowed(DmrFill *f, const TaskSource *src, uint32_t node, TaskT
 /* PI-DHSA's inter-phase step: what each node has left idle goes to the
  * other type, within the cluster's case and the borrow limits. */
 static int fill_pi(DmrFill *f, const TaskSource *src) {
+        uint32_t from, end;
+
+        fillable_range(f, &from, &end);
         for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                for (uint32_t node = 0; node < f->ctx->snap->n_nodes; node++) {
+                for (uint32_t node = from; node < end; node++) {
                         SlotType slot = slot_type_of(other_type(type));
                         unsigned room;
                         int r;
@@ -528,6 +557,11 @@ static int fill_prescheduled(DmrFill *f, const TaskSource *src, uint32_t node) {
 static int remember_shapes(DmrFill *f, IdMap *memory) {
         const PolicyContext *ctx = f->ctx;
 
+        /* Every node as its counts were and nothing remembered (no DHSA,
+         * most often): a heartbeat's step spares a pass over every node. */
+        if (!f->reshaped && memory->n == 0)
+                return 0;
+
         for (uint32_t node = 0; node < ctx->snap->n_nodes; node++) {
                 NodeShape *shape_of;
                 int delta[_SLOT_TYPE_MAX];
@@ -547,18 +581,19 @@ static int remember_shapes(DmrFill *f, IdMap *memory) {
 }
 
 int dmr_fill(DmrFill *f, const TaskSource *src, IdMap *memory) {
+        uint32_t from, end;
         int r = 0;
 
+        fillable_range(f, &from, &end);
         if (f->m->dhsa == DHSA_PD)
-                for (uint32_t node = 0; r >= 0 && node < f->ctx->snap->n_nodes; node++)
+                for (uint32_t node = from; r >= 0 && node < end; node++)
                         r = node_fillable(f, node) ? fill_pd_node(f, src, node) : 0;
         else {
                 r = fill_own(f, src);
                 if (r >= 0 && f->m->dhsa == DHSA_PI)
                         r = fill_pi(f, src);
         }
-        for (uint32_t node = 0; r >= 0 && f->m->prescheduling && node < f->ctx->snap->n_nodes;
-             node++)
+        for (uint32_t node = from; r >= 0 && f->m->prescheduling && node < end; node++)
                 r = node_fillable(f, node) ? fill_prescheduled(f, src, node) : 0;
         if (r >= 0)
                 r = remember_shapes(f, memory);
