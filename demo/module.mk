@@ -29,8 +29,9 @@ vmexp: all
 vmexp-quick: all
 	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/vmexp.sh --quick
 
-# `make slo-live`: issue 21's comparison on real guests at small scale, the
-# one loop against ARIA alone beside another tenant's busy guest
+# `make slo-live`: issue 21's comparison on real guests at small scale,
+# ARIA alone, ARIA with the lever only and the one loop beside another
+# tenant's busy guest
 # (demo/slo-live.sh); `make slo-live-quick` checks it. Needs root.
 .PHONY: slo-live slo-live-quick
 slo-live: all

@@ -13,12 +13,18 @@
 # after its submission:
 #
 #   aria   ARIA alone: scheduler aria, static slots, no VM allocator
+#   lever  ARIA and the lever only: aria's with slo_lever (the simulator's
+#          "lever alone" arm), what the hypervisor's weight alone does
 #   loop   the one loop: ARIA with FlexSlot's slot manager and slo_speed,
 #          slo_favour and slo_lever (the simulator's loop arm)
 #
 # Per arm: whether the deadline was met (the job's time from just before
 # its submission, against the deadline from its submission), the tenant's
-# CPU over the run (its share of the pool: the price), the CPU weights
+# CPU over exactly the job's span as the controller reports it (from its
+# submission to its end: the guest's CPU time sampled before the
+# submission, every 5 s and at the end, interpolated at both), its share of
+# the pool, and its slowdown against the aria arm's (ARIA's CPU over this
+# arm's: a busy loop's work is its CPU, so this is the price), the CPU weights
 # libvirt held for the tenant's guest and the trackers' (read every 5 s
 # with virsh schedinfo: the lever's weights as they reached the guests,
 # bounded by the agent's limits), and the lever's and the forecasts' lines
@@ -26,7 +32,7 @@
 # guest at weight 1024. Everything started here is stopped by PID on exit,
 # Ctrl-C included, and the guests' partition gets its quota and weight back.
 #
-#   demo/slo-live.sh [--quick] [--arms "aria loop"]
+#   demo/slo-live.sh [--quick] [--arms "aria lever loop"]
 #
 # --quick: 8 MiB in 1 MiB splits (a few minutes: to check the harness, not
 # to measure). The full run: SLO_MB MiB (default 96) in 4 MiB splits.
@@ -35,12 +41,12 @@
 set -eu
 build=${FLEXSLOT_BUILD:?set by make slo-live}
 src=${FLEXSLOT_SRCDIR:?set by make slo-live}
-quick=no arms="aria loop"
+quick=no arms="aria lever loop"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=yes ;;
 	--arms)
-		arms=${2:?--arms "aria loop"}
+		arms=${2:?--arms "aria lever loop"}
 		shift
 		;;
 	*)
@@ -51,8 +57,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 for a in $arms; do
-	case $a in aria | loop) ;; *)
-		echo "slo-live: unknown arm '$a' (aria, loop)" >&2
+	case $a in aria | lever | loop) ;; *)
+		echo "slo-live: unknown arm '$a' (aria, lever, loop)" >&2
 		exit 2
 		;;
 	esac
@@ -151,6 +157,7 @@ scaled="speculation = hadoop
 policy_of() {
 	case $1 in
 	profile | aria) printf 'scheduler = aria\nslot-manager = static\n%s' "$scaled" ;;
+	lever) printf 'scheduler = aria\nslot-manager = static\nslo_lever = yes\n%s' "$scaled" ;;
 	loop)
 		printf 'scheduler = aria\nslot-manager = flexslot\nslo_speed = yes\nslo_favour = yes\n'
 		printf 'slo_lever = yes\n%s' "$scaled"
@@ -159,8 +166,9 @@ policy_of() {
 }
 
 # weights MS: each guest's CPU weight as libvirt holds it, into the run's
-# timeline.
+# timeline, and the tenant's CPU time.
 weights() {
+	cpu_sample
 	_line=""
 	for g in $trackers $tenant; do
 		_w=$(vm_virsh schedinfo "$g" --live 2>/dev/null | awk -F': *' '$1 ~ /^cpu_shares/ { print $2 }')
@@ -171,14 +179,19 @@ weights() {
 		"$6" "$5" "$_line"
 }
 
-# cpu_ns NAME: the guest's CPU time so far.
-cpu_ns() { vm_domstat "$1" cpu.time; }
+# cpu_sample: the tenant's CPU time (ns) at this realtime (us), into the
+# run's CPU timeline.
+cpu_sample() {
+	_c=$(vm_domstat "$tenant" cpu.time)
+	[ -z "$_c" ] || echo "$(date +%s%6N) $_c" >>"$out/cpu-$run.txt"
+}
 
 # run_job RUN [DEADLINE_S]: a fresh controller of the run's policy on a
 # copy of the profile run's store, the job, its output checked; sets T_MS.
 run_job() {
 	run=$1
 	: >"$out/weights-$run.txt"
+	: >"$out/cpu-$run.txt"
 	if [ "$run" != profile ]; then
 		cp "$vm_state/store-profile.db" "$vm_state/store-$run.db"
 		[ ! -f "$vm_state/store-profile.db-wal" ] ||
@@ -190,12 +203,20 @@ run_job() {
 	vmc_controller_start "$run" "$(policy_of "$run")" || cannot "the controller did not start"
 	# shellcheck disable=SC2086 # the names
 	vmc_wait_registered 600 $trackers || cannot "the trackers did not register"
+	cpu_sample
 	t0=$(vm_now_ms)
 	# shellcheck disable=SC2086 # the inputs, one argument each
 	job=$(vmc_ctl submit --app=wordcount --reduces=2 --name=slo ${2:+--deadline=${2}s} $inputs) ||
 		cannot "run $run: the job was refused"
 	vmc_job_wait "$job" 7200 weights || cannot "run $run: job $job $VMC_JOB_STATE"
 	T_MS=$(($(vm_now_ms) - t0))
+	cpu_sample
+	# The job's span as the controller reports it: submitted and finished,
+	# realtime us.
+	SPAN=$(vmc_ctl --json show "$job" | sed 's/[,{}]/\n/g' |
+		awk -F': *' '$1 ~ /"submitted"$/ { s = $2 } $1 ~ /"finished"$/ { f = $2 }
+			END { if (s > 0 && f > s) print s, f }')
+	[ -n "$SPAN" ] || cannot "run $run: job $job has no submission and end times"
 	sort "$data/out/$job"/part-* >"$vm_state/out"
 	cmp -s "$vm_state/out" "$vm_state/expected" ||
 		cannot "run $run: the output differs from the answer computed here"
@@ -228,37 +249,62 @@ export GUEST_VCPUS
 vm_boot "$tenant" "$(vm_accel)" 128 2 2 600 || cannot "the tenant's guest did not boot"
 unset GUEST_VCPUS
 
-printf 'arm\tdeadline_s\tjct_s\tmet\ttenant_cpus\ttenant_share\ttenant_weight_min\ttracker_weight_max\tlever_lines\tlate_forecasts\n' \
+# span_cpus FROM TO: the tenant's CPUs (CPU seconds a second) from FROM to
+# TO (realtime us), its CPU time interpolated linearly between the samples
+# around each.
+span_cpus() {
+	awk -v from="$1" -v to="$2" '
+		function at(t, i) {
+			for (i = 2; i <= n; i++)
+				if (ts[i] >= t)
+					return cs[i - 1] + (cs[i] - cs[i - 1]) * (t - ts[i - 1]) / (ts[i] - ts[i - 1])
+			return ""
+		}
+		$1 > ts[n] { n++; ts[n] = $1; cs[n] = $2 }
+		END {
+			if (n < 2 || ts[1] > from || ts[n] < to) { print "?"; exit }
+			printf "%.3f\n", (at(to) - at(from)) / 1e9 / ((to - from) / 1e6)
+		}' "$out/cpu-$run.txt"
+}
+
+printf 'arm\tdeadline_s\tjct_s\tmet\tspan_s\ttenant_cpus\ttenant_share\ttenant_slowdown\ttenant_weight_min\ttracker_weight_max\tlever_lines\tlate_forecasts\n' \
 	>"$out/runs.tsv"
+aria_cpus=""
 for arm in $arms; do
 	echo "== arm $arm, due in $deadline s"
-	c0=$(cpu_ns "$tenant")
 	run_job "$arm" "$deadline"
-	c1=$(cpu_ns "$tenant")
+	# shellcheck disable=SC2086 # the span's two times
+	cpus=$(span_cpus $SPAN)
+	[ "$arm" != aria ] || aria_cpus=$cpus
 	log="$out/controller-$arm.log"
 	lever=$(grep -c 'Lever: VM' "$log" || true)
 	late=$(grep -c 'Forecast: job .*: late$' "$log" || true)
-	awk -v OFS='\t' -v arm="$arm" -v d="$deadline" -v t="$T_MS" -v c0="$c0" -v c1="$c1" \
-		-v pool="$pool" -v lever="$lever" -v late="$late" -v tenant="$tenant" '
+	awk -v OFS='\t' -v arm="$arm" -v d="$deadline" -v t="$T_MS" -v span="$SPAN" -v cpus="$cpus" \
+		-v aria="$aria_cpus" -v pool="$pool" -v lever="$lever" -v late="$late" -v tenant="$tenant" '
 		$3 == "?" { next }
 		$2 == tenant { if (tw == "" || $3 + 0 < tw + 0) tw = $3; next }
 		$3 + 0 > mw + 0 { mw = $3 }
 		END {
-			cpus = (c1 - c0) / 1e9 / (t / 1000)
+			split(span, s, " ")
+			known = cpus != "?"
 			print arm, d, sprintf("%.1f", t / 1000), (t / 1000 <= d ? "yes" : "no"),
-				sprintf("%.2f", cpus), sprintf("%.2f", cpus / pool), tw, mw, lever, late
+				sprintf("%.1f", (s[2] - s[1]) / 1e6), (known ? sprintf("%.2f", cpus) : "?"),
+				(known ? sprintf("%.2f", cpus / pool) : "?"),
+				(known && aria != "" && aria != "?" && cpus > 0 ? sprintf("%.2f", aria / cpus) : "-"),
+				tw, mw, lever, late
 		}' "$out/weights-$arm.txt" >>"$out/runs.tsv"
 	echo "   $(tail -n 1 "$out/runs.tsv")"
 done
 
 echo "== results ($out/runs.tsv; weight timelines weights-ARM.txt: time, guest, cpu_shares)"
 awk -F'\t' 'NR == 1 { next }
-	{ printf "%-5s deadline %s s: %s in %s s; the tenant used %s CPUs (%s of the pool), its weight down to %s, the trackers up to %s; %s lever lines, %s late forecasts\n",
-		$1, $2, ($4 == "yes" ? "met" : "missed"), $3, $5, $6, $7, $8, $9, $10 }' "$out/runs.tsv" |
+	{ printf "%-5s deadline %s s: %s in %s s; over a span of %s s the tenant used %s CPUs (%s of the pool), slowdown %s against aria; its weight down to %s, the trackers up to %s; %s lever lines, %s late forecasts\n",
+		$1, $2, ($4 == "yes" ? "met" : "missed"), $3, $5, $6, $7, $8, $9, $10, $11, $12 }' "$out/runs.tsv" |
 	tee "$out/table.txt"
 echo "   the job alone: $(secs "$alone") s"
-echo "   one run of each arm, of one job: a deadline met or missed here is no rate, and the arms"
-echo "   differ in more than the lever; the tenant's CPU is over the arm's whole run (the"
-echo "   controller's start to the output's check) divided by the job's time, not its price"
+echo "   the price: the tenant's slowdown is its CPUs over the job's span under aria divided by"
+echo "   this arm's (its busy loop's work is its CPU time); the arms ran one after another, so"
+echo "   the machine's other load differs between them"
+echo "   one run of each arm, of one job: a deadline met or missed here is no rate"
 [ "$quick" = no ] || echo "(quick mode: small runs check the harness; their times are no measurement)"
 echo "slo-live: results in $out"
