@@ -14,15 +14,16 @@ yarn_DEPS := common
 yarn_PKGS := json-c libcurl libsystemd
 
 # flexslot-controllerd: the live controller. Its testable parts (the
-# configuration and the live model of the cluster) are the `controllerd`
-# library.
+# configuration, the live model of the cluster and its client of the
+# agents) are the `controllerd` library.
 LIBRARIES += controllerd
 controllerd_SOURCES := controller/daemon/controllerd-config.c controller/daemon/cluster.c \
 	controller/daemon/cluster-model.c controller/daemon/cluster-job.c \
 	controller/daemon/cluster-heartbeat.c controller/daemon/cluster-snapshot.c \
 	controller/daemon/agent-hosts.c controller/daemon/cluster-profile.c \
 	controller/daemon/cluster-output.c controller/daemon/agent-rate.c \
-	controller/daemon/agent-diff.c controller/daemon/submit.c \
+	controller/daemon/agent-diff.c controller/daemon/agent-link.c \
+	controller/daemon/agent-targets.c controller/daemon/submit.c \
 	controller/daemon/yarn-config.c controller/daemon/yarn-model.c \
 	controller/daemon/yarn-snapshot.c controller/daemon/yarn-actions.c
 controllerd_DEPS := store policy proto mapred yarn common
@@ -31,7 +32,6 @@ controllerd_PKGS := libsystemd
 PROGRAMS += flexslot-controllerd
 flexslot-controllerd_SOURCES := controller/daemon/controllerd.c \
 	controller/daemon/bus-controller.c controller/daemon/tracker-endpoint.c \
-	controller/daemon/agent-link.c controller/daemon/agent-targets.c \
 	controller/daemon/bus-agents.c controller/daemon/controller-metrics.c \
 	controller/daemon/driver-trackers.c controller/daemon/yarn-driver.c
 flexslot-controllerd_DEPS := controllerd daemon

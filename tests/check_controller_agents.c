@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "common/config.h"
 #include "common/macro.h"
@@ -19,6 +21,7 @@
 #include "controller/daemon/controllerd-config.h"
 #include "policy/layers/policies.h"
 #include "controller/store/store.h"
+#include "proto/errors.h"
 #include "tests.h"
 
 START_TEST(test_hosts_forms) {
@@ -415,6 +418,7 @@ START_TEST(test_tenants_in_snapshot) {
         ck_assert_uint_eq(s->n_vms, 3);
         ck_assert_uint_eq(s->n_hosts, 1);
         ck_assert(!s->vms[0].other_tenant);
+        ck_assert(!s->vms[1].unmanaged && !s->vms[2].unmanaged);
         ck_assert(s->vms[1].other_tenant && s->vms[2].other_tenant);
         ck_assert_uint_eq(s->vms[1].host, 0);
         ck_assert_uint_ge(s->vms[1].id, CLUSTER_TENANT_VM_ID_BASE);
@@ -430,6 +434,12 @@ START_TEST(test_tenants_in_snapshot) {
         tenants[1].vm.cpu_use = 1.5;
         ck_assert_int_eq(cluster_set_tenants(cl, tenants, 2), 0);
         ck_assert_ptr_nonnull(cl->snapshot);
+        /* Its agent refused it as not managed: the kept snapshot says so. */
+        tenants[1].vm.unmanaged = true;
+        ck_assert_int_eq(cluster_set_tenants(cl, tenants, 2), 0);
+        ck_assert_int_eq(cluster_snapshot_prepare(cl, &flags), 0);
+        ck_assert(!cl->snapshot->s.vms[1].unmanaged);
+        ck_assert(cl->snapshot->s.vms[2].unmanaged);
         ck_assert_int_eq(cluster_set_tenants(cl, &tenants[1], 1), 0);
         ck_assert_ptr_null(cl->snapshot);
         ck_assert_int_eq(cluster_snapshot_prepare(cl, &flags), 0);
@@ -444,6 +454,58 @@ START_TEST(test_tenants_in_snapshot) {
         ck_assert_uint_eq(cluster_snapshot_vms(cl), 2);
 
         model_close(&m);
+}
+END_TEST
+
+/* The agent's answer to a target, an error as sd-bus reads it from the
+ * wire (sealed; sd-bus builds messages only for a started bus: one end of
+ * a socketpair, never used). */
+static sd_bus_message *refusal(sd_bus *bus, const char *name) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
+        sd_bus_message *m = NULL;
+        static uint64_t cookie;
+
+        ck_assert_int_ge(sd_bus_message_new_method_call(bus, &call, AGENT1_BUS_NAME,
+                                                        AGENT1_OBJECT_PATH, AGENT1_INTERFACE,
+                                                        "SetTarget"),
+                         0);
+        ck_assert_int_ge(sd_bus_message_seal(call, ++cookie, 0), 0);
+        ck_assert_int_ge(sd_bus_message_new_method_errorf(call, &m, name, "refused"), 0);
+        ck_assert_int_ge(sd_bus_message_seal(m, ++cookie, 0), 0);
+        return m;
+}
+
+/* A NotManaged refusal is kept for the VM (the policy step's
+ * Vm.unmanaged, which the lever leaves alone); another refusal is not. */
+START_TEST(test_not_managed_remembered) {
+        const AgentHost host = { .name = (char *)"local" };
+        AgentVm vms[2] = { { .uuid = "22222222-2222-2222-2222-222222222222", .pending = true },
+                           { .uuid = "33333333-3333-3333-3333-333333333333", .pending = true } };
+        AgentLink l = { .host = &host, .vms = vms, .n_vms = 2 };
+        sd_bus *bus = NULL;
+        sd_bus_message *m;
+        int fds[2];
+
+        ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+        ck_assert_int_ge(sd_bus_new(&bus), 0);
+        ck_assert_int_ge(sd_bus_set_fd(bus, fds[0], fds[0]), 0);
+        ck_assert_int_ge(sd_bus_set_anonymous(bus, 1), 0);
+        ck_assert_int_ge(sd_bus_start(bus), 0);
+
+        m = refusal(bus, AGENT1_ERROR_NOT_MANAGED);
+        agents_target_answered(&l, vms[0].uuid, false, m);
+        sd_bus_message_unref(m);
+        m = refusal(bus, AGENT1_ERROR_OUT_OF_RANGE);
+        agents_target_answered(&l, vms[1].uuid, false, m);
+        sd_bus_message_unref(m);
+        ck_assert(vms[0].unmanaged);
+        ck_assert(!vms[1].unmanaged);
+        ck_assert(!vms[0].pending && !vms[1].pending);
+        ck_assert_uint_eq(vms[0].failed, 1);
+        ck_assert_msg(strstr(vms[0].last, AGENT1_ERROR_NOT_MANAGED), "%s", vms[0].last);
+
+        sd_bus_close_unref(bus);
+        close(fds[1]);
 }
 END_TEST
 
@@ -465,6 +527,7 @@ Suite *suite_controller_agents(void) {
         tcase_add_test(tc, test_vcpus_target_shown);
         tcase_add_test(tc, test_snapshot_takes_agent_vm);
         tcase_add_test(tc, test_tenants_in_snapshot);
+        tcase_add_test(tc, test_not_managed_remembered);
         suite_add_tcase(s, tc);
         return s;
 }

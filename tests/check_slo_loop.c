@@ -276,6 +276,39 @@ START_TEST(test_lever_takes_from_best_effort) {
 }
 END_TEST
 
+/* A tenant's VM its owner opted out (unmanaged: its agent refuses every
+ * target) keeps its weight and is counted at it: the late VM and VM 3
+ * share 2 of the 5 weights, 8 x 2/5 = 3.2 pCPUs; VM 0 is entitled to its
+ * 2 vCPUs, 2048 x 2 / 3.2 = 1280, and VM 3 to the rest, 2048 x 1.2 / 3.2 =
+ * 768. Found opted out after the lever took its weight, VM 4 is asked
+ * nothing back, and its weight is not reported. */
+START_TEST(test_lever_leaves_unmanaged_alone) {
+        lever_fixture();
+        fx.vms[4].unmanaged = true;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_vm_targets, 2);
+        ck_assert_uint_eq(target_of(0)->cpu_weight, 1280);
+        ck_assert_uint_eq(target_of(3)->cpu_weight, 768);
+        ck_assert_ptr_null(target_of(4));
+        ck_assert_ptr_null(lever_of(4));
+
+        fx.vms[4].unmanaged = false;
+        ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 100 * SEC), 0);
+        ck_assert_uint_eq(target_of(4)->cpu_weight, 896);
+        /* The agent refused it: the job is safe now, and the lever gives
+         * back VM 0's and VM 3's weight, none to VM 4, then or later. */
+        fx.vms[4].unmanaged = true;
+        fx.vms[0].cpu_weight = 1280;
+        fx.vms[3].cpu_weight = 896;
+        fx.jobs[late_job].deadline = 5000 * SEC;
+        for (int step = 0; step < 2; step++) {
+                ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 100 * SEC), 0);
+                ck_assert_ptr_null(target_of(4));
+                ck_assert_ptr_null(lever_of(4));
+        }
+}
+END_TEST
+
 /* Once A is safe (its deadline far), the weights go back to what they
  * were, each reported without a job, asked again while a VM does not
  * report its weight back (a target lost on its way); back, they are
@@ -451,6 +484,7 @@ Suite *suite_slo_loop(void) {
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_lever_takes_from_best_effort);
         tcase_add_test(tc, test_lever_gives_back);
+        tcase_add_test(tc, test_lever_leaves_unmanaged_alone);
         tcase_add_test(tc, test_allocators_skip_other_tenant);
         tcase_add_test(tc, test_other_tenant_weight_only);
         suite_add_tcase(s, tc);

@@ -92,6 +92,7 @@ static ClusterVmState vm_state(const AgentLink *l, const AgentVm *vm) {
                 .memory_max = vm->valid & AGENT1_METRIC_MEMORY ? vm->memory_max : 0,
                 .cpu_weight = vm->valid & AGENT1_METRIC_CPU_WEIGHT ? vm->cpu_weight : 0,
                 .cpu_cap = vm->valid & AGENT1_METRIC_CPU_CAP ? vm->cpu_cap : 0,
+                .unmanaged = vm->unmanaged,
         };
 
         /* The demand allocator wants both; one alone is no demand. */
@@ -289,6 +290,7 @@ static int link_take_sample(AgentLink *l, sd_bus_message *m) {
                 vm_keep_rates(&vm, old, now, l->owner->max_sample_age);
                 if (old) {
                         vm.pending = old->pending;
+                        vm.unmanaged = old->unmanaged;
                         vm.sent = old->sent;
                         vm.applied = old->applied;
                         vm.failed = old->failed;

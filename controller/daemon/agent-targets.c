@@ -118,20 +118,25 @@ static bool target_verdicts(sd_bus_message *m, AgentVm *vm, char *text, size_t s
         return all_ok;
 }
 
-/* What a target came to, for the log and ListVms. */
-static void target_record(TargetCall *t, sd_bus_message *m) {
-        AgentVm *vm = agents_link_vm(t->link, t->uuid);
+void agents_target_answered(AgentLink *l, const char *uuid, bool resize, sd_bus_message *m) {
+        AgentVm *vm = agents_link_vm(l, uuid);
         char text[VERDICT_TEXT_MAX];
         bool all_ok = target_verdicts(m, vm, text, sizeof(text));
+        bool unmanaged = sd_bus_message_is_method_error(m, AGENT1_ERROR_NOT_MANAGED) > 0;
 
         if (all_ok)
-                log_info("VM %s on agent %s: %s", t->uuid, t->link->host->name, text);
+                log_info("VM %s on agent %s: %s", uuid, l->host->name, text);
+        else if (unmanaged)
+                log_warning("VM %s on agent %s: %s (its owner opted it out: the lever leaves it "
+                            "alone)",
+                            uuid, l->host->name, text);
         else
-                log_warning("VM %s on agent %s: %s%s", t->uuid, t->link->host->name, text,
-                            t->request ? "" : " (tried again next cycle)");
+                log_warning("VM %s on agent %s: %s%s", uuid, l->host->name, text,
+                            resize ? "" : " (tried again next cycle)");
         if (!vm)
                 return;
         vm->pending = false;
+        vm->unmanaged = vm->unmanaged || unmanaged;
         if (all_ok)
                 vm->applied++;
         else
@@ -145,7 +150,7 @@ static int on_target(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
         sd_bus_message *request;
         int r;
 
-        target_record(t, m);
+        agents_target_answered(t->link, t->uuid, t->request != NULL, m);
         request = TAKE_PTR(t->request);
         if (!request)
                 return 0;
@@ -271,8 +276,9 @@ static void give_back_weight(Agents *a, uint32_t index, const ClusterLever *leve
                 return;
         l = &a->links[state->host - 1];
         vm = agents_link_vm(l, uuid);
-        /* Where the agent reports no weight, none was sent. */
-        if (!vm || !(vm->valid & AGENT1_METRIC_CPU_WEIGHT))
+        /* Where the agent reports no weight, none was sent; where it
+         * refused the VM as not managed, none was taken. */
+        if (!vm || !(vm->valid & AGENT1_METRIC_CPU_WEIGHT) || vm->unmanaged)
                 return;
         r = l->bus ? target_message(l, uuid, &(AgentTarget){ .cpu_weight = lever->before }, &m)
                    : -ENOTCONN;

@@ -35,6 +35,11 @@ typedef struct AgentVm {
          * (Agent1 field 14; 0 from a version 1 agent). */
         usec_t age;
         bool pending; /* a target of ours is on its way */
+        /* The agent refused a target because the VM's owner opted it out
+         * (NotManaged): the policy step sees it as Vm.unmanaged, and the
+         * lever leaves it alone. Kept while the agent reports the VM; a
+         * controller started anew asks again. */
+        bool unmanaged;
         /* A sample older than this (realtime) predates the last target the
          * agent took, whose values stand until a newer one. */
         usec_t changed_at;
@@ -110,6 +115,11 @@ struct Agents {
         size_t n;
         usec_t call_timeout, max_sample_age;
 };
+
+/* The agent's answer m to a target of VM uuid of agent l (ResizeVm's when
+ * resize): logged, counted in the VM's ListVms columns, and a NotManaged
+ * refusal kept as AgentVm.unmanaged. */
+void agents_target_answered(AgentLink *l, const char *uuid, bool resize, sd_bus_message *m);
 
 /* The VM of UUID or domain name vm in l's newest sample (a tracker's VM
  * is its UUID; a YARN node's, the name or UUID the YARN driver matched it

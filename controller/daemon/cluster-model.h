@@ -96,6 +96,7 @@ typedef struct ClusterVmState {
         bool has_steal;
         double steal;
         usec_t steal_at; /* realtime */
+        bool unmanaged;  /* its agent refused a target: NotManaged (AgentVm) */
 } ClusterVmState;
 
 /* What the one loop's lever asked of a VM's CPU weight: what it last

@@ -62,6 +62,7 @@ static Vm vm_of_state(const ClusterVmState *v, uint64_t id, uint32_t host) {
         if (v->cpu_weight)
                 vm.cpu_weight = v->cpu_weight;
         vm.cpu_cap = v->cpu_cap;
+        vm.unmanaged = v->unmanaged;
         if (v->measured_at) {
                 vm.cpu_use = v->cpu_use;
                 vm.memory_used = v->memory_used;
@@ -631,7 +632,7 @@ static bool vms_same(const Vm *a, const Vm *b) {
                a->memory_max == b->memory_max && a->cpu_weight == b->cpu_weight &&
                a->cpu_cap == b->cpu_cap && a->cpu_use == b->cpu_use &&
                a->memory_used == b->memory_used && a->measured_at == b->measured_at &&
-               a->other_tenant == b->other_tenant;
+               a->other_tenant == b->other_tenant && a->unmanaged == b->unmanaged;
 }
 
 static bool hosts_same(const Host *a, const Host *b) {

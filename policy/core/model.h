@@ -75,6 +75,10 @@ typedef struct Vm {
          * weight from it for this cluster's deadlines (the VM allocators'
          * slo_lever) and may change nothing else of it. */
         bool other_tenant;
+        /* Its owner opted it out of changes (the agent refuses every target
+         * of it: <flexslot:limits manage="no"/>): its weight is what it is,
+         * and the lever neither takes from it nor gives to it. */
+        bool unmanaged;
 } Vm;
 
 typedef enum TaskType {

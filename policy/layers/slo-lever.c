@@ -180,8 +180,10 @@ int slo_lever_step(SloLever *l, PolicyContext *ctx) {
         }
         for (uint32_t v = 0; v < s->n_vms; v++) {
                 /* An idle VM of this cluster may get a late job's task
-                 * at any heartbeat: it keeps its weight. */
-                role[v] = vm_job[v] != NO_INDEX ? ROLE_LATE
+                 * at any heartbeat: it keeps its weight. So does one its
+                 * owner opted out: its agent would refuse every change. */
+                role[v] = s->vms[v].unmanaged     ? ROLE_KEEP
+                          : vm_job[v] != NO_INDEX ? ROLE_LATE
                           : s->vms[v].other_tenant || (other_work[v] && !deadline_work[v])
                                   ? ROLE_EFFORT
                                   : ROLE_KEEP;
@@ -198,10 +200,14 @@ int slo_lever_step(SloLever *l, PolicyContext *ctx) {
          * every step until the VM reports it: a target asked once may be
          * lost on its way (a live controller sends only its control
          * cycle's, one at a time per VM), and would leave the VM levered
-         * for good. Back, it is reported once more and forgotten. */
+         * for good. Back, it is reported once more and forgotten. One
+         * found opted out since is forgotten at the sweep: its agent
+         * refused the lever's weight, and would refuse it back. */
         for (uint32_t v = 0; v < s->n_vms; v++) {
                 unsigned base;
 
+                if (s->vms[v].unmanaged)
+                        continue;
                 if (levered[s->vms[v].host] || !idmap_get(&l->base, s->vms[v].id)) {
                         idmap_touch(&l->base, s->vms[v].id);
                         continue;
