@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <systemd/sd-bus.h>
@@ -25,14 +24,7 @@ static sd_bus *bus;
 static int peer = -1;
 
 static void bus_setup(void) {
-        int fds[2];
-
-        ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
-        ck_assert_int_ge(sd_bus_new(&bus), 0);
-        ck_assert_int_ge(sd_bus_set_fd(bus, fds[0], fds[0]), 0);
-        ck_assert_int_ge(sd_bus_set_anonymous(bus, 1), 0);
-        ck_assert_int_ge(sd_bus_start(bus), 0);
-        peer = fds[1];
+        bus = test_bus_unused(&peer);
         ck_assert_int_ge(proto_errors_register(), 0);
 }
 

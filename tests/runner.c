@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <systemd/sd-bus.h>
 
 #include "common/macro.h"
 #include "tests.h"
@@ -84,6 +87,19 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 void test_remove_tree(const char *dir) {
         if (dir)
                 nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+sd_bus *test_bus_unused(int *ret_peer) {
+        sd_bus *bus = NULL;
+        int fds[2];
+
+        ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+        ck_assert_int_ge(sd_bus_new(&bus), 0);
+        ck_assert_int_ge(sd_bus_set_fd(bus, fds[0], fds[0]), 0);
+        ck_assert_int_ge(sd_bus_set_anonymous(bus, 1), 0);
+        ck_assert_int_ge(sd_bus_start(bus), 0);
+        *ret_peer = fds[1];
+        return bus;
 }
 
 int main(void) {

@@ -21,3 +21,7 @@ void test_skip(const char *what, const char *reason);
 char *test_make_tmpdir(void);
 /* Removes dir and everything under it, as far as it can; NULL is fine. */
 void test_remove_tree(const char *dir);
+/* A started bus on one end of a socketpair, never used (sd-bus builds
+ * messages only for a started bus); the other end in *ret_peer, to close
+ * after sd_bus_close_unref(). */
+struct sd_bus *test_bus_unused(int *ret_peer);
