@@ -187,6 +187,19 @@ vm_agent_start() {
 	}
 }
 
+# vm_agent_call METHOD SIGNATURE ARGS...: a call to vm_agent_start's agent.
+vm_agent_call() {
+	busctl --address="$VM_BUS_ADDRESS" call org.flexslot.Agent1 /org/flexslot/Agent1 \
+		org.flexslot.Agent1 "$@"
+}
+
+# vm_agent_last_sample: when the agent last sampled (its LastSample, in
+# microseconds; nothing if it does not answer).
+vm_agent_last_sample() {
+	busctl --address="$VM_BUS_ADDRESS" get-property org.flexslot.Agent1 /org/flexslot/Agent1 \
+		org.flexslot.Agent1 LastSample 2>/dev/null | awk '{ print $2 }'
+}
+
 # vm_controller_start CONTROLLERD ADDRESS: the controller CONTROLLERD on the
 # bus ADDRESS, whose agent is its one host, its PID in VM_CONTROLLER_PID. Its
 # configuration, $vm_state/controller.ini, holds what every real-guest run
