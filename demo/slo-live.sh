@@ -75,14 +75,9 @@ for x in "${SLO_FACTOR:-1.3}" "${SLO_POOL:-1.5}"; do
 		;;
 	esac
 done
-cannot() {
-	echo "slo-live: $*" >&2
-	exit 1
-}
-[ "$(id -u)" -eq 0 ] || cannot "needs root: it runs a private libvirtd and QEMU guests"
-command -v qemu-system-x86_64 >/dev/null || cannot "qemu-system-x86_64 is not installed (packaging/deps.sh --test)"
-command -v libvirtd >/dev/null || cannot "libvirtd is not installed (packaging/deps.sh --test)"
-export LC_ALL=C
+demo=slo-live
+# shellcheck source=demo/guest-demo.sh
+. "$src/demo/guest-demo.sh"
 
 if [ "$quick" = yes ]; then
 	mb=8 block=1M
@@ -96,42 +91,20 @@ tenant=fs-tenant
 out=${SLO_OUT:-$build/slo-live-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$out"
 
-vm_dir="$src/tests/vm"
-vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
-# shellcheck source=tests/vm/lib.sh
-. "$vm_dir/lib.sh"
-# shellcheck source=tests/vm/cluster.sh
-. "$vm_dir/cluster.sh"
-# shellcheck source=tests/lib/dataset.sh
-. "$src/tests/lib/dataset.sh"
-on_exit() {
-	vmc_partition_restore
-	[ -z "${KEEP_TMP:-}" ] || echo "consoles, logs and data: $vm_state"
-}
-vmc_traps on_exit
-secs() { awk -v ms="$1" 'BEGIN { printf "%.1f", ms / 1000 }'; }
-
 echo "== slo-live: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n), $(getconf _NPROCESSORS_ONLN) CPUs," \
 	"load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "   mode $([ "$quick" = yes ] && echo quick || echo full): $mb MiB in $block splits," \
 	"deadline $factor x the job alone, pool $pool CPUs, arms $arms"
 vm_lock 900 || cannot "another real-guest run held the lock for 15 minutes"
 
-echo "== guest image, private libvirtd, bus, flexslot-agentd"
-VMC_AGENT_INTERVAL=2s
-VMC_BLOCK_SIZE=$block
-VMC_LOST_TIMEOUT=60s
-VMC_CALL_TIMEOUT=30s
 # The lever splits a host's CPUs by weight: the pool, rounded up, and no
 # more. The controller takes the CPUs the agent offers as the host's: with
 # cluster.sh's threefold overcommit it saw 6 CPUs for the guests' 6 vCPUs,
 # room for all, and the lever moved no weight.
 VMC_HOST_CPUS=$(awk -v p="$pool" 'BEGIN { c = int(p); print (c < p ? c + 1 : c) }')
 VMC_CPU_OVERCOMMIT=1
-export VMC_AGENT_INTERVAL VMC_BLOCK_SIZE VMC_LOST_TIMEOUT VMC_CALL_TIMEOUT VMC_HOST_CPUS \
-	VMC_CPU_OVERCOMMIT
-vmc_setup "$build" || cannot "cannot start the cluster's host side (see the messages above)"
-data=$VMC_DATA
+export VMC_HOST_CPUS VMC_CPU_OVERCOMMIT
+demo_tcg_cluster_setup "$block"
 
 echo "== dataset: $mb MiB of text"
 mkdir -p "$data/in"
@@ -141,10 +114,7 @@ while [ "$i" -lt $((mb / bmb)) ]; do
 	gen_words $((100000 + i)) $((bmb * 1048576 / 33)) >"$data/in/part$i"
 	i=$((i + 1))
 done
-inputs=""
-for f in "$data"/in/*; do
-	inputs="$inputs in/${f##*/}"
-done
+demo_inputs
 wordcount_answer "$data"/in/* >"$vm_state/expected"
 
 # The thresholds of Hadoop and FlexSlot scaled to TCG's short tasks, as

@@ -26,34 +26,13 @@ case $size in
 	exit 2
 	;;
 esac
-cannot() {
-	echo "demo-vm: $*" >&2
-	exit 1
-}
-[ "$(id -u)" -eq 0 ] || cannot "needs root: it runs a private libvirtd and QEMU guests"
-command -v qemu-system-x86_64 >/dev/null || cannot "qemu-system-x86_64 is not installed (packaging/deps.sh --test)"
-command -v libvirtd >/dev/null || cannot "libvirtd is not installed (packaging/deps.sh --test)"
-export LC_ALL=C
-
-vm_dir="$src/tests/vm"
-vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
-# shellcheck source=tests/vm/lib.sh
-. "$vm_dir/lib.sh"
-# shellcheck source=tests/vm/cluster.sh
-. "$vm_dir/cluster.sh"
-# shellcheck source=tests/lib/dataset.sh
-. "$src/tests/lib/dataset.sh"
-on_exit() {
-	if [ -n "${KEEP_TMP:-}" ]; then
-		echo "consoles, logs and data: $vm_state"
-	fi
-}
-vmc_traps on_exit
+demo="demo-vm"
+# shellcheck source=demo/guest-demo.sh
+. "$src/demo/guest-demo.sh"
 
 guests="fs-vm1 fs-vm2 fs-vm3"
 data=""
 t_demo=$(vm_now_ms)
-secs() { awk -v ms="$1" 'BEGIN { printf "%.1f", ms / 1000 }'; }
 
 echo "== waiting for other real-guest runs on this machine, if any"
 vm_lock 900 || cannot "another real-guest run held the lock for 15 minutes"

@@ -91,14 +91,9 @@ for a in $arms; do
 		;;
 	esac
 done
-cannot() {
-	echo "vmexp: $*" >&2
-	exit 1
-}
-[ "$(id -u)" -eq 0 ] || cannot "needs root: it runs a private libvirtd and QEMU guests"
-command -v qemu-system-x86_64 >/dev/null || cannot "qemu-system-x86_64 is not installed (packaging/deps.sh --test)"
-command -v libvirtd >/dev/null || cannot "libvirtd is not installed (packaging/deps.sh --test)"
-export LC_ALL=C
+demo=vmexp
+# shellcheck source=demo/guest-demo.sh
+. "$src/demo/guest-demo.sh"
 
 if [ "$quick" = yes ]; then
 	mb=12 block=1M period=15 repeats=1
@@ -111,20 +106,6 @@ guests="fs-x1 fs-x2 fs-x3 fs-x4"
 out=${VMEXP_OUT:-$build/vmexp-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$out"
 
-vm_dir="$src/tests/vm"
-vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
-# shellcheck source=tests/vm/lib.sh
-. "$vm_dir/lib.sh"
-# shellcheck source=tests/vm/cluster.sh
-. "$vm_dir/cluster.sh"
-# shellcheck source=tests/lib/dataset.sh
-. "$src/tests/lib/dataset.sh"
-on_exit() {
-	# The pool's quota and weight back as they were.
-	vmc_partition_restore
-	[ -z "${KEEP_TMP:-}" ] || echo "consoles, logs and data: $vm_state"
-}
-vmc_traps on_exit
 # run_failed WHY: a run went wrong. What shows why is kept in
 # $out/failed-$run (the controller's log, each guest's console, the jobs'
 # output files and, for a wrong answer, the first lines that differ)
@@ -146,7 +127,6 @@ run_failed() {
 	done
 	cannot "run $run: $* (kept: $_rf_dir)"
 }
-secs() { awk -v ms="$1" 'BEGIN { printf "%.1f", ms / 1000 }'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 echo "== vmexp: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n), $(getconf _NPROCESSORS_ONLN) CPUs, load $(load)"
@@ -154,19 +134,13 @@ echo "   mode $([ "$quick" = yes ] && echo quick || echo full): $mb MiB per job 
 	"DRS period and window ${period}s, $repeats repeat(s), arms $arms, seed $seed"
 vm_lock 900 || cannot "another real-guest run held the lock for 15 minutes"
 
-echo "== guest image, private libvirtd, bus, flexslot-agentd"
-VMC_AGENT_INTERVAL=2s
-VMC_BLOCK_SIZE=$block
-VMC_LOST_TIMEOUT=60s
 # On a busy 2-core host four TCG guests answer slowly: a heartbeat may take
-# more than the default 10 s.
-VMC_CALL_TIMEOUT=30s
+# more than the default 10 s (demo_tcg_cluster_setup gives 30 s).
 VMC_HOST_CPUS=$(getconf _NPROCESSORS_ONLN)
 # DRS moves caps by hundredths of a CPU: the agent takes every move.
 VMC_AGENT_LIMITS="min-cpu-cap-change = 0.01"
-export VMC_AGENT_INTERVAL VMC_BLOCK_SIZE VMC_LOST_TIMEOUT VMC_HOST_CPUS VMC_AGENT_LIMITS VMC_CALL_TIMEOUT
-vmc_setup "$build" || cannot "cannot start the cluster's host side (see the messages above)"
-data=$VMC_DATA
+export VMC_HOST_CPUS VMC_AGENT_LIMITS
+demo_tcg_cluster_setup "$block"
 
 echo "== dataset: $mb MiB for each job (both read the same files)"
 # Per 100 blocks: 88 regular files of a block, 12 expensive ones of a block
@@ -188,10 +162,7 @@ while [ "$i" -lt "$blocks" ]; do
 	fi
 	i=$((i + 1))
 done
-inputs=""
-for f in "$data"/in/*; do
-	inputs="$inputs in/${f##*/}"
-done
+demo_inputs
 wordcount_answer "$data"/in/* >"$vm_state/expected-wordcount"
 # Inverted index: each word's files, sorted and joined by ','.
 for f in "$data"/in/*; do

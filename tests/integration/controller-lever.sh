@@ -21,9 +21,6 @@ set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/agent.sh"
-W1=11111111-1111-1111-1111-111111111111
-W2=22222222-2222-2222-2222-222222222222
-W3=33333333-3333-3333-3333-333333333333
 
 start_bus
 write_config
@@ -55,7 +52,7 @@ listed_as() {
 }
 poll listed_as "$W2" worker2 tenant || fail "worker2 is not another tenant's: $(flexslotctl vms)"
 listed_as "$W3" worker3 tenant || fail "worker3 is not another tenant's: $(flexslotctl vms)"
-listed_as 44444444-4444-4444-4444-444444444444 spare none ||
+listed_as "$SPARE" spare none ||
 	fail "spare, which does not run, is listed as a tenant's: $(flexslotctl vms)"
 
 # ---- a first run leaves the job's profile ----

@@ -14,7 +14,6 @@ set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/agent.sh"
-W2=22222222-2222-2222-2222-222222222222
 GIB=1073741824
 
 [ "$(id -u)" -eq 0 ] || skip "sshd runs as root"

@@ -12,9 +12,6 @@ set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/agent.sh"
-W1=11111111-1111-1111-1111-111111111111
-W2=22222222-2222-2222-2222-222222222222
-SPARE=44444444-4444-4444-4444-444444444444
 GIB=1073741824
 
 # size_is DOMAIN "VCPUS MEMORY", as the agent measures it.

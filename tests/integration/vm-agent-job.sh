@@ -45,10 +45,7 @@ vmc_traps on_exit
 vm_lock 300 || fail "another real-guest test held the lock for 5 minutes"
 t_start=$(vm_now_ms)
 vmc_step "building the guest, starting libvirtd"
-vm_setup || {
-	[ $? -eq 1 ] && skip "libvirtd does not start here: $(tail -n 3 "$vm_state/libvirtd.out" 2>/dev/null | tr '\n' ' ')"
-	fail "cannot build the test guest"
-}
+guest_test_setup
 accel=$(vm_accel)
 vmc_step "booting two guests ($accel)"
 vm_boot "$busy" "$accel" 128 2 1 60 || fail "$busy did not boot within 60 s"
@@ -70,21 +67,12 @@ min-memory = 64M
 max-memory = 1G
 min-interval = 0
 EOF
-address=$VM_BUS_ADDRESS
 
-agent_call() {
-	busctl --address="$address" call org.flexslot.Agent1 /org/flexslot/Agent1 \
-		org.flexslot.Agent1 "$@"
-}
 # GetMetrics answers "t(sssuuttdduudtd...) TIMESTAMP NAME UUID STATE VCPUS
 # VCPUS_MAX MEMORY MEMORY_MAX CPU_USE STEAL VALID WEIGHT CAP USED AGE ...":
 # "STATE CPU_USE STEAL AGE" of a guest.
 metrics() {
-	agent_call GetMetrics s "$1" 2>/dev/null | awk '{ gsub(/"/, "", $5); print $5, $10, $11, $16 }'
-}
-last_sample() {
-	busctl --address="$address" get-property org.flexslot.Agent1 /org/flexslot/Agent1 \
-		org.flexslot.Agent1 LastSample 2>/dev/null | awk '{ print $2 }'
+	vm_agent_call GetMetrics s "$1" 2>/dev/null | awk '{ gsub(/"/, "", $5); print $5, $10, $11, $16 }'
 }
 has_rates() { metrics "$1" | awk '{ exit !($1 == "running" && $2 >= 0 && $3 >= 0 && $4 == 0) }'; }
 # The busy guest paused, its last rates standing, at least $1 s old.
@@ -124,14 +112,14 @@ vm_virsh domjobinfo "$busy" | head -n 3 || true
 # are at most a few rounds old (a round whose stats call took too long to
 # time its interval keeps the last rates, with their age, by design), where
 # the busy guest's grow with the job.
-newer_than() { [ "$(last_sample)" -gt "$1" ]; }
-prev=$(last_sample)
+newer_than() { [ "$(vm_agent_last_sample)" -gt "$1" ]; }
+prev=$(vm_agent_last_sample)
 for look in 1 2 3 4 5 6 7 8; do
 	vm_poll 3 newer_than "$prev" || fail "no new sample within 3 s during $busy's job (look $look)"
 	m=$(metrics "$other")
 	echo "$m" | awk '{ exit !($1 == "running" && $4 < 2) }' ||
 		fail "$other's sample is not fresh during $busy's job: $m"
-	prev=$(last_sample)
+	prev=$(vm_agent_last_sample)
 done
 busy_age=$(metrics "$busy" | awk '{ print $4 }')
 echo "after $(($(vm_now_ms) - job_started)) ms in the job: $busy $(metrics "$busy"); $other $(metrics "$other")"
@@ -155,8 +143,8 @@ echo "after the job: $busy $(metrics "$busy")"
 # the decision says what it found: the pressure, or why there is none (on
 # a cgroup v1 host, QEMU is in no cgroup v2 of libvirt's).
 vmc_step "a shrink of $other under the balloon guard"
-out=$(agent_call SetMemory st "$other" $((112 * 1048576)) 2>&1) || echo "SetMemory: $out"
-decision=$(agent_call ListDecisions t 0 | tr '"' '\n' | grep "balloon-guard" || true)
+out=$(vm_agent_call SetMemory st "$other" $((112 * 1048576)) 2>&1) || echo "SetMemory: $out"
+decision=$(vm_agent_call ListDecisions t 0 | tr '"' '\n' | grep "balloon-guard" || true)
 echo "limits: $decision"
 case $decision in
 *"balloon-guard memory.pressure some avg10 "*"/memory.pressure)"*) ;;
@@ -168,9 +156,9 @@ esac
 # The guest onlines a hot-added vCPU; the first sample after target-grace
 # says so in GetMetrics' field 15 (pending until then).
 vmc_step "SetVcpus $other 1 -> 2"
-vcpus_target() { agent_call GetMetrics s "$other" | awk '{ print $17 }'; }
+vcpus_target() { vm_agent_call GetMetrics s "$other" | awk '{ print $17 }'; }
 target_is() { [ "$(vcpus_target)" = "\"$1\"" ]; }
-out=$(agent_call SetVcpus su "$other" 2) || fail "SetVcpus $other 2: $out"
+out=$(vm_agent_call SetVcpus su "$other" 2) || fail "SetVcpus $other 2: $out"
 vm_poll 30 target_is reached || fail "$other's vCPU target is $(vcpus_target), not reached"
 vm_console_has "$other" "FLEXSLOT-CPU-ONLINE cpu1" || fail "$other did not online its second vCPU"
 grep "Domain $other shows its vcpus 2" "$vm_state/agent.log" || fail "the agent did not log the target reached"

@@ -12,22 +12,13 @@ set -eu
 
 # shellcheck source=tests/vm/guest-test.sh
 . "${FLEXSLOT_SRCDIR:?run through make check}/tests/vm/guest-test.sh"
+# shellcheck source=tests/vm/cluster.sh
+. "$vm_dir/cluster.sh"
 guest=flexslot-vm-controller
-finish() {
-	rc=$?
-	trap - EXIT
-	vm_teardown 2>/dev/null
-	rm -rf "$vm_state"
-	exit "$rc"
-}
-trap finish EXIT
-trap 'exit 130' INT TERM
+vmc_traps
 
 vm_lock 300 || fail "another real-guest test held the lock for 5 minutes"
-vm_setup || {
-	[ $? -eq 1 ] && skip "libvirtd does not start here"
-	fail "cannot build the test guest"
-}
+guest_test_setup
 pin=$(($(getconf _NPROCESSORS_ONLN) - 1))
 vm_boot "$guest" "$(vm_accel)" 128 2 1 60 "$pin" || fail "the guest did not boot within 60 s"
 uuid=$(vm_virsh domuuid "$guest")
@@ -64,29 +55,10 @@ start_agent() {
 }
 start_agent
 
-echo "token" >"$vm_state/token"
-chmod 0600 "$vm_state/token"
-mkdir -p "$vm_state/data"
-cat >"$vm_state/controller.ini" <<EOF
-[controller]
-store = $vm_state/store.db
-[trackers]
-listen = unix:path=$vm_state/trackers
-token-file = $vm_state/token
-heartbeat-interval = 200ms
-lost-timeout = 2s
-[jobs]
-data-dir = $vm_state/data
+vm_controller_start "$build/bin/flexslot-controllerd" "$address" <<EOF || fail "the controller did not start"
 [agents]
-hosts = $address
 call-timeout = 1s
-max-sample-age = 2s
 EOF
-"$build/bin/flexslot-controllerd" --config "$vm_state/controller.ini" --address "$address" \
-	>"$vm_state/controller.log" 2>&1 9>&- &
-vm_track $! flexslot-controllerd
-vm_poll 20 bus status org.flexslot.Controller1 >/dev/null 2>&1 ||
-	fail "the controller did not start: $(cat "$vm_state/controller.log")"
 "$build/bench/flexslot-tracker-client" --address "unix:path=$vm_state/trackers" \
 	--token-file "$vm_state/token" --vm-uuid "$uuid" --steal 0 --beats 100000 \
 	>"$vm_state/tracker.log" 2>&1 9>&- &

@@ -19,24 +19,9 @@
 # flexslot-test: vm
 set -eu
 
-srcdir=${FLEXSLOT_SRCDIR:?run through make check}
-build=${FLEXSLOT_BUILD:?run through make check}
-
-# shellcheck source=tests/lib/verdict.sh
-. "$srcdir/tests/lib/verdict.sh"
-
-[ "$(id -u)" -eq 0 ] || skip "needs root to run libvirtd and QEMU guests"
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
-command -v libvirtd >/dev/null || skip "libvirtd is not installed"
-for t in virsh unshare busybox cpio dbus-daemon busctl; do
-	command -v "$t" >/dev/null || fail "$t is missing (packaging/deps.sh installs it)"
-done
-
-vm_dir="$srcdir/tests/vm"
-vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
-# shellcheck disable=SC1091 # tests/vm/lib.sh and cluster.sh, checked on their own
-. "$vm_dir/lib.sh"
-# shellcheck disable=SC1091
+# shellcheck source=tests/vm/guest-test.sh
+. "${FLEXSLOT_SRCDIR:?run through make check}/tests/vm/guest-test.sh"
+# shellcheck source=tests/vm/cluster.sh
 . "$vm_dir/cluster.sh"
 
 online=flexslot-ga-online
@@ -49,10 +34,7 @@ vmc_traps vmc_test_keep_state
 vm_lock 300 || fail "another real-guest test held the lock for 5 minutes"
 t_start=$(vm_now_ms)
 vmc_step "building the guest and its guest agent layer, starting libvirtd"
-vm_setup || {
-	[ $? -eq 1 ] && skip "libvirtd does not start here: $(tail -n 3 "$vm_state/libvirtd.out" 2>/dev/null | tr '\n' ' ')"
-	fail "cannot build the test guest"
-}
+guest_test_setup
 layer=$("$vm_dir/build-guest.sh" --guest-agent | sed -n 's/^GUEST_AGENT=//p')
 [ -f "$layer" ] || fail "cannot build the guest agent layer"
 cat "$VM_INITRD" "$layer" >"$vm_state/guest-agent.initrd"
@@ -72,10 +54,8 @@ for g in "$online" "$offline" "$hung"; do
 	vm_poll 60 agent_answers "$g" || fail "$g's guest agent does not answer libvirt"
 done
 
-agentd="$build/bin/flexslot-agentd"
-[ -x "$agentd" ] || fail "$agentd is not built"
 vmc_step "private dbus-daemon and flexslot-agentd"
-vm_agent_start "$agentd" 500ms <<EOF || fail "the agent did not take its bus name"
+vm_agent_start "$build/bin/flexslot-agentd" 500ms <<EOF || fail "the agent did not take its bus name"
 [agent]
 log-level = debug
 target-grace = 2s
@@ -84,25 +64,16 @@ guest-agent-timeout = 2s
 cpus = 8
 memory = 8G
 EOF
-address=$VM_BUS_ADDRESS
 
-agent_call() {
-	busctl --address="$address" call org.flexslot.Agent1 /org/flexslot/Agent1 \
-		org.flexslot.Agent1 "$@"
-}
 # GetMetrics answers "t(sssuuttdduudtdsssus) TIMESTAMP NAME ...": field N
 # of the struct is word N+2. "VCPUS AGE VCPUS_TARGET SOURCE GUEST_VCPUS
 # GUEST_AGENT" of a guest: fields 4, 14, 15, 17, 18 and 19.
 view() {
-	agent_call GetMetrics s "$1" 2>/dev/null |
+	vm_agent_call GetMetrics s "$1" 2>/dev/null |
 		awk '{ print $6, $16, $17, $19, $20, $21 }' | tr -d '"'
 }
 view_is() { [ "$(view "$1" | cut -d' ' -f1,3-)" = "$2" ]; }
-last_sample() {
-	busctl --address="$address" get-property org.flexslot.Agent1 /org/flexslot/Agent1 \
-		org.flexslot.Agent1 LastSample 2>/dev/null | awk '{ print $2 }'
-}
-newer_than() { [ "$(last_sample)" -gt "$1" ]; }
+newer_than() { [ "$(vm_agent_last_sample)" -gt "$1" ]; }
 # The agent's questions that failed (only the hung guest agent's do):
 # libvirt's answer, logged at debug, one line each.
 silent_questions() { grep -c "guest agent's vCPUs: " "$vm_state/agent.log" || true; }
@@ -126,7 +97,7 @@ echo "$hung's guest agent is silent ($(($(vm_now_ms) - hang_t0)) ms to see it)"
 # ---- the second vCPU of each -----------------------------------------------
 vmc_step "SetVcpus 1 -> 2 on each guest"
 for g in "$hung" "$offline" "$online"; do
-	out=$(agent_call SetVcpus su "$g" 2) || fail "SetVcpus $g 2: $out"
+	out=$(vm_agent_call SetVcpus su "$g" 2) || fail "SetVcpus $g 2: $out"
 done
 set_t0=$(vm_now_ms)
 
@@ -160,7 +131,7 @@ grep "Domain $hung: no count of its vCPUs online from its guest agent" "$vm_stat
 # design).
 vmc_step "samples while $hung's guest agent is asked again"
 silent_before=$(silent_questions)
-prev=$(last_sample)
+prev=$(vm_agent_last_sample)
 window_t0=$(vm_now_ms)
 worst=0
 for look in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
@@ -173,7 +144,7 @@ for look in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
 		awk -v a="$age" 'BEGIN { exit !(a < 2) }' ||
 			fail "$g's sample is $age s old while $hung's guest agent is asked"
 	done
-	prev=$(last_sample)
+	prev=$(vm_agent_last_sample)
 done
 silent_after=$(silent_questions)
 echo "16 samples in $(($(vm_now_ms) - window_t0)) ms, the longest wait $worst ms;" \

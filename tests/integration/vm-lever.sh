@@ -18,34 +18,14 @@
 # flexslot-test: vm
 set -eu
 
-srcdir=${FLEXSLOT_SRCDIR:?run through make check}
-build=${FLEXSLOT_BUILD:?run through make check}
-# shellcheck source=tests/lib/verdict.sh
-. "$srcdir/tests/lib/verdict.sh"
-
-[ "$(id -u)" -eq 0 ] || skip "needs root to run libvirtd and QEMU guests"
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
-command -v libvirtd >/dev/null || skip "libvirtd is not installed"
-
-vm_dir="$srcdir/tests/vm"
-vm_state=$(mktemp -d /tmp/flexslot-vm.XXXXXX)
-# shellcheck disable=SC1091 # tests/vm/lib.sh, checked on its own
-. "$vm_dir/lib.sh"
-finish() {
-	rc=$?
-	trap - EXIT
-	vm_teardown 2>/dev/null
-	rm -rf "$vm_state"
-	exit "$rc"
-}
-trap finish EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=tests/vm/guest-test.sh
+. "${FLEXSLOT_SRCDIR:?run through make check}/tests/vm/guest-test.sh"
+# shellcheck source=tests/vm/cluster.sh
+. "$vm_dir/cluster.sh"
+vmc_traps
 
 vm_lock 300 || fail "another real-guest test held the lock for 5 minutes"
-vm_setup || {
-	[ $? -eq 1 ] && skip "libvirtd does not start here"
-	fail "cannot build the test guest"
-}
+guest_test_setup
 pin=$(($(getconf _NPROCESSORS_ONLN) - 1))
 vm_boot flexslot-vm-lever-w "$(vm_accel)" 128 1 0 60 "$pin" || fail "the tracker's guest did not boot"
 vm_boot flexslot-vm-lever-t "$(vm_accel)" 128 1 1 60 "$pin" || fail "the tenant's guest did not boot"
@@ -65,36 +45,18 @@ ctl_call() {
 	bus call org.flexslot.Controller1 /org/flexslot/Controller1 org.flexslot.Controller1 "$@"
 }
 
-echo "token" >"$vm_state/token"
-chmod 0600 "$vm_state/token"
-mkdir -p "$vm_state/data/in"
-for f in a b; do
-	echo "a line of input" >"$vm_state/data/in/$f"
-done
-cat >"$vm_state/controller.ini" <<EOF
-[controller]
-store = $vm_state/store.db
-[trackers]
-listen = unix:path=$vm_state/trackers
-token-file = $vm_state/token
-heartbeat-interval = 200ms
-lost-timeout = 2s
-[jobs]
-data-dir = $vm_state/data
+vm_controller_start "$build/bin/flexslot-controllerd" "$address" <<EOF || fail "the controller did not start"
 [agents]
-hosts = $address
 call-timeout = 2s
-max-sample-age = 2s
 [policy]
 scheduler = aria
 slo_lever = yes
 EOF
-"$build/bin/flexslot-controllerd" --config "$vm_state/controller.ini" --address "$address" \
-	>"$vm_state/controller.log" 2>&1 9>&- &
-controller=$!
-vm_track "$controller" flexslot-controllerd
-vm_poll 20 bus status org.flexslot.Controller1 >/dev/null 2>&1 ||
-	fail "the controller did not start: $(cat "$vm_state/controller.log")"
+controller=$VM_CONTROLLER_PID
+mkdir -p "$vm_state/data/in"
+for f in a b; do
+	echo "a line of input" >"$vm_state/data/in/$f"
+done
 tracker() {
 	"$build/bench/flexslot-tracker-client" --address "unix:path=$vm_state/trackers" \
 		--token-file "$vm_state/token" --hostname w --vm-uuid "$w" "$@"

@@ -4,7 +4,8 @@
 # It needs vm_dir (this directory) and vm_state (an empty private directory
 # named /tmp/flexslot-vm.XXXXXX, see vm_reap_stale).
 # After vm_setup: VM_URI, VM_KERNEL, VM_INITRD; after vm_agent_start:
-# VM_BUS_ADDRESS. Everything started is recorded
+# VM_BUS_ADDRESS; after vm_controller_start: VM_CONTROLLER_PID. Everything
+# started is recorded
 # under vm_state and stopped by vm_teardown, by PID.
 #
 # Environment:
@@ -182,6 +183,57 @@ vm_agent_start() {
 	vm_track $! flexslot-agentd
 	vm_poll 20 busctl --address="$VM_BUS_ADDRESS" status org.flexslot.Agent1 >/dev/null 2>&1 || {
 		vm_log "the agent did not start: $(tail -n 5 "$vm_state/agent.log")"
+		return 2
+	}
+}
+
+# vm_agent_call METHOD SIGNATURE ARGS...: a call to vm_agent_start's agent.
+vm_agent_call() {
+	busctl --address="$VM_BUS_ADDRESS" call org.flexslot.Agent1 /org/flexslot/Agent1 \
+		org.flexslot.Agent1 "$@"
+}
+
+# vm_agent_last_sample: when the agent last sampled (its LastSample, in
+# microseconds; nothing if it does not answer).
+vm_agent_last_sample() {
+	busctl --address="$VM_BUS_ADDRESS" get-property org.flexslot.Agent1 /org/flexslot/Agent1 \
+		org.flexslot.Agent1 LastSample 2>/dev/null | awk '{ print $2 }'
+}
+
+# vm_controller_start CONTROLLERD ADDRESS: the controller CONTROLLERD on the
+# bus ADDRESS, whose agent is its one host, its PID in VM_CONTROLLER_PID. Its
+# configuration, $vm_state/controller.ini, holds what every real-guest run
+# shares: its store, trackers on the socket $vm_state/trackers with the
+# token $vm_state/token (written here), quick heartbeats, the data
+# directory $vm_state/data, and agent samples at most 2 s old; the caller's
+# own keys, under section headers of their own, come on standard input.
+# Returns 2, logged, when it does not start.
+vm_controller_start() {
+	echo "token" >"$vm_state/token"
+	chmod 0600 "$vm_state/token"
+	mkdir -p "$vm_state/data"
+	{
+		cat <<-EOF
+			[controller]
+			store = $vm_state/store.db
+			[trackers]
+			listen = unix:path=$vm_state/trackers
+			token-file = $vm_state/token
+			heartbeat-interval = 200ms
+			lost-timeout = 2s
+			[jobs]
+			data-dir = $vm_state/data
+			[agents]
+			hosts = $2
+			max-sample-age = 2s
+		EOF
+		cat
+	} >"$vm_state/controller.ini"
+	"$1" --config "$vm_state/controller.ini" --address "$2" >"$vm_state/controller.log" 2>&1 9>&- &
+	VM_CONTROLLER_PID=$!
+	vm_track "$VM_CONTROLLER_PID" flexslot-controllerd
+	vm_poll 20 busctl --address="$2" status org.flexslot.Controller1 >/dev/null 2>&1 || {
+		vm_log "the controller did not start: $(tail -n 5 "$vm_state/controller.log")"
 		return 2
 	}
 }
