@@ -74,9 +74,11 @@ EOF
 metrics() {
 	vm_agent_call GetMetrics s "$1" 2>/dev/null | awk '{ gsub(/"/, "", $5); print $5, $10, $11, $16 }'
 }
-has_rates() { metrics "$1" | awk '{ exit !($1 == "running" && $2 >= 0 && $3 >= 0 && $4 == 0) }'; }
+# (awk exits 0 on no input: an empty answer, before the first sample, must
+# not count as one.)
+has_rates() { metrics "$1" | awk '{ ok = $1 == "running" && $2 >= 0 && $3 >= 0 && $4 == 0 } END { exit !ok }'; }
 # The busy guest paused, its last rates standing, at least $1 s old.
-skipped_for() { metrics "$busy" | awk -v min="$1" '{ exit !($1 == "paused" && $2 >= 0 && $4 >= min) }'; }
+skipped_for() { metrics "$busy" | awk -v min="$1" '{ ok = $1 == "paused" && $2 >= 0 && $4 >= min } END { exit !ok }'; }
 said_skipped() {
 	grep -q -e "Domain $busy is paused for a libvirt job (dump): skipped" \
 		-e "Domain $busy answered without some counters" "$vm_state/agent.log"
