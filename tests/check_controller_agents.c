@@ -95,6 +95,7 @@ START_TEST(test_config_names_the_line) {
                          0);
         ck_assert_str_eq(c.agent_hosts, "local unix:path=/run/x");
         ck_assert_uint_eq(c.agent_call_timeout, 5 * USEC_PER_SEC);
+        ck_assert_uint_eq(c.agent_not_managed_retry, 5 * USEC_PER_MINUTE);
         conf_free(&controller_config_schema, &c);
 }
 END_TEST
@@ -491,6 +492,7 @@ START_TEST(test_not_managed_remembered) {
         agents_target_answered(&l, vms[1].uuid, false, m);
         sd_bus_message_unref(m);
         ck_assert(vms[0].unmanaged);
+        ck_assert_uint_gt(vms[0].unmanaged_at, 0);
         ck_assert(!vms[1].unmanaged);
         ck_assert(!vms[0].pending && !vms[1].pending);
         ck_assert_uint_eq(vms[0].failed, 1);
@@ -498,6 +500,52 @@ START_TEST(test_not_managed_remembered) {
 
         sd_bus_close_unref(bus);
         close(peer);
+}
+END_TEST
+
+/* A remembered NotManaged refusal is forgotten, so that the next target
+ * asks again, once it is not-managed-retry old or when the agent answers
+ * anew; till then each new sample keeps it with what else this controller
+ * did to the VM. */
+START_TEST(test_not_managed_asked_again) {
+        const usec_t retry = 5 * USEC_PER_MINUTE, t0 = 1000 * USEC_PER_SEC;
+        const AgentHost host = { .name = (char *)"local" };
+        const AgentVm old = { .uuid = "22222222-2222-2222-2222-222222222222",
+                              .unmanaged = true,
+                              .unmanaged_at = t0,
+                              .failed = 1,
+                              .last = "org.flexslot.Agent1.Error.NotManaged: refused" };
+        AgentVm vm = { .uuid = "22222222-2222-2222-2222-222222222222" };
+        AgentLink l = { .host = &host };
+
+        ck_assert(!agents_vm_carry_over(&vm, &old, false, t0 + retry - 1, retry));
+        ck_assert(vm.unmanaged);
+        ck_assert_uint_eq(vm.unmanaged_at, t0);
+        ck_assert_uint_eq(vm.failed, 1);
+        ck_assert_str_eq(vm.last, old.last);
+
+        ck_assert(agents_vm_carry_over(&vm, &old, false, t0 + retry, retry));
+        ck_assert(!vm.unmanaged);
+        ck_assert_uint_eq(vm.failed, 1);
+        ck_assert(agents_vm_carry_over(&vm, &old, true, t0 + 1, retry));
+        ck_assert(!vm.unmanaged);
+        /* A VM never refused has nothing to forget. */
+        vm = (AgentVm){ .failed = 2 };
+        ck_assert(!agents_vm_carry_over(&vm, &(AgentVm){ .failed = 2 }, true, t0 + retry, retry));
+
+        /* Anew: the first answer, one after the agent was unreachable, or
+         * another agent's (restarted: another unique name on the bus). */
+        ck_assert(agents_link_answered_by(&l, ":1.7"));
+        l.reachable = true;
+        ck_assert(!agents_link_answered_by(&l, ":1.7"));
+        ck_assert(agents_link_answered_by(&l, ":1.9"));
+        ck_assert(!agents_link_answered_by(&l, ":1.9"));
+        l.reachable = false;
+        ck_assert(agents_link_answered_by(&l, ":1.9"));
+        /* A direct connection names no sender: only unreachability counts. */
+        l.reachable = true;
+        ck_assert(agents_link_answered_by(&l, NULL));
+        ck_assert(!agents_link_answered_by(&l, NULL));
 }
 END_TEST
 
@@ -520,6 +568,7 @@ Suite *suite_controller_agents(void) {
         tcase_add_test(tc, test_snapshot_takes_agent_vm);
         tcase_add_test(tc, test_tenants_in_snapshot);
         tcase_add_test(tc, test_not_managed_remembered);
+        tcase_add_test(tc, test_not_managed_asked_again);
         suite_add_tcase(s, tc);
         return s;
 }

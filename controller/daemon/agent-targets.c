@@ -136,7 +136,10 @@ void agents_target_answered(AgentLink *l, const char *uuid, bool resize, sd_bus_
         if (!vm)
                 return;
         vm->pending = false;
-        vm->unmanaged = vm->unmanaged || unmanaged;
+        if (unmanaged) {
+                vm->unmanaged = true;
+                vm->unmanaged_at = now_monotonic_usec();
+        }
         if (all_ok)
                 vm->applied++;
         else
