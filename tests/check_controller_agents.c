@@ -20,6 +20,7 @@
 #include "controller/daemon/controllerd-config.h"
 #include "policy/layers/policies.h"
 #include "controller/store/store.h"
+#include "proto/controller1.h"
 #include "proto/errors.h"
 #include "tests.h"
 
@@ -381,6 +382,62 @@ START_TEST(test_snapshot_takes_agent_vm) {
 }
 END_TEST
 
+/* The metrics' rows are what ListVms shows of each agent's VM: the vCPU
+ * target's source (the tracker's where its count of the CPUs online has
+ * the last word), the guest agent's count and state; empty for an agent
+ * before Agent1 version 5. */
+START_TEST(test_vm_guests_as_listed) {
+        const unsigned slots[_SLOT_TYPE_MAX] = { 2, 1 };
+        const AgentHost host = { .name = (char *)"local" };
+        AgentVm vms[3] = { { .uuid = "11111111-1111-1111-1111-111111111111",
+                             .name = "w1",
+                             .vcpus = 4,
+                             .vcpus_target = AGENT1_TARGET_REACHED,
+                             .vcpus_target_source = AGENT1_SOURCE_HYPERVISOR,
+                             .guest_agent = AGENT1_GUEST_AGENT_UNRESPONSIVE },
+                           { .uuid = "22222222-2222-2222-2222-222222222222",
+                             .name = "w2",
+                             .vcpus = 2,
+                             .vcpus_target = AGENT1_TARGET_REACHED,
+                             .vcpus_target_source = AGENT1_SOURCE_GUEST_AGENT,
+                             .guest_vcpus = 2,
+                             .guest_agent = AGENT1_GUEST_AGENT_ANSWERED },
+                           { .uuid = "33333333-3333-3333-3333-333333333333", .name = "old" } };
+        AgentLink link = { .host = &host, .vms = vms, .n_vms = ELEMENTSOF(vms), .reachable = true };
+        _cleanup_free_ AgentsVmGuest *rows = NULL;
+        Model m = { 0 };
+        Agents a;
+        size_t n = 0;
+        uint64_t node;
+
+        model_open(&m);
+        a = (Agents){ .cluster = m.cluster, .links = &link, .n = 1 };
+        link.owner = &a;
+        /* w1's tracker counts 2 CPUs online of the 4 libvirt plugged. */
+        ck_assert_int_eq(cluster_register(m.cluster, vms[0].uuid, "w1", slots, 256 << 20, 1, &node),
+                         0);
+        m.cluster->nodes[0].guest.cpus = 2;
+
+        ck_assert_int_eq(agents_vm_guests(&a, &rows, &n), 0);
+        ck_assert_uint_eq(n, 3);
+        for (size_t i = 0; i < n; i++) {
+                ck_assert_str_eq(rows[i].uuid, vms[i].uuid);
+                ck_assert_str_eq(rows[i].name, vms[i].name);
+                ck_assert_str_eq(rows[i].agent, "local");
+        }
+        ck_assert_str_eq(rows[0].vcpus_target_source, CONTROLLER1_SOURCE_TRACKER);
+        ck_assert_uint_eq(rows[0].guest_agent_vcpus, 0);
+        ck_assert_str_eq(rows[0].guest_agent, AGENT1_GUEST_AGENT_UNRESPONSIVE);
+        ck_assert_str_eq(rows[1].vcpus_target_source, AGENT1_SOURCE_GUEST_AGENT);
+        ck_assert_uint_eq(rows[1].guest_agent_vcpus, 2);
+        ck_assert_str_eq(rows[1].guest_agent, AGENT1_GUEST_AGENT_ANSWERED);
+        ck_assert_str_eq(rows[2].vcpus_target_source, "");
+        ck_assert_uint_eq(rows[2].guest_agent_vcpus, 0);
+        ck_assert_str_eq(rows[2].guest_agent, "");
+        model_close(&m);
+}
+END_TEST
+
 /* Other tenants' VMs come into the snapshot after the trackers', marked
  * as such and on their agent's host; one keeps its id while the agents
  * report it, a new one gets a new id, never a node's; the VMs moving
@@ -565,6 +622,7 @@ Suite *suite_controller_agents(void) {
         tcase_add_test(tc, test_rate_aged_by_the_agent);
         tcase_add_test(tc, test_weight_dead_band);
         tcase_add_test(tc, test_vcpus_target_shown);
+        tcase_add_test(tc, test_vm_guests_as_listed);
         tcase_add_test(tc, test_snapshot_takes_agent_vm);
         tcase_add_test(tc, test_tenants_in_snapshot);
         tcase_add_test(tc, test_not_managed_remembered);
