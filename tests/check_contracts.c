@@ -343,6 +343,48 @@ START_TEST(test_contracts_random) {
 }
 END_TEST
 
+/* No reduce of a job with a map not done is assigned, as a new task or a
+ * backup. */
+static void check_no_early_reduce(const Combo *c, const Decisions *d) {
+        for (size_t i = 0; i < d->n_assignments; i++) {
+                uint32_t task = d->assignments[i].task, job = fx.tasks[task].job;
+
+                if (d->assignments[i].type != TASK_REDUCE)
+                        continue;
+                for (uint32_t t = 0; t < fx.s.n_tasks; t++)
+                        ck_assert_msg(fx.tasks[t].job != job || fx.tasks[t].type != TASK_MAP ||
+                                              fx.tasks[t].state == TASK_DONE,
+                                      "%s/%s: reduce %u assigned before map %u is done",
+                                      c->scheduler, c->speculation, task, t);
+        }
+}
+
+/* A driver whose reduces read the map outputs only at their start gets
+ * none before its job's last map, whatever the layers' own rules (ARIA
+ * opens reduces at the first map done, RAS from the job's start) and even
+ * with reduce_slowstart 0, which lets the others place them at once: on
+ * the busy cluster and on random ones. */
+START_TEST(test_reduces_wait_for_every_map) {
+        const Combo *c = &combos[_i];
+        _cleanup_(policy_freep) Policy *p = NULL;
+
+        busy_fixture(c);
+        fx_core()->reduce_slowstart = 0;
+        fx.s.reduces_read_maps_at_start = true;
+        ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &p), 0);
+        ck_assert_int_eq(step(p, &fx.s, 100 * SEC, POLICY_STEP_ALL, &fx.d), 0);
+        check_no_early_reduce(c, &fx.d);
+
+        rng = 0x2545f4914f6cdd1dULL + (uint64_t)_i;
+        for (int round = 0; round < 50; round++) {
+                random_fixture(c);
+                fx.s.reduces_read_maps_at_start = true;
+                ck_assert_int_eq(step(p, &fx.s, (100 + round) * SEC, POLICY_STEP_ALL, &fx.d), 0);
+                check_no_early_reduce(c, &fx.d);
+        }
+}
+END_TEST
+
 /* Hand-made decisions on two one-slot nodes: map 0 pending, map 1 done, map
  * 2 running on node 1 (attempt 0). Each case breaks one rule. */
 typedef struct BadCase {
@@ -462,6 +504,7 @@ Suite *suite_contracts(void) {
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_loop_test(tc, test_contracts, 0, (int)ELEMENTSOF(combos));
         tcase_add_loop_test(tc, test_contracts_random, 0, (int)ELEMENTSOF(combos));
+        tcase_add_loop_test(tc, test_reduces_wait_for_every_map, 0, (int)ELEMENTSOF(combos));
         tcase_add_test(tc, test_combos_cover_tables);
         tcase_add_loop_test(tc, test_decisions_validate, 0, (int)ELEMENTSOF(bad_cases));
         suite_add_tcase(s, tc);

@@ -20,6 +20,7 @@
 #include "controller/daemon/controllerd-config.h"
 #include "policy/layers/policies.h"
 #include "controller/store/store.h"
+#include "proto/controller1.h"
 #include "proto/errors.h"
 #include "tests.h"
 
@@ -95,6 +96,7 @@ START_TEST(test_config_names_the_line) {
                          0);
         ck_assert_str_eq(c.agent_hosts, "local unix:path=/run/x");
         ck_assert_uint_eq(c.agent_call_timeout, 5 * USEC_PER_SEC);
+        ck_assert_uint_eq(c.agent_not_managed_retry, 5 * USEC_PER_MINUTE);
         conf_free(&controller_config_schema, &c);
 }
 END_TEST
@@ -380,6 +382,62 @@ START_TEST(test_snapshot_takes_agent_vm) {
 }
 END_TEST
 
+/* The metrics' rows are what ListVms shows of each agent's VM: the vCPU
+ * target's source (the tracker's where its count of the CPUs online has
+ * the last word), the guest agent's count and state; empty for an agent
+ * before Agent1 version 5. */
+START_TEST(test_vm_guests_as_listed) {
+        const unsigned slots[_SLOT_TYPE_MAX] = { 2, 1 };
+        const AgentHost host = { .name = (char *)"local" };
+        AgentVm vms[3] = { { .uuid = "11111111-1111-1111-1111-111111111111",
+                             .name = "w1",
+                             .vcpus = 4,
+                             .vcpus_target = AGENT1_TARGET_REACHED,
+                             .vcpus_target_source = AGENT1_SOURCE_HYPERVISOR,
+                             .guest_agent = AGENT1_GUEST_AGENT_UNRESPONSIVE },
+                           { .uuid = "22222222-2222-2222-2222-222222222222",
+                             .name = "w2",
+                             .vcpus = 2,
+                             .vcpus_target = AGENT1_TARGET_REACHED,
+                             .vcpus_target_source = AGENT1_SOURCE_GUEST_AGENT,
+                             .guest_vcpus = 2,
+                             .guest_agent = AGENT1_GUEST_AGENT_ANSWERED },
+                           { .uuid = "33333333-3333-3333-3333-333333333333", .name = "old" } };
+        AgentLink link = { .host = &host, .vms = vms, .n_vms = ELEMENTSOF(vms), .reachable = true };
+        _cleanup_free_ AgentsVmGuest *rows = NULL;
+        Model m = { 0 };
+        Agents a;
+        size_t n = 0;
+        uint64_t node;
+
+        model_open(&m);
+        a = (Agents){ .cluster = m.cluster, .links = &link, .n = 1 };
+        link.owner = &a;
+        /* w1's tracker counts 2 CPUs online of the 4 libvirt plugged. */
+        ck_assert_int_eq(cluster_register(m.cluster, vms[0].uuid, "w1", slots, 256 << 20, 1, &node),
+                         0);
+        m.cluster->nodes[0].guest.cpus = 2;
+
+        ck_assert_int_eq(agents_vm_guests(&a, &rows, &n), 0);
+        ck_assert_uint_eq(n, 3);
+        for (size_t i = 0; i < n; i++) {
+                ck_assert_str_eq(rows[i].uuid, vms[i].uuid);
+                ck_assert_str_eq(rows[i].name, vms[i].name);
+                ck_assert_str_eq(rows[i].agent, "local");
+        }
+        ck_assert_str_eq(rows[0].vcpus_target_source, CONTROLLER1_SOURCE_TRACKER);
+        ck_assert_uint_eq(rows[0].guest_agent_vcpus, 0);
+        ck_assert_str_eq(rows[0].guest_agent, AGENT1_GUEST_AGENT_UNRESPONSIVE);
+        ck_assert_str_eq(rows[1].vcpus_target_source, AGENT1_SOURCE_GUEST_AGENT);
+        ck_assert_uint_eq(rows[1].guest_agent_vcpus, 2);
+        ck_assert_str_eq(rows[1].guest_agent, AGENT1_GUEST_AGENT_ANSWERED);
+        ck_assert_str_eq(rows[2].vcpus_target_source, "");
+        ck_assert_uint_eq(rows[2].guest_agent_vcpus, 0);
+        ck_assert_str_eq(rows[2].guest_agent, "");
+        model_close(&m);
+}
+END_TEST
+
 /* Other tenants' VMs come into the snapshot after the trackers', marked
  * as such and on their agent's host; one keeps its id while the agents
  * report it, a new one gets a new id, never a node's; the VMs moving
@@ -491,6 +549,7 @@ START_TEST(test_not_managed_remembered) {
         agents_target_answered(&l, vms[1].uuid, false, m);
         sd_bus_message_unref(m);
         ck_assert(vms[0].unmanaged);
+        ck_assert_uint_gt(vms[0].unmanaged_at, 0);
         ck_assert(!vms[1].unmanaged);
         ck_assert(!vms[0].pending && !vms[1].pending);
         ck_assert_uint_eq(vms[0].failed, 1);
@@ -498,6 +557,52 @@ START_TEST(test_not_managed_remembered) {
 
         sd_bus_close_unref(bus);
         close(peer);
+}
+END_TEST
+
+/* A remembered NotManaged refusal is forgotten, so that the next target
+ * asks again, once it is not-managed-retry old or when the agent answers
+ * anew; till then each new sample keeps it with what else this controller
+ * did to the VM. */
+START_TEST(test_not_managed_asked_again) {
+        const usec_t retry = 5 * USEC_PER_MINUTE, t0 = 1000 * USEC_PER_SEC;
+        const AgentHost host = { .name = (char *)"local" };
+        const AgentVm old = { .uuid = "22222222-2222-2222-2222-222222222222",
+                              .unmanaged = true,
+                              .unmanaged_at = t0,
+                              .failed = 1,
+                              .last = "org.flexslot.Agent1.Error.NotManaged: refused" };
+        AgentVm vm = { .uuid = "22222222-2222-2222-2222-222222222222" };
+        AgentLink l = { .host = &host };
+
+        ck_assert(!agents_vm_carry_over(&vm, &old, false, t0 + retry - 1, retry));
+        ck_assert(vm.unmanaged);
+        ck_assert_uint_eq(vm.unmanaged_at, t0);
+        ck_assert_uint_eq(vm.failed, 1);
+        ck_assert_str_eq(vm.last, old.last);
+
+        ck_assert(agents_vm_carry_over(&vm, &old, false, t0 + retry, retry));
+        ck_assert(!vm.unmanaged);
+        ck_assert_uint_eq(vm.failed, 1);
+        ck_assert(agents_vm_carry_over(&vm, &old, true, t0 + 1, retry));
+        ck_assert(!vm.unmanaged);
+        /* A VM never refused has nothing to forget. */
+        vm = (AgentVm){ .failed = 2 };
+        ck_assert(!agents_vm_carry_over(&vm, &(AgentVm){ .failed = 2 }, true, t0 + retry, retry));
+
+        /* Anew: the first answer, one after the agent was unreachable, or
+         * another agent's (restarted: another unique name on the bus). */
+        ck_assert(agents_link_answered_by(&l, ":1.7"));
+        l.reachable = true;
+        ck_assert(!agents_link_answered_by(&l, ":1.7"));
+        ck_assert(agents_link_answered_by(&l, ":1.9"));
+        ck_assert(!agents_link_answered_by(&l, ":1.9"));
+        l.reachable = false;
+        ck_assert(agents_link_answered_by(&l, ":1.9"));
+        /* A direct connection names no sender: only unreachability counts. */
+        l.reachable = true;
+        ck_assert(agents_link_answered_by(&l, NULL));
+        ck_assert(!agents_link_answered_by(&l, NULL));
 }
 END_TEST
 
@@ -517,9 +622,11 @@ Suite *suite_controller_agents(void) {
         tcase_add_test(tc, test_rate_aged_by_the_agent);
         tcase_add_test(tc, test_weight_dead_band);
         tcase_add_test(tc, test_vcpus_target_shown);
+        tcase_add_test(tc, test_vm_guests_as_listed);
         tcase_add_test(tc, test_snapshot_takes_agent_vm);
         tcase_add_test(tc, test_tenants_in_snapshot);
         tcase_add_test(tc, test_not_managed_remembered);
+        tcase_add_test(tc, test_not_managed_asked_again);
         suite_add_tcase(s, tc);
         return s;
 }

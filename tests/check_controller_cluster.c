@@ -1825,7 +1825,8 @@ END_TEST
 /* A reduce is given every map's output as it starts, so none starts until
  * each map is done, and then with every map's output, whatever the
  * scheduler: ARIA opens a deadline job's reduces once its first map is
- * done, RAS places reduces from a job's start; the controller holds both. */
+ * done, RAS places reduces from a job's start; the policy core offers
+ * neither a reduce before the last map under the controller's snapshot. */
 static const char *const early_reduce_schedulers[] = { "aria", "ras" };
 
 START_TEST(test_reduce_waits_for_every_map) {

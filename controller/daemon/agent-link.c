@@ -48,7 +48,8 @@ int agents_new(sd_event *event, Cluster *cluster, const ControllerConfig *config
         *a = (Agents){ .event = event,
                        .cluster = cluster,
                        .call_timeout = config->agent_call_timeout,
-                       .max_sample_age = config->agent_max_sample_age };
+                       .max_sample_age = config->agent_max_sample_age,
+                       .not_managed_retry = config->agent_not_managed_retry };
         r = agent_hosts_parse(config->agent_hosts, &a->hosts, &a->n, why, sizeof(why));
         if (r >= 0) {
                 a->links = calloc(MAX(a->n, (size_t)1), sizeof(*a->links));
@@ -257,6 +258,27 @@ static void vm_keep_rates(AgentVm *vm, const AgentVm *old, usec_t now, usec_t ma
         vm_take_rate(vm, AGENT1_METRIC_STEAL, steal, &vm->steal, &vm->steal_at);
 }
 
+bool agents_vm_carry_over(AgentVm *vm, const AgentVm *old, bool anew, usec_t now, usec_t retry) {
+        bool forget = old->unmanaged && (anew || now >= old->unmanaged_at + retry);
+
+        vm->pending = old->pending;
+        vm->unmanaged = old->unmanaged && !forget;
+        vm->unmanaged_at = vm->unmanaged ? old->unmanaged_at : 0;
+        vm->sent = old->sent;
+        vm->applied = old->applied;
+        vm->failed = old->failed;
+        memcpy(vm->last, old->last, sizeof(vm->last));
+        return forget;
+}
+
+bool agents_link_answered_by(AgentLink *l, const char *sender) {
+        const char *name = sender ? sender : "";
+        bool anew = !l->reachable || strcmp(l->answered_by, name) != 0;
+
+        snprintf(l->answered_by, sizeof(l->answered_by), "%s", name);
+        return anew;
+}
+
 /* The newest sample replaces the domains, keeping what this controller
  * did to each that is still there, and the rates the sample lacks while
  * they are fresh. */
@@ -265,7 +287,8 @@ static int link_take_sample(AgentLink *l, sd_bus_message *m) {
         Agent1MetricsShape shape = AGENT1_METRICS_V1;
         size_t n = 0;
         uint64_t timestamp;
-        usec_t now = now_realtime_usec();
+        usec_t now = now_realtime_usec(), now_mono = now_monotonic_usec();
+        bool anew = agents_link_answered_by(l, sd_bus_message_get_sender(m));
         int r;
 
         r = sd_bus_message_read(m, "t", &timestamp);
@@ -288,14 +311,11 @@ static int link_take_sample(AgentLink *l, sd_bus_message *m) {
                         vm.changed_at = old->changed_at;
                 }
                 vm_keep_rates(&vm, old, now, l->owner->max_sample_age);
-                if (old) {
-                        vm.pending = old->pending;
-                        vm.unmanaged = old->unmanaged;
-                        vm.sent = old->sent;
-                        vm.applied = old->applied;
-                        vm.failed = old->failed;
-                        memcpy(vm.last, old->last, sizeof(vm.last));
-                }
+                if (old &&
+                    agents_vm_carry_over(&vm, old, anew, now_mono, l->owner->not_managed_retry))
+                        log_info("VM %s on agent %s: asking again whether it is managed (%s)",
+                                 vm.uuid, l->host->name,
+                                 anew ? "the agent answers anew" : "not-managed-retry passed");
                 vms[n++] = vm;
         }
         if (r < 0) {

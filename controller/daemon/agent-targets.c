@@ -136,7 +136,10 @@ void agents_target_answered(AgentLink *l, const char *uuid, bool resize, sd_bus_
         if (!vm)
                 return;
         vm->pending = false;
-        vm->unmanaged = vm->unmanaged || unmanaged;
+        if (unmanaged) {
+                vm->unmanaged = true;
+                vm->unmanaged_at = now_monotonic_usec();
+        }
         if (all_ok)
                 vm->applied++;
         else
@@ -410,6 +413,36 @@ static int append_vm(sd_bus_message *m, const char *uuid, const ClusterNode *n, 
                                            : "none",
                 vm && (vm->valid & AGENT1_METRIC_CPU_WEIGHT) ? vm->cpu_weight : 0,
                 vcpus_target_source, vm ? vm->guest_vcpus : 0, vm ? vm->guest_agent : "");
+}
+
+int agents_vm_guests(const Agents *a, AgentsVmGuest **ret, size_t *ret_n) {
+        AgentsVmGuest *rows;
+        size_t n = 0, k = 0;
+
+        for (size_t i = 0; i < a->n; i++)
+                n += a->links[i].n_vms;
+        rows = calloc(MAX(n, (size_t)1), sizeof(*rows));
+        if (!rows)
+                return -ENOMEM;
+        for (size_t i = 0; i < a->n; i++)
+                for (size_t v = 0; v < a->links[i].n_vms; v++) {
+                        const AgentLink *l = &a->links[i];
+                        const AgentVm *vm = &l->vms[v];
+                        const ClusterNode *node = agents_vm_node(a, l, vm);
+                        AgentsVmGuest *row = &rows[k++];
+                        const char *state;
+
+                        *row = (AgentsVmGuest){ .uuid = vm->uuid,
+                                                .name = vm->name,
+                                                .agent = l->host->name,
+                                                .guest_agent_vcpus = vm->guest_vcpus,
+                                                .guest_agent = vm->guest_agent };
+                        agent_vcpus_target_shown(vm, node ? node->guest.cpus : 0, &state,
+                                                 &row->vcpus_target_source);
+                }
+        *ret = rows;
+        *ret_n = n;
+        return 0;
 }
 
 int agents_list_vms(Agents *a, sd_bus_message *m) {

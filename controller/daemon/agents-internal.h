@@ -37,9 +37,10 @@ typedef struct AgentVm {
         bool pending; /* a target of ours is on its way */
         /* The agent refused a target because the VM's owner opted it out
          * (NotManaged): the policy step sees it as Vm.unmanaged, and the
-         * lever leaves it alone. Kept while the agent reports the VM; a
-         * controller started anew asks again. */
+         * lever leaves it alone. Kept while the agent reports the VM, until
+         * agents_vm_carry_over() forgets it. */
         bool unmanaged;
+        usec_t unmanaged_at; /* monotonic: when the agent refused */
         /* A sample older than this (realtime) predates the last target the
          * agent took, whose values stand until a newer one. */
         usec_t changed_at;
@@ -86,6 +87,14 @@ bool agent_weight_changed(uint32_t target, uint32_t current);
  * hot-added vCPU the guest's kernel did not online runs nothing. */
 void agent_vcpus_target_shown(const AgentVm *vm, uint32_t guest_cpus, const char **ret_state,
                               const char **ret_source);
+/* What vm, the new sample's VM, keeps of what this controller did to old,
+ * the same VM in the last sample: a target on its way, the answers' counts
+ * and the last, and a NotManaged refusal. The refusal is forgotten, so that
+ * the next target asks again, once it is retry old at now (monotonic) or
+ * when the agent answers anew (agents_link_answered_by()): the owner may
+ * have opted the VM back in, and an operator who did expects it managed
+ * without a restart of the controller. Whether a refusal was forgotten. */
+bool agents_vm_carry_over(AgentVm *vm, const AgentVm *old, bool anew, usec_t now, usec_t retry);
 /* The part of t that differs from what vm has, in ret; the CPU weight and
  * cap only where the agent reports them (libvirt's test driver has
  * neither). Whether anything does. */
@@ -105,6 +114,9 @@ typedef struct AgentLink {
         size_t n_vms;
         usec_t received;      /* monotonic */
         usec_t received_real; /* realtime */
+        /* The bus name of the agent that answered last (unique: a
+         * restarted agent has another); "" on a direct connection. */
+        char answered_by[256];
 } AgentLink;
 
 struct Agents {
@@ -114,6 +126,7 @@ struct Agents {
         AgentLink *links;
         size_t n;
         usec_t call_timeout, max_sample_age;
+        usec_t not_managed_retry;
 };
 
 /* The agent's answer m to a target of VM uuid of agent l (ResizeVm's when
@@ -121,6 +134,10 @@ struct Agents {
  * refusal kept as AgentVm.unmanaged. */
 void agents_target_answered(AgentLink *l, const char *uuid, bool resize, sd_bus_message *m);
 
+/* Records sender (NULL: a direct connection) as the agent that answers l,
+ * and whether it answers anew: l was unreachable, or another agent
+ * answers (restarted, or started again under the same name). */
+bool agents_link_answered_by(AgentLink *l, const char *sender);
 /* The VM of UUID or domain name vm in l's newest sample (a tracker's VM
  * is its UUID; a YARN node's, the name or UUID the YARN driver matched it
  * to); NULL when it has none. */

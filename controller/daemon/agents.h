@@ -57,3 +57,17 @@ int agents_resize(Agents *a, sd_bus_message *m, const char *vm, uint32_t vcpus, 
 /* Appends the array of every VM an agent reports or a tracker runs
  * (CONTROLLER1_VM_TYPE). */
 int agents_list_vms(Agents *a, sd_bus_message *m);
+
+/* What ListVms shows of a VM an agent reports about its vCPU target and
+ * its guest agent, for the metrics. The strings are the agents' until
+ * their next refresh. */
+typedef struct AgentsVmGuest {
+        const char *uuid, *name, *agent;
+        const char *vcpus_target_source; /* whose count decided the last vCPU target; "": none */
+        uint32_t guest_agent_vcpus;      /* online as the guest agent counted them; 0: not */
+        const char *guest_agent;         /* what became of the question to it; "": not asked */
+} AgentsVmGuest;
+
+/* One row per VM the agents report, in *ret (to free()), and how many in
+ * *ret_n: -ENOMEM. */
+int agents_vm_guests(const Agents *a, AgentsVmGuest **ret, size_t *ret_n);

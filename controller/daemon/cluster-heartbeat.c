@@ -702,22 +702,11 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
         for (size_t i = 0; i < d->n_assignments; i++) {
                 const Assignment *as = &d->assignments[i];
                 ClusterTask *t = s->task_of[as->task].task;
-                const ClusterJob *j = job_of(c, s, as->task);
 
                 if (as->speculative ? !backup_allowed(t, n) : t->state != TASK_PENDING)
                         continue;
-                /* A reduce is given the map outputs there are when it
-                 * starts and fetches none later, so one started before
-                 * the job's last map would succeed with part of the
-                 * answer. reduce_slowstart 1 keeps the core's own
-                 * schedulers from it; this holds any layer to it. */
-                if (t->type == TASK_REDUCE && j->maps_done < j->info.n_maps) {
-                        log_debug("Holding reduce %u of job %" PRIu64 ": %u of %u maps done",
-                                  t->index, j->info.id, j->maps_done, j->info.n_maps);
-                        continue;
-                }
-                r = start_attempt(c, n, j, t, as->slot, as->slot_memory, as->speculative, now,
-                                  reply);
+                r = start_attempt(c, n, job_of(c, s, as->task), t, as->slot, as->slot_memory,
+                                  as->speculative, now, reply);
                 if (r < 0)
                         return r;
         }

@@ -535,6 +535,9 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         qsort(s.by_address, c->n_jobs, sizeof(*s.by_address), compare_addresses);
         /* Done tasks are in it, in their jobs' counts. */
         s.s = cluster_snapshot_of(c, &s.a, c->n_jobs, k, s.s.n_attempts);
+        /* The tracker gives a reduce the map outputs as its assignment's
+         * inputs, and it fetches none later. */
+        s.s.reduces_read_maps_at_start = true;
         *ret = s;
         return 0;
 }

@@ -2,8 +2,9 @@
 /* The controller's Prometheus metrics (conf/controller.ini [metrics]): what
  * an operator watches a JobTracker for. Jobs come from the store (the ended
  * ones it keeps too), tasks, trackers and stragglers from the live model,
- * both read at the scrape; heartbeats and decisions are counted as they
- * happen, since the start. */
+ * both read at the scrape, and so is what the agents' newest samples say
+ * of their VMs' vCPU targets and guest agents; heartbeats and decisions
+ * are counted as they happen, since the start. */
 #include <assert.h>
 #include <inttypes.h>
 
@@ -127,6 +128,62 @@ static void write_decisions(FILE *out, const Cluster *cl) {
         }
 }
 
+static void vm_labels(FILE *out, const AgentsVmGuest *row) {
+        fputs("{vm=", out);
+        metrics_label_value(out, row->uuid);
+        fputs(",domain=", out);
+        metrics_label_value(out, row->name);
+        fputs(",agent=", out);
+        metrics_label_value(out, row->agent);
+}
+
+/* A VM's state as a sample of 1 labelled with it; none without one. */
+static void write_vm_state(FILE *out, const char *name, const AgentsVmGuest *row, const char *label,
+                           const char *state) {
+        if (!state[0])
+                return;
+        fputs(name, out);
+        vm_labels(out, row);
+        fprintf(out, ",%s=", label);
+        metrics_label_value(out, state);
+        fputs("} 1\n", out);
+}
+
+/* What ListVms shows of each agent's VM's vCPU target and guest agent. A
+ * value the agent does not have (an agent before Agent1 version 5, a
+ * guest agent that did not answer) is left out rather than written as 0. */
+static void write_vm_guests(FILE *out, const Agents *a) {
+        _cleanup_free_ AgentsVmGuest *rows = NULL;
+        size_t n = 0;
+        int r;
+
+        r = agents_vm_guests(a, &rows, &n);
+        if (r < 0) {
+                log_warning_errno(r, "Metrics: cannot list the agents' VMs: %m");
+                return;
+        }
+        metrics_header(out, "flexslot_controller_vm_vcpus_target_source", "gauge",
+                       "Whose count decided the state of the VM's last vCPU target as ListVms "
+                       "shows it (guest-agent, hypervisor or tracker), always 1");
+        for (size_t i = 0; i < n; i++)
+                write_vm_state(out, "flexslot_controller_vm_vcpus_target_source", &rows[i],
+                               "source", rows[i].vcpus_target_source);
+        metrics_header(out, "flexslot_controller_vm_guest_agent_vcpus", "gauge",
+                       "vCPUs online in the VM as its guest agent counted them");
+        for (size_t i = 0; i < n; i++)
+                if (rows[i].guest_agent_vcpus > 0) {
+                        fputs("flexslot_controller_vm_guest_agent_vcpus", out);
+                        vm_labels(out, &rows[i]);
+                        fprintf(out, "} %" PRIu32 "\n", rows[i].guest_agent_vcpus);
+                }
+        metrics_header(out, "flexslot_controller_vm_guest_agent", "gauge",
+                       "What became of the agent's last question to the VM's guest agent "
+                       "(answered, none, unresponsive, unsupported or failed), always 1");
+        for (size_t i = 0; i < n; i++)
+                write_vm_state(out, "flexslot_controller_vm_guest_agent", &rows[i], "state",
+                               rows[i].guest_agent);
+}
+
 int controller_metrics_write(FILE *out, void *userdata) {
         Controller *c = userdata;
 
@@ -142,5 +199,6 @@ int controller_metrics_write(FILE *out, void *userdata) {
         metrics_histogram_write(out, "flexslot_controller_heartbeat_duration_seconds",
                                 &c->heartbeat_seconds);
         write_decisions(out, c->cluster);
+        write_vm_guests(out, c->agents);
         return ferror(out) ? -EIO : 0;
 }

@@ -71,6 +71,8 @@ static const ConfKey controller_keys[] = {
           .min = 10 * USEC_PER_MSEC, .max = USEC_PER_MINUTE },
         { "agents", "max-sample-age", CONF_DURATION, F(agent_max_sample_age), "15s",
           .min = 10 * USEC_PER_MSEC, .max = USEC_PER_HOUR },
+        { "agents", "not-managed-retry", CONF_DURATION, F(agent_not_managed_retry), "5min",
+          .min = USEC_PER_SEC, .max = 24 * USEC_PER_HOUR },
 
         { "metrics", "listen", CONF_STRING, F(metrics_listen), NULL },
 };

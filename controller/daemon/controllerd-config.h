@@ -50,6 +50,7 @@ typedef struct ControllerConfig {
         char *agent_hosts; /* agent-hosts.h's list */
         usec_t agent_call_timeout;
         usec_t agent_max_sample_age;
+        usec_t agent_not_managed_retry;
 
         /* [metrics] */
         char *metrics_listen; /* NULL: no metrics endpoint */

@@ -319,11 +319,17 @@ bool context_task_pending(const PolicyContext *ctx, uint32_t task) {
         return ctx->snap->tasks[task].state == TASK_PENDING && !ctx->task_placed[task];
 }
 
+bool context_reduce_may_start(const PolicyContext *ctx, uint32_t job) {
+        return !ctx->snap->reduces_read_maps_at_start ||
+               ctx->maps_done[job] >= ctx->maps_total[job];
+}
+
 bool context_job_eligible(const PolicyContext *ctx, uint32_t job, TaskType type) {
         if (type == TASK_MAP)
                 return true;
-        return (double)ctx->maps_done[job] >=
-               ctx->core->reduce_slowstart * (double)ctx->maps_total[job];
+        return context_reduce_may_start(ctx, job) &&
+               (double)ctx->maps_done[job] >=
+                       ctx->core->reduce_slowstart * (double)ctx->maps_total[job];
 }
 
 bool context_task_eligible(const PolicyContext *ctx, uint32_t task) {
@@ -349,6 +355,9 @@ uint32_t context_job_next_task(const PolicyContext *ctx, uint32_t job, TaskType 
                                bool local) {
         PendingCursor *c = &ctx->pending[type][job];
         uint32_t end = ctx->task_start[job + 1], k;
+
+        if (type == TASK_REDUCE && !context_reduce_may_start(ctx, job))
+                return NO_INDEX;
 
         while (c->from < end && !task_pending_of_type(ctx, ctx->tasks_by_job[c->from], type))
                 c->from++;

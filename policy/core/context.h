@@ -112,7 +112,14 @@ unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotTyp
  * memory plus the node's default for each free slot. */
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node);
 bool context_task_pending(const PolicyContext *ctx, uint32_t task);
-/* Reduces wait for the job's maps (CoreSettings.reduce_slowstart). */
+/* A reduce of the job may start: false only when the driver's reduces
+ * read the map outputs at their start (ClusterSnapshot.
+ * reduces_read_maps_at_start) and a map of the job is not done. Every way a
+ * layer finds a reduce to run goes through it: the functions below and the
+ * speculation layers' backups. */
+bool context_reduce_may_start(const PolicyContext *ctx, uint32_t job);
+/* Reduces wait for the job's maps (CoreSettings.reduce_slowstart, and
+ * context_reduce_may_start()). */
 bool context_task_eligible(const PolicyContext *ctx, uint32_t task);
 bool context_job_eligible(const PolicyContext *ctx, uint32_t job, TaskType type);
 /* The job's first pending eligible task of this type, local to node when
@@ -121,7 +128,8 @@ uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskTy
                                   uint32_t node, bool local);
 /* The same whatever reduce_slowstart says: for a policy with a rule of its
  * own for when a job's reduces start (ARIA, the Deadline Constraint
- * Scheduler). */
+ * Scheduler, RAS). No reduce context_reduce_may_start() refuses, whatever
+ * the rule. */
 uint32_t context_job_next_task(const PolicyContext *ctx, uint32_t job, TaskType type, uint32_t node,
                                bool local);
 /* Seconds an attempt has run; 0 when it started at or after now. */

@@ -319,6 +319,13 @@ typedef struct ClusterSnapshot {
          * the cloud's allocator (VMware DRS's), or the control interval when
          * the policy's own VM allocator sizes them; 0: not known. */
         usec_t allocator_period;
+        /* The driver's reduces are given the map outputs there are as they
+         * start and fetch none later (the live tracker), where Hadoop's
+         * fetch each map's output as the map finishes (the simulator): a
+         * reduce of such a driver started before its job's last map would
+         * finish with part of the answer, so the core offers none to any
+         * layer until then (context_reduce_may_start()). */
+        bool reduces_read_maps_at_start;
 } ClusterSnapshot;
 
 /* Checks that every index points inside its array, slot types and node

@@ -103,12 +103,7 @@ static int aria_job(PolicyContext *ctx, const void *settings, void *remembered, 
                 st->computed = true;
         }
         memcpy(sj->quota, st->quota, sizeof(sj->quota));
-        /* ARIA's reduces start with the first map done; a driver whose
-         * reduces take every map's output as they start (the controller's
-         * reduce_slowstart of 1) has them wait for the last, or they would
-         * read the first maps' output alone. */
-        sj->reduces_open = done[TASK_MAP] > 0 && (ctx->core->reduce_slowstart < 1 ||
-                                                  context_job_eligible(ctx, sj->job, TASK_REDUCE));
+        sj->reduces_open = done[TASK_MAP] > 0;
         /* The one loop: Eq. 15's slots at the measured speed are what the
          * bound says; a job the loop's forecast still finds late on them
          * (the replay's whole waves, or a bound the slots do not meet)

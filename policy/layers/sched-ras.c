@@ -21,7 +21,9 @@
  *   utility is 1 when every one of them holds a slot, as section 3.3 says.
  * - Reduces are placed from the job's start, whatever reduce_slowstart
  *   says, since RAS places them first so that the shuffle overlaps the
- *   maps (3.4).
+ *   maps (3.4); under a driver whose reduces read the map outputs at their
+ *   start the core offers none before the job's last map, and the slot
+ *   goes to another cell's task.
  * - The Task Scheduler: on a node with free slots (the heartbeating one),
  *   the job slots the placement has there and no task fills go to tasks,
  *   the job of lowest utility first, each only if the tasks running there

@@ -67,12 +67,17 @@ const ConfSchema late_settings_schema = {
         .size = sizeof(LateSettings),
 };
 
-/* The attempt is its task's only one and at least min_runtime old. */
+/* The attempt is its task's only one and at least min_runtime old, and a
+ * new one may start (a reduce whose job lost a map's output to a lost node
+ * waits for the map again under a driver whose reduces read the outputs
+ * at their start). */
 static bool may_back_up(const PolicyContext *ctx, uint32_t attempt, usec_t min_runtime) {
         const Attempt *a = &ctx->snap->attempts[attempt];
+        const Task *t = &ctx->snap->tasks[a->task];
 
         return !ctx->killed[attempt] && ctx->task_running[a->task] == 1 &&
-               ctx->now >= a->started + min_runtime;
+               ctx->now >= a->started + min_runtime &&
+               (t->type == TASK_MAP || context_reduce_may_start(ctx, t->job));
 }
 
 static int launch_backup(PolicyContext *ctx, uint32_t attempt, const bool *slow_node,

@@ -7,11 +7,14 @@
 # bad input by name with nothing changed, and an agent that stops answering
 # or is killed leaves the heartbeats alone (the tracker is never lost), its
 # VMs' steal the tracker's, ResizeVm AgentUnreachable, until a new agent is
-# attached again by itself.
+# attached again by itself. /metrics shows what ListVms does of each VM's
+# vCPU target's source and guest agent.
 # The test driver gives no steal (PLATFORM.md), so the steal is the
 # tracker's here throughout; check_controller_agents covers the agent's.
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
+# shellcheck source=tests/lib/http.sh
+. "$src/tests/lib/http.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/agent.sh"
 GIB=1073741824
 
@@ -62,6 +65,8 @@ min_vm_memory = 512M
 hosts = $address
 call-timeout = 1s
 max-sample-age = 1s
+[metrics]
+listen = 127.0.0.1:0
 CONF
 
 # ---- [agents] hosts is checked when the file loads ----
@@ -75,6 +80,8 @@ refused_at "$tmp/bad-policy.ini" min_map_slots "[policy] min_map_slots: 5 is gre
 sed "s|^min_vm_memory = .*|&\nlamda = 0.5|" "$tmp/controller.ini" >"$tmp/bad-policy.ini"
 refused_at "$tmp/bad-policy.ini" lamda "[policy] lamda: unknown key"
 
+# The targets judged soon, for the metrics below.
+printf '[agent]\ntarget-grace = 200ms\n' >>"$tmp/agent.ini"
 start_agent
 start_controller
 "$tracker" --address "unix:path=$tmp/trackers" --token-file "$tmp/token" --hostname w1 \
@@ -99,6 +106,41 @@ grep -q "SetTarget('$W1', vcpus=3, memory=[0-9.]*[MG]) by uid 0 " "$tmp/agent.lo
 poll row_has "$W1" 'vcpus applied 2 -> 3' || fail "ListVms: $(vm_row "$W1")"
 grep -q "VM $W1 on agent .*: vcpus applied 2 -> 3" "$tmp/controller.log" ||
 	fail "the controller did not log what was applied"
+
+# ---- /metrics says what ListVms does of the vCPU target and guest agent ----
+# vm_sample NAME UUID DOMAIN LABELS VALUE: the VM's sample of NAME, with
+# LABELS after its own, is VALUE; it has none when VALUE is empty.
+vm_sample() {
+	if [ -n "$5" ]; then
+		grep -qxF "$1{vm=\"$2\",domain=\"$3\",agent=\"$address\"$4} $5" "$tmp/m"
+	else
+		! grep -q "^$1{vm=\"$2\"" "$tmp/m"
+	fi
+}
+# metrics_as_listed UUID DOMAIN
+metrics_as_listed() {
+	scrape "$port" >"$tmp/m"
+	exposition_ok "$tmp/m" || fail "lines not in the exposition format"
+	# ListVms' last three: vcpus_target_source, guest_agent_vcpus, guest_agent.
+	row=$(vm_row "$1")
+	source=$(echo "$row" | awk '{ gsub(/"/, "", $(NF - 2)); print $(NF - 2) }')
+	count=$(echo "$row" | awk '{ print $(NF - 1) }')
+	guest=$(echo "$row" | awk '{ gsub(/"/, "", $NF); print $NF }')
+	echo "$2: vCPU target's source '$source', guest agent '$guest' ($count vCPUs)"
+	vm_sample flexslot_controller_vm_vcpus_target_source "$1" "$2" ",source=\"$source\"" \
+		"${source:+1}" || fail "$2's target source is not '$source': $(grep "\"$1\"" "$tmp/m")"
+	vm_sample flexslot_controller_vm_guest_agent "$1" "$2" ",state=\"$guest\"" "${guest:+1}" ||
+		fail "$2's guest agent is not '$guest': $(grep "\"$1\"" "$tmp/m")"
+	[ "$count" -gt 0 ] || count=
+	vm_sample flexslot_controller_vm_guest_agent_vcpus "$1" "$2" "" "$count" ||
+		fail "$2's guest agent count is not '$count': $(grep "\"$1\"" "$tmp/m")"
+}
+port=$(metrics_port "$tmp/controller.log")
+[ -n "$port" ] || fail "no metrics port logged"
+# The agent judges the target after its grace.
+poll row_has "$W1" '"hypervisor"' || fail "worker1's target was not judged: $(vm_row "$W1")"
+metrics_as_listed "$W1" worker1
+metrics_as_listed "$W2" worker2
 
 # ---- ResizeVm ----
 out=$(ctl_call ResizeVm sut "$W2" 3 $((3 * GIB)))

@@ -9,12 +9,8 @@
 # must be its input (computed here with sort). The store must hold one
 # attempt per map, and none lost or discarded.
 set -eu
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
-data=$tmp/data
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker-test.sh"
 gates=$tmp/gates
-export LC_ALL=C
 maps=9
 
 # A lost-timeout well above the trackers' reconnect-max: the controller

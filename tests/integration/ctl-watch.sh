@@ -6,11 +6,7 @@
 # succeeded, 3 failed, 4 cancelled, 1 a job the controller does not know;
 # a job's straggler, backed up by Hadoop's speculation, on its line.
 set -eu
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
-data=$tmp/data
-export LC_ALL=C
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker-test.sh"
 
 write_fast_config
 # Backups only where the stragglers part asks for them: a backup runs

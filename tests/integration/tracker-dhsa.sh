@@ -9,12 +9,8 @@
 # outputs when it starts cannot, keep the controller from starting, with
 # the keys named.
 set -eu
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
-data=$tmp/data
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker-test.sh"
 gates=$tmp/gates
-export LC_ALL=C
 
 write_fast_config
 cp "$tmp/controller.ini" "$tmp/weighted.ini"

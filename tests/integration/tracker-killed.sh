@@ -9,12 +9,8 @@
 # succeeds; `flexslotctl show` lists the lost attempt with why, before and
 # after a restart of the controller on the same store file.
 set -eu
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
-data=$tmp/data
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker-test.sh"
 gates=$tmp/gates
-export LC_ALL=C
 
 write_fast_config 1s
 mkdir -p "$data/maps"

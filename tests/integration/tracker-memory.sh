@@ -7,11 +7,7 @@
 # naming the task and the last reason. The same mapper within a 512M slot
 # succeeds. A controller killed and started again keeps the count.
 set -eu
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
-data=$tmp/data
-export LC_ALL=C
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker-test.sh"
 
 write_fast_config 2s
 printf 'k1\tv1\nk2\tv2\n' >"$data/in/a"

@@ -10,11 +10,7 @@
 # runs it by a descriptor it opened itself. A tracker whose task user does
 # not exist, or is its own user, does not start.
 set -eu
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
-data=$tmp/data
-export LC_ALL=C
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker-test.sh"
 
 write_fast_config
 # A directory of root's alone: the task user cannot walk to this copy.

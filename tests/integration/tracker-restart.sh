@@ -7,12 +7,8 @@
 # map 0's single run is counted; the job's output is its input (computed
 # here with sort).
 set -eu
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
-data=$tmp/data
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker-test.sh"
 gates=$tmp/gates
-export LC_ALL=C
 
 write_fast_config
 mkdir -p "$data/maps"

@@ -8,12 +8,8 @@
 # writes "start NAME" and, after it has copied its input, "end NAME" to an
 # event log. The job's output is checked against its input.
 set -eu
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/ctl.sh"
-. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
-data=$tmp/data
+. "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker-test.sh"
 gates=$tmp/gates
-export LC_ALL=C
 
 write_fast_config 2s
 mkdir -p "$data/maps"
