@@ -88,6 +88,63 @@ START_TEST(test_forecasts) {
 }
 END_TEST
 
+/* The replay takes a running map's input left at the profiled time the job
+ * runs at, not the map's rate so far: maps of 20 s, speed 1, 4 maps on 2
+ * slots at 100 s. Map A started at 40 s and has read a quarter of its
+ * split (it sat on a VM held to its idle limit until DRS's next pass): 3/4
+ * x 20 = 15 s left, where its rate so far says 60 x 3 = 180 s. Map B
+ * started at 95 s and has read an eighth: 17.5 s left. The slots free at
+ * 115 and 117.5 s, and the two pending maps end at 135 and 137.5 s. */
+START_TEST(test_replay_running_map_at_profile) {
+        JobProfile p = fx_profile(4, 20, 0, 0);
+        const unsigned two[_SLOT_TYPE_MAX] = { 2, 0 };
+        double scratch[64], end;
+        uint32_t j;
+
+        fx_cluster(2, 2, 0);
+        j = fx_slo_job(1 * SEC, 500 * SEC, &p, 4, NULL);
+        fx_run(fx.first_map[j], 0, 40 * SEC, 16 * MIB);
+        fx_run(fx.first_map[j] + 1, 1, 95 * SEC, 8 * MIB);
+        ck_assert_int_eq(
+                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_REPLAY, 1, two, scratch, &end), 0);
+        ck_assert_double_eq_tol(end, 137.5, 1e-9);
+}
+END_TEST
+
+/* A job held to fewer slots than it runs (its quota cut while it was
+ * ahead) still runs every map it started, and starts a pending one only as
+ * its running maps fall below its slots: maps of 20 s, 4 left, 3 running
+ * since 95 s that have read a half, a quarter and none of their splits
+ * (ending at 110, 115 and 120 s), on one slot: the pending map starts
+ * when the third ends, 120 + 20 = 140 s. Its reduce slot the same way: two
+ * reduces running, one pending, one slot: the pending one waits for both
+ * (each the maps' end, 140, + 5 s of first shuffle + 10 s of reduce), 155
+ * + 5 + 10 = 170 s. */
+START_TEST(test_replay_counts_every_running_task) {
+        JobProfile p = fx_profile(4, 20, 10, 5);
+        const unsigned one[_SLOT_TYPE_MAX] = { 1, 1 };
+        double scratch[64], end;
+        uint32_t j, r[3];
+
+        fx_cluster(2, 2, 2);
+        j = fx_slo_job(1 * SEC, 500 * SEC, &p, 4, NULL);
+        fx_run(fx.first_map[j], 0, 95 * SEC, 32 * MIB);
+        fx_run(fx.first_map[j] + 1, 0, 95 * SEC, 16 * MIB);
+        fx_run(fx.first_map[j] + 2, 1, 95 * SEC, 0);
+        ck_assert_int_eq(
+                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_REPLAY, 1, one, scratch, &end), 0);
+        ck_assert_double_eq_tol(end, 140, 1e-9);
+        for (unsigned i = 0; i < 3; i++)
+                r[i] = fx_reduce(j);
+        fx.jobs[j].counts[TASK_REDUCE].total = 3;
+        fx_run(r[0], 0, 95 * SEC, 0);
+        fx_run(r[1], 1, 95 * SEC, 0);
+        ck_assert_int_eq(
+                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_REPLAY, 1, one, scratch, &end), 0);
+        ck_assert_double_eq_tol(end, 170, 1e-9);
+}
+END_TEST
+
 /* A job holding no slot is forecast on the quota its scheduler holds it to
  * (Job.quota, kept by the driver): 6 maps of 10 s on 3 slots, the average
  * of 60 / 3 and 50 / 3 + 10, 23.3 s, where on one slot it is 60 s. */
@@ -472,6 +529,8 @@ Suite *suite_slo_loop(void) {
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_speed_is_work_over_time);
         tcase_add_test(tc, test_forecasts);
+        tcase_add_test(tc, test_replay_running_map_at_profile);
+        tcase_add_test(tc, test_replay_counts_every_running_task);
         tcase_add_test(tc, test_forecast_on_kept_quota);
         suite_add_tcase(s, tc);
         tc = tcase_create("schedulers");
