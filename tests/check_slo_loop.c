@@ -485,13 +485,15 @@ START_TEST(test_favour_spares_late_straggler) {
 }
 END_TEST
 
-/* Algorithm 2 moves a slot from the least-steal node to the most: from
- * node 0 to node 3, whose straggler (job A's, no deadline) is CPU-starved.
- * When another CPU-starved straggler, on node 2, is a late job's (B: maps
- * profiled at 10 s running at a third of that, due at 40 s), favouring it
- * gives the slot to node 2, though node 3 has the more steal; node 4,
- * which runs B's other maps, gives none. */
-START_TEST(test_favour_moves_slot_to_late_job) {
+/* Job A (no deadline) and job B (maps profiled at 10 s, 6 of them, due at
+ * b_deadline) on 5 nodes of 2 slots at t = 20 s, each node's steal and each
+ * attempt's set for Algorithm 2: A's straggler on node 3 (steal 0.6) and
+ * B's on node 2 (steal 0.4) CPU-starved, node 0 running A's fast map the
+ * least steal. B's three running maps did 20.3 s of profiled work in 60 s,
+ * speed 0.339, 29.5 s a map: its 6 maps on the 3 slots it holds end, by
+ * the average bound, at 20 + (59.1 + 78.8) / 2 = 88.9 s; on all 6 slots it
+ * can use, at 20 + (29.5 + 54.2) / 2 = 61.9 s. */
+static void favour_fixture(usec_t b_deadline) {
         static JobProfile p;
         uint32_t a, b;
 
@@ -499,7 +501,7 @@ START_TEST(test_favour_moves_slot_to_late_job) {
         fx_cluster(5, 2, 0);
         fx.cfg.slot_manager = "flexslot";
         a = fx_slo_job(1, 0, &p, 3, NULL);
-        b = fx_slo_job(2, 40 * SEC, &p, 3, NULL);
+        b = fx_slo_job(2, b_deadline, &p, 6, NULL);
         fx_run(fx.first_map[a], 0, 0, 60 * MIB);
         fx_run(fx.first_map[a] + 1, 1, 0, 60 * MIB);
         fx_run(fx.first_map[a] + 2, 3, 0, 10 * MIB);
@@ -509,6 +511,15 @@ START_TEST(test_favour_moves_slot_to_late_job) {
         fx.attempts[2].steal = fx.attempts[5].steal = 0.5;
         fx.nodes[3].steal = 0.6;
         fx.nodes[2].steal = 0.4;
+}
+
+/* Algorithm 2 moves a slot from the least-steal node to the most: from
+ * node 0 to node 3. B due at 75 s is late on its slots (88.9 s) and can
+ * still make it with more (61.9 s): favouring it gives the slot to node 2,
+ * its straggler's, though node 3 has the more steal; node 4, which runs
+ * B's other maps, gives none. */
+START_TEST(test_favour_moves_slot_to_late_job) {
+        favour_fixture(75 * SEC);
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 2);
         ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
@@ -519,6 +530,21 @@ START_TEST(test_favour_moves_slot_to_late_job) {
         ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
         ck_assert_uint_eq(fx.d.slot_changes[1].node, 2);
         ck_assert_uint_eq(fx.d.slot_changes[1].slots[SLOT_MAP], 3);
+}
+END_TEST
+
+/* Triage: B due at 50 s misses even with every slot (61.9 s): favour
+ * passes it by, and the slot goes where Algorithm 2 alone puts it, node
+ * 3; B is still reported late. */
+START_TEST(test_favour_passes_hopeless_job_by) {
+        favour_fixture(50 * SEC);
+        fx_slo()->slo_favour = true;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+        ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
+        ck_assert_uint_eq(fx.d.slot_changes[1].node, 3);
+        ck_assert_uint_eq(fx.d.n_deadlines, 1);
+        ck_assert(fx.d.deadlines[0].at_risk);
 }
 END_TEST
 
@@ -551,6 +577,7 @@ Suite *suite_slo_loop(void) {
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_favour_spares_late_straggler);
         tcase_add_test(tc, test_favour_moves_slot_to_late_job);
+        tcase_add_test(tc, test_favour_passes_hopeless_job_by);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -81,7 +81,7 @@ static const ConfKey core_keys[] = {
                     "it is safe"),
         SLO_SETTING(CONF_BOOL, slo_favour, "no",
                     "flexslot: slot moves and straggler handling favour the deadline job "
-                    "forecast late"),
+                    "forecast late that can still meet its deadline with every slot"),
         SLO_SETTING(CONF_ENUM, slo_forecast, "bound",
                     "the forecast of a deadline job's end the lever and flexslot act on: bound "
                     "(ARIA's average bound at the measured speed) or replay (its tasks left "

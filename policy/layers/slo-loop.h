@@ -15,6 +15,15 @@
  *   slo_favour  FlexSlot favours the job nearest to missing its deadline
  *               (slots.c).
  *
+ * Triage: a late job that misses its deadline even with every slot it can
+ * use (slo_hopeless()) goes after the jobs that can still meet theirs in
+ * ARIA's order (slo-sched.h) and gets no favour from FlexSlot. The
+ * Deadline Constraint Scheduler (Kc and Anyanwu, CloudCom 2010) refuses at
+ * admission a job its schedulability test finds cannot meet its deadline,
+ * so as not to run it at the others' expense; applying the same test to a
+ * job already running is an assumption of ours (no paper of the seed
+ * re-tests a running job).
+ *
  * Speed (slo-speed.c): the work a job's maps did, in profiled seconds,
  * over the time they took; 1 runs as profiled, 0.5 takes twice as long.
  * Its finished maps of this run did their count times the stored
