@@ -303,7 +303,8 @@ static const LeverNote *lever_of(uint32_t vm) {
  * the tenant's to 1.4 each: weights 3072 x 2 / 4.8 = 1280 and 3072 x 1.4 /
  * 4.8 = 896, 3072 in all as before; VMs 1 (safe) and 2 (idle) keep theirs.
  * The tenant's targets change its weight alone. Each target is reported
- * with its job, and each deadline job with its forecast. */
+ * with its job, and each deadline job with its forecast, the replay by
+ * default. */
 START_TEST(test_lever_takes_from_best_effort) {
         lever_fixture();
         ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 100 * SEC), 0);
@@ -323,7 +324,7 @@ START_TEST(test_lever_takes_from_best_effort) {
                 const DeadlineNote *n = &fx.d.deadlines[i];
 
                 ck_assert_int_eq(n->at_risk, n->job == late_job);
-                ck_assert_int_eq(n->kind, SLO_FORECAST_BOUND);
+                ck_assert_int_eq(n->kind, SLO_FORECAST_REPLAY);
         }
         /* Without the lever, none of it. */
         fx_slo()->slo_lever = false;
@@ -458,7 +459,8 @@ END_TEST
 /* Four maps of job A, profiled at 10 s, at t = 20 s: three read 60 MiB of
  * their 64, the one on node 3, an I/O-bound straggler, 10 MiB: 29.7 s of
  * work in 80 s, speed 0.37. Its 7 maps on the 4 slots it holds take 57 s
- * more by the average bound, past its deadline at 60 s: late. FlexSlot's
+ * more by the average bound (the forecast here), past its deadline at 60
+ * s: late. FlexSlot's
  * Algorithm 1 kills the straggler to restart it in a bigger slot;
  * favouring A, it does not (a kill restarts it from zero), and it reports
  * A's forecast. */
@@ -469,6 +471,7 @@ START_TEST(test_favour_spares_late_straggler) {
         p = fx_profile(4, 10, 0, 0);
         fx_cluster(4, 2, 0);
         fx.cfg.slot_manager = "flexslot";
+        fx_slo()->slo_forecast = SLO_FORECAST_BOUND;
         a = fx_slo_job(1, 60 * SEC, &p, 7, NULL);
         for (uint32_t n = 0; n < 4; n++)
                 fx_run(fx.first_map[a] + n, n, 0, n == 3 ? 10 * MIB : 60 * MIB);
@@ -491,7 +494,7 @@ END_TEST
  * B's on node 2 (steal 0.4) CPU-starved, node 0 running A's fast map the
  * least steal. B's three running maps did 20.3 s of profiled work in 60 s,
  * speed 0.339, 29.5 s a map: its 6 maps on the 3 slots it holds end, by
- * the average bound, at 20 + (59.1 + 78.8) / 2 = 88.9 s; on all 6 slots it
+ * the average bound (the forecast here), at 20 + (59.1 + 78.8) / 2 = 88.9 s; on all 6 slots it
  * can use, at 20 + (29.5 + 54.2) / 2 = 61.9 s. */
 static void favour_fixture(usec_t b_deadline) {
         static JobProfile p;
@@ -500,6 +503,7 @@ static void favour_fixture(usec_t b_deadline) {
         p = fx_profile(4, 10, 0, 0);
         fx_cluster(5, 2, 0);
         fx.cfg.slot_manager = "flexslot";
+        fx_slo()->slo_forecast = SLO_FORECAST_BOUND;
         a = fx_slo_job(1, 0, &p, 3, NULL);
         b = fx_slo_job(2, b_deadline, &p, 6, NULL);
         fx_run(fx.first_map[a], 0, 0, 60 * MIB);
