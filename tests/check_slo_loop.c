@@ -88,6 +88,15 @@ START_TEST(test_forecasts) {
 }
 END_TEST
 
+/* Job j's replay forecast at 100 s, as profiled, on slots. */
+static double replay_at_100(uint32_t j, const unsigned *slots) {
+        double scratch[64], end;
+
+        ck_assert_int_eq(
+                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_REPLAY, 1, slots, scratch, &end), 0);
+        return end;
+}
+
 /* The replay takes a running map's input left at the profiled time the job
  * runs at, not the map's rate so far: maps of 20 s, speed 1, 4 maps on 2
  * slots at 100 s. Map A started at 40 s and has read a quarter of its
@@ -98,16 +107,13 @@ END_TEST
 START_TEST(test_replay_running_map_at_profile) {
         JobProfile p = fx_profile(4, 20, 0, 0);
         const unsigned two[_SLOT_TYPE_MAX] = { 2, 0 };
-        double scratch[64], end;
         uint32_t j;
 
         fx_cluster(2, 2, 0);
         j = fx_slo_job(1 * SEC, 500 * SEC, &p, 4, NULL);
         fx_run(fx.first_map[j], 0, 40 * SEC, 16 * MIB);
         fx_run(fx.first_map[j] + 1, 1, 95 * SEC, 8 * MIB);
-        ck_assert_int_eq(
-                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_REPLAY, 1, two, scratch, &end), 0);
-        ck_assert_double_eq_tol(end, 137.5, 1e-9);
+        ck_assert_double_eq_tol(replay_at_100(j, two), 137.5, 1e-9);
 }
 END_TEST
 
@@ -123,7 +129,6 @@ END_TEST
 START_TEST(test_replay_counts_every_running_task) {
         JobProfile p = fx_profile(4, 20, 10, 5);
         const unsigned one[_SLOT_TYPE_MAX] = { 1, 1 };
-        double scratch[64], end;
         uint32_t j, r[3];
 
         fx_cluster(2, 2, 2);
@@ -131,17 +136,13 @@ START_TEST(test_replay_counts_every_running_task) {
         fx_run(fx.first_map[j], 0, 95 * SEC, 32 * MIB);
         fx_run(fx.first_map[j] + 1, 0, 95 * SEC, 16 * MIB);
         fx_run(fx.first_map[j] + 2, 1, 95 * SEC, 0);
-        ck_assert_int_eq(
-                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_REPLAY, 1, one, scratch, &end), 0);
-        ck_assert_double_eq_tol(end, 140, 1e-9);
+        ck_assert_double_eq_tol(replay_at_100(j, one), 140, 1e-9);
         for (unsigned i = 0; i < 3; i++)
                 r[i] = fx_reduce(j);
         fx.jobs[j].counts[TASK_REDUCE].total = 3;
         fx_run(r[0], 0, 95 * SEC, 0);
         fx_run(r[1], 1, 95 * SEC, 0);
-        ck_assert_int_eq(
-                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_REPLAY, 1, one, scratch, &end), 0);
-        ck_assert_double_eq_tol(end, 170, 1e-9);
+        ck_assert_double_eq_tol(replay_at_100(j, one), 170, 1e-9);
 }
 END_TEST
 
