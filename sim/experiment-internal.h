@@ -273,6 +273,10 @@ typedef struct SiArmResult {
 typedef struct SiSeedResult {
         size_t jobs;
         SiArmResult arm[SI_ARMS];
+        /* Deadline jobs late even alone on the cluster (FIFO, every slot,
+         * the lever) beside the tenant running the same job, and those
+         * every arm missed. */
+        size_t late_alone, missed_by_all;
 } SiSeedResult;
 
 /* Its deadline jobs: ARIA's W1 (as the PUMA benchmarks) or W2. */

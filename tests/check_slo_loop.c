@@ -88,6 +88,64 @@ START_TEST(test_forecasts) {
 }
 END_TEST
 
+/* Job j's replay forecast at 100 s, as profiled, on slots. */
+static double replay_at_100(uint32_t j, const unsigned *slots) {
+        double scratch[64], end;
+
+        ck_assert_int_eq(
+                slo_forecast(&fx.s, 100 * SEC, j, SLO_FORECAST_REPLAY, 1, slots, scratch, &end), 0);
+        return end;
+}
+
+/* The replay takes a running map's input left at the profiled time the job
+ * runs at, not the map's rate so far: maps of 20 s, speed 1, 4 maps on 2
+ * slots at 100 s. Map A started at 40 s and has read a quarter of its
+ * split (it sat on a VM held to its idle limit until DRS's next pass): 3/4
+ * x 20 = 15 s left, where its rate so far says 60 x 3 = 180 s. Map B
+ * started at 95 s and has read an eighth: 17.5 s left. The slots free at
+ * 115 and 117.5 s, and the two pending maps end at 135 and 137.5 s. */
+START_TEST(test_replay_running_map_at_profile) {
+        JobProfile p = fx_profile(4, 20, 0, 0);
+        const unsigned two[_SLOT_TYPE_MAX] = { 2, 0 };
+        uint32_t j;
+
+        fx_cluster(2, 2, 0);
+        j = fx_slo_job(1 * SEC, 500 * SEC, &p, 4, NULL);
+        fx_run(fx.first_map[j], 0, 40 * SEC, 16 * MIB);
+        fx_run(fx.first_map[j] + 1, 1, 95 * SEC, 8 * MIB);
+        ck_assert_double_eq_tol(replay_at_100(j, two), 137.5, 1e-9);
+}
+END_TEST
+
+/* A job held to fewer slots than it runs (its quota cut while it was
+ * ahead) still runs every map it started, and starts a pending one only as
+ * its running maps fall below its slots: maps of 20 s, 4 left, 3 running
+ * since 95 s that have read a half, a quarter and none of their splits
+ * (ending at 110, 115 and 120 s), on one slot: the pending map starts
+ * when the third ends, 120 + 20 = 140 s. Its reduce slot the same way: two
+ * reduces running, one pending, one slot: the pending one waits for both
+ * (each the maps' end, 140, + 5 s of first shuffle + 10 s of reduce), 155
+ * + 5 + 10 = 170 s. */
+START_TEST(test_replay_counts_every_running_task) {
+        JobProfile p = fx_profile(4, 20, 10, 5);
+        const unsigned one[_SLOT_TYPE_MAX] = { 1, 1 };
+        uint32_t j, r[3];
+
+        fx_cluster(2, 2, 2);
+        j = fx_slo_job(1 * SEC, 500 * SEC, &p, 4, NULL);
+        fx_run(fx.first_map[j], 0, 95 * SEC, 32 * MIB);
+        fx_run(fx.first_map[j] + 1, 0, 95 * SEC, 16 * MIB);
+        fx_run(fx.first_map[j] + 2, 1, 95 * SEC, 0);
+        ck_assert_double_eq_tol(replay_at_100(j, one), 140, 1e-9);
+        for (unsigned i = 0; i < 3; i++)
+                r[i] = fx_reduce(j);
+        fx.jobs[j].counts[TASK_REDUCE].total = 3;
+        fx_run(r[0], 0, 95 * SEC, 0);
+        fx_run(r[1], 1, 95 * SEC, 0);
+        ck_assert_double_eq_tol(replay_at_100(j, one), 170, 1e-9);
+}
+END_TEST
+
 /* A job holding no slot is forecast on the quota its scheduler holds it to
  * (Job.quota, kept by the driver): 6 maps of 10 s on 3 slots, the average
  * of 60 / 3 and 50 / 3 + 10, 23.3 s, where on one slot it is 60 s. */
@@ -246,7 +304,8 @@ static const LeverNote *lever_of(uint32_t vm) {
  * the tenant's to 1.4 each: weights 3072 x 2 / 4.8 = 1280 and 3072 x 1.4 /
  * 4.8 = 896, 3072 in all as before; VMs 1 (safe) and 2 (idle) keep theirs.
  * The tenant's targets change its weight alone. Each target is reported
- * with its job, and each deadline job with its forecast. */
+ * with its job, and each deadline job with its forecast, the replay by
+ * default. */
 START_TEST(test_lever_takes_from_best_effort) {
         lever_fixture();
         ck_assert_int_eq(fx_step_kept(POLICY_STEP_CONTROL, 100 * SEC), 0);
@@ -266,7 +325,7 @@ START_TEST(test_lever_takes_from_best_effort) {
                 const DeadlineNote *n = &fx.d.deadlines[i];
 
                 ck_assert_int_eq(n->at_risk, n->job == late_job);
-                ck_assert_int_eq(n->kind, SLO_FORECAST_BOUND);
+                ck_assert_int_eq(n->kind, SLO_FORECAST_REPLAY);
         }
         /* Without the lever, none of it. */
         fx_slo()->slo_lever = false;
@@ -401,7 +460,8 @@ END_TEST
 /* Four maps of job A, profiled at 10 s, at t = 20 s: three read 60 MiB of
  * their 64, the one on node 3, an I/O-bound straggler, 10 MiB: 29.7 s of
  * work in 80 s, speed 0.37. Its 7 maps on the 4 slots it holds take 57 s
- * more by the average bound, past its deadline at 60 s: late. FlexSlot's
+ * more by the average bound (the forecast here), past its deadline at 60
+ * s: late. FlexSlot's
  * Algorithm 1 kills the straggler to restart it in a bigger slot;
  * favouring A, it does not (a kill restarts it from zero), and it reports
  * A's forecast. */
@@ -412,6 +472,7 @@ START_TEST(test_favour_spares_late_straggler) {
         p = fx_profile(4, 10, 0, 0);
         fx_cluster(4, 2, 0);
         fx.cfg.slot_manager = "flexslot";
+        fx_slo()->slo_forecast = SLO_FORECAST_BOUND;
         a = fx_slo_job(1, 60 * SEC, &p, 7, NULL);
         for (uint32_t n = 0; n < 4; n++)
                 fx_run(fx.first_map[a] + n, n, 0, n == 3 ? 10 * MIB : 60 * MIB);
@@ -428,21 +489,24 @@ START_TEST(test_favour_spares_late_straggler) {
 }
 END_TEST
 
-/* Algorithm 2 moves a slot from the least-steal node to the most: from
- * node 0 to node 3, whose straggler (job A's, no deadline) is CPU-starved.
- * When another CPU-starved straggler, on node 2, is a late job's (B: maps
- * profiled at 10 s running at a third of that, due at 40 s), favouring it
- * gives the slot to node 2, though node 3 has the more steal; node 4,
- * which runs B's other maps, gives none. */
-START_TEST(test_favour_moves_slot_to_late_job) {
+/* Job A (no deadline) and job B (maps profiled at 10 s, 6 of them, due at
+ * b_deadline) on 5 nodes of 2 slots at t = 20 s, each node's steal and each
+ * attempt's set for Algorithm 2: A's straggler on node 3 (steal 0.6) and
+ * B's on node 2 (steal 0.4) CPU-starved, node 0 running A's fast map the
+ * least steal. B's three running maps did 20.3 s of profiled work in 60 s,
+ * speed 0.339, 29.5 s a map: its 6 maps on the 3 slots it holds end, by
+ * the average bound (the forecast here), at 20 + (59.1 + 78.8) / 2 = 88.9 s; on all 6 slots it
+ * can use, at 20 + (29.5 + 54.2) / 2 = 61.9 s. */
+static void favour_fixture(usec_t b_deadline) {
         static JobProfile p;
         uint32_t a, b;
 
         p = fx_profile(4, 10, 0, 0);
         fx_cluster(5, 2, 0);
         fx.cfg.slot_manager = "flexslot";
+        fx_slo()->slo_forecast = SLO_FORECAST_BOUND;
         a = fx_slo_job(1, 0, &p, 3, NULL);
-        b = fx_slo_job(2, 40 * SEC, &p, 3, NULL);
+        b = fx_slo_job(2, b_deadline, &p, 6, NULL);
         fx_run(fx.first_map[a], 0, 0, 60 * MIB);
         fx_run(fx.first_map[a] + 1, 1, 0, 60 * MIB);
         fx_run(fx.first_map[a] + 2, 3, 0, 10 * MIB);
@@ -452,6 +516,15 @@ START_TEST(test_favour_moves_slot_to_late_job) {
         fx.attempts[2].steal = fx.attempts[5].steal = 0.5;
         fx.nodes[3].steal = 0.6;
         fx.nodes[2].steal = 0.4;
+}
+
+/* Algorithm 2 moves a slot from the least-steal node to the most: from
+ * node 0 to node 3. B due at 75 s is late on its slots (88.9 s) and can
+ * still make it with more (61.9 s): favouring it gives the slot to node 2,
+ * its straggler's, though node 3 has the more steal; node 4, which runs
+ * B's other maps, gives none. */
+START_TEST(test_favour_moves_slot_to_late_job) {
+        favour_fixture(75 * SEC);
         ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
         ck_assert_uint_eq(fx.d.n_slot_changes, 2);
         ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
@@ -465,6 +538,21 @@ START_TEST(test_favour_moves_slot_to_late_job) {
 }
 END_TEST
 
+/* Triage: B due at 50 s misses even with every slot (61.9 s): favour
+ * passes it by, and the slot goes where Algorithm 2 alone puts it, node
+ * 3; B is still reported late. */
+START_TEST(test_favour_passes_hopeless_job_by) {
+        favour_fixture(50 * SEC);
+        fx_slo()->slo_favour = true;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_slot_changes, 2);
+        ck_assert_uint_eq(fx.d.slot_changes[0].node, 0);
+        ck_assert_uint_eq(fx.d.slot_changes[1].node, 3);
+        ck_assert_uint_eq(fx.d.n_deadlines, 1);
+        ck_assert(fx.d.deadlines[0].at_risk);
+}
+END_TEST
+
 Suite *suite_slo_loop(void) {
         Suite *s = suite_create("slo_loop");
         TCase *tc = tcase_create("speed");
@@ -472,6 +560,8 @@ Suite *suite_slo_loop(void) {
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_speed_is_work_over_time);
         tcase_add_test(tc, test_forecasts);
+        tcase_add_test(tc, test_replay_running_map_at_profile);
+        tcase_add_test(tc, test_replay_counts_every_running_task);
         tcase_add_test(tc, test_forecast_on_kept_quota);
         suite_add_tcase(s, tc);
         tc = tcase_create("schedulers");
@@ -492,6 +582,7 @@ Suite *suite_slo_loop(void) {
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_favour_spares_late_straggler);
         tcase_add_test(tc, test_favour_moves_slot_to_late_job);
+        tcase_add_test(tc, test_favour_passes_hopeless_job_by);
         suite_add_tcase(s, tc);
         return s;
 }

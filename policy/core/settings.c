@@ -81,11 +81,11 @@ static const ConfKey core_keys[] = {
                     "it is safe"),
         SLO_SETTING(CONF_BOOL, slo_favour, "no",
                     "flexslot: slot moves and straggler handling favour the deadline job "
-                    "forecast late"),
-        SLO_SETTING(CONF_ENUM, slo_forecast, "bound",
-                    "the forecast of a deadline job's end the lever and flexslot act on: bound "
-                    "(ARIA's average bound at the measured speed) or replay (its tasks left "
-                    "replayed on its slots)",
+                    "forecast late that can still meet its deadline with every slot"),
+        SLO_SETTING(CONF_ENUM, slo_forecast, "replay",
+                    "the forecast of a deadline job's end the lever and flexslot act on: replay "
+                    "(its tasks left replayed on its slots) or bound (ARIA's average bound at the "
+                    "measured speed)",
                     .choices = forecast_names),
         SLO_SETTING(CONF_DOUBLE, slo_margin, "0.1",
                     "a deadline job forecast late is safe again once forecast to end this share "

@@ -86,15 +86,11 @@ static int compare_double(const void *a, const void *b) {
         return (x > y) - (x < y);
 }
 
-/* What is left of a running map at its own rate; of expected (its whole
- * time at the job's speed) while it is too young to have a rate of its
- * own (slo-loop.h's SLO_SPEED_MIN_AGE). */
-static double attempt_left(const Attempt *a, double now, double expected) {
-        double age = now - usec_to_sec(a->started), done = slo_map_done(a);
-
-        if (done <= 0 || age < usec_to_sec(SLO_SPEED_MIN_AGE))
-                return fmax(expected - fmax(age, 0), 0);
-        return age * (1 - done) / done;
+/* What is left of a running map: its share of the input not read yet at
+ * the profiled time the job runs at (expected: its whole time at the job's
+ * speed), not its own rate so far (slo-loop.h says why). */
+static double attempt_left(const Attempt *a, double expected) {
+        return expected * (1 - slo_map_done(a));
 }
 
 /* A running reduce's time left once the maps are done: Hadoop's progress
@@ -105,15 +101,32 @@ static double reduce_left(const AriaProfile *p, double progress) {
         return p->reduce_avg * 3 * (1 - progress);
 }
 
+/* The job's slots of a type as they free, from the ends of its running
+ * attempts of it in ends[0, running): those ends in order, the slots it
+ * holds beyond slots given back as its first attempts end (they free no
+ * slot for it), and the slots it does not fill yet free now. Returns where
+ * the slots it keeps begin in ends, which then holds slots of them; *last
+ * is when its last running attempt ends (now without one). */
+static double *slots_free_at(double *ends, unsigned running, unsigned slots, double now,
+                             double *last) {
+        unsigned from = running > slots ? running - slots : 0;
+
+        qsort(ends, running, sizeof(double), compare_double);
+        *last = running > 0 ? ends[running - 1] : now;
+        for (unsigned i = running; i < slots; i++)
+                ends[i] = now;
+        return ends + from;
+}
+
 /* The work left replayed on the job's slots (slo-loop.h). */
 static int forecast_replay(const ClusterSnapshot *s, uint32_t job, const AriaProfile *p,
-                           const JobLeft *l, double now, double *free_at, double *ret) {
-        double maps_end = now, end;
+                           const JobLeft *l, double now, double *scratch, double *ret) {
+        double maps_end, end, *free_at;
         unsigned k = 0, pending;
 
-        /* The maps: the running ones end at their own rates, the pending
-         * ones go in whole waves on the slots as they free. */
-        for (size_t i = 0; i < s->n_attempts && k < l->map_slots; i++) {
+        /* The maps: every running one ends when its input left says, the
+         * pending ones go in whole waves on the slots as they free. */
+        for (size_t i = 0; i < s->n_attempts; i++) {
                 const Attempt *a = &s->attempts[i];
                 const Task *t = &s->tasks[a->task];
                 double expected;
@@ -122,46 +135,43 @@ static int forecast_replay(const ClusterSnapshot *s, uint32_t job, const AriaPro
                         continue;
                 expected = p->map_avg *
                            (a->input_size > 0 ? (double)a->input_size / p->map_input : 1.0);
-                free_at[k++] = now + attempt_left(a, now, expected);
+                scratch[k++] = now + attempt_left(a, expected);
         }
-        while (k < l->map_slots)
-                free_at[k++] = now;
-        qsort(free_at, k, sizeof(double), compare_double);
-        pending = l->maps - MIN(l->maps, l->maps_running);
-        for (unsigned i = 0; i < k; i++) {
-                unsigned waves = pending / k + (i < pending % k);
+        free_at = slots_free_at(scratch, k, l->map_slots, now, &maps_end);
+        pending = l->maps - MIN(l->maps, k);
+        for (unsigned i = 0; i < l->map_slots; i++) {
+                unsigned waves = pending / l->map_slots + (i < pending % l->map_slots);
 
                 maps_end = fmax(maps_end, free_at[i] + waves * p->map_avg);
         }
-        end = maps_end;
         /* The reduces: a running one ends after the maps' end, its first
          * shuffle's part and its reduce phase, or by its progress once the
          * maps are done; a pending one takes the slot that frees first. */
         k = 0;
-        for (size_t i = 0; i < s->n_attempts && k < l->reduce_slots; i++) {
+        for (size_t i = 0; i < s->n_attempts; i++) {
                 const Attempt *a = &s->attempts[i];
                 const Task *t = &s->tasks[a->task];
 
                 if (t->job != job || t->type != TASK_REDUCE || a->speculative)
                         continue;
-                free_at[k++] = l->maps > 0 ? maps_end + p->sh1_avg + p->reduce_avg
+                scratch[k++] = l->maps > 0 ? maps_end + p->sh1_avg + p->reduce_avg
                                            : now + reduce_left(p, a->progress);
         }
-        while (k < l->reduce_slots)
-                free_at[k++] = now;
-        pending = l->reduces - MIN(l->reduces, l->reduces_running);
-        for (unsigned q = 0; q < pending && k > 0; q++) {
+        free_at = slots_free_at(scratch, k, l->reduce_slots, now, &end);
+        end = fmax(end, maps_end);
+        pending = l->reduces - MIN(l->reduces, k);
+        for (unsigned q = 0; q < pending && l->reduce_slots > 0; q++) {
                 unsigned first = 0;
                 double start;
 
-                for (unsigned i = 1; i < k; i++)
+                for (unsigned i = 1; i < l->reduce_slots; i++)
                         if (free_at[i] < free_at[first])
                                 first = i;
                 start = free_at[first];
                 free_at[first] = start < maps_end ? maps_end + p->sh1_avg + p->reduce_avg
                                                   : start + p->shtyp_avg + p->reduce_avg;
         }
-        for (unsigned i = 0; i < k; i++)
+        for (unsigned i = 0; i < l->reduce_slots; i++)
                 end = fmax(end, free_at[i]);
         *ret = end;
         return 0;

@@ -15,6 +15,15 @@
  *   slo_favour  FlexSlot favours the job nearest to missing its deadline
  *               (slots.c).
  *
+ * Triage: a late job that misses its deadline even with every slot it can
+ * use (slo_hopeless()) goes after the jobs that can still meet theirs in
+ * ARIA's order (slo-sched.h) and gets no favour from FlexSlot. The
+ * Deadline Constraint Scheduler (Kc and Anyanwu, CloudCom 2010) refuses at
+ * admission a job its schedulability test finds cannot meet its deadline,
+ * so as not to run it at the others' expense; applying the same test to a
+ * job already running is an assumption of ours (no paper of the seed
+ * re-tests a running job).
+ *
  * Speed (slo-speed.c): the work a job's maps did, in profiled seconds,
  * over the time they took; 1 runs as profiled, 0.5 takes twice as long.
  * Its finished maps of this run did their count times the stored
@@ -51,14 +60,27 @@
  *   reduce slots (an optimistic choice of ours).
  * - replay: the job's work left replayed on the same slots, as Jockey
  *   (Ferguson et al., EuroSys'12) asks a simulator of a job's remaining
- *   work: each running map ends when its own rate says, the pending maps
- *   take the profiled mean at the job's speed in whole waves on the slots
- *   as they free, and the reduces then take the first shuffle's part after
- *   the maps (first wave) or a typical shuffle (later waves) and the
- *   profiled reduce phase at the speed.
+ *   work: every running map ends after the share of its split it has not
+ *   read at the profiled mean at the job's speed, the pending maps take
+ *   that mean in whole waves on the slots as they free, and the reduces
+ *   then take the first shuffle's part after the maps (first wave) or a
+ *   typical shuffle (later waves) and the profiled reduce phase at the
+ *   speed. A job running more tasks of a type than its slots (its quota
+ *   cut while it ran) keeps them all to their ends and starts a pending
+ *   one only as its running ones fall below its slots. A running map is
+ *   not timed by its own rate so far, for the reason the speed is a ratio
+ *   of sums: the running maps are more often the slow ones, and under DRS
+ *   a map started on a VM held to its idle limit reads about 1 % of its
+ *   split a minute until DRS's next pass, then runs as profiled (its rate
+ *   so far forecast such a map hundreds of seconds late; over
+ *   slo-interference's jobs the replay was late by 0.7 of a job's length
+ *   at a quarter of it, and is within 0.1-0.25 now).
  * `flexslot-sim experiment slo-interference` measures both (and ARIA's
  * bound without the speed) against the real finish at 25, 50 and 75 % of
- * each job; slo_forecast picks which one the lever and FlexSlot act on.
+ * each job; slo_forecast picks which one the lever, ARIA's late test and
+ * FlexSlot act on: the replay by default, the one nearer the real end
+ * there (at a quarter, half and three quarters of a job, 0.21, 0.17 and
+ * 0.12 of its length off against the bound's 0.28, 0.26 and 0.30).
  *
  * A job is late when its forecast is past its deadline; the lever keeps it
  * late until its forecast is slo_margin of its time left early (so that

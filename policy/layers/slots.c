@@ -3,10 +3,11 @@
  * III-E (Algorithms 1 and 2, straggler re-placement) and the unlimited
  * variant of V-F; the choices the paper leaves open are listed in
  * flexslot.h. With the one loop's slo_favour (slo-loop.h) flexslot favours
- * the deadline jobs forecast late: their stragglers are handled first and
- * never resized (a kill restarts a task from zero), their nodes give no
- * slot, and while one of them has a CPU-starved straggler only its nodes
- * receive one. */
+ * the deadline jobs forecast late that can still meet their deadlines
+ * (the loop's triage): their stragglers are handled first and never
+ * resized (a kill restarts a task from zero), their nodes give no slot,
+ * and while one of them has a CPU-starved straggler only its nodes receive
+ * one. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -389,8 +390,8 @@ static int add_free_slots(PolicyContext *ctx, const FlexSlotSettings *set) {
 }
 
 /* The late jobs (forecast past their deadlines) the slot manager favours,
- * each reported unless the VM allocator's lever reports it; NULL without
- * slo_favour. */
+ * those that can still make it, each late one reported unless the VM
+ * allocator's lever reports it; NULL without slo_favour. */
 static int late_jobs(PolicyContext *ctx, bool **ret) {
         const ClusterSnapshot *s = ctx->snap;
         bool *late;
@@ -407,11 +408,18 @@ static int late_jobs(PolicyContext *ctx, bool **ret) {
                 return -ENOMEM;
         r = slo_forecast_jobs(ctx, end, speed);
         for (uint32_t j = 0; r >= 0 && j < s->n_jobs; j++) {
+                bool hopeless = false;
+
                 if (isnan(end[j]))
                         continue;
                 late[j] = end[j] > usec_to_sec(s->jobs[j].deadline);
                 if (!ctx->core->slo.slo_lever)
                         r = slo_note(ctx, j, end[j], speed[j], late[j]);
+                /* Triage (slo-loop.h): no favour for a job that misses
+                 * even with every slot. */
+                if (r >= 0 && late[j])
+                        r = slo_hopeless(ctx, j, speed[j], &hopeless);
+                late[j] = late[j] && !hopeless;
         }
         if (r < 0)
                 return r;
