@@ -8,12 +8,14 @@
 
 /* Every array of a step but the per-task and per-job ones, by what it is
  * per. */
-#define CONTEXT_ARRAYS(X)            \
-        X(slots[SLOT_MAP], nodes)    \
-        X(slots[SLOT_REDUCE], nodes) \
-        X(busy[SLOT_MAP], nodes)     \
-        X(busy[SLOT_REDUCE], nodes)  \
-        X(node_memory, nodes)        \
+#define CONTEXT_ARRAYS(X)                        \
+        X(slots[SLOT_MAP], nodes)                \
+        X(slots[SLOT_REDUCE], nodes)             \
+        X(held[SLOT_MAP][TASK_MAP], nodes)       \
+        X(held[SLOT_MAP][TASK_REDUCE], nodes)    \
+        X(held[SLOT_REDUCE][TASK_MAP], nodes)    \
+        X(held[SLOT_REDUCE][TASK_REDUCE], nodes) \
+        X(node_memory, nodes)                    \
         X(killed, attempts)
 
 /* The per-job arrays, kept in ContextBuffers: task_start has one entry
@@ -213,7 +215,7 @@ static int jobs_from_tasks(PolicyContext *ctx) {
 
 int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnapshot *s,
                  const PolicyStepArgs *args, Decisions *d, ContextBuffers *b) {
-        size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts, n_jobs = s->n_jobs;
+        size_t n_nodes = s->n_nodes, n_jobs = s->n_jobs;
         size_t settled = s->job_tasks_kept ? MIN(s->n_jobs_settled, n_jobs) : 0;
         /* The settled jobs the last step knew, in the order it found them
          * in: the same jobs, done, and nothing of theirs the step changes
@@ -250,10 +252,10 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         for (size_t i = 0; i < n_nodes; i++)
                 for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
                         ctx->slots[slot][i] = s->nodes[i].slots[slot];
-        for (size_t i = 0; i < n_attempts; i++) {
+        for (size_t i = 0; i < s->n_attempts; i++) {
                 const Attempt *a = &s->attempts[i];
 
-                ctx->busy[a->slot][a->node]++;
+                ctx->held[a->slot][s->tasks[a->task].type][a->node]++;
                 ctx->node_memory[a->node] += a->slot_memory;
                 ctx->task_running[a->task]++;
         }
@@ -294,12 +296,16 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         return 0;
 }
 
-unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
-        unsigned slots = ctx->slots[slot][node];
+unsigned context_busy_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
+        return ctx->held[slot][TASK_MAP][node] + ctx->held[slot][TASK_REDUCE][node];
+}
 
-        if (!node_schedulable(&ctx->snap->nodes[node]) || ctx->busy[slot][node] >= slots)
+unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
+        unsigned slots = ctx->slots[slot][node], busy = context_busy_slots(ctx, node, slot);
+
+        if (!node_schedulable(&ctx->snap->nodes[node]) || busy >= slots)
                 return 0;
-        return slots - ctx->busy[slot][node];
+        return slots - busy;
 }
 
 unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
@@ -385,7 +391,7 @@ int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType sl
                            .local = t->type == TASK_MAP && task_is_local(t, node));
         if (r < 0)
                 return r;
-        ctx->busy[slot][node]++;
+        ctx->held[slot][t->type][node]++;
         ctx->node_memory[node] += memory;
         ctx->task_running[task]++;
         ctx->task_placed[task] = true;
@@ -406,7 +412,7 @@ int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64
         if (reason == KILL_RESIZE)
                 ctx->node_memory[a->node] += slot_memory;
         else {
-                ctx->busy[a->slot][a->node]--;
+                ctx->held[a->slot][ctx->snap->tasks[a->task].type][a->node]--;
                 ctx->task_running[a->task]--;
         }
         return 0;
@@ -417,7 +423,7 @@ int context_reserve(PolicyContext *ctx, uint32_t node, SlotType slot, uint32_t j
                                .task = task);
 
         if (r >= 0)
-                ctx->busy[slot][node]++;
+                ctx->held[slot][task_type_of(slot)][node]++;
         return r;
 }
 

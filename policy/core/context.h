@@ -35,7 +35,12 @@ struct PolicyContext {
 
         /* Per node, by SlotType. */
         unsigned *slots[_SLOT_TYPE_MAX]; /* after this step's slot changes */
-        unsigned *busy[_SLOT_TYPE_MAX];  /* slots taken by attempts, whatever their tasks */
+        /* Per node, by the SlotType of the slots and the TaskType of what
+         * is in them: the attempts not killed in this step and its
+         * assignments, and its reservations (as tasks of the slot's type),
+         * changed by context_assign(), context_kill() and
+         * context_reserve(). */
+        unsigned *held[_SLOT_TYPE_MAX][_TASK_TYPE_MAX];
         /* Per node. */
         uint64_t *node_memory; /* slot memory of the attempts it runs */
 
@@ -102,6 +107,9 @@ void context_done(PolicyContext *ctx);
  * a layer's scratch. NULL when memory is short. */
 void *context_scratch(const PolicyContext *ctx, size_t n, size_t size);
 
+/* Slots of a type on a node that attempts, assignments or reservations
+ * take, whatever their tasks. */
+unsigned context_busy_slots(const PolicyContext *ctx, uint32_t node, SlotType slot);
 /* Free slots of a type on a schedulable node: its slots less the attempts
  * running in them. */
 unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot);

@@ -102,6 +102,12 @@ static inline SlotType slot_type_of(TaskType type) {
         return type == TASK_MAP ? SLOT_MAP : SLOT_REDUCE;
 }
 
+/* The task type named after a slot type: what a slot held for a task
+ * (Reservation) counts as. */
+static inline TaskType task_type_of(SlotType slot) {
+        return slot == SLOT_MAP ? TASK_MAP : TASK_REDUCE;
+}
+
 /* Hadoop 1's view of a task tracker. The zero value is alive. */
 typedef enum NodeState {
         NODE_ALIVE, /* reports on time: may get tasks */

@@ -40,10 +40,6 @@ static TaskType other_type(TaskType t) {
         return t == TASK_MAP ? TASK_REDUCE : TASK_MAP;
 }
 
-static TaskType task_type_of(SlotType s) {
-        return s == SLOT_MAP ? TASK_MAP : TASK_REDUCE;
-}
-
 unsigned dhsa_borrow_target(const unsigned n[_TASK_TYPE_MAX], const unsigned s[_SLOT_TYPE_MAX],
                             const unsigned weight[_SLOT_TYPE_MAX], TaskType borrower) {
         TaskType lender = other_type(borrower);
@@ -123,9 +119,10 @@ struct DmrFill {
         const DynamicMrSettings *m;
         unsigned weight[_SLOT_TYPE_MAX];
         /* Per node: the configured slots, and the attempts by the type of
-         * their slot and of their task. */
+         * their slot and of their task (the context's, which its
+         * assignments keep). */
         unsigned *base[_SLOT_TYPE_MAX];
-        unsigned *in[_SLOT_TYPE_MAX][_TASK_TYPE_MAX];
+        unsigned *const *in[_SLOT_TYPE_MAX];
         /* Cluster-wide, by task type: configured slots of its own type,
          * demand, and PI-DHSA's borrowing: the target, and what is left of
          * it in this step. */
@@ -234,7 +231,10 @@ static int fill_assign(DmrFill *f, const TaskSource *src, uint32_t task, uint32_
         TaskType type = f->ctx->snap->tasks[task].type;
         int r;
 
-        f->in[slot][type][node]++;
+        /* Counted in f->in first, which shape() reads. */
+        r = context_assign(f->ctx, task, node, slot, false);
+        if (r < 0)
+                return r;
         if (slot != slot_type_of(type)) {
                 r = shape(f, node, slot);
                 if (r < 0)
@@ -242,34 +242,9 @@ static int fill_assign(DmrFill *f, const TaskSource *src, uint32_t task, uint32_
                 if (f->budget[type] > 0)
                         f->budget[type]--;
         }
-        r = context_assign(f->ctx, task, node, slot, false);
-        if (r >= 0 && src->took)
+        if (src->took)
                 src->took(src->data, f->ctx, task);
-        return r;
-}
-
-/* Tasks in the slots an earlier layer of the step took or freed. */
-static void count_decisions(DmrFill *f, bool *freed) {
-        const PolicyContext *ctx = f->ctx;
-        const ClusterSnapshot *s = ctx->snap;
-        const Decisions *d = ctx->d;
-
-        for (size_t i = 0; i < d->n_kills; i++)
-                if (d->kills[i].reason != KILL_RESIZE)
-                        freed[d->kills[i].attempt] = true;
-        for (size_t i = 0; i < s->n_attempts; i++) {
-                const Attempt *a = &s->attempts[i];
-
-                if (!freed[i])
-                        f->in[a->slot][s->tasks[a->task].type][a->node]++;
-        }
-        for (size_t i = 0; i < d->n_assignments; i++)
-                f->in[d->assignments[i].slot][d->assignments[i].type][d->assignments[i].node]++;
-        for (size_t i = 0; i < d->n_reservations; i++) {
-                SlotType slot = d->reservations[i].slot;
-
-                f->in[slot][task_type_of(slot)][d->reservations[i].node]++;
-        }
+        return 0;
 }
 
 /* Demand (running attempts and pending tasks that may start) and slots by
@@ -314,11 +289,10 @@ int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
         const ClusterSnapshot *s = ctx->snap;
         size_t n_nodes = s->n_nodes;
         DmrFill *f = context_scratch(ctx, 1, sizeof(DmrFill));
-        bool *freed = context_scratch(ctx, s->n_attempts, sizeof(bool));
         bool features;
         int r;
 
-        if (!f || !freed)
+        if (!f)
                 return -ENOMEM;
         f->ctx = ctx;
         f->m = &ctx->core->dmr;
@@ -331,12 +305,10 @@ int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
                 return -ENOMEM;
         for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
                 f->base[slot] = context_scratch(ctx, n_nodes, sizeof(unsigned));
-                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                        f->in[slot][type] = context_scratch(ctx, n_nodes, sizeof(unsigned));
-                if (!f->base[slot] || !f->in[slot][TASK_MAP] || !f->in[slot][TASK_REDUCE])
+                f->in[slot] = ctx->held[slot];
+                if (!f->base[slot])
                         return -ENOMEM;
         }
-        count_decisions(f, freed);
         for (uint32_t node = 0; node < n_nodes; node++) {
                 const NodeShape *was = memory->n > 0 ? idmap_get(memory, s->nodes[node].id) : NULL;
 
