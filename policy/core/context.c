@@ -130,10 +130,12 @@ void context_done(PolicyContext *ctx) {
         if (ctx->buffers)
                 arena_reset(&ctx->buffers->arena);
 
-        /* Back to all zero: only the tasks of attempts and assignments were
-         * touched. */
-        for (size_t i = 0; ctx->task_running && i < s->n_attempts; i++)
+        /* Back to all zero: only the tasks of attempts counted here, kills
+         * and assignments were touched. */
+        for (size_t i = 0; ctx->task_running && !s->node_attempts && i < s->n_attempts; i++)
                 ctx->task_running[s->attempts[i].task] = 0;
+        for (size_t i = 0; ctx->task_running && i < ctx->d->n_kills; i++)
+                ctx->task_running[s->attempts[ctx->d->kills[i].attempt].task] = 0;
         for (size_t i = 0; ctx->task_running && i < ctx->d->n_assignments; i++) {
                 ctx->task_running[ctx->d->assignments[i].task] = 0;
                 ctx->task_placed[ctx->d->assignments[i].task] = false;
@@ -213,6 +215,33 @@ static int jobs_from_tasks(PolicyContext *ctx) {
         return 0;
 }
 
+/* What the attempts hold, from the driver's counts. */
+static void attempts_from_counts(PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+
+        for (size_t i = 0; i < s->n_nodes; i++) {
+                const NodeAttempts *n = &s->node_attempts[i];
+
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                                ctx->held[slot][type][i] = n->held[slot][type];
+                ctx->node_memory[i] = n->slot_memory;
+        }
+}
+
+/* What the attempts hold, counted by a pass over all of them. */
+static void attempts_count(PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+
+        for (size_t i = 0; i < s->n_attempts; i++) {
+                const Attempt *a = &s->attempts[i];
+
+                ctx->held[a->slot][s->tasks[a->task].type][a->node]++;
+                ctx->node_memory[a->node] += a->slot_memory;
+                ctx->task_running[a->task]++;
+        }
+}
+
 int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnapshot *s,
                  const PolicyStepArgs *args, Decisions *d, ContextBuffers *b) {
         size_t n_nodes = s->n_nodes, n_jobs = s->n_jobs;
@@ -252,13 +281,10 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         for (size_t i = 0; i < n_nodes; i++)
                 for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
                         ctx->slots[slot][i] = s->nodes[i].slots[slot];
-        for (size_t i = 0; i < s->n_attempts; i++) {
-                const Attempt *a = &s->attempts[i];
-
-                ctx->held[a->slot][s->tasks[a->task].type][a->node]++;
-                ctx->node_memory[a->node] += a->slot_memory;
-                ctx->task_running[a->task]++;
-        }
+        if (s->node_attempts)
+                attempts_from_counts(ctx);
+        else
+                attempts_count(ctx);
         if (s->job_tasks_kept)
                 jobs_from_summary(ctx, known);
         else {
@@ -323,6 +349,13 @@ uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node) 
 
 bool context_task_pending(const PolicyContext *ctx, uint32_t task) {
         return ctx->snap->tasks[task].state == TASK_PENDING && !ctx->task_placed[task];
+}
+
+unsigned context_task_running(const PolicyContext *ctx, uint32_t task) {
+        const ClusterSnapshot *s = ctx->snap;
+
+        return (unsigned)((s->node_attempts ? (int)s->tasks[task].running_attempts : 0) +
+                          ctx->task_running[task]);
 }
 
 bool context_job_eligible(const PolicyContext *ctx, uint32_t job, TaskType type) {

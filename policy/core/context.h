@@ -46,8 +46,11 @@ struct PolicyContext {
 
         /* Per task, changed only by context_assign() and context_kill(),
          * which is what lets context_done() clear them cheaply. */
-        bool *task_placed;      /* a pending task got a slot in this step */
-        unsigned *task_running; /* running attempts once this step is applied */
+        bool *task_placed; /* a pending task got a slot in this step */
+        /* What this step changed of its running attempts, and the attempts
+         * themselves when the driver does not count them
+         * (context_task_running() adds Task.running_attempts when it does). */
+        int *task_running;
         /* A layer's per task scratch that costs what it touches rather than
          * a pass over every task: all 0 when a layer is called, and the
          * layer sets what it set back to 0 before it returns. */
@@ -80,7 +83,7 @@ struct PolicyContext {
 struct ContextBuffers {
         Arena arena;
         bool *placed;
-        unsigned *running;
+        int *running;
         double *value;
         uint32_t *identity; /* identity[i] == i: tasks_by_job when Job.tasks is kept */
         uint32_t *by_job;   /* tasks_by_job when the core counts */
@@ -120,6 +123,8 @@ unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotTyp
  * memory plus the node's default for each free slot. */
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node);
 bool context_task_pending(const PolicyContext *ctx, uint32_t task);
+/* The task's running attempts once this step is applied. */
+unsigned context_task_running(const PolicyContext *ctx, uint32_t task);
 /* Reduces wait for the job's maps (CoreSettings.reduce_slowstart). */
 bool context_task_eligible(const PolicyContext *ctx, uint32_t task);
 bool context_job_eligible(const PolicyContext *ctx, uint32_t job, TaskType type);

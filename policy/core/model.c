@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "common/macro.h"
 #include "policy/core/model.h"
@@ -164,6 +165,53 @@ void job_profile_add_task(JobProfile *p, TaskType type, usec_t started, usec_t s
         phase_stats_add(&p->phases[PROFILE_REDUCE], finished - shuffle_end);
 }
 
+void attempt_counted(NodeAttempts *node, Task *task, SlotType slot, uint64_t slot_memory,
+                     bool add) {
+        if (add) {
+                node->held[slot][task->type]++;
+                node->slot_memory += slot_memory;
+                task->running_attempts++;
+        } else {
+                node->held[slot][task->type]--;
+                node->slot_memory -= slot_memory;
+                task->running_attempts--;
+        }
+}
+
+/* The driver's counts of the attempts are theirs (attempts were checked). */
+static int attempt_counts_check(const ClusterSnapshot *s) {
+        _cleanup_free_ NodeAttempts *nodes = NULL;
+        _cleanup_free_ unsigned *tasks = NULL;
+
+        if (!s->node_attempts)
+                return 0;
+        nodes = calloc(MAX(s->n_nodes, (size_t)1), sizeof(*nodes));
+        tasks = calloc(MAX(s->n_tasks, (size_t)1), sizeof(*tasks));
+        if (!nodes || !tasks)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_attempts; i++) {
+                const Attempt *a = &s->attempts[i];
+
+                nodes[a->node].held[a->slot][s->tasks[a->task].type]++;
+                nodes[a->node].slot_memory += a->slot_memory;
+                tasks[a->task]++;
+        }
+        for (size_t i = 0; i < s->n_nodes; i++) {
+                const NodeAttempts *kept = &s->node_attempts[i];
+
+                if (nodes[i].slot_memory != kept->slot_memory)
+                        return -EINVAL;
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                                if (nodes[i].held[slot][type] != kept->held[slot][type])
+                                        return -EINVAL;
+        }
+        for (size_t i = 0; i < s->n_tasks; i++)
+                if (tasks[i] != s->tasks[i].running_attempts)
+                        return -EINVAL;
+        return 0;
+}
+
 bool task_is_local(const Task *t, uint32_t node) {
         for (unsigned i = 0; i < t->n_locations && i < MAX_REPLICAS; i++)
                 if (t->locations[i] == node)
@@ -194,5 +242,5 @@ int snapshot_validate(const ClusterSnapshot *s) {
                         return -EINVAL;
         if (!all_job_tasks_ok(s))
                 return -EINVAL;
-        return 0;
+        return attempt_counts_check(s);
 }
