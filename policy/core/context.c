@@ -8,14 +8,9 @@
 
 /* Every array of a step but the per-task and per-job ones, by what it is
  * per. */
-#define CONTEXT_ARRAYS(X)                        \
-        X(slots[SLOT_MAP], nodes)                \
-        X(slots[SLOT_REDUCE], nodes)             \
-        X(held[SLOT_MAP][TASK_MAP], nodes)       \
-        X(held[SLOT_MAP][TASK_REDUCE], nodes)    \
-        X(held[SLOT_REDUCE][TASK_MAP], nodes)    \
-        X(held[SLOT_REDUCE][TASK_REDUCE], nodes) \
-        X(node_memory, nodes)                    \
+#define CONTEXT_ARRAYS(X)            \
+        X(slots[SLOT_MAP], nodes)    \
+        X(slots[SLOT_REDUCE], nodes) \
         X(killed, attempts)
 
 /* The per-job arrays, kept in ContextBuffers: task_start has one entry
@@ -37,6 +32,8 @@ void context_buffers_done(ContextBuffers *b) {
         free(b->value);
         free(b->identity);
         free(b->by_job);
+        free(b->counted);
+        free(b->changed);
 #define FREE_ARRAY(field) free(b->field);
         JOB_ARRAYS(FREE_ARRAY)
 #undef FREE_ARRAY
@@ -88,6 +85,26 @@ static int task_buffers_reserve(ContextBuffers *b, size_t n) {
         return 0;
 }
 
+/* The per-node arrays, zero beyond what they held. */
+static int node_buffers_reserve(ContextBuffers *b, size_t n) {
+        void *counted = b->counted, *changed = b->changed;
+        int r;
+
+        r = reserve(&counted, sizeof(*b->counted), b->cap_nodes, n);
+        b->counted = counted;
+        if (r >= 0)
+                r = reserve(&changed, sizeof(*b->changed), b->cap_nodes, n);
+        b->changed = changed;
+        if (r < 0)
+                return r;
+        if (n > b->cap_nodes) {
+                memset(&b->counted[b->cap_nodes], 0, (n - b->cap_nodes) * sizeof(*b->counted));
+                memset(&b->changed[b->cap_nodes], 0, (n - b->cap_nodes) * sizeof(*b->changed));
+                b->cap_nodes = n;
+        }
+        return 0;
+}
+
 /* The per-job arrays, as they were up to what they held. */
 static int job_buffers_reserve(ContextBuffers *b, size_t n) {
         void *p;
@@ -126,20 +143,31 @@ void *context_scratch(const PolicyContext *ctx, size_t n, size_t size) {
 
 void context_done(PolicyContext *ctx) {
         const ClusterSnapshot *s = ctx->snap;
+        const Decisions *d = ctx->d;
 
         if (ctx->buffers)
                 arena_reset(&ctx->buffers->arena);
 
-        /* Back to all zero: only the tasks of attempts counted here, kills
-         * and assignments were touched. */
-        for (size_t i = 0; ctx->task_running && !s->node_attempts && i < s->n_attempts; i++)
+        /* Back to all zero: only the tasks and nodes of the attempts counted
+         * here and of the kills, assignments and reservations were
+         * touched. */
+        for (size_t i = 0; ctx->task_running && !s->node_attempts && i < s->n_attempts; i++) {
                 ctx->task_running[s->attempts[i].task] = 0;
-        for (size_t i = 0; ctx->task_running && i < ctx->d->n_kills; i++)
-                ctx->task_running[s->attempts[ctx->d->kills[i].attempt].task] = 0;
-        for (size_t i = 0; ctx->task_running && i < ctx->d->n_assignments; i++) {
-                ctx->task_running[ctx->d->assignments[i].task] = 0;
-                ctx->task_placed[ctx->d->assignments[i].task] = false;
+                ctx->buffers->counted[s->attempts[i].node] = (NodeAttempts){};
         }
+        for (size_t i = 0; ctx->task_running && i < d->n_kills; i++) {
+                const Attempt *a = &s->attempts[d->kills[i].attempt];
+
+                ctx->task_running[a->task] = 0;
+                ctx->node_change[a->node] = (NodeChange){};
+        }
+        for (size_t i = 0; ctx->task_running && i < d->n_assignments; i++) {
+                ctx->task_running[d->assignments[i].task] = 0;
+                ctx->task_placed[d->assignments[i].task] = false;
+                ctx->node_change[d->assignments[i].node] = (NodeChange){};
+        }
+        for (size_t i = 0; ctx->task_running && i < d->n_reservations; i++)
+                ctx->node_change[d->reservations[i].node] = (NodeChange){};
         memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -215,31 +243,20 @@ static int jobs_from_tasks(PolicyContext *ctx) {
         return 0;
 }
 
-/* What the attempts hold, from the driver's counts. */
-static void attempts_from_counts(PolicyContext *ctx) {
-        const ClusterSnapshot *s = ctx->snap;
-
-        for (size_t i = 0; i < s->n_nodes; i++) {
-                const NodeAttempts *n = &s->node_attempts[i];
-
-                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
-                        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                                ctx->held[slot][type][i] = n->held[slot][type];
-                ctx->node_memory[i] = n->slot_memory;
-        }
-}
-
-/* What the attempts hold, counted by a pass over all of them. */
+/* What the attempts hold when the driver does not count them: a pass over
+ * all of them. */
 static void attempts_count(PolicyContext *ctx) {
         const ClusterSnapshot *s = ctx->snap;
+        NodeAttempts *counted = ctx->buffers->counted;
 
         for (size_t i = 0; i < s->n_attempts; i++) {
                 const Attempt *a = &s->attempts[i];
 
-                ctx->held[a->slot][s->tasks[a->task].type][a->node]++;
-                ctx->node_memory[a->node] += a->slot_memory;
+                counted[a->node].held[a->slot][s->tasks[a->task].type]++;
+                counted[a->node].slot_memory += a->slot_memory;
                 ctx->task_running[a->task]++;
         }
+        ctx->node_attempts = counted;
 }
 
 int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnapshot *s,
@@ -267,6 +284,8 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 r = task_buffers_reserve(b, MAX(s->n_tasks, (size_t)1));
         if (r >= 0)
                 r = job_buffers_reserve(b, n_jobs + 1);
+        if (r >= 0)
+                r = node_buffers_reserve(b, MAX(n_nodes, (size_t)1));
         if (r < 0) {
                 context_done(ctx);
                 return r;
@@ -277,13 +296,13 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         ctx->task_placed = b->placed;
         ctx->task_running = b->running;
         ctx->task_value = b->value;
+        ctx->node_change = b->changed;
 
         for (size_t i = 0; i < n_nodes; i++)
                 for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
                         ctx->slots[slot][i] = s->nodes[i].slots[slot];
-        if (s->node_attempts)
-                attempts_from_counts(ctx);
-        else
+        ctx->node_attempts = s->node_attempts;
+        if (!s->node_attempts)
                 attempts_count(ctx);
         if (s->job_tasks_kept)
                 jobs_from_summary(ctx, known);
@@ -323,7 +342,7 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
 }
 
 unsigned context_busy_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
-        return ctx->held[slot][TASK_MAP][node] + ctx->held[slot][TASK_REDUCE][node];
+        return context_held(ctx, node, slot, TASK_MAP) + context_held(ctx, node, slot, TASK_REDUCE);
 }
 
 unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
@@ -343,8 +362,9 @@ unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotTyp
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node) {
         unsigned free_slots = context_free_slots(ctx, node, SLOT_MAP) +
                               context_free_slots(ctx, node, SLOT_REDUCE);
+        uint64_t held = ctx->node_attempts[node].slot_memory + ctx->node_change[node].slot_memory;
 
-        return ctx->node_memory[node] + free_slots * ctx->snap->nodes[node].slot_memory;
+        return held + free_slots * ctx->snap->nodes[node].slot_memory;
 }
 
 bool context_task_pending(const PolicyContext *ctx, uint32_t task) {
@@ -424,8 +444,8 @@ int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType sl
                            .local = t->type == TASK_MAP && task_is_local(t, node));
         if (r < 0)
                 return r;
-        ctx->held[slot][t->type][node]++;
-        ctx->node_memory[node] += memory;
+        ctx->node_change[node].held[slot][t->type]++;
+        ctx->node_change[node].slot_memory += memory;
         ctx->task_running[task]++;
         ctx->task_placed[task] = true;
         return 0;
@@ -440,12 +460,12 @@ int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64
         if (r < 0)
                 return r;
         ctx->killed[attempt] = true;
-        ctx->node_memory[a->node] -= a->slot_memory;
+        ctx->node_change[a->node].slot_memory -= a->slot_memory;
         /* A resize restarts in the same slot; a re-placement frees it. */
         if (reason == KILL_RESIZE)
-                ctx->node_memory[a->node] += slot_memory;
+                ctx->node_change[a->node].slot_memory += slot_memory;
         else {
-                ctx->held[a->slot][ctx->snap->tasks[a->task].type][a->node]--;
+                ctx->node_change[a->node].held[a->slot][ctx->snap->tasks[a->task].type]--;
                 ctx->task_running[a->task]--;
         }
         return 0;
@@ -456,7 +476,7 @@ int context_reserve(PolicyContext *ctx, uint32_t node, SlotType slot, uint32_t j
                                .task = task);
 
         if (r >= 0)
-                ctx->held[slot][task_type_of(slot)][node]++;
+                ctx->node_change[node].held[slot][task_type_of(slot)]++;
         return r;
 }
 

@@ -17,6 +17,14 @@
 
 typedef struct ContextBuffers ContextBuffers;
 
+/* What a step changed of a node's NodeAttempts: its assignments,
+ * reservations and kills (slot_memory modulo 2^64: the sum is what
+ * counts). */
+typedef struct NodeChange {
+        int held[_SLOT_TYPE_MAX][_TASK_TYPE_MAX];
+        uint64_t slot_memory;
+} NodeChange;
+
 /* Where context_job_pending_task() resumes for one job and task type: the
  * step only ever takes tasks out of pending, so what was passed over once
  * stays passed over. Positions index tasks_by_job. */
@@ -35,14 +43,14 @@ struct PolicyContext {
 
         /* Per node, by SlotType. */
         unsigned *slots[_SLOT_TYPE_MAX]; /* after this step's slot changes */
-        /* Per node, by the SlotType of the slots and the TaskType of what
-         * is in them: the attempts not killed in this step and its
-         * assignments, and its reservations (as tasks of the slot's type),
-         * changed by context_assign(), context_kill() and
-         * context_reserve(). */
-        unsigned *held[_SLOT_TYPE_MAX][_TASK_TYPE_MAX];
-        /* Per node. */
-        uint64_t *node_memory; /* slot memory of the attempts it runs */
+        /* Per node: what its attempts held when the step began (the
+         * driver's counts, or the core's), and what context_assign(),
+         * context_kill() and context_reserve() changed of it since (a
+         * reservation holds a slot as a task of the slot's type), which
+         * context_held() adds up: a step costs the nodes it changes, not a
+         * copy of every node's counts. */
+        const NodeAttempts *node_attempts;
+        NodeChange *node_change;
 
         /* Per task, changed only by context_assign() and context_kill(),
          * which is what lets context_done() clear them cheaply. */
@@ -88,6 +96,11 @@ struct ContextBuffers {
         uint32_t *identity; /* identity[i] == i: tasks_by_job when Job.tasks is kept */
         uint32_t *by_job;   /* tasks_by_job when the core counts */
         size_t cap_tasks;
+        /* Per node, all zero between steps: the attempts' counts when the
+         * driver does not keep them, and what a step changed of them. */
+        NodeAttempts *counted;
+        NodeChange *changed;
+        size_t cap_nodes;
         /* The context's per-job arrays, kept from step to step: their first
          * jobs_known entries are what the last step found for jobs the
          * driver said were settled (ClusterSnapshot.n_jobs_settled), and a
@@ -110,6 +123,14 @@ void context_done(PolicyContext *ctx);
  * a layer's scratch. NULL when memory is short. */
 void *context_scratch(const PolicyContext *ctx, size_t n, size_t size);
 
+/* The node's slots of a type that hold tasks of a type once this step is
+ * applied: attempts not killed, assignments and reservations. Inline: the
+ * slot filler asks it of every node at every step. */
+static inline unsigned context_held(const PolicyContext *ctx, uint32_t node, SlotType slot,
+                                    TaskType type) {
+        return (unsigned)((int)ctx->node_attempts[node].held[slot][type] +
+                          ctx->node_change[node].held[slot][type]);
+}
 /* Slots of a type on a node that attempts, assignments or reservations
  * take, whatever their tasks. */
 unsigned context_busy_slots(const PolicyContext *ctx, uint32_t node, SlotType slot);

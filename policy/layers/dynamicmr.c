@@ -118,11 +118,9 @@ struct DmrFill {
         PolicyContext *ctx;
         const DynamicMrSettings *m;
         unsigned weight[_SLOT_TYPE_MAX];
-        /* Per node: the configured slots, and the attempts by the type of
-         * their slot and of their task (the context's, which its
-         * assignments keep). */
+        /* Per node: the configured slots (what a node holds by the type
+         * of its slots and of their tasks is context_held()'s). */
         unsigned *base[_SLOT_TYPE_MAX];
-        unsigned *const *in[_SLOT_TYPE_MAX];
         /* Cluster-wide, by task type: configured slots of its own type,
          * demand, and PI-DHSA's borrowing: the target, and what is left of
          * it in this step. */
@@ -153,16 +151,21 @@ static bool node_fillable(const DmrFill *f, uint32_t node) {
                (ctx->beating_node == NO_INDEX || ctx->beating_node == node);
 }
 
+/* Slots of type slot holding tasks of type on the node. */
+static unsigned in(const DmrFill *f, uint32_t node, SlotType slot, TaskType type) {
+        return context_held(f->ctx, node, slot, type);
+}
+
 /* Slots of type slot the node's borrowers (tasks of the other type) take. */
 static unsigned lent(const DmrFill *f, uint32_t node, SlotType slot) {
         SlotType other = slot == SLOT_MAP ? SLOT_REDUCE : SLOT_MAP;
 
-        return dhsa_slots_taken(f->in[slot][task_type_of(other)][node], f->weight[other],
+        return dhsa_slots_taken(in(f, node, slot, task_type_of(other)), f->weight[other],
                                 f->weight[slot]);
 }
 
 static unsigned used(const DmrFill *f, uint32_t node, SlotType slot) {
-        return f->in[slot][task_type_of(slot)][node] + lent(f, node, slot);
+        return in(f, node, slot, task_type_of(slot)) + lent(f, node, slot);
 }
 
 /* The places the core counts in a node's slots of a type: one per
@@ -170,7 +173,7 @@ static unsigned used(const DmrFill *f, uint32_t node, SlotType slot) {
 static unsigned places(const DmrFill *f, uint32_t node, SlotType slot) {
         SlotType other = slot == SLOT_MAP ? SLOT_REDUCE : SLOT_MAP;
         long p = (long)f->base[slot][node] - lent(f, node, slot) +
-                 f->in[slot][task_type_of(other)][node];
+                 in(f, node, slot, task_type_of(other));
 
         return p > 0 ? (unsigned)p : 0;
 }
@@ -219,7 +222,7 @@ static unsigned lend_limit(const DmrFill *f, uint32_t node, SlotType slot) {
  * hold, when its borrowers may hold up to limit of them (and those idle). */
 static unsigned borrow_room(const DmrFill *f, uint32_t node, TaskType borrower, unsigned limit) {
         SlotType slot = slot_type_of(other_type(borrower));
-        unsigned held = f->in[slot][borrower][node];
+        unsigned held = in(f, node, slot, borrower);
         unsigned room = dhsa_tasks_held(MIN(limit, lent(f, node, slot) + idle(f, node, slot)),
                                         f->weight[slot], f->weight[slot_type_of(borrower)]);
 
@@ -231,7 +234,7 @@ static int fill_assign(DmrFill *f, const TaskSource *src, uint32_t task, uint32_
         TaskType type = f->ctx->snap->tasks[task].type;
         int r;
 
-        /* Counted in f->in first, which shape() reads. */
+        /* Counted first: shape() reads it. */
         r = context_assign(f->ctx, task, node, slot, false);
         if (r < 0)
                 return r;
@@ -266,7 +269,7 @@ static int count_demand(DmrFill *f) {
                 for (size_t j = 0; j < n_jobs; j++)
                         n_pending += pending[type][j];
                 for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
-                        running += f->in[SLOT_MAP][type][node] + f->in[SLOT_REDUCE][type][node];
+                        running += in(f, node, SLOT_MAP, type) + in(f, node, SLOT_REDUCE, type);
                 f->demand[type] = n_pending + running;
                 f->load[type] = load_factor(n_pending, running, f->slots[type]);
         }
@@ -280,7 +283,7 @@ static void pi_budget(DmrFill *f) {
 
                 f->target[type] = dhsa_borrow_target(f->demand, f->slots, f->weight, type);
                 for (uint32_t node = 0; node < f->ctx->snap->n_nodes; node++)
-                        held += f->in[slot][type][node];
+                        held += in(f, node, slot, type);
                 f->budget[type] = f->target[type] > held ? f->target[type] - held : 0;
         }
 }
@@ -305,7 +308,6 @@ int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
                 return -ENOMEM;
         for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
                 f->base[slot] = context_scratch(ctx, n_nodes, sizeof(unsigned));
-                f->in[slot] = ctx->held[slot];
                 if (!f->base[slot])
                         return -ENOMEM;
         }
@@ -322,7 +324,7 @@ int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
                         /* A node that was not reshaped and lends nothing
                          * keeps its counts (places() is its base): most
                          * nodes, whose shape() a step then spares. */
-                        if (!was && f->in[slot][task_type_of(other)][node] == 0)
+                        if (!was && in(f, node, slot, task_type_of(other)) == 0)
                                 continue;
                         r = shape(f, node, slot);
                         if (r < 0)
