@@ -121,10 +121,11 @@ struct DmrFill {
         /* Per node: the configured slots (what a node holds by the type
          * of its slots and of their tasks is context_held()'s). */
         unsigned *base[_SLOT_TYPE_MAX];
-        /* Cluster-wide, by task type: configured slots of its own type,
-         * demand, and PI-DHSA's borrowing: the target, and what is left of
-         * it in this step. */
+        /* Cluster-wide, by task type: configured slots of its own type
+         * (own_slots(), once slots_summed), demand, and PI-DHSA's
+         * borrowing: the target, and what is left of it in this step. */
         unsigned slots[_TASK_TYPE_MAX], demand[_TASK_TYPE_MAX];
+        bool slots_summed;
         unsigned target[_TASK_TYPE_MAX], budget[_TASK_TYPE_MAX];
         double load[_TASK_TYPE_MAX];
         bool *visited; /* per job, PD-DHSA's visitedForMap */
@@ -250,6 +251,25 @@ static int fill_assign(DmrFill *f, const TaskSource *src, uint32_t task, uint32_
         return 0;
 }
 
+/* Each task type's slots of its own type on the schedulable nodes: a pass
+ * over every node's state, which a step pays only when something needs the
+ * cluster's slots (fair shares, the load manager, DHSA), not for a
+ * heartbeat's FIFO fill. */
+static const unsigned *own_slots(DmrFill *f) {
+        const ClusterSnapshot *s = f->ctx->snap;
+
+        if (f->slots_summed)
+                return f->slots;
+        for (uint32_t node = 0; node < s->n_nodes; node++) {
+                if (!node_schedulable(&s->nodes[node]))
+                        continue;
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                        f->slots[task_type_of(slot)] += f->base[slot][node];
+        }
+        f->slots_summed = true;
+        return f->slots;
+}
+
 /* Demand (running attempts and pending tasks that may start) and slots by
  * type, the load factors and PI-DHSA's borrowing. */
 static int count_demand(DmrFill *f) {
@@ -271,7 +291,7 @@ static int count_demand(DmrFill *f) {
                 for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
                         running += in(f, node, SLOT_MAP, type) + in(f, node, SLOT_REDUCE, type);
                 f->demand[type] = n_pending + running;
-                f->load[type] = load_factor(n_pending, running, f->slots[type]);
+                f->load[type] = load_factor(n_pending, running, own_slots(f)[type]);
         }
         return 0;
 }
@@ -281,7 +301,7 @@ static void pi_budget(DmrFill *f) {
                 SlotType slot = slot_type_of(other_type(type));
                 unsigned held = 0;
 
-                f->target[type] = dhsa_borrow_target(f->demand, f->slots, f->weight, type);
+                f->target[type] = dhsa_borrow_target(f->demand, own_slots(f), f->weight, type);
                 for (uint32_t node = 0; node < f->ctx->snap->n_nodes; node++)
                         held += in(f, node, slot, type);
                 f->budget[type] = f->target[type] > held ? f->target[type] - held : 0;
@@ -319,8 +339,6 @@ int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
                         long b = (long)ctx->slots[slot][node] - (was ? was->delta[slot] : 0);
 
                         f->base[slot][node] = b > 0 ? (unsigned)b : 0;
-                        if (node_schedulable(&s->nodes[node]))
-                                f->slots[task_type_of(slot)] += f->base[slot][node];
                         /* A node that was not reshaped and lends nothing
                          * keeps its counts (places() is its base): most
                          * nodes, whose shape() a step then spares. */
@@ -342,13 +360,15 @@ int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
         return 0;
 }
 
-double dmr_phase_capacity(const DmrFill *f, TaskType type) {
-        return (double)f->slots[type] + f->target[type];
+double dmr_phase_capacity(DmrFill *f, TaskType type) {
+        return (double)own_slots(f)[type] + f->target[type];
 }
 
-double dmr_total_capacity(const DmrFill *f) {
-        return (double)f->slots[TASK_MAP] * f->weight[SLOT_MAP] +
-               (double)f->slots[TASK_REDUCE] * f->weight[SLOT_REDUCE];
+double dmr_total_capacity(DmrFill *f) {
+        const unsigned *slots = own_slots(f);
+
+        return (double)slots[TASK_MAP] * f->weight[SLOT_MAP] +
+               (double)slots[TASK_REDUCE] * f->weight[SLOT_REDUCE];
 }
 
 unsigned dmr_task_weight(const DmrFill *f, TaskType type) {

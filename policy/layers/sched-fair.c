@@ -52,7 +52,7 @@ typedef struct FairView {
 /* One step of the scheduler: the source of the filler's tasks. */
 typedef struct FairStep {
         PolicyContext *ctx;
-        const DmrFill *fill;
+        DmrFill *fill;
         const FairSettings *set;
         usec_t *since;
         bool pd;
