@@ -250,6 +250,7 @@ static int simcl_snapshot(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
                 .job_tasks_kept = true,
                 .n_jobs_settled = cl->n_jobs_settled,
                 .node_attempts = cl->node_attempts,
+                .attempts_total = &cl->attempts_total,
                 .allocator_period = allocator_period(s->sc),
         };
         return 0;

@@ -552,8 +552,8 @@ static void attempt_detach(SimAttempt *a, bool slot_kept) {
         tx->queue += a->t_queue;
         if (--tx->running == 0)
                 task_counts(a->cl, a->task)->running--;
-        attempt_counted(&a->cl->node_attempts[a->node], &a->cl->tasks[a->task], a->slot,
-                        a->slot_memory, false);
+        attempt_counted(&a->cl->node_attempts[a->node], &a->cl->attempts_total,
+                        &a->cl->tasks[a->task], a->slot, a->slot_memory, false);
         if (!slot_kept)
                 node_map_slot_free(a->cl, a);
         list_remove(h->attempts, &h->n_attempts, a->host_pos, false);
@@ -729,7 +729,8 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
                 tx->first_start = now;
         if (tx->running++ == 0)
                 task_counts(cl, task)->running++;
-        attempt_counted(&cl->node_attempts[node], &cl->tasks[task], slot, slot_memory, true);
+        attempt_counted(&cl->node_attempts[node], &cl->attempts_total, &cl->tasks[task], slot,
+                        slot_memory, true);
         cl->tasks[task].state = TASK_RUNNING;
         host_recompute(s, h);
         return 0;

@@ -169,6 +169,7 @@ struct SimCluster {
         Node *nodes;                 /* the snapshot's too */
         uint32_t *node_vm;           /* global VM index of each node */
         NodeAttempts *node_attempts; /* the snapshot's too */
+        NodeAttempts attempts_total; /* their sum */
         GrownSlots *grown;           /* per node */
         size_t n_nodes;
         NodeBeat *beats;

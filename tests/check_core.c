@@ -581,7 +581,7 @@ START_TEST(test_attempts_counted) {
         SummarizedCluster c;
         ClusterSnapshot s = summarized_snapshot(&c);
         Attempt attempts[] = { { .task = 0, .node = 0, .slot = SLOT_MAP, .slot_memory = 100 } };
-        NodeAttempts counts[2] = { 0 };
+        NodeAttempts counts[2] = { 0 }, total = { 0 };
         _cleanup_(policy_freep) Policy *p = NULL;
         Decisions counted = { 0 }, kept = { 0 };
         const unsigned flags[] = { POLICY_STEP_ALL, POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT };
@@ -589,17 +589,21 @@ START_TEST(test_attempts_counted) {
         s.attempts = attempts;
         s.n_attempts = 1;
         s.job_tasks_kept = true;
-        attempt_counted(&counts[0], &c.tasks[0], SLOT_MAP, 100, true);
+        attempt_counted(&counts[0], &total, &c.tasks[0], SLOT_MAP, 100, true);
         ck_assert_uint_eq(counts[0].held[SLOT_MAP][TASK_MAP], 1);
         ck_assert_uint_eq(counts[0].slot_memory, 100);
+        ck_assert_uint_eq(total.held[SLOT_MAP][TASK_MAP], 1);
+        ck_assert_uint_eq(total.slot_memory, 100);
         ck_assert_uint_eq(c.tasks[0].running_attempts, 1);
         ck_assert_int_eq(fifo_new(0, &p), 0);
         for (size_t k = 0; k < ELEMENTSOF(flags); k++) {
                 PolicyStepArgs args = { .now = USEC_PER_SEC, .flags = flags[k], .node = 0 };
 
                 s.node_attempts = NULL;
+                s.attempts_total = NULL;
                 ck_assert_int_eq(policy_step(p, &s, &args, &counted), 0);
                 s.node_attempts = counts;
+                s.attempts_total = &total;
                 ck_assert_int_eq(policy_step(p, &s, &args, &kept), 0);
                 /* Node 0's one free map slot, or every free slot. */
                 ck_assert_uint_eq(counted.n_assignments, k == 0 ? 5 : 2);
@@ -629,9 +633,16 @@ START_TEST(test_attempts_counted) {
         c.tasks[1].running_attempts = 1; /* a task without one */
         ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
         c.tasks[1].running_attempts = 0;
-        attempt_counted(&counts[0], &c.tasks[0], SLOT_MAP, 100, false);
+        total.held[SLOT_REDUCE][TASK_MAP] = 1; /* the cluster's sum */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        total.held[SLOT_REDUCE][TASK_MAP] = 0;
+        s.attempts_total = NULL;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        s.attempts_total = &total;
+        attempt_counted(&counts[0], &total, &c.tasks[0], SLOT_MAP, 100, false);
         ck_assert_uint_eq(counts[0].held[SLOT_MAP][TASK_MAP], 0);
         ck_assert_uint_eq(counts[0].slot_memory, 0);
+        ck_assert_uint_eq(total.held[SLOT_MAP][TASK_MAP], 0);
         ck_assert_uint_eq(c.tasks[0].running_attempts, 0);
         ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
         s.n_attempts = 0; /* and the attempt left */

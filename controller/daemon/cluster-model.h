@@ -307,7 +307,7 @@ typedef struct Snapshot {
          * prev_on_node, from first_on_node (NO_INDEX ends it), and what
          * they hold (ClusterSnapshot.node_attempts). */
         uint32_t *first_on_node, *next_on_node, *prev_on_node;
-        NodeAttempts *node_attempts;
+        NodeAttempts *node_attempts, attempts_total;
         /* What changed in the model since the snapshot took it in: tasks
          * whose state or attempts did, listed (maybe twice); nodes heard
          * from, listed once (node_stale), or every node; overflow: a list

@@ -269,8 +269,8 @@ static void attempts_add(const Cluster *c, Snapshot *s, uint32_t k) {
                 };
                 st->attempts[n++] = i;
                 node_list_add(s, i);
-                attempt_counted(&s->node_attempts[node], &s->a.tasks[k], at->slot,
-                                s->a.attempts[i].slot_memory, true);
+                attempt_counted(&s->node_attempts[node], &s->attempts_total, &s->a.tasks[k],
+                                at->slot, s->a.attempts[i].slot_memory, true);
         }
         for (; n < CLUSTER_ATTEMPTS_MAX; n++)
                 st->attempts[n] = NO_INDEX;
@@ -281,8 +281,8 @@ static void attempt_remove(Snapshot *s, uint32_t i) {
         uint32_t last = (uint32_t)s->s.n_attempts - 1;
         const Attempt *gone = &s->a.attempts[i];
 
-        attempt_counted(&s->node_attempts[gone->node], &s->a.tasks[gone->task], gone->slot,
-                        gone->slot_memory, false);
+        attempt_counted(&s->node_attempts[gone->node], &s->attempts_total, &s->a.tasks[gone->task],
+                        gone->slot, gone->slot_memory, false);
         node_list_remove(s, i);
         if (i != last) {
                 SnapshotTask *moved = &s->task_of[s->a.attempts[last].task];
@@ -544,6 +544,7 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         s.s = cluster_snapshot_of(c, &s.a, c->n_jobs, k, s.s.n_attempts);
         s.s.node_attempts = s.node_attempts;
         *ret = s;
+        ret->s.attempts_total = &ret->attempts_total;
         return 0;
 }
 
@@ -775,6 +776,7 @@ bool cluster_snapshot_current(Cluster *c) {
         for (size_t i = 0; same && i < f.s.n_nodes; i++)
                 same = nodes_same(&k->a.nodes[i], &f.a.nodes[i]) &&
                        node_attempts_same(&k->node_attempts[i], &f.node_attempts[i]);
+        same = same && node_attempts_same(&k->attempts_total, &f.attempts_total);
         for (size_t i = 0; same && i < f.s.n_vms; i++)
                 same = vms_same(&k->a.vms[i], &f.a.vms[i]);
         for (size_t i = 0; same && i < f.s.n_jobs; i++)

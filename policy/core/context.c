@@ -254,9 +254,11 @@ static void attempts_count(PolicyContext *ctx) {
 
                 counted[a->node].held[a->slot][s->tasks[a->task].type]++;
                 counted[a->node].slot_memory += a->slot_memory;
+                ctx->counted_total.held[a->slot][s->tasks[a->task].type]++;
                 ctx->task_running[a->task]++;
         }
         ctx->node_attempts = counted;
+        ctx->attempts_total = &ctx->counted_total;
 }
 
 int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnapshot *s,
@@ -302,6 +304,7 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
                         ctx->slots[slot][i] = s->nodes[i].slots[slot];
         ctx->node_attempts = s->node_attempts;
+        ctx->attempts_total = s->attempts_total;
         if (!s->node_attempts)
                 attempts_count(ctx);
         if (s->job_tasks_kept)
@@ -445,6 +448,7 @@ int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType sl
         if (r < 0)
                 return r;
         ctx->node_change[node].held[slot][t->type]++;
+        ctx->total_change.held[slot][t->type]++;
         ctx->node_change[node].slot_memory += memory;
         ctx->task_running[task]++;
         ctx->task_placed[task] = true;
@@ -465,7 +469,10 @@ int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64
         if (reason == KILL_RESIZE)
                 ctx->node_change[a->node].slot_memory += slot_memory;
         else {
-                ctx->node_change[a->node].held[a->slot][ctx->snap->tasks[a->task].type]--;
+                TaskType type = ctx->snap->tasks[a->task].type;
+
+                ctx->node_change[a->node].held[a->slot][type]--;
+                ctx->total_change.held[a->slot][type]--;
                 ctx->task_running[a->task]--;
         }
         return 0;
@@ -475,8 +482,10 @@ int context_reserve(PolicyContext *ctx, uint32_t node, SlotType slot, uint32_t j
         int r = DECISIONS_PUSH(ctx->d, reservations, .node = node, .slot = slot, .job = job,
                                .task = task);
 
-        if (r >= 0)
+        if (r >= 0) {
                 ctx->node_change[node].held[slot][task_type_of(slot)]++;
+                ctx->total_change.held[slot][task_type_of(slot)]++;
+        }
         return r;
 }
 

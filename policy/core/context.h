@@ -51,6 +51,11 @@ struct PolicyContext {
          * copy of every node's counts. */
         const NodeAttempts *node_attempts;
         NodeChange *node_change;
+        /* The same over the cluster (context_held_total()); counted_total
+         * is the core's count when the driver does not count. */
+        const NodeAttempts *attempts_total;
+        NodeChange total_change;
+        NodeAttempts counted_total;
 
         /* Per task, changed only by context_assign() and context_kill(),
          * which is what lets context_done() clear them cheaply. */
@@ -130,6 +135,11 @@ static inline unsigned context_held(const PolicyContext *ctx, uint32_t node, Slo
                                     TaskType type) {
         return (unsigned)((int)ctx->node_attempts[node].held[slot][type] +
                           ctx->node_change[node].held[slot][type]);
+}
+/* The same over every node. */
+static inline unsigned context_held_total(const PolicyContext *ctx, SlotType slot, TaskType type) {
+        return (unsigned)((int)ctx->attempts_total->held[slot][type] +
+                          ctx->total_change.held[slot][type]);
 }
 /* Slots of a type on a node that attempts, assignments or reservations
  * take, whatever their tasks. */

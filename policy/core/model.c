@@ -165,26 +165,45 @@ void job_profile_add_task(JobProfile *p, TaskType type, usec_t started, usec_t s
         phase_stats_add(&p->phases[PROFILE_REDUCE], finished - shuffle_end);
 }
 
-void attempt_counted(NodeAttempts *node, Task *task, SlotType slot, uint64_t slot_memory,
-                     bool add) {
+static void node_attempts_add(NodeAttempts *n, SlotType slot, TaskType type, uint64_t slot_memory,
+                              bool add) {
         if (add) {
-                node->held[slot][task->type]++;
-                node->slot_memory += slot_memory;
-                task->running_attempts++;
+                n->held[slot][type]++;
+                n->slot_memory += slot_memory;
         } else {
-                node->held[slot][task->type]--;
-                node->slot_memory -= slot_memory;
-                task->running_attempts--;
+                n->held[slot][type]--;
+                n->slot_memory -= slot_memory;
         }
+}
+
+void attempt_counted(NodeAttempts *node, NodeAttempts *total, Task *task, SlotType slot,
+                     uint64_t slot_memory, bool add) {
+        node_attempts_add(node, slot, task->type, slot_memory, add);
+        node_attempts_add(total, slot, task->type, slot_memory, add);
+        if (add)
+                task->running_attempts++;
+        else
+                task->running_attempts--;
+}
+
+static bool node_attempts_same(const NodeAttempts *a, const NodeAttempts *b) {
+        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                        if (a->held[slot][type] != b->held[slot][type])
+                                return false;
+        return a->slot_memory == b->slot_memory;
 }
 
 /* The driver's counts of the attempts are theirs (attempts were checked). */
 static int attempt_counts_check(const ClusterSnapshot *s) {
         _cleanup_free_ NodeAttempts *nodes = NULL;
         _cleanup_free_ unsigned *tasks = NULL;
+        NodeAttempts total = {};
 
         if (!s->node_attempts)
                 return 0;
+        if (!s->attempts_total)
+                return -EINVAL;
         nodes = calloc(MAX(s->n_nodes, (size_t)1), sizeof(*nodes));
         tasks = calloc(MAX(s->n_tasks, (size_t)1), sizeof(*tasks));
         if (!nodes || !tasks)
@@ -192,20 +211,16 @@ static int attempt_counts_check(const ClusterSnapshot *s) {
         for (size_t i = 0; i < s->n_attempts; i++) {
                 const Attempt *a = &s->attempts[i];
 
-                nodes[a->node].held[a->slot][s->tasks[a->task].type]++;
-                nodes[a->node].slot_memory += a->slot_memory;
+                node_attempts_add(&nodes[a->node], a->slot, s->tasks[a->task].type, a->slot_memory,
+                                  true);
+                node_attempts_add(&total, a->slot, s->tasks[a->task].type, a->slot_memory, true);
                 tasks[a->task]++;
         }
-        for (size_t i = 0; i < s->n_nodes; i++) {
-                const NodeAttempts *kept = &s->node_attempts[i];
-
-                if (nodes[i].slot_memory != kept->slot_memory)
+        if (!node_attempts_same(&total, s->attempts_total))
+                return -EINVAL;
+        for (size_t i = 0; i < s->n_nodes; i++)
+                if (!node_attempts_same(&nodes[i], &s->node_attempts[i]))
                         return -EINVAL;
-                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
-                        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                                if (nodes[i].held[slot][type] != kept->held[slot][type])
-                                        return -EINVAL;
-        }
         for (size_t i = 0; i < s->n_tasks; i++)
                 if (tasks[i] != s->tasks[i].running_attempts)
                         return -EINVAL;

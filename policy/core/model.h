@@ -334,8 +334,10 @@ typedef struct ClusterSnapshot {
          * over, which on a day's trace is most of them. 0: none. */
         size_t n_jobs_settled;
         /* Per node, the attempts counted by the driver, which keeps every
-         * Task.running_attempts too; NULL: the core counts them itself. */
+         * Task.running_attempts and their sum over the nodes,
+         * attempts_total, too; NULL: the core counts them itself. */
         const NodeAttempts *node_attempts;
+        const NodeAttempts *attempts_total;
         /* How often the VMs' CPU is divided again by demand: the period of
          * the cloud's allocator (VMware DRS's), or the control interval when
          * the policy's own VM allocator sizes them; 0: not known. */
@@ -345,8 +347,9 @@ typedef struct ClusterSnapshot {
 /* What a driver that counts the attempts (ClusterSnapshot.node_attempts)
  * calls as one enters its snapshot (add) and as one leaves it: the attempt
  * of task in a slot of type slot, holding slot_memory, on the node whose
- * counts are node. */
-void attempt_counted(NodeAttempts *node, Task *task, SlotType slot, uint64_t slot_memory, bool add);
+ * counts are node; total is the cluster's. */
+void attempt_counted(NodeAttempts *node, NodeAttempts *total, Task *task, SlotType slot,
+                     uint64_t slot_memory, bool add);
 
 /* Checks that every index points inside its array, slot types and node
  * states are known, shares are in 0..1, an attempt's resizes are among its

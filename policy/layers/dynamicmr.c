@@ -308,6 +308,34 @@ static void pi_budget(DmrFill *f) {
         }
 }
 
+/* Each node's base, its slots less how far the filler reshaped them, and
+ * the nodes that were reshaped or lend slots reshaped to what they hold. */
+static int nodes_shape(DmrFill *f, IdMap *memory) {
+        const PolicyContext *ctx = f->ctx;
+        const ClusterSnapshot *s = ctx->snap;
+        int r;
+
+        for (uint32_t node = 0; node < s->n_nodes; node++) {
+                const NodeShape *was = memory->n > 0 ? idmap_get(memory, s->nodes[node].id) : NULL;
+
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
+                        SlotType other = slot == SLOT_MAP ? SLOT_REDUCE : SLOT_MAP;
+                        long b = (long)ctx->slots[slot][node] - (was ? was->delta[slot] : 0);
+
+                        f->base[slot][node] = b > 0 ? (unsigned)b : 0;
+                        /* A node that was not reshaped and lends nothing
+                         * keeps its counts (places() is its base): most
+                         * nodes, whose shape() a step then spares. */
+                        if (!was && in(f, node, slot, task_type_of(other)) == 0)
+                                continue;
+                        r = shape(f, node, slot);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
 int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
         const ClusterSnapshot *s = ctx->snap;
         size_t n_nodes = s->n_nodes;
@@ -331,23 +359,17 @@ int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
                 if (!f->base[slot])
                         return -ENOMEM;
         }
-        for (uint32_t node = 0; node < n_nodes; node++) {
-                const NodeShape *was = memory->n > 0 ? idmap_get(memory, s->nodes[node].id) : NULL;
-
-                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
-                        SlotType other = slot == SLOT_MAP ? SLOT_REDUCE : SLOT_MAP;
-                        long b = (long)ctx->slots[slot][node] - (was ? was->delta[slot] : 0);
-
-                        f->base[slot][node] = b > 0 ? (unsigned)b : 0;
-                        /* A node that was not reshaped and lends nothing
-                         * keeps its counts (places() is its base): most
-                         * nodes, whose shape() a step then spares. */
-                        if (!was && in(f, node, slot, task_type_of(other)) == 0)
-                                continue;
-                        r = shape(f, node, slot);
-                        if (r < 0)
-                                return r;
-                }
+        /* Nothing remembered and no slot lent (no DHSA, most often): every
+         * node keeps its counts, its slots its base, and a step spares a
+         * pass over every node's counts. */
+        if (memory->n == 0 && context_held_total(ctx, SLOT_MAP, TASK_REDUCE) == 0 &&
+            context_held_total(ctx, SLOT_REDUCE, TASK_MAP) == 0)
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                        memcpy(f->base[slot], ctx->slots[slot], n_nodes * sizeof(unsigned));
+        else {
+                r = nodes_shape(f, memory);
+                if (r < 0)
+                        return r;
         }
         /* Demand is a pass over every task: only what needs it pays. */
         features = f->m->dhsa != DHSA_NONE || f->m->load_balance;
