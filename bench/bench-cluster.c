@@ -23,7 +23,9 @@
  * no queue in front of it here); the rate counts the submissions and the
  * store's pruning too, which run on the controller's thread. Ended jobs
  * are pruned every second of the run as the controller prunes them, older
- * than --keep-ended, and the store's size is printed after the run. */
+ * than --keep-ended, and the store's size is printed after the run. A
+ * table per CPU-second ends the output: each size with the step, its
+ * baseline, their ratio, and the ratio to the last size's rate. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>

@@ -679,14 +679,6 @@ static bool jobs_same(const Job *a, const Job *b) {
                a->quota[SLOT_REDUCE] == b->quota[SLOT_REDUCE];
 }
 
-static bool node_attempts_same(const NodeAttempts *a, const NodeAttempts *b) {
-        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
-                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                        if (a->held[slot][type] != b->held[slot][type])
-                                return false;
-        return a->slot_memory == b->slot_memory;
-}
-
 static bool tasks_same(const Task *a, const Task *b) {
         return a->id == b->id && a->job == b->job && a->type == b->type && a->state == b->state &&
                a->input_size == b->input_size && a->slot_memory == b->slot_memory &&

@@ -186,7 +186,7 @@ void attempt_counted(NodeAttempts *node, NodeAttempts *total, Task *task, SlotTy
                 task->running_attempts--;
 }
 
-static bool node_attempts_same(const NodeAttempts *a, const NodeAttempts *b) {
+bool node_attempts_same(const NodeAttempts *a, const NodeAttempts *b) {
         for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
                         if (a->held[slot][type] != b->held[slot][type])

@@ -350,6 +350,8 @@ typedef struct ClusterSnapshot {
  * counts are node; total is the cluster's. */
 void attempt_counted(NodeAttempts *node, NodeAttempts *total, Task *task, SlotType slot,
                      uint64_t slot_memory, bool add);
+/* Every count the same. */
+bool node_attempts_same(const NodeAttempts *a, const NodeAttempts *b);
 
 /* Checks that every index points inside its array, slot types and node
  * states are known, shares are in 0..1, an attempt's resizes are among its
