@@ -144,16 +144,17 @@ void *context_scratch(const PolicyContext *ctx, size_t n, size_t size) {
 void context_done(PolicyContext *ctx) {
         const ClusterSnapshot *s = ctx->snap;
         const Decisions *d = ctx->d;
+        ContextBuffers *b = ctx->buffers;
 
-        if (ctx->buffers)
-                arena_reset(&ctx->buffers->arena);
+        if (b)
+                arena_reset(&b->arena);
 
         /* Back to all zero: only the tasks and nodes of the attempts counted
          * here and of the kills, assignments and reservations were
          * touched. */
-        for (size_t i = 0; ctx->task_running && !s->node_attempts && i < s->n_attempts; i++) {
+        for (size_t i = 0; b && ctx->task_running && !s->node_attempts && i < s->n_attempts; i++) {
                 ctx->task_running[s->attempts[i].task] = 0;
-                ctx->buffers->counted[s->attempts[i].node] = (NodeAttempts){};
+                b->counted[s->attempts[i].node] = (NodeAttempts){};
         }
         for (size_t i = 0; ctx->task_running && i < d->n_kills; i++) {
                 const Attempt *a = &s->attempts[d->kills[i].attempt];
