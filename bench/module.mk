@@ -68,7 +68,9 @@ bench-heartbeat: all
 # bench-cluster: the same heartbeat path in process, at 4,000 trackers and
 # 100,000, 13,000 and 400 unfinished tasks, tasks succeeding and starting,
 # against the same cluster without the step, with the store's size after
-# the run (bench/bench-cluster.c says why in process). make bench-heartbeat
+# the run, and a table per CPU-second of each size's rate with the step,
+# its baseline and its ratio to the rate at 400 (bench/bench-cluster.c
+# says why in process). make bench-heartbeat
 # runs it before heartbeat.sh.
 # The model it measures stands on a store, a data directory and a policy
 # of its own, as in the model's tests (tests/check_controller_cluster.c):

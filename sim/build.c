@@ -106,11 +106,10 @@ static int simcl_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
         cl->nodes = calloc(n_nodes, sizeof(Node));
         cl->node_vm = calloc(n_nodes, sizeof(uint32_t));
         cl->beats = calloc(n_nodes, sizeof(NodeBeat));
-        for (int t = 0; t < _SLOT_TYPE_MAX; t++)
-                cl->node_running[t] = calloc(n_nodes, sizeof(unsigned));
+        cl->node_attempts = calloc(n_nodes, sizeof(NodeAttempts));
         cl->grown = calloc(n_nodes, sizeof(GrownSlots));
         if (!cl->grown || !cl->vms || !cl->snap_vms || !cl->nodes || !cl->node_vm || !cl->beats ||
-            !cl->node_running[SLOT_MAP] || !cl->node_running[SLOT_REDUCE])
+            !cl->node_attempts)
                 return -ENOMEM;
         return 0;
 }
@@ -537,8 +536,7 @@ static void simcl_free(SimCluster *cl) {
         free(cl->nodes);
         free(cl->node_vm);
         free(cl->beats);
-        for (int t = 0; t < _SLOT_TYPE_MAX; t++)
-                free(cl->node_running[t]);
+        free(cl->node_attempts);
         for (size_t i = 0; cl->grown && i < cl->n_nodes; i++)
                 free(cl->grown[i].size);
         free(cl->grown);

@@ -249,6 +249,8 @@ static int simcl_snapshot(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
                 .n_attempts = cl->n_attempts,
                 .job_tasks_kept = true,
                 .n_jobs_settled = cl->n_jobs_settled,
+                .node_attempts = cl->node_attempts,
+                .attempts_total = &cl->attempts_total,
                 .allocator_period = allocator_period(s->sc),
         };
         return 0;
@@ -447,8 +449,8 @@ usec_t sim_heartbeat_event(EventQueue *q, void *userdata) {
         if (simcl_done(cl))
                 return 0;
         cl->nodes[b->node].last_heartbeat = event_queue_now(q);
-        if (cl->n_arrived > 0 && (cl->node_running[SLOT_MAP][b->node] < n->slots[SLOT_MAP] ||
-                                  cl->node_running[SLOT_REDUCE][b->node] < n->slots[SLOT_REDUCE])) {
+        if (cl->n_arrived > 0 && (node_running(cl, b->node, SLOT_MAP) < n->slots[SLOT_MAP] ||
+                                  node_running(cl, b->node, SLOT_REDUCE) < n->slots[SLOT_REDUCE])) {
                 r = simcl_step(cl, b->node, POLICY_STEP_ASSIGN);
                 if (r < 0)
                         sim_fail(cl->sim, r);

@@ -488,7 +488,7 @@ static void list_remove(SimAttempt **list, size_t *n, size_t pos, bool cluster_l
 int sim_node_grown_resize(SimCluster *cl, uint32_t node) {
         GrownSlots *g = &cl->grown[node];
         unsigned slots = cl->nodes[node].slots[SLOT_MAP],
-                 running = cl->node_running[SLOT_MAP][node];
+                 running = node_running(cl, node, SLOT_MAP);
         size_t keep = slots > running ? slots - running : 0, lowest;
 
         if (slots > g->cap) {
@@ -552,7 +552,8 @@ static void attempt_detach(SimAttempt *a, bool slot_kept) {
         tx->queue += a->t_queue;
         if (--tx->running == 0)
                 task_counts(a->cl, a->task)->running--;
-        a->cl->node_running[a->slot][a->node]--;
+        attempt_counted(&a->cl->node_attempts[a->node], &a->cl->attempts_total,
+                        &a->cl->tasks[a->task], a->slot, a->slot_memory, false);
         if (!slot_kept)
                 node_map_slot_free(a->cl, a);
         list_remove(h->attempts, &h->n_attempts, a->host_pos, false);
@@ -728,7 +729,8 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
                 tx->first_start = now;
         if (tx->running++ == 0)
                 task_counts(cl, task)->running++;
-        cl->node_running[slot][node]++;
+        attempt_counted(&cl->node_attempts[node], &cl->attempts_total, &cl->tasks[task], slot,
+                        slot_memory, true);
         cl->tasks[task].state = TASK_RUNNING;
         host_recompute(s, h);
         return 0;

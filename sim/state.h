@@ -166,10 +166,11 @@ struct SimCluster {
         Task *tasks;
         TaskExtra *taskx;
         size_t n_tasks;
-        Node *nodes;                            /* the snapshot's too */
-        uint32_t *node_vm;                      /* global VM index of each node */
-        unsigned *node_running[_SLOT_TYPE_MAX]; /* attempts per node, by their slot's type */
-        GrownSlots *grown;                      /* per node */
+        Node *nodes;                 /* the snapshot's too */
+        uint32_t *node_vm;           /* global VM index of each node */
+        NodeAttempts *node_attempts; /* the snapshot's too */
+        NodeAttempts attempts_total; /* their sum */
+        GrownSlots *grown;           /* per node */
         size_t n_nodes;
         NodeBeat *beats;
         uint32_t *vms; /* global indices of this cluster's VMs */
@@ -196,6 +197,13 @@ struct SimCluster {
 };
 
 /* The counts of the task's job and type, kept as its attempts start and end. */
+/* The attempts on a node in slots of the type, whatever their tasks. */
+static inline unsigned node_running(const SimCluster *cl, uint32_t node, SlotType slot) {
+        const NodeAttempts *n = &cl->node_attempts[node];
+
+        return n->held[slot][TASK_MAP] + n->held[slot][TASK_REDUCE];
+}
+
 static inline TaskCounts *task_counts(SimCluster *cl, uint32_t task) {
         const Task *t = &cl->tasks[task];
 

@@ -574,6 +574,84 @@ START_TEST(test_job_tasks_kept) {
 }
 END_TEST
 
+/* Attempts counted by the driver (ClusterSnapshot.node_attempts) give the
+ * decisions counting does, in a control step and in a heartbeat's, and
+ * validation checks every count against the attempts. */
+START_TEST(test_attempts_counted) {
+        SummarizedCluster c;
+        ClusterSnapshot s = summarized_snapshot(&c);
+        Attempt attempts[] = { { .task = 0, .node = 0, .slot = SLOT_MAP, .slot_memory = 100 } };
+        NodeAttempts counts[2] = { 0 }, total = { 0 };
+        _cleanup_(policy_freep) Policy *p = NULL;
+        Decisions counted = { 0 }, kept = { 0 };
+        const unsigned flags[] = { POLICY_STEP_ALL, POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT };
+
+        s.attempts = attempts;
+        s.n_attempts = 1;
+        s.job_tasks_kept = true;
+        attempt_counted(&counts[0], &total, &c.tasks[0], SLOT_MAP, 100, true);
+        ck_assert_uint_eq(counts[0].held[SLOT_MAP][TASK_MAP], 1);
+        ck_assert_uint_eq(counts[0].slot_memory, 100);
+        ck_assert_uint_eq(total.held[SLOT_MAP][TASK_MAP], 1);
+        ck_assert_uint_eq(total.slot_memory, 100);
+        ck_assert_uint_eq(c.tasks[0].running_attempts, 1);
+        ck_assert_int_eq(fifo_new(0, &p), 0);
+        for (size_t k = 0; k < ELEMENTSOF(flags); k++) {
+                PolicyStepArgs args = { .now = USEC_PER_SEC, .flags = flags[k], .node = 0 };
+
+                s.node_attempts = NULL;
+                s.attempts_total = NULL;
+                ck_assert_int_eq(policy_step(p, &s, &args, &counted), 0);
+                s.node_attempts = counts;
+                s.attempts_total = &total;
+                ck_assert_int_eq(policy_step(p, &s, &args, &kept), 0);
+                /* Node 0's one free map slot, or every free slot. */
+                ck_assert_uint_eq(counted.n_assignments, k == 0 ? 5 : 2);
+                ck_assert_uint_eq(kept.n_assignments, counted.n_assignments);
+                for (size_t i = 0; i < kept.n_assignments; i++) {
+                        ck_assert_uint_eq(kept.assignments[i].task, counted.assignments[i].task);
+                        ck_assert_uint_eq(kept.assignments[i].node, counted.assignments[i].node);
+                        ck_assert_uint_eq(kept.assignments[i].slot, counted.assignments[i].slot);
+                }
+        }
+
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        counts[0].held[SLOT_MAP][TASK_MAP] = 0;
+        counts[0].held[SLOT_REDUCE][TASK_MAP] = 1; /* in the wrong slot */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        counts[0].held[SLOT_REDUCE][TASK_MAP] = 0;
+        counts[0].held[SLOT_MAP][TASK_REDUCE] = 1; /* of the wrong task type */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        counts[0].held[SLOT_MAP][TASK_REDUCE] = 0;
+        counts[1].held[SLOT_MAP][TASK_MAP] = 1; /* on the wrong node */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        counts[1].held[SLOT_MAP][TASK_MAP] = 0;
+        counts[0].held[SLOT_MAP][TASK_MAP] = 1;
+        counts[0].slot_memory = 99;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        counts[0].slot_memory = 100;
+        c.tasks[1].running_attempts = 1; /* a task without one */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        c.tasks[1].running_attempts = 0;
+        total.held[SLOT_REDUCE][TASK_MAP] = 1; /* the cluster's sum */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        total.held[SLOT_REDUCE][TASK_MAP] = 0;
+        s.attempts_total = NULL;
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        s.attempts_total = &total;
+        attempt_counted(&counts[0], &total, &c.tasks[0], SLOT_MAP, 100, false);
+        ck_assert_uint_eq(counts[0].held[SLOT_MAP][TASK_MAP], 0);
+        ck_assert_uint_eq(counts[0].slot_memory, 0);
+        ck_assert_uint_eq(total.held[SLOT_MAP][TASK_MAP], 0);
+        ck_assert_uint_eq(c.tasks[0].running_attempts, 0);
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        s.n_attempts = 0; /* and the attempt left */
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        decisions_done(&counted);
+        decisions_done(&kept);
+}
+END_TEST
+
 /* decisions_validate() tells tasks apart by sorted lists of the decisions'
  * tasks: a task placed twice, or a running one that no kill re-placed, is
  * refused; a re-placed task, or a backup beside its original, is not. */
@@ -736,6 +814,7 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_job_validate);
         tcase_add_test(tc, test_job_tasks_kept);
         tcase_add_test(tc, test_jobs_settled);
+        tcase_add_test(tc, test_attempts_counted);
         tcase_add_test(tc, test_decisions_validate_tasks_once);
         tcase_add_test(tc, test_borrowed_slot_validation);
         tcase_add_test(tc, test_borrowed_slot_is_busy);

@@ -28,7 +28,7 @@ typedef struct Rig {
         double alloc[2];
         Node nodes[2];
         uint32_t node_vm[2];
-        unsigned running[_SLOT_TYPE_MAX][2];
+        NodeAttempts node_attempts[2];
         GrownSlots grown[2];
         Job job;
         JobExtra jobx;
@@ -103,8 +103,7 @@ static void rig_init(Rig *r) {
         cl->nodes = r->nodes;
         cl->node_vm = r->node_vm;
         cl->n_nodes = 2;
-        for (int t = 0; t < _SLOT_TYPE_MAX; t++)
-                cl->node_running[t] = r->running[t];
+        cl->node_attempts = r->node_attempts;
         cl->grown = r->grown;
         cl->task_done = task_done;
 }

@@ -304,8 +304,10 @@ typedef struct Snapshot {
         /* By the address of their tasks. */
         SnapshotJobTasks *by_address;
         /* The attempts on each node: a list through next_on_node and
-         * prev_on_node, from first_on_node (NO_INDEX ends it). */
+         * prev_on_node, from first_on_node (NO_INDEX ends it), and what
+         * they hold (ClusterSnapshot.node_attempts). */
         uint32_t *first_on_node, *next_on_node, *prev_on_node;
+        NodeAttempts *node_attempts, attempts_total;
         /* What changed in the model since the snapshot took it in: tasks
          * whose state or attempts did, listed (maybe twice); nodes heard
          * from, listed once (node_stale), or every node; overflow: a list

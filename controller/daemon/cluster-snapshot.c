@@ -20,6 +20,7 @@ static void snapshot_done(Snapshot *s) {
         free(s->task_of);
         free(s->by_address);
         free(s->first_on_node);
+        free(s->node_attempts);
         free(s->next_on_node);
         free(s->prev_on_node);
         free(s->changed);
@@ -268,6 +269,8 @@ static void attempts_add(const Cluster *c, Snapshot *s, uint32_t k) {
                 };
                 st->attempts[n++] = i;
                 node_list_add(s, i);
+                attempt_counted(&s->node_attempts[node], &s->attempts_total, &s->a.tasks[k],
+                                at->slot, s->a.attempts[i].slot_memory, true);
         }
         for (; n < CLUSTER_ATTEMPTS_MAX; n++)
                 st->attempts[n] = NO_INDEX;
@@ -276,7 +279,10 @@ static void attempts_add(const Cluster *c, Snapshot *s, uint32_t k) {
 /* Attempt i leaves; the last takes its index. */
 static void attempt_remove(Snapshot *s, uint32_t i) {
         uint32_t last = (uint32_t)s->s.n_attempts - 1;
+        const Attempt *gone = &s->a.attempts[i];
 
+        attempt_counted(&s->node_attempts[gone->node], &s->attempts_total, &s->a.tasks[gone->task],
+                        gone->slot, gone->slot_memory, false);
         node_list_remove(s, i);
         if (i != last) {
                 SnapshotTask *moved = &s->task_of[s->a.attempts[last].task];
@@ -516,9 +522,10 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         /* Each array is written whole where it is used, but for the
          * nodes' flags: clearing them would cost a build as much again. */
         s.first_on_node = malloc(nn * sizeof(*s.first_on_node));
+        s.node_attempts = calloc(nn, sizeof(*s.node_attempts));
         s.stale_nodes = malloc(nn * sizeof(*s.stale_nodes));
         s.node_stale = calloc(nn, sizeof(*s.node_stale));
-        if (!s.first_on_node || !s.stale_nodes || !s.node_stale ||
+        if (!s.first_on_node || !s.node_attempts || !s.stale_nodes || !s.node_stale ||
             snapshot_reserve(&s, n_tasks, c->n_jobs) < 0) {
                 snapshot_done(&s);
                 return -ENOMEM;
@@ -538,7 +545,9 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         /* The tracker gives a reduce the map outputs as its assignment's
          * inputs, and it fetches none later. */
         s.s.reduces_read_maps_at_start = true;
+        s.s.node_attempts = s.node_attempts;
         *ret = s;
+        ret->s.attempts_total = &ret->attempts_total;
         return 0;
 }
 
@@ -675,7 +684,8 @@ static bool jobs_same(const Job *a, const Job *b) {
 
 static bool tasks_same(const Task *a, const Task *b) {
         return a->id == b->id && a->job == b->job && a->type == b->type && a->state == b->state &&
-               a->input_size == b->input_size && a->slot_memory == b->slot_memory;
+               a->input_size == b->input_size && a->slot_memory == b->slot_memory &&
+               a->running_attempts == b->running_attempts;
 }
 
 static bool attempts_same(const Attempt *a, const Attempt *b) {
@@ -759,7 +769,9 @@ bool cluster_snapshot_current(Cluster *c) {
         for (size_t i = 0; same && i < f.s.n_hosts; i++)
                 same = hosts_same(&k->a.hosts[i], &f.a.hosts[i]);
         for (size_t i = 0; same && i < f.s.n_nodes; i++)
-                same = nodes_same(&k->a.nodes[i], &f.a.nodes[i]);
+                same = nodes_same(&k->a.nodes[i], &f.a.nodes[i]) &&
+                       node_attempts_same(&k->node_attempts[i], &f.node_attempts[i]);
+        same = same && node_attempts_same(&k->attempts_total, &f.attempts_total);
         for (size_t i = 0; same && i < f.s.n_vms; i++)
                 same = vms_same(&k->a.vms[i], &f.a.vms[i]);
         for (size_t i = 0; same && i < f.s.n_jobs; i++)
@@ -773,7 +785,8 @@ bool cluster_snapshot_current(Cluster *c) {
         for (size_t i = 0; same && i < f.s.n_attempts; i++)
                 same = attempts_same(&k->a.attempts[kept_order[i]], &f.a.attempts[new_order[i]]);
         snapshot_done(&f);
-        return same;
+        /* And both counted the attempts as a pass over them does. */
+        return same && snapshot_validate(&k->s) >= 0;
 }
 
 /* The step's snapshot: the last one's with what changed in the model since

@@ -11,9 +11,6 @@
 #define CONTEXT_ARRAYS(X)            \
         X(slots[SLOT_MAP], nodes)    \
         X(slots[SLOT_REDUCE], nodes) \
-        X(busy[SLOT_MAP], nodes)     \
-        X(busy[SLOT_REDUCE], nodes)  \
-        X(node_memory, nodes)        \
         X(killed, attempts)
 
 /* The per-job arrays, kept in ContextBuffers: task_start has one entry
@@ -35,6 +32,8 @@ void context_buffers_done(ContextBuffers *b) {
         free(b->value);
         free(b->identity);
         free(b->by_job);
+        free(b->counted);
+        free(b->changed);
 #define FREE_ARRAY(field) free(b->field);
         JOB_ARRAYS(FREE_ARRAY)
 #undef FREE_ARRAY
@@ -86,6 +85,26 @@ static int task_buffers_reserve(ContextBuffers *b, size_t n) {
         return 0;
 }
 
+/* The per-node arrays, zero beyond what they held. */
+static int node_buffers_reserve(ContextBuffers *b, size_t n) {
+        void *counted = b->counted, *changed = b->changed;
+        int r;
+
+        r = reserve(&counted, sizeof(*b->counted), b->cap_nodes, n);
+        b->counted = counted;
+        if (r >= 0)
+                r = reserve(&changed, sizeof(*b->changed), b->cap_nodes, n);
+        b->changed = changed;
+        if (r < 0)
+                return r;
+        if (n > b->cap_nodes) {
+                memset(&b->counted[b->cap_nodes], 0, (n - b->cap_nodes) * sizeof(*b->counted));
+                memset(&b->changed[b->cap_nodes], 0, (n - b->cap_nodes) * sizeof(*b->changed));
+                b->cap_nodes = n;
+        }
+        return 0;
+}
+
 /* The per-job arrays, as they were up to what they held. */
 static int job_buffers_reserve(ContextBuffers *b, size_t n) {
         void *p;
@@ -124,18 +143,32 @@ void *context_scratch(const PolicyContext *ctx, size_t n, size_t size) {
 
 void context_done(PolicyContext *ctx) {
         const ClusterSnapshot *s = ctx->snap;
+        const Decisions *d = ctx->d;
+        ContextBuffers *b = ctx->buffers;
 
-        if (ctx->buffers)
-                arena_reset(&ctx->buffers->arena);
+        if (b)
+                arena_reset(&b->arena);
 
-        /* Back to all zero: only the tasks of attempts and assignments were
+        /* Back to all zero: only the tasks and nodes of the attempts counted
+         * here and of the kills, assignments and reservations were
          * touched. */
-        for (size_t i = 0; ctx->task_running && i < s->n_attempts; i++)
+        for (size_t i = 0; b && ctx->task_running && !s->node_attempts && i < s->n_attempts; i++) {
                 ctx->task_running[s->attempts[i].task] = 0;
-        for (size_t i = 0; ctx->task_running && i < ctx->d->n_assignments; i++) {
-                ctx->task_running[ctx->d->assignments[i].task] = 0;
-                ctx->task_placed[ctx->d->assignments[i].task] = false;
+                b->counted[s->attempts[i].node] = (NodeAttempts){};
         }
+        for (size_t i = 0; ctx->task_running && i < d->n_kills; i++) {
+                const Attempt *a = &s->attempts[d->kills[i].attempt];
+
+                ctx->task_running[a->task] = 0;
+                ctx->node_change[a->node] = (NodeChange){};
+        }
+        for (size_t i = 0; ctx->task_running && i < d->n_assignments; i++) {
+                ctx->task_running[d->assignments[i].task] = 0;
+                ctx->task_placed[d->assignments[i].task] = false;
+                ctx->node_change[d->assignments[i].node] = (NodeChange){};
+        }
+        for (size_t i = 0; ctx->task_running && i < d->n_reservations; i++)
+                ctx->node_change[d->reservations[i].node] = (NodeChange){};
         memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -211,9 +244,27 @@ static int jobs_from_tasks(PolicyContext *ctx) {
         return 0;
 }
 
+/* What the attempts hold when the driver does not count them: a pass over
+ * all of them. */
+static void attempts_count(PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+        NodeAttempts *counted = ctx->buffers->counted;
+
+        for (size_t i = 0; i < s->n_attempts; i++) {
+                const Attempt *a = &s->attempts[i];
+
+                counted[a->node].held[a->slot][s->tasks[a->task].type]++;
+                counted[a->node].slot_memory += a->slot_memory;
+                ctx->counted_total.held[a->slot][s->tasks[a->task].type]++;
+                ctx->task_running[a->task]++;
+        }
+        ctx->node_attempts = counted;
+        ctx->attempts_total = &ctx->counted_total;
+}
+
 int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnapshot *s,
                  const PolicyStepArgs *args, Decisions *d, ContextBuffers *b) {
-        size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts, n_jobs = s->n_jobs;
+        size_t n_nodes = s->n_nodes, n_jobs = s->n_jobs;
         size_t settled = s->job_tasks_kept ? MIN(s->n_jobs_settled, n_jobs) : 0;
         /* The settled jobs the last step knew, in the order it found them
          * in: the same jobs, done, and nothing of theirs the step changes
@@ -236,6 +287,8 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 r = task_buffers_reserve(b, MAX(s->n_tasks, (size_t)1));
         if (r >= 0)
                 r = job_buffers_reserve(b, n_jobs + 1);
+        if (r >= 0)
+                r = node_buffers_reserve(b, MAX(n_nodes, (size_t)1));
         if (r < 0) {
                 context_done(ctx);
                 return r;
@@ -246,17 +299,15 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         ctx->task_placed = b->placed;
         ctx->task_running = b->running;
         ctx->task_value = b->value;
+        ctx->node_change = b->changed;
 
         for (size_t i = 0; i < n_nodes; i++)
                 for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
                         ctx->slots[slot][i] = s->nodes[i].slots[slot];
-        for (size_t i = 0; i < n_attempts; i++) {
-                const Attempt *a = &s->attempts[i];
-
-                ctx->busy[a->slot][a->node]++;
-                ctx->node_memory[a->node] += a->slot_memory;
-                ctx->task_running[a->task]++;
-        }
+        ctx->node_attempts = s->node_attempts;
+        ctx->attempts_total = s->attempts_total;
+        if (!s->node_attempts)
+                attempts_count(ctx);
         if (s->job_tasks_kept)
                 jobs_from_summary(ctx, known);
         else {
@@ -294,12 +345,16 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         return 0;
 }
 
-unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
-        unsigned slots = ctx->slots[slot][node];
+unsigned context_busy_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
+        return context_held(ctx, node, slot, TASK_MAP) + context_held(ctx, node, slot, TASK_REDUCE);
+}
 
-        if (!node_schedulable(&ctx->snap->nodes[node]) || ctx->busy[slot][node] >= slots)
+unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
+        unsigned slots = ctx->slots[slot][node], busy = context_busy_slots(ctx, node, slot);
+
+        if (!node_schedulable(&ctx->snap->nodes[node]) || busy >= slots)
                 return 0;
-        return slots - ctx->busy[slot][node];
+        return slots - busy;
 }
 
 unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
@@ -311,8 +366,9 @@ unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotTyp
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node) {
         unsigned free_slots = context_free_slots(ctx, node, SLOT_MAP) +
                               context_free_slots(ctx, node, SLOT_REDUCE);
+        uint64_t held = ctx->node_attempts[node].slot_memory + ctx->node_change[node].slot_memory;
 
-        return ctx->node_memory[node] + free_slots * ctx->snap->nodes[node].slot_memory;
+        return held + free_slots * ctx->snap->nodes[node].slot_memory;
 }
 
 bool context_task_pending(const PolicyContext *ctx, uint32_t task) {
@@ -322,6 +378,13 @@ bool context_task_pending(const PolicyContext *ctx, uint32_t task) {
 bool context_reduce_may_start(const PolicyContext *ctx, uint32_t job) {
         return !ctx->snap->reduces_read_maps_at_start ||
                ctx->maps_done[job] >= ctx->maps_total[job];
+}
+
+unsigned context_task_running(const PolicyContext *ctx, uint32_t task) {
+        const ClusterSnapshot *s = ctx->snap;
+
+        return (unsigned)((s->node_attempts ? (int)s->tasks[task].running_attempts : 0) +
+                          ctx->task_running[task]);
 }
 
 bool context_job_eligible(const PolicyContext *ctx, uint32_t job, TaskType type) {
@@ -394,8 +457,9 @@ int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType sl
                            .local = t->type == TASK_MAP && task_is_local(t, node));
         if (r < 0)
                 return r;
-        ctx->busy[slot][node]++;
-        ctx->node_memory[node] += memory;
+        ctx->node_change[node].held[slot][t->type]++;
+        ctx->total_change.held[slot][t->type]++;
+        ctx->node_change[node].slot_memory += memory;
         ctx->task_running[task]++;
         ctx->task_placed[task] = true;
         return 0;
@@ -410,12 +474,15 @@ int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64
         if (r < 0)
                 return r;
         ctx->killed[attempt] = true;
-        ctx->node_memory[a->node] -= a->slot_memory;
+        ctx->node_change[a->node].slot_memory -= a->slot_memory;
         /* A resize restarts in the same slot; a re-placement frees it. */
         if (reason == KILL_RESIZE)
-                ctx->node_memory[a->node] += slot_memory;
+                ctx->node_change[a->node].slot_memory += slot_memory;
         else {
-                ctx->busy[a->slot][a->node]--;
+                TaskType type = ctx->snap->tasks[a->task].type;
+
+                ctx->node_change[a->node].held[a->slot][type]--;
+                ctx->total_change.held[a->slot][type]--;
                 ctx->task_running[a->task]--;
         }
         return 0;
@@ -425,8 +492,10 @@ int context_reserve(PolicyContext *ctx, uint32_t node, SlotType slot, uint32_t j
         int r = DECISIONS_PUSH(ctx->d, reservations, .node = node, .slot = slot, .job = job,
                                .task = task);
 
-        if (r >= 0)
-                ctx->busy[slot][node]++;
+        if (r >= 0) {
+                ctx->node_change[node].held[slot][task_type_of(slot)]++;
+                ctx->total_change.held[slot][task_type_of(slot)]++;
+        }
         return r;
 }
 

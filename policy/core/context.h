@@ -17,6 +17,14 @@
 
 typedef struct ContextBuffers ContextBuffers;
 
+/* What a step changed of a node's NodeAttempts: its assignments,
+ * reservations and kills (slot_memory modulo 2^64: the sum is what
+ * counts). */
+typedef struct NodeChange {
+        int held[_SLOT_TYPE_MAX][_TASK_TYPE_MAX];
+        uint64_t slot_memory;
+} NodeChange;
+
 /* Where context_job_pending_task() resumes for one job and task type: the
  * step only ever takes tasks out of pending, so what was passed over once
  * stays passed over. Positions index tasks_by_job. */
@@ -35,14 +43,27 @@ struct PolicyContext {
 
         /* Per node, by SlotType. */
         unsigned *slots[_SLOT_TYPE_MAX]; /* after this step's slot changes */
-        unsigned *busy[_SLOT_TYPE_MAX];  /* slots taken by attempts, whatever their tasks */
-        /* Per node. */
-        uint64_t *node_memory; /* slot memory of the attempts it runs */
+        /* Per node: what its attempts held when the step began (the
+         * driver's counts, or the core's), and what context_assign(),
+         * context_kill() and context_reserve() changed of it since (a
+         * reservation holds a slot as a task of the slot's type), which
+         * context_held() adds up: a step costs the nodes it changes, not a
+         * copy of every node's counts. */
+        const NodeAttempts *node_attempts;
+        NodeChange *node_change;
+        /* The same over the cluster (context_held_total()); counted_total
+         * is the core's count when the driver does not count. */
+        const NodeAttempts *attempts_total;
+        NodeChange total_change;
+        NodeAttempts counted_total;
 
         /* Per task, changed only by context_assign() and context_kill(),
          * which is what lets context_done() clear them cheaply. */
-        bool *task_placed;      /* a pending task got a slot in this step */
-        unsigned *task_running; /* running attempts once this step is applied */
+        bool *task_placed; /* a pending task got a slot in this step */
+        /* What this step changed of its running attempts, and the attempts
+         * themselves when the driver does not count them
+         * (context_task_running() adds Task.running_attempts when it does). */
+        int *task_running;
         /* A layer's per task scratch that costs what it touches rather than
          * a pass over every task: all 0 when a layer is called, and the
          * layer sets what it set back to 0 before it returns. */
@@ -75,11 +96,16 @@ struct PolicyContext {
 struct ContextBuffers {
         Arena arena;
         bool *placed;
-        unsigned *running;
+        int *running;
         double *value;
         uint32_t *identity; /* identity[i] == i: tasks_by_job when Job.tasks is kept */
         uint32_t *by_job;   /* tasks_by_job when the core counts */
         size_t cap_tasks;
+        /* Per node, all zero between steps: the attempts' counts when the
+         * driver does not keep them, and what a step changed of them. */
+        NodeAttempts *counted;
+        NodeChange *changed;
+        size_t cap_nodes;
         /* The context's per-job arrays, kept from step to step: their first
          * jobs_known entries are what the last step found for jobs the
          * driver said were settled (ClusterSnapshot.n_jobs_settled), and a
@@ -102,6 +128,22 @@ void context_done(PolicyContext *ctx);
  * a layer's scratch. NULL when memory is short. */
 void *context_scratch(const PolicyContext *ctx, size_t n, size_t size);
 
+/* The node's slots of a type that hold tasks of a type once this step is
+ * applied: attempts not killed, assignments and reservations. Inline: the
+ * slot filler asks it of every node at every step. */
+static inline unsigned context_held(const PolicyContext *ctx, uint32_t node, SlotType slot,
+                                    TaskType type) {
+        return (unsigned)((int)ctx->node_attempts[node].held[slot][type] +
+                          ctx->node_change[node].held[slot][type]);
+}
+/* The same over every node. */
+static inline unsigned context_held_total(const PolicyContext *ctx, SlotType slot, TaskType type) {
+        return (unsigned)((int)ctx->attempts_total->held[slot][type] +
+                          ctx->total_change.held[slot][type]);
+}
+/* Slots of a type on a node that attempts, assignments or reservations
+ * take, whatever their tasks. */
+unsigned context_busy_slots(const PolicyContext *ctx, uint32_t node, SlotType slot);
 /* Free slots of a type on a schedulable node: its slots less the attempts
  * running in them. */
 unsigned context_free_slots(const PolicyContext *ctx, uint32_t node, SlotType slot);
@@ -118,6 +160,8 @@ bool context_task_pending(const PolicyContext *ctx, uint32_t task);
  * layer finds a reduce to run goes through it: the functions below and the
  * speculation layers' backups. */
 bool context_reduce_may_start(const PolicyContext *ctx, uint32_t job);
+/* The task's running attempts once this step is applied. */
+unsigned context_task_running(const PolicyContext *ctx, uint32_t task);
 /* Reduces wait for the job's maps (CoreSettings.reduce_slowstart, and
  * context_reduce_may_start()). */
 bool context_task_eligible(const PolicyContext *ctx, uint32_t task);

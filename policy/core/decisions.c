@@ -195,7 +195,8 @@ int decisions_validate(const ClusterSnapshot *s, const PolicyStepArgs *step, con
 }
 
 /* What takes, frees or holds a node's slots against the slots and the
- * attempts the snapshot has: a pass over every node and attempt. */
+ * attempts the snapshot has: a pass over every node, and over every
+ * attempt unless the driver counted them. */
 static int slot_decisions_check(const ClusterSnapshot *s, uint32_t beating_node, const Decisions *d,
                                 Arena *scratch) {
         size_t n_nodes = s->n_nodes, n_replaced;
@@ -213,13 +214,17 @@ static int slot_decisions_check(const ClusterSnapshot *s, uint32_t beating_node,
         if (!killed || !replaced || !placed)
                 return -ENOMEM;
         for (size_t i = 0; i < s->n_nodes; i++)
-                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
                         slots[slot][i] = s->nodes[i].slots[slot];
+                        if (s->node_attempts)
+                                busy[slot][i] = s->node_attempts[i].held[slot][TASK_MAP] +
+                                                s->node_attempts[i].held[slot][TASK_REDUCE];
+                }
         /* Their nodes were checked. */
         for (size_t i = 0; i < d->n_slot_changes; i++)
                 for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
                         slots[slot][d->slot_changes[i].node] = d->slot_changes[i].slots[slot];
-        for (size_t i = 0; i < s->n_attempts; i++)
+        for (size_t i = 0; !s->node_attempts && i < s->n_attempts; i++)
                 busy[s->attempts[i].slot][s->attempts[i].node]++;
         if (!kills_valid(s, d, killed, busy, replaced, &n_replaced) ||
             !assignments_valid(s, d, beating_node, slots, busy, replaced, n_replaced, placed) ||

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "common/macro.h"
 #include "policy/core/model.h"
@@ -164,6 +165,68 @@ void job_profile_add_task(JobProfile *p, TaskType type, usec_t started, usec_t s
         phase_stats_add(&p->phases[PROFILE_REDUCE], finished - shuffle_end);
 }
 
+static void node_attempts_add(NodeAttempts *n, SlotType slot, TaskType type, uint64_t slot_memory,
+                              bool add) {
+        if (add) {
+                n->held[slot][type]++;
+                n->slot_memory += slot_memory;
+        } else {
+                n->held[slot][type]--;
+                n->slot_memory -= slot_memory;
+        }
+}
+
+void attempt_counted(NodeAttempts *node, NodeAttempts *total, Task *task, SlotType slot,
+                     uint64_t slot_memory, bool add) {
+        node_attempts_add(node, slot, task->type, slot_memory, add);
+        node_attempts_add(total, slot, task->type, slot_memory, add);
+        if (add)
+                task->running_attempts++;
+        else
+                task->running_attempts--;
+}
+
+bool node_attempts_same(const NodeAttempts *a, const NodeAttempts *b) {
+        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                        if (a->held[slot][type] != b->held[slot][type])
+                                return false;
+        return a->slot_memory == b->slot_memory;
+}
+
+/* The driver's counts of the attempts are theirs (attempts were checked). */
+static int attempt_counts_check(const ClusterSnapshot *s) {
+        _cleanup_free_ NodeAttempts *nodes = NULL;
+        _cleanup_free_ unsigned *tasks = NULL;
+        NodeAttempts total = {};
+
+        if (!s->node_attempts)
+                return 0;
+        if (!s->attempts_total)
+                return -EINVAL;
+        nodes = calloc(MAX(s->n_nodes, (size_t)1), sizeof(*nodes));
+        tasks = calloc(MAX(s->n_tasks, (size_t)1), sizeof(*tasks));
+        if (!nodes || !tasks)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_attempts; i++) {
+                const Attempt *a = &s->attempts[i];
+
+                node_attempts_add(&nodes[a->node], a->slot, s->tasks[a->task].type, a->slot_memory,
+                                  true);
+                node_attempts_add(&total, a->slot, s->tasks[a->task].type, a->slot_memory, true);
+                tasks[a->task]++;
+        }
+        if (!node_attempts_same(&total, s->attempts_total))
+                return -EINVAL;
+        for (size_t i = 0; i < s->n_nodes; i++)
+                if (!node_attempts_same(&nodes[i], &s->node_attempts[i]))
+                        return -EINVAL;
+        for (size_t i = 0; i < s->n_tasks; i++)
+                if (tasks[i] != s->tasks[i].running_attempts)
+                        return -EINVAL;
+        return 0;
+}
+
 bool task_is_local(const Task *t, uint32_t node) {
         for (unsigned i = 0; i < t->n_locations && i < MAX_REPLICAS; i++)
                 if (t->locations[i] == node)
@@ -194,5 +257,5 @@ int snapshot_validate(const ClusterSnapshot *s) {
                         return -EINVAL;
         if (!all_job_tasks_ok(s))
                 return -EINVAL;
-        return 0;
+        return attempt_counts_check(s);
 }

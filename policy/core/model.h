@@ -102,6 +102,12 @@ static inline SlotType slot_type_of(TaskType type) {
         return type == TASK_MAP ? SLOT_MAP : SLOT_REDUCE;
 }
 
+/* The task type named after a slot type: what a slot held for a task
+ * (Reservation) counts as. */
+static inline TaskType task_type_of(SlotType slot) {
+        return slot == SLOT_MAP ? TASK_MAP : TASK_REDUCE;
+}
+
 /* Hadoop 1's view of a task tracker. The zero value is alive. */
 typedef enum NodeState {
         NODE_ALIVE, /* reports on time: may get tasks */
@@ -264,6 +270,9 @@ typedef struct Task {
         /* Slot memory the next attempt must get; 0: the node's default. A
          * FlexSlot kill that re-places the task elsewhere keeps its memory. */
         uint64_t slot_memory;
+        /* Its attempts in the snapshot: read only when the snapshot says
+         * they are counted (ClusterSnapshot.node_attempts). */
+        unsigned running_attempts;
 } Task;
 
 /* Whether a replica of the task's split is on the node (a data-local map). */
@@ -294,6 +303,15 @@ typedef struct Attempt {
         unsigned kill_count, resize_count;
 } Attempt;
 
+/* What the attempts on one node hold, which a driver may keep up to date
+ * as attempts enter and leave its snapshot (attempt_counted()), with each
+ * Task.running_attempts, so that a step needs no pass over every attempt
+ * (a heartbeat's step changes one node's few). */
+typedef struct NodeAttempts {
+        unsigned held[_SLOT_TYPE_MAX][_TASK_TYPE_MAX]; /* by their slot's type, then their task's */
+        uint64_t slot_memory;                          /* theirs, summed */
+} NodeAttempts;
+
 typedef struct ClusterSnapshot {
         const Host *hosts;
         size_t n_hosts;
@@ -315,6 +333,11 @@ typedef struct ClusterSnapshot {
          * gives the same Policy while it says so. A step then passes them
          * over, which on a day's trace is most of them. 0: none. */
         size_t n_jobs_settled;
+        /* Per node, the attempts counted by the driver, which keeps every
+         * Task.running_attempts and their sum over the nodes,
+         * attempts_total, too; NULL: the core counts them itself. */
+        const NodeAttempts *node_attempts;
+        const NodeAttempts *attempts_total;
         /* How often the VMs' CPU is divided again by demand: the period of
          * the cloud's allocator (VMware DRS's), or the control interval when
          * the policy's own VM allocator sizes them; 0: not known. */
@@ -328,13 +351,22 @@ typedef struct ClusterSnapshot {
         bool reduces_read_maps_at_start;
 } ClusterSnapshot;
 
+/* What a driver that counts the attempts (ClusterSnapshot.node_attempts)
+ * calls as one enters its snapshot (add) and as one leaves it: the attempt
+ * of task in a slot of type slot, holding slot_memory, on the node whose
+ * counts are node; total is the cluster's. */
+void attempt_counted(NodeAttempts *node, NodeAttempts *total, Task *task, SlotType slot,
+                     uint64_t slot_memory, bool add);
+/* Every count the same. */
+bool node_attempts_same(const NodeAttempts *a, const NodeAttempts *b);
+
 /* Checks that every index points inside its array, slot types and node
  * states are known, shares are in 0..1, an attempt's resizes are among its
  * kills, measurements not taken are 0,
  * running attempts belong to running tasks on nodes that are not lost, no
  * job counts more tasks done or running than it has, profiles are sane
- * and, when kept, each Job.tasks and Job.counts agree with the tasks:
- * -EINVAL otherwise.
+ * and, when kept, each Job.tasks and Job.counts agree with the tasks and
+ * the attempts' counts with the attempts: -EINVAL otherwise (-ENOMEM).
  * Drivers call it on snapshots built from outside data; policy_step() calls
  * it too unless the driver vouches for the snapshot (POLICY_STEP_TRUSTED). */
 int snapshot_validate(const ClusterSnapshot *s);

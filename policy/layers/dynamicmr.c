@@ -40,10 +40,6 @@ static TaskType other_type(TaskType t) {
         return t == TASK_MAP ? TASK_REDUCE : TASK_MAP;
 }
 
-static TaskType task_type_of(SlotType s) {
-        return s == SLOT_MAP ? TASK_MAP : TASK_REDUCE;
-}
-
 unsigned dhsa_borrow_target(const unsigned n[_TASK_TYPE_MAX], const unsigned s[_SLOT_TYPE_MAX],
                             const unsigned weight[_SLOT_TYPE_MAX], TaskType borrower) {
         TaskType lender = other_type(borrower);
@@ -122,14 +118,14 @@ struct DmrFill {
         PolicyContext *ctx;
         const DynamicMrSettings *m;
         unsigned weight[_SLOT_TYPE_MAX];
-        /* Per node: the configured slots, and the attempts by the type of
-         * their slot and of their task. */
+        /* Per node: the configured slots (what a node holds by the type
+         * of its slots and of their tasks is context_held()'s). */
         unsigned *base[_SLOT_TYPE_MAX];
-        unsigned *in[_SLOT_TYPE_MAX][_TASK_TYPE_MAX];
-        /* Cluster-wide, by task type: configured slots of its own type,
-         * demand, and PI-DHSA's borrowing: the target, and what is left of
-         * it in this step. */
+        /* Cluster-wide, by task type: configured slots of its own type
+         * (own_slots(), once slots_summed), demand, and PI-DHSA's
+         * borrowing: the target, and what is left of it in this step. */
         unsigned slots[_TASK_TYPE_MAX], demand[_TASK_TYPE_MAX];
+        bool slots_summed;
         unsigned target[_TASK_TYPE_MAX], budget[_TASK_TYPE_MAX];
         double load[_TASK_TYPE_MAX];
         bool *visited; /* per job, PD-DHSA's visitedForMap */
@@ -156,16 +152,21 @@ static bool node_fillable(const DmrFill *f, uint32_t node) {
                (ctx->beating_node == NO_INDEX || ctx->beating_node == node);
 }
 
+/* Slots of type slot holding tasks of type on the node. */
+static unsigned in(const DmrFill *f, uint32_t node, SlotType slot, TaskType type) {
+        return context_held(f->ctx, node, slot, type);
+}
+
 /* Slots of type slot the node's borrowers (tasks of the other type) take. */
 static unsigned lent(const DmrFill *f, uint32_t node, SlotType slot) {
         SlotType other = slot == SLOT_MAP ? SLOT_REDUCE : SLOT_MAP;
 
-        return dhsa_slots_taken(f->in[slot][task_type_of(other)][node], f->weight[other],
+        return dhsa_slots_taken(in(f, node, slot, task_type_of(other)), f->weight[other],
                                 f->weight[slot]);
 }
 
 static unsigned used(const DmrFill *f, uint32_t node, SlotType slot) {
-        return f->in[slot][task_type_of(slot)][node] + lent(f, node, slot);
+        return in(f, node, slot, task_type_of(slot)) + lent(f, node, slot);
 }
 
 /* The places the core counts in a node's slots of a type: one per
@@ -173,7 +174,7 @@ static unsigned used(const DmrFill *f, uint32_t node, SlotType slot) {
 static unsigned places(const DmrFill *f, uint32_t node, SlotType slot) {
         SlotType other = slot == SLOT_MAP ? SLOT_REDUCE : SLOT_MAP;
         long p = (long)f->base[slot][node] - lent(f, node, slot) +
-                 f->in[slot][task_type_of(other)][node];
+                 in(f, node, slot, task_type_of(other));
 
         return p > 0 ? (unsigned)p : 0;
 }
@@ -222,7 +223,7 @@ static unsigned lend_limit(const DmrFill *f, uint32_t node, SlotType slot) {
  * hold, when its borrowers may hold up to limit of them (and those idle). */
 static unsigned borrow_room(const DmrFill *f, uint32_t node, TaskType borrower, unsigned limit) {
         SlotType slot = slot_type_of(other_type(borrower));
-        unsigned held = f->in[slot][borrower][node];
+        unsigned held = in(f, node, slot, borrower);
         unsigned room = dhsa_tasks_held(MIN(limit, lent(f, node, slot) + idle(f, node, slot)),
                                         f->weight[slot], f->weight[slot_type_of(borrower)]);
 
@@ -234,7 +235,10 @@ static int fill_assign(DmrFill *f, const TaskSource *src, uint32_t task, uint32_
         TaskType type = f->ctx->snap->tasks[task].type;
         int r;
 
-        f->in[slot][type][node]++;
+        /* Counted first: shape() reads it. */
+        r = context_assign(f->ctx, task, node, slot, false);
+        if (r < 0)
+                return r;
         if (slot != slot_type_of(type)) {
                 r = shape(f, node, slot);
                 if (r < 0)
@@ -242,34 +246,28 @@ static int fill_assign(DmrFill *f, const TaskSource *src, uint32_t task, uint32_
                 if (f->budget[type] > 0)
                         f->budget[type]--;
         }
-        r = context_assign(f->ctx, task, node, slot, false);
-        if (r >= 0 && src->took)
+        if (src->took)
                 src->took(src->data, f->ctx, task);
-        return r;
+        return 0;
 }
 
-/* Tasks in the slots an earlier layer of the step took or freed. */
-static void count_decisions(DmrFill *f, bool *freed) {
-        const PolicyContext *ctx = f->ctx;
-        const ClusterSnapshot *s = ctx->snap;
-        const Decisions *d = ctx->d;
+/* Each task type's slots of its own type on the schedulable nodes: a pass
+ * over every node's state, which a step pays only when something needs the
+ * cluster's slots (fair shares, the load manager, DHSA), not for a
+ * heartbeat's FIFO fill. */
+static const unsigned *own_slots(DmrFill *f) {
+        const ClusterSnapshot *s = f->ctx->snap;
 
-        for (size_t i = 0; i < d->n_kills; i++)
-                if (d->kills[i].reason != KILL_RESIZE)
-                        freed[d->kills[i].attempt] = true;
-        for (size_t i = 0; i < s->n_attempts; i++) {
-                const Attempt *a = &s->attempts[i];
-
-                if (!freed[i])
-                        f->in[a->slot][s->tasks[a->task].type][a->node]++;
+        if (f->slots_summed)
+                return f->slots;
+        for (uint32_t node = 0; node < s->n_nodes; node++) {
+                if (!node_schedulable(&s->nodes[node]))
+                        continue;
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                        f->slots[task_type_of(slot)] += f->base[slot][node];
         }
-        for (size_t i = 0; i < d->n_assignments; i++)
-                f->in[d->assignments[i].slot][d->assignments[i].type][d->assignments[i].node]++;
-        for (size_t i = 0; i < d->n_reservations; i++) {
-                SlotType slot = d->reservations[i].slot;
-
-                f->in[slot][task_type_of(slot)][d->reservations[i].node]++;
-        }
+        f->slots_summed = true;
+        return f->slots;
 }
 
 /* Demand (running attempts and pending tasks that may start) and slots by
@@ -291,9 +289,9 @@ static int count_demand(DmrFill *f) {
                 for (size_t j = 0; j < n_jobs; j++)
                         n_pending += pending[type][j];
                 for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
-                        running += f->in[SLOT_MAP][type][node] + f->in[SLOT_REDUCE][type][node];
+                        running += in(f, node, SLOT_MAP, type) + in(f, node, SLOT_REDUCE, type);
                 f->demand[type] = n_pending + running;
-                f->load[type] = load_factor(n_pending, running, f->slots[type]);
+                f->load[type] = load_factor(n_pending, running, own_slots(f)[type]);
         }
         return 0;
 }
@@ -303,22 +301,49 @@ static void pi_budget(DmrFill *f) {
                 SlotType slot = slot_type_of(other_type(type));
                 unsigned held = 0;
 
-                f->target[type] = dhsa_borrow_target(f->demand, f->slots, f->weight, type);
+                f->target[type] = dhsa_borrow_target(f->demand, own_slots(f), f->weight, type);
                 for (uint32_t node = 0; node < f->ctx->snap->n_nodes; node++)
-                        held += f->in[slot][type][node];
+                        held += in(f, node, slot, type);
                 f->budget[type] = f->target[type] > held ? f->target[type] - held : 0;
         }
+}
+
+/* Each node's base, its slots less how far the filler reshaped them, and
+ * the nodes that were reshaped or lend slots reshaped to what they hold. */
+static int nodes_shape(DmrFill *f, IdMap *memory) {
+        const PolicyContext *ctx = f->ctx;
+        const ClusterSnapshot *s = ctx->snap;
+        int r;
+
+        for (uint32_t node = 0; node < s->n_nodes; node++) {
+                const NodeShape *was = memory->n > 0 ? idmap_get(memory, s->nodes[node].id) : NULL;
+
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
+                        SlotType other = slot == SLOT_MAP ? SLOT_REDUCE : SLOT_MAP;
+                        long b = (long)ctx->slots[slot][node] - (was ? was->delta[slot] : 0);
+
+                        f->base[slot][node] = b > 0 ? (unsigned)b : 0;
+                        /* A node that was not reshaped and lends nothing
+                         * keeps its counts (places() is its base): most
+                         * nodes, whose shape() a step then spares. */
+                        if (!was && in(f, node, slot, task_type_of(other)) == 0)
+                                continue;
+                        r = shape(f, node, slot);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
 }
 
 int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
         const ClusterSnapshot *s = ctx->snap;
         size_t n_nodes = s->n_nodes;
         DmrFill *f = context_scratch(ctx, 1, sizeof(DmrFill));
-        bool *freed = context_scratch(ctx, s->n_attempts, sizeof(bool));
         bool features;
         int r;
 
-        if (!f || !freed)
+        if (!f)
                 return -ENOMEM;
         f->ctx = ctx;
         f->m = &ctx->core->dmr;
@@ -331,31 +356,20 @@ int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
                 return -ENOMEM;
         for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
                 f->base[slot] = context_scratch(ctx, n_nodes, sizeof(unsigned));
-                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                        f->in[slot][type] = context_scratch(ctx, n_nodes, sizeof(unsigned));
-                if (!f->base[slot] || !f->in[slot][TASK_MAP] || !f->in[slot][TASK_REDUCE])
+                if (!f->base[slot])
                         return -ENOMEM;
         }
-        count_decisions(f, freed);
-        for (uint32_t node = 0; node < n_nodes; node++) {
-                const NodeShape *was = memory->n > 0 ? idmap_get(memory, s->nodes[node].id) : NULL;
-
-                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
-                        SlotType other = slot == SLOT_MAP ? SLOT_REDUCE : SLOT_MAP;
-                        long b = (long)ctx->slots[slot][node] - (was ? was->delta[slot] : 0);
-
-                        f->base[slot][node] = b > 0 ? (unsigned)b : 0;
-                        if (node_schedulable(&s->nodes[node]))
-                                f->slots[task_type_of(slot)] += f->base[slot][node];
-                        /* A node that was not reshaped and lends nothing
-                         * keeps its counts (places() is its base): most
-                         * nodes, whose shape() a step then spares. */
-                        if (!was && f->in[slot][task_type_of(other)][node] == 0)
-                                continue;
-                        r = shape(f, node, slot);
-                        if (r < 0)
-                                return r;
-                }
+        /* Nothing remembered and no slot lent (no DHSA, most often): every
+         * node keeps its counts, its slots its base, and a step spares a
+         * pass over every node's counts. */
+        if (memory->n == 0 && context_held_total(ctx, SLOT_MAP, TASK_REDUCE) == 0 &&
+            context_held_total(ctx, SLOT_REDUCE, TASK_MAP) == 0)
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                        memcpy(f->base[slot], ctx->slots[slot], n_nodes * sizeof(unsigned));
+        else {
+                r = nodes_shape(f, memory);
+                if (r < 0)
+                        return r;
         }
         /* Demand is a pass over every task: only what needs it pays. */
         features = f->m->dhsa != DHSA_NONE || f->m->load_balance;
@@ -368,13 +382,15 @@ int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
         return 0;
 }
 
-double dmr_phase_capacity(const DmrFill *f, TaskType type) {
-        return (double)f->slots[type] + f->target[type];
+double dmr_phase_capacity(DmrFill *f, TaskType type) {
+        return (double)own_slots(f)[type] + f->target[type];
 }
 
-double dmr_total_capacity(const DmrFill *f) {
-        return (double)f->slots[TASK_MAP] * f->weight[SLOT_MAP] +
-               (double)f->slots[TASK_REDUCE] * f->weight[SLOT_REDUCE];
+double dmr_total_capacity(DmrFill *f) {
+        const unsigned *slots = own_slots(f);
+
+        return (double)slots[TASK_MAP] * f->weight[SLOT_MAP] +
+               (double)slots[TASK_REDUCE] * f->weight[SLOT_REDUCE];
 }
 
 unsigned dmr_task_weight(const DmrFill *f, TaskType type) {

@@ -213,9 +213,9 @@ int dmr_memory_new(void **ret);
 int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret);
 /* What a task type's fair shares divide: its own slots plus what PI-DHSA
  * lets it borrow, in tasks. */
-double dmr_phase_capacity(const DmrFill *f, TaskType type);
+double dmr_phase_capacity(DmrFill *f, TaskType type);
 /* PD-DHSA's: every slot, in weight units. */
-double dmr_total_capacity(const DmrFill *f);
+double dmr_total_capacity(DmrFill *f);
 /* The weight a task of this type counts (its own slot type's). */
 unsigned dmr_task_weight(const DmrFill *f, TaskType type);
 /* Fills the free slots as the settings say (own types, DHSA, the load

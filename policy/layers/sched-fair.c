@@ -52,7 +52,7 @@ typedef struct FairView {
 /* One step of the scheduler: the source of the filler's tasks. */
 typedef struct FairStep {
         PolicyContext *ctx;
-        const DmrFill *fill;
+        DmrFill *fill;
         const FairSettings *set;
         usec_t *since;
         bool pd;
@@ -207,7 +207,7 @@ static void count_job(const PolicyContext *ctx, FairJob *j, TaskType type, doubl
 
                 if (ctx->snap->tasks[t].type != type)
                         continue;
-                j->running += weight * ctx->task_running[t];
+                j->running += weight * context_task_running(ctx, t);
                 if (context_task_pending(ctx, t) && context_task_eligible(ctx, t)) {
                         j->pending += weight;
                         j->n_pending[type]++;

@@ -40,7 +40,7 @@ static SloJob *slo_jobs(PolicyContext *ctx) {
 
                 /* A resized attempt restarts in its slot, a re-placed one
                  * runs where the slot manager put it or not at all. */
-                if (!a->speculative && ctx->task_running[a->task] > 0)
+                if (!a->speculative && context_task_running(ctx, a->task) > 0)
                         jobs[t->job].running[t->type]++;
         }
         qsort_r(jobs, s->n_jobs, sizeof(SloJob), compare_slo_jobs, ctx);

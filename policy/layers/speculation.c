@@ -75,7 +75,7 @@ static bool may_back_up(const PolicyContext *ctx, uint32_t attempt, usec_t min_r
         const Attempt *a = &ctx->snap->attempts[attempt];
         const Task *t = &ctx->snap->tasks[a->task];
 
-        return !ctx->killed[attempt] && ctx->task_running[a->task] == 1 &&
+        return !ctx->killed[attempt] && context_task_running(ctx, a->task) == 1 &&
                ctx->now >= a->started + min_runtime &&
                (t->type == TASK_MAP || context_reduce_may_start(ctx, t->job));
 }
@@ -676,8 +676,8 @@ static int sepb_kill_hopeless(PolicyContext *ctx) {
                 double estimate = sepb_map_estimate(&s->jobs[t->job], a);
                 int r;
 
-                if (t->type != TASK_MAP || ctx->killed[i] || ctx->task_running[a->task] != 1 ||
-                    a->kill_count > 0 || estimate <= 0 ||
+                if (t->type != TASK_MAP || ctx->killed[i] ||
+                    context_task_running(ctx, a->task) != 1 || a->kill_count > 0 || estimate <= 0 ||
                     (double)(ctx->now - MIN(ctx->now, a->started)) <= SEPB_KILL_FACTOR * estimate)
                         continue;
                 r = context_kill(ctx, i, KILL_RETRY, a->slot_memory);

@@ -316,7 +316,7 @@ static void flexslot_want(const PolicyContext *ctx, const VmAllocatorSettings *s
         double slots = 0, starved = 0, critical = 0, memory = 0;
 
         if (node != NO_INDEX && node_schedulable(&ctx->snap->nodes[node])) {
-                slots = ctx->slots[SLOT_MAP][node] + ctx->busy[SLOT_REDUCE][node];
+                slots = ctx->slots[SLOT_MAP][node] + context_busy_slots(ctx, node, SLOT_REDUCE);
                 starved = needs->starved[node];
                 critical = MIN(needs->critical[node], (double)vm->vcpus);
                 memory = (double)(context_node_committed_memory(ctx, node) +
