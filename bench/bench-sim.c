@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Simulator throughput: events per second of the event heap alone (a hold
+/* Simulator throughput: events per CPU second of the event heap alone (a hold
  * model: every event reschedules itself, so the heap stays at a fixed size,
  * as a simulation's does) and of the whole simulator on the Fig. 10
  * scenario, with the ratio between them; the scenario also on four times
  * its cluster and input; and a SWIM trace replayed whole on the scenario's
- * hosts grown to FLEXSLOT_BENCH_REPLAY_NODES slaves. */
+ * hosts grown to FLEXSLOT_BENCH_REPLAY_NODES slaves. The rates are per second
+ * of this thread's CPU time, so that a machine whose CPUs are shared or
+ * capped still gives the same figures and ratios. */
 #include <assert.h>
 #include <errno.h>
 #include <stdio.h>
@@ -61,16 +63,33 @@ static double heap_events_per_sec(void) {
         for (unsigned i = 0; i < HOLD_EVENTS; i++)
                 if (event_queue_schedule(q, i, hold_event, &hold, NULL) < 0)
                         return 0;
-        start = now_monotonic_usec();
+        start = now_thread_cpu_usec();
         n = event_queue_run(q, USEC_INFINITY);
-        return (double)n / usec_to_sec(now_monotonic_usec() - start);
+        return (double)n / usec_to_sec(now_thread_cpu_usec() - start);
 }
 
 typedef struct SimRate {
-        double total;        /* events/s */
-        double without_core; /* events/s, not counting the time in policy_step() */
+        double total;        /* events per CPU second */
+        double without_core; /* the same, not counting the time in policy_step() */
         uint64_t events, steps;
 } SimRate;
+
+/* Runs the simulation to its end and measures it. */
+static int sim_rate_measure(Sim *sim, SimRate *ret) {
+        const SimResults *res = sim_results(sim);
+        usec_t start = now_thread_cpu_usec(), cpu;
+        int r;
+
+        r = sim_run(sim);
+        cpu = now_thread_cpu_usec() - start;
+        *ret = (SimRate){
+                .events = res->events,
+                .steps = res->policy_steps,
+                .total = (double)res->events / usec_to_sec(cpu),
+                .without_core = (double)res->events / usec_to_sec(cpu - res->policy_cpu),
+        };
+        return r;
+}
 
 /* A run of the scenario with its settings changed by sets (section.key=value
  * each, as flexslot-sim's --set). */
@@ -81,7 +100,6 @@ static int sim_events_per_sec(const char *path, const char *const *sets, size_t 
         Workload wl = { 0 };
         _cleanup_(sim_freep) Sim *sim = NULL;
         char err[512] = "";
-        usec_t start;
         int r;
 
         assert(n_sets <= ELEMENTSOF(overrides));
@@ -100,18 +118,8 @@ static int sim_events_per_sec(const char *path, const char *const *sets, size_t 
         r = workload_load(sc.workload_file, &wl, err, sizeof(err));
         if (r >= 0)
                 r = sim_new(&sc, &wl, &sim, err, sizeof(err));
-        if (r >= 0) {
-                const SimResults *res = sim_results(sim);
-                usec_t wall;
-
-                start = now_monotonic_usec();
-                r = sim_run(sim);
-                wall = now_monotonic_usec() - start;
-                ret->events = res->events;
-                ret->steps = res->policy_steps;
-                ret->total = (double)res->events / usec_to_sec(wall);
-                ret->without_core = (double)res->events / usec_to_sec(wall - res->policy_wall);
-        }
+        if (r >= 0)
+                r = sim_rate_measure(sim, ret);
         if (r < 0)
                 fprintf(stderr, "flexslot-bench-sim: %s: %s\n", path, err[0] ? err : strerror(-r));
         workload_done(&wl);
@@ -130,7 +138,6 @@ static int replay_events_per_sec(const char *scenario, const char *trace_file, u
         _cleanup_(trace_setup_done) TraceSetup setup = { 0 };
         _cleanup_(sim_freep) Sim *sim = NULL;
         SwimTrace trace = { 0 };
-        usec_t start, wall;
         int r;
 
         snprintf(hosts, sizeof(hosts), "cluster.hosts=%u",
@@ -146,19 +153,8 @@ static int replay_events_per_sec(const char *scenario, const char *trace_file, u
                 r = trace_setup(&trace, &o, NULL, o.seeds[0], &setup, err, sizeof(err));
         if (r >= 0)
                 r = sim_new(&setup.sc, &setup.wl, &sim, err, sizeof(err));
-        if (r >= 0) {
-                const SimResults *res = sim_results(sim);
-
-                start = now_monotonic_usec();
-                r = sim_run(sim);
-                wall = now_monotonic_usec() - start;
-                *ret = (SimRate){
-                        .events = res->events,
-                        .steps = res->policy_steps,
-                        .total = (double)res->events / usec_to_sec(wall),
-                        .without_core = (double)res->events / usec_to_sec(wall - res->policy_wall),
-                };
-        }
+        if (r >= 0)
+                r = sim_rate_measure(sim, ret);
         if (r < 0)
                 fprintf(stderr, "flexslot-bench-sim: replay of %s: %s\n", trace_file,
                         err[0] ? err : strerror(-r));
@@ -167,11 +163,11 @@ static int replay_events_per_sec(const char *scenario, const char *trace_file, u
 }
 
 static void rate_print(const char *what, const SimRate *rate, double heap) {
-        printf("simulator, %-22s %12.0f events/s (%.1f %% of the heap "
+        printf("simulator, %-22s %12.0f events/CPU-s (%.1f %% of the heap "
                "alone; %llu events, %llu policy steps)\n",
                what, rate->total, 100.0 * rate->total / heap, (unsigned long long)rate->events,
                (unsigned long long)rate->steps);
-        printf("  without the time in the policy core  %12.0f events/s (%.1f %% of the "
+        printf("  without the time in the policy core  %12.0f events/CPU-s (%.1f %% of the "
                "heap alone)\n",
                rate->without_core, 100.0 * rate->without_core / heap);
 }
@@ -219,7 +215,7 @@ int main(int argc, char **argv) {
         for (unsigned k = 0; k < REPEATS; k++)
                 heap = MAX(heap, heap_events_per_sec());
         printf("scenario %s\n", argv[1]);
-        printf("event heap alone (%u pending):         %12.0f events/s\n", HOLD_EVENTS, heap);
+        printf("event heap alone (%u pending):         %12.0f events/CPU-s\n", HOLD_EVENTS, heap);
         for (size_t i = 0; i < ELEMENTSOF(runs); i++) {
                 size_t n_sets = 0;
 

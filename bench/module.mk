@@ -5,8 +5,9 @@
 # measures the agent's sampling pass and its per-domain processing against
 # per-domain libvirt calls.
 #
-# bench-sim: simulator throughput against the event heap alone, measured in
-# the same run (each the best of three), on the Fig. 10 scenario without and
+# bench-sim: simulator throughput, in events per CPU second (the figures and
+# ratios hold on a machine whose CPUs are shared or capped), against the
+# event heap alone, measured in the same run (each the best of three), on the Fig. 10 scenario without and
 # with speculation and on four times its cluster and input, and on SWIM's
 # FB-2009 day replayed whole (one run) on FLEXSLOT_BENCH_REPLAY_NODES slaves
 # (30 by default; the issue's 10,000 take hours); then the wall time of the

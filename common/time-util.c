@@ -24,6 +24,10 @@ usec_t now_realtime_usec(void) {
         return clock_usec(CLOCK_REALTIME);
 }
 
+usec_t now_thread_cpu_usec(void) {
+        return clock_usec(CLOCK_THREAD_CPUTIME_ID);
+}
+
 usec_t usec_next_deadline(usec_t deadline, usec_t period, usec_t now) {
         usec_t next = deadline + period;
 

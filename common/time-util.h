@@ -21,6 +21,10 @@ usec_t timespec_to_usec(const struct timespec *ts);
 usec_t now_monotonic_usec(void);
 /* CLOCK_REALTIME in microseconds: only for timestamps shown to people. */
 usec_t now_realtime_usec(void);
+/* CPU time of the calling thread in microseconds: for benchmarks on a
+ * machine whose CPUs are shared or limited, where wall time is not the
+ * work done. */
+usec_t now_thread_cpu_usec(void);
 
 /* The next deadline of a periodic timer that was due at deadline: the first
  * of deadline + k * period (k >= 1) that is not before now. A timer that

@@ -557,6 +557,7 @@ Sim *sim_free(Sim *s) {
                 free(s->hosts[i].demand);
                 free(s->hosts[i].alloc);
                 free(s->hosts[i].attempts);
+                free(s->hosts[i].stale);
                 free(s->hosts[i].readers);
         }
         free(s->hosts);

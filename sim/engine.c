@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Time on the hosts: the model of sim/host.h in motion. Every change on a
  * host (a phase starts or ends, an attempt comes or goes, a VM is resized)
- * goes through sim_host_update(), which first accounts the time since the last
- * change at the old rates, then recomputes every rate on the host and moves
- * each attempt's phase-end event to where the new rate puts it. */
+ * accounts the time since the last change at the old rates, then
+ * recomputes the host's rates and moves each attempt's phase-end event to
+ * where the new rate puts it. A recomputation costs what changed: a VM
+ * whose CPU rate may have moved clears its host's vm_rates_valid, an
+ * attempt whose own rates may have moved is marked stale (and listed on its
+ * host), and the rest is set again only when a share it goes at moved. Runs
+ * that check invariants compare every rate with a fresh computation, so a
+ * path that forgets to mark fails them. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +30,18 @@ static const Scenario *scenario(const SimAttempt *a) {
 
 static bool attempt_is_map(const SimAttempt *a) {
         return a->cl->tasks[a->task].type == TASK_MAP;
+}
+
+/* Its rates must be set again: its host's next recomputation sets them,
+ * and finds it without looking at the attempts that stayed as they were. */
+static void attempt_mark_stale(SimAttempt *a) {
+        SimHost *h = &a->cl->sim->hosts[a->host];
+
+        if (a->rates_stale)
+                return;
+        a->rates_stale = true;
+        /* sim_attempt_start() made the room: at most every attempt. */
+        h->stale[h->n_stale++] = a;
 }
 
 /* ---- accounting ---- */
@@ -123,51 +140,11 @@ static void flow_schedule(Sim *s, EventId *ev, double remaining, double rate, Ev
         }
 }
 
-/* disk_share: a stream's bandwidth on the attempt's own disk, which its
- * spill thread and every I/O phase but a remote read use; read: its input's. */
-static void attempt_set_rate(Sim *s, SimAttempt *a, const SimVm *v, double disk_share, double read,
-                             usec_t now) {
-        double old = a->rate, old_spill = a->spill_rate;
-
-        a->spill_rate = spill_active(a) ? disk_share : 0;
-        if (!a->spill_ev || old_spill != a->spill_rate)
-                flow_schedule(s, &a->spill_ev, a->spill_left, a->spill_rate, attempt_spill_event, a,
-                              now);
-        a->f_cpu = a->f_io = a->f_steal = a->f_queue = 0;
-        switch (a->phase) {
-        case PHASE_STARTUP:
-                a->rate = 1.0;
-                a->f_queue = 1.0;
-                break;
-        case PHASE_SHUFFLE_WAIT:
-                a->rate = 0;
-                a->f_queue = 1.0;
-                break;
-        case PHASE_SPILL_WAIT:
-                a->rate = 0;
-                a->f_io = 1.0;
-                break;
-        case PHASE_IO:
-                a->rate = a->reading ? read : disk_share;
-                a->f_io = 1.0;
-                break;
-        case PHASE_SHUFFLE:
-        case PHASE_MERGE:
-                a->rate = disk_share;
-                a->f_io = 1.0;
-                break;
-        case PHASE_CPU:
-                a->rate = v->cpu_rate;
-                a->f_cpu = v->cpu_rate;
-                a->f_io = v->cpu_f_io;
-                a->f_steal = v->cpu_f_steal;
-                a->f_queue = v->cpu_f_queue;
-                break;
-        }
-        if (a->ev && old == a->rate)
-                return;
-        flow_schedule(s, &a->ev, a->remaining, a->rate, attempt_phase_event, a, now);
-}
+/* What an attempt goes at, and where its wall time goes. */
+typedef struct AttemptRates {
+        double rate, spill_rate;
+        double f_cpu, f_io, f_steal, f_queue;
+} AttemptRates;
 
 /* The phase goes at a share of the attempt's own disk (a remote read at
  * its holder's too). */
@@ -179,16 +156,73 @@ static double host_disk_share(const Sim *s, const SimHost *h) {
         return disk_share_compute(h->disk_bw, s->stream_bw, h->n_io);
 }
 
-/* A remote read goes at its share of the holder's disk, of the holder's
- * link out and of the reader's link in, each shared equally, as the disk is. */
-static void attempt_update_rate(Sim *s, SimAttempt *a, usec_t now) {
+/* The rates the attempt's phase and its host's shares give it. A stream's
+ * bandwidth on the attempt's own disk goes to its spill thread and every
+ * I/O phase but a remote read, which goes at its share of the holder's
+ * disk, of the holder's link out and of the reader's link in, each shared
+ * equally, as the disk is. */
+static AttemptRates attempt_rates(const Sim *s, const SimAttempt *a) {
         const SimHost *h = &s->hosts[a->host], *src = &s->hosts[a->src_host];
+        const SimVm *v = &s->vms[a->vm];
         double disk = host_disk_share(s, h), read = disk;
         size_t link = MAX(src->n_readers, (size_t)h->net_in);
+        AttemptRates r = { .spill_rate = spill_active(a) ? disk : 0 };
 
         if (a->reading)
                 read = MIN(host_disk_share(s, src), s->net_bw / (double)MAX(link, (size_t)1));
-        attempt_set_rate(s, a, &s->vms[a->vm], disk, read, now);
+        switch (a->phase) {
+        case PHASE_STARTUP:
+                r.rate = 1.0;
+                r.f_queue = 1.0;
+                break;
+        case PHASE_SHUFFLE_WAIT:
+                r.f_queue = 1.0;
+                break;
+        case PHASE_SPILL_WAIT:
+                r.f_io = 1.0;
+                break;
+        case PHASE_IO:
+                r.rate = a->reading ? read : disk;
+                r.f_io = 1.0;
+                break;
+        case PHASE_SHUFFLE:
+        case PHASE_MERGE:
+                r.rate = disk;
+                r.f_io = 1.0;
+                break;
+        case PHASE_CPU:
+                r.rate = v->cpu_rate;
+                r.f_cpu = v->cpu_rate;
+                r.f_io = v->cpu_f_io;
+                r.f_steal = v->cpu_f_steal;
+                r.f_queue = v->cpu_f_queue;
+                break;
+        }
+        return r;
+}
+
+static bool attempt_rates_are(const SimAttempt *a, const AttemptRates *r) {
+        return a->rate == r->rate && a->spill_rate == r->spill_rate && a->f_cpu == r->f_cpu &&
+               a->f_io == r->f_io && a->f_steal == r->f_steal && a->f_queue == r->f_queue;
+}
+
+/* Sets the attempt's rates and moves its events to where they put them. */
+static void attempt_update_rate(Sim *s, SimAttempt *a, usec_t now) {
+        AttemptRates r = attempt_rates(s, a);
+        double old = a->rate, old_spill = a->spill_rate;
+
+        a->spill_rate = r.spill_rate;
+        if (!a->spill_ev || old_spill != a->spill_rate)
+                flow_schedule(s, &a->spill_ev, a->spill_left, a->spill_rate, attempt_spill_event, a,
+                              now);
+        a->rate = r.rate;
+        a->f_cpu = r.f_cpu;
+        a->f_io = r.f_io;
+        a->f_steal = r.f_steal;
+        a->f_queue = r.f_queue;
+        if (a->ev && old == a->rate)
+                return;
+        flow_schedule(s, &a->ev, a->remaining, a->rate, attempt_phase_event, a, now);
 }
 
 static void host_recompute(Sim *s, SimHost *h);
@@ -213,7 +247,7 @@ static void remote_read_set(Sim *s, SimAttempt *a, bool want) {
                 s->hosts[a->host].net_in--;
         }
         a->reading = want;
-        a->rates_stale = true;
+        attempt_mark_stale(a);
         host_recompute(s, src);
 }
 
@@ -238,30 +272,22 @@ static void load_count(Sim *s, SimAttempt *a, AttemptLoad load) {
         SimVm *v = &s->vms[a->vm];
         SimHost *h = &s->hosts[a->host];
 
+        if (load.cpu != a->counted.cpu)
+                h->vm_rates_valid = false;
         v->n_cpu = v->n_cpu - a->counted.cpu + load.cpu;
         v->n_io = v->n_io - a->counted.vm_streams + load.vm_streams;
         h->local_io = h->local_io - a->counted.host_streams + load.host_streams;
         a->counted = load;
 }
 
-static void host_recompute(Sim *s, SimHost *h) {
-        usec_t now = event_queue_now(s->queue);
+/* Every VM's demand, shares and CPU rate; returns whether a VM's CPU rate
+ * moved (its cpu_rate_moved tells which). */
+static bool host_vms_recompute(Sim *s, SimHost *h) {
         const size_t n = h->n_vms;
         CpuDemand *d = h->demand;
-        double *alloc = h->alloc, disk;
-        bool disk_moved, shares_kept = h->shares_known;
+        double *alloc = h->alloc;
+        bool shares_kept = h->shares_known, moved = false;
 
-        /* Only a phase's change starts or ends a remote read or changes
-         * what an attempt adds to the counts, and it leaves the attempt's
-         * rates stale until this host sets them again: the others count as
-         * they did. */
-        for (size_t i = 0; i < h->n_attempts; i++)
-                if (h->attempts[i]->rates_stale)
-                        remote_read_sync(s, h->attempts[i]);
-        for (size_t i = 0; i < h->n_attempts; i++)
-                if (h->attempts[i]->rates_stale)
-                        load_count(s, h->attempts[i], attempt_load(h->attempts[i]));
-        h->n_io = (unsigned)h->n_readers + h->local_io;
         for (size_t i = 0; i < n; i++) {
                 SimVm *v = &s->vms[h->vms[i]];
                 CpuDemand now_wanted;
@@ -287,7 +313,79 @@ static void host_recompute(Sim *s, SimHost *h) {
                 v->cpu_rate_moved = false;
                 if (v->n_cpu > 0)
                         vm_set_cpu_rate(s, v);
+                moved = moved || v->cpu_rate_moved;
         }
+        return moved;
+}
+
+/* An attempt whose own state and the shares its phase and spill thread go
+ * at stayed as they were would have every rate and event set to what it
+ * is; a remote read depends on another host too. */
+static void attempt_refresh(Sim *s, SimAttempt *a, bool disk_moved, bool cpu_moved, usec_t now) {
+        if (a->rates_stale || a->reading ||
+            (disk_moved && (phase_uses_disk(a->phase) || spill_active(a))) ||
+            (cpu_moved && a->phase == PHASE_CPU && s->vms[a->vm].cpu_rate_moved)) {
+                attempt_update_rate(s, a, now);
+                a->rates_stale = false;
+        }
+}
+
+static int compare_host_pos(const void *x, const void *y) {
+        const SimAttempt *a = *(SimAttempt *const *)x, *b = *(SimAttempt *const *)y;
+
+        return (a->host_pos > b->host_pos) - (a->host_pos < b->host_pos);
+}
+
+/* Every attempt's rates are what a fresh computation gives: a path that
+ * changed an attempt or a VM without marking it would leave them behind. */
+static void host_check_attempts(Sim *s, const SimHost *h) {
+        for (size_t i = 0; i < h->n_attempts; i++) {
+                const SimAttempt *a = h->attempts[i];
+                AttemptRates fresh = attempt_rates(s, a);
+
+                if (!attempt_rates_are(a, &fresh))
+                        snprintf(s->invariant_error, sizeof(s->invariant_error),
+                                 "task %u's rates are not its phase's and host's: a change "
+                                 "left them unmarked",
+                                 a->task);
+                if (a->phase == PHASE_SPILL_WAIT && !a->spill_ev) {
+                        snprintf(s->invariant_error, sizeof(s->invariant_error),
+                                 "task %u waits for a spill thread that writes nothing", a->task);
+                        /* It would wait for ever. */
+                        event_queue_stop(s->queue);
+                }
+        }
+}
+
+static void host_recompute(Sim *s, SimHost *h) {
+        usec_t now = event_queue_now(s->queue);
+        double disk;
+        bool disk_moved, cpu_moved = false;
+
+        /* The stale attempts in the host's order, as a walk over all its
+         * attempts would meet them: the events they move are scheduled in
+         * that order. */
+        if (h->n_stale > 1)
+                qsort(h->stale, h->n_stale, sizeof(SimAttempt *), compare_host_pos);
+        /* Only a phase's change starts or ends a remote read or changes
+         * what an attempt adds to the counts, and it leaves the attempt's
+         * rates stale until this host sets them again: the others count as
+         * they did. A recomputation of this host that a remote read's
+         * holder starts may take them all on (and empty the list). */
+        for (size_t i = 0; i < h->n_stale; i++)
+                if (h->stale[i]->rates_stale)
+                        remote_read_sync(s, h->stale[i]);
+        for (size_t i = 0; i < h->n_stale; i++)
+                if (h->stale[i]->rates_stale)
+                        load_count(s, h->stale[i], attempt_load(h->stale[i]));
+        h->n_io = (unsigned)h->n_readers + h->local_io;
+        if (!h->vm_rates_valid)
+                cpu_moved = host_vms_recompute(s, h);
+        else if (s->check_invariants && host_vms_recompute(s, h))
+                snprintf(s->invariant_error, sizeof(s->invariant_error),
+                         "a VM's CPU rate moved on host %zu without its host being told",
+                         (size_t)(h - s->hosts));
+        h->vm_rates_valid = true;
         disk = host_disk_share(s, h);
         disk_moved = disk != h->disk_share;
         h->disk_share = disk;
@@ -298,27 +396,22 @@ static void host_recompute(Sim *s, SimHost *h) {
                 host_advance(s, &s->hosts[h->readers[i]->host]);
                 attempt_update_rate(s, h->readers[i], now);
         }
-        /* An attempt whose own state and the shares its phase and spill
-         * thread go at stayed as they were would have every rate and event
-         * set to what it is; a remote read depends on another host too. */
-        for (size_t i = 0; i < h->n_attempts; i++) {
-                SimAttempt *a = h->attempts[i];
-                if (a->rates_stale || a->reading ||
-                    (disk_moved && (phase_uses_disk(a->phase) || spill_active(a))) ||
-                    (a->phase == PHASE_CPU && s->vms[a->vm].cpu_rate_moved)) {
-                        attempt_update_rate(s, a, now);
-                        a->rates_stale = false;
-                }
-                if (s->check_invariants && a->phase == PHASE_SPILL_WAIT && !a->spill_ev) {
-                        snprintf(s->invariant_error, sizeof(s->invariant_error),
-                                 "task %u waits for a spill thread that writes nothing", a->task);
-                        /* It would wait for ever. */
-                        event_queue_stop(s->queue);
-                }
-        }
+        /* Unless a share moved or the host's attempts read remotely (net_in
+         * counts them), only the stale attempts have rates to set. */
+        if (disk_moved || cpu_moved || h->net_in > 0)
+                for (size_t i = 0; i < h->n_attempts; i++)
+                        attempt_refresh(s, h->attempts[i], disk_moved, cpu_moved, now);
+        else
+                for (size_t i = 0; i < h->n_stale; i++)
+                        attempt_refresh(s, h->stale[i], false, false, now);
+        h->n_stale = 0;
+        if (s->check_invariants)
+                host_check_attempts(s, h);
 }
 
+/* After a change to the host's VMs (weight, cap, vCPUs, memory). */
 void sim_host_update(Sim *s, uint32_t host) {
+        s->hosts[host].vm_rates_valid = false;
         host_advance(s, &s->hosts[host]);
         host_recompute(s, &s->hosts[host]);
 }
@@ -328,7 +421,7 @@ void sim_host_update(Sim *s, uint32_t host) {
 static void phase_enter(SimAttempt *a, Phase phase, double amount) {
         a->phase = phase;
         a->remaining = amount;
-        a->rates_stale = true;
+        attempt_mark_stale(a);
 }
 
 /* The reduce's shuffle and sort are over: the final merge streams into the
@@ -560,8 +653,17 @@ static void attempt_detach(SimAttempt *a, bool slot_kept) {
         list_remove(a->cl->attempts, &a->cl->n_attempts, a->cluster_pos, true);
         /* A map killed while it reads leaves the holder's disk. */
         remote_read_set(s, a, false);
+        /* Leaving the rates to set of its host, which the line above may
+         * have put it in. */
+        if (a->rates_stale)
+                for (size_t i = 0; i < h->n_stale; i++)
+                        if (h->stale[i] == a) {
+                                h->stale[i] = h->stale[--h->n_stale];
+                                break;
+                        }
         /* Integers in doubles: exact, as the sum at the start was. */
         s->vms[a->vm].committed -= (double)a->slot_memory;
+        h->vm_rates_valid = false;
         load_count(s, a, (AttemptLoad){});
 }
 
@@ -587,7 +689,7 @@ static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
         /* This event is the phase's end: its time was rounded up, so what is
          * left is rounding noise. */
         a->ev = 0;
-        a->rates_stale = true;
+        attempt_mark_stale(a);
         a->remaining = 0;
         if (attempt_next_phase(a)) {
                 host_recompute(s, h);
@@ -614,7 +716,7 @@ static usec_t attempt_spill_event(EventQueue *q, void *userdata) {
         host_advance(s, h);
         a->spill_ev = 0;
         a->spill_left = 0;
-        a->rates_stale = true;
+        attempt_mark_stale(a);
         if (a->phase == PHASE_SPILL_WAIT) {
                 a->spill_left = a->spill_waiting;
                 a->spill_waiting = 0;
@@ -691,6 +793,7 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
         if (t->type == TASK_MAP && t->n_locations > 0 && !task_is_local(t, node))
                 src = &s->hosts[s->vms[cl->node_vm[t->locations[0]]].host];
         if (list_reserve(&h->attempts, h->n_attempts, &h->cap_attempts) < 0 ||
+            list_reserve(&h->stale, h->n_attempts, &h->cap_stale) < 0 ||
             list_reserve(&cl->attempts, cl->n_attempts, &cl->cap_attempts) < 0 ||
             list_reserve(&src->readers, src->n_readers, &src->cap_readers) < 0)
                 return -ENOMEM;
@@ -712,7 +815,6 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
                 .kill_count = tx->kill_count,
                 .phase = PHASE_STARTUP,
                 .remaining = usec_to_sec(s->sc->task_startup),
-                .rates_stale = true,
         };
         r = attempt_plan(a);
         if (r < 0) {
@@ -722,7 +824,9 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
         host_advance(s, h);
         a->host_pos = h->n_attempts;
         h->attempts[h->n_attempts++] = a;
+        attempt_mark_stale(a);
         v->committed += (double)a->slot_memory;
+        h->vm_rates_valid = false;
         a->cluster_pos = cl->n_attempts;
         cl->attempts[cl->n_attempts++] = a;
         if (tx->attempts++ == 0)

@@ -90,9 +90,9 @@ typedef struct SimResults {
         /* VM targets the one loop's lever set for a late deadline job
          * (LeverNote with a job), summed over the control steps. */
         uint64_t lever_targets;
-        /* Wall time spent in them, for benchmarks; it never feeds back
+        /* CPU time spent in them, for benchmarks; it never feeds back
          * into the simulation. */
-        usec_t policy_wall;
+        usec_t policy_cpu;
         double makespan; /* seconds */
         /* Co-running cluster's mean job completion time (0 without one). */
         double other_mean_jct;

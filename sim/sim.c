@@ -61,6 +61,7 @@ int sim_set_node_cap(Sim *s, uint32_t node, double cap) {
         if (node >= cl->n_nodes || cap < 0)
                 return -EINVAL;
         s->vms[cl->node_vm[node]].cap = cap;
+        s->hosts[s->vms[cl->node_vm[node]].host].vm_rates_valid = false;
         return 0;
 }
 

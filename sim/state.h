@@ -92,7 +92,8 @@ typedef struct SimAttempt {
         size_t host_pos, cluster_pos;
         /* Its phase, events or reading changed since its rates were last
          * set (engine.c): its host must set them again even when nothing
-         * else on it moved. */
+         * else on it moved. Set only by attempt_mark_stale(), which also
+         * lists it in its host's stale attempts. */
         bool rates_stale;
         AttemptLoad counted; /* in its VM's and host's counts */
 } SimAttempt;
@@ -253,8 +254,16 @@ typedef struct SimHost {
         CpuDemand *demand;
         double *alloc;
         bool shares_known;
+        /* No VM of the host changed what its CPU rate depends on (demand,
+         * cap, weight, vCPUs, memory, committed memory) since the last
+         * recomputation: the shares and rates it set still hold. */
+        bool vm_rates_valid;
         SimAttempt **attempts;
         size_t n_attempts, cap_attempts;
+        /* Its attempts with rates_stale set, in no order: the ones a
+         * recomputation must look at when no share moved. */
+        SimAttempt **stale;
+        size_t n_stale, cap_stale;
         usec_t last;
         /* Streams on its disk: its attempts' (local_io, kept as they
          * change) and the remote readers'. */

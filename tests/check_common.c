@@ -230,6 +230,21 @@ START_TEST(test_monotonic_time_is_the_clock) {
 }
 END_TEST
 
+/* The same for the thread's CPU clock: a wall clock's reading would lie
+ * far above the second one. */
+START_TEST(test_thread_cpu_time_is_the_clock) {
+        struct timespec before, after;
+        usec_t now;
+
+        ck_assert_int_eq(clock_gettime(CLOCK_THREAD_CPUTIME_ID, &before), 0);
+        now = now_thread_cpu_usec();
+        ck_assert_int_eq(clock_gettime(CLOCK_THREAD_CPUTIME_ID, &after), 0);
+        ck_assert_uint_gt(now, 0);
+        ck_assert_uint_le(timespec_to_usec(&before), now);
+        ck_assert_uint_le(now, timespec_to_usec(&after));
+}
+END_TEST
+
 START_TEST(test_next_deadline_keeps_the_schedule) {
         const usec_t ms = USEC_PER_MSEC;
 
@@ -957,6 +972,7 @@ Suite *suite_common(void) {
         tc = tcase_create("time-log");
         tcase_add_test(tc, test_timespec_to_usec);
         tcase_add_test(tc, test_monotonic_time_is_the_clock);
+        tcase_add_test(tc, test_thread_cpu_time_is_the_clock);
         tcase_add_test(tc, test_next_deadline_keeps_the_schedule);
         tcase_add_test(tc, test_log_plain_and_journal);
         tcase_add_test(tc, test_log_one_line);

@@ -115,6 +115,7 @@ static void rig_done(Rig *r) {
                 free(cl->attempts[i]);
         free(cl->attempts);
         free(r->host.attempts);
+        free(r->host.stale);
         free(r->host.readers);
         event_queue_free(r->sim.queue);
 }
