@@ -282,6 +282,16 @@ typedef struct Model {
         Cluster *cluster;
 } Model;
 
+/* A VM as its host's agent reports it: 2 of 4 vCPUs, 1 of 4 GiB, on host 1
+ * of 16 CPUs and 16 GiB. */
+static const ClusterVmState vm_on_host_1 = { .host = 1,
+                                             .host_cpus = 16,
+                                             .host_memory = 16ull << 30,
+                                             .vcpus = 2,
+                                             .vcpus_max = 4,
+                                             .memory = 1ull << 30,
+                                             .memory_max = 4ull << 30 };
+
 static void model_open(Model *m) {
         _cleanup_(policy_config_done) PolicyConfig cfg = { 0 };
         StoreError err = { 0 };
@@ -361,13 +371,7 @@ START_TEST(test_snapshot_takes_agent_vm) {
         ck_assert_int_eq(cluster_register(cl, "22222222-2222-2222-2222-222222222222", "w2", slots,
                                           256 << 20, 1, &unknown),
                          0);
-        cl->nodes[0].vm = (ClusterVmState){ .host = 1,
-                                            .host_cpus = 16,
-                                            .host_memory = 16ull << 30,
-                                            .vcpus = 2,
-                                            .vcpus_max = 4,
-                                            .memory = 1ull << 30,
-                                            .memory_max = 4ull << 30 };
+        cl->nodes[0].vm = vm_on_host_1;
         ck_assert_int_eq(cluster_control(cl, 1000000), 0);
 
         ck_assert_uint_ge(cl->decisions.n_vm_targets, 1);
@@ -445,16 +449,9 @@ END_TEST
  * tenant's any more. The flexslot allocator sizes none of them. */
 START_TEST(test_tenants_in_snapshot) {
         const unsigned slots[_SLOT_TYPE_MAX] = { 3, 1 };
-        const ClusterVmState on_host = { .host = 1,
-                                         .host_cpus = 16,
-                                         .host_memory = 16ull << 30,
-                                         .vcpus = 2,
-                                         .vcpus_max = 4,
-                                         .memory = 1ull << 30,
-                                         .memory_max = 4ull << 30 };
         ClusterTenantVm tenants[2] = {
-                { .uuid = "22222222-2222-2222-2222-222222222222", .vm = on_host },
-                { .uuid = "33333333-3333-3333-3333-333333333333", .vm = on_host }
+                { .uuid = "22222222-2222-2222-2222-222222222222", .vm = vm_on_host_1 },
+                { .uuid = "33333333-3333-3333-3333-333333333333", .vm = vm_on_host_1 }
         };
         Model m = { 0 };
         Cluster *cl;
@@ -468,7 +465,7 @@ START_TEST(test_tenants_in_snapshot) {
         ck_assert_int_eq(cluster_register(cl, "11111111-1111-1111-1111-111111111111", "w1", slots,
                                           256 << 20, 1, &node),
                          0);
-        cl->nodes[0].vm = on_host;
+        cl->nodes[0].vm = vm_on_host_1;
         ck_assert_int_eq(cluster_set_tenants(cl, tenants, 2), 0);
         ck_assert_int_eq(cluster_snapshot_prepare(cl, &flags), 0);
         s = &cl->snapshot->s;

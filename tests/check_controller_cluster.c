@@ -863,8 +863,6 @@ START_TEST(test_dhsa_map_in_reduce_slot) {
 
         ck_assert_int_eq(policy_config_init(&cfg), 0);
         ((CoreSettings *)policy_config_settings(&cfg, &core_settings_schema))->dmr.dhsa = DHSA_PI;
-        /* The controller's: a reduce starts once every map is done. */
-        ((CoreSettings *)policy_config_settings(&cfg, &core_settings_schema))->reduce_slowstart = 1;
         ck_assert_int_eq(policy_new_named(&cfg, NULL, &dhsa), 0);
         policy_config_done(&cfg);
         (void)submit_five("dhsa");
@@ -1855,7 +1853,6 @@ START_TEST(test_reduce_waits_for_every_map) {
         ck_assert_int_eq(store_job_submit(store, &spec, &id, &err), 0);
         ck_assert_int_eq(policy_config_init(&cfg), 0);
         cfg.scheduler = early_reduce_schedulers[_i];
-        ((CoreSettings *)policy_config_settings(&cfg, &core_settings_schema))->reduce_slowstart = 1;
         ck_assert_int_eq(policy_new_named(&cfg, NULL, &sched), 0);
         policy_config_done(&cfg);
         ck_assert_int_eq(cluster_new(store, sched, &data, &c, &err), 0);

@@ -215,10 +215,10 @@ static int build_policy(Controller *c) {
                 core->control_interval = c->driver->control_interval(c);
         /* A reduce is given its map outputs when it starts and fetches none
          * later (there is no shuffle server), so it starts once every map is
-         * done: Hadoop's slowstart of 1. */
-        if (!c->reduce_slowstart_set)
-                core->reduce_slowstart = 1;
-        else if (core->reduce_slowstart < 1)
+         * done whatever reduce_slowstart says: the snapshot tells the policy
+         * core so (reduces_read_maps_at_start). A lower value given here
+         * could not take effect, so it is refused rather than ignored. */
+        if (c->reduce_slowstart_set && core->reduce_slowstart < 1)
                 return log_error_errno(-EINVAL,
                                        "[policy] reduce_slowstart must be 1 in the controller "
                                        "(is %g): a reduce reads its map outputs when it starts",
