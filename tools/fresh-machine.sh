@@ -9,9 +9,10 @@
 # skips the download), installs `make` and `git` there without their
 # recommended packages, clones the committed HEAD of this repository into it
 # with that git, and runs the targets in it with chroot. Everything runs in a
-# private mount namespace: /proc, /sys, /dev, /dev/pts, and tmpfs on /dev/shm
-# and /run are mounted for the root there and unmounted at the end, also on a
-# failure or Ctrl-C, and any process still running in the root then is
+# private mount and UTS namespace: the root has the hostname its
+# /etc/hostname gives; /proc, /sys, /dev, /dev/pts, and tmpfs on /dev/shm
+# and /run are mounted for the root there and unmounted at the end, also on
+# a failure or Ctrl-C, and any process still running in the root then is
 # stopped by PID. Inside, no service is started by a package's installation
 # (a policy-rc.d that refuses, as in any chroot: sshd or libvirtd would
 # otherwise listen on this machine's network).
@@ -178,7 +179,7 @@ outside() {
 	trap 'interrupted=1' INT TERM
 	interrupted=0
 	set +e
-	unshare --mount --propagation private -- /bin/sh "$0" --inside
+	unshare --mount --uts --propagation private -- /bin/sh "$0" --inside
 	rc=$?
 	set -e
 	[ "$rc" -eq 130 ] && interrupted=1
@@ -447,6 +448,10 @@ inside() {
 		}
 	fi
 	mount_root
+	# The name /etc/hostname gives it, as a booted machine has (in a UTS
+	# namespace of its own): programs that look their machine's name up
+	# (Hadoop's daemons) find it in the root's hosts file.
+	hostname "$(cat "$root/etc/hostname")" || die "cannot set the root's hostname"
 	# apt-get's "--no-install-recommends": what the README names and what
 	# it depends on, nothing it merely recommends (git recommends ssh,
 	# less and patch, which would hide a test's need of them).

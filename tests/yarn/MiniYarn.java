@@ -165,13 +165,21 @@ public final class MiniYarn {
                 Thread.currentThread().interrupt();
             }
         }));
-        cluster.init(conf);
-        cluster.start();
-        // Every web app of the JVM shares Guice's one servlet pipeline, and
-        // the last one built takes it: a NodeManager's, which answers the
-        // ResourceManager's port with 404. A ResourceManager started again
-        // builds its web app last (and recovers what it had).
-        cluster.restartResourceManager(0);
+        try {
+            cluster.init(conf);
+            cluster.start();
+            // Every web app of the JVM shares Guice's one servlet pipeline,
+            // and the last one built takes it: a NodeManager's, which answers
+            // the ResourceManager's port with 404. A ResourceManager started
+            // again builds its web app last (and recovers what it had).
+            cluster.restartResourceManager(0);
+        } catch (RuntimeException e) {
+            // The services started before the one that failed keep the JVM
+            // alive: end it, so that the test reports this error at once
+            // instead of waiting for a cluster that will not come up.
+            e.printStackTrace();
+            System.exit(1);
+        }
 
         File confDir = new File(dir, "conf");
         confDir.mkdirs();

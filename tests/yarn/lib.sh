@@ -30,6 +30,9 @@ yarn_prepare() {
 	command -v javac >/dev/null ||
 		skip "no Java compiler: packaging/deps.sh --yarn installs openjdk-17-jdk-headless"
 	command -v mvn >/dev/null || skip "no Maven: packaging/deps.sh --yarn installs maven"
+	# Hadoop's daemons and job client look the machine's name up.
+	getent hosts "$(uname -n)" >/dev/null ||
+		skip "this machine's name, $(uname -n), does not resolve: Hadoop needs it (add it to /etc/hosts)"
 	# Containers run $JAVA_HOME/bin/java.
 	JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
 	export JAVA_HOME
