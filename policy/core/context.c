@@ -366,7 +366,8 @@ unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotTyp
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node) {
         unsigned free_slots = context_free_slots(ctx, node, SLOT_MAP) +
                               context_free_slots(ctx, node, SLOT_REDUCE);
-        uint64_t held = ctx->node_attempts[node].slot_memory + ctx->node_change[node].slot_memory;
+        uint64_t held = (uint64_t)((int64_t)ctx->node_attempts[node].slot_memory +
+                                   ctx->node_change[node].slot_memory);
 
         return held + free_slots * ctx->snap->nodes[node].slot_memory;
 }
@@ -459,7 +460,7 @@ int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType sl
                 return r;
         ctx->node_change[node].held[slot][t->type]++;
         ctx->total_change.held[slot][t->type]++;
-        ctx->node_change[node].slot_memory += memory;
+        ctx->node_change[node].slot_memory += (int64_t)memory;
         ctx->task_running[task]++;
         ctx->task_placed[task] = true;
         return 0;
@@ -474,10 +475,10 @@ int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64
         if (r < 0)
                 return r;
         ctx->killed[attempt] = true;
-        ctx->node_change[a->node].slot_memory -= a->slot_memory;
+        ctx->node_change[a->node].slot_memory -= (int64_t)a->slot_memory;
         /* A resize restarts in the same slot; a re-placement frees it. */
         if (reason == KILL_RESIZE)
-                ctx->node_change[a->node].slot_memory += slot_memory;
+                ctx->node_change[a->node].slot_memory += (int64_t)slot_memory;
         else {
                 TaskType type = ctx->snap->tasks[a->task].type;
 

@@ -18,11 +18,11 @@
 typedef struct ContextBuffers ContextBuffers;
 
 /* What a step changed of a node's NodeAttempts: its assignments,
- * reservations and kills (slot_memory modulo 2^64: the sum is what
- * counts). */
+ * reservations and kills, each a difference, below zero when the kills
+ * freed more than the rest took. */
 typedef struct NodeChange {
         int held[_SLOT_TYPE_MAX][_TASK_TYPE_MAX];
-        uint64_t slot_memory;
+        int64_t slot_memory;
 } NodeChange;
 
 /* Where context_job_pending_task() resumes for one job and task type: the
