@@ -1028,7 +1028,7 @@ END_TEST
  * verify_snapshot); a new tracker, a lost one and a slot change each make
  * a new one. */
 START_TEST(test_snapshot_kept) {
-        const unsigned one_map[_SLOT_TYPE_MAX] = { 1, 0 };
+        const unsigned one_map[_SLOT_TYPE_MAX] = { 1, 0 }, two_maps[_SLOT_TYPE_MAX] = { 2, 0 };
         Tracker1Reply reply = { 0 };
         StoreError err = { 0 };
         Tracker1Running running = { .input_size = 16 };
@@ -1094,10 +1094,15 @@ START_TEST(test_snapshot_kept) {
         beat(c, b, 0, NULL, 0, NULL, 0, T0 + 102 * USEC_PER_SEC, &reply);
         tracker1_reply_done(&reply);
         ck_assert_ptr_nonnull(c->snapshot);
-        ck_assert_int_eq(cluster_set_slots(c, b, one_map, 512 << 20, T0, &err), 0);
-        ck_assert_ptr_null(c->snapshot);
+        /* Kept: the next step takes b's slots in as the snapshot reports
+         * them (a step that refused the report would drop it). */
+        ck_assert_int_eq(cluster_set_slots(c, b, two_maps, 512 << 20, T0, &err), 0);
+        ck_assert_ptr_nonnull(c->snapshot);
+        ck_assert(cluster_snapshot_current(c));
         beat(c, b, 0, NULL, 0, NULL, 0, T0 + 103 * USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.slots[TRACKER1_MAP], 2);
         tracker1_reply_done(&reply);
+        ck_assert_ptr_nonnull(c->snapshot);
         ck_assert_int_eq(cluster_cancel(c, job, &err), 0);
         ck_assert_ptr_nonnull(c->snapshot);
         ck_assert(cluster_snapshot_current(c));

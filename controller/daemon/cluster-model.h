@@ -318,6 +318,14 @@ typedef struct Snapshot {
         size_t n_stale_nodes;
         bool *node_stale;
         bool all_nodes_stale, overflow;
+        /* The nodes whose slots changed since the last step took the
+         * snapshot in, listed once (slots_listed), which the next step's
+         * ClusterSnapshot.slots_changed reports; slots_unknown: every
+         * node was taken in anew, and the next step copies them all. */
+        uint32_t *slots_changed;
+        size_t n_slots_changed;
+        bool *slots_listed;
+        bool slots_unknown;
         /* Room for this many tasks (and twice as many attempts) and jobs. */
         size_t max_tasks, max_jobs;
         /* A job came or went, and the stored profiles the jobs point to

@@ -212,7 +212,7 @@ int cluster_set_slots(Cluster *c, uint64_t node, const unsigned slots[static _SL
                 n->slot_memory = slot_memory;
         n->slots_changed_at = now;
         n->slots_pending = true;
-        cluster_snapshot_drop(c);
+        cluster_node_changed(c, (uint32_t)(n - c->nodes));
         return 0;
 }
 
