@@ -108,8 +108,10 @@ static int simcl_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
         cl->beats = calloc(n_nodes, sizeof(NodeBeat));
         cl->node_attempts = calloc(n_nodes, sizeof(NodeAttempts));
         cl->grown = calloc(n_nodes, sizeof(GrownSlots));
+        cl->slots_changed = calloc(n_nodes, sizeof(uint32_t));
+        cl->slots_listed = calloc(n_nodes, sizeof(bool));
         if (!cl->grown || !cl->vms || !cl->snap_vms || !cl->nodes || !cl->node_vm || !cl->beats ||
-            !cl->node_attempts)
+            !cl->node_attempts || !cl->slots_changed || !cl->slots_listed)
                 return -ENOMEM;
         return 0;
 }
@@ -537,6 +539,8 @@ static void simcl_free(SimCluster *cl) {
         free(cl->node_vm);
         free(cl->beats);
         free(cl->node_attempts);
+        free(cl->slots_changed);
+        free(cl->slots_listed);
         for (size_t i = 0; cl->grown && i < cl->n_nodes; i++)
                 free(cl->grown[i].size);
         free(cl->grown);

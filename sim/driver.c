@@ -251,6 +251,9 @@ static int simcl_snapshot(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
                 .n_jobs_settled = cl->n_jobs_settled,
                 .node_attempts = cl->node_attempts,
                 .attempts_total = &cl->attempts_total,
+                .slots_reported = true,
+                .slots_changed = cl->slots_changed,
+                .n_slots_changed = cl->n_slots_changed,
                 .allocator_period = allocator_period(s->sc),
         };
         return 0;
@@ -346,10 +349,16 @@ int sim_decisions_apply(SimCluster *cl, const Decisions *d) {
                         return r;
         }
         for (size_t i = 0; i < d->n_slot_changes; i++) {
-                Node *n = &cl->nodes[d->slot_changes[i].node];
-                if (cl->index == 0 &&
-                    memcmp(n->slots, d->slot_changes[i].slots, sizeof(n->slots)) != 0)
+                uint32_t node = d->slot_changes[i].node;
+                Node *n = &cl->nodes[node];
+                bool changed = memcmp(n->slots, d->slot_changes[i].slots, sizeof(n->slots)) != 0;
+
+                if (cl->index == 0 && changed)
                         cl->sim->results.slot_changes++;
+                if (changed && !cl->slots_listed[node]) {
+                        cl->slots_listed[node] = true;
+                        cl->slots_changed[cl->n_slots_changed++] = node;
+                }
                 memcpy(n->slots, d->slot_changes[i].slots, sizeof(n->slots));
                 n->slots_changed_at = now;
                 r = sim_node_grown_resize(cl, d->slot_changes[i].node);
@@ -426,6 +435,11 @@ static int simcl_step(SimCluster *cl, uint32_t beat, unsigned flags) {
         start = now_thread_cpu_usec();
         r = policy_step(cl->policy, &snap, &args, &cl->decisions);
         cl->sim->results.policy_cpu += now_thread_cpu_usec() - start;
+        /* The step took the slots in: the next reports what changes from
+         * now on. */
+        for (size_t i = 0; i < cl->n_slots_changed; i++)
+                cl->slots_listed[cl->slots_changed[i]] = false;
+        cl->n_slots_changed = 0;
         cl->sim->results.policy_steps++;
         if (r < 0)
                 return r;

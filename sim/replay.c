@@ -192,7 +192,10 @@ static void snapshot_build(Replay *r) {
                                   .tasks = r->stasks,
                                   .n_tasks = nt,
                                   .attempts = r->attempts,
-                                  .n_attempts = na };
+                                  .n_attempts = na,
+                                  /* The nodes keep their slots: a slot
+                                   * change of a step is not applied. */
+                                  .slots_reported = true };
 }
 
 /* When reduce t is done: its shuffle as replay.h says, then its reduce. */

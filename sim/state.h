@@ -173,6 +173,12 @@ struct SimCluster {
         NodeAttempts attempts_total; /* their sum */
         GrownSlots *grown;           /* per node */
         size_t n_nodes;
+        /* The nodes whose slots changed since the last policy step (the
+         * slot changes applied), each once (slots_listed): what the next
+         * step's snapshot reports (ClusterSnapshot.slots_changed). */
+        uint32_t *slots_changed;
+        bool *slots_listed;
+        size_t n_slots_changed;
         NodeBeat *beats;
         uint32_t *vms; /* global indices of this cluster's VMs */
         size_t n_vms;

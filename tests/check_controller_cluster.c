@@ -1026,7 +1026,7 @@ END_TEST
  * verify_snapshot); a new tracker, a lost one and a slot change each make
  * a new one. */
 START_TEST(test_snapshot_kept) {
-        const unsigned one_map[_SLOT_TYPE_MAX] = { 1, 0 };
+        const unsigned one_map[_SLOT_TYPE_MAX] = { 1, 0 }, two_maps[_SLOT_TYPE_MAX] = { 2, 0 };
         Tracker1Reply reply = { 0 };
         StoreError err = { 0 };
         Tracker1Running running = { .input_size = 16 };
@@ -1092,10 +1092,15 @@ START_TEST(test_snapshot_kept) {
         beat(c, b, 0, NULL, 0, NULL, 0, T0 + 102 * USEC_PER_SEC, &reply);
         tracker1_reply_done(&reply);
         ck_assert_ptr_nonnull(c->snapshot);
-        ck_assert_int_eq(cluster_set_slots(c, b, one_map, 512 << 20, T0, &err), 0);
-        ck_assert_ptr_null(c->snapshot);
+        /* Kept: the next step takes b's slots in as the snapshot reports
+         * them (a step that refused the report would drop it). */
+        ck_assert_int_eq(cluster_set_slots(c, b, two_maps, 512 << 20, T0, &err), 0);
+        ck_assert_ptr_nonnull(c->snapshot);
+        ck_assert(cluster_snapshot_current(c));
         beat(c, b, 0, NULL, 0, NULL, 0, T0 + 103 * USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.slots[TRACKER1_MAP], 2);
         tracker1_reply_done(&reply);
+        ck_assert_ptr_nonnull(c->snapshot);
         ck_assert_int_eq(cluster_cancel(c, job, &err), 0);
         ck_assert_ptr_nonnull(c->snapshot);
         ck_assert(cluster_snapshot_current(c));
@@ -1456,7 +1461,7 @@ START_TEST(test_attempt_index_order) {
                                     &(ClusterAttempt){ .id = ids[i], .slot = SLOT_MAP });
                 ck_assert(cluster_attempt_index_current(c));
         }
-        for (size_t i = 1; i < c->n_indexed; i++)
+        for (size_t i = 1; i < c->index_used; i++)
                 ck_assert_uint_lt(c->attempt_index[i - 1].attempt, c->attempt_index[i].attempt);
         cluster_attempt_stop(c, &j->tasks[3], 0); /* 30 */
         cluster_attempt_stop(c, &j->tasks[0], 0); /* 50 */
@@ -1465,6 +1470,22 @@ START_TEST(test_attempt_index_order) {
         ck_assert_ptr_null(cluster_attempt_find(c, 30, NULL, NULL));
         ck_assert_ptr_eq(cluster_attempt_find(c, 70, NULL, NULL), &j->tasks[2]);
         ck_assert_uint_eq(n->running[SLOT_MAP], 3);
+        /* Stopped entries stay until they outnumber the running ones: one
+         * added among them, then two more stopped, and the next add takes
+         * the four stopped entries out. */
+        cluster_attempt_add(c, n, j, &j->tasks[3], &(ClusterAttempt){ .id = 20, .slot = SLOT_MAP });
+        ck_assert_uint_eq(c->index_used, 6);
+        cluster_attempt_stop(c, &j->tasks[1], 0); /* 10 */
+        cluster_attempt_stop(c, &j->tasks[2], 0); /* 70 */
+        ck_assert(cluster_attempt_index_current(c));
+        ck_assert_ptr_eq(cluster_attempt_find(c, 20, NULL, NULL), &j->tasks[3]);
+        ck_assert_ptr_null(cluster_attempt_find(c, 10, NULL, NULL));
+        cluster_attempt_add(c, n, j, &j->tasks[0], &(ClusterAttempt){ .id = 40, .slot = SLOT_MAP });
+        ck_assert_uint_eq(c->index_used, 3);
+        ck_assert_uint_eq(c->n_indexed, 3);
+        ck_assert(cluster_attempt_index_current(c));
+        ck_assert_ptr_eq(cluster_attempt_find(c, 40, NULL, NULL), &j->tasks[0]);
+        ck_assert_ptr_eq(cluster_attempt_find(c, 60, NULL, NULL), &j->tasks[4]);
         cluster_node_stop_attempts(c, n);
         ck_assert(cluster_attempt_index_current(c));
         ck_assert_uint_eq(c->n_indexed, 0);

@@ -652,6 +652,123 @@ START_TEST(test_attempts_counted) {
 }
 END_TEST
 
+/* The assignments of two steps are the same, field by field. */
+static void assert_same_assignments(const Decisions *a, const Decisions *b) {
+        ck_assert_uint_eq(a->n_assignments, b->n_assignments);
+        for (size_t i = 0; i < a->n_assignments; i++) {
+                ck_assert_uint_eq(a->assignments[i].task, b->assignments[i].task);
+                ck_assert_uint_eq(a->assignments[i].node, b->assignments[i].node);
+                ck_assert_uint_eq(a->assignments[i].slot, b->assignments[i].slot);
+                ck_assert_uint_eq(a->assignments[i].slot_memory, b->assignments[i].slot_memory);
+        }
+}
+
+/* A step that keeps its slot counts from the last takes in the nodes the
+ * driver reports and decides as a fresh Policy does; a change the driver
+ * did not report makes a step it does not vouch for refuse the snapshot,
+ * and a snapshot it does not report on is copied whole. */
+START_TEST(test_slots_reported) {
+        SummarizedCluster c;
+        ClusterSnapshot s = summarized_snapshot(&c);
+        Attempt attempts[] = { { .task = 0, .node = 0 } };
+        uint32_t changed[] = { 1 };
+        _cleanup_(policy_freep) Policy *kept = NULL, *fresh = NULL;
+        Decisions d = { 0 }, want = { 0 };
+
+        s.attempts = attempts;
+        s.n_attempts = 1;
+        s.slots_reported = true; /* nothing kept yet: every node's taken */
+        ck_assert_int_eq(fifo_new(0, &kept), 0);
+        ck_assert_int_eq(step(kept, &s, USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
+        ck_assert_uint_eq(d.n_assignments, 5);
+
+        c.nodes[1].slots[SLOT_MAP] = 0;
+        c.nodes[1].slots[SLOT_REDUCE] = 0;
+        s.slots_changed = changed;
+        s.n_slots_changed = 1;
+        ck_assert_int_eq(step(kept, &s, USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
+        ck_assert_int_eq(fifo_new(0, &fresh), 0);
+        ck_assert_int_eq(step(fresh, &s, USEC_PER_SEC, POLICY_STEP_ALL, &want), 0);
+        ck_assert_uint_eq(d.n_assignments, 2); /* node 0's free slots alone */
+        assert_same_assignments(&d, &want);
+
+        c.nodes[1].slots[SLOT_MAP] = 2;
+        s.n_slots_changed = 0;
+        ck_assert_int_eq(step(kept, &s, USEC_PER_SEC, POLICY_STEP_ALL, &d), -EINVAL);
+        ck_assert_uint_eq(d.n_assignments, 0);
+
+        /* Not reported, but not claimed either: copied whole. */
+        s.slots_reported = false;
+        ck_assert_int_eq(step(kept, &s, USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
+        ck_assert_uint_eq(d.n_assignments, 4);
+        s.slots_reported = true;
+        s.n_slots_changed = 1;
+        ck_assert_int_eq(snapshot_validate(&s), 0);
+        changed[0] = 2; /* no such node */
+        ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        decisions_done(&d);
+        decisions_done(&want);
+}
+END_TEST
+
+#define RANDOM_NODES 8
+
+/* Random slot changes of random nodes, each reported (now and then twice,
+ * or the snapshot not reported on at all), between steps of one Policy:
+ * every step checks the slots it kept against every node's (the step is
+ * not vouched for) and decides as a fresh Policy on the same snapshot. */
+START_TEST(test_slots_reported_random) {
+        Host hosts[] = { { .pcpus = 64 } };
+        Vm vms[RANDOM_NODES];
+        Node nodes[RANDOM_NODES];
+        Job jobs[] = { { .id = 1, .counts = { [TASK_MAP] = { .total = 40 } } } };
+        Task tasks[40];
+        uint32_t changed[2 * RANDOM_NODES];
+        ClusterSnapshot s = {
+                hosts, 1, vms, RANDOM_NODES, nodes, RANDOM_NODES, jobs, 1, tasks, 40
+        };
+        _cleanup_(policy_freep) Policy *kept = NULL;
+        Decisions d = { 0 }, want = { 0 };
+        uint64_t seed = 88172645463325252ULL;
+
+        for (uint32_t i = 0; i < RANDOM_NODES; i++) {
+                vms[i] = (Vm){ .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 };
+                nodes[i] = (Node){ .vm = i, .slots = { 2, 1 }, .slot_memory = 100 + i };
+        }
+        for (uint32_t i = 0; i < 40; i++)
+                tasks[i] = (Task){ .job = 0, .type = TASK_MAP, .state = TASK_PENDING };
+        s.slots_changed = changed;
+        ck_assert_int_eq(fifo_new(0, &kept), 0);
+        for (unsigned k = 0; k < 300; k++) {
+                _cleanup_(policy_freep) Policy *fresh = NULL;
+                unsigned n = (unsigned)(seed % 4);
+
+                s.n_slots_changed = 0;
+                for (unsigned i = 0; i < n; i++) {
+                        uint32_t node;
+
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        node = (uint32_t)(seed % RANDOM_NODES);
+                        nodes[node].slots[SLOT_MAP] = (unsigned)(seed >> 8) % 4;
+                        nodes[node].slots[SLOT_REDUCE] = (unsigned)(seed >> 16) % 2;
+                        changed[s.n_slots_changed++] = node;
+                        if (seed >> 24 & 1)
+                                changed[s.n_slots_changed++] = node;
+                }
+                s.slots_reported = (seed >> 32) % 8 != 0;
+                ck_assert_int_eq(step(kept, &s, USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
+                ck_assert_int_eq(fifo_new(0, &fresh), 0);
+                ck_assert_int_eq(step(fresh, &s, USEC_PER_SEC, POLICY_STEP_ALL, &want), 0);
+                assert_same_assignments(&d, &want);
+                seed += k;
+        }
+        decisions_done(&d);
+        decisions_done(&want);
+}
+END_TEST
+
 /* decisions_validate() tells tasks apart by sorted lists of the decisions'
  * tasks: a task placed twice, or a running one that no kill re-placed, is
  * refused; a re-placed task, or a backup beside its original, is not. */
@@ -815,6 +932,8 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_job_tasks_kept);
         tcase_add_test(tc, test_jobs_settled);
         tcase_add_test(tc, test_attempts_counted);
+        tcase_add_test(tc, test_slots_reported);
+        tcase_add_test(tc, test_slots_reported_random);
         tcase_add_test(tc, test_decisions_validate_tasks_once);
         tcase_add_test(tc, test_borrowed_slot_validation);
         tcase_add_test(tc, test_borrowed_slot_is_busy);

@@ -731,6 +731,7 @@ static int run_step(Cluster *c, ClusterNode *n, unsigned flags, usec_t now, Trac
         if (n)
                 args.node = cluster_node_index(c, n->id);
         r = policy_step(c->policy, &c->snapshot->s, &args, &c->decisions);
+        cluster_snapshot_stepped(c);
         if (r >= 0) {
                 count_decisions(c);
                 r = apply_decisions(c, c->snapshot, n, now, reply);

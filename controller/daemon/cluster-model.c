@@ -247,7 +247,7 @@ void cluster_node_changed(Cluster *c, uint32_t i) {
 
 /* Where attempt is in c->attempt_index, or would go. */
 static size_t index_position(const Cluster *c, uint64_t attempt) {
-        size_t lo = 0, hi = c->n_indexed;
+        size_t lo = 0, hi = c->index_used;
 
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -263,8 +263,20 @@ static size_t index_position(const Cluster *c, uint64_t attempt) {
 static const AttemptRef *index_find(const Cluster *c, uint64_t attempt) {
         size_t i = index_position(c, attempt);
 
-        return i < c->n_indexed && c->attempt_index[i].attempt == attempt ? &c->attempt_index[i]
-                                                                          : NULL;
+        return i < c->index_used && c->attempt_index[i].attempt == attempt &&
+                               c->attempt_index[i].task
+                       ? &c->attempt_index[i]
+                       : NULL;
+}
+
+/* The stopped attempts' entries taken out. */
+static void index_compact(Cluster *c) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < c->index_used; i++)
+                if (c->attempt_index[i].task)
+                        c->attempt_index[n++] = c->attempt_index[i];
+        c->index_used = n;
 }
 
 int cluster_attempt_index_reserve(Cluster *c, size_t n_tasks) {
@@ -308,15 +320,20 @@ ClusterTask *cluster_attempt_find(Cluster *c, uint64_t attempt, ClusterJob **ret
 /* The task runs attempt a (its node filled in here) on n, in a.slot. */
 void cluster_attempt_add(Cluster *c, ClusterNode *n, const ClusterJob *j, ClusterTask *t,
                          const ClusterAttempt *a) {
-        size_t i = index_position(c, a->id);
+        size_t i;
 
         /* Room for every attempt the jobs' tasks may run was reserved with
-         * the jobs (cluster_attempt_index_reserve()). */
+         * the jobs (cluster_attempt_index_reserve()): the stopped ones'
+         * entries make it. */
         assert(c->n_indexed < c->index_max && t->n_attempts < CLUSTER_ATTEMPTS_MAX);
+        if (c->index_used == c->index_max || c->index_used - c->n_indexed > c->n_indexed)
+                index_compact(c);
+        i = index_position(c, a->id);
         memmove(&c->attempt_index[i + 1], &c->attempt_index[i],
-                (c->n_indexed - i) * sizeof(*c->attempt_index));
+                (c->index_used - i) * sizeof(*c->attempt_index));
         c->attempt_index[i] =
                 (AttemptRef){ .attempt = a->id, .job = j->info.id, .node = n->id, .task = t };
+        c->index_used++;
         c->n_indexed++;
         t->state = TASK_RUNNING;
         t->attempts[t->n_attempts] = *a;
@@ -332,9 +349,9 @@ void cluster_attempt_stop(Cluster *c, ClusterTask *t, unsigned i) {
         SlotType slot = t->attempts[i].slot;
         size_t k = index_position(c, t->attempts[i].id);
 
-        assert(k < c->n_indexed && c->attempt_index[k].attempt == t->attempts[i].id);
-        memmove(&c->attempt_index[k], &c->attempt_index[k + 1],
-                (c->n_indexed - k - 1) * sizeof(*c->attempt_index));
+        assert(k < c->index_used && c->attempt_index[k].attempt == t->attempts[i].id &&
+               c->attempt_index[k].task == t);
+        c->attempt_index[k].task = NULL;
         c->n_indexed--;
         if (n && n->running[slot] > 0)
                 n->running[slot]--;
@@ -407,11 +424,11 @@ void cluster_task_kill_attempts(Cluster *c, ClusterTask *t, const char *reason) 
 }
 
 void cluster_node_stop_attempts(Cluster *c, ClusterNode *n) {
-        /* From the last: a stop moves only the entries after its own. */
-        for (size_t i = c->n_indexed; i > 0; i--) {
-                const AttemptRef *ref = &c->attempt_index[i - 1];
+        /* A stop moves no entry. */
+        for (size_t i = 0; i < c->index_used; i++) {
+                const AttemptRef *ref = &c->attempt_index[i];
 
-                if (ref->node == n->id)
+                if (ref->task && ref->node == n->id)
                         cluster_attempt_stop(c, ref->task,
                                              cluster_task_attempt_index(ref->task, ref->attempt));
         }
@@ -420,7 +437,9 @@ void cluster_node_stop_attempts(Cluster *c, ClusterNode *n) {
 bool cluster_attempt_index_current(const Cluster *c) {
         size_t n = 0;
 
-        for (size_t i = 1; i < c->n_indexed; i++)
+        if (c->n_indexed > c->index_used || c->index_used > c->index_max)
+                return false;
+        for (size_t i = 1; i < c->index_used; i++)
                 if (c->attempt_index[i - 1].attempt >= c->attempt_index[i].attempt)
                         return false;
         for (size_t j = 0; j < c->n_jobs; j++)

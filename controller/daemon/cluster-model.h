@@ -241,7 +241,9 @@ typedef struct Cluster {
          * taskidToTIPMap: what a report names is found without a pass over
          * every task (cluster-model.c). */
         struct AttemptRef *attempt_index;
-        size_t n_indexed, index_max;
+        /* Its running attempts, the entries it uses (stopped attempts'
+         * among them, until an add compacts it) and has room for. */
+        size_t n_indexed, index_used, index_max;
         /* The last step's snapshot, kept while no tracker comes or goes,
          * and changed where the model changed (cluster-snapshot.c); NULL:
          * built anew next step. */
@@ -253,7 +255,11 @@ typedef struct Cluster {
 
 /* A running attempt in c->attempt_index, sorted by attempt id. Its job is
  * named by id, as jobs move in c->jobs; their tasks do not move. Only
- * cluster_attempt_add() and cluster_attempt_stop() change the index. */
+ * cluster_attempt_add() and cluster_attempt_stop() change the index: a
+ * stop leaves its entry in place, task NULL, since the oldest attempts
+ * stop first and taking theirs out moved every other entry (12,000 at
+ * 100,000 tasks waiting); an add takes the stopped entries out once they
+ * outnumber the running ones, or when it needs their room. */
 typedef struct AttemptRef {
         uint64_t attempt;
         uint64_t job;
@@ -318,6 +324,14 @@ typedef struct Snapshot {
         size_t n_stale_nodes;
         bool *node_stale;
         bool all_nodes_stale, overflow;
+        /* The nodes whose slots changed since the last step took the
+         * snapshot in, listed once (slots_listed), which the next step's
+         * ClusterSnapshot.slots_changed reports; slots_unknown: every
+         * node was taken in anew, and the next step copies them all. */
+        uint32_t *slots_changed;
+        size_t n_slots_changed;
+        bool *slots_listed;
+        bool slots_unknown;
         /* Room for this many tasks (and twice as many attempts) and jobs. */
         size_t max_tasks, max_jobs;
         /* A job came or went, and the stored profiles the jobs point to

@@ -26,6 +26,8 @@ static void snapshot_done(Snapshot *s) {
         free(s->changed);
         free(s->stale_nodes);
         free(s->node_stale);
+        free(s->slots_changed);
+        free(s->slots_listed);
 }
 
 void cluster_snapshot_drop(Cluster *c) {
@@ -169,10 +171,18 @@ ClusterSnapshot cluster_snapshot_of(const Cluster *c, const SnapshotArrays *a, s
                                   .job_tasks_kept = true };
 }
 
-/* A heartbeat's tracker: its VM on the host it had (only agents move it). */
+/* A heartbeat's tracker: its VM on the host it had (only agents move it),
+ * and the node listed for the step when its slots changed. */
 static void snapshot_node(const Cluster *c, Snapshot *s, uint32_t i) {
+        Node was = s->a.nodes[i];
+
         s->a.vms[i] = vm_of_state(&c->nodes[i].vm, c->nodes[i].id, s->a.vms[i].host);
         s->a.nodes[i] = node_of(&c->nodes[i], i);
+        if (s->slots_listed[i] || (was.slots[SLOT_MAP] == s->a.nodes[i].slots[SLOT_MAP] &&
+                                   was.slots[SLOT_REDUCE] == s->a.nodes[i].slots[SLOT_REDUCE]))
+                return;
+        s->slots_listed[i] = true;
+        s->slots_changed[s->n_slots_changed++] = i;
 }
 
 /* As the policy sees a task: a held one is no one's to run, so to the
@@ -394,8 +404,10 @@ static void snapshot_update(const Cluster *c, Snapshot *s) {
                 s->a.jobs[j].stored_profile =
                         c->jobs[j].profile.job ? &c->jobs[j].profile.phases : NULL;
         s->jobs_moved = false;
-        if (s->all_nodes_stale)
+        if (s->all_nodes_stale) {
                 snapshot_nodes(c, s);
+                s->slots_unknown = true;
+        }
         for (size_t i = 0; !s->all_nodes_stale && i < s->n_stale_nodes; i++)
                 snapshot_node(c, s, s->stale_nodes[i]);
         for (size_t i = 0; i < s->n_changed; i++) {
@@ -525,8 +537,10 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         s.node_attempts = calloc(nn, sizeof(*s.node_attempts));
         s.stale_nodes = malloc(nn * sizeof(*s.stale_nodes));
         s.node_stale = calloc(nn, sizeof(*s.node_stale));
+        s.slots_changed = malloc(nn * sizeof(*s.slots_changed));
+        s.slots_listed = calloc(nn, sizeof(*s.slots_listed));
         if (!s.first_on_node || !s.node_attempts || !s.stale_nodes || !s.node_stale ||
-            snapshot_reserve(&s, n_tasks, c->n_jobs) < 0) {
+            !s.slots_changed || !s.slots_listed || snapshot_reserve(&s, n_tasks, c->n_jobs) < 0) {
                 snapshot_done(&s);
                 return -ENOMEM;
         }
@@ -801,13 +815,20 @@ int cluster_snapshot_prepare(Cluster *c, unsigned *flags) {
         if (c->snapshot && c->snapshot->overflow)
                 cluster_snapshot_drop(c);
         if (c->snapshot) {
-                snapshot_update(c, c->snapshot);
-                /* Tests: a change the snapshot missed shows here. */
+                s = c->snapshot;
+                snapshot_update(c, s);
+                /* Tests: a change the snapshot missed shows here, and the
+                 * step checks the snapshot, the nodes whose slots changed
+                 * too, as it checks one it was not vouched for. */
                 assert(!c->verify_snapshot || cluster_snapshot_current(c));
+                s->s.slots_reported = !s->slots_unknown;
+                s->s.slots_changed = s->slots_changed;
+                s->s.n_slots_changed = s->n_slots_changed;
                 /* Checked when it was built; what changed since comes from
                  * the model, and measures are checked as they come
                  * (report_check()). */
-                *flags |= POLICY_STEP_TRUSTED;
+                if (!c->verify_snapshot)
+                        *flags |= POLICY_STEP_TRUSTED;
                 return 0;
         }
         s = malloc(sizeof(*s));
@@ -820,4 +841,15 @@ int cluster_snapshot_prepare(Cluster *c, unsigned *flags) {
         }
         c->snapshot = s;
         return 0;
+}
+
+void cluster_snapshot_stepped(Cluster *c) {
+        Snapshot *s = c->snapshot;
+
+        if (!s)
+                return;
+        for (size_t i = 0; i < s->n_slots_changed; i++)
+                s->slots_listed[s->slots_changed[i]] = false;
+        s->n_slots_changed = 0;
+        s->slots_unknown = false;
 }

@@ -53,3 +53,6 @@ void cluster_snapshot_job_quota(Cluster *c, size_t j);
 /* The step's snapshot in c->snapshot: the kept one with what changed in
  * the model since (and POLICY_STEP_TRUSTED added to *flags), or a new one. */
 int cluster_snapshot_prepare(Cluster *c, unsigned *flags);
+/* A step took c->snapshot in: the nodes whose slots change from now on
+ * are what the next step's reports (ClusterSnapshot.slots_changed). */
+void cluster_snapshot_stepped(Cluster *c);

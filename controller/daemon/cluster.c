@@ -212,7 +212,7 @@ int cluster_set_slots(Cluster *c, uint64_t node, const unsigned slots[static _SL
                 n->slot_memory = slot_memory;
         n->slots_changed_at = now;
         n->slots_pending = true;
-        cluster_snapshot_drop(c);
+        cluster_node_changed(c, (uint32_t)(n - c->nodes));
         return 0;
 }
 
@@ -305,11 +305,11 @@ static void node_record_lost(Cluster *c, const ClusterNode *n, usec_t now) {
                 log_oom();
                 return;
         }
-        for (size_t i = 0; i < c->n_indexed; i++) {
+        for (size_t i = 0; i < c->index_used; i++) {
                 const AttemptRef *ref = &c->attempt_index[i];
                 const ClusterAttempt *a;
 
-                if (ref->node != n->id)
+                if (!ref->task || ref->node != n->id)
                         continue;
                 a = &ref->task->attempts[cluster_task_attempt_index(ref->task, ref->attempt)];
                 records[k++] = (StoreTaskRecord){ .job = ref->job,

@@ -6,13 +6,6 @@
 #include "common/macro.h"
 #include "policy/core/context.h"
 
-/* Every array of a step but the per-task and per-job ones, by what it is
- * per. */
-#define CONTEXT_ARRAYS(X)            \
-        X(slots[SLOT_MAP], nodes)    \
-        X(slots[SLOT_REDUCE], nodes) \
-        X(killed, attempts)
-
 /* The per-job arrays, kept in ContextBuffers: task_start has one entry
  * more. */
 #define JOB_ARRAYS(X)        \
@@ -34,6 +27,9 @@ void context_buffers_done(ContextBuffers *b) {
         free(b->by_job);
         free(b->counted);
         free(b->changed);
+        free(b->slots[SLOT_MAP]);
+        free(b->slots[SLOT_REDUCE]);
+        free(b->killed);
 #define FREE_ARRAY(field) free(b->field);
         JOB_ARRAYS(FREE_ARRAY)
 #undef FREE_ARRAY
@@ -85,9 +81,11 @@ static int task_buffers_reserve(ContextBuffers *b, size_t n) {
         return 0;
 }
 
-/* The per-node arrays, zero beyond what they held. */
+/* The per-node arrays, zero beyond what they held but the slots, which
+ * keep what they held. */
 static int node_buffers_reserve(ContextBuffers *b, size_t n) {
-        void *counted = b->counted, *changed = b->changed;
+        void *counted = b->counted, *changed = b->changed, *map_slots = b->slots[SLOT_MAP],
+             *reduce_slots = b->slots[SLOT_REDUCE];
         int r;
 
         r = reserve(&counted, sizeof(*b->counted), b->cap_nodes, n);
@@ -95,6 +93,12 @@ static int node_buffers_reserve(ContextBuffers *b, size_t n) {
         if (r >= 0)
                 r = reserve(&changed, sizeof(*b->changed), b->cap_nodes, n);
         b->changed = changed;
+        if (r >= 0)
+                r = reserve(&map_slots, sizeof(unsigned), b->cap_nodes, n);
+        b->slots[SLOT_MAP] = map_slots;
+        if (r >= 0)
+                r = reserve(&reduce_slots, sizeof(unsigned), b->cap_nodes, n);
+        b->slots[SLOT_REDUCE] = reduce_slots;
         if (r < 0)
                 return r;
         if (n > b->cap_nodes) {
@@ -123,17 +127,44 @@ static int job_buffers_reserve(ContextBuffers *b, size_t n) {
         return 0;
 }
 
-/* The step's arrays, zeroed, from the arena. */
-static int step_arrays_take(PolicyContext *ctx) {
-        const ClusterSnapshot *s = ctx->snap;
-        size_t n_nodes = s->n_nodes, n_attempts = s->n_attempts;
+/* The per-attempt array, zero beyond what it held. */
+static int attempt_buffers_reserve(ContextBuffers *b, size_t n) {
+        void *killed = b->killed;
+        int r = reserve(&killed, sizeof(*b->killed), b->cap_attempts, n);
 
-#define TAKE_ARRAY(field, per)                                           \
-        ctx->field = context_scratch(ctx, n_##per, sizeof(*ctx->field)); \
-        if (!ctx->field)                                                 \
-                return -ENOMEM;
-        CONTEXT_ARRAYS(TAKE_ARRAY)
-#undef TAKE_ARRAY
+        b->killed = killed;
+        if (r < 0)
+                return r;
+        if (n > b->cap_attempts) {
+                memset(&b->killed[b->cap_attempts], 0, (n - b->cap_attempts) * sizeof(*b->killed));
+                b->cap_attempts = n;
+        }
+        return 0;
+}
+
+static void node_slots_take(ContextBuffers *b, const ClusterSnapshot *s, uint32_t node) {
+        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                b->slots[slot][node] = s->nodes[node].slots[slot];
+}
+
+/* The step's slot counts: the last step's, with the nodes the driver
+ * reported taken in (kept), or every node's. When check, a node whose
+ * slots changed unreported makes the snapshot invalid: a driver's
+ * mistake, which would have the step decide on slots that are gone. */
+static int slots_take(PolicyContext *ctx, bool kept, bool check) {
+        const ClusterSnapshot *s = ctx->snap;
+        ContextBuffers *b = ctx->buffers;
+
+        for (size_t i = 0; kept && i < s->n_slots_changed; i++)
+                node_slots_take(b, s, s->slots_changed[i]);
+        for (uint32_t i = 0; !kept && i < s->n_nodes; i++)
+                node_slots_take(b, s, i);
+        for (uint32_t i = 0; kept && check && i < s->n_nodes; i++)
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                        if (b->slots[slot][i] != s->nodes[i].slots[slot])
+                                return -EINVAL;
+        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                ctx->slots[slot] = b->slots[slot];
         return 0;
 }
 
@@ -148,6 +179,15 @@ void context_done(PolicyContext *ctx) {
 
         if (b)
                 arena_reset(&b->arena);
+        /* The slots back to the snapshot's, kept for the next step: only
+         * the step's slot changes changed them. */
+        if (b && ctx->slots[SLOT_MAP]) {
+                for (size_t i = 0; i < d->n_slot_changes; i++)
+                        if (d->slot_changes[i].node < s->n_nodes)
+                                node_slots_take(b, s, d->slot_changes[i].node);
+                b->slots_kept = true;
+                b->slot_nodes = s->n_nodes;
+        }
 
         /* Back to all zero: only the tasks and nodes of the attempts counted
          * here and of the kills, assignments and reservations were
@@ -159,6 +199,7 @@ void context_done(PolicyContext *ctx) {
         for (size_t i = 0; ctx->task_running && i < d->n_kills; i++) {
                 const Attempt *a = &s->attempts[d->kills[i].attempt];
 
+                ctx->killed[d->kills[i].attempt] = false;
                 ctx->task_running[a->task] = 0;
                 ctx->node_change[a->node] = (NodeChange){};
         }
@@ -270,6 +311,7 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
          * in: the same jobs, done, and nothing of theirs the step changes
          * (a cursor of a done job's finds nothing wherever it stands). */
         size_t known = MIN(b->jobs_known, settled);
+        bool slots_kept = b->slots_kept && s->slots_reported && b->slot_nodes == n_nodes;
         bool ordered;
         int r;
 
@@ -282,13 +324,14 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 .buffers = b,
         };
         b->jobs_known = 0;
-        r = step_arrays_take(ctx);
-        if (r >= 0)
-                r = task_buffers_reserve(b, MAX(s->n_tasks, (size_t)1));
+        b->slots_kept = false;
+        r = task_buffers_reserve(b, MAX(s->n_tasks, (size_t)1));
         if (r >= 0)
                 r = job_buffers_reserve(b, n_jobs + 1);
         if (r >= 0)
                 r = node_buffers_reserve(b, MAX(n_nodes, (size_t)1));
+        if (r >= 0)
+                r = attempt_buffers_reserve(b, MAX(s->n_attempts, (size_t)1));
         if (r < 0) {
                 context_done(ctx);
                 return r;
@@ -300,10 +343,8 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         ctx->task_running = b->running;
         ctx->task_value = b->value;
         ctx->node_change = b->changed;
+        ctx->killed = b->killed;
 
-        for (size_t i = 0; i < n_nodes; i++)
-                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
-                        ctx->slots[slot][i] = s->nodes[i].slots[slot];
         ctx->node_attempts = s->node_attempts;
         ctx->attempts_total = s->attempts_total;
         if (!s->node_attempts)
@@ -342,7 +383,11 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                         ctx->order_from[type] = settled;
                 b->jobs_known = settled;
         }
-        return 0;
+        /* Last: a step whose context failed keeps no slots. */
+        r = slots_take(ctx, slots_kept, !(args->flags & POLICY_STEP_TRUSTED));
+        if (r < 0)
+                context_done(ctx);
+        return r;
 }
 
 unsigned context_busy_slots(const PolicyContext *ctx, uint32_t node, SlotType slot) {
@@ -366,7 +411,8 @@ unsigned context_fillable_slots(const PolicyContext *ctx, uint32_t node, SlotTyp
 uint64_t context_node_committed_memory(const PolicyContext *ctx, uint32_t node) {
         unsigned free_slots = context_free_slots(ctx, node, SLOT_MAP) +
                               context_free_slots(ctx, node, SLOT_REDUCE);
-        uint64_t held = ctx->node_attempts[node].slot_memory + ctx->node_change[node].slot_memory;
+        uint64_t held = (uint64_t)((int64_t)ctx->node_attempts[node].slot_memory +
+                                   ctx->node_change[node].slot_memory);
 
         return held + free_slots * ctx->snap->nodes[node].slot_memory;
 }
@@ -459,7 +505,7 @@ int context_assign(PolicyContext *ctx, uint32_t task, uint32_t node, SlotType sl
                 return r;
         ctx->node_change[node].held[slot][t->type]++;
         ctx->total_change.held[slot][t->type]++;
-        ctx->node_change[node].slot_memory += memory;
+        ctx->node_change[node].slot_memory += (int64_t)memory;
         ctx->task_running[task]++;
         ctx->task_placed[task] = true;
         return 0;
@@ -474,10 +520,10 @@ int context_kill(PolicyContext *ctx, uint32_t attempt, KillReason reason, uint64
         if (r < 0)
                 return r;
         ctx->killed[attempt] = true;
-        ctx->node_change[a->node].slot_memory -= a->slot_memory;
+        ctx->node_change[a->node].slot_memory -= (int64_t)a->slot_memory;
         /* A resize restarts in the same slot; a re-placement frees it. */
         if (reason == KILL_RESIZE)
-                ctx->node_change[a->node].slot_memory += slot_memory;
+                ctx->node_change[a->node].slot_memory += (int64_t)slot_memory;
         else {
                 TaskType type = ctx->snap->tasks[a->task].type;
 

@@ -18,11 +18,11 @@
 typedef struct ContextBuffers ContextBuffers;
 
 /* What a step changed of a node's NodeAttempts: its assignments,
- * reservations and kills (slot_memory modulo 2^64: the sum is what
- * counts). */
+ * reservations and kills, each a difference, below zero when the kills
+ * freed more than the rest took. */
 typedef struct NodeChange {
         int held[_SLOT_TYPE_MAX][_TASK_TYPE_MAX];
-        uint64_t slot_memory;
+        int64_t slot_memory;
 } NodeChange;
 
 /* Where context_job_pending_task() resumes for one job and task type: the
@@ -41,8 +41,9 @@ struct PolicyContext {
         uint32_t beating_node; /* a heartbeat step's node; NO_INDEX: none */
         Decisions *d;
 
-        /* Per node, by SlotType. */
-        unsigned *slots[_SLOT_TYPE_MAX]; /* after this step's slot changes */
+        /* Per node, by SlotType, after this step's slot changes: kept in
+         * ContextBuffers from step to step. */
+        unsigned *slots[_SLOT_TYPE_MAX];
         /* Per node: what its attempts held when the step began (the
          * driver's counts, or the core's), and what context_assign(),
          * context_kill() and context_reserve() changed of it since (a
@@ -70,7 +71,8 @@ struct PolicyContext {
         double *task_value;
         ContextBuffers *buffers;
 
-        /* Per attempt. */
+        /* Per attempt, all false between steps (context_done() clears
+         * the kills'). */
         bool *killed;
 
         /* Per job. */
@@ -106,6 +108,15 @@ struct ContextBuffers {
         NodeAttempts *counted;
         NodeChange *changed;
         size_t cap_nodes;
+        /* Per node, by SlotType: the slots of the last step's snapshot
+         * (of slot_nodes nodes) while slots_kept, which a step whose
+         * driver reports what changed (ClusterSnapshot.slots_reported)
+         * takes as they are but for the nodes reported. */
+        unsigned *slots[_SLOT_TYPE_MAX];
+        size_t slot_nodes;
+        bool slots_kept;
+        bool *killed;
+        size_t cap_attempts;
         /* The context's per-job arrays, kept from step to step: their first
          * jobs_known entries are what the last step found for jobs the
          * driver said were settled (ClusterSnapshot.n_jobs_settled), and a

@@ -31,27 +31,113 @@ static bool sorted_contains(const uint32_t *sorted, size_t n, uint32_t x) {
         return bsearch(&x, sorted, n, sizeof(uint32_t), compare_u32) != NULL;
 }
 
-/* replaced gets the tasks of re-placement kills, sorted: the check costs
- * time in proportion to the decisions and attempts, not to every task. */
-static bool kills_valid(const ClusterSnapshot *s, const Decisions *d, bool *killed,
-                        unsigned *busy[_SLOT_TYPE_MAX], uint32_t *replaced,
-                        size_t *ret_n_replaced) {
+/* A node that slot decisions take, free or hold slots on: its slots after
+ * the step's slot changes, what its attempts and the decisions so far hold
+ * of them, and what placements counted on them. The check keeps one per
+ * node the decisions name, sorted, so that it costs what the step decided
+ * and not a pass over every node. */
+typedef struct NodeSlots {
+        uint32_t node;
+        unsigned slots[_SLOT_TYPE_MAX], busy[_SLOT_TYPE_MAX], placed[_SLOT_TYPE_MAX];
+} NodeSlots;
+
+typedef struct NodeSlotsSet {
+        NodeSlots *nodes;
+        size_t n;
+} NodeSlotsSet;
+
+static int compare_node_slots(const void *a, const void *b) {
+        return compare_u32(&((const NodeSlots *)a)->node, &((const NodeSlots *)b)->node);
+}
+
+/* The entry of a node the decisions name. */
+static NodeSlots *node_slots(const NodeSlotsSet *set, uint32_t node) {
+        NodeSlots key = { .node = node };
+
+        return bsearch(&key, set->nodes, set->n, sizeof(*set->nodes), compare_node_slots);
+}
+
+/* The nodes of the kills, assignments, reservations and placements, each
+ * once, with their slots and what their attempts hold; -EBADMSG for a
+ * decision that names no attempt or node. */
+static int node_slots_collect(const ClusterSnapshot *s, const Decisions *d, Arena *scratch,
+                              NodeSlotsSet *ret) {
+        size_t most = d->n_kills + d->n_assignments + d->n_reservations + d->n_placements, n = 0;
+        NodeSlots *nodes = arena_alloc(scratch, MAX(most, (size_t)1), sizeof(NodeSlots));
+
+        if (!nodes)
+                return -ENOMEM;
+        for (size_t i = 0; i < d->n_kills; i++) {
+                if (d->kills[i].attempt >= s->n_attempts)
+                        return -EBADMSG;
+                nodes[n++].node = s->attempts[d->kills[i].attempt].node;
+        }
+        for (size_t i = 0; i < d->n_assignments; i++)
+                nodes[n++].node = d->assignments[i].node;
+        for (size_t i = 0; i < d->n_reservations; i++)
+                nodes[n++].node = d->reservations[i].node;
+        for (size_t i = 0; i < d->n_placements; i++)
+                nodes[n++].node = d->placements[i].node;
+        qsort(nodes, n, sizeof(*nodes), compare_node_slots);
+        ret->nodes = nodes;
+        ret->n = 0;
+        for (size_t i = 0; i < n; i++) {
+                uint32_t node = nodes[i].node;
+
+                if (node >= s->n_nodes)
+                        return -EBADMSG;
+                if (ret->n > 0 && nodes[ret->n - 1].node == node)
+                        continue;
+                nodes[ret->n] = (NodeSlots){ .node = node };
+                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
+                        nodes[ret->n].slots[slot] = s->nodes[node].slots[slot];
+                        if (s->node_attempts)
+                                nodes[ret->n].busy[slot] =
+                                        s->node_attempts[node].held[slot][TASK_MAP] +
+                                        s->node_attempts[node].held[slot][TASK_REDUCE];
+                }
+                ret->n++;
+        }
+        /* Their nodes were checked. */
+        for (size_t i = 0; i < d->n_slot_changes; i++) {
+                NodeSlots *x = node_slots(ret, d->slot_changes[i].node);
+
+                for (SlotType slot = SLOT_MAP; x && slot < _SLOT_TYPE_MAX; slot++)
+                        x->slots[slot] = d->slot_changes[i].slots[slot];
+        }
+        for (size_t i = 0; !s->node_attempts && i < s->n_attempts; i++) {
+                NodeSlots *x = node_slots(ret, s->attempts[i].node);
+
+                if (x)
+                        x->busy[s->attempts[i].slot]++;
+        }
+        return 0;
+}
+
+/* replaced gets the tasks of re-placement kills, sorted, and killed the
+ * attempts killed, to find one killed twice: the check costs time in
+ * proportion to the decisions, not to every task or attempt. */
+static bool kills_valid(const ClusterSnapshot *s, const Decisions *d, const NodeSlotsSet *set,
+                        uint32_t *killed, uint32_t *replaced, size_t *ret_n_replaced) {
         size_t n_replaced = 0;
 
         for (size_t i = 0; i < d->n_kills; i++) {
                 const Kill *k = &d->kills[i];
 
-                if (k->attempt >= s->n_attempts || killed[k->attempt] ||
-                    (unsigned)k->reason >= _KILL_REASON_MAX)
+                if ((unsigned)k->reason >= _KILL_REASON_MAX)
                         return false;
-                killed[k->attempt] = true;
+                killed[i] = k->attempt;
                 if (k->reason != KILL_RESIZE) {
                         const Attempt *a = &s->attempts[k->attempt];
 
-                        busy[a->slot][a->node]--;
+                        node_slots(set, a->node)->busy[a->slot]--;
                         replaced[n_replaced++] = a->task;
                 }
         }
+        qsort(killed, d->n_kills, sizeof(uint32_t), compare_u32);
+        for (size_t i = 1; i < d->n_kills; i++)
+                if (killed[i] == killed[i - 1])
+                        return false;
         qsort(replaced, n_replaced, sizeof(uint32_t), compare_u32);
         *ret_n_replaced = n_replaced;
         return true;
@@ -60,20 +146,21 @@ static bool kills_valid(const ClusterSnapshot *s, const Decisions *d, bool *kill
 /* placed: scratch for the tasks of the non-speculative assignments, each of
  * which may appear once. */
 static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d, uint32_t beating_node,
-                              unsigned *const slots[_SLOT_TYPE_MAX], unsigned *busy[_SLOT_TYPE_MAX],
-                              const uint32_t *replaced, size_t n_replaced, uint32_t *placed) {
+                              const NodeSlotsSet *set, const uint32_t *replaced, size_t n_replaced,
+                              uint32_t *placed) {
         size_t n_placed = 0;
 
         for (size_t i = 0; i < d->n_assignments; i++) {
                 const Assignment *x = &d->assignments[i];
+                NodeSlots *on = node_slots(set, x->node);
                 const Task *t;
 
-                if (x->task >= s->n_tasks || x->node >= s->n_nodes ||
-                    !node_schedulable(&s->nodes[x->node]) || (unsigned)x->slot >= _SLOT_TYPE_MAX ||
+                if (x->task >= s->n_tasks || !node_schedulable(&s->nodes[x->node]) ||
+                    (unsigned)x->slot >= _SLOT_TYPE_MAX ||
                     (beating_node != NO_INDEX && x->node != beating_node))
                         return false;
                 t = &s->tasks[x->task];
-                if (x->type != t->type || busy[x->slot][x->node] >= slots[x->slot][x->node])
+                if (x->type != t->type || on->busy[x->slot] >= on->slots[x->slot])
                         return false;
                 if (x->speculative ? t->state != TASK_RUNNING
                                    : t->state != TASK_PENDING &&
@@ -81,7 +168,7 @@ static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d, uint
                         return false;
                 if (!x->speculative)
                         placed[n_placed++] = x->task;
-                busy[x->slot][x->node]++;
+                on->busy[x->slot]++;
         }
         qsort(placed, n_placed, sizeof(uint32_t), compare_u32);
         for (size_t i = 1; i < n_placed; i++)
@@ -92,38 +179,36 @@ static bool assignments_valid(const ClusterSnapshot *s, const Decisions *d, uint
 
 /* After the assignments: each reservation takes a slot still free. */
 static bool reservations_valid(const ClusterSnapshot *s, const Decisions *d, uint32_t beating_node,
-                               unsigned *const slots[_SLOT_TYPE_MAX],
-                               unsigned *busy[_SLOT_TYPE_MAX]) {
+                               const NodeSlotsSet *set) {
         for (size_t i = 0; i < d->n_reservations; i++) {
                 const Reservation *x = &d->reservations[i];
+                NodeSlots *on = node_slots(set, x->node);
 
-                if (x->node >= s->n_nodes || !node_schedulable(&s->nodes[x->node]) ||
-                    (unsigned)x->slot >= _SLOT_TYPE_MAX || x->job >= s->n_jobs ||
-                    (beating_node != NO_INDEX && x->node != beating_node) ||
-                    busy[x->slot][x->node] >= slots[x->slot][x->node])
+                if (!node_schedulable(&s->nodes[x->node]) || (unsigned)x->slot >= _SLOT_TYPE_MAX ||
+                    x->job >= s->n_jobs || (beating_node != NO_INDEX && x->node != beating_node) ||
+                    on->busy[x->slot] >= on->slots[x->slot])
                         return false;
                 if (x->task != NO_INDEX &&
                     (x->task >= s->n_tasks || s->tasks[x->task].job != x->job ||
                      s->tasks[x->task].state != TASK_PENDING))
                         return false;
-                busy[x->slot][x->node]++;
+                on->busy[x->slot]++;
         }
         return true;
 }
 
-/* count: scratch, zero, per node and slot type. */
+/* The placements count on the node's slots, busy or not. */
 static bool placements_valid(const ClusterSnapshot *s, const Decisions *d,
-                             unsigned *const slots[_SLOT_TYPE_MAX],
-                             unsigned *count[_SLOT_TYPE_MAX]) {
+                             const NodeSlotsSet *set) {
         for (size_t i = 0; i < d->n_placements; i++) {
                 const Placement *x = &d->placements[i];
+                NodeSlots *on = node_slots(set, x->node);
 
-                if (x->node >= s->n_nodes || !node_schedulable(&s->nodes[x->node]) ||
-                    (unsigned)x->slot >= _SLOT_TYPE_MAX || x->job >= s->n_jobs ||
-                    (unsigned)x->type >= _TASK_TYPE_MAX || x->count == 0 ||
-                    x->count > slots[x->slot][x->node] - count[x->slot][x->node])
+                if (!node_schedulable(&s->nodes[x->node]) || (unsigned)x->slot >= _SLOT_TYPE_MAX ||
+                    x->job >= s->n_jobs || (unsigned)x->type >= _TASK_TYPE_MAX || x->count == 0 ||
+                    x->count > on->slots[x->slot] - on->placed[x->slot])
                         return false;
-                count[x->slot][x->node] += x->count;
+                on->placed[x->slot] += x->count;
         }
         return true;
 }
@@ -195,45 +280,27 @@ int decisions_validate(const ClusterSnapshot *s, const PolicyStepArgs *step, con
 }
 
 /* What takes, frees or holds a node's slots against the slots and the
- * attempts the snapshot has: a pass over every node, and over every
- * attempt unless the driver counted them. */
+ * attempts the snapshot has, on the nodes the decisions name (and a pass
+ * over every attempt when the driver did not count them). */
 static int slot_decisions_check(const ClusterSnapshot *s, uint32_t beating_node, const Decisions *d,
                                 Arena *scratch) {
-        size_t n_nodes = s->n_nodes, n_replaced;
-        unsigned *slots[_SLOT_TYPE_MAX], *busy[_SLOT_TYPE_MAX];
-        bool *killed = arena_alloc(scratch, s->n_attempts, sizeof(bool));
+        uint32_t *killed = arena_alloc(scratch, d->n_kills, sizeof(uint32_t));
         uint32_t *replaced = arena_alloc(scratch, d->n_kills, sizeof(uint32_t));
         uint32_t *placed = arena_alloc(scratch, d->n_assignments, sizeof(uint32_t));
+        NodeSlotsSet set;
+        size_t n_replaced;
+        int r;
 
-        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
-                slots[slot] = arena_alloc(scratch, n_nodes, sizeof(unsigned));
-                busy[slot] = arena_alloc(scratch, n_nodes, sizeof(unsigned));
-                if (!slots[slot] || !busy[slot])
-                        return -ENOMEM;
-        }
         if (!killed || !replaced || !placed)
                 return -ENOMEM;
-        for (size_t i = 0; i < s->n_nodes; i++)
-                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
-                        slots[slot][i] = s->nodes[i].slots[slot];
-                        if (s->node_attempts)
-                                busy[slot][i] = s->node_attempts[i].held[slot][TASK_MAP] +
-                                                s->node_attempts[i].held[slot][TASK_REDUCE];
-                }
-        /* Their nodes were checked. */
-        for (size_t i = 0; i < d->n_slot_changes; i++)
-                for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
-                        slots[slot][d->slot_changes[i].node] = d->slot_changes[i].slots[slot];
-        for (size_t i = 0; !s->node_attempts && i < s->n_attempts; i++)
-                busy[s->attempts[i].slot][s->attempts[i].node]++;
-        if (!kills_valid(s, d, killed, busy, replaced, &n_replaced) ||
-            !assignments_valid(s, d, beating_node, slots, busy, replaced, n_replaced, placed) ||
-            !reservations_valid(s, d, beating_node, slots, busy))
+        r = node_slots_collect(s, d, scratch, &set);
+        if (r < 0)
+                return r;
+        if (!kills_valid(s, d, &set, killed, replaced, &n_replaced) ||
+            !assignments_valid(s, d, beating_node, &set, replaced, n_replaced, placed) ||
+            !reservations_valid(s, d, beating_node, &set) || !placements_valid(s, d, &set))
                 return -EBADMSG;
-        /* The placements count on the node's slots, busy or not. */
-        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
-                memset(busy[slot], 0, n_nodes * sizeof(unsigned));
-        return placements_valid(s, d, slots, busy) ? 0 : -EBADMSG;
+        return 0;
 }
 
 int decisions_check(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d,

@@ -13,7 +13,16 @@ static bool share_ok(double x) {
 static bool arrays_ok(const ClusterSnapshot *s) {
         return (s->hosts || s->n_hosts == 0) && (s->vms || s->n_vms == 0) &&
                (s->nodes || s->n_nodes == 0) && (s->jobs || s->n_jobs == 0) &&
-               (s->tasks || s->n_tasks == 0) && (s->attempts || s->n_attempts == 0);
+               (s->tasks || s->n_tasks == 0) && (s->attempts || s->n_attempts == 0) &&
+               (!s->slots_reported || s->slots_changed || s->n_slots_changed == 0);
+}
+
+/* slots_changed names nodes. */
+static bool slots_changed_ok(const ClusterSnapshot *s) {
+        for (size_t i = 0; s->slots_reported && i < s->n_slots_changed; i++)
+                if (s->slots_changed[i] >= s->n_nodes)
+                        return false;
+        return true;
 }
 
 static bool task_ok(const ClusterSnapshot *s, const Task *t) {
@@ -235,7 +244,7 @@ bool task_is_local(const Task *t, uint32_t node) {
 }
 
 int snapshot_validate(const ClusterSnapshot *s) {
-        if (!s || !arrays_ok(s))
+        if (!s || !arrays_ok(s) || !slots_changed_ok(s))
                 return -EINVAL;
         for (size_t i = 0; i < s->n_hosts; i++)
                 if (!host_ok(&s->hosts[i]))

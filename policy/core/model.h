@@ -338,6 +338,21 @@ typedef struct ClusterSnapshot {
          * attempts_total, too; NULL: the core counts them itself. */
         const NodeAttempts *node_attempts;
         const NodeAttempts *attempts_total;
+        /* With slots_reported, the driver vouches that every node's
+         * Node.slots are those of the snapshot of this Policy's last step
+         * but for the nodes of slots_changed (indices, each at most once):
+         * the same nodes, in the same order, a step's slot changes applied
+         * or not. A step then keeps the slot counts it works on from step to
+         * step and takes in these nodes' alone, rather than a copy of every
+         * node's at every heartbeat. A driver that cannot say (a new
+         * snapshot, nodes that came or went, a step that failed) leaves
+         * slots_reported false, and the step copies them all. A step the
+         * driver does not vouch for (no POLICY_STEP_TRUSTED) checks the
+         * claim against every node and refuses the snapshot (-EINVAL) when
+         * a node's slots changed unreported: what drivers' tests run. */
+        bool slots_reported;
+        const uint32_t *slots_changed;
+        size_t n_slots_changed;
         /* How often the VMs' CPU is divided again by demand: the period of
          * the cloud's allocator (VMware DRS's), or the control interval when
          * the policy's own VM allocator sizes them; 0: not known. */

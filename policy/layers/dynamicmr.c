@@ -119,8 +119,11 @@ struct DmrFill {
         const DynamicMrSettings *m;
         unsigned weight[_SLOT_TYPE_MAX];
         /* Per node: the configured slots (what a node holds by the type
-         * of its slots and of their tasks is context_held()'s). */
+         * of its slots and of their tasks is context_held()'s). While
+         * base_shared, the step's slot counts themselves (ctx->slots),
+         * which only shape() changes in a fill: it copies them first. */
         unsigned *base[_SLOT_TYPE_MAX];
+        bool base_shared;
         /* Cluster-wide, by task type: configured slots of its own type
          * (own_slots(), once slots_summed), demand, and PI-DHSA's
          * borrowing: the target, and what is left of it in this step. */
@@ -179,11 +182,35 @@ static unsigned places(const DmrFill *f, uint32_t node, SlotType slot) {
         return p > 0 ? (unsigned)p : 0;
 }
 
+/* Each node's base, its own copy (zero when copy is false), from the
+ * step's scratch. */
+static int base_take(DmrFill *f, bool copy) {
+        size_t n_nodes = f->ctx->snap->n_nodes;
+
+        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
+                unsigned *base = context_scratch(f->ctx, n_nodes, sizeof(unsigned));
+
+                if (!base)
+                        return -ENOMEM;
+                if (copy)
+                        memcpy(base, f->base[slot], n_nodes * sizeof(unsigned));
+                f->base[slot] = base;
+        }
+        f->base_shared = false;
+        return 0;
+}
+
 static int shape(DmrFill *f, uint32_t node, SlotType slot) {
         unsigned p = places(f, node, slot);
+        int r;
 
         if (f->ctx->slots[slot][node] == p)
                 return 0;
+        if (f->base_shared) {
+                r = base_take(f, true);
+                if (r < 0)
+                        return r;
+        }
         f->reshaped = true;
         return context_set_slots(f->ctx, node, slot, p);
 }
@@ -338,7 +365,6 @@ static int nodes_shape(DmrFill *f, IdMap *memory) {
 
 int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
         const ClusterSnapshot *s = ctx->snap;
-        size_t n_nodes = s->n_nodes;
         DmrFill *f = context_scratch(ctx, 1, sizeof(DmrFill));
         bool features;
         int r;
@@ -354,20 +380,19 @@ int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
         f->failed = context_scratch(ctx, s->n_jobs, sizeof(uint32_t));
         if (!f->visited || !f->pools || !f->failed)
                 return -ENOMEM;
-        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++) {
-                f->base[slot] = context_scratch(ctx, n_nodes, sizeof(unsigned));
-                if (!f->base[slot])
-                        return -ENOMEM;
-        }
         /* Nothing remembered and no slot lent (no DHSA, most often): every
          * node keeps its counts, its slots its base, and a step spares a
-         * pass over every node's counts. */
+         * pass over every node's counts, and a copy of them until a fill
+         * reshapes a node. */
         if (memory->n == 0 && context_held_total(ctx, SLOT_MAP, TASK_REDUCE) == 0 &&
-            context_held_total(ctx, SLOT_REDUCE, TASK_MAP) == 0)
+            context_held_total(ctx, SLOT_REDUCE, TASK_MAP) == 0) {
                 for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
-                        memcpy(f->base[slot], ctx->slots[slot], n_nodes * sizeof(unsigned));
-        else {
-                r = nodes_shape(f, memory);
+                        f->base[slot] = ctx->slots[slot];
+                f->base_shared = true;
+        } else {
+                r = base_take(f, false);
+                if (r >= 0)
+                        r = nodes_shape(f, memory);
                 if (r < 0)
                         return r;
         }
