@@ -214,10 +214,14 @@ START_TEST(test_triage_hopeless_after_others) {
         ck_assert_uint_eq(fx.d.n_assignments, 2);
         ck_assert_uint_eq(fx.tasks[fx.d.assignments[0].task].job, b);
         ck_assert_uint_eq(fx.tasks[fx.d.assignments[1].task].job, a);
-        /* A's every slot comes with the forecast that found it late. */
+        /* Why A goes last: it is passed over as hopeless, past its
+         * deadline, with its forecast on its slots (its 4 maps of 10 s,
+         * two waves on the 2 slots: 120 s). */
         ck_assert_uint_eq(fx.d.n_deadlines, 1);
         ck_assert_uint_eq(fx.d.deadlines[0].job, a);
         ck_assert(fx.d.deadlines[0].at_risk);
+        ck_assert(fx.d.deadlines[0].hopeless);
+        ck_assert_double_eq_tol(usec_to_sec(fx.d.deadlines[0].forecast), 120, 0.05);
 }
 END_TEST
 
@@ -463,8 +467,10 @@ END_TEST
  * more by the average bound (the forecast here), past its deadline at 60
  * s: late. FlexSlot's
  * Algorithm 1 kills the straggler to restart it in a bigger slot;
- * favouring A, it does not (a kill restarts it from zero), and it reports
- * A's forecast. */
+ * favouring A, it does not, since a kill restarts it from zero: LATE's
+ * test finds it 20 x 54 / 10 = 108 s from its end, a fresh copy on node 3
+ * 10 s at the node's speed, 1.56 s of work in 20 s, 128 s. It reports A's
+ * forecast. */
 START_TEST(test_favour_spares_late_straggler) {
         static JobProfile p;
         uint32_t a;
@@ -538,9 +544,9 @@ START_TEST(test_favour_moves_slot_to_late_job) {
 }
 END_TEST
 
-/* Triage: B due at 50 s misses even with every slot (61.9 s): favour
+/* Triage: B due at 50 s misses even with every slot (61.85 s): favour
  * passes it by, and the slot goes where Algorithm 2 alone puts it, node
- * 3; B is still reported late. */
+ * 3; B is reported late and passed over as hopeless, with that forecast. */
 START_TEST(test_favour_passes_hopeless_job_by) {
         favour_fixture(50 * SEC);
         fx_slo()->slo_favour = true;
@@ -550,6 +556,94 @@ START_TEST(test_favour_passes_hopeless_job_by) {
         ck_assert_uint_eq(fx.d.slot_changes[1].node, 3);
         ck_assert_uint_eq(fx.d.n_deadlines, 1);
         ck_assert(fx.d.deadlines[0].at_risk);
+        ck_assert(fx.d.deadlines[0].hopeless);
+        ck_assert_double_eq_tol(usec_to_sec(fx.d.deadlines[0].forecast), 61.85, 0.01);
+        /* Due at 75 s it is favoured, reported late on its slots (88.9 s)
+         * and not hopeless. */
+        fx.jobs[fx.d.deadlines[0].job].deadline = 75 * SEC;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_deadlines, 1);
+        ck_assert(fx.d.deadlines[0].at_risk);
+        ck_assert(!fx.d.deadlines[0].hopeless);
+        ck_assert_double_eq_tol(usec_to_sec(fx.d.deadlines[0].forecast), 88.9, 0.05);
+}
+END_TEST
+
+/* LATE's test for a favoured job's straggler (slo_restart_pays()). Job B,
+ * maps profiled at 40 s on 64 MiB, 15 of them, due at 210 s, at t = 75 s
+ * on 4 nodes of 2 map slots, node 3 grown to 3 at 20 s (III-E's added
+ * slot): maps on nodes 0-2 since 35 s have read 60 MiB (1.5 MiB/s, 37.5 s
+ * of work in 40 s each, speed 0.9375); an I/O-bound straggler on node 3
+ * since 0 has read 45 MiB (0.6 MiB/s); a new straggler in node 3's added
+ * slot since 45 s, whose split is on node 1, has read new_mib. Plain
+ * FlexSlot re-places the new one on node 1 (no straggler, a free slot,
+ * the split) and resizes the old one (Algorithm 1), whatever either has
+ * left. B's replay forecast on the 5 slots it holds is past 210 s (218 s
+ * with new_mib 30, 256 s with 6) and before it with every slot (191 s,
+ * 204 s): late, and not hopeless. */
+static uint32_t b_old_straggler, b_new_straggler;
+
+static void restart_fixture(uint64_t new_mib) {
+        static JobProfile p;
+        uint32_t locs[15], b;
+
+        for (size_t i = 0; i < ELEMENTSOF(locs); i++)
+                locs[i] = NO_INDEX;
+        locs[4] = 1;
+        p = fx_profile(4, 40, 0, 0);
+        fx_cluster(4, 2, 0);
+        fx.cfg.slot_manager = "flexslot";
+        fx.nodes[3].slots[SLOT_MAP] = 3;
+        fx.nodes[3].slots_changed_at = 20 * SEC;
+        b = fx_slo_job(1, 210 * SEC, &p, 15, locs);
+        for (uint32_t n = 0; n < 3; n++)
+                fx_run(fx.first_map[b] + n, n, 35 * SEC, 60 * MIB);
+        b_old_straggler = fx_run(fx.first_map[b] + 3, 3, 0, 45 * MIB);
+        fx.attempts[b_old_straggler].iowait = 0.5;
+        b_new_straggler = fx_run(fx.first_map[b] + 4, 3, 45 * SEC, new_mib);
+}
+
+static const Kill *kill_of(uint32_t attempt) {
+        for (size_t i = 0; i < fx.d.n_kills; i++)
+                if (fx.d.kills[i].attempt == attempt)
+                        return &fx.d.kills[i];
+        return NULL;
+}
+
+/* The new straggler has read 30 MiB in 30 s: 34 s left at its rate, where
+ * a fresh copy on node 1 reads 64 MiB in 42.7 s (40 s at node 1's speed
+ * 0.9375). The old one has 19 MiB, 31.7 s, left; a fresh copy on its node
+ * takes 40 s at node 3's speed, (28.1 + 18.75) s of work in (75 + 30) s =
+ * 0.446: 89.6 s. Favouring B, FlexSlot restarts neither. */
+START_TEST(test_favour_restarts_no_straggler_nearer_its_end) {
+        restart_fixture(30 * MIB);
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 75 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 2);
+        ck_assert_int_eq(kill_of(b_old_straggler)->reason, KILL_RESIZE);
+        ck_assert_int_eq(kill_of(b_new_straggler)->reason, KILL_REPLACE);
+        fx_slo()->slo_favour = true;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 75 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 2);
+        ck_assert_uint_eq(fx.d.n_kills, 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 0);
+        ck_assert_uint_eq(fx.d.n_deadlines, 1);
+        ck_assert(fx.d.deadlines[0].at_risk);
+        ck_assert(!fx.d.deadlines[0].hopeless);
+}
+END_TEST
+
+/* The new straggler has read 6 MiB in 30 s: 290 s left, against 42.7 s
+ * for a fresh copy on node 1: re-placed there. The old one's fresh copy on
+ * node 3 (now 0.304: 131.8 s) still loses to its 31.7 s: not resized. */
+START_TEST(test_favour_replaces_straggler_a_fresh_copy_beats) {
+        restart_fixture(6 * MIB);
+        fx_slo()->slo_favour = true;
+        ck_assert_int_eq(fx_step(POLICY_STEP_CONTROL, 75 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_stragglers, 2);
+        ck_assert_uint_eq(fx.d.n_kills, 1);
+        ck_assert_int_eq(kill_of(b_new_straggler)->reason, KILL_REPLACE);
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        fx_check_assignment(0, fx.attempts[b_new_straggler].task, 1, true, false);
 }
 END_TEST
 
@@ -583,6 +677,8 @@ Suite *suite_slo_loop(void) {
         tcase_add_test(tc, test_favour_spares_late_straggler);
         tcase_add_test(tc, test_favour_moves_slot_to_late_job);
         tcase_add_test(tc, test_favour_passes_hopeless_job_by);
+        tcase_add_test(tc, test_favour_restarts_no_straggler_nearer_its_end);
+        tcase_add_test(tc, test_favour_replaces_straggler_a_fresh_copy_beats);
         suite_add_tcase(s, tc);
         return s;
 }

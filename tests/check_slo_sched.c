@@ -88,6 +88,44 @@ START_TEST(test_aria_reduces_after_first_map) {
 }
 END_TEST
 
+/* Reduce slots left to a job without a deadline are those free beyond
+ * what the deadline jobs' pending reduces need, lest a reduce that holds
+ * its slot through its own job's maps keep theirs out. B (a deadline, its
+ * first map done, 3 to go: ARIA opens its reduces) needs both of the
+ * node's reduce slots; A, without a deadline, has its maps done and a
+ * reduce pending. On the simulator's Hadoop B takes both. On a driver
+ * whose reduces read the map outputs at their start B's cannot start
+ * before its last map, so they need no slot yet: A's reduce, which runs
+ * at once and holds no slot through a map phase, takes one. */
+START_TEST(test_aria_waiting_reduces_hold_no_slot) {
+        JobProfile p = fx_profile(4, 10, 10, 5);
+        uint32_t a, b, ra;
+
+        fx_cluster(1, 0, 2);
+        fx.cfg.scheduler = "aria";
+        a = fx_job(1 * SEC, 0);
+        fx_done(fx_map(a, NO_INDEX));
+        fx.jobs[a].counts[TASK_MAP] = (TaskCounts){ .total = 1, .done = 1 };
+        ra = fx_reduce(a);
+        fx.jobs[a].counts[TASK_REDUCE].total = 1;
+        b = fx_slo_job(2 * SEC, 45 * SEC, &p, 4, NULL);
+        fx_done(fx.first_map[b]);
+        fx.jobs[b].counts[TASK_MAP].done = 1;
+        fx_reduce(b);
+        fx_reduce(b);
+        fx.jobs[b].counts[TASK_REDUCE].total = 2;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 20 * SEC), 0);
+        ck_assert_uint_eq(fx_quota_of(b)->slots[SLOT_REDUCE], 2);
+        ck_assert_uint_eq(fx.d.n_assignments, 2);
+        for (size_t i = 0; i < fx.d.n_assignments; i++)
+                ck_assert_uint_eq(fx.tasks[fx.d.assignments[i].task].job, b);
+        fx.s.reduces_read_maps_at_start = true;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 20 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 1);
+        fx_check_assignment(0, ra, 0, false, false);
+}
+END_TEST
+
 /* (m_j, r_j) are computed when the job comes and again when a task of it
  * finishes, not as time passes (lines 22-24). 4 maps of 10 s, lower bound,
  * deadline 100 s: m = ceil(40 / 100) = 1. 85 s later, still 1; then a map
@@ -233,6 +271,7 @@ Suite *suite_slo_sched(void) {
         tcase_add_test(tc, test_aria_edf_quota_locality);
         tcase_add_test(tc, test_aria_quota_leaves_slots_free);
         tcase_add_test(tc, test_aria_reduces_after_first_map);
+        tcase_add_test(tc, test_aria_waiting_reduces_hold_no_slot);
         tcase_add_test(tc, test_aria_recompute_on_task_end);
         tcase_add_test(tc, test_aria_own_profile);
         suite_add_tcase(s, tc);

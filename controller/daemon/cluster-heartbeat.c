@@ -602,7 +602,9 @@ static void record_loop_notes(Cluster *c, const Snapshot *s, usec_t now) {
                           "in %.1f s%s",
                           job->id, ((double)f->forecast - (double)now) / USEC_PER_SEC, f->speed,
                           ((double)job->deadline - (double)now) / USEC_PER_SEC,
-                          f->at_risk ? ": late" : "");
+                          f->hopeless  ? ": late even with every slot it can use, passed over"
+                          : f->at_risk ? ": late"
+                                       : "");
         }
 
         for (size_t i = 0; i < d->n_levers; i++) {

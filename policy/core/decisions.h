@@ -127,6 +127,10 @@ typedef struct DeadlineNote {
          * 0.5: twice as long); the forecast counts its slots at it. */
         double speed;
         bool at_risk; /* forecast past its deadline: the loop acts for it */
+        /* At risk and passed over (the loop's triage): past its deadline, or
+         * forecast past it even with every slot it can use, which forecast
+         * is then the one reported. */
+        bool hopeless;
 } DeadlineNote;
 
 /* Why the VM allocator set a VM's CPU weight (the one loop's lever): for

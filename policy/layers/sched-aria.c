@@ -121,11 +121,15 @@ static int aria_job(PolicyContext *ctx, const void *settings, void *remembered, 
                 /* Triage: a late job that cannot make it even with every
                  * slot goes after those that still can (slo-sched.h). */
                 if (st->late) {
-                        r = slo_hopeless(ctx, sj->job, speed, &sj->hopeless);
-                        /* Why it gets every slot: the forecast that found
-                         * it late. */
+                        double all;
+
+                        r = slo_hopeless(ctx, sj->job, speed, &sj->hopeless, &all);
+                        /* Why it gets every slot, or goes after the
+                         * others: the forecast that found it late, or
+                         * hopeless. */
                         if (r >= 0)
-                                r = slo_note(ctx, sj->job, end, speed, true);
+                                r = sj->hopeless ? slo_note_hopeless(ctx, sj->job, all, end, speed)
+                                                 : slo_note(ctx, sj->job, end, speed, true);
                         if (r < 0)
                                 return r;
                         sj->quota[TASK_MAP] = ctx->maps_total[sj->job] - ctx->maps_done[sj->job];

@@ -262,7 +262,7 @@ int slo_forecast_one(PolicyContext *ctx, uint32_t job, const unsigned *slots, do
                             ret_end, ret_speed);
 }
 
-int slo_hopeless(PolicyContext *ctx, uint32_t job, double speed, bool *ret) {
+int slo_hopeless(PolicyContext *ctx, uint32_t job, double speed, bool *ret, double *ret_end) {
         const Job *j = &ctx->snap->jobs[job];
         const unsigned all[_SLOT_TYPE_MAX] = {
                 [SLOT_MAP] = slo_cluster_slots(ctx->snap, ctx->slots[SLOT_MAP], SLOT_MAP),
@@ -272,6 +272,7 @@ int slo_hopeless(PolicyContext *ctx, uint32_t job, double speed, bool *ret) {
         int r;
 
         *ret = false;
+        *ret_end = NAN;
         if (j->deadline == 0)
                 return 0;
         if (j->deadline <= ctx->now) {
@@ -288,6 +289,7 @@ int slo_hopeless(PolicyContext *ctx, uint32_t job, double speed, bool *ret) {
         if (r < 0)
                 return r;
         *ret = end > usec_to_sec(j->deadline);
+        *ret_end = end;
         return 0;
 }
 
@@ -301,9 +303,18 @@ bool slo_late(const PolicyContext *ctx, uint32_t job, bool was, double end) {
         return was && end > deadline - ctx->core->slo.slo_margin * fmax(deadline - now, 0);
 }
 
-int slo_note(PolicyContext *ctx, uint32_t job, double end, double speed, bool late) {
+static int note(PolicyContext *ctx, uint32_t job, double end, double speed, bool late,
+                bool hopeless) {
         return DECISIONS_PUSH(ctx->d, deadlines, .job = job,
                               .kind = (SloForecastKind)ctx->core->slo.slo_forecast,
                               .forecast = (usec_t)llround(fmax(end, 0) * USEC_PER_SEC),
-                              .speed = speed, .at_risk = late);
+                              .speed = speed, .at_risk = late, .hopeless = hopeless);
+}
+
+int slo_note(PolicyContext *ctx, uint32_t job, double end, double speed, bool late) {
+        return note(ctx, job, end, speed, late, false);
+}
+
+int slo_note_hopeless(PolicyContext *ctx, uint32_t job, double all, double end, double speed) {
+        return note(ctx, job, isnan(all) ? end : all, speed, true, true);
 }

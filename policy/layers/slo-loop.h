@@ -88,7 +88,9 @@
  * Each layer that acts for a late job reports the forecast it acted on
  * (DeadlineNote): ARIA when it gives the job every slot, the lever every
  * control cycle for every deadline job, FlexSlot when the lever does not;
- * the lever reports each weight it sets (LeverNote). */
+ * ARIA and FlexSlot, each job their triage passes over as hopeless, with
+ * its forecast with every slot (DeadlineNote.hopeless); the lever reports
+ * each weight it sets (LeverNote). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -122,6 +124,21 @@ double slo_job_speed(const ClusterSnapshot *s, usec_t now, uint32_t job, double 
 /* The speed of a job that has not run yet: the cluster's, else 1. */
 double slo_new_job_speed(double cluster);
 
+/* The speed of what runs on node, as slo_cluster_speed() over its
+ * attempts; else the cluster's (cluster, 0: none), else 1. */
+double slo_node_speed(const ClusterSnapshot *s, usec_t now, uint32_t node, double cluster);
+
+/* LATE's test for restarting a running map attempt on node (a re-placement
+ * there, or a resize on its own), which throws its work away: LATE
+ * (Zaharia et al., OSDI'08, section 4.1, as speculation.c runs it)
+ * estimates a task's time left as (1 - progress) / progress rate, its
+ * progress here the share of its split it read; a fresh copy takes its
+ * profiled time (map_avg scaled by its split) at node's speed
+ * (slo_node_speed()). Whether the fresh copy ends sooner; true when there
+ * is nothing to forecast it by (no profile, no progress yet). */
+bool slo_restart_pays(const ClusterSnapshot *s, usec_t now, uint32_t attempt, uint32_t node,
+                      double cluster);
+
 /* p with its map and reduce phases as they take at speed. */
 void slo_profile_at_speed(AriaProfile *p, double speed);
 
@@ -148,10 +165,15 @@ int slo_forecast_one(PolicyContext *ctx, uint32_t job, const unsigned *slots, do
  * and not yet forecast slo_margin of its time left early. */
 bool slo_late(const PolicyContext *ctx, uint32_t job, bool was, double end);
 /* Whether job cannot meet its deadline any more: past it, or forecast
- * late at speed even with every slot it can use. */
-int slo_hopeless(PolicyContext *ctx, uint32_t job, double speed, bool *ret);
+ * late at speed even with every slot it can use; ret_end gets that
+ * forecast (NAN: not forecast, its deadline passed or nothing left). */
+int slo_hopeless(PolicyContext *ctx, uint32_t job, double speed, bool *ret, double *ret_end);
 /* Reports job's forecast (DeadlineNote): -ENOMEM. */
 int slo_note(PolicyContext *ctx, uint32_t job, double end, double speed, bool late);
+/* Reports that late job is passed over as hopeless (triage), with its
+ * forecast with every slot, all (slo_hopeless()), or end when that is NAN:
+ * -ENOMEM. */
+int slo_note_hopeless(PolicyContext *ctx, uint32_t job, double all, double end, double speed);
 
 /* How near job is to missing its deadline: (deadline - forecast) / (deadline
  * - now), below 0 when forecast late; INFINITY for a job without a deadline,

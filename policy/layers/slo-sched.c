@@ -72,8 +72,13 @@ static void budget_count(const PolicyContext *ctx, const SloJob *jobs, TaskType 
 
         for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
                 b.free += context_free_slots(ctx, node, slot_type_of(type));
+        /* A reduce the driver cannot start yet (context_reduce_may_start())
+         * needs no slot: where reduces read the map outputs at their start,
+         * a reduce of a job without a deadline waits for no map either, so
+         * it holds the slot only for its own run. */
         for (size_t k = 0; k < ctx->snap->n_jobs; k++)
-                if (jobs[k].deadline && jobs[k].running[type] < jobs[k].quota[type])
+                if (jobs[k].deadline && jobs[k].running[type] < jobs[k].quota[type] &&
+                    (type == TASK_MAP || context_reduce_may_start(ctx, jobs[k].job)))
                         b.needed += pending_tasks(ctx, jobs[k].job, type,
                                                   jobs[k].quota[type] - jobs[k].running[type]);
         *ret = b;

@@ -15,7 +15,12 @@
  * tasks, at most their pending tasks, reduces counted before they may
  * start): a job without a deadline that takes a reduce slot holds it until
  * all its maps are done, and one taken while a job with a deadline waits
- * for its first map would keep that job's reduces out past its deadline. Each free slot goes to the
+ * for its first map would keep that job's reduces out past its deadline.
+ * On a driver whose reduces read the map outputs at their start
+ * (context_reduce_may_start()) no reduce holds a slot through a map phase,
+ * and a job's reduces count only once they may start: else a deadline
+ * job's whole map phase would keep every other job's reduces out of free
+ * slots. Each free slot goes to the
  * first job in that order below its quota that has a task for it: for a map slot a map whose split
  * is on the node first, else any of its maps (ARIA's lines 9-12). Every task runs in a slot of its
  * own type.

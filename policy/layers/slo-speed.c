@@ -22,19 +22,27 @@ static double clamp_speed(double speed) {
         return CLAMP(speed, SLO_SPEED_MIN, SLO_SPEED_MAX);
 }
 
+/* The profiled time of a map attempt's task: its job's mean map scaled by
+ * its split against the job's mean split; 0 without a profile. */
+static double map_expected(const ClusterSnapshot *s, const Attempt *a) {
+        const Task *t = &s->tasks[a->task];
+        const Job *job = &s->jobs[t->job];
+        AriaProfile p;
+
+        if (t->type != TASK_MAP || slo_job_profile(job, job->counts[TASK_MAP].total, &p) < 0)
+                return 0;
+        return p.map_avg * (a->input_size > 0 ? (double)a->input_size / p.map_input : 1.0);
+}
+
 /* The running attempt's work so far and its age, or false when it is not
  * measured. */
 static bool attempt_sum(const ClusterSnapshot *s, usec_t now, const Attempt *a, SloSpeedSum *ret) {
-        const Task *t = &s->tasks[a->task];
-        const Job *job = &s->jobs[t->job];
         double done = slo_map_done(a), expected;
-        AriaProfile p;
 
-        if (t->type != TASK_MAP || a->speculative || done <= 0 || now <= a->started ||
-            now - a->started < SLO_SPEED_MIN_AGE ||
-            slo_job_profile(job, job->counts[TASK_MAP].total, &p) < 0)
+        if (a->speculative || done <= 0 || now <= a->started ||
+            now - a->started < SLO_SPEED_MIN_AGE)
                 return false;
-        expected = p.map_avg * (a->input_size > 0 ? (double)a->input_size / p.map_input : 1.0);
+        expected = map_expected(s, a);
         *ret = (SloSpeedSum){ .work = expected * done, .time = usec_to_sec(now - a->started) };
         return expected > 0;
 }
@@ -106,6 +114,35 @@ double slo_job_speed(const ClusterSnapshot *s, usec_t now, uint32_t job, double 
         }
         speed = sum_speed(&sum);
         return speed > 0 ? speed : slo_new_job_speed(cluster);
+}
+
+double slo_node_speed(const ClusterSnapshot *s, usec_t now, uint32_t node, double cluster) {
+        SloSpeedSum sum = { 0 };
+        double speed;
+
+        for (size_t i = 0; i < s->n_attempts; i++) {
+                SloSpeedSum t;
+
+                if (s->attempts[i].node != node || !attempt_sum(s, now, &s->attempts[i], &t))
+                        continue;
+                sum.work += t.work;
+                sum.time += t.time;
+        }
+        speed = sum_speed(&sum);
+        return speed > 0 ? speed : slo_new_job_speed(cluster);
+}
+
+bool slo_restart_pays(const ClusterSnapshot *s, usec_t now, uint32_t attempt, uint32_t node,
+                      double cluster) {
+        const Attempt *a = &s->attempts[attempt];
+        double expected = map_expected(s, a), done = slo_map_done(a), left, fresh;
+
+        if (expected <= 0 || done <= 0 || now <= a->started)
+                return true;
+        /* LATE's estimate: (1 - progress) / progress rate. */
+        left = usec_to_sec(now - a->started) * (1 - done) / done;
+        fresh = expected / slo_node_speed(s, now, node, cluster);
+        return fresh < left;
 }
 
 void slo_profile_at_speed(AriaProfile *p, double speed) {

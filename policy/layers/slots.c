@@ -4,8 +4,9 @@
  * variant of V-F; the choices the paper leaves open are listed in
  * flexslot.h. With the one loop's slo_favour (slo-loop.h) flexslot favours
  * the deadline jobs forecast late that can still meet their deadlines
- * (the loop's triage): their stragglers are handled first and never
- * resized (a kill restarts a task from zero), their nodes give no slot,
+ * (the loop's triage): their stragglers are handled first and restarted
+ * (re-placed or resized) only when LATE's test finds a fresh copy ends
+ * sooner (a kill restarts a task from zero), their nodes give no slot,
  * and while one of them has a CPU-starved straggler only its nodes receive
  * one. */
 #include <errno.h>
@@ -156,9 +157,10 @@ static uint32_t replacement_node(const PolicyContext *ctx, const FlexSlotSetting
         return best;
 }
 
-/* Algorithm 1 for one I/O-bound straggler. */
+/* Algorithm 1 for one I/O-bound straggler; restart: whether a kill may
+ * restart it (Favour's test). */
 static int resize_slot_memory(IdMap *prev_speeds, PolicyContext *ctx, const FlexSlotSettings *set,
-                              const FlexSlotAnalysis *an, uint32_t attempt) {
+                              const FlexSlotAnalysis *an, uint32_t attempt, bool restart) {
         const Attempt *a = &ctx->snap->attempts[attempt];
         const Vm *vm = &ctx->snap->vms[ctx->snap->nodes[a->node].vm];
         uint64_t limit = vm->memory_max > ctx->core->vm_memory_reserve
@@ -171,7 +173,7 @@ static int resize_slot_memory(IdMap *prev_speeds, PolicyContext *ctx, const Flex
 
         int r = 0;
 
-        if (grown > a->slot_memory &&
+        if (restart && grown > a->slot_memory &&
             flexslot_resize_pays(a, prev_speed(prev_speeds, ctx, a->task), speed, waste))
                 r = context_kill(ctx, attempt, KILL_RESIZE, grown);
         /* Line 13: D_prev = D, for the next round's test, whether the task
@@ -193,24 +195,40 @@ static double mean_map_slots(const PolicyContext *ctx) {
         return n > 0 ? sum / (double)n : 0;
 }
 
-/* The one loop's favour (slo_favour, slo-loop.h): which deadline jobs are
- * forecast late, per job; NULL when FlexSlot favours none. */
-typedef const bool *LateJobs;
+/* The one loop's favour (slo_favour, slo-loop.h). */
+typedef struct Favour {
+        /* Per job: forecast late and able to make it (favoured); NULL:
+         * FlexSlot favours none. */
+        const bool *late;
+        double cluster_speed; /* slo_cluster_speed(), for LATE's test */
+} Favour;
 
-static bool attempt_late(const PolicyContext *ctx, LateJobs late, uint32_t attempt) {
-        return late && late[ctx->snap->tasks[ctx->snap->attempts[attempt].task].job];
+static bool attempt_late(const PolicyContext *ctx, const Favour *f, uint32_t attempt) {
+        return f->late && f->late[ctx->snap->tasks[ctx->snap->attempts[attempt].task].job];
+}
+
+/* Whether straggler i may be restarted on node: any job's may, a favoured
+ * job's only when LATE's test finds a fresh copy there ends sooner than it
+ * (slo_restart_pays()): a restart throws away the work of a job that is
+ * short of time, so it must win that time back. */
+static bool may_restart(const PolicyContext *ctx, const Favour *f, uint32_t i, uint32_t node) {
+        return !attempt_late(ctx, f, i) ||
+               slo_restart_pays(ctx->snap, ctx->now, i, node, f->cluster_speed);
 }
 
 /* Algorithm 1, or III-E's re-placement, for straggler i. */
 static int handle_straggler(IdMap *prev_speeds, PolicyContext *ctx, const FlexSlotSettings *set,
-                            FlexSlotAnalysis *an, LateJobs late, double mean_slots, uint32_t i) {
+                            FlexSlotAnalysis *an, const Favour *f, double mean_slots, uint32_t i) {
         const Attempt *a = &ctx->snap->attempts[i];
         uint32_t target = replacement_node(ctx, set, an, i, mean_slots);
         int r;
 
+        if (target != NO_INDEX && !may_restart(ctx, f, i, target))
+                target = NO_INDEX;
         if (target == NO_INDEX)
-                return an->bottleneck[i] == BOTTLENECK_IO && !attempt_late(ctx, late, i)
-                               ? resize_slot_memory(prev_speeds, ctx, set, an, i)
+                return an->bottleneck[i] == BOTTLENECK_IO
+                               ? resize_slot_memory(prev_speeds, ctx, set, an, i,
+                                                    may_restart(ctx, f, i, a->node))
                                : 0;
         /* The straggler moves with its task: the next new straggler on
          * either node is judged accordingly. */
@@ -226,20 +244,21 @@ static int handle_straggler(IdMap *prev_speeds, PolicyContext *ctx, const FlexSl
 
 /* Algorithm 1 and III-E's re-placement, a late job's stragglers first, so
  * that their re-placements take the free slots first; a late job's
- * straggler is not resized, since the kill restarts it from zero. */
+ * straggler is restarted, re-placed or resized, only when LATE's test
+ * finds a fresh copy ends sooner (may_restart()). */
 static int handle_stragglers(IdMap *prev_speeds, PolicyContext *ctx, const FlexSlotSettings *set,
-                             FlexSlotAnalysis *an, LateJobs late) {
+                             FlexSlotAnalysis *an, const Favour *f) {
         double mean_slots = mean_map_slots(ctx);
 
         /* Pass 0: the late jobs' stragglers (only when favouring them). */
-        for (int pass = late ? 0 : 1; pass < 2; pass++)
+        for (int pass = f->late ? 0 : 1; pass < 2; pass++)
                 for (uint32_t i = 0; i < ctx->snap->n_attempts; i++) {
                         int r;
 
                         if (!an->straggler[i] ||
-                            (late && attempt_late(ctx, late, i) != (pass == 0)))
+                            (f->late && attempt_late(ctx, f, i) != (pass == 0)))
                                 continue;
-                        r = handle_straggler(prev_speeds, ctx, set, an, late, mean_slots, i);
+                        r = handle_straggler(prev_speeds, ctx, set, an, f, mean_slots, i);
                         if (r < 0)
                                 return r;
                 }
@@ -289,7 +308,7 @@ static bool host_has_idle_cpu(const PolicyContext *ctx, uint32_t host) {
  * gives no slot, and while a late job has a CPU-starved straggler only its
  * nodes receive. */
 static int move_slots(PolicyContext *ctx, const FlexSlotSettings *set, const FlexSlotAnalysis *an,
-                      LateJobs late) {
+                      const Favour *f) {
         size_t n_nodes = ctx->snap->n_nodes, n_measured = 0, moves;
         bool starved = false;
 
@@ -319,7 +338,7 @@ static int move_slots(PolicyContext *ctx, const FlexSlotSettings *set, const Fle
         for (size_t i = 0; i < ctx->snap->n_attempts; i++) {
                 uint32_t node = ctx->snap->attempts[i].node;
 
-                if (attempt_late(ctx, late, (uint32_t)i)) {
+                if (attempt_late(ctx, f, (uint32_t)i)) {
                         may_give[node] = false;
                         late_starved |= an->straggler[i] && an->bottleneck[i] == BOTTLENECK_CPU;
                 }
@@ -328,7 +347,7 @@ static int move_slots(PolicyContext *ctx, const FlexSlotSettings *set, const Fle
                 uint32_t node = ctx->snap->attempts[i].node;
 
                 if (an->straggler[i] && an->bottleneck[i] == BOTTLENECK_CPU && !may_take[node] &&
-                    (!late_starved || attempt_late(ctx, late, (uint32_t)i)))
+                    (!late_starved || attempt_late(ctx, f, (uint32_t)i)))
                         may_take[node] = host_has_idle_cpu(
                                 ctx, ctx->snap->vms[ctx->snap->nodes[node].vm].host);
         }
@@ -389,16 +408,17 @@ static int add_free_slots(PolicyContext *ctx, const FlexSlotSettings *set) {
         return 0;
 }
 
-/* The late jobs (forecast past their deadlines) the slot manager favours,
- * those that can still make it, each late one reported unless the VM
- * allocator's lever reports it; NULL without slo_favour. */
-static int late_jobs(PolicyContext *ctx, bool **ret) {
+/* The favour: the late jobs (forecast past their deadlines) the slot
+ * manager favours, those that can still make it, each late one reported
+ * unless the VM allocator's lever reports it, each it passes over as
+ * hopeless reported as such; none without slo_favour. */
+static int favour_jobs(PolicyContext *ctx, Favour *ret) {
         const ClusterSnapshot *s = ctx->snap;
         bool *late;
         double *end, *speed;
         int r;
 
-        *ret = NULL;
+        *ret = (Favour){ 0 };
         if (!ctx->core->slo.slo_favour)
                 return 0;
         late = context_scratch(ctx, s->n_jobs + 1, sizeof(bool));
@@ -409,28 +429,31 @@ static int late_jobs(PolicyContext *ctx, bool **ret) {
         r = slo_forecast_jobs(ctx, end, speed);
         for (uint32_t j = 0; r >= 0 && j < s->n_jobs; j++) {
                 bool hopeless = false;
+                double all = NAN;
 
                 if (isnan(end[j]))
                         continue;
                 late[j] = end[j] > usec_to_sec(s->jobs[j].deadline);
-                if (!ctx->core->slo.slo_lever)
-                        r = slo_note(ctx, j, end[j], speed[j], late[j]);
                 /* Triage (slo-loop.h): no favour for a job that misses
                  * even with every slot. */
-                if (r >= 0 && late[j])
-                        r = slo_hopeless(ctx, j, speed[j], &hopeless);
+                if (late[j])
+                        r = slo_hopeless(ctx, j, speed[j], &hopeless, &all);
+                if (r >= 0 && hopeless)
+                        r = slo_note_hopeless(ctx, j, all, end[j], speed[j]);
+                else if (r >= 0 && !ctx->core->slo.slo_lever)
+                        r = slo_note(ctx, j, end[j], speed[j], late[j]);
                 late[j] = late[j] && !hopeless;
         }
         if (r < 0)
                 return r;
-        *ret = late;
+        *ret = (Favour){ .late = late, .cluster_speed = slo_cluster_speed(s, ctx->now) };
         return 0;
 }
 
 static int flexslot_manage(void *state, const void *settings, PolicyContext *ctx, unsigned flags) {
         const FlexSlotSettings *set = settings;
         IdMap *prev_speeds = state;
-        bool *late;
+        Favour favour;
         size_t n_attempts = ctx->snap->n_attempts;
         FlexSlotAnalysis an = {
                 .speed = context_scratch(ctx, n_attempts, sizeof(double)),
@@ -443,13 +466,13 @@ static int flexslot_manage(void *state, const void *settings, PolicyContext *ctx
 
         if (!an.speed || !an.score || !an.straggler || !an.bottleneck || !an.node_stragglers)
                 return -ENOMEM;
-        r = late_jobs(ctx, &late);
+        r = favour_jobs(ctx, &favour);
         if (r >= 0)
                 r = flexslot_analyze(ctx, set, &an);
         if (r >= 0)
-                r = handle_stragglers(prev_speeds, ctx, set, &an, late);
+                r = handle_stragglers(prev_speeds, ctx, set, &an, &favour);
         if (r >= 0)
-                r = move_slots(ctx, set, &an, late);
+                r = move_slots(ctx, set, &an, &favour);
         if (r >= 0 && set->unlimited_slots)
                 r = add_free_slots(ctx, set);
         if (r >= 0)
