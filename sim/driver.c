@@ -448,7 +448,7 @@ static int simcl_step(SimCluster *cl, uint32_t beat, unsigned flags) {
                                 .flags = flags,
                                 .node = beat };
         ClusterSnapshot snap;
-        usec_t start;
+        usec_t start = 0;
         int r;
 
         r = simcl_snapshot(cl, true, &snap);
@@ -461,9 +461,11 @@ static int simcl_step(SimCluster *cl, uint32_t beat, unsigned flags) {
          * that check the model's invariants (tests). */
         if (!cl->sim->check_invariants)
                 args.flags |= POLICY_STEP_TRUSTED;
-        start = now_thread_cpu_usec();
+        if (cl->sim->time_policy)
+                start = now_thread_cpu_usec();
         r = policy_step(cl->policy, &snap, &args, &cl->decisions);
-        cl->sim->results.policy_cpu += now_thread_cpu_usec() - start;
+        if (cl->sim->time_policy)
+                cl->sim->results.policy_cpu += now_thread_cpu_usec() - start;
         cl->sim->results.policy_steps++;
         if (r < 0)
                 return r;

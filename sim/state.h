@@ -305,6 +305,7 @@ struct Sim {
         double stream_bw, net_bw, memory_penalty;
         SimResults results;
         bool check_invariants;
+        bool time_policy; /* sim_set_time_policy() */
         char invariant_error[256];
         int error; /* first failure inside an event callback */
         SimProgressFn progress;
