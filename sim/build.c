@@ -335,7 +335,8 @@ static int build_jobs(Sim *s, SimCluster *cl, const Workload *wl, const char *li
                 n += *p == ',';
         cl->jobs = calloc(n, sizeof(Job));
         cl->jobx = calloc(n, sizeof(JobExtra));
-        if (!cl->jobs || !cl->jobx)
+        cl->open_jobs = calloc(n, sizeof(uint32_t));
+        if (!cl->jobs || !cl->jobx || !cl->open_jobs)
                 return -ENOMEM;
         for (char *name = strtok_r(copy, ", ", &save); name; name = strtok_r(NULL, ", ", &save)) {
                 const Benchmark *b = workload_find(wl, name);
@@ -543,6 +544,7 @@ static void simcl_free(SimCluster *cl) {
         free(cl->grown);
         free(cl->vms);
         free(cl->snap_vms);
+        free(cl->open_jobs);
         free(cl->snap_vms_stale);
         free(cl->snap_vm_is_stale);
         free(cl->snap_attempts);

@@ -192,10 +192,16 @@ static bool job_tasks_done(const Job *job) {
  * and end), and each first-pending bound moved past the tasks that left
  * pending since the last step (apply_kill() moves it back for a task that
  * returns to pending). A done job's bounds, once past all its tasks, stay
- * there: the jobs done from the first on are passed over from then on,
- * which on a day's trace is most of them. */
+ * there: it leaves the open jobs, so that a step passes over only the jobs
+ * not done, which on a day's trace are few of those arrived. The jobs done
+ * from the first on are the core's settled ones. */
 static void snapshot_job_tasks(SimCluster *cl) {
-        for (size_t j = cl->n_jobs_settled; j < cl->n_arrived; j++) {
+        size_t kept = 0;
+
+        for (; cl->n_jobs_opened < cl->n_arrived; cl->n_jobs_opened++)
+                cl->open_jobs[cl->n_open_jobs++] = (uint32_t)cl->n_jobs_opened;
+        for (size_t i = 0; i < cl->n_open_jobs; i++) {
+                uint32_t j = cl->open_jobs[i];
                 const JobExtra *jx = &cl->jobx[j];
                 JobTasks *jt = &cl->jobs[j].tasks;
                 uint32_t end = jx->first_task + job_n_tasks(&cl->jobs[j]);
@@ -209,9 +215,12 @@ static void snapshot_job_tasks(SimCluster *cl) {
                                 k++;
                         jt->first_pending[type] = k;
                 }
-                if (j == cl->n_jobs_settled && job_tasks_done(&cl->jobs[j]))
-                        cl->n_jobs_settled++;
+                if (!job_tasks_done(&cl->jobs[j]))
+                        cl->open_jobs[kept++] = j;
         }
+        cl->n_open_jobs = kept;
+        while (cl->n_jobs_settled < cl->n_arrived && job_tasks_done(&cl->jobs[cl->n_jobs_settled]))
+                cl->n_jobs_settled++;
 }
 
 /* DRS divides the pool every period; the policy's own allocator every

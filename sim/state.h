@@ -163,6 +163,11 @@ struct SimCluster {
         /* Jobs before this one are done and their Job.tasks final: a
          * snapshot leaves them as they are. */
         size_t n_jobs_settled;
+        /* Arrived jobs whose Job.tasks a step may still move, in arrival
+         * order: the first n_jobs_opened arrived, less those done (room
+         * for n_jobs). */
+        uint32_t *open_jobs;
+        size_t n_open_jobs, n_jobs_opened;
         size_t n_due; /* under [workload] load_threshold: jobs whose submission came */
         Task *tasks;
         TaskExtra *taskx;
