@@ -245,6 +245,8 @@ int main(int argc, char **argv) {
         heap = 0;
         for (unsigned k = 0; k < REPEATS; k++)
                 heap = MAX(heap, heap_events_per_sec());
+        /* A replay of the full size runs for hours: each figure as it comes. */
+        setvbuf(stdout, NULL, _IOLBF, 0);
         read_usec = clock_read_usec();
         printf("scenario %s\n", argv[1]);
         printf("event heap alone (%u pending):         %12.0f events/CPU-s\n", HOLD_EVENTS, heap);
