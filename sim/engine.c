@@ -29,7 +29,7 @@ static const Scenario *scenario(const SimAttempt *a) {
 }
 
 static bool attempt_is_map(const SimAttempt *a) {
-        return a->cl->tasks[a->task].type == TASK_MAP;
+        return a->map;
 }
 
 /* Its rates must be set again: its host's next recomputation sets them,
@@ -824,6 +824,8 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
                 .id = ++cl->next_attempt_id,
                 .cl = cl,
                 .task = task,
+                .map = t->type == TASK_MAP,
+                .input = (double)t->input_size,
                 .node = node,
                 .vm = cl->node_vm[node],
                 .host = v->host,
@@ -865,7 +867,7 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
 /* ---- what the snapshot reports ---- */
 
 static double attempt_input_size(const SimAttempt *a) {
-        return (double)a->cl->tasks[a->task].input_size;
+        return a->input;
 }
 
 /* Share done of the current phase, from what is left of it. */

@@ -45,6 +45,11 @@ typedef struct SimAttempt {
         uint64_t id;
         SimCluster *cl;
         uint32_t task, node, vm, host;
+        /* Its task's type and input, which every step's report reads:
+         * kept here, beside what else it reads, rather than looked up in
+         * the tasks of the whole run. */
+        bool map;
+        double input;
         SlotType slot;
         uint64_t slot_memory;
         usec_t started;
