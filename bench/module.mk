@@ -9,8 +9,10 @@
 # ratios hold on a machine whose CPUs are shared or capped), against the
 # event heap alone, measured in the same run (each the best of three), on the Fig. 10 scenario without and
 # with speculation and on four times its cluster and input, and on SWIM's
-# FB-2009 day replayed whole (one run) on FLEXSLOT_BENCH_REPLAY_NODES slaves
-# (30 by default; the issue's 10,000 take hours); then the wall time of the
+# FB-2009 day replayed whole (one run, and one more that times its policy
+# steps for the rate without the core, as each scenario has) on
+# FLEXSLOT_BENCH_REPLAY_NODES slaves (30 by default; the issue's 10,000
+# take hours); then the wall time of the
 # Fig. 10 experiment, all pinned to one core.
 #
 # bench-store: task records committed per second by the controller's store,

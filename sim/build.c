@@ -39,6 +39,7 @@ static int build_hosts(Sim *s) {
         s->snap_hosts = calloc(s->n_hosts, sizeof(Host));
         if (!s->hosts || !s->snap_hosts)
                 return -ENOMEM;
+        s->snap_hosts_stale = true;
         for (size_t i = 0; i < s->n_hosts; i++) {
                 s->hosts[i] = (SimHost){
                         .pcpus = pcpus,
@@ -85,6 +86,7 @@ static int build_vms(Sim *s) {
                         .host = (uint32_t)(local % s->n_hosts),
                         .cluster = (unsigned)(i / per_cluster),
                         .node = NO_INDEX,
+                        .cluster_pos = (uint32_t)(i % per_cluster),
                         .vcpus = (unsigned)sc->vm_vcpus,
                         .vcpus_max = (unsigned)sc->vm_vcpus_max,
                         .weight = (unsigned)sc->vm_weight,
@@ -102,7 +104,6 @@ static int simcl_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
         cl->n_vms = n_vms;
         cl->n_nodes = n_nodes;
         cl->vms = calloc(n_vms, sizeof(uint32_t));
-        cl->snap_vms = calloc(n_vms, sizeof(Vm));
         cl->nodes = calloc(n_nodes, sizeof(Node));
         cl->node_vm = calloc(n_nodes, sizeof(uint32_t));
         cl->beats = calloc(n_nodes, sizeof(NodeBeat));
@@ -110,7 +111,7 @@ static int simcl_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
         cl->grown = calloc(n_nodes, sizeof(GrownSlots));
         cl->slots_changed = calloc(n_nodes, sizeof(uint32_t));
         cl->slots_listed = calloc(n_nodes, sizeof(bool));
-        if (!cl->grown || !cl->vms || !cl->snap_vms || !cl->nodes || !cl->node_vm || !cl->beats ||
+        if (!cl->grown || !cl->vms || !cl->nodes || !cl->node_vm || !cl->beats ||
             !cl->node_attempts || !cl->slots_changed || !cl->slots_listed)
                 return -ENOMEM;
         return 0;
@@ -336,7 +337,8 @@ static int build_jobs(Sim *s, SimCluster *cl, const Workload *wl, const char *li
                 n += *p == ',';
         cl->jobs = calloc(n, sizeof(Job));
         cl->jobx = calloc(n, sizeof(JobExtra));
-        if (!cl->jobs || !cl->jobx)
+        cl->open_jobs = calloc(n, sizeof(uint32_t));
+        if (!cl->jobs || !cl->jobx || !cl->open_jobs)
                 return -ENOMEM;
         for (char *name = strtok_r(copy, ", ", &save); name; name = strtok_r(NULL, ", ", &save)) {
                 const Benchmark *b = workload_find(wl, name);
@@ -546,6 +548,9 @@ static void simcl_free(SimCluster *cl) {
         free(cl->grown);
         free(cl->vms);
         free(cl->snap_vms);
+        free(cl->open_jobs);
+        free(cl->snap_vms_stale);
+        free(cl->snap_vm_is_stale);
         free(cl->snap_attempts);
         free(cl->snap_map);
         sim_drs_done(cl);

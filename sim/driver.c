@@ -47,52 +47,45 @@ void sim_node_capacity_update(Sim *s, const SimVm *v) {
         };
 }
 
-/* part / whole as a share in 0..1; 0 for an empty whole. */
-static double share_of(double part, double whole) {
-        if (whole <= 0)
-                return 0;
-        return CLAMP(part / whole, 0.0, 1.0);
+/* The kept entry is what a fresh build gives, field by field: a path that
+ * moved an attempt without its entry would leave it behind. */
+static void snapshot_attempt_check(SimCluster *cl, size_t i, usec_t now) {
+        const Attempt *kept = &cl->snap_attempts[i];
+        Attempt fresh = sim_attempt_snapshot(cl->attempts[i], now);
+
+        if (kept->id != fresh.id || kept->task != fresh.task || kept->node != fresh.node ||
+            kept->slot != fresh.slot || kept->slot_memory != fresh.slot_memory ||
+            kept->started != fresh.started || kept->progress != fresh.progress ||
+            kept->bytes_processed != fresh.bytes_processed ||
+            kept->input_size != fresh.input_size || kept->cpu != fresh.cpu ||
+            kept->iowait != fresh.iowait || kept->steal != fresh.steal ||
+            kept->speculative != fresh.speculative || kept->kill_count != fresh.kill_count ||
+            kept->resize_count != fresh.resize_count)
+                snprintf(cl->sim->invariant_error, sizeof(cl->sim->invariant_error),
+                         "snapshot attempt %zu (task %u) is not what a fresh build gives", i,
+                         fresh.task);
 }
 
+/* The entries are kept beside the running attempts (engine.c): a step sets
+ * what time moved, and remembers which attempt each index is. */
 static int snapshot_attempts(SimCluster *cl) {
         usec_t now = event_queue_now(cl->sim->queue);
 
-        if (cl->n_attempts > cl->cap_snap_attempts) {
-                size_t n = MAX(cl->n_attempts, 2 * cl->cap_snap_attempts);
-                Attempt *at = realloc(cl->snap_attempts, n * sizeof(*at));
-                SimAttempt **map;
-                if (!at)
-                        return -ENOMEM;
-                cl->snap_attempts = at;
-                map = realloc(cl->snap_map, n * sizeof(SimAttempt *));
+        if (cl->n_attempts > cl->cap_snap_map) {
+                size_t n = MAX(cl->n_attempts, 2 * cl->cap_snap_map);
+                SimAttempt **map = realloc(cl->snap_map, n * sizeof(SimAttempt *));
+
                 if (!map)
                         return -ENOMEM;
                 cl->snap_map = map;
-                cl->cap_snap_attempts = n;
+                cl->cap_snap_map = n;
         }
+        if (cl->n_attempts > 0)
+                memcpy(cl->snap_map, cl->attempts, cl->n_attempts * sizeof(SimAttempt *));
         for (size_t i = 0; i < cl->n_attempts; i++) {
-                SimAttempt *a = cl->attempts[i];
-                double age = usec_to_sec(now - a->started), input, bytes, progress;
-
-                sim_attempt_report(a, &input, &bytes, &progress);
-                cl->snap_map[i] = a;
-                cl->snap_attempts[i] = (Attempt){
-                        .id = a->id,
-                        .task = a->task,
-                        .node = a->node,
-                        .slot = a->slot,
-                        .slot_memory = a->slot_memory,
-                        .started = a->started,
-                        .progress = share_of(progress, 1.0),
-                        .bytes_processed = (uint64_t)bytes,
-                        .input_size = (uint64_t)input,
-                        .cpu = share_of(a->t_cpu, age),
-                        .iowait = share_of(a->t_io, age),
-                        .steal = share_of(a->t_steal, age),
-                        .speculative = a->speculative,
-                        .kill_count = a->kill_count,
-                        .resize_count = cl->taskx[a->task].resize_kills,
-                };
+                sim_attempt_snapshot_update(cl->attempts[i], now, &cl->snap_attempts[i]);
+                if (cl->sim->check_invariants)
+                        snapshot_attempt_check(cl, i, now);
         }
         return 0;
 }
@@ -115,35 +108,67 @@ static size_t snap_n_vms(const SimCluster *cl) {
  * having sampled it by then; the window starts when the last one closed.
  * The other cluster's VMs come after the cluster's own, as another
  * tenant's. */
+static Vm snapshot_vm(const SimCluster *cl, size_t i) {
+        uint32_t global = snap_vm_global(cl, i);
+        const SimVm *v = &cl->sim->vms[global];
+        bool measured = v->win_start != 0;
+
+        return (Vm){
+                .id = global,
+                .host = v->host,
+                .vcpus = v->vcpus,
+                .vcpus_max = v->vcpus_max,
+                .memory = v->memory,
+                .memory_max = v->memory_max,
+                .cpu_weight = sim_vm_agent_weight(cl->sim, v),
+                .cpu_cap = v->cap,
+                .cpu_use = v->cpu_use,
+                .memory_used = measured ? (uint64_t)v->committed : 0,
+                .measured_at = v->win_start,
+                .other_tenant = i >= cl->n_vms,
+        };
+}
+
+static bool vms_equal(const Vm *x, const Vm *y) {
+        return x->id == y->id && x->host == y->host && x->vcpus == y->vcpus &&
+               x->vcpus_max == y->vcpus_max && x->memory == y->memory &&
+               x->memory_max == y->memory_max && x->cpu_weight == y->cpu_weight &&
+               x->cpu_cap == y->cpu_cap && x->cpu_use == y->cpu_use &&
+               x->memory_used == y->memory_used && x->measured_at == y->measured_at &&
+               x->other_tenant == y->other_tenant && x->unmanaged == y->unmanaged;
+}
+
+/* The first snapshot builds every entry (the number of VMs never
+ * changes); later ones those a change marked stale. Runs that check invariants compare each with a
+ * fresh build. */
 static int snapshot_vms(SimCluster *cl) {
         size_t n = snap_n_vms(cl);
 
-        if (n > cl->cap_snap_vms) {
-                Vm *vms = realloc(cl->snap_vms, n * sizeof(Vm));
-
-                if (!vms)
+        if (!cl->snap_vms) {
+                cl->snap_vms = calloc(n, sizeof(Vm));
+                cl->snap_vms_stale = calloc(n, sizeof(uint32_t));
+                cl->snap_vm_is_stale = calloc(n, sizeof(bool));
+                if (!cl->snap_vms || !cl->snap_vms_stale || !cl->snap_vm_is_stale)
                         return -ENOMEM;
-                cl->snap_vms = vms;
                 cl->cap_snap_vms = n;
+                for (size_t i = 0; i < n; i++)
+                        cl->snap_vms[i] = snapshot_vm(cl, i);
         }
-        for (size_t i = 0; i < n; i++) {
-                uint32_t global = snap_vm_global(cl, i);
-                const SimVm *v = &cl->sim->vms[global];
-                bool measured = v->win_start != 0;
-                cl->snap_vms[i] = (Vm){
-                        .id = global,
-                        .host = v->host,
-                        .vcpus = v->vcpus,
-                        .vcpus_max = v->vcpus_max,
-                        .memory = v->memory,
-                        .memory_max = v->memory_max,
-                        .cpu_weight = sim_vm_agent_weight(cl->sim, v),
-                        .cpu_cap = v->cap,
-                        .cpu_use = v->cpu_use,
-                        .memory_used = measured ? (uint64_t)v->committed : 0,
-                        .measured_at = v->win_start,
-                        .other_tenant = i >= cl->n_vms,
-                };
+        for (size_t k = 0; k < cl->n_snap_vms_stale; k++) {
+                uint32_t i = cl->snap_vms_stale[k];
+
+                cl->snap_vms[i] = snapshot_vm(cl, i);
+                cl->snap_vm_is_stale[i] = false;
+        }
+        cl->n_snap_vms_stale = 0;
+        for (size_t i = 0; cl->sim->check_invariants && i < n; i++) {
+                Vm fresh = snapshot_vm(cl, i);
+
+                if (!vms_equal(&cl->snap_vms[i], &fresh))
+                        snprintf(cl->sim->invariant_error, sizeof(cl->sim->invariant_error),
+                                 "snapshot VM %zu is not what a fresh build gives: a change left "
+                                 "it unmarked",
+                                 i);
         }
         return 0;
 }
@@ -167,10 +192,16 @@ static bool job_tasks_done(const Job *job) {
  * and end), and each first-pending bound moved past the tasks that left
  * pending since the last step (apply_kill() moves it back for a task that
  * returns to pending). A done job's bounds, once past all its tasks, stay
- * there: the jobs done from the first on are passed over from then on,
- * which on a day's trace is most of them. */
+ * there: it leaves the open jobs, so that a step passes over only the jobs
+ * not done, which on a day's trace are few of those arrived. The jobs done
+ * from the first on are the core's settled ones. */
 static void snapshot_job_tasks(SimCluster *cl) {
-        for (size_t j = cl->n_jobs_settled; j < cl->n_arrived; j++) {
+        size_t kept = 0;
+
+        for (; cl->n_jobs_opened < cl->n_arrived; cl->n_jobs_opened++)
+                cl->open_jobs[cl->n_open_jobs++] = (uint32_t)cl->n_jobs_opened;
+        for (size_t i = 0; i < cl->n_open_jobs; i++) {
+                uint32_t j = cl->open_jobs[i];
                 const JobExtra *jx = &cl->jobx[j];
                 JobTasks *jt = &cl->jobs[j].tasks;
                 uint32_t end = jx->first_task + job_n_tasks(&cl->jobs[j]);
@@ -184,9 +215,12 @@ static void snapshot_job_tasks(SimCluster *cl) {
                                 k++;
                         jt->first_pending[type] = k;
                 }
-                if (j == cl->n_jobs_settled && job_tasks_done(&cl->jobs[j]))
-                        cl->n_jobs_settled++;
+                if (!job_tasks_done(&cl->jobs[j]))
+                        cl->open_jobs[kept++] = j;
         }
+        cl->n_open_jobs = kept;
+        while (cl->n_jobs_settled < cl->n_arrived && job_tasks_done(&cl->jobs[cl->n_jobs_settled]))
+                cl->n_jobs_settled++;
 }
 
 /* DRS divides the pool every period; the policy's own allocator every
@@ -199,23 +233,36 @@ static usec_t allocator_period(const Scenario *sc) {
 
 /* A host's CPU use is its VMs' of their last windows, whatever cluster
  * they belong to; measured once every one of them is. */
-static void snapshot_hosts(Sim *s) {
-        for (size_t h = 0; h < s->n_hosts; h++) {
-                const SimHost *sh = &s->hosts[h];
-                Host *out = &s->snap_hosts[h];
+static void snapshot_host(const Sim *s, size_t h, Host *out) {
+        const SimHost *sh = &s->hosts[h];
 
+        out->cpu_use = 0;
+        out->measured_at = USEC_INFINITY;
+        for (size_t i = 0; i < sh->n_vms; i++) {
+                const SimVm *v = &s->vms[sh->vms[i]];
+
+                out->cpu_use += v->cpu_use;
+                out->measured_at = MIN(out->measured_at, v->win_start);
+        }
+        if (out->measured_at == USEC_INFINITY || out->measured_at == 0) {
                 out->cpu_use = 0;
-                out->measured_at = USEC_INFINITY;
-                for (size_t i = 0; i < sh->n_vms; i++) {
-                        const SimVm *v = &s->vms[sh->vms[i]];
+                out->measured_at = 0;
+        }
+}
 
-                        out->cpu_use += v->cpu_use;
-                        out->measured_at = MIN(out->measured_at, v->win_start);
-                }
-                if (out->measured_at == USEC_INFINITY || out->measured_at == 0) {
-                        out->cpu_use = 0;
-                        out->measured_at = 0;
-                }
+/* Summed again only after a measurement: the steps between share them. */
+static void snapshot_hosts(Sim *s) {
+        for (size_t h = 0; s->snap_hosts_stale && h < s->n_hosts; h++)
+                snapshot_host(s, h, &s->snap_hosts[h]);
+        s->snap_hosts_stale = false;
+        for (size_t h = 0; s->check_invariants && h < s->n_hosts; h++) {
+                Host fresh = s->snap_hosts[h];
+
+                snapshot_host(s, h, &fresh);
+                if (fresh.cpu_use != s->snap_hosts[h].cpu_use ||
+                    fresh.measured_at != s->snap_hosts[h].measured_at)
+                        snprintf(s->invariant_error, sizeof(s->invariant_error),
+                                 "snapshot host %zu is not what a fresh build gives", h);
         }
 }
 
@@ -419,7 +466,7 @@ static int simcl_step(SimCluster *cl, uint32_t beat, unsigned flags) {
                                 .flags = flags,
                                 .node = beat };
         ClusterSnapshot snap;
-        usec_t start;
+        usec_t start = 0;
         int r;
 
         r = simcl_snapshot(cl, true, &snap);
@@ -432,9 +479,11 @@ static int simcl_step(SimCluster *cl, uint32_t beat, unsigned flags) {
          * that check the model's invariants (tests). */
         if (!cl->sim->check_invariants)
                 args.flags |= POLICY_STEP_TRUSTED;
-        start = now_thread_cpu_usec();
+        if (cl->sim->time_policy)
+                start = now_thread_cpu_usec();
         r = policy_step(cl->policy, &snap, &args, &cl->decisions);
-        cl->sim->results.policy_cpu += now_thread_cpu_usec() - start;
+        if (cl->sim->time_policy)
+                cl->sim->results.policy_cpu += now_thread_cpu_usec() - start;
         /* The step took the slots in: the next reports what changes from
          * now on. */
         for (size_t i = 0; i < cl->n_slots_changed; i++)
@@ -486,6 +535,8 @@ static void vms_measure(SimCluster *cl, usec_t now) {
                 v->win_steal = v->steal_total;
                 v->win_iowait = v->iowait_total;
                 v->win_start = now;
+                sim_vm_snapshot_stale(cl->sim, v);
+                cl->sim->snap_hosts_stale = true;
                 if (v->node != NO_INDEX) {
                         cl->nodes[v->node].steal = v->steal_share;
                         cl->nodes[v->node].iowait = v->iowait_share;
@@ -613,6 +664,7 @@ static usec_t vm_resize_event(EventQueue *q, void *userdata) {
                 v->memory = v->target_memory;
                 v->cap = v->target_cap;
         }
+        sim_vm_snapshot_stale(s, v);
         sim_node_capacity_update(s, v);
         sim_host_update(s, v->host);
         return 0;

@@ -84,6 +84,7 @@ static void drs_apply(SimCluster *cl, const double *share, double pool) {
                 v->cap = share[i];
                 v->drs_weight = drs_share_weight(share[i], cl->n_vms, pool, s->sc->vm_weight);
                 v->weight = sim_drs_vm_weight(s, v);
+                sim_vm_snapshot_stale(s, v);
         }
         for (size_t h = 0; h < s->n_hosts; h++)
                 sim_host_update(s, (uint32_t)h);

@@ -29,7 +29,7 @@ static const Scenario *scenario(const SimAttempt *a) {
 }
 
 static bool attempt_is_map(const SimAttempt *a) {
-        return a->cl->tasks[a->task].type == TASK_MAP;
+        return a->map;
 }
 
 /* Its rates must be set again: its host's next recomputation sets them,
@@ -560,6 +560,23 @@ static int list_reserve(SimAttempt ***list, size_t n, size_t *cap) {
         return 0;
 }
 
+/* Room for one more running attempt of the cluster, and its snapshot
+ * entry. */
+static int cluster_attempts_reserve(SimCluster *cl) {
+        Attempt *p;
+
+        if (list_reserve(&cl->attempts, cl->n_attempts, &cl->cap_attempts) < 0)
+                return -ENOMEM;
+        if (cl->cap_snap_attempts >= cl->cap_attempts)
+                return 0;
+        p = realloc(cl->snap_attempts, cl->cap_attempts * sizeof(Attempt));
+        if (!p)
+                return -ENOMEM;
+        cl->snap_attempts = p;
+        cl->cap_snap_attempts = cl->cap_attempts;
+        return 0;
+}
+
 static void list_remove(SimAttempt **list, size_t *n, size_t pos, bool cluster_list) {
         list[pos] = list[--*n];
         if (pos < *n) {
@@ -651,6 +668,8 @@ static void attempt_detach(SimAttempt *a, bool slot_kept) {
                 node_map_slot_free(a->cl, a);
         list_remove(h->attempts, &h->n_attempts, a->host_pos, false);
         list_remove(a->cl->attempts, &a->cl->n_attempts, a->cluster_pos, true);
+        /* Its snapshot entry goes as it did: the last one takes its place. */
+        a->cl->snap_attempts[a->cluster_pos] = a->cl->snap_attempts[a->cl->n_attempts];
         /* A map killed while it reads leaves the holder's disk. */
         remote_read_set(s, a, false);
         /* Leaving the rates to set of its host, which the line above may
@@ -663,6 +682,7 @@ static void attempt_detach(SimAttempt *a, bool slot_kept) {
                         }
         /* Integers in doubles: exact, as the sum at the start was. */
         s->vms[a->vm].committed -= (double)a->slot_memory;
+        sim_vm_snapshot_stale(s, &s->vms[a->vm]);
         h->vm_rates_valid = false;
         load_count(s, a, (AttemptLoad){});
 }
@@ -794,7 +814,7 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
                 src = &s->hosts[s->vms[cl->node_vm[t->locations[0]]].host];
         if (list_reserve(&h->attempts, h->n_attempts, &h->cap_attempts) < 0 ||
             list_reserve(&h->stale, h->n_attempts, &h->cap_stale) < 0 ||
-            list_reserve(&cl->attempts, cl->n_attempts, &cl->cap_attempts) < 0 ||
+            cluster_attempts_reserve(cl) < 0 ||
             list_reserve(&src->readers, src->n_readers, &src->cap_readers) < 0)
                 return -ENOMEM;
         a = calloc(1, sizeof(*a));
@@ -804,6 +824,8 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
                 .id = ++cl->next_attempt_id,
                 .cl = cl,
                 .task = task,
+                .map = t->type == TASK_MAP,
+                .input = (double)t->input_size,
                 .node = node,
                 .vm = cl->node_vm[node],
                 .host = v->host,
@@ -826,8 +848,10 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
         h->attempts[h->n_attempts++] = a;
         attempt_mark_stale(a);
         v->committed += (double)a->slot_memory;
+        sim_vm_snapshot_stale(s, v);
         h->vm_rates_valid = false;
         a->cluster_pos = cl->n_attempts;
+        cl->snap_attempts[cl->n_attempts] = sim_attempt_snapshot(a, now);
         cl->attempts[cl->n_attempts++] = a;
         if (tx->attempts++ == 0)
                 tx->first_start = now;
@@ -843,7 +867,7 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
 /* ---- what the snapshot reports ---- */
 
 static double attempt_input_size(const SimAttempt *a) {
-        return (double)a->cl->tasks[a->task].input_size;
+        return a->input;
 }
 
 /* Share done of the current phase, from what is left of it. */
@@ -918,11 +942,30 @@ static double attempt_progress(const SimAttempt *a, double bytes_processed) {
         }
 }
 
-void sim_attempt_report(const SimAttempt *a, double *ret_input, double *ret_bytes_processed,
-                        double *ret_progress) {
-        double bytes = attempt_bytes_processed(a);
+void sim_attempt_snapshot_update(const SimAttempt *a, usec_t now, Attempt *ret) {
+        double age = usec_to_sec(now - a->started), bytes = attempt_bytes_processed(a);
 
-        *ret_input = attempt_input_size(a);
-        *ret_bytes_processed = bytes;
-        *ret_progress = attempt_progress(a, bytes);
+        ret->progress = share_of(attempt_progress(a, bytes), 1.0);
+        ret->bytes_processed = (uint64_t)bytes;
+        ret->cpu = share_of(a->t_cpu, age);
+        ret->iowait = share_of(a->t_io, age);
+        ret->steal = share_of(a->t_steal, age);
+        ret->resize_count = a->cl->taskx[a->task].resize_kills;
+}
+
+Attempt sim_attempt_snapshot(const SimAttempt *a, usec_t now) {
+        Attempt at = {
+                .id = a->id,
+                .task = a->task,
+                .node = a->node,
+                .slot = a->slot,
+                .slot_memory = a->slot_memory,
+                .started = a->started,
+                .input_size = (uint64_t)attempt_input_size(a),
+                .speculative = a->speculative,
+                .kill_count = a->kill_count,
+        };
+
+        sim_attempt_snapshot_update(a, now, &at);
+        return at;
 }

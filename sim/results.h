@@ -90,8 +90,8 @@ typedef struct SimResults {
         /* VM targets the one loop's lever set for a late deadline job
          * (LeverNote with a job), summed over the control steps. */
         uint64_t lever_targets;
-        /* CPU time spent in them, for benchmarks; it never feeds back
-         * into the simulation. */
+        /* CPU time spent in them, for benchmarks (measured only under
+         * sim_set_time_policy()); it never feeds back into the simulation. */
         usec_t policy_cpu;
         double makespan; /* seconds */
         /* Co-running cluster's mean job completion time (0 without one). */

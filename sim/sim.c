@@ -93,6 +93,10 @@ void sim_set_check_invariants(Sim *s, bool enabled) {
         s->check_invariants = enabled;
 }
 
+void sim_set_time_policy(Sim *s, bool enabled) {
+        s->time_policy = enabled;
+}
+
 const char *sim_invariant_error(const Sim *s) {
         return s->invariant_error[0] ? s->invariant_error : NULL;
 }

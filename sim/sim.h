@@ -62,3 +62,8 @@ int sim_job_profile(const Sim *s, uint32_t job, JobProfile *ret);
  * conserving. -EPROTO and a message when one fails. */
 void sim_set_check_invariants(Sim *s, bool enabled);
 const char *sim_invariant_error(const Sim *s);
+
+/* Whether the run measures the CPU time of its policy steps
+ * (SimResults.policy_cpu), for benchmarks: off, a run reads no clock, whose
+ * thread CPU clock is a system call on each side of every step. */
+void sim_set_time_policy(Sim *s, bool enabled);

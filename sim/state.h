@@ -45,6 +45,11 @@ typedef struct SimAttempt {
         uint64_t id;
         SimCluster *cl;
         uint32_t task, node, vm, host;
+        /* Its task's type and input, which every step's report reads:
+         * kept here, beside what else it reads, rather than looked up in
+         * the tasks of the whole run. */
+        bool map;
+        double input;
         SlotType slot;
         uint64_t slot_memory;
         usec_t started;
@@ -163,6 +168,11 @@ struct SimCluster {
         /* Jobs before this one are done and their Job.tasks final: a
          * snapshot leaves them as they are. */
         size_t n_jobs_settled;
+        /* Arrived jobs whose Job.tasks a step may still move, in arrival
+         * order: the first n_jobs_opened arrived, less those done (room
+         * for n_jobs). */
+        uint32_t *open_jobs;
+        size_t n_open_jobs, n_jobs_opened;
         size_t n_due; /* under [workload] load_threshold: jobs whose submission came */
         Task *tasks;
         TaskExtra *taskx;
@@ -186,13 +196,24 @@ struct SimCluster {
         SimAttempt **attempts; /* running, in start order */
         size_t n_attempts, cap_attempts;
 
-        /* Built for each policy step: its VMs, then the other cluster's
-         * (Vm.other_tenant) from n_vms on. */
+        /* The snapshot's VMs: its own, then the other cluster's
+         * (Vm.other_tenant) from n_vms on. A step builds again only the
+         * entries listed stale (sim_vm_snapshot_stale()); each listed once,
+         * as its flag says. */
         Vm *snap_vms;
         size_t cap_snap_vms;
+        uint32_t *snap_vms_stale;
+        bool *snap_vm_is_stale;
+        size_t n_snap_vms_stale;
+        /* The snapshot's attempts, kept beside attempts (the same order,
+         * cap_attempts of room): an attempt's entry is filled as it starts
+         * and moves with it, and a step sets only what time moves
+         * (sim_attempt_snapshot_update()). */
         Attempt *snap_attempts;
-        SimAttempt **snap_map; /* snapshot attempt index -> attempt */
-        size_t cap_snap_attempts;
+        /* Snapshot attempt index -> attempt, as the last step saw them:
+         * kills taken out of attempts do not move the step's indices. */
+        SimAttempt **snap_map;
+        size_t cap_snap_attempts, cap_snap_map;
         uint64_t next_attempt_id;
         SimDrs drs;
 
@@ -221,7 +242,8 @@ typedef struct SimVm {
         Sim *sim;
         uint32_t host;
         unsigned cluster;
-        uint32_t node; /* index into its cluster's nodes, NO_INDEX for a master */
+        uint32_t node;        /* index into its cluster's nodes, NO_INDEX for a master */
+        uint32_t cluster_pos; /* index into its cluster's vms */
         unsigned vcpus, vcpus_max, weight;
         uint64_t memory, memory_max;
         double cap;
@@ -288,6 +310,9 @@ struct Sim {
         SimHost *hosts;
         size_t n_hosts;
         Host *snap_hosts;
+        /* A VM's measured CPU use moved since the snapshot's hosts were
+         * summed (vms_measure()): the next step sums them again. */
+        bool snap_hosts_stale;
         SimVm *vms;
         size_t n_vms;
         SimCluster clusters[2];
@@ -296,6 +321,7 @@ struct Sim {
         double stream_bw, net_bw, memory_penalty;
         SimResults results;
         bool check_invariants;
+        bool time_policy; /* sim_set_time_policy() */
         char invariant_error[256];
         int error; /* first failure inside an event callback */
         SimProgressFn progress;
@@ -304,12 +330,35 @@ struct Sim {
         void *observe_data;
 };
 
+/* part / whole as a share in 0..1; 0 for an empty whole. */
+static inline double share_of(double part, double whole) {
+        if (whole <= 0)
+                return 0;
+        return CLAMP(part / whole, 0.0, 1.0);
+}
+
 /* A failure inside an event callback, which has no caller to return it to:
  * the first one is kept for sim_run() and the run stops. */
 static inline void sim_fail(Sim *s, int error) {
         if (s->error == 0)
                 s->error = error;
         event_queue_stop(s->queue);
+}
+
+/* What the snapshot reports of the VM (its resources, weight, measured
+ * use, committed memory) changed: each cluster's next step builds its entry
+ * again. Before a cluster's first snapshot there is nothing to mark: that
+ * one builds every entry. */
+static inline void sim_vm_snapshot_stale(Sim *s, const SimVm *v) {
+        for (unsigned c = 0; c < s->n_clusters; c++) {
+                SimCluster *cl = &s->clusters[c];
+                size_t pos = v->cluster_pos + (c == v->cluster ? 0 : cl->n_vms);
+
+                if (pos >= cl->cap_snap_vms || cl->snap_vm_is_stale[pos])
+                        continue;
+                cl->snap_vm_is_stale[pos] = true;
+                cl->snap_vms_stale[cl->n_snap_vms_stale++] = (uint32_t)pos;
+        }
 }
 
 /* engine.c */
@@ -328,11 +377,11 @@ int sim_node_grown_resize(SimCluster *cl, uint32_t node);
 uint64_t sim_node_map_slot_take(SimCluster *cl, uint32_t node, uint64_t asked);
 /* Wakes the job's reduces that wait for map output, after a map finished. */
 void sim_job_map_finished(SimCluster *cl, uint32_t job);
-/* What the snapshot reports of an attempt's work: its input, the bytes of
- * it processed and its progress (Hadoop's weighting of its phases). One
- * call for all three, as every step asks them of every attempt. */
-void sim_attempt_report(const SimAttempt *a, double *ret_input, double *ret_bytes_processed,
-                        double *ret_progress);
+/* The attempt's snapshot entry as of now, in full, as a fresh build makes
+ * it; sim_attempt_snapshot_update() sets its fields that move with time,
+ * or with a sibling's resize, in an entry that has the rest. */
+Attempt sim_attempt_snapshot(const SimAttempt *a, usec_t now);
+void sim_attempt_snapshot_update(const SimAttempt *a, usec_t now, Attempt *ret);
 
 /* ledger.c */
 bool sim_all_done(const Sim *s);

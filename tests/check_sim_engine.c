@@ -114,6 +114,7 @@ static void rig_done(Rig *r) {
         for (size_t i = 0; i < cl->n_attempts; i++)
                 free(cl->attempts[i]);
         free(cl->attempts);
+        free(cl->snap_attempts);
         free(r->host.attempts);
         free(r->host.stale);
         free(r->host.readers);

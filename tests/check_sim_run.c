@@ -187,6 +187,71 @@ START_TEST(test_resize_grows_the_slot) {
 }
 END_TEST
 
+/* The snapshot's attempt entries are kept beside the running attempts and
+ * move with them: a kill's gap takes the last attempt's entry, a sibling's
+ * resize reaches the entry of its task's other attempt, and every entry is
+ * what a fresh build gives (the run checks invariants, which compares each
+ * entry, VM and host field by field at every snapshot). */
+START_TEST(test_snapshot_entries_follow_the_attempts) {
+        Run run = { 0 };
+        char err[512] = "";
+        SimCluster *cl;
+        ClusterSnapshot snap;
+        Assignment as[3];
+        Kill kill = { .attempt = 0, .reason = KILL_REPLACE, .slot_memory = 200 * MIB };
+        Decisions d = { .assignments = as, .n_assignments = 3 };
+
+        ck_assert_int_eq(scenario_load_string("t.ini",
+                                              "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\n"
+                                              "[hadoop]\nmap_slots = 4\ntask_heap = 200M\n"
+                                              "[workload]\njobs = one, one, one\n",
+                                              &run.sc, err, sizeof(err)),
+                         0);
+        ck_assert_int_eq(workload_parse("t.csv", workload_text, &run.wl, err, sizeof(err)), 0);
+        ck_assert_msg(sim_new(&run.sc, &run.wl, &run.sim, err, sizeof(err)) == 0, "%s", err);
+        sim_set_check_invariants(run.sim, true);
+        cl = &run.sim->clusters[0];
+        for (uint32_t t = 0; t < 3; t++)
+                as[t] = (Assignment){ .task = t, .type = TASK_MAP, .slot = SLOT_MAP };
+        ck_assert_int_eq(sim_decisions_apply(cl, &d), 0);
+        ck_assert_int_eq(sim_snapshot(cl, &snap), 0);
+        ck_assert_uint_eq(snap.n_attempts, 3);
+        for (uint32_t i = 0; i < 3; i++)
+                ck_assert_uint_eq(snap.attempts[i].task, i);
+        ck_assert_ptr_null(sim_invariant_error(run.sim));
+
+        /* The first goes: the last one's entry takes its index. */
+        d = (Decisions){ .kills = &kill, .n_kills = 1 };
+        ck_assert_int_eq(sim_decisions_apply(cl, &d), 0);
+        ck_assert_int_eq(sim_snapshot(cl, &snap), 0);
+        ck_assert_uint_eq(snap.n_attempts, 2);
+        ck_assert_uint_eq(snap.attempts[0].task, 2);
+        ck_assert_uint_eq(snap.attempts[0].id, cl->attempts[0]->id);
+        ck_assert_uint_eq(snap.attempts[1].task, 1);
+        ck_assert_ptr_null(sim_invariant_error(run.sim));
+
+        /* A backup of task 1, then a resize of its first attempt: the
+         * backup's entry counts the task's resize. */
+        as[0] = (Assignment){ .task = 1, .type = TASK_MAP, .slot = SLOT_MAP, .speculative = true };
+        d = (Decisions){ .assignments = as, .n_assignments = 1 };
+        ck_assert_int_eq(sim_decisions_apply(cl, &d), 0);
+        ck_assert_int_eq(sim_snapshot(cl, &snap), 0);
+        ck_assert_uint_eq(snap.n_attempts, 3);
+        ck_assert(snap.attempts[2].speculative);
+        ck_assert_uint_eq(snap.attempts[2].resize_count, 0);
+        kill = (Kill){ .attempt = 1, .reason = KILL_RESIZE, .slot_memory = 240 * MIB };
+        d = (Decisions){ .kills = &kill, .n_kills = 1 };
+        ck_assert_int_eq(sim_decisions_apply(cl, &d), 0);
+        ck_assert_int_eq(sim_snapshot(cl, &snap), 0);
+        ck_assert_uint_eq(snap.n_attempts, 3);
+        for (uint32_t i = 0; i < 3; i++)
+                if (snap.attempts[i].task == 1)
+                        ck_assert_uint_eq(snap.attempts[i].resize_count, 1);
+        ck_assert_ptr_null(sim_invariant_error(run.sim));
+        run_done(&run);
+}
+END_TEST
+
 /* The lower bound of a lone map that writes nothing is its run: the first
  * heartbeat, the JVM start, its read at one stream and its CPU on one pCPU;
  * nothing of it could go faster. */
@@ -1041,6 +1106,7 @@ Suite *suite_sim_run(void) {
         tcase_add_test(tc, test_lone_task_exact_time);
         tcase_add_test(tc, test_map_in_reduce_slot_runs_as_map);
         tcase_add_test(tc, test_resize_grows_the_slot);
+        tcase_add_test(tc, test_snapshot_entries_follow_the_attempts);
         tcase_add_test(tc, test_spill_during_map_phase);
         tcase_add_test(tc, test_splits_as_file_input_format);
         tcase_add_test(tc, test_spill_threads_on_a_busy_testbed);
