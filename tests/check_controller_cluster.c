@@ -17,6 +17,7 @@
 #include "bench/cluster-fixture.h"
 #include "common/macro.h"
 #include "controller/daemon/cluster-heartbeat.h"
+#include "controller/daemon/cluster-job.h"
 #include "controller/daemon/cluster-output.h"
 #include "controller/daemon/cluster-profile.h"
 #include "controller/daemon/cluster-snapshot.h"
@@ -180,6 +181,42 @@ START_TEST(test_profile_saved_and_loaded) {
         ck_assert_uint_eq(c->jobs[0].profile.job, id);
         ck_assert_uint_eq(c->jobs[1].info.id, next);
         ck_assert_uint_eq(c->jobs[1].profile.job, id);
+        cluster_free(c);
+}
+END_TEST
+
+/* A map whose last allowed attempt failed while the controller was away
+ * (its failures stored, its job not ended) fails its job when a restarted
+ * controller settles its jobs, with the last failure's reason. */
+START_TEST(test_restored_failures_fail_the_job) {
+        StoreTaskRecord rec[CLUSTER_MAX_FAILURES];
+        StoreError err = { 0 };
+        StoreJob info = { 0 };
+        Cluster *c = NULL;
+        uint64_t id = submit("bob", "wc", 1);
+
+        ck_assert_int_eq(store_job_start(store, id, 2, &err), 0);
+        for (unsigned i = 0; i < CLUSTER_MAX_FAILURES; i++)
+                rec[i] = (StoreTaskRecord){ .job = id,
+                                            .type = TASK_MAP,
+                                            .index = 1,
+                                            .attempt = i + 1,
+                                            .node = "t1",
+                                            .status = STORE_TASK_FAILED,
+                                            .started = (i + 1) * USEC_PER_SEC,
+                                            .finished = (i + 2) * USEC_PER_SEC,
+                                            .reason = i + 1 < CLUSTER_MAX_FAILURES ? "early"
+                                                                                   : "last" };
+        ck_assert_int_eq(store_tasks_record(store, rec, ELEMENTSOF(rec), &err), 0);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        ck_assert_ptr_nonnull(cluster_job_find(c, id));
+        cluster_jobs_settle(c);
+        ck_assert_ptr_null(cluster_job_find(c, id));
+        ck_assert_int_eq(store_job_get(store, id, &info, &err), 0);
+        ck_assert_int_eq(info.state, STORE_JOB_FAILED);
+        ck_assert_str_eq(info.message, "map task 1 failed 4 times; the last: last");
+        store_job_clear(&info);
         cluster_free(c);
 }
 END_TEST
@@ -1949,6 +1986,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_output_commit);
         tcase_add_test(tc, test_dhsa_map_in_reduce_slot);
         tcase_add_test(tc, test_adopt_after_restart);
+        tcase_add_test(tc, test_restored_failures_fail_the_job);
         tcase_add_test(tc, test_snapshot_kept);
         tcase_add_test(tc, test_attempt_index);
         tcase_add_test(tc, test_attempt_index_order);

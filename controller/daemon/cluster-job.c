@@ -162,6 +162,7 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
 
                 if (k >= n)
                         continue;
+                ret->tasks_done += tasks[k].state != TASK_DONE;
                 tasks[k].state = TASK_DONE;
                 tasks[k].output = (char *)done[i].output;
                 done[i].output = NULL;
@@ -190,7 +191,7 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
                 }
                 if (done[i].status != STORE_TASK_FAILED || k >= n)
                         continue;
-                tasks[k].failures++;
+                ret->tasks_failed_out += ++tasks[k].failures == CLUSTER_MAX_FAILURES;
                 if (done[i].reason) {
                         free(tasks[k].failure);
                         tasks[k].failure = (char *)done[i].reason;
@@ -340,11 +341,16 @@ void cluster_job_remove(Cluster *c, ClusterJob *j) {
         c->n_jobs--;
 }
 
-static bool job_complete(const ClusterJob *j) {
-        for (size_t i = 0; i < j->n_tasks; i++)
-                if (j->tasks[i].state != TASK_DONE)
-                        return false;
-        return true;
+/* Tests (verify_snapshot): the counts kept as tasks change are what a pass
+ * over the tasks finds. */
+static bool job_counts_hold(const ClusterJob *j) {
+        size_t done = 0, failed_out = 0;
+
+        for (size_t i = 0; i < j->n_tasks; i++) {
+                done += j->tasks[i].state == TASK_DONE;
+                failed_out += j->tasks[i].failures >= CLUSTER_MAX_FAILURES;
+        }
+        return done == j->tasks_done && failed_out == j->tasks_failed_out;
 }
 
 /* Job j ends in the store, and leaves the model, when it failed or every
@@ -357,7 +363,10 @@ static bool job_settle(Cluster *c, ClusterJob *cj) {
         StoreError err = { 0 };
         int r;
 
-        for (size_t i = 0; i < cj->n_tasks; i++)
+        assert(!c->verify_snapshot || job_counts_hold(cj));
+        if (cj->tasks_failed_out == 0 && cj->tasks_done < cj->n_tasks)
+                return false;
+        for (size_t i = 0; cj->tasks_failed_out > 0 && i < cj->n_tasks; i++)
                 if (cj->tasks[i].failures >= CLUSTER_MAX_FAILURES) {
                         snprintf(msg, sizeof(msg), "%s task %u failed %u times; the last: %s",
                                  cj->tasks[i].type == TASK_MAP ? "map" : "reduce",
@@ -366,8 +375,6 @@ static bool job_settle(Cluster *c, ClusterJob *cj) {
                         state = STORE_JOB_FAILED;
                         why = msg;
                 }
-        if (state == STORE_JOB_SUCCEEDED && !job_complete(cj))
-                return false;
         if (state == STORE_JOB_SUCCEEDED &&
             cluster_output_commit(&c->data, cj, msg, sizeof(msg)) < 0) {
                 state = STORE_JOB_FAILED;
@@ -411,11 +418,11 @@ void cluster_job_settle(Cluster *c, uint64_t id) {
  * mapred.map.max.attempts (TaskInProgress.incompleteSubTask()), and as
  * there the task runs on with its other attempt rather than pending again:
  * we follow it. */
-void cluster_task_failed(ClusterTask *t, const ClusterJob *j, const Tracker1Finished *x,
+void cluster_task_failed(ClusterTask *t, ClusterJob *j, const Tracker1Finished *x,
                          const ClusterNode *n) {
         const char *reason = x->reason[0] ? x->reason : "no reason given";
 
-        t->failures++;
+        j->tasks_failed_out += ++t->failures == CLUSTER_MAX_FAILURES;
         t->failed_on = n->id;
         log_info("Attempt %" PRIu64 " of job %" PRIu64 " (%s %u, failure %u of %u) on %s: %s",
                  x->attempt, j->info.id, t->type == TASK_MAP ? "map" : "reduce", t->index,
@@ -442,6 +449,7 @@ void cluster_task_succeeded(Cluster *c, ClusterJob *j, ClusterTask *t, const Tra
                  * misses it until a restart. */
                 log_oom();
         cluster_task_kill_attempts(c, t, KILL_SPECULATION);
+        j->tasks_done += t->state != TASK_DONE;
         t->state = TASK_DONE;
         free(t->output);
         t->output = output;

@@ -23,7 +23,7 @@ void cluster_job_remove(Cluster *c, ClusterJob *j);
  * model), or the one job of id. */
 void cluster_jobs_settle(Cluster *c);
 void cluster_job_settle(Cluster *c, uint64_t id);
-void cluster_task_failed(ClusterTask *t, const ClusterJob *j, const Tracker1Finished *x,
+void cluster_task_failed(ClusterTask *t, ClusterJob *j, const Tracker1Finished *x,
                          const ClusterNode *n);
 /* The attempt of t that started at started succeeded, its report heard at
  * now: it goes into the job's run_profile. */

@@ -72,6 +72,11 @@ typedef struct ClusterJob {
         JobProfile run_profile;
         unsigned maps_done;
         usec_t maps_finished;
+        /* Its tasks done, and those failed CLUSTER_MAX_FAILURES times
+         * (which fail the job): kept as tasks change, so that settling the
+         * job after each finish does not pass over its every task. */
+        size_t tasks_done;
+        size_t tasks_failed_out;
         /* The slots of each type its deadline scheduler last held it to
          * (SlotQuota, ARIA's or DCS's), kept until a step gives quotas
          * again (Job.quota); 0: none. */
