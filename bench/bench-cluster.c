@@ -442,6 +442,7 @@ int main(int argc, char **argv) {
                 { "seconds", required_argument, NULL, 's' },
                 { "keep-ended", required_argument, NULL, 'k' },
                 { "dir", required_argument, NULL, 'd' },
+                { "help", no_argument, NULL, 'h' },
                 {},
         };
         Options o = { .trackers = 4000,
@@ -493,6 +494,20 @@ int main(int argc, char **argv) {
                 case 'd':
                         o.dir = optarg;
                         break;
+                case 'h':
+                        printf("Usage: %s [--trackers N (4000)] [--slots N (3)]\n"
+                               "       [--tasks N[,N[,N]] (100000,13000,400)] [--task-beats N "
+                               "(10)]\n"
+                               "       [--seconds S (5)] [--keep-ended DURATION (1s)] [--dir DIR]\n"
+                               "The controller's heartbeat path in process, with its policy step "
+                               "and\n"
+                               "without, at each count of unfinished tasks; a table per "
+                               "CPU-second\n"
+                               "ends the output. The store is a SQLite file in DIR (a new "
+                               "directory\n"
+                               "under $TMPDIR, else /var/tmp).\n",
+                               program_invocation_short_name);
+                        return 0;
                 default:
                         return 2;
                 }

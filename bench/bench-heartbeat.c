@@ -213,6 +213,7 @@ int main(int argc, char **argv) {
                 { "trackers", required_argument, NULL, 'n' },
                 { "seconds", required_argument, NULL, 's' },
                 { "warmup", required_argument, NULL, 'w' },
+                { "help", no_argument, NULL, 'h' },
                 {},
         };
         Load l = { .slots = { 2, 1 } };
@@ -244,6 +245,16 @@ int main(int argc, char **argv) {
                         if (parse_double(optarg, 0, 3600, &warmup) < 0)
                                 return log_error("Invalid --warmup '%s'", optarg), 2;
                         break;
+                case 'h':
+                        printf("Usage: %s --address ADDRESS --token-file FILE [--trackers N (64)]\n"
+                               "       [--seconds S (5)] [--warmup S (1)]\n"
+                               "A heartbeat load of N tracker connections on a controller's "
+                               "tracker\n"
+                               "endpoint; one line of key=value figures on stdout "
+                               "(bench/heartbeat.sh\n"
+                               "runs it for make bench-heartbeat).\n",
+                               program_invocation_short_name);
+                        return 0;
                 default:
                         return 2;
                 }
