@@ -50,17 +50,9 @@ void sim_node_capacity_update(Sim *s, const SimVm *v) {
 /* The kept entry is what a fresh build gives, field by field: a path that
  * moved an attempt without its entry would leave it behind. */
 static void snapshot_attempt_check(SimCluster *cl, size_t i, usec_t now) {
-        const Attempt *kept = &cl->snap_attempts[i];
         Attempt fresh = sim_attempt_snapshot(cl->attempts[i], now);
 
-        if (kept->id != fresh.id || kept->task != fresh.task || kept->node != fresh.node ||
-            kept->slot != fresh.slot || kept->slot_memory != fresh.slot_memory ||
-            kept->started != fresh.started || kept->progress != fresh.progress ||
-            kept->bytes_processed != fresh.bytes_processed ||
-            kept->input_size != fresh.input_size || kept->cpu != fresh.cpu ||
-            kept->iowait != fresh.iowait || kept->steal != fresh.steal ||
-            kept->speculative != fresh.speculative || kept->kill_count != fresh.kill_count ||
-            kept->resize_count != fresh.resize_count)
+        if (!attempt_same(&cl->snap_attempts[i], &fresh))
                 snprintf(cl->sim->invariant_error, sizeof(cl->sim->invariant_error),
                          "snapshot attempt %zu (task %u) is not what a fresh build gives", i,
                          fresh.task);
@@ -129,15 +121,6 @@ static Vm snapshot_vm(const SimCluster *cl, size_t i) {
         };
 }
 
-static bool vms_equal(const Vm *x, const Vm *y) {
-        return x->id == y->id && x->host == y->host && x->vcpus == y->vcpus &&
-               x->vcpus_max == y->vcpus_max && x->memory == y->memory &&
-               x->memory_max == y->memory_max && x->cpu_weight == y->cpu_weight &&
-               x->cpu_cap == y->cpu_cap && x->cpu_use == y->cpu_use &&
-               x->memory_used == y->memory_used && x->measured_at == y->measured_at &&
-               x->other_tenant == y->other_tenant && x->unmanaged == y->unmanaged;
-}
-
 /* The first snapshot builds every entry (the number of VMs never
  * changes); later ones those a change marked stale. Runs that check invariants compare each with a
  * fresh build. */
@@ -164,7 +147,7 @@ static int snapshot_vms(SimCluster *cl) {
         for (size_t i = 0; cl->sim->check_invariants && i < n; i++) {
                 Vm fresh = snapshot_vm(cl, i);
 
-                if (!vms_equal(&cl->snap_vms[i], &fresh))
+                if (!vm_same(&cl->snap_vms[i], &fresh))
                         snprintf(cl->sim->invariant_error, sizeof(cl->sim->invariant_error),
                                  "snapshot VM %zu is not what a fresh build gives: a change left "
                                  "it unmarked",
@@ -259,8 +242,7 @@ static void snapshot_hosts(Sim *s) {
                 Host fresh = s->snap_hosts[h];
 
                 snapshot_host(s, h, &fresh);
-                if (fresh.cpu_use != s->snap_hosts[h].cpu_use ||
-                    fresh.measured_at != s->snap_hosts[h].measured_at)
+                if (!host_same(&fresh, &s->snap_hosts[h]))
                         snprintf(s->invariant_error, sizeof(s->invariant_error),
                                  "snapshot host %zu is not what a fresh build gives", h);
         }

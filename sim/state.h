@@ -224,14 +224,12 @@ struct SimCluster {
         void (*task_done)(SimCluster *cl, uint32_t task);
 };
 
-/* The counts of the task's job and type, kept as its attempts start and end. */
 /* The attempts on a node in slots of the type, whatever their tasks. */
 static inline unsigned node_running(const SimCluster *cl, uint32_t node, SlotType slot) {
-        const NodeAttempts *n = &cl->node_attempts[node];
-
-        return n->held[slot][TASK_MAP] + n->held[slot][TASK_REDUCE];
+        return node_attempts_busy(&cl->node_attempts[node], slot);
 }
 
+/* The counts of the task's job and type, kept as its attempts start and end. */
 static inline TaskCounts *task_counts(SimCluster *cl, uint32_t task) {
         const Task *t = &cl->tasks[task];
 

@@ -652,21 +652,6 @@ static bool nodes_same(const Node *a, const Node *b) {
                a->last_heartbeat == b->last_heartbeat && a->slots_changed_at == b->slots_changed_at;
 }
 
-static bool vms_same(const Vm *a, const Vm *b) {
-        return a->id == b->id && a->host == b->host && a->vcpus == b->vcpus &&
-               a->vcpus_max == b->vcpus_max && a->memory == b->memory &&
-               a->memory_max == b->memory_max && a->cpu_weight == b->cpu_weight &&
-               a->cpu_cap == b->cpu_cap && a->cpu_use == b->cpu_use &&
-               a->memory_used == b->memory_used && a->measured_at == b->measured_at &&
-               a->other_tenant == b->other_tenant && a->unmanaged == b->unmanaged;
-}
-
-static bool hosts_same(const Host *a, const Host *b) {
-        return a->id == b->id && a->pcpus == b->pcpus && a->memory == b->memory &&
-               a->disk_bandwidth == b->disk_bandwidth && a->cpu_use == b->cpu_use &&
-               a->measured_at == b->measured_at;
-}
-
 static bool counts_same(const TaskCounts *a, const TaskCounts *b) {
         return a->total == b->total && a->done == b->done && a->running == b->running &&
                a->failed == b->failed && a->killed == b->killed;
@@ -700,15 +685,6 @@ static bool tasks_same(const Task *a, const Task *b) {
         return a->id == b->id && a->job == b->job && a->type == b->type && a->state == b->state &&
                a->input_size == b->input_size && a->slot_memory == b->slot_memory &&
                a->running_attempts == b->running_attempts;
-}
-
-static bool attempts_same(const Attempt *a, const Attempt *b) {
-        return a->id == b->id && a->task == b->task && a->node == b->node && a->slot == b->slot &&
-               a->slot_memory == b->slot_memory && a->started == b->started &&
-               a->progress == b->progress && a->bytes_processed == b->bytes_processed &&
-               a->input_size == b->input_size && a->cpu == b->cpu && a->iowait == b->iowait &&
-               a->steal == b->steal && a->speculative == b->speculative &&
-               a->kill_count == b->kill_count && a->resize_count == b->resize_count;
 }
 
 static int compare_attempt_ids(const void *a, const void *b, void *userdata) {
@@ -781,13 +757,13 @@ bool cluster_snapshot_current(Cluster *c) {
                k->s.n_tasks == f.s.n_tasks && k->s.n_attempts == f.s.n_attempts &&
                snapshot_lists_hold(k);
         for (size_t i = 0; same && i < f.s.n_hosts; i++)
-                same = hosts_same(&k->a.hosts[i], &f.a.hosts[i]);
+                same = host_same(&k->a.hosts[i], &f.a.hosts[i]);
         for (size_t i = 0; same && i < f.s.n_nodes; i++)
                 same = nodes_same(&k->a.nodes[i], &f.a.nodes[i]) &&
                        node_attempts_same(&k->node_attempts[i], &f.node_attempts[i]);
         same = same && node_attempts_same(&k->attempts_total, &f.attempts_total);
         for (size_t i = 0; same && i < f.s.n_vms; i++)
-                same = vms_same(&k->a.vms[i], &f.a.vms[i]);
+                same = vm_same(&k->a.vms[i], &f.a.vms[i]);
         for (size_t i = 0; same && i < f.s.n_jobs; i++)
                 same = jobs_same(&k->a.jobs[i], &f.a.jobs[i]);
         for (size_t i = 0; same && i < f.s.n_tasks; i++)
@@ -797,7 +773,7 @@ bool cluster_snapshot_current(Cluster *c) {
                        k->task_of[i].kills == f.task_of[i].kills;
         /* Attempts are in no order: matched by their ids. */
         for (size_t i = 0; same && i < f.s.n_attempts; i++)
-                same = attempts_same(&k->a.attempts[kept_order[i]], &f.a.attempts[new_order[i]]);
+                same = attempt_same(&k->a.attempts[kept_order[i]], &f.a.attempts[new_order[i]]);
         snapshot_done(&f);
         /* And both counted the attempts as a pass over them does. */
         return same && snapshot_validate(&k->s) >= 0;

@@ -93,8 +93,7 @@ static int node_slots_collect(const ClusterSnapshot *s, const Decisions *d, Aren
                         nodes[ret->n].slots[slot] = s->nodes[node].slots[slot];
                         if (s->node_attempts)
                                 nodes[ret->n].busy[slot] =
-                                        s->node_attempts[node].held[slot][TASK_MAP] +
-                                        s->node_attempts[node].held[slot][TASK_REDUCE];
+                                        node_attempts_busy(&s->node_attempts[node], slot);
                 }
                 ret->n++;
         }

@@ -203,6 +203,30 @@ bool node_attempts_same(const NodeAttempts *a, const NodeAttempts *b) {
         return a->slot_memory == b->slot_memory;
 }
 
+bool host_same(const Host *a, const Host *b) {
+        return a->id == b->id && a->pcpus == b->pcpus && a->memory == b->memory &&
+               a->disk_bandwidth == b->disk_bandwidth && a->cpu_use == b->cpu_use &&
+               a->measured_at == b->measured_at;
+}
+
+bool vm_same(const Vm *a, const Vm *b) {
+        return a->id == b->id && a->host == b->host && a->vcpus == b->vcpus &&
+               a->vcpus_max == b->vcpus_max && a->memory == b->memory &&
+               a->memory_max == b->memory_max && a->cpu_weight == b->cpu_weight &&
+               a->cpu_cap == b->cpu_cap && a->cpu_use == b->cpu_use &&
+               a->memory_used == b->memory_used && a->measured_at == b->measured_at &&
+               a->other_tenant == b->other_tenant && a->unmanaged == b->unmanaged;
+}
+
+bool attempt_same(const Attempt *a, const Attempt *b) {
+        return a->id == b->id && a->task == b->task && a->node == b->node && a->slot == b->slot &&
+               a->slot_memory == b->slot_memory && a->started == b->started &&
+               a->progress == b->progress && a->bytes_processed == b->bytes_processed &&
+               a->input_size == b->input_size && a->cpu == b->cpu && a->iowait == b->iowait &&
+               a->steal == b->steal && a->speculative == b->speculative &&
+               a->kill_count == b->kill_count && a->resize_count == b->resize_count;
+}
+
 /* The driver's counts of the attempts are theirs (attempts were checked). */
 static int attempt_counts_check(const ClusterSnapshot *s) {
         _cleanup_free_ NodeAttempts *nodes = NULL;

@@ -312,6 +312,11 @@ typedef struct NodeAttempts {
         uint64_t slot_memory;                          /* theirs, summed */
 } NodeAttempts;
 
+/* The attempts in the node's slots of the type, whatever their tasks. */
+static inline unsigned node_attempts_busy(const NodeAttempts *n, SlotType slot) {
+        return n->held[slot][TASK_MAP] + n->held[slot][TASK_REDUCE];
+}
+
 typedef struct ClusterSnapshot {
         const Host *hosts;
         size_t n_hosts;
@@ -374,6 +379,11 @@ void attempt_counted(NodeAttempts *node, NodeAttempts *total, Task *task, SlotTy
                      uint64_t slot_memory, bool add);
 /* Every count the same. */
 bool node_attempts_same(const NodeAttempts *a, const NodeAttempts *b);
+/* Field by field, what a step may read: how a driver that keeps its
+ * snapshot between steps checks a kept entry against a fresh build. */
+bool host_same(const Host *a, const Host *b);
+bool vm_same(const Vm *a, const Vm *b);
+bool attempt_same(const Attempt *a, const Attempt *b);
 
 /* Checks that every index points inside its array, slot types and node
  * states are known, shares are in 0..1, an attempt's resizes are among its
