@@ -215,30 +215,24 @@ START_TEST(test_timespec_to_usec) {
 }
 END_TEST
 
-/* The clock read between two readings of CLOCK_MONOTONIC lies between
- * them, without a sleep. */
-START_TEST(test_monotonic_time_is_the_clock) {
+/* Each of our clocks reads the kernel clock it names: its reading lies
+ * between two readings of that clock, without a sleep (a wall clock's
+ * would lie far above the thread CPU clock's second one). */
+static const struct {
+        clockid_t id;
+        usec_t (*now)(void);
+} clocks[] = {
+        { CLOCK_MONOTONIC, now_monotonic_usec },
+        { CLOCK_THREAD_CPUTIME_ID, now_thread_cpu_usec },
+};
+
+START_TEST(test_time_is_the_clock) {
         struct timespec before, after;
         usec_t now;
 
-        ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &before), 0);
-        now = now_monotonic_usec();
-        ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &after), 0);
-        ck_assert_uint_gt(now, 0);
-        ck_assert_uint_le(timespec_to_usec(&before), now);
-        ck_assert_uint_le(now, timespec_to_usec(&after));
-}
-END_TEST
-
-/* The same for the thread's CPU clock: a wall clock's reading would lie
- * far above the second one. */
-START_TEST(test_thread_cpu_time_is_the_clock) {
-        struct timespec before, after;
-        usec_t now;
-
-        ck_assert_int_eq(clock_gettime(CLOCK_THREAD_CPUTIME_ID, &before), 0);
-        now = now_thread_cpu_usec();
-        ck_assert_int_eq(clock_gettime(CLOCK_THREAD_CPUTIME_ID, &after), 0);
+        ck_assert_int_eq(clock_gettime(clocks[_i].id, &before), 0);
+        now = clocks[_i].now();
+        ck_assert_int_eq(clock_gettime(clocks[_i].id, &after), 0);
         ck_assert_uint_gt(now, 0);
         ck_assert_uint_le(timespec_to_usec(&before), now);
         ck_assert_uint_le(now, timespec_to_usec(&after));
@@ -971,8 +965,7 @@ Suite *suite_common(void) {
 
         tc = tcase_create("time-log");
         tcase_add_test(tc, test_timespec_to_usec);
-        tcase_add_test(tc, test_monotonic_time_is_the_clock);
-        tcase_add_test(tc, test_thread_cpu_time_is_the_clock);
+        tcase_add_loop_test(tc, test_time_is_the_clock, 0, ELEMENTSOF(clocks));
         tcase_add_test(tc, test_next_deadline_keeps_the_schedule);
         tcase_add_test(tc, test_log_plain_and_journal);
         tcase_add_test(tc, test_log_one_line);
