@@ -38,7 +38,6 @@
 #include "common/time-util.h"
 #include "tests.h"
 
-#define MAX_SCRIPTS 64
 /* A script's own limit. Check's, above it, is only the backstop: the runner
  * must get to kill the script's group first. */
 #define SCRIPT_TIMEOUT_USEC (600 * USEC_PER_SEC)
@@ -60,25 +59,55 @@ static const Requirement requirements[] = {
         { "# flexslot-test: yarn", "FLEXSLOT_REQUIRE_YARN", "the YARN tests" },
 };
 
-static char *scripts[MAX_SCRIPTS];
+static char **scripts;
 static int n_scripts;
+/* 0, or why the scripts could not be listed (-errno): a test fails on it
+ * rather than the suite running fewer scripts than there are. */
+static int scripts_listed;
 
 static int compare_names(const void *a, const void *b) {
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void find_scripts(void) {
+/* Every script, however many there are. */
+static int find_scripts(void) {
         DIR *d = opendir(test_srcdir_path("tests/integration"));
         struct dirent *de;
+        size_t cap = 0;
+        int r = 0;
 
         if (!d)
-                return;
-        while ((de = readdir(d)) && n_scripts < MAX_SCRIPTS)
-                if (fnmatch("*.sh", de->d_name, 0) == 0)
-                        scripts[n_scripts++] = strdup(de->d_name);
+                return -errno;
+        while (r >= 0 && (de = readdir(d)))
+                if (fnmatch("*.sh", de->d_name, 0) == 0) {
+                        if ((size_t)n_scripts == cap) {
+                                size_t n = MAX(2 * cap, (size_t)64);
+                                char **grown = realloc(scripts, n * sizeof(*scripts));
+
+                                if (!grown) {
+                                        r = -ENOMEM;
+                                        break;
+                                }
+                                scripts = grown;
+                                cap = n;
+                        }
+                        scripts[n_scripts] = strdup(de->d_name);
+                        if (!scripts[n_scripts])
+                                r = -ENOMEM;
+                        else
+                                n_scripts++;
+                }
         closedir(d);
         qsort(scripts, (size_t)n_scripts, sizeof(char *), compare_names);
+        return r;
 }
+
+START_TEST(test_every_script_listed) {
+        ck_assert_msg(scripts_listed >= 0, "cannot list tests/integration: %s",
+                      strerror(-scripts_listed));
+        ck_assert_int_gt(n_scripts, 0);
+}
+END_TEST
 
 static void print_log_lines(const char *log, size_t tail_bytes) {
         _cleanup_fclose_ FILE *f = fopen(log, "re");
@@ -433,7 +462,7 @@ Suite *suite_integration(void) {
         Suite *s = suite_create("integration");
         TCase *tc = tcase_create("scripts");
 
-        find_scripts();
+        scripts_listed = find_scripts();
         tcase_set_timeout(tc, CHECK_TIMEOUT_SEC);
         if (n_scripts > 0)
                 tcase_add_loop_test(tc, test_integration_script, 0, n_scripts);
@@ -441,6 +470,7 @@ Suite *suite_integration(void) {
 
         tc = tcase_create("runner");
         tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, test_every_script_listed);
         tcase_add_test(tc, test_runner_kills_hung_script);
         tcase_add_test(tc, test_runner_kills_what_a_script_left);
         tcase_add_test(tc, test_runner_reports_skips);
