@@ -8,16 +8,15 @@
 set -eu
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/lib.sh"
 . "$FLEXSLOT_SRCDIR/tests/fixtures/controller/tracker.sh"
+# shellcheck source=tests/lib/tcp-port.sh
+. "$FLEXSLOT_SRCDIR/tests/lib/tcp-port.sh"
 export LC_ALL=C
 
 data=$tmp/data
 # shellcheck disable=SC2119 # the default lost-timeout
 write_fast_config
 mkdir -p "$data"
-port=$((20000 + $$ % 20000))
-while ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do
-	port=$((port + 1))
-done
+port=$(free_tcp_port) || fail "no port for the controller"
 sed -i "s|^listen = .*|listen = tcp:host=127.0.0.1,port=$port|" "$tmp/controller.ini"
 start_bus
 start_controller

@@ -46,6 +46,8 @@
 # vmc_ctl (flexslotctl on that bus).
 
 : "${vm_dir:?source lib.sh first}" "${vm_state:?source lib.sh first}"
+# shellcheck source=tests/lib/tcp-port.sh
+. "$vm_dir/../lib/tcp-port.sh"
 
 vmc_log() { echo "vm-cluster: $*" >&2; }
 
@@ -99,15 +101,6 @@ vmc_test_keep_state() {
 	echo "consoles and daemon logs kept in $vmc_test_keep" >&2
 }
 
-# A TCP port nothing listens on, on the host's loopback.
-vmc_free_port() {
-	_vp_port=$((20000 + $$ % 20000))
-	while ss -Hltn "sport = :$_vp_port" 2>/dev/null | grep -q .; do
-		_vp_port=$((_vp_port + 1))
-	done
-	echo "$_vp_port"
-}
-
 vmc_bus() { busctl --address="$VMC_ADDRESS" "$@"; }
 vmc_ctl() { "$vmc_build/bin/flexslotctl" --address "$VMC_ADDRESS" "$@"; }
 vmc_ctl_call() {
@@ -154,7 +147,7 @@ vmc_setup() {
 		${VMC_AGENT_LIMITS:-}
 	EOF
 	VMC_ADDRESS=$VM_BUS_ADDRESS
-	VMC_PORT=$(vmc_free_port)
+	VMC_PORT=$(free_tcp_port) || return 2
 	export VMC_ADDRESS VMC_DATA VMC_PORT
 }
 
