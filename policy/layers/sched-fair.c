@@ -289,7 +289,7 @@ static uint32_t fair_pick(void *data, PolicyContext *ctx, uint32_t node, TaskTyp
                 if (t == NO_INDEX && type == TASK_MAP) {
                         if (mode == PICK_RELAXED && visited[job])
                                 t = context_job_pending_task(ctx, job, type, node, false);
-                        else
+                        else if (visited)
                                 visited[job] = true;
                 }
                 if (t != NO_INDEX)
