@@ -168,14 +168,19 @@ static int job_progress_compute(PolicyContext *ctx, JobProgress *ret) {
  * task: the running tasks' progress (each its best attempt's), added up in
  * any order. */
 typedef struct ProgressBounds {
-        double *running; /* per 2 job + type */
+        /* Per 2 (job - first_job) + type: the jobs settled before first_job
+         * (ClusterSnapshot.n_jobs_settled) run nothing, and a step spares
+         * zeroing an entry for each (most of a day's trace). */
+        double *running;
+        size_t first_job;
         bool known;
 } ProgressBounds;
 
 static int progress_bounds_compute(PolicyContext *ctx, ProgressBounds *ret) {
         const ClusterSnapshot *s = ctx->snap;
+        size_t first = s->job_tasks_kept ? MIN(s->n_jobs_settled, s->n_jobs) : 0;
         double *best = ctx->task_value;
-        double *running = context_scratch(ctx, 2 * s->n_jobs, sizeof(double));
+        double *running = context_scratch(ctx, 2 * (s->n_jobs - first), sizeof(double));
 
         if (!running)
                 return -ENOMEM;
@@ -188,11 +193,12 @@ static int progress_bounds_compute(PolicyContext *ctx, ProgressBounds *ret) {
                 uint32_t task = s->attempts[i].task;
                 const Task *t = &s->tasks[task];
 
+                /* A settled job's tasks are all done. */
                 if (t->state != TASK_DONE)
-                        running[2 * t->job + t->type] += best[task];
+                        running[2 * (t->job - first) + t->type] += best[task];
                 best[task] = 0;
         }
-        *ret = (ProgressBounds){ .running = running, .known = true };
+        *ret = (ProgressBounds){ .running = running, .first_job = first, .known = true };
         return 0;
 }
 
@@ -230,7 +236,8 @@ static int behind_job_mean(PolicyContext *ctx, const HadoopSpeculationSettings *
                         if (r < 0)
                                 return r;
                 }
-                sum = (double)c->done + bounds->running[k];
+                /* A running attempt's job is not settled. */
+                sum = (double)c->done + bounds->running[k - 2 * bounds->first_job];
                 margin = 8 * n * MAX(total, sum) * 0x1p-53;
                 if (a->progress < (sum - margin) / total - set->spec_progress_gap)
                         return true;
