@@ -177,7 +177,9 @@ static bool job_tasks_done(const Job *job) {
  * returns to pending). A done job's bounds, once past all its tasks, stay
  * there: it leaves the open jobs, so that a step passes over only the jobs
  * not done, which on a day's trace are few of those arrived. The jobs done
- * from the first on are the core's settled ones. */
+ * from the first on are the core's settled ones, and the open jobs its list
+ * of those not settled (a done task never runs again here, so a done job
+ * stays settled). */
 static void snapshot_job_tasks(SimCluster *cl) {
         size_t kept = 0;
 
@@ -278,6 +280,8 @@ static int simcl_snapshot(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
                 .n_attempts = cl->n_attempts,
                 .job_tasks_kept = true,
                 .n_jobs_settled = cl->n_jobs_settled,
+                .open_jobs = cl->open_jobs,
+                .n_open_jobs = cl->n_open_jobs,
                 .node_attempts = cl->node_attempts,
                 .attempts_total = &cl->attempts_total,
                 .slots_reported = true,

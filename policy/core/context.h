@@ -81,7 +81,13 @@ struct PolicyContext {
         uint32_t *task_start; /* job j's tasks are tasks_by_job[task_start[j] .. task_start[j+1]) */
         uint32_t *tasks_by_job;
         PendingCursor *pending[_TASK_TYPE_MAX];
-        /* Per task type: no job before this position of job_order has a
+        /* The jobs that may have a pending task, in submission order: every
+         * job but the settled ones the driver said are (a settled job has
+         * none), n_unsettled of them. A scheduler that wants the first job
+         * with a pending task walks these rather than job_order. */
+        const uint32_t *unsettled;
+        size_t n_unsettled;
+        /* Per task type: no job before this position of unsettled has a
          * task of the type for context_job_pending_task() in this step. A
          * scheduler that walks the order from the head moves it past the
          * jobs it found without one (finished ones, mostly): the step only
@@ -125,6 +131,15 @@ struct ContextBuffers {
         uint32_t *job_order, *task_start;
         PendingCursor *pending[_TASK_TYPE_MAX];
         size_t cap_jobs, jobs_known;
+        /* While open_kept, the last step's jobs were in submission order,
+         * it had the driver's list of the jobs not settled
+         * (ClusterSnapshot.open_jobs), kept here, and jobs_seen jobs: the
+         * per-job arrays hold what it found for every one of them, and a
+         * step takes in only the jobs listed then or now and those that
+         * arrived since (a job that left the list settled after it). */
+        uint32_t *open_last;
+        size_t n_open_last, cap_open_last, jobs_seen;
+        bool open_kept;
 };
 
 void context_buffers_done(ContextBuffers *b);

@@ -338,6 +338,16 @@ typedef struct ClusterSnapshot {
          * gives the same Policy while it says so. A step then passes them
          * over, which on a day's trace is most of them. 0: none. */
         size_t n_jobs_settled;
+        /* With job_tasks_kept, a driver may list every job that is not
+         * settled, by ascending index (NULL: the jobs from n_jobs_settled
+         * on): a job it leaves out is settled as those before
+         * n_jobs_settled are, wherever it stands, and stays so in every
+         * later snapshot to the same Policy while the driver leaves it
+         * out. A step then passes over the listed jobs alone, which on a
+         * day's trace are the few running among thousands done after one
+         * that runs for hours. */
+        const uint32_t *open_jobs;
+        size_t n_open_jobs;
         /* Per node, the attempts counted by the driver, which keeps every
          * Task.running_attempts and their sum over the nodes,
          * attempts_total, too; NULL: the core counts them itself. */
