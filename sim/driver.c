@@ -58,11 +58,28 @@ static void snapshot_attempt_check(SimCluster *cl, size_t i, usec_t now) {
                          fresh.task);
 }
 
-/* The entries are kept beside the running attempts (engine.c): a step sets
- * what time moved, and remembers which attempt each index is. */
-static int snapshot_attempts(SimCluster *cl) {
+/* What time moved of every kept entry, when the core asks
+ * (ClusterSnapshot.fill_attempts): a step whose layers read none of it (a
+ * heartbeat that leaves no slot for a backup, most of them) spares the
+ * pass over every attempt. */
+static void snapshot_attempts_fill(void *userdata) {
+        SimCluster *cl = userdata;
         usec_t now = event_queue_now(cl->sim->queue);
 
+        if (!cl->snap_figures_stale)
+                return;
+        for (size_t i = 0; i < cl->n_attempts; i++) {
+                sim_attempt_snapshot_update(cl->attempts[i], now, &cl->snap_attempts[i]);
+                if (cl->sim->check_invariants)
+                        snapshot_attempt_check(cl, i, now);
+        }
+        cl->snap_figures_stale = false;
+}
+
+/* The entries are kept beside the running attempts (engine.c): a step
+ * remembers which attempt each index is, and sets what time moved once the
+ * core asks. */
+static int snapshot_attempts(SimCluster *cl) {
         if (cl->n_attempts > cl->cap_snap_map) {
                 size_t n = MAX(cl->n_attempts, 2 * cl->cap_snap_map);
                 SimAttempt **map = realloc(cl->snap_map, n * sizeof(SimAttempt *));
@@ -74,11 +91,7 @@ static int snapshot_attempts(SimCluster *cl) {
         }
         if (cl->n_attempts > 0)
                 memcpy(cl->snap_map, cl->attempts, cl->n_attempts * sizeof(SimAttempt *));
-        for (size_t i = 0; i < cl->n_attempts; i++) {
-                sim_attempt_snapshot_update(cl->attempts[i], now, &cl->snap_attempts[i]);
-                if (cl->sim->check_invariants)
-                        snapshot_attempt_check(cl, i, now);
-        }
+        cl->snap_figures_stale = true;
         return 0;
 }
 
@@ -282,6 +295,8 @@ static int simcl_snapshot(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
                 .n_jobs_settled = cl->n_jobs_settled,
                 .open_jobs = cl->open_jobs,
                 .n_open_jobs = cl->n_open_jobs,
+                .fill_attempts = snapshot_attempts_fill,
+                .fill_attempts_data = cl,
                 .node_attempts = cl->node_attempts,
                 .attempts_total = &cl->attempts_total,
                 .slots_reported = true,
@@ -293,7 +308,11 @@ static int simcl_snapshot(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
 }
 
 int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret) {
-        return simcl_snapshot(cl, true, ret);
+        int r = simcl_snapshot(cl, true, ret);
+
+        if (r >= 0)
+                snapshot_attempts_fill(cl);
+        return r;
 }
 
 /* ---- decisions ---- */
@@ -478,8 +497,10 @@ static int simcl_step(SimCluster *cl, uint32_t beat, unsigned flags) {
         cl->sim->results.policy_steps++;
         if (r < 0)
                 return r;
-        if (cl->index == 0 && (flags & POLICY_STEP_CONTROL) && cl->sim->observe)
+        if (cl->index == 0 && (flags & POLICY_STEP_CONTROL) && cl->sim->observe) {
+                snapshot_attempts_fill(cl);
                 cl->sim->observe(&snap, &cl->decisions, args.now, cl->sim->observe_data);
+        }
         return sim_decisions_apply(cl, &cl->decisions);
 }
 

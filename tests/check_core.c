@@ -968,6 +968,86 @@ START_TEST(test_open_jobs_random) {
 }
 END_TEST
 
+/* A driver's attempts whose progress it leaves out until the core asks:
+ * both maps at 0.9 until then, at 0.1 and 0.9 after. */
+typedef struct LazyFigures {
+        Attempt attempts[2];
+        unsigned fills;
+} LazyFigures;
+
+static void lazy_figures_fill(void *userdata) {
+        LazyFigures *f = userdata;
+
+        f->attempts[0].progress = 0.1;
+        f->fills++;
+}
+
+/* The attempts' figures are filled only when a step reads them, once, and
+ * before every layer that does not ask for them itself: a heartbeat of a
+ * node with no free slot under FIFO and Hadoop's speculation reads none; a
+ * heartbeat with a slot for a backup reads them and backs up the slow map
+ * as a snapshot with every figure does (a read before the fill would see
+ * no slow map); LATE, a step not vouched for and an admission fill them
+ * first. */
+START_TEST(test_attempt_figures_on_demand) {
+        Host hosts[] = { { .pcpus = 8 } };
+        Vm vms[] = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 },
+                     { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } };
+        Node nodes[] = { { .vm = 0, .slots = { 2, 0 } }, { .vm = 1, .slots = { 1, 0 } } };
+        Job jobs[] = { { .id = 1,
+                         .counts = { [TASK_MAP] = { .total = 3, .done = 1, .running = 2 } } } };
+        Task tasks[] = { { .job = 0, .state = TASK_RUNNING },
+                         { .job = 0, .state = TASK_RUNNING },
+                         { .job = 0, .state = TASK_DONE } };
+        LazyFigures f = { .attempts = { { .task = 0, .node = 0, .progress = 0.9 },
+                                        { .id = 1, .task = 1, .node = 0, .progress = 0.9 } } };
+        ClusterSnapshot s = { hosts, 1, vms, 2, nodes, 2, jobs, 1, tasks, 3, f.attempts, 2 };
+        const PolicyLayers hadoop = { &job_scheduler_fifo, &slot_manager_static,
+                                      &speculation_hadoop, &vm_allocator_static };
+        const PolicyLayers late = { &job_scheduler_fifo, &slot_manager_static, &speculation_late,
+                                    &vm_allocator_static };
+        _cleanup_(policy_freep) Policy *p = NULL, *q = NULL;
+        PolicyStepArgs beat = { .now = 100 * USEC_PER_SEC,
+                                .flags = POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT |
+                                         POLICY_STEP_TRUSTED };
+        Decisions d = { 0 }, want = { 0 };
+        AdmitVerdict v;
+
+        s.fill_attempts = lazy_figures_fill;
+        s.fill_attempts_data = &f;
+        ck_assert_int_eq(policy_new(&hadoop, NULL, NULL, &p), 0);
+        ck_assert_int_eq(policy_step(p, &s, &beat, &d), 0);
+        ck_assert_uint_eq(f.fills, 0);
+        ck_assert_uint_eq(d.n_assignments, 0);
+
+        beat.node = 1;
+        ck_assert_int_eq(policy_step(p, &s, &beat, &d), 0);
+        ck_assert_uint_eq(f.fills, 1);
+        s.fill_attempts = NULL;
+        ck_assert_int_eq(policy_step(p, &s, &beat, &want), 0);
+        ck_assert_uint_eq(want.n_assignments, 1);
+        ck_assert(want.assignments[0].speculative);
+        ck_assert_uint_eq(want.assignments[0].task, 0);
+        assert_same_assignments(&d, &want);
+
+        /* Filled before a layer that reads them without asking, before a
+         * step validates the snapshot and before an admission. */
+        s.fill_attempts = lazy_figures_fill;
+        f.attempts[0].progress = 0.9;
+        ck_assert_int_eq(policy_new(&late, NULL, NULL, &q), 0);
+        beat.node = 0;
+        ck_assert_int_eq(policy_step(q, &s, &beat, &d), 0);
+        ck_assert_uint_eq(f.fills, 2);
+        beat.flags &= ~POLICY_STEP_TRUSTED;
+        ck_assert_int_eq(policy_step(p, &s, &beat, &d), 0);
+        ck_assert_uint_eq(f.fills, 3);
+        ck_assert_int_eq(policy_admit(p, &s, beat.now, &jobs[0], &v), 0);
+        ck_assert_uint_eq(f.fills, 4);
+        decisions_done(&d);
+        decisions_done(&want);
+}
+END_TEST
+
 /* decisions_validate() tells tasks apart by sorted lists of the decisions'
  * tasks: a task placed twice, or a running one that no kill re-placed, is
  * refused; a re-placed task, or a backup beside its original, is not. */
@@ -1134,6 +1214,7 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_slots_reported);
         tcase_add_test(tc, test_slots_reported_random);
         tcase_add_test(tc, test_open_jobs_random);
+        tcase_add_test(tc, test_attempt_figures_on_demand);
         tcase_add_test(tc, test_decisions_validate_tasks_once);
         tcase_add_test(tc, test_borrowed_slot_validation);
         tcase_add_test(tc, test_borrowed_slot_is_busy);

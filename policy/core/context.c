@@ -373,6 +373,8 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 .now = args->now,
                 .beating_node = args->flags & POLICY_STEP_HEARTBEAT ? args->node : NO_INDEX,
                 .d = d,
+                /* A step not vouched for filled them to validate them. */
+                .figures_filled = !s->fill_attempts || !(args->flags & POLICY_STEP_TRUSTED),
                 .buffers = b,
         };
         b->jobs_known = 0;
@@ -556,6 +558,13 @@ uint32_t context_job_next_task(const PolicyContext *ctx, uint32_t job, TaskType 
         }
         c->local_from = k;
         return k < end ? ctx->tasks_by_job[k] : NO_INDEX;
+}
+
+void context_attempt_figures(PolicyContext *ctx) {
+        if (ctx->figures_filled)
+                return;
+        ctx->snap->fill_attempts(ctx->snap->fill_attempts_data);
+        ctx->figures_filled = true;
 }
 
 double context_attempt_age(const PolicyContext *ctx, uint32_t attempt) {

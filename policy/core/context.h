@@ -40,6 +40,9 @@ struct PolicyContext {
         usec_t now;
         uint32_t beating_node; /* a heartbeat step's node; NO_INDEX: none */
         Decisions *d;
+        /* The attempts' figures that move with time are in the snapshot
+         * (ClusterSnapshot.fill_attempts). */
+        bool figures_filled;
 
         /* Per node, by SlotType, after this step's slot changes: kept in
          * ContextBuffers from step to step. */
@@ -202,6 +205,10 @@ uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskTy
  * the rule. */
 uint32_t context_job_next_task(const PolicyContext *ctx, uint32_t job, TaskType type, uint32_t node,
                                bool local);
+/* The attempts' figures that move with time are in the snapshot from now
+ * on: the driver fills them (ClusterSnapshot.fill_attempts) if it left
+ * them out and no layer of the step asked before. */
+void context_attempt_figures(PolicyContext *ctx);
 /* Seconds an attempt has run; 0 when it started at or after now. */
 double context_attempt_age(const PolicyContext *ctx, uint32_t attempt);
 

@@ -348,6 +348,17 @@ typedef struct ClusterSnapshot {
          * that runs for hours. */
         const uint32_t *open_jobs;
         size_t n_open_jobs;
+        /* A driver may leave out the attempts' figures that move with
+         * time (progress, bytes_processed, cpu, iowait, steal and
+         * resize_count) until a step reads them: fill_attempts(
+         * fill_attempts_data) then sets every attempt's. The core calls it
+         * at most once a step, before it validates the snapshot, before a
+         * layer that may read them runs (layer.h) and in policy_admit(),
+         * and not at all in a step whose layers read none of them (most
+         * heartbeats). A driver that hands the snapshot elsewhere calls it
+         * first. NULL: every figure is there. */
+        void (*fill_attempts)(void *data);
+        void *fill_attempts_data;
         /* Per node, the attempts counted by the driver, which keeps every
          * Task.running_attempts and their sum over the nodes,
          * attempts_total, too; NULL: the core counts them itself. */

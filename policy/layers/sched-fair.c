@@ -384,6 +384,7 @@ static int fair_assign(void *state, const void *settings, PolicyContext *ctx, un
 const JobSchedulerOps job_scheduler_fair = {
         .name = "fair",
         .settings = &fair_settings_schema,
+        .figures_on_demand = true, /* it reads none */
         .init = fair_init,
         .free = fair_free,
         .assign = fair_assign,

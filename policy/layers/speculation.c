@@ -260,6 +260,8 @@ static int hadoop_speculate(void *state, const void *settings, PolicyContext *ct
 
         if (!backup_possible(ctx))
                 return 0;
+        /* Only now: most heartbeats leave no slot for a backup. */
+        context_attempt_figures(ctx);
         for (uint32_t i = 0; i < s->n_attempts; i++) {
                 bool launched;
                 int r;
@@ -281,6 +283,7 @@ static int hadoop_speculate(void *state, const void *settings, PolicyContext *ct
 
 const SpeculationOps speculation_hadoop = {
         .name = "hadoop",
+        .figures_on_demand = true,
         .settings = &hadoop_speculation_settings_schema,
         .speculate = hadoop_speculate,
 };
