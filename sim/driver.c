@@ -58,27 +58,22 @@ static void snapshot_attempt_check(SimCluster *cl, size_t i, usec_t now) {
                          fresh.task);
 }
 
-/* What time moved of every kept entry, when the core asks
- * (ClusterSnapshot.fill_attempts): a step whose layers read none of it (a
+/* What time moved of a kept entry, when the core asks
+ * (ClusterSnapshot.fill_attempt): a step whose layers read none of it (a
  * heartbeat that leaves no slot for a backup, most of them) spares the
  * pass over every attempt. */
-static void snapshot_attempts_fill(void *userdata) {
+static void snapshot_attempt_fill(void *userdata, uint32_t i) {
         SimCluster *cl = userdata;
         usec_t now = event_queue_now(cl->sim->queue);
 
-        if (!cl->snap_figures_stale)
-                return;
-        for (size_t i = 0; i < cl->n_attempts; i++) {
-                sim_attempt_snapshot_update(cl->attempts[i], now, &cl->snap_attempts[i]);
-                if (cl->sim->check_invariants)
-                        snapshot_attempt_check(cl, i, now);
-        }
-        cl->snap_figures_stale = false;
+        sim_attempt_snapshot_update(cl->attempts[i], now, &cl->snap_attempts[i]);
+        if (cl->sim->check_invariants)
+                snapshot_attempt_check(cl, i, now);
 }
 
 /* The entries are kept beside the running attempts (engine.c): a step
- * remembers which attempt each index is, and sets what time moved once the
- * core asks. */
+ * remembers which attempt each index is, and sets what time moved of the
+ * entries the core asks for. */
 static int snapshot_attempts(SimCluster *cl) {
         if (cl->n_attempts > cl->cap_snap_map) {
                 size_t n = MAX(cl->n_attempts, 2 * cl->cap_snap_map);
@@ -91,7 +86,6 @@ static int snapshot_attempts(SimCluster *cl) {
         }
         if (cl->n_attempts > 0)
                 memcpy(cl->snap_map, cl->attempts, cl->n_attempts * sizeof(SimAttempt *));
-        cl->snap_figures_stale = true;
         return 0;
 }
 
@@ -295,8 +289,8 @@ static int simcl_snapshot(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
                 .n_jobs_settled = cl->n_jobs_settled,
                 .open_jobs = cl->open_jobs,
                 .n_open_jobs = cl->n_open_jobs,
-                .fill_attempts = snapshot_attempts_fill,
-                .fill_attempts_data = cl,
+                .fill_attempt = snapshot_attempt_fill,
+                .fill_attempt_data = cl,
                 .node_attempts = cl->node_attempts,
                 .attempts_total = &cl->attempts_total,
                 .slots_reported = true,
@@ -311,7 +305,7 @@ int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret) {
         int r = simcl_snapshot(cl, true, ret);
 
         if (r >= 0)
-                snapshot_attempts_fill(cl);
+                snapshot_fill_attempts(ret);
         return r;
 }
 
@@ -498,7 +492,7 @@ static int simcl_step(SimCluster *cl, uint32_t beat, unsigned flags) {
         if (r < 0)
                 return r;
         if (cl->index == 0 && (flags & POLICY_STEP_CONTROL) && cl->sim->observe) {
-                snapshot_attempts_fill(cl);
+                snapshot_fill_attempts(&snap);
                 cl->sim->observe(&snap, &cl->decisions, args.now, cl->sim->observe_data);
         }
         return sim_decisions_apply(cl, &cl->decisions);

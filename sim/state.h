@@ -208,10 +208,9 @@ struct SimCluster {
         /* The snapshot's attempts, kept beside attempts (the same order,
          * cap_attempts of room): an attempt's entry is filled as it starts
          * and moves with it, and a step sets only what time moves
-         * (sim_attempt_snapshot_update()), once the core asks for it:
-         * until then snap_figures_stale. */
+         * (sim_attempt_snapshot_update()), for the entries the core asks
+         * for (ClusterSnapshot.fill_attempt). */
         Attempt *snap_attempts;
-        bool snap_figures_stale;
         /* Snapshot attempt index -> attempt, as the last step saw them:
          * kills taken out of attempts do not move the step's indices. */
         SimAttempt **snap_map;

@@ -969,39 +969,53 @@ START_TEST(test_open_jobs_random) {
 END_TEST
 
 /* A driver's attempts whose progress it leaves out until the core asks:
- * both maps at 0.9 until then, at 0.1 and 0.9 after. */
+ * two maps at 0.9 until then, at 0.1 and 0.9 after, and a reduce. */
 typedef struct LazyFigures {
-        Attempt attempts[2];
-        unsigned fills;
+        Attempt attempts[3];
+        unsigned fills[3];
 } LazyFigures;
 
-static void lazy_figures_fill(void *userdata) {
+static void lazy_figures_fill(void *userdata, uint32_t attempt) {
+        static const double progress[] = { 0.1, 0.9, 0.5 };
         LazyFigures *f = userdata;
 
-        f->attempts[0].progress = 0.1;
-        f->fills++;
+        f->attempts[attempt].progress = progress[attempt];
+        f->fills[attempt]++;
 }
 
-/* The attempts' figures are filled only when a step reads them, once, and
- * before every layer that does not ask for them itself: a heartbeat of a
- * node with no free slot under FIFO and Hadoop's speculation reads none; a
- * heartbeat with a slot for a backup reads them and backs up the slow map
- * as a snapshot with every figure does (a read before the fill would see
- * no slow map); LATE, a step not vouched for and an admission fill them
- * first. */
+static void assert_fills(const LazyFigures *f, unsigned map0, unsigned map1, unsigned reduce) {
+        ck_assert_uint_eq(f->fills[0], map0);
+        ck_assert_uint_eq(f->fills[1], map1);
+        ck_assert_uint_eq(f->fills[2], reduce);
+}
+
+/* The attempts' figures are filled only where a step reads them, each at
+ * most once, and before every layer that does not ask for them itself: a
+ * heartbeat of a node with no free slot under FIFO and Hadoop's
+ * speculation reads none; a heartbeat with a map slot for a backup reads
+ * the maps' (not the reduce's, which has no slot) and backs up the slow map
+ * as a snapshot with every figure does (a read before the fill would see no
+ * slow map); LATE, a step not vouched for and an admission fill every
+ * attempt's first. */
 START_TEST(test_attempt_figures_on_demand) {
         Host hosts[] = { { .pcpus = 8 } };
         Vm vms[] = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 },
                      { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } };
-        Node nodes[] = { { .vm = 0, .slots = { 2, 0 } }, { .vm = 1, .slots = { 1, 0 } } };
+        Node nodes[] = { { .vm = 0, .slots = { 2, 1 } }, { .vm = 1, .slots = { 1, 0 } } };
         Job jobs[] = { { .id = 1,
-                         .counts = { [TASK_MAP] = { .total = 3, .done = 1, .running = 2 } } } };
+                         .counts = { [TASK_MAP] = { .total = 3, .done = 1, .running = 2 },
+                                     [TASK_REDUCE] = { .total = 1, .running = 1 } },
+                         .tasks = { .first = 0, .count = 4, .first_pending = { 4, 4 } } } };
         Task tasks[] = { { .job = 0, .state = TASK_RUNNING },
                          { .job = 0, .state = TASK_RUNNING },
-                         { .job = 0, .state = TASK_DONE } };
-        LazyFigures f = { .attempts = { { .task = 0, .node = 0, .progress = 0.9 },
-                                        { .id = 1, .task = 1, .node = 0, .progress = 0.9 } } };
-        ClusterSnapshot s = { hosts, 1, vms, 2, nodes, 2, jobs, 1, tasks, 3, f.attempts, 2 };
+                         { .job = 0, .state = TASK_DONE },
+                         { .job = 0, .type = TASK_REDUCE, .state = TASK_RUNNING } };
+        LazyFigures f = { .attempts = {
+                                  { .task = 0, .node = 0, .progress = 0.9 },
+                                  { .id = 1, .task = 1, .node = 0, .progress = 0.9 },
+                                  { .id = 2, .task = 3, .node = 0, .slot = SLOT_REDUCE },
+                          } };
+        ClusterSnapshot s = { hosts, 1, vms, 2, nodes, 2, jobs, 1, tasks, 4, f.attempts, 3 };
         const PolicyLayers hadoop = { &job_scheduler_fifo, &slot_manager_static,
                                       &speculation_hadoop, &vm_allocator_static };
         const PolicyLayers late = { &job_scheduler_fifo, &slot_manager_static, &speculation_late,
@@ -1013,17 +1027,18 @@ START_TEST(test_attempt_figures_on_demand) {
         Decisions d = { 0 }, want = { 0 };
         AdmitVerdict v;
 
-        s.fill_attempts = lazy_figures_fill;
-        s.fill_attempts_data = &f;
+        s.job_tasks_kept = true; /* the job's mean from its counts, not every task */
+        s.fill_attempt = lazy_figures_fill;
+        s.fill_attempt_data = &f;
         ck_assert_int_eq(policy_new(&hadoop, NULL, NULL, &p), 0);
         ck_assert_int_eq(policy_step(p, &s, &beat, &d), 0);
-        ck_assert_uint_eq(f.fills, 0);
+        assert_fills(&f, 0, 0, 0);
         ck_assert_uint_eq(d.n_assignments, 0);
 
         beat.node = 1;
         ck_assert_int_eq(policy_step(p, &s, &beat, &d), 0);
-        ck_assert_uint_eq(f.fills, 1);
-        s.fill_attempts = NULL;
+        assert_fills(&f, 1, 1, 0);
+        s.fill_attempt = NULL;
         ck_assert_int_eq(policy_step(p, &s, &beat, &want), 0);
         ck_assert_uint_eq(want.n_assignments, 1);
         ck_assert(want.assignments[0].speculative);
@@ -1032,17 +1047,17 @@ START_TEST(test_attempt_figures_on_demand) {
 
         /* Filled before a layer that reads them without asking, before a
          * step validates the snapshot and before an admission. */
-        s.fill_attempts = lazy_figures_fill;
+        s.fill_attempt = lazy_figures_fill;
         f.attempts[0].progress = 0.9;
         ck_assert_int_eq(policy_new(&late, NULL, NULL, &q), 0);
         beat.node = 0;
         ck_assert_int_eq(policy_step(q, &s, &beat, &d), 0);
-        ck_assert_uint_eq(f.fills, 2);
+        assert_fills(&f, 2, 2, 1);
         beat.flags &= ~POLICY_STEP_TRUSTED;
         ck_assert_int_eq(policy_step(p, &s, &beat, &d), 0);
-        ck_assert_uint_eq(f.fills, 3);
+        assert_fills(&f, 3, 3, 2);
         ck_assert_int_eq(policy_admit(p, &s, beat.now, &jobs[0], &v), 0);
-        ck_assert_uint_eq(f.fills, 4);
+        assert_fills(&f, 4, 4, 3);
         decisions_done(&d);
         decisions_done(&want);
 }

@@ -30,6 +30,7 @@ void context_buffers_done(ContextBuffers *b) {
         free(b->slots[SLOT_MAP]);
         free(b->slots[SLOT_REDUCE]);
         free(b->killed);
+        free(b->filled_in);
         free(b->open_last);
 #define FREE_ARRAY(field) free(b->field);
         JOB_ARRAYS(FREE_ARRAY)
@@ -128,16 +129,21 @@ static int job_buffers_reserve(ContextBuffers *b, size_t n) {
         return 0;
 }
 
-/* The per-attempt array, zero beyond what it held. */
+/* The per-attempt arrays, zero beyond what they held. */
 static int attempt_buffers_reserve(ContextBuffers *b, size_t n) {
-        void *killed = b->killed;
+        void *killed = b->killed, *filled_in = b->filled_in;
         int r = reserve(&killed, sizeof(*b->killed), b->cap_attempts, n);
 
         b->killed = killed;
+        if (r >= 0)
+                r = reserve(&filled_in, sizeof(*b->filled_in), b->cap_attempts, n);
+        b->filled_in = filled_in;
         if (r < 0)
                 return r;
         if (n > b->cap_attempts) {
                 memset(&b->killed[b->cap_attempts], 0, (n - b->cap_attempts) * sizeof(*b->killed));
+                memset(&b->filled_in[b->cap_attempts], 0,
+                       (n - b->cap_attempts) * sizeof(*b->filled_in));
                 b->cap_attempts = n;
         }
         return 0;
@@ -374,7 +380,7 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 .beating_node = args->flags & POLICY_STEP_HEARTBEAT ? args->node : NO_INDEX,
                 .d = d,
                 /* A step not vouched for filled them to validate them. */
-                .figures_filled = !s->fill_attempts || !(args->flags & POLICY_STEP_TRUSTED),
+                .figures_filled = !s->fill_attempt || !(args->flags & POLICY_STEP_TRUSTED),
                 .buffers = b,
         };
         b->jobs_known = 0;
@@ -398,6 +404,10 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         if (r < 0) {
                 context_done(ctx);
                 return r;
+        }
+        if (++b->step_serial == 0) {
+                memset(b->filled_in, 0, b->cap_attempts * sizeof(*b->filled_in));
+                b->step_serial = 1;
         }
 #define TAKE_ARRAY(field) ctx->field = b->field;
         JOB_ARRAYS(TAKE_ARRAY)
@@ -563,8 +573,20 @@ uint32_t context_job_next_task(const PolicyContext *ctx, uint32_t job, TaskType 
 void context_attempt_figures(PolicyContext *ctx) {
         if (ctx->figures_filled)
                 return;
-        ctx->snap->fill_attempts(ctx->snap->fill_attempts_data);
+        for (uint32_t i = 0; i < ctx->snap->n_attempts; i++)
+                context_attempt_figured(ctx, i);
         ctx->figures_filled = true;
+}
+
+const Attempt *context_attempt_figured(PolicyContext *ctx, uint32_t attempt) {
+        const ClusterSnapshot *s = ctx->snap;
+        ContextBuffers *b = ctx->buffers;
+
+        if (!ctx->figures_filled && b->filled_in[attempt] != b->step_serial) {
+                s->fill_attempt(s->fill_attempt_data, attempt);
+                b->filled_in[attempt] = b->step_serial;
+        }
+        return &s->attempts[attempt];
 }
 
 double context_attempt_age(const PolicyContext *ctx, uint32_t attempt) {

@@ -40,8 +40,9 @@ struct PolicyContext {
         usec_t now;
         uint32_t beating_node; /* a heartbeat step's node; NO_INDEX: none */
         Decisions *d;
-        /* The attempts' figures that move with time are in the snapshot
-         * (ClusterSnapshot.fill_attempts). */
+        /* Every attempt's figures that move with time are in the snapshot
+         * (ClusterSnapshot.fill_attempt); else those whose
+         * ContextBuffers.filled_in is the step's serial. */
         bool figures_filled;
 
         /* Per node, by SlotType, after this step's slot changes: kept in
@@ -125,6 +126,11 @@ struct ContextBuffers {
         size_t slot_nodes;
         bool slots_kept;
         bool *killed;
+        /* Per attempt: the serial of the step that last had the driver
+         * fill its figures; a step's serial is new (the array is zeroed
+         * when the serial wraps). */
+        uint32_t *filled_in;
+        uint32_t step_serial;
         size_t cap_attempts;
         /* The context's per-job arrays, kept from step to step: their first
          * jobs_known entries are what the last step found for jobs the
@@ -205,10 +211,12 @@ uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskTy
  * the rule. */
 uint32_t context_job_next_task(const PolicyContext *ctx, uint32_t job, TaskType type, uint32_t node,
                                bool local);
-/* The attempts' figures that move with time are in the snapshot from now
- * on: the driver fills them (ClusterSnapshot.fill_attempts) if it left
- * them out and no layer of the step asked before. */
+/* Every attempt's figures that move with time are in the snapshot from
+ * now on: the driver fills those (ClusterSnapshot.fill_attempt) it left out
+ * that no layer of the step asked for before. */
 void context_attempt_figures(PolicyContext *ctx);
+/* The same for one attempt, which it returns. */
+const Attempt *context_attempt_figured(PolicyContext *ctx, uint32_t attempt);
 /* Seconds an attempt has run; 0 when it started at or after now. */
 double context_attempt_age(const PolicyContext *ctx, uint32_t attempt);
 

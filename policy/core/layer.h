@@ -24,9 +24,9 @@ typedef struct PolicyContext PolicyContext; /* context.h */
  * harmless. The decide member adds decisions to the context and returns 0
  * or a negative errno; flags is reserved (0). A layer whose
  * figures_on_demand is true reads the attempts' figures that move with
- * time (ClusterSnapshot.fill_attempts) only after
- * context_attempt_figures(), or never; before any other layer's decide
- * member the core fills them. */
+ * time (ClusterSnapshot.fill_attempt) only after
+ * context_attempt_figures() or context_attempt_figured(), or never; before
+ * any other layer's decide member the core fills them. */
 typedef struct JobSchedulerOps {
         const char *name;
         const ConfSchema *settings;

@@ -294,6 +294,11 @@ bool task_is_local(const Task *t, uint32_t node) {
         return false;
 }
 
+void snapshot_fill_attempts(const ClusterSnapshot *s) {
+        for (uint32_t i = 0; s->fill_attempt && i < s->n_attempts; i++)
+                s->fill_attempt(s->fill_attempt_data, i);
+}
+
 int snapshot_validate(const ClusterSnapshot *s) {
         if (!s || !arrays_ok(s) || !slots_changed_ok(s))
                 return -EINVAL;

@@ -350,15 +350,16 @@ typedef struct ClusterSnapshot {
         size_t n_open_jobs;
         /* A driver may leave out the attempts' figures that move with
          * time (progress, bytes_processed, cpu, iowait, steal and
-         * resize_count) until a step reads them: fill_attempts(
-         * fill_attempts_data) then sets every attempt's. The core calls it
-         * at most once a step, before it validates the snapshot, before a
+         * resize_count) until a step reads them: fill_attempt(
+         * fill_attempt_data, i) then sets attempt i's. The core calls it
+         * for every attempt before it validates the snapshot, before a
          * layer that may read them runs (layer.h) and in policy_admit(),
-         * and not at all in a step whose layers read none of them (most
-         * heartbeats). A driver that hands the snapshot elsewhere calls it
-         * first. NULL: every figure is there. */
-        void (*fill_attempts)(void *data);
-        void *fill_attempts_data;
+         * for an attempt at most once a step, and for none in a step whose
+         * layers read none (most heartbeats). A driver that hands the
+         * snapshot elsewhere fills them first (snapshot_fill_attempts()).
+         * NULL: every figure is there. */
+        void (*fill_attempt)(void *data, uint32_t attempt);
+        void *fill_attempt_data;
         /* Per node, the attempts counted by the driver, which keeps every
          * Task.running_attempts and their sum over the nodes,
          * attempts_total, too; NULL: the core counts them itself. */
@@ -398,6 +399,9 @@ typedef struct ClusterSnapshot {
  * counts are node; total is the cluster's. */
 void attempt_counted(NodeAttempts *node, NodeAttempts *total, Task *task, SlotType slot,
                      uint64_t slot_memory, bool add);
+/* Every attempt's figures that the driver left out
+ * (ClusterSnapshot.fill_attempt). */
+void snapshot_fill_attempts(const ClusterSnapshot *s);
 /* Every count the same. */
 bool node_attempts_same(const NodeAttempts *a, const NodeAttempts *b);
 /* Field by field, what a step may read: how a driver that keeps its

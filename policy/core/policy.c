@@ -187,8 +187,7 @@ int policy_step(Policy *p, const ClusterSnapshot *s, const PolicyStepArgs *args,
         if ((flags & POLICY_STEP_HEARTBEAT) && args->node >= s->n_nodes)
                 return -EINVAL;
         if (!(flags & POLICY_STEP_TRUSTED)) {
-                if (s->fill_attempts)
-                        s->fill_attempts(s->fill_attempts_data);
+                snapshot_fill_attempts(s);
                 r = snapshot_validate(s);
                 if (r < 0)
                         return r;
@@ -216,8 +215,7 @@ int policy_admit(Policy *p, const ClusterSnapshot *s, usec_t now, const Job *job
 
         if (!p || !ret || !s)
                 return -EINVAL;
-        if (s->fill_attempts)
-                s->fill_attempts(s->fill_attempts_data);
+        snapshot_fill_attempts(s);
         r = snapshot_validate(s);
         if (r >= 0)
                 r = job_validate(job);
