@@ -105,13 +105,15 @@ static int launch_backup(PolicyContext *ctx, uint32_t attempt, const bool *slow_
  * map slots in a job's reduce phase) there is no backup to launch, and a
  * layer's pass over every task would be wasted. */
 static bool backup_possible(const PolicyContext *ctx) {
-        const ClusterSnapshot *s = ctx->snap;
-        bool running[_TASK_TYPE_MAX] = { false, false };
+        const NodeAttempts *total = ctx->attempts_total; /* the snapshot's attempts */
+        bool running[_TASK_TYPE_MAX];
+        /* In a heartbeat step no other node has a fillable slot. */
+        uint32_t from = ctx->beating_node == NO_INDEX ? 0 : ctx->beating_node;
+        uint32_t end = ctx->beating_node == NO_INDEX ? (uint32_t)ctx->snap->n_nodes : from + 1;
 
-        /* Both types seen: the rest would change nothing. */
-        for (size_t i = 0; i < s->n_attempts && !(running[TASK_MAP] && running[TASK_REDUCE]); i++)
-                running[s->tasks[s->attempts[i].task].type] = true;
-        for (uint32_t node = 0; node < s->n_nodes; node++)
+        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                running[type] = total->held[SLOT_MAP][type] + total->held[SLOT_REDUCE][type] > 0;
+        for (uint32_t node = from; node < end; node++)
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
                         if (running[type] &&
                             context_fillable_slots(ctx, node, slot_type_of(type)) > 0)
