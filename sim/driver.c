@@ -58,11 +58,23 @@ static void snapshot_attempt_check(SimCluster *cl, size_t i, usec_t now) {
                          fresh.task);
 }
 
-/* The entries are kept beside the running attempts (engine.c): a step sets
- * what time moved, and remembers which attempt each index is. */
-static int snapshot_attempts(SimCluster *cl) {
+/* What time moved of a kept entry, when the core asks
+ * (ClusterSnapshot.fill_attempt): a step whose layers read none of it (a
+ * heartbeat that leaves no slot for a backup, most of them) spares the
+ * pass over every attempt. */
+static void snapshot_attempt_fill(void *userdata, uint32_t i) {
+        SimCluster *cl = userdata;
         usec_t now = event_queue_now(cl->sim->queue);
 
+        sim_attempt_snapshot_update(cl->attempts[i], now, &cl->snap_attempts[i]);
+        if (cl->sim->check_invariants)
+                snapshot_attempt_check(cl, i, now);
+}
+
+/* The entries are kept beside the running attempts (engine.c): a step
+ * remembers which attempt each index is, and sets what time moved of the
+ * entries the core asks for. */
+static int snapshot_attempts(SimCluster *cl) {
         if (cl->n_attempts > cl->cap_snap_map) {
                 size_t n = MAX(cl->n_attempts, 2 * cl->cap_snap_map);
                 SimAttempt **map = realloc(cl->snap_map, n * sizeof(SimAttempt *));
@@ -74,11 +86,6 @@ static int snapshot_attempts(SimCluster *cl) {
         }
         if (cl->n_attempts > 0)
                 memcpy(cl->snap_map, cl->attempts, cl->n_attempts * sizeof(SimAttempt *));
-        for (size_t i = 0; i < cl->n_attempts; i++) {
-                sim_attempt_snapshot_update(cl->attempts[i], now, &cl->snap_attempts[i]);
-                if (cl->sim->check_invariants)
-                        snapshot_attempt_check(cl, i, now);
-        }
         return 0;
 }
 
@@ -177,7 +184,9 @@ static bool job_tasks_done(const Job *job) {
  * returns to pending). A done job's bounds, once past all its tasks, stay
  * there: it leaves the open jobs, so that a step passes over only the jobs
  * not done, which on a day's trace are few of those arrived. The jobs done
- * from the first on are the core's settled ones. */
+ * from the first on are the core's settled ones, and the open jobs its list
+ * of those not settled (a done task never runs again here, so a done job
+ * stays settled). */
 static void snapshot_job_tasks(SimCluster *cl) {
         size_t kept = 0;
 
@@ -278,6 +287,10 @@ static int simcl_snapshot(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
                 .n_attempts = cl->n_attempts,
                 .job_tasks_kept = true,
                 .n_jobs_settled = cl->n_jobs_settled,
+                .open_jobs = cl->open_jobs,
+                .n_open_jobs = cl->n_open_jobs,
+                .fill_attempt = snapshot_attempt_fill,
+                .fill_attempt_data = cl,
                 .node_attempts = cl->node_attempts,
                 .attempts_total = &cl->attempts_total,
                 .slots_reported = true,
@@ -289,7 +302,11 @@ static int simcl_snapshot(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
 }
 
 int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret) {
-        return simcl_snapshot(cl, true, ret);
+        int r = simcl_snapshot(cl, true, ret);
+
+        if (r >= 0)
+                snapshot_fill_attempts(ret);
+        return r;
 }
 
 /* ---- decisions ---- */
@@ -474,8 +491,10 @@ static int simcl_step(SimCluster *cl, uint32_t beat, unsigned flags) {
         cl->sim->results.policy_steps++;
         if (r < 0)
                 return r;
-        if (cl->index == 0 && (flags & POLICY_STEP_CONTROL) && cl->sim->observe)
+        if (cl->index == 0 && (flags & POLICY_STEP_CONTROL) && cl->sim->observe) {
+                snapshot_fill_attempts(&snap);
                 cl->sim->observe(&snap, &cl->decisions, args.now, cl->sim->observe_data);
+        }
         return sim_decisions_apply(cl, &cl->decisions);
 }
 

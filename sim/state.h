@@ -208,7 +208,8 @@ struct SimCluster {
         /* The snapshot's attempts, kept beside attempts (the same order,
          * cap_attempts of room): an attempt's entry is filled as it starts
          * and moves with it, and a step sets only what time moves
-         * (sim_attempt_snapshot_update()). */
+         * (sim_attempt_snapshot_update()), for the entries the core asks
+         * for (ClusterSnapshot.fill_attempt). */
         Attempt *snap_attempts;
         /* Snapshot attempt index -> attempt, as the last step saw them:
          * kills taken out of attempts do not move the step's indices. */

@@ -7,6 +7,7 @@
 
 #include "common/macro.h"
 #include "policy/core/arena.h"
+#include "policy/core/context.h"
 #include "policy/core/idmap.h"
 #include "policy/core/policy.h"
 #include "policy/core/resource-pool.h"
@@ -769,6 +770,299 @@ START_TEST(test_slots_reported_random) {
 }
 END_TEST
 
+#define OPEN_JOBS 12
+#define OPEN_TASKS 4 /* a job's: three maps, then a reduce */
+
+/* The cluster of test_open_jobs_random(): n_jobs of OPEN_JOBS arrived, each
+ * job's tasks pending or done, its counts and first pending tasks exact. */
+typedef struct OpenCluster {
+        Host hosts[1];
+        Vm vms[2];
+        Node nodes[2];
+        Job jobs[OPEN_JOBS];
+        Task tasks[OPEN_JOBS * OPEN_TASKS];
+        uint32_t open[OPEN_JOBS];
+        size_t n_jobs;
+} OpenCluster;
+
+static bool open_job_done(const Job *job) {
+        return job->counts[TASK_MAP].done == job->counts[TASK_MAP].total &&
+               job->counts[TASK_REDUCE].done == job->counts[TASK_REDUCE].total;
+}
+
+/* The snapshot as a driver that lists the jobs not settled gives it. */
+static ClusterSnapshot open_snapshot(OpenCluster *c) {
+        ClusterSnapshot s = { c->hosts, 1,       c->vms,    2,        c->nodes,
+                              2,        c->jobs, c->n_jobs, c->tasks, c->n_jobs * OPEN_TASKS };
+        size_t n_open = 0;
+
+        s.job_tasks_kept = true;
+        while (s.n_jobs_settled < c->n_jobs && open_job_done(&c->jobs[s.n_jobs_settled]))
+                s.n_jobs_settled++;
+        for (uint32_t j = 0; j < c->n_jobs; j++) {
+                Job *job = &c->jobs[j];
+
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
+                        uint32_t k = job->tasks.first;
+
+                        while (k < job->tasks.first + OPEN_TASKS &&
+                               (c->tasks[k].type != type || c->tasks[k].state != TASK_PENDING))
+                                k++;
+                        job->tasks.first_pending[type] = k;
+                }
+                if (!open_job_done(job))
+                        c->open[n_open++] = j;
+        }
+        s.open_jobs = c->open;
+        s.n_open_jobs = n_open;
+        return s;
+}
+
+/* Every per-job entry of a step's context that keeps what the last steps
+ * found is what a fresh one finds looking at every job, and it walks the
+ * jobs not done (on the driver's list) or those after the settled ones in
+ * the fresh one's order. */
+static void assert_same_job_entries(const PolicyContext *kept, const PolicyContext *fresh,
+                                    size_t n_jobs) {
+        const ClusterSnapshot *s = kept->snap;
+        size_t walked = 0;
+
+        for (size_t j = 0; j < n_jobs; j++) {
+                ck_assert_uint_eq(kept->maps_done[j], fresh->maps_done[j]);
+                ck_assert_uint_eq(kept->maps_total[j], fresh->maps_total[j]);
+                ck_assert_uint_eq(kept->reduces_done[j], fresh->reduces_done[j]);
+                ck_assert_uint_eq(kept->reduces_total[j], fresh->reduces_total[j]);
+                ck_assert_uint_eq(kept->task_start[j], fresh->task_start[j]);
+                ck_assert_uint_eq(kept->job_order[j], fresh->job_order[j]);
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                        ck_assert_uint_eq(kept->pending[type][j].from,
+                                          fresh->pending[type][j].from);
+        }
+        ck_assert_uint_eq(kept->task_start[n_jobs], fresh->task_start[n_jobs]);
+        ck_assert_uint_eq(fresh->n_unsettled, n_jobs);
+        for (size_t k = s->open_jobs ? 0 : s->n_jobs_settled; k < fresh->n_unsettled; k++) {
+                uint32_t j = fresh->unsettled[k];
+
+                if (s->open_jobs && open_job_done(&s->jobs[j]))
+                        continue;
+                ck_assert_uint_lt(walked, kept->n_unsettled);
+                ck_assert_uint_eq(kept->unsettled[walked++], j);
+        }
+        ck_assert_uint_eq(walked, kept->n_unsettled);
+}
+
+/* Jobs arrive (now and then done already) and their tasks end in random
+ * order, so that jobs settle behind one that does not; a driver lists the jobs not settled (now and
+ * then it does not): at every step the context that takes in only the jobs
+ * listed then or now holds what a fresh one finds for every job, and a
+ * Policy stepping on the lists decides as a fresh one that looks at every
+ * job (the reduces wait for all their maps, so a job's stale count would
+ * show). Validation refuses a list that leaves out a job not done. */
+START_TEST(test_open_jobs_random) {
+        OpenCluster c = {
+                .hosts = { { .pcpus = 8 } },
+                .vms = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 },
+                         { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } },
+                .nodes = { { .vm = 0, .slots = { 2, 1 } }, { .vm = 1, .slots = { 2, 1 } } },
+                .n_jobs = 1,
+        };
+        ContextBuffers kept_buffers = { 0 };
+        _cleanup_(policy_freep) Policy *kept = NULL;
+        Decisions d = { 0 }, want = { 0 }, scratch = { 0 };
+        PolicyStepArgs args = { .now = USEC_PER_SEC, .flags = POLICY_STEP_ALL };
+        CoreSettings core;
+        ConfError err;
+        uint64_t seed = 88172645463325252ULL;
+
+        ck_assert_int_eq(conf_load_defaults(&core_settings_schema, &core, &err), 0);
+        for (uint32_t j = 0; j < OPEN_JOBS; j++) {
+                c.jobs[j] = (Job){ .id = j,
+                                   .submitted = j,
+                                   .counts = { [TASK_MAP] = { .total = OPEN_TASKS - 1 },
+                                               [TASK_REDUCE] = { .total = 1 } },
+                                   .tasks = { .first = OPEN_TASKS * j, .count = OPEN_TASKS } };
+                for (uint32_t i = 0; i < OPEN_TASKS; i++)
+                        c.tasks[OPEN_TASKS * j + i] = (Task){
+                                .job = j,
+                                .type = i == OPEN_TASKS - 1 ? TASK_REDUCE : TASK_MAP,
+                        };
+        }
+        ck_assert_int_eq(fifo_new(1, &kept), 0);
+        for (unsigned k = 0; k < 400; k++) {
+                _cleanup_(policy_freep) Policy *fresh = NULL;
+                ContextBuffers fresh_buffers = { 0 };
+                PolicyContext kept_ctx, fresh_ctx;
+                ClusterSnapshot s, all;
+
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                if (c.n_jobs < OPEN_JOBS && seed % 3 == 0) {
+                        Job *job = &c.jobs[c.n_jobs++];
+
+                        /* Now and then one arrives done, never listed. */
+                        for (uint32_t i = 0; (seed >> 4) % 4 == 0 && i < OPEN_TASKS; i++) {
+                                c.tasks[job->tasks.first + i].state = TASK_DONE;
+                                job->counts[c.tasks[job->tasks.first + i].type].done++;
+                        }
+                }
+                for (unsigned n = 0; n < 1 + (seed >> 8) % 2; n++) {
+                        uint32_t t = (uint32_t)((seed >> (16 + 8 * n)) % (c.n_jobs * OPEN_TASKS));
+                        Task *task = &c.tasks[t];
+
+                        if (task->state == TASK_PENDING) {
+                                task->state = TASK_DONE;
+                                c.jobs[task->job].counts[task->type].done++;
+                        }
+                }
+                s = open_snapshot(&c);
+                if ((seed >> 40) % 10 == 0)
+                        s.open_jobs = NULL, s.n_open_jobs = 0;
+                all = s;
+                all.open_jobs = NULL;
+                all.n_open_jobs = 0;
+                all.n_jobs_settled = 0;
+
+                ck_assert_int_eq(context_init(&kept_ctx, &core, &s, &args, &scratch, &kept_buffers),
+                                 0);
+                ck_assert_int_eq(
+                        context_init(&fresh_ctx, &core, &all, &args, &scratch, &fresh_buffers), 0);
+                assert_same_job_entries(&kept_ctx, &fresh_ctx, c.n_jobs);
+                context_done(&kept_ctx);
+                context_done(&fresh_ctx);
+                context_buffers_done(&fresh_buffers);
+
+                ck_assert_int_eq(step(kept, &s, USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
+                ck_assert_int_eq(fifo_new(1, &fresh), 0);
+                ck_assert_int_eq(step(fresh, &all, USEC_PER_SEC, POLICY_STEP_ALL, &want), 0);
+                assert_same_assignments(&d, &want);
+        }
+
+        c.n_jobs = OPEN_JOBS;
+        c.tasks[0].state = TASK_PENDING; /* job 0 not done, and not listed */
+        c.jobs[0].counts[TASK_MAP].done--;
+        {
+                ClusterSnapshot s = open_snapshot(&c);
+                uint32_t unlisted[] = { 0 }, descending[] = { 1, 0 };
+
+                ck_assert_uint_ge(s.n_open_jobs, 1);
+                ck_assert_int_eq(snapshot_validate(&s), 0);
+                s.open_jobs = unlisted + 1;
+                s.n_open_jobs = 0;
+                ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+                s.open_jobs = descending;
+                s.n_open_jobs = 2;
+                ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+                s.open_jobs = unlisted;
+                s.n_open_jobs = 1;
+                s.n_jobs_settled = 1; /* listed, yet said settled */
+                ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+                s.n_jobs_settled = 0;
+                s.job_tasks_kept = false;
+                ck_assert_int_eq(snapshot_validate(&s), -EINVAL);
+        }
+        context_buffers_done(&kept_buffers);
+        decisions_done(&d);
+        decisions_done(&want);
+        decisions_done(&scratch);
+}
+END_TEST
+
+/* A driver's attempts whose progress it leaves out until the core asks:
+ * two maps at 0.9 until then, at 0.1 and 0.9 after, and a reduce. */
+typedef struct LazyFigures {
+        Attempt attempts[3];
+        unsigned fills[3];
+} LazyFigures;
+
+static void lazy_figures_fill(void *userdata, uint32_t attempt) {
+        static const double progress[] = { 0.1, 0.9, 0.5 };
+        LazyFigures *f = userdata;
+
+        f->attempts[attempt].progress = progress[attempt];
+        f->fills[attempt]++;
+}
+
+static void assert_fills(const LazyFigures *f, unsigned map0, unsigned map1, unsigned reduce) {
+        ck_assert_uint_eq(f->fills[0], map0);
+        ck_assert_uint_eq(f->fills[1], map1);
+        ck_assert_uint_eq(f->fills[2], reduce);
+}
+
+/* The attempts' figures are filled only where a step reads them, each at
+ * most once, and before every layer that does not ask for them itself: a
+ * heartbeat of a node with no free slot under FIFO and Hadoop's
+ * speculation reads none; a heartbeat with a map slot for a backup reads
+ * the maps' (not the reduce's, which has no slot) and backs up the slow map
+ * as a snapshot with every figure does (a read before the fill would see no
+ * slow map); LATE, a step not vouched for and an admission fill every
+ * attempt's first. */
+START_TEST(test_attempt_figures_on_demand) {
+        Host hosts[] = { { .pcpus = 8 } };
+        Vm vms[] = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 },
+                     { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } };
+        Node nodes[] = { { .vm = 0, .slots = { 2, 1 } }, { .vm = 1, .slots = { 1, 0 } } };
+        Job jobs[] = { { .id = 1,
+                         .counts = { [TASK_MAP] = { .total = 3, .done = 1, .running = 2 },
+                                     [TASK_REDUCE] = { .total = 1, .running = 1 } },
+                         .tasks = { .first = 0, .count = 4, .first_pending = { 4, 4 } } } };
+        Task tasks[] = { { .job = 0, .state = TASK_RUNNING },
+                         { .job = 0, .state = TASK_RUNNING },
+                         { .job = 0, .state = TASK_DONE },
+                         { .job = 0, .type = TASK_REDUCE, .state = TASK_RUNNING } };
+        LazyFigures f = { .attempts = {
+                                  { .task = 0, .node = 0, .progress = 0.9 },
+                                  { .id = 1, .task = 1, .node = 0, .progress = 0.9 },
+                                  { .id = 2, .task = 3, .node = 0, .slot = SLOT_REDUCE },
+                          } };
+        ClusterSnapshot s = { hosts, 1, vms, 2, nodes, 2, jobs, 1, tasks, 4, f.attempts, 3 };
+        const PolicyLayers hadoop = { &job_scheduler_fifo, &slot_manager_static,
+                                      &speculation_hadoop, &vm_allocator_static };
+        const PolicyLayers late = { &job_scheduler_fifo, &slot_manager_static, &speculation_late,
+                                    &vm_allocator_static };
+        _cleanup_(policy_freep) Policy *p = NULL, *q = NULL;
+        PolicyStepArgs beat = { .now = 100 * USEC_PER_SEC,
+                                .flags = POLICY_STEP_ASSIGN | POLICY_STEP_HEARTBEAT |
+                                         POLICY_STEP_TRUSTED };
+        Decisions d = { 0 }, want = { 0 };
+        AdmitVerdict v;
+
+        s.job_tasks_kept = true; /* the job's mean from its counts, not every task */
+        s.fill_attempt = lazy_figures_fill;
+        s.fill_attempt_data = &f;
+        ck_assert_int_eq(policy_new(&hadoop, NULL, NULL, &p), 0);
+        ck_assert_int_eq(policy_step(p, &s, &beat, &d), 0);
+        assert_fills(&f, 0, 0, 0);
+        ck_assert_uint_eq(d.n_assignments, 0);
+
+        beat.node = 1;
+        ck_assert_int_eq(policy_step(p, &s, &beat, &d), 0);
+        assert_fills(&f, 1, 1, 0);
+        s.fill_attempt = NULL;
+        ck_assert_int_eq(policy_step(p, &s, &beat, &want), 0);
+        ck_assert_uint_eq(want.n_assignments, 1);
+        ck_assert(want.assignments[0].speculative);
+        ck_assert_uint_eq(want.assignments[0].task, 0);
+        assert_same_assignments(&d, &want);
+
+        /* Filled before a layer that reads them without asking, before a
+         * step validates the snapshot and before an admission. */
+        s.fill_attempt = lazy_figures_fill;
+        f.attempts[0].progress = 0.9;
+        ck_assert_int_eq(policy_new(&late, NULL, NULL, &q), 0);
+        beat.node = 0;
+        ck_assert_int_eq(policy_step(q, &s, &beat, &d), 0);
+        assert_fills(&f, 2, 2, 1);
+        beat.flags &= ~POLICY_STEP_TRUSTED;
+        ck_assert_int_eq(policy_step(p, &s, &beat, &d), 0);
+        assert_fills(&f, 3, 3, 2);
+        ck_assert_int_eq(policy_admit(p, &s, beat.now, &jobs[0], &v), 0);
+        assert_fills(&f, 4, 4, 3);
+        decisions_done(&d);
+        decisions_done(&want);
+}
+END_TEST
+
 /* decisions_validate() tells tasks apart by sorted lists of the decisions'
  * tasks: a task placed twice, or a running one that no kill re-placed, is
  * refused; a re-placed task, or a backup beside its original, is not. */
@@ -934,6 +1228,8 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_attempts_counted);
         tcase_add_test(tc, test_slots_reported);
         tcase_add_test(tc, test_slots_reported_random);
+        tcase_add_test(tc, test_open_jobs_random);
+        tcase_add_test(tc, test_attempt_figures_on_demand);
         tcase_add_test(tc, test_decisions_validate_tasks_once);
         tcase_add_test(tc, test_borrowed_slot_validation);
         tcase_add_test(tc, test_borrowed_slot_is_busy);

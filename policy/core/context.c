@@ -30,6 +30,8 @@ void context_buffers_done(ContextBuffers *b) {
         free(b->slots[SLOT_MAP]);
         free(b->slots[SLOT_REDUCE]);
         free(b->killed);
+        free(b->filled_in);
+        free(b->open_last);
 #define FREE_ARRAY(field) free(b->field);
         JOB_ARRAYS(FREE_ARRAY)
 #undef FREE_ARRAY
@@ -127,16 +129,21 @@ static int job_buffers_reserve(ContextBuffers *b, size_t n) {
         return 0;
 }
 
-/* The per-attempt array, zero beyond what it held. */
+/* The per-attempt arrays, zero beyond what they held. */
 static int attempt_buffers_reserve(ContextBuffers *b, size_t n) {
-        void *killed = b->killed;
+        void *killed = b->killed, *filled_in = b->filled_in;
         int r = reserve(&killed, sizeof(*b->killed), b->cap_attempts, n);
 
         b->killed = killed;
+        if (r >= 0)
+                r = reserve(&filled_in, sizeof(*b->filled_in), b->cap_attempts, n);
+        b->filled_in = filled_in;
         if (r < 0)
                 return r;
         if (n > b->cap_attempts) {
                 memset(&b->killed[b->cap_attempts], 0, (n - b->cap_attempts) * sizeof(*b->killed));
+                memset(&b->filled_in[b->cap_attempts], 0,
+                       (n - b->cap_attempts) * sizeof(*b->filled_in));
                 b->cap_attempts = n;
         }
         return 0;
@@ -230,24 +237,71 @@ static bool jobs_in_submission_order(const ClusterSnapshot *s, size_t from) {
         return true;
 }
 
+/* The job's entries from the driver's summary. */
+static void job_from_summary(PolicyContext *ctx, size_t j) {
+        const ClusterSnapshot *s = ctx->snap;
+        const JobTasks *jt = &s->jobs[j].tasks;
+
+        ctx->task_start[j] = jt->first;
+        ctx->maps_total[j] = s->jobs[j].counts[TASK_MAP].total;
+        ctx->maps_done[j] = s->jobs[j].counts[TASK_MAP].done;
+        ctx->reduces_total[j] = s->jobs[j].counts[TASK_REDUCE].total;
+        ctx->reduces_done[j] = s->jobs[j].counts[TASK_REDUCE].done;
+        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                ctx->pending[type][j].from = jt->first_pending[type];
+}
+
+/* The job in its place of an order by index, its cursors' local searches
+ * not begun. */
+static void job_order_reset(PolicyContext *ctx, size_t j) {
+        ctx->job_order[j] = (uint32_t)j;
+        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
+                ctx->pending[type][j].local_node = NO_INDEX;
+                ctx->pending[type][j].local_from = 0;
+        }
+}
+
 /* Each job's tasks from the driver's summary: already grouped by job. The
  * jobs before `from` are as the last step left them. */
 static void jobs_from_summary(PolicyContext *ctx, size_t from) {
         const ClusterSnapshot *s = ctx->snap;
 
-        for (size_t j = from; j < s->n_jobs; j++) {
-                const JobTasks *jt = &s->jobs[j].tasks;
-
-                ctx->task_start[j] = jt->first;
-                ctx->maps_total[j] = s->jobs[j].counts[TASK_MAP].total;
-                ctx->maps_done[j] = s->jobs[j].counts[TASK_MAP].done;
-                ctx->reduces_total[j] = s->jobs[j].counts[TASK_REDUCE].total;
-                ctx->reduces_done[j] = s->jobs[j].counts[TASK_REDUCE].done;
-                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                        ctx->pending[type][j].from = jt->first_pending[type];
-        }
+        for (size_t j = from; j < s->n_jobs; j++)
+                job_from_summary(ctx, j);
         ctx->task_start[s->n_jobs] = (uint32_t)s->n_tasks;
         ctx->tasks_by_job = ctx->buffers->identity;
+}
+
+/* The job taken in anew; whether it stands in submission order beside the
+ * jobs next to it. */
+static bool job_take_in(PolicyContext *ctx, size_t j) {
+        const Job *jobs = ctx->snap->jobs;
+
+        job_from_summary(ctx, j);
+        job_order_reset(ctx, j);
+        return (j == 0 || jobs[j - 1].submitted <= jobs[j].submitted) &&
+               (j + 1 >= ctx->snap->n_jobs || jobs[j].submitted <= jobs[j + 1].submitted);
+}
+
+/* With the last step's arrays kept (ContextBuffers.open_kept), the jobs
+ * listed then or now and those that arrived since: the others are settled
+ * and were taken in after they settled, as they are. Whether every job is
+ * in submission order: the jobs taken in beside their neighbours, the
+ * others as the last step found them (a settled job does not change). */
+static bool jobs_from_lists(PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+        ContextBuffers *b = ctx->buffers;
+        bool ordered = true;
+
+        for (size_t i = 0; i < b->n_open_last; i++)
+                ordered &= job_take_in(ctx, b->open_last[i]);
+        for (size_t i = 0; i < s->n_open_jobs; i++)
+                ordered &= job_take_in(ctx, s->open_jobs[i]);
+        for (size_t j = b->jobs_seen; j < s->n_jobs; j++)
+                ordered &= job_take_in(ctx, j);
+        ctx->task_start[s->n_jobs] = (uint32_t)s->n_tasks;
+        ctx->tasks_by_job = b->identity;
+        return ordered;
 }
 
 /* Each job's tasks counted and grouped by a pass over all of them. */
@@ -312,6 +366,10 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
          * (a cursor of a done job's finds nothing wherever it stands). */
         size_t known = MIN(b->jobs_known, settled);
         bool slots_kept = b->slots_kept && s->slots_reported && b->slot_nodes == n_nodes;
+        /* The driver lists the jobs not settled; the last step's arrays
+         * are kept for every job but those listed then or now. */
+        bool listed = s->job_tasks_kept && s->open_jobs;
+        bool open_kept = listed && b->open_kept && b->jobs_seen <= n_jobs;
         bool ordered;
         int r;
 
@@ -321,10 +379,13 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 .now = args->now,
                 .beating_node = args->flags & POLICY_STEP_HEARTBEAT ? args->node : NO_INDEX,
                 .d = d,
+                /* A step not vouched for filled them to validate them. */
+                .figures_filled = !s->fill_attempt || !(args->flags & POLICY_STEP_TRUSTED),
                 .buffers = b,
         };
         b->jobs_known = 0;
         b->slots_kept = false;
+        b->open_kept = false;
         r = task_buffers_reserve(b, MAX(s->n_tasks, (size_t)1));
         if (r >= 0)
                 r = job_buffers_reserve(b, n_jobs + 1);
@@ -332,9 +393,21 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 r = node_buffers_reserve(b, MAX(n_nodes, (size_t)1));
         if (r >= 0)
                 r = attempt_buffers_reserve(b, MAX(s->n_attempts, (size_t)1));
+        if (r >= 0 && listed) {
+                void *open_last = b->open_last;
+
+                r = reserve(&open_last, sizeof(uint32_t), b->cap_open_last, s->n_open_jobs);
+                b->open_last = open_last;
+                if (r >= 0)
+                        b->cap_open_last = MAX(b->cap_open_last, s->n_open_jobs);
+        }
         if (r < 0) {
                 context_done(ctx);
                 return r;
+        }
+        if (++b->step_serial == 0) {
+                memset(b->filled_in, 0, b->cap_attempts * sizeof(*b->filled_in));
+                b->step_serial = 1;
         }
 #define TAKE_ARRAY(field) ctx->field = b->field;
         JOB_ARRAYS(TAKE_ARRAY)
@@ -349,7 +422,9 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         ctx->attempts_total = s->attempts_total;
         if (!s->node_attempts)
                 attempts_count(ctx);
-        if (s->job_tasks_kept)
+        if (open_kept)
+                ordered = jobs_from_lists(ctx);
+        else if (s->job_tasks_kept)
                 jobs_from_summary(ctx, known);
         else {
 #define ZERO_ARRAY(field) memset(ctx->field, 0, (n_jobs + 1) * sizeof(*ctx->field));
@@ -361,26 +436,35 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                         return r;
                 }
         }
-        for (size_t j = known; j < n_jobs; j++) {
-                ctx->job_order[j] = (uint32_t)j;
-                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
-                        ctx->pending[type][j].local_node = NO_INDEX;
-                        ctx->pending[type][j].local_from = 0;
-                }
-        }
         /* Drivers add jobs as they are submitted, so the index order is
          * nearly always the submission order already: one pass confirms it
          * (the known jobs were in order at the last step), where a sort at
          * every step cost more than the rest of the context on a day's
          * trace of thousands of jobs. */
-        ordered = jobs_in_submission_order(s, known);
-        if (!ordered)
+        if (!open_kept) {
+                for (size_t j = known; j < n_jobs; j++)
+                        job_order_reset(ctx, j);
+                ordered = jobs_in_submission_order(s, known);
+        }
+        if (!ordered) {
                 qsort_r(ctx->job_order, n_jobs, sizeof(uint32_t), compare_jobs, (void *)s->jobs);
-        else {
+                ctx->unsettled = ctx->job_order;
+                ctx->n_unsettled = n_jobs;
+        } else if (listed) {
+                /* By index, which is the submission order here. */
+                ctx->unsettled = s->open_jobs;
+                ctx->n_unsettled = s->n_open_jobs;
+                if (s->n_open_jobs > 0)
+                        memcpy(b->open_last, s->open_jobs, s->n_open_jobs * sizeof(uint32_t));
+                b->n_open_last = s->n_open_jobs;
+                b->jobs_seen = n_jobs;
+                b->open_kept = true;
+                b->jobs_known = settled;
+        } else {
                 /* The settled jobs, at the head of the order, have nothing
                  * pending. */
-                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
-                        ctx->order_from[type] = settled;
+                ctx->unsettled = ctx->job_order + settled;
+                ctx->n_unsettled = n_jobs - settled;
                 b->jobs_known = settled;
         }
         /* Last: a step whose context failed keeps no slots. */
@@ -484,6 +568,25 @@ uint32_t context_job_next_task(const PolicyContext *ctx, uint32_t job, TaskType 
         }
         c->local_from = k;
         return k < end ? ctx->tasks_by_job[k] : NO_INDEX;
+}
+
+void context_attempt_figures(PolicyContext *ctx) {
+        if (ctx->figures_filled)
+                return;
+        for (uint32_t i = 0; i < ctx->snap->n_attempts; i++)
+                context_attempt_figured(ctx, i);
+        ctx->figures_filled = true;
+}
+
+const Attempt *context_attempt_figured(PolicyContext *ctx, uint32_t attempt) {
+        const ClusterSnapshot *s = ctx->snap;
+        ContextBuffers *b = ctx->buffers;
+
+        if (!ctx->figures_filled && b->filled_in[attempt] != b->step_serial) {
+                s->fill_attempt(s->fill_attempt_data, attempt);
+                b->filled_in[attempt] = b->step_serial;
+        }
+        return &s->attempts[attempt];
 }
 
 double context_attempt_age(const PolicyContext *ctx, uint32_t attempt) {

@@ -40,6 +40,10 @@ struct PolicyContext {
         usec_t now;
         uint32_t beating_node; /* a heartbeat step's node; NO_INDEX: none */
         Decisions *d;
+        /* Every attempt's figures that move with time are in the snapshot
+         * (ClusterSnapshot.fill_attempt); else those whose
+         * ContextBuffers.filled_in is the step's serial. */
+        bool figures_filled;
 
         /* Per node, by SlotType, after this step's slot changes: kept in
          * ContextBuffers from step to step. */
@@ -81,7 +85,13 @@ struct PolicyContext {
         uint32_t *task_start; /* job j's tasks are tasks_by_job[task_start[j] .. task_start[j+1]) */
         uint32_t *tasks_by_job;
         PendingCursor *pending[_TASK_TYPE_MAX];
-        /* Per task type: no job before this position of job_order has a
+        /* The jobs that may have a pending task, in submission order: every
+         * job but the settled ones the driver said are (a settled job has
+         * none), n_unsettled of them. A scheduler that wants the first job
+         * with a pending task walks these rather than job_order. */
+        const uint32_t *unsettled;
+        size_t n_unsettled;
+        /* Per task type: no job before this position of unsettled has a
          * task of the type for context_job_pending_task() in this step. A
          * scheduler that walks the order from the head moves it past the
          * jobs it found without one (finished ones, mostly): the step only
@@ -116,6 +126,11 @@ struct ContextBuffers {
         size_t slot_nodes;
         bool slots_kept;
         bool *killed;
+        /* Per attempt: the serial of the step that last had the driver
+         * fill its figures; a step's serial is new (the array is zeroed
+         * when the serial wraps). */
+        uint32_t *filled_in;
+        uint32_t step_serial;
         size_t cap_attempts;
         /* The context's per-job arrays, kept from step to step: their first
          * jobs_known entries are what the last step found for jobs the
@@ -125,6 +140,15 @@ struct ContextBuffers {
         uint32_t *job_order, *task_start;
         PendingCursor *pending[_TASK_TYPE_MAX];
         size_t cap_jobs, jobs_known;
+        /* While open_kept, the last step's jobs were in submission order,
+         * it had the driver's list of the jobs not settled
+         * (ClusterSnapshot.open_jobs), kept here, and jobs_seen jobs: the
+         * per-job arrays hold what it found for every one of them, and a
+         * step takes in only the jobs listed then or now and those that
+         * arrived since (a job that left the list settled after it). */
+        uint32_t *open_last;
+        size_t n_open_last, cap_open_last, jobs_seen;
+        bool open_kept;
 };
 
 void context_buffers_done(ContextBuffers *b);
@@ -187,6 +211,12 @@ uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskTy
  * the rule. */
 uint32_t context_job_next_task(const PolicyContext *ctx, uint32_t job, TaskType type, uint32_t node,
                                bool local);
+/* Every attempt's figures that move with time are in the snapshot from
+ * now on: the driver fills those (ClusterSnapshot.fill_attempt) it left out
+ * that no layer of the step asked for before. */
+void context_attempt_figures(PolicyContext *ctx);
+/* The same for one attempt, which it returns. */
+const Attempt *context_attempt_figured(PolicyContext *ctx, uint32_t attempt);
 /* Seconds an attempt has run; 0 when it started at or after now. */
 double context_attempt_age(const PolicyContext *ctx, uint32_t attempt);
 

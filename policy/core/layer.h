@@ -22,10 +22,15 @@ typedef struct PolicyContext PolicyContext; /* context.h */
  * struct (NULL without a schema), valid for the Policy's life. init may be
  * NULL (no state) and returns its state in *ret_state; free(NULL) is
  * harmless. The decide member adds decisions to the context and returns 0
- * or a negative errno; flags is reserved (0). */
+ * or a negative errno; flags is reserved (0). A layer whose
+ * figures_on_demand is true reads the attempts' figures that move with
+ * time (ClusterSnapshot.fill_attempt) only after
+ * context_attempt_figures() or context_attempt_figured(), or never; before
+ * any other layer's decide member the core fills them. */
 typedef struct JobSchedulerOps {
         const char *name;
         const ConfSchema *settings;
+        bool figures_on_demand;
         int (*init)(const void *settings, void **ret_state);
         void (*free)(void *state);
         int (*assign)(void *state, const void *settings, PolicyContext *ctx, unsigned flags);
@@ -39,6 +44,7 @@ typedef struct JobSchedulerOps {
 typedef struct SlotManagerOps {
         const char *name;
         const ConfSchema *settings;
+        bool figures_on_demand;
         int (*init)(const void *settings, void **ret_state);
         void (*free)(void *state);
         int (*manage)(void *state, const void *settings, PolicyContext *ctx, unsigned flags);
@@ -55,6 +61,7 @@ typedef struct SlotManagerOps {
 typedef struct SpeculationOps {
         const char *name;
         const ConfSchema *settings;
+        bool figures_on_demand;
         int (*init)(const void *settings, void **ret_state);
         void (*free)(void *state);
         int (*ahead)(void *state, const void *settings, PolicyContext *ctx, unsigned flags);
@@ -64,6 +71,7 @@ typedef struct SpeculationOps {
 typedef struct VmAllocatorOps {
         const char *name;
         const ConfSchema *settings;
+        bool figures_on_demand;
         int (*init)(const void *settings, void **ret_state);
         void (*free)(void *state);
         int (*allocate)(void *state, const void *settings, PolicyContext *ctx, unsigned flags);

@@ -71,13 +71,42 @@ static bool job_tasks_ok(const ClusterSnapshot *s, uint32_t job, const JobTasks 
         return true;
 }
 
+static bool job_done(const Job *job) {
+        return job->counts[TASK_MAP].done == job->counts[TASK_MAP].total &&
+               job->counts[TASK_REDUCE].done == job->counts[TASK_REDUCE].total;
+}
+
+/* The list of jobs not settled, when there is one, ascends among the jobs
+ * after the settled ones; every job it leaves out is done (the settled
+ * ones before n_jobs_settled are checked with the others). */
+static bool open_jobs_ok(const ClusterSnapshot *s) {
+        size_t next = 0;
+
+        if (!s->open_jobs)
+                return s->n_open_jobs == 0;
+        for (size_t i = 0; i < s->n_open_jobs; i++) {
+                uint32_t j = s->open_jobs[i];
+
+                if (j < MAX(next, s->n_jobs_settled) || j >= s->n_jobs)
+                        return false;
+                for (; next < j; next++)
+                        if (!job_done(&s->jobs[next]))
+                                return false;
+                next = j + 1;
+        }
+        for (; next < s->n_jobs; next++)
+                if (!job_done(&s->jobs[next]))
+                        return false;
+        return true;
+}
+
 /* Tasks were checked first: their types index first_pending. */
 static bool all_job_tasks_ok(const ClusterSnapshot *s) {
         size_t next = 0;
 
         if (!s->job_tasks_kept)
-                return s->n_jobs_settled == 0;
-        if (s->n_jobs_settled > s->n_jobs)
+                return s->n_jobs_settled == 0 && !s->open_jobs && s->n_open_jobs == 0;
+        if (s->n_jobs_settled > s->n_jobs || !open_jobs_ok(s))
                 return false;
         for (size_t j = 0; j < s->n_jobs; j++) {
                 const Job *job = &s->jobs[j];
@@ -85,9 +114,7 @@ static bool all_job_tasks_ok(const ClusterSnapshot *s) {
 
                 if (jt->first != next || !job_tasks_ok(s, (uint32_t)j, jt))
                         return false;
-                if (j < s->n_jobs_settled &&
-                    (job->counts[TASK_MAP].done != job->counts[TASK_MAP].total ||
-                     job->counts[TASK_REDUCE].done != job->counts[TASK_REDUCE].total))
+                if (j < s->n_jobs_settled && !job_done(job))
                         return false;
                 next += jt->count;
         }
@@ -265,6 +292,11 @@ bool task_is_local(const Task *t, uint32_t node) {
                 if (t->locations[i] == node)
                         return true;
         return false;
+}
+
+void snapshot_fill_attempts(const ClusterSnapshot *s) {
+        for (uint32_t i = 0; s->fill_attempt && i < s->n_attempts; i++)
+                s->fill_attempt(s->fill_attempt_data, i);
 }
 
 int snapshot_validate(const ClusterSnapshot *s) {

@@ -338,6 +338,28 @@ typedef struct ClusterSnapshot {
          * gives the same Policy while it says so. A step then passes them
          * over, which on a day's trace is most of them. 0: none. */
         size_t n_jobs_settled;
+        /* With job_tasks_kept, a driver may list every job that is not
+         * settled, by ascending index (NULL: the jobs from n_jobs_settled
+         * on): a job it leaves out is settled as those before
+         * n_jobs_settled are, wherever it stands, and stays so in every
+         * later snapshot to the same Policy while the driver leaves it
+         * out. A step then passes over the listed jobs alone, which on a
+         * day's trace are the few running among thousands done after one
+         * that runs for hours. */
+        const uint32_t *open_jobs;
+        size_t n_open_jobs;
+        /* A driver may leave out the attempts' figures that move with
+         * time (progress, bytes_processed, cpu, iowait, steal and
+         * resize_count) until a step reads them: fill_attempt(
+         * fill_attempt_data, i) then sets attempt i's. The core calls it
+         * for every attempt before it validates the snapshot, before a
+         * layer that may read them runs (layer.h) and in policy_admit(),
+         * for an attempt at most once a step, and for none in a step whose
+         * layers read none (most heartbeats). A driver that hands the
+         * snapshot elsewhere fills them first (snapshot_fill_attempts()).
+         * NULL: every figure is there. */
+        void (*fill_attempt)(void *data, uint32_t attempt);
+        void *fill_attempt_data;
         /* Per node, the attempts counted by the driver, which keeps every
          * Task.running_attempts and their sum over the nodes,
          * attempts_total, too; NULL: the core counts them itself. */
@@ -377,6 +399,9 @@ typedef struct ClusterSnapshot {
  * counts are node; total is the cluster's. */
 void attempt_counted(NodeAttempts *node, NodeAttempts *total, Task *task, SlotType slot,
                      uint64_t slot_memory, bool add);
+/* Every attempt's figures that the driver left out
+ * (ClusterSnapshot.fill_attempt). */
+void snapshot_fill_attempts(const ClusterSnapshot *s);
 /* Every count the same. */
 bool node_attempts_same(const NodeAttempts *a, const NodeAttempts *b);
 /* Field by field, what a step may read: how a driver that keeps its

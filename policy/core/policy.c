@@ -130,10 +130,18 @@ static void decisions_sizes(const Decisions *d, DecisionCounts *ret) {
 #undef SIZE_DECISIONS
 }
 
-#define LAYER_RUN(p, layer, decide, ctx)                                                   \
-        ((p)->layer->decide                                                                \
-                 ? (p)->layer->decide((p)->layer##_state, (p)->layer##_settings, (ctx), 0) \
-                 : 0)
+/* The attempts' figures filled first unless the layer asks for them. */
+#define LAYER_RUN(p, layer, decide, ctx)                                                         \
+        ({                                                                                       \
+                int layer_r_ = 0;                                                                \
+                if ((p)->layer->decide) {                                                        \
+                        if (!(p)->layer->figures_on_demand)                                      \
+                                context_attempt_figures(ctx);                                    \
+                        layer_r_ = (p)->layer->decide((p)->layer##_state, (p)->layer##_settings, \
+                                                      (ctx), 0);                                 \
+                }                                                                                \
+                layer_r_;                                                                        \
+        })
 
 /* LAYER_RUN, and what it decided counted under kind. */
 #define LAYER_RUN_COUNTED(p, layer, decide, ctx, kind)       \
@@ -179,6 +187,7 @@ int policy_step(Policy *p, const ClusterSnapshot *s, const PolicyStepArgs *args,
         if ((flags & POLICY_STEP_HEARTBEAT) && args->node >= s->n_nodes)
                 return -EINVAL;
         if (!(flags & POLICY_STEP_TRUSTED)) {
+                snapshot_fill_attempts(s);
                 r = snapshot_validate(s);
                 if (r < 0)
                         return r;
@@ -204,8 +213,9 @@ int policy_admit(Policy *p, const ClusterSnapshot *s, usec_t now, const Job *job
         AdmitVerdict v = { .admit = true };
         int r;
 
-        if (!p || !ret)
+        if (!p || !ret || !s)
                 return -EINVAL;
+        snapshot_fill_attempts(s);
         r = snapshot_validate(s);
         if (r >= 0)
                 r = job_validate(job);

@@ -131,10 +131,10 @@ struct DmrFill {
         bool slots_summed;
         unsigned target[_TASK_TYPE_MAX], budget[_TASK_TYPE_MAX];
         double load[_TASK_TYPE_MAX];
-        bool *visited; /* per job, PD-DHSA's visitedForMap */
-        bool reshaped; /* the filler changed a node's slot count */
-        uint32_t *pools;
-        uint32_t *failed; /* pools that failed in this round */
+        bool *visited;    /* per job, PD-DHSA's visitedForMap; NULL in other modes */
+        bool reshaped;    /* the filler changed a node's slot count */
+        uint32_t *pools;  /* PD-DHSA's, as visited */
+        uint32_t *failed; /* pools that failed in this round, as visited */
 };
 
 /* The nodes an assignment of this step may go to are in [*ret_from,
@@ -375,11 +375,16 @@ int dmr_fill_begin(PolicyContext *ctx, IdMap *memory, DmrFill **ret) {
         f->m = &ctx->core->dmr;
         f->weight[SLOT_MAP] = f->m->map_slot_weight;
         f->weight[SLOT_REDUCE] = f->m->reduce_slot_weight;
-        f->visited = context_scratch(ctx, s->n_jobs, sizeof(bool));
-        f->pools = context_scratch(ctx, s->n_jobs, sizeof(uint32_t));
-        f->failed = context_scratch(ctx, s->n_jobs, sizeof(uint32_t));
-        if (!f->visited || !f->pools || !f->failed)
-                return -ENOMEM;
+        /* Only PD-DHSA reads them: a step of the other modes spares three
+         * zeroed arrays of every job, which on a day's trace cost more
+         * than the rest of a heartbeat's fill. */
+        if (f->m->dhsa == DHSA_PD) {
+                f->visited = context_scratch(ctx, s->n_jobs, sizeof(bool));
+                f->pools = context_scratch(ctx, s->n_jobs, sizeof(uint32_t));
+                f->failed = context_scratch(ctx, s->n_jobs, sizeof(uint32_t));
+                if (!f->visited || !f->pools || !f->failed)
+                        return -ENOMEM;
+        }
         /* Nothing remembered and no slot lent (no DHSA, most often): every
          * node keeps its counts, its slots its base, and a step spares a
          * pass over every node's counts, and a copy of them until a fill

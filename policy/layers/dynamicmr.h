@@ -191,7 +191,8 @@ typedef struct TaskSource {
         /* The task of this type the scheduler starts next on node, from
          * jobs of that pool (NO_INDEX: any), or NO_INDEX. A job asked for a
          * map that has pending maps but none it may start on node (delay
-         * scheduling) is marked in visited (per job) under PICK_NORMAL. */
+         * scheduling) is marked in visited (per job) under PICK_NORMAL;
+         * visited is NULL but under PD-DHSA, the only mode that reads it. */
         uint32_t (*pick)(void *data, PolicyContext *ctx, uint32_t node, TaskType type,
                          uint32_t pool, PickMode mode, bool *visited);
         /* The task pick() gave got a slot. */

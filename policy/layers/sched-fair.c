@@ -289,7 +289,7 @@ static uint32_t fair_pick(void *data, PolicyContext *ctx, uint32_t node, TaskTyp
                 if (t == NO_INDEX && type == TASK_MAP) {
                         if (mode == PICK_RELAXED && visited[job])
                                 t = context_job_pending_task(ctx, job, type, node, false);
-                        else
+                        else if (visited)
                                 visited[job] = true;
                 }
                 if (t != NO_INDEX)
@@ -384,6 +384,7 @@ static int fair_assign(void *state, const void *settings, PolicyContext *ctx, un
 const JobSchedulerOps job_scheduler_fair = {
         .name = "fair",
         .settings = &fair_settings_schema,
+        .figures_on_demand = true, /* it reads none */
         .init = fair_init,
         .free = fair_free,
         .assign = fair_assign,

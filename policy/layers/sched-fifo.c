@@ -22,8 +22,8 @@ static void fifo_free(void *state) {
  * head job (PICK_HEAD) is the first with a pending task of the type. */
 static uint32_t fifo_pick(void *data, PolicyContext *ctx, uint32_t node, TaskType type,
                           uint32_t pool, PickMode mode, bool *visited) {
-        for (size_t k = ctx->order_from[type]; k < ctx->snap->n_jobs; k++) {
-                uint32_t job = ctx->job_order[k], any, t;
+        for (size_t k = ctx->order_from[type]; k < ctx->n_unsettled; k++) {
+                uint32_t job = ctx->unsettled[k], any, t;
 
                 any = context_job_pending_task(ctx, job, type, node, false);
                 if (any == NO_INDEX) {
@@ -56,6 +56,7 @@ static int fifo_assign(void *state, const void *settings, PolicyContext *ctx, un
 
 const JobSchedulerOps job_scheduler_fifo = {
         .name = "fifo",
+        .figures_on_demand = true, /* it reads none */
         .init = fifo_init,
         .free = fifo_free,
         .assign = fifo_assign,

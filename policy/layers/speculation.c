@@ -105,18 +105,34 @@ static int launch_backup(PolicyContext *ctx, uint32_t attempt, const bool *slow_
  * map slots in a job's reduce phase) there is no backup to launch, and a
  * layer's pass over every task would be wasted. */
 static bool backup_possible(const PolicyContext *ctx) {
-        const ClusterSnapshot *s = ctx->snap;
-        bool running[_TASK_TYPE_MAX] = { false, false };
+        const NodeAttempts *total = ctx->attempts_total; /* the snapshot's attempts */
+        bool running[_TASK_TYPE_MAX];
+        /* In a heartbeat step no other node has a fillable slot. */
+        uint32_t from = ctx->beating_node == NO_INDEX ? 0 : ctx->beating_node;
+        uint32_t end = ctx->beating_node == NO_INDEX ? (uint32_t)ctx->snap->n_nodes : from + 1;
 
-        /* Both types seen: the rest would change nothing. */
-        for (size_t i = 0; i < s->n_attempts && !(running[TASK_MAP] && running[TASK_REDUCE]); i++)
-                running[s->tasks[s->attempts[i].task].type] = true;
-        for (uint32_t node = 0; node < s->n_nodes; node++)
+        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                running[type] = total->held[SLOT_MAP][type] + total->held[SLOT_REDUCE][type] > 0;
+        for (uint32_t node = from; node < end; node++)
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
                         if (running[type] &&
                             context_fillable_slots(ctx, node, slot_type_of(type)) > 0)
                                 return true;
         return false;
+}
+
+/* Whether launch_backup() may find a slot for the attempt's backup: in a
+ * heartbeat step, exactly when the heartbeating node is not its own and has
+ * a free slot of its task's type (no other node takes assignments); in a
+ * control step, as far as this tells, always. */
+static bool backup_may_fit(const PolicyContext *ctx, uint32_t attempt) {
+        const Attempt *a = &ctx->snap->attempts[attempt];
+        SlotType slot = slot_type_of(ctx->snap->tasks[a->task].type);
+
+        if (ctx->beating_node == NO_INDEX)
+                return true;
+        return a->node != ctx->beating_node &&
+               context_fillable_slots(ctx, ctx->beating_node, slot) > 0;
 }
 
 /* Each job's mean progress per task type (2 job + type), Hadoop's way: a
@@ -137,6 +153,7 @@ static int job_progress_compute(PolicyContext *ctx, JobProgress *ret) {
 
         if (!sum || !count || !done || !progress)
                 return -ENOMEM;
+        context_attempt_figures(ctx);
         /* A task's progress is its best attempt's; a done task's is 1, also
          * when the snapshot leaves it out and only its job's counts have it
          * (the live controller's does). */
@@ -166,21 +183,40 @@ static int job_progress_compute(PolicyContext *ctx, JobProgress *ret) {
 
 /* What bounds each job's mean progress per type without a pass over every
  * task: the running tasks' progress (each its best attempt's), added up in
- * any order. */
+ * any order, a type's once a backup of that type is weighed: the
+ * attempts of the other type are not read (nor filled, ClusterSnapshot.
+ * fill_attempt). */
 typedef struct ProgressBounds {
-        double *running; /* per 2 job + type */
-        bool known;
+        /* Per 2 (job - first_job) + type: the jobs settled before first_job
+         * (ClusterSnapshot.n_jobs_settled) run nothing, and a step spares
+         * zeroing an entry for each (most of a day's trace). */
+        double *running;
+        size_t first_job;
+        bool known[_TASK_TYPE_MAX];
 } ProgressBounds;
 
-static int progress_bounds_compute(PolicyContext *ctx, ProgressBounds *ret) {
+/* The bounds' sums, with the type's added up first if they were not;
+ * NULL when memory is short. A task's attempts are all of its type, so
+ * each entry adds the same terms in the same order as a pass over both
+ * types would. */
+static const double *progress_bounds(PolicyContext *ctx, TaskType type, ProgressBounds *b) {
         const ClusterSnapshot *s = ctx->snap;
         double *best = ctx->task_value;
-        double *running = context_scratch(ctx, 2 * s->n_jobs, sizeof(double));
 
-        if (!running)
-                return -ENOMEM;
-        for (uint32_t i = 0; i < s->n_attempts; i++)
-                best[s->attempts[i].task] = MAX(best[s->attempts[i].task], s->attempts[i].progress);
+        if (!b->running) {
+                b->first_job = s->job_tasks_kept ? MIN(s->n_jobs_settled, s->n_jobs) : 0;
+                b->running = context_scratch(ctx, 2 * (s->n_jobs - b->first_job), sizeof(double));
+                if (!b->running)
+                        return NULL;
+        }
+        if (b->known[type])
+                return b->running;
+        for (uint32_t i = 0; i < s->n_attempts; i++) {
+                uint32_t task = s->attempts[i].task;
+
+                if (s->tasks[task].type == type)
+                        best[task] = MAX(best[task], context_attempt_figured(ctx, i)->progress);
+        }
         /* Each task once, at its first attempt: its entry goes back to 0,
          * which its other attempts add, and adding +0 to a sum of
          * nonnegative terms leaves it as it is. */
@@ -188,12 +224,15 @@ static int progress_bounds_compute(PolicyContext *ctx, ProgressBounds *ret) {
                 uint32_t task = s->attempts[i].task;
                 const Task *t = &s->tasks[task];
 
+                if (t->type != type)
+                        continue;
+                /* A settled job's tasks are all done. */
                 if (t->state != TASK_DONE)
-                        running[2 * t->job + t->type] += best[task];
+                        b->running[2 * (t->job - b->first_job) + t->type] += best[task];
                 best[task] = 0;
         }
-        *ret = (ProgressBounds){ .running = running, .known = true };
-        return 0;
+        b->known[type] = true;
+        return b->running;
 }
 
 /* Whether the attempt is too far behind its job's mean (the comparison
@@ -215,7 +254,7 @@ static int progress_bounds_compute(PolicyContext *ctx, ProgressBounds *ret) {
 static int behind_job_mean(PolicyContext *ctx, const HadoopSpeculationSettings *set,
                            uint32_t attempt, ProgressBounds *bounds, JobProgress *mean) {
         const ClusterSnapshot *s = ctx->snap;
-        const Attempt *a = &s->attempts[attempt];
+        const Attempt *a = context_attempt_figured(ctx, attempt);
         const Task *t = &s->tasks[a->task];
         size_t k = 2 * t->job + t->type;
         int r;
@@ -223,14 +262,13 @@ static int behind_job_mean(PolicyContext *ctx, const HadoopSpeculationSettings *
         if (s->job_tasks_kept) {
                 const TaskCounts *c = &s->jobs[t->job].counts[t->type];
                 double total = c->total, n = total + (double)s->n_attempts + 1024;
+                const double *running = progress_bounds(ctx, t->type, bounds);
                 double sum, margin;
 
-                if (!bounds->known) {
-                        r = progress_bounds_compute(ctx, bounds);
-                        if (r < 0)
-                                return r;
-                }
-                sum = (double)c->done + bounds->running[k];
+                if (!running)
+                        return -ENOMEM;
+                /* A running attempt's job is not settled. */
+                sum = (double)c->done + running[k - 2 * bounds->first_job];
                 margin = 8 * n * MAX(total, sum) * 0x1p-53;
                 if (a->progress < (sum - margin) / total - set->spec_progress_gap)
                         return true;
@@ -257,7 +295,9 @@ static int hadoop_speculate(void *state, const void *settings, PolicyContext *ct
                 bool launched;
                 int r;
 
-                if (!may_back_up(ctx, i, set->spec_min_runtime))
+                /* Its progress is read (and filled) only for a backup that
+                 * would find a slot. */
+                if (!may_back_up(ctx, i, set->spec_min_runtime) || !backup_may_fit(ctx, i))
                         continue;
                 r = behind_job_mean(ctx, set, i, &bounds, &mean);
                 if (r <= 0) {
@@ -274,6 +314,7 @@ static int hadoop_speculate(void *state, const void *settings, PolicyContext *ct
 
 const SpeculationOps speculation_hadoop = {
         .name = "hadoop",
+        .figures_on_demand = true,
         .settings = &hadoop_speculation_settings_schema,
         .speculate = hadoop_speculate,
 };
