@@ -98,6 +98,31 @@ START_TEST(test_aria_spare_slots) {
 }
 END_TEST
 
+/* A spare slot's reason must fit its job: "no deadline" for a job
+ * without one only, a forecast for "nearest to missing" only. */
+START_TEST(test_spare_note_validated) {
+        uint32_t a, b;
+        SpareNote n;
+        Decisions d = { .spares = &n, .n_spares = 1 };
+
+        fx_cluster(1, 2, 0);
+        a = fx_slo_job(1 * SEC, 0, NULL, 1, NULL);
+        b = fx_slo_job(2 * SEC, 120 * SEC, NULL, 1, NULL);
+        n = (SpareNote){ .job = b, .node = 0, .reason = SPARE_NEAREST, .forecast = 90 * SEC };
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), 0);
+        n = (SpareNote){ .job = a, .node = 0, .reason = SPARE_NO_DEADLINE };
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), 0);
+        n = (SpareNote){ .job = b, .node = 0, .reason = SPARE_NO_DEADLINE };
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+        n = (SpareNote){ .job = a, .node = 0, .reason = SPARE_EARLIEST };
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+        n = (SpareNote){ .job = b, .node = 0, .reason = SPARE_EARLIEST, .forecast = 90 * SEC };
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+        n = (SpareNote){ .job = b, .node = 1, .reason = SPARE_EARLIEST };
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+}
+END_TEST
+
 /* Reduces start once the job's first map finished (Algorithm 1, line 15),
  * whatever the core's reduce_slowstart says; without a deadline the core's
  * rule holds. */
@@ -309,6 +334,7 @@ Suite *suite_slo_sched(void) {
         tcase_add_test(tc, test_aria_edf_quota_locality);
         tcase_add_test(tc, test_aria_quota_leaves_slots_free);
         tcase_add_test(tc, test_aria_spare_slots);
+        tcase_add_test(tc, test_spare_note_validated);
         tcase_add_test(tc, test_aria_reduces_after_first_map);
         tcase_add_test(tc, test_aria_waiting_reduces_hold_no_slot);
         tcase_add_test(tc, test_aria_recompute_on_task_end);
