@@ -173,9 +173,12 @@ static bool loop_on(const PolicyContext *ctx) {
  * jobs without deadlines (ARIA section 6); with it every job, the deadline
  * jobs first, nearest to missing first (their forecast's slack on their
  * quotas when a part of the loop is on, else earliest deadline), then
- * those passed over, then the jobs without deadlines. */
-static int spare_order(PolicyContext *ctx, SloJob *jobs, SpareOrder *ret) {
-        bool by_forecast = ctx->core->slo.slo_spare && loop_on(ctx);
+ * those passed over, then the jobs without deadlines. any_spare: whether
+ * any slot is spare at the step's start (none is later, as each slot
+ * taken within a quota lowers the need with it), else the forecasts are
+ * not made. */
+static int spare_order(PolicyContext *ctx, SloJob *jobs, bool any_spare, SpareOrder *ret) {
+        bool by_forecast = ctx->core->slo.slo_spare && loop_on(ctx) && any_spare;
         size_t *k = context_scratch(ctx, ctx->snap->n_jobs + 1, sizeof(size_t));
         size_t n = 0;
 
@@ -232,7 +235,10 @@ static int slo_assign(PolicyContext *ctx, SloJob *jobs) {
 
         for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
                 budget_count(ctx, jobs, type, &budget[type]);
-        r = spare_order(ctx, jobs, &spare);
+        r = spare_order(ctx, jobs,
+                        budget[TASK_MAP].free > budget[TASK_MAP].needed ||
+                                budget[TASK_REDUCE].free > budget[TASK_REDUCE].needed,
+                        &spare);
         if (r < 0)
                 return r;
         for (uint32_t node = 0; node < ctx->snap->n_nodes; node++)
