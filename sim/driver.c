@@ -454,6 +454,8 @@ int sim_decisions_apply(SimCluster *cl, const Decisions *d) {
                 apply_vm_target(cl, &d->vm_targets[i]);
         for (size_t i = 0; cl->index == 0 && i < d->n_levers; i++)
                 cl->sim->results.lever_targets += d->levers[i].job != NO_INDEX;
+        for (size_t i = 0; cl->index == 0 && i < d->n_spares; i++)
+                cl->sim->results.spare_slots += d->spares[i].reason != SPARE_NO_DEADLINE;
         return 0;
 }
 

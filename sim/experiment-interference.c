@@ -39,7 +39,6 @@ static const char *const si_benchmarks[] = {
 };
 #define SI_BENCHMARKS ELEMENTSOF(si_benchmarks)
 
-#define SI_JOBS 10
 #define SI_JOBS_QUICK 5
 /* --quick: half the scenario's input per job. */
 #define SI_QUICK_SCALE "workload.scale=0.05"
@@ -407,6 +406,8 @@ int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, SiW
         if (status != 0)
                 return status;
         *ret = (SiSeedResult){ .jobs = st->n };
+        for (size_t j = 0; j < st->n; j++)
+                snprintf(ret->job_name[j], sizeof(ret->job_name[j]), "%s", st->name[st->kind[j]]);
         status = si_late_alone(e, opt, seed, st, &ret->late_alone);
         if (status != 0)
                 return status;
@@ -437,6 +438,7 @@ int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, SiW
                                 (size_t)CLAMP((st->deadline[j] / st->solo[st->kind[j]] - 1) / 0.5,
                                               0.0, (double)(SI_FACTORS - 1));
 
+                        out->late[j] = jr->deadline == 0 ? NAN : jr->refused ? INFINITY : late;
                         if (jr->deadline == 0)
                                 continue;
                         out->jobs_by[factor]++;
@@ -453,6 +455,7 @@ int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, SiW
                 out->tenant_slowdown =
                         st->tenant_alone > 0 ? res->other_mean_jct / st->tenant_alone : NAN;
                 out->lever_targets = (double)res->lever_targets;
+                out->spare_slots = (double)res->spare_slots;
                 si_errors(&rec, res, out);
                 free(rec.rec);
                 cell_close(&c);
@@ -464,12 +467,34 @@ int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, SiW
 
 /* ---- output ---- */
 
+static double si_value(const SiSeedResult *res, SiArm a, size_t offset) {
+        double x;
+
+        memcpy(&x, (const char *)&res->arm[a] + offset, sizeof(double));
+        return x;
+}
+
 static Spread si_spread(const SiSeedResult *res, size_t seeds, SiArm a, size_t offset) {
         double x[MAX_SEEDS];
 
         for (size_t k = 0; k < seeds; k++)
-                memcpy(&x[k], (const char *)&res[k].arm[a] + offset, sizeof(double));
+                x[k] = si_value(&res[k], a, offset);
         return spread_of(x, seeds);
+}
+
+/* One number of every arm per seed: a heading of seeds, a row an arm. */
+static void si_per_seed_print(const SiSeedResult *res, size_t seeds, int64_t first,
+                              const char *title, size_t offset, int decimals) {
+        printf("%s per seed:\n%-9s", title, "arm");
+        for (size_t k = 0; k < seeds; k++)
+                printf(" %6" PRId64, first + (int64_t)k);
+        printf("\n");
+        for (SiArm a = 0; a < SI_ARMS; a++) {
+                printf("%-9s", si_arms[a].label);
+                for (size_t k = 0; k < seeds; k++)
+                        printf(" %6.*f", decimals, si_value(&res[k], a, offset));
+                printf("\n");
+        }
 }
 
 /* Seeds in which arm a missed fewer deadlines than every other arm; in
@@ -536,6 +561,42 @@ static void si_verdicts_print(const SiSeedResult *res, size_t seeds, int64_t fir
         printf("\n");
 }
 
+/* Whether job j missed its deadline in arm a of seed res. */
+static bool si_job_missed(const SiSeedResult *res, SiArm a, size_t j) {
+        return res->arm[a].late[j] > 1e-6;
+}
+
+/* What separates the one loop from the best other arm of each seed where
+ * it is not alone best (fewest misses, then least tardiness): the jobs
+ * one of them misses and the other meets, with each one's finish against
+ * the deadline. */
+static void si_gaps_print(const SiSeedResult *res, size_t seeds, int64_t first) {
+        printf("Where the one loop is not alone best, against the seed's best other arm (the jobs "
+               "one misses and the other meets, finish - deadline in s, loop / other):\n");
+        for (size_t k = 0; k < seeds; k++) {
+                const SiSeedResult *r = &res[k];
+                SiArm best = SI_LOOP;
+
+                for (SiArm o = 0; o < SI_ARMS; o++)
+                        if (o != SI_LOOP &&
+                            (best == SI_LOOP || r->arm[o].missed < r->arm[best].missed ||
+                             (r->arm[o].missed == r->arm[best].missed &&
+                              r->arm[o].tardiness < r->arm[best].tardiness)))
+                                best = o;
+                if (r->arm[SI_LOOP].missed < r->arm[best].missed)
+                        continue;
+                printf("  %" PRId64 ": loop %.0f, %s %.0f missed;", first + (int64_t)k,
+                       r->arm[SI_LOOP].missed, si_arms[best].label, r->arm[best].missed);
+                for (size_t j = 0; j < r->jobs; j++)
+                        if (si_job_missed(r, SI_LOOP, j) != si_job_missed(r, best, j))
+                                printf(" %s %+.0f / %+.0f;", r->job_name[j],
+                                       r->arm[SI_LOOP].late[j], r->arm[best].late[j]);
+                printf("%s\n", r->arm[best].missed == 0
+                                       ? " (it missed none: the loop can at most equal it)"
+                                       : "");
+        }
+}
+
 static int si_report(const Experiment *e, const ExperimentOptions *opt, SiWorkload workload) {
         size_t seeds = experiment_seeds(opt);
         int64_t first = experiment_first_seed(opt);
@@ -572,25 +633,27 @@ static int si_report(const Experiment *e, const ExperimentOptions *opt, SiWorklo
         }
         printf("%zu deadline jobs a run; the tenant runs the same jobs at the submissions.\n",
                res[0].jobs);
-        printf("Deadlines missed per seed:\n%-9s", "arm");
-        for (size_t k = 0; k < seeds; k++)
-                printf(" %5" PRId64, first + (int64_t)k);
-        printf("\n");
-        for (SiArm a = 0; a < SI_ARMS; a++) {
-                printf("%-9s", si_arms[a].label);
-                for (size_t k = 0; k < seeds; k++)
-                        printf(" %5.0f", res[k].arm[a].missed);
-                printf("\n");
-        }
+        si_per_seed_print(res, seeds, first, "Deadlines missed", offsetof(SiArmResult, missed), 0);
         printf("%-9s", "alone");
         for (size_t k = 0; k < seeds; k++)
-                printf(" %5zu", res[k].late_alone);
+                printf(" %6zu", res[k].late_alone);
         printf("\n%-9s", "all arms");
         for (size_t k = 0; k < seeds; k++)
-                printf(" %5zu", res[k].missed_by_all);
+                printf(" %6zu", res[k].missed_by_all);
         printf("\nalone: the deadline jobs late even alone on the cluster with every slot (FIFO) "
                "and the lever, beside the tenant running the same job (no arm can be expected to "
                "meet them); all arms: those every arm missed.\n");
+        si_per_seed_print(res, seeds, first, "Tardiness (s)", offsetof(SiArmResult, tardiness), 0);
+        si_per_seed_print(res, seeds, first, "Tenant slowdown",
+                          offsetof(SiArmResult, tenant_slowdown), 2);
+        for (SiArm a = 0; a < SI_ARMS; a++)
+                if (si_spread(res, seeds, a, offsetof(SiArmResult, spare_slots)).max > 0) {
+                        si_per_seed_print(res, seeds, first,
+                                          "Slots given to deadline jobs beyond their quotas "
+                                          "(slo_spare)",
+                                          offsetof(SiArmResult, spare_slots), 0);
+                        break;
+                }
         printf("Columns: deadlines missed (a refused job counts as missed); total tardiness, the "
                "sum of the late jobs' T - D; ARIA's SLO-exceeded utility, the sum over late jobs "
                "of (T - D) / D, in %%; the tenant's mean job time over its mean alone on the "
@@ -635,6 +698,7 @@ static int si_report(const Experiment *e, const ExperimentOptions *opt, SiWorklo
                si_spread(res, seeds, SI_LOOP, offsetof(SiArmResult, tenant_slowdown)).mean,
                si_spread(res, seeds, SI_LAYERED, offsetof(SiArmResult, tenant_slowdown)).mean);
         si_verdicts_print(res, seeds, first);
+        si_gaps_print(res, seeds, first);
         printf("Goal (issue 21: the one loop misses fewer deadlines than every other arm in every "
                "seed): %s, in %zu of %zu seeds.\n",
                best == seeds ? "met" : "NOT MET", best, seeds);

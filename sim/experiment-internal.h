@@ -256,6 +256,7 @@ typedef enum SiForecast {
         SI_FORECASTS,
 } SiForecast;
 
+#define SI_JOBS 10     /* deadline jobs a seed */
 #define SI_FRACTIONS 3 /* 25, 50 and 75 % of each job's time */
 #define SI_FACTORS 4   /* deadlines of 1-1.5, 1.5-2, 2-2.5 and 2.5-3 T_J */
 
@@ -263,6 +264,10 @@ typedef struct SiArmResult {
         double missed, tardiness, utility; /* utility: ARIA's, % */
         double tenant_slowdown;            /* the tenant's mean job time over alone */
         double lever_targets;
+        double spare_slots; /* SimResults.spare_slots */
+        /* Each job's finish less its deadline (s, + late; INFINITY:
+         * refused; NAN: no deadline), by its place in the seed. */
+        double late[SI_JOBS];
         /* Jobs, and those missed, by their deadline over T_J. */
         double jobs_by[SI_FACTORS], missed_by[SI_FACTORS];
         /* Mean |forecast - end| and mean signed error over the jobs, over
@@ -272,6 +277,7 @@ typedef struct SiArmResult {
 
 typedef struct SiSeedResult {
         size_t jobs;
+        char job_name[SI_JOBS][24]; /* each job's benchmark (W1) or name (W2) */
         SiArmResult arm[SI_ARMS];
         /* Deadline jobs late even alone on the cluster (FIFO, every slot,
          * the lever) beside the tenant running the same job, and those

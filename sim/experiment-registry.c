@@ -304,7 +304,10 @@ static const Experiment experiments[] = {
                         "jobs at the submissions on stock Hadoop; under the lever the agents' CPU "
                         "weights scale DRS's shares (drs.c). The arrivals, the scale, the tenant "
                         "and slo_margin are assumptions (sim/README.md shows how much they "
-                        "matter).",
+                        "matter). There is no job without a deadline, so the slots ARIA's quotas "
+                        "leave idle stay idle unless --set policy.slo_spare=yes hands them to the "
+                        "deadline jobs, nearest to missing first (every arm with ARIA; FIFO has "
+                        "no quotas).",
         },
         {
                 .name = "slo-interference-w2",
@@ -322,7 +325,8 @@ static const Experiment experiments[] = {
                         "when they come, each job's stored profile its run alone; the tenant "
                         "runs the same jobs at the submissions on stock Hadoop. The share of "
                         "the counts, the per-job times, the arrivals and the tenant are "
-                        "assumptions.",
+                        "assumptions. --set policy.slo_spare=yes hands the slots ARIA's quotas "
+                        "leave idle to the deadline jobs (every arm with ARIA).",
         },
         {
                 .name = "ras-exp1",

@@ -90,6 +90,9 @@ typedef struct SimResults {
         /* VM targets the one loop's lever set for a late deadline job
          * (LeverNote with a job), summed over the control steps. */
         uint64_t lever_targets;
+        /* Slots the deadline schedulers gave deadline jobs beyond their
+         * quotas (slo_spare: SpareNote of a deadline job). */
+        uint64_t spare_slots;
         /* CPU time spent in them, for benchmarks (measured only under
          * sim_set_time_policy()); it never feeds back into the simulation. */
         usec_t policy_cpu;

@@ -80,6 +80,7 @@ static void combo_apply(const Combo *c) {
         fx_core()->dmr.load_balance = c->prescheduling;
         fx_core()->dmr.prescheduling = c->prescheduling;
         fx_core()->slo.slo_speed = fx_core()->slo.slo_lever = fx_core()->slo.slo_favour = c->loop;
+        fx_core()->slo.slo_spare = c->loop;
         fx_core()->slo.slo_forecast = c->forecast;
 }
 
@@ -149,11 +150,17 @@ static bool replaced(const Decisions *d, uint32_t task) {
 
 /* A job with a quota gets no new task that takes it past its quota of
  * running tasks (attempts that are not backups; a re-placed one, the slot
- * manager's, is neither new nor counted). */
+ * manager's, is neither new nor counted), but in a spare slot (slo_spare),
+ * each of which says so (SpareNote). */
 static void check_quotas(const Decisions *d) {
         for (size_t q = 0; q < d->n_quotas; q++) {
-                unsigned running[_TASK_TYPE_MAX] = { 0 }, assigned[_TASK_TYPE_MAX] = { 0 };
+                unsigned running[_TASK_TYPE_MAX] = { 0 }, assigned[_TASK_TYPE_MAX] = { 0 },
+                         spare[_TASK_TYPE_MAX] = { 0 };
                 uint32_t job = d->quotas[q].job;
+
+                for (size_t i = 0; i < d->n_spares; i++)
+                        if (d->spares[i].job == job)
+                                spare[d->spares[i].slot]++;
 
                 for (uint32_t i = 0; i < fx.s.n_attempts; i++)
                         if (!fx.attempts[i].speculative && !replaced(d, fx.attempts[i].task) &&
@@ -165,8 +172,10 @@ static void check_quotas(const Decisions *d) {
                             fx.tasks[d->assignments[i].task].job == job)
                                 assigned[d->assignments[i].type]++;
                 for (TaskType t = TASK_MAP; t < _TASK_TYPE_MAX; t++)
-                        ck_assert(assigned[t] == 0 ||
-                                  running[t] + assigned[t] <= d->quotas[q].slots[t]);
+                        ck_assert(assigned[t] <= (d->quotas[q].slots[t] > running[t]
+                                                          ? d->quotas[q].slots[t] - running[t]
+                                                          : 0) +
+                                                         spare[t]);
         }
 }
 

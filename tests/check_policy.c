@@ -169,6 +169,14 @@ const SlotQuota *fx_quota_of(uint32_t job) {
         return NULL;
 }
 
+unsigned fx_assigned_to(uint32_t job) {
+        unsigned n = 0;
+
+        for (size_t i = 0; i < fx.d.n_assignments; i++)
+                n += fx.tasks[fx.d.assignments[i].task].job == job;
+        return n;
+}
+
 int fx_step(unsigned flags, usec_t now) {
         _cleanup_(policy_freep) Policy *p = NULL;
         int r = policy_new_named(&fx.cfg, NULL, &p);

@@ -60,6 +60,8 @@ uint32_t fx_slo_job(usec_t submitted, usec_t deadline, const JobProfile *p, unsi
                     const uint32_t *locs);
 /* The step's quota of job; NULL without one. */
 const SlotQuota *fx_quota_of(uint32_t job);
+/* How many of the step's assignments are of job's tasks. */
+unsigned fx_assigned_to(uint32_t job);
 /* policy_step() at now with flags, not a heartbeat. */
 int step(Policy *p, const ClusterSnapshot *s, usec_t now, unsigned flags, Decisions *d);
 /* policy_new_named() with fx.cfg, then one policy_step() into fx.d. */

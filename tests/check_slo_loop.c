@@ -225,6 +225,56 @@ START_TEST(test_triage_hopeless_after_others) {
 }
 END_TEST
 
+/* The spare slots go to the deadline job nearest to missing by the loop's
+ * forecast, not the earliest deadline. 4 map slots, profiled maps of 10 s,
+ * the lower bound. X, due at 140 s, did a map in 10 s (speed 1) and has 3
+ * left: m = ceil(30 / 40) = 1, and on 1 slot the replay ends it at 130 s,
+ * slack 10 / 40 = 0.25. Y, due at 150 s, did 2 maps in 20 s each (speed
+ * 0.5) and has 3 left: m = ceil(30 / 50) = 1 as profiled, and on 1 slot
+ * at its speed the replay ends it at 100 + 3 x 20 = 160 s, slack -10 / 50
+ * = -0.2. Each gets its quota; without the loop the other 2 slots go to
+ * X (earliest deadline), with a part of it on (the favour, which changes
+ * nothing else in an assignment step) to Y, which says its forecast. */
+START_TEST(test_spare_nearest_to_missing) {
+        JobProfile p = fx_profile(4, 10, 0, 0);
+        uint32_t x, y;
+
+        fx_cluster(2, 2, 0);
+        fx.cfg.scheduler = "aria";
+        fx_aria()->aria_bound = ARIA_LOWER;
+        fx_slo()->slo_spare = true;
+        x = fx_slo_job(1 * SEC, 140 * SEC, &p, 4, NULL);
+        maps_done(x, 1, 10);
+        y = fx_slo_job(2 * SEC, 150 * SEC, &p, 5, NULL);
+        maps_done(y, 2, 20);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx_quota_of(x)->slots[SLOT_MAP], 1);
+        ck_assert_uint_eq(fx_quota_of(y)->slots[SLOT_MAP], 1);
+        ck_assert_uint_eq(fx_assigned_to(x), 3);
+        ck_assert_uint_eq(fx_assigned_to(y), 1);
+        ck_assert_uint_eq(fx.d.n_spares, 2);
+        ck_assert_int_eq(fx.d.spares[0].reason, SPARE_EARLIEST);
+
+        fx_slo()->slo_favour = true;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx_assigned_to(x), 1);
+        ck_assert_uint_eq(fx_assigned_to(y), 3);
+        ck_assert_uint_eq(fx.d.n_spares, 2);
+        for (size_t i = 0; i < fx.d.n_spares; i++) {
+                ck_assert_uint_eq(fx.d.spares[i].job, y);
+                ck_assert_int_eq(fx.d.spares[i].reason, SPARE_NEAREST);
+                ck_assert_uint_eq(fx.d.spares[i].forecast, 160 * SEC);
+                ck_assert_uint_eq(fx.d.spares[i].quota, 1);
+        }
+
+        /* Off, the quotas alone: 2 slots stay idle. */
+        fx_slo()->slo_spare = false;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx.d.n_assignments, 2);
+        ck_assert_uint_eq(fx.d.n_spares, 0);
+}
+END_TEST
+
 /* Admission at the measured speed: 8 maps profiled at 10 s (σ c_m = 80 s
  * of map work), no reduces, 30 s to the deadline: Eq. 1 gives 3 maps, and
  * 4 map slots are free: admitted. The cluster's maps run at half their
@@ -662,6 +712,7 @@ Suite *suite_slo_loop(void) {
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_aria_quota_at_speed);
         tcase_add_test(tc, test_triage_hopeless_after_others);
+        tcase_add_test(tc, test_spare_nearest_to_missing);
         tcase_add_test(tc, test_deadline_admission_at_speed);
         suite_add_tcase(s, tc);
         tc = tcase_create("lever");

@@ -60,6 +60,69 @@ START_TEST(test_aria_quota_leaves_slots_free) {
 }
 END_TEST
 
+/* The slots beyond the quotas (slo_spare). B, due in 20 s with 3 maps of
+ * 10 s, has the lower bound's m = ceil(30 / 20) = 2; A has no deadline;
+ * the cluster has 4 map slots. Off, as ARIA reads, B runs its 2 and A gets
+ * the other 2. On, the deadline job comes first for the slots beyond the
+ * quotas, but takes only what it can use, its third map: A gets the
+ * fourth slot. Each spare slot says why (no part of the loop on: by
+ * earliest deadline). */
+START_TEST(test_aria_spare_slots) {
+        JobProfile p = fx_profile(4, 10, 0, 0);
+        uint32_t a, b;
+
+        fx_cluster(2, 2, 0);
+        fx.cfg.scheduler = "aria";
+        fx_aria()->aria_bound = ARIA_LOWER;
+        a = fx_slo_job(1 * SEC, 0, NULL, 4, NULL);
+        b = fx_slo_job(2 * SEC, 120 * SEC, &p, 3, NULL);
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx_quota_of(b)->slots[SLOT_MAP], 2);
+        ck_assert_uint_eq(fx_assigned_to(b), 2);
+        ck_assert_uint_eq(fx_assigned_to(a), 2);
+        ck_assert_uint_eq(fx.d.n_spares, 0);
+
+        fx_core()->slo.slo_spare = true;
+        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 100 * SEC), 0);
+        ck_assert_uint_eq(fx_quota_of(b)->slots[SLOT_MAP], 2);
+        ck_assert_uint_eq(fx_assigned_to(b), 3);
+        ck_assert_uint_eq(fx_assigned_to(a), 1);
+        ck_assert_uint_eq(fx.d.n_spares, 2);
+        ck_assert_uint_eq(fx.d.spares[0].job, b);
+        ck_assert_int_eq(fx.d.spares[0].reason, SPARE_EARLIEST);
+        ck_assert_int_eq(fx.d.spares[0].slot, SLOT_MAP);
+        ck_assert_uint_eq(fx.d.spares[0].quota, 2);
+        ck_assert_uint_eq(fx.d.spares[0].forecast, 0);
+        ck_assert_uint_eq(fx.d.spares[1].job, a);
+        ck_assert_int_eq(fx.d.spares[1].reason, SPARE_NO_DEADLINE);
+}
+END_TEST
+
+/* A spare slot's reason must fit its job: "no deadline" for a job
+ * without one only, a forecast for "nearest to missing" only. */
+START_TEST(test_spare_note_validated) {
+        uint32_t a, b;
+        SpareNote n;
+        Decisions d = { .spares = &n, .n_spares = 1 };
+
+        fx_cluster(1, 2, 0);
+        a = fx_slo_job(1 * SEC, 0, NULL, 1, NULL);
+        b = fx_slo_job(2 * SEC, 120 * SEC, NULL, 1, NULL);
+        n = (SpareNote){ .job = b, .node = 0, .reason = SPARE_NEAREST, .forecast = 90 * SEC };
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), 0);
+        n = (SpareNote){ .job = a, .node = 0, .reason = SPARE_NO_DEADLINE };
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), 0);
+        n = (SpareNote){ .job = b, .node = 0, .reason = SPARE_NO_DEADLINE };
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+        n = (SpareNote){ .job = a, .node = 0, .reason = SPARE_EARLIEST };
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+        n = (SpareNote){ .job = b, .node = 0, .reason = SPARE_EARLIEST, .forecast = 90 * SEC };
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+        n = (SpareNote){ .job = b, .node = 1, .reason = SPARE_EARLIEST };
+        ck_assert_int_eq(decisions_validate(&fx.s, NULL, &d), -EBADMSG);
+}
+END_TEST
+
 /* Reduces start once the job's first map finished (Algorithm 1, line 15),
  * whatever the core's reduce_slowstart says; without a deadline the core's
  * rule holds. */
@@ -270,6 +333,8 @@ Suite *suite_slo_sched(void) {
         tcase_add_checked_fixture(tc, NULL, fx_teardown);
         tcase_add_test(tc, test_aria_edf_quota_locality);
         tcase_add_test(tc, test_aria_quota_leaves_slots_free);
+        tcase_add_test(tc, test_aria_spare_slots);
+        tcase_add_test(tc, test_spare_note_validated);
         tcase_add_test(tc, test_aria_reduces_after_first_map);
         tcase_add_test(tc, test_aria_waiting_reduces_hold_no_slot);
         tcase_add_test(tc, test_aria_recompute_on_task_end);

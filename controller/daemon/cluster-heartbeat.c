@@ -628,6 +628,46 @@ static void record_loop_notes(Cluster *c, const Snapshot *s, usec_t now) {
         }
 }
 
+/* Why a slot went to a job beyond the deadline jobs' quotas (slo_spare):
+ * a deadline job's at info, as its quota changes are; a job without a
+ * deadline's, ARIA's own rule, at debug. */
+static void record_spare_notes(const Cluster *c, const Snapshot *s, usec_t now) {
+        static const char *const slot_names[_SLOT_TYPE_MAX] = {
+                [SLOT_MAP] = "map",
+                [SLOT_REDUCE] = "reduce",
+        };
+        const Decisions *d = &c->decisions;
+
+        for (size_t i = 0; i < d->n_spares; i++) {
+                const SpareNote *n = &d->spares[i];
+                const Job *job = &s->a.jobs[n->job];
+                double deadline = ((double)job->deadline - (double)now) / USEC_PER_SEC;
+                char why[160];
+
+                if (n->reason == SPARE_NO_DEADLINE) {
+                        log_debug("Spare: %s slot on tracker %" PRIu64 " to job %" PRIu64
+                                  " (no deadline): no deadline job can use it",
+                                  slot_names[n->slot], c->nodes[n->node].id, job->id);
+                        continue;
+                }
+                if (n->reason == SPARE_NEAREST)
+                        snprintf(why, sizeof(why),
+                                 "nearest to missing its deadline (in %.1f s): forecast to end "
+                                 "in %.1f s on its quota",
+                                 deadline, ((double)n->forecast - (double)now) / USEC_PER_SEC);
+                else if (n->reason == SPARE_EARLIEST)
+                        snprintf(why, sizeof(why), "the earliest deadline (in %.1f s)", deadline);
+                else
+                        snprintf(why, sizeof(why),
+                                 "no job that can still meet its deadline takes it, and this one "
+                                 "cannot (its deadline in %.1f s)",
+                                 deadline);
+                log_info("Spare: %s slot on tracker %" PRIu64 " to job %" PRIu64
+                         " beyond its quota of %u: %s",
+                         slot_names[n->slot], c->nodes[n->node].id, job->id, n->quota, why);
+        }
+}
+
 /* Kills and slot changes wait in their trackers' queues; assignments are
  * for the heartbeating tracker alone (the step's contract). */
 static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t now,
@@ -698,6 +738,7 @@ static int apply_decisions(Cluster *c, const Snapshot *s, ClusterNode *n, usec_t
                 cluster_node_changed(c, d->slot_changes[i].node);
         }
         record_loop_notes(c, s, now);
+        record_spare_notes(c, s, now);
         r = apply_quotas(c, s);
         if (r < 0 || !n)
                 return r;

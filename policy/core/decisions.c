@@ -256,6 +256,16 @@ static bool notes_valid(const ClusterSnapshot *s, const Decisions *d) {
                 if (d->levers[i].vm >= s->n_vms ||
                     (d->levers[i].job != NO_INDEX && d->levers[i].job >= s->n_jobs))
                         return false;
+        for (size_t i = 0; i < d->n_spares; i++) {
+                const SpareNote *n = &d->spares[i];
+
+                if (n->job >= s->n_jobs || n->node >= s->n_nodes ||
+                    (unsigned)n->slot >= _SLOT_TYPE_MAX ||
+                    (unsigned)n->reason >= _SPARE_REASON_MAX ||
+                    (s->jobs[n->job].deadline == 0) != (n->reason == SPARE_NO_DEADLINE) ||
+                    (n->reason != SPARE_NEAREST && n->forecast != 0))
+                        return false;
+        }
         return true;
 }
 

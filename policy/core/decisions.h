@@ -142,6 +142,38 @@ typedef struct LeverNote {
         unsigned cpu_weight; /* the weight it asks */
 } LeverNote;
 
+/* Why a deadline scheduler gave a slot beyond the quotas (slo_spare,
+ * slo-sched.h): to which job, nearest to missing first. */
+typedef enum SpareReason {
+        /* The deadline job nearest to missing its deadline by its forecast
+         * on its quota (the loop's, slo-loop.h), of those that can still
+         * meet it. */
+        SPARE_NEAREST,
+        /* The deadline job with the earliest deadline of those that can
+         * still meet it, not forecast (no part of the loop on, or no
+         * profile yet). */
+        SPARE_EARLIEST,
+        /* A deadline job past its deadline or late even with every slot (the
+         * loop's triage): no job that can still meet its deadline takes it. */
+        SPARE_PASSED,
+        /* A job without a deadline: no deadline job can use it. */
+        SPARE_NO_DEADLINE,
+        _SPARE_REASON_MAX,
+} SpareReason;
+
+/* A slot of the step's assignments that went to a job beyond its quota
+ * (the one loop's spare slots), for reports: one per such assignment. */
+typedef struct SpareNote {
+        uint32_t job;
+        uint32_t node;
+        SlotType slot;
+        SpareReason reason;
+        /* SPARE_NEAREST: when the job is forecast to end on its quota,
+         * absolute; 0 for the other reasons. */
+        usec_t forecast;
+        unsigned quota; /* its quota of the slot's type; 0 for SPARE_NO_DEADLINE */
+} SpareNote;
+
 /* The least slots of each type a job should hold, so that it meets its
  * deadline (ARIA's and the Deadline Constraint Scheduler's minimum slots);
  * one per job. */
@@ -181,7 +213,8 @@ typedef struct Reservation {
         X(Reservation, reservations) \
         X(StragglerNote, stragglers) \
         X(DeadlineNote, deadlines)   \
-        X(LeverNote, levers)
+        X(LeverNote, levers)         \
+        X(SpareNote, spares)
 
 /* The four layers of a policy (layer.h), for what is said of each. */
 typedef enum PolicyLayerKind {
@@ -231,7 +264,8 @@ void decisions_done(Decisions *d);
  * not free after the assignments (on the heartbeating node only) or for a
  * task of another job or not pending, changes more than the CPU weight of
  * another tenant's VM, or reports on a job without a deadline or a VM it
- * does not have. step may be NULL (a
+ * does not have, or a spare slot whose reason does not fit its job. step
+ * may be NULL (a
  * step of no heartbeat). policy_step() checks its own output with it; a
  * driver may check decisions from elsewhere. */
 int decisions_validate(const ClusterSnapshot *s, const PolicyStepArgs *step, const Decisions *d);

@@ -44,7 +44,8 @@
  *      their kind replaces them (the deadline schedulers' quotas are what
  *      they hold their own assignments to, for a driver to show; DynamicMR's
  *      SEPB reserves slots; the simulator applies no quotas); record the
- *      reports (StragglerNote, DeadlineNote, LeverNote) as it likes;
+ *      reports (StragglerNote, DeadlineNote, LeverNote, SpareNote) as it
+ *      likes;
  *   3. ask policy_admit() when a job is submitted, and run it only if
  *      admitted (the simulator does so at each job's arrival, and reports
  *      the jobs it refused with the reason). */

@@ -82,6 +82,13 @@ static const ConfKey core_keys[] = {
         SLO_SETTING(CONF_BOOL, slo_favour, "no",
                     "flexslot: slot moves and straggler handling favour the deadline job "
                     "forecast late that can still meet its deadline with every slot"),
+        /* ARIA section 6 leaves the slots beyond the quotas to an
+         * "additional policy" and gives them to the jobs without deadlines;
+         * off, so that ARIA runs as it reads. */
+        SLO_SETTING(CONF_BOOL, slo_spare, "no",
+                    "aria, deadline: the slots the deadline jobs' quotas leave idle go first to "
+                    "the deadline job nearest to missing (by the forecast when a part of the loop "
+                    "is on, else earliest deadline), then to the jobs without deadlines"),
         SLO_SETTING(CONF_ENUM, slo_forecast, "replay",
                     "the forecast of a deadline job's end the lever and flexslot act on: replay "
                     "(its tasks left replayed on its slots) or bound (ARIA's average bound at the "

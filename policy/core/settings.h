@@ -95,6 +95,10 @@ typedef struct SloLoopSettings {
         /* FlexSlot's slot moves and straggler handling favour the job
          * nearest to missing its deadline. */
         bool slo_favour;
+        /* The deadline schedulers give the slots their quotas leave idle
+         * to the deadline jobs first, nearest to missing first, then to the
+         * jobs without deadlines (slo-sched.h); else to those jobs only. */
+        bool slo_spare;
         int slo_forecast;  /* the SloForecastKind the lever and FlexSlot act on */
         double slo_margin; /* late until forecast this share of the time left early */
 } SloLoopSettings;

@@ -13,7 +13,9 @@
  *   slo_lever   the VM allocators give a late job's VMs CPU weight taken
  *               from best-effort VMs on their hosts (slo-lever.c);
  *   slo_favour  FlexSlot favours the job nearest to missing its deadline
- *               (slots.c).
+ *               (slots.c);
+ *   slo_spare   the slots the deadline schedulers' quotas leave idle go to
+ *               the deadline job nearest to missing first (slo-sched.h).
  *
  * Triage: a late job that misses its deadline even with every slot it can
  * use (slo_hopeless()) goes after the jobs that can still meet theirs in

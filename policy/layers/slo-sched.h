@@ -25,6 +25,31 @@
  * is on the node first, else any of its maps (ARIA's lines 9-12). Every task runs in a slot of its
  * own type.
  *
+ * The spare slots (slo_spare, CoreSettings.slo): ARIA section 6 says
+ * "in case there are spare slots, they can be allocated based on the
+ * additional policy", and leaves that policy open beyond "jobs with
+ * deadlines will have higher priorities for cluster resources than jobs
+ * without deadlines". Off (the default), the slots beyond what the
+ * deadline jobs still need go to the jobs without deadlines only, as
+ * above. On, they go first to the deadline jobs, beyond their quotas, then
+ * to the jobs without deadlines. Our choices where the paper is silent:
+ * - The order among the deadline jobs is nearness to missing: the slack of
+ *   the one loop's forecast (slo_forecast, at the job's measured speed) on
+ *   the job's quota, (deadline - forecast) / (deadline - now), least first,
+ *   when a part of the loop is on (slo_speed, slo_lever or slo_favour);
+ *   else earliest deadline, ARIA's own order, since ARIA's model plans a
+ *   job on its quota to end at its deadline and so ranks none nearer. A
+ *   job without a forecast (no profile yet) comes after those with one.
+ * - A job past its deadline, or one the loop's triage passed over, comes
+ *   after those that can still meet theirs, before the jobs without.
+ * - A job takes a spare slot only for a task it can start now (a pending
+ *   map, a reduce once its reduces are open and the driver lets it start),
+ *   so it never holds more than it can use; the next job gets the rest.
+ * - A spare slot is one free beyond what the deadline jobs still need of
+ *   their quotas, as for the jobs without deadlines.
+ * Each such slot is reported (SpareNote: the job, the reason, the forecast
+ * it was ranked by).
+ *
  * A scheduler may mark a job hopeless (SloJob.hopeless: the one loop's
  * triage, slo-loop.h): it then comes after every job with a deadline that
  * can still meet it, so that a job past its deadline, which earliest
@@ -58,6 +83,11 @@ typedef struct SloJob {
         unsigned quota[_TASK_TYPE_MAX];   /* with a deadline: at most this many running */
         unsigned running[_TASK_TYPE_MAX]; /* running tasks, and those this step assigns */
         bool reduces_open;                /* its reduces may start: the scheduler's rule */
+        /* With slo_spare, for the order of the spare slots: passed over
+         * (hopeless, or its deadline gone), its forecast end on its quota
+         * (s, NAN: none) and its slack (slo_slack(), INFINITY: none). */
+        bool passed;
+        double forecast, slack;
 } SloJob;
 
 /* A scheduler's own part: the quota of job sj->job, which has a deadline,
