@@ -852,6 +852,88 @@ START_TEST(test_task_batch) {
 }
 END_TEST
 
+/* ---- groups ---- */
+
+/* The job's task records that another connection sees: what is committed. */
+static int64_t committed_records(uint64_t job) {
+        char sql[96];
+
+        snprintf(sql, sizeof(sql), "SELECT count(*) FROM task_attempts WHERE job = %" PRIu64, job);
+        return raw_int(db, sql);
+}
+
+/* Records of many calls in a group are one commit, which no other
+ * connection sees before it; the store's own reads see them. */
+START_TEST(test_group_one_commit) {
+        _cleanup_(store_closep) Store *s = open_ok();
+        StoreTaskRecord *recs = NULL;
+        StoreError err = { 0 };
+        uint64_t job, commits;
+        size_t n;
+
+        job = submit_ok(s, &wordcount);
+        ck_assert_int_eq(store_job_start(s, job, 8, &err), 0);
+        commits = store_commits(s);
+        ck_assert(!store_group_open(s));
+        store_group_begin(s);
+        ck_assert(store_group_open(s));
+        for (unsigned i = 0; i < 8; i++)
+                record_ok(s, running_map(job, i, i + 1));
+        record_ok(s, done_map(job, 0, 1));
+        ck_assert_int_eq(committed_records(job), 0);
+        ck_assert_uint_eq(store_commits(s), commits);
+        ck_assert_int_eq(store_job_tasks(s, job, STORE_TASK_ANY, &recs, &n, &err), 0);
+        ck_assert_uint_eq(n, 8);
+        store_task_records_free(recs, n);
+
+        ck_assert_int_eq(store_group_commit(s, &err), 0);
+        ck_assert(!store_group_open(s));
+        ck_assert_uint_eq(store_commits(s), commits + 1);
+        ck_assert_int_eq(committed_records(job), 8);
+        /* Outside a group, a record is a commit of its own. */
+        record_ok(s, done_map(job, 1, 2));
+        ck_assert_uint_eq(store_commits(s), commits + 2);
+        /* A group with no record commits nothing. */
+        store_group_begin(s);
+        ck_assert_int_eq(store_group_commit(s, &err), 0);
+        ck_assert_uint_eq(store_commits(s), commits + 2);
+}
+END_TEST
+
+/* A record refused in a group takes its batch's others with it and leaves
+ * the group's other records; a job's change (a WRITE) commits the group
+ * with it, and the group goes on after. */
+START_TEST(test_group_refusal_and_write) {
+        _cleanup_(store_closep) Store *s = open_ok();
+        StoreTaskRecord batch[2];
+        StoreError err = { 0 };
+        uint64_t job, other, commits;
+
+        job = submit_ok(s, &wordcount);
+        other = submit_ok(s, &streaming);
+        ck_assert_int_eq(store_job_start(s, job, 8, &err), 0);
+        ck_assert_int_eq(store_job_start(s, other, 8, &err), 0);
+        store_group_begin(s);
+        record_ok(s, running_map(job, 0, 1));
+        batch[0] = running_map(job, 1, 2);
+        batch[1] = running_map(job, 9, 3);
+        assert_refused(store_tasks_record(s, batch, 2, &err), err, -EINVAL, "index",
+                       "record 1 of 2: index: 9");
+        record_ok(s, running_map(job, 2, 4));
+        ck_assert_int_eq(committed_records(job), 0);
+
+        commits = store_commits(s);
+        ck_assert_int_eq(store_job_finish(s, other, STORE_JOB_CANCELLED, "cancelled", &err), 0);
+        ck_assert_int_eq(committed_records(job), 2);
+        ck_assert_uint_eq(store_commits(s), commits + 2);
+        record_ok(s, running_map(job, 3, 5));
+        ck_assert_int_eq(committed_records(job), 2);
+        ck_assert_int_eq(store_group_commit(s, &err), 0);
+        ck_assert_int_eq(committed_records(job), 3);
+        ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM task_attempts WHERE idx = 1"), 0);
+}
+END_TEST
+
 /* ---- resuming ---- */
 
 /* What a controller restarted mid-job reads back: the unfinished jobs, and
@@ -1698,6 +1780,8 @@ Suite *suite_store(void) {
         tcase_add_test(tc, test_task_usage);
         tcase_add_loop_test(tc, test_task_record_refused, 0, (int)ELEMENTSOF(bad_records));
         tcase_add_test(tc, test_task_batch);
+        tcase_add_test(tc, test_group_one_commit);
+        tcase_add_test(tc, test_group_refusal_and_write);
         tcase_add_test(tc, test_resume);
         suite_add_tcase(s, tc);
 
