@@ -60,7 +60,7 @@ bench-slo: all
 BENCH_PROGRAMS += flexslot-bench-heartbeat
 flexslot-bench-heartbeat_SOURCES := bench/bench-heartbeat.c bench/tracker-conn.c \
 	bench/latencies.c
-flexslot-bench-heartbeat_DEPS := proto daemon
+flexslot-bench-heartbeat_DEPS := proto store daemon
 
 .PHONY: bench-heartbeat
 bench: bench-heartbeat

@@ -360,6 +360,10 @@ bool store_group_open(const Store *s) {
         return s->grouping;
 }
 
+bool store_group_holds(const Store *s) {
+        return s->group_open;
+}
+
 uint64_t store_commits(const Store *s) {
         return s->commits;
 }

@@ -224,6 +224,8 @@ void store_group_begin(Store *s);
 int store_group_commit(Store *s, StoreError *err);
 /* Between a group's begin and its commit. */
 bool store_group_open(const Store *s);
+/* The group holds records not yet committed. */
+bool store_group_holds(const Store *s);
 /* The write transactions committed since the store was opened: a group's
  * is one. */
 uint64_t store_commits(const Store *s);
