@@ -671,6 +671,17 @@ START_TEST(test_task_running) {
         store_task_records_free(recs, n);
 
         record_ok(s, done_map(a, 0, 1));
+        /* A second success of the task, of an attempt recorded running:
+         * refused, and its record stays. */
+        assert_refused(store_tasks_record(s, (StoreTaskRecord[]){ done_map(a, 0, 2) }, 1, &err),
+                       err, -EEXIST, "status",
+                       "map task 0 of job 1: succeeded already, in attempt 1");
+        ck_assert_int_eq(
+                store_job_tasks(s, a, STORE_TASK_STATUS_BIT(STORE_TASK_RUNNING), &recs, &n, &err),
+                0);
+        ck_assert_uint_eq(n, 3);
+        store_task_records_free(recs, n);
+        ck_assert_uint_eq(store_errors(s), 0);
         rec = done_map(a, 0, 2);
         rec.status = STORE_TASK_DISCARDED;
         rec.output = NULL;
