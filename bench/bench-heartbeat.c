@@ -10,9 +10,10 @@
  * protocol, the model and the policy step. With --task-beats N an attempt
  * succeeds in the heartbeat after its Nth, and the step starts another in
  * its slot: each such heartbeat writes the store. With --store FILE (the
- * controller's store) each attempt assigned is looked up there, in a
- * connection of the load's own, as its reply comes: one not there was
- * announced before its record was committed. One line of key=value
+ * controller's store) each attempt assigned is looked up there, read with
+ * SQL in a connection of the load's own as an operator's sqlite3 would, as
+ * its reply comes: one not there was announced before its record was
+ * committed. One line of key=value
  * figures on stdout:
  *   trackers seconds heartbeats rate (per s) p50_us p99_us max_us
  *   assigned (attempts held at the end) cpu (this process's CPU share)
@@ -27,6 +28,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include <sqlite3.h>
+
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
@@ -35,7 +38,6 @@
 #include "common/macro.h"
 #include "common/parse.h"
 #include "common/time-util.h"
-#include "controller/store/store.h"
 #include "proto/tracker1.h"
 #include "latencies.h"
 #include "tracker-conn.h"
@@ -67,7 +69,10 @@ struct Load {
         usec_t start, end; /* the measured interval, monotonic */
         Latencies latencies;
         unsigned task_beats; /* 0: attempts never finish */
-        Store *store;        /* --store; NULL: assignments not looked up */
+        /* --store: its attempt by job and id; NULL: assignments not looked
+         * up. */
+        sqlite3 *store;
+        sqlite3_stmt *lookup;
         size_t finished, unrecorded;
         int error;
 };
@@ -92,19 +97,32 @@ static void held_remove(Tracker *t, size_t i) {
 /* Whether the store's committed records hold attempt a: the controller
  * records an attempt before any tracker may hear of it. */
 static int recorded(Load *l, const Tracker1Assignment *a) {
-        StoreTaskRecord *records = NULL;
-        StoreError err = { 0 };
-        size_t n = 0;
-        bool found = false;
-        int r;
+        int rc;
 
-        r = store_job_tasks(l->store, a->job, STORE_TASK_ANY, &records, &n, &err);
-        if (r < 0)
-                return log_error_errno(r, "Cannot read the store: %s", err.message);
-        for (size_t i = 0; i < n && !found; i++)
-                found = records[i].attempt == a->attempt;
-        store_task_records_free(records, n);
-        return found;
+        rc = sqlite3_bind_int64(l->lookup, 1, (int64_t)a->job);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_bind_int64(l->lookup, 2, (int64_t)a->attempt);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_step(l->lookup);
+        (void)sqlite3_reset(l->lookup);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+                return log_error_errno(-EIO, "Cannot read the store: %s", sqlite3_errmsg(l->store));
+        return rc == SQLITE_ROW;
+}
+
+/* FILE, read only, and the statement that finds an attempt there. */
+static int store_open_lookup(Load *l, const char *file) {
+        int rc;
+
+        rc = sqlite3_open_v2(file, &l->store, SQLITE_OPEN_READONLY, NULL);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_prepare_v2(l->store,
+                                        "SELECT 1 FROM task_attempts WHERE job = ? AND attempt = ?",
+                                        -1, &l->lookup, NULL);
+        if (rc != SQLITE_OK)
+                return log_error_errno(-EIO, "Cannot open %s: %s", file,
+                                       l->store ? sqlite3_errmsg(l->store) : sqlite3_errstr(rc));
+        return 0;
 }
 
 static int read_assignments(Tracker *t, sd_bus_message *m) {
@@ -355,12 +373,9 @@ int main(int argc, char **argv) {
         if (r < 0)
                 return log_error_errno(r, "Cannot read %s", token_file), 1;
         l.task_beats = (unsigned)task_beats;
-        if (store) {
-                StoreError err = { 0 };
-
-                r = store_open(store, &l.store, &err);
-                if (r < 0)
-                        return log_error_errno(r, "%s", err.message), 1;
+        if (store && store_open_lookup(&l, store) < 0) {
+                sqlite3_close(l.store);
+                return 1;
         }
 
         r = sd_event_default(&l.event);
@@ -404,7 +419,8 @@ int main(int argc, char **argv) {
                 sd_bus_flush_close_unref(l.trackers[i].bus);
         }
         free(l.trackers);
-        store_close(l.store);
+        sqlite3_finalize(l.lookup);
+        sqlite3_close(l.store);
         latencies_done(&l.latencies);
         sd_event_unref(l.event);
         return r == 0 && l.error == 0 ? 0 : 1;
