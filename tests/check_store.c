@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -945,6 +946,49 @@ START_TEST(test_group_refusal_and_write) {
 }
 END_TEST
 
+static off_t file_size(const char *path) {
+        struct stat st;
+
+        return stat(path, &st) == 0 ? st.st_size : 0;
+}
+
+/* A group whose commit fails loses every record it holds, and says so:
+ * here the limit on a file's size stops the log's growth, as a full disk
+ * would. The store goes on once there is room. */
+START_TEST(test_group_commit_fails) {
+        _cleanup_(store_closep) Store *s = open_ok();
+        _cleanup_free_ char *wal = NULL;
+        struct rlimit unlimited, low;
+        StoreError err = { 0 };
+        uint64_t job;
+        int r;
+
+        ck_assert_int_ge(asprintf(&wal, "%s-wal", db), 0);
+        job = submit_ok(s, &wordcount);
+        ck_assert_int_eq(store_job_start(s, job, 2000, &err), 0);
+        store_group_begin(s);
+        for (unsigned i = 0; i < 2000; i++)
+                record_ok(s, running_map(job, i, i + 1));
+
+        ck_assert_ptr_ne(signal(SIGXFSZ, SIG_IGN), SIG_ERR);
+        ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &unlimited), 0);
+        low = (struct rlimit){ .rlim_cur = (rlim_t)MAX(file_size(db), file_size(wal)) + 16384,
+                               .rlim_max = unlimited.rlim_max };
+        ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &low), 0);
+        r = store_group_commit(s, &err);
+        ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &unlimited), 0);
+        ck_assert_msg(r < 0, "the group committed past the size limit");
+        ck_assert_msg(strstr(err.message, ": cannot commit: ") &&
+                              strstr(err.message, "(the group's task records are lost)"),
+                      "%s", err.message);
+        ck_assert(!store_group_open(s));
+        ck_assert_int_eq(committed_records(job), 0);
+
+        record_ok(s, running_map(job, 0, 1));
+        ck_assert_int_eq(committed_records(job), 1);
+}
+END_TEST
+
 /* ---- resuming ---- */
 
 /* What a controller restarted mid-job reads back: the unfinished jobs, and
@@ -1793,6 +1837,7 @@ Suite *suite_store(void) {
         tcase_add_test(tc, test_task_batch);
         tcase_add_test(tc, test_group_one_commit);
         tcase_add_test(tc, test_group_refusal_and_write);
+        tcase_add_test(tc, test_group_commit_fails);
         tcase_add_test(tc, test_resume);
         suite_add_tcase(s, tc);
 

@@ -437,8 +437,10 @@ static int handle_heartbeat(sd_bus_message *m, void *userdata, usec_t start, sd_
         /* A reply may go at once when the store holds nothing uncommitted
          * that it could depend on: this heartbeat's records, or those of
          * the attempts whose ends it learns (a kill of a loser). */
-        if (!store_group_holds(c->store) && c->n_held == 0)
-                return sd_bus_send(NULL, answer, NULL);
+        if (!store_group_holds(c->store) && c->n_held == 0) {
+                r = sd_bus_send(NULL, answer, NULL);
+                return r < 0 ? r : 0;
+        }
         r = group_hold(c, t, m, answer, start);
         return r < 0 ? r : 1;
 }

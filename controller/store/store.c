@@ -230,8 +230,14 @@ static void group_lost(Store *s, int r, const StoreError *err) {
         if (s->group_r < 0)
                 return;
         s->group_r = r < 0 ? r : -EIO;
-        store_error_set(&s->group_err, NULL, "%s: grouped task records lost: %s", s->path,
-                        err && err->message[0] ? err->message : strerror(-s->group_r));
+        if (err && err->message[0])
+                store_error_set(&s->group_err, NULL, "%s (the group's task records are lost)",
+                                err->message);
+        else
+                store_error_set(&s->group_err, NULL,
+                                "%s: the group's task records are lost: SQLite rolled its "
+                                "transaction back",
+                                s->path);
 }
 
 /* Commits the open group, whose records a WRITE's sync makes durable with
