@@ -185,7 +185,7 @@ static int send_reply(sd_bus_message *m, const Tracker1Registered *registered,
  * its restart (the unit's Restart=on-failure) reads the model again from
  * what the store holds, as after a kill -9. What a tracker was not
  * answered it reports again; an attempt it was not told of does not run. */
-static void group_release(Controller *c) {
+static int group_release(Controller *c) {
         _cleanup_free_ HeldReply *held = TAKE_PTR(c->held);
         size_t n = c->n_held;
         StoreError err = { 0 };
@@ -219,11 +219,39 @@ static void group_release(Controller *c) {
         }
         if (r < 0)
                 (void)sd_event_exit(c->event, r);
+        return r;
 }
 
 static int on_group_commit(sd_event_source *s, void *userdata) {
-        group_release(userdata);
+        (void)group_release(userdata);
         return 0;
+}
+
+/* After a heartbeat: a group that holds records not yet committed, or
+ * replies, lasts the loop's pass (1), and its replies wait; one that holds
+ * nothing ends here (0), and a reply that could depend on nothing
+ * uncommitted goes at once. Negative: the group lost records, and the
+ * controller stops. */
+static int group_continue(Controller *c) {
+        StoreError err = { 0 };
+        int r;
+
+        if (store_group_holds(c->store) || c->n_held > 0) {
+                r = sd_event_source_set_enabled(c->group_commit, SD_EVENT_ONESHOT);
+                if (r < 0) {
+                        log_warning_errno(r, "Cannot defer the heartbeats' commit: committing now");
+                        r = group_release(c);
+                        return r < 0 ? r : 0;
+                }
+                return 1;
+        }
+        r = store_group_commit(c->store, &err);
+        if (r < 0) {
+                log_error_errno(r, "Cannot commit a heartbeat's records, stopping: %s",
+                                err.message);
+                (void)sd_event_exit(c->event, r);
+        }
+        return r;
 }
 
 /* reply, for call, waits for the group's commit, which the loop runs once
@@ -243,7 +271,7 @@ static int group_hold(Controller *c, TrackerConnection *t, sd_bus_message *call,
                              .reply = sd_bus_message_ref(reply),
                              .start = start };
         if (c->n_held == HEARTBEAT_GROUP_MAX)
-                group_release(c);
+                (void)group_release(c);
         return 0;
 }
 
@@ -374,9 +402,9 @@ static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 NULL);
 }
 
-/* Returns 1 when the reply is held (group_hold()): sent after the group's
- * commit. */
-static int handle_heartbeat(sd_bus_message *m, void *userdata, usec_t start, sd_bus_error *error) {
+/* *ret_held: the reply waits for the group's commit (group_hold()). */
+static int handle_heartbeat(sd_bus_message *m, void *userdata, usec_t start, bool *ret_held,
+                            sd_bus_error *error) {
         TrackerConnection *t = userdata;
         Controller *c = t->controller;
         _cleanup_(tracker1_report_done) Tracker1Report report = { 0 };
@@ -384,7 +412,7 @@ static int handle_heartbeat(sd_bus_message *m, void *userdata, usec_t start, sd_
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *answer = NULL;
         StoreError err = { 0 };
         uint64_t id;
-        int r;
+        int held, r;
 
         /* Whose it is, before what it says. */
         r = sd_bus_message_read(m, "t", &id);
@@ -402,14 +430,15 @@ static int handle_heartbeat(sd_bus_message *m, void *userdata, usec_t start, sd_
         if (r < 0)
                 return r;
         /* The heartbeats of the loop's pass share one commit. */
-        if (!store_group_open(c->store)) {
+        if (!store_group_open(c->store))
                 store_group_begin(c->store);
-                r = sd_event_source_set_enabled(c->group_commit, SD_EVENT_ONESHOT);
-                if (r < 0)
-                        group_release(c);
-        }
         r = cluster_heartbeat(c->cluster, id, &report, now_realtime_usec(), now_monotonic_usec(),
                               &reply, &err);
+        held = group_continue(c);
+        if (held < 0)
+                return sd_bus_error_set_errnof(error, held,
+                                               "The controller could not store "
+                                               "what this heartbeat reported.");
         switch (r) {
         case -ENOENT: /* lost, then forgotten */
                 (void)connection_set_tracker(t, 0);
@@ -434,15 +463,13 @@ static int handle_heartbeat(sd_bus_message *m, void *userdata, usec_t start, sd_
         r = reply_new(m, NULL, &reply, &answer);
         if (r < 0)
                 return r;
-        /* A reply may go at once when the store holds nothing uncommitted
-         * that it could depend on: this heartbeat's records, or those of
-         * the attempts whose ends it learns (a kill of a loser). */
-        if (!store_group_holds(c->store) && c->n_held == 0) {
-                r = sd_bus_send(NULL, answer, NULL);
-                return r < 0 ? r : 0;
-        }
+        if (!held)
+                return sd_bus_send(NULL, answer, NULL);
         r = group_hold(c, t, m, answer, start);
-        return r < 0 ? r : 1;
+        if (r < 0)
+                return r;
+        *ret_held = true;
+        return 1;
 }
 
 /* Every heartbeat counted and timed, refused ones too: a tracker refused
@@ -450,14 +477,15 @@ static int handle_heartbeat(sd_bus_message *m, void *userdata, usec_t start, sd_
 static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Controller *c = ((TrackerConnection *)userdata)->controller;
         usec_t start = now_monotonic_usec();
+        bool held = false;
         int r;
 
-        r = handle_heartbeat(m, userdata, start, error);
+        r = handle_heartbeat(m, userdata, start, &held, error);
         c->heartbeats++;
         /* A held reply's time is observed as it is sent. */
-        if (r == 1)
-                return 1;
-        metrics_histogram_observe(&c->heartbeat_seconds, usec_to_sec(now_monotonic_usec() - start));
+        if (!held)
+                metrics_histogram_observe(&c->heartbeat_seconds,
+                                          usec_to_sec(now_monotonic_usec() - start));
         return r;
 }
 
@@ -748,7 +776,7 @@ int tracker_endpoint_start(Controller *c) {
 
 void tracker_endpoint_stop(Controller *c) {
         if (c->group_commit)
-                group_release(c);
+                (void)group_release(c);
         c->group_commit = sd_event_source_disable_unref(c->group_commit);
         c->listen_source = sd_event_source_disable_unref(c->listen_source);
         c->accept_retry = sd_event_source_disable_unref(c->accept_retry);
