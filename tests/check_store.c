@@ -1577,16 +1577,20 @@ END_TEST
 /* ---- killed with SIGKILL ---- */
 
 /* A child runs a small controller on the store: it resumes what it finds,
- * then submits, starts and ends jobs and records their tasks in batches. It
- * writes "? WRITE" to the pipe before each write and "! WRITE" once the
- * store returned 0. The parent kills it at a random point, then checks
- * that every "!" write is in the store, that the one "?" write the child
- * may have been in the middle of is there whole or not at all, and that
- * the file passes integrity_check. */
+ * then submits, starts and ends jobs and records their tasks in batches,
+ * in every other round in groups (store_group_begin()) of up to
+ * CRASH_GROUP batches, as the tracker endpoint does. It writes "? WRITE" to
+ * the pipe before each write and "! WRITE" once the store returned 0, for
+ * a group's batches once the group committed. The parent kills it at a
+ * random point, then checks that every "!" write is in the store, that each
+ * "?" write the child may have been in the middle of (a group's batches)
+ * is there whole or not at all, and that the file passes
+ * integrity_check. */
 
 #define CRASH_MAPS 4
 #define CRASH_REDUCES 2
 #define CRASH_ROUNDS 24
+#define CRASH_GROUP 3
 
 static uint64_t crash_rand(uint64_t *x) {
         *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -1607,12 +1611,26 @@ typedef struct CrashBatch {
         unsigned first, count;
 } CrashBatch;
 
+/* The group's batches acknowledged once it committed. */
+static int crash_group_commit(Store *s, int fd, char (*grouped)[64], unsigned *n_grouped,
+                              StoreError *err) {
+        int r = store_group_commit(s, err);
+
+        for (unsigned i = 0; r >= 0 && i < *n_grouped; i++)
+                dprintf(fd, "! %s\n", grouped[i]);
+        *n_grouped = 0;
+        return r;
+}
+
 _Noreturn static void crash_child(const char *path, int fd, uint64_t seed) {
         Store *s = NULL;
         StoreError err = { 0 };
         StoreJob *jobs = NULL;
         size_t n_jobs = 0;
         uint64_t rng = seed;
+        bool grouping = seed % 2 == 0;
+        char grouped[CRASH_GROUP][64];
+        unsigned n_grouped = 0;
 
         if (store_open(path, &s, &err) < 0 ||
             store_jobs_list(s, STORE_JOB_UNFINISHED, &jobs, &n_jobs, &err) < 0) {
@@ -1622,9 +1640,16 @@ _Noreturn static void crash_child(const char *path, int fd, uint64_t seed) {
         for (unsigned step = 0; step < 100000; step++) {
                 StoreJob *j = n_jobs > 0 ? &jobs[0] : NULL;
                 StoreTaskRecord batch[CRASH_MAPS];
+                bool submit = !j || crash_rand(&rng) % 8 == 0;
+                bool record = !submit && j->state != STORE_JOB_QUEUED &&
+                              (j->maps_done < j->n_maps || j->reduces_done < j->n_reduces);
                 int r;
 
-                if (!j || crash_rand(&rng) % 8 == 0) {
+                /* A group ends before any other write, or when full. */
+                if (n_grouped > 0 && (!record || n_grouped == CRASH_GROUP) &&
+                    crash_group_commit(s, fd, grouped, &n_grouped, &err) < 0)
+                        break;
+                if (submit) {
                         char name[64];
                         StoreJobSpec spec = wordcount;
                         uint64_t id;
@@ -1662,13 +1687,18 @@ _Noreturn static void crash_child(const char *path, int fd, uint64_t seed) {
                         for (unsigned i = 0; i < count; i++)
                                 batch[i] = crash_record(j->id, maps ? TASK_MAP : TASK_REDUCE,
                                                         first + i);
-                        dprintf(fd, "? B %" PRIu64 " %d %u %u\n", j->id,
-                                maps ? TASK_MAP : TASK_REDUCE, first, count);
+                        snprintf(grouped[n_grouped], sizeof(grouped[0]), "B %" PRIu64 " %d %u %u",
+                                 j->id, maps ? TASK_MAP : TASK_REDUCE, first, count);
+                        dprintf(fd, "? %s\n", grouped[n_grouped]);
+                        if (grouping && n_grouped == 0)
+                                store_group_begin(s);
                         r = store_tasks_record(s, batch, count, &err);
                         if (r < 0)
                                 break;
-                        dprintf(fd, "! B %" PRIu64 " %d %u %u\n", j->id,
-                                maps ? TASK_MAP : TASK_REDUCE, first, count);
+                        if (grouping)
+                                n_grouped++;
+                        else
+                                dprintf(fd, "! %s\n", grouped[0]);
                         if (maps)
                                 j->maps_done += count;
                         else
@@ -1737,12 +1767,12 @@ static unsigned crash_present(Store *s, const char *line) {
 }
 
 static void crash_round(uint64_t seed, unsigned kill_after, usec_t kill_delay) {
-        _cleanup_free_ char *line = NULL, *pending = NULL, *check = NULL;
+        _cleanup_free_ char *line = NULL, *check = NULL;
         _cleanup_fclose_ FILE *f = NULL;
         size_t size = 0;
-        unsigned acked = 0, seen = 0;
+        unsigned acked = 0, seen = 0, n_pending = 0;
         bool killed = false;
-        char **done = NULL;
+        char **done = NULL, *pending[CRASH_GROUP] = { 0 };
         int fds[2], status;
         Store *s = NULL;
         pid_t pid;
@@ -1764,16 +1794,19 @@ static void crash_round(uint64_t seed, unsigned kill_after, usec_t kill_delay) {
                 ck_assert_msg(line[0] != 'E', "seed %" PRIu64 ": the writer failed: %s", seed,
                               line + 2);
                 if (line[0] == '?') {
-                        free(pending);
-                        pending = strdup(line + 2);
+                        ck_assert_uint_lt(n_pending, CRASH_GROUP);
+                        pending[n_pending] = strdup(line + 2);
+                        ck_assert_ptr_nonnull(pending[n_pending++]);
                 } else {
-                        ck_assert_ptr_nonnull(pending);
-                        ck_assert_str_eq(pending, line + 2);
                         char **grown = reallocarray(done, acked + 1, sizeof(char *));
 
+                        /* Acknowledged in the order written. */
+                        ck_assert_uint_gt(n_pending, 0);
+                        ck_assert_str_eq(pending[0], line + 2);
                         ck_assert_ptr_nonnull(grown);
                         done = grown;
-                        done[acked++] = TAKE_PTR(pending);
+                        done[acked++] = pending[0];
+                        memmove(pending, pending + 1, --n_pending * sizeof(*pending));
                 }
                 if (++seen >= kill_after && line[0] == '?' && !killed) {
                         struct timespec ts = { .tv_nsec = (long)(kill_delay * NSEC_PER_USEC) };
@@ -1798,8 +1831,10 @@ static void crash_round(uint64_t seed, unsigned kill_after, usec_t kill_delay) {
                 free(done[i]);
         }
         free(done);
-        if (pending)
-                (void)crash_present(s, pending); /* whole or absent */
+        for (unsigned i = 0; i < n_pending; i++) {
+                (void)crash_present(s, pending[i]); /* whole or absent */
+                free(pending[i]);
+        }
         store_close(s);
 }
 
