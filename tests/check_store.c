@@ -960,6 +960,7 @@ START_TEST(test_group_commit_fails) {
         _cleanup_free_ char *wal = NULL;
         struct rlimit unlimited, low;
         StoreError err = { 0 };
+        off_t largest;
         uint64_t job;
         int r;
 
@@ -972,7 +973,8 @@ START_TEST(test_group_commit_fails) {
 
         ck_assert_ptr_ne(signal(SIGXFSZ, SIG_IGN), SIG_ERR);
         ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &unlimited), 0);
-        low = (struct rlimit){ .rlim_cur = (rlim_t)MAX(file_size(db), file_size(wal)) + 16384,
+        largest = file_size(db) > file_size(wal) ? file_size(db) : file_size(wal);
+        low = (struct rlimit){ .rlim_cur = (rlim_t)largest + 16384,
                                .rlim_max = unlimited.rlim_max };
         ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &low), 0);
         r = store_group_commit(s, &err);

@@ -9,7 +9,7 @@
 /* The most heartbeats whose task records share one commit of the store
  * (store_group_begin()): the tracker endpoint holds their replies until
  * then, so this bounds how long a busy loop keeps a reply waiting. */
-#define HEARTBEAT_GROUP_MAX 128
+#define HEARTBEAT_GROUP_MAX 128u
 
 /* A heartbeat of tracker node, its report as the tracker protocol carries
  * it (proto/tracker1.h; report->tracker is not read): -ENOENT for an
