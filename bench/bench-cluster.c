@@ -66,6 +66,7 @@ typedef struct BenchTracker {
 typedef struct Options {
         size_t trackers;
         unsigned slots, task_beats;
+        unsigned group; /* heartbeats per store group (the endpoint's pass) */
         double seconds;
         usec_t keep_ended;
         const char *dir;
@@ -76,7 +77,12 @@ typedef struct Bench {
         ClusterFixture fixture;
         Cluster *c;
         BenchTracker *trackers;
-        size_t next; /* the tracker whose turn it is */
+        size_t next;    /* the tracker whose turn it is */
+        unsigned group; /* heartbeats per store group; 0: none */
+        /* The open group's heartbeats, by when each was called: their
+         * replies wait for its commit. */
+        usec_t *grouped;
+        unsigned n_grouped;
         size_t unfinished, target;
         unsigned job_maps;
         char job_input[32];
@@ -139,6 +145,28 @@ static int prune(Bench *b) {
         return 0;
 }
 
+/* The open group committed, as the endpoint commits it at the end of its
+ * loop's pass, before any of the group's replies goes out: each of its
+ * heartbeats answered then (measure). */
+static int group_commit(Bench *b, bool measure) {
+        StoreError err = { 0 };
+        unsigned n = b->n_grouped;
+        usec_t end;
+        int r;
+
+        b->n_grouped = 0;
+        r = store_group_commit(b->fixture.store, &err);
+        if (r < 0)
+                return fail("cannot commit a group", r, &err);
+        end = now_monotonic_usec();
+        for (unsigned i = 0; measure && i < n; i++) {
+                r = latencies_record(&b->latencies, end - b->grouped[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 /* The next tracker's heartbeat: its held attempts running, and the oldest
  * succeeded once it ran its beats (when finish); what the reply assigns
  * and kills taken in. */
@@ -180,6 +208,8 @@ static int beat(Bench *b, bool finish, bool measure) {
         }
         report.free_slots[TRACKER1_MAP] = b->o->slots - (unsigned)report.n_running;
         start = now_monotonic_usec();
+        if (b->group > 0 && b->n_grouped == 0)
+                store_group_begin(b->fixture.store);
         r = cluster_heartbeat(b->c, t->id, &report, now_realtime_usec(), start, &reply, &err);
         end = now_monotonic_usec();
         if (r < 0)
@@ -203,11 +233,13 @@ static int beat(Bench *b, bool finish, bool measure) {
                                 break;
                         }
         tracker1_reply_done(&reply);
-        if (measure) {
-                r = latencies_record(&b->latencies, end - start);
-                if (r < 0)
-                        return r;
-        }
+        if (b->group > 0) {
+                b->grouped[b->n_grouped++] = start;
+                r = b->n_grouped == b->group ? group_commit(b, measure) : 0;
+        } else
+                r = measure ? latencies_record(&b->latencies, end - start) : 0;
+        if (r < 0)
+                return r;
         while (b->unfinished + b->job_maps <= b->target) {
                 r = submit_job(b);
                 if (r < 0)
@@ -240,6 +272,12 @@ static int measure(Bench *b, bool finish, Figures *ret) {
                         if (r < 0)
                                 return r;
                 }
+                now = now_monotonic_usec();
+        }
+        if (b->n_grouped > 0) {
+                r = group_commit(b, true);
+                if (r < 0)
+                        return r;
                 now = now_monotonic_usec();
         }
         cpu = cpu_seconds() - cpu0;
@@ -289,21 +327,26 @@ static double ratio(double x, double y) {
  * last size (the issue's aim: 40,000 heartbeats per second at 100,000
  * unfinished tasks, within 10 % of the rate at 400). */
 static void print_summary(const size_t *tasks, size_t n, const Figures *step,
-                          const Figures *baseline) {
-        const Figures *last = &step[n - 1];
+                          const Figures *grouped, const Figures *baseline) {
+        const Figures *last = &step[n - 1], *last_grouped = &grouped[n - 1];
 
         printf("heartbeats per CPU-second   with the step   baseline (no step)   step / baseline   "
-               "step / at %zu\n",
-               tasks[n - 1]);
+               "step / at %zu   grouped   grouped / at %zu\n",
+               tasks[n - 1], tasks[n - 1]);
         for (size_t i = 0; i < n; i++)
-                printf("  at %7zu unfinished     %13.0f   %18.0f   %15.3f   %12.3f\n", tasks[i],
-                       step[i].cpu_rate, baseline[i].cpu_rate,
+                printf("  at %7zu unfinished     %13.0f   %18.0f   %15.3f   %12.3f   %7.0f   "
+                       "%15.3f\n",
+                       tasks[i], step[i].cpu_rate, baseline[i].cpu_rate,
                        ratio(step[i].cpu_rate, baseline[i].cpu_rate),
-                       ratio(step[i].cpu_rate, last->cpu_rate));
+                       ratio(step[i].cpu_rate, last->cpu_rate), grouped[i].cpu_rate,
+                       ratio(grouped[i].cpu_rate, last_grouped->cpu_rate));
         for (size_t i = 0; i + 1 < n; i++)
-                printf("step at %zu unfinished tasks / at %zu: rate %.3f, per CPU-second %.3f\n",
+                printf("step at %zu unfinished tasks / at %zu: rate %.3f, per CPU-second %.3f; "
+                       "grouped: rate %.3f, per CPU-second %.3f\n",
                        tasks[i], tasks[n - 1], ratio(step[i].rate, last->rate),
-                       ratio(step[i].cpu_rate, last->cpu_rate));
+                       ratio(step[i].cpu_rate, last->cpu_rate),
+                       ratio(grouped[i].rate, last_grouped->rate),
+                       ratio(grouped[i].cpu_rate, last_grouped->cpu_rate));
 }
 
 static Bench *bench_free(Bench *b) {
@@ -312,6 +355,7 @@ static Bench *bench_free(Bench *b) {
         cluster_free(b->c);
         cluster_fixture_close(&b->fixture);
         free(b->trackers);
+        free(b->grouped);
         latencies_done(&b->latencies);
         free(b);
         return NULL;
@@ -319,20 +363,23 @@ static Bench *bench_free(Bench *b) {
 DEFINE_POINTER_CLEANUP_FUNC(Bench, bench_free);
 
 /* One cluster of tasks unfinished tasks, measured with and without the
- * step: the step's figures in *ret_step, the baseline's in
- * *ret_baseline. */
-static int run(const Options *o, size_t tasks, Figures *ret_step, Figures *ret_baseline) {
+ * step: the step's figures in *ret_step, the step's with its heartbeats'
+ * records grouped in *ret_grouped (zero without --group), the baseline's
+ * in *ret_baseline. */
+static int run(const Options *o, size_t tasks, Figures *ret_step, Figures *ret_grouped,
+               Figures *ret_baseline) {
         _cleanup_(bench_freep) Bench *b = calloc(1, sizeof(*b));
         const unsigned slots[_SLOT_TYPE_MAX] = { o->slots, 0 };
         StoreError err = { 0 };
-        Figures with, without;
+        Figures with, grouped = { 0 }, without;
         char input[16];
         uint64_t counts[_STORE_JOB_STATE_MAX];
         usec_t t0;
         size_t full = 0;
         int r;
 
-        if (!b || !(b->trackers = calloc(o->trackers, sizeof(*b->trackers))))
+        if (!b || !(b->trackers = calloc(o->trackers, sizeof(*b->trackers))) ||
+            !(b->grouped = calloc(MAX(o->group, 1u), sizeof(*b->grouped))))
                 return -ENOMEM;
         b->o = o;
         b->target = tasks;
@@ -394,6 +441,20 @@ static int run(const Options *o, size_t tasks, Figures *ret_step, Figures *ret_b
                "pruned; %zu unfinished tasks, %zu running\n",
                b->finished, b->started, b->submitted, b->pruned, b->unfinished,
                running_attempts(b));
+        if (o->group > 0) {
+                uint64_t commits = store_commits(b->fixture.store);
+                char what[32];
+
+                b->group = o->group;
+                r = measure(b, true, &grouped);
+                b->group = 0;
+                if (r < 0)
+                        return r;
+                snprintf(what, sizeof(what), "grouped by %u:", o->group);
+                print_figures(what, &grouped);
+                printf("  %zu attempts succeeded, %zu started; %" PRIu64 " commits\n", b->finished,
+                       b->started, store_commits(b->fixture.store) - commits);
+        }
         b->c->step = false;
         r = measure(b, false, &without);
         if (r < 0)
@@ -412,6 +473,7 @@ static int run(const Options *o, size_t tasks, Figures *ret_step, Figures *ret_b
                b->pruned_all);
         fflush(stdout);
         *ret_step = with;
+        *ret_grouped = grouped;
         *ret_baseline = without;
         return 0;
 }
@@ -440,6 +502,7 @@ int main(int argc, char **argv) {
                 { "tasks", required_argument, NULL, 'T' },
                 { "task-beats", required_argument, NULL, 'b' },
                 { "seconds", required_argument, NULL, 's' },
+                { "group", required_argument, NULL, 'g' },
                 { "keep-ended", required_argument, NULL, 'k' },
                 { "dir", required_argument, NULL, 'd' },
                 { "help", no_argument, NULL, 'h' },
@@ -448,10 +511,11 @@ int main(int argc, char **argv) {
         Options o = { .trackers = 4000,
                       .slots = 3,
                       .task_beats = 10,
+                      .group = HEARTBEAT_GROUP_MAX,
                       .seconds = 5,
                       .keep_ended = USEC_PER_SEC };
         size_t tasks[SIZES_MAX] = { 100000, 13000, 400 }, n_tasks = SIZES_MAX;
-        Figures figures[SIZES_MAX], baselines[SIZES_MAX];
+        Figures figures[SIZES_MAX], grouped[SIZES_MAX], baselines[SIZES_MAX];
         _cleanup_free_ char *dir = NULL;
         int64_t v;
         int opt, r = 0;
@@ -487,6 +551,11 @@ int main(int argc, char **argv) {
                         if (parse_double(optarg, 0.1, 3600, &o.seconds) < 0)
                                 return log_error("Invalid --seconds '%s'", optarg), 2;
                         break;
+                case 'g':
+                        if (parse_int64(optarg, 0, 100000, &v) < 0)
+                                return log_error("Invalid --group '%s'", optarg), 2;
+                        o.group = (unsigned)v;
+                        break;
                 case 'k':
                         if (parse_duration(optarg, &o.keep_ended) < 0)
                                 return log_error("Invalid --keep-ended '%s'", optarg), 2;
@@ -498,15 +567,21 @@ int main(int argc, char **argv) {
                         printf("Usage: %s [--trackers N (4000)] [--slots N (3)]\n"
                                "       [--tasks N[,N[,N]] (100000,13000,400)] [--task-beats N "
                                "(10)]\n"
-                               "       [--seconds S (5)] [--keep-ended DURATION (1s)] [--dir DIR]\n"
+                               "       [--seconds S (5)] [--group N (%u)] [--keep-ended DURATION "
+                               "(1s)]\n"
+                               "       [--dir DIR]\n"
                                "The controller's heartbeat path in process, with its policy step "
                                "and\n"
-                               "without, at each count of unfinished tasks; a table per "
-                               "CPU-second\n"
-                               "ends the output. The store is a SQLite file in DIR (a new "
-                               "directory\n"
-                               "under $TMPDIR, else /var/tmp).\n",
-                               program_invocation_short_name);
+                               "without, at each count of unfinished tasks; with the step again "
+                               "with the\n"
+                               "records of N heartbeats in one commit, as the tracker endpoint "
+                               "groups a\n"
+                               "pass's (0: not measured). A table per CPU-second ends the output. "
+                               "The\n"
+                               "store is a SQLite file in DIR (a new directory under $TMPDIR, "
+                               "else\n"
+                               "/var/tmp).\n",
+                               program_invocation_short_name, HEARTBEAT_GROUP_MAX);
                         return 0;
                 default:
                         return 2;
@@ -526,9 +601,9 @@ int main(int argc, char **argv) {
                "pruned after %.1f s\n",
                o.trackers, o.slots, o.task_beats, o.seconds, (double)o.keep_ended / USEC_PER_SEC);
         for (size_t i = 0; i < n_tasks && r >= 0; i++)
-                r = run(&o, tasks[i], &figures[i], &baselines[i]);
+                r = run(&o, tasks[i], &figures[i], &grouped[i], &baselines[i]);
         if (r >= 0)
-                print_summary(tasks, n_tasks, figures, baselines);
+                print_summary(tasks, n_tasks, figures, grouped, baselines);
         if (dir) {
                 char path[PATH_MAX];
 

@@ -3,15 +3,23 @@
  * tracker endpoint (proto/tracker1.h). It opens --trackers connections,
  * registers a tracker on each, and then keeps one heartbeat outstanding per
  * connection for --seconds after a --warmup: each reply is answered at once
- * by the next heartbeat, as a tracker would if its interval were 0. The
- * trackers hold every attempt they are given (reported running, never
- * finished), so the cluster fills and stays full: the controller's store
- * is not written, and what is measured is the protocol, the model and the
- * policy step. One line of key=value figures on stdout:
+ * by the next heartbeat, as a tracker would if its interval were 0. By
+ * default the trackers hold every attempt they are given (reported
+ * running, never finished), so the cluster fills and stays full: the
+ * controller's store is not written, and what is measured is the
+ * protocol, the model and the policy step. With --task-beats N an attempt
+ * succeeds in the heartbeat after its Nth, and the step starts another in
+ * its slot: each such heartbeat writes the store. With --store FILE (the
+ * controller's store) each attempt assigned is looked up there, read with
+ * SQL in a connection of the load's own as an operator's sqlite3 would, as
+ * its reply comes: one not there was announced before its record was
+ * committed. One line of key=value
+ * figures on stdout:
  *   trackers seconds heartbeats rate (per s) p50_us p99_us max_us
  *   assigned (attempts held at the end) cpu (this process's CPU share)
  *   unanswered (connections none of whose heartbeats sent in the measured
- *   interval was answered in it) */
+ *   interval was answered in it) finished (attempts reported succeeded)
+ *   unrecorded (attempts not in --store's file when assigned; 0 without) */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -19,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+
+#include <sqlite3.h>
 
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
@@ -45,7 +55,10 @@ typedef struct Tracker {
         size_t answered; /* heartbeats sent and answered in the measured interval */
         uint64_t held[HELD_MAX];
         bool held_reduce[HELD_MAX];
+        unsigned held_beats[HELD_MAX]; /* heartbeats that reported it running */
         size_t n_held;
+        /* Reported succeeded in the heartbeat in flight (0: none). */
+        uint64_t finishing;
 } Tracker;
 
 struct Load {
@@ -55,6 +68,12 @@ struct Load {
         unsigned slots[2];
         usec_t start, end; /* the measured interval, monotonic */
         Latencies latencies;
+        unsigned task_beats; /* 0: attempts never finish */
+        /* --store: its attempt by job and id; NULL: assignments not looked
+         * up. */
+        sqlite3 *store;
+        sqlite3_stmt *lookup;
+        size_t finished, unrecorded;
         int error;
 };
 
@@ -68,22 +87,77 @@ static unsigned held_of(const Tracker *t, bool reduce) {
 
 static int send_beat(Tracker *t);
 
+static void held_remove(Tracker *t, size_t i) {
+        t->n_held--;
+        t->held[i] = t->held[t->n_held];
+        t->held_reduce[i] = t->held_reduce[t->n_held];
+        t->held_beats[i] = t->held_beats[t->n_held];
+}
+
+/* Whether the store's committed records hold attempt a: the controller
+ * records an attempt before any tracker may hear of it. */
+static int recorded(Load *l, const Tracker1Assignment *a) {
+        int rc;
+
+        rc = sqlite3_bind_int64(l->lookup, 1, (int64_t)a->job);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_bind_int64(l->lookup, 2, (int64_t)a->attempt);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_step(l->lookup);
+        (void)sqlite3_reset(l->lookup);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+                return log_error_errno(-EIO, "Cannot read the store: %s", sqlite3_errmsg(l->store));
+        return rc == SQLITE_ROW;
+}
+
+/* FILE, read only, and the statement that finds an attempt there. */
+static int store_open_lookup(Load *l, const char *file) {
+        int rc;
+
+        rc = sqlite3_open_v2(file, &l->store, SQLITE_OPEN_READONLY, NULL);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_prepare_v2(l->store,
+                                        "SELECT 1 FROM task_attempts WHERE job = ? AND attempt = ?",
+                                        -1, &l->lookup, NULL);
+        if (rc != SQLITE_OK)
+                return log_error_errno(-EIO, "Cannot open %s: %s", file,
+                                       l->store ? sqlite3_errmsg(l->store) : sqlite3_errstr(rc));
+        return 0;
+}
+
 static int read_assignments(Tracker *t, sd_bus_message *m) {
         _cleanup_(tracker1_reply_done) Tracker1Reply reply = { 0 };
+        Load *l = t->load;
         int r;
 
         r = tracker1_reply_read(m, &reply, NULL);
         if (r < 0)
                 return r;
+        /* Acknowledged: the tracker forgets it. */
+        for (size_t i = 0; t->finishing && i < t->n_held; i++)
+                if (t->held[i] == t->finishing) {
+                        held_remove(t, i);
+                        l->finished++;
+                        break;
+                }
+        t->finishing = 0;
+        for (size_t i = 0; i < t->n_held; i++)
+                t->held_beats[i]++;
         for (size_t i = 0; i < reply.n_assignments && t->n_held < HELD_MAX; i++) {
+                if (l->store) {
+                        r = recorded(l, &reply.assignments[i]);
+                        if (r < 0)
+                                return r;
+                        l->unrecorded += r == 0;
+                }
                 t->held_reduce[t->n_held] = reply.assignments[i].slot == TRACKER1_REDUCE;
+                t->held_beats[t->n_held] = 0;
                 t->held[t->n_held++] = reply.assignments[i].attempt;
         }
         for (size_t k = 0; k < reply.n_kills; k++)
                 for (size_t i = 0; i < t->n_held; i++)
                         if (t->held[i] == reply.kills[k].attempt) {
-                                t->held[i] = t->held[--t->n_held];
-                                t->held_reduce[i] = t->held_reduce[t->n_held];
+                                held_remove(t, i);
                                 break;
                         }
         return 0;
@@ -117,11 +191,22 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
         return 0;
 }
 
+/* The first attempt held that has run its --task-beats, if any. */
+static size_t finishing_position(const Tracker *t) {
+        size_t i = 0;
+
+        while (t->load->task_beats > 0 && i < t->n_held && t->held_beats[i] < t->load->task_beats)
+                i++;
+        return t->load->task_beats > 0 ? i : t->n_held;
+}
+
 static int send_beat(Tracker *t) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         Tracker1Running running[HELD_MAX];
+        Tracker1Finished done;
         Load *l = t->load;
-        Tracker1Report report = { .tracker = t->id, .running = running, .n_running = t->n_held };
+        Tracker1Report report = { .tracker = t->id, .running = running };
+        size_t end = finishing_position(t);
         int r;
 
         for (Tracker1TaskType type = 0; type < _TRACKER1_TASK_TYPE_MAX; type++) {
@@ -130,11 +215,24 @@ static int send_beat(Tracker *t) {
                 report.free_slots[type] = l->slots[type] - MIN(used, l->slots[type]);
         }
         for (size_t i = 0; i < t->n_held; i++)
-                running[i] = (Tracker1Running){ .attempt = t->held[i],
-                                                .progress = 0.5,
-                                                .bytes_processed = 50,
-                                                .input_size = 100,
-                                                .cpu_time = 1000 };
+                if (i != end)
+                        running[report.n_running++] = (Tracker1Running){ .attempt = t->held[i],
+                                                                         .progress = 0.5,
+                                                                         .bytes_processed = 50,
+                                                                         .input_size = 100,
+                                                                         .cpu_time = 1000 };
+        if (end < t->n_held) {
+                done = (Tracker1Finished){ .attempt = t->held[end],
+                                           .status = TRACKER1_SUCCEEDED,
+                                           .input_bytes = 100,
+                                           .output_bytes = 10,
+                                           .output = "out/bench",
+                                           .reason = "",
+                                           .run_time = 1000 };
+                report.finished = &done;
+                report.n_finished = 1;
+                t->finishing = done.attempt;
+        }
         r = sd_bus_message_new_method_call(t->bus, &m, NULL, TRACKER1_OBJECT_PATH,
                                            TRACKER1_INTERFACE, TRACKER1_HEARTBEAT_METHOD);
         if (r >= 0)
@@ -213,13 +311,15 @@ int main(int argc, char **argv) {
                 { "trackers", required_argument, NULL, 'n' },
                 { "seconds", required_argument, NULL, 's' },
                 { "warmup", required_argument, NULL, 'w' },
+                { "task-beats", required_argument, NULL, 'b' },
+                { "store", required_argument, NULL, 'S' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         Load l = { .slots = { 2, 1 } };
-        const char *address = NULL, *token_file = NULL;
+        const char *address = NULL, *token_file = NULL, *store = NULL;
         char token[TRACKER1_TOKEN_MAX + 2];
-        int64_t n = 64;
+        int64_t n = 64, task_beats = 0;
         double seconds = 5, warmup = 1, cpu0;
         usec_t begin;
         int opt, r;
@@ -245,9 +345,18 @@ int main(int argc, char **argv) {
                         if (parse_double(optarg, 0, 3600, &warmup) < 0)
                                 return log_error("Invalid --warmup '%s'", optarg), 2;
                         break;
+                case 'b':
+                        if (parse_int64(optarg, 0, 1000000, &task_beats) < 0)
+                                return log_error("Invalid --task-beats '%s'", optarg), 2;
+                        break;
+                case 'S':
+                        store = optarg;
+                        break;
                 case 'h':
                         printf("Usage: %s --address ADDRESS --token-file FILE [--trackers N (64)]\n"
-                               "       [--seconds S (5)] [--warmup S (1)]\n"
+                               "       [--seconds S (5)] [--warmup S (1)] [--task-beats N (0: "
+                               "never)]\n"
+                               "       [--store FILE]\n"
                                "A heartbeat load of N tracker connections on a controller's "
                                "tracker\n"
                                "endpoint; one line of key=value figures on stdout "
@@ -263,6 +372,11 @@ int main(int argc, char **argv) {
         r = tracker_token_read(token_file, token, sizeof(token));
         if (r < 0)
                 return log_error_errno(r, "Cannot read %s", token_file), 1;
+        l.task_beats = (unsigned)task_beats;
+        if (store && store_open_lookup(&l, store) < 0) {
+                sqlite3_close(l.store);
+                return 1;
+        }
 
         r = sd_event_default(&l.event);
         l.trackers = calloc((size_t)n, sizeof(*l.trackers));
@@ -293,18 +407,20 @@ int main(int argc, char **argv) {
                 latencies_sort(&l.latencies);
                 printf("trackers=%zu seconds=%g heartbeats=%zu rate=%.0f p50_us=%" PRIu32
                        " p99_us=%" PRIu32 " max_us=%" PRIu32
-                       " assigned=%zu cpu=%.2f unanswered=%zu\n",
+                       " assigned=%zu cpu=%.2f unanswered=%zu finished=%zu unrecorded=%zu\n",
                        l.n_trackers, seconds, l.latencies.n, (double)l.latencies.n / seconds,
                        latencies_percentile(&l.latencies, 0.5),
                        latencies_percentile(&l.latencies, 0.99),
                        latencies_percentile(&l.latencies, 1.0), held, (cpu_seconds() - cpu0) / wall,
-                       unanswered);
+                       unanswered, l.finished, l.unrecorded);
         }
         for (size_t i = 0; i < l.n_trackers; i++) {
                 bus_watch_free(l.trackers[i].watch);
                 sd_bus_flush_close_unref(l.trackers[i].bus);
         }
         free(l.trackers);
+        sqlite3_finalize(l.lookup);
+        sqlite3_close(l.store);
         latencies_done(&l.latencies);
         sd_event_unref(l.event);
         return r == 0 && l.error == 0 ? 0 : 1;

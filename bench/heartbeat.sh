@@ -17,6 +17,10 @@
 # FLEXSLOT_BENCH_TRACKERS may list several connection counts, each run in
 # turn; FLEXSLOT_BENCH_LISTEN=tcp puts the endpoint on 127.0.0.1 instead of
 # a Unix socket, as the trackers in guests reach it.
+# FLEXSLOT_BENCH_TASK_BEATS=N makes an attempt succeed in its tracker's
+# heartbeat after its Nth, so that the step starts the next in its slot and
+# heartbeats write the store, which the controller commits once per pass of
+# its loop (the replies wait for it); the default, 0, holds every attempt.
 set -eu
 
 build=${FLEXSLOT_BUILD:?run through make bench}
@@ -25,6 +29,7 @@ trackers=${FLEXSLOT_BENCH_TRACKERS:-64}
 seconds=${FLEXSLOT_BENCH_SECONDS:-5}
 jobs=${FLEXSLOT_BENCH_JOBS:-4}
 sizes=${FLEXSLOT_BENCH_MAPS:-100 1000}
+task_beats=${FLEXSLOT_BENCH_TASK_BEATS:-0}
 transport=${FLEXSLOT_BENCH_LISTEN:-unix}
 results="$build/bench/heartbeat-results.txt"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/flexslot-bench-heartbeat.XXXXXX")
@@ -86,7 +91,8 @@ CONF
 	t0=$(cpu_ticks "$controller_pid")
 	w0=$(date +%s.%N)
 	line=$($on_load "$build/bench/flexslot-bench-heartbeat" --address "$listen" \
-		--token-file "$tmp/token" --trackers "$3" --seconds "$seconds" --warmup 1) ||
+		--token-file "$tmp/token" --trackers "$3" --seconds "$seconds" --warmup 1 \
+		--task-beats "$task_beats") ||
 		fail "the load failed: $(tail -5 "$tmp/controller.log")"
 	t1=$(cpu_ticks "$controller_pid")
 	w1=$(date +%s.%N)
@@ -104,7 +110,7 @@ report() {
 	say "  $1: $(field "$2" rate) heartbeats/s, reply latency p50 $(field "$2" p50_us) us," \
 		"p99 $(field "$2" p99_us) us, max $(field "$2" max_us) us;" \
 		"CPU controller $(field "$2" controller_cpu), load $(field "$2" cpu);" \
-		"$(field "$2" assigned) attempts held;" \
+		"$(field "$2" assigned) attempts held, $(field "$2" finished) finished;" \
 		"$(field "$2" unanswered) connections unanswered;" \
 		"$(awk -v r="$(field "$2" rate)" -v c="$(field "$2" controller_cpu)" \
 			'BEGIN { if (c > 0) printf "%.0f", r / c; else print "n/a" }')" \

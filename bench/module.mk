@@ -61,6 +61,8 @@ BENCH_PROGRAMS += flexslot-bench-heartbeat
 flexslot-bench-heartbeat_SOURCES := bench/bench-heartbeat.c bench/tracker-conn.c \
 	bench/latencies.c
 flexslot-bench-heartbeat_DEPS := proto daemon
+# --store reads the controller's store as an operator's sqlite3 would.
+flexslot-bench-heartbeat_PKGS := sqlite3
 
 .PHONY: bench-heartbeat
 bench: bench-heartbeat

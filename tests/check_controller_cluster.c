@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1746,6 +1747,86 @@ START_TEST(test_unrecorded_attempt_not_started) {
 }
 END_TEST
 
+/* Attempts of status in the store, as another connection (a restarted
+ * controller) reads it: the committed ones. */
+static int64_t committed_attempts(const char *status) {
+        sqlite3 *raw = NULL;
+        sqlite3_stmt *st = NULL;
+        int64_t n;
+
+        ck_assert_int_eq(sqlite3_open_v2(fixture.db, &raw, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_prepare_v2(raw,
+                                            "SELECT count(*) FROM task_attempts WHERE status = ?",
+                                            -1, &st, NULL),
+                         SQLITE_OK);
+        ck_assert_int_eq(sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+        n = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        ck_assert_int_eq(sqlite3_close(raw), SQLITE_OK);
+        return n;
+}
+
+/* The heartbeats of a store group (the tracker endpoint's pass of its
+ * loop) that end an attempt and start the next are one commit of their
+ * records, which no other connection sees before it. */
+START_TEST(test_group_heartbeats_one_commit) {
+        static const char *const inputs[] = { "in/a", "in/b", "in/c", "in/d", "in/e", "in/f" };
+        const unsigned slots[_SLOT_TYPE_MAX] = { 1, 0 };
+        StoreJobSpec spec = two_maps;
+        Tracker1Reply reply = { 0 };
+        StoreError err = { 0 };
+        Cluster *c = NULL;
+        uint64_t job, nodes[3], attempts[3], commits;
+        unsigned indexes[3];
+        char outputs[3][64];
+
+        for (size_t i = 2; i < ELEMENTSOF(inputs); i++)
+                write_input(inputs[i] + strlen("in/"));
+        spec.inputs = inputs;
+        spec.n_inputs = ELEMENTSOF(inputs);
+        ck_assert_int_eq(store_job_submit(store, &spec, &job, &err), 0);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        for (size_t i = 0; i < ELEMENTSOF(nodes); i++) {
+                char host[16];
+
+                snprintf(host, sizeof(host), "t%zu", i);
+                ck_assert_int_eq(cluster_register(c, host, host, slots, 256 << 20, 1, &nodes[i]),
+                                 0);
+                beat(c, nodes[i], 1, NULL, 0, NULL, 0, T0, &reply);
+                ck_assert_uint_eq(reply.n_assignments, 1);
+                attempts[i] = reply.assignments[0].attempt;
+                indexes[i] = reply.assignments[0].index;
+                tracker1_reply_done(&reply);
+        }
+        ck_assert_int_eq(committed_attempts("running"), 3);
+
+        commits = store_commits(store);
+        store_group_begin(store);
+        for (size_t i = 0; i < ELEMENTSOF(nodes); i++) {
+                Tracker1Finished done = { .attempt = attempts[i],
+                                          .status = TRACKER1_SUCCEEDED,
+                                          .output = outputs[i],
+                                          .reason = "" };
+
+                snprintf(outputs[i], sizeof(outputs[i]), "out/%" PRIu64 "/_map-%05u.%" PRIu64, job,
+                         indexes[i], attempts[i]);
+                beat(c, nodes[i], 1, NULL, 0, &done, 1, T0 + USEC_PER_SEC, &reply);
+                ck_assert_uint_eq(reply.n_assignments, 1);
+                tracker1_reply_done(&reply);
+        }
+        ck_assert_uint_eq(store_commits(store), commits);
+        ck_assert_int_eq(committed_attempts("succeeded"), 0);
+        ck_assert_int_eq(committed_attempts("running"), 3);
+        ck_assert_int_eq(store_group_commit(store, &err), 0);
+        ck_assert_uint_eq(store_commits(store), commits + 1);
+        ck_assert_int_eq(committed_attempts("succeeded"), 3);
+        ck_assert_int_eq(committed_attempts("running"), 3);
+        cluster_free(c);
+}
+END_TEST
+
 /* What the deadline models read of a job in its first run, as the
  * simulator gives it: its input from its splits' lengths before any task
  * ran, and the profile of its succeeded tasks as they succeed, kept across
@@ -1975,6 +2056,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_reply_is_self_contained);
         tcase_add_test(tc, test_every_attempt_recorded);
         tcase_add_test(tc, test_unrecorded_attempt_not_started);
+        tcase_add_test(tc, test_group_heartbeats_one_commit);
         tcase_add_test(tc, test_resumed_complete_job_ends);
         tcase_add_test(tc, test_spec_first_success_wins);
         tcase_add_test(tc, test_spec_original_wins);

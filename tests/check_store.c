@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -671,6 +672,17 @@ START_TEST(test_task_running) {
         store_task_records_free(recs, n);
 
         record_ok(s, done_map(a, 0, 1));
+        /* A second success of the task, of an attempt recorded running:
+         * refused, and its record stays. */
+        assert_refused(store_tasks_record(s, (StoreTaskRecord[]){ done_map(a, 0, 2) }, 1, &err),
+                       err, -EEXIST, "status",
+                       "map task 0 of job 1: succeeded already, in attempt 1");
+        ck_assert_int_eq(
+                store_job_tasks(s, a, STORE_TASK_STATUS_BIT(STORE_TASK_RUNNING), &recs, &n, &err),
+                0);
+        ck_assert_uint_eq(n, 3);
+        store_task_records_free(recs, n);
+        ck_assert_uint_eq(store_errors(s), 0);
         rec = done_map(a, 0, 2);
         rec.status = STORE_TASK_DISCARDED;
         rec.output = NULL;
@@ -849,6 +861,133 @@ START_TEST(test_task_batch) {
         assert_refused(store_tasks_record(s, batch, 0, &err), err, -EINVAL, "records",
                        "records: 0; a batch has 1 to");
         assert_refused(store_tasks_record(s, NULL, 1, &err), err, -EINVAL, "records", "records");
+}
+END_TEST
+
+/* ---- groups ---- */
+
+/* The job's task records that another connection sees: what is committed. */
+static int64_t committed_records(uint64_t job) {
+        char sql[96];
+
+        snprintf(sql, sizeof(sql), "SELECT count(*) FROM task_attempts WHERE job = %" PRIu64, job);
+        return raw_int(db, sql);
+}
+
+/* Records of many calls in a group are one commit, which no other
+ * connection sees before it; the store's own reads see them. */
+START_TEST(test_group_one_commit) {
+        _cleanup_(store_closep) Store *s = open_ok();
+        StoreTaskRecord *recs = NULL;
+        StoreError err = { 0 };
+        uint64_t job, commits;
+        size_t n;
+
+        job = submit_ok(s, &wordcount);
+        ck_assert_int_eq(store_job_start(s, job, 8, &err), 0);
+        commits = store_commits(s);
+        ck_assert(!store_group_open(s));
+        store_group_begin(s);
+        ck_assert(store_group_open(s));
+        for (unsigned i = 0; i < 8; i++)
+                record_ok(s, running_map(job, i, i + 1));
+        record_ok(s, done_map(job, 0, 1));
+        ck_assert_int_eq(committed_records(job), 0);
+        ck_assert_uint_eq(store_commits(s), commits);
+        ck_assert_int_eq(store_job_tasks(s, job, STORE_TASK_ANY, &recs, &n, &err), 0);
+        ck_assert_uint_eq(n, 8);
+        store_task_records_free(recs, n);
+
+        ck_assert_int_eq(store_group_commit(s, &err), 0);
+        ck_assert(!store_group_open(s));
+        ck_assert_uint_eq(store_commits(s), commits + 1);
+        ck_assert_int_eq(committed_records(job), 8);
+        /* Outside a group, a record is a commit of its own. */
+        record_ok(s, done_map(job, 1, 2));
+        ck_assert_uint_eq(store_commits(s), commits + 2);
+        /* A group with no record commits nothing. */
+        store_group_begin(s);
+        ck_assert_int_eq(store_group_commit(s, &err), 0);
+        ck_assert_uint_eq(store_commits(s), commits + 2);
+}
+END_TEST
+
+/* A record refused in a group takes its batch's others with it and leaves
+ * the group's other records; a job's change (a WRITE) commits the group
+ * with it, and the group goes on after. */
+START_TEST(test_group_refusal_and_write) {
+        _cleanup_(store_closep) Store *s = open_ok();
+        StoreTaskRecord batch[2];
+        StoreError err = { 0 };
+        uint64_t job, other, commits;
+
+        job = submit_ok(s, &wordcount);
+        other = submit_ok(s, &streaming);
+        ck_assert_int_eq(store_job_start(s, job, 8, &err), 0);
+        ck_assert_int_eq(store_job_start(s, other, 8, &err), 0);
+        store_group_begin(s);
+        record_ok(s, running_map(job, 0, 1));
+        batch[0] = running_map(job, 1, 2);
+        batch[1] = running_map(job, 9, 3);
+        assert_refused(store_tasks_record(s, batch, 2, &err), err, -EINVAL, "index",
+                       "record 1 of 2: index: 9");
+        record_ok(s, running_map(job, 2, 4));
+        ck_assert_int_eq(committed_records(job), 0);
+
+        commits = store_commits(s);
+        ck_assert_int_eq(store_job_finish(s, other, STORE_JOB_CANCELLED, "cancelled", &err), 0);
+        ck_assert_int_eq(committed_records(job), 2);
+        ck_assert_uint_eq(store_commits(s), commits + 2);
+        record_ok(s, running_map(job, 3, 5));
+        ck_assert_int_eq(committed_records(job), 2);
+        ck_assert_int_eq(store_group_commit(s, &err), 0);
+        ck_assert_int_eq(committed_records(job), 3);
+        ck_assert_int_eq(raw_int(db, "SELECT count(*) FROM task_attempts WHERE idx = 1"), 0);
+}
+END_TEST
+
+static off_t file_size(const char *path) {
+        struct stat st;
+
+        return stat(path, &st) == 0 ? st.st_size : 0;
+}
+
+/* A group whose commit fails loses every record it holds, and says so:
+ * here the limit on a file's size stops the log's growth, as a full disk
+ * would. The store goes on once there is room. */
+START_TEST(test_group_commit_fails) {
+        _cleanup_(store_closep) Store *s = open_ok();
+        _cleanup_free_ char *wal = NULL;
+        struct rlimit unlimited, low;
+        StoreError err = { 0 };
+        off_t largest;
+        uint64_t job;
+        int r;
+
+        ck_assert_int_ge(asprintf(&wal, "%s-wal", db), 0);
+        job = submit_ok(s, &wordcount);
+        ck_assert_int_eq(store_job_start(s, job, 2000, &err), 0);
+        store_group_begin(s);
+        for (unsigned i = 0; i < 2000; i++)
+                record_ok(s, running_map(job, i, i + 1));
+
+        ck_assert_ptr_ne(signal(SIGXFSZ, SIG_IGN), SIG_ERR);
+        ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &unlimited), 0);
+        largest = file_size(db) > file_size(wal) ? file_size(db) : file_size(wal);
+        low = (struct rlimit){ .rlim_cur = (rlim_t)largest + 16384,
+                               .rlim_max = unlimited.rlim_max };
+        ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &low), 0);
+        r = store_group_commit(s, &err);
+        ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &unlimited), 0);
+        ck_assert_msg(r < 0, "the group committed past the size limit");
+        ck_assert_msg(strstr(err.message, ": cannot commit: ") &&
+                              strstr(err.message, "(the group's task records are lost)"),
+                      "%s", err.message);
+        ck_assert(!store_group_open(s));
+        ck_assert_int_eq(committed_records(job), 0);
+
+        record_ok(s, running_map(job, 0, 1));
+        ck_assert_int_eq(committed_records(job), 1);
 }
 END_TEST
 
@@ -1440,16 +1579,20 @@ END_TEST
 /* ---- killed with SIGKILL ---- */
 
 /* A child runs a small controller on the store: it resumes what it finds,
- * then submits, starts and ends jobs and records their tasks in batches. It
- * writes "? WRITE" to the pipe before each write and "! WRITE" once the
- * store returned 0. The parent kills it at a random point, then checks
- * that every "!" write is in the store, that the one "?" write the child
- * may have been in the middle of is there whole or not at all, and that
- * the file passes integrity_check. */
+ * then submits, starts and ends jobs and records their tasks in batches,
+ * in every other round in groups (store_group_begin()) of up to
+ * CRASH_GROUP batches, as the tracker endpoint does. It writes "? WRITE" to
+ * the pipe before each write and "! WRITE" once the store returned 0, for
+ * a group's batches once the group committed. The parent kills it at a
+ * random point, then checks that every "!" write is in the store, that each
+ * "?" write the child may have been in the middle of (a group's batches)
+ * is there whole or not at all, and that the file passes
+ * integrity_check. */
 
 #define CRASH_MAPS 4
 #define CRASH_REDUCES 2
 #define CRASH_ROUNDS 24
+#define CRASH_GROUP 3
 
 static uint64_t crash_rand(uint64_t *x) {
         *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -1470,12 +1613,26 @@ typedef struct CrashBatch {
         unsigned first, count;
 } CrashBatch;
 
+/* The group's batches acknowledged once it committed. */
+static int crash_group_commit(Store *s, int fd, char (*grouped)[64], unsigned *n_grouped,
+                              StoreError *err) {
+        int r = store_group_commit(s, err);
+
+        for (unsigned i = 0; r >= 0 && i < *n_grouped; i++)
+                dprintf(fd, "! %s\n", grouped[i]);
+        *n_grouped = 0;
+        return r;
+}
+
 _Noreturn static void crash_child(const char *path, int fd, uint64_t seed) {
         Store *s = NULL;
         StoreError err = { 0 };
         StoreJob *jobs = NULL;
         size_t n_jobs = 0;
         uint64_t rng = seed;
+        bool grouping = seed % 2 == 0;
+        char grouped[CRASH_GROUP][64];
+        unsigned n_grouped = 0;
 
         if (store_open(path, &s, &err) < 0 ||
             store_jobs_list(s, STORE_JOB_UNFINISHED, &jobs, &n_jobs, &err) < 0) {
@@ -1485,9 +1642,16 @@ _Noreturn static void crash_child(const char *path, int fd, uint64_t seed) {
         for (unsigned step = 0; step < 100000; step++) {
                 StoreJob *j = n_jobs > 0 ? &jobs[0] : NULL;
                 StoreTaskRecord batch[CRASH_MAPS];
+                bool submit = !j || crash_rand(&rng) % 8 == 0;
+                bool record = !submit && j->state != STORE_JOB_QUEUED &&
+                              (j->maps_done < j->n_maps || j->reduces_done < j->n_reduces);
                 int r;
 
-                if (!j || crash_rand(&rng) % 8 == 0) {
+                /* A group ends before any other write, or when full. */
+                if (n_grouped > 0 && (!record || n_grouped == CRASH_GROUP) &&
+                    crash_group_commit(s, fd, grouped, &n_grouped, &err) < 0)
+                        break;
+                if (submit) {
                         char name[64];
                         StoreJobSpec spec = wordcount;
                         uint64_t id;
@@ -1525,13 +1689,18 @@ _Noreturn static void crash_child(const char *path, int fd, uint64_t seed) {
                         for (unsigned i = 0; i < count; i++)
                                 batch[i] = crash_record(j->id, maps ? TASK_MAP : TASK_REDUCE,
                                                         first + i);
-                        dprintf(fd, "? B %" PRIu64 " %d %u %u\n", j->id,
-                                maps ? TASK_MAP : TASK_REDUCE, first, count);
+                        snprintf(grouped[n_grouped], sizeof(grouped[0]), "B %" PRIu64 " %d %u %u",
+                                 j->id, maps ? TASK_MAP : TASK_REDUCE, first, count);
+                        dprintf(fd, "? %s\n", grouped[n_grouped]);
+                        if (grouping && n_grouped == 0)
+                                store_group_begin(s);
                         r = store_tasks_record(s, batch, count, &err);
                         if (r < 0)
                                 break;
-                        dprintf(fd, "! B %" PRIu64 " %d %u %u\n", j->id,
-                                maps ? TASK_MAP : TASK_REDUCE, first, count);
+                        if (grouping)
+                                n_grouped++;
+                        else
+                                dprintf(fd, "! %s\n", grouped[0]);
                         if (maps)
                                 j->maps_done += count;
                         else
@@ -1600,12 +1769,12 @@ static unsigned crash_present(Store *s, const char *line) {
 }
 
 static void crash_round(uint64_t seed, unsigned kill_after, usec_t kill_delay) {
-        _cleanup_free_ char *line = NULL, *pending = NULL, *check = NULL;
+        _cleanup_free_ char *line = NULL, *check = NULL;
         _cleanup_fclose_ FILE *f = NULL;
         size_t size = 0;
-        unsigned acked = 0, seen = 0;
+        unsigned acked = 0, seen = 0, n_pending = 0;
         bool killed = false;
-        char **done = NULL;
+        char **done = NULL, *pending[CRASH_GROUP] = { 0 };
         int fds[2], status;
         Store *s = NULL;
         pid_t pid;
@@ -1627,16 +1796,19 @@ static void crash_round(uint64_t seed, unsigned kill_after, usec_t kill_delay) {
                 ck_assert_msg(line[0] != 'E', "seed %" PRIu64 ": the writer failed: %s", seed,
                               line + 2);
                 if (line[0] == '?') {
-                        free(pending);
-                        pending = strdup(line + 2);
+                        ck_assert_uint_lt(n_pending, CRASH_GROUP);
+                        pending[n_pending] = strdup(line + 2);
+                        ck_assert_ptr_nonnull(pending[n_pending++]);
                 } else {
-                        ck_assert_ptr_nonnull(pending);
-                        ck_assert_str_eq(pending, line + 2);
                         char **grown = reallocarray(done, acked + 1, sizeof(char *));
 
+                        /* Acknowledged in the order written. */
+                        ck_assert_uint_gt(n_pending, 0);
+                        ck_assert_str_eq(pending[0], line + 2);
                         ck_assert_ptr_nonnull(grown);
                         done = grown;
-                        done[acked++] = TAKE_PTR(pending);
+                        done[acked++] = pending[0];
+                        memmove(pending, pending + 1, --n_pending * sizeof(*pending));
                 }
                 if (++seen >= kill_after && line[0] == '?' && !killed) {
                         struct timespec ts = { .tv_nsec = (long)(kill_delay * NSEC_PER_USEC) };
@@ -1661,8 +1833,10 @@ static void crash_round(uint64_t seed, unsigned kill_after, usec_t kill_delay) {
                 free(done[i]);
         }
         free(done);
-        if (pending)
-                (void)crash_present(s, pending); /* whole or absent */
+        for (unsigned i = 0; i < n_pending; i++) {
+                (void)crash_present(s, pending[i]); /* whole or absent */
+                free(pending[i]);
+        }
         store_close(s);
 }
 
@@ -1698,6 +1872,9 @@ Suite *suite_store(void) {
         tcase_add_test(tc, test_task_usage);
         tcase_add_loop_test(tc, test_task_record_refused, 0, (int)ELEMENTSOF(bad_records));
         tcase_add_test(tc, test_task_batch);
+        tcase_add_test(tc, test_group_one_commit);
+        tcase_add_test(tc, test_group_refusal_and_write);
+        tcase_add_test(tc, test_group_commit_fails);
         tcase_add_test(tc, test_resume);
         suite_add_tcase(s, tc);
 

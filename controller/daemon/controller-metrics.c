@@ -64,6 +64,11 @@ static void write_jobs(FILE *out, Controller *c) {
                        "Failures of the store's SQLite database since the start");
         fprintf(out, "flexslot_controller_store_errors_total %" PRIu64 "\n",
                 store_errors(c->store));
+        metrics_header(out, "flexslot_controller_store_commits_total", "counter",
+                       "Write transactions committed since the start; the task records of "
+                       "one pass of heartbeats are one");
+        fprintf(out, "flexslot_controller_store_commits_total %" PRIu64 "\n",
+                store_commits(c->store));
 }
 
 static void write_tasks(FILE *out, const Cluster *cl) {

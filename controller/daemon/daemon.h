@@ -89,6 +89,12 @@ struct Controller {
         sd_event_source *give_back; /* the lever's weights back as the loop exits */
         TrackerConnection *connections;
         size_t n_connections, n_registered;
+        /* The heartbeats' store group (tracker-endpoint.c): their replies,
+         * held until group_commit, a defer source behind every other
+         * source, commits the group at the end of the loop's pass. */
+        sd_event_source *group_commit;
+        struct HeldReply *held;
+        size_t n_held;
         /* Out of descriptors, the endpoint stops accepting until one is
          * freed or accept_retry fires; spare_fd, held for that moment, is
          * given up to accept the waiting connection and close it at once,

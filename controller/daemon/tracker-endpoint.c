@@ -33,6 +33,15 @@
  * registered cause: anyone who can connect could fill the log otherwise. */
 #define WARN_INTERVAL_USEC (10 * USEC_PER_SEC)
 
+/* A heartbeat's reply that waits for the store group holding its records
+ * (store_group_begin()): what it says is sent only once that is durable
+ * against the controller's death. */
+typedef struct HeldReply {
+        TrackerConnection *connection; /* NULL once it closed */
+        sd_bus_message *call, *reply;
+        usec_t start; /* monotonic: when the heartbeat was read */
+} HeldReply;
+
 struct TrackerConnection {
         Controller *controller;
         sd_bus *bus;
@@ -66,6 +75,9 @@ static LogLevel warn_level(WarnLimit *w, unsigned *ret_held) {
 static TrackerConnection *connection_free(TrackerConnection *t) {
         if (!t)
                 return NULL;
+        for (size_t i = 0; i < t->controller->n_held; i++)
+                if (t->controller->held[i].connection == t)
+                        t->controller->held[i].connection = NULL;
         t->register_timer = sd_event_source_disable_unref(t->register_timer);
         t->watch = bus_watch_free(t->watch);
         if (t->bus) {
@@ -142,8 +154,8 @@ static bool token_equal(const Controller *c, const char *a) {
 
 /* The return of method call m: Register's answer or Heartbeat's reply,
  * whichever is given. */
-static int send_reply(sd_bus_message *m, const Tracker1Registered *registered,
-                      const Tracker1Reply *heartbeat) {
+static int reply_new(sd_bus_message *m, const Tracker1Registered *registered,
+                     const Tracker1Reply *heartbeat, sd_bus_message **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
@@ -154,7 +166,113 @@ static int send_reply(sd_bus_message *m, const Tracker1Registered *registered,
                 r = tracker1_reply_append(reply, heartbeat);
         if (r < 0)
                 return r;
-        return sd_bus_send(NULL, reply, NULL);
+        *ret = TAKE_PTR(reply);
+        return 0;
+}
+
+static int send_reply(sd_bus_message *m, const Tracker1Registered *registered,
+                      const Tracker1Reply *heartbeat) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = reply_new(m, registered, heartbeat, &reply);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+/* The group's end: its records committed, then its replies sent; when the
+ * commit fails, each held call is answered with the error instead, and the
+ * controller stops: its model took in records that the store lost, and
+ * its restart (the unit's Restart=on-failure) reads the model again from
+ * what the store holds, as after a kill -9. What a tracker was not
+ * answered it reports again; an attempt it was not told of does not run. */
+static int group_release(Controller *c) {
+        _cleanup_free_ HeldReply *held = TAKE_PTR(c->held);
+        size_t n = c->n_held;
+        StoreError err = { 0 };
+        int r;
+
+        c->n_held = 0;
+        (void)sd_event_source_set_enabled(c->group_commit, SD_EVENT_OFF);
+        r = store_group_commit(c->store, &err);
+        if (r < 0)
+                log_error_errno(r, "Cannot commit the records of %zu heartbeats, stopping: %s", n,
+                                err.message);
+        for (size_t i = 0; i < n; i++) {
+                HeldReply *h = &held[i];
+
+                if (r >= 0)
+                        (void)sd_bus_send(NULL, h->reply, NULL);
+                else
+                        (void)sd_bus_reply_method_errorf(
+                                h->call, SD_BUS_ERROR_IO_ERROR,
+                                "The controller could not store what this heartbeat reported "
+                                "and started: %s.",
+                                err.message);
+                /* Sent outside the connection's turn. */
+                if (h->connection && bus_watch_update(h->connection->watch) < 0)
+                        log_debug("Cannot watch tracker %" PRIu64 "'s connection again",
+                                  h->connection->tracker);
+                metrics_histogram_observe(&c->heartbeat_seconds,
+                                          usec_to_sec(now_monotonic_usec() - h->start));
+                sd_bus_message_unref(h->call);
+                sd_bus_message_unref(h->reply);
+        }
+        if (r < 0)
+                (void)sd_event_exit(c->event, r);
+        return r;
+}
+
+static int on_group_commit(sd_event_source *s, void *userdata) {
+        (void)group_release(userdata);
+        return 0;
+}
+
+/* After a heartbeat: a group that holds records not yet committed, or
+ * replies, lasts the loop's pass (1), and its replies wait; one that holds
+ * nothing ends here (0), and a reply that could depend on nothing
+ * uncommitted goes at once. Negative: the group lost records, and the
+ * controller stops. */
+static int group_continue(Controller *c) {
+        StoreError err = { 0 };
+        int r;
+
+        if (store_group_holds(c->store) || c->n_held > 0) {
+                r = sd_event_source_set_enabled(c->group_commit, SD_EVENT_ONESHOT);
+                if (r < 0) {
+                        log_warning_errno(r, "Cannot defer the heartbeats' commit: committing now");
+                        r = group_release(c);
+                        return r < 0 ? r : 0;
+                }
+                return 1;
+        }
+        r = store_group_commit(c->store, &err);
+        if (r < 0) {
+                log_error_errno(r, "Cannot commit a heartbeat's records, stopping: %s",
+                                err.message);
+                (void)sd_event_exit(c->event, r);
+        }
+        return r;
+}
+
+/* reply, for call, waits for the group's commit, which the loop runs once
+ * no other source is ready, or now when the group is full. */
+static int group_hold(Controller *c, TrackerConnection *t, sd_bus_message *call,
+                      sd_bus_message *reply, usec_t start) {
+        HeldReply *held;
+
+        if (!c->held) {
+                c->held = calloc(HEARTBEAT_GROUP_MAX, sizeof(*c->held));
+                if (!c->held)
+                        return -ENOMEM;
+        }
+        held = &c->held[c->n_held++];
+        *held = (HeldReply){ .connection = t,
+                             .call = sd_bus_message_ref(call),
+                             .reply = sd_bus_message_ref(reply),
+                             .start = start };
+        if (c->n_held == HEARTBEAT_GROUP_MAX)
+                (void)group_release(c);
+        return 0;
 }
 
 static bool text_ok(const char *s) {
@@ -284,14 +402,17 @@ static int method_register(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 NULL);
 }
 
-static int handle_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+/* *ret_held: the reply waits for the group's commit (group_hold()). */
+static int handle_heartbeat(sd_bus_message *m, void *userdata, usec_t start, bool *ret_held,
+                            sd_bus_error *error) {
         TrackerConnection *t = userdata;
         Controller *c = t->controller;
         _cleanup_(tracker1_report_done) Tracker1Report report = { 0 };
         _cleanup_(tracker1_reply_done) Tracker1Reply reply = { 0 };
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *answer = NULL;
         StoreError err = { 0 };
         uint64_t id;
-        int r;
+        int held, r;
 
         /* Whose it is, before what it says. */
         r = sd_bus_message_read(m, "t", &id);
@@ -308,8 +429,16 @@ static int handle_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
                 r = tracker1_heartbeat_read(m, &report, error);
         if (r < 0)
                 return r;
+        /* The heartbeats of the loop's pass share one commit. */
+        if (!store_group_open(c->store))
+                store_group_begin(c->store);
         r = cluster_heartbeat(c->cluster, id, &report, now_realtime_usec(), now_monotonic_usec(),
                               &reply, &err);
+        held = group_continue(c);
+        if (held < 0)
+                return sd_bus_error_set_errnof(error, held,
+                                               "The controller could not store "
+                                               "what this heartbeat reported.");
         switch (r) {
         case -ENOENT: /* lost, then forgotten */
                 (void)connection_set_tracker(t, 0);
@@ -331,7 +460,16 @@ static int handle_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
                           reply.assignments[i].attempt, reply.assignments[i].job,
                           tracker1_task_type_to_string(reply.assignments[i].type),
                           reply.assignments[i].index);
-        return send_reply(m, NULL, &reply);
+        r = reply_new(m, NULL, &reply, &answer);
+        if (r < 0)
+                return r;
+        if (!held)
+                return sd_bus_send(NULL, answer, NULL);
+        r = group_hold(c, t, m, answer, start);
+        if (r < 0)
+                return r;
+        *ret_held = true;
+        return 1;
 }
 
 /* Every heartbeat counted and timed, refused ones too: a tracker refused
@@ -339,11 +477,15 @@ static int handle_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *err
 static int method_heartbeat(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         Controller *c = ((TrackerConnection *)userdata)->controller;
         usec_t start = now_monotonic_usec();
+        bool held = false;
         int r;
 
-        r = handle_heartbeat(m, userdata, error);
+        r = handle_heartbeat(m, userdata, start, &held, error);
         c->heartbeats++;
-        metrics_histogram_observe(&c->heartbeat_seconds, usec_to_sec(now_monotonic_usec() - start));
+        /* A held reply's time is observed as it is sent. */
+        if (!held)
+                metrics_histogram_observe(&c->heartbeat_seconds,
+                                          usec_to_sec(now_monotonic_usec() - start));
         return r;
 }
 
@@ -616,6 +758,16 @@ int tracker_endpoint_start(Controller *c) {
         if (r < 0)
                 return log_error_errno(r, "Cannot add the tracker endpoint's retry timer");
         (void)sd_event_source_set_description(c->accept_retry, "tracker-endpoint-retry");
+        /* Behind every other source: the pass's heartbeats, as many as
+         * are ready (up to HEARTBEAT_GROUP_MAX), go first. */
+        r = sd_event_add_defer(c->event, &c->group_commit, on_group_commit, c);
+        if (r >= 0)
+                r = sd_event_source_set_priority(c->group_commit, SD_EVENT_PRIORITY_IDLE);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(c->group_commit, SD_EVENT_OFF);
+        if (r < 0)
+                return log_error_errno(r, "Cannot add the heartbeats' commit");
+        (void)sd_event_source_set_description(c->group_commit, "tracker-endpoint-commit");
         spare_open(c);
         if (c->spare_fd < 0)
                 return log_error_errno(negative_errno(), "Cannot open /dev/null");
@@ -623,6 +775,9 @@ int tracker_endpoint_start(Controller *c) {
 }
 
 void tracker_endpoint_stop(Controller *c) {
+        if (c->group_commit)
+                (void)group_release(c);
+        c->group_commit = sd_event_source_disable_unref(c->group_commit);
         c->listen_source = sd_event_source_disable_unref(c->listen_source);
         c->accept_retry = sd_event_source_disable_unref(c->accept_retry);
         while (c->connections)

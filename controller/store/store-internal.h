@@ -15,6 +15,9 @@ typedef enum StoreStmt {
         STMT_BEGIN_WRITE,
         STMT_COMMIT,
         STMT_ROLLBACK,
+        STMT_SAVEPOINT,
+        STMT_RELEASE,
+        STMT_ROLLBACK_TO,
         STMT_JOB_INSERT,
         STMT_JOB_INPUT_INSERT,
         STMT_JOB_GET,
@@ -65,7 +68,18 @@ struct Store {
         char *path;
         bool sync_full; /* the connection's synchronous setting: FULL, or NORMAL */
         sqlite3_stmt *stmts[_STMT_MAX];
-        uint64_t errors; /* store_errors() */
+        uint64_t errors;  /* store_errors() */
+        uint64_t commits; /* store_commits() */
+        bool writing;     /* the open transaction is not a READ */
+        /* A group (store_group_begin()): grouping from its begin to its
+         * commit; group_open while its RECORD transaction is, which the
+         * store's other transactions run inside as a savepoint (nested),
+         * but for a WRITE, which commits the group first. group_r and
+         * group_err: the first failure that lost the group's records,
+         * which store_group_commit() returns. */
+        bool grouping, group_open, nested;
+        int group_r;
+        StoreError group_err;
 };
 
 /* Fills err (may be NULL). */
@@ -137,7 +151,11 @@ int store_step_done(Store *s, sqlite3_stmt *st, StoreError *err, const char *wha
 
 /* A write transaction takes the write lock at BEGIN (IMMEDIATE), where the
  * busy timeout applies, rather than at its first write. Commit rolls back
- * when it fails. Statements used inside must be reset before commit. */
+ * when it fails. Statements used inside must be reset before commit.
+ * While a group is open, a READ or RECORD transaction is a savepoint in
+ * the group's, whose commit and rollback are the savepoint's alone; a
+ * WRITE commits the group first, so that what it acknowledges is synced
+ * with everything before it. */
 int store_tx_begin(Store *s, StoreTx kind, StoreError *err);
 int store_tx_commit(Store *s, StoreError *err);
 void store_tx_rollback(Store *s);

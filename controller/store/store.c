@@ -4,6 +4,7 @@
  * cache and transactions. */
 #include "store-internal.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -221,7 +222,41 @@ static int run_cached(Store *s, StoreStmt id, const char *sql, StoreError *err, 
         return store_step_done(s, st, err, what);
 }
 
-int store_tx_begin(Store *s, StoreTx kind, StoreError *err) {
+/* The group's records are lost (SQLite rolled its transaction back after
+ * an I/O error, or its commit failed): the first such failure is what
+ * store_group_commit() returns. */
+static void group_lost(Store *s, int r, const StoreError *err) {
+        s->group_open = false;
+        if (s->group_r < 0)
+                return;
+        s->group_r = r < 0 ? r : -EIO;
+        if (err && err->message[0])
+                store_error_set(&s->group_err, NULL, "%s (the group's task records are lost)",
+                                err->message);
+        else
+                store_error_set(&s->group_err, NULL,
+                                "%s: the group's task records are lost: SQLite rolled its "
+                                "transaction back",
+                                s->path);
+}
+
+/* Commits the open group, whose records a WRITE's sync makes durable with
+ * its own. */
+static int group_flush(Store *s, StoreError *err) {
+        int r;
+
+        s->group_open = false;
+        r = run_cached(s, STMT_COMMIT, "COMMIT", err, "cannot commit");
+        if (r < 0) {
+                store_tx_rollback(s);
+                group_lost(s, r, err);
+                return r;
+        }
+        s->commits++;
+        return 0;
+}
+
+static int begin(Store *s, StoreTx kind, StoreError *err) {
         bool full = kind == STORE_TX_WRITE;
         int r;
 
@@ -236,6 +271,7 @@ int store_tx_begin(Store *s, StoreTx kind, StoreError *err) {
                         return r;
                 s->sync_full = full;
         }
+        s->writing = kind != STORE_TX_READ;
         if (kind == STORE_TX_READ)
                 return run_cached(s, STMT_BEGIN_READ, "BEGIN DEFERRED", err,
                                   "cannot begin a transaction");
@@ -243,18 +279,99 @@ int store_tx_begin(Store *s, StoreTx kind, StoreError *err) {
                           "cannot begin a transaction");
 }
 
-int store_tx_commit(Store *s, StoreError *err) {
-        int r = run_cached(s, STMT_COMMIT, "COMMIT", err, "cannot commit");
+int store_tx_begin(Store *s, StoreTx kind, StoreError *err) {
+        int r;
 
+        if (s->group_open && kind == STORE_TX_WRITE) {
+                r = group_flush(s, err);
+                if (r < 0)
+                        return r;
+        }
+        if (!s->group_open && !(s->grouping && kind == STORE_TX_RECORD))
+                return begin(s, kind, err);
+        if (!s->group_open) {
+                r = begin(s, STORE_TX_RECORD, err);
+                if (r < 0)
+                        return r;
+                s->group_open = true;
+        }
+        r = run_cached(s, STMT_SAVEPOINT, "SAVEPOINT nested", err, "cannot begin a transaction");
+        if (r >= 0)
+                s->nested = true;
+        return r;
+}
+
+/* After the savepoint's end: is the group's transaction still there? */
+static void group_check(Store *s) {
+        if (s->group_open && sqlite3_get_autocommit(s->db))
+                group_lost(s, -EIO, NULL);
+}
+
+int store_tx_commit(Store *s, StoreError *err) {
+        int r;
+
+        if (s->nested) {
+                r = run_cached(s, STMT_RELEASE, "RELEASE nested", err, "cannot commit");
+                if (r < 0)
+                        store_tx_rollback(s);
+                s->nested = false;
+                group_check(s);
+                return r;
+        }
+        r = run_cached(s, STMT_COMMIT, "COMMIT", err, "cannot commit");
         if (r < 0)
                 store_tx_rollback(s);
+        else if (s->writing)
+                s->commits++;
         return r;
 }
 
 void store_tx_rollback(Store *s) {
+        if (s->nested) {
+                /* Fails only when SQLite rolled the group's transaction
+                 * back already, which group_check() sees. */
+                (void)run_cached(s, STMT_ROLLBACK_TO, "ROLLBACK TO nested", NULL,
+                                 "cannot roll back");
+                (void)run_cached(s, STMT_RELEASE, "RELEASE nested", NULL, "cannot roll back");
+                s->nested = false;
+                group_check(s);
+                return;
+        }
         /* Fails only when no transaction is open: SQLite rolled it back
          * already after an I/O error. */
         (void)run_cached(s, STMT_ROLLBACK, "ROLLBACK", NULL, "cannot roll back");
+}
+
+void store_group_begin(Store *s) {
+        s->grouping = true;
+}
+
+int store_group_commit(Store *s, StoreError *err) {
+        int r = 0;
+
+        assert(!s->nested);
+        if (s->group_open)
+                r = group_flush(s, err);
+        s->grouping = false;
+        if (s->group_r < 0) {
+                r = s->group_r;
+                if (err)
+                        *err = s->group_err;
+                s->group_r = 0;
+        }
+        return r;
+}
+
+bool store_group_open(const Store *s) {
+        return s->grouping;
+}
+
+bool store_group_holds(const Store *s) {
+        return s->group_open;
+}
+
+uint64_t store_commits(const Store *s) {
+        return s->commits;
 }
 
 int store_column_strdup(sqlite3_stmt *st, int col, char **ret) {

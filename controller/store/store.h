@@ -208,6 +208,28 @@ typedef struct StoreTaskRecord {
  * a second succeeded attempt of a task, is -EEXIST. */
 int store_tasks_record(Store *s, const StoreTaskRecord *records, size_t n, StoreError *err);
 
+/* A group: from store_group_begin() to store_group_commit(), the task
+ * records of every store_tasks_record() share one transaction, which the
+ * first of them begins, so that a burst of them (the heartbeats of one
+ * pass of the controller's loop) pays for one commit, not one each. A
+ * record's call answers as before, but the record is only in the group:
+ * what depends on it waits for the group's commit. The store's other
+ * transactions run inside the group, but for a job's change or a profile
+ * (a WRITE, acknowledged at its commit), which commits the group first and
+ * syncs it with its own. store_group_commit() commits what the group holds
+ * and ends it; it fails when any of the group's records are lost (its
+ * commit failed, or an I/O error rolled the group back before), even
+ * where the calls that wrote them succeeded. */
+void store_group_begin(Store *s);
+int store_group_commit(Store *s, StoreError *err);
+/* Between a group's begin and its commit. */
+bool store_group_open(const Store *s);
+/* The group holds records not yet committed. */
+bool store_group_holds(const Store *s);
+/* The write transactions committed since the store was opened: a group's
+ * is one. */
+uint64_t store_commits(const Store *s);
+
 /* The job's records whose status is in statuses (STORE_TASK_STATUS_BIT()s),
  * by type, index and attempt: with STORE_TASK_SUCCEEDED alone, the tasks a
  * resumed job need not run again and their outputs. The strings belong to
