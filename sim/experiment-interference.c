@@ -32,6 +32,7 @@
 #include "common/macro.h"
 #include "policy/layers/slo-loop.h"
 #include "sim/experiment-internal.h"
+#include "sim/report.h"
 
 static const char *const si_benchmarks[] = {
         "tera-sort", "inverted-index", "term-vector",      "wordcount",
@@ -394,6 +395,21 @@ static int si_late_alone(const Experiment *e, const ExperimentOptions *opt, int6
         return 0;
 }
 
+/* With --out, an arm's per-run files of the first seed (jobs.csv,
+ * tasks.csv with every attempt's kills and VM, nodes.csv with the final
+ * slots), into DIR/EXPERIMENT/ARM: where a deadline job's time went. */
+static int si_write_run(const Experiment *e, const ExperimentOptions *opt, int64_t seed,
+                        const char *label, const SimResults *res) {
+        _cleanup_free_ char *dir = NULL, *run = NULL;
+
+        if (!opt->out || seed != experiment_first_seed(opt))
+                return 0;
+        if (asprintf(&dir, "%s/%s/%s", opt->out, e->name, label) < 0 ||
+            asprintf(&run, "%s, seed %" PRId64 ", %s", e->name, seed, label) < 0)
+                return 1;
+        return report_write(dir, run, res) < 0 ? 1 : 0;
+}
+
 int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, SiWorkload workload,
                           int64_t seed, SiSeedResult *ret) {
         _cleanup_free_ SiSetup *st = malloc(sizeof(*st));
@@ -450,6 +466,12 @@ int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, SiW
                                 out->utility +=
                                         jr->refused ? 0 : late / (jr->deadline - jr->submitted);
                         }
+                }
+                status = si_write_run(e, opt, seed, si_arms[a].label, res);
+                if (status != 0) {
+                        free(rec.rec);
+                        cell_close(&c);
+                        return status;
                 }
                 out->utility *= 100;
                 out->tenant_slowdown =

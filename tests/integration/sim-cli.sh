@@ -113,6 +113,23 @@ expect 1 "output directory '$tmp/plain': Not a directory" "$sim" --out "$tmp/pla
 expect 1 "cannot create the output directory '/proc/nope'" \
 	"$sim" --quick --out /proc/nope experiment fig9
 [ ! -s "$tmp/out" ] || fail "experiment with --out /proc/nope went ahead"
+# slo-interference's --out: each arm's per-run files of the first seed, the
+# same jobs in every arm, the figures as without --out; ARIA's arm on
+# static slots keeps every node's 4 map slots.
+"$sim" --quick --scenarios "$src/sim/scenarios" experiment slo-interference >"$tmp/si.txt" ||
+	fail "slo-interference exited $?"
+"$sim" --quick --scenarios "$src/sim/scenarios" --out "$tmp/si" experiment slo-interference \
+	>"$tmp/si-out.txt" || fail "slo-interference --out exited $?"
+cmp -s "$tmp/si.txt" "$tmp/si-out.txt" || fail "slo-interference: --out changed the figures"
+cut -d, -f2 "$tmp/si/slo-interference/aria/jobs.csv" >"$tmp/si-jobs"
+[ "$(wc -l <"$tmp/si-jobs")" -gt 2 ] || fail "slo-interference --out: aria ran no jobs"
+for arm in aria flexslot layered loop speed lever favour; do
+	[ -s "$tmp/si/slo-interference/$arm/tasks.csv" ] || fail "slo-interference --out: no $arm/tasks.csv"
+	cut -d, -f2 "$tmp/si/slo-interference/$arm/jobs.csv" | cmp -s - "$tmp/si-jobs" ||
+		fail "slo-interference --out: $arm ran other jobs than aria"
+done
+awk -F, 'NR > 1 && $3 == "slave" && $7 != 4 { print; bad = 1 } END { exit bad }' \
+	"$tmp/si/slo-interference/aria/nodes.csv" || fail "slo-interference --out: aria's slots moved"
 # A file that cannot be written in full (a file size limit here, a full
 # disk alike) fails, naming the file: the error shows only when the buffer
 # goes out, at fclose().
