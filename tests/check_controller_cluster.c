@@ -1480,20 +1480,28 @@ END_TEST
 
 /* Attempts added and stopped out of their ids' order (an adopted attempt
  * is older than this run's) keep the index sorted and whole. */
-START_TEST(test_attempt_index_order) {
-        static const uint64_t ids[] = { 50, 10, 70, 30, 60 };
+/* A cluster of one tracker and a job of five maps and a reduce (name),
+ * whose attempts a test adds to the index itself. */
+static Cluster *index_cluster(const char *name, ClusterNode **ret_node, ClusterJob **ret_job) {
         const unsigned slots[_SLOT_TYPE_MAX] = { 3, 3 };
         StoreError err = { 0 };
         Cluster *c = NULL;
-        ClusterNode *n;
-        ClusterJob *j;
         uint64_t node;
 
-        (void)submit_five("order");
+        (void)submit_five(name);
         ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
         ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
-        n = cluster_node_lookup(c, node);
-        j = &c->jobs[0];
+        *ret_node = cluster_node_lookup(c, node);
+        *ret_job = &c->jobs[0];
+        return c;
+}
+
+START_TEST(test_attempt_index_order) {
+        static const uint64_t ids[] = { 50, 10, 70, 30, 60 };
+        ClusterNode *n;
+        ClusterJob *j;
+        Cluster *c = index_cluster("order", &n, &j);
+
         for (size_t i = 0; i < ELEMENTSOF(ids); i++) {
                 cluster_attempt_add(c, n, j, &j->tasks[i],
                                     &(ClusterAttempt){ .id = ids[i], .slot = SLOT_MAP });
@@ -1543,18 +1551,10 @@ START_TEST(test_attempt_index_uneven) {
         };
         static const uint64_t probes[] = { 0,       1,       2,       999999,         1000003,
                                            1000006, 1000012, 5000000, UINT64_MAX - 2, UINT64_MAX };
-        const unsigned slots[_SLOT_TYPE_MAX] = { 3, 3 };
-        StoreError err = { 0 };
-        Cluster *c = NULL;
         ClusterNode *n;
         ClusterJob *j;
-        uint64_t node;
+        Cluster *c = index_cluster("uneven", &n, &j);
 
-        (void)submit_five("uneven");
-        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
-        ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
-        n = cluster_node_lookup(c, node);
-        j = &c->jobs[0];
         ck_assert_uint_eq(j->n_tasks * CLUSTER_ATTEMPTS_MAX, ELEMENTSOF(ids));
         for (size_t i = 0; i < ELEMENTSOF(ids); i++)
                 cluster_attempt_add(c, n, j, &j->tasks[i / CLUSTER_ATTEMPTS_MAX],
