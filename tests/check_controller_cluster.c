@@ -1480,20 +1480,28 @@ END_TEST
 
 /* Attempts added and stopped out of their ids' order (an adopted attempt
  * is older than this run's) keep the index sorted and whole. */
-START_TEST(test_attempt_index_order) {
-        static const uint64_t ids[] = { 50, 10, 70, 30, 60 };
+/* A cluster of one tracker and a job of five maps and a reduce (name),
+ * whose attempts a test adds to the index itself. */
+static Cluster *index_cluster(const char *name, ClusterNode **ret_node, ClusterJob **ret_job) {
         const unsigned slots[_SLOT_TYPE_MAX] = { 3, 3 };
         StoreError err = { 0 };
         Cluster *c = NULL;
-        ClusterNode *n;
-        ClusterJob *j;
         uint64_t node;
 
-        (void)submit_five("order");
+        (void)submit_five(name);
         ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
         ck_assert_int_eq(cluster_register(c, "uuid", "t1", slots, 256 << 20, 1, &node), 0);
-        n = cluster_node_lookup(c, node);
-        j = &c->jobs[0];
+        *ret_node = cluster_node_lookup(c, node);
+        *ret_job = &c->jobs[0];
+        return c;
+}
+
+START_TEST(test_attempt_index_order) {
+        static const uint64_t ids[] = { 50, 10, 70, 30, 60 };
+        ClusterNode *n;
+        ClusterJob *j;
+        Cluster *c = index_cluster("order", &n, &j);
+
         for (size_t i = 0; i < ELEMENTSOF(ids); i++) {
                 cluster_attempt_add(c, n, j, &j->tasks[i],
                                     &(ClusterAttempt){ .id = ids[i], .slot = SLOT_MAP });
@@ -1528,6 +1536,52 @@ START_TEST(test_attempt_index_order) {
         ck_assert(cluster_attempt_index_current(c));
         ck_assert_uint_eq(c->n_indexed, 0);
         ck_assert_uint_eq(n->running[SLOT_MAP], 0);
+        cluster_free(c);
+}
+END_TEST
+
+/* Ids far apart (one adopted from a run before a restart, one near the
+ * top of the range) among consecutive ones, with gaps and stopped entries
+ * between them: a lookup finds each running attempt and nothing else,
+ * below, between and above them. */
+START_TEST(test_attempt_index_uneven) {
+        static const uint64_t ids[] = {
+                1,       1000000, 1000001, 1000002, 1000004, 1000005,
+                1000007, 1000008, 1000009, 1000010, 1000011, UINT64_MAX - 1
+        };
+        static const uint64_t probes[] = { 0,       1,       2,       999999,         1000003,
+                                           1000006, 1000012, 5000000, UINT64_MAX - 2, UINT64_MAX };
+        ClusterNode *n;
+        ClusterJob *j;
+        Cluster *c = index_cluster("uneven", &n, &j);
+
+        ck_assert_uint_eq(j->n_tasks * CLUSTER_ATTEMPTS_MAX, ELEMENTSOF(ids));
+        for (size_t i = 0; i < ELEMENTSOF(ids); i++)
+                cluster_attempt_add(c, n, j, &j->tasks[i / CLUSTER_ATTEMPTS_MAX],
+                                    &(ClusterAttempt){ .id = ids[i], .slot = SLOT_MAP });
+        /* 1000004 and 1000009 stop; their entries stay. */
+        cluster_attempt_stop(c, &j->tasks[2], 0);
+        cluster_attempt_stop(c, &j->tasks[4], 0);
+        ck_assert(cluster_attempt_index_current(c));
+        ck_assert_uint_eq(c->index_used, ELEMENTSOF(ids));
+        for (size_t i = 0; i < ELEMENTSOF(ids); i++) {
+                bool stopped = ids[i] == 1000004 || ids[i] == 1000009;
+                unsigned a = CLUSTER_ATTEMPTS_MAX;
+                const ClusterTask *t = cluster_attempt_find(c, ids[i], NULL, &a);
+
+                if (stopped) {
+                        ck_assert_ptr_null(t);
+                        continue;
+                }
+                ck_assert_ptr_nonnull(t);
+                ck_assert_uint_lt(a, t->n_attempts);
+                ck_assert_uint_eq(t->attempts[a].id, ids[i]);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(probes); i++)
+                ck_assert_ptr_eq(cluster_attempt_find(c, probes[i], NULL, NULL),
+                                 probes[i] == 1 ? &j->tasks[0] : NULL);
+        cluster_node_stop_attempts(c, n);
+        ck_assert_uint_eq(c->n_indexed, 0);
         cluster_free(c);
 }
 END_TEST
@@ -2072,6 +2126,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_snapshot_kept);
         tcase_add_test(tc, test_attempt_index);
         tcase_add_test(tc, test_attempt_index_order);
+        tcase_add_test(tc, test_attempt_index_uneven);
         tcase_add_test(tc, test_job_input_and_run_profile);
         tcase_add_test(tc, test_first_run_deadline_quota);
         tcase_add_loop_test(tc, test_reduce_waits_for_every_map, 0,

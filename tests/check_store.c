@@ -645,6 +645,54 @@ START_TEST(test_task_usage) {
 }
 END_TEST
 
+/* An end written over the attempt's running record in place is refused
+ * for what a tracker may get wrong, as any record is, and the running
+ * record stays; a good end then replaces it, whatever node and start it
+ * names, and the same end again is no change. */
+START_TEST(test_task_end_over_running) {
+        _cleanup_(store_closep) Store *s = open_ok();
+        StoreTaskRecord *recs = NULL, rec;
+        StoreError err = { 0 };
+        uint64_t a;
+        size_t n;
+
+        a = submit_ok(s, &wordcount);
+        ck_assert_int_eq(store_job_start(s, a, 3, &err), 0);
+        record_ok(s, running_map(a, 0, 1));
+        rec = done_map(a, 0, 1);
+        rec.finished = rec.started - 1;
+        assert_refused(store_tasks_record(s, &rec, 1, &err), err, -EINVAL, "finished",
+                       "before started");
+        rec = done_map(a, 0, 1);
+        rec.status = STORE_TASK_FAILED;
+        assert_refused(store_tasks_record(s, &rec, 1, &err), err, -EINVAL, "output",
+                       "given for an attempt that did not succeed");
+        rec = done_map(a, 0, 1);
+        rec.node = "bad node";
+        assert_refused(store_tasks_record(s, &rec, 1, &err), err, -EINVAL, "node", "node");
+        ck_assert_int_eq(
+                store_job_tasks(s, a, STORE_TASK_STATUS_BIT(STORE_TASK_RUNNING), &recs, &n, &err),
+                0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_uint_eq(recs[0].attempt, 1);
+        store_task_records_free(recs, n);
+
+        rec = done_map(a, 0, 1);
+        rec.node = "tracker-2";
+        rec.started++;
+        record_ok(s, rec);
+        record_ok(s, rec);
+        ck_assert_int_eq(store_job_tasks(s, a, STORE_TASK_ANY, &recs, &n, &err), 0);
+        ck_assert_uint_eq(n, 1);
+        ck_assert_int_eq(recs[0].status, STORE_TASK_SUCCEEDED);
+        ck_assert_str_eq(recs[0].node, "tracker-2");
+        ck_assert_uint_eq(recs[0].started, rec.started);
+        ck_assert_str_eq(recs[0].output, rec.output);
+        store_task_records_free(recs, n);
+        ck_assert_uint_eq(store_errors(s), 0);
+}
+END_TEST
+
 START_TEST(test_task_running) {
         _cleanup_(store_closep) Store *s = open_ok();
         StoreTaskRecord *recs = NULL, rec;
@@ -1869,6 +1917,7 @@ Suite *suite_store(void) {
         tcase_add_test(tc, test_job_transitions);
         tcase_add_test(tc, test_task_records);
         tcase_add_test(tc, test_task_running);
+        tcase_add_test(tc, test_task_end_over_running);
         tcase_add_test(tc, test_task_usage);
         tcase_add_loop_test(tc, test_task_record_refused, 0, (int)ELEMENTSOF(bad_records));
         tcase_add_test(tc, test_task_batch);

@@ -450,7 +450,12 @@ static void apply_report(Cluster *c, ClusterNode *n, const Tracker1Report *r, co
                 ran = now > at->started ? now - at->started : 0;
                 at->progress = x->progress;
                 at->bytes_processed = x->bytes_processed;
-                t->input_size = x->input_size;
+                if (t->input_size != x->input_size) {
+                        /* Every attempt of the task reads it, a backup on
+                         * another node too. */
+                        t->input_size = x->input_size;
+                        cluster_task_changed(c, t);
+                }
                 at->cpu = share(x->cpu_time, ran);
                 at->iowait = share(x->iowait_time, ran);
         }

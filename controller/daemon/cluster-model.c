@@ -245,10 +245,34 @@ void cluster_node_changed(Cluster *c, uint32_t i) {
 
 /* ---- the running attempts, by id ---- */
 
-/* Where attempt is in c->attempt_index, or would go. */
+/* Where attempt is in c->attempt_index, or would go. The ids are handed
+ * out one after another (Cluster.next_attempt) and most attempts run about
+ * as long as the others, so the ids in the index are spread nearly evenly:
+ * a guess from the ids at the ends of the range lands next to the entry.
+ * A few guesses, then halves, for ids from before a restart or attempts
+ * that run for hours. Halving alone, each step a cache miss, was the
+ * largest cost of a heartbeat with 12,000 attempts running. */
 static size_t index_position(const Cluster *c, uint64_t attempt) {
+        const AttemptRef *index = c->attempt_index;
         size_t lo = 0, hi = c->index_used;
 
+        for (unsigned guesses = 0; guesses < 4 && hi - lo > 2; guesses++) {
+                uint64_t low = index[lo].attempt, high = index[hi - 1].attempt;
+                size_t guess;
+
+                if (attempt <= low)
+                        return lo;
+                if (attempt > high)
+                        return hi;
+                /* low < attempt <= high: in lo + 1 .. hi - 1. */
+                guess = lo + (size_t)((double)(attempt - low) / (double)(high - low) *
+                                      (double)(hi - 1 - lo));
+                guess = MIN(MAX(guess, lo + 1), hi - 1);
+                if (index[guess].attempt < attempt)
+                        lo = guess + 1;
+                else
+                        hi = guess;
+        }
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
 

@@ -321,12 +321,15 @@ static void attempts_remove(Snapshot *s, uint32_t k) {
                 }
 }
 
-/* The measures of attempt i from its tracker's last heartbeat, and its
- * task's input (a backup on another node shares it). */
-static void attempt_refresh(Snapshot *s, uint32_t i) {
+/* The figures of attempt i that move with time, from its tracker's last
+ * heartbeat and its node's steal, as a step reads them
+ * (ClusterSnapshot.fill_attempt): a heartbeat's step reads none of most
+ * attempts, and an agent's report, which changes every node's steal, no
+ * longer costs a pass over every attempt. */
+static void attempt_fill(void *data, uint32_t i) {
+        Snapshot *s = data;
         Attempt *a = &s->a.attempts[i];
-        const SnapshotTask *st = &s->task_of[a->task];
-        const ClusterTask *t = st->task;
+        const ClusterTask *t = s->task_of[a->task].task;
         const ClusterAttempt *at = &t->attempts[cluster_task_attempt_index(t, a->id)];
 
         assert(at < t->attempts + t->n_attempts);
@@ -335,10 +338,7 @@ static void attempt_refresh(Snapshot *s, uint32_t i) {
         a->cpu = at->cpu;
         a->iowait = at->iowait;
         a->steal = s->a.nodes[a->node].steal;
-        s->a.tasks[a->task].input_size = t->input_size;
-        for (unsigned k = 0; k < CLUSTER_ATTEMPTS_MAX; k++)
-                if (st->attempts[k] != NO_INDEX)
-                        s->a.attempts[st->attempts[k]].input_size = t->input_size;
+        a->resize_count = t->resizes;
 }
 
 static int compare_addresses(const void *a, const void *b) {
@@ -416,13 +416,6 @@ static void snapshot_update(const Cluster *c, Snapshot *s) {
                 assert(k != NO_INDEX);
                 task_update(c, s, k);
         }
-        if (s->all_nodes_stale)
-                for (uint32_t i = 0; i < s->s.n_attempts; i++)
-                        attempt_refresh(s, i);
-        for (size_t i = 0; !s->all_nodes_stale && i < s->n_stale_nodes; i++)
-                for (uint32_t a = s->first_on_node[s->stale_nodes[i]]; a != NO_INDEX;
-                     a = s->next_on_node[a])
-                        attempt_refresh(s, a);
         /* Those listed before every node went stale too. */
         for (size_t i = 0; i < s->n_stale_nodes; i++)
                 s->node_stale[s->stale_nodes[i]] = false;
@@ -560,8 +553,10 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
          * inputs, and it fetches none later. */
         s.s.reduces_read_maps_at_start = true;
         s.s.node_attempts = s.node_attempts;
+        s.s.fill_attempt = attempt_fill;
         *ret = s;
         ret->s.attempts_total = &ret->attempts_total;
+        ret->s.fill_attempt_data = ret;
         return 0;
 }
 
@@ -748,6 +743,9 @@ bool cluster_snapshot_current(Cluster *c) {
         if (!k || k->overflow)
                 return true;
         snapshot_update(c, k);
+        /* A new build has every figure: the kept one's, as a step reads
+         * them. */
+        snapshot_fill_attempts(&k->s);
         if (snapshot_build(c, &f) < 0)
                 return false;
         kept_order = attempts_by_id(k);

@@ -33,7 +33,7 @@ typedef enum StoreStmt {
         STMT_TASK_GET,
         STMT_TASK_SUCCEEDED,
         STMT_TASK_INSERT,
-        STMT_TASK_REPLACE,
+        STMT_TASK_END,
         STMT_TASKS_LIST,
         STMT_PROFILE_JOB,
         STMT_PROFILE_PUT,

@@ -172,11 +172,11 @@ static int bind_task_key(sqlite3_stmt *st, const StoreTaskRecord *rec) {
         return rc;
 }
 
-/* What is stored of rec's attempt. */
+/* What is stored of rec's attempt, other than a running record that rec
+ * ends (end_running()). */
 typedef enum Recorded {
         RECORDED_NONE,
-        RECORDED_SAME,    /* the same values */
-        RECORDED_RUNNING, /* running, which rec ends */
+        RECORDED_SAME, /* the same values */
 } Recorded;
 
 static int find_recorded(Store *s, const StoreTaskRecord *rec, StoreError *err) {
@@ -202,8 +202,6 @@ static int find_recorded(Store *s, const StoreTaskRecord *rec, StoreError *err) 
         r = task_from_row(s, st, &old, err);
         if (r < 0)
                 return r;
-        if (old.status == STORE_TASK_RUNNING && rec->status != STORE_TASK_RUNNING)
-                return RECORDED_RUNNING;
         if (!task_records_equal(&old, rec))
                 return store_fail(err, "attempt", -EEXIST,
                                   "attempt %" PRIu64 " of %s: recorded already as %s on %s, "
@@ -213,6 +211,7 @@ static int find_recorded(Store *s, const StoreTaskRecord *rec, StoreError *err) 
         return RECORDED_SAME;
 }
 
+/* Another attempt of rec's task succeeded already. */
 static int check_no_success(Store *s, const StoreTaskRecord *rec, StoreError *err) {
         _cleanup_stmt_ sqlite3_stmt *st = NULL;
         char name[96];
@@ -220,11 +219,13 @@ static int check_no_success(Store *s, const StoreTaskRecord *rec, StoreError *er
 
         r = store_stmt(s, STMT_TASK_SUCCEEDED,
                        "SELECT attempt FROM task_attempts "
-                       "WHERE job = ? AND type = ? AND idx = ? AND status = 'succeeded'",
+                       "WHERE job = ? AND type = ? AND idx = ? AND status = 'succeeded' "
+                       "AND attempt != ?",
                        &st, err);
         if (r < 0)
                 return r;
-        if (bind_task_key(st, rec) != SQLITE_OK)
+        if (bind_task_key(st, rec) != SQLITE_OK ||
+            sqlite3_bind_int64(st, 4, (int64_t)rec->attempt) != SQLITE_OK)
                 return store_sqlite_fail(s, sqlite3_errcode(s->db), err, "cannot read a task");
         rc = sqlite3_step(st);
         if (rc == SQLITE_ROW)
@@ -239,25 +240,8 @@ static int bind_usage(sqlite3_stmt *st, int i, bool usage, usec_t value) {
         return usage ? sqlite3_bind_int64(st, i, (int64_t)value) : sqlite3_bind_null(st, i);
 }
 
-/* Inserts rec, or replaces the running record of its attempt (replace). */
-static int write_record(Store *s, const StoreTaskRecord *rec, bool replace, StoreError *err) {
-        _cleanup_stmt_ sqlite3_stmt *st = NULL;
-        int r;
-
-        r = replace ? store_stmt(s, STMT_TASK_REPLACE,
-                                 "REPLACE INTO task_attempts (job, type, idx, attempt, node, "
-                                 "status, started, finished, shuffle_end, input_bytes, "
-                                 "output_bytes, output, reason, cpu_time, io_wait) "
-                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                 &st, err)
-                    : store_stmt(s, STMT_TASK_INSERT,
-                                 "INSERT INTO task_attempts (job, type, idx, attempt, node, "
-                                 "status, started, finished, shuffle_end, input_bytes, "
-                                 "output_bytes, output, reason, cpu_time, io_wait) "
-                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                 &st, err);
-        if (r < 0)
-                return r;
+/* Every column of rec, as ?1 to ?15 in the order of the table's. */
+static int bind_record(sqlite3_stmt *st, const StoreTaskRecord *rec) {
         if (bind_task_key(st, rec) != SQLITE_OK ||
             sqlite3_bind_int64(st, 4, (int64_t)rec->attempt) != SQLITE_OK ||
             store_bind_text(st, 5, rec->node) != SQLITE_OK ||
@@ -271,8 +255,50 @@ static int write_record(Store *s, const StoreTaskRecord *rec, bool replace, Stor
             store_bind_text(st, 13, rec->reason) != SQLITE_OK ||
             bind_usage(st, 14, rec->usage, rec->cpu_time) != SQLITE_OK ||
             bind_usage(st, 15, rec->usage, rec->io_wait) != SQLITE_OK)
+                return -EIO;
+        return 0;
+}
+
+static int write_record(Store *s, const StoreTaskRecord *rec, StoreError *err) {
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int r;
+
+        r = store_stmt(s, STMT_TASK_INSERT,
+                       "INSERT INTO task_attempts (job, type, idx, attempt, node, "
+                       "status, started, finished, shuffle_end, input_bytes, "
+                       "output_bytes, output, reason, cpu_time, io_wait) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       &st, err);
+        if (r < 0)
+                return r;
+        if (bind_record(st, rec) < 0)
                 return store_sqlite_fail(s, sqlite3_errcode(s->db), err, "cannot write a task");
         return store_step_done(s, st, err, "cannot write a task");
+}
+
+/* rec, which ends its attempt, written over the attempt's running record
+ * in place: 1, or 0 when there is none. Most records end an attempt
+ * recorded running as it started: a read of the record before the write
+ * was a tenth of a heartbeat's time. */
+static int end_running(Store *s, const StoreTaskRecord *rec, StoreError *err) {
+        _cleanup_stmt_ sqlite3_stmt *st = NULL;
+        int r;
+
+        r = store_stmt(s, STMT_TASK_END,
+                       "UPDATE task_attempts SET node = ?5, status = ?6, started = ?7, "
+                       "finished = ?8, shuffle_end = ?9, input_bytes = ?10, output_bytes = ?11, "
+                       "output = ?12, reason = ?13, cpu_time = ?14, io_wait = ?15 "
+                       "WHERE job = ?1 AND type = ?2 AND idx = ?3 AND attempt = ?4 "
+                       "AND status = 'running'",
+                       &st, err);
+        if (r < 0)
+                return r;
+        if (bind_record(st, rec) < 0)
+                return store_sqlite_fail(s, sqlite3_errcode(s->db), err, "cannot write a task");
+        r = store_step_done(s, st, err, "cannot write a task");
+        if (r < 0)
+                return r;
+        return sqlite3_changes(s->db) > 0;
 }
 
 static int record_task(Store *s, const StoreTaskRecord *rec, StoreError *err) {
@@ -283,33 +309,36 @@ static int record_task(Store *s, const StoreTaskRecord *rec, StoreError *err) {
         r = check_record(rec, err);
         if (r < 0)
                 return r;
-        recorded = find_recorded(s, rec, err);
-        if (recorded < 0)
-                return recorded;
-        if (recorded == RECORDED_SAME)
-                return 0; /* reported again: nothing to write */
-        /* An attempt that was recorded running belongs to a job that ran,
-         * and may end after it (the kills of a cancelled job). */
-        if (recorded == RECORDED_NONE) {
-                r = store_job_status_unended(s, rec->job, "job", &j, err);
-                if (r < 0)
-                        return r;
-                if (j.state == STORE_JOB_QUEUED)
-                        return store_fail(err, "job", -EBUSY,
-                                          "job %" PRIu64 ": is queued; none of its tasks has run",
-                                          rec->job);
-                n = rec->type == TASK_MAP ? j.n_maps : j.n_reduces;
-                if (rec->index >= n)
-                        return store_fail(err, "index", -EINVAL,
-                                          "index: %u; job %" PRIu64 " has %u %s tasks", rec->index,
-                                          rec->job, n, task_type_names[rec->type]);
-        }
         if (rec->status == STORE_TASK_SUCCEEDED) {
                 r = check_no_success(s, rec, err);
                 if (r < 0)
                         return r;
         }
-        return write_record(s, rec, recorded == RECORDED_RUNNING, err);
+        /* An attempt that was recorded running belongs to a job that ran,
+         * and may end after it (the kills of a cancelled job). */
+        if (rec->status != STORE_TASK_RUNNING) {
+                r = end_running(s, rec, err);
+                if (r != 0)
+                        return MIN(r, 0);
+        }
+        recorded = find_recorded(s, rec, err);
+        if (recorded < 0)
+                return recorded;
+        if (recorded == RECORDED_SAME)
+                return 0; /* reported again: nothing to write */
+        r = store_job_status_unended(s, rec->job, "job", &j, err);
+        if (r < 0)
+                return r;
+        if (j.state == STORE_JOB_QUEUED)
+                return store_fail(err, "job", -EBUSY,
+                                  "job %" PRIu64 ": is queued; none of its tasks has run",
+                                  rec->job);
+        n = rec->type == TASK_MAP ? j.n_maps : j.n_reduces;
+        if (rec->index >= n)
+                return store_fail(err, "index", -EINVAL,
+                                  "index: %u; job %" PRIu64 " has %u %s tasks", rec->index,
+                                  rec->job, n, task_type_names[rec->type]);
+        return write_record(s, rec, err);
 }
 
 int store_tasks_record(Store *s, const StoreTaskRecord *records, size_t n, StoreError *err) {
