@@ -241,6 +241,19 @@ static void node_list_remove(Snapshot *s, uint32_t i) {
                 s->prev_on_node[next] = prev;
 }
 
+/* The figures of attempt a that move with time (model.h's
+ * ClusterSnapshot.fill_attempt), from at, its task t and its node. */
+static void attempt_figures(Attempt *a, const ClusterAttempt *at, const ClusterTask *t,
+                            const Node *node) {
+        a->progress = at->progress;
+        a->bytes_processed = at->bytes_processed;
+        a->cpu = at->cpu;
+        a->iowait = at->iowait;
+        /* The tracker measures steal per node only. */
+        a->steal = node->steal;
+        a->resize_count = t->resizes;
+}
+
 /* Task k's running attempts, from its task in the model, each on its
  * node. Only a running attempt has a node to look up: a lookup per task
  * was most of a heartbeat's time. */
@@ -266,17 +279,11 @@ static void attempts_add(const Cluster *c, Snapshot *s, uint32_t k) {
                         .slot_memory =
                                 at->slot_memory ? at->slot_memory : c->nodes[node].slot_memory,
                         .started = at->started,
-                        .progress = at->progress,
-                        .bytes_processed = at->bytes_processed,
                         .input_size = t->input_size,
-                        .cpu = at->cpu,
-                        .iowait = at->iowait,
-                        /* The tracker measures steal per node only. */
-                        .steal = s->a.nodes[node].steal,
                         .speculative = at->speculative,
                         .kill_count = t->kills,
-                        .resize_count = t->resizes,
                 };
+                attempt_figures(&s->a.attempts[i], at, t, &s->a.nodes[node]);
                 st->attempts[n++] = i;
                 node_list_add(s, i);
                 attempt_counted(&s->node_attempts[node], &s->attempts_total, &s->a.tasks[k],
@@ -333,12 +340,7 @@ static void attempt_fill(void *data, uint32_t i) {
         const ClusterAttempt *at = &t->attempts[cluster_task_attempt_index(t, a->id)];
 
         assert(at < t->attempts + t->n_attempts);
-        a->progress = at->progress;
-        a->bytes_processed = at->bytes_processed;
-        a->cpu = at->cpu;
-        a->iowait = at->iowait;
-        a->steal = s->a.nodes[a->node].steal;
-        a->resize_count = t->resizes;
+        attempt_figures(a, at, t, &s->a.nodes[a->node]);
 }
 
 static int compare_addresses(const void *a, const void *b) {
