@@ -430,8 +430,7 @@ static int handle_heartbeat(sd_bus_message *m, void *userdata, usec_t start, boo
         if (r < 0)
                 return r;
         /* The heartbeats of the loop's pass share one commit. */
-        if (!store_group_open(c->store))
-                store_group_begin(c->store);
+        store_group_begin(c->store);
         r = cluster_heartbeat(c->cluster, id, &report, now_realtime_usec(), now_monotonic_usec(),
                               &reply, &err);
         held = group_continue(c);

@@ -216,7 +216,8 @@ int store_tasks_record(Store *s, const StoreTaskRecord *records, size_t n, Store
  * what depends on it waits for the group's commit. The store's other
  * transactions run inside the group, but for a job's change or a profile
  * (a WRITE, acknowledged at its commit), which commits the group first and
- * syncs it with its own. store_group_commit() commits what the group holds
+ * syncs it with its own. A begin inside a group changes nothing, so each
+ * writer may begin the group it joins. store_group_commit() commits what the group holds
  * and ends it; it fails when any of the group's records are lost (its
  * commit failed, or an I/O error rolled the group back before), even
  * where the calls that wrote them succeeded. */
