@@ -302,9 +302,10 @@ static const Experiment experiments[] = {
                         "[T_J, 3 T_J] from when they come (T_J alone on the cluster, FIFO, no "
                         "tenant), each job's stored profile that run's; the tenant runs the same "
                         "jobs at the submissions on stock Hadoop; under the lever the agents' CPU "
-                        "weights scale DRS's shares (drs.c). The arrivals, the scale, the tenant "
-                        "and slo_margin are assumptions (sim/README.md shows how much they "
-                        "matter). There is no job without a deadline, so the slots ARIA's quotas "
+                        "weights scale DRS's shares (drs.c). The arrivals, the scale, the tenant, "
+                        "slo_margin and DRS's estimator are assumptions (sim/README.md shows how "
+                        "much they matter: under --set drs.divvy=maxmin or drs.ready=yes the "
+                        "loop misses the fewest by mean, under the shipped one it does not). There is no job without a deadline, so the slots ARIA's quotas "
                         "leave idle stay idle unless --set policy.slo_spare=yes hands them to the "
                         "deadline jobs, nearest to missing first (every arm with ARIA; FIFO has "
                         "no quotas).",
@@ -324,8 +325,9 @@ static const Experiment experiments[] = {
                         "by ARIA's 100 % load threshold, deadlines uniform in [T_J, 3 T_J] from "
                         "when they come, each job's stored profile its run alone; the tenant "
                         "runs the same jobs at the submissions on stock Hadoop. The share of "
-                        "the counts, the per-job times, the arrivals and the tenant are "
-                        "assumptions. --set policy.slo_spare=yes hands the slots ARIA's quotas "
+                        "the counts, the per-job times, the arrivals, the tenant and DRS's "
+                        "estimator are assumptions (sim/README.md: drs.divvy and drs.ready "
+                        "change the arms' order). --set policy.slo_spare=yes hands the slots ARIA's quotas "
                         "leave idle to the deadline jobs (every arm with ARIA).",
         },
         {

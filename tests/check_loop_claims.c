@@ -18,20 +18,43 @@
 static SiSeedResult quick_w1[SEEDS], quick_w2[SEEDS];
 /* By the loop tests' index: W1, then W2. */
 static SiSeedResult *const quick_of[] = { quick_w1, quick_w2 };
+/* The same runs with DRS dividing the pool max-min (`drs.divvy=maxmin`). */
+static SiSeedResult maxmin_w1[SEEDS], maxmin_w2[SEEDS];
 
-static void quick_setup(void) {
+static void quick_runs(const ScenarioOverride *overrides, size_t n_overrides, SiSeedResult *w1,
+                       SiSeedResult *w2) {
         static char dir[4096];
-        ExperimentOptions opt = { .quick = true, .scenario_dir = dir };
+        ExperimentOptions opt = { .quick = true,
+                                  .scenario_dir = dir,
+                                  .overrides = overrides,
+                                  .n_overrides = n_overrides };
         const Experiment *e = experiment_find("slo-interference");
-        const Experiment *w2 = experiment_find("slo-interference-w2");
+        const Experiment *e2 = experiment_find("slo-interference-w2");
 
         snprintf(dir, sizeof(dir), "%s", test_srcdir_path("sim/scenarios"));
         ck_assert_ptr_nonnull(e);
-        ck_assert_ptr_nonnull(w2);
+        ck_assert_ptr_nonnull(e2);
         for (int64_t k = 0; k < SEEDS; k++) {
-                ck_assert_int_eq(slo_interference_seed(e, &opt, SI_W1, k + 1, &quick_w1[k]), 0);
-                ck_assert_int_eq(slo_interference_seed(w2, &opt, SI_W2, k + 1, &quick_w2[k]), 0);
+                ck_assert_int_eq(slo_interference_seed(e, &opt, SI_W1, k + 1, &w1[k]), 0);
+                ck_assert_int_eq(slo_interference_seed(e2, &opt, SI_W2, k + 1, &w2[k]), 0);
         }
+}
+
+static void quick_setup(void) {
+        static char maxmin[] = "drs.divvy=maxmin";
+        ScenarioOverride o;
+
+        quick_runs(NULL, 0, quick_w1, quick_w2);
+        ck_assert_int_eq(scenario_override_parse(maxmin, &o), 0);
+        quick_runs(&o, 1, maxmin_w1, maxmin_w2);
+}
+
+static double missed_over_seeds(const SiSeedResult *r, SiArm a) {
+        double sum = 0;
+
+        for (size_t k = 0; k < SEEDS; k++)
+                sum += r[k].arm[a].missed;
+        return sum;
 }
 
 /* ARIA holds a job to the fewest slots its bound says meet its deadline,
@@ -76,6 +99,34 @@ START_TEST(test_loop_misses_what_others_meet) {
                 beaten |= quick[k].arm[SI_LOOP].missed > (double)quick[k].missed_by_all;
         }
         ck_assert(beaten);
+}
+END_TEST
+
+/* How DRS divides the pool decides what the loop is worth. With the
+ * proportional divvy (the default: the pool in proportion to the demands,
+ * a demand being the use) a VM left idle keeps the small entitlement its
+ * idleness earned, and the deadline job's maps placed there crawl under a
+ * limit no agent weight lifts: on W1 the loop misses as many deadlines as
+ * layered over the seeds. With the max-min divvy (each VM its demand, what
+ * is left in equal parts) no VM starves: on W1 the loop misses no more
+ * than any other arm in any seed, and fewer than layered and ARIA alone
+ * over the seeds; on W2 fewer than layered over the seeds. */
+START_TEST(test_divvy_decides_the_loop) {
+        ck_assert_double_ge(missed_over_seeds(quick_w1, SI_LOOP),
+                            missed_over_seeds(quick_w1, SI_LAYERED));
+        for (size_t k = 0; k < SEEDS; k++)
+                for (SiArm a = 0; a < SI_ARMS; a++)
+                        ck_assert_msg(maxmin_w1[k].arm[SI_LOOP].missed <=
+                                              maxmin_w1[k].arm[a].missed,
+                                      "max-min, seed %zu: loop %.0f, %s %.0f", k + 1,
+                                      maxmin_w1[k].arm[SI_LOOP].missed,
+                                      slo_interference_arm_name(a), maxmin_w1[k].arm[a].missed);
+        ck_assert_double_lt(missed_over_seeds(maxmin_w1, SI_LOOP),
+                            missed_over_seeds(maxmin_w1, SI_LAYERED));
+        ck_assert_double_lt(missed_over_seeds(maxmin_w1, SI_LOOP),
+                            missed_over_seeds(maxmin_w1, SI_ARIA));
+        ck_assert_double_lt(missed_over_seeds(maxmin_w2, SI_LOOP),
+                            missed_over_seeds(maxmin_w2, SI_LAYERED));
 }
 END_TEST
 
@@ -147,6 +198,7 @@ Suite *suite_loop_claims(void) {
         tcase_add_loop_test(tc, test_loop_not_best_in_every_seed, 0, ELEMENTSOF(quick_of));
         tcase_add_loop_test(tc, test_lever_only_where_on, 0, ELEMENTSOF(quick_of));
         tcase_add_test(tc, test_loop_misses_what_others_meet);
+        tcase_add_test(tc, test_divvy_decides_the_loop);
         suite_add_tcase(s, tc);
         tc = tcase_create("one job");
         tcase_set_timeout(tc, 120);
