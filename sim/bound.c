@@ -29,7 +29,7 @@
 /* The first heartbeat at or after t: trackers beat every hb at staggered
  * offsets (build.c's schedule_events()). */
 static usec_t first_heartbeat(const Sim *s, const SimCluster *cl, usec_t t) {
-        usec_t hb = s->sc->heartbeat, best = USEC_INFINITY;
+        usec_t hb = s->heartbeat, best = USEC_INFINITY;
 
         for (size_t i = 0; i < cl->n_nodes; i++) {
                 usec_t offset = hb * (i + 1) / cl->n_nodes, at = offset;

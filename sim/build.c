@@ -465,7 +465,7 @@ static int schedule_events(Sim *s, SimCluster *cl) {
         }
         /* Trackers heartbeat at staggered offsets, as real ones drift apart. */
         for (size_t i = 0; i < cl->n_nodes; i++) {
-                usec_t offset = sc->heartbeat * (i + 1) / cl->n_nodes;
+                usec_t offset = s->heartbeat * (i + 1) / cl->n_nodes;
                 r = event_queue_schedule(s->queue, offset, sim_heartbeat_event, &cl->beats[i],
                                          NULL);
                 if (r < 0)
@@ -482,6 +482,7 @@ int sim_new(const Scenario *sc, const Workload *wl, Sim **ret, char *err, size_t
         if (!s)
                 return -ENOMEM;
         s->sc = sc;
+        s->heartbeat = scenario_heartbeat_interval(sc);
         s->rng = (uint64_t)sc->seed;
         s->stream_bw = (double)sc->stream_bw;
         s->net_bw = (double)sc->net_bw;

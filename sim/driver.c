@@ -521,7 +521,7 @@ usec_t sim_heartbeat_event(EventQueue *q, void *userdata) {
                 if (r < 0)
                         sim_fail(cl->sim, r);
         }
-        return cl->sim->sc->heartbeat;
+        return cl->sim->heartbeat;
 }
 
 /* Closes each VM's measurement window: what the agent would report. */

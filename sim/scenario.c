@@ -59,6 +59,7 @@ static const ConfKey keys[] = {
         SIZE("hadoop", "task_heap", task_heap, "200M", 16 * MB, 64 * GB),
         SIZE("hadoop", "chunk", chunk, "16M", 64 * 1024, 64 * GB),
         DUR("hadoop", "heartbeat", heartbeat, "3s", 10000, 3600LL * 1000000),
+        INT("hadoop", "heartbeats_in_second", heartbeats_in_second, "100", 1, 1000000),
         DUR("hadoop", "task_startup", task_startup, "1s", 0, 3600LL * 1000000),
 
         STR("policy", "scheduler", scheduler, "fifo"),
@@ -283,6 +284,13 @@ int scenario_set_string(char **field, const char *value) {
         free(*field);
         *field = copy;
         return 0;
+}
+
+usec_t scenario_heartbeat_interval(const Scenario *s) {
+        int64_t trackers = s->vms - s->masters;
+        usec_t scaled = (usec_t)(trackers * 1000 / s->heartbeats_in_second) * USEC_PER_MSEC;
+
+        return MAX(s->heartbeat, scaled);
 }
 
 CoreSettings *scenario_core(const Scenario *s) {

@@ -21,7 +21,11 @@ typedef struct Scenario {
         /* [hadoop] */
         int64_t map_slots, reduce_slots;
         uint64_t block_size, sort_buffer, task_heap, chunk;
+        /* heartbeat: the least interval between a tracker's heartbeats;
+         * heartbeats_in_second: how many the JobTracker takes a second
+         * (scenario_heartbeat_interval()). */
         usec_t heartbeat, task_startup;
+        int64_t heartbeats_in_second;
         /* [policy]: the layers' names and what the simulator does with
          * their decisions; the rest of the section is `policy`. */
         char *scheduler, *slot_manager, *speculation, *allocator;
@@ -98,6 +102,11 @@ int scenario_policy_overrides(const ScenarioOverride *overrides, size_t n_overri
                               PolicyConfig *ret, char *err, size_t err_size);
 /* Replaces a string field (e.g. &s->slot_manager) with a copy of value. */
 int scenario_set_string(char **field, const char *value);
+/* The interval at which each of a cluster's trackers heartbeats: as Hadoop
+ * 1.x's JobTracker sets it (getNextHeartbeatInterval()), the trackers over
+ * the heartbeats it takes a second, truncated to whole milliseconds, and at
+ * least s->heartbeat (its 3 s minimum). */
+usec_t scenario_heartbeat_interval(const Scenario *s);
 /* The core's settings in s->policy. */
 CoreSettings *scenario_core(const Scenario *s);
 /* s->policy with the layers s names: what builds a Policy. Shares the

@@ -305,6 +305,7 @@ typedef struct SimHost {
 
 struct Sim {
         const Scenario *sc;
+        usec_t heartbeat; /* scenario_heartbeat_interval() */
         EventQueue *queue;
         SimHost *hosts;
         size_t n_hosts;

@@ -336,7 +336,8 @@ static int trace_alone(const SwimTrace *t, const TraceOptions *o, int64_t seed, 
         res->costs = s.costs;
         snprintf(res->scenario_layers, sizeof(res->scenario_layers), "%s+%s+%s+%s", s.sc.scheduler,
                  s.sc.slot_manager, s.sc.speculation, s.sc.allocator);
-        cycle = lcm_usec(s.sc.heartbeat, scenario_core(&s.sc)->control_interval);
+        cycle = lcm_usec(scenario_heartbeat_interval(&s.sc),
+                         scenario_core(&s.sc)->control_interval);
         for (size_t j = 0; j < t->n_jobs; j++) {
                 Scenario solo = s.sc;
                 _cleanup_(sim_freep) Sim *sim = NULL;

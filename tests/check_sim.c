@@ -655,6 +655,8 @@ START_TEST(test_scenario_defaults_are_the_testbed) {
         ck_assert_uint_eq(s.sort_buffer, 100ULL << 20);
         ck_assert_uint_eq(s.task_heap, 200ULL << 20);
         ck_assert_uint_eq(s.heartbeat, 3 * USEC_PER_SEC);
+        ck_assert_int_eq(s.heartbeats_in_second, 100);
+        ck_assert_uint_eq(scenario_heartbeat_interval(&s), 3 * USEC_PER_SEC);
         ck_assert_str_eq(s.slot_manager, "static");
         /* The layers' own defaults, and what the guest OS takes for the
          * core's reserve. */
@@ -681,6 +683,35 @@ START_TEST(test_scenario_defaults_are_the_testbed) {
                          0);
         ck_assert_uint_eq(scenario_core(&s)->vm_memory_reserve, 256ULL << 20);
         scenario_done(&s);
+}
+END_TEST
+
+/* A tracker heartbeats as Hadoop 1.x's JobTracker tells it: every
+ * trackers / heartbeats_in_second seconds, in whole milliseconds, and never
+ * more often than [hadoop] heartbeat. */
+START_TEST(test_scenario_heartbeat_interval) {
+        static const struct {
+                const char *text;
+                usec_t interval;
+        } cases[] = {
+                { "[cluster]\nvms = 302\n", 3 * USEC_PER_SEC },       /* 300 trackers: 3 s */
+                { "[cluster]\nvms = 303\n", 3010 * USEC_PER_MSEC },   /* 301: 3.01 s */
+                { "[cluster]\nvms = 10002\n", 100 * USEC_PER_SEC },   /* 10,000: 100 s */
+                { "[cluster]\nvms = 1335\n", 13330 * USEC_PER_MSEC }, /* 1,333: 13.33 s */
+                { "[cluster]\nvms = 102\n[hadoop]\nheartbeats_in_second = 10\n",
+                  10 * USEC_PER_SEC },
+                { "[cluster]\nvms = 10002\n[hadoop]\nheartbeat = 200s\n", 200 * USEC_PER_SEC },
+        };
+        Scenario s = { 0 };
+        char err[256] = "";
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                ck_assert_msg(scenario_load_string("s.ini", cases[i].text, &s, err, sizeof(err)) ==
+                                      0,
+                              "%s", err);
+                ck_assert_uint_eq(scenario_heartbeat_interval(&s), cases[i].interval);
+                scenario_done(&s);
+        }
 }
 END_TEST
 
@@ -741,6 +772,8 @@ static const struct {
         { "[workload]\nexpensive_cpu = 0.5\n",
           "s.ini:2: [workload] expensive_cpu: expensive records cost at least as much: 1 or more, "
           "or -1" },
+        { "[hadoop]\nheartbeats_in_second = 0\n",
+          "s.ini:2: [hadoop] heartbeats_in_second: value '0' out of range [1, 1000000]" },
         { "[drs]\ndivvy = fair\n",
           "s.ini:2: [drs] divvy: invalid value 'fair' (one of: proportional, maxmin)" },
 };
@@ -959,6 +992,7 @@ Suite *suite_sim(void) {
         tcase_add_test(tc, test_workload_shipped_files);
         tcase_add_test(tc, test_workload_mutations);
         tcase_add_test(tc, test_scenario_defaults_are_the_testbed);
+        tcase_add_test(tc, test_scenario_heartbeat_interval);
         tcase_add_test(tc, test_scenario_readme_has_policy_keys);
         tcase_add_loop_test(tc, test_scenario_bad, 0, (int)ELEMENTSOF(bad_scenarios));
         tcase_add_test(tc, test_scenario_workload_paths);

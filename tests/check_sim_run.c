@@ -269,6 +269,20 @@ START_TEST(test_bound_is_a_lone_task) {
         ck_assert_double_eq_tol(r->jobs[0].bound.value, r->jobs[0].finished, 1e-5);
         ck_assert_double_eq_tol(r->jobs[0].bound.chain, r->jobs[0].bound.value, 1e-9);
         run_done(&run);
+
+        /* A JobTracker that takes one heartbeat a second spaces its one
+         * tracker's by a second, above a 10 ms least interval: the first
+         * comes at 1 s, in the run and in the bound. */
+        run_start(&run,
+                  "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\nstream_bandwidth = 100M\n"
+                  "[hadoop]\nheartbeat = 10ms\nheartbeats_in_second = 1\n"
+                  "[policy]\nallocator = static\nspeculation = none\n"
+                  "[workload]\njobs = bare\n",
+                  true);
+        r = sim_results(run.sim);
+        ck_assert_double_eq_tol(r->jobs[0].finished, 1.0 + 1.0 + 0.64 + 6.4, 1e-5);
+        ck_assert_double_eq_tol(r->jobs[0].bound.value, r->jobs[0].finished, 1e-5);
+        run_done(&run);
 }
 END_TEST
 
