@@ -63,11 +63,17 @@ static const char *const si_benchmarks[] = {
 #define ARIA "policy.scheduler=aria"
 #define FLEXSLOT "policy.slot_manager=flexslot"
 #define STATIC "policy.slot_manager=static"
-#define LEVER "policy.slo_lever=yes", "drs.agent_weights=yes"
+#define LEVER "policy.slo_lever=yes"
+/* How the agents' CPU weights, the lever's, reach the VMs: under DRS they
+ * scale DRS's shares (drs.c); on KVM alone (--set drs.enabled=no) the
+ * agents apply their targets, the weight being the VM's cpu_shares. */
+#define WEIGHTS_DRS "drs.agent_weights=yes"
+#define WEIGHTS_KVM "policy.apply_vm_targets=yes"
 
 typedef struct SiArmSpec {
         const char *label;
         const char *sets[8];
+        bool lever; /* the agents apply CPU weights (LEVER's) */
 } SiArmSpec;
 
 static const SiArmSpec si_arms[SI_ARMS] = {
@@ -75,9 +81,10 @@ static const SiArmSpec si_arms[SI_ARMS] = {
         [SI_FLEXSLOT] = { "flexslot", { "policy.scheduler=fifo", FLEXSLOT } },
         [SI_LAYERED] = { "layered", { ARIA, FLEXSLOT } },
         [SI_LOOP] = { "loop",
-                      { ARIA, FLEXSLOT, "policy.slo_speed=yes", "policy.slo_favour=yes", LEVER } },
+                      { ARIA, FLEXSLOT, "policy.slo_speed=yes", "policy.slo_favour=yes", LEVER },
+                      true },
         [SI_SPEED] = { "speed", { ARIA, FLEXSLOT, "policy.slo_speed=yes" } },
-        [SI_LEVER] = { "lever", { ARIA, FLEXSLOT, LEVER } },
+        [SI_LEVER] = { "lever", { ARIA, FLEXSLOT, LEVER }, true },
         [SI_FAVOUR] = { "favour", { ARIA, FLEXSLOT, "policy.slo_favour=yes" } },
 };
 
@@ -249,6 +256,7 @@ typedef struct SiSetup {
         char gap[64], deadlines[SI_JOBS * 16 + 32];
         double deadline[SI_JOBS]; /* s after submission */
         double tenant_alone;      /* the tenant's mean job time alone */
+        bool drs;                 /* DRS sizes the VMs (else KVM's shares alone) */
         /* W2: the seed's jobs as a workload file, and their names. */
         const char *workload; /* NULL: the scenario's (W1) */
         const char *scale;    /* the runs' workload.scale; NULL: the scenario's */
@@ -343,7 +351,9 @@ static int si_setup(const Experiment *e, const ExperimentOptions *opt, SiWorkloa
                                        k ? "," : "", ceil(st->deadline[k]));
         }
         snprintf(st->gap, sizeof(st->gap), "workload.arrival_gap=%.0fs", ceil(mean));
-        /* The tenant alone on the hosts: its jobs at the same times. */
+        /* The tenant alone on the hosts: its jobs at the same times. The
+         * scenario as loaded says whether DRS runs, and so how the agents'
+         * weights apply. */
         {
                 const char *sets[] = { "interference.enabled=no",
                                        "policy.scheduler=fifo",
@@ -358,6 +368,7 @@ static int si_setup(const Experiment *e, const ExperimentOptions *opt, SiWorkloa
 
                 if (status != 0)
                         return status;
+                st->drs = c.sc.drs;
                 st->tenant_alone = 0;
                 for (size_t j = 0; j < res->n_jobs; j++)
                         st->tenant_alone +=
@@ -376,7 +387,12 @@ static int si_late_alone(const Experiment *e, const ExperimentOptions *opt, int6
         *ret = 0;
         for (size_t k = 0; k < st->n; k++) {
                 char deadline[48];
-                const char *sets[] = { deadline, "policy.scheduler=fifo", STATIC, LEVER, st->scale,
+                const char *sets[] = { deadline,
+                                       "policy.scheduler=fifo",
+                                       STATIC,
+                                       LEVER,
+                                       st->drs ? WEIGHTS_DRS : WEIGHTS_KVM,
+                                       st->scale,
                                        NULL };
                 const SimResults *res;
                 CellRun c;
@@ -421,7 +437,7 @@ int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, SiW
         status = si_setup(e, opt, workload, seed, st);
         if (status != 0)
                 return status;
-        *ret = (SiSeedResult){ .jobs = st->n };
+        *ret = (SiSeedResult){ .jobs = st->n, .drs = st->drs };
         for (size_t j = 0; j < st->n; j++)
                 snprintf(ret->job_name[j], sizeof(ret->job_name[j]), "%s", st->name[st->kind[j]]);
         status = si_late_alone(e, opt, seed, st, &ret->late_alone);
@@ -439,6 +455,8 @@ int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, SiW
 
                 for (size_t i = 0; si_arms[a].sets[i]; i++)
                         sets[n++] = si_arms[a].sets[i];
+                if (si_arms[a].lever)
+                        sets[n++] = st->drs ? WEIGHTS_DRS : WEIGHTS_KVM;
                 if (st->scale)
                         sets[n++] = st->scale;
                 status = si_run(e, opt, si_arms[a].label, sets, st->workload, st->jobs, seed,
@@ -489,7 +507,7 @@ int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, SiW
 
 /* ---- output ---- */
 
-static double si_value(const SiSeedResult *res, SiArm a, size_t offset) {
+double slo_interference_arm_value(const SiSeedResult *res, SiArm a, size_t offset) {
         double x;
 
         memcpy(&x, (const char *)&res->arm[a] + offset, sizeof(double));
@@ -500,7 +518,7 @@ static Spread si_spread(const SiSeedResult *res, size_t seeds, SiArm a, size_t o
         double x[MAX_SEEDS];
 
         for (size_t k = 0; k < seeds; k++)
-                x[k] = si_value(&res[k], a, offset);
+                x[k] = slo_interference_arm_value(&res[k], a, offset);
         return spread_of(x, seeds);
 }
 
@@ -514,7 +532,7 @@ static void si_per_seed_print(const SiSeedResult *res, size_t seeds, int64_t fir
         for (SiArm a = 0; a < SI_ARMS; a++) {
                 printf("%-9s", si_arms[a].label);
                 for (size_t k = 0; k < seeds; k++)
-                        printf(" %6.*f", decimals, si_value(&res[k], a, offset));
+                        printf(" %6.*f", decimals, slo_interference_arm_value(&res[k], a, offset));
                 printf("\n");
         }
 }
@@ -634,6 +652,9 @@ static int si_report(const Experiment *e, const ExperimentOptions *opt, SiWorklo
                         return status;
         }
         title_print(e, opt);
+        if (!res[0].drs)
+                printf("Without DRS (drs.enabled=no): the VMs share their hosts as KVM divides "
+                       "them, by CPU weight, and the lever's weights are the VMs' cpu_shares.\n");
         printf("%-9s %12s %16s %14s %16s %14s\n", "arm", "missed", "tardiness (s)", "utility %",
                "tenant slowdown", "lever targets");
         for (SiArm a = 0; a < SI_ARMS; a++) {

@@ -283,6 +283,7 @@ typedef struct SiSeedResult {
          * the lever) beside the tenant running the same job, and those
          * every arm missed. */
         size_t late_alone, missed_by_all;
+        bool drs; /* DRS sized the VMs; else KVM's shares alone */
 } SiSeedResult;
 
 /* Its deadline jobs: ARIA's W1 (as the PUMA benchmarks) or W2. */
@@ -292,6 +293,8 @@ typedef enum SiWorkload {
 } SiWorkload;
 
 const char *slo_interference_arm_name(SiArm arm);
+/* The double at offset (an offsetof in SiArmResult) of arm a's result. */
+double slo_interference_arm_value(const SiSeedResult *res, SiArm a, size_t offset);
 /* Every arm of one seed of workload (e: slo-interference's entry or its
  * W2's); returns an exit status. */
 int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, SiWorkload workload,

@@ -302,7 +302,8 @@ static const Experiment experiments[] = {
                         "[T_J, 3 T_J] from when they come (T_J alone on the cluster, FIFO, no "
                         "tenant), each job's stored profile that run's; the tenant runs the same "
                         "jobs at the submissions on stock Hadoop; under the lever the agents' CPU "
-                        "weights scale DRS's shares (drs.c). The arrivals, the scale, the tenant, "
+                        "weights scale DRS's shares (drs.c); with --set drs.enabled=no (KVM alone) they are "
+                        "the VMs' cpu_shares. The arrivals, the scale, the tenant, "
                         "slo_margin and DRS's estimator are assumptions (sim/README.md shows how "
                         "much they matter: under --set drs.divvy=maxmin or drs.ready=yes the "
                         "loop misses the fewest by mean, under the shipped one it does not). There is no job without a deadline, so the slots ARIA's quotas "
@@ -327,7 +328,8 @@ static const Experiment experiments[] = {
                         "runs the same jobs at the submissions on stock Hadoop. The share of "
                         "the counts, the per-job times, the arrivals, the tenant and DRS's "
                         "estimator are assumptions (sim/README.md: drs.divvy and drs.ready "
-                        "change the arms' order). --set policy.slo_spare=yes hands the slots ARIA's quotas "
+                        "change the arms' order; --set drs.enabled=no runs it on KVM alone, "
+                        "the lever's weights the VMs' cpu_shares). --set policy.slo_spare=yes hands the slots ARIA's quotas "
                         "leave idle to the deadline jobs (every arm with ARIA).",
         },
         {
