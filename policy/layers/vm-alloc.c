@@ -68,6 +68,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/macro.h"
 #include "policy/core/context.h"
@@ -189,25 +190,24 @@ static int hold_cpu(IdMap *held, const VmAllocatorSettings *set, const Vm *vm, u
         return 0;
 }
 
-/* held: what hold_cpu() keeps, or NULL for targets as computed. */
+/* vms: the host's n VMs of the cluster's own, in the snapshot's order.
+ * held: what hold_cpu() keeps, or NULL for targets as computed. */
 static int allocate_host(PolicyContext *ctx, const VmAllocatorSettings *set, uint32_t host,
-                         const uint32_t *vm_node, VmWant *wants, VmWantFunc want, const void *data,
-                         IdMap *held) {
+                         const uint32_t *vms, unsigned n, const uint32_t *vm_node, VmWant *wants,
+                         VmWantFunc want, const void *data, IdMap *held) {
         const ClusterSnapshot *s = ctx->snap;
         double pcpus = (double)s->hosts[host].pcpus;
-        unsigned n = 0;
         double need = 0, critical = 0, memory = 0, scale, cpu_scale, spare, rest;
 
-        for (uint32_t v = 0; v < s->n_vms; v++)
-                n += s->vms[v].host == host && !s->vms[v].other_tenant;
-        for (uint32_t v = 0; v < s->n_vms; v++)
-                if (s->vms[v].host == host && !s->vms[v].other_tenant) {
-                        want(ctx, set, v, vm_node[v], n, data, &wants[v]);
-                        wants[v].critical = MIN(wants[v].critical, wants[v].need);
-                        need += wants[v].need;
-                        critical += wants[v].critical;
-                        memory += (double)wants[v].memory;
-                }
+        for (unsigned i = 0; i < n; i++) {
+                uint32_t v = vms[i];
+
+                want(ctx, set, v, vm_node[v], n, data, &wants[v]);
+                wants[v].critical = MIN(wants[v].critical, wants[v].need);
+                need += wants[v].need;
+                critical += wants[v].critical;
+                memory += (double)wants[v].memory;
+        }
         scale = memory > (double)s->hosts[host].memory ? (double)s->hosts[host].memory / memory
                                                        : 1.0;
         /* The entitlements add up to the host's pCPUs (see the top): the
@@ -215,13 +215,11 @@ static int allocate_host(PolicyContext *ctx, const VmAllocatorSettings *set, uin
         rest = MAX(pcpus - critical, 0.0);
         cpu_scale = need - critical > rest ? rest / (need - critical) : 1.0;
         spare = n > 0 && need < pcpus ? (pcpus - need) / n : 0;
-        for (uint32_t v = 0; v < s->n_vms; v++) {
+        for (unsigned i = 0; i < n; i++) {
+                uint32_t v = vms[i];
                 const Vm *vm = &s->vms[v];
                 VmTarget t = { .vm = v, .vcpus = wants[v].vcpus, .cpu_cap = wants[v].cpu_cap };
                 int r;
-
-                if (vm->host != host || vm->other_tenant)
-                        continue;
                 double entitled =
                         critical > pcpus
                                 ? wants[v].critical * pcpus / critical
@@ -254,15 +252,33 @@ static int allocate_by(PolicyContext *ctx, const VmAllocatorSettings *set, VmWan
         const ClusterSnapshot *s = ctx->snap;
         uint32_t *vm_node = context_scratch(ctx, s->n_vms, sizeof(uint32_t));
         VmWant *wants = context_scratch(ctx, s->n_vms, sizeof(VmWant));
+        /* The cluster's own VMs by host, each host's in the snapshot's
+         * order (a counting sort): a host's division reads its VMs alone. */
+        uint32_t *first = context_scratch(ctx, s->n_hosts + 1, sizeof(uint32_t));
+        uint32_t *filled = context_scratch(ctx, s->n_hosts, sizeof(uint32_t));
+        uint32_t *by_host = context_scratch(ctx, s->n_vms, sizeof(uint32_t));
 
-        if (!vm_node || !wants)
+        if (!vm_node || !wants || !first || !filled || !by_host)
                 return -ENOMEM;
-        for (uint32_t v = 0; v < s->n_vms; v++)
+        memset(first, 0, (s->n_hosts + 1) * sizeof(uint32_t));
+        memset(filled, 0, s->n_hosts * sizeof(uint32_t));
+        for (uint32_t v = 0; v < s->n_vms; v++) {
                 vm_node[v] = NO_INDEX;
+                first[s->vms[v].host + 1] += !s->vms[v].other_tenant;
+        }
+        for (uint32_t h = 0; h < s->n_hosts; h++)
+                first[h + 1] += first[h];
+        for (uint32_t v = 0; v < s->n_vms; v++) {
+                uint32_t h = s->vms[v].host;
+
+                if (!s->vms[v].other_tenant)
+                        by_host[first[h] + filled[h]++] = v;
+        }
         for (uint32_t i = 0; i < s->n_nodes; i++)
                 vm_node[s->nodes[i].vm] = i;
         for (uint32_t h = 0; h < s->n_hosts; h++) {
-                int r = allocate_host(ctx, set, h, vm_node, wants, want, data, held);
+                int r = allocate_host(ctx, set, h, by_host + first[h], first[h + 1] - first[h],
+                                      vm_node, wants, want, data, held);
 
                 if (r < 0)
                         return r;
