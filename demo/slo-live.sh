@@ -239,18 +239,16 @@ span_cpus() {
 
 printf 'arm\tdeadline_s\tjct_s\tmet\tspan_s\ttenant_cpus\ttenant_share\ttenant_slowdown\ttenant_weight_min\ttracker_weight_max\tlever_lines\tlate_forecasts\n' \
 	>"$out/runs.tsv"
-aria_cpus=""
 for arm in $arms; do
 	echo "== arm $arm, due in $deadline s"
 	run_job "$arm" "$deadline"
 	# shellcheck disable=SC2086 # the span's two times
 	cpus=$(span_cpus $SPAN)
-	[ "$arm" != aria ] || aria_cpus=$cpus
 	log="$out/controller-$arm.log"
 	lever=$(grep -c 'Lever: VM' "$log" || true)
 	late=$(grep -c 'Forecast: job .*: late$' "$log" || true)
 	awk -v OFS='\t' -v arm="$arm" -v d="$deadline" -v t="$T_MS" -v span="$SPAN" -v cpus="$cpus" \
-		-v aria="$aria_cpus" -v pool="$pool" -v lever="$lever" -v late="$late" -v tenant="$tenant" '
+		-v pool="$pool" -v lever="$lever" -v late="$late" -v tenant="$tenant" '
 		$3 == "?" { next }
 		$2 == tenant { if (tw == "" || $3 + 0 < tw + 0) tw = $3; next }
 		$3 + 0 > mw + 0 { mw = $3 }
@@ -260,12 +258,18 @@ for arm in $arms; do
 			print arm, d, sprintf("%.1f", t / 1000), (t / 1000 <= d ? "yes" : "no"),
 				sprintf("%.1f", (s[2] - s[1]) / 1e6), (known ? sprintf("%.2f", cpus) : "?"),
 				(known ? sprintf("%.2f", cpus / pool) : "?"),
-				(known && aria != "" && aria != "?" && cpus > 0 ? sprintf("%.2f", aria / cpus) : "-"),
+				"-",
 				tw, mw, lever, late
 		}' "$out/weights-$arm.txt" >>"$out/runs.tsv"
 	echo "   $(tail -n 1 "$out/runs.tsv")"
 done
 
+# The price, once every arm has run, whatever their order: aria's CPUs over
+# each arm's.
+awk -F'\t' -v OFS='\t' 'NR == FNR { if ($1 == "aria") aria = $6; next }
+	FNR > 1 && aria != "" && aria != "?" && $6 != "?" && $6 > 0 { $8 = sprintf("%.2f", aria / $6) }
+	{ print }' "$out/runs.tsv" "$out/runs.tsv" >"$out/runs.tsv.priced"
+mv "$out/runs.tsv.priced" "$out/runs.tsv"
 echo "== results ($out/runs.tsv; weight timelines weights-ARM.txt: time, guest, cpu_shares)"
 awk -F'\t' 'NR == 1 { next }
 	{ printf "%-5s deadline %s s: %s in %s s; over a span of %s s the tenant used %s CPUs (%s of the pool), slowdown %s against aria; its weight down to %s, the trackers up to %s; %s lever lines, %s late forecasts\n",
