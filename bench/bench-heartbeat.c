@@ -27,7 +27,8 @@
  *   offered (--rate; 0: closed loop) late (of the heartbeats due in the
  *   measured interval, those sent after they were due); with --rate,
  *   heartbeats are those due in the measured interval (all answered, the
- *   load waits for them) and rate the replies that came in it per second
+ *   load waits for them) and rate the replies that came in it per second;
+ *   latency_from (due with --rate, else sent: where reply times count from)
  *   assigned (attempts held at the end) cpu (this process's CPU share)
  *   unanswered (connections none of whose heartbeats sent in the measured
  *   interval was answered in it) finished (attempts reported succeeded)
@@ -527,12 +528,13 @@ int main(int argc, char **argv) {
                 printf("trackers=%zu seconds=%g heartbeats=%zu rate=%.0f p50_us=%" PRIu32
                        " p99_us=%" PRIu32 " max_us=%" PRIu32
                        " assigned=%zu cpu=%.2f unanswered=%zu finished=%zu unrecorded=%zu"
-                       " offered=%.0f late=%zu\n",
+                       " offered=%.0f late=%zu latency_from=%s\n",
                        l.n_trackers, seconds, l.latencies.n, (double)replies / seconds,
                        latencies_percentile(&l.latencies, 0.5),
                        latencies_percentile(&l.latencies, 0.99),
                        latencies_percentile(&l.latencies, 1.0), held, (cpu_seconds() - cpu0) / wall,
-                       unanswered, l.finished, l.unrecorded, l.rate, l.late);
+                       unanswered, l.finished, l.unrecorded, l.rate, l.late,
+                       l.rate > 0 ? "due" : "sent");
         }
         for (size_t i = 0; i < l.n_trackers; i++) {
                 bus_watch_free(l.trackers[i].watch);

@@ -29,6 +29,7 @@ line=$("$load" --address "$address" --token-file "$tmp/token" --trackers "$track
 echo "$line"
 field() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 [ "$(field offered)" = "$rate" ] || fail "offered $(field offered), not $rate: $line"
+[ "$(field latency_from)" = due ] || fail "reply times not counted from when due: $line"
 # The heartbeats due in the interval: rate x seconds, give or take the one
 # on its edge.
 due=$(field heartbeats)
