@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* flexslot-bench-heartbeat: a heartbeat load on flexslot-controllerd's
  * tracker endpoint (proto/tracker1.h). It opens --trackers connections,
- * registers a tracker on each, and then keeps one heartbeat outstanding per
- * connection for --seconds after a --warmup: each reply is answered at once
- * by the next heartbeat, as a tracker would if its interval were 0. By
+ * registers a tracker on each, and then, by default, keeps one heartbeat
+ * outstanding per connection for --seconds after a --warmup: each reply is
+ * answered at once by the next heartbeat, as a tracker would if its interval
+ * were 0 (closed loop: the reply time is then the connections over the
+ * rate, whatever the controller does). With --rate R the load is open: the
+ * connections together offer R heartbeats per second, each on a schedule of
+ * its own (one every N/R seconds, the phases spread evenly), as trackers
+ * with a heartbeat interval do. A heartbeat that falls due while its
+ * connection's last is unanswered goes when the reply comes, and its reply
+ * time is counted from when it was due, not sent, so that a slow reply
+ * cannot hide the heartbeats it held back (no coordinated omission). By
  * default the trackers hold every attempt they are given (reported
  * running, never finished), so the cluster fills and stays full: the
  * controller's store is not written, and what is measured is the
@@ -16,6 +24,11 @@
  * committed. One line of key=value
  * figures on stdout:
  *   trackers seconds heartbeats rate (per s) p50_us p99_us max_us
+ *   offered (--rate; 0: closed loop) late (of the heartbeats due in the
+ *   measured interval, those sent after they were due); with --rate,
+ *   heartbeats are those due in the measured interval (all answered, the
+ *   load waits for them) and rate the replies that came in it per second;
+ *   latency_from (due with --rate, else sent: where reply times count from)
  *   assigned (attempts held at the end) cpu (this process's CPU share)
  *   unanswered (connections none of whose heartbeats sent in the measured
  *   interval was answered in it) finished (attempts reported succeeded)
@@ -51,7 +64,14 @@ typedef struct Tracker {
         sd_bus *bus;
         BusWatch *watch;
         uint64_t id;
-        usec_t sent;
+        /* When the heartbeat in flight was due (closed loop: sent); its
+         * reply time counts from there. */
+        usec_t due;
+        bool in_flight;
+        /* --rate: heartbeats that fell due while one was in flight, the
+         * first of them due at held_back_due. */
+        size_t n_held_back;
+        usec_t held_back_due;
         size_t answered; /* heartbeats sent and answered in the measured interval */
         uint64_t held[HELD_MAX];
         bool held_reduce[HELD_MAX];
@@ -64,10 +84,19 @@ typedef struct Tracker {
 struct Load {
         sd_event *event;
         Tracker *trackers;
-        size_t n_trackers, active;
+        size_t n_trackers;
+        size_t active; /* heartbeats in flight or held back */
         unsigned slots[2];
         usec_t start, end; /* the measured interval, monotonic */
         Latencies latencies;
+        /* --rate: the interval between a connection's heartbeats, and the
+         * schedule, whose kth heartbeat is connection k mod n_trackers's,
+         * due at first_due + k / rate seconds. */
+        double rate;
+        usec_t period, first_due;
+        uint64_t next_beat;
+        sd_event_source *schedule;
+        size_t late, replies_in_interval;
         unsigned task_beats; /* 0: attempts never finish */
         /* --store: its attempt by job and id; NULL: assignments not looked
          * up. */
@@ -85,7 +114,15 @@ static unsigned held_of(const Tracker *t, bool reduce) {
         return n;
 }
 
-static int send_beat(Tracker *t);
+static int send_beat(Tracker *t, usec_t due);
+
+/* Ends the loop once the interval is over and no heartbeat is in flight or
+ * held back. */
+static int load_settled(Load *l) {
+        if (now_monotonic_usec() < l->end || l->active > 0)
+                return 0;
+        return sd_event_exit(l->event, 0);
+}
 
 static void held_remove(Tracker *t, size_t i) {
         t->n_held--;
@@ -175,20 +212,71 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                 l->error = -EIO;
                 return sd_event_exit(l->event, 1);
         }
+        t->in_flight = false;
+        l->active--;
         r = read_assignments(t, reply);
-        if (r >= 0 && t->sent >= l->start && now <= l->end) {
+        if (r >= 0 && l->rate > 0) {
+                /* Every heartbeat due in the interval counts, however late
+                 * its reply; the rate counts the replies within it. */
+                l->replies_in_interval += now >= l->start && now <= l->end;
+                if (t->due >= l->start && t->due < l->end) {
+                        t->answered++;
+                        r = latencies_record(&l->latencies, now - t->due);
+                }
+        } else if (r >= 0 && t->due >= l->start && now <= l->end) {
                 t->answered++;
-                r = latencies_record(&l->latencies, now - t->sent);
+                r = latencies_record(&l->latencies, now - t->due);
         }
         if (r < 0) {
                 l->error = r;
                 return sd_event_exit(l->event, 1);
         }
-        if (now < l->end)
-                return send_beat(t);
-        if (--l->active == 0)
-                return sd_event_exit(l->event, 0);
-        return 0;
+        if (l->rate > 0 && t->n_held_back > 0) {
+                usec_t due = t->held_back_due;
+
+                t->n_held_back--;
+                t->held_back_due += l->period;
+                l->active--;
+                l->late += due >= l->start && due < l->end;
+                return send_beat(t, due);
+        }
+        if (l->rate == 0 && now < l->end)
+                return send_beat(t, now);
+        return load_settled(l);
+}
+
+/* --rate: sends each heartbeat that has fallen due, or holds it back
+ * behind the one in flight, until the end of the interval. */
+static int on_schedule(sd_event_source *s, uint64_t usec, void *userdata) {
+        Load *l = userdata;
+        usec_t now = now_monotonic_usec(), due;
+        int r;
+
+        for (;;) {
+                Tracker *t = &l->trackers[l->next_beat % l->n_trackers];
+
+                due = l->first_due + (usec_t)((double)l->next_beat * USEC_PER_SEC / l->rate);
+                if (due > now || due >= l->end)
+                        break;
+                l->next_beat++;
+                if (t->in_flight) {
+                        if (t->n_held_back++ == 0)
+                                t->held_back_due = due;
+                        l->active++;
+                        continue;
+                }
+                r = send_beat(t, due);
+                if (r < 0)
+                        return r;
+        }
+        if (now >= l->end) {
+                r = sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                return r < 0 ? r : load_settled(l);
+        }
+        /* The next due, or the end of the interval, to end the loop there
+         * if every reply has come. */
+        r = sd_event_source_set_time(s, MIN(due, l->end));
+        return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 /* The first attempt held that has run its --task-beats, if any. */
@@ -200,7 +288,7 @@ static size_t finishing_position(const Tracker *t) {
         return t->load->task_beats > 0 ? i : t->n_held;
 }
 
-static int send_beat(Tracker *t) {
+static int send_beat(Tracker *t, usec_t due) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         Tracker1Running running[HELD_MAX];
         Tracker1Finished done;
@@ -237,7 +325,9 @@ static int send_beat(Tracker *t) {
                                            TRACKER1_INTERFACE, TRACKER1_HEARTBEAT_METHOD);
         if (r >= 0)
                 r = tracker1_heartbeat_append(m, &report);
-        t->sent = now_monotonic_usec();
+        t->due = due;
+        t->in_flight = true;
+        l->active++;
         if (r >= 0)
                 r = sd_bus_call_async(t->bus, NULL, m, on_reply, t, 0);
         /* From main() too, outside the connection's turn. */
@@ -313,6 +403,7 @@ int main(int argc, char **argv) {
                 { "warmup", required_argument, NULL, 'w' },
                 { "task-beats", required_argument, NULL, 'b' },
                 { "store", required_argument, NULL, 'S' },
+                { "rate", required_argument, NULL, 'r' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
@@ -352,16 +443,33 @@ int main(int argc, char **argv) {
                 case 'S':
                         store = optarg;
                         break;
+                case 'r':
+                        if (parse_double(optarg, 1, 1000000, &l.rate) < 0)
+                                return log_error("Invalid --rate '%s': heartbeats per second "
+                                                 "over all connections, 1 to 1000000",
+                                                 optarg),
+                                       2;
+                        break;
                 case 'h':
                         printf("Usage: %s --address ADDRESS --token-file FILE [--trackers N (64)]\n"
                                "       [--seconds S (5)] [--warmup S (1)] [--task-beats N (0: "
                                "never)]\n"
-                               "       [--store FILE]\n"
+                               "       [--store FILE] [--rate R]\n"
                                "A heartbeat load of N tracker connections on a controller's "
                                "tracker\n"
                                "endpoint; one line of key=value figures on stdout "
                                "(bench/heartbeat.sh\n"
-                               "runs it for make bench-heartbeat).\n",
+                               "runs it for make bench-heartbeat).\n"
+                               "Without --rate each connection sends its next heartbeat as "
+                               "the reply\n"
+                               "comes (closed loop). With --rate R the connections offer R "
+                               "heartbeats\n"
+                               "per second in all, each one every N/R seconds (open loop); "
+                               "a heartbeat\n"
+                               "due while its connection's last is unanswered is sent when "
+                               "the reply\n"
+                               "comes, and its reply time counts from when it was due, not "
+                               "sent.\n",
                                program_invocation_short_name);
                         return 0;
                 default:
@@ -385,14 +493,24 @@ int main(int argc, char **argv) {
                 sd_event_unref(l.event);
                 return log_error("Cannot set up the load"), 1;
         }
-        l.n_trackers = l.active = (size_t)n;
+        l.n_trackers = (size_t)n;
         for (size_t i = 0; i < l.n_trackers && r >= 0; i++)
                 r = connect_tracker(&l, &l.trackers[i], address, token, i);
         begin = now_monotonic_usec();
         l.start = begin + (usec_t)(warmup * USEC_PER_SEC);
         l.end = l.start + (usec_t)(seconds * USEC_PER_SEC);
-        for (size_t i = 0; i < l.n_trackers && r >= 0; i++)
-                r = send_beat(&l.trackers[i]);
+        if (l.rate > 0 && r >= 0) {
+                l.period = (usec_t)((double)l.n_trackers * USEC_PER_SEC / l.rate);
+                l.first_due = begin;
+                /* Accuracy 1 us: sd-event's default lets a timer slip by
+                 * 250 ms, which would bunch the heartbeats. */
+                r = sd_event_add_time(l.event, &l.schedule, CLOCK_MONOTONIC, begin, 1, on_schedule,
+                                      &l);
+                if (r < 0)
+                        log_error_errno(r, "Cannot set up the schedule");
+        } else
+                for (size_t i = 0; i < l.n_trackers && r >= 0; i++)
+                        r = send_beat(&l.trackers[i], now_monotonic_usec());
         cpu0 = cpu_seconds();
         if (r >= 0)
                 r = sd_event_loop(l.event);
@@ -404,21 +522,26 @@ int main(int argc, char **argv) {
                         held += l.trackers[i].n_held;
                         unanswered += l.trackers[i].answered == 0;
                 }
+                size_t replies = l.rate > 0 ? l.replies_in_interval : l.latencies.n;
+
                 latencies_sort(&l.latencies);
                 printf("trackers=%zu seconds=%g heartbeats=%zu rate=%.0f p50_us=%" PRIu32
                        " p99_us=%" PRIu32 " max_us=%" PRIu32
-                       " assigned=%zu cpu=%.2f unanswered=%zu finished=%zu unrecorded=%zu\n",
-                       l.n_trackers, seconds, l.latencies.n, (double)l.latencies.n / seconds,
+                       " assigned=%zu cpu=%.2f unanswered=%zu finished=%zu unrecorded=%zu"
+                       " offered=%.0f late=%zu latency_from=%s\n",
+                       l.n_trackers, seconds, l.latencies.n, (double)replies / seconds,
                        latencies_percentile(&l.latencies, 0.5),
                        latencies_percentile(&l.latencies, 0.99),
                        latencies_percentile(&l.latencies, 1.0), held, (cpu_seconds() - cpu0) / wall,
-                       unanswered, l.finished, l.unrecorded);
+                       unanswered, l.finished, l.unrecorded, l.rate, l.late,
+                       l.rate > 0 ? "due" : "sent");
         }
         for (size_t i = 0; i < l.n_trackers; i++) {
                 bus_watch_free(l.trackers[i].watch);
                 sd_bus_flush_close_unref(l.trackers[i].bus);
         }
         free(l.trackers);
+        sd_event_source_unref(l.schedule);
         sqlite3_finalize(l.lookup);
         sqlite3_close(l.store);
         latencies_done(&l.latencies);

@@ -21,6 +21,12 @@
 # heartbeat after its Nth, so that the step starts the next in its slot and
 # heartbeats write the store, which the controller commits once per pass of
 # its loop (the replies wait for it); the default, 0, holds every attempt.
+# FLEXSLOT_BENCH_RATE lists offered rates (heartbeats per second over all
+# connections): for each, the same load runs open loop (--rate), each
+# connection heartbeating on its own schedule as trackers with an interval
+# do, and the reply times count from when each heartbeat was due (a closed
+# loop's reply time is only the connections over the rate); the policy step
+# runs, and the load average is printed beside each.
 set -eu
 
 build=${FLEXSLOT_BUILD:?run through make bench}
@@ -31,6 +37,15 @@ jobs=${FLEXSLOT_BENCH_JOBS:-4}
 sizes=${FLEXSLOT_BENCH_MAPS:-100 1000}
 task_beats=${FLEXSLOT_BENCH_TASK_BEATS:-0}
 transport=${FLEXSLOT_BENCH_LISTEN:-unix}
+rates=${FLEXSLOT_BENCH_RATE:-}
+for rate in $rates; do
+	case $rate in
+	*[!0-9]* | 0*)
+		echo "FLEXSLOT_BENCH_RATE lists heartbeats per second, whole and above 0, not '$rate'" >&2
+		exit 2
+		;;
+	esac
+done
 results="$build/bench/heartbeat-results.txt"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/flexslot-bench-heartbeat.XXXXXX")
 # shellcheck source=tests/lib/daemon.sh
@@ -53,9 +68,10 @@ fi
 # cpu_ticks PID: the process's user + system time, in clock ticks.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
-# run STEP MAPS TRACKERS: one controller with [policy] step = STEP on a
-# fresh store, the jobs of MAPS maps submitted, the load of TRACKERS
-# connections; prints the load's line and the controller's CPU share.
+# run STEP MAPS TRACKERS [RATE]: one controller with [policy] step = STEP on
+# a fresh store, the jobs of MAPS maps submitted, the load of TRACKERS
+# connections, open loop at RATE heartbeats/s if given; prints the load's
+# line and the controller's CPU share.
 run() {
 	rm -f "$tmp/store.db" "$tmp/store.db-wal" "$tmp/store.db-shm" "$tmp/store.db.lock" \
 		"$tmp/trackers"
@@ -92,7 +108,7 @@ CONF
 	w0=$(date +%s.%N)
 	line=$($on_load "$build/bench/flexslot-bench-heartbeat" --address "$listen" \
 		--token-file "$tmp/token" --trackers "$3" --seconds "$seconds" --warmup 1 \
-		--task-beats "$task_beats") ||
+		--task-beats "$task_beats" ${4:+--rate "$4"}) ||
 		fail "the load failed: $(tail -5 "$tmp/controller.log")"
 	t1=$(cpu_ticks "$controller_pid")
 	w1=$(date +%s.%N)
@@ -159,6 +175,16 @@ for n in $trackers; do
 		"${seconds}s measured after 1s of warm-up"
 	for maps in $sizes; do
 		say "$jobs jobs x ($maps maps + 8 reduces):"
+		for rate in $rates; do
+			line=$(run yes "$maps" "$n" "$rate")
+			say "  open loop, $rate heartbeats/s offered (load average" \
+				"$(cut -d' ' -f1 /proc/loadavg)): $(field "$line" rate)/s answered," \
+				"reply latency from due p50 $(field "$line" p50_us) us," \
+				"p99 $(field "$line" p99_us) us, max $(field "$line" max_us) us;" \
+				"$(field "$line" late) of $(field "$line" heartbeats) sent late;" \
+				"CPU controller $(field "$line" controller_cpu), load $(field "$line" cpu);" \
+				"$(field "$line" finished) finished"
+		done
 		with=$(run yes "$maps" "$n")
 		report "policy step (fifo)" "$with"
 		without=$(run no "$maps" "$n")

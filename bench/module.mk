@@ -56,7 +56,8 @@ bench-slo: all
 # bench-heartbeat: heartbeats per second flexslot-controllerd sustains from
 # many tracker connections, with reply latencies, against the same load on a
 # controller that skips the policy step ([policy] step = no), measured in the
-# same run (bench/heartbeat.sh).
+# same run (bench/heartbeat.sh); with FLEXSLOT_BENCH_RATE, the reply times
+# of an open-loop load offered at each rate listed first.
 BENCH_PROGRAMS += flexslot-bench-heartbeat
 flexslot-bench-heartbeat_SOURCES := bench/bench-heartbeat.c bench/tracker-conn.c \
 	bench/latencies.c
