@@ -64,16 +64,11 @@ static const char *const si_benchmarks[] = {
 #define FLEXSLOT "policy.slot_manager=flexslot"
 #define STATIC "policy.slot_manager=static"
 #define LEVER "policy.slo_lever=yes"
-/* How the agents' CPU weights, the lever's, reach the VMs: under DRS they
- * scale DRS's shares (drs.c); on KVM alone (--set drs.enabled=no) the
- * agents apply their targets, the weight being the VM's cpu_shares. */
-#define WEIGHTS_DRS "drs.agent_weights=yes"
-#define WEIGHTS_KVM "policy.apply_vm_targets=yes"
 
 typedef struct SiArmSpec {
         const char *label;
         const char *sets[8];
-        bool lever; /* the agents apply CPU weights (LEVER's) */
+        bool lever; /* LEVER, with the agents' weights applied (si_add_lever()) */
 } SiArmSpec;
 
 static const SiArmSpec si_arms[SI_ARMS] = {
@@ -81,10 +76,10 @@ static const SiArmSpec si_arms[SI_ARMS] = {
         [SI_FLEXSLOT] = { "flexslot", { "policy.scheduler=fifo", FLEXSLOT } },
         [SI_LAYERED] = { "layered", { ARIA, FLEXSLOT } },
         [SI_LOOP] = { "loop",
-                      { ARIA, FLEXSLOT, "policy.slo_speed=yes", "policy.slo_favour=yes", LEVER },
+                      { ARIA, FLEXSLOT, "policy.slo_speed=yes", "policy.slo_favour=yes" },
                       true },
         [SI_SPEED] = { "speed", { ARIA, FLEXSLOT, "policy.slo_speed=yes" } },
-        [SI_LEVER] = { "lever", { ARIA, FLEXSLOT, LEVER }, true },
+        [SI_LEVER] = { "lever", { ARIA, FLEXSLOT }, true },
         [SI_FAVOUR] = { "favour", { ARIA, FLEXSLOT, "policy.slo_favour=yes" } },
 };
 
@@ -378,6 +373,16 @@ static int si_setup(const Experiment *e, const ExperimentOptions *opt, SiWorkloa
         return 0;
 }
 
+/* Appends the lever and how the agents' CPU weights, the lever's, reach
+ * the VMs to sets at n: under DRS they scale DRS's shares (drs.c); on KVM
+ * alone (--set drs.enabled=no) the agents apply their targets, the weight
+ * being the VM's cpu_shares. Returns the new n. */
+static size_t si_add_lever(const SiSetup *st, const char **sets, size_t n) {
+        sets[n++] = LEVER;
+        sets[n++] = st->drs ? "drs.agent_weights=yes" : "policy.apply_vm_targets=yes";
+        return n;
+}
+
 /* How many of the seed's deadline jobs miss even alone on the cluster
  * with every slot (FIFO) and the lever, beside the tenant running the
  * same job at the same time (as it does in the arms), into *ret. Returns
@@ -387,12 +392,8 @@ static int si_late_alone(const Experiment *e, const ExperimentOptions *opt, int6
         *ret = 0;
         for (size_t k = 0; k < st->n; k++) {
                 char deadline[48];
-                const char *sets[] = { deadline,
-                                       "policy.scheduler=fifo",
-                                       STATIC,
-                                       LEVER,
-                                       st->drs ? WEIGHTS_DRS : WEIGHTS_KVM,
-                                       st->scale,
+                /* The lever's two, the scale, NULL. */
+                const char *sets[] = { deadline, "policy.scheduler=fifo", STATIC, NULL, NULL, NULL,
                                        NULL };
                 const SimResults *res;
                 CellRun c;
@@ -400,6 +401,7 @@ static int si_late_alone(const Experiment *e, const ExperimentOptions *opt, int6
 
                 snprintf(deadline, sizeof(deadline), "workload.deadlines=%.0fs",
                          ceil(st->deadline[k]));
+                sets[si_add_lever(st, sets, 3)] = st->scale;
                 status = si_run(e, opt, "alone", sets, st->workload, st->name[st->kind[k]], seed,
                                 &st->profiles[k], 1, NULL, &res, &c);
                 if (status != 0)
@@ -456,7 +458,7 @@ int slo_interference_seed(const Experiment *e, const ExperimentOptions *opt, SiW
                 for (size_t i = 0; si_arms[a].sets[i]; i++)
                         sets[n++] = si_arms[a].sets[i];
                 if (si_arms[a].lever)
-                        sets[n++] = st->drs ? WEIGHTS_DRS : WEIGHTS_KVM;
+                        n = si_add_lever(st, sets, n);
                 if (st->scale)
                         sets[n++] = st->scale;
                 status = si_run(e, opt, si_arms[a].label, sets, st->workload, st->jobs, seed,
