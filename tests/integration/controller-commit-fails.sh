@@ -15,25 +15,19 @@ load=$build/bench/flexslot-bench-heartbeat
 trackers=200
 
 [ "$(id -u)" = 0 ] || skip "mounting a tmpfs for the store needs root"
-mkdir -p "$tmp/fs"
-mount -t tmpfs -o size=16m flexslot-test "$tmp/fs" 2>"$tmp/mount.err" ||
+# Beside $tmp, not in it: cleanup stops the processes that hold the store
+# open, then the tmpfs goes.
+fs=$(mktemp -d "${TMPDIR:-/tmp}/flexslot-store-fs.XXXXXX")
+trap 'cleanup; umount -l "$fs" 2>/dev/null; rmdir "$fs"' EXIT
+mount -t tmpfs -o size=16m flexslot-test "$fs" 2>"$tmp/mount.err" ||
 	skip "cannot mount a tmpfs: $(cat "$tmp/mount.err")"
-unmount_fs() {
-	# The processes that hold the store open go first.
-	for p in $pids; do
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
-	umount -l "$tmp/fs" 2>/dev/null || true
-}
-trap 'unmount_fs; cleanup' EXIT
 
 write_config
 mkdir -p "$tmp/data/many"
 for i in $(seq 1 400); do
 	: >"$tmp/data/many/$i"
 done
-sed -i "s|^store = .*|store = $tmp/fs/store.db|
+sed -i "s|^store = .*|store = $fs/store.db|
 	s|^heartbeat-interval = .*|heartbeat-interval = 10s|
 	s|^lost-timeout = .*|lost-timeout = 10min\nmax-trackers = $trackers|" "$tmp/controller.ini"
 start_bus
@@ -46,7 +40,7 @@ for j in 1 2 3; do
 done
 
 # No room left: dd stops at the first write that finds none.
-dd if=/dev/zero of="$tmp/fs/filler" bs=64k 2>/dev/null || true
+dd if=/dev/zero of="$fs/filler" bs=64k 2>/dev/null || true
 if "$load" --address "unix:path=$tmp/trackers" --token-file "$tmp/token" \
 	--trackers "$trackers" --seconds 30 --warmup 0 --task-beats 1 \
 	>"$tmp/load.out" 2>"$tmp/load.err"; then
@@ -64,14 +58,14 @@ echo "the load saw: $(grep -m1 -E 'IOError|closed' "$tmp/load.err" || tail -n 1 
 grep -q "IOError: The controller could not store what this heartbeat reported" \
 	"$tmp/load.err" || fail "no held heartbeat was answered with the error: $(cat "$tmp/load.err")"
 
-rm -f "$tmp/fs/filler"
+rm -f "$fs/filler"
 [ "$(python3 -c 'import sqlite3, sys
 print(sqlite3.connect(sys.argv[1]).execute("PRAGMA integrity_check").fetchone()[0])' \
-	"$tmp/fs/store.db")" = ok ] ||
+	"$fs/store.db")" = ok ] ||
 	fail "the store is damaged after the failed commit"
 start_controller
 line=$("$load" --address "unix:path=$tmp/trackers" --token-file "$tmp/token" \
-	--trackers "$trackers" --seconds 1 --warmup 0.2 --task-beats 1 --store "$tmp/fs/store.db") ||
+	--trackers "$trackers" --seconds 1 --warmup 0.2 --task-beats 1 --store "$fs/store.db") ||
 	fail "the load failed after the restart: $(tail -n 5 "$tmp/controller.log")"
 echo "$line"
 field() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
