@@ -21,8 +21,12 @@
  * controller's store) each attempt assigned is looked up there, read with
  * SQL in a connection of the load's own as an operator's sqlite3 would, as
  * its reply comes: one not there was announced before its record was
- * committed. One line of key=value
- * figures on stdout:
+ * committed. With --watch ADDRESS too (the controller's D-Bus bus), one
+ * Controller1 ListAttempts call is in flight there through the measured
+ * interval, each for the job of the latest attempt assigned, and each
+ * attempt its reply lists as running or succeeded is looked up in the
+ * store as the reply comes: one not there so was shown to a client before
+ * its record was committed. One line of key=value figures on stdout:
  *   trackers seconds heartbeats rate (per s) p50_us p99_us max_us
  *   offered (--rate; 0: closed loop) late (of the heartbeats due in the
  *   measured interval, those sent after they were due); with --rate,
@@ -32,7 +36,11 @@
  *   assigned (attempts held at the end) cpu (this process's CPU share)
  *   unanswered (connections none of whose heartbeats sent in the measured
  *   interval was answered in it) finished (attempts reported succeeded)
- *   unrecorded (attempts not in --store's file when assigned; 0 without) */
+ *   unrecorded (attempts not in --store's file when assigned; 0 without)
+ *   checked (attempts --watch's replies listed running or succeeded, each
+ *   looked up; 0 without) unstored (those of them the file lacks: a
+ *   running one in any state, as it may have ended since, a succeeded one
+ *   as succeeded) */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -51,6 +59,7 @@
 #include "common/macro.h"
 #include "common/parse.h"
 #include "common/time-util.h"
+#include "proto/controller1.h"
 #include "proto/tracker1.h"
 #include "latencies.h"
 #include "tracker-conn.h"
@@ -103,6 +112,17 @@ struct Load {
         sqlite3 *store;
         sqlite3_stmt *lookup;
         size_t finished, unrecorded;
+        /* --watch: the controller's bus, on which one ListAttempts is in
+         * flight while the interval lasts, each for the job of the latest
+         * attempt assigned (latest_job), whose records are the newest;
+         * status_lookup finds a listed attempt's status in --store.
+         * checked: attempts listed running or succeeded, looked up;
+         * unstored: those of them the store did not hold so. */
+        sd_bus *watch;
+        bool watch_in_flight;
+        uint64_t latest_job, watching;
+        sqlite3_stmt *status_lookup;
+        size_t checked, unstored;
         int error;
 };
 
@@ -117,9 +137,9 @@ static unsigned held_of(const Tracker *t, bool reduce) {
 static int send_beat(Tracker *t, usec_t due);
 
 /* Ends the loop once the interval is over and no heartbeat is in flight or
- * held back. */
+ * held back, nor a --watch call. */
 static int load_settled(Load *l) {
-        if (now_monotonic_usec() < l->end || l->active > 0)
+        if (now_monotonic_usec() < l->end || l->active > 0 || l->watch_in_flight)
                 return 0;
         return sd_event_exit(l->event, 0);
 }
@@ -156,10 +176,119 @@ static int store_open_lookup(Load *l, const char *file) {
                 rc = sqlite3_prepare_v2(l->store,
                                         "SELECT 1 FROM task_attempts WHERE job = ? AND attempt = ?",
                                         -1, &l->lookup, NULL);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_prepare_v2(l->store,
+                                        "SELECT status FROM task_attempts WHERE job = ? AND "
+                                        "type = ? AND idx = ? AND attempt = ?",
+                                        -1, &l->status_lookup, NULL);
         if (rc != SQLITE_OK)
                 return log_error_errno(-EIO, "Cannot open %s: %s", file,
                                        l->store ? sqlite3_errmsg(l->store) : sqlite3_errstr(rc));
         return 0;
+}
+
+/* Whether the store's committed records hold the attempt of job that
+ * ListAttempts listed as status, running or succeeded: a running one may
+ * have ended since, its record with it, so any record of it will do; a
+ * succeeded one stays succeeded. */
+static int stored(Load *l, uint64_t job, const char *type, uint32_t index, uint64_t attempt,
+                  const char *status) {
+        sqlite3_stmt *st = l->status_lookup;
+        const char *found;
+        int rc, r;
+
+        rc = sqlite3_bind_int64(st, 1, (int64_t)job);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_bind_text(st, 2, type, -1, SQLITE_STATIC);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_bind_int64(st, 3, index);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_bind_int64(st, 4, (int64_t)attempt);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+                found = (const char *)sqlite3_column_text(st, 0);
+                r = strcmp(status, "running") == 0 || (found && strcmp(found, status) == 0);
+        } else
+                r = 0;
+        (void)sqlite3_reset(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+                return log_error_errno(-EIO, "Cannot read the store: %s", sqlite3_errmsg(l->store));
+        return r;
+}
+
+static int watch_send(Load *l);
+
+/* A ListAttempts reply: each attempt it lists as running or succeeded
+ * looked up in the store at once, before the controller's loop has gone
+ * on for long. */
+static int on_attempts(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        Load *l = userdata;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+        uint64_t attempt, started, finished;
+        const char *type, *node, *status, *reason;
+        double cpu, io;
+        uint32_t index;
+        int r;
+
+        l->watch_in_flight = false;
+        if (e) {
+                log_error("ListAttempts: %s: %s", e->name, e->message);
+                l->error = -EIO;
+                return sd_event_exit(l->event, 1);
+        }
+        r = sd_bus_message_enter_container(m, 'a', CONTROLLER1_ATTEMPT_TYPE);
+        while (r >= 0) {
+                r = sd_bus_message_read(m, CONTROLLER1_ATTEMPT_TYPE, &attempt, &type, &index, &node,
+                                        &status, &started, &finished, &reason, &cpu, &io);
+                if (r <= 0)
+                        break;
+                if (strcmp(status, "running") != 0 && strcmp(status, "succeeded") != 0)
+                        continue;
+                r = stored(l, l->watching, type, index, attempt, status);
+                if (r < 0)
+                        break;
+                l->checked++;
+                l->unstored += r == 0;
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r < 0) {
+                log_error_errno(r, "Cannot read ListAttempts' reply");
+                l->error = r;
+                return sd_event_exit(l->event, 1);
+        }
+        if (now_monotonic_usec() < l->end)
+                return watch_send(l);
+        return load_settled(l);
+}
+
+/* The latest job's ListAttempts, on the controller's bus. */
+static int watch_send(Load *l) {
+        int r;
+
+        l->watching = l->latest_job;
+        r = sd_bus_call_method_async(l->watch, NULL, CONTROLLER1_BUS_NAME, CONTROLLER1_OBJECT_PATH,
+                                     CONTROLLER1_INTERFACE, "ListAttempts", on_attempts, l, "t",
+                                     l->watching);
+        if (r < 0) {
+                log_error_errno(r, "Cannot call ListAttempts");
+                l->error = r;
+                return sd_event_exit(l->event, 1);
+        }
+        l->watch_in_flight = true;
+        return 0;
+}
+
+/* --watch: an attempt of job was assigned; the listing starts with the
+ * measured interval. */
+static int watch_job(Load *l, uint64_t job) {
+        usec_t now = now_monotonic_usec();
+
+        l->latest_job = job;
+        if (l->watch_in_flight || now < l->start || now >= l->end)
+                return 0;
+        return watch_send(l);
 }
 
 static int read_assignments(Tracker *t, sd_bus_message *m) {
@@ -186,6 +315,11 @@ static int read_assignments(Tracker *t, sd_bus_message *m) {
                         if (r < 0)
                                 return r;
                         l->unrecorded += r == 0;
+                }
+                if (l->watch) {
+                        r = watch_job(l, reply.assignments[i].job);
+                        if (r < 0)
+                                return r;
                 }
                 t->held_reduce[t->n_held] = reply.assignments[i].slot == TRACKER1_REDUCE;
                 t->held_beats[t->n_held] = 0;
@@ -403,12 +537,13 @@ int main(int argc, char **argv) {
                 { "warmup", required_argument, NULL, 'w' },
                 { "task-beats", required_argument, NULL, 'b' },
                 { "store", required_argument, NULL, 'S' },
+                { "watch", required_argument, NULL, 'W' },
                 { "rate", required_argument, NULL, 'r' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         Load l = { .slots = { 2, 1 } };
-        const char *address = NULL, *token_file = NULL, *store = NULL;
+        const char *address = NULL, *token_file = NULL, *store = NULL, *watch = NULL;
         char token[TRACKER1_TOKEN_MAX + 2];
         int64_t n = 64, task_beats = 0;
         double seconds = 5, warmup = 1, cpu0;
@@ -443,6 +578,9 @@ int main(int argc, char **argv) {
                 case 'S':
                         store = optarg;
                         break;
+                case 'W':
+                        watch = optarg;
+                        break;
                 case 'r':
                         if (parse_double(optarg, 1, 1000000, &l.rate) < 0)
                                 return log_error("Invalid --rate '%s': heartbeats per second "
@@ -454,7 +592,7 @@ int main(int argc, char **argv) {
                         printf("Usage: %s --address ADDRESS --token-file FILE [--trackers N (64)]\n"
                                "       [--seconds S (5)] [--warmup S (1)] [--task-beats N (0: "
                                "never)]\n"
-                               "       [--store FILE] [--rate R]\n"
+                               "       [--store FILE [--watch BUS_ADDRESS]] [--rate R]\n"
                                "A heartbeat load of N tracker connections on a controller's "
                                "tracker\n"
                                "endpoint; one line of key=value figures on stdout "
@@ -469,7 +607,18 @@ int main(int argc, char **argv) {
                                "due while its connection's last is unanswered is sent when "
                                "the reply\n"
                                "comes, and its reply time counts from when it was due, not "
-                               "sent.\n",
+                               "sent.\n"
+                               "--store FILE looks each attempt assigned up in the "
+                               "controller's store\n"
+                               "as its reply comes (unrecorded: those not there). "
+                               "--watch BUS_ADDRESS\n"
+                               "keeps a ListAttempts call in flight on the controller's bus "
+                               "for the\n"
+                               "job of the latest attempt assigned, and looks each attempt "
+                               "it lists\n"
+                               "running or succeeded up there as the reply comes (checked; "
+                               "unstored:\n"
+                               "those not stored so).\n",
                                program_invocation_short_name);
                         return 0;
                 default:
@@ -477,11 +626,14 @@ int main(int argc, char **argv) {
                 }
         if (!address || !token_file)
                 return log_error("--address and --token-file are needed"), 2;
+        if (watch && !store)
+                return log_error("--watch needs --store, where it looks the attempts up"), 2;
         r = tracker_token_read(token_file, token, sizeof(token));
         if (r < 0)
                 return log_error_errno(r, "Cannot read %s", token_file), 1;
         l.task_beats = (unsigned)task_beats;
         if (store && store_open_lookup(&l, store) < 0) {
+                sqlite3_finalize(l.lookup);
                 sqlite3_close(l.store);
                 return 1;
         }
@@ -494,6 +646,19 @@ int main(int argc, char **argv) {
                 return log_error("Cannot set up the load"), 1;
         }
         l.n_trackers = (size_t)n;
+        if (watch) {
+                r = sd_bus_new(&l.watch);
+                if (r >= 0)
+                        r = sd_bus_set_address(l.watch, watch);
+                if (r >= 0)
+                        r = sd_bus_set_bus_client(l.watch, true);
+                if (r >= 0)
+                        r = sd_bus_start(l.watch);
+                if (r >= 0)
+                        r = sd_bus_attach_event(l.watch, l.event, SD_EVENT_PRIORITY_NORMAL);
+                if (r < 0)
+                        log_error_errno(r, "Cannot connect to the bus %s", watch);
+        }
         for (size_t i = 0; i < l.n_trackers && r >= 0; i++)
                 r = connect_tracker(&l, &l.trackers[i], address, token, i);
         begin = now_monotonic_usec();
@@ -528,12 +693,12 @@ int main(int argc, char **argv) {
                 printf("trackers=%zu seconds=%g heartbeats=%zu rate=%.0f p50_us=%" PRIu32
                        " p99_us=%" PRIu32 " max_us=%" PRIu32
                        " assigned=%zu cpu=%.2f unanswered=%zu finished=%zu unrecorded=%zu"
-                       " offered=%.0f late=%zu latency_from=%s\n",
+                       " checked=%zu unstored=%zu offered=%.0f late=%zu latency_from=%s\n",
                        l.n_trackers, seconds, l.latencies.n, (double)replies / seconds,
                        latencies_percentile(&l.latencies, 0.5),
                        latencies_percentile(&l.latencies, 0.99),
                        latencies_percentile(&l.latencies, 1.0), held, (cpu_seconds() - cpu0) / wall,
-                       unanswered, l.finished, l.unrecorded, l.rate, l.late,
+                       unanswered, l.finished, l.unrecorded, l.checked, l.unstored, l.rate, l.late,
                        l.rate > 0 ? "due" : "sent");
         }
         for (size_t i = 0; i < l.n_trackers; i++) {
@@ -542,7 +707,9 @@ int main(int argc, char **argv) {
         }
         free(l.trackers);
         sd_event_source_unref(l.schedule);
+        sd_bus_flush_close_unref(l.watch);
         sqlite3_finalize(l.lookup);
+        sqlite3_finalize(l.status_lookup);
         sqlite3_close(l.store);
         latencies_done(&l.latencies);
         sd_event_unref(l.event);

@@ -51,6 +51,24 @@ static int reply_error(int r, const StoreError *err, sd_bus_error *error) {
         return sd_bus_error_setf(error, name, "%s.", err->message[0] ? err->message : "Refused");
 }
 
+/* Before a method reads the store or the model: the heartbeats of the
+ * loop's pass so far are committed, or a client could be told of an
+ * attempt that succeeded, or of a job that ended, which the store then
+ * loses when their group's commit fails. A change commits them anyway,
+ * before its own, but what it checks first is read as well. */
+static int read_committed(Controller *c, sd_bus_error *error) {
+        StoreError err = { 0 };
+        int r;
+
+        r = tracker_endpoint_commit(c, &err);
+        if (r < 0)
+                return sd_bus_error_setf(error, CONTROLLER1_ERROR_STORE_FAILED,
+                                         "The controller could not store what its trackers "
+                                         "reported, and stops: %s.",
+                                         err.message[0] ? err.message : "commit failed");
+        return 0;
+}
+
 /* A job of the store (source CONTROLLER1_JOB_SOURCE_STORE) or of the
  * cluster driver's own (its name). */
 static int append_job(sd_bus_message *m, const StoreJob *j, const char *source) {
@@ -157,6 +175,9 @@ static int method_submit_job(sd_bus_message *m, void *userdata, sd_bus_error *er
         r = caller_authorize(c, m, "Submitting a job", &caller, error);
         if (r < 0)
                 return r;
+        r = read_committed(c, error);
+        if (r < 0)
+                return r;
         /* Profiles and pools are keyed by the user: it is the caller's. */
         if (!user[0])
                 user = caller.name;
@@ -203,6 +224,9 @@ static int method_list_jobs(sd_bus_message *m, void *userdata, sd_bus_error *err
         size_t n = 0, n_own = 0;
         int r;
 
+        r = read_committed(c, error);
+        if (r < 0)
+                return r;
         r = store_jobs_list(c->store, STORE_JOB_ANY, &jobs, &n, &err);
         if (r < 0)
                 return reply_error(r, &err, error);
@@ -241,6 +265,8 @@ static int method_get_job(sd_bus_message *m, void *userdata, sd_bus_error *error
         int r;
 
         r = sd_bus_message_read(m, "t", &id);
+        if (r >= 0)
+                r = read_committed(c, error);
         if (r < 0)
                 return r;
         r = driver_job(c, id, &job);
@@ -274,6 +300,8 @@ static int method_list_attempts(sd_bus_message *m, void *userdata, sd_bus_error 
         int r;
 
         r = sd_bus_message_read(m, "t", &id);
+        if (r >= 0)
+                r = read_committed(c, error);
         if (r < 0)
                 return r;
         r = store_job_tasks(c->store, id, STORE_TASK_ANY, &records, &n, &err);
@@ -315,6 +343,9 @@ static int method_cancel_job(sd_bus_message *m, void *userdata, sd_bus_error *er
         r = caller_authorize(c, m, "Cancelling a job", &caller, error);
         if (r < 0)
                 return r;
+        r = read_committed(c, error);
+        if (r < 0)
+                return r;
         r = driver_job(c, id, &job);
         if (r > 0) {
                 r = sd_bus_error_setf(error, CONTROLLER1_ERROR_NOT_SUPPORTED,
@@ -346,11 +377,14 @@ static int method_cancel_job(sd_bus_message *m, void *userdata, sd_bus_error *er
 }
 
 static int method_list_nodes(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        const Cluster *cl = ((Controller *)userdata)->cluster;
+        Controller *c = userdata;
+        const Cluster *cl = c->cluster;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
-        r = sd_bus_message_new_method_return(m, &reply);
+        r = read_committed(c, error);
+        if (r >= 0)
+                r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', CONTROLLER1_NODE_TYPE);
         for (size_t i = 0; i < cl->n_nodes && r >= 0; i++) {
@@ -387,6 +421,9 @@ static int method_set_slots(sd_bus_message *m, void *userdata, sd_bus_error *err
         r = caller_authorize(c, m, "Setting slots", &caller, error);
         if (r < 0)
                 return r;
+        r = read_committed(c, error);
+        if (r < 0)
+                return r;
         if (slots[SLOT_MAP] > TRACKER1_SLOTS_MAX || slots[SLOT_REDUCE] > TRACKER1_SLOTS_MAX)
                 return sd_bus_error_setf(error, CONTROLLER1_ERROR_INVALID_ARGUMENT,
                                          "Slots %u map, %u reduce: each must be 0..%d.",
@@ -421,6 +458,9 @@ static int method_list_profiles(sd_bus_message *m, void *userdata, sd_bus_error 
         size_t n = 0;
         int r;
 
+        r = read_committed(c, error);
+        if (r < 0)
+                return r;
         r = store_profiles_list(c->store, &profiles, &n, &err);
         if (r < 0)
                 return reply_error(r, &err, error);

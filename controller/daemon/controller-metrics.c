@@ -191,7 +191,14 @@ static void write_vm_guests(FILE *out, const Agents *a) {
 
 int controller_metrics_write(FILE *out, void *userdata) {
         Controller *c = userdata;
+        int r;
 
+        /* As a Controller1 read (tracker_endpoint_commit()): the jobs and
+         * tasks a scrape counts are the store's, which keeps them. A
+         * failed commit fails the scrape; the controller stops. */
+        r = tracker_endpoint_commit(c, NULL);
+        if (r < 0)
+                return r;
         write_info(out, c);
         write_jobs(out, c);
         write_tasks(out, c->cluster);

@@ -131,6 +131,16 @@ int controller_rearm(sd_event_source *s, uint64_t usec, usec_t interval);
 /* The trackers' endpoint (tracker-endpoint.c). */
 int tracker_endpoint_start(Controller *c);
 void tracker_endpoint_stop(Controller *c);
+/* The heartbeats' group, if one is open, committed now and its replies
+ * sent, rather than at the end of the loop's pass: whoever reads the store
+ * or the model for a client (Controller1, the metrics) calls it first, so
+ * that the client is told nothing that the store could still lose; the
+ * model took the group's records in as they came, and the store's own
+ * reads run inside the group, seeing them uncommitted. Negative: the
+ * commit failed (*ret_err, if not NULL, says why), the held heartbeats
+ * were answered with the error and the controller stops, as at the end
+ * of the pass. 0 with no group open, or no endpoint. */
+int tracker_endpoint_commit(Controller *c, StoreError *ret_err);
 
 /* The metrics (controller-metrics.c): the histogram's buckets set, and a
  * MetricsWriter of the controller's metrics, userdata the Controller. */

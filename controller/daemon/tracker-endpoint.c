@@ -184,8 +184,9 @@ static int send_reply(sd_bus_message *m, const Tracker1Registered *registered,
  * controller stops: its model took in records that the store lost, and
  * its restart (the unit's Restart=on-failure) reads the model again from
  * what the store holds, as after a kill -9. What a tracker was not
- * answered it reports again; an attempt it was not told of does not run. */
-static int group_release(Controller *c) {
+ * answered it reports again; an attempt it was not told of does not run.
+ * The commit's error in *ret_err, if not NULL. */
+static int group_release(Controller *c, StoreError *ret_err) {
         _cleanup_free_ HeldReply *held = TAKE_PTR(c->held);
         size_t n = c->n_held;
         StoreError err = { 0 };
@@ -217,14 +218,25 @@ static int group_release(Controller *c) {
                 sd_bus_message_unref(h->call);
                 sd_bus_message_unref(h->reply);
         }
-        if (r < 0)
+        if (r < 0) {
                 (void)sd_event_exit(c->event, r);
+                if (ret_err)
+                        *ret_err = err;
+        }
         return r;
 }
 
 static int on_group_commit(sd_event_source *s, void *userdata) {
-        (void)group_release(userdata);
+        (void)group_release(userdata, NULL);
         return 0;
+}
+
+int tracker_endpoint_commit(Controller *c, StoreError *ret_err) {
+        /* No endpoint (the YARN driver), or no heartbeat's records
+         * waiting: the store holds all the model took in. */
+        if (!c->group_commit || !store_group_open(c->store))
+                return 0;
+        return group_release(c, ret_err);
 }
 
 /* After a heartbeat: a group that holds records not yet committed, or
@@ -240,7 +252,7 @@ static int group_continue(Controller *c) {
                 r = sd_event_source_set_enabled(c->group_commit, SD_EVENT_ONESHOT);
                 if (r < 0) {
                         log_warning_errno(r, "Cannot defer the heartbeats' commit: committing now");
-                        r = group_release(c);
+                        r = group_release(c, NULL);
                         return r < 0 ? r : 0;
                 }
                 return 1;
@@ -271,7 +283,7 @@ static int group_hold(Controller *c, TrackerConnection *t, sd_bus_message *call,
                              .reply = sd_bus_message_ref(reply),
                              .start = start };
         if (c->n_held == HEARTBEAT_GROUP_MAX)
-                (void)group_release(c);
+                (void)group_release(c, NULL);
         return 0;
 }
 
@@ -775,7 +787,7 @@ int tracker_endpoint_start(Controller *c) {
 
 void tracker_endpoint_stop(Controller *c) {
         if (c->group_commit)
-                (void)group_release(c);
+                (void)group_release(c, NULL);
         c->group_commit = sd_event_source_disable_unref(c->group_commit);
         c->listen_source = sd_event_source_disable_unref(c->listen_source);
         c->accept_retry = sd_event_source_disable_unref(c->accept_retry);
