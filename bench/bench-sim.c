@@ -271,8 +271,12 @@ int main(int argc, char **argv) {
         printf("replay of %s, whole, on %u slaves%s, one run and one timing its steps:\n", argv[2],
                nodes,
                nodes_env ? "" : " (FLEXSLOT_BENCH_REPLAY_NODES=10000: the full size, hours)");
-        if (replay_events_per_sec(argv[1], argv[2], nodes, false, &rate) < 0 ||
-            replay_events_per_sec(argv[1], argv[2], nodes, true, &timed) < 0)
+        if (replay_events_per_sec(argv[1], argv[2], nodes, false, &rate) < 0)
+                return 1;
+        printf("  the run: %.0f events/CPU-s (%llu events, %llu policy steps); timing its "
+               "steps next\n",
+               rate.total, (unsigned long long)rate.events, (unsigned long long)rate.steps);
+        if (replay_events_per_sec(argv[1], argv[2], nodes, true, &timed) < 0)
                 return 1;
         snprintf(what, sizeof(what), "replay, %u slaves", nodes);
         rate_print(what, &rate, &timed, heap, read_usec);

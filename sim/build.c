@@ -37,7 +37,8 @@ static int build_hosts(Sim *s) {
         s->n_hosts = (size_t)sc->hosts;
         s->hosts = calloc(s->n_hosts, sizeof(SimHost));
         s->snap_hosts = calloc(s->n_hosts, sizeof(Host));
-        if (!s->hosts || !s->snap_hosts)
+        s->accruing = calloc(s->n_hosts, sizeof(uint32_t));
+        if (!s->hosts || !s->snap_hosts || !s->accruing)
                 return -ENOMEM;
         s->snap_hosts_stale = true;
         for (size_t i = 0; i < s->n_hosts; i++) {
@@ -571,6 +572,7 @@ Sim *sim_free(Sim *s) {
                 free(s->hosts[i].readers);
         }
         free(s->hosts);
+        free(s->accruing);
         free(s->snap_hosts);
         free(s->vms);
         free(s->results.jobs);

@@ -301,6 +301,9 @@ typedef struct SimHost {
         SimAttempt **readers;
         size_t n_readers, cap_readers;
         unsigned net_in;
+        /* In Sim.accruing, at accruing_pos (engine.c's host_accrues()). */
+        bool accruing;
+        uint32_t accruing_pos;
 } SimHost;
 
 struct Sim {
@@ -309,6 +312,10 @@ struct Sim {
         EventQueue *queue;
         SimHost *hosts;
         size_t n_hosts;
+        /* The hosts whose advance adds to some sum, in no order: the others
+         * are left out of sim_hosts_advance_all(). */
+        uint32_t *accruing;
+        size_t n_accruing;
         Host *snap_hosts;
         /* A VM's measured CPU use moved since the snapshot's hosts were
          * summed (vms_measure()): the next step sums them again. */

@@ -24,6 +24,7 @@ typedef struct Rig {
         SimHost host;
         SimVm vms[2];
         uint32_t host_vms[2];
+        uint32_t accruing[1];
         CpuDemand demand[2];
         double alloc[2];
         Node nodes[2];
@@ -87,6 +88,7 @@ static void rig_init(Rig *r) {
         s->sc = &r->sc;
         s->hosts = &r->host;
         s->n_hosts = 1;
+        s->accruing = r->accruing;
         s->vms = r->vms;
         s->n_vms = 2;
         s->n_clusters = 1;
