@@ -117,23 +117,35 @@ vm_sample() {
 		! grep -q "^$1{vm=\"$2\"" "$tmp/m"
 	fi
 }
-# metrics_as_listed UUID DOMAIN
-metrics_as_listed() {
+# metrics_match UUID DOMAIN: /metrics says what ListVms does of the VM's
+# vCPU target and guest agent, or why says what differs. The two are read
+# one after the other, and the agent may settle the guest agent's state in
+# between: a caller polls.
+metrics_match() {
 	scrape "$port" >"$tmp/m"
-	exposition_ok "$tmp/m" || fail "lines not in the exposition format"
+	exposition_ok "$tmp/m" || {
+		why="lines not in the exposition format"
+		return 1
+	}
 	# ListVms' last three: vcpus_target_source, guest_agent_vcpus, guest_agent.
 	row=$(vm_row "$1")
 	source=$(echo "$row" | awk '{ gsub(/"/, "", $(NF - 2)); print $(NF - 2) }')
 	count=$(echo "$row" | awk '{ print $(NF - 1) }')
 	guest=$(echo "$row" | awk '{ gsub(/"/, "", $NF); print $NF }')
-	echo "$2: vCPU target's source '$source', guest agent '$guest' ($count vCPUs)"
+	why="$2's target source is not '$source': $(grep "\"$1\"" "$tmp/m")"
 	vm_sample flexslot_controller_vm_vcpus_target_source "$1" "$2" ",source=\"$source\"" \
-		"${source:+1}" || fail "$2's target source is not '$source': $(grep "\"$1\"" "$tmp/m")"
+		"${source:+1}" || return 1
+	why="$2's guest agent is not '$guest': $(grep "\"$1\"" "$tmp/m")"
 	vm_sample flexslot_controller_vm_guest_agent "$1" "$2" ",state=\"$guest\"" "${guest:+1}" ||
-		fail "$2's guest agent is not '$guest': $(grep "\"$1\"" "$tmp/m")"
+		return 1
 	[ "$count" -gt 0 ] || count=
-	vm_sample flexslot_controller_vm_guest_agent_vcpus "$1" "$2" "" "$count" ||
-		fail "$2's guest agent count is not '$count': $(grep "\"$1\"" "$tmp/m")"
+	why="$2's guest agent count is not '$count': $(grep "\"$1\"" "$tmp/m")"
+	vm_sample flexslot_controller_vm_guest_agent_vcpus "$1" "$2" "" "$count"
+}
+# metrics_as_listed UUID DOMAIN
+metrics_as_listed() {
+	poll metrics_match "$1" "$2" || fail "$why"
+	echo "$2: vCPU target's source '$source', guest agent '$guest' (${count:-0} vCPUs)"
 }
 port=$(metrics_port "$tmp/controller.log")
 [ -n "$port" ] || fail "no metrics port logged"
