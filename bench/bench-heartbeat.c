@@ -112,21 +112,19 @@ struct Load {
         sd_event_source *schedule;
         size_t late, replies_in_interval;
         unsigned task_beats; /* 0: attempts never finish */
-        /* --store: its attempt by job and id; NULL: assignments not looked
-         * up. */
+        /* --store: lookup finds an attempt's status there by its key; NULL:
+         * assignments not looked up. */
         sqlite3 *store;
         sqlite3_stmt *lookup;
         size_t finished, unrecorded;
         /* --watch: the controller's bus, on which one ListAttempts is in
          * flight while the interval lasts, each for the job of the latest
-         * attempt assigned (latest_job), whose records are the newest;
-         * status_lookup finds a listed attempt's status in --store.
+         * attempt assigned (latest_job), whose records are the newest.
          * checked: attempts listed running or succeeded, looked up;
          * unstored: those of them the store did not hold so. */
         sd_bus *watch;
         bool watch_in_flight;
         uint64_t latest_job, watching;
-        sqlite3_stmt *status_lookup;
         size_t checked, unstored;
         int error;
 };
@@ -156,49 +154,29 @@ static void held_remove(Tracker *t, size_t i) {
         t->held_beats[i] = t->held_beats[t->n_held];
 }
 
-/* Whether the store's committed records hold attempt a: the controller
- * records an attempt before any tracker may hear of it. */
-static int recorded(Load *l, const Tracker1Assignment *a) {
-        int rc;
-
-        rc = sqlite3_bind_int64(l->lookup, 1, (int64_t)a->job);
-        if (rc == SQLITE_OK)
-                rc = sqlite3_bind_int64(l->lookup, 2, (int64_t)a->attempt);
-        if (rc == SQLITE_OK)
-                rc = sqlite3_step(l->lookup);
-        (void)sqlite3_reset(l->lookup);
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-                return log_error_errno(-EIO, "Cannot read the store: %s", sqlite3_errmsg(l->store));
-        return rc == SQLITE_ROW;
-}
-
-/* FILE, read only, and the statement that finds an attempt there. */
 static int store_open_lookup(Load *l, const char *file) {
         int rc;
 
         rc = sqlite3_open_v2(file, &l->store, SQLITE_OPEN_READONLY, NULL);
         if (rc == SQLITE_OK)
                 rc = sqlite3_prepare_v2(l->store,
-                                        "SELECT 1 FROM task_attempts WHERE job = ? AND attempt = ?",
-                                        -1, &l->lookup, NULL);
-        if (rc == SQLITE_OK)
-                rc = sqlite3_prepare_v2(l->store,
                                         "SELECT status FROM task_attempts WHERE job = ? AND "
                                         "type = ? AND idx = ? AND attempt = ?",
-                                        -1, &l->status_lookup, NULL);
+                                        -1, &l->lookup, NULL);
         if (rc != SQLITE_OK)
                 return log_error_errno(-EIO, "Cannot open %s: %s", file,
                                        l->store ? sqlite3_errmsg(l->store) : sqlite3_errstr(rc));
         return 0;
 }
 
-/* Whether the store's committed records hold the attempt of job that
- * ListAttempts listed as status, running or succeeded: a running one may
- * have ended since, its record with it, so any record of it will do; a
- * succeeded one stays succeeded. */
+/* Whether the store's committed records hold the attempt of job, with
+ * status (NULL: in any status). The controller records an attempt before
+ * any tracker may hear of it; ListAttempts lists an attempt running or
+ * succeeded, and a running one may have ended since, its record with it,
+ * so any record of it will do, while a succeeded one stays succeeded. */
 static int stored(Load *l, uint64_t job, const char *type, uint32_t index, uint64_t attempt,
                   const char *status) {
-        sqlite3_stmt *st = l->status_lookup;
+        sqlite3_stmt *st = l->lookup;
         const char *found;
         int rc, r;
 
@@ -213,7 +191,7 @@ static int stored(Load *l, uint64_t job, const char *type, uint32_t index, uint6
                 rc = sqlite3_step(st);
         if (rc == SQLITE_ROW) {
                 found = (const char *)sqlite3_column_text(st, 0);
-                r = strcmp(status, "running") == 0 || (found && strcmp(found, status) == 0);
+                r = !status || (found && strcmp(found, status) == 0);
         } else
                 r = 0;
         (void)sqlite3_reset(st);
@@ -250,7 +228,8 @@ static int on_attempts(sd_bus_message *m, void *userdata, sd_bus_error *ret_erro
                         break;
                 if (strcmp(status, "running") != 0 && strcmp(status, "succeeded") != 0)
                         continue;
-                r = stored(l, l->watching, type, index, attempt, status);
+                r = stored(l, l->watching, type, index, attempt,
+                           strcmp(status, "running") == 0 ? NULL : status);
                 if (r < 0)
                         break;
                 l->checked++;
@@ -336,7 +315,10 @@ static int read_assignments(Tracker *t, sd_bus_message *m) {
                 t->held_beats[i]++;
         for (size_t i = 0; i < reply.n_assignments && t->n_held < HELD_MAX; i++) {
                 if (l->store) {
-                        r = recorded(l, &reply.assignments[i]);
+                        const Tracker1Assignment *a = &reply.assignments[i];
+
+                        r = stored(l, a->job, tracker1_task_type_to_string(a->type), a->index,
+                                   a->attempt, NULL);
                         if (r < 0)
                                 return r;
                         l->unrecorded += r == 0;
@@ -739,7 +721,6 @@ int main(int argc, char **argv) {
         sd_event_source_unref(l.schedule);
         sd_bus_flush_close_unref(l.watch);
         sqlite3_finalize(l.lookup);
-        sqlite3_finalize(l.status_lookup);
         sqlite3_close(l.store);
         latencies_done(&l.latencies);
         sd_event_unref(l.event);
