@@ -260,6 +260,8 @@ help:
 	@echo "make demo-yarn  the controller driving a real YARN (Hadoop's mini cluster)"
 	@echo "make vmexp      the real-guest experiment, arms A-F against the prediction (root;"
 	@echo "                1.5-3 h; make vmexp-quick: a few minutes)"
+	@echo "make replay-vm  the first 100 jobs of Facebook's trace on real guests beside the"
+	@echo "                simulator's prediction (root; make replay-vm-quick: 10 jobs)"
 	@echo "make slo-live   ARIA alone, ARIA with the lever, the one loop on real guests beside"
 	@echo "                a tenant's busy guest (root; make slo-live-quick: a few minutes)"
 	@echo "make bench      run the benchmarks"

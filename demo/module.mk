@@ -38,3 +38,12 @@ slo-live: all
 	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/slo-live.sh
 slo-live-quick: all
 	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/slo-live.sh --quick
+
+# `make replay-vm`: the first jobs of SWIM's Facebook trace on real guests
+# beside the simulator's prediction for them (demo/replay-vm.sh: about 15
+# minutes); `make replay-vm-quick` checks it with 10 jobs. Needs root.
+.PHONY: replay-vm replay-vm-quick
+replay-vm: all
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/replay-vm.sh
+replay-vm-quick: all
+	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) demo/replay-vm.sh --quick

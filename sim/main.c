@@ -82,7 +82,10 @@ static const char replay_options_help[] =
         "      --scale-data=X     bytes times X (default: the cluster's slaves / 600,\n"
         "                         the machines of Facebook's 2009 cluster)\n"
         "      --costs=NAME       the benchmark of the scenario's workload file whose\n"
-        "                         per-MB CPU every job takes (default: wordcount)\n";
+        "                         per-MB CPU every job takes (default: wordcount)\n"
+        "      --live             each job as tools/swim-load.sh runs it on the live\n"
+        "                         cluster: what the costs' application writes from the\n"
+        "                         job's input, and at least one reduce\n";
 
 static const SimCommand commands[] = {
         { "run", "[OPTIONS] run SCENARIO.ini", "run one scenario file and print a summary",

@@ -135,6 +135,9 @@ int trace_option(TraceOptions *o, int c, const char *arg, char *problem, size_t 
         case TRACE_OPT_COSTS:
                 o->costs = arg;
                 return 0;
+        case TRACE_OPT_LIVE:
+                o->live = true;
+                return 0;
         default:
                 snprintf(problem, size, "not an option of replay");
                 return -EINVAL;

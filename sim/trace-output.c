@@ -80,11 +80,16 @@ void trace_print(FILE *f, const char *file, const SwimTrace *trace, const TraceO
                 "%zu small (at most %d maps)\n"
                 "Model: data x%g, submissions x%g; per-MB CPU of %s (maps %.3g s/MB, reduces "
                 "%.3g s/MB);\n  a map per %.0f MB block, a reduce per %.0f MB of shuffle and "
-                "output\nScenario %s\nSeeds",
+                "output%s\nScenario %s\nSeeds",
                 file, trace->n_jobs, trace->jobs[trace->n_jobs - 1].submit * m->time_scale / 3600,
                 maps, reduces, small, SMALL_MAPS, m->data_scale, m->time_scale, r->costs.name,
                 m->costs->map_cpu_per_mb, m->costs->reduce_cpu_per_mb, m->block_size / (1 << 20),
-                m->reduce_bytes / (1 << 20), o->scenario);
+                m->reduce_bytes / (1 << 20),
+                m->live ? ";\n  live (--live): what the maps and reduces write is the costs' "
+                          "application's,\n  and every job has a reduce, as tools/swim-load.sh "
+                          "runs it"
+                        : "",
+                o->scenario);
         for (size_t k = 0; k < r->n_seeds; k++)
                 fprintf(f, "%s%" PRId64, k ? "," : " ", o->seeds[k]);
         fprintf(f,

@@ -25,14 +25,15 @@ unsigned trace_reduces(const TraceModel *m, const SwimJob *job) {
         double bytes = ((double)job->shuffle + (double)job->output) * m->data_scale;
         double n = round(bytes / m->reduce_bytes);
 
-        if (job->shuffle == 0)
+        if (job->shuffle == 0 && !m->live)
                 return 0;
         return (unsigned)MIN(MAX(n, 1.0), (double)m->max_reduces);
 }
 
 /* A benchmark of one job, named as the job: its scaled bytes, the costs'
  * CPU per MB, splits of a block (no small or large files, no expensive
- * records), no combiner. */
+ * records), no combiner; live, what the costs' application writes from
+ * that input (trace.h). */
 static void trace_benchmark(const TraceModel *m, const SwimJob *job, Benchmark *ret) {
         double input = MAX((double)job->input * m->data_scale, 1.0);
         double shuffle = (double)job->shuffle * m->data_scale;
@@ -52,6 +53,12 @@ static void trace_benchmark(const TraceModel *m, const SwimJob *job, Benchmark *
                 .expensive_output = 1,
                 .combine_ratio = 1,
         };
+        if (m->live) {
+                ret->map_output_ratio = m->costs->map_output_ratio;
+                ret->output_ratio = m->costs->output_ratio;
+                ret->record_bytes = m->costs->record_bytes;
+                ret->combine_ratio = m->costs->combine_ratio;
+        }
         snprintf(ret->name, sizeof(ret->name), "%s", job->name);
 }
 
@@ -259,6 +266,7 @@ int trace_setup(const SwimTrace *t, const TraceOptions *o, const TraceConfig *co
                 .reduce_bytes = (double)s->sc.block_size,
                 .max_reduces = (unsigned)(slaves * (double)s->sc.reduce_slots),
                 .costs = &s->costs,
+                .live = o->live,
         };
         s->wl.benchmarks = calloc(t->n_jobs, sizeof(Benchmark));
         if (!s->wl.benchmarks)

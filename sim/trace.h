@@ -26,7 +26,15 @@
  *   the results depend on it;
  * - the shuffle bytes are what the maps write (the trace counts them after
  *   any combiner: no combiner and no expensive records here), split
- *   evenly over the reduces; each reduce writes its share of the output. */
+ *   evenly over the reduces; each reduce writes its share of the output.
+ *
+ * With live set (--live), each job is what tools/swim-load.sh submits to
+ * the live stack instead, so that a replay in the simulator and one on the
+ * live cluster run the same work: the trace's map input and reduces, but
+ * what the maps write, the combiner and what the reduces write are the
+ * costs benchmark's own (the live job is that application over text), and a
+ * job without shuffle bytes still has its reduces (at least one: the live
+ * controller runs no map-only job). */
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -54,6 +62,7 @@ typedef struct TraceModel {
         double block_size, reduce_bytes; /* bytes */
         unsigned max_reduces;
         const Benchmark *costs; /* map_cpu_per_mb and reduce_cpu_per_mb */
+        bool live;              /* the jobs as tools/swim-load.sh runs them */
 } TraceModel;
 
 /* The model's task counts of one job. */
@@ -84,6 +93,7 @@ typedef struct TraceOptions {
         double data_scale; /* 0: the cluster's slaves / TRACE_SOURCE_MACHINES */
         double time_scale;
         const char *costs; /* a benchmark of the scenario's workload file; NULL: the default */
+        bool live;         /* --live: TraceModel's live */
         int64_t seeds[TRACE_MAX_SEEDS];
         size_t n_seeds;
         TraceConfig configs[TRACE_MAX_CONFIGS]; /* none: the scenario's layers */
@@ -171,17 +181,19 @@ enum {
         TRACE_OPT_SCALE_TIME,
         TRACE_OPT_SCALE_DATA,
         TRACE_OPT_COSTS,
+        TRACE_OPT_LIVE,
         _TRACE_OPT_END,
 };
 
-#define TRACE_LONG_OPTIONS                                                         \
-        { "scenario", required_argument, NULL, TRACE_OPT_SCENARIO },               \
-                { "layers", required_argument, NULL, TRACE_OPT_LAYERS },           \
-                { "compare", required_argument, NULL, TRACE_OPT_COMPARE },         \
-                { "seeds", required_argument, NULL, TRACE_OPT_SEEDS },             \
-                { "scale-time", required_argument, NULL, TRACE_OPT_SCALE_TIME },   \
-                { "scale-data", required_argument, NULL, TRACE_OPT_SCALE_DATA }, { \
-                "costs", required_argument, NULL, TRACE_OPT_COSTS                  \
+#define TRACE_LONG_OPTIONS                                                       \
+        { "scenario", required_argument, NULL, TRACE_OPT_SCENARIO },             \
+                { "layers", required_argument, NULL, TRACE_OPT_LAYERS },         \
+                { "compare", required_argument, NULL, TRACE_OPT_COMPARE },       \
+                { "seeds", required_argument, NULL, TRACE_OPT_SEEDS },           \
+                { "scale-time", required_argument, NULL, TRACE_OPT_SCALE_TIME }, \
+                { "scale-data", required_argument, NULL, TRACE_OPT_SCALE_DATA }, \
+                { "costs", required_argument, NULL, TRACE_OPT_COSTS }, {         \
+                "live", no_argument, NULL, TRACE_OPT_LIVE                        \
         }
 
 static inline bool trace_option_is(int c) {

@@ -75,6 +75,53 @@ START_TEST(test_trace_hand_counts) {
 }
 END_TEST
 
+/* --live: each job as tools/swim-load.sh submits it. The same counts of
+ * maps, but the map-only job gets one reduce, and every job writes what
+ * the costs' application writes (vmexp.csv's wordcount: its map output
+ * and the reduces' output per byte, its records, its combiner), not the
+ * trace's bytes; the live map-only job takes longer by its reduce. */
+START_TEST(test_trace_live) {
+        static char scenario[4096];
+        static const unsigned live_reduces[] = { 1, 2, 1 };
+        SwimTrace t = { 0 };
+        TraceOptions o;
+        TraceSetup s;
+        TraceResults trace = { 0 }, live = { 0 };
+        char err[256];
+
+        ck_assert_int_eq(swim_parse("hand.tsv", hand_trace, &t, err, sizeof(err)), 0);
+        options_init(&o);
+        snprintf(scenario, sizeof(scenario), "%s", test_srcdir_path("sim/scenarios/vmexp.ini"));
+        o.scenario = scenario;
+        o.data_scale = 1.0 / 16; /* vmexp's 4 MiB blocks: hand_trace's counts */
+        ck_assert_int_eq(trace_replay(&t, &o, &trace), 0);
+        o.live = true;
+        ck_assert_int_eq(trace_setup(&t, &o, NULL, 1, &s, err, sizeof(err)), 0);
+        ck_assert_str_eq(s.costs.name, "wordcount");
+        for (size_t j = 0; j < 3; j++) {
+                const Benchmark *b = &s.wl.benchmarks[j];
+
+                ck_assert_uint_eq(trace_maps(&s.model, &t.jobs[j]), hand_maps[j]);
+                ck_assert_uint_eq(trace_reduces(&s.model, &t.jobs[j]), live_reduces[j]);
+                ck_assert_uint_eq(b->reduces, live_reduces[j]);
+                ck_assert_double_eq(b->map_output_ratio, s.costs.map_output_ratio);
+                ck_assert_double_eq(b->output_ratio, s.costs.output_ratio);
+                ck_assert_double_eq(b->record_bytes, s.costs.record_bytes);
+                ck_assert_double_eq(b->combine_ratio, s.costs.combine_ratio);
+        }
+        trace_setup_done(&s);
+        ck_assert_int_eq(trace_replay(&t, &o, &live), 0);
+        ck_assert_uint_eq(trace.runs[0].jobs[0].reduces, 0);
+        ck_assert_uint_eq(live.runs[0].jobs[0].reduces, 1);
+        ck_assert_msg(live.runs[0].jobs[0].completion > trace.runs[0].jobs[0].completion,
+                      "the map-only job live %.3f s, from the trace %.3f s",
+                      live.runs[0].jobs[0].completion, trace.runs[0].jobs[0].completion);
+        trace_results_done(&trace);
+        trace_results_done(&live);
+        swim_done(&t);
+}
+END_TEST
+
 /* Each bad line is named by file and line, and nothing is read. */
 static const struct {
         const char *text, *error;
@@ -232,6 +279,7 @@ Suite *suite_trace(void) {
         TCase *tc = tcase_create("format");
 
         tcase_add_test(tc, test_trace_hand_counts);
+        tcase_add_test(tc, test_trace_live);
         tcase_add_loop_test(tc, test_trace_bad_line, 0, ELEMENTSOF(bad_traces));
         tcase_add_test(tc, test_trace_configs);
         suite_add_tcase(s, tc);

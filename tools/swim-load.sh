@@ -5,11 +5,13 @@
 # simulator and one on the live stack can be put side by side.
 #
 #   tools/swim-load.sh [--scale-time X] [--scale-data X] [--block BYTES]
-#       [--max-reduces N] [--address ADDR] [--ctl PATH] DATA_DIR FILE
+#       [--max-reduces N] [--text FILE] [--address ADDR] [--ctl PATH] DATA_DIR FILE
 #
 # Each job is wordcount over an input of its scaled map input bytes (at
 # least one), written to DATA_DIR/swim/NAME (the controller's data
-# directory; the job names it swim/NAME) before the first submission. Its
+# directory; the job names it swim/NAME) before the first submission: the
+# text of --text repeated (the text a simulator's costs were measured on),
+# by default one English line repeated. Its
 # reduces are the simulator's: round((shuffle + output) x scale / block),
 # at least 1 and at most --max-reduces (default 60, fig10's reduce slots);
 # a map-only job (no shuffle bytes) gets 1, as the controller runs no
@@ -26,10 +28,11 @@ block=67108864
 max_reduces=60
 address=""
 ctl=flexslotctl
+text=""
 
 usage() {
 	echo "usage: $0 [--scale-time X] [--scale-data X] [--block BYTES] [--max-reduces N]" \
-		"[--address ADDR] [--ctl PATH] DATA_DIR FILE" >&2
+		"[--text FILE] [--address ADDR] [--ctl PATH] DATA_DIR FILE" >&2
 	exit 2
 }
 number() {
@@ -46,6 +49,7 @@ while [ $# -gt 2 ]; do
 	--max-reduces) number "$1" "$2"; max_reduces=$2 ;;
 	--address) address=$2 ;;
 	--ctl) ctl=$2 ;;
+	--text) text=$2 ;;
 	*) usage ;;
 	esac
 	shift 2
@@ -55,6 +59,7 @@ data=$1
 file=$2
 [ -d "$data" ] || { echo "$0: $data: not a directory" >&2; exit 2; }
 [ -r "$file" ] || { echo "$0: $file: cannot read" >&2; exit 2; }
+[ -z "$text" ] || [ -s "$text" ] || { echo "$0: --text $text: cannot read, or empty" >&2; exit 2; }
 
 # The plan, every line checked before anything is written: "NAME
 # OFFSET_S INPUT_BYTES REDUCES" per job.
@@ -87,8 +92,16 @@ awk -F '\t' -v file="$file" -v st="$scale_time" -v sd="$scale_data" -v block="$b
 ' "$file" >"$plan"
 
 mkdir -p "$data/swim"
+# repeat: the input text without end (cat ends the loop when head is done).
+repeat() {
+	if [ -n "$text" ]; then
+		while cat "$text"; do :; done
+	else
+		yes 'the quick brown fox jumps over the lazy dog'
+	fi
+}
 while read -r name _ bytes _; do
-	yes 'the quick brown fox jumps over the lazy dog' | head -c "$bytes" >"$data/swim/$name"
+	repeat | head -c "$bytes" >"$data/swim/$name"
 done <"$plan"
 
 start=$(date +%s.%N)

@@ -5,7 +5,8 @@
 # bandwidth of the 9p share (dd), and for wordcount and inverted-index the
 # CPU time per MB of a map over a regular text split and over an expensive
 # one (lines 8 times as long), the map output per input byte, and the CPU
-# time per MB of the reduce over both outputs. Times are the guest's own
+# time per MB of the reduce over both outputs; and the wall time of a map
+# of two bytes (what starting and ending a task costs). Times are the guest's own
 # (busybox time: user + sys), so they are CPU the vCPU got, whatever else the
 # host ran meanwhile. Prints KEY=VALUE lines on stdout, and how it went on
 # stderr.
@@ -55,7 +56,7 @@ echo x >"$VMC_DATA/in/one"
 # command holds no control character; it runs in the guest, so nothing in
 # it expands here).
 # shellcheck disable=SC2016
-probe='cat >/dev/null; T=/bin/flexslot-task; time -p dd if=/data/cal/big of=/dev/null bs=1M 2>/var/tmp/t; printf "dd\t%s %s\n" "$(stat -c %s /data/cal/big)" "$(sed -n "s/^real //p" /var/tmp/t)"; for a in wordcount inverted-index; do outs=""; for f in regular expensive; do s=$(stat -c %s /data/cal/$f); time -p $T map --app=$a --split=/data/cal/$f:0:$s --reduces=1 --out=/var/tmp/$a-$f.map --sort-buffer=48M -q 2>/var/tmp/t; printf "%s\t%s %s %s %s\n" "map-$a-$f" "$s" "$(sed -n "s/^user //p" /var/tmp/t)" "$(sed -n "s/^sys //p" /var/tmp/t)" "$(stat -c %s /var/tmp/$a-$f.map)"; outs="$outs /var/tmp/$a-$f.map"; done; time -p $T reduce --app=$a --partition=0 --out=/var/tmp/$a.out -q $outs 2>/var/tmp/t; printf "%s\t%s %s %s %s\n" "reduce-$a" "$(cat $outs | wc -c)" "$(sed -n "s/^user //p" /var/tmp/t)" "$(sed -n "s/^sys //p" /var/tmp/t)" "$(stat -c %s /var/tmp/$a.out)"; rm -f /var/tmp/$a*; done'
+probe='cat >/dev/null; T=/bin/flexslot-task; for i in 1 2 3 4 5; do time -p $T map --app=wordcount --split=/data/in/one:0:2 --reduces=1 --out=/var/tmp/e.map --sort-buffer=48M -q 2>/var/tmp/t; printf "empty\t%s\n" "$(sed -n "s/^real //p" /var/tmp/t)"; done; time -p dd if=/data/cal/big of=/dev/null bs=1M 2>/var/tmp/t; printf "dd\t%s %s\n" "$(stat -c %s /data/cal/big)" "$(sed -n "s/^real //p" /var/tmp/t)"; for a in wordcount inverted-index; do outs=""; for f in regular expensive; do s=$(stat -c %s /data/cal/$f); time -p $T map --app=$a --split=/data/cal/$f:0:$s --reduces=1 --out=/var/tmp/$a-$f.map --sort-buffer=48M -q 2>/var/tmp/t; printf "%s\t%s %s %s %s\n" "map-$a-$f" "$s" "$(sed -n "s/^user //p" /var/tmp/t)" "$(sed -n "s/^sys //p" /var/tmp/t)" "$(stat -c %s /var/tmp/$a-$f.map)"; outs="$outs /var/tmp/$a-$f.map"; done; time -p $T reduce --app=$a --partition=0 --out=/var/tmp/$a.out -q $outs 2>/var/tmp/t; printf "%s\t%s %s %s %s\n" "reduce-$a" "$(cat $outs | wc -c)" "$(sed -n "s/^user //p" /var/tmp/t)" "$(sed -n "s/^sys //p" /var/tmp/t)" "$(stat -c %s /var/tmp/$a.out)"; rm -f /var/tmp/$a*; done'
 job=$(vmc_ctl submit --mapper="$probe" --reduces=1 in/one) || die "the probe job was refused"
 vmc_job_wait "$job" 900 || die "the probe job $VMC_JOB_STATE: $(vmc_ctl show "$job")"
 cat "$VMC_DATA/out/$job"/part-* >"$vm_state/probe"
@@ -64,8 +65,13 @@ cat "$vm_state/probe" >&2
 # dd: bytes, then seconds (busybox dd reports no rate).
 awk -F'\t' '$1 == "dd" { split($2, w, " "); printf "share_read_bytes_per_s=%.0f\n", w[1] / w[2] }' \
 	"$vm_state/probe"
+# empty: the wall time of a map of two bytes, five times; their median is
+# what a task costs to start and end (the simulator's task_startup has
+# Hadoop's JVM start, which our task program has not).
+awk -F'\t' '$1 == "empty" { print $2 }' "$vm_state/probe" | sort -g |
+	awk '{ v[NR] = $1 } END { printf "task_start_s=%.3f\n", v[int((NR + 1) / 2)] }'
 # map-APP-KIND or reduce-APP: input bytes, user s, sys s, output bytes.
-awk -F'\t' '$1 != "dd" {
+awk -F'\t' '$1 != "dd" && $1 != "empty" {
 	split($2, w, " ")
 	name = $1; gsub("-", "_", name)
 	printf "%s_cpu_s_per_mb=%.4f\n", name, (w[2] + w[3]) / (w[1] / 1048576)

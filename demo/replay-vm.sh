@@ -1,0 +1,175 @@
+#!/bin/sh
+# `make replay-vm` (`make replay-vm-quick`): the first jobs of SWIM's
+# Facebook trace replayed on real guests and in the simulator, side by
+# side. Four guests of 2 vCPUs and 384 MiB, a tracker each with 2 map
+# slots and 1 reduce slot, share a pool of 1.6 host CPUs, as in make
+# vmexp; stock Hadoop without caps (vmexp's arm F). tools/swim-load.sh
+# writes each job's input (its scaled bytes of a text of the kind the
+# costs were measured on, tests/vm/calibrate.sh) and submits the jobs at
+# their scaled times; sim/predict-replay.sh gives the simulator's
+# prediction for the same jobs (flexslot-sim replay --live, seeds 1-5),
+# whose committed copy (sim/predictions/) came before any live run. The
+# parameters both read are sim/replay-vm.params.
+#
+# Printed, for the model as scenarios/vmexp.ini has it and with the task
+# start measured in a guest (REPLAY_TASK_START): each job's completion time
+# live and predicted (the seeds' mean and range), then the figures compared: the jobs' mean, p50 and p95, the
+# median of live over predicted per job, how many jobs fall in the
+# predicted range, and the rank correlation. Each job's output is checked:
+# its counts add up to the words of its input. Everything started here is
+# stopped by PID on exit, Ctrl-C included.
+#
+#   demo/replay-vm.sh [--quick] [--jobs N]
+#
+# --quick: the first 10 jobs (a few minutes: to check the harness). The
+# full run: REPLAY_JOBS of sim/replay-vm.params (100, about 4 minutes of
+# submissions). KEEP_TMP=1 keeps the state directory; REPLAY_OUT (default
+# $FLEXSLOT_BUILD/replay-vm-DATE) gets the results.
+set -eu
+build=${FLEXSLOT_BUILD:?set by make replay-vm}
+src=${FLEXSLOT_SRCDIR:?set by make replay-vm}
+# shellcheck source=sim/replay-vm.params
+. "$src/sim/replay-vm.params"
+jobs=$REPLAY_JOBS
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) jobs=10 ;;
+	--jobs)
+		jobs=${2:?--jobs N}
+		shift
+		;;
+	*)
+		echo "replay-vm: unknown argument '$1' (--quick, --jobs N)" >&2
+		exit 2
+		;;
+	esac
+	shift
+done
+case $jobs in '' | *[!0-9]* | 0*)
+	echo "replay-vm: --jobs '$jobs' is not a positive number" >&2
+	exit 2
+	;;
+esac
+demo=replay-vm
+# shellcheck source=demo/guest-demo.sh
+. "$src/demo/guest-demo.sh"
+
+pool=1.6
+guests="fs-x1 fs-x2 fs-x3 fs-x4"
+out=${REPLAY_OUT:-$build/replay-vm-$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$out"
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+echo "== replay-vm: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n), $(getconf _NPROCESSORS_ONLN) CPUs, load $(load)"
+echo "   the first $jobs jobs of $REPLAY_TRACE, data x$REPLAY_SCALE_DATA, submissions x$REPLAY_SCALE_TIME"
+vm_lock 900 || cannot "another real-guest run held the lock for 15 minutes"
+VMC_HOST_CPUS=$(getconf _NPROCESSORS_ONLN)
+export VMC_HOST_CPUS
+demo_tcg_cluster_setup "$((REPLAY_BLOCK / 1048576))M"
+
+# The text every input repeats: the kind tests/vm/calibrate.sh measured
+# wordcount's costs on (gen_words), about a block of it.
+gen_words 41 $((REPLAY_BLOCK / 33)) >"$vm_state/text"
+head -n "$jobs" "$src/$REPLAY_TRACE" >"$vm_state/trace.tsv"
+
+echo "== four guests: 2 vCPUs, 384 MiB, 2 map slots and 1 reduce slot of 96M; stock, no caps"
+# vmexp's arm F, with its thresholds scaled to maps of seconds
+# (scenarios/vmexp.ini has the same).
+vmc_controller_start replay "slot-manager = static
+		vm-allocator = none
+		speculation = hadoop
+		spec_min_runtime = 8s
+		late_min_runtime = 8s
+		min_age = 4s
+		new_task_window = 8s" || cannot "the controller did not start"
+for g in $guests; do
+	vmc_guest_start "$g" 2 2 384 2 1 96M || cannot "cannot create $g"
+done
+vmc_partition_take "$(vm_qemu_pid fs-x1)" 8192 || cannot "cannot weigh the guests' partition"
+# shellcheck disable=SC2086 # the names
+vmc_wait_registered 600 $guests || cannot "the trackers did not register"
+echo "   registered in $(secs "$VMC_REGISTER_MS") s"
+vmc_partition_quota "$pool"
+echo "== pool: $pool CPUs for the guests (cfs quota on $VMC_PARTITION)"
+
+echo "== submitting at the trace's times (tools/swim-load.sh)"
+load0=$(load)
+sh "$src/tools/swim-load.sh" --scale-time "$REPLAY_SCALE_TIME" --scale-data "$REPLAY_SCALE_DATA" \
+	--block "$REPLAY_BLOCK" --max-reduces "$REPLAY_MAX_REDUCES" --text "$vm_state/text" \
+	--address "$VMC_ADDRESS" --ctl "$build/bin/flexslotctl" "$data" "$vm_state/trace.tsv" \
+	>"$out/submitted.txt" || cannot "tools/swim-load.sh failed"
+echo "   $(wc -l <"$out/submitted.txt") jobs submitted; waiting for them"
+while read -r name id; do
+	vmc_job_wait "$id" 3600 || cannot "job $id ($name) $VMC_JOB_STATE: $(vmc_ctl show "$id")"
+	# Its output: every word of its input counted once.
+	words=$(wc -w <"$data/swim/$name")
+	counted=$(cat "$data/out/$id"/part-* | awk -F'\t' '{ n += $2 } END { print n + 0 }')
+	[ "$words" -eq "$counted" ] || cannot "job $id ($name) counted $counted words of $words"
+done <"$out/submitted.txt"
+echo "   every job succeeded, each output's counts the words of its input; load $load0 -> $(load)"
+
+# Each job's completion: finished - submitted, in microseconds in the
+# controller's JSON, one job per object.
+vmc_ctl --json list >"$out/jobs.json"
+tr -d '\n' <"$out/jobs.json" | tr '}' '\n' | awk '
+	{ name = $0; sub(/.*"name": *"/, "", name); sub(/".*/, "", name)
+	  s = $0; sub(/.*"submitted": */, "", s); sub(/[,} ].*/, "", s)
+	  f = $0; sub(/.*"finished": */, "", f); sub(/[,} ].*/, "", f)
+	  if (name != $0 && s + 0 > 0 && f + 0 > 0) printf "%s %.3f\n", name, (f - s) / 1e6 }' \
+	>"$out/live.txt"
+[ "$(wc -l <"$out/live.txt")" -eq "$jobs" ] ||
+	cannot "read $(wc -l <"$out/live.txt") jobs' times of $jobs from the controller ($out/jobs.json)"
+vmc_ctl --no-legend list >"$out/jobs.txt"
+for id in $(awk '{ print $2 }' "$out/submitted.txt"); do
+	vmc_ctl --json show "$id"
+done >"$out/attempts.json"
+
+# side_by_side PREDICTION NAME: each job live and as PREDICTION
+# (sim/predict-replay.sh's output) has it, and the figures compared, into
+# $out/NAME.txt and on stdout.
+side_by_side() {
+	awk 'FNR == NR { if ($1 == "PRED") { m[$2] = $3; r[$2] = $4; p[$2] = $5; lo[$2] = $6; hi[$2] = $7 }; next }
+		{ printf "%-8s %4d %4d %9.2f %9.2f (%.2f-%.2f) %6.2f\n", $1, m[$1], r[$1], $2, p[$1], lo[$1], hi[$1], $2 / p[$1] }' \
+		"$1" "$out/live.txt" >"$out/$2-jobs.txt"
+	{
+		printf '%-8s %4s %4s %9s %9s %13s %6s\n' job maps red live_s predicted range ratio
+		cat "$out/$2-jobs.txt"
+		printf '\n%-34s %9s %9s\n' "" live predicted
+		printf '%-34s %9s %9s\n' "completion p50 s" "$(quantile "$2" 4 0.5)" "$(quantile "$2" 5 0.5)"
+		printf '%-34s %9s %9s\n' "completion p95 s" "$(quantile "$2" 4 0.95)" "$(quantile "$2" 5 0.95)"
+		awk '
+		function rank(v, i, n,    j, below, same) {
+			for (j = 1; j <= n; j++) { below += v[j] < v[i]; same += v[j] == v[i] }
+			return below + (same + 1) / 2
+		}
+		{ n++; live[n] = $4; pred[n] = $5; sl += $4; sp += $5
+		  lo = $6; sub(/^\(/, "", lo); sub(/-.*/, "", lo); hi = $6; sub(/.*-/, "", hi); sub(/\)$/, "", hi)
+		  inside += ($4 >= lo - 0.05 && $4 <= hi + 0.05) }
+		END {
+			# Spearman: the ranks of live and predicted (ties share the mean rank).
+			for (i = 1; i <= n; i++) { rl[i] = rank(live, i, n); rp[i] = rank(pred, i, n); ml += rl[i] / n; mp += rp[i] / n }
+			for (i = 1; i <= n; i++) { cov += (rl[i] - ml) * (rp[i] - mp); vl += (rl[i] - ml) ^ 2; vp += (rp[i] - mp) ^ 2 }
+			printf "%-34s %9.2f %9.2f\n", "completion mean s", sl / n, sp / n
+			printf "jobs whose live time is in the seeds'"'"' range (+-0.05 s): %d of %d\n", inside, n
+			printf "rank correlation (Spearman) of live and predicted: %.3f\n", (vl > 0 && vp > 0) ? cov / sqrt(vl * vp) : 0
+		}' "$out/$2-jobs.txt"
+		printf 'per job, live over predicted: median %s, p5 %s, p95 %s\n' "$(quantile "$2" 7 0.5)" \
+			"$(quantile "$2" 7 0.05)" "$(quantile "$2" 7 0.95)"
+	} | tee "$out/$2.txt"
+}
+# quantile NAME COLUMN P: nearest rank over the jobs of $out/NAME-jobs.txt.
+quantile() {
+	awk -v c="$2" '{ print $c }' "$out/$1-jobs.txt" | sort -g |
+		awk -v p="$3" '{ v[NR] = $1 } END { print v[int(NR * p + 0.999999)] }'
+}
+
+echo "== the simulator's prediction for the same jobs (sim/predict-replay.sh), seeds 1-5"
+sh "$src/sim/predict-replay.sh" "$build" --jobs "$jobs" >"$out/prediction.txt" ||
+	cannot "sim/predict-replay.sh failed"
+sh "$src/sim/predict-replay.sh" "$build" --jobs "$jobs" --set "hadoop.task_startup=$REPLAY_TASK_START" \
+	>"$out/prediction-task-start.txt" || cannot "sim/predict-replay.sh failed"
+echo "== side by side: the model as scenarios/vmexp.ini has it (task_startup 1 s, Hadoop's JVM)"
+side_by_side "$out/prediction.txt" model
+echo "== side by side: with the task start measured in a guest (task_startup $REPLAY_TASK_START)"
+side_by_side "$out/prediction-task-start.txt" task-start
+echo "replay-vm: results in $out"

@@ -1,0 +1,84 @@
+#!/bin/sh
+# The simulator's prediction for a replay of SWIM's Facebook trace on the
+# real guests (demo/replay-vm.sh): the first N jobs of the trace on
+# scenarios/vmexp.ini's cluster (four TCG guests of 2 map and 1 reduce
+# slots in a pool of 1.6 CPUs, costs measured in a guest), stock Hadoop
+# without caps (vmexp's arm F: drs.enabled=no), each job as
+# tools/swim-load.sh runs it live (flexslot-sim replay --live), over seeds
+# 1-5. Prints each job's predicted completion time (the mean and range
+# over the seeds) and, last, the figures a live run is compared on, so
+# that the prediction is committed before a live run is put beside it.
+#
+#   sim/predict-replay.sh BUILD [--jobs N] [--set SECTION.KEY=VALUE]...
+#
+# The replay's parameters are sim/replay-vm.params, which the live side
+# reads too. --set changes the scenario (an assumption's sensitivity);
+# the per-job lines are "PRED NAME MAPS REDUCES MEAN_S LOW_S HIGH_S".
+set -eu
+build=${1:?usage: sim/predict-replay.sh BUILD [--jobs N] [--set SECTION.KEY=VALUE]...}
+shift
+src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=sim/replay-vm.params
+. "$src/sim/replay-vm.params"
+jobs=$REPLAY_JOBS
+sets=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--jobs) jobs=${2:?--jobs N} ;;
+	--set) sets="$sets --set=${2:?--set SECTION.KEY=VALUE}" ;;
+	*)
+		echo "predict-replay: unknown argument '$1' (--jobs N, --set SECTION.KEY=VALUE)" >&2
+		exit 2
+		;;
+	esac
+	shift 2
+done
+case $jobs in '' | *[!0-9]* | 0*)
+	echo "predict-replay: --jobs '$jobs' is not a positive number" >&2
+	exit 2
+	;;
+esac
+sim="$build/bin/flexslot-sim"
+[ -x "$sim" ] || {
+	echo "predict-replay: no $sim (make first)" >&2
+	exit 1
+}
+export LC_ALL=C
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+head -n "$jobs" "$src/$REPLAY_TRACE" >"$work/trace.tsv"
+
+echo "Prediction for the replay on real guests (demo/replay-vm.sh): the first $jobs jobs of $REPLAY_TRACE"
+echo "written $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -n) ($(getconf _NPROCESSORS_ONLN) CPUs)," \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "tree: $(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)"
+# shellcheck disable=SC2086 # the options, one word each
+set -- replay "$work/trace.tsv" --scenario="$src/sim/scenarios/vmexp.ini" --live \
+	--scale-data="$REPLAY_SCALE_DATA" --scale-time="$REPLAY_SCALE_TIME" $REPLAY_SIM_SETS $sets
+echo "command: flexslot-sim $* --seeds=1 ... 5 (each its own --out)"
+echo
+for seed in 1 2 3 4 5; do
+	"$sim" "$@" --seeds="$seed" --out="$work/seed$seed" >"$work/table$seed" ||
+		{ cat "$work/table$seed" >&2; exit 1; }
+done
+sed -n '1,/^configuration/p' "$work/table1" | sed 's/^/    /'
+for seed in 1 2 3 4 5; do
+	printf '    seed %s: %s\n' "$seed" "$(tail -n 2 "$work/table$seed" | head -n 1)"
+done
+echo
+# Each job's completion over the seeds: jobs.csv is job, submitted_s,
+# maps, reduces, completion_s, alone_s, slowdown.
+cat "$work"/seed*/*/jobs.csv | awk -F, '
+	$1 == "job" { next }
+	!($1 in n) { order[++k] = $1; maps[$1] = $3; red[$1] = $4 }
+	{ n[$1]++; s[$1] += $5
+	  if (!($1 in lo) || $5 < lo[$1]) lo[$1] = $5; if ($5 > hi[$1]) hi[$1] = $5 }
+	END { for (i = 1; i <= k; i++) { j = order[i]
+		printf "PRED %s %d %d %.2f %.2f %.2f\n", j, maps[j], red[j], s[j] / n[j], lo[j], hi[j] } }' \
+	>"$work/pred"
+echo "Each job (name, maps, reduces, completion s: mean over the seeds, lowest, highest):"
+cat "$work/pred"
+echo
+awk '{ print $5 }' "$work/pred" | sort -n | awk '{ v[NR] = $1; s += $1 }
+	END { printf "SUMMARY jobs %d, completion mean %.2f s, p50 %.2f s, p95 %.2f s (nearest rank, of the seeds'"'"' means)\n",
+		NR, s / NR, v[int(NR * 0.5 + 0.999999)], v[int(NR * 0.95 + 0.999999)] }'
