@@ -11,16 +11,19 @@
 # whose committed copy (sim/predictions/) came before any live run. The
 # parameters both read are sim/replay-vm.params.
 #
-# Printed, for the model as scenarios/vmexp.ini has it and with the task
-# start measured in a guest (REPLAY_TASK_START): each job's completion time
-# live and predicted (the seeds' mean and range), then the figures compared: the jobs' mean, p50 and p95, the
+# Printed: each job's completion time live and predicted (the seeds' mean
+# and range), then the figures compared: the jobs' mean, p50 and p95, the
 # median of live over predicted per job, how many jobs fall in the
-# predicted range, and the rank correlation. Each job's output is checked:
+# predicted range, and the rank correlation; then those figures again for
+# the model with each of REPLAY_VARIANTS (how much the comparison depends
+# on each choice). Each job's output is checked:
 # its counts add up to the words of its input. Everything started here is
 # stopped by PID on exit, Ctrl-C included.
 #
-#   demo/replay-vm.sh [--quick] [--jobs N]
+#   demo/replay-vm.sh [--quick] [--skip N] [--jobs N]
 #
+# --skip N: the jobs after the trace's first N (a slice held out while the
+# model was changed; replay_slice in sim/replay-vm.params).
 # --quick: the first 10 jobs (a few minutes: to check the harness). The
 # full run: REPLAY_JOBS of sim/replay-vm.params (100, about 4 minutes of
 # submissions). KEEP_TMP=1 keeps the state directory; REPLAY_OUT (default
@@ -31,6 +34,7 @@ src=${FLEXSLOT_SRCDIR:?set by make replay-vm}
 # shellcheck source=sim/replay-vm.params
 . "$src/sim/replay-vm.params"
 jobs=$REPLAY_JOBS
+skip=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) jobs=10 ;;
@@ -38,8 +42,12 @@ while [ $# -gt 0 ]; do
 		jobs=${2:?--jobs N}
 		shift
 		;;
+	--skip)
+		skip=${2:?--skip N}
+		shift
+		;;
 	*)
-		echo "replay-vm: unknown argument '$1' (--quick, --jobs N)" >&2
+		echo "replay-vm: unknown argument '$1' (--quick, --skip N, --jobs N)" >&2
 		exit 2
 		;;
 	esac
@@ -47,6 +55,11 @@ while [ $# -gt 0 ]; do
 done
 case $jobs in '' | *[!0-9]* | 0*)
 	echo "replay-vm: --jobs '$jobs' is not a positive number" >&2
+	exit 2
+	;;
+esac
+case $skip in '' | *[!0-9]* | 0?*)
+	echo "replay-vm: --skip '$skip' is not a number" >&2
 	exit 2
 	;;
 esac
@@ -61,7 +74,7 @@ mkdir -p "$out"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 echo "== replay-vm: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n), $(getconf _NPROCESSORS_ONLN) CPUs, load $(load)"
-echo "   the first $jobs jobs of $REPLAY_TRACE, data x$REPLAY_SCALE_DATA, submissions x$REPLAY_SCALE_TIME"
+echo "   $jobs jobs of $REPLAY_TRACE after its first $skip, data x$REPLAY_SCALE_DATA, submissions x$REPLAY_SCALE_TIME"
 vm_lock 900 || cannot "another real-guest run held the lock for 15 minutes"
 VMC_HOST_CPUS=$(getconf _NPROCESSORS_ONLN)
 export VMC_HOST_CPUS
@@ -70,7 +83,7 @@ demo_tcg_cluster_setup "$((REPLAY_BLOCK / 1048576))M"
 # The text every input repeats: the kind tests/vm/calibrate.sh measured
 # wordcount's costs on (gen_words), about a block of it.
 gen_words 41 $((REPLAY_BLOCK / 33)) >"$vm_state/text"
-head -n "$jobs" "$src/$REPLAY_TRACE" >"$vm_state/trace.tsv"
+replay_slice "$skip" "$jobs" >"$vm_state/trace.tsv"
 
 echo "== four guests: 2 vCPUs, 384 MiB, 2 map slots and 1 reduce slot of 96M; stock, no caps"
 # vmexp's arm F, with its thresholds scaled to maps of seconds
@@ -125,16 +138,14 @@ for id in $(awk '{ print $2 }' "$out/submitted.txt"); do
 done >"$out/attempts.json"
 
 # side_by_side PREDICTION NAME: each job live and as PREDICTION
-# (sim/predict-replay.sh's output) has it, and the figures compared, into
-# $out/NAME.txt and on stdout.
+# (sim/predict-replay.sh's output) has it into $out/NAME-jobs.txt, and the
+# figures compared into $out/NAME.txt and on stdout.
 side_by_side() {
 	awk 'FNR == NR { if ($1 == "PRED") { m[$2] = $3; r[$2] = $4; p[$2] = $5; lo[$2] = $6; hi[$2] = $7 }; next }
 		{ printf "%-8s %4d %4d %9.2f %9.2f (%.2f-%.2f) %6.2f\n", $1, m[$1], r[$1], $2, p[$1], lo[$1], hi[$1], $2 / p[$1] }' \
 		"$1" "$out/live.txt" >"$out/$2-jobs.txt"
 	{
-		printf '%-8s %4s %4s %9s %9s %13s %6s\n' job maps red live_s predicted range ratio
-		cat "$out/$2-jobs.txt"
-		printf '\n%-34s %9s %9s\n' "" live predicted
+		printf '%-34s %9s %9s\n' "" live predicted
 		printf '%-34s %9s %9s\n' "completion p50 s" "$(quantile "$2" 4 0.5)" "$(quantile "$2" 5 0.5)"
 		printf '%-34s %9s %9s\n' "completion p95 s" "$(quantile "$2" 4 0.95)" "$(quantile "$2" 5 0.95)"
 		awk '
@@ -163,13 +174,20 @@ quantile() {
 		awk -v p="$3" '{ v[NR] = $1 } END { print v[int(NR * p + 0.999999)] }'
 }
 
-echo "== the simulator's prediction for the same jobs (sim/predict-replay.sh), seeds 1-5"
-sh "$src/sim/predict-replay.sh" "$build" --jobs "$jobs" >"$out/prediction.txt" ||
+echo "== the simulator's prediction for the same jobs (sim/predict-replay.sh, seeds 1-5)"
+sh "$src/sim/predict-replay.sh" "$build" --skip "$skip" --jobs "$jobs" >"$out/prediction.txt" ||
 	cannot "sim/predict-replay.sh failed"
-sh "$src/sim/predict-replay.sh" "$build" --jobs "$jobs" --set "hadoop.task_startup=$REPLAY_TASK_START" \
-	>"$out/prediction-task-start.txt" || cannot "sim/predict-replay.sh failed"
-echo "== side by side: the model as scenarios/vmexp.ini has it (task_startup 1 s, Hadoop's JVM)"
-side_by_side "$out/prediction.txt" model
-echo "== side by side: with the task start measured in a guest (task_startup $REPLAY_TASK_START)"
-side_by_side "$out/prediction-task-start.txt" task-start
+echo "== side by side ($out/model-jobs.txt): the model, scenarios/vmexp.ini"
+printf '%-8s %4s %4s %9s %9s %13s %6s\n' job maps red live_s predicted range ratio
+side_by_side "$out/prediction.txt" model >/dev/null
+cat "$out/model-jobs.txt"
+echo
+cat "$out/model.txt"
+for variant in $REPLAY_VARIANTS; do
+	name=$(echo "$variant" | tr '.=' '--')
+	sh "$src/sim/predict-replay.sh" "$build" --skip "$skip" --jobs "$jobs" --set "$variant" \
+		>"$out/prediction-$name.txt" || cannot "sim/predict-replay.sh --set $variant failed"
+	echo "== the model with $variant"
+	side_by_side "$out/prediction-$name.txt" "$name"
+done
 echo "replay-vm: results in $out"

@@ -110,9 +110,10 @@ static int simcl_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
         cl->beats = calloc(n_nodes, sizeof(NodeBeat));
         cl->node_attempts = calloc(n_nodes, sizeof(NodeAttempts));
         cl->grown = calloc(n_nodes, sizeof(GrownSlots));
+        cl->unreported = calloc(n_nodes, sizeof(uint32_t));
         cl->slots_changed = calloc(n_nodes, sizeof(uint32_t));
         cl->slots_listed = calloc(n_nodes, sizeof(bool));
-        if (!cl->grown || !cl->vms || !cl->nodes || !cl->node_vm || !cl->beats ||
+        if (!cl->grown || !cl->unreported || !cl->vms || !cl->nodes || !cl->node_vm || !cl->beats ||
             !cl->node_attempts || !cl->slots_changed || !cl->slots_listed)
                 return -ENOMEM;
         return 0;
@@ -548,6 +549,7 @@ static void simcl_free(SimCluster *cl) {
         for (size_t i = 0; cl->grown && i < cl->n_nodes; i++)
                 free(cl->grown[i].size);
         free(cl->grown);
+        free(cl->unreported);
         free(cl->vms);
         free(cl->snap_vms);
         free(cl->open_jobs);

@@ -322,6 +322,10 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
 
         if (!a)
                 return 0; /* already gone in this step */
+        /* It ended before the kill: its tracker reports it done with the
+         * heartbeat that would have brought the kill. */
+        if (a->phase == PHASE_REPORT)
+                return 0;
         cl->snap_map[k->attempt] = NULL;
         task = a->task;
         node = a->node;
@@ -515,6 +519,7 @@ usec_t sim_heartbeat_event(EventQueue *q, void *userdata) {
         if (simcl_done(cl))
                 return 0;
         cl->nodes[b->node].last_heartbeat = event_queue_now(q);
+        sim_node_report(cl, b->node);
         if (cl->n_arrived > 0 && (node_running(cl, b->node, SLOT_MAP) < n->slots[SLOT_MAP] ||
                                   node_running(cl, b->node, SLOT_REDUCE) < n->slots[SLOT_REDUCE])) {
                 r = simcl_step(cl, b->node, POLICY_STEP_ASSIGN);

@@ -256,6 +256,8 @@ static AttemptRates attempt_rates(const Sim *s, const SimAttempt *a) {
         case PHASE_SHUFFLE_WAIT:
                 r.f_queue = 1.0;
                 break;
+        case PHASE_REPORT:
+                break;
         case PHASE_SPILL_WAIT:
                 r.f_io = 1.0;
                 break;
@@ -619,6 +621,8 @@ static bool attempt_next_phase(SimAttempt *a) {
         case PHASE_SPILL_WAIT:
                 /* Only the spill thread's end moves it on. */
                 return true;
+        case PHASE_REPORT:
+                break;
         }
         return false;
 }
@@ -741,6 +745,8 @@ static void attempt_detach(SimAttempt *a, bool slot_kept) {
         tx->queue += a->t_queue;
         if (--tx->running == 0)
                 task_counts(a->cl, a->task)->running--;
+        if (a->phase == PHASE_REPORT)
+                a->cl->unreported[a->node]--;
         attempt_counted(&a->cl->node_attempts[a->node], &a->cl->attempts_total,
                         &a->cl->tasks[a->task], a->slot, a->slot_memory, false);
         if (!slot_kept)
@@ -777,6 +783,18 @@ void sim_attempt_kill(SimAttempt *a, bool slot_kept) {
         host_recompute(s, &s->hosts[host]);
 }
 
+/* An attempt that ended first, and is reported: what its task keeps of it;
+ * the attempt goes. */
+static void attempt_won(SimAttempt *a) {
+        TaskExtra *tx = &a->cl->taskx[a->task];
+
+        tx->node = a->node;
+        tx->winner_started = a->started;
+        tx->winner_shuffle_end = a->shuffle_end;
+        attempt_detach(a, false);
+        free(a);
+}
+
 static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
         SimAttempt *a = userdata;
         SimCluster *cl = a->cl;
@@ -794,15 +812,44 @@ static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
                 host_recompute(s, h);
                 return 0;
         }
-        /* It won: what its task keeps of it. */
-        cl->taskx[task].node = a->node;
-        cl->taskx[task].winner_started = a->started;
-        cl->taskx[task].winner_shuffle_end = a->shuffle_end;
-        attempt_detach(a, false);
-        free(a);
+        /* Hadoop 1.1.1's TaskTracker tells the JobTracker of a task's end in
+         * its next heartbeat (the out-of-band heartbeat,
+         * mapreduce.tasktracker.outofband.heartbeat, is off by default), and
+         * flexslot-tracker does the same: until then the attempt holds its
+         * slot and uses nothing. */
+        if (scenario(a)->report_at_heartbeat) {
+                phase_enter(a, PHASE_REPORT, 0);
+                cl->unreported[a->node]++;
+                host_recompute(s, h);
+                return 0;
+        }
+        attempt_won(a);
         host_recompute(s, h);
         cl->task_done(cl, task);
         return 0;
+}
+
+void sim_node_report(SimCluster *cl, uint32_t node) {
+        Sim *s = cl->sim;
+        SimHost *h = &s->hosts[s->vms[cl->node_vm[node]].host];
+
+        if (cl->unreported[node] == 0)
+                return;
+        host_advance(s, h);
+        /* Each from the start of the list: a report's task may kill other
+         * attempts of this host (its losing copies). */
+        while (cl->unreported[node] > 0)
+                for (size_t i = 0; i < h->n_attempts; i++) {
+                        SimAttempt *a = h->attempts[i];
+                        uint32_t task = a->task;
+
+                        if (a->cl != cl || a->node != node || a->phase != PHASE_REPORT)
+                                continue;
+                        attempt_won(a);
+                        cl->task_done(cl, task);
+                        break;
+                }
+        host_recompute(s, h);
 }
 
 /* The spill thread wrote what it had: a map thread waiting for it hands it
@@ -998,6 +1045,8 @@ static double attempt_progress(const SimAttempt *a, double bytes_processed) {
         double input = attempt_input_size(a);
         double done;
 
+        if (a->phase == PHASE_REPORT)
+                return 1.0;
         if (attempt_is_map(a)) {
                 done = input > 0 ? bytes_processed / input : 1.0;
                 if (a->phase == PHASE_MERGE)

@@ -9,25 +9,29 @@
 # over the seeds) and, last, the figures a live run is compared on, so
 # that the prediction is committed before a live run is put beside it.
 #
-#   sim/predict-replay.sh BUILD [--jobs N] [--set SECTION.KEY=VALUE]...
+#   sim/predict-replay.sh BUILD [--skip N] [--jobs N] [--set SECTION.KEY=VALUE]...
 #
+# --skip N: the jobs after the trace's first N (replay_slice of the
+# parameters' file), e.g. a slice held out while the model was changed.
 # The replay's parameters are sim/replay-vm.params, which the live side
 # reads too. --set changes the scenario (an assumption's sensitivity);
 # the per-job lines are "PRED NAME MAPS REDUCES MEAN_S LOW_S HIGH_S".
 set -eu
-build=${1:?usage: sim/predict-replay.sh BUILD [--jobs N] [--set SECTION.KEY=VALUE]...}
+build=${1:?usage: sim/predict-replay.sh BUILD [--skip N] [--jobs N] [--set SECTION.KEY=VALUE]...}
 shift
 src=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=sim/replay-vm.params
 . "$src/sim/replay-vm.params"
 jobs=$REPLAY_JOBS
+skip=0
 sets=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--jobs) jobs=${2:?--jobs N} ;;
+	--skip) skip=${2:?--skip N} ;;
 	--set) sets="$sets --set=${2:?--set SECTION.KEY=VALUE}" ;;
 	*)
-		echo "predict-replay: unknown argument '$1' (--jobs N, --set SECTION.KEY=VALUE)" >&2
+		echo "predict-replay: unknown argument '$1' (--skip N, --jobs N, --set SECTION.KEY=VALUE)" >&2
 		exit 2
 		;;
 	esac
@@ -35,6 +39,11 @@ while [ $# -gt 0 ]; do
 done
 case $jobs in '' | *[!0-9]* | 0*)
 	echo "predict-replay: --jobs '$jobs' is not a positive number" >&2
+	exit 2
+	;;
+esac
+case $skip in '' | *[!0-9]* | 0?*)
+	echo "predict-replay: --skip '$skip' is not a number" >&2
 	exit 2
 	;;
 esac
@@ -46,9 +55,9 @@ sim="$build/bin/flexslot-sim"
 export LC_ALL=C
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-head -n "$jobs" "$src/$REPLAY_TRACE" >"$work/trace.tsv"
+replay_slice "$skip" "$jobs" >"$work/trace.tsv"
 
-echo "Prediction for the replay on real guests (demo/replay-vm.sh): the first $jobs jobs of $REPLAY_TRACE"
+echo "Prediction for the replay on real guests (demo/replay-vm.sh): $jobs jobs of $REPLAY_TRACE after its first $skip"
 echo "written $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -n) ($(getconf _NPROCESSORS_ONLN) CPUs)," \
 	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "tree: $(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)"

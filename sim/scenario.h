@@ -26,6 +26,9 @@ typedef struct Scenario {
          * (scenario_heartbeat_interval()). */
         usec_t heartbeat, task_startup;
         int64_t heartbeats_in_second;
+        /* A task's end reaches the JobTracker with its tracker's next
+         * heartbeat (engine.c's PHASE_REPORT); no: at once. */
+        bool report_at_heartbeat;
         /* [policy]: the layers' names and what the simulator does with
          * their decisions; the rest of the section is `policy`. */
         char *scheduler, *slot_manager, *speculation, *allocator;

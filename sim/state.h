@@ -30,6 +30,7 @@ typedef enum Phase {
         PHASE_CPU,          /* compute: CPU seconds */
         PHASE_MERGE,        /* map flush and merge or reduce sort: bytes */
         PHASE_SPILL_WAIT,   /* a map blocked until its spill thread is done */
+        PHASE_REPORT,       /* ended; its tracker's next heartbeat reports it */
 } Phase;
 
 typedef struct SimCluster SimCluster;
@@ -182,6 +183,7 @@ struct SimCluster {
         NodeAttempts *node_attempts; /* the snapshot's too */
         NodeAttempts attempts_total; /* their sum */
         GrownSlots *grown;           /* per node */
+        uint32_t *unreported;        /* per node: its attempts in PHASE_REPORT */
         size_t n_nodes;
         /* The nodes whose slots changed since the last policy step (the
          * slot changes applied), each once (slots_listed): what the next
@@ -376,6 +378,9 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
 /* Removes an attempt that was killed; its time goes to its task. A resized
  * attempt's slot stays taken (slot_kept): its restart runs in it. */
 void sim_attempt_kill(SimAttempt *a, bool slot_kept);
+/* The node's heartbeat reports its attempts that ended (PHASE_REPORT):
+ * each one's task is done now. */
+void sim_node_report(SimCluster *cl, uint32_t node);
 /* Room for as many grown slots as the node has map slots; then drops the
  * smallest free ones beyond what its free map slots can hold. */
 int sim_node_grown_resize(SimCluster *cl, uint32_t node);

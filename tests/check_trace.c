@@ -122,6 +122,47 @@ START_TEST(test_trace_live) {
 }
 END_TEST
 
+/* [hadoop] report_at_heartbeat (vmexp.ini's yes): a job ends when the
+ * heartbeat of the tracker that ran its last task reports it. vmexp's 4
+ * trackers beat every 500 ms at offsets of 125 ms, so every job ends on
+ * that grid, and later than when ends are known at once (no). */
+START_TEST(test_trace_report_at_heartbeat) {
+        static char scenario[4096];
+        SwimTrace t = { 0 };
+        TraceOptions o;
+        ScenarioOverride report[2];
+        TraceResults at_once = { 0 }, reported = { 0 };
+        char err[256];
+
+        ck_assert_int_eq(swim_parse("hand.tsv", hand_trace, &t, err, sizeof(err)), 0);
+        options_init(&o);
+        snprintf(scenario, sizeof(scenario), "%s", test_srcdir_path("sim/scenarios/vmexp.ini"));
+        o.scenario = scenario;
+        o.data_scale = 1.0 / 16;
+        o.live = true;
+        ck_assert_int_eq(scenario_override_parse("hadoop.report_at_heartbeat=no", &report[0]), 0);
+        ck_assert_int_eq(scenario_override_parse("hadoop.report_at_heartbeat=yes", &report[1]), 0);
+        o.n_overrides = 1;
+        o.overrides = &report[0];
+        ck_assert_int_eq(trace_replay(&t, &o, &at_once), 0);
+        o.overrides = &report[1];
+        ck_assert_int_eq(trace_replay(&t, &o, &reported), 0);
+        for (size_t j = 0; j < 3; j++) {
+                const TraceJobResult *now = &at_once.runs[0].jobs[j],
+                                     *late = &reported.runs[0].jobs[j];
+                double eighths = (late->submitted + late->completion) * 8;
+
+                ck_assert_msg(fabs(eighths - round(eighths)) < 1e-6, "job %zu ended at %.6f s", j,
+                              late->submitted + late->completion);
+                ck_assert_msg(late->completion > now->completion, "job %zu: %.3f s, at once %.3f s",
+                              j, late->completion, now->completion);
+        }
+        trace_results_done(&at_once);
+        trace_results_done(&reported);
+        swim_done(&t);
+}
+END_TEST
+
 /* Each bad line is named by file and line, and nothing is read. */
 static const struct {
         const char *text, *error;
@@ -280,6 +321,7 @@ Suite *suite_trace(void) {
 
         tcase_add_test(tc, test_trace_hand_counts);
         tcase_add_test(tc, test_trace_live);
+        tcase_add_test(tc, test_trace_report_at_heartbeat);
         tcase_add_loop_test(tc, test_trace_bad_line, 0, ELEMENTSOF(bad_traces));
         tcase_add_test(tc, test_trace_configs);
         suite_add_tcase(s, tc);
