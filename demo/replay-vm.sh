@@ -72,6 +72,13 @@ guests="fs-x1 fs-x2 fs-x3 fs-x4"
 out=${REPLAY_OUT:-$build/replay-vm-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$out"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+# guests_cpu: the host CPU seconds the guests' QEMU processes have used
+# (every thread: vCPUs, I/O, the 9p server), all of it inside the pool.
+guests_cpu() {
+	for _gc_g in $guests; do
+		cut -d' ' -f14,15 "/proc/$(vm_qemu_pid "$_gc_g")/stat"
+	done | awk -v hz="$(getconf CLK_TCK)" '{ t += $1 + $2 } END { printf "%.1f", t / hz }'
+}
 
 echo "== replay-vm: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n), $(getconf _NPROCESSORS_ONLN) CPUs, load $(load)"
 echo "   $jobs jobs of $REPLAY_TRACE after its first $skip, data x$REPLAY_SCALE_DATA, submissions x$REPLAY_SCALE_TIME"
@@ -107,6 +114,8 @@ echo "== pool: $pool CPUs for the guests (cfs quota on $VMC_PARTITION)"
 
 echo "== submitting at the trace's times (tools/swim-load.sh)"
 load0=$(load)
+cpu0=$(guests_cpu)
+t0=$(vm_now_ms)
 sh "$src/tools/swim-load.sh" --scale-time "$REPLAY_SCALE_TIME" --scale-data "$REPLAY_SCALE_DATA" \
 	--block "$REPLAY_BLOCK" --max-reduces "$REPLAY_MAX_REDUCES" --text "$vm_state/text" \
 	--address "$VMC_ADDRESS" --ctl "$build/bin/flexslotctl" "$data" "$vm_state/trace.tsv" \
@@ -120,6 +129,14 @@ while read -r name id; do
 	[ "$words" -eq "$counted" ] || cannot "job $id ($name) counted $counted words of $words"
 done <"$out/submitted.txt"
 echo "   every job succeeded, each output's counts the words of its input; load $load0 -> $(load)"
+# What the model charges the jobs' maps: their input times wordcount's map
+# CPU per MB in the scenario's workload file (the reduces add under 1 %).
+cpu_model=$(awk -F, '$1 == "wordcount" { print $3 }' "$src/sim/workloads/vmexp.csv")
+awk -F'\t' -v sd="$REPLAY_SCALE_DATA" -v c="$cpu_model" -v used="$(awk -v a="$cpu0" -v b="$(guests_cpu)" 'BEGIN { print b - a }')" \
+	-v secs="$(secs $(($(vm_now_ms) - t0)))" -v pool="$pool" '
+	{ mb += int($4 * sd + 0.5) / 1048576 }
+	END { printf "   the guests used %.1f host CPU-s in %s s (%.2f of the %s CPUs); the model charges the maps %.1f CPU-s (%.0f MB at %s s/MB)\n",
+		used, secs, used / secs, pool, mb * c, mb, c }' "$vm_state/trace.tsv" | tee "$out/cpu.txt"
 
 # Each job's completion: finished - submitted, in microseconds in the
 # controller's JSON, one job per object.
