@@ -53,16 +53,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case $jobs in '' | *[!0-9]* | 0*)
-	echo "replay-vm: --jobs '$jobs' is not a positive number" >&2
-	exit 2
-	;;
-esac
-case $skip in '' | *[!0-9]* | 0?*)
-	echo "replay-vm: --skip '$skip' is not a number" >&2
-	exit 2
-	;;
-esac
+replay_counts_check replay-vm "$skip" "$jobs"
 demo=replay-vm
 # shellcheck source=demo/guest-demo.sh
 . "$src/demo/guest-demo.sh"

@@ -37,16 +37,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift 2
 done
-case $jobs in '' | *[!0-9]* | 0*)
-	echo "predict-replay: --jobs '$jobs' is not a positive number" >&2
-	exit 2
-	;;
-esac
-case $skip in '' | *[!0-9]* | 0?*)
-	echo "predict-replay: --skip '$skip' is not a number" >&2
-	exit 2
-	;;
-esac
+replay_counts_check predict-replay "$skip" "$jobs"
 sim="$build/bin/flexslot-sim"
 [ -x "$sim" ] || {
 	echo "predict-replay: no $sim (make first)" >&2

@@ -75,6 +75,16 @@ START_TEST(test_trace_hand_counts) {
 }
 END_TEST
 
+/* The options of a replay of hand_trace on vmexp.ini's cluster, at the
+ * data scale that gives its 4 MiB blocks hand_trace's counts; scenario
+ * holds the path. */
+static void vmexp_options_init(TraceOptions *o, char *scenario, size_t size) {
+        options_init(o);
+        snprintf(scenario, size, "%s", test_srcdir_path("sim/scenarios/vmexp.ini"));
+        o->scenario = scenario;
+        o->data_scale = 1.0 / 16;
+}
+
 /* --live: each job as tools/swim-load.sh submits it. The same counts of
  * maps, but the map-only job gets one reduce, and every job writes what
  * the costs' application writes (vmexp.csv's wordcount: its map output
@@ -90,10 +100,7 @@ START_TEST(test_trace_live) {
         char err[256];
 
         ck_assert_int_eq(swim_parse("hand.tsv", hand_trace, &t, err, sizeof(err)), 0);
-        options_init(&o);
-        snprintf(scenario, sizeof(scenario), "%s", test_srcdir_path("sim/scenarios/vmexp.ini"));
-        o.scenario = scenario;
-        o.data_scale = 1.0 / 16; /* vmexp's 4 MiB blocks: hand_trace's counts */
+        vmexp_options_init(&o, scenario, sizeof(scenario));
         ck_assert_int_eq(trace_replay(&t, &o, &trace), 0);
         o.live = true;
         ck_assert_int_eq(trace_setup(&t, &o, NULL, 1, &s, err, sizeof(err)), 0);
@@ -135,10 +142,7 @@ START_TEST(test_trace_report_at_heartbeat) {
         char err[256];
 
         ck_assert_int_eq(swim_parse("hand.tsv", hand_trace, &t, err, sizeof(err)), 0);
-        options_init(&o);
-        snprintf(scenario, sizeof(scenario), "%s", test_srcdir_path("sim/scenarios/vmexp.ini"));
-        o.scenario = scenario;
-        o.data_scale = 1.0 / 16;
+        vmexp_options_init(&o, scenario, sizeof(scenario));
         o.live = true;
         ck_assert_int_eq(scenario_override_parse("hadoop.report_at_heartbeat=no", &report[0]), 0);
         ck_assert_int_eq(scenario_override_parse("hadoop.report_at_heartbeat=yes", &report[1]), 0);
