@@ -17,7 +17,9 @@
 # predicted range, and the rank correlation; then those figures again for
 # the model with each of REPLAY_VARIANTS (how much the comparison depends
 # on each choice). Each job's output is checked:
-# its counts add up to the words of its input. Everything started here is
+# its counts add up to the words of its input. The host CPU the guests use
+# (their QEMU processes) is printed idle, before the jobs, and over the
+# run beside what the model charges the maps. Everything started here is
 # stopped by PID on exit, Ctrl-C included.
 #
 #   demo/replay-vm.sh [--quick] [--skip N] [--jobs N]
@@ -103,6 +105,12 @@ echo "   registered in $(secs "$VMC_REGISTER_MS") s"
 vmc_partition_quota "$pool"
 echo "== pool: $pool CPUs for the guests (cfs quota on $VMC_PARTITION)"
 
+# What the guests cost the pool with no job: their kernels, QEMU and the
+# trackers' heartbeats, which the model does not have.
+cpu_idle=$(guests_cpu)
+sleep 20
+idle=$(awk -v a="$cpu_idle" -v b="$(guests_cpu)" 'BEGIN { printf "%.2f", (b - a) / 20 }')
+echo "   idle, the guests use $idle host CPUs of the pool"
 echo "== submitting at the trace's times (tools/swim-load.sh)"
 load0=$(load)
 cpu0=$(guests_cpu)
@@ -124,10 +132,10 @@ echo "   every job succeeded, each output's counts the words of its input; load 
 # CPU per MB in the scenario's workload file (the reduces add under 1 %).
 cpu_model=$(awk -F, '$1 == "wordcount" { print $3 }' "$src/sim/workloads/vmexp.csv")
 awk -F'\t' -v sd="$REPLAY_SCALE_DATA" -v c="$cpu_model" -v used="$(awk -v a="$cpu0" -v b="$(guests_cpu)" 'BEGIN { print b - a }')" \
-	-v secs="$(secs $(($(vm_now_ms) - t0)))" -v pool="$pool" '
+	-v secs="$(secs $(($(vm_now_ms) - t0)))" -v pool="$pool" -v idle="$idle" '
 	{ mb += int($4 * sd + 0.5) / 1048576 }
-	END { printf "   the guests used %.1f host CPU-s in %s s (%.2f of the %s CPUs); the model charges the maps %.1f CPU-s (%.0f MB at %s s/MB)\n",
-		used, secs, used / secs, pool, mb * c, mb, c }' "$vm_state/trace.tsv" | tee "$out/cpu.txt"
+	END { printf "   the guests used %.1f host CPU-s in %s s (%.2f of the %s CPUs; idle they use %s); the model charges the maps %.1f CPU-s (%.0f MB at %s s/MB)\n",
+		used, secs, used / secs, pool, idle, mb * c, mb, c }' "$vm_state/trace.tsv" | tee "$out/cpu.txt"
 
 # Each job's completion: finished - submitted, in microseconds in the
 # controller's JSON, one job per object.
