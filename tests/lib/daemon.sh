@@ -20,9 +20,30 @@ cleanup() {
 		kill "$p" 2>/dev/null || true
 	done
 	for p in $pids; do
+		stopped_or_killed "$p"
 		wait "$p" 2>/dev/null || true
 	done
 	[ -n "${KEEP_TMP:-}" ] || rm -rf "${tmp:?}"
+}
+
+# stopped_or_killed PID: waits up to 60 s for PID to end after its SIGTERM
+# (a zombie counts as ended); past that, says on stderr where it hangs
+# (state, wchan, kernel stack) and kills it, so that one process stuck on
+# its way out costs a minute and leaves its trace in the script's log.
+stopped_or_killed() {
+	_sk_i=0
+	while [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" != Z ]; do
+		_sk_i=$((_sk_i + 1))
+		if [ "$_sk_i" -gt 600 ]; then
+			echo "cleanup: $1 ($(cat "/proc/$1/comm" 2>/dev/null)) did not end 60 s after SIGTERM:" \
+				"$(grep -E '^(State|SigPnd|ShdPnd|SigBlk)' "/proc/$1/status" 2>/dev/null | tr '\n\t' '; ')" \
+				"wchan $(cat "/proc/$1/wchan" 2>/dev/null); killed" >&2
+			cat "/proc/$1/stack" >&2 2>/dev/null || true
+			kill -KILL "$1" 2>/dev/null || true
+			return
+		fi
+		sleep 0.1
+	done
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
