@@ -186,8 +186,7 @@ side_by_side() {
 }
 # quantile NAME COLUMN P: nearest rank over the jobs of $out/NAME-jobs.txt.
 quantile() {
-	awk -v c="$2" '{ print $c }' "$out/$1-jobs.txt" | sort -g |
-		awk -v p="$3" '{ v[NR] = $1 } END { print v[int(NR * p + 0.999999)] }'
+	awk -v c="$2" '{ print $c }' "$out/$1-jobs.txt" | nearest_rank "$3"
 }
 
 echo "== the simulator's prediction for the same jobs (sim/predict-replay.sh, seeds 1-5)"

@@ -80,6 +80,7 @@ cat "$work"/seed*/*/jobs.csv | awk -F, '
 echo "Each job (name, maps, reduces, completion s: mean over the seeds, lowest, highest):"
 cat "$work/pred"
 echo
-awk '{ print $5 }' "$work/pred" | sort -n | awk '{ v[NR] = $1; s += $1 }
+awk -v p50="$(awk '{ print $5 }' "$work/pred" | nearest_rank 0.5)" \
+	-v p95="$(awk '{ print $5 }' "$work/pred" | nearest_rank 0.95)" '{ s += $5 }
 	END { printf "SUMMARY jobs %d, completion mean %.2f s, p50 %.2f s, p95 %.2f s (nearest rank, of the seeds'"'"' means)\n",
-		NR, s / NR, v[int(NR * 0.5 + 0.999999)], v[int(NR * 0.95 + 0.999999)] }'
+		NR, s / NR, p50, p95 }' "$work/pred"
