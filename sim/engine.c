@@ -875,6 +875,10 @@ static usec_t attempt_spill_event(EventQueue *q, void *userdata) {
 void sim_job_map_finished(SimCluster *cl, uint32_t job) {
         Sim *s = cl->sim;
 
+        /* Only a running reduce of the job waits: with none, no attempt of
+         * the cluster's need be looked at. */
+        if (cl->jobs[job].counts[TASK_REDUCE].running == 0)
+                return;
         for (size_t i = 0; i < cl->n_attempts; i++) {
                 SimAttempt *a = cl->attempts[i];
                 if (a->phase == PHASE_SHUFFLE_WAIT && cl->tasks[a->task].job == job) {

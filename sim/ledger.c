@@ -36,8 +36,9 @@ void sim_task_finished(SimCluster *cl, uint32_t task) {
         tx->finished = event_queue_now(s->queue);
         job_profile_add(cl, task);
         task_counts(cl, task)->done++;
-        /* The losing copies of a speculated task. */
-        for (size_t i = cl->n_attempts; i-- > 0;)
+        /* The losing copies of a speculated task: the winner has left, so
+         * any attempt of the task still counted is one. */
+        for (size_t i = tx->running > 0 ? cl->n_attempts : 0; i-- > 0;)
                 if (i < cl->n_attempts && cl->attempts[i]->task == task)
                         sim_attempt_kill(cl->attempts[i], false);
         if (t->type == TASK_MAP) {
