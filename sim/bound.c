@@ -80,6 +80,7 @@ void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *r
         usec_t submitted = cl->jobs[job].submitted;
         double pcpus = sim_bound_pcpus(s, cl), disks = 0, stream = s->stream_bw;
         double start, map_cpu = 0, map_io = 0, cpu = 0, io = 0, longest_map = 0, tail = 0;
+        double launch = usec_to_sec(s->sc->task_launch_cpu);
 
         for (size_t i = 0; i < s->n_hosts; i++)
                 disks += s->hosts[i].disk_bw;
@@ -87,10 +88,11 @@ void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *r
                 const TaskExtra *tx = &cl->taskx[k];
                 double input = (double)cl->tasks[k].input_size;
 
-                cpu += tx->cpu_work;
+                /* Each task launches once at least, on a CPU of its own at most. */
+                cpu += launch + tx->cpu_work;
                 if (cl->tasks[k].type == TASK_MAP) {
                         double least_io = input + tx->output * jx->combine;
-                        map_cpu += tx->cpu_work;
+                        map_cpu += launch + tx->cpu_work;
                         map_io += least_io;
                         io += least_io;
                         longest_map = MAX(longest_map, input / stream + tx->cpu_work);
@@ -100,7 +102,7 @@ void sim_bound_job(const Sim *s, const SimCluster *cl, uint32_t job, SimBound *r
                 }
         }
         start = usec_to_sec(first_heartbeat(s, cl, submitted) - submitted) +
-                usec_to_sec(s->sc->task_startup);
+                usec_to_sec(s->sc->task_startup) + launch;
         *ret = (SimBound){
                 .start = start,
                 .work_cpu = cpu,

@@ -230,6 +230,10 @@ static bool phase_uses_disk(Phase phase) {
         return phase == PHASE_IO || phase == PHASE_SHUFFLE || phase == PHASE_MERGE;
 }
 
+static bool phase_uses_cpu(Phase phase) {
+        return phase == PHASE_CPU || phase == PHASE_LAUNCH;
+}
+
 static double host_disk_share(const Sim *s, const SimHost *h) {
         return disk_share_compute(h->disk_bw, s->stream_bw, h->n_io);
 }
@@ -270,6 +274,7 @@ static AttemptRates attempt_rates(const Sim *s, const SimAttempt *a) {
                 r.rate = disk;
                 r.f_io = 1.0;
                 break;
+        case PHASE_LAUNCH:
         case PHASE_CPU:
                 r.rate = v->cpu_rate;
                 r.f_cpu = v->cpu_rate;
@@ -342,7 +347,7 @@ static void remote_read_sync(Sim *s, SimAttempt *a) {
 static AttemptLoad attempt_load(const SimAttempt *a) {
         bool disk = phase_uses_disk(a->phase), spill = spill_active(a);
 
-        return (AttemptLoad){ .cpu = a->phase == PHASE_CPU,
+        return (AttemptLoad){ .cpu = phase_uses_cpu(a->phase),
                               .vm_streams = (unsigned)disk + spill,
                               .host_streams = (unsigned)(disk && !a->reading) + spill };
 }
@@ -404,7 +409,7 @@ static bool host_vms_recompute(Sim *s, SimHost *h) {
 static void attempt_refresh(Sim *s, SimAttempt *a, bool disk_moved, bool cpu_moved, usec_t now) {
         if (a->rates_stale || a->reading ||
             (disk_moved && (phase_uses_disk(a->phase) || spill_active(a))) ||
-            (cpu_moved && a->phase == PHASE_CPU && s->vms[a->vm].cpu_rate_moved)) {
+            (cpu_moved && phase_uses_cpu(a->phase) && s->vms[a->vm].cpu_rate_moved)) {
                 attempt_update_rate(s, a, now);
                 a->rates_stale = false;
         }
@@ -584,15 +589,27 @@ static bool map_round_end(SimAttempt *a) {
 
 /* Moves the attempt to its next phase after the current one ended; returns
  * false when the attempt is complete. */
+/* Launched: a map reads its first round, a reduce fetches. */
+static void attempt_work_begin(SimAttempt *a) {
+        if (attempt_is_map(a))
+                phase_enter(a, PHASE_IO, a->io_round);
+        else
+                reduce_shuffle_next(a);
+}
+
 static bool attempt_next_phase(SimAttempt *a) {
         bool map = attempt_is_map(a);
 
         switch (a->phase) {
         case PHASE_STARTUP:
-                if (map)
-                        phase_enter(a, PHASE_IO, a->io_round);
-                else
-                        reduce_shuffle_next(a);
+                if (scenario(a)->task_launch_cpu > 0) {
+                        phase_enter(a, PHASE_LAUNCH, usec_to_sec(scenario(a)->task_launch_cpu));
+                        return true;
+                }
+                attempt_work_begin(a);
+                return true;
+        case PHASE_LAUNCH:
+                attempt_work_begin(a);
                 return true;
         case PHASE_SHUFFLE:
                 a->shuffled += a->fetch;
@@ -1020,6 +1037,7 @@ static double attempt_bytes_processed(const SimAttempt *a) {
 
                 switch (a->phase) {
                 case PHASE_STARTUP:
+                case PHASE_LAUNCH:
                         return 0;
                 case PHASE_SPILL_WAIT:
                         return per_round * a->round;
@@ -1036,6 +1054,7 @@ static double attempt_bytes_processed(const SimAttempt *a) {
         }
         switch (a->phase) {
         case PHASE_STARTUP:
+        case PHASE_LAUNCH:
         case PHASE_SHUFFLE_WAIT:
                 return a->shuffled;
         case PHASE_SHUFFLE:
@@ -1060,6 +1079,7 @@ static double attempt_progress(const SimAttempt *a, double bytes_processed) {
         }
         switch (a->phase) {
         case PHASE_STARTUP:
+        case PHASE_LAUNCH:
         case PHASE_SHUFFLE_WAIT:
         case PHASE_SHUFFLE:
                 return input > 0 ? bytes_processed / input / 3.0 : 0;

@@ -61,6 +61,7 @@ static const ConfKey keys[] = {
         DUR("hadoop", "heartbeat", heartbeat, "3s", 10000, 3600LL * 1000000),
         INT("hadoop", "heartbeats_in_second", heartbeats_in_second, "100", 1, 1000000),
         DUR("hadoop", "task_startup", task_startup, "1s", 0, 3600LL * 1000000),
+        DUR("hadoop", "task_launch_cpu", task_launch_cpu, "0s", 0, 3600LL * 1000000),
         BOOL("hadoop", "report_at_heartbeat", report_at_heartbeat, "no"),
 
         STR("policy", "scheduler", scheduler, "fifo"),

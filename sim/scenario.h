@@ -25,6 +25,10 @@ typedef struct Scenario {
          * heartbeats_in_second: how many the JobTracker takes a second
          * (scenario_heartbeat_interval()). */
         usec_t heartbeat, task_startup;
+        /* CPU time each attempt takes to launch, after task_startup and
+         * before its work, on its VM's vCPUs as the work's CPU is
+         * (engine.c's PHASE_LAUNCH); 0: none. */
+        usec_t task_launch_cpu;
         int64_t heartbeats_in_second;
         /* A task's end reaches the JobTracker with its tracker's next
          * heartbeat (engine.c's PHASE_REPORT); no: at once. */

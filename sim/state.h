@@ -24,6 +24,7 @@ typedef struct Sim Sim;
 
 typedef enum Phase {
         PHASE_STARTUP,      /* JVM launch: wall time */
+        PHASE_LAUNCH,       /* the launch's CPU: CPU seconds */
         PHASE_SHUFFLE_WAIT, /* a reduce that fetched all finished maps' output */
         PHASE_SHUFFLE,      /* a reduce fetching map output: bytes */
         PHASE_IO,           /* read, spill, shuffle or write: bytes */

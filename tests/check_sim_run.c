@@ -257,14 +257,16 @@ END_TEST
  * nothing of it could go faster. The first heartbeat comes at 3 s; with a
  * JobTracker that takes one heartbeat a second, whose one tracker then
  * beats every second (above a 10 ms least interval), at 1 s, in the run
- * and in the bound. */
+ * and in the bound. A launch's CPU (0.5 s) comes after the JVM start, on
+ * the same vCPU as the work, and counts as the task's CPU. */
 START_TEST(test_bound_is_a_lone_task) {
         static const struct {
                 const char *hadoop;
-                double first_heartbeat;
+                double first_heartbeat, launch;
         } cases[] = {
-                { "", 3.0 },
-                { "[hadoop]\nheartbeat = 10ms\nheartbeats_in_second = 1\n", 1.0 },
+                { "", 3.0, 0 },
+                { "[hadoop]\nheartbeat = 10ms\nheartbeats_in_second = 1\n", 1.0, 0 },
+                { "[hadoop]\ntask_launch_cpu = 500ms\n", 3.0, 0.5 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -282,7 +284,10 @@ START_TEST(test_bound_is_a_lone_task) {
                 run_start(&run, text, true);
                 r = sim_results(run.sim);
                 ck_assert_double_eq_tol(r->jobs[0].finished,
-                                        cases[i].first_heartbeat + 1.0 + 0.64 + 6.4, 1e-5);
+                                        cases[i].first_heartbeat + 1.0 + cases[i].launch + 0.64 +
+                                                6.4,
+                                        1e-5);
+                ck_assert_double_eq_tol(r->tasks[0].cpu, cases[i].launch + 6.4, 1e-5);
                 ck_assert_double_eq_tol(r->jobs[0].bound.value, r->jobs[0].finished, 1e-5);
                 ck_assert_double_eq_tol(r->jobs[0].bound.chain, r->jobs[0].bound.value, 1e-9);
                 run_done(&run);
@@ -298,8 +303,8 @@ static uint64_t lcg(uint64_t *x) {
 /* No run finishes a job before its lower bound, on random clusters,
  * workloads and policies, and the bound is never trivial (it counts the
  * first heartbeat and a JVM start at least); every other round reports
- * ends at the heartbeat (report_at_heartbeat), which keeps every
- * invariant of the model. */
+ * ends at the heartbeat (report_at_heartbeat), and every third launches
+ * each task on 250 ms of CPU, which keep every invariant of the model. */
 START_TEST(test_bound_below_every_run) {
         static const char *const slots[] = { "static", "flexslot" };
         static const char *const allocators[] = { "static", "demand", "flexslot" };
@@ -343,6 +348,9 @@ START_TEST(test_bound_below_every_run) {
                          lcg(&x) % 3 ? "no" : "yes");
                 if (round % 2)
                         strncat(text, "[hadoop]\nreport_at_heartbeat = yes\n",
+                                sizeof(text) - strlen(text) - 1);
+                if (round % 3 == 1)
+                        strncat(text, "[hadoop]\ntask_launch_cpu = 250ms\n",
                                 sizeof(text) - strlen(text) - 1);
                 ck_assert_msg(scenario_load_string("t.ini", text, &run.sc, err, sizeof(err)) == 0,
                               "%s", err);
