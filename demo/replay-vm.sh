@@ -198,11 +198,15 @@ side_by_side "$out/prediction.txt" model >/dev/null
 cat "$out/model-jobs.txt"
 echo
 cat "$out/model.txt"
+# A variant is [NAME:]SET[,SET...]; without a NAME, its one SET names it.
 for variant in $REPLAY_VARIANTS; do
-	name=$(echo "$variant" | tr '.=' '--')
-	sh "$src/sim/predict-replay.sh" "$build" --skip "$skip" --jobs "$jobs" --set "$variant" \
-		>"$out/prediction-$name.txt" || cannot "sim/predict-replay.sh --set $variant failed"
-	echo "== the model with $variant"
+	sets=${variant#*:}
+	name=$(echo "${variant%%:*}" | tr '.=' '--')
+	# shellcheck disable=SC2046 # a --set for each of the sets
+	sh "$src/sim/predict-replay.sh" "$build" --skip "$skip" --jobs "$jobs" \
+		$(echo "$sets" | tr ',' '\n' | sed 's/^/--set /') >"$out/prediction-$name.txt" ||
+		cannot "sim/predict-replay.sh with $sets failed"
+	echo "== the model with $sets"
 	side_by_side "$out/prediction-$name.txt" "$name"
 done
 echo "replay-vm: results in $out"
