@@ -19,7 +19,7 @@
 # on each choice). Each job's output is checked:
 # its counts add up to the words of its input. The host CPU the guests use
 # (their QEMU processes) is printed idle, before the jobs, and over the
-# run beside what the model charges the maps. Everything started here is
+# run beside what the model charges. Everything started here is
 # stopped by PID on exit, Ctrl-C included.
 #
 #   demo/replay-vm.sh [--quick] [--skip N] [--jobs N]
@@ -128,14 +128,8 @@ while read -r name id; do
 	[ "$words" -eq "$counted" ] || cannot "job $id ($name) counted $counted words of $words"
 done <"$out/submitted.txt"
 echo "   every job succeeded, each output's counts the words of its input; load $load0 -> $(load)"
-# What the model charges the jobs' maps: their input times wordcount's map
-# CPU per MB in the scenario's workload file (the reduces add under 1 %).
-cpu_model=$(awk -F, '$1 == "wordcount" { print $3 }' "$src/sim/workloads/vmexp.csv")
-awk -F'\t' -v sd="$REPLAY_SCALE_DATA" -v c="$cpu_model" -v used="$(awk -v a="$cpu0" -v b="$(guests_cpu)" 'BEGIN { print b - a }')" \
-	-v secs="$(secs $(($(vm_now_ms) - t0)))" -v pool="$pool" -v idle="$idle" '
-	{ mb += int($4 * sd + 0.5) / 1048576 }
-	END { printf "   the guests used %.1f host CPU-s in %s s (%.2f of the %s CPUs; idle they use %s); the model charges the maps %.1f CPU-s (%.0f MB at %s s/MB)\n",
-		used, secs, used / secs, pool, idle, mb * c, mb, c }' "$vm_state/trace.tsv" | tee "$out/cpu.txt"
+used=$(awk -v a="$cpu0" -v b="$(guests_cpu)" 'BEGIN { print b - a }')
+secs=$(secs $(($(vm_now_ms) - t0)))
 
 # Each job's completion: finished - submitted, in microseconds in the
 # controller's JSON, one job per object.
@@ -192,7 +186,20 @@ quantile() {
 echo "== the simulator's prediction for the same jobs (sim/predict-replay.sh, seeds 1-5)"
 sh "$src/sim/predict-replay.sh" "$build" --skip "$skip" --jobs "$jobs" >"$out/prediction.txt" ||
 	cannot "sim/predict-replay.sh failed"
-echo "== side by side ($out/model-jobs.txt): the model, scenarios/vmexp.ini"
+# What the model charges the jobs: their maps' input times wordcount's map
+# CPU per MB in the replay's workload file (the reduces add under 1 %),
+# and each task's launch; beside it, what the guests used beyond their
+# idle rate.
+cpu_model=$(awk -F, '$1 == "wordcount" { print $3 }' "$src/sim/workloads/$REPLAY_COSTS")
+tasks=$(awk '$1 == "PRED" { n += $3 + $4 } END { print n + 0 }' "$out/prediction.txt")
+awk -F'\t' -v sd="$REPLAY_SCALE_DATA" -v c="$cpu_model" -v used="$used" -v secs="$secs" \
+	-v pool="$pool" -v idle="$idle" -v tasks="$tasks" -v launch="$REPLAY_LAUNCH_CPU" '
+	{ mb += int($4 * sd + 0.5) / 1048576 }
+	END { printf "== CPU: the guests used %.1f host CPU-s in %s s (%.2f of the %s CPUs), %.1f beyond their idle %s CPUs;\n",
+		used, secs, used / secs, pool, used - idle * secs, idle
+		printf "   the model charges %.1f CPU-s: %.0f MB of maps at %s s/MB and %d tasks launched at %s s\n",
+		mb * c + tasks * launch, mb, c, tasks, launch }' "$vm_state/trace.tsv" | tee "$out/cpu.txt"
+echo "== side by side ($out/model-jobs.txt): the model, sim/replay-vm.params's"
 printf '%-8s %4s %4s %9s %9s %13s %6s\n' job maps red live_s predicted range ratio
 side_by_side "$out/prediction.txt" model >/dev/null
 cat "$out/model-jobs.txt"
@@ -206,7 +213,11 @@ for variant in $REPLAY_VARIANTS; do
 	sh "$src/sim/predict-replay.sh" "$build" --skip "$skip" --jobs "$jobs" \
 		$(echo "$sets" | tr ',' '\n' | sed 's/^/--set /') >"$out/prediction-$name.txt" ||
 		cannot "sim/predict-replay.sh with $sets failed"
-	echo "== the model with $sets"
+	if [ "$sets" = "$variant" ]; then
+		echo "== the model with $sets"
+	else
+		echo "== the model with $sets (${variant%%:*})"
+	fi
 	side_by_side "$out/prediction-$name.txt" "$name"
 done
 echo "replay-vm: results in $out"

@@ -2,8 +2,9 @@
 # The simulator's prediction for a replay of SWIM's Facebook trace on the
 # real guests (demo/replay-vm.sh): the first N jobs of the trace on
 # scenarios/vmexp.ini's cluster (four TCG guests of 2 map and 1 reduce
-# slots in a pool of 1.6 CPUs, costs measured in a guest), stock Hadoop
-# without caps (vmexp's arm F: drs.enabled=no), each job as
+# slots in a pool of 1.6 CPUs) with the costs on the host's clock
+# (sim/replay-vm.params's REPLAY_SIM_SETS), stock Hadoop without caps
+# (vmexp's arm F: drs.enabled=no), each job as
 # tools/swim-load.sh runs it live (flexslot-sim replay --live), over seeds
 # 1-5. Prints each job's predicted completion time (the mean and range
 # over the seeds) and, last, the figures a live run is compared on, so
