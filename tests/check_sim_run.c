@@ -283,10 +283,9 @@ START_TEST(test_bound_is_a_lone_task) {
                                  0);
                 run_start(&run, text, true);
                 r = sim_results(run.sim);
-                ck_assert_double_eq_tol(r->jobs[0].finished,
-                                        cases[i].first_heartbeat + 1.0 + cases[i].launch + 0.64 +
-                                                6.4,
-                                        1e-5);
+                ck_assert_double_eq_tol(
+                        r->jobs[0].finished,
+                        cases[i].first_heartbeat + 1.0 + cases[i].launch + 0.64 + 6.4, 1e-5);
                 ck_assert_double_eq_tol(r->tasks[0].cpu, cases[i].launch + 6.4, 1e-5);
                 ck_assert_double_eq_tol(r->jobs[0].bound.value, r->jobs[0].finished, 1e-5);
                 ck_assert_double_eq_tol(r->jobs[0].bound.chain, r->jobs[0].bound.value, 1e-9);
