@@ -770,6 +770,17 @@ static void attempt_detach(SimAttempt *a, bool slot_kept) {
                 node_map_slot_free(a->cl, a);
         list_remove(h->attempts, &h->n_attempts, a->host_pos, false);
         list_remove(a->cl->attempts, &a->cl->n_attempts, a->cluster_pos, true);
+        if (!attempt_is_map(a)) {
+                JobExtra *jx = &a->cl->jobx[a->cl->tasks[a->task].job];
+
+                /* In place, keeping the others' order. */
+                for (size_t i = 0; i < jx->n_reduces; i++)
+                        if (jx->reduces[i] == a) {
+                                memmove(&jx->reduces[i], &jx->reduces[i + 1],
+                                        (--jx->n_reduces - i) * sizeof(SimAttempt *));
+                                break;
+                        }
+        }
         /* Its snapshot entry goes as it did: the last one takes its place. */
         a->cl->snap_attempts[a->cluster_pos] = a->cl->snap_attempts[a->cl->n_attempts];
         /* A map killed while it reads leaves the holder's disk. */
@@ -889,16 +900,43 @@ static usec_t attempt_spill_event(EventQueue *q, void *userdata) {
         return 0;
 }
 
+/* Sorts the attempts by their place in the cluster's list. Insertion:
+ * a job's list stays in that order but where an attempt of the cluster's
+ * list took another's place, so this is a pass and a few moves. */
+static void sort_by_cluster_pos(SimAttempt **list, size_t n) {
+        for (size_t i = 1; i < n; i++) {
+                SimAttempt *a = list[i];
+                size_t j = i;
+
+                for (; j > 0 && list[j - 1]->cluster_pos > a->cluster_pos; j--)
+                        list[j] = list[j - 1];
+                list[j] = a;
+        }
+}
+
 void sim_job_map_finished(SimCluster *cl, uint32_t job) {
         Sim *s = cl->sim;
+        JobExtra *jx = &cl->jobx[job];
 
-        /* Only a running reduce of the job waits: with none, no attempt of
-         * the cluster's need be looked at. */
-        if (cl->jobs[job].counts[TASK_REDUCE].running == 0)
-                return;
-        for (size_t i = 0; i < cl->n_attempts; i++) {
-                SimAttempt *a = cl->attempts[i];
-                if (a->phase == PHASE_SHUFFLE_WAIT && cl->tasks[a->task].job == job) {
+        /* The job's waiting reduces in the order of the cluster's list, as
+         * a walk of it met them: the events their hosts' recomputations
+         * set are queued in that order. Nothing here ends an attempt, so
+         * the positions hold. */
+        if (s->check_invariants) {
+                size_t n = 0;
+
+                for (size_t i = 0; i < cl->n_attempts; i++)
+                        n += !attempt_is_map(cl->attempts[i]) &&
+                             cl->tasks[cl->attempts[i]->task].job == job;
+                if (n != jx->n_reduces)
+                        snprintf(s->invariant_error, sizeof(s->invariant_error),
+                                 "job %u lists %zu running reduces of its %zu", job,
+                                 jx->n_reduces, n);
+        }
+        sort_by_cluster_pos(jx->reduces, jx->n_reduces);
+        for (size_t i = 0; i < jx->n_reduces; i++) {
+                SimAttempt *a = jx->reduces[i];
+                if (a->phase == PHASE_SHUFFLE_WAIT) {
                         host_advance(s, &s->hosts[a->host]);
                         attempt_next_phase(a);
                         /* Most maps leave less than a fetch's worth, and a
@@ -961,6 +999,9 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
                 src = &s->hosts[s->vms[cl->node_vm[t->locations[0]]].host];
         if (list_reserve(&h->attempts, h->n_attempts, &h->cap_attempts) < 0 ||
             list_reserve(&h->stale, h->n_attempts, &h->cap_stale) < 0 ||
+            (t->type == TASK_REDUCE && list_reserve(&cl->jobx[t->job].reduces,
+                                                    cl->jobx[t->job].n_reduces,
+                                                    &cl->jobx[t->job].cap_reduces) < 0) ||
             cluster_attempts_reserve(cl) < 0 ||
             list_reserve(&src->readers, src->n_readers, &src->cap_readers) < 0)
                 return -ENOMEM;
@@ -1000,6 +1041,11 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
         a->cluster_pos = cl->n_attempts;
         cl->snap_attempts[cl->n_attempts] = sim_attempt_snapshot(a, now);
         cl->attempts[cl->n_attempts++] = a;
+        if (t->type == TASK_REDUCE) {
+                JobExtra *jx = &cl->jobx[t->job];
+
+                jx->reduces[jx->n_reduces++] = a;
+        }
         if (tx->attempts++ == 0)
                 tx->first_start = now;
         if (tx->running++ == 0)

@@ -135,6 +135,11 @@ typedef struct JobExtra {
         bool refused;
         char refusal[160];
         JobProfile stored_profile; /* [workload] profile_runs: its Job.stored_profile */
+        /* Its running reduce attempts, in the order of the cluster's list
+         * as sim_job_map_finished() last sorted them: a map's end looks
+         * here for the reduces waiting on it. */
+        struct SimAttempt **reduces;
+        size_t n_reduces, cap_reduces;
 } JobExtra;
 
 static inline uint32_t job_n_tasks(const Job *j) {
