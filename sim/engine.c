@@ -930,8 +930,8 @@ void sim_job_map_finished(SimCluster *cl, uint32_t job) {
                              cl->tasks[cl->attempts[i]->task].job == job;
                 if (n != jx->n_reduces)
                         snprintf(s->invariant_error, sizeof(s->invariant_error),
-                                 "job %u lists %zu running reduces of its %zu", job,
-                                 jx->n_reduces, n);
+                                 "job %u lists %zu running reduces of its %zu", job, jx->n_reduces,
+                                 n);
         }
         sort_by_cluster_pos(jx->reduces, jx->n_reduces);
         for (size_t i = 0; i < jx->n_reduces; i++) {
@@ -999,9 +999,9 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
                 src = &s->hosts[s->vms[cl->node_vm[t->locations[0]]].host];
         if (list_reserve(&h->attempts, h->n_attempts, &h->cap_attempts) < 0 ||
             list_reserve(&h->stale, h->n_attempts, &h->cap_stale) < 0 ||
-            (t->type == TASK_REDUCE && list_reserve(&cl->jobx[t->job].reduces,
-                                                    cl->jobx[t->job].n_reduces,
-                                                    &cl->jobx[t->job].cap_reduces) < 0) ||
+            (t->type == TASK_REDUCE &&
+             list_reserve(&cl->jobx[t->job].reduces, cl->jobx[t->job].n_reduces,
+                          &cl->jobx[t->job].cap_reduces) < 0) ||
             cluster_attempts_reserve(cl) < 0 ||
             list_reserve(&src->readers, src->n_readers, &src->cap_readers) < 0)
                 return -ENOMEM;
