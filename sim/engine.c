@@ -587,8 +587,6 @@ static bool map_round_end(SimAttempt *a) {
         return true;
 }
 
-/* Moves the attempt to its next phase after the current one ended; returns
- * false when the attempt is complete. */
 /* Launched: a map reads its first round, a reduce fetches. */
 static void attempt_work_begin(SimAttempt *a) {
         if (attempt_is_map(a))
@@ -597,6 +595,8 @@ static void attempt_work_begin(SimAttempt *a) {
                 reduce_shuffle_next(a);
 }
 
+/* Moves the attempt to its next phase after the current one ended; returns
+ * false when the attempt is complete. */
 static bool attempt_next_phase(SimAttempt *a) {
         bool map = attempt_is_map(a);
 
@@ -918,10 +918,6 @@ void sim_job_map_finished(SimCluster *cl, uint32_t job) {
         Sim *s = cl->sim;
         JobExtra *jx = &cl->jobx[job];
 
-        /* The job's waiting reduces in the order of the cluster's list, as
-         * a walk of it met them: the events their hosts' recomputations
-         * set are queued in that order. Nothing here ends an attempt, so
-         * the positions hold. */
         if (s->check_invariants) {
                 size_t n = 0;
 
@@ -933,6 +929,10 @@ void sim_job_map_finished(SimCluster *cl, uint32_t job) {
                                  "job %u lists %zu running reduces of its %zu", job, jx->n_reduces,
                                  n);
         }
+        /* The job's waiting reduces in the order of the cluster's list, as
+         * a walk of it met them: the events their hosts' recomputations
+         * set are queued in that order. Nothing here ends an attempt, so
+         * the positions hold. */
         sort_by_cluster_pos(jx->reduces, jx->n_reduces);
         for (size_t i = 0; i < jx->n_reduces; i++) {
                 SimAttempt *a = jx->reduces[i];
