@@ -112,6 +112,7 @@ struct Load {
         sd_event_source *schedule;
         size_t late, replies_in_interval;
         unsigned task_beats; /* 0: attempts never finish */
+        bool ending;         /* the loop ended on an error: replies are only read */
         /* --store: lookup finds an attempt's status there by its key; NULL:
          * assignments not looked up. */
         sqlite3 *store;
@@ -348,8 +349,14 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
         usec_t now = now_monotonic_usec();
         int r;
 
-        if (e) {
+        /* Once the loop has ended, sd-bus fails the calls of a closed
+         * connection with NoReply itself: only the controller's answers
+         * count then. */
+        if (e && !(l->ending && sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY)))
                 log_error("Heartbeat of tracker %" PRIu64 ": %s: %s", t->id, e->name, e->message);
+        if (l->ending)
+                return 0;
+        if (e) {
                 l->error = -EIO;
                 return sd_event_exit(l->event, 1);
         }
@@ -493,6 +500,17 @@ static void on_closed(BusWatch *w, void *userdata) {
         log_error("The controller closed tracker %" PRIu64 "'s connection", t->id);
         t->load->error = -ECONNRESET;
         (void)sd_event_exit(t->load->event, 1);
+}
+
+/* The loop ended on an error, often the controller's going: before it
+ * went it may have answered other trackers' heartbeats, with why it
+ * stopped, and which connection the loop saw fail first is chance. The
+ * answers waiting on each connection are read, and reported. */
+static void read_last_replies(Load *l) {
+        l->ending = true;
+        for (size_t i = 0; i < l->n_trackers; i++)
+                while (l->trackers[i].bus && sd_bus_process(l->trackers[i].bus, NULL) > 0)
+                        continue;
 }
 
 static int connect_tracker(Load *l, Tracker *t, const char *address, const char *token, size_t i) {
@@ -691,6 +709,8 @@ int main(int argc, char **argv) {
         cpu0 = cpu_seconds();
         if (r >= 0)
                 r = sd_event_loop(l.event);
+        if (r != 0 || l.error != 0)
+                read_last_replies(&l);
         if (r == 0 && l.error == 0) {
                 size_t held = 0, unanswered = 0;
                 double wall = (double)(now_monotonic_usec() - begin) / USEC_PER_SEC;

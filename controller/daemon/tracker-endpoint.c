@@ -179,6 +179,15 @@ static int send_reply(sd_bus_message *m, const Tracker1Registered *registered,
         return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
+/* What a tracker is answered when the records its heartbeat brought were
+ * lost; one error for it, whichever way the commit failed. */
+static int commit_error_set(sd_bus_error *error, const StoreError *err) {
+        return sd_bus_error_setf(error, SD_BUS_ERROR_IO_ERROR,
+                                 "The controller could not store what this heartbeat reported "
+                                 "and started: %s.",
+                                 err->message);
+}
+
 /* The group's end: its records committed, then its replies sent; when the
  * commit fails, each held call is answered with the error instead, and the
  * controller stops: its model took in records that the store lost, and
@@ -189,26 +198,25 @@ static int send_reply(sd_bus_message *m, const Tracker1Registered *registered,
 static int group_release(Controller *c, StoreError *ret_err) {
         _cleanup_free_ HeldReply *held = TAKE_PTR(c->held);
         size_t n = c->n_held;
+        _cleanup_(sd_bus_error_free) sd_bus_error lost = SD_BUS_ERROR_NULL;
         StoreError err = { 0 };
         int r;
 
         c->n_held = 0;
         (void)sd_event_source_set_enabled(c->group_commit, SD_EVENT_OFF);
         r = store_group_commit(c->store, &err);
-        if (r < 0)
+        if (r < 0) {
                 log_error_errno(r, "Cannot commit the records of %zu heartbeats, stopping: %s", n,
                                 err.message);
+                (void)commit_error_set(&lost, &err);
+        }
         for (size_t i = 0; i < n; i++) {
                 HeldReply *h = &held[i];
 
                 if (r >= 0)
                         (void)sd_bus_send(NULL, h->reply, NULL);
                 else
-                        (void)sd_bus_reply_method_errorf(
-                                h->call, SD_BUS_ERROR_IO_ERROR,
-                                "The controller could not store what this heartbeat reported "
-                                "and started: %s.",
-                                err.message);
+                        (void)sd_bus_reply_method_error(h->call, &lost);
                 /* Sent outside the connection's turn. */
                 if (h->connection && bus_watch_update(h->connection->watch) < 0)
                         log_debug("Cannot watch tracker %" PRIu64 "'s connection again",
@@ -243,8 +251,8 @@ int tracker_endpoint_commit(Controller *c, StoreError *ret_err) {
  * replies, lasts the loop's pass (1), and its replies wait; one that holds
  * nothing ends here (0), and a reply that could depend on nothing
  * uncommitted goes at once. Negative: the group lost records, and the
- * controller stops. */
-static int group_continue(Controller *c) {
+ * controller stops; the commit's error in *ret_err. */
+static int group_continue(Controller *c, StoreError *ret_err) {
         StoreError err = { 0 };
         int r;
 
@@ -262,6 +270,7 @@ static int group_continue(Controller *c) {
                 log_error_errno(r, "Cannot commit a heartbeat's records, stopping: %s",
                                 err.message);
                 (void)sd_event_exit(c->event, r);
+                *ret_err = err;
         }
         return r;
 }
@@ -422,7 +431,7 @@ static int handle_heartbeat(sd_bus_message *m, void *userdata, usec_t start, boo
         _cleanup_(tracker1_report_done) Tracker1Report report = { 0 };
         _cleanup_(tracker1_reply_done) Tracker1Reply reply = { 0 };
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *answer = NULL;
-        StoreError err = { 0 };
+        StoreError err = { 0 }, commit_err = { 0 };
         uint64_t id;
         int held, r;
 
@@ -445,11 +454,9 @@ static int handle_heartbeat(sd_bus_message *m, void *userdata, usec_t start, boo
         store_group_begin(c->store);
         r = cluster_heartbeat(c->cluster, id, &report, now_realtime_usec(), now_monotonic_usec(),
                               &reply, &err);
-        held = group_continue(c);
+        held = group_continue(c, &commit_err);
         if (held < 0)
-                return sd_bus_error_set_errnof(error, held,
-                                               "The controller could not store "
-                                               "what this heartbeat reported.");
+                return commit_error_set(error, &commit_err);
         switch (r) {
         case -ENOENT: /* lost, then forgotten */
                 (void)connection_set_tracker(t, 0);
