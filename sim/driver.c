@@ -48,11 +48,15 @@ void sim_node_capacity_update(Sim *s, const SimVm *v) {
 }
 
 /* The kept entry is what a fresh build gives, field by field: a path that
- * moved an attempt without its entry would leave it behind. */
+ * moved an attempt without its entry would leave it behind. An entry kept
+ * as of its tracker's last heartbeat ([hadoop] progress_at_heartbeat) is
+ * compared with what time moved brought to now. */
 static void snapshot_attempt_check(SimCluster *cl, size_t i, usec_t now) {
-        Attempt fresh = sim_attempt_snapshot(cl->attempts[i], now);
+        Attempt fresh = sim_attempt_snapshot(cl->attempts[i], now), kept = cl->snap_attempts[i];
 
-        if (!attempt_same(&cl->snap_attempts[i], &fresh))
+        if (cl->sim->sc->progress_at_heartbeat)
+                sim_attempt_snapshot_update(cl->attempts[i], now, &kept);
+        if (!attempt_same(&kept, &fresh))
                 snprintf(cl->sim->invariant_error, sizeof(cl->sim->invariant_error),
                          "snapshot attempt %zu (task %u) is not what a fresh build gives", i,
                          fresh.task);
@@ -65,8 +69,15 @@ static void snapshot_attempt_check(SimCluster *cl, size_t i, usec_t now) {
 static void snapshot_attempt_fill(void *userdata, uint32_t i) {
         SimCluster *cl = userdata;
         usec_t now = event_queue_now(cl->sim->queue);
+        const SimAttempt *a = cl->attempts[i];
 
-        sim_attempt_snapshot_update(cl->attempts[i], now, &cl->snap_attempts[i]);
+        if (cl->sim->sc->progress_at_heartbeat)
+                /* What time moves stays as its tracker last reported it
+                 * (sim_node_report()); a sibling's resize is the
+                 * controller's own decision, known at once. */
+                cl->snap_attempts[i].resize_count = cl->taskx[a->task].resize_kills;
+        else
+                sim_attempt_snapshot_update(a, now, &cl->snap_attempts[i]);
         if (cl->sim->check_invariants)
                 snapshot_attempt_check(cl, i, now);
 }
@@ -474,7 +485,10 @@ static int simcl_step(SimCluster *cl, uint32_t beat, unsigned flags) {
         usec_t start = 0;
         int r;
 
-        r = simcl_snapshot(cl, true, &snap);
+        /* With progress as the heartbeats report it, no entry reads the
+         * hosts' state as of now, and each change on a host advances it
+         * first: the step spares the advance of every busy host. */
+        r = simcl_snapshot(cl, !cl->sim->sc->progress_at_heartbeat, &snap);
         if (r < 0)
                 return r;
         if (beat != NO_INDEX)

@@ -857,13 +857,32 @@ static usec_t attempt_phase_event(EventQueue *q, void *userdata) {
         return 0;
 }
 
+/* [hadoop] progress_at_heartbeat: the node's running attempts as its
+ * heartbeat reports them, in their snapshot entries (sim/driver.c's
+ * snapshot_attempt_fill() leaves what time moves as it is). */
+static void node_progress_report(SimCluster *cl, uint32_t node, const SimHost *h) {
+        usec_t now = event_queue_now(cl->sim->queue);
+
+        for (size_t i = 0; i < h->n_attempts; i++) {
+                const SimAttempt *a = h->attempts[i];
+
+                if (a->cl == cl && a->node == node)
+                        sim_attempt_snapshot_update(a, now, &cl->snap_attempts[a->cluster_pos]);
+        }
+}
+
 void sim_node_report(SimCluster *cl, uint32_t node) {
         Sim *s = cl->sim;
         SimHost *h = &s->hosts[s->vms[cl->node_vm[node]].host];
+        bool progress = s->sc->progress_at_heartbeat;
 
-        if (cl->unreported[node] == 0)
+        if (cl->unreported[node] == 0 && !progress)
                 return;
         host_advance(s, h);
+        if (progress)
+                node_progress_report(cl, node, h);
+        if (cl->unreported[node] == 0)
+                return;
         /* Each from the start of the list: a report's task may kill other
          * attempts of this host (its losing copies). */
         while (cl->unreported[node] > 0)

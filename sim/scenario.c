@@ -63,6 +63,7 @@ static const ConfKey keys[] = {
         DUR("hadoop", "task_startup", task_startup, "1s", 0, 3600LL * 1000000),
         DUR("hadoop", "task_launch_cpu", task_launch_cpu, "0s", 0, 3600LL * 1000000),
         BOOL("hadoop", "report_at_heartbeat", report_at_heartbeat, "no"),
+        BOOL("hadoop", "progress_at_heartbeat", progress_at_heartbeat, "no"),
 
         STR("policy", "scheduler", scheduler, "fifo"),
         STR("policy", "slot_manager", slot_manager, "static"),

@@ -33,6 +33,10 @@ typedef struct Scenario {
         /* A task's end reaches the JobTracker with its tracker's next
          * heartbeat (engine.c's PHASE_REPORT); no: at once. */
         bool report_at_heartbeat;
+        /* What the policy sees of a running attempt that time moves (its
+         * progress, bytes, and shares of CPU, I/O wait and steal) is as
+         * of its tracker's last heartbeat; no: as of the step. */
+        bool progress_at_heartbeat;
         /* [policy]: the layers' names and what the simulator does with
          * their decisions; the rest of the section is `policy`. */
         char *scheduler, *slot_manager, *speculation, *allocator;

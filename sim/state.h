@@ -385,7 +385,8 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
  * attempt's slot stays taken (slot_kept): its restart runs in it. */
 void sim_attempt_kill(SimAttempt *a, bool slot_kept);
 /* The node's heartbeat reports its attempts that ended (PHASE_REPORT):
- * each one's task is done now. */
+ * each one's task is done now; with [hadoop] progress_at_heartbeat, the
+ * others' progress too. */
 void sim_node_report(SimCluster *cl, uint32_t node);
 /* Room for as many grown slots as the node has map slots; then drops the
  * smallest free ones beyond what its free map slots can hold. */

@@ -252,6 +252,56 @@ START_TEST(test_snapshot_entries_follow_the_attempts) {
 }
 END_TEST
 
+/* [hadoop] progress_at_heartbeat: between its tracker's heartbeats the
+ * policy sees a running map's progress as of the last one, as Hadoop 1.x's
+ * JobTracker knows an attempt from the TaskStatus of its tracker's last
+ * heartbeat; by default as of the step. One map of one 64 MB block on a
+ * node whose heartbeats come every 3 s: it starts at the first (3 s), the
+ * third is at 9 s, and at 10.5 s it still runs. */
+START_TEST(test_progress_as_reported) {
+        for (int reported = 0; reported < 2; reported++) {
+                Run run = { 0 };
+                char text[512], err[512] = "";
+                SimCluster *cl;
+                ClusterSnapshot snap;
+                double at_beat, fresh;
+
+                snprintf(text, sizeof(text),
+                         "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\n"
+                         "[hadoop]\nmap_slots = 1\nprogress_at_heartbeat = %s\n"
+                         "[workload]\njobs = one\n",
+                         reported ? "yes" : "no");
+                ck_assert_int_eq(scenario_load_string("t.ini", text, &run.sc, err, sizeof(err)), 0);
+                ck_assert_int_eq(workload_parse("t.csv", workload_text, &run.wl, err, sizeof(err)),
+                                 0);
+                ck_assert_msg(sim_new(&run.sc, &run.wl, &run.sim, err, sizeof(err)) == 0, "%s",
+                              err);
+                sim_set_check_invariants(run.sim, true);
+                cl = &run.sim->clusters[0];
+
+                event_queue_run(run.sim->queue, 9 * USEC_PER_SEC);
+                ck_assert_uint_eq(cl->n_attempts, 1);
+                ck_assert_int_eq(sim_snapshot(cl, &snap), 0);
+                at_beat = snap.attempts[0].progress;
+                ck_assert(at_beat > 0 && at_beat < 1);
+
+                event_queue_run(run.sim->queue, 10500 * USEC_PER_MSEC);
+                ck_assert_uint_eq(cl->n_attempts, 1);
+                ck_assert_int_eq(sim_snapshot(cl, &snap), 0);
+                fresh = sim_attempt_snapshot(cl->attempts[0], 10500 * USEC_PER_MSEC).progress;
+                ck_assert_msg(fresh > at_beat, "%g after %g", fresh, at_beat);
+                ck_assert_msg(snap.attempts[0].progress == (reported ? at_beat : fresh),
+                              "%s: the step sees %g; %g at the heartbeat, %g now",
+                              reported ? "reported" : "as of the step", snap.attempts[0].progress,
+                              at_beat, fresh);
+                ck_assert_ptr_null(sim_invariant_error(run.sim));
+                ck_assert_int_eq(sim_run(run.sim), 0);
+                ck_assert_ptr_null(sim_invariant_error(run.sim));
+                run_done(&run);
+        }
+}
+END_TEST
+
 /* The lower bound of a lone map that writes nothing is its run: the first
  * heartbeat, the JVM start, its read at one stream and its CPU on one pCPU;
  * nothing of it could go faster. The first heartbeat comes at 3 s; with a
@@ -302,8 +352,10 @@ static uint64_t lcg(uint64_t *x) {
 /* No run finishes a job before its lower bound, on random clusters,
  * workloads and policies, and the bound is never trivial (it counts the
  * first heartbeat and a JVM start at least); every other round reports
- * ends at the heartbeat (report_at_heartbeat), and every third launches
- * each task on 250 ms of CPU, which keep every invariant of the model. */
+ * ends at the heartbeat (report_at_heartbeat), every third launches each
+ * task on 250 ms of CPU, and the third and sixth give the policy progress
+ * as the heartbeats report it (progress_at_heartbeat), which keep every
+ * invariant of the model. */
 START_TEST(test_bound_below_every_run) {
         static const char *const slots[] = { "static", "flexslot" };
         static const char *const allocators[] = { "static", "demand", "flexslot" };
@@ -350,6 +402,9 @@ START_TEST(test_bound_below_every_run) {
                                 sizeof(text) - strlen(text) - 1);
                 if (round % 3 == 1)
                         strncat(text, "[hadoop]\ntask_launch_cpu = 250ms\n",
+                                sizeof(text) - strlen(text) - 1);
+                if (round % 3 == 2)
+                        strncat(text, "[hadoop]\nprogress_at_heartbeat = yes\n",
                                 sizeof(text) - strlen(text) - 1);
                 ck_assert_msg(scenario_load_string("t.ini", text, &run.sc, err, sizeof(err)) == 0,
                               "%s", err);
@@ -1145,6 +1200,7 @@ Suite *suite_sim_run(void) {
         tcase_add_test(tc, test_map_in_reduce_slot_runs_as_map);
         tcase_add_test(tc, test_resize_grows_the_slot);
         tcase_add_test(tc, test_snapshot_entries_follow_the_attempts);
+        tcase_add_test(tc, test_progress_as_reported);
         tcase_add_test(tc, test_spill_during_map_phase);
         tcase_add_test(tc, test_splits_as_file_input_format);
         tcase_add_test(tc, test_spill_threads_on_a_busy_testbed);
