@@ -253,24 +253,22 @@ int tracker_endpoint_commit(Controller *c, StoreError *ret_err) {
  * uncommitted goes at once. Negative: the group lost records, and the
  * controller stops; the commit's error in *ret_err. */
 static int group_continue(Controller *c, StoreError *ret_err) {
-        StoreError err = { 0 };
         int r;
 
         if (store_group_holds(c->store) || c->n_held > 0) {
                 r = sd_event_source_set_enabled(c->group_commit, SD_EVENT_ONESHOT);
                 if (r < 0) {
                         log_warning_errno(r, "Cannot defer the heartbeats' commit: committing now");
-                        r = group_release(c, NULL);
+                        r = group_release(c, ret_err);
                         return r < 0 ? r : 0;
                 }
                 return 1;
         }
-        r = store_group_commit(c->store, &err);
+        r = store_group_commit(c->store, ret_err);
         if (r < 0) {
                 log_error_errno(r, "Cannot commit a heartbeat's records, stopping: %s",
-                                err.message);
+                                ret_err->message);
                 (void)sd_event_exit(c->event, r);
-                *ret_err = err;
         }
         return r;
 }
