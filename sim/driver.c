@@ -73,9 +73,8 @@ static void snapshot_attempt_fill(void *userdata, uint32_t i) {
 
         if (cl->sim->sc->progress_at_heartbeat)
                 /* What time moves stays as its tracker last reported it
-                 * (sim_node_report()); a sibling's resize is the
-                 * controller's own decision, known at once. */
-                cl->snap_attempts[i].resize_count = cl->taskx[a->task].resize_kills;
+                 * (sim_node_report()). */
+                sim_attempt_snapshot_resizes(a, &cl->snap_attempts[i]);
         else
                 sim_attempt_snapshot_update(a, now, &cl->snap_attempts[i]);
         if (cl->sim->check_invariants)

@@ -1167,6 +1167,10 @@ void sim_attempt_snapshot_update(const SimAttempt *a, usec_t now, Attempt *ret) 
         ret->cpu = share_of(a->t_cpu, age);
         ret->iowait = share_of(a->t_io, age);
         ret->steal = share_of(a->t_steal, age);
+        sim_attempt_snapshot_resizes(a, ret);
+}
+
+void sim_attempt_snapshot_resizes(const SimAttempt *a, Attempt *ret) {
         ret->resize_count = a->cl->taskx[a->task].resize_kills;
 }
 

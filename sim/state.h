@@ -401,6 +401,9 @@ void sim_job_map_finished(SimCluster *cl, uint32_t job);
  * or with a sibling's resize, in an entry that has the rest. */
 Attempt sim_attempt_snapshot(const SimAttempt *a, usec_t now);
 void sim_attempt_snapshot_update(const SimAttempt *a, usec_t now, Attempt *ret);
+/* Only what a sibling's resize moves: the controller's own decision, known
+ * at once even where the rest waits for the tracker's heartbeat. */
+void sim_attempt_snapshot_resizes(const SimAttempt *a, Attempt *ret);
 
 /* ledger.c */
 bool sim_all_done(const Sim *s);
