@@ -818,6 +818,32 @@ static ClusterSnapshot open_snapshot(OpenCluster *c) {
         return s;
 }
 
+/* One host of two trackers, one job of OPEN_JOBS arrived, every task
+ * pending. */
+static OpenCluster open_cluster(void) {
+        OpenCluster c = {
+                .hosts = { { .pcpus = 8 } },
+                .vms = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 },
+                         { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } },
+                .nodes = { { .vm = 0, .slots = { 2, 1 } }, { .vm = 1, .slots = { 2, 1 } } },
+                .n_jobs = 1,
+        };
+
+        for (uint32_t j = 0; j < OPEN_JOBS; j++) {
+                c.jobs[j] = (Job){ .id = j,
+                                   .submitted = j,
+                                   .counts = { [TASK_MAP] = { .total = OPEN_TASKS - 1 },
+                                               [TASK_REDUCE] = { .total = 1 } },
+                                   .tasks = { .first = OPEN_TASKS * j, .count = OPEN_TASKS } };
+                for (uint32_t i = 0; i < OPEN_TASKS; i++)
+                        c.tasks[OPEN_TASKS * j + i] = (Task){
+                                .job = j,
+                                .type = i == OPEN_TASKS - 1 ? TASK_REDUCE : TASK_MAP,
+                        };
+        }
+        return c;
+}
+
 /* Every per-job entry of a step's context that keeps what the last steps
  * found is what a fresh one finds looking at every job, and it walks the
  * jobs not done (on the driver's list) or those after the settled ones in
@@ -859,13 +885,7 @@ static void assert_same_job_entries(const PolicyContext *kept, const PolicyConte
  * job (the reduces wait for all their maps, so a job's stale count would
  * show). Validation refuses a list that leaves out a job not done. */
 START_TEST(test_open_jobs_random) {
-        OpenCluster c = {
-                .hosts = { { .pcpus = 8 } },
-                .vms = { { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 },
-                         { .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 } },
-                .nodes = { { .vm = 0, .slots = { 2, 1 } }, { .vm = 1, .slots = { 2, 1 } } },
-                .n_jobs = 1,
-        };
+        OpenCluster c = open_cluster();
         ContextBuffers kept_buffers = { 0 };
         _cleanup_(policy_freep) Policy *kept = NULL;
         Decisions d = { 0 }, want = { 0 }, scratch = { 0 };
@@ -875,18 +895,6 @@ START_TEST(test_open_jobs_random) {
         uint64_t seed = 88172645463325252ULL;
 
         ck_assert_int_eq(conf_load_defaults(&core_settings_schema, &core, &err), 0);
-        for (uint32_t j = 0; j < OPEN_JOBS; j++) {
-                c.jobs[j] = (Job){ .id = j,
-                                   .submitted = j,
-                                   .counts = { [TASK_MAP] = { .total = OPEN_TASKS - 1 },
-                                               [TASK_REDUCE] = { .total = 1 } },
-                                   .tasks = { .first = OPEN_TASKS * j, .count = OPEN_TASKS } };
-                for (uint32_t i = 0; i < OPEN_TASKS; i++)
-                        c.tasks[OPEN_TASKS * j + i] = (Task){
-                                .job = j,
-                                .type = i == OPEN_TASKS - 1 ? TASK_REDUCE : TASK_MAP,
-                        };
-        }
         ck_assert_int_eq(fifo_new(1, &kept), 0);
         for (unsigned k = 0; k < 400; k++) {
                 _cleanup_(policy_freep) Policy *fresh = NULL;
@@ -965,6 +973,118 @@ START_TEST(test_open_jobs_random) {
         decisions_done(&d);
         decisions_done(&want);
         decisions_done(&scratch);
+}
+END_TEST
+
+/* The snapshot as a driver that reports the jobs that changed gives it. */
+static ClusterSnapshot reported_snapshot(OpenCluster *c, const uint32_t *changed,
+                                         size_t n_changed) {
+        ClusterSnapshot s = open_snapshot(c);
+
+        s.open_jobs = NULL;
+        s.n_open_jobs = 0;
+        s.n_jobs_settled = 0;
+        s.jobs_reported = true;
+        s.jobs_changed = changed;
+        s.n_jobs_changed = n_changed;
+        return s;
+}
+
+/* Task t of the cluster to state, its job's count with it; its job listed
+ * as a driver that reports the jobs that changed lists it. */
+static void reported_task_set(OpenCluster *c, uint32_t t, TaskState state, uint32_t *changed,
+                              bool *listed, size_t *n_changed) {
+        Task *task = &c->tasks[t];
+
+        c->jobs[task->job].counts[task->type].done -= task->state == TASK_DONE;
+        task->state = state;
+        c->jobs[task->job].counts[task->type].done += state == TASK_DONE;
+        if (!listed[task->job]) {
+                listed[task->job] = true;
+                changed[(*n_changed)++] = task->job;
+        }
+}
+
+/* A driver that reports the jobs whose tasks changed (now and then it does
+ * not report at all): jobs arrive, the tasks a step assigns end (now and
+ * then a step's assignments are not applied, so that the tasks it placed
+ * stay pending), and done tasks go back to pending, as a lost map output
+ * sends them. Each step is not vouched for, so it checks the claim against
+ * every job and task, and a Policy that keeps its per-job arrays decides as
+ * a fresh one on the same snapshot. A change left unreported makes a step
+ * refuse the snapshot. */
+START_TEST(test_jobs_reported_random) {
+        OpenCluster c = open_cluster();
+        _cleanup_(policy_freep) Policy *kept = NULL;
+        Decisions d = { 0 }, want = { 0 };
+        uint32_t changed[OPEN_JOBS];
+        bool listed[OPEN_JOBS] = { false };
+        size_t n_changed = 0, applied = 0, reopened = 0;
+        uint64_t seed = 2463534242ULL;
+        ClusterSnapshot s;
+
+        ck_assert_int_eq(fifo_new(1, &kept), 0);
+        for (unsigned k = 0; k < 400; k++) {
+                _cleanup_(policy_freep) Policy *fresh = NULL;
+                uint32_t t;
+
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                if (c.n_jobs < OPEN_JOBS && seed % 4 == 0)
+                        c.n_jobs++;
+                t = (uint32_t)((seed >> 8) % (c.n_jobs * OPEN_TASKS));
+                if (c.tasks[t].state == TASK_DONE && (seed >> 20) % 3 == 0) {
+                        reported_task_set(&c, t, TASK_PENDING, changed, listed, &n_changed);
+                        reopened++;
+                }
+                s = reported_snapshot(&c, changed, n_changed);
+                s.jobs_reported = (seed >> 40) % 10 != 0;
+
+                ck_assert_int_eq(step(kept, &s, USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
+                ck_assert_int_eq(fifo_new(1, &fresh), 0);
+                ck_assert_int_eq(step(fresh, &s, USEC_PER_SEC, POLICY_STEP_ALL, &want), 0);
+                assert_same_assignments(&d, &want);
+                for (size_t i = 0; i < n_changed; i++)
+                        listed[changed[i]] = false;
+                n_changed = 0;
+                for (size_t i = 0; (seed >> 44) % 4 != 0 && i < d.n_assignments; i++) {
+                        reported_task_set(&c, d.assignments[i].task, TASK_DONE, changed, listed,
+                                          &n_changed);
+                        applied++;
+                }
+        }
+        /* Every kind of change came many times. */
+        ck_assert_uint_gt(applied, 40);
+        ck_assert_uint_gt(reopened, 10);
+
+        /* A done first map back to pending, its job not reported and no
+         * task of it placed in the last step: refused. Reported: taken. */
+        s = reported_snapshot(&c, changed, n_changed);
+        ck_assert_int_eq(step(kept, &s, USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
+        for (size_t i = 0; i < n_changed; i++)
+                listed[changed[i]] = false;
+        n_changed = 0;
+        {
+                uint32_t j = 0;
+                bool placed = true;
+
+                for (; placed && j < c.n_jobs; j += placed) {
+                        placed = c.tasks[OPEN_TASKS * j].state != TASK_DONE;
+                        for (size_t i = 0; !placed && i < d.n_assignments; i++)
+                                placed = c.tasks[d.assignments[i].task].job == j;
+                }
+                ck_assert_uint_lt(j, c.n_jobs);
+                c.tasks[OPEN_TASKS * j].state = TASK_PENDING;
+                c.jobs[j].counts[TASK_MAP].done--;
+                s = reported_snapshot(&c, changed, 0);
+                ck_assert_int_eq(step(kept, &s, USEC_PER_SEC, POLICY_STEP_ALL, &d), -EINVAL);
+                changed[0] = j;
+                s.n_jobs_changed = 1;
+                ck_assert_int_eq(step(kept, &s, USEC_PER_SEC, POLICY_STEP_ALL, &d), 0);
+        }
+        decisions_done(&d);
+        decisions_done(&want);
 }
 END_TEST
 
@@ -1229,6 +1349,7 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_slots_reported);
         tcase_add_test(tc, test_slots_reported_random);
         tcase_add_test(tc, test_open_jobs_random);
+        tcase_add_test(tc, test_jobs_reported_random);
         tcase_add_test(tc, test_attempt_figures_on_demand);
         tcase_add_test(tc, test_decisions_validate_tasks_once);
         tcase_add_test(tc, test_borrowed_slot_validation);

@@ -337,6 +337,14 @@ typedef struct Snapshot {
         size_t n_slots_changed;
         bool *slots_listed;
         bool slots_unknown;
+        /* The jobs whose tasks changed since the last step took the
+         * snapshot in, listed once (job_listed), which the next step's
+         * ClusterSnapshot.jobs_changed reports; jobs_unknown: a job went,
+         * the jobs after it moved, and the next step takes in every one. */
+        uint32_t *jobs_changed;
+        size_t n_jobs_changed;
+        bool *job_listed;
+        bool jobs_unknown;
         /* Room for this many tasks (and twice as many attempts) and jobs. */
         size_t max_tasks, max_jobs;
         /* A job came or went, and the stored profiles the jobs point to

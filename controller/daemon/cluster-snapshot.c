@@ -28,6 +28,8 @@ static void snapshot_done(Snapshot *s) {
         free(s->node_stale);
         free(s->slots_changed);
         free(s->slots_listed);
+        free(s->jobs_changed);
+        free(s->job_listed);
 }
 
 void cluster_snapshot_drop(Cluster *c) {
@@ -399,6 +401,20 @@ static void task_update(const Cluster *c, Snapshot *s, uint32_t k) {
         }
 }
 
+/* The job's tasks changed: the next step takes it in. */
+static void job_listed_add(Snapshot *s, uint32_t j) {
+        if (s->job_listed[j])
+                return;
+        s->job_listed[j] = true;
+        s->jobs_changed[s->n_jobs_changed++] = j;
+}
+
+static void jobs_listed_clear(Snapshot *s) {
+        for (size_t i = 0; i < s->n_jobs_changed; i++)
+                s->job_listed[s->jobs_changed[i]] = false;
+        s->n_jobs_changed = 0;
+}
+
 /* What changed since the snapshot last took the model in: the nodes first,
  * whose steal the attempts take. */
 static void snapshot_update(const Cluster *c, Snapshot *s) {
@@ -417,6 +433,7 @@ static void snapshot_update(const Cluster *c, Snapshot *s) {
 
                 assert(k != NO_INDEX);
                 task_update(c, s, k);
+                job_listed_add(s, s->a.tasks[k].job);
         }
         /* Those listed before every node went stale too. */
         for (size_t i = 0; i < s->n_stale_nodes; i++)
@@ -496,6 +513,8 @@ static int snapshot_reserve(Snapshot *s, size_t tasks, size_t jobs) {
                 size_t n = MAX(jobs, s->max_jobs * 2);
                 Job *j = realloc(s->a.jobs, n * sizeof(*j));
                 SnapshotJobTasks *by;
+                uint32_t *changed;
+                bool *listed;
 
                 if (!j)
                         return -ENOMEM;
@@ -504,6 +523,15 @@ static int snapshot_reserve(Snapshot *s, size_t tasks, size_t jobs) {
                 if (!by)
                         return -ENOMEM;
                 s->by_address = by;
+                changed = realloc(s->jobs_changed, n * sizeof(*changed));
+                if (!changed)
+                        return -ENOMEM;
+                s->jobs_changed = changed;
+                listed = realloc(s->job_listed, n * sizeof(*listed));
+                if (!listed)
+                        return -ENOMEM;
+                memset(&listed[s->max_jobs], 0, (n - s->max_jobs) * sizeof(*listed));
+                s->job_listed = listed;
                 s->max_jobs = n;
         }
         s->s.tasks = s->a.tasks;
@@ -556,6 +584,11 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         s.s.reduces_read_maps_at_start = true;
         s.s.node_attempts = s.node_attempts;
         s.s.fill_attempt = attempt_fill;
+        /* What the last step of the Policy kept is of another snapshot,
+         * whichever step comes first: its own (jobs_reported and
+         * slots_reported false) or one after an admission took this one. */
+        s.slots_unknown = true;
+        s.jobs_unknown = true;
         *ret = s;
         ret->s.attempts_total = &ret->attempts_total;
         ret->s.fill_attempt_data = ret;
@@ -630,6 +663,9 @@ void cluster_snapshot_remove_job(Cluster *c, size_t j) {
                 if (s->by_address[i].job > j)
                         s->by_address[i].job--;
         s->jobs_moved = true;
+        /* The jobs after it moved: the next step takes every job in. */
+        jobs_listed_clear(s);
+        s->jobs_unknown = true;
 }
 
 void cluster_snapshot_job_quota(Cluster *c, size_t j) {
@@ -800,6 +836,9 @@ int cluster_snapshot_prepare(Cluster *c, unsigned *flags) {
                 s->s.slots_reported = !s->slots_unknown;
                 s->s.slots_changed = s->slots_changed;
                 s->s.n_slots_changed = s->n_slots_changed;
+                s->s.jobs_reported = !s->jobs_unknown;
+                s->s.jobs_changed = s->jobs_changed;
+                s->s.n_jobs_changed = s->n_jobs_changed;
                 /* Checked when it was built; what changed since comes from
                  * the model, and measures are checked as they come
                  * (report_check()). */
@@ -828,4 +867,6 @@ void cluster_snapshot_stepped(Cluster *c) {
                 s->slots_listed[s->slots_changed[i]] = false;
         s->n_slots_changed = 0;
         s->slots_unknown = false;
+        jobs_listed_clear(s);
+        s->jobs_unknown = false;
 }

@@ -32,6 +32,7 @@ void context_buffers_done(ContextBuffers *b) {
         free(b->killed);
         free(b->filled_in);
         free(b->open_last);
+        free(b->retake);
 #define FREE_ARRAY(field) free(b->field);
         JOB_ARRAYS(FREE_ARRAY)
 #undef FREE_ARRAY
@@ -210,6 +211,21 @@ void context_done(PolicyContext *ctx) {
                 ctx->task_running[a->task] = 0;
                 ctx->node_change[a->node] = (NodeChange){};
         }
+        /* The jobs of the tasks placed, whose cursors moved past them: the
+         * next step takes them in anew (the driver reports them only if it
+         * started them). */
+        if (b && b->jobs_kept) {
+                void *retake = b->retake;
+
+                if (reserve(&retake, sizeof(*b->retake), b->cap_retake, d->n_assignments) < 0)
+                        b->jobs_kept = false;
+                else {
+                        b->retake = retake;
+                        b->cap_retake = MAX(b->cap_retake, d->n_assignments);
+                        for (size_t i = 0; i < d->n_assignments; i++)
+                                b->retake[b->n_retake++] = s->tasks[d->assignments[i].task].job;
+                }
+        }
         for (size_t i = 0; ctx->task_running && i < d->n_assignments; i++) {
                 ctx->task_running[d->assignments[i].task] = 0;
                 ctx->task_placed[d->assignments[i].task] = false;
@@ -283,25 +299,68 @@ static bool job_take_in(PolicyContext *ctx, size_t j) {
                (j + 1 >= ctx->snap->n_jobs || jobs[j].submitted <= jobs[j + 1].submitted);
 }
 
-/* With the last step's arrays kept (ContextBuffers.open_kept), the jobs
- * listed then or now and those that arrived since: the others are settled
- * and were taken in after they settled, as they are. Whether every job is
- * in submission order: the jobs taken in beside their neighbours, the
- * others as the last step found them (a settled job does not change). */
-static bool jobs_from_lists(PolicyContext *ctx) {
+/* With the last step's arrays kept, the jobs of two lists and those that
+ * arrived since the last step: the others are as the last step found them.
+ * Whether every job is in submission order: the jobs taken in beside their
+ * neighbours, the others as the last step found them. Kept by
+ * ContextBuffers.open_kept, the lists are the jobs not settled then and
+ * now (the others are settled and were taken in after they settled); by
+ * jobs_kept, the jobs whose tasks the last step placed and those the
+ * driver reported changed. */
+static bool jobs_from_lists(PolicyContext *ctx, const uint32_t *then, size_t n_then,
+                            const uint32_t *now, size_t n_now) {
         const ClusterSnapshot *s = ctx->snap;
         ContextBuffers *b = ctx->buffers;
         bool ordered = true;
 
-        for (size_t i = 0; i < b->n_open_last; i++)
-                ordered &= job_take_in(ctx, b->open_last[i]);
-        for (size_t i = 0; i < s->n_open_jobs; i++)
-                ordered &= job_take_in(ctx, s->open_jobs[i]);
+        for (size_t i = 0; i < n_then; i++)
+                ordered &= job_take_in(ctx, then[i]);
+        for (size_t i = 0; i < n_now; i++)
+                ordered &= job_take_in(ctx, now[i]);
         for (size_t j = b->jobs_seen; j < s->n_jobs; j++)
                 ordered &= job_take_in(ctx, j);
         ctx->task_start[s->n_jobs] = (uint32_t)s->n_tasks;
         ctx->tasks_by_job = b->identity;
         return ordered;
+}
+
+static bool task_pending_of_type(const PolicyContext *ctx, uint32_t task, TaskType type) {
+        return ctx->snap->tasks[task].type == type && context_task_pending(ctx, task);
+}
+
+/* A step the driver did not vouch for: what the kept per-job arrays say of
+ * each job is what the snapshot says (the jobs taken in were just set
+ * from it), and no task its cursors passed over is pending. A job that
+ * changed unreported fails it: a driver's mistake, which would leave a
+ * pending task out of the step for good. */
+static bool jobs_kept_hold(const PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+
+        if (!jobs_in_submission_order(s, 0))
+                return false;
+        for (size_t j = 0; j < s->n_jobs; j++) {
+                const Job *job = &s->jobs[j];
+
+                if (ctx->task_start[j] != job->tasks.first ||
+                    ctx->maps_total[j] != job->counts[TASK_MAP].total ||
+                    ctx->maps_done[j] != job->counts[TASK_MAP].done ||
+                    ctx->reduces_total[j] != job->counts[TASK_REDUCE].total ||
+                    ctx->reduces_done[j] != job->counts[TASK_REDUCE].done)
+                        return false;
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
+                        const PendingCursor *c = &ctx->pending[type][j];
+
+                        for (uint32_t k = job->tasks.first; k < c->from; k++)
+                                if (task_pending_of_type(ctx, k, type))
+                                        return false;
+                        for (uint32_t k = c->from; c->local_node != NO_INDEX && k < c->local_from;
+                             k++)
+                                if (task_pending_of_type(ctx, k, type) &&
+                                    task_is_local(&s->tasks[k], c->local_node))
+                                        return false;
+                }
+        }
+        return true;
 }
 
 /* Each job's tasks counted and grouped by a pass over all of them. */
@@ -357,6 +416,22 @@ static void attempts_count(PolicyContext *ctx) {
         ctx->attempts_total = &ctx->counted_total;
 }
 
+/* Every job's entries but the first known ones, settled as the last step
+ * found them: from the driver's summary when it keeps one, else counted
+ * over every task. */
+static int jobs_from_all(PolicyContext *ctx, size_t known) {
+        size_t n_jobs = ctx->snap->n_jobs;
+
+        if (ctx->snap->job_tasks_kept) {
+                jobs_from_summary(ctx, known);
+                return 0;
+        }
+#define ZERO_ARRAY(field) memset(ctx->field, 0, (n_jobs + 1) * sizeof(*ctx->field));
+        JOB_ARRAYS(ZERO_ARRAY)
+#undef ZERO_ARRAY
+        return jobs_from_tasks(ctx);
+}
+
 int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnapshot *s,
                  const PolicyStepArgs *args, Decisions *d, ContextBuffers *b) {
         size_t n_nodes = s->n_nodes, n_jobs = s->n_jobs;
@@ -370,6 +445,9 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
          * are kept for every job but those listed then or now. */
         bool listed = s->job_tasks_kept && s->open_jobs;
         bool open_kept = listed && b->open_kept && b->jobs_seen <= n_jobs;
+        /* Or it reports the jobs that changed. */
+        bool jobs_kept = s->job_tasks_kept && !listed && s->jobs_reported && b->jobs_kept &&
+                         b->jobs_seen <= n_jobs;
         bool ordered;
         int r;
 
@@ -386,6 +464,7 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         b->jobs_known = 0;
         b->slots_kept = false;
         b->open_kept = false;
+        b->jobs_kept = false;
         r = task_buffers_reserve(b, MAX(s->n_tasks, (size_t)1));
         if (r >= 0)
                 r = job_buffers_reserve(b, n_jobs + 1);
@@ -423,28 +502,31 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         if (!s->node_attempts)
                 attempts_count(ctx);
         if (open_kept)
-                ordered = jobs_from_lists(ctx);
-        else if (s->job_tasks_kept)
-                jobs_from_summary(ctx, known);
+                ordered = jobs_from_lists(ctx, b->open_last, b->n_open_last, s->open_jobs,
+                                          s->n_open_jobs);
+        else if (jobs_kept)
+                ordered = jobs_from_lists(ctx, b->retake, b->n_retake, s->jobs_changed,
+                                          s->n_jobs_changed);
         else {
-#define ZERO_ARRAY(field) memset(ctx->field, 0, (n_jobs + 1) * sizeof(*ctx->field));
-                JOB_ARRAYS(ZERO_ARRAY)
-#undef ZERO_ARRAY
-                r = jobs_from_tasks(ctx);
+                r = jobs_from_all(ctx, known);
                 if (r < 0) {
                         context_done(ctx);
                         return r;
                 }
-        }
-        /* Drivers add jobs as they are submitted, so the index order is
-         * nearly always the submission order already: one pass confirms it
-         * (the known jobs were in order at the last step), where a sort at
-         * every step cost more than the rest of the context on a day's
-         * trace of thousands of jobs. */
-        if (!open_kept) {
+                /* Drivers add jobs as they are submitted, so the index
+                 * order is nearly always the submission order already: one
+                 * pass confirms it (the known jobs were in order at the
+                 * last step), where a sort at every step cost more than the
+                 * rest of the context on a day's trace of thousands of
+                 * jobs. */
                 for (size_t j = known; j < n_jobs; j++)
                         job_order_reset(ctx, j);
                 ordered = jobs_in_submission_order(s, known);
+        }
+        b->n_retake = 0;
+        if (jobs_kept && !(args->flags & POLICY_STEP_TRUSTED) && !jobs_kept_hold(ctx)) {
+                context_done(ctx);
+                return -EINVAL;
         }
         if (!ordered) {
                 qsort_r(ctx->job_order, n_jobs, sizeof(uint32_t), compare_jobs, (void *)s->jobs);
@@ -466,6 +548,8 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 ctx->unsettled = ctx->job_order + settled;
                 ctx->n_unsettled = n_jobs - settled;
                 b->jobs_known = settled;
+                b->jobs_seen = n_jobs;
+                b->jobs_kept = s->job_tasks_kept && s->jobs_reported;
         }
         /* Last: a step whose context failed keeps no slots. */
         r = slots_take(ctx, slots_kept, !(args->flags & POLICY_STEP_TRUSTED));
@@ -529,10 +613,6 @@ bool context_task_eligible(const PolicyContext *ctx, uint32_t task) {
         const Task *t = &ctx->snap->tasks[task];
 
         return context_job_eligible(ctx, t->job, t->type);
-}
-
-static bool task_pending_of_type(const PolicyContext *ctx, uint32_t task, TaskType type) {
-        return ctx->snap->tasks[task].type == type && context_task_pending(ctx, task);
 }
 
 uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskType type,

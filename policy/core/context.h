@@ -149,6 +149,16 @@ struct ContextBuffers {
         uint32_t *open_last;
         size_t n_open_last, cap_open_last, jobs_seen;
         bool open_kept;
+        /* While jobs_kept, the last step's jobs were in submission order,
+         * its driver reported the jobs that changed
+         * (ClusterSnapshot.jobs_reported), and it had jobs_seen jobs: the
+         * per-job arrays hold what it found for each, its cursors moved
+         * past tasks it placed, whose jobs are listed in retake. A step
+         * takes in those jobs, the jobs reported and those that arrived
+         * since. */
+        uint32_t *retake;
+        size_t n_retake, cap_retake;
+        bool jobs_kept;
 };
 
 void context_buffers_done(ContextBuffers *b);

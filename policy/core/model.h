@@ -348,6 +348,23 @@ typedef struct ClusterSnapshot {
          * that runs for hours. */
         const uint32_t *open_jobs;
         size_t n_open_jobs;
+        /* With job_tasks_kept and no open_jobs, jobs_reported: the driver
+         * vouches that every job's Job.tasks, Job.counts and submission time
+         * are those of the snapshot of this Policy's last step but for the
+         * jobs of jobs_changed (indices, each at most once) and the jobs from
+         * that snapshot's n_jobs on: the same jobs at the same indices. A
+         * step then keeps its per-job arrays from step to step and takes in
+         * these jobs alone (and those whose tasks it placed), rather than
+         * every job at every heartbeat, which is what makes the step's cost
+         * grow with the jobs waiting. A driver that cannot say (a new
+         * snapshot, a job gone, which moves the jobs after it) leaves
+         * jobs_reported false, and the step takes in every job. A step the
+         * driver does not vouch for (no POLICY_STEP_TRUSTED) checks the claim
+         * against every job and task and refuses the snapshot (-EINVAL) when
+         * a job changed unreported. */
+        bool jobs_reported;
+        const uint32_t *jobs_changed;
+        size_t n_jobs_changed;
         /* A driver may leave out the attempts' figures that move with
          * time (progress, bytes_processed, cpu, iowait, steal and
          * resize_count) until a step reads them: fill_attempt(
