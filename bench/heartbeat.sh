@@ -121,12 +121,15 @@ CONF
 
 # On a machine others use too, the controller may not get its CPU: the
 # heartbeats per second of its own CPU time say what a core of its own
-# would sustain.
+# would sustain. report WHAT LINE TASKS: TASKS the jobs' tasks, of which
+# those left at the end say how much work still waited when the
+# measurement ended (the load finishes attempts from its warm-up on).
 report() {
 	say "  $1: $(field "$2" rate) heartbeats/s, reply latency p50 $(field "$2" p50_us) us," \
 		"p99 $(field "$2" p99_us) us, max $(field "$2" max_us) us;" \
 		"CPU controller $(field "$2" controller_cpu), load $(field "$2" cpu);" \
-		"$(field "$2" assigned) attempts held, $(field "$2" finished) finished;" \
+		"$(field "$2" assigned) attempts held, $(field "$2" finished) finished" \
+		"($(($3 - $(field "$2" finished))) of the $3 tasks unfinished at the end);" \
 		"$(field "$2" unanswered) connections unanswered;" \
 		"$(awk -v r="$(field "$2" rate)" -v c="$(field "$2" controller_cpu)" \
 			'BEGIN { if (c > 0) printf "%.0f", r / c; else print "n/a" }')" \
@@ -186,9 +189,9 @@ for n in $trackers; do
 				"$(field "$line" finished) finished"
 		done
 		with=$(run yes "$maps" "$n")
-		report "policy step (fifo)" "$with"
+		report "policy step (fifo)" "$with" $((jobs * (maps + 8)))
 		without=$(run no "$maps" "$n")
-		report "baseline, [policy] step = no" "$without"
+		report "baseline, [policy] step = no" "$without" $((jobs * (maps + 8)))
 		say "  baseline rate / step rate: $(awk -v a="$(field "$with" rate)" \
 			-v b="$(field "$without" rate)" \
 			'BEGIN { if (a > 0) printf "%.2f", b / a; else print "n/a" }')"
