@@ -173,6 +173,23 @@ ClusterSnapshot cluster_snapshot_of(const Cluster *c, const SnapshotArrays *a, s
                                   .job_tasks_kept = true };
 }
 
+/* Index i onto a list of what changed since the last step, once (listed
+ * marks those on it): the nodes whose slots changed, the jobs whose tasks
+ * did. */
+static void changed_add(uint32_t *list, size_t *n, bool *listed, uint32_t i) {
+        if (listed[i])
+                return;
+        listed[i] = true;
+        list[(*n)++] = i;
+}
+
+/* The list emptied as a step took it in. */
+static void changed_clear(const uint32_t *list, size_t *n, bool *listed) {
+        for (size_t k = 0; k < *n; k++)
+                listed[list[k]] = false;
+        *n = 0;
+}
+
 /* A heartbeat's tracker: its VM on the host it had (only agents move it),
  * and the node listed for the step when its slots changed. */
 static void snapshot_node(const Cluster *c, Snapshot *s, uint32_t i) {
@@ -180,11 +197,9 @@ static void snapshot_node(const Cluster *c, Snapshot *s, uint32_t i) {
 
         s->a.vms[i] = vm_of_state(&c->nodes[i].vm, c->nodes[i].id, s->a.vms[i].host);
         s->a.nodes[i] = node_of(&c->nodes[i], i);
-        if (s->slots_listed[i] || (was.slots[SLOT_MAP] == s->a.nodes[i].slots[SLOT_MAP] &&
-                                   was.slots[SLOT_REDUCE] == s->a.nodes[i].slots[SLOT_REDUCE]))
-                return;
-        s->slots_listed[i] = true;
-        s->slots_changed[s->n_slots_changed++] = i;
+        if (was.slots[SLOT_MAP] != s->a.nodes[i].slots[SLOT_MAP] ||
+            was.slots[SLOT_REDUCE] != s->a.nodes[i].slots[SLOT_REDUCE])
+                changed_add(s->slots_changed, &s->n_slots_changed, s->slots_listed, i);
 }
 
 /* As the policy sees a task: a held one is no one's to run, so to the
@@ -401,20 +416,6 @@ static void task_update(const Cluster *c, Snapshot *s, uint32_t k) {
         }
 }
 
-/* The job's tasks changed: the next step takes it in. */
-static void job_listed_add(Snapshot *s, uint32_t j) {
-        if (s->job_listed[j])
-                return;
-        s->job_listed[j] = true;
-        s->jobs_changed[s->n_jobs_changed++] = j;
-}
-
-static void jobs_listed_clear(Snapshot *s) {
-        for (size_t i = 0; i < s->n_jobs_changed; i++)
-                s->job_listed[s->jobs_changed[i]] = false;
-        s->n_jobs_changed = 0;
-}
-
 /* What changed since the snapshot last took the model in: the nodes first,
  * whose steal the attempts take. */
 static void snapshot_update(const Cluster *c, Snapshot *s) {
@@ -433,7 +434,7 @@ static void snapshot_update(const Cluster *c, Snapshot *s) {
 
                 assert(k != NO_INDEX);
                 task_update(c, s, k);
-                job_listed_add(s, s->a.tasks[k].job);
+                changed_add(s->jobs_changed, &s->n_jobs_changed, s->job_listed, s->a.tasks[k].job);
         }
         /* Those listed before every node went stale too. */
         for (size_t i = 0; i < s->n_stale_nodes; i++)
@@ -664,7 +665,7 @@ void cluster_snapshot_remove_job(Cluster *c, size_t j) {
                         s->by_address[i].job--;
         s->jobs_moved = true;
         /* The jobs after it moved: the next step takes every job in. */
-        jobs_listed_clear(s);
+        changed_clear(s->jobs_changed, &s->n_jobs_changed, s->job_listed);
         s->jobs_unknown = true;
 }
 
@@ -863,10 +864,8 @@ void cluster_snapshot_stepped(Cluster *c) {
 
         if (!s)
                 return;
-        for (size_t i = 0; i < s->n_slots_changed; i++)
-                s->slots_listed[s->slots_changed[i]] = false;
-        s->n_slots_changed = 0;
+        changed_clear(s->slots_changed, &s->n_slots_changed, s->slots_listed);
         s->slots_unknown = false;
-        jobs_listed_clear(s);
+        changed_clear(s->jobs_changed, &s->n_jobs_changed, s->job_listed);
         s->jobs_unknown = false;
 }
