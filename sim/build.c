@@ -46,6 +46,7 @@ static int build_hosts(Sim *s) {
                         .pcpus = pcpus,
                         .disk_bw = (double)sc->host_disk_bw,
                 };
+                s->pcpus += pcpus;
                 s->snap_hosts[i] = (Host){
                         .id = i,
                         .pcpus = (unsigned)sc->host_cpus,
@@ -97,6 +98,8 @@ static int build_vms(Sim *s) {
                         .committed = (double)sc->vm_os_memory,
                 };
                 h->vms[h->n_vms++] = (uint32_t)i;
+                h->clusters |= 1u << v->cluster;
+                h->measure_due = h->clusters;
         }
         return 0;
 }
@@ -105,6 +108,7 @@ static int simcl_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
         cl->n_vms = n_vms;
         cl->n_nodes = n_nodes;
         cl->vms = calloc(n_vms, sizeof(uint32_t));
+        cl->vm_cpu_use = calloc(n_vms, sizeof(double));
         cl->nodes = calloc(n_nodes, sizeof(Node));
         cl->node_vm = calloc(n_nodes, sizeof(uint32_t));
         cl->beats = calloc(n_nodes, sizeof(NodeBeat));
@@ -113,7 +117,7 @@ static int simcl_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
         cl->unreported = calloc(n_nodes, sizeof(uint32_t));
         cl->slots_changed = calloc(n_nodes, sizeof(uint32_t));
         cl->slots_listed = calloc(n_nodes, sizeof(bool));
-        if (!cl->grown || !cl->unreported || !cl->vms || !cl->nodes || !cl->node_vm || !cl->beats ||
+        if (!cl->grown || !cl->unreported || !cl->vms || !cl->vm_cpu_use || !cl->nodes || !cl->node_vm || !cl->beats ||
             !cl->node_attempts || !cl->slots_changed || !cl->slots_listed)
                 return -ENOMEM;
         return 0;
@@ -130,6 +134,8 @@ static int build_cluster_nodes(Sim *s, SimCluster *cl) {
         for (size_t i = 0; i < per_cluster; i++) {
                 uint32_t global = (uint32_t)(cl->index * per_cluster + i);
                 cl->vms[i] = global;
+                cl->committed += (uint64_t)s->vms[global].committed;
+                cl->memory += s->vms[global].memory;
                 if (i < masters)
                         continue;
                 uint32_t n = (uint32_t)(i - masters);
@@ -143,6 +149,7 @@ static int build_cluster_nodes(Sim *s, SimCluster *cl) {
                         .state = NODE_ALIVE,
                         .slot_memory = sc->task_heap,
                 };
+                cl->map_slots += cl->nodes[n].slots[SLOT_MAP];
                 sim_node_capacity_update(s, &s->vms[global]);
                 cl->beats[n] = (NodeBeat){ .cl = cl, .node = n };
                 r = sim_node_grown_resize(cl, n);
@@ -553,6 +560,7 @@ static void simcl_free(SimCluster *cl) {
         free(cl->grown);
         free(cl->unreported);
         free(cl->vms);
+        free(cl->vm_cpu_use);
         free(cl->snap_vms);
         free(cl->open_jobs);
         free(cl->snap_vms_stale);

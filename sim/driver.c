@@ -3,6 +3,7 @@
  * policy/core/policy.h: fill a snapshot, step, apply the decisions. The
  * simulator decides nothing itself. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,14 @@ int simcl_policy_init(SimCluster *cl, char *err, size_t err_size) {
                 cfg.speculation = sc->interference_speculation ?: cfg.speculation;
                 cfg.vm_allocator = sc->interference_allocator ?: cfg.vm_allocator;
         }
+        /* A cloud that sizes the VMs itself (apply_vm_targets = no, no DRS
+         * agent weights) drops every VM target (sim_decisions_apply()), so
+         * the allocator's division, a pass over every VM at each control
+         * cycle, would be thrown away: the none allocator, which divides
+         * nothing, takes its place. Not under the one loop's lever, whose
+         * forecasts and weights start from the allocator's targets. */
+        if (!sc->apply_vm_targets && !sc->drs_agent_weights && !scenario_core(sc)->slo.slo_lever)
+                cfg.vm_allocator = "none";
         r = policy_new_named(&cfg, &e, &cl->policy);
 
         if (r == -EINVAL)
@@ -120,7 +129,8 @@ static size_t snap_n_vms(const SimCluster *cl) {
 static Vm snapshot_vm(const SimCluster *cl, size_t i) {
         uint32_t global = snap_vm_global(cl, i);
         const SimVm *v = &cl->sim->vms[global];
-        bool measured = v->win_start != 0;
+        usec_t measured_at = cl->sim->clusters[v->cluster].measured_at;
+        bool measured = measured_at != 0;
 
         return (Vm){
                 .id = global,
@@ -133,13 +143,28 @@ static Vm snapshot_vm(const SimCluster *cl, size_t i) {
                 .cpu_cap = v->cap,
                 .cpu_use = v->cpu_use,
                 .memory_used = measured ? (uint64_t)v->committed : 0,
-                .measured_at = v->win_start,
+                .measured_at = measured_at,
                 .other_tenant = i >= cl->n_vms,
         };
 }
 
+/* Each entry of a cluster's VMs, the own (k 0) or the other's (k 1): when
+ * they were measured, which a measurement moves for every VM of the
+ * cluster, the figures of those it measured apart (vms_measure()). */
+static void snapshot_vms_measured_at(SimCluster *cl, unsigned k) {
+        const SimCluster *owner = &cl->sim->clusters[k == 0 ? cl->index : 1 - cl->index];
+        size_t from = k == 0 ? 0 : cl->n_vms;
+
+        if (cl->snap_measured_at[k] == owner->measured_at)
+                return;
+        for (size_t i = from; i < from + owner->n_vms; i++)
+                cl->snap_vms[i].measured_at = owner->measured_at;
+        cl->snap_measured_at[k] = owner->measured_at;
+}
+
 /* The first snapshot builds every entry (the number of VMs never
- * changes); later ones those a change marked stale. Runs that check invariants compare each with a
+ * changes); later ones those a change marked stale, and the time of the
+ * measurements since. Runs that check invariants compare each with a
  * fresh build. */
 static int snapshot_vms(SimCluster *cl) {
         size_t n = snap_n_vms(cl);
@@ -161,6 +186,8 @@ static int snapshot_vms(SimCluster *cl) {
                 cl->snap_vm_is_stale[i] = false;
         }
         cl->n_snap_vms_stale = 0;
+        for (unsigned k = 0; k < cl->sim->n_clusters; k++)
+                snapshot_vms_measured_at(cl, k);
         for (size_t i = 0; cl->sim->check_invariants && i < n; i++) {
                 Vm fresh = snapshot_vm(cl, i);
 
@@ -233,29 +260,40 @@ static usec_t allocator_period(const Scenario *sc) {
         return sc->apply_vm_targets ? scenario_core(sc)->control_interval : 0;
 }
 
-/* A host's CPU use is its VMs' of their last windows, whatever cluster
- * they belong to; measured once every one of them is. */
+/* A host is measured once every VM on it is, whatever cluster it
+ * belongs to: at the earliest of their clusters' last measurements. */
+static usec_t host_measured_at(const Sim *s, const SimHost *sh) {
+        usec_t at = USEC_INFINITY;
+
+        for (unsigned c = 0; c < s->n_clusters; c++)
+                if (sh->clusters & (1u << c))
+                        at = MIN(at, s->clusters[c].measured_at);
+        return at == USEC_INFINITY ? 0 : at;
+}
+
+/* A host's CPU use is its VMs' of their last windows. */
 static void snapshot_host(const Sim *s, size_t h, Host *out) {
         const SimHost *sh = &s->hosts[h];
 
         out->cpu_use = 0;
-        out->measured_at = USEC_INFINITY;
-        for (size_t i = 0; i < sh->n_vms; i++) {
-                const SimVm *v = &s->vms[sh->vms[i]];
-
-                out->cpu_use += v->cpu_use;
-                out->measured_at = MIN(out->measured_at, v->win_start);
-        }
-        if (out->measured_at == USEC_INFINITY || out->measured_at == 0) {
-                out->cpu_use = 0;
-                out->measured_at = 0;
-        }
+        out->measured_at = host_measured_at(s, sh);
+        for (size_t i = 0; out->measured_at != 0 && i < sh->n_vms; i++)
+                out->cpu_use += s->vms[sh->vms[i]].cpu_use;
 }
 
-/* Summed again only after a measurement: the steps between share them. */
+/* Set again only after a measurement, which the steps between share:
+ * summed where it measured a VM (SimHost.snap_stale), else only the time
+ * moves. */
 static void snapshot_hosts(Sim *s) {
-        for (size_t h = 0; s->snap_hosts_stale && h < s->n_hosts; h++)
-                snapshot_host(s, h, &s->snap_hosts[h]);
+        for (size_t h = 0; s->snap_hosts_stale && h < s->n_hosts; h++) {
+                SimHost *sh = &s->hosts[h];
+
+                if (sh->snap_stale)
+                        snapshot_host(s, h, &s->snap_hosts[h]);
+                else
+                        s->snap_hosts[h].measured_at = host_measured_at(s, sh);
+                sh->snap_stale = false;
+        }
         s->snap_hosts_stale = false;
         for (size_t h = 0; s->check_invariants && h < s->n_hosts; h++) {
                 Host fresh = s->snap_hosts[h];
@@ -419,6 +457,7 @@ int sim_decisions_apply(SimCluster *cl, const Decisions *d) {
                         cl->slots_listed[node] = true;
                         cl->slots_changed[cl->n_slots_changed++] = node;
                 }
+                cl->map_slots += d->slot_changes[i].slots[SLOT_MAP] - n->slots[SLOT_MAP];
                 memcpy(n->slots, d->slot_changes[i].slots, sizeof(n->slots));
                 n->slots_changed_at = now;
                 r = sim_node_grown_resize(cl, d->slot_changes[i].node);
@@ -542,39 +581,94 @@ usec_t sim_heartbeat_event(EventQueue *q, void *userdata) {
         return cl->sim->heartbeat;
 }
 
-/* Closes each VM's measurement window: what the agent would report. */
-static void vms_measure(SimCluster *cl, usec_t now) {
-        for (size_t i = 0; i < cl->n_vms; i++) {
-                SimVm *v = &cl->sim->vms[cl->vms[i]];
-                double dt = usec_to_sec(now - v->win_start);
-                if (dt <= 0)
-                        continue;
-                v->cpu_use = (v->cpu_total - v->win_cpu) / dt;
-                v->steal_share = share_of(v->steal_total - v->win_steal, dt * v->vcpus);
-                v->iowait_share = share_of(v->iowait_total - v->win_iowait, dt * v->vcpus);
-                v->win_cpu = v->cpu_total;
-                v->win_steal = v->steal_total;
-                v->win_iowait = v->iowait_total;
-                v->win_start = now;
-                sim_vm_snapshot_stale(cl->sim, v);
-                cl->sim->snap_hosts_stale = true;
-                if (v->node != NO_INDEX) {
-                        cl->nodes[v->node].steal = v->steal_share;
-                        cl->nodes[v->node].iowait = v->iowait_share;
-                        cl->nodes[v->node].measured_at = now;
-                }
+static void vm_measure(SimCluster *cl, SimVm *v, double dt) {
+        v->cpu_use = (v->cpu_total - v->win_cpu) / dt;
+        v->steal_share = share_of(v->steal_total - v->win_steal, dt * v->vcpus);
+        v->iowait_share = share_of(v->iowait_total - v->win_iowait, dt * v->vcpus);
+        v->win_cpu = v->cpu_total;
+        v->win_steal = v->steal_total;
+        v->win_iowait = v->iowait_total;
+        cl->vm_cpu_use[v->cluster_pos] = v->cpu_use;
+        sim_vm_snapshot_stale(cl->sim, v);
+        if (v->node != NO_INDEX) {
+                cl->nodes[v->node].steal = v->steal_share;
+                cl->nodes[v->node].iowait = v->iowait_share;
         }
 }
 
-static int util_record(SimCluster *cl, usec_t now) {
+static bool vm_figures_zero(const SimVm *v) {
+        return v->cpu_use == 0 && v->steal_share == 0 && v->iowait_share == 0;
+}
+
+/* What leaving a host's VMs out of a measurement rests on, checked: their
+ * sums have not moved since their window began, and their figures are
+ * zeros, as a measurement would set them. */
+static void measure_left_out_check(SimCluster *cl, size_t h) {
         Sim *s = cl->sim;
-        SimResults *res = &s->results;
-        double cpu = 0, pcpus = 0, committed = 0, memory = 0;
+        const SimHost *sh = &s->hosts[h];
+
+        for (size_t i = 0; i < sh->n_vms; i++) {
+                const SimVm *v = &s->vms[sh->vms[i]];
+
+                if (v->cluster == cl->index &&
+                    (v->cpu_total != v->win_cpu || v->steal_total != v->win_steal ||
+                     v->iowait_total != v->win_iowait || !vm_figures_zero(v)))
+                        snprintf(s->invariant_error, sizeof(s->invariant_error),
+                                 "host %zu is left out of a measurement, but VM %" PRIu32
+                                 "'s sums moved or its figures are not zero",
+                                 h, sh->vms[i]);
+        }
+}
+
+/* Closes each VM's measurement window: what the agent would report. Only
+ * the hosts with something for it (SimHost.measure_due) are looked at:
+ * elsewhere every VM's window is zeros again, as its figures already are,
+ * and only the time of the window moves, which is the cluster's. On a
+ * cluster sized for a day's trace most hosts are idle most of the time. */
+static void vms_measure(SimCluster *cl, usec_t now) {
+        Sim *s = cl->sim;
+        unsigned bit = 1u << cl->index;
+        double dt = usec_to_sec(now - cl->measured_at);
+
+        if (dt <= 0)
+                return;
+        for (size_t h = 0; h < s->n_hosts; h++) {
+                SimHost *sh = &s->hosts[h];
+                bool zeros = true;
+
+                if (!(sh->measure_due & bit)) {
+                        if (s->check_invariants)
+                                measure_left_out_check(cl, h);
+                        continue;
+                }
+                for (size_t i = 0; i < sh->n_vms; i++) {
+                        SimVm *v = &s->vms[sh->vms[i]];
+
+                        if (v->cluster != cl->index)
+                                continue;
+                        vm_measure(cl, v, dt);
+                        zeros = zeros && vm_figures_zero(v);
+                }
+                if (zeros)
+                        sh->measure_due &= ~bit;
+                sh->snap_stale = true;
+        }
+        cl->measured_at = now;
+        for (size_t i = 0; i < cl->n_nodes; i++)
+                cl->nodes[i].measured_at = now;
+        s->snap_hosts_stale = true;
+}
+
+/* The sums util_record() takes from its totals, as a pass over every VM
+ * and node gives them: a change that left a total behind fails the run. */
+static void util_totals_check(const SimCluster *cl, double cpu) {
+        Sim *s = cl->sim;
+        double full_cpu = 0, pcpus = 0, committed = 0, memory = 0;
         unsigned slots = 0;
 
         for (size_t i = 0; i < cl->n_vms; i++) {
                 const SimVm *v = &s->vms[cl->vms[i]];
-                cpu += v->cpu_use;
+                full_cpu += v->cpu_use;
                 committed += v->committed;
                 memory += (double)v->memory;
         }
@@ -582,6 +676,22 @@ static int util_record(SimCluster *cl, usec_t now) {
                 pcpus += s->hosts[i].pcpus;
         for (size_t i = 0; i < cl->n_nodes; i++)
                 slots += cl->nodes[i].slots[SLOT_MAP];
+        if (full_cpu != cpu || pcpus != s->pcpus || committed != (double)cl->committed ||
+            memory != (double)cl->memory || slots != cl->map_slots)
+                snprintf(s->invariant_error, sizeof(s->invariant_error),
+                         "the utilisation's totals are not what the VMs and nodes add up to: "
+                         "a change left one behind");
+}
+
+static int util_record(SimCluster *cl, usec_t now) {
+        Sim *s = cl->sim;
+        SimResults *res = &s->results;
+        double cpu = 0;
+
+        for (size_t i = 0; i < cl->n_vms; i++)
+                cpu += cl->vm_cpu_use[i];
+        if (s->check_invariants)
+                util_totals_check(cl, cpu);
         if (res->n_util == res->cap_util) {
                 size_t n = res->cap_util ? 2 * res->cap_util : 256;
                 UtilSample *u = realloc(res->util, n * sizeof(*u));
@@ -590,12 +700,12 @@ static int util_record(SimCluster *cl, usec_t now) {
                 res->util = u;
                 res->cap_util = n;
         }
-        res->util[res->n_util++] = (UtilSample){
+res->util[res->n_util++] = (UtilSample){
                 .time = usec_to_sec(now),
-                .cpu = cpu / pcpus,
-                .memory = committed / memory,
+                .cpu = cpu / s->pcpus,
+                .memory = (double)cl->committed / (double)cl->memory,
                 .running_maps = 0,
-                .map_slots = slots,
+                .map_slots = cl->map_slots,
         };
         /* Maps wherever they run: DHSA puts some in reduce slots. */
         for (size_t i = 0; i < cl->n_attempts; i++)
@@ -682,6 +792,7 @@ static usec_t vm_resize_event(EventQueue *q, void *userdata) {
         } else {
                 v->weight = v->target_weight;
                 v->vcpus = v->target_vcpus;
+                s->clusters[v->cluster].memory += v->target_memory - v->memory;
                 v->memory = v->target_memory;
                 v->cap = v->target_cap;
         }

@@ -62,6 +62,10 @@ static void host_advance(Sim *s, SimHost *h) {
         if (dt <= 0)
                 return;
         h->last = now;
+        /* Its sums move (host_accrues()): the next measurement of each of
+         * its clusters takes them in. */
+        if (h->accruing)
+                h->measure_due = h->clusters;
         for (size_t i = 0; i < h->n_attempts; i++) {
                 SimAttempt *a = h->attempts[i];
                 if (a->phase != PHASE_SHUFFLE_WAIT)
@@ -795,6 +799,7 @@ static void attempt_detach(SimAttempt *a, bool slot_kept) {
                         }
         /* Integers in doubles: exact, as the sum at the start was. */
         s->vms[a->vm].committed -= (double)a->slot_memory;
+        a->cl->committed -= a->slot_memory;
         sim_vm_snapshot_stale(s, &s->vms[a->vm]);
         h->vm_rates_valid = false;
         load_count(s, a, (AttemptLoad){});
@@ -1055,6 +1060,7 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
         h->attempts[h->n_attempts++] = a;
         attempt_mark_stale(a);
         v->committed += (double)a->slot_memory;
+        cl->committed += a->slot_memory;
         sim_vm_snapshot_stale(s, v);
         h->vm_rates_valid = false;
         a->cluster_pos = cl->n_attempts;

@@ -200,9 +200,23 @@ struct SimCluster {
         NodeBeat *beats;
         uint32_t *vms; /* global indices of this cluster's VMs */
         size_t n_vms;
+        /* What a control cycle's sample of the cluster's use (util_record())
+         * adds up, kept as it changes rather than summed over every VM and
+         * node at each cycle: each VM's measured CPU use by cluster_pos (a
+         * dense copy of SimVm.cpu_use), the VMs' committed memory and
+         * memory, and the nodes' map slots. The byte counts are whole
+         * numbers, which a sum of doubles adds exactly, so each total is
+         * what that sum in the VMs' order gives. */
+        double *vm_cpu_use;
+        uint64_t committed, memory;
+        unsigned map_slots;
 
         SimAttempt **attempts; /* running, in start order */
         size_t n_attempts, cap_attempts;
+
+        /* When its VMs' last measurement window closed, and the next one
+         * began (0: none yet): every VM of the cluster is measured at once. */
+        usec_t measured_at;
 
         /* The snapshot's VMs: its own, then the other cluster's
          * (Vm.other_tenant) from n_vms on. A step builds again only the
@@ -210,6 +224,9 @@ struct SimCluster {
          * as its flag says. */
         Vm *snap_vms;
         size_t cap_snap_vms;
+        /* The measured_at of its own entries and of the other cluster's as
+         * the last snapshot set them: a measurement moves every entry's. */
+        usec_t snap_measured_at[2];
         uint32_t *snap_vms_stale;
         bool *snap_vm_is_stale;
         size_t n_snap_vms_stale;
@@ -262,10 +279,9 @@ typedef struct SimVm {
         double cpu_rate, cpu_f_io, cpu_f_steal, cpu_f_queue;
         bool cpu_rate_moved; /* by the host's last recomputation */
         /* Cumulative vCPU-seconds, and their values when the measurement
-         * window began. */
+         * window began (at its cluster's measured_at). */
         double cpu_total, steal_total, iowait_total;
         double win_cpu, win_steal, win_iowait;
-        usec_t win_start;
         /* Last window's figures, as the snapshot reports them. */
         double cpu_use, steal_share, iowait_share;
         /* Under DRS with [drs] agent_weights: DRS's shares and the
@@ -312,6 +328,15 @@ typedef struct SimHost {
         /* In Sim.accruing, at accruing_pos (engine.c's host_accrues()). */
         bool accruing;
         uint32_t accruing_pos;
+        /* The clusters (a bit each) with VMs on the host, and those whose
+         * VMs here have something for their next measurement: sums that
+         * moved since the last (the host accrued) or figures of the last
+         * window not zero. For the others the next window is zeros again,
+         * and vms_measure() leaves their VMs as they are. */
+        unsigned clusters, measure_due;
+        /* A measurement took in some of its VMs since the snapshot's entry
+         * was summed. */
+        bool snap_stale;
 } SimHost;
 
 struct Sim {
@@ -320,13 +345,14 @@ struct Sim {
         EventQueue *queue;
         SimHost *hosts;
         size_t n_hosts;
+        double pcpus; /* the hosts' summed in their order */
         /* The hosts whose advance adds to some sum, in no order: the others
          * are left out of sim_hosts_advance_all(). */
         uint32_t *accruing;
         size_t n_accruing;
         Host *snap_hosts;
-        /* A VM's measured CPU use moved since the snapshot's hosts were
-         * summed (vms_measure()): the next step sums them again. */
+        /* A measurement came since the snapshot's hosts were set
+         * (vms_measure()): the next step sets them again. */
         bool snap_hosts_stale;
         SimVm *vms;
         size_t n_vms;
