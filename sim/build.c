@@ -117,8 +117,9 @@ static int simcl_alloc(SimCluster *cl, size_t n_vms, size_t n_nodes) {
         cl->unreported = calloc(n_nodes, sizeof(uint32_t));
         cl->slots_changed = calloc(n_nodes, sizeof(uint32_t));
         cl->slots_listed = calloc(n_nodes, sizeof(bool));
-        if (!cl->grown || !cl->unreported || !cl->vms || !cl->vm_cpu_use || !cl->nodes || !cl->node_vm || !cl->beats ||
-            !cl->node_attempts || !cl->slots_changed || !cl->slots_listed)
+        if (!cl->grown || !cl->unreported || !cl->vms || !cl->vm_cpu_use || !cl->nodes ||
+            !cl->node_vm || !cl->beats || !cl->node_attempts || !cl->slots_changed ||
+            !cl->slots_listed)
                 return -ENOMEM;
         return 0;
 }

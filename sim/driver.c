@@ -700,7 +700,7 @@ static int util_record(SimCluster *cl, usec_t now) {
                 res->util = u;
                 res->cap_util = n;
         }
-res->util[res->n_util++] = (UtilSample){
+        res->util[res->n_util++] = (UtilSample){
                 .time = usec_to_sec(now),
                 .cpu = cpu / s->pcpus,
                 .memory = (double)cl->committed / (double)cl->memory,
