@@ -231,7 +231,8 @@ typedef struct AttemptRates {
 /* The phase goes at a share of the attempt's own disk (a remote read at
  * its holder's too). */
 static bool phase_uses_disk(Phase phase) {
-        return phase == PHASE_IO || phase == PHASE_SHUFFLE || phase == PHASE_MERGE;
+        return phase == PHASE_IO || phase == PHASE_SHUFFLE || phase == PHASE_MERGE ||
+               phase == PHASE_WRITE;
 }
 
 static bool phase_uses_cpu(Phase phase) {
@@ -275,6 +276,7 @@ static AttemptRates attempt_rates(const Sim *s, const SimAttempt *a) {
                 break;
         case PHASE_SHUFFLE:
         case PHASE_MERGE:
+        case PHASE_WRITE:
                 r.rate = disk;
                 r.f_io = 1.0;
                 break;
@@ -591,6 +593,21 @@ static bool map_round_end(SimAttempt *a) {
         return true;
 }
 
+/* A map-only job's map computed a round (or wrote it): it writes the
+ * round's output itself, then reads the next round. Returns false when the
+ * map is complete. */
+static bool map_direct_round_end(SimAttempt *a) {
+        if (a->phase == PHASE_CPU && a->write_round > 0) {
+                phase_enter(a, PHASE_WRITE, a->write_round);
+                return true;
+        }
+        if (++a->round < a->rounds) {
+                phase_enter(a, PHASE_IO, a->io_round);
+                return true;
+        }
+        return false;
+}
+
 /* Launched: a map reads its first round, a reduce fetches. */
 static void attempt_work_begin(SimAttempt *a) {
         if (attempt_is_map(a))
@@ -628,7 +645,7 @@ static bool attempt_next_phase(SimAttempt *a) {
                 return true;
         case PHASE_CPU:
                 if (map)
-                        return map_round_end(a);
+                        return a->map_only ? map_direct_round_end(a) : map_round_end(a);
                 if (++a->round < a->rounds) {
                         phase_enter(a, PHASE_IO, a->io_round);
                         return true;
@@ -639,6 +656,8 @@ static bool attempt_next_phase(SimAttempt *a) {
                         return false;
                 reduce_begin(a);
                 return true;
+        case PHASE_WRITE:
+                return map_direct_round_end(a);
         case PHASE_SPILL_WAIT:
                 /* Only the spill thread's end moves it on. */
                 return true;
@@ -996,6 +1015,12 @@ static int attempt_plan(SimAttempt *a) {
         }
         a->io_round = input / a->rounds;
         a->io_round_time = a->io_round / a->cl->sim->stream_bw;
+        a->map_only = a->cl->jobs[t->job].counts[TASK_REDUCE].total == 0;
+        if (a->map_only) {
+                a->write_round = tx->output / a->rounds;
+                a->write_round_time = a->write_round / a->cl->sim->stream_bw;
+                return 0;
+        }
         buffer = map_buffer(a);
         if (tx->spill_buffer > 0 && buffer == tx->spill_buffer) {
                 a->spills = tx->spills;
@@ -1103,8 +1128,8 @@ static double attempt_bytes_processed(const SimAttempt *a) {
                  * the stream bandwidth, then CPU on one core) already done.
                  * Progress then moves smoothly, as Hadoop's does. */
                 double per_round = a->io_round; /* input / rounds */
-                double t_io = a->io_round_time, t_cpu = a->cpu_round;
-                double whole = t_io + t_cpu, done;
+                double t_io = a->io_round_time, t_cpu = a->cpu_round, t_write = a->write_round_time;
+                double whole = t_io + t_cpu + t_write, done;
 
                 switch (a->phase) {
                 case PHASE_STARTUP:
@@ -1117,6 +1142,9 @@ static double attempt_bytes_processed(const SimAttempt *a) {
                         break;
                 case PHASE_CPU:
                         done = t_io + phase_done(a, a->cpu_round) * t_cpu;
+                        break;
+                case PHASE_WRITE:
+                        done = t_io + t_cpu + phase_done(a, a->write_round) * t_write;
                         break;
                 default:
                         return input;
@@ -1146,7 +1174,8 @@ static double attempt_progress(const SimAttempt *a, double bytes_processed) {
                 if (a->phase == PHASE_MERGE)
                         return MAP_PHASE_WEIGHT +
                                (1.0 - MAP_PHASE_WEIGHT) * phase_done(a, a->merge_io);
-                return MAP_PHASE_WEIGHT * done;
+                /* Without reduces there is no sort: the map phase is all. */
+                return a->map_only ? done : MAP_PHASE_WEIGHT * done;
         }
         switch (a->phase) {
         case PHASE_STARTUP:

@@ -30,6 +30,7 @@ typedef enum Phase {
         PHASE_IO,           /* read, spill, shuffle or write: bytes */
         PHASE_CPU,          /* compute: CPU seconds */
         PHASE_MERGE,        /* map flush and merge or reduce sort: bytes */
+        PHASE_WRITE,        /* a map-only job's map writing a round's output: bytes */
         PHASE_SPILL_WAIT,   /* a map blocked until its spill thread is done */
         PHASE_REPORT,       /* ended; its tracker's next heartbeat reports it */
 } Phase;
@@ -67,13 +68,20 @@ typedef struct SimAttempt {
          * and segments so far; the current fetch and the phase's bytes with
          * what it writes and merges), then writes and merges merge_io bytes
          * (the sort), then each round reads its share of the final merge
-         * and writes its output, and computes. */
+         * and writes its output, and computes. A map of a job without
+         * reduces has no sort buffer: each round, after it computes, it
+         * writes write_round bytes of the job's output itself (Hadoop
+         * 1.1.1's MapTask gives such a map a DirectMapOutputCollector, which
+         * hands each record to the job's OutputFormat: no spill, no merge),
+         * and its progress is the map phase's alone. */
         Phase phase;
         unsigned round, rounds, segments;
         double io_round, cpu_round, merge_io, shuffled, fetch, fetch_io;
-        /* A map's io_round at the stream bandwidth, seconds: the round's
-         * nominal I/O time its progress is measured by, computed once. */
-        double io_round_time;
+        /* A map's io_round and write_round at the stream bandwidth,
+         * seconds: the round's nominal I/O time its progress is measured
+         * by, computed once. */
+        double io_round_time, write_round, write_round_time;
+        bool map_only;          /* a map of a job without reduces */
         double remaining, rate; /* in the phase's unit, per second */
         /* A map's spills for its slot's buffer, and its spill thread:
          * bytes left to write at spill_rate, and those a blocked map thread

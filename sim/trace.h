@@ -16,10 +16,12 @@
  *   (64 MB, dfs.block.size's default); a job without input still runs one
  *   map, as FileInputFormat gives an empty file one empty split;
  * - reduces: none for a job without shuffle bytes (a map-only job, whose
- *   maps write its output); else SWIM's GenerateReplayScript's rule,
- *   round((shuffle + output) / reduce_bytes) with reduce_bytes a block, at
- *   least 1, and (an assumption: SWIM's own cap, a fifth of the machines
- *   past the machines, is not monotone) at most the cluster's reduce slots;
+ *   maps write its output as they go, without a sort buffer, as Hadoop
+ *   1.1.1's MapTask does with no reduces); else SWIM's
+ *   GenerateReplayScript's rule, round((shuffle + output) / reduce_bytes)
+ *   with reduce_bytes a block, at least 1, and (an assumption: SWIM's own
+ *   cap, a fifth of the machines past the machines, is not monotone) at
+ *   most the cluster's reduce slots;
  * - per-MB CPU: every job's maps and reduces cost what the benchmark costs
  *   (by default PUMA's wordcount in sim/workloads/puma.csv). An
  *   assumption: the trace gives bytes, not CPU; `--costs` shows how much

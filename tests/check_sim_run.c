@@ -29,10 +29,13 @@ static const char workload_text[] =
         "expensive_output\n"
         /* exactly one 64 MB block, no reduce */
         "one,0.0625,0.1,0.5,0,0,0,0,0,1,0,1,1\n"
-        /* the same with 88 MB of output, past the default spill threshold */
-        "spilly,0.0625,0.1,1.375,0,0,0,0,0,1,0,1,1\n"
+        /* with 88 MB of output for a reduce that takes no time, past the
+         * default spill threshold */
+        "spilly,0.0625,0.1,1.375,0,0,1,0,0,1,0,1,1\n"
         /* and with 160 MB, two spills before the flush */
-        "gushing,0.0625,0.1,2.5,0,0,0,0,0,1,0,1,1\n"
+        "gushing,0.0625,0.1,2.5,0,0,1,0,0,1,0,1,1\n"
+        /* the 88 MB without a reduce: the map writes them itself */
+        "direct,0.0625,0.1,1.375,0,0,0,0,0,1,0,1,1\n"
         /* skewed splits and expensive records, with reduces */
         "skewed,3,0.25,1.1,0.06,0.1,6,0.25,0.1,3,0.15,1.8,1.5\n"
         /* files of 1 to 3 blocks */
@@ -473,12 +476,46 @@ START_TEST(test_spill_during_map_phase) {
 
                 run_start(&run, cases[i].scenario, true);
                 r = sim_results(run.sim);
-                ck_assert_double_eq_tol(r->jobs[0].finished,
+                ck_assert(r->tasks[0].map);
+                ck_assert_double_eq_tol(r->tasks[0].finished,
                                         3.0 + 1.0 + cases[i].map_phase + cases[i].flush, 1e-5);
                 ck_assert_double_eq_tol(r->tasks[0].iowait,
                                         cases[i].map_phase - 6.4 + cases[i].flush, 1e-5);
                 run_done(&run);
         }
+}
+END_TEST
+
+/* A map-only job's map has no sort buffer (Hadoop 1.1.1's
+ * DirectMapOutputCollector): the 88 MB that spill and merge above are
+ * written once, as the map goes, at the stream's 100 MB/s; and without a
+ * sort phase the map phase is the whole of its progress (MapTask.run()):
+ * as its last write begins, what it did of its 7.92 s. */
+START_TEST(test_map_only_writes_its_output) {
+        Run run = { 0 };
+        char err[512] = "";
+        ClusterSnapshot snap;
+        const SimResults *r;
+
+        ck_assert_int_eq(scenario_load_string("t.ini", SPILLY_SCENARIO("100M", "direct"), &run.sc,
+                                              err, sizeof(err)),
+                         0);
+        ck_assert_int_eq(workload_parse("t.csv", workload_text, &run.wl, err, sizeof(err)), 0);
+        ck_assert_msg(sim_new(&run.sc, &run.wl, &run.sim, err, sizeof(err)) == 0, "%s", err);
+        sim_set_check_invariants(run.sim, true);
+        /* Its four rounds of 1.98 s from 4 s on; the last one's write
+         * begins at 11.7 s. */
+        event_queue_run(run.sim->queue, 11750 * USEC_PER_MSEC);
+        ck_assert_uint_eq(run.sim->clusters[0].n_attempts, 1);
+        ck_assert_uint_eq(run.sim->clusters[0].attempts[0]->phase, PHASE_WRITE);
+        ck_assert_int_eq(sim_snapshot(&run.sim->clusters[0], &snap), 0);
+        ck_assert_double_eq_tol(snap.attempts[0].progress, (3 + 1.76 / 1.98) / 4, 1e-6);
+        ck_assert_int_eq(sim_run(run.sim), 0);
+        r = sim_results(run.sim);
+        ck_assert_uint_eq(r->n_tasks, 1);
+        ck_assert_double_eq_tol(r->tasks[0].finished, 3.0 + 1.0 + 0.64 + 6.4 + 0.88, 1e-5);
+        ck_assert_double_eq_tol(r->tasks[0].iowait, 0.64 + 0.88, 1e-5);
+        run_done(&run);
 }
 END_TEST
 
@@ -1202,6 +1239,7 @@ Suite *suite_sim_run(void) {
         tcase_add_test(tc, test_snapshot_entries_follow_the_attempts);
         tcase_add_test(tc, test_progress_as_reported);
         tcase_add_test(tc, test_spill_during_map_phase);
+        tcase_add_test(tc, test_map_only_writes_its_output);
         tcase_add_test(tc, test_splits_as_file_input_format);
         tcase_add_test(tc, test_spill_threads_on_a_busy_testbed);
         tcase_add_test(tc, test_bound_is_a_lone_task);
