@@ -265,7 +265,7 @@ static void fb2009_window(SwimTrace *ret) {
 
 /* FIFO holds the small jobs behind job969's 5,627 maps; the Fair
  * Scheduler runs them beside it. Measured over seeds 1-3:
- * small jobs' median slowdown 268.91±0.03 under FIFO, 2.22±0.24 under
+ * small jobs' median slowdown 312.13±0.21 under FIFO, 2.53±0.11 under
  * Fair. Held here in every seed with a margin of ten. */
 START_TEST(test_trace_fair_small_jobs) {
         static char scenario[4096];
