@@ -59,12 +59,15 @@ void sim_node_capacity_update(Sim *s, const SimVm *v) {
 /* The kept entry is what a fresh build gives, field by field: a path that
  * moved an attempt without its entry would leave it behind. An entry kept
  * as of its tracker's last heartbeat ([hadoop] progress_at_heartbeat) is
- * compared with what time moved brought to now. */
+ * compared with what time moved brought to now, but for its task's resizes,
+ * which no heartbeat brings. */
 static void snapshot_attempt_check(SimCluster *cl, size_t i, usec_t now) {
         Attempt fresh = sim_attempt_snapshot(cl->attempts[i], now), kept = cl->snap_attempts[i];
 
-        if (cl->sim->sc->progress_at_heartbeat)
+        if (cl->sim->sc->progress_at_heartbeat) {
                 sim_attempt_snapshot_update(cl->attempts[i], now, &kept);
+                kept.resize_count = cl->snap_attempts[i].resize_count;
+        }
         if (!attempt_same(&kept, &fresh))
                 snprintf(cl->sim->invariant_error, sizeof(cl->sim->invariant_error),
                          "snapshot attempt %zu (task %u) is not what a fresh build gives", i,
@@ -74,18 +77,17 @@ static void snapshot_attempt_check(SimCluster *cl, size_t i, usec_t now) {
 /* What time moved of a kept entry, when the core asks
  * (ClusterSnapshot.fill_attempt): a step whose layers read none of it (a
  * heartbeat that leaves no slot for a backup, most of them) spares the
- * pass over every attempt. */
+ * pass over every attempt. With progress as the heartbeats report it the
+ * entries are whole already: what time moves stays as its tracker last
+ * reported it (sim_node_report()), and a resize reaches them as it comes
+ * (resize_reaches_siblings()); the core is asked to fill nothing, but in
+ * runs that check invariants, which compare each entry read. */
 static void snapshot_attempt_fill(void *userdata, uint32_t i) {
         SimCluster *cl = userdata;
         usec_t now = event_queue_now(cl->sim->queue);
-        const SimAttempt *a = cl->attempts[i];
 
-        if (cl->sim->sc->progress_at_heartbeat)
-                /* What time moves stays as its tracker last reported it
-                 * (sim_node_report()). */
-                sim_attempt_snapshot_resizes(a, &cl->snap_attempts[i]);
-        else
-                sim_attempt_snapshot_update(a, now, &cl->snap_attempts[i]);
+        if (!cl->sim->sc->progress_at_heartbeat)
+                sim_attempt_snapshot_update(cl->attempts[i], now, &cl->snap_attempts[i]);
         if (cl->sim->check_invariants)
                 snapshot_attempt_check(cl, i, now);
 }
@@ -337,7 +339,9 @@ static int simcl_snapshot(SimCluster *cl, bool advance, ClusterSnapshot *ret) {
                 .n_jobs_settled = cl->n_jobs_settled,
                 .open_jobs = cl->open_jobs,
                 .n_open_jobs = cl->n_open_jobs,
-                .fill_attempt = snapshot_attempt_fill,
+                .fill_attempt = s->sc->progress_at_heartbeat && !s->check_invariants
+                                        ? NULL
+                                        : snapshot_attempt_fill,
                 .fill_attempt_data = cl,
                 .node_attempts = cl->node_attempts,
                 .attempts_total = &cl->attempts_total,
@@ -360,6 +364,15 @@ int sim_snapshot(SimCluster *cl, ClusterSnapshot *ret) {
 /* ---- decisions ---- */
 
 static usec_t vm_resize_event(EventQueue *q, void *userdata);
+
+/* A resize of a task shows in the entries of its other attempts at once:
+ * with progress as the heartbeats report it, a step reads nothing else of
+ * an entry that time moves (snapshot_attempt_fill()). */
+static void resize_reaches_siblings(SimCluster *cl, uint32_t task) {
+        for (size_t i = 0; cl->taskx[task].running > 0 && i < cl->n_attempts; i++)
+                if (cl->attempts[i]->task == task)
+                        sim_attempt_snapshot_resizes(cl->attempts[i], &cl->snap_attempts[i]);
+}
 
 static int apply_kill(SimCluster *cl, const Kill *k) {
         SimAttempt *a = cl->snap_map[k->attempt];
@@ -387,6 +400,7 @@ static int apply_kill(SimCluster *cl, const Kill *k) {
         cl->tasks[task].slot_memory = k->slot_memory;
         if (k->reason == KILL_RESIZE) {
                 tx->resize_kills++;
+                resize_reaches_siblings(cl, task);
                 return sim_attempt_start(cl, task, node, slot, k->slot_memory, speculative);
         }
         if (tx->running == 0) {
