@@ -140,13 +140,40 @@ static double reduce_add_file(ReduceShuffle *s, double bytes) {
         return 2 * merged;
 }
 
+/* From an empty buffer, the segments that fill it to an in-memory merge and
+ * the bytes the merge writes. */
+static unsigned inmem_run(const ReduceShuffle *s, double segment, double *ret_mem) {
+        double mem = 0;
+        unsigned n = 0;
+
+        do {
+                mem += segment;
+                n++;
+        } while (mem < s->buffer * SHUFFLE_MERGE_PERCENT && n < INMEM_MERGE_THRESHOLD);
+        *ret_mem = mem;
+        return n;
+}
+
+/* Segment by segment, but that every run from an empty buffer to its merge
+ * is the same, so it is added up once: a job of millions of maps leaves
+ * each reduce millions of tiny segments. */
 double reduce_shuffle_fetch(ReduceShuffle *s, double segment, unsigned count) {
-        double bytes = 0;
+        double bytes = 0, run_mem = 0;
+        unsigned run = 0;
 
         for (unsigned i = 0; i < count; i++) {
                 if (segment > s->buffer * SHUFFLE_SINGLE_SEGMENT) {
                         bytes += segment + reduce_add_file(s, segment);
                         continue;
+                }
+                if (s->mem == 0 && s->segments == 0) {
+                        if (run == 0)
+                                run = inmem_run(s, segment, &run_mem);
+                        if (count - i >= run) {
+                                bytes += run_mem + reduce_add_file(s, run_mem);
+                                i += run - 1;
+                                continue;
+                        }
                 }
                 s->mem += segment;
                 s->segments++;

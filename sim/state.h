@@ -148,6 +148,9 @@ typedef struct JobExtra {
          * here for the reduces waiting on it. */
         struct SimAttempt **reduces;
         size_t n_reduces, cap_reduces;
+        /* No waiting reduce fetches before this many of its maps finished
+         * (a lower bound; 0 until a map's end looked at them). */
+        unsigned reduce_wake;
 } JobExtra;
 
 static inline uint32_t job_n_tasks(const Job *j) {

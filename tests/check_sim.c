@@ -514,6 +514,39 @@ START_TEST(test_reduce_shuffle) {
 }
 END_TEST
 
+/* A fetch of many segments leaves the shuffle in the very state, bit for
+ * bit, that fetching them one at a time does (it adds up the runs from an
+ * empty buffer to a merge once), and writes what they write. */
+START_TEST(test_reduce_shuffle_many_segments) {
+        double mb = 1024.0 * 1024.0;
+        uint64_t rng = 7;
+
+        for (int round = 0; round < 200; round++) {
+                ReduceShuffle bulk, single;
+                double segment, written = 0, one_by_one = 0;
+                unsigned first, count;
+
+                rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+                /* From a few bytes to past the in-memory limit of 35 MB. */
+                segment = ldexp((double)(rng >> 40) / (double)(1 << 24), (int)(rng >> 8) % 26);
+                first = (unsigned)(rng >> 20) % 1500;
+                count = (unsigned)(rng >> 32) % 5000;
+                reduce_shuffle_init(&bulk, 200 * mb);
+                reduce_shuffle_init(&single, 200 * mb);
+                written += reduce_shuffle_fetch(&bulk, segment, first);
+                written += reduce_shuffle_fetch(&bulk, segment, count);
+                for (unsigned i = 0; i < first + count; i++)
+                        one_by_one += reduce_shuffle_fetch(&single, segment, 1);
+                ck_assert_msg(bulk.mem == single.mem && bulk.segments == single.segments &&
+                                      bulk.n_files == single.n_files &&
+                                      memcmp(bulk.files, single.files,
+                                             bulk.n_files * sizeof(double)) == 0,
+                              "segment %g, %u then %u", segment, first, count);
+                ck_assert_double_eq_tol(written, one_by_one, 1e-9 * one_by_one + 1);
+        }
+}
+END_TEST
+
 /* ---- workload files ---- */
 
 static const char good_workload[] =
@@ -984,6 +1017,7 @@ Suite *suite_sim(void) {
         tcase_add_test(tc, test_merge_passes);
         tcase_add_test(tc, test_map_spills);
         tcase_add_test(tc, test_reduce_shuffle);
+        tcase_add_test(tc, test_reduce_shuffle_many_segments);
         suite_add_tcase(s, tc);
 
         tc = tcase_create("files");
