@@ -51,7 +51,8 @@ typedef struct Run {
         Sim *sim;
 } Run;
 
-static void run_start(Run *run, const char *scenario_text, bool invariants) {
+/* The simulator of the scenario text over workload_text, not run yet. */
+static void run_build(Run *run, const char *scenario_text, bool invariants) {
         char err[512] = "";
 
         memset(run, 0, sizeof(*run));
@@ -61,6 +62,10 @@ static void run_start(Run *run, const char *scenario_text, bool invariants) {
                       err);
         ck_assert_msg(sim_new(&run->sc, &run->wl, &run->sim, err, sizeof(err)) == 0, "%s", err);
         sim_set_check_invariants(run->sim, invariants);
+}
+
+static void run_start(Run *run, const char *scenario_text, bool invariants) {
+        run_build(run, scenario_text, invariants);
         ck_assert_msg(sim_run(run->sim) == 0, "run failed: %s",
                       sim_invariant_error(run->sim) ? sim_invariant_error(run->sim) : "?");
 }
@@ -71,15 +76,20 @@ static void run_done(Run *run) {
         scenario_done(&run->sc);
 }
 
-/* A checked run of the scenario text printf makes of format. */
-__attribute__((format(printf, 2, 3))) static void run_with(Run *run, const char *format, ...) {
+/* A checked simulator of the scenario text printf makes of format, run to
+ * its end if run_it. */
+__attribute__((format(printf, 3, 4))) static void run_with(Run *run, bool run_it,
+                                                           const char *format, ...) {
         char text[1024];
         va_list ap;
 
         va_start(ap, format);
         vsnprintf(text, sizeof(text), format, ap);
         va_end(ap);
-        run_start(run, text, true);
+        if (run_it)
+                run_start(run, text, true);
+        else
+                run_build(run, text, true);
 }
 
 /* One task alone on one VM: the first heartbeat (3 s) starts it; 1 s of JVM
@@ -126,7 +136,7 @@ START_TEST(test_map_in_reduce_slot_runs_as_map) {
         Run run;
         const SimResults *r;
 
-        run_with(&run, scenario, "pi");
+        run_with(&run, true, scenario, "pi");
         r = sim_results(run.sim);
         ck_assert_uint_eq(r->borrowed, 1);
         ck_assert_uint_eq(r->n_tasks, 3);
@@ -137,7 +147,7 @@ START_TEST(test_map_in_reduce_slot_runs_as_map) {
         }
         run_done(&run);
 
-        run_with(&run, scenario, "none");
+        run_with(&run, true, scenario, "none");
         r = sim_results(run.sim);
         ck_assert_uint_eq(r->borrowed, 0);
         ck_assert(r->jobs[1].finished > expect + 3);
@@ -198,23 +208,18 @@ END_TEST
  * the heartbeats report it (the loop's second run) a step reads nothing
  * of an entry that time moves, so the resize must reach it as it comes. */
 START_TEST(test_snapshot_entries_follow_the_attempts) {
-        Run run = { 0 };
-        char text[512], err[512] = "";
+        Run run;
         SimCluster *cl;
         ClusterSnapshot snap;
         Assignment as[3];
         Kill kill = { .attempt = 0, .reason = KILL_REPLACE, .slot_memory = 200 * MIB };
         Decisions d = { .assignments = as, .n_assignments = 3 };
 
-        snprintf(text, sizeof(text),
+        run_with(&run, false,
                  "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\n"
                  "[hadoop]\nmap_slots = 4\ntask_heap = 200M\nprogress_at_heartbeat = %s\n"
                  "[workload]\njobs = one, one, one\n",
                  _i ? "yes" : "no");
-        ck_assert_int_eq(scenario_load_string("t.ini", text, &run.sc, err, sizeof(err)), 0);
-        ck_assert_int_eq(workload_parse("t.csv", workload_text, &run.wl, err, sizeof(err)), 0);
-        ck_assert_msg(sim_new(&run.sc, &run.wl, &run.sim, err, sizeof(err)) == 0, "%s", err);
-        sim_set_check_invariants(run.sim, true);
         cl = &run.sim->clusters[0];
         for (uint32_t t = 0; t < 3; t++)
                 as[t] = (Assignment){ .task = t, .type = TASK_MAP, .slot = SLOT_MAP };
@@ -265,23 +270,16 @@ END_TEST
  * third is at 9 s, and at 10.5 s it still runs. */
 START_TEST(test_progress_as_reported) {
         for (int reported = 0; reported < 2; reported++) {
-                Run run = { 0 };
-                char text[512], err[512] = "";
+                Run run;
                 SimCluster *cl;
                 ClusterSnapshot snap;
                 double at_beat, fresh;
 
-                snprintf(text, sizeof(text),
+                run_with(&run, false,
                          "[cluster]\nhosts = 1\nvms = 1\nmasters = 0\n"
                          "[hadoop]\nmap_slots = 1\nprogress_at_heartbeat = %s\n"
                          "[workload]\njobs = one\n",
                          reported ? "yes" : "no");
-                ck_assert_int_eq(scenario_load_string("t.ini", text, &run.sc, err, sizeof(err)), 0);
-                ck_assert_int_eq(workload_parse("t.csv", workload_text, &run.wl, err, sizeof(err)),
-                                 0);
-                ck_assert_msg(sim_new(&run.sc, &run.wl, &run.sim, err, sizeof(err)) == 0, "%s",
-                              err);
-                sim_set_check_invariants(run.sim, true);
                 cl = &run.sim->clusters[0];
 
                 event_queue_run(run.sim->queue, 9 * USEC_PER_SEC);
@@ -494,17 +492,11 @@ END_TEST
  * sort phase the map phase is the whole of its progress (MapTask.run()):
  * as its last write begins, what it did of its 7.92 s. */
 START_TEST(test_map_only_writes_its_output) {
-        Run run = { 0 };
-        char err[512] = "";
+        Run run;
         ClusterSnapshot snap;
         const SimResults *r;
 
-        ck_assert_int_eq(scenario_load_string("t.ini", SPILLY_SCENARIO("100M", "direct"), &run.sc,
-                                              err, sizeof(err)),
-                         0);
-        ck_assert_int_eq(workload_parse("t.csv", workload_text, &run.wl, err, sizeof(err)), 0);
-        ck_assert_msg(sim_new(&run.sc, &run.wl, &run.sim, err, sizeof(err)) == 0, "%s", err);
-        sim_set_check_invariants(run.sim, true);
+        run_build(&run, SPILLY_SCENARIO("100M", "direct"), true);
         /* Its four rounds of 1.98 s from 4 s on; the last one's write
          * begins at 11.7 s. */
         event_queue_run(run.sim->queue, 11750 * USEC_PER_MSEC);
@@ -726,7 +718,7 @@ START_TEST(test_dynamicmr_composes_with_flexslot) {
         Run run;
         const SimResults *r;
 
-        run_with(&run, scenario, "pi");
+        run_with(&run, true, scenario, "pi");
         r = sim_results(run.sim);
         ck_assert_uint_eq(r->n_jobs, 2);
         ck_assert_uint_gt(r->borrowed, 0);
@@ -741,7 +733,7 @@ START_TEST(test_dynamicmr_composes_with_flexslot) {
         }
         run_done(&run);
 
-        run_with(&run, scenario, "none");
+        run_with(&run, true, scenario, "none");
         ck_assert_uint_eq(sim_results(run.sim)->borrowed, 0);
         run_done(&run);
 }
