@@ -21,6 +21,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 
 import org.apache.hadoop.conf.Configuration;
@@ -34,14 +35,44 @@ public final class MiniYarn {
     private MiniYarn() {
     }
 
-    // A port free now. The cluster binds it a moment later; another process
-    // taking it meanwhile makes the start fail, loudly.
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket()) {
-            s.setReuseAddress(true);
-            s.bind(new InetSocketAddress(LOOPBACK, 0));
-            return s.getLocalPort();
+    // Where freePort() looks next, from 10000 on.
+    private static int nextPort = -1;
+
+    // The lowest port of the kernel's range for outgoing connections.
+    private static int ephemeralLow() {
+        try {
+            String range = new String(Files.readAllBytes(
+                    Paths.get("/proc/sys/net/ipv4/ip_local_port_range")), StandardCharsets.UTF_8);
+            return Integer.parseInt(range.trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return 32768;
         }
+    }
+
+    // A port free now, below the kernel's range for outgoing connections:
+    // inside it any connection the machine opens before the cluster binds
+    // the port may take it (a NodeManager's, another test's), as a CI run
+    // once did. tests/lib/tcp-port.sh chooses so too. Another process
+    // binding it meanwhile makes the start fail, loudly.
+    private static int freePort() throws IOException {
+        int span = Math.max(ephemeralLow() - 10000, 1000);
+
+        if (nextPort < 0) {
+            nextPort = (int) (ProcessHandle.current().pid() % span);
+        }
+        for (int tries = 0; tries < span; tries++) {
+            int port = 10000 + nextPort;
+
+            nextPort = (nextPort + 1) % span;
+            try (ServerSocket s = new ServerSocket()) {
+                s.setReuseAddress(true);
+                s.bind(new InetSocketAddress(LOOPBACK, port));
+                return port;
+            } catch (IOException e) {
+                // Taken: the next one.
+            }
+        }
+        throw new IOException("no free TCP port from 10000 to " + (10000 + span - 1));
     }
 
     private static void writeAtomically(File f, String text) throws IOException {
