@@ -538,11 +538,6 @@ static void reduce_sort(SimAttempt *a) {
                 reduce_begin(a);
 }
 
-/* A reduce after a fetch (or its start): fetch the segments of the maps
- * finished since, wait for maps, or sort once everything is in. Each map
- * leaves every reduce an equal segment. Fetches gather at least a chunk of
- * output (the last one excepted), as Hadoop's copier threads batch small
- * map outputs; one fetch per map and reduce would be an event storm. */
 static const TaskCounts *reduce_maps(const SimAttempt *a) {
         return &a->cl->jobs[a->cl->tasks[a->task].job].counts[TASK_MAP];
 }
@@ -570,6 +565,11 @@ static unsigned reduce_wake_bound(const SimAttempt *a, const TaskCounts *maps) {
         return a->segments + (unsigned)CLAMP(need, 1.0, MAX(left, 1.0));
 }
 
+/* A reduce after a fetch (or its start): fetch the segments of the maps
+ * finished since, wait for maps, or sort once everything is in. Each map
+ * leaves every reduce an equal segment. Fetches gather at least a chunk of
+ * output (the last one excepted), as Hadoop's copier threads batch small
+ * map outputs; one fetch per map and reduce would be an event storm. */
 static void reduce_shuffle_next(SimAttempt *a) {
         const TaskCounts *maps = reduce_maps(a);
         double segment = reduce_segment(a, maps);
