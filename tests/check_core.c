@@ -1088,6 +1088,178 @@ START_TEST(test_jobs_reported_random) {
 }
 END_TEST
 
+#define LOCAL_NODES 8
+#define LOCAL_BIG 300  /* maps of job 0: indexed */
+#define LOCAL_SMALL 40 /* maps of job 1: scanned */
+
+typedef struct LocalCluster {
+        Host hosts[1];
+        Vm vms[LOCAL_NODES];
+        Node nodes[LOCAL_NODES];
+        Job jobs[2];
+        Task tasks[LOCAL_BIG + LOCAL_SMALL];
+} LocalCluster;
+
+static uint64_t xorshift(uint64_t *seed) {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        return *seed;
+}
+
+static ClusterSnapshot local_snapshot(LocalCluster *c) {
+        ClusterSnapshot s = { c->hosts,    1,       c->vms, LOCAL_NODES, c->nodes,
+                              LOCAL_NODES, c->jobs, 2,      c->tasks,    LOCAL_BIG + LOCAL_SMALL };
+
+        s.job_tasks_kept = true;
+        for (uint32_t j = 0; j < 2; j++) {
+                JobTasks *jt = &c->jobs[j].tasks;
+                uint32_t k = jt->first;
+
+                c->jobs[j].counts[TASK_MAP].done = 0;
+                for (uint32_t i = jt->first; i < jt->first + jt->count; i++)
+                        c->jobs[j].counts[TASK_MAP].done += c->tasks[i].state == TASK_DONE;
+                while (k < jt->first + jt->count && c->tasks[k].state != TASK_PENDING)
+                        k++;
+                jt->first_pending[TASK_MAP] = k;
+                jt->first_pending[TASK_REDUCE] = jt->first + jt->count;
+        }
+        return s;
+}
+
+/* The first pending map of the job local to the node, by a scan. */
+static uint32_t local_map_scanned(const LocalCluster *c, uint32_t job, uint32_t node) {
+        const JobTasks *jt = &c->jobs[job].tasks;
+
+        for (uint32_t i = jt->first; i < jt->first + jt->count; i++)
+                if (c->tasks[i].state == TASK_PENDING && task_is_local(&c->tasks[i], node))
+                        return i;
+        return NO_INDEX;
+}
+
+/* Each map its 0-3 replicas, now and then one twice. */
+static void local_place(Task *t, uint64_t *seed) {
+        t->n_locations = (unsigned)(xorshift(seed) % (MAX_REPLICAS + 1));
+        for (unsigned i = 0; i < t->n_locations; i++)
+                t->locations[i] = (uint32_t)(xorshift(seed) % LOCAL_NODES);
+}
+
+/* A big job's maps by node (ContextBuffers.local_maps, kept from step to
+ * step) give every local search the task a scan of the job gives, while the
+ * maps start, end and go back to pending between and within steps, in
+ * searches for several nodes in one step, and after another job took the
+ * index's place; a small job is scanned. A step not vouched for refuses
+ * a map's locations changed under the same job. */
+START_TEST(test_local_maps_random) {
+        static LocalCluster c;
+        ContextBuffers buffers = { 0 };
+        Decisions scratch = { 0 };
+        PolicyStepArgs args = { .now = USEC_PER_SEC, .flags = POLICY_STEP_ALL };
+        CoreSettings core;
+        ConfError err;
+        uint64_t seed = 1181783497276652981ULL;
+        unsigned found = 0, none = 0;
+
+        ck_assert_int_eq(conf_load_defaults(&core_settings_schema, &core, &err), 0);
+        c.hosts[0] = (Host){ .pcpus = 8 };
+        for (uint32_t n = 0; n < LOCAL_NODES; n++) {
+                c.vms[n] = (Vm){ .host = 0, .vcpus = 1, .vcpus_max = 1, .memory_max = 1ULL << 30 };
+                c.nodes[n] = (Node){ .vm = n, .slots = { 2, 1 } };
+        }
+        for (uint32_t j = 0; j < 2; j++) {
+                uint32_t first = j ? LOCAL_BIG : 0, count = j ? LOCAL_SMALL : LOCAL_BIG;
+
+                c.jobs[j] = (Job){ .id = 100 + j,
+                                   .submitted = j,
+                                   .counts = { [TASK_MAP] = { .total = count } },
+                                   .tasks = { .first = first, .count = count } };
+                for (uint32_t i = first; i < first + count; i++) {
+                        c.tasks[i] = (Task){ .id = i, .job = j, .type = TASK_MAP };
+                        local_place(&c.tasks[i], &seed);
+                }
+        }
+        for (unsigned round = 0; round < 300; round++) {
+                ClusterSnapshot s;
+                PolicyContext ctx;
+                bool searched_big = false;
+
+                /* Maps end or come back (those placed are running). */
+                for (unsigned n = 0; n < 12; n++) {
+                        Task *t = &c.tasks[xorshift(&seed) % (LOCAL_BIG + LOCAL_SMALL)];
+
+                        t->state = xorshift(&seed) % 3 == 0 ? TASK_PENDING : TASK_DONE;
+                }
+                /* Another job at index 0: its index is built anew. */
+                if (round == 150) {
+                        c.jobs[0].id = 200;
+                        for (uint32_t i = 0; i < LOCAL_BIG; i++)
+                                local_place(&c.tasks[i], &seed);
+                }
+                s = local_snapshot(&c);
+                ck_assert_int_eq(context_init(&ctx, &core, &s, &args, &scratch, &buffers), 0);
+                for (unsigned q = 0; q < 4; q++) {
+                        uint32_t job = (uint32_t)(xorshift(&seed) % 2);
+                        uint32_t node = (uint32_t)(xorshift(&seed) % LOCAL_NODES);
+                        uint32_t want = local_map_scanned(&c, job, node);
+                        uint32_t got = context_job_next_task(&ctx, job, TASK_MAP, node, true);
+
+                        ck_assert_uint_eq(got, want);
+                        found += want != NO_INDEX;
+                        none += want == NO_INDEX;
+                        searched_big |= job == 0;
+                        /* The step placed it: the next search passes it by. */
+                        if (got != NO_INDEX && q % 2 == 0) {
+                                ck_assert_int_eq(context_assign(&ctx, got, node, SLOT_MAP, false),
+                                                 0);
+                                c.tasks[got].state = TASK_RUNNING;
+                                ck_assert_uint_eq(
+                                        context_job_next_task(&ctx, job, TASK_MAP, node, true),
+                                        local_map_scanned(&c, job, node));
+                        }
+                }
+                if (searched_big && c.jobs[0].tasks.first_pending[TASK_MAP] < LOCAL_BIG)
+                        ck_assert_ptr_nonnull(buffers.local_maps[0].entries);
+                ck_assert_ptr_null(buffers.local_maps[1].entries);
+                context_done(&ctx);
+        }
+        ck_assert_uint_gt(found, 300);
+        ck_assert_uint_gt(none, 50);
+
+        /* A map's split gets another replica, or moves, its job the same:
+         * refused unless vouched for. */
+        {
+                ClusterSnapshot s;
+                PolicyContext ctx;
+                uint32_t t = 0, elsewhere = 0;
+                Task was;
+
+                while (c.tasks[t].n_locations == 0 || c.tasks[t].n_locations == MAX_REPLICAS)
+                        t++;
+                while (task_is_local(&c.tasks[t], elsewhere))
+                        elsewhere++;
+                c.tasks[t].state = TASK_PENDING;
+                was = c.tasks[t];
+                s = local_snapshot(&c);
+                ck_assert_int_eq(context_init(&ctx, &core, &s, &args, &scratch, &buffers), 0);
+                context_job_next_task(&ctx, 0, TASK_MAP, c.tasks[t].locations[0], true);
+                context_done(&ctx);
+                ck_assert_ptr_nonnull(buffers.local_maps[0].entries);
+                c.tasks[t].locations[c.tasks[t].n_locations++] = elsewhere;
+                ck_assert_int_eq(context_init(&ctx, &core, &s, &args, &scratch, &buffers), -EINVAL);
+                c.tasks[t] = was;
+                ck_assert_int_eq(context_init(&ctx, &core, &s, &args, &scratch, &buffers), 0);
+                context_done(&ctx);
+                c.tasks[t].locations[0] = elsewhere;
+                ck_assert_int_eq(context_init(&ctx, &core, &s, &args, &scratch, &buffers), -EINVAL);
+                args.flags |= POLICY_STEP_TRUSTED;
+                ck_assert_int_eq(context_init(&ctx, &core, &s, &args, &scratch, &buffers), 0);
+                context_done(&ctx);
+        }
+        context_buffers_done(&buffers);
+        decisions_done(&scratch);
+}
+END_TEST
+
 /* A driver's attempts whose progress it leaves out until the core asks:
  * two maps at 0.9 until then, at 0.1 and 0.9 after, and a reduce. */
 typedef struct LazyFigures {
@@ -1350,6 +1522,7 @@ Suite *suite_core(void) {
         tcase_add_test(tc, test_slots_reported_random);
         tcase_add_test(tc, test_open_jobs_random);
         tcase_add_test(tc, test_jobs_reported_random);
+        tcase_add_test(tc, test_local_maps_random);
         tcase_add_test(tc, test_attempt_figures_on_demand);
         tcase_add_test(tc, test_decisions_validate_tasks_once);
         tcase_add_test(tc, test_borrowed_slot_validation);

@@ -33,6 +33,9 @@ void context_buffers_done(ContextBuffers *b) {
         free(b->filled_in);
         free(b->open_last);
         free(b->retake);
+        for (size_t j = 0; j < b->local_maps_top; j++)
+                local_maps_done(&b->local_maps[j]);
+        free(b->local_maps);
 #define FREE_ARRAY(field) free(b->field);
         JOB_ARRAYS(FREE_ARRAY)
 #undef FREE_ARRAY
@@ -127,6 +130,26 @@ static int job_buffers_reserve(ContextBuffers *b, size_t n) {
         if (r < 0)
                 return r;
         b->cap_jobs = MAX(b->cap_jobs, n);
+        return 0;
+}
+
+/* The per-job local map indices: none beyond what they held, and none for
+ * jobs from n_jobs on (a driver's jobs that left). */
+static int local_maps_reserve(ContextBuffers *b, size_t n_jobs) {
+        void *p = b->local_maps;
+        int r = reserve(&p, sizeof(*b->local_maps), b->cap_local_maps, n_jobs);
+
+        b->local_maps = p;
+        if (r < 0)
+                return r;
+        if (n_jobs > b->cap_local_maps) {
+                memset(&b->local_maps[b->cap_local_maps], 0,
+                       (n_jobs - b->cap_local_maps) * sizeof(*b->local_maps));
+                b->cap_local_maps = n_jobs;
+        }
+        for (size_t j = n_jobs; j < b->local_maps_top; j++)
+                local_maps_done(&b->local_maps[j]);
+        b->local_maps_top = MIN(b->local_maps_top, n_jobs);
         return 0;
 }
 
@@ -363,6 +386,28 @@ static bool jobs_kept_hold(const PolicyContext *ctx) {
         return true;
 }
 
+static uint32_t job_n_tasks(const PolicyContext *ctx, uint32_t job) {
+        return ctx->task_start[job + 1] - ctx->task_start[job];
+}
+
+/* A step the driver did not vouch for: each job's kept local map index is
+ * what its tasks' locations say. Locations that changed under the same
+ * job fail it: a driver's mistake, which would offer maps as local to
+ * nodes that no longer hold their splits. */
+static bool local_maps_still_hold(const PolicyContext *ctx) {
+        const ClusterSnapshot *s = ctx->snap;
+        const ContextBuffers *b = ctx->buffers;
+
+        for (uint32_t j = 0; j < b->local_maps_top; j++) {
+                const LocalMaps *m = &b->local_maps[j];
+
+                if (local_maps_for(m, &s->jobs[j], job_n_tasks(ctx, j)) &&
+                    !local_maps_hold(m, s, &ctx->tasks_by_job[ctx->task_start[j]]))
+                        return false;
+        }
+        return true;
+}
+
 /* Each job's tasks counted and grouped by a pass over all of them. */
 static int jobs_from_tasks(PolicyContext *ctx) {
         const ClusterSnapshot *s = ctx->snap;
@@ -469,6 +514,8 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         if (r >= 0)
                 r = job_buffers_reserve(b, n_jobs + 1);
         if (r >= 0)
+                r = local_maps_reserve(b, n_jobs);
+        if (r >= 0)
                 r = node_buffers_reserve(b, MAX(n_nodes, (size_t)1));
         if (r >= 0)
                 r = attempt_buffers_reserve(b, MAX(s->n_attempts, (size_t)1));
@@ -524,7 +571,8 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 ordered = jobs_in_submission_order(s, known);
         }
         b->n_retake = 0;
-        if (jobs_kept && !(args->flags & POLICY_STEP_TRUSTED) && !jobs_kept_hold(ctx)) {
+        if (!(args->flags & POLICY_STEP_TRUSTED) &&
+            ((jobs_kept && !jobs_kept_hold(ctx)) || !local_maps_still_hold(ctx))) {
                 context_done(ctx);
                 return -EINVAL;
         }
@@ -622,30 +670,74 @@ uint32_t context_job_pending_task(const PolicyContext *ctx, uint32_t job, TaskTy
         return context_job_next_task(ctx, job, type, node, local);
 }
 
+/* The job's map index, built for it now if it is not; NULL for a job too
+ * small to need one, or when memory is short (a scan finds the same). */
+static const LocalMaps *job_local_maps(const PolicyContext *ctx, uint32_t job) {
+        ContextBuffers *b = ctx->buffers;
+        uint32_t n = job_n_tasks(ctx, job);
+        LocalMaps *m;
+
+        if (n < LOCAL_MAPS_MIN_TASKS)
+                return NULL;
+        m = &b->local_maps[job];
+        if (local_maps_for(m, &ctx->snap->jobs[job], n))
+                return m;
+        if (local_maps_build(m, ctx->snap, job, &ctx->tasks_by_job[ctx->task_start[job]], n) < 0)
+                return NULL;
+        b->local_maps_top = MAX(b->local_maps_top, (size_t)job + 1);
+        return m;
+}
+
+/* The first pending map local to node at or after position k of
+ * tasks_by_job, else end: the node's entries of the index from k on. */
+static uint32_t local_map_indexed(const PolicyContext *ctx, const LocalMaps *m, uint32_t job,
+                                  uint32_t node, uint32_t k, uint32_t end) {
+        uint32_t first = ctx->task_start[job];
+        const uint64_t *e, *last;
+
+        for (e = local_maps_from(m, node, k - first, &last); e < last && *e >> 32 == node; e++) {
+                uint32_t at = first + (uint32_t)*e;
+
+                if (context_task_pending(ctx, ctx->tasks_by_job[at]))
+                        return at;
+        }
+        return end;
+}
+
 /* The cursors skip what earlier calls of the step passed over (the context
  * is const for the layers, the cursors a cache behind it). */
 uint32_t context_job_next_task(const PolicyContext *ctx, uint32_t job, TaskType type, uint32_t node,
                                bool local) {
         PendingCursor *c = &ctx->pending[type][job];
         uint32_t end = ctx->task_start[job + 1], k;
+        const LocalMaps *m;
 
         if (type == TASK_REDUCE && !context_reduce_may_start(ctx, job))
                 return NO_INDEX;
 
         while (c->from < end && !task_pending_of_type(ctx, ctx->tasks_by_job[c->from], type))
                 c->from++;
+        /* A job with no map left to start has no use for its index until
+         * one is (a map lost with its node's output). */
+        if (c->from == end && type == TASK_MAP && job < ctx->buffers->local_maps_top)
+                local_maps_done(&ctx->buffers->local_maps[job]);
         if (!local)
                 return c->from < end ? ctx->tasks_by_job[c->from] : NO_INDEX;
         if (c->local_node != node) {
                 c->local_node = node;
                 c->local_from = c->from;
         }
-        for (k = MAX(c->from, c->local_from); k < end; k++) {
-                uint32_t t = ctx->tasks_by_job[k];
+        k = MAX(c->from, c->local_from);
+        if (type == TASK_MAP && k < end && (m = job_local_maps(ctx, job)))
+                k = local_map_indexed(ctx, m, job, node, k, end);
+        else
+                for (; k < end; k++) {
+                        uint32_t t = ctx->tasks_by_job[k];
 
-                if (task_pending_of_type(ctx, t, type) && task_is_local(&ctx->snap->tasks[t], node))
-                        break;
-        }
+                        if (task_pending_of_type(ctx, t, type) &&
+                            task_is_local(&ctx->snap->tasks[t], node))
+                                break;
+                }
         c->local_from = k;
         return k < end ? ctx->tasks_by_job[k] : NO_INDEX;
 }

@@ -11,6 +11,7 @@
 
 #include "policy/core/arena.h"
 #include "policy/core/decisions.h"
+#include "policy/core/local-maps.h"
 #include "policy/core/layer.h"
 #include "policy/core/model.h"
 #include "policy/core/settings.h"
@@ -159,6 +160,12 @@ struct ContextBuffers {
         uint32_t *retake;
         size_t n_retake, cap_retake;
         bool jobs_kept;
+        /* Per job index, its maps by node once a local search in a job of
+         * LOCAL_MAPS_MIN_TASKS tasks or more built it, for the job it was
+         * built for (a job of another id or size at the index builds it
+         * again); none at or beyond local_maps_top. */
+        LocalMaps *local_maps;
+        size_t cap_local_maps, local_maps_top;
 };
 
 void context_buffers_done(ContextBuffers *b);

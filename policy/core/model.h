@@ -264,8 +264,12 @@ typedef struct Task {
         uint32_t job; /* index into jobs */
         TaskType type;
         TaskState state;
-        uint64_t input_size;              /* split size S for maps, partition size for reduces */
-        uint32_t locations[MAX_REPLICAS]; /* nodes holding the split */
+        uint64_t input_size; /* split size S for maps, partition size for reduces */
+        /* The nodes holding the split: the same in every snapshot to a
+         * Policy while the task's job keeps its Job.id and its number of
+         * tasks (a step keeps the job's maps by node, local-maps.h; one the
+         * driver does not vouch for checks it). */
+        uint32_t locations[MAX_REPLICAS];
         unsigned n_locations;
         /* Slot memory the next attempt must get; 0: the node's default. A
          * FlexSlot kill that re-places the task elsewhere keeps its memory. */
