@@ -75,8 +75,10 @@ static bool may_back_up(const PolicyContext *ctx, uint32_t attempt, usec_t min_r
         const Attempt *a = &ctx->snap->attempts[attempt];
         const Task *t = &ctx->snap->tasks[a->task];
 
-        return !ctx->killed[attempt] && context_task_running(ctx, a->task) == 1 &&
-               ctx->now >= a->started + min_runtime &&
+        /* The age first: most attempts are too young, and it reads no
+         * task. */
+        return ctx->now >= a->started + min_runtime && !ctx->killed[attempt] &&
+               context_task_running(ctx, a->task) == 1 &&
                (t->type == TASK_MAP || context_reduce_may_start(ctx, t->job));
 }
 
@@ -121,18 +123,24 @@ static bool backup_possible(const PolicyContext *ctx) {
         return false;
 }
 
+/* Per SlotType, whether the heartbeating node has a free one, which only a
+ * backup's launch changes; in a control step, true. */
+static void beating_slots_free(const PolicyContext *ctx, bool ret[_SLOT_TYPE_MAX]) {
+        for (SlotType slot = SLOT_MAP; slot < _SLOT_TYPE_MAX; slot++)
+                ret[slot] = ctx->beating_node == NO_INDEX ||
+                            context_fillable_slots(ctx, ctx->beating_node, slot) > 0;
+}
+
 /* Whether launch_backup() may find a slot for the attempt's backup: in a
  * heartbeat step, exactly when the heartbeating node is not its own and has
  * a free slot of its task's type (no other node takes assignments); in a
  * control step, as far as this tells, always. */
-static bool backup_may_fit(const PolicyContext *ctx, uint32_t attempt) {
+static bool backup_may_fit(const PolicyContext *ctx, uint32_t attempt,
+                           const bool beating_free[_SLOT_TYPE_MAX]) {
         const Attempt *a = &ctx->snap->attempts[attempt];
-        SlotType slot = slot_type_of(ctx->snap->tasks[a->task].type);
 
-        if (ctx->beating_node == NO_INDEX)
-                return true;
         return a->node != ctx->beating_node &&
-               context_fillable_slots(ctx, ctx->beating_node, slot) > 0;
+               beating_free[slot_type_of(ctx->snap->tasks[a->task].type)];
 }
 
 /* Each job's mean progress per task type (2 job + type), Hadoop's way: a
@@ -288,16 +296,19 @@ static int hadoop_speculate(void *state, const void *settings, PolicyContext *ct
         const ClusterSnapshot *s = ctx->snap;
         ProgressBounds bounds = {};
         JobProgress mean = {};
+        bool beating_free[_SLOT_TYPE_MAX];
 
         if (!backup_possible(ctx))
                 return 0;
+        beating_slots_free(ctx, beating_free);
         for (uint32_t i = 0; i < s->n_attempts; i++) {
                 bool launched;
                 int r;
 
                 /* Its progress is read (and filled) only for a backup that
                  * would find a slot. */
-                if (!may_back_up(ctx, i, set->spec_min_runtime) || !backup_may_fit(ctx, i))
+                if (!backup_may_fit(ctx, i, beating_free) ||
+                    !may_back_up(ctx, i, set->spec_min_runtime))
                         continue;
                 r = behind_job_mean(ctx, set, i, &bounds, &mean);
                 if (r <= 0) {
@@ -308,6 +319,8 @@ static int hadoop_speculate(void *state, const void *settings, PolicyContext *ct
                 r = launch_backup(ctx, i, NULL, &launched);
                 if (r < 0)
                         return r;
+                if (launched)
+                        beating_slots_free(ctx, beating_free);
         }
         return 0;
 }
