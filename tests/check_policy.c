@@ -883,7 +883,8 @@ static void hadoop_mean_fixture(double p) {
 /* With the job's tasks kept the mean is bounded from its counts and the
  * running tasks' progress, and the pass over every task made only near the
  * threshold: the backups are those of the pass, far below the mean, far
- * above it and at it (where only the exact sum decides). */
+ * above it and at it (where only the exact sum decides), whether the driver
+ * counts the attempts or not. */
 START_TEST(test_speculation_hadoop_kept) {
         const double at = 0.685 / 0.9; /* the mean less 0.2, give or take rounding */
         const struct {
@@ -911,6 +912,24 @@ START_TEST(test_speculation_hadoop_kept) {
                               cases[i].p, fx.d.n_assignments, without);
                 if (without > 0)
                         fx_check_assignment(0, 9, 3, true, true);
+                /* The attempts counted by the driver: a task's only one
+                 * adds its progress as the bounds' pass meets it. */
+                {
+                        NodeAttempts counted[4] = { 0 }, total = { 0 };
+
+                        for (size_t a = 0; a < fx.s.n_attempts; a++)
+                                attempt_counted(&counted[fx.attempts[a].node], &total,
+                                                &fx.tasks[fx.attempts[a].task], fx.attempts[a].slot,
+                                                fx.attempts[a].slot_memory, true);
+                        fx.s.node_attempts = counted;
+                        fx.s.attempts_total = &total;
+                        ck_assert_int_eq(fx_step(POLICY_STEP_ASSIGN, 70 * SEC), 0);
+                        ck_assert_msg(fx.d.n_assignments == without,
+                                      "progress %.17g, counted: %zu backups, %zu", cases[i].p,
+                                      fx.d.n_assignments, without);
+                        fx.s.node_attempts = NULL;
+                        fx.s.attempts_total = NULL;
+                }
         }
 }
 END_TEST

@@ -67,6 +67,10 @@ const ConfSchema late_settings_schema = {
         .size = sizeof(LateSettings),
 };
 
+static bool attempt_old_enough(const PolicyContext *ctx, uint32_t attempt, usec_t min_runtime) {
+        return ctx->now >= ctx->snap->attempts[attempt].started + min_runtime;
+}
+
 /* The attempt is its task's only one and at least min_runtime old, and a
  * new one may start (a reduce whose job lost a map's output to a lost node
  * waits for the map again under a driver whose reduces read the outputs
@@ -75,9 +79,7 @@ static bool may_back_up(const PolicyContext *ctx, uint32_t attempt, usec_t min_r
         const Attempt *a = &ctx->snap->attempts[attempt];
         const Task *t = &ctx->snap->tasks[a->task];
 
-        /* The age first: most attempts are too young, and it reads no
-         * task. */
-        return ctx->now >= a->started + min_runtime && !ctx->killed[attempt] &&
+        return attempt_old_enough(ctx, attempt, min_runtime) && !ctx->killed[attempt] &&
                context_task_running(ctx, a->task) == 1 &&
                (t->type == TASK_MAP || context_reduce_may_start(ctx, t->job));
 }
@@ -204,12 +206,15 @@ typedef struct ProgressBounds {
 } ProgressBounds;
 
 /* The bounds' sums, with the type's added up first if they were not;
- * NULL when memory is short. A task's attempts are all of its type, so
- * each entry adds the same terms in the same order as a pass over both
- * types would. */
+ * NULL when memory is short. The sums take their terms in any order: a
+ * task with one attempt (as the driver counts them) adds its progress as
+ * the pass meets it, one with more (a backup's) its best once the pass is
+ * over. */
 static const double *progress_bounds(PolicyContext *ctx, TaskType type, ProgressBounds *b) {
         const ClusterSnapshot *s = ctx->snap;
         double *best = ctx->task_value;
+        uint32_t *several;
+        size_t n_several = 0;
 
         if (!b->running) {
                 b->first_job = s->job_tasks_kept ? MIN(s->n_jobs_settled, s->n_jobs) : 0;
@@ -219,25 +224,35 @@ static const double *progress_bounds(PolicyContext *ctx, TaskType type, Progress
         }
         if (b->known[type])
                 return b->running;
-        for (uint32_t i = 0; i < s->n_attempts; i++) {
-                uint32_t task = s->attempts[i].task;
-
-                if (s->tasks[task].type == type)
-                        best[task] = MAX(best[task], context_attempt_figured(ctx, i)->progress);
-        }
-        /* Each task once, at its first attempt: its entry goes back to 0,
-         * which its other attempts add, and adding +0 to a sum of
-         * nonnegative terms leaves it as it is. */
+        several = context_scratch(ctx, MAX(s->n_attempts, (size_t)1), sizeof(uint32_t));
+        if (!several)
+                return NULL;
         for (uint32_t i = 0; i < s->n_attempts; i++) {
                 uint32_t task = s->attempts[i].task;
                 const Task *t = &s->tasks[task];
+                double progress;
 
                 if (t->type != type)
                         continue;
-                /* A settled job's tasks are all done. */
+                progress = context_attempt_figured(ctx, i)->progress;
+                if (s->node_attempts && t->running_attempts == 1) {
+                        /* A settled job's tasks are all done. */
+                        if (t->state != TASK_DONE)
+                                b->running[2 * (t->job - b->first_job) + type] += progress;
+                        continue;
+                }
+                best[task] = MAX(best[task], progress);
+                several[n_several++] = task;
+        }
+        /* Each such task once, at its first entry: its best goes back to
+         * 0, which its other entries add, and adding +0 to a sum of
+         * nonnegative terms leaves it as it is. */
+        for (size_t k = 0; k < n_several; k++) {
+                const Task *t = &s->tasks[several[k]];
+
                 if (t->state != TASK_DONE)
-                        b->running[2 * (t->job - b->first_job) + t->type] += best[task];
-                best[task] = 0;
+                        b->running[2 * (t->job - b->first_job) + type] += best[several[k]];
+                best[several[k]] = 0;
         }
         b->known[type] = true;
         return b->running;
@@ -306,8 +321,10 @@ static int hadoop_speculate(void *state, const void *settings, PolicyContext *ct
                 int r;
 
                 /* Its progress is read (and filled) only for a backup that
-                 * would find a slot. */
-                if (!backup_may_fit(ctx, i, beating_free) ||
+                 * would find a slot; the age, which most attempts fail,
+                 * reads no task. */
+                if (!attempt_old_enough(ctx, i, set->spec_min_runtime) ||
+                    !backup_may_fit(ctx, i, beating_free) ||
                     !may_back_up(ctx, i, set->spec_min_runtime))
                         continue;
                 r = behind_job_mean(ctx, set, i, &bounds, &mean);
