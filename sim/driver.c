@@ -467,10 +467,9 @@ int sim_decisions_apply(SimCluster *cl, const Decisions *d) {
 
                 if (cl->index == 0 && changed)
                         cl->sim->results.slot_changes++;
-                if (changed && !cl->slots_listed[node]) {
-                        cl->slots_listed[node] = true;
-                        cl->slots_changed[cl->n_slots_changed++] = node;
-                }
+                if (changed)
+                        changed_list_add(cl->slots_changed, &cl->n_slots_changed, cl->slots_listed,
+                                         node);
                 cl->map_slots += d->slot_changes[i].slots[SLOT_MAP] - n->slots[SLOT_MAP];
                 memcpy(n->slots, d->slot_changes[i].slots, sizeof(n->slots));
                 n->slots_changed_at = now;
@@ -557,9 +556,7 @@ static int simcl_step(SimCluster *cl, uint32_t beat, unsigned flags) {
                 cl->sim->results.policy_cpu += now_thread_cpu_usec() - start;
         /* The step took the slots in: the next reports what changes from
          * now on. */
-        for (size_t i = 0; i < cl->n_slots_changed; i++)
-                cl->slots_listed[cl->slots_changed[i]] = false;
-        cl->n_slots_changed = 0;
+        changed_list_clear(cl->slots_changed, &cl->n_slots_changed, cl->slots_listed);
         cl->sim->results.policy_steps++;
         if (r < 0)
                 return r;

@@ -173,23 +173,6 @@ ClusterSnapshot cluster_snapshot_of(const Cluster *c, const SnapshotArrays *a, s
                                   .job_tasks_kept = true };
 }
 
-/* Index i onto a list of what changed since the last step, once (listed
- * marks those on it): the nodes whose slots changed, the jobs whose tasks
- * did. */
-static void changed_add(uint32_t *list, size_t *n, bool *listed, uint32_t i) {
-        if (listed[i])
-                return;
-        listed[i] = true;
-        list[(*n)++] = i;
-}
-
-/* The list emptied as a step took it in. */
-static void changed_clear(const uint32_t *list, size_t *n, bool *listed) {
-        for (size_t k = 0; k < *n; k++)
-                listed[list[k]] = false;
-        *n = 0;
-}
-
 /* A heartbeat's tracker: its VM on the host it had (only agents move it),
  * and the node listed for the step when its slots changed. */
 static void snapshot_node(const Cluster *c, Snapshot *s, uint32_t i) {
@@ -199,7 +182,7 @@ static void snapshot_node(const Cluster *c, Snapshot *s, uint32_t i) {
         s->a.nodes[i] = node_of(&c->nodes[i], i);
         if (was.slots[SLOT_MAP] != s->a.nodes[i].slots[SLOT_MAP] ||
             was.slots[SLOT_REDUCE] != s->a.nodes[i].slots[SLOT_REDUCE])
-                changed_add(s->slots_changed, &s->n_slots_changed, s->slots_listed, i);
+                changed_list_add(s->slots_changed, &s->n_slots_changed, s->slots_listed, i);
 }
 
 /* As the policy sees a task: a held one is no one's to run, so to the
@@ -434,7 +417,8 @@ static void snapshot_update(const Cluster *c, Snapshot *s) {
 
                 assert(k != NO_INDEX);
                 task_update(c, s, k);
-                changed_add(s->jobs_changed, &s->n_jobs_changed, s->job_listed, s->a.tasks[k].job);
+                changed_list_add(s->jobs_changed, &s->n_jobs_changed, s->job_listed,
+                                 s->a.tasks[k].job);
         }
         /* Those listed before every node went stale too. */
         for (size_t i = 0; i < s->n_stale_nodes; i++)
@@ -665,7 +649,7 @@ void cluster_snapshot_remove_job(Cluster *c, size_t j) {
                         s->by_address[i].job--;
         s->jobs_moved = true;
         /* The jobs after it moved: the next step takes every job in. */
-        changed_clear(s->jobs_changed, &s->n_jobs_changed, s->job_listed);
+        changed_list_clear(s->jobs_changed, &s->n_jobs_changed, s->job_listed);
         s->jobs_unknown = true;
 }
 
@@ -864,8 +848,8 @@ void cluster_snapshot_stepped(Cluster *c) {
 
         if (!s)
                 return;
-        changed_clear(s->slots_changed, &s->n_slots_changed, s->slots_listed);
+        changed_list_clear(s->slots_changed, &s->n_slots_changed, s->slots_listed);
         s->slots_unknown = false;
-        changed_clear(s->jobs_changed, &s->n_jobs_changed, s->job_listed);
+        changed_list_clear(s->jobs_changed, &s->n_jobs_changed, s->job_listed);
         s->jobs_unknown = false;
 }

@@ -294,6 +294,19 @@ bool task_is_local(const Task *t, uint32_t node) {
         return false;
 }
 
+void changed_list_add(uint32_t *list, size_t *n, bool *listed, uint32_t i) {
+        if (listed[i])
+                return;
+        listed[i] = true;
+        list[(*n)++] = i;
+}
+
+void changed_list_clear(const uint32_t *list, size_t *n, bool *listed) {
+        for (size_t k = 0; k < *n; k++)
+                listed[list[k]] = false;
+        *n = 0;
+}
+
 void snapshot_fill_attempts(const ClusterSnapshot *s) {
         for (uint32_t i = 0; s->fill_attempt && i < s->n_attempts; i++)
                 s->fill_attempt(s->fill_attempt_data, i);

@@ -420,6 +420,12 @@ typedef struct ClusterSnapshot {
  * counts are node; total is the cluster's. */
 void attempt_counted(NodeAttempts *node, NodeAttempts *total, Task *task, SlotType slot,
                      uint64_t slot_memory, bool add);
+/* What a driver that reports what changed since the last step
+ * (ClusterSnapshot.slots_changed, jobs_changed) keeps: index i added to
+ * the n of list once, listed[i] saying it is there; and the list emptied
+ * once a step took it in. */
+void changed_list_add(uint32_t *list, size_t *n, bool *listed, uint32_t i);
+void changed_list_clear(const uint32_t *list, size_t *n, bool *listed);
 /* Every attempt's figures that the driver left out
  * (ClusterSnapshot.fill_attempt). */
 void snapshot_fill_attempts(const ClusterSnapshot *s);
