@@ -545,8 +545,10 @@ static void simcl_free(SimCluster *cl) {
         policy_free(cl->policy);
         decisions_done(&cl->decisions);
         free(cl->jobs);
-        for (size_t j = 0; cl->jobx && j < cl->n_jobs; j++)
+        for (size_t j = 0; cl->jobx && j < cl->n_jobs; j++) {
                 free(cl->jobx[j].reduces);
+                free(cl->jobx[j].waiting);
+        }
         free(cl->jobx);
         free(cl->tasks);
         free(cl->taskx);

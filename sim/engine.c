@@ -555,14 +555,72 @@ static bool reduce_fetch_due(const SimAttempt *a, const TaskCounts *maps) {
                              ready * reduce_segment(a, maps) >= (double)scenario(a)->chunk);
 }
 
-/* How many of its maps finish, at least, before the waiting reduce
- * fetches: a chunk's worth of segments, one less for the rounding, or the
- * last. */
-static unsigned reduce_wake_bound(const SimAttempt *a, const TaskCounts *maps) {
-        double segment = reduce_segment(a, maps), left = maps->total - a->segments;
-        double need = segment > 0 ? floor((double)scenario(a)->chunk / segment) - 1 : left;
+/* How many of its job's maps have finished when the waiting reduce
+ * fetches: the fewest with which reduce_fetch_due() holds, as it holds
+ * for every count above (the ready segments' bytes only grow). */
+static unsigned reduce_wake_at(const SimAttempt *a, const TaskCounts *maps) {
+        double segment = reduce_segment(a, maps), chunk = (double)scenario(a)->chunk;
+        unsigned left = maps->total - a->segments, ready = left;
 
-        return a->segments + (unsigned)CLAMP(need, 1.0, MAX(left, 1.0));
+        if (segment > 0) {
+                ready = (unsigned)CLAMP(floor(chunk / segment), 1.0, (double)left);
+                while (ready > 1 && (double)(ready - 1) * segment >= chunk)
+                        ready--;
+                while (ready < left && !((double)ready * segment >= chunk))
+                        ready++;
+        }
+        return a->segments + ready;
+}
+
+static bool wait_before(const JobExtra *jx, size_t i, size_t k) {
+        return jx->waiting[i]->wake_at < jx->waiting[k]->wake_at;
+}
+
+static void wait_swap(JobExtra *jx, size_t i, size_t k) {
+        SimAttempt *a = jx->waiting[i];
+
+        jx->waiting[i] = jx->waiting[k];
+        jx->waiting[k] = a;
+        jx->waiting[i]->wait_slot = i + 1;
+        jx->waiting[k]->wait_slot = k + 1;
+}
+
+/* The heap order restored around entry i. */
+static void wait_settle(JobExtra *jx, size_t i) {
+        while (i > 0 && wait_before(jx, i, (i - 1) / 2)) {
+                wait_swap(jx, i, (i - 1) / 2);
+                i = (i - 1) / 2;
+        }
+        for (;;) {
+                size_t least = i, l = 2 * i + 1, r = l + 1;
+
+                if (l < jx->n_waiting && wait_before(jx, l, least))
+                        least = l;
+                if (r < jx->n_waiting && wait_before(jx, r, least))
+                        least = r;
+                if (least == i)
+                        return;
+                wait_swap(jx, i, least);
+                i = least;
+        }
+}
+
+/* Room was made as the reduce started (sim_attempt_start()). */
+static void wait_add(JobExtra *jx, SimAttempt *a) {
+        jx->waiting[jx->n_waiting] = a;
+        a->wait_slot = ++jx->n_waiting;
+        wait_settle(jx, jx->n_waiting - 1);
+}
+
+static void wait_remove(JobExtra *jx, SimAttempt *a) {
+        size_t i = a->wait_slot - 1;
+
+        a->wait_slot = 0;
+        if (i == --jx->n_waiting)
+                return;
+        jx->waiting[i] = jx->waiting[jx->n_waiting];
+        jx->waiting[i]->wait_slot = i + 1;
+        wait_settle(jx, i);
 }
 
 /* A reduce after a fetch (or its start): fetch the segments of the maps
@@ -585,7 +643,10 @@ static void reduce_shuffle_next(SimAttempt *a) {
 
                 if (a->phase != PHASE_SHUFFLE_WAIT)
                         phase_enter(a, PHASE_SHUFFLE_WAIT, 0);
-                jx->reduce_wake = MIN(jx->reduce_wake, reduce_wake_bound(a, maps));
+                if (a->wait_slot)
+                        wait_remove(jx, a);
+                a->wake_at = reduce_wake_at(a, maps);
+                wait_add(jx, a);
         } else
                 reduce_sort(a);
 }
@@ -824,6 +885,8 @@ static void attempt_detach(SimAttempt *a, bool slot_kept) {
         if (!attempt_is_map(a)) {
                 JobExtra *jx = &a->cl->jobx[a->cl->tasks[a->task].job];
 
+                if (a->wait_slot)
+                        wait_remove(jx, a);
                 /* In place, keeping the others' order. */
                 for (size_t i = 0; i < jx->n_reduces; i++)
                         if (jx->reduces[i] == a) {
@@ -985,63 +1048,107 @@ static void sort_by_cluster_pos(SimAttempt **list, size_t n) {
         }
 }
 
+static int compare_cluster_pos(const void *x, const void *y) {
+        const SimAttempt *a = *(SimAttempt *const *)x, *b = *(SimAttempt *const *)y;
+
+        return (a->cluster_pos > b->cluster_pos) - (a->cluster_pos < b->cluster_pos);
+}
+
+/* The reduce fetches now: its host advanced to now first, and its rates
+ * set again after. */
+static void reduce_wake(Sim *s, SimAttempt *a) {
+        host_advance(s, &s->hosts[a->host]);
+        attempt_next_phase(a);
+        host_recompute(s, &s->hosts[a->host]);
+}
+
+/* Checked runs: the job's waiting reduces are those of its heap, none
+ * waits past its fetch, and none woken went back to waiting. */
+static void waiting_check(SimCluster *cl, uint32_t job, bool woken_wait) {
+        Sim *s = cl->sim;
+        const JobExtra *jx = &cl->jobx[job];
+        const TaskCounts *maps = &cl->jobs[job].counts[TASK_MAP];
+        size_t n = 0, listed = 0;
+
+        for (size_t i = 0; i < cl->n_attempts; i++)
+                n += !attempt_is_map(cl->attempts[i]) &&
+                     cl->tasks[cl->attempts[i]->task].job == job;
+        if (n != jx->n_reduces)
+                snprintf(s->invariant_error, sizeof(s->invariant_error),
+                         "job %u lists %zu running reduces of its %zu", job, jx->n_reduces, n);
+        for (size_t i = 0; i < jx->n_reduces; i++) {
+                const SimAttempt *a = jx->reduces[i];
+
+                if (a->phase != PHASE_SHUFFLE_WAIT)
+                        continue;
+                listed++;
+                if (!a->wait_slot || jx->waiting[a->wait_slot - 1] != a)
+                        snprintf(s->invariant_error, sizeof(s->invariant_error),
+                                 "job %u's waiting reduce of task %u is not in its heap", job,
+                                 a->task);
+                else if (reduce_fetch_due(a, maps))
+                        snprintf(s->invariant_error, sizeof(s->invariant_error),
+                                 "job %u's reduce of task %u waits past its fetch", job, a->task);
+        }
+        if (listed != jx->n_waiting)
+                snprintf(s->invariant_error, sizeof(s->invariant_error),
+                         "job %u's heap holds %zu reduces, %zu wait", job, jx->n_waiting, listed);
+        if (woken_wait)
+                snprintf(s->invariant_error, sizeof(s->invariant_error),
+                         "job %u's reduce woke before its fetch", job);
+}
+
 void sim_job_map_finished(SimCluster *cl, uint32_t job) {
         Sim *s = cl->sim;
         JobExtra *jx = &cl->jobx[job];
         const TaskCounts *maps = &cl->jobs[job].counts[TASK_MAP];
-        bool every = !s->sc->progress_at_heartbeat;
+        size_t top = jx->n_waiting, still;
 
-        if (s->check_invariants) {
-                size_t n = 0;
+        /* Without progress_at_heartbeat a map's end advances the host of
+         * every waiting reduce, as it always did, since where the hosts'
+         * sums are split shows in their last bits; the reduces that fetch
+         * go in the order of the cluster's list, as a walk of it met them:
+         * the events their hosts' recomputations set are queued in that
+         * order. Nothing here ends an attempt, so the positions hold. */
+        if (!s->sc->progress_at_heartbeat) {
+                sort_by_cluster_pos(jx->reduces, jx->n_reduces);
+                for (size_t i = 0; i < jx->n_reduces; i++) {
+                        SimAttempt *a = jx->reduces[i];
 
-                for (size_t i = 0; i < cl->n_attempts; i++)
-                        n += !attempt_is_map(cl->attempts[i]) &&
-                             cl->tasks[cl->attempts[i]->task].job == job;
-                if (n != jx->n_reduces)
-                        snprintf(s->invariant_error, sizeof(s->invariant_error),
-                                 "job %u lists %zu running reduces of its %zu", job, jx->n_reduces,
-                                 n);
-        }
-        /* Most maps leave less than a fetch's worth: until the first
-         * waiting reduce has a chunk (reduce_wake), a map's end wakes none,
-         * and a reduce that keeps waiting changes nothing. With progress as
-         * the heartbeats report it, where a step advances only the hosts it
-         * changes, the map's end leaves the others alone too; otherwise it
-         * advances the host of every waiting reduce, as it always did, since
-         * where the hosts' sums are split shows in their last bits. A job
-         * of 1.9 M maps and 13,000 reduces (the day's job969 on 10,000
-         * slaves) had every map's end advance 13,000 hosts. */
-        if (!every && maps->done < maps->total && maps->done < jx->reduce_wake) {
-                for (size_t i = 0; s->check_invariants && i < jx->n_reduces; i++)
-                        if (jx->reduces[i]->phase == PHASE_SHUFFLE_WAIT &&
-                            reduce_fetch_due(jx->reduces[i], maps))
-                                snprintf(s->invariant_error, sizeof(s->invariant_error),
-                                         "job %u's reduce of task %u waits past its fetch", job,
-                                         jx->reduces[i]->task);
+                        if (a->phase != PHASE_SHUFFLE_WAIT)
+                                continue;
+                        if (!reduce_fetch_due(a, maps)) {
+                                host_advance(s, &s->hosts[a->host]);
+                                continue;
+                        }
+                        wait_remove(jx, a);
+                        reduce_wake(s, a);
+                }
+                if (s->check_invariants)
+                        waiting_check(cl, job, false);
                 return;
         }
-        /* The reduces that fetch in the order of the cluster's list, as a
-         * walk of it met them: the events their hosts' recomputations set
-         * are queued in that order. Nothing here ends an attempt, so the
-         * positions hold. */
-        sort_by_cluster_pos(jx->reduces, jx->n_reduces);
-        jx->reduce_wake = UINT_MAX;
-        for (size_t i = 0; i < jx->n_reduces; i++) {
-                SimAttempt *a = jx->reduces[i];
-                bool due;
+        /* With progress as the heartbeats report it, where a step advances
+         * only the hosts it changes, the map's end wakes the reduces due
+         * and leaves the others alone. Most maps' ends wake none: a job of
+         * 1.9 M maps and 13,000 reduces (the day's job969 on 10,000 slaves)
+         * had each map's end walk its 10,000 running reduces, and each of
+         * them fetch at a map's end of its own. Those due are taken off
+         * the heap into its free end, in the cluster's order; a due reduce
+         * fetches and waits no more, so none comes back to the heap here
+         * (a checked run fails if one does). */
+        while (jx->n_waiting > 0 && jx->waiting[0]->wake_at <= maps->done) {
+                SimAttempt *a = jx->waiting[0];
 
-                if (a->phase != PHASE_SHUFFLE_WAIT)
-                        continue;
-                due = reduce_fetch_due(a, maps);
-                if (due || every)
-                        host_advance(s, &s->hosts[a->host]);
-                if (!due) {
-                        jx->reduce_wake = MIN(jx->reduce_wake, reduce_wake_bound(a, maps));
-                        continue;
-                }
-                attempt_next_phase(a);
-                host_recompute(s, &s->hosts[a->host]);
+                wait_remove(jx, a);
+                jx->waiting[jx->n_waiting] = a;
         }
+        still = jx->n_waiting;
+        qsort(jx->waiting + still, top - still, sizeof(SimAttempt *), compare_cluster_pos);
+        for (size_t i = still; i < top && jx->n_waiting == still; i++)
+                reduce_wake(s, jx->waiting[i]);
+        if (s->check_invariants)
+                waiting_check(cl, job, jx->n_waiting != still);
 }
 
 /* ---- start ---- */
@@ -1101,8 +1208,10 @@ int sim_attempt_start(SimCluster *cl, uint32_t task, uint32_t node, SlotType slo
         if (list_reserve(&h->attempts, h->n_attempts, &h->cap_attempts) < 0 ||
             list_reserve(&h->stale, h->n_attempts, &h->cap_stale) < 0 ||
             (t->type == TASK_REDUCE &&
-             list_reserve(&cl->jobx[t->job].reduces, cl->jobx[t->job].n_reduces,
-                          &cl->jobx[t->job].cap_reduces) < 0) ||
+             (list_reserve(&cl->jobx[t->job].reduces, cl->jobx[t->job].n_reduces,
+                           &cl->jobx[t->job].cap_reduces) < 0 ||
+              list_reserve(&cl->jobx[t->job].waiting, cl->jobx[t->job].n_reduces,
+                           &cl->jobx[t->job].cap_waiting) < 0)) ||
             cluster_attempts_reserve(cl) < 0 ||
             list_reserve(&src->readers, src->n_readers, &src->cap_readers) < 0)
                 return -ENOMEM;

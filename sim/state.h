@@ -76,6 +76,11 @@ typedef struct SimAttempt {
          * and its progress is the map phase's alone. */
         Phase phase;
         unsigned round, rounds, segments;
+        /* A reduce waiting for maps (PHASE_SHUFFLE_WAIT): how many of its
+         * job's maps have finished when it fetches next, and its place in
+         * its job's heap of waiting reduces plus one (0: not there). */
+        unsigned wake_at;
+        size_t wait_slot;
         double io_round, cpu_round, merge_io, shuffled, fetch, fetch_io;
         /* A map's io_round and write_round at the stream bandwidth,
          * seconds: the round's nominal I/O time its progress is measured
@@ -144,13 +149,16 @@ typedef struct JobExtra {
         char refusal[160];
         JobProfile stored_profile; /* [workload] profile_runs: its Job.stored_profile */
         /* Its running reduce attempts, in the order of the cluster's list
-         * as sim_job_map_finished() last sorted them: a map's end looks
-         * here for the reduces waiting on it. */
+         * as sim_job_map_finished() last sorted them: without
+         * progress_at_heartbeat a map's end looks here for the reduces
+         * waiting on it. */
         struct SimAttempt **reduces;
         size_t n_reduces, cap_reduces;
-        /* No waiting reduce fetches before this many of its maps finished
-         * (a lower bound; 0 until a map's end looked at them). */
-        unsigned reduce_wake;
+        /* Those waiting for maps, a heap by SimAttempt.wake_at (room for
+         * every running reduce): with progress_at_heartbeat a map's end
+         * takes the reduces due off its top and looks at no other. */
+        struct SimAttempt **waiting;
+        size_t n_waiting, cap_waiting;
 } JobExtra;
 
 static inline uint32_t job_n_tasks(const Job *j) {

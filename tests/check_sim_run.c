@@ -347,6 +347,32 @@ START_TEST(test_bound_is_a_lone_task) {
 }
 END_TEST
 
+/* With progress as the heartbeats report it a map's end wakes only the
+ * reduces due, off their job's heap: reduces that fetch several maps'
+ * segments at once (a chunk of 64 MB or 256 MB against segments of about
+ * 11 MB) wake exactly at their fetch, neither a map before (the checked
+ * run fails on a reduce woken that still waits) nor after (on one that
+ * waits past its fetch), and each run ends with every job. */
+START_TEST(test_reduces_wake_at_their_fetch) {
+        static const unsigned chunks[] = { 64, 256 };
+
+        for (size_t i = 0; i < ELEMENTSOF(chunks); i++) {
+                Run run;
+
+                run_with(&run, true,
+                         "[cluster]\nhosts = 2\nvms = 4\nmasters = 0\n"
+                         "[hadoop]\nprogress_at_heartbeat = yes\nchunk = %uM\n"
+                         "[policy]\nallocator = static\nspeculation = none\n"
+                         "[workload]\njobs = skewed, skewed\narrival_gap = 20s\n",
+                         chunks[i]);
+                ck_assert_uint_eq(sim_results(run.sim)->n_jobs, 2);
+                for (size_t j = 0; j < 2; j++)
+                        ck_assert_double_gt(sim_results(run.sim)->jobs[j].finished, 0);
+                run_done(&run);
+        }
+}
+END_TEST
+
 static uint64_t lcg(uint64_t *x) {
         *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
         return *x >> 33;
@@ -357,8 +383,8 @@ static uint64_t lcg(uint64_t *x) {
  * first heartbeat and a JVM start at least); every other round reports
  * ends at the heartbeat (report_at_heartbeat), every third launches each
  * task on 250 ms of CPU, and the third and sixth give the policy progress
- * as the heartbeats report it (progress_at_heartbeat), which keep every
- * invariant of the model. */
+ * as the heartbeats report it (progress_at_heartbeat) and a chunk of 16 MB
+ * to 512 MB, which keep every invariant of the model. */
 START_TEST(test_bound_below_every_run) {
         static const char *const slots[] = { "static", "flexslot" };
         static const char *const allocators[] = { "static", "demand", "flexslot" };
@@ -406,9 +432,17 @@ START_TEST(test_bound_below_every_run) {
                 if (round % 3 == 1)
                         strncat(text, "[hadoop]\ntask_launch_cpu = 250ms\n",
                                 sizeof(text) - strlen(text) - 1);
-                if (round % 3 == 2)
+                /* A reduce then fetches as the maps' ends make a chunk of
+                 * its segments, up to a few dozen maps' worth. */
+                if (round % 3 == 2) {
+                        char chunk[64];
+
+                        snprintf(chunk, sizeof(chunk), "chunk = %uM\n",
+                                 16u << (unsigned)(lcg(&x) % 6));
                         strncat(text, "[hadoop]\nprogress_at_heartbeat = yes\n",
                                 sizeof(text) - strlen(text) - 1);
+                        strncat(text, chunk, sizeof(text) - strlen(text) - 1);
+                }
                 ck_assert_msg(scenario_load_string("t.ini", text, &run.sc, err, sizeof(err)) == 0,
                               "%s", err);
                 ck_assert_msg(workload_parse("t.csv", wl_text, &run.wl, err, sizeof(err)) == 0,
@@ -1238,6 +1272,7 @@ Suite *suite_sim_run(void) {
         tcase_add_test(tc, test_spill_threads_on_a_busy_testbed);
         tcase_add_test(tc, test_bound_is_a_lone_task);
         tcase_add_loop_test(tc, test_bound_below_every_run, 0, 5);
+        tcase_add_test(tc, test_reduces_wake_at_their_fetch);
         tcase_add_test(tc, test_capped_vm_steal);
         tcase_add_test(tc, test_setup_calls_check_ranges);
         tcase_add_loop_test(tc, test_busy_cluster_conserves_time, 0, 3);
