@@ -1144,7 +1144,8 @@ void sim_job_map_finished(SimCluster *cl, uint32_t job) {
                 jx->waiting[jx->n_waiting] = a;
         }
         still = jx->n_waiting;
-        qsort(jx->waiting + still, top - still, sizeof(SimAttempt *), compare_cluster_pos);
+        if (top > still)
+                qsort(jx->waiting + still, top - still, sizeof(SimAttempt *), compare_cluster_pos);
         for (size_t i = still; i < top && jx->n_waiting == still; i++)
                 reduce_wake(s, jx->waiting[i]);
         if (s->check_invariants)
