@@ -11,7 +11,6 @@
  * path that forgets to mark fails them. */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
