@@ -10,11 +10,22 @@
  *
  * Each tracker has --slots map slots and holds the attempts it is given; an
  * attempt succeeds in its tracker's report once it has been reported
- * running in --task-beats heartbeats, and the step starts another in its
- * slot. Jobs of maps only are submitted (cluster_submit(), the SubmitJob
- * path) as tasks succeed, so that the unfinished tasks stay at each of
- * --tasks: 100,000, then 13,000 (the same 12,000 running, fewer waiting:
- * what waiting work costs alone), then 400 (all of them running). Once
+ * running in a number of heartbeats, and the step starts another in its
+ * slot. Jobs of --job-maps maps only are submitted (cluster_submit(), the
+ * SubmitJob path) as tasks succeed, so that the unfinished tasks stay at
+ * each of --tasks: 100,000, then 13,000 (the same 12,000 running, fewer
+ * waiting: what waiting work costs alone), then 400 (all of them running).
+ *
+ * What is compared across the sizes is the work waiting, so each size's
+ * heartbeats do the same work: the same share of them (--end-share) ends
+ * a task and starts the next, and the jobs are of one size at all of them
+ * (a job's submission and end are work too). An attempt's life in its
+ * tracker's heartbeats is set per size for that share: the running attempts
+ * over the share of the trackers' heartbeats (400 running at 400, 12,000 at
+ * the others). A tracker ends at most one attempt a heartbeat, so 400
+ * attempts on 4,000 trackers of 3 slots end at most about a thirtieth of
+ * the heartbeats: the default share, a fortieth, is one the 400 can keep.
+ * Each size prints the share it measured. Once
  * every slot that can be filled is, it measures for --seconds the
  * heartbeats with the step, then the same cluster without the step
  * (Cluster.step false: [policy] step = no), whose trackers report their
@@ -30,6 +41,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,8 +77,9 @@ typedef struct BenchTracker {
 
 typedef struct Options {
         size_t trackers;
-        unsigned slots, task_beats;
-        unsigned group; /* heartbeats per store group (the endpoint's pass) */
+        unsigned slots, job_maps;
+        double end_share; /* of the heartbeats, those that end a task */
+        unsigned group;   /* heartbeats per store group (the endpoint's pass) */
         double seconds;
         usec_t keep_ended;
         const char *dir;
@@ -84,7 +97,7 @@ typedef struct Bench {
         usec_t *grouped;
         unsigned n_grouped;
         size_t unfinished, target;
-        unsigned job_maps;
+        unsigned task_beats; /* an attempt's life in its tracker's heartbeats */
         char job_input[32];
         usec_t pruned_at; /* monotonic */
         Latencies latencies;
@@ -96,6 +109,7 @@ typedef struct Bench {
 typedef struct Figures {
         size_t heartbeats;
         double rate, cpu_rate; /* per second of wall time, of the process's CPU time */
+        double end_share;      /* of the heartbeats, those that ended a task */
         uint32_t p50, p99, max;
 } Figures;
 
@@ -121,7 +135,7 @@ static int submit_job(Bench *b) {
         r = cluster_submit(b->c, &spec, now_realtime_usec(), &id, &verdict, &err);
         if (r < 0)
                 return fail("cannot submit a job", r, &err);
-        b->unfinished += b->job_maps;
+        b->unfinished += b->o->job_maps;
         b->submitted++;
         return 0;
 }
@@ -183,7 +197,7 @@ static int beat(Bench *b, bool finish, bool measure) {
         int r;
 
         b->next = (b->next + 1) % b->o->trackers;
-        if (finish && t->n_held > 0 && t->held[0].beats >= b->o->task_beats) {
+        if (finish && t->n_held > 0 && t->held[0].beats >= b->task_beats) {
                 done = (Tracker1Finished){ .attempt = t->held[0].attempt,
                                            .status = TRACKER1_SUCCEEDED,
                                            .input_bytes = BLOCK,
@@ -196,7 +210,7 @@ static int beat(Bench *b, bool finish, bool measure) {
                 first = 1;
         }
         for (size_t i = first; i < t->n_held; i++) {
-                double progress = (double)t->held[i].beats / b->o->task_beats;
+                double progress = (double)t->held[i].beats / b->task_beats;
 
                 running[report.n_running++] = (Tracker1Running){
                         .attempt = t->held[i].attempt,
@@ -240,12 +254,16 @@ static int beat(Bench *b, bool finish, bool measure) {
                 r = measure ? latencies_record(&b->latencies, end - start) : 0;
         if (r < 0)
                 return r;
-        while (b->unfinished + b->job_maps <= b->target) {
+        while (b->unfinished + b->o->job_maps <= b->target) {
                 r = submit_job(b);
                 if (r < 0)
                         return r;
         }
         return prune(b);
+}
+
+static double ratio(double x, double y) {
+        return y > 0 ? x / y : 0;
 }
 
 static double cpu_seconds(void) {
@@ -285,6 +303,7 @@ static int measure(Bench *b, bool finish, Figures *ret) {
         *ret = (Figures){ .heartbeats = b->latencies.n,
                           .rate = (double)b->latencies.n / ((double)(now - start) / USEC_PER_SEC),
                           .cpu_rate = cpu > 0 ? (double)b->latencies.n / cpu : 0,
+                          .end_share = ratio((double)b->finished, (double)b->latencies.n),
                           .p50 = latencies_percentile(&b->latencies, 0.5),
                           .p99 = latencies_percentile(&b->latencies, 0.99),
                           .max = latencies_percentile(&b->latencies, 1.0) };
@@ -314,12 +333,9 @@ static uint64_t store_bytes(const char *db) {
 
 static void print_figures(const char *what, const Figures *f) {
         printf("  %-20s %8.0f heartbeats/s (%8.0f per CPU-second), reply p50 %5" PRIu32
-               " us, p99 %6" PRIu32 " us, max %7" PRIu32 " us (%zu heartbeats)\n",
-               what, f->rate, f->cpu_rate, f->p50, f->p99, f->max, f->heartbeats);
-}
-
-static double ratio(double x, double y) {
-        return y > 0 ? x / y : 0;
+               " us, p99 %6" PRIu32 " us, max %7" PRIu32 " us (%zu heartbeats, %.4f of them "
+               "ending a task)\n",
+               what, f->rate, f->cpu_rate, f->p50, f->p99, f->max, f->heartbeats, f->end_share);
 }
 
 /* Per CPU-second, which other work on the machine changes less than the
@@ -383,12 +399,18 @@ static int run(const Options *o, size_t tasks, Figures *ret_step, Figures *ret_g
                 return -ENOMEM;
         b->o = o;
         b->target = tasks;
-        b->job_maps = (unsigned)MIN(tasks / 40, (size_t)JOB_MAPS_MAX);
-        snprintf(input, sizeof(input), "%u", b->job_maps);
+        /* An attempt is reported running task_beats times and ends at its
+         * tracker's next heartbeat, whose reply starts the next in its slot:
+         * each slot ends one every task_beats + 1 turns of the trackers. */
+        b->task_beats = (unsigned)MAX(lround((double)MIN(tasks, o->trackers * o->slots) /
+                                             (o->end_share * (double)o->trackers)) -
+                                              1,
+                                      1L);
+        snprintf(input, sizeof(input), "%u", o->job_maps);
         snprintf(b->job_input, sizeof(b->job_input), "in/%s", input);
         r = cluster_fixture_open(&b->fixture, o->dir, BLOCK, &err);
         if (r >= 0)
-                r = cluster_fixture_input(&b->fixture, input, (uint64_t)b->job_maps * BLOCK);
+                r = cluster_fixture_input(&b->fixture, input, (uint64_t)o->job_maps * BLOCK);
         if (r >= 0)
                 r = cluster_new(b->fixture.store, b->fixture.policy, &b->fixture.data, &b->c, &err);
         if (r < 0)
@@ -403,7 +425,7 @@ static int run(const Options *o, size_t tasks, Figures *ret_step, Figures *ret_g
                         return fail("cannot register", r, NULL);
         }
         t0 = now_monotonic_usec();
-        while (b->unfinished + b->job_maps <= b->target) {
+        while (b->unfinished + b->o->job_maps <= b->target) {
                 r = submit_job(b);
                 if (r < 0)
                         return r;
@@ -419,24 +441,29 @@ static int run(const Options *o, size_t tasks, Figures *ret_step, Figures *ret_g
          * at every age up to gap. */
         for (size_t i = 0; i < o->trackers; i++) {
                 BenchTracker *t = &b->trackers[i];
-                unsigned gap = t->n_held > 0 ? (o->task_beats + (unsigned)t->n_held - 1) /
+                unsigned gap = t->n_held > 0 ? (b->task_beats + (unsigned)t->n_held - 1) /
                                                        (unsigned)t->n_held
                                              : 1;
 
                 for (size_t a = 0; a < t->n_held; a++) {
                         unsigned behind = (unsigned)(i % gap) + (unsigned)a * gap;
 
-                        t->held[a].beats = behind < o->task_beats ? o->task_beats - behind : 0;
+                        t->held[a].beats = behind < b->task_beats ? b->task_beats - behind : 0;
                 }
         }
-        printf("%zu unfinished tasks (jobs of %u maps), %zu running; filled in %.1f s\n",
-               b->unfinished, b->job_maps, running_attempts(b),
+        printf("%zu unfinished tasks (jobs of %u maps), %zu running, each ending after %u of "
+               "its tracker's heartbeats; filled in %.1f s\n",
+               b->unfinished, o->job_maps, running_attempts(b), b->task_beats,
                (double)(now_monotonic_usec() - t0) / USEC_PER_SEC);
         fflush(stdout);
         r = measure(b, true, &with);
         if (r < 0)
                 return r;
         print_figures("policy step (fifo):", &with);
+        if (with.end_share < 0.9 * o->end_share)
+                printf("  (fewer heartbeats ended a task than --end-share asks: %zu attempts "
+                       "running on %zu trackers end at most one each a heartbeat)\n",
+                       running_attempts(b), o->trackers);
         printf("  %zu attempts succeeded, %zu started, %zu jobs submitted, %zu ended jobs "
                "pruned; %zu unfinished tasks, %zu running\n",
                b->finished, b->started, b->submitted, b->pruned, b->unfinished,
@@ -500,7 +527,8 @@ int main(int argc, char **argv) {
                 { "trackers", required_argument, NULL, 'n' },
                 { "slots", required_argument, NULL, 'S' },
                 { "tasks", required_argument, NULL, 'T' },
-                { "task-beats", required_argument, NULL, 'b' },
+                { "end-share", required_argument, NULL, 'e' },
+                { "job-maps", required_argument, NULL, 'j' },
                 { "seconds", required_argument, NULL, 's' },
                 { "group", required_argument, NULL, 'g' },
                 { "keep-ended", required_argument, NULL, 'k' },
@@ -510,7 +538,8 @@ int main(int argc, char **argv) {
         };
         Options o = { .trackers = 4000,
                       .slots = 3,
-                      .task_beats = 10,
+                      .job_maps = 10,
+                      .end_share = 0.025,
                       .group = HEARTBEAT_GROUP_MAX,
                       .seconds = 5,
                       .keep_ended = USEC_PER_SEC };
@@ -542,10 +571,17 @@ int main(int argc, char **argv) {
                                                  optarg),
                                        2;
                         break;
-                case 'b':
-                        if (parse_int64(optarg, 1, 1000000, &v) < 0)
-                                return log_error("Invalid --task-beats '%s'", optarg), 2;
-                        o.task_beats = (unsigned)v;
+                case 'e':
+                        if (parse_double(optarg, 1e-6, 1, &o.end_share) < 0)
+                                return log_error("Invalid --end-share '%s': a share of the "
+                                                 "heartbeats above 0, at most 1",
+                                                 optarg),
+                                       2;
+                        break;
+                case 'j':
+                        if (parse_int64(optarg, 1, JOB_MAPS_MAX, &v) < 0)
+                                return log_error("Invalid --job-maps '%s'", optarg), 2;
+                        o.job_maps = (unsigned)v;
                         break;
                 case 's':
                         if (parse_double(optarg, 0.1, 3600, &o.seconds) < 0)
@@ -565,19 +601,21 @@ int main(int argc, char **argv) {
                         break;
                 case 'h':
                         printf("Usage: %s [--trackers N (4000)] [--slots N (3)]\n"
-                               "       [--tasks N[,N[,N]] (100000,13000,400)] [--task-beats N "
+                               "       [--tasks N[,N[,N]] (100000,13000,400)] [--job-maps N "
                                "(10)]\n"
-                               "       [--seconds S (5)] [--group N (%u)] [--keep-ended DURATION "
-                               "(1s)]\n"
-                               "       [--dir DIR]\n"
+                               "       [--end-share F (0.025)] [--seconds S (5)] [--group N "
+                               "(%u)]\n"
+                               "       [--keep-ended DURATION (1s)] [--dir DIR]\n"
                                "The controller's heartbeat path in process, with its policy step "
                                "and\n"
-                               "without, at each count of unfinished tasks; with the step again "
-                               "with the\n"
-                               "records of N heartbeats in one commit, as the tracker endpoint "
-                               "groups a\n"
-                               "pass's (0: not measured). A table per CPU-second ends the output. "
-                               "The\n"
+                               "without, at each count of unfinished tasks, in jobs of N maps, "
+                               "the share F\n"
+                               "of the heartbeats ending a task at every count; with the step "
+                               "again with\n"
+                               "the records of N heartbeats in one commit, as the tracker "
+                               "endpoint groups\n"
+                               "a pass's (0: not measured). A table per CPU-second ends the "
+                               "output. The\n"
                                "store is a SQLite file in DIR (a new directory under $TMPDIR, "
                                "else\n"
                                "/var/tmp).\n",
@@ -586,6 +624,11 @@ int main(int argc, char **argv) {
                 default:
                         return 2;
                 }
+        for (size_t i = 0; i < n_tasks; i++)
+                if (tasks[i] < o.job_maps)
+                        return log_error("--tasks %zu is fewer than one job of --job-maps %u",
+                                         tasks[i], o.job_maps),
+                               2;
         if (!o.dir) {
                 const char *tmp = getenv("TMPDIR");
 
@@ -596,10 +639,11 @@ int main(int argc, char **argv) {
                 o.dir = dir;
         }
 
-        printf("flexslot heartbeat path in process: %zu trackers x %u map slots, a task "
-               "succeeds after %u of its heartbeats, %.1f s each measurement, ended jobs "
+        printf("flexslot heartbeat path in process: %zu trackers x %u map slots, jobs of %u "
+               "maps, %.4f of the heartbeats ending a task, %.1f s each measurement, ended jobs "
                "pruned after %.1f s\n",
-               o.trackers, o.slots, o.task_beats, o.seconds, (double)o.keep_ended / USEC_PER_SEC);
+               o.trackers, o.slots, o.job_maps, o.end_share, o.seconds,
+               (double)o.keep_ended / USEC_PER_SEC);
         for (size_t i = 0; i < n_tasks && r >= 0; i++)
                 r = run(&o, tasks[i], &figures[i], &grouped[i], &baselines[i]);
         if (r >= 0)
@@ -607,11 +651,8 @@ int main(int argc, char **argv) {
         if (dir) {
                 char path[PATH_MAX];
 
-                for (size_t i = 0; i < n_tasks; i++) {
-                        snprintf(path, sizeof(path), "%s/in/%zu", dir,
-                                 MIN(tasks[i] / 40, (size_t)JOB_MAPS_MAX));
-                        (void)unlink(path);
-                }
+                snprintf(path, sizeof(path), "%s/in/%u", dir, o.job_maps);
+                (void)unlink(path);
                 snprintf(path, sizeof(path), "%s/in", dir);
                 (void)rmdir(path);
                 (void)rmdir(dir);

@@ -338,7 +338,7 @@ static int arrive(Replay *r, Policy *pol, size_t j) {
         out->deadline = r->in[j].deadline > 0 ? r->now + r->in[j].deadline : 0;
         out->maps_end = NAN;
         snapshot_build(r);
-        ret = policy_admit(pol, &r->s, rj->job.submitted, &rj->job, &v);
+        ret = policy_admit(pol, &r->s, rj->job.submitted, &rj->job, 0, &v);
         if (ret < 0)
                 return ret;
         rj->arrived = true;

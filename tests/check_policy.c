@@ -576,10 +576,15 @@ START_TEST(test_admit_by_default) {
                 fx.cfg.scheduler = job_scheduler_table[i]->name;
                 p = policy_free(p);
                 ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &p), 0);
-                ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), 0);
+                ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, 0, &v), 0);
                 ck_assert(v.admit);
                 ck_assert_str_eq(v.reason, "");
                 ck_assert(policy_admits_all(p) == !job_scheduler_table[i]->admit);
+                /* Only an admission test reads the snapshot. */
+                ck_assert_int_eq(policy_admit(p, NULL, 10 * SEC, &job, 0, &v),
+                                 policy_admits_all(p) ? 0 : -EINVAL);
+                ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, POLICY_STEP_HEARTBEAT, &v),
+                                 -EINVAL);
         }
 }
 END_TEST
@@ -634,6 +639,7 @@ START_TEST(test_admit_refusal) {
         Job job = { .id = 9, .deadline = 50 * SEC, .counts = { [TASK_MAP] = { .total = 4 } } };
         AdmitVerdict v = { 0 }, before;
         _cleanup_(policy_freep) Policy *p = NULL;
+        ClusterSnapshot bad;
         Fixture copy;
 
         fx_cluster(2, 2, 0);
@@ -641,7 +647,7 @@ START_TEST(test_admit_refusal) {
         ck_assert_int_eq(toy_policy(&p), 0);
         ck_assert(!policy_admits_all(p));
         memcpy(&copy, &fx, sizeof(fx));
-        ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), 0);
+        ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, 0, &v), 0);
         ck_assert(!v.admit);
         ck_assert_str_eq(v.reason, "the deadline needs 4 map slots, 3 are free");
         ck_assert_uint_eq(v.slots_needed[SLOT_MAP], 4);
@@ -649,12 +655,19 @@ START_TEST(test_admit_refusal) {
         ck_assert_uint_eq(v.finish, 20 * SEC);
         ck_assert(memcmp(&copy, &fx, sizeof(fx)) == 0);
         job.counts[TASK_MAP].total = 3;
-        ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), 0);
+        ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, 0, &v), 0);
+        ck_assert(v.admit);
+        /* A snapshot is checked unless the driver vouches for it: this one
+         * lost the task its attempt runs. */
+        bad = fx.s;
+        bad.n_tasks = 0;
+        ck_assert_int_eq(policy_admit(p, &bad, 10 * SEC, &job, 0, &v), -EINVAL);
+        ck_assert_int_eq(policy_admit(p, &bad, 10 * SEC, &job, POLICY_STEP_TRUSTED, &v), 0);
         ck_assert(v.admit);
         /* A job that makes no sense is an error, and the verdict stays. */
         before = v;
         job.counts[TASK_MAP].done = 5;
-        ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, &v), -EINVAL);
+        ck_assert_int_eq(policy_admit(p, &fx.s, 10 * SEC, &job, 0, &v), -EINVAL);
         ck_assert(memcmp(&before, &v, sizeof(v)) == 0);
 }
 END_TEST

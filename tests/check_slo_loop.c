@@ -298,13 +298,13 @@ START_TEST(test_deadline_admission_at_speed) {
         c = fx_slo_job(1 * SEC, 0, &p, 4, NULL);
         maps_done(c, 2, 20);
         ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &pol), 0);
-        ck_assert_int_eq(policy_admit(pol, &fx.s, 100 * SEC, &job, &v), 0);
+        ck_assert_int_eq(policy_admit(pol, &fx.s, 100 * SEC, &job, 0, &v), 0);
         ck_assert(v.admit);
         ck_assert_uint_eq(v.slots_needed[SLOT_MAP], 3);
         pol = policy_free(pol);
         fx_slo()->slo_speed = true;
         ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &pol), 0);
-        ck_assert_int_eq(policy_admit(pol, &fx.s, 100 * SEC, &job, &v), 0);
+        ck_assert_int_eq(policy_admit(pol, &fx.s, 100 * SEC, &job, 0, &v), 0);
         ck_assert(!v.admit);
         ck_assert_uint_eq(v.slots_needed[SLOT_MAP], 6);
         ck_assert_uint_eq(v.slots_free[SLOT_MAP], 4);

@@ -298,17 +298,17 @@ START_TEST(test_deadline_admission) {
 
         dcs_fixture(&p);
         ck_assert_int_eq(policy_new_named(&fx.cfg, NULL, &pol), 0);
-        ck_assert_int_eq(policy_admit(pol, &fx.s, 1 * SEC, &job, &v), 0);
+        ck_assert_int_eq(policy_admit(pol, &fx.s, 1 * SEC, &job, 0, &v), 0);
         ck_assert(!v.admit);
         ck_assert_str_eq(v.reason, "it needs 4 map slots (n_m^min) and 2 are free");
         ck_assert_uint_eq(v.slots_needed[SLOT_MAP], 4);
         ck_assert_uint_eq(v.slots_free[SLOT_MAP], 2);
         ck_assert_uint_eq(v.slots_free[SLOT_REDUCE], 0);
         /* Asking again gives the same answer. */
-        ck_assert_int_eq(policy_admit(pol, &fx.s, 1 * SEC, &job, &v), 0);
+        ck_assert_int_eq(policy_admit(pol, &fx.s, 1 * SEC, &job, 0, &v), 0);
         ck_assert(!v.admit);
         job.deadline = 42 * SEC;
-        ck_assert_int_eq(policy_admit(pol, &fx.s, 1 * SEC, &job, &v), 0);
+        ck_assert_int_eq(policy_admit(pol, &fx.s, 1 * SEC, &job, 0, &v), 0);
         ck_assert(v.admit);
         ck_assert_str_eq(v.reason, "");
         ck_assert_uint_eq(v.slots_needed[SLOT_MAP], 2);
@@ -316,11 +316,11 @@ START_TEST(test_deadline_admission) {
         ck_assert_uint_eq(v.finish, 41 * SEC);
         /* Without a deadline, or a profile, there is nothing to test. */
         job.deadline = 0;
-        ck_assert_int_eq(policy_admit(pol, &fx.s, 1 * SEC, &job, &v), 0);
+        ck_assert_int_eq(policy_admit(pol, &fx.s, 1 * SEC, &job, 0, &v), 0);
         ck_assert(v.admit);
         job.deadline = 2 * SEC;
         job.stored_profile = NULL;
-        ck_assert_int_eq(policy_admit(pol, &fx.s, 1 * SEC, &job, &v), 0);
+        ck_assert_int_eq(policy_admit(pol, &fx.s, 1 * SEC, &job, 0, &v), 0);
         ck_assert(v.admit);
 }
 END_TEST

@@ -208,12 +208,28 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
         return 0;
 }
 
+/* Room for one more job at the end: the jobs moved to the allocation's
+ * start when the ends of the oldest left it half empty, else a doubling;
+ * either moves each job O(1) times per job added. */
 static int jobs_grow(Cluster *c) {
-        ClusterJob *jobs = realloc(c->jobs, (c->n_jobs + 1) * sizeof(*jobs));
+        size_t front = (size_t)(c->jobs - c->jobs_mem);
+        ClusterJob *jobs;
+        size_t max;
 
+        if (front + c->n_jobs < c->jobs_max)
+                return 0;
+        if (front > 0 && front >= c->n_jobs) {
+                memmove(c->jobs_mem, c->jobs, c->n_jobs * sizeof(*c->jobs));
+                c->jobs = c->jobs_mem;
+                return 0;
+        }
+        max = MAX(2 * c->jobs_max, (size_t)16);
+        jobs = realloc(c->jobs_mem, max * sizeof(*jobs));
         if (!jobs)
                 return -ENOMEM;
-        c->jobs = jobs;
+        memmove(jobs, jobs + front, c->n_jobs * sizeof(*jobs));
+        c->jobs_mem = c->jobs = jobs;
+        c->jobs_max = max;
         return 0;
 }
 
@@ -313,6 +329,7 @@ int cluster_add_job(Cluster *c, uint64_t id, StoreError *err) {
                 return r;
         }
         c->n_jobs++;
+        c->n_tasks += c->jobs[c->n_jobs - 1].n_tasks;
         cluster_snapshot_add_job(c);
         return 0;
 }
@@ -336,8 +353,13 @@ void cluster_job_remove(Cluster *c, ClusterJob *j) {
         for (size_t k = 0; k < j->n_tasks; k++)
                 assert(j->tasks[k].n_attempts == 0);
         cluster_snapshot_remove_job(c, i);
+        c->n_tasks -= j->n_tasks;
         cluster_job_done(j);
-        memmove(&c->jobs[i], &c->jobs[i + 1], (c->n_jobs - i - 1) * sizeof(*c->jobs));
+        if (i < c->n_jobs / 2) {
+                memmove(&c->jobs[1], &c->jobs[0], i * sizeof(*c->jobs));
+                c->jobs++;
+        } else
+                memmove(&c->jobs[i], &c->jobs[i + 1], (c->n_jobs - i - 1) * sizeof(*c->jobs));
         c->n_jobs--;
 }
 

@@ -303,13 +303,20 @@ static void index_compact(Cluster *c) {
         c->index_used = n;
 }
 
-int cluster_attempt_index_reserve(Cluster *c, size_t n_tasks) {
-        size_t need = n_tasks;
-        AttemptRef *index;
+/* Tests (verify_snapshot): the kept sum of the jobs' tasks is theirs. */
+static bool tasks_summed(const Cluster *c) {
+        size_t n = 0;
 
         for (size_t j = 0; j < c->n_jobs; j++)
-                need += c->jobs[j].n_tasks;
-        need *= CLUSTER_ATTEMPTS_MAX;
+                n += c->jobs[j].n_tasks;
+        return n == c->n_tasks;
+}
+
+int cluster_attempt_index_reserve(Cluster *c, size_t n_tasks) {
+        size_t need = (c->n_tasks + n_tasks) * CLUSTER_ATTEMPTS_MAX;
+        AttemptRef *index;
+
+        assert(!c->verify_snapshot || tasks_summed(c));
         if (need <= c->index_max)
                 return 0;
         index = realloc(c->attempt_index, need * sizeof(*index));

@@ -214,8 +214,16 @@ typedef struct Cluster {
         ClusterData data;
         Store *store;   /* not owned */
         Policy *policy; /* not owned */
+        /* The jobs, in the order they came: c->jobs[0 .. n_jobs). They
+         * lie in an allocation of jobs_max from jobs_mem, where a job's end
+         * moves the shorter side of the array (cluster_job_remove()), so
+         * that the oldest job's end, FIFO's usual one, moves none. */
         ClusterJob *jobs;
         size_t n_jobs;
+        ClusterJob *jobs_mem;
+        size_t jobs_max;
+        /* Their tasks, summed: the attempt index's room follows it. */
+        size_t n_tasks;
         ClusterNode *nodes;
         size_t n_nodes;
         /* Other tenants' VMs on the agents' hosts, as the agents last

@@ -36,7 +36,7 @@ Cluster *cluster_free(Cluster *c) {
         cluster_snapshot_drop(c);
         for (size_t i = 0; i < c->n_jobs; i++)
                 cluster_job_done(&c->jobs[i]);
-        free(c->jobs);
+        free(c->jobs_mem);
         for (size_t i = 0; i < c->n_nodes; i++)
                 node_done(&c->nodes[i]);
         free(c->nodes);
@@ -175,10 +175,16 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
         else if (r != -ENOENT && r != -EINVAL)
                 /* -EINVAL: a user or name the store refuses below. */
                 log_warning_errno(r, "Admitting without a profile: %s", perr.message);
-        r = cluster_snapshot_prepare(c, &flags);
-        if (r < 0)
-                return r;
-        r = policy_admit(c->policy, &c->snapshot->s, now, &job, &v);
+        /* A scheduler without admission control reads no snapshot: with
+         * thousands of jobs queued, preparing one for each submission was
+         * most of its cost. */
+        if (!policy_admits_all(c->policy)) {
+                r = cluster_snapshot_prepare(c, &flags);
+                if (r < 0)
+                        return r;
+        }
+        r = policy_admit(c->policy, c->snapshot ? &c->snapshot->s : NULL, now, &job,
+                         flags & POLICY_STEP_TRUSTED, &v);
         if (r < 0)
                 return cluster_fail(err, r, NULL, "The scheduler could not judge the job");
         if (!v.admit) {

@@ -83,14 +83,16 @@ static inline void policy_freep(Policy **p) {
 int policy_step(Policy *p, const ClusterSnapshot *s, const PolicyStepArgs *args, Decisions *d);
 
 /* Whether job, not yet in s, may run, asked at now: the job scheduler's
- * verdict (its admit op; without one, every job is admitted) in *ret.
- * Nothing changes, in the Policy or elsewhere. -EINVAL for a bad snapshot
- * or job (see job_validate()), or an error of the layer; *ret is untouched
+ * verdict (its admit op; without one, every valid job is admitted and s is
+ * not read, and may be NULL) in *ret. flags is 0 or POLICY_STEP_TRUSTED,
+ * which vouches for s as it does in a step. Nothing changes, in the Policy
+ * or elsewhere. -EINVAL for a bad job (see job_validate()), flag, or
+ * snapshot (unless trusted), or an error of the layer; *ret is untouched
  * on failure. */
-int policy_admit(Policy *p, const ClusterSnapshot *s, usec_t now, const Job *job,
+int policy_admit(Policy *p, const ClusterSnapshot *s, usec_t now, const Job *job, unsigned flags,
                  AdmitVerdict *ret);
 /* The job scheduler has no admission control: policy_admit() admits every
- * valid job. A driver whose snapshots and jobs are valid by construction
- * may then spare itself building the snapshot (the simulator on a day's
- * trace admits thousands of jobs). */
+ * valid job without reading the snapshot. A driver may then spare itself
+ * building one (the simulator on a day's trace admits thousands of jobs;
+ * the controller queues tens of thousands of tasks). */
 bool policy_admits_all(const Policy *p);
