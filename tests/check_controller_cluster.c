@@ -1139,10 +1139,77 @@ START_TEST(test_snapshot_kept) {
         ck_assert_uint_eq(reply.slots[TRACKER1_MAP], 2);
         tracker1_reply_done(&reply);
         ck_assert_ptr_nonnull(c->snapshot);
+        /* The only job ends: its tasks, gone, outnumber the others'. */
         ck_assert_int_eq(cluster_cancel(c, job, &err), 0);
-        ck_assert_ptr_nonnull(c->snapshot);
-        ck_assert(cluster_snapshot_current(c));
+        ck_assert_ptr_null(c->snapshot);
+        beat(c, b, 0, NULL, 0, NULL, 0, T0 + 104 * USEC_PER_SEC, &reply);
+        tracker1_reply_done(&reply);
         ck_assert_uint_eq(c->snapshot->s.n_jobs, 0);
+        cluster_free(c);
+}
+END_TEST
+
+/* A job that leaves the model stays in the kept snapshot, done and gone,
+ * so that the jobs after it keep their indices; those before the first
+ * job not gone are settled. Once the gone jobs' tasks outnumber the
+ * others', the next step builds a snapshot without them. */
+START_TEST(test_snapshot_keeps_gone_jobs) {
+        const unsigned one_map[_SLOT_TYPE_MAX] = { 1, 0 };
+        Tracker1Reply reply = { 0 };
+        StoreError err = { 0 };
+        Cluster *c = NULL;
+        ClusterJob *owner = NULL;
+        uint64_t first, second, third, fourth, a;
+        const Snapshot *s;
+
+        /* Each job has two maps (in/a and in/b) and its reduces. */
+        first = submit("erin", "gone", 0);
+        second = submit("erin", "gone", 2);
+        third = submit("erin", "gone", 6);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        ck_assert_int_eq(cluster_register(c, "ua", "a", one_map, 256 << 20, 1, &a), 0);
+        beat(c, a, 1, NULL, 0, NULL, 0, T0, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        tracker1_reply_done(&reply);
+        s = c->snapshot;
+        ck_assert_ptr_nonnull(s);
+
+        ck_assert_int_eq(cluster_cancel(c, second, &err), 0);
+        ck_assert_ptr_eq(c->snapshot, s);
+        ck_assert_uint_eq(s->s.n_jobs, 3);
+        ck_assert(!s->job_gone[0] && s->job_gone[1] && !s->job_gone[2]);
+        ck_assert_uint_eq(s->s.n_jobs_settled, 0);
+        ck_assert(cluster_snapshot_current(c));
+
+        /* The first goes with its running map: both gone ones are settled,
+         * and the step places the third's map at the same indices. */
+        ck_assert_int_eq(cluster_cancel(c, first, &err), 0);
+        ck_assert_ptr_eq(c->snapshot, s);
+        ck_assert_uint_eq(s->s.n_jobs_settled, 2);
+        ck_assert_uint_eq(s->n_gone_tasks, 6);
+        beat(c, a, 1, NULL, 0, NULL, 0, T0 + USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        ck_assert_ptr_nonnull(cluster_attempt_find(c, reply.assignments[0].attempt, &owner, NULL));
+        ck_assert_uint_eq(owner->info.id, third);
+        tracker1_reply_done(&reply);
+        ck_assert_ptr_eq(c->snapshot, s);
+
+        /* A job that comes goes after them. */
+        fourth = submit("erin", "gone", 0);
+        ck_assert_int_eq(cluster_add_job(c, fourth, &err), 0);
+        ck_assert_ptr_eq(c->snapshot, s);
+        ck_assert_uint_eq(s->s.n_jobs, 4);
+        ck_assert_uint_eq(s->a.jobs[3].id, fourth);
+        ck_assert(cluster_snapshot_current(c));
+
+        /* The third goes: 14 tasks gone against 2. */
+        ck_assert_int_eq(cluster_cancel(c, third, &err), 0);
+        ck_assert_ptr_null(c->snapshot);
+        beat(c, a, 0, NULL, 0, NULL, 0, T0 + 2 * USEC_PER_SEC, &reply);
+        tracker1_reply_done(&reply);
+        ck_assert_uint_eq(c->snapshot->s.n_jobs, 1);
+        ck_assert_uint_eq(c->snapshot->s.n_jobs_settled, 0);
         cluster_free(c);
 }
 END_TEST
@@ -2124,6 +2191,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_adopt_after_restart);
         tcase_add_test(tc, test_restored_failures_fail_the_job);
         tcase_add_test(tc, test_snapshot_kept);
+        tcase_add_test(tc, test_snapshot_keeps_gone_jobs);
         tcase_add_test(tc, test_attempt_index);
         tcase_add_test(tc, test_attempt_index_order);
         tcase_add_test(tc, test_attempt_index_uneven);

@@ -256,10 +256,7 @@ static void resolve_held(Cluster *c, ClusterNode *n, const Tracker1Report *r, Kn
 }
 
 static ClusterJob *job_of_task(Cluster *c, const ClusterTask *t) {
-        for (size_t j = 0; j < c->n_jobs; j++)
-                if (t >= c->jobs[j].tasks && t < c->jobs[j].tasks + c->jobs[j].n_tasks)
-                        return &c->jobs[j];
-        return NULL;
+        return cluster_job_find(c, t->job);
 }
 
 /* Succeeded attempts that a controller before a restart assigned, which
@@ -542,12 +539,12 @@ static int start_attempt(Cluster *c, ClusterNode *n, const ClusterJob *j, Cluste
         return 0;
 }
 
-/* The job of the snapshot's task i: the snapshot's jobs are c->jobs, in
- * their order, as whatever adds or removes a job drops the snapshot. */
+/* The job of the snapshot's task i, which a step placed: its job is not
+ * gone (a gone job's tasks are done). */
 static const ClusterJob *job_of(const Cluster *c, const Snapshot *s, uint32_t i) {
-        const ClusterJob *j = &c->jobs[s->a.tasks[i].job];
+        const ClusterJob *j = cluster_job_find((Cluster *)c, s->a.jobs[s->a.tasks[i].job].id);
 
-        assert(j->info.id == s->a.jobs[s->a.tasks[i].job].id);
+        assert(j && !s->job_gone[s->a.tasks[i].job]);
         return j;
 }
 
@@ -572,21 +569,22 @@ static int apply_quotas(Cluster *c, const Snapshot *s) {
 
         if (d->n_quotas == 0)
                 return 0;
-        next = calloc(c->n_jobs, sizeof(*next));
+        next = calloc(s->s.n_jobs, sizeof(*next));
         if (!next)
                 return -ENOMEM;
         for (size_t i = 0; i < d->n_quotas; i++)
                 memcpy(next[d->quotas[i].job], d->quotas[i].slots, sizeof(next[0]));
         for (size_t j = 0; j < c->n_jobs; j++) {
                 ClusterJob *cj = &c->jobs[j];
+                uint32_t k = cluster_snapshot_job(s, cj->info.id);
 
-                assert(s->a.jobs[j].id == cj->info.id);
-                if (memcmp(next[j], cj->quota, sizeof(cj->quota)) == 0)
+                assert(k != NO_INDEX);
+                if (memcmp(next[k], cj->quota, sizeof(cj->quota)) == 0)
                         continue;
                 log_info("Quota: job %" PRIu64 " %u map, %u reduce -> %u map, %u reduce slots",
                          cj->info.id, cj->quota[SLOT_MAP], cj->quota[SLOT_REDUCE],
-                         next[j][SLOT_MAP], next[j][SLOT_REDUCE]);
-                memcpy(cj->quota, next[j], sizeof(cj->quota));
+                         next[k][SLOT_MAP], next[k][SLOT_REDUCE]);
+                memcpy(cj->quota, next[k], sizeof(cj->quota));
                 cluster_snapshot_job_quota(c, j);
         }
         return 0;

@@ -143,6 +143,7 @@ static int job_load(Cluster *c, StoreJob *info, char **splits, ClusterJob *ret, 
         if (!tasks)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
+                tasks[i].job = info->id;
                 tasks[i].type = i < info->n_maps ? TASK_MAP : TASK_REDUCE;
                 tasks[i].index = i < info->n_maps ? (unsigned)i : (unsigned)(i - info->n_maps);
                 /* A map reads its split; a reduce's input is known only
@@ -313,6 +314,14 @@ int cluster_add_job(Cluster *c, uint64_t id, StoreError *err) {
                                  "The inputs split into %zu maps, not the %u the job started with: "
                                  "its input files or the block size changed",
                                  n_splits, info.n_maps);
+        /* The store's ids grow, and a restart resumes the jobs in their
+         * order: the jobs stay in the order of their ids
+         * (cluster_job_find()). */
+        if (r >= 0 && c->n_jobs > 0 && c->jobs[c->n_jobs - 1].info.id >= id)
+                r = cluster_fail(err, -EINVAL, "id",
+                                 "Job %" PRIu64 " comes after job %" PRIu64
+                                 ", whose id is not below it",
+                                 id, c->jobs[c->n_jobs - 1].info.id);
         if (r >= 0)
                 r = jobs_grow(c);
         if (r >= 0)

@@ -36,10 +36,18 @@ void cluster_error_set(StoreError *err, const char *field, const char *fmt, ...)
 }
 
 ClusterJob *cluster_job_find(Cluster *c, uint64_t id) {
-        for (size_t i = 0; i < c->n_jobs; i++)
-                if (c->jobs[i].info.id == id)
-                        return &c->jobs[i];
-        return NULL;
+        size_t lo = 0, hi = c->n_jobs;
+
+        /* The jobs are in the order of their ids (cluster_add_job()). */
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (c->jobs[mid].info.id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < c->n_jobs && c->jobs[lo].info.id == id ? &c->jobs[lo] : NULL;
 }
 
 ClusterNode *cluster_node_lookup(Cluster *c, uint64_t id) {

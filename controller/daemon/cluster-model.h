@@ -38,6 +38,7 @@ typedef struct ClusterAttempt {
 } ClusterAttempt;
 
 typedef struct ClusterTask {
+        uint64_t job; /* its job's id */
         TaskType type;
         unsigned index;
         TaskState state;                   /* TASK_RUNNING: n_attempts > 0 */
@@ -302,26 +303,29 @@ typedef struct SnapshotTask {
         unsigned failures, kills;
 } SnapshotTask;
 
-/* A job's tasks, to find a task's job by its address. */
-typedef struct SnapshotJobTasks {
-        const ClusterTask *tasks;
-        size_t n_tasks;
-        uint32_t job;
-} SnapshotJobTasks;
-
 /* The step's snapshot and what stands behind it (cluster-snapshot.c keeps
  * it; here for the lists of what changed, which the model's changes fill,
  * cluster_task_changed() and cluster_node_changed()). Each job's tasks are
- * all in it, done ones too, in the model's order, so that a task keeps its
- * index while its job stays; attempts are in no order, and listed on their
- * nodes. */
+ * all in it, done ones too, in the model's order (which is the order of
+ * their ids), so that a task keeps its index while its job stays;
+ * attempts are in no order, and listed on their nodes. A job that leaves
+ * the model stays, gone (job_gone), its tasks done, until the gone jobs'
+ * tasks outnumber the others' and a new build leaves them out: taking a
+ * job out moved every later job's tasks, and with thousands of jobs
+ * queued that was most of a heartbeat. The gone jobs before the first one
+ * not gone are the ClusterSnapshot's settled jobs. */
 typedef struct Snapshot {
         ClusterSnapshot s;
         SnapshotArrays a;
-        /* What the indices of decisions stand for. */
+        /* What the indices of decisions stand for: NULL task for a gone
+         * job's. */
         SnapshotTask *task_of;
-        /* By the address of their tasks. */
-        SnapshotJobTasks *by_address;
+        bool *job_gone;
+        size_t n_gone_jobs, n_gone_tasks;
+        /* Each job's stored profile (ClusterJob.profile), which
+         * Job.stored_profile points to: the snapshot's own copy, since the
+         * model's jobs move. */
+        JobProfile *stored;
         /* The attempts on each node: a list through next_on_node and
          * prev_on_node, from first_on_node (NO_INDEX ends it), and what
          * they hold (ClusterSnapshot.node_attempts). */
@@ -347,17 +351,14 @@ typedef struct Snapshot {
         bool slots_unknown;
         /* The jobs whose tasks changed since the last step took the
          * snapshot in, listed once (job_listed), which the next step's
-         * ClusterSnapshot.jobs_changed reports; jobs_unknown: a job went,
-         * the jobs after it moved, and the next step takes in every one. */
+         * ClusterSnapshot.jobs_changed reports; jobs_unknown: a new build,
+         * whose first step takes in every job. */
         uint32_t *jobs_changed;
         size_t n_jobs_changed;
         bool *job_listed;
         bool jobs_unknown;
         /* Room for this many tasks (and twice as many attempts) and jobs. */
         size_t max_tasks, max_jobs;
-        /* A job came or went, and the stored profiles the jobs point to
-         * moved with c->jobs. */
-        bool jobs_moved;
 } Snapshot;
 
 /* The end of an attempt that ends now: not before its start, should the

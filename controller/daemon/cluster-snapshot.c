@@ -18,7 +18,8 @@
 static void snapshot_done(Snapshot *s) {
         cluster_snapshot_arrays_done(&s->a);
         free(s->task_of);
-        free(s->by_address);
+        free(s->job_gone);
+        free(s->stored);
         free(s->first_on_node);
         free(s->node_attempts);
         free(s->next_on_node);
@@ -343,29 +344,41 @@ static void attempt_fill(void *data, uint32_t i) {
         attempt_figures(a, at, t, &s->a.nodes[a->node]);
 }
 
-static int compare_addresses(const void *a, const void *b) {
-        uintptr_t x = (uintptr_t)((const SnapshotJobTasks *)a)->tasks,
-                  y = (uintptr_t)((const SnapshotJobTasks *)b)->tasks;
-
-        return (x > y) - (x < y);
-}
-
-/* The index of t in the snapshot; NO_INDEX when its job is not in it. */
-static uint32_t task_index(const Snapshot *s, const ClusterTask *t) {
+uint32_t cluster_snapshot_job(const Snapshot *s, uint64_t id) {
         size_t lo = 0, hi = s->s.n_jobs;
 
+        /* In the order of their ids, as the model's. */
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
 
-                if ((uintptr_t)s->by_address[mid].tasks <= (uintptr_t)t)
+                if (s->a.jobs[mid].id < id)
                         lo = mid + 1;
                 else
                         hi = mid;
         }
-        if (lo == 0 || t >= s->by_address[lo - 1].tasks + s->by_address[lo - 1].n_tasks)
+        return lo < s->s.n_jobs && s->a.jobs[lo].id == id ? (uint32_t)lo : NO_INDEX;
+}
+
+/* The index of t in the snapshot: its job's first task's, and its place
+ * among the job's maps, then reduces. NO_INDEX when its job is not in it,
+ * or gone. */
+static uint32_t task_index(const Snapshot *s, const ClusterTask *t) {
+        uint32_t j = cluster_snapshot_job(s, t->job);
+        const Job *job;
+
+        if (j == NO_INDEX || s->job_gone[j])
                 return NO_INDEX;
-        return s->a.jobs[s->by_address[lo - 1].job].tasks.first +
-               (uint32_t)(t - s->by_address[lo - 1].tasks);
+        job = &s->a.jobs[j];
+        return job->tasks.first +
+               (t->type == TASK_MAP ? t->index : job->counts[TASK_MAP].total + t->index);
+}
+
+/* The model's job at snapshot index j, which is not gone. */
+static ClusterJob *model_job(const Cluster *c, const Snapshot *s, uint32_t j) {
+        ClusterJob *cj = cluster_job_find((Cluster *)c, s->a.jobs[j].id);
+
+        assert(cj && !s->job_gone[j]);
+        return cj;
 }
 
 /* Task k as the model has it now: its state, counts, attempts, and its
@@ -375,18 +388,20 @@ static void task_update(const Cluster *c, Snapshot *s, uint32_t k) {
         const ClusterTask *t = st->task;
         Task *task = &s->a.tasks[k];
         Job *job = &s->a.jobs[task->job];
+        const ClusterJob *cj = model_job(c, s, task->job);
         uint32_t *first_pending = &job->tasks.first_pending[t->type],
                  end = job->tasks.first + job->tasks.count;
         TaskState was = task->state;
 
+        assert(t == &cj->tasks[k - job->tasks.first]);
         counts_add(s, k, false);
         attempts_remove(s, k);
-        *task = task_entry(&c->jobs[task->job], task->job, t);
+        *task = task_entry(cj, task->job, t);
         st->failures = t->failures;
         st->kills = t->kills;
         counts_add(s, k, true);
         attempts_add(c, s, k);
-        job->profile = c->jobs[task->job].run_profile;
+        job->profile = cj->run_profile;
         if (task->state == TASK_PENDING && k < *first_pending)
                 *first_pending = k;
         else if (was == TASK_PENDING && task->state != TASK_PENDING && k == *first_pending) {
@@ -402,10 +417,6 @@ static void task_update(const Cluster *c, Snapshot *s, uint32_t k) {
 /* What changed since the snapshot last took the model in: the nodes first,
  * whose steal the attempts take. */
 static void snapshot_update(const Cluster *c, Snapshot *s) {
-        for (size_t j = 0; s->jobs_moved && j < c->n_jobs; j++)
-                s->a.jobs[j].stored_profile =
-                        c->jobs[j].profile.job ? &c->jobs[j].profile.phases : NULL;
-        s->jobs_moved = false;
         if (s->all_nodes_stale) {
                 snapshot_nodes(c, s);
                 s->slots_unknown = true;
@@ -428,13 +439,14 @@ static void snapshot_update(const Cluster *c, Snapshot *s) {
         s->all_nodes_stale = false;
 }
 
-/* Job j of the model, its tasks from index k on, none of them running
- * yet in the snapshot's eyes: each added as a build adds it. */
-static void job_fill(const Cluster *c, Snapshot *s, uint32_t j, uint32_t k) {
-        const ClusterJob *cj = &c->jobs[j];
+/* The model's job cj at index j, its tasks from index k on, none of them
+ * running yet in the snapshot's eyes: each added as a build adds it. */
+static void job_fill(const Cluster *c, Snapshot *s, const ClusterJob *cj, uint32_t j, uint32_t k) {
         Job *job = &s->a.jobs[j];
         uint32_t end = k + (uint32_t)cj->n_tasks;
 
+        s->stored[j] = cj->profile.phases;
+        s->job_gone[j] = false;
         *job = (Job){ .id = cj->info.id,
                       .submitted = cj->info.submitted,
                       .deadline = cj->info.deadline,
@@ -442,7 +454,7 @@ static void job_fill(const Cluster *c, Snapshot *s, uint32_t j, uint32_t k) {
                       .input_size = cj->input_size,
                       .profile = cj->run_profile,
                       .quota = { cj->quota[SLOT_MAP], cj->quota[SLOT_REDUCE] },
-                      .stored_profile = cj->profile.job ? &cj->profile.phases : NULL,
+                      .stored_profile = cj->profile.job ? &s->stored[j] : NULL,
                       .tasks = { .first = k,
                                  .count = (uint32_t)cj->n_tasks,
                                  .first_pending = { end, end } } };
@@ -497,17 +509,25 @@ static int snapshot_reserve(Snapshot *s, size_t tasks, size_t jobs) {
         if (jobs > s->max_jobs) {
                 size_t n = MAX(jobs, s->max_jobs * 2);
                 Job *j = realloc(s->a.jobs, n * sizeof(*j));
-                SnapshotJobTasks *by;
+                JobProfile *stored;
                 uint32_t *changed;
-                bool *listed;
+                bool *listed, *gone;
 
                 if (!j)
                         return -ENOMEM;
                 s->a.jobs = j;
-                by = realloc(s->by_address, n * sizeof(*by));
-                if (!by)
+                stored = realloc(s->stored, n * sizeof(*stored));
+                if (!stored)
                         return -ENOMEM;
-                s->by_address = by;
+                /* The jobs' stored profiles moved with it. */
+                for (size_t k = 0; k < s->s.n_jobs; k++)
+                        if (s->a.jobs[k].stored_profile)
+                                s->a.jobs[k].stored_profile = &stored[k];
+                s->stored = stored;
+                gone = realloc(s->job_gone, n * sizeof(*gone));
+                if (!gone)
+                        return -ENOMEM;
+                s->job_gone = gone;
                 changed = realloc(s->jobs_changed, n * sizeof(*changed));
                 if (!changed)
                         return -ENOMEM;
@@ -555,13 +575,9 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
         for (size_t i = 0; i < c->n_nodes; i++)
                 s.first_on_node[i] = NO_INDEX;
         for (size_t j = 0; j < c->n_jobs; j++) {
-                job_fill(c, &s, (uint32_t)j, k);
-                s.by_address[j] = (SnapshotJobTasks){ .tasks = c->jobs[j].tasks,
-                                                      .n_tasks = c->jobs[j].n_tasks,
-                                                      .job = (uint32_t)j };
+                job_fill(c, &s, &c->jobs[j], (uint32_t)j, k);
                 k += (uint32_t)c->jobs[j].n_tasks;
         }
-        qsort(s.by_address, c->n_jobs, sizeof(*s.by_address), compare_addresses);
         /* Done tasks are in it, in their jobs' counts. */
         s.s = cluster_snapshot_of(c, &s.a, c->n_jobs, k, s.s.n_attempts);
         /* The tracker gives a reduce the map outputs as its assignment's
@@ -582,83 +598,74 @@ static int snapshot_build(const Cluster *c, Snapshot *ret) {
 
 void cluster_snapshot_add_job(Cluster *c) {
         Snapshot *s = c->snapshot;
-        size_t j = c->n_jobs - 1, at;
+        const ClusterJob *cj = &c->jobs[c->n_jobs - 1];
+        size_t j;
         uint32_t k;
 
         if (!s || s->overflow)
                 return;
+        j = s->s.n_jobs;
         k = (uint32_t)s->s.n_tasks;
-        if (snapshot_reserve(s, s->s.n_tasks + c->jobs[j].n_tasks, c->n_jobs) < 0) {
+        if (snapshot_reserve(s, s->s.n_tasks + cj->n_tasks, j + 1) < 0) {
                 s->overflow = true;
                 return;
         }
-        job_fill(c, s, (uint32_t)j, k);
-        s->s.n_tasks += c->jobs[j].n_tasks;
-        s->s.n_jobs = c->n_jobs;
-        at = 0;
-        while (at < j && (uintptr_t)s->by_address[at].tasks < (uintptr_t)c->jobs[j].tasks)
-                at++;
-        memmove(&s->by_address[at + 1], &s->by_address[at], (j - at) * sizeof(*s->by_address));
-        s->by_address[at] = (SnapshotJobTasks){ .tasks = c->jobs[j].tasks,
-                                                .n_tasks = c->jobs[j].n_tasks,
-                                                .job = (uint32_t)j };
-        s->jobs_moved = true;
+        job_fill(c, s, cj, (uint32_t)j, k);
+        s->s.n_tasks += cj->n_tasks;
+        s->s.n_jobs = j + 1;
 }
 
-void cluster_snapshot_remove_job(Cluster *c, size_t j) {
+void cluster_snapshot_remove_job(Cluster *c, size_t i) {
         Snapshot *s = c->snapshot;
-        uint32_t first, count, end;
+        const ClusterJob *cj = &c->jobs[i];
+        uint32_t j, first, end;
+        Job *job;
         size_t kept = 0;
 
         if (!s || s->overflow)
                 return;
-        first = s->a.jobs[j].tasks.first;
-        count = s->a.jobs[j].tasks.count;
-        end = first + count;
+        j = cluster_snapshot_job(s, cj->info.id);
+        assert(j != NO_INDEX && !s->job_gone[j]);
+        job = &s->a.jobs[j];
+        first = job->tasks.first;
+        end = first + job->tasks.count;
         /* What changed of its tasks goes with them. */
-        for (size_t i = 0; i < s->n_changed; i++)
-                if (s->changed[i] < c->jobs[j].tasks ||
-                    s->changed[i] >= c->jobs[j].tasks + c->jobs[j].n_tasks)
-                        s->changed[kept++] = s->changed[i];
+        for (size_t x = 0; x < s->n_changed; x++)
+                if (s->changed[x]->job != cj->info.id)
+                        s->changed[kept++] = s->changed[x];
         s->n_changed = kept;
-        for (uint32_t k = first; k < end; k++)
+        /* It stays, done: the jobs after it keep their indices. */
+        for (uint32_t k = first; k < end; k++) {
+                counts_add(s, k, false);
                 attempts_remove(s, k);
-        memmove(&s->a.jobs[j], &s->a.jobs[j + 1], (s->s.n_jobs - j - 1) * sizeof(*s->a.jobs));
-        memmove(&s->a.tasks[first], &s->a.tasks[end], (s->s.n_tasks - end) * sizeof(*s->a.tasks));
-        memmove(&s->task_of[first], &s->task_of[end], (s->s.n_tasks - end) * sizeof(*s->task_of));
-        s->s.n_jobs--;
-        s->s.n_tasks -= count;
-        for (size_t i = j; i < s->s.n_jobs; i++) {
-                JobTasks *jt = &s->a.jobs[i].tasks;
-
-                jt->first -= count;
-                jt->first_pending[TASK_MAP] -= count;
-                jt->first_pending[TASK_REDUCE] -= count;
+                s->a.tasks[k].state = TASK_DONE;
+                s->task_of[k].task = NULL;
+                counts_add(s, k, true);
         }
-        for (size_t k = first; k < s->s.n_tasks; k++)
-                s->a.tasks[k].job--;
-        for (size_t i = 0; i < s->s.n_attempts; i++)
-                if (s->a.attempts[i].task >= end)
-                        s->a.attempts[i].task -= count;
-        kept = 0;
-        for (size_t i = 0; i <= s->s.n_jobs; i++)
-                if (s->by_address[i].job != j)
-                        s->by_address[kept++] = s->by_address[i];
-        for (size_t i = 0; i < s->s.n_jobs; i++)
-                if (s->by_address[i].job > j)
-                        s->by_address[i].job--;
-        s->jobs_moved = true;
-        /* The jobs after it moved: the next step takes every job in. */
-        changed_list_clear(s->jobs_changed, &s->n_jobs_changed, s->job_listed);
-        s->jobs_unknown = true;
+        job->tasks.first_pending[TASK_MAP] = end;
+        job->tasks.first_pending[TASK_REDUCE] = end;
+        s->job_gone[j] = true;
+        s->n_gone_jobs++;
+        s->n_gone_tasks += job->tasks.count;
+        changed_list_add(s->jobs_changed, &s->n_jobs_changed, s->job_listed, j);
+        while (s->s.n_jobs_settled < s->s.n_jobs && s->job_gone[s->s.n_jobs_settled])
+                s->s.n_jobs_settled++;
+        /* Once the gone jobs' tasks outnumber the others', a new build
+         * leaves them out: each task is built in again at most once for
+         * every task gone. */
+        if (s->n_gone_tasks > s->s.n_tasks - s->n_gone_tasks)
+                cluster_snapshot_drop(c);
 }
 
-void cluster_snapshot_job_quota(Cluster *c, size_t j) {
+void cluster_snapshot_job_quota(Cluster *c, size_t i) {
         Snapshot *s = c->snapshot;
+        uint32_t j;
 
         if (!s || s->overflow)
                 return;
-        memcpy(s->a.jobs[j].quota, c->jobs[j].quota, sizeof(s->a.jobs[j].quota));
+        j = cluster_snapshot_job(s, c->jobs[i].info.id);
+        assert(j != NO_INDEX);
+        memcpy(s->a.jobs[j].quota, c->jobs[i].quota, sizeof(s->a.jobs[j].quota));
 }
 
 /* Field by field: what a step may read. */
@@ -689,7 +696,9 @@ static bool profiles_same(const JobProfile *a, const JobProfile *b) {
 static bool jobs_same(const Job *a, const Job *b) {
         return a->id == b->id && a->submitted == b->submitted && a->deadline == b->deadline &&
                a->pool == b->pool && a->input_size == b->input_size &&
-               profiles_same(&a->profile, &b->profile) && a->stored_profile == b->stored_profile &&
+               profiles_same(&a->profile, &b->profile) &&
+               !a->stored_profile == !b->stored_profile &&
+               (!a->stored_profile || profiles_same(a->stored_profile, b->stored_profile)) &&
                counts_same(&a->counts[TASK_MAP], &b->counts[TASK_MAP]) &&
                counts_same(&a->counts[TASK_REDUCE], &b->counts[TASK_REDUCE]) &&
                a->tasks.first == b->tasks.first && a->tasks.count == b->tasks.count &&
@@ -756,9 +765,77 @@ static bool snapshot_lists_hold(const Snapshot *s) {
         return listed == s->s.n_attempts && of_tasks == s->s.n_attempts;
 }
 
+/* The gone jobs are done and settled as the snapshot says: each of their
+ * tasks done, with no model task and no attempt, the settled jobs those
+ * before the first job not gone, and the counts of both kept. */
+static bool gone_jobs_hold(const Snapshot *s) {
+        size_t jobs = 0, tasks = 0, settled = 0;
+
+        while (settled < s->s.n_jobs && s->job_gone[settled])
+                settled++;
+        for (uint32_t j = 0; j < s->s.n_jobs; j++) {
+                const Job *job = &s->a.jobs[j];
+
+                if (!s->job_gone[j])
+                        continue;
+                jobs++;
+                tasks += job->tasks.count;
+                for (uint32_t k = job->tasks.first; k < job->tasks.first + job->tasks.count; k++)
+                        if (s->a.tasks[k].state != TASK_DONE || s->task_of[k].task ||
+                            s->task_of[k].attempts[0] != NO_INDEX)
+                                return false;
+        }
+        return jobs == s->n_gone_jobs && tasks == s->n_gone_tasks && settled == s->s.n_jobs_settled;
+}
+
+/* The kept snapshot k as a new build would lay it out, without its gone
+ * jobs: its jobs, tasks and attempts copied into a with their indices
+ * moved down past the gone jobs'. -ENOMEM. */
+static int snapshot_without_gone(const Snapshot *k, SnapshotArrays *a, SnapshotTask **ret_of) {
+        _cleanup_free_ uint32_t *task_at = malloc(MAX(k->s.n_tasks, (size_t)1) * sizeof(uint32_t));
+        SnapshotTask *of = malloc(MAX(k->s.n_tasks, (size_t)1) * sizeof(*of));
+        uint32_t nj = 0, nt = 0;
+
+        *a = (SnapshotArrays){ .jobs = malloc(MAX(k->s.n_jobs, (size_t)1) * sizeof(Job)),
+                               .tasks = malloc(MAX(k->s.n_tasks, (size_t)1) * sizeof(Task)),
+                               .attempts =
+                                       malloc(MAX(k->s.n_attempts, (size_t)1) * sizeof(Attempt)) };
+        if (!task_at || !of || !a->jobs || !a->tasks || !a->attempts) {
+                free(of);
+                cluster_snapshot_arrays_done(a);
+                return -ENOMEM;
+        }
+        for (uint32_t j = 0; j < k->s.n_jobs; j++) {
+                const Job *job = &k->a.jobs[j];
+                uint32_t first = job->tasks.first, moved = first - nt;
+
+                if (k->job_gone[j])
+                        continue;
+                a->jobs[nj] = *job;
+                a->jobs[nj].tasks.first -= moved;
+                a->jobs[nj].tasks.first_pending[TASK_MAP] -= moved;
+                a->jobs[nj].tasks.first_pending[TASK_REDUCE] -= moved;
+                for (uint32_t t = first; t < first + job->tasks.count; t++, nt++) {
+                        task_at[t] = nt;
+                        a->tasks[nt] = k->a.tasks[t];
+                        a->tasks[nt].job = nj;
+                        of[nt] = k->task_of[t];
+                }
+                nj++;
+        }
+        for (uint32_t i = 0; i < k->s.n_attempts; i++) {
+                a->attempts[i] = k->a.attempts[i];
+                a->attempts[i].task = task_at[a->attempts[i].task];
+        }
+        *ret_of = of;
+        return 0;
+}
+
 bool cluster_snapshot_current(Cluster *c) {
         Snapshot *k = c->snapshot;
         _cleanup_free_ uint32_t *kept_order = NULL, *new_order = NULL;
+        _cleanup_free_ SnapshotTask *kept_of = NULL;
+        SnapshotArrays kept = { 0 };
         Snapshot f;
         bool same;
 
@@ -771,12 +848,16 @@ bool cluster_snapshot_current(Cluster *c) {
         snapshot_fill_attempts(&k->s);
         if (snapshot_build(c, &f) < 0)
                 return false;
+        if (snapshot_without_gone(k, &kept, &kept_of) < 0) {
+                snapshot_done(&f);
+                return false;
+        }
         kept_order = attempts_by_id(k);
         new_order = attempts_by_id(&f);
         same = kept_order && new_order && k->s.n_hosts == f.s.n_hosts && k->s.n_vms == f.s.n_vms &&
-               k->s.n_nodes == f.s.n_nodes && k->s.n_jobs == f.s.n_jobs &&
-               k->s.n_tasks == f.s.n_tasks && k->s.n_attempts == f.s.n_attempts &&
-               snapshot_lists_hold(k);
+               k->s.n_nodes == f.s.n_nodes && k->s.n_jobs - k->n_gone_jobs == f.s.n_jobs &&
+               k->s.n_tasks - k->n_gone_tasks == f.s.n_tasks && k->s.n_attempts == f.s.n_attempts &&
+               snapshot_lists_hold(k) && gone_jobs_hold(k);
         for (size_t i = 0; same && i < f.s.n_hosts; i++)
                 same = host_same(&k->a.hosts[i], &f.a.hosts[i]);
         for (size_t i = 0; same && i < f.s.n_nodes; i++)
@@ -786,15 +867,16 @@ bool cluster_snapshot_current(Cluster *c) {
         for (size_t i = 0; same && i < f.s.n_vms; i++)
                 same = vm_same(&k->a.vms[i], &f.a.vms[i]);
         for (size_t i = 0; same && i < f.s.n_jobs; i++)
-                same = jobs_same(&k->a.jobs[i], &f.a.jobs[i]);
+                same = jobs_same(&kept.jobs[i], &f.a.jobs[i]);
         for (size_t i = 0; same && i < f.s.n_tasks; i++)
-                same = tasks_same(&k->a.tasks[i], &f.a.tasks[i]) &&
-                       k->task_of[i].task == f.task_of[i].task &&
-                       k->task_of[i].failures == f.task_of[i].failures &&
-                       k->task_of[i].kills == f.task_of[i].kills;
+                same = tasks_same(&kept.tasks[i], &f.a.tasks[i]) &&
+                       kept_of[i].task == f.task_of[i].task &&
+                       kept_of[i].failures == f.task_of[i].failures &&
+                       kept_of[i].kills == f.task_of[i].kills;
         /* Attempts are in no order: matched by their ids. */
         for (size_t i = 0; same && i < f.s.n_attempts; i++)
-                same = attempt_same(&k->a.attempts[kept_order[i]], &f.a.attempts[new_order[i]]);
+                same = attempt_same(&kept.attempts[kept_order[i]], &f.a.attempts[new_order[i]]);
+        cluster_snapshot_arrays_done(&kept);
         snapshot_done(&f);
         /* And both counted the attempts as a pass over them does. */
         return same && snapshot_validate(&k->s) >= 0;

@@ -40,16 +40,21 @@ void cluster_snapshot_arrays_done(SnapshotArrays *a);
 ClusterSnapshot cluster_snapshot_of(const Cluster *c, const SnapshotArrays *a, size_t n_jobs,
                                     size_t n_tasks, size_t n_attempts);
 
+/* The index of the job of that id in s; NO_INDEX when none. A job gone
+ * from the model may still be there (Snapshot.job_gone). */
+uint32_t cluster_snapshot_job(const Snapshot *s, uint64_t id);
+
 /* The model changed beyond what the snapshot follows: the next step
  * builds its snapshot anew. */
 void cluster_snapshot_drop(Cluster *c);
 /* The last of c->jobs came: the kept snapshot takes it in. */
 void cluster_snapshot_add_job(Cluster *c);
-/* c->jobs[j] is about to leave the model: the kept snapshot lets it go. */
-void cluster_snapshot_remove_job(Cluster *c, size_t j);
-/* c->jobs[j]'s quota (ClusterJob.quota) changed: the kept snapshot takes
+/* c->jobs[i] is about to leave the model: the kept snapshot keeps it, done
+ * and gone (Snapshot.job_gone). */
+void cluster_snapshot_remove_job(Cluster *c, size_t i);
+/* c->jobs[i]'s quota (ClusterJob.quota) changed: the kept snapshot takes
  * it in. */
-void cluster_snapshot_job_quota(Cluster *c, size_t j);
+void cluster_snapshot_job_quota(Cluster *c, size_t i);
 /* The step's snapshot in c->snapshot: the kept one with what changed in
  * the model since (and POLICY_STEP_TRUSTED added to *flags), or a new one. */
 int cluster_snapshot_prepare(Cluster *c, unsigned *flags);
