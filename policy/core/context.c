@@ -234,6 +234,10 @@ void context_done(PolicyContext *ctx) {
                 ctx->task_running[a->task] = 0;
                 ctx->node_change[a->node] = (NodeChange){};
         }
+        /* Where the walks stopped: no job before has a task of the type,
+         * and the step only took tasks out of pending. */
+        for (TaskType type = TASK_MAP; b && b->jobs_kept && type < _TASK_TYPE_MAX; type++)
+                b->walk_from[type] = b->walk_settled + ctx->order_from[type];
         /* The jobs of the tasks placed, whose cursors moved past them: the
          * next step takes them in anew (the driver reports them only if it
          * started them). */
@@ -331,20 +335,37 @@ static bool job_take_in(PolicyContext *ctx, size_t j) {
  * jobs_kept, the jobs whose tasks the last step placed and those the
  * driver reported changed. */
 static bool jobs_from_lists(PolicyContext *ctx, const uint32_t *then, size_t n_then,
-                            const uint32_t *now, size_t n_now) {
+                            const uint32_t *now, size_t n_now, size_t *ret_first) {
         const ClusterSnapshot *s = ctx->snap;
         ContextBuffers *b = ctx->buffers;
+        size_t first = b->jobs_seen;
         bool ordered = true;
 
-        for (size_t i = 0; i < n_then; i++)
+        for (size_t i = 0; i < n_then; i++) {
                 ordered &= job_take_in(ctx, then[i]);
-        for (size_t i = 0; i < n_now; i++)
+                first = MIN(first, (size_t)then[i]);
+        }
+        for (size_t i = 0; i < n_now; i++) {
                 ordered &= job_take_in(ctx, now[i]);
+                first = MIN(first, (size_t)now[i]);
+        }
         for (size_t j = b->jobs_seen; j < s->n_jobs; j++)
                 ordered &= job_take_in(ctx, j);
+        *ret_first = first;
         ctx->task_start[s->n_jobs] = (uint32_t)s->n_tasks;
         ctx->tasks_by_job = b->identity;
         return ordered;
+}
+
+/* No job before the start of a walk of the unsettled jobs has a task of
+ * its type for context_job_pending_task(). */
+static bool walks_start_hold(const PolicyContext *ctx) {
+        for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
+                for (size_t k = 0; k < ctx->order_from[type]; k++)
+                        if (context_job_pending_task(ctx, ctx->unsettled[k], type, NO_INDEX,
+                                                     false) != NO_INDEX)
+                                return false;
+        return true;
 }
 
 static bool task_pending_of_type(const PolicyContext *ctx, uint32_t task, TaskType type) {
@@ -493,6 +514,8 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         /* Or it reports the jobs that changed. */
         bool jobs_kept = s->job_tasks_kept && !listed && s->jobs_reported && b->jobs_kept &&
                          b->jobs_seen <= n_jobs;
+        /* The first job taken in anew from the last step's lists. */
+        size_t taken_from = 0;
         bool ordered;
         int r;
 
@@ -550,10 +573,10 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 attempts_count(ctx);
         if (open_kept)
                 ordered = jobs_from_lists(ctx, b->open_last, b->n_open_last, s->open_jobs,
-                                          s->n_open_jobs);
+                                          s->n_open_jobs, &taken_from);
         else if (jobs_kept)
                 ordered = jobs_from_lists(ctx, b->retake, b->n_retake, s->jobs_changed,
-                                          s->n_jobs_changed);
+                                          s->n_jobs_changed, &taken_from);
         else {
                 r = jobs_from_all(ctx, known);
                 if (r < 0) {
@@ -592,12 +615,27 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 b->jobs_known = settled;
         } else {
                 /* The settled jobs, at the head of the order, have nothing
-                 * pending. */
+                 * pending; nor have, with the arrays kept, the jobs before
+                 * where the last step's walks stopped that were not taken
+                 * in anew (the order is the jobs' own here). */
                 ctx->unsettled = ctx->job_order + settled;
                 ctx->n_unsettled = n_jobs - settled;
+                for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
+                        size_t from = jobs_kept ? MIN(b->walk_from[type], taken_from) : 0;
+
+                        ctx->order_from[type] = from > settled ? from - settled : 0;
+                }
+                b->walk_settled = settled;
                 b->jobs_known = settled;
                 b->jobs_seen = n_jobs;
                 b->jobs_kept = s->job_tasks_kept && s->jobs_reported;
+        }
+        /* A step not vouched for: no job the walks start past has a task
+         * of their type, which a driver's unreported change would break. */
+        if (!(args->flags & POLICY_STEP_TRUSTED) && !walks_start_hold(ctx)) {
+                b->jobs_kept = false;
+                context_done(ctx);
+                return -EINVAL;
         }
         /* Last: a step whose context failed keeps no slots. */
         r = slots_take(ctx, slots_kept, !(args->flags & POLICY_STEP_TRUSTED));

@@ -160,6 +160,15 @@ struct ContextBuffers {
         uint32_t *retake;
         size_t n_retake, cap_retake;
         bool jobs_kept;
+        /* While jobs_kept, per task type: no job before this index had a
+         * task of the type for context_job_pending_task() at the end of
+         * the last step (PolicyContext.order_from, which walk_settled
+         * jobs stood before), and none has one now that was not taken in
+         * anew: the next step's walk starts there. With thousands of jobs
+         * queued behind the running ones, FIFO's walk for a reduce slot
+         * passed over every job whose maps were not done at every
+         * heartbeat. */
+        size_t walk_from[_TASK_TYPE_MAX], walk_settled;
         /* Per job index, its maps by node once a local search in a job of
          * LOCAL_MAPS_MIN_TASKS tasks or more built it, for the job it was
          * built for (a job of another id or size at the index builds it
