@@ -72,7 +72,8 @@ bench-heartbeat: all
 	FLEXSLOT_BUILD=$(abspath $(BUILD)) FLEXSLOT_SRCDIR=$(CURDIR) bench/heartbeat.sh
 
 # bench-cluster: the same heartbeat path in process, at 4,000 trackers and
-# 100,000, 13,000 and 400 unfinished tasks, tasks succeeding and starting,
+# 100,000, 13,000 and 400 unfinished tasks in jobs of 10 maps, the same
+# share of the heartbeats at each ending a task and starting the next,
 # against the same cluster without the step, with the store's size after
 # the run, and a table per CPU-second of each size's rate with the step,
 # its baseline and its ratio to the rate at 400 (bench/bench-cluster.c
