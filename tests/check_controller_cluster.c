@@ -1059,6 +1059,22 @@ END_TEST
 
 /* ---- the snapshot kept from step to step ---- */
 
+/* A cluster of the store's jobs whose every reuse of the snapshot is
+ * checked against a new build, with one tracker of one map slot, which
+ * its first heartbeat (reply) gives a map. */
+static Cluster *kept_cluster(uint64_t *ret_tracker, Tracker1Reply *reply) {
+        const unsigned one_map[_SLOT_TYPE_MAX] = { 1, 0 };
+        StoreError err = { 0 };
+        Cluster *c = NULL;
+
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        c->verify_snapshot = true;
+        ck_assert_int_eq(cluster_register(c, "ua", "a", one_map, 256 << 20, 1, ret_tracker), 0);
+        beat(c, *ret_tracker, 1, NULL, 0, NULL, 0, T0, reply);
+        ck_assert_uint_eq(reply->n_assignments, 1);
+        return c;
+}
+
 /* Heartbeats keep the snapshot, those that start or finish a task too, and
  * so do jobs that come or go (each reuse is checked against a new build,
  * verify_snapshot); a new tracker, a lost one and a slot change each make
@@ -1074,11 +1090,7 @@ START_TEST(test_snapshot_kept) {
         char out[64];
 
         job = submit("erin", "kept", 1);
-        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
-        c->verify_snapshot = true;
-        ck_assert_int_eq(cluster_register(c, "ua", "a", one_map, 256 << 20, 1, &a), 0);
-        beat(c, a, 1, NULL, 0, NULL, 0, T0, &reply);
-        ck_assert_uint_eq(reply.n_assignments, 1);
+        c = kept_cluster(&a, &reply);
         first = running.attempt = reply.assignments[0].attempt;
         tracker1_reply_done(&reply);
         ck_assert_ptr_nonnull(c->snapshot);
@@ -1154,7 +1166,6 @@ END_TEST
  * job not gone are settled. Once the gone jobs' tasks outnumber the
  * others', the next step builds a snapshot without them. */
 START_TEST(test_snapshot_keeps_gone_jobs) {
-        const unsigned one_map[_SLOT_TYPE_MAX] = { 1, 0 };
         Tracker1Reply reply = { 0 };
         StoreError err = { 0 };
         Cluster *c = NULL;
@@ -1166,11 +1177,7 @@ START_TEST(test_snapshot_keeps_gone_jobs) {
         first = submit("erin", "gone", 0);
         second = submit("erin", "gone", 2);
         third = submit("erin", "gone", 6);
-        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
-        c->verify_snapshot = true;
-        ck_assert_int_eq(cluster_register(c, "ua", "a", one_map, 256 << 20, 1, &a), 0);
-        beat(c, a, 1, NULL, 0, NULL, 0, T0, &reply);
-        ck_assert_uint_eq(reply.n_assignments, 1);
+        c = kept_cluster(&a, &reply);
         tracker1_reply_done(&reply);
         s = c->snapshot;
         ck_assert_ptr_nonnull(s);

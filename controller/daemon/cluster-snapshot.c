@@ -796,10 +796,10 @@ static int snapshot_without_gone(const Snapshot *k, SnapshotArrays *a, SnapshotT
         SnapshotTask *of = malloc(MAX(k->s.n_tasks, (size_t)1) * sizeof(*of));
         uint32_t nj = 0, nt = 0;
 
-        *a = (SnapshotArrays){ .jobs = malloc(MAX(k->s.n_jobs, (size_t)1) * sizeof(Job)),
-                               .tasks = malloc(MAX(k->s.n_tasks, (size_t)1) * sizeof(Task)),
-                               .attempts =
-                                       malloc(MAX(k->s.n_attempts, (size_t)1) * sizeof(Attempt)) };
+        *a = (SnapshotArrays){ 0 };
+        a->jobs = malloc(MAX(k->s.n_jobs, (size_t)1) * sizeof(Job));
+        a->tasks = malloc(MAX(k->s.n_tasks, (size_t)1) * sizeof(Task));
+        a->attempts = malloc(MAX(k->s.n_attempts, (size_t)1) * sizeof(Attempt));
         if (!task_at || !of || !a->jobs || !a->tasks || !a->attempts) {
                 free(of);
                 cluster_snapshot_arrays_done(a);
