@@ -1221,6 +1221,56 @@ START_TEST(test_snapshot_keeps_gone_jobs) {
 }
 END_TEST
 
+/* The job of attempt's task in the model. */
+static uint64_t job_of_attempt(Cluster *c, uint64_t attempt) {
+        ClusterJob *owner = NULL;
+
+        ck_assert_ptr_nonnull(cluster_attempt_find(c, attempt, &owner, NULL));
+        return owner->info.id;
+}
+
+/* FIFO's walk for a map starts where the last step's stopped, past the
+ * jobs it found without a pending map, unless one of those was reported
+ * changed since: the first job's failed map runs again before the second
+ * job's next map. The steps are vouched for, as the controller runs
+ * them. */
+START_TEST(test_walk_sees_a_failed_map) {
+        Tracker1Reply reply = { 0 };
+        StoreError err = { 0 };
+        Tracker1Finished failed;
+        Cluster *c = NULL;
+        uint64_t first, second, t1, t2, t3, a, b;
+
+        first = submit("erin", "walk", 0);
+        second = submit("erin", "walk", 0);
+        ck_assert_int_eq(cluster_new(store, policy, &data, &c, &err), 0);
+        t1 = spec_register(c, "u1", 1);
+        t2 = spec_register(c, "u2", 1);
+        t3 = spec_register(c, "u3", 1);
+        beat(c, t1, 1, NULL, 0, NULL, 0, T0, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        a = reply.assignments[0].attempt;
+        tracker1_reply_done(&reply);
+        beat(c, t2, 1, NULL, 0, NULL, 0, T0, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        tracker1_reply_done(&reply);
+        /* The first job's maps all run: the walk goes past it. */
+        beat(c, t3, 1, NULL, 0, NULL, 0, T0, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        b = reply.assignments[0].attempt;
+        tracker1_reply_done(&reply);
+        ck_assert_uint_eq(job_of_attempt(c, a), first);
+        ck_assert_uint_eq(job_of_attempt(c, b), second);
+
+        failed = spec_finished(a, TRACKER1_FAILED, "", "walk");
+        beat(c, t1, 1, NULL, 0, &failed, 1, T0 + USEC_PER_SEC, &reply);
+        ck_assert_uint_eq(reply.n_assignments, 1);
+        ck_assert_uint_eq(job_of_attempt(c, reply.assignments[0].attempt), first);
+        tracker1_reply_done(&reply);
+        cluster_free(c);
+}
+END_TEST
+
 /* The kept snapshot under random sequences of what happens to a cluster:
  * heartbeats that report attempts running, succeeded, failed or killed, or
  * leave them out (some without the step), jobs submitted (half of them with
@@ -2199,6 +2249,7 @@ Suite *suite_controller_cluster(void) {
         tcase_add_test(tc, test_restored_failures_fail_the_job);
         tcase_add_test(tc, test_snapshot_kept);
         tcase_add_test(tc, test_snapshot_keeps_gone_jobs);
+        tcase_add_test(tc, test_walk_sees_a_failed_map);
         tcase_add_test(tc, test_attempt_index);
         tcase_add_test(tc, test_attempt_index_order);
         tcase_add_test(tc, test_attempt_index_uneven);

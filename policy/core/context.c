@@ -335,26 +335,43 @@ static bool job_take_in(PolicyContext *ctx, size_t j) {
  * jobs_kept, the jobs whose tasks the last step placed and those the
  * driver reported changed. */
 static bool jobs_from_lists(PolicyContext *ctx, const uint32_t *then, size_t n_then,
-                            const uint32_t *now, size_t n_now, size_t *ret_first) {
+                            const uint32_t *now, size_t n_now) {
         const ClusterSnapshot *s = ctx->snap;
         ContextBuffers *b = ctx->buffers;
-        size_t first = b->jobs_seen;
         bool ordered = true;
 
-        for (size_t i = 0; i < n_then; i++) {
+        for (size_t i = 0; i < n_then; i++)
                 ordered &= job_take_in(ctx, then[i]);
-                first = MIN(first, (size_t)then[i]);
-        }
-        for (size_t i = 0; i < n_now; i++) {
+        for (size_t i = 0; i < n_now; i++)
                 ordered &= job_take_in(ctx, now[i]);
-                first = MIN(first, (size_t)now[i]);
-        }
         for (size_t j = b->jobs_seen; j < s->n_jobs; j++)
                 ordered &= job_take_in(ctx, j);
-        *ret_first = first;
         ctx->task_start[s->n_jobs] = (uint32_t)s->n_tasks;
         ctx->tasks_by_job = b->identity;
         return ordered;
+}
+
+static bool job_has_pending(const PolicyContext *ctx, uint32_t job, TaskType type) {
+        return context_job_pending_task(ctx, job, type, NO_INDEX, false) != NO_INDEX;
+}
+
+/* With the arrays kept, the job where a walk for a task of the type starts:
+ * where the last step's stopped, unless a job before it that was taken in
+ * anew (retaken after a placement of the last step, or reported changed)
+ * has such a task now. The jobs before it not taken in are as the last
+ * step left them, without one; the jobs that came since are after it. */
+static size_t walk_start(const PolicyContext *ctx, TaskType type, size_t retaken) {
+        const ClusterSnapshot *s = ctx->snap;
+        const ContextBuffers *b = ctx->buffers;
+        size_t from = b->walk_from[type];
+
+        for (size_t i = 0; i < retaken; i++)
+                if (b->retake[i] < from && job_has_pending(ctx, b->retake[i], type))
+                        from = b->retake[i];
+        for (size_t i = 0; i < s->n_jobs_changed; i++)
+                if (s->jobs_changed[i] < from && job_has_pending(ctx, s->jobs_changed[i], type))
+                        from = s->jobs_changed[i];
+        return from;
 }
 
 /* No job before the start of a walk of the unsettled jobs has a task of
@@ -362,8 +379,7 @@ static bool jobs_from_lists(PolicyContext *ctx, const uint32_t *then, size_t n_t
 static bool walks_start_hold(const PolicyContext *ctx) {
         for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++)
                 for (size_t k = 0; k < ctx->order_from[type]; k++)
-                        if (context_job_pending_task(ctx, ctx->unsettled[k], type, NO_INDEX,
-                                                     false) != NO_INDEX)
+                        if (job_has_pending(ctx, ctx->unsettled[k], type))
                                 return false;
         return true;
 }
@@ -514,8 +530,8 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
         /* Or it reports the jobs that changed. */
         bool jobs_kept = s->job_tasks_kept && !listed && s->jobs_reported && b->jobs_kept &&
                          b->jobs_seen <= n_jobs;
-        /* The first job taken in anew from the last step's lists. */
-        size_t taken_from = 0;
+        /* What the last step left for the walks' starts (walk_start()). */
+        size_t retaken = b->n_retake;
         bool ordered;
         int r;
 
@@ -573,10 +589,10 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 attempts_count(ctx);
         if (open_kept)
                 ordered = jobs_from_lists(ctx, b->open_last, b->n_open_last, s->open_jobs,
-                                          s->n_open_jobs, &taken_from);
+                                          s->n_open_jobs);
         else if (jobs_kept)
                 ordered = jobs_from_lists(ctx, b->retake, b->n_retake, s->jobs_changed,
-                                          s->n_jobs_changed, &taken_from);
+                                          s->n_jobs_changed);
         else {
                 r = jobs_from_all(ctx, known);
                 if (r < 0) {
@@ -621,7 +637,7 @@ int context_init(PolicyContext *ctx, const CoreSettings *core, const ClusterSnap
                 ctx->unsettled = ctx->job_order + settled;
                 ctx->n_unsettled = n_jobs - settled;
                 for (TaskType type = TASK_MAP; type < _TASK_TYPE_MAX; type++) {
-                        size_t from = jobs_kept ? MIN(b->walk_from[type], taken_from) : 0;
+                        size_t from = jobs_kept ? walk_start(ctx, type, retaken) : 0;
 
                         ctx->order_from[type] = from > settled ? from - settled : 0;
                 }
