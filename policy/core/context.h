@@ -96,7 +96,9 @@ struct PolicyContext {
          * task of the type for context_job_pending_task() in this step. A
          * scheduler that walks the order from the head moves it past the
          * jobs it found without one (finished ones, mostly): the step only
-         * takes tasks out of pending, so they stay without. */
+         * takes tasks out of pending, so they stay without. With the
+         * per-job arrays kept, a step starts it where the last step left
+         * it (ContextBuffers.walk_from). */
         size_t order_from[_TASK_TYPE_MAX];
 };
 
