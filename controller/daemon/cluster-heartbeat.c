@@ -255,10 +255,6 @@ static void resolve_held(Cluster *c, ClusterNode *n, const Tracker1Report *r, Kn
         }
 }
 
-static ClusterJob *job_of_task(Cluster *c, const ClusterTask *t) {
-        return cluster_job_find(c, t->job);
-}
-
 /* Succeeded attempts that a controller before a restart assigned, which
  * the tracker reports once it has registered again: a task that waits to
  * run takes such an attempt as its own, running on n, so that the report
@@ -275,7 +271,7 @@ static void adopt_finished(Cluster *c, ClusterNode *n, const Tracker1Report *r, 
                     finished[i].task)
                         continue;
                 t = cluster_output_adoptable(c, x);
-                j = t ? job_of_task(c, t) : NULL;
+                j = t ? cluster_job_find(c, t->job) : NULL;
                 if (!j)
                         continue;
                 log_info("Adopting attempt %" PRIu64 " on tracker %" PRIu64

@@ -139,6 +139,7 @@ int cluster_register(Cluster *c, const char *vm_uuid, const char *hostname,
 
 int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *ret_id,
                    AdmitVerdict *ret_verdict, StoreError *err) {
+        const ClusterSnapshot *snap = NULL;
         unsigned flags = 0;
         AdmitVerdict v;
         ClusterProfile profile = { 0 };
@@ -182,9 +183,9 @@ int cluster_submit(Cluster *c, const StoreJobSpec *spec, usec_t now, uint64_t *r
                 r = cluster_snapshot_prepare(c, &flags);
                 if (r < 0)
                         return r;
+                snap = &c->snapshot->s;
         }
-        r = policy_admit(c->policy, c->snapshot ? &c->snapshot->s : NULL, now, &job,
-                         flags & POLICY_STEP_TRUSTED, &v);
+        r = policy_admit(c->policy, snap, now, &job, flags & POLICY_STEP_TRUSTED, &v);
         if (r < 0)
                 return cluster_fail(err, r, NULL, "The scheduler could not judge the job");
         if (!v.admit) {
